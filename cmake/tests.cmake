@@ -1,0 +1,23 @@
+# Test programs: one per unit. Data lives beside them in tests/.
+function(mha_test name)
+  add_executable(${name} tests/${name}.c)
+  target_link_libraries(${name} PRIVATE ${ARGN})
+  target_compile_definitions(${name} PRIVATE
+    MHA_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/tests"
+    MHA_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+  add_test(NAME ${name} COMMAND ${name})
+endfunction()
+
+mha_test(test_matrix mha_core)
+mha_test(test_trace mha_lesson)
+mha_test(test_rng mha_core)
+mha_test(test_lesson mha_lesson)
+mha_test(test_bad_lessons mha_lesson)
+
+# The command line, end to end (exit codes, stdout/stderr, the reference trace).
+add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh $<TARGET_FILE:mha-tracer>
+         ${CMAKE_CURRENT_SOURCE_DIR})
+
+if(MHA_GUI)
+  include(cmake/gui_tests.cmake OPTIONAL)
+endif()

@@ -1,0 +1,44 @@
+// Dense row-major matrices of doubles and the plain operations attention is built from.
+// Every function writes its output argument first, then reads const inputs; shapes in the comments.
+#ifndef MHA_MATRIX_H
+#define MHA_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+// The largest matrix mat_init allocates (2^31 doubles, 16 GiB): far beyond any lesson's limits.
+#define MAT_MAX_ELEMENTS ((size_t)1 << 31)
+
+typedef struct {
+    int rows, cols;
+    double *data; // rows * cols values, row-major; NULL when rows * cols == 0
+} Matrix;
+
+// Allocates a zeroed (rows, cols) matrix. Returns false (and leaves m empty) on overflow or no memory.
+// Free with mat_free.
+bool mat_init(Matrix *m, int rows, int cols);
+void mat_free(Matrix *m);
+// out = a copy of src (out is initialised; free with mat_free).
+bool mat_copy(Matrix *out, const Matrix *src);
+
+static inline double *mat_row(const Matrix *m, int r) { return m->data + (size_t)r * (size_t)m->cols; }
+static inline double mat_get(const Matrix *m, int r, int c) { return m->data[(size_t)r * (size_t)m->cols + (size_t)c]; }
+static inline void mat_set(Matrix *m, int r, int c, double v) { m->data[(size_t)r * (size_t)m->cols + (size_t)c] = v; }
+
+// out (n, p) = a (n, k) @ b (k, p). out must already have shape (n, p) and must not alias a or b.
+void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b);
+// out (n, m) = a (n, k) @ b^T where b is (m, k).
+void mat_matmul_bt(Matrix *out, const Matrix *a, const Matrix *b);
+// m (n, c) += bias (1, c) added to every row.
+void mat_add_row(Matrix *m, const Matrix *bias);
+// out (n, c) = in (n, c) * s. out may alias in.
+void mat_scale(Matrix *out, const Matrix *in, double s);
+// out (n, c) = softmax of each row of in (n, c), stable: exp(x - rowmax) / sum. -INFINITY entries give 0.
+// A row of only -INFINITY gives a row of 0 (never NaN).
+void mat_softmax_rows(Matrix *out, const Matrix *in);
+// true when every entry is finite (-INFINITY entries above the diagonal are allowed when allow_masked).
+bool mat_all_finite(const Matrix *m, bool allow_masked);
+// Largest |a - b| over all entries of two matrices of the same shape.
+double mat_max_abs_diff(const Matrix *a, const Matrix *b);
+
+#endif

@@ -1,0 +1,21 @@
+// numpy.random.default_rng(seed).normal(...) reproduced bit for bit:
+// SeedSequence -> PCG64 (XSL-RR) -> NumPy's 256-layer ziggurat. See shared/reference/numpy-rng.md.
+#ifndef MHA_RNG_H
+#define MHA_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    unsigned __int128 state, inc;
+} Rng;
+
+// Seeds like numpy.random.default_rng(seed) (any 64-bit seed; 2^32 and up take two words).
+void rng_seed(Rng *r, uint64_t seed);
+uint64_t rng_next64(Rng *r);
+double rng_next_double(Rng *r);          // [0, 1), 53 bits
+double rng_standard_normal(Rng *r);      // NumPy's random_standard_normal
+// out[0..count) = loc + scale * z, row-major, one shared stream, like rng.normal(loc, scale, shape).
+void rng_normal_fill(Rng *r, double loc, double scale, double *out, size_t count);
+
+#endif

@@ -1,0 +1,226 @@
+// Runs the stages of multi-head attention and keeps every intermediate in a Trace.
+#include "trace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const STAGE_NAMES[STAGE_COUNT] = {
+    "Input embeddings", "Projections Q, K, V", "Scores QK\xe1\xb5\x80", "Scaling \xc3\xb7\xe2\x88\x9a" "d_k",
+    "Causal mask", "Softmax", "Weighted sum A\xc2\xb7V", "Concatenation", "Output projection W\xe1\xb4\xbc",
+};
+static const char *const STAGE_KEYS[STAGE_COUNT] = {
+    "input", "projections", "scores", "scaled", "mask", "softmax", "weighted-sum", "concat", "output",
+};
+
+const char *stage_name(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_NAMES[s] : "?"; }
+const char *stage_key(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_KEYS[s] : "?"; }
+
+// Frees an array of `count` matrices allocated with calloc.
+static void free_matrices(Matrix *ms, int count)
+{
+    if (!ms) return;
+    for (int i = 0; i < count; i++) mat_free(&ms[i]);
+    free(ms);
+}
+
+static Matrix *alloc_matrices(int count, int rows, int cols)
+{
+    Matrix *ms = calloc((size_t)count, sizeof(Matrix));
+    if (!ms) return NULL;
+    for (int i = 0; i < count; i++) {
+        if (!mat_init(&ms[i], rows, cols)) {
+            free_matrices(ms, count);
+            return NULL;
+        }
+    }
+    return ms;
+}
+
+bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->m = m;
+    p->d_model = d_model;
+    p->heads = heads;
+    p->d_k = d_k;
+    bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model)
+        && (p->W_Q = alloc_matrices(heads, d_model, d_k)) && (p->W_K = alloc_matrices(heads, d_model, d_k))
+        && (p->W_V = alloc_matrices(heads, d_model, d_k)) && (p->b_Q = alloc_matrices(heads, 1, d_k))
+        && (p->b_K = alloc_matrices(heads, 1, d_k)) && (p->b_V = alloc_matrices(heads, 1, d_k))
+        && mat_init(&p->W_O, heads * d_k, d_model) && mat_init(&p->b_O, 1, d_model);
+    if (!ok) params_free(p);
+    return ok;
+}
+
+void params_free(AttnParams *p)
+{
+    mat_free(&p->X);
+    mat_free(&p->S);
+    free_matrices(p->W_Q, p->heads);
+    free_matrices(p->W_K, p->heads);
+    free_matrices(p->W_V, p->heads);
+    free_matrices(p->b_Q, p->heads);
+    free_matrices(p->b_K, p->heads);
+    free_matrices(p->b_V, p->heads);
+    mat_free(&p->W_O);
+    mat_free(&p->b_O);
+    memset(p, 0, sizeof *p);
+}
+
+static void copy_values(Matrix *dst, const Matrix *src)
+{
+    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+}
+
+bool params_copy(AttnParams *out, const AttnParams *src)
+{
+    if (!params_init(out, src->n, src->m, src->d_model, src->heads, src->d_k)) return false;
+    out->mask = src->mask;
+    out->cross = src->cross;
+    copy_values(&out->X, &src->X);
+    copy_values(&out->S, &src->S);
+    for (int h = 0; h < src->heads; h++) {
+        copy_values(&out->W_Q[h], &src->W_Q[h]);
+        copy_values(&out->W_K[h], &src->W_K[h]);
+        copy_values(&out->W_V[h], &src->W_V[h]);
+        copy_values(&out->b_Q[h], &src->b_Q[h]);
+        copy_values(&out->b_K[h], &src->b_K[h]);
+        copy_values(&out->b_V[h], &src->b_V[h]);
+    }
+    copy_values(&out->W_O, &src->W_O);
+    copy_values(&out->b_O, &src->b_O);
+    return true;
+}
+
+// q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
+void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b)
+{
+    mat_matmul(q, x, w);
+    mat_add_row(q, b);
+}
+
+// scores (n, m) = q (n, d_k) @ k^T (d_k, m)
+void attn_scores(Matrix *scores, const Matrix *q, const Matrix *k) { mat_matmul_bt(scores, q, k); }
+
+// scaled (n, m) = scores / sqrt(d_k). Divides (not multiplies by 1/sqrt) to match NumPy's `/ np.sqrt(d_k)`.
+void attn_scale(Matrix *scaled, const Matrix *scores, int d_k)
+{
+    double root = sqrt((double)d_k);
+    size_t count = (size_t)scores->rows * (size_t)scores->cols;
+    for (size_t i = 0; i < count; i++) scaled->data[i] = scores->data[i] / root;
+}
+
+// A query may look only at itself and earlier tokens: -inf above the diagonal.
+void attn_mask_causal(Matrix *scaled)
+{
+    for (int r = 0; r < scaled->rows; r++)
+        for (int c = r + 1; c < scaled->cols; c++) mat_set(scaled, r, c, -INFINITY);
+}
+
+// z (n, d_k) = weights (n, m) @ v (m, d_k)
+void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v) { mat_matmul(z, weights, v); }
+
+// concat (n, h * d_k) = [z_0 ... z_{h-1}] side by side
+void attn_concat(Matrix *concat, const Matrix *z, int heads)
+{
+    for (int h = 0; h < heads; h++) {
+        int d_k = z[h].cols;
+        for (int r = 0; r < z[h].rows; r++)
+            memcpy(mat_row(concat, r) + (size_t)h * (size_t)d_k, mat_row(&z[h], r), (size_t)d_k * sizeof(double));
+    }
+}
+
+static void head_free(HeadTrace *ht)
+{
+    mat_free(&ht->Q);
+    mat_free(&ht->K);
+    mat_free(&ht->V);
+    mat_free(&ht->scores);
+    mat_free(&ht->scaled);
+    mat_free(&ht->weights);
+    mat_free(&ht->Z);
+}
+
+void trace_free(Trace *t)
+{
+    if (t->head)
+        for (int h = 0; h < t->heads; h++) head_free(&t->head[h]);
+    free(t->head);
+    mat_free(&t->concat);
+    mat_free(&t->output);
+    memset(t, 0, sizeof *t);
+}
+
+static bool fail(TraceError *err, Stage stage, int head, const char *message)
+{
+    if (err) {
+        err->stage = stage;
+        err->head = head;
+        if (head >= 0)
+            snprintf(err->message, sizeof err->message, "stage '%s', head %d: %s", stage_key(stage), head, message);
+        else
+            snprintf(err->message, sizeof err->message, "stage '%s': %s", stage_key(stage), message);
+    }
+    return false;
+}
+
+#define OVERFLOW_MSG "a value overflowed to infinity or NaN; use smaller embeddings or weights"
+
+bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
+{
+    memset(t, 0, sizeof *t);
+    t->head = calloc((size_t)p->heads, sizeof(HeadTrace));
+    if (!t->head) return fail(err, STAGE_INPUT, -1, "out of memory");
+    t->heads = p->heads;
+    if (!mat_all_finite(&p->X, false) || !mat_all_finite(&p->S, false)) {
+        trace_free(t);
+        return fail(err, STAGE_INPUT, -1, "the embeddings contain a non-finite number");
+    }
+    for (int h = 0; h < p->heads; h++) {
+        HeadTrace *ht = &t->head[h];
+        if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k) || !mat_init(&ht->V, p->m, p->d_k)
+            || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
+            || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)) {
+            trace_free(t);
+            return fail(err, STAGE_INPUT, h, "out of memory");
+        }
+        attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
+        attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]);
+        attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
+        if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false) || !mat_all_finite(&ht->V, false)) {
+            trace_free(t);
+            return fail(err, STAGE_PROJECT, h, OVERFLOW_MSG);
+        }
+        attn_scores(&ht->scores, &ht->Q, &ht->K);
+        if (!mat_all_finite(&ht->scores, false)) {
+            trace_free(t);
+            return fail(err, STAGE_SCORES, h, OVERFLOW_MSG);
+        }
+        attn_scale(&ht->scaled, &ht->scores, p->d_k);
+        if (p->mask == MASK_CAUSAL) attn_mask_causal(&ht->scaled);
+        mat_softmax_rows(&ht->weights, &ht->scaled);
+        attn_weighted_sum(&ht->Z, &ht->weights, &ht->V);
+        if (!mat_all_finite(&ht->Z, false)) {
+            trace_free(t);
+            return fail(err, STAGE_WEIGHTED_SUM, h, OVERFLOW_MSG);
+        }
+    }
+    Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
+    if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k) || !mat_init(&t->output, p->n, p->d_model)) {
+        free(zs);
+        trace_free(t);
+        return fail(err, STAGE_CONCAT, -1, "out of memory");
+    }
+    for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
+    attn_concat(&t->concat, zs, p->heads);
+    free(zs);
+    attn_project(&t->output, &t->concat, &p->W_O, &p->b_O);
+    if (!mat_all_finite(&t->output, false)) {
+        trace_free(t);
+        return fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
+    }
+    return true;
+}

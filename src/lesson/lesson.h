@@ -1,0 +1,50 @@
+// Lesson format 1: a JSON lesson file -> a validated Lesson (tokens + AttnParams), or a positioned error.
+// Parses from memory; lesson_load adds the file I/O. No SDL here.
+#ifndef MHA_LESSON_H
+#define MHA_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../core/trace.h"
+
+#define LESSON_MAX_TOKENS 512
+#define LESSON_MAX_D_MODEL 4096
+#define LESSON_MAX_HEADS 64
+#define LESSON_MAX_FILE_BYTES (64u * 1024u * 1024u)
+#define LESSON_MAX_SEED 9007199254740991.0 // 2^53 - 1
+
+typedef struct {
+    bool io;            // true for I/O failures (missing file, a directory, unreadable): exit status 1
+    char file[512];     // as given by the caller ("<built-in>" for the embedded lesson)
+    int line, col;      // 1-based; 0 when unknown
+    char path[256];     // JSON field path, e.g. "weights.W_Q[1][3]"; "" for syntax errors
+    char message[512];  // what was expected and what was found
+} LessonError;
+
+typedef struct {
+    char *title;
+    char *notes;          // NULL when absent
+    char **tokens;        // [params.n] query tokens
+    char **source_tokens; // [params.m]; for self-attention a copy of tokens
+    AttnParams params;
+    // The original text, kept so edits can be saved beside it (owned; NUL-terminated).
+    char *text;
+    size_t text_len;
+} Lesson;
+
+// Parses and validates a lesson from memory. filename is used only in errors.
+// On success fills *out (free with lesson_free); on failure fills *err and leaves *out empty.
+bool lesson_parse(Lesson *out, const char *text, size_t len, const char *filename, LessonError *err);
+// Reads path (at most LESSON_MAX_FILE_BYTES) then lesson_parse. I/O problems set err->io.
+bool lesson_load(Lesson *out, const char *path, LessonError *err);
+// The built-in lesson ("The cat sat", the same bytes as lessons/the-cat-sat.json).
+bool lesson_load_builtin(Lesson *out, LessonError *err);
+void lesson_free(Lesson *l);
+
+// "FILE:LINE:COL: error: PATH: MESSAGE" (line:col and path left out when unknown). Returns buf.
+const char *lesson_error_format(const LessonError *err, char *buf, size_t cap);
+
+extern const char lesson_builtin_text[];
+extern const size_t lesson_builtin_len;
+
+#endif
