@@ -15,8 +15,10 @@ mha_test(test_lesson mha_lesson)
 mha_test(test_bad_lessons mha_lesson)
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
+add_executable(json_close tests/json_close.c)
+target_link_libraries(json_close PRIVATE PkgConfig::CJSON m)
 add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh $<TARGET_FILE:mha-tracer>
-         ${CMAKE_CURRENT_SOURCE_DIR})
+         ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:json_close>)
 
 if(MHA_GUI)
   include(cmake/gui_tests.cmake OPTIONAL)

@@ -1,0 +1,235 @@
+// Tests the attention trace: the seed's "The cat sat" against NumPy's reference at every stage,
+// and hand-made cases for biases, the causal mask, cross-attention and overflow.
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/rng.h"
+#include "core/trace.h"
+#include "lesson/lesson.h"
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+// Largest |reference - m| over a JSON array of rows; a huge value when the shapes differ.
+static double diff_json(const cJSON *ref, const Matrix *m)
+{
+    if (!cJSON_IsArray(ref) || cJSON_GetArraySize(ref) != m->rows) return INFINITY;
+    double worst = 0.0;
+    int r = 0;
+    for (const cJSON *row = ref->child; row; row = row->next, r++) {
+        if (cJSON_GetArraySize(row) != m->cols) return INFINITY;
+        int c = 0;
+        for (const cJSON *v = row->child; v; v = v->next, c++) {
+            double d = fabs(v->valuedouble - mat_get(m, r, c));
+            if (!(d <= worst)) worst = d;
+        }
+    }
+    return worst;
+}
+
+static void test_reference(void)
+{
+    char *text = read_all(MHA_TEST_DATA "/data/the-cat-sat.trace.json");
+    cJSON *ref = text ? cJSON_Parse(text) : NULL;
+    CHECK(ref != NULL, "reference trace readable");
+    if (!ref) return;
+    Lesson l;
+    LessonError err;
+    bool ok = lesson_load(&l, MHA_SOURCE_DIR "/lessons/the-cat-sat.json", &err);
+    CHECK(ok, "cat lesson loads: %s", err.message);
+    if (!ok) return;
+    Trace t;
+    TraceError terr;
+    ok = trace_run(&t, &l.params, &terr);
+    CHECK(ok, "trace runs: %s", terr.message);
+    if (!ok) return;
+    static const char *const keys[] = {"W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z"};
+    double worst = 0.0;
+    const cJSON *heads = cJSON_GetObjectItem(ref, "head");
+    CHECK(cJSON_GetArraySize(heads) == 2, "two heads in the reference");
+    for (int h = 0; h < 2; h++) {
+        const cJSON *rh = cJSON_GetArrayItem(heads, h);
+        const HeadTrace *ht = &t.head[h];
+        const Matrix *mine[] = {&l.params.W_Q[h], &l.params.W_K[h], &l.params.W_V[h], &ht->Q, &ht->K,
+                                &ht->V, &ht->scores, &ht->scaled, &ht->weights, &ht->Z};
+        for (int k = 0; k < 10; k++) {
+            double d = diff_json(cJSON_GetObjectItem(rh, keys[k]), mine[k]);
+            CHECK(d <= 1e-12, "head %d %s differs from NumPy by %g", h, keys[k], d);
+            if (d > worst) worst = d;
+        }
+    }
+    const char *top[] = {"embeddings", "concat", "W_O", "output"};
+    const Matrix *mine[] = {&l.params.X, &t.concat, &l.params.W_O, &t.output};
+    for (int k = 0; k < 4; k++) {
+        double d = diff_json(cJSON_GetObjectItem(ref, top[k]), mine[k]);
+        CHECK(d <= 1e-12, "%s differs from NumPy by %g", top[k], d);
+        if (d > worst) worst = d;
+    }
+    printf("cat lesson vs NumPy: largest difference over every stage %.3g\n", worst);
+    // The numbers the seed prints, rounded as it rounds them.
+    CHECK(fabs(mat_get(&t.head[0].weights, 0, 0) - 0.6111) < 5e-5, "head 0 The->The");
+    CHECK(fabs(mat_get(&t.head[1].weights, 2, 1) - 0.5844) < 5e-5, "head 1 sat->cat");
+    CHECK(fabs(mat_get(&t.output, 0, 3) - 1.2935) < 5e-5, "output[0][3]");
+    trace_free(&t);
+    lesson_free(&l);
+    cJSON_Delete(ref);
+    free(text);
+}
+
+// Fills every parameter with seeded normals so the hand-made cases are not special.
+static void fill_random(AttnParams *p, uint64_t seed)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    rng_normal_fill(&r, 0, 1, p->X.data, (size_t)p->n * (size_t)p->d_model);
+    rng_normal_fill(&r, 0, 1, p->S.data, (size_t)p->m * (size_t)p->d_model);
+    size_t w = (size_t)p->d_model * (size_t)p->d_k;
+    for (int h = 0; h < p->heads; h++) {
+        rng_normal_fill(&r, 0, 1, p->W_Q[h].data, w);
+        rng_normal_fill(&r, 0, 1, p->W_K[h].data, w);
+        rng_normal_fill(&r, 0, 1, p->W_V[h].data, w);
+        rng_normal_fill(&r, 0, 0.1, p->b_Q[h].data, (size_t)p->d_k);
+        rng_normal_fill(&r, 0, 0.1, p->b_K[h].data, (size_t)p->d_k);
+        rng_normal_fill(&r, 0, 0.1, p->b_V[h].data, (size_t)p->d_k);
+    }
+    rng_normal_fill(&r, 0, 1, p->W_O.data, (size_t)p->W_O.rows * (size_t)p->d_model);
+    rng_normal_fill(&r, 0, 0.1, p->b_O.data, (size_t)p->d_model);
+}
+
+// Each entry recomputed from the formulas with the simplest possible loops.
+static void test_formulas_with_bias_and_cross(void)
+{
+    AttnParams p;
+    params_init(&p, 3, 5, 6, 3, 2); // cross-attention: 3 queries, 5 keys
+    p.cross = true;
+    fill_random(&p, 7);
+    Trace t;
+    TraceError err;
+    CHECK(trace_run(&t, &p, &err), "trace runs: %s", err.message);
+    double worst = 0.0;
+    for (int h = 0; h < p.heads; h++) {
+        const HeadTrace *ht = &t.head[h];
+        CHECK(ht->scores.rows == 3 && ht->scores.cols == 5, "scores (n, m) = (3, 5)");
+        CHECK(ht->K.rows == 5 && ht->V.rows == 5 && ht->Z.rows == 3, "K, V have m rows; Z has n");
+        for (int r = 0; r < 5; r++)
+            for (int j = 0; j < 2; j++) {
+                double k = mat_get(&p.b_K[h], 0, j);
+                for (int a = 0; a < 6; a++) k += mat_get(&p.S, r, a) * mat_get(&p.W_K[h], a, j);
+                worst = fmax(worst, fabs(k - mat_get(&ht->K, r, j)));
+            }
+        for (int r = 0; r < 3; r++) {
+            double sum = 0.0, row_max = -INFINITY;
+            for (int c = 0; c < 5; c++) row_max = fmax(row_max, mat_get(&ht->scaled, r, c));
+            for (int c = 0; c < 5; c++) {
+                double s = 0.0;
+                for (int j = 0; j < 2; j++) s += mat_get(&ht->Q, r, j) * mat_get(&ht->K, c, j);
+                worst = fmax(worst, fabs(s - mat_get(&ht->scores, r, c)));
+                worst = fmax(worst, fabs(s / sqrt(2.0) - mat_get(&ht->scaled, r, c)));
+                sum += exp(mat_get(&ht->scaled, r, c) - row_max);
+            }
+            for (int c = 0; c < 5; c++)
+                worst = fmax(worst, fabs(exp(mat_get(&ht->scaled, r, c) - row_max) / sum - mat_get(&ht->weights, r, c)));
+        }
+    }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 6; c++) {
+            double o = mat_get(&p.b_O, 0, c);
+            for (int k = 0; k < 6; k++) o += mat_get(&t.concat, r, k) * mat_get(&p.W_O, k, c);
+            worst = fmax(worst, fabs(o - mat_get(&t.output, r, c)));
+        }
+    // concat puts head h's Z in columns 2h, 2h+1
+    CHECK(mat_get(&t.concat, 1, 4) == mat_get(&t.head[2].Z, 1, 0), "concat column 4 is head 2's first column");
+    CHECK(worst < 1e-12, "formulas recomputed by hand agree: %g", worst);
+    trace_free(&t);
+    params_free(&p);
+}
+
+static void test_causal(void)
+{
+    AttnParams p;
+    params_init(&p, 5, 5, 4, 2, 2);
+    p.mask = MASK_CAUSAL;
+    fill_random(&p, 3);
+    memcpy(p.S.data, p.X.data, sizeof(double) * 20);
+    Trace t;
+    TraceError err;
+    CHECK(trace_run(&t, &p, &err), "causal trace runs");
+    for (int h = 0; h < 2; h++) {
+        const Matrix *w = &t.head[h].weights;
+        for (int r = 0; r < 5; r++) {
+            double sum = 0.0;
+            for (int c = 0; c < 5; c++) {
+                sum += mat_get(w, r, c);
+                if (c > r) {
+                    CHECK(mat_get(w, r, c) == 0.0, "masked weight [%d][%d] exactly 0", r, c);
+                    CHECK(mat_get(&t.head[h].scaled, r, c) == -INFINITY, "masked score is -inf");
+                } else
+                    CHECK(mat_get(w, r, c) > 0.0, "visible weight [%d][%d] positive", r, c);
+            }
+            CHECK(fabs(sum - 1.0) < 1e-15, "row %d sums to 1 (%.17g)", r, sum);
+        }
+        CHECK(mat_get(w, 0, 0) == 1.0, "the first token can only attend to itself");
+        // Z's first row is exactly V's first row
+        CHECK(fabs(mat_get(&t.head[h].Z, 0, 1) - mat_get(&t.head[h].V, 0, 1)) < 1e-15, "Z[0] = V[0]");
+    }
+    trace_free(&t);
+    params_free(&p);
+}
+
+static void test_overflow_named(void)
+{
+    AttnParams p;
+    params_init(&p, 2, 2, 2, 1, 2);
+    for (int i = 0; i < 4; i++) p.X.data[i] = p.S.data[i] = 1e200;
+    for (int i = 0; i < 4; i++) p.W_Q[0].data[i] = p.W_K[0].data[i] = p.W_V[0].data[i] = p.W_O.data[i] = 1.0;
+    Trace t;
+    TraceError err;
+    CHECK(!trace_run(&t, &p, &err), "1e200 embeddings overflow");
+    CHECK(err.stage == STAGE_SCORES && strstr(err.message, "scores") != NULL, "names the stage: %s", err.message);
+    CHECK(t.head == NULL, "a failed trace is left empty");
+
+    // Large but finite scaled scores: softmax still exact (max subtraction), no NaN.
+    for (int i = 0; i < 4; i++) p.X.data[i] = p.S.data[i] = 1e100;
+    p.W_K[0].data[0] = -1.0;
+    for (int i = 0; i < 4; i++) p.W_Q[0].data[i] = 1e-90;
+    CHECK(trace_run(&t, &p, &err), "large finite scores are fine: %s", err.message);
+    if (t.head) {
+        CHECK(mat_all_finite(&t.head[0].weights, false), "weights finite");
+        trace_free(&t);
+    }
+    params_free(&p);
+}
+
+static void test_stage_names(void)
+{
+    CHECK(strcmp(stage_key(STAGE_SOFTMAX), "softmax") == 0, "softmax key");
+    CHECK(strcmp(stage_key(STAGE_SCALE), "scaled") == 0, "scale key");
+    for (int s = 0; s < STAGE_COUNT; s++) CHECK(stage_name((Stage)s)[0] != '?', "stage %d named", s);
+}
+
+int main(void)
+{
+    test_reference();
+    test_formulas_with_bias_and_cross();
+    test_causal();
+    test_overflow_named();
+    test_stage_names();
+    return check_report("test_trace");
+}
