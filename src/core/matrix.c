@@ -39,8 +39,10 @@ bool mat_copy(Matrix *out, const Matrix *src)
     return true;
 }
 
-// out (n, p) = a (n, k) @ b (k, p); i-k-j order so the inner loop walks rows of b and out.
-void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b)
+// out (n, p) = a (n, k) @ b (k, p): the plain reference loop, i-k-j order so the inner loop walks rows.
+// Each out[i][j] starts at 0.0 and adds a[i][t] * b[t][j] for t = 0, 1, ..., k-1: the order the fast
+// kernel below keeps too, so both give the same bits.
+void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 {
     int n = a->rows, k = a->cols, p = b->cols;
     for (int i = 0; i < n; i++) {
@@ -55,8 +57,64 @@ void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b)
     }
 }
 
-// out (n, m) = a (n, k) @ b^T, b is (m, k): each entry is the dot product of two rows.
-void mat_matmul_bt(Matrix *out, const Matrix *a, const Matrix *b)
+// The register-blocked kernel: a MR x NR block of out is summed in local accumulators (kept in
+// vector registers) over the whole of k, then stored once. Same summation order as the reference.
+#define MR 4
+#define NR 8
+
+// One full MR x NR block at out[i0][j0].
+static inline void block_full(double *restrict out, const double *restrict a, const double *restrict b, int k,
+                              int p, int i0, int j0)
+{
+    double acc[MR][NR] = {{0}};
+    const double *a0 = a + (size_t)i0 * (size_t)k;
+    for (int t = 0; t < k; t++) {
+        const double *br = b + (size_t)t * (size_t)p + j0;
+        for (int r = 0; r < MR; r++) {
+            double av = a0[(size_t)r * (size_t)k + (size_t)t];
+            for (int c = 0; c < NR; c++) acc[r][c] += av * br[c];
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        for (int c = 0; c < NR; c++) out[(size_t)(i0 + r) * (size_t)p + (size_t)(j0 + c)] = acc[r][c];
+}
+
+// A partial block at the bottom or right edge (mr <= MR rows, nr <= NR columns).
+static void block_edge(double *out, const double *a, const double *b, int k, int p, int i0, int j0, int mr, int nr)
+{
+    double acc[MR][NR] = {{0}};
+    for (int t = 0; t < k; t++) {
+        const double *br = b + (size_t)t * (size_t)p + j0;
+        for (int r = 0; r < mr; r++) {
+            double av = a[(size_t)(i0 + r) * (size_t)k + (size_t)t];
+            for (int c = 0; c < nr; c++) acc[r][c] += av * br[c];
+        }
+    }
+    for (int r = 0; r < mr; r++)
+        for (int c = 0; c < nr; c++) out[(size_t)(i0 + r) * (size_t)p + (size_t)(j0 + c)] = acc[r][c];
+}
+
+// Built twice (AVX2 and baseline x86-64) and chosen at load time, so the same binary runs everywhere.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b)
+{
+    int n = a->rows, k = a->cols, p = b->cols;
+    for (int i0 = 0; i0 < n; i0 += MR) {
+        int mr = n - i0 < MR ? n - i0 : MR;
+        for (int j0 = 0; j0 < p; j0 += NR) {
+            int nr = p - j0 < NR ? p - j0 : NR;
+            if (mr == MR && nr == NR)
+                block_full(out->data, a->data, b->data, k, p, i0, j0);
+            else
+                block_edge(out->data, a->data, b->data, k, p, i0, j0, mr, nr);
+        }
+    }
+}
+
+// out (n, m) = a (n, k) @ b^T, b is (m, k): each entry is the dot product of two rows, summed in t order.
+void mat_matmul_bt_ref(Matrix *out, const Matrix *a, const Matrix *b)
 {
     int n = a->rows, k = a->cols, m = b->rows;
     for (int i = 0; i < n; i++) {
@@ -68,6 +126,20 @@ void mat_matmul_bt(Matrix *out, const Matrix *a, const Matrix *b)
             mat_set(out, i, j, s);
         }
     }
+}
+
+// Transposes b once, then uses the blocked kernel (the same t order, so the same bits as the reference).
+void mat_matmul_bt(Matrix *out, const Matrix *a, const Matrix *b)
+{
+    Matrix bt;
+    if ((size_t)b->rows * (size_t)b->cols < 64 || !mat_init(&bt, b->cols, b->rows)) {
+        mat_matmul_bt_ref(out, a, b); // tiny, or no memory for the transpose: the plain loop
+        return;
+    }
+    for (int r = 0; r < b->rows; r++)
+        for (int c = 0; c < b->cols; c++) mat_set(&bt, c, r, mat_get(b, r, c));
+    mat_matmul(out, a, &bt);
+    mat_free(&bt);
 }
 
 // m (n, c) += bias (1, c) on every row.

@@ -1,0 +1,91 @@
+// mha-bench: prints the speed of the numeric core (one full trace) for classroom to BERT sizes.
+// Usage: mha-bench [--reps N]   (default 20; CI runs --reps 1 as a smoke run, never as a timed test)
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/rng.h"
+#include "core/trace.h"
+
+typedef struct {
+    const char *name;
+    int n, d_model, heads;
+} BenchCase;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// Seeded like a lesson with random embeddings and random weights (out_std 0.5).
+static bool make_params(AttnParams *p, const BenchCase *c)
+{
+    int d_k = c->d_model / c->heads;
+    if (!params_init(p, c->n, c->n, c->d_model, c->heads, d_k)) return false;
+    Rng r;
+    rng_seed(&r, 42);
+    rng_normal_fill(&r, 0, 1, p->X.data, (size_t)c->n * (size_t)c->d_model);
+    memcpy(p->S.data, p->X.data, sizeof(double) * (size_t)c->n * (size_t)c->d_model);
+    rng_seed(&r, 7);
+    size_t w = (size_t)c->d_model * (size_t)d_k;
+    for (int h = 0; h < c->heads; h++) {
+        rng_normal_fill(&r, 0, 1, p->W_Q[h].data, w);
+        rng_normal_fill(&r, 0, 1, p->W_K[h].data, w);
+        rng_normal_fill(&r, 0, 1, p->W_V[h].data, w);
+    }
+    rng_normal_fill(&r, 0, 0.5, p->W_O.data, (size_t)c->heads * w);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 20;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: mha-bench [--reps N]\n");
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    static const BenchCase cases[] = {
+        {"classroom", 3, 4, 2},
+        {"paper", 10, 512, 8},
+        {"bert-base", 128, 768, 12},
+        {"bert-long", 512, 768, 12},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const BenchCase *c = &cases[k];
+        AttnParams p;
+        if (!make_params(&p, c)) {
+            fprintf(stderr, "mha-bench: out of memory for case %s\n", c->name);
+            return 1;
+        }
+        // Few repetitions for the big cases so a full run stays short; the minimum is what counts.
+        int case_reps = c->n >= 512 ? (reps + 3) / 4 : reps;
+        double best = 1e30;
+        for (int r = 0; r < case_reps; r++) {
+            Trace t;
+            TraceError err;
+            double t0 = now_seconds();
+            bool ok = trace_run(&t, &p, &err);
+            double dt = now_seconds() - t0;
+            if (!ok) {
+                fprintf(stderr, "mha-bench: %s: %s\n", c->name, err.message);
+                return 1;
+            }
+            trace_free(&t);
+            if (dt < best) best = dt;
+        }
+        printf("case=%s tokens=%d d_model=%d heads=%d seconds_per_trace=%.6f\n", c->name, c->n, c->d_model,
+               c->heads, best);
+        fflush(stdout);
+        params_free(&p);
+    }
+    return 0;
+}
