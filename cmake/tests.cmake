@@ -20,6 +20,15 @@ target_link_libraries(json_close PRIVATE PkgConfig::CJSON m)
 add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh $<TARGET_FILE:mha-tracer>
          ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:json_close>)
 
+# Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
+# (skipped without python3-jsonschema).
+mha_test(test_cost mha_core)
+mha_test(test_compare mha_lesson)
+add_test(NAME test_lessons COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_lessons.sh $<TARGET_FILE:mha-tracer>
+         ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME test_schema COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_schema.sh ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_schema PROPERTIES SKIP_RETURN_CODE 77)
+
 if(MHA_GUI)
   include(cmake/gui_tests.cmake OPTIONAL)
 endif()

@@ -84,5 +84,43 @@ run overflow 2 --trace "$tmp/big.json"
 has overflow.err "scores"
 empty overflow.out
 
+# --trace ends with the cost of one head against the lesson's heads, in the document's format.
+has trace.out "==== Cost ===="
+has trace.out "h = 1: d_k =   4, projection weights = 64, score multiplications = 36, attention matrices = 1 x (3, 3)"
+has trace.out "h = 2: d_k =   2, projection weights = 64, score multiplications = 36, attention matrices = 2 x (3, 3)"
+
+# --compare: the single head next to the heads, both outputs, the cost rows.
+run compare_paper 0 --compare "$src/lessons/paper-base.json"
+has compare_paper.out "h = 1: d_k = 512, projection weights = 1,048,576, score multiplications = 51,200, attention matrices = 1 x (10, 10)"
+has compare_paper.out "h = 8: d_k =  64, projection weights = 1,048,576, score multiplications = 51,200, attention matrices = 8 x (10, 10)"
+has compare_paper.out "one head (d_k = 512)"
+has compare_paper.out "head 7 (d_k = 64)"
+empty compare_paper.err
+run compare_builtin 0 --compare
+has compare_builtin.out "one head (d_k = 4)"
+has compare_builtin.out "0.6111  0.2431  0.1458"
+has compare_builtin.out "0.3020  0.3639  0.3342"
+has compare_builtin.out "output, one head = Z W_O + b_O"
+has compare_builtin.out "0.5163   0.6253   0.2151   1.2935"
+has compare_builtin.out "attention matrices = 2 x (3, 3)"
+run compare_file 0 --compare "$src/lessons/the-cat-sat.json"
+if cmp -s "$tmp/compare_file.out" "$tmp/compare_builtin.out"; then ok; else bad "--compare of the built-in lesson differs from the file"; fi
+run compare_bad 2 --compare "$tmp/bad.json"
+empty compare_bad.out
+has compare_bad.err "heads"
+run compare_missing 1 --compare "$tmp/no-such-lesson.json"
+run compare_mixed 2 --compare --trace
+run compare_two 2 --compare a.json b.json
+has help.out "--compare"
+# Each head's scores are finite, their sum is not: only the single head overflows, and says so.
+printf '{"title": "sum", "tokens": ["a"], "embeddings": [[1, 1]], "heads": 2,
+ "weights": {"W_Q": [[[1.2e154], [0]], [[0], [1.2e154]]], "W_K": [[[1.2e154], [0]], [[0], [1.2e154]]],
+             "W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]]}}' >"$tmp/sum.json"
+run sum_trace 0 --trace "$tmp/sum.json"
+run sum_compare 2 --compare "$tmp/sum.json"
+has sum_compare.err "single head"
+has sum_compare.err "sum.json"
+empty sum_compare.out
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,9 @@
-// The command line's printing: a trace as aligned text (--trace) or as JSON (--json).
+// The command line's printing: a trace as aligned text (--trace), as JSON (--json), and the single-head
+// comparison (--compare).
 #include "cli.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // ---- text ----------------------------------------------------------------------------------------
@@ -92,10 +94,10 @@ static bool any_nonzero(const Matrix *m)
     return false;
 }
 
-void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
+// Title, tokens and sizes: the first lines of --trace and --compare.
+static void print_header(FILE *out, const Lesson *l)
 {
     const AttnParams *p = &l->params;
-    char title[128];
     fprintf(out, "%s\n", l->title);
     fprintf(out, "tokens:");
     for (int i = 0; i < p->n; i++) fprintf(out, " %s", l->tokens[i]);
@@ -105,6 +107,13 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
     }
     fprintf(out, "\nd_model = %d, heads = %d, d_k = %d, mask = %s%s\n\n", p->d_model, p->heads, p->d_k,
             p->mask == MASK_CAUSAL ? "causal" : "none", p->cross ? ", cross-attention" : "");
+}
+
+void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
+{
+    const AttnParams *p = &l->params;
+    char title[128];
+    print_header(out, l);
 
     print_matrix(out, "== Input embeddings X", &p->X, l->tokens, NULL, "d");
     if (p->cross) print_matrix(out, "== Source embeddings S", &p->S, l->source_tokens, NULL, "d");
@@ -149,6 +158,152 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
     print_matrix(out, "W_O", &p->W_O, NULL, NULL, "d");
     if (any_nonzero(&p->b_O)) print_matrix(out, "b_O", &p->b_O, NULL, NULL, "d");
     print_matrix(out, "output = concat W_O + b_O", &t->output, l->tokens, NULL, "d");
+    cli_print_cost(out, p);
+}
+
+// ---- cost and the single-head comparison --------------------------------------------------------
+
+static void print_cost_rows(FILE *out, const CostFigures *one, const CostFigures *multi)
+{
+    char line[256];
+    fprintf(out, "%s\n", cost_format(line, sizeof line, one));
+    if (multi->heads != 1) fprintf(out, "%s\n", cost_format(line, sizeof line, multi));
+}
+
+void cli_print_cost(FILE *out, const AttnParams *p)
+{
+    CostFigures one, multi;
+    compare_costs(&one, &multi, p);
+    fprintf(out, "==== Cost ====\n\n");
+    print_cost_rows(out, &one, &multi);
+    fputc('\n', out);
+}
+
+// Lines wider than this start a new row of side-by-side patterns (three 6-token patterns fit).
+#define SIDE_BY_SIDE_WIDTH 160
+
+// Prints count (n, m) matrices side by side under their titles, sharing the row labels; wraps into
+// further rows of blocks when the line would pass SIDE_BY_SIDE_WIDTH characters.
+static void print_side_by_side(FILE *out, const char *const *titles, const Matrix *const *ms, int count,
+                               char *const *row_labels, char *const *col_labels)
+{
+    const Matrix *m0 = ms[0];
+    int label_w = 1, cell_w = 6;
+    char buf[64];
+    for (int r = 0; r < m0->rows; r++)
+        if (utf8_width(row_labels[r]) > label_w) label_w = utf8_width(row_labels[r]);
+    for (int c = 0; c < m0->cols; c++)
+        if (utf8_width(col_labels[c]) > cell_w) cell_w = utf8_width(col_labels[c]);
+    for (int k = 0; k < count; k++)
+        for (size_t i = 0; i < (size_t)ms[k]->rows * (size_t)ms[k]->cols; i++) {
+            format_cell(buf, sizeof buf, ms[k]->data[i]);
+            if ((int)strlen(buf) > cell_w) cell_w = (int)strlen(buf);
+        }
+    int block_w = m0->cols * (2 + cell_w);
+    for (int k = 0; k < count; k++)
+        if (utf8_width(titles[k]) > block_w) block_w = utf8_width(titles[k]);
+    const char *gap = "    ";
+    int first = 0;
+    while (first < count) {
+        int last = first + 1, width = 2 + label_w + block_w;
+        while (last < count && width + 4 + block_w <= SIDE_BY_SIDE_WIDTH) {
+            width += 4 + block_w;
+            last++;
+        }
+        // Titles, left-aligned over their blocks.
+        fprintf(out, "  %*s", label_w, "");
+        for (int k = first; k < last; k++) {
+            if (k > first) fputs(gap, out);
+            fputs("  ", out);
+            if (k + 1 < last)
+                print_padded(out, titles[k], block_w - 2, false);
+            else
+                fputs(titles[k], out); // no trailing blanks
+        }
+        fputc('\n', out);
+        // Column labels.
+        fprintf(out, "  %*s", label_w, "");
+        for (int k = first; k < last; k++) {
+            if (k > first) fputs(gap, out);
+            for (int c = 0; c < m0->cols; c++) {
+                fputs("  ", out);
+                print_padded(out, col_labels[c], cell_w, true);
+            }
+            if (k + 1 < last)
+                for (int pad = m0->cols * (2 + cell_w); pad < block_w; pad++) fputc(' ', out);
+        }
+        fputc('\n', out);
+        for (int r = 0; r < m0->rows; r++) {
+            fputs("  ", out);
+            print_padded(out, row_labels[r], label_w, false);
+            for (int k = first; k < last; k++) {
+                if (k > first) fputs(gap, out);
+                for (int c = 0; c < m0->cols; c++) {
+                    format_cell(buf, sizeof buf, mat_get(ms[k], r, c));
+                    fputs("  ", out);
+                    print_padded(out, buf, cell_w, true);
+                }
+                if (k + 1 < last)
+                    for (int pad = m0->cols * (2 + cell_w); pad < block_w; pad++) fputc(' ', out);
+            }
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+        first = last;
+    }
+}
+
+void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c)
+{
+    const AttnParams *p = &l->params;
+    int h = p->heads, dk1 = c->single.d_k;
+    print_header(out, l);
+    if (h == 1)
+        fprintf(out, "The lesson has one head: there is nothing to split, and both sides are the same.\n\n");
+    else
+        fprintf(out, "One head of d_k = %d against %d heads of d_k = %d.\n"
+                     "The single head's W_Q, W_K and W_V (%d\xc3\x97%d) are the %d heads' joined side by side; W_O is the same.\n"
+                     "Its scores are the sum of the heads' scores: the split changes the patterns, not the cost.\n\n",
+                dk1, h, p->d_k, p->d_model, dk1, h);
+
+    // One title and one matrix per pattern: the single head first, then head 0 ... h-1.
+    int count = h + 1;
+    const Matrix **ms = malloc(sizeof *ms * (size_t)count);
+    char *titles_buf = malloc((size_t)count * 64);
+    const char **titles = malloc(sizeof *titles * (size_t)count);
+    if (!ms || !titles_buf || !titles) {
+        fprintf(out, "(out of memory)\n");
+        free(ms);
+        free(titles_buf);
+        free(titles);
+        return;
+    }
+    snprintf(titles_buf, 64, "one head (d_k = %d)", dk1);
+    titles[0] = titles_buf;
+    ms[0] = &c->trace.head[0].weights;
+    for (int i = 0; i < h; i++) {
+        char *tb = titles_buf + (size_t)(i + 1) * 64;
+        snprintf(tb, 64, "head %d (d_k = %d)", i, p->d_k);
+        titles[i + 1] = tb;
+        ms[i + 1] = &t->head[i].weights;
+    }
+    fprintf(out, "==== Attention weights%s ====\n\n",
+            p->mask == MASK_CAUSAL ? " (causal mask)" : "");
+    print_side_by_side(out, titles, ms, count, l->tokens, l->source_tokens);
+    free(ms);
+    free(titles_buf);
+    free(titles);
+
+    fprintf(out, "==== Outputs ====\n\n");
+    print_matrix(out, "output, one head = Z W_O + b_O", &c->trace.output, l->tokens, NULL, "d");
+    char title[128];
+    snprintf(title, sizeof title, "output, %d head%s = concat W_O + b_O", h, h == 1 ? "" : "s");
+    print_matrix(out, title, &t->output, l->tokens, NULL, "d");
+    fprintf(out, "largest difference between the two outputs: %.4f\n\n", mat_max_abs_diff(&c->trace.output, &t->output));
+
+    fprintf(out, "==== Cost ====\n\n");
+    print_cost_rows(out, &c->cost_one, &c->cost_multi);
+    fputc('\n', out);
 }
 
 // ---- JSON ----------------------------------------------------------------------------------------

@@ -1,12 +1,20 @@
-// The command line's printing: a trace as aligned text (--trace) or as JSON (--json).
+// The command line's printing: a trace as aligned text (--trace), as JSON (--json), and the single-head
+// comparison (--compare).
 #ifndef MHA_CLI_H
 #define MHA_CLI_H
 
 #include <stdio.h>
+#include "../core/compare.h"
 #include "../lesson/lesson.h"
 
-// Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens.
+// Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,
+// then the cost section (cli_print_cost).
 void cli_print_trace(FILE *out, const Lesson *l, const Trace *t);
+// "==== Cost ====" and the document's rows for h = 1 (d_k = heads·d_k) and h = the lesson's heads.
+void cli_print_cost(FILE *out, const AttnParams *p);
+// The single head's attention pattern next to the h heads' patterns, both outputs and the cost rows.
+// t is the lesson's (multi-head) trace, c its comparison (compare_run).
+void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
 

@@ -1,4 +1,4 @@
-// mha-tracer's entry point: the command line (--trace, --json, --check, --help, --version) and the window.
+// mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --help, --version) and the window.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +24,14 @@ static const char USAGE[] =
     "  --fullscreen       open the window full screen\n"
     "  --trace [LESSON]   print every stage of every head, rounded to 4 decimals\n"
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
+    "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
     "  --check LESSON...  validate lesson files: 'FILE: ok' or the errors\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
     "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
 
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_CHECK } Mode;
+typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK } Mode;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
 static int load_lesson(Lesson *l, const char *path)
@@ -60,10 +61,22 @@ static int finish_stdout(void)
     return EXIT_OK;
 }
 
+// lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json` names it too.
+static bool is_schema_file(const char *path)
+{
+    static const char suffix[] = ".schema.json";
+    size_t n = strlen(path), k = sizeof suffix - 1;
+    return n >= k && strcmp(path + n - k, suffix) == 0;
+}
+
 static int check_files(char **paths, int count)
 {
     int status = EXIT_OK;
     for (int i = 0; i < count; i++) {
+        if (is_schema_file(paths[i])) {
+            printf("%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
+            continue;
+        }
         Lesson l;
         Trace t;
         int s = load_lesson(&l, paths[i]);
@@ -102,8 +115,12 @@ int main(int argc, char **argv)
                 printf("mha-tracer %s\n", MHA_VERSION);
                 free(files);
                 return finish_stdout();
-            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0) {
-                Mode m = a[2] == 't' ? MODE_TRACE : a[2] == 'j' ? MODE_JSON : MODE_CHECK;
+            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0
+                       || strcmp(a, "--compare") == 0) {
+                Mode m = strcmp(a, "--trace") == 0  ? MODE_TRACE
+                       : strcmp(a, "--json") == 0   ? MODE_JSON
+                       : strcmp(a, "--check") == 0  ? MODE_CHECK
+                                                    : MODE_COMPARE;
                 if (mode != MODE_WINDOW && mode != m) {
                     fprintf(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
                     free(files);
@@ -154,6 +171,17 @@ int main(int argc, char **argv)
         else
             cli_print_json(stdout, &lesson, &trace);
         status = finish_stdout();
+    } else if (mode == MODE_COMPARE) {
+        Comparison cmp;
+        TraceError terr;
+        if (compare_run(&cmp, &lesson.params, &terr)) {
+            cli_print_compare(stdout, &lesson, &trace, &cmp);
+            compare_free(&cmp);
+            status = finish_stdout();
+        } else {
+            fprintf(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+            status = EXIT_USAGE;
+        }
     }
     trace_free(&trace);
     lesson_free(&lesson);

@@ -1,0 +1,73 @@
+// Builds the single head that holds a lesson's h heads side by side, and traces it.
+#include "compare.h"
+
+#include <stdio.h>
+#include <string.h>
+
+// dst (rows, h·d_k) columns [i·d_k, (i+1)·d_k) = src[i] (rows, d_k) for every head i.
+static void join_columns(Matrix *dst, const Matrix *src, int heads)
+{
+    for (int i = 0; i < heads; i++) {
+        const Matrix *s = &src[i];
+        for (int r = 0; r < s->rows; r++)
+            if (s->cols) memcpy(mat_row(dst, r) + (size_t)i * (size_t)s->cols, mat_row(s, r), (size_t)s->cols * sizeof(double));
+    }
+}
+
+static void copy_values(Matrix *dst, const Matrix *src)
+{
+    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+}
+
+bool compare_single_head(AttnParams *out, const AttnParams *p)
+{
+    if (!params_init(out, p->n, p->m, p->d_model, 1, p->heads * p->d_k)) return false;
+    out->mask = p->mask;
+    out->cross = p->cross;
+    copy_values(&out->X, &p->X);
+    copy_values(&out->S, &p->S);
+    join_columns(&out->W_Q[0], p->W_Q, p->heads);
+    join_columns(&out->W_K[0], p->W_K, p->heads);
+    join_columns(&out->W_V[0], p->W_V, p->heads);
+    join_columns(&out->b_Q[0], p->b_Q, p->heads);
+    join_columns(&out->b_K[0], p->b_K, p->heads);
+    join_columns(&out->b_V[0], p->b_V, p->heads);
+    copy_values(&out->W_O, &p->W_O); // (h·d_k, d_model) either way: the concat and the single Z line up
+    copy_values(&out->b_O, &p->b_O);
+    return true;
+}
+
+void compare_costs(CostFigures *one, CostFigures *multi, const AttnParams *p)
+{
+    *one = cost_compute_cross(p->d_model, p->n, p->m, 1, p->heads * p->d_k);
+    *multi = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
+}
+
+bool compare_run(Comparison *c, const AttnParams *p, TraceError *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!compare_single_head(&c->single, p)) {
+        err->stage = STAGE_INPUT;
+        err->head = -1;
+        snprintf(err->message, sizeof err->message, "out of memory building the single head");
+        return false;
+    }
+    if (!trace_run(&c->trace, &c->single, err)) {
+        // Name the single head: the multi-head trace of the same lesson may well have succeeded.
+        char inner[sizeof err->message];
+        memcpy(inner, err->message, sizeof inner);
+        snprintf(err->message, sizeof err->message, "single head: %.*s", (int)sizeof err->message - 16, inner);
+        params_free(&c->single);
+        memset(c, 0, sizeof *c);
+        return false;
+    }
+    compare_costs(&c->cost_one, &c->cost_multi, p);
+    return true;
+}
+
+void compare_free(Comparison *c)
+{
+    trace_free(&c->trace);
+    params_free(&c->single);
+    memset(c, 0, sizeof *c);
+}

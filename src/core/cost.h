@@ -1,0 +1,31 @@
+// What multi-head attention costs: projection weights, score multiplications and attention matrices,
+// so the single-head and the h-head versions of one layer can be set side by side (C11, no SDL).
+#ifndef MHA_COST_H
+#define MHA_COST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The figures of one attention layer. All counts are int64: d_model 4096 with 512 tokens overflows int.
+typedef struct {
+    int64_t d_model, n, m;          // model width, query tokens, key/value tokens
+    int64_t heads, d_k;             // h heads of d_k numbers each
+    int64_t projection_weights;     // h·3·d_model·d_k (W_Q, W_K, W_V) + h·d_k·d_model (W_O)
+    int64_t score_multiplications;  // h·n·m·d_k: the multiplications of all the Q_i K_iᵀ
+    int64_t attention_matrices;     // h weight matrices ...
+    int64_t matrix_rows, matrix_cols; // ... each (n, m)
+} CostFigures;
+
+// Self-attention over n tokens with h heads of d_k numbers each (the document's script: d_k = d_model / h).
+CostFigures cost_compute(int d_model, int n, int heads, int d_k);
+// The same with m key/value tokens (cross-attention); cost_compute is this with m = n.
+CostFigures cost_compute_cross(int d_model, int n, int m, int heads, int d_k);
+
+// v with thousands separators: 1048576 -> "1,048,576". Returns buf (always NUL-terminated).
+const char *cost_format_int(char *buf, size_t cap, int64_t v);
+// The document's line for c, e.g.
+// "h = 8: d_k =  64, projection weights = 1,048,576, score multiplications = 51,200, attention matrices = 8 x (10, 10)"
+// (d_k right-aligned in 3 characters, like the script's {d_k:>3}). Returns buf (always NUL-terminated).
+const char *cost_format(char *buf, size_t cap, const CostFigures *c);
+
+#endif

@@ -1,0 +1,195 @@
+// Tests the single-head comparison: the single head's Q is the heads' Q side by side, its scores are the
+// sum of the heads' scores (before scaling), its cost is the same, and its output is not.
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/compare.h"
+#include "core/rng.h"
+#include "lesson/lesson.h"
+
+// Largest |single - [parts side by side]| over (rows, h·d_k).
+static double diff_joined(const Matrix *single, const Matrix *const *parts, int heads)
+{
+    double worst = 0.0;
+    for (int i = 0; i < heads; i++) {
+        const Matrix *p = parts[i];
+        for (int r = 0; r < p->rows; r++)
+            for (int c = 0; c < p->cols; c++) {
+                double d = fabs(mat_get(single, r, i * p->cols + c) - mat_get(p, r, c));
+                if (!(d <= worst)) worst = d;
+            }
+    }
+    return worst;
+}
+
+// Checks every claim of compare.h for params p; name labels the failures.
+static void check_comparison(const char *name, const AttnParams *p)
+{
+    Trace multi;
+    TraceError terr;
+    bool ok = trace_run(&multi, p, &terr);
+    CHECK(ok, "%s: multi-head trace: %s", name, terr.message);
+    if (!ok) return;
+    Comparison c;
+    ok = compare_run(&c, p, &terr);
+    CHECK(ok, "%s: single-head trace: %s", name, terr.message);
+    if (!ok) {
+        trace_free(&multi);
+        return;
+    }
+    const AttnParams *s = &c.single;
+    int h = p->heads;
+    CHECK(s->heads == 1 && s->d_k == h * p->d_k, "%s: single head d_k %d", name, s->d_k);
+    CHECK(s->W_Q[0].rows == p->d_model && s->W_Q[0].cols == h * p->d_k, "%s: W_Q shape", name);
+    CHECK(mat_max_abs_diff(&s->W_O, &p->W_O) == 0.0, "%s: same W_O", name);
+    CHECK(s->mask == p->mask && s->cross == p->cross, "%s: same mask and kind", name);
+
+    const Matrix *parts[LESSON_MAX_HEADS] = {0};
+    if (h > LESSON_MAX_HEADS) h = LESSON_MAX_HEADS;
+    for (int i = 0; i < h; i++) parts[i] = &p->W_Q[i];
+    CHECK(diff_joined(&s->W_Q[0], parts, h) == 0.0, "%s: W_Q is the heads' W_Q side by side", name);
+    for (int i = 0; i < h; i++) parts[i] = &p->b_V[i];
+    CHECK(diff_joined(&s->b_V[0], parts, h) == 0.0, "%s: b_V is the heads' b_V side by side", name);
+
+    const HeadTrace *one = &c.trace.head[0];
+    const char *keys[] = {"Q", "K", "V"};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < h; i++)
+            parts[i] = k == 0 ? &multi.head[i].Q : k == 1 ? &multi.head[i].K : &multi.head[i].V;
+        const Matrix *mine = k == 0 ? &one->Q : k == 1 ? &one->K : &one->V;
+        double d = diff_joined(mine, parts, h);
+        CHECK(d <= 1e-12, "%s: single %s differs from the heads' %s side by side by %g", name, keys[k], keys[k], d);
+    }
+
+    // scores (n, m) = Q K^T = sum over heads of Q_i K_i^T.
+    double worst = 0.0;
+    for (int r = 0; r < p->n; r++)
+        for (int col = 0; col < p->m; col++) {
+            double sum = 0.0;
+            for (int i = 0; i < h; i++) sum += mat_get(&multi.head[i].scores, r, col);
+            double d = fabs(sum - mat_get(&one->scores, r, col));
+            if (!(d <= worst)) worst = d;
+        }
+    CHECK(worst <= 1e-12, "%s: single scores differ from the sum of the heads' scores by %g", name, worst);
+    printf("%s: largest |single scores - sum of head scores| = %g\n", name, worst);
+
+    // The same cost, other patterns.
+    CHECK(c.cost_one.projection_weights == c.cost_multi.projection_weights, "%s: same weights", name);
+    CHECK(c.cost_one.score_multiplications == c.cost_multi.score_multiplications, "%s: same multiplications", name);
+    CHECK(c.cost_one.attention_matrices == 1 && c.cost_multi.attention_matrices == h, "%s: matrix counts", name);
+    double out_diff = mat_max_abs_diff(&c.trace.output, &multi.output);
+    CHECK(out_diff > 1e-6, "%s: single-head output should differ from the multi-head output (diff %g)", name, out_diff);
+    printf("%s: largest |single output - multi-head output| = %g\n", name, out_diff);
+    // The single head is still a full attention: its rows sum to 1.
+    for (int r = 0; r < p->n; r++) {
+        double sum = 0.0;
+        for (int col = 0; col < p->m; col++) sum += mat_get(&one->weights, r, col);
+        CHECK(fabs(sum - 1.0) <= 1e-12, "%s: single-head row %d sums to %g", name, r, sum);
+    }
+    compare_free(&c);
+    trace_free(&multi);
+}
+
+static void test_cat_lesson(void)
+{
+    Lesson l;
+    LessonError err;
+    bool ok = lesson_load(&l, MHA_SOURCE_DIR "/lessons/the-cat-sat.json", &err);
+    CHECK(ok, "cat lesson loads: %s", err.message);
+    if (!ok) return;
+    check_comparison("the-cat-sat", &l.params);
+    lesson_free(&l);
+}
+
+static void fill(Rng *rng, Matrix *m, double std)
+{
+    rng_normal_fill(rng, 0.0, std, m->data, (size_t)m->rows * (size_t)m->cols);
+}
+
+// A random lesson with 3 heads, biases everywhere and (when cross) a 4-token source.
+static void test_random(bool cross, MaskKind mask)
+{
+    int n = 5, m = cross ? 4 : 5, d_model = 6, heads = 3, d_k = 2;
+    AttnParams p;
+    bool ok = params_init(&p, n, m, d_model, heads, d_k);
+    CHECK(ok, "params_init");
+    if (!ok) return;
+    Rng rng;
+    rng_seed(&rng, cross ? 7 : 3);
+    p.cross = cross;
+    p.mask = mask;
+    fill(&rng, &p.X, 1.0);
+    if (cross)
+        fill(&rng, &p.S, 1.0);
+    else
+        memcpy(p.S.data, p.X.data, (size_t)n * (size_t)d_model * sizeof(double));
+    for (int i = 0; i < heads; i++) {
+        fill(&rng, &p.W_Q[i], 1.0);
+        fill(&rng, &p.W_K[i], 1.0);
+        fill(&rng, &p.W_V[i], 1.0);
+        fill(&rng, &p.b_Q[i], 0.5);
+        fill(&rng, &p.b_K[i], 0.5);
+        fill(&rng, &p.b_V[i], 0.5);
+    }
+    fill(&rng, &p.W_O, 0.5);
+    fill(&rng, &p.b_O, 0.5);
+    check_comparison(cross ? "random 3 heads, cross" : mask == MASK_CAUSAL ? "random 3 heads, causal" : "random 3 heads",
+                     &p);
+    params_free(&p);
+}
+
+// A lesson whose d_k is given (h·d_k != d_model): the single head still holds h·d_k columns.
+static void test_explicit_d_k(void)
+{
+    static const char text[] =
+        "{\"title\": \"d_k given\", \"sentence\": \"one two three four\", \"d_model\": 4,"
+        " \"embeddings\": {\"random\": {\"seed\": 5}}, \"heads\": 3, \"d_k\": 3,"
+        " \"weights\": {\"random\": {\"seed\": 9, \"qkv_std\": 0.5, \"out_std\": 0.5}}}";
+    Lesson l;
+    LessonError err;
+    bool ok = lesson_parse(&l, text, sizeof text - 1, "<test>", &err);
+    CHECK(ok, "d_k lesson parses: %s", err.message);
+    if (!ok) return;
+    check_comparison("explicit d_k 3 x 3", &l.params);
+    lesson_free(&l);
+}
+
+static void test_error_names_single_head(void)
+{
+    // Each head's scores stay finite, their sum does not: only the single head overflows.
+    AttnParams p;
+    bool ok = params_init(&p, 1, 1, 2, 2, 1);
+    CHECK(ok, "params_init");
+    if (!ok) return;
+    p.X.data[0] = p.X.data[1] = p.S.data[0] = p.S.data[1] = 1.0;
+    for (int i = 0; i < 2; i++) {
+        // Q_i = K_i = 1.2e154: Q_i K_i^T = 1.44e308 (finite), the sum of two is inf.
+        p.W_Q[i].data[i] = 1.2e154;
+        p.W_K[i].data[i] = 1.2e154;
+        p.W_V[i].data[i] = 1.0;
+    }
+    Trace multi;
+    TraceError terr;
+    ok = trace_run(&multi, &p, &terr);
+    CHECK(ok, "each head alone is finite: %s", terr.message);
+    if (ok) trace_free(&multi);
+    Comparison c;
+    ok = compare_run(&c, &p, &terr);
+    CHECK(!ok, "the single head overflows");
+    CHECK(strstr(terr.message, "single head") != NULL && strstr(terr.message, "scores") != NULL, "message: %s",
+          terr.message);
+    if (ok) compare_free(&c);
+    params_free(&p);
+}
+
+int main(void)
+{
+    test_cat_lesson();
+    test_random(false, MASK_NONE);
+    test_random(false, MASK_CAUSAL);
+    test_random(true, MASK_NONE);
+    test_explicit_d_k();
+    test_error_names_single_head();
+    return check_report("test_compare");
+}

@@ -1,0 +1,91 @@
+// Tests the cost figures: the document's table (d_model 512, n 10, h = 1 and h = 8), the cat lesson's
+// figures, cross-attention and the document's formatting of a row.
+#include <string.h>
+
+#include "check.h"
+#include "core/cost.h"
+
+static void test_document_table(void)
+{
+    CostFigures one = cost_compute(512, 10, 1, 512);
+    CostFigures eight = cost_compute(512, 10, 8, 64);
+    CHECK(one.d_k == 512 && eight.d_k == 64, "d_k %lld and %lld", (long long)one.d_k, (long long)eight.d_k);
+    CHECK(one.projection_weights == 1048576, "h = 1 weights %lld", (long long)one.projection_weights);
+    CHECK(eight.projection_weights == 1048576, "h = 8 weights %lld", (long long)eight.projection_weights);
+    CHECK(one.projection_weights == 4 * 512 * 512, "4 x 512 x 512");
+    CHECK(one.score_multiplications == 51200, "h = 1 mults %lld", (long long)one.score_multiplications);
+    CHECK(eight.score_multiplications == 51200, "h = 8 mults %lld", (long long)eight.score_multiplications);
+    CHECK(one.attention_matrices == 1 && eight.attention_matrices == 8, "matrix counts");
+    CHECK(one.matrix_rows == 10 && one.matrix_cols == 10 && eight.matrix_rows == 10 && eight.matrix_cols == 10,
+          "10 x 10 matrices");
+
+    // The document's two printed lines, character for character.
+    char buf[256];
+    cost_format(buf, sizeof buf, &one);
+    CHECK(strcmp(buf, "h = 1: d_k = 512, projection weights = 1,048,576, score multiplications = 51,200, "
+                      "attention matrices = 1 x (10, 10)") == 0, "h = 1 line: %s", buf);
+    cost_format(buf, sizeof buf, &eight);
+    CHECK(strcmp(buf, "h = 8: d_k =  64, projection weights = 1,048,576, score multiplications = 51,200, "
+                      "attention matrices = 8 x (10, 10)") == 0, "h = 8 line: %s", buf);
+}
+
+// "The cat sat": d_model 4, n 3, h 2 of d_k 2 (and its single head of 4).
+static void test_cat_lesson(void)
+{
+    CostFigures two = cost_compute(4, 3, 2, 2);
+    CostFigures one = cost_compute(4, 3, 1, 4);
+    CHECK(two.projection_weights == 64 && one.projection_weights == 64, "weights %lld / %lld",
+          (long long)two.projection_weights, (long long)one.projection_weights);
+    CHECK(two.score_multiplications == 36 && one.score_multiplications == 36, "mults %lld / %lld",
+          (long long)two.score_multiplications, (long long)one.score_multiplications);
+    char buf[256];
+    cost_format(buf, sizeof buf, &two);
+    CHECK(strcmp(buf, "h = 2: d_k =   2, projection weights = 64, score multiplications = 36, "
+                      "attention matrices = 2 x (3, 3)") == 0, "cat line: %s", buf);
+}
+
+static void test_cross_and_large(void)
+{
+    // Cross-attention: 3 queries over 5 source tokens.
+    CostFigures c = cost_compute_cross(8, 3, 5, 2, 4);
+    CHECK(c.score_multiplications == 2 * 3 * 5 * 4, "cross mults %lld", (long long)c.score_multiplications);
+    CHECK(c.matrix_rows == 3 && c.matrix_cols == 5, "cross matrices (3, 5)");
+    // The largest lesson: d_model 4096, 512 tokens, 64 heads of 64: beyond 32-bit counts.
+    CostFigures big = cost_compute(4096, 512, 64, 64);
+    CHECK(big.projection_weights == (int64_t)4 * 4096 * 4096, "big weights %lld", (long long)big.projection_weights);
+    CHECK(big.score_multiplications == (int64_t)512 * 512 * 4096, "big mults %lld", (long long)big.score_multiplications);
+    // BERT-base's shape: 12 heads of 64 = one head of 768.
+    CostFigures b12 = cost_compute(768, 7, 12, 64), b1 = cost_compute(768, 7, 1, 768);
+    CHECK(b12.projection_weights == b1.projection_weights && b12.projection_weights == 4 * 768 * 768, "BERT weights");
+    CHECK(b12.score_multiplications == b1.score_multiplications, "BERT mults");
+}
+
+static void test_format_int(void)
+{
+    static const struct { long long v; const char *s; } cases[] = {
+        {0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {51200, "51,200"}, {100000, "100,000"},
+        {1048576, "1,048,576"}, {9007199254740991LL, "9,007,199,254,740,991"}, {-1234, "-1234"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cost_format_int(buf, sizeof buf, cases[i].v);
+        CHECK(strcmp(buf, cases[i].s) == 0, "%lld -> '%s', expected '%s'", cases[i].v, buf, cases[i].s);
+    }
+    // Truncation keeps the string terminated.
+    char small[4];
+    cost_format_int(small, sizeof small, 1048576);
+    CHECK(strlen(small) == 3, "truncated to '%s'", small);
+    char line[16];
+    CostFigures one = cost_compute(512, 10, 1, 512);
+    cost_format(line, sizeof line, &one);
+    CHECK(strlen(line) == 15, "truncated line '%s'", line);
+}
+
+int main(void)
+{
+    test_document_table();
+    test_cat_lesson();
+    test_cross_and_large();
+    test_format_int();
+    return check_report("test_cost");
+}
