@@ -10,6 +10,10 @@
 #define LESSON_MAX_TOKENS 512
 #define LESSON_MAX_D_MODEL 4096
 #define LESSON_MAX_HEADS 64
+#define LESSON_MAX_D_K 4096
+// W_Q, W_K, W_V and W_O together hold 4 * heads * d_model * d_k numbers; this caps them at 512 MiB
+// (d_model 4096 with heads * d_k = 4096), so a two-line random lesson cannot ask for 24 GiB.
+#define LESSON_MAX_WEIGHT_VALUES (4.0 * 4096.0 * 4096.0)
 #define LESSON_MAX_FILE_BYTES (64u * 1024u * 1024u)
 #define LESSON_MAX_SEED 9007199254740991.0 // 2^53 - 1
 

@@ -1,0 +1,1000 @@
+// Lesson format 1: JSON text -> a validated Lesson (tokens + AttnParams), or the first problem with its
+// file, line:column (code points), JSON path and a message. cJSON parses; json_locate.c knows positions.
+#define _POSIX_C_SOURCE 200809L // fileno, fstat
+#include "lesson.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/rng.h"
+#include "json_locate.h"
+
+// --- the validation context: the text, the error and the JSON path of the value being read ---
+
+#define MAX_PATH 12
+
+typedef struct {
+    const char *key; // object member name, or NULL for an array element
+    int index; // member position in its object (for json_locate) or array index
+} PathSeg;
+
+typedef struct {
+    const char *text;
+    size_t len;
+    LessonError *err;
+    PathSeg path[MAX_PATH];
+    int depth;
+} Ctx;
+
+static void push_key(Ctx *c, const char *key, int member)
+{
+    if (c->depth < MAX_PATH) c->path[c->depth] = (PathSeg){key, member};
+    c->depth++;
+}
+
+static void push_index(Ctx *c, int i)
+{
+    if (c->depth < MAX_PATH) c->path[c->depth] = (PathSeg){NULL, i};
+    c->depth++;
+}
+
+static void pop(Ctx *c) { c->depth--; }
+
+static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (*used >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used = (*used + (size_t)n < cap) ? *used + (size_t)n : cap;
+}
+
+// Records the error at the current path: at the value, or (at_key) at the key of the last member, whose
+// name is then left out of the path because the message names it.
+static bool fail_va(Ctx *c, bool at_key, const char *fmt, va_list ap)
+{
+    LessonError *e = c->err;
+    int depth = c->depth < MAX_PATH ? c->depth : MAX_PATH;
+    int shown = at_key ? depth - 1 : depth;
+    size_t used = 0;
+    e->path[0] = '\0';
+    for (int i = 0; i < shown; i++) {
+        if (c->path[i].key)
+            append(e->path, sizeof e->path, &used, "%s%s", used ? "." : "", c->path[i].key);
+        else
+            append(e->path, sizeof e->path, &used, "[%d]", c->path[i].index);
+    }
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    int idx[MAX_PATH];
+    for (int i = 0; i < depth; i++) idx[i] = c->path[i].index;
+    size_t off;
+    if (json_locate(c->text, c->len, idx, depth, at_key, &off)) {
+        json_line_col(c->text, c->len, off, &e->line, &e->col);
+    } else {
+        e->line = 0;
+        e->col = 0;
+    }
+    return false;
+}
+
+static bool fail(Ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_va(c, false, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool fail_key(Ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_va(c, true, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// Reports at a member of the top-level object (from anywhere below it).
+static bool fail_top(Ctx *c, const char *key, int member, const char *fmt, ...)
+{
+    c->depth = 0;
+    if (key) push_key(c, key, member);
+    va_list ap;
+    va_start(ap, fmt);
+    fail_va(c, false, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// --- small readers ---
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+static const char *type_name(const cJSON *v)
+{
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsObject(v)) return "an object";
+    if (cJSON_IsTrue(v)) return "true";
+    if (cJSON_IsFalse(v)) return "false";
+    if (cJSON_IsNull(v)) return "null";
+    return "an unknown value";
+}
+
+// The shortest %g form that reads back as x ("2.5", "1e+20", "-3").
+static const char *fmt_num(double x, char *buf, size_t cap)
+{
+    if (x == 0) {
+        snprintf(buf, cap, "0");
+    } else if (x == floor(x) && fabs(x) < 1e17) {
+        snprintf(buf, cap, "%.0f", x);
+    } else {
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(buf, cap, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+    }
+    return buf;
+}
+
+// A key for a message: at most 60 bytes, cut at a character boundary, control characters as '?'.
+static const char *show_key(const char *key, char *buf, size_t cap)
+{
+    size_t n = 0, i = 0;
+    for (; key[i] && i < 60 && n + 4 < cap; i++) buf[n++] = ((unsigned char)key[i] < 0x20) ? '?' : key[i];
+    if (key[i]) {
+        if (((unsigned char)key[i] & 0xC0) == 0x80) {
+            // The cut fell inside a character: drop the part of it that was copied.
+            while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80) n--;
+            if (n > 0) n--;
+        }
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+// The first member named key (duplicates were already rejected by check_keys), and its position.
+static const cJSON *member(const cJSON *obj, const char *key, int *index)
+{
+    int i = 0;
+    for (const cJSON *ch = obj->child; ch; ch = ch->next, i++) {
+        if (ch->string && strcmp(ch->string, key) == 0) {
+            *index = i;
+            return ch;
+        }
+    }
+    *index = -1;
+    return NULL;
+}
+
+// Rejects duplicate and unknown keys of obj (at the current path), in document order.
+static bool check_keys(Ctx *c, const cJSON *obj, const char *const *allowed, const char *expected)
+{
+    char shown[80];
+    int k = 0;
+    for (const cJSON *ch = obj->child; ch; ch = ch->next, k++) {
+        const char *name = ch->string ? ch->string : "";
+        int first = 0;
+        for (const cJSON *p = obj->child; p != ch; p = p->next, first++) {
+            if (p->string && strcmp(p->string, name) == 0) {
+                int line = 0, col = 0;
+                size_t off;
+                int idx[MAX_PATH + 1];
+                int depth = c->depth < MAX_PATH ? c->depth : MAX_PATH;
+                for (int i = 0; i < depth; i++) idx[i] = c->path[i].index;
+                idx[depth] = first;
+                if (json_locate(c->text, c->len, idx, depth + 1, true, &off))
+                    json_line_col(c->text, c->len, off, &line, &col);
+                push_key(c, name, k);
+                return fail_key(c, "duplicate key \"%s\" (first given at line %d, column %d)",
+                                show_key(name, shown, sizeof shown), line, col);
+            }
+        }
+        bool known = false;
+        for (int a = 0; allowed[a]; a++) known = known || strcmp(allowed[a], name) == 0;
+        if (!known) {
+            push_key(c, name, k);
+            return fail_key(c, "unknown key \"%s\" (expected %s)", show_key(name, shown, sizeof shown), expected);
+        }
+    }
+    return true;
+}
+
+static bool get_number(Ctx *c, const cJSON *v, double *out)
+{
+    if (!cJSON_IsNumber(v)) return fail(c, "expected a number, got %s", type_name(v));
+    if (!isfinite(v->valuedouble)) return fail(c, "number out of range");
+    *out = v->valuedouble;
+    return true;
+}
+
+// An integer in [min, max]. The path names the key, so messages read "heads: must be at least 1, got 0".
+static bool get_int(Ctx *c, const cJSON *v, int min, int max, int *out)
+{
+    char num[40];
+    if (!cJSON_IsNumber(v)) return fail(c, "expected a whole number, got %s", type_name(v));
+    double x = v->valuedouble;
+    if (!isfinite(x)) return fail(c, "number out of range");
+    if (x != floor(x)) return fail(c, "must be a whole number, got %s", fmt_num(x, num, sizeof num));
+    if (x < min) return fail(c, "must be at least %d, got %s", min, fmt_num(x, num, sizeof num));
+    if (x > max) return fail(c, "must be at most %d, got %s", max, fmt_num(x, num, sizeof num));
+    *out = (int)x;
+    return true;
+}
+
+static bool get_seed(Ctx *c, const cJSON *v, uint64_t *out)
+{
+    char num[40];
+    if (!cJSON_IsNumber(v)) return fail(c, "expected a whole number from 0 to 2^53 - 1, got %s", type_name(v));
+    double x = v->valuedouble;
+    if (!isfinite(x)) return fail(c, "number out of range");
+    if (x < 0) return fail(c, "must not be negative, got %s", fmt_num(x, num, sizeof num));
+    if (x != floor(x)) return fail(c, "must be a whole number, got %s", fmt_num(x, num, sizeof num));
+    if (x > LESSON_MAX_SEED)
+        return fail(c, "must be at most 9007199254740991 (2^53 - 1), got %s", fmt_num(x, num, sizeof num));
+    *out = (uint64_t)x;
+    return true;
+}
+
+// A standard deviation: finite and >= 0.
+static bool get_std(Ctx *c, const cJSON *v, double *out)
+{
+    char num[40];
+    if (!get_number(c, v, out)) return false;
+    if (*out < 0) return fail(c, "must not be negative, got %s", fmt_num(*out, num, sizeof num));
+    return true;
+}
+
+static bool get_string(Ctx *c, const cJSON *v, const char **out)
+{
+    if (!cJSON_IsString(v) || !v->valuestring) return fail(c, "expected a string, got %s", type_name(v));
+    *out = v->valuestring;
+    return true;
+}
+
+static char *dup_string(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static void free_strings(char **s, int n)
+{
+    if (!s) return;
+    for (int i = 0; i < n; i++) free(s[i]);
+    free(s);
+}
+
+// dst[0..count) = the numbers of the array v (at the current path); what names count in messages.
+static bool read_vector(Ctx *c, const cJSON *v, double *dst, int count, const char *what)
+{
+    if (!cJSON_IsArray(v))
+        return fail(c, "expected an array of %d number%s (%s), got %s", count, plural(count), what, type_name(v));
+    int got = cJSON_GetArraySize(v);
+    if (got != count) return fail(c, "expected %d number%s (%s), got %d", count, plural(count), what, got);
+    int j = 0;
+    for (const cJSON *x = v->child; x; x = x->next, j++) {
+        push_index(c, j);
+        if (!get_number(c, x, &dst[j])) return false;
+        pop(c);
+    }
+    return true;
+}
+
+// m (already shaped) = the array of rows v; rows_what and cols_what name the sizes in messages.
+static bool read_matrix(Ctx *c, const cJSON *v, Matrix *m, const char *rows_what, const char *cols_what)
+{
+    if (!cJSON_IsArray(v))
+        return fail(c, "expected an array of %d row%s (%s), got %s", m->rows, plural(m->rows), rows_what, type_name(v));
+    int got = cJSON_GetArraySize(v);
+    if (got != m->rows) return fail(c, "expected %d row%s (%s), got %d", m->rows, plural(m->rows), rows_what, got);
+    int r = 0;
+    for (const cJSON *row = v->child; row; row = row->next, r++) {
+        push_index(c, r);
+        if (!read_vector(c, row, mat_row(m, r), m->cols, cols_what)) return false;
+        pop(c);
+    }
+    return true;
+}
+
+// --- tokens ---
+
+// Byte length of the white-space character at p, or 0: the characters Python's str.split() splits on
+// (ASCII \t \n \v \f \r, space, U+001C..U+001F, and Unicode's: U+0085, U+00A0, U+1680, U+2000..U+200A,
+// U+2028, U+2029, U+202F, U+205F, U+3000), so "the\u00a0cat" is two tokens, as in NumPy-side tools.
+static size_t space_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] == ' ' || (p[0] >= 0x09 && p[0] <= 0x0D) || (p[0] >= 0x1C && p[0] <= 0x1F)) return 1;
+    if (p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) return 2;
+    if (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) return 3; // U+1680
+    if (p[0] == 0xE2 && p[1] == 0x80 &&
+        ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF))
+        return 3; // U+2000..U+200A, U+2028, U+2029, U+202F
+    if (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) return 3; // U+205F
+    if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) return 3; // U+3000
+    return 0;
+}
+
+// Splits s on white space into out[0..count) when out is not NULL; returns the number of words
+// (or -1 when out of memory). The string is valid UTF-8 and NUL-terminated, so reading p[1], p[2] is safe.
+static int split_words(const char *s, char **out)
+{
+    int n = 0;
+    for (const char *p = s; *p;) {
+        size_t w;
+        while ((w = space_len(p)) > 0) p += w;
+        const char *start = p;
+        while (*p && space_len(p) == 0) p++;
+        if (p > start) {
+            if (out && !(out[n] = dup_string(start, (size_t)(p - start)))) return -1;
+            n++;
+        }
+    }
+    return n;
+}
+
+// "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source").
+static bool read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
+{
+    int ti, si;
+    const cJSON *t = member(obj, "tokens", &ti), *s = member(obj, "sentence", &si);
+    if (t && s) {
+        bool tokens_later = ti > si;
+        push_key(c, tokens_later ? "tokens" : "sentence", tokens_later ? ti : si);
+        return fail_key(c, "\"tokens\" and \"sentence\" both given; use one of them");
+    }
+    if (!t && !s) return fail(c, "missing required key \"tokens\" (or \"sentence\")");
+
+    char **toks = NULL;
+    int n;
+    if (t) {
+        push_key(c, "tokens", ti);
+        if (!cJSON_IsArray(t)) return fail(c, "expected an array of strings, got %s", type_name(t));
+        n = cJSON_GetArraySize(t);
+        if (n == 0) return fail(c, "expected at least one token, got an empty array");
+        if (n > LESSON_MAX_TOKENS) return fail(c, "too many tokens: %d (the limit is %d)", n, LESSON_MAX_TOKENS);
+        int i = 0;
+        for (const cJSON *x = t->child; x; x = x->next, i++) {
+            push_index(c, i);
+            const char *str = NULL;
+            if (!get_string(c, x, &str)) return false;
+            if (!str[0]) return fail(c, "empty token: every token needs at least one character");
+            pop(c);
+        }
+        toks = calloc((size_t)n, sizeof *toks);
+        if (!toks) return fail(c, "out of memory");
+        i = 0;
+        for (const cJSON *x = t->child; x; x = x->next, i++) {
+            toks[i] = dup_string(x->valuestring, strlen(x->valuestring));
+            if (!toks[i]) {
+                free_strings(toks, n);
+                return fail(c, "out of memory");
+            }
+        }
+    } else {
+        push_key(c, "sentence", si);
+        const char *str = NULL;
+        if (!get_string(c, s, &str)) return false;
+        n = split_words(str, NULL);
+        if (n == 0) return fail(c, "no words: the sentence is empty or only white space");
+        if (n > LESSON_MAX_TOKENS)
+            return fail(c, "too many tokens: the sentence has %d words (the limit is %d)", n, LESSON_MAX_TOKENS);
+        toks = calloc((size_t)n, sizeof *toks);
+        if (!toks || split_words(str, toks) < 0) {
+            free_strings(toks, n);
+            return fail(c, "out of memory");
+        }
+    }
+    pop(c);
+    *out = toks;
+    *count = n;
+    return true;
+}
+
+// --- embeddings ---
+
+// out (rows, d_model) = the "embeddings" value v at the current path, explicit rows or {"random": ...}.
+// *d_model < 0 when not given (explicit rows then set it). d_model_member is the position of the top-level
+// "d_model" key, blamed when it disagrees with the rows (-1: the rows are blamed instead). rows_what
+// names the row count in messages ("one per token", "one per source token").
+static bool read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_what, int *d_model, int d_model_member,
+                            Matrix *out)
+{
+    if (cJSON_IsObject(v)) {
+        static const char *const keys[] = {"random", NULL};
+        static const char *const random_keys[] = {"seed", "std", NULL};
+        if (!check_keys(c, v, keys, "random")) return false;
+        int ri;
+        const cJSON *r = member(v, "random", &ri);
+        if (!r) return fail(c, "missing required key \"random\" (or give the rows of numbers)");
+        push_key(c, "random", ri);
+        if (!cJSON_IsObject(r)) return fail(c, "expected an object {\"seed\": S, \"std\": 1.0}, got %s", type_name(r));
+        if (!check_keys(c, r, random_keys, "seed, std")) return false;
+        int k;
+        const cJSON *seed_v = member(r, "seed", &k);
+        if (!seed_v) return fail(c, "missing required key \"seed\"");
+        uint64_t seed;
+        push_key(c, "seed", k);
+        if (!get_seed(c, seed_v, &seed)) return false;
+        pop(c);
+        double std = 1.0;
+        const cJSON *std_v = member(r, "std", &k);
+        if (std_v) {
+            push_key(c, "std", k);
+            if (!get_std(c, std_v, &std)) return false;
+            pop(c);
+        }
+        pop(c);
+        if (*d_model < 0) return fail_top(c, NULL, 0, "missing required key \"d_model\" (random embeddings need it)");
+        if (!mat_init(out, rows, *d_model)) return fail(c, "out of memory");
+        Rng rng;
+        rng_seed(&rng, seed);
+        rng_normal_fill(&rng, 0.0, std, out->data, (size_t)rows * (size_t)*d_model);
+        return true;
+    }
+    if (!cJSON_IsArray(v))
+        return fail(c, "expected an array of rows (%s) or {\"random\": {...}}, got %s", rows_what, type_name(v));
+    int got = cJSON_GetArraySize(v);
+    if (got != rows) return fail(c, "expected %d row%s (%s), got %d", rows, plural(rows), rows_what, got);
+    // Row lengths: when they all agree but differ from the given d_model, d_model is the one to blame.
+    int first_len = -1;
+    bool uniform = true;
+    for (const cJSON *row = v->child; row; row = row->next) {
+        int len = cJSON_IsArray(row) ? cJSON_GetArraySize(row) : -1;
+        if (first_len < 0 && row == v->child) first_len = len;
+        uniform = uniform && len >= 0 && len == first_len;
+    }
+    if (*d_model < 0) {
+        push_index(c, 0);
+        if (!cJSON_IsArray(v->child)) return fail(c, "expected an array of numbers, got %s", type_name(v->child));
+        if (first_len == 0) return fail(c, "expected at least one number, got an empty row");
+        if (first_len > LESSON_MAX_D_MODEL)
+            return fail(c, "a row of %d numbers, but d_model can be at most %d", first_len, LESSON_MAX_D_MODEL);
+        pop(c);
+        *d_model = first_len;
+    } else if (uniform && first_len != *d_model && d_model_member >= 0) {
+        return fail_top(c, "d_model", d_model_member, "%d disagrees with the embeddings, whose rows have %d number%s",
+                        *d_model, first_len, plural(first_len));
+    }
+    if (!mat_init(out, rows, *d_model)) return fail(c, "out of memory");
+    return read_matrix(c, v, out, rows_what, "d_model");
+}
+
+// --- weights ---
+
+// ms[0..heads) (each already shaped) = the array of matrices v.
+static bool read_matrix_list(Ctx *c, const cJSON *v, Matrix *ms, int heads)
+{
+    const char *noun = heads == 1 ? "matrix" : "matrices";
+    if (!cJSON_IsArray(v))
+        return fail(c, "expected an array of %d %s (one per head), got %s", heads, noun, type_name(v));
+    int got = cJSON_GetArraySize(v);
+    if (got != heads) return fail(c, "expected %d %s (heads), got %d", heads, noun, got);
+    int h = 0;
+    for (const cJSON *x = v->child; x; x = x->next, h++) {
+        push_index(c, h);
+        if (!read_matrix(c, x, &ms[h], "d_model", "d_k")) return false;
+        pop(c);
+    }
+    return true;
+}
+
+// bs[0..heads) (each (1, d_k)) = the array of bias vectors v.
+static bool read_bias_list(Ctx *c, const cJSON *v, Matrix *bs, int heads)
+{
+    if (!cJSON_IsArray(v))
+        return fail(c, "expected an array of %d bias vector%s (one per head), got %s", heads, plural(heads),
+                    type_name(v));
+    int got = cJSON_GetArraySize(v);
+    if (got != heads) return fail(c, "expected %d bias vector%s (heads), got %d", heads, plural(heads), got);
+    int h = 0;
+    for (const cJSON *x = v->child; x; x = x->next, h++) {
+        push_index(c, h);
+        if (!read_vector(c, x, bs[h].data, bs[h].cols, "d_k")) return false;
+        pop(c);
+    }
+    return true;
+}
+
+static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
+{
+    static const char *const keys[] = {"seed", "qkv_std", "out_std", NULL};
+    if (!cJSON_IsObject(r))
+        return fail(c, "expected an object {\"seed\": S, \"qkv_std\": 1.0, \"out_std\": 1.0}, got %s", type_name(r));
+    if (!check_keys(c, r, keys, "seed, qkv_std, out_std")) return false;
+    int k;
+    const cJSON *v = member(r, "seed", &k);
+    if (!v) return fail(c, "missing required key \"seed\"");
+    uint64_t seed;
+    push_key(c, "seed", k);
+    if (!get_seed(c, v, &seed)) return false;
+    pop(c);
+    double qkv_std = 1.0, out_std = 1.0;
+    if ((v = member(r, "qkv_std", &k))) {
+        push_key(c, "qkv_std", k);
+        if (!get_std(c, v, &qkv_std)) return false;
+        pop(c);
+    }
+    if ((v = member(r, "out_std", &k))) {
+        push_key(c, "out_std", k);
+        if (!get_std(c, v, &out_std)) return false;
+        pop(c);
+    }
+    // One stream, like rng = default_rng(seed): per head W_Q, W_K, W_V, then W_O.
+    Rng rng;
+    rng_seed(&rng, seed);
+    size_t qkv = (size_t)p->d_model * (size_t)p->d_k;
+    for (int h = 0; h < p->heads; h++) {
+        rng_normal_fill(&rng, 0.0, qkv_std, p->W_Q[h].data, qkv);
+        rng_normal_fill(&rng, 0.0, qkv_std, p->W_K[h].data, qkv);
+        rng_normal_fill(&rng, 0.0, qkv_std, p->W_V[h].data, qkv);
+    }
+    rng_normal_fill(&rng, 0.0, out_std, p->W_O.data, (size_t)p->W_O.rows * (size_t)p->W_O.cols);
+    return true;
+}
+
+static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
+{
+    static const char *const required[] = {"W_Q", "W_K", "W_V", "W_O"};
+    for (int i = 0; i < 4; i++) {
+        int k;
+        if (!member(w, required[i], &k))
+            return fail(c, "missing required key \"%s\" (explicit weights need W_Q, W_K, W_V and W_O)", required[i]);
+    }
+    Matrix *lists[3] = {p->W_Q, p->W_K, p->W_V};
+    Matrix *biases[3] = {p->b_Q, p->b_K, p->b_V};
+    static const char *const bias_names[3] = {"b_Q", "b_K", "b_V"};
+    for (int i = 0; i < 3; i++) {
+        int k;
+        const cJSON *v = member(w, required[i], &k);
+        push_key(c, required[i], k);
+        if (!read_matrix_list(c, v, lists[i], p->heads)) return false;
+        pop(c);
+    }
+    int k;
+    const cJSON *v = member(w, "W_O", &k);
+    push_key(c, "W_O", k);
+    if (!read_matrix(c, v, &p->W_O, "heads * d_k", "d_model")) return false;
+    pop(c);
+    for (int i = 0; i < 3; i++) {
+        if (!(v = member(w, bias_names[i], &k))) continue;
+        push_key(c, bias_names[i], k);
+        if (!read_bias_list(c, v, biases[i], p->heads)) return false;
+        pop(c);
+    }
+    if ((v = member(w, "b_O", &k))) {
+        push_key(c, "b_O", k);
+        if (!read_vector(c, v, p->b_O.data, p->d_model, "d_model")) return false;
+        pop(c);
+    }
+    return true;
+}
+
+// torch.nn.MultiheadAttention's state_dict: q = x Wq^T + bq with Wq the first d_model rows of
+// in_proj_weight (then Wk, Wv); head i takes rows i*d_k .. (i+1)*d_k - 1 of each third, transposed.
+static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
+{
+    static const char *const keys[] = {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", NULL};
+    if (!cJSON_IsObject(t))
+        return fail(c, "expected an object {\"in_proj_weight\": ..., \"out_proj_weight\": ...}, got %s", type_name(t));
+    if (!check_keys(c, t, keys, "in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias")) return false;
+    int d = p->d_model, dk = p->d_k;
+    if (p->heads * dk != d)
+        return fail(c, "the pytorch form needs heads * d_k == d_model, but %d * %d = %d and d_model is %d", p->heads,
+                    dk, p->heads * dk, d);
+    int k;
+    if (!member(t, "in_proj_weight", &k)) return fail(c, "missing required key \"in_proj_weight\"");
+    if (!member(t, "out_proj_weight", &k)) return fail(c, "missing required key \"out_proj_weight\"");
+
+    Matrix in_w = {0}, in_b = {0}, out_w = {0};
+    bool ok = mat_init(&in_w, 3 * d, d) && mat_init(&in_b, 1, 3 * d) && mat_init(&out_w, d, d);
+    if (!ok) {
+        ok = fail(c, "out of memory");
+        goto done;
+    }
+    const cJSON *v = member(t, "in_proj_weight", &k);
+    push_key(c, "in_proj_weight", k);
+    if (!(ok = read_matrix(c, v, &in_w, "3 * d_model", "d_model"))) goto done;
+    pop(c);
+    if ((v = member(t, "in_proj_bias", &k))) {
+        push_key(c, "in_proj_bias", k);
+        if (!(ok = read_vector(c, v, in_b.data, 3 * d, "3 * d_model"))) goto done;
+        pop(c);
+    }
+    v = member(t, "out_proj_weight", &k);
+    push_key(c, "out_proj_weight", k);
+    if (!(ok = read_matrix(c, v, &out_w, "d_model", "d_model"))) goto done;
+    pop(c);
+    if ((v = member(t, "out_proj_bias", &k))) {
+        push_key(c, "out_proj_bias", k);
+        if (!(ok = read_vector(c, v, p->b_O.data, d, "d_model"))) goto done;
+        pop(c);
+    }
+    Matrix *W[3] = {p->W_Q, p->W_K, p->W_V};
+    Matrix *B[3] = {p->b_Q, p->b_K, p->b_V};
+    for (int part = 0; part < 3; part++) {
+        for (int h = 0; h < p->heads; h++) {
+            for (int j = 0; j < dk; j++) {
+                int row = part * d + h * dk + j;
+                for (int a = 0; a < d; a++) mat_set(&W[part][h], a, j, mat_get(&in_w, row, a));
+                mat_set(&B[part][h], 0, j, mat_get(&in_b, 0, row));
+            }
+        }
+    }
+    for (int r = 0; r < d; r++)
+        for (int col = 0; col < d; col++) mat_set(&p->W_O, r, col, mat_get(&out_w, col, r));
+done:
+    mat_free(&in_w);
+    mat_free(&in_b);
+    mat_free(&out_w);
+    return ok;
+}
+
+static int weight_form(const char *key)
+{
+    if (strcmp(key, "random") == 0) return 0;
+    if (strcmp(key, "pytorch") == 0) return 1;
+    return 2;
+}
+
+// The "weights" value w (at the current path) into p (already shaped, zeroed).
+static bool read_weights(Ctx *c, const cJSON *w, AttnParams *p)
+{
+    static const char *const keys[] = {"random", "pytorch", "W_Q", "W_K", "W_V", "W_O",
+                                       "b_Q",    "b_K",     "b_V", "b_O", NULL};
+    if (!cJSON_IsObject(w))
+        return fail(c, "expected an object with \"random\", \"pytorch\" or W_Q, W_K, W_V, W_O, got %s", type_name(w));
+    if (!check_keys(c, w, keys, "random, pytorch, or W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O")) return false;
+    if (!w->child)
+        return fail(c, "expected one of \"random\", \"pytorch\", or explicit W_Q, W_K, W_V, W_O, got an empty object");
+    int form = weight_form(w->child->string);
+    int k = 0;
+    for (const cJSON *ch = w->child; ch; ch = ch->next, k++) {
+        if (weight_form(ch->string) != form) {
+            push_key(c, ch->string, k);
+            return fail_key(c, "two weight forms at once: %s\"%s\" and %s\"%s\"; give exactly one",
+                            form == 2 ? "explicit " : "", w->child->string,
+                            weight_form(ch->string) == 2 ? "explicit " : "", ch->string);
+        }
+    }
+    if (form == 2) return read_weights_explicit(c, w, p);
+    const cJSON *v = member(w, form == 0 ? "random" : "pytorch", &k);
+    push_key(c, form == 0 ? "random" : "pytorch", k);
+    if (!(form == 0 ? read_weights_random(c, v, p) : read_weights_pytorch(c, v, p))) return false;
+    pop(c);
+    return true;
+}
+
+// --- the whole lesson ---
+
+// What is built so far; freed as a whole on failure.
+typedef struct {
+    char *title, *notes;
+    char **tokens, **source_tokens;
+    int n, m;
+    Matrix X, S;
+    AttnParams p;
+} Build;
+
+static void build_free(Build *b)
+{
+    free(b->title);
+    free(b->notes);
+    free_strings(b->tokens, b->n);
+    free_strings(b->source_tokens, b->m);
+    mat_free(&b->X);
+    mat_free(&b->S);
+    params_free(&b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static bool optional_int(Ctx *c, const cJSON *root, const char *key, int max, int *out, int *member_index)
+{
+    const cJSON *v = member(root, key, member_index);
+    if (!v) return true;
+    push_key(c, key, *member_index);
+    if (!get_int(c, v, 1, max, out)) return false;
+    pop(c);
+    return true;
+}
+
+static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
+{
+    static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "embeddings", "d_model",
+                                           "heads",   "d_k",   "mask",  "source", "weights",  NULL};
+    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", NULL};
+    if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
+    if (!check_keys(c, root, top_keys,
+                    "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights"))
+        return false;
+
+    int k;
+    const char *str = NULL;
+    const cJSON *v;
+    if ((v = member(root, "$schema", &k))) {
+        push_key(c, "$schema", k);
+        if (!get_string(c, v, &str)) return false;
+        pop(c);
+    }
+    if (!(v = member(root, "title", &k))) return fail(c, "missing required key \"title\"");
+    push_key(c, "title", k);
+    if (!get_string(c, v, &str)) return false;
+    if (!(b->title = dup_string(str, strlen(str)))) return fail(c, "out of memory");
+    pop(c);
+    if ((v = member(root, "notes", &k))) {
+        push_key(c, "notes", k);
+        if (!get_string(c, v, &str)) return false;
+        if (!(b->notes = dup_string(str, strlen(str)))) return fail(c, "out of memory");
+        pop(c);
+    }
+    if (!read_tokens(c, root, &b->tokens, &b->n)) return false;
+
+    int d_model = -1, heads = 0, d_k = -1, d_model_member = -1, heads_member = -1, d_k_member = -1;
+    if (!optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member)) return false;
+    if (!member(root, "heads", &heads_member)) return fail(c, "missing required key \"heads\"");
+    if (!optional_int(c, root, "heads", LESSON_MAX_HEADS, &heads, &heads_member)) return false;
+    if (!optional_int(c, root, "d_k", LESSON_MAX_D_K, &d_k, &d_k_member)) return false;
+
+    MaskKind mask = MASK_NONE;
+    int source_member;
+    const cJSON *source = member(root, "source", &source_member);
+    if ((v = member(root, "mask", &k))) {
+        push_key(c, "mask", k);
+        if (!cJSON_IsString(v)) return fail(c, "expected \"none\" or \"causal\", got %s", type_name(v));
+        char shown[80];
+        if (strcmp(v->valuestring, "causal") == 0)
+            mask = MASK_CAUSAL;
+        else if (strcmp(v->valuestring, "none") != 0)
+            return fail(c, "expected \"none\" or \"causal\", got \"%s\"",
+                        show_key(v->valuestring, shown, sizeof shown));
+        if (mask == MASK_CAUSAL && source)
+            return fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
+        pop(c);
+    }
+
+    if (!(v = member(root, "embeddings", &k))) return fail(c, "missing required key \"embeddings\"");
+    push_key(c, "embeddings", k);
+    if (!read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X)) return false;
+    pop(c);
+
+    if (d_k < 0) {
+        if (d_model % heads != 0)
+            return fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
+                            heads, d_model);
+        d_k = d_model / heads;
+    }
+    double weight_values = 4.0 * heads * (double)d_k * d_model;
+    if (weight_values > LESSON_MAX_WEIGHT_VALUES)
+        return fail(
+            c, "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); the limit is %.0f",
+            weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES);
+
+    if (source) {
+        push_key(c, "source", source_member);
+        if (!cJSON_IsObject(source))
+            return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s",
+                        type_name(source));
+        if (!check_keys(c, source, source_keys, "tokens, sentence, embeddings")) return false;
+        if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
+        if (!(v = member(source, "embeddings", &k))) return fail(c, "missing required key \"embeddings\"");
+        push_key(c, "embeddings", k);
+        if (!read_embeddings(c, v, b->m, "one per source token", &d_model, -1, &b->S)) return false;
+        pop(c);
+        pop(c);
+    } else {
+        b->m = b->n;
+        if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens)) || !mat_copy(&b->S, &b->X))
+            return fail(c, "out of memory");
+        for (int i = 0; i < b->m; i++)
+            if (!(b->source_tokens[i] = dup_string(b->tokens[i], strlen(b->tokens[i]))))
+                return fail(c, "out of memory");
+    }
+
+    if (!(v = member(root, "weights", &k))) return fail(c, "missing required key \"weights\"");
+    if (!params_init(&b->p, b->n, b->m, d_model, heads, d_k)) return fail(c, "out of memory");
+    b->p.mask = mask;
+    b->p.cross = source != NULL;
+    // The embeddings move into the params (same shapes).
+    mat_free(&b->p.X);
+    mat_free(&b->p.S);
+    b->p.X = b->X;
+    b->p.S = b->S;
+    memset(&b->X, 0, sizeof b->X);
+    memset(&b->S, 0, sizeof b->S);
+    push_key(c, "weights", k);
+    if (!read_weights(c, v, &b->p)) return false;
+    pop(c);
+    return true;
+}
+
+static void error_init(LessonError *err, const char *filename)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->file, sizeof err->file, "%s", filename ? filename : "");
+}
+
+// Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
+static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err)
+{
+    JsonSyntaxError syn;
+    if (!json_check(text, len, &syn)) {
+        if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
+        snprintf(err->message, sizeof err->message, "%s", syn.message);
+        free(text);
+        return false;
+    }
+    // len + 1: with require_null_terminated cJSON wants to see the NUL inside the buffer.
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
+    if (!root) {
+        // json_check accepted it, so this is cJSON running out of memory (or disagreeing): say where it stopped.
+        if (end && end >= text && (size_t)(end - text) <= len)
+            json_line_col(text, len, (size_t)(end - text), &err->line, &err->col);
+        snprintf(err->message, sizeof err->message, "cJSON could not parse the file here (out of memory?)");
+        free(text);
+        return false;
+    }
+    Ctx c = {text, len, err, {{0}}, 0};
+    Build b;
+    memset(&b, 0, sizeof b);
+    bool ok = build_lesson(&c, root, &b);
+    cJSON_Delete(root);
+    if (!ok) {
+        build_free(&b);
+        free(text);
+        return false;
+    }
+    out->title = b.title;
+    out->notes = b.notes;
+    out->tokens = b.tokens;
+    out->source_tokens = b.source_tokens;
+    out->params = b.p;
+    out->text = text;
+    out->text_len = len;
+    return true;
+}
+
+bool lesson_parse(Lesson *out, const char *text, size_t len, const char *filename, LessonError *err)
+{
+    memset(out, 0, sizeof *out);
+    error_init(err, filename);
+    if (len > LESSON_MAX_FILE_BYTES) {
+        snprintf(err->message, sizeof err->message, "file is too large: %zu bytes (the limit is %u MiB)", len,
+                 LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        return false;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return false;
+    }
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    return parse_owned(out, copy, len, err);
+}
+
+static bool io_fail(LessonError *err, const char *what, int errnum)
+{
+    err->io = true;
+    snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errnum));
+    return false;
+}
+
+bool lesson_load(Lesson *out, const char *path, LessonError *err)
+{
+    memset(out, 0, sizeof *out);
+    error_init(err, path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return io_fail(err, "cannot open the lesson", errno);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return io_fail(err, "cannot read the lesson", e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return io_fail(err, "cannot read the lesson", EISDIR);
+    }
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > LESSON_MAX_FILE_BYTES) {
+        fclose(f);
+        err->io = true;
+        snprintf(err->message, sizeof err->message, "file is too large: %jd bytes (the limit is %u MiB)",
+                 (intmax_t)st.st_size, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        return false;
+    }
+    // Read in chunks up to the limit + 1 byte, so pipes and files that grow are bounded too.
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        err->io = true;
+        snprintf(err->message, sizeof err->message, "out of memory reading the lesson");
+        return false;
+    }
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap * 2 > (size_t)LESSON_MAX_FILE_BYTES + 1 ? (size_t)LESSON_MAX_FILE_BYTES + 1 : cap * 2;
+            if (ncap <= cap) break; // limit + 1 bytes read: the size check below reports it
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                err->io = true;
+                snprintf(err->message, sizeof err->message, "out of memory reading the lesson");
+                return false;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    bool read_error = ferror(f) != 0;
+    int e = errno;
+    fclose(f);
+    if (read_error) {
+        free(buf);
+        return io_fail(err, "cannot read the lesson", e ? e : EIO);
+    }
+    if (len > LESSON_MAX_FILE_BYTES) {
+        free(buf);
+        err->io = true;
+        snprintf(err->message, sizeof err->message, "file is too large: more than %u MiB",
+                 LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        return false;
+    }
+    buf[len] = '\0';
+    return parse_owned(out, buf, len, err);
+}
+
+bool lesson_load_builtin(Lesson *out, LessonError *err)
+{
+    return lesson_parse(out, lesson_builtin_text, lesson_builtin_len, "<built-in>", err);
+}
+
+void lesson_free(Lesson *l)
+{
+    if (!l) return;
+    free(l->title);
+    free(l->notes);
+    free_strings(l->tokens, l->params.n);
+    free_strings(l->source_tokens, l->params.m);
+    params_free(&l->params);
+    free(l->text);
+    memset(l, 0, sizeof *l);
+}
+
+const char *lesson_error_format(const LessonError *err, char *buf, size_t cap)
+{
+    if (!buf || cap == 0) return buf;
+    size_t used = 0;
+    buf[0] = '\0';
+    append(buf, cap, &used, "%s", err->file[0] ? err->file : "<lesson>");
+    if (err->line > 0) {
+        append(buf, cap, &used, ":%d", err->line);
+        if (err->col > 0) append(buf, cap, &used, ":%d", err->col);
+    }
+    append(buf, cap, &used, ": error: ");
+    if (err->path[0]) append(buf, cap, &used, "%s: ", err->path);
+    append(buf, cap, &used, "%s", err->message);
+    return buf;
+}

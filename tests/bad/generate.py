@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+# Writes the bad-lesson corpus: NAME.json (one problem each) and NAME.expected (the exact error line).
+# Each case marks where the error must point with "@@" (removed from the file); this script turns the
+# mark into LINE:COL (columns in code points), independently of the C locator. Run from anywhere:
+#   python3 tests/bad/generate.py        (the generated files are committed; rerun after editing cases)
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MARK = b"@@"
+
+
+def lesson(**fields):
+    """A lesson as indented JSON text: fields in order, raw JSON values; None drops the default."""
+    base = [
+        ("title", '"The cat sat"'),
+        ("tokens", '["The", "cat", "sat"]'),
+        ("embeddings", "[[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]]"),
+        ("heads", "2"),
+        ("weights", '{"random": {"seed": 42, "qkv_std": 1.0, "out_std": 0.5}}'),
+    ]
+    extra = fields.pop("_extra", [])
+    keys = dict(base)
+    keys.update(fields)
+    pairs = [(k, keys[k]) for k, _ in base if keys[k] is not None]
+    pairs += [(k, v) for k, v in fields.items() if k not in dict(base) and v is not None]
+    pairs += extra
+    return "{\n" + ",\n".join('  %s: %s' % (k if k.startswith("@@") else '"%s"' % k, v) for k, v in pairs) + "\n}\n"
+
+
+def small(**fields):
+    """d_model 2, heads 2, d_k 1, explicit weights (for the shape errors of each weight form)."""
+    f = {
+        "tokens": '["a", "b"]',
+        "embeddings": "[[1, 0], [0, 1]]",
+        "weights": fields.pop("weights", None)
+        or '{\n    "W_Q": [[[1], [0]], [[0], [1]]],\n    "W_K": [[[1], [0]], [[0], [1]]],\n'
+        '    "W_V": [[[1], [0]], [[0], [1]]],\n    "W_O": [[1, 0], [0, 1]]\n  }',
+    }
+    f.update(fields)
+    return lesson(**f)
+
+
+PYTORCH = ('{"pytorch": {\n    "in_proj_weight": [[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]],\n'
+           '    "in_proj_bias": [0, 0, 0, 0, 0, 0],\n    "out_proj_weight": [[1, 0], [0, 1]],\n'
+           '    "out_proj_bias": [0, 0]\n  }}')
+
+SOURCE = '{"tokens": ["Le", "chat"], "embeddings": [[1, 0, 0, 0], [0, 1, 0, 0]]}'
+
+CASES = [
+    # --- syntax ---
+    ("syntax-truncated", lesson()[:lesson().index("[0, 1, 0, 1]") + 5] + "@@",
+     "unexpected end of file: the array opened with '[' at line 4, column 32 is not closed"),
+    ("syntax-trailing-comma-array", lesson(tokens='["The", "cat", "sat"@@,]'),
+     "trailing comma before ']': JSON allows no comma after the last element"),
+    ("syntax-trailing-comma-object", lesson(weights='{"random": {"seed": 42@@,}}'),
+     "trailing comma before '}': JSON allows no comma after the last member"),
+    ("syntax-bom", b"@@\xef\xbb\xbf" + lesson().encode(),
+     "file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM"),
+    ("syntax-utf16", b"@@" + lesson().encode("utf-16"),
+     "file starts with a UTF-16 byte order mark; save it as UTF-8 (without BOM)"),
+    ("syntax-latin1-token", lesson(tokens='["The", "caf@@\xe9", "sat"]').encode("latin-1"),
+     "invalid UTF-8 (byte 0xE9); save the file as UTF-8"),
+    ("syntax-utf8-then-bad-byte", lesson(title='"Le chat \u00e9tait l\u00e0"',
+                                         tokens='["Le", "chat", "\u00e9t\u00e9@@\udcff"]').encode("utf-8", "surrogateescape"),
+     "invalid UTF-8 (byte 0xFF); save the file as UTF-8"),
+    ("syntax-deep-nesting", "[" * 1000 + "@@" + "[" * 9000,
+     "nesting too deep: more than 1000 levels of '[' and '{'"),
+    ("syntax-number-overflow", lesson(embeddings="[[1, 0, 1, 0], [0, @@1e400, 0, 1], [1, 1, 1, 1]]"),
+     "number out of range near '1e400' (a double holds at most about 1.8e308)"),
+    ("syntax-nan", lesson(embeddings="[[@@NaN, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]]"),
+     "invalid JSON: expected a value near 'NaN' (JSON has no NaN or Infinity; write a number)"),
+    ("syntax-infinity", lesson(embeddings="[[1, 0, 1, 0], [0, 1, 0, @@Infinity], [1, 1, 1, 1]]"),
+     "invalid JSON: expected a value near 'Infinity' (JSON has no NaN or Infinity; write a number)"),
+    ("syntax-minus-infinity", lesson(embeddings="[[1, 0, 1, 0], [0, 1, 0, 1], [@@-Infinity, 1, 1, 1]]"),
+     "invalid JSON: expected a value near '-Infinity' (JSON has no NaN or Infinity; write a number)"),
+    ("syntax-empty", b"", "file is empty"),
+    ("syntax-only-white-space", "  \n\t\n", "file is empty (only white space)"),
+    ("syntax-single-quotes", lesson().replace('"title"', "@@'title'"),
+     "invalid JSON: keys must be in double quotes, not single quotes"),
+    ("syntax-missing-comma", lesson().replace('sat",\n  "tokens"', 'sat"\n  @@"tokens"'),
+     "invalid JSON: expected ',' or '}' before the next key (is a comma missing?)"),
+    ("syntax-leading-zero", lesson(heads="@@02"), "invalid number near '02': leading zeros are not allowed"),
+    ("syntax-python-literal", lesson(notes="@@None"),
+     "invalid JSON: expected a value near 'None' (the JSON literals are true, false and null, in lower case)"),
+    ("syntax-comment", lesson().replace('  "heads"', '  @@// two heads\n  "heads"'), "invalid JSON: JSON has no comments"),
+    ("syntax-nul-byte", lesson(title='"The@@\0 cat sat"'),
+     "file contains a NUL byte; a lesson is UTF-8 text (is it UTF-16 or binary?)"),
+    ("syntax-tab-in-string", lesson(tokens='["The", "cat@@\tsat"]'),
+     "control character U+0009 inside a string (write it as an escape such as \\t)"),
+    ("syntax-line-break-in-string", lesson(title='"The cat sat@@\n"'),
+     "line break inside a string: is a closing '\"' missing? (write \\n for a new line)"),
+    ("syntax-bad-escape", lesson(notes='"saved in C:@@\\Users"'),
+     "invalid escape in a string: '\\' followed by 'U' (valid escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"),
+    ("syntax-lone-surrogate", lesson(title='"The cat @@\\ud83d sat"'),
+     "invalid \\u escape: \\uD83D must be followed by a low surrogate \\uDC00..\\uDFFF"),
+    ("syntax-two-objects", lesson() + "@@{}\n",
+     "unexpected '{' after the end of the JSON value (one file holds one lesson object)"),
+    ("syntax-unterminated-string", '{\n  "title": "The cat sat@@',
+     "unexpected end of file inside the string that starts at line 2, column 12"),
+
+    # --- the top level ---
+    ("top-array", "@@[]\n", "expected a lesson object { ... }, got an array"),
+    ("top-unknown-key", lesson(_extra=[('@@"head"', "2")]),
+     'unknown key "head" (expected $schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, '
+     'source, weights)'),
+    ("top-duplicate-key", lesson(_extra=[('@@"heads"', "4")]), 'duplicate key "heads" (first given at line 5, column 3)'),
+    ("schema-not-string", lesson(_extra=[("$schema", "@@1")]), "$schema: expected a string, got a number"),
+    ("missing-title", "@@" + lesson(title=None), 'missing required key "title"'),
+    ("missing-heads", "@@" + lesson(heads=None), 'missing required key "heads"'),
+    ("missing-embeddings", "@@" + lesson(embeddings=None), 'missing required key "embeddings"'),
+    ("missing-weights", "@@" + lesson(weights=None), 'missing required key "weights"'),
+    ("title-not-string", lesson(title="@@42"), "title: expected a string, got a number"),
+
+    # --- tokens ---
+    ("tokens-and-sentence", lesson(_extra=[('@@"sentence"', '"The cat sat"')]),
+     '"tokens" and "sentence" both given; use one of them'),
+    ("tokens-missing", "@@" + lesson(tokens=None), 'missing required key "tokens" (or "sentence")'),
+    ("tokens-empty-array", lesson(tokens="@@[]"), "tokens: expected at least one token, got an empty array"),
+    ("tokens-empty-string", lesson(tokens='["The", @@"", "sat"]'),
+     "tokens[1]: empty token: every token needs at least one character"),
+    ("tokens-number", lesson(tokens='["The", "cat", @@7]'), "tokens[2]: expected a string, got a number"),
+    ("tokens-not-array", lesson(tokens='@@"The cat sat"'), "tokens: expected an array of strings, got a string"),
+    ("sentence-blank", lesson(tokens=None, sentence='@@" \\t\\n "'),
+     "sentence: no words: the sentence is empty or only white space"),
+    ("sentence-513-words", lesson(tokens=None, sentence='@@"' + " ".join("w%d" % i for i in range(513)) + '"',
+                                  embeddings='{"random": {"seed": 1}}', d_model="4"),
+     "sentence: too many tokens: the sentence has 513 words (the limit is 512)"),
+    ("tokens-513", lesson(tokens="@@[" + ", ".join('"t%d"' % i for i in range(513)) + "]",
+                          embeddings='{"random": {"seed": 1}}', d_model="4"),
+     "tokens: too many tokens: 513 (the limit is 512)"),
+
+    # --- sizes ---
+    ("heads-zero", lesson(heads="@@0"), "heads: must be at least 1, got 0"),
+    ("heads-negative", lesson(heads="@@-2"), "heads: must be at least 1, got -2"),
+    ("heads-fractional", lesson(heads="@@1.5"), "heads: must be a whole number, got 1.5"),
+    ("heads-65", lesson(heads="@@65", d_k="1"), "heads: must be at most 64, got 65"),
+    ("heads-zero-crlf", lesson(heads="@@0").replace("\n", "\r\n"), "heads: must be at least 1, got 0"),
+    ("heads-string", lesson(heads='@@"2"'), "heads: expected a whole number, got a string"),
+    ("heads-not-dividing", lesson(heads="@@3"), "heads: 3 does not divide d_model (4); change heads or give d_k"),
+    ("d_model-disagrees", lesson(d_model="@@8"), "d_model: 8 disagrees with the embeddings, whose rows have 4 numbers"),
+    ("d_model-5000-random", lesson(embeddings='{"random": {"seed": 7}}', d_model="@@5000"),
+     "d_model: must be at most 4096, got 5000"),
+    ("d_model-missing-random", "@@" + lesson(embeddings='{"random": {"seed": 7}}'),
+     'missing required key "d_model" (random embeddings need it)'),
+    ("d_k-zero", lesson(d_k="@@0"), "d_k: must be at least 1, got 0"),
+    ("weights-too-big", "@@" + lesson(embeddings='{"random": {"seed": 7}}', d_model="4096", heads="64", d_k="4096"),
+     "the weights would hold 4294967296 numbers (4 * heads * d_k * d_model = 4 * 64 * 4096 * 4096); the limit is 67108864"),
+
+    # --- embeddings ---
+    ("embeddings-ragged", lesson(embeddings="[[1, 0, 1, 0], @@[0, 1, 0], [1, 1, 1, 1]]"),
+     "embeddings[1]: expected 4 numbers (d_model), got 3"),
+    ("embeddings-empty", lesson(embeddings="@@[]"), "embeddings: expected 3 rows (one per token), got 0"),
+    ("embeddings-empty-rows", lesson(embeddings="[@@[], [], []]"),
+     "embeddings[0]: expected at least one number, got an empty row"),
+    ("embeddings-too-few-rows", lesson(embeddings="@@[[1, 0, 1, 0], [0, 1, 0, 1]]"),
+     "embeddings: expected 3 rows (one per token), got 2"),
+    ("embeddings-string-number", lesson(embeddings='[[1, 0, 1, 0], [0, @@"1", 0, 1], [1, 1, 1, 1]]'),
+     "embeddings[1][1]: expected a number, got a string"),
+    ("embeddings-null", lesson(embeddings="@@null"),
+     'embeddings: expected an array of rows (one per token) or {"random": {...}}, got null'),
+    ("embeddings-std-negative", lesson(embeddings='{"random": {"seed": 1, "std": @@-1}}', d_model="4"),
+     "embeddings.random.std: must not be negative, got -1"),
+    ("embeddings-random-unknown-key", lesson(embeddings='{"random": {@@"sede": 1}}', d_model="4"),
+     'embeddings.random: unknown key "sede" (expected seed, std)'),
+
+    # --- mask and source ---
+    ("mask-diagonal", lesson(mask='@@"diagonal"'), 'mask: expected "none" or "causal", got "diagonal"'),
+    ("mask-causal-with-source", lesson(mask='@@"causal"', source=SOURCE),
+     'mask: "causal" masking is for self-attention only; it cannot be used with "source"'),
+    ("source-width", lesson(source='{"tokens": ["Le", "chat"], "embeddings": [@@[1, 0, 0], [0, 1, 0]]}'),
+     "source.embeddings[0]: expected 4 numbers (d_model), got 3"),
+    ("source-rows", lesson(source='{"sentence": "le chat", "embeddings": @@[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]}'),
+     "source.embeddings: expected 2 rows (one per source token), got 3"),
+    ("source-missing-embeddings", lesson(source='@@{"tokens": ["Le", "chat"]}'),
+     'source: missing required key "embeddings"'),
+    ("source-unknown-key", lesson(source='{"tokens": ["Le", "chat"], @@"embedding": [[1, 0, 0, 0], [0, 1, 0, 0]]}'),
+     'source: unknown key "embedding" (expected tokens, sentence, embeddings)'),
+    ("source-empty-tokens", lesson(source='{"tokens": @@[], "embeddings": []}'),
+     "source.tokens: expected at least one token, got an empty array"),
+
+    # --- seeds ---
+    ("seed-negative", lesson(weights='{"random": {"seed": @@-1}}'), "weights.random.seed: must not be negative, got -1"),
+    ("seed-fractional", lesson(weights='{"random": {"seed": @@4.5}}'),
+     "weights.random.seed: must be a whole number, got 4.5"),
+    ("seed-too-large", lesson(weights='{"random": {"seed": @@9007199254740992}}'),
+     "weights.random.seed: must be at most 9007199254740991 (2^53 - 1), got 9007199254740992"),
+    ("seed-1e20", lesson(embeddings='{"random": {"seed": @@1e20}}', d_model="4"),
+     "embeddings.random.seed: must be at most 9007199254740991 (2^53 - 1), got 1e+20"),
+    ("seed-string", lesson(weights='{"random": {"seed": @@"42"}}'),
+     "weights.random.seed: expected a whole number from 0 to 2^53 - 1, got a string"),
+    ("seed-missing", lesson(weights='{"random": @@{"qkv_std": 1.0}}'), 'weights.random: missing required key "seed"'),
+
+    # --- weights: forms ---
+    ("weights-not-object", lesson(weights="@@[]"),
+     'weights: expected an object with "random", "pytorch" or W_Q, W_K, W_V, W_O, got an array'),
+    ("weights-empty", lesson(weights="@@{}"),
+     'weights: expected one of "random", "pytorch", or explicit W_Q, W_K, W_V, W_O, got an empty object'),
+    ("weights-random-and-explicit", lesson(weights='{"random": {"seed": 42}, @@"W_Q": []}'),
+     'weights: two weight forms at once: "random" and explicit "W_Q"; give exactly one'),
+    ("weights-random-and-pytorch", lesson(weights='{"random": {"seed": 42}, @@"pytorch": {}}'),
+     'weights: two weight forms at once: "random" and "pytorch"; give exactly one'),
+    ("weights-unknown-key", lesson(weights='{@@"Random": {"seed": 42}}'),
+     'weights: unknown key "Random" (expected random, pytorch, or W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O)'),
+    ("weights-qkv-std-negative", lesson(weights='{"random": {"seed": 42, "qkv_std": @@-0.5}}'),
+     "weights.random.qkv_std: must not be negative, got -0.5"),
+
+    # --- weights: explicit shapes ---
+    ("explicit-missing-W_O", small(weights='@@{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                           '"W_V": [[[1], [0]], [[0], [1]]]}'),
+     'weights: missing required key "W_O" (explicit weights need W_Q, W_K, W_V and W_O)'),
+    ("explicit-W_Q-rows", small(weights='{"W_Q": [[[1], [0]], @@[[0]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                        '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]]}'),
+     "weights.W_Q[1]: expected 2 rows (d_model), got 1"),
+    ("explicit-W_Q-count", small(weights='{"W_Q": @@[[[1], [0]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                         '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]]}'),
+     "weights.W_Q: expected 2 matrices (heads), got 1"),
+    ("explicit-W_K-cols", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], @@[1, 2]]], '
+                                        '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]]}'),
+     "weights.W_K[1][1]: expected 1 number (d_k), got 2"),
+    ("explicit-W_V-string", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                          '"W_V": [[[1], [0]], [[0], [@@"one"]]], "W_O": [[1, 0], [0, 1]]}'),
+     "weights.W_V[1][1][0]: expected a number, got a string"),
+    ("explicit-W_O-rows", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                        '"W_V": [[[1], [0]], [[0], [1]]], "W_O": @@[[1, 0], [0, 1], [1, 1]]}'),
+     "weights.W_O: expected 2 rows (heads * d_k), got 3"),
+    ("explicit-W_O-cols", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                        '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], @@[0]]}'),
+     "weights.W_O[1]: expected 2 numbers (d_model), got 1"),
+    ("explicit-b_Q-length", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                          '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]], '
+                                          '"b_Q": [[0], @@[0, 1]]}'),
+     "weights.b_Q[1]: expected 1 number (d_k), got 2"),
+    ("explicit-b_V-count", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                         '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]], "b_V": @@[[0]]}'),
+     "weights.b_V: expected 2 bias vectors (heads), got 1"),
+    ("explicit-b_O-length", small(weights='{"W_Q": [[[1], [0]], [[0], [1]]], "W_K": [[[1], [0]], [[0], [1]]], '
+                                          '"W_V": [[[1], [0]], [[0], [1]]], "W_O": [[1, 0], [0, 1]], "b_O": @@[0]}'),
+     "weights.b_O: expected 2 numbers (d_model), got 1"),
+
+    # --- weights: the pytorch form ---
+    ("pytorch-in-proj-rows", small(weights=PYTORCH.replace("[[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]]",
+                                                           "@@[[1, 0], [0, 1], [1, 0], [0, 1], [1, 0]]")),
+     "weights.pytorch.in_proj_weight: expected 6 rows (3 * d_model), got 5"),
+    ("pytorch-in-proj-cols", small(weights=PYTORCH.replace("[[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]]",
+                                                           "[[1, 0], [0, 1], [1, 0], @@[0, 1, 0], [1, 0], [0, 1]]")),
+     "weights.pytorch.in_proj_weight[3]: expected 2 numbers (d_model), got 3"),
+    ("pytorch-in-proj-bias", small(weights=PYTORCH.replace("[0, 0, 0, 0, 0, 0]", "@@[0, 0, 0, 0]")),
+     "weights.pytorch.in_proj_bias: expected 6 numbers (3 * d_model), got 4"),
+    ("pytorch-out-proj-shape", small(weights=PYTORCH.replace('"out_proj_weight": [[1, 0], [0, 1]]',
+                                                             '"out_proj_weight": [[1, 0], @@[0, 1, 2]]')),
+     "weights.pytorch.out_proj_weight[1]: expected 2 numbers (d_model), got 3"),
+    ("pytorch-out-proj-rows", small(weights=PYTORCH.replace('"out_proj_weight": [[1, 0], [0, 1]]',
+                                                            '"out_proj_weight": @@[[1, 0]]')),
+     "weights.pytorch.out_proj_weight: expected 2 rows (d_model), got 1"),
+    ("pytorch-heads-times-d_k", small(d_k="3", weights=PYTORCH.replace('{"pytorch": {', '{"pytorch": @@{')),
+     "weights.pytorch: the pytorch form needs heads * d_k == d_model, but 2 * 3 = 6 and d_model is 2"),
+    ("pytorch-unknown-key", small(weights=PYTORCH.replace('"out_proj_bias"', '@@"out_proj_biases"')),
+     'weights.pytorch: unknown key "out_proj_biases" (expected in_proj_weight, in_proj_bias, out_proj_weight, '
+     'out_proj_bias)'),
+    ("pytorch-missing-out-proj", small(weights='{"pytorch": @@{"in_proj_weight": [[1, 0], [0, 1], [1, 0], [0, 1], '
+                                               '[1, 0], [0, 1]]}}'),
+     'weights.pytorch: missing required key "out_proj_weight"'),
+]
+
+
+def line_col(data, offset):
+    before = data[:offset]
+    line = before.count(b"\n") + 1
+    start = before.rfind(b"\n") + 1
+    col = len(before[start:].decode("utf-8")) + 1  # code points
+    return line, col
+
+
+def main():
+    for name in os.listdir(HERE):
+        if name.endswith(".json") or name.endswith(".expected"):
+            os.remove(os.path.join(HERE, name))
+    names = set()
+    for name, text, message in CASES:
+        assert name not in names, name
+        names.add(name)
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
+        assert data.count(MARK) <= 1, name
+        where = ""
+        if MARK in data:
+            offset = data.index(MARK)
+            data = data.replace(MARK, b"")
+            where = ":%d:%d" % line_col(data, offset)
+        assert len(data) < 100_000, name
+        with open(os.path.join(HERE, name + ".json"), "wb") as f:
+            f.write(data)
+        with open(os.path.join(HERE, name + ".expected"), "w", encoding="utf-8") as f:
+            f.write("bad/%s.json%s: error: %s\n" % (name, where, message))
+    print("%d bad lessons written to %s" % (len(CASES), HERE))
+
+
+if __name__ == "__main__":
+    main()
