@@ -94,8 +94,9 @@ static void block_edge(double *out, const double *a, const double *b, int k, int
         for (int c = 0; c < nr; c++) out[(size_t)(i0 + r) * (size_t)p + (size_t)(j0 + c)] = acc[r][c];
 }
 
-// Built twice (AVX2 and baseline x86-64) and chosen at load time, so the same binary runs everywhere.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+// Built twice by GCC (AVX2 and baseline x86-64) and chosen at load time, so the same binary runs
+// everywhere (clang 14 leaves the dispatcher out, so it gets the baseline build).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b)

@@ -7,8 +7,8 @@
 #include <string.h>
 
 static const char *const STAGE_NAMES[STAGE_COUNT] = {
-    "Input embeddings", "Projections Q, K, V", "Scores QK\xe1\xb5\x80", "Scaling \xc3\xb7\xe2\x88\x9a" "d_k",
-    "Causal mask", "Softmax", "Weighted sum A\xc2\xb7V", "Concatenation", "Output projection W\xe1\xb4\xbc",
+    "Input embeddings", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
+    "Softmax", "Weighted sum A·V", "Concatenation", "Output projection Wᴼ",
 };
 static const char *const STAGE_KEYS[STAGE_COUNT] = {
     "input", "projections", "scores", "scaled", "mask", "softmax", "weighted-sum", "concat", "output",
