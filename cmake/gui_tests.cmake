@@ -1,0 +1,10 @@
+# Tests of the window: the state machine and the scene headless, then the real window under Xvfb.
+mha_test(test_app mha_app)
+mha_test(test_scene mha_render)
+
+# Real window under xvfb-run, keys from xdotool, screenshots with ImageMagick's import.
+# Exits 77 (skipped) only when xvfb-run is absent.
+add_test(NAME test_gui_xvfb
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_xvfb.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gui-shots)
+set_tests_properties(test_gui_xvfb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -1,0 +1,265 @@
+// The viewer's state machine: keys, hover and sub-steps change an AppState; nothing here draws.
+#include "app.h"
+
+#include <string.h>
+
+AppDims app_dims_from_params(const AttnParams *p)
+{
+    AppDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
+    return d;
+}
+
+static void build_stages(AppState *s)
+{
+    s->stage_count = 0;
+    for (int st = 0; st < STAGE_COUNT; st++) {
+        if (st == STAGE_MASK && !s->dims.causal) continue;
+        s->stages[s->stage_count++] = (Stage)st;
+    }
+}
+
+void app_init(AppState *s, const AppDims *dims)
+{
+    memset(s, 0, sizeof *s);
+    s->dims = *dims;
+    build_stages(s);
+    s->zoom = 1.0;
+    s->colormap = COLORMAP_VIRIDIS;
+    s->reveal = -1;
+    s->width = 1280;
+    s->height = 720;
+}
+
+void app_set_dims(AppState *s, const AppDims *dims)
+{
+    Stage was = app_stage(s);
+    s->dims = *dims;
+    build_stages(s);
+    s->stage_index = 0;
+    for (int i = 0; i < s->stage_count; i++)
+        if (s->stages[i] <= was) s->stage_index = i; // the same stage, or the one before a vanished mask
+    if (s->head >= dims->heads) s->head = 0;
+    s->reveal = -1;
+    memset(&s->hover, 0, sizeof s->hover);
+    memset(&s->pinned, 0, sizeof s->pinned);
+}
+
+Stage app_stage(const AppState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
+
+int app_reveal_total(const AppState *s)
+{
+    const AppDims *d = &s->dims;
+    switch (app_stage(s)) {
+    case STAGE_PROJECT: return d->n * d->d_k + 2 * d->m * d->d_k;
+    case STAGE_SCORES:
+    case STAGE_SCALE:
+    case STAGE_MASK:
+    case STAGE_SOFTMAX: return d->n * d->m;
+    case STAGE_WEIGHTED_SUM: return d->n * d->d_k;
+    case STAGE_CONCAT: return d->n * d->heads * d->d_k;
+    case STAGE_OUTPUT: return d->n * d->d_model;
+    default: return 0;
+    }
+}
+
+CellRef app_reveal_cell(const AppState *s, int k)
+{
+    const AppDims *d = &s->dims;
+    CellRef c = {MAT_NONE, s->head, 0, 0};
+    int cols = 1;
+    switch (app_stage(s)) {
+    case STAGE_PROJECT: {
+        int q = d->n * d->d_k, kk = d->m * d->d_k;
+        if (k < q) c.mat = MAT_Q;
+        else if (k < q + kk) { c.mat = MAT_K; k -= q; }
+        else { c.mat = MAT_V; k -= q + kk; }
+        cols = d->d_k;
+        break;
+    }
+    case STAGE_SCORES: c.mat = MAT_SCORES; cols = d->m; break;
+    case STAGE_SCALE: c.mat = MAT_SCALED; cols = d->m; break;
+    case STAGE_MASK: c.mat = MAT_MASKED; cols = d->m; break;
+    case STAGE_SOFTMAX: c.mat = MAT_WEIGHTS; cols = d->m; break;
+    case STAGE_WEIGHTED_SUM: c.mat = MAT_Z; cols = d->d_k; break;
+    case STAGE_CONCAT: c.mat = MAT_CONCAT; cols = d->heads * d->d_k; break;
+    case STAGE_OUTPUT: c.mat = MAT_OUTPUT; cols = d->d_model; break;
+    default: return c;
+    }
+    if (cols < 1) cols = 1;
+    c.row = k / cols;
+    c.col = k % cols;
+    return c;
+}
+
+bool app_cell_revealed(const AppState *s, CellRef c)
+{
+    if (s->reveal < 0) return true;
+    int total = app_reveal_total(s);
+    if (total == 0) return true;
+    CellRef first = app_reveal_cell(s, 0);
+    bool per_head = app_stage(s) != STAGE_CONCAT && app_stage(s) != STAGE_OUTPUT;
+    if (per_head && c.head != s->head) return true;
+    int index;
+    if (app_stage(s) == STAGE_PROJECT) {
+        const AppDims *d = &s->dims;
+        if (c.mat == MAT_Q) index = c.row * d->d_k + c.col;
+        else if (c.mat == MAT_K || c.mat == MAT_KT) index = d->n * d->d_k + c.row * d->d_k + c.col;
+        else if (c.mat == MAT_V) index = d->n * d->d_k + d->m * d->d_k + c.row * d->d_k + c.col;
+        else return true;
+    } else {
+        if (c.mat != first.mat) return true;
+        CellRef second = total > 1 ? app_reveal_cell(s, total - 1) : first;
+        int cols = second.col + 1;
+        index = c.row * cols + c.col;
+    }
+    return index < s->reveal;
+}
+
+CellRef app_focus_cell(const AppState *s)
+{
+    if (s->pinned.mat != MAT_NONE) return s->pinned;
+    if (s->hover.mat != MAT_NONE) return s->hover;
+    if (s->reveal > 0) return app_reveal_cell(s, s->reveal - 1);
+    CellRef none = {MAT_NONE, 0, 0, 0};
+    return none;
+}
+
+static bool cell_eq(CellRef a, CellRef b)
+{
+    return a.mat == b.mat && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
+}
+
+static bool go_stage(AppState *s, int index)
+{
+    if (index < 0) index = 0;
+    if (index >= s->stage_count) index = s->stage_count - 1;
+    if (index == s->stage_index) return false;
+    s->stage_index = index;
+    s->reveal = -1;
+    memset(&s->pinned, 0, sizeof s->pinned);
+    return true;
+}
+
+static bool set_head(AppState *s, int head)
+{
+    if (head < 0 || head >= s->dims.heads || head == s->head) return false;
+    s->head = head;
+    s->reveal = -1;
+    memset(&s->pinned, 0, sizeof s->pinned);
+    return true;
+}
+
+static bool set_zoom(AppState *s, double z)
+{
+    if (z < APP_ZOOM_MIN) z = APP_ZOOM_MIN;
+    if (z > APP_ZOOM_MAX) z = APP_ZOOM_MAX;
+    if (z == s->zoom) return false;
+    s->zoom = z;
+    return true;
+}
+
+// '.' fills one more cell; after the last cell the whole result shows again. ',' goes back one cell.
+static bool sub_step(AppState *s, int dir)
+{
+    int total = app_reveal_total(s);
+    if (total == 0) return false;
+    int r = s->reveal < 0 ? total : s->reveal;
+    if (dir > 0) r = (s->reveal < 0) ? 1 : r + 1;
+    else r = r - 1;
+    if (r < 0) r = 0;
+    if (r >= total) r = -1;
+    if (r == s->reveal) return false;
+    s->reveal = r;
+    memset(&s->pinned, 0, sizeof s->pinned);
+    return true;
+}
+
+static bool handle_key(AppState *s, const AppEvent *ev)
+{
+    bool shift = (ev->mods & APP_MOD_SHIFT) != 0;
+    if (s->help && ev->key != APP_KEY_ESCAPE && ev->key != APP_KEY_Q && ev->key != APP_KEY_H
+        && ev->key != APP_KEY_F1 && ev->key != APP_KEY_F && ev->key != APP_KEY_F11) {
+        s->help = false; // any other key closes the overlay and acts
+        handle_key(s, ev);
+        return true;
+    }
+    switch (ev->key) {
+    case APP_KEY_RIGHT:
+    case APP_KEY_SPACE:
+    case APP_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);
+    case APP_KEY_LEFT:
+    case APP_KEY_BACKSPACE:
+    case APP_KEY_PAGEUP: return go_stage(s, s->stage_index - 1);
+    case APP_KEY_HOME: return go_stage(s, 0);
+    case APP_KEY_END: return go_stage(s, s->stage_count - 1);
+    case APP_KEY_PERIOD: return sub_step(s, +1);
+    case APP_KEY_COMMA: return sub_step(s, -1);
+    case APP_KEY_DIGIT: {
+        bool changed = set_head(s, ev->digit - 1);
+        if (ev->digit >= 1 && ev->digit <= s->dims.heads && s->view != VIEW_ONE_HEAD) {
+            s->view = VIEW_ONE_HEAD;
+            changed = true;
+        }
+        return changed;
+    }
+    case APP_KEY_TAB: {
+        int h = s->dims.heads;
+        if (h <= 1) return false;
+        return set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
+    }
+    case APP_KEY_A:
+        s->view = s->view == VIEW_ALL_HEADS ? VIEW_ONE_HEAD : VIEW_ALL_HEADS;
+        memset(&s->hover, 0, sizeof s->hover);
+        memset(&s->pinned, 0, sizeof s->pinned);
+        return true;
+    case APP_KEY_F:
+    case APP_KEY_F11: s->fullscreen = !s->fullscreen; return true;
+    case APP_KEY_PLUS: return set_zoom(s, s->zoom * 1.25);
+    case APP_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
+    case APP_KEY_0: return set_zoom(s, 1.0);
+    case APP_KEY_H:
+    case APP_KEY_F1: s->help = !s->help; return true;
+    case APP_KEY_ESCAPE:
+        if (s->help) s->help = false;
+        else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
+        else s->quit = true;
+        return true;
+    case APP_KEY_Q: s->quit = true; return true;
+    case APP_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
+    default: return false;
+    }
+}
+
+bool app_handle(AppState *s, const AppEvent *ev)
+{
+    switch (ev->kind) {
+    case APP_EV_KEY: return handle_key(s, ev);
+    case APP_EV_HOVER:
+        if (cell_eq(s->hover, ev->cell)) return false;
+        s->hover = ev->cell;
+        return true;
+    case APP_EV_CLICK:
+        if (ev->head >= 0 && s->view == VIEW_ALL_HEADS && ev->cell.mat == MAT_NONE) {
+            s->head = ev->head < s->dims.heads ? ev->head : s->head;
+            s->view = VIEW_ONE_HEAD;
+            return true;
+        }
+        if (ev->cell.mat == MAT_NONE || cell_eq(s->pinned, ev->cell)) {
+            bool had = s->pinned.mat != MAT_NONE;
+            memset(&s->pinned, 0, sizeof s->pinned);
+            return had;
+        }
+        s->pinned = ev->cell;
+        return true;
+    case APP_EV_WHEEL:
+        if (ev->wheel == 0) return false;
+        if (ev->mods & APP_MOD_CTRL) return set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
+        return false;
+    case APP_EV_RESIZE:
+        if (ev->x == s->width && ev->y == s->height) return false;
+        s->width = ev->x;
+        s->height = ev->y;
+        return true;
+    }
+    return false;
+}

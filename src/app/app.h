@@ -1,0 +1,117 @@
+// The viewer's state machine: which stage, head, view, zoom, hover and sub-step are shown.
+// Input arrives as a small AppEvent (not SDL events) so every key is testable without a window. No SDL here.
+#ifndef MHA_APP_H
+#define MHA_APP_H
+
+#include <stdbool.h>
+#include "../core/trace.h"
+#include "../render/colormap.h"
+
+// Keys the viewer reacts to, independent of any window system.
+typedef enum {
+    APP_KEY_NONE = 0,
+    APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_SPACE, APP_KEY_BACKSPACE, APP_KEY_PAGEDOWN, APP_KEY_PAGEUP,
+    APP_KEY_HOME, APP_KEY_END,
+    APP_KEY_PERIOD, APP_KEY_COMMA,     // sub-step forward / back
+    APP_KEY_DIGIT,                     // 1..9 (AppEvent.digit)
+    APP_KEY_TAB,                       // with APP_MOD_SHIFT: previous head
+    APP_KEY_A,                         // all heads / one head
+    APP_KEY_F, APP_KEY_F11,            // fullscreen
+    APP_KEY_PLUS, APP_KEY_MINUS, APP_KEY_0,
+    APP_KEY_H, APP_KEY_F1,             // help overlay
+    APP_KEY_ESCAPE, APP_KEY_Q,
+    APP_KEY_C,                         // next colormap
+} AppKey;
+
+enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
+
+// The logical matrices a cell can belong to (what a hover or a reveal points at).
+typedef enum {
+    MAT_NONE = 0,
+    MAT_X, MAT_S,                 // embeddings (queries, keys/values side)
+    MAT_WQ, MAT_WK, MAT_WV,       // head weights
+    MAT_Q, MAT_K, MAT_V, MAT_KT,  // projections (K^T: K shown transposed)
+    MAT_SCORES,                   // Q K^T
+    MAT_SCALED,                   // scores / sqrt(d_k), before the mask
+    MAT_MASK,                     // 0 or -inf
+    MAT_MASKED,                   // scaled + mask
+    MAT_WEIGHTS,                  // softmax
+    MAT_Z,                        // weights V
+    MAT_CONCAT, MAT_WO, MAT_OUTPUT,
+    MAT_COUNT
+} MatId;
+
+typedef struct {
+    MatId mat;   // MAT_NONE: no cell
+    int head;    // for per-head matrices
+    int row, col;
+} CellRef;
+
+typedef enum { VIEW_ONE_HEAD = 0, VIEW_ALL_HEADS } ViewMode;
+
+typedef enum {
+    APP_EV_KEY,     // key, mods, digit
+    APP_EV_HOVER,   // cell under the pointer (mat == MAT_NONE when none); the backend does the hit test
+    APP_EV_CLICK,   // cell clicked: pins (or unpins) its explanation; a click on a head in the grid selects it
+    APP_EV_WHEEL,   // wheel > 0: zoom in (with APP_MOD_CTRL) or next stage
+    APP_EV_RESIZE,  // x, y = new size in pixels
+} AppEventKind;
+
+typedef struct {
+    AppEventKind kind;
+    AppKey key;
+    unsigned mods;
+    int digit;      // APP_KEY_DIGIT: 1..9
+    CellRef cell;   // HOVER, CLICK
+    int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
+    int wheel;
+    int x, y;       // RESIZE
+} AppEvent;
+
+// Sizes of the lesson, all the state machine needs from it.
+typedef struct {
+    int n, m, d_model, heads, d_k;
+    bool causal;
+} AppDims;
+
+#define APP_ZOOM_MIN 0.5
+#define APP_ZOOM_MAX 3.0
+
+typedef struct {
+    AppDims dims;
+    Stage stages[STAGE_COUNT]; // the stages of this lesson, in order (STAGE_MASK only when causal)
+    int stage_count;
+    int stage_index;           // into stages
+    int head;
+    ViewMode view;
+    double zoom;               // 1.0 = fit; +/- steps of 1.25
+    ColormapId colormap;
+    bool help;                 // key overlay shown
+    bool fullscreen;
+    bool quit;
+    int reveal;                // -1: the whole result; else how many result cells are filled
+    CellRef hover;             // under the pointer
+    CellRef pinned;            // clicked; wins over hover
+    int width, height;         // window size in pixels
+} AppState;
+
+// Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
+void app_init(AppState *s, const AppDims *dims);
+// A lesson (re)loaded: keeps stage (by kind when possible), head, view, zoom and colormap where they still fit.
+void app_set_dims(AppState *s, const AppDims *dims);
+AppDims app_dims_from_params(const AttnParams *p);
+
+// Applies one event. Returns true when something visible changed (the caller redraws then).
+bool app_handle(AppState *s, const AppEvent *ev);
+
+Stage app_stage(const AppState *s);
+// Cells the current stage fills, in reveal order (0 for the input stage).
+int app_reveal_total(const AppState *s);
+// The result cell at position k of the reveal order (k < app_reveal_total).
+CellRef app_reveal_cell(const AppState *s, int k);
+// True when the result cell is already filled (always true when not revealing).
+bool app_cell_revealed(const AppState *s, CellRef c);
+// The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
+CellRef app_focus_cell(const AppState *s);
+
+#endif

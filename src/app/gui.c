@@ -1,0 +1,428 @@
+// The window: SDL events -> AppEvent -> AppState, scene_build -> draw_sdl, redrawn only when something changed.
+// Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors.
+#define _POSIX_C_SOURCE 200809L // stat() and st_mtim
+#include "gui.h"
+
+#include <SDL.h>
+#include <SDL_image.h>
+#include <SDL_ttf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lesson/lesson.h"
+#include "../render/draw_sdl.h"
+#include "../render/scene.h"
+#include "app.h"
+
+#ifndef MHA_SOURCE_ASSETS
+#define MHA_SOURCE_ASSETS ""
+#endif
+#ifndef MHA_INSTALL_ASSETS
+#define MHA_INSTALL_ASSETS ""
+#endif
+
+#define WATCH_MS 500
+
+// Everything the window owns; one per gui_run, passed around instead of globals.
+typedef struct {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    DrawSdl *draw;
+    TextMetrics tm;
+    Scene scene;
+    AppState st;
+    Lesson lesson;
+    Trace trace;
+    bool have_lesson;
+    char path[1024];        // the watched file ("" for the built-in lesson)
+    struct timespec mtime;
+    long long size;
+    char banner[1200];      // error of the last failed load ("" when none)
+    bool fullscreen_applied;
+    bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
+    char assets[1024];
+    int mouse_x, mouse_y;   // last pointer position in pixels
+    bool mouse_in;
+} Gui;
+
+static bool file_exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+// The assets directory: next to the program (../share/mha-tracer/assets, as installed), then the source
+// tree the program was built from, then the install prefix.
+static bool find_assets(char *out, size_t cap)
+{
+    char probe[1200];
+    char *base = SDL_GetBasePath();
+    if (base) {
+        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(probe, sizeof probe, "%s%s/fonts/DejaVuSans.ttf", base, rel[i]);
+            if (file_exists(probe)) {
+                snprintf(out, cap, "%s%s", base, rel[i]);
+                SDL_free(base);
+                return true;
+            }
+        }
+        SDL_free(base);
+    }
+    const char *fixed[] = {MHA_SOURCE_ASSETS, MHA_INSTALL_ASSETS};
+    for (size_t i = 0; i < 2; i++) {
+        if (!fixed[i][0]) continue;
+        snprintf(probe, sizeof probe, "%s/fonts/DejaVuSans.ttf", fixed[i]);
+        if (file_exists(probe)) {
+            snprintf(out, cap, "%s", fixed[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool file_stamp(const char *path, struct timespec *mt, long long *size)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return false;
+    *mt = sb.st_mtim;
+    *size = (long long)sb.st_size;
+    return true;
+}
+
+static void set_title(Gui *g)
+{
+    char t[600];
+    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s", g->have_lesson && g->lesson.title ? g->lesson.title : "");
+    if (g->win) SDL_SetWindowTitle(g->win, t);
+}
+
+// Loads a lesson (path NULL: the built-in one) and runs its trace. On success replaces the shown lesson;
+// on failure keeps the last good one and fills the banner. Returns true on success.
+static bool load_lesson(Gui *g, const char *path)
+{
+    Lesson l;
+    LessonError err;
+    memset(&err, 0, sizeof err);
+    bool ok = path ? lesson_load(&l, path, &err) : lesson_load_builtin(&l, &err);
+    if (!ok) {
+        char msg[1100];
+        lesson_error_format(&err, msg, sizeof msg);
+        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", msg);
+        return false;
+    }
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &l.params, &terr)) {
+        snprintf(g->banner, sizeof g->banner, "%s: %s   (still showing the last good lesson)", path ? path : "<built-in>",
+                 terr.message);
+        lesson_free(&l);
+        return false;
+    }
+    AppDims dims = app_dims_from_params(&l.params);
+    if (g->have_lesson) {
+        trace_free(&g->trace);
+        lesson_free(&g->lesson);
+        app_set_dims(&g->st, &dims);
+    } else {
+        int w = g->st.width, h = g->st.height;
+        app_init(&g->st, &dims);
+        g->st.width = w;
+        g->st.height = h;
+    }
+    g->lesson = l;
+    g->trace = t;
+    g->have_lesson = true;
+    g->banner[0] = '\0';
+    set_title(g);
+    return true;
+}
+
+static void watch(Gui *g, const char *path)
+{
+    if (!path) {
+        g->path[0] = '\0';
+        return;
+    }
+    snprintf(g->path, sizeof g->path, "%s", path);
+    if (!file_stamp(g->path, &g->mtime, &g->size)) g->size = -1;
+}
+
+// Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
+static bool poll_watch(Gui *g)
+{
+    if (!g->path[0]) return false;
+    struct timespec mt;
+    long long size;
+    if (!file_stamp(g->path, &mt, &size)) return false; // being replaced by an editor: try again later
+    if (mt.tv_sec == g->mtime.tv_sec && mt.tv_nsec == g->mtime.tv_nsec && size == g->size) return false;
+    g->mtime = mt;
+    g->size = size;
+    load_lesson(g, g->path);
+    return true;
+}
+
+static AppKey map_key(SDL_Keycode k, int *digit)
+{
+    *digit = 0;
+    if (k >= SDLK_1 && k <= SDLK_9) {
+        *digit = (int)(k - SDLK_1) + 1;
+        return APP_KEY_DIGIT;
+    }
+    if (k >= SDLK_KP_1 && k <= SDLK_KP_9) {
+        *digit = (int)(k - SDLK_KP_1) + 1;
+        return APP_KEY_DIGIT;
+    }
+    switch (k) {
+    case SDLK_RIGHT: return APP_KEY_RIGHT;
+    case SDLK_LEFT: return APP_KEY_LEFT;
+    case SDLK_SPACE: return APP_KEY_SPACE;
+    case SDLK_BACKSPACE: return APP_KEY_BACKSPACE;
+    case SDLK_PAGEDOWN: return APP_KEY_PAGEDOWN;
+    case SDLK_PAGEUP: return APP_KEY_PAGEUP;
+    case SDLK_DOWN: return APP_KEY_PAGEDOWN;
+    case SDLK_UP: return APP_KEY_PAGEUP;
+    case SDLK_HOME: return APP_KEY_HOME;
+    case SDLK_END: return APP_KEY_END;
+    case SDLK_PERIOD:
+    case SDLK_KP_PERIOD: return APP_KEY_PERIOD;
+    case SDLK_COMMA:
+    case SDLK_KP_COMMA: return APP_KEY_COMMA;
+    case SDLK_TAB: return APP_KEY_TAB;
+    case SDLK_a: return APP_KEY_A;
+    case SDLK_f: return APP_KEY_F;
+    case SDLK_F11: return APP_KEY_F11;
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS: return APP_KEY_PLUS;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: return APP_KEY_MINUS;
+    case SDLK_0:
+    case SDLK_KP_0: return APP_KEY_0;
+    case SDLK_h: return APP_KEY_H;
+    case SDLK_F1: return APP_KEY_F1;
+    case SDLK_ESCAPE: return APP_KEY_ESCAPE;
+    case SDLK_q: return APP_KEY_Q;
+    case SDLK_c: return APP_KEY_C;
+    default: return APP_KEY_NONE;
+    }
+}
+
+// Window coordinates -> drawable pixels (HiDPI).
+static void to_pixels(Gui *g, int x, int y, int *px, int *py)
+{
+    int ww, wh, pw, ph;
+    SDL_GetWindowSize(g->win, &ww, &wh);
+    SDL_GetRendererOutputSize(g->ren, &pw, &ph);
+    *px = ww > 0 ? x * pw / ww : x;
+    *py = wh > 0 ? y * ph / wh : y;
+}
+
+static void redraw(Gui *g)
+{
+    int w, h;
+    SDL_GetRendererOutputSize(g->ren, &w, &h);
+    g->st.width = w;
+    g->st.height = h;
+    Uint64 t0 = SDL_GetPerformanceCounter();
+    scene_build(&g->scene, &g->st, &g->lesson, &g->trace, w, h, &g->tm, g->banner[0] ? g->banner : NULL);
+    Uint64 t1 = SDL_GetPerformanceCounter();
+    Rgba bg = g->scene.background;
+    SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
+    SDL_RenderClear(g->ren);
+    draw_sdl_scene(g->draw, &g->scene);
+    Uint64 t2 = SDL_GetPerformanceCounter();
+    SDL_RenderPresent(g->ren);
+    Uint64 t3 = SDL_GetPerformanceCounter();
+    if (g->stats) {
+        double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
+        fprintf(stderr, "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total %.2f ms, "
+                        "%zu commands, %zu cached texts\n",
+                w, h, stage_key(app_stage(&g->st)), g->st.view == VIEW_ALL_HEADS ? "all" : "one", (double)(t1 - t0) * f,
+                (double)(t2 - t1) * f, (double)(t3 - t2) * f, (double)(t3 - t0) * f, g->scene.count,
+                draw_sdl_cached(g->draw));
+    }
+}
+
+// Translates one SDL event; returns true when the screen must be redrawn.
+static bool handle_event(Gui *g, const SDL_Event *e)
+{
+    AppEvent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.head = -1;
+    switch (e->type) {
+    case SDL_QUIT: g->st.quit = true; return false;
+    case SDL_KEYDOWN: {
+        ev.kind = APP_EV_KEY;
+        ev.key = map_key(e->key.keysym.sym, &ev.digit);
+        if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
+        if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
+        if (ev.key == APP_KEY_NONE) return false;
+        return app_handle(&g->st, &ev);
+    }
+    case SDL_MOUSEMOTION: {
+        int x, y, head;
+        to_pixels(g, e->motion.x, e->motion.y, &x, &y);
+        g->mouse_x = x;
+        g->mouse_y = y;
+        g->mouse_in = true;
+        ev.kind = APP_EV_HOVER;
+        if (!scene_hit(&g->scene, x, y, &ev.cell, &head)) ev.cell.mat = MAT_NONE;
+        return app_handle(&g->st, &ev);
+    }
+    case SDL_MOUSEBUTTONDOWN: {
+        if (e->button.button != SDL_BUTTON_LEFT) return false;
+        int x, y;
+        to_pixels(g, e->button.x, e->button.y, &x, &y);
+        ev.kind = APP_EV_CLICK;
+        if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
+            ev.cell.mat = MAT_NONE;
+            ev.head = -1;
+        }
+        return app_handle(&g->st, &ev);
+    }
+    case SDL_MOUSEWHEEL:
+        ev.kind = APP_EV_WHEEL;
+        ev.wheel = e->wheel.y;
+        if (SDL_GetModState() & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
+        return app_handle(&g->st, &ev);
+    case SDL_WINDOWEVENT:
+        switch (e->window.event) {
+        case SDL_WINDOWEVENT_LEAVE:
+            g->mouse_in = false;
+            ev.kind = APP_EV_HOVER;
+            return app_handle(&g->st, &ev);
+        case SDL_WINDOWEVENT_SIZE_CHANGED:
+        case SDL_WINDOWEVENT_RESIZED:
+        case SDL_WINDOWEVENT_EXPOSED:
+        case SDL_WINDOWEVENT_SHOWN:
+        case SDL_WINDOWEVENT_RESTORED:
+        case SDL_WINDOWEVENT_MAXIMIZED: return true;
+        default: return false;
+        }
+    case SDL_DROPFILE: {
+        char *file = e->drop.file;
+        if (!file) return false;
+        if (load_lesson(g, file)) watch(g, file);
+        SDL_free(file);
+        return true;
+    }
+    case SDL_RENDER_TARGETS_RESET:
+    case SDL_RENDER_DEVICE_RESET: return true;
+    default: return false;
+    }
+}
+
+static void set_icon(Gui *g)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/mha-tracer.png", g->assets);
+    SDL_Surface *icon = IMG_Load(p);
+    if (icon) {
+        SDL_SetWindowIcon(g->win, icon);
+        SDL_FreeSurface(icon);
+    }
+}
+
+static void gui_free(Gui *g)
+{
+    scene_free(&g->scene);
+    draw_sdl_destroy(g->draw);
+    if (g->ren) SDL_DestroyRenderer(g->ren);
+    if (g->win) SDL_DestroyWindow(g->win);
+    if (g->have_lesson) {
+        trace_free(&g->trace);
+        lesson_free(&g->lesson);
+    }
+    TTF_Quit();
+    SDL_Quit();
+}
+
+int gui_run(const GuiOptions *opt)
+{
+    Gui *g = calloc(1, sizeof *g);
+    if (!g) return 1;
+    scene_init(&g->scene);
+    g->st.width = 1280;
+    g->st.height = 720;
+    const char *stats = getenv("MHA_TRACER_STATS");
+    g->stats = stats && stats[0] == '1';
+    // The first lesson must be valid: there is no last good lesson to fall back on.
+    if (!load_lesson(g, opt->lesson_path)) {
+        fprintf(stderr, "mha-tracer: %s\n", g->banner);
+        free(g);
+        return 2;
+    }
+    watch(g, opt->lesson_path);
+    if (!find_assets(g->assets, sizeof g->assets)) {
+        fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
+        trace_free(&g->trace);
+        lesson_free(&g->lesson);
+        free(g);
+        return 1;
+    }
+    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0 || TTF_Init() != 0) {
+        fprintf(stderr, "mha-tracer: cannot start SDL: %s\n", SDL_GetError());
+        gui_free(g);
+        free(g);
+        return 1;
+    }
+    Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
+    if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
+    g->win = SDL_CreateWindow("mha-tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720, flags);
+    if (g->win) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_ACCELERATED);
+    if (g->win && !g->ren) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_SOFTWARE);
+    char err[512] = "", font_dir[1100];
+    snprintf(font_dir, sizeof font_dir, "%s/fonts", g->assets);
+    if (g->ren) g->draw = draw_sdl_create(g->ren, font_dir, err, sizeof err);
+    if (!g->win || !g->ren || !g->draw) {
+        fprintf(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
+        gui_free(g);
+        free(g);
+        return 1;
+    }
+    SDL_SetWindowMinimumSize(g->win, 640, 400);
+    g->tm = draw_sdl_metrics(g->draw);
+    g->st.fullscreen = opt->fullscreen;
+    g->fullscreen_applied = opt->fullscreen;
+    set_title(g);
+    set_icon(g);
+    SDL_EventState(SDL_DROPFILE, SDL_ENABLE);
+
+    bool dirty = true;
+    Uint32 next_watch = SDL_GetTicks() + WATCH_MS;
+    while (!g->st.quit) {
+        if (g->st.fullscreen != g->fullscreen_applied) {
+            SDL_SetWindowFullscreen(g->win, g->st.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            g->fullscreen_applied = g->st.fullscreen;
+            dirty = true;
+        }
+        if (dirty) {
+            redraw(g);
+            dirty = false;
+            // The layout moved under a still pointer: what it points at now is the hover.
+            AppEvent hover = {.kind = APP_EV_HOVER, .head = -1};
+            int head;
+            if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
+            if (app_handle(&g->st, &hover)) redraw(g);
+        }
+        // Idle means idle: block until an event arrives or the file watch is due.
+        Uint32 now = SDL_GetTicks();
+        int wait = SDL_TICKS_PASSED(now, next_watch) ? 0 : (int)(next_watch - now);
+        SDL_Event e;
+        if (SDL_WaitEventTimeout(&e, wait)) {
+            dirty |= handle_event(g, &e);
+            while (!g->st.quit && SDL_PollEvent(&e)) dirty |= handle_event(g, &e);
+        }
+        if (SDL_TICKS_PASSED(SDL_GetTicks(), next_watch)) {
+            dirty |= poll_watch(g);
+            next_watch = SDL_GetTicks() + WATCH_MS;
+        }
+    }
+    gui_free(g);
+    free(g);
+    return 0;
+}

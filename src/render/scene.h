@@ -1,0 +1,95 @@
+// The scene: everything one frame shows (rectangles, lines, text, hatching, hover regions) as plain data,
+// computed from the app state, the lesson and its trace. A backend (draw_sdl.c, or an exporter) draws it.
+// No SDL here: text is measured through a TextMetrics callback so tests can use a fixed-width fake.
+#ifndef MHA_SCENE_H
+#define MHA_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../app/app.h"
+#include "../lesson/lesson.h"
+#include "colormap.h"
+
+typedef enum { FONT_REGULAR = 0, FONT_BOLD, FONT_MONO, FONT_COUNT } FontRole;
+
+typedef enum {
+    CMD_RECT,   // filled rectangle
+    CMD_FRAME,  // rectangle outline, `thickness` pixels inside the rectangle
+    CMD_LINE,   // from (x, y) to (x + w, y + h), `thickness` pixels wide
+    CMD_TEXT,   // one line of UTF-8 text whose top-left is (x, y); w, h = its measured size
+    CMD_HATCH,  // diagonal hatching inside the rectangle (masked cells)
+} DrawKind;
+
+typedef struct {
+    DrawKind kind;
+    int x, y, w, h;
+    Rgba color;
+    int thickness;
+    FontRole font;
+    int size;       // font pixel size (CMD_TEXT)
+    size_t text;    // offset into Scene.text (CMD_TEXT)
+} DrawCmd;
+
+// A rectangle that answers "what is under the pointer".
+typedef struct {
+    int x, y, w, h;
+    CellRef cell;   // MAT_NONE for a whole head panel in the all-heads grid
+    int head;       // the head panel (-1 when none)
+} HitRegion;
+
+typedef struct {
+    DrawCmd *cmds;
+    size_t count, cap;
+    char *text;     // all strings, NUL-separated (offsets stay valid as it grows)
+    size_t text_len, text_cap;
+    HitRegion *hits;
+    size_t hit_count, hit_cap;
+    int width, height;
+    Rgba background;
+    bool oom;       // an allocation failed: the scene is incomplete
+} Scene;
+
+// Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
+typedef struct {
+    void *user;
+    int (*text_width)(void *user, FontRole font, int size, const char *utf8);
+    int (*line_height)(void *user, FontRole font, int size);
+} TextMetrics;
+
+// What to lay out: the whole window, or one part of it (for slide export).
+typedef enum {
+    SCENE_PART_WINDOW = 0, // header, board (or all-heads grid), heatmap, explanation, footer, overlays
+    SCENE_PART_BOARD,      // the matrices of the current stage as the operation
+    SCENE_PART_HEATMAP,    // the current head's heatmap with its colour bar
+    SCENE_PART_ALL_HEADS,  // every head's heatmap in a grid with one colour bar
+} ScenePart;
+
+void scene_init(Scene *s);
+void scene_free(Scene *s);
+void scene_clear(Scene *s);
+static inline const char *scene_text(const Scene *s, const DrawCmd *c) { return s->text + c->text; }
+
+// Lays out the whole window (w x h pixels) for state st. An error banner is drawn when banner is not NULL.
+// Returns false when memory ran out (the scene may be partial).
+bool scene_build(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, int w, int h,
+                 const TextMetrics *tm, const char *banner);
+// Lays out one part into w x h pixels; scale multiplies every size (1.0 = as on a 1280x720 window).
+bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson *lesson, const Trace *trace,
+                      int w, int h, double scale, const TextMetrics *tm);
+
+// The topmost hit region under (x, y): fills *cell and *head; false when there is none.
+bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);
+
+// The value of one cell of a logical matrix (NAN when out of range). -INFINITY for masked cells.
+double scene_cell_value(const Lesson *lesson, const Trace *trace, CellRef c);
+// Rows and columns of a logical matrix.
+void scene_mat_shape(const Lesson *lesson, MatId mat, int *rows, int *cols);
+
+// How the cell was computed, as up to `max_lines` lines of plain text (UTF-8) written into lines[i]
+// (each `cap` bytes). Returns the number of lines.
+int scene_explain(const Lesson *lesson, const Trace *trace, CellRef c, char lines[][256], int max_lines);
+
+// "0.6111", "-1.2000", "−∞": the 4-decimal form the seed prints.
+void scene_format_value(double v, char *buf, size_t cap);
+
+#endif

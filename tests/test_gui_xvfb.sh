@@ -1,0 +1,90 @@
+#!/bin/sh
+# Runs the real window under Xvfb: steps through the stages with xdotool, takes screenshots with ImageMagick,
+# and checks that the window is not blank, that each key changes the stage, that a broken save of the watched
+# lesson shows the error banner (the last good lesson stays) and that a fixed save reloads, and that Esc quits.
+# usage: test_gui_xvfb.sh MHA_TRACER SOURCE_DIR [SHOT_DIR]      Exit 77 (skip) only when xvfb-run is absent.
+BIN=$1
+SRC=$2
+SHOTS=${3:-${TMPDIR:-/tmp}/mha-gui-shots}
+if ! command -v xvfb-run >/dev/null 2>&1; then
+    echo "SKIP: xvfb-run not installed"
+    exit 77
+fi
+for tool in xdotool import convert; do
+    command -v $tool >/dev/null 2>&1 || { echo "FAIL: $tool not installed (needed with xvfb-run)"; exit 1; }
+done
+mkdir -p "$SHOTS"
+# Under AddressSanitizer, X11/dbus/GL drivers leak at exit; our own leaks are caught by test_scene and test_app.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export BIN SRC SHOTS
+xvfb-run -a -s "-screen 0 1280x720x24" sh -c '
+fail() { echo "FAIL: $*"; kill $PID 2>/dev/null; exit 1; }
+WORK=$(mktemp -d)
+cp "$SRC/lessons/the-cat-sat.json" "$WORK/lesson.json"
+MHA_TRACER_STATS=1 "$BIN" "$WORK/lesson.json" 2>"$WORK/log" &
+PID=$!
+WID=
+for i in $(seq 100); do
+    WID=$(xdotool search --name "mha-tracer" 2>/dev/null | head -1)
+    [ -n "$WID" ] && break
+    sleep 0.1
+done
+[ -n "$WID" ] || fail "no window appeared"
+sleep 1
+shot() { # name: screenshot of the window; prints its number of distinct colours
+    import -window "$WID" "$SHOTS/$1.png" || fail "import failed"
+    convert "$SHOTS/$1.png" -format "%k" info:
+}
+key() { xdotool key --window "$WID" "$1"; sleep 0.4; }
+last_stage() { grep -o "stage=[a-z-]*" "$WORK/log" | tail -1 | cut -d= -f2; }
+
+colours=$(shot 01-input)
+echo "input: $colours colours, stage $(last_stage)"
+[ "$colours" -gt 20 ] || fail "the window looks blank ($colours colours)"
+[ "$(last_stage)" = input ] || fail "first stage is $(last_stage), not input"
+prev=$(md5sum < "$SHOTS/01-input.png")
+n=2
+for want in projections scores scaled softmax weighted-sum concat output; do
+    key Right
+    name=$(printf "%02d-%s" $n $want)
+    colours=$(shot $name)
+    got=$(last_stage)
+    echo "$want: $colours colours, stage $got"
+    [ "$got" = "$want" ] || fail "after Right expected stage $want, got $got"
+    [ "$colours" -gt 20 ] || fail "stage $want looks blank"
+    sum=$(md5sum < "$SHOTS/$name.png")
+    [ "$sum" != "$prev" ] || fail "the picture did not change for stage $want"
+    prev=$sum
+    n=$((n + 1))
+done
+key Home; [ "$(last_stage)" = input ] || fail "Home did not go to the input stage"
+key Next; [ "$(last_stage)" = projections ] || fail "PageDown did not advance"
+key Prior; [ "$(last_stage)" = input ] || fail "PageUp did not go back"
+key End; key a; shot 10-all-heads >/dev/null
+grep -q "view=all" "$WORK/log" || fail "A did not show all heads"
+key a; key 2; shot 11-head-2 >/dev/null
+key h; shot 12-help >/dev/null
+key Escape
+
+# A broken save shows the error banner and keeps the lesson; a good save reloads it.
+printf "{\"title\": \"Broken\", \"tokens\": [\"a\"],\n  \"heads\": oops}\n" > "$WORK/lesson.json"
+sleep 1.5
+shot 13-banner >/dev/null
+kill -0 $PID 2>/dev/null || fail "the program died on a broken lesson"
+red=$(convert "$SHOTS/13-banner.png" -crop 1280x6+0+0 +repage -format "%[fx:int(255*mean.r)] %[fx:int(255*mean.g)]" info:)
+echo "banner top colour (r g): $red"
+r=${red% *}; g=${red#* }
+[ "$r" -gt 150 ] && [ "$g" -lt 80 ] || fail "no red error banner after a broken save ($red)"
+sed "s/The cat sat/The cat sat again/" "$SRC/lessons/the-cat-sat.json" > "$WORK/lesson.json"
+sleep 1.5
+xdotool search --name "The cat sat again" >/dev/null || fail "the fixed lesson was not reloaded"
+shot 14-reloaded >/dev/null
+
+key Escape
+for i in $(seq 30); do kill -0 $PID 2>/dev/null || break; sleep 0.1; done
+kill -0 $PID 2>/dev/null && fail "Esc did not quit"
+wait $PID; rc=$?
+[ $rc -eq 0 ] || fail "exit status $rc"
+rm -rf "$WORK"
+echo "OK: screenshots in $SHOTS"
+'
