@@ -13,6 +13,7 @@ mha_test(test_trace mha_lesson)
 mha_test(test_rng mha_core)
 mha_test(test_lesson mha_lesson)
 mha_test(test_bad_lessons mha_lesson)
+mha_test(test_lesson_write mha_lesson)
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)
@@ -28,6 +29,13 @@ add_test(NAME test_lessons COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_les
          ${CMAKE_CURRENT_SOURCE_DIR})
 add_test(NAME test_schema COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_schema.sh ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_schema PROPERTIES SKIP_RETURN_CODE 77)
+
+# valgrind and AddressSanitizer don't mix: this one runs in the plain build only.
+if(NOT MHA_SANITIZE)
+  add_test(NAME test_valgrind_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_valgrind_cli.sh
+           $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(test_valgrind_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()
 
 if(MHA_GUI)
   include(cmake/gui_tests.cmake OPTIONAL)

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The command line on every shipped lesson and on the bad corpus, under valgrind: no leaks, no errors.
+# ("still reachable" blocks are the shared libraries' own start-up allocations, not leaks of ours.)
+# usage: test_valgrind_cli.sh PATH/TO/mha-tracer SOURCE_DIR   (exit 77 = skipped: no valgrind)
+bin=$1
+src=$2
+command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed: skipped"; exit 77; }
+pass=0
+fail=0
+vg() { # vg EXPECTED_STATUS ARGS...
+    want=$1; shift
+    valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+        --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+        "$bin" "$@" >/dev/null 2>"$tmp"
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL ($got, expected $want): $*"; head -30 "$tmp"; fi
+}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+for f in "$src"/lessons/*.json; do
+    case "$f" in *.schema.json) continue ;; esac
+    vg 0 --trace "$f"
+    vg 0 --compare "$f"
+done
+vg 0 --json
+# One run over the whole bad corpus (every file is loaded, reported and freed in turn).
+vg 2 --check "$src"/tests/bad/*.json
+vg 1 --check "$src/tests/bad/no-such-file.json"
+vg 1 --check "$src/tests"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
