@@ -1,5 +1,6 @@
 # Tests of the window: the state machine and the scene headless, then the real window under Xvfb.
 mha_test(test_app mha_app)
+mha_test(test_edit mha_app mha_lesson)
 mha_test(test_scene mha_render)
 
 # Real window under xvfb-run, keys from xdotool, screenshots with ImageMagick's import.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the real window under Xvfb: steps through the stages with xdotool, takes screenshots with ImageMagick,
-# and checks that the window is not blank, that each key changes the stage, that a broken save of the watched
+# and checks that the window is not blank, that each key changes the stage, that K and M show the cost panel
+# and the comparison, that Ctrl+S saves a loadable NAME-edited.json, that a broken save of the watched
 # lesson shows the error banner (the last good lesson stays) and that a fixed save reloads, and that Esc quits.
 # usage: test_gui_xvfb.sh MHA_TRACER SOURCE_DIR [SHOT_DIR]      Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
@@ -65,6 +66,18 @@ grep -q "view=all" "$WORK/log" || fail "A did not show all heads"
 key a; key 2; shot 11-head-2 >/dev/null
 key h; shot 12-help >/dev/null
 key Escape
+# K: the cost panel; M: the single head beside the heads; Ctrl+S saves NAME-edited.json beside the lesson.
+before=$(md5sum < "$SHOTS/11-head-2.png")
+key k; shot 12a-cost >/dev/null
+[ "$(md5sum < "$SHOTS/12a-cost.png")" != "$before" ] || fail "K did not show the cost panel"
+key Escape; key m; shot 12b-compare >/dev/null
+[ "$(md5sum < "$SHOTS/12b-compare.png")" != "$before" ] || fail "M did not show the comparison"
+key m
+key ctrl+s
+[ -f "$WORK/lesson-edited.json" ] || fail "Ctrl+S did not write lesson-edited.json beside the lesson"
+"$BIN" --check "$WORK/lesson-edited.json" >/dev/null || fail "the saved lesson does not load"
+grep -q "(edited)" "$WORK/lesson-edited.json" || fail "the saved title is not marked (edited)"
+shot 12c-saved >/dev/null
 
 # A broken save shows the error banner and keeps the lesson; a good save reloads it.
 printf "{\"title\": \"Broken\", \"tokens\": [\"a\"],\n  \"heads\": oops}\n" > "$WORK/lesson.json"

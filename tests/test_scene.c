@@ -332,8 +332,196 @@ static void test_lesson_file(const char *name, int heads, bool causal)
     lesson_free(&L);
 }
 
+static int count_text(const Scene *s, const char *needle)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) n++;
+    return n;
+}
+
+static bool load(const char *rel, Lesson *L, Trace *T)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
+    LessonError err;
+    TraceError terr;
+    if (!lesson_load(L, path, &err)) {
+        CHECK(false, "%s loads: %s", rel, err.message);
+        return false;
+    }
+    if (!trace_run(T, &L->params, &terr)) {
+        CHECK(false, "%s traces", rel);
+        lesson_free(L);
+        return false;
+    }
+    return true;
+}
+
+// Key K: the document's figures for d_model 512, n 10 with h = 1 and h = 8.
+static void test_cost_panel(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/paper-base.json", &L, &T)) return;
+    CHECK(L.params.d_model == 512 && L.params.n == 10 && L.params.heads == 8, "paper-base is (512, 10, 8)");
+    AppDims dims = app_dims_from_params(&L.params);
+    AppState st;
+    app_init(&st, &dims);
+    AppEvent k = key(APP_KEY_K);
+    app_handle(&st, &k);
+    Scene s;
+    scene_init(&s);
+    CHECK(scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL), "cost panel builds");
+    CHECK(count_text(&s, "1,048,576") == 2, "1,048,576 weights for h = 1 and h = 8 (%d)", count_text(&s, "1,048,576"));
+    CHECK(count_text(&s, "51,200") == 2, "51,200 multiplications for h = 1 and h = 8 (%d)", count_text(&s, "51,200"));
+    CHECK(has_text(&s, "h = 1") && has_text(&s, "h = 8") && has_text(&s, "512") && has_text(&s, "64"), "both rows, d_k 512 and 64");
+    CHECK(has_text(&s, "8 \xc3\x97 (10\xc3\x97" "10)") && has_text(&s, "1 \xc3\x97 (10\xc3\x97" "10)"), "8 and 1 attention matrices of 10x10");
+    check_bounds(&s, 1280, 720, 12, "cost panel 1280x720");
+    scene_build(&s, &st, &L, &T, 3840, 2160, &TM, NULL);
+    check_bounds(&s, 3840, 2160, 24, "cost panel 3840x2160");
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+    // Another lesson: its own rows, then the paper's for reference.
+    if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
+    dims = app_dims_from_params(&L.params);
+    app_init(&st, &dims);
+    app_handle(&st, &k);
+    scene_init(&s);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(count_text(&s, "1,048,576") == 2 && count_text(&s, "64") >= 2, "the lesson's 64 weights and the paper's rows");
+    CHECK(has_text(&s, "h = 2"), "the lesson's h");
+    check_bounds(&s, 1280, 720, 12, "cost panel, mat lesson");
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// Key M: one head's pattern beside the h patterns and both outputs; the cost line says they are the same.
+static void test_compare_view(void)
+{
+    const char *files[] = {"lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json", "lessons/cross-attention.json",
+                           "lessons/bert-base-shape.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        Comparison cmp;
+        TraceError terr;
+        CHECK(compare_run(&cmp, &L.params, &terr), "%s: comparison runs", files[f]);
+        AppDims dims = app_dims_from_params(&L.params);
+        AppState st;
+        app_init(&st, &dims);
+        AppEvent m = key(APP_KEY_M);
+        app_handle(&st, &m);
+        SceneExtras ex = {&L.params, &cmp, NULL};
+        Scene s;
+        scene_init(&s);
+        int sizes[2][2] = {{1280, 720}, {3840, 2160}};
+        for (int z = 0; z < 2; z++) {
+            char what[200];
+            snprintf(what, sizeof what, "%s compare %dx%d", files[f], sizes[z][0], sizes[z][1]);
+            CHECK(scene_build_ex(&s, &st, &L, &T, &ex, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
+            check_bounds(&s, sizes[z][0], sizes[z][1], sizes[z][1] >= 2160 ? 24 : 12, what);
+            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head") && has_text(&s, "Same cost"), "%s: titles", what);
+        }
+        if (f == 0) {
+            // The single head's pattern is drawn, and its numbers are the single trace's.
+            char v[32];
+            scene_format_value(mat_get(&cmp.trace.head[0].weights, 1, 2), v, sizeof v);
+            CHECK(has_text(&s, v), "the single head's weight %s is shown", v);
+            CHECK(has_text(&s, "Single head vs multi-head"), "the header names the view");
+        }
+        scene_free(&s);
+        compare_free(&cmp);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// An edited weight is outlined in its own colour, and the status line says how many values are edited.
+static void test_edit_marks(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
+    Lesson shown = L;
+    AttnParams e;
+    CHECK(params_copy(&e, &L.params), "copy");
+    CHECK(app_param_set(&e, (CellRef){MAT_WK, 1, 1, 0}, 1.5), "edit");
+    shown.params = e;
+    Trace t2;
+    TraceError terr;
+    CHECK(trace_run(&t2, &e, &terr), "trace");
+    AppDims dims = app_dims_from_params(&L.params);
+    AppState st;
+    app_init(&st, &dims);
+    go(&st, STAGE_PROJECT);
+    st.head = 1;
+    SceneExtras ex = {&L.params, NULL, NULL};
+    Scene s;
+    scene_init(&s);
+    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    int marks = 0;
+    for (size_t i = 0; i < s.count; i++)
+        marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
+    CHECK(marks == 1, "one edited cell outlined, got %d", marks);
+    CHECK(has_text(&s, "1 value edited"), "the status line counts the edit");
+    check_bounds(&s, 1280, 720, 12, "edit marks");
+    st.head = 0;
+    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    marks = 0;
+    for (size_t i = 0; i < s.count; i++)
+        marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
+    CHECK(marks == 0, "head 0 has no edited cell");
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp"};
+    scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
+    scene_free(&s);
+    params_free(&e);
+    trace_free(&t2);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// The 5-token causal lesson at 1280x720: the mask stage shows numbers on the board and in the heatmap, and
+// heatmap titles are never cut.
+static void test_causal_numbers(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/causal-decoder.json", &L, &T)) return;
+    AppDims dims = app_dims_from_params(&L.params);
+    AppState st;
+    app_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    for (Stage stage = STAGE_SCORES; stage <= STAGE_WEIGHTED_SUM; stage++) {
+        go(&st, stage);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        int board = 0, heat = 0;
+        for (size_t i = 0; i < s.count; i++) {
+            if (s.cmds[i].kind != CMD_TEXT) continue;
+            const char *t = scene_text(&s, &s.cmds[i]);
+            if (strlen(t) == 6 && t[1] == '.') board++;          // 0.0000, 2.8284
+            if (strlen(t) == 4 && t[1] == '.') heat++;           // 0.00, 2.83
+        }
+        CHECK(board >= 25, "%s: board numbers shown (%d)", stage_key(stage), board);
+        CHECK(heat >= 10 || stage == STAGE_WEIGHTED_SUM, "%s: heatmap numbers shown (%d)", stage_key(stage), heat);
+        CHECK(!has_text(&s, "\xe2\x80\xa6"), "%s: no text cut", stage_key(stage));
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
+    test_cost_panel();
+    test_compare_view();
+    test_edit_marks();
+    test_causal_numbers();
     test_colormaps();
     test_cat();
     test_lesson_file("tests/good/twelve-heads.json", 12, false);

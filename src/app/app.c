@@ -1,6 +1,7 @@
 // The viewer's state machine: keys, hover and sub-steps change an AppState; nothing here draws.
 #include "app.h"
 
+#include <math.h>
 #include <string.h>
 
 AppDims app_dims_from_params(const AttnParams *p)
@@ -174,16 +175,47 @@ static bool sub_step(AppState *s, int dir)
     return true;
 }
 
+// Asks the owner to change the pinned cell's value, when the pinned cell is editable.
+static bool request_edit(AppState *s, double delta)
+{
+    if (s->pinned.mat == MAT_NONE || !app_mat_editable(s->pinned.mat) || delta == 0.0) return false;
+    s->request = APP_REQ_EDIT;
+    s->request_delta = delta;
+    return true;
+}
+
 static bool handle_key(AppState *s, const AppEvent *ev)
 {
     bool shift = (ev->mods & APP_MOD_SHIFT) != 0;
+    double step = shift ? APP_EDIT_FINE : APP_EDIT_STEP;
     if (s->help && ev->key != APP_KEY_ESCAPE && ev->key != APP_KEY_Q && ev->key != APP_KEY_H
         && ev->key != APP_KEY_F1 && ev->key != APP_KEY_F && ev->key != APP_KEY_F11) {
         s->help = false; // any other key closes the overlay and acts
         handle_key(s, ev);
         return true;
     }
+    // The cost overlay, like the help, closes on any other key, which then acts.
+    if (s->panel == PANEL_COST && ev->key != APP_KEY_ESCAPE && ev->key != APP_KEY_Q && ev->key != APP_KEY_K
+        && ev->key != APP_KEY_F && ev->key != APP_KEY_F11 && ev->key != APP_KEY_NONE) {
+        s->panel = PANEL_NONE;
+        handle_key(s, ev);
+        return true;
+    }
     switch (ev->key) {
+    case APP_KEY_UP: return request_edit(s, step) || go_stage(s, s->stage_index - 1);
+    case APP_KEY_DOWN: return request_edit(s, -step) || go_stage(s, s->stage_index + 1);
+    case APP_KEY_K:
+        s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
+        return true;
+    case APP_KEY_M:
+        s->panel = s->panel == PANEL_COMPARE ? PANEL_NONE : PANEL_COMPARE;
+        memset(&s->hover, 0, sizeof s->hover);
+        return true;
+    case APP_KEY_R: s->request = APP_REQ_REVERT; return true;
+    case APP_KEY_S:
+        if (!(ev->mods & APP_MOD_CTRL)) return false;
+        s->request = APP_REQ_SAVE;
+        return true;
     case APP_KEY_RIGHT:
     case APP_KEY_SPACE:
     case APP_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);
@@ -221,6 +253,7 @@ static bool handle_key(AppState *s, const AppEvent *ev)
     case APP_KEY_F1: s->help = !s->help; return true;
     case APP_KEY_ESCAPE:
         if (s->help) s->help = false;
+        else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
         else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
         else s->quit = true;
         return true;
@@ -232,6 +265,8 @@ static bool handle_key(AppState *s, const AppEvent *ev)
 
 bool app_handle(AppState *s, const AppEvent *ev)
 {
+    s->request = APP_REQ_NONE; // a request lives for one event
+    s->request_delta = 0.0;
     switch (ev->kind) {
     case APP_EV_KEY: return handle_key(s, ev);
     case APP_EV_HOVER:
@@ -254,7 +289,9 @@ bool app_handle(AppState *s, const AppEvent *ev)
     case APP_EV_WHEEL:
         if (ev->wheel == 0) return false;
         if (ev->mods & APP_MOD_CTRL) return set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
-        return false;
+        return request_edit(s, ev->wheel * ((ev->mods & APP_MOD_SHIFT) ? APP_EDIT_FINE : APP_EDIT_STEP));
+    case APP_EV_DRAG:
+        return request_edit(s, -ev->y * APP_EDIT_DRAG * ((ev->mods & APP_MOD_SHIFT) ? 0.1 : 1.0));
     case APP_EV_RESIZE:
         if (ev->x == s->width && ev->y == s->height) return false;
         s->width = ev->x;
@@ -262,4 +299,68 @@ bool app_handle(AppState *s, const AppEvent *ev)
         return true;
     }
     return false;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Live editing of the lesson's parameters
+
+bool app_mat_editable(MatId m)
+{
+    return m == MAT_X || m == MAT_S || m == MAT_WQ || m == MAT_WK || m == MAT_WV || m == MAT_WO;
+}
+
+static Matrix *param_matrix(AttnParams *p, CellRef c)
+{
+    bool per_head = c.mat == MAT_WQ || c.mat == MAT_WK || c.mat == MAT_WV;
+    if (per_head && (c.head < 0 || c.head >= p->heads)) return NULL;
+    switch (c.mat) {
+    case MAT_X: return &p->X;
+    case MAT_S: return p->cross ? &p->S : NULL;
+    case MAT_WQ: return &p->W_Q[c.head];
+    case MAT_WK: return &p->W_K[c.head];
+    case MAT_WV: return &p->W_V[c.head];
+    case MAT_WO: return &p->W_O;
+    default: return NULL;
+    }
+}
+
+double *app_param_ref(AttnParams *p, CellRef c)
+{
+    Matrix *m = param_matrix(p, c);
+    if (!m || c.row < 0 || c.col < 0 || c.row >= m->rows || c.col >= m->cols) return NULL;
+    return mat_row(m, c.row) + c.col;
+}
+
+bool app_param_set(AttnParams *p, CellRef c, double v)
+{
+    double *ref = app_param_ref(p, c);
+    if (!ref || !isfinite(v)) return false;
+    *ref = v;
+    if (c.mat == MAT_X && !p->cross) mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
+    return true;
+}
+
+bool app_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c)
+{
+    // The lookups do not write; the casts only reuse app_param_ref.
+    const double *a = app_param_ref((AttnParams *)orig, c), *b = app_param_ref((AttnParams *)cur, c);
+    return a && b && memcmp(a, b, sizeof *a) != 0;
+}
+
+static int count_diff(const Matrix *a, const Matrix *b)
+{
+    int n = 0;
+    size_t k = (size_t)a->rows * (size_t)a->cols;
+    for (size_t i = 0; i < k; i++) n += memcmp(&a->data[i], &b->data[i], sizeof(double)) != 0;
+    return n;
+}
+
+int app_param_edit_count(const AttnParams *orig, const AttnParams *cur)
+{
+    int n = count_diff(&orig->X, &cur->X) + count_diff(&orig->W_O, &cur->W_O);
+    if (cur->cross) n += count_diff(&orig->S, &cur->S);
+    for (int h = 0; h < cur->heads; h++)
+        n += count_diff(&orig->W_Q[h], &cur->W_Q[h]) + count_diff(&orig->W_K[h], &cur->W_K[h]) +
+             count_diff(&orig->W_V[h], &cur->W_V[h]);
+    return n;
 }

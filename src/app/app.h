@@ -21,6 +21,11 @@ typedef enum {
     APP_KEY_H, APP_KEY_F1,             // help overlay
     APP_KEY_ESCAPE, APP_KEY_Q,
     APP_KEY_C,                         // next colormap
+    APP_KEY_UP, APP_KEY_DOWN,          // edit the pinned weight/embedding; otherwise previous / next stage
+    APP_KEY_K,                         // cost panel
+    APP_KEY_M,                         // single head vs multi-head, side by side
+    APP_KEY_R,                         // revert the edits to the file
+    APP_KEY_S,                         // with APP_MOD_CTRL: save the edited lesson
 } AppKey;
 
 enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
@@ -49,12 +54,33 @@ typedef struct {
 
 typedef enum { VIEW_ONE_HEAD = 0, VIEW_ALL_HEADS } ViewMode;
 
+// What the window shows on top of (or instead of) the stage.
+typedef enum {
+    PANEL_NONE = 0,
+    PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
+    PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
+} AppPanel;
+
+// Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
+typedef enum {
+    APP_REQ_NONE = 0,
+    APP_REQ_EDIT,    // add AppState.request_delta to the pinned cell's value
+    APP_REQ_REVERT,  // back to the values in the file
+    APP_REQ_SAVE,    // save the edited lesson beside the original
+} AppRequest;
+
+// Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
+#define APP_EDIT_STEP 0.1
+#define APP_EDIT_FINE 0.01
+#define APP_EDIT_DRAG 0.01
+
 typedef enum {
     APP_EV_KEY,     // key, mods, digit
     APP_EV_HOVER,   // cell under the pointer (mat == MAT_NONE when none); the backend does the hit test
     APP_EV_CLICK,   // cell clicked: pins (or unpins) its explanation; a click on a head in the grid selects it
     APP_EV_WHEEL,   // wheel > 0: zoom in (with APP_MOD_CTRL) or next stage
     APP_EV_RESIZE,  // x, y = new size in pixels
+    APP_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
 } AppEventKind;
 
 typedef struct {
@@ -65,7 +91,7 @@ typedef struct {
     CellRef cell;   // HOVER, CLICK
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
-    int x, y;       // RESIZE
+    int x, y;       // RESIZE; DRAG: y = pixels moved
 } AppEvent;
 
 // Sizes of the lesson, all the state machine needs from it.
@@ -93,6 +119,9 @@ typedef struct {
     CellRef hover;             // under the pointer
     CellRef pinned;            // clicked; wins over hover
     int width, height;         // window size in pixels
+    AppPanel panel;
+    AppRequest request;        // set by app_handle, carried out and cleared (APP_REQ_NONE) by the owner
+    double request_delta;      // APP_REQ_EDIT: how much to add
 } AppState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -113,5 +142,18 @@ CellRef app_reveal_cell(const AppState *s, int k);
 bool app_cell_revealed(const AppState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef app_focus_cell(const AppState *s);
+
+// Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
+// W_Q, W_K, W_V of each head and W_O.
+bool app_mat_editable(MatId m);
+// The parameter that cell c of p stands for (NULL when c is not editable or out of range).
+double *app_param_ref(AttnParams *p, CellRef c);
+// Sets cell c of p to v; for self-attention an edit of X is made to S too (S is X's copy).
+// Returns false (p unchanged) when c is not editable or v is not finite.
+bool app_param_set(AttnParams *p, CellRef c, double v);
+// True when cell c of cur differs (in any bit) from the same cell of orig.
+bool app_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c);
+// How many editable values of cur differ from orig.
+int app_param_edit_count(const AttnParams *orig, const AttnParams *cur);
 
 #endif

@@ -1,17 +1,22 @@
 // The window: SDL events -> AppEvent -> AppState, scene_build -> draw_sdl, redrawn only when something changed.
-// Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors.
+// Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors, and
+// carries out live edits (an editable copy of the parameters, re-traced after each change), revert and save.
 #define _POSIX_C_SOURCE 200809L // stat() and st_mtim
 #include "gui.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../core/compare.h"
 #include "../lesson/lesson.h"
+#include "../lesson/lesson_write.h"
 #include "../render/draw_sdl.h"
 #include "../render/scene.h"
 #include "app.h"
@@ -33,9 +38,18 @@ typedef struct {
     TextMetrics tm;
     Scene scene;
     AppState st;
-    Lesson lesson;
+    Lesson lesson;          // as in the file: what R reverts to
+    AttnParams edit;        // the editable copy the trace is computed from
     Trace trace;
     bool have_lesson;
+    Comparison cmp;         // the single-head version of edit (computed when the comparison is shown)
+    bool have_cmp, cmp_stale;
+    char saved[1100];       // the file this session saved the edits to ("" when none): saved over again
+    char status[2000];      // what the last save or revert did, shown on screen ("" when none)
+    char edit_error[1100];  // why the last edit was undone ("" when none)
+    bool dragging, dragged; // the left button is held on the pinned editable cell
+    bool press_was_pinned;  // the press was on the cell already pinned
+    int drag_y;
     char path[1024];        // the watched file ("" for the built-in lesson)
     struct timespec mtime;
     long long size;
@@ -121,9 +135,17 @@ static bool load_lesson(Gui *g, const char *path)
         lesson_free(&l);
         return false;
     }
+    AttnParams edit;
+    if (!params_copy(&edit, &l.params)) {
+        snprintf(g->banner, sizeof g->banner, "out of memory   (still showing the last good lesson)");
+        trace_free(&t);
+        lesson_free(&l);
+        return false;
+    }
     AppDims dims = app_dims_from_params(&l.params);
     if (g->have_lesson) {
         trace_free(&g->trace);
+        params_free(&g->edit);
         lesson_free(&g->lesson);
         app_set_dims(&g->st, &dims);
     } else {
@@ -132,9 +154,15 @@ static bool load_lesson(Gui *g, const char *path)
         g->st.width = w;
         g->st.height = h;
     }
+    // Another file: the edits of this session are saved next to it under a fresh name.
+    if (!(path && g->path[0] && strcmp(path, g->path) == 0)) g->saved[0] = '\0';
     g->lesson = l;
+    g->edit = edit;
     g->trace = t;
     g->have_lesson = true;
+    g->cmp_stale = true;
+    g->status[0] = '\0';
+    g->edit_error[0] = '\0';
     g->banner[0] = '\0';
     set_title(g);
     return true;
@@ -182,8 +210,8 @@ static AppKey map_key(SDL_Keycode k, int *digit)
     case SDLK_BACKSPACE: return APP_KEY_BACKSPACE;
     case SDLK_PAGEDOWN: return APP_KEY_PAGEDOWN;
     case SDLK_PAGEUP: return APP_KEY_PAGEUP;
-    case SDLK_DOWN: return APP_KEY_PAGEDOWN;
-    case SDLK_UP: return APP_KEY_PAGEUP;
+    case SDLK_DOWN: return APP_KEY_DOWN;
+    case SDLK_UP: return APP_KEY_UP;
     case SDLK_HOME: return APP_KEY_HOME;
     case SDLK_END: return APP_KEY_END;
     case SDLK_PERIOD:
@@ -206,6 +234,10 @@ static AppKey map_key(SDL_Keycode k, int *digit)
     case SDLK_ESCAPE: return APP_KEY_ESCAPE;
     case SDLK_q: return APP_KEY_Q;
     case SDLK_c: return APP_KEY_C;
+    case SDLK_k: return APP_KEY_K;
+    case SDLK_m: return APP_KEY_M;
+    case SDLK_r: return APP_KEY_R;
+    case SDLK_s: return APP_KEY_S;
     default: return APP_KEY_NONE;
     }
 }
@@ -226,8 +258,21 @@ static void redraw(Gui *g)
     SDL_GetRendererOutputSize(g->ren, &w, &h);
     g->st.width = w;
     g->st.height = h;
+    if (g->st.panel == PANEL_COMPARE && (g->cmp_stale || !g->have_cmp)) {
+        if (g->have_cmp) compare_free(&g->cmp);
+        TraceError terr;
+        g->have_cmp = compare_run(&g->cmp, &g->edit, &terr);
+        g->cmp_stale = false;
+        if (!g->have_cmp) snprintf(g->edit_error, sizeof g->edit_error, "%s", terr.message);
+    }
     Uint64 t0 = SDL_GetPerformanceCounter();
-    scene_build(&g->scene, &g->st, &g->lesson, &g->trace, w, h, &g->tm, g->banner[0] ? g->banner : NULL);
+    Lesson shown = g->lesson; // the file's tokens and title with the edited numbers
+    shown.params = g->edit;
+    SceneExtras ex = {.original = &g->lesson.params,
+                      .compare = g->have_cmp && !g->cmp_stale ? &g->cmp : NULL,
+                      .status = g->status[0] ? g->status : NULL};
+    const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
+    scene_build_ex(&g->scene, &g->st, &shown, &g->trace, &ex, w, h, &g->tm, banner);
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
@@ -246,6 +291,99 @@ static void redraw(Gui *g)
     }
 }
 
+// Adds delta to the pinned cell (rounded to 4 decimals, as shown) and re-traces; an edit that makes the
+// trace fail is undone and the reason shown in the banner.
+static void apply_edit(Gui *g, double delta)
+{
+    CellRef c = g->st.pinned;
+    double *ref = app_param_ref(&g->edit, c);
+    if (!ref) return;
+    double old = *ref, v = round((old + delta) * 1e4) / 1e4;
+    if (v == 0.0) v = 0.0; // no -0 from rounding
+    if (!app_param_set(&g->edit, c, v)) {
+        snprintf(g->edit_error, sizeof g->edit_error, "Edit undone: the value must be a finite number");
+        return;
+    }
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &g->edit, &terr)) {
+        app_param_set(&g->edit, c, old);
+        snprintf(g->edit_error, sizeof g->edit_error, "Edit undone: %s", terr.message);
+        return;
+    }
+    trace_free(&g->trace);
+    g->trace = t;
+    g->cmp_stale = true;
+    g->edit_error[0] = '\0';
+    g->status[0] = '\0';
+}
+
+static void revert(Gui *g)
+{
+    AttnParams p;
+    Trace t;
+    TraceError terr;
+    if (!params_copy(&p, &g->lesson.params)) return;
+    if (!trace_run(&t, &p, &terr)) { // cannot happen: the file's values traced when it was loaded
+        params_free(&p);
+        return;
+    }
+    int n = app_param_edit_count(&g->lesson.params, &g->edit);
+    params_free(&g->edit);
+    trace_free(&g->trace);
+    g->edit = p;
+    g->trace = t;
+    g->cmp_stale = true;
+    g->edit_error[0] = '\0';
+    snprintf(g->status, sizeof g->status, n ? "Reverted %d edited value%s to the file" : "Nothing to revert: no value is edited",
+             n, n == 1 ? "" : "s");
+}
+
+static void save(Gui *g)
+{
+    char out[1100], shown[1800];
+    if (!lesson_edited_path(out, sizeof out, g->path[0] ? g->path : NULL, g->saved[0] ? g->saved : NULL)) {
+        snprintf(g->edit_error, sizeof g->edit_error, "Not saved: no free name for the edited lesson");
+        return;
+    }
+    size_t len = 0;
+    char *text = lesson_write_json(&g->lesson, &g->edit, " (edited)", &len);
+    LessonError err;
+    if (!text) {
+        snprintf(g->edit_error, sizeof g->edit_error, "Not saved: out of memory");
+        return;
+    }
+    if (!lesson_write_file(out, text, len, &err)) {
+        snprintf(g->edit_error, sizeof g->edit_error, "Not saved: %s: %s", err.file, err.message);
+        free(text);
+        return;
+    }
+    free(text);
+    snprintf(g->saved, sizeof g->saved, "%s", out);
+    // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
+    char cwd[600] = ".";
+    const char *slash = strrchr(out, '/');
+    if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
+    else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
+    int n = app_param_edit_count(&g->lesson.params, &g->edit);
+    snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+    g->edit_error[0] = '\0';
+}
+
+// Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
+static bool dispatch(Gui *g, const AppEvent *ev)
+{
+    bool changed = app_handle(&g->st, ev);
+    switch (g->st.request) {
+    case APP_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
+    case APP_REQ_REVERT: revert(g); break;
+    case APP_REQ_SAVE: save(g); break;
+    default: break;
+    }
+    g->st.request = APP_REQ_NONE;
+    return changed;
+}
+
 // Translates one SDL event; returns true when the screen must be redrawn.
 static bool handle_event(Gui *g, const SDL_Event *e)
 {
@@ -260,7 +398,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
         if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
         if (ev.key == APP_KEY_NONE) return false;
-        return app_handle(&g->st, &ev);
+        return dispatch(g, &ev);
     }
     case SDL_MOUSEMOTION: {
         int x, y, head;
@@ -268,6 +406,18 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         g->mouse_x = x;
         g->mouse_y = y;
         g->mouse_in = true;
+        if (g->dragging) { // vertical drag on the pinned cell changes its value
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
+            else if (y != g->drag_y) {
+                ev.kind = APP_EV_DRAG;
+                ev.y = y - g->drag_y;
+                if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
+                g->drag_y = y;
+                g->dragged = true;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         ev.kind = APP_EV_HOVER;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &head)) ev.cell.mat = MAT_NONE;
         return app_handle(&g->st, &ev);
@@ -281,13 +431,36 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             ev.cell.mat = MAT_NONE;
             ev.head = -1;
         }
-        return app_handle(&g->st, &ev);
+        CellRef p = g->st.pinned;
+        bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head &&
+                         ev.cell.row == p.row && ev.cell.col == p.col;
+        if (app_mat_editable(ev.cell.mat)) {
+            g->dragging = true; // a press on a weight or embedding pins it and may drag its value
+            g->dragged = false;
+            g->drag_y = y;
+            g->press_was_pinned = on_pinned;
+            if (on_pinned) return false; // released without moving: unpins (below)
+        }
+        return dispatch(g, &ev);
+    }
+    case SDL_MOUSEBUTTONUP: {
+        if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
+        g->dragging = false;
+        if (g->dragged) return false;
+        int x, y;
+        to_pixels(g, e->button.x, e->button.y, &x, &y);
+        ev.kind = APP_EV_CLICK;
+        if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) return false;
+        // A second click on the pinned cell (press and release without a drag) unpins it.
+        if (!g->press_was_pinned) return false;
+        return dispatch(g, &ev);
     }
     case SDL_MOUSEWHEEL:
         ev.kind = APP_EV_WHEEL;
         ev.wheel = e->wheel.y;
         if (SDL_GetModState() & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
-        return app_handle(&g->st, &ev);
+        if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
+        return dispatch(g, &ev);
     case SDL_WINDOWEVENT:
         switch (e->window.event) {
         case SDL_WINDOWEVENT_LEAVE:
@@ -332,8 +505,10 @@ static void gui_free(Gui *g)
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
     if (g->win) SDL_DestroyWindow(g->win);
+    if (g->have_cmp) compare_free(&g->cmp);
     if (g->have_lesson) {
         trace_free(&g->trace);
+        params_free(&g->edit);
         lesson_free(&g->lesson);
     }
     TTF_Quit();
@@ -359,6 +534,7 @@ int gui_run(const GuiOptions *opt)
     if (!find_assets(g->assets, sizeof g->assets)) {
         fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
         trace_free(&g->trace);
+        params_free(&g->edit);
         lesson_free(&g->lesson);
         free(g);
         return 1;

@@ -100,6 +100,7 @@ typedef struct {
     const Lesson *L;
     const Trace *T;
     const TextMetrics *tm;
+    const SceneExtras *ex;  // never NULL (an empty one when the caller gave none)
     double u;           // 1.0 on a 1280x720 window at zoom 1
     int min_font;       // numbers smaller than this are not drawn (colours only, value on hover)
     CellRef focus;      // the cell whose arithmetic is shown
@@ -120,6 +121,8 @@ static const Rgba HATCH = {150, 150, 156, 255};
 static const Rgba MASKED_BG = {208, 208, 212, 255};
 static const Rgba BANNER_BG = {176, 32, 32, 255};
 static const Rgba WHITE = {255, 255, 255, 255};
+static const Rgba EDITED = {204, 121, 167, 255}; // Okabe-Ito reddish purple: a value changed by hand
+static const Rgba STATUS_BG = {0, 90, 140, 255};
 
 static int px(const Ctx *c, double v)
 {
@@ -435,6 +438,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_S:
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
         snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
+        snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
+                                  "every later stage follows");
         break;
     case MAT_WQ:
     case MAT_WK:
@@ -442,6 +447,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_WO:
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
         snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
+        snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
+                                  "every later stage follows");
         break;
     case MAT_Q:
     case MAT_K:
@@ -583,6 +590,7 @@ typedef struct {
     bool result;        // this step's result: framed and tagged
     double range;       // diverging colour scale: |value| that reaches the ends
     bool negative;      // some value < 0 (its minus sign takes room)
+    const char *title;  // instead of the matrix's name (NULL: its name)
 } MatBox;
 
 typedef struct {
@@ -666,12 +674,22 @@ static double block_value(const Ctx *c, MatId m, int head, int r0, int r1, int c
     return k ? sum / k : -INFINITY;
 }
 
+// True when a cell of the block [r0, r1) x [c0, c1) of an editable matrix was changed by hand.
+static bool block_edited(const Ctx *c, const MatBox *b, int r0, int r1, int c0, int c1)
+{
+    for (int i = r0; i < r1; i++)
+        for (int j = c0; j < c1; j++)
+            if (app_param_edited(c->ex->original, &c->L->params, (CellRef){b->mat, b->head, i, j})) return true;
+    return false;
+}
+
 // Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box. Matrices with more
 // cells than pixels are drawn in blocks (mean colour), each block answering hover for its first cell.
 static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
 {
     char title[96], name[64], buf[128], fitted[128];
     mat_name(c->L, b->mat, b->head, name, sizeof name);
+    if (b->title) snprintf(name, sizeof name, "%s", b->title);
     snprintf(title, sizeof title, "%s (%d%s%d)", name, b->rows, TIMES, b->cols);
     int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
     int gw = edge(g->cell_w, b->cols), gh = edge(g->cell_h, b->rows);
@@ -724,6 +742,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     if (bcols > b->cols) bcols = b->cols;
     bool blocks = brows != b->rows || bcols != b->cols;
     int inset = g->cell_w >= 8 && g->cell_h >= 8 ? 1 : 0;
+    bool editable = c->ex->original && app_mat_editable(b->mat);
     for (int bi = 0; bi < brows; bi++) {
         int r0 = (int)((long)bi * b->rows / brows), r1 = (int)((long)(bi + 1) * b->rows / brows);
         int y0 = gy + edge(g->cell_h, r0), y1 = gy + edge(g->cell_h, r1);
@@ -745,6 +764,13 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
                 scene_format_value(v, buf, sizeof buf);
                 text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? INK : colormap_text_on(bgc), x0, y0, cw, ch, CENTER,
                         buf);
+            }
+            if (editable && block_edited(c, b, r0, r1, c0, c1)) {
+                // Edited by hand: a corner tab and an outline in their own colour.
+                int k = (cw < ch ? cw : ch) / 3;
+                if (k > px(c, 10)) k = px(c, 10);
+                if (k >= 3) rect(c, x0 + cw - k, y0, k, k, EDITED);
+                if (cw >= 6 && ch >= 6) frame(c, x0, y0, cw, ch, cw >= 20 ? px(c, 2) : 1, EDITED);
             }
             push_hit(c->s, x0, y0, x1 - x0, y1 - y0, ref, -1);
         }
@@ -800,14 +826,34 @@ static void add_op(EqRow *r, const char *op)
     snprintf(t->op, sizeof t->op, "%s", op);
 }
 
-// The stage's operation as rows of terms. variant 1 is another arrangement (0 rows when there is none):
-// the projections as one row X · [W^Q W^K W^V] = [Q K V], better for wide embeddings.
+// The stage's operation as rows of terms. Variants are other arrangements (0 rows when there is none):
+// 1: the projections as one row X · [W^Q W^K W^V] = [Q K V], better for wide embeddings;
+// 2: a one-row operation stacked at its "=" (the inputs above, "= result" below), for operations much
+//    wider than tall, such as 5 tokens' S′ + M = S′ + M.
 static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
 {
     const AttnParams *p = &c->L->params;
     int h = c->st->head, n = 0;
     char op[48];
     memset(rows, 0, sizeof(EqRow) * (size_t)max_rows);
+    if (variant == 2) {
+        EqRow one[3];
+        if (max_rows < 2 || build_rows(c, one, 3, 0) != 1) return 0;
+        int eq = -1;
+        for (int k = 0; k < one[0].count; k++)
+            if (one[0].t[k].is_op && strchr(one[0].t[k].op, '=')) eq = k;
+        if (eq <= 0 || eq >= one[0].count - 1) return 0;
+        for (int k = 0; k < eq; k++) rows[0].t[rows[0].count++] = one[0].t[k];
+        Term *e = &one[0].t[eq];
+        size_t len = strlen(e->op);
+        if (len > 2 && strcmp(e->op + len - 2, " =") == 0) { // "÷ √2 =": "÷ √2" stays above
+            e->op[len - 2] = '\0';
+            rows[0].t[rows[0].count++] = *e;
+        }
+        add_op(&rows[1], "=");
+        for (int k = eq + 1; k < one[0].count; k++) rows[1].t[rows[1].count++] = one[0].t[k];
+        return 2;
+    }
     if (variant != 0 && app_stage(c->st) != STAGE_PROJECT) return 0;
     switch (app_stage(c->st)) {
     case STAGE_INPUT:
@@ -987,11 +1033,16 @@ static void draw_board(Ctx *c, int x, int y, int w, int h)
     int nrows = build_rows(c, rows, 3, 0);
     if (nrows == 0) return;
     double score = fit_style(c, rows, nrows, w, h, &g);
-    int nalt = build_rows(c, alt, 3, 1);
-    if (nalt > 0 && fit_style(c, alt, nalt, w, h, &ga) > score) {
-        memcpy(rows, alt, sizeof rows);
-        nrows = nalt;
-        g = ga;
+    for (int variant = 1; variant <= 2; variant++) {
+        int nalt = build_rows(c, alt, 3, variant);
+        double alt_score = nalt > 0 ? fit_style(c, alt, nalt, w, h, &ga) : 0.0;
+        // Stacking must win clearly (numbers where there were none, or much bigger cells).
+        if (nalt > 0 && alt_score > (variant == 2 ? 1.3 : 1.0) * score) {
+            memcpy(rows, alt, sizeof rows);
+            nrows = nalt;
+            g = ga;
+            score = alt_score;
+        }
     }
     int op_font = g.op_font;
     // Lay out the rows, each centred horizontally; vertical space shared equally.
@@ -1064,13 +1115,29 @@ static double heat_range(const Ctx *c, MatId m)
     return r;
 }
 
+// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.
 static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
 {
     char name[64];
     mat_name(c->L, m, head, name, sizeof name);
-    const char *what = m == MAT_WEIGHTS ? "weights" : m == MAT_SCORES ? "raw scores" : "scaled scores";
+    const char *what = m == MAT_WEIGHTS ? "attention weights" : m == MAT_SCORES ? "raw scores" : "scaled scores";
     if (compact) snprintf(buf, cap, "head %d", head);
     else snprintf(buf, cap, "Head %d \xc2\xb7 %s %s", head, what, name);
+}
+
+// v with `dec` decimals and a real minus sign (the heatmap falls back to 2 decimals in small cells).
+static void format_dec(double v, int dec, char *buf, size_t cap)
+{
+    if (dec >= 4 || !isfinite(v)) {
+        scene_format_value(v, buf, cap);
+        return;
+    }
+    double lim = 0.5 * pow(10.0, -dec);
+    if (fabs(v) < lim) v = 0.0;
+    char tmp[64];
+    if (fabs(v) >= 1e3) snprintf(tmp, sizeof tmp, "%.1e", fabs(v));
+    else snprintf(tmp, sizeof tmp, "%.*f", dec, fabs(v));
+    snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp);
 }
 
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
@@ -1111,8 +1178,9 @@ static int colorbar_width(const Ctx *c)
 }
 
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, square-ish cells.
+// title: NULL for the head's own title (heat_title).
 static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
-                         bool selected, int *grid_y, int *grid_h)
+                         bool selected, int *grid_y, int *grid_h, const char *title_text)
 {
     *grid_y = y;
     *grid_h = h;
@@ -1121,10 +1189,28 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     int label_font = compact ? px(c, 14) : px(c, 16);
     if (label_font < 12) label_font = 12;
     char title[128], buf[128], fitted[128];
-    heat_title(c, m, head, compact, title, sizeof title);
-    int th = line_h(c, FONT_BOLD, title_font) + px(c, 6);
-    fit_text(c, FONT_BOLD, title_font, title, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, title_font, selected ? RESULT : INK, x, y, w, th, compact ? CENTER : LEFT, fitted);
+    if (title_text) snprintf(title, sizeof title, "%s", title_text);
+    else heat_title(c, m, head, compact, title, sizeof title);
+    int tlh = line_h(c, FONT_BOLD, title_font);
+    int th = tlh + px(c, 6);
+    int title_w = text_w(c, FONT_BOLD, title_font, title);
+    const char *dot = strstr(title, " \xc2\xb7 ");
+    Rgba tcol = selected ? RESULT : INK;
+    if (title_w > w && dot && !compact) {
+        // Too wide for one line: "Head 0" above, "attention weights A₀" below.
+        char first[128];
+        snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
+        fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
+        fit_text(c, FONT_REGULAR, title_font, dot + 4, w, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, title_font, tcol, x, y + tlh, w, tlh, LEFT, fitted);
+        th = 2 * tlh + px(c, 6);
+        title_w = w;
+    } else {
+        fit_text(c, FONT_BOLD, title_font, title, w, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, th, compact ? CENTER : LEFT, fitted);
+        title_w = text_w(c, FONT_BOLD, title_font, fitted);
+    }
     // Labels: shown when there is room for them at a legible size.
     int lw = 0, llh = line_h(c, FONT_REGULAR, label_font);
     for (int i = 0; i < p->n; i++) {
@@ -1157,15 +1243,21 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     *grid_y = gy;
     *grid_h = cell_h * p->n;
     push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
-    // Numbers when legible.
-    int nf = px(c, 17);
-    if (compact && nf > cell_h / 2) nf = cell_h / 2;
-    char widest[32];
-    scene_format_value(m == MAT_WEIGHTS ? 1.0 : -range, widest, sizeof widest);
-    while (nf >= c->min_font && (text_w(c, FONT_REGULAR, nf, widest) + px(c, 6) > cell_w ||
-                                 line_h(c, FONT_REGULAR, nf) > cell_h))
-        nf--;
-    if (nf < c->min_font) nf = 0;
+    // Numbers when legible: 4 decimals as on the board, else 2 (the colour carries the rest).
+    int nf = 0, dec = 4;
+    for (int d = 4; d >= 2 && nf == 0; d -= 2) {
+        int f = px(c, 17);
+        if (compact && f > cell_h / 2) f = cell_h / 2;
+        char widest[32];
+        format_dec(m == MAT_WEIGHTS ? 1.0 : -range, d, widest, sizeof widest);
+        while (f >= c->min_font && (text_w(c, FONT_REGULAR, f, widest) + px(c, 6) > cell_w ||
+                                    line_h(c, FONT_REGULAR, f) > cell_h))
+            f--;
+        if (f >= c->min_font) {
+            nf = f;
+            dec = d;
+        }
+    }
     if (labels) {
         int widest = 0;
         for (int j = 0; j < p->m; j++) {
@@ -1205,7 +1297,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
             if (masked && shown) push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, HATCH);
             if (nf > 0 && shown) {
-                scene_format_value(v, buf, sizeof buf);
+                format_dec(v, dec, buf, sizeof buf);
                 text_in(c, FONT_REGULAR, nf, masked ? INK : colormap_text_on(bgc), cx, cy, cell_w - inset,
                         cell_h - inset, CENTER, buf);
             }
@@ -1221,18 +1313,22 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     } else if (f.mat == MAT_Z && f.head == head && f.row < p->n) {
         frame(c, gx - t, gy + f.row * cell_h - t, gw + 2 * t, cell_h + 2 * t, t, LIT);
     }
-    if (selected && compact) frame(c, x, y, w, h, px(c, 2), RESULT);
+    if (selected && compact) {
+        // Around the title and the cells, not the whole panel (whose height the grid shares out).
+        int tx = x + (w - title_w) / 2;
+        int l = (labels ? gx - lw : gx) < tx ? (labels ? gx - lw : gx) : tx;
+        int r = gx + gw > tx + title_w ? gx + gw : tx + title_w;
+        int pad = px(c, 6);
+        int fx = l - pad < x ? x : l - pad, fr = r + pad > x + w ? x + w : r + pad;
+        int fb = gy + cell_h * p->n + pad > y + h ? y + h : gy + cell_h * p->n + pad;
+        frame(c, fx, y, fr - fx, fb - y, px(c, 2), RESULT);
+    }
 }
 
-static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
+// Every head's heatmap of m in a grid that fills (x, y, w, h), with one colour bar at the right.
+static void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
-    MatId m = heat_mat(c->st, c->L);
-    if (m == MAT_NONE) {
-        text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
-                "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
-        return;
-    }
     double range = heat_range(c, m);
     int bar = colorbar_width(c);
     int gw = w - bar - px(c, 16);
@@ -1253,9 +1349,21 @@ static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
     for (int i = 0; i < p->heads; i++) {
         int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * ph;
         int gy, gh;
-        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh);
+        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
+                     NULL);
     }
     draw_colorbar(c, m, range, x + w - bar, y + px(c, 30), bar, h - px(c, 60));
+}
+
+static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
+{
+    MatId m = heat_mat(c->st, c->L);
+    if (m == MAT_NONE) {
+        text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
+                "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
+        return;
+    }
+    draw_heads_grid(c, m, x, y, w, h);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1322,6 +1430,20 @@ static const char *stage_explanation(Stage s)
     }
 }
 
+// The header's note: what the last save or revert did, else how many values are edited and how to undo or
+// keep them. Returns NULL when there is nothing to say.
+static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
+{
+    *color = STATUS_BG;
+    if (c->ex->status) return c->ex->status;
+    if (!c->ex->original) return NULL;
+    int n = app_param_edit_count(c->ex->original, &c->L->params);
+    if (n == 0) return NULL;
+    snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
+    *color = EDITED;
+    return buf;
+}
+
 static void draw_header(Ctx *c, int x, int y, int w, int *height)
 {
     const AppState *st = c->st;
@@ -1331,20 +1453,50 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     snprintf(buf, sizeof buf, "stage %d / %d", st->stage_index + 1, st->stage_count);
     int sw = text_w(c, FONT_REGULAR, sf, buf);
     char head[96];
-    if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
+    if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, "1 head vs %d", c->L->params.heads);
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
     else snprintf(head, sizeof head, "head %d  (%d of %d)", st->head, st->head + 1, c->L->params.heads);
     int hw = text_w(c, FONT_BOLD, sf, head);
     int title_max = w - sw - hw - px(c, 80);
-    fit_text(c, FONT_BOLD, tf, c->L->title ? c->L->title : "", title_max, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, tf, INK, x, y, w, l1, LEFT, fitted);
+    // After the title: the edit count or where the lesson was saved (the title gives way, down to a third).
+    char note[1600], nfit[1600];
+    Rgba ncol;
+    const char *ntext = status_text(c, note, sizeof note, &ncol);
+    int nw_used = 0, gap = px(c, 24);
+    int nf = sf;
+    if (ntext) {
+        // A save message must be read whole: the title gives way to a few letters and the text may shrink.
+        int tw_full = text_w(c, FONT_BOLD, tf, c->L->title ? c->L->title : "");
+        int keep = c->ex->status ? px(c, 60) : title_max / 3;
+        if (tw_full < keep) keep = tw_full;
+        int room = title_max - keep - gap;
+        while (nf > c->min_font + 2 && text_w(c, FONT_BOLD, nf, ntext) > room) nf--;
+        fit_text(c, FONT_BOLD, nf, ntext, room, nfit, sizeof nfit);
+        nw_used = nfit[0] ? text_w(c, FONT_BOLD, nf, nfit) + gap : 0;
+    }
+    fit_text(c, FONT_BOLD, tf, c->L->title ? c->L->title : "", title_max - nw_used, fitted, sizeof fitted);
+    int tw = text_in(c, FONT_BOLD, tf, INK, x, y, w, l1, LEFT, fitted);
+    if (nw_used > 0) {
+        int bw = nw_used - gap + px(c, 16), bx = x + tw + gap - px(c, 8);
+        int bh = line_h(c, FONT_BOLD, nf) + px(c, 6);
+        rect(c, bx, y + (l1 - bh) / 2, bw, bh, ncol);
+        text_in(c, FONT_BOLD, nf, WHITE, x + tw + gap, y, nw_used - gap, l1, LEFT, nfit);
+    }
     // Right: "stage k / N   head i of h"
     text_in(c, FONT_BOLD, sf, RESULT, x + w - hw, y, hw, l1, LEFT, head);
     text_in(c, FONT_REGULAR, sf, MUTED, x + w - hw - px(c, 28) - sw, y, sw, l1, LEFT, buf);
     // Line 2: the stage's name in bold, then its formula.
     int l2 = line_h(c, FONT_BOLD, ff) + px(c, 8);
-    int nw = text_in(c, FONT_BOLD, ff, RESULT, x, y + l1, w, l2, LEFT, stage_name(app_stage(st)));
+    bool cmp = st->panel == PANEL_COMPARE;
+    int nw = text_in(c, FONT_BOLD, ff, RESULT, x, y + l1, w, l2, LEFT, cmp ? "Single head vs multi-head" : stage_name(app_stage(st)));
     char formula[256];
-    stage_formula(c, formula, sizeof formula);
+    if (cmp) {
+        char last[16] = "";
+        subscript(last, sizeof last, c->L->params.heads - 1);
+        snprintf(formula, sizeof formula, "W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O",
+                 last);
+    } else
+        stage_formula(c, formula, sizeof formula);
     fit_text(c, FONT_REGULAR, ff, formula, w - nw - px(c, 40), fitted, sizeof fitted);
     text_in(c, FONT_REGULAR, ff, INK, x + nw + px(c, 40), y + l1, w - nw - px(c, 40), l2, LEFT, fitted);
     // Stage progress: one small bar per stage.
@@ -1384,9 +1536,14 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
     }
 }
 
+static const char COMPARE_TEXT[] =
+    "The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
+    "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.";
+
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = px(c, 18);
+    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, COMPARE_TEXT, draw);
     int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(app_stage(c->st)), draw);
     if (c->st->stage_index == 0 && c->L->notes && c->L->notes[0])
         used += px(c, 4) + wrap_text(c, FONT_REGULAR, f, MUTED, x, y + used + px(c, 4), w, 2, c->L->notes, draw);
@@ -1394,26 +1551,35 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 }
 
 static const char *const HELP[][2] = {
-    {"\xe2\x86\x92  Space  PageDown", "next stage"},
-    {"\xe2\x86\x90  Backspace  PageUp", "previous stage"},
+    {"\xe2\x86\x92  Space  PageDown  \xe2\x86\x93", "next stage"},
+    {"\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91", "previous stage"},
     {"Home / End", "first / last stage"},
     {".   ,", "fill the result one cell at a time / undo"},
     {"1 \xe2\x80\xa6 9", "show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)"},
     {"Tab / Shift+Tab", "next / previous head"},
     {"A", "all heads at once / one head"},
     {"C", "colours: viridis, cividis, greyscale"},
+    {"K", "cost panel: weights and multiplications, 1 head vs h heads"},
+    {"M", "single head vs multi-head, side by side"},
+    {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
+    {"R", "revert the edits to the file"},
+    {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
     {"+  \xe2\x88\x92  0", "zoom in, out, reset"},
     {"F11  F", "fullscreen"},
     {"mouse", "point at a cell: how it was computed; click pins it"},
     {"drop a .json", "open that lesson (saved edits reload by themselves)"},
     {"H  F1", "this help"},
-    {"Esc", "close help, then quit;   Q quits"},
+    {"Esc", "close help or panel, unpin, then quit;   Q quits"},
 };
 
 static void draw_help(Ctx *c, int w, int h)
 {
-    int kf = px(c, 19), lh = line_h(c, FONT_BOLD, kf) + px(c, 8);
     int rows = (int)(sizeof HELP / sizeof HELP[0]);
+    int kf = px(c, 19), lh = line_h(c, FONT_BOLD, kf) + px(c, 8);
+    while (kf > c->min_font && (rows + 1) * lh + 2 * px(c, 28) > h - 20) { // all rows on the screen
+        kf--;
+        lh = line_h(c, FONT_BOLD, kf) + px(c, 6);
+    }
     int kw = 0, dw = 0;
     for (int i = 0; i < rows; i++) {
         int a = text_w(c, FONT_BOLD, kf, HELP[i][0]), b = text_w(c, FONT_REGULAR, kf, HELP[i][1]);
@@ -1450,13 +1616,206 @@ static void draw_banner(Ctx *c, int w, const char *msg, int *height)
     *height = used + 2 * pad;
 }
 
+
+// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its h, and
+// the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
+static void draw_cost(Ctx *c, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    CostFigures fig[4];
+    compare_costs(&fig[0], &fig[1], p);
+    int nfig = 2;
+    if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
+        fig[2] = cost_compute(512, 10, 1, 512);
+        fig[3] = cost_compute(512, 10, 8, 64);
+        nfig = 4;
+    }
+    static const char *const head[5] = {"", "d_k", "projection weights", "score multiplications", "attention matrices"};
+    char cell[4][5][96];
+    for (int i = 0; i < nfig; i++) {
+        const CostFigures *f = &fig[i];
+        snprintf(cell[i][0], 96, "h = %lld", (long long)f->heads);
+        snprintf(cell[i][1], 96, "%lld", (long long)f->d_k);
+        cost_format_int(cell[i][2], 96, f->projection_weights);
+        cost_format_int(cell[i][3], 96, f->score_multiplications);
+        snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, TIMES, (long long)f->matrix_rows,
+                 TIMES, (long long)f->matrix_cols);
+    }
+    int f = px(c, 20), lh = line_h(c, FONT_REGULAR, f) + px(c, 10);
+    int colw[5], gap = px(c, 28), pad = px(c, 28);
+    for (int k = 0; k < 5; k++) {
+        colw[k] = text_w(c, FONT_BOLD, f, head[k]);
+        for (int i = 0; i < nfig; i++) {
+            int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
+            if (tw > colw[k]) colw[k] = tw;
+        }
+    }
+    int table_w = 4 * gap;
+    for (int k = 0; k < 5; k++) table_w += colw[k];
+    char title[160], sub[200], line1[200], line2[200], concl[300];
+    snprintf(title, sizeof title, "What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s", p->d_model, p->n,
+             p->cross ? "" : "");
+    if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), ", m = %d source tokens", p->m);
+    snprintf(sub, sizeof sub, "The paper's layer: d_model = 512, n = 10 (the document's table)");
+    snprintf(line1, sizeof line1, "projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                                  "d_model   (W_Q, W_K, W_V per head + W^O)");
+    snprintf(line2, sizeof line2, "score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)",
+             p->cross ? "m" : "n", SUP_T);
+    snprintf(concl, sizeof concl,
+             "Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
+             "but %d attention patterns instead of 1.",
+             p->d_k, p->heads * p->d_k, p->heads);
+    int sf = px(c, 18);
+    int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 2) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
+                 px(c, 4);
+    int pw = table_w + 2 * pad, ph = body_h + pad + pad / 2;
+    int tw = text_w(c, FONT_BOLD, px(c, 22), title) + 2 * pad;
+    if (tw > pw) pw = tw;
+    if (pw > w - 20) pw = w - 20;
+    if (ph > h - 20) ph = h - 20;
+    int x = (w - pw) / 2, y = (h - ph) / 2;
+    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
+    rect(c, x, y, pw, ph, WHITE);
+    frame(c, x, y, pw, ph, px(c, 2), RESULT);
+    int yy = y + pad / 2, tx = x + (pw - table_w) / 2;
+    char fitted[300];
+    fit_text(c, FONT_BOLD, px(c, 22), title, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, px(c, 22), RESULT, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    for (int part = 0; part < nfig / 2; part++) {
+        if (part == 1) {
+            yy += lh / 2;
+            fit_text(c, FONT_BOLD, f, sub, pw - 2 * pad, fitted, sizeof fitted);
+            text_in(c, FONT_BOLD, f, INK, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+            yy += lh;
+        }
+        int xx = tx;
+        for (int k = 0; k < 5; k++) {
+            text_in(c, FONT_BOLD, f, MUTED, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, head[k]);
+            xx += colw[k] + gap;
+        }
+        yy += lh;
+        rect(c, tx, yy - px(c, 4), table_w, 1, EMPTY);
+        for (int i = part * 2; i < part * 2 + 2; i++) {
+            xx = tx;
+            for (int k = 0; k < 5; k++) {
+                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? RESULT : INK, xx, yy, colw[k], lh,
+                        k == 0 ? LEFT : RIGHT, cell[i][k]);
+                xx += colw[k] + gap;
+            }
+            yy += lh;
+        }
+    }
+    yy += lh / 2;
+    fit_text(c, FONT_REGULAR, sf, line1, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_REGULAR, sf, MUTED, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_REGULAR, sf, MUTED, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    wrap_text(c, FONT_BOLD, sf, INK, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
+}
+
+// Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its one
+// attention pattern beside the h patterns, and both outputs, with the cost of each.
+static void draw_compare(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    const Comparison *cmp = c->ex->compare;
+    if (!cmp) {
+        text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
+                "The single-head version could not be computed (see the banner).");
+        return;
+    }
+    AppState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
+    st.reveal = -1;
+    st.head = -1;
+    Lesson one = *c->L;
+    one.params = cmp->single;
+    SceneExtras none = {0};
+    Ctx multi = *c, single = *c;
+    multi.st = &st;
+    single.st = &st;
+    single.L = &one;
+    single.T = &cmp->trace;
+    single.ex = &none;
+    single.focus.mat = MAT_NONE;
+    single.lit_count = 0;
+    char buf[300], a[64], b[64], d[64], e[64];
+    // Bottom: the cost line and both outputs.
+    int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
+    int out_h = (int)(h * 0.36);
+    int top_h = h - out_h - lh - px(c, 8);
+    int bar = colorbar_width(c);
+    int gap = px(c, 28);
+    int left_w = (w - bar - gap) / (p->heads >= 4 ? 4 : 3);
+    // Top left: the one head.
+    int gy, gh;
+    size_t hits = c->s->hit_count;
+    snprintf(buf, sizeof buf, "One head \xc2\xb7 d_k = %d", cmp->single.d_k);
+    draw_heatmap(&single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh, buf);
+    c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
+    // Top right: the h heads.
+    int rx = x + left_w + gap, rw = w - left_w - gap;
+    snprintf(buf, sizeof buf, "%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention", p->heads,
+             p->d_k);
+    char fitted[300];
+    fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
+    int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
+    text_in(c, FONT_BOLD, px(c, 18), INK, rx, y, rw, hth, LEFT, fitted);
+    draw_heads_grid(&multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
+    rect(c, x + left_w + gap / 2, y, 1, top_h, EMPTY);
+    // The cost line.
+    int cy = y + top_h + px(c, 4);
+    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
+    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
+    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
+    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
+    snprintf(buf, sizeof buf, "Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
+                              "pattern vs %d",
+             a, b, d, e, p->heads);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, RESULT, x, cy, w, lh, CENTER, fitted);
+    // Both outputs on one row, the same colour scale.
+    EqRow row;
+    memset(&row, 0, sizeof row);
+    add_mat(&single, &row, MAT_OUTPUT, 0, false);
+    add_op(&row, "vs");
+    add_mat(c, &row, MAT_OUTPUT, 0, true);
+    double range = row.t[0].box.range > row.t[2].box.range ? row.t[0].box.range : row.t[2].box.range;
+    row.t[0].box.range = row.t[2].box.range = range;
+    row.t[0].box.negative = row.t[2].box.negative = row.t[0].box.negative || row.t[2].box.negative;
+    char t1[64], t2[64];
+    snprintf(t1, sizeof t1, "Output, one head");
+    snprintf(t2, sizeof t2, "Output, %d heads", p->heads);
+    row.t[0].box.title = t1;
+    row.t[2].box.title = t2;
+    GridStyle g;
+    int oy = cy + lh + px(c, 4), oh = y + h - oy;
+    fit_style(c, &row, 1, w, oh, &g);
+    int ow = text_w(c, FONT_BOLD, g.op_font, "vs");
+    int row_w = box_width(&g, &row.t[0].box) + box_width(&g, &row.t[2].box) + 2 * px(c, 12) + ow + 2 * g.gap;
+    int xx = x + (w - row_w) / 2;
+    hits = c->s->hit_count;
+    draw_matrix(&single, &g, &row.t[0].box, xx, oy);
+    c->s->hit_count = hits;
+    xx += box_width(&g, &row.t[0].box) + px(c, 12);
+    int cells_top = oy + g.title_h + g.col_label_h, cells_h = box_height(&g, &row.t[0].box) - g.title_h - g.col_label_h;
+    text_in(c, FONT_BOLD, g.op_font, MUTED, xx + g.gap, cells_top, ow, cells_h, CENTER, "vs");
+    xx += ow + 2 * g.gap;
+    draw_matrix(&multi, &g, &row.t[2].box, xx, oy);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Entry points
+
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL};
 
 static void ctx_init(Ctx *c, Scene *s, const AppState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u)
 {
     memset(c, 0, sizeof *c);
+    c->ex = &NO_EXTRAS;
     c->s = s;
     c->st = st;
     c->L = L;
@@ -1479,12 +1838,19 @@ static double window_scale(const AppState *st, int w, int h)
 bool scene_build(Scene *s, const AppState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
                  const char *banner)
 {
+    return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
+}
+
+bool scene_build_ex(Scene *s, const AppState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
+                    const TextMetrics *tm, const char *banner)
+{
     scene_clear(s);
     s->width = w;
     s->height = h;
     s->background = BG;
     Ctx c;
     ctx_init(&c, s, st, L, T, tm, window_scale(st, w, h));
+    if (ex) c.ex = ex;
     rect(&c, 0, 0, w, h, BG);
     int margin = px(&c, 24);
     int y = 0;
@@ -1493,20 +1859,24 @@ bool scene_build(Scene *s, const AppState *st, const Lesson *L, const Trace *T, 
         draw_banner(&c, w, banner, &bh);
         y += bh;
     }
+
     y += px(&c, 12);
     int hh = 0;
     draw_header(&c, margin, y, w - 2 * margin, &hh);
     y += hh + px(&c, 8);
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - margin / 2 - footer_h;
-    int explain_h = px(&c, 18) * 3 + px(&c, 30);
+    // The comparison has no cell arithmetic to explain: its outputs take that room.
+    int explain_h = st->panel == PANEL_COMPARE ? 0 : px(&c, 18) * 3 + px(&c, 30);
     int explain_y = footer_y - px(&c, 12) - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
-    draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h);
+    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h);
     int main_h = explain_y - px(&c, 12) - y;
     int main_w = w - 2 * margin;
     if (main_h > 0) {
-        if (st->view == VIEW_ALL_HEADS) {
+        if (st->panel == PANEL_COMPARE) {
+            draw_compare(&c, margin, y, main_w, main_h);
+        } else if (st->view == VIEW_ALL_HEADS) {
             draw_all_heads(&c, margin, y, main_w, main_h);
         } else {
             MatId m = heat_mat(st, L);
@@ -1521,11 +1891,12 @@ bool scene_build(Scene *s, const AppState *st, const Lesson *L, const Trace *T, 
                 rect(&c, hx - px(&c, 12), y, 1, main_h, EMPTY);
                 int gy, gh;
                 draw_heatmap(&c, m, st->head, heat_range(&c, m), hx, y, heat_w - bar - px(&c, 12), main_h, false, true,
-                             &gy, &gh);
+                             &gy, &gh, NULL);
                 draw_colorbar(&c, m, heat_range(&c, m), hx + heat_w - bar, gy, bar, gh);
             }
         }
     }
+    if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
     return !s->oom;
 }
@@ -1549,7 +1920,8 @@ bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson
     case SCENE_PART_HEATMAP: {
         int bar = colorbar_width(&c);
         int gy, gh;
-        draw_heatmap(&c, m, st->head, heat_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh);
+        draw_heatmap(&c, m, st->head, heat_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh,
+                     NULL);
         draw_colorbar(&c, m, heat_range(&c, m), w - bar - m8, gy, bar, gh);
         break;
     }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../app/app.h"
+#include "../core/compare.h"
 #include "../lesson/lesson.h"
 #include "colormap.h"
 
@@ -73,6 +74,16 @@ static inline const char *scene_text(const Scene *s, const DrawCmd *c) { return 
 // Returns false when memory ran out (the scene may be partial).
 bool scene_build(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, int w, int h,
                  const TextMetrics *tm, const char *banner);
+// What the window shows beyond the lesson and its trace (every field may be NULL).
+typedef struct {
+    const AttnParams *original; // the lesson as in its file: cells of lesson->params that differ are marked edited
+    const Comparison *compare;  // the single-head version of lesson->params, for PANEL_COMPARE
+    const char *status;         // one line saying what the last save or revert did
+} SceneExtras;
+
+// scene_build with extras: edit marks, the single-head comparison and a status line.
+bool scene_build_ex(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, const SceneExtras *ex,
+                    int w, int h, const TextMetrics *tm, const char *banner);
 // Lays out one part into w x h pixels; scale multiplies every size (1.0 = as on a 1280x720 window).
 bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson *lesson, const Trace *trace,
                       int w, int h, double scale, const TextMetrics *tm);

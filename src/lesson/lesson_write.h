@@ -1,0 +1,27 @@
+// Writing a lesson back out: an (edited) lesson as format-1 JSON with explicit embeddings and weights,
+// numbers in the shortest form that reads back to the same double, so a saved lesson traces bit-identically.
+#ifndef MHA_LESSON_WRITE_H
+#define MHA_LESSON_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "lesson.h"
+
+// The lesson l with the parameters p (the same sizes as l->params, e.g. an edited copy) as JSON text:
+// title (with title_suffix appended unless it already ends with it; NULL: none), notes, tokens, source,
+// mask, d_k, explicit embeddings, W_Q/W_K/W_V/W_O and the biases that are not all +0.
+// Returns a NUL-terminated malloc'd string (the caller frees it with free()) and its length in *len,
+// or NULL when out of memory.
+char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);
+
+// Writes len bytes of text to path through "path.tmp" + rename, so a reader never sees half a file.
+// On failure returns false and fills err (err->io = true).
+bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
+
+// Where to save the edited version of the lesson at `original` (NULL: the built-in lesson, saved in the
+// working directory as "the-cat-sat-edited.json"): "DIR/NAME-edited.json", or "NAME-edited-2.json",
+// "-3" ... when that exists and is not `ours` (the file this session saved before; NULL: none).
+// Never returns the original's own path. Returns false when no name fits in cap.
+bool lesson_edited_path(char *out, size_t cap, const char *original, const char *ours);
+
+#endif

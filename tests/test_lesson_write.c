@@ -1,0 +1,159 @@
+// Tests lesson_write: every shipped lesson written out in the explicit form loads back to a bit-identical
+// trace (also after an edit), strings are escaped, the file is written through a temporary, and the
+// edited file's name never replaces the original nor a file this session did not write.
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "lesson/lesson.h"
+#include "lesson/lesson_write.h"
+
+static bool same_matrix(const Matrix *a, const Matrix *b)
+{
+    if (a->rows != b->rows || a->cols != b->cols) return false;
+    size_t n = (size_t)a->rows * (size_t)a->cols;
+    return n == 0 || memcmp(a->data, b->data, n * sizeof(double)) == 0;
+}
+
+static bool same_trace(const Trace *a, const Trace *b)
+{
+    if (a->heads != b->heads) return false;
+    for (int h = 0; h < a->heads; h++) {
+        const HeadTrace *x = &a->head[h], *y = &b->head[h];
+        if (!same_matrix(&x->Q, &y->Q) || !same_matrix(&x->K, &y->K) || !same_matrix(&x->V, &y->V) ||
+            !same_matrix(&x->scores, &y->scores) || !same_matrix(&x->scaled, &y->scaled) ||
+            !same_matrix(&x->weights, &y->weights) || !same_matrix(&x->Z, &y->Z))
+            return false;
+    }
+    return same_matrix(&a->concat, &b->concat) && same_matrix(&a->output, &b->output);
+}
+
+// Writes l with params p, parses it back and compares the traces bit for bit.
+static void round_trip(const char *what, const Lesson *l, const AttnParams *p)
+{
+    size_t len = 0;
+    char *text = lesson_write_json(l, p, " (edited)", &len);
+    CHECK(text != NULL && len == strlen(text), "%s: written", what);
+    if (!text) return;
+    Lesson back;
+    LessonError err;
+    if (!lesson_parse(&back, text, len, what, &err)) {
+        char buf[1200];
+        CHECK(false, "%s: the written lesson parses: %s", what, lesson_error_format(&err, buf, sizeof buf));
+        free(text);
+        return;
+    }
+    Trace t1, t2;
+    TraceError terr;
+    CHECK(trace_run(&t1, p, &terr), "%s: trace of the original", what);
+    CHECK(trace_run(&t2, &back.params, &terr), "%s: trace of the written lesson", what);
+    CHECK(same_trace(&t1, &t2), "%s: the written lesson traces bit-identically", what);
+    CHECK(same_matrix(&p->X, &back.params.X) && same_matrix(&p->W_O, &back.params.W_O), "%s: X and W_O identical", what);
+    CHECK(back.params.mask == p->mask && back.params.cross == p->cross && back.params.d_k == p->d_k, "%s: mask, cross, d_k",
+          what);
+    CHECK(strstr(back.title, " (edited)") != NULL, "%s: title marked (edited): %s", what, back.title);
+    CHECK(strstr(back.title, " (edited) (edited)") == NULL, "%s: suffix not doubled", what);
+    CHECK((l->notes == NULL) == (back.notes == NULL) && (!l->notes || strcmp(l->notes, back.notes) == 0), "%s: notes kept",
+          what);
+    for (int i = 0; i < p->n; i++) CHECK(strcmp(l->tokens[i], back.tokens[i]) == 0, "%s: token %d", what, i);
+    for (int i = 0; i < p->m; i++)
+        CHECK(strcmp(l->source_tokens[i], back.source_tokens[i]) == 0, "%s: source token %d", what, i);
+    trace_free(&t1);
+    trace_free(&t2);
+    lesson_free(&back);
+    free(text);
+}
+
+static void test_lesson(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
+    Lesson l;
+    LessonError err;
+    if (!lesson_load(&l, path, &err)) {
+        CHECK(false, "%s loads: %s", rel, err.message);
+        return;
+    }
+    round_trip(rel, &l, &l.params);
+    // An edited copy: one weight and one embedding changed to values with many digits.
+    AttnParams e;
+    CHECK(params_copy(&e, &l.params), "%s: copy", rel);
+    mat_set(&e.W_K[e.heads - 1], 0, 0, 0.1 + 0.2);
+    mat_set(&e.X, 0, e.d_model - 1, -1.0 / 3.0);
+    if (!e.cross) mat_set(&e.S, 0, e.d_model - 1, -1.0 / 3.0);
+    char what[1100];
+    snprintf(what, sizeof what, "%s edited", rel);
+    round_trip(what, &l, &e);
+    params_free(&e);
+    lesson_free(&l);
+}
+
+static void test_strings(void)
+{
+    const char *src = "{\"title\": \"Quote \\\" and \\\\ and \\u0001 and caf\xc3\xa9\", \"notes\": \"line\\nbreak\\ttab\","
+                      " \"tokens\": [\"a\\\"b\", \"\xe2\x9c\x93\"], \"embeddings\": [[1, -0.0], [1e-300, 1e300]], \"heads\": 1,"
+                      " \"weights\": {\"W_Q\": [[[1, 0], [0, 1]]], \"W_K\": [[[1, 0], [0, 1]]], \"W_V\": [[[1, 0], [0, 1]]],"
+                      " \"W_O\": [[1, 0], [0, 1]], \"b_V\": [[0, 0.5]]}}";
+    Lesson l, back;
+    LessonError err;
+    CHECK(lesson_parse(&l, src, strlen(src), "strings", &err), "the string lesson parses: %s", err.message);
+    size_t len;
+    char *text = lesson_write_json(&l, &l.params, NULL, &len);
+    CHECK(text && lesson_parse(&back, text, len, "written", &err), "written strings parse back: %s", err.message);
+    if (text) {
+        CHECK(strcmp(back.title, l.title) == 0, "title with quote, backslash, control char and UTF-8 kept");
+        CHECK(strcmp(back.notes, "line\nbreak\ttab") == 0, "notes kept");
+        CHECK(strcmp(back.tokens[0], "a\"b") == 0 && strcmp(back.tokens[1], "\xe2\x9c\x93") == 0, "tokens kept");
+        CHECK(mat_get(&back.params.b_V[0], 0, 1) == 0.5, "b_V written");
+        CHECK(strstr(text, "b_Q") == NULL && strstr(text, "b_O") == NULL, "zero biases left out");
+        CHECK(mat_get(&back.params.X, 1, 1) == 1e300 && mat_get(&back.params.X, 1, 0) == 1e-300, "extremes exact");
+        lesson_free(&back);
+    }
+    free(text);
+    lesson_free(&l);
+}
+
+static void test_files(void)
+{
+    char dir[] = "/tmp/mha-write-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    char orig[256], out[512], first[512];
+    snprintf(orig, sizeof orig, "%s/lesson.json", dir);
+    LessonError err;
+    CHECK(lesson_write_file(orig, "{}", 2, &err), "write a file: %s", err.message);
+    CHECK(lesson_edited_path(out, sizeof out, orig, NULL), "a name for the edited lesson");
+    char want[512];
+    snprintf(want, sizeof want, "%s/lesson-edited.json", dir);
+    CHECK(strcmp(out, want) == 0, "NAME-edited.json beside the original, got %s", out);
+    snprintf(first, sizeof first, "%s", out);
+    CHECK(lesson_write_file(first, "x", 1, &err), "save the edited lesson");
+    CHECK(lesson_edited_path(out, sizeof out, orig, first) && strcmp(out, first) == 0, "our own file is saved over again");
+    CHECK(lesson_edited_path(out, sizeof out, orig, NULL), "another session");
+    snprintf(want, sizeof want, "%s/lesson-edited-2.json", dir);
+    CHECK(strcmp(out, want) == 0, "a file that is not ours is kept: NAME-edited-2.json, got %s", out);
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", first);
+    CHECK(access(tmp, F_OK) != 0, "no temporary file left behind");
+    CHECK(lesson_edited_path(out, sizeof out, NULL, NULL) && strncmp(out, "the-cat-sat-edited", 18) == 0 && !strchr(out, '/'),
+          "the built-in lesson saves in the working directory: %s", out);
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/missing-dir/x.json", dir);
+    CHECK(!lesson_write_file(bad, "x", 1, &err) && err.io, "an unwritable place is an I/O error");
+    remove(first);
+    remove(orig);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
+                             "lessons/cross-attention.json", "lessons/pytorch-layer.json",       "lessons/thinking-machines.json",
+                             "lessons/paper-base.json",      "tests/good/explicit-biases.json",  "tests/good/d_k-explicit.json"};
+    for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) test_lesson(lessons[i]);
+    test_strings();
+    test_files();
+    return check_report("test_lesson_write");
+}
