@@ -5,7 +5,9 @@
 add_library(mha_render STATIC
   src/render/colormap.c
   src/render/scene.c
-  src/render/draw_sdl.c)
+  src/render/draw_sdl.c
+  src/render/svg.c
+  src/render/export.c)
 target_include_directories(mha_render PUBLIC src)
 target_link_libraries(mha_render PUBLIC mha_lesson PkgConfig::SDL2 m)
 

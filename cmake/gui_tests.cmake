@@ -3,6 +3,13 @@ mha_test(test_app mha_app)
 mha_test(test_edit mha_app mha_lesson)
 mha_test(test_scene mha_render)
 
+# Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
+# command line (--export) with no display.
+mha_test(test_export mha_render)
+add_test(NAME test_export_cli
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_export_cli.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR})
+
 # Real window under xvfb-run, keys from xdotool, screenshots with ImageMagick's import.
 # Exits 77 (skipped) only when xvfb-run is absent.
 add_test(NAME test_gui_xvfb

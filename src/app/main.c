@@ -1,4 +1,5 @@
-// mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --help, --version) and the window.
+// mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --export, --help, --version)
+// and the window.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,10 @@
 
 #include "cli.h"
 #ifndef MHA_NO_GUI
+#include <SDL.h>
+#include <SDL_image.h>
+#include <sys/stat.h>
+#include "../render/export.h"
 #include "gui.h"
 #endif
 
@@ -26,12 +31,26 @@ static const char USAGE[] =
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
     "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
     "  --check LESSON...  validate lesson files: 'FILE: ok' or the errors\n"
+    "  --export DIR [LESSON]  write slide images into DIR (no display needed) and print their paths\n"
+    "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
+    "                                   board: the whole screen of a stage, as the window shows it\n"
+    "      --stage NAME|all             heatmaps: scores, scaled, mask or weights (default);\n"
+    "                                   board: input, projections, scores, scaled, mask, softmax (default),\n"
+    "                                   weighted-sum, concat or output\n"
+    "      --format png|svg|both        default png\n"
+    "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
+    "      --background white|transparent|dark   default white\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
     "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
 
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK } Mode;
+typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT } Mode;
+
+// The options of --export, as given (checked by parse_export).
+typedef struct {
+    const char *dir, *format, *scale, *what, *stage, *background;
+} ExportArgs;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
 static int load_lesson(Lesson *l, const char *path)
@@ -94,6 +113,144 @@ static int check_files(char **paths, int count)
     return status != EXIT_OK ? status : out;
 }
 
+// "--name VALUE" or "--name=VALUE": the value (advancing *i past it), or NULL when a is another option.
+// *missing is set when the option is there without its value.
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    *missing = false;
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+#ifndef MHA_NO_GUI
+// The fonts: next to the program (../share/mha-tracer/assets, as installed), then the source tree it was
+// built from, then the install prefix (as the window looks for them).
+static bool find_font_dir(char *out, size_t cap)
+{
+    char probe[1400];
+    struct stat sb;
+    char *base = SDL_GetBasePath();
+    if (base) {
+        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets"};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(probe, sizeof probe, "%s%s/fonts/DejaVuSans.ttf", base, rel[i]);
+            if (stat(probe, &sb) == 0) {
+                snprintf(out, cap, "%s%s/fonts", base, rel[i]);
+                SDL_free(base);
+                return true;
+            }
+        }
+        SDL_free(base);
+    }
+#ifdef MHA_SOURCE_ASSETS
+    const char *fixed[] = {MHA_SOURCE_ASSETS, MHA_INSTALL_ASSETS};
+    for (size_t i = 0; i < 2; i++) {
+        if (!fixed[i][0]) continue;
+        snprintf(probe, sizeof probe, "%s/fonts/DejaVuSans.ttf", fixed[i]);
+        if (stat(probe, &sb) == 0) {
+            snprintf(out, cap, "%s/fonts", fixed[i]);
+            return true;
+        }
+    }
+#endif
+    return false;
+}
+
+// Turns the --export options into a request; prints what was expected and returns false when one is wrong.
+static bool parse_export(const ExportArgs *a, ExportRequest *r)
+{
+    export_request_defaults(r);
+    r->dir = a->dir;
+    if (a->format) {
+        if (strcmp(a->format, "png") == 0) r->formats = EXPORT_PNG;
+        else if (strcmp(a->format, "svg") == 0) r->formats = EXPORT_SVG;
+        else if (strcmp(a->format, "both") == 0) r->formats = EXPORT_PNG | EXPORT_SVG;
+        else {
+            fprintf(stderr, "mha-tracer: error: --format expects png, svg or both, got '%s'\n", a->format);
+            return false;
+        }
+    }
+    if (a->scale) {
+        char *end;
+        errno = 0;
+        double k = strtod(a->scale, &end);
+        if (end == a->scale || *end || errno || !(k >= EXPORT_SCALE_MIN && k <= EXPORT_SCALE_MAX)) {
+            fprintf(stderr, "mha-tracer: error: --scale expects a number from %g to %g, got '%s'\n", EXPORT_SCALE_MIN,
+                    EXPORT_SCALE_MAX, a->scale);
+            return false;
+        }
+        r->scale = k;
+    }
+    if (a->what) {
+        if (strcmp(a->what, "heatmaps") == 0) r->what = EXPORT_WHAT_HEATMAPS;
+        else if (strcmp(a->what, "board") == 0) r->what = EXPORT_WHAT_BOARD;
+        else if (strcmp(a->what, "all") == 0) r->what = EXPORT_WHAT_ALL;
+        else {
+            fprintf(stderr, "mha-tracer: error: --what expects heatmaps, board or all, got '%s'\n", a->what);
+            return false;
+        }
+    }
+    if (a->stage) {
+        r->stage = -2;
+        if (strcmp(a->stage, "all") == 0) r->stage = EXPORT_ALL_STAGES;
+        else if (strcmp(a->stage, "weights") == 0) r->stage = STAGE_SOFTMAX;
+        else if (strcmp(a->stage, "masked") == 0) r->stage = STAGE_MASK;
+        for (int s = 0; s < STAGE_COUNT && r->stage == -2; s++)
+            if (strcmp(a->stage, stage_key((Stage)s)) == 0) r->stage = s;
+        if (r->stage == -2) {
+            fprintf(stderr,
+                    "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "
+                    "projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
+                    a->stage);
+            return false;
+        }
+    }
+    if (a->background) {
+        if (strcmp(a->background, "white") == 0) r->background = EXPORT_BG_WHITE;
+        else if (strcmp(a->background, "transparent") == 0) r->background = EXPORT_BG_TRANSPARENT;
+        else if (strcmp(a->background, "dark") == 0) r->background = EXPORT_BG_DARK;
+        else {
+            fprintf(stderr, "mha-tracer: error: --background expects white, transparent or dark, got '%s'\n",
+                    a->background);
+            return false;
+        }
+    }
+    return true;
+}
+
+// Writes the images and prints each path.
+static int run_export(ExportRequest *req, const Lesson *l, const char *path, const Trace *t)
+{
+    char font_dir[1200], name[128];
+    if (!find_font_dir(font_dir, sizeof font_dir)) {
+        fprintf(stderr, "mha-tracer: error: cannot find the fonts (assets/fonts/DejaVuSans.ttf)\n");
+        return EXIT_IO;
+    }
+    req->font_dir = font_dir;
+    req->name = export_name_for(path, l, name, sizeof name);
+    ExportResult res;
+    ExportError err;
+    bool ok = export_run(req, l, t, &res, &err);
+    IMG_Quit();
+    SDL_Quit();
+    if (!ok) {
+        fprintf(stderr, "mha-tracer: error: %s\n", err.message);
+        return err.io ? EXIT_IO : EXIT_USAGE;
+    }
+    for (size_t i = 0; i < res.count; i++) printf("%s\n", res.paths[i]);
+    export_result_free(&res);
+    return finish_stdout();
+}
+#endif
+
 int main(int argc, char **argv)
 {
     Mode mode = MODE_WINDOW;
@@ -102,10 +259,40 @@ int main(int argc, char **argv)
     int nfiles = 0;
     if (!files) return EXIT_IO;
     bool options_done = false;
+    ExportArgs xargs = {0};
+    const char *export_opt = NULL; // the first --format, --scale ... seen (they need --export)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
-            if (strcmp(a, "--") == 0)
+            static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background"};
+            const char **slots[] = {&xargs.dir, &xargs.format, &xargs.scale, &xargs.what, &xargs.stage, &xargs.background};
+            int x = -1;
+            const char *value = NULL;
+            for (int k = 0; k < 6 && x < 0; k++) {
+                bool missing;
+                value = option_value(argc, argv, &i, XOPTS[k], &missing);
+                if (missing) {
+                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[k]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                if (value) x = k;
+            }
+            if (x == 0 && mode != MODE_WINDOW && mode != MODE_EXPORT) {
+                fprintf(stderr, "mha-tracer: error: --export cannot be combined with another mode\n");
+                free(files);
+                return EXIT_USAGE;
+            }
+            if (x >= 0) {
+                if (!value[0]) {
+                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[x]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                *slots[x] = value;
+                if (x == 0) mode = MODE_EXPORT;
+                else if (!export_opt) export_opt = XOPTS[x];
+            } else if (strcmp(a, "--") == 0)
                 options_done = true;
             else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
                 fputs(USAGE, stdout);
@@ -137,6 +324,25 @@ int main(int argc, char **argv)
         } else
             files[nfiles++] = argv[i];
     }
+
+    if (export_opt && mode != MODE_EXPORT) {
+        fprintf(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
+        free(files);
+        return EXIT_USAGE;
+    }
+#ifdef MHA_NO_GUI
+    if (mode == MODE_EXPORT) {
+        fprintf(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        free(files);
+        return EXIT_USAGE;
+    }
+#else
+    ExportRequest xreq;
+    if (mode == MODE_EXPORT && !parse_export(&xargs, &xreq)) {
+        free(files);
+        return EXIT_USAGE;
+    }
+#endif
 
     int status;
     if (mode == MODE_CHECK) {
@@ -183,6 +389,10 @@ int main(int argc, char **argv)
             status = EXIT_USAGE;
         }
     }
+#ifndef MHA_NO_GUI
+    else if (mode == MODE_EXPORT)
+        status = run_export(&xreq, &lesson, path, &trace);
+#endif
     trace_free(&trace);
     lesson_free(&lesson);
     if (mode != MODE_WINDOW) return status;

@@ -1,0 +1,144 @@
+// Slide export: heatmap images (one per head, and all heads in a grid) and whole-stage boards as PNG
+// (offscreen, SDL's software renderer) and SVG (svg.h). Encoding to memory is separate from the file I/O.
+#ifndef MHA_EXPORT_H
+#define MHA_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../app/app.h"
+#include "../lesson/lesson.h"
+#include "colormap.h"
+#include "scene.h"
+
+enum { EXPORT_PNG = 1, EXPORT_SVG = 2 }; // ExportRequest.formats: a bit set
+
+typedef enum {
+    EXPORT_WHAT_HEATMAPS = 1, // one image per head of a score/weight matrix, plus all heads in a grid
+    EXPORT_WHAT_BOARD = 2,    // the whole screen of a stage, as the window shows it
+    EXPORT_WHAT_ALL = 3,
+} ExportWhat;
+
+typedef enum { EXPORT_BG_WHITE = 0, EXPORT_BG_TRANSPARENT, EXPORT_BG_DARK } ExportBackground;
+
+#define EXPORT_ALL_STAGES (-1)
+#define EXPORT_SCALE_MIN 0.25
+#define EXPORT_SCALE_MAX 8.0
+#define EXPORT_MAX_SIDE 16384 // pixels: larger images are laid out smaller (fewer numbers) instead
+
+typedef struct {
+    bool io;            // an I/O failure (exit status 1); false: bad request or invalid input (2)
+    char message[1200]; // what went wrong, naming the file
+} ExportError;
+
+typedef struct {
+    const char *dir;      // where the files go (must exist unless create_dir)
+    bool create_dir;      // make dir (one level) when it is missing: the window's exports/
+    const char *font_dir; // DejaVuSans.ttf, DejaVuSans-Bold.ttf, DejaVuSansMono.ttf
+    const char *name;     // file name prefix, e.g. "the-cat-sat"; NULL or "": made from the lesson title
+    unsigned formats;     // EXPORT_PNG | EXPORT_SVG
+    ExportWhat what;
+    // A Stage or EXPORT_ALL_STAGES. Heatmaps: STAGE_SCORES (raw scores), STAGE_SCALE (scaled),
+    // STAGE_MASK (masked scores, causal lessons) or STAGE_SOFTMAX and later (weights); earlier stages
+    // have no heatmap (an error for EXPORT_WHAT_HEATMAPS, skipped for EXPORT_WHAT_ALL).
+    int stage;
+    double scale;         // 1.0 = the sizes of a 1280x720 window; 2.0 (the default) for a 1080p slide
+    ExportBackground background;
+    ColormapId colormap;
+    int head;             // the head a board shows
+} ExportRequest;
+
+// The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis, head 0.
+void export_request_defaults(ExportRequest *r);
+
+// The files an export wrote, in the order they were made (paths as dir/name).
+typedef struct {
+    char **paths;
+    size_t count;
+} ExportResult;
+void export_result_free(ExportResult *r);
+
+// Makes every image the request asks for, then writes them (see export_write_files). On failure nothing
+// new is left in the directory and *out is empty. Free *out with export_result_free.
+bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *trace, ExportResult *out,
+                ExportError *err);
+
+// The window's E and Shift+E. board false: the heatmap of what is on screen (the current head's, or the
+// all-heads grid in that view) for the stage shown (weights before the scores exist); board true: the
+// whole screen of the current stage as it is (hover, pinned cell, sub-step and colormap included, no help
+// overlay). req gives dir, create_dir, font_dir, name, formats, scale and background; what, stage, head
+// and colormap come from st. The first path of *out is the one to show.
+bool export_from_view(const ExportRequest *req, bool board, const AppState *st, const Lesson *lesson,
+                      const Trace *trace, ExportResult *out, ExportError *err);
+
+// "exports" beside the lesson file (path NULL: in the working directory). Returns out.
+char *export_default_dir(const char *lesson_path, char *out, size_t cap);
+// The file name prefix: the lesson file's name without ".json" as a slug ("lessons/the-cat-sat.json" ->
+// "the-cat-sat"), or the title's slug for the built-in lesson (path NULL). Returns out.
+char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, size_t cap);
+
+// ---------------------------------------------------------------------------------------------------
+// Lower layers, for the window and the tests
+
+// Lower-case ASCII letters and digits joined by '-' (at most 60 bytes): "The cat sat" -> "the-cat-sat".
+// "lesson" when nothing is left.
+void export_slug(const char *title, char *out, size_t cap);
+
+// What a heatmap image shows.
+typedef struct {
+    MatId mat;              // MAT_SCORES, MAT_SCALED, MAT_MASKED or MAT_WEIGHTS
+    int head;               // the head, or -1 for all heads in a grid
+    double scale;
+    ColormapId colormap;
+    ExportBackground background;
+} HeatmapSpec;
+
+// The heatmap matrix a stage shows (MAT_NONE before the scores) and its file-name word ("weights" ...).
+MatId export_stage_matrix(Stage stage, const Lesson *lesson);
+const char *export_matrix_key(MatId mat);
+
+// Lays out a heatmap image: title (lesson, head, matrix), keys across, queries down, the value in every
+// cell, a colour bar with ticks. The size follows from the lesson and the scale (s->width, s->height); a
+// scale of 2 gives exactly twice the size of scale 1. Each cell is one CMD_RECT with a HitRegion of the
+// same rectangle (head, row, col). Returns false when memory ran out.
+bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *lesson, const Trace *trace,
+                          const TextMetrics *tm);
+
+// The window's screen for state st at 1280x720 times scale, background replaced. Returns false on no memory.
+bool export_build_board(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, double scale,
+                        ExportBackground background, const TextMetrics *tm);
+
+// Bytes in memory (malloc'd; free with export_buffer_free).
+typedef struct {
+    unsigned char *data;
+    size_t size, cap;
+} ExportBuffer;
+void export_buffer_free(ExportBuffer *b);
+
+// The offscreen renderer: SDL's software renderer and the fonts. Needs no display and no SDL_Init.
+typedef struct Exporter Exporter;
+Exporter *export_open(const char *font_dir, ExportError *err);
+void export_close(Exporter *x);
+TextMetrics export_metrics(Exporter *x);
+
+// Renders the scene and encodes it as PNG (RGB, or RGBA for a transparent background) with the text chunk
+// "Software: mha-tracer". Deterministic: the same scene gives the same bytes.
+bool export_png_encode(Exporter *x, const Scene *s, ExportBackground background, ExportBuffer *out,
+                       ExportError *err);
+
+// True when the first bytes of a file (n of them, up to 64 KiB is enough) are an export of ours: a PNG
+// with our text chunk, or an SVG with our comment. Other files are never replaced.
+bool export_bytes_are_ours(const unsigned char *head, size_t n);
+
+// One file to write: its name inside the directory and its bytes.
+typedef struct {
+    const char *name;
+    const unsigned char *data;
+    size_t size;
+} ExportFile;
+
+// Writes every file into dir, all or nothing: each goes to a temporary name (written and synced) and is
+// renamed into place only once all are written. A missing or unwritable dir, or a file in the way that is
+// not an export of ours, fails before anything is written. On failure the temporaries are removed.
+bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err);
+
+#endif

@@ -1,0 +1,241 @@
+// Writes a Scene as SVG 1.1 text: rectangles, outlines, lines, hatching as clipped line segments (no
+// patterns or clip paths, which slide programs import badly) and text with named fonts and a generic fallback.
+#include "svg.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} Out;
+
+static void put(Out *o, const char *s, size_t n)
+{
+    if (o->oom) return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (o->len + n + 1 > cap) cap *= 2;
+        char *p = realloc(o->p, cap);
+        if (!p) {
+            o->oom = true;
+            return;
+        }
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+    o->p[o->len] = '\0';
+}
+
+static void puts_(Out *o, const char *s) { put(o, s, strlen(s)); }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void printf_(Out *o, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    put(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+// Length of the valid UTF-8 sequence at p (1..4), or 0 when the bytes are not valid UTF-8.
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    if (n == 0) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    unsigned cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t i = 1; i < n; i++) cp = cp << 6 | (p[i] & 0x3F);
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0; // overlong
+    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;                                          // surrogates
+    if (cp == 0xFFFE || cp == 0xFFFF) return 0;                                          // not XML characters
+    return n;
+}
+
+// Text as XML character data: & < > " ' escaped, control characters dropped (XML 1.0 has no place for
+// them), bytes that are not UTF-8 replaced by U+FFFD.
+static void put_escaped(Out *o, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        switch (*p) {
+        case '&': puts_(o, "&amp;"); p++; continue;
+        case '<': puts_(o, "&lt;"); p++; continue;
+        case '>': puts_(o, "&gt;"); p++; continue;
+        case '"': puts_(o, "&quot;"); p++; continue;
+        case '\'': puts_(o, "&apos;"); p++; continue;
+        case '\t': puts_(o, " "); p++; continue;
+        default: break;
+        }
+        if (*p < 0x20) {
+            p++;
+            continue;
+        }
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            puts_(o, "\xef\xbf\xbd");
+            p++;
+        } else {
+            put(o, (const char *)p, n);
+            p += n;
+        }
+    }
+}
+
+// fill="#rrggbb" (and fill-opacity when not opaque); attr is "fill" or "stroke".
+static void put_color(Out *o, const char *attr, Rgba c)
+{
+    printf_(o, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+    if (c.a != 255) printf_(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
+}
+
+static const char *const FAMILY[FONT_COUNT] = {
+    "DejaVu Sans, Verdana, sans-serif",
+    "DejaVu Sans, Verdana, sans-serif",
+    "DejaVu Sans Mono, Menlo, Consolas, monospace",
+};
+
+// Hit regions that name a cell, sorted by position, to tag the rectangles drawn at the same place.
+static int cmp_hit(const void *a, const void *b)
+{
+    const HitRegion *x = *(const HitRegion *const *)a, *y = *(const HitRegion *const *)b;
+    if (x->y != y->y) return x->y < y->y ? -1 : 1;
+    if (x->x != y->x) return x->x < y->x ? -1 : 1;
+    return 0;
+}
+
+static const HitRegion *find_cell(const HitRegion **sorted, size_t n, const DrawCmd *c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { // first region at or after (c->y, c->x)
+        size_t mid = lo + (hi - lo) / 2;
+        const HitRegion *r = sorted[mid];
+        if (r->y < c->y || (r->y == c->y && r->x < c->x)) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < n && sorted[i]->y == c->y && sorted[i]->x == c->x; i++) {
+        const HitRegion *r = sorted[i];
+        // The cell's fill may leave a one-pixel grid line inside the region.
+        if (c->w >= r->w - 2 && c->w <= r->w && c->h >= r->h - 2 && c->h <= r->h) return r;
+    }
+    return NULL;
+}
+
+// Diagonal hatching as draw_sdl draws it (lines from bottom-left to top-right, `step` apart), each
+// segment clipped to the rectangle by hand.
+static void put_hatch(Out *o, const DrawCmd *c)
+{
+    int step = c->h / 4 > 5 ? c->h / 4 : 5;
+    if (step > 14) step = 14;
+    printf_(o, "<g");
+    put_color(o, "stroke", c->color);
+    puts_(o, " stroke-width=\"1.5\">");
+    for (int k = -c->h; k < c->w; k += step) {
+        // points (x + k + 1 + t, y + h - t) for t in [0, h], inside x .. x + w
+        double k1 = k + 1.0;
+        double t0 = k1 < 0 ? -k1 : 0.0, t1 = c->w - k1 < c->h ? c->w - k1 : c->h;
+        if (t1 <= t0) continue;
+        printf_(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x + k1 + t0, c->y + c->h - t0,
+                c->x + k1 + t1, c->y + c->h - t1);
+    }
+    puts_(o, "</g>\n");
+}
+
+char *svg_encode(const Scene *s, const char *title, size_t *size)
+{
+    Out o = {0};
+    const HitRegion **cells = NULL;
+    size_t ncells = 0;
+    if (s->hit_count) {
+        cells = malloc(s->hit_count * sizeof *cells);
+        if (!cells) return NULL;
+        for (size_t i = 0; i < s->hit_count; i++)
+            if (s->hits[i].cell.mat != MAT_NONE) cells[ncells++] = &s->hits[i];
+        qsort(cells, ncells, sizeof *cells, cmp_hit);
+    }
+    puts_(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n");
+    printf_(&o,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" xml:space=\"preserve\" stroke=\"none\">\n",
+            s->width, s->height, s->width, s->height);
+    if (title && title[0]) {
+        puts_(&o, "<title>");
+        put_escaped(&o, title);
+        puts_(&o, "</title>\n");
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->color.a == 0) continue;
+        switch (c->kind) {
+        case CMD_RECT: {
+            if (c->w <= 0 || c->h <= 0) break;
+            const HitRegion *cell = ncells ? find_cell(cells, ncells, c) : NULL;
+            puts_(&o, "<rect");
+            if (cell)
+                printf_(&o, " class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", cell->cell.head,
+                        cell->cell.row, cell->cell.col);
+            printf_(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
+            put_color(&o, "fill", c->color);
+            puts_(&o, "/>\n");
+            break;
+        }
+        case CMD_FRAME: {
+            int t = c->thickness < 1 ? 1 : c->thickness;
+            if (c->w <= 0 || c->h <= 0) break;
+            printf_(&o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"", c->x + t / 2.0,
+                    c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0, c->h - t > 0 ? c->h - t : 0);
+            put_color(&o, "stroke", c->color);
+            printf_(&o, " stroke-width=\"%d\"/>\n", t);
+            break;
+        }
+        case CMD_LINE: {
+            int t = c->thickness < 1 ? 1 : c->thickness;
+            // draw_sdl draws t one-pixel lines side by side; the SVG line runs through their middle.
+            double dx = c->h ? t / 2.0 : 0.5, dy = c->h ? 0.5 : t / 2.0;
+            printf_(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx, c->y + dy,
+                    c->x + c->w + dx, c->y + c->h + dy);
+            put_color(&o, "stroke", c->color);
+            printf_(&o, " stroke-width=\"%d\"/>\n", t);
+            break;
+        }
+        case CMD_HATCH:
+            if (c->w > 0 && c->h > 0) put_hatch(&o, c);
+            break;
+        case CMD_TEXT: {
+            // Anchored at the middle of the measured width, so another font's different width spreads
+            // evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line height).
+            int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
+            printf_(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
+                    c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
+                    c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
+            put_color(&o, "fill", c->color);
+            puts_(&o, ">");
+            put_escaped(&o, scene_text(s, c));
+            puts_(&o, "</text>\n");
+            break;
+        }
+        }
+    }
+    puts_(&o, "</svg>\n");
+    free(cells);
+    if (o.oom) {
+        free(o.p);
+        return NULL;
+    }
+    *size = o.len;
+    return o.p;
+}

@@ -1,0 +1,675 @@
+// Tests slide export headless (no display, no SDL_Init): the heatmap PNG of head 0 of the cat lesson
+// decoded back from memory (size at scale 1 and 2, the colour at the centre of cell (The, The) = viridis of
+// 0.6111), every cell's fill and number, the SVG (well-formed XML, one cell per token pair per head with the
+// right fill, labels as text, escaping), same bytes twice, which files count as ours, all-or-nothing writes,
+// boards on each background, and the whole export into a directory.
+#define _POSIX_C_SOURCE 200809L // mkdtemp
+#include <SDL.h>
+#include <SDL_image.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "render/colormap.h"
+#include "render/export.h"
+#include "render/svg.h"
+
+#define FONTS MHA_SOURCE_DIR "/assets/fonts"
+
+static bool near(Rgba a, Rgba b, int tol)
+{
+    return abs(a.r - b.r) <= tol && abs(a.g - b.g) <= tol && abs(a.b - b.b) <= tol;
+}
+
+static bool contains(const unsigned char *hay, size_t n, const char *needle, size_t k)
+{
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0) return true;
+    return false;
+}
+
+static bool has_text(const Scene *s, const char *needle)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) return true;
+    return false;
+}
+
+static int count_text(const Scene *s, const char *exact)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strcmp(scene_text(s, &s->cmds[i]), exact) == 0) n++;
+    return n;
+}
+
+static const HitRegion *cell_hit(const Scene *s, int head, int row, int col)
+{
+    for (size_t i = 0; i < s->hit_count; i++) {
+        const HitRegion *r = &s->hits[i];
+        if (r->cell.mat != MAT_NONE && r->cell.head == head && r->cell.row == row && r->cell.col == col) return r;
+    }
+    return NULL;
+}
+
+// The fill of the rectangle drawn on the cell's hit region.
+static bool cell_rect(const Scene *s, const HitRegion *r, Rgba *fill)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        // (the window's cells leave a one-pixel grid line inside their region)
+        if (c->kind == CMD_RECT && c->x == r->x && c->y == r->y && c->w >= r->w - 1 && c->w <= r->w &&
+            c->h >= r->h - 1 && c->h <= r->h) {
+            *fill = c->color;
+            return true;
+        }
+    }
+    return false;
+}
+
+// Decodes PNG bytes with SDL_image and reads one pixel (RGBA).
+static SDL_Surface *decode(const ExportBuffer *b)
+{
+    SDL_Surface *raw = IMG_Load_RW(SDL_RWFromConstMem(b->data, (int)b->size), 1);
+    if (!raw) return NULL;
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGBA32, 0);
+    SDL_FreeSurface(raw);
+    return s;
+}
+
+static Rgba pixel(const SDL_Surface *s, int x, int y)
+{
+    const Uint8 *p = (const Uint8 *)s->pixels + (size_t)y * (size_t)s->pitch + (size_t)x * 4;
+    return (Rgba){p[0], p[1], p[2], p[3]};
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A small XML well-formedness check: one root, matched tags, quoted attributes, known entities only.
+
+static bool xml_entity(const char **p)
+{
+    const char *q = *p; // at '&'
+    static const char *const known[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+    for (int i = 0; i < 5; i++)
+        if (strncmp(q, known[i], strlen(known[i])) == 0) {
+            *p = q + strlen(known[i]);
+            return true;
+        }
+    if (q[1] == '#') {
+        const char *e = strchr(q, ';');
+        if (e && e - q < 12) {
+            *p = e + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool xml_name(const char **p, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (**p && (isalnum((unsigned char)**p) || strchr(":-_.", **p))) {
+        if (n + 1 < cap) out[n++] = **p;
+        (*p)++;
+    }
+    out[n] = '\0';
+    return n > 0;
+}
+
+static bool xml_well_formed(const char *doc, char *why, size_t cap)
+{
+    char stack[64][32], name[32];
+    int depth = 0, roots = 0;
+    const char *p = doc;
+    if (strncmp(p, "<?xml", 5) == 0) {
+        p = strstr(p, "?>");
+        if (!p) return snprintf(why, cap, "unterminated declaration"), false;
+        p += 2;
+    }
+    while (*p) {
+        if (*p != '<') {
+            if (*p == '&') {
+                if (!xml_entity(&p)) return snprintf(why, cap, "bad entity at %.20s", p), false;
+                continue;
+            }
+            if (depth == 0 && !isspace((unsigned char)*p)) return snprintf(why, cap, "text outside the root"), false;
+            p++;
+            continue;
+        }
+        if (strncmp(p, "<!--", 4) == 0) {
+            const char *e = strstr(p + 4, "-->");
+            if (!e) return snprintf(why, cap, "unterminated comment"), false;
+            p = e + 3;
+            continue;
+        }
+        if (p[1] == '/') {
+            p += 2;
+            if (!xml_name(&p, name, sizeof name) || *p != '>') return snprintf(why, cap, "bad end tag"), false;
+            if (depth == 0 || strcmp(stack[depth - 1], name) != 0)
+                return snprintf(why, cap, "</%s> does not close <%s>", name, depth ? stack[depth - 1] : ""), false;
+            depth--;
+            p++;
+            continue;
+        }
+        p++;
+        if (!xml_name(&p, name, sizeof name)) return snprintf(why, cap, "bad tag at %.20s", p), false;
+        if (depth == 0 && ++roots > 1) return snprintf(why, cap, "two roots"), false;
+        for (;;) {
+            while (isspace((unsigned char)*p)) p++;
+            if (*p == '>' || (p[0] == '/' && p[1] == '>')) break;
+            char attr[32];
+            if (!xml_name(&p, attr, sizeof attr) || *p != '=' || (p[1] != '"' && p[1] != '\''))
+                return snprintf(why, cap, "bad attribute in <%s> at %.20s", name, p), false;
+            char quote = p[1];
+            p += 2;
+            while (*p && *p != quote) {
+                if (*p == '<') return snprintf(why, cap, "'<' in an attribute of <%s>", name), false;
+                if (*p == '&') {
+                    if (!xml_entity(&p)) return snprintf(why, cap, "bad entity in an attribute"), false;
+                } else p++;
+            }
+            if (!*p) return snprintf(why, cap, "unterminated attribute"), false;
+            p++;
+        }
+        if (*p == '/') p += 2;
+        else {
+            if (depth == 64) return snprintf(why, cap, "too deep"), false;
+            snprintf(stack[depth++], sizeof stack[0], "%s", name);
+            p++;
+        }
+    }
+    if (depth != 0 || roots != 1) return snprintf(why, cap, "unclosed <%s>", depth ? stack[depth - 1] : "?"), false;
+    return true;
+}
+
+// Counts cells of one head in an SVG and checks each fill against want(row, col).
+static int svg_cells(const char *svg, int head, const Lesson *L, const Trace *T, MatId mat, int *wrong)
+{
+    int n = 0;
+    *wrong = 0;
+    for (const char *p = strstr(svg, "<rect class=\"cell\""); p; p = strstr(p + 1, "<rect class=\"cell\"")) {
+        int h, r, c;
+        if (sscanf(p, "<rect class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", &h, &r, &c) != 3) {
+            (*wrong)++;
+            continue;
+        }
+        if (h != head) continue;
+        n++;
+        const char *f = strstr(p, "fill=\"#");
+        unsigned rr, gg, bb;
+        if (!f || sscanf(f, "fill=\"#%02x%02x%02x\"", &rr, &gg, &bb) != 3) {
+            (*wrong)++;
+            continue;
+        }
+        double v = scene_cell_value(L, T, (CellRef){mat, h, r, c});
+        Rgba want = colormap_rgb(COLORMAP_VIRIDIS, v);
+        if (!near((Rgba){(unsigned char)rr, (unsigned char)gg, (unsigned char)bb, 255}, want, 0)) (*wrong)++;
+    }
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+static void test_names(void)
+{
+    char buf[128];
+    export_slug("The cat sat", buf, sizeof buf);
+    CHECK(strcmp(buf, "the-cat-sat") == 0, "slug '%s'", buf);
+    export_slug("BERT-base's shape: 12 heads of 64", buf, sizeof buf);
+    CHECK(strcmp(buf, "bert-bases-shape-12-heads-of-64") == 0, "slug '%s'", buf);
+    export_slug("  \xc3\xa9t\xc3\xa9 / <x> ", buf, sizeof buf);
+    CHECK(strcmp(buf, "t-x") == 0, "slug '%s'", buf);
+    export_slug("", buf, sizeof buf);
+    CHECK(strcmp(buf, "lesson") == 0, "empty slug '%s'", buf);
+    export_name_for("lessons/the-cat-sat.json", NULL, buf, sizeof buf);
+    CHECK(strcmp(buf, "the-cat-sat") == 0, "name '%s'", buf);
+    export_default_dir("a/b/lesson.json", buf, sizeof buf);
+    CHECK(strcmp(buf, "a/b/exports") == 0, "dir '%s'", buf);
+    export_default_dir("lesson.json", buf, sizeof buf);
+    CHECK(strcmp(buf, "exports") == 0, "dir '%s'", buf);
+    export_default_dir(NULL, buf, sizeof buf);
+    CHECK(strcmp(buf, "exports") == 0, "dir '%s'", buf);
+}
+
+// The PNG of head 0's weights: size, the colour under (The, The), every cell's fill and number, labels.
+static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
+{
+    TextMetrics tm = export_metrics(x);
+    Scene s1, s2;
+    scene_init(&s1);
+    scene_init(&s2);
+    HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&s1, &spec, L, T, &tm), "heatmap at scale 1");
+    spec.scale = 2.0;
+    CHECK(export_build_heatmap(&s2, &spec, L, T, &tm), "heatmap at scale 2");
+    printf("head 0 weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width, s2.height);
+    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "scale 2 is %dx%d, scale 1 %dx%d", s2.width,
+          s2.height, s1.width, s1.height);
+    // A 3x3 heatmap with its labels, title and colour bar: about half a 1280x720 window at scale 1.
+    CHECK(s1.width >= 400 && s1.width <= 800 && s1.height >= 280 && s1.height <= 500, "scale 1 size %dx%d", s1.width,
+          s1.height);
+
+    double w00 = mat_get(&T->head[0].weights, 0, 0);
+    CHECK(fabs(w00 - 0.6111) < 5e-5, "weights[0][0] = %.6f", w00);
+    Rgba want = colormap_rgb(COLORMAP_VIRIDIS, w00);
+    for (int pass = 0; pass < 2; pass++) {
+        const Scene *s = pass ? &s2 : &s1;
+        ExportBuffer png;
+        ExportError err;
+        CHECK(export_png_encode(x, s, EXPORT_BG_WHITE, &png, &err), "png: %s", err.message);
+        CHECK(png.size > 100 && memcmp(png.data, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG signature");
+        CHECK(png.data[25] == 2, "colour type %d (RGB expected on white)", png.data[25]);
+        CHECK(export_bytes_are_ours(png.data, png.size), "our tEXt chunk is found");
+        CHECK(contains(png.data, 80, "tEXtSoftware\0mha-tracer", 23), "tEXt Software: mha-tracer after IHDR");
+        SDL_Surface *img = decode(&png);
+        CHECK(img != NULL, "IMG_Load_RW: %s", SDL_GetError());
+        if (img) {
+            CHECK(img->w == s->width && img->h == s->height, "decoded %dx%d, scene %dx%d", img->w, img->h, s->width,
+                  s->height);
+            const HitRegion *r = cell_hit(s, 0, 0, 0);
+            CHECK(r != NULL, "cell (The, The) has a hit region");
+            if (r) {
+                Rgba got = pixel(img, r->x + r->w / 2, r->y + r->h / 2);
+                CHECK(near(got, want, 2), "scale %d: centre of (The, The) is %d,%d,%d, viridis(0.6111) is %d,%d,%d",
+                      pass + 1, got.r, got.g, got.b, want.r, want.g, want.b);
+                Rgba corner = pixel(img, 2, 2);
+                CHECK(near(corner, (Rgba){255, 255, 255, 255}, 0), "white background");
+            }
+            SDL_FreeSurface(img);
+        }
+        // Same scene, same bytes.
+        ExportBuffer again;
+        CHECK(export_png_encode(x, s, EXPORT_BG_WHITE, &again, &err), "png again");
+        CHECK(again.size == png.size && memcmp(again.data, png.data, png.size) == 0, "PNG bytes differ between runs");
+        export_buffer_free(&again);
+        export_buffer_free(&png);
+    }
+
+    // Every cell: the colormap's colour, and its number inside it at a legible size.
+    const AttnParams *p = &L->params;
+    for (int pass = 0; pass < 2; pass++) {
+        const Scene *s = pass ? &s2 : &s1;
+        int bad_fill = 0, bad_text = 0;
+        for (int i = 0; i < p->n; i++)
+            for (int j = 0; j < p->m; j++) {
+                const HitRegion *r = cell_hit(s, 0, i, j);
+                Rgba fill;
+                double v = mat_get(&T->head[0].weights, i, j);
+                if (!r || !cell_rect(s, r, &fill) || !near(fill, colormap_rgb(COLORMAP_VIRIDIS, v), 0)) bad_fill++;
+                char buf[32];
+                scene_format_value(v, buf, sizeof buf);
+                bool found = false;
+                for (size_t k = 0; r && k < s->count; k++) {
+                    const DrawCmd *c = &s->cmds[k];
+                    if (c->kind == CMD_TEXT && strcmp(scene_text(s, c), buf) == 0 && c->x >= r->x && c->y >= r->y &&
+                        c->x + c->w <= r->x + r->w && c->y + c->h <= r->y + r->h && c->size >= 17 * (pass + 1))
+                        found = true;
+                }
+                if (!found) bad_text++;
+            }
+        CHECK(bad_fill == 0, "%d cells with the wrong fill", bad_fill);
+        CHECK(bad_text == 0, "%d cells without their number inside them", bad_text);
+    }
+    CHECK(has_text(&s1, "The cat sat"), "lesson title");
+    CHECK(has_text(&s1, "Head 0") && has_text(&s1, "attention weights"), "head and matrix in the title");
+    CHECK(count_text(&s1, "The") == 2 && count_text(&s1, "cat") == 2 && count_text(&s1, "sat") == 2,
+          "tokens on both axes");
+    CHECK(has_text(&s1, "keys") && has_text(&s1, "queries"), "axis names");
+    CHECK(count_text(&s1, "0.00") == 1 && count_text(&s1, "0.50") == 1 && count_text(&s1, "1.00") == 1,
+          "colour bar ticks");
+    scene_free(&s1);
+    scene_free(&s2);
+}
+
+// The SVG of all heads: well-formed, one cell per token pair per head with viridis fills, labels as text.
+static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
+{
+    TextMetrics tm = export_metrics(x);
+    Scene s;
+    scene_init(&s);
+    HeatmapSpec spec = {MAT_WEIGHTS, -1, 2.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "all heads");
+    size_t size = 0, size2 = 0;
+    char *svg = svg_encode(&s, "The cat sat \xe2\x80\x94 all heads", &size);
+    char *svg2 = svg_encode(&s, "The cat sat \xe2\x80\x94 all heads", &size2);
+    CHECK(svg && svg2 && size == size2 && memcmp(svg, svg2, size) == 0, "SVG bytes differ between runs");
+    if (svg) {
+        char why[200] = "";
+        CHECK(xml_well_formed(svg, why, sizeof why), "SVG is not well-formed: %s", why);
+        CHECK(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n", 66) == 0, "declaration and mark");
+        CHECK(export_bytes_are_ours((const unsigned char *)svg, size), "our mark is found");
+        CHECK(strstr(svg, "<image") == NULL && strstr(svg, "base64") == NULL, "no raster inside");
+        CHECK(strstr(svg, "font-family=\"DejaVu Sans, Verdana, sans-serif\"") != NULL, "fonts with a generic fallback");
+        for (int h = 0; h < L->params.heads; h++) {
+            int wrong;
+            int n = svg_cells(svg, h, L, T, MAT_WEIGHTS, &wrong);
+            CHECK(n == L->params.n * L->params.m, "head %d: %d cells in the SVG", h, n);
+            CHECK(wrong == 0, "head %d: %d cells with the wrong fill", h, wrong);
+        }
+        CHECK(strstr(svg, ">The</text>") && strstr(svg, ">cat</text>") && strstr(svg, ">sat</text>"), "labels as text");
+        CHECK(strstr(svg, ">0.6111</text>") != NULL, "numbers as text");
+    }
+    free(svg);
+    free(svg2);
+    scene_free(&s);
+
+    // Tokens that need escaping, and bytes that are not UTF-8.
+    static const char lesson[] =
+        "{\"title\": \"Quotes & <tags> \\\"here\\\"\", \"tokens\": [\"a&b\", \"<c>\", \"\\\"d'\"],"
+        " \"embeddings\": [[1, 0], [0, 1], [1, 1]], \"heads\": 1, \"weights\": {\"random\": {\"seed\": 3}}}";
+    Lesson E;
+    LessonError lerr;
+    Trace ET;
+    TraceError terr;
+    CHECK(lesson_parse(&E, lesson, strlen(lesson), "escape.json", &lerr), "escape lesson: %s", lerr.message);
+    if (!trace_run(&ET, &E.params, &terr)) return;
+    Scene e;
+    scene_init(&e);
+    HeatmapSpec one = {MAT_SCORES, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&e, &one, &E, &ET, &tm), "escape heatmap");
+    svg = svg_encode(&e, E.title, &size);
+    if (svg) {
+        char why[200] = "";
+        CHECK(xml_well_formed(svg, why, sizeof why), "escaped SVG is not well-formed: %s", why);
+        CHECK(strstr(svg, ">a&amp;b</text>") && strstr(svg, ">&lt;c&gt;</text>") && strstr(svg, ">&quot;d&apos;</text>"),
+              "tokens escaped");
+        CHECK(strstr(svg, "<title>Quotes &amp; &lt;tags&gt; &quot;here&quot;</title>") != NULL, "title escaped");
+        CHECK(strstr(svg, "<c>") == NULL, "no raw tag from a token");
+    }
+    free(svg);
+    // A text command with control characters and broken UTF-8 (the scene is plain data).
+    Scene raw;
+    scene_init(&raw);
+    raw.width = raw.height = 10;
+    raw.text = malloc(16);
+    memcpy(raw.text, "a\x01\xff\xc3(b", 7);
+    raw.text_len = raw.text_cap = 7;
+    raw.cmds = calloc(1, sizeof(DrawCmd));
+    raw.cmds[0] = (DrawCmd){.kind = CMD_TEXT, .w = 5, .h = 5, .color = {0, 0, 0, 255}, .size = 5, .text = 0};
+    raw.count = raw.cap = 1;
+    svg = svg_encode(&raw, NULL, &size);
+    CHECK(svg && strstr(svg, ">a\xef\xbf\xbd\xef\xbf\xbd(b</text>"), "control bytes dropped, bad UTF-8 replaced");
+    free(svg);
+    scene_free(&raw);
+    scene_free(&e);
+    trace_free(&ET);
+    lesson_free(&E);
+}
+
+static bool is_light(Rgba c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b > 150.0; }
+
+// Boards: the window's size times the scale; each background.
+static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
+{
+    TextMetrics tm = export_metrics(x);
+    AppDims dims = app_dims_from_params(&L->params);
+    AppState st;
+    app_init(&st, &dims);
+    st.stage_index = 4; // softmax
+    Scene s;
+    scene_init(&s);
+    CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_WHITE, &tm), "board");
+    CHECK(s.width == 1280 && s.height == 720, "board %dx%d", s.width, s.height);
+    CHECK(s.count > 0 && s.cmds[0].kind == CMD_RECT && near(s.cmds[0].color, (Rgba){255, 255, 255, 255}, 0),
+          "white background");
+    CHECK(!has_text(&s, "Point at") && !has_text(&s, "click it"), "no hints about the mouse on a slide");
+    CHECK(export_build_board(&s, &st, L, T, 2.0, EXPORT_BG_TRANSPARENT, &tm), "board");
+    CHECK(s.width == 2560 && s.height == 1440, "board %dx%d", s.width, s.height);
+    CHECK(s.cmds[0].color.a == 0, "transparent background");
+    ExportBuffer png;
+    ExportError err;
+    CHECK(export_png_encode(x, &s, EXPORT_BG_TRANSPARENT, &png, &err), "png: %s", err.message);
+    CHECK(png.size > 26 && png.data[25] == 6, "transparent board is RGBA");
+    SDL_Surface *img = decode(&png);
+    if (img) {
+        CHECK(pixel(img, 1, 1).a == 0, "corner is transparent");
+        SDL_FreeSurface(img);
+    }
+    export_buffer_free(&png);
+    // Dark: text drawn on the background reads light; cells keep their colours.
+    CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_DARK, &tm), "board");
+    CHECK(!is_light(s.cmds[0].color), "dark background");
+    int dark_text = 0;
+    for (size_t i = 0; i < s.count; i++) {
+        const DrawCmd *c = &s.cmds[i];
+        if (c->kind != CMD_TEXT) continue;
+        int mx = c->x + c->w / 2, my = c->y + c->h / 2;
+        bool on_cell = false;
+        for (size_t k = 0; k < s.hit_count; k++) {
+            const HitRegion *r = &s.hits[k];
+            if (r->cell.mat != MAT_NONE && mx >= r->x && my >= r->y && mx < r->x + r->w && my < r->y + r->h) on_cell = true;
+        }
+        if (!on_cell && !is_light(c->color) && c->color.b < 150) {
+            if (dark_text++ < 3) fprintf(stderr, "  dark text on dark: '%s'\n", scene_text(&s, c));
+        }
+    }
+    CHECK(dark_text == 0, "%d dark texts on the dark background", dark_text);
+    const HitRegion *r = NULL;
+    for (size_t k = 0; k < s.hit_count && !r; k++)
+        if (s.hits[k].cell.mat == MAT_WEIGHTS && s.hits[k].cell.row == 0 && s.hits[k].cell.col == 0) r = &s.hits[k];
+    Rgba fill = {0, 0, 0, 0};
+    CHECK(r && cell_rect(&s, r, &fill), "weights cell (The, The) on the dark board");
+    CHECK(near(fill, colormap_rgb(COLORMAP_VIRIDIS, mat_get(&T->head[0].weights, 0, 0)), 0), "cells keep their colours");
+    scene_free(&s);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Files
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static bool file_equals(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char *buf = malloc(size + 1);
+    size_t n = buf ? fread(buf, 1, size + 1, f) : 0;
+    fclose(f);
+    bool same = buf && n == size && memcmp(buf, data, size) == 0;
+    free(buf);
+    return same;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
+{
+    TextMetrics tm = export_metrics(x);
+    Scene s;
+    scene_init(&s);
+    HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    export_build_heatmap(&s, &spec, L, T, &tm);
+    ExportBuffer png;
+    ExportError err;
+    CHECK(export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err), "png");
+    size_t svg_size;
+    char *svg = svg_encode(&s, "t", &svg_size);
+    scene_free(&s);
+    ExportFile files[2] = {{"a.png", png.data, png.size}, {"a.svg", (unsigned char *)svg, svg_size}};
+
+    char dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/out", tmp);
+    // Missing directory: an I/O error, and nothing is made.
+    CHECK(!export_write_files(dir, false, files, 2, &err) && err.io, "missing directory must fail");
+    CHECK(strstr(err.message, dir) != NULL, "the error names the directory: %s", err.message);
+    CHECK(count_files(dir) < 0, "the directory was not made");
+    // create_dir (the window's exports/) makes it.
+    CHECK(export_write_files(dir, true, files, 2, &err), "write: %s", err.message);
+    snprintf(path, sizeof path, "%s/a.png", dir);
+    CHECK(file_equals(path, png.data, png.size), "a.png holds the PNG bytes");
+    snprintf(path, sizeof path, "%s/a.svg", dir);
+    CHECK(file_equals(path, svg, svg_size), "a.svg holds the SVG bytes");
+    CHECK(count_files(dir) == 2, "no temporary files left (%d files)", count_files(dir));
+    // Our own files are replaced.
+    CHECK(export_write_files(dir, false, files, 2, &err), "rewrite: %s", err.message);
+    CHECK(count_files(dir) == 2, "still two files");
+    // Anything else is not: the whole write fails before a byte is written.
+    snprintf(path, sizeof path, "%s/a.svg", dir);
+    write_file(path, "<svg>a teacher's own drawing</svg>");
+    ExportFile three[3] = {{"b.png", png.data, png.size}, files[0], files[1]};
+    CHECK(!export_write_files(dir, false, three, 3, &err) && err.io, "a foreign file in the way must fail");
+    CHECK(strstr(err.message, "a.svg") && strstr(err.message, "not an mha-tracer export"), "message: %s", err.message);
+    CHECK(file_equals(path, "<svg>a teacher's own drawing</svg>", 34), "the foreign file is untouched");
+    CHECK(count_files(dir) == 2, "b.png was not written (%d files)", count_files(dir));
+    // A PNG without our chunk (as IMG_SavePNG writes it) is not ours either.
+    CHECK(!export_bytes_are_ours((const unsigned char *)"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), "plain PNG is not ours");
+    CHECK(!export_bytes_are_ours((const unsigned char *)"{\"title\": \"x\"}", 14), "a lesson is not ours");
+    // An unwritable directory: nothing written, no temporaries.
+    char ro[600];
+    snprintf(ro, sizeof ro, "%s/ro", tmp);
+    mkdir(ro, 0555);
+    chmod(ro, 0555);
+    const char *unwritable = geteuid() == 0 ? "/sys" : ro; // root writes anywhere but in /sys
+    CHECK(!export_write_files(unwritable, false, files, 2, &err) && err.io, "unwritable %s must fail", unwritable);
+    CHECK(strstr(err.message, "nothing was written") != NULL, "message: %s", err.message);
+    CHECK(geteuid() == 0 || count_files(ro) == 0, "nothing in the unwritable directory");
+    chmod(ro, 0755);
+    free(svg);
+    export_buffer_free(&png);
+}
+
+// Whole exports into a directory: names, counts, lesson order, same bytes twice, the window's E.
+static void test_run(const Lesson *L, const Trace *T, const char *tmp)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    mkdir(dir, 0755);
+    ExportRequest req;
+    export_request_defaults(&req);
+    req.dir = dir;
+    req.font_dir = FONTS;
+    req.name = "the-cat-sat";
+    req.what = EXPORT_WHAT_BOARD;
+    req.stage = EXPORT_ALL_STAGES;
+    req.scale = 1.0;
+    ExportResult res;
+    ExportError err;
+    AppDims dims = app_dims_from_params(&L->params);
+    AppState st;
+    app_init(&st, &dims);
+    CHECK(export_run(&req, L, T, &res, &err), "board, all stages: %s", err.message);
+    CHECK((int)res.count == st.stage_count, "%zu images for %d stages", res.count, st.stage_count);
+    for (size_t i = 0; i < res.count; i++) {
+        char want[700];
+        snprintf(want, sizeof want, "%s/the-cat-sat-stage%02zu-%s.png", dir, i + 1, stage_key(st.stages[i]));
+        CHECK(strcmp(res.paths[i], want) == 0, "path %s, expected %s", res.paths[i], want);
+    }
+    export_result_free(&res);
+
+    req.what = EXPORT_WHAT_HEATMAPS;
+    req.stage = STAGE_SOFTMAX;
+    req.formats = EXPORT_PNG | EXPORT_SVG;
+    CHECK(export_run(&req, L, T, &res, &err), "heatmaps: %s", err.message);
+    CHECK(res.count == 6, "%zu files: two heads and the grid, PNG and SVG", res.count);
+    if (res.count == 6) {
+        CHECK(strstr(res.paths[0], "/the-cat-sat-head0-weights.png") != NULL, "first %s", res.paths[0]);
+        CHECK(strstr(res.paths[5], "/the-cat-sat-heads-weights.svg") != NULL, "last %s", res.paths[5]);
+    }
+    // Same request, same bytes.
+    FILE *f = fopen(res.paths[0], "rb");
+    unsigned char first[200000];
+    size_t n1 = f ? fread(first, 1, sizeof first, f) : 0;
+    if (f) fclose(f);
+    ExportResult again;
+    CHECK(export_run(&req, L, T, &again, &err), "again: %s", err.message);
+    CHECK(again.count == res.count && file_equals(again.paths[0], first, n1), "a second export gives other bytes");
+    export_result_free(&again);
+    export_result_free(&res);
+    // Heatmaps exist from the scores on; a non-causal lesson has no mask stage.
+    req.stage = STAGE_INPUT;
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io, "heatmaps of the input stage must fail as bad usage");
+    req.stage = STAGE_MASK;
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "mask"), "no mask: %s", err.message);
+
+    // The window: E in the all-heads view of the scores stage, Shift+E on head 1 of the softmax stage.
+    st.stage_index = 2;
+    st.view = VIEW_ALL_HEADS;
+    ExportRequest w;
+    export_request_defaults(&w);
+    w.dir = dir;
+    w.font_dir = FONTS;
+    w.formats = EXPORT_PNG | EXPORT_SVG;
+    w.scale = 1.0;
+    CHECK(export_from_view(&w, false, &st, L, T, &res, &err), "E: %s", err.message);
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-heads-scores.png"), "E wrote %s",
+          res.count ? res.paths[0] : "nothing");
+    export_result_free(&res);
+    st.view = VIEW_ONE_HEAD;
+    st.head = 1;
+    st.stage_index = 4;
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err), "Shift+E: %s", err.message);
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax.png"), "Shift+E wrote %s",
+          res.count ? res.paths[0] : "nothing");
+    export_result_free(&res);
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[1200];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) remove_tree(path);
+        else unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    Lesson L;
+    LessonError lerr;
+    Trace T;
+    TraceError terr;
+    if (!lesson_load_builtin(&L, &lerr) || !trace_run(&T, &L.params, &terr)) {
+        fprintf(stderr, "cannot load the built-in lesson\n");
+        return 1;
+    }
+    ExportError err;
+    Exporter *x = export_open(FONTS, &err);
+    CHECK(x != NULL, "export_open: %s", err.message);
+    char tmp[] = "/tmp/mha-export-test-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
+    test_names();
+    if (x) {
+        test_heatmap_png(x, &L, &T);
+        test_svg(x, &L, &T);
+        test_boards(x, &L, &T);
+        test_files(x, &L, &T, tmp);
+    }
+    export_close(x);
+    test_run(&L, &T, tmp);
+    remove_tree(tmp);
+    trace_free(&T);
+    lesson_free(&L);
+    IMG_Quit();
+    SDL_Quit();
+    return check_report("test_export");
+}

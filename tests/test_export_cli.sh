@@ -1,0 +1,202 @@
+#!/bin/sh
+# mha-tracer --export end to end with no display: file names and printed paths, PNG sizes at scale 1 and 2,
+# SVGs parsed as XML (python3's xml.etree when present), one board per stage, same bytes twice, our files
+# replaced and nobody else's, missing and unwritable directories, bad usage, and the time of a full export.
+# usage: test_export_cli.sh PATH/TO/mha-tracer SOURCE_DIR
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+unset DISPLAY WAYLAND_DISPLAY
+
+# run NAME EXPECTED_STATUS ARGS...: stdout/stderr in $tmp/NAME.{out,err}
+run() {
+    name=$1; want=$2; shift 2
+    "$bin" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$name: exit $got, expected $want ($(head -c 300 "$tmp/$name.err"))"; fi
+}
+has() { if grep -qF -- "$2" "$tmp/$1"; then ok; else bad "$1 lacks '$2'"; fi; }
+empty() { if [ ! -s "$tmp/$1" ]; then ok; else bad "$1 should be empty: $(head -c 200 "$tmp/$1")"; fi; }
+lines() { # lines FILE N
+    n=$(wc -l <"$tmp/$1")
+    if [ "$n" -eq "$2" ]; then ok; else bad "$1 has $n lines, expected $2"; fi
+}
+count() { ls "$1" 2>/dev/null | wc -l; }
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{print ($1*16777216+$2*65536+$3*256+$4) "x" ($5*16777216+$6*65536+$7*256+$8)}'; }
+png_type() { od -An -tu1 -j25 -N1 "$1" | tr -d ' '; }
+
+# Default: the weights of each head and of all heads, PNG at scale 2; each path printed.
+mkdir "$tmp/a"
+run default 0 --export "$tmp/a"
+lines default.out 3
+has default.out "$tmp/a/the-cat-sat-head0-weights.png"
+has default.out "$tmp/a/the-cat-sat-head1-weights.png"
+has default.out "$tmp/a/the-cat-sat-heads-weights.png"
+empty default.err
+for f in $(cat "$tmp/default.out"); do [ -s "$f" ] && ok || bad "$f missing"; done
+[ "$(count "$tmp/a")" -eq 3 ] && ok || bad "$(count "$tmp/a") files in $tmp/a, expected 3 (temporaries left?)"
+[ "$(png_type "$tmp/a/the-cat-sat-head0-weights.png")" = 2 ] && ok || bad "white PNG is not RGB"
+head -c 64 "$tmp/a/the-cat-sat-head0-weights.png" | tr '\0' ' ' | grep -qa "tEXtSoftware mha-tracer" && ok ||
+    bad "no tEXt Software chunk"
+
+# Scale 1 and 2: exactly twice the pixels on each side; a file of the lesson is named after the file.
+mkdir "$tmp/s1" "$tmp/s2"
+run scale1 0 --export "$tmp/s1" --scale 1 "$src/lessons/the-cat-sat.json"
+run scale2 0 --export="$tmp/s2" --scale=2 "$src/lessons/the-cat-sat.json"
+s1=$(png_size "$tmp/s1/the-cat-sat-head0-weights.png")
+s2=$(png_size "$tmp/s2/the-cat-sat-head0-weights.png")
+w1=${s1%x*}; h1=${s1#*x}; w2=${s2%x*}; h2=${s2#*x}
+echo "head 0 weights: $s1 at scale 1, $s2 at scale 2"
+[ "$w2" -eq $((2 * w1)) ] && [ "$h2" -eq $((2 * h1)) ] && ok || bad "scale 2 is $s2, scale 1 is $s1"
+[ "$w1" -ge 400 ] && [ "$w1" -le 800 ] && [ "$h1" -ge 280 ] && [ "$h1" -le 500 ] && ok || bad "scale 1 size $s1"
+cmp -s "$tmp/a/the-cat-sat-head0-weights.png" "$tmp/s2/the-cat-sat-head0-weights.png" && ok ||
+    bad "the built-in lesson and lessons/the-cat-sat.json give different images"
+
+# SVG: valid XML, one cell per token pair per head, labels and numbers as text, no raster.
+mkdir "$tmp/svg"
+run svg 0 --export "$tmp/svg" --format svg --stage scores
+lines svg.out 3
+has svg.out "the-cat-sat-heads-scores.svg"
+head -2 "$tmp/svg/the-cat-sat-heads-scores.svg" | grep -qF "<!-- mha-tracer export -->" && ok || bad "no mark in the SVG"
+grep -q "<image" "$tmp/svg/"*.svg && bad "raster in an SVG" || ok
+if command -v python3 >/dev/null 2>&1; then
+    if python3 - "$tmp/svg" <<'EOF'
+import sys, glob, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+bad = 0
+for path in sorted(glob.glob(sys.argv[1] + "/*.svg")):
+    root = ET.parse(path).getroot()
+    cells = root.findall(".//s:rect[@class='cell']", ns)
+    heads = sorted({c.get("data-head") for c in cells})
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    want_heads = ["0", "1"] if "-heads-" in path else [path.split("-head")[1][0]]
+    if heads != want_heads: print("FAIL:", path, "heads", heads); bad += 1
+    for h in heads:
+        n = sum(1 for c in cells if c.get("data-head") == h)
+        if n != 9: print("FAIL:", path, "head", h, "has", n, "cells"); bad += 1
+    for c in cells:
+        if not (c.get("fill", "").startswith("#") and len(c.get("fill")) == 7): print("FAIL: fill", c.get("fill")); bad += 1
+    for tok in ("The", "cat", "sat"):
+        if texts.count(tok) < 2: print("FAIL:", path, "label", tok, texts.count(tok)); bad += 1
+    if "\u22122.7498" not in texts and "-heads-" in path: print("FAIL: no -2.7498 in", path); bad += 1
+sys.exit(1 if bad else 0)
+EOF
+    then ok; else bad "SVG checks (python3)"; fi
+    # Tokens that need escaping still give valid XML with the tokens as text.
+    printf '%s' '{"title": "Quotes & <tags>", "tokens": ["a&b", "<c>", "\"d'"'"'"], "embeddings": [[1, 0], [0, 1], [1, 1]], "heads": 1, "weights": {"random": {"seed": 3}}}' >"$tmp/escape.json"
+    mkdir "$tmp/esc"
+    run escape 0 --export "$tmp/esc" --format svg --what all --stage all "$tmp/escape.json"
+    if python3 - "$tmp/esc" <<'EOF'
+import sys, glob, xml.etree.ElementTree as ET
+bad = 0
+for path in sorted(glob.glob(sys.argv[1] + "/*.svg")):
+    root = ET.parse(path).getroot()
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    title = root.find("{http://www.w3.org/2000/svg}title").text
+    if not title.startswith("Quotes & <tags>"): print("FAIL: title", title); bad += 1
+    if "-head0-" in path:
+        for tok in ("a&b", "<c>", "\"d'"):
+            if tok not in texts: print("FAIL:", path, "lacks", tok); bad += 1
+sys.exit(1 if bad else 0)
+EOF
+    then ok; else bad "escaped SVGs (python3)"; fi
+else
+    echo "python3 not found: the XML checks of the SVGs are left to test_export"
+fi
+command -v xmllint >/dev/null 2>&1 && { xmllint --noout "$tmp/svg/"*.svg && ok || bad "xmllint"; }
+
+# --what board --stage all: one image per stage, in lesson order (9 for the causal lesson: the mask).
+mkdir "$tmp/board" "$tmp/causal"
+run board 0 --export "$tmp/board" --what board --stage all --scale 1
+lines board.out 8
+has board.out "the-cat-sat-stage01-input.png"
+has board.out "the-cat-sat-stage05-softmax.png"
+has board.out "the-cat-sat-stage08-output.png"
+[ "$(png_size "$tmp/board/the-cat-sat-stage03-scores.png")" = 1280x720 ] && ok || bad "board at scale 1 is not 1280x720"
+sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in lesson order"
+run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
+lines causal.out 9
+has causal.out "causal-decoder-stage05-mask.svg"
+run causal_mask 0 --export "$tmp/causal" --stage mask "$src/lessons/causal-decoder.json"
+has causal_mask.out "causal-decoder-head0-masked.png"
+
+# Same input, same bytes; a second run into the same directory replaces our own files (and is timed).
+mkdir "$tmp/b1" "$tmp/b2"
+run twice1 0 --export "$tmp/b1" --what all --stage all --format both
+run twice2 0 --export "$tmp/b2" --what all --stage all --format both
+t0=$(date +%s.%N)
+run twice3 0 --export "$tmp/b1" --what all --stage all --format both
+t1=$(date +%s.%N)
+echo "full export of the cat lesson (--what all --stage all --format both, 34 files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
+n=$(count "$tmp/b1")
+[ "$n" -eq 34 ] && ok || bad "$n files from --what all --stage all --format both, expected 34"
+for f in "$tmp/b1"/*; do cmp -s "$f" "$tmp/b2/$(basename "$f")" || bad "$(basename "$f") differs between runs"; done
+ok
+
+# Backgrounds: transparent PNGs have an alpha channel.
+mkdir "$tmp/bg"
+run transparent 0 --export "$tmp/bg" --background transparent --stage scaled
+[ "$(png_type "$tmp/bg/the-cat-sat-head0-scaled.png")" = 6 ] && ok || bad "transparent PNG is not RGBA"
+run dark 0 --export "$tmp/bg" --background dark --what board --stage softmax
+
+# Nobody else's file is replaced, and then nothing at all is written.
+mkdir "$tmp/foreign"
+printf 'my notes\n' >"$tmp/foreign/the-cat-sat-head1-weights.png"
+run foreign 1 --export "$tmp/foreign"
+has foreign.err "the-cat-sat-head1-weights.png"
+has foreign.err "not an mha-tracer export"
+empty foreign.out
+[ "$(cat "$tmp/foreign/the-cat-sat-head1-weights.png")" = "my notes" ] && ok || bad "a foreign file was replaced"
+[ "$(count "$tmp/foreign")" -eq 1 ] && ok || bad "files were written beside a foreign file"
+
+# A missing or unwritable directory: exit 1, the directory named, nothing written.
+run missing 1 --export "$tmp/nope"
+has missing.err "$tmp/nope"
+empty missing.out
+[ -e "$tmp/nope" ] && bad "the missing directory was made" || ok
+run notdir 1 --export "$tmp/escape.json"
+has notdir.err "not a directory"
+mkdir "$tmp/ro"
+chmod 555 "$tmp/ro"
+if [ "$(id -u)" -eq 0 ]; then ro=/sys; else ro="$tmp/ro"; fi # root may write in a 555 directory, not in /sys
+run unwritable 1 --export "$ro"
+has unwritable.err "nothing was written"
+empty unwritable.out
+[ "$(count "$tmp/ro")" -eq 0 ] && ok || bad "files in the unwritable directory"
+
+# Bad usage: exit 2, what was expected on stderr, nothing on stdout.
+run bad_format 2 --export "$tmp/a" --format gif
+has bad_format.err "png, svg or both"
+empty bad_format.out
+run bad_scale 2 --export "$tmp/a" --scale 0
+has bad_scale.err "--scale"
+run bad_scale2 2 --export "$tmp/a" --scale 2x
+run bad_what 2 --export "$tmp/a" --what slides
+has bad_what.err "heatmaps, board or all"
+run bad_bg 2 --export "$tmp/a" --background pink
+has bad_bg.err "white, transparent or dark"
+run bad_stage 2 --export "$tmp/a" --stage nine
+has bad_stage.err "--stage"
+run input_heatmaps 2 --export "$tmp/a" --stage input
+has input_heatmaps.err "no heatmaps"
+empty input_heatmaps.out
+run no_mask 2 --export "$tmp/a" --stage mask
+has no_mask.err "not causal"
+run no_export 2 --format svg
+has no_export.err "--export"
+run no_dir 2 --export
+has no_dir.err "--export needs a value"
+run two_modes 2 --export "$tmp/a" --trace
+run bad_lesson 2 --export "$tmp/a" "$tmp/escape.json" "$tmp/escape.json"
+printf '{"title": "x", "tokens": ["a"], "embeddings": [[1, 2]], "heads": 3, "weights": {"random": {"seed": 1}}}' >"$tmp/bad.json"
+run invalid 2 --export "$tmp/a" "$tmp/bad.json"
+has invalid.err "bad.json"
+empty invalid.out
+
+echo "test_export_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
