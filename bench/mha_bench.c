@@ -1,13 +1,18 @@
-// mha-bench: prints the speed of the numeric core (one full trace) for classroom to BERT sizes.
-// Usage: mha-bench [--reps N]   (default 20; CI runs --reps 1 as a smoke run, never as a timed test)
+// mha-bench: prints the speed of the numeric core (one full trace) for classroom to BERT sizes, and with
+// the window built, of a full 1920x1080 redraw, the cat lesson's PNG export and start to first frame.
+// Usage: mha-bench [--reps N] [--case NAME]   (default 20; CI runs --reps 1 as a smoke run, never timed)
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "core/rng.h"
 #include "core/trace.h"
+#ifdef MHA_BENCH_GUI
+#include "bench_gui.h"
+#endif
 
 typedef struct {
     const char *name;
@@ -44,11 +49,14 @@ static bool make_params(AttnParams *p, const BenchCase *c)
 int main(int argc, char **argv)
 {
     int reps = 20;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: mha-bench [--reps N]\n");
+            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME]\n");
             return 2;
         }
     }
@@ -61,6 +69,7 @@ int main(int argc, char **argv)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const BenchCase *c = &cases[k];
+        if (only && strcmp(only, c->name) != 0) continue;
         AttnParams p;
         if (!make_params(&p, c)) {
             fprintf(stderr, "mha-bench: out of memory for case %s\n", c->name);
@@ -84,8 +93,17 @@ int main(int argc, char **argv)
         }
         printf("case=%s tokens=%d d_model=%d heads=%d seconds_per_trace=%.6f\n", c->name, c->n, c->d_model,
                c->heads, best);
-        fflush(stdout);
         params_free(&p);
+        if (k == 0) { // the classroom sizes: the whole process so far (peak resident set, MB)
+            struct rusage ru;
+            if (getrusage(RUSAGE_SELF, &ru) == 0) printf("case=memory peak_rss_mb=%.1f\n", (double)ru.ru_maxrss / 1024.0);
+        }
+        fflush(stdout);
     }
+#ifdef MHA_BENCH_GUI
+    const char *tracer = getenv("MHA_TRACER"); // another mha-tracer to start (default: the one built beside)
+    return bench_gui(reps, only, MHA_SOURCE_ASSETS, tracer && tracer[0] ? tracer : MHA_TRACER_PATH);
+#else
     return 0;
+#endif
 }

@@ -57,62 +57,153 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
     }
 }
 
-// The register-blocked kernel: a MR x NR block of out is summed in local accumulators (kept in
-// vector registers) over the whole of k, then stored once. Same summation order as the reference.
+// The fast kernel. out is cut into MR x NR blocks; each block is summed in registers over a slice of
+// KC values of t, with the NR columns of b for that slice packed contiguously (so they stay in L1), then
+// stored; the next slice reloads the stored partial sums and goes on adding. Every out[i][j] still
+// starts at 0.0 and adds a[i][t] * b[t][j] for t = 0, 1, ..., k-1 in that order, each product rounded
+// then added (no fused multiply-add): the same bits as mat_matmul_ref.
 #define MR 4
 #define NR 8
+#define KC 256
 
-// One full MR x NR block at out[i0][j0].
-static inline void block_full(double *restrict out, const double *restrict a, const double *restrict b, int k,
-                              int p, int i0, int j0)
+static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
+
+// c (MR, NR; row stride ldc) = (first ? 0 : c) + ap (MR, kc; packed column by column: ap[t*MR + r])
+//                                                @ bp (kc, NR; packed row by row: bp[t*NR + j]).
+static void micro_plain(double *c, size_t ldc, const double *ap, const double *bp, int kc, bool first)
 {
-    double acc[MR][NR] = {{0}};
-    const double *a0 = a + (size_t)i0 * (size_t)k;
-    for (int t = 0; t < k; t++) {
-        const double *br = b + (size_t)t * (size_t)p + j0;
+    double acc[MR][NR];
+    for (int r = 0; r < MR; r++)
+        for (int j = 0; j < NR; j++) acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+    for (int t = 0; t < kc; t++) {
+        const double *br = bp + (size_t)t * NR;
         for (int r = 0; r < MR; r++) {
-            double av = a0[(size_t)r * (size_t)k + (size_t)t];
-            for (int c = 0; c < NR; c++) acc[r][c] += av * br[c];
+            double av = ap[(size_t)t * MR + (size_t)r];
+            for (int j = 0; j < NR; j++) acc[r][j] += av * br[j];
         }
     }
     for (int r = 0; r < MR; r++)
-        for (int c = 0; c < NR; c++) out[(size_t)(i0 + r) * (size_t)p + (size_t)(j0 + c)] = acc[r][c];
+        for (int j = 0; j < NR; j++) c[(size_t)r * ldc + (size_t)j] = acc[r][j];
 }
 
-// A partial block at the bottom or right edge (mr <= MR rows, nr <= NR columns).
-static void block_edge(double *out, const double *a, const double *b, int k, int p, int i0, int j0, int mr, int nr)
+// The same with AVX2 intrinsics: 8 accumulators of 4 doubles; separate multiply and add (no FMA).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MAT_HAVE_AVX2 1
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *ap, const double *bp,
+                                                        int kc, bool first)
 {
-    double acc[MR][NR] = {{0}};
-    for (int t = 0; t < k; t++) {
-        const double *br = b + (size_t)t * (size_t)p + j0;
-        for (int r = 0; r < mr; r++) {
-            double av = a[(size_t)(i0 + r) * (size_t)k + (size_t)t];
-            for (int c = 0; c < nr; c++) acc[r][c] += av * br[c];
-        }
+    __m256d c00, c01, c10, c11, c20, c21, c30, c31;
+    if (first) {
+        c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = _mm256_setzero_pd();
+    } else {
+        c00 = _mm256_loadu_pd(c), c01 = _mm256_loadu_pd(c + 4);
+        c10 = _mm256_loadu_pd(c + ldc), c11 = _mm256_loadu_pd(c + ldc + 4);
+        c20 = _mm256_loadu_pd(c + 2 * ldc), c21 = _mm256_loadu_pd(c + 2 * ldc + 4);
+        c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
     }
-    for (int r = 0; r < mr; r++)
-        for (int c = 0; c < nr; c++) out[(size_t)(i0 + r) * (size_t)p + (size_t)(j0 + c)] = acc[r][c];
+    for (int t = 0; t < kc; t++, ap += MR, bp += NR) {
+        __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
+        __m256d av = _mm256_broadcast_sd(ap);
+        c00 = _mm256_add_pd(c00, _mm256_mul_pd(av, b0));
+        c01 = _mm256_add_pd(c01, _mm256_mul_pd(av, b1));
+        av = _mm256_broadcast_sd(ap + 1);
+        c10 = _mm256_add_pd(c10, _mm256_mul_pd(av, b0));
+        c11 = _mm256_add_pd(c11, _mm256_mul_pd(av, b1));
+        av = _mm256_broadcast_sd(ap + 2);
+        c20 = _mm256_add_pd(c20, _mm256_mul_pd(av, b0));
+        c21 = _mm256_add_pd(c21, _mm256_mul_pd(av, b1));
+        av = _mm256_broadcast_sd(ap + 3);
+        c30 = _mm256_add_pd(c30, _mm256_mul_pd(av, b0));
+        c31 = _mm256_add_pd(c31, _mm256_mul_pd(av, b1));
+    }
+    _mm256_storeu_pd(c, c00), _mm256_storeu_pd(c + 4, c01);
+    _mm256_storeu_pd(c + ldc, c10), _mm256_storeu_pd(c + ldc + 4, c11);
+    _mm256_storeu_pd(c + 2 * ldc, c20), _mm256_storeu_pd(c + 2 * ldc + 4, c21);
+    _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
+}
+#endif
+
+typedef void (*MicroKernel)(double *c, size_t ldc, const double *ap, const double *bp, int kc, bool first);
+
+static MicroKernel pick_kernel(void)
+{
+#ifdef MAT_HAVE_AVX2
+    if (__builtin_cpu_supports("avx2")) return micro_avx2;
+#endif
+    return micro_plain;
 }
 
-// Built twice by GCC (AVX2 and baseline x86-64) and chosen at load time, so the same binary runs
-// everywhere (clang 14 leaves the dispatcher out, so it gets the baseline build).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b)
+static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, MicroKernel micro)
 {
     int n = a->rows, k = a->cols, p = b->cols;
-    for (int i0 = 0; i0 < n; i0 += MR) {
-        int mr = n - i0 < MR ? n - i0 : MR;
-        for (int j0 = 0; j0 < p; j0 += NR) {
-            int nr = p - j0 < NR ? p - j0 : NR;
-            if (mr == MR && nr == NR)
-                block_full(out->data, a->data, b->data, k, p, i0, j0);
-            else
-                block_edge(out->data, a->data, b->data, k, p, i0, j0, mr, nr);
+    if (n == 0 || p == 0) return;
+    int panels = (p + NR - 1) / NR, blocks = (n + MR - 1) / MR, kcmax = k < KC ? k : KC;
+    // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*NR ..
+    // j*NR+NR-1 as KC rows of NR, zeros past the right edge), filled reading b row by row so the weights
+    // stream from memory in order. And the same KC columns of a, packed block by block (MR rows
+    // interleaved, zeros past the bottom edge). The kernel then reads both in order.
+    double *slab = NULL;
+    if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096)
+        slab = malloc(sizeof(double) * (size_t)kcmax * ((size_t)panels * NR + (size_t)blocks * MR));
+    if (!slab) { // tiny (the classroom lessons), or no memory: the plain loop
+        mat_matmul_ref(out, a, b);
+        return;
+    }
+    double *apack = slab + (size_t)kcmax * (size_t)panels * NR;
+    double edge[MR * NR] = {0}; // a partial block at the right edge, summed here then copied out
+    size_t lda = (size_t)k, ldc = (size_t)p;
+    for (int t0 = 0; t0 < k; t0 += KC) {
+        int kc = k - t0 < KC ? k - t0 : KC;
+        bool first = t0 == 0;
+        for (int t = 0; t < kc; t++) {
+            const double *br = b->data + (size_t)(t0 + t) * ldc;
+            for (int jp = 0; jp < panels; jp++) {
+                double *d = slab + ((size_t)jp * (size_t)kc + (size_t)t) * NR;
+                int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
+                if (nr == NR) {
+                    memcpy(d, br + j0, sizeof(double) * NR);
+                    continue;
+                }
+                for (int j = 0; j < nr; j++) d[j] = br[j0 + j];
+                for (int j = nr; j < NR; j++) d[j] = 0.0;
+            }
+        }
+        for (int ib = 0; ib < blocks; ib++) { // MR rows read side by side, written in order
+            double *d = apack + (size_t)ib * (size_t)kc * MR;
+            const double *ar[MR];
+            for (int r = 0; r < MR; r++) {
+                int i = ib * MR + r;
+                ar[r] = i < n ? a->data + (size_t)i * lda + (size_t)t0 : ZEROS;
+            }
+            for (int t = 0; t < kc; t++, d += MR)
+                for (int r = 0; r < MR; r++) d[r] = ar[r][t];
+        }
+        for (int jp = 0; jp < panels; jp++) {
+            const double *bp = slab + (size_t)jp * (size_t)kc * NR;
+            int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
+            for (int ib = 0; ib < blocks; ib++) {
+                int i0 = ib * MR, mr = n - i0 < MR ? n - i0 : MR;
+                const double *ap = apack + (size_t)ib * (size_t)kc * MR;
+                double *c = out->data + (size_t)i0 * ldc + (size_t)j0;
+                if (mr == MR && nr == NR) {
+                    micro(c, ldc, ap, bp, kc, first);
+                    continue;
+                }
+                for (int r = 0; r < mr; r++)
+                    for (int j = 0; j < nr; j++) edge[r * NR + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+                micro(edge, NR, ap, bp, kc, first);
+                for (int r = 0; r < mr; r++)
+                    for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * NR + j];
+            }
         }
     }
+    free(slab);
 }
+
+void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, pick_kernel()); }
+
+void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, micro_plain); }
 
 // out (n, m) = a (n, k) @ b^T, b is (m, k): each entry is the dot product of two rows, summed in t order.
 void mat_matmul_bt_ref(Matrix *out, const Matrix *a, const Matrix *b)
@@ -175,7 +266,10 @@ void mat_softmax_rows(Matrix *out, const Matrix *in)
         }
         double sum = 0.0;
         for (int j = 0; j < in->cols; j++) {
-            y[j] = x[j] == -INFINITY ? 0.0 : exp(x[j] - mx);
+            // exp of anything below -745.14 is exactly 0 (past the smallest subnormal): skip libm's slow
+            // underflow path, common with large random weights. The same value exp() would give.
+            double d = x[j] - mx;
+            y[j] = d < -746.0 ? 0.0 : exp(d);
             sum += y[j];
         }
         for (int j = 0; j < in->cols; j++) y[j] /= sum;

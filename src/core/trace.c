@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 static const char *const STAGE_NAMES[STAGE_COUNT] = {
     "Input embeddings", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
@@ -169,13 +170,90 @@ static bool fail(TraceError *err, Stage stage, int head, const char *message)
 
 #define OVERFLOW_MSG "a value overflowed to infinity or NaN; use smaller embeddings or weights"
 
+// One head's stages, Q_i, K_i, V_i to Z_i, into ht (already allocated). Returns the stage where a
+// non-finite number first appeared, or STAGE_COUNT when all is well.
+static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
+{
+    attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
+    attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]);
+    attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
+    if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false) || !mat_all_finite(&ht->V, false))
+        return STAGE_PROJECT;
+    attn_scores(&ht->scores, &ht->Q, &ht->K);
+    if (!mat_all_finite(&ht->scores, false)) return STAGE_SCORES;
+    attn_scale(&ht->scaled, &ht->scores, p->d_k);
+    if (p->mask == MASK_CAUSAL) attn_mask_causal(&ht->scaled);
+    mat_softmax_rows(&ht->weights, &ht->scaled);
+    attn_weighted_sum(&ht->Z, &ht->weights, &ht->V);
+    if (!mat_all_finite(&ht->Z, false)) return STAGE_WEIGHTED_SUM;
+    return STAGE_COUNT;
+}
+
+// Heads h0 .. h1-1 of a trace, for one thread. Each head reads only p and writes only its own
+// HeadTrace, so the numbers are the same whichever thread runs it.
+typedef struct {
+    Trace *t;
+    const AttnParams *p;
+    int h0, h1;
+    Stage *failed; // [heads]
+} HeadJob;
+
+static int run_heads(void *arg)
+{
+    HeadJob *job = arg;
+    for (int h = job->h0; h < job->h1; h++) job->failed[h] = run_head(&job->t->head[h], job->p, h);
+    return 0;
+}
+
+// Below this many multiply-adds per trace a second thread costs more than it saves.
+#define TRACE_THREAD_MIN_WORK 2000000.0
+
+typedef struct {
+    Matrix out, a;
+    const Matrix *b;
+} MatmulJob;
+
+static int matmul_job(void *arg)
+{
+    MatmulJob *job = arg;
+    mat_matmul(&job->out, &job->a, job->b);
+    return 0;
+}
+
+// out (n, p) = a (n, k) @ b (k, p), the bottom half of the rows on a second thread when there are many
+// (each row is computed exactly as one mat_matmul would, so the bits do not depend on the split).
+static void matmul_two_threads(Matrix *out, const Matrix *a, const Matrix *b)
+{
+    int n = a->rows, half = n / 2;
+    if (n < 32 || (double)n * a->cols * b->cols < TRACE_THREAD_MIN_WORK) {
+        mat_matmul(out, a, b);
+        return;
+    }
+    MatmulJob top = {{half, out->cols, out->data}, {half, a->cols, a->data}, b};
+    MatmulJob bottom = {{n - half, out->cols, mat_row(out, half)}, {n - half, a->cols, mat_row(a, half)}, b};
+    thrd_t worker;
+    bool threaded = thrd_create(&worker, matmul_job, &bottom) == thrd_success;
+    matmul_job(&top);
+    if (threaded)
+        thrd_join(worker, NULL);
+    else
+        matmul_job(&bottom);
+}
+
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
 {
     memset(t, 0, sizeof *t);
     t->head = calloc((size_t)p->heads, sizeof(HeadTrace));
-    if (!t->head) return fail(err, STAGE_INPUT, -1, "out of memory");
+    Stage *failed = calloc((size_t)p->heads, sizeof(Stage));
+    if (!t->head || !failed) {
+        free(t->head);
+        free(failed);
+        t->head = NULL;
+        return fail(err, STAGE_INPUT, -1, "out of memory");
+    }
     t->heads = p->heads;
     if (!mat_all_finite(&p->X, false) || !mat_all_finite(&p->S, false)) {
+        free(failed);
         trace_free(t);
         return fail(err, STAGE_INPUT, -1, "the embeddings contain a non-finite number");
     }
@@ -184,30 +262,34 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k) || !mat_init(&ht->V, p->m, p->d_k)
             || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
             || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)) {
+            free(failed);
             trace_free(t);
             return fail(err, STAGE_INPUT, h, "out of memory");
         }
-        attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
-        attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]);
-        attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
-        if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false) || !mat_all_finite(&ht->V, false)) {
+    }
+    // Large lessons: the second half of the heads on a second thread (the machine the class uses has at
+    // least two cores). Small ones, or when no thread can be started: all on this one.
+    double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
+                                                        + 2.0 * (double)p->n * p->m);
+    HeadJob mine = {t, p, 0, p->heads, failed}, other = mine;
+    thrd_t worker;
+    bool threaded = false;
+    if (p->heads >= 2 && work >= TRACE_THREAD_MIN_WORK) {
+        other.h0 = mine.h1 = p->heads / 2;
+        threaded = thrd_create(&worker, run_heads, &other) == thrd_success;
+        if (!threaded) mine.h1 = p->heads;
+    }
+    run_heads(&mine);
+    if (threaded) thrd_join(worker, NULL);
+    for (int h = 0; h < p->heads; h++) {
+        if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
+            Stage stage = failed[h];
+            free(failed);
             trace_free(t);
-            return fail(err, STAGE_PROJECT, h, OVERFLOW_MSG);
-        }
-        attn_scores(&ht->scores, &ht->Q, &ht->K);
-        if (!mat_all_finite(&ht->scores, false)) {
-            trace_free(t);
-            return fail(err, STAGE_SCORES, h, OVERFLOW_MSG);
-        }
-        attn_scale(&ht->scaled, &ht->scores, p->d_k);
-        if (p->mask == MASK_CAUSAL) attn_mask_causal(&ht->scaled);
-        mat_softmax_rows(&ht->weights, &ht->scaled);
-        attn_weighted_sum(&ht->Z, &ht->weights, &ht->V);
-        if (!mat_all_finite(&ht->Z, false)) {
-            trace_free(t);
-            return fail(err, STAGE_WEIGHTED_SUM, h, OVERFLOW_MSG);
+            return fail(err, stage, h, OVERFLOW_MSG);
         }
     }
+    free(failed);
     Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
     if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k) || !mat_init(&t->output, p->n, p->d_model)) {
         free(zs);
@@ -217,7 +299,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
     attn_concat(&t->concat, zs, p->heads);
     free(zs);
-    attn_project(&t->output, &t->concat, &p->W_O, &p->b_O);
+    matmul_two_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
+    mat_add_row(&t->output, &p->b_O);
     if (!mat_all_finite(&t->output, false)) {
         trace_free(t);
         return fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);

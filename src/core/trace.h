@@ -69,7 +69,9 @@ typedef struct {
 } TraceError;
 
 // Runs every stage. On failure (no memory, or a value overflowing to inf/NaN) returns false, fills err
-// (naming the stage) and leaves t empty. Free a successful trace with trace_free.
+// (naming the stage and the first head where it happened) and leaves t empty. Free a successful trace
+// with trace_free. Large lessons run half the heads, then half the output rows, on a second thread
+// (C11 threads); the numbers are the same bits as on one thread.
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err);
 void trace_free(Trace *t);
 
