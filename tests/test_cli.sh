@@ -122,5 +122,22 @@ has sum_compare.err "single head"
 has sum_compare.err "sum.json"
 empty sum_compare.out
 
+# Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
+bad_total=0
+bad_right=0
+for f in "$src"/tests/bad/*.json; do
+    name=$(basename "$f" .json)
+    bad_total=$((bad_total + 1))
+    (cd "$src/tests" && "$bin" --trace "bad/$name.json" >"$tmp/bad.out" 2>"$tmp/bad.err" </dev/null)
+    status=$?
+    if [ "$status" -eq 2 ] && [ ! -s "$tmp/bad.out" ] && cmp -s "$tmp/bad.err" "$src/tests/bad/$name.expected"; then
+        bad_right=$((bad_right + 1))
+    else
+        bad "bad/$name.json: exit $status; stderr: $(head -c 300 "$tmp/bad.err")"
+    fi
+done
+echo "bad lessons through the CLI: $bad_right of $bad_total give exit 2 and their expected message"
+[ "$bad_total" -ge 40 ] && ok || bad "the bad corpus has only $bad_total lessons"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
