@@ -16,3 +16,9 @@ add_test(NAME test_gui_xvfb
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_xvfb.sh $<TARGET_FILE:mha-tracer>
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gui-shots)
 set_tests_properties(test_gui_xvfb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+# 10,000 random events through the real window's event path under Xvfb (issue 6); skipped without xvfb-run.
+add_test(NAME test_gui_storm
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_storm.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_gui_storm PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)

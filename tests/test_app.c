@@ -212,6 +212,13 @@ static void test_other_keys(void)
     press(&s, APP_KEY_A);
     AppEvent pick = {.kind = APP_EV_CLICK, .head = 1};
     CHECK(app_handle(&s, &pick) && s.head == 1 && s.view == VIEW_ONE_HEAD, "click on head 2's panel");
+    // E and Shift+E ask the owner for slides; they close the help first, like any key.
+    CHECK(press(&s, APP_KEY_E) && s.request == APP_REQ_EXPORT, "E asks for the heatmap export");
+    CHECK(press_mod(&s, APP_KEY_E, APP_MOD_SHIFT) && s.request == APP_REQ_EXPORT_BOARD, "Shift+E asks for the board");
+    press(&s, APP_KEY_H);
+    CHECK(press(&s, APP_KEY_E) && !s.help && s.request == APP_REQ_EXPORT, "E closes the help and exports");
+    press(&s, APP_KEY_RIGHT);
+    CHECK(s.request == APP_REQ_NONE, "a request lasts one event");
     AppEvent resize = {.kind = APP_EV_RESIZE, .x = 1920, .y = 1080, .head = -1};
     CHECK(app_handle(&s, &resize) && s.width == 1920 && s.height == 1080, "resize");
     CHECK(!app_handle(&s, &resize), "same size again");

@@ -623,6 +623,39 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax.png"), "Shift+E wrote %s",
           res.count ? res.paths[0] : "nothing");
     export_result_free(&res);
+    // An edited lesson: the board shows the window's numbers and marks, with the count but not the keys.
+    AttnParams e;
+    CHECK(params_copy(&e, &L->params), "copy");
+    CHECK(app_param_set(&e, (CellRef){MAT_X, 0, 0, 0}, 7.25), "edit");
+    Trace et;
+    TraceError terr;
+    CHECK(trace_run(&et, &e, &terr), "trace");
+    Lesson shown = *L;
+    shown.params = e;
+    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false};
+    w.view = &ex;
+    st.stage_index = 0;
+    st.pinned = (CellRef){MAT_X, 0, 0, 0};
+    st.panel = PANEL_COST; // an overlay of the window, not of the slide
+    ExportRequest svg_only = w;
+    svg_only.formats = EXPORT_SVG;
+    CHECK(export_from_view(&svg_only, true, &st, &shown, &et, &res, &err), "edited board: %s", err.message);
+    CHECK(res.count == 1, "one SVG for the edited board, got %zu", res.count);
+    if (res.count == 1) {
+        FILE *f = fopen(res.paths[0], "rb");
+        static char text[400000];
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[n] = '\0';
+        CHECK(strstr(text, "7.2500") != NULL, "the edited value is on the slide");
+        CHECK(strstr(text, "1 value edited") != NULL, "the slide counts the edit");
+        CHECK(!strstr(text, "Ctrl+S") && !strstr(text, "click it") && !strstr(text, "Saved 3"),
+              "no keys, mouse hints or status on the slide");
+        CHECK(!strstr(text, "What the heads cost"), "no cost overlay on the slide");
+    }
+    export_result_free(&res);
+    trace_free(&et);
+    params_free(&e);
 }
 
 static void remove_tree(const char *dir)

@@ -66,13 +66,39 @@ grep -q "view=all" "$WORK/log" || fail "A did not show all heads"
 key a; key 2; shot 11-head-2 >/dev/null
 key h; shot 12-help >/dev/null
 key Escape
-# K: the cost panel; M: the single head beside the heads; Ctrl+S saves NAME-edited.json beside the lesson.
+# K: the cost panel; M: the single head beside the heads; E and Shift+E write slides into exports/ beside the
+# lesson; Ctrl+S saves NAME-edited.json beside the lesson.
 before=$(md5sum < "$SHOTS/11-head-2.png")
 key k; shot 12a-cost >/dev/null
 [ "$(md5sum < "$SHOTS/12a-cost.png")" != "$before" ] || fail "K did not show the cost panel"
 key Escape; key m; shot 12b-compare >/dev/null
 [ "$(md5sum < "$SHOTS/12b-compare.png")" != "$before" ] || fail "M did not show the comparison"
 key m
+# E: the heatmap on screen (head 1 of the output stage: its weights); Shift+E: the board of the stage. The note
+# in the header goes away by itself (a timer, with no event arriving).
+shot 12d-before-export >/dev/null
+key e
+for i in $(seq 50); do [ -f "$WORK/exports/lesson-head1-weights.svg" ] && break; sleep 0.1; done
+shot 12e-exported >/dev/null
+for f in lesson-head1-weights.png lesson-head1-weights.svg; do
+    [ -f "$WORK/exports/$f" ] || fail "E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
+done
+[ "$(md5sum < "$SHOTS/12e-exported.png")" != "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
+    fail "E showed no note on screen"
+key shift+e
+for i in $(seq 50); do [ -f "$WORK/exports/lesson-stage08-output.svg" ] && break; sleep 0.1; done
+for f in lesson-stage08-output.png lesson-stage08-output.svg; do
+    [ -f "$WORK/exports/$f" ] || fail "Shift+E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
+done
+size=$(identify -format "%wx%h" "$WORK/exports/lesson-stage08-output.png") || fail "the board PNG is not valid"
+[ "$size" = 2560x1440 ] || fail "the board PNG is $size, not 2560x1440"
+identify "$WORK/exports/lesson-head1-weights.png" >/dev/null || fail "the heatmap PNG is not valid"
+grep -q "<svg" "$WORK/exports/lesson-stage08-output.svg" || fail "the board SVG is not SVG"
+echo "E, Shift+E: $(ls "$WORK/exports" | tr "\n" " ")"
+sleep 4.5
+shot 12f-note-gone >/dev/null
+[ "$(md5sum < "$SHOTS/12f-note-gone.png")" = "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
+    fail "the export note did not go away by itself"
 key ctrl+s
 [ -f "$WORK/lesson-edited.json" ] || fail "Ctrl+S did not write lesson-edited.json beside the lesson"
 "$BIN" --check "$WORK/lesson-edited.json" >/dev/null || fail "the saved lesson does not load"

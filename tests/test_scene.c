@@ -368,6 +368,7 @@ static void test_cost_panel(void)
     AppDims dims = app_dims_from_params(&L.params);
     AppState st;
     app_init(&st, &dims);
+    st.stage_index = 1; // past the first stage, whose notes quote the same figures
     AppEvent k = key(APP_KEY_K);
     app_handle(&st, &k);
     Scene s;
@@ -415,7 +416,7 @@ static void test_compare_view(void)
         app_init(&st, &dims);
         AppEvent m = key(APP_KEY_M);
         app_handle(&st, &m);
-        SceneExtras ex = {&L.params, &cmp, NULL};
+        SceneExtras ex = {&L.params, &cmp, NULL, false};
         Scene s;
         scene_init(&s);
         int sizes[2][2] = {{1280, 720}, {3840, 2160}};
@@ -459,7 +460,7 @@ static void test_edit_marks(void)
     app_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
-    SceneExtras ex = {&L.params, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, NULL, false};
     Scene s;
     scene_init(&s);
     scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
@@ -475,9 +476,29 @@ static void test_edit_marks(void)
     for (size_t i = 0; i < s.count; i++)
         marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
     CHECK(marks == 0, "head 0 has no edited cell");
-    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp"};
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false};
     scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
+    // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or nothing focused).
+    CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
+    SceneExtras slide = {&L.params, NULL, NULL, true};
+    st.pinned = (CellRef){MAT_WK, 0, 1, 0};
+    scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "1 value edited") && !has_text(&s, "Ctrl+S") && !has_text(&s, "R reverts"),
+          "a slide counts the edit without the keys");
+    CHECK(has_text(&s, "a learned weight") && !has_text(&s, "click it"), "a slide explains a weight without the mouse");
+    ex.slide = false;
+    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "click it") && has_text(&s, "Ctrl+S"), "the window keeps its hints");
+    st.pinned.mat = MAT_NONE;
+    scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
+    CHECK(!has_text(&s, "Point at"), "no pointer hint on a slide");
+    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "Point at"), "the window invites the pointer");
+    st.help = true;
+    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "Shift+E"), "the help lists E and Shift+E");
+    check_bounds(&s, 1280, 720, 12, "help");
     scene_free(&s);
     params_free(&e);
     trace_free(&t2);
@@ -516,8 +537,98 @@ static void test_causal_numbers(void)
     lesson_free(&L);
 }
 
+// Any window size a window manager may give (the event storm's sizes): every stage, view, panel and overlay
+// lays out without failing, and inside the window once there is room for it.
+static void test_extreme_sizes(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/causal-decoder.json", &L, &T)) return;
+    AppDims dims = app_dims_from_params(&L.params);
+    AppState st;
+    app_init(&st, &dims);
+    static const int SIZES[][2] = {{1, 1}, {2, 700}, {700, 2}, {50, 30}, {8000, 5000}};
+    Scene s;
+    scene_init(&s);
+    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false};
+    int built = 0;
+    for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)
+        for (int i = 0; i < st.stage_count; i++)
+            for (int v = 0; v < 5; v++) {
+                st.stage_index = i;
+                st.view = v == 1 ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+                st.panel = v == 2 ? PANEL_COST : v == 3 ? PANEL_COMPARE : PANEL_NONE;
+                st.help = v == 4;
+                st.pinned = (CellRef){MAT_X, 0, 0, 0};
+                int w = SIZES[k][0], h = SIZES[k][1];
+                built += scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, v == 4 ? "a banner" : NULL);
+                if (w >= 1000) check_bounds(&s, w, h, 12, "8000x5000");
+            }
+    CHECK(built == (int)(sizeof SIZES / sizeof SIZES[0]) * st.stage_count * 5, "every size laid out (%d)", built);
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+static int count_exact(const Scene *s, const char *exact)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++) n += s->cmds[i].kind == CMD_TEXT && !strcmp(scene_text(s, &s->cmds[i]), exact);
+    return n;
+}
+
+// At 1280x720, the 6-token lesson's projections show X once, every row labelled, numbers of at least 16 px;
+// the first stage shows the lesson's notes whole (no "…").
+static void test_projector(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
+    AppDims dims = app_dims_from_params(&L.params);
+    AppState st;
+    app_init(&st, &dims);
+    go(&st, STAGE_PROJECT);
+    Scene s;
+    scene_init(&s);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(count_exact(&s, "X (6\xc3\x97" "4)") == 1, "X shown once, got %d", count_exact(&s, "X (6\xc3\x97" "4)"));
+    // 6 tokens as row labels of X, Q, K and V ("the" twice in each).
+    int labels = count_exact(&s, "the") + count_exact(&s, "cat") + count_exact(&s, "sat") + count_exact(&s, "on") +
+                 count_exact(&s, "mat");
+    CHECK(labels == 24, "every row of X, Q, K, V labelled: %d labels", labels);
+    int small = 0, numbers = 0;
+    for (size_t i = 0; i < s.count; i++) {
+        const DrawCmd *c = &s.cmds[i];
+        if (c->kind != CMD_TEXT || !strstr(scene_text(&s, c), ".0000")) continue;
+        numbers++;
+        small += c->size < 16;
+    }
+    CHECK(numbers >= 24 + 24 + 36 && small == 0, "%d numbers, %d below 16 px", numbers, small);
+    check_bounds(&s, 1280, 720, 12, "projections");
+    Lesson *ls[2] = {&L, NULL};
+    Lesson C;
+    Trace CT;
+    if (load("lessons/causal-decoder.json", &C, &CT)) ls[1] = &C;
+    for (int k = 0; k < 2 && ls[k]; k++) {
+        AppDims d = app_dims_from_params(&ls[k]->params);
+        app_init(&st, &d);
+        scene_build(&s, &st, ls[k], k ? &CT : &T, 1280, 720, &TM, NULL);
+        CHECK(!has_text(&s, "\xe2\x80\xa6"), "%s: the notes are not cut", ls[k]->title);
+        check_bounds(&s, 1280, 720, 12, "notes");
+    }
+    if (ls[1]) {
+        trace_free(&CT);
+        lesson_free(&C);
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
+    test_projector();
+    test_extreme_sizes();
     test_cost_panel();
     test_compare_view();
     test_edit_marks();

@@ -216,6 +216,7 @@ static bool handle_key(AppState *s, const AppEvent *ev)
         if (!(ev->mods & APP_MOD_CTRL)) return false;
         s->request = APP_REQ_SAVE;
         return true;
+    case APP_KEY_E: s->request = shift ? APP_REQ_EXPORT_BOARD : APP_REQ_EXPORT; return true;
     case APP_KEY_RIGHT:
     case APP_KEY_SPACE:
     case APP_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);

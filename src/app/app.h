@@ -26,6 +26,7 @@ typedef enum {
     APP_KEY_M,                         // single head vs multi-head, side by side
     APP_KEY_R,                         // revert the edits to the file
     APP_KEY_S,                         // with APP_MOD_CTRL: save the edited lesson
+    APP_KEY_E,                         // export a slide: the heatmap shown; with APP_MOD_SHIFT the whole board
 } AppKey;
 
 enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
@@ -67,6 +68,8 @@ typedef enum {
     APP_REQ_EDIT,    // add AppState.request_delta to the pinned cell's value
     APP_REQ_REVERT,  // back to the values in the file
     APP_REQ_SAVE,    // save the edited lesson beside the original
+    APP_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
+    APP_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
 } AppRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.

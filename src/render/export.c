@@ -151,39 +151,6 @@ typedef struct {
     double k; // pixels per design unit: layout is done at scale 1 and every coordinate multiplied
 } Pen;
 
-static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) n *= 2;
-    void *p = realloc(*buf, n * elem);
-    if (!p) return false;
-    *buf = p;
-    *cap = n;
-    return true;
-}
-
-static DrawCmd *push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color)
-{
-    if (s->oom || !grow((void **)&s->cmds, &s->cap, s->count + 1, sizeof(DrawCmd))) {
-        s->oom = true;
-        return NULL;
-    }
-    DrawCmd *c = &s->cmds[s->count++];
-    memset(c, 0, sizeof *c);
-    *c = (DrawCmd){.kind = kind, .x = x, .y = y, .w = w, .h = h, .color = color, .thickness = 1};
-    return c;
-}
-
-static void push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head)
-{
-    if (s->oom || !grow((void **)&s->hits, &s->hit_cap, s->hit_count + 1, sizeof(HitRegion))) {
-        s->oom = true;
-        return;
-    }
-    s->hits[s->hit_count++] = (HitRegion){x, y, w, h, cell, head};
-}
-
 static int S(const Pen *p, double v) { return (int)lround(v * p->k); }
 
 // Width and line height in design units, measured large so they do not depend on the hinting at one size.
@@ -203,25 +170,13 @@ typedef enum { LEFT, CENTER, RIGHT } Align;
 static void text_d(Pen *p, FontRole f, double size, Rgba color, double x, double y, double w, double h, Align a,
                    const char *t)
 {
-    Scene *s = p->s;
-    size_t len = strlen(t);
-    if (len == 0) return;
+    if (!t[0]) return;
     int px = S(p, size) < 4 ? 4 : S(p, size);
     int tw = p->tm->text_width(p->tm->user, f, px, t), th = p->tm->line_height(p->tm->user, f, px);
     int x0 = S(p, x), x1 = S(p, x + w), y0 = S(p, y), y1 = S(p, y + h);
     int tx = a == LEFT ? x0 : a == CENTER ? x0 + (x1 - x0 - tw) / 2 : x1 - tw;
     int ty = y0 + (y1 - y0 - th) / 2;
-    if (s->oom || !grow((void **)&s->text, &s->text_cap, s->text_len + len + 1, 1)) {
-        s->oom = true;
-        return;
-    }
-    DrawCmd *c = push(s, CMD_TEXT, tx, ty, tw, th, color);
-    if (!c) return;
-    c->font = f;
-    c->size = px;
-    c->text = s->text_len;
-    memcpy(s->text + s->text_len, t, len + 1);
-    s->text_len += len + 1;
+    scene_push_text(p->s, f, px, color, tx, ty, tw, th, t);
 }
 
 // Copies t into buf, cut with "…" so that it measures at most max_w design units.
@@ -393,9 +348,9 @@ static void draw_panel(Heat *h, int head, double gx, double gy)
             int x1 = S(p, gx + (j + 1) * h->cell_w - h->gap), y1 = S(p, gy + (i + 1) * h->cell_h - h->gap);
             if (x1 <= x0) x1 = x0 + 1;
             if (y1 <= y0) y1 = y0 + 1;
-            push(p->s, CMD_RECT, x0, y0, x1 - x0, y1 - y0, fill);
-            push_hit(p->s, x0, y0, x1 - x0, y1 - y0, (CellRef){h->spec->mat, head, i, j}, head);
-            if (masked || isinf(v)) push(p->s, CMD_HATCH, x0, y0, x1 - x0, y1 - y0, HATCH_INK);
+            scene_push(p->s, CMD_RECT, x0, y0, x1 - x0, y1 - y0, fill);
+            scene_push_hit(p->s, x0, y0, x1 - x0, y1 - y0, (CellRef){h->spec->mat, head, i, j}, head);
+            if (masked || isinf(v)) scene_push(p->s, CMD_HATCH, x0, y0, x1 - x0, y1 - y0, HATCH_INK);
             if (h->values) {
                 scene_format_value(v, buf, sizeof buf);
                 Rgba ink = masked || isinf(v) ? MASKED_TEXT : colormap_text_on(fill);
@@ -463,9 +418,9 @@ static void draw_bar(Heat *h, double x, double y, double hgt)
         double t = 1.0 - (i + 0.5) / steps;
         Rgba c = weights ? colormap_rgb(h->spec->colormap, t) : colormap_diverging(h->spec->colormap, 2.0 * t - 1.0);
         int a = y0 + (int)((long)i * rows / steps), b = y0 + (int)((long)(i + 1) * rows / steps);
-        if (b > a) push(p->s, CMD_RECT, x0, a, x1 - x0, b - a, c);
+        if (b > a) scene_push(p->s, CMD_RECT, x0, a, x1 - x0, b - a, c);
     }
-    DrawCmd *fr = push(p->s, CMD_FRAME, x0, y0, x1 - x0, y1 - y0, h->pal.muted);
+    DrawCmd *fr = scene_push(p->s, CMD_FRAME, x0, y0, x1 - x0, y1 - y0, h->pal.muted);
     if (fr) fr->thickness = S(p, 1.0) < 1 ? 1 : S(p, 1.0);
     double t[32];
     int dec, n = bar_ticks(h, t, 32, &dec);
@@ -475,7 +430,7 @@ static void draw_bar(Heat *h, double x, double y, double hgt)
     for (int i = 0; i < n; i++) {
         double ty = y + (hi - t[i]) / (hi - lo) * hgt;
         int yy = S(p, ty), th = S(p, 1.0) < 1 ? 1 : S(p, 1.0);
-        push(p->s, CMD_RECT, x1, yy - th / 2, S(p, x + BAR_W + TICK_LEN) - x1, th, h->pal.muted);
+        scene_push(p->s, CMD_RECT, x1, yy - th / 2, S(p, x + BAR_W + TICK_LEN) - x1, th, h->pal.muted);
         tick_label(t[i], dec, buf, sizeof buf);
         text_d(p, FONT_REGULAR, TICK_FONT, h->pal.muted, x + BAR_W + TICK_LEN + 4.0, ty - lh / 2.0, 400.0, lh, LEFT, buf);
     }
@@ -625,7 +580,7 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, co
     s->height = S(p, H);
     s->background = h.pal.bg;
 
-    if (h.pal.draw_bg) push(s, CMD_RECT, 0, 0, s->width, s->height, h.pal.bg);
+    if (h.pal.draw_bg) scene_push(s, CMD_RECT, 0, 0, s->width, s->height, h.pal.bg);
     text_d(p, FONT_BOLD, TITLE_FONT, h.pal.ink, MARGIN, MARGIN, W - 2 * MARGIN, title_h, LEFT, title);
     text_d(p, FONT_REGULAR, SUB_FONT, h.pal.muted, MARGIN, MARGIN + title_h + 4.0, W - 2 * MARGIN, sub_h, LEFT, sub);
     const char *bar_name = spec->mat == MAT_WEIGHTS ? "weight" : "score";
@@ -759,36 +714,33 @@ static bool board_background(Scene *s, ExportBackground bg)
     return true;
 }
 
-// The window's hints about the mouse and the keys mean nothing on a slide. Until the scene can be asked
-// to leave them out, they are recognised by their first words and dropped (text offsets stay valid).
-static void drop_window_hints(Scene *s)
-{
-    static const char *const HINTS[] = {"Point at ", "click it, then "};
-    size_t kept = 0;
-    for (size_t i = 0; i < s->count; i++) {
-        const DrawCmd *c = &s->cmds[i];
-        bool hint = false;
-        for (size_t k = 0; c->kind == CMD_TEXT && k < sizeof HINTS / sizeof HINTS[0]; k++)
-            if (strncmp(scene_text(s, c), HINTS[k], strlen(HINTS[k])) == 0) hint = true;
-        if (!hint) s->cmds[kept++] = *c;
-    }
-    s->count = kept;
-}
-
-bool export_build_board(Scene *s, const AppState *st, const Lesson *L, const Trace *T, double scale,
-                        ExportBackground background, const TextMetrics *tm)
+// The board of export_build_board with what the window shows beyond the lesson (edit marks, the comparison);
+// ex may be NULL. A slide has no pointer and no keys: their hints and any status line are left out.
+static bool build_board(Scene *s, const AppState *st, const Lesson *L, const Trace *T, const SceneExtras *ex,
+                        double scale, ExportBackground background, const TextMetrics *tm)
 {
     AppState view = *st;
     view.help = false;
     view.zoom = 1.0;
+    if (view.panel == PANEL_COST) view.panel = PANEL_NONE;
     double k = scale > 0.0 ? scale : 1.0;
     if (1280.0 * k > EXPORT_MAX_SIDE) k = EXPORT_MAX_SIDE / 1280.0;
     int w = (int)lround(1280.0 * k), h = (int)lround(720.0 * k);
     view.width = w;
     view.height = h;
-    if (!scene_build(s, &view, L, T, w, h, tm, NULL)) return false;
-    drop_window_hints(s);
+    SceneExtras slide = {0};
+    if (ex) slide = *ex;
+    slide.status = NULL;
+    slide.slide = true;
+    if (view.panel == PANEL_COMPARE && !slide.compare) view.panel = PANEL_NONE; // nothing to compare with
+    if (!scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL)) return false;
     return board_background(s, background);
+}
+
+bool export_build_board(Scene *s, const AppState *st, const Lesson *L, const Trace *T, double scale,
+                        ExportBackground background, const TextMetrics *tm)
+{
+    return build_board(s, st, L, T, NULL, scale, background, tm);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1207,7 +1159,13 @@ typedef struct {
 
 static Job *job_add(Jobs *j)
 {
-    if (!grow((void **)&j->jobs, &j->cap, j->count + 1, sizeof(Job))) return NULL;
+    if (j->count == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 16;
+        Job *p = realloc(j->jobs, cap * sizeof *p);
+        if (!p) return NULL;
+        j->jobs = p;
+        j->cap = cap;
+    }
     Job *b = &j->jobs[j->count++];
     memset(b, 0, sizeof *b);
     return b;
@@ -1269,7 +1227,7 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
     if (ok) tm = export_metrics(x);
     for (size_t i = 0; ok && i < jobs->count; i++) {
         const Job *j = &jobs->jobs[i];
-        bool built = j->board ? export_build_board(&scene, &j->st, L, T, req->scale, req->background, &tm)
+        bool built = j->board ? build_board(&scene, &j->st, L, T, req->view, req->scale, req->background, &tm)
                               : export_build_heatmap(&scene, &j->spec, L, T, &tm);
         if (!built) {
             fail(err, true, "out of memory while laying out %s", j->name);

@@ -45,6 +45,9 @@ typedef struct {
     ExportBackground background;
     ColormapId colormap;
     int head;             // the head a board shows
+    // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
+    // for boards; NULL: nothing. Its status line and hints never reach a slide.
+    const SceneExtras *view;
 } ExportRequest;
 
 // The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis, head 0.
@@ -65,8 +68,9 @@ bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *tra
 // The window's E and Shift+E. board false: the heatmap of what is on screen (the current head's, or the
 // all-heads grid in that view) for the stage shown (weights before the scores exist); board true: the
 // whole screen of the current stage as it is (hover, pinned cell, sub-step and colormap included, no help
-// overlay). req gives dir, create_dir, font_dir, name, formats, scale and background; what, stage, head
-// and colormap come from st. The first path of *out is the one to show.
+// overlay, no cost panel, no hints about the mouse or keys). req gives dir, create_dir, font_dir, name,
+// formats, scale, background and view; what, stage, head and colormap come from st. lesson and trace are
+// what the window shows (with its edits). The first path of *out is the one to show.
 bool export_from_view(const ExportRequest *req, bool board, const AppState *st, const Lesson *lesson,
                       const Trace *trace, ExportResult *out, ExportError *err);
 

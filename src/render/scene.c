@@ -45,7 +45,7 @@ static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-static DrawCmd *push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color)
+DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color)
 {
     if (s->oom || !grow((void **)&s->cmds, &s->cap, s->count + 1, sizeof(DrawCmd))) {
         s->oom = true;
@@ -63,7 +63,29 @@ static DrawCmd *push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba c
     return c;
 }
 
-static void push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head)
+void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color)
+{
+    if (w > 0 && h > 0) scene_push(s, CMD_RECT, x, y, w, h, color);
+}
+
+DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8)
+{
+    size_t len = strlen(utf8);
+    if (s->oom || !grow((void **)&s->text, &s->text_cap, s->text_len + len + 1, 1)) {
+        s->oom = true;
+        return NULL;
+    }
+    DrawCmd *c = scene_push(s, CMD_TEXT, x, y, w, h, color);
+    if (!c) return NULL;
+    c->font = font;
+    c->size = size;
+    c->text = s->text_len;
+    memcpy(s->text + s->text_len, utf8, len + 1);
+    s->text_len += len + 1;
+    return c;
+}
+
+void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head)
 {
     if (s->oom || !grow((void **)&s->hits, &s->hit_cap, s->hit_count + 1, sizeof(HitRegion))) {
         s->oom = true;
@@ -136,22 +158,9 @@ static int line_h(const Ctx *c, FontRole f, int size) { return c->tm->line_heigh
 // Text whose top-left is (x, y). Returns its width.
 static int text_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t)
 {
-    Scene *s = c->s;
-    size_t len = strlen(t);
-    if (len == 0) return 0;
-    if (s->oom || !grow((void **)&s->text, &s->text_cap, s->text_len + len + 1, 1)) {
-        s->oom = true;
-        return 0;
-    }
-    int w = text_w(c, f, size, t), h = line_h(c, f, size);
-    DrawCmd *cmd = push(s, CMD_TEXT, x, y, w, h, color);
-    if (!cmd) return 0;
-    cmd->font = f;
-    cmd->size = size;
-    cmd->text = s->text_len;
-    memcpy(s->text + s->text_len, t, len + 1);
-    s->text_len += len + 1;
-    return w;
+    if (!t[0]) return 0;
+    int w = text_w(c, f, size, t);
+    return scene_push_text(c->s, f, size, color, x, y, w, line_h(c, f, size), t) ? w : 0;
 }
 
 typedef enum { LEFT, CENTER, RIGHT } Align;
@@ -180,15 +189,12 @@ static void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_
     buf[0] = '\0';
 }
 
-static void rect(Ctx *c, int x, int y, int w, int h, Rgba color)
-{
-    if (w > 0 && h > 0) push(c->s, CMD_RECT, x, y, w, h, color);
-}
+static void rect(Ctx *c, int x, int y, int w, int h, Rgba color) { scene_push_rect(c->s, x, y, w, h, color); }
 
 static void frame(Ctx *c, int x, int y, int w, int h, int t, Rgba color)
 {
     if (w <= 0 || h <= 0) return;
-    DrawCmd *cmd = push(c->s, CMD_FRAME, x, y, w, h, color);
+    DrawCmd *cmd = scene_push(c->s, CMD_FRAME, x, y, w, h, color);
     if (cmd) cmd->thickness = t;
 }
 
@@ -414,7 +420,8 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
     snprintf(line + strlen(line), cap - strlen(line), " = %s", x);
 }
 
-int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
+// hints: the last line of an editable cell says how to change it (not on a slide).
+static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
     const AttnParams *p = &L->params;
     int n = 0;
@@ -438,7 +445,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_S:
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
         snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
-        snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
+        if (hints)
+            snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
                                   "every later stage follows");
         break;
     case MAT_WQ:
@@ -447,7 +455,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_WO:
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
         snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
-        snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
+        if (hints)
+            snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
                                   "every later stage follows");
         break;
     case MAT_Q:
@@ -549,6 +558,11 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     default: break;
     }
     return n;
+}
+
+int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
+{
+    return explain_lines(L, T, c, lines, max_lines, true);
 }
 
 // The input bands that light up for a focused cell.
@@ -753,13 +767,13 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
             int cw = x1 - x0 - inset, ch = y1 - y0 - inset;
             if (b->result && !app_cell_revealed(c->st, ref)) {
                 rect(c, x0, y0, cw, ch, EMPTY);
-                push_hit(c->s, x0, y0, x1 - x0, y1 - y0, (CellRef){MAT_NONE, 0, 0, 0}, -1);
+                scene_push_hit(c->s, x0, y0, x1 - x0, y1 - y0, (CellRef){MAT_NONE, 0, 0, 0}, -1);
                 continue;
             }
             double v = blocks ? block_value(c, b->mat, b->head, r0, r1, c0, c1) : scene_cell_value(c->L, c->T, ref);
             Rgba bgc = cell_color(c, b->mat, v, b->range);
             rect(c, x0, y0, cw, ch, bgc);
-            if (isinf(v) && cw >= 4 && ch >= 4) push(c->s, CMD_HATCH, x0, y0, cw, ch, HATCH);
+            if (isinf(v) && cw >= 4 && ch >= 4) scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, HATCH);
             if (g->num_font > 0 && !blocks) {
                 scene_format_value(v, buf, sizeof buf);
                 text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? INK : colormap_text_on(bgc), x0, y0, cw, ch, CENTER,
@@ -772,7 +786,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
                 if (k >= 3) rect(c, x0 + cw - k, y0, k, k, EDITED);
                 if (cw >= 6 && ch >= 6) frame(c, x0, y0, cw, ch, cw >= 20 ? px(c, 2) : 1, EDITED);
             }
-            push_hit(c->s, x0, y0, x1 - x0, y1 - y0, ref, -1);
+            scene_push_hit(c->s, x0, y0, x1 - x0, y1 - y0, ref, -1);
         }
     }
     // Lit input bands (drawn after the cells so they sit on top).
@@ -1026,6 +1040,68 @@ static double fit_style(Ctx *c, EqRow *rows, int nrows, int w, int h, GridStyle 
     return g.cell_w * g.cell_h * (g.num_font > 0 ? 4.0 : 1.0);
 }
 
+// The projections of self-attention as one multiplication scheme: X once on the left, each W above its
+// result, so that row i of X lines up with row i of Q, K and V, and column j of W with their column j.
+// Three stacked rows "X · W = Q" repeat X and share the height three ways; this shares it two ways
+// (d_model + n rows instead of 3·max(d_model, n)), so the numbers are larger and every row is labelled.
+// rows[0]: W^Q W^K W^V; rows[1]: X, a spacer, Q K V.
+static bool build_scheme(Ctx *c, EqRow rows[2])
+{
+    if (app_stage(c->st) != STAGE_PROJECT || c->L->params.cross) return false;
+    int h = c->st->head;
+    memset(rows, 0, 2 * sizeof *rows);
+    add_mat(c, &rows[0], MAT_WQ, h, false);
+    add_mat(c, &rows[0], MAT_WK, h, false);
+    add_mat(c, &rows[0], MAT_WV, h, false);
+    add_mat(c, &rows[1], MAT_X, h, false);
+    add_op(&rows[1], "  ");
+    add_mat(c, &rows[1], MAT_Q, h, true);
+    add_mat(c, &rows[1], MAT_K, h, true);
+    add_mat(c, &rows[1], MAT_V, h, true);
+    return true;
+}
+
+static void draw_scheme(Ctx *c, EqRow rows[2], const GridStyle *g, int x, int y, int w, int h)
+{
+    MatBox *wb[3] = {&rows[0].t[0].box, &rows[0].t[1].box, &rows[0].t[2].box};
+    MatBox *xb = &rows[1].t[0].box, *rb[3] = {&rows[1].t[2].box, &rows[1].t[3].box, &rows[1].t[4].box};
+    // "Q₀ = X·W₀^Q": each result says where it comes from.
+    char titles[3][64];
+    for (int i = 0; i < 3; i++) {
+        char rn[32], wn[32];
+        mat_name(c->L, rb[i]->mat, rb[i]->head, rn, sizeof rn);
+        mat_name(c->L, wb[i]->mat, wb[i]->head, wn, sizeof wn);
+        snprintf(titles[i], sizeof titles[i], "%s = X\xc2\xb7%s", rn, wn);
+        rb[i]->title = titles[i];
+    }
+    int spacer = text_w(c, FONT_BOLD, g->op_font, rows[1].t[1].op) + 2 * g->gap, sep = px(c, 24);
+    int col_w[3], label[3], total = box_width(g, xb) + spacer;
+    for (int i = 0; i < 3; i++) {
+        label[i] = wb[i]->label_w > rb[i]->label_w ? wb[i]->label_w : rb[i]->label_w;
+        col_w[i] = label[i] + (int)floor(rb[i]->cols * g->cell_w + 1e-9);
+        total += col_w[i] + (i ? sep : 0);
+    }
+    if (total > w) { // the columns closer together when the cells took the room (never closer than px(12))
+        int narrower = (total - w + 1) / 2;
+        if (narrower > sep - px(c, 12)) narrower = sep - px(c, 12);
+        sep -= narrower;
+        total -= 2 * narrower;
+    }
+    int vgap = px(c, 16), top_h = box_height(g, wb[0]), bottom_h = box_height(g, rb[0]);
+    int xx = x + (w - total) / 2, yy = y + (h - top_h - vgap - bottom_h) / 2;
+    if (xx < x) xx = x;
+    if (yy < y) yy = y;
+    int by = yy + top_h + vgap;
+    draw_matrix(c, g, xb, xx, by);
+    xx += box_width(g, xb) + spacer;
+    for (int i = 0; i < 3; i++) {
+        int gx = xx + label[i]; // the left edge of both grids of this column
+        draw_matrix(c, g, wb[i], gx - wb[i]->label_w, yy);
+        draw_matrix(c, g, rb[i], gx - rb[i]->label_w, by);
+        xx += col_w[i] + sep;
+    }
+}
+
 static void draw_board(Ctx *c, int x, int y, int w, int h)
 {
     EqRow rows[3], alt[3];
@@ -1033,6 +1109,14 @@ static void draw_board(Ctx *c, int x, int y, int w, int h)
     int nrows = build_rows(c, rows, 3, 0);
     if (nrows == 0) return;
     double score = fit_style(c, rows, nrows, w, h, &g);
+    if (build_scheme(c, alt)) {
+        double alt_score = fit_style(c, alt, 2, w, h, &ga);
+        // Only when it shows the numbers: with colours alone, long thin strips read worse than the rows.
+        if (ga.num_font > 0 && alt_score > score) {
+            draw_scheme(c, alt, &ga, x, y, w, h);
+            return;
+        }
+    }
     for (int variant = 1; variant <= 2; variant++) {
         int nalt = build_rows(c, alt, 3, variant);
         double alt_score = nalt > 0 ? fit_style(c, alt, nalt, w, h, &ga) : 0.0;
@@ -1242,7 +1326,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     int gx = x + lw + (w - lw - gw) / 2, gy = y + th + top_h;
     *grid_y = gy;
     *grid_h = cell_h * p->n;
-    push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
+    scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
     // Numbers when legible: 4 decimals as on the board, else 2 (the colour carries the rest).
     int nf = 0, dec = 4;
     for (int d = 4; d >= 2 && nf == 0; d -= 2) {
@@ -1295,13 +1379,13 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             bool shown = app_cell_revealed(c->st, ref) || head != c->st->head;
             if (!shown) bgc = EMPTY;
             rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
-            if (masked && shown) push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, HATCH);
+            if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, HATCH);
             if (nf > 0 && shown) {
                 format_dec(v, dec, buf, sizeof buf);
                 text_in(c, FONT_REGULAR, nf, masked ? INK : colormap_text_on(bgc), cx, cy, cell_w - inset,
                         cell_h - inset, CENTER, buf);
             }
-            if (shown) push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
+            if (shown) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
         }
     }
     // The focused cell (or the heatmap row the focus reads) outlined.
@@ -1360,7 +1444,8 @@ static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
     MatId m = heat_mat(c->st, c->L);
     if (m == MAT_NONE) {
         text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
-                "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
+                c->ex->slide ? "The heads' attention patterns appear from the Scores stage on."
+                             : "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
         return;
     }
     draw_heads_grid(c, m, x, y, w, h);
@@ -1439,7 +1524,8 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     if (!c->ex->original) return NULL;
     int n = app_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
-    snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
+    if (c->ex->slide) snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited", n, n == 1 ? "" : "s");
+    else snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
     *color = EDITED;
     return buf;
 }
@@ -1508,11 +1594,12 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
 
 static void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
+    char lines[4][256];
+    int n = explain_lines(c->L, c->T, c->focus, lines, 4, !c->ex->slide);
+    if (n == 0 && c->ex->slide) return; // a slide has no pointer to invite
     rect(c, x, y, w, h, PANEL);
     int f = px(c, 18);
     int lh = line_h(c, FONT_MONO, f);
-    char lines[4][256];
-    int n = scene_explain(c->L, c->T, c->focus, lines, 4);
     int pad = px(c, 12);
     if (n == 0) {
         const char *hint = app_stage(c->st) == STAGE_INPUT
@@ -1545,8 +1632,9 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     int f = px(c, 18);
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, COMPARE_TEXT, draw);
     int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(app_stage(c->st)), draw);
+    // The lesson's notes, on the first stage, whole: up to 6 lines (the board above it is only X and gives way).
     if (c->st->stage_index == 0 && c->L->notes && c->L->notes[0])
-        used += px(c, 4) + wrap_text(c, FONT_REGULAR, f, MUTED, x, y + used + px(c, 4), w, 2, c->L->notes, draw);
+        used += px(c, 4) + wrap_text(c, FONT_REGULAR, f, MUTED, x, y + used + px(c, 4), w, 6, c->L->notes, draw);
     return used;
 }
 
@@ -1564,6 +1652,7 @@ static const char *const HELP[][2] = {
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
     {"R", "revert the edits to the file"},
     {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
+    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG in exports/"},
     {"+  \xe2\x88\x92  0", "zoom in, out, reset"},
     {"F11  F", "fullscreen"},
     {"mouse", "point at a cell: how it was computed; click pins it"},
@@ -1809,7 +1898,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
 // ---------------------------------------------------------------------------------------------------
 // Entry points
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL};
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false};
 
 static void ctx_init(Ctx *c, Scene *s, const AppState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u)

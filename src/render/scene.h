@@ -70,6 +70,14 @@ void scene_free(Scene *s);
 void scene_clear(Scene *s);
 static inline const char *scene_text(const Scene *s, const DrawCmd *c) { return s->text + c->text; }
 
+// Appending to a scene, for its layouts and for other producers of scenes (the slide exporter). When memory
+// runs out they set s->oom and add nothing (scene_push and scene_push_text then return NULL).
+DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color); // thickness 1
+void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color);              // nothing when w or h <= 0
+// One line of text whose top-left is (x, y) and measured size w x h; the text is copied into the scene.
+DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8);
+void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head);
+
 // Lays out the whole window (w x h pixels) for state st. An error banner is drawn when banner is not NULL.
 // Returns false when memory ran out (the scene may be partial).
 bool scene_build(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, int w, int h,
@@ -78,7 +86,8 @@ bool scene_build(Scene *s, const AppState *st, const Lesson *lesson, const Trace
 typedef struct {
     const AttnParams *original; // the lesson as in its file: cells of lesson->params that differ are marked edited
     const Comparison *compare;  // the single-head version of lesson->params, for PANEL_COMPARE
-    const char *status;         // one line saying what the last save or revert did
+    const char *status;         // one line saying what the last save, revert or export did
+    bool slide;                 // a slide, not the window: no hints about the mouse or the keys
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
