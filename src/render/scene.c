@@ -282,7 +282,7 @@ static void mat_name(const Lesson *L, MatId m, int head, char *buf, size_t cap)
     buf[0] = '\0';
     switch (m) {
     case MAT_X: snprintf(buf, cap, "X"); return;
-    case MAT_S: snprintf(buf, cap, "Y"); return;
+    case MAT_S: snprintf(buf, cap, "S"); return;
     case MAT_WQ: case MAT_WK: case MAT_WV:
         snprintf(buf, cap, "W");
         subscript(buf, cap, head);
@@ -473,7 +473,7 @@ static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[
         char bn[8];
         snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
         snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, hn, tok, col,
-                 c.mat == MAT_Q ? "X" : (p->cross ? "Y" : "X"), tok, wn, col,
+                 c.mat == MAT_Q ? "X" : (p->cross ? "S" : "X"), tok, wn, col,
                  mat_get(bias, 0, col) != 0.0 ? " + b" : "");
         dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model);
         products(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model, v);
@@ -1464,8 +1464,8 @@ static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
         snprintf(buf, cap, "X = the embeddings of the %d tokens  (%d%s%d: one row per token)", p->n, p->n, TIMES, p->d_model);
         break;
     case STAGE_PROJECT:
-        snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, p->cross ? "Y" : "X", h, h,
-                 p->cross ? "Y" : "X", h);
+        snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, p->cross ? "S" : "X", h, h,
+                 p->cross ? "S" : "X", h);
         break;
     case STAGE_SCORES: snprintf(buf, cap, "S%s = Q%s K%s%s", h, h, h, SUP_T); break;
     case STAGE_SCALE: snprintf(buf, cap, "S%s%s = Q%s K%s%s / %sd_k,   d_k = %d", PRIME, h, h, h, SUP_T, SQRT, p->d_k); break;
@@ -1489,30 +1489,60 @@ static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
     return buf;
 }
 
-static const char *stage_explanation(Stage s)
+// One or two plain sentences for the footer, with the lesson's own sizes, in the document's words.
+// Self- and cross-attention, and causal lessons, each get their own wording where it differs.
+static const char *stage_explanation(const Ctx *c, Stage s, char *buf, size_t cap)
 {
+    const AttnParams *p = &c->L->params;
+    bool cross = p->cross, causal = p->mask == MASK_CAUSAL;
     switch (s) {
-    case STAGE_INPUT: return "Each token enters as a row of numbers, its embedding. Every head reads the same X.";
+    case STAGE_INPUT:
+        if (cross)
+            snprintf(buf, cap, "Cross-attention: the queries come from the %d target tokens X, the keys and values from "
+                     "the %d source tokens S. Each token is a row of d_model = %d numbers, its embedding.", p->n, p->m,
+                     p->d_model);
+        else
+            snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
+                     "the same X.", p->d_model);
+        break;
     case STAGE_PROJECT:
-        return "Each head multiplies the embeddings by its own three weight matrices: its queries Q, keys K and values V, "
-               "d_k numbers per token.";
+        snprintf(buf, cap, "Each head has its own W^Q, W^K and W^V (%d × %d). They turn %s into that head's "
+                 "queries Q, keys K and values V: d_k = %d numbers per token instead of %d.", p->d_model, p->d_k,
+                 cross ? "X into Q, and S into K and V," : "every row of X", p->d_k, p->d_model);
+        break;
     case STAGE_SCORES:
-        return "The score of a query and a key is the dot product of their vectors: how well that query matches that key.";
+        snprintf(buf, cap, "A score is the dot product of a query row of Q and a key row of K: the larger it is, the "
+                 "better that query matches that key. Each head makes its own %d × %d table.", p->n, p->m);
+        break;
     case STAGE_SCALE:
-        return "Dividing by \xe2\x88\x9a" "d_k keeps the scores in a range where softmax does not saturate, whatever the "
-               "head size.";
+        snprintf(buf, cap, "Dividing by √" "d_k = √%d keeps the scores in the same range whatever "
+                 "the head size, so the softmax that follows does not saturate.", p->d_k);
+        break;
     case STAGE_MASK:
-        return "The causal mask sets every score above the diagonal to \xe2\x88\x92\xe2\x88\x9e: a token may not look at "
-               "the tokens after it.";
+        snprintf(buf, cap, "In a decoder a token may not look at the tokens after it: the mask sets every score above "
+                 "the diagonal to −∞, which softmax turns into a weight of exactly 0.");
+        break;
     case STAGE_SOFTMAX:
-        return "Softmax turns each row of scores into weights that are positive and sum to 1: how much each query attends "
-               "to each key.";
-    case STAGE_WEIGHTED_SUM: return "Each row of Z is a mix of the value rows, weighted by that query's attention.";
-    case STAGE_CONCAT: return "The heads' outputs are placed side by side: h blocks of d_k numbers make one row per token.";
+        snprintf(buf, cap, "Softmax turns each row into weights that are positive and sum to 1: how much each query "
+                 "attends to each key%s. Each head is a full scaled dot-product attention, with a pattern of its own.",
+                 causal ? " (masked keys get 0)" : "");
+        break;
+    case STAGE_WEIGHTED_SUM:
+        snprintf(buf, cap, "Each row of Z = A V is a mix of the value rows, weighted by that query's attention. Every "
+                 "head gives its own Z of %d × %d.", p->n, p->d_k);
+        break;
+    case STAGE_CONCAT:
+        snprintf(buf, cap, "The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
+                 "of %d per token.", p->heads, p->heads, p->d_k, p->heads * p->d_k);
+        break;
     case STAGE_OUTPUT:
-        return "W^O mixes the heads and returns a d_model-sized vector per token, ready for the residual Add & Norm.";
-    default: return "";
+        snprintf(buf, cap, "W^O (%d × %d) mixes the heads and returns a d_model-sized vector per token, so the "
+                 "residual Add & Norm and the next layer receive vectors of the size they expect.", p->heads * p->d_k,
+                 p->d_model);
+        break;
+    default: buf[0] = '\0';
     }
+    return buf;
 }
 
 // The header's note: what the last save or revert did, else how many values are edited and how to undo or
@@ -1631,7 +1661,9 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = px(c, 18);
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, COMPARE_TEXT, draw);
-    int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(app_stage(c->st)), draw);
+    char text[512];
+    int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(c, app_stage(c->st), text, sizeof text),
+                         draw);
     // The lesson's notes, on the first stage, whole: up to 6 lines (the board above it is only X and gives way).
     if (c->st->stage_index == 0 && c->L->notes && c->L->notes[0])
         used += px(c, 4) + wrap_text(c, FONT_REGULAR, f, MUTED, x, y + used + px(c, 4), w, 6, c->L->notes, draw);
