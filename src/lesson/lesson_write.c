@@ -2,123 +2,96 @@
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
 #define _POSIX_C_SOURCE 200809L // rename(), stat()
 #include "lesson_write.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    bool oom;
-} Out;
-
-static void put(Out *o, const char *s, size_t n)
-{
-    if (o->oom) return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (o->len + n + 1 > cap) cap *= 2;
-        char *p = realloc(o->buf, cap);
-        if (!p) {
-            o->oom = true;
-            return;
-        }
-        o->buf = p;
-        o->cap = cap;
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
-}
-
-static void puts_(Out *o, const char *s) { put(o, s, strlen(s)); }
-
-static void number(Out *o, double v)
+static void number(StrBuf *o, double v)
 {
     char tmp[40];
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, v);
         if (strtod(tmp, NULL) == v && (v != 0.0 || signbit(strtod(tmp, NULL)) == signbit(v))) break;
     }
-    puts_(o, tmp);
+    strbuf_puts(o, tmp);
 }
 
 // A JSON string: quotes, backslashes and control characters escaped; UTF-8 passes through.
-static void string(Out *o, const char *s)
+static void string(StrBuf *o, const char *s)
 {
-    puts_(o, "\"");
+    strbuf_puts(o, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[8];
         switch (*p) {
-        case '"': puts_(o, "\\\""); break;
-        case '\\': puts_(o, "\\\\"); break;
-        case '\n': puts_(o, "\\n"); break;
-        case '\t': puts_(o, "\\t"); break;
-        case '\r': puts_(o, "\\r"); break;
+        case '"': strbuf_puts(o, "\\\""); break;
+        case '\\': strbuf_puts(o, "\\\\"); break;
+        case '\n': strbuf_puts(o, "\\n"); break;
+        case '\t': strbuf_puts(o, "\\t"); break;
+        case '\r': strbuf_puts(o, "\\r"); break;
         default:
             if (*p < 0x20) {
                 snprintf(esc, sizeof esc, "\\u%04x", *p);
-                puts_(o, esc);
+                strbuf_puts(o, esc);
             } else
-                put(o, (const char *)p, 1);
+                strbuf_put(o, (const char *)p, 1);
         }
     }
-    puts_(o, "\"");
+    strbuf_puts(o, "\"");
 }
 
-static void row(Out *o, const double *v, int n)
+static void row(StrBuf *o, const double *v, int n)
 {
-    puts_(o, "[");
+    strbuf_puts(o, "[");
     for (int i = 0; i < n; i++) {
-        if (i) puts_(o, ", ");
+        if (i) strbuf_puts(o, ", ");
         number(o, v[i]);
     }
-    puts_(o, "]");
+    strbuf_puts(o, "]");
 }
 
 // A matrix as an array of rows, one row a line, indented by `ind` spaces.
-static void matrix(Out *o, const Matrix *m, int ind)
+static void matrix(StrBuf *o, const Matrix *m, int ind)
 {
     char pad[64];
     snprintf(pad, sizeof pad, "%*s", ind < 60 ? ind : 60, "");
-    puts_(o, "[\n");
+    strbuf_puts(o, "[\n");
     for (int r = 0; r < m->rows; r++) {
-        puts_(o, pad);
-        puts_(o, "  ");
+        strbuf_puts(o, pad);
+        strbuf_puts(o, "  ");
         row(o, mat_row(m, r), m->cols);
-        puts_(o, r + 1 < m->rows ? ",\n" : "\n");
+        strbuf_puts(o, r + 1 < m->rows ? ",\n" : "\n");
     }
-    puts_(o, pad);
-    puts_(o, "]");
+    strbuf_puts(o, pad);
+    strbuf_puts(o, "]");
 }
 
-static void tokens(Out *o, char **t, int n)
+static void tokens(StrBuf *o, char **t, int n)
 {
-    puts_(o, "[");
+    strbuf_puts(o, "[");
     for (int i = 0; i < n; i++) {
-        if (i) puts_(o, ", ");
+        if (i) strbuf_puts(o, ", ");
         string(o, t[i]);
     }
-    puts_(o, "]");
+    strbuf_puts(o, "]");
 }
 
 // "name": [h matrices]
-static void per_head(Out *o, const char *name, const Matrix *ms, int heads)
+static void per_head(StrBuf *o, const char *name, const Matrix *ms, int heads)
 {
-    puts_(o, "    ");
+    strbuf_puts(o, "    ");
     string(o, name);
-    puts_(o, ": [\n");
+    strbuf_puts(o, ": [\n");
     for (int h = 0; h < heads; h++) {
-        puts_(o, "      ");
+        strbuf_puts(o, "      ");
         matrix(o, &ms[h], 6);
-        puts_(o, h + 1 < heads ? ",\n" : "\n");
+        strbuf_puts(o, h + 1 < heads ? ",\n" : "\n");
     }
-    puts_(o, "    ]");
+    strbuf_puts(o, "    ]");
 }
 
 // True when some value is not +0 (the loader fills absent biases with +0, so those need not be written).
@@ -139,15 +112,15 @@ static bool any_set_heads(const Matrix *ms, int heads)
 
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len)
 {
-    Out o = {0};
+    StrBuf o = {0};
     char num[32];
-    puts_(&o, "{\n  \"title\": ");
+    strbuf_puts(&o, "{\n  \"title\": ");
     const char *title = l->title ? l->title : "";
     size_t tl = strlen(title), sl = title_suffix ? strlen(title_suffix) : 0;
     if (sl && !(tl >= sl && strcmp(title + tl - sl, title_suffix) == 0)) {
         char *t = malloc(tl + sl + 1);
         if (!t) {
-            free(o.buf);
+            free(o.p);
             return NULL;
         }
         memcpy(t, title, tl);
@@ -157,59 +130,59 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
     } else
         string(&o, title);
     if (l->notes) {
-        puts_(&o, ",\n  \"notes\": ");
+        strbuf_puts(&o, ",\n  \"notes\": ");
         string(&o, l->notes);
     }
-    puts_(&o, ",\n  \"tokens\": ");
+    strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
-    puts_(&o, ",\n  \"embeddings\": ");
+    strbuf_puts(&o, ",\n  \"embeddings\": ");
     matrix(&o, &p->X, 2);
     snprintf(num, sizeof num, "%d", p->heads);
-    puts_(&o, ",\n  \"heads\": ");
-    puts_(&o, num);
+    strbuf_puts(&o, ",\n  \"heads\": ");
+    strbuf_puts(&o, num);
     snprintf(num, sizeof num, "%d", p->d_k);
-    puts_(&o, ",\n  \"d_k\": ");
-    puts_(&o, num);
-    if (p->mask == MASK_CAUSAL) puts_(&o, ",\n  \"mask\": \"causal\"");
+    strbuf_puts(&o, ",\n  \"d_k\": ");
+    strbuf_puts(&o, num);
+    if (p->mask == MASK_CAUSAL) strbuf_puts(&o, ",\n  \"mask\": \"causal\"");
     if (p->cross) {
-        puts_(&o, ",\n  \"source\": {\n    \"tokens\": ");
+        strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
         tokens(&o, l->source_tokens, p->m);
-        puts_(&o, ",\n    \"embeddings\": ");
+        strbuf_puts(&o, ",\n    \"embeddings\": ");
         matrix(&o, &p->S, 4);
-        puts_(&o, "\n  }");
+        strbuf_puts(&o, "\n  }");
     }
-    puts_(&o, ",\n  \"weights\": {\n");
+    strbuf_puts(&o, ",\n  \"weights\": {\n");
     per_head(&o, "W_Q", p->W_Q, p->heads);
-    puts_(&o, ",\n");
+    strbuf_puts(&o, ",\n");
     per_head(&o, "W_K", p->W_K, p->heads);
-    puts_(&o, ",\n");
+    strbuf_puts(&o, ",\n");
     per_head(&o, "W_V", p->W_V, p->heads);
-    puts_(&o, ",\n    \"W_O\": ");
+    strbuf_puts(&o, ",\n    \"W_O\": ");
     matrix(&o, &p->W_O, 4);
     const char *bn[3] = {"b_Q", "b_K", "b_V"};
     const Matrix *bs[3] = {p->b_Q, p->b_K, p->b_V};
     for (int i = 0; i < 3; i++) {
         if (!any_set_heads(bs[i], p->heads)) continue;
-        puts_(&o, ",\n    ");
+        strbuf_puts(&o, ",\n    ");
         string(&o, bn[i]);
-        puts_(&o, ": [");
+        strbuf_puts(&o, ": [");
         for (int h = 0; h < p->heads; h++) {
-            if (h) puts_(&o, ", ");
+            if (h) strbuf_puts(&o, ", ");
             row(&o, bs[i][h].data, bs[i][h].cols);
         }
-        puts_(&o, "]");
+        strbuf_puts(&o, "]");
     }
     if (any_set(&p->b_O)) {
-        puts_(&o, ",\n    \"b_O\": ");
+        strbuf_puts(&o, ",\n    \"b_O\": ");
         row(&o, p->b_O.data, p->b_O.cols);
     }
-    puts_(&o, "\n  }\n}\n");
+    strbuf_puts(&o, "\n  }\n}\n");
     if (o.oom) {
-        free(o.buf);
+        free(o.p);
         return NULL;
     }
     if (len) *len = o.len;
-    return o.buf;
+    return o.p;
 }
 
 static void io_error(LessonError *err, const char *path, const char *what)

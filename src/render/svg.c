@@ -2,52 +2,12 @@
 // patterns or clip paths, which slide programs import badly) and text with named fonts and a generic fallback.
 #include "svg.h"
 
-#include <stdarg.h>
+#include "../lesson/strbuf.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} Out;
-
-static void put(Out *o, const char *s, size_t n)
-{
-    if (o->oom) return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (o->len + n + 1 > cap) cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (!p) {
-            o->oom = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = '\0';
-}
-
-static void puts_(Out *o, const char *s) { put(o, s, strlen(s)); }
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void printf_(Out *o, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    put(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
 
 // Length of the valid UTF-8 sequence at p (1..4), or 0 when the bytes are not valid UTF-8.
 static size_t utf8_len(const unsigned char *p)
@@ -68,17 +28,17 @@ static size_t utf8_len(const unsigned char *p)
 
 // Text as XML character data: & < > " ' escaped, control characters dropped (XML 1.0 has no place for
 // them), bytes that are not UTF-8 replaced by U+FFFD.
-static void put_escaped(Out *o, const char *s)
+static void put_escaped(StrBuf *o, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         switch (*p) {
-        case '&': puts_(o, "&amp;"); p++; continue;
-        case '<': puts_(o, "&lt;"); p++; continue;
-        case '>': puts_(o, "&gt;"); p++; continue;
-        case '"': puts_(o, "&quot;"); p++; continue;
-        case '\'': puts_(o, "&apos;"); p++; continue;
-        case '\t': puts_(o, " "); p++; continue;
+        case '&': strbuf_puts(o, "&amp;"); p++; continue;
+        case '<': strbuf_puts(o, "&lt;"); p++; continue;
+        case '>': strbuf_puts(o, "&gt;"); p++; continue;
+        case '"': strbuf_puts(o, "&quot;"); p++; continue;
+        case '\'': strbuf_puts(o, "&apos;"); p++; continue;
+        case '\t': strbuf_puts(o, " "); p++; continue;
         default: break;
         }
         if (*p < 0x20) {
@@ -87,20 +47,20 @@ static void put_escaped(Out *o, const char *s)
         }
         size_t n = utf8_len(p);
         if (n == 0) {
-            puts_(o, "\xef\xbf\xbd");
+            strbuf_puts(o, "\xef\xbf\xbd");
             p++;
         } else {
-            put(o, (const char *)p, n);
+            strbuf_put(o, (const char *)p, n);
             p += n;
         }
     }
 }
 
 // fill="#rrggbb" (and fill-opacity when not opaque); attr is "fill" or "stroke".
-static void put_color(Out *o, const char *attr, Rgba c)
+static void put_color(StrBuf *o, const char *attr, Rgba c)
 {
-    printf_(o, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
-    if (c.a != 255) printf_(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
+    strbuf_printf(o, " %s=\"#%02x%02x%02x\"", attr, c.r, c.g, c.b);
+    if (c.a != 255) strbuf_printf(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
 }
 
 static const char *const FAMILY[FONT_COUNT] = {
@@ -137,27 +97,27 @@ static const HitRegion *find_cell(const HitRegion **sorted, size_t n, const Draw
 
 // Diagonal hatching as draw_sdl draws it (lines from bottom-left to top-right, `step` apart), each
 // segment clipped to the rectangle by hand.
-static void put_hatch(Out *o, const DrawCmd *c)
+static void put_hatch(StrBuf *o, const DrawCmd *c)
 {
     int step = c->h / 4 > 5 ? c->h / 4 : 5;
     if (step > 14) step = 14;
-    printf_(o, "<g");
+    strbuf_printf(o, "<g");
     put_color(o, "stroke", c->color);
-    puts_(o, " stroke-width=\"1.5\">");
+    strbuf_puts(o, " stroke-width=\"1.5\">");
     for (int k = -c->h; k < c->w; k += step) {
         // points (x + k + 1 + t, y + h - t) for t in [0, h], inside x .. x + w
         double k1 = k + 1.0;
         double t0 = k1 < 0 ? -k1 : 0.0, t1 = c->w - k1 < c->h ? c->w - k1 : c->h;
         if (t1 <= t0) continue;
-        printf_(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x + k1 + t0, c->y + c->h - t0,
+        strbuf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x + k1 + t0, c->y + c->h - t0,
                 c->x + k1 + t1, c->y + c->h - t1);
     }
-    puts_(o, "</g>\n");
+    strbuf_puts(o, "</g>\n");
 }
 
 char *svg_encode(const Scene *s, const char *title, size_t *size)
 {
-    Out o = {0};
+    StrBuf o = {0};
     const HitRegion **cells = NULL;
     size_t ncells = 0;
     if (s->hit_count) {
@@ -167,15 +127,15 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
             if (s->hits[i].cell.mat != MAT_NONE) cells[ncells++] = &s->hits[i];
         qsort(cells, ncells, sizeof *cells, cmp_hit);
     }
-    puts_(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n");
-    printf_(&o,
+    strbuf_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n");
+    strbuf_printf(&o,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" xml:space=\"preserve\" stroke=\"none\">\n",
             s->width, s->height, s->width, s->height);
     if (title && title[0]) {
-        puts_(&o, "<title>");
+        strbuf_puts(&o, "<title>");
         put_escaped(&o, title);
-        puts_(&o, "</title>\n");
+        strbuf_puts(&o, "</title>\n");
     }
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
@@ -184,32 +144,32 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         case CMD_RECT: {
             if (c->w <= 0 || c->h <= 0) break;
             const HitRegion *cell = ncells ? find_cell(cells, ncells, c) : NULL;
-            puts_(&o, "<rect");
+            strbuf_puts(&o, "<rect");
             if (cell)
-                printf_(&o, " class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", cell->cell.head,
+                strbuf_printf(&o, " class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", cell->cell.head,
                         cell->cell.row, cell->cell.col);
-            printf_(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
+            strbuf_printf(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
             put_color(&o, "fill", c->color);
-            puts_(&o, "/>\n");
+            strbuf_puts(&o, "/>\n");
             break;
         }
         case CMD_FRAME: {
             int t = c->thickness < 1 ? 1 : c->thickness;
             if (c->w <= 0 || c->h <= 0) break;
-            printf_(&o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"", c->x + t / 2.0,
+            strbuf_printf(&o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"", c->x + t / 2.0,
                     c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0, c->h - t > 0 ? c->h - t : 0);
             put_color(&o, "stroke", c->color);
-            printf_(&o, " stroke-width=\"%d\"/>\n", t);
+            strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
             break;
         }
         case CMD_LINE: {
             int t = c->thickness < 1 ? 1 : c->thickness;
             // draw_sdl draws t one-pixel lines side by side; the SVG line runs through their middle.
             double dx = c->h ? t / 2.0 : 0.5, dy = c->h ? 0.5 : t / 2.0;
-            printf_(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx, c->y + dy,
+            strbuf_printf(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx, c->y + dy,
                     c->x + c->w + dx, c->y + c->h + dy);
             put_color(&o, "stroke", c->color);
-            printf_(&o, " stroke-width=\"%d\"/>\n", t);
+            strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
             break;
         }
         case CMD_HATCH:
@@ -219,18 +179,18 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
             // Anchored at the middle of the measured width, so another font's different width spreads
             // evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line height).
             int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
-            printf_(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
+            strbuf_printf(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
                     c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
                     c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
             put_color(&o, "fill", c->color);
-            puts_(&o, ">");
+            strbuf_puts(&o, ">");
             put_escaped(&o, scene_text(s, c));
-            puts_(&o, "</text>\n");
+            strbuf_puts(&o, "</text>\n");
             break;
         }
         }
     }
-    puts_(&o, "</svg>\n");
+    strbuf_puts(&o, "</svg>\n");
     free(cells);
     if (o.oom) {
         free(o.p);
