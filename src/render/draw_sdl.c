@@ -222,14 +222,46 @@ static TextEntry *text_get(DrawSdl *d, const char *t, FontRole role, int size, R
 
 static void set_color(SDL_Renderer *r, Rgba c) { SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a); }
 
-static void hatch(SDL_Renderer *r, const DrawCmd *c)
+// The draw state last given to the renderer, so runs of commands in one colour do not set it again.
+typedef struct {
+    SDL_Renderer *r;
+    Rgba color;
+    SDL_BlendMode blend;
+    bool known;
+} Pen;
+
+// Sets colour c for fills. An opaque colour is drawn without blending: blending with alpha 255 gives the
+// same pixels (src * 255 / 255 + dst * 0), but SDL's software renderer then blends every pixel one by one
+// instead of filling rows, which was most of a software redraw.
+static void pen_fill(Pen *p, Rgba c)
 {
+    SDL_BlendMode b = c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND;
+    if (!p->known || b != p->blend) SDL_SetRenderDrawBlendMode(p->r, b);
+    if (!p->known || memcmp(&c, &p->color, sizeof c) != 0) set_color(p->r, c);
+    p->color = c;
+    p->blend = b;
+    p->known = true;
+}
+
+// Sets colour c with blending, as every draw used before (lines and hatching keep SDL's blended path).
+static void pen_blend(Pen *p, Rgba c)
+{
+    if (!p->known || p->blend != SDL_BLENDMODE_BLEND) SDL_SetRenderDrawBlendMode(p->r, SDL_BLENDMODE_BLEND);
+    if (!p->known || memcmp(&c, &p->color, sizeof c) != 0) set_color(p->r, c);
+    p->color = c;
+    p->blend = SDL_BLENDMODE_BLEND;
+    p->known = true;
+}
+
+static void hatch(Pen *p, const DrawCmd *c)
+{
+    SDL_Renderer *r = p->r;
     SDL_Rect clip = {c->x, c->y, c->w, c->h};
     SDL_Rect old;
     SDL_bool had = SDL_RenderIsClipEnabled(r);
     SDL_RenderGetClipRect(r, &old);
     SDL_RenderSetClipRect(r, &clip);
-    set_color(r, c->color);
+    pen_blend(p, c->color);
     int step = c->h / 4 > 5 ? c->h / 4 : 5;
     if (step > 14) step = 14;
     for (int k = -c->h; k < c->w; k += step) {
@@ -244,31 +276,40 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
     SDL_Renderer *r = d->r;
     bool ok = true;
     d->frame++;
-    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    Pen pen = {r, {0, 0, 0, 0}, SDL_BLENDMODE_BLEND, false};
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
         switch (c->kind) {
         case CMD_RECT: {
-            SDL_Rect rc = {c->x, c->y, c->w, c->h};
-            set_color(r, c->color);
-            SDL_RenderFillRect(r, &rc);
+            // A run of consecutive rectangles in one colour goes to the renderer in one call.
+            enum { RUN = 64 };
+            SDL_Rect rc[RUN];
+            int n = 0;
+            rc[n++] = (SDL_Rect){c->x, c->y, c->w, c->h};
+            while (n < RUN && i + 1 < s->count && s->cmds[i + 1].kind == CMD_RECT &&
+                   memcmp(&s->cmds[i + 1].color, &c->color, sizeof c->color) == 0) {
+                const DrawCmd *nx = &s->cmds[++i];
+                rc[n++] = (SDL_Rect){nx->x, nx->y, nx->w, nx->h};
+            }
+            pen_fill(&pen, c->color);
+            SDL_RenderFillRects(r, rc, n);
             break;
         }
         case CMD_FRAME: {
             int t = c->thickness < 1 ? 1 : c->thickness;
             SDL_Rect e[4] = {{c->x, c->y, c->w, t}, {c->x, c->y + c->h - t, c->w, t}, {c->x, c->y, t, c->h},
                              {c->x + c->w - t, c->y, t, c->h}};
-            set_color(r, c->color);
+            pen_fill(&pen, c->color);
             SDL_RenderFillRects(r, e, 4);
             break;
         }
         case CMD_LINE:
-            set_color(r, c->color);
+            pen_blend(&pen, c->color);
             for (int k = 0; k < (c->thickness < 1 ? 1 : c->thickness); k++)
                 SDL_RenderDrawLine(r, c->x + (c->h ? k : 0), c->y + (c->h ? 0 : k), c->x + c->w + (c->h ? k : 0),
                                    c->y + c->h + (c->h ? 0 : k));
             break;
-        case CMD_HATCH: hatch(r, c); break;
+        case CMD_HATCH: hatch(&pen, c); break;
         case CMD_TEXT: {
             TextEntry *e = text_get(d, scene_text(s, c), c->font, c->size, c->color);
             if (!e) {
@@ -281,6 +322,8 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
         }
         }
     }
+    // Leave the renderer blending, as callers (and the next frame) expect.
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     if (d->cached > CACHE_HIGH_WATER) cache_clear(d, true);
     return ok;
 }
