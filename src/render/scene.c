@@ -844,6 +844,16 @@ static void add_op(EqRow *r, const char *op)
 // 1: the projections as one row X · [W^Q W^K W^V] = [Q K V], better for wide embeddings;
 // 2: a one-row operation stacked at its "=" (the inputs above, "= result" below), for operations much
 //    wider than tall, such as 5 tokens' S′ + M = S′ + M.
+
+// One row "A op B = R" of an operation; R, the stage's result, is highlighted.
+static void add_binary(Ctx *c, EqRow *row, MatId a, const char *op, MatId b, MatId result, int h)
+{
+    add_mat(c, row, a, h, false);
+    add_op(row, op);
+    add_mat(c, row, b, h, false);
+    add_op(row, "=");
+    add_mat(c, row, result, h, true);
+}
 static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
 {
     const AttnParams *p = &c->L->params;
@@ -890,21 +900,12 @@ static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
             return 1;
         }
         for (int i = 0; i < 3 && n < max_rows; i++, n++) {
-            add_mat(c, &rows[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, h, false);
-            add_op(&rows[n], "\xc2\xb7");
-            add_mat(c, &rows[n], w[i], h, false);
-            add_op(&rows[n], "=");
-            add_mat(c, &rows[n], o[i], h, true);
+            add_binary(c, &rows[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, "\xc2\xb7", w[i], o[i], h);
         }
         break;
     }
     case STAGE_SCORES:
-        add_mat(c, &rows[n], MAT_Q, h, false);
-        add_op(&rows[n], "\xc2\xb7");
-        add_mat(c, &rows[n], MAT_KT, h, false);
-        add_op(&rows[n], "=");
-        add_mat(c, &rows[n], MAT_SCORES, h, true);
-        n++;
+        add_binary(c, &rows[n++], MAT_Q, "\xc2\xb7", MAT_KT, MAT_SCORES, h);
         break;
     case STAGE_SCALE:
         add_mat(c, &rows[n], MAT_SCORES, h, false);
@@ -914,12 +915,7 @@ static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
         n++;
         break;
     case STAGE_MASK:
-        add_mat(c, &rows[n], MAT_SCALED, h, false);
-        add_op(&rows[n], "+");
-        add_mat(c, &rows[n], MAT_MASK, h, false);
-        add_op(&rows[n], "=");
-        add_mat(c, &rows[n], MAT_MASKED, h, true);
-        n++;
+        add_binary(c, &rows[n++], MAT_SCALED, "+", MAT_MASK, MAT_MASKED, h);
         break;
     case STAGE_SOFTMAX:
         add_op(&rows[n], "softmax");
@@ -929,12 +925,7 @@ static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
         n++;
         break;
     case STAGE_WEIGHTED_SUM:
-        add_mat(c, &rows[n], MAT_WEIGHTS, h, false);
-        add_op(&rows[n], "\xc2\xb7");
-        add_mat(c, &rows[n], MAT_V, h, false);
-        add_op(&rows[n], "=");
-        add_mat(c, &rows[n], MAT_Z, h, true);
-        n++;
+        add_binary(c, &rows[n++], MAT_WEIGHTS, "\xc2\xb7", MAT_V, MAT_Z, h);
         break;
     case STAGE_CONCAT: {
         // Up to 8 heads' Z on the left; with more, the concat alone (its columns say which head).
@@ -950,12 +941,7 @@ static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
         break;
     }
     case STAGE_OUTPUT:
-        add_mat(c, &rows[n], MAT_CONCAT, h, false);
-        add_op(&rows[n], "\xc2\xb7");
-        add_mat(c, &rows[n], MAT_WO, h, false);
-        add_op(&rows[n], "=");
-        add_mat(c, &rows[n], MAT_OUTPUT, h, true);
-        n++;
+        add_binary(c, &rows[n++], MAT_CONCAT, "\xc2\xb7", MAT_WO, MAT_OUTPUT, h);
         break;
     default: break;
     }
