@@ -6,23 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+#include "read_all.h"
 
 static double worst = 0.0;
 
@@ -85,7 +69,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: json_close REFERENCE.json ACTUAL.json TOLERANCE\n");
         return 2;
     }
-    char *ta = read_all(argv[1]), *tb = read_all(argv[2]);
+    char *ta = read_all(argv[1], NULL), *tb = read_all(argv[2], NULL);
     cJSON *a = ta ? cJSON_Parse(ta) : NULL, *b = tb ? cJSON_Parse(tb) : NULL;
     if (!a || !b) {
         printf("cannot read or parse %s\n", !a ? argv[1] : argv[2]);

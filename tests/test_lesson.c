@@ -14,26 +14,7 @@
 #include "core/trace.h"
 #include "lesson/json_locate.h"
 #include "lesson/lesson.h"
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) {
-        buf[n] = '\0';
-        if (len) *len = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
+#include "read_all.h"
 
 // Loads tests/good/NAME; on failure records the error and returns false.
 static bool load_good(Lesson *l, const char *name)

@@ -9,23 +9,7 @@
 #include "core/rng.h"
 #include "core/trace.h"
 #include "lesson/lesson.h"
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+#include "read_all.h"
 
 // Largest |reference - m| over a JSON array of rows; a huge value when the shapes differ.
 static double diff_json(const cJSON *ref, const Matrix *m)
@@ -46,7 +30,7 @@ static double diff_json(const cJSON *ref, const Matrix *m)
 
 static void test_reference(void)
 {
-    char *text = read_all(MHA_TEST_DATA "/data/the-cat-sat.trace.json");
+    char *text = read_all(MHA_TEST_DATA "/data/the-cat-sat.trace.json", NULL);
     cJSON *ref = text ? cJSON_Parse(text) : NULL;
     CHECK(ref != NULL, "reference trace readable");
     if (!ref) return;

@@ -421,6 +421,10 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
 }
 
 // hints: the last line of an editable cell says how to change it (not on a slide).
+// Shown under an embedding or a weight in the window (not on slides).
+static const char EDIT_HINT[] =
+    "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows";
+
 static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
     const AttnParams *p = &L->params;
@@ -446,8 +450,7 @@ static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
         snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
         if (hints)
-            snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
-                                  "every later stage follows");
+            snprintf(lines[n++], 256, "%s", EDIT_HINT);
         break;
     case MAT_WQ:
     case MAT_WK:
@@ -456,8 +459,7 @@ static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
         snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
         if (hints)
-            snprintf(lines[n++], 256, "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; "
-                                  "every later stage follows");
+            snprintf(lines[n++], 256, "%s", EDIT_HINT);
         break;
     case MAT_Q:
     case MAT_K:
