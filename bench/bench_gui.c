@@ -46,10 +46,10 @@ static bool load(Lesson *l, Trace *t, const char *path)
 }
 
 // The state a teacher most often shows: the softmax stage of head 0.
-static void softmax_state(AppState *st, const Lesson *l, int w, int h)
+static void softmax_state(ViewState *st, const Lesson *l, int w, int h)
 {
-    AppDims dims = app_dims_from_params(&l->params);
-    app_init(st, &dims);
+    ViewDims dims = view_dims_from_params(&l->params);
+    view_init(st, &dims);
     for (int i = 0; i < st->stage_count; i++)
         if (st->stages[i] == STAGE_SOFTMAX) st->stage_index = i;
     st->width = w;
@@ -57,7 +57,7 @@ static void softmax_state(AppState *st, const Lesson *l, int w, int h)
 }
 
 // One frame: scene_build + clear + draw, as the window's redraw does (without the present).
-static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const AppState *st, const Lesson *l, const Trace *t,
+static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const ViewState *st, const Lesson *l, const Trace *t,
                   const TextMetrics *tm)
 {
     bool ok = scene_build(sc, st, l, t, st->width, st->height, tm, NULL);
@@ -82,7 +82,7 @@ static int bench_frames(const char *name, const char *lesson_path, const char *f
         rc = 1;
     } else {
         TextMetrics tm = draw_sdl_metrics(d);
-        AppState st;
+        ViewState st;
         softmax_state(&st, &l, W, H);
         Scene sc;
         scene_init(&sc);

@@ -1,4 +1,4 @@
-# The window: SDL-free app state machine (mha_app), scene + SDL backend (mha_render), the mha-tracer program,
+# The window: scene + SDL backend (mha_render), the mha-tracer program,
 # and the install rules for its assets, the .desktop entry and the icon. Included when MHA_GUI is ON.
 
 # Colour maps, scene layout and the SDL drawing backend (scene.c and colormap.c use no SDL).
@@ -9,16 +9,11 @@ add_library(mha_render STATIC
   src/render/svg.c
   src/render/export.c)
 target_include_directories(mha_render PUBLIC src)
-target_link_libraries(mha_render PUBLIC mha_lesson PkgConfig::SDL2 m)
+target_link_libraries(mha_render PUBLIC mha_model PkgConfig::SDL2 m)
 
-# The viewer's state machine: keys -> stage, head, view, zoom, hover, sub-step. No SDL.
-add_library(mha_app STATIC src/app/app.c)
-target_include_directories(mha_app PUBLIC src)
-target_link_libraries(mha_app PUBLIC mha_core)
-target_link_libraries(mha_render PUBLIC mha_app)
 
 add_executable(mha-tracer src/app/main.c src/app/gui.c)
-target_link_libraries(mha-tracer PRIVATE mha_cli mha_render mha_app)
+target_link_libraries(mha-tracer PRIVATE mha_cli mha_render)
 # Where the program looks for its fonts: next to itself (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.
 target_compile_definitions(mha-tracer PRIVATE

@@ -1,6 +1,6 @@
 # Tests of the window: the state machine and the scene headless, then the real window under Xvfb.
-mha_test(test_app mha_app)
-mha_test(test_edit mha_app mha_lesson)
+mha_test(test_view mha_model)
+mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
 
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the

@@ -407,9 +407,9 @@ static bool is_light(Rgba c) { return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
 static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
 {
     TextMetrics tm = export_metrics(x);
-    AppDims dims = app_dims_from_params(&L->params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
     st.stage_index = 4; // softmax
     Scene s;
     scene_init(&s);
@@ -566,9 +566,9 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     req.scale = 1.0;
     ExportResult res;
     ExportError err;
-    AppDims dims = app_dims_from_params(&L->params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
     CHECK(export_run(&req, L, T, &res, &err), "board, all stages: %s", err.message);
     CHECK((int)res.count == st.stage_count, "%zu images for %d stages", res.count, st.stage_count);
     for (size_t i = 0; i < res.count; i++) {
@@ -626,7 +626,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     // An edited lesson: the board shows the window's numbers and marks, with the count but not the keys.
     AttnParams e;
     CHECK(params_copy(&e, &L->params), "copy");
-    CHECK(app_param_set(&e, (CellRef){MAT_X, 0, 0, 0}, 7.25), "edit");
+    CHECK(view_param_set(&e, (CellRef){MAT_X, 0, 0, 0}, 7.25), "edit");
     Trace et;
     TraceError terr;
     CHECK(trace_run(&et, &e, &terr), "trace");

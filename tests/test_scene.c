@@ -82,21 +82,21 @@ static int count_hits(const Scene *s, MatId m)
     return n;
 }
 
-static AppEvent key(AppKey k)
+static ViewEvent key(ViewKey k)
 {
-    AppEvent e;
+    ViewEvent e;
     memset(&e, 0, sizeof e);
-    e.kind = APP_EV_KEY;
+    e.kind = VIEW_EV_KEY;
     e.key = k;
     e.head = -1;
     return e;
 }
 
-static void go(AppState *st, Stage s)
+static void go(ViewState *st, Stage s)
 {
-    AppEvent home = key(APP_KEY_HOME), next = key(APP_KEY_RIGHT);
-    app_handle(st, &home);
-    while (app_stage(st) != s && st->stage_index < st->stage_count - 1) app_handle(st, &next);
+    ViewEvent home = key(VIEW_KEY_HOME), next = key(VIEW_KEY_RIGHT);
+    view_handle(st, &home);
+    while (view_stage(st) != s && st->stage_index < st->stage_count - 1) view_handle(st, &next);
 }
 
 static void test_colormaps(void)
@@ -130,9 +130,9 @@ static void test_cat(void)
     Trace T;
     TraceError terr;
     CHECK(trace_run(&T, &L.params, &terr), "trace runs");
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     Scene s;
     scene_init(&s);
 
@@ -165,8 +165,8 @@ static void test_cat(void)
     check_bounds(&s, 1280, 720, 12, "softmax 1280x720");
 
     // Head 1 via Tab: sat -> cat = 0.5844.
-    AppEvent tab = key(APP_KEY_TAB);
-    app_handle(&st, &tab);
+    ViewEvent tab = key(VIEW_KEY_TAB);
+    view_handle(&st, &tab);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(cell_fill(&s, (CellRef){MAT_WEIGHTS, 1, 2, 1}, 0, &got) &&
               same(got, colormap_rgb(COLORMAP_VIRIDIS, scene_cell_value(&L, &T, (CellRef){MAT_WEIGHTS, 1, 2, 1}))),
@@ -179,18 +179,18 @@ static void test_cat(void)
     int sizes[3][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
     for (int z = 0; z < 3; z++) {
         for (int v = 0; v < 2; v++) {
-            AppEvent home = key(APP_KEY_HOME), next = key(APP_KEY_RIGHT);
-            app_handle(&st, &home);
+            ViewEvent home = key(VIEW_KEY_HOME), next = key(VIEW_KEY_RIGHT);
+            view_handle(&st, &home);
             st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
             for (int k = 0; k < st.stage_count; k++) {
                 char what[96];
-                snprintf(what, sizeof what, "%s %s %dx%d", stage_key(app_stage(&st)), v ? "all" : "one", sizes[z][0],
+                snprintf(what, sizeof what, "%s %s %dx%d", stage_key(view_stage(&st)), v ? "all" : "one", sizes[z][0],
                          sizes[z][1]);
                 CHECK(scene_build(&s, &st, &L, &T, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
                 int min = sizes[z][1] >= 2160 ? 24 : 12;
                 check_bounds(&s, sizes[z][0], sizes[z][1], min, what);
-                CHECK(has_text(&s, stage_name(app_stage(&st))), "%s: the stage's name is shown", what);
-                app_handle(&st, &next);
+                CHECK(has_text(&s, stage_name(view_stage(&st))), "%s: the stage's name is shown", what);
+                view_handle(&st, &next);
             }
         }
     }
@@ -199,8 +199,8 @@ static void test_cat(void)
     // Hover on a score: the explanation shows the dot product and its sum; inputs light up.
     go(&st, STAGE_SCORES);
     st.head = 0;
-    AppEvent hover = {.kind = APP_EV_HOVER, .cell = {MAT_SCORES, 0, 0, 1}, .head = -1};
-    app_handle(&st, &hover);
+    ViewEvent hover = {.kind = VIEW_EV_HOVER, .cell = {MAT_SCORES, 0, 0, 1}, .head = -1};
+    view_handle(&st, &hover);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     char lines[4][256];
     int n = scene_explain(&L, &T, (CellRef){MAT_SCORES, 0, 0, 1}, lines, 4);
@@ -235,16 +235,16 @@ static void test_cat(void)
 
     // Reveal: '.' fills S_0 one cell at a time; unrevealed cells have no hit and no number.
     go(&st, STAGE_SCORES);
-    AppEvent dot = key(APP_KEY_PERIOD);
+    ViewEvent dot = key(VIEW_KEY_PERIOD);
     memset(&st.hover, 0, sizeof st.hover);
-    app_handle(&st, &dot);
-    app_handle(&st, &dot);
+    view_handle(&st, &dot);
+    view_handle(&st, &dot);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     int shown = 0;
     for (size_t i = 0; i < s.hit_count; i++)
         if (s.hits[i].cell.mat == MAT_SCORES && s.hits[i].cell.head == 0) shown++;
     CHECK(shown == 2 + 2, "two board cells + two heatmap cells answer hover while revealing, got %d", shown);
-    n = scene_explain(&L, &T, app_focus_cell(&st), lines, 4);
+    n = scene_explain(&L, &T, view_focus_cell(&st), lines, 4);
     CHECK(n == 3 && has_text(&s, lines[0]), "the newest cell's arithmetic is shown");
 
     // The error banner.
@@ -253,8 +253,8 @@ static void test_cat(void)
     check_bounds(&s, 1280, 720, 12, "banner");
 
     // The help overlay lists the keys.
-    AppEvent help = key(APP_KEY_H);
-    app_handle(&st, &help);
+    ViewEvent help = key(VIEW_KEY_H);
+    view_handle(&st, &help);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "PageDown") && has_text(&s, "Tab") && has_text(&s, "fullscreen"), "help lists the keys");
     check_bounds(&s, 1280, 720, 12, "help");
@@ -284,9 +284,9 @@ static void test_lesson_file(const char *name, int heads, bool causal)
     TraceError terr;
     CHECK(trace_run(&T, &L.params, &terr), "%s runs", name);
     CHECK(L.params.heads == heads, "%s has %d heads", name, heads);
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     CHECK((st.stage_count == 9) == causal, "%s: mask stage only when causal", name);
     Scene s;
     scene_init(&s);
@@ -297,12 +297,12 @@ static void test_lesson_file(const char *name, int heads, bool causal)
             go(&st, STAGE_INPUT);
             for (int k = 0; k < st.stage_count; k++) {
                 char what[160];
-                snprintf(what, sizeof what, "%s %s %s %dx%d", name, stage_key(app_stage(&st)), v ? "all" : "one",
+                snprintf(what, sizeof what, "%s %s %s %dx%d", name, stage_key(view_stage(&st)), v ? "all" : "one",
                          sizes[z][0], sizes[z][1]);
                 scene_build(&s, &st, &L, &T, sizes[z][0], sizes[z][1], &TM, NULL);
                 check_bounds(&s, sizes[z][0], sizes[z][1], sizes[z][1] >= 2160 ? 24 : 12, what);
-                AppEvent next = key(APP_KEY_RIGHT);
-                app_handle(&st, &next);
+                ViewEvent next = key(VIEW_KEY_RIGHT);
+                view_handle(&st, &next);
             }
         }
     if (heads == 12) {
@@ -365,12 +365,12 @@ static void test_cost_panel(void)
     Trace T;
     if (!load("lessons/paper-base.json", &L, &T)) return;
     CHECK(L.params.d_model == 512 && L.params.n == 10 && L.params.heads == 8, "paper-base is (512, 10, 8)");
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     st.stage_index = 1; // past the first stage, whose notes quote the same figures
-    AppEvent k = key(APP_KEY_K);
-    app_handle(&st, &k);
+    ViewEvent k = key(VIEW_KEY_K);
+    view_handle(&st, &k);
     Scene s;
     scene_init(&s);
     CHECK(scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL), "cost panel builds");
@@ -386,9 +386,9 @@ static void test_cost_panel(void)
     lesson_free(&L);
     // Another lesson: its own rows, then the paper's for reference.
     if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
-    dims = app_dims_from_params(&L.params);
-    app_init(&st, &dims);
-    app_handle(&st, &k);
+    dims = view_dims_from_params(&L.params);
+    view_init(&st, &dims);
+    view_handle(&st, &k);
     scene_init(&s);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(count_text(&s, "1,048,576") == 2 && count_text(&s, "64") >= 2, "the lesson's 64 weights and the paper's rows");
@@ -411,11 +411,11 @@ static void test_compare_view(void)
         Comparison cmp;
         TraceError terr;
         CHECK(compare_run(&cmp, &L.params, &terr), "%s: comparison runs", files[f]);
-        AppDims dims = app_dims_from_params(&L.params);
-        AppState st;
-        app_init(&st, &dims);
-        AppEvent m = key(APP_KEY_M);
-        app_handle(&st, &m);
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        ViewEvent m = key(VIEW_KEY_M);
+        view_handle(&st, &m);
         SceneExtras ex = {&L.params, &cmp, NULL, false};
         Scene s;
         scene_init(&s);
@@ -450,14 +450,14 @@ static void test_edit_marks(void)
     Lesson shown = L;
     AttnParams e;
     CHECK(params_copy(&e, &L.params), "copy");
-    CHECK(app_param_set(&e, (CellRef){MAT_WK, 1, 1, 0}, 1.5), "edit");
+    CHECK(view_param_set(&e, (CellRef){MAT_WK, 1, 1, 0}, 1.5), "edit");
     shown.params = e;
     Trace t2;
     TraceError terr;
     CHECK(trace_run(&t2, &e, &terr), "trace");
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
     SceneExtras ex = {&L.params, NULL, NULL, false};
@@ -513,9 +513,9 @@ static void test_causal_numbers(void)
     Lesson L;
     Trace T;
     if (!load("lessons/causal-decoder.json", &L, &T)) return;
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     Scene s;
     scene_init(&s);
     for (Stage stage = STAGE_SCORES; stage <= STAGE_WEIGHTED_SUM; stage++) {
@@ -544,9 +544,9 @@ static void test_extreme_sizes(void)
     Lesson L;
     Trace T;
     if (!load("lessons/causal-decoder.json", &L, &T)) return;
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     static const int SIZES[][2] = {{1, 1}, {2, 700}, {700, 2}, {50, 30}, {8000, 5000}};
     Scene s;
     scene_init(&s);
@@ -584,9 +584,9 @@ static void test_projector(void)
     Lesson L;
     Trace T;
     if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
-    AppDims dims = app_dims_from_params(&L.params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     Scene s;
     scene_init(&s);
@@ -610,8 +610,8 @@ static void test_projector(void)
     Trace CT;
     if (load("lessons/causal-decoder.json", &C, &CT)) ls[1] = &C;
     for (int k = 0; k < 2 && ls[k]; k++) {
-        AppDims d = app_dims_from_params(&ls[k]->params);
-        app_init(&st, &d);
+        ViewDims d = view_dims_from_params(&ls[k]->params);
+        view_init(&st, &d);
         scene_build(&s, &st, ls[k], k ? &CT : &T, 1280, 720, &TM, NULL);
         CHECK(!has_text(&s, "\xe2\x80\xa6"), "%s: the notes are not cut", ls[k]->title);
         check_bounds(&s, 1280, 720, 12, "notes");

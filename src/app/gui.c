@@ -1,4 +1,4 @@
-// The window: SDL events -> AppEvent -> AppState, scene_build -> draw_sdl, redrawn only when something changed.
+// The window: SDL events -> ViewEvent -> ViewState, scene_build -> draw_sdl, redrawn only when something changed.
 // Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors, and
 // carries out live edits (an editable copy of the parameters, re-traced after each change), revert and save,
 // and exports the view as slides (E, Shift+E). Environment: MHA_TRACER_STATS=1 prints frame times and the time
@@ -25,7 +25,7 @@
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
 #include "../render/scene.h"
-#include "app.h"
+#include "../model/view.h"
 
 #ifndef MHA_SOURCE_ASSETS
 #define MHA_SOURCE_ASSETS ""
@@ -44,7 +44,7 @@ typedef struct {
     DrawSdl *draw;
     TextMetrics tm;
     Scene scene;
-    AppState st;
+    ViewState st;
     Lesson lesson;          // as in the file: what R reverts to
     AttnParams edit;        // the editable copy the trace is computed from
     Trace trace;
@@ -164,15 +164,15 @@ static bool load_lesson_counted(Gui *g, const char *path)
         lesson_free(&l);
         return false;
     }
-    AppDims dims = app_dims_from_params(&l.params);
+    ViewDims dims = view_dims_from_params(&l.params);
     if (g->have_lesson) {
         trace_free(&g->trace);
         params_free(&g->edit);
         lesson_free(&g->lesson);
-        app_set_dims(&g->st, &dims);
+        view_set_dims(&g->st, &dims);
     } else {
         int w = g->st.width, h = g->st.height;
-        app_init(&g->st, &dims);
+        view_init(&g->st, &dims);
         g->st.width = w;
         g->st.height = h;
     }
@@ -230,54 +230,54 @@ static bool poll_watch(Gui *g)
     return true;
 }
 
-static AppKey map_key(SDL_Keycode k, int *digit)
+static ViewKey map_key(SDL_Keycode k, int *digit)
 {
     *digit = 0;
     if (k >= SDLK_1 && k <= SDLK_9) {
         *digit = (int)(k - SDLK_1) + 1;
-        return APP_KEY_DIGIT;
+        return VIEW_KEY_DIGIT;
     }
     if (k >= SDLK_KP_1 && k <= SDLK_KP_9) {
         *digit = (int)(k - SDLK_KP_1) + 1;
-        return APP_KEY_DIGIT;
+        return VIEW_KEY_DIGIT;
     }
     switch (k) {
-    case SDLK_RIGHT: return APP_KEY_RIGHT;
-    case SDLK_LEFT: return APP_KEY_LEFT;
-    case SDLK_SPACE: return APP_KEY_SPACE;
-    case SDLK_BACKSPACE: return APP_KEY_BACKSPACE;
-    case SDLK_PAGEDOWN: return APP_KEY_PAGEDOWN;
-    case SDLK_PAGEUP: return APP_KEY_PAGEUP;
-    case SDLK_DOWN: return APP_KEY_DOWN;
-    case SDLK_UP: return APP_KEY_UP;
-    case SDLK_HOME: return APP_KEY_HOME;
-    case SDLK_END: return APP_KEY_END;
+    case SDLK_RIGHT: return VIEW_KEY_RIGHT;
+    case SDLK_LEFT: return VIEW_KEY_LEFT;
+    case SDLK_SPACE: return VIEW_KEY_SPACE;
+    case SDLK_BACKSPACE: return VIEW_KEY_BACKSPACE;
+    case SDLK_PAGEDOWN: return VIEW_KEY_PAGEDOWN;
+    case SDLK_PAGEUP: return VIEW_KEY_PAGEUP;
+    case SDLK_DOWN: return VIEW_KEY_DOWN;
+    case SDLK_UP: return VIEW_KEY_UP;
+    case SDLK_HOME: return VIEW_KEY_HOME;
+    case SDLK_END: return VIEW_KEY_END;
     case SDLK_PERIOD:
-    case SDLK_KP_PERIOD: return APP_KEY_PERIOD;
+    case SDLK_KP_PERIOD: return VIEW_KEY_PERIOD;
     case SDLK_COMMA:
-    case SDLK_KP_COMMA: return APP_KEY_COMMA;
-    case SDLK_TAB: return APP_KEY_TAB;
-    case SDLK_a: return APP_KEY_A;
-    case SDLK_f: return APP_KEY_F;
-    case SDLK_F11: return APP_KEY_F11;
+    case SDLK_KP_COMMA: return VIEW_KEY_COMMA;
+    case SDLK_TAB: return VIEW_KEY_TAB;
+    case SDLK_a: return VIEW_KEY_A;
+    case SDLK_f: return VIEW_KEY_F;
+    case SDLK_F11: return VIEW_KEY_F11;
     case SDLK_PLUS:
     case SDLK_EQUALS:
-    case SDLK_KP_PLUS: return APP_KEY_PLUS;
+    case SDLK_KP_PLUS: return VIEW_KEY_PLUS;
     case SDLK_MINUS:
-    case SDLK_KP_MINUS: return APP_KEY_MINUS;
+    case SDLK_KP_MINUS: return VIEW_KEY_MINUS;
     case SDLK_0:
-    case SDLK_KP_0: return APP_KEY_0;
-    case SDLK_h: return APP_KEY_H;
-    case SDLK_F1: return APP_KEY_F1;
-    case SDLK_ESCAPE: return APP_KEY_ESCAPE;
-    case SDLK_q: return APP_KEY_Q;
-    case SDLK_c: return APP_KEY_C;
-    case SDLK_k: return APP_KEY_K;
-    case SDLK_m: return APP_KEY_M;
-    case SDLK_r: return APP_KEY_R;
-    case SDLK_s: return APP_KEY_S;
-    case SDLK_e: return APP_KEY_E;
-    default: return APP_KEY_NONE;
+    case SDLK_KP_0: return VIEW_KEY_0;
+    case SDLK_h: return VIEW_KEY_H;
+    case SDLK_F1: return VIEW_KEY_F1;
+    case SDLK_ESCAPE: return VIEW_KEY_ESCAPE;
+    case SDLK_q: return VIEW_KEY_Q;
+    case SDLK_c: return VIEW_KEY_C;
+    case SDLK_k: return VIEW_KEY_K;
+    case SDLK_m: return VIEW_KEY_M;
+    case SDLK_r: return VIEW_KEY_R;
+    case SDLK_s: return VIEW_KEY_S;
+    case SDLK_e: return VIEW_KEY_E;
+    default: return VIEW_KEY_NONE;
     }
 }
 
@@ -327,7 +327,7 @@ static void redraw(Gui *g)
         double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
         fprintf(stderr, "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total %.2f ms, "
                         "%zu commands, %zu cached texts\n",
-                w, h, stage_key(app_stage(&g->st)), g->st.view == VIEW_ALL_HEADS ? "all" : "one", (double)(t1 - t0) * f,
+                w, h, stage_key(view_stage(&g->st)), g->st.view == VIEW_ALL_HEADS ? "all" : "one", (double)(t1 - t0) * f,
                 (double)(t2 - t1) * f, (double)(t3 - t2) * f, (double)(t3 - t0) * f, g->scene.count,
                 draw_sdl_cached(g->draw));
     }
@@ -338,18 +338,18 @@ static void redraw(Gui *g)
 static void apply_edit(Gui *g, double delta)
 {
     CellRef c = g->st.pinned;
-    double *ref = app_param_ref(&g->edit, c);
+    double *ref = view_param_ref(&g->edit, c);
     if (!ref) return;
     double old = *ref, v = round((old + delta) * 1e4) / 1e4;
     if (v == 0.0) v = 0.0; // no -0 from rounding
-    if (!app_param_set(&g->edit, c, v)) {
+    if (!view_param_set(&g->edit, c, v)) {
         show_error(g, "Edit undone: the value must be a finite number");
         return;
     }
     Trace t;
     TraceError terr;
     if (!trace_run(&t, &g->edit, &terr)) {
-        app_param_set(&g->edit, c, old);
+        view_param_set(&g->edit, c, old);
         show_error(g, "Edit undone: %s", terr.message);
         return;
     }
@@ -370,7 +370,7 @@ static void revert(Gui *g)
         params_free(&p);
         return;
     }
-    int n = app_param_edit_count(&g->lesson.params, &g->edit);
+    int n = view_param_edit_count(&g->lesson.params, &g->edit);
     params_free(&g->edit);
     trace_free(&g->trace);
     g->edit = p;
@@ -407,7 +407,7 @@ static void save(Gui *g)
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
-    int n = app_param_edit_count(&g->lesson.params, &g->edit);
+    int n = view_param_edit_count(&g->lesson.params, &g->edit);
     snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
@@ -455,35 +455,35 @@ static void export_view(Gui *g, bool board)
 }
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
-static bool dispatch(Gui *g, const AppEvent *ev)
+static bool dispatch(Gui *g, const ViewEvent *ev)
 {
-    bool changed = app_handle(&g->st, ev);
+    bool changed = view_handle(&g->st, ev);
     switch (g->st.request) {
-    case APP_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
-    case APP_REQ_REVERT: revert(g); break;
-    case APP_REQ_SAVE: save(g); break;
-    case APP_REQ_EXPORT: export_view(g, false); break;
-    case APP_REQ_EXPORT_BOARD: export_view(g, true); break;
+    case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
+    case VIEW_REQ_REVERT: revert(g); break;
+    case VIEW_REQ_SAVE: save(g); break;
+    case VIEW_REQ_EXPORT: export_view(g, false); break;
+    case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
     default: break;
     }
-    g->st.request = APP_REQ_NONE;
+    g->st.request = VIEW_REQ_NONE;
     return changed;
 }
 
 // Translates one SDL event; returns true when the screen must be redrawn.
 static bool handle_event(Gui *g, const SDL_Event *e)
 {
-    AppEvent ev;
+    ViewEvent ev;
     memset(&ev, 0, sizeof ev);
     ev.head = -1;
     switch (e->type) {
     case SDL_QUIT: g->st.quit = true; return false;
     case SDL_KEYDOWN: {
-        ev.kind = APP_EV_KEY;
+        ev.kind = VIEW_EV_KEY;
         ev.key = map_key(e->key.keysym.sym, &ev.digit);
-        if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
-        if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
-        if (ev.key == APP_KEY_NONE) return false;
+        if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
+        if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
+        if (ev.key == VIEW_KEY_NONE) return false;
         return dispatch(g, &ev);
     }
     case SDL_MOUSEMOTION: {
@@ -495,24 +495,24 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         if (g->dragging) { // vertical drag on the pinned cell changes its value
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
             else if (y != g->drag_y) {
-                ev.kind = APP_EV_DRAG;
+                ev.kind = VIEW_EV_DRAG;
                 ev.y = y - g->drag_y;
-                if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
+                if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
                 g->drag_y = y;
                 g->dragged = true;
                 return dispatch(g, &ev);
             }
             return false;
         }
-        ev.kind = APP_EV_HOVER;
+        ev.kind = VIEW_EV_HOVER;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &head)) ev.cell.mat = MAT_NONE;
-        return app_handle(&g->st, &ev);
+        return view_handle(&g->st, &ev);
     }
     case SDL_MOUSEBUTTONDOWN: {
         if (e->button.button != SDL_BUTTON_LEFT) return false;
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
-        ev.kind = APP_EV_CLICK;
+        ev.kind = VIEW_EV_CLICK;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
             ev.cell.mat = MAT_NONE;
             ev.head = -1;
@@ -520,7 +520,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         CellRef p = g->st.pinned;
         bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head &&
                          ev.cell.row == p.row && ev.cell.col == p.col;
-        if (app_mat_editable(ev.cell.mat)) {
+        if (view_mat_editable(ev.cell.mat)) {
             g->dragging = true; // a press on a weight or embedding pins it and may drag its value
             g->dragged = false;
             g->drag_y = y;
@@ -535,24 +535,24 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         if (g->dragged) return false;
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
-        ev.kind = APP_EV_CLICK;
+        ev.kind = VIEW_EV_CLICK;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) return false;
         // A second click on the pinned cell (press and release without a drag) unpins it.
         if (!g->press_was_pinned) return false;
         return dispatch(g, &ev);
     }
     case SDL_MOUSEWHEEL:
-        ev.kind = APP_EV_WHEEL;
+        ev.kind = VIEW_EV_WHEEL;
         ev.wheel = e->wheel.y;
-        if (SDL_GetModState() & KMOD_CTRL) ev.mods |= APP_MOD_CTRL;
-        if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= APP_MOD_SHIFT;
+        if (SDL_GetModState() & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
+        if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
         return dispatch(g, &ev);
     case SDL_WINDOWEVENT:
         switch (e->window.event) {
         case SDL_WINDOWEVENT_LEAVE:
             g->mouse_in = false;
-            ev.kind = APP_EV_HOVER;
-            return app_handle(&g->st, &ev);
+            ev.kind = VIEW_EV_HOVER;
+            return view_handle(&g->st, &ev);
         case SDL_WINDOWEVENT_SIZE_CHANGED:
         case SDL_WINDOWEVENT_RESIZED:
         case SDL_WINDOWEVENT_EXPOSED:
@@ -1027,10 +1027,10 @@ int gui_run(const GuiOptions *opt)
             redraw(g);
             dirty = false;
             // The layout moved under a still pointer: what it points at now is the hover.
-            AppEvent hover = {.kind = APP_EV_HOVER, .head = -1};
+            ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
             int head;
             if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
-            if (app_handle(&g->st, &hover)) redraw(g);
+            if (view_handle(&g->st, &hover)) redraw(g);
             if (first_frame && g->stats)
                 fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
                         ms_since(&t_entry), lesson_ms, sdl_ms, window_ms);

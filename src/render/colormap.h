@@ -9,8 +9,7 @@ typedef struct {
     unsigned char r, g, b, a;
 } Rgba;
 
-// The sequential maps a teacher can cycle through (key C). All are colour-blind safe.
-typedef enum { COLORMAP_VIRIDIS = 0, COLORMAP_CIVIDIS, COLORMAP_GREY, COLORMAP_COUNT } ColormapId;
+#include "../model/colormap_id.h"
 
 const char *colormap_name(ColormapId map);
 

@@ -716,10 +716,10 @@ static bool board_background(Scene *s, ExportBackground bg)
 
 // The board of export_build_board with what the window shows beyond the lesson (edit marks, the comparison);
 // ex may be NULL. A slide has no pointer and no keys: their hints and any status line are left out.
-static bool build_board(Scene *s, const AppState *st, const Lesson *L, const Trace *T, const SceneExtras *ex,
+static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex,
                         double scale, ExportBackground background, const TextMetrics *tm)
 {
-    AppState view = *st;
+    ViewState view = *st;
     view.help = false;
     view.zoom = 1.0;
     if (view.panel == PANEL_COST) view.panel = PANEL_NONE;
@@ -737,7 +737,7 @@ static bool build_board(Scene *s, const AppState *st, const Lesson *L, const Tra
     return board_background(s, background);
 }
 
-bool export_build_board(Scene *s, const AppState *st, const Lesson *L, const Trace *T, double scale,
+bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, double scale,
                         ExportBackground background, const TextMetrics *tm)
 {
     return build_board(s, st, L, T, NULL, scale, background, tm);
@@ -1148,7 +1148,7 @@ typedef struct {
     char name[300];   // without extension
     char title[400];  // for the SVG <title>
     bool board;
-    AppState st;      // board
+    ViewState st;      // board
     HeatmapSpec spec; // heatmap
 } Job;
 
@@ -1189,13 +1189,13 @@ static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix
     return true;
 }
 
-static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const AppState *st)
+static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st)
 {
     Job *j = job_add(jobs);
     if (!j) return false;
     j->board = true;
     j->st = *st;
-    Stage stage = app_stage(st);
+    Stage stage = view_stage(st);
     snprintf(j->name, sizeof j->name, "%s-stage%02d-%s", prefix, st->stage_index + 1, stage_key(stage));
     snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
              st->stage_count, stage_name(stage));
@@ -1304,9 +1304,9 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         fail(err, false, "scale %g is out of range (%g to %g)", req->scale, EXPORT_SCALE_MIN, EXPORT_SCALE_MAX);
         return false;
     }
-    AppDims dims = app_dims_from_params(&L->params);
-    AppState st;
-    app_init(&st, &dims);
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
     st.colormap = req->colormap;
     st.head = req->head >= 0 && req->head < L->params.heads ? req->head : 0;
     int first = 0, last = st.stage_count - 1;
@@ -1333,12 +1333,12 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     bool ok = true;
     for (int i = first; ok && i <= last; i++) {
         st.stage_index = i;
-        Stage stage = app_stage(&st);
+        Stage stage = view_stage(&st);
         if (req->what & EXPORT_WHAT_BOARD) {
             // A slide has no pointer: the first result cell is pinned, so the board shows how it is computed.
-            AppState b = st;
-            int total = app_reveal_total(&b);
-            b.pinned = total > 0 ? app_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
+            ViewState b = st;
+            int total = view_reveal_total(&b);
+            b.pinned = total > 0 ? view_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
             ok = add_board(&jobs, prefix, L, &b);
         }
         if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && heat_stage(stage)) {
@@ -1357,7 +1357,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     return ok;
 }
 
-bool export_from_view(const ExportRequest *req, bool board, const AppState *st, const Lesson *L, const Trace *T,
+bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *L, const Trace *T,
                       ExportResult *out, ExportError *err)
 {
     memset(out, 0, sizeof *out);
@@ -1372,7 +1372,7 @@ bool export_from_view(const ExportRequest *req, bool board, const AppState *st, 
     if (board) {
         ok = add_board(&jobs, prefix, L, st);
     } else {
-        MatId mat = export_stage_matrix(app_stage(st), L);
+        MatId mat = export_stage_matrix(view_stage(st), L);
         if (mat == MAT_NONE) mat = MAT_WEIGHTS; // before the scores, as the all-heads view: the weights
         ok = add_heatmap(&jobs, &r, prefix, L, mat, st->view == VIEW_ALL_HEADS ? -1 : st->head);
     }

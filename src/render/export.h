@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../app/app.h"
+#include "../model/view.h"
 #include "../lesson/lesson.h"
 #include "colormap.h"
 #include "scene.h"
@@ -71,7 +71,7 @@ bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *tra
 // overlay, no cost panel, no hints about the mouse or keys). req gives dir, create_dir, font_dir, name,
 // formats, scale, background and view; what, stage, head and colormap come from st. lesson and trace are
 // what the window shows (with its edits). The first path of *out is the one to show.
-bool export_from_view(const ExportRequest *req, bool board, const AppState *st, const Lesson *lesson,
+bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *lesson,
                       const Trace *trace, ExportResult *out, ExportError *err);
 
 // "exports" beside the lesson file (path NULL: in the working directory). Returns out.
@@ -108,7 +108,7 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *lesso
                           const TextMetrics *tm);
 
 // The window's screen for state st at 1280x720 times scale, background replaced. Returns false on no memory.
-bool export_build_board(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, double scale,
+bool export_build_board(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, double scale,
                         ExportBackground background, const TextMetrics *tm);
 
 // Bytes in memory (malloc'd; free with export_buffer_free).

@@ -118,7 +118,7 @@ bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head)
 
 typedef struct {
     Scene *s;
-    const AppState *st;
+    const ViewState *st;
     const Lesson *L;
     const Trace *T;
     const TextMetrics *tm;
@@ -695,7 +695,7 @@ static bool block_edited(const Ctx *c, const MatBox *b, int r0, int r1, int c0, 
 {
     for (int i = r0; i < r1; i++)
         for (int j = c0; j < c1; j++)
-            if (app_param_edited(c->ex->original, &c->L->params, (CellRef){b->mat, b->head, i, j})) return true;
+            if (view_param_edited(c->ex->original, &c->L->params, (CellRef){b->mat, b->head, i, j})) return true;
     return false;
 }
 
@@ -758,7 +758,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     if (bcols > b->cols) bcols = b->cols;
     bool blocks = brows != b->rows || bcols != b->cols;
     int inset = g->cell_w >= 8 && g->cell_h >= 8 ? 1 : 0;
-    bool editable = c->ex->original && app_mat_editable(b->mat);
+    bool editable = c->ex->original && view_mat_editable(b->mat);
     for (int bi = 0; bi < brows; bi++) {
         int r0 = (int)((long)bi * b->rows / brows), r1 = (int)((long)(bi + 1) * b->rows / brows);
         int y0 = gy + edge(g->cell_h, r0), y1 = gy + edge(g->cell_h, r1);
@@ -767,7 +767,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
             int x0 = gx + edge(g->cell_w, c0), x1 = gx + edge(g->cell_w, c1);
             CellRef ref = {b->mat, b->head, r0, c0};
             int cw = x1 - x0 - inset, ch = y1 - y0 - inset;
-            if (b->result && !app_cell_revealed(c->st, ref)) {
+            if (b->result && !view_cell_revealed(c->st, ref)) {
                 rect(c, x0, y0, cw, ch, EMPTY);
                 scene_push_hit(c->s, x0, y0, x1 - x0, y1 - y0, (CellRef){MAT_NONE, 0, 0, 0}, -1);
                 continue;
@@ -880,8 +880,8 @@ static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
         for (int k = eq + 1; k < one[0].count; k++) rows[1].t[rows[1].count++] = one[0].t[k];
         return 2;
     }
-    if (variant != 0 && app_stage(c->st) != STAGE_PROJECT) return 0;
-    switch (app_stage(c->st)) {
+    if (variant != 0 && view_stage(c->st) != STAGE_PROJECT) return 0;
+    switch (view_stage(c->st)) {
     case STAGE_INPUT:
         add_mat(c, &rows[n], MAT_X, h, true);
         if (p->cross) {
@@ -1035,7 +1035,7 @@ static double fit_style(Ctx *c, EqRow *rows, int nrows, int w, int h, GridStyle 
 // rows[0]: W^Q W^K W^V; rows[1]: X, a spacer, Q K V.
 static bool build_scheme(Ctx *c, EqRow rows[2])
 {
-    if (app_stage(c->st) != STAGE_PROJECT || c->L->params.cross) return false;
+    if (view_stage(c->st) != STAGE_PROJECT || c->L->params.cross) return false;
     int h = c->st->head;
     memset(rows, 0, 2 * sizeof *rows);
     add_mat(c, &rows[0], MAT_WQ, h, false);
@@ -1164,9 +1164,9 @@ static void draw_board(Ctx *c, int x, int y, int w, int h)
 // Heatmaps
 
 // Which matrix the heatmap shows at this stage, and whether it is on the fixed 0..1 scale.
-static MatId heat_mat(const AppState *st, const Lesson *L)
+static MatId heat_mat(const ViewState *st, const Lesson *L)
 {
-    switch (app_stage(st)) {
+    switch (view_stage(st)) {
     case STAGE_INPUT:
     case STAGE_PROJECT: return MAT_NONE;
     case STAGE_SCORES: return MAT_SCORES;
@@ -1355,7 +1355,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             text_in(c, FONT_REGULAR, label_font, MUTED, gx - lw, gy + i * cell_h, lw - px(c, 6), cell_h, RIGHT, fitted);
         }
     }
-    bool causal = p->mask == MASK_CAUSAL && app_stage(c->st) >= STAGE_MASK;
+    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK;
     int inset = cell >= 8 ? 1 : 0;
     for (int i = 0; i < p->n; i++) {
         for (int j = 0; j < p->m; j++) {
@@ -1364,7 +1364,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             double v = scene_cell_value(c->L, c->T, ref);
             bool masked = causal && j > i;
             Rgba bgc = masked && m == MAT_WEIGHTS ? MASKED_BG : cell_color(c, m, v, range);
-            bool shown = app_cell_revealed(c->st, ref) || head != c->st->head;
+            bool shown = view_cell_revealed(c->st, ref) || head != c->st->head;
             if (!shown) bgc = EMPTY;
             rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
             if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, HATCH);
@@ -1447,7 +1447,7 @@ static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
     const AttnParams *p = &c->L->params;
     char h[16] = "";
     subscript(h, sizeof h, c->st->head);
-    switch (app_stage(c->st)) {
+    switch (view_stage(c->st)) {
     case STAGE_INPUT:
         snprintf(buf, cap, "X = the embeddings of the %d tokens  (%d%s%d: one row per token)", p->n, p->n, TIMES, p->d_model);
         break;
@@ -1540,7 +1540,7 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     *color = STATUS_BG;
     if (c->ex->status) return c->ex->status;
     if (!c->ex->original) return NULL;
-    int n = app_param_edit_count(c->ex->original, &c->L->params);
+    int n = view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
     if (c->ex->slide) snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited", n, n == 1 ? "" : "s");
     else snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
@@ -1550,7 +1550,7 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
 
 static void draw_header(Ctx *c, int x, int y, int w, int *height)
 {
-    const AppState *st = c->st;
+    const ViewState *st = c->st;
     int tf = px(c, 24), sf = px(c, 20), ff = px(c, 24);
     int l1 = line_h(c, FONT_BOLD, tf) + px(c, 8);
     char buf[256], fitted[256];
@@ -1592,7 +1592,7 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     // Line 2: the stage's name in bold, then its formula.
     int l2 = line_h(c, FONT_BOLD, ff) + px(c, 8);
     bool cmp = st->panel == PANEL_COMPARE;
-    int nw = text_in(c, FONT_BOLD, ff, RESULT, x, y + l1, w, l2, LEFT, cmp ? "Single head vs multi-head" : stage_name(app_stage(st)));
+    int nw = text_in(c, FONT_BOLD, ff, RESULT, x, y + l1, w, l2, LEFT, cmp ? "Single head vs multi-head" : stage_name(view_stage(st)));
     char formula[256];
     if (cmp) {
         char last[16] = "";
@@ -1620,7 +1620,7 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
     int lh = line_h(c, FONT_MONO, f);
     int pad = px(c, 12);
     if (n == 0) {
-        const char *hint = app_stage(c->st) == STAGE_INPUT
+        const char *hint = view_stage(c->st) == STAGE_INPUT
                                ? "Point at a number to see where it comes from.  \xe2\x86\x92 next stage,  H all keys"
                                : "Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.";
@@ -1650,7 +1650,7 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     int f = px(c, 18);
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, COMPARE_TEXT, draw);
     char text[512];
-    int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(c, app_stage(c->st), text, sizeof text),
+    int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(c, view_stage(c->st), text, sizeof text),
                          draw);
     // The lesson's notes, on the first stage, whole: up to 6 lines (the board above it is only X and gives way).
     if (c->st->stage_index == 0 && c->L->notes && c->L->notes[0])
@@ -1836,7 +1836,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
                 "The single-head version could not be computed (see the banner).");
         return;
     }
-    AppState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
+    ViewState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
     st.reveal = -1;
     st.head = -1;
     Lesson one = *c->L;
@@ -1920,7 +1920,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
 
 static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false};
 
-static void ctx_init(Ctx *c, Scene *s, const AppState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
+static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u)
 {
     memset(c, 0, sizeof *c);
@@ -1933,24 +1933,24 @@ static void ctx_init(Ctx *c, Scene *s, const AppState *st, const Lesson *L, cons
     c->u = u < 0.4 ? 0.4 : u;
     // Legible on a projector: never below 12 px, and scaled with the window.
     c->min_font = (int)lround(12.0 * (c->u > 1.0 ? c->u : 1.0));
-    c->focus = app_focus_cell(st);
+    c->focus = view_focus_cell(st);
     if (c->focus.mat != MAT_NONE && isnan(scene_cell_value(L, T, c->focus))) c->focus.mat = MAT_NONE;
     light_inputs(c);
 }
 
-static double window_scale(const AppState *st, int w, int h)
+static double window_scale(const ViewState *st, int w, int h)
 {
     double sx = w / 1280.0, sy = h / 720.0;
     return (sx < sy ? sx : sy) * st->zoom;
 }
 
-bool scene_build(Scene *s, const AppState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
+bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
                  const char *banner)
 {
     return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
 }
 
-bool scene_build_ex(Scene *s, const AppState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
+bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
     scene_clear(s);
@@ -2010,7 +2010,7 @@ bool scene_build_ex(Scene *s, const AppState *st, const Lesson *L, const Trace *
     return !s->oom;
 }
 
-bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson *L, const Trace *T, int w, int h,
+bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
                       double scale, const TextMetrics *tm)
 {
     if (part == SCENE_PART_WINDOW) return scene_build(s, st, L, T, w, h, tm, NULL);
@@ -2035,7 +2035,7 @@ bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson
         break;
     }
     case SCENE_PART_ALL_HEADS: {
-        AppState all = *st;
+        ViewState all = *st;
         if (heat_mat(st, L) == MAT_NONE) all.stage_index = all.stage_count - 1; // weights exist at the end
         c.st = &all;
         draw_all_heads(&c, m8, m8, w - 2 * m8, h - 2 * m8);

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../app/app.h"
+#include "../model/view.h"
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
 #include "colormap.h"
@@ -80,7 +80,7 @@ void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head
 
 // Lays out the whole window (w x h pixels) for state st. An error banner is drawn when banner is not NULL.
 // Returns false when memory ran out (the scene may be partial).
-bool scene_build(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, int w, int h,
+bool scene_build(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, int w, int h,
                  const TextMetrics *tm, const char *banner);
 // What the window shows beyond the lesson and its trace (every field may be NULL).
 typedef struct {
@@ -91,10 +91,10 @@ typedef struct {
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
-bool scene_build_ex(Scene *s, const AppState *st, const Lesson *lesson, const Trace *trace, const SceneExtras *ex,
+bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, const SceneExtras *ex,
                     int w, int h, const TextMetrics *tm, const char *banner);
 // Lays out one part into w x h pixels; scale multiplies every size (1.0 = as on a 1280x720 window).
-bool scene_build_part(Scene *s, ScenePart part, const AppState *st, const Lesson *lesson, const Trace *trace,
+bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson, const Trace *trace,
                       int w, int h, double scale, const TextMetrics *tm);
 
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.

@@ -1,35 +1,35 @@
 // The viewer's state machine: which stage, head, view, zoom, hover and sub-step are shown.
-// Input arrives as a small AppEvent (not SDL events) so every key is testable without a window. No SDL here.
-#ifndef MHA_APP_H
-#define MHA_APP_H
+// Input arrives as a small ViewEvent (not SDL events) so every key is testable without a window. No SDL here.
+#ifndef MHA_VIEW_H
+#define MHA_VIEW_H
 
 #include <stdbool.h>
 #include "../core/trace.h"
-#include "../render/colormap.h"
+#include "colormap_id.h"
 
 // Keys the viewer reacts to, independent of any window system.
 typedef enum {
-    APP_KEY_NONE = 0,
-    APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_SPACE, APP_KEY_BACKSPACE, APP_KEY_PAGEDOWN, APP_KEY_PAGEUP,
-    APP_KEY_HOME, APP_KEY_END,
-    APP_KEY_PERIOD, APP_KEY_COMMA,     // sub-step forward / back
-    APP_KEY_DIGIT,                     // 1..9 (AppEvent.digit)
-    APP_KEY_TAB,                       // with APP_MOD_SHIFT: previous head
-    APP_KEY_A,                         // all heads / one head
-    APP_KEY_F, APP_KEY_F11,            // fullscreen
-    APP_KEY_PLUS, APP_KEY_MINUS, APP_KEY_0,
-    APP_KEY_H, APP_KEY_F1,             // help overlay
-    APP_KEY_ESCAPE, APP_KEY_Q,
-    APP_KEY_C,                         // next colormap
-    APP_KEY_UP, APP_KEY_DOWN,          // edit the pinned weight/embedding; otherwise previous / next stage
-    APP_KEY_K,                         // cost panel
-    APP_KEY_M,                         // single head vs multi-head, side by side
-    APP_KEY_R,                         // revert the edits to the file
-    APP_KEY_S,                         // with APP_MOD_CTRL: save the edited lesson
-    APP_KEY_E,                         // export a slide: the heatmap shown; with APP_MOD_SHIFT the whole board
-} AppKey;
+    VIEW_KEY_NONE = 0,
+    VIEW_KEY_RIGHT, VIEW_KEY_LEFT, VIEW_KEY_SPACE, VIEW_KEY_BACKSPACE, VIEW_KEY_PAGEDOWN, VIEW_KEY_PAGEUP,
+    VIEW_KEY_HOME, VIEW_KEY_END,
+    VIEW_KEY_PERIOD, VIEW_KEY_COMMA,     // sub-step forward / back
+    VIEW_KEY_DIGIT,                     // 1..9 (ViewEvent.digit)
+    VIEW_KEY_TAB,                       // with VIEW_MOD_SHIFT: previous head
+    VIEW_KEY_A,                         // all heads / one head
+    VIEW_KEY_F, VIEW_KEY_F11,            // fullscreen
+    VIEW_KEY_PLUS, VIEW_KEY_MINUS, VIEW_KEY_0,
+    VIEW_KEY_H, VIEW_KEY_F1,             // help overlay
+    VIEW_KEY_ESCAPE, VIEW_KEY_Q,
+    VIEW_KEY_C,                         // next colormap
+    VIEW_KEY_UP, VIEW_KEY_DOWN,          // edit the pinned weight/embedding; otherwise previous / next stage
+    VIEW_KEY_K,                         // cost panel
+    VIEW_KEY_M,                         // single head vs multi-head, side by side
+    VIEW_KEY_R,                         // revert the edits to the file
+    VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson
+    VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
+} ViewKey;
 
-enum { APP_MOD_SHIFT = 1, APP_MOD_CTRL = 2 };
+enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
 
 // The logical matrices a cell can belong to (what a hover or a reveal points at).
 typedef enum {
@@ -60,54 +60,54 @@ typedef enum {
     PANEL_NONE = 0,
     PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
     PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
-} AppPanel;
+} ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
 typedef enum {
-    APP_REQ_NONE = 0,
-    APP_REQ_EDIT,    // add AppState.request_delta to the pinned cell's value
-    APP_REQ_REVERT,  // back to the values in the file
-    APP_REQ_SAVE,    // save the edited lesson beside the original
-    APP_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
-    APP_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
-} AppRequest;
+    VIEW_REQ_NONE = 0,
+    VIEW_REQ_EDIT,    // add ViewState.request_delta to the pinned cell's value
+    VIEW_REQ_REVERT,  // back to the values in the file
+    VIEW_REQ_SAVE,    // save the edited lesson beside the original
+    VIEW_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
+    VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+} ViewRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
-#define APP_EDIT_STEP 0.1
-#define APP_EDIT_FINE 0.01
-#define APP_EDIT_DRAG 0.01
+#define VIEW_EDIT_STEP 0.1
+#define VIEW_EDIT_FINE 0.01
+#define VIEW_EDIT_DRAG 0.01
 
 typedef enum {
-    APP_EV_KEY,     // key, mods, digit
-    APP_EV_HOVER,   // cell under the pointer (mat == MAT_NONE when none); the backend does the hit test
-    APP_EV_CLICK,   // cell clicked: pins (or unpins) its explanation; a click on a head in the grid selects it
-    APP_EV_WHEEL,   // wheel > 0: zoom in (with APP_MOD_CTRL) or next stage
-    APP_EV_RESIZE,  // x, y = new size in pixels
-    APP_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
-} AppEventKind;
+    VIEW_EV_KEY,     // key, mods, digit
+    VIEW_EV_HOVER,   // cell under the pointer (mat == MAT_NONE when none); the backend does the hit test
+    VIEW_EV_CLICK,   // cell clicked: pins (or unpins) its explanation; a click on a head in the grid selects it
+    VIEW_EV_WHEEL,   // wheel > 0: zoom in (with VIEW_MOD_CTRL) or next stage
+    VIEW_EV_RESIZE,  // x, y = new size in pixels
+    VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
+} ViewEventKind;
 
 typedef struct {
-    AppEventKind kind;
-    AppKey key;
+    ViewEventKind kind;
+    ViewKey key;
     unsigned mods;
-    int digit;      // APP_KEY_DIGIT: 1..9
+    int digit;      // VIEW_KEY_DIGIT: 1..9
     CellRef cell;   // HOVER, CLICK
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
     int x, y;       // RESIZE; DRAG: y = pixels moved
-} AppEvent;
+} ViewEvent;
 
 // Sizes of the lesson, all the state machine needs from it.
 typedef struct {
     int n, m, d_model, heads, d_k;
     bool causal;
-} AppDims;
+} ViewDims;
 
-#define APP_ZOOM_MIN 0.5
-#define APP_ZOOM_MAX 3.0
+#define VIEW_ZOOM_MIN 0.5
+#define VIEW_ZOOM_MAX 3.0
 
 typedef struct {
-    AppDims dims;
+    ViewDims dims;
     Stage stages[STAGE_COUNT]; // the stages of this lesson, in order (STAGE_MASK only when causal)
     int stage_count;
     int stage_index;           // into stages
@@ -122,41 +122,41 @@ typedef struct {
     CellRef hover;             // under the pointer
     CellRef pinned;            // clicked; wins over hover
     int width, height;         // window size in pixels
-    AppPanel panel;
-    AppRequest request;        // set by app_handle, carried out and cleared (APP_REQ_NONE) by the owner
-    double request_delta;      // APP_REQ_EDIT: how much to add
-} AppState;
+    ViewPanel panel;
+    ViewRequest request;        // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
+    double request_delta;      // VIEW_REQ_EDIT: how much to add
+} ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
-void app_init(AppState *s, const AppDims *dims);
+void view_init(ViewState *s, const ViewDims *dims);
 // A lesson (re)loaded: keeps stage (by kind when possible), head, view, zoom and colormap where they still fit.
-void app_set_dims(AppState *s, const AppDims *dims);
-AppDims app_dims_from_params(const AttnParams *p);
+void view_set_dims(ViewState *s, const ViewDims *dims);
+ViewDims view_dims_from_params(const AttnParams *p);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
-bool app_handle(AppState *s, const AppEvent *ev);
+bool view_handle(ViewState *s, const ViewEvent *ev);
 
-Stage app_stage(const AppState *s);
+Stage view_stage(const ViewState *s);
 // Cells the current stage fills, in reveal order (0 for the input stage).
-int app_reveal_total(const AppState *s);
-// The result cell at position k of the reveal order (k < app_reveal_total).
-CellRef app_reveal_cell(const AppState *s, int k);
+int view_reveal_total(const ViewState *s);
+// The result cell at position k of the reveal order (k < view_reveal_total).
+CellRef view_reveal_cell(const ViewState *s, int k);
 // True when the result cell is already filled (always true when not revealing).
-bool app_cell_revealed(const AppState *s, CellRef c);
+bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
-CellRef app_focus_cell(const AppState *s);
+CellRef view_focus_cell(const ViewState *s);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.
-bool app_mat_editable(MatId m);
+bool view_mat_editable(MatId m);
 // The parameter that cell c of p stands for (NULL when c is not editable or out of range).
-double *app_param_ref(AttnParams *p, CellRef c);
+double *view_param_ref(AttnParams *p, CellRef c);
 // Sets cell c of p to v; for self-attention an edit of X is made to S too (S is X's copy).
 // Returns false (p unchanged) when c is not editable or v is not finite.
-bool app_param_set(AttnParams *p, CellRef c, double v);
+bool view_param_set(AttnParams *p, CellRef c, double v);
 // True when cell c of cur differs (in any bit) from the same cell of orig.
-bool app_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c);
+bool view_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c);
 // How many editable values of cur differ from orig.
-int app_param_edit_count(const AttnParams *orig, const AttnParams *cur);
+int view_param_edit_count(const AttnParams *orig, const AttnParams *cur);
 
 #endif

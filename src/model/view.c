@@ -1,16 +1,16 @@
-// The viewer's state machine: keys, hover and sub-steps change an AppState; nothing here draws.
-#include "app.h"
+// The viewer's state machine: keys, hover and sub-steps change an ViewState; nothing here draws.
+#include "view.h"
 
 #include <math.h>
 #include <string.h>
 
-AppDims app_dims_from_params(const AttnParams *p)
+ViewDims view_dims_from_params(const AttnParams *p)
 {
-    AppDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
+    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
     return d;
 }
 
-static void build_stages(AppState *s)
+static void build_stages(ViewState *s)
 {
     s->stage_count = 0;
     for (int st = 0; st < STAGE_COUNT; st++) {
@@ -19,7 +19,7 @@ static void build_stages(AppState *s)
     }
 }
 
-void app_init(AppState *s, const AppDims *dims)
+void view_init(ViewState *s, const ViewDims *dims)
 {
     memset(s, 0, sizeof *s);
     s->dims = *dims;
@@ -31,9 +31,9 @@ void app_init(AppState *s, const AppDims *dims)
     s->height = 720;
 }
 
-void app_set_dims(AppState *s, const AppDims *dims)
+void view_set_dims(ViewState *s, const ViewDims *dims)
 {
-    Stage was = app_stage(s);
+    Stage was = view_stage(s);
     s->dims = *dims;
     build_stages(s);
     s->stage_index = 0;
@@ -45,12 +45,12 @@ void app_set_dims(AppState *s, const AppDims *dims)
     memset(&s->pinned, 0, sizeof s->pinned);
 }
 
-Stage app_stage(const AppState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
+Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
 
-int app_reveal_total(const AppState *s)
+int view_reveal_total(const ViewState *s)
 {
-    const AppDims *d = &s->dims;
-    switch (app_stage(s)) {
+    const ViewDims *d = &s->dims;
+    switch (view_stage(s)) {
     case STAGE_PROJECT: return d->n * d->d_k + 2 * d->m * d->d_k;
     case STAGE_SCORES:
     case STAGE_SCALE:
@@ -63,12 +63,12 @@ int app_reveal_total(const AppState *s)
     }
 }
 
-CellRef app_reveal_cell(const AppState *s, int k)
+CellRef view_reveal_cell(const ViewState *s, int k)
 {
-    const AppDims *d = &s->dims;
+    const ViewDims *d = &s->dims;
     CellRef c = {MAT_NONE, s->head, 0, 0};
     int cols = 1;
-    switch (app_stage(s)) {
+    switch (view_stage(s)) {
     case STAGE_PROJECT: {
         int q = d->n * d->d_k, kk = d->m * d->d_k;
         if (k < q) c.mat = MAT_Q;
@@ -92,35 +92,35 @@ CellRef app_reveal_cell(const AppState *s, int k)
     return c;
 }
 
-bool app_cell_revealed(const AppState *s, CellRef c)
+bool view_cell_revealed(const ViewState *s, CellRef c)
 {
     if (s->reveal < 0) return true;
-    int total = app_reveal_total(s);
+    int total = view_reveal_total(s);
     if (total == 0) return true;
-    CellRef first = app_reveal_cell(s, 0);
-    bool per_head = app_stage(s) != STAGE_CONCAT && app_stage(s) != STAGE_OUTPUT;
+    CellRef first = view_reveal_cell(s, 0);
+    bool per_head = view_stage(s) != STAGE_CONCAT && view_stage(s) != STAGE_OUTPUT;
     if (per_head && c.head != s->head) return true;
     int index;
-    if (app_stage(s) == STAGE_PROJECT) {
-        const AppDims *d = &s->dims;
+    if (view_stage(s) == STAGE_PROJECT) {
+        const ViewDims *d = &s->dims;
         if (c.mat == MAT_Q) index = c.row * d->d_k + c.col;
         else if (c.mat == MAT_K || c.mat == MAT_KT) index = d->n * d->d_k + c.row * d->d_k + c.col;
         else if (c.mat == MAT_V) index = d->n * d->d_k + d->m * d->d_k + c.row * d->d_k + c.col;
         else return true;
     } else {
         if (c.mat != first.mat) return true;
-        CellRef second = total > 1 ? app_reveal_cell(s, total - 1) : first;
+        CellRef second = total > 1 ? view_reveal_cell(s, total - 1) : first;
         int cols = second.col + 1;
         index = c.row * cols + c.col;
     }
     return index < s->reveal;
 }
 
-CellRef app_focus_cell(const AppState *s)
+CellRef view_focus_cell(const ViewState *s)
 {
     if (s->pinned.mat != MAT_NONE) return s->pinned;
     if (s->hover.mat != MAT_NONE) return s->hover;
-    if (s->reveal > 0) return app_reveal_cell(s, s->reveal - 1);
+    if (s->reveal > 0) return view_reveal_cell(s, s->reveal - 1);
     CellRef none = {MAT_NONE, 0, 0, 0};
     return none;
 }
@@ -130,7 +130,7 @@ static bool cell_eq(CellRef a, CellRef b)
     return a.mat == b.mat && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
 }
 
-static bool go_stage(AppState *s, int index)
+static bool go_stage(ViewState *s, int index)
 {
     if (index < 0) index = 0;
     if (index >= s->stage_count) index = s->stage_count - 1;
@@ -141,7 +141,7 @@ static bool go_stage(AppState *s, int index)
     return true;
 }
 
-static bool set_head(AppState *s, int head)
+static bool set_head(ViewState *s, int head)
 {
     if (head < 0 || head >= s->dims.heads || head == s->head) return false;
     s->head = head;
@@ -150,19 +150,19 @@ static bool set_head(AppState *s, int head)
     return true;
 }
 
-static bool set_zoom(AppState *s, double z)
+static bool set_zoom(ViewState *s, double z)
 {
-    if (z < APP_ZOOM_MIN) z = APP_ZOOM_MIN;
-    if (z > APP_ZOOM_MAX) z = APP_ZOOM_MAX;
+    if (z < VIEW_ZOOM_MIN) z = VIEW_ZOOM_MIN;
+    if (z > VIEW_ZOOM_MAX) z = VIEW_ZOOM_MAX;
     if (z == s->zoom) return false;
     s->zoom = z;
     return true;
 }
 
 // '.' fills one more cell; after the last cell the whole result shows again. ',' goes back one cell.
-static bool sub_step(AppState *s, int dir)
+static bool sub_step(ViewState *s, int dir)
 {
-    int total = app_reveal_total(s);
+    int total = view_reveal_total(s);
     if (total == 0) return false;
     int r = s->reveal < 0 ? total : s->reveal;
     if (dir > 0) r = (s->reveal < 0) ? 1 : r + 1;
@@ -176,58 +176,58 @@ static bool sub_step(AppState *s, int dir)
 }
 
 // Asks the owner to change the pinned cell's value, when the pinned cell is editable.
-static bool request_edit(AppState *s, double delta)
+static bool request_edit(ViewState *s, double delta)
 {
-    if (s->pinned.mat == MAT_NONE || !app_mat_editable(s->pinned.mat) || delta == 0.0) return false;
-    s->request = APP_REQ_EDIT;
+    if (s->pinned.mat == MAT_NONE || !view_mat_editable(s->pinned.mat) || delta == 0.0) return false;
+    s->request = VIEW_REQ_EDIT;
     s->request_delta = delta;
     return true;
 }
 
-static bool handle_key(AppState *s, const AppEvent *ev)
+static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
-    bool shift = (ev->mods & APP_MOD_SHIFT) != 0;
-    double step = shift ? APP_EDIT_FINE : APP_EDIT_STEP;
-    if (s->help && ev->key != APP_KEY_ESCAPE && ev->key != APP_KEY_Q && ev->key != APP_KEY_H
-        && ev->key != APP_KEY_F1 && ev->key != APP_KEY_F && ev->key != APP_KEY_F11) {
+    bool shift = (ev->mods & VIEW_MOD_SHIFT) != 0;
+    double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
+    if (s->help && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_H
+        && ev->key != VIEW_KEY_F1 && ev->key != VIEW_KEY_F && ev->key != VIEW_KEY_F11) {
         s->help = false; // any other key closes the overlay and acts
         handle_key(s, ev);
         return true;
     }
     // The cost overlay, like the help, closes on any other key, which then acts.
-    if (s->panel == PANEL_COST && ev->key != APP_KEY_ESCAPE && ev->key != APP_KEY_Q && ev->key != APP_KEY_K
-        && ev->key != APP_KEY_F && ev->key != APP_KEY_F11 && ev->key != APP_KEY_NONE) {
+    if (s->panel == PANEL_COST && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_K
+        && ev->key != VIEW_KEY_F && ev->key != VIEW_KEY_F11 && ev->key != VIEW_KEY_NONE) {
         s->panel = PANEL_NONE;
         handle_key(s, ev);
         return true;
     }
     switch (ev->key) {
-    case APP_KEY_UP: return request_edit(s, step) || go_stage(s, s->stage_index - 1);
-    case APP_KEY_DOWN: return request_edit(s, -step) || go_stage(s, s->stage_index + 1);
-    case APP_KEY_K:
+    case VIEW_KEY_UP: return request_edit(s, step) || go_stage(s, s->stage_index - 1);
+    case VIEW_KEY_DOWN: return request_edit(s, -step) || go_stage(s, s->stage_index + 1);
+    case VIEW_KEY_K:
         s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
         return true;
-    case APP_KEY_M:
+    case VIEW_KEY_M:
         s->panel = s->panel == PANEL_COMPARE ? PANEL_NONE : PANEL_COMPARE;
         memset(&s->hover, 0, sizeof s->hover);
         return true;
-    case APP_KEY_R: s->request = APP_REQ_REVERT; return true;
-    case APP_KEY_S:
-        if (!(ev->mods & APP_MOD_CTRL)) return false;
-        s->request = APP_REQ_SAVE;
+    case VIEW_KEY_R: s->request = VIEW_REQ_REVERT; return true;
+    case VIEW_KEY_S:
+        if (!(ev->mods & VIEW_MOD_CTRL)) return false;
+        s->request = VIEW_REQ_SAVE;
         return true;
-    case APP_KEY_E: s->request = shift ? APP_REQ_EXPORT_BOARD : APP_REQ_EXPORT; return true;
-    case APP_KEY_RIGHT:
-    case APP_KEY_SPACE:
-    case APP_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);
-    case APP_KEY_LEFT:
-    case APP_KEY_BACKSPACE:
-    case APP_KEY_PAGEUP: return go_stage(s, s->stage_index - 1);
-    case APP_KEY_HOME: return go_stage(s, 0);
-    case APP_KEY_END: return go_stage(s, s->stage_count - 1);
-    case APP_KEY_PERIOD: return sub_step(s, +1);
-    case APP_KEY_COMMA: return sub_step(s, -1);
-    case APP_KEY_DIGIT: {
+    case VIEW_KEY_E: s->request = shift ? VIEW_REQ_EXPORT_BOARD : VIEW_REQ_EXPORT; return true;
+    case VIEW_KEY_RIGHT:
+    case VIEW_KEY_SPACE:
+    case VIEW_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);
+    case VIEW_KEY_LEFT:
+    case VIEW_KEY_BACKSPACE:
+    case VIEW_KEY_PAGEUP: return go_stage(s, s->stage_index - 1);
+    case VIEW_KEY_HOME: return go_stage(s, 0);
+    case VIEW_KEY_END: return go_stage(s, s->stage_count - 1);
+    case VIEW_KEY_PERIOD: return sub_step(s, +1);
+    case VIEW_KEY_COMMA: return sub_step(s, -1);
+    case VIEW_KEY_DIGIT: {
         bool changed = set_head(s, ev->digit - 1);
         if (ev->digit >= 1 && ev->digit <= s->dims.heads && s->view != VIEW_ONE_HEAD) {
             s->view = VIEW_ONE_HEAD;
@@ -235,46 +235,46 @@ static bool handle_key(AppState *s, const AppEvent *ev)
         }
         return changed;
     }
-    case APP_KEY_TAB: {
+    case VIEW_KEY_TAB: {
         int h = s->dims.heads;
         if (h <= 1) return false;
         return set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
     }
-    case APP_KEY_A:
+    case VIEW_KEY_A:
         s->view = s->view == VIEW_ALL_HEADS ? VIEW_ONE_HEAD : VIEW_ALL_HEADS;
         memset(&s->hover, 0, sizeof s->hover);
         memset(&s->pinned, 0, sizeof s->pinned);
         return true;
-    case APP_KEY_F:
-    case APP_KEY_F11: s->fullscreen = !s->fullscreen; return true;
-    case APP_KEY_PLUS: return set_zoom(s, s->zoom * 1.25);
-    case APP_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
-    case APP_KEY_0: return set_zoom(s, 1.0);
-    case APP_KEY_H:
-    case APP_KEY_F1: s->help = !s->help; return true;
-    case APP_KEY_ESCAPE:
+    case VIEW_KEY_F:
+    case VIEW_KEY_F11: s->fullscreen = !s->fullscreen; return true;
+    case VIEW_KEY_PLUS: return set_zoom(s, s->zoom * 1.25);
+    case VIEW_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
+    case VIEW_KEY_0: return set_zoom(s, 1.0);
+    case VIEW_KEY_H:
+    case VIEW_KEY_F1: s->help = !s->help; return true;
+    case VIEW_KEY_ESCAPE:
         if (s->help) s->help = false;
         else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
         else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
         else s->quit = true;
         return true;
-    case APP_KEY_Q: s->quit = true; return true;
-    case APP_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
+    case VIEW_KEY_Q: s->quit = true; return true;
+    case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
     default: return false;
     }
 }
 
-bool app_handle(AppState *s, const AppEvent *ev)
+bool view_handle(ViewState *s, const ViewEvent *ev)
 {
-    s->request = APP_REQ_NONE; // a request lives for one event
+    s->request = VIEW_REQ_NONE; // a request lives for one event
     s->request_delta = 0.0;
     switch (ev->kind) {
-    case APP_EV_KEY: return handle_key(s, ev);
-    case APP_EV_HOVER:
+    case VIEW_EV_KEY: return handle_key(s, ev);
+    case VIEW_EV_HOVER:
         if (cell_eq(s->hover, ev->cell)) return false;
         s->hover = ev->cell;
         return true;
-    case APP_EV_CLICK:
+    case VIEW_EV_CLICK:
         if (ev->head >= 0 && s->view == VIEW_ALL_HEADS && ev->cell.mat == MAT_NONE) {
             s->head = ev->head < s->dims.heads ? ev->head : s->head;
             s->view = VIEW_ONE_HEAD;
@@ -287,13 +287,13 @@ bool app_handle(AppState *s, const AppEvent *ev)
         }
         s->pinned = ev->cell;
         return true;
-    case APP_EV_WHEEL:
+    case VIEW_EV_WHEEL:
         if (ev->wheel == 0) return false;
-        if (ev->mods & APP_MOD_CTRL) return set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
-        return request_edit(s, ev->wheel * ((ev->mods & APP_MOD_SHIFT) ? APP_EDIT_FINE : APP_EDIT_STEP));
-    case APP_EV_DRAG:
-        return request_edit(s, -ev->y * APP_EDIT_DRAG * ((ev->mods & APP_MOD_SHIFT) ? 0.1 : 1.0));
-    case APP_EV_RESIZE:
+        if (ev->mods & VIEW_MOD_CTRL) return set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
+        return request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
+    case VIEW_EV_DRAG:
+        return request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+    case VIEW_EV_RESIZE:
         if (ev->x == s->width && ev->y == s->height) return false;
         s->width = ev->x;
         s->height = ev->y;
@@ -305,7 +305,7 @@ bool app_handle(AppState *s, const AppEvent *ev)
 // ---------------------------------------------------------------------------------------------------
 // Live editing of the lesson's parameters
 
-bool app_mat_editable(MatId m)
+bool view_mat_editable(MatId m)
 {
     return m == MAT_X || m == MAT_S || m == MAT_WQ || m == MAT_WK || m == MAT_WV || m == MAT_WO;
 }
@@ -325,26 +325,26 @@ static Matrix *param_matrix(AttnParams *p, CellRef c)
     }
 }
 
-double *app_param_ref(AttnParams *p, CellRef c)
+double *view_param_ref(AttnParams *p, CellRef c)
 {
     Matrix *m = param_matrix(p, c);
     if (!m || c.row < 0 || c.col < 0 || c.row >= m->rows || c.col >= m->cols) return NULL;
     return mat_row(m, c.row) + c.col;
 }
 
-bool app_param_set(AttnParams *p, CellRef c, double v)
+bool view_param_set(AttnParams *p, CellRef c, double v)
 {
-    double *ref = app_param_ref(p, c);
+    double *ref = view_param_ref(p, c);
     if (!ref || !isfinite(v)) return false;
     *ref = v;
     if (c.mat == MAT_X && !p->cross) mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
     return true;
 }
 
-bool app_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c)
+bool view_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c)
 {
-    // The lookups do not write; the casts only reuse app_param_ref.
-    const double *a = app_param_ref((AttnParams *)orig, c), *b = app_param_ref((AttnParams *)cur, c);
+    // The lookups do not write; the casts only reuse view_param_ref.
+    const double *a = view_param_ref((AttnParams *)orig, c), *b = view_param_ref((AttnParams *)cur, c);
     return a && b && memcmp(a, b, sizeof *a) != 0;
 }
 
@@ -356,7 +356,7 @@ static int count_diff(const Matrix *a, const Matrix *b)
     return n;
 }
 
-int app_param_edit_count(const AttnParams *orig, const AttnParams *cur)
+int view_param_edit_count(const AttnParams *orig, const AttnParams *cur)
 {
     int n = count_diff(&orig->X, &cur->X) + count_diff(&orig->W_O, &cur->W_O);
     if (cur->cross) n += count_diff(&orig->S, &cur->S);

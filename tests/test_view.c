@@ -1,0 +1,234 @@
+// Tests the viewer's state machine headless: every key, stage bounds, the mask stage only for causal
+// lessons, head switching, the sub-step reveal, hover/click, zoom limits and lesson reloads.
+#include <string.h>
+
+#include "model/view.h"
+#include "check.h"
+
+static ViewEvent key(ViewKey k)
+{
+    ViewEvent e;
+    memset(&e, 0, sizeof e);
+    e.kind = VIEW_EV_KEY;
+    e.key = k;
+    e.head = -1;
+    return e;
+}
+
+static bool press(ViewState *s, ViewKey k)
+{
+    ViewEvent e = key(k);
+    return view_handle(s, &e);
+}
+
+static bool press_mod(ViewState *s, ViewKey k, unsigned mods)
+{
+    ViewEvent e = key(k);
+    e.mods = mods;
+    return view_handle(s, &e);
+}
+
+static bool digit(ViewState *s, int d)
+{
+    ViewEvent e = key(VIEW_KEY_DIGIT);
+    e.digit = d;
+    return view_handle(s, &e);
+}
+
+static void test_stages(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false}, causal = {4, 4, 4, 2, 2, true};
+    ViewState s;
+    view_init(&s, &cat);
+    CHECK(s.stage_count == 8, "self-attention without a mask has 8 stages, got %d", s.stage_count);
+    for (int i = 0; i < s.stage_count; i++) CHECK(s.stages[i] != STAGE_MASK, "no mask stage at %d", i);
+    CHECK(view_stage(&s) == STAGE_INPUT, "starts on the input");
+    CHECK(!press(&s, VIEW_KEY_LEFT), "no stage before the first");
+    CHECK(!press(&s, VIEW_KEY_PAGEUP), "PageUp at the first stage changes nothing");
+    CHECK(!press(&s, VIEW_KEY_BACKSPACE), "Backspace at the first stage changes nothing");
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_PROJECT, "Right -> projections");
+    CHECK(press(&s, VIEW_KEY_SPACE) && view_stage(&s) == STAGE_SCORES, "Space -> scores");
+    CHECK(press(&s, VIEW_KEY_PAGEDOWN) && view_stage(&s) == STAGE_SCALE, "PageDown -> scaling");
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_SOFTMAX, "scaling -> softmax (no mask)");
+    CHECK(press(&s, VIEW_KEY_LEFT) && view_stage(&s) == STAGE_SCALE, "Left -> back to scaling");
+    CHECK(press(&s, VIEW_KEY_BACKSPACE) && view_stage(&s) == STAGE_SCORES, "Backspace -> scores");
+    CHECK(press(&s, VIEW_KEY_PAGEUP) && view_stage(&s) == STAGE_PROJECT, "PageUp -> projections");
+    CHECK(press(&s, VIEW_KEY_END) && view_stage(&s) == STAGE_OUTPUT, "End -> output");
+    CHECK(!press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_OUTPUT, "no stage after the last");
+    CHECK(!press(&s, VIEW_KEY_END), "End at the end changes nothing");
+    CHECK(press(&s, VIEW_KEY_HOME) && view_stage(&s) == STAGE_INPUT, "Home -> input");
+
+    view_init(&s, &causal);
+    CHECK(s.stage_count == 9, "a causal lesson has 9 stages, got %d", s.stage_count);
+    Stage order[9] = {STAGE_INPUT, STAGE_PROJECT, STAGE_SCORES, STAGE_SCALE, STAGE_MASK, STAGE_SOFTMAX,
+                      STAGE_WEIGHTED_SUM, STAGE_CONCAT, STAGE_OUTPUT};
+    for (int i = 0; i < 9; i++) {
+        CHECK(view_stage(&s) == order[i], "causal stage %d is %s, got %s", i, stage_key(order[i]), stage_key(view_stage(&s)));
+        press(&s, VIEW_KEY_RIGHT);
+    }
+    // Reloading a lesson without a mask while on the mask stage falls back to the stage before it.
+    view_init(&s, &causal);
+    for (int i = 0; i < 4; i++) press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_MASK, "on the mask stage");
+    view_set_dims(&s, &cat);
+    CHECK(view_stage(&s) == STAGE_SCALE, "mask vanished -> scaling, got %s", stage_key(view_stage(&s)));
+    press(&s, VIEW_KEY_RIGHT);
+    view_set_dims(&s, &causal);
+    CHECK(view_stage(&s) == STAGE_SOFTMAX, "reload keeps the softmax stage, got %s", stage_key(view_stage(&s)));
+}
+
+static void test_heads(void)
+{
+    ViewDims twelve = {5, 5, 48, 12, 4, false}, two = {3, 3, 4, 2, 2, false};
+    ViewState s;
+    view_init(&s, &twelve);
+    CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
+    CHECK(digit(&s, 3) && s.head == 2, "key 3 -> head index 2");
+    CHECK(!digit(&s, 3), "key 3 again changes nothing");
+    CHECK(digit(&s, 9) && s.head == 8, "key 9 -> head index 8");
+    CHECK(press(&s, VIEW_KEY_TAB) && s.head == 9, "Tab -> next head");
+    press(&s, VIEW_KEY_TAB);
+    press(&s, VIEW_KEY_TAB);
+    CHECK(s.head == 11, "head 11");
+    CHECK(press(&s, VIEW_KEY_TAB) && s.head == 0, "Tab wraps to head 0");
+    CHECK(press_mod(&s, VIEW_KEY_TAB, VIEW_MOD_SHIFT) && s.head == 11, "Shift+Tab wraps back to 11");
+    CHECK(press(&s, VIEW_KEY_A) && s.view == VIEW_ALL_HEADS, "A -> all heads");
+    CHECK(press(&s, VIEW_KEY_A) && s.view == VIEW_ONE_HEAD, "A again -> one head");
+    press(&s, VIEW_KEY_A);
+    CHECK(digit(&s, 2) && s.view == VIEW_ONE_HEAD && s.head == 1, "a digit in the grid shows that head alone");
+
+    view_init(&s, &two);
+    CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
+    CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false});
+    CHECK(s.head == 0, "a reload with fewer heads resets the head");
+    CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
+}
+
+static void test_reveal(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewState s;
+    view_init(&s, &cat);
+    CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_reveal_total(&s) == 3 * 2 * 3, "projections: Q, K, V cells = 18, got %d", view_reveal_total(&s));
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_SCORES && view_reveal_total(&s) == 9, "scores: 9 cells");
+    CHECK(s.reveal == -1, "the whole result shows on arrival");
+    CHECK(press(&s, VIEW_KEY_PERIOD) && s.reveal == 1, "'.' starts the reveal with one cell");
+    CellRef first = view_reveal_cell(&s, 0);
+    CHECK(first.mat == MAT_SCORES && first.row == 0 && first.col == 0, "first revealed cell is S[0,0]");
+    CHECK(view_cell_revealed(&s, first), "S[0,0] shown");
+    CHECK(!view_cell_revealed(&s, (CellRef){MAT_SCORES, 0, 0, 1}), "S[0,1] not yet");
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_SCORES, 1, 2, 2}), "other heads are not being revealed");
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_Q, 0, 2, 1}), "inputs always shown");
+    CellRef f = view_focus_cell(&s);
+    CHECK(f.mat == MAT_SCORES && f.row == 0 && f.col == 0, "the newest cell's arithmetic is explained");
+    press(&s, VIEW_KEY_PERIOD);
+    press(&s, VIEW_KEY_PERIOD);
+    press(&s, VIEW_KEY_PERIOD);
+    CHECK(s.reveal == 4, "4 cells");
+    CellRef c4 = view_reveal_cell(&s, 3);
+    CHECK(c4.row == 1 && c4.col == 0, "cell 4 is row 1, col 0 (row by row)");
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_SCORES, 0, 1, 0}) && !view_cell_revealed(&s, (CellRef){MAT_SCORES, 0, 1, 1}),
+          "row 1: first cell shown, second not");
+    CHECK(press(&s, VIEW_KEY_COMMA) && s.reveal == 3, "',' takes one back");
+    for (int i = 0; i < 10; i++) press(&s, VIEW_KEY_COMMA);
+    CHECK(s.reveal == 0, "down to an empty result");
+    CHECK(!press(&s, VIEW_KEY_COMMA), "not below 0");
+    for (int i = 0; i < 9; i++) press(&s, VIEW_KEY_PERIOD);
+    CHECK(s.reveal == -1, "after the last cell the whole result shows, got %d", s.reveal);
+    press(&s, VIEW_KEY_PERIOD);
+    CHECK(press(&s, VIEW_KEY_RIGHT) && s.reveal == -1, "a new stage shows its whole result");
+    press(&s, VIEW_KEY_END);
+    CHECK(view_reveal_total(&s) == 3 * 4, "output: n x d_model cells");
+    press(&s, VIEW_KEY_LEFT);
+    CHECK(view_stage(&s) == STAGE_CONCAT && view_reveal_total(&s) == 3 * 4, "concat: n x h*d_k cells");
+    press(&s, VIEW_KEY_PERIOD);
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_CONCAT, 1, 0, 0}), "concat cells are not per head");
+    CHECK(!view_cell_revealed(&s, (CellRef){MAT_CONCAT, 1, 0, 1}), "concat cell 2 hidden for every head");
+    // Projections reveal Q, then K, then V.
+    view_init(&s, &cat);
+    press(&s, VIEW_KEY_RIGHT);
+    for (int i = 0; i < 7; i++) press(&s, VIEW_KEY_PERIOD);
+    CellRef k0 = view_reveal_cell(&s, 6);
+    CHECK(k0.mat == MAT_K && k0.row == 0 && k0.col == 0, "7th projection cell is K[0,0]");
+    CHECK(view_cell_revealed(&s, k0) && !view_cell_revealed(&s, (CellRef){MAT_K, 0, 0, 1}), "K revealed in order");
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_KT, 0, 0, 0}) && !view_cell_revealed(&s, (CellRef){MAT_V, 0, 0, 0}),
+          "K^T follows K; V not yet");
+}
+
+static void test_other_keys(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewState s;
+    view_init(&s, &cat);
+    CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
+    CHECK(press(&s, VIEW_KEY_F) && !s.fullscreen, "F -> windowed");
+    CHECK(press(&s, VIEW_KEY_PLUS) && s.zoom > 1.0, "+ zooms in");
+    for (int i = 0; i < 20; i++) press(&s, VIEW_KEY_PLUS);
+    CHECK(s.zoom == VIEW_ZOOM_MAX && !press(&s, VIEW_KEY_PLUS), "zoom stops at the maximum");
+    CHECK(press(&s, VIEW_KEY_0) && s.zoom == 1.0, "0 resets the zoom");
+    CHECK(press(&s, VIEW_KEY_MINUS) && s.zoom < 1.0, "- zooms out");
+    for (int i = 0; i < 20; i++) press(&s, VIEW_KEY_MINUS);
+    CHECK(s.zoom == VIEW_ZOOM_MIN, "zoom stops at the minimum");
+    press(&s, VIEW_KEY_0);
+    ViewEvent wheel = {.kind = VIEW_EV_WHEEL, .wheel = 1, .mods = VIEW_MOD_CTRL, .head = -1};
+    CHECK(view_handle(&s, &wheel) && s.zoom > 1.0, "Ctrl+wheel zooms");
+    press(&s, VIEW_KEY_0);
+    CHECK(s.colormap == COLORMAP_VIRIDIS, "viridis by default");
+    CHECK(press(&s, VIEW_KEY_C) && s.colormap == COLORMAP_CIVIDIS, "C -> cividis");
+    CHECK(press(&s, VIEW_KEY_C) && s.colormap == COLORMAP_GREY, "C -> greyscale");
+    CHECK(press(&s, VIEW_KEY_C) && s.colormap == COLORMAP_VIRIDIS, "C -> viridis again");
+    CHECK(press(&s, VIEW_KEY_H) && s.help, "H opens the help");
+    CHECK(press(&s, VIEW_KEY_H) && !s.help, "H closes it");
+    CHECK(press(&s, VIEW_KEY_F1) && s.help, "F1 opens the help");
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.help && !s.quit, "Esc closes the help first");
+    CHECK(press(&s, VIEW_KEY_F1) && press(&s, VIEW_KEY_RIGHT) && !s.help && view_stage(&s) == STAGE_PROJECT,
+          "another key closes the help and acts");
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.quit, "Esc then quits");
+    view_init(&s, &cat);
+    CHECK(press(&s, VIEW_KEY_Q) && s.quit, "Q quits");
+    view_init(&s, &cat);
+    CHECK(!press(&s, VIEW_KEY_NONE), "unknown keys change nothing");
+
+    // Hover and click.
+    ViewEvent hover = {.kind = VIEW_EV_HOVER, .cell = {MAT_X, 0, 1, 2}, .head = -1};
+    CHECK(view_handle(&s, &hover), "hover on a cell changes the screen");
+    CHECK(!view_handle(&s, &hover), "the same cell again does not");
+    CellRef f = view_focus_cell(&s);
+    CHECK(f.mat == MAT_X && f.row == 1 && f.col == 2, "hovered cell is the focus");
+    ViewEvent click = {.kind = VIEW_EV_CLICK, .cell = {MAT_X, 0, 0, 0}, .head = -1};
+    CHECK(view_handle(&s, &click) && s.pinned.mat == MAT_X, "click pins");
+    f = view_focus_cell(&s);
+    CHECK(f.row == 0 && f.col == 0, "the pinned cell wins over hover");
+    CHECK(view_handle(&s, &click) && s.pinned.mat == MAT_NONE, "clicking it again unpins");
+    view_handle(&s, &click);
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.quit && s.pinned.mat == MAT_NONE, "Esc unpins before quitting");
+    ViewEvent leave = {.kind = VIEW_EV_HOVER, .head = -1};
+    CHECK(view_handle(&s, &leave) && view_focus_cell(&s).mat == MAT_NONE, "leaving clears the focus");
+    // A click on a head's panel in the grid shows that head.
+    press(&s, VIEW_KEY_A);
+    ViewEvent pick = {.kind = VIEW_EV_CLICK, .head = 1};
+    CHECK(view_handle(&s, &pick) && s.head == 1 && s.view == VIEW_ONE_HEAD, "click on head 2's panel");
+    // E and Shift+E ask the owner for slides; they close the help first, like any key.
+    CHECK(press(&s, VIEW_KEY_E) && s.request == VIEW_REQ_EXPORT, "E asks for the heatmap export");
+    CHECK(press_mod(&s, VIEW_KEY_E, VIEW_MOD_SHIFT) && s.request == VIEW_REQ_EXPORT_BOARD, "Shift+E asks for the board");
+    press(&s, VIEW_KEY_H);
+    CHECK(press(&s, VIEW_KEY_E) && !s.help && s.request == VIEW_REQ_EXPORT, "E closes the help and exports");
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(s.request == VIEW_REQ_NONE, "a request lasts one event");
+    ViewEvent resize = {.kind = VIEW_EV_RESIZE, .x = 1920, .y = 1080, .head = -1};
+    CHECK(view_handle(&s, &resize) && s.width == 1920 && s.height == 1080, "resize");
+    CHECK(!view_handle(&s, &resize), "same size again");
+}
+
+int main(void)
+{
+    test_stages();
+    test_heads();
+    test_reveal();
+    test_other_keys();
+    return check_report("test_app");
+}
