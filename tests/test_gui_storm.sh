@@ -5,6 +5,8 @@
 # Then it must still be alive and consistent: the summary line counts every event and every rewrite, the title
 # shows the last good lesson, Home and End still change the stage, Q exits with status 0, and no sanitizer
 # complained. Everything it writes (Ctrl+S, E) lands in a temporary directory, never in the source tree.
+# Every wait is for the program (its summary line, the frames it reports drawing through
+# MHA_TRACER_FRAME_FILE, its title, its exit), never for the clock.
 # usage: test_gui_storm.sh MHA_TRACER SOURCE_DIR [COUNT [SEED]]     Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
 SRC=$2
@@ -33,20 +35,21 @@ DROPS="$DROPS:$WORK/bad-empty.json:$WORK/bad-bytes.json:$WORK/bad-dir.json:$WORK
 before=$(ls -a "$SRC" "$SRC/lessons" | md5sum)
 # Under AddressSanitizer, X11/dbus/GL drivers leak at exit; our own leaks are caught by the unit tests.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export BIN WORK COUNT SEED DROPS
+export BIN SRC WORK COUNT SEED DROPS
 cd "$WORK" || exit 1
 xvfb-run -a -s "-screen 0 1280x720x24" sh -c '
+. "$SRC/tests/gui_frames.sh"
+FRAMES=$WORK/frames
 fail() { echo "FAIL: $*"; grep -v "^frame" "$WORK/log" | tail -20; kill $PID 2>/dev/null; exit 1; }
-MHA_TRACER_STATS=1 MHA_TRACER_STORM="$COUNT:$SEED" MHA_TRACER_STORM_DROPS="$DROPS" \
+MHA_TRACER_STATS=1 MHA_TRACER_FRAME_FILE="$FRAMES" MHA_TRACER_STORM="$COUNT:$SEED" MHA_TRACER_STORM_DROPS="$DROPS" \
     "$BIN" "$WORK/target.json" 2>"$WORK/log" &
 PID=$!
-for i in $(seq 3000); do
-    grep -q "^storm:" "$WORK/log" && break
-    kill -0 $PID 2>/dev/null || fail "the program died during the storm"
-    sleep 0.2
-done
+# The storm runs inside the program at its own pace; its summary line is the signal that it ended (the
+# deadline is for a hung program only).
+storm_over() { grep -q "^storm:" "$WORK/log" || exited; }
+GUI_DEADLINE=600 wait_until storm_over || fail "no storm summary after 600 s"
 summary=$(grep "^storm:" "$WORK/log")
-[ -n "$summary" ] || fail "no storm summary after 600 s"
+[ -n "$summary" ] || fail "the program died during the storm"
 echo "$summary"
 grep "^first_frame_ms=" "$WORK/log"
 echo "$summary" | grep -q "events=$COUNT " || fail "not all $COUNT events were sent"
@@ -56,26 +59,26 @@ for k in keys motion buttons wheel resizes drops-ok drops-bad; do
     n=$(echo "$summary" | sed -n "s/.* $k=\([0-9]*\).*/\1/p")
     [ "${n:-0}" -gt 0 ] || fail "no $k in the storm"
 done
+# After the summary the window is set back to 1280x720 and redrawn: that frame is the first after the storm.
+storm_frames=$(echo "$summary" | sed -n "s/.* frames=\([0-9]*\).*/\1/p")
+wait_frame "${storm_frames:-0}" || fail "no frame after the storm"
 WID=
-for i in $(seq 50); do
-    WID=$(xdotool search --name "Storm target" 2>/dev/null | head -1)
-    [ -n "$WID" ] && break
-    sleep 0.1
-done
-[ -n "$WID" ] || fail "the window title does not show the last good lesson"
-sleep 1
-last_stage() { grep -o "stage=[a-z-]*" "$WORK/log" | tail -1 | cut -d= -f2; }
-xdotool key --window "$WID" Home; sleep 0.5
-[ "$(last_stage)" = input ] || fail "Home after the storm: stage $(last_stage)"
-xdotool key --window "$WID" End; sleep 0.5
-[ "$(last_stage)" = output ] || fail "End after the storm: stage $(last_stage)"
+find_window() { WID=$(xdotool search --name "Storm target" 2>/dev/null | head -1); [ -n "$WID" ]; }
+wait_until find_window || fail "the window title does not show the last good lesson"
+# key KEYS REGEX: sends the keys and waits for the frame they cause, which must match REGEX.
+key() {
+    before=$(frame_count)
+    xdotool key --window "$WID" "$1"
+    wait_frame "$before" "$2" || fail "$1 after the storm: stage $(frame_field stage)"
+}
+key Home "stage=input "
+key End "stage=output "
 xdotool key --window "$WID" q
-for i in $(seq 100); do kill -0 $PID 2>/dev/null || break; sleep 0.1; done
-kill -0 $PID 2>/dev/null && fail "Q did not quit"
+wait_until exited || fail "Q did not quit"
 wait $PID; rc=$?
 [ $rc -eq 0 ] || fail "exit status $rc"
 if grep -q "ERROR: AddressSanitizer\|runtime error:" "$WORK/log"; then fail "sanitizer report"; fi
-echo "after the storm: Home, End and Q answered; exit status 0"
+echo "after the storm: Home, End and Q answered; exit status 0; $(frame_count) frames"
 ' || exit 1
 [ "$(ls -a "$SRC" "$SRC/lessons" | md5sum)" = "$before" ] || { echo "FAIL: the storm wrote into the source tree"; exit 1; }
 ls "$WORK"/*-edited.json >/dev/null 2>&1 && echo "saved edits (in the temp dir): $(cd "$WORK" && ls *-edited.json | tr "\n" " ")"

@@ -416,7 +416,7 @@ static void test_compare_view(void)
         view_init(&st, &dims);
         ViewEvent m = key(VIEW_KEY_M);
         view_handle(&st, &m);
-        SceneExtras ex = {&L.params, &cmp, NULL, false};
+        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL};
         Scene s;
         scene_init(&s);
         int sizes[2][2] = {{1280, 720}, {3840, 2160}};
@@ -460,7 +460,7 @@ static void test_edit_marks(void)
     view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
-    SceneExtras ex = {&L.params, NULL, NULL, false};
+    SceneExtras ex = {&L.params, NULL, NULL, false, NULL};
     Scene s;
     scene_init(&s);
     scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
@@ -476,12 +476,12 @@ static void test_edit_marks(void)
     for (size_t i = 0; i < s.count; i++)
         marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
     CHECK(marks == 0, "head 0 has no edited cell");
-    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false};
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL};
     scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
     // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or nothing focused).
     CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
-    SceneExtras slide = {&L.params, NULL, NULL, true};
+    SceneExtras slide = {&L.params, NULL, NULL, true, NULL};
     st.pinned = (CellRef){MAT_WK, 0, 1, 0};
     scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "1 value edited") && !has_text(&s, "Ctrl+S") && !has_text(&s, "R reverts"),
@@ -550,7 +550,7 @@ static void test_extreme_sizes(void)
     static const int SIZES[][2] = {{1, 1}, {2, 700}, {700, 2}, {50, 30}, {8000, 5000}};
     Scene s;
     scene_init(&s);
-    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false};
+    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL};
     int built = 0;
     for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)
         for (int i = 0; i < st.stage_count; i++)

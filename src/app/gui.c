@@ -2,13 +2,16 @@
 // Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors, and
 // carries out live edits (an editable copy of the parameters, re-traced after each change), revert and save,
 // and exports the view as slides (E, Shift+E). Environment: MHA_TRACER_STATS=1 prints frame times and the time
-// to the first frame; MHA_TRACER_STORM=COUNT:SEED runs the event storm test (see "The event storm" below).
+// to the first frame; MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so
+// tests wait for the program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title;
+// MHA_TRACER_STORM=COUNT:SEED runs the event storm test (see "The event storm" below).
 #define _POSIX_C_SOURCE 200809L // stat() and st_mtim
 #include "gui.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,6 +74,8 @@ typedef struct {
     long loads, errors;     // lessons loaded; errors put in a banner (for the storm's summary)
     long watch_reloads;     // changes of the watched file seen
     long frames;
+    FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
+    bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
 } Gui;
 
@@ -121,8 +126,10 @@ static bool file_stamp(const char *path, struct timespec *mt, long long *size)
 
 static void set_title(Gui *g)
 {
-    char t[600];
-    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s", g->have_lesson && g->lesson.title ? g->lesson.title : "");
+    char t[600], count[40] = "";
+    if (g->frame_title) snprintf(count, sizeof count, " [frame %ld]", g->frames);
+    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s%s", g->have_lesson && g->lesson.title ? g->lesson.title : "",
+             count);
     if (g->win) SDL_SetWindowTitle(g->win, t);
 }
 
@@ -277,6 +284,7 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_r: return VIEW_KEY_R;
     case SDLK_s: return VIEW_KEY_S;
     case SDLK_e: return VIEW_KEY_E;
+    case SDLK_n: return VIEW_KEY_N;
     default: return VIEW_KEY_NONE;
     }
 }
@@ -289,6 +297,31 @@ static void to_pixels(Gui *g, int x, int y, int *px, int *py)
     SDL_GetRendererOutputSize(g->ren, &pw, &ph);
     *px = ww > 0 ? x * pw / ww : x;
     *py = wh > 0 ? y * ph / wh : y;
+}
+
+static const char *panel_key(ViewPanel p)
+{
+    return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : "none";
+}
+
+// MHA_TRACER_FRAME_FILE: after each frame presented, one line
+//   frame N stage=KEY head=H substep=S zoom=Z w=W h=H view=one|all panel=none|cost|compare help=0|1 banner=0|1 note=0|1
+// N counts from 1; H counts heads from 0, as the screen and the file names do; S is the number of result cells revealed (-1: all);
+// banner: an error is shown; note: an export note is in the header. The line is written with one flush, and
+// its last field has a one-character value, so a reader can tell a complete line from a partial one.
+static void report_frame(Gui *g, int w, int h)
+{
+    if (g->frame_title) set_title(g);
+    if (!g->frame_file) return;
+    // The frame goes to the X server before it is reported (pumping flushes the connection): a screenshot
+    // taken after the line is read shows it.
+    SDL_PumpEvents();
+    const ViewState *st = &g->st;
+    fprintf(g->frame_file, "frame %ld stage=%s head=%d substep=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d banner=%d note=%d\n",
+            g->frames, stage_key(view_stage(st)), st->head, st->reveal, st->zoom, w, h,
+            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), st->help ? 1 : 0,
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+    fflush(g->frame_file);
 }
 
 static void redraw(Gui *g)
@@ -312,6 +345,7 @@ static void redraw(Gui *g)
                       .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->trace, &ex, w, h, &g->tm, banner);
+    view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
@@ -323,6 +357,7 @@ static void redraw(Gui *g)
     g->frames++;
     if (g->frames == 1 || (long)w * h < (long)g->small_w * g->small_h) g->small_w = w, g->small_h = h;
     if ((long)w * h > (long)g->big_w * g->big_h) g->big_w = w, g->big_h = h;
+    report_frame(g, w, h);
     if (g->stats) {
         double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
         fprintf(stderr, "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total %.2f ms, "
@@ -939,6 +974,7 @@ static void gui_free(Gui *g)
         params_free(&g->edit);
         lesson_free(&g->lesson);
     }
+    if (g->frame_file) fclose(g->frame_file);
     TTF_Quit();
     SDL_Quit();
 }
@@ -962,6 +998,8 @@ int gui_run(const GuiOptions *opt)
     g->st.height = 720;
     const char *stats = getenv("MHA_TRACER_STATS");
     g->stats = stats && stats[0] == '1';
+    const char *frame_title = getenv("MHA_TRACER_FRAME_TITLE");
+    g->frame_title = frame_title && frame_title[0] == '1';
     // The first lesson must be valid: there is no last good lesson to fall back on.
     if (!load_lesson(g, opt->lesson_path)) {
         fprintf(stderr, "mha-tracer: %s\n", g->banner);
@@ -974,6 +1012,13 @@ int gui_run(const GuiOptions *opt)
         trace_free(&g->trace);
         params_free(&g->edit);
         lesson_free(&g->lesson);
+        free(g);
+        return 1;
+    }
+    const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
+    if (frame_path && frame_path[0] && !(g->frame_file = fopen(frame_path, "a"))) {
+        fprintf(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
+        gui_free(g);
         free(g);
         return 1;
     }

@@ -4,6 +4,21 @@
 #include <math.h>
 #include <string.h>
 
+// The lesson's sizes as parameters without values: all the stage table needs to count cells.
+static AttnParams sizes_of(const ViewDims *d)
+{
+    AttnParams p;
+    memset(&p, 0, sizeof p);
+    p.n = d->n;
+    p.m = d->m;
+    p.d_model = d->d_model;
+    p.heads = d->heads;
+    p.d_k = d->d_k;
+    p.mask = d->causal ? MASK_CAUSAL : MASK_NONE;
+    return p;
+}
+
+
 ViewDims view_dims_from_params(const AttnParams *p)
 {
     ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
@@ -12,11 +27,8 @@ ViewDims view_dims_from_params(const AttnParams *p)
 
 static void build_stages(ViewState *s)
 {
-    s->stage_count = 0;
-    for (int st = 0; st < STAGE_COUNT; st++) {
-        if (st == STAGE_MASK && !s->dims.causal) continue;
-        s->stages[s->stage_count++] = (Stage)st;
-    }
+    AttnParams p = sizes_of(&s->dims);
+    s->stage_count = model_stages(&p, s->stages);
 }
 
 void view_init(ViewState *s, const ViewDims *dims)
@@ -25,6 +37,8 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->dims = *dims;
     build_stages(s);
     s->zoom = 1.0;
+    s->pan_x = s->pan_y = 0.5;
+    s->substep_count = 1;
     s->colormap = COLORMAP_VIRIDIS;
     s->reveal = -1;
     s->width = 1280;
@@ -49,71 +63,22 @@ Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->
 
 int view_reveal_total(const ViewState *s)
 {
-    const ViewDims *d = &s->dims;
-    switch (view_stage(s)) {
-    case STAGE_PROJECT: return d->n * d->d_k + 2 * d->m * d->d_k;
-    case STAGE_SCORES:
-    case STAGE_SCALE:
-    case STAGE_MASK:
-    case STAGE_SOFTMAX: return d->n * d->m;
-    case STAGE_WEIGHTED_SUM: return d->n * d->d_k;
-    case STAGE_CONCAT: return d->n * d->heads * d->d_k;
-    case STAGE_OUTPUT: return d->n * d->d_model;
-    default: return 0;
-    }
+    AttnParams p = sizes_of(&s->dims);
+    return model_reveal_total(&p, view_stage(s));
 }
 
 CellRef view_reveal_cell(const ViewState *s, int k)
 {
-    const ViewDims *d = &s->dims;
-    CellRef c = {MAT_NONE, s->head, 0, 0};
-    int cols = 1;
-    switch (view_stage(s)) {
-    case STAGE_PROJECT: {
-        int q = d->n * d->d_k, kk = d->m * d->d_k;
-        if (k < q) c.mat = MAT_Q;
-        else if (k < q + kk) { c.mat = MAT_K; k -= q; }
-        else { c.mat = MAT_V; k -= q + kk; }
-        cols = d->d_k;
-        break;
-    }
-    case STAGE_SCORES: c.mat = MAT_SCORES; cols = d->m; break;
-    case STAGE_SCALE: c.mat = MAT_SCALED; cols = d->m; break;
-    case STAGE_MASK: c.mat = MAT_MASKED; cols = d->m; break;
-    case STAGE_SOFTMAX: c.mat = MAT_WEIGHTS; cols = d->m; break;
-    case STAGE_WEIGHTED_SUM: c.mat = MAT_Z; cols = d->d_k; break;
-    case STAGE_CONCAT: c.mat = MAT_CONCAT; cols = d->heads * d->d_k; break;
-    case STAGE_OUTPUT: c.mat = MAT_OUTPUT; cols = d->d_model; break;
-    default: return c;
-    }
-    if (cols < 1) cols = 1;
-    c.row = k / cols;
-    c.col = k % cols;
-    return c;
+    AttnParams p = sizes_of(&s->dims);
+    return model_reveal_cell(&p, view_stage(s), s->head, k);
 }
 
 bool view_cell_revealed(const ViewState *s, CellRef c)
 {
     if (s->reveal < 0) return true;
-    int total = view_reveal_total(s);
-    if (total == 0) return true;
-    CellRef first = view_reveal_cell(s, 0);
-    bool per_head = view_stage(s) != STAGE_CONCAT && view_stage(s) != STAGE_OUTPUT;
-    if (per_head && c.head != s->head) return true;
-    int index;
-    if (view_stage(s) == STAGE_PROJECT) {
-        const ViewDims *d = &s->dims;
-        if (c.mat == MAT_Q) index = c.row * d->d_k + c.col;
-        else if (c.mat == MAT_K || c.mat == MAT_KT) index = d->n * d->d_k + c.row * d->d_k + c.col;
-        else if (c.mat == MAT_V) index = d->n * d->d_k + d->m * d->d_k + c.row * d->d_k + c.col;
-        else return true;
-    } else {
-        if (c.mat != first.mat) return true;
-        CellRef second = total > 1 ? view_reveal_cell(s, total - 1) : first;
-        int cols = second.col + 1;
-        index = c.row * cols + c.col;
-    }
-    return index < s->reveal;
+    AttnParams p = sizes_of(&s->dims);
+    int index = model_reveal_index(&p, view_stage(s), s->head, c);
+    return index < 0 || index < s->reveal;
 }
 
 CellRef view_focus_cell(const ViewState *s)
@@ -135,10 +100,43 @@ static bool go_stage(ViewState *s, int index)
     if (index < 0) index = 0;
     if (index >= s->stage_count) index = s->stage_count - 1;
     if (index == s->stage_index) return false;
+    s->substep = index < s->stage_index ? 1000 : 0; // back: the last sub-step (the scene clamps it)
+    s->substep_count = 1;
     s->stage_index = index;
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
     return true;
+}
+
+// Next / previous: through the stage's sub-steps first, then to the next stage.
+static bool step_stage(ViewState *s, int dir)
+{
+    int next = s->substep + dir;
+    if (next >= 0 && next < s->substep_count) {
+        s->substep = next;
+        s->reveal = -1;
+        memset(&s->pinned, 0, sizeof s->pinned);
+        return true;
+    }
+    return go_stage(s, s->stage_index + dir);
+}
+
+static bool pan(ViewState *s, double dx, double dy)
+{
+    if (s->zoom <= 1.0) return false;
+    double x = s->pan_x + dx, y = s->pan_y + dy;
+    x = x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+    y = y < 0.0 ? 0.0 : y > 1.0 ? 1.0 : y;
+    if (x == s->pan_x && y == s->pan_y) return false;
+    s->pan_x = x;
+    s->pan_y = y;
+    return true;
+}
+
+void view_set_substeps(ViewState *s, int count, int shown)
+{
+    s->substep_count = count > 0 ? count : 1;
+    s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
 }
 
 static bool set_head(ViewState *s, int head)
@@ -202,8 +200,9 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     }
     switch (ev->key) {
-    case VIEW_KEY_UP: return request_edit(s, step) || go_stage(s, s->stage_index - 1);
-    case VIEW_KEY_DOWN: return request_edit(s, -step) || go_stage(s, s->stage_index + 1);
+    case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
+    case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
+    case VIEW_KEY_N: s->notes = !s->notes; return true;
     case VIEW_KEY_K:
         s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
         return true;
@@ -217,12 +216,12 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         s->request = VIEW_REQ_SAVE;
         return true;
     case VIEW_KEY_E: s->request = shift ? VIEW_REQ_EXPORT_BOARD : VIEW_REQ_EXPORT; return true;
-    case VIEW_KEY_RIGHT:
+    case VIEW_KEY_RIGHT: return s->zoom > 1.0 ? pan(s, VIEW_PAN_STEP, 0.0) : step_stage(s, 1);
+    case VIEW_KEY_LEFT: return s->zoom > 1.0 ? pan(s, -VIEW_PAN_STEP, 0.0) : step_stage(s, -1);
     case VIEW_KEY_SPACE:
-    case VIEW_KEY_PAGEDOWN: return go_stage(s, s->stage_index + 1);
-    case VIEW_KEY_LEFT:
+    case VIEW_KEY_PAGEDOWN: return step_stage(s, 1);
     case VIEW_KEY_BACKSPACE:
-    case VIEW_KEY_PAGEUP: return go_stage(s, s->stage_index - 1);
+    case VIEW_KEY_PAGEUP: return step_stage(s, -1);
     case VIEW_KEY_HOME: return go_stage(s, 0);
     case VIEW_KEY_END: return go_stage(s, s->stage_count - 1);
     case VIEW_KEY_PERIOD: return sub_step(s, +1);
@@ -249,7 +248,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_F11: s->fullscreen = !s->fullscreen; return true;
     case VIEW_KEY_PLUS: return set_zoom(s, s->zoom * 1.25);
     case VIEW_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
-    case VIEW_KEY_0: return set_zoom(s, 1.0);
+    case VIEW_KEY_0: s->pan_x = s->pan_y = 0.5; return set_zoom(s, 1.0) || true;
     case VIEW_KEY_H:
     case VIEW_KEY_F1: s->help = !s->help; return true;
     case VIEW_KEY_ESCAPE:
@@ -307,22 +306,16 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
 
 bool view_mat_editable(MatId m)
 {
-    return m == MAT_X || m == MAT_S || m == MAT_WQ || m == MAT_WK || m == MAT_WV || m == MAT_WO;
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->editable;
 }
 
 static Matrix *param_matrix(AttnParams *p, CellRef c)
 {
-    bool per_head = c.mat == MAT_WQ || c.mat == MAT_WK || c.mat == MAT_WV;
-    if (per_head && (c.head < 0 || c.head >= p->heads)) return NULL;
-    switch (c.mat) {
-    case MAT_X: return &p->X;
-    case MAT_S: return p->cross ? &p->S : NULL;
-    case MAT_WQ: return &p->W_Q[c.head];
-    case MAT_WK: return &p->W_K[c.head];
-    case MAT_WV: return &p->W_V[c.head];
-    case MAT_WO: return &p->W_O;
-    default: return NULL;
-    }
+    const MatInfo *mi = mat_info(c.mat);
+    if (!mi || !mi->param) return NULL;
+    if (mi->per_head && (c.head < 0 || c.head >= p->heads)) return NULL;
+    return mi->param(p, c.head);
 }
 
 double *view_param_ref(AttnParams *p, CellRef c)

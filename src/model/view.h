@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include "../core/trace.h"
 #include "colormap_id.h"
+#include "matrices.h"
+#include "stages.h"
 
 // Keys the viewer reacts to, independent of any window system.
 typedef enum {
@@ -27,31 +29,10 @@ typedef enum {
     VIEW_KEY_R,                         // revert the edits to the file
     VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
+    VIEW_KEY_N,                         // the lesson's notes, on any stage
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
-
-// The logical matrices a cell can belong to (what a hover or a reveal points at).
-typedef enum {
-    MAT_NONE = 0,
-    MAT_X, MAT_S,                 // embeddings (queries, keys/values side)
-    MAT_WQ, MAT_WK, MAT_WV,       // head weights
-    MAT_Q, MAT_K, MAT_V, MAT_KT,  // projections (K^T: K shown transposed)
-    MAT_SCORES,                   // Q K^T
-    MAT_SCALED,                   // scores / sqrt(d_k), before the mask
-    MAT_MASK,                     // 0 or -inf
-    MAT_MASKED,                   // scaled + mask
-    MAT_WEIGHTS,                  // softmax
-    MAT_Z,                        // weights V
-    MAT_CONCAT, MAT_WO, MAT_OUTPUT,
-    MAT_COUNT
-} MatId;
-
-typedef struct {
-    MatId mat;   // MAT_NONE: no cell
-    int head;    // for per-head matrices
-    int row, col;
-} CellRef;
 
 typedef enum { VIEW_ONE_HEAD = 0, VIEW_ALL_HEADS } ViewMode;
 
@@ -104,7 +85,8 @@ typedef struct {
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
-#define VIEW_ZOOM_MAX 3.0
+#define VIEW_ZOOM_MAX 4.0
+#define VIEW_PAN_STEP 0.2 // arrows move a zoomed board by this fraction of what lies outside the window
 
 typedef struct {
     ViewDims dims;
@@ -113,7 +95,11 @@ typedef struct {
     int stage_index;           // into stages
     int head;
     ViewMode view;
-    double zoom;               // 1.0 = fit; +/- steps of 1.25
+    double zoom;               // 1.0 = fit; +/- steps of 1.25: the board itself grows, the window pans over it
+    double pan_x, pan_y;       // where a zoomed board is seen: 0 = left/top edge .. 1 = right/bottom (0.5 centred)
+    int substep;               // the equation shown when the stage shows one at a time (0 when it shows all)
+    int substep_count;         // how many the last frame had (the scene decides; the owner reports it back)
+    bool notes;                // the lesson's notes shown (key N)
     ColormapId colormap;
     bool help;                 // key overlay shown
     bool fullscreen;
@@ -132,6 +118,9 @@ void view_init(ViewState *s, const ViewDims *dims);
 // A lesson (re)loaded: keeps stage (by kind when possible), head, view, zoom and colormap where they still fit.
 void view_set_dims(ViewState *s, const ViewDims *dims);
 ViewDims view_dims_from_params(const AttnParams *p);
+
+// The owner reports what the last frame showed: the stage's sub-steps and the one shown (clamped).
+void view_set_substeps(ViewState *s, int count, int shown);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);

@@ -310,6 +310,11 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
                                    c->y + c->h + (c->h ? 0 : k));
             break;
         case CMD_HATCH: hatch(&pen, c); break;
+        case CMD_CLIP: {
+            SDL_Rect clip = {c->x, c->y, c->w, c->h};
+            SDL_RenderSetClipRect(r, c->w > 0 && c->h > 0 ? &clip : NULL);
+            break;
+        }
         case CMD_TEXT: {
             TextEntry *e = text_get(d, scene_text(s, c), c->font, c->size, c->color);
             if (!e) {
@@ -322,6 +327,7 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
         }
         }
     }
+    SDL_RenderSetClipRect(r, NULL);
     // Leave the renderer blending, as callers (and the next frame) expect.
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     if (d->cached > CACHE_HIGH_WATER) cache_clear(d, true);

@@ -123,28 +123,46 @@ typedef struct {
     const Trace *T;
     const TextMetrics *tm;
     const SceneExtras *ex;  // never NULL (an empty one when the caller gave none)
-    double u;           // 1.0 on a 1280x720 window at zoom 1
-    int min_font;       // numbers smaller than this are not drawn (colours only, value on hover)
+    const Theme *th;
+    double u;           // chrome (header, footer, overlays): 1.0 on a 1280x720 window
+    int num_font;       // the board's numbers (and the heatmap's): legible from the back row, times the zoom
+    int text_font;      // sentences: the footer, the explanation of a cell
+    int min_font;       // nothing smaller is drawn
+    double ranges[RANGE_COUNT]; // colour ranges of the range groups, computed on first use
     CellRef focus;      // the cell whose arithmetic is shown
     // input rows/columns that the focused cell was computed from (row or col -1: the whole band)
     CellRef lit[8];
     int lit_count;
 } Ctx;
 
-static const Rgba BG = {248, 248, 245, 255};
-static const Rgba PANEL = {236, 238, 242, 255};
-static const Rgba INK = {24, 27, 34, 255};
-static const Rgba MUTED = {92, 98, 110, 255};
-static const Rgba GRID = {255, 255, 255, 255};
-static const Rgba EMPTY = {226, 228, 232, 255};
-static const Rgba RESULT = {0, 114, 178, 255};  // Okabe-Ito blue: the step's result
-static const Rgba LIT = {213, 94, 0, 255};      // Okabe-Ito vermillion: inputs of the focused cell
-static const Rgba HATCH = {150, 150, 156, 255};
-static const Rgba MASKED_BG = {208, 208, 212, 255};
-static const Rgba BANNER_BG = {176, 32, 32, 255};
-static const Rgba WHITE = {255, 255, 255, 255};
-static const Rgba EDITED = {204, 121, 167, 255}; // Okabe-Ito reddish purple: a value changed by hand
-static const Rgba STATUS_BG = {0, 90, 140, 255};
+// Okabe-Ito blue for results; magenta for the focus (no colour map has it); reddish purple for edits.
+const Theme THEME_LIGHT = {
+    .bg = {248, 248, 245, 255}, .panel = {236, 238, 242, 255}, .ink = {24, 27, 34, 255}, .muted = {84, 90, 102, 255},
+    .grid = {150, 152, 160, 255}, .empty = {226, 228, 232, 255}, .result = {0, 114, 178, 255},
+    .focus = {232, 0, 190, 255}, .hatch = {150, 150, 156, 255}, .masked_bg = {208, 208, 212, 255},
+    .banner_bg = {176, 32, 32, 255}, .white = {255, 255, 255, 255}, .edited = {120, 40, 200, 255},
+    .status_bg = {0, 90, 140, 255}, .page_cell = {255, 255, 255, 255},
+};
+const Theme THEME_DARK = {
+    .bg = {22, 24, 30, 255}, .panel = {40, 44, 54, 255}, .ink = {236, 238, 242, 255}, .muted = {170, 176, 188, 255},
+    .grid = {90, 94, 104, 255}, .empty = {54, 58, 68, 255}, .result = {86, 180, 233, 255},
+    .focus = {255, 60, 220, 255}, .hatch = {120, 124, 132, 255}, .masked_bg = {70, 72, 80, 255},
+    .banner_bg = {176, 32, 32, 255}, .white = {255, 255, 255, 255}, .edited = {190, 120, 255, 255},
+    .status_bg = {0, 90, 140, 255}, .page_cell = {60, 64, 74, 255},
+};
+const Theme THEME_PRINT = {
+    .bg = {255, 255, 255, 255}, .panel = {240, 240, 240, 255}, .ink = {0, 0, 0, 255}, .muted = {70, 70, 70, 255},
+    .grid = {120, 120, 120, 255}, .empty = {230, 230, 230, 255}, .result = {0, 0, 0, 255},
+    .focus = {0, 0, 0, 255}, .hatch = {110, 110, 110, 255}, .masked_bg = {200, 200, 200, 255},
+    .banner_bg = {0, 0, 0, 255}, .white = {255, 255, 255, 255}, .edited = {0, 0, 0, 255},
+    .status_bg = {60, 60, 60, 255}, .page_cell = {255, 255, 255, 255},
+};
+
+int scene_number_font(int h)
+{
+    int f = (int)lround(h * 0.0375);
+    return f < 10 ? 10 : f;
+}
 
 static int px(const Ctx *c, double v)
 {
@@ -199,6 +217,11 @@ static void frame(Ctx *c, int x, int y, int w, int h, int t, Rgba color)
 }
 
 // Word-wraps t into lines no wider than w starting at (x, y); returns the height used (at most max_lines).
+static int math_w(const Ctx *c, FontRole f, int size, const char *t);
+static int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t);
+
+// Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y); returns the
+// height used (at most max_lines).
 static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t,
                      bool draw)
 {
@@ -214,7 +237,7 @@ static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int
             if (next >= sizeof line) break;
             memcpy(line, p, next);
             line[next] = '\0';
-            if (text_w(c, f, size, line) > w && best > 0) break;
+            if (math_w(c, f, size, line) > w && best > 0) break;
             best = next;
             len = next;
             if (!p[next] || p[next] == '\n') break;
@@ -227,7 +250,7 @@ static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int
             fit_text(c, f, size, p, w, cut, sizeof cut);
             snprintf(line, sizeof line, "%s", cut);
         }
-        if (draw) text_at(c, f, size, color, x, y + used, line);
+        if (draw) math_at(c, f, size, color, x, y + used, line);
         used += lh;
         lines++;
         p += best;
@@ -237,334 +260,63 @@ static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Numbers and names
+// Numbers, names and text in the board's notation
 
-void scene_format_value(double v, char *buf, size_t cap)
-{
-    if (isinf(v)) {
-        snprintf(buf, cap, "%s\xe2\x88\x9e", v < 0 ? "\xe2\x88\x92" : ""); // −∞
-        return;
-    }
-    if (isnan(v)) {
-        snprintf(buf, cap, "?");
-        return;
-    }
-    if (fabs(v) < 0.00005) v = 0.0;
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, fabs(v) >= 1e5 ? "%.3e" : "%.4f", fabs(v)); // huge sums stay short
-    snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp); // U+2212 minus sign
-}
-
-// Appends the subscript digits of n.
-static void subscript(char *buf, size_t cap, int n)
-{
-    char digits[16];
-    snprintf(digits, sizeof digits, "%d", n);
-    for (const char *d = digits; *d; d++) {
-        size_t len = strlen(buf);
-        if (len + 4 > cap) return;
-        buf[len] = (char)0xE2;
-        buf[len + 1] = (char)0x82;
-        buf[len + 2] = (char)(0x80 + (*d - '0'));
-        buf[len + 3] = '\0';
-    }
-}
-
-static const char *const SUP_T = "\xe1\xb5\x80";   // ᵀ
-static const char *const SQRT = "\xe2\x88\x9a";    // √
-static const char *const TIMES = "\xc3\x97";       // ×
-static const char *const PRIME = "\xe2\x80\xb2";   // ′
-
-// "Q₀", "K₀ᵀ", "W₀^Q", "A₀" ...
-static void mat_name(const Lesson *L, MatId m, int head, char *buf, size_t cap)
-{
-    (void)L;
-    buf[0] = '\0';
-    switch (m) {
-    case MAT_X: snprintf(buf, cap, "X"); return;
-    case MAT_S: snprintf(buf, cap, "S"); return;
-    case MAT_WQ: case MAT_WK: case MAT_WV:
-        snprintf(buf, cap, "W");
-        subscript(buf, cap, head);
-        snprintf(buf + strlen(buf), cap - strlen(buf), "^%c", m == MAT_WQ ? 'Q' : m == MAT_WK ? 'K' : 'V');
-        return;
-    case MAT_Q: snprintf(buf, cap, "Q"); break;
-    case MAT_K: case MAT_KT: snprintf(buf, cap, "K"); break;
-    case MAT_V: snprintf(buf, cap, "V"); break;
-    case MAT_SCORES: snprintf(buf, cap, "S"); break;
-    case MAT_SCALED: snprintf(buf, cap, "S%s", PRIME); break;
-    case MAT_MASK: snprintf(buf, cap, "M"); return;
-    case MAT_MASKED: snprintf(buf, cap, "S%s", PRIME); break;
-    case MAT_WEIGHTS: snprintf(buf, cap, "A"); break;
-    case MAT_Z: snprintf(buf, cap, "Z"); break;
-    case MAT_CONCAT: snprintf(buf, cap, "Concat"); return;
-    case MAT_WO: snprintf(buf, cap, "W^O"); return;
-    case MAT_OUTPUT: snprintf(buf, cap, "Output"); return;
-    default: return;
-    }
-    subscript(buf, cap, head);
-    if (m == MAT_KT) snprintf(buf + strlen(buf), cap - strlen(buf), "%s", SUP_T);
-    if (m == MAT_MASKED) snprintf(buf + strlen(buf), cap - strlen(buf), " + M");
-}
-
-void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols)
-{
-    const AttnParams *p = &L->params;
-    int r = 0, c = 0;
-    switch (m) {
-    case MAT_X: r = p->n; c = p->d_model; break;
-    case MAT_S: r = p->m; c = p->d_model; break;
-    case MAT_WQ: case MAT_WK: case MAT_WV: r = p->d_model; c = p->d_k; break;
-    case MAT_Q: r = p->n; c = p->d_k; break;
-    case MAT_K: case MAT_V: r = p->m; c = p->d_k; break;
-    case MAT_KT: r = p->d_k; c = p->m; break;
-    case MAT_SCORES: case MAT_SCALED: case MAT_MASK: case MAT_MASKED: case MAT_WEIGHTS: r = p->n; c = p->m; break;
-    case MAT_Z: r = p->n; c = p->d_k; break;
-    case MAT_CONCAT: r = p->n; c = p->heads * p->d_k; break;
-    case MAT_WO: r = p->heads * p->d_k; c = p->d_model; break;
-    case MAT_OUTPUT: r = p->n; c = p->d_model; break;
-    default: break;
-    }
-    *rows = r;
-    *cols = c;
-}
-
-double scene_cell_value(const Lesson *L, const Trace *T, CellRef c)
-{
-    const AttnParams *p = &L->params;
-    int rows, cols;
-    scene_mat_shape(L, c.mat, &rows, &cols);
-    if (c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols) return NAN;
-    bool per_head = c.mat >= MAT_WQ && c.mat <= MAT_Z;
-    if (per_head && (c.head < 0 || c.head >= p->heads || c.head >= T->heads)) return NAN;
-    const HeadTrace *ht = per_head ? &T->head[c.head] : NULL;
-    switch (c.mat) {
-    case MAT_X: return mat_get(&p->X, c.row, c.col);
-    case MAT_S: return mat_get(&p->S, c.row, c.col);
-    case MAT_WQ: return mat_get(&p->W_Q[c.head], c.row, c.col);
-    case MAT_WK: return mat_get(&p->W_K[c.head], c.row, c.col);
-    case MAT_WV: return mat_get(&p->W_V[c.head], c.row, c.col);
-    case MAT_Q: return mat_get(&ht->Q, c.row, c.col);
-    case MAT_K: return mat_get(&ht->K, c.row, c.col);
-    case MAT_V: return mat_get(&ht->V, c.row, c.col);
-    case MAT_KT: return mat_get(&ht->K, c.col, c.row);
-    case MAT_SCORES: return mat_get(&ht->scores, c.row, c.col);
-    case MAT_SCALED: return mat_get(&ht->scores, c.row, c.col) / sqrt((double)p->d_k); // as attn_scale
-    case MAT_MASK: return (p->mask == MASK_CAUSAL && c.col > c.row) ? -INFINITY : 0.0;
-    case MAT_MASKED: return mat_get(&ht->scaled, c.row, c.col);
-    case MAT_WEIGHTS: return mat_get(&ht->weights, c.row, c.col);
-    case MAT_Z: return mat_get(&ht->Z, c.row, c.col);
-    case MAT_CONCAT: return mat_get(&T->concat, c.row, c.col);
-    case MAT_WO: return mat_get(&p->W_O, c.row, c.col);
-    case MAT_OUTPUT: return mat_get(&T->output, c.row, c.col);
-    default: return NAN;
-    }
-}
-
-typedef enum { AXIS_DIM, AXIS_QUERY, AXIS_KEY } Axis;
-
-static void mat_axes(MatId m, Axis *rows, Axis *cols)
-{
-    *rows = AXIS_DIM;
-    *cols = AXIS_DIM;
-    switch (m) {
-    case MAT_X: case MAT_Q: case MAT_Z: case MAT_CONCAT: case MAT_OUTPUT: *rows = AXIS_QUERY; break;
-    case MAT_S: case MAT_K: case MAT_V: *rows = AXIS_KEY; break;
-    case MAT_KT: *cols = AXIS_KEY; break;
-    case MAT_SCORES: case MAT_SCALED: case MAT_MASK: case MAT_MASKED: case MAT_WEIGHTS:
-        *rows = AXIS_QUERY;
-        *cols = AXIS_KEY;
-        break;
-    default: break;
-    }
-}
-
-static void axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap)
-{
-    if (a == AXIS_QUERY && i < L->params.n) snprintf(buf, cap, "%s", L->tokens[i]);
-    else if (a == AXIS_KEY && i < L->params.m) snprintf(buf, cap, "%s", L->source_tokens[i]);
-    else snprintf(buf, cap, "%d", i);
-}
-
-static bool is_weights(MatId m) { return m == MAT_WEIGHTS; }
-
-// ---------------------------------------------------------------------------------------------------
-// The arithmetic of one cell
-
-// Appends "(a)(b) + (c)(d) + …" for a dot product of length k, then the sum; at most 6 terms are written.
-static void dot_terms(char *line, size_t cap, const double *a, int as, const double *b, int bs, int k)
-{
-    char x[32], y[32];
-    line[0] = '\0';
-    int shown = k <= 6 ? k : 4;
-    for (int i = 0; i < shown; i++) {
-        scene_format_value(a[(size_t)i * as], x, sizeof x);
-        scene_format_value(b[(size_t)i * bs], y, sizeof y);
-        snprintf(line + strlen(line), cap - strlen(line), "%s(%s)(%s)", i ? " + " : "= ", x, y);
-    }
-    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), " + \xe2\x80\xa6 (%d terms)", k);
-}
-
-static void products(char *line, size_t cap, const double *a, int as, const double *b, int bs, int k, double total)
-{
-    char x[32];
-    line[0] = '\0';
-    int shown = k <= 6 ? k : 4;
-    for (int i = 0; i < shown; i++) {
-        double t = a[(size_t)i * as] * b[(size_t)i * bs];
-        scene_format_value(i && t < 0 ? -t : t, x, sizeof x);
-        snprintf(line + strlen(line), cap - strlen(line), "%s%s", i ? (t < 0 ? " \xe2\x88\x92 " : " + ") : "= ", x);
-    }
-    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), " + \xe2\x80\xa6");
-    scene_format_value(total, x, sizeof x);
-    snprintf(line + strlen(line), cap - strlen(line), " = %s", x);
-}
-
-// hints: the last line of an editable cell says how to change it (not on a slide).
-// Shown under an embedding or a weight in the window (not on slides).
-static const char EDIT_HINT[] =
-    "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows";
-
-static int explain_lines(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
-{
-    const AttnParams *p = &L->params;
-    int n = 0;
-    if (c.mat == MAT_NONE || max_lines < 3) return 0;
-    double v = scene_cell_value(L, T, c);
-    if (isnan(v)) return 0;
-    char name[64], rl[96], cl[96], vs[32], a[32], b[32];
-    Axis ra, ca;
-    mat_axes(c.mat, &ra, &ca);
-    mat_name(L, c.mat, c.head, name, sizeof name);
-    axis_label(L, ra, c.row, rl, sizeof rl);
-    axis_label(L, ca, c.col, cl, sizeof cl);
-    scene_format_value(v, vs, sizeof vs);
-    int h = c.head;
-    const HeadTrace *ht = (c.mat >= MAT_Q && c.mat <= MAT_Z) ? &T->head[h] : NULL;
-    char hn[16] = "";
-    subscript(hn, sizeof hn, h);
-    double root = sqrt((double)p->d_k);
-    switch (c.mat) {
-    case MAT_X:
-    case MAT_S:
-        snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
-        if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
-        break;
-    case MAT_WQ:
-    case MAT_WK:
-    case MAT_WV:
-    case MAT_WO:
-        snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
-        snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
-        if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
-        break;
-    case MAT_Q:
-    case MAT_K:
-    case MAT_V:
-    case MAT_KT: {
-        const Matrix *in = c.mat == MAT_Q ? &p->X : &p->S;
-        const Matrix *w = c.mat == MAT_Q ? &p->W_Q[h] : c.mat == MAT_V ? &p->W_V[h] : &p->W_K[h];
-        const Matrix *bias = c.mat == MAT_Q ? &p->b_Q[h] : c.mat == MAT_V ? &p->b_V[h] : &p->b_K[h];
-        int r = c.mat == MAT_KT ? c.col : c.row, col = c.mat == MAT_KT ? c.row : c.col;
-        char tok[96], wn[32];
-        axis_label(L, c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
-        mat_name(L, c.mat == MAT_Q ? MAT_WQ : c.mat == MAT_V ? MAT_WV : MAT_WK, h, wn, sizeof wn);
-        char bn[8];
-        snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
-        snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, hn, tok, col,
-                 c.mat == MAT_Q ? "X" : (p->cross ? "S" : "X"), tok, wn, col,
-                 mat_get(bias, 0, col) != 0.0 ? " + b" : "");
-        dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model);
-        products(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model, v);
-        break;
-    }
-    case MAT_SCORES: {
-        char kt[96];
-        axis_label(L, AXIS_KEY, c.col, kt, sizeof kt);
-        snprintf(lines[n++], 256, "S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)", hn, rl, cl,
-                 hn, rl, hn, kt, p->d_k);
-        dot_terms(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k);
-        products(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k, v);
-        break;
-    }
-    case MAT_SCALED:
-        scene_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
-        scene_format_value(root, b, sizeof b);
-        snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] / %sd_k", PRIME, hn, rl, cl, hn, rl, cl, SQRT);
-        snprintf(lines[n++], 256, "= %s / %s%d = %s / %s", a, SQRT, p->d_k, a, b);
-        snprintf(lines[n++], 256, "= %s", vs);
-        break;
-    case MAT_MASK:
-        snprintf(lines[n++], 256, "M[%s, %s] = %s", rl, cl, vs);
-        snprintf(lines[n++], 256, c.col > c.row ? "\"%s\" comes after \"%s\": a query may not look ahead"
-                                                : "\"%s\" is not after \"%s\": this score is kept",
-                 cl, rl);
-        break;
-    case MAT_MASKED: {
-        double s = mat_get(&ht->scores, c.row, c.col) / root;
-        scene_format_value(s, a, sizeof a);
-        scene_format_value(scene_cell_value(L, T, (CellRef){MAT_MASK, h, c.row, c.col}), b, sizeof b);
-        snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, hn, rl, cl, rl, cl);
-        snprintf(lines[n++], 256, "= %s + %s = %s", a, b, vs);
-        if (isinf(v)) snprintf(lines[n++], 256, "masked: \"%s\" may not look at the later \"%s\"", rl, cl);
-        break;
-    }
-    case MAT_WEIGHTS: {
-        const Matrix *sc = &ht->scaled;
-        snprintf(lines[n++], 256, "A%s[%s, %s] = exp(S%s[%s, %s]) / \xce\xa3\xe2\x82\x96 exp(S%s[%s, k])", hn, rl, cl,
-                 PRIME, rl, cl, PRIME, rl);
-        double sum = 0.0;
-        for (int k = 0; k < sc->cols; k++) sum += exp(mat_get(sc, c.row, k));
-        double e = exp(mat_get(sc, c.row, c.col));
-        char *l = lines[n++];
-        scene_format_value(mat_get(sc, c.row, c.col), a, sizeof a);
-        snprintf(l, 256, "= exp(%s) / (", a);
-        int shown = sc->cols <= 5 ? sc->cols : 3;
-        for (int k = 0; k < shown; k++) {
-            scene_format_value(exp(mat_get(sc, c.row, k)), a, sizeof a);
-            snprintf(l + strlen(l), 256 - strlen(l), "%s%s", k ? " + " : "", a);
-        }
-        snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
-        scene_format_value(e, a, sizeof a);
-        scene_format_value(sum, b, sizeof b);
-        snprintf(lines[n++], 256, "= %s / %s = %s     (each row of A sums to 1)", a, b, vs);
-        break;
-    }
-    case MAT_Z: {
-        snprintf(lines[n++], 256, "Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)",
-                 hn, rl, c.col, hn, rl, hn, c.col);
-        dot_terms(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m);
-        products(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m, v);
-        break;
-    }
-    case MAT_CONCAT: {
-        int head = p->d_k > 0 ? c.col / p->d_k : 0, k = p->d_k > 0 ? c.col % p->d_k : 0;
-        char zn[16] = "Z";
-        subscript(zn, sizeof zn, head);
-        snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
-        snprintf(lines[n++], 256, "columns %d\xe2\x80\xa6%d of Concat are head %d's output", head * p->d_k,
-                 head * p->d_k + p->d_k - 1, head);
-        break;
-    }
-    case MAT_OUTPUT: {
-        int k = p->heads * p->d_k;
-        snprintf(lines[n++], 256, "Output[%s, %d] = Concat[%s] \xc2\xb7 W^O[:, %d]%s", rl, c.col, rl, c.col,
-                 mat_get(&p->b_O, 0, c.col) != 0.0 ? " + b^O" : "");
-        dot_terms(lines[n++], 256, mat_row(&T->concat, c.row), 1, p->W_O.data + c.col, p->W_O.cols, k);
-        products(lines[n++], 256, mat_row(&T->concat, c.row), 1, p->W_O.data + c.col, p->W_O.cols, k, v);
-        break;
-    }
-    default: break;
-    }
-    return n;
-}
-
+void scene_format_value(double v, char *buf, size_t cap) { model_format_value(v, buf, cap); }
+double scene_cell_value(const Lesson *L, const Trace *T, CellRef c) { return model_cell_value(&L->params, T, c); }
+void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols) { model_mat_shape(&L->params, m, rows, cols); }
 int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
 {
-    return explain_lines(L, T, c, lines, max_lines, true);
+    return model_explain(L, T, c, lines, max_lines, true);
+}
+
+static const char *const TIMES = "\xc3\x97"; // ×
+
+// Text in the board's notation: '^' raises what follows it (one letter, or up to a space, ',' or ')'),
+// drawn smaller and higher: W₀^Q. Returns the width; draws when `draw`.
+static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t, bool draw)
+{
+    char seg[512];
+    int w = 0;
+    const char *p = t;
+    int small = size * 2 / 3 > 6 ? size * 2 / 3 : 6;
+    while (*p) {
+        const char *caret = strchr(p, '^');
+        size_t n = caret ? (size_t)(caret - p) : strlen(p);
+        if (n >= sizeof seg) n = sizeof seg - 1;
+        if (n > 0) {
+            memcpy(seg, p, n);
+            seg[n] = '\0';
+            int sw = text_w(c, f, size, seg);
+            if (draw) scene_push_text(c->s, f, size, color, x + w, y, sw, line_h(c, f, size), seg);
+            w += sw;
+        }
+        if (!caret) break;
+        p = caret + 1;
+        size_t k = 0;
+        if ((unsigned char)p[0] >= 0x80) { // one UTF-8 character
+            k = 1;
+            while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
+        } else if (p[0]) {
+            k = 1;
+        }
+        if (k == 0) break;
+        memcpy(seg, p, k);
+        seg[k] = '\0';
+        int sw = text_w(c, f, small, seg);
+        if (draw) scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small), seg);
+        w += sw + 2;
+        p += k;
+    }
+    return w;
+}
+static int math_w(const Ctx *c, FontRole f, int size, const char *t)
+{
+    return math_run((Ctx *)c, f, size, (Rgba){0, 0, 0, 0}, 0, 0, t, false);
+}
+static int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t)
+{
+    return math_run(c, f, size, color, x, y, t, true);
 }
 
 // The input bands that light up for a focused cell.
@@ -596,631 +348,523 @@ static void light_inputs(Ctx *c)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Matrix grids
+// Matrix grids. Every number on the board is drawn at one legible size (Ctx.num_font, 3.75 % of the
+// window height times the zoom); a matrix too big for the room shows a window of its rows and columns,
+// with where it is ("columns 0–7 of 768"), that follows the focused cell. Numbers never shrink away.
 
 typedef struct {
     MatId mat;
     int head;
-    int rows, cols;
-    int label_w;        // width of the row-label column
     bool result;        // this step's result: framed and tagged
-    double range;       // diverging colour scale: |value| that reaches the ends
-    bool negative;      // some value < 0 (its minus sign takes room)
+    int rows, cols;     // the whole matrix
+    int r0, nr, c0, nc; // the window shown
+    int cell_w, cell_h;
+    int label_w;        // the row-label column
+    double range;       // the colour scale: |value| that reaches the ends (shared by its range group)
+    bool probabilities; // 0..1 on the sequential map
     const char *title;  // instead of the matrix's name (NULL: its name)
 } MatBox;
 
 typedef struct {
-    double cell_w, cell_h; // fractional: big matrices get cells narrower than a pixel
-    int num_font;       // 0: no numbers
-    int op_font;
-    int label_font, title_font;
-    int title_h, col_label_h;
-    int gap;
+    int num_font, label_font, title_font, op_font;
+    int title_h, col_label_h, foot_h;
+    int gap;            // between a matrix and its neighbour
 } GridStyle;
 
-static bool per_head_mat(MatId m) { return m >= MAT_WQ && m <= MAT_Z; }
-
-// Largest |value| of a matrix (1 when all are 0); *neg tells whether any value is negative.
-static double matrix_range_sign(const Ctx *c, MatId m, int head, bool *neg)
+static bool per_head_mat(MatId m)
 {
-    int rows, cols;
-    scene_mat_shape(c->L, m, &rows, &cols);
-    double r = 0.0;
-    *neg = false;
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            double v = scene_cell_value(c->L, c->T, (CellRef){m, head, i, j});
-            if (isfinite(v) && fabs(v) > r) r = fabs(v);
-            if (v < 0.0) *neg = true;
-        }
-    return r > 0.0 ? r : 1.0;
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->per_head;
 }
 
-static double matrix_range(const Ctx *c, MatId m, int head)
+static double cell_value(const Ctx *c, CellRef r) { return model_cell_value(&c->L->params, c->T, r); }
+
+static double group_range(const Ctx *c, MatId m)
 {
-    bool neg;
-    return matrix_range_sign(c, m, head, &neg);
+    const MatInfo *mi = mat_info(m);
+    if (!mi) return 1.0;
+    if (c->ranges[mi->range] <= 0.0) ((Ctx *)c)->ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
+    return c->ranges[mi->range];
 }
 
 static Rgba cell_color(const Ctx *c, MatId m, double v, double range)
 {
-    if (isinf(v)) return MASKED_BG;
-    if (is_weights(m)) return colormap_rgb(c->st->colormap, v);
+    if (isinf(v)) return c->th->masked_bg;
+    if (m == MAT_WEIGHTS) return colormap_rgb(c->st->colormap, v);
+    if (m == MAT_MASK) return c->th->page_cell;
     return colormap_diverging(c->st->colormap, v / range);
 }
 
-static int row_label_width(const Ctx *c, MatId m, int rows, int font)
+static void grid_style(const Ctx *c, GridStyle *g)
 {
-    Axis ra, ca;
-    mat_axes(m, &ra, &ca);
-    int w = 0;
-    char buf[128];
-    for (int i = 0; i < rows; i++) {
-        axis_label(c->L, ra, i, buf, sizeof buf);
-        int tw = text_w(c, FONT_REGULAR, font, buf);
-        if (tw > w) w = tw;
-    }
-    int cap = px(c, 120);
-    return (w > cap ? cap : w) + px(c, 8);
+    int f = c->num_font;
+    g->num_font = f;
+    g->label_font = (int)lround(f * 0.8);
+    g->title_font = (int)lround(f * 0.8);
+    g->op_font = (int)lround(f * 1.1);
+    g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
+    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8;
+    g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8;
+    g->gap = (int)lround(f * 0.45);
 }
 
-static int box_width(const GridStyle *g, const MatBox *b) { return b->label_w + (int)floor(b->cols * g->cell_w + 1e-9); }
+// The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
+static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, int rows, int cols)
+{
+    double big = 0.0;
+    bool neg = false, ints = true, inf = false;
+    size_t count = (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
+    for (size_t k = 0; k < count; k += step) {
+        double v = cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
+        if (isinf(v)) { inf = true; continue; }
+        if (!isfinite(v)) continue;
+        if (fabs(v) > big) big = fabs(v);
+        if (v < 0) neg = true;
+        if (v != floor(v)) ints = false;
+    }
+    char buf[64];
+    model_format_value(ints ? (neg ? -big : big) : (neg ? -(big + 0.5) : big + 0.5), buf, sizeof buf);
+    if (!ints && big < 1.0) model_format_value(neg ? -0.5555 : 0.5555, buf, sizeof buf);
+    int w = text_w(c, FONT_REGULAR, g->num_font, buf);
+    if (inf) {
+        int wi = text_w(c, FONT_REGULAR, g->num_font, "\xe2\x88\x92\xe2\x88\x9e");
+        if (wi > w) w = wi;
+    }
+    return w;
+}
+
+static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result)
+{
+    memset(b, 0, sizeof *b);
+    b->mat = m;
+    b->head = head;
+    b->result = result;
+    model_mat_shape(&c->L->params, m, &b->rows, &b->cols);
+    b->nr = b->rows;
+    b->nc = b->cols;
+    b->range = group_range(c, m);
+    b->probabilities = m == MAT_WEIGHTS;
+    b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / 3;
+    int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * 0.5);
+    // Every column label must fit too: token labels are cut only beyond 4 number widths.
+    const MatInfo *mi = mat_info(m);
+    if (mi->col_axis != AXIS_DIM) {
+        char buf[160];
+        for (int j = 0; j < b->cols && j < 64; j++) {
+            model_axis_label(c->L, mi->col_axis, j, buf, sizeof buf);
+            int lw = text_w(c, FONT_REGULAR, g->label_font, buf) + g->num_font / 4;
+            if (lw > w) w = lw;
+        }
+        int cap = 4 * b->cell_h;
+        if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
+    }
+    b->cell_w = w > b->cell_h ? w : b->cell_h;
+    // Row labels.
+    int lw = 0;
+    char buf[160];
+    for (int i = 0; i < b->rows && i < 600; i++) {
+        model_axis_label(c->L, mi->row_axis, i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
+        if (tw > lw) lw = tw;
+    }
+    int cap = 5 * g->num_font;
+    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3;
+}
+
+static bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
+static int box_width(const GridStyle *g, const MatBox *b)
+{
+    (void)g;
+    return b->label_w + b->nc * b->cell_w;
+}
 static int box_height(const GridStyle *g, const MatBox *b)
 {
-    return g->title_h + g->col_label_h + (int)floor(b->rows * g->cell_h + 1e-9);
+    return g->title_h + g->col_label_h + b->nr * b->cell_h + (box_windowed(b) ? g->foot_h : 0);
 }
 
-// Pixel edge of cell i when cells are `size` pixels (fractional) wide.
-static int edge(double size, int i) { return (int)floor(size * i + 1e-9); }
-
-// Mean of the finite values in a block of cells; -INFINITY when the block is all masked.
-static double block_value(const Ctx *c, MatId m, int head, int r0, int r1, int c0, int c1)
+// Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
+static void box_follow(const Ctx *c, MatBox *b)
 {
-    if (r1 - r0 == 1 && c1 - c0 == 1) return scene_cell_value(c->L, c->T, (CellRef){m, head, r0, c0});
-    double sum = 0.0;
-    int k = 0;
-    for (int i = r0; i < r1; i++)
-        for (int j = c0; j < c1; j++) {
-            double v = scene_cell_value(c->L, c->T, (CellRef){m, head, i, j});
-            if (isfinite(v)) {
-                sum += v;
-                k++;
-            }
-        }
-    return k ? sum / k : -INFINITY;
-}
-
-// True when a cell of the block [r0, r1) x [c0, c1) of an editable matrix was changed by hand.
-static bool block_edited(const Ctx *c, const MatBox *b, int r0, int r1, int c0, int c1)
-{
-    for (int i = r0; i < r1; i++)
-        for (int j = c0; j < c1; j++)
-            if (view_param_edited(c->ex->original, &c->L->params, (CellRef){b->mat, b->head, i, j})) return true;
-    return false;
-}
-
-// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box. Matrices with more
-// cells than pixels are drawn in blocks (mean colour), each block answering hover for its first cell.
-static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
-{
-    char title[96], name[64], buf[128], fitted[128];
-    mat_name(c->L, b->mat, b->head, name, sizeof name);
-    if (b->title) snprintf(name, sizeof name, "%s", b->title);
-    snprintf(title, sizeof title, "%s (%d%s%d)", name, b->rows, TIMES, b->cols);
-    int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
-    int gw = edge(g->cell_w, b->cols), gh = edge(g->cell_h, b->rows);
-    // Title: bold and blue for the result.
-    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
-    // The full title, else the name alone, else the name cut.
-    const char *pick = text_w(c, tf, g->title_font, title) <= gw + b->label_w ? title : name;
-    fit_text(c, tf, g->title_font, pick, gw + b->label_w, fitted, sizeof fitted);
-    int tw = text_w(c, tf, g->title_font, fitted);
-    if (tw <= gw) text_in(c, tf, g->title_font, b->result ? RESULT : INK, gx, y, gw, g->title_h, CENTER, fitted);
-    else text_in(c, tf, g->title_font, b->result ? RESULT : INK, gx + gw - tw, y, tw, g->title_h, LEFT, fitted);
-    Axis ra, ca;
-    mat_axes(b->mat, &ra, &ca);
-    // Column labels: every k-th (1, 2, 4 ...) when the cells are narrower than the labels.
-    int lh = line_h(c, FONT_REGULAR, g->label_font);
-    int widest = text_w(c, FONT_REGULAR, g->label_font, "000");
-    for (int j = 0; j < b->cols && ca != AXIS_DIM; j++) {
-        axis_label(c->L, ca, j, buf, sizeof buf);
-        int w = text_w(c, FONT_REGULAR, g->label_font, buf);
-        if (w > widest) widest = w;
-    }
-    if (widest > px(c, 90)) widest = px(c, 90); // long tokens are cut
-    int step_c = 1;
-    while (step_c * g->cell_w < widest + px(c, 4) && step_c < b->cols) step_c *= 2;
-    for (int j = 0; j < b->cols; j += step_c) {
-        axis_label(c->L, ca, j, buf, sizeof buf);
-        int x0 = gx + edge(g->cell_w, j), wcell = edge(g->cell_w, j + 1) - edge(g->cell_w, j);
-        fit_text(c, FONT_REGULAR, g->label_font, buf, (int)(g->cell_w * step_c) - px(c, 2), fitted, sizeof fitted);
-        if (fitted[0] && x0 + text_w(c, FONT_REGULAR, g->label_font, fitted) <= c->s->width)
-            text_in(c, FONT_REGULAR, g->label_font, MUTED, x0, gy - g->col_label_h, wcell, g->col_label_h,
-                    step_c == 1 ? CENTER : LEFT, fitted);
-    }
-    int step_r = 1;
-    while (step_r * g->cell_h < lh && step_r < b->rows) step_r *= 2;
-    for (int i = 0; i < b->rows; i += step_r) {
-        axis_label(c->L, ra, i, buf, sizeof buf);
-        fit_text(c, FONT_REGULAR, g->label_font, buf, b->label_w - px(c, 6), fitted, sizeof fitted);
-        int y0 = gy + edge(g->cell_h, i), hcell = edge(g->cell_h, i + 1) - edge(g->cell_h, i);
-        if (hcell < lh) y0 -= (lh - hcell) / 2, hcell = lh;
-        if (y0 < gy - px(c, 2)) y0 = gy;
-        if (y0 + hcell > gy + gh + lh / 2) continue;
-        text_in(c, FONT_REGULAR, g->label_font, MUTED, x, y0, b->label_w - px(c, 6), hcell, RIGHT, fitted);
-    }
-    // Cells, or blocks of cells when there are more cells than pixels.
-    rect(c, gx, gy, gw, gh, GRID);
-    int brows = b->rows, bcols = b->cols;
-    if (g->cell_h < 2.0) brows = gh / 2 > 0 ? gh / 2 : 1;
-    if (g->cell_w < 2.0) bcols = gw / 2 > 0 ? gw / 2 : 1;
-    if (brows > b->rows) brows = b->rows;
-    if (bcols > b->cols) bcols = b->cols;
-    bool blocks = brows != b->rows || bcols != b->cols;
-    int inset = g->cell_w >= 8 && g->cell_h >= 8 ? 1 : 0;
-    bool editable = c->ex->original && view_mat_editable(b->mat);
-    for (int bi = 0; bi < brows; bi++) {
-        int r0 = (int)((long)bi * b->rows / brows), r1 = (int)((long)(bi + 1) * b->rows / brows);
-        int y0 = gy + edge(g->cell_h, r0), y1 = gy + edge(g->cell_h, r1);
-        for (int bj = 0; bj < bcols; bj++) {
-            int c0 = (int)((long)bj * b->cols / bcols), c1 = (int)((long)(bj + 1) * b->cols / bcols);
-            int x0 = gx + edge(g->cell_w, c0), x1 = gx + edge(g->cell_w, c1);
-            CellRef ref = {b->mat, b->head, r0, c0};
-            int cw = x1 - x0 - inset, ch = y1 - y0 - inset;
-            if (b->result && !view_cell_revealed(c->st, ref)) {
-                rect(c, x0, y0, cw, ch, EMPTY);
-                scene_push_hit(c->s, x0, y0, x1 - x0, y1 - y0, (CellRef){MAT_NONE, 0, 0, 0}, -1);
-                continue;
-            }
-            double v = blocks ? block_value(c, b->mat, b->head, r0, r1, c0, c1) : scene_cell_value(c->L, c->T, ref);
-            Rgba bgc = cell_color(c, b->mat, v, b->range);
-            rect(c, x0, y0, cw, ch, bgc);
-            if (isinf(v) && cw >= 4 && ch >= 4) scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, HATCH);
-            if (g->num_font > 0 && !blocks) {
-                scene_format_value(v, buf, sizeof buf);
-                text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? INK : colormap_text_on(bgc), x0, y0, cw, ch, CENTER,
-                        buf);
-            }
-            if (editable && block_edited(c, b, r0, r1, c0, c1)) {
-                // Edited by hand: a corner tab and an outline in their own colour.
-                int k = (cw < ch ? cw : ch) / 3;
-                if (k > px(c, 10)) k = px(c, 10);
-                if (k >= 3) rect(c, x0 + cw - k, y0, k, k, EDITED);
-                if (cw >= 6 && ch >= 6) frame(c, x0, y0, cw, ch, cw >= 20 ? px(c, 2) : 1, EDITED);
-            }
-            scene_push_hit(c->s, x0, y0, x1 - x0, y1 - y0, ref, -1);
-        }
-    }
-    // Lit input bands (drawn after the cells so they sit on top).
-    int t = px(c, 3);
+    int want_r = -1, want_c = -1;
     for (int k = 0; k < c->lit_count; k++) {
         const CellRef *l = &c->lit[k];
         if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
-        int r0 = l->row < 0 ? 0 : l->row, r1 = l->row < 0 ? b->rows : l->row + 1;
-        int c0 = l->col < 0 ? 0 : l->col, c1 = l->col < 0 ? b->cols : l->col + 1;
-        if (r1 > b->rows || c1 > b->cols) continue;
-        int x0 = gx + edge(g->cell_w, c0), x1 = gx + edge(g->cell_w, c1);
-        int y0 = gy + edge(g->cell_h, r0), y1 = gy + edge(g->cell_h, r1);
-        frame(c, x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, t, LIT);
+        if (l->row >= 0) want_r = l->row;
+        if (l->col >= 0) want_c = l->col;
     }
-    if (b->result) frame(c, gx - px(c, 5), gy - px(c, 5), gw + px(c, 10), gh + px(c, 10), px(c, 3), RESULT);
+    if (b->mat == MAT_CONCAT && c->focus.mat == MAT_Z && want_c < 0) want_c = c->focus.head * c->L->params.d_k;
+    b->r0 = want_r < 0 ? 0 : want_r - b->nr / 2;
+    b->c0 = want_c < 0 ? 0 : want_c - b->nc / 2;
+    if (b->r0 + b->nr > b->rows) b->r0 = b->rows - b->nr;
+    if (b->c0 + b->nc > b->cols) b->c0 = b->cols - b->nc;
+    if (b->r0 < 0) b->r0 = 0;
+    if (b->c0 < 0) b->c0 = 0;
+}
+
+// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box.
+static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
+{
+    char title[160], name[96], buf[160], fitted[160];
+    model_mat_name(b->mat, b->head, name, sizeof name);
+    if (b->title) snprintf(name, sizeof name, "%s", b->title);
+    snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, TIMES, b->cols);
+    int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
+    int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;
+    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
+    Rgba tcol = b->result ? c->th->result : c->th->ink;
+    const char *pick = math_w(c, tf, g->title_font, title) <= gw + b->label_w ? title : name;
+    int tw = math_w(c, tf, g->title_font, pick);
+    int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
+    if (tx < x) tx = x;
+    math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
+    const MatInfo *mi = mat_info(b->mat);
+    int lh = line_h(c, FONT_REGULAR, g->label_font);
+    // Every column label, cut to its cell when it must be.
+    for (int j = 0; j < b->nc; j++) {
+        model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
+        fit_text(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
+                g->col_label_h, CENTER, fitted);
+    }
+    for (int i = 0; i < b->nr; i++) {
+        model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
+        fit_text(c, FONT_REGULAR, g->label_font, buf, b->label_w - g->num_font / 3, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - g->num_font / 4,
+                b->cell_h, RIGHT, fitted);
+    }
+    (void)lh;
+    // Cells on a grid of lines, so that a zero (near the page's colour) is still a cell.
+    rect(c, gx - 1, gy - 1, gw + 1, gh + 1, c->th->grid);
+    bool editable = c->ex->original && view_mat_editable(b->mat);
+    for (int i = 0; i < b->nr; i++) {
+        for (int j = 0; j < b->nc; j++) {
+            CellRef ref = {b->mat, b->head, b->r0 + i, b->c0 + j};
+            int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1, ch = b->cell_h - 1;
+            if (b->result && !view_cell_revealed(c->st, ref)) {
+                rect(c, x0, y0, cw, ch, c->th->empty);
+                scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, (CellRef){MAT_NONE, 0, 0, 0}, -1);
+                continue;
+            }
+            double v = cell_value(c, ref);
+            Rgba bgc = cell_color(c, b->mat, v, b->range);
+            rect(c, x0, y0, cw, ch, bgc);
+            if (isinf(v)) scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
+            else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
+                frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
+            model_format_value(v, buf, sizeof buf);
+            text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0, cw, ch, CENTER,
+                    buf);
+            if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
+                int t = px(c, 3) < 3 ? 3 : px(c, 3);
+                frame(c, x0, y0, cw, ch, t, c->th->edited);
+                int k = ch / 3;
+                rect(c, x0 + cw - k, y0, k, k, c->th->edited);
+            }
+            scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, ref, -1);
+        }
+    }
+    // Lit input bands and the focused cell (after the cells so they sit on top).
+    int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8;
+    for (int k = 0; k < c->lit_count; k++) {
+        const CellRef *l = &c->lit[k];
+        if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
+        int r0 = l->row < 0 ? b->r0 : l->row, r1 = l->row < 0 ? b->r0 + b->nr : l->row + 1;
+        int c0 = l->col < 0 ? b->c0 : l->col, c1 = l->col < 0 ? b->c0 + b->nc : l->col + 1;
+        if (r0 < b->r0 || c0 < b->c0 || r1 > b->r0 + b->nr || c1 > b->c0 + b->nc) continue;
+        int x0 = gx + (c0 - b->c0) * b->cell_w, x1 = gx + (c1 - b->c0) * b->cell_w;
+        int y0 = gy + (r0 - b->r0) * b->cell_h, y1 = gy + (r1 - b->r0) * b->cell_h;
+        frame(c, x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, t, c->th->focus);
+    }
+    int rt = c->num_font / 7 < 3 ? 3 : c->num_font / 7;
+    if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
+    if (box_windowed(b)) {
+        char where[160] = "";
+        if (b->nr < b->rows)
+            snprintf(where, sizeof where, "rows %d\xe2\x80\x93%d of %d", b->r0, b->r0 + b->nr - 1, b->rows);
+        if (b->nc < b->cols)
+            snprintf(where + strlen(where), sizeof where - strlen(where), "%scolumns %d\xe2\x80\x93%d of %d",
+                     where[0] ? "  \xc2\xb7  " : "", b->c0, b->c0 + b->nc - 1, b->cols);
+        fit_text(c, FONT_REGULAR, g->label_font, where, gw + b->label_w, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->result, x, gy + gh + rt * 2, gw + b->label_w, g->foot_h, RIGHT,
+                fitted);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The board: the stage's operation as rows of terms (matrices and operators)
+// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
+// order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
+// (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.
 
 typedef struct {
     bool is_op;
     MatBox box;
-    char op[48];
-} Term;
+    char op[24];
+} BoardTerm;
 
 typedef struct {
-    Term t[20];
+    BoardTerm t[TERM_MAX];
     int count;
-} EqRow;
+    char caption[48];
+} BoardRow;
 
-static void add_mat(Ctx *c, EqRow *r, MatId m, int head, bool result)
-{
-    if (r->count >= 20) return;
-    Term *t = &r->t[r->count++];
-    memset(t, 0, sizeof *t);
-    t->box.mat = m;
-    t->box.head = head;
-    t->box.result = result;
-    scene_mat_shape(c->L, m, &t->box.rows, &t->box.cols);
-    t->box.range = matrix_range_sign(c, m, head, &t->box.negative);
-    if (is_weights(m)) t->box.range = 1.0;
-}
+#define BOARD_ROWS (EQ_MAX * 2)
 
-static void add_op(EqRow *r, const char *op)
-{
-    if (r->count >= 20) return;
-    Term *t = &r->t[r->count++];
-    memset(t, 0, sizeof *t);
-    t->is_op = true;
-    snprintf(t->op, sizeof t->op, "%s", op);
-}
+typedef struct {
+    BoardRow rows[BOARD_ROWS];
+    int count;
+} Arrangement;
 
-// The stage's operation as rows of terms. Variants are other arrangements (0 rows when there is none):
-// 1: the projections as one row X · [W^Q W^K W^V] = [Q K V], better for wide embeddings;
-// 2: a one-row operation stacked at its "=" (the inputs above, "= result" below), for operations much
-//    wider than tall, such as 5 tokens' S′ + M = S′ + M.
-
-// One row "A op B = R" of an operation; R, the stage's result, is highlighted.
-static void add_binary(Ctx *c, EqRow *row, MatId a, const char *op, MatId b, MatId result, int h)
+static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, BoardRow *r)
 {
-    add_mat(c, row, a, h, false);
-    add_op(row, op);
-    add_mat(c, row, b, h, false);
-    add_op(row, "=");
-    add_mat(c, row, result, h, true);
-}
-static int build_rows(Ctx *c, EqRow *rows, int max_rows, int variant)
-{
-    const AttnParams *p = &c->L->params;
-    int h = c->st->head, n = 0;
-    char op[48];
-    memset(rows, 0, sizeof(EqRow) * (size_t)max_rows);
-    if (variant == 2) {
-        EqRow one[3];
-        if (max_rows < 2 || build_rows(c, one, 3, 0) != 1) return 0;
-        int eq = -1;
-        for (int k = 0; k < one[0].count; k++)
-            if (one[0].t[k].is_op && strchr(one[0].t[k].op, '=')) eq = k;
-        if (eq <= 0 || eq >= one[0].count - 1) return 0;
-        for (int k = 0; k < eq; k++) rows[0].t[rows[0].count++] = one[0].t[k];
-        Term *e = &one[0].t[eq];
-        size_t len = strlen(e->op);
-        if (len > 2 && strcmp(e->op + len - 2, " =") == 0) { // "÷ √2 =": "÷ √2" stays above
-            e->op[len - 2] = '\0';
-            rows[0].t[rows[0].count++] = *e;
+    memset(r, 0, sizeof *r);
+    snprintf(r->caption, sizeof r->caption, "%s", e->caption);
+    for (int k = from; k < to && r->count < TERM_MAX; k++) {
+        BoardTerm *t = &r->t[r->count++];
+        if (e->t[k].mat == MAT_NONE) {
+            t->is_op = true;
+            snprintf(t->op, sizeof t->op, "%s", e->t[k].op);
+        } else {
+            box_init(c, g, &t->box, e->t[k].mat, e->t[k].head, e->t[k].result);
         }
-        add_op(&rows[1], "=");
-        for (int k = eq + 1; k < one[0].count; k++) rows[1].t[rows[1].count++] = one[0].t[k];
-        return 2;
     }
-    if (variant != 0 && view_stage(c->st) != STAGE_PROJECT) return 0;
-    switch (view_stage(c->st)) {
-    case STAGE_INPUT:
-        add_mat(c, &rows[n], MAT_X, h, true);
-        if (p->cross) {
-            add_op(&rows[n], "   ");
-            add_mat(c, &rows[n], MAT_S, h, true);
-        }
-        n++;
-        break;
-    case STAGE_PROJECT: {
-        MatId w[3] = {MAT_WQ, MAT_WK, MAT_WV}, o[3] = {MAT_Q, MAT_K, MAT_V};
-        if (variant == 1) {
-            if (p->cross) return 0;
-            add_mat(c, &rows[0], MAT_X, h, false);
-            add_op(&rows[0], "\xc2\xb7");
-            for (int i = 0; i < 3; i++) add_mat(c, &rows[0], w[i], h, false);
-            add_op(&rows[0], "=");
-            for (int i = 0; i < 3; i++) add_mat(c, &rows[0], o[i], h, true);
-            return 1;
-        }
-        for (int i = 0; i < 3 && n < max_rows; i++, n++) {
-            add_binary(c, &rows[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, "\xc2\xb7", w[i], o[i], h);
-        }
-        break;
-    }
-    case STAGE_SCORES:
-        add_binary(c, &rows[n++], MAT_Q, "\xc2\xb7", MAT_KT, MAT_SCORES, h);
-        break;
-    case STAGE_SCALE:
-        add_mat(c, &rows[n], MAT_SCORES, h, false);
-        snprintf(op, sizeof op, "\xc3\xb7 %s%d =", SQRT, p->d_k);
-        add_op(&rows[n], op);
-        add_mat(c, &rows[n], MAT_SCALED, h, true);
-        n++;
-        break;
-    case STAGE_MASK:
-        add_binary(c, &rows[n++], MAT_SCALED, "+", MAT_MASK, MAT_MASKED, h);
-        break;
-    case STAGE_SOFTMAX:
-        add_op(&rows[n], "softmax");
-        add_mat(c, &rows[n], p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, h, false);
-        add_op(&rows[n], "=");
-        add_mat(c, &rows[n], MAT_WEIGHTS, h, true);
-        n++;
-        break;
-    case STAGE_WEIGHTED_SUM:
-        add_binary(c, &rows[n++], MAT_WEIGHTS, "\xc2\xb7", MAT_V, MAT_Z, h);
-        break;
-    case STAGE_CONCAT: {
-        // Up to 8 heads' Z on the left; with more, the concat alone (its columns say which head).
-        if (p->heads <= 8) {
-            for (int i = 0; i < p->heads; i++) {
-                if (i) add_op(&rows[n], "|");
-                add_mat(c, &rows[n], MAT_Z, i, false);
+}
+
+static int op_width(const Ctx *c, const GridStyle *g, const char *op)
+{
+    return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
+}
+
+static int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
+{
+    int w = 0;
+    for (int k = 0; k < r->count; k++)
+        w += r->t[k].is_op ? op_width(c, g, r->t[k].op) : box_width(g, &r->t[k].box) + g->gap;
+    return w;
+}
+
+static int row_height(const GridStyle *g, const BoardRow *r)
+{
+    int h = 0;
+    for (int k = 0; k < r->count; k++)
+        if (!r->t[k].is_op && box_height(g, &r->t[k].box) > h) h = box_height(g, &r->t[k].box);
+    return h;
+}
+
+static int arrangement_height(const GridStyle *g, const Arrangement *a)
+{
+    int h = 0;
+    for (int r = 0; r < a->count; r++) h += row_height(g, &a->rows[r]) + (r ? g->gap * 2 : 0);
+    return h;
+}
+
+static bool arrangement_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int w, int h)
+{
+    for (int r = 0; r < a->count; r++)
+        if (row_width(c, g, &a->rows[r]) > w) return false;
+    return arrangement_height(g, a) <= h;
+}
+
+// Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x 1).
+static void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
+{
+    for (int r = 0; r < a->count; r++) {
+        BoardRow *row = &a->rows[r];
+        for (int guard = 0; guard < 100000; guard++) {
+            int excess = row_width(c, g, row) - w;
+            if (excess <= 0) break;
+            MatBox *widest = NULL;
+            for (int k = 0; k < row->count; k++) {
+                MatBox *b = &row->t[k].box;
+                if (row->t[k].is_op || b->nc <= 1) continue;
+                if (!widest || b->nc * b->cell_w > widest->nc * widest->cell_w) widest = b;
             }
-            add_op(&rows[n], "=");
+            if (!widest) break;
+            int cut = excess / widest->cell_w + (excess % widest->cell_w ? 1 : 0);
+            // Share the cut with the others when they are as wide: shrink one step at a time then.
+            if (cut > widest->nc - 1) cut = widest->nc - 1;
+            if (cut < 1) cut = 1;
+            int others = 0;
+            for (int k = 0; k < row->count; k++)
+                if (!row->t[k].is_op && &row->t[k].box != widest && row->t[k].box.nc * row->t[k].box.cell_w >
+                                                                          (widest->nc - cut) * widest->cell_w)
+                    others++;
+            if (others) cut = 1;
+            widest->nc -= cut;
         }
-        add_mat(c, &rows[n], MAT_CONCAT, h, true);
-        n++;
-        break;
     }
-    case STAGE_OUTPUT:
-        add_binary(c, &rows[n++], MAT_CONCAT, "\xc2\xb7", MAT_WO, MAT_OUTPUT, h);
-        break;
-    default: break;
-    }
-    return n;
-}
-
-// The widest formatted value among the board's matrices: the largest magnitude, with a sign if any is negative.
-static int widest_value(const Ctx *c, const EqRow *rows, int nrows, int font)
-{
-    int best = text_w(c, FONT_REGULAR, font, "0.0000");
-    char buf[64];
-    for (int r = 0; r < nrows; r++)
-        for (int k = 0; k < rows[r].count; k++) {
-            const Term *t = &rows[r].t[k];
-            if (t->is_op) continue;
-            scene_format_value(t->box.negative ? -t->box.range : t->box.range, buf, sizeof buf);
-            int w = text_w(c, FONT_REGULAR, font, buf);
-            if (w > best) best = w;
-        }
-    return best;
-}
-
-// Chooses cell sizes and fonts so that all rows fit in w x h. Returns the cell area (bigger is better).
-static double fit_style(Ctx *c, EqRow *rows, int nrows, int w, int h, GridStyle *gs)
-{
-    GridStyle g;
-    g.title_font = px(c, 18);
-    g.label_font = px(c, 16);
-    g.title_h = line_h(c, FONT_BOLD, g.title_font) + px(c, 10);
-    g.col_label_h = line_h(c, FONT_REGULAR, g.label_font) + px(c, 4);
-    g.gap = px(c, 12);
-    int op_font = px(c, 28);
-    int num_target = px(c, 17);
-    int cw_max = widest_value(c, rows, nrows, num_target) + px(c, 12);
-    int ch_max = line_h(c, FONT_REGULAR, num_target) + px(c, 12);
-    // Fixed widths and heights of each row, then the cell size that fits all rows. Width and height shrink
-    // separately (cells may get flatter) so that numbers survive as long as possible.
-    double fit_w = 1.0, fit_h = 1.0;
-    int fixed_h = 0, sum_rows = 0;
-    for (int r = 0; r < nrows; r++) {
-        int fixed_w = 0, cols = 0, tallest = 0;
-        for (int k = 0; k < rows[r].count; k++) {
-            Term *t = &rows[r].t[k];
-            if (t->is_op) {
-                fixed_w += text_w(c, FONT_BOLD, op_font, t->op) + 2 * g.gap;
-            } else {
-                t->box.label_w = row_label_width(c, t->box.mat, t->box.rows, g.label_font);
-                fixed_w += t->box.label_w + px(c, 12);
-                cols += t->box.cols;
-                if (t->box.rows > tallest) tallest = t->box.rows;
+    for (int guard = 0; guard < 100000; guard++) {
+        int excess = arrangement_height(g, a) - h;
+        if (excess <= 0) break;
+        MatBox *tallest = NULL;
+        for (int r = 0; r < a->count; r++)
+            for (int k = 0; k < a->rows[r].count; k++) {
+                MatBox *b = &a->rows[r].t[k].box;
+                if (a->rows[r].t[k].is_op || b->nr <= 1) continue;
+                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h) tallest = b;
             }
-        }
-        if (cols > 0) {
-            double f = (double)(w - fixed_w) / ((double)cols * cw_max);
-            if (f < fit_w) fit_w = f;
-        }
-        fixed_h += g.title_h + g.col_label_h + px(c, 16);
-        sum_rows += tallest;
+        if (!tallest) break;
+        bool was = box_windowed(tallest);
+        tallest->nr -= 1;
+        if (!was) tallest->nr -= g->foot_h / tallest->cell_h; // the caption line takes room too
+        if (tallest->nr < 1) tallest->nr = 1;
     }
-    if (sum_rows > 0) {
-        double f = (double)(h - fixed_h) / ((double)sum_rows * ch_max);
-        if (f < fit_h) fit_h = f;
-    }
-    if (fit_w <= 0.0) fit_w = 0.01;
-    if (fit_h <= 0.0) fit_h = 0.01;
-    // Not flatter than 1:4, nor taller than wide.
-    g.cell_w = floor(cw_max * fit_w * 64.0) / 64.0;
-    g.cell_h = floor(ch_max * fit_h * 64.0) / 64.0;
-    if (g.cell_w > 4.0 * g.cell_h) g.cell_w = 4.0 * g.cell_h;
-    if (g.cell_h > g.cell_w) g.cell_h = g.cell_w;
-    if (g.cell_w > 8.0) g.cell_w = floor(g.cell_w); // whole pixels when there is room: crisp grids
-    if (g.cell_h > 8.0) g.cell_h = floor(g.cell_h);
-    // Numbers: the largest font that still fits the cell, or none when that would be illegible.
-    g.num_font = num_target;
-    while (g.num_font >= c->min_font &&
-           (widest_value(c, rows, nrows, g.num_font) + px(c, 4) > g.cell_w ||
-            line_h(c, FONT_REGULAR, g.num_font) > g.cell_h))
-        g.num_font--;
-    if (g.num_font < c->min_font) g.num_font = 0;
-    g.op_font = op_font;
-    *gs = g;
-    return g.cell_w * g.cell_h * (g.num_font > 0 ? 4.0 : 1.0);
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op) box_follow(c, &a->rows[r].t[k].box);
 }
 
-// The projections of self-attention as one multiplication scheme: X once on the left, each W above its
-// result, so that row i of X lines up with row i of Q, K and V, and column j of W with their column j.
-// Three stacked rows "X · W = Q" repeat X and share the height three ways; this shares it two ways
-// (d_model + n rows instead of 3·max(d_model, n)), so the numbers are larger and every row is labelled.
-// rows[0]: W^Q W^K W^V; rows[1]: X, a spacer, Q K V.
-static bool build_scheme(Ctx *c, EqRow rows[2])
+// The arrangements of the stage's equations, in order of preference.
+typedef enum { ARR_ROWS = 0, ARR_STACKED, ARR_SUBSTEPS, ARR_COUNT } ArrKind;
+
+static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, ArrKind kind, int sub,
+                              Arrangement *a)
 {
-    if (view_stage(c->st) != STAGE_PROJECT || c->L->params.cross) return false;
-    int h = c->st->head;
-    memset(rows, 0, 2 * sizeof *rows);
-    add_mat(c, &rows[0], MAT_WQ, h, false);
-    add_mat(c, &rows[0], MAT_WK, h, false);
-    add_mat(c, &rows[0], MAT_WV, h, false);
-    add_mat(c, &rows[1], MAT_X, h, false);
-    add_op(&rows[1], "  ");
-    add_mat(c, &rows[1], MAT_Q, h, true);
-    add_mat(c, &rows[1], MAT_K, h, true);
-    add_mat(c, &rows[1], MAT_V, h, true);
-    return true;
+    memset(a, 0, sizeof *a);
+    for (int e = 0; e < neq; e++) {
+        if (kind == ARR_SUBSTEPS && e != sub) continue;
+        int eqpos = -1;
+        for (int k = 0; k < eq[e].count; k++)
+            if (eq[e].t[k].mat == MAT_NONE && strstr(eq[e].t[k].op, "=")) eqpos = k;
+        if (kind == ARR_STACKED && eqpos > 0 && a->count + 2 <= BOARD_ROWS) {
+            row_from_equation(c, g, &eq[e], 0, eqpos, &a->rows[a->count++]);
+            // "÷ √2 =" keeps "÷ √2" above; the "=" starts the row below.
+            Equation tail = eq[e];
+            const char *op = eq[e].t[eqpos].op;
+            if (strcmp(op, "=") != 0) {
+                BoardRow *up = &a->rows[a->count - 1];
+                BoardTerm *t = &up->t[up->count++];
+                memset(t, 0, sizeof *t);
+                t->is_op = true;
+                snprintf(t->op, sizeof t->op, "%.*s", (int)(strlen(op) - 2), op);
+            }
+            snprintf(tail.t[eqpos].op, sizeof tail.t[eqpos].op, "=");
+            row_from_equation(c, g, &tail, eqpos, eq[e].count, &a->rows[a->count++]);
+        } else if (a->count < BOARD_ROWS) {
+            row_from_equation(c, g, &eq[e], 0, eq[e].count, &a->rows[a->count++]);
+        }
+    }
 }
 
-static void draw_scheme(Ctx *c, EqRow rows[2], const GridStyle *g, int x, int y, int w, int h)
+// Lays the stage out in (w x h): the arrangement, and the sub-step shown (clamped; reported in the scene).
+static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
 {
-    MatBox *wb[3] = {&rows[0].t[0].box, &rows[0].t[1].box, &rows[0].t[2].box};
-    MatBox *xb = &rows[1].t[0].box, *rb[3] = {&rows[1].t[2].box, &rows[1].t[3].box, &rows[1].t[4].box};
-    // "Q₀ = X·W₀^Q": each result says where it comes from.
-    char titles[3][64];
-    for (int i = 0; i < 3; i++) {
-        char rn[32], wn[32];
-        mat_name(c->L, rb[i]->mat, rb[i]->head, rn, sizeof rn);
-        mat_name(c->L, wb[i]->mat, wb[i]->head, wn, sizeof wn);
-        snprintf(titles[i], sizeof titles[i], "%s = X\xc2\xb7%s", rn, wn);
-        rb[i]->title = titles[i];
+    Equation eq[EQ_MAX];
+    const StageInfo *si = stage_info(view_stage(c->st));
+    int neq = si ? si->equations(&c->L->params, c->st->head, eq, EQ_MAX) : 0;
+    *substeps = 1;
+    if (neq == 0) {
+        memset(out, 0, sizeof *out);
+        return;
     }
-    int spacer = text_w(c, FONT_BOLD, g->op_font, rows[1].t[1].op) + 2 * g->gap, sep = px(c, 24);
-    int col_w[3], label[3], total = box_width(g, xb) + spacer;
-    for (int i = 0; i < 3; i++) {
-        label[i] = wb[i]->label_w > rb[i]->label_w ? wb[i]->label_w : rb[i]->label_w;
-        col_w[i] = label[i] + (int)floor(rb[i]->cols * g->cell_w + 1e-9);
-        total += col_w[i] + (i ? sep : 0);
+    for (int kind = ARR_ROWS; kind <= ARR_STACKED; kind++) {
+        build_arrangement(c, g, eq, neq, (ArrKind)kind, 0, out);
+        if (arrangement_fits(c, g, out, w, h)) {
+            *sub = 0;
+            return;
+        }
     }
-    if (total > w) { // the columns closer together when the cells took the room (never closer than px(12))
-        int narrower = (total - w + 1) / 2;
-        if (narrower > sep - px(c, 12)) narrower = sep - px(c, 12);
-        sep -= narrower;
-        total -= 2 * narrower;
+    if (neq > 1) {
+        *substeps = neq;
+        if (*sub >= neq) *sub = neq - 1;
+        if (*sub < 0) *sub = 0;
+        build_arrangement(c, g, eq, neq, ARR_SUBSTEPS, *sub, out);
+        if (arrangement_fits(c, g, out, w, h)) return;
+        Arrangement st;
+        // Stacked within the sub-step, when that fits without windows.
+        Equation one = eq[*sub];
+        build_arrangement(c, g, &one, 1, ARR_STACKED, 0, &st);
+        if (arrangement_fits(c, g, &st, w, h)) {
+            *out = st;
+            return;
+        }
+        window_to_fit(c, g, out, w, h);
+        return;
     }
-    int vgap = px(c, 16), top_h = box_height(g, wb[0]), bottom_h = box_height(g, rb[0]);
-    int xx = x + (w - total) / 2, yy = y + (h - top_h - vgap - bottom_h) / 2;
-    if (xx < x) xx = x;
+    *sub = 0;
+    // One equation that does not fit: the arrangement that keeps the most cells after windowing.
+    Arrangement best, alt;
+    build_arrangement(c, g, eq, neq, ARR_ROWS, 0, &best);
+    window_to_fit(c, g, &best, w, h);
+    build_arrangement(c, g, eq, neq, ARR_STACKED, 0, &alt);
+    window_to_fit(c, g, &alt, w, h);
+    long cells_best = 0, cells_alt = 0;
+    for (int r = 0; r < best.count; r++)
+        for (int k = 0; k < best.rows[r].count; k++)
+            if (!best.rows[r].t[k].is_op) cells_best += (long)best.rows[r].t[k].box.nr * best.rows[r].t[k].box.nc;
+    for (int r = 0; r < alt.count; r++)
+        for (int k = 0; k < alt.rows[r].count; k++)
+            if (!alt.rows[r].t[k].is_op) cells_alt += (long)alt.rows[r].t[k].box.nr * alt.rows[r].t[k].box.nc;
+    *out = cells_alt > cells_best ? alt : best;
+}
+
+static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
+{
+    int total = arrangement_height(g, a);
+    int yy = y + (h - total) / 2;
     if (yy < y) yy = y;
-    int by = yy + top_h + vgap;
-    draw_matrix(c, g, xb, xx, by);
-    xx += box_width(g, xb) + spacer;
-    for (int i = 0; i < 3; i++) {
-        int gx = xx + label[i]; // the left edge of both grids of this column
-        draw_matrix(c, g, wb[i], gx - wb[i]->label_w, yy);
-        draw_matrix(c, g, rb[i], gx - rb[i]->label_w, by);
-        xx += col_w[i] + sep;
+    for (int r = 0; r < a->count; r++) {
+        const BoardRow *row = &a->rows[r];
+        int rh = row_height(g, row), rw = row_width(c, g, row);
+        int xx = x + (w - rw) / 2;
+        if (xx < x) xx = x;
+        for (int k = 0; k < row->count; k++) {
+            const BoardTerm *t = &row->t[k];
+            if (t->is_op) {
+                int ow = op_width(c, g, t->op);
+                int cells_top = yy + g->title_h + g->col_label_h;
+                int tallest = 0;
+                for (int j = 0; j < row->count; j++)
+                    if (!row->t[j].is_op && row->t[j].box.nr * row->t[j].box.cell_h > tallest)
+                        tallest = row->t[j].box.nr * row->t[j].box.cell_h;
+                int oh = line_h(c, FONT_BOLD, g->op_font);
+                math_at(c, FONT_BOLD, g->op_font, c->th->ink, xx + g->gap, cells_top + (tallest - oh) / 2, t->op);
+                xx += ow;
+            } else {
+                draw_matrix(c, g, &t->box, xx, yy);
+                xx += box_width(g, &t->box) + g->gap;
+            }
+        }
+        yy += rh + g->gap * 2;
     }
 }
 
 static void draw_board(Ctx *c, int x, int y, int w, int h)
 {
-    EqRow rows[3], alt[3];
-    GridStyle g, ga;
-    int nrows = build_rows(c, rows, 3, 0);
-    if (nrows == 0) return;
-    double score = fit_style(c, rows, nrows, w, h, &g);
-    if (build_scheme(c, alt)) {
-        double alt_score = fit_style(c, alt, 2, w, h, &ga);
-        // Only when it shows the numbers: with colours alone, long thin strips read worse than the rows.
-        if (ga.num_font > 0 && alt_score > score) {
-            draw_scheme(c, alt, &ga, x, y, w, h);
-            return;
-        }
-    }
-    for (int variant = 1; variant <= 2; variant++) {
-        int nalt = build_rows(c, alt, 3, variant);
-        double alt_score = nalt > 0 ? fit_style(c, alt, nalt, w, h, &ga) : 0.0;
-        // Stacking must win clearly (numbers where there were none, or much bigger cells).
-        if (nalt > 0 && alt_score > (variant == 2 ? 1.3 : 1.0) * score) {
-            memcpy(rows, alt, sizeof rows);
-            nrows = nalt;
-            g = ga;
-            score = alt_score;
-        }
-    }
-    int op_font = g.op_font;
-    // Lay out the rows, each centred horizontally; vertical space shared equally.
-    int total_h = 0;
-    int heights[3];
-    for (int r = 0; r < nrows; r++) {
-        int tallest = 0;
-        for (int k = 0; k < rows[r].count; k++)
-            if (!rows[r].t[k].is_op && box_height(&g, &rows[r].t[k].box) > tallest)
-                tallest = box_height(&g, &rows[r].t[k].box);
-        heights[r] = tallest;
-        total_h += tallest;
-    }
-    int vgap = nrows > 1 ? (h - total_h) / (nrows + 1) : (h - total_h) / 2;
-    if (vgap < 0) vgap = 0;
-    int yy = y + vgap;
-    if (vgap > px(c, 40) && nrows > 1) yy = y + (h - total_h - (nrows - 1) * px(c, 40)) / 2, vgap = px(c, 40);
-    for (int r = 0; r < nrows; r++) {
-        int row_w = 0;
-        for (int k = 0; k < rows[r].count; k++) {
-            const Term *t = &rows[r].t[k];
-            row_w += t->is_op ? text_w(c, FONT_BOLD, op_font, t->op) + 2 * g.gap : box_width(&g, &t->box) + px(c, 12);
-        }
-        int xx = x + (w - row_w) / 2;
-        if (xx < x) xx = x;
-        for (int k = 0; k < rows[r].count; k++) {
-            const Term *t = &rows[r].t[k];
-            if (t->is_op) {
-                int ow = text_w(c, FONT_BOLD, op_font, t->op);
-                // Centre the operator on the tallest matrix's cells.
-                int cells_top = yy + g.title_h + g.col_label_h;
-                int cells_h = heights[r] - g.title_h - g.col_label_h;
-                text_in(c, FONT_BOLD, op_font, INK, xx + g.gap, cells_top, ow, cells_h, CENTER, t->op);
-                xx += ow + 2 * g.gap;
-            } else {
-                int bh = box_height(&g, &t->box);
-                int top = yy + (heights[r] - bh) / 2;
-                draw_matrix(c, &g, &t->box, xx, top);
-                xx += box_width(&g, &t->box) + px(c, 12);
-            }
-        }
-        yy += heights[r] + vgap;
-    }
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement a;
+    int substeps = 1, sub = c->st->substep;
+    plan_board(c, &g, w, h, &a, &substeps, &sub);
+    c->s->substeps = substeps;
+    c->s->substep = sub;
+    draw_arrangement(c, &g, &a, x, y, w, h);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Heatmaps
+// Heatmaps: the attention pattern beside the board, every token labelled.
 
-// Which matrix the heatmap shows at this stage, and whether it is on the fixed 0..1 scale.
-static MatId heat_mat(const ViewState *st, const Lesson *L)
-{
-    switch (view_stage(st)) {
-    case STAGE_INPUT:
-    case STAGE_PROJECT: return MAT_NONE;
-    case STAGE_SCORES: return MAT_SCORES;
-    case STAGE_SCALE: return MAT_SCALED;
-    case STAGE_MASK: return L->params.mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED;
-    default: return MAT_WEIGHTS;
-    }
-}
-
-static double heat_range(const Ctx *c, MatId m)
-{
-    if (m == MAT_WEIGHTS) return 1.0;
-    double r = 0.0; // shared by all heads so that they compare fairly
-    for (int h = 0; h < c->L->params.heads; h++) {
-        double x = matrix_range(c, m, h);
-        if (x > r) r = x;
-    }
-    return r;
-}
+static double heat_range(const Ctx *c, MatId m) { return group_range(c, m); }
 
 // "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.
 static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
 {
+    (void)c;
     char name[64];
-    mat_name(c->L, m, head, name, sizeof name);
-    const char *what = m == MAT_WEIGHTS ? "attention weights" : m == MAT_SCORES ? "raw scores" : "scaled scores";
+    model_mat_name(m, head, name, sizeof name);
+    const MatInfo *mi = mat_info(m);
     if (compact) snprintf(buf, cap, "head %d", head);
-    else snprintf(buf, cap, "Head %d \xc2\xb7 %s %s", head, what, name);
-}
-
-// v with `dec` decimals and a real minus sign (the heatmap falls back to 2 decimals in small cells).
-static void format_dec(double v, int dec, char *buf, size_t cap)
-{
-    if (dec >= 4 || !isfinite(v)) {
-        scene_format_value(v, buf, cap);
-        return;
-    }
-    double lim = 0.5 * pow(10.0, -dec);
-    if (fabs(v) < lim) v = 0.0;
-    char tmp[64];
-    if (fabs(v) >= 1e3) snprintf(tmp, sizeof tmp, "%.1e", fabs(v));
-    else snprintf(tmp, sizeof tmp, "%.*f", dec, fabs(v));
-    snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp);
+    else snprintf(buf, cap, "Head %d \xc2\xb7 %s %s", head, mi ? mi->what : "", name);
 }
 
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
 static void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
 {
-    int font = px(c, 15);
+    int font = c->num_font;
     int lh = line_h(c, FONT_REGULAR, font);
-    int bar_w = px(c, 18);
+    int bar_w = c->num_font * 2 / 3;
     if (bar_w > w / 3) bar_w = w / 3 > 4 ? w / 3 : 4;
     int top = y, bh = h;
-    if (bh < 3 * lh) { // too short for three labels: grow around the centre
+    if (bh < 3 * lh) {
         top = y + h / 2 - 3 * lh / 2;
         bh = 3 * lh;
     }
@@ -1231,169 +875,146 @@ static void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, in
         int y0 = top + (int)((long)i * bh / steps), y1 = top + (int)((long)(i + 1) * bh / steps);
         rect(c, x, y0, bar_w, y1 - y0, col);
     }
-    frame(c, x, top, bar_w, bh, 1, MUTED);
+    frame(c, x, top, bar_w, bh, 1, c->th->muted);
     char buf[32];
     double hi = m == MAT_WEIGHTS ? 1.0 : range, lo = m == MAT_WEIGHTS ? 0.0 : -range;
-    double mid = (hi + lo) / 2.0;
-    int lx = x + bar_w + px(c, 6), lw = w - bar_w - px(c, 6);
-    scene_format_value(hi, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, MUTED, lx, top, lw, lh, LEFT, buf);
-    scene_format_value(mid, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, MUTED, lx, top + bh / 2 - lh / 2, lw, lh, LEFT, buf);
-    scene_format_value(lo, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, MUTED, lx, top + bh - lh, lw, lh, LEFT, buf);
+    int lx = x + bar_w + c->num_font / 4, lw = w - bar_w - c->num_font / 4;
+    if (m == MAT_WEIGHTS) snprintf(buf, sizeof buf, "1");
+    else model_format_value(hi, buf, sizeof buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top, lw, lh, LEFT, buf);
+    if (m == MAT_WEIGHTS) snprintf(buf, sizeof buf, "0");
+    else model_format_value(lo, buf, sizeof buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top + bh - lh, lw, lh, LEFT, buf);
 }
 
 static int colorbar_width(const Ctx *c)
 {
-    return px(c, 18) + px(c, 6) + text_w(c, FONT_REGULAR, px(c, 15), "\xe2\x88\x92" "00.0000") + px(c, 4);
+    return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, "\xe2\x88\x92" "0.0000") + 2;
 }
 
-// One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, square-ish cells.
-// title: NULL for the head's own title (heat_title).
+// One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
+// numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
+// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out.
 static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
                          bool selected, int *grid_y, int *grid_h, const char *title_text)
 {
     *grid_y = y;
     *grid_h = h;
     const AttnParams *p = &c->L->params;
-    int title_font = compact ? px(c, 16) : px(c, 18);
-    int label_font = compact ? px(c, 14) : px(c, 16);
-    if (label_font < 12) label_font = 12;
-    char title[128], buf[128], fitted[128];
+    int title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
+    int label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
+    char title[160], buf[160], fitted[160];
     if (title_text) snprintf(title, sizeof title, "%s", title_text);
     else heat_title(c, m, head, compact, title, sizeof title);
     int tlh = line_h(c, FONT_BOLD, title_font);
-    int th = tlh + px(c, 6);
-    int title_w = text_w(c, FONT_BOLD, title_font, title);
+    int th = tlh + c->num_font / 5;
     const char *dot = strstr(title, " \xc2\xb7 ");
-    Rgba tcol = selected ? RESULT : INK;
-    if (title_w > w && dot && !compact) {
-        // Too wide for one line: "Head 0" above, "attention weights A₀" below.
-        char first[128];
+    Rgba tcol = selected ? c->th->result : c->th->ink;
+    int title_w;
+    if (math_w(c, FONT_BOLD, title_font, title) > w && dot && !compact) {
+        char first[160];
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
-        fit_text(c, FONT_REGULAR, title_font, dot + 4, w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, title_font, tcol, x, y + tlh, w, tlh, LEFT, fitted);
-        th = 2 * tlh + px(c, 6);
+        math_at(c, FONT_REGULAR, title_font, tcol, x, y + tlh, dot + 4);
+        th = 2 * tlh + c->num_font / 5;
         title_w = w;
     } else {
         fit_text(c, FONT_BOLD, title_font, title, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, th, compact ? CENTER : LEFT, fitted);
-        title_w = text_w(c, FONT_BOLD, title_font, fitted);
+        int tw = math_w(c, FONT_BOLD, title_font, fitted);
+        math_at(c, FONT_BOLD, title_font, tcol, compact ? x + (w - tw) / 2 : x, y + (th - tlh) / 2, fitted);
+        title_w = tw;
     }
-    // Labels: shown when there is room for them at a legible size.
-    int lw = 0, llh = line_h(c, FONT_REGULAR, label_font);
+    // Labels: every one, at a size that lets the cells keep the room (down to 60 % of the label font).
+    int lw = 0;
     for (int i = 0; i < p->n; i++) {
-        int tw = text_w(c, FONT_REGULAR, label_font, c->L->tokens[i]);
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, label_font, buf);
         if (tw > lw) lw = tw;
     }
     if (lw > w / 4) lw = w / 4;
-    lw += px(c, 6);
-    int top_h = llh + px(c, 4);
+    lw += c->num_font / 4;
+    int llh = line_h(c, FONT_REGULAR, label_font);
+    int top_h = llh + c->num_font / 6;
     int avail_w = w - lw, avail_h = h - th - top_h;
-    int cell = p->m > 0 ? avail_w / p->m : 0;
-    if (p->n > 0 && avail_h / p->n < cell) cell = avail_h / p->n;
-    bool labels = cell >= 6;
-    if (!labels) {
-        lw = 0;
-        top_h = 0;
-        cell = p->m > 0 ? w / p->m : 0;
-        if (p->n > 0 && (h - th) / p->n < cell) cell = (h - th) / p->n;
+    int cell_h = p->n > 0 ? avail_h / p->n : 0, cell_w = p->m > 0 ? avail_w / p->m : 0;
+    if (cell_h > cell_w * 2 / 1) cell_h = cell_w;
+    if (cell_w > cell_h * 3) cell_w = cell_h * 3;
+    if (cell_h < 1 || cell_w < 1) return;
+    // Row labels shrink when the cells are lower than the text (every token keeps its label).
+    int row_font = label_font;
+    while (row_font > 6 && line_h(c, FONT_REGULAR, row_font) > cell_h + 2) row_font--;
+    int col_font = label_font;
+    int widest = 0;
+    for (int j = 0; j < p->m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, col_font, buf);
+        if (tw > widest) widest = tw;
     }
-    if (cell < 1) return;
-    int cell_w = cell, cell_h = cell;
-    // Wider than tall looks better for numbers when the panel is wide.
-    if (!compact) {
-        int wide = p->m > 0 ? avail_w / p->m : cell;
-        if (wide > cell * 2) wide = cell * 2;
-        if (wide > cell) cell_w = wide;
-    }
+    while (col_font > 6 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
     int gw = cell_w * p->m;
     int gx = x + lw + (w - lw - gw) / 2, gy = y + th + top_h;
     *grid_y = gy;
     *grid_h = cell_h * p->n;
     scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
-    // Numbers when legible: 4 decimals as on the board, else 2 (the colour carries the rest).
-    int nf = 0, dec = 4;
-    for (int d = 4; d >= 2 && nf == 0; d -= 2) {
-        int f = px(c, 17);
-        if (compact && f > cell_h / 2) f = cell_h / 2;
-        char widest[32];
-        format_dec(m == MAT_WEIGHTS ? 1.0 : -range, d, widest, sizeof widest);
-        while (f >= c->min_font && (text_w(c, FONT_REGULAR, f, widest) + px(c, 6) > cell_w ||
-                                    line_h(c, FONT_REGULAR, f) > cell_h))
-            f--;
-        if (f >= c->min_font) {
-            nf = f;
-            dec = d;
-        }
+    // Numbers only at the board's size, when every one fits its cell.
+    bool numbers = !compact;
+    if (numbers) {
+        char wide[32];
+        model_format_value(m == MAT_WEIGHTS ? 0.5555 : -range, wide, sizeof wide);
+        numbers = text_w(c, FONT_REGULAR, c->num_font, wide) + c->num_font / 4 <= cell_w &&
+                  line_h(c, FONT_REGULAR, c->num_font) <= cell_h;
     }
-    if (labels) {
-        int widest = 0;
-        for (int j = 0; j < p->m; j++) {
-            int tw = text_w(c, FONT_REGULAR, label_font, c->L->source_tokens[j]);
-            if (tw > widest) widest = tw;
-        }
-        if (widest > px(c, 90)) widest = px(c, 90);
-        int step_c = 1;
-        while (step_c * cell_w < widest + px(c, 4) && step_c < p->m) step_c++;
-        for (int j = 0; j < p->m; j += step_c) {
-            fit_text(c, FONT_REGULAR, label_font, c->L->source_tokens[j], cell_w * step_c - px(c, 2), fitted,
-                     sizeof fitted);
-            int tw = text_w(c, FONT_REGULAR, label_font, fitted);
-            int lx = gx + j * cell_w + (cell_w - tw) / 2;
-            if (lx < gx) lx = gx;
-            if (lx + tw > x + w) lx = x + w - tw;
-            text_at(c, FONT_REGULAR, label_font, MUTED, lx, gy - top_h + (top_h - llh) / 2, fitted);
-        }
-        int step = 1;
-        while (step * cell_h < llh && step < p->n) step++;
-        for (int i = 0; i < p->n; i += step) {
-            fit_text(c, FONT_REGULAR, label_font, c->L->tokens[i], lw - px(c, 6), fitted, sizeof fitted);
-            text_in(c, FONT_REGULAR, label_font, MUTED, gx - lw, gy + i * cell_h, lw - px(c, 6), cell_h, RIGHT, fitted);
-        }
+    for (int j = 0; j < p->m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        fit_text(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
+        if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
+        text_in(c, FONT_REGULAR, col_font, c->th->muted, gx + j * cell_w, gy - top_h, cell_w, top_h, CENTER, fitted);
+    }
+    for (int i = 0; i < p->n; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        fit_text(c, FONT_REGULAR, row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, row_font, c->th->muted, gx - lw, gy + i * cell_h, lw - c->num_font / 4, cell_h, RIGHT,
+                fitted);
     }
     bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK;
-    int inset = cell >= 8 ? 1 : 0;
+    int inset = cell_w >= 8 && cell_h >= 8 ? 1 : 0;
+    rect(c, gx - inset, gy - inset, gw + inset, cell_h * p->n + inset, c->th->grid);
     for (int i = 0; i < p->n; i++) {
         for (int j = 0; j < p->m; j++) {
             CellRef ref = {m, head, i, j};
             int cx = gx + j * cell_w, cy = gy + i * cell_h;
-            double v = scene_cell_value(c->L, c->T, ref);
+            double v = cell_value(c, ref);
             bool masked = causal && j > i;
-            Rgba bgc = masked && m == MAT_WEIGHTS ? MASKED_BG : cell_color(c, m, v, range);
+            Rgba bgc = masked && m == MAT_WEIGHTS ? c->th->masked_bg : cell_color(c, m, v, range);
             bool shown = view_cell_revealed(c->st, ref) || head != c->st->head;
-            if (!shown) bgc = EMPTY;
+            if (!shown) bgc = c->th->empty;
             rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
-            if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, HATCH);
-            if (nf > 0 && shown) {
-                format_dec(v, dec, buf, sizeof buf);
-                text_in(c, FONT_REGULAR, nf, masked ? INK : colormap_text_on(bgc), cx, cy, cell_w - inset,
-                        cell_h - inset, CENTER, buf);
+            if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
+            if (numbers && shown) {
+                model_format_value(v, buf, sizeof buf);
+                text_in(c, FONT_REGULAR, c->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
+                        cell_w - inset, cell_h - inset, CENTER, buf);
             }
             if (shown) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
         }
     }
-    // The focused cell (or the heatmap row the focus reads) outlined.
     CellRef f = c->focus;
-    int t = px(c, 3);
-    if (f.mat != MAT_NONE && f.head == head && f.row < p->n &&
+    int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8;
+    if (f.mat != MAT_NONE && f.head == head && f.row < p->n && f.row >= 0 && f.col < p->m &&
         (f.mat == MAT_SCORES || f.mat == MAT_SCALED || f.mat == MAT_MASKED || f.mat == MAT_WEIGHTS)) {
-        frame(c, gx + f.col * cell_w - t, gy + f.row * cell_h - t, cell_w + 2 * t, cell_h + 2 * t, t, LIT);
-    } else if (f.mat == MAT_Z && f.head == head && f.row < p->n) {
-        frame(c, gx - t, gy + f.row * cell_h - t, gw + 2 * t, cell_h + 2 * t, t, LIT);
+        frame(c, gx + f.col * cell_w - t, gy + f.row * cell_h - t, cell_w + 2 * t, cell_h + 2 * t, t, c->th->focus);
+    } else if (f.mat == MAT_Z && f.head == head && f.row < p->n && f.row >= 0) {
+        frame(c, gx - t, gy + f.row * cell_h - t, gw + 2 * t, cell_h + 2 * t, t, c->th->focus);
     }
     if (selected && compact) {
-        // Around the title and the cells, not the whole panel (whose height the grid shares out).
         int tx = x + (w - title_w) / 2;
-        int l = (labels ? gx - lw : gx) < tx ? (labels ? gx - lw : gx) : tx;
+        int l = gx - lw < tx ? gx - lw : tx;
         int r = gx + gw > tx + title_w ? gx + gw : tx + title_w;
-        int pad = px(c, 6);
+        int pad = c->num_font / 4;
         int fx = l - pad < x ? x : l - pad, fr = r + pad > x + w ? x + w : r + pad;
         int fb = gy + cell_h * p->n + pad > y + h ? y + h : gy + cell_h * p->n + pad;
-        frame(c, fx, y, fr - fx, fb - y, px(c, 2), RESULT);
+        frame(c, fx, y, fr - fx, fb - y, 3, c->th->result);
     }
 }
 
@@ -1403,7 +1024,7 @@ static void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     const AttnParams *p = &c->L->params;
     double range = heat_range(c, m);
     int bar = colorbar_width(c);
-    int gw = w - bar - px(c, 16);
+    int gw = w - bar - c->num_font / 2;
     int best_cols = 1;
     double best = -1.0;
     for (int cols = 1; cols <= p->heads; cols++) {
@@ -1417,21 +1038,21 @@ static void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     }
     int cols = best_cols, rows = (p->heads + cols - 1) / cols;
     int pw = gw / cols, ph = h / rows;
-    int pad = px(c, 8);
+    int pad = c->num_font / 4;
     for (int i = 0; i < p->heads; i++) {
         int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * ph;
         int gy, gh;
         draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
                      NULL);
     }
-    draw_colorbar(c, m, range, x + w - bar, y + px(c, 30), bar, h - px(c, 60));
+    draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
 }
 
 static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
 {
-    MatId m = heat_mat(c->st, c->L);
+    MatId m = model_stage_heatmap(&c->L->params, view_stage(c->st));
     if (m == MAT_NONE) {
-        text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
                 c->ex->slide ? "The heads' attention patterns appear from the Scores stage on."
                              : "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
         return;
@@ -1444,92 +1065,17 @@ static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
 
 static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
 {
-    const AttnParams *p = &c->L->params;
-    char h[16] = "";
-    subscript(h, sizeof h, c->st->head);
-    switch (view_stage(c->st)) {
-    case STAGE_INPUT:
-        snprintf(buf, cap, "X = the embeddings of the %d tokens  (%d%s%d: one row per token)", p->n, p->n, TIMES, p->d_model);
-        break;
-    case STAGE_PROJECT:
-        snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, p->cross ? "S" : "X", h, h,
-                 p->cross ? "S" : "X", h);
-        break;
-    case STAGE_SCORES: snprintf(buf, cap, "S%s = Q%s K%s%s", h, h, h, SUP_T); break;
-    case STAGE_SCALE: snprintf(buf, cap, "S%s%s = Q%s K%s%s / %sd_k,   d_k = %d", PRIME, h, h, h, SUP_T, SQRT, p->d_k); break;
-    case STAGE_MASK:
-        snprintf(buf, cap, "Q%s K%s%s / %sd_k + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal", h, h, SUP_T, SQRT);
-        break;
-    case STAGE_SOFTMAX:
-        snprintf(buf, cap, "A%s = softmax(Q%s K%s%s / %sd_k%s)   row by row", h, h, h, SUP_T, SQRT,
-                 p->mask == MASK_CAUSAL ? " + M" : "");
-        break;
-    case STAGE_WEIGHTED_SUM: snprintf(buf, cap, "Z%s = A%s V%s", h, h, h); break;
-    case STAGE_CONCAT: {
-        char last[16] = "";
-        subscript(last, sizeof last, p->heads - 1);
-        snprintf(buf, cap, "Concat = [Z\xe2\x82\x80 | \xe2\x80\xa6 | Z%s]   (%d%s%d)", last, p->n, TIMES, p->heads * p->d_k);
-        break;
-    }
-    case STAGE_OUTPUT: snprintf(buf, cap, "Output = Concat \xc2\xb7 W^O%s", mat_get(&p->b_O, 0, 0) != 0.0 ? " + b^O" : ""); break;
-    default: buf[0] = '\0';
-    }
+    const StageInfo *si = stage_info(view_stage(c->st));
+    buf[0] = '\0';
+    if (si) si->formula(&c->L->params, c->st->head, buf, cap);
     return buf;
 }
 
-// One or two plain sentences for the footer, with the lesson's own sizes, in the document's words.
-// Self- and cross-attention, and causal lessons, each get their own wording where it differs.
 static const char *stage_explanation(const Ctx *c, Stage s, char *buf, size_t cap)
 {
-    const AttnParams *p = &c->L->params;
-    bool cross = p->cross, causal = p->mask == MASK_CAUSAL;
-    switch (s) {
-    case STAGE_INPUT:
-        if (cross)
-            snprintf(buf, cap, "Cross-attention: the queries come from the %d target tokens X, the keys and values from "
-                     "the %d source tokens S. Each token is a row of d_model = %d numbers, its embedding.", p->n, p->m,
-                     p->d_model);
-        else
-            snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
-                     "the same X.", p->d_model);
-        break;
-    case STAGE_PROJECT:
-        snprintf(buf, cap, "Each head has its own W^Q, W^K and W^V (%d × %d). They turn %s into that head's "
-                 "queries Q, keys K and values V: d_k = %d numbers per token instead of %d.", p->d_model, p->d_k,
-                 cross ? "X into Q, and S into K and V," : "every row of X", p->d_k, p->d_model);
-        break;
-    case STAGE_SCORES:
-        snprintf(buf, cap, "A score is the dot product of a query row of Q and a key row of K: the larger it is, the "
-                 "better that query matches that key. Each head makes its own %d × %d table.", p->n, p->m);
-        break;
-    case STAGE_SCALE:
-        snprintf(buf, cap, "Dividing by √" "d_k = √%d keeps the scores in the same range whatever "
-                 "the head size, so the softmax that follows does not saturate.", p->d_k);
-        break;
-    case STAGE_MASK:
-        snprintf(buf, cap, "In a decoder a token may not look at the tokens after it: the mask sets every score above "
-                 "the diagonal to −∞, which softmax turns into a weight of exactly 0.");
-        break;
-    case STAGE_SOFTMAX:
-        snprintf(buf, cap, "Softmax turns each row into weights that are positive and sum to 1: how much each query "
-                 "attends to each key%s. Each head is a full scaled dot-product attention, with a pattern of its own.",
-                 causal ? " (masked keys get 0)" : "");
-        break;
-    case STAGE_WEIGHTED_SUM:
-        snprintf(buf, cap, "Each row of Z = A V is a mix of the value rows, weighted by that query's attention. Every "
-                 "head gives its own Z of %d × %d.", p->n, p->d_k);
-        break;
-    case STAGE_CONCAT:
-        snprintf(buf, cap, "The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
-                 "of %d per token.", p->heads, p->heads, p->d_k, p->heads * p->d_k);
-        break;
-    case STAGE_OUTPUT:
-        snprintf(buf, cap, "W^O (%d × %d) mixes the heads and returns a d_model-sized vector per token, so the "
-                 "residual Add & Norm and the next layer receive vectors of the size they expect.", p->heads * p->d_k,
-                 p->d_model);
-        break;
-    default: buf[0] = '\0';
-    }
+    const StageInfo *si = stage_info(s);
+    buf[0] = '\0';
+    if (si) si->explain(&c->L->params, buf, cap);
     return buf;
 }
 
@@ -1537,107 +1083,129 @@ static const char *stage_explanation(const Ctx *c, Stage s, char *buf, size_t ca
 // keep them. Returns NULL when there is nothing to say.
 static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
 {
-    *color = STATUS_BG;
+    *color = c->th->status_bg;
     if (c->ex->status) return c->ex->status;
     if (!c->ex->original) return NULL;
     int n = view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
     if (c->ex->slide) snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited", n, n == 1 ? "" : "s");
     else snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
-    *color = EDITED;
+    *color = c->th->edited;
     return buf;
 }
 
+// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a strip
+// naming every stage, the current one filled, with the lesson's title and the sub-step.
 static void draw_header(Ctx *c, int x, int y, int w, int *height)
 {
     const ViewState *st = c->st;
-    int tf = px(c, 24), sf = px(c, 20), ff = px(c, 24);
-    int l1 = line_h(c, FONT_BOLD, tf) + px(c, 8);
-    char buf[256], fitted[256];
-    snprintf(buf, sizeof buf, "stage %d / %d", st->stage_index + 1, st->stage_count);
-    int sw = text_w(c, FONT_REGULAR, sf, buf);
-    char head[96];
+    int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
+    int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
+    char head[96], fitted[512], formula[512];
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, "1 head vs %d", c->L->params.heads);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
+    else if (c->L->params.heads == 1) snprintf(head, sizeof head, "one head");
+    else if (stage_info(view_stage(st)) && stage_info(view_stage(st))->results[0] != MAT_NONE &&
+             !mat_info(stage_info(view_stage(st))->results[0])->per_head)
+        snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
     else snprintf(head, sizeof head, "head %d  (%d of %d)", st->head, st->head + 1, c->L->params.heads);
     int hw = text_w(c, FONT_BOLD, sf, head);
-    int title_max = w - sw - hw - px(c, 80);
-    // After the title: the edit count or where the lesson was saved (the title gives way, down to a third).
-    char note[1600], nfit[1600];
-    Rgba ncol;
-    const char *ntext = status_text(c, note, sizeof note, &ncol);
-    int nw_used = 0, gap = px(c, 24);
-    int nf = sf;
-    if (ntext) {
-        // A save message must be read whole: the title gives way to a few letters and the text may shrink.
-        int tw_full = text_w(c, FONT_BOLD, tf, c->L->title ? c->L->title : "");
-        int keep = c->ex->status ? px(c, 60) : title_max / 3;
-        if (tw_full < keep) keep = tw_full;
-        int room = title_max - keep - gap;
-        while (nf > c->min_font + 2 && text_w(c, FONT_BOLD, nf, ntext) > room) nf--;
-        fit_text(c, FONT_BOLD, nf, ntext, room, nfit, sizeof nfit);
-        nw_used = nfit[0] ? text_w(c, FONT_BOLD, nf, nfit) + gap : 0;
-    }
-    fit_text(c, FONT_BOLD, tf, c->L->title ? c->L->title : "", title_max - nw_used, fitted, sizeof fitted);
-    int tw = text_in(c, FONT_BOLD, tf, INK, x, y, w, l1, LEFT, fitted);
-    if (nw_used > 0) {
-        int bw = nw_used - gap + px(c, 16), bx = x + tw + gap - px(c, 8);
-        int bh = line_h(c, FONT_BOLD, nf) + px(c, 6);
-        rect(c, bx, y + (l1 - bh) / 2, bw, bh, ncol);
-        text_in(c, FONT_BOLD, nf, WHITE, x + tw + gap, y, nw_used - gap, l1, LEFT, nfit);
-    }
-    // Right: "stage k / N   head i of h"
-    text_in(c, FONT_BOLD, sf, RESULT, x + w - hw, y, hw, l1, LEFT, head);
-    text_in(c, FONT_REGULAR, sf, MUTED, x + w - hw - px(c, 28) - sw, y, sw, l1, LEFT, buf);
-    // Line 2: the stage's name in bold, then its formula.
-    int l2 = line_h(c, FONT_BOLD, ff) + px(c, 8);
+    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
-    int nw = text_in(c, FONT_BOLD, ff, RESULT, x, y + l1, w, l2, LEFT, cmp ? "Single head vs multi-head" : stage_name(view_stage(st)));
-    char formula[256];
+    const StageInfo *si = stage_info(view_stage(st));
+    const char *name = cmp ? "Single head vs multi-head" : si ? si->name : "";
+    int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
         char last[16] = "";
-        subscript(last, sizeof last, c->L->params.heads - 1);
+        model_subscript(last, sizeof last, c->L->params.heads - 1);
         snprintf(formula, sizeof formula, "W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O",
                  last);
     } else
         stage_formula(c, formula, sizeof formula);
-    fit_text(c, FONT_REGULAR, ff, formula, w - nw - px(c, 40), fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, ff, INK, x + nw + px(c, 40), y + l1, w - nw - px(c, 40), l2, LEFT, fitted);
-    // Stage progress: one small bar per stage.
-    int by = y + l1 + l2 + px(c, 4), bw = (w - (st->stage_count - 1) * px(c, 4)) / (st->stage_count ? st->stage_count : 1);
-    for (int i = 0; i < st->stage_count; i++)
-        rect(c, x + i * (bw + px(c, 4)), by, bw, px(c, 4), i <= st->stage_index ? RESULT : EMPTY);
-    *height = l1 + l2 + px(c, 12);
+    int room = w - nw - hw - c->num_font * 2;
+    int fsize = ff;
+    while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
+    if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
+        math_at(c, FONT_REGULAR, fsize, c->th->ink, x + nw + c->num_font, y + (l1 - line_h(c, FONT_REGULAR, fsize)) / 2,
+                formula);
+    // Line 2: the title, then one segment per stage with its short name.
+    int y2 = y + l1;
+    int pf = (int)lround(c->text_font * 0.85);
+    int l2 = line_h(c, FONT_REGULAR, pf) + c->num_font / 4;
+    char title[256];
+    snprintf(title, sizeof title, "%s", c->L->title ? c->L->title : "");
+    const char *status = NULL;
+    char note[1600];
+    Rgba ncol;
+    status = status_text(c, note, sizeof note, &ncol);
+    int tw_max = w / 4;
+    fit_text(c, FONT_BOLD, pf, title, tw_max, fitted, sizeof fitted);
+    int tw = text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted);
+    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
+    int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
+    int seg = (sw - (n - 1) * gap) / n;
+    for (int i = 0; i < st->stage_count; i++) {
+        const StageInfo *s2 = stage_info(st->stages[i]);
+        int sx0 = sx + i * (seg + gap);
+        bool cur = i == st->stage_index, done = i < st->stage_index;
+        rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
+        frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
+        const char *label = s2 ? s2->short_name : "";
+        char lab[96];
+        if (cur && st->substep_count > 1)
+            snprintf(lab, sizeof lab, "%s %d/%d", label, st->substep + 1, st->substep_count);
+        else
+            snprintf(lab, sizeof lab, "%s", label);
+        Rgba col = cur ? c->th->white : done ? c->th->ink : c->th->muted;
+        int lw = math_w(c, cur ? FONT_BOLD : FONT_REGULAR, pf, lab);
+        if (lw <= seg - 4)
+            math_at(c, cur ? FONT_BOLD : FONT_REGULAR, pf, col, sx0 + (seg - lw) / 2,
+                    y2 + (l2 - line_h(c, FONT_REGULAR, pf)) / 2, lab);
+    }
+    int used = l1 + l2 + c->num_font / 5;
+    if (status) {
+        // What the last save or revert did, or the edit count: a line of its own, read whole.
+        int bh = line_h(c, FONT_BOLD, pf) + 6;
+        fit_text(c, FONT_BOLD, pf, status, w - 16, fitted, sizeof fitted);
+        int bw = text_w(c, FONT_BOLD, pf, fitted) + 16;
+        rect(c, x, y + used, bw, bh, ncol);
+        text_in(c, FONT_BOLD, pf, c->th->white, x + 8, y + used, bw - 16, bh, LEFT, fitted);
+        used += bh + 4;
+    }
+    *height = used;
 }
+
+// The arithmetic of the focused cell, or a one-line hint. The room is reserved whether or not a cell is
+// focused, so the board does not move under the pointer.
+static int explain_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->text_font) + c->num_font / 3; }
 
 static void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
     char lines[4][256];
-    int n = explain_lines(c->L, c->T, c->focus, lines, 4, !c->ex->slide);
+    int n = model_explain(c->L, c->T, c->focus, lines, 4, !c->ex->slide);
     if (n == 0 && c->ex->slide) return; // a slide has no pointer to invite
-    rect(c, x, y, w, h, PANEL);
-    int f = px(c, 18);
-    int lh = line_h(c, FONT_MONO, f);
-    int pad = px(c, 12);
+    int f = c->text_font;
+    int lh = line_h(c, FONT_REGULAR, f);
+    int pad = c->num_font / 3;
     if (n == 0) {
         const char *hint = view_stage(c->st) == STAGE_INPUT
-                               ? "Point at a number to see where it comes from.  \xe2\x86\x92 next stage,  H all keys"
+                               ? "Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys"
                                : "Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.";
         char fitted[256];
-        fit_text(c, FONT_REGULAR, px(c, 18), hint, w - 2 * pad, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, px(c, 18), MUTED, x + pad, y, w - 2 * pad, h, LEFT, fitted);
+        fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, f, c->th->muted, x, y, w, lh, LEFT, fitted);
         return;
     }
-    int total = n * lh;
-    int yy = y + (h - total) / 2;
-    for (int i = 0; i < n; i++) {
-        // Shrink a long line down to the legible minimum, then cut it.
+    rect(c, x, y, w, h, c->th->panel);
+    int shown = n < 3 ? n : 3;
+    for (int i = 0; i < shown; i++) {
         int size = f;
-        while (size > c->min_font && text_w(c, FONT_MONO, size, lines[i]) > w - 2 * pad) size--;
+        while (size > c->min_font && math_w(c, FONT_REGULAR, size, lines[i]) > w - 2 * pad) size--;
         char fitted[256];
-        fit_text(c, FONT_MONO, size, lines[i], w - 2 * pad, fitted, sizeof fitted);
-        text_at(c, FONT_MONO, size, i == 0 ? INK : (i == n - 1 ? RESULT : INK), x + pad, yy + i * lh, fitted);
+        fit_text(c, FONT_REGULAR, size, lines[i], w - 2 * pad, fitted, sizeof fitted);
+        math_at(c, FONT_REGULAR, size, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x + pad,
+                y + pad / 2 + i * lh, fitted);
     }
 }
 
@@ -1647,15 +1215,13 @@ static const char COMPARE_TEXT[] =
 
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
-    int f = px(c, 18);
-    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, COMPARE_TEXT, draw);
-    char text[512];
-    int used = wrap_text(c, FONT_REGULAR, f, INK, x, y, w, 2, stage_explanation(c, view_stage(c->st), text, sizeof text),
-                         draw);
-    // The lesson's notes, on the first stage, whole: up to 6 lines (the board above it is only X and gives way).
-    if (c->st->stage_index == 0 && c->L->notes && c->L->notes[0])
-        used += px(c, 4) + wrap_text(c, FONT_REGULAR, f, MUTED, x, y + used + px(c, 4), w, 6, c->L->notes, draw);
-    return used;
+    int f = c->text_font;
+    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, COMPARE_TEXT, draw);
+    char text[768];
+    if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 4, c->L->notes, draw);
+    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, stage_explanation(c, view_stage(c->st), text, sizeof text),
+                     draw);
 }
 
 static const char *const HELP[][2] = {
@@ -1677,6 +1243,7 @@ static const char *const HELP[][2] = {
     {"F11  F", "fullscreen"},
     {"mouse", "point at a cell: how it was computed; click pins it"},
     {"drop a .json", "open that lesson (saved edits reload by themselves)"},
+    {"N", "the lesson's notes (on any stage)"},
     {"H  F1", "this help"},
     {"Esc", "close help or panel, unpin, then quit;   Q quits"},
 };
@@ -1701,17 +1268,17 @@ static void draw_help(Ctx *c, int w, int h)
     if (ph > h - 20) ph = h - 20;
     int x = (w - pw) / 2, y = (h - ph) / 2;
     rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, x, y, pw, ph, WHITE);
-    frame(c, x, y, pw, ph, px(c, 2), RESULT);
-    text_in(c, FONT_BOLD, px(c, 22), RESULT, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, "Keys");
+    rect(c, x, y, pw, ph, c->th->white);
+    frame(c, x, y, pw, ph, px(c, 2), c->th->result);
+    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, "Keys");
     for (int i = 0; i < rows; i++) {
         int yy = y + pad / 2 + (i + 1) * lh;
         if (yy + lh > y + ph) break;
         char fitted[256];
         fit_text(c, FONT_BOLD, kf, HELP[i][0], kw, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, kf, INK, x + pad, yy, kw, lh, LEFT, fitted);
+        text_in(c, FONT_BOLD, kf, c->th->ink, x + pad, yy, kw, lh, LEFT, fitted);
         fit_text(c, FONT_REGULAR, kf, HELP[i][1], pw - kw - 3 * pad, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, kf, INK, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
+        text_in(c, FONT_REGULAR, kf, c->th->ink, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
     }
 }
 
@@ -1719,9 +1286,9 @@ static void draw_banner(Ctx *c, int w, const char *msg, int *height)
 {
     int f = px(c, 17);
     int pad = px(c, 10);
-    int used = wrap_text(c, FONT_BOLD, f, WHITE, 0, 0, w - 2 * pad, 3, msg, false);
-    rect(c, 0, 0, w, used + 2 * pad, BANNER_BG);
-    wrap_text(c, FONT_BOLD, f, WHITE, pad, pad, w - 2 * pad, 3, msg, true);
+    int used = wrap_text(c, FONT_BOLD, f, c->th->white, 0, 0, w - 2 * pad, 3, msg, false);
+    rect(c, 0, 0, w, used + 2 * pad, c->th->banner_bg);
+    wrap_text(c, FONT_BOLD, f, c->th->white, pad, pad, w - 2 * pad, 3, msg, true);
     *height = used + 2 * pad;
 }
 
@@ -1769,7 +1336,7 @@ static void draw_cost(Ctx *c, int w, int h)
     snprintf(line1, sizeof line1, "projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
                                   "d_model   (W_Q, W_K, W_V per head + W^O)");
     snprintf(line2, sizeof line2, "score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)",
-             p->cross ? "m" : "n", SUP_T);
+             p->cross ? "m" : "n", "\xe1\xb5\x80");
     snprintf(concl, sizeof concl,
              "Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
              "but %d attention patterns instead of 1.",
@@ -1784,31 +1351,31 @@ static void draw_cost(Ctx *c, int w, int h)
     if (ph > h - 20) ph = h - 20;
     int x = (w - pw) / 2, y = (h - ph) / 2;
     rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, x, y, pw, ph, WHITE);
-    frame(c, x, y, pw, ph, px(c, 2), RESULT);
+    rect(c, x, y, pw, ph, c->th->white);
+    frame(c, x, y, pw, ph, px(c, 2), c->th->result);
     int yy = y + pad / 2, tx = x + (pw - table_w) / 2;
     char fitted[300];
     fit_text(c, FONT_BOLD, px(c, 22), title, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, px(c, 22), RESULT, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
     yy += lh;
     for (int part = 0; part < nfig / 2; part++) {
         if (part == 1) {
             yy += lh / 2;
             fit_text(c, FONT_BOLD, f, sub, pw - 2 * pad, fitted, sizeof fitted);
-            text_in(c, FONT_BOLD, f, INK, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+            text_in(c, FONT_BOLD, f, c->th->ink, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
             yy += lh;
         }
         int xx = tx;
         for (int k = 0; k < 5; k++) {
-            text_in(c, FONT_BOLD, f, MUTED, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, head[k]);
+            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, head[k]);
             xx += colw[k] + gap;
         }
         yy += lh;
-        rect(c, tx, yy - px(c, 4), table_w, 1, EMPTY);
+        rect(c, tx, yy - px(c, 4), table_w, 1, c->th->empty);
         for (int i = part * 2; i < part * 2 + 2; i++) {
             xx = tx;
             for (int k = 0; k < 5; k++) {
-                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? RESULT : INK, xx, yy, colw[k], lh,
+                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
                         k == 0 ? LEFT : RIGHT, cell[i][k]);
                 xx += colw[k] + gap;
             }
@@ -1817,12 +1384,12 @@ static void draw_cost(Ctx *c, int w, int h)
     }
     yy += lh / 2;
     fit_text(c, FONT_REGULAR, sf, line1, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, sf, MUTED, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
     yy += lh;
     fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, sf, MUTED, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
     yy += lh;
-    wrap_text(c, FONT_BOLD, sf, INK, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
+    wrap_text(c, FONT_BOLD, sf, c->th->ink, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
 }
 
 // Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its one
@@ -1832,7 +1399,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     const AttnParams *p = &c->L->params;
     const Comparison *cmp = c->ex->compare;
     if (!cmp) {
-        text_in(c, FONT_REGULAR, px(c, 20), MUTED, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, px(c, 20), c->th->muted, x, y, w, h, CENTER,
                 "The single-head version could not be computed (see the banner).");
         return;
     }
@@ -1871,9 +1438,9 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     char fitted[300];
     fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
     int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
-    text_in(c, FONT_BOLD, px(c, 18), INK, rx, y, rw, hth, LEFT, fitted);
+    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, rx, y, rw, hth, LEFT, fitted);
     draw_heads_grid(&multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
-    rect(c, x + left_w + gap / 2, y, 1, top_h, EMPTY);
+    rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
     // The cost line.
     int cy = y + top_h + px(c, 4);
     cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
@@ -1884,64 +1451,73 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
                               "pattern vs %d",
              a, b, d, e, p->heads);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, f, RESULT, x, cy, w, lh, CENTER, fitted);
-    // Both outputs on one row, the same colour scale.
-    EqRow row;
-    memset(&row, 0, sizeof row);
-    add_mat(&single, &row, MAT_OUTPUT, 0, false);
-    add_op(&row, "vs");
-    add_mat(c, &row, MAT_OUTPUT, 0, true);
-    double range = row.t[0].box.range > row.t[2].box.range ? row.t[0].box.range : row.t[2].box.range;
-    row.t[0].box.range = row.t[2].box.range = range;
-    row.t[0].box.negative = row.t[2].box.negative = row.t[0].box.negative || row.t[2].box.negative;
+    text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
+    // Both outputs on one row, the same colour scale, windowed like the board when they do not fit.
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement arr;
+    memset(&arr, 0, sizeof arr);
+    arr.count = 1;
+    BoardRow *row = &arr.rows[0];
+    row->count = 3;
+    box_init(&single, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
+    row->t[1].is_op = true;
+    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    box_init(c, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
+    double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
+    row->t[0].box.range = row->t[2].box.range = range;
+    int cw = row->t[0].box.cell_w > row->t[2].box.cell_w ? row->t[0].box.cell_w : row->t[2].box.cell_w;
+    row->t[0].box.cell_w = row->t[2].box.cell_w = cw;
     char t1[64], t2[64];
     snprintf(t1, sizeof t1, "Output, one head");
     snprintf(t2, sizeof t2, "Output, %d heads", p->heads);
-    row.t[0].box.title = t1;
-    row.t[2].box.title = t2;
-    GridStyle g;
+    row->t[0].box.title = t1;
+    row->t[2].box.title = t2;
     int oy = cy + lh + px(c, 4), oh = y + h - oy;
-    fit_style(c, &row, 1, w, oh, &g);
-    int ow = text_w(c, FONT_BOLD, g.op_font, "vs");
-    int row_w = box_width(&g, &row.t[0].box) + box_width(&g, &row.t[2].box) + 2 * px(c, 12) + ow + 2 * g.gap;
+    window_to_fit(c, &g, &arr, w, oh);
+    int row_w = row_width(c, &g, row);
     int xx = x + (w - row_w) / 2;
     hits = c->s->hit_count;
-    draw_matrix(&single, &g, &row.t[0].box, xx, oy);
+    draw_matrix(&single, &g, &row->t[0].box, xx, oy);
     c->s->hit_count = hits;
-    xx += box_width(&g, &row.t[0].box) + px(c, 12);
-    int cells_top = oy + g.title_h + g.col_label_h, cells_h = box_height(&g, &row.t[0].box) - g.title_h - g.col_label_h;
-    text_in(c, FONT_BOLD, g.op_font, MUTED, xx + g.gap, cells_top, ow, cells_h, CENTER, "vs");
-    xx += ow + 2 * g.gap;
-    draw_matrix(&multi, &g, &row.t[2].box, xx, oy);
+    xx += box_width(&g, &row->t[0].box) + g.gap;
+    int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
+            CENTER, "vs");
+    xx += op_width(c, &g, "vs");
+    draw_matrix(&multi, &g, &row->t[2].box, xx, oy);
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Entry points
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false};
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL};
 
 static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
-                     double u)
+                     double u, int num_font, int text_font)
 {
     memset(c, 0, sizeof *c);
     c->ex = &NO_EXTRAS;
+    c->th = &THEME_LIGHT;
     c->s = s;
     c->st = st;
     c->L = L;
     c->T = T;
     c->tm = tm;
     c->u = u < 0.4 ? 0.4 : u;
-    // Legible on a projector: never below 12 px, and scaled with the window.
-    c->min_font = (int)lround(12.0 * (c->u > 1.0 ? c->u : 1.0));
+    c->num_font = num_font < 8 ? 8 : num_font;
+    c->text_font = text_font < 10 ? 10 : text_font;
+    c->min_font = 10;
     c->focus = view_focus_cell(st);
     if (c->focus.mat != MAT_NONE && isnan(scene_cell_value(L, T, c->focus))) c->focus.mat = MAT_NONE;
     light_inputs(c);
+    s->num_font = c->num_font;
 }
 
-static double window_scale(const ViewState *st, int w, int h)
+static double window_scale(int w, int h)
 {
     double sx = w / 1280.0, sy = h / 720.0;
-    return (sx < sy ? sx : sy) * st->zoom;
+    return sx < sy ? sx : sy;
 }
 
 bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
@@ -1950,59 +1526,145 @@ bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
     return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
 }
 
+static int text_font_for(int h)
+{
+    int f = (int)lround(h * 0.03);
+    return f < 11 ? 11 : f;
+}
+
+// The main area of one head's stage: the board and, when the stage has one and there is room, the
+// heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board
+// always has the room it needs first: the heatmap goes when it would push the board into sub-steps or
+// windows it would not need alone.
+static void draw_stage(Ctx *c, int x, int y, int w, int h)
+{
+    const ViewState *st = c->st;
+    MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
+    const StageInfo *si = stage_info(view_stage(st));
+    bool per_head = si && si->results[0] != MAT_NONE && mat_info(si->results[0])->per_head;
+    if (m == MAT_NONE) {
+        draw_board(c, x, y, w, h);
+        return;
+    }
+    const AttnParams *p = &c->L->params;
+    int bar = colorbar_width(c);
+    // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
+    int want = (p->m + 2) * c->num_font * 2 + bar;
+    if (!per_head) want = w * 3 / 10;
+    if (want > w * 2 / 5) want = w * 2 / 5;
+    int min_w = bar + c->num_font * 6;
+    int gap = c->num_font;
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement full, part;
+    int subs_full = 1, sub_full = st->substep, subs_part = 1, sub_part = st->substep;
+    plan_board(c, &g, w, h, &full, &subs_full, &sub_full);
+    int heat_w = 0;
+    for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= c->num_font) {
+        plan_board(c, &g, w - tryw - gap, h, &part, &subs_part, &sub_part);
+        bool same = subs_part == subs_full;
+        for (int r = 0; same && r < part.count; r++)
+            for (int k = 0; k < part.rows[r].count; k++)
+                if (!part.rows[r].t[k].is_op && box_windowed(&part.rows[r].t[k].box)) same = false;
+        if (same) heat_w = tryw;
+    }
+    // The board: given the width it needs, the rest to the heatmap.
+    if (heat_w == 0) {
+        c->s->substeps = subs_full;
+        c->s->substep = sub_full;
+        draw_arrangement(c, &g, &full, x, y, w, h);
+        return;
+    }
+    int need = 0;
+    for (int r = 0; r < part.count; r++)
+        if (row_width(c, &g, &part.rows[r]) > need) need = row_width(c, &g, &part.rows[r]);
+    int board_w = need + c->num_font, spare = w - board_w - gap - heat_w;
+    if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
+    c->s->substeps = subs_part;
+    c->s->substep = sub_part;
+    draw_arrangement(c, &g, &part, x, y, board_w, h);
+    int hx = x + board_w + gap;
+    rect(c, hx - gap / 2, y, 1, h, c->th->empty);
+    if (!per_head) {
+        draw_heads_grid(c, m, hx, y, heat_w, h);
+        return;
+    }
+    int gy, gh;
+    double range = heat_range(c, m);
+    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy, &gh, NULL);
+    draw_colorbar(c, m, range, hx + heat_w - bar, gy, bar, gh);
+}
+
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
     scene_clear(s);
     s->width = w;
     s->height = h;
-    s->background = BG;
+    s->substeps = 1;
+    s->substep = 0;
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, window_scale(st, w, h));
+    double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
+    ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
     if (ex) c.ex = ex;
-    rect(&c, 0, 0, w, h, BG);
-    int margin = px(&c, 24);
+    if (c.ex->theme) c.th = c.ex->theme;
+    s->background = c.th->bg;
+    rect(&c, 0, 0, w, h, c.th->bg);
+    int margin = c.num_font * 2 / 3;
     int y = 0;
     if (banner && banner[0]) {
         int bh = 0;
         draw_banner(&c, w, banner, &bh);
         y += bh;
     }
-
-    y += px(&c, 12);
+    y += c.num_font / 4;
     int hh = 0;
     draw_header(&c, margin, y, w - 2 * margin, &hh);
-    y += hh + px(&c, 8);
+    y += hh + c.num_font / 4;
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    int footer_y = h - margin / 2 - footer_h;
-    // The comparison has no cell arithmetic to explain: its outputs take that room.
-    int explain_h = st->panel == PANEL_COMPARE ? 0 : px(&c, 18) * 3 + px(&c, 30);
-    int explain_y = footer_y - px(&c, 12) - explain_h;
+    int footer_y = h - c.num_font / 4 - footer_h;
+    int explain_h = st->panel == PANEL_COMPARE ? 0 : explain_height(&c);
+    int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
     if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h);
-    int main_h = explain_y - px(&c, 12) - y;
+    int main_h = explain_y - c.num_font / 3 - y;
     int main_w = w - 2 * margin;
     if (main_h > 0) {
         if (st->panel == PANEL_COMPARE) {
             draw_compare(&c, margin, y, main_w, main_h);
-        } else if (st->view == VIEW_ALL_HEADS) {
-            draw_all_heads(&c, margin, y, main_w, main_h);
         } else {
-            MatId m = heat_mat(st, L);
-            if (m == MAT_NONE) {
-                draw_board(&c, margin, y, main_w, main_h);
-            } else {
-                int heat_w = (int)(main_w * 0.32);
-                int board_w = main_w - heat_w - px(&c, 24);
-                draw_board(&c, margin, y, board_w, main_h);
-                int bar = colorbar_width(&c);
-                int hx = margin + board_w + px(&c, 24);
-                rect(&c, hx - px(&c, 12), y, 1, main_h, EMPTY);
-                int gy, gh;
-                draw_heatmap(&c, m, st->head, heat_range(&c, m), hx, y, heat_w - bar - px(&c, 12), main_h, false, true,
-                             &gy, &gh, NULL);
-                draw_colorbar(&c, m, heat_range(&c, m), hx + heat_w - bar, gy, bar, gh);
+            // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
+            int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
+            int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
+            int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
+            if (zoom < 1.0) {
+                vw = main_w;
+                vh = main_h;
+                ox = margin;
+                oy = y;
             }
+            c.num_font = (int)lround(c.num_font * zoom);
+            if (c.num_font < 8) c.num_font = 8;
+            s->num_font = c.num_font;
+            size_t hits0 = s->hit_count;
+            if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
+            if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
+            else draw_stage(&c, ox, oy, vw, vh);
+            if (zoom > 1.0) {
+                scene_push(s, CMD_CLIP, 0, 0, 0, 0, c.th->bg);
+                // Cells panned out of sight answer no hover.
+                for (size_t i = hits0; i < s->hit_count; i++) {
+                    HitRegion *r = &s->hits[i];
+                    int x0 = r->x > margin ? r->x : margin, y0 = r->y > y ? r->y : y;
+                    int x1 = r->x + r->w < margin + main_w ? r->x + r->w : margin + main_w;
+                    int y1 = r->y + r->h < y + main_h ? r->y + r->h : y + main_h;
+                    r->x = x0;
+                    r->y = y0;
+                    r->w = x1 > x0 ? x1 - x0 : 0;
+                    r->h = y1 > y0 ? y1 - y0 : 0;
+                }
+            }
+            c.num_font = scene_number_font(h);
         }
     }
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
@@ -2017,12 +1679,15 @@ bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesso
     scene_clear(s);
     s->width = w;
     s->height = h;
-    s->background = BG;
+    s->substeps = 1;
+    s->substep = 0;
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, scale > 0.0 ? scale : window_scale(st, w, h));
-    rect(&c, 0, 0, w, h, BG);
+    double u = scale > 0.0 ? scale : window_scale(w, h);
+    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));
+    s->background = c.th->bg;
+    rect(&c, 0, 0, w, h, c.th->bg);
     int m8 = px(&c, 8);
-    MatId m = heat_mat(st, L);
+    MatId m = model_stage_heatmap(&L->params, view_stage(st));
     if (m == MAT_NONE) m = MAT_WEIGHTS;
     switch (part) {
     case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
@@ -2036,7 +1701,7 @@ bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesso
     }
     case SCENE_PART_ALL_HEADS: {
         ViewState all = *st;
-        if (heat_mat(st, L) == MAT_NONE) all.stage_index = all.stage_count - 1; // weights exist at the end
+        if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE) all.stage_index = all.stage_count - 1;
         c.st = &all;
         draw_all_heads(&c, m8, m8, w - 2 * m8, h - 2 * m8);
         c.st = st;

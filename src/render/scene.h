@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "../model/explain.h"
 #include "../model/view.h"
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
@@ -19,7 +20,12 @@ typedef enum {
     CMD_LINE,   // from (x, y) to (x + w, y + h), `thickness` pixels wide
     CMD_TEXT,   // one line of UTF-8 text whose top-left is (x, y); w, h = its measured size
     CMD_HATCH,  // diagonal hatching inside the rectangle (masked cells)
+    CMD_CLIP,   // later commands draw only inside the rectangle; w or h = 0: everywhere again
 } DrawKind;
+
+// What a draw command is, beyond its geometry: the SVG and PNG writers and the tests read it instead of
+// guessing from positions and colours.
+typedef enum { ROLE_CHROME = 0, ROLE_CELL, ROLE_NUMBER, ROLE_LABEL, ROLE_TITLE, ROLE_MARK } DrawRole;
 
 typedef struct {
     DrawKind kind;
@@ -29,7 +35,17 @@ typedef struct {
     FontRole font;
     int size;       // font pixel size (CMD_TEXT)
     size_t text;    // offset into Scene.text (CMD_TEXT)
+    DrawRole role;
+    CellRef cell;   // ROLE_CELL and ROLE_NUMBER: the cell drawn
 } DrawCmd;
+
+// The colours of a frame: one value handed to the scene (light for the window, print for greyscale slides,
+// dark for dark rooms), never a repaint of a finished frame.
+typedef struct {
+    Rgba bg, panel, ink, muted, grid, empty, result, focus, hatch, masked_bg, banner_bg, white, edited, status_bg,
+        page_cell;
+} Theme;
+extern const Theme THEME_LIGHT, THEME_DARK, THEME_PRINT;
 
 // A rectangle that answers "what is under the pointer".
 typedef struct {
@@ -48,6 +64,9 @@ typedef struct {
     int width, height;
     Rgba background;
     bool oom;       // an allocation failed: the scene is incomplete
+    int substeps;   // the stage's equations are shown one at a time in this many sub-steps (1: all at once)
+    int substep;    // the one shown
+    int num_font;   // the pixel size of the numbers on the board
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -88,6 +107,7 @@ typedef struct {
     const Comparison *compare;  // the single-head version of lesson->params, for PANEL_COMPARE
     const char *status;         // one line saying what the last save, revert or export did
     bool slide;                 // a slide, not the window: no hints about the mouse or the keys
+    const Theme *theme;         // NULL: THEME_LIGHT
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
@@ -109,7 +129,11 @@ void scene_mat_shape(const Lesson *lesson, MatId mat, int *rows, int *cols);
 // (each `cap` bytes). Returns the number of lines.
 int scene_explain(const Lesson *lesson, const Trace *trace, CellRef c, char lines[][256], int max_lines);
 
-// "0.6111", "-1.2000", "−∞": the 4-decimal form the seed prints.
+// "0.6111", "-1.2000", "−∞", "1": the 4-decimal form the seed prints (model_format_value).
 void scene_format_value(double v, char *buf, size_t cap);
+
+// The pixel size of the board's numbers in a window h pixels high at zoom 1: 3.75 % of the height, so
+// that digits (0.73 of it) are above 2.6 % of the height, the back row's limit.
+int scene_number_font(int h);
 
 #endif

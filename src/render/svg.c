@@ -175,6 +175,8 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         case CMD_HATCH:
             if (c->w > 0 && c->h > 0) put_hatch(&o, c);
             break;
+        case CMD_CLIP: // slides are laid out unzoomed: nothing lies outside the page
+            break;
         case CMD_TEXT: {
             // Anchored at the middle of the measured width, so another font's different width spreads
             // evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line height).

@@ -1,0 +1,197 @@
+// The table of logical matrices and what is read from it: shapes, values (the trace's own numbers), names,
+// axis labels and shared colour ranges.
+#include "matrices.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation" // labels are cut to their buffers on purpose
+#endif
+
+// ---------------------------------------------------------------------------------------------------
+// Value accessors, one per matrix
+
+static double v_x(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->X, c.row, c.col); }
+static double v_s(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->S, c.row, c.col); }
+static double v_wq(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_Q[c.head], c.row, c.col); }
+static double v_wk(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_K[c.head], c.row, c.col); }
+static double v_wv(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_V[c.head], c.row, c.col); }
+static double v_q(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].Q, c.row, c.col); }
+static double v_k(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.row, c.col); }
+static double v_v(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].V, c.row, c.col); }
+static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
+static double v_scores(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return mat_get(&t->head[c.head].scores, c.row, c.col);
+}
+// Before the mask: the same division as attn_scale, so the bits are the trace's where it is not masked.
+static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
+{
+    return mat_get(&t->head[c.head].scores, c.row, c.col) / sqrt((double)p->d_k);
+}
+static double v_mask(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)t;
+    return (p->mask == MASK_CAUSAL && c.col > c.row) ? -INFINITY : 0.0;
+}
+static double v_masked(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].scaled, c.row, c.col); }
+static double v_weights(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].weights, c.row, c.col); }
+static double v_z(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].Z, c.row, c.col); }
+static double v_concat(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->concat, c.row, c.col); }
+static double v_wo(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_O, c.row, c.col); }
+static double v_output(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->output, c.row, c.col); }
+
+static Matrix *p_x(AttnParams *p, int h) { (void)h; return &p->X; }
+static Matrix *p_s(AttnParams *p, int h) { (void)h; return p->cross ? &p->S : NULL; }
+static Matrix *p_wq(AttnParams *p, int h) { return &p->W_Q[h]; }
+static Matrix *p_wk(AttnParams *p, int h) { return &p->W_K[h]; }
+static Matrix *p_wv(AttnParams *p, int h) { return &p->W_V[h]; }
+static Matrix *p_wo(AttnParams *p, int h) { (void)h; return &p->W_O; }
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+static const MatInfo MATS[MAT_COUNT] = {
+    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x},
+    [MAT_S] = {MAT_S, "S", "S", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s},
+    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq},
+    [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk},
+    [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv},
+    [MAT_Q] = {MAT_Q, "Q", "Q", "queries", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL},
+    [MAT_K] = {MAT_K, "K", "K", "keys", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL},
+    [MAT_V] = {MAT_V, "V", "V", "values", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL},
+    [MAT_KT] = {MAT_KT, "K_T", "K^T", "keys, transposed", true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL},
+    [MAT_SCORES] = {MAT_SCORES, "scores", "S", "raw scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL},
+    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", "scaled scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL},
+    [MAT_MASK] = {MAT_MASK, "mask", "M", "causal mask", false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL},
+    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL},
+    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL},
+    [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL},
+    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_concat, NULL},
+    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo},
+    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL},
+};
+
+const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
+
+int model_dim(const AttnParams *p, Dim d)
+{
+    const int dims[] = {[DIM_N] = p->n, [DIM_M] = p->m, [DIM_D_MODEL] = p->d_model, [DIM_D_K] = p->d_k,
+                        [DIM_H_D_K] = p->heads * p->d_k, [DIM_ONE] = 1};
+    return (d >= DIM_N && d <= DIM_ONE) ? dims[d] : 0;
+}
+
+void model_mat_shape(const AttnParams *p, MatId m, int *rows, int *cols)
+{
+    const MatInfo *mi = mat_info(m);
+    *rows = mi ? model_dim(p, mi->rows) : 0;
+    *cols = mi ? model_dim(p, mi->cols) : 0;
+}
+
+double model_cell_value(const AttnParams *p, const Trace *t, CellRef c)
+{
+    const MatInfo *mi = mat_info(c.mat);
+    if (!mi) return NAN;
+    int rows, cols;
+    model_mat_shape(p, c.mat, &rows, &cols);
+    if (c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols) return NAN;
+    if (mi->per_head && (c.head < 0 || c.head >= p->heads || (!mi->param && (!t || c.head >= t->heads)))) return NAN;
+    if (!mi->param && !t) return NAN;
+    return mi->value(p, t, c);
+}
+
+double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
+{
+    if (g == RANGE_PROB || g == RANGE_MASK) return 1.0;
+    double r = 0.0;
+    for (int m = MAT_X; m < MAT_COUNT; m++) {
+        const MatInfo *mi = &MATS[m];
+        if (mi->range != g || (m == MAT_S && !p->cross)) continue;
+        int rows, cols;
+        model_mat_shape(p, (MatId)m, &rows, &cols);
+        for (int h = 0; h < (mi->per_head ? p->heads : 1); h++)
+            for (int i = 0; i < rows; i++)
+                for (int j = 0; j < cols; j++) {
+                    double v = model_cell_value(p, t, (CellRef){(MatId)m, h, i, j});
+                    if (isfinite(v) && fabs(v) > r) r = fabs(v);
+                }
+    }
+    return r > 0.0 ? r : 1.0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Names, labels, numbers
+
+void model_subscript(char *buf, size_t cap, int n)
+{
+    char digits[16];
+    snprintf(digits, sizeof digits, "%d", n);
+    for (const char *d = digits; *d; d++) {
+        size_t len = strlen(buf);
+        if (len + 4 > cap) return;
+        buf[len] = (char)0xE2;
+        buf[len + 1] = (char)0x82;
+        buf[len + 2] = (char)(0x80 + (*d - '0'));
+        buf[len + 3] = '\0';
+    }
+}
+
+void model_mat_name(MatId m, int head, char *buf, size_t cap)
+{
+    const MatInfo *mi = mat_info(m);
+    if (!cap) return;
+    buf[0] = '\0';
+    if (!mi) return;
+    const char *sym = mi->symbol;
+    if (!mi->per_head) {
+        snprintf(buf, cap, "%s", sym);
+        return;
+    }
+    // The head's subscript goes after the letter and before a raised part or a " + M": W₀^Q, S′₀ + M.
+    const char *cut = strchr(sym, '^');
+    const char *plus = strstr(sym, " + ");
+    if (!cut || (plus && plus < cut)) cut = plus;
+    size_t stem = cut ? (size_t)(cut - sym) : strlen(sym);
+    snprintf(buf, cap, "%.*s", (int)stem, sym);
+    model_subscript(buf, cap, head);
+    if (cut) snprintf(buf + strlen(buf), cap - strlen(buf), "%s", cut);
+}
+
+void model_axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap)
+{
+    const AttnParams *p = &L->params;
+    char *const *tokens = a == AXIS_QUERY ? L->tokens : a == AXIS_KEY ? L->source_tokens : NULL;
+    int count = a == AXIS_QUERY ? p->n : a == AXIS_KEY ? p->m : 0;
+    if (!tokens || i < 0 || i >= count || !tokens[i]) {
+        snprintf(buf, cap, "%d", i);
+        return;
+    }
+    snprintf(buf, cap, "%s", tokens[i]);
+    for (int j = 0; j < count; j++)
+        if (j != i && tokens[j] && strcmp(tokens[j], tokens[i]) == 0) {
+            model_subscript(buf, cap, i); // "the₀" and "the₄": which "the"
+            return;
+        }
+}
+
+void model_format_value(double v, char *buf, size_t cap)
+{
+    if (isinf(v)) {
+        snprintf(buf, cap, "%s\xe2\x88\x9e", v < 0 ? "\xe2\x88\x92" : ""); // −∞
+        return;
+    }
+    if (isnan(v)) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    char tmp[64];
+    if (v == floor(v) && fabs(v) < 1e5) snprintf(tmp, sizeof tmp, "%.0f", fabs(v)); // exact integers: "1", "0"
+    else {
+        if (fabs(v) < 0.00005) v = 0.0;
+        snprintf(tmp, sizeof tmp, fabs(v) >= 1e5 ? "%.3e" : "%.4f", fabs(v)); // huge sums stay short
+    }
+    snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp); // U+2212 minus sign
+}

@@ -1,0 +1,383 @@
+// The table of stages: what each stage shows (its equations, heatmap and result), how it is written and
+// explained, and the order in which its result is revealed.
+#include "stages.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+#define TIMES "\xc3\x97"
+#define SQRT "\xe2\x88\x9a"
+#define DOT "\xc2\xb7"
+
+// ---------------------------------------------------------------------------------------------------
+// Building equations
+
+static void term_mat(Equation *e, MatId m, int head, bool result)
+{
+    if (e->count >= TERM_MAX) return;
+    Term *t = &e->t[e->count++];
+    memset(t, 0, sizeof *t);
+    t->mat = m;
+    t->head = head;
+    t->result = result;
+}
+
+static void term_op(Equation *e, const char *op)
+{
+    if (e->count >= TERM_MAX) return;
+    Term *t = &e->t[e->count++];
+    memset(t, 0, sizeof *t);
+    t->mat = MAT_NONE;
+    snprintf(t->op, sizeof t->op, "%s", op);
+}
+
+// "A op B = R"
+static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int head, const char *caption)
+{
+    memset(e, 0, sizeof *e);
+    term_mat(e, a, head, false);
+    term_op(e, op);
+    term_mat(e, b, head, false);
+    term_op(e, "=");
+    term_mat(e, r, head, true);
+    snprintf(e->caption, sizeof e->caption, "%s", caption);
+}
+
+static int eq_input(const AttnParams *p, int head, Equation *out, int max)
+{
+    if (max < 1) return 0;
+    memset(out, 0, sizeof *out);
+    term_mat(out, MAT_X, head, true);
+    snprintf(out->caption, sizeof out->caption, "the embeddings X");
+    if (!p->cross) return 1;
+    if (max < 2) return 1;
+    memset(&out[1], 0, sizeof out[1]);
+    term_mat(&out[1], MAT_S, head, true);
+    snprintf(out[1].caption, sizeof out[1].caption, "the source embeddings S");
+    return 2;
+}
+
+static int eq_project(const AttnParams *p, int head, Equation *out, int max)
+{
+    static const MatId w[3] = {MAT_WQ, MAT_WK, MAT_WV}, r[3] = {MAT_Q, MAT_K, MAT_V};
+    static const char *const what[3] = {"the queries Q", "the keys K", "the values V"};
+    int n = 0;
+    for (int i = 0; i < 3 && n < max; i++, n++)
+        binary(&out[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, DOT, w[i], r[i], head, what[i]);
+    return n;
+}
+
+static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    if (max < 1) return 0;
+    binary(out, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, "the scores");
+    return 1;
+}
+
+static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
+{
+    if (max < 1) return 0;
+    char op[24];
+    snprintf(op, sizeof op, "\xc3\xb7 " SQRT "%d =", p->d_k);
+    memset(out, 0, sizeof *out);
+    term_mat(out, MAT_SCORES, head, false);
+    term_op(out, op);
+    term_mat(out, MAT_SCALED, head, true);
+    snprintf(out->caption, sizeof out->caption, "the scaled scores");
+    return 1;
+}
+
+static int eq_mask(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    if (max < 1) return 0;
+    binary(out, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, "the masked scores");
+    return 1;
+}
+
+static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
+{
+    if (max < 1) return 0;
+    memset(out, 0, sizeof *out);
+    term_op(out, "softmax");
+    term_mat(out, p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, head, false);
+    term_op(out, "=");
+    term_mat(out, MAT_WEIGHTS, head, true);
+    snprintf(out->caption, sizeof out->caption, "the attention weights");
+    return 1;
+}
+
+static int eq_weighted(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    if (max < 1) return 0;
+    binary(out, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, "the head's output Z");
+    return 1;
+}
+
+// Every head's part, side by side: [Z₀ | Z₁ | …] = Concat.
+static int eq_concat(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)head;
+    if (max < 1) return 0;
+    memset(out, 0, sizeof *out);
+    int shown = p->heads <= 8 ? p->heads : 0; // with more, Concat alone: its column groups name the heads
+    for (int i = 0; i < shown; i++) {
+        if (i) term_op(out, "|");
+        term_mat(out, MAT_Z, i, false);
+    }
+    if (shown) term_op(out, "=");
+    term_mat(out, MAT_CONCAT, 0, true);
+    snprintf(out->caption, sizeof out->caption, "the heads joined");
+    return 1;
+}
+
+static int eq_output(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    (void)head;
+    if (max < 1) return 0;
+    binary(out, MAT_CONCAT, DOT, MAT_WO, MAT_OUTPUT, 0, "the output");
+    return 1;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Formulas ('^' raises the letter after it) and explanations
+
+static void head_sub(char *h, size_t cap, int head)
+{
+    h[0] = '\0';
+    model_subscript(h, cap, head);
+}
+
+static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)head;
+    if (p->cross)
+        snprintf(buf, cap, "X (%d" TIMES "%d): the queries' tokens;  S (%d" TIMES "%d): the source's", p->n, p->d_model,
+                 p->m, p->d_model);
+    else
+        snprintf(buf, cap, "X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)", p->n,
+                 p->n == 1 ? "" : "s", p->n, p->d_model);
+}
+static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    const char *kv = p->cross ? "S" : "X";
+    snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
+}
+static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)p;
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "S%s = Q%s K%s^T", h, h, h);
+}
+static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "S\xe2\x80\xb2%s = S%s / " SQRT "d_k,   d_k = %d,   " SQRT "%d = %.4f", h, h, p->d_k, p->d_k,
+             sqrt((double)p->d_k));
+}
+static void f_mask(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)p;
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "S\xe2\x80\xb2%s + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal", h);
+}
+static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "A%s = softmax(S\xe2\x80\xb2%s%s)   row by row", h, h, p->mask == MASK_CAUSAL ? " + M" : "");
+}
+static void f_weighted(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)p;
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "Z%s = A%s V%s", h, h, h);
+}
+static void f_concat(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)head;
+    char last[16] = "";
+    model_subscript(last, sizeof last, p->heads - 1);
+    if (p->heads == 1) snprintf(buf, cap, "Concat = Z\xe2\x82\x80   (one head: nothing to join;  %d" TIMES "%d)", p->n, p->d_k);
+    else if (p->heads == 2) snprintf(buf, cap, "Concat = [Z\xe2\x82\x80 | Z\xe2\x82\x81]   (%d" TIMES "%d)", p->n, 2 * p->d_k);
+    else
+        snprintf(buf, cap, "Concat = [Z\xe2\x82\x80 | Z\xe2\x82\x81 | \xe2\x80\xa6 | Z%s]   (%d" TIMES "%d)", last, p->n,
+                 p->heads * p->d_k);
+}
+static void f_output(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)head;
+    bool bias = false;
+    for (int j = 0; j < p->b_O.cols; j++) bias = bias || mat_get(&p->b_O, 0, j) != 0.0;
+    snprintf(buf, cap, "Output = Concat W^O%s", bias ? " + b^O" : "");
+}
+
+static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+static void x_input(const AttnParams *p, char *buf, size_t cap)
+{
+    if (p->cross)
+        snprintf(buf, cap, "Cross-attention: the queries come from the %d target token%s X, the keys and values from "
+                 "the %d source token%s S. Each token is a row of d_model = %d numbers, its embedding.", p->n,
+                 plural(p->n, "", "s"), p->m, plural(p->m, "", "s"), p->d_model);
+    else
+        snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
+                 "the same X.", p->d_model);
+}
+static void x_project(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
+             "queries Q, keys K and values V: d_k = %d number%s per token instead of %d.", p->d_model, p->d_k,
+             p->cross ? "X into Q, and S into K and V," : "every row of X", p->d_k, plural(p->d_k, "", "s"), p->d_model);
+}
+static void x_scores(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "A score is the dot product of a query row of Q and a key row of K: the larger it is, the "
+             "better that query matches that key. Each head makes its own %d " TIMES " %d table.", p->n, p->m);
+}
+static void x_scale(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Dividing by " SQRT "d_k = " SQRT "%d keeps the scores in the same range whatever the head size, "
+             "so the softmax that follows does not saturate. Same colour scale as the scores: the colours fade.", p->d_k);
+}
+static void x_mask(const AttnParams *p, char *buf, size_t cap)
+{
+    (void)p;
+    snprintf(buf, cap, "In a decoder a token may not look at the tokens after it: the mask sets every score above "
+             "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0.");
+}
+static void x_softmax(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Softmax turns each row into weights that are positive and sum to 1: how much each query "
+             "attends to each key%s. Each head is a full scaled dot-product attention, with a pattern of its own.",
+             p->mask == MASK_CAUSAL ? " (masked keys get 0)" : "");
+}
+static void x_weighted(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Each row of Z = A V is a mix of the value rows, weighted by that query's attention. Every "
+             "head gives its own Z of %d " TIMES " %d.", p->n, p->d_k);
+}
+static void x_concat(const AttnParams *p, char *buf, size_t cap)
+{
+    if (p->heads == 1)
+        snprintf(buf, cap, "With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d number%s per token.",
+                 p->d_k, plural(p->d_k, "", "s"));
+    else
+        snprintf(buf, cap, "The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
+                 "of %d per token.", p->heads, p->heads, p->d_k, p->heads * p->d_k);
+}
+static void x_output(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "W^O (%d " TIMES " %d) mixes the heads and returns a d_model-sized vector per token, so the "
+             "residual Add & Norm and the next layer receive vectors of the size they expect.", p->heads * p->d_k,
+             p->d_model);
+}
+
+static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+static const StageInfo STAGES[STAGE_COUNT] = {
+    {STAGE_INPUT, "input", "Input", "X", MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input},
+    {STAGE_PROJECT, "projections", "Projections Q, K, V", "Q K V", MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project,
+     f_project, x_project},
+    {STAGE_SCORES, "scores", "Scores QK^T", "QK^T", MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores},
+    {STAGE_SCALE, "scaled", "Scaling by " SQRT "d_k", "\xc3\xb7" SQRT "d_k", MAT_SCALED, {MAT_SCALED}, NULL, eq_scale,
+     f_scale, x_scale},
+    {STAGE_MASK, "mask", "Causal mask", "mask", MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, x_mask},
+    {STAGE_SOFTMAX, "softmax", "Softmax", "softmax", MAT_WEIGHTS, {MAT_WEIGHTS}, NULL, eq_softmax, f_softmax, x_softmax},
+    {STAGE_WEIGHTED_SUM, "weighted-sum", "Weighted sum", "AV", MAT_WEIGHTS, {MAT_Z}, NULL, eq_weighted, f_weighted,
+     x_weighted},
+    {STAGE_CONCAT, "concat", "Concatenation", "concat", MAT_WEIGHTS, {MAT_CONCAT}, NULL, eq_concat, f_concat, x_concat},
+    {STAGE_OUTPUT, "output", "Output projection W^O", "W^O", MAT_WEIGHTS, {MAT_OUTPUT}, NULL, eq_output, f_output,
+     x_output},
+};
+
+const StageInfo *stage_info(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? &STAGES[s] : NULL; }
+
+int model_stages(const AttnParams *p, Stage *out)
+{
+    int n = 0;
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (!STAGES[i].present || STAGES[i].present(p)) out[n++] = STAGES[i].stage;
+    return n;
+}
+
+MatId model_stage_heatmap(const AttnParams *p, Stage s)
+{
+    const StageInfo *si = stage_info(s);
+    if (!si) return MAT_NONE;
+    return si->heatmap;
+    (void)p;
+}
+
+bool model_stage_from_key(const char *key, Stage *out)
+{
+    for (int i = 0; i < STAGE_COUNT; i++)
+        if (strcmp(STAGES[i].key, key) == 0) {
+            *out = STAGES[i].stage;
+            return true;
+        }
+    return false;
+}
+
+int model_reveal_total(const AttnParams *p, Stage s)
+{
+    const StageInfo *si = stage_info(s);
+    int total = 0;
+    for (int i = 0; si && i < 3 && si->results[i] != MAT_NONE; i++) {
+        int r, c;
+        model_mat_shape(p, si->results[i], &r, &c);
+        total += r * c;
+    }
+    return total;
+}
+
+CellRef model_reveal_cell(const AttnParams *p, Stage s, int head, int k)
+{
+    const StageInfo *si = stage_info(s);
+    CellRef none = {MAT_NONE, head, 0, 0};
+    for (int i = 0; si && i < 3 && si->results[i] != MAT_NONE && k >= 0; i++) {
+        int r, c;
+        model_mat_shape(p, si->results[i], &r, &c);
+        if (k < r * c) return (CellRef){si->results[i], head, k / c, k % c};
+        k -= r * c;
+    }
+    return none;
+}
+
+int model_reveal_index(const AttnParams *p, Stage s, int head, CellRef c)
+{
+    const StageInfo *si = stage_info(s);
+    int base = 0;
+    for (int i = 0; si && i < 3 && si->results[i] != MAT_NONE; i++) {
+        MatId m = si->results[i];
+        int r, cols;
+        model_mat_shape(p, m, &r, &cols);
+        MatId alias = m == MAT_K ? MAT_KT : m; // K is shown transposed at the scores stage
+        if (c.mat == m || (c.mat == alias && alias != m)) {
+            const MatInfo *mi = mat_info(m);
+            if (mi->per_head && c.head != head) return -1;
+            int row = c.mat == m ? c.row : c.col, col = c.mat == m ? c.col : c.row;
+            if (row < 0 || col < 0 || row >= r || col >= cols) return -1;
+            return base + row * cols + col;
+        }
+        base += r * cols;
+    }
+    return -1;
+}
