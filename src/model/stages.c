@@ -127,7 +127,7 @@ static int eq_concat(const AttnParams *p, int head, Equation *out, int max)
     (void)head;
     if (max < 1) return 0;
     memset(out, 0, sizeof *out);
-    int shown = p->heads <= 8 ? p->heads : 0; // with more, Concat alone: its column groups name the heads
+    int shown = p->heads <= 4 ? p->heads : 0; // with more, Concat alone: its column groups name the heads
     for (int i = 0; i < shown; i++) {
         if (i) term_op(out, "|");
         term_mat(out, MAT_Z, i, false);

@@ -129,6 +129,10 @@ typedef struct {
     int text_font;      // sentences: the footer, the explanation of a cell
     int min_font;       // nothing smaller is drawn
     double ranges[RANGE_COUNT]; // colour ranges of the range groups, computed on first use
+    int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
+    int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
+    bool windowed;      // the board drew a window of some matrix
+    bool heat_shown;    // the heatmap went beside the board
     CellRef focus;      // the cell whose arithmetic is shown
     // input rows/columns that the focused cell was computed from (row or col -1: the whole band)
     CellRef lit[8];
@@ -369,6 +373,7 @@ typedef struct {
     int num_font, label_font, title_font, op_font;
     int title_h, col_label_h, foot_h;
     int gap;            // between a matrix and its neighbour
+    bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
 } GridStyle;
 
 static bool per_head_mat(MatId m)
@@ -404,8 +409,9 @@ static void grid_style(const Ctx *c, GridStyle *g)
     g->op_font = (int)lround(f * 1.1);
     g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
     g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8;
-    g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8;
+    g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
     g->gap = (int)lround(f * 0.45);
+    g->narrow = false;
 }
 
 // The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
@@ -448,7 +454,7 @@ static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int h
     int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * 0.5);
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);
-    if (mi->col_axis != AXIS_DIM) {
+    if (mi->col_axis != AXIS_DIM && !g->narrow) {
         char buf[160];
         for (int j = 0; j < b->cols && j < 64; j++) {
             model_axis_label(c->L, mi->col_axis, j, buf, sizeof buf);
@@ -582,11 +588,11 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
         if (b->nr < b->rows)
             snprintf(where, sizeof where, "rows %d\xe2\x80\x93%d of %d", b->r0, b->r0 + b->nr - 1, b->rows);
         if (b->nc < b->cols)
-            snprintf(where + strlen(where), sizeof where - strlen(where), "%scolumns %d\xe2\x80\x93%d of %d",
+            snprintf(where + strlen(where), sizeof where - strlen(where), "%scols %d\xe2\x80\x93%d of %d",
                      where[0] ? "  \xc2\xb7  " : "", b->c0, b->c0 + b->nc - 1, b->cols);
         fit_text(c, FONT_REGULAR, g->label_font, where, gw + b->label_w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, g->label_font, c->th->result, x, gy + gh + rt * 2, gw + b->label_w, g->foot_h, RIGHT,
-                fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->result, x, gy + gh + rt * 3, gw + b->label_w,
+                line_h(c, FONT_REGULAR, g->label_font), RIGHT, fitted);
     }
 }
 
@@ -746,7 +752,35 @@ static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *
 }
 
 // Lays the stage out in (w x h): the arrangement, and the sub-step shown (clamped; reported in the scene).
+static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub);
+
+// Cells wide enough for their labels first; when that needs windows, cells as wide as their numbers.
 static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
+{
+    int sub0 = *sub;
+    plan_board_style(c, g, w, h, out, substeps, sub);
+    bool windowed = false;
+    for (int r = 0; r < out->count; r++)
+        for (int k = 0; k < out->rows[r].count; k++)
+            if (!out->rows[r].t[k].is_op && box_windowed(&out->rows[r].t[k].box)) windowed = true;
+    if (!windowed && *substeps == 1) return;
+    GridStyle narrow = *g;
+    narrow.narrow = true;
+    Arrangement alt;
+    int subs = 1, s2 = sub0;
+    plan_board_style(c, &narrow, w, h, &alt, &subs, &s2);
+    bool alt_windowed = false;
+    for (int r = 0; r < alt.count; r++)
+        for (int k = 0; k < alt.rows[r].count; k++)
+            if (!alt.rows[r].t[k].is_op && box_windowed(&alt.rows[r].t[k].box)) alt_windowed = true;
+    if ((windowed && !alt_windowed) || (!alt_windowed && subs < *substeps)) {
+        *out = alt;
+        *substeps = subs;
+        *sub = s2;
+    }
+}
+
+static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
 {
     Equation eq[EQ_MAX];
     const StageInfo *si = stage_info(view_stage(c->st));
@@ -799,6 +833,9 @@ static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *ou
 
 static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
 {
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op && box_windowed(&a->rows[r].t[k].box)) c->windowed = true;
     int total = arrangement_height(g, a);
     int yy = y + (h - total) / 2;
     if (yy < y) yy = y;
@@ -940,6 +977,8 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     int cell_h = p->n > 0 ? avail_h / p->n : 0, cell_w = p->m > 0 ? avail_w / p->m : 0;
     if (cell_h > cell_w * 2 / 1) cell_h = cell_w;
     if (cell_w > cell_h * 3) cell_w = cell_h * 3;
+    if (!compact && c->heat_cell_w > 0 && cell_w > c->heat_cell_w) cell_w = c->heat_cell_w; // the result stays first
+    if (!compact && c->heat_cell_h > 0 && cell_h > c->heat_cell_h) cell_h = c->heat_cell_h;
     if (cell_h < 1 || cell_w < 1) return;
     // Row labels shrink when the cells are lower than the text (every token keeps its label).
     int row_font = label_font;
@@ -954,6 +993,8 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     while (col_font > 6 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
     int gw = cell_w * p->m;
     int gx = x + lw + (w - lw - gw) / 2, gy = y + th + top_h;
+    c->heat_grid_x = gx;
+    c->heat_grid_w = gw;
     *grid_y = gy;
     *grid_h = cell_h * p->n;
     scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
@@ -1152,8 +1193,8 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
         frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
         const char *label = s2 ? s2->short_name : "";
         char lab[96];
-        if (cur && st->substep_count > 1)
-            snprintf(lab, sizeof lab, "%s %d/%d", label, st->substep + 1, st->substep_count);
+        if (cur && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
+            snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
         else
             snprintf(lab, sizeof lab, "%s", label);
         Rgba col = cur ? c->th->white : done ? c->th->ink : c->th->muted;
@@ -1536,7 +1577,43 @@ static int text_font_for(int h)
 // heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board
 // always has the room it needs first: the heatmap goes when it would push the board into sub-steps or
 // windows it would not need alone.
+static void draw_stage_at(Ctx *c, int x, int y, int w, int h);
+
+// The stage at the legible size, or larger when the screen has room: the largest number size (up to
+// 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept).
 static void draw_stage(Ctx *c, int x, int y, int w, int h)
+{
+    Scene *s = c->s;
+    size_t cmds0 = s->count, text0 = s->text_len, hits0 = s->hit_count;
+    int base = c->num_font;
+    c->windowed = c->heat_shown = false;
+    draw_stage_at(c, x, y, w, h);
+    bool windowed = c->windowed, heat = c->heat_shown;
+    int subs = s->substeps, sub = s->substep;
+    if (windowed || s->oom) return;
+    static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
+    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) {
+        s->count = cmds0;
+        s->text_len = text0;
+        s->hit_count = hits0;
+        c->num_font = (int)lround(base * GROW[i]);
+        c->windowed = c->heat_shown = false;
+        draw_stage_at(c, x, y, w, h);
+        if (!c->windowed && c->heat_shown == heat && s->substeps == subs && s->substep == sub) {
+            s->num_font = c->num_font;
+            c->num_font = base;
+            return;
+        }
+    }
+    s->count = cmds0;
+    s->text_len = text0;
+    s->hit_count = hits0;
+    c->num_font = base;
+    c->windowed = c->heat_shown = false;
+    draw_stage_at(c, x, y, w, h);
+}
+
+static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
 {
     const ViewState *st = c->st;
     MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
@@ -1582,6 +1659,7 @@ static void draw_stage(Ctx *c, int x, int y, int w, int h)
     if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
     c->s->substeps = subs_part;
     c->s->substep = sub_part;
+    c->heat_shown = true;
     draw_arrangement(c, &g, &part, x, y, board_w, h);
     int hx = x + board_w + gap;
     rect(c, hx - gap / 2, y, 1, h, c->th->empty);
@@ -1591,8 +1669,15 @@ static void draw_stage(Ctx *c, int x, int y, int w, int h)
     }
     int gy, gh;
     double range = heat_range(c, m);
+    for (int r = 0; r < part.count; r++)
+        for (int k = 0; k < part.rows[r].count; k++)
+            if (!part.rows[r].t[k].is_op && part.rows[r].t[k].box.result) {
+                c->heat_cell_w = part.rows[r].t[k].box.cell_w;
+                c->heat_cell_h = part.rows[r].t[k].box.cell_h;
+            }
     draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy, &gh, NULL);
-    draw_colorbar(c, m, range, hx + heat_w - bar, gy, bar, gh);
+    c->heat_cell_w = c->heat_cell_h = 0;
+    draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
 }
 
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
@@ -1618,8 +1703,13 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         y += bh;
     }
     y += c.num_font / 4;
-    int hh = 0;
+    // The header is measured first and drawn last: its strip names the sub-step the board chose.
+    int hh = 0, header_y = y;
+    size_t cmds0 = s->count, text0 = s->text_len, hits0 = s->hit_count;
     draw_header(&c, margin, y, w - 2 * margin, &hh);
+    s->count = cmds0;
+    s->text_len = text0;
+    s->hit_count = hits0;
     y += hh + c.num_font / 4;
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;
@@ -1646,7 +1736,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             c.num_font = (int)lround(c.num_font * zoom);
             if (c.num_font < 8) c.num_font = 8;
             s->num_font = c.num_font;
-            size_t hits0 = s->hit_count;
+            hits0 = s->hit_count;
             if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
             if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
             else draw_stage(&c, ox, oy, vw, vh);
@@ -1667,6 +1757,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             c.num_font = scene_number_font(h);
         }
     }
+    draw_header(&c, margin, header_y, w - 2 * margin, &hh);
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
     return !s->oom;
