@@ -1,6 +1,7 @@
 # Shell helpers for the window tests (sourced): wait for the program, never for the clock.
 # The program runs with MHA_TRACER_FRAME_FILE=$FRAMES and appends one line per frame it presents:
-#   frame N stage=KEY head=H substep=S zoom=Z w=W h=H view=V panel=P help=0|1 banner=0|1 note=0|1
+#   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=V panel=P help=H banner=B note=N
+# (the fields are described in src/app/gui.c, report_frame)
 # Every wait polls (every 0.05 s) for something the program does, with a generous deadline
 # (GUI_DEADLINE seconds, 60 by default) that only a hung program reaches. Needs FRAMES and PID set.
 
@@ -31,7 +32,10 @@ wait_frame() {
             return 0
         fi
         kill -0 "$PID" 2>/dev/null || { echo "(the program exited; last frame: $_line)"; return 1; }
-        [ "$(date +%s)" -lt "$_end" ] || { echo "(no frame after $_after matching '$_re' in ${GUI_DEADLINE} s; last frame: $_line)"; return 1; }
+        [ "$(date +%s)" -lt "$_end" ] || {
+            echo "(no frame after $_after matching '$_re' in ${GUI_DEADLINE} s; last frame: $_line)"
+            return 1
+        }
         sleep 0.05
     done
 }

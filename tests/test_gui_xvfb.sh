@@ -50,19 +50,28 @@ colours=$(shot 01-input)
 echo "input: $colours colours, stage $(last_stage), frame $(frame_count)"
 [ "$colours" -gt 20 ] || fail "the window looks blank ($colours colours)"
 prev=$(md5sum < "$SHOTS/01-input.png")
+# Right steps through the sub-steps of a stage (each one a frame), then on to the next stage.
 n=2
 for want in projections scores scaled softmax weighted-sum concat output; do
-    key Right "stage=$want "
+    from=$(last_stage)
+    presses=0
+    while [ "$(last_stage)" = "$from" ]; do
+        presses=$((presses + 1))
+        [ $presses -le 40 ] || fail "40 presses of Right did not leave stage $from"
+        key Right "."
+    done
+    got=$(last_stage)
+    [ "$got" = "$want" ] || fail "after $from, Right went to stage $got, not $want"
     name=$(printf "%02d-%s" $n $want)
     colours=$(shot $name)
-    echo "$want: $colours colours, stage $(last_stage), frame $(frame_count)"
+    echo "$want: $colours colours after $presses x Right, sub-step 1 of $(frame_field substeps), frame $(frame_count)"
     [ "$colours" -gt 20 ] || fail "stage $want looks blank"
     sum=$(md5sum < "$SHOTS/$name.png")
     [ "$sum" != "$prev" ] || fail "the picture did not change for stage $want"
     prev=$sum
     n=$((n + 1))
 done
-key Home "stage=input " || fail "Home did not go to the input stage"
+key Home "stage=input "
 key Next "stage=projections "
 key Prior "stage=input "
 key End "stage=output "

@@ -305,10 +305,12 @@ static const char *panel_key(ViewPanel p)
 }
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
-//   frame N stage=KEY head=H substep=S zoom=Z w=W h=H view=one|all panel=none|cost|compare help=0|1 banner=0|1 note=0|1
-// N counts from 1; H counts heads from 0, as the screen and the file names do; S is the number of result cells revealed (-1: all);
-// banner: an error is shown; note: an export note is in the header. The line is written with one flush, and
-// its last field has a one-character value, so a reader can tell a complete line from a partial one.
+//   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
+//         panel=none|cost|compare help=0|1 banner=0|1 note=0|1
+// N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
+// the file names do; R is the number of result cells revealed (-1: all); banner: an error is shown; note: an
+// export note is in the header. The line goes out with one flush, and its last field has a one-character
+// value, so a reader can tell a complete line from one still being written.
 static void report_frame(Gui *g, int w, int h)
 {
     if (g->frame_title) set_title(g);
@@ -317,13 +319,28 @@ static void report_frame(Gui *g, int w, int h)
     // taken after the line is read shows it.
     SDL_PumpEvents();
     const ViewState *st = &g->st;
-    fprintf(g->frame_file, "frame %ld stage=%s head=%d substep=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d banner=%d note=%d\n",
-            g->frames, stage_key(view_stage(st)), st->head, st->reveal, st->zoom, w, h,
+    fprintf(g->frame_file,
+            "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d "
+            "banner=%d note=%d\n",
+            g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), st->help ? 1 : 0,
             g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
+static void build_scene(Gui *g, int w, int h)
+{
+    Lesson shown = g->lesson; // the file's tokens and title with the edited numbers
+    shown.params = g->edit;
+    SceneExtras ex = {.original = &g->lesson.params,
+                      .compare = g->have_cmp && !g->cmp_stale ? &g->cmp : NULL,
+                      .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL};
+    const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
+    scene_build_ex(&g->scene, &g->st, &shown, &g->trace, &ex, w, h, &g->tm, banner);
+    view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
+}
+
+// Builds the scene and presents it: one frame per change.
 static void redraw(Gui *g)
 {
     int w, h;
@@ -338,14 +355,13 @@ static void redraw(Gui *g)
         if (!g->have_cmp) show_error(g, "%s", terr.message);
     }
     Uint64 t0 = SDL_GetPerformanceCounter();
-    Lesson shown = g->lesson; // the file's tokens and title with the edited numbers
-    shown.params = g->edit;
-    SceneExtras ex = {.original = &g->lesson.params,
-                      .compare = g->have_cmp && !g->cmp_stale ? &g->cmp : NULL,
-                      .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL};
-    const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
-    scene_build_ex(&g->scene, &g->st, &shown, &g->trace, &ex, w, h, &g->tm, banner);
-    view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
+    build_scene(g, w, h);
+    // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
+    // again before anything is presented, so no frame shows the stale hover.
+    ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
+    int head;
+    if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
+    if (view_handle(&g->st, &hover)) build_scene(g, w, h);
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
@@ -1071,11 +1087,6 @@ int gui_run(const GuiOptions *opt)
         if (dirty) {
             redraw(g);
             dirty = false;
-            // The layout moved under a still pointer: what it points at now is the hover.
-            ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
-            int head;
-            if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
-            if (view_handle(&g->st, &hover)) redraw(g);
             if (first_frame && g->stats)
                 fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
                         ms_since(&t_entry), lesson_ms, sdl_ms, window_ms);
