@@ -1766,7 +1766,13 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
 bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
                       double scale, const TextMetrics *tm)
 {
-    if (part == SCENE_PART_WINDOW) return scene_build(s, st, L, T, w, h, tm, NULL);
+    return scene_build_part_ex(s, part, st, L, T, NULL, w, h, scale, tm);
+}
+
+bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T,
+                         const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm)
+{
+    if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
     scene_clear(s);
     s->width = w;
     s->height = h;
@@ -1775,6 +1781,8 @@ bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesso
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
     ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));
+    if (ex) c.ex = ex;
+    if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
     rect(&c, 0, 0, w, h, c.th->bg);
     int m8 = px(&c, 8);

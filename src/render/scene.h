@@ -117,6 +117,11 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *lesson, const T
 bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson, const Trace *trace,
                       int w, int h, double scale, const TextMetrics *tm);
 
+// scene_build_part with extras: the theme (light, dark, print; a theme whose bg has alpha 0 leaves the page
+// transparent) and the slide flag.
+bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson, const Trace *trace,
+                         const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm);
+
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.
 bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);
 
