@@ -213,6 +213,25 @@ static void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_
 
 static void rect(Ctx *c, int x, int y, int w, int h, Rgba color) { scene_push_rect(c->s, x, y, w, h, color); }
 
+// A cell's fill, tagged with the cell it shows (the SVG writer and the tests read the tag).
+static void cell_rect(Ctx *c, int x, int y, int w, int h, Rgba color, CellRef ref)
+{
+    if (w <= 0 || h <= 0) return;
+    DrawCmd *d = scene_push(c->s, CMD_RECT, x, y, w, h, color);
+    if (d) {
+        d->role = ROLE_CELL;
+        d->cell = ref;
+    }
+}
+
+// Marks the last command pushed (a number's text) with its role and cell.
+static void tag_last(Ctx *c, DrawRole role, CellRef ref)
+{
+    if (c->s->count == 0 || c->s->oom) return;
+    c->s->cmds[c->s->count - 1].role = role;
+    c->s->cmds[c->s->count - 1].cell = ref;
+}
+
 static void frame(Ctx *c, int x, int y, int w, int h, int t, Rgba color)
 {
     if (w <= 0 || h <= 0) return;
@@ -553,13 +572,14 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
             }
             double v = cell_value(c, ref);
             Rgba bgc = cell_color(c, b->mat, v, b->range);
-            rect(c, x0, y0, cw, ch, bgc);
+            cell_rect(c, x0, y0, cw, ch, bgc, ref);
             if (isinf(v)) scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
             else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
                 frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
             model_format_value(v, buf, sizeof buf);
-            text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0, cw, ch, CENTER,
-                    buf);
+            if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0, cw, ch,
+                        CENTER, buf) > 0)
+                tag_last(c, ROLE_NUMBER, ref);
             if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
                 int t = px(c, 3) < 3 ? 3 : px(c, 3);
                 frame(c, x0, y0, cw, ch, t, c->th->edited);
@@ -1030,12 +1050,14 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             Rgba bgc = masked && m == MAT_WEIGHTS ? c->th->masked_bg : cell_color(c, m, v, range);
             bool shown = view_cell_revealed(c->st, ref) || head != c->st->head;
             if (!shown) bgc = c->th->empty;
-            rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
+            if (shown) cell_rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc, ref);
+            else rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
             if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
             if (numbers && shown) {
                 model_format_value(v, buf, sizeof buf);
-                text_in(c, FONT_REGULAR, c->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
-                        cell_w - inset, cell_h - inset, CENTER, buf);
+                if (text_in(c, FONT_REGULAR, c->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
+                            cell_w - inset, cell_h - inset, CENTER, buf) > 0)
+                    tag_last(c, ROLE_NUMBER, ref);
             }
             if (shown) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
         }

@@ -69,32 +69,6 @@ static const char *const FAMILY[FONT_COUNT] = {
     "DejaVu Sans Mono, Menlo, Consolas, monospace",
 };
 
-// Hit regions that name a cell, sorted by position, to tag the rectangles drawn at the same place.
-static int cmp_hit(const void *a, const void *b)
-{
-    const HitRegion *x = *(const HitRegion *const *)a, *y = *(const HitRegion *const *)b;
-    if (x->y != y->y) return x->y < y->y ? -1 : 1;
-    if (x->x != y->x) return x->x < y->x ? -1 : 1;
-    return 0;
-}
-
-static const HitRegion *find_cell(const HitRegion **sorted, size_t n, const DrawCmd *c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) { // first region at or after (c->y, c->x)
-        size_t mid = lo + (hi - lo) / 2;
-        const HitRegion *r = sorted[mid];
-        if (r->y < c->y || (r->y == c->y && r->x < c->x)) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < n && sorted[i]->y == c->y && sorted[i]->x == c->x; i++) {
-        const HitRegion *r = sorted[i];
-        // The cell's fill may leave a one-pixel grid line inside the region.
-        if (c->w >= r->w - 2 && c->w <= r->w && c->h >= r->h - 2 && c->h <= r->h) return r;
-    }
-    return NULL;
-}
-
 // Diagonal hatching as draw_sdl draws it (lines from bottom-left to top-right, `step` apart), each
 // segment clipped to the rectangle by hand.
 static void put_hatch(StrBuf *o, const DrawCmd *c)
@@ -118,15 +92,6 @@ static void put_hatch(StrBuf *o, const DrawCmd *c)
 char *svg_encode(const Scene *s, const char *title, size_t *size)
 {
     StrBuf o = {0};
-    const HitRegion **cells = NULL;
-    size_t ncells = 0;
-    if (s->hit_count) {
-        cells = malloc(s->hit_count * sizeof *cells);
-        if (!cells) return NULL;
-        for (size_t i = 0; i < s->hit_count; i++)
-            if (s->hits[i].cell.mat != MAT_NONE) cells[ncells++] = &s->hits[i];
-        qsort(cells, ncells, sizeof *cells, cmp_hit);
-    }
     strbuf_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n");
     strbuf_printf(&o,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
@@ -143,11 +108,10 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         switch (c->kind) {
         case CMD_RECT: {
             if (c->w <= 0 || c->h <= 0) break;
-            const HitRegion *cell = ncells ? find_cell(cells, ncells, c) : NULL;
             strbuf_puts(&o, "<rect");
-            if (cell)
-                strbuf_printf(&o, " class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", cell->cell.head,
-                        cell->cell.row, cell->cell.col);
+            if (c->role == ROLE_CELL) // the scene says which cell it drew
+                strbuf_printf(&o, " class=\"cell\" data-matrix=\"%s\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"",
+                        mat_info(c->cell.mat) ? mat_info(c->cell.mat)->key : "", c->cell.head, c->cell.row, c->cell.col);
             strbuf_printf(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
             put_color(&o, "fill", c->color);
             strbuf_puts(&o, "/>\n");
@@ -193,7 +157,6 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         }
     }
     strbuf_puts(&o, "</svg>\n");
-    free(cells);
     if (o.oom) {
         free(o.p);
         return NULL;
