@@ -41,6 +41,11 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
     if (shown < k) snprintf(line + strlen(line), cap - strlen(line), " + \xe2\x80\xa6");
     model_format_value(total, x, sizeof x);
     snprintf(line + strlen(line), cap - strlen(line), " = %s", x);
+    // Adding the rounded terms by hand can miss the last digit: say where the total comes from.
+    double by_hand = 0.0;
+    for (int i = 0; i < shown; i++) by_hand += round(a[(size_t)i * as] * b[(size_t)i * bs] * 1e4) / 1e4;
+    if (shown == k && fabs(by_hand - round(total * 1e4) / 1e4) > 0.5e-4)
+        snprintf(line + strlen(line), cap - strlen(line), "  (from unrounded values)");
 }
 
 // hints: the last line of an editable cell says how to change it (not on a slide).

@@ -70,8 +70,8 @@ static const MatInfo MATS[MAT_COUNT] = {
     [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL},
     [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL},
     [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL},
-    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_concat, NULL},
-    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo},
+    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL},
+    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo},
     [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL},
 };
 
@@ -163,6 +163,12 @@ void model_mat_name(MatId m, int head, char *buf, size_t cap)
 void model_axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap)
 {
     const AttnParams *p = &L->params;
+    if (a == AXIS_HEAD_DIM && p->d_k > 0 && p->heads > 1 && i >= 0 && i < p->heads * p->d_k) {
+        snprintf(buf, cap, "Z");
+        model_subscript(buf, cap, i / p->d_k);
+        snprintf(buf + strlen(buf), cap - strlen(buf), " %d", i % p->d_k);
+        return;
+    }
     char *const *tokens = a == AXIS_QUERY ? L->tokens : a == AXIS_KEY ? L->source_tokens : NULL;
     int count = a == AXIS_QUERY ? p->n : a == AXIS_KEY ? p->m : 0;
     if (!tokens || i < 0 || i >= count || !tokens[i]) {

@@ -32,7 +32,10 @@ typedef struct {
 } CellRef;
 
 // What a row or column index of a matrix stands for.
-typedef enum { AXIS_DIM = 0, AXIS_QUERY, AXIS_KEY } Axis;
+typedef enum {
+    AXIS_DIM = 0, AXIS_QUERY, AXIS_KEY,
+    AXIS_HEAD_DIM, // h·d_k columns of Concat (rows of W^O): "Z₁ 0" — which head's part, and its dimension
+} Axis;
 
 // The sizes a matrix's shape is made of.
 typedef enum { DIM_N = 0, DIM_M, DIM_D_MODEL, DIM_D_K, DIM_H_D_K, DIM_ONE } Dim;
