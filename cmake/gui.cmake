@@ -12,13 +12,17 @@ target_include_directories(mha_render PUBLIC src)
 target_link_libraries(mha_render PUBLIC mha_model PkgConfig::SDL2 m)
 
 
-add_executable(mha-tracer src/app/main.c src/app/gui.c)
-target_link_libraries(mha-tracer PRIVATE mha_cli mha_render)
-# Where the program looks for its fonts: next to itself (../share/mha-tracer/assets), then the source
+# The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
+add_library(mha_gui STATIC src/app/gui.c)
+target_link_libraries(mha_gui PUBLIC mha_render)
+# Where the window looks for its fonts: next to the program (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.
-target_compile_definitions(mha-tracer PRIVATE
+target_compile_definitions(mha_gui PRIVATE
   MHA_SOURCE_ASSETS="${CMAKE_CURRENT_SOURCE_DIR}/assets"
   MHA_INSTALL_ASSETS="${CMAKE_INSTALL_FULL_DATADIR}/mha-tracer/assets")
+
+add_executable(mha-tracer src/app/main.c)
+target_link_libraries(mha-tracer PRIVATE mha_cli mha_gui)
 
 install(DIRECTORY assets/fonts DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
 install(FILES assets/mha-tracer.png DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)

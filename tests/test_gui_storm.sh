@@ -1,17 +1,28 @@
 #!/bin/sh
 # The event storm (issue 6): the real window under Xvfb takes 10,000 seeded random events through its own
-# event path (MHA_TRACER_STORM=COUNT:SEED): keys with modifiers, pointer moves, clicks, the wheel, sizes from
-# 1x1 to 8000x5000, drops of good and bad files, and its lesson rewritten valid -> broken -> valid -> broken.
+# event path (the test program mha-tracer-storm: the window's code driven by tests/gui_storm.c): keys with
+# modifiers, pointer moves, clicks, the wheel, sizes from 1x1 to 8000x5000, drops of good and bad files, and
+# its lesson rewritten valid -> broken -> valid -> broken.
 # Then it must still be alive and consistent: the summary line counts every event and every rewrite, the title
 # shows the last good lesson, Home and End still change the stage, Q exits with status 0, and no sanitizer
 # complained. Everything it writes (Ctrl+S, E) lands in a temporary directory, never in the source tree.
 # Every wait is for the program (its summary line, the frames it reports drawing through
 # MHA_TRACER_FRAME_FILE, its title, its exit), never for the clock.
-# usage: test_gui_storm.sh MHA_TRACER SOURCE_DIR [COUNT [SEED]]     Exit 77 (skip) only when xvfb-run is absent.
+# It also checks that the storm does not ship: mha-tracer holds none of its code.
+# usage: test_gui_storm.sh MHA_TRACER_STORM SOURCE_DIR [MHA_TRACER [COUNT [SEED]]]
+# Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
 SRC=$2
-COUNT=${3:-10000}
-SEED=${4:-20240611}
+TRACER=$3
+COUNT=${4:-10000}
+SEED=${5:-20240611}
+if [ -n "$TRACER" ]; then
+    if nm "$TRACER" 2>/dev/null | grep -q "storm_\|driver_step" || grep -q "storm: events=" "$TRACER"; then
+        echo "FAIL: $TRACER contains the event storm"
+        exit 1
+    fi
+    echo "mha-tracer holds no storm code (nm, grep)"
+fi
 if ! command -v xvfb-run >/dev/null 2>&1; then
     echo "SKIP: xvfb-run not installed"
     exit 77
@@ -30,19 +41,19 @@ printf '{"title": "No heads", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1
 : > "$WORK/bad-empty.json"
 head -c 4096 /dev/urandom > "$WORK/bad-bytes.json"
 mkdir "$WORK/bad-dir.json"
-DROPS="$WORK/good-causal.json:$WORK/good-cross.json:$WORK/good-mat.json:$WORK/bad-json.json:$WORK/bad-heads.json"
-DROPS="$DROPS:$WORK/bad-empty.json:$WORK/bad-bytes.json:$WORK/bad-dir.json:$WORK/missing.json"
 before=$(ls -a "$SRC" "$SRC/lessons" | md5sum)
 # Under AddressSanitizer, X11/dbus/GL drivers leak at exit; our own leaks are caught by the unit tests.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-export BIN SRC WORK COUNT SEED DROPS
+export BIN SRC WORK COUNT SEED
 cd "$WORK" || exit 1
 xvfb-run -a -s "-screen 0 1280x720x24" sh -c '
 . "$SRC/tests/gui_frames.sh"
 FRAMES=$WORK/frames
 fail() { echo "FAIL: $*"; grep -v "^frame" "$WORK/log" | tail -20; kill $PID 2>/dev/null; exit 1; }
-MHA_TRACER_STATS=1 MHA_TRACER_FRAME_FILE="$FRAMES" MHA_TRACER_STORM="$COUNT:$SEED" MHA_TRACER_STORM_DROPS="$DROPS" \
-    "$BIN" "$WORK/target.json" 2>"$WORK/log" &
+W=$WORK
+MHA_TRACER_STATS=1 MHA_TRACER_FRAME_FILE="$FRAMES" "$BIN" "$COUNT:$SEED" "$W/target.json" \
+    "$W/good-causal.json" "$W/good-cross.json" "$W/good-mat.json" "$W/bad-json.json" "$W/bad-heads.json" \
+    "$W/bad-empty.json" "$W/bad-bytes.json" "$W/bad-dir.json" "$W/missing.json" 2>"$WORK/log" &
 PID=$!
 # The storm runs inside the program at its own pace; its summary line is the signal that it ended (the
 # deadline is for a hung program only).

@@ -3,8 +3,8 @@
 // carries out live edits (an editable copy of the parameters, re-traced after each change), revert and save,
 // and exports the view as slides (E, Shift+E). Environment: MHA_TRACER_STATS=1 prints frame times and the time
 // to the first frame; MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so
-// tests wait for the program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title;
-// MHA_TRACER_STORM=COUNT:SEED runs the event storm test (see "The event storm" below).
+// tests wait for the program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
+// A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
 #define _POSIX_C_SOURCE 200809L // stat() and st_mtim
 #include "gui.h"
 
@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +40,7 @@
 #define FLASH_MS 4000 // how long "Exported ..." stays in the header
 
 // Everything the window owns; one per gui_run, passed around instead of globals.
-typedef struct {
+struct Gui {
     SDL_Window *win;
     SDL_Renderer *ren;
     DrawSdl *draw;
@@ -71,13 +70,13 @@ typedef struct {
     char assets[1024];
     int mouse_x, mouse_y;   // last pointer position in pixels
     bool mouse_in;
-    long loads, errors;     // lessons loaded; errors put in a banner (for the storm's summary)
+    long loads, errors;     // lessons loaded; errors put in a banner (for a driver's report)
     long watch_reloads;     // changes of the watched file seen
     long frames;
     FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
-} Gui;
+};
 
 static bool file_exists(const char *p)
 {
@@ -197,7 +196,7 @@ static bool load_lesson_counted(Gui *g, const char *path)
     return true;
 }
 
-// The red banner for a failed edit, save or export (counted for the event storm's summary).
+// The red banner for a failed edit, save or export (counted for a driver's report).
 static void show_error(Gui *g, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -628,345 +627,6 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     }
 }
 
-// ---------------------------------------------------------------------------------------------------
-// The event storm (a test, issue 6): MHA_TRACER_STORM=COUNT:SEED pushes COUNT seeded random events through
-// handle_event, as if a class of students had the mouse and the keyboard: every bound key and others, with
-// modifiers, pointer moves, clicks (half of them on cells), the wheel, window sizes from 1x1 to 8000x5000,
-// drops of the files listed in MHA_TRACER_STORM_DROPS (colon-separated, good and bad) and of text. The
-// lesson opened on the command line is rewritten three times (valid -> broken at COUNT/3, -> valid at
-// 2·COUNT/3, -> broken at the end) and each change is waited for until the file watch has seen it. Q, Esc
-// and quit are never sent, so the storm runs to the end; then one line of counts goes to stderr and the
-// window goes on as usual.
-
-enum { SK_KEY, SK_KEYUP, SK_TEXT, SK_MOTION, SK_BUTTON, SK_WHEEL, SK_RESIZE, SK_WINDOW, SK_DROP_GOOD, SK_DROP_BAD,
-       SK_DROP_TEXT, SK_KINDS };
-static const char *const STORM_KIND[SK_KINDS] = {"keys", "keyups", "text", "motion", "buttons", "wheel",
-                                                 "resizes", "window", "drops-ok", "drops-bad", "drop-text"};
-
-typedef struct {
-    long count, sent;
-    uint64_t rng;
-    long kinds[SK_KINDS];
-    char **drops;           // the files it may drop (SDL_strdup'd into each event)
-    int ndrops;
-    char target[1024];      // the lesson rewritten mid-run ("" when the window opened the built-in one)
-    char *original;         // its bytes at the start
-    size_t original_len;
-    int phase;              // rewrites done (0..3)
-    bool await_drop;        // the target was dropped; the rewrite follows once the drop is handled
-    long await_reloads;     // waiting for the watch to see a rewrite: the value of watch_reloads to exceed
-    Uint32 await_until;
-    long rewrites, rewrites_seen, exports;
-    Uint32 started;
-    bool done;
-} Storm;
-
-static uint64_t storm_next(Storm *s)
-{
-    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ULL); // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static int storm_int(Storm *s, int n) { return n > 0 ? (int)(storm_next(s) % (uint64_t)n) : 0; }
-
-static bool read_all(const char *path, char **out, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *p = realloc(buf, cap *= 2);
-            if (!p) free(buf);
-            buf = p;
-        }
-    }
-    fclose(f);
-    if (!buf) return false;
-    *out = buf;
-    *len = n;
-    return true;
-}
-
-static void write_bytes(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    fwrite(data, 1, len, f);
-    fclose(f);
-}
-
-// Reads MHA_TRACER_STORM (and _DROPS); false when there is no storm to run.
-static bool storm_init(Storm *s, const char *lesson_path)
-{
-    memset(s, 0, sizeof *s);
-    const char *spec = getenv("MHA_TRACER_STORM");
-    unsigned long long seed = 1;
-    long count = 0;
-    if (!spec || sscanf(spec, "%ld:%llu", &count, &seed) < 1 || count <= 0) return false;
-    s->count = count;
-    s->rng = seed;
-    const char *list = getenv("MHA_TRACER_STORM_DROPS");
-    if (list && list[0]) {
-        int n = 1;
-        for (const char *p = list; *p; p++) n += *p == ':';
-        s->drops = calloc((size_t)n, sizeof *s->drops);
-        const char *p = list;
-        for (int i = 0; s->drops && i < n; i++) {
-            const char *end = strchr(p, ':');
-            size_t len = end ? (size_t)(end - p) : strlen(p);
-            s->drops[s->ndrops] = malloc(len + 1);
-            if (!s->drops[s->ndrops]) break;
-            memcpy(s->drops[s->ndrops], p, len);
-            s->drops[s->ndrops++][len] = '\0';
-            p = end ? end + 1 : p + len;
-        }
-    }
-    if (lesson_path && read_all(lesson_path, &s->original, &s->original_len))
-        snprintf(s->target, sizeof s->target, "%s", lesson_path);
-    s->started = SDL_GetTicks();
-    return true;
-}
-
-static void storm_free(Storm *s)
-{
-    for (int i = 0; i < s->ndrops; i++) free(s->drops[i]);
-    free(s->drops);
-    free(s->original);
-    memset(s, 0, sizeof *s);
-}
-
-static const SDL_Keycode STORM_KEYS[] = {
-    SDLK_RIGHT, SDLK_LEFT, SDLK_UP, SDLK_DOWN, SDLK_SPACE, SDLK_BACKSPACE, SDLK_PAGEDOWN, SDLK_PAGEUP, SDLK_HOME,
-    SDLK_END, SDLK_PERIOD, SDLK_COMMA, SDLK_KP_PERIOD, SDLK_KP_COMMA, SDLK_1, SDLK_2, SDLK_3, SDLK_4, SDLK_5, SDLK_6,
-    SDLK_7, SDLK_8, SDLK_9, SDLK_KP_1, SDLK_KP_9, SDLK_TAB, SDLK_a, SDLK_f, SDLK_F11, SDLK_PLUS, SDLK_EQUALS,
-    SDLK_KP_PLUS, SDLK_MINUS, SDLK_KP_MINUS, SDLK_0, SDLK_KP_0, SDLK_h, SDLK_F1, SDLK_c, SDLK_k, SDLK_m, SDLK_r,
-    SDLK_s, SDLK_e,
-};
-
-static void storm_key(Gui *g, Storm *s, SDL_Event *e)
-{
-    SDL_Keycode k;
-    int pick = storm_int(s, 100);
-    if (pick < 75) {
-        k = STORM_KEYS[storm_int(s, (int)(sizeof STORM_KEYS / sizeof STORM_KEYS[0]))];
-    } else if (pick < 90) {
-        k = (SDL_Keycode)(' ' + storm_int(s, 95)); // printable ASCII
-    } else {
-        k = (SDL_Keycode)(storm_next(s) & (storm_int(s, 2) ? 0x400001FFu : 0xFFFFFFFFu)); // anything, scancode keys too
-    }
-    if (k == SDLK_q || k == SDLK_ESCAPE || k == SDLK_AC_BACK) k = SDLK_RIGHT; // the storm must not end itself
-    // E and Shift+E write two images each: now and then, not one key in forty.
-    if (k == SDLK_e && storm_int(s, 8) != 0) k = SDLK_PERIOD;
-    static const Uint16 MODS[] = {KMOD_NONE, KMOD_NONE, KMOD_NONE, KMOD_LSHIFT, KMOD_RSHIFT, KMOD_LCTRL, KMOD_RCTRL,
-                                  KMOD_LALT, KMOD_LSHIFT | KMOD_LCTRL, KMOD_LGUI, KMOD_CAPS | KMOD_NUM, 0xFFFF};
-    bool up = storm_int(s, 5) == 0;
-    if (k == SDLK_e && !up) s->exports++;
-    e->type = up ? SDL_KEYUP : SDL_KEYDOWN;
-    e->key.windowID = SDL_GetWindowID(g->win);
-    e->key.state = up ? SDL_RELEASED : SDL_PRESSED;
-    e->key.repeat = (Uint8)(storm_int(s, 4) == 0);
-    e->key.keysym.sym = k;
-    e->key.keysym.scancode = SDL_GetScancodeFromKey(k);
-    e->key.keysym.mod = MODS[storm_int(s, (int)(sizeof MODS / sizeof MODS[0]))];
-    s->kinds[up ? SK_KEYUP : SK_KEY]++;
-}
-
-// A point in the window, on a cell of the scene half of the time.
-static void storm_point(Gui *g, Storm *s, int *x, int *y)
-{
-    int w, h;
-    SDL_GetWindowSize(g->win, &w, &h);
-    if (g->scene.hit_count > 0 && storm_int(s, 2)) {
-        const HitRegion *r = &g->scene.hits[storm_int(s, (int)g->scene.hit_count)];
-        int pw, ph; // scene pixels -> window coordinates
-        SDL_GetRendererOutputSize(g->ren, &pw, &ph);
-        int px = r->x + storm_int(s, r->w > 0 ? r->w : 1), py = r->y + storm_int(s, r->h > 0 ? r->h : 1);
-        *x = pw > 0 ? (int)((long long)px * w / pw) : px;
-        *y = ph > 0 ? (int)((long long)py * h / ph) : py;
-        return;
-    }
-    *x = storm_int(s, w + 200) - 100; // outside now and then
-    *y = storm_int(s, h + 200) - 100;
-}
-
-static void storm_resize(Gui *g, Storm *s, SDL_Event *e)
-{
-    static const int SIZES[][2] = {{1, 1}, {50, 30}, {2, 700}, {700, 2}, {640, 400}, {1280, 720}, {1920, 1080},
-                                   {8000, 5000}, {3840, 2160}, {333, 777}};
-    int i = storm_int(s, (int)(sizeof SIZES / sizeof SIZES[0]) + 1), w, h;
-    if (i < (int)(sizeof SIZES / sizeof SIZES[0])) {
-        w = SIZES[i][0];
-        h = SIZES[i][1];
-    } else {
-        w = 1 + storm_int(s, 2500);
-        h = 1 + storm_int(s, 1500);
-    }
-    SDL_SetWindowSize(g->win, w, h); // the window manager (or X) may refuse: the event says it anyway
-    e->type = SDL_WINDOWEVENT;
-    e->window.windowID = SDL_GetWindowID(g->win);
-    e->window.event = storm_int(s, 2) ? SDL_WINDOWEVENT_RESIZED : SDL_WINDOWEVENT_SIZE_CHANGED;
-    e->window.data1 = w;
-    e->window.data2 = h;
-    s->kinds[SK_RESIZE]++;
-}
-
-static void storm_drop(Gui *g, Storm *s, SDL_Event *e, const char *path, int kind)
-{
-    e->type = kind == SK_DROP_TEXT ? SDL_DROPTEXT : SDL_DROPFILE;
-    e->drop.windowID = SDL_GetWindowID(g->win);
-    e->drop.file = SDL_strdup(path);
-    s->kinds[kind]++;
-}
-
-// One random event (not yet pushed).
-static void storm_event(Gui *g, Storm *s, SDL_Event *e)
-{
-    memset(e, 0, sizeof *e);
-    e->common.timestamp = SDL_GetTicks();
-    int r = storm_int(s, 1000);
-    if (r < 380) {
-        storm_key(g, s, e);
-    } else if (r < 420) {
-        e->type = SDL_TEXTINPUT;
-        e->text.windowID = SDL_GetWindowID(g->win);
-        for (int i = 0, n = 1 + storm_int(s, 8); i < n; i++) e->text.text[i] = (char)(1 + storm_int(s, 255));
-        s->kinds[SK_TEXT]++;
-    } else if (r < 640) {
-        int x, y;
-        storm_point(g, s, &x, &y);
-        e->type = SDL_MOUSEMOTION;
-        e->motion.windowID = SDL_GetWindowID(g->win);
-        e->motion.x = x;
-        e->motion.y = y;
-        e->motion.xrel = storm_int(s, 41) - 20;
-        e->motion.yrel = storm_int(s, 41) - 20;
-        e->motion.state = storm_int(s, 3) ? SDL_BUTTON_LMASK : 0; // drags, mostly
-        s->kinds[SK_MOTION]++;
-    } else if (r < 820) {
-        int x, y;
-        storm_point(g, s, &x, &y);
-        bool down = storm_int(s, 2);
-        e->type = down ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP;
-        e->button.windowID = SDL_GetWindowID(g->win);
-        e->button.button = (Uint8)(storm_int(s, 4) ? SDL_BUTTON_LEFT : 1 + storm_int(s, 5));
-        e->button.state = down ? SDL_PRESSED : SDL_RELEASED;
-        e->button.clicks = (Uint8)(1 + storm_int(s, 3));
-        e->button.x = x;
-        e->button.y = y;
-        s->kinds[SK_BUTTON]++;
-    } else if (r < 920) {
-        static const SDL_Keymod WMODS[] = {KMOD_NONE, KMOD_NONE, KMOD_LSHIFT, KMOD_LCTRL, KMOD_LCTRL | KMOD_LSHIFT};
-        SDL_SetModState(WMODS[storm_int(s, 5)]); // the wheel reads the modifiers from SDL
-        e->type = SDL_MOUSEWHEEL;
-        e->wheel.windowID = SDL_GetWindowID(g->win);
-        e->wheel.x = storm_int(s, 3) - 1;
-        e->wheel.y = storm_int(s, 10) == 0 ? storm_int(s, 201) - 100 : storm_int(s, 7) - 3;
-        e->wheel.direction = storm_int(s, 2) ? SDL_MOUSEWHEEL_FLIPPED : SDL_MOUSEWHEEL_NORMAL;
-        s->kinds[SK_WHEEL]++;
-    } else if (r < 950) {
-        storm_resize(g, s, e);
-    } else if (r < 975) {
-        static const Uint8 WEV[] = {SDL_WINDOWEVENT_SHOWN, SDL_WINDOWEVENT_HIDDEN, SDL_WINDOWEVENT_EXPOSED,
-                                    SDL_WINDOWEVENT_MINIMIZED, SDL_WINDOWEVENT_MAXIMIZED, SDL_WINDOWEVENT_RESTORED,
-                                    SDL_WINDOWEVENT_ENTER, SDL_WINDOWEVENT_LEAVE, SDL_WINDOWEVENT_FOCUS_GAINED,
-                                    SDL_WINDOWEVENT_FOCUS_LOST, SDL_WINDOWEVENT_MOVED};
-        e->type = storm_int(s, 8) ? SDL_WINDOWEVENT : SDL_RENDER_TARGETS_RESET;
-        e->window.windowID = SDL_GetWindowID(g->win);
-        e->window.event = WEV[storm_int(s, (int)sizeof WEV)];
-        s->kinds[SK_WINDOW]++;
-    } else if (s->ndrops > 0 && r < 995) {
-        // Good or bad: whether it loads. While the target is broken (phase 1) no good file may take the
-        // watch from it, so a good pick becomes a missing file.
-        const char *path = s->drops[storm_int(s, s->ndrops)];
-        Lesson probe;
-        LessonError lerr;
-        bool good = lesson_load(&probe, path, &lerr);
-        if (good) lesson_free(&probe);
-        if (good && s->phase == 1) {
-            path = "/nonexistent/storm.json";
-            good = false;
-        }
-        storm_drop(g, s, e, path, good ? SK_DROP_GOOD : SK_DROP_BAD);
-    } else {
-        storm_drop(g, s, e, "dragged text, not a file", SK_DROP_TEXT);
-    }
-}
-
-// A rewrite of the target: drop it first (so it is the watched file), then change it once the drop is handled.
-static const char STORM_BROKEN[] = "{\"title\": \"Broken by the storm\", \"tokens\": [\"a\"],\n  \"heads\": oops}\n";
-
-static void storm_rewrite(Gui *g, Storm *s)
-{
-    if (strcmp(g->path, s->target) != 0) return; // the target could not be opened: nothing to watch
-    s->phase++;
-    if (s->phase == 2) write_bytes(s->target, s->original, s->original_len);
-    else if (s->phase == 1) write_bytes(s->target, s->original, s->original_len / 2); // cut in the middle
-    else write_bytes(s->target, STORM_BROKEN, sizeof STORM_BROKEN - 1);
-    s->rewrites++;
-    s->await_reloads = g->watch_reloads;
-    s->await_until = SDL_GetTicks() + 5000;
-}
-
-// Pushes the next batch; returns true while the storm goes on.
-static bool storm_step(Gui *g, Storm *s)
-{
-    if (s->done) return false;
-    if (s->await_until) { // a rewrite is waiting for the file watch
-        if (g->watch_reloads > s->await_reloads) s->rewrites_seen++;
-        else if (!SDL_TICKS_PASSED(SDL_GetTicks(), s->await_until)) return true;
-        s->await_until = 0;
-    }
-    if (s->await_drop) {
-        s->await_drop = false;
-        storm_rewrite(g, s);
-        return true;
-    }
-    // The rewrites, at a third, two thirds and the end. Phase 2 (broken -> valid) needs no drop: the broken
-    // file is still the watched one, because random drops of good files are held back while it is broken.
-    long due = s->phase == 0 ? s->count / 3 : s->phase == 1 ? 2 * s->count / 3 : s->count;
-    if (s->target[0] && s->phase < 3 && s->sent >= due) {
-        if (s->phase == 1) {
-            storm_rewrite(g, s);
-        } else {
-            SDL_Event e;
-            memset(&e, 0, sizeof e);
-            storm_drop(g, s, &e, s->target, SK_DROP_GOOD);
-            if (SDL_PushEvent(&e) != 1) SDL_free(e.drop.file);
-            s->await_drop = true;
-        }
-        return true;
-    }
-    if (s->sent >= s->count) {
-        s->done = true;
-        return false;
-    }
-    for (int i = 0; i < 16 && s->sent < s->count; i++) {
-        SDL_Event e;
-        storm_event(g, s, &e);
-        if (SDL_PushEvent(&e) != 1 && (e.type == SDL_DROPFILE || e.type == SDL_DROPTEXT)) SDL_free(e.drop.file);
-        s->sent++;
-    }
-    return true;
-}
-
-static void storm_report(Gui *g, const Storm *s, long loads0, long errors0)
-{
-    char kinds[600] = "";
-    for (int k = 0; k < SK_KINDS; k++)
-        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), " %s=%ld", STORM_KIND[k], s->kinds[k]);
-    fprintf(stderr,
-            "storm: events=%ld%s rewrites=%ld rewrites_seen=%ld watch_reloads=%ld loads=%ld errors_shown=%ld "
-            "exports=%ld frames=%ld sizes=%dx%d..%dx%d time_ms=%lu title=\"%s\"\n",
-            s->sent, kinds, s->rewrites, s->rewrites_seen, g->watch_reloads, g->loads - loads0, g->errors - errors0,
-            s->exports, g->frames, g->small_w, g->small_h, g->big_w, g->big_h, (unsigned long)(SDL_GetTicks() - s->started),
-            g->have_lesson && g->lesson.title ? g->lesson.title : "");
-}
-
 static void set_icon(Gui *g)
 {
     char p[1200];
@@ -1001,6 +661,24 @@ static double ms_since(const struct timespec *t0)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+SDL_Window *gui_window(Gui *g) { return g->win; }
+SDL_Renderer *gui_renderer(Gui *g) { return g->ren; }
+const Scene *gui_scene(const Gui *g) { return &g->scene; }
+
+void gui_counts(const Gui *g, GuiCounts *out)
+{
+    out->loads = g->loads;
+    out->errors = g->errors;
+    out->watch_changes = g->watch_reloads;
+    out->frames = g->frames;
+    out->small_w = g->small_w;
+    out->small_h = g->small_h;
+    out->big_w = g->big_w;
+    out->big_h = g->big_h;
+    out->title = g->have_lesson && g->lesson.title ? g->lesson.title : "";
+    out->watched = g->path;
 }
 
 int gui_run(const GuiOptions *opt)
@@ -1061,7 +739,7 @@ int gui_run(const GuiOptions *opt)
         free(g);
         return 1;
     }
-    SDL_SetWindowMinimumSize(g->win, 640, 400);
+    SDL_SetWindowMinimumSize(g->win, GUI_MIN_W, GUI_MIN_H);
     g->tm = draw_sdl_metrics(g->draw);
     g->st.fullscreen = opt->fullscreen;
     g->fullscreen_applied = opt->fullscreen;
@@ -1071,10 +749,7 @@ int gui_run(const GuiOptions *opt)
     double window_ms = ms_since(&t_entry) - lesson_ms - sdl_ms;
     bool first_frame = true;
 
-    Storm storm;
-    bool storming = storm_init(&storm, opt->lesson_path);
-    long loads0 = g->loads, errors0 = g->errors;
-    if (storming) SDL_SetWindowMinimumSize(g->win, 1, 1); // as under a window manager that ignores the minimum
+    const GuiDriver *driver = opt->driver && opt->driver->start(opt->driver->ctx, g) ? opt->driver : NULL;
 
     bool dirty = true;
     Uint32 next_watch = SDL_GetTicks() + WATCH_MS;
@@ -1092,20 +767,16 @@ int gui_run(const GuiOptions *opt)
                         ms_since(&t_entry), lesson_ms, sdl_ms, window_ms);
             first_frame = false;
         }
-        if (storming && !storm_step(g, &storm)) {
-            storm_report(g, &storm, loads0, errors0);
-            storm_free(&storm);
-            storming = false;
-            SDL_SetModState(KMOD_NONE); // the wheel reads these: no Ctrl left held by the storm
-            SDL_SetWindowMinimumSize(g->win, 640, 400);
-            SDL_SetWindowSize(g->win, 1280, 720);
+        int driver_wait = driver ? driver->step(driver->ctx, g) : 0;
+        if (driver && driver_wait == GUI_DRIVER_DONE) {
+            driver = NULL;
             dirty = true;
         }
         // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
         Uint32 now = SDL_GetTicks(), wake = next_watch;
         if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
         int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
-        if (storming) wait = storm.await_until && wait > 10 ? 10 : 0; // the storm's events are queued already
+        if (driver && wait > driver_wait) wait = driver_wait;
         SDL_Event e;
         if (SDL_WaitEventTimeout(&e, wait)) {
             dirty |= handle_event(g, &e);
@@ -1120,7 +791,6 @@ int gui_run(const GuiOptions *opt)
             next_watch = SDL_GetTicks() + WATCH_MS;
         }
     }
-    if (storming) storm_free(&storm); // quit before the storm ended
     gui_free(g);
     free(g);
     return 0;
