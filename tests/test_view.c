@@ -224,11 +224,102 @@ static void test_other_keys(void)
     CHECK(!view_handle(&s, &resize), "same size again");
 }
 
+// Sub-steps: the scene reports how many equations the stage shows one at a time; the keys go through them
+// before the next stage, and back from the next stage lands on the last one.
+static void test_substeps(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewState s;
+    view_init(&s, &cat);
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_PROJECT && s.substep == 0, "projections, first sub-step");
+    view_set_substeps(&s, 3, s.substep); // the scene showed Q alone: one of three
+    CHECK(press(&s, VIEW_KEY_PAGEDOWN) && view_stage(&s) == STAGE_PROJECT && s.substep == 1, "PageDown -> K (%d)",
+          s.substep);
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_PROJECT && s.substep == 2, "Right -> V");
+    CHECK(press(&s, VIEW_KEY_SPACE) && view_stage(&s) == STAGE_SCORES && s.substep == 0, "Space -> scores");
+    CHECK(press(&s, VIEW_KEY_LEFT) && view_stage(&s) == STAGE_PROJECT, "Left -> projections again");
+    view_set_substeps(&s, 3, s.substep); // the scene clamps "the last" to 2
+    CHECK(s.substep == 2, "back from the next stage: the last sub-step, got %d", s.substep);
+    CHECK(press(&s, VIEW_KEY_PAGEUP) && s.substep == 1, "PageUp -> K");
+    view_set_substeps(&s, 1, 5); // a larger window shows all three at once
+    CHECK(s.substep == 0 && s.substep_count == 1, "one sub-step when everything fits");
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_SCORES, "then Right goes straight on");
+}
+
+// Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
+static void test_zoom_pan(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewState s;
+    view_init(&s, &cat);
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(press(&s, VIEW_KEY_UP) && view_stage(&s) == STAGE_INPUT, "unzoomed, Up is a stage key");
+    view_init(&s, &cat);
+    press(&s, VIEW_KEY_PLUS);
+    press(&s, VIEW_KEY_PLUS);
+    CHECK(s.zoom > 1.5 && s.zoom < 1.6, "two presses of + zoom 1.5625, got %g", s.zoom);
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_INPUT && s.pan_x > 0.5, "zoomed, Right pans");
+    CHECK(press(&s, VIEW_KEY_DOWN) && s.pan_y > 0.5 && view_stage(&s) == STAGE_INPUT, "zoomed, Down pans");
+    for (int i = 0; i < 10; i++) press(&s, VIEW_KEY_RIGHT);
+    CHECK(s.pan_x == 1.0 && !press(&s, VIEW_KEY_RIGHT), "the pan stops at the edge");
+    CHECK(press(&s, VIEW_KEY_PAGEDOWN) && view_stage(&s) == STAGE_PROJECT, "zoomed, PageDown still steps");
+    CHECK(press(&s, VIEW_KEY_0) && s.zoom == 1.0 && s.pan_x == 0.5 && s.pan_y == 0.5, "0 fits and centres");
+    CHECK(press(&s, VIEW_KEY_N) && s.notes && press(&s, VIEW_KEY_N) && !s.notes, "N shows and hides the notes");
+}
+
+// The stage table: the stages of a lesson, the heatmaps, the reveal order, keys.
+static void test_stage_table(void)
+{
+    AttnParams p;
+    memset(&p, 0, sizeof p);
+    p.n = p.m = 3;
+    p.d_model = 4;
+    p.heads = 2;
+    p.d_k = 2;
+    Stage st[STAGE_COUNT];
+    CHECK(model_stages(&p, st) == 8, "8 stages without a mask");
+    p.mask = MASK_CAUSAL;
+    CHECK(model_stages(&p, st) == 9 && st[4] == STAGE_MASK, "the mask stage for causal lessons");
+    CHECK(model_stage_heatmap(&p, STAGE_PROJECT) == MAT_NONE, "no heatmap before the scores");
+    CHECK(model_stage_heatmap(&p, STAGE_SCALE) == MAT_SCALED, "the scaled scores' heatmap");
+    CHECK(model_stage_heatmap(&p, STAGE_OUTPUT) == MAT_WEIGHTS, "the weights after the softmax");
+    CHECK(model_reveal_total(&p, STAGE_PROJECT) == 3 * 6, "Q, K and V are revealed: %d", model_reveal_total(&p, STAGE_PROJECT));
+    CellRef c = model_reveal_cell(&p, STAGE_PROJECT, 1, 7);
+    CHECK(c.mat == MAT_K && c.head == 1 && c.row == 0 && c.col == 1, "cell 7 of the projections is K[0][1]");
+    CHECK(model_reveal_index(&p, STAGE_PROJECT, 1, c) == 7, "and back");
+    CHECK(model_reveal_index(&p, STAGE_SCORES, 0, (CellRef){MAT_SCORES, 1, 0, 0}) == -1, "another head's cell is not revealed");
+    Stage k;
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        const StageInfo *si = stage_info((Stage)i);
+        CHECK(si && si->stage == (Stage)i && si->equations && si->formula && si->explain, "stage %d has a full row", i);
+        CHECK(model_stage_from_key(si->key, &k) && k == (Stage)i, "stage key %s", si->key);
+        CHECK(strcmp(si->key, stage_key((Stage)i)) == 0, "the table's key is the core's: %s", si->key);
+    }
+    for (int m = MAT_X; m < MAT_COUNT; m++) {
+        const MatInfo *mi = mat_info((MatId)m);
+        CHECK(mi && mi->id == (MatId)m && mi->value, "matrix %d has a row", m);
+        CHECK(!mi->editable || mi->param, "editable matrix %s says where it lives", mi->key);
+    }
+    char name[64];
+    model_mat_name(MAT_WQ, 1, name, sizeof name);
+    CHECK(strcmp(name, "W\xe2\x82\x81^Q") == 0, "W_1^Q is written W₁^Q, got %s", name);
+    model_mat_name(MAT_MASKED, 0, name, sizeof name);
+    CHECK(strcmp(name, "S\xe2\x80\xb2\xe2\x82\x80 + M") == 0, "S'_0 + M, got %s", name);
+    model_format_value(1.0, name, sizeof name);
+    CHECK(strcmp(name, "1") == 0, "exact integers without decimals: %s", name);
+    model_format_value(-0.61111, name, sizeof name);
+    CHECK(strcmp(name, "\xe2\x88\x92" "0.6111") == 0, "4 decimals with a minus sign: %s", name);
+}
+
 int main(void)
 {
+    test_substeps();
+    test_zoom_pan();
+    test_stage_table();
     test_stages();
     test_heads();
     test_reveal();
     test_other_keys();
-    return check_report("test_app");
+    return check_report("test_view");
 }
