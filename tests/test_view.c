@@ -265,6 +265,18 @@ static void test_zoom_pan(void)
     CHECK(s.pan_x == 1.0 && !press(&s, VIEW_KEY_RIGHT), "the pan stops at the edge");
     CHECK(press(&s, VIEW_KEY_PAGEDOWN) && view_stage(&s) == STAGE_PROJECT, "zoomed, PageDown still steps");
     CHECK(press(&s, VIEW_KEY_0) && s.zoom == 1.0 && s.pan_x == 0.5 && s.pan_y == 0.5, "0 fits and centres");
+    ViewEvent drag;
+    memset(&drag, 0, sizeof drag);
+    drag.kind = VIEW_EV_PAN;
+    drag.x = -100;
+    view_set_pan_span(&s, 400, 200);
+    CHECK(!view_handle(&s, &drag), "unzoomed, a drag on no cell moves nothing");
+    press(&s, VIEW_KEY_PLUS);
+    CHECK(view_handle(&s, &drag) && s.pan_x == 0.75 && s.pan_y == 0.5, "zoomed, dragging left by 100 of 400 px "
+          "shows more of the right: pan %g", s.pan_x);
+    drag.x = 0;
+    drag.y = 1000;
+    CHECK(view_handle(&s, &drag) && s.pan_y == 0.0, "a long drag down stops at the top: pan %g", s.pan_y);
     CHECK(press(&s, VIEW_KEY_N) && s.notes && press(&s, VIEW_KEY_N) && !s.notes, "N shows and hides the notes");
 }
 

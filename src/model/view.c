@@ -139,6 +139,12 @@ void view_set_substeps(ViewState *s, int count, int shown)
     s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
 }
 
+void view_set_pan_span(ViewState *s, int span_x, int span_y)
+{
+    s->pan_span_x = span_x > 0 ? span_x : 0;
+    s->pan_span_y = span_y > 0 ? span_y : 0;
+}
+
 static bool set_head(ViewState *s, int head)
 {
     if (head < 0 || head >= s->dims.heads || head == s->head) return false;
@@ -292,6 +298,9 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
     case VIEW_EV_DRAG:
         return request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+    case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
+        return pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
+                   s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);
     case VIEW_EV_RESIZE:
         if (ev->x == s->width && ev->y == s->height) return false;
         s->width = ev->x;

@@ -65,6 +65,7 @@ typedef enum {
     VIEW_EV_WHEEL,   // wheel > 0: zoom in (with VIEW_MOD_CTRL) or next stage
     VIEW_EV_RESIZE,  // x, y = new size in pixels
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
+    VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
 } ViewEventKind;
 
 typedef struct {
@@ -99,6 +100,7 @@ typedef struct {
     double pan_x, pan_y;       // where a zoomed board is seen: 0 = left/top edge .. 1 = right/bottom (0.5 centred)
     int substep;               // the equation shown when the stage shows one at a time (0 when it shows all)
     int substep_count;         // how many the last frame had (the scene decides; the owner reports it back)
+    int pan_span_x, pan_span_y; // pixels of a zoomed board outside the window in the last frame (pan 0..1 spans it)
     bool notes;                // the lesson's notes shown (key N)
     ColormapId colormap;
     bool help;                 // key overlay shown
@@ -121,6 +123,8 @@ ViewDims view_dims_from_params(const AttnParams *p);
 
 // The owner reports what the last frame showed: the stage's sub-steps and the one shown (clamped).
 void view_set_substeps(ViewState *s, int count, int shown);
+// ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the pointer).
+void view_set_pan_span(ViewState *s, int span_x, int span_y);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);

@@ -1710,6 +1710,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->height = h;
     s->substeps = 1;
     s->substep = 0;
+    s->pan_span_x = s->pan_span_y = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
@@ -1749,7 +1750,10 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
             int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
             int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
+            s->pan_span_x = vw > main_w ? vw - main_w : 0;
+            s->pan_span_y = vh > main_h ? vh - main_h : 0;
             if (zoom < 1.0) {
+                s->pan_span_x = s->pan_span_y = 0;
                 vw = main_w;
                 vh = main_h;
                 ox = margin;

@@ -67,6 +67,7 @@ typedef struct {
     int substeps;   // the stage's equations are shown one at a time in this many sub-steps (1: all at once)
     int substep;    // the one shown
     int num_font;   // the pixel size of the numbers on the board
+    int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
