@@ -209,6 +209,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
     case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
     case VIEW_KEY_N: s->notes = !s->notes; return true;
+    case VIEW_KEY_D: s->dark = !s->dark; return true;
     case VIEW_KEY_K:
         s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
         return true;

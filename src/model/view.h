@@ -30,6 +30,7 @@ typedef enum {
     VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
+    VIEW_KEY_D,                         // dark board / light board
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -102,6 +103,7 @@ typedef struct {
     int substep_count;         // how many the last frame had (the scene decides; the owner reports it back)
     int pan_span_x, pan_span_y; // pixels of a zoomed board outside the window in the last frame (pan 0..1 spans it)
     bool notes;                // the lesson's notes shown (key N)
+    bool dark;                 // the dark theme (key D); the greyscale colour map prints on the print theme
     ColormapId colormap;
     bool help;                 // key overlay shown
     bool fullscreen;

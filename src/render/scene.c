@@ -1295,7 +1295,8 @@ static const char *const HELP[][2] = {
     {"1 \xe2\x80\xa6 9", "show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)"},
     {"Tab / Shift+Tab", "next / previous head"},
     {"A", "all heads at once / one head"},
-    {"C", "colours: viridis, cividis, greyscale"},
+    {"C", "colours: viridis, cividis, greyscale (black on white, signs outlined)"},
+    {"D", "dark board / light board"},
     {"K", "cost panel: weights and multiplications, 1 head vs h heads"},
     {"M", "single head vs multi-head, side by side"},
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
@@ -1715,6 +1716,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
     if (ex) c.ex = ex;
+    c.th = st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
     if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
     rect(&c, 0, 0, w, h, c.th->bg);
