@@ -1003,14 +1003,30 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     // Row labels shrink when the cells are lower than the text (every token keeps its label).
     int row_font = label_font;
     while (row_font > 6 && line_h(c, FONT_REGULAR, row_font) > cell_h + 2) row_font--;
+    // Column labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a
+    // line (at most 6), so that narrow columns keep a readable label each.
     int col_font = label_font;
-    int widest = 0;
-    for (int j = 0; j < p->m; j++) {
-        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
-        int tw = text_w(c, FONT_REGULAR, col_font, buf);
-        if (tw > widest) widest = tw;
+    while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
+    bool down = text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2;
+    int down_lines = 0;
+    if (down) {
+        col_font = cell_w + cell_w / 3;
+        if (col_font > label_font) col_font = label_font;
+        if (col_font < 6) col_font = 6;
+        for (int j = 0; j < p->m; j++) {
+            model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+            int chars = 0;
+            for (const char *q = buf; *q; q++) chars += ((unsigned char)*q & 0xC0) != 0x80;
+            if (chars > down_lines) down_lines = chars;
+        }
+        if (down_lines > 6) down_lines = 6;
+        int extra = down_lines * (line_h(c, FONT_REGULAR, col_font) * 4 / 5) + 2 - top_h;
+        if (extra > 0) { // the cells give the labels their room
+            top_h += extra;
+            if (p->n > 0 && (h - th - top_h) / p->n < cell_h) cell_h = (h - th - top_h) / p->n;
+            if (cell_h < 1) return;
+        }
     }
-    while (col_font > 6 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
     int gw = cell_w * p->m;
     int gx = x + lw + (w - lw - gw) / 2, gy = y + th + top_h;
     c->heat_grid_x = gx;
@@ -1028,6 +1044,23 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     }
     for (int j = 0; j < p->m; j++) {
         model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        if (down) {
+            // One character a line, top to bottom; a longer token ends in "…".
+            int step = line_h(c, FONT_REGULAR, col_font) * 4 / 5, line = 0;
+            const char *q = buf;
+            while (*q && line < down_lines) {
+                size_t k = 1;
+                while (q[k] && ((unsigned char)q[k] & 0xC0) == 0x80) k++;
+                char ch[8];
+                bool last = line == down_lines - 1 && q[k];
+                snprintf(ch, sizeof ch, "%.*s", last ? 3 : (int)k, last ? "\xe2\x80\xa6" : q);
+                text_in(c, FONT_REGULAR, col_font, c->th->muted, gx + j * cell_w, gy - top_h + line * step, cell_w, step,
+                        CENTER, ch);
+                q += k;
+                line++;
+            }
+            continue;
+        }
         fit_text(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
         text_in(c, FONT_REGULAR, col_font, c->th->muted, gx + j * cell_w, gy - top_h, cell_w, top_h, CENTER, fitted);
