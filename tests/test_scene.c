@@ -1,6 +1,8 @@
 // Tests the scene headless with a fixed-width fake font: the viridis colour of head 0's The->The weight
-// (0.6111), labels and formula present, nothing drawn outside the window at 1280x720 and 3840x2160,
-// no illegibly small numbers, hover arithmetic, masked cells, the all-heads grid and the colormaps.
+// (0.6111), the header (stage name in the board's notation, formula, progress strip, head), nothing drawn
+// outside the window, every number on the board at the one legible size (3.75 % of the height times the
+// zoom) on every stage and sub-step, windows and sub-steps instead of smaller numbers, heatmaps that label
+// every token, hover and edit marks, the stable softmax explanation, notes, the all-heads grid, colormaps.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,12 @@
 #include "check.h"
 #include "render/colormap.h"
 #include "render/scene.h"
+
+#define MINUS "\xe2\x88\x92"    // U+2212
+#define INF "\xe2\x88\x9e"      // ∞
+#define ELLIPSIS "\xe2\x80\xa6" // …
+#define EN_DASH "\xe2\x80\x93"  // –
+#define TIMES "\xc3\x97"        // ×
 
 // Every character (UTF-8 code point) is 0.6 em wide; lines are 1.2 em.
 static int fake_width(void *user, FontRole f, int size, const char *t)
@@ -29,6 +37,9 @@ static int fake_height(void *user, FontRole f, int size)
 
 static const TextMetrics TM = {NULL, fake_width, fake_height};
 
+// The height of a digit drawn at `size`: 0.73 of the line (the cap height of the fonts shipped).
+static double glyph_height(int size) { return fake_height(NULL, FONT_REGULAR, size) * 0.73; }
+
 static bool same(Rgba a, Rgba b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 
 static bool has_text(const Scene *s, const char *needle)
@@ -38,22 +49,198 @@ static bool has_text(const Scene *s, const char *needle)
     return false;
 }
 
-// Every command inside the window; text never below min_size.
-static void check_bounds(const Scene *s, int w, int h, int min_size, const char *what)
+static int count_text(const Scene *s, const char *needle)
 {
-    int outside = 0, small = 0;
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) n++;
+    return n;
+}
+
+static int count_exact(const Scene *s, const char *exact)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++) n += s->cmds[i].kind == CMD_TEXT && !strcmp(scene_text(s, &s->cmds[i]), exact);
+    return n;
+}
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+// Matrix titles: a text starting with the matrix's name and holding its shape, "X  (6×4)".
+static int count_title(const Scene *s, const char *name, const char *shape)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const char *t = scene_text(s, &s->cmds[i]);
+        n += s->cmds[i].kind == CMD_TEXT && starts_with(t, name) && strstr(t, shape) && t[strlen(name)] == ' ';
+    }
+    return n;
+}
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+// Text in the board's notation ('^' raises the next character) as the scene draws it: separate CMD_TEXT
+// pieces in a row, each raised one smaller and higher than the text before it. "Scores QK^T" is a text
+// ending in "Scores QK" followed by a smaller, higher "T". Without '^': a text containing it.
+static bool has_math(const Scene *s, const char *notation)
+{
+    char pieces[16][256];
+    int np = 0;
+    const char *p = notation;
+    for (;;) {
+        const char *caret = strchr(p, '^');
+        size_t n = caret ? (size_t)(caret - p) : strlen(p);
+        snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)n, p);
+        if (!caret || np >= 15) break;
+        p = caret + 1;
+        size_t k = 1;
+        while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
+        snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)k, p);
+        p += k;
+        if (np >= 15) break;
+    }
+    if (np == 1) return has_text(s, pieces[0]);
+    // pieces: plain, raised, plain, raised, ..., plain
+    int first = pieces[0][0] ? 0 : 1; // a notation that starts raised
+    for (size_t i = 0; i < s->count; i++) {
+        size_t k = i;
+        bool ok = true;
+        for (int j = first; j < np && ok; j++, k++) {
+            if (k >= s->count || s->cmds[k].kind != CMD_TEXT) {
+                ok = j == np - 1 && !pieces[j][0]; // an empty last piece is not drawn
+                break;
+            }
+            const DrawCmd *c = &s->cmds[k];
+            const char *t = scene_text(s, c);
+            if (j % 2 == 1) { // raised
+                const DrawCmd *prev = k > 0 ? &s->cmds[k - 1] : NULL;
+                ok = !strcmp(t, pieces[j]) && (!prev || j == first || (c->size < prev->size && c->y < prev->y));
+            } else if (j == first) {
+                ok = ends_with(t, pieces[j]);
+            } else if (j == np - 1) {
+                ok = !pieces[j][0] || starts_with(t, pieces[j]);
+                if (!pieces[j][0]) break;
+            } else {
+                ok = !strcmp(t, pieces[j]);
+            }
+        }
+        if (ok) return true;
+    }
+    return false;
+}
+
+// A number as model_format_value writes it: an optional minus (U+2212; an ASCII '-' is reported), then
+// digits with 4 decimals, an integer, d.ddde±dd, or ∞. *integer: no decimals; *ascii_minus: written with '-'.
+static bool parse_number(const char *t, bool *integer, bool *ascii_minus)
+{
+    *integer = false;
+    *ascii_minus = false;
+    if (starts_with(t, MINUS)) t += strlen(MINUS);
+    else if (t[0] == '-') {
+        *ascii_minus = true;
+        t++;
+    }
+    if (!strcmp(t, INF)) return true;
+    const char *p = t;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p == t) return false;
+    if (!*p) {
+        *integer = true;
+        return true;
+    }
+    if (*p != '.') return false;
+    p++;
+    const char *d = p;
+    while (*p >= '0' && *p <= '9') p++;
+    if (p == d) return false;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        const char *e = p;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p == e) return false;
+    }
+    return *p == '\0';
+}
+
+// The hit region of a cell (not an empty, unrevealed one) whose rectangle holds the centre of c.
+static const HitRegion *cell_under(const Scene *s, const DrawCmd *c)
+{
+    int cx = c->x + c->w / 2, cy = c->y + c->h / 2;
+    for (size_t i = s->hit_count; i-- > 0;) {
+        const HitRegion *r = &s->hits[i];
+        if (r->cell.mat != MAT_NONE && cx >= r->x && cy >= r->y && cx < r->x + r->w && cy < r->y + r->h) return r;
+    }
+    return NULL;
+}
+
+// Is command c a value on the board (or a heatmap, or a colour bar)? Decimals always are; a bare integer is
+// one only inside a cell (outside, "0" … "3" are the indices of a dimension axis: labels, not values).
+static bool is_value(const Scene *s, const DrawCmd *c)
+{
+    if (c->kind != CMD_TEXT) return false;
+    bool integer, ascii;
+    if (!parse_number(scene_text(s, c), &integer, &ascii)) return false;
+    return !integer || cell_under(s, c) != NULL;
+}
+
+// Every value drawn is at least `min_size` and its digits at least 2.6 % of h; all of them at the one size
+// s->num_font; none with an ASCII minus, no "?" (NaN) anywhere. Returns how many values were drawn at
+// least at min_size.
+static int check_numbers(const Scene *s, int h, int min_size, const char *what)
+{
+    int small = 0, low = 0, other_size = 0, ascii = 0, nan_cells = 0, full = 0;
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
+        if (c->kind != CMD_TEXT) continue;
+        const char *t = scene_text(s, c);
+        if (!strcmp(t, "?")) nan_cells++;
+        bool integer, am;
+        if (parse_number(t, &integer, &am) && am) ascii++;
+        if (!is_value(s, c)) continue;
+        if (c->size < min_size) {
+            if (small++ < 3) fprintf(stderr, "  %s: '%s' at %d px (< %d) at %d,%d\n", what, t, c->size, min_size, c->x, c->y);
+        } else {
+            full++;
+        }
+        if (glyph_height(c->size) < 0.026 * h) low++;
+        if (c->size != s->num_font) {
+            if (other_size++ < 3) fprintf(stderr, "  %s: '%s' at %d px, the board's size is %d\n", what, t, c->size, s->num_font);
+        }
+    }
+    CHECK(small == 0, "%s: %d numbers smaller than %d px", what, small, min_size);
+    CHECK(low == 0, "%s: %d numbers with digits below 2.6 %% of %d px", what, low, h);
+    CHECK(other_size == 0, "%s: %d numbers not at the board's one size %d px", what, other_size, s->num_font);
+    CHECK(ascii == 0, "%s: %d numbers written with an ASCII '-' instead of U+2212", what, ascii);
+    CHECK(nan_cells == 0, "%s: %d cells read '?' (NaN)", what, nan_cells);
+    return full;
+}
+
+// Every command inside the window, no text below 6 px (the scene's floor for squeezed labels), and every
+// number at the board's one size (s->num_font, at least scene_number_font(h) at zoom 1). numbers: false
+// under an overlay (the cost panel's figures are a table, not the board).
+static void check_layout(const Scene *s, int w, int h, const char *what, bool numbers)
+{
+    int outside = 0, tiny = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_CLIP) continue;
         if (c->x < 0 || c->y < 0 || c->x + c->w > w || c->y + c->h > h) {
             if (outside++ < 3)
                 fprintf(stderr, "  %s: command %zu (kind %d, '%s') at %d,%d %dx%d\n", what, i, c->kind,
                         c->kind == CMD_TEXT ? scene_text(s, c) : "", c->x, c->y, c->w, c->h);
         }
-        if (c->kind == CMD_TEXT && c->size < min_size) small++;
+        if (c->kind == CMD_TEXT && c->size < 6) tiny++;
     }
     CHECK(outside == 0, "%s: %d commands outside %dx%d", what, outside, w, h);
-    CHECK(small == 0, "%s: %d texts smaller than %d px", what, small, min_size);
+    CHECK(tiny == 0, "%s: %d texts smaller than 6 px", what, tiny);
+    if (numbers) check_numbers(s, h, s->num_font, what);
 }
+
+static void check_bounds(const Scene *s, int w, int h, const char *what) { check_layout(s, w, h, what, true); }
 
 // The fill colour of the rectangle exactly under the hit region of a cell (the last such rect wins).
 static bool cell_fill(const Scene *s, CellRef want, int nth, Rgba *out)
@@ -82,6 +269,35 @@ static int count_hits(const Scene *s, MatId m)
     return n;
 }
 
+static int count_hits_head(const Scene *s, MatId m, int head)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->hit_count; i++) n += s->hits[i].cell.mat == m && s->hits[i].cell.head == head;
+    return n;
+}
+
+static int count_frames(const Scene *s, Rgba color)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++) n += s->cmds[i].kind == CMD_FRAME && same(s->cmds[i].color, color);
+    return n;
+}
+
+// The heatmap panel of a head (the region draw_heatmap marks with no cell); NULL when none is drawn.
+static const HitRegion *heat_panel(const Scene *s, int head)
+{
+    for (size_t i = 0; i < s->hit_count; i++)
+        if (s->hits[i].cell.mat == MAT_NONE && s->hits[i].head == head) return &s->hits[i];
+    return NULL;
+}
+
+static int heat_panels(const Scene *s)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->hit_count; i++) n += s->hits[i].cell.mat == MAT_NONE && s->hits[i].head >= 0;
+    return n;
+}
+
 static ViewEvent key(ViewKey k)
 {
     ViewEvent e;
@@ -92,12 +308,94 @@ static ViewEvent key(ViewKey k)
     return e;
 }
 
+static void press(ViewState *st, ViewKey k)
+{
+    ViewEvent e = key(k);
+    view_handle(st, &e);
+}
+
+// To stage s, stage by stage (the view has no sub-steps reported, so each Right is a stage).
 static void go(ViewState *st, Stage s)
 {
-    ViewEvent home = key(VIEW_KEY_HOME), next = key(VIEW_KEY_RIGHT);
-    view_handle(st, &home);
-    while (view_stage(st) != s && st->stage_index < st->stage_count - 1) view_handle(st, &next);
+    press(st, VIEW_KEY_HOME);
+    st->substep = 0;
+    st->substep_count = 1;
+    while (view_stage(st) != s && st->stage_index < st->stage_count - 1) press(st, VIEW_KEY_RIGHT);
 }
+
+static bool load(const char *rel, Lesson *L, Trace *T)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
+    LessonError err;
+    TraceError terr;
+    if (!lesson_load(L, path, &err)) {
+        CHECK(false, "%s loads: %s", rel, err.message);
+        return false;
+    }
+    if (!trace_run(T, &L->params, &terr)) {
+        CHECK(false, "%s traces: %s", rel, terr.message);
+        lesson_free(L);
+        return false;
+    }
+    return true;
+}
+
+static bool parse(const char *json, Lesson *L, Trace *T)
+{
+    LessonError err;
+    TraceError terr;
+    if (!lesson_parse(L, json, strlen(json), "<test>", &err)) {
+        CHECK(false, "in-memory lesson parses: %s: %s", err.path, err.message);
+        return false;
+    }
+    if (!trace_run(T, &L->params, &terr)) {
+        CHECK(false, "in-memory lesson traces: %s", terr.message);
+        lesson_free(L);
+        return false;
+    }
+    return true;
+}
+
+// A lesson of n tokens (words repeated, so several tokens occur more than once), seeded random numbers.
+static char *lesson_of_tokens(int n, int d_model, int heads, bool causal)
+{
+    static const char *const WORDS[] = {"the", "cat", "sat", "on", "mat", "and", "a", "dog", "ran", "to", "it", "was", "big"};
+    size_t cap = 4096 + (size_t)n * 16;
+    char *j = malloc(cap);
+    if (!j) return NULL;
+    size_t len = (size_t)snprintf(j, cap, "{\"title\": \"%d tokens\", \"tokens\": [", n);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(j + len, cap - len, "%s\"%s\"", i ? ", " : "", WORDS[i % 13]);
+    snprintf(j + len, cap - len,
+             "], \"embeddings\": {\"random\": {\"seed\": 40, \"std\": 1.0}}, \"d_model\": %d, \"heads\": %d,%s"
+             " \"weights\": {\"random\": {\"seed\": 41}}}",
+             d_model, heads, causal ? " \"mask\": \"causal\"," : "");
+    return j;
+}
+
+// Every stage and every sub-step of it, as the window steps through them: build, report the sub-steps to
+// the view, Right. fn is called after each build with the stage and sub-step shown.
+typedef void (*StepFn)(const Scene *s, const ViewState *st, void *user);
+static int walk(Scene *s, ViewState *st, const Lesson *L, const Trace *T, int w, int h, StepFn fn, void *user)
+{
+    press(st, VIEW_KEY_HOME);
+    st->substep = 0;
+    st->substep_count = 1;
+    int frames = 0;
+    for (int guard = 0; guard < 64; guard++) {
+        CHECK(scene_build(s, st, L, T, w, h, &TM, NULL), "scene builds");
+        frames++;
+        fn(s, st, user);
+        view_set_substeps(st, s->substeps, s->substep);
+        int at = st->stage_index, sub = st->substep;
+        press(st, VIEW_KEY_RIGHT);
+        if (st->stage_index == at && st->substep == sub) break; // the last sub-step of the last stage
+    }
+    return frames;
+}
+
+// ---------------------------------------------------------------------------------------------------
 
 static void test_colormaps(void)
 {
@@ -120,6 +418,92 @@ static void test_colormaps(void)
     CHECK(d0.r > 240 && d0.g > 240 && d0.b > 240, "diverging 0 is near white");
     CHECK(dn.b > dn.r && dp.r > dp.b, "diverging: blue below, orange above");
     CHECK(strcmp(colormap_name(COLORMAP_CIVIDIS), "cividis") == 0, "names");
+}
+
+// The number size itself: 3.75 % of the height, digits above 2.6 %.
+static void test_number_font(void)
+{
+    static const int H[] = {480, 600, 720, 768, 900, 1080, 1440, 2160};
+    for (size_t i = 0; i < sizeof H / sizeof H[0]; i++) {
+        int f = scene_number_font(H[i]);
+        CHECK(abs(f - (int)lround(H[i] * 0.0375)) <= 1, "scene_number_font(%d) = %d, 3.75 %% is %.1f", H[i], f, H[i] * 0.0375);
+        CHECK(glyph_height(f) >= 0.026 * H[i], "digits at %d px are %.1f px, below 2.6 %% of %d", f, glyph_height(f), H[i]);
+    }
+}
+
+// The header: stage name (raised notation), formula, progress strip of short names, which head.
+static void header_checks(const Scene *s, const ViewState *st, const Lesson *L, const char *what)
+{
+    Stage stage = view_stage(st);
+    const StageInfo *si = stage_info(stage);
+    CHECK(si && has_math(s, si->name), "%s: the stage's name '%s' is in the header", what, si ? si->name : "?");
+    char formula[512];
+    if (si) {
+        si->formula(&L->params, st->head, formula, sizeof formula);
+        CHECK(has_math(s, formula), "%s: the formula '%s' is in the header", what, formula);
+    }
+    int missing = 0;
+    for (int k = 0; k < st->stage_count; k++) {
+        const StageInfo *sk = stage_info(st->stages[k]);
+        if (sk && !has_math(s, sk->short_name)) {
+            if (missing++ < 2) fprintf(stderr, "  %s: no '%s' in the progress strip\n", what, sk->short_name);
+        }
+    }
+    CHECK(missing == 0, "%s: the progress strip names every stage (%d missing)", what, missing);
+    char gone[32];
+    snprintf(gone, sizeof gone, "stage %d / %d", st->stage_index + 1, st->stage_count);
+    CHECK(!has_text(s, gone), "%s: no '%s' any more", what, gone);
+    char head[64];
+    bool joined = si && si->results[0] != MAT_NONE && !mat_info(si->results[0])->per_head;
+    if (L->params.heads == 1) snprintf(head, sizeof head, "one head");
+    else if (st->view == VIEW_ALL_HEADS || joined) snprintf(head, sizeof head, "all %d heads", L->params.heads);
+    else snprintf(head, sizeof head, "head %d  (%d of %d)", st->head, st->head + 1, L->params.heads);
+    CHECK(count_exact(s, head) == 1, "%s: the header says '%s'", what, head);
+}
+
+struct Walk {
+    const Lesson *L;
+    int w, h;
+    bool header;
+    char name[96];
+};
+
+static void walk_numbers(const Scene *s, const ViewState *st, void *user)
+{
+    struct Walk *wk = user;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %d/%d %s %dx%d", wk->name, stage_key(view_stage(st)), s->substep + 1, s->substeps,
+             st->view == VIEW_ALL_HEADS ? "all" : "one", wk->w, wk->h);
+    // At zoom 1 the numbers are at the legible size, or larger when the same board fits.
+    CHECK(s->num_font >= scene_number_font(wk->h), "%s: num_font %d below scene_number_font(%d) = %d at zoom 1", what,
+          s->num_font, wk->h, scene_number_font(wk->h));
+    check_bounds(s, wk->w, wk->h, what);
+    int full = check_numbers(s, wk->h, scene_number_font(wk->h), what);
+    CHECK(st->view != VIEW_ONE_HEAD || full > 0, "%s: no number drawn at the full size %d px", what,
+          scene_number_font(wk->h));
+    if (wk->header) header_checks(s, st, wk->L, what);
+}
+
+// (1) and (6): every stage, every sub-step, both views, several window sizes: every number at the full size,
+// and numbers on the board on every one-head frame.
+static void test_number_sizes(const char *name, const Lesson *L, const Trace *T, const int (*sizes)[2], int nsizes,
+                              bool header)
+{
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    for (int z = 0; z < nsizes; z++)
+        for (int v = 0; v < 2; v++) {
+            st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+            struct Walk wk = {L, sizes[z][0], sizes[z][1], header, ""};
+            snprintf(wk.name, sizeof wk.name, "%s", name);
+            int frames = walk(&s, &st, L, T, sizes[z][0], sizes[z][1], walk_numbers, &wk);
+            CHECK(frames >= st.stage_count, "%s %dx%d: every stage visited (%d frames for %d stages)", name, sizes[z][0],
+                  sizes[z][1], frames, st.stage_count);
+        }
+    scene_free(&s);
 }
 
 static void test_cat(void)
@@ -152,51 +536,72 @@ static void test_cat(void)
                   want.g, want.b, got.r, got.g, got.b);
         }
     }
-    CHECK(n_weight_cells == 2, "The->The appears in the board and in the heatmap");
-    CHECK(has_text(&s, "0.6111"), "the value 0.6111 is written");
+    CHECK(n_weight_cells == 2, "The->The appears in the board and in the heatmap beside it");
+    CHECK(heat_panel(&s, 0) != NULL, "3 tokens at 1280x720: the heatmap is beside the board");
+    CHECK(count_exact(&s, "0.6111") >= 1, "the value 0.6111 is written");
     CHECK(has_text(&s, "The cat sat"), "the title is shown");
-    CHECK(has_text(&s, "stage 5 / 8"), "stage k / N");
+    CHECK(!has_text(&s, "stage 5 / 8") && !has_text(&s, " / 8"), "no 'stage k / N'");
     CHECK(has_text(&s, "Softmax"), "the stage's name");
-    CHECK(has_text(&s, "softmax(Q\xe2\x82\x80 K\xe2\x82\x80\xe1\xb5\x80 / \xe2\x88\x9a" "d_k)"), "the formula");
-    CHECK(has_text(&s, "head 0"), "which head");
+    CHECK(has_math(&s, "A\xe2\x82\x80 = softmax(S\xe2\x80\xb2\xe2\x82\x80)"), "the formula A₀ = softmax(S′₀)");
+    CHECK(count_exact(&s, "head 0  (1 of 2)") == 1, "which head: 'head 0  (1 of 2)'");
     CHECK(has_text(&s, "cat") && has_text(&s, "sat"), "token labels");
-    CHECK(has_text(&s, "A\xe2\x82\x80 (3\xc3\x97" "3)"), "A_0 (3x3) titled with its shape");
-    CHECK(has_text(&s, "1.0000") && has_text(&s, "0.0000"), "colour bar range 0..1");
-    check_bounds(&s, 1280, 720, 12, "softmax 1280x720");
+    CHECK(count_title(&s, "A\xe2\x82\x80", "(3" TIMES "3)") >= 1, "A_0 (3x3) titled with its shape");
+    header_checks(&s, &st, &L, "cat softmax 1280x720");
+    // The colour bar of the weights reads "1" at the top and "0" at the bottom, right of the heatmap.
+    {
+        int grid_r = 0;
+        const HitRegion *panel = heat_panel(&s, 0);
+        for (size_t i = 0; i < s.hit_count; i++) {
+            const HitRegion *r = &s.hits[i];
+            if (panel && r->cell.mat == MAT_WEIGHTS && r->x >= panel->x && r->x + r->w > grid_r) grid_r = r->x + r->w;
+        }
+        int y1 = -1, y0 = -1;
+        for (size_t i = 0; i < s.count; i++) {
+            const DrawCmd *c = &s.cmds[i];
+            if (c->kind != CMD_TEXT || c->x < grid_r) continue;
+            if (!strcmp(scene_text(&s, c), "1")) y1 = c->y;
+            if (!strcmp(scene_text(&s, c), "0")) y0 = c->y;
+        }
+        CHECK(grid_r > 0 && y1 >= 0 && y0 > y1, "colour bar of the weights: '1' above '0' right of the heatmap (%d, %d)",
+              y1, y0);
+        CHECK(!has_text(&s, "1.0000") && !has_text(&s, "0.0000"), "no 1.0000 / 0.0000 on the colour bar");
+    }
+    check_bounds(&s, 1280, 720, "softmax 1280x720");
 
     // Head 1 via Tab: sat -> cat = 0.5844.
-    ViewEvent tab = key(VIEW_KEY_TAB);
-    view_handle(&st, &tab);
+    press(&st, VIEW_KEY_TAB);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(cell_fill(&s, (CellRef){MAT_WEIGHTS, 1, 2, 1}, 0, &got) &&
               same(got, colormap_rgb(COLORMAP_VIRIDIS, scene_cell_value(&L, &T, (CellRef){MAT_WEIGHTS, 1, 2, 1}))),
           "head 1's sat->cat cell coloured by its weight");
     CHECK(has_text(&s, "0.5844"), "head 1 shows 0.5844");
+    CHECK(count_exact(&s, "head 1  (2 of 2)") == 1, "the header says head 1  (2 of 2)");
     CHECK(count_hits(&s, MAT_WEIGHTS) == 18, "9 weight cells on the board + 9 in the heatmap, got %d",
           count_hits(&s, MAT_WEIGHTS));
 
-    // Every stage, both views, at 1280x720, 1920x1080 and 3840x2160: nothing outside, numbers legible.
-    int sizes[3][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
-    for (int z = 0; z < 3; z++) {
-        for (int v = 0; v < 2; v++) {
-            ViewEvent home = key(VIEW_KEY_HOME), next = key(VIEW_KEY_RIGHT);
-            view_handle(&st, &home);
-            st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
-            for (int k = 0; k < st.stage_count; k++) {
-                char what[96];
-                snprintf(what, sizeof what, "%s %s %dx%d", stage_key(view_stage(&st)), v ? "all" : "one", sizes[z][0],
-                         sizes[z][1]);
-                CHECK(scene_build(&s, &st, &L, &T, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
-                int min = sizes[z][1] >= 2160 ? 24 : 12;
-                check_bounds(&s, sizes[z][0], sizes[z][1], min, what);
-                CHECK(has_text(&s, stage_name(view_stage(&st))), "%s: the stage's name is shown", what);
-                view_handle(&st, &next);
-            }
-        }
-    }
+    // Header right on Concat and Output, and in the all-heads view.
+    st.head = 0;
+    go(&st, STAGE_CONCAT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(count_exact(&s, "all 2 heads") == 1, "Concat: 'all 2 heads'");
+    // On Concat the heatmap panel, when there is one, shows every head.
+    if (heat_panels(&s) > 0) CHECK(heat_panels(&s) == 2, "Concat: the panel shows both heads (%d)", heat_panels(&s));
+    go(&st, STAGE_OUTPUT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(count_exact(&s, "all 2 heads") == 1, "Output: 'all 2 heads'");
+    if (heat_panels(&s) > 0) CHECK(heat_panels(&s) == 2, "Output: the panel shows both heads (%d)", heat_panels(&s));
+    header_checks(&s, &st, &L, "cat output 1280x720");
+    st.view = VIEW_ALL_HEADS;
+    go(&st, STAGE_SCORES);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(count_exact(&s, "all 2 heads") == 1, "all-heads view: 'all 2 heads'");
     st.view = VIEW_ONE_HEAD;
 
-    // Hover on a score: the explanation shows the dot product and its sum; inputs light up.
+    // Every stage, both views, at 3840x2160 too: nothing outside, numbers at the one size.
+    static const int BIG[1][2] = {{3840, 2160}};
+    test_number_sizes("cat", &L, &T, BIG, 1, true);
+
+    // Hover on a score: the explanation shows the dot product and its sum; inputs light up in magenta.
     go(&st, STAGE_SCORES);
     st.head = 0;
     ViewEvent hover = {.kind = VIEW_EV_HOVER, .cell = {MAT_SCORES, 0, 0, 1}, .head = -1};
@@ -205,16 +610,16 @@ static void test_cat(void)
     char lines[4][256];
     int n = scene_explain(&L, &T, (CellRef){MAT_SCORES, 0, 0, 1}, lines, 4);
     CHECK(n == 3, "a score is explained in 3 lines, got %d", n);
-    CHECK(n > 0 && strstr(lines[0], "Q\xe2\x82\x80[The]") && strstr(lines[0], "K\xe2\x82\x80[cat]"), "names Q_0[The] and K_0[cat]: %s",
-          lines[0]);
+    CHECK(n > 0 && strstr(lines[0], "Q\xe2\x82\x80[The]") && strstr(lines[0], "K\xe2\x82\x80[cat]"),
+          "names Q_0[The] and K_0[cat]: %s", lines[0]);
     char sval[32];
     scene_format_value(scene_cell_value(&L, &T, (CellRef){MAT_SCORES, 0, 0, 1}), sval, sizeof sval);
     CHECK(n == 3 && strstr(lines[2], sval), "the sum %s ends the products line: %s", sval, lines[2]);
     CHECK(has_text(&s, lines[0]), "the explanation is on screen");
-    int lit = 0;
-    for (size_t i = 0; i < s.count; i++)
-        if (s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 213 && s.cmds[i].color.g == 94) lit++;
-    CHECK(lit >= 4, "the score, Q's row, K^T's column and the heatmap cell light up (%d frames)", lit);
+    int lit = count_frames(&s, THEME_LIGHT.focus);
+    bool heat = heat_panel(&s, 0) != NULL;
+    CHECK(lit >= (heat ? 4 : 3), "the score, Q's row, K^T's column%s light up in the focus colour (%d frames)",
+          heat ? " and the heatmap cell" : "", lit);
     CellRef under;
     int head;
     const HitRegion *r0 = NULL;
@@ -228,41 +633,45 @@ static void test_cat(void)
     MatId kinds[] = {MAT_X, MAT_WQ, MAT_Q, MAT_KT, MAT_SCALED, MAT_WEIGHTS, MAT_Z, MAT_CONCAT, MAT_OUTPUT};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CHECK(scene_explain(&L, &T, (CellRef){kinds[i], 1, 1, 1}, lines, 4) >= 2, "matrix %d is explained", kinds[i]);
+    // The stable softmax: "max = …;  exp(a − max) / (…)" then "= e / sum = value (from unrounded values; …)".
     n = scene_explain(&L, &T, (CellRef){MAT_WEIGHTS, 0, 0, 0}, lines, 4);
-    CHECK(n == 3 && strstr(lines[0], "exp") && strstr(lines[2], "0.6111"), "softmax cell: exp over the row's sum");
+    CHECK(n == 3 && starts_with(lines[1], "max = ") && strstr(lines[1], "exp(") && strstr(lines[1], " " MINUS " ") &&
+              strstr(lines[1], ") / ("),
+          "softmax cell: the row's max subtracted: %s", n > 1 ? lines[1] : "");
+    CHECK(n == 3 && starts_with(lines[2], "= ") && strstr(lines[2], "0.6111") && strstr(lines[2], "from unrounded values"),
+          "softmax cell: = e / sum = 0.6111 (from unrounded values): %s", n > 2 ? lines[2] : "");
     n = scene_explain(&L, &T, (CellRef){MAT_SCALED, 0, 0, 0}, lines, 4);
     CHECK(n == 3 && strstr(lines[1], "\xe2\x88\x9a" "2"), "scaled: divided by sqrt 2");
 
     // Reveal: '.' fills S_0 one cell at a time; unrevealed cells have no hit and no number.
     go(&st, STAGE_SCORES);
-    ViewEvent dot = key(VIEW_KEY_PERIOD);
     memset(&st.hover, 0, sizeof st.hover);
-    view_handle(&st, &dot);
-    view_handle(&st, &dot);
+    press(&st, VIEW_KEY_PERIOD);
+    press(&st, VIEW_KEY_PERIOD);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-    int shown = 0;
-    for (size_t i = 0; i < s.hit_count; i++)
-        if (s.hits[i].cell.mat == MAT_SCORES && s.hits[i].cell.head == 0) shown++;
-    CHECK(shown == 2 + 2, "two board cells + two heatmap cells answer hover while revealing, got %d", shown);
+    int shown = count_hits_head(&s, MAT_SCORES, 0);
+    CHECK(shown == 2 + (heat_panel(&s, 0) ? 2 : 0), "two board cells (+ two heatmap cells) answer hover while revealing, got %d",
+          shown);
     n = scene_explain(&L, &T, view_focus_cell(&st), lines, 4);
     CHECK(n == 3 && has_text(&s, lines[0]), "the newest cell's arithmetic is shown");
 
     // The error banner.
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, "broken.json:3:7: error: heads: expected a number");
     CHECK(has_text(&s, "broken.json:3:7"), "the banner shows file:line:col");
-    check_bounds(&s, 1280, 720, 12, "banner");
+    check_bounds(&s, 1280, 720, "banner");
 
     // The help overlay lists the keys.
-    ViewEvent help = key(VIEW_KEY_H);
-    view_handle(&st, &help);
+    press(&st, VIEW_KEY_H);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "PageDown") && has_text(&s, "Tab") && has_text(&s, "fullscreen"), "help lists the keys");
-    check_bounds(&s, 1280, 720, 12, "help");
+    CHECK(has_text(&s, "notes"), "help lists N (notes)");
+    check_bounds(&s, 1280, 720, "help");
+    press(&st, VIEW_KEY_H);
 
     // Export parts.
     for (int part = SCENE_PART_BOARD; part <= SCENE_PART_ALL_HEADS; part++) {
         CHECK(scene_build_part(&s, (ScenePart)part, &st, &L, &T, 800, 600, 1.0, &TM), "part %d builds", part);
-        check_bounds(&s, 800, 600, 12, "part");
+        check_bounds(&s, 800, 600, "part");
         CHECK(s.count > 10, "part %d draws something", part);
     }
     scene_free(&s);
@@ -272,48 +681,26 @@ static void test_cat(void)
 
 static void test_lesson_file(const char *name, int heads, bool causal)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, name);
     Lesson L;
-    LessonError err;
-    if (!lesson_load(&L, path, &err)) {
-        CHECK(false, "%s loads: %s", path, err.message);
-        return;
-    }
     Trace T;
-    TraceError terr;
-    CHECK(trace_run(&T, &L.params, &terr), "%s runs", name);
+    if (!load(name, &L, &T)) return;
     CHECK(L.params.heads == heads, "%s has %d heads", name, heads);
     ViewDims dims = view_dims_from_params(&L.params);
     ViewState st;
     view_init(&st, &dims);
     CHECK((st.stage_count == 9) == causal, "%s: mask stage only when causal", name);
+    static const int SIZES[2][2] = {{1280, 720}, {3840, 2160}};
+    test_number_sizes(name, &L, &T, SIZES, 2, false);
     Scene s;
     scene_init(&s);
-    int sizes[2][2] = {{1280, 720}, {3840, 2160}};
-    for (int z = 0; z < 2; z++)
-        for (int v = 0; v < 2; v++) {
-            st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
-            go(&st, STAGE_INPUT);
-            for (int k = 0; k < st.stage_count; k++) {
-                char what[160];
-                snprintf(what, sizeof what, "%s %s %s %dx%d", name, stage_key(view_stage(&st)), v ? "all" : "one",
-                         sizes[z][0], sizes[z][1]);
-                scene_build(&s, &st, &L, &T, sizes[z][0], sizes[z][1], &TM, NULL);
-                check_bounds(&s, sizes[z][0], sizes[z][1], sizes[z][1] >= 2160 ? 24 : 12, what);
-                ViewEvent next = key(VIEW_KEY_RIGHT);
-                view_handle(&st, &next);
-            }
-        }
     if (heads == 12) {
         // All twelve heads fit the grid at 1280x720, each with its label.
         st.view = VIEW_ALL_HEADS;
         go(&st, STAGE_SOFTMAX);
         scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-        int panels = 0;
-        for (size_t i = 0; i < s.hit_count; i++) panels += s.hits[i].cell.mat == MAT_NONE && s.hits[i].head >= 0;
-        CHECK(panels == 12, "12 head panels in the grid, got %d", panels);
+        CHECK(heat_panels(&s) == 12, "12 head panels in the grid, got %d", heat_panels(&s));
         CHECK(has_text(&s, "head 11"), "the last head is labelled");
+        CHECK(count_exact(&s, "all 12 heads") == 1, "the header says all 12 heads");
     }
     if (causal) {
         // Masked cells are hatched and read "−∞" before softmax.
@@ -322,40 +709,19 @@ static void test_lesson_file(const char *name, int heads, bool causal)
         scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
         int hatches = 0;
         for (size_t i = 0; i < s.count; i++) hatches += s.cmds[i].kind == CMD_HATCH;
-        int n = L.params.n;
-        CHECK(hatches >= n * (n - 1) / 2 * 2, "masked cells hatched on the board and heatmap (%d)", hatches);
-        CHECK(has_text(&s, "\xe2\x88\x92\xe2\x88\x9e"), "masked cells read -inf");
+        CHECK(hatches >= 2, "masked cells hatched on the board (%d)", hatches);
+        CHECK(has_text(&s, MINUS INF), "masked cells read -inf");
         CHECK(isinf(scene_cell_value(&L, &T, (CellRef){MAT_MASKED, 0, 0, 1})), "S'+M above the diagonal is -inf");
+        // The heatmap of the masked scores hatches every masked cell.
+        scene_build_part(&s, SCENE_PART_HEATMAP, &st, &L, &T, 1280, 720, 1.0, &TM);
+        hatches = 0;
+        for (size_t i = 0; i < s.count; i++) hatches += s.cmds[i].kind == CMD_HATCH;
+        int n = L.params.n;
+        CHECK(hatches == n * (n - 1) / 2, "the heatmap hatches the %d masked cells (%d)", n * (n - 1) / 2, hatches);
     }
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
-}
-
-static int count_text(const Scene *s, const char *needle)
-{
-    int n = 0;
-    for (size_t i = 0; i < s->count; i++)
-        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) n++;
-    return n;
-}
-
-static bool load(const char *rel, Lesson *L, Trace *T)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
-    LessonError err;
-    TraceError terr;
-    if (!lesson_load(L, path, &err)) {
-        CHECK(false, "%s loads: %s", rel, err.message);
-        return false;
-    }
-    if (!trace_run(T, &L->params, &terr)) {
-        CHECK(false, "%s traces", rel);
-        lesson_free(L);
-        return false;
-    }
-    return true;
 }
 
 // Key K: the document's figures for d_model 512, n 10 with h = 1 and h = 8.
@@ -368,19 +734,19 @@ static void test_cost_panel(void)
     ViewDims dims = view_dims_from_params(&L.params);
     ViewState st;
     view_init(&st, &dims);
-    st.stage_index = 1; // past the first stage, whose notes quote the same figures
-    ViewEvent k = key(VIEW_KEY_K);
-    view_handle(&st, &k);
+    st.stage_index = 1;
+    press(&st, VIEW_KEY_K);
     Scene s;
     scene_init(&s);
     CHECK(scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL), "cost panel builds");
     CHECK(count_text(&s, "1,048,576") == 2, "1,048,576 weights for h = 1 and h = 8 (%d)", count_text(&s, "1,048,576"));
     CHECK(count_text(&s, "51,200") == 2, "51,200 multiplications for h = 1 and h = 8 (%d)", count_text(&s, "51,200"));
     CHECK(has_text(&s, "h = 1") && has_text(&s, "h = 8") && has_text(&s, "512") && has_text(&s, "64"), "both rows, d_k 512 and 64");
-    CHECK(has_text(&s, "8 \xc3\x97 (10\xc3\x97" "10)") && has_text(&s, "1 \xc3\x97 (10\xc3\x97" "10)"), "8 and 1 attention matrices of 10x10");
-    check_bounds(&s, 1280, 720, 12, "cost panel 1280x720");
+    CHECK(has_text(&s, "8 " TIMES " (10" TIMES "10)") && has_text(&s, "1 " TIMES " (10" TIMES "10)"),
+          "8 and 1 attention matrices of 10x10");
+    check_layout(&s, 1280, 720, "cost panel 1280x720", false);
     scene_build(&s, &st, &L, &T, 3840, 2160, &TM, NULL);
-    check_bounds(&s, 3840, 2160, 24, "cost panel 3840x2160");
+    check_layout(&s, 3840, 2160, "cost panel 3840x2160", false);
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
@@ -388,12 +754,12 @@ static void test_cost_panel(void)
     if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
     dims = view_dims_from_params(&L.params);
     view_init(&st, &dims);
-    view_handle(&st, &k);
+    press(&st, VIEW_KEY_K);
     scene_init(&s);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(count_text(&s, "1,048,576") == 2 && count_text(&s, "64") >= 2, "the lesson's 64 weights and the paper's rows");
     CHECK(has_text(&s, "h = 2"), "the lesson's h");
-    check_bounds(&s, 1280, 720, 12, "cost panel, mat lesson");
+    check_layout(&s, 1280, 720, "cost panel, mat lesson", false);
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
@@ -414,8 +780,7 @@ static void test_compare_view(void)
         ViewDims dims = view_dims_from_params(&L.params);
         ViewState st;
         view_init(&st, &dims);
-        ViewEvent m = key(VIEW_KEY_M);
-        view_handle(&st, &m);
+        press(&st, VIEW_KEY_M);
         SceneExtras ex = {&L.params, &cmp, NULL, false, NULL};
         Scene s;
         scene_init(&s);
@@ -424,7 +789,7 @@ static void test_compare_view(void)
             char what[200];
             snprintf(what, sizeof what, "%s compare %dx%d", files[f], sizes[z][0], sizes[z][1]);
             CHECK(scene_build_ex(&s, &st, &L, &T, &ex, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
-            check_bounds(&s, sizes[z][0], sizes[z][1], sizes[z][1] >= 2160 ? 24 : 12, what);
+            check_bounds(&s, sizes[z][0], sizes[z][1], what);
             CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head") && has_text(&s, "Same cost"), "%s: titles", what);
         }
         if (f == 0) {
@@ -441,7 +806,43 @@ static void test_compare_view(void)
     }
 }
 
-// An edited weight is outlined in its own colour, and the status line says how many values are edited.
+// Edit marks of the frame: a frame of thickness `t` in the edited colour with a filled square of the same
+// colour in its top-right corner.
+static int edit_marks(const Scene *s, int *thickness, int *corners)
+{
+    int marks = 0;
+    *corners = 0;
+    *thickness = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *f = &s->cmds[i];
+        if (f->kind != CMD_FRAME || !same(f->color, THEME_LIGHT.edited)) continue;
+        marks++;
+        *thickness = f->thickness;
+        for (size_t k = 0; k < s->count; k++) {
+            const DrawCmd *r = &s->cmds[k];
+            if (r->kind == CMD_RECT && same(r->color, THEME_LIGHT.edited) && r->y == f->y && r->x + r->w == f->x + f->w &&
+                r->w > 0 && r->w < f->w)
+                (*corners)++;
+        }
+    }
+    return marks;
+}
+
+// Builds the projections stage at the sub-step that shows matrix m (the board may show one at a time).
+static bool build_showing(Scene *s, ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, MatId m,
+                          int w, int h)
+{
+    st->substep = 0;
+    for (int k = 0; k < 8; k++) {
+        st->substep = k;
+        scene_build_ex(s, st, L, T, ex, w, h, &TM, NULL);
+        if (count_hits(s, m) > 0) return true;
+        if (k >= s->substeps - 1) break;
+    }
+    return false;
+}
+
+// An edited weight is outlined (3 px, the edited colour, a corner square), and the status line counts the edits.
 static void test_edit_marks(void)
 {
     Lesson L;
@@ -463,19 +864,17 @@ static void test_edit_marks(void)
     SceneExtras ex = {&L.params, NULL, NULL, false, NULL};
     Scene s;
     scene_init(&s);
-    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
-    int marks = 0;
-    for (size_t i = 0; i < s.count; i++)
-        marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
-    CHECK(marks == 1, "one edited cell outlined, got %d", marks);
+    CHECK(build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720), "W_K_1 is shown at some sub-step");
+    int thick, corners;
+    int marks = edit_marks(&s, &thick, &corners);
+    CHECK(marks == 1, "one edited cell outlined in THEME_LIGHT.edited, got %d", marks);
+    CHECK(marks != 1 || thick == 3, "the edit frame is 3 px at 1280x720, got %d", thick);
+    CHECK(marks != 1 || corners == 1, "the edited cell has a corner square, got %d", corners);
     CHECK(has_text(&s, "1 value edited"), "the status line counts the edit");
-    check_bounds(&s, 1280, 720, 12, "edit marks");
+    check_bounds(&s, 1280, 720, "edit marks");
     st.head = 0;
-    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
-    marks = 0;
-    for (size_t i = 0; i < s.count; i++)
-        marks += s.cmds[i].kind == CMD_FRAME && s.cmds[i].color.r == 204 && s.cmds[i].color.g == 121;
-    CHECK(marks == 0, "head 0 has no edited cell");
+    build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720);
+    CHECK(edit_marks(&s, &thick, &corners) == 0, "head 0 has no edited cell");
     SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL};
     scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
@@ -498,7 +897,7 @@ static void test_edit_marks(void)
     st.help = true;
     scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "Shift+E"), "the help lists E and Shift+E");
-    check_bounds(&s, 1280, 720, 12, "help");
+    check_bounds(&s, 1280, 720, "help");
     scene_free(&s);
     params_free(&e);
     trace_free(&t2);
@@ -506,9 +905,389 @@ static void test_edit_marks(void)
     lesson_free(&L);
 }
 
-// The 5-token causal lesson at 1280x720: the mask stage shows numbers on the board and in the heatmap, and
-// heatmap titles are never cut.
-static void test_causal_numbers(void)
+// The labels of a heatmap (one head's panel): for every row and every column, a text left of (above) the
+// grid, centred on that row (column), that is the token's label, or its start cut with "…".
+static bool label_ok(const char *text, const char *label)
+{
+    if (!strcmp(text, label)) return true;
+    if (!ends_with(text, ELLIPSIS)) return false;
+    size_t n = strlen(text) - strlen(ELLIPSIS);
+    return n > 0 && strncmp(text, label, n) == 0;
+}
+
+static void check_heat_labels(const Scene *s, const Lesson *L, int head, const HitRegion *panel, const char *what)
+{
+    const AttnParams *p = &L->params;
+    MatId m = MAT_NONE;
+    int gx = 1 << 30, gy = 1 << 30;
+    // Row bands and column bands from the cells inside the panel.
+    int *ry = calloc((size_t)p->n, sizeof(int)), *rh = calloc((size_t)p->n, sizeof(int));
+    int *cx = calloc((size_t)p->m, sizeof(int)), *cw = calloc((size_t)p->m, sizeof(int));
+    if (!ry || !rh || !cx || !cw) goto done;
+    for (size_t i = 0; i < s->hit_count; i++) {
+        const HitRegion *r = &s->hits[i];
+        if (r->cell.mat == MAT_NONE || r->cell.head != head || r->x < panel->x || r->y < panel->y ||
+            r->x + r->w > panel->x + panel->w + 1 || r->y + r->h > panel->y + panel->h + 1)
+            continue;
+        if (r->cell.row < 0 || r->cell.row >= p->n || r->cell.col < 0 || r->cell.col >= p->m) continue;
+        m = r->cell.mat;
+        ry[r->cell.row] = r->y;
+        rh[r->cell.row] = r->h;
+        cx[r->cell.col] = r->x;
+        cw[r->cell.col] = r->w;
+        if (r->x < gx) gx = r->x;
+        if (r->y < gy) gy = r->y;
+    }
+    CHECK(m != MAT_NONE, "%s: the heatmap has cells", what);
+    if (m == MAT_NONE) goto done;
+    // rows: a text left of the grid, its middle in the row's band; columns: above the grid, in the column's.
+    for (int axis = 0; axis < 2; axis++) {
+        int count = axis ? p->m : p->n, ok = 0, same_text = 0;
+        char(*shown)[160] = calloc((size_t)count, sizeof *shown);
+        if (!shown) break;
+        char label[160];
+        for (int i = 0; i < count; i++) {
+            model_axis_label(L, axis ? AXIS_KEY : AXIS_QUERY, i, label, sizeof label);
+            // A column's label may be written across (one text) or downwards (a text per letter, top to bottom):
+            // the texts within the column's width above the grid, in order.
+            char text[160] = "";
+            for (size_t k = 0; k < s->count; k++) {
+                const DrawCmd *c = &s->cmds[k];
+                if (c->kind != CMD_TEXT) continue;
+                bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y && c->x >= cx[i] - 1 &&
+                                     c->x + c->w <= cx[i] + cw[i] + 1
+                               : c->x + c->w <= gx && c->x >= panel->x && c->y + c->h / 2 >= ry[i] &&
+                                     c->y + c->h / 2 < ry[i] + rh[i];
+                if (!at) continue;
+                if (axis) snprintf(text + strlen(text), sizeof text - strlen(text), "%s", scene_text(s, c));
+                else if (label_ok(scene_text(s, c), label)) snprintf(text, sizeof text, "%s", scene_text(s, c));
+            }
+            if (text[0] && label_ok(text, label)) snprintf(shown[i], sizeof shown[i], "%s", text);
+            else if (axis && text[0] && count - ok < 4)
+                fprintf(stderr, "  %s: column %d reads '%s', its token is '%s'\n", what, i, text, label);
+            if (shown[i][0]) ok++;
+            else if (count - ok < 4 || i < 2)
+                fprintf(stderr, "  %s: %s %d ('%s') has no label\n", what, axis ? "column" : "row", i, label);
+        }
+        // Tokens that occur twice keep their subscripts: no two rows (columns) read the same.
+        for (int i = 0; i < count; i++)
+            for (int j = i + 1; j < count; j++)
+                if (shown[i][0] && shown[j][0] && !strcmp(shown[i], shown[j])) {
+                    if (same_text++ < 2)
+                        fprintf(stderr, "  %s: %ss %d and %d both read '%s'\n", what, axis ? "column" : "row", i, j, shown[i]);
+                }
+        CHECK(ok == count, "%s: %d of %d %ss labelled with their token", what, ok, count, axis ? "column" : "row");
+        CHECK(same_text == 0, "%s: %d pairs of %ss read the same (a duplicate token's subscript cut off)", what, same_text,
+              axis ? "column" : "row");
+        free(shown);
+    }
+done:
+    free(ry);
+    free(rh);
+    free(cx);
+    free(cw);
+}
+
+// The heatmap as a part (the slide), and beside the board or in the all-heads grid when there; on every
+// stage that has one, or (only) on the softmax.
+static void heat_label_views(const char *name, const Lesson *L, const Trace *T, int w, int h, Stage only)
+{
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    char what[200];
+    for (int k = 0; k < st.stage_count; k++) {
+        st.stage_index = k;
+        if (model_stage_heatmap(&L->params, view_stage(&st)) == MAT_NONE) continue;
+        if (only != STAGE_COUNT && view_stage(&st) != only) continue;
+        snprintf(what, sizeof what, "%s %s heatmap part %dx%d", name, stage_key(view_stage(&st)), w, h);
+        scene_build_part(&s, SCENE_PART_HEATMAP, &st, L, T, w, h, h / 720.0, &TM);
+        const HitRegion *panel = heat_panel(&s, 0);
+        CHECK(panel != NULL, "%s: drawn", what);
+        if (panel) check_heat_labels(&s, L, 0, panel, what);
+        check_numbers(&s, h, s.num_font, what);
+        st.view = VIEW_ALL_HEADS;
+        scene_build(&s, &st, L, T, w, h, &TM, NULL);
+        snprintf(what, sizeof what, "%s %s all heads %dx%d", name, stage_key(view_stage(&st)), w, h);
+        CHECK(heat_panels(&s) == L->params.heads, "%s: %d panels", what, heat_panels(&s));
+        for (int hd = 0; hd < L->params.heads; hd++) {
+            char w2[240];
+            snprintf(w2, sizeof w2, "%s, head %d", what, hd);
+            if ((panel = heat_panel(&s, hd))) check_heat_labels(&s, L, hd, panel, w2);
+        }
+        st.view = VIEW_ONE_HEAD;
+        scene_build(&s, &st, L, T, w, h, &TM, NULL);
+        if ((panel = heat_panel(&s, st.head))) {
+            snprintf(what, sizeof what, "%s %s beside the board %dx%d", name, stage_key(view_stage(&st)), w, h);
+            check_heat_labels(&s, L, st.head, panel, what);
+        }
+    }
+    scene_free(&s);
+}
+
+// (4) The causal lesson's heatmaps label every token; a 40-token lesson's heatmap labels all 40 rows and
+// columns (tokens that occur more than once with their index as a subscript).
+static void test_heat_labels(void)
+{
+    Lesson L;
+    Trace T;
+    if (load("lessons/causal-decoder.json", &L, &T)) {
+        heat_label_views("causal", &L, &T, 1280, 720, STAGE_COUNT);
+        heat_label_views("causal", &L, &T, 1920, 1080, STAGE_COUNT);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    char *json = lesson_of_tokens(40, 8, 2, false);
+    CHECK(json != NULL, "40-token lesson written");
+    if (json && parse(json, &L, &T)) {
+        CHECK(L.params.n == 40 && L.params.m == 40, "40 tokens");
+        char label[64];
+        model_axis_label(&L, AXIS_QUERY, 13, label, sizeof label);
+        CHECK(!strcmp(label, "the\xe2\x82\x81\xe2\x82\x83"), "the 14th token is the₁₃, got %s", label);
+        heat_label_views("40 tokens", &L, &T, 1280, 720, STAGE_SOFTMAX);
+        heat_label_views("40 tokens", &L, &T, 1920, 1080, STAGE_SOFTMAX);
+        // No number is squeezed into the small cells: numbers at the board's size, or colours alone.
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        go(&st, STAGE_SOFTMAX);
+        Scene s;
+        scene_init(&s);
+        scene_build_part(&s, SCENE_PART_HEATMAP, &st, &L, &T, 1280, 720, 1.0, &TM);
+        check_numbers(&s, 720, s.num_font, "40 tokens heatmap part");
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    free(json);
+}
+
+// Is t a token label cut short ("<…" for "<s>", "do…" for "down")?
+static bool cut_label(const Lesson *L, const char *t)
+{
+    char label[160];
+    for (int i = 0; i < L->params.n + L->params.m; i++) {
+        model_axis_label(L, i < L->params.n ? AXIS_QUERY : AXIS_KEY, i < L->params.n ? i : i - L->params.n, label,
+                         sizeof label);
+        if (strcmp(t, label) && label_ok(t, label)) return true;
+    }
+    return false;
+}
+
+// Short-token lessons at 1280x720 and 1920x1080: every stage shows numbers on the board, and when the heatmap
+// is beside the board the board keeps every token label whole (the board alone does: the heatmap may not
+// cost the board anything).
+static void test_board_labels(const char *file)
+{
+    Lesson L;
+    Trace T;
+    if (!load(file, &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
+    for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
+        int w = SIZES[z][0], h = SIZES[z][1];
+        for (int k = 0; k < st.stage_count; k++) {
+            st.stage_index = k;
+            char what[160];
+            snprintf(what, sizeof what, "%s %s %dx%d", file, stage_key(view_stage(&st)), w, h);
+            // The board alone, in the room the window gives it.
+            scene_build_part(&s, SCENE_PART_BOARD, &st, &L, &T, w, h * 3 / 4, h / 720.0, &TM);
+            int alone = 0;
+            for (size_t i = 0; i < s.count; i++) alone += s.cmds[i].kind == CMD_TEXT && cut_label(&L, scene_text(&s, &s.cmds[i]));
+            scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+            int numbers = check_numbers(&s, h, scene_number_font(h), what);
+            CHECK(numbers >= 4, "%s: board numbers shown (%d)", what, numbers);
+            if (!heat_panel(&s, st.head) && heat_panels(&s) == 0) continue;
+            int cut = 0;
+            for (size_t i = 0; i < s.count; i++) {
+                const DrawCmd *c = &s.cmds[i];
+                if (c->kind != CMD_TEXT || !cut_label(&L, scene_text(&s, c))) continue;
+                const HitRegion *panel = heat_panel(&s, st.head);
+                if (panel && c->x >= panel->x) continue; // the heatmap's own labels
+                if (cut++ < 2) fprintf(stderr, "  %s: board label cut to '%s' beside the heatmap\n", what, scene_text(&s, c));
+            }
+            CHECK(alone > 0 || cut == 0, "%s: the heatmap costs the board %d token labels (cut to fit; none cut without it)",
+                  what, cut);
+        }
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// Windows: a matrix too large shows some of its rows and columns at the full size, with a caption that says
+// which ("columns 0–7 of 512", en dash); paper-base and bert-base-shape show numbers on every stage and
+// sub-step (3); Right and PageDown step through sub-steps before the next stage.
+struct Caption {
+    const Lesson *L;
+    int w, h, windowed;
+    char name[64];
+};
+
+// Reads "rows a–b of n" (what = "rows ") or "cols a–b of n" / "columns a–b of n" (what = "col") in t.
+static bool parse_range(const char *t, const char *what, int *a, int *b, int *n)
+{
+    const char *p = strstr(t, what);
+    if (!p) return false;
+    p += strlen(what);
+    if (!strcmp(what, "col")) {
+        if (starts_with(p, "umns ")) p += 5;
+        else if (starts_with(p, "s ")) p += 2;
+        else return false;
+    }
+    char *end;
+    *a = (int)strtol(p, &end, 10);
+    if (end == p || !starts_with(end, EN_DASH)) return false;
+    p = end + strlen(EN_DASH);
+    *b = (int)strtol(p, &end, 10);
+    if (end == p || !starts_with(end, " of ")) return false;
+    p = end + 4;
+    *n = (int)strtol(p, &end, 10);
+    return end != p;
+}
+
+// A matrix on the board showing only some of its cells says which, under it: "rows a–b of n" for its rows
+// when not all are shown, "cols a–b of n" (or "columns") for its columns, with the rows and columns shown.
+static int check_windows(const Scene *s, const Lesson *L, const char *what)
+{
+    int windowed = 0;
+    for (int m = MAT_X; m < MAT_COUNT; m++)
+        for (int hd = 0; hd < L->params.heads; hd++) {
+            int R, C;
+            scene_mat_shape(L, (MatId)m, &R, &C);
+            if (R <= 0 || C <= 0) continue;
+            char *seen = calloc((size_t)R * (size_t)C, 1);
+            if (!seen) return windowed;
+            int n = 0, r0 = R, r1 = -1, c0 = C, c1 = -1, x0 = 1 << 30, x1 = -1, y1 = -1;
+            for (size_t i = 0; i < s->hit_count; i++) {
+                const HitRegion *r = &s->hits[i];
+                if (r->cell.mat != (MatId)m || r->cell.head != hd || r->head >= 0) continue; // head >= 0: a heatmap
+                if (r->cell.row < 0 || r->cell.row >= R || r->cell.col < 0 || r->cell.col >= C) continue;
+                if (!seen[(size_t)r->cell.row * C + r->cell.col]++) n++;
+                if (r->cell.row < r0) r0 = r->cell.row;
+                if (r->cell.row > r1) r1 = r->cell.row;
+                if (r->cell.col < c0) c0 = r->cell.col;
+                if (r->cell.col > c1) c1 = r->cell.col;
+                if (r->x < x0) x0 = r->x;
+                if (r->x + r->w > x1) x1 = r->x + r->w;
+                if (r->y + r->h > y1) y1 = r->y + r->h;
+            }
+            free(seen);
+            if (n == 0 || n == R * C) continue;
+            windowed++;
+            bool rows_cut = r1 - r0 + 1 < R, cols_cut = c1 - c0 + 1 < C;
+            // The caption: a text just under the cells, overlapping them horizontally.
+            const char *cap = NULL;
+            int lh = fake_height(NULL, FONT_REGULAR, s->num_font);
+            for (size_t i = 0; i < s->count && !cap; i++) {
+                const DrawCmd *c = &s->cmds[i];
+                if (c->kind == CMD_TEXT && c->y >= y1 - 2 && c->y <= y1 + 2 * lh && c->x < x1 && c->x + c->w > x0 &&
+                    (strstr(scene_text(s, c), "rows ") || strstr(scene_text(s, c), "col")))
+                    cap = scene_text(s, c);
+            }
+            char name[64];
+            model_mat_name((MatId)m, hd, name, sizeof name);
+            CHECK(cap != NULL, "%s: %s shows %d of %d cells and says which under it", what, name, n, R * C);
+            if (!cap) continue;
+            int a, b, t;
+            if (rows_cut)
+                CHECK(parse_range(cap, "rows ", &a, &b, &t) && a == r0 && b == r1 && t == R,
+                      "%s: %s shows rows %d" EN_DASH "%d of %d: caption '%s'", what, name, r0, r1, R, cap);
+            if (cols_cut)
+                CHECK(parse_range(cap, "col", &a, &b, &t) && a == c0 && b == c1 && t == C,
+                      "%s: %s shows columns %d" EN_DASH "%d of %d: caption '%s'", what, name, c0, c1, C, cap);
+        }
+    return windowed;
+}
+
+static void walk_windows(const Scene *s, const ViewState *st, void *user)
+{
+    struct Caption *cp = user;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %d/%d %dx%d", cp->name, stage_key(view_stage(st)), s->substep + 1, s->substeps,
+             cp->w, cp->h);
+    cp->windowed += check_windows(s, cp->L, what);
+    int full = check_numbers(s, cp->h, scene_number_font(cp->h), what);
+    CHECK(full > 0, "%s: numbers at the full size %d px (%d)", what, scene_number_font(cp->h), full);
+}
+
+static void test_windows(const char *file)
+{
+    Lesson L;
+    Trace T;
+    if (!load(file, &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
+    for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
+        struct Caption cp = {&L, SIZES[z][0], SIZES[z][1], 0, ""};
+        snprintf(cp.name, sizeof cp.name, "%s", file);
+        walk(&s, &st, &L, &T, SIZES[z][0], SIZES[z][1], walk_windows, &cp);
+        CHECK(cp.windowed > 0, "%s %dx%d: large matrices are windowed (%d)", file, SIZES[z][0], SIZES[z][1], cp.windowed);
+    }
+    // The input: X (10 or 7 x d_model) shows its first columns and says so.
+    go(&st, STAGE_INPUT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    bool cap = false;
+    for (size_t i = 0; i < s.count; i++) {
+        int a, b, n;
+        if (s.cmds[i].kind == CMD_TEXT && parse_range(scene_text(&s, &s.cmds[i]), "col", &a, &b, &n) && a == 0 &&
+            n == L.params.d_model)
+            cap = true;
+    }
+    CHECK(cap, "%s input: 'columns 0–k of %d'", file, L.params.d_model);
+
+    // Sub-steps: projections of d_model 512+ do not fit together; Right and PageDown step through them.
+    go(&st, STAGE_PROJECT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(s.substeps == 3 && s.substep == 0, "%s projections: 3 sub-steps, the first shown (%d, %d)", file, s.substeps,
+          s.substep);
+    MatId results[3] = {MAT_Q, MAT_K, MAT_V};
+    for (int k = 0; k < 3 && s.substeps == 3; k++) {
+        int shown = 0;
+        for (int r = 0; r < 3; r++) shown += count_hits_head(&s, results[r], st.head) > 0;
+        CHECK(shown == 1 && count_hits_head(&s, results[k], st.head) > 0, "%s projections %d/3: only %s shown", file,
+              k + 1, mat_info(results[k])->key);
+        view_set_substeps(&st, s.substeps, s.substep);
+        press(&st, k == 1 ? VIEW_KEY_PAGEDOWN : VIEW_KEY_RIGHT);
+        if (k < 2) {
+            CHECK(view_stage(&st) == STAGE_PROJECT && st.substep == k + 1, "%s: %s goes to sub-step %d", file,
+                  k == 1 ? "PageDown" : "Right", k + 2);
+            scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+            CHECK(s.substep == k + 1, "%s: the scene shows sub-step %d (%d)", file, k + 2, s.substep + 1);
+        } else {
+            CHECK(view_stage(&st) == STAGE_SCORES, "%s: Right after the last sub-step goes to the scores", file);
+        }
+    }
+    // Back from the scores: the projections' last sub-step (the scene clamps the view's 'last').
+    go(&st, STAGE_SCORES);
+    press(&st, VIEW_KEY_LEFT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(view_stage(&st) == STAGE_PROJECT && s.substep == s.substeps - 1, "%s: Left from the scores shows the last sub-step (%d of %d)",
+          file, s.substep + 1, s.substeps);
+    // view_set_substeps clamps.
+    view_set_substeps(&st, 3, 7);
+    CHECK(st.substep == 2 && st.substep_count == 3, "view_set_substeps(3, 7) -> 2");
+    view_set_substeps(&st, 3, -4);
+    CHECK(st.substep == 0, "view_set_substeps(3, -4) -> 0");
+    view_set_substeps(&st, 0, 5);
+    CHECK(st.substep_count == 1 && st.substep == 0, "view_set_substeps(0, 5) -> one sub-step");
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// (2) Zoom: two steps of 1.25 make the numbers larger, all at the one size.
+static void test_zoom(void)
 {
     Lesson L;
     Trace T;
@@ -516,21 +1295,156 @@ static void test_causal_numbers(void)
     ViewDims dims = view_dims_from_params(&L.params);
     ViewState st;
     view_init(&st, &dims);
+    go(&st, STAGE_SOFTMAX);
     Scene s;
     scene_init(&s);
-    for (Stage stage = STAGE_SCORES; stage <= STAGE_WEIGHTED_SUM; stage++) {
-        go(&st, stage);
-        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-        int board = 0, heat = 0;
-        for (size_t i = 0; i < s.count; i++) {
-            if (s.cmds[i].kind != CMD_TEXT) continue;
-            const char *t = scene_text(&s, &s.cmds[i]);
-            if (strlen(t) == 6 && t[1] == '.') board++;          // 0.0000, 2.8284
-            if (strlen(t) == 4 && t[1] == '.') heat++;           // 0.00, 2.83
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    int base = s.num_font;
+    CHECK(base >= scene_number_font(720), "zoom 1: num_font %d >= scene_number_font(720) %d", base, scene_number_font(720));
+    press(&st, VIEW_KEY_PLUS);
+    press(&st, VIEW_KEY_PLUS);
+    CHECK(fabs(st.zoom - 1.5625) < 1e-9, "two + steps: zoom 1.25^2, got %g", st.zoom);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(s.num_font > base, "zoom 1.5625: num_font %d larger than at zoom 1 (%d)", s.num_font, base);
+    CHECK(s.num_font >= (int)lround(scene_number_font(720) * 1.5625) - 1, "zoom 1.5625: num_font %d is at least %d x 1.5625",
+          s.num_font, scene_number_font(720));
+    int n = check_numbers(&s, 720, s.num_font, "zoom 1.5625");
+    CHECK(n > 0, "zoomed: numbers drawn (%d)", n);
+    press(&st, VIEW_KEY_0);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(s.num_font == base, "0 resets the zoom: %d", s.num_font);
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// (5) Embeddings of 40: the scaled scores are in the thousands, exp of them is ∞ in a naive softmax; the
+// explanation is the stable one and never shows ∞, on every weight of every head.
+static void test_huge_embeddings(void)
+{
+    static const char JSON[] =
+        "{\"title\": \"Embeddings of 40\", \"tokens\": [\"The\", \"cat\", \"sat\"],"
+        " \"embeddings\": [[40, 0, 40, 0], [0, 40, 0, 40], [40, 40, 40, 40]],"
+        " \"heads\": 2, \"weights\": {\"random\": {\"seed\": 42, \"qkv_std\": 1.0, \"out_std\": 0.5}}}";
+    Lesson L;
+    Trace T;
+    if (!parse(JSON, &L, &T)) return;
+    double top = 0.0;
+    for (int h = 0; h < L.params.heads; h++)
+        for (int i = 0; i < L.params.n; i++)
+            for (int j = 0; j < L.params.m; j++) {
+                double v = fabs(scene_cell_value(&L, &T, (CellRef){MAT_SCALED, h, i, j}));
+                if (v > top) top = v;
+            }
+    CHECK(top > 710.0, "the scaled scores overflow a naive exp (largest |S'| = %.1f)", top);
+    char lines[4][256];
+    int bad = 0;
+    for (int h = 0; h < L.params.heads; h++)
+        for (int i = 0; i < L.params.n; i++)
+            for (int j = 0; j < L.params.m; j++) {
+                int n = scene_explain(&L, &T, (CellRef){MAT_WEIGHTS, h, i, j}, lines, 4);
+                CHECK(n == 3, "A%d[%d, %d] explained in 3 lines (%d)", h, i, j, n);
+                for (int k = 0; k < n; k++)
+                    if (strstr(lines[k], INF) || strstr(lines[k], "inf") || strstr(lines[k], "nan")) {
+                        if (bad++ < 3) fprintf(stderr, "  A%d[%d, %d] line %d: %s\n", h, i, j, k, lines[k]);
+                    }
+                char v[32];
+                scene_format_value(scene_cell_value(&L, &T, (CellRef){MAT_WEIGHTS, h, i, j}), v, sizeof v);
+                CHECK(n == 3 && starts_with(lines[1], "max = ") && starts_with(lines[2], "= ") && strstr(lines[2], v),
+                      "A%d[%d, %d]: max line, then = e / sum = %s: %s", h, i, j, v, n == 3 ? lines[2] : "");
+            }
+    CHECK(bad == 0, "no weight of the 40s lesson is explained with infinity (%d lines)", bad);
+    // On screen too: the pinned weight's explanation, and nothing reads ∞ anywhere (no mask here).
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    go(&st, STAGE_SOFTMAX);
+    st.pinned = (CellRef){MAT_WEIGHTS, 0, 1, 2};
+    Scene s;
+    scene_init(&s);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "max = "), "the stable explanation is on screen");
+    CHECK(!has_text(&s, INF), "nothing on screen reads infinity");
+    check_bounds(&s, 1280, 720, "embeddings of 40");
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// Key N: the lesson's notes in the footer on any stage, whole.
+static void test_notes(void)
+{
+    const char *files[] = {"lessons/causal-decoder.json", "lessons/the-cat-sat-on-the-mat.json", "tests/good/three-tokens.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        if (!L.notes) {
+            CHECK(false, "%s has notes", files[f]);
+            trace_free(&T);
+            lesson_free(&L);
+            continue;
         }
-        CHECK(board >= 25, "%s: board numbers shown (%d)", stage_key(stage), board);
-        CHECK(heat >= 10 || stage == STAGE_WEIGHTED_SUM, "%s: heatmap numbers shown (%d)", stage_key(stage), heat);
-        CHECK(!has_text(&s, "\xe2\x80\xa6"), "%s: no text cut", stage_key(stage));
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        Scene s;
+        scene_init(&s);
+        char start[32];
+        snprintf(start, sizeof start, "%.20s", L.notes);
+        go(&st, STAGE_SOFTMAX);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(!has_text(&s, start), "%s: no notes before N", files[f]);
+        press(&st, VIEW_KEY_N);
+        CHECK(st.notes, "N turns the notes on");
+        for (int k = 0; k < st.stage_count; k++) {
+            st.stage_index = k;
+            scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+            char what[160];
+            snprintf(what, sizeof what, "%s notes %s 1280x720", files[f], stage_key(view_stage(&st)));
+            CHECK(has_text(&s, start), "%s: the notes are in the footer", what);
+            // Whole: the last words of the notes are drawn, and no footer line is cut.
+            const char *tail = L.notes + strlen(L.notes);
+            while (tail > L.notes && tail[-1] != ' ') tail--;
+            bool end = false;
+            int cut = 0;
+            for (size_t i = 0; i < s.count; i++) {
+                if (s.cmds[i].kind != CMD_TEXT) continue;
+                const char *t = scene_text(&s, &s.cmds[i]);
+                if (ends_with(t, tail)) end = true;
+                const char *dots = strstr(t, ELLIPSIS);
+                char head[256];
+                snprintf(head, sizeof head, "%.*s", dots ? (int)(dots - t) : 0, t);
+                if (dots && strlen(head) >= 10 && strstr(L.notes, head)) cut++; // a line of the notes, cut
+            }
+            CHECK(end && cut == 0, "%s: the notes are shown whole (ends with '%s': %d, %d cut lines)", what, tail, end, cut);
+            check_bounds(&s, 1280, 720, what);
+        }
+        press(&st, VIEW_KEY_N);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(!st.notes && !has_text(&s, start), "%s: N again hides them", files[f]);
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// A lesson of one head: the header says "one head".
+static void test_one_head(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("tests/good/big-seed.json", &L, &T)) return;
+    CHECK(L.params.heads == 1, "big-seed has one head");
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    for (int k = 0; k < st.stage_count; k++) {
+        st.stage_index = k;
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(count_exact(&s, "one head") == 1, "one-head lesson, %s: 'one head'", stage_key(view_stage(&st)));
     }
     scene_free(&s);
     trace_free(&T);
@@ -562,7 +1476,7 @@ static void test_extreme_sizes(void)
                 st.pinned = (CellRef){MAT_X, 0, 0, 0};
                 int w = SIZES[k][0], h = SIZES[k][1];
                 built += scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, v == 4 ? "a banner" : NULL);
-                if (w >= 1000) check_bounds(&s, w, h, 12, "8000x5000");
+                if (w >= 1000) check_layout(&s, w, h, "8000x5000", v != 2);
             }
     CHECK(built == (int)(sizeof SIZES / sizeof SIZES[0]) * st.stage_count * 5, "every size laid out (%d)", built);
     scene_free(&s);
@@ -570,15 +1484,7 @@ static void test_extreme_sizes(void)
     lesson_free(&L);
 }
 
-static int count_exact(const Scene *s, const char *exact)
-{
-    int n = 0;
-    for (size_t i = 0; i < s->count; i++) n += s->cmds[i].kind == CMD_TEXT && !strcmp(scene_text(s, &s->cmds[i]), exact);
-    return n;
-}
-
-// At 1280x720, the 6-token lesson's projections show X once, every row labelled, numbers of at least 16 px;
-// the first stage shows the lesson's notes whole (no "…").
+// At 1280x720, the 6-token lesson's projections show X once, every row labelled, numbers at the full size.
 static void test_projector(void)
 {
     Lesson L;
@@ -591,35 +1497,25 @@ static void test_projector(void)
     Scene s;
     scene_init(&s);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-    CHECK(count_exact(&s, "X (6\xc3\x97" "4)") == 1, "X shown once, got %d", count_exact(&s, "X (6\xc3\x97" "4)"));
-    // 6 tokens as row labels of X, Q, K and V ("the" twice in each).
-    int labels = count_exact(&s, "the") + count_exact(&s, "cat") + count_exact(&s, "sat") + count_exact(&s, "on") +
-                 count_exact(&s, "mat");
-    CHECK(labels == 24, "every row of X, Q, K, V labelled: %d labels", labels);
-    int small = 0, numbers = 0;
-    for (size_t i = 0; i < s.count; i++) {
-        const DrawCmd *c = &s.cmds[i];
-        if (c->kind != CMD_TEXT || !strstr(scene_text(&s, c), ".0000")) continue;
-        numbers++;
-        small += c->size < 16;
+    // Shown together: X once; shown one at a time: X on each sub-step.
+    int xs = 0, labels = 0, numbers = 0;
+    for (int k = 0; k < s.substeps || k == 0; k++) {
+        st.substep = k;
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        char what[64];
+        snprintf(what, sizeof what, "mat projections %d/%d", k + 1, s.substeps);
+        CHECK(count_title(&s, "X", "(6" TIMES "4)") == 1, "%s: X shown once, got %d", what, count_title(&s, "X", "(6" TIMES "4)"));
+        xs++;
+        // 6 tokens as row labels ("the" twice: "the₀" and "the₄").
+        labels += count_exact(&s, "the\xe2\x82\x80") + count_exact(&s, "the\xe2\x82\x84") + count_exact(&s, "cat") +
+                  count_exact(&s, "sat") + count_exact(&s, "on") + count_exact(&s, "mat");
+        numbers += check_numbers(&s, 720, scene_number_font(720), what);
+        check_bounds(&s, 1280, 720, what);
     }
-    CHECK(numbers >= 24 + 24 + 36 && small == 0, "%d numbers, %d below 16 px", numbers, small);
-    check_bounds(&s, 1280, 720, 12, "projections");
-    Lesson *ls[2] = {&L, NULL};
-    Lesson C;
-    Trace CT;
-    if (load("lessons/causal-decoder.json", &C, &CT)) ls[1] = &C;
-    for (int k = 0; k < 2 && ls[k]; k++) {
-        ViewDims d = view_dims_from_params(&ls[k]->params);
-        view_init(&st, &d);
-        scene_build(&s, &st, ls[k], k ? &CT : &T, 1280, 720, &TM, NULL);
-        CHECK(!has_text(&s, "\xe2\x80\xa6"), "%s: the notes are not cut", ls[k]->title);
-        check_bounds(&s, 1280, 720, 12, "notes");
-    }
-    if (ls[1]) {
-        trace_free(&CT);
-        lesson_free(&C);
-    }
+    // Every row of X and of Q, K, V labelled, every cell of X, W, Q, K, V written.
+    CHECK(labels == (s.substeps > 1 ? 12 * s.substeps : 24), "every row of X, Q, K, V labelled: %d labels", labels);
+    CHECK(numbers >= (s.substeps > 1 ? s.substeps * (24 + 8 + 12) : 24 + 24 + 36), "%d numbers at the full size", numbers);
+    (void)xs;
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
@@ -627,13 +1523,46 @@ static void test_projector(void)
 
 int main(void)
 {
+    test_colormaps();
+    test_number_font();
+    // (1) every number >= scene_number_font(h) with digits >= 2.6 % of h, every stage and sub-step.
+    static const int PROJECTOR[2][2] = {{1280, 720}, {1920, 1080}};
+    // (6) smaller windows still draw numbers.
+    static const int SMALL[2][2] = {{1024, 768}, {800, 600}};
+    Lesson L;
+    Trace T;
+    if (load("lessons/the-cat-sat.json", &L, &T)) {
+        test_number_sizes("the-cat-sat", &L, &T, PROJECTOR, 2, true);
+        test_number_sizes("the-cat-sat", &L, &T, SMALL, 2, false);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    if (load("tests/good/three-tokens.json", &L, &T)) {
+        test_number_sizes("three-tokens", &L, &T, PROJECTOR, 2, true);
+        test_number_sizes("three-tokens", &L, &T, SMALL, 2, false);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    if (load("lessons/causal-decoder.json", &L, &T)) {
+        test_number_sizes("causal", &L, &T, SMALL, 2, false);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    test_zoom();                                  // (2)
+    test_windows("lessons/paper-base.json");      // (3)
+    test_windows("lessons/bert-base-shape.json"); // (3)
+    test_heat_labels();                           // (4)
+    test_huge_embeddings();                       // (5)
+    test_notes();
+    test_one_head();
     test_projector();
     test_extreme_sizes();
     test_cost_panel();
     test_compare_view();
     test_edit_marks();
-    test_causal_numbers();
-    test_colormaps();
+    test_board_labels("lessons/causal-decoder.json");
+    test_board_labels("lessons/the-cat-sat.json");
+    test_board_labels("tests/good/three-tokens.json");
     test_cat();
     test_lesson_file("tests/good/twelve-heads.json", 12, false);
     test_lesson_file("lessons/causal-decoder.json", 2, true);

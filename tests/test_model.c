@@ -1,0 +1,255 @@
+// Tests the model layer without SDL: how numbers are written (exact integers bare, 4 decimals otherwise,
+// U+2212 minus), matrix names and axis labels in the board's notation, the stage table (names, short names,
+// formulas, equations), cell values from the trace, and the stable softmax explanation, which never shows ∞
+// even when a naive exp would overflow (embeddings of 40).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "model/explain.h"
+#include "model/matrices.h"
+#include "model/stages.h"
+
+#define MINUS "\xe2\x88\x92"
+#define INF "\xe2\x88\x9e"
+
+static bool load(const char *rel, Lesson *L, Trace *T)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
+    LessonError err;
+    TraceError terr;
+    if (!lesson_load(L, path, &err)) {
+        CHECK(false, "%s loads: %s", rel, err.message);
+        return false;
+    }
+    if (!trace_run(T, &L->params, &terr)) {
+        CHECK(false, "%s traces: %s", rel, terr.message);
+        lesson_free(L);
+        return false;
+    }
+    return true;
+}
+
+static bool parse(const char *json, Lesson *L, Trace *T)
+{
+    LessonError err;
+    TraceError terr;
+    if (!lesson_parse(L, json, strlen(json), "<test>", &err)) {
+        CHECK(false, "in-memory lesson parses: %s", err.message);
+        return false;
+    }
+    if (!trace_run(T, &L->params, &terr)) {
+        CHECK(false, "in-memory lesson traces: %s", terr.message);
+        lesson_free(L);
+        return false;
+    }
+    return true;
+}
+
+static void test_format(void)
+{
+    static const struct {
+        double v;
+        const char *want;
+    } CASES[] = {
+        {1.0, "1"},
+        {0.0, "0"},
+        {-0.0, "0"},
+        {-2.0, MINUS "2"},
+        {12.0, "12"},
+        {0.61111, "0.6111"},
+        {0.5, "0.5000"},
+        {-1.2, MINUS "1.2000"},
+        {2.82842712, "2.8284"},
+        {-0.00006, MINUS "0.0001"},
+        {-INFINITY, MINUS INF},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        model_format_value(CASES[i].v, buf, sizeof buf);
+        CHECK(!strcmp(buf, CASES[i].want), "model_format_value(%g) = '%s', want '%s'", CASES[i].v, buf, CASES[i].want);
+    }
+    // Never an ASCII '-', never a "-0.0000" (a minus on a zero reads as a sign error).
+    for (double v = -3.0; v <= 3.0; v += 0.03125) {
+        model_format_value(v, buf, sizeof buf);
+        CHECK(!strchr(buf, '-'), "%g written with an ASCII '-': %s", v, buf);
+        CHECK(strcmp(buf, MINUS "0.0000") && strcmp(buf, MINUS "0"), "%g written as minus zero: %s", v, buf);
+        if (v == floor(v)) CHECK(!strchr(buf, '.'), "the integer %g has no decimals: %s", v, buf);
+        else CHECK(strchr(buf, '.') && strlen(strchr(buf, '.')) == 5, "%g has 4 decimals: %s", v, buf);
+    }
+    model_format_value(-1e-6, buf, sizeof buf);
+    CHECK(!strcmp(buf, "0.0000"), "-1e-6 rounds to 0.0000 without a sign, got %s", buf);
+    model_format_value(NAN, buf, sizeof buf);
+    CHECK(!strstr(buf, "nan") && !strstr(buf, INF), "NaN is not written as nan or infinity: %s", buf);
+}
+
+static void test_names(void)
+{
+    static const struct {
+        MatId m;
+        int head;
+        const char *want;
+    } CASES[] = {
+        {MAT_WQ, 0, "W\xe2\x82\x80^Q"},
+        {MAT_WV, 1, "W\xe2\x82\x81^V"},
+        {MAT_KT, 1, "K\xe2\x82\x81^T"},
+        {MAT_Q, 0, "Q\xe2\x82\x80"},
+        {MAT_SCALED, 0, "S\xe2\x80\xb2\xe2\x82\x80"},
+        {MAT_MASKED, 0, "S\xe2\x80\xb2\xe2\x82\x80 + M"},
+        {MAT_WEIGHTS, 0, "A\xe2\x82\x80"},
+        {MAT_WEIGHTS, 11, "A\xe2\x82\x81\xe2\x82\x81"},
+        {MAT_CONCAT, 0, "Concat"},
+        {MAT_WO, 0, "W^O"},
+        {MAT_X, 3, "X"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        model_mat_name(CASES[i].m, CASES[i].head, buf, sizeof buf);
+        CHECK(!strcmp(buf, CASES[i].want), "model_mat_name(%d, %d) = '%s', want '%s'", CASES[i].m, CASES[i].head, buf,
+              CASES[i].want);
+    }
+    model_mat_name(MAT_NONE, 0, buf, sizeof buf);
+    CHECK(buf[0] == '\0', "no name for MAT_NONE");
+
+    // Axis labels: tokens, with the position as a subscript for a token that occurs twice.
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat-on-the-mat.json", &L, &T)) return;
+    model_axis_label(&L, AXIS_QUERY, 0, buf, sizeof buf);
+    CHECK(!strcmp(buf, "the\xe2\x82\x80"), "the first 'the' is the₀, got %s", buf);
+    model_axis_label(&L, AXIS_QUERY, 4, buf, sizeof buf);
+    CHECK(!strcmp(buf, "the\xe2\x82\x84"), "the second 'the' is the₄, got %s", buf);
+    model_axis_label(&L, AXIS_KEY, 1, buf, sizeof buf);
+    CHECK(!strcmp(buf, "cat"), "a token that occurs once has no subscript, got %s", buf);
+    model_axis_label(&L, AXIS_DIM, 3, buf, sizeof buf);
+    CHECK(!strcmp(buf, "3"), "a dimension is its index, got %s", buf);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// The stage table: every stage named, with a short name for the progress strip, a formula and equations; the
+// projections are three equations (shown one at a time when they do not fit).
+static void test_stages(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/causal-decoder.json", &L, &T)) return;
+    Stage st[STAGE_COUNT];
+    int n = model_stages(&L.params, st);
+    CHECK(n == 9, "a causal lesson has 9 stages, got %d", n);
+    for (int i = 0; i < n; i++) {
+        const StageInfo *si = stage_info(st[i]);
+        CHECK(si && si->name && si->name[0] && si->short_name && si->short_name[0] && si->key, "stage %d named", st[i]);
+        if (!si) continue;
+        char f[512];
+        si->formula(&L.params, 1, f, sizeof f);
+        CHECK(f[0] != '\0', "%s has a formula", si->key);
+        Equation eq[EQ_MAX];
+        int ne = si->equations(&L.params, 1, eq, EQ_MAX);
+        CHECK(ne >= 1, "%s has an equation", si->key);
+        int results = 0;
+        for (int e = 0; e < ne; e++)
+            for (int k = 0; k < eq[e].count; k++) results += eq[e].t[k].result;
+        CHECK(results == ne, "%s: each equation has one result (%d for %d)", si->key, results, ne);
+        Stage back;
+        CHECK(model_stage_from_key(si->key, &back) && back == st[i], "%s found by its key", si->key);
+    }
+    CHECK(!strcmp(stage_info(STAGE_SCORES)->name, "Scores QK^T"), "the scores stage is 'Scores QK^T' (raised T), got %s",
+          stage_info(STAGE_SCORES)->name);
+    Equation eq[EQ_MAX];
+    int ne = stage_info(STAGE_PROJECT)->equations(&L.params, 0, eq, EQ_MAX);
+    CHECK(ne == 3, "projections: Q, K and V, three equations (%d)", ne);
+    for (int e = 0; e < ne; e++) CHECK(eq[e].caption[0] != '\0', "projection %d has a caption for its sub-step", e);
+    char f[512];
+    stage_info(STAGE_SCORES)->formula(&L.params, 1, f, sizeof f);
+    CHECK(!strcmp(f, "S\xe2\x82\x81 = Q\xe2\x82\x81 K\xe2\x82\x81^T"), "scores formula for head 1: %s", f);
+    n = model_stages(&(AttnParams){.n = 2, .m = 2, .d_model = 2, .heads = 1, .d_k = 2, .mask = MASK_NONE}, st);
+    CHECK(n == 8, "no mask stage without the causal mask (%d)", n);
+    // Cell values are the trace's own numbers.
+    CHECK(model_cell_value(&L.params, &T, (CellRef){MAT_WEIGHTS, 1, 2, 1}) == mat_get(&T.head[1].weights, 2, 1),
+          "A_1[2, 1] is the trace's");
+    CHECK(isinf(model_cell_value(&L.params, &T, (CellRef){MAT_MASKED, 0, 0, 3})), "masked scores above the diagonal: -inf");
+    CHECK(isnan(model_cell_value(&L.params, &T, (CellRef){MAT_WEIGHTS, 0, 5, 0})), "out of range: NaN");
+    CHECK(model_range(&L.params, &T, RANGE_PROB) == 1.0, "weights range 0..1");
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+// The softmax explanation: "max = …;  exp(a − max) / (…)" then "= e / sum = value (from unrounded values; …)",
+// from the trace's stable softmax. With embeddings of 40 the scaled scores are in the thousands: a naive exp
+// gives ∞ / ∞; the explanation never shows ∞ (nor nan/inf) for any weight of any head.
+static void test_softmax_explained(void)
+{
+    static const char JSON[] =
+        "{\"title\": \"Embeddings of 40\", \"tokens\": [\"The\", \"cat\", \"sat\"],"
+        " \"embeddings\": [[40, 0, 40, 0], [0, 40, 0, 40], [40, 40, 40, 40]],"
+        " \"heads\": 2, \"weights\": {\"random\": {\"seed\": 42, \"qkv_std\": 1.0, \"out_std\": 0.5}}}";
+    Lesson L;
+    Trace T;
+    if (!parse(JSON, &L, &T)) return;
+    double top = 0.0;
+    for (int h = 0; h < L.params.heads; h++)
+        for (int i = 0; i < L.params.n; i++)
+            for (int j = 0; j < L.params.m; j++) {
+                double v = fabs(model_cell_value(&L.params, &T, (CellRef){MAT_SCALED, h, i, j}));
+                if (v > top) top = v;
+            }
+    CHECK(top > 710.0 && isinf(exp(top)), "the lesson overflows a naive exp: largest |S'| = %.1f", top);
+    char lines[4][256];
+    int bad = 0;
+    for (int h = 0; h < L.params.heads; h++)
+        for (int i = 0; i < L.params.n; i++)
+            for (int j = 0; j < L.params.m; j++) {
+                CellRef c = {MAT_WEIGHTS, h, i, j};
+                int n = model_explain(&L, &T, c, lines, 4, false);
+                CHECK(n == 3, "A%d[%d, %d] explained in 3 lines (%d)", h, i, j, n);
+                for (int k = 0; k < n; k++)
+                    if (strstr(lines[k], INF) || strstr(lines[k], "inf") || strstr(lines[k], "nan") || strstr(lines[k], "?")) {
+                        if (bad++ < 3) fprintf(stderr, "  A%d[%d, %d] line %d: %s\n", h, i, j, k, lines[k]);
+                    }
+                char v[32];
+                model_format_value(model_cell_value(&L.params, &T, c), v, sizeof v);
+                CHECK(n == 3 && !strncmp(lines[1], "max = ", 6) && strstr(lines[1], "exp(") &&
+                          strstr(lines[1], " " MINUS " ") && !strncmp(lines[2], "= ", 2) && strstr(lines[2], v) &&
+                          strstr(lines[2], "from unrounded values"),
+                      "A%d[%d, %d] = %s: the stable form: '%s' / '%s'", h, i, j, v, n > 1 ? lines[1] : "", n > 2 ? lines[2] : "");
+            }
+    CHECK(bad == 0, "%d explanation lines of the 40s lesson show infinity", bad);
+    trace_free(&T);
+    lesson_free(&L);
+
+    // The cat: A_0[The, The] = 0.6111, and the row's largest scaled score is subtracted.
+    LessonError err;
+    if (!lesson_load_builtin(&L, &err)) {
+        CHECK(false, "built-in lesson");
+        return;
+    }
+    TraceError terr;
+    if (!trace_run(&T, &L.params, &terr)) {
+        CHECK(false, "built-in traces");
+        lesson_free(&L);
+        return;
+    }
+    int n = model_explain(&L, &T, (CellRef){MAT_WEIGHTS, 0, 0, 0}, lines, 4, false);
+    double top0 = -INFINITY;
+    for (int k = 0; k < L.params.m; k++)
+        if (mat_get(&T.head[0].scaled, 0, k) > top0) top0 = mat_get(&T.head[0].scaled, 0, k);
+    char mx[48], want[64];
+    model_format_value(top0, mx, sizeof mx);
+    snprintf(want, sizeof want, "max = %s;", mx);
+    CHECK(n == 3 && !strncmp(lines[1], want, strlen(want)), "the row's max %s first: %s", mx, n > 1 ? lines[1] : "");
+    CHECK(n == 3 && strstr(lines[2], "= 0.6111"), "A_0[The, The] = 0.6111: %s", n > 2 ? lines[2] : "");
+    trace_free(&T);
+    lesson_free(&L);
+}
+
+int main(void)
+{
+    test_format();
+    test_names();
+    test_stages();
+    test_softmax_explained();
+    return check_report("test_model");
+}
