@@ -14,8 +14,6 @@ mha_test(test_rng mha_core)
 mha_test(test_lesson mha_lesson)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
-# The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
-mha_test(test_model mha_model)
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)
@@ -27,6 +25,8 @@ add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh 
 # (skipped without python3-jsonschema).
 mha_test(test_cost mha_core)
 mha_test(test_compare mha_lesson)
+# The document without a window: load, edit, revert, save and reload, the file watch (src/model/session).
+mha_test(test_session mha_model)
 add_test(NAME test_lessons COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_lessons.sh $<TARGET_FILE:mha-tracer>
          ${CMAKE_CURRENT_SOURCE_DIR})
 add_test(NAME test_schema COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_schema.sh ${CMAKE_CURRENT_SOURCE_DIR})

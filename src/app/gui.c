@@ -1,33 +1,31 @@
 // The window: SDL events -> ViewEvent -> ViewState, scene_build -> draw_sdl, redrawn only when something changed.
-// Also finds the assets, watches the open lesson file, loads dropped lessons and shows their errors, and
-// carries out live edits (an editable copy of the parameters, re-traced after each change), revert and save,
-// and exports the view as slides (E, Shift+E). Environment: MHA_TRACER_STATS=1 prints frame times and the time
-// to the first frame; MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so
-// tests wait for the program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
+// The document (the lesson, its edits, the file watch, revert, save: src/model/session.h) is a Session; the
+// window finds the assets, polls the watch, loads dropped lessons, shows errors in the banner and the results
+// of saves and exports in the header, and exports the view as slides (E, Shift+E).
+// Environment: MHA_TRACER_STATS=1 prints frame times and the time to the first frame;
+// MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so tests wait for the
+// program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
-#define _POSIX_C_SOURCE 200809L // stat() and st_mtim
+#define _POSIX_C_SOURCE 200809L // stat(), getcwd()
 #include "gui.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
+#include <time.h> // clock_gettime
 #include <unistd.h>
 
-#include "../core/compare.h"
-#include "../lesson/lesson.h"
-#include "../lesson/lesson_write.h"
+#include "../model/session.h"
+#include "../model/view.h"
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
 #include "../render/scene.h"
-#include "../model/view.h"
 
 #ifndef MHA_SOURCE_ASSETS
 #define MHA_SOURCE_ASSETS ""
@@ -47,13 +45,7 @@ struct Gui {
     TextMetrics tm;
     Scene scene;
     ViewState st;
-    Lesson lesson;          // as in the file: what R reverts to
-    AttnParams edit;        // the editable copy the trace is computed from
-    Trace trace;
-    bool have_lesson;
-    Comparison cmp;         // the single-head version of edit (computed when the comparison is shown)
-    bool have_cmp, cmp_stale;
-    char saved[1100];       // the file this session saved the edits to ("" when none): saved over again
+    Session doc;            // the lesson, its edits and the watch on its file
     char status[2000];      // what the last save or revert did, shown on screen ("" when none)
     char edit_error[1300];  // why the last edit, save or export failed ("" when none)
     char flash[2200];       // what the last export wrote, shown until flash_until ("" when none)
@@ -61,17 +53,13 @@ struct Gui {
     bool dragging, dragged; // the left button is held on the pinned editable cell
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
-    char path[1024];        // the watched file ("" for the built-in lesson)
-    struct timespec mtime;
-    long long size;
-    char banner[1200];      // error of the last failed load ("" when none)
+    char banner[1300];      // error of the last failed load ("" when none)
     bool fullscreen_applied;
     bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
     char assets[1024];
     int mouse_x, mouse_y;   // last pointer position in pixels
     bool mouse_in;
-    long loads, errors;     // lessons loaded; errors put in a banner (for a driver's report)
-    long watch_reloads;     // changes of the watched file seen
+    long errors;            // errors put in a banner (for a driver's report)
     long frames;
     FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
@@ -114,67 +102,20 @@ static bool find_assets(char *out, size_t cap)
     return false;
 }
 
-static bool file_stamp(const char *path, struct timespec *mt, long long *size)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0) return false;
-    *mt = sb.st_mtim;
-    *size = (long long)sb.st_size;
-    return true;
-}
-
 static void set_title(Gui *g)
 {
     char t[600], count[40] = "";
     if (g->frame_title) snprintf(count, sizeof count, " [frame %ld]", g->frames);
-    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s%s", g->have_lesson && g->lesson.title ? g->lesson.title : "",
-             count);
+    const char *title = g->doc.loaded && g->doc.lesson.title ? g->doc.lesson.title : "";
+    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s%s", title, count);
     if (g->win) SDL_SetWindowTitle(g->win, t);
 }
 
-// Loads a lesson (path NULL: the built-in one) and runs its trace. On success replaces the shown lesson;
-// on failure keeps the last good one and fills the banner. Returns true on success.
-static bool load_lesson_counted(Gui *g, const char *path);
-static bool load_lesson(Gui *g, const char *path)
+// The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
+static void lesson_loaded(Gui *g, bool first)
 {
-    bool ok = load_lesson_counted(g, path);
-    if (ok) g->loads++;
-    else g->errors++;
-    return ok;
-}
-
-static bool load_lesson_counted(Gui *g, const char *path)
-{
-    Lesson l;
-    LessonError err;
-    memset(&err, 0, sizeof err);
-    bool ok = path ? lesson_load(&l, path, &err) : lesson_load_builtin(&l, &err);
-    if (!ok) {
-        char msg[1100];
-        lesson_error_format(&err, msg, sizeof msg);
-        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", msg);
-        return false;
-    }
-    Trace t;
-    TraceError terr;
-    if (!trace_run(&t, &l.params, &terr)) {
-        snprintf(g->banner, sizeof g->banner, "%s: %s   (still showing the last good lesson)", path ? path : "<built-in>",
-                 terr.message);
-        lesson_free(&l);
-        return false;
-    }
-    AttnParams edit;
-    if (!params_copy(&edit, &l.params)) {
-        snprintf(g->banner, sizeof g->banner, "out of memory   (still showing the last good lesson)");
-        trace_free(&t);
-        lesson_free(&l);
-        return false;
-    }
-    ViewDims dims = view_dims_from_params(&l.params);
-    if (g->have_lesson) {
-        trace_free(&g->trace);
-        params_free(&g->edit);
-        lesson_free(&g->lesson);
+    ViewDims dims = view_dims_from_params(&g->doc.lesson.params);
+    if (!first) {
         view_set_dims(&g->st, &dims);
     } else {
         int w = g->st.width, h = g->st.height;
@@ -182,17 +123,25 @@ static bool load_lesson_counted(Gui *g, const char *path)
         g->st.width = w;
         g->st.height = h;
     }
-    // Another file: the edits of this session are saved next to it under a fresh name.
-    if (!(path && g->path[0] && strcmp(path, g->path) == 0)) g->saved[0] = '\0';
-    g->lesson = l;
-    g->edit = edit;
-    g->trace = t;
-    g->have_lesson = true;
-    g->cmp_stale = true;
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
     set_title(g);
+}
+
+// Loads a lesson (path NULL: the built-in one), which becomes the watched file. On success it replaces the one
+// shown (the view keeps its stage, head and zoom where they still fit); on failure the last good one stays
+// and the banner says why. Returns true on success.
+static bool load_lesson(Gui *g, const char *path)
+{
+    bool first = !g->doc.loaded;
+    SessionError err;
+    if (!session_load(&g->doc, path, &err)) {
+        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", err.message);
+        g->errors++;
+        return false;
+    }
+    lesson_loaded(g, first);
     return true;
 }
 
@@ -211,29 +160,18 @@ static void show_error(Gui *g, const char *fmt, ...)
     g->errors++;
 }
 
-static void watch(Gui *g, const char *path)
-{
-    if (!path) {
-        g->path[0] = '\0';
-        return;
-    }
-    snprintf(g->path, sizeof g->path, "%s", path);
-    if (!file_stamp(g->path, &g->mtime, &g->size)) g->size = -1;
-}
-
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
 static bool poll_watch(Gui *g)
 {
-    if (!g->path[0]) return false;
-    struct timespec mt;
-    long long size;
-    if (!file_stamp(g->path, &mt, &size)) return false; // being replaced by an editor: try again later
-    if (mt.tv_sec == g->mtime.tv_sec && mt.tv_nsec == g->mtime.tv_nsec && size == g->size) return false;
-    g->mtime = mt;
-    g->size = size;
-    g->watch_reloads++;
-    load_lesson(g, g->path);
-    return true;
+    SessionError err;
+    switch (session_poll(&g->doc, &err)) {
+    case SESSION_RELOADED: lesson_loaded(g, false); return true;
+    case SESSION_RELOAD_FAILED:
+        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", err.message);
+        g->errors++;
+        return true;
+    default: return false;
+    }
 }
 
 static ViewKey map_key(SDL_Keycode k, int *digit)
@@ -284,6 +222,7 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_s: return VIEW_KEY_S;
     case SDLK_e: return VIEW_KEY_E;
     case SDLK_n: return VIEW_KEY_N;
+    case SDLK_d: return VIEW_KEY_D;
     default: return VIEW_KEY_NONE;
     }
 }
@@ -329,13 +268,12 @@ static void report_frame(Gui *g, int w, int h)
 
 static void build_scene(Gui *g, int w, int h)
 {
-    Lesson shown = g->lesson; // the file's tokens and title with the edited numbers
-    shown.params = g->edit;
-    SceneExtras ex = {.original = &g->lesson.params,
-                      .compare = g->have_cmp && !g->cmp_stale ? &g->cmp : NULL,
+    Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
+    SceneExtras ex = {.original = &g->doc.lesson.params,
+                      .compare = session_comparison(&g->doc),
                       .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
-    scene_build_ex(&g->scene, &g->st, &shown, &g->trace, &ex, w, h, &g->tm, banner);
+    scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
 }
 
@@ -346,13 +284,8 @@ static void redraw(Gui *g)
     SDL_GetRendererOutputSize(g->ren, &w, &h);
     g->st.width = w;
     g->st.height = h;
-    if (g->st.panel == PANEL_COMPARE && (g->cmp_stale || !g->have_cmp)) {
-        if (g->have_cmp) compare_free(&g->cmp);
-        TraceError terr;
-        g->have_cmp = compare_run(&g->cmp, &g->edit, &terr);
-        g->cmp_stale = false;
-        if (!g->have_cmp) show_error(g, "%s", terr.message);
-    }
+    SessionError err;
+    if (g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
@@ -387,45 +320,23 @@ static void redraw(Gui *g)
 // trace fail is undone and the reason shown in the banner.
 static void apply_edit(Gui *g, double delta)
 {
-    CellRef c = g->st.pinned;
-    double *ref = view_param_ref(&g->edit, c);
-    if (!ref) return;
-    double old = *ref, v = round((old + delta) * 1e4) / 1e4;
-    if (v == 0.0) v = 0.0; // no -0 from rounding
-    if (!view_param_set(&g->edit, c, v)) {
-        show_error(g, "Edit undone: the value must be a finite number");
+    SessionError err;
+    if (!session_edit(&g->doc, g->st.pinned, delta, &err)) {
+        if (err.message[0]) show_error(g, "Edit undone: %s", err.message);
         return;
     }
-    Trace t;
-    TraceError terr;
-    if (!trace_run(&t, &g->edit, &terr)) {
-        view_param_set(&g->edit, c, old);
-        show_error(g, "Edit undone: %s", terr.message);
-        return;
-    }
-    trace_free(&g->trace);
-    g->trace = t;
-    g->cmp_stale = true;
     g->edit_error[0] = '\0';
     g->status[0] = '\0';
 }
 
 static void revert(Gui *g)
 {
-    AttnParams p;
-    Trace t;
-    TraceError terr;
-    if (!params_copy(&p, &g->lesson.params)) return;
-    if (!trace_run(&t, &p, &terr)) { // cannot happen: the file's values traced when it was loaded
-        params_free(&p);
+    SessionError err;
+    int n = session_revert(&g->doc, &err);
+    if (n < 0) {
+        show_error(g, "Not reverted: %s", err.message);
         return;
     }
-    int n = view_param_edit_count(&g->lesson.params, &g->edit);
-    params_free(&g->edit);
-    trace_free(&g->trace);
-    g->edit = p;
-    g->trace = t;
-    g->cmp_stale = true;
     g->edit_error[0] = '\0';
     snprintf(g->status, sizeof g->status, n ? "Reverted %d edited value%s to the file" : "Nothing to revert: no value is edited",
              n, n == 1 ? "" : "s");
@@ -434,30 +345,17 @@ static void revert(Gui *g)
 static void save(Gui *g)
 {
     char out[1100], shown[1800];
-    if (!lesson_edited_path(out, sizeof out, g->path[0] ? g->path : NULL, g->saved[0] ? g->saved : NULL)) {
-        show_error(g, "Not saved: no free name for the edited lesson");
+    SessionError err;
+    if (!session_save(&g->doc, out, sizeof out, &err)) {
+        show_error(g, "Not saved: %s", err.message);
         return;
     }
-    size_t len = 0;
-    char *text = lesson_write_json(&g->lesson, &g->edit, " (edited)", &len);
-    LessonError err;
-    if (!text) {
-        show_error(g, "Not saved: out of memory");
-        return;
-    }
-    if (!lesson_write_file(out, text, len, &err)) {
-        show_error(g, "Not saved: %s: %s", err.file, err.message);
-        free(text);
-        return;
-    }
-    free(text);
-    snprintf(g->saved, sizeof g->saved, "%s", out);
     // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
     char cwd[600] = ".";
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
-    int n = view_param_edit_count(&g->lesson.params, &g->edit);
+    int n = session_edit_count(&g->doc);
     snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
@@ -467,24 +365,23 @@ static void save(Gui *g)
 // header names the file for FLASH_MS; a failure goes to the banner.
 static void export_view(Gui *g, bool board)
 {
+    SessionExport what;
+    session_export(&g->doc, board, &what);
     ExportRequest req;
     export_request_defaults(&req);
     char dir[1100], name[128], fonts[1100];
-    const char *lp = g->path[0] ? g->path : NULL;
-    export_default_dir(lp, dir, sizeof dir);
+    export_default_dir(what.lesson_path, dir, sizeof dir);
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    Lesson shown = g->lesson; // the file's tokens and title with the edited numbers
-    shown.params = g->edit;
-    SceneExtras ex = {.original = &g->lesson.params, .compare = g->have_cmp && !g->cmp_stale ? &g->cmp : NULL};
+    SceneExtras ex = {.original = what.original, .compare = what.compare};
     req.dir = dir;
     req.create_dir = true;
     req.font_dir = fonts;
-    req.name = export_name_for(lp, &g->lesson, name, sizeof name);
+    req.name = export_name_for(what.lesson_path, &what.shown, name, sizeof name);
     req.formats = EXPORT_PNG | EXPORT_SVG;
     req.view = &ex;
     ExportResult res;
     ExportError err;
-    if (!export_from_view(&req, board, &g->st, &shown, &g->trace, &res, &err)) {
+    if (!export_from_view(&req, what.board, &g->st, &what.shown, what.trace, &res, &err)) {
         show_error(g, "Not exported: %s", err.message);
         g->flash[0] = '\0';
         return;
@@ -614,7 +511,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     case SDL_DROPFILE: {
         char *file = e->drop.file;
         if (!file) return false;
-        if (load_lesson(g, file)) watch(g, file);
+        load_lesson(g, file);
         SDL_free(file);
         return true;
     }
@@ -644,12 +541,7 @@ static void gui_free(Gui *g)
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
     if (g->win) SDL_DestroyWindow(g->win);
-    if (g->have_cmp) compare_free(&g->cmp);
-    if (g->have_lesson) {
-        trace_free(&g->trace);
-        params_free(&g->edit);
-        lesson_free(&g->lesson);
-    }
+    session_free(&g->doc);
     if (g->frame_file) fclose(g->frame_file);
     TTF_Quit();
     SDL_Quit();
@@ -669,16 +561,16 @@ const Scene *gui_scene(const Gui *g) { return &g->scene; }
 
 void gui_counts(const Gui *g, GuiCounts *out)
 {
-    out->loads = g->loads;
+    out->loads = g->doc.loads;
     out->errors = g->errors;
-    out->watch_changes = g->watch_reloads;
+    out->watch_changes = g->doc.watch_changes;
     out->frames = g->frames;
     out->small_w = g->small_w;
     out->small_h = g->small_h;
     out->big_w = g->big_w;
     out->big_h = g->big_h;
-    out->title = g->have_lesson && g->lesson.title ? g->lesson.title : "";
-    out->watched = g->path;
+    out->title = g->doc.loaded && g->doc.lesson.title ? g->doc.lesson.title : "";
+    out->watched = g->doc.path;
 }
 
 int gui_run(const GuiOptions *opt)
@@ -695,17 +587,17 @@ int gui_run(const GuiOptions *opt)
     const char *frame_title = getenv("MHA_TRACER_FRAME_TITLE");
     g->frame_title = frame_title && frame_title[0] == '1';
     // The first lesson must be valid: there is no last good lesson to fall back on.
-    if (!load_lesson(g, opt->lesson_path)) {
-        fprintf(stderr, "mha-tracer: %s\n", g->banner);
+    session_init(&g->doc);
+    SessionError first_err;
+    if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
+        fprintf(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
         return 2;
     }
-    watch(g, opt->lesson_path);
+    lesson_loaded(g, true);
     if (!find_assets(g->assets, sizeof g->assets)) {
         fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
-        trace_free(&g->trace);
-        params_free(&g->edit);
-        lesson_free(&g->lesson);
+        session_free(&g->doc);
         free(g);
         return 1;
     }

@@ -1,0 +1,244 @@
+// The document behind the window (see session.h): load, watch, edit, revert, save, compare, export data.
+// POSIX for the file's time stamp (stat, st_mtim); no SDL, no printing.
+#define _POSIX_C_SOURCE 200809L
+#include "session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../lesson/lesson_write.h"
+
+static void set_error(SessionError *err, const char *message)
+{
+    if (err) snprintf(err->message, sizeof err->message, "%s", message);
+}
+
+void session_init(Session *s)
+{
+    memset(s, 0, sizeof *s);
+    s->stamp.size = -1;
+}
+
+static void drop_comparison(Session *s)
+{
+    if (s->cmp_state == SESSION_CMP_READY) compare_free(&s->cmp);
+    s->cmp_state = SESSION_CMP_NONE;
+}
+
+void session_free(Session *s)
+{
+    drop_comparison(s);
+    if (s->loaded) {
+        trace_free(&s->trace);
+        params_free(&s->edit);
+        lesson_free(&s->lesson);
+    }
+    session_init(s);
+}
+
+static bool stamp_of(const char *path, SessionStamp *out)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return false;
+    out->sec = (long long)sb.st_mtim.tv_sec;
+    out->nsec = (long long)sb.st_mtim.tv_nsec;
+    out->size = (long long)sb.st_size;
+    return true;
+}
+
+// Loads path (NULL: the built-in lesson), traces it and makes it the lesson held; the watch is the caller's.
+static bool load_document(Session *s, const char *path, SessionError *err)
+{
+    Lesson l;
+    LessonError lerr;
+    memset(&lerr, 0, sizeof lerr);
+    bool ok = path ? lesson_load(&l, path, &lerr) : lesson_load_builtin(&l, &lerr);
+    if (!ok) {
+        char msg[sizeof err->message];
+        set_error(err, lesson_error_format(&lerr, msg, sizeof msg));
+        s->load_errors++;
+        return false;
+    }
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &l.params, &terr)) {
+        if (err) snprintf(err->message, sizeof err->message, "%s: %s", path ? path : "<built-in>", terr.message);
+        lesson_free(&l);
+        s->load_errors++;
+        return false;
+    }
+    AttnParams edit;
+    if (!params_copy(&edit, &l.params)) {
+        set_error(err, "out of memory");
+        trace_free(&t);
+        lesson_free(&l);
+        s->load_errors++;
+        return false;
+    }
+    drop_comparison(s);
+    if (s->loaded) {
+        trace_free(&s->trace);
+        params_free(&s->edit);
+        lesson_free(&s->lesson);
+    }
+    // Another file: its edits are saved next to it under a fresh name.
+    if (!(path && s->path[0] && strcmp(path, s->path) == 0)) s->saved[0] = '\0';
+    s->lesson = l;
+    s->edit = edit;
+    s->trace = t;
+    s->loaded = true;
+    s->loads++;
+    set_error(err, "");
+    return true;
+}
+
+bool session_load(Session *s, const char *path, SessionError *err)
+{
+    if (path && strlen(path) >= sizeof s->path) {
+        if (err) snprintf(err->message, sizeof err->message, "%.200s...: the path is too long", path);
+        s->load_errors++;
+        return false;
+    }
+    // Looked at before it is read: a change while it loads is seen by the next poll.
+    SessionStamp stamp = {0, 0, -1};
+    if (path && !stamp_of(path, &stamp)) stamp.size = -1;
+    if (!load_document(s, path, err)) return false;
+    snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+    s->stamp = stamp;
+    return true;
+}
+
+SessionWatch session_poll(Session *s, SessionError *err)
+{
+    SessionStamp now;
+    if (!s->path[0] || !stamp_of(s->path, &now)) return SESSION_SAME; // missing: being replaced by an editor
+    if (now.sec == s->stamp.sec && now.nsec == s->stamp.nsec && now.size == s->stamp.size) return SESSION_SAME;
+    s->stamp = now;
+    s->watch_changes++;
+    return load_document(s, s->path, err) ? SESSION_RELOADED : SESSION_RELOAD_FAILED;
+}
+
+Lesson session_shown(const Session *s)
+{
+    Lesson shown = s->lesson;
+    shown.params = s->edit;
+    return shown;
+}
+
+bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
+{
+    set_error(err, "");
+    double *ref = s->loaded ? view_param_ref(&s->edit, c) : NULL;
+    if (!ref) return false;
+    double old = *ref, v = round((old + delta) * 1e4) / 1e4;
+    if (v == 0.0) v = 0.0; // no -0 from rounding
+    if (!view_param_set(&s->edit, c, v)) {
+        set_error(err, "the value must be a finite number");
+        return false;
+    }
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &s->edit, &terr)) {
+        view_param_set(&s->edit, c, old);
+        set_error(err, terr.message);
+        return false;
+    }
+    trace_free(&s->trace);
+    s->trace = t;
+    drop_comparison(s);
+    return true;
+}
+
+int session_edit_count(const Session *s)
+{
+    return s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0;
+}
+
+int session_revert(Session *s, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded) return 0;
+    AttnParams p;
+    Trace t;
+    TraceError terr;
+    if (!params_copy(&p, &s->lesson.params)) {
+        set_error(err, "out of memory");
+        return -1;
+    }
+    if (!trace_run(&t, &p, &terr)) { // only out of memory: the file's values traced when it was loaded
+        params_free(&p);
+        set_error(err, terr.message);
+        return -1;
+    }
+    int n = session_edit_count(s);
+    params_free(&s->edit);
+    trace_free(&s->trace);
+    s->edit = p;
+    s->trace = t;
+    drop_comparison(s);
+    return n;
+}
+
+bool session_save(Session *s, char *out, size_t cap, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded) {
+        set_error(err, "no lesson to save");
+        return false;
+    }
+    char path[sizeof s->saved];
+    if (!lesson_edited_path(path, sizeof path, s->path[0] ? s->path : NULL, s->saved[0] ? s->saved : NULL)) {
+        set_error(err, "no free name for the edited lesson");
+        return false;
+    }
+    size_t len = 0;
+    char *text = lesson_write_json(&s->lesson, &s->edit, " (edited)", &len);
+    if (!text) {
+        set_error(err, "out of memory");
+        return false;
+    }
+    LessonError lerr;
+    memset(&lerr, 0, sizeof lerr);
+    bool ok = lesson_write_file(path, text, len, &lerr);
+    free(text);
+    if (!ok) {
+        if (err) snprintf(err->message, sizeof err->message, "%s: %s", lerr.file, lerr.message);
+        return false;
+    }
+    snprintf(s->saved, sizeof s->saved, "%s", path);
+    if (out && cap > 0) snprintf(out, cap, "%s", path);
+    return true;
+}
+
+bool session_compare(Session *s, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded || s->cmp_state != SESSION_CMP_NONE) return true;
+    TraceError terr;
+    if (!compare_run(&s->cmp, &s->edit, &terr)) {
+        s->cmp_state = SESSION_CMP_FAILED;
+        set_error(err, terr.message);
+        return false;
+    }
+    s->cmp_state = SESSION_CMP_READY;
+    return true;
+}
+
+const Comparison *session_comparison(const Session *s)
+{
+    return s->cmp_state == SESSION_CMP_READY ? &s->cmp : NULL;
+}
+
+void session_export(const Session *s, bool board, SessionExport *out)
+{
+    memset(out, 0, sizeof *out);
+    out->board = board;
+    out->lesson_path = s->path[0] ? s->path : NULL;
+    out->shown = session_shown(s);
+    out->trace = &s->trace;
+    out->original = &s->lesson.params;
+    out->compare = session_comparison(s);
+}

@@ -1,0 +1,100 @@
+// The document the window shows, without the window: a lesson (from its file or the built-in one) with the
+// editable copy of its parameters and their trace, the watch on its file, edits, revert, save, the single-head
+// comparison and what an export is to show. No SDL and no printing: failures come back in a SessionError.
+#ifndef MHA_SESSION_H
+#define MHA_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../core/compare.h"
+#include "../lesson/lesson.h"
+#include "view.h"
+
+typedef struct {
+    // What went wrong, for a person: "FILE:LINE:COL: error: PATH: MESSAGE" for a lesson that does not load,
+    // "FILE: MESSAGE" for one that does not trace or save, or the reason an edit was undone. "" when none.
+    char message[1200];
+} SessionError;
+
+// When the watched file last changed, as far as the session has seen: its modification time and size.
+typedef struct {
+    long long sec, nsec;
+    long long size; // -1: the file could not be looked at
+} SessionStamp;
+
+typedef enum { SESSION_CMP_NONE = 0, SESSION_CMP_READY, SESSION_CMP_FAILED } SessionCmpState;
+
+typedef struct {
+    Lesson lesson;        // as in the file: what session_revert goes back to
+    AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
+    Trace trace;          // the trace of edit
+    bool loaded;          // a lesson is held (false until the first session_load that succeeds)
+    char path[1024];      // the watched file ("" for the built-in lesson)
+    SessionStamp stamp;   // of path, when last looked at
+    char saved[1100];     // where this session saved the edits of this lesson ("" none): saved over again
+    Comparison cmp;       // the single-head version of edit, when cmp_state is SESSION_CMP_READY
+    SessionCmpState cmp_state;
+    long loads;           // lessons loaded (session_load and reloads that succeeded)
+    long load_errors;     // loads and reloads that failed
+    long watch_changes;   // changes of the watched file seen by session_poll
+} Session;
+
+// An empty session (nothing loaded). Free with session_free.
+void session_init(Session *s);
+void session_free(Session *s);
+
+// Loads the lesson at path (NULL: the built-in one) and traces it. On success the lesson replaces the one
+// held (its edits are dropped) and path becomes the watched file ("" for NULL); edits of another file are
+// then saved under a fresh name. On failure nothing changes (the last good lesson stays) and err says why.
+bool session_load(Session *s, const char *path, SessionError *err);
+
+typedef enum {
+    SESSION_SAME = 0,       // no change (or no file watched, or the file is being replaced: look again later)
+    SESSION_RELOADED,       // the file changed and was loaded again
+    SESSION_RELOAD_FAILED,  // the file changed and does not load: the last good lesson stays, err says why
+} SessionWatch;
+
+// Looks at the watched file's time stamp and size; when they changed, loads it again.
+SessionWatch session_poll(Session *s, SessionError *err);
+
+// The lesson as shown: the file's title and tokens with the edited numbers. Borrows from s (free nothing);
+// valid until the next call that changes s.
+Lesson session_shown(const Session *s);
+
+// Adds delta to cell c of the editable copy, rounded to 4 decimals (as the screen shows values), and traces
+// again. Returns false when nothing changed: c is not an editable cell (err->message ""), or the value would
+// not be finite or the trace fails (the edit is undone; err says why).
+bool session_edit(Session *s, CellRef c, double delta, SessionError *err);
+
+// How many editable values differ from the file's.
+int session_edit_count(const Session *s);
+
+// Back to the file's values. Returns how many values were edited before (0: nothing to revert), or -1 when
+// out of memory (nothing changed; err says so).
+int session_revert(Session *s, SessionError *err);
+
+// Saves the lesson with the edited values as NAME-edited.json beside its file (the working directory for
+// the built-in lesson), its title marked " (edited)", written atomically (a temporary file renamed into
+// place); again to the same file for the rest of the session. out (cap bytes) gets the path written.
+bool session_save(Session *s, char *out, size_t cap, SessionError *err);
+
+// Computes the single-head comparison of the edited parameters unless it is already computed for them or
+// failed for them (a failure is not tried again until the parameters change). Returns false only when this
+// call tried and failed (err says why).
+bool session_compare(Session *s, SessionError *err);
+// The comparison of the current parameters, or NULL when it is not computed.
+const Comparison *session_comparison(const Session *s);
+
+// What an export is to show, as data: the window's exporter (src/render/export.h) carries it out.
+typedef struct {
+    bool board;                  // the whole board of the stage; false: the heatmap on screen
+    const char *lesson_path;     // the lesson's file (NULL: the built-in lesson): names the files and,
+                                 // beside it, the exports/ folder
+    Lesson shown;                // session_shown: what the window shows, edits included
+    const Trace *trace;          // its trace
+    const AttnParams *original;  // the file's values, to mark the edited cells
+    const Comparison *compare;   // the single-head comparison, or NULL when not computed
+} SessionExport;
+void session_export(const Session *s, bool board, SessionExport *out);
+
+#endif

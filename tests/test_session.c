@@ -1,0 +1,221 @@
+// Tests the session (src/model/session.h) with no window: the built-in lesson and a file load; an edit changes
+// the trace and is counted, a non-finite value is refused; revert gives back the file's trace bit for bit; save
+// writes NAME-edited.json atomically (no temporary left), again to the same file, and it reloads with the edited
+// values and the marked title; the file watch sees a rewrite, keeps the last good lesson through a broken one and
+// reloads the fixed one; a failed load changes nothing; the comparison is computed on demand and dropped by an
+// edit; the export data points at what is shown.
+#define _POSIX_C_SOURCE 200809L // mkdtemp
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "model/session.h"
+#include "read_all.h"
+
+static char dir[256];
+
+static bool same_matrix(const Matrix *a, const Matrix *b)
+{
+    size_t n = (size_t)a->rows * (size_t)a->cols;
+    return a->rows == b->rows && a->cols == b->cols && (n == 0 || memcmp(a->data, b->data, n * sizeof(double)) == 0);
+}
+
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+// The number of entries in dir whose name contains part.
+static int count_in_dir(const char *part)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        if (strstr(e->d_name, part)) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_builtin(void)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    CHECK(session_load(&s, NULL, &err), "the built-in lesson loads: %s", err.message);
+    CHECK(s.loaded && s.path[0] == '\0', "nothing watched for the built-in lesson");
+    CHECK(strcmp(s.lesson.title, "The cat sat") == 0, "title %s", s.lesson.title);
+    CHECK(session_poll(&s, &err) == SESSION_SAME, "no watch, no change");
+    SessionExport x;
+    session_export(&s, true, &x);
+    CHECK(x.board && x.lesson_path == NULL, "export of the built-in lesson: no file");
+    session_free(&s);
+}
+
+static void test_edit_revert_save(const char *lesson)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    CHECK(!session_load(&s, "/nonexistent/lesson.json", &err) && err.message[0], "a missing file does not load");
+    CHECK(!s.loaded && s.load_errors == 1, "and nothing is held");
+    if (!session_load(&s, lesson, &err)) {
+        CHECK(false, "the lesson loads: %s", err.message);
+        return;
+    }
+    CHECK(strcmp(s.path, lesson) == 0, "the file is watched");
+    CHECK(session_edit_count(&s) == 0, "no edits after a load");
+    Trace original;
+    TraceError terr;
+    CHECK(trace_run(&original, &s.lesson.params, &terr), "trace of the file");
+
+    // The comparison: computed on demand, dropped by an edit.
+    CHECK(session_comparison(&s) == NULL, "no comparison before it is asked for");
+    CHECK(session_compare(&s, &err) && session_comparison(&s) != NULL, "the comparison is computed");
+
+    CellRef wk = {MAT_WK, 1, 1, 0};
+    double before = *view_param_ref(&s.edit, wk);
+    CHECK(session_edit(&s, wk, 0.5, &err), "edit W_K of head 1: %s", err.message);
+    double want = round((before + 0.5) * 1e4) / 1e4;
+    CHECK(*view_param_ref(&s.edit, wk) == want, "the value is %.17g, not %.17g", *view_param_ref(&s.edit, wk), want);
+    CHECK(session_edit_count(&s) == 1, "one edit, got %d", session_edit_count(&s));
+    CHECK(!same_matrix(&s.trace.output, &original.output), "the output follows the edit");
+    CHECK(same_matrix(&s.trace.head[0].weights, &original.head[0].weights), "head 0 does not");
+    CHECK(session_comparison(&s) == NULL, "the edit drops the comparison");
+    CHECK(!session_edit(&s, wk, INFINITY, &err) && err.message[0], "an infinite value is refused");
+    CHECK(*view_param_ref(&s.edit, wk) == want && session_edit_count(&s) == 1, "and changes nothing");
+    CHECK(!session_edit(&s, (CellRef){MAT_SCORES, 0, 0, 0}, 1.0, &err) && err.message[0] == '\0',
+          "scores are not editable (and that is no error)");
+    Lesson shown = session_shown(&s);
+    CHECK(shown.title == s.lesson.title && shown.params.W_K == s.edit.W_K, "shown: the file's title, the edits");
+
+    CHECK(session_revert(&s, &err) == 1, "revert reports one edit");
+    CHECK(session_edit_count(&s) == 0, "no edits after revert");
+    CHECK(same_matrix(&s.trace.output, &original.output), "the file's output again, bit for bit");
+    CHECK(session_revert(&s, &err) == 0, "nothing left to revert");
+
+    // Save: NAME-edited.json beside the lesson, through a temporary file; again to the same file.
+    CHECK(session_edit(&s, wk, -0.25, &err), "edit again");
+    char out[1200], out2[1200], want_path[600];
+    snprintf(want_path, sizeof want_path, "%s/lesson-edited.json", dir);
+    CHECK(session_save(&s, out, sizeof out, &err), "save: %s", err.message);
+    CHECK(strcmp(out, want_path) == 0, "saved as %s, not %s", out, want_path);
+    CHECK(count_in_dir(".tmp") == 0, "no temporary file left");
+    CHECK(session_edit(&s, wk, 0.125, &err), "one more edit");
+    CHECK(session_save(&s, out2, sizeof out2, &err) && strcmp(out2, out) == 0, "saved over the same file: %s", out2);
+    CHECK(count_in_dir("edited") == 1, "one edited file in the directory");
+
+    Lesson saved;
+    LessonError lerr;
+    if (lesson_load(&saved, out, &lerr)) {
+        CHECK(strstr(saved.title, "(edited)") != NULL, "the saved title is marked: %s", saved.title);
+        CHECK(same_matrix(&saved.params.W_K[1], &s.edit.W_K[1]), "the saved W_K of head 1 is the edited one");
+        CHECK(same_matrix(&saved.params.W_Q[0], &s.edit.W_Q[0]), "and W_Q of head 0 unchanged");
+        lesson_free(&saved);
+    } else {
+        CHECK(false, "the saved lesson loads: %s", lerr.message);
+    }
+    SessionExport x;
+    session_export(&s, false, &x);
+    CHECK(!x.board && x.lesson_path && strcmp(x.lesson_path, lesson) == 0, "export: the lesson's file");
+    CHECK(x.trace == &s.trace && x.original == &s.lesson.params && x.shown.params.W_K == s.edit.W_K,
+          "export: what is shown, against the file's values");
+
+    // The saved file loads into the session as a lesson of its own: no edits, and its own fresh save name.
+    CHECK(session_load(&s, out, &err), "the saved file loads into the session: %s", err.message);
+    CHECK(session_edit_count(&s) == 0 && s.saved[0] == '\0', "no edits, nothing saved yet for it");
+    CHECK(s.loads == 2, "two loads, got %ld", s.loads);
+    trace_free(&original);
+    session_free(&s);
+}
+
+static void test_watch(const char *lesson, const char *text)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    if (!session_load(&s, lesson, &err)) {
+        CHECK(false, "the lesson loads: %s", err.message);
+        return;
+    }
+    CHECK(session_poll(&s, &err) == SESSION_SAME, "unchanged file, no reload");
+    // A rewrite with another title (and so another size: seen even where time stamps are coarse).
+    const char *at = strstr(text, "\"title\"");
+    const char *q1 = at ? strchr(at + 7, '"') : NULL, *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+    if (!q2) {
+        CHECK(false, "the lesson has a title");
+        session_free(&s);
+        return;
+    }
+    size_t len = strlen(text);
+    char *renamed = malloc(len + 64);
+    snprintf(renamed, len + 64, "%.*s\"Watched and renamed%s", (int)(q1 - text), text, q2);
+    CHECK(write_text(lesson, renamed), "rewrite the lesson");
+    CHECK(session_poll(&s, &err) == SESSION_RELOADED, "the rewrite is seen: %s", err.message);
+    CHECK(strcmp(s.lesson.title, "Watched and renamed") == 0, "the new title: %s", s.lesson.title);
+    CHECK(s.watch_changes == 1, "one change seen");
+    CHECK(session_poll(&s, &err) == SESSION_SAME, "and only once");
+
+    CHECK(session_edit(&s, (CellRef){MAT_X, 0, 0, 0}, 0.1, &err), "an edit before the file breaks");
+    CHECK(write_text(lesson, "{\"title\": \"Broken\", \"tokens\": [\"a\"],\n  \"heads\": oops}\n"), "break the lesson");
+    CHECK(session_poll(&s, &err) == SESSION_RELOAD_FAILED, "the broken file is seen");
+    CHECK(strstr(err.message, "lesson.json:2:") != NULL, "the error has its position: %s", err.message);
+    CHECK(strcmp(s.lesson.title, "Watched and renamed") == 0, "the last good lesson stays");
+    CHECK(session_edit_count(&s) == 1, "with its edit");
+    CHECK(strcmp(s.path, lesson) == 0, "the broken file is still watched");
+    CHECK(s.load_errors == 1 && s.watch_changes == 2, "one failed reload, two changes");
+
+    CHECK(write_text(lesson, text), "fix the lesson");
+    CHECK(session_poll(&s, &err) == SESSION_RELOADED, "the fixed file reloads: %s", err.message);
+    CHECK(strcmp(s.lesson.title, "Watched and renamed") != 0, "with its own title: %s", s.lesson.title);
+    CHECK(session_edit_count(&s) == 0, "a reload drops the edits");
+
+    // A lesson that is gone (being replaced) is looked at again later: no change, no error.
+    CHECK(unlink(lesson) == 0, "remove the lesson");
+    CHECK(session_poll(&s, &err) == SESSION_SAME, "a missing file is no change");
+    CHECK(write_text(lesson, renamed), "the lesson is back");
+    CHECK(session_poll(&s, &err) == SESSION_RELOADED, "and is loaded again");
+    free(renamed);
+    session_free(&s);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    char src[1024], lesson[600];
+    snprintf(src, sizeof src, "%s/lessons/the-cat-sat-on-the-mat.json", MHA_SOURCE_DIR);
+    snprintf(lesson, sizeof lesson, "%s/lesson.json", dir);
+    size_t len = 0;
+    char *text = read_all(src, &len);
+    CHECK(text != NULL, "read %s", src);
+    if (text && write_text(lesson, text)) {
+        test_builtin();
+        test_edit_revert_save(lesson);
+        CHECK(write_text(lesson, text), "restore the lesson");
+        test_watch(lesson, text);
+    }
+    free(text);
+    // Clean up the temporary directory.
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[900];
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+    return check_report("test_session");
+}
