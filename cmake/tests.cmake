@@ -14,6 +14,8 @@ mha_test(test_rng mha_core)
 mha_test(test_lesson mha_lesson)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
+# The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
+mha_test(test_model mha_model)
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)
