@@ -907,11 +907,17 @@ static void test_edit_marks(void)
 
 // The labels of a heatmap (one head's panel): for every row and every column, a text left of (above) the
 // grid, centred on that row (column), that is the token's label, or its start cut with "…".
+// The label itself, or its start cut with "…", keeping a duplicate token's subscript index after it
+// ("w…₁₁" for "was₁₁").
 static bool label_ok(const char *text, const char *label)
 {
     if (!strcmp(text, label)) return true;
-    if (!ends_with(text, ELLIPSIS)) return false;
-    size_t n = strlen(text) - strlen(ELLIPSIS);
+    const char *dots = strstr(text, ELLIPSIS);
+    if (!dots) return false;
+    size_t n = (size_t)(dots - text);
+    const char *tail = dots + strlen(ELLIPSIS);
+    size_t tl = strlen(tail), ll = strlen(label);
+    if (tl > 0 && (tl >= ll || strcmp(label + ll - tl, tail) != 0 || (unsigned char)tail[0] != 0xE2)) return false;
     return n > 0 && strncmp(text, label, n) == 0;
 }
 
@@ -953,7 +959,7 @@ static void check_heat_labels(const Scene *s, const Lesson *L, int head, const H
             char text[160] = "";
             for (size_t k = 0; k < s->count; k++) {
                 const DrawCmd *c = &s->cmds[k];
-                if (c->kind != CMD_TEXT) continue;
+                if (c->kind != CMD_TEXT || (axis && c->font == FONT_BOLD)) continue; // a panel's title is no label
                 bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y && c->x >= cx[i] - 1 &&
                                      c->x + c->w <= cx[i] + cw[i] + 1
                                : c->x + c->w <= gx && c->x >= panel->x && c->y + c->h / 2 >= ry[i] &&
@@ -963,7 +969,7 @@ static void check_heat_labels(const Scene *s, const Lesson *L, int head, const H
                 else if (label_ok(scene_text(s, c), label)) snprintf(text, sizeof text, "%s", scene_text(s, c));
             }
             if (text[0] && label_ok(text, label)) snprintf(shown[i], sizeof shown[i], "%s", text);
-            else if (axis && text[0] && count - ok < 4)
+            else if (axis && text[0] && (count - ok < 4 || getenv("MHA_TEST_VERBOSE")))
                 fprintf(stderr, "  %s: column %d reads '%s', its token is '%s'\n", what, i, text, label);
             if (shown[i][0]) ok++;
             else if (count - ok < 4 || i < 2)
@@ -1182,26 +1188,30 @@ static int check_windows(const Scene *s, const Lesson *L, const char *what)
             if (n == 0 || n == R * C) continue;
             windowed++;
             bool rows_cut = r1 - r0 + 1 < R, cols_cut = c1 - c0 + 1 < C;
-            // The caption: a text just under the cells, overlapping them horizontally.
-            const char *cap = NULL;
+            // The caption: one line per windowed axis, just under the cells, overlapping them horizontally.
+            const char *cap = NULL, *cap_rows = NULL, *cap_cols = NULL;
             int lh = fake_height(NULL, FONT_REGULAR, s->num_font);
-            for (size_t i = 0; i < s->count && !cap; i++) {
+            for (size_t i = 0; i < s->count; i++) {
                 const DrawCmd *c = &s->cmds[i];
-                if (c->kind == CMD_TEXT && c->y >= y1 - 2 && c->y <= y1 + 2 * lh && c->x < x1 && c->x + c->w > x0 &&
-                    (strstr(scene_text(s, c), "rows ") || strstr(scene_text(s, c), "col")))
-                    cap = scene_text(s, c);
+                if (c->kind == CMD_TEXT && c->y >= y1 - 2 && c->y <= y1 + 3 * lh && c->x < x1 && c->x + c->w > x0) {
+                    if (!cap_rows && strstr(scene_text(s, c), "rows ")) cap_rows = scene_text(s, c);
+                    if (!cap_cols && strstr(scene_text(s, c), "col")) cap_cols = scene_text(s, c);
+                }
             }
+            cap = cap_rows ? cap_rows : cap_cols;
             char name[64];
             model_mat_name((MatId)m, hd, name, sizeof name);
             CHECK(cap != NULL, "%s: %s shows %d of %d cells and says which under it", what, name, n, R * C);
             if (!cap) continue;
             int a, b, t;
             if (rows_cut)
-                CHECK(parse_range(cap, "rows ", &a, &b, &t) && a == r0 && b == r1 && t == R,
-                      "%s: %s shows rows %d" EN_DASH "%d of %d: caption '%s'", what, name, r0, r1, R, cap);
+                CHECK(cap_rows && parse_range(cap_rows, "rows ", &a, &b, &t) && a == r0 && b == r1 && t == R,
+                      "%s: %s shows rows %d" EN_DASH "%d of %d: caption '%s'", what, name, r0, r1, R,
+                      cap_rows ? cap_rows : "(none)");
             if (cols_cut)
-                CHECK(parse_range(cap, "col", &a, &b, &t) && a == c0 && b == c1 && t == C,
-                      "%s: %s shows columns %d" EN_DASH "%d of %d: caption '%s'", what, name, c0, c1, C, cap);
+                CHECK(cap_cols && parse_range(cap_cols, "col", &a, &b, &t) && a == c0 && b == c1 && t == C,
+                      "%s: %s shows columns %d" EN_DASH "%d of %d: caption '%s'", what, name, c0, c1, C,
+                      cap_cols ? cap_cols : "(none)");
         }
     return windowed;
 }

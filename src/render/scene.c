@@ -211,6 +211,25 @@ static void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_
     buf[0] = '\0';
 }
 
+// A token label cut to max_w keeps its subscript index ("was…₁₁"): two cut "was" must stay apart.
+static void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap)
+{
+    size_t len = strlen(t), sub = len;
+    while (sub >= 3 && (unsigned char)t[sub - 3] == 0xE2 && (unsigned char)t[sub - 2] == 0x82 &&
+           (unsigned char)t[sub - 1] >= 0x80 && (unsigned char)t[sub - 1] <= 0x89)
+        sub -= 3;
+    if (sub == len || sub == 0 || text_w(c, f, size, t) <= max_w) {
+        fit_text(c, f, size, t, max_w, buf, cap);
+        return;
+    }
+    char stem[256];
+    int sw = text_w(c, f, size, t + sub);
+    snprintf(stem, sizeof stem, "%.*s", (int)sub, t);
+    fit_text(c, f, size, stem, max_w - sw, buf, cap);
+    if (!buf[0]) snprintf(buf, cap, "\xe2\x80\xa6");
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s", t + sub);
+}
+
 static void rect(Ctx *c, int x, int y, int w, int h, Rgba color) { scene_push_rect(c->s, x, y, w, h, color); }
 
 // A cell's fill, tagged with the cell it shows (the SVG writer and the tests read the tag).
@@ -502,9 +521,12 @@ static int box_width(const GridStyle *g, const MatBox *b)
     (void)g;
     return b->label_w + b->nc * b->cell_w;
 }
+// A window's caption: one line per windowed axis ("rows 0–8 of 512", "cols 0–1 of 64").
+static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < b->cols); }
 static int box_height(const GridStyle *g, const MatBox *b)
 {
-    return g->title_h + g->col_label_h + b->nr * b->cell_h + (box_windowed(b) ? g->foot_h : 0);
+    int lines = caption_lines(b);
+    return g->title_h + g->col_label_h + b->nr * b->cell_h + (lines ? g->foot_h + (lines - 1) * (g->foot_h * 2 / 3) : 0);
 }
 
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
@@ -547,13 +569,13 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     // Every column label, cut to its cell when it must be.
     for (int j = 0; j < b->nc; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
-        fit_text(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
                 g->col_label_h, CENTER, fitted);
     }
     for (int i = 0; i < b->nr; i++) {
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
-        fit_text(c, FONT_REGULAR, g->label_font, buf, b->label_w - g->num_font / 3, fitted, sizeof fitted);
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - g->num_font / 3, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - g->num_font / 4,
                 b->cell_h, RIGHT, fitted);
     }
@@ -604,15 +626,20 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     int rt = c->num_font / 7 < 3 ? 3 : c->num_font / 7;
     if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
     if (box_windowed(b)) {
-        char where[160] = "";
+        char where[2][96];
+        int lines = 0;
         if (b->nr < b->rows)
-            snprintf(where, sizeof where, "rows %d\xe2\x80\x93%d of %d", b->r0, b->r0 + b->nr - 1, b->rows);
+            snprintf(where[lines++], sizeof where[0], "rows %d\xe2\x80\x93%d of %d", b->r0, b->r0 + b->nr - 1, b->rows);
         if (b->nc < b->cols)
-            snprintf(where + strlen(where), sizeof where - strlen(where), "%scols %d\xe2\x80\x93%d of %d",
-                     where[0] ? "  \xc2\xb7  " : "", b->c0, b->c0 + b->nc - 1, b->cols);
-        fit_text(c, FONT_REGULAR, g->label_font, where, gw + b->label_w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, g->label_font, c->th->result, x, gy + gh + rt * 3, gw + b->label_w,
-                line_h(c, FONT_REGULAR, g->label_font), RIGHT, fitted);
+            snprintf(where[lines++], sizeof where[0], "cols %d\xe2\x80\x93%d of %d", b->c0, b->c0 + b->nc - 1, b->cols);
+        int lh2 = line_h(c, FONT_REGULAR, g->label_font), cy = gy + gh + rt * 3;
+        for (int k = 0; k < lines; k++) {
+            // The whole caption: smaller rather than cut (it says where the window is).
+            int size = g->label_font;
+            while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > gw + b->label_w) size--;
+            text_in(c, FONT_REGULAR, size, c->th->result, x, cy, gw + b->label_w, lh2, RIGHT, where[k]);
+            cy += g->foot_h * 2 / 3;
+        }
     }
 }
 
@@ -638,6 +665,7 @@ typedef struct {
 typedef struct {
     BoardRow rows[BOARD_ROWS];
     int count;
+    bool narrow;    // cells as wide as their numbers: long column labels cut
 } Arrangement;
 
 static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, BoardRow *r)
@@ -795,6 +823,7 @@ static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *ou
             if (!alt.rows[r].t[k].is_op && box_windowed(&alt.rows[r].t[k].box)) alt_windowed = true;
     if ((windowed && !alt_windowed) || (!alt_windowed && subs < *substeps)) {
         *out = alt;
+        out->narrow = true;
         *substeps = subs;
         *sub = s2;
     }
@@ -944,9 +973,13 @@ static void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, in
     text_in(c, FONT_REGULAR, font, c->th->muted, lx, top + bh - lh, lw, lh, LEFT, buf);
 }
 
-static int colorbar_width(const Ctx *c)
+// The bar and its widest label (the range's ends, as draw_colorbar writes them).
+static int colorbar_width(const Ctx *c, MatId m)
 {
-    return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, "\xe2\x88\x92" "0.0000") + 2;
+    char buf[32];
+    if (m == MAT_WEIGHTS) snprintf(buf, sizeof buf, "0");
+    else model_format_value(-heat_range(c, m), buf, sizeof buf);
+    return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, buf) + 2;
 }
 
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
@@ -973,7 +1006,9 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
-        math_at(c, FONT_REGULAR, title_font, tcol, x, y + tlh, dot + 4);
+        int size = title_font;
+        while (size > 8 && math_w(c, FONT_REGULAR, size, dot + 4) > w) size--;
+        if (math_w(c, FONT_REGULAR, size, dot + 4) <= w) math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, dot + 4);
         th = 2 * tlh + c->num_font / 5;
         title_w = w;
     } else {
@@ -1061,13 +1096,13 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
             }
             continue;
         }
-        fit_text(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
+        fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
         text_in(c, FONT_REGULAR, col_font, c->th->muted, gx + j * cell_w, gy - top_h, cell_w, top_h, CENTER, fitted);
     }
     for (int i = 0; i < p->n; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
-        fit_text(c, FONT_REGULAR, row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
+        fit_label(c, FONT_REGULAR, row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, row_font, c->th->muted, gx - lw, gy + i * cell_h, lw - c->num_font / 4, cell_h, RIGHT,
                 fitted);
     }
@@ -1119,7 +1154,7 @@ static void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     double range = heat_range(c, m);
-    int bar = colorbar_width(c);
+    int bar = colorbar_width(c, m);
     int gw = w - bar - c->num_font / 2;
     int best_cols = 1;
     double best = -1.0;
@@ -1253,10 +1288,16 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
         else
             snprintf(lab, sizeof lab, "%s", label);
         Rgba col = cur ? c->th->white : done ? c->th->ink : c->th->muted;
-        int lw = math_w(c, cur ? FONT_BOLD : FONT_REGULAR, pf, lab);
-        if (lw <= seg - 4)
-            math_at(c, cur ? FONT_BOLD : FONT_REGULAR, pf, col, sx0 + (seg - lw) / 2,
-                    y2 + (l2 - line_h(c, FONT_REGULAR, pf)) / 2, lab);
+        FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
+        int size = pf;
+        // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
+        while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
+        if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
+            snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
+        if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
+        int lw = math_w(c, lf, size, lab);
+        if (lw <= seg - 2)
+            math_at(c, lf, size, col, sx0 + (seg - lw) / 2, y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
     }
     int used = l1 + l2 + c->num_font / 5;
     if (status) {
@@ -1315,8 +1356,8 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, COMPARE_TEXT, draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
-        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 4, c->L->notes, draw);
-    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, stage_explanation(c, view_stage(c->st), text, sizeof text),
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
+    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
                      draw);
 }
 
@@ -1519,7 +1560,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
     int out_h = (int)(h * 0.36);
     int top_h = h - out_h - lh - px(c, 8);
-    int bar = colorbar_width(c);
+    int bar = colorbar_width(c, MAT_WEIGHTS);
     int gap = px(c, 28);
     int left_w = (w - bar - gap) / (p->heads >= 4 ? 4 : 3);
     // Top left: the one head.
@@ -1680,7 +1721,7 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
         return;
     }
     const AttnParams *p = &c->L->params;
-    int bar = colorbar_width(c);
+    int bar = colorbar_width(c, m);
     // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
     int want = (p->m + 2) * c->num_font * 2 + bar;
     if (!per_head) want = w * 3 / 10;
@@ -1695,7 +1736,7 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
     int heat_w = 0;
     for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= c->num_font) {
         plan_board(c, &g, w - tryw - gap, h, &part, &subs_part, &sub_part);
-        bool same = subs_part == subs_full;
+        bool same = subs_part == subs_full && part.narrow == full.narrow; // labels too
         for (int r = 0; same && r < part.count; r++)
             for (int k = 0; k < part.rows[r].count; k++)
                 if (!part.rows[r].t[k].is_op && box_windowed(&part.rows[r].t[k].box)) same = false;
@@ -1711,7 +1752,9 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
     int need = 0;
     for (int r = 0; r < part.count; r++)
         if (row_width(c, &g, &part.rows[r]) > need) need = row_width(c, &g, &part.rows[r]);
-    int board_w = need + c->num_font, spare = w - board_w - gap - heat_w;
+    int board_w = need + c->num_font;
+    if (board_w > w - gap - heat_w) board_w = w - gap - heat_w;
+    int spare = w - board_w - gap - heat_w;
     if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
     c->s->substeps = subs_part;
     c->s->substep = sub_part;
@@ -1852,7 +1895,7 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     switch (part) {
     case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
     case SCENE_PART_HEATMAP: {
-        int bar = colorbar_width(&c);
+        int bar = colorbar_width(&c, m);
         int gy, gh;
         draw_heatmap(&c, m, st->head, heat_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh,
                      NULL);
