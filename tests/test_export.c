@@ -2,7 +2,8 @@
 // decoded back from memory (size at scale 1 and 2, the colour at the centre of cell (The, The) = viridis of
 // 0.6111), every cell's fill and number, the SVG (well-formed XML, one cell per token pair per head with the
 // right fill, labels as text, escaping), same bytes twice, which files count as ours, all-or-nothing writes,
-// boards on each background, and the whole export into a directory.
+// heatmaps and boards on each background drawn with the theme's own colours, and the whole export into a
+// directory (a board per head, the directory made when missing).
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 #include <SDL.h>
 #include <SDL_image.h>
@@ -57,19 +58,33 @@ static const HitRegion *cell_hit(const Scene *s, int head, int row, int col)
     return NULL;
 }
 
-// The fill of the rectangle drawn on the cell's hit region.
+// The fill of the cell drawn on the hit region (the scene tags each cell's rectangle with its cell).
 static bool cell_rect(const Scene *s, const HitRegion *r, Rgba *fill)
 {
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
-        // (the window's cells leave a one-pixel grid line inside their region)
-        if (c->kind == CMD_RECT && c->x == r->x && c->y == r->y && c->w >= r->w - 1 && c->w <= r->w &&
-            c->h >= r->h - 1 && c->h <= r->h) {
+        if (c->kind == CMD_RECT && c->role == ROLE_CELL && c->cell.mat == r->cell.mat && c->cell.head == r->cell.head &&
+            c->cell.row == r->cell.row && c->cell.col == r->cell.col && c->x == r->x && c->y == r->y) {
             *fill = c->color;
             return true;
         }
     }
     return false;
+}
+
+static bool same(Rgba a, Rgba b) { return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a; }
+
+// Cell rectangles of the scene, and how many of them show another matrix than mat.
+static int tagged_cells(const Scene *s, MatId mat, int *other)
+{
+    int n = 0;
+    *other = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_RECT && s->cmds[i].role == ROLE_CELL) {
+            n++;
+            if (s->cmds[i].cell.mat != mat) (*other)++;
+        }
+    return n;
 }
 
 // Decodes PNG bytes with SDL_image and reads one pixel (RGBA).
@@ -192,12 +207,17 @@ static int svg_cells(const char *svg, int head, const Lesson *L, const Trace *T,
 {
     int n = 0;
     *wrong = 0;
+    char want_mat[64];
+    snprintf(want_mat, sizeof want_mat, "data-matrix=\"%s\"", export_matrix_key(mat));
     for (const char *p = strstr(svg, "<rect class=\"cell\""); p; p = strstr(p + 1, "<rect class=\"cell\"")) {
         int h, r, c;
-        if (sscanf(p, "<rect class=\"cell\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", &h, &r, &c) != 3) {
+        const char *end = strchr(p, '>'), *d = strstr(p, "data-head=");
+        if (!end || !d || d > end || sscanf(d, "data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", &h, &r, &c) != 3) {
             (*wrong)++;
             continue;
         }
+        const char *dm = strstr(p, want_mat);
+        if (!dm || dm > end) (*wrong)++; // a cell of another matrix
         if (h != head) continue;
         n++;
         const char *f = strstr(p, "fill=\"#");
@@ -250,9 +270,11 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
     printf("head 0 weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width, s2.height);
     CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "scale 2 is %dx%d, scale 1 %dx%d", s2.width,
           s2.height, s1.width, s1.height);
-    // A 3x3 heatmap with its labels, title and colour bar: about half a 1280x720 window at scale 1.
-    CHECK(s1.width >= 400 && s1.width <= 800 && s1.height >= 280 && s1.height <= 500, "scale 1 size %dx%d", s1.width,
+    // A 3x3 heatmap with its labels, title and colour bar: under half a 1280x720 window at scale 1.
+    CHECK(s1.width >= 400 && s1.width <= 800 && s1.height >= 180 && s1.height <= 500, "scale 1 size %dx%d", s1.width,
           s1.height);
+    int other, cells = tagged_cells(&s1, MAT_WEIGHTS, &other);
+    CHECK(cells == 9 && other == 0, "%d cells, %d of another matrix than the weights", cells, other);
 
     double w00 = mat_get(&T->head[0].weights, 0, 0);
     CHECK(fabs(w00 - 0.6111) < 5e-5, "weights[0][0] = %.6f", w00);
@@ -307,7 +329,8 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
                 for (size_t k = 0; r && k < s->count; k++) {
                     const DrawCmd *c = &s->cmds[k];
                     if (c->kind == CMD_TEXT && strcmp(scene_text(s, c), buf) == 0 && c->x >= r->x && c->y >= r->y &&
-                        c->x + c->w <= r->x + r->w && c->y + c->h <= r->y + r->h && c->size >= 17 * (pass + 1))
+                        c->x + c->w <= r->x + r->w && c->y + c->h <= r->y + r->h &&
+                        c->size == scene_number_font(720 * (pass + 1))) // the board's number size
                         found = true;
                 }
                 if (!found) bad_text++;
@@ -315,15 +338,88 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
         CHECK(bad_fill == 0, "%d cells with the wrong fill", bad_fill);
         CHECK(bad_text == 0, "%d cells without their number inside them", bad_text);
     }
-    CHECK(has_text(&s1, "The cat sat"), "lesson title");
     CHECK(has_text(&s1, "Head 0") && has_text(&s1, "attention weights"), "head and matrix in the title");
     CHECK(count_text(&s1, "The") == 2 && count_text(&s1, "cat") == 2 && count_text(&s1, "sat") == 2,
           "tokens on both axes");
-    CHECK(has_text(&s1, "keys") && has_text(&s1, "queries"), "axis names");
-    CHECK(count_text(&s1, "0.00") == 1 && count_text(&s1, "0.50") == 1 && count_text(&s1, "1.00") == 1,
-          "colour bar ticks");
+    CHECK(count_text(&s1, "0") == 1 && count_text(&s1, "1") == 1, "colour bar ends");
+    // Nothing runs off the page.
+    for (int pass = 0; pass < 2; pass++) {
+        const Scene *s = pass ? &s2 : &s1;
+        int out = 0;
+        for (size_t i = 0; i < s->count; i++) {
+            const DrawCmd *c = &s->cmds[i];
+            if (c->kind != CMD_CLIP && (c->x < 0 || c->y < 0 || c->x + c->w > s->width || c->y + c->h > s->height)) out++;
+        }
+        CHECK(out == 0, "scale %d: %d commands run off the %dx%d page", pass + 1, out, s->width, s->height);
+    }
+    // The raw scores: the matrix asked for, diverging colours; its colour bar's ends fit the page.
+    HeatmapSpec scores = {MAT_SCORES, 1, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&s1, &scores, L, T, &tm), "scores");
+    cells = tagged_cells(&s1, MAT_SCORES, &other);
+    CHECK(cells == 9 && other == 0, "%d cells, %d of another matrix than the scores", cells, other);
+    CHECK(has_text(&s1, "Head 1") && has_text(&s1, "raw scores"), "scores title");
+    // All heads: scale 2 is twice scale 1 too; every head's cells, and no head marked as the current one.
+    HeatmapSpec all = {MAT_WEIGHTS, -1, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&s1, &all, L, T, &tm), "all heads at scale 1");
+    all.scale = 2.0;
+    CHECK(export_build_heatmap(&s2, &all, L, T, &tm), "all heads at scale 2");
+    printf("all heads' weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width, s2.height);
+    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "all heads: scale 2 is %dx%d, scale 1 %dx%d",
+          s2.width, s2.height, s1.width, s1.height);
+    cells = tagged_cells(&s2, MAT_WEIGHTS, &other);
+    CHECK(cells == 18 && other == 0, "all heads: %d cells, %d of another matrix", cells, other);
+    int marked = 0;
+    for (size_t i = 0; i < s2.count; i++)
+        if (s2.cmds[i].kind == CMD_FRAME && same(s2.cmds[i].color, THEME_LIGHT.result)) marked++;
+    CHECK(marked == 0, "all heads: %d heads framed as the current one", marked);
+    CHECK(has_text(&s2, "head 0") && has_text(&s2, "head 1"), "every head named");
     scene_free(&s1);
     scene_free(&s2);
+}
+
+// Backgrounds are themes handed to the scene: the page, ink and panels are the theme's own colours.
+static void test_backgrounds(Exporter *x, const Lesson *L, const Trace *T)
+{
+    TextMetrics tm = export_metrics(x);
+    Scene s;
+    scene_init(&s);
+    HeatmapSpec spec = {MAT_SCORES, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_DARK};
+    CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "dark heatmap");
+    CHECK(s.count > 0 && same(s.cmds[0].color, THEME_DARK.bg) && same(s.background, THEME_DARK.bg), "dark page");
+    CHECK(has_text(&s, "Head 0"), "title");
+    for (size_t i = 0; i < s.count; i++)
+        if (s.cmds[i].kind == CMD_TEXT && strstr(scene_text(&s, &s.cmds[i]), "Head 0"))
+            CHECK(same(s.cmds[i].color, THEME_DARK.ink), "the title in the dark theme's ink");
+    // Transparent: the light theme on a page of alpha 0, an RGBA PNG whose corner is clear.
+    spec.background = EXPORT_BG_TRANSPARENT;
+    CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "transparent heatmap");
+    CHECK(s.cmds[0].color.a == 0 && s.background.a == 0, "transparent page");
+    ExportBuffer png;
+    ExportError err;
+    CHECK(export_png_encode(x, &s, EXPORT_BG_TRANSPARENT, &png, &err), "png: %s", err.message);
+    CHECK(png.size > 26 && png.data[25] == 6, "transparent heatmap is RGBA");
+    SDL_Surface *img = decode(&png);
+    if (img) {
+        CHECK(pixel(img, 1, 1).a == 0, "corner is transparent");
+        const HitRegion *r = cell_hit(&s, 0, 0, 0);
+        Rgba fill = {0, 0, 0, 0};
+        CHECK(r && cell_rect(&s, r, &fill), "cell (The, The)");
+        if (r) {
+            Rgba got = pixel(img, r->x + r->w / 2 - r->w / 3, r->y + 2);
+            CHECK(got.a == 255 && near(got, fill, 1), "an opaque cell: %d,%d,%d,%d", got.r, got.g, got.b, got.a);
+        }
+        SDL_FreeSurface(img);
+    }
+    export_buffer_free(&png);
+    // White with the grey colour map: the print theme (black ink) on white.
+    spec.background = EXPORT_BG_WHITE;
+    spec.colormap = COLORMAP_GREY;
+    CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "grey heatmap");
+    CHECK(same(s.cmds[0].color, (Rgba){255, 255, 255, 255}), "white page");
+    for (size_t i = 0; i < s.count; i++)
+        if (s.cmds[i].kind == CMD_TEXT && strstr(scene_text(&s, &s.cmds[i]), "Head 0"))
+            CHECK(same(s.cmds[i].color, THEME_PRINT.ink), "the title in the print theme's ink");
+    scene_free(&s);
 }
 
 // The SVG of all heads: well-formed, one cell per token pair per head with viridis fills, labels as text.
@@ -352,10 +448,19 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
             CHECK(wrong == 0, "head %d: %d cells with the wrong fill", h, wrong);
         }
         CHECK(strstr(svg, ">The</text>") && strstr(svg, ">cat</text>") && strstr(svg, ">sat</text>"), "labels as text");
-        CHECK(strstr(svg, ">0.6111</text>") != NULL, "numbers as text");
     }
     free(svg);
     free(svg2);
+    // One head: its numbers as text.
+    HeatmapSpec one_head = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    CHECK(export_build_heatmap(&s, &one_head, L, T, &tm), "head 0");
+    svg = svg_encode(&s, "The cat sat \xe2\x80\x94 head 0", &size);
+    CHECK(svg && strstr(svg, ">0.6111</text>") != NULL, "numbers as text");
+    if (svg) {
+        int wrong, n = svg_cells(svg, 0, L, T, MAT_WEIGHTS, &wrong);
+        CHECK(n == 9 && wrong == 0, "head 0: %d cells, %d wrong", n, wrong);
+    }
+    free(svg);
     scene_free(&s);
 
     // Tokens that need escaping, and bytes that are not UTF-8.
@@ -433,7 +538,7 @@ static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
     export_buffer_free(&png);
     // Dark: text drawn on the background reads light; cells keep their colours.
     CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_DARK, &tm), "board");
-    CHECK(!is_light(s.cmds[0].color), "dark background");
+    CHECK(same(s.cmds[0].color, THEME_DARK.bg) && !is_light(s.cmds[0].color), "dark background");
     int dark_text = 0;
     for (size_t i = 0; i < s.count; i++) {
         const DrawCmd *c = &s.cmds[i];
@@ -455,6 +560,19 @@ static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
     Rgba fill = {0, 0, 0, 0};
     CHECK(r && cell_rect(&s, r, &fill), "weights cell (The, The) on the dark board");
     CHECK(near(fill, colormap_rgb(COLORMAP_VIRIDIS, mat_get(&T->head[0].weights, 0, 0)), 0), "cells keep their colours");
+    // White with the grey colour map: the print theme, as the window shows it.
+    st.colormap = COLORMAP_GREY;
+    CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_WHITE, &tm), "grey board");
+    CHECK(same(s.cmds[0].color, THEME_PRINT.bg), "print page");
+    int print_ink = 0;
+    for (size_t i = 0; i < s.count; i++)
+        if (s.cmds[i].kind == CMD_TEXT && same(s.cmds[i].color, THEME_PRINT.ink)) print_ink++;
+    CHECK(print_ink > 0, "the print theme's ink");
+    // Another head: the board shows it.
+    st.colormap = COLORMAP_VIRIDIS;
+    st.head = 1;
+    CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_WHITE, &tm), "head 1");
+    CHECK(has_text(&s, "head 1"), "the board names head 1");
     scene_free(&s);
 }
 
@@ -573,7 +691,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK((int)res.count == st.stage_count, "%zu images for %d stages", res.count, st.stage_count);
     for (size_t i = 0; i < res.count; i++) {
         char want[700];
-        snprintf(want, sizeof want, "%s/the-cat-sat-stage%02zu-%s.png", dir, i + 1, stage_key(st.stages[i]));
+        snprintf(want, sizeof want, "%s/the-cat-sat-stage%02zu-%s-head0.png", dir, i + 1, stage_info(st.stages[i])->key);
         CHECK(strcmp(res.paths[i], want) == 0, "path %s, expected %s", res.paths[i], want);
     }
     export_result_free(&res);
@@ -599,9 +717,42 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     export_result_free(&res);
     // Heatmaps exist from the scores on; a non-causal lesson has no mask stage.
     req.stage = STAGE_INPUT;
-    CHECK(!export_run(&req, L, T, &res, &err) && !err.io, "heatmaps of the input stage must fail as bad usage");
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "'scores'"),
+          "heatmaps of the input stage must fail as bad usage: %s", err.message);
     req.stage = STAGE_MASK;
     CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "mask"), "no mask: %s", err.message);
+    // Every stage: each matrix once (the weights are the heatmap of the later stages too).
+    req.stage = EXPORT_ALL_STAGES;
+    req.formats = EXPORT_PNG;
+    CHECK(export_run(&req, L, T, &res, &err), "heatmaps of every stage: %s", err.message);
+    CHECK(res.count == 9, "%zu heatmaps: scores, scaled and weights of two heads and the grid", res.count);
+    export_result_free(&res);
+    // The stage of the output shows the weights.
+    req.stage = STAGE_OUTPUT;
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && strstr(res.paths[0], "-head0-weights.png"),
+          "heatmaps of the output stage: %s", res.count ? res.paths[0] : err.message);
+    export_result_free(&res);
+    // A head the lesson does not have.
+    req.what = EXPORT_WHAT_BOARD;
+    req.head = 2;
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "head 2"), "head 2: %s", err.message);
+    req.head = 1;
+    req.stage = STAGE_SOFTMAX;
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 1 && strstr(res.paths[0], "-stage05-softmax-head1.png"),
+          "board of head 1: %s", res.count ? res.paths[0] : err.message);
+    export_result_free(&res);
+    req.formats = EXPORT_PNG | EXPORT_SVG;
+
+    // A missing directory is made when asked (one level), as --export and the window's exports/ do.
+    char made[700];
+    snprintf(made, sizeof made, "%s/made", tmp);
+    req.dir = made;
+    req.create_dir = true;
+    req.what = EXPORT_WHAT_HEATMAPS;
+    req.formats = EXPORT_PNG;
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && count_files(made) == 3, "into a new directory: %s",
+          res.count ? res.paths[0] : err.message);
+    export_result_free(&res);
 
     // The window: E in the all-heads view of the scores stage, Shift+E on head 1 of the softmax stage.
     st.stage_index = 2;
@@ -620,9 +771,25 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     st.head = 1;
     st.stage_index = 4;
     CHECK(export_from_view(&w, true, &st, L, T, &res, &err), "Shift+E: %s", err.message);
-    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax.png"), "Shift+E wrote %s",
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head1.png"), "Shift+E wrote %s",
           res.count ? res.paths[0] : "nothing");
+    char head1[700];
+    snprintf(head1, sizeof head1, "%s", res.count ? res.paths[0] : "");
     export_result_free(&res);
+    // Shift+E on head 0 then leaves head 1's board alone (issue 17), and the all-heads view has its own.
+    st.head = 0;
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err), "Shift+E on head 0: %s", err.message);
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0.png"), "Shift+E wrote %s",
+          res.count ? res.paths[0] : "nothing");
+    struct stat sb;
+    CHECK(stat(head1, &sb) == 0, "head 1's board is still there");
+    export_result_free(&res);
+    st.view = VIEW_ALL_HEADS;
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2 &&
+              strstr(res.paths[0], "the-cat-sat-stage05-softmax-heads.png"),
+          "Shift+E in the all-heads view wrote %s", res.count ? res.paths[0] : err.message);
+    export_result_free(&res);
+    st.view = VIEW_ONE_HEAD;
     // An edited lesson: the board shows the window's numbers and marks, with the count but not the keys.
     AttnParams e;
     CHECK(params_copy(&e, &L->params), "copy");
@@ -694,6 +861,7 @@ int main(void)
     if (x) {
         test_heatmap_png(x, &L, &T);
         test_svg(x, &L, &T);
+        test_backgrounds(x, &L, &T);
         test_boards(x, &L, &T);
         test_files(x, &L, &T, tmp);
     }

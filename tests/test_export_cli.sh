@@ -1,7 +1,8 @@
 #!/bin/sh
 # mha-tracer --export end to end with no display: file names and printed paths, PNG sizes at scale 1 and 2,
-# SVGs parsed as XML (python3's xml.etree when present), one board per stage, same bytes twice, our files
-# replaced and nobody else's, missing and unwritable directories, bad usage, and the time of a full export.
+# SVGs parsed as XML (python3's xml.etree when present), one board per stage and a file per head, same bytes
+# twice, our files replaced and nobody else's, a missing directory made (one level), unwritable directories,
+# bad usage, and the time of a full export.
 # usage: test_export_cli.sh PATH/TO/mha-tracer SOURCE_DIR
 bin=$1
 src=$2
@@ -53,7 +54,7 @@ s2=$(png_size "$tmp/s2/the-cat-sat-head0-weights.png")
 w1=${s1%x*}; h1=${s1#*x}; w2=${s2%x*}; h2=${s2#*x}
 echo "head 0 weights: $s1 at scale 1, $s2 at scale 2"
 [ "$w2" -eq $((2 * w1)) ] && [ "$h2" -eq $((2 * h1)) ] && ok || bad "scale 2 is $s2, scale 1 is $s1"
-[ "$w1" -ge 400 ] && [ "$w1" -le 800 ] && [ "$h1" -ge 280 ] && [ "$h1" -le 500 ] && ok || bad "scale 1 size $s1"
+[ "$w1" -ge 400 ] && [ "$w1" -le 800 ] && [ "$h1" -ge 180 ] && [ "$h1" -le 500 ] && ok || bad "scale 1 size $s1"
 cmp -s "$tmp/a/the-cat-sat-head0-weights.png" "$tmp/s2/the-cat-sat-head0-weights.png" && ok ||
     bad "the built-in lesson and lessons/the-cat-sat.json give different images"
 
@@ -110,18 +111,25 @@ else
 fi
 command -v xmllint >/dev/null 2>&1 && { xmllint --noout "$tmp/svg/"*.svg && ok || bad "xmllint"; }
 
-# --what board --stage all: one image per stage, in lesson order (9 for the causal lesson: the mask).
+# --what board --stage all: one image per stage, in lesson order (9 for the causal lesson: the mask); the
+# file names the head (the lesson has two), so head 1's boards sit beside head 0's.
 mkdir "$tmp/board" "$tmp/causal"
 run board 0 --export "$tmp/board" --what board --stage all --scale 1
 lines board.out 8
-has board.out "the-cat-sat-stage01-input.png"
-has board.out "the-cat-sat-stage05-softmax.png"
-has board.out "the-cat-sat-stage08-output.png"
-[ "$(png_size "$tmp/board/the-cat-sat-stage03-scores.png")" = 1280x720 ] && ok || bad "board at scale 1 is not 1280x720"
+has board.out "the-cat-sat-stage01-input-head0.png"
+has board.out "the-cat-sat-stage05-softmax-head0.png"
+has board.out "the-cat-sat-stage08-output-head0.png"
+[ "$(png_size "$tmp/board/the-cat-sat-stage03-scores-head0.png")" = 1280x720 ] && ok || bad "board at scale 1 is not 1280x720"
 sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in lesson order"
+run board_head1 0 --export "$tmp/board" --what board --head 1 --scale 1
+lines board_head1.out 1
+has board_head1.out "$tmp/board/the-cat-sat-stage05-softmax-head1.png"
+[ "$(count "$tmp/board")" -eq 9 ] && ok || bad "$(count "$tmp/board") files after head 1's board, expected 9"
+cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1.png" &&
+    bad "head 0 and head 1 give the same board" || ok
 run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
 lines causal.out 9
-has causal.out "causal-decoder-stage05-mask.svg"
+has causal.out "causal-decoder-stage05-mask-head0.svg"
 run causal_mask 0 --export "$tmp/causal" --stage mask "$src/lessons/causal-decoder.json"
 has causal_mask.out "causal-decoder-head0-masked.png"
 
@@ -154,11 +162,15 @@ empty foreign.out
 [ "$(cat "$tmp/foreign/the-cat-sat-head1-weights.png")" = "my notes" ] && ok || bad "a foreign file was replaced"
 [ "$(count "$tmp/foreign")" -eq 1 ] && ok || bad "files were written beside a foreign file"
 
-# A missing or unwritable directory: exit 1, the directory named, nothing written.
-run missing 1 --export "$tmp/nope"
-has missing.err "$tmp/nope"
-empty missing.out
-[ -e "$tmp/nope" ] && bad "the missing directory was made" || ok
+# A missing directory is made (one level, as mkdir); a missing parent or an unwritable directory: exit 1, the
+# directory named, nothing written.
+run missing 0 --export "$tmp/made"
+lines missing.out 3
+[ "$(count "$tmp/made")" -eq 3 ] && ok || bad "$(count "$tmp/made") files in the directory made, expected 3"
+run missing_parent 1 --export "$tmp/nope/deeper"
+has missing_parent.err "$tmp/nope/deeper"
+empty missing_parent.out
+[ -e "$tmp/nope" ] && bad "the missing parent was made" || ok
 run notdir 1 --export "$tmp/escape.json"
 has notdir.err "not a directory"
 mkdir "$tmp/ro"
@@ -187,6 +199,13 @@ has input_heatmaps.err "no heatmaps"
 empty input_heatmaps.out
 run no_mask 2 --export "$tmp/a" --stage mask
 has no_mask.err "not causal"
+run bad_head 2 --export "$tmp/a" --what board --head 2
+has bad_head.err "no head 2"
+empty bad_head.out
+run bad_head2 2 --export "$tmp/a" --head one
+has bad_head2.err "--head"
+run head_alone 2 --head 1
+has head_alone.err "--export"
 run no_export 2 --format svg
 has no_export.err "--export"
 run no_dir 2 --export

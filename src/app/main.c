@@ -31,7 +31,8 @@ static const char USAGE[] =
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
     "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
     "  --check LESSON...  validate lesson files: 'FILE: ok' or the errors\n"
-    "  --export DIR [LESSON]  write slide images into DIR (no display needed) and print their paths\n"
+    "  --export DIR [LESSON]  write slide images into DIR and print their paths (no display needed;\n"
+    "                         DIR is made when missing)\n"
     "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
     "                                   board: the whole screen of a stage, as the window shows it\n"
     "      --stage NAME|all             heatmaps: scores, scaled, mask or weights (default);\n"
@@ -40,6 +41,7 @@ static const char USAGE[] =
     "      --format png|svg|both        default png\n"
     "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
     "      --background white|transparent|dark   default white\n"
+    "      --head N                     board: the head it shows (default 0)\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
@@ -49,7 +51,7 @@ typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MOD
 
 // The options of --export, as given (checked by parse_export).
 typedef struct {
-    const char *dir, *format, *scale, *what, *stage, *background;
+    const char *dir, *format, *scale, *what, *stage, *background, *head;
 } ExportArgs;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
@@ -169,6 +171,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
 {
     export_request_defaults(r);
     r->dir = a->dir;
+    r->create_dir = true; // one level, like mkdir: a missing parent is still an error
     if (a->format) {
         if (strcmp(a->format, "png") == 0) r->formats = EXPORT_PNG;
         else if (strcmp(a->format, "svg") == 0) r->formats = EXPORT_SVG;
@@ -212,6 +215,16 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
                     a->stage);
             return false;
         }
+    }
+    if (a->head) {
+        char *end;
+        errno = 0;
+        long h = strtol(a->head, &end, 10);
+        if (end == a->head || *end || errno || h < 0 || h > 1000000) {
+            fprintf(stderr, "mha-tracer: error: --head expects a head number from 0, got '%s'\n", a->head);
+            return false;
+        }
+        r->head = (int)h; // the lesson's own count is checked by export_run
     }
     if (a->background) {
         if (strcmp(a->background, "white") == 0) r->background = EXPORT_BG_WHITE;
@@ -264,11 +277,13 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
-            static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background"};
-            const char **slots[] = {&xargs.dir, &xargs.format, &xargs.scale, &xargs.what, &xargs.stage, &xargs.background};
+            static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
+                                                "--head"};
+            const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what,
+                                    &xargs.stage, &xargs.background, &xargs.head};
             int x = -1;
             const char *value = NULL;
-            for (int k = 0; k < 6 && x < 0; k++) {
+            for (int k = 0; k < (int)(sizeof XOPTS / sizeof XOPTS[0]) && x < 0; k++) {
                 bool missing;
                 value = option_value(argc, argv, &i, XOPTS[k], &missing);
                 if (missing) {

@@ -1,5 +1,6 @@
-// Slide export: lays out heatmap images (and takes the window's board), renders them offscreen with SDL's
-// software renderer into PNG bytes or writes them as SVG text, then writes the files all or nothing.
+// Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
+// the background asked for), rendered offscreen with SDL's software renderer into PNG bytes or written as
+// SVG text, then written to files all or nothing.
 #define _POSIX_C_SOURCE 200809L // open, fsync, rename, mkdir
 #include "export.h"
 
@@ -19,7 +20,7 @@
 #include "draw_sdl.h"
 #include "svg.h"
 
-// Token labels are cut to their buffers on purpose.
+// File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
@@ -119,600 +120,198 @@ char *export_default_dir(const char *lesson_path, char *out, size_t cap)
     return out;
 }
 
-MatId export_stage_matrix(Stage stage, const Lesson *lesson)
-{
-    switch (stage) {
-    case STAGE_INPUT:
-    case STAGE_PROJECT: return MAT_NONE;
-    case STAGE_SCORES: return MAT_SCORES;
-    case STAGE_SCALE: return MAT_SCALED;
-    case STAGE_MASK: return lesson->params.mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED;
-    default: return MAT_WEIGHTS;
-    }
-}
+MatId export_stage_matrix(Stage stage, const Lesson *lesson) { return model_stage_heatmap(&lesson->params, stage); }
 
 const char *export_matrix_key(MatId mat)
 {
-    switch (mat) {
-    case MAT_SCORES: return "scores";
-    case MAT_SCALED: return "scaled";
-    case MAT_MASKED: return "masked";
-    case MAT_WEIGHTS: return "weights";
-    default: return "matrix";
-    }
+    const MatInfo *mi = mat_info(mat);
+    return mi ? mi->key : "matrix";
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Writing draw commands into a Scene (it is plain data)
+// Themes: the background asked for is a Theme handed to the scene, never a repaint of a finished frame.
+// White: the light theme on a white page (the print theme for the grey colour map); dark: the dark theme;
+// transparent: the light theme with a page of alpha 0 (the PNG gets an alpha channel, the SVG no page).
+
+static Theme export_theme(ExportBackground b, ColormapId colormap)
+{
+    if (b == EXPORT_BG_DARK) return THEME_DARK;
+    Theme t = b == EXPORT_BG_WHITE && colormap == COLORMAP_GREY ? THEME_PRINT : THEME_LIGHT;
+    t.bg = (Rgba){255, 255, 255, b == EXPORT_BG_TRANSPARENT ? 0 : 255};
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Heatmap images: the window's heatmap (scene_build_part_ex) on a page sized for the lesson. The page is
+// worked out at scale 1 (the sizes of a 1280x720 window) and multiplied by the scale, so that scale 2 is
+// exactly twice scale 1; the scene lays the heatmap out in it at that scale and fills it.
+
+#define MAX_GRID_W 1600 // one head's cells at scale 1: larger lessons get smaller cells (colours, no numbers)
+#define MAX_GRID_H 1000
+#define MAX_ALL_W 3840  // all heads at scale 1: 4K, so that 8 heads of 10 tokens keep every label whole
+#define MAX_ALL_H 2160
 
 typedef struct {
-    Scene *s;
     const TextMetrics *tm;
-    double k; // pixels per design unit: layout is done at scale 1 and every coordinate multiplied
-} Pen;
+    int nf; // the board's number font at the scale; the heatmap's fonts derive from it as in the scene
+    int m8; // the scene's page margin at the scale
+} Measure;
 
-static int S(const Pen *p, double v) { return (int)lround(v * p->k); }
-
-// Width and line height in design units, measured large so they do not depend on the hinting at one size.
-#define MEASURE_PX 64
-static double dw(const Pen *p, FontRole f, double size, const char *t)
+// The scene's sizes at scale k (its fonts stop shrinking below about 0.4).
+static Measure measure_at(const TextMetrics *tm, double k)
 {
-    return p->tm->text_width(p->tm->user, f, MEASURE_PX, t) * size / MEASURE_PX;
-}
-static double dh(const Pen *p, FontRole f, double size)
-{
-    return p->tm->line_height(p->tm->user, f, MEASURE_PX) * size / MEASURE_PX;
+    int m8 = (int)lround(8.0 * (k < 0.4 ? 0.4 : k));
+    return (Measure){tm, scene_number_font((int)lround(720.0 * k)), m8 < 1 ? 1 : m8};
 }
 
-typedef enum { LEFT, CENTER, RIGHT } Align;
-
-// Text aligned in the design box (x, y, w, h), vertically centred; sizes measured at the real pixel size.
-static void text_d(Pen *p, FontRole f, double size, Rgba color, double x, double y, double w, double h, Align a,
-                   const char *t)
+static int imax(int a, int b) { return a > b ? a : b; }
+static int imin(int a, int b) { return a < b ? a : b; }
+static int text_w(const Measure *me, FontRole f, int size, const char *t)
 {
-    if (!t[0]) return;
-    int px = S(p, size) < 4 ? 4 : S(p, size);
-    int tw = p->tm->text_width(p->tm->user, f, px, t), th = p->tm->line_height(p->tm->user, f, px);
-    int x0 = S(p, x), x1 = S(p, x + w), y0 = S(p, y), y1 = S(p, y + h);
-    int tx = a == LEFT ? x0 : a == CENTER ? x0 + (x1 - x0 - tw) / 2 : x1 - tw;
-    int ty = y0 + (y1 - y0 - th) / 2;
-    scene_push_text(p->s, f, px, color, tx, ty, tw, th, t);
+    return me->tm->text_width(me->tm->user, f, size, t);
 }
+static int line_h(const Measure *me, FontRole f, int size) { return me->tm->line_height(me->tm->user, f, size); }
 
-// Copies t into buf, cut with "…" so that it measures at most max_w design units.
-static void fit_d(const Pen *p, FontRole f, double size, const char *t, double max_w, char *buf, size_t cap)
+static int widest_label(const Measure *me, const Lesson *L, Axis a, int count, int size)
 {
-    snprintf(buf, cap, "%s", t);
-    if (dw(p, f, size, buf) <= max_w) return;
-    size_t n = strlen(buf);
-    while (n > 0) {
-        n--;
-        while (n > 0 && ((unsigned char)buf[n] & 0xC0) == 0x80) n--;
-        if (n + 4 > cap) continue;
-        memcpy(buf + n, "\xe2\x80\xa6", 4);
-        if (dw(p, f, size, buf) <= max_w) return;
+    char buf[160];
+    int w = 0;
+    for (int i = 0; i < count; i++) {
+        model_axis_label(L, a, i, buf, sizeof buf);
+        w = imax(w, text_w(me, FONT_REGULAR, size, buf));
     }
-    buf[0] = '\0';
+    return w;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Heatmap images
-
-typedef struct {
-    Rgba bg, ink, muted;
-    bool draw_bg;
-} Palette;
-
-static Palette palette(ExportBackground b)
+// The colour bar beside the cells with its widest end value (the scene's colorbar_width): "0" for the
+// weights, else the lower end of the shared range ("−2.7498").
+static int bar_width(const Measure *me, const Lesson *L, const Trace *T, MatId mat)
 {
-    switch (b) {
-    case EXPORT_BG_DARK: return (Palette){{28, 30, 36, 255}, {236, 238, 242, 255}, {170, 176, 188, 255}, true};
-    case EXPORT_BG_TRANSPARENT: return (Palette){{255, 255, 255, 0}, {24, 27, 34, 255}, {92, 98, 110, 255}, false};
-    default: return (Palette){{255, 255, 255, 255}, {24, 27, 34, 255}, {92, 98, 110, 255}, true};
+    RangeGroup g = mat_info(mat)->range;
+    char lo[32] = "0";
+    if (g != RANGE_PROB) model_format_value(-model_range(&L->params, T, g), lo, sizeof lo);
+    return me->nf * 2 / 3 + me->nf / 4 + text_w(me, FONT_REGULAR, me->nf, lo) + 2;
+}
+
+// One head at scale 1: cells wide enough for the board's numbers and every key, a number high with air
+// around it; the title on one line; the colour bar (centred on the cells, three lines at least) inside.
+static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, MatId mat, int head, int *w, int *h)
+{
+    const AttnParams *p = &L->params;
+    const MatInfo *mi = mat_info(mat);
+    int nf = me->nf, lf = nf * 4 / 5;
+    char wide[32], name[64], title[200];
+    model_format_value(-model_range(p, T, mi->range), wide, sizeof wide);
+    int num = imax(text_w(me, FONT_REGULAR, nf, wide), text_w(me, FONT_REGULAR, nf, "0.5555")) + nf / 4;
+    int key = imin(widest_label(me, L, AXIS_KEY, p->m, lf) + nf / 4, 4 * nf);
+    int cell_w = imax(num, key) + nf / 2, cell_h = line_h(me, FONT_REGULAR, nf) + nf / 2;
+    if (cell_w > 3 * cell_h) cell_h = (cell_w + 2) / 3; // the scene keeps cells at most 3:1
+    if (p->m * cell_w > MAX_GRID_W) cell_w = imax(MAX_GRID_W / p->m, 1);
+    if (p->n * cell_h > MAX_GRID_H) cell_h = imax(MAX_GRID_H / p->n, 1);
+    cell_w = imin(cell_w, 3 * cell_h);
+    cell_h = imin(cell_h, 2 * cell_w);
+    int lw = widest_label(me, L, AXIS_QUERY, p->n, lf) + nf / 4;
+    model_mat_name(mat, head, name, sizeof name);
+    snprintf(title, sizeof title, "Head %d \xc2\xb7 %s %s", head, mi->what, name);
+    int heat_w = imax(lw + p->m * cell_w, text_w(me, FONT_BOLD, lf, title) + nf);
+    heat_w = imax(heat_w, 4 * lw); // the scene gives the query labels a quarter of the width at most
+    int th = line_h(me, FONT_BOLD, lf) + nf / 5, top = line_h(me, FONT_REGULAR, lf) + nf / 6;
+    int grid_h = p->n * cell_h, half_bar = 3 * line_h(me, FONT_REGULAR, nf) / 2 + 1;
+    int heat_h = th + top + imax(grid_h, grid_h / 2 + half_bar);
+    *w = heat_w + bar_width(me, L, T, mat) + 3 * me->m8 + nf / 2;
+    *h = heat_h + 2 * me->m8 + nf / 4;
+}
+
+// The scene's choice of columns for the all-heads grid in a w x h page (its draw_heads_grid): the one that
+// gives the largest cells.
+static int scene_grid_cols(const Measure *me, const AttnParams *p, int bar, int w, int h)
+{
+    double gw = w - 2 * me->m8 - bar - me->nf / 2, gh = h - 2 * me->m8, best = -1.0;
+    int cols = 1;
+    for (int c = 1; c <= p->heads; c++) {
+        int rows = (p->heads + c - 1) / c;
+        double cw = gw / c / (p->m + 1), ch = gh / rows / (p->n + 2), cell = cw < ch ? cw : ch;
+        if (cell > best) {
+            best = cell;
+            cols = c;
+        }
     }
+    return cols;
 }
 
-static const Rgba MASKED_FILL = {208, 208, 212, 255}; // as the window: grey with hatching
-static const Rgba HATCH_INK = {150, 150, 156, 255};
-static const Rgba MASKED_TEXT = {24, 27, 34, 255};
-
-// Design sizes (pixels at scale 1).
-#define MARGIN 28.0
-#define TITLE_FONT 24.0
-#define SUB_FONT 17.0
-#define AXIS_FONT 15.0
-#define LABEL_FONT 17.0
-#define VALUE_FONT 19.0
-#define PANEL_TITLE_FONT 19.0
-#define TICK_FONT 15.0
-#define GAP 2.0          // between cells
-#define BAR_W 22.0
-#define BAR_GAP 28.0     // grid -> colour bar
-#define BAR_MIN_H 120.0  // five ticks with room between them
-#define TICK_LEN 6.0
-#define LABEL_MAX 180.0  // longest token label before it is cut
-#define TITLE_MAX 1400.0
-
-typedef struct {
-    Pen pen;
-    const Lesson *L;
-    const Trace *T;
-    const HeatmapSpec *spec;
-    Palette pal;
-    double range;       // diverging scale: |value| at the ends (shared by all heads)
-    double bar_h;       // height of the colour bar (design units)
-    // Panel geometry, the same for every head.
-    double label_w;     // row-label column (token + padding)
-    double col_h;       // column-label row
-    double cell_w, cell_h, gap;
-    int step_r, step_c; // every k-th label when cells are small
-    bool values;        // numbers in the cells
-    bool corner;        // "queries ↓" in the corner above the row labels
-} Heat;
-
-static bool causal_masked(const Heat *h, int row, int col)
+// All heads at scale 1: square cells as wide as the widest key (no numbers, as in the window's grid), the
+// panels in the columns that bring the page closest to 16:9 among those the scene would choose itself.
+static void heads_page(const Measure *me, const Lesson *L, const Trace *T, MatId mat, int *w, int *h)
 {
-    return h->L->params.mask == MASK_CAUSAL && col > row &&
-           (h->spec->mat == MAT_MASKED || h->spec->mat == MAT_WEIGHTS);
-}
-
-static double cell_value(const Heat *h, int head, int row, int col)
-{
-    return scene_cell_value(h->L, h->T, (CellRef){h->spec->mat, head, row, col});
-}
-
-static Rgba cell_fill(const Heat *h, double v, bool masked)
-{
-    if (masked || isinf(v)) return MASKED_FILL;
-    if (h->spec->mat == MAT_WEIGHTS) return colormap_rgb(h->spec->colormap, v);
-    return colormap_diverging(h->spec->colormap, v / h->range);
-}
-
-// Sizes the panel so every number and label fits; cells shrink (and the numbers go) only when the grid
-// would be wider than max_w or taller than max_h.
-static void heat_geometry(Heat *h, double max_w, double max_h)
-{
-    const Pen *p = &h->pen;
-    const AttnParams *a = &h->L->params;
-    double tok = 0.0, key = 0.0, val = dw(p, FONT_REGULAR, VALUE_FONT, "0.0000");
-    for (int i = 0; i < a->n; i++) tok = fmax(tok, dw(p, FONT_REGULAR, LABEL_FONT, h->L->tokens[i]));
-    for (int j = 0; j < a->m; j++) key = fmax(key, dw(p, FONT_REGULAR, LABEL_FONT, h->L->source_tokens[j]));
-    tok = fmin(tok, LABEL_MAX);
-    key = fmin(key, LABEL_MAX);
-    // The widest number: the largest magnitude, signed when some value is negative, or −∞ (digits all
-    // have the same width, so only these few are measured).
-    double big = 0.0;
-    bool neg = false, inf = false;
-    for (int hd = 0; hd < a->heads; hd++)
-        for (int i = 0; i < a->n; i++)
-            for (int j = 0; j < a->m; j++) {
-                double v = cell_value(h, hd, i, j);
-                if (isinf(v)) inf = true;
-                else if (isfinite(v)) big = fmax(big, fabs(v));
-                if (v < 0.0) neg = true;
-            }
-    char buf[64];
-    scene_format_value(neg ? -big : big, buf, sizeof buf);
-    val = fmax(val, dw(p, FONT_REGULAR, VALUE_FONT, buf));
-    if (inf) val = fmax(val, dw(p, FONT_REGULAR, VALUE_FONT, "\xe2\x88\x92\xe2\x88\x9e"));
-    if (h->corner) tok = fmax(tok, dw(p, FONT_REGULAR, AXIS_FONT, "queries \xe2\x86\x93"));
-    h->label_w = ceil(tok) + 14.0;
-    h->col_h = ceil(dh(p, FONT_REGULAR, LABEL_FONT)) + 10.0;
-    double vh = dh(p, FONT_REGULAR, VALUE_FONT);
-    h->cell_w = ceil(fmax(fmax(val + 24.0, key + 14.0), 56.0));
-    h->cell_h = ceil(fmax(vh + 22.0, 46.0));
-    h->values = true;
-    if (a->m * h->cell_w > max_w) h->cell_w = floor(max_w / a->m * 8.0) / 8.0;
-    if (a->n * h->cell_h > max_h) h->cell_h = floor(max_h / a->n * 8.0) / 8.0;
-    if (h->cell_w < 1.0) h->cell_w = 1.0;
-    if (h->cell_h < 1.0) h->cell_h = 1.0;
-    h->gap = h->cell_w >= 8.0 && h->cell_h >= 8.0 ? GAP : 0.0;
-    if (h->cell_w < val + 8.0 || h->cell_h < vh + 2.0) h->values = false;
-    double lh = dh(p, FONT_REGULAR, LABEL_FONT);
-    h->step_r = (int)ceil(lh / h->cell_h);
-    h->step_c = (int)ceil((fmin(key, 60.0) + 8.0) / h->cell_w);
-    if (h->step_r < 1) h->step_r = 1;
-    if (h->step_c < 1) h->step_c = 1;
-}
-
-static double grid_w(const Heat *h) { return h->L->params.m * h->cell_w - h->gap; }
-static double grid_h(const Heat *h) { return h->L->params.n * h->cell_h - h->gap; }
-
-// One head: column labels, row labels and cells; (gx, gy) is the top-left of the cells.
-static void draw_panel(Heat *h, int head, double gx, double gy)
-{
-    Pen *p = &h->pen;
-    const AttnParams *a = &h->L->params;
-    char buf[256];
-    double lh = dh(p, FONT_REGULAR, LABEL_FONT);
-    for (int j = 0; j < a->m; j += h->step_c) {
-        double w = h->cell_w * h->step_c - 4.0;
-        if (h->step_c > 1 && j + h->step_c > a->m) break; // the last label would run past the grid
-        fit_d(p, FONT_REGULAR, LABEL_FONT, h->L->source_tokens[j], w, buf, sizeof buf);
-        if (h->step_c == 1) text_d(p, FONT_REGULAR, LABEL_FONT, h->pal.ink, gx + j * h->cell_w, gy - h->col_h, h->cell_w - h->gap, h->col_h - 4.0, CENTER, buf);
-        else text_d(p, FONT_REGULAR, LABEL_FONT, h->pal.ink, gx + j * h->cell_w, gy - h->col_h, w, h->col_h - 4.0, LEFT, buf);
-    }
-    for (int i = 0; i < a->n; i += h->step_r) {
-        fit_d(p, FONT_REGULAR, LABEL_FONT, h->L->tokens[i], h->label_w - 14.0, buf, sizeof buf);
-        double y = gy + i * h->cell_h, ch = h->cell_h - h->gap;
-        if (ch < lh) y -= (lh - ch) / 2.0, ch = lh;
-        if (y < gy) y = gy; // not into the column labels
-        text_d(p, FONT_REGULAR, LABEL_FONT, h->pal.ink, gx - h->label_w, y, h->label_w - 10.0, ch, RIGHT, buf);
-    }
-    for (int i = 0; i < a->n; i++)
-        for (int j = 0; j < a->m; j++) {
-            double v = cell_value(h, head, i, j);
-            bool masked = causal_masked(h, i, j);
-            Rgba fill = cell_fill(h, v, masked);
-            int x0 = S(p, gx + j * h->cell_w), y0 = S(p, gy + i * h->cell_h);
-            int x1 = S(p, gx + (j + 1) * h->cell_w - h->gap), y1 = S(p, gy + (i + 1) * h->cell_h - h->gap);
-            if (x1 <= x0) x1 = x0 + 1;
-            if (y1 <= y0) y1 = y0 + 1;
-            scene_push(p->s, CMD_RECT, x0, y0, x1 - x0, y1 - y0, fill);
-            scene_push_hit(p->s, x0, y0, x1 - x0, y1 - y0, (CellRef){h->spec->mat, head, i, j}, head);
-            if (masked || isinf(v)) scene_push(p->s, CMD_HATCH, x0, y0, x1 - x0, y1 - y0, HATCH_INK);
-            if (h->values) {
-                scene_format_value(v, buf, sizeof buf);
-                Rgba ink = masked || isinf(v) ? MASKED_TEXT : colormap_text_on(fill);
-                text_d(p, FONT_REGULAR, VALUE_FONT, ink, gx + j * h->cell_w, gy + i * h->cell_h, h->cell_w - h->gap,
-                       h->cell_h - h->gap, CENTER, buf);
+    const AttnParams *p = &L->params;
+    int nf = me->nf, lf = nf * 3 / 5, pad = nf / 4, bar = bar_width(me, L, T, mat);
+    int lw = widest_label(me, L, AXIS_QUERY, p->n, lf) + nf / 4;
+    int th = line_h(me, FONT_BOLD, nf * 2 / 3) + nf / 5, top = line_h(me, FONT_REGULAR, lf) + nf / 6;
+    int cell = imin(imax(widest_label(me, L, AXIS_KEY, p->m, lf) + 6, line_h(me, FONT_REGULAR, lf) + nf / 3), 3 * nf);
+    for (;;) {
+        double best = 1e300;
+        *w = *h = 0;
+        for (int c = 1; c <= p->heads; c++) {
+            int rows = (p->heads + c - 1) / c;
+            int pw = imax(lw + p->m * cell, 4 * lw) + 2 * pad, ph = th + top + p->n * cell + 2 * pad;
+            int W = 2 * me->m8 + c * pw + nf / 2 + bar, H = 2 * me->m8 + rows * ph;
+            double score = fabs(log((double)W / H / (16.0 / 9.0)));
+            if (scene_grid_cols(me, p, bar, W, H) != c) score += 100.0; // the scene would lay it out otherwise
+            if (score < best - 1e-9) {
+                best = score;
+                *w = W;
+                *h = H;
             }
         }
-}
-
-// Tick values of the colour bar: 0, 0.25 ... 1 for weights, round numbers in [-range, range] otherwise;
-// as many as fit on the bar with a free line between their labels.
-static int bar_ticks(const Heat *h, double *ticks, int max, int *decimals)
-{
-    int fit = (int)floor(h->bar_h / (1.8 * dh(&h->pen, FONT_REGULAR, TICK_FONT))) + 1, n = 0;
-    if (fit < 3) fit = 3;
-    if (fit > max) fit = max;
-    if (h->spec->mat == MAT_WEIGHTS) {
-        double step = fit >= 5 ? 0.25 : 0.5;
-        for (int i = 0; i * step <= 1.0 + 1e-9; i++) ticks[n++] = i * step;
-        *decimals = 2;
-        return n;
+        if ((*w <= MAX_ALL_W && *h <= MAX_ALL_H) || cell <= 4) return;
+        cell = cell * 7 / 8;
     }
-    // The smallest step of 1, 2, 2.5 or 5 times a power of ten that gives no more than `fit` ticks.
-    const double mult[] = {1.0, 2.0, 2.5, 5.0};
-    double mag = pow(10.0, floor(log10(h->range)) - 2.0), step = mag;
-    for (int k = 0; k < 40; k++) {
-        step = mult[k % 4] * mag * pow(10.0, k / 4);
-        if (2 * (int)floor(h->range / step + 1e-9) + 1 <= fit) break;
-    }
-    *decimals = 0;
-    while (*decimals < 4 && fabs(step * pow(10.0, *decimals) - round(step * pow(10.0, *decimals))) > 1e-6) (*decimals)++;
-    int k = (int)floor(h->range / step + 1e-9);
-    for (int i = -k; i <= k && n < max; i++) ticks[n++] = i * step;
-    return n;
-}
-
-static void tick_label(double v, int decimals, char *buf, size_t cap)
-{
-    if (fabs(v) < 1e-12) v = 0.0;
-    snprintf(buf, cap, "%s%.*f", v < 0 ? "\xe2\x88\x92" : "", decimals, fabs(v));
-}
-
-static double bar_label_width(const Heat *h)
-{
-    double t[32], w = 0.0;
-    int dec, n = bar_ticks(h, t, 32, &dec);
-    char buf[64];
-    for (int i = 0; i < n; i++) {
-        tick_label(t[i], dec, buf, sizeof buf);
-        w = fmax(w, dw(&h->pen, FONT_REGULAR, TICK_FONT, buf));
-    }
-    return ceil(w);
-}
-
-static double bar_total_w(const Heat *h) { return BAR_W + TICK_LEN + 4.0 + bar_label_width(h); }
-
-// The colour bar: a smooth ramp (one band per pixel row, at most 256), a frame, ticks and their values.
-static void draw_bar(Heat *h, double x, double y, double hgt)
-{
-    Pen *p = &h->pen;
-    int x0 = S(p, x), x1 = S(p, x + BAR_W), y0 = S(p, y), y1 = S(p, y + hgt);
-    int rows = y1 - y0, steps = rows < 256 ? rows : 256;
-    bool weights = h->spec->mat == MAT_WEIGHTS;
-    for (int i = 0; i < steps; i++) {
-        double t = 1.0 - (i + 0.5) / steps;
-        Rgba c = weights ? colormap_rgb(h->spec->colormap, t) : colormap_diverging(h->spec->colormap, 2.0 * t - 1.0);
-        int a = y0 + (int)((long)i * rows / steps), b = y0 + (int)((long)(i + 1) * rows / steps);
-        if (b > a) scene_push(p->s, CMD_RECT, x0, a, x1 - x0, b - a, c);
-    }
-    DrawCmd *fr = scene_push(p->s, CMD_FRAME, x0, y0, x1 - x0, y1 - y0, h->pal.muted);
-    if (fr) fr->thickness = S(p, 1.0) < 1 ? 1 : S(p, 1.0);
-    double t[32];
-    int dec, n = bar_ticks(h, t, 32, &dec);
-    double lo = weights ? 0.0 : -h->range, hi = weights ? 1.0 : h->range;
-    double lh = dh(p, FONT_REGULAR, TICK_FONT);
-    char buf[64];
-    for (int i = 0; i < n; i++) {
-        double ty = y + (hi - t[i]) / (hi - lo) * hgt;
-        int yy = S(p, ty), th = S(p, 1.0) < 1 ? 1 : S(p, 1.0);
-        scene_push(p->s, CMD_RECT, x1, yy - th / 2, S(p, x + BAR_W + TICK_LEN) - x1, th, h->pal.muted);
-        tick_label(t[i], dec, buf, sizeof buf);
-        text_d(p, FONT_REGULAR, TICK_FONT, h->pal.muted, x + BAR_W + TICK_LEN + 4.0, ty - lh / 2.0, 400.0, lh, LEFT, buf);
-    }
-}
-
-// "A₀", "S₀", "S′₀" with the head's subscript digits.
-static void symbol(MatId m, int head, char *buf, size_t cap)
-{
-    const char *base = m == MAT_WEIGHTS ? "A" : m == MAT_SCORES ? "S" : "S\xe2\x80\xb2";
-    snprintf(buf, cap, "%s", base);
-    char digits[16];
-    snprintf(digits, sizeof digits, "%d", head);
-    for (const char *d = digits; *d; d++) {
-        size_t len = strlen(buf);
-        if (len + 4 > cap) break;
-        buf[len] = (char)0xE2;
-        buf[len + 1] = (char)0x82;
-        buf[len + 2] = (char)(0x80 + (*d - '0'));
-        buf[len + 3] = '\0';
-    }
-}
-
-static const char *matrix_words(MatId m)
-{
-    switch (m) {
-    case MAT_SCORES: return "raw scores";
-    case MAT_SCALED: return "scaled scores";
-    case MAT_MASKED: return "masked scores";
-    default: return "attention weights";
-    }
-}
-
-// The line under the lesson title: which head, which matrix, and how to read it.
-static void subtitle(const Heat *h, int head, char *buf, size_t cap)
-{
-    const AttnParams *a = &h->L->params;
-    MatId m = h->spec->mat;
-    char sym[32], q[32], k[32], note[160];
-    // Per head: A₀, Q₀, K₀; for all heads: Aᵢ, Qᵢ, Kᵢ.
-    const char *sub_i = "\xe1\xb5\xa2";
-    if (head >= 0) {
-        symbol(m, head, sym, sizeof sym);
-        symbol(MAT_SCORES, head, q, sizeof q);
-        symbol(MAT_SCORES, head, k, sizeof k);
-        q[0] = 'Q';
-        k[0] = 'K';
-    } else {
-        snprintf(sym, sizeof sym, "%s%s", m == MAT_WEIGHTS ? "A" : m == MAT_SCORES ? "S" : "S\xe2\x80\xb2", sub_i);
-        snprintf(q, sizeof q, "Q%s", sub_i);
-        snprintf(k, sizeof k, "K%s", sub_i);
-    }
-    switch (m) {
-    case MAT_SCORES: snprintf(note, sizeof note, "%s = %s%s\xe1\xb5\x80", sym, q, k); break;
-    case MAT_SCALED: snprintf(note, sizeof note, "%s = %s%s\xe1\xb5\x80 / \xe2\x88\x9a%d", sym, q, k, a->d_k); break;
-    case MAT_MASKED: snprintf(note, sizeof note, "%s + M: \xe2\x88\x92\xe2\x88\x9e where a query may not look ahead", sym); break;
-    default: snprintf(note, sizeof note, "%s: each row sums to 1", sym); break;
-    }
-    if (head >= 0)
-        snprintf(buf, cap, "Head %d of %d \xc2\xb7 %s  %s", head, a->heads, matrix_words(m), note);
-    else
-        snprintf(buf, cap, "%d heads \xc2\xb7 %s  %s \xc2\xb7 queries \xe2\x86\x93 keys \xe2\x86\x92", a->heads,
-                 matrix_words(m), note);
-}
-
-static double heat_range(const Heat *h)
-{
-    double r = 0.0;
-    const AttnParams *a = &h->L->params;
-    for (int hd = 0; hd < a->heads; hd++)
-        for (int i = 0; i < a->n; i++)
-            for (int j = 0; j < a->m; j++) {
-                double v = cell_value(h, hd, i, j);
-                if (isfinite(v) && fabs(v) > r) r = fabs(v);
-            }
-    return r > 0.0 ? r : 1.0;
-}
-
-// Width and height of the all-heads grid with `cols` panels per row (design units).
-static void grid_size(const Heat *h, int cols, double title_h, double *w, double *hgt)
-{
-    int heads = h->L->params.heads, rows = (heads + cols - 1) / cols;
-    double pw = h->label_w + grid_w(h), ph = title_h + h->col_h + grid_h(h);
-    *w = cols * pw + (cols - 1) * 40.0;
-    *hgt = rows * ph + (rows - 1) * 32.0;
 }
 
 bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, const Trace *T, const TextMetrics *tm)
 {
     scene_clear(s);
-    Heat h;
-    memset(&h, 0, sizeof h);
-    h.pen = (Pen){s, tm, 1.0};
-    h.L = L;
-    h.T = T;
-    h.spec = spec;
-    h.pal = palette(spec->background);
-    h.range = heat_range(&h);
-    bool grid = spec->head < 0;
-    h.corner = !grid;
-    const AttnParams *a = &L->params;
-    if (grid) heat_geometry(&h, 900.0, 600.0);
-    else heat_geometry(&h, 1600.0, 1000.0);
-    Pen *p = &h.pen;
-    h.bar_h = fmax(grid_h(&h), BAR_MIN_H);
-
-    char title[256], sub[320];
-    fit_d(p, FONT_BOLD, TITLE_FONT, L->title ? L->title : "", TITLE_MAX, title, sizeof title);
-    subtitle(&h, spec->head, sub, sizeof sub);
-    double title_h = ceil(dh(p, FONT_BOLD, TITLE_FONT)), sub_h = ceil(dh(p, FONT_REGULAR, SUB_FONT));
-    double axis_h = grid ? 0.0 : ceil(dh(p, FONT_REGULAR, AXIS_FONT)) + 2.0;
-    double top = MARGIN + title_h + 4.0 + sub_h + 18.0; // where the heatmap block starts
-    double ptitle_h = grid ? ceil(dh(p, FONT_BOLD, PANEL_TITLE_FONT)) + 6.0 : 0.0;
-
-    // The block of panels: one, or a grid whose shape is closest to 16:9.
-    int cols = 1;
-    double block_w, block_h;
-    if (grid) {
-        double best = 1e300;
-        for (int c = 1; c <= a->heads; c++) {
-            double w, hh;
-            grid_size(&h, c, ptitle_h, &w, &hh);
-            double total_w = 2 * MARGIN + w + BAR_GAP + bar_total_w(&h), total_h = top + hh + MARGIN;
-            double score = fabs(log(total_w / total_h / (16.0 / 9.0)));
-            if (score < best - 1e-9) {
-                best = score;
-                cols = c;
-            }
-        }
-        grid_size(&h, cols, ptitle_h, &block_w, &block_h);
-    } else {
-        block_w = h.label_w + grid_w(&h);
-        block_h = axis_h + h.col_h + grid_h(&h);
-    }
-    double bar_x = MARGIN + block_w + BAR_GAP;
-    double cells_top = top + axis_h + ptitle_h + h.col_h; // first row of cells
-    double bar_h = h.bar_h;
-    double tick_lh = dh(p, FONT_REGULAR, TICK_FONT);
-    double W = ceil(fmax(bar_x + bar_total_w(&h) + MARGIN,
-                         fmax(dw(p, FONT_BOLD, TITLE_FONT, title), dw(p, FONT_REGULAR, SUB_FONT, sub)) + 2 * MARGIN));
-    double H = ceil(fmax(top + block_h, cells_top + bar_h + tick_lh / 2.0) + MARGIN);
-    // Never larger than EXPORT_MAX_SIDE pixels on a side.
+    const AttnParams *p = &L->params;
+    if (!mat_info(spec->mat) || spec->head >= p->heads) return false;
+    ViewDims dims = view_dims_from_params(p);
+    ViewState st;
+    view_init(&st, &dims);
+    // The first stage whose heatmap is the matrix asked for (the scene draws the stage's heatmap).
+    int stage = -1;
+    for (int i = 0; i < st.stage_count && stage < 0; i++)
+        if (model_stage_heatmap(p, st.stages[i]) == spec->mat) stage = i;
+    if (stage < 0) return false;
+    st.stage_index = stage;
+    st.colormap = spec->colormap;
+    st.view = spec->head < 0 ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+    st.head = spec->head < 0 ? -1 : spec->head; // all heads: none is marked as the current one
+    Measure m1 = measure_at(tm, 1.0);
+    int w1, h1;
+    if (spec->head < 0) heads_page(&m1, L, T, spec->mat, &w1, &h1);
+    else heatmap_page(&m1, L, T, spec->mat, spec->head, &w1, &h1);
     double k = spec->scale > 0.0 ? spec->scale : 1.0;
-    if (W * k > EXPORT_MAX_SIDE) k = floor(EXPORT_MAX_SIDE / W * 64.0) / 64.0;
-    if (H * k > EXPORT_MAX_SIDE) k = floor(EXPORT_MAX_SIDE / H * 64.0) / 64.0;
-    p->k = k;
-    s->width = S(p, W);
-    s->height = S(p, H);
-    s->background = h.pal.bg;
-
-    if (h.pal.draw_bg) scene_push(s, CMD_RECT, 0, 0, s->width, s->height, h.pal.bg);
-    text_d(p, FONT_BOLD, TITLE_FONT, h.pal.ink, MARGIN, MARGIN, W - 2 * MARGIN, title_h, LEFT, title);
-    text_d(p, FONT_REGULAR, SUB_FONT, h.pal.muted, MARGIN, MARGIN + title_h + 4.0, W - 2 * MARGIN, sub_h, LEFT, sub);
-    const char *bar_name = spec->mat == MAT_WEIGHTS ? "weight" : "score";
-    text_d(p, FONT_REGULAR, AXIS_FONT, h.pal.muted, bar_x, cells_top - h.col_h, 200.0, h.col_h - 4.0, LEFT, bar_name);
-    if (grid) {
-        for (int hd = 0; hd < a->heads; hd++) {
-            double pw = h.label_w + grid_w(&h) + 40.0, ph = ptitle_h + h.col_h + grid_h(&h) + 32.0;
-            double px0 = MARGIN + (hd % cols) * pw, py0 = top + (hd / cols) * ph;
-            char name[32];
-            snprintf(name, sizeof name, "Head %d", hd);
-            text_d(p, FONT_BOLD, PANEL_TITLE_FONT, h.pal.ink, px0 + h.label_w, py0, grid_w(&h), ptitle_h - 6.0, LEFT, name);
-            draw_panel(&h, hd, px0 + h.label_w, py0 + ptitle_h + h.col_h);
-        }
-    } else {
-        double gx = MARGIN + h.label_w;
-        text_d(p, FONT_REGULAR, AXIS_FONT, h.pal.muted, gx, top, grid_w(&h), axis_h, LEFT, "keys \xe2\x86\x92");
-        text_d(p, FONT_REGULAR, AXIS_FONT, h.pal.muted, MARGIN, cells_top - h.col_h, h.label_w - 10.0, h.col_h - 4.0,
-               RIGHT, "queries \xe2\x86\x93");
-        draw_panel(&h, spec->head, gx, cells_top);
+    if (w1 * k > EXPORT_MAX_SIDE) k = floor((double)EXPORT_MAX_SIDE / w1 * 64.0) / 64.0;
+    if (h1 * k > EXPORT_MAX_SIDE) k = floor((double)EXPORT_MAX_SIDE / h1 * 64.0) / 64.0;
+    // The scale-1 size times k, rounded once: scale 2 is exactly twice scale 1.
+    int w = (int)lround(w1 * k), h = (int)lround(h1 * k);
+    if (k < 1.0) { // small scales: the scene's fonts stop shrinking, so the page is measured at k as well
+        Measure mk = measure_at(tm, k);
+        int wk, hk;
+        if (spec->head < 0) heads_page(&mk, L, T, spec->mat, &wk, &hk);
+        else heatmap_page(&mk, L, T, spec->mat, spec->head, &wk, &hk);
+        w = imax(w, wk);
+        h = imax(h, hk);
     }
-    draw_bar(&h, bar_x, cells_top, bar_h);
-    return !s->oom;
+    st.width = w;
+    st.height = h;
+    Theme theme = export_theme(spec->background, spec->colormap);
+    SceneExtras ex = {.slide = true, .theme = &theme};
+    return scene_build_part_ex(s, spec->head < 0 ? SCENE_PART_ALL_HEADS : SCENE_PART_HEATMAP, &st, L, T, &ex, w, h, k,
+                               tm);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Boards: the window's screen, on the background asked for
-
-static bool is_grey(Rgba c)
-{
-    int mx = c.r > c.g ? (c.r > c.b ? c.r : c.b) : (c.g > c.b ? c.g : c.b);
-    int mn = c.r < c.g ? (c.r < c.b ? c.r : c.b) : (c.g < c.b ? c.g : c.b);
-    return mx - mn < 40;
-}
-
-static unsigned char clamp8(double v) { return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : lround(v)); }
-
-// Ink that read on the light background, made to read on the dark one: greys flip their lightness,
-// colours mix with white.
-static Rgba lighten(Rgba c)
-{
-    double y = 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
-    if (is_grey(c)) {
-        double ny = 255.0 - y * 0.85;
-        return (Rgba){clamp8(ny + (c.r - y)), clamp8(ny + (c.g - y)), clamp8(ny + (c.b - y)), c.a};
-    }
-    return (Rgba){clamp8(c.r + (255 - c.r) * 0.4), clamp8(c.g + (255 - c.g) * 0.4), clamp8(c.b + (255 - c.b) * 0.4), c.a};
-}
-
-static int cmp_hit_pos(const void *a, const void *b)
-{
-    const HitRegion *x = *(const HitRegion *const *)a, *y = *(const HitRegion *const *)b;
-    if (x->y != y->y) return x->y < y->y ? -1 : 1;
-    if (x->x != y->x) return x->x < y->x ? -1 : 1;
-    return 0;
-}
-
-static bool is_cell_rect(const HitRegion **cells, size_t n, const DrawCmd *c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cells[mid]->y < c->y || (cells[mid]->y == c->y && cells[mid]->x < c->x)) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t i = lo; i < n && cells[i]->y == c->y && cells[i]->x == c->x; i++)
-        if (c->w >= cells[i]->w - 2 && c->w <= cells[i]->w) return true;
-    return false;
-}
-
-// Replaces the window's background. Dark: the light neutral panels become dark ones, and ink drawn on
-// them (not on cells) is lightened; cells keep their colours. Returns false when memory ran out.
-static bool board_background(Scene *s, ExportBackground bg)
-{
-    const Rgba white = {255, 255, 255, 255}, dark = palette(EXPORT_BG_DARK).bg;
-    bool *on_bg = NULL;
-    const HitRegion **cells = NULL;
-    size_t ncells = 0;
-    if (bg == EXPORT_BG_DARK) {
-        on_bg = calloc(s->count ? s->count : 1, sizeof *on_bg);
-        cells = malloc((s->hit_count ? s->hit_count : 1) * sizeof *cells);
-        if (!on_bg || !cells) {
-            free(on_bg);
-            free(cells);
-            return false;
-        }
-        for (size_t i = 0; i < s->hit_count; i++)
-            if (s->hits[i].cell.mat != MAT_NONE) cells[ncells++] = &s->hits[i];
-        qsort(cells, ncells, sizeof *cells, cmp_hit_pos);
-    }
-    // Panels, bars and grid backings are long; the bands of a colour bar are small and stay as they are.
-    int long_side = (int)lround(48.0 * s->width / 1280.0);
-    for (size_t i = 0; i < s->count; i++) {
-        DrawCmd *c = &s->cmds[i];
-        bool full = c->kind == CMD_RECT && c->x <= 0 && c->y <= 0 && c->x + c->w >= s->width && c->y + c->h >= s->height;
-        if (bg == EXPORT_BG_WHITE) {
-            if (full) c->color = white;
-            continue;
-        }
-        if (bg == EXPORT_BG_TRANSPARENT) {
-            if (full) c->color.a = 0;
-            continue;
-        }
-        if (full) {
-            c->color = dark;
-            on_bg[i] = true;
-        } else if (c->kind == CMD_RECT) {
-            Rgba k = c->color;
-            if (is_grey(k) && k.r >= 190 && k.g >= 190 && k.b >= 190 && (c->w >= long_side || c->h >= long_side) &&
-                !is_cell_rect(cells, ncells, c)) {
-                c->color = (Rgba){clamp8(dark.r + 255 - k.r), clamp8(dark.g + 255 - k.g), clamp8(dark.b + 255 - k.b), k.a};
-                on_bg[i] = true;
-            }
-        } else if (c->kind == CMD_TEXT || c->kind == CMD_FRAME || c->kind == CMD_LINE) {
-            // The topmost opaque rectangle under its middle decides what it is drawn on.
-            int mx = c->x + c->w / 2, my = c->y + c->h / 2;
-            bool under_bg = true;
-            for (size_t k = i; k-- > 0;) {
-                const DrawCmd *r = &s->cmds[k];
-                if (r->kind != CMD_RECT || r->color.a != 255) continue;
-                if (mx >= r->x && my >= r->y && mx < r->x + r->w && my < r->y + r->h) {
-                    under_bg = on_bg[k];
-                    break;
-                }
-            }
-            if (c->kind != CMD_TEXT || under_bg) c->color = lighten(c->color);
-        }
-    }
-    s->background = bg == EXPORT_BG_DARK ? dark : bg == EXPORT_BG_WHITE ? white : (Rgba){255, 255, 255, 0};
-    free(on_bg);
-    free(cells);
-    return true;
-}
+// Boards: the window's screen, laid out with the theme of the background asked for
 
 // The board of export_build_board with what the window shows beyond the lesson (edit marks, the comparison);
 // ex may be NULL. A slide has no pointer and no keys: their hints and any status line are left out.
@@ -728,13 +327,14 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
     int w = (int)lround(1280.0 * k), h = (int)lround(720.0 * k);
     view.width = w;
     view.height = h;
+    Theme theme = export_theme(background, st->colormap);
     SceneExtras slide = {0};
     if (ex) slide = *ex;
     slide.status = NULL;
     slide.slide = true;
+    slide.theme = &theme;
     if (view.panel == PANEL_COMPARE && !slide.compare) view.panel = PANEL_NONE; // nothing to compare with
-    if (!scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL)) return false;
-    return board_background(s, background);
+    return scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL);
 }
 
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, double scale,
@@ -1173,22 +773,28 @@ static Job *job_add(Jobs *j)
 
 static const char *lesson_title(const Lesson *L) { return L->title && L->title[0] ? L->title : "mha-tracer"; }
 
+// Digits of the largest head number, so that the files of 12 heads sort in order (head00 ... head11).
+static int head_digits(int heads) { return heads > 1000 ? 4 : heads > 100 ? 3 : heads > 10 ? 2 : 1; }
+
 static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix, const Lesson *L, MatId mat, int head)
 {
     Job *j = job_add(jobs);
     if (!j) return false;
-    int heads = L->params.heads, digits = heads > 1000 ? 4 : heads > 100 ? 3 : heads > 10 ? 2 : 1;
+    int heads = L->params.heads;
+    const char *what = mat_info(mat) ? mat_info(mat)->what : "";
     if (head >= 0) {
-        snprintf(j->name, sizeof j->name, "%s-head%0*d-%s", prefix, digits, head, export_matrix_key(mat));
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 head %d: %s", lesson_title(L), head, matrix_words(mat));
+        snprintf(j->name, sizeof j->name, "%s-head%0*d-%s", prefix, head_digits(heads), head, export_matrix_key(mat));
+        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 head %d: %s", lesson_title(L), head, what);
     } else {
         snprintf(j->name, sizeof j->name, "%s-heads-%s", prefix, export_matrix_key(mat));
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 all %d heads: %s", lesson_title(L), heads, matrix_words(mat));
+        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 all %d heads: %s", lesson_title(L), heads, what);
     }
     j->spec = (HeatmapSpec){mat, head, req->scale, req->colormap, req->background};
     return true;
 }
 
+// A board's file is named after its stage and, when the lesson has several heads, the head it shows
+// ("-head1"; "-heads" for the all-heads view), so that the boards of two heads do not overwrite each other.
 static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st)
 {
     Job *j = job_add(jobs);
@@ -1196,9 +802,18 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     j->board = true;
     j->st = *st;
     Stage stage = view_stage(st);
-    snprintf(j->name, sizeof j->name, "%s-stage%02d-%s", prefix, st->stage_index + 1, stage_key(stage));
+    const StageInfo *si = stage_info(stage);
+    int heads = L->params.heads;
+    char head[32] = "";
+    if (heads > 1 && st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "-heads");
+    else if (heads > 1) snprintf(head, sizeof head, "-head%0*d", head_digits(heads), st->head);
+    snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head);
     snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
              st->stage_count, stage_name(stage));
+    if (heads > 1 && st->view != VIEW_ALL_HEADS) {
+        size_t n = strlen(j->title);
+        snprintf(j->title + n, sizeof j->title - n, ", head %d", st->head);
+    }
     return true;
 }
 
@@ -1295,7 +910,13 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
     return ok;
 }
 
-static bool heat_stage(Stage s) { return s == STAGE_SCORES || s == STAGE_SCALE || s == STAGE_MASK || s == STAGE_SOFTMAX; }
+// The first of the lesson's stages that has a heatmap (its key names where heatmaps start).
+static const char *first_heat_stage(const ViewState *st, const Lesson *L)
+{
+    for (int i = 0; i < st->stage_count; i++)
+        if (model_stage_heatmap(&L->params, st->stages[i]) != MAT_NONE) return stage_info(st->stages[i])->key;
+    return "?";
+}
 
 bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, ExportResult *out, ExportError *err)
 {
@@ -1308,21 +929,27 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     ViewState st;
     view_init(&st, &dims);
     st.colormap = req->colormap;
-    st.head = req->head >= 0 && req->head < L->params.heads ? req->head : 0;
+    if (req->head < 0 || req->head >= L->params.heads) {
+        fail(err, false, "there is no head %d: this lesson has %d head%s (0 to %d)", req->head, L->params.heads,
+             L->params.heads == 1 ? "" : "s", L->params.heads - 1);
+        return false;
+    }
+    st.head = req->head;
     int first = 0, last = st.stage_count - 1;
     if (req->stage != EXPORT_ALL_STAGES) {
+        const StageInfo *si = stage_info((Stage)req->stage);
         first = -1;
         for (int i = 0; i < st.stage_count; i++)
             if ((int)st.stages[i] == req->stage) first = i;
         if (first < 0) {
-            fail(err, false, "this lesson has no '%s' stage%s", stage_key((Stage)req->stage),
+            fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
                  req->stage == STAGE_MASK ? " (it is not causal)" : "");
             return false;
         }
         last = first;
-        if (req->what == EXPORT_WHAT_HEATMAPS && !heat_stage((Stage)req->stage)) {
-            fail(err, false, "there are no heatmaps at the '%s' stage: they show scores, scaled, mask (causal) or weights",
-                 stage_key((Stage)req->stage));
+        if (req->what == EXPORT_WHAT_HEATMAPS && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
+            fail(err, false, "there are no heatmaps at the '%s' stage: they start at the '%s' stage", si->key,
+                 first_heat_stage(&st, L));
             return false;
         }
     }
@@ -1331,6 +958,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     else export_slug(L->title, prefix, sizeof prefix);
     Jobs jobs = {0};
     bool ok = true;
+    bool done[MAT_COUNT] = {false}; // the weights are the heatmap of several stages: exported once
     for (int i = first; ok && i <= last; i++) {
         st.stage_index = i;
         Stage stage = view_stage(&st);
@@ -1341,8 +969,9 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
             b.pinned = total > 0 ? view_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
             ok = add_board(&jobs, prefix, L, &b);
         }
-        if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && heat_stage(stage)) {
-            MatId mat = export_stage_matrix(stage, L);
+        MatId mat = export_stage_matrix(stage, L);
+        if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && mat != MAT_NONE && !done[mat]) {
+            done[mat] = true;
             for (int h = 0; ok && h < L->params.heads; h++) ok = add_heatmap(&jobs, req, prefix, L, mat, h);
             if (ok && L->params.heads > 1) ok = add_heatmap(&jobs, req, prefix, L, mat, -1);
         }

@@ -1,5 +1,6 @@
 // Slide export: heatmap images (one per head, and all heads in a grid) and whole-stage boards as PNG
-// (offscreen, SDL's software renderer) and SVG (svg.h). Encoding to memory is separate from the file I/O.
+// (offscreen, SDL's software renderer) and SVG (svg.h), laid out by the scene exactly as the window lays
+// them out. Encoding to memory is separate from the file I/O.
 #ifndef MHA_EXPORT_H
 #define MHA_EXPORT_H
 
@@ -18,6 +19,8 @@ typedef enum {
     EXPORT_WHAT_ALL = 3,
 } ExportWhat;
 
+// The page, as a Theme handed to the scene: white is the light theme on a white page (the print theme with
+// the grey colour map), dark the dark theme, transparent the light theme on a page of alpha 0 (RGBA PNG).
 typedef enum { EXPORT_BG_WHITE = 0, EXPORT_BG_TRANSPARENT, EXPORT_BG_DARK } ExportBackground;
 
 #define EXPORT_ALL_STAGES (-1)
@@ -31,7 +34,7 @@ typedef struct {
 } ExportError;
 
 typedef struct {
-    const char *dir;      // where the files go (must exist unless create_dir)
+    const char *dir;      // where the files go (must exist unless create_dir; its parent must exist)
     bool create_dir;      // make dir (one level) when it is missing: the window's exports/
     const char *font_dir; // DejaVuSans.ttf, DejaVuSans-Bold.ttf, DejaVuSansMono.ttf
     const char *name;     // file name prefix, e.g. "the-cat-sat"; NULL or "": made from the lesson title
@@ -44,7 +47,7 @@ typedef struct {
     double scale;         // 1.0 = the sizes of a 1280x720 window; 2.0 (the default) for a 1080p slide
     ExportBackground background;
     ColormapId colormap;
-    int head;             // the head a board shows
+    int head;             // the head a board shows (0 .. heads - 1; another head is a bad request)
     // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
     // for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;
@@ -71,6 +74,9 @@ bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *tra
 // overlay, no cost panel, no hints about the mouse or keys). req gives dir, create_dir, font_dir, name,
 // formats, scale, background and view; what, stage, head and colormap come from st. lesson and trace are
 // what the window shows (with its edits). The first path of *out is the one to show.
+// File names: NAME-headH-KEY and NAME-heads-KEY for heatmaps (KEY: the matrix's key, "weights"), and
+// NAME-stageNN-KEY-headH for boards (KEY: the stage's key; "-heads" in the all-heads view; no head part
+// when the lesson has one head), so that the boards of two heads do not overwrite each other.
 bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *lesson,
                       const Trace *trace, ExportResult *out, ExportError *err);
 
@@ -100,14 +106,17 @@ typedef struct {
 MatId export_stage_matrix(Stage stage, const Lesson *lesson);
 const char *export_matrix_key(MatId mat);
 
-// Lays out a heatmap image: title (lesson, head, matrix), keys across, queries down, the value in every
-// cell, a colour bar with ticks. The size follows from the lesson and the scale (s->width, s->height); a
-// scale of 2 gives exactly twice the size of scale 1. Each cell is one CMD_RECT with a HitRegion of the
-// same rectangle (head, row, col). Returns false when memory ran out.
+// Lays out a heatmap image with the scene (scene_build_part_ex: SCENE_PART_HEATMAP for one head,
+// SCENE_PART_ALL_HEADS for head -1), as the window draws it: a title, every token labelled, the numbers at
+// the board's size when they fit the cells, a colour bar. The page size follows from the lesson (its sizes,
+// tokens and widest number) and the scale (s->width, s->height); a scale of 2 gives exactly twice the size
+// of scale 1. Each cell is a CMD_RECT tagged ROLE_CELL with its cell, under a HitRegion (head, row, col).
+// Returns false when memory ran out, or the lesson has no stage showing spec->mat or no such head.
 bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *lesson, const Trace *trace,
                           const TextMetrics *tm);
 
-// The window's screen for state st at 1280x720 times scale, background replaced. Returns false on no memory.
+// The window's screen for state st (its stage and head) at 1280x720 times scale, laid out with the theme of
+// the background. Returns false when memory ran out.
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, double scale,
                         ExportBackground background, const TextMetrics *tm);
 
