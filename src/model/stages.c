@@ -320,10 +320,9 @@ int model_stages(const AttnParams *p, Stage *out)
 
 MatId model_stage_heatmap(const AttnParams *p, Stage s)
 {
+    (void)p; // every stage's heatmap is the same for every lesson today; p is there for stages that differ
     const StageInfo *si = stage_info(s);
-    if (!si) return MAT_NONE;
-    return si->heatmap;
-    (void)p;
+    return si ? si->heatmap : MAT_NONE;
 }
 
 bool model_stage_from_key(const char *key, Stage *out)

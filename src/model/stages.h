@@ -46,8 +46,7 @@ typedef struct {
 const StageInfo *stage_info(Stage s);
 // The stages of a lesson in order (the mask only for causal lessons). Returns how many (<= STAGE_COUNT).
 int model_stages(const AttnParams *p, Stage *out);
-// The heatmap matrix of a stage for this lesson: the masked scores stand for the scaled ones in a causal
-// lesson's later stages. MAT_NONE before the scores.
+// The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
 // The stage whose key is `key` ("softmax"); false when there is none.
 bool model_stage_from_key(const char *key, Stage *out);

@@ -863,6 +863,24 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
         window_to_fit(c, g, out, w, h);
         return;
     }
+    // One equation too wide and too tall: its inputs first, then "= result", each whole (two sub-steps).
+    if (neq == 1) {
+        Arrangement halves[2];
+        build_arrangement(c, g, eq, 1, ARR_STACKED, 0, &halves[0]);
+        if (halves[0].count == 2) {
+            halves[1] = halves[0];
+            halves[0].count = 1;
+            halves[1].rows[0] = halves[1].rows[1];
+            halves[1].count = 1;
+            if (arrangement_fits(c, g, &halves[0], w, h) && arrangement_fits(c, g, &halves[1], w, h)) {
+                *substeps = 2;
+                if (*sub > 1) *sub = 1;
+                if (*sub < 0) *sub = 0;
+                *out = halves[*sub];
+                return;
+            }
+        }
+    }
     *sub = 0;
     // One equation that does not fit: the arrangement that keeps the most cells after windowing.
     Arrangement best, alt;
