@@ -1531,8 +1531,51 @@ static void test_projector(void)
     lesson_free(&L);
 }
 
+// Stepping forward always moves on: every (stage, sub-step) the keys reach comes after the one before, and
+// the walk ends on the last stage, for every shipped lesson at the projector and laptop sizes (a sub-step
+// the scene reported differently from the one asked for once sent PageDown round in a circle).
+static void test_steps_move_on(void)
+{
+    static const char *const FILES[] = {"lessons/the-cat-sat.json", "lessons/the-cat-sat-on-the-mat.json",
+                                        "lessons/causal-decoder.json", "lessons/cross-attention.json",
+                                        "lessons/thinking-machines.json", "lessons/pytorch-layer.json",
+                                        "lessons/paper-base.json", "tests/good/three-tokens.json"};
+    static const int SIZES[4][2] = {{1280, 720}, {1920, 1080}, {1024, 768}, {800, 600}};
+    for (size_t f = 0; f < sizeof FILES / sizeof FILES[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(FILES[f], &L, &T)) continue;
+        for (int z = 0; z < 4; z++) {
+            Scene s;
+            scene_init(&s);
+            ViewState st;
+            ViewDims d = view_dims_from_params(&L.params);
+            view_init(&st, &d);
+            int last_stage = -1, last_sub = -1, steps = 0;
+            bool forward = true;
+            for (int guard = 0; guard < 80; guard++) {
+                scene_build(&s, &st, &L, &T, SIZES[z][0], SIZES[z][1], &TM, NULL);
+                view_set_substeps(&st, s.substeps, s.substep);
+                if (st.stage_index < last_stage || (st.stage_index == last_stage && st.substep <= last_sub)) forward = false;
+                last_stage = st.stage_index;
+                last_sub = st.substep;
+                steps++;
+                ViewEvent e = key(VIEW_KEY_PAGEDOWN);
+                if (!view_handle(&st, &e)) break;
+            }
+            CHECK(forward && last_stage == st.stage_count - 1 && steps < 80,
+                  "%s %dx%d: PageDown walks forward to the last stage (at stage %d of %d after %d steps)", FILES[f],
+                  SIZES[z][0], SIZES[z][1], last_stage + 1, st.stage_count, steps);
+            scene_free(&s);
+        }
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
 int main(void)
 {
+    test_steps_move_on();
     test_colormaps();
     test_number_font();
     // (1) every number >= scene_number_font(h) with digits >= 2.6 % of h, every stage and sub-step.

@@ -1753,8 +1753,9 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
     plan_board(c, &g, w, h, &full, &subs_full, &sub_full);
     int heat_w = 0;
     for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= c->num_font) {
+        sub_part = st->substep; // each try starts from the sub-step asked for
         plan_board(c, &g, w - tryw - gap, h, &part, &subs_part, &sub_part);
-        bool same = subs_part == subs_full && part.narrow == full.narrow; // labels too
+        bool same = subs_part == subs_full && sub_part == sub_full && part.narrow == full.narrow; // labels too
         for (int r = 0; same && r < part.count; r++)
             for (int k = 0; k < part.rows[r].count; k++)
                 if (!part.rows[r].t[k].is_op && box_windowed(&part.rows[r].t[k].box)) same = false;
