@@ -51,6 +51,8 @@ struct Gui {
     char flash[2200];       // what the last export wrote, shown until flash_until ("" when none)
     Uint32 flash_until;
     bool dragging, dragged; // the left button is held on the pinned editable cell
+    bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
+    int pan_x, pan_y;       // where the pointer was at the last pan step
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
     char banner[1300];      // error of the last failed load ("" when none)
@@ -74,7 +76,7 @@ static bool file_exists(const char *p)
 
 // The assets directory: next to the program (../share/mha-tracer/assets, as installed), then the source
 // tree the program was built from, then the install prefix.
-static bool find_assets(char *out, size_t cap)
+bool gui_find_assets(char *out, size_t cap)
 {
     char probe[1200];
     char *base = SDL_GetBasePath();
@@ -275,6 +277,7 @@ static void build_scene(Gui *g, int w, int h)
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
+    view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
 }
 
 // Builds the scene and presents it: one frame per change.
@@ -378,6 +381,7 @@ static void export_view(Gui *g, bool board)
     req.font_dir = fonts;
     req.name = export_name_for(what.lesson_path, &what.shown, name, sizeof name);
     req.formats = EXPORT_PNG | EXPORT_SVG;
+    if (g->st.dark) req.background = EXPORT_BG_DARK; // slides as the board is shown
     req.view = &ex;
     ExportResult res;
     ExportError err;
@@ -439,6 +443,18 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         g->mouse_x = x;
         g->mouse_y = y;
         g->mouse_in = true;
+        if (g->panning) { // a zoomed board follows the pointer
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->panning = false;
+            else if (x != g->pan_x || y != g->pan_y) {
+                ev.kind = VIEW_EV_PAN;
+                ev.x = x - g->pan_x;
+                ev.y = y - g->pan_y;
+                g->pan_x = x;
+                g->pan_y = y;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         if (g->dragging) { // vertical drag on the pinned cell changes its value
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
             else if (y != g->drag_y) {
@@ -464,6 +480,11 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             ev.cell.mat = MAT_NONE;
             ev.head = -1;
         }
+        if (ev.cell.mat == MAT_NONE && ev.head < 0 && g->st.zoom > 1.0) { // on the page of a zoomed board: pan
+            g->panning = true;
+            g->pan_x = x;
+            g->pan_y = y;
+        }
         CellRef p = g->st.pinned;
         bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head &&
                          ev.cell.row == p.row && ev.cell.col == p.col;
@@ -477,6 +498,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         return dispatch(g, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
+        if (e->button.button == SDL_BUTTON_LEFT) g->panning = false;
         if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
         g->dragging = false;
         if (g->dragged) return false;
@@ -595,7 +617,7 @@ int gui_run(const GuiOptions *opt)
         return 2;
     }
     lesson_loaded(g, true);
-    if (!find_assets(g->assets, sizeof g->assets)) {
+    if (!gui_find_assets(g->assets, sizeof g->assets)) {
         fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
         session_free(&g->doc);
         free(g);

@@ -34,6 +34,11 @@ typedef struct {
     const GuiDriver *driver;  // NULL: none (the product)
 } GuiOptions;
 
+// The assets folder (fonts, icon): next to the program (../share/mha-tracer/assets, as installed), then the
+// source tree it was built from, then the install prefix. The one lookup of the program (the window and
+// --export). False when none has the fonts.
+bool gui_find_assets(char *out, size_t cap);
+
 // Runs the window until the user quits. Returns the process exit status
 // (0 normally; 1 when no window could be opened; 2 when the first lesson is invalid).
 int gui_run(const GuiOptions *opt);

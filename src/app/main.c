@@ -133,37 +133,13 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 }
 
 #ifndef MHA_NO_GUI
-// The fonts: next to the program (../share/mha-tracer/assets, as installed), then the source tree it was
-// built from, then the install prefix (as the window looks for them).
+// The fonts, where the window finds them (gui_find_assets).
 static bool find_font_dir(char *out, size_t cap)
 {
-    char probe[1400];
-    struct stat sb;
-    char *base = SDL_GetBasePath();
-    if (base) {
-        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets"};
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-            snprintf(probe, sizeof probe, "%s%s/fonts/DejaVuSans.ttf", base, rel[i]);
-            if (stat(probe, &sb) == 0) {
-                snprintf(out, cap, "%s%s/fonts", base, rel[i]);
-                SDL_free(base);
-                return true;
-            }
-        }
-        SDL_free(base);
-    }
-#ifdef MHA_SOURCE_ASSETS
-    const char *fixed[] = {MHA_SOURCE_ASSETS, MHA_INSTALL_ASSETS};
-    for (size_t i = 0; i < 2; i++) {
-        if (!fixed[i][0]) continue;
-        snprintf(probe, sizeof probe, "%s/fonts/DejaVuSans.ttf", fixed[i]);
-        if (stat(probe, &sb) == 0) {
-            snprintf(out, cap, "%s/fonts", fixed[i]);
-            return true;
-        }
-    }
-#endif
-    return false;
+    char assets[1024];
+    if (!gui_find_assets(assets, sizeof assets)) return false;
+    snprintf(out, cap, "%s/fonts", assets);
+    return true;
 }
 
 // Turns the --export options into a request; prints what was expected and returns false when one is wrong.
