@@ -141,8 +141,8 @@ typedef struct {
 
 // Okabe-Ito blue for results; magenta for the focus (no colour map has it); reddish purple for edits.
 const Theme THEME_LIGHT = {
-    .bg = {248, 248, 245, 255}, .panel = {236, 238, 242, 255}, .ink = {24, 27, 34, 255}, .muted = {84, 90, 102, 255},
-    .grid = {150, 152, 160, 255}, .empty = {226, 228, 232, 255}, .result = {0, 114, 178, 255},
+    .bg = {234, 236, 240, 255}, .panel = {222, 226, 233, 255}, .ink = {24, 27, 34, 255}, .muted = {74, 80, 92, 255},
+    .grid = {255, 255, 255, 255}, .empty = {226, 228, 232, 255}, .result = {0, 114, 178, 255},
     .focus = {232, 0, 190, 255}, .hatch = {150, 150, 156, 255}, .masked_bg = {208, 208, 212, 255},
     .banner_bg = {176, 32, 32, 255}, .white = {255, 255, 255, 255}, .edited = {120, 40, 200, 255},
     .status_bg = {0, 90, 140, 255}, .page_cell = {255, 255, 255, 255},
@@ -164,7 +164,7 @@ const Theme THEME_PRINT = {
 
 int scene_number_font(int h)
 {
-    int f = (int)lround(h * 0.0375);
+    int f = (int)lround(h * 0.039);
     return f < 10 ? 10 : f;
 }
 
@@ -390,7 +390,7 @@ static void light_inputs(Ctx *c)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Matrix grids. Every number on the board is drawn at one legible size (Ctx.num_font, 3.75 % of the
+// Matrix grids. Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the
 // window height times the zoom); a matrix too big for the room shows a window of its rows and columns,
 // with where it is ("columns 0–7 of 768"), that follows the focused cell. Numbers never shrink away.
 
@@ -446,7 +446,7 @@ static void grid_style(const Ctx *c, GridStyle *g)
     g->title_font = (int)lround(f * 0.8);
     g->op_font = (int)lround(f * 1.1);
     g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
-    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8;
+    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8 + 3 * (f / 7 < 3 ? 3 : f / 7); // + result_pad
     g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
     g->gap = (int)lround(f * 0.45);
     g->narrow = false;
@@ -476,6 +476,10 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     }
     return w;
 }
+
+// The result's frame: its thickness, and the room it takes outside the cells.
+static int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
+static int result_pad(const GridStyle *g) { return 3 * result_rule(g); }
 
 static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result)
 {
@@ -512,7 +516,7 @@ static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int h
         if (tw > lw) lw = tw;
     }
     int cap = 5 * g->num_font;
-    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3;
+    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + (result ? result_pad(g) : 0); // clear of the frame
 }
 
 static bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
@@ -571,17 +575,19 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
-                g->col_label_h, CENTER, fitted);
+                g->col_label_h - result_pad(g), CENTER, fitted); // clear of a result's frame
     }
     for (int i = 0; i < b->nr; i++) {
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
-        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - g->num_font / 3, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - g->num_font / 4,
-                b->cell_h, RIGHT, fitted);
+        int pad = g->num_font / 4 + (b->result ? result_pad(g) : 0);
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h, RIGHT,
+                fitted);
     }
     (void)lh;
-    // Cells on a grid of lines, so that a zero (near the page's colour) is still a cell.
+    // Cells on a grid of white lines inside a thin frame; the page is darker than a zero cell.
     rect(c, gx - 1, gy - 1, gw + 1, gh + 1, c->th->grid);
+    if (!b->result) frame(c, gx - 2, gy - 2, gw + 3, gh + 3, 1, c->th->muted);
     bool editable = c->ex->original && view_mat_editable(b->mat);
     for (int i = 0; i < b->nr; i++) {
         for (int j = 0; j < b->nc; j++) {
@@ -623,7 +629,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
         int y0 = gy + (r0 - b->r0) * b->cell_h, y1 = gy + (r1 - b->r0) * b->cell_h;
         frame(c, x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, t, c->th->focus);
     }
-    int rt = c->num_font / 7 < 3 ? 3 : c->num_font / 7;
+    int rt = result_rule(g);
     if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
     if (box_windowed(b)) {
         char where[2][96];

@@ -138,7 +138,7 @@ int scene_explain(const Lesson *lesson, const Trace *trace, CellRef c, char line
 // "0.6111", "-1.2000", "−∞", "1": the 4-decimal form the seed prints (model_format_value).
 void scene_format_value(double v, char *buf, size_t cap);
 
-// The pixel size of the board's numbers in a window h pixels high at zoom 1: 3.75 % of the height, so
+// The pixel size of the board's numbers in a window h pixels high at zoom 1: 3.9 % of the height, so
 // that digits (0.73 of it) are above 2.6 % of the height, the back row's limit.
 int scene_number_font(int h);
 
