@@ -112,6 +112,15 @@ double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
         if (mi->range != g || (m == MAT_S && !p->cross)) continue;
         int rows, cols;
         model_mat_shape(p, (MatId)m, &rows, &cols);
+        if (mi->param) { // a parameter: its numbers are all there, in one array
+            for (int h = 0; h < (mi->per_head ? p->heads : 1); h++) {
+                const Matrix *x = mi->param((AttnParams *)p, h); // read only
+                size_t count = x ? (size_t)x->rows * (size_t)x->cols : 0;
+                for (size_t k = 0; k < count; k++)
+                    if (isfinite(x->data[k]) && fabs(x->data[k]) > r) r = fabs(x->data[k]);
+            }
+            continue;
+        }
         for (int h = 0; h < (mi->per_head ? p->heads : 1); h++)
             for (int i = 0; i < rows; i++)
                 for (int j = 0; j < cols; j++) {

@@ -129,6 +129,15 @@ typedef struct {
     int text_font;      // sentences: the footer, the explanation of a cell
     int min_font;       // nothing smaller is drawn
     double ranges[RANGE_COUNT]; // colour ranges of the range groups, computed on first use
+    // What the widest number of a matrix is made of, computed on first use (one scan per matrix and frame,
+    // not one per layout tried: a 768 x 768 W^O is 590,000 cells).
+    struct NumStats {
+        MatId m;
+        int head;
+        double big;
+        bool neg, ints, inf;
+    } nums[48];
+    int num_count;
     int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix
@@ -456,8 +465,17 @@ static void grid_style(const Ctx *c, GridStyle *g)
 static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, int rows, int cols)
 {
     double big = 0.0;
-    bool neg = false, ints = true, inf = false;
-    size_t count = (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
+    bool neg = false, ints = true, inf = false, found = false;
+    Ctx *cc = (Ctx *)c; // the cache only
+    for (int i = 0; i < c->num_count && !found; i++)
+        if (c->nums[i].m == m && c->nums[i].head == head) {
+            big = c->nums[i].big;
+            neg = c->nums[i].neg;
+            ints = c->nums[i].ints;
+            inf = c->nums[i].inf;
+            found = true;
+        }
+    size_t count = found ? 0 : (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
     for (size_t k = 0; k < count; k += step) {
         double v = cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
         if (isinf(v)) { inf = true; continue; }
@@ -466,6 +484,8 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
         if (v < 0) neg = true;
         if (v != floor(v)) ints = false;
     }
+    if (!found && cc->num_count < (int)(sizeof cc->nums / sizeof cc->nums[0]))
+        cc->nums[cc->num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
     char buf[64];
     model_format_value(ints ? (neg ? -big : big) : (neg ? -(big + 0.5) : big + 0.5), buf, sizeof buf);
     if (!ints && big < 1.0) model_format_value(neg ? -0.5555 : 0.5555, buf, sizeof buf);
