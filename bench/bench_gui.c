@@ -45,13 +45,13 @@ static bool load(Lesson *l, Trace *t, const char *path)
     return true;
 }
 
-// The state a teacher most often shows: the softmax stage of head 0.
-static void softmax_state(ViewState *st, const Lesson *l, int w, int h)
+// The state a teacher most often shows: the softmax stage of head 0 (or another stage).
+static void stage_state(ViewState *st, const Lesson *l, int w, int h, Stage stage)
 {
     ViewDims dims = view_dims_from_params(&l->params);
     view_init(st, &dims);
     for (int i = 0; i < st->stage_count; i++)
-        if (st->stages[i] == STAGE_SOFTMAX) st->stage_index = i;
+        if (st->stages[i] == stage) st->stage_index = i;
     st->width = w;
     st->height = h;
 }
@@ -66,7 +66,7 @@ static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const ViewState *st, c
     return draw_sdl_scene(d, sc) && ok;
 }
 
-static int bench_frames(const char *name, const char *lesson_path, const char *font_dir, int reps)
+static int bench_frames(const char *name, const char *lesson_path, Stage stage, const char *font_dir, int reps)
 {
     enum { W = 1920, H = 1080 };
     Lesson l;
@@ -83,7 +83,7 @@ static int bench_frames(const char *name, const char *lesson_path, const char *f
     } else {
         TextMetrics tm = draw_sdl_metrics(d);
         ViewState st;
-        softmax_state(&st, &l, W, H);
+        stage_state(&st, &l, W, H, stage);
         Scene sc;
         scene_init(&sc);
         double t0 = now_seconds();
@@ -246,8 +246,12 @@ int bench_gui(int reps, const char *only, const char *assets, const char *tracer
     }
     int rc = 0;
     int few = reps < 5 ? reps : 5; // exports and starts take long: a few repetitions are enough
-    if (!only || strcmp(only, "frame-cat") == 0) rc |= bench_frames("frame-cat", NULL, font_dir, reps);
-    if (!only || strcmp(only, "frame-12-heads") == 0) rc |= bench_frames("frame-12-heads", twelve, font_dir, reps);
+    if (!only || strcmp(only, "frame-cat") == 0) rc |= bench_frames("frame-cat", NULL, STAGE_SOFTMAX, font_dir, reps);
+    if (!only || strcmp(only, "frame-12-heads") == 0)
+        rc |= bench_frames("frame-12-heads", twelve, STAGE_SOFTMAX, font_dir, reps);
+    // The largest board of a shipped lesson: Concat (7 x 768) times W^O (768 x 768), windowed.
+    if (!only || strcmp(only, "frame-12-heads-output") == 0)
+        rc |= bench_frames("frame-12-heads-output", twelve, STAGE_OUTPUT, font_dir, reps);
     if (!only || strcmp(only, "export") == 0)
         rc |= bench_export("export", EXPORT_WHAT_HEATMAPS, STAGE_SOFTMAX, font_dir, few);
     if (!only || strcmp(only, "export-deck") == 0)
