@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "lesson_trace.h"
 #include "model/explain.h"
 #include "model/matrices.h"
 #include "model/stages.h"
@@ -14,39 +15,6 @@
 #define MINUS "\xe2\x88\x92"
 #define INF "\xe2\x88\x9e"
 
-static bool load(const char *rel, Lesson *L, Trace *T)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
-    LessonError err;
-    TraceError terr;
-    if (!lesson_load(L, path, &err)) {
-        CHECK(false, "%s loads: %s", rel, err.message);
-        return false;
-    }
-    if (!trace_run(T, &L->params, &terr)) {
-        CHECK(false, "%s traces: %s", rel, terr.message);
-        lesson_free(L);
-        return false;
-    }
-    return true;
-}
-
-static bool parse(const char *json, Lesson *L, Trace *T)
-{
-    LessonError err;
-    TraceError terr;
-    if (!lesson_parse(L, json, strlen(json), "<test>", &err)) {
-        CHECK(false, "in-memory lesson parses: %s", err.message);
-        return false;
-    }
-    if (!trace_run(T, &L->params, &terr)) {
-        CHECK(false, "in-memory lesson traces: %s", terr.message);
-        lesson_free(L);
-        return false;
-    }
-    return true;
-}
 
 static void test_format(void)
 {

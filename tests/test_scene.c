@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "lesson_trace.h"
 #include "render/colormap.h"
 #include "render/scene.h"
 
@@ -323,39 +324,6 @@ static void go(ViewState *st, Stage s)
     while (view_stage(st) != s && st->stage_index < st->stage_count - 1) press(st, VIEW_KEY_RIGHT);
 }
 
-static bool load(const char *rel, Lesson *L, Trace *T)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
-    LessonError err;
-    TraceError terr;
-    if (!lesson_load(L, path, &err)) {
-        CHECK(false, "%s loads: %s", rel, err.message);
-        return false;
-    }
-    if (!trace_run(T, &L->params, &terr)) {
-        CHECK(false, "%s traces: %s", rel, terr.message);
-        lesson_free(L);
-        return false;
-    }
-    return true;
-}
-
-static bool parse(const char *json, Lesson *L, Trace *T)
-{
-    LessonError err;
-    TraceError terr;
-    if (!lesson_parse(L, json, strlen(json), "<test>", &err)) {
-        CHECK(false, "in-memory lesson parses: %s: %s", err.path, err.message);
-        return false;
-    }
-    if (!trace_run(T, &L->params, &terr)) {
-        CHECK(false, "in-memory lesson traces: %s", terr.message);
-        lesson_free(L);
-        return false;
-    }
-    return true;
-}
 
 // A lesson of n tokens (words repeated, so several tokens occur more than once), seeded random numbers.
 static char *lesson_of_tokens(int n, int d_model, int heads, bool causal)
