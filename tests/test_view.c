@@ -242,9 +242,24 @@ static void test_substeps(void)
     view_set_substeps(&s, 3, s.substep); // the scene clamps "the last" to 2
     CHECK(s.substep == 2, "back from the next stage: the last sub-step, got %d", s.substep);
     CHECK(press(&s, VIEW_KEY_PAGEUP) && s.substep == 1, "PageUp -> K");
+    // "." fills the result on screen: K's 3 x 2 cells on the second sub-step, not Q's.
+    press(&s, VIEW_KEY_RIGHT); // V
+    press(&s, VIEW_KEY_LEFT);  // K
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "K's 6 cells to fill, got %d", view_reveal_total(&s));
+    press(&s, VIEW_KEY_PERIOD);
+    CellRef k0 = view_reveal_cell(&s, 0);
+    CHECK(k0.mat == MAT_K && k0.row == 0 && k0.col == 0, "the first cell filled is K[0][0] (mat %d)", k0.mat);
+    CHECK(view_cell_revealed(&s, k0) && !view_cell_revealed(&s, (CellRef){MAT_K, 0, 0, 1}), "one K cell filled");
+    CHECK(view_cell_revealed(&s, (CellRef){MAT_Q, 0, 2, 1}), "Q, from the sub-step before, stays whole");
     view_set_substeps(&s, 1, 5); // a larger window shows all three at once
+    CHECK(view_reveal_total(&s) == 18, "all at once: Q, K and V's 18 cells to fill, got %d", view_reveal_total(&s));
     CHECK(s.substep == 0 && s.substep_count == 1, "one sub-step when everything fits");
     CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_SCORES, "then Right goes straight on");
+    // A stage shown as its inputs, then "= result": nothing to fill until the result is on screen.
+    view_set_substeps(&s, 2, 0);
+    CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "no cells to fill while only the inputs show");
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 9, "the scores' 9 cells once the result shows");
 }
 
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.

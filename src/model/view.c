@@ -61,24 +61,55 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
 
 Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
 
+// The part of the stage's result that "." fills: the result of the equation on screen when the stage shows
+// its equations one at a time (Q, then K, then V), nothing while a stage shows only its inputs (the first of
+// two sub-steps), else all of it. *first: its place in the stage's reveal order.
+static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int *count)
+{
+    Stage stage = view_stage(s);
+    const StageInfo *si = stage_info(stage);
+    int nres = 0;
+    while (si && nres < 3 && si->results[nres] != MAT_NONE) nres++;
+    *first = 0;
+    *count = model_reveal_total(p, stage);
+    if (nres > 1 && s->substep_count == nres) {
+        for (int i = 0; i < nres; i++) {
+            int r, c;
+            model_mat_shape(p, si->results[i], &r, &c);
+            if (i < s->substep) *first += r * c;
+            if (i == s->substep) *count = r * c;
+        }
+    } else if (nres == 1 && s->substep_count == 2 && s->substep == 0) {
+        *count = 0;
+    }
+}
+
 int view_reveal_total(const ViewState *s)
 {
     AttnParams p = sizes_of(&s->dims);
-    return model_reveal_total(&p, view_stage(s));
+    int first, count;
+    reveal_span(s, &p, &first, &count);
+    return count;
 }
 
 CellRef view_reveal_cell(const ViewState *s, int k)
 {
     AttnParams p = sizes_of(&s->dims);
-    return model_reveal_cell(&p, view_stage(s), s->head, k);
+    int first, count;
+    reveal_span(s, &p, &first, &count);
+    if (k < 0 || k >= count) return (CellRef){MAT_NONE, s->head, 0, 0};
+    return model_reveal_cell(&p, view_stage(s), s->head, first + k);
 }
 
 bool view_cell_revealed(const ViewState *s, CellRef c)
 {
     if (s->reveal < 0) return true;
     AttnParams p = sizes_of(&s->dims);
+    int first, count;
+    reveal_span(s, &p, &first, &count);
     int index = model_reveal_index(&p, view_stage(s), s->head, c);
-    return index < 0 || index < s->reveal;
+    if (index < first || index >= first + count) return true; // not what "." is filling
+    return index - first < s->reveal;
 }
 
 CellRef view_focus_cell(const ViewState *s)
