@@ -217,5 +217,22 @@ run invalid 2 --export "$tmp/a" "$tmp/bad.json"
 has invalid.err "bad.json"
 empty invalid.out
 
+# The window with no display: exit 1 at once with a sentence pointing to --export and --trace, never an
+# invisible window (SDL falls back on its offscreen driver). A hang would be killed by timeout (124).
+nodisplay() { # nodisplay NAME ENV...
+    name=$1; shift
+    env -u XDG_RUNTIME_DIR -u SDL_VIDEODRIVER "$@" timeout 30 "$bin" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    got=$?
+    if [ "$got" -eq 1 ]; then ok; else bad "$name: exit $got, expected 1 ($(head -c 300 "$tmp/$name.err"))"; fi
+    has "$name.err" "no display to open the window on"
+    has "$name.err" "use --export DIR"
+    has "$name.err" "--trace"
+    empty "$name.out"
+}
+if command -v timeout >/dev/null 2>&1; then
+    nodisplay nodisplay_unset -u DISPLAY
+    nodisplay nodisplay_nowhere DISPLAY=:99
+fi
+
 echo "test_export_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

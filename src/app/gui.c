@@ -595,6 +595,22 @@ void gui_counts(const Gui *g, GuiCounts *out)
     out->watched = g->doc.path;
 }
 
+// What to do instead when no window can be opened (after the reason, on its own line).
+static const char NO_DISPLAY_HINT[] =
+    "mha-tracer: without a display, use --export DIR to write the slides as images or --trace to print every "
+    "stage (see --help); set DISPLAY or WAYLAND_DISPLAY to open the window.\n";
+
+// False when SDL chose a video driver that shows nothing ("offscreen", "dummy") without being asked to
+// by SDL_VIDEODRIVER: SDL falls back on them when no X server or Wayland compositor answers.
+static bool display_is_usable(void)
+{
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!driver) return false;
+    if (strcmp(driver, "offscreen") != 0 && strcmp(driver, "dummy") != 0) return true;
+    const char *asked = getenv("SDL_VIDEODRIVER");
+    return asked && strstr(asked, driver) != NULL;
+}
+
 int gui_run(const GuiOptions *opt)
 {
     struct timespec t_entry; // start to first frame, measured from here (main's work before is the CLI's)
@@ -633,7 +649,17 @@ int gui_run(const GuiOptions *opt)
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
     double lesson_ms = ms_since(&t_entry);
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0 || TTF_Init() != 0) {
-        fprintf(stderr, "mha-tracer: cannot start SDL: %s\n", SDL_GetError());
+        fprintf(stderr, "mha-tracer: error: cannot open a window: %s.\n%s", SDL_GetError(), NO_DISPLAY_HINT);
+        gui_free(g);
+        free(g);
+        return 1;
+    }
+    // With no display SDL falls back on a driver that draws nowhere: the window would run unseen for ever.
+    if (!display_is_usable()) {
+        fprintf(stderr,
+                "mha-tracer: error: there is no display to open the window on: no X server or Wayland "
+                "compositor answered (SDL would draw to its '%s' driver, which nobody sees).\n%s",
+                SDL_GetCurrentVideoDriver(), NO_DISPLAY_HINT);
         gui_free(g);
         free(g);
         return 1;
