@@ -122,6 +122,21 @@ has sum_compare.err "single head"
 has sum_compare.err "sum.json"
 empty sum_compare.out
 
+# The title and the notes, for proof-reading without the window: --trace prints them under the title
+# (each line of the notes indented), --json carries "title" and "notes" (null when the lesson has none).
+printf '{"title": "Noted", "notes": "First line.\\nSecond \\"line\\".", "tokens": ["a"], "embeddings": [[1, 0]],
+ "heads": 1, "weights": {"random": {"seed": 3}}}' >"$tmp/notes.json"
+run notes_trace 0 --trace "$tmp/notes.json"
+if [ "$(head -4 "$tmp/notes_trace.out")" = "$(printf 'Noted\nnotes:\n  First line.\n  Second "line".')" ]; then ok
+else bad "--trace should start with the title and the indented notes: $(head -4 "$tmp/notes_trace.out")"; fi
+run notes_json 0 --json "$tmp/notes.json"
+has notes_json.out '"title": "Noted",'
+has notes_json.out '"notes": "First line.\nSecond \"line\".",'
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["notes"] == "First line.\nSecond \"line\"." else 1)' "$tmp/notes_json.out" 2>/dev/null || ! command -v python3 >/dev/null; then ok
+else bad "--json notes do not read back"; fi
+has json.out '"notes": null,'
+if grep -q '^notes:' "$tmp/trace.out"; then bad "a lesson without notes printed a notes line"; else ok; fi
+
 # Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
 bad_total=0
 bad_right=0

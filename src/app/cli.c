@@ -99,6 +99,15 @@ static void print_header(FILE *out, const Lesson *l)
 {
     const AttnParams *p = &l->params;
     fprintf(out, "%s\n", l->title);
+    if (l->notes && l->notes[0]) { // for proof-reading without the window: each line indented under "notes:"
+        fputs("notes:\n  ", out);
+        for (const char *c = l->notes; *c; c++) {
+            if (*c == '\r') continue;
+            fputc(*c, out);
+            if (*c == '\n' && c[1]) fputs("  ", out);
+        }
+        if (l->notes[strlen(l->notes) - 1] != '\n') fputc('\n', out);
+    }
     fprintf(out, "tokens:");
     for (int i = 0; i < p->n; i++) fprintf(out, " %s", l->tokens[i]);
     if (p->cross) {
@@ -379,6 +388,9 @@ void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
     const AttnParams *p = &l->params;
     fputs("{\n  \"title\": ", out);
     json_string(out, l->title);
+    fputs(",\n  \"notes\": ", out);
+    if (l->notes) json_string(out, l->notes);
+    else fputs("null", out);
     fputs(",\n", out);
     json_tokens(out, "tokens", l->tokens, p->n);
     json_tokens(out, "source_tokens", l->source_tokens, p->m);
