@@ -141,6 +141,7 @@ typedef struct {
     int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix
+    char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)
     bool heat_shown;    // the heatmap went beside the board
     CellRef focus;      // the cell whose arithmetic is shown
     // input rows/columns that the focused cell was computed from (row or col -1: the whole band)
@@ -683,7 +684,6 @@ typedef struct {
 typedef struct {
     BoardTerm t[TERM_MAX];
     int count;
-    char caption[48];
 } BoardRow;
 
 #define BOARD_ROWS (EQ_MAX * 2)
@@ -692,12 +692,12 @@ typedef struct {
     BoardRow rows[BOARD_ROWS];
     int count;
     bool narrow;    // cells as wide as their numbers: long column labels cut
+    char caption[48], next[48]; // one sub-step shown: what it computes, and what the next one does
 } Arrangement;
 
 static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, BoardRow *r)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->caption, sizeof r->caption, "%s", e->caption);
     for (int k = from; k < to && r->count < TERM_MAX; k++) {
         BoardTerm *t = &r->t[r->count++];
         if (e->t[k].mat == MAT_NONE) {
@@ -877,16 +877,16 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
         if (*sub >= neq) *sub = neq - 1;
         if (*sub < 0) *sub = 0;
         build_arrangement(c, g, eq, neq, ARR_SUBSTEPS, *sub, out);
-        if (arrangement_fits(c, g, out, w, h)) return;
         Arrangement st;
-        // Stacked within the sub-step, when that fits without windows.
+        // Stacked within the sub-step, when only that fits without windows.
         Equation one = eq[*sub];
-        build_arrangement(c, g, &one, 1, ARR_STACKED, 0, &st);
-        if (arrangement_fits(c, g, &st, w, h)) {
-            *out = st;
-            return;
+        if (!arrangement_fits(c, g, out, w, h)) {
+            build_arrangement(c, g, &one, 1, ARR_STACKED, 0, &st);
+            if (arrangement_fits(c, g, &st, w, h)) *out = st;
+            else window_to_fit(c, g, out, w, h);
         }
-        window_to_fit(c, g, out, w, h);
+        snprintf(out->caption, sizeof out->caption, "%s", eq[*sub].caption);
+        snprintf(out->next, sizeof out->next, "%s", *sub + 1 < neq ? eq[*sub + 1].caption : "");
         return;
     }
     // One equation too wide and too tall: its inputs first, then "= result", each whole (two sub-steps).
@@ -903,6 +903,8 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
                 if (*sub > 1) *sub = 1;
                 if (*sub < 0) *sub = 0;
                 *out = halves[*sub];
+                snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : "what goes in");
+                snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
                 return;
             }
         }
@@ -926,6 +928,8 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
 
 static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
 {
+    snprintf(c->caption, sizeof c->caption, "%s", a->caption);
+    snprintf(c->next, sizeof c->next, "%s", a->next);
     for (int r = 0; r < a->count; r++)
         for (int k = 0; k < a->rows[r].count; k++)
             if (!a->rows[r].t[k].is_op && box_windowed(&a->rows[r].t[k].box)) c->windowed = true;
@@ -1373,7 +1377,16 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
                                ? "Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys"
                                : "Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.";
-        char fitted[256];
+        char fitted[256], part[256];
+        if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
+            if (c->next[0])
+                snprintf(part, sizeof part, "Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
+                         "computed.", c->s->substep + 1, c->s->substeps, c->caption, c->next);
+            else
+                snprintf(part, sizeof part, "Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
+                         "how it was computed.", c->s->substep + 1, c->s->substeps, c->caption);
+            hint = part;
+        }
         fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, f, c->th->muted, x, y, w, lh, LEFT, fitted);
         return;
@@ -1862,7 +1875,6 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     int explain_h = st->panel == PANEL_COMPARE ? 0 : explain_height(&c);
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
-    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h);
     int main_h = explain_y - c.num_font / 3 - y;
     int main_w = w - 2 * margin;
     if (main_h > 0) {
@@ -1907,6 +1919,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         }
     }
     draw_header(&c, margin, header_y, w - 2 * margin, &hh);
+    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
     return !s->oom;
