@@ -1,7 +1,10 @@
 // libFuzzer target: any bytes -> lesson parser + validator -> trace -> free. Must never crash or leak.
+// The --check report runs on the same bytes: it must agree with lesson_parse on validity and first error.
 // Built with -DMHA_FUZZ=ON (clang); seeded with lessons/, tests/good/ and tests/bad/.
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/trace.h"
 #include "lesson/lesson.h"
@@ -10,16 +13,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    Lesson l;
+    Lesson l, lr;
     LessonError err;
-    if (!lesson_parse(&l, (const char *)data, size, "fuzz.json", &err)) {
-        char buf[1024];
-        lesson_error_format(&err, buf, sizeof buf);
+    LessonReport rep;
+    bool ok = lesson_parse(&l, (const char *)data, size, "fuzz.json", &err);
+    bool rok = lesson_parse_report(&lr, (const char *)data, size, "fuzz.json", &rep);
+    if (ok != rok || (ok && rep.errors) || (!ok && rep.errors < 1)) abort();
+    if (!ok && rep.count > 0) {
+        char a[1400], b[1400];
+        if (strcmp(lesson_error_format(&err, a, sizeof a), lesson_error_format(&rep.items[0], b, sizeof b)) != 0) abort();
+        lesson_report_free(&rep);
         return 0;
     }
+    lesson_report_free(&rep);
+    if (!ok) return 0;
     Trace t;
     TraceError terr;
-    if (trace_run(&t, &l.params, &terr)) trace_free(&t);
+    if (trace_run(&t, &l.params, &terr)) {
+        LessonReport w = {0};
+        lesson_warn_trace(&l, &t, "fuzz.json", &w);
+        lesson_report_free(&w);
+        trace_free(&t);
+    }
     lesson_free(&l);
+    lesson_free(&lr);
     return 0;
 }

@@ -1,4 +1,5 @@
-// Every tests/bad/NAME.json must fail to load with exactly the one line in tests/bad/NAME.expected.
+// Every tests/bad/NAME.json must fail to load with exactly the one line in tests/bad/NAME.expected, and
+// --check's report of it (lesson_load_report) must start with that line.
 // Also: a missing file and a directory fail as I/O errors that name the file.
 #define _POSIX_C_SOURCE 200809L // opendir, chdir
 #include <dirent.h>
@@ -54,7 +55,16 @@ static bool check_case(const char *name)
         printf("FAIL %s\n      expected: %s\n      got:      %s\n", name, expected, got);
         return false;
     }
-    return true;
+    // --check's report: the lesson still fails, and its first error is the same line.
+    LessonReport rep;
+    char first[1200] = "";
+    bool loaded = lesson_load_report(&l, json_path, &rep);
+    if (rep.count > 0) lesson_error_format(&rep.items[0], first, sizeof first);
+    bool same = !loaded && rep.errors >= 1 && rep.count >= 1 && !rep.items[0].warning && strcmp(first, expected) == 0;
+    if (!same) printf("FAIL %s: the report (%d errors) starts with: %s\n", name, rep.errors, first);
+    if (loaded) lesson_free(&l);
+    lesson_report_free(&rep);
+    return same;
 }
 
 static int check_io_errors(void)

@@ -137,6 +137,45 @@ else bad "--json notes do not read back"; fi
 has json.out '"notes": null,'
 if grep -q '^notes:' "$tmp/trace.out"; then bad "a lesson without notes printed a notes line"; else ok; fi
 
+# --check names every independent mistake of a file with its line:column and field, then the count; warnings
+# (the same seed for embeddings and weights, a saturated softmax, PyTorch heads unconfirmed) leave it valid.
+cat >"$tmp/three.json" <<'EOF'
+{"title": "Three",
+ "tokens": ["a", "b", "c"],
+ "embeddings": [[1, 0, 0, 0], [0, 1, 0], [0, 0, 1, 0]],
+ "heads": 2,
+ "mask": "casual",
+ "weights": {"W_Q": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0], [0, 0]]],
+  "W_K": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0], [0, 0]]],
+  "W_V": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0]]],
+  "W_O": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}}
+EOF
+run check_three 2 --check "$tmp/three.json" "$src/lessons/the-cat-sat.json"
+has check_three.err 'three.json:5:10: error: mask: expected "none" or "causal", got "casual"'
+has check_three.err "three.json:3:31: error: embeddings[1]: expected 4 numbers (d_model), got 3"
+has check_three.err "three.json:8:45: error: weights.W_V[1]: expected 4 rows (d_model), got 3"
+has check_three.err "three.json: 3 errors"
+has check_three.out "the-cat-sat.json: ok"
+if grep -q "three.json" "$tmp/check_three.out"; then bad "a bad file on stdout"; else ok; fi
+run trace_three 2 --trace "$tmp/three.json"
+if [ "$(wc -l <"$tmp/trace_three.err")" -eq 1 ]; then ok; else bad "--trace should give the first error only"; fi
+has trace_three.err "three.json:5:10: error: mask"
+printf '{"title": "Seeded causal", "sentence": "a b c d e", "d_model": 8,\n "embeddings": {"random": {"seed": 7}},
+ "heads": 2, "mask": "causal",\n "weights": {"random": {"seed": 7}}}' >"$tmp/seed.json"
+run check_seed 0 --check "$tmp/seed.json"
+has check_seed.out "seed.json: ok, 2 warnings"
+has check_seed.err "seed.json:4:33: warning: weights.random.seed: the same seed as the embeddings (7)"
+has check_seed.err "warning: weights: 1 of 8 softmax rows (in 1 of 2 heads) saturate to one-hot"
+run check_pytorch 0 --check "$src/lessons/pytorch-layer.json"
+empty check_pytorch.err
+sed 's/"heads": 2/"heads": 4/' "$src/lessons/pytorch-layer.json" >"$tmp/pt4.json"
+run check_pt4 2 --check "$tmp/pt4.json"
+has check_pt4.err "the layer has num_heads 2 but the lesson's \"heads\" is 4"
+sed '/"num_heads": 2,/d' "$src/lessons/pytorch-layer.json" >"$tmp/pt.json"
+run check_pt 0 --check "$tmp/pt.json"
+has check_pt.err "warning: heads: PyTorch weights cannot confirm these 2 heads"
+has check_pt.out "pt.json: ok, 1 warning"
+
 # Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
 bad_total=0
 bad_right=0

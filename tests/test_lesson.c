@@ -497,6 +497,135 @@ static void test_robustness(void)
     CHECK(line == 2 && col == 3, "line %d col %d: columns count code points", line, col);
 }
 
+// --check's report: every independent error of a file with its place, nothing that follows from another
+// error, and the warnings that leave a lesson valid.
+static int report_of(const char *text, LessonReport *rep, char lines[][1400], int max)
+{
+    Lesson l;
+    bool ok = lesson_parse_report(&l, text, strlen(text), "r.json", rep);
+    if (ok) {
+        Trace t;
+        TraceError terr;
+        if (trace_run(&t, &l.params, &terr)) {
+            lesson_warn_trace(&l, &t, "r.json", rep);
+            trace_free(&t);
+        }
+        lesson_free(&l);
+    }
+    for (int i = 0; i < rep->count && i < max; i++) lesson_error_format(&rep->items[i], lines[i], sizeof lines[i]);
+    return ok;
+}
+
+static void test_report(void)
+{
+    char lines[8][1400];
+    LessonReport rep;
+    // Three mistakes in three places: each with its line:column and field.
+    const char *three = "{\"title\": \"Three\",\n"
+                        " \"tokens\": [\"a\", \"b\", \"c\"],\n"
+                        " \"embeddings\": [[1, 0, 0, 0], [0, 1, 0], [0, 0, 1, 0]],\n"
+                        " \"heads\": 2,\n"
+                        " \"mask\": \"casual\",\n"
+                        " \"weights\": {\"W_Q\": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0], [0, 0]]],\n"
+                        "  \"W_K\": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0], [0, 0]]],\n"
+                        "  \"W_V\": [[[1, 0], [0, 1], [0, 0], [0, 0]], [[1, 0], [0, 1], [0, 0]]],\n"
+                        "  \"W_O\": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]}}\n";
+    bool ok = report_of(three, &rep, lines, 8);
+    CHECK(!ok && rep.errors == 3 && rep.count == 3 && rep.warnings == 0, "three mistakes: %d errors", rep.errors);
+    if (rep.count == 3) {
+        CHECK(strcmp(lines[0], "r.json:5:10: error: mask: expected \"none\" or \"causal\", got \"casual\"") == 0, "%s", lines[0]);
+        CHECK(strcmp(lines[1], "r.json:3:31: error: embeddings[1]: expected 4 numbers (d_model), got 3") == 0, "%s", lines[1]);
+        CHECK(strcmp(lines[2], "r.json:8:45: error: weights.W_V[1]: expected 4 rows (d_model), got 3") == 0, "%s", lines[2]);
+    }
+    Lesson l;
+    LessonError err;
+    CHECK(!lesson_parse(&l, three, strlen(three), "r.json", &err), "lesson_parse rejects it too");
+    char one[1400];
+    CHECK(rep.count > 0 && strcmp(lesson_error_format(&err, one, sizeof one), lines[0]) == 0, "the same first error: %s", one);
+    lesson_report_free(&rep);
+
+    // Broken tokens: the embeddings (whose rows they count) are not checked; an unknown key and a bad title still are.
+    const char *dep = "{\"title\": 5, \"tokens\": [], \"embeddings\": [[1, 2, 3]], \"heads\": 1, \"colour\": 1,"
+                      " \"weights\": {\"random\": {\"seed\": 1}}}";
+    ok = report_of(dep, &rep, lines, 8);
+    CHECK(!ok && rep.errors == 3, "dependent errors left out: %d errors", rep.errors);
+    if (rep.count == 3) {
+        CHECK(strstr(lines[0], "unknown key \"colour\"") != NULL, "%s", lines[0]);
+        CHECK(strstr(lines[1], "title: expected a string") != NULL, "%s", lines[1]);
+        CHECK(strstr(lines[2], "tokens: expected at least one token") != NULL, "%s", lines[2]);
+    }
+    lesson_report_free(&rep);
+
+    // The same seed for the embeddings and the weights: a warning at the weights' seed; the lesson is valid.
+    const char *seed = "{\"title\": \"s\", \"sentence\": \"a b c\", \"d_model\": 4,\n"
+                       " \"embeddings\": {\"random\": {\"seed\": 7}}, \"heads\": 2,\n"
+                       " \"weights\": {\"random\": {\"seed\": 7, \"qkv_std\": 0.1}}}";
+    ok = report_of(seed, &rep, lines, 8);
+    CHECK(ok && rep.errors == 0 && rep.warnings == 1, "shared seed: ok %d, %d warnings", ok, rep.warnings);
+    if (rep.count == 1)
+        CHECK(strstr(lines[0], "r.json:3:33: warning: weights.random.seed: the same seed as the embeddings (7)") == lines[0],
+              "%s", lines[0]);
+    lesson_report_free(&rep);
+    const char *seed2 = "{\"title\": \"s\", \"sentence\": \"a b c\", \"d_model\": 4,\n"
+                        " \"embeddings\": {\"random\": {\"seed\": 7}}, \"heads\": 2,\n"
+                        " \"weights\": {\"random\": {\"seed\": 8, \"qkv_std\": 0.1}}}";
+    ok = report_of(seed2, &rep, lines, 8);
+    CHECK(ok && rep.errors == 0 && rep.warnings == 0, "other seeds: %d warnings (%s)", rep.warnings, rep.count ? lines[0] : "");
+    lesson_report_free(&rep);
+
+    // A softmax that saturates: one warning, at the weights key, naming a one-hot row.
+    const char *hot = "{\"title\": \"h\", \"tokens\": [\"a\", \"b\"], \"embeddings\": [[10, 0], [0, 10]], \"heads\": 1,\n"
+                      " \"weights\": {\"W_Q\": [[[1, 0], [0, 1]]], \"W_K\": [[[1, 0], [0, 1]]], \"W_V\": [[[1, 0], [0, 1]]],"
+                      " \"W_O\": [[1, 0], [0, 1]]}}";
+    ok = report_of(hot, &rep, lines, 8);
+    CHECK(ok && rep.errors == 0 && rep.warnings == 1, "saturation: %d warnings", rep.warnings);
+    if (rep.count == 1)
+        CHECK(strstr(lines[0], "r.json:2:2: warning: weights: 2 of 2 softmax rows (in 1 of 1 head) saturate") == lines[0] &&
+                  strstr(lines[0], "query \"a\": 1.0000 on \"a\""),
+              "%s", lines[0]);
+    lesson_report_free(&rep);
+
+    // PyTorch weights: "heads" cannot be confirmed without "num_heads" (a warning at heads); with it, no warning.
+    const char *pt = "{\"title\": \"p\", \"tokens\": [\"a\", \"b\"], \"embeddings\": [[1, 0], [0, 1]], \"heads\": 2,\n"
+                     " \"weights\": {\"pytorch\": {\"in_proj_weight\": [[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]],"
+                     " \"out_proj_weight\": [[1, 0], [0, 1]]%s}}}";
+    char text[600];
+    snprintf(text, sizeof text, pt, "");
+    ok = report_of(text, &rep, lines, 8);
+    CHECK(ok && rep.errors == 0 && rep.warnings == 1, "pytorch: %d warnings", rep.warnings);
+    if (rep.count == 1)
+        CHECK(strstr(lines[0], "r.json:1:79: warning: heads: PyTorch weights cannot confirm these 2 heads") == lines[0] &&
+                  strstr(lines[0], "must be the layer's num_heads"),
+              "%s", lines[0]);
+    lesson_report_free(&rep);
+    snprintf(text, sizeof text, pt, ", \"num_heads\": 2");
+    ok = report_of(text, &rep, lines, 8);
+    CHECK(ok && rep.errors == 0 && rep.warnings == 0, "pytorch with num_heads: %d warnings", rep.warnings);
+    lesson_report_free(&rep);
+    // lesson_parse takes num_heads as well (and gives the same lesson).
+    CHECK(lesson_parse(&l, text, strlen(text), "r.json", &err), "%s", err.message);
+    lesson_free(&l);
+
+    // A syntax error is the one error: nothing after it can be read.
+    ok = report_of("{\"title\": \"x\",\n \"tokens\": [\"a\" \"b\"]}", &rep, lines, 8);
+    CHECK(!ok && rep.errors == 1 && rep.count == 1 && strncmp(lines[0], "r.json:2:", 9) == 0, "syntax: %d", rep.errors);
+    lesson_report_free(&rep);
+
+    // Many mistakes: all counted, at most LESSON_REPORT_MAX kept.
+    size_t cap = 20000, n = 0;
+    char *full = malloc(cap);
+    n += (size_t)snprintf(full + n, cap - n, "{\"title\": \"m\", \"heads\": 1, \"weights\": {\"random\": {\"seed\": 1}},"
+                                             " \"embeddings\": [");
+    for (int i = 0; i < 300; i++) n += (size_t)snprintf(full + n, cap - n, "%s[1, \"x\"]", i ? ", " : "");
+    n += (size_t)snprintf(full + n, cap - n, "], \"sentence\": \"");
+    for (int i = 0; i < 300; i++) n += (size_t)snprintf(full + n, cap - n, "w ");
+    snprintf(full + n, cap - n, "\"}");
+    ok = report_of(full, &rep, lines, 8);
+    CHECK(!ok && rep.errors == 300 && rep.count == LESSON_REPORT_MAX, "300 bad rows: %d errors, %d kept", rep.errors, rep.count);
+    lesson_report_free(&rep);
+    free(full);
+}
+
 int main(void)
 {
     test_builtin();
@@ -509,5 +638,6 @@ int main(void)
     test_d_k_given();
     test_errors_and_freeing();
     test_robustness();
+    test_report();
     return check_report("test_lesson");
 }

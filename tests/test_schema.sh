@@ -42,6 +42,7 @@ SCHEMA_CANNOT_CATCH = {
     "explicit-b_V-count": "one bias vector per head: depends on heads",
     "heads-not-dividing": "heads must divide d_model: a relation between two values",
     "pytorch-heads-times-d_k": "heads * d_k == d_model: a relation between three values",
+    "pytorch-num-heads": "num_heads == heads: a relation between two values",
     "pytorch-in-proj-bias": "3 * d_model numbers: depends on the embeddings",
     "pytorch-in-proj-cols": "rows of d_model numbers: depends on the embeddings",
     "pytorch-in-proj-rows": "3 * d_model rows: depends on the embeddings",

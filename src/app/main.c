@@ -90,6 +90,27 @@ static bool is_schema_file(const char *path)
     return n >= k && strcmp(path + n - k, suffix) == 0;
 }
 
+// Prints a report's errors and warnings (stderr), then "FILE: ok" (stdout) or the count of errors (stderr).
+// Returns the exit status of the file.
+static int print_report(const char *path, const LessonReport *rep, bool io)
+{
+    char buf[1400];
+    for (int i = 0; i < rep->count; i++) fprintf(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
+    int unlisted = rep->errors + rep->warnings - rep->count;
+    if (unlisted > 0) fprintf(stderr, "%s: ... and %d more not listed\n", path, unlisted);
+    char warnings[64] = "";
+    if (rep->warnings)
+        snprintf(warnings, sizeof warnings, ", %d warning%s", rep->warnings, rep->warnings == 1 ? "" : "s");
+    if (rep->errors == 0) {
+        printf("%s: ok%s\n", path, warnings);
+        return EXIT_OK;
+    }
+    fprintf(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s", warnings);
+    return io ? EXIT_IO : EXIT_USAGE;
+}
+
+// --check: every independent error of each file with its line:column and field, then the count; warnings
+// (which leave the file valid) from the lesson and from its numbers.
 static int check_files(char **paths, int count)
 {
     int status = EXIT_OK;
@@ -99,16 +120,26 @@ static int check_files(char **paths, int count)
             continue;
         }
         Lesson l;
-        Trace t;
-        int s = load_lesson(&l, paths[i]);
-        if (s == EXIT_OK) {
-            s = run_trace(&l, paths[i], &t);
-            if (s == EXIT_OK) {
-                printf("%s: ok\n", paths[i]);
+        LessonReport rep;
+        bool io = false;
+        if (lesson_load_report(&l, paths[i], &rep)) {
+            Trace t;
+            TraceError terr;
+            if (trace_run(&t, &l.params, &terr)) {
+                lesson_warn_trace(&l, &t, paths[i], &rep);
                 trace_free(&t);
+            } else { // valid JSON whose numbers overflow: an error of the file
+                LessonError e;
+                memset(&e, 0, sizeof e);
+                snprintf(e.file, sizeof e.file, "%s", paths[i]);
+                snprintf(e.message, sizeof e.message, "%s", terr.message);
+                lesson_report_add(&rep, &e);
             }
             lesson_free(&l);
-        }
+        } else
+            io = rep.count > 0 && rep.items[0].io;
+        int s = print_report(paths[i], &rep, io);
+        lesson_report_free(&rep);
         if (s == EXIT_USAGE || (s == EXIT_IO && status == EXIT_OK)) status = s;
     }
     int out = finish_stdout();

@@ -31,6 +31,10 @@ typedef struct {
     LessonError *err;
     PathSeg path[MAX_PATH];
     int depth;
+    LessonReport *rep;    // NULL: stop at the first error (lesson_parse); else go on and collect them all
+    bool emb_seeded[2];   // the embeddings (0) and the source's (1) were drawn {"random": {"seed": ...}}
+    uint64_t emb_seed[2]; // and with that seed
+    bool pytorch_unconfirmed; // PyTorch weights without "num_heads"
 } Ctx;
 
 static void push_key(Ctx *c, const char *key, int member)
@@ -57,11 +61,28 @@ static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     if (n > 0) *used = (*used + (size_t)n < cap) ? *used + (size_t)n : cap;
 }
 
-// Records the error at the current path: at the value, or (at_key) at the key of the last member, whose
-// name is then left out of the path because the message names it.
-static bool fail_va(Ctx *c, bool at_key, const char *fmt, va_list ap)
+void lesson_report_add(LessonReport *r, const LessonError *e)
 {
-    LessonError *e = c->err;
+    if (e->warning) r->warnings++;
+    else r->errors++;
+    if (r->count >= LESSON_REPORT_MAX) return;
+    LessonError *items = realloc(r->items, sizeof *items * (size_t)(r->count + 1));
+    if (!items) return; // counted, not kept
+    r->items = items;
+    r->items[r->count++] = *e;
+}
+
+void lesson_report_free(LessonReport *r)
+{
+    if (!r) return;
+    free(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+// Describes a problem at the current path into *e: at the value, or (at_key) at the key of the last member,
+// whose name is then left out of the path because the message names it.
+static void describe(Ctx *c, bool at_key, LessonError *e, const char *fmt, va_list ap)
+{
     int depth = c->depth < MAX_PATH ? c->depth : MAX_PATH;
     int shown = at_key ? depth - 1 : depth;
     size_t used = 0;
@@ -82,7 +103,35 @@ static bool fail_va(Ctx *c, bool at_key, const char *fmt, va_list ap)
         e->line = 0;
         e->col = 0;
     }
+}
+
+// Records the error (and, when collecting, adds it to the report).
+static bool fail_va(Ctx *c, bool at_key, const char *fmt, va_list ap)
+{
+    describe(c, at_key, c->err, fmt, ap);
+    c->err->warning = false;
+    if (c->rep) lesson_report_add(c->rep, c->err);
     return false;
+}
+
+// A warning at the current path (only when collecting a report): the lesson stays valid.
+static void warn(Ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void warn(Ctx *c, const char *fmt, ...)
+{
+    if (!c->rep) return;
+    LessonError w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.file, sizeof w.file, "%s", c->err->file);
+    va_list ap;
+    va_start(ap, fmt);
+    describe(c, false, &w, fmt, ap);
+    va_end(ap);
+    w.warning = true;
+    lesson_report_add(c->rep, &w);
 }
 
 static bool fail(Ctx *c, const char *fmt, ...)
@@ -183,9 +232,11 @@ static const cJSON *member(const cJSON *obj, const char *key, int *index)
 static bool check_keys(Ctx *c, const cJSON *obj, const char *const *allowed, const char *expected)
 {
     char shown[80];
-    int k = 0;
+    int k = 0, d0 = c->depth;
+    bool ok = true;
     for (const cJSON *ch = obj->child; ch; ch = ch->next, k++) {
         const char *name = ch->string ? ch->string : "";
+        bool dup = false;
         int first = 0;
         for (const cJSON *p = obj->child; p != ch; p = p->next, first++) {
             if (p->string && strcmp(p->string, name) == 0) {
@@ -198,18 +249,25 @@ static bool check_keys(Ctx *c, const cJSON *obj, const char *const *allowed, con
                 if (json_locate(c->text, c->len, idx, depth + 1, true, &off))
                     json_line_col(c->text, c->len, off, &line, &col);
                 push_key(c, name, k);
-                return fail_key(c, "duplicate key \"%s\" (first given at line %d, column %d)",
-                                show_key(name, shown, sizeof shown), line, col);
+                ok = fail_key(c, "duplicate key \"%s\" (first given at line %d, column %d)",
+                              show_key(name, shown, sizeof shown), line, col);
+                if (!c->rep) return false;
+                c->depth = d0;
+                dup = true;
+                break;
             }
         }
+        if (dup) continue;
         bool known = false;
         for (int a = 0; allowed[a]; a++) known = known || strcmp(allowed[a], name) == 0;
         if (!known) {
             push_key(c, name, k);
-            return fail_key(c, "unknown key \"%s\" (expected %s)", show_key(name, shown, sizeof shown), expected);
+            ok = fail_key(c, "unknown key \"%s\" (expected %s)", show_key(name, shown, sizeof shown), expected);
+            if (!c->rep) return false;
+            c->depth = d0;
         }
     }
-    return true;
+    return ok;
 }
 
 static bool get_number(Ctx *c, const cJSON *v, double *out)
@@ -304,13 +362,17 @@ static bool read_matrix(Ctx *c, const cJSON *v, Matrix *m, const char *rows_what
         return fail(c, "expected an array of %d row%s (%s), got %s", m->rows, plural(m->rows), rows_what, type_name(v));
     int got = cJSON_GetArraySize(v);
     if (got != m->rows) return fail(c, "expected %d row%s (%s), got %d", m->rows, plural(m->rows), rows_what, got);
-    int r = 0;
+    int r = 0, d0 = c->depth;
+    bool ok = true;
     for (const cJSON *row = v->child; row; row = row->next, r++) {
         push_index(c, r);
-        if (!read_vector(c, row, mat_row(m, r), m->cols, cols_what)) return false;
-        pop(c);
+        if (!read_vector(c, row, mat_row(m, r), m->cols, cols_what)) {
+            if (!c->rep) return false;
+            ok = false; // a report: the other rows are checked too
+        }
+        c->depth = d0;
     }
-    return true;
+    return ok;
 }
 
 // --- tokens ---
@@ -487,13 +549,17 @@ static bool read_matrix_list(Ctx *c, const cJSON *v, Matrix *ms, int heads)
         return fail(c, "expected an array of %d %s (one per head), got %s", heads, noun, type_name(v));
     int got = cJSON_GetArraySize(v);
     if (got != heads) return fail(c, "expected %d %s (heads), got %d", heads, noun, got);
-    int h = 0;
+    int h = 0, d0 = c->depth;
+    bool ok = true;
     for (const cJSON *x = v->child; x; x = x->next, h++) {
         push_index(c, h);
-        if (!read_matrix(c, x, &ms[h], "d_model", "d_k")) return false;
-        pop(c);
+        if (!read_matrix(c, x, &ms[h], "d_model", "d_k")) {
+            if (!c->rep) return false;
+            ok = false;
+        }
+        c->depth = d0;
     }
-    return true;
+    return ok;
 }
 
 // bs[0..heads) (each (1, d_k)) = the array of bias vectors v.
@@ -504,13 +570,17 @@ static bool read_bias_list(Ctx *c, const cJSON *v, Matrix *bs, int heads)
                     type_name(v));
     int got = cJSON_GetArraySize(v);
     if (got != heads) return fail(c, "expected %d bias vector%s (heads), got %d", heads, plural(heads), got);
-    int h = 0;
+    int h = 0, d0 = c->depth;
+    bool ok = true;
     for (const cJSON *x = v->child; x; x = x->next, h++) {
         push_index(c, h);
-        if (!read_vector(c, x, bs[h].data, bs[h].cols, "d_k")) return false;
-        pop(c);
+        if (!read_vector(c, x, bs[h].data, bs[h].cols, "d_k")) {
+            if (!c->rep) return false;
+            ok = false;
+        }
+        c->depth = d0;
     }
-    return true;
+    return ok;
 }
 
 static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
@@ -525,6 +595,15 @@ static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
     uint64_t seed;
     push_key(c, "seed", k);
     if (!get_seed(c, v, &seed)) return false;
+    static const char *const whose[2] = {"the embeddings", "the source's embeddings"};
+    for (int i = 0; i < 2; i++)
+        if (c->emb_seeded[i] && c->emb_seed[i] == seed)
+            warn(c,
+                 "the same seed as %s (%.0f): both are drawn from one random stream that starts the same way, "
+                 "so W_Q\xe2\x82\x80 is filled with the embeddings' own numbers in the same order (its rows repeat "
+                 "them) and the attention is not what independent random weights give; give the weights "
+                 "another seed",
+                 whose[i], (double)seed);
     pop(c);
     double qkv_std = 1.0, out_std = 1.0;
     if ((v = member(r, "qkv_std", &k))) {
@@ -561,41 +640,65 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
     Matrix *lists[3] = {p->W_Q, p->W_K, p->W_V};
     Matrix *biases[3] = {p->b_Q, p->b_K, p->b_V};
     static const char *const bias_names[3] = {"b_Q", "b_K", "b_V"};
+    // Each matrix is checked on its own: in a report, a mistake in W_Q does not hide one in W_O.
+    int d0 = c->depth;
+    bool ok = true;
+#define NEXT(read)                    \
+    do {                              \
+        if (!(read)) {                \
+            if (!c->rep) return false; \
+            ok = false;               \
+        }                             \
+        c->depth = d0;                \
+    } while (0)
     for (int i = 0; i < 3; i++) {
         int k;
         const cJSON *v = member(w, required[i], &k);
         push_key(c, required[i], k);
-        if (!read_matrix_list(c, v, lists[i], p->heads)) return false;
-        pop(c);
+        NEXT(read_matrix_list(c, v, lists[i], p->heads));
     }
     int k;
     const cJSON *v = member(w, "W_O", &k);
     push_key(c, "W_O", k);
-    if (!read_matrix(c, v, &p->W_O, "heads * d_k", "d_model")) return false;
-    pop(c);
+    NEXT(read_matrix(c, v, &p->W_O, "heads * d_k", "d_model"));
     for (int i = 0; i < 3; i++) {
         if (!(v = member(w, bias_names[i], &k))) continue;
         push_key(c, bias_names[i], k);
-        if (!read_bias_list(c, v, biases[i], p->heads)) return false;
-        pop(c);
+        NEXT(read_bias_list(c, v, biases[i], p->heads));
     }
     if ((v = member(w, "b_O", &k))) {
         push_key(c, "b_O", k);
-        if (!read_vector(c, v, p->b_O.data, p->d_model, "d_model")) return false;
-        pop(c);
+        NEXT(read_vector(c, v, p->b_O.data, p->d_model, "d_model"));
     }
-    return true;
+#undef NEXT
+    return ok;
 }
 
 // torch.nn.MultiheadAttention's state_dict: q = x Wq^T + bq with Wq the first d_model rows of
 // in_proj_weight (then Wk, Wv); head i takes rows i*d_k .. (i+1)*d_k - 1 of each third, transposed.
 static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
 {
-    static const char *const keys[] = {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias", NULL};
+    static const char *const keys[] = {"in_proj_weight", "in_proj_bias", "out_proj_weight", "out_proj_bias",
+                                       "num_heads",      NULL};
     if (!cJSON_IsObject(t))
         return fail(c, "expected an object {\"in_proj_weight\": ..., \"out_proj_weight\": ...}, got %s", type_name(t));
-    if (!check_keys(c, t, keys, "in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias")) return false;
+    if (!check_keys(c, t, keys, "in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads"))
+        return false;
     int d = p->d_model, dk = p->d_k;
+    // A state_dict does not record the layer's num_heads; "num_heads" (optional) confirms "heads".
+    int nk, num_heads = 0;
+    const cJSON *nh = member(t, "num_heads", &nk);
+    c->pytorch_unconfirmed = nh == NULL;
+    if (nh) {
+        push_key(c, "num_heads", nk);
+        if (!get_int(c, nh, 1, LESSON_MAX_HEADS, &num_heads)) return false;
+        if (num_heads != p->heads)
+            return fail(c,
+                        "the layer has num_heads %d but the lesson's \"heads\" is %d; heads must be the layer's "
+                        "num_heads, or the heads split in_proj_weight differently and attend otherwise",
+                        num_heads, p->heads);
+        pop(c);
+    }
     if (p->heads * dk != d)
         return fail(c, "the pytorch form needs heads * d_k == d_model, but %d * %d = %d and d_model is %d", p->heads,
                     dk, p->heads * dk, d);
@@ -715,90 +818,152 @@ static bool optional_int(Ctx *c, const cJSON *root, const char *key, int max, in
     return true;
 }
 
+// A string member of root: out NULL only checks it is a string; required names a missing one.
+static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool required, char **out)
+{
+    int k;
+    const char *str = NULL;
+    const cJSON *v = member(root, key, &k);
+    if (!v) return required ? fail(c, "missing required key \"%s\"", key) : true;
+    push_key(c, key, k);
+    if (!get_string(c, v, &str)) return false;
+    if (out && !(*out = dup_string(str, strlen(str)))) return fail(c, "out of memory");
+    pop(c);
+    return true;
+}
+
+static bool read_mask(Ctx *c, const cJSON *root, bool cross, MaskKind *mask)
+{
+    int k;
+    const cJSON *v = member(root, "mask", &k);
+    if (!v) return true;
+    push_key(c, "mask", k);
+    if (!cJSON_IsString(v)) return fail(c, "expected \"none\" or \"causal\", got %s", type_name(v));
+    char shown[80];
+    if (strcmp(v->valuestring, "causal") == 0)
+        *mask = MASK_CAUSAL;
+    else if (strcmp(v->valuestring, "none") != 0)
+        return fail(c, "expected \"none\" or \"causal\", got \"%s\"", show_key(v->valuestring, shown, sizeof shown));
+    if (*mask == MASK_CAUSAL && cross)
+        return fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
+    pop(c);
+    return true;
+}
+
+// {"random": {"seed": S}} embeddings: their seed (to warn when the weights share it).
+static bool seeded(const cJSON *v, uint64_t *seed)
+{
+    const cJSON *r = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "random") : NULL;
+    const cJSON *s = cJSON_IsObject(r) ? cJSON_GetObjectItemCaseSensitive(r, "seed") : NULL;
+    if (!cJSON_IsNumber(s)) return false;
+    *seed = (uint64_t)s->valuedouble;
+    return true;
+}
+
+// "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
+static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
+{
+    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", NULL};
+    push_key(c, "source", source_member);
+    if (!cJSON_IsObject(source))
+        return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s", type_name(source));
+    int d0 = c->depth;
+    bool ok = check_keys(c, source, source_keys, "tokens, sentence, embeddings");
+    if (!ok && !c->rep) return false;
+    c->depth = d0;
+    if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
+    int k;
+    const cJSON *v = member(source, "embeddings", &k);
+    if (!v) return fail(c, "missing required key \"embeddings\"");
+    if (d_model < 0) return false;
+    push_key(c, "embeddings", k);
+    if (!read_embeddings(c, v, b->m, "one per source token", &d_model, -1, &b->S)) return false;
+    c->emb_seeded[1] = seeded(v, &c->emb_seed[1]);
+    pop(c);
+    pop(c);
+    return ok;
+}
+
+// Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes on with
+// each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "embeddings", "d_model",
                                            "heads",   "d_k",   "mask",  "source", "weights",  NULL};
-    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
-    if (!check_keys(c, root, top_keys,
-                    "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights"))
-        return false;
-
-    int k;
-    const char *str = NULL;
-    const cJSON *v;
-    if ((v = member(root, "$schema", &k))) {
-        push_key(c, "$schema", k);
-        if (!get_string(c, v, &str)) return false;
-        pop(c);
-    }
-    if (!(v = member(root, "title", &k))) return fail(c, "missing required key \"title\"");
-    push_key(c, "title", k);
-    if (!get_string(c, v, &str)) return false;
-    if (!(b->title = dup_string(str, strlen(str)))) return fail(c, "out of memory");
-    pop(c);
-    if ((v = member(root, "notes", &k))) {
-        push_key(c, "notes", k);
-        if (!get_string(c, v, &str)) return false;
-        if (!(b->notes = dup_string(str, strlen(str)))) return fail(c, "out of memory");
-        pop(c);
-    }
-    if (!read_tokens(c, root, &b->tokens, &b->n)) return false;
+    bool all = c->rep != NULL, ok = true;
+    // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
+#define STEP(check)                  \
+    ((check) ? true                  \
+             : (c->depth = 0, ok = false, all ? false : (stop = true, false)))
+    bool stop = false;
+#define STOP_IF_FAST \
+    if (stop) return false
+    STEP(check_keys(c, root, top_keys,
+                    "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights"));
+    STOP_IF_FAST;
+    STEP(read_string_member(c, root, "$schema", false, NULL));
+    STOP_IF_FAST;
+    STEP(read_string_member(c, root, "title", true, &b->title));
+    STOP_IF_FAST;
+    STEP(read_string_member(c, root, "notes", false, &b->notes));
+    STOP_IF_FAST;
+    bool tokens_ok = STEP(read_tokens(c, root, &b->tokens, &b->n));
+    STOP_IF_FAST;
 
     int d_model = -1, heads = 0, d_k = -1, d_model_member = -1, heads_member = -1, d_k_member = -1;
-    if (!optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member)) return false;
-    if (!member(root, "heads", &heads_member)) return fail(c, "missing required key \"heads\"");
-    if (!optional_int(c, root, "heads", LESSON_MAX_HEADS, &heads, &heads_member)) return false;
-    if (!optional_int(c, root, "d_k", LESSON_MAX_D_K, &d_k, &d_k_member)) return false;
+    bool d_model_ok = STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
+    STOP_IF_FAST;
+    bool heads_ok = member(root, "heads", &heads_member) != NULL;
+    if (!heads_ok) STEP(fail(c, "missing required key \"heads\""));
+    STOP_IF_FAST;
+    if (heads_ok) heads_ok = STEP(optional_int(c, root, "heads", LESSON_MAX_HEADS, &heads, &heads_member));
+    STOP_IF_FAST;
+    bool d_k_ok = STEP(optional_int(c, root, "d_k", LESSON_MAX_D_K, &d_k, &d_k_member));
+    STOP_IF_FAST;
 
     MaskKind mask = MASK_NONE;
-    int source_member;
-    const cJSON *source = member(root, "source", &source_member);
-    if ((v = member(root, "mask", &k))) {
-        push_key(c, "mask", k);
-        if (!cJSON_IsString(v)) return fail(c, "expected \"none\" or \"causal\", got %s", type_name(v));
-        char shown[80];
-        if (strcmp(v->valuestring, "causal") == 0)
-            mask = MASK_CAUSAL;
-        else if (strcmp(v->valuestring, "none") != 0)
-            return fail(c, "expected \"none\" or \"causal\", got \"%s\"",
-                        show_key(v->valuestring, shown, sizeof shown));
-        if (mask == MASK_CAUSAL && source)
-            return fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
-        pop(c);
-    }
+    int source_member, k;
+    const cJSON *source = member(root, "source", &source_member), *v;
+    STEP(read_mask(c, root, source != NULL, &mask));
+    STOP_IF_FAST;
 
-    if (!(v = member(root, "embeddings", &k))) return fail(c, "missing required key \"embeddings\"");
-    push_key(c, "embeddings", k);
-    if (!read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X)) return false;
-    pop(c);
-
-    if (d_k < 0) {
-        if (d_model % heads != 0)
-            return fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
-                            heads, d_model);
-        d_k = d_model / heads;
-    }
-    double weight_values = 4.0 * heads * (double)d_k * d_model;
-    if (weight_values > LESSON_MAX_WEIGHT_VALUES)
-        return fail(
-            c, "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); the limit is %.0f",
-            weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES);
-
-    if (source) {
-        push_key(c, "source", source_member);
-        if (!cJSON_IsObject(source))
-            return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s",
-                        type_name(source));
-        if (!check_keys(c, source, source_keys, "tokens, sentence, embeddings")) return false;
-        if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
-        if (!(v = member(source, "embeddings", &k))) return fail(c, "missing required key \"embeddings\"");
+    // The embeddings need the tokens (their rows) and a valid d_model when one is given.
+    bool embeddings_ok = false;
+    if (!(v = member(root, "embeddings", &k))) STEP(fail(c, "missing required key \"embeddings\""));
+    else if (tokens_ok && d_model_ok) {
         push_key(c, "embeddings", k);
-        if (!read_embeddings(c, v, b->m, "one per source token", &d_model, -1, &b->S)) return false;
-        pop(c);
-        pop(c);
-    } else {
+        embeddings_ok = STEP(read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X));
+        if (embeddings_ok) {
+            pop(c);
+            c->emb_seeded[0] = seeded(v, &c->emb_seed[0]);
+        }
+    }
+    STOP_IF_FAST;
+
+    // The shapes: d_model (given, or from the embeddings' rows), heads and d_k.
+    bool shape_ok = d_model > 0 && heads_ok && d_k_ok;
+    if (shape_ok && d_k < 0) {
+        if (d_model % heads != 0)
+            shape_ok = STEP(fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
+                                     heads, d_model));
+        else
+            d_k = d_model / heads;
+    }
+    STOP_IF_FAST;
+    if (shape_ok) {
+        double weight_values = 4.0 * heads * (double)d_k * d_model;
+        if (weight_values > LESSON_MAX_WEIGHT_VALUES)
+            shape_ok = STEP(fail(c,
+                                 "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
+                                 "the limit is %.0f",
+                                 weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES));
+    }
+    STOP_IF_FAST;
+
+    bool source_ok = true;
+    if (source) source_ok = STEP(read_source(c, source, source_member, d_model_ok ? d_model : -1, b));
+    else if (tokens_ok && embeddings_ok) {
         b->m = b->n;
         if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens)) || !mat_copy(&b->S, &b->X))
             return fail(c, "out of memory");
@@ -806,22 +971,44 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
             if (!(b->source_tokens[i] = dup_string(b->tokens[i], strlen(b->tokens[i]))))
                 return fail(c, "out of memory");
     }
+    STOP_IF_FAST;
 
-    if (!(v = member(root, "weights", &k))) return fail(c, "missing required key \"weights\"");
-    if (!params_init(&b->p, b->n, b->m, d_model, heads, d_k)) return fail(c, "out of memory");
+    if (!(v = member(root, "weights", &k))) {
+        STEP(fail(c, "missing required key \"weights\""));
+        return false;
+    }
+    if (!shape_ok) return false; // the weights' shapes are unknown: already reported
+    // The weights' shapes need only d_model, heads and d_k: a report checks them even when the tokens or the
+    // embeddings are broken (on a one-token stand-in).
+    bool whole = ok && source_ok;
+    if (!params_init(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, d_k)) return fail(c, "out of memory");
     b->p.mask = mask;
     b->p.cross = source != NULL;
-    // The embeddings move into the params (same shapes).
-    mat_free(&b->p.X);
-    mat_free(&b->p.S);
-    b->p.X = b->X;
-    b->p.S = b->S;
-    memset(&b->X, 0, sizeof b->X);
-    memset(&b->S, 0, sizeof b->S);
+    if (whole) { // the embeddings move into the params (same shapes)
+        mat_free(&b->p.X);
+        mat_free(&b->p.S);
+        b->p.X = b->X;
+        b->p.S = b->S;
+        memset(&b->X, 0, sizeof b->X);
+        memset(&b->S, 0, sizeof b->S);
+    }
     push_key(c, "weights", k);
-    if (!read_weights(c, v, &b->p)) return false;
+    if (!STEP(read_weights(c, v, &b->p))) return false;
     pop(c);
-    return true;
+    if (ok && c->pytorch_unconfirmed) {
+        c->depth = 0;
+        push_key(c, "heads", heads_member);
+        warn(c,
+             "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
+             "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
+             "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
+             "\"num_heads\": %d to \"pytorch\" to confirm it",
+             heads, plural(heads), heads);
+        pop(c);
+    }
+#undef STEP
+#undef STOP_IF_FAST
+    return ok;
 }
 
 static void error_init(LessonError *err, const char *filename)
@@ -831,12 +1018,14 @@ static void error_init(LessonError *err, const char *filename)
 }
 
 // Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
-static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err)
+// rep: NULL, or a report to collect every error and the warnings into (err is then scratch space).
+static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
 {
     JsonSyntaxError syn;
     if (!json_check(text, len, &syn)) {
         if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
         snprintf(err->message, sizeof err->message, "%s", syn.message);
+        if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
         free(text);
         return false;
     }
@@ -848,10 +1037,16 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err)
         if (end && end >= text && (size_t)(end - text) <= len)
             json_line_col(text, len, (size_t)(end - text), &err->line, &err->col);
         snprintf(err->message, sizeof err->message, "cJSON could not parse the file here (out of memory?)");
+        if (rep) lesson_report_add(rep, err);
         free(text);
         return false;
     }
-    Ctx c = {text, len, err, {{0}}, 0};
+    Ctx c;
+    memset(&c, 0, sizeof c);
+    c.text = text;
+    c.len = len;
+    c.err = err;
+    c.rep = rep;
     Build b;
     memset(&b, 0, sizeof b);
     bool ok = build_lesson(&c, root, &b);
@@ -887,7 +1082,25 @@ bool lesson_parse(Lesson *out, const char *text, size_t len, const char *filenam
     }
     if (len) memcpy(copy, text, len);
     copy[len] = '\0';
-    return parse_owned(out, copy, len, err);
+    return parse_owned(out, copy, len, err, NULL);
+}
+
+bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep)
+{
+    memset(out, 0, sizeof *out);
+    memset(rep, 0, sizeof *rep);
+    LessonError err;
+    error_init(&err, filename);
+    char *copy = len <= LESSON_MAX_FILE_BYTES ? malloc(len + 1) : NULL;
+    if (!copy) {
+        snprintf(err.message, sizeof err.message, len > LESSON_MAX_FILE_BYTES ? "file is too large: %zu bytes (the limit is %u MiB)" : "out of memory", len,
+                 LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        lesson_report_add(rep, &err);
+        return false;
+    }
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    return parse_owned(out, copy, len, &err, rep);
 }
 
 static bool io_fail(LessonError *err, const char *what, int errnum)
@@ -897,10 +1110,9 @@ static bool io_fail(LessonError *err, const char *what, int errnum)
     return false;
 }
 
-bool lesson_load(Lesson *out, const char *path, LessonError *err)
+// The whole file (at most LESSON_MAX_FILE_BYTES) into *text (malloc'd, NUL-terminated), or an I/O error.
+static bool read_file(const char *path, char **text, size_t *text_len, LessonError *err)
 {
-    memset(out, 0, sizeof *out);
-    error_init(err, path);
     FILE *f = fopen(path, "rb");
     if (!f) return io_fail(err, "cannot open the lesson", errno);
     struct stat st;
@@ -963,7 +1175,34 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err)
         return false;
     }
     buf[len] = '\0';
-    return parse_owned(out, buf, len, err);
+    *text = buf;
+    *text_len = len;
+    return true;
+}
+
+bool lesson_load(Lesson *out, const char *path, LessonError *err)
+{
+    memset(out, 0, sizeof *out);
+    error_init(err, path);
+    char *text;
+    size_t len;
+    if (!read_file(path, &text, &len, err)) return false;
+    return parse_owned(out, text, len, err, NULL);
+}
+
+bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep)
+{
+    memset(out, 0, sizeof *out);
+    memset(rep, 0, sizeof *rep);
+    LessonError err;
+    error_init(&err, path);
+    char *text;
+    size_t len;
+    if (!read_file(path, &text, &len, &err)) {
+        lesson_report_add(rep, &err);
+        return false;
+    }
+    return parse_owned(out, text, len, &err, rep);
 }
 
 bool lesson_load_builtin(Lesson *out, LessonError *err)
@@ -993,8 +1232,68 @@ const char *lesson_error_format(const LessonError *err, char *buf, size_t cap)
         append(buf, cap, &used, ":%d", err->line);
         if (err->col > 0) append(buf, cap, &used, ":%d", err->col);
     }
-    append(buf, cap, &used, ": error: ");
+    append(buf, cap, &used, err->warning ? ": warning: " : ": error: ");
     if (err->path[0]) append(buf, cap, &used, "%s: ", err->path);
     append(buf, cap, &used, "%s", err->message);
     return buf;
+}
+
+// The line:column of the top-level key "key" of the lesson's text (left 0 when it is not there).
+static void locate_top_key(const Lesson *l, const char *key, LessonError *e)
+{
+    if (!l->text) return;
+    size_t klen = strlen(key);
+    for (int i = 0;; i++) {
+        size_t off;
+        if (!json_locate(l->text, l->text_len, &i, 1, true, &off)) return;
+        if (off + klen + 2 <= l->text_len && l->text[off] == '"' && strncmp(l->text + off + 1, key, klen) == 0 &&
+            l->text[off + 1 + klen] == '"') {
+            json_line_col(l->text, l->text_len, off, &e->line, &e->col);
+            return;
+        }
+    }
+}
+
+int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, LessonReport *rep)
+{
+    const AttnParams *p = &l->params;
+    int rows = 0, hot = 0, first_h = -1, first_r = 0, first_c = 0, hot_heads = 0;
+    for (int h = 0; h < p->heads && h < t->heads; h++) {
+        const Matrix *w = &t->head[h].weights;
+        bool head_hot = false;
+        for (int i = 0; i < w->rows; i++) {
+            int keys = p->mask == MASK_CAUSAL ? (i + 1 < w->cols ? i + 1 : w->cols) : w->cols;
+            if (keys < 2) continue; // one key: the weight 1 is no saturation
+            rows++;
+            int best = 0;
+            for (int j = 1; j < keys; j++)
+                if (mat_get(w, i, j) > mat_get(w, i, best)) best = j;
+            if (mat_get(w, i, best) < 0.99995) continue; // below 1.0000 at 4 decimals
+            hot++;
+            head_hot = true;
+            if (first_h < 0) {
+                first_h = h;
+                first_r = i;
+                first_c = best;
+            }
+        }
+        hot_heads += head_hot;
+    }
+    if (hot == 0) return 0;
+    LessonError e;
+    memset(&e, 0, sizeof e);
+    e.warning = true;
+    snprintf(e.path, sizeof e.path, "weights");
+    locate_top_key(l, "weights", &e);
+    char shown[2][80];
+    snprintf(e.message, sizeof e.message,
+             "%d of %d softmax rows (in %d of %d head%s) saturate to one-hot at 4 decimals, e.g. head %d, query "
+             "\"%s\": 1.0000 on \"%s\" and 0.0000 on every other key. The scaled scores of such a row lie so far "
+             "apart that the softmax keeps only the largest; smaller embeddings or weights (std or qkv_std below "
+             "1, or smaller numbers) give attention the class can compare",
+             hot, rows, hot_heads, p->heads, plural(p->heads), first_h, show_key(l->tokens[first_r], shown[0], 80),
+             show_key(l->source_tokens[first_c], shown[1], 80));
+    snprintf(e.file, sizeof e.file, "%s", filename ? filename : "");
+    lesson_report_add(rep, &e);
+    return 1;
 }

@@ -23,6 +23,7 @@ typedef struct {
     int line, col;      // 1-based; 0 when unknown
     char path[256];     // JSON field path, e.g. "weights.W_Q[1][3]"; "" for syntax errors
     char message[512];  // what was expected and what was found
+    bool warning;       // lesson_load_report: a warning, which does not make the lesson invalid
 } LessonError;
 
 typedef struct {
@@ -45,7 +46,33 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err);
 bool lesson_load_builtin(Lesson *out, LessonError *err);
 void lesson_free(Lesson *l);
 
-// "FILE:LINE:COL: error: PATH: MESSAGE" (line:col and path left out when unknown). Returns buf.
+// Everything --check says about a file: its errors and warnings, in the order found.
+#define LESSON_REPORT_MAX 100 // items kept; more are only counted
+typedef struct {
+    LessonError *items; // [count], each with .warning set or not
+    int count;
+    int errors, warnings; // found, including those beyond LESSON_REPORT_MAX
+} LessonReport;
+void lesson_report_free(LessonReport *r);
+// Counts e (an error or a warning) and keeps a copy while fewer than LESSON_REPORT_MAX are kept.
+void lesson_report_add(LessonReport *r, const LessonError *e);
+
+// Like lesson_parse, but after an error goes on with every part of the lesson that can still be checked
+// on its own (the other top-level keys; the other rows, heads and matrices), so that one run names every
+// independent mistake with its line:column and field; a value that depends on a broken one (the embeddings
+// when the tokens are broken, the weights when heads is) is not checked. The first error is the one
+// lesson_parse gives. Also adds warnings, which leave the lesson valid: the weights seeded like the
+// embeddings; PyTorch weights without "num_heads" to confirm "heads". On success (no error) fills *out.
+// *rep is filled either way: free it with lesson_report_free.
+bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep);
+// lesson_load's file reading, then lesson_parse_report. An I/O failure is the report's one error (.io).
+bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
+// Warnings that need the numbers: softmax rows of the trace that saturate to one-hot at 4 decimals.
+// Appends to rep (positioned at the lesson's "weights" key, filename as the file); returns how many were added.
+int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, LessonReport *rep);
+
+// "FILE:LINE:COL: error: PATH: MESSAGE" (line:col and path left out when unknown; "warning:" for a
+// warning). Returns buf.
 const char *lesson_error_format(const LessonError *err, char *buf, size_t cap);
 
 extern const char lesson_builtin_text[];

@@ -256,10 +256,17 @@ CASES = [
      "weights.pytorch: the pytorch form needs heads * d_k == d_model, but 2 * 3 = 6 and d_model is 2"),
     ("pytorch-unknown-key", small(weights=PYTORCH.replace('"out_proj_bias"', '@@"out_proj_biases"')),
      'weights.pytorch: unknown key "out_proj_biases" (expected in_proj_weight, in_proj_bias, out_proj_weight, '
-     'out_proj_bias)'),
+     'out_proj_bias, num_heads)'),
     ("pytorch-missing-out-proj", small(weights='{"pytorch": @@{"in_proj_weight": [[1, 0], [0, 1], [1, 0], [0, 1], '
                                                '[1, 0], [0, 1]]}}'),
      'weights.pytorch: missing required key "out_proj_weight"'),
+    ("pytorch-num-heads", small(weights=PYTORCH.replace('"out_proj_bias": [0, 0]',
+                                                        '"out_proj_bias": [0, 0],\n    "num_heads": @@1')),
+     'weights.pytorch.num_heads: the layer has num_heads 1 but the lesson\'s "heads" is 2; heads must be the '
+     "layer's num_heads, or the heads split in_proj_weight differently and attend otherwise"),
+    ("pytorch-num-heads-type", small(weights=PYTORCH.replace('"out_proj_bias": [0, 0]',
+                                                             '"out_proj_bias": [0, 0],\n    "num_heads": @@"2"')),
+     "weights.pytorch.num_heads: expected a whole number, got a string"),
 ]
 
 
