@@ -176,6 +176,48 @@ run check_pt 0 --check "$tmp/pt.json"
 has check_pt.err "warning: heads: PyTorch weights cannot confirm these 2 heads"
 has check_pt.out "pt.json: ok, 1 warning"
 
+# --new: a starter lesson that --check accepts without a warning and --trace shows with its notes; never
+# over an existing file, never through a symbolic link; "$schema" points at the schema from the file's folder.
+run new 0 --new "$tmp/starter.json"
+has new.out "starter.json: a starter lesson: 3 tokens, d_model 4, 2 heads"
+run new_check 0 --check "$tmp/starter.json"
+has new_check.out "starter.json: ok"
+empty new_check.err
+run new_trace 0 --trace "$tmp/starter.json"
+has new_trace.out "notes:"
+has new_trace.out "A starter lesson from mha-tracer --new"
+schema=$(sed -n 's/^  "\$schema": "\(.*\)",$/\1/p' "$tmp/starter.json")
+if [ -n "$schema" ] && [ -f "$tmp/$schema" ] && grep -q '"\$id"\|"\$schema"' "$tmp/$schema"; then ok; else bad "\$schema '$schema' is not the schema seen from $tmp"; fi
+cp "$tmp/starter.json" "$tmp/starter.copy"
+run new_again 1 --new "$tmp/starter.json"
+has new_again.err "already exists"
+if cmp -s "$tmp/starter.json" "$tmp/starter.copy"; then ok; else bad "--new changed an existing file"; fi
+ln -s "$tmp/target.json" "$tmp/dangling.json"
+run new_dangling 1 --new "$tmp/dangling.json"
+if [ ! -e "$tmp/target.json" ]; then ok; else bad "--new wrote through a dangling symbolic link"; fi
+ln -s "$tmp/starter.copy" "$tmp/link.json"
+run new_link 1 --new "$tmp/link.json"
+if cmp -s "$tmp/starter.json" "$tmp/starter.copy"; then ok; else bad "--new wrote through a symbolic link"; fi
+run new_nodir 1 --new "$tmp/no-such-dir/x.json"
+run new_sized 0 --new "$tmp/sized.json" --tokens "one two three four five" --heads 4 --d-model 8
+run new_sized_json 0 --json "$tmp/sized.json"
+has new_sized_json.out '"heads": 4,'
+has new_sized_json.out '"d_model": 8,'
+has new_sized_json.out '"tokens": ["one", "two", "three", "four", "five"],'
+run new_sized_check 0 --check "$tmp/sized.json"
+empty new_sized_check.err
+run new_heads3 0 --new "$tmp/three-heads.json" --heads 3
+has new_heads3.out "d_model 6, 3 heads"
+run new_bad_div 2 --new "$tmp/bad-div.json" --heads 3 --d-model 4
+has new_bad_div.err "does not divide"
+if [ ! -e "$tmp/bad-div.json" ]; then ok; else bad "a refused --new left a file"; fi
+run new_bad_heads 2 --new "$tmp/bad-heads.json" --heads 0
+run new_no_tokens 2 --new "$tmp/no-tokens.json" --tokens " "
+run new_opt_alone 2 --heads 2
+has new_opt_alone.err "--new"
+run new_two_modes 2 --new "$tmp/m.json" --trace
+run new_extra_file 2 --new "$tmp/m2.json" "$src/lessons/the-cat-sat.json"
+
 # Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
 bad_total=0
 bad_right=0

@@ -1,15 +1,19 @@
 // mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --export, --help, --version)
 // and the window.
+#define _XOPEN_SOURCE 700 // readlink, realpath
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "../lesson/lesson_write.h"
 #ifndef MHA_NO_GUI
 #include <SDL.h>
 #include <SDL_image.h>
-#include <sys/stat.h>
 #include "../render/export.h"
 #include "gui.h"
 #endif
@@ -30,7 +34,11 @@ static const char USAGE[] =
     "  --trace [LESSON]   print every stage of every head, rounded to 4 decimals\n"
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
     "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
-    "  --check LESSON...  validate lesson files: 'FILE: ok' or the errors\n"
+    "  --check LESSON...  validate lesson files: 'FILE: ok' (and any warnings) or every error and their count\n"
+    "  --new FILE         write a starter lesson into FILE (never over an existing file), then edit it\n"
+    "      --tokens \"a b c\"  its tokens (default \"The cat sat\")\n"
+    "      --heads H          its heads (default 2)\n"
+    "      --d-model D        its d_model, a multiple of H up to 64 (default 4)\n"
     "  --export DIR [LESSON]  write slide images into DIR and print their paths (no display needed;\n"
     "                         DIR is made when missing)\n"
     "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
@@ -47,7 +55,12 @@ static const char USAGE[] =
     "\n"
     "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
 
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT } Mode;
+typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW } Mode;
+
+// The options of --new, as given.
+typedef struct {
+    const char *file, *tokens, *heads, *d_model;
+} NewArgs;
 
 // The options of --export, as given (checked by parse_export).
 typedef struct {
@@ -271,6 +284,158 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
 }
 #endif
 
+// The folder of this program (from /proc/self/exe, else argv0 when it has a slash), or false.
+static bool program_dir(const char *argv0, char *out, size_t cap)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n > 0) buf[n] = '\0';
+    else if (argv0 && strchr(argv0, '/') && realpath(argv0, buf)) n = (ssize_t)strlen(buf);
+    else return false;
+    char *slash = strrchr(buf, '/');
+    if (!slash) return false;
+    *slash = '\0';
+    snprintf(out, cap, "%s", buf[0] ? buf : "/");
+    return true;
+}
+
+// lesson.schema.json where it is installed (beside the program: ../share/mha-tracer/lessons), else in the
+// source tree built from, else under the install prefix: its real path, or false.
+static bool find_schema(const char *argv0, char *out, size_t cap)
+{
+    char dir[PATH_MAX], probe[PATH_MAX + 64];
+    const char *fixed[] = {MHA_SOURCE_LESSONS, MHA_INSTALL_LESSONS};
+    for (int i = -1; i < 2; i++) {
+        if (i < 0) {
+            if (!program_dir(argv0, dir, sizeof dir)) continue;
+            snprintf(probe, sizeof probe, "%s/../share/mha-tracer/lessons/lesson.schema.json", dir);
+        } else
+            snprintf(probe, sizeof probe, "%s/lesson.schema.json", fixed[i]);
+        char real[PATH_MAX];
+        if (realpath(probe, real)) {
+            snprintf(out, cap, "%s", real);
+            return true;
+        }
+    }
+    return false;
+}
+
+// to (an absolute real path) relative to the folder of the file `from` (which need not exist yet), as an
+// editor resolves "$schema": "./x.json", "../lessons/x.json". Falls back on `to` itself.
+static void relative_to(const char *from, const char *to, char *out, size_t cap)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(from, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == from) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - from), from);
+    if (!realpath(dir, real)) {
+        snprintf(out, cap, "%s", to);
+        return;
+    }
+    // The common leading folders (real + "/" against to), then one ".." for each folder of real left.
+    size_t n = strlen(real);
+    if (n + 2 > sizeof real) {
+        snprintf(out, cap, "%s", to);
+        return;
+    }
+    if (real[n - 1] != '/') memcpy(real + n++, "/", 2);
+    size_t common = 0;
+    for (size_t i = 0; real[i] && real[i] == to[i]; i++)
+        if (real[i] == '/') common = i + 1;
+    int ups = 0;
+    for (size_t i = common; real[i]; i++) ups += real[i] == '/';
+    size_t used = (size_t)snprintf(out, cap, "%s", ups ? "" : "./");
+    for (int i = 0; i < ups && used < cap; i++) used += (size_t)snprintf(out + used, cap - used, "../");
+    if (used < cap) snprintf(out + used, cap - used, "%s", to + common);
+}
+
+// --new: a starter lesson, checked in memory, written to a file that did not exist.
+static int run_new(const NewArgs *a, const char *argv0)
+{
+    long heads = 2, d_model = 4;
+    const char *names[2] = {"--heads", "--d-model"};
+    const char *given[2] = {a->heads, a->d_model};
+    long *vals[2] = {&heads, &d_model};
+    long maxs[2] = {LESSON_MAX_HEADS, 64};
+    for (int i = 0; i < 2; i++) {
+        if (!given[i]) continue;
+        char *end;
+        errno = 0;
+        long v = strtol(given[i], &end, 10);
+        if (end == given[i] || *end || errno || v < 1 || v > maxs[i]) {
+            fprintf(stderr, "mha-tracer: error: %s expects a whole number from 1 to %ld, got '%s'\n", names[i], maxs[i],
+                    given[i]);
+            return EXIT_USAGE;
+        }
+        *vals[i] = v;
+    }
+    if (a->heads && !a->d_model && d_model % heads != 0) d_model = heads * 2; // two dimensions per head
+    if (d_model % heads != 0) {
+        fprintf(stderr, "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets d_model / heads "
+                        "dimensions\n", heads, d_model);
+        return EXIT_USAGE;
+    }
+    // The tokens: split on white space (as "sentence" is).
+    const char *text = a->tokens ? a->tokens : "The cat sat";
+    char *copy = malloc(strlen(text) + 1);
+    const char **toks = malloc(sizeof *toks * (strlen(text) / 2 + 1));
+    if (!copy || !toks) {
+        free(copy);
+        free(toks);
+        fprintf(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    strcpy(copy, text);
+    int n = 0;
+    for (char *t = strtok(copy, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v")) toks[n++] = t;
+    int status = EXIT_OK;
+    if (n < 1 || n > LESSON_MAX_TOKENS) {
+        fprintf(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n", LESSON_MAX_TOKENS, n);
+        status = EXIT_USAGE;
+    }
+    char schema[PATH_MAX], rel[PATH_MAX];
+    bool have_schema = status == EXIT_OK && find_schema(argv0, schema, sizeof schema);
+    if (have_schema) relative_to(a->file, schema, rel, sizeof rel);
+    size_t len = 0;
+    char *json = status == EXIT_OK
+                     ? lesson_write_starter(toks, n, (int)heads, (int)d_model, have_schema ? rel : NULL, &len)
+                     : NULL;
+    if (status == EXIT_OK && !json) {
+        fprintf(stderr, "mha-tracer: error: out of memory\n");
+        status = EXIT_IO;
+    }
+    if (status == EXIT_OK) { // what is written must load: checked before the file exists
+        Lesson l;
+        LessonError err;
+        if (!lesson_parse(&l, json, len, a->file, &err)) {
+            char buf[1400];
+            fprintf(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
+                    lesson_error_format(&err, buf, sizeof buf));
+            status = EXIT_USAGE;
+        } else
+            lesson_free(&l);
+    }
+    if (status == EXIT_OK) {
+        LessonError err;
+        if (!lesson_write_new_file(a->file, json, len, &err)) {
+            char buf[1400];
+            fprintf(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+            status = EXIT_IO;
+        } else {
+            printf("%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", a->file, n, n == 1 ? "" : "s",
+                   d_model, heads, heads == 1 ? "" : "s");
+            if (!have_schema)
+                fprintf(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
+            status = finish_stdout();
+        }
+    }
+    free(json);
+    free(copy);
+    free(toks);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     Mode mode = MODE_WINDOW;
@@ -280,10 +445,39 @@ int main(int argc, char **argv)
     if (!files) return EXIT_IO;
     bool options_done = false;
     ExportArgs xargs = {0};
+    NewArgs nargs = {0};
+    const char *new_opt = NULL; // the first --tokens, --heads or --d-model seen (they need --new)
     const char *export_opt = NULL; // the first --format, --scale ... seen (they need --export)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
+            static const char *const NOPTS[] = {"--new", "--tokens", "--heads", "--d-model"};
+            const char **nslots[] = {&nargs.file, &nargs.tokens, &nargs.heads, &nargs.d_model};
+            int nx = -1;
+            const char *nvalue = NULL;
+            for (int k = 0; k < 4 && nx < 0; k++) {
+                bool missing;
+                nvalue = option_value(argc, argv, &i, NOPTS[k], &missing);
+                if (missing) {
+                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", NOPTS[k]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                if (nvalue) nx = k;
+            }
+            if (nx >= 0) {
+                if (!nvalue[0] || (nx == 0 && mode != MODE_WINDOW)) {
+                    fprintf(stderr, nvalue[0] ? "mha-tracer: error: %s cannot be combined with another mode\n"
+                                              : "mha-tracer: error: %s needs a value (see --help)\n",
+                            NOPTS[nx]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                *nslots[nx] = nvalue;
+                if (nx == 0) mode = MODE_NEW;
+                else if (!new_opt) new_opt = NOPTS[nx];
+                continue;
+            }
             static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
                                                 "--head"};
             const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what,
@@ -330,7 +524,7 @@ int main(int argc, char **argv)
                        : strcmp(a, "--json") == 0   ? MODE_JSON
                        : strcmp(a, "--check") == 0  ? MODE_CHECK
                                                     : MODE_COMPARE;
-                if (mode != MODE_WINDOW && mode != m) {
+                if (mode != MODE_WINDOW && mode != m) { // (--new and --export included)
                     fprintf(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
                     free(files);
                     return EXIT_USAGE;
@@ -347,6 +541,18 @@ int main(int argc, char **argv)
             files[nfiles++] = argv[i];
     }
 
+    if (new_opt && mode != MODE_NEW) {
+        fprintf(stderr, "mha-tracer: error: %s only works with --new FILE (see --help)\n", new_opt);
+        free(files);
+        return EXIT_USAGE;
+    }
+    if (mode == MODE_NEW) {
+        int status = EXIT_USAGE;
+        if (nfiles > 0) fprintf(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", files[0]);
+        else status = run_new(&nargs, argv[0]);
+        free(files);
+        return status;
+    }
     if (export_opt && mode != MODE_EXPORT) {
         fprintf(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
         free(files);

@@ -1,6 +1,6 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
-#define _POSIX_C_SOURCE 200809L // rename(), stat()
+#define _POSIX_C_SOURCE 200809L // rename(), stat(), open(O_EXCL | O_NOFOLLOW), fsync()
 #include "lesson_write.h"
 #include "strbuf.h"
 
@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void number(StrBuf *o, double v)
 {
@@ -254,4 +256,98 @@ bool lesson_edited_path(char *out, size_t cap, const char *original, const char 
         if (!exists(out)) return true;
     }
     return false;
+}
+
+char *lesson_write_starter(const char *const *toks, int n, int heads, int d_model, const char *schema, size_t *len)
+{
+    if (n < 1 || n > LESSON_MAX_TOKENS || heads < 1 || heads > LESSON_MAX_HEADS || d_model < 1 ||
+        d_model > LESSON_MAX_D_MODEL || d_model % heads != 0)
+        return NULL;
+    int d_k = d_model / heads;
+    Lesson l;
+    memset(&l, 0, sizeof l);
+    char title[] = "My lesson";
+    char notes[1200];
+    snprintf(notes, sizeof notes,
+             "A starter lesson from mha-tracer --new: %d token%s, d_model %d, %d head%s of d_k %d. Change the title, "
+             "the tokens and the numbers to what your class should see. Each row of embeddings is one token "
+             "(d_model numbers). W_Q, W_K and W_V hold one d_model x d_k matrix per head; here head i reads "
+             "dimensions i*d_k to (i+1)*d_k - 1 of the embeddings, so each head compares the tokens on its own "
+             "features. W_O is (heads*d_k) x d_model. A token attends to the tokens whose keys point the same way "
+             "as its query; scores a few units apart already give a clear winner. Check the file with "
+             "mha-tracer --check after each change, or keep the window open: it reloads on save. These notes are "
+             "shown on the first stage (N shows them again): replace them with what the class should notice.",
+             n, n == 1 ? "" : "s", d_model, heads, heads == 1 ? "" : "s", d_k);
+    l.title = title;
+    l.notes = notes;
+    l.tokens = (char **)toks;
+    AttnParams p;
+    if (!params_init(&p, n, n, d_model, heads, d_k)) return NULL;
+    for (int i = 0; i < n; i++) { // one main dimension per token and half of the next: no two tokens alike
+        mat_set(&p.X, i, i % d_model, 1.0);
+        if (d_model > 1) mat_set(&p.X, i, (i + 1) % d_model, 0.5);
+    }
+    for (int h = 0; h < heads; h++)
+        for (int j = 0; j < d_k; j++) {
+            mat_set(&p.W_Q[h], h * d_k + j, j, 1.0);
+            mat_set(&p.W_K[h], h * d_k + j, j, 1.0);
+            mat_set(&p.W_V[h], h * d_k + j, j, 1.0);
+        }
+    for (int r = 0; r < d_model; r++) mat_set(&p.W_O, r, r, 1.0);
+    size_t body_len = 0;
+    char *body = lesson_write_json(&l, &p, NULL, &body_len);
+    params_free(&p);
+    if (!body || !schema) {
+        if (body && len) *len = body_len;
+        return body;
+    }
+    StrBuf o = {0};
+    strbuf_puts(&o, "{\n  \"$schema\": ");
+    string(&o, schema);
+    strbuf_puts(&o, ",\n");
+    strbuf_put(&o, body + 2, body_len - 2); // after "{\n"
+    free(body);
+    if (o.oom) {
+        free(o.p);
+        return NULL;
+    }
+    if (len) *len = o.len;
+    return o.p;
+}
+
+bool lesson_write_new_file(const char *path, const char *text, size_t len, LessonError *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    if (fd < 0) {
+        int e = errno;
+        io_error(err, path, "cannot create the lesson");
+        if (e == EEXIST)
+            snprintf(err->message, sizeof err->message,
+                     "already exists (a file or a link); a new lesson never replaces anything: choose another name");
+        return false;
+    }
+    const char *p = text;
+    size_t left = len;
+    bool ok = true;
+    while (left > 0 && ok) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) ok = false;
+        else {
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    if (ok && fsync(fd) != 0) ok = false;
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        errno = saved;
+        io_error(err, path, "cannot write the lesson");
+        unlink(path); // ours: made by the exclusive open above
+    }
+    return ok;
 }

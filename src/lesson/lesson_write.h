@@ -24,4 +24,16 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
 // Never returns the original's own path. Returns false when no name fits in cap.
 bool lesson_edited_path(char *out, size_t cap, const char *original, const char *ours);
 
+// A starter lesson for `mha-tracer --new`: the tokens, d_model numbers per token and heads heads of
+// d_k = d_model / heads, all explicit and small (each token one main dimension and half of the next; each
+// head reads its own d_k dimensions; W^O the identity), notes telling the teacher what to change, and
+// "$schema": schema first when schema is not NULL. heads must divide d_model. Returns malloc'd JSON
+// text (its length in *len) that lesson_parse accepts, or NULL when out of memory or the sizes are out of range.
+char *lesson_write_starter(const char *const *tokens, int n, int heads, int d_model, const char *schema, size_t *len);
+
+// Creates path and writes text into it, never replacing anything: the file must not exist (exclusive
+// creation; a symbolic link there, even a dangling one, counts as existing and is not followed). On a
+// failed write the half-written file is removed. On failure fills err (err->io = true).
+bool lesson_write_new_file(const char *path, const char *text, size_t len, LessonError *err);
+
 #endif
