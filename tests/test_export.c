@@ -702,8 +702,8 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(export_run(&req, L, T, &res, &err), "heatmaps: %s", err.message);
     CHECK(res.count == 6, "%zu files: two heads and the grid, PNG and SVG", res.count);
     if (res.count == 6) {
-        CHECK(strstr(res.paths[0], "/the-cat-sat-head0-weights.png") != NULL, "first %s", res.paths[0]);
-        CHECK(strstr(res.paths[5], "/the-cat-sat-heads-weights.svg") != NULL, "last %s", res.paths[5]);
+        CHECK(strstr(res.paths[0], "/the-cat-sat-stage05-weights-heatmap-head0.png") != NULL, "first %s", res.paths[0]);
+        CHECK(strstr(res.paths[5], "/the-cat-sat-stage05-weights-heatmap-heads.svg") != NULL, "last %s", res.paths[5]);
     }
     // Same request, same bytes.
     FILE *f = fopen(res.paths[0], "rb");
@@ -729,7 +729,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     export_result_free(&res);
     // The stage of the output shows the weights.
     req.stage = STAGE_OUTPUT;
-    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && strstr(res.paths[0], "-head0-weights.png"),
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && strstr(res.paths[0], "-stage05-weights-heatmap-head0.png"),
           "heatmaps of the output stage: %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     // A head the lesson does not have.
@@ -764,7 +764,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     w.formats = EXPORT_PNG | EXPORT_SVG;
     w.scale = 1.0;
     CHECK(export_from_view(&w, false, &st, L, T, &res, &err), "E: %s", err.message);
-    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-heads-scores.png"), "E wrote %s",
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage03-scores-heatmap-heads.png"), "E wrote %s",
           res.count ? res.paths[0] : "nothing");
     export_result_free(&res);
     st.view = VIEW_ONE_HEAD;
@@ -784,6 +784,13 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     struct stat sb;
     CHECK(stat(head1, &sb) == 0, "head 1's board is still there");
     export_result_free(&res);
+    // A pinned cell is in the board's name: pinning another cell gives another file.
+    st.pinned = (CellRef){MAT_WEIGHTS, 0, 2, 1};
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2 &&
+              strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0-weights-row2-col1.png"),
+          "Shift+E with a pinned cell wrote %s", res.count ? res.paths[0] : err.message);
+    export_result_free(&res);
+    st.pinned = (CellRef){MAT_NONE, 0, 0, 0};
     st.view = VIEW_ALL_HEADS;
     CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2 &&
               strstr(res.paths[0], "the-cat-sat-stage05-softmax-heads.png"),

@@ -35,35 +35,35 @@ png_type() { od -An -tu1 -j25 -N1 "$1" | tr -d ' '; }
 mkdir "$tmp/a"
 run default 0 --export "$tmp/a"
 lines default.out 3
-has default.out "$tmp/a/the-cat-sat-head0-weights.png"
-has default.out "$tmp/a/the-cat-sat-head1-weights.png"
-has default.out "$tmp/a/the-cat-sat-heads-weights.png"
+has default.out "$tmp/a/the-cat-sat-stage05-weights-heatmap-head0.png"
+has default.out "$tmp/a/the-cat-sat-stage05-weights-heatmap-head1.png"
+has default.out "$tmp/a/the-cat-sat-stage05-weights-heatmap-heads.png"
 empty default.err
 for f in $(cat "$tmp/default.out"); do [ -s "$f" ] && ok || bad "$f missing"; done
 [ "$(count "$tmp/a")" -eq 3 ] && ok || bad "$(count "$tmp/a") files in $tmp/a, expected 3 (temporaries left?)"
-[ "$(png_type "$tmp/a/the-cat-sat-head0-weights.png")" = 2 ] && ok || bad "white PNG is not RGB"
-head -c 64 "$tmp/a/the-cat-sat-head0-weights.png" | tr '\0' ' ' | grep -qa "tEXtSoftware mha-tracer" && ok ||
+[ "$(png_type "$tmp/a/the-cat-sat-stage05-weights-heatmap-head0.png")" = 2 ] && ok || bad "white PNG is not RGB"
+head -c 64 "$tmp/a/the-cat-sat-stage05-weights-heatmap-head0.png" | tr '\0' ' ' | grep -qa "tEXtSoftware mha-tracer" && ok ||
     bad "no tEXt Software chunk"
 
 # Scale 1 and 2: exactly twice the pixels on each side; a file of the lesson is named after the file.
 mkdir "$tmp/s1" "$tmp/s2"
 run scale1 0 --export "$tmp/s1" --scale 1 "$src/lessons/the-cat-sat.json"
 run scale2 0 --export="$tmp/s2" --scale=2 "$src/lessons/the-cat-sat.json"
-s1=$(png_size "$tmp/s1/the-cat-sat-head0-weights.png")
-s2=$(png_size "$tmp/s2/the-cat-sat-head0-weights.png")
+s1=$(png_size "$tmp/s1/the-cat-sat-stage05-weights-heatmap-head0.png")
+s2=$(png_size "$tmp/s2/the-cat-sat-stage05-weights-heatmap-head0.png")
 w1=${s1%x*}; h1=${s1#*x}; w2=${s2%x*}; h2=${s2#*x}
 echo "head 0 weights: $s1 at scale 1, $s2 at scale 2"
 [ "$w2" -eq $((2 * w1)) ] && [ "$h2" -eq $((2 * h1)) ] && ok || bad "scale 2 is $s2, scale 1 is $s1"
 [ "$w1" -ge 400 ] && [ "$w1" -le 800 ] && [ "$h1" -ge 180 ] && [ "$h1" -le 500 ] && ok || bad "scale 1 size $s1"
-cmp -s "$tmp/a/the-cat-sat-head0-weights.png" "$tmp/s2/the-cat-sat-head0-weights.png" && ok ||
+cmp -s "$tmp/a/the-cat-sat-stage05-weights-heatmap-head0.png" "$tmp/s2/the-cat-sat-stage05-weights-heatmap-head0.png" && ok ||
     bad "the built-in lesson and lessons/the-cat-sat.json give different images"
 
 # SVG: valid XML, one cell per token pair per head, labels and numbers as text, no raster.
 mkdir "$tmp/svg"
 run svg 0 --export "$tmp/svg" --format svg --stage scores
 lines svg.out 3
-has svg.out "the-cat-sat-heads-scores.svg"
-head -2 "$tmp/svg/the-cat-sat-heads-scores.svg" | grep -qF "<!-- mha-tracer export -->" && ok || bad "no mark in the SVG"
+has svg.out "the-cat-sat-stage03-scores-heatmap-heads.svg"
+head -2 "$tmp/svg/the-cat-sat-stage03-scores-heatmap-heads.svg" | grep -qF "<!-- mha-tracer export -->" && ok || bad "no mark in the SVG"
 grep -q "<image" "$tmp/svg/"*.svg && bad "raster in an SVG" || ok
 if command -v python3 >/dev/null 2>&1; then
     if python3 - "$tmp/svg" <<'EOF'
@@ -75,7 +75,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.svg")):
     cells = root.findall(".//s:rect[@class='cell']", ns)
     heads = sorted({c.get("data-head") for c in cells})
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    want_heads = ["0", "1"] if "-heads-" in path else [path.split("-head")[1][0]]
+    want_heads = ["0", "1"] if path.endswith("-heads.svg") else [path.split("-head")[-1][0]]
     if heads != want_heads: print("FAIL:", path, "heads", heads); bad += 1
     for h in heads:
         n = sum(1 for c in cells if c.get("data-head") == h)
@@ -84,7 +84,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.svg")):
         if not (c.get("fill", "").startswith("#") and len(c.get("fill")) == 7): print("FAIL: fill", c.get("fill")); bad += 1
     for tok in ("The", "cat", "sat"):
         if texts.count(tok) < 2: print("FAIL:", path, "label", tok, texts.count(tok)); bad += 1
-    if "\u22122.7498" not in texts and "-heads-" in path: print("FAIL: no -2.7498 in", path); bad += 1
+    if "\u22122.7498" not in texts and path.endswith("-heads.svg"): print("FAIL: no -2.7498 in", path); bad += 1
 sys.exit(1 if bad else 0)
 EOF
     then ok; else bad "SVG checks (python3)"; fi
@@ -127,11 +127,36 @@ has board_head1.out "$tmp/board/the-cat-sat-stage05-softmax-head1.png"
 [ "$(count "$tmp/board")" -eq 9 ] && ok || bad "$(count "$tmp/board") files after head 1's board, expected 9"
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1.png" &&
     bad "head 0 and head 1 give the same board" || ok
+# --cell ROW,COL pins that cell of the stage's result on a board, and the file name carries it: boards of
+# two cells (or two heads) never overwrite each other; a cell the stage does not have is bad usage.
+run cell 0 --export "$tmp/board" --what board --head 1 --cell 1,2 --scale 1
+has cell.out "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png"
+cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1.png" "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png" &&
+    bad "--cell 1,2 gives the same board as the first cell" || ok
+run cell_other 0 --export "$tmp/board" --what board --head 1 --cell 2,0 --scale 1
+cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row2-col0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png" &&
+    bad "two cells give the same board" || ok
+[ "$(count "$tmp/board")" -eq 11 ] && ok || bad "$(count "$tmp/board") files after two --cell boards, expected 11"
+run cell_missing 2 --export "$tmp/board" --what board --stage scores --cell 2,5
+has cell_missing.err "has no cell 2,5"
+run cell_bad 2 --export "$tmp/board" --what board --cell 1
+has cell_bad.err "--cell expects ROW,COL"
+run cell_negative 2 --export "$tmp/board" --what board --cell -1,2
+run cell_heatmaps 2 --export "$tmp/board" --cell 1,2
+has cell_heatmaps.err "--what board"
+run cell_alone 2 --cell 1,2
+has cell_alone.err "--export"
+# Heatmaps sort in lesson order too (scores, scaled, masked, weights), and beside their stage's board.
+mkdir "$tmp/order"
+run order 0 --export "$tmp/order" --what all --stage all "$src/lessons/causal-decoder.json"
+sort -c "$tmp/order.out" 2>/dev/null && ok || bad "files do not sort in lesson order: $(tr '\n' ' ' <"$tmp/order.out")"
+grep -n "heatmap-head0" "$tmp/order.out" | sed 's/.*stage0\([0-9]\)-\([a-z]*\)-.*/\1 \2/' | tr '\n' ' ' >"$tmp/order.keys"
+[ "$(cat "$tmp/order.keys")" = "3 scores 4 scaled 5 masked 6 weights " ] && ok || bad "heatmap order: $(cat "$tmp/order.keys")"
 run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
 lines causal.out 9
 has causal.out "causal-decoder-stage05-mask-head0.svg"
 run causal_mask 0 --export "$tmp/causal" --stage mask "$src/lessons/causal-decoder.json"
-has causal_mask.out "causal-decoder-head0-masked.png"
+has causal_mask.out "causal-decoder-stage05-masked-heatmap-head0.png"
 
 # Same input, same bytes; a second run into the same directory replaces our own files (and is timed).
 mkdir "$tmp/b1" "$tmp/b2"
@@ -149,17 +174,17 @@ ok
 # Backgrounds: transparent PNGs have an alpha channel.
 mkdir "$tmp/bg"
 run transparent 0 --export "$tmp/bg" --background transparent --stage scaled
-[ "$(png_type "$tmp/bg/the-cat-sat-head0-scaled.png")" = 6 ] && ok || bad "transparent PNG is not RGBA"
+[ "$(png_type "$tmp/bg/the-cat-sat-stage04-scaled-heatmap-head0.png")" = 6 ] && ok || bad "transparent PNG is not RGBA"
 run dark 0 --export "$tmp/bg" --background dark --what board --stage softmax
 
 # Nobody else's file is replaced, and then nothing at all is written.
 mkdir "$tmp/foreign"
-printf 'my notes\n' >"$tmp/foreign/the-cat-sat-head1-weights.png"
+printf 'my notes\n' >"$tmp/foreign/the-cat-sat-stage05-weights-heatmap-head1.png"
 run foreign 1 --export "$tmp/foreign"
-has foreign.err "the-cat-sat-head1-weights.png"
+has foreign.err "the-cat-sat-stage05-weights-heatmap-head1.png"
 has foreign.err "not an mha-tracer export"
 empty foreign.out
-[ "$(cat "$tmp/foreign/the-cat-sat-head1-weights.png")" = "my notes" ] && ok || bad "a foreign file was replaced"
+[ "$(cat "$tmp/foreign/the-cat-sat-stage05-weights-heatmap-head1.png")" = "my notes" ] && ok || bad "a foreign file was replaced"
 [ "$(count "$tmp/foreign")" -eq 1 ] && ok || bad "files were written beside a foreign file"
 
 # A missing directory is made (one level, as mkdir); a missing parent or an unwritable directory: exit 1, the

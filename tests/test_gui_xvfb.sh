@@ -93,7 +93,7 @@ key m "panel=none "
 shot 12d-before-export >/dev/null
 key e "note=1$"
 shot 12e-exported >/dev/null
-for f in lesson-head1-weights.png lesson-head1-weights.svg; do
+for f in lesson-stage05-weights-heatmap-head1.png lesson-stage05-weights-heatmap-head1.svg; do
     [ -f "$WORK/exports/$f" ] || fail "E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
 done
 [ "$(md5sum < "$SHOTS/12e-exported.png")" != "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
@@ -104,7 +104,7 @@ for f in lesson-stage08-output-head1.png lesson-stage08-output-head1.svg; do
 done
 size=$(identify -format "%wx%h" "$WORK/exports/lesson-stage08-output-head1.png") || fail "the board PNG is not valid"
 [ "$size" = 2560x1440 ] || fail "the board PNG is $size, not 2560x1440"
-identify "$WORK/exports/lesson-head1-weights.png" >/dev/null || fail "the heatmap PNG is not valid"
+identify "$WORK/exports/lesson-stage05-weights-heatmap-head1.png" >/dev/null || fail "the heatmap PNG is not valid"
 grep -q "<svg" "$WORK/exports/lesson-stage08-output-head1.svg" || fail "the board SVG is not SVG"
 echo "E, Shift+E: $(ls "$WORK/exports" | tr "\n" " ")"
 wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away by itself"

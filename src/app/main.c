@@ -50,6 +50,8 @@ static const char USAGE[] =
     "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
     "      --background white|transparent|dark   default white\n"
     "      --head N                     board: the head it shows (default 0)\n"
+    "      --cell ROW,COL               board: the result cell whose arithmetic it shows (default the first;\n"
+    "                                   the file name then carries it)\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
@@ -64,7 +66,7 @@ typedef struct {
 
 // The options of --export, as given (checked by parse_export).
 typedef struct {
-    const char *dir, *format, *scale, *what, *stage, *background, *head;
+    const char *dir, *format, *scale, *what, *stage, *background, *head, *cell;
 } ExportArgs;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
@@ -245,6 +247,20 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
             return false;
         }
         r->head = (int)h; // the lesson's own count is checked by export_run
+    }
+    if (a->cell) {
+        int row = -1, col = -1, used = 0;
+        if (sscanf(a->cell, "%d,%d%n", &row, &col, &used) != 2 || a->cell[used] || row < 0 || col < 0 ||
+            !(a->cell[0] >= '0' && a->cell[0] <= '9')) {
+            fprintf(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", a->cell);
+            return false;
+        }
+        if (!(r->what & EXPORT_WHAT_BOARD)) {
+            fprintf(stderr, "mha-tracer: error: --cell pins a cell on boards: add --what board (or all)\n");
+            return false;
+        }
+        r->cell_row = row;
+        r->cell_col = col;
     }
     if (a->background) {
         if (strcmp(a->background, "white") == 0) r->background = EXPORT_BG_WHITE;
@@ -479,9 +495,9 @@ int main(int argc, char **argv)
                 continue;
             }
             static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
-                                                "--head"};
+                                                "--head",   "--cell"};
             const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what,
-                                    &xargs.stage, &xargs.background, &xargs.head};
+                                    &xargs.stage, &xargs.background, &xargs.head,  &xargs.cell};
             int x = -1;
             const char *value = NULL;
             for (int k = 0; k < (int)(sizeof XOPTS / sizeof XOPTS[0]) && x < 0; k++) {

@@ -51,6 +51,7 @@ void export_request_defaults(ExportRequest *r)
     r->background = EXPORT_BG_WHITE;
     r->colormap = COLORMAP_VIRIDIS;
     r->head = 0;
+    r->cell_row = r->cell_col = -1;
 }
 
 void export_result_free(ExportResult *r)
@@ -776,17 +777,31 @@ static const char *lesson_title(const Lesson *L) { return L->title && L->title[0
 // Digits of the largest head number, so that the files of 12 heads sort in order (head00 ... head11).
 static int head_digits(int heads) { return heads > 1000 ? 4 : heads > 100 ? 3 : heads > 10 ? 2 : 1; }
 
+// The number (from 1) of the lesson's first stage that shows mat as its heatmap, as boards count them.
+static int heatmap_stage_number(const Lesson *L, MatId mat)
+{
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
+    for (int i = 0; i < st.stage_count; i++)
+        if (model_stage_heatmap(&L->params, st.stages[i]) == mat) return i + 1;
+    return 0;
+}
+
+// A heatmap's file is named after the first stage that shows it, like the boards, so that the files of a
+// lesson sort in its order: NAME-stage03-scores-heatmap-head0, ... NAME-stage05-weights-heatmap-heads.
 static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix, const Lesson *L, MatId mat, int head)
 {
     Job *j = job_add(jobs);
     if (!j) return false;
-    int heads = L->params.heads;
+    int heads = L->params.heads, stage = heatmap_stage_number(L, mat);
     const char *what = mat_info(mat) ? mat_info(mat)->what : "";
     if (head >= 0) {
-        snprintf(j->name, sizeof j->name, "%s-head%0*d-%s", prefix, head_digits(heads), head, export_matrix_key(mat));
+        snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-head%0*d", prefix, stage, export_matrix_key(mat),
+                 head_digits(heads), head);
         snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 head %d: %s", lesson_title(L), head, what);
     } else {
-        snprintf(j->name, sizeof j->name, "%s-heads-%s", prefix, export_matrix_key(mat));
+        snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-heads", prefix, stage, export_matrix_key(mat));
         snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 all %d heads: %s", lesson_title(L), heads, what);
     }
     j->spec = (HeatmapSpec){mat, head, req->scale, req->colormap, req->background};
@@ -794,8 +809,9 @@ static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix
 }
 
 // A board's file is named after its stage and, when the lesson has several heads, the head it shows
-// ("-head1"; "-heads" for the all-heads view), so that the boards of two heads do not overwrite each other.
-static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st)
+// ("-head1"; "-heads" for the all-heads view), so that the boards of two heads do not overwrite each other;
+// with name_cell and a pinned cell, after that cell too ("-weights-row1-col2").
+static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st, bool name_cell)
 {
     Job *j = job_add(jobs);
     if (!j) return false;
@@ -807,12 +823,20 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     char head[32] = "";
     if (heads > 1 && st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "-heads");
     else if (heads > 1) snprintf(head, sizeof head, "-head%0*d", head_digits(heads), st->head);
-    snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head);
+    char cell[96] = "";
+    const MatInfo *pm = name_cell && st->pinned.mat != MAT_NONE ? mat_info(st->pinned.mat) : NULL;
+    if (pm) snprintf(cell, sizeof cell, "-%s-row%d-col%d", pm->key, st->pinned.row, st->pinned.col);
+    snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head,
+             cell);
     snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
              st->stage_count, stage_name(stage));
     if (heads > 1 && st->view != VIEW_ALL_HEADS) {
         size_t n = strlen(j->title);
         snprintf(j->title + n, sizeof j->title - n, ", head %d", st->head);
+    }
+    if (pm) {
+        size_t n = strlen(j->title);
+        snprintf(j->title + n, sizeof j->title - n, ", %s row %d, column %d", pm->what, st->pinned.row, st->pinned.col);
     }
     return true;
 }
@@ -963,11 +987,33 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         st.stage_index = i;
         Stage stage = view_stage(&st);
         if (req->what & EXPORT_WHAT_BOARD) {
-            // A slide has no pointer: the first result cell is pinned, so the board shows how it is computed.
+            // A slide has no pointer: the first result cell is pinned, so the board shows how it is computed,
+            // or the cell asked for (the first result matrix of the stage that has it).
             ViewState b = st;
             int total = view_reveal_total(&b);
             b.pinned = total > 0 ? view_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
-            ok = add_board(&jobs, prefix, L, &b);
+            bool named = false;
+            if (req->cell_row >= 0) {
+                for (int c = 0; c < total && !named; c++) {
+                    CellRef r = view_reveal_cell(&b, c);
+                    if (r.row == req->cell_row && r.col == req->cell_col) {
+                        b.pinned = r;
+                        named = true;
+                    }
+                }
+                if (!named && first == last) {
+                    const MatInfo *mi = total > 0 ? mat_info(view_reveal_cell(&b, total - 1).mat) : NULL;
+                    CellRef lastc = total > 0 ? view_reveal_cell(&b, total - 1) : (CellRef){MAT_NONE, 0, 0, 0};
+                    free(jobs.jobs);
+                    if (total == 0 || !mi)
+                        fail(err, false, "the '%s' stage computes no cells to pin", stage_info(stage)->key);
+                    else
+                        fail(err, false, "the '%s' stage has no cell %d,%d: its %s run to row %d, column %d (from 0)",
+                             stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row, lastc.col);
+                    return false;
+                }
+            }
+            ok = add_board(&jobs, prefix, L, &b, named);
         }
         MatId mat = export_stage_matrix(stage, L);
         if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && mat != MAT_NONE && !done[mat]) {
@@ -999,7 +1045,7 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
     Jobs jobs = {0};
     bool ok;
     if (board) {
-        ok = add_board(&jobs, prefix, L, st);
+        ok = add_board(&jobs, prefix, L, st, true);
     } else {
         MatId mat = export_stage_matrix(view_stage(st), L);
         if (mat == MAT_NONE) mat = MAT_WEIGHTS; // before the scores, as the all-heads view: the weights

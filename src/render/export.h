@@ -48,12 +48,17 @@ typedef struct {
     ExportBackground background;
     ColormapId colormap;
     int head;             // the head a board shows (0 .. heads - 1; another head is a bad request)
+    // The cell a board pins (row, column from 0; -1: the stage's first result cell): in the first result
+    // matrix of the stage that has it. A single stage without it is a bad request; with EXPORT_ALL_STAGES
+    // the stages without it pin their first cell. A board whose cell was asked for names it.
+    int cell_row, cell_col;
     // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
     // for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;
 } ExportRequest;
 
-// The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis, head 0.
+// The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis, head 0,
+// the first cell.
 void export_request_defaults(ExportRequest *r);
 
 // The files an export wrote, in the order they were made (paths as dir/name).
@@ -74,9 +79,11 @@ bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *tra
 // overlay, no cost panel, no hints about the mouse or keys). req gives dir, create_dir, font_dir, name,
 // formats, scale, background and view; what, stage, head and colormap come from st. lesson and trace are
 // what the window shows (with its edits). The first path of *out is the one to show.
-// File names: NAME-headH-KEY and NAME-heads-KEY for heatmaps (KEY: the matrix's key, "weights"), and
-// NAME-stageNN-KEY-headH for boards (KEY: the stage's key; "-heads" in the all-heads view; no head part
-// when the lesson has one head), so that the boards of two heads do not overwrite each other.
+// File names sort in lesson order: NAME-stageNN-KEY-heatmap-headH and NAME-stageNN-KEY-heatmap-heads for
+// heatmaps (NN: the first stage showing it; KEY: the matrix's key, "weights"), and NAME-stageNN-KEY-headH for
+// boards (KEY: the stage's key; "-heads" in the all-heads view; no head part when the lesson has one head)
+// followed by the pinned cell, "-weights-row1-col2", when one is pinned, so that nothing overwrites a
+// different picture.
 bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *lesson,
                       const Trace *trace, ExportResult *out, ExportError *err);
 
