@@ -152,6 +152,13 @@ run order 0 --export "$tmp/order" --what all --stage all "$src/lessons/causal-de
 sort -c "$tmp/order.out" 2>/dev/null && ok || bad "files do not sort in lesson order: $(tr '\n' ' ' <"$tmp/order.out")"
 grep -n "heatmap-head0" "$tmp/order.out" | sed 's/.*stage0\([0-9]\)-\([a-z]*\)-.*/\1 \2/' | tr '\n' ' ' >"$tmp/order.keys"
 [ "$(cat "$tmp/order.keys")" = "3 scores 4 scaled 5 masked 6 weights " ] && ok || bad "heatmap order: $(cat "$tmp/order.keys")"
+# Cross-attention heatmaps say which sequence each axis is: queries from the target down, keys from the source across.
+mkdir "$tmp/cross"
+run cross 0 --export "$tmp/cross" --format svg "$src/lessons/cross-attention.json"
+grep -q "queries: the target" "$tmp/cross/cross-attention-stage05-weights-heatmap-head0.svg" &&
+    grep -q "keys: the source" "$tmp/cross/cross-attention-stage05-weights-heatmap-head0.svg" && ok ||
+    bad "the cross-attention heatmap does not name its axes"
+grep -q "queries" "$tmp/svg/the-cat-sat-stage03-scores-heatmap-head0.svg" && ok || bad "the self-attention heatmap does not name its axes"
 run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
 lines causal.out 9
 has causal.out "causal-decoder-stage05-mask-head0.svg"

@@ -80,6 +80,13 @@ static void test_names(void)
     }
     model_mat_name(MAT_NONE, 0, buf, sizeof buf);
     CHECK(buf[0] == '\0', "no name for MAT_NONE");
+    // Cross-attention's source sequence has a letter no other matrix uses (the scores are S₀ and S′₀).
+    model_mat_name(MAT_S, 0, buf, sizeof buf);
+    CHECK(!strcmp(buf, "Y"), "the source embeddings are Y, got '%s'", buf);
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++)
+        if (m != MAT_S) CHECK(mat_info((MatId)m)->symbol[0] != 'Y', "matrix %s shares the source's letter", mat_info((MatId)m)->key);
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++)
+        if (m != MAT_X) CHECK(mat_info((MatId)m)->symbol[0] != 'X', "matrix %s shares the embeddings' letter", mat_info((MatId)m)->key);
 
     // Axis labels: tokens, with the position as a subscript for a token that occurs twice.
     Lesson L;

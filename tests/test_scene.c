@@ -1541,8 +1541,55 @@ static void test_steps_move_on(void)
     }
 }
 
+// Cross-attention: the source sequence is Y in the stage texts (never S, which is the scores), and a full
+// heatmap says which sequence runs down (the queries, from the target) and which across (the keys, from the
+// source); a self-attention heatmap says queries and keys.
+static void test_cross_names(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/cross-attention.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    SceneExtras ex = {0};
+    for (int i = 0; i < st.stage_count; i++) {
+        st.stage_index = i;
+        Stage stage = view_stage(&st);
+        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL), "cross board builds");
+        if (stage == STAGE_INPUT) {
+            CHECK(has_text(&s, "source tokens Y"), "the input stage names the source Y");
+            CHECK(count_text(&s, "Y") >= 1 && !has_text(&s, "source tokens S"), "no S for the source");
+        }
+        if (stage == STAGE_PROJECT) CHECK(has_text(&s, "Y into K and V"), "the projections read Y into K and V");
+        if (stage == STAGE_SOFTMAX)
+            CHECK(has_text(&s, "\xe2\x86\x93 target") || has_text(&s, "\xe2\x86\x93 queries: the target"),
+                  "the softmax board's heatmap names its axes");
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+    if (!load("lessons/the-cat-sat.json", &L, &T)) return;
+    dims = view_dims_from_params(&L.params);
+    view_init(&st, &dims);
+    scene_init(&s);
+    for (int i = 0; i < st.stage_count; i++) {
+        st.stage_index = i;
+        if (view_stage(&st) != STAGE_SOFTMAX) continue;
+        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL), "cat board builds");
+        CHECK(has_text(&s, "\xe2\x86\x93 queries    \xe2\x86\x92 keys"), "self-attention axes: queries down, keys across");
+        CHECK(!has_text(&s, "target"), "no target/source in self-attention");
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
+    test_cross_names();
     test_steps_move_on();
     test_colormaps();
     test_number_font();

@@ -103,7 +103,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         char bn[8];
         snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
         snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, hn, tok, col,
-                 c.mat == MAT_Q ? "X" : (p->cross ? "S" : "X"), tok, wn, col,
+                 c.mat == MAT_Q ? "X" : (p->cross ? "Y" : "X"), tok, wn, col,
                  mat_get(bias, 0, col) != 0.0 ? " + b" : "");
         dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model);
         products(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model, v);

@@ -56,7 +56,7 @@ static Matrix *p_wo(AttnParams *p, int h) { (void)h; return &p->W_O; }
 
 static const MatInfo MATS[MAT_COUNT] = {
     [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x},
-    [MAT_S] = {MAT_S, "S", "S", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s},
+    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s},
     [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq},
     [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk},
     [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv},

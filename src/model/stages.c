@@ -58,7 +58,7 @@ static int eq_input(const AttnParams *p, int head, Equation *out, int max)
     if (max < 2) return 1;
     memset(&out[1], 0, sizeof out[1]);
     term_mat(&out[1], MAT_S, head, true);
-    snprintf(out[1].caption, sizeof out[1].caption, "the source embeddings S");
+    snprintf(out[1].caption, sizeof out[1].caption, "the source embeddings Y");
     return 2;
 }
 
@@ -160,7 +160,7 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)head;
     if (p->cross)
-        snprintf(buf, cap, "X (%d" TIMES "%d): the queries' tokens;  S (%d" TIMES "%d): the source's", p->n, p->d_model,
+        snprintf(buf, cap, "X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values", p->n, p->d_model,
                  p->m, p->d_model);
     else
         snprintf(buf, cap, "X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)", p->n,
@@ -170,7 +170,7 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
 {
     char h[16];
     head_sub(h, sizeof h, head);
-    const char *kv = p->cross ? "S" : "X";
+    const char *kv = p->cross ? "Y" : "X";
     snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
 }
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
@@ -232,7 +232,7 @@ static void x_input(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->cross)
         snprintf(buf, cap, "Cross-attention: the queries come from the %d target token%s X, the keys and values from "
-                 "the %d source token%s S. Each token is a row of d_model = %d numbers, its embedding.", p->n,
+                 "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding.", p->n,
                  plural(p->n, "", "s"), p->m, plural(p->m, "", "s"), p->d_model);
     else
         snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
@@ -242,7 +242,7 @@ static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
     snprintf(buf, cap, "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
              "queries Q, keys K and values V: d_k = %d number%s per token instead of %d.", p->d_model, p->d_k,
-             p->cross ? "X into Q, and S into K and V," : "every row of X", p->d_k, plural(p->d_k, "", "s"), p->d_model);
+             p->cross ? "X into Q, and Y into K and V," : "every row of X", p->d_k, plural(p->d_k, "", "s"), p->d_model);
 }
 static void x_scores(const AttnParams *p, char *buf, size_t cap)
 {

@@ -216,7 +216,9 @@ static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, Mat
     snprintf(title, sizeof title, "Head %d \xc2\xb7 %s %s", head, mi->what, name);
     int heat_w = imax(lw + p->m * cell_w, text_w(me, FONT_BOLD, lf, title) + nf);
     heat_w = imax(heat_w, 4 * lw); // the scene gives the query labels a quarter of the width at most
+    heat_w = imax(heat_w, text_w(me, FONT_REGULAR, lf, scene_heat_axes(L, false))); // the axes' caption under the cells
     int th = line_h(me, FONT_BOLD, lf) + nf / 5, top = line_h(me, FONT_REGULAR, lf) + nf / 6;
+    top += line_h(me, FONT_REGULAR, lf) + nf / 6; // the caption's line
     int grid_h = p->n * cell_h, half_bar = 3 * line_h(me, FONT_REGULAR, nf) / 2 + 1;
     int heat_h = th + top + imax(grid_h, grid_h / 2 + half_bar);
     *w = heat_w + bar_width(me, L, T, mat) + 3 * me->m8 + nf / 2;

@@ -1030,6 +1030,12 @@ static int colorbar_width(const Ctx *c, MatId m)
     return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, buf) + 2;
 }
 
+const char *scene_heat_axes(const Lesson *L, bool brief)
+{
+    if (!L->params.cross) return "\xe2\x86\x93 queries    \xe2\x86\x92 keys";
+    return brief ? "\xe2\x86\x93 target   \xe2\x86\x92 source" : "\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source";
+}
+
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
 // numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
 // Every token is labelled: the labels turn or shrink to an abbreviation before any is left out.
@@ -1076,7 +1082,16 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     lw += c->num_font / 4;
     int llh = line_h(c, FONT_REGULAR, label_font);
     int top_h = llh + c->num_font / 6;
-    int avail_w = w - lw, avail_h = h - th - top_h;
+    // The axes' caption under the cells (which sequence runs down, which across), when the width holds it.
+    const char *axes = compact ? NULL : scene_heat_axes(c->L, false);
+    int axes_w = axes ? text_w(c, FONT_REGULAR, label_font, axes) : 0;
+    if (axes && axes_w > w) {
+        axes = scene_heat_axes(c->L, true);
+        axes_w = text_w(c, FONT_REGULAR, label_font, axes);
+    }
+    if (axes_w > w || h - th - top_h < 4 * llh) axes = NULL;
+    int cap_h = axes ? llh + c->num_font / 6 : 0;
+    int avail_w = w - lw, avail_h = h - th - top_h - cap_h;
     int cell_h = p->n > 0 ? avail_h / p->n : 0, cell_w = p->m > 0 ? avail_w / p->m : 0;
     if (cell_h > cell_w * 2 / 1) cell_h = cell_w;
     if (cell_w > cell_h * 3) cell_w = cell_h * 3;
@@ -1106,7 +1121,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
         int extra = down_lines * (line_h(c, FONT_REGULAR, col_font) * 4 / 5) + 2 - top_h;
         if (extra > 0) { // the cells give the labels their room
             top_h += extra;
-            if (p->n > 0 && (h - th - top_h) / p->n < cell_h) cell_h = (h - th - top_h) / p->n;
+            if (p->n > 0 && (h - th - top_h - cap_h) / p->n < cell_h) cell_h = (h - th - top_h - cap_h) / p->n;
             if (cell_h < 1) return;
         }
     }
@@ -1147,6 +1162,13 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
         text_in(c, FONT_REGULAR, col_font, c->th->muted, gx + j * cell_w, gy - top_h, cell_w, top_h, CENTER, fitted);
+    }
+    if (axes) { // centred under the cells, inside the heatmap's width
+        int ax = gx + gw / 2 - axes_w / 2;
+        if (ax + axes_w > x + w) ax = x + w - axes_w;
+        if (ax < x) ax = x;
+        text_in(c, FONT_REGULAR, label_font, c->th->muted, ax, gy + cell_h * p->n + c->num_font / 6, axes_w, llh, LEFT,
+                axes);
     }
     for (int i = 0; i < p->n; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);

@@ -142,4 +142,10 @@ void scene_format_value(double v, char *buf, size_t cap);
 // that digits (0.73 of it) are above 2.6 % of the height, the back row's limit.
 int scene_number_font(int h);
 
+// The caption under a heatmap's cells saying which sequence each axis is: "↓ queries    → keys", or for
+// cross-attention "↓ queries: the target    → keys: the source" (brief: "↓ target   → source"), since
+// the queries come from the target sentence and the keys from the source. A full-size heatmap shows the
+// long form, else the brief one, when its width holds it (the all-heads grid has none).
+const char *scene_heat_axes(const Lesson *L, bool brief);
+
 #endif
