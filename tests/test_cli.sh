@@ -122,6 +122,11 @@ has sum_compare.err "single head"
 has sum_compare.err "sum.json"
 empty sum_compare.out
 
+# Cross-attention: the source is Y in --trace as on the board (S_i are the scores).
+run cross_trace 0 --trace "$src/lessons/cross-attention.json"
+has cross_trace.out "== Source embeddings Y"
+has cross_trace.out "K_0 = Y W_K_0"
+
 # The title and the notes, for proof-reading without the window: --trace prints them under the title
 # (each line of the notes indented), --json carries "title" and "notes" (null when the lesson has none).
 printf '{"title": "Noted", "notes": "First line.\\nSecond \\"line\\".", "tokens": ["a"], "embeddings": [[1, 0]],

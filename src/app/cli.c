@@ -125,7 +125,7 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
     print_header(out, l);
 
     print_matrix(out, "== Input embeddings X", &p->X, l->tokens, NULL, "d");
-    if (p->cross) print_matrix(out, "== Source embeddings S", &p->S, l->source_tokens, NULL, "d");
+    if (p->cross) print_matrix(out, "== Source embeddings Y", &p->S, l->source_tokens, NULL, "d");
 
     for (int h = 0; h < p->heads; h++) {
         const HeadTrace *ht = &t->head[h];
@@ -144,7 +144,7 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
             snprintf(title, sizeof title, "b_V_%d", h);
             print_matrix(out, title, &p->b_V[h], NULL, NULL, "k");
         }
-        const char *src = p->cross ? "S" : "X";
+        const char *src = p->cross ? "Y" : "X"; // as on the board: S_i are the scores
         snprintf(title, sizeof title, "Q_%d = X W_Q_%d + b_Q_%d", h, h, h);
         print_matrix(out, title, &ht->Q, l->tokens, NULL, "k");
         snprintf(title, sizeof title, "K_%d = %s W_K_%d + b_K_%d", h, src, h, h);
