@@ -123,6 +123,11 @@ bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesso
 bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson, const Trace *trace,
                          const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm);
 
+// The page a heatmap slide of matrix mat needs at this scale (1: a 1280x720 window's sizes): one head's
+// (head >= 0) with every key and number whole, or every head's in a grid (head < 0) close to 16:9.
+void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int head, double scale,
+                        const TextMetrics *tm, int *w, int *h);
+
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.
 bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);
 
