@@ -220,8 +220,40 @@ static void test_softmax_explained(void)
     lesson_free(&L);
 }
 
+// Computed from what: the matrix table's input bands, as the board lights them for a focused cell.
+static void test_inputs(void)
+{
+    AttnParams p;
+    memset(&p, 0, sizeof p);
+    p.n = p.m = 3;
+    p.d_model = 4;
+    p.heads = 2;
+    p.d_k = 2;
+    CellRef in[4];
+    int n = model_mat_inputs(&p, (CellRef){MAT_Q, 1, 2, 0}, in, 4);
+    CHECK(n == 2 && in[0].mat == MAT_X && in[0].row == 2 && in[0].col == -1 && in[1].mat == MAT_WQ &&
+              in[1].head == 1 && in[1].row == -1 && in[1].col == 0,
+          "Q1[2][0] = X row 2 . W1^Q column 0");
+    n = model_mat_inputs(&p, (CellRef){MAT_K, 0, 1, 1}, in, 4);
+    CHECK(n == 2 && in[0].mat == MAT_X, "self-attention keys come from X");
+    p.cross = true;
+    n = model_mat_inputs(&p, (CellRef){MAT_V, 0, 1, 1}, in, 4);
+    CHECK(n == 2 && in[0].mat == MAT_S && in[1].mat == MAT_WV, "cross-attention values come from the source");
+    n = model_mat_inputs(&p, (CellRef){MAT_CONCAT, 0, 2, 3}, in, 4);
+    CHECK(n == 1 && in[0].mat == MAT_Z && in[0].head == 1 && in[0].row == 2 && in[0].col == 1,
+          "Concat column 3 is Z1 column 1 (head %d, col %d)", in[0].head, in[0].col);
+    n = model_mat_inputs(&p, (CellRef){MAT_WEIGHTS, 0, 1, 2}, in, 4);
+    CHECK(n == 1 && in[0].mat == MAT_SCALED && in[0].row == 1 && in[0].col == -1, "softmax reads the whole row");
+    p.mask = MASK_CAUSAL;
+    n = model_mat_inputs(&p, (CellRef){MAT_WEIGHTS, 0, 1, 2}, in, 4);
+    CHECK(n == 1 && in[0].mat == MAT_MASKED, "a causal softmax reads the masked row");
+    CHECK(model_mat_inputs(&p, (CellRef){MAT_WO, 0, 1, 2}, in, 4) == 0, "weights are given, not computed");
+    CHECK(model_mat_inputs(&p, (CellRef){MAT_OUTPUT, 0, 1, 2}, in, 1) == 1, "at most max bands");
+}
+
 int main(void)
 {
+    test_inputs();
     test_format();
     test_names();
     test_stages();

@@ -51,31 +51,96 @@ static Matrix *p_wk(AttnParams *p, int h) { return &p->W_K[h]; }
 static Matrix *p_wv(AttnParams *p, int h) { return &p->W_V[h]; }
 static Matrix *p_wo(AttnParams *p, int h) { (void)h; return &p->W_O; }
 
+// What each computed matrix is made of: the row and column bands its cell reads (-1: all of them).
+static int bands(CellRef *out, int max, CellRef a, CellRef b, int n)
+{
+    int k = 0;
+    if (k < max && n > 0) out[k++] = a;
+    if (k < max && n > 1) out[k++] = b;
+    return k;
+}
+#define BAND(m, h, r, c) ((CellRef){(m), (h), (r), (c)})
+static MatId kv_source(const AttnParams *p) { return p->cross ? MAT_S : MAT_X; }
+static int f_q(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_X, c.head, c.row, -1), BAND(MAT_WQ, c.head, -1, c.col), 2);
+}
+static int f_k(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    return bands(o, max, BAND(kv_source(p), c.head, c.row, -1), BAND(MAT_WK, c.head, -1, c.col), 2);
+}
+static int f_v(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    return bands(o, max, BAND(kv_source(p), c.head, c.row, -1), BAND(MAT_WV, c.head, -1, c.col), 2);
+}
+static int f_scores(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_Q, c.head, c.row, -1), BAND(MAT_KT, c.head, -1, c.col), 2);
+}
+static int f_scaled(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_SCORES, c.head, c.row, c.col), c, 1);
+}
+static int f_masked(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_SCALED, c.head, c.row, c.col), BAND(MAT_MASK, c.head, c.row, c.col), 2);
+}
+static int f_weights(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    return bands(o, max, BAND(p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, c.head, c.row, -1), c, 1);
+}
+static int f_z(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_WEIGHTS, c.head, c.row, -1), BAND(MAT_V, c.head, -1, c.col), 2);
+}
+static int f_concat(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    if (p->d_k <= 0) return 0;
+    return bands(o, max, BAND(MAT_Z, c.col / p->d_k, c.row, c.col % p->d_k), c, 1); // head i's part
+}
+static int f_output(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_CONCAT, c.head, c.row, -1), BAND(MAT_WO, c.head, -1, c.col), 2);
+}
+#undef BAND
+
 // ---------------------------------------------------------------------------------------------------
 // The table
 
 static const MatInfo MATS[MAT_COUNT] = {
-    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x},
-    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s},
-    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq},
-    [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk},
-    [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv},
-    [MAT_Q] = {MAT_Q, "Q", "Q", "queries", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL},
-    [MAT_K] = {MAT_K, "K", "K", "keys", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL},
-    [MAT_V] = {MAT_V, "V", "V", "values", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL},
-    [MAT_KT] = {MAT_KT, "K_T", "K^T", "keys, transposed", true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL},
-    [MAT_SCORES] = {MAT_SCORES, "scores", "S", "raw scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL},
-    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", "scaled scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL},
-    [MAT_MASK] = {MAT_MASK, "mask", "M", "causal mask", false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL},
-    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL},
-    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL},
-    [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL},
-    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL},
-    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo},
-    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL},
+    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, NULL},
+    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, NULL},
+    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq, NULL},
+    [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk, NULL},
+    [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv, NULL},
+    [MAT_Q] = {MAT_Q, "Q", "Q", "queries", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL, f_q},
+    [MAT_K] = {MAT_K, "K", "K", "keys", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL, f_k},
+    [MAT_V] = {MAT_V, "V", "V", "values", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL, f_v},
+    [MAT_KT] = {MAT_KT, "K_T", "K^T", "keys, transposed", true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL, NULL},
+    [MAT_SCORES] = {MAT_SCORES, "scores", "S", "raw scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL, f_scores},
+    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", "scaled scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL, f_scaled},
+    [MAT_MASK] = {MAT_MASK, "mask", "M", "causal mask", false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL, NULL},
+    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL, f_masked},
+    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL, f_weights},
+    [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL, f_z},
+    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL, f_concat},
+    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo, NULL},
+    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL, f_output},
 };
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
+
+int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max)
+{
+    const MatInfo *mi = mat_info(c.mat);
+    return mi && mi->from ? mi->from(p, c, out, max) : 0;
+}
 
 int model_dim(const AttnParams *p, Dim d)
 {

@@ -59,10 +59,15 @@ typedef struct {
     RangeGroup range;
     double (*value)(const AttnParams *p, const Trace *t, CellRef c); // c is in range
     Matrix *(*param)(AttnParams *p, int head); // editable matrices: where the value lives; else NULL
+    // Computed from what: the input bands cell c was made from (row or col -1: the whole row or column),
+    // at most max of them; returns how many. NULL: given by the lesson.
+    int (*from)(const AttnParams *p, CellRef c, CellRef *out, int max);
 } MatInfo;
 
 // The row of a matrix (NULL for MAT_NONE or out of range).
 const MatInfo *mat_info(MatId m);
+// The input bands cell c was computed from (the table's `from`): 0 for given values.
+int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max);
 
 int model_dim(const AttnParams *p, Dim d);
 void model_mat_shape(const AttnParams *p, MatId m, int *rows, int *cols);

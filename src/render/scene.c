@@ -371,32 +371,15 @@ static int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const
     return math_run(c, f, size, color, x, y, t, true);
 }
 
-// The input bands that light up for a focused cell.
+// The input bands that light up for a focused cell: the cell, and what it was computed from (the matrix
+// table's `from`).
 static void light_inputs(Ctx *c)
 {
     CellRef f = c->focus;
     c->lit_count = 0;
     if (f.mat == MAT_NONE) return;
-#define LIGHT(m, r, col) (c->lit[c->lit_count++] = (CellRef){(m), f.head, (r), (col)})
-    LIGHT(f.mat, f.row, f.col);
-    switch (f.mat) {
-    case MAT_Q: LIGHT(MAT_X, f.row, -1); LIGHT(MAT_WQ, -1, f.col); break;
-    case MAT_K: LIGHT(c->L->params.cross ? MAT_S : MAT_X, f.row, -1); LIGHT(MAT_WK, -1, f.col); break;
-    case MAT_V: LIGHT(c->L->params.cross ? MAT_S : MAT_X, f.row, -1); LIGHT(MAT_WV, -1, f.col); break;
-    case MAT_SCORES: LIGHT(MAT_Q, f.row, -1); LIGHT(MAT_KT, -1, f.col); break;
-    case MAT_SCALED: LIGHT(MAT_SCORES, f.row, f.col); break;
-    case MAT_MASKED: LIGHT(MAT_SCALED, f.row, f.col); LIGHT(MAT_MASK, f.row, f.col); break;
-    case MAT_WEIGHTS: LIGHT(c->L->params.mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, f.row, -1); break;
-    case MAT_Z: LIGHT(MAT_WEIGHTS, f.row, -1); LIGHT(MAT_V, -1, f.col); break;
-    case MAT_CONCAT:
-        if (c->L->params.d_k > 0) {
-            c->lit[c->lit_count++] = (CellRef){MAT_Z, f.col / c->L->params.d_k, f.row, f.col % c->L->params.d_k};
-        }
-        break;
-    case MAT_OUTPUT: LIGHT(MAT_CONCAT, f.row, -1); LIGHT(MAT_WO, -1, f.col); break;
-    default: break;
-    }
-#undef LIGHT
+    c->lit[c->lit_count++] = f;
+    c->lit_count += model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
 }
 
 // ---------------------------------------------------------------------------------------------------
