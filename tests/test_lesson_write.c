@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -147,6 +149,59 @@ static void test_files(void)
     rmdir(dir);
 }
 
+static bool file_is(const char *path, const char *want)
+{
+    char buf[256];
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strcmp(buf, want) == 0;
+}
+
+// Links planted where the save writes: at the old fixed temporary name (pointing outside the folder) and at
+// the edited name (pointing at the original). Neither is followed; the original is never replaced.
+static void test_links(void)
+{
+    char dir[] = "/tmp/mha-write-XXXXXX", outside_dir[] = "/tmp/mha-outside-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL && mkdtemp(outside_dir) != NULL, "temporary directories");
+    char orig[256], outside[256], edited[256], old_tmp[256], out[512];
+    snprintf(orig, sizeof orig, "%s/lesson.json", dir);
+    snprintf(outside, sizeof outside, "%s/victim.txt", outside_dir);
+    snprintf(edited, sizeof edited, "%s/lesson-edited.json", dir);
+    snprintf(old_tmp, sizeof old_tmp, "%s/lesson-edited.json.tmp", dir);
+    LessonError err;
+    CHECK(lesson_write_new_file(orig, "ORIGINAL", 8, &err) && lesson_write_new_file(outside, "OUTSIDE", 7, &err), "files");
+    CHECK(symlink(orig, edited) == 0 && symlink(outside, old_tmp) == 0, "links planted");
+    CHECK(lesson_edited_path(out, sizeof out, orig, NULL) && strcmp(out, edited) != 0,
+          "a link at NAME-edited.json is not a free name: %s", out);
+    CHECK(lesson_edited_path(out, sizeof out, orig, edited) && strcmp(out, edited) != 0,
+          "nor is it ours once it is a link: %s", out);
+    // Written straight at the link's name: the link is replaced by a fresh file, nothing is written through it.
+    CHECK(lesson_write_file(edited, "EDITED", 6, &err), "save at the link's name: %s", err.message);
+    char tmp2[300];
+    snprintf(tmp2, sizeof tmp2, "%s/lesson-edited-2.json.tmp", dir);
+    CHECK(symlink(outside, tmp2) == 0, "a link at the next temporary name");
+    CHECK(lesson_write_file(out, "EDITED2", 7, &err), "save at the next name: %s", err.message);
+    CHECK(file_is(orig, "ORIGINAL"), "the original lesson is unchanged");
+    CHECK(file_is(outside, "OUTSIDE"), "the file outside the folder is unchanged");
+    struct stat sb;
+    CHECK(lstat(edited, &sb) == 0 && S_ISREG(sb.st_mode) && file_is(edited, "EDITED"), "a fresh file replaced the link");
+    CHECK(file_is(out, "EDITED2"), "the next name holds its save");
+    CHECK(lstat(old_tmp, &sb) == 0 && S_ISLNK(sb.st_mode), "the planted temporary link is left alone");
+    DIR *d = opendir(dir);
+    int left = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) left++;
+    }
+    if (d) closedir(d);
+    CHECK(left == 0, "no temporary left behind (%d)", left);
+    unlink(orig), unlink(edited), unlink(old_tmp), unlink(tmp2), unlink(out), unlink(outside);
+    rmdir(dir), rmdir(outside_dir);
+}
+
 int main(void)
 {
     const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
@@ -155,5 +210,6 @@ int main(void)
     for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) test_lesson(lessons[i]);
     test_strings();
     test_files();
+    test_links();
     return check_report("test_lesson_write");
 }

@@ -186,6 +186,39 @@ static void test_watch(const char *lesson, const char *text)
     session_free(&s);
 }
 
+// Ctrl+S with links planted: the file this session saved is replaced by a link to the original, and a link at
+// its old fixed temporary name points at a file elsewhere. The save goes to a fresh file; neither target changes.
+static void test_save_links(const char *lesson, const char *text)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    if (!session_load(&s, lesson, &err)) {
+        CHECK(false, "the lesson loads: %s", err.message);
+        return;
+    }
+    CellRef wk = {MAT_WK, 0, 0, 0};
+    char first[1200], second[1200], tmp[1300], victim[600];
+    CHECK(session_edit(&s, wk, 0.5, &err) && session_save(&s, first, sizeof first, &err), "first save: %s", err.message);
+    snprintf(tmp, sizeof tmp, "%s.tmp", first);
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    CHECK(write_text(victim, "VICTIM"), "a file to protect");
+    CHECK(unlink(first) == 0 && symlink(lesson, first) == 0 && symlink(victim, tmp) == 0, "links planted");
+    CHECK(session_edit(&s, wk, 0.5, &err), "edit");
+    CHECK(session_save(&s, second, sizeof second, &err), "save with links planted: %s", err.message);
+    CHECK(strcmp(second, first) != 0, "a fresh name, not the link: %s", second);
+    size_t len = 0;
+    char *now = read_all(lesson, &len);
+    CHECK(now && strcmp(now, text) == 0, "the original lesson is unchanged");
+    free(now);
+    now = read_all(victim, &len);
+    CHECK(now && strcmp(now, "VICTIM") == 0, "the file behind the temporary link is unchanged");
+    free(now);
+    CHECK(count_in_dir(".tmp") == 1, "only the planted link has .tmp in its name");
+    unlink(first), unlink(tmp), unlink(second), unlink(victim);
+    session_free(&s);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -202,6 +235,7 @@ int main(void)
     if (text && write_text(lesson, text)) {
         test_builtin();
         test_edit_revert_save(lesson);
+        test_save_links(lesson, text);
         CHECK(write_text(lesson, text), "restore the lesson");
         test_watch(lesson, text);
     }

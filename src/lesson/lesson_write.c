@@ -1,6 +1,6 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
-#define _POSIX_C_SOURCE 200809L // rename(), stat(), open(O_EXCL | O_NOFOLLOW), fsync()
+#define _POSIX_C_SOURCE 200809L // rename(), lstat(), open(O_EXCL | O_NOFOLLOW), fsync(), clock_gettime()
 #include "lesson_write.h"
 #include "strbuf.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void number(StrBuf *o, double v)
@@ -195,37 +196,78 @@ static void io_error(LessonError *err, const char *path, const char *what)
     snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
 }
 
+// Writes all of len bytes to fd (restarting after signals); false with errno set on failure.
+static bool write_all(int fd, const char *p, size_t left)
+{
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return false;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    return true;
+}
+
+// A fresh temporary beside path, created exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never an existing file,
+// never through a link planted at the name): "DIR/.NAME.PID-STAMP-K.tmp". Its name goes to *tmp (malloc'd).
+// Returns the open descriptor, or -1 with errno set.
+static int create_temporary(const char *path, char **tmp)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    size_t cap = strlen(path) + 64;
+    char *name = malloc(cap);
+    if (!name) {
+        errno = ENOMEM;
+        return -1;
+    }
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) ts.tv_nsec = 0;
+    unsigned long stamp = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 7);
+    for (int k = 0; k < 100; k++) {
+        snprintf(name, cap, "%.*s.%s.%ld-%lx-%d.tmp", (int)dl, path, path + dl, (long)getpid(), stamp, k);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        if (fd >= 0) {
+            *tmp = name;
+            return fd;
+        }
+        if (errno != EEXIST) break;
+    }
+    int e = errno;
+    free(name);
+    errno = e;
+    return -1;
+}
+
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
 {
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 5);
-    if (!tmp) {
-        errno = ENOMEM;
-        io_error(err, path, "cannot save");
+    char *tmp = NULL;
+    int fd = create_temporary(path, &tmp);
+    if (fd < 0) {
+        io_error(err, path, "cannot create a temporary file beside");
         return false;
     }
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        io_error(err, tmp, "cannot create");
-        free(tmp);
-        return false;
-    }
-    bool ok = fwrite(text, 1, len, f) == len;
-    ok = (fflush(f) == 0) && ok;
+    bool ok = write_all(fd, text, len) && fsync(fd) == 0;
     int saved = errno;
-    ok = (fclose(f) == 0) && ok;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
     if (!ok) {
-        errno = saved ? saved : errno;
+        errno = saved;
         io_error(err, tmp, "cannot write");
-        remove(tmp);
+        unlink(tmp); // ours: made by the exclusive open above
         free(tmp);
         return false;
     }
+    // rename() replaces the directory entry at path, never what a link there points to.
     if (rename(tmp, path) != 0) {
         io_error(err, path, "cannot rename the temporary file to");
-        remove(tmp);
+        unlink(tmp);
         free(tmp);
         return false;
     }
@@ -233,10 +275,18 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
     return true;
 }
 
+// Anything at p, also a link (dangling or not): lstat, which never follows it.
 static bool exists(const char *p)
 {
     struct stat sb;
-    return stat(p, &sb) == 0;
+    return lstat(p, &sb) == 0;
+}
+
+// A plain file at p (not a link, not a folder): only then is a file this session saved before written over.
+static bool is_plain_file(const char *p)
+{
+    struct stat sb;
+    return lstat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 bool lesson_edited_path(char *out, size_t cap, const char *original, const char *ours)
@@ -252,7 +302,7 @@ bool lesson_edited_path(char *out, size_t cap, const char *original, const char 
         int w = snprintf(out, cap, "%.*s%s", (int)n, src, suffix);
         if (w < 0 || (size_t)w >= cap) return false;
         if (original && strcmp(out, original) == 0) continue;
-        if (ours && strcmp(out, ours) == 0) return true;
+        if (ours && strcmp(out, ours) == 0 && (is_plain_file(out) || !exists(out))) return true;
         if (!exists(out)) return true;
     }
     return false;

@@ -14,13 +14,16 @@
 // or NULL when out of memory.
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);
 
-// Writes len bytes of text to path through "path.tmp" + rename, so a reader never sees half a file.
-// On failure returns false and fills err (err->io = true).
+// Writes len bytes of text to path through a fresh temporary beside it (".NAME.PID-STAMP-K.tmp", created
+// exclusively: a file or a link already at that name is never opened, let alone followed), fsync, then
+// rename, so a reader never sees half a file and a link at path is replaced, never written through.
+// On failure returns false and fills err (err->io = true); no temporary is left behind.
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
 
 // Where to save the edited version of the lesson at `original` (NULL: the built-in lesson, saved in the
 // working directory as "the-cat-sat-edited.json"): "DIR/NAME-edited.json", or "NAME-edited-2.json",
-// "-3" ... when that exists and is not `ours` (the file this session saved before; NULL: none).
+// "-3" ... when anything is there (a link, even a dangling one, counts) unless it is `ours` (the file this
+// session saved before; NULL: none) and still a plain file, not a link.
 // Never returns the original's own path. Returns false when no name fits in cap.
 bool lesson_edited_path(char *out, size_t cap, const char *original, const char *ours);
 
