@@ -223,6 +223,25 @@ has new_opt_alone.err "--new"
 run new_two_modes 2 --new "$tmp/m.json" --trace
 run new_extra_file 2 --new "$tmp/m2.json" "$src/lessons/the-cat-sat.json"
 
+# Not a regular file: a FIFO with no writer is refused at once (timeout: a regression fails instead of hanging),
+# exit 1 like a folder or an unreadable file, one line naming the file; also a folder and a device.
+if command -v timeout >/dev/null 2>&1 && mkfifo "$tmp/fifo.json" 2>/dev/null; then
+    timeout 10 "$bin" --check "$tmp/fifo.json" >"$tmp/fifo.out" 2>"$tmp/fifo.err" </dev/null
+    st=$?
+    [ "$st" -eq 1 ] && ok || bad "fifo: exit $st, expected 1 (124: it blocked)"
+    has fifo.err "fifo.json: error: cannot read the lesson: not a regular file (a FIFO)"
+    [ "$(grep -c 'error:' "$tmp/fifo.err")" -eq 1 ] && ok || bad "fifo: one error line"
+    empty fifo.out
+    timeout 10 "$bin" --trace "$tmp/fifo.json" >/dev/null 2>&1
+    [ $? -eq 1 ] && ok || bad "fifo: --trace does not refuse it"
+fi
+run dir_lesson 1 --check "$tmp"
+has dir_lesson.err "Is a directory"
+if [ -c /dev/null ]; then
+    run dev_lesson 1 --check /dev/null
+    has dev_lesson.err "not a regular file (a device)"
+fi
+
 # Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
 bad_total=0
 bad_right=0

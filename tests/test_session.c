@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -182,6 +183,18 @@ static void test_watch(const char *lesson, const char *text)
     CHECK(session_poll(&s, &err) == SESSION_SAME, "a missing file is no change");
     CHECK(write_text(lesson, renamed), "the lesson is back");
     CHECK(session_poll(&s, &err) == SESSION_RELOADED, "and is loaded again");
+
+    // Replaced by a FIFO with no writer: refused at once (an alarm ends the test if the read blocks), the last
+    // good lesson stays.
+    CHECK(unlink(lesson) == 0 && mkfifo(lesson, 0600) == 0, "the lesson becomes a FIFO");
+    alarm(20);
+    CHECK(session_poll(&s, &err) == SESSION_RELOAD_FAILED, "the FIFO is seen and refused");
+    alarm(0);
+    CHECK(strstr(err.message, "lesson.json") && strstr(err.message, "not a regular file"), "the error says why: %s",
+          err.message);
+    CHECK(s.loaded && strcmp(s.lesson.title, "Watched and renamed") == 0, "the last good lesson stays");
+    CHECK(unlink(lesson) == 0 && write_text(lesson, text), "a regular file again");
+    CHECK(session_poll(&s, &err) == SESSION_RELOADED, "and it reloads: %s", err.message);
     free(renamed);
     session_free(&s);
 }
