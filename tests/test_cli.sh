@@ -223,6 +223,54 @@ has new_opt_alone.err "--new"
 run new_two_modes 2 --new "$tmp/m.json" --trace
 run new_extra_file 2 --new "$tmp/m2.json" "$src/lessons/the-cat-sat.json"
 
+# Large magnitudes keep their magnitude (%.4e from 1e9 on; %.4f of 1e99 would be a cut 100-digit number), and
+# long tokens are cut to 16 columns with "…" in row and column labels, so cells are not padded to them.
+printf '{"title": "huge", "tokens": ["a", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "caf\303\251 au lait tr\303\250s tr\303\250s long"],
+ "embeddings": [[1e99, 0], [0, -2.5e12], [1, 1]], "heads": 1, "weights": {"random": {"seed": 1}}}' >"$tmp/huge.json"
+run huge 0 --trace "$tmp/huge.json"
+has huge.out "  a                  1.0000e+99       0.0000"
+has huge.out "  bbbbbbbbbbbbbbb…       0.0000  -2.5000e+12"
+has huge.out "  café au lait tr…       1.0000       1.0000"
+has huge.out "tokens: a bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb café"
+run huge_compare 0 --compare "$tmp/huge.json"
+has huge_compare.out "                                   a  bbbbbbbbbbbbbbb…  café au lait tr…"
+# 40 tokens of 2000 characters: every matrix stays narrow (was 40·40 cells of 2000 columns per pattern).
+awk 'BEGIN { t = ""; for (i = 0; i < 2000; i++) t = t "x"; printf "{\"title\": \"long\", \"tokens\": [";
+  for (i = 0; i < 40; i++) printf "%s\"%s%d\"", (i ? ", " : ""), t, i; printf "], \"d_model\": 4, \"heads\": 2,";
+  printf " \"embeddings\": {\"random\": {\"seed\": 3}}, \"weights\": {\"random\": {\"seed\": 1}}}\n" }' >"$tmp/long.json"
+run long 0 --trace "$tmp/long.json"
+size=$(wc -c <"$tmp/long.json"); out=$(wc -c <"$tmp/long.out")
+[ "$out" -lt 300000 ] && ok || bad "--trace of $size bytes of long tokens printed $out bytes"
+run long_compare 0 --compare "$tmp/long.json"
+out=$(wc -c <"$tmp/long_compare.out")
+[ "$out" -lt 300000 ] && ok || bad "--compare of long tokens printed $out bytes"
+
+# Control characters from the lesson (ESC[2J in the title, C1 CSI U+009B in a token, BEL in the notes) and
+# from a file name are shown escaped, never sent to the terminal: --trace, --compare, --json and errors.
+printf '{"title": "Clear\\u001b[2J", "notes": "bell\\u0007 and\\ttab", "tokens": ["a\\u009b2J", "b"],
+ "embeddings": [[1, 0], [0, 1]], "heads": 1, "weights": {"random": {"seed": 1}}}' >"$tmp/ctl.json"
+raw_ctl() { # raw_ctl FILE: true when FILE holds ESC, BEL or the UTF-8 of U+009B
+    LC_ALL=C grep -q "$(printf '\033')\|$(printf '\007')\|$(printf '\302\233')" "$1"
+}
+for mode in trace compare json; do
+    run "ctl_$mode" 0 "--$mode" "$tmp/ctl.json"
+    raw_ctl "$tmp/ctl_$mode.out" && bad "--$mode prints control characters raw" || ok
+done
+has ctl_trace.out 'Clear\x1b[2J'
+has ctl_trace.out 'tokens: a\u009b2J b'
+has ctl_trace.out 'bell\x07 and	tab'
+has ctl_trace.out '  a\u009b2J  '
+has ctl_json.out '"a\u009b2J"'
+has ctl_json.out '"Clear\u001b[2J"'
+printf '{"title": "x", "tokens": ["a"], "embeddings": [[1, 2]], "heads": 1, "\302\233bad": 1}' >"$tmp/ctl_key.json"
+run ctl_key 2 --check "$tmp/ctl_key.json"
+raw_ctl "$tmp/ctl_key.err" && bad "an error message prints control characters raw: $(cat -v "$tmp/ctl_key.err")" || ok
+has ctl_key.err 'error: unknown key "\u009bbad"'
+ctl_name="$tmp/name$(printf '\033')[2J$(printf '\302\233').json"
+run ctl_name 1 --check "$ctl_name"
+raw_ctl "$tmp/ctl_name.err" && bad "a file name's control characters reach the terminal" || ok
+has ctl_name.err 'name\x1b[2J\u009b.json: error: cannot open the lesson'
+
 # Not a regular file: a FIFO with no writer is refused at once (timeout: a regression fails instead of hanging),
 # exit 1 like a folder or an unreadable file, one line naming the file; also a folder and a device.
 if command -v timeout >/dev/null 2>&1 && mkfifo "$tmp/fifo.json" 2>/dev/null; then

@@ -3,26 +3,131 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 // ---- text ----------------------------------------------------------------------------------------
 
-// Display width of a UTF-8 string (code points; the tokens are usually short words).
-static int utf8_width(const char *s)
+// Text from a lesson or the command line (titles, notes, tokens, paths) goes to a terminal: control
+// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, a byte that is not
+// UTF-8 as \xff; other UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
+typedef struct {
+    char text[12];
+    size_t in_len; // bytes of input it stands for
+    int cols;      // display columns (one per code point)
+} Piece;
+
+static Piece next_piece(const unsigned char *p)
+{
+    Piece pc = {"", 1, 1};
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool valid = n > 0 && !(n == 2 && c < 0xC2) && !(n == 4 && c > 0xF4);
+    for (size_t i = 1; valid && i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) valid = false;
+    if (valid && n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) valid = false;
+    if (valid && n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) valid = false;
+    if (!valid) {
+        snprintf(pc.text, sizeof pc.text, "\\x%02x", c);
+        pc.cols = 4;
+    } else if (c < 0x20 || c == 0x7F) {
+        snprintf(pc.text, sizeof pc.text, "\\x%02x", c);
+        pc.cols = 4;
+    } else if (c == 0xC2 && p[1] < 0xA0) {
+        snprintf(pc.text, sizeof pc.text, "\\u%04x", p[1]);
+        pc.in_len = 2;
+        pc.cols = 6;
+    } else {
+        memcpy(pc.text, p, n);
+        pc.text[n] = '\0';
+        pc.in_len = n;
+    }
+    return pc;
+}
+
+// Writes s with its control characters shown (see next_piece); '\n' too unless keep_newlines.
+static void put_text(FILE *out, const char *s, bool keep_newlines)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        if (*p == '\n' && keep_newlines) {
+            fputc('\n', out);
+            p++;
+            continue;
+        }
+        Piece pc = next_piece(p);
+        fputs(pc.text, out);
+        p += pc.in_len;
+    }
+}
+
+void cli_line(FILE *out, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    char small[512];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    char *text = small;
+    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL) vsnprintf(text, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    if (n < 0 || !text) {
+        fputs("mha-tracer: error: out of memory\n", out);
+        return;
+    }
+    size_t len = strlen(text);
+    bool newline = len > 0 && text[len - 1] == '\n';
+    if (newline) text[len - 1] = '\0';
+    put_text(out, text, false);
+    if (newline) fputc('\n', out);
+    if (text != small) free(text);
+}
+
+// Labels of rows and columns (tokens) are cut to this many display columns, the last one "…", so a long
+// token cannot widen every cell of a matrix.
+#define LABEL_MAX_COLS 16
+
+// Display width of s as printed (control characters escaped), at most max (counting stops there).
+static int shown_width(const char *s, int max)
 {
     int w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80) w++;
+    for (const unsigned char *p = (const unsigned char *)s; *p && w <= max;) {
+        Piece pc = next_piece(p);
+        w += pc.cols;
+        p += pc.in_len;
+    }
     return w;
 }
 
+// A label's width: its shown form, at most LABEL_MAX_COLS.
+static int utf8_width(const char *s)
+{
+    int w = shown_width(s, LABEL_MAX_COLS);
+    return w < LABEL_MAX_COLS ? w : LABEL_MAX_COLS;
+}
+
+// Prints a label padded to width columns: its shown form, cut to LABEL_MAX_COLS with "…" at the end.
 static void print_padded(FILE *out, const char *s, int width, bool right)
 {
-    int pad = width - utf8_width(s);
+    int full = shown_width(s, LABEL_MAX_COLS);
+    bool cut = full > LABEL_MAX_COLS;
+    int shown = cut ? LABEL_MAX_COLS : full;
+    int pad = width - shown;
     if (right)
         for (int i = 0; i < pad; i++) fputc(' ', out);
-    fputs(s, out);
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        Piece pc = next_piece(p);
+        if (cut && w + pc.cols > LABEL_MAX_COLS - 1) break;
+        fputs(pc.text, out);
+        w += pc.cols;
+        p += pc.in_len;
+    }
+    if (cut) {
+        for (; w < LABEL_MAX_COLS - 1; w++) fputc('.', out); // an escape that does not fit whole
+        fputs("\xe2\x80\xa6", out);
+    }
     if (!right)
         for (int i = 0; i < pad; i++) fputc(' ', out);
 }
@@ -31,6 +136,8 @@ static void format_cell(char *buf, size_t cap, double v)
 {
     if (v == -INFINITY)
         snprintf(buf, cap, "-inf");
+    else if (fabs(v) >= 1e9 && isfinite(v)) // %.4f of 1e99 is 100 digits: keep the magnitude instead
+        snprintf(buf, cap, "%.4e", v);
     else {
         snprintf(buf, cap, "%.4f", v);
         if (strcmp(buf, "-0.0000") == 0) snprintf(buf, cap, "0.0000"); // rounding noise, not a sign
@@ -98,21 +205,38 @@ static bool any_nonzero(const Matrix *m)
 static void print_header(FILE *out, const Lesson *l)
 {
     const AttnParams *p = &l->params;
-    fprintf(out, "%s\n", l->title);
+    put_text(out, l->title, false);
+    fputc('\n', out);
     if (l->notes && l->notes[0]) { // for proof-reading without the window: each line indented under "notes:"
         fputs("notes:\n  ", out);
-        for (const char *c = l->notes; *c; c++) {
-            if (*c == '\r') continue;
-            fputc(*c, out);
-            if (*c == '\n' && c[1]) fputs("  ", out);
+        for (const unsigned char *c = (const unsigned char *)l->notes; *c;) {
+            if (*c == '\r') {
+                c++;
+                continue;
+            }
+            if (*c == '\n' || *c == '\t') {
+                fputc(*c, out);
+                if (*c == '\n' && c[1]) fputs("  ", out);
+                c++;
+                continue;
+            }
+            Piece pc = next_piece(c);
+            fputs(pc.text, out);
+            c += pc.in_len;
         }
         if (l->notes[strlen(l->notes) - 1] != '\n') fputc('\n', out);
     }
     fprintf(out, "tokens:");
-    for (int i = 0; i < p->n; i++) fprintf(out, " %s", l->tokens[i]);
+    for (int i = 0; i < p->n; i++) {
+        fputc(' ', out);
+        put_text(out, l->tokens[i], false);
+    }
     if (p->cross) {
         fprintf(out, "\nsource tokens:");
-        for (int i = 0; i < p->m; i++) fprintf(out, " %s", l->source_tokens[i]);
+        for (int i = 0; i < p->m; i++) {
+            fputc(' ', out);
+            put_text(out, l->source_tokens[i], false);
+        }
     }
     fprintf(out, "\nd_model = %d, heads = %d, d_k = %d, mask = %s%s\n\n", p->d_model, p->heads, p->d_k,
             p->mask == MASK_CAUSAL ? "causal" : "none", p->cross ? ", cross-attention" : "");
@@ -210,7 +334,7 @@ static void print_side_by_side(FILE *out, const char *const *titles, const Matri
         }
     int block_w = m0->cols * (2 + cell_w);
     for (int k = 0; k < count; k++)
-        if (utf8_width(titles[k]) > block_w) block_w = utf8_width(titles[k]);
+        if ((int)strlen(titles[k]) > block_w) block_w = (int)strlen(titles[k]); // ASCII, ours
     const char *gap = "    ";
     int first = 0;
     while (first < count) {
@@ -224,10 +348,9 @@ static void print_side_by_side(FILE *out, const char *const *titles, const Matri
         for (int k = first; k < last; k++) {
             if (k > first) fputs(gap, out);
             fputs("  ", out);
-            if (k + 1 < last)
-                print_padded(out, titles[k], block_w - 2, false);
-            else
-                fputs(titles[k], out); // no trailing blanks
+            fputs(titles[k], out);
+            if (k + 1 < last) // no trailing blanks
+                for (int pad = (int)strlen(titles[k]); pad < block_w - 2; pad++) fputc(' ', out);
         }
         fputc('\n', out);
         // Column labels.
@@ -328,8 +451,10 @@ static void json_string(FILE *out, const char *s)
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20 || *p == 0x7F)
                 fprintf(out, "\\u%04x", *p);
+            else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) // C1 controls (U+0080-U+009F), e.g. CSI
+                fprintf(out, "\\u%04x", *++p);
             else
                 fputc(*p, out);
         }

@@ -17,5 +17,8 @@ void cli_print_cost(FILE *out, const AttnParams *p);
 void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
+// printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
+// DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
+void cli_line(FILE *out, const char *fmt, ...);
 
 #endif

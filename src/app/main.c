@@ -76,7 +76,7 @@ static int load_lesson(Lesson *l, const char *path)
     bool ok = path ? lesson_load(l, path, &err) : lesson_load_builtin(l, &err);
     if (ok) return EXIT_OK;
     char buf[1024];
-    fprintf(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+    cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
     return err.io ? EXIT_IO : EXIT_USAGE;
 }
 
@@ -84,14 +84,14 @@ static int run_trace(const Lesson *l, const char *path, Trace *t)
 {
     TraceError terr;
     if (trace_run(t, &l->params, &terr)) return EXIT_OK;
-    fprintf(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+    cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
     return EXIT_USAGE;
 }
 
 static int finish_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
         return EXIT_IO;
     }
     return EXIT_OK;
@@ -110,17 +110,17 @@ static bool is_schema_file(const char *path)
 static int print_report(const char *path, const LessonReport *rep, bool io)
 {
     char buf[1400];
-    for (int i = 0; i < rep->count; i++) fprintf(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
+    for (int i = 0; i < rep->count; i++) cli_line(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
     int unlisted = rep->errors + rep->warnings - rep->count;
-    if (unlisted > 0) fprintf(stderr, "%s: ... and %d more not listed\n", path, unlisted);
+    if (unlisted > 0) cli_line(stderr, "%s: ... and %d more not listed\n", path, unlisted);
     char warnings[64] = "";
     if (rep->warnings)
         snprintf(warnings, sizeof warnings, ", %d warning%s", rep->warnings, rep->warnings == 1 ? "" : "s");
     if (rep->errors == 0) {
-        printf("%s: ok%s\n", path, warnings);
+        cli_line(stdout, "%s: ok%s\n", path, warnings);
         return EXIT_OK;
     }
-    fprintf(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s", warnings);
+    cli_line(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s", warnings);
     return io ? EXIT_IO : EXIT_USAGE;
 }
 
@@ -131,7 +131,7 @@ static int check_files(char **paths, int count)
     int status = EXIT_OK;
     for (int i = 0; i < count; i++) {
         if (is_schema_file(paths[i])) {
-            printf("%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
+            cli_line(stdout, "%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
             continue;
         }
         Lesson l;
@@ -199,7 +199,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         else if (strcmp(a->format, "svg") == 0) r->formats = EXPORT_SVG;
         else if (strcmp(a->format, "both") == 0) r->formats = EXPORT_PNG | EXPORT_SVG;
         else {
-            fprintf(stderr, "mha-tracer: error: --format expects png, svg or both, got '%s'\n", a->format);
+            cli_line(stderr, "mha-tracer: error: --format expects png, svg or both, got '%s'\n", a->format);
             return false;
         }
     }
@@ -208,7 +208,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         errno = 0;
         double k = strtod(a->scale, &end);
         if (end == a->scale || *end || errno || !(k >= EXPORT_SCALE_MIN && k <= EXPORT_SCALE_MAX)) {
-            fprintf(stderr, "mha-tracer: error: --scale expects a number from %g to %g, got '%s'\n", EXPORT_SCALE_MIN,
+            cli_line(stderr, "mha-tracer: error: --scale expects a number from %g to %g, got '%s'\n", EXPORT_SCALE_MIN,
                     EXPORT_SCALE_MAX, a->scale);
             return false;
         }
@@ -219,7 +219,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         else if (strcmp(a->what, "board") == 0) r->what = EXPORT_WHAT_BOARD;
         else if (strcmp(a->what, "all") == 0) r->what = EXPORT_WHAT_ALL;
         else {
-            fprintf(stderr, "mha-tracer: error: --what expects heatmaps, board or all, got '%s'\n", a->what);
+            cli_line(stderr, "mha-tracer: error: --what expects heatmaps, board or all, got '%s'\n", a->what);
             return false;
         }
     }
@@ -231,7 +231,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         for (int s = 0; s < STAGE_COUNT && r->stage == -2; s++)
             if (strcmp(a->stage, stage_key((Stage)s)) == 0) r->stage = s;
         if (r->stage == -2) {
-            fprintf(stderr,
+            cli_line(stderr,
                     "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "
                     "projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
                     a->stage);
@@ -243,7 +243,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         errno = 0;
         long h = strtol(a->head, &end, 10);
         if (end == a->head || *end || errno || h < 0 || h > 1000000) {
-            fprintf(stderr, "mha-tracer: error: --head expects a head number from 0, got '%s'\n", a->head);
+            cli_line(stderr, "mha-tracer: error: --head expects a head number from 0, got '%s'\n", a->head);
             return false;
         }
         r->head = (int)h; // the lesson's own count is checked by export_run
@@ -252,11 +252,11 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         int row = -1, col = -1, used = 0;
         if (sscanf(a->cell, "%d,%d%n", &row, &col, &used) != 2 || a->cell[used] || row < 0 || col < 0 ||
             !(a->cell[0] >= '0' && a->cell[0] <= '9')) {
-            fprintf(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", a->cell);
+            cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", a->cell);
             return false;
         }
         if (!(r->what & EXPORT_WHAT_BOARD)) {
-            fprintf(stderr, "mha-tracer: error: --cell pins a cell on boards: add --what board (or all)\n");
+            cli_line(stderr, "mha-tracer: error: --cell pins a cell on boards: add --what board (or all)\n");
             return false;
         }
         r->cell_row = row;
@@ -267,7 +267,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         else if (strcmp(a->background, "transparent") == 0) r->background = EXPORT_BG_TRANSPARENT;
         else if (strcmp(a->background, "dark") == 0) r->background = EXPORT_BG_DARK;
         else {
-            fprintf(stderr, "mha-tracer: error: --background expects white, transparent or dark, got '%s'\n",
+            cli_line(stderr, "mha-tracer: error: --background expects white, transparent or dark, got '%s'\n",
                     a->background);
             return false;
         }
@@ -280,7 +280,7 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
 {
     char font_dir[1200], name[128];
     if (!find_font_dir(font_dir, sizeof font_dir)) {
-        fprintf(stderr, "mha-tracer: error: cannot find the fonts (assets/fonts/DejaVuSans.ttf)\n");
+        cli_line(stderr, "mha-tracer: error: cannot find the fonts (assets/fonts/DejaVuSans.ttf)\n");
         return EXIT_IO;
     }
     req->font_dir = font_dir;
@@ -291,10 +291,10 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
     IMG_Quit();
     SDL_Quit();
     if (!ok) {
-        fprintf(stderr, "mha-tracer: error: %s\n", err.message);
+        cli_line(stderr, "mha-tracer: error: %s\n", err.message);
         return err.io ? EXIT_IO : EXIT_USAGE;
     }
-    for (size_t i = 0; i < res.count; i++) printf("%s\n", res.paths[i]);
+    for (size_t i = 0; i < res.count; i++) cli_line(stdout, "%s\n", res.paths[i]);
     export_result_free(&res);
     return finish_stdout();
 }
@@ -380,7 +380,7 @@ static int run_new(const NewArgs *a, const char *argv0)
         errno = 0;
         long v = strtol(given[i], &end, 10);
         if (end == given[i] || *end || errno || v < 1 || v > maxs[i]) {
-            fprintf(stderr, "mha-tracer: error: %s expects a whole number from 1 to %ld, got '%s'\n", names[i], maxs[i],
+            cli_line(stderr, "mha-tracer: error: %s expects a whole number from 1 to %ld, got '%s'\n", names[i], maxs[i],
                     given[i]);
             return EXIT_USAGE;
         }
@@ -388,7 +388,7 @@ static int run_new(const NewArgs *a, const char *argv0)
     }
     if (a->heads && !a->d_model && d_model % heads != 0) d_model = heads * 2; // two dimensions per head
     if (d_model % heads != 0) {
-        fprintf(stderr, "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets d_model / heads "
+        cli_line(stderr, "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets d_model / heads "
                         "dimensions\n", heads, d_model);
         return EXIT_USAGE;
     }
@@ -399,7 +399,7 @@ static int run_new(const NewArgs *a, const char *argv0)
     if (!copy || !toks) {
         free(copy);
         free(toks);
-        fprintf(stderr, "mha-tracer: error: out of memory\n");
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
     strcpy(copy, text);
@@ -407,7 +407,7 @@ static int run_new(const NewArgs *a, const char *argv0)
     for (char *t = strtok(copy, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v")) toks[n++] = t;
     int status = EXIT_OK;
     if (n < 1 || n > LESSON_MAX_TOKENS) {
-        fprintf(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n", LESSON_MAX_TOKENS, n);
+        cli_line(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n", LESSON_MAX_TOKENS, n);
         status = EXIT_USAGE;
     }
     char schema[PATH_MAX], rel[PATH_MAX];
@@ -418,7 +418,7 @@ static int run_new(const NewArgs *a, const char *argv0)
                      ? lesson_write_starter(toks, n, (int)heads, (int)d_model, have_schema ? rel : NULL, &len)
                      : NULL;
     if (status == EXIT_OK && !json) {
-        fprintf(stderr, "mha-tracer: error: out of memory\n");
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
         status = EXIT_IO;
     }
     if (status == EXIT_OK) { // what is written must load: checked before the file exists
@@ -426,7 +426,7 @@ static int run_new(const NewArgs *a, const char *argv0)
         LessonError err;
         if (!lesson_parse(&l, json, len, a->file, &err)) {
             char buf[1400];
-            fprintf(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
+            cli_line(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
                     lesson_error_format(&err, buf, sizeof buf));
             status = EXIT_USAGE;
         } else
@@ -436,13 +436,13 @@ static int run_new(const NewArgs *a, const char *argv0)
         LessonError err;
         if (!lesson_write_new_file(a->file, json, len, &err)) {
             char buf[1400];
-            fprintf(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+            cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
             status = EXIT_IO;
         } else {
-            printf("%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", a->file, n, n == 1 ? "" : "s",
+            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", a->file, n, n == 1 ? "" : "s",
                    d_model, heads, heads == 1 ? "" : "s");
             if (!have_schema)
-                fprintf(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
+                cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
             status = finish_stdout();
         }
     }
@@ -475,7 +475,7 @@ int main(int argc, char **argv)
                 bool missing;
                 nvalue = option_value(argc, argv, &i, NOPTS[k], &missing);
                 if (missing) {
-                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", NOPTS[k]);
+                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", NOPTS[k]);
                     free(files);
                     return EXIT_USAGE;
                 }
@@ -483,7 +483,7 @@ int main(int argc, char **argv)
             }
             if (nx >= 0) {
                 if (!nvalue[0] || (nx == 0 && mode != MODE_WINDOW)) {
-                    fprintf(stderr, nvalue[0] ? "mha-tracer: error: %s cannot be combined with another mode\n"
+                    cli_line(stderr, nvalue[0] ? "mha-tracer: error: %s cannot be combined with another mode\n"
                                               : "mha-tracer: error: %s needs a value (see --help)\n",
                             NOPTS[nx]);
                     free(files);
@@ -504,20 +504,20 @@ int main(int argc, char **argv)
                 bool missing;
                 value = option_value(argc, argv, &i, XOPTS[k], &missing);
                 if (missing) {
-                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[k]);
+                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[k]);
                     free(files);
                     return EXIT_USAGE;
                 }
                 if (value) x = k;
             }
             if (x == 0 && mode != MODE_WINDOW && mode != MODE_EXPORT) {
-                fprintf(stderr, "mha-tracer: error: --export cannot be combined with another mode\n");
+                cli_line(stderr, "mha-tracer: error: --export cannot be combined with another mode\n");
                 free(files);
                 return EXIT_USAGE;
             }
             if (x >= 0) {
                 if (!value[0]) {
-                    fprintf(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[x]);
+                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[x]);
                     free(files);
                     return EXIT_USAGE;
                 }
@@ -531,7 +531,7 @@ int main(int argc, char **argv)
                 free(files);
                 return finish_stdout();
             } else if (strcmp(a, "--version") == 0) {
-                printf("mha-tracer %s\n", MHA_VERSION);
+                cli_line(stdout, "mha-tracer %s\n", MHA_VERSION);
                 free(files);
                 return finish_stdout();
             } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0
@@ -541,7 +541,7 @@ int main(int argc, char **argv)
                        : strcmp(a, "--check") == 0  ? MODE_CHECK
                                                     : MODE_COMPARE;
                 if (mode != MODE_WINDOW && mode != m) { // (--new and --export included)
-                    fprintf(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
+                    cli_line(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
                     free(files);
                     return EXIT_USAGE;
                 }
@@ -549,7 +549,7 @@ int main(int argc, char **argv)
             } else if (strcmp(a, "--fullscreen") == 0)
                 fullscreen = true;
             else {
-                fprintf(stderr, "mha-tracer: error: unknown option '%s' (see --help)\n", a);
+                cli_line(stderr, "mha-tracer: error: unknown option '%s' (see --help)\n", a);
                 free(files);
                 return EXIT_USAGE;
             }
@@ -558,25 +558,25 @@ int main(int argc, char **argv)
     }
 
     if (new_opt && mode != MODE_NEW) {
-        fprintf(stderr, "mha-tracer: error: %s only works with --new FILE (see --help)\n", new_opt);
+        cli_line(stderr, "mha-tracer: error: %s only works with --new FILE (see --help)\n", new_opt);
         free(files);
         return EXIT_USAGE;
     }
     if (mode == MODE_NEW) {
         int status = EXIT_USAGE;
-        if (nfiles > 0) fprintf(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", files[0]);
+        if (nfiles > 0) cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", files[0]);
         else status = run_new(&nargs, argv[0]);
         free(files);
         return status;
     }
     if (export_opt && mode != MODE_EXPORT) {
-        fprintf(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
+        cli_line(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
         free(files);
         return EXIT_USAGE;
     }
 #ifdef MHA_NO_GUI
     if (mode == MODE_EXPORT) {
-        fprintf(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
         free(files);
         return EXIT_USAGE;
     }
@@ -591,7 +591,7 @@ int main(int argc, char **argv)
     int status;
     if (mode == MODE_CHECK) {
         if (nfiles == 0) {
-            fprintf(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
+            cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
             status = EXIT_USAGE;
         } else
             status = check_files(files, nfiles);
@@ -599,7 +599,7 @@ int main(int argc, char **argv)
         return status;
     }
     if (nfiles > 1) {
-        fprintf(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", nfiles);
+        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", nfiles);
         free(files);
         return EXIT_USAGE;
     }
@@ -629,7 +629,7 @@ int main(int argc, char **argv)
             compare_free(&cmp);
             status = finish_stdout();
         } else {
-            fprintf(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
             status = EXIT_USAGE;
         }
     }
@@ -642,7 +642,7 @@ int main(int argc, char **argv)
     if (mode != MODE_WINDOW) return status;
 #ifdef MHA_NO_GUI
     (void)fullscreen;
-    fprintf(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
+    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
     return EXIT_USAGE;
 #else
     GuiOptions opt = {.lesson_path = path, .fullscreen = fullscreen};
