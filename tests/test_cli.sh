@@ -271,6 +271,24 @@ run ctl_name 1 --check "$ctl_name"
 raw_ctl "$tmp/ctl_name.err" && bad "a file name's control characters reach the terminal" || ok
 has ctl_name.err 'name\x1b[2J\u009b.json: error: cannot open the lesson'
 
+# A path longer than the error's 511 bytes keeps its end (the file's name), behind "…"; a newline in a file's
+# name is shown as \x0a, so the error stays one line.
+long_dir="$tmp"
+for i in 1 2 3 4 5 6 7 8 9 10; do long_dir="$long_dir/directory-number-$i-with-a-rather-long-name-to-pass-the-limit"; done
+mkdir -p "$long_dir" && cp "$src/tests/bad/$(ls "$src/tests/bad" | grep '\.json$' | head -1)" "$long_dir/the-bad-lesson.json"
+run long_path 2 --trace "$long_dir/the-bad-lesson.json"
+has long_path.err "-limit/the-bad-lesson.json:"
+has long_path.err "…"
+run long_missing 1 --trace "$long_dir/the-missing-lesson.json"
+has long_missing.err "-limit/the-missing-lesson.json: error: cannot open the lesson"
+nl_name="$tmp/two
+lines.json"
+run nl_name 1 --trace "$nl_name"
+[ "$(wc -l <"$tmp/nl_name.err")" -eq 1 ] && ok || bad "a newline in a file name splits the error: $(cat "$tmp/nl_name.err")"
+has nl_name.err 'two\x0alines.json: error: cannot open the lesson'
+run nl_check 1 --check "$nl_name"
+[ "$(wc -l <"$tmp/nl_check.err")" -eq 2 ] && ok || bad "--check: the error and the count, two lines"
+
 # Not a regular file: a FIFO with no writer is refused at once (timeout: a regression fails instead of hanging),
 # exit 1 like a folder or an unreadable file, one line naming the file; also a folder and a device.
 if command -v timeout >/dev/null 2>&1 && mkfifo "$tmp/fifo.json" 2>/dev/null; then

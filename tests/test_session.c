@@ -67,6 +67,14 @@ static void test_edit_revert_save(const char *lesson)
     SessionError err;
     CHECK(!session_load(&s, "/nonexistent/lesson.json", &err) && err.message[0], "a missing file does not load");
     CHECK(!s.loaded && s.load_errors == 1, "and nothing is held");
+    char long_path[1400];
+    memset(long_path, 'd', sizeof long_path);
+    snprintf(long_path + 1300, 100, "/the-long-lesson.json");
+    Session other;
+    session_init(&other);
+    CHECK(!session_load(&other, long_path, &err) && strstr(err.message, "d/the-long-lesson.json: the path is too long"),
+          "a path too long is named by its end: %.80s", err.message);
+    session_free(&other);
     if (!session_load(&s, lesson, &err)) {
         CHECK(false, "the lesson loads: %s", err.message);
         return;

@@ -75,7 +75,7 @@ static int load_lesson(Lesson *l, const char *path)
     LessonError err;
     bool ok = path ? lesson_load(l, path, &err) : lesson_load_builtin(l, &err);
     if (ok) return EXIT_OK;
-    char buf[1024];
+    char buf[1400]; // file (512), place, field path (256) and message (512) all fit
     cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
     return err.io ? EXIT_IO : EXIT_USAGE;
 }
@@ -146,7 +146,7 @@ static int check_files(char **paths, int count)
             } else { // valid JSON whose numbers overflow: an error of the file
                 LessonError e;
                 memset(&e, 0, sizeof e);
-                snprintf(e.file, sizeof e.file, "%s", paths[i]);
+                lesson_error_set_file(&e, paths[i]);
                 snprintf(e.message, sizeof e.message, "%s", terr.message);
                 lesson_report_add(&rep, &e);
             }

@@ -1013,10 +1013,24 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     return ok;
 }
 
+void lesson_error_set_file(LessonError *err, const char *path)
+{
+    if (!path) path = "";
+    size_t n = strlen(path), cap = sizeof err->file;
+    if (n < cap) {
+        memcpy(err->file, path, n + 1);
+        return;
+    }
+    // Too long: "…" and the end of the path, from a character boundary, so the file's name is kept.
+    const char *tail = path + n - (cap - 4);
+    while (((unsigned char)*tail & 0xC0) == 0x80) tail++;
+    snprintf(err->file, cap, "\xe2\x80\xa6%s", tail);
+}
+
 static void error_init(LessonError *err, const char *filename)
 {
     memset(err, 0, sizeof *err);
-    snprintf(err->file, sizeof err->file, "%s", filename ? filename : "");
+    lesson_error_set_file(err, filename);
 }
 
 // Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
@@ -1311,7 +1325,7 @@ int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, Les
              "1, or smaller numbers) give attention the class can compare",
              hot, rows, hot_heads, p->heads, plural(p->heads), first_h, show_key(l->tokens[first_r], shown[0], 80),
              show_key(l->source_tokens[first_c], shown[1], 80));
-    snprintf(e.file, sizeof e.file, "%s", filename ? filename : "");
+    lesson_error_set_file(&e, filename);
     lesson_report_add(rep, &e);
     return 1;
 }

@@ -19,7 +19,8 @@
 
 typedef struct {
     bool io;            // true for I/O failures (missing file, a directory, unreadable): exit status 1
-    char file[512];     // as given by the caller ("<built-in>" for the embedded lesson)
+    char file[512];     // as given by the caller ("<built-in>" for the embedded lesson); when longer, "…" and
+                        // its end (lesson_error_set_file), so the file's name is always there
     int line, col;      // 1-based; 0 when unknown
     char path[256];     // JSON field path, e.g. "weights.W_Q[1][3]"; "" for syntax errors
     char message[512];  // what was expected and what was found
@@ -70,6 +71,9 @@ bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
 // Warnings that need the numbers: softmax rows of the trace that saturate to one-hot at 4 decimals.
 // Appends to rep (positioned at the lesson's "weights" key, filename as the file); returns how many were added.
 int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, LessonReport *rep);
+
+// Sets err->file to path (NULL: ""), or to "…" and the end of path when it does not fit.
+void lesson_error_set_file(LessonError *err, const char *path);
 
 // "FILE:LINE:COL: error: PATH: MESSAGE" (line:col and path left out when unknown; "warning:" for a
 // warning). Returns buf.

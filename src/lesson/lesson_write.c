@@ -192,7 +192,7 @@ static void io_error(LessonError *err, const char *path, const char *what)
 {
     memset(err, 0, sizeof *err);
     err->io = true;
-    snprintf(err->file, sizeof err->file, "%s", path);
+    lesson_error_set_file(err, path);
     snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
 }
 

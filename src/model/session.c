@@ -16,6 +16,18 @@ static void set_error(SessionError *err, const char *message)
     if (err) snprintf(err->message, sizeof err->message, "%s", message);
 }
 
+// path for a message: whole when shorter than cap, else "…" and its end (from a character boundary), so
+// the file's name is kept. Returns path or buf.
+static const char *path_tail(const char *path, char *buf, size_t cap)
+{
+    size_t n = strlen(path);
+    if (n < cap) return path;
+    const char *tail = path + n - (cap - 4);
+    while (((unsigned char)*tail & 0xC0) == 0x80) tail++;
+    snprintf(buf, cap, "\xe2\x80\xa6%s", tail);
+    return buf;
+}
+
 void session_init(Session *s)
 {
     memset(s, 0, sizeof *s);
@@ -65,7 +77,10 @@ static bool load_document(Session *s, const char *path, SessionError *err)
     Trace t;
     TraceError terr;
     if (!trace_run(&t, &l.params, &terr)) {
-        if (err) snprintf(err->message, sizeof err->message, "%s: %s", path ? path : "<built-in>", terr.message);
+        char shown[512];
+        if (err)
+            snprintf(err->message, sizeof err->message, "%s: %s", path ? path_tail(path, shown, sizeof shown) : "<built-in>",
+                     terr.message);
         lesson_free(&l);
         s->load_errors++;
         return false;
@@ -98,7 +113,8 @@ static bool load_document(Session *s, const char *path, SessionError *err)
 bool session_load(Session *s, const char *path, SessionError *err)
 {
     if (path && strlen(path) >= sizeof s->path) {
-        if (err) snprintf(err->message, sizeof err->message, "%.200s...: the path is too long", path);
+        char shown[512];
+        if (err) snprintf(err->message, sizeof err->message, "%s: the path is too long", path_tail(path, shown, sizeof shown));
         s->load_errors++;
         return false;
     }
