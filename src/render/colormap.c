@@ -589,10 +589,24 @@ Rgba colormap_diverging(ColormapId map, double t)
     return c;
 }
 
+// WCAG relative luminance of an 8-bit sRGB colour.
+static double luminance(Rgba c)
+{
+    const unsigned char ch[3] = {c.r, c.g, c.b};
+    static const double w[3] = {0.2126, 0.7152, 0.0722};
+    double y = 0.0;
+    for (int i = 0; i < 3; i++) {
+        double v = ch[i] / 255.0;
+        y += w[i] * (v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4));
+    }
+    return y;
+}
+
 Rgba colormap_text_on(Rgba bg)
 {
-    // Relative luminance (sRGB weights, no gamma: good enough to pick black or white).
-    double y = 0.2126 * bg.r + 0.7152 * bg.g + 0.0722 * bg.b;
+    // Whichever of near-black and white has the higher contrast ratio on bg (the orange of large positive
+    // values reads better in black: 5.3 : 1 against 3.9 : 1 in white).
     Rgba dark = {20, 20, 28, 255}, light = {255, 255, 255, 255};
-    return y > 140.0 ? dark : light;
+    double y = luminance(bg), yd = luminance(dark);
+    return (y + 0.05) / (yd + 0.05) >= 1.05 / (y + 0.05) ? dark : light;
 }
