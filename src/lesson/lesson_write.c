@@ -212,6 +212,19 @@ static bool write_all(int fd, const char *p, size_t left)
     return true;
 }
 
+// Writes the bytes, syncs and closes fd; on failure errno says why (the first failure's).
+static bool write_sync_close(int fd, const char *text, size_t len)
+{
+    bool ok = write_all(fd, text, len) && fsync(fd) == 0;
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    errno = saved;
+    return ok;
+}
+
 // A fresh temporary beside path, created exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never an existing file,
 // never through a link planted at the name): "DIR/.NAME.PID-STAMP-K.tmp". Its name goes to *tmp (malloc'd).
 // Returns the open descriptor, or -1 with errno set.
@@ -251,14 +264,7 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
         io_error(err, path, "cannot create a temporary file beside");
         return false;
     }
-    bool ok = write_all(fd, text, len) && fsync(fd) == 0;
-    int saved = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) {
-        errno = saved;
+    if (!write_sync_close(fd, text, len)) {
         io_error(err, tmp, "cannot write");
         unlink(tmp); // ours: made by the exclusive open above
         free(tmp);
@@ -376,26 +382,8 @@ bool lesson_write_new_file(const char *path, const char *text, size_t len, Lesso
                      "already exists (a file or a link); a new lesson never replaces anything: choose another name");
         return false;
     }
-    const char *p = text;
-    size_t left = len;
-    bool ok = true;
-    while (left > 0 && ok) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) ok = false;
-        else {
-            p += w;
-            left -= (size_t)w;
-        }
-    }
-    if (ok && fsync(fd) != 0) ok = false;
-    int saved = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
+    bool ok = write_sync_close(fd, text, len);
     if (!ok) {
-        errno = saved;
         io_error(err, path, "cannot write the lesson");
         unlink(path); // ours: made by the exclusive open above
     }
