@@ -1,16 +1,14 @@
 // mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --export, --help, --version)
 // and the window.
-#define _XOPEN_SOURCE 700 // readlink, realpath
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "../lesson/lesson_write.h"
+#include "platform/platform.h"
 #ifndef MHA_NO_GUI
 #include <SDL.h>
 #include <SDL_image.h>
@@ -23,6 +21,7 @@
 #endif
 
 enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_USAGE = 2 };
+enum { PATH_CAP = 4096 }; // the longest path this program builds or resolves
 
 static const char USAGE[] =
     "Usage: mha-tracer [OPTIONS] [LESSON.json]\n"
@@ -300,14 +299,12 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
 }
 #endif
 
-// The folder of this program (from /proc/self/exe, else argv0 when it has a slash), or false.
+// The folder of this program (from the platform layer, else argv0 when it has a slash), or false.
 static bool program_dir(const char *argv0, char *out, size_t cap)
 {
-    char buf[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n > 0) buf[n] = '\0';
-    else if (argv0 && strchr(argv0, '/') && realpath(argv0, buf)) n = (ssize_t)strlen(buf);
-    else return false;
+    char buf[PATH_CAP];
+    if (!platform_exe_path(buf, sizeof buf) && !(argv0 && strchr(argv0, '/') && platform_realpath(argv0, buf, sizeof buf)))
+        return false;
     char *slash = strrchr(buf, '/');
     if (!slash) return false;
     *slash = '\0';
@@ -319,7 +316,7 @@ static bool program_dir(const char *argv0, char *out, size_t cap)
 // source tree built from, else under the install prefix: its real path, or false.
 static bool find_schema(const char *argv0, char *out, size_t cap)
 {
-    char dir[PATH_MAX], probe[PATH_MAX + 64];
+    char dir[PATH_CAP], probe[PATH_CAP + 64];
     const char *fixed[] = {MHA_SOURCE_LESSONS, MHA_INSTALL_LESSONS};
     for (int i = -1; i < 2; i++) {
         if (i < 0) {
@@ -327,8 +324,8 @@ static bool find_schema(const char *argv0, char *out, size_t cap)
             snprintf(probe, sizeof probe, "%s/../share/mha-tracer/lessons/lesson.schema.json", dir);
         } else
             snprintf(probe, sizeof probe, "%s/lesson.schema.json", fixed[i]);
-        char real[PATH_MAX];
-        if (realpath(probe, real)) {
+        char real[PATH_CAP];
+        if (platform_realpath(probe, real, sizeof real)) {
             snprintf(out, cap, "%s", real);
             return true;
         }
@@ -340,12 +337,12 @@ static bool find_schema(const char *argv0, char *out, size_t cap)
 // editor resolves "$schema": "./x.json", "../lessons/x.json". Falls back on `to` itself.
 static void relative_to(const char *from, const char *to, char *out, size_t cap)
 {
-    char dir[PATH_MAX], real[PATH_MAX];
+    char dir[PATH_CAP], real[PATH_CAP];
     const char *slash = strrchr(from, '/');
     if (!slash) snprintf(dir, sizeof dir, ".");
     else if (slash == from) snprintf(dir, sizeof dir, "/");
     else snprintf(dir, sizeof dir, "%.*s", (int)(slash - from), from);
-    if (!realpath(dir, real)) {
+    if (!platform_realpath(dir, real, sizeof real)) {
         snprintf(out, cap, "%s", to);
         return;
     }
@@ -410,7 +407,7 @@ static int run_new(const NewArgs *a, const char *argv0)
         cli_line(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n", LESSON_MAX_TOKENS, n);
         status = EXIT_USAGE;
     }
-    char schema[PATH_MAX], rel[PATH_MAX];
+    char schema[PATH_CAP], rel[PATH_CAP];
     bool have_schema = status == EXIT_OK && find_schema(argv0, schema, sizeof schema);
     if (have_schema) relative_to(a->file, schema, rel, sizeof rel);
     size_t len = 0;
@@ -454,6 +451,8 @@ static int run_new(const NewArgs *a, const char *argv0)
 
 int main(int argc, char **argv)
 {
+    platform_console_attach();
+    argv = platform_utf8_argv(argc, argv);
     Mode mode = MODE_WINDOW;
     bool fullscreen = false;
     char **files = malloc(sizeof(char *) * (size_t)(argc > 0 ? argc : 1));

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+
+#include "platform/platform.h"
 
 static const char *const STAGE_NAMES[STAGE_COUNT] = {
     "Input embeddings", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
@@ -231,11 +232,10 @@ static void matmul_two_threads(Matrix *out, const Matrix *a, const Matrix *b)
     }
     MatmulJob top = {{half, out->cols, out->data}, {half, a->cols, a->data}, b};
     MatmulJob bottom = {{n - half, out->cols, mat_row(out, half)}, {n - half, a->cols, mat_row(a, half)}, b};
-    thrd_t worker;
-    bool threaded = thrd_create(&worker, matmul_job, &bottom) == thrd_success;
+    PlatformThread *worker = platform_thread_start(matmul_job, &bottom);
     matmul_job(&top);
-    if (threaded)
-        thrd_join(worker, NULL);
+    if (worker)
+        platform_thread_join(worker);
     else
         matmul_job(&bottom);
 }
@@ -272,15 +272,14 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
                                                         + 2.0 * (double)p->n * p->m);
     HeadJob mine = {t, p, 0, p->heads, failed}, other = mine;
-    thrd_t worker;
-    bool threaded = false;
+    PlatformThread *worker = NULL;
     if (p->heads >= 2 && work >= TRACE_THREAD_MIN_WORK) {
         other.h0 = mine.h1 = p->heads / 2;
-        threaded = thrd_create(&worker, run_heads, &other) == thrd_success;
-        if (!threaded) mine.h1 = p->heads;
+        worker = platform_thread_start(run_heads, &other);
+        if (!worker) mine.h1 = p->heads;
     }
     run_heads(&mine);
-    if (threaded) thrd_join(worker, NULL);
+    if (worker) platform_thread_join(worker);
     for (int h = 0; h < p->heads; h++) {
         if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
             Stage stage = failed[h];

@@ -1,23 +1,20 @@
 // Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
 // the background asked for), rendered offscreen with SDL's software renderer into PNG bytes or written as
 // SVG text, then written to files all or nothing.
-#define _POSIX_C_SOURCE 200809L // open, fsync, rename, mkdir
 #include "export.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "draw_sdl.h"
+#include "platform/platform.h"
 #include "svg.h"
 
 // File names and titles are cut to their buffers on purpose.
@@ -496,52 +493,36 @@ static void join(char *out, size_t cap, const char *dir, const char *name)
 // May path be replaced? Only when it does not exist, or is a regular file exported by us.
 static bool may_replace(const char *path, ExportError *err)
 {
-    struct stat sb;
-    if (lstat(path, &sb) != 0) {
+    PlatformStat sb;
+    if (!platform_stat(path, false, &sb)) {
         if (errno == ENOENT) return true;
         fail(err, true, "cannot check %s: %s", path, strerror(errno));
         return false;
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (sb.kind != PLATFORM_REGULAR) {
         fail(err, true, "%s exists and is not a file; nothing was written", path);
         return false;
     }
     unsigned char head[65536];
     size_t n = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd >= 0) {
-        ssize_t r;
-        while (n < sizeof head && ((r = read(fd, head + n, sizeof head - n)) > 0 || (r < 0 && errno == EINTR)))
-            if (r > 0) n += (size_t)r;
-        close(fd);
+    FILE *f = platform_fopen(path, "rb");
+    if (f) {
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
     }
-    if (fd < 0 || !export_bytes_are_ours(head, n)) {
+    if (!f || !export_bytes_are_ours(head, n)) {
         fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
         return false;
     }
     return true;
 }
 
-static bool write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
 {
-    struct stat sb;
-    if (stat(dir, &sb) != 0) {
+    PlatformStat sb;
+    if (!platform_stat(dir, true, &sb)) {
         int e = errno;
-        if (e == ENOENT && create_dir && mkdir(dir, 0777) == 0) {
+        if (e == ENOENT && create_dir && platform_mkdir(dir)) {
             // made it
         } else {
             if (e == ENOENT && create_dir) e = errno;
@@ -549,7 +530,7 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
                  e == ENOENT ? " (the directory must exist)" : "");
             return false;
         }
-    } else if (!S_ISDIR(sb.st_mode)) {
+    } else if (sb.kind != PLATFORM_DIRECTORY) {
         fail(err, true, "cannot write to %s: not a directory", dir);
         return false;
     }
@@ -567,9 +548,9 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
     size_t made = 0;
     for (size_t i = 0; i < count && ok; i++) {
         char tmp[4096], name[600];
-        snprintf(name, sizeof name, ".%s.%ld.tmp", files[i].name, (long)getpid());
+        snprintf(name, sizeof name, ".%s.%ld.tmp", files[i].name, platform_pid());
         join(tmp, sizeof tmp, dir, name);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        int fd = platform_create_exclusive(tmp);
         if (fd < 0) {
             fail(err, true, "cannot write in %s: %s; nothing was written", dir, strerror(errno));
             ok = false;
@@ -578,22 +559,18 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
         tmps[made] = malloc(strlen(tmp) + 1);
         if (tmps[made]) strcpy(tmps[made], tmp);
         made++;
-        bool wrote = write_all(fd, files[i].data, files[i].size) && fsync(fd) == 0;
+        bool wrote = platform_write_sync_close(fd, files[i].data, files[i].size);
         int e = errno;
-        if (close(fd) != 0 && wrote) {
-            wrote = false;
-            e = errno;
-        }
         if (!wrote || !tmps[made - 1]) {
             join(path, sizeof path, dir, files[i].name);
             fail(err, true, "cannot write %s: %s; nothing was written", path, tmps[made - 1] ? strerror(e) : "out of memory");
-            if (!tmps[made - 1]) unlink(tmp);
+            if (!tmps[made - 1]) platform_remove(tmp);
             ok = false;
         }
     }
     for (size_t i = 0; i < made && ok; i++) {
         join(path, sizeof path, dir, files[i].name);
-        if (rename(tmps[i], path) != 0) {
+        if (!platform_replace(tmps[i], path)) {
             fail(err, true, "cannot write %s: %s", path, strerror(errno));
             ok = false;
         } else {
@@ -602,16 +579,12 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
         }
     }
     for (size_t i = 0; i < made; i++) {
-        if (tmps[i]) unlink(tmps[i]);
+        if (tmps[i]) platform_remove(tmps[i]);
         free(tmps[i]);
     }
     free(tmps);
     if (ok) { // the renames themselves reach the disk
-        int dfd = open(dir, O_RDONLY);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
+        platform_sync_dir(dir);
     }
     return ok;
 }
