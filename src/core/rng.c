@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "core/exactmath.h"
 #include "core/ziggurat_tables.h"
 
 // --- SeedSequence (NumPy's bit_generator.pyx), pool of four 32-bit words ---
@@ -114,15 +115,15 @@ double rng_standard_normal(Rng *r) {
         if (idx == 0) {
             // The tail beyond r, by Marsaglia's exponential method.
             for (;;) {
-                double xx = -zig_inv_r * log1p(-rng_next_double(r));
-                double yy = -log1p(-rng_next_double(r));
+                double xx = -zig_inv_r * core_log1p(-rng_next_double(r));
+                double yy = -core_log1p(-rng_next_double(r));
                 if (yy + yy > xx * xx)
                     return ((rabs >> 8) & 1) ? -(zig_r + xx) : zig_r + xx;
             }
         } else {
             // The wedge between the rectangle and the curve.
             if (((zig_fi[idx - 1] - zig_fi[idx]) * rng_next_double(r) + zig_fi[idx]) <
-                exp(-0.5 * x * x))
+                core_exp(-0.5 * x * x))
                 return x;
         }
     }

@@ -1,0 +1,13 @@
+// exp and log1p with the same bits on every platform. Linux' numbers (glibc on an x86-64 with FMA) are the
+// reference the tests hold, so these compute exactly what glibc computes there: the same algorithms and
+// constants, with the fused multiply-adds glibc's FMA build uses done exactly in software. MinGW's exp and
+// log1p differ from glibc's in the last digit on some inputs; the core never calls them.
+#ifndef MHA_EXACTMATH_H
+#define MHA_EXACTMATH_H
+
+// e^x, within 0.51 ulp (glibc's exp, as built for x86-64 with FMA).
+double core_exp(double x);
+// ln(1 + x), within 1 ulp (glibc's log1p, Sun's fdlibm algorithm).
+double core_log1p(double x);
+
+#endif
