@@ -145,6 +145,12 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->Z);
 }
 
+double trace_values(int n, int m, int d_model, int heads, int d_k)
+{
+    double per_head = 2.0 * n * d_k + 2.0 * m * d_k + 3.0 * n * m;
+    return heads * per_head + (double)n * heads * d_k + (double)n * d_model;
+}
+
 void trace_free(Trace *t)
 {
     if (t->head)

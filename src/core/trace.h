@@ -75,6 +75,11 @@ typedef struct {
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err);
 void trace_free(Trace *t);
 
+// How many numbers (doubles) a trace of these sizes keeps: per head Q (n, d_k), K and V (m, d_k), the
+// scores, scaled scores and weights (n, m) and Z (n, d_k); then the concat (n, heads·d_k) and the output
+// (n, d_model). The lesson limits bound it (LESSON_MAX_TRACE_VALUES), so memory is known before a trace.
+double trace_values(int n, int m, int d_model, int heads, int d_k);
+
 // The individual stages, each a plain function (used by trace_run and by the viewer's explanations).
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
 void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b);
