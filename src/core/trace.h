@@ -65,7 +65,7 @@ typedef struct {
 typedef struct {
     Stage stage;      // where a non-finite number first appeared
     int head;         // -1 when not head-specific
-    char message[256];
+    char message[480];  // what happened and, for an overflow, the input that made it (trace_overflow_detail)
 } TraceError;
 
 // Runs every stage. On failure (no memory, or a value overflowing to inf/NaN) returns false, fills err
