@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../model/session.h"
+#include "cli.h" // cli_line: messages to the terminal with control characters escaped
 #include "../model/view.h"
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
@@ -258,10 +259,10 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d "
-            "banner=%d note=%d\n",
+            "edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), st->help ? 1 : 0,
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+            session_edit_count(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -346,6 +347,11 @@ static void save(Gui *g)
 {
     char out[1100], shown[1800];
     SessionError err;
+    int n = session_edit_count(&g->doc);
+    if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
+        snprintf(g->status, sizeof g->status, "Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)");
+        return;
+    }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
         show_error(g, "Not saved: %s", err.message);
         return;
@@ -355,8 +361,10 @@ static void save(Gui *g)
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, platform_realpath(".", cwd, sizeof cwd) ? cwd : ".");
-    int n = session_edit_count(&g->doc);
-    snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+    if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
+        snprintf(g->status, sizeof g->status, "Saved the file's values (no value is edited now) as %s", shown);
+    else
+        snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
 
@@ -622,7 +630,7 @@ int gui_run(const GuiOptions *opt)
     session_init(&g->doc);
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
-        fprintf(stderr, "mha-tracer: %s\n", first_err.message);
+        cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
         return 2;
     }
@@ -635,7 +643,7 @@ int gui_run(const GuiOptions *opt)
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
     if (frame_path && frame_path[0] && !(g->frame_file = platform_fopen(frame_path, "a"))) {
-        fprintf(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
+        cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
         gui_free(g);
         free(g);
         return 1;
@@ -668,7 +676,7 @@ int gui_run(const GuiOptions *opt)
     snprintf(font_dir, sizeof font_dir, "%s/fonts", g->assets);
     if (g->ren) g->draw = draw_sdl_create(g->ren, font_dir, err, sizeof err);
     if (!g->win || !g->ren || !g->draw) {
-        fprintf(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
+        cli_line(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
         gui_free(g);
         free(g);
         return 1;

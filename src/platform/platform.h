@@ -30,6 +30,8 @@ typedef struct {
     PlatformKind kind;
     long long size;
     long long mtime_sec, mtime_nsec; // last modification
+    long long owner;                 // the owning user (POSIX uid; on Windows every file is the user's own)
+    bool sticky;                     // a folder where only owners may replace files (POSIX S_ISVTX)
 } PlatformStat;
 
 // What is at path, following a link (follow) or not (like lstat). false with errno (ENOENT: nothing there).
@@ -38,6 +40,16 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st);
 // --- reading ---
 // fopen with a UTF-8 name (mode as fopen's; always add "b" for bytes).
 FILE *platform_fopen(const char *path, const char *mode);
+// Opens path for reading bytes, never through a link at path and never blocking on a FIFO. NULL with errno.
+FILE *platform_fopen_nofollow(const char *path);
+
+// --- folders ---
+typedef struct PlatformDir PlatformDir;
+// The names in a folder (".", ".." included or not), or NULL with errno.
+PlatformDir *platform_dir_open(const char *path);
+// The next name (UTF-8, valid until the next call), or NULL at the end.
+const char *platform_dir_next(PlatformDir *d);
+void platform_dir_close(PlatformDir *d);
 // Opens path for reading ("rb") only if it is a regular file, never blocking on a FIFO or a device.
 // On NULL, *st says how far it got: errno set and st->kind PLATFORM_REGULAR when the open or a read of the
 // file's facts failed; st->kind anything else when something other than a file is there.
@@ -47,8 +59,14 @@ FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened);
 // --- writing all or nothing ---
 // Creates path exclusively for writing bytes (never an existing file, never through a link). fd or -1.
 int platform_create_exclusive(const char *path);
-// Writes all len bytes to fd, flushes them to the disk, closes fd. false with errno (the first failure's).
+// Writes all len bytes to fd. false with errno.
+bool platform_write_all(int fd, const void *data, size_t len);
+// Flushes fd to the disk and closes it (closed in any case). false with errno (the first failure's).
+bool platform_sync_close(int fd);
+// Both: writes all len bytes, flushes, closes (closed in any case).
 bool platform_write_sync_close(int fd, const void *data, size_t len);
+// A second name for the file at from (a hard link); false with errno (EEXIST when to exists).
+bool platform_link(const char *from, const char *to);
 // Puts the file from in place of to in one step: rename (POSIX) / MoveFileExW with REPLACE_EXISTING and
 // WRITE_THROUGH. A link at to is replaced, never written through.
 bool platform_replace(const char *from, const char *to);
@@ -62,6 +80,10 @@ void platform_sync_dir(const char *dir);
 
 // --- the process ---
 long platform_pid(void);
+// Is process pid running (or not ours to ask about)? false only when it is known to be gone.
+bool platform_process_alive(long pid);
+// This process's user, as PlatformStat.owner counts them (0: root, who may replace anything).
+long long platform_user(void);
 // Nanoseconds of the wall clock (for unique temporary names, not for measuring).
 uint64_t platform_time_ns(void);
 // The running program's file, absolute, or false.

@@ -6,10 +6,12 @@
 #endif
 #include "platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +63,8 @@ static void fill(PlatformStat *st, const struct stat *sb)
                : S_ISSOCK(sb->st_mode) ? PLATFORM_SOCKET
                                        : PLATFORM_DEVICE;
     st->size = (long long)sb->st_size;
+    st->owner = (long long)sb->st_uid;
+    st->sticky = (sb->st_mode & S_ISVTX) != 0;
 #if defined(__APPLE__)
     st->mtime_sec = (long long)sb->st_mtimespec.tv_sec;
     st->mtime_nsec = (long long)sb->st_mtimespec.tv_nsec;
@@ -79,6 +83,49 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
 }
 
 FILE *platform_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+
+FILE *platform_fopen_nofollow(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+struct PlatformDir {
+    DIR *d;
+};
+
+PlatformDir *platform_dir_open(const char *path)
+{
+    PlatformDir *p = malloc(sizeof *p);
+    if (!p) return NULL;
+    if (!(p->d = opendir(path))) {
+        int e = errno;
+        free(p);
+        errno = e;
+        return NULL;
+    }
+    return p;
+}
+
+const char *platform_dir_next(PlatformDir *p)
+{
+    struct dirent *e = readdir(p->d);
+    return e ? e->d_name : NULL;
+}
+
+void platform_dir_close(PlatformDir *p)
+{
+    if (!p) return;
+    closedir(p->d);
+    free(p);
+}
 
 FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
 {
@@ -111,25 +158,28 @@ FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
 
 int platform_create_exclusive(const char *path)
 {
-    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
-bool platform_write_sync_close(int fd, const void *data, size_t len)
+bool platform_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
-    bool ok = true;
-    while (ok && len > 0) {
+    while (len > 0) {
         ssize_t w = write(fd, p, len);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             if (w == 0) errno = EIO;
-            ok = false;
-            break;
+            return false;
         }
         p += w;
         len -= (size_t)w;
     }
-    ok = ok && fsync(fd) == 0;
+    return true;
+}
+
+bool platform_sync_close(int fd)
+{
+    bool ok = fsync(fd) == 0;
     int saved = errno;
     if (close(fd) != 0 && ok) {
         ok = false;
@@ -138,6 +188,19 @@ bool platform_write_sync_close(int fd, const void *data, size_t len)
     errno = saved;
     return ok;
 }
+
+bool platform_write_sync_close(int fd, const void *data, size_t len)
+{
+    if (!platform_write_all(fd, data, len)) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return false;
+    }
+    return platform_sync_close(fd);
+}
+
+bool platform_link(const char *from, const char *to) { return link(from, to) == 0; }
 
 bool platform_replace(const char *from, const char *to) { return rename(from, to) == 0; }
 
@@ -155,6 +218,13 @@ void platform_sync_dir(const char *dir)
 }
 
 long platform_pid(void) { return (long)getpid(); }
+
+bool platform_process_alive(long pid)
+{
+    return pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+long long platform_user(void) { return (long long)geteuid(); }
 
 uint64_t platform_time_ns(void)
 {

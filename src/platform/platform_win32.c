@@ -158,6 +158,8 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
                : (a.dwFileAttributes & FILE_ATTRIBUTE_DEVICE)      ? PLATFORM_DEVICE
                                                                    : PLATFORM_REGULAR;
     st->size = (long long)((unsigned long long)a.nFileSizeHigh << 32 | a.nFileSizeLow);
+    st->owner = 1; // no owners to tell apart, nor root: see platform_user
+    st->sticky = false;
     file_time(a.ftLastWriteTime, &st->mtime_sec, &st->mtime_nsec);
     return true;
 }
@@ -170,6 +172,63 @@ FILE *platform_fopen(const char *path, const char *mode)
     free(w);
     free(m);
     return f;
+}
+
+FILE *platform_fopen_nofollow(const char *path)
+{
+    PlatformStat st;
+    if (platform_stat(path, false, &st) && st.kind == PLATFORM_LINK) {
+        errno = ELOOP;
+        return NULL;
+    }
+    return platform_fopen(path, "rb");
+}
+
+// --- folders ---
+struct PlatformDir {
+    HANDLE h;
+    bool first;
+    WIN32_FIND_DATAW data;
+    char name[MAX_PATH * 4];
+};
+
+PlatformDir *platform_dir_open(const char *path)
+{
+    size_t n = strlen(path);
+    char *pattern = malloc(n + 3);
+    if (!pattern) return NULL;
+    snprintf(pattern, n + 3, "%s%s*", path, n && (path[n - 1] == '/' || path[n - 1] == '\\') ? "" : "/");
+    wchar_t *w = wide(pattern);
+    free(pattern);
+    PlatformDir *d = w ? calloc(1, sizeof *d) : NULL;
+    if (!d) {
+        free(w);
+        return NULL;
+    }
+    d->h = FindFirstFileW(w, &d->data);
+    free(w);
+    if (d->h == INVALID_HANDLE_VALUE) {
+        set_errno_from(GetLastError());
+        free(d);
+        return NULL;
+    }
+    d->first = true;
+    return d;
+}
+
+const char *platform_dir_next(PlatformDir *d)
+{
+    if (!d->first && !FindNextFileW(d->h, &d->data)) return NULL;
+    d->first = false;
+    if (!narrow(d->data.cFileName, d->name, sizeof d->name)) d->name[0] = '\0';
+    return d->name;
+}
+
+void platform_dir_close(PlatformDir *d)
+{
+    if (!d) return;
+    FindClose(d->h);
+    free(d);
 }
 
 FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
@@ -208,32 +267,58 @@ int platform_create_exclusive(const char *path)
     return fd;
 }
 
-bool platform_write_sync_close(int fd, const void *data, size_t len)
+bool platform_write_all(int fd, const void *data, size_t len)
 {
     HANDLE h = (HANDLE)_get_osfhandle(fd);
     const char *p = data;
-    bool ok = h != INVALID_HANDLE_VALUE;
-    if (!ok) errno = EBADF;
-    while (ok && len > 0) {
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = EBADF;
+        return false;
+    }
+    while (len > 0) {
         DWORD chunk = len > (1u << 30) ? (1u << 30) : (DWORD)len, w = 0;
         if (!WriteFile(h, p, chunk, &w, NULL) || w == 0) {
             set_errno_from(GetLastError());
-            ok = false;
-            break;
+            return false;
         }
         p += w;
         len -= w;
     }
-    if (ok && !FlushFileBuffers(h)) {
-        set_errno_from(GetLastError());
-        ok = false;
-    }
+    return true;
+}
+
+bool platform_sync_close(int fd)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    bool ok = h != INVALID_HANDLE_VALUE && FlushFileBuffers(h);
+    if (!ok) set_errno_from(GetLastError());
     int saved = errno;
     if (_close(fd) != 0 && ok) {
         ok = false;
         saved = errno;
     }
     errno = saved;
+    return ok;
+}
+
+bool platform_write_sync_close(int fd, const void *data, size_t len)
+{
+    if (!platform_write_all(fd, data, len)) {
+        int saved = errno;
+        _close(fd);
+        errno = saved;
+        return false;
+    }
+    return platform_sync_close(fd);
+}
+
+bool platform_link(const char *from, const char *to)
+{
+    wchar_t *a = wide(from), *b = wide(to);
+    BOOL ok = a && b && CreateHardLinkW(b, a, NULL);
+    if (a && b && !ok) set_errno_from(GetLastError());
+    free(a);
+    free(b);
     return ok;
 }
 
@@ -269,6 +354,19 @@ void platform_sync_dir(const char *dir) { (void)dir; }
 
 // --- the process ---
 long platform_pid(void) { return (long)GetCurrentProcessId(); }
+
+bool platform_process_alive(long pid)
+{
+    if (pid <= 0) return false;
+    HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
+    if (!h) return GetLastError() != ERROR_INVALID_PARAMETER; // no such process: gone
+    DWORD code = 0;
+    BOOL ok = GetExitCodeProcess(h, &code);
+    CloseHandle(h);
+    return !ok || code == STILL_ACTIVE;
+}
+
+long long platform_user(void) { return 1; }
 
 uint64_t platform_time_ns(void)
 {
