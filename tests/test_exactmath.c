@@ -16,15 +16,6 @@ static uint64_t bits(double d)
     return b;
 }
 
-static uint64_t state = UINT64_C(88172645463325252);
-static double uniform(void) // [0, 1), xorshift64
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return (double)(state >> 11) * 0x1p-53;
-}
-
 int main(void)
 {
     // {x, glibc's exp(x)}: the first three are inputs where glibc is not correctly rounded.
@@ -48,6 +39,8 @@ int main(void)
     CHECK(isnan(core_exp(NAN)) && isnan(core_log1p(-2.0)), "NaN");
 
 #if defined(__GLIBC__) && defined(__x86_64__) && defined(__GNUC__)
+    uint64_t state = UINT64_C(88172645463325252); // xorshift64
+#define uniform() (state ^= state << 13, state ^= state >> 7, state ^= state << 17, (double)(state >> 11) * 0x1p-53)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2")) {
         // glibc's exp and log1p as they run on this machine (its FMA build): every bit the same.
