@@ -642,7 +642,7 @@ int gui_run(const GuiOptions *opt)
         return 1;
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
-    if (frame_path && frame_path[0] && !(g->frame_file = platform_fopen(frame_path, "a"))) {
+    if (frame_path && frame_path[0] && !(g->frame_file = platform_fopen(frame_path, "ab"))) {
         cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
         gui_free(g);
         free(g);
