@@ -132,6 +132,23 @@ for what in heatmaps board; do
     echo "--export $what: $nl files; SVG identical: $svg_same; PNG identical: $png_same, within 1: $png_close"
 done
 
+# All or nothing on Windows' terms: our files replaced (hard link kept, MoveFileExW), nothing left behind,
+# someone else's file refused; --new never replaces and takes a backslashed path.
+X=$tmp/xw
+for round in 1 2; do
+    (cd "$SRC" && wine "$WIN" --export "$X" lessons/the-cat-sat.json >/dev/null 2>&1) && ok || bad "--export, round $round"
+done
+[ "$(ls -a "$X" | grep -c '\.tmp$\|\.old$')" -eq 0 ] && ok || bad "temporaries left in $X: $(ls -a "$X")"
+printf '{"not": "ours"}' >"$X/the-cat-sat-stage05-weights-heatmap-heads.png"
+(cd "$SRC" && wine "$WIN" --export "$X" lessons/the-cat-sat.json >/dev/null 2>"$tmp/notours.err")
+[ $? -eq 1 ] && grep -q "not an mha-tracer export" "$tmp/notours.err" && ok || bad "someone else's file: $(cat "$tmp/notours.err")"
+[ "$(cat "$X/the-cat-sat-stage05-weights-heatmap-heads.png")" = '{"not": "ours"}' ] && ok || bad "someone else's file was changed"
+winpath="Z:$(echo "$tmp/new.json" | tr / '\\')"
+wine "$WIN" --new "$winpath" >/dev/null 2>&1 && [ -f "$tmp/new.json" ] && ok || bad "--new $winpath"
+(cd "$SRC" && "$LINUX" --check "$tmp/new.json" >/dev/null 2>&1) && ok || bad "the lesson --new wrote under Wine does not load on Linux"
+wine "$WIN" --new "$tmp/new.json" >/dev/null 2>&1
+[ $? -eq 1 ] && ok || bad "--new over an existing file did not fail with 1"
+
 # 5. The test programs built for Windows (core, lesson, model, scene headless).
 if [ -n "$WINBUILD" ]; then
     export WINEPATH="$(dirname "$WIN")"

@@ -538,6 +538,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     case SDL_DROPFILE: {
         char *file = e->drop.file;
         if (!file) return false;
+        platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
         load_lesson(g, file);
         SDL_free(file);
         return true;

@@ -318,10 +318,11 @@ static bool find_schema(const char *argv0, char *out, size_t cap)
 {
     char dir[PATH_CAP], probe[PATH_CAP + 64];
     const char *fixed[] = {MHA_SOURCE_LESSONS, MHA_INSTALL_LESSONS};
-    for (int i = -1; i < 2; i++) {
-        if (i < 0) {
+    for (int i = -2; i < 2; i++) {
+        if (i < 0) { // installed (../share/...), or unzipped on Windows (lessons/ beside the program)
             if (!program_dir(argv0, dir, sizeof dir)) continue;
-            snprintf(probe, sizeof probe, "%s/../share/mha-tracer/lessons/lesson.schema.json", dir);
+            snprintf(probe, sizeof probe, i == -2 ? "%s/../share/mha-tracer/lessons/lesson.schema.json"
+                                                  : "%s/lessons/lesson.schema.json", dir);
         } else
             snprintf(probe, sizeof probe, "%s/lesson.schema.json", fixed[i]);
         char real[PATH_CAP];
@@ -552,8 +553,10 @@ int main(int argc, char **argv)
                 free(files);
                 return EXIT_USAGE;
             }
-        } else
+        } else {
+            platform_path_normalize(argv[i]); // Windows: a backslash becomes '/', where the program splits paths
             files[nfiles++] = argv[i];
+        }
     }
 
     if (new_opt && mode != MODE_NEW) {
@@ -563,6 +566,12 @@ int main(int argc, char **argv)
     }
     if (mode == MODE_NEW) {
         int status = EXIT_USAGE;
+        char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
+        if (nargs.file && strlen(nargs.file) < sizeof file) {
+            snprintf(file, sizeof file, "%s", nargs.file);
+            platform_path_normalize(file);
+            nargs.file = file;
+        }
         if (nfiles > 0) cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", files[0]);
         else status = run_new(&nargs, argv[0]);
         free(files);

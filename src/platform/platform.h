@@ -93,6 +93,9 @@ bool platform_realpath(const char *path, char *out, size_t cap);
 // Windows: stdout and stderr write bytes (binary mode) and, for a GUI-subsystem program, reach the console
 // it was started from, if any and unless they are already redirected. Nothing elsewhere.
 void platform_console_attach(void);
+// Windows: backslashes in path become '/' (Windows takes both; the rest of the program splits paths at '/').
+// Nothing elsewhere, where a backslash is a character of a name.
+void platform_path_normalize(char *path);
 // Command-line arguments as UTF-8 (Windows: from the UTF-16 command line; elsewhere argv itself).
 // The array lives until the program ends.
 char **platform_utf8_argv(int argc, char **argv);

@@ -263,6 +263,8 @@ bool platform_realpath(const char *path, char *out, size_t cap)
 
 void platform_console_attach(void) {}
 
+void platform_path_normalize(char *path) { (void)path; }
+
 char **platform_utf8_argv(int argc, char **argv)
 {
     (void)argc;

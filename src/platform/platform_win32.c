@@ -429,6 +429,8 @@ void platform_console_attach(void)
     if (need_err && freopen("CONOUT$", "wb", stderr)) setvbuf(stderr, NULL, _IONBF, 0);
 }
 
+void platform_path_normalize(char *path) { forward_slashes(path); }
+
 char **platform_utf8_argv(int argc, char **argv)
 {
     int n = 0;
