@@ -229,7 +229,7 @@ static bool scan_number(Scanner *sc, bool *eof)
             *eof = true;
             return false;
         }
-        if (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true))
+        if ((s[p] == 'I' || s[p] == 'i') && (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true)))
             return fail_at(sc, start,
                            "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; write a number)",
                            describe_word(sc, start, w, sizeof w));
