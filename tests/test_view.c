@@ -37,7 +37,7 @@ static bool digit(ViewState *s, int d)
 
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false}, causal = {4, 4, 4, 2, 2, true};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false}, causal = {4, 4, 4, 2, 2, true, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(s.stage_count == 8, "self-attention without a mask has 8 stages, got %d", s.stage_count);
@@ -79,7 +79,7 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false}, two = {3, 3, 4, 2, 2, false};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false}, two = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -100,14 +100,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
@@ -161,7 +161,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -228,7 +228,7 @@ static void test_other_keys(void)
 // before the next stage, and back from the next stage lands on the last one.
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -265,7 +265,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);

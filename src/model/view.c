@@ -15,13 +15,14 @@ static AttnParams sizes_of(const ViewDims *d)
     p.heads = d->heads;
     p.d_k = d->d_k;
     p.mask = d->causal ? MASK_CAUSAL : MASK_NONE;
+    p.positions = d->positions ? POS_SINUSOIDAL : POS_NONE; // which kind does not matter to the stage table
     return p;
 }
 
 
 ViewDims view_dims_from_params(const AttnParams *p)
 {
-    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
+    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL, p->positions != POS_NONE};
     return d;
 }
 
@@ -372,6 +373,7 @@ bool view_param_set(AttnParams *p, CellRef c, double v)
     if (!ref || !isfinite(v)) return false;
     *ref = v;
     if (c.mat == MAT_X && !p->cross) mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
+    params_apply_positions(p); // an edit of E (or E^Y): X = E + P follows
     return true;
 }
 

@@ -84,6 +84,7 @@ typedef struct {
 typedef struct {
     int n, m, d_model, heads, d_k;
     bool causal;
+    bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
