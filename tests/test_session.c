@@ -240,6 +240,48 @@ static void test_save_links(const char *lesson, const char *text)
     session_free(&s);
 }
 
+// Issue 14 in the session: a head switched off and on, the scale moved and back to its default (the same
+// bits as the file's trace), and the shuffle test with and without positions.
+static void test_teaching(void)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/lessons/the-dog-bit-the-man.json", MHA_SOURCE_DIR);
+    if (!session_load(&s, path, &err)) {
+        CHECK(false, "dog lesson loads: %s", err.message);
+        return;
+    }
+    Matrix before;
+    CHECK(mat_copy(&before, &s.trace.output), "copy");
+    CHECK(session_toggle_head(&s, 1, &err) && params_ablated(&s.edit, 1) && s.trace.full_output.data,
+          "head 1 off: %s", err.message);
+    CHECK(mat_max_abs_diff(&s.trace.full_output, &before) == 0.0, "the output with every head is the one before");
+    CHECK(!session_toggle_head(&s, 2, &err), "there is no head 2");
+    CHECK(session_toggle_head(&s, 1, &err) && !s.edit.ablated && mat_max_abs_diff(&s.trace.output, &before) == 0.0,
+          "head 1 on again: the same output");
+    CHECK(session_set_scale(&s, 1.0, &err) && s.edit.scale == 1.0 && session_scale(&s) == 1.0, "scale 1");
+    CHECK(mat_get(&s.trace.head[0].scaled, 1, 2) == mat_get(&s.trace.head[0].scores, 1, 2), "scaled = scores at 1");
+    CHECK(session_set_scale(&s, 1.0 / sqrt(2.0), &err) && s.edit.scale == 0.0, "the stop 1/sqrt(d_k) is the default");
+    CHECK(mat_max_abs_diff(&s.trace.output, &before) == 0.0, "back at the default: the file's bits");
+    CHECK(!session_set_scale(&s, -1, &err) && s.edit.scale == 0.0, "a negative scale is refused");
+    // The shuffle: with positions the rows change; the reversed tokens.
+    CHECK(session_shuffle(&s, &err) && session_shuffled(&s), "shuffle: %s", err.message);
+    const SessionShuffle *x = session_shuffled(&s);
+    CHECK(x && !x->same && x->difference > 0.1 && strcmp(x->lesson.tokens[0], "man") == 0, "with positions the rows change");
+    CHECK(session_toggle_head(&s, 0, &err) && !session_shuffled(&s), "a change of the parameters drops the shuffle");
+    mat_free(&before);
+    // Without positions (the mat lesson): only moved.
+    snprintf(path, sizeof path, "%s/lessons/the-cat-sat-on-the-mat.json", MHA_SOURCE_DIR);
+    if (session_load(&s, path, &err) && session_shuffle(&s, &err)) {
+        x = session_shuffled(&s);
+        CHECK(x->same && x->difference < 1e-12, "without positions the rows only move (%g)", x->difference);
+    } else
+        CHECK(false, "mat lesson shuffle: %s", err.message);
+    session_free(&s);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -261,6 +303,7 @@ int main(void)
         test_watch(lesson, text);
     }
     free(text);
+    test_teaching();
     // Clean up the temporary directory.
     DIR *d = opendir(dir);
     struct dirent *e;

@@ -1,5 +1,6 @@
 // Tests the viewer's state machine headless: every key, stage bounds, the mask stage only for causal
 // lessons, head switching, the sub-step reveal, hover/click, zoom limits and lesson reloads.
+#include <math.h>
 #include <string.h>
 
 #include "model/view.h"
@@ -339,6 +340,42 @@ static void test_stage_table(void)
     CHECK(strcmp(name, "\xe2\x88\x92" "0.6111") == 0, "4 decimals with a minus sign: %s", name);
 }
 
+// Issue 14's keys: O asks to switch the head off, [ and ] move the scale (Shift: finer), X opens the shuffle
+// panel; the slider's steps land on its stops and stay between its ends.
+static void test_teaching_keys(void)
+{
+    ViewDims dims = {3, 3, 4, 2, 2, false, true};
+    ViewState s;
+    view_init(&s, &dims);
+    CHECK(s.stage_count == 9 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
+    CHECK(press(&s, VIEW_KEY_O) && s.request == VIEW_REQ_ABLATE, "O asks to switch the head off");
+    CHECK(press(&s, VIEW_KEY_RIGHTBRACKET) && s.request == VIEW_REQ_SCALE && s.request_delta == 1.0, "] scale up");
+    CHECK(press_mod(&s, VIEW_KEY_LEFTBRACKET, VIEW_MOD_SHIFT) && s.request == VIEW_REQ_SCALE && s.request_delta == -0.25,
+          "Shift+[ a fine step down");
+    CHECK(press(&s, VIEW_KEY_X) && s.panel == PANEL_SHUFFLE, "X opens the shuffle panel");
+    CHECK(press(&s, VIEW_KEY_X) && s.panel == PANEL_NONE, "X closes it");
+    press(&s, VIEW_KEY_X);
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.panel == PANEL_NONE && !s.quit, "Esc closes the shuffle panel first");
+    // The slider: d_k = 64 (paper-base). Up from 1/64 by quarter octaves reaches 1/8 exactly, then 1, then 4.
+    double v = 1.0 / 64;
+    int steps = 0;
+    bool hit_root = false, hit_one = false;
+    while (v < VIEW_SCALE_MAX && steps < 100) {
+        v = view_scale_step(v, 64, 1, false);
+        hit_root = hit_root || v == 1.0 / 8;
+        hit_one = hit_one || v == 1.0;
+        steps++;
+    }
+    CHECK(hit_root && hit_one && v == VIEW_SCALE_MAX, "up the slider: stops 1/8 and 1 landed on, ends at 4 (%g)", v);
+    CHECK(view_scale_step(VIEW_SCALE_MAX, 64, 1, false) == VIEW_SCALE_MAX, "no further than 4");
+    CHECK(view_scale_step(view_scale_min(64), 64, -1, false) == view_scale_min(64), "no lower than 1/(4 d_k)");
+    CHECK(view_scale_step(0.14, 64, -1, false) == 0.125, "down from 0.14: the stop 1/8 (not 0.1177)");
+    CHECK(view_scale_step(0.9, 2, 1, false) == 1.0, "d_k 2: up from 0.9 lands on 1 (not 1.07)");
+    CHECK(view_scale_step(0.65, 2, 1, false) == 1.0 / sqrt(2.0), "d_k 2: up from 0.65 lands on 1/sqrt 2 (not 0.77)");
+    double fine = view_scale_step(1.0, 2, 1, true);
+    CHECK(fabs(fine - pow(2.0, 1.0 / 16)) < 1e-15, "a fine step is 2^(1/16): %g", fine);
+}
+
 int main(void)
 {
     test_substeps();
@@ -348,5 +385,6 @@ int main(void)
     test_heads();
     test_reveal();
     test_other_keys();
+    test_teaching_keys();
     return check_report("test_view");
 }

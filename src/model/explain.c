@@ -108,13 +108,13 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
                      "the token", c.row);
         break;
     case MAT_OUTPUT_ALL:
-        snprintf(lines[n++], 256, "Output^all[%s, %d] = %s", rl, c.col, vs);
+        snprintf(lines[n++], 256, "Output (all heads)[%s, %d] = %s", rl, c.col, vs);
         snprintf(lines[n++], 256, "the output as it is with every head switched on");
         break;
     case MAT_OUTPUT_DIFF:
         model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT_ALL, 0, c.row, c.col}), a, sizeof a);
         model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT, 0, c.row, c.col}), b, sizeof b);
-        snprintf(lines[n++], 256, "%s[%s, %d] = Output^all[%s, %d] \xe2\x88\x92 Output[%s, %d]", name, rl, c.col, rl,
+        snprintf(lines[n++], 256, "%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]", name, rl, c.col, rl,
                  c.col, rl, c.col);
         snprintf(lines[n++], 256, "= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)", a, b, vs);
         break;

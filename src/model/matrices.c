@@ -179,7 +179,7 @@ static const MatInfo MATS[MAT_COUNT] = {
     [MAT_P] = {MAT_P, "P", "P", "positions", false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_p, NULL, NULL, has_positions},
     [MAT_ES] = {MAT_ES, "E_Y", "E^Y", "source token embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_es, p_es, NULL, has_source_positions},
     [MAT_PS] = {MAT_PS, "P_Y", "P^Y", "source positions", false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_ps, NULL, NULL, has_source_positions},
-    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output^all", "output with every head", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
+    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output (all heads)", "output with every head", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
     [MAT_OUTPUT_DIFF] = {MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", "what the heads switched off add", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_diff, NULL, f_output_diff, has_ablated},
 };
 

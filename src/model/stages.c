@@ -180,6 +180,9 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
     if (p->cross)
         snprintf(buf, cap, "X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values", p->n, p->d_model,
                  p->m, p->d_model);
+    else if (p->positions != POS_NONE)
+        snprintf(buf, cap, "E = the embeddings of the %d token%s  (%d" TIMES "%d), before positions",
+                 p->n, p->n == 1 ? "" : "s", p->n, p->d_model);
     else
         snprintf(buf, cap, "X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)", p->n,
                  p->n == 1 ? "" : "s", p->n, p->d_model);
@@ -187,9 +190,9 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
 static void f_positions(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)head;
-    snprintf(buf, cap, "X = E + P%s   (%s positions, from 0%s)", p->cross ? ",   Y = E^Y + P^Y" : "",
-             p->positions == POS_SINUSOIDAL ? "sinusoidal" : "the lesson's",
-             p->positions == POS_SINUSOIDAL ? ": P[pos, 2i] = sin(pos / 10000^2^i^/^d), P[pos, 2i+1] = cos(\xe2\x80\xa6)" : "");
+    if (p->cross) snprintf(buf, cap, "X = E + P,   Y = E^Y + P^Y");
+    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "X = E + P,   P = sin | cos of pos / 10000^2i/d");
+    else snprintf(buf, cap, "X = E + P   (the lesson's positions)");
 }
 static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -263,6 +266,11 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 
 static void x_input(const AttnParams *p, char *buf, size_t cap)
 {
+    if (p->positions != POS_NONE && !p->cross) {
+        snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding E. The next stage adds "
+                 "each position's vector P: X = E + P is what every head reads.", p->d_model);
+        return;
+    }
     if (p->cross)
         snprintf(buf, cap, "Cross-attention: the queries come from the %d target token%s X, the keys and values from "
                  "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding.", p->n,

@@ -298,6 +298,16 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_KEY_Q: s->quit = true; return true;
     case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
+    case VIEW_KEY_O: s->request = VIEW_REQ_ABLATE; return true;
+    case VIEW_KEY_LEFTBRACKET:
+    case VIEW_KEY_RIGHTBRACKET:
+        s->request = VIEW_REQ_SCALE;
+        s->request_delta = (ev->key == VIEW_KEY_RIGHTBRACKET ? 1.0 : -1.0) * (shift ? 0.25 : 1.0);
+        return true;
+    case VIEW_KEY_X:
+        s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+        memset(&s->hover, 0, sizeof s->hover);
+        return true;
     default: return false;
     }
 }
@@ -341,6 +351,26 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     }
     return false;
+}
+
+double view_scale_min(int d_k) { return 1.0 / (4.0 * (d_k > 0 ? d_k : 1)); }
+
+double view_scale_step(double scale, int d_k, double dir, bool fine)
+{
+    if (d_k < 1) d_k = 1;
+    double lo = view_scale_min(d_k), hi = VIEW_SCALE_MAX;
+    const double stops[3] = {1.0 / d_k, 1.0 / sqrt((double)d_k), 1.0};
+    double next = scale * pow(2.0, dir * (fine ? 1.0 / 16.0 : 0.25));
+    // A stop past here and up to there (or a rounding away from it) is where the step ends: the nearest one.
+    for (int i = 0; i < 3; i++) {
+        double st = dir > 0 ? stops[i] : stops[2 - i];
+        if ((dir > 0 && st > scale * (1 + 1e-12) && st <= next * (1 + 1e-9)) ||
+            (dir < 0 && st < scale * (1 - 1e-12) && st >= next * (1 - 1e-9))) {
+            next = st;
+            break;
+        }
+    }
+    return next < lo ? lo : next > hi ? hi : next;
 }
 
 // ---------------------------------------------------------------------------------------------------

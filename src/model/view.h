@@ -31,6 +31,9 @@ typedef enum {
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
     VIEW_KEY_D,                         // dark board / light board
+    VIEW_KEY_O,                         // switch the current head off (ablation) / on again
+    VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
+    VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -42,6 +45,7 @@ typedef enum {
     PANEL_NONE = 0,
     PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
     PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
+    PANEL_SHUFFLE,  // the lesson with its tokens reordered beside the original: the outputs (key X)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -52,6 +56,8 @@ typedef enum {
     VIEW_REQ_SAVE,    // save the edited lesson beside the original
     VIEW_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+    VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
+    VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
 } ViewRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
@@ -141,6 +147,13 @@ CellRef view_reveal_cell(const ViewState *s, int k);
 bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef view_focus_cell(const ViewState *s);
+
+// The softmax scale a step of the slider away: dir steps of 2^(1/4) (fine: 2^(1/16)) up or down, from
+// 1/(4 d_k) to 4, landing on each stop it would pass over (1/d_k, 1/sqrt(d_k) and 1) instead of jumping it.
+double view_scale_step(double scale, int d_k, double dir, bool fine);
+#define VIEW_SCALE_MAX 4.0
+// The slider's ends for a head size: 1/(4 d_k) and VIEW_SCALE_MAX.
+double view_scale_min(int d_k);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../model/explain.h"
+#include "../model/session.h"
 #include "../model/view.h"
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
@@ -109,6 +110,7 @@ typedef struct {
     const char *status;         // one line saying what the last save, revert or export did
     bool slide;                 // a slide, not the window: no hints about the mouse or the keys
     const Theme *theme;         // NULL: THEME_LIGHT
+    const SessionShuffle *shuffle; // the lesson with its tokens reordered, for PANEL_SHUFFLE (NULL: not computed)
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
