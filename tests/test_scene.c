@@ -1633,6 +1633,18 @@ static void test_teaching(void)
         scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
         CHECK(has_text(&s, "scale 0.7071 = 1/\xe2\x88\x9a" "d_k") && has_text(&s, "1/d_k"), "the slider at 1/sqrt(d_k)");
         check_bounds(&s, 1280, 720, "scaling with the slider");
+        // A press on the slider: the ends are 1/(4 d_k) and 4; near the middle stop, exactly 1/sqrt(d_k).
+        double sv = 0;
+        CHECK(s.slider_w > 0 && scene_slider_at(&s, s.slider_x, s.slider_y + 1, &sv) && fabs(sv - 0.125) < 1e-12,
+              "the left end is 1/(4 d_k) = 0.125 (%g)", sv);
+        CHECK(scene_slider_at(&s, s.slider_x + s.slider_w, s.slider_y + s.slider_h - 1, &sv) && fabs(sv - 4) < 1e-12,
+              "the right end is 4 (%g)", sv);
+        int root_x = s.slider_x + (int)lround((log(1 / sqrt(2.0)) - log(0.125)) / (log(4.0) - log(0.125)) * s.slider_w);
+        CHECK(scene_slider_at(&s, root_x + 1, s.slider_y + 2, &sv) && sv == 1 / sqrt(2.0), "by the stop: 1/sqrt 2 (%g)", sv);
+        CHECK(!scene_slider_at(&s, s.slider_x + 5, s.slider_y + s.slider_h + 2, &sv), "below the slider: not on it");
+        go(&st, STAGE_PROJECT);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(s.slider_w == 0 && !scene_slider_at(&s, 300, 100, &sv), "no slider on the projections");
         scene_free(&s);
         // Head 1 switched off: marked, its Concat columns hatched, the Output stage's difference row.
         AttnParams off;

@@ -372,6 +372,10 @@ static void test_teaching_keys(void)
     CHECK(view_scale_step(0.14, 64, -1, false) == 0.125, "down from 0.14: the stop 1/8 (not 0.1177)");
     CHECK(view_scale_step(0.9, 2, 1, false) == 1.0, "d_k 2: up from 0.9 lands on 1 (not 1.07)");
     CHECK(view_scale_step(0.65, 2, 1, false) == 1.0 / sqrt(2.0), "d_k 2: up from 0.65 lands on 1/sqrt 2 (not 0.77)");
+    ViewEvent slide = {.kind = VIEW_EV_SCALE, .value = 0.3, .head = -1};
+    CHECK(view_handle(&s, &slide) && s.request == VIEW_REQ_SCALE_SET && s.request_delta == 0.3, "the slider sets 0.3");
+    slide.value = -1;
+    CHECK(!view_handle(&s, &slide) && s.request == VIEW_REQ_NONE, "no negative scale from the slider");
     double fine = view_scale_step(1.0, 2, 1, true);
     CHECK(fabs(fine - pow(2.0, 1.0 / 16)) < 1e-15, "a fine step is 2^(1/16): %g", fine);
 }

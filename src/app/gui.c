@@ -52,6 +52,7 @@ struct Gui {
     Uint32 flash_until;
     bool dragging, dragged; // the left button is held on the pinned editable cell
     bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
+    bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
     int pan_x, pan_y;       // where the pointer was at the last pan step
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
@@ -370,6 +371,18 @@ static void move_scale(Gui *g, double dir, bool fine)
     g->edit_error[0] = '\0';
 }
 
+// A press or a drag on the slider: the scale under the pointer.
+static void set_scale(Gui *g, double scale)
+{
+    SessionError err;
+    if (scale == session_scale(&g->doc)) return;
+    if (!session_set_scale(&g->doc, scale, &err)) {
+        show_error(g, "Scale not changed: %s", err.message);
+        return;
+    }
+    g->edit_error[0] = '\0';
+}
+
 static void revert(Gui *g)
 {
     SessionError err;
@@ -457,6 +470,7 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_SCALE:
         move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
         break;
+    case VIEW_REQ_SCALE_SET: set_scale(g, g->st.request_delta); break;
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
@@ -497,6 +511,16 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             }
             return false;
         }
+        if (g->sliding) { // the scale slider follows the pointer
+            double v;
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->sliding = false;
+            else if (scene_slider_at(&g->scene, x, g->scene.slider_y, &v)) {
+                ev.kind = VIEW_EV_SCALE;
+                ev.value = v;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         if (g->dragging) { // vertical drag on the pinned cell changes its value
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
             else if (y != g->drag_y) {
@@ -517,6 +541,13 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         if (e->button.button != SDL_BUTTON_LEFT) return false;
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
+        double v;
+        if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
+            g->sliding = true;
+            ev.kind = VIEW_EV_SCALE;
+            ev.value = v;
+            return dispatch(g, &ev);
+        }
         ev.kind = VIEW_EV_CLICK;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
             ev.cell.mat = MAT_NONE;
@@ -540,7 +571,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         return dispatch(g, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
-        if (e->button.button == SDL_BUTTON_LEFT) g->panning = false;
+        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = false;
         if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
         g->dragging = false;
         if (g->dragged) return false;

@@ -44,8 +44,8 @@ static const char USAGE[] =
     "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
     "                                   board: the whole screen of a stage, as the window shows it\n"
     "      --stage NAME|all             heatmaps: scores, scaled, mask or weights (default);\n"
-    "                                   board: input, projections, scores, scaled, mask, softmax (default),\n"
-    "                                   weighted-sum, concat or output\n"
+    "                                   board: input, positions, projections, scores, scaled, mask,\n"
+    "                                   softmax (default), weighted-sum, concat or output\n"
     "      --format png|svg|both        default png\n"
     "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
     "      --background white|transparent|dark   default white\n"
@@ -238,7 +238,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         if (r->stage == -2) {
             cli_line(stderr,
                     "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "
-                    "projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
+                    "positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
                     a->stage);
             return false;
         }

@@ -299,7 +299,7 @@ static void x_scores(const AttnParams *p, char *buf, size_t cap)
 static void x_scale(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->scale > 0) {
-        snprintf(buf, cap, "This lesson multiplies the scores by %.4g instead of dividing by " SQRT "%d: the larger "
+        snprintf(buf, cap, "The scores are multiplied by %.4g instead of divided by " SQRT "%d: the larger "
                  "the scale, the further apart the scores, and the closer each softmax row comes to one-hot.", p->scale,
                  p->d_k);
         return;

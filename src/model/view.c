@@ -341,6 +341,11 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
     case VIEW_EV_DRAG:
         return request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+    case VIEW_EV_SCALE:
+        if (!(ev->value > 0) || !isfinite(ev->value)) return false;
+        s->request = VIEW_REQ_SCALE_SET;
+        s->request_delta = ev->value;
+        return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
         return pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
                    s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);

@@ -58,6 +58,7 @@ typedef enum {
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
     VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
     VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
+    VIEW_REQ_SCALE_SET, // set the softmax scale to request_delta (from the slider)
 } ViewRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
@@ -73,6 +74,7 @@ typedef enum {
     VIEW_EV_RESIZE,  // x, y = new size in pixels
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
+    VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
 } ViewEventKind;
 
 typedef struct {
@@ -84,6 +86,7 @@ typedef struct {
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
     int x, y;       // RESIZE; DRAG: y = pixels moved
+    double value;   // SCALE: the softmax scale asked for
 } ViewEvent;
 
 // Sizes of the lesson, all the state machine needs from it.

@@ -2069,6 +2069,14 @@ static void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
             last_end = nx + nw;
         }
     }
+    Scene *s = c->s; // where a press or a drag moves the scale (scene_slider_at)
+    s->slider_x = tx;
+    s->slider_y = y;
+    s->slider_w = tw;
+    s->slider_h = h;
+    s->slider_lo = lo;
+    s->slider_hi = hi;
+    for (int i = 0; i < 3; i++) s->slider_stops[i] = stops[i];
     int kx = tx + (int)lround((log(now < lo ? lo : now > hi ? hi : now) - log(lo)) / span * tw);
     int kwid = f / 3 < 6 ? 6 : f / 3;
     rect(c, kx - kwid / 2, y, kwid, h, c->th->result);
@@ -2155,6 +2163,24 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     c->s->hit_count = hits; // the panel's cells answer no hover (the shuffled ones are not the lesson's)
 }
 
+bool scene_slider_at(const Scene *s, int x, int y, double *scale)
+{
+    int pad = s->slider_h / 2;
+    if (s->slider_w <= 0 || y < s->slider_y || y >= s->slider_y + s->slider_h || x < s->slider_x - pad ||
+        x > s->slider_x + s->slider_w + pad)
+        return false;
+    double t = (double)(x - s->slider_x) / s->slider_w;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double v = exp(log(s->slider_lo) + t * (log(s->slider_hi) - log(s->slider_lo)));
+    for (int i = 0; i < 3; i++) { // near a stop: the stop itself (1/sqrt(d_k) is the default, exactly)
+        double sx = s->slider_x + (log(s->slider_stops[i]) - log(s->slider_lo)) / (log(s->slider_hi) - log(s->slider_lo)) *
+                                      s->slider_w;
+        if (fabs(sx - x) <= s->slider_h / 4.0) v = s->slider_stops[i];
+    }
+    *scale = v;
+    return true;
+}
+
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
@@ -2164,6 +2190,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->substeps = 1;
     s->substep = 0;
     s->pan_span_x = s->pan_span_y = 0;
+    s->slider_w = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
