@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../model/session.h"
+#include "cli.h" // cli_line: messages to the terminal with control characters escaped
 #include "../model/view.h"
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
@@ -251,10 +252,11 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle help=0|1 ablated=B scale=S banner=0|1 note=0|1
+//         panel=none|cost|compare|shuffle help=0|1 ablated=B scale=S edits=E banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); B the heads switched off as bits in
-// hexadecimal (0: none); S the softmax scale in use (%.6g); banner: an error is shown; note: an
+// hexadecimal (0: none); S the softmax scale in use (%.6g); E the values edited (session_edit_count);
+// banner: an error is shown; note: an
 // export note is in the header. The line goes out with one flush, and its last field has a one-character
 // value, so a reader can tell a complete line from one still being written.
 static void report_frame(Gui *g, int w, int h)
@@ -267,10 +269,10 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d "
-            "ablated=%llx scale=%.6g banner=%d note=%d\n",
+            "ablated=%llx scale=%.6g edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), st->help ? 1 : 0,
-            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc),
+            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_edit_count(&g->doc),
             g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
@@ -400,6 +402,11 @@ static void save(Gui *g)
 {
     char out[1100], shown[1800];
     SessionError err;
+    int n = session_edit_count(&g->doc);
+    if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
+        snprintf(g->status, sizeof g->status, "Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)");
+        return;
+    }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
         show_error(g, "Not saved: %s", err.message);
         return;
@@ -409,8 +416,10 @@ static void save(Gui *g)
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
-    int n = session_edit_count(&g->doc);
-    snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+    if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
+        snprintf(g->status, sizeof g->status, "Saved the file's values (no value is edited now) as %s", shown);
+    else
+        snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
 
@@ -701,7 +710,7 @@ int gui_run(const GuiOptions *opt)
     session_init(&g->doc);
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
-        fprintf(stderr, "mha-tracer: %s\n", first_err.message);
+        cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
         return 2;
     }
@@ -714,7 +723,7 @@ int gui_run(const GuiOptions *opt)
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
     if (frame_path && frame_path[0] && !(g->frame_file = fopen(frame_path, "a"))) {
-        fprintf(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
+        cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
         gui_free(g);
         free(g);
         return 1;
@@ -747,7 +756,7 @@ int gui_run(const GuiOptions *opt)
     snprintf(font_dir, sizeof font_dir, "%s/fonts", g->assets);
     if (g->ren) g->draw = draw_sdl_create(g->ren, font_dir, err, sizeof err);
     if (!g->win || !g->ren || !g->draw) {
-        fprintf(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
+        cli_line(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
         gui_free(g);
         free(g);
         return 1;

@@ -109,7 +109,7 @@ typedef struct {
 typedef struct {
     Stage stage;      // where a non-finite number first appeared
     int head;         // -1 when not head-specific
-    char message[256];
+    char message[480];  // what happened and, for an overflow, the input that made it (trace_overflow_detail)
 } TraceError;
 
 // Runs every stage. On failure (no memory, or a value overflowing to inf/NaN) returns false, fills err
@@ -125,6 +125,12 @@ double trace_shuffle_difference(const Trace *original, const Trace *shuffled, co
 // true when that difference is only rounding (the sums run over the keys in another order): at most 1e-12
 // times the largest |output| of the original (and 1e-12 below 1).
 bool trace_shuffle_same(const Trace *original, double difference);
+// How many numbers (doubles) a trace of these sizes keeps: per head Q (n, d_k), K and V (m, d_k), the
+// scores, scaled scores and weights (n, m) and Z (n, d_k); then the concat (n, heads·d_k) and the output
+// (n, d_model). The lesson limits bound it (LESSON_MAX_TRACE_VALUES), so memory is known before a trace.
+// Not counted, being small beside it: the entropies (n per head) and, with heads switched off, the output
+// with every head (n, d_model).
+double trace_values(int n, int m, int d_model, int heads, int d_k);
 
 // The individual stages, each a plain function (used by trace_run and by the viewer's explanations).
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
