@@ -1686,6 +1686,29 @@ static void test_teaching(void)
         trace_free(&T);
         lesson_free(&L);
     }
+    // Every number inside its cell: X = E + P of the cross lesson has 1.5 as its largest value, whose width
+    // was once taken from "2" (1.5 + 0.5 printed as an integer) and cut "1.5000".
+    if (load("tests/good/positions-explicit-cross.json", &L, &T)) {
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        go(&st, STAGE_POSITIONS);
+        Scene s;
+        scene_init(&s);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        int numbers = 0, wider = 0;
+        for (size_t i = 0; i < s.count; i++) {
+            const DrawCmd *c = &s.cmds[i];
+            const HitRegion *r = c->kind == CMD_TEXT && c->role == ROLE_NUMBER ? cell_under(&s, c) : NULL;
+            if (!r) continue;
+            numbers++;
+            if (c->w > r->w) wider++;
+        }
+        CHECK(numbers >= 2 * 3 * 3 + 2 * 3 * 2 && wider == 0, "%d of %d numbers wider than their cells", wider, numbers);
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
     // The shuffle panel (key X), from the session's shuffled lesson.
     Session doc;
     session_init(&doc);

@@ -261,6 +261,13 @@ static void test_teaching(void)
     CHECK(!session_toggle_head(&s, 2, &err), "there is no head 2");
     CHECK(session_toggle_head(&s, 1, &err) && !s.edit.ablated && mat_max_abs_diff(&s.trace.output, &before) == 0.0,
           "head 1 on again: the same output");
+    // With positions the class edits E; X = E + P follows, and the trace with it.
+    CellRef e01 = {MAT_E, 0, 0, 1};
+    CHECK(session_edit(&s, e01, 0.5, &err) && mat_get(&s.edit.E, 0, 1) == 0.5 &&
+              mat_get(&s.edit.X, 0, 1) == 0.5 + mat_get(&s.edit.P, 0, 1) && mat_get(&s.edit.S, 0, 1) == mat_get(&s.edit.X, 0, 1),
+          "an edit of E moves X and S: %s", err.message);
+    CHECK(!session_edit(&s, (CellRef){MAT_X, 0, 0, 1}, 0.5, &err), "X itself is computed, not edited");
+    CHECK(session_revert(&s, &err) == 1 && mat_max_abs_diff(&s.trace.output, &before) == 0.0, "revert");
     CHECK(session_set_scale(&s, 1.0, &err) && s.edit.scale == 1.0 && session_scale(&s) == 1.0, "scale 1");
     CHECK(mat_get(&s.trace.head[0].scaled, 1, 2) == mat_get(&s.trace.head[0].scores, 1, 2), "scaled = scores at 1");
     CHECK(session_set_scale(&s, 1.0 / sqrt(2.0), &err) && s.edit.scale == 0.0, "the stop 1/sqrt(d_k) is the default");

@@ -472,7 +472,11 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     if (!found && cc->num_count < (int)(sizeof cc->nums / sizeof cc->nums[0]))
         cc->nums[cc->num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
     char buf[64];
-    model_format_value(ints ? (neg ? -big : big) : (neg ? -(big + 0.5) : big + 0.5), buf, sizeof buf);
+    // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an exact integer
+    // when the values are not (1.5 + 0.5 would print "2", as narrow as an integer, and cut "1.5000").
+    double wide = big + 0.5;
+    if (wide == floor(wide)) wide += 0.0001;
+    model_format_value(ints ? (neg ? -big : big) : (neg ? -wide : wide), buf, sizeof buf);
     if (!ints && big < 1.0) model_format_value(neg ? -0.5555 : 0.5555, buf, sizeof buf);
     int w = text_w(c, FONT_REGULAR, g->num_font, buf);
     if (inf) {
