@@ -1346,6 +1346,7 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     } else if (shuffle)
         snprintf(formula, sizeof formula, "%s",
                  c->L->params.positions != POS_NONE ? "X = E + P: the tokens move, their positions stay"
+                 : c->L->params.mask == MASK_CAUSAL ? "no positions, but the causal mask follows the order"
                                                     : "no positions: X = E, the rows move with their tokens");
     else
         stage_formula(c, formula, sizeof formula);
