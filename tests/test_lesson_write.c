@@ -217,7 +217,8 @@ int main(void)
     const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
                              "lessons/cross-attention.json", "lessons/pytorch-layer.json",       "lessons/thinking-machines.json",
                              "lessons/paper-base.json",      "tests/good/explicit-biases.json",  "tests/good/d_k-explicit.json",
-                             "lessons/the-dog-bit-the-man.json", "tests/good/positions-explicit-cross.json",
+                             "lessons/the-dog-bit-the-man.json", "lessons/the-cat-sat-on-the-mat-positions.json",
+                             "tests/good/positions-explicit-cross.json",
                              "tests/good/positions-sinusoidal-cross.json"};
     for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) test_lesson(lessons[i]);
     test_strings();

@@ -1713,7 +1713,7 @@ static void test_teaching(void)
     Session doc;
     session_init(&doc);
     SessionError err;
-    if (session_load(&doc, MHA_SOURCE_DIR "/lessons/the-dog-bit-the-man.json", &err) && session_shuffle(&doc, &err)) {
+    if (session_load(&doc, MHA_SOURCE_DIR "/lessons/the-dog-bit-the-man.json", &err) && session_shuffle(&doc, 0, &err)) {
         ViewDims dims = view_dims_from_params(&doc.edit);
         ViewState st;
         view_init(&st, &dims);

@@ -274,14 +274,18 @@ static void test_teaching(void)
     CHECK(mat_max_abs_diff(&s.trace.output, &before) == 0.0, "back at the default: the file's bits");
     CHECK(!session_set_scale(&s, -1, &err) && s.edit.scale == 0.0, "a negative scale is refused");
     // The shuffle: with positions the rows change; the reversed tokens.
-    CHECK(session_shuffle(&s, &err) && session_shuffled(&s), "shuffle: %s", err.message);
+    CHECK(session_shuffle(&s, 0, &err) && session_shuffled(&s), "shuffle: %s", err.message);
     const SessionShuffle *x = session_shuffled(&s);
     CHECK(x && !x->same && x->difference > 0.1 && strcmp(x->lesson.tokens[0], "man") == 0, "with positions the rows change");
+    // Reordering 7 of 5 tokens swaps tokens 1 and 4: "the man bit the dog".
+    CHECK(session_shuffle(&s, 7, &err) && (x = session_shuffled(&s)) && strcmp(x->lesson.tokens[1], "man") == 0 &&
+              strcmp(x->lesson.tokens[4], "dog") == 0 && !x->same,
+          "the man bit the dog: the rows change");
     CHECK(session_toggle_head(&s, 0, &err) && !session_shuffled(&s), "a change of the parameters drops the shuffle");
     mat_free(&before);
     // Without positions (the mat lesson): only moved.
     snprintf(path, sizeof path, "%s/lessons/the-cat-sat-on-the-mat.json", MHA_SOURCE_DIR);
-    if (session_load(&s, path, &err) && session_shuffle(&s, &err)) {
+    if (session_load(&s, path, &err) && session_shuffle(&s, 0, &err)) {
         x = session_shuffled(&s);
         CHECK(x->same && x->difference < 1e-12, "without positions the rows only move (%g)", x->difference);
     } else

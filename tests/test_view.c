@@ -356,6 +356,18 @@ static void test_teaching_keys(void)
     CHECK(press(&s, VIEW_KEY_X) && s.panel == PANEL_NONE, "X closes it");
     press(&s, VIEW_KEY_X);
     CHECK(press(&s, VIEW_KEY_ESCAPE) && s.panel == PANEL_NONE && !s.quit, "Esc closes the shuffle panel first");
+    CHECK(press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT) && s.panel == PANEL_SHUFFLE && s.shuffle == 0, "Shift+X opens it");
+    for (int k = 1; k <= 3; k++) press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT);
+    CHECK(s.shuffle == 3, "Shift+X steps through the reorderings: %d", s.shuffle);
+    press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT); // 3 tokens: reversal + 3 swaps, then around
+    CHECK(s.shuffle == 0 && view_shuffle_count(3) == 4, "around again after %d", view_shuffle_count(3));
+    int perm[5];
+    view_shuffle_perm(0, 5, perm);
+    CHECK(perm[0] == 4 && perm[2] == 2 && perm[4] == 0, "0: reversed");
+    view_shuffle_perm(7, 5, perm);
+    CHECK(perm[0] == 0 && perm[1] == 4 && perm[4] == 1 && perm[2] == 2, "7: tokens 1 and 4 swapped");
+    view_shuffle_perm(11, 5, perm);
+    CHECK(perm[0] == 4 && perm[4] == 0, "11 = 0 again (1 + 10 reorderings)");
     // The slider: d_k = 64 (paper-base). Up from 1/64 by quarter octaves reaches 1/8 exactly, then 1, then 4.
     double v = 1.0 / 64;
     int steps = 0;

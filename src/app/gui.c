@@ -299,7 +299,7 @@ static void redraw(Gui *g)
     g->st.height = h;
     SessionError err;
     if (g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
-    if (g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, &err)) show_error(g, "%s", err.message);
+    if (g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built

@@ -305,10 +305,12 @@ bool session_set_scale(Session *s, double scale, SessionError *err)
 
 double session_scale(const Session *s) { return s->loaded ? params_scale(&s->edit) : 0.0; }
 
-bool session_shuffle(Session *s, SessionError *err)
+bool session_shuffle(Session *s, int k, SessionError *err)
 {
     set_error(err, "");
-    if (!s->loaded || s->shuf_state != SESSION_CMP_NONE) return true;
+    if (!s->loaded || (s->shuf_state != SESSION_CMP_NONE && s->shuf_k == k)) return true;
+    drop_shuffle(s);
+    s->shuf_k = k;
     int n = s->edit.n;
     SessionShuffle *x = &s->shuf;
     memset(x, 0, sizeof *x);
@@ -316,7 +318,7 @@ bool session_shuffle(Session *s, SessionError *err)
     Lesson shown = session_shown(s);
     TraceError terr;
     bool ok = x->perm != NULL;
-    for (int i = 0; ok && i < n; i++) x->perm[i] = n - 1 - i; // the reversed order: "man bit dog" for "dog bit man"
+    if (ok) view_shuffle_perm(k, n, x->perm);
     ok = ok && lesson_shuffle(&x->lesson, &shown, x->perm);
     if (ok && !trace_run(&x->trace, &x->lesson.params, &terr)) {
         lesson_free(&x->lesson);

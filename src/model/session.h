@@ -46,6 +46,7 @@ typedef struct {
     SessionCmpState cmp_state;
     SessionShuffle shuf;  // when shuf_state is SESSION_CMP_READY
     SessionCmpState shuf_state;
+    int shuf_k;           // the reordering it was computed (or failed) for
     long loads;           // lessons loaded (session_load and reloads that succeeded)
     long load_errors;     // loads and reloads that failed
     long watch_changes;   // changes of the watched file seen by session_poll
@@ -106,9 +107,10 @@ bool session_set_scale(Session *s, double scale, SessionError *err);
 // The scale that multiplies the scores now (params_scale of the edited parameters).
 double session_scale(const Session *s);
 
-// Computes the shuffle test of the current parameters (the reversed order of the tokens) unless it is already
-// computed or failed for them. Returns false only when this call tried and failed (err says why).
-bool session_shuffle(Session *s, SessionError *err);
+// Computes the shuffle test of the current parameters with reordering number k (view_shuffle_perm: 0 reverses
+// the tokens) unless it is already computed or failed for them and k. Returns false only when this call tried
+// and failed (err says why).
+bool session_shuffle(Session *s, int k, SessionError *err);
 // The shuffle test of the current parameters, or NULL when it is not computed.
 const SessionShuffle *session_shuffled(const Session *s);
 

@@ -55,6 +55,7 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     for (int i = 0; i < s->stage_count; i++)
         if (s->stages[i] <= was) s->stage_index = i; // the same stage, or the one before a vanished mask
     if (s->head >= dims->heads) s->head = 0;
+    s->shuffle = 0;
     s->reveal = -1;
     memset(&s->hover, 0, sizeof s->hover);
     memset(&s->pinned, 0, sizeof s->pinned);
@@ -305,7 +306,11 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         s->request_delta = (ev->key == VIEW_KEY_RIGHTBRACKET ? 1.0 : -1.0) * (shift ? 0.25 : 1.0);
         return true;
     case VIEW_KEY_X:
-        s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+        if (shift) { // the next reordering (opening the panel if it is closed)
+            if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
+            s->panel = PANEL_SHUFFLE;
+        } else
+            s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
         memset(&s->hover, 0, sizeof s->hover);
         return true;
     default: return false;
@@ -356,6 +361,22 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     }
     return false;
+}
+
+int view_shuffle_count(int n) { return n > 1 ? 1 + n * (n - 1) / 2 : 1; }
+
+void view_shuffle_perm(int k, int n, int *perm)
+{
+    k = n > 0 ? k % view_shuffle_count(n) : 0;
+    for (int i = 0; i < n; i++) perm[i] = k == 0 ? n - 1 - i : i;
+    if (k == 0) return;
+    for (int i = 0, m = 1; i < n; i++) // the k-th pair (i, j), i < j
+        for (int j = i + 1; j < n; j++, m++)
+            if (m == k) {
+                perm[i] = j;
+                perm[j] = i;
+                return;
+            }
 }
 
 double view_scale_min(int d_k) { return 1.0 / (4.0 * (d_k > 0 ? d_k : 1)); }

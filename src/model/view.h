@@ -33,7 +33,8 @@ typedef enum {
     VIEW_KEY_D,                         // dark board / light board
     VIEW_KEY_O,                         // switch the current head off (ablation) / on again
     VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
-    VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original
+    VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original; with
+                                        // VIEW_MOD_SHIFT the next reordering (view_shuffle_perm)
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -125,6 +126,7 @@ typedef struct {
     ViewPanel panel;
     ViewRequest request;        // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
     double request_delta;      // VIEW_REQ_EDIT: how much to add
+    int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -150,6 +152,12 @@ CellRef view_reveal_cell(const ViewState *s, int k);
 bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef view_focus_cell(const ViewState *s);
+
+// Reordering number k of n tokens into perm[0..n): 0 reverses them; then each swap of two tokens (i, j), i < j,
+// in order (k = 1: tokens 0 and 1 ...), then around again. Token i of the shuffled lesson is token perm[i].
+void view_shuffle_perm(int k, int n, int *perm);
+// How many reorderings view_shuffle_perm has for n tokens (1 + n(n-1)/2; 1 for one token).
+int view_shuffle_count(int n);
 
 // The softmax scale a step of the slider away: dir steps of 2^(1/4) (fine: 2^(1/16)) up or down, from
 // 1/(4 d_k) to 4, landing on each stop it would pass over (1/d_k, 1/sqrt(d_k) and 1) instead of jumping it.

@@ -1458,7 +1458,7 @@ static const char COMPARE_TEXT[] =
 
 static const char SHUFFLE_TEXT[] =
     "Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
-    "rows. Positions added to the embeddings make the order count. X: back to the board.";
+    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.";
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = c->text_font;
@@ -1485,7 +1485,7 @@ static const char *const HELP[][2] = {
     {"M", "single head vs multi-head, side by side"},
     {"O", "switch the current head off (its Z zeros in the concat) / on again"},
     {"[  ]", "softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)"},
-    {"X", "shuffle test: the tokens reversed beside the original"},
+    {"X  /  Shift+X", "shuffle test: the tokens reordered beside the original / another order"},
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
     {"R", "revert the edits to the file"},
     {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
@@ -2113,8 +2113,17 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     shuf.T = &sh->trace;
     int f = c->text_font, lh = line_h(c, FONT_BOLD, f) + c->num_font / 4;
     char buf[600], fitted[600], num[64];
-    // Line 1: the two orders.
-    size_t used = (size_t)snprintf(buf, sizeof buf, "The tokens reversed:  ");
+    // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm).
+    bool reversed = true;
+    int a = -1, b = -1;
+    for (int i = 0; i < p->n; i++) {
+        reversed = reversed && sh->perm[i] == p->n - 1 - i;
+        if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
+    }
+    char head[200];
+    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "The tokens reversed:  ");
+    else snprintf(head, sizeof head, "\"%s\" and \"%s\" swapped:  ", c->L->tokens[a], c->L->tokens[b]);
+    size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
     for (int i = 0; i < p->n && used < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
     if (used < sizeof buf) used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
@@ -2152,7 +2161,7 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     row->t[0].box.cell_w = row->t[2].box.cell_w = cw;
     row->t[0].box.label_w = row->t[2].box.label_w = lw2;
     row->t[0].box.title = "Output";
-    row->t[2].box.title = "Output, tokens reversed";
+    row->t[2].box.title = "Output, tokens reordered";
     int oy = y + 2 * lh + c->num_font / 3, oh = y + h - oy;
     window_to_fit(c, &g, &arr, w, oh);
     int row_w = row_width(c, &g, row);
