@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lesson/lesson_write.h"
 #include "model/session.h"
 #include "read_all.h"
 
@@ -270,6 +271,11 @@ static void test_teaching(void)
     CHECK(session_revert(&s, &err) == 1 && mat_max_abs_diff(&s.trace.output, &before) == 0.0, "revert");
     CHECK(session_set_scale(&s, 1.0, &err) && s.edit.scale == 1.0 && session_scale(&s) == 1.0, "scale 1");
     CHECK(mat_get(&s.trace.head[0].scaled, 1, 2) == mat_get(&s.trace.head[0].scores, 1, 2), "scaled = scores at 1");
+    size_t len = 0;
+    char *saved = lesson_write_json(&s.lesson, &s.edit, " (edited)", &len); // what Ctrl+S writes
+    CHECK(saved && strstr(saved, "\"scale\": 1,") && strstr(saved, "\"positions\": \"sinusoidal\""),
+          "the saved lesson keeps the scale and the positions");
+    free(saved);
     CHECK(session_set_scale(&s, 1.0 / sqrt(2.0), &err) && s.edit.scale == 0.0, "the stop 1/sqrt(d_k) is the default");
     CHECK(mat_max_abs_diff(&s.trace.output, &before) == 0.0, "back at the default: the file's bits");
     CHECK(!session_set_scale(&s, -1, &err) && s.edit.scale == 0.0, "a negative scale is refused");
