@@ -5,5 +5,9 @@
 #include <stdint.h>
 
 extern const uint64_t exp_table[2 * 128];
+extern const double exp_inv_fact[28][2]; // 1/k!, double-double
+extern const double exp_pio2[3];         // pi/2 = [0] (33 bits) + [1] + [2]
+extern const double exp_two_over_pi;
+extern const double exp_ln2_128[2];      // ln2/128, double-double
 
 #endif
