@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Generates src/core/exp_table.c: the 128-entry table of 2^(k/128) that exactmath.c's exp uses (and the
-# constants of its double-double pow, sin and cos), in the layout
+# constants of its double-double pow and the table of its sin and cos), in the layout
 # of the table-driven exp of ARM's optimized-routines (also glibc's since 2.28): for each k, the bits of
 # T = RN(2^(k/128) / H - 1) and of H = RN(2^(k/128)) less k << 45, so that adding k << 45 to the second
 # word puts the exponent in. Values from mpmath at 200 bits.
@@ -30,25 +30,28 @@ def main():
         t = float(v / mpmath.mpf(h) - 1)
         out.append(f"    UINT64_C(0x{bits(t):016x}), UINT64_C(0x{(bits(h) - (k << 45)) % 2**64:016x}), // k = {k}")
     out.append("};")
-    # For the double-double functions (core_pow, core_sin, core_cos): 1/k! as hi + lo, pi/2 in three parts
-    # (the first with 33 bits, so k * it is exact for k < 2^20), ln2/128 as hi + lo.
+    # For the double-double exp and log behind core_pow: 1/k! and ln2/128 as hi + lo.
     out.append("")
-    out.append("const double exp_inv_fact[28][2] = {")
-    for k in range(28):
+    out.append("const double exp_inv_fact[12][2] = {")
+    for k in range(12):
         v = 1 / mpmath.factorial(k)
         hi = float(v)
         lo = float(v - mpmath.mpf(hi))
         out.append(f"    {{{hi.hex()}, {lo.hex()}}}, // 1/{k}!")
     out.append("};")
-    pio2 = mpmath.pi / 2
-    m, e = mpmath.frexp(pio2)
-    p1 = mpmath.ldexp(mpmath.nint(mpmath.ldexp(m, 33)), e - 33)
-    p2 = float(pio2 - p1)
-    p3 = float(pio2 - p1 - mpmath.mpf(p2))
-    out.append(f"const double exp_pio2[3] = {{{float(p1).hex()}, {p2.hex()}, {p3.hex()}}};")
-    out.append(f"const double exp_two_over_pi = {float(2 / mpmath.pi).hex()};")
     l = mpmath.log(2) / 128
     out.append(f"const double exp_ln2_128[2] = {{{float(l).hex()}, {float(l - mpmath.mpf(float(l))).hex()}}};")
+    # sin and cos of k/128, k = 0..109, each as hi + lo: the table of glibc's sin and cos (IBM's algorithm).
+    out.append("")
+    out.append("const double sincos_table[440] = {")
+    for k in range(110):
+        x = mpmath.mpf(k) / 128
+        row = []
+        for v in (mpmath.sin(x), mpmath.cos(x)):
+            hi = float(v)
+            row += [hi.hex(), float(v - mpmath.mpf(hi)).hex()]
+        out.append("    " + ", ".join(row) + f", // k = {k}")
+    out.append("};")
     print("\n".join(out))
 
 

@@ -309,49 +309,108 @@ double core_pow(double x, double y)
     return v.hi * from_bits((uint64_t)(1023 + m) << 52);
 }
 
-// sin and cos of r, |r| <= pi/4 (+ a little): Taylor series in z = r^2 to r^27.
-static DD sin_dd(DD r)
+// --- sin and cos: IBM's algorithm as in glibc (s_sin.c), its x86-64 FMA build's contractions as fma_exact:
+// x = k pi/2 + (a + da), then sin/cos of the nearest j/128 from sincos_table and short polynomials for the
+// rest. The constants are glibc's (LGPL); the table comes from tools/gen_exp_table.py.
+static const double SC_BIG = 0x1.8p45, SC_HP0 = 0x1.921fb54442d18p0, SC_HP1 = 0x1.1a62633145c07p-54,
+                    SC_HPINV = 0x1.45f306dc9c883p-1, SC_TOINT = 0x1.8p52, SC_MP1 = 0x1.921fb58p0,
+                    SC_MP2 = -0x1.dde973cp-27, SC_PP3 = -0x1.cb3b398p-55, SC_PP4 = -0x1.d747f23e32ed7p-83;
+static const double SC_S1 = -0x1.5555555555555p-3, SC_S2 = 0x1.1111111110ecep-7, SC_S3 = -0x1.a01a019db08b8p-13,
+                    SC_S4 = 0x1.71de27b9a7ed9p-19, SC_S5 = -0x1.addffc2fcdf59p-26;
+static const double SC_SN3 = -0x1.5555555555515p-3, SC_SN5 = 0x1.11110e829872fp-7, SC_CS2 = 0.5,
+                    SC_CS4 = -0x1.5555555555535p-5, SC_CS6 = 0x1.6c16bedd9e239p-10;
+
+// sin(a + da) for |a| < 0.126: a - a^3/3! + ... + (1 - a^2) da / 2
+static double sc_taylor_sin(double a, double da)
 {
-    DD z = dd_mul(r, r), s = dd_fact(27);
-    for (int k = 25; k >= 1; k -= 2) s = dd_add(dd_fact(k), dd_neg(dd_mul(z, s))); // 1/k! - z s
-    return dd_mul(s, r);
+    double xx = a * a;
+    double p = fma_exact(xx, fma_exact(xx, fma_exact(xx, fma_exact(xx, SC_S5, SC_S4), SC_S3), SC_S2), SC_S1);
+    double t = fma_exact(xx, fma_exact(a, p, -(da * 0.5)), da);
+    return a + t;
 }
 
-static DD cos_dd(DD r)
+// The table row of the nearest j/128 to |x| (u = SC_BIG + |x| holds j in its low bits).
+static const double *sc_row(double u) { return &sincos_table[4 * (uint32_t)bits_of(u)]; }
+
+// cos(x + dx)
+static double sc_do_cos(double x, double dx)
 {
-    DD z = dd_mul(r, r), s = dd_fact(26);
-    for (int k = 24; k >= 0; k -= 2) s = dd_add(dd_fact(k), dd_neg(dd_mul(z, s)));
-    return s;
+    if (x < 0) dx = -dx;
+    double u = SC_BIG + fabs(x);
+    x = fabs(x) - (u - SC_BIG) + dx;
+    double xx = x * x;
+    double s = fma_exact(x * xx, fma_exact(xx, SC_SN5, SC_SN3), x);
+    double c = xx * fma_exact(xx, fma_exact(xx, SC_CS6, SC_CS4), SC_CS2);
+    const double *t = sc_row(u); // sn, ssn, cs, ccs
+    double cor = fma_exact(-s, t[0], fma_exact(-c, t[2], fma_exact(-s, t[1], t[3])));
+    return cor + t[2];
 }
 
-// x = k pi/2 + r, |r| <= pi/4: r as a double-double, k mod 4 in *q. |x| < 2^20.
-static DD reduce_pio2(double x, int *q)
+// sin(x + dx)
+static double sc_do_sin(double x, double dx)
 {
-    double kd = x * exp_two_over_pi;
-    kd = kd < 0 ? -floor(0.5 - kd) : floor(kd + 0.5);
-    double ph, pl;
-    two_prod(kd, exp_pio2[1], &ph, &pl);
-    DD r = dd_add((DD){x - kd * exp_pio2[0], 0.0}, (DD){-ph, -pl}); // k * pio2[0] is exact, so is x - it
-    r = dd_add(r, (DD){-kd * exp_pio2[2], 0.0});
-    *q = (int)((long long)kd & 3);
-    return r;
+    double xold = x;
+    if (fabs(x) < 0.126) return sc_taylor_sin(x, dx);
+    if (x <= 0) dx = -dx;
+    double u = SC_BIG + fabs(x);
+    x = fabs(x) - (u - SC_BIG);
+    double xx = x * x;
+    double s = x + fma_exact(x * xx, fma_exact(xx, SC_SN5, SC_SN3), dx);
+    double c = fma_exact(x, dx, xx * fma_exact(xx, fma_exact(xx, SC_CS6, SC_CS4), SC_CS2));
+    const double *t = sc_row(u);
+    double cor = fma_exact(s, t[2], fma_exact(-c, t[0], fma_exact(s, t[3], t[1])));
+    return copysign(cor + t[0], xold);
+}
+
+// x = n pi/2 + (a + da); returns n mod 4.
+static int sc_reduce(double x, double *a, double *da)
+{
+    double t = fma_exact(x, SC_HPINV, SC_TOINT);
+    double xn = t - SC_TOINT;
+    double y = fma_exact(xn, -SC_MP2, fma_exact(-xn, SC_MP1, x));
+    int n = (int)(bits_of(t) & 3);
+    double t2 = fma_exact(-xn, SC_PP3, y);
+    double db = fma_exact(-xn, SC_PP3, y - t2);
+    double b = fma_exact(-xn, SC_PP4, t2);
+    db += fma_exact(-xn, SC_PP4, t2 - b);
+    *a = b;
+    *da = db;
+    return n;
+}
+
+static double sc_quadrant(double a, double da, int n)
+{
+    double r = (n & 1) ? sc_do_cos(a, da) : sc_do_sin(a, da);
+    return (n & 2) ? -r : r;
 }
 
 double core_sin(double x)
 {
-    if (!(fabs(x) < 0x1p20)) return sin(x); // NaN, inf and huge angles: outside what the core asks
-    if (x == 0.0) return x;
-    int q;
-    DD r = reduce_pio2(x, &q);
-    DD v = (q & 1) ? cos_dd(r) : sin_dd(r);
-    return (q & 2) ? -v.hi : v.hi;
+    uint32_t k = (uint32_t)(bits_of(x) >> 32) & 0x7fffffff;
+    if (k < 0x3e500000) return x; // |x| < 2^-26
+    if (k < 0x3feb6000) return sc_do_sin(x, 0); // |x| < 0.855469
+    if (k < 0x400368fd) return copysign(sc_do_cos(SC_HP0 - fabs(x), SC_HP1), x); // |x| < 2.426265
+    if (k < 0x419921fb) { // |x| < 105414350
+        double a, da;
+        int n = sc_reduce(x, &a, &da);
+        return sc_quadrant(a, da, n);
+    }
+    return sin(x); // huge angles, inf, NaN: outside what the core asks
 }
 
 double core_cos(double x)
 {
-    if (!(fabs(x) < 0x1p20)) return cos(x);
-    int q;
-    DD r = reduce_pio2(x, &q);
-    DD v = (q & 1) ? sin_dd(r) : cos_dd(r);
-    return (q == 1 || q == 2) ? -v.hi : v.hi;
+    uint32_t k = (uint32_t)(bits_of(x) >> 32) & 0x7fffffff;
+    if (k < 0x3e400000) return 1.0; // |x| < 2^-27
+    if (k < 0x3feb6000) return sc_do_cos(x, 0);
+    if (k < 0x400368fd) {
+        double y = SC_HP0 - fabs(x), a = y + SC_HP1, da = (y - a) + SC_HP1;
+        return sc_do_sin(a, da);
+    }
+    if (k < 0x419921fb) {
+        double a, da;
+        int n = sc_reduce(x, &a, &da);
+        return sc_quadrant(a, da, n + 1);
+    }
+    return cos(x);
 }

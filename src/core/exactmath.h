@@ -9,13 +9,14 @@
 double core_exp(double x);
 // ln(1 + x), within 1 ulp (glibc's log1p, Sun's fdlibm algorithm).
 double core_log1p(double x);
-// x^y for x > 0 (results in the normal range), sin x and cos x for |x| < 2^20: computed with about 100 bits
-// and rounded once, so correctly rounded in practice, the same on every platform. (Outside those ranges,
-// libm's.) NOT YET USED by the trace: on the sinusoidal positions' inputs glibc's pow, sin and cos are not
-// correctly rounded for 0.2 %, 0.3 % and 0.1 % of them (test_exactmath counts), so the positions still come
-// from libm, and these wait for exact emulations of glibc's algorithms, as core_exp is.
-double core_pow(double x, double y);
+// sin x and cos x as glibc computes them on x86-64 (IBM's algorithm, its FMA build), within 0.52 ulp; for
+// |x| >= 105414350, inf and NaN, libm's.
+// x^y for x > 0 (results in the normal range): about 100 bits rounded once, so correctly rounded in
+// practice and the same everywhere. NOT YET USED by the trace: glibc's pow is not correctly rounded on
+// 3503 of the 4.2 million 10000^(2i/d), d <= 4096, of the sinusoidal positions (test_exactmath counts), so
+// the positions' 10000^(2i/d) still comes from libm (MinGW's differs from glibc's on about 1 in 3500).
 double core_sin(double x);
 double core_cos(double x);
+double core_pow(double x, double y);
 
 #endif

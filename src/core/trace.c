@@ -1,5 +1,6 @@
 // Runs the stages of multi-head attention and keeps every intermediate in a Trace.
 #include "trace.h"
+#include "exactmath.h"
 
 #include "overflow.h"
 
@@ -121,8 +122,8 @@ void positions_sinusoidal(Matrix *P)
         for (int i = 0; 2 * i < d; i++) {
             // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
             double angle = (double)pos / pow(10000.0, (double)(2 * i) / (double)d);
-            mat_set(P, pos, 2 * i, sin(angle));
-            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, cos(angle));
+            mat_set(P, pos, 2 * i, core_sin(angle)); // glibc's bits on every platform (exactmath.c)
+            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, core_cos(angle));
         }
 }
 
