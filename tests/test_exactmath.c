@@ -37,8 +37,8 @@ int main(void)
         CHECK(bits(core_log1p(LOG1P[i][0])) == bits(LOG1P[i][1]), "log1p(%a) = %a, not %a", LOG1P[i][0],
               core_log1p(LOG1P[i][0]), LOG1P[i][1]);
     CHECK(isnan(core_exp(NAN)) && isnan(core_log1p(-2.0)), "NaN");
-    // sin, cos: glibc's values, also where they are not correctly rounded; pow: the correctly rounded one.
-    CHECK(bits(core_pow(10000.0, 0x1.8cp-1)) == bits(0x1.363c0445ac06fp+10), "pow(10000, 0x1.8cp-1)");
+    // pow, sin, cos: glibc's values, also where they are not correctly rounded.
+    CHECK(bits(core_pow(10000.0, 0x1.8cp-1)) == bits(0x1.363c0445ac06ep+10), "pow(10000, 0x1.8cp-1)");
     CHECK(bits(core_sin(0x1.db4c7760bcff5p-2)) == bits(0x1.ca6a3929f6b9cp-2), "sin(0x1.db4c7760bcff5p-2)");
     CHECK(bits(core_cos(200.0)) == bits(0x1.f2e1536cad6e8p-2), "cos(200) = %a", core_cos(200.0));
     CHECK(core_sin(0.0) == 0.0 && core_cos(0.0) == 1.0 && core_pow(10000.0, 0.0) == 1.0, "sin 0, cos 0, x^0");
@@ -70,8 +70,8 @@ int main(void)
             printf("%-42s %ld of %ld differ from glibc\n", RANGE[r].name, differ, n);
             CHECK(differ == 0, "%s: %ld differ", RANGE[r].name, differ);
         }
-        // sin and cos on the sinusoidal positions' inputs pos / 10000^(2i/d) and on 10^6 angles up to 2000:
-        // every bit glibc's. pow(10000, 2i/d): counted only (see exactmath.h).
+        // pow, sin and cos on the sinusoidal positions' inputs pos / 10000^(2i/d), on 10^6 angles up to 2000
+        // and on 10^6 powers x^y, x in (0.01, 100), y in (-5, 5): every bit glibc's.
         long np = 0, dp = 0, ns = 0, dsin = 0, dcos = 0;
         for (int d = 2; d <= 1024; d *= 2)
             for (int i = 0; 2 * i < d; i++) {
@@ -91,9 +91,13 @@ int main(void)
             dsin += bits(sin(a)) != bits(core_sin(a));
             dcos += bits(cos(a)) != bits(core_cos(a));
         }
-        printf("sin %ld of %ld, cos %ld of %ld differ from glibc; pow(10000, 2i/d): %ld of %ld (not used)\n", dsin, ns,
-               dcos, ns, dp, np);
-        CHECK(dsin == 0 && dcos == 0, "sin, cos: %ld, %ld differ", dsin, dcos);
+        for (long i = 0; i < n; i++) {
+            double x = 0.01 + 100.0 * uniform(), y = (uniform() - 0.5) * 10.0;
+            np++;
+            dp += bits(pow(x, y)) != bits(core_pow(x, y));
+        }
+        printf("sin %ld of %ld, cos %ld of %ld, pow %ld of %ld differ from glibc\n", dsin, ns, dcos, ns, dp, np);
+        CHECK(dsin == 0 && dcos == 0 && dp == 0, "sin, cos, pow: %ld, %ld, %ld differ", dsin, dcos, dp);
     } else
         printf("no FMA: glibc runs its other build; only the fixed values were checked\n");
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Generates src/core/exp_table.c: the 128-entry table of 2^(k/128) that exactmath.c's exp uses (and the
-# constants of its double-double pow and the table of its sin and cos), in the layout
+# tables of its pow, sin and cos), in the layout
 # of the table-driven exp of ARM's optimized-routines (also glibc's since 2.28): for each k, the bits of
 # T = RN(2^(k/128) / H - 1) and of H = RN(2^(k/128)) less k << 45, so that adding k << 45 to the second
 # word puts the exponent in. Values from mpmath at 200 bits.
@@ -30,17 +30,21 @@ def main():
         t = float(v / mpmath.mpf(h) - 1)
         out.append(f"    UINT64_C(0x{bits(t):016x}), UINT64_C(0x{(bits(h) - (k << 45)) % 2**64:016x}), // k = {k}")
     out.append("};")
-    # For the double-double exp and log behind core_pow: 1/k! and ln2/128 as hi + lo.
+    # pow's log table (glibc's, from ARM's optimized-routines): for the subinterval i of [OFF, 2 OFF) in
+    # bits, c its centre: invc = 1/c rounded to a multiple of 1/128 (c < 1) or 1/256, logc = -ln(invc) to a
+    # multiple of 2^-43, logctail = the rest, rounded.
     out.append("")
-    out.append("const double exp_inv_fact[12][2] = {")
-    for k in range(12):
-        v = 1 / mpmath.factorial(k)
-        hi = float(v)
-        lo = float(v - mpmath.mpf(hi))
-        out.append(f"    {{{hi.hex()}, {lo.hex()}}}, // 1/{k}!")
+    out.append("const double pow_log_table[128][3] = {")
+    off = 0x3FE6955500000000
+    for i in range(128):
+        lo = struct.unpack("<d", struct.pack("<Q", off + (i << 45)))[0]
+        hi = struct.unpack("<d", struct.pack("<Q", off + ((i + 1) << 45)))[0]
+        c = (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+        invc = mpmath.nint(128 / c) / 128 if c < 1 else mpmath.nint(256 / c) / 256
+        v = -mpmath.log(invc)
+        logc = mpmath.nint(v * mpmath.mpf(2) ** 43) / mpmath.mpf(2) ** 43
+        out.append(f"    {{{float(invc).hex()}, {float(logc).hex()}, {float(v - logc).hex()}}}, // i = {i}")
     out.append("};")
-    l = mpmath.log(2) / 128
-    out.append(f"const double exp_ln2_128[2] = {{{float(l).hex()}, {float(l - mpmath.mpf(float(l))).hex()}}};")
     # sin and cos of k/128, k = 0..109, each as hi + lo: the table of glibc's sin and cos (IBM's algorithm).
     out.append("")
     out.append("const double sincos_table[440] = {")

@@ -1,4 +1,4 @@
-// exp and log1p as glibc computes them on x86-64, in plain C11 arithmetic, so every platform gets Linux'
+// exp, log1p, pow, sin and cos as glibc computes them on x86-64, in plain C11 arithmetic, so every platform gets Linux'
 // bits (the build uses -ffp-contract=off; the fused multiply-adds are emulated exactly, below).
 //
 // exp: the table-driven algorithm of ARM's optimized-routines (Szabolcs Nagy), glibc's exp since 2.28:
@@ -229,84 +229,63 @@ double core_log1p(double x)
     return fma_exact(k, LN2_HI, -((hfsq - (fma_exact(k, LN2_LO, c) + sr)) - f));
 }
 
-// --- pow, sin and cos: double-double (about 100 bits), rounded once: correctly rounded in practice ---
-// glibc's pow, sin and cos are within 0.52 ulp, so they round correctly but for rare inputs; test_exactmath
-// counts the sinusoidal positions' inputs on which they differ from these.
+// --- pow: glibc's (ARM's optimized-routines): ln x to ~68 bits from a 128-entry table and a polynomial,
+// times y, then the exp above with the low part of the product added to r. The contractions of glibc's
+// x86-64 FMA build (and its two explicit fma calls) as fma_exact. The table from tools/gen_exp_table.py.
+static const double PW_LN2_HI = 0x1.62e42fefa3800p-1, PW_LN2_LO = 0x1.ef35793c76730p-45;
+static const double PW_A[7] = {-0x1p-1,
+                               -0x1.5555555555560p-1,
+                               0x1.0000000000006p-1,
+                               0x1.999999959554ep-1,
+                               -0x1.555555529a47ap-1,
+                               -0x1.2495b9b4845e9p+0,
+                               0x1.0002b8b263fc3p+0};
 
-typedef struct {
-    double hi, lo;
-} DD;
-
-static DD dd_fast(double a, double b)
+// ln x = y + *tail for a positive normal x
+static double pow_log(uint64_t ix, double *tail)
 {
-    double s = a + b;
-    return (DD){s, b - (s - a)};
-}
-
-static DD dd_add(DD a, DD b)
-{
-    double sh, sl, th, tl;
-    two_sum(a.hi, b.hi, &sh, &sl);
-    two_sum(a.lo, b.lo, &th, &tl);
-    DD s = dd_fast(sh, sl + th);
-    return dd_fast(s.hi, s.lo + tl);
-}
-
-static DD dd_mul(DD a, DD b)
-{
-    double p, e;
-    two_prod(a.hi, b.hi, &p, &e);
-    return dd_fast(p, e + (a.hi * b.lo + a.lo * b.hi));
-}
-
-static DD dd_neg(DD a) { return (DD){-a.hi, -a.lo}; }
-
-static DD dd_fact(int k) { return (DD){exp_inv_fact[k][0], exp_inv_fact[k][1]}; }
-
-// e^t = 2^m * v for |t.hi| < 745, v in about [0.99, 2.01).
-static DD exp_dd(DD t, int *m)
-{
-    double kd = t.hi * (128.0 / 0x1.62e42fefa39efp-1);
-    kd = kd < 0 ? -floor(0.5 - kd) : floor(kd + 0.5);
-    int k = (int)kd;
-    double ph, pl;
-    two_prod(kd, exp_ln2_128[0], &ph, &pl);
-    DD r = dd_add(t, (DD){-ph, -pl});
-    r = dd_add(r, (DD){-kd * exp_ln2_128[1], 0.0});
-    // e^r, |r| <= ln2/256: sum r^i / i! up to i = 11 (the next term is below 2^-110)
-    DD e = dd_fact(11);
-    for (int i = 10; i >= 0; i--) e = dd_add(dd_mul(e, r), dd_fact(i));
-    int j = k & 127;
-    *m = (k - j) / 128;
-    double h = from_bits(exp_table[2 * j + 1] + ((uint64_t)j << 45)); // 2^(j/128) = h (1 + tail)
-    DD two_j = dd_fast(h, h * from_bits(exp_table[2 * j]));
-    return dd_mul(two_j, e);
-}
-
-// ln x for a positive normal x: libm's log refined by one Newton step on the double-double exp.
-static DD log_dd(double x)
-{
-    double y0 = log(x);
-    int m;
-    DD e = exp_dd((DD){y0, 0.0}, &m);
-    double s = from_bits((uint64_t)(1023 + m) << 52);
-    e.hi *= s;
-    e.lo *= s;
-    DD diff = dd_add((DD){x, 0.0}, dd_neg(e));
-    double c = (diff.hi + diff.lo) / e.hi;
-    c -= 0.5 * c * c; // ln(1 + c) to second order
-    return dd_fast(y0, c);
+    uint64_t tmp = ix - UINT64_C(0x3fe6955500000000);
+    int i = (int)((tmp >> 45) % 128);
+    int k = (int)((int64_t)tmp >> 52);
+    double z = from_bits(ix - (tmp & (UINT64_C(0xfff) << 52))), kd = (double)k;
+    const double *t = pow_log_table[i]; // invc, logc, logctail
+    double r = fma_exact(z, t[0], -1.0);
+    double t1 = fma_exact(kd, PW_LN2_HI, t[1]);
+    double t2 = r + t1;
+    double lo1 = fma_exact(kd, PW_LN2_LO, t[2]);
+    double lo2 = r + (t1 - t2);
+    double ar = r * PW_A[0], ar2 = r * ar, ar3 = r * ar2;
+    double hi = t2 + ar2;
+    double lo3 = fma_exact(r, ar, -ar2);
+    double lo4 = ar2 + (t2 - hi);
+    double q = fma_exact(ar2, fma_exact(ar2, fma_exact(r, PW_A[6], PW_A[5]), fma_exact(r, PW_A[4], PW_A[3])),
+                         fma_exact(r, PW_A[2], PW_A[1]));
+    double lo = fma_exact(ar3, q, lo4 + (lo3 + (lo1 + lo2)));
+    double y = hi + lo;
+    *tail = lo + (hi - y);
+    return y;
 }
 
 double core_pow(double x, double y)
 {
     if (y == 0.0 || x == 1.0) return 1.0;
-    if (!(x > 0.0) || !isfinite(x) || !isfinite(y) || x < DBL_MIN) return pow(x, y); // outside what the core asks
-    DD t = dd_mul((DD){y, 0.0}, log_dd(x));
-    if (t.hi > 709.0 || t.hi < -708.0) return pow(x, y); // overflow and subnormal ranges: not the core's
-    int m;
-    DD v = exp_dd(t, &m);
-    return v.hi * from_bits((uint64_t)(1023 + m) << 52);
+    uint32_t topy = (uint32_t)(bits_of(y) >> 52) & 0x7ff;
+    if (!(x >= DBL_MIN) || !isfinite(x) || topy - 0x3be >= 0x43e - 0x3be) return pow(x, y); // not the core's
+    double lo, hi = pow_log(bits_of(x), &lo);
+    double ehi = y * hi;
+    double elo = fma_exact(y, lo, fma_exact(y, hi, -ehi));
+    unsigned abstop = (unsigned)(bits_of(ehi) >> 52) & 0x7ff;
+    if (abstop - 0x3c9 >= 0x408 - 0x3c9) return pow(x, y); // |y ln x| < 2^-54 or >= 512: not the core's
+    double kd = fma_exact(INV_LN2_N, ehi, SHIFT);
+    uint64_t ki = bits_of(kd);
+    kd -= SHIFT;
+    double r = elo + fma_exact(kd, NEG_LN2_LO_N, fma_exact(kd, NEG_LN2_HI_N, ehi));
+    size_t idx = 2 * (size_t)(ki % 128);
+    double tail = from_bits(exp_table[idx]);
+    double scale = from_bits(exp_table[idx + 1] + (ki << 45));
+    double r2 = r * r;
+    double tmp = fma_exact(r2 * r2, fma_exact(r, C5, C4), fma_exact(r2, fma_exact(r, C3, C2), r + tail));
+    return scaled_fma(scale, tmp, scale);
 }
 
 // --- sin and cos: IBM's algorithm as in glibc (s_sin.c), its x86-64 FMA build's contractions as fma_exact:

@@ -5,8 +5,7 @@
 #include <stdint.h>
 
 extern const uint64_t exp_table[2 * 128];
-extern const double exp_inv_fact[12][2]; // 1/k!, double-double
-extern const double exp_ln2_128[2];      // ln2/128, double-double
+extern const double pow_log_table[128][3]; // invc, logc, logctail
 extern const double sincos_table[440];   // sin(k/128) hi, lo, cos(k/128) hi, lo for k = 0..109
 
 #endif

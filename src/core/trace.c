@@ -121,7 +121,7 @@ void positions_sinusoidal(Matrix *P)
     for (int pos = 0; pos < P->rows; pos++)
         for (int i = 0; 2 * i < d; i++) {
             // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
-            double angle = (double)pos / pow(10000.0, (double)(2 * i) / (double)d);
+            double angle = (double)pos / core_pow(10000.0, (double)(2 * i) / (double)d);
             mat_set(P, pos, 2 * i, core_sin(angle)); // glibc's bits on every platform (exactmath.c)
             if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, core_cos(angle));
         }
