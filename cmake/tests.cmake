@@ -44,3 +44,12 @@ endif()
 if(MHA_GUI)
   include(cmake/gui_tests.cmake OPTIONAL)
 endif()
+
+# UTF-8 clusters, scripts and the visual order of text runs (tokens in any script).
+if(MHA_GUI)
+  mha_test(test_utf8 mha_render)
+endif()
+if(MHA_GUI)
+  # Text in any script drawn offscreen: fallback fonts, colour emoji, right-to-left ellipsis, the missing-font message.
+  mha_test(test_fonts mha_render)
+endif()

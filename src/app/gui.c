@@ -67,6 +67,7 @@ struct Gui {
     FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
+    bool font_told;         // the status line said which character no font shows (said once)
 };
 
 static bool file_exists(const char *p)
@@ -298,6 +299,13 @@ static void redraw(Gui *g)
     int head;
     if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
     if (view_handle(&g->st, &hover)) build_scene(g, w, h);
+    // A character that no font on this computer shows is said once, in the status line, instead of boxes.
+    const char *missing = draw_sdl_missing(g->draw);
+    if (missing[0] && !g->font_told) {
+        g->font_told = true;
+        snprintf(g->status, sizeof g->status, "%s", missing);
+        build_scene(g, w, h);
+    }
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);

@@ -295,6 +295,7 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
         return err.io ? EXIT_IO : EXIT_USAGE;
     }
     for (size_t i = 0; i < res.count; i++) cli_line(stdout, "%s\n", res.paths[i]);
+    if (res.missing[0]) cli_line(stderr, "mha-tracer: warning: %s\n", res.missing);
     export_result_free(&res);
     return finish_stdout();
 }

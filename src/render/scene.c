@@ -520,7 +520,10 @@ static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int h
         if (tw > lw) lw = tw;
     }
     int cap = 5 * g->num_font;
-    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + (result ? result_pad(g) : 0); // clear of the frame
+    // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
+    // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
+    (void)result;
+    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);
 }
 
 static bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
@@ -583,7 +586,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     }
     for (int i = 0; i < b->nr; i++) {
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
-        int pad = g->num_font / 4 + (b->result ? result_pad(g) : 0);
+        int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h, RIGHT,
                 fitted);
