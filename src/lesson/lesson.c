@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/rng.h"
+#include "core/utf8.h"
 #include "json_locate.h"
 
 // --- the validation context: the text, the error and the JSON path of the value being read ---
@@ -414,17 +415,54 @@ static int split_words(const char *s, char **out)
     return n;
 }
 
-// "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source").
+// Splits s into characters (clusters: a letter with its combining marks, an emoji with its modifiers and
+// joined parts) into out[0..count) when out is not NULL, leaving out white space; returns the number of
+// tokens (or -1 when out of memory). For sentences written without spaces (Chinese, Japanese, Thai).
+static int split_chars(const char *s, char **out)
+{
+    int n = 0;
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t w = space_len(s + i);
+        if (w > 0) {
+            i += w;
+            continue;
+        }
+        size_t e = utf8_cluster_end(s, len, i);
+        if (out && !(out[n] = dup_string(s + i, e - i))) return -1;
+        n++;
+        i = e;
+    }
+    return n;
+}
+
+// How a sentence becomes tokens: the value of "split" (the first is the default).
+static const struct {
+    const char *name;
+    int (*split)(const char *s, char **out);
+    const char *unit; // in messages: "the sentence has 600 words"
+} SPLITS[] = {
+    {"words", split_words, "words"},
+    {"characters", split_chars, "characters"},
+};
+
+// "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source"), the
+// sentence split as "split" says.
 static bool read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
 {
-    int ti, si;
-    const cJSON *t = member(obj, "tokens", &ti), *s = member(obj, "sentence", &si);
+    int ti, si, pi;
+    const cJSON *t = member(obj, "tokens", &ti), *s = member(obj, "sentence", &si), *sp = member(obj, "split", &pi);
     if (t && s) {
         bool tokens_later = ti > si;
         push_key(c, tokens_later ? "tokens" : "sentence", tokens_later ? ti : si);
         return fail_key(c, "\"tokens\" and \"sentence\" both given; use one of them");
     }
     if (!t && !s) return fail(c, "missing required key \"tokens\" (or \"sentence\")");
+    if (t && sp) {
+        push_key(c, "split", pi);
+        return fail_key(c, "\"split\" says how a \"sentence\" becomes tokens, and this lesson gives \"tokens\"; "
+                           "remove \"split\"");
+    }
 
     char **toks = NULL;
     int n;
@@ -453,15 +491,27 @@ static bool read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
             }
         }
     } else {
+        size_t how = 0;
+        if (sp) {
+            push_key(c, "split", pi);
+            const char *name = NULL;
+            if (!get_string(c, sp, &name)) return false;
+            while (how < sizeof SPLITS / sizeof SPLITS[0] && strcmp(SPLITS[how].name, name) != 0) how++;
+            if (how == sizeof SPLITS / sizeof SPLITS[0])
+                return fail(c, "expected \"words\" (split on white space) or \"characters\" (for a sentence "
+                               "written without spaces), got \"%s\"", name);
+            pop(c);
+        }
         push_key(c, "sentence", si);
         const char *str = NULL;
         if (!get_string(c, s, &str)) return false;
-        n = split_words(str, NULL);
-        if (n == 0) return fail(c, "no words: the sentence is empty or only white space");
+        n = SPLITS[how].split(str, NULL);
+        if (n == 0) return fail(c, "no %s: the sentence is empty or only white space", SPLITS[how].unit);
         if (n > LESSON_MAX_TOKENS)
-            return fail(c, "too many tokens: the sentence has %d words (the limit is %d)", n, LESSON_MAX_TOKENS);
+            return fail(c, "too many tokens: the sentence has %d %s (the limit is %d)", n, SPLITS[how].unit,
+                        LESSON_MAX_TOKENS);
         toks = calloc((size_t)n, sizeof *toks);
-        if (!toks || split_words(str, toks) < 0) {
+        if (!toks || SPLITS[how].split(str, toks) < 0) {
             free_strings(toks, n);
             return fail(c, "out of memory");
         }
@@ -865,12 +915,12 @@ static bool seeded(const cJSON *v, uint64_t *seed)
 // "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
-    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", NULL};
+    static const char *const source_keys[] = {"tokens", "sentence", "split", "embeddings", NULL};
     push_key(c, "source", source_member);
     if (!cJSON_IsObject(source))
         return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s", type_name(source));
     int d0 = c->depth;
-    bool ok = check_keys(c, source, source_keys, "tokens, sentence, embeddings");
+    bool ok = check_keys(c, source, source_keys, "tokens, sentence, split, embeddings");
     if (!ok && !c->rep) return false;
     c->depth = d0;
     if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
@@ -890,8 +940,8 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
-    static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "embeddings", "d_model",
-                                           "heads",   "d_k",   "mask",  "source", "weights",  NULL};
+    static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "split", "embeddings",
+                                           "d_model", "heads", "d_k",   "mask",   "source",   "weights",  NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -902,7 +952,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 #define STOP_IF_FAST \
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
-                    "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights"));
+                    "$schema, title, notes, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, source, "
+                    "weights"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
