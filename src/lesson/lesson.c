@@ -841,7 +841,7 @@ static bool read_weights(Ctx *c, const cJSON *w, AttnParams *p)
 
 // What is built so far; freed as a whole on failure.
 typedef struct {
-    char *title, *notes;
+    char *title, *notes, *language;
     char **tokens, **source_tokens;
     int n, m;
     Matrix X, S;
@@ -852,6 +852,7 @@ static void build_free(Build *b)
 {
     free(b->title);
     free(b->notes);
+    free(b->language);
     free_strings(b->tokens, b->n);
     free_strings(b->source_tokens, b->m);
     mat_free(&b->X);
@@ -879,6 +880,35 @@ static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool 
     if (!v) return required ? fail(c, "missing required key \"%s\"", key) : true;
     push_key(c, key, k);
     if (!get_string(c, v, &str)) return false;
+    if (out && !(*out = dup_string(str, strlen(str)))) return fail(c, "out of memory");
+    pop(c);
+    return true;
+}
+
+// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN"); the window
+// and the exports show their words in it when they have it (see model/i18n.h), else in the next choice.
+static bool read_language(Ctx *c, const cJSON *root, char **out)
+{
+    int k;
+    const cJSON *v = member(root, "language", &k);
+    if (!v) return true;
+    push_key(c, "language", k);
+    const char *str = NULL;
+    if (!get_string(c, v, &str)) return false;
+    size_t i = 0, run = 0;
+    while (((str[i] | 32) >= 'a' && (str[i] | 32) <= 'z')) i++;
+    bool ok = i >= 2 && i <= 3;
+    while (ok && str[i]) {
+        if (str[i] != '-' && str[i] != '_') ok = false;
+        i++;
+        for (run = 0; (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9'); i++) run++;
+        if (run < 1 || run > 8) ok = false;
+    }
+    if (!ok) {
+        char shown[80];
+        snprintf(shown, sizeof shown, "%.60s%s", str, strlen(str) > 60 ? "..." : "");
+        return fail(c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"", shown);
+    }
     if (out && !(*out = dup_string(str, strlen(str)))) return fail(c, "out of memory");
     pop(c);
     return true;
@@ -940,8 +970,8 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
-    static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "split", "embeddings",
-                                           "d_model", "heads", "d_k",   "mask",   "source",   "weights",  NULL};
+    static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens", "sentence", "split",
+                                           "embeddings", "d_model", "heads", "d_k", "mask", "source", "weights", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -952,14 +982,16 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 #define STOP_IF_FAST \
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
-                    "$schema, title, notes, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, source, "
-                    "weights"));
+                    "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
+                    "source, weights"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "title", true, &b->title));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "notes", false, &b->notes));
+    STOP_IF_FAST;
+    STEP(read_language(c, root, &b->language));
     STOP_IF_FAST;
     bool tokens_ok = STEP(read_tokens(c, root, &b->tokens, &b->n));
     STOP_IF_FAST;
@@ -1137,6 +1169,7 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     }
     out->title = b.title;
     out->notes = b.notes;
+    out->language = b.language;
     out->tokens = b.tokens;
     out->source_tokens = b.source_tokens;
     out->params = b.p;
@@ -1310,6 +1343,7 @@ void lesson_free(Lesson *l)
     if (!l) return;
     free(l->title);
     free(l->notes);
+    free(l->language);
     free_strings(l->tokens, l->params.n);
     free_strings(l->source_tokens, l->params.m);
     params_free(&l->params);

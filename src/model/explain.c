@@ -1,6 +1,7 @@
 // The arithmetic of one cell, in words and numbers, for the hover explanation and the tests: computed
 // from the trace's own values (the stable softmax the trace ran, not a naive one). No SDL.
 #include "explain.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ static void dot_terms(char *line, size_t cap, const double *a, int as, const dou
         model_format_value(b[(size_t)i * bs], y, sizeof y);
         snprintf(line + strlen(line), cap - strlen(line), "%s(%s)(%s)", i ? " + " : "= ", x, y);
     }
-    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), " + \xe2\x80\xa6 (%d terms)", k);
+    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), TR(" + \xe2\x80\xa6 (%d terms)"), k);
 }
 
 static void products(char *line, size_t cap, const double *a, int as, const double *b, int bs, int k, double total)
@@ -45,13 +46,13 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
     double by_hand = 0.0;
     for (int i = 0; i < shown; i++) by_hand += round(a[(size_t)i * as] * b[(size_t)i * bs] * 1e4) / 1e4;
     if (shown == k && fabs(by_hand - round(total * 1e4) / 1e4) > 0.5e-4)
-        snprintf(line + strlen(line), cap - strlen(line), "  (from unrounded values)");
+        snprintf(line + strlen(line), cap - strlen(line), "%s", TR("  (from unrounded values)"));
 }
 
 // hints: the last line of an editable cell says how to change it (not on a slide).
 // Shown under an embedding or a weight in the window (not on slides).
 static const char EDIT_HINT[] =
-    "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows";
+    N_("click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows");
 
 int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
@@ -76,18 +77,18 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_X:
     case MAT_S:
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
+        snprintf(lines[n++], 256, TR("the embedding of \"%s\", dimension %d: given by the lesson"), rl, c.col);
         if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
+            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
         break;
     case MAT_WQ:
     case MAT_WK:
     case MAT_WV:
     case MAT_WO:
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
-        snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
+        snprintf(lines[n++], 256, "%s", TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
         if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
+            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
         break;
     case MAT_Q:
     case MAT_K:
@@ -112,7 +113,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_SCORES: {
         char kt[96];
         model_axis_label(L, AXIS_KEY, c.col, kt, sizeof kt);
-        snprintf(lines[n++], 256, "S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)", hn, rl, cl,
+        snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), hn, rl, cl,
                  hn, rl, hn, kt, p->d_k);
         dot_terms(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k);
         products(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k, v);
@@ -127,8 +128,8 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         break;
     case MAT_MASK:
         snprintf(lines[n++], 256, "M[%s, %s] = %s", rl, cl, vs);
-        snprintf(lines[n++], 256, c.col > c.row ? "\"%s\" comes after \"%s\": a query may not look ahead"
-                                                : "\"%s\" is not after \"%s\": this score is kept",
+        snprintf(lines[n++], 256, c.col > c.row ? TR("\"%s\" comes after \"%s\": a query may not look ahead")
+                                                : TR("\"%s\" is not after \"%s\": this score is kept"),
                  cl, rl);
         break;
     case MAT_MASKED: {
@@ -137,7 +138,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         model_format_value(model_cell_value(p, T, (CellRef){MAT_MASK, h, c.row, c.col}), b, sizeof b);
         snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, hn, rl, cl, rl, cl);
         snprintf(lines[n++], 256, "= %s + %s = %s", a, b, vs);
-        if (isinf(v)) snprintf(lines[n++], 256, "masked: \"%s\" may not look at the later \"%s\"", rl, cl);
+        if (isinf(v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), rl, cl);
         break;
     }
     case MAT_WEIGHTS: {
@@ -165,11 +166,11 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
         model_format_value(e, a, sizeof a);
         model_format_value(sum, b, sizeof b);
-        snprintf(lines[n++], 256, "= %s / %s = %s   (from unrounded values; each row of A sums to 1)", a, b, vs);
+        snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, vs);
         break;
     }
     case MAT_Z: {
-        snprintf(lines[n++], 256, "Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)",
+        snprintf(lines[n++], 256, TR("Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)"),
                  hn, rl, c.col, hn, rl, hn, c.col);
         dot_terms(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m);
         products(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m, v);
@@ -180,7 +181,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         char zn[16] = "Z";
         model_subscript(zn, sizeof zn, head);
         snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
-        snprintf(lines[n++], 256, "columns %d\xe2\x80\xa6%d of Concat are head %d's output", head * p->d_k,
+        snprintf(lines[n++], 256, TR("columns %d\xe2\x80\xa6%d of Concat are head %d's output"), head * p->d_k,
                  head * p->d_k + p->d_k - 1, head);
         break;
     }

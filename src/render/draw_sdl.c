@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../core/utf8.h"
+#include "../model/i18n.h"
 #include "../platform/fontfind.h"
 #include "textrun.h"
 
@@ -199,8 +200,8 @@ const char *draw_sdl_missing(DrawSdl *d)
         else
             snprintf(ch, sizeof ch, "%c%c%c%c", 0xF0 | (int)(c >> 18), 0x80 | (int)(c >> 12 & 0x3F),
                      0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
-        snprintf(d->missing_msg, sizeof d->missing_msg, "no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s", ch,
-                 (unsigned)c, fontfind_install_hint(c));
+        snprintf(d->missing_msg, sizeof d->missing_msg, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"),
+                 ch, (unsigned)c, TR(fontfind_install_hint(c)));
     }
     return d->missing_msg;
 }

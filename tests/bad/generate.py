@@ -101,8 +101,8 @@ CASES = [
     # --- the top level ---
     ("top-array", "@@[]\n", "expected a lesson object { ... }, got an array"),
     ("top-unknown-key", lesson(_extra=[('@@"head"', "2")]),
-     'unknown key "head" (expected $schema, title, notes, tokens, sentence, split, embeddings, d_model, heads, d_k, '
-     'mask, source, weights)'),
+     'unknown key "head" (expected $schema, title, notes, language, tokens, sentence, split, embeddings, d_model, '
+     'heads, d_k, mask, source, weights)'),
     ("top-duplicate-key", lesson(_extra=[('@@"heads"', "4")]), 'duplicate key "heads" (first given at line 5, column 3)'),
     ("schema-not-string", lesson(_extra=[("$schema", "@@1")]), "$schema: expected a string, got a number"),
     ("missing-title", "@@" + lesson(title=None), 'missing required key "title"'),
@@ -125,6 +125,13 @@ CASES = [
     ("sentence-513-words", lesson(tokens=None, sentence='@@"' + " ".join("w%d" % i for i in range(513)) + '"',
                                   embeddings='{"random": {"seed": 1}}', d_model="4"),
      "sentence: too many tokens: the sentence has 513 words (the limit is 512)"),
+    # --- the class's language ---
+    ("language-not-code", lesson(_extra=[("language", '@@"Spanish!"')]),
+     'language: expected a language code such as "en", "es", "fr" or "zh", got "Spanish!"'),
+    ("language-number", lesson(_extra=[("language", "@@34")]), "language: expected a string, got a number"),
+    ("language-empty-subtag", lesson(_extra=[("language", '@@"zh-"')]),
+     'language: expected a language code such as "en", "es", "fr" or "zh", got "zh-"'),
+
     # --- how a sentence is split ---
     ("split-unknown", lesson(tokens=None, sentence='"\u732b\u304c\u5ea7\u3063\u305f"', split='@@"letters"'),
      'split: expected "words" (split on white space) or "characters" (for a sentence written without spaces), '
