@@ -99,6 +99,19 @@ int main(void)
           "Hebrew with a space is one run: %s", buf);
     runs_of("cat \xf0\x9f\x90\xb1", buf, sizeof buf, &rtl);
     CHECK(strcmp(buf, "cat |ltr / \xf0\x9f\x90\xb1|ltr") == 0, "an emoji is its own run: %s", buf);
+    // Isolates (U+2068 ... U+2069): each Arabic token keeps its place in "A[row, col]"; the marks are in no run.
+    runs_of("A[\xe2\x81\xa8\xd9\x82\xd8\xb7\xd8\xa9\xe2\x81\xa9, \xe2\x81\xa8\xd8\xb9\xd9\x84\xd9\x89\xe2\x81\xa9]",
+            buf, sizeof buf, &rtl);
+    CHECK(!rtl && strcmp(buf, "A[|ltr / \xd9\x82\xd8\xb7\xd8\xa9|rtl / , |ltr / \xd8\xb9\xd9\x84\xd9\x89|rtl / ]|ltr") == 0,
+          "A[⁨قطة⁩, ⁨على⁩] keeps row then column: %s", buf);
+    runs_of("\xe2\x81\xa8\xd9\x82\xd8\xb7\xd8\xa9\xe2\x81\xa9\xe2\x81\xa8\xd8\xb9\xd9\x84\xd9\x89\xe2\x81\xa9 x",
+            buf, sizeof buf, &rtl);
+    CHECK(!rtl && strcmp(buf, "\xd9\x82\xd8\xb7\xd8\xa9|rtl / \xd8\xb9\xd9\x84\xd9\x89|rtl /  x|ltr") == 0,
+          "two isolates side by side stay in order, the line is left to right: %s", buf);
+    runs_of("\xd9\x82\xd8\xb7\xd8\xa9, \xd8\xb9\xd9\x84\xd9\x89", buf, sizeof buf, &rtl);
+    CHECK(rtl && strcmp(buf, "\xd8\xb9\xd9\x84\xd9\x89|rtl / , |rtl / \xd9\x82\xd8\xb7\xd8\xa9|rtl") == 0,
+          "without isolates two Arabic words are one right-to-left stretch: %s", buf);
+    CHECK(utf8_invisible(0x2068) && utf8_invisible(0x200F) && !utf8_invisible(0x732B), "invisible formatting characters");
     TextRun few[2];
     CHECK(textrun_split("a\xd9\x82" "b\xd9\x82", two_fonts, NULL, few, 2, NULL) == -1, "too many runs: -1");
     CHECK(textrun_split("", two_fonts, NULL, few, 2, NULL) == 0, "no text, no runs");

@@ -89,6 +89,7 @@ static const Block BLOCKS[] = {
     {0x1E00, 0x1EFF, S, false, false, "Latn"}, {0x1F00, 0x1FFF, S, false, false, "Grek"},
     {0x200C, 0x200C, M, false, false, "Zinh"}, {0x200D, 0x200D, UCLASS_JOINER, false, false, "Zinh"},
     {0x200E, 0x200E, S, false, false, "Zyyy"}, {0x200F, 0x200F, S, true, false, "Zyyy"},
+    {0x2066, 0x2068, UCLASS_ISOLATE, false, false, "Zyyy"}, {0x2069, 0x2069, UCLASS_POP, false, false, "Zyyy"},
     {0x2070, 0x2070, D, false, false, "Zyyy"}, {0x2074, 0x2079, D, false, false, "Zyyy"},
     {0x2080, 0x2089, D, false, false, "Zyyy"}, {0x20D0, 0x20FF, M, false, false, "Zinh"},
     {0x2600, 0x27BF, N, false, false, "Zyyy"}, {0x2B00, 0x2BFF, N, false, false, "Zyyy"},
@@ -160,9 +161,18 @@ size_t utf8_cluster_end(const char *s, size_t len, size_t i)
 bool utf8_is_rtl(const char *s)
 {
     size_t len = strlen(s), i = 0;
+    int depth = 0;
     while (i < len) {
         UInfo u = utf8_info(utf8_decode(s, len, &i));
-        if (u.cls == UCLASS_STRONG) return u.rtl;
+        if (u.cls == UCLASS_ISOLATE) depth++;
+        if (u.cls == UCLASS_POP && depth > 0) depth--;
+        if (u.cls == UCLASS_STRONG && depth == 0) return u.rtl;
     }
     return false;
+}
+
+bool utf8_invisible(uint32_t cp)
+{
+    return (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) ||
+           cp == 0xFEFF;
 }

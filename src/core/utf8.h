@@ -15,6 +15,8 @@ typedef enum {
     UCLASS_NUMBER,      // digits (also sub- and superscript digits): always laid out left to right
     UCLASS_MARK,        // combining marks, variation selectors, emoji modifiers: belong to the code point before
     UCLASS_JOINER,      // U+200D ZERO WIDTH JOINER: joins the code points on both sides into one cluster
+    UCLASS_ISOLATE,     // U+2066..U+2068 (LRI, RLI, FSI): what follows, up to U+2069 (PDI), is laid out on its own
+    UCLASS_POP,         // U+2069 POP DIRECTIONAL ISOLATE
 } UClass;
 
 typedef struct {
@@ -34,7 +36,10 @@ UInfo utf8_info(uint32_t cp);
 // variation selectors after it, a ZWJ with the code point it joins, a pair of regional indicators (a flag).
 size_t utf8_cluster_end(const char *s, size_t len, size_t i);
 
-// Does s hold a right-to-left paragraph? (its first strong letter is right to left)
+// Does s hold a right-to-left paragraph? (its first strong letter outside isolates is right to left)
 bool utf8_is_rtl(const char *s);
+
+// Invisible formatting characters (isolates, marks of direction, joiners): never a glyph of any font.
+bool utf8_invisible(uint32_t cp);
 
 #endif

@@ -2,6 +2,7 @@
 // from the trace's own values (the stable softmax the trace ran, not a naive one). No SDL.
 #include "explain.h"
 #include "i18n.h"
+#include "../core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +55,16 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
 static const char EDIT_HINT[] =
     N_("click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows");
 
+// A right-to-left token (Arabic, Hebrew) in an explanation is an isolate (U+2068 ... U+2069), so that in
+// "A[قطة, على]" each token reads right to left in its place and the pair keeps its order: row, then column.
+static void isolate(char *label, size_t cap)
+{
+    if (!utf8_is_rtl(label) || strlen(label) + 7 > cap) return;
+    memmove(label + 3, label, strlen(label) + 1);
+    memcpy(label, "\xe2\x81\xa8", 3);
+    strcat(label, "\xe2\x81\xa9");
+}
+
 int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
     const AttnParams *p = &L->params;
@@ -67,6 +78,8 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     model_mat_name(c.mat, c.head, name, sizeof name);
     model_axis_label(L, ra, c.row, rl, sizeof rl);
     model_axis_label(L, ca, c.col, cl, sizeof cl);
+    isolate(rl, sizeof rl);
+    isolate(cl, sizeof cl);
     model_format_value(v, vs, sizeof vs);
     int h = c.head;
     const HeadTrace *ht = (c.mat >= MAT_Q && c.mat <= MAT_Z) ? &T->head[h] : NULL;
@@ -100,6 +113,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         int r = c.mat == MAT_KT ? c.col : c.row, col = c.mat == MAT_KT ? c.row : c.col;
         char tok[96], wn[32];
         model_axis_label(L, c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
+        isolate(tok, sizeof tok);
         model_mat_name(c.mat == MAT_Q ? MAT_WQ : c.mat == MAT_V ? MAT_WV : MAT_WK, h, wn, sizeof wn);
         char bn[8];
         snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
@@ -113,6 +127,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_SCORES: {
         char kt[96];
         model_axis_label(L, AXIS_KEY, c.col, kt, sizeof kt);
+        isolate(kt, sizeof kt);
         snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), hn, rl, cl,
                  hn, rl, hn, kt, p->d_k);
         dot_terms(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k);

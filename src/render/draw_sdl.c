@@ -154,7 +154,7 @@ static int font_of(void *user, uint32_t cp, bool emoji)
 {
     FontAsk *a = user;
     DrawSdl *d = a->d;
-    if (cp < 0x80 && !emoji) return (int)a->role;
+    if ((cp < 0x80 && !emoji) || utf8_invisible(cp)) return (int)a->role; // HarfBuzz draws no glyph for these
     TTF_Font *base = font_get(d, a->role, a->size);
     bool in_base = base && TTF_GlyphIsProvided32(base, cp);
     if (in_base && !emoji) return (int)a->role;
