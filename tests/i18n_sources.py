@@ -37,7 +37,7 @@ for m in re.finditer(r'\{STAGE_[A-Z_]+, ("[^"]*"), ("(?:[^"\\]|\\.)*"(?:\s*SQRT\
 src = open('src/model/matrices.c').read()
 for m in re.finditer(r'\[MAT_[A-Z_]+\] = \{MAT_[A-Z_]+, ' + LIT + ', ' + LIT + r', (' + LIT + ')', src): add(cstr(m.group(1)))
 src = open('src/render/scene.c').read()
-for m in re.finditer(r'^\s*\{(' + LIT + r'), (' + LIT + r')\},', src, re.M): add(cstr(m.group(1))); add(cstr(m.group(2)))
+for m in re.finditer(r'^\s*\{' + SEQ + r', ' + SEQ + r'\},', src, re.M): add(cstr(m.group(1))); add(cstr(m.group(2)))
 m = re.search(r'static const char \*const head\[5\] = \{([^}]*)\}', src)
 for l in re.findall(LIT, m.group(1)): add(cstr(l))
 src = open('src/platform/fontfind.c').read()

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the real window under Xvfb: steps through the stages with xdotool, takes screenshots with ImageMagick,
 # and checks that the window is not blank, that each key changes the stage, that K and M show the cost panel
+# (and O, [, ], X: a head off, the softmax scale, the shuffle test)
 # and the comparison, that Ctrl+S saves a loadable NAME-edited.json, that a broken save of the watched
 # lesson shows the error banner (the last good lesson stays) and that a fixed save reloads, and that Esc quits.
 # Every wait is for the program: the frame it reports drawing (MHA_TRACER_FRAME_FILE, see gui_frames.sh),
@@ -141,6 +142,17 @@ sed "s/The cat sat/The cat sat again/" "$SRC/lessons/the-cat-sat.json" > "$WORK/
 wait_frame "$before" "banner=0 " || fail "no frame without the banner after the lesson was fixed"
 wait_until xdotool search --name "The cat sat again" || fail "the fixed lesson was not reloaded"
 shot 14-reloaded >/dev/null
+
+# Issue 14: O switches the current head off and on, [ and ] move the softmax scale to its stop at 1 and back to
+# 1/sqrt(d_k), X shows the shuffle test; the frame log says what the session holds.
+key o "ablated=[1-9a-f][0-9a-f]* "; shot 15-head-off >/dev/null
+key o "ablated=0 "
+key bracketright "scale=0.840896 "
+key bracketright "scale=1 "
+key bracketleft "scale=0.840896 "
+key bracketleft "scale=0.707107 "
+key x "panel=shuffle "; shot 16-shuffle >/dev/null
+key x "panel=none "
 
 xdotool key --window "$WID" Escape
 wait_until exited || fail "Esc did not quit"

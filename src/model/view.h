@@ -31,6 +31,10 @@ typedef enum {
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
     VIEW_KEY_D,                         // dark board / light board
+    VIEW_KEY_O,                         // switch the current head off (ablation) / on again
+    VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
+    VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original; with
+                                        // VIEW_MOD_SHIFT the next reordering (view_shuffle_perm)
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -42,6 +46,7 @@ typedef enum {
     PANEL_NONE = 0,
     PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
     PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
+    PANEL_SHUFFLE,  // the lesson with its tokens reordered beside the original: the outputs (key X)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -52,6 +57,9 @@ typedef enum {
     VIEW_REQ_SAVE,    // save the edited lesson beside the original
     VIEW_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+    VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
+    VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
+    VIEW_REQ_SCALE_SET, // set the softmax scale to request_delta (from the slider)
 } ViewRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
@@ -67,6 +75,7 @@ typedef enum {
     VIEW_EV_RESIZE,  // x, y = new size in pixels
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
+    VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
 } ViewEventKind;
 
 typedef struct {
@@ -78,12 +87,14 @@ typedef struct {
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
     int x, y;       // RESIZE; DRAG: y = pixels moved
+    double value;   // SCALE: the softmax scale asked for
 } ViewEvent;
 
 // Sizes of the lesson, all the state machine needs from it.
 typedef struct {
     int n, m, d_model, heads, d_k;
     bool causal;
+    bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
@@ -115,6 +126,7 @@ typedef struct {
     ViewPanel panel;
     ViewRequest request;        // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
     double request_delta;      // VIEW_REQ_EDIT: how much to add
+    int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -140,6 +152,19 @@ CellRef view_reveal_cell(const ViewState *s, int k);
 bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef view_focus_cell(const ViewState *s);
+
+// Reordering number k of n tokens into perm[0..n): 0 reverses them; then each swap of two tokens (i, j), i < j,
+// in order (k = 1: tokens 0 and 1 ...), then around again. Token i of the shuffled lesson is token perm[i].
+void view_shuffle_perm(int k, int n, int *perm);
+// How many reorderings view_shuffle_perm has for n tokens (1 + n(n-1)/2; 1 for one token).
+int view_shuffle_count(int n);
+
+// The softmax scale a step of the slider away: dir steps of 2^(1/4) (fine: 2^(1/16)) up or down, from
+// 1/(4 d_k) to 4, landing on each stop it would pass over (1/d_k, 1/sqrt(d_k) and 1) instead of jumping it.
+double view_scale_step(double scale, int d_k, double dir, bool fine);
+#define VIEW_SCALE_MAX 4.0
+// The slider's ends for a head size: 1/(4 d_k) and VIEW_SCALE_MAX.
+double view_scale_min(int d_k);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.
