@@ -260,6 +260,8 @@ const LangPair LANG_ES_PAIRS[] = {
      "%d cabezas · d_k = %d cada una: cada cabeza es una atención de producto escalar escalado completa"},
     {"Same cost: %s vs %s projection weights, %s vs %s score multiplications — but 1 pattern vs %d",
      "Mismo coste: %s frente a %s pesos de proyección, %s frente a %s multiplicaciones de puntuación — pero 1 patrón frente a %d"},
+    {"vs",
+     "frente a"},
     {"Output, one head",
      "Salida, una cabeza"},
     {"Output, %d heads",

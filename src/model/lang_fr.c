@@ -260,6 +260,8 @@ const LangPair LANG_FR_PAIRS[] = {
      "%d têtes · d_k = %d chacune : chaque tête est une attention par produit scalaire complète"},
     {"Same cost: %s vs %s projection weights, %s vs %s score multiplications — but 1 pattern vs %d",
      "Même coût : %s contre %s poids de projection, %s contre %s multiplications des scores — mais 1 motif contre %d"},
+    {"vs",
+     "contre"},
     {"Output, one head",
      "Sortie, une tête"},
     {"Output, %d heads",

@@ -260,6 +260,8 @@ const LangPair LANG_ZH_PAIRS[] = {
      "%d 个头 · 每个 d_k = %d：每个头都是完整的缩放点积注意力"},
     {"Same cost: %s vs %s projection weights, %s vs %s score multiplications — but 1 pattern vs %d",
      "开销相同：投影权重 %s 对 %s，得分乘法 %s 对 %s——但模式是 1 个对 %d 个"},
+    {"vs",
+     "对比"},
     {"Output, one head",
      "输出，一个头"},
     {"Output, %d heads",

@@ -1753,7 +1753,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     row->count = 3;
     box_init(&single, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
     row->t[1].is_op = true;
-    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
     box_init(c, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
     double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
     row->t[0].box.range = row->t[2].box.range = range;
@@ -1773,9 +1773,9 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     c->s->hit_count = hits;
     xx += box_width(&g, &row->t[0].box) + g.gap;
     int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
-            CENTER, "vs");
-    xx += op_width(c, &g, "vs");
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
+            CENTER, TR("vs"));
+    xx += op_width(c, &g, TR("vs"));
     draw_matrix(&multi, &g, &row->t[2].box, xx, oy);
 }
 
@@ -2192,7 +2192,7 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     row->count = 3;
     box_init(&orig, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
     row->t[1].is_op = true;
-    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
     box_init(&shuf, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
     double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
     row->t[0].box.range = row->t[2].box.range = range;
@@ -2210,9 +2210,9 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     draw_matrix(&orig, &g, &row->t[0].box, xx, oy);
     xx += box_width(&g, &row->t[0].box) + g.gap;
     int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
-            CENTER, "vs");
-    xx += op_width(c, &g, "vs");
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
+            CENTER, TR("vs"));
+    xx += op_width(c, &g, TR("vs"));
     draw_matrix(&shuf, &g, &row->t[2].box, xx, oy);
     c->s->hit_count = hits; // the panel's cells answer no hover (the shuffled ones are not the lesson's)
 }
