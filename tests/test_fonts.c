@@ -13,6 +13,9 @@
 #include "platform/fontfind.h"
 #include "render/draw_sdl.h"
 #include "render/svg.h"
+#include "render/export.h"
+#include "lesson/lesson.h"
+#include <SDL_image.h>
 
 #define W 900
 #define H 120
@@ -87,6 +90,96 @@ static bool covers(void *user, const char *path, int index, uint32_t cp)
     bool yes = f && TTF_GlyphIsProvided32(f, cp);
     if (f) TTF_CloseFont(f);
     return yes;
+}
+
+// A Japanese lesson's heatmap exported as PNG: every token label, read back from the PNG, is that token as the
+// system's CJK font draws it (a reference made with SDL_ttf directly), and no two labels look alike.
+static void test_export_png(void)
+{
+    static const char *const TOK[] = {"\xe7\x8c\xab", "\xe3\x81\x8c", "\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f",
+                                      "\xe7\x8a\xac"}; // 猫 が 座った 犬
+    const char *json = "{\"title\": \"\xe7\x8c\xab\", \"tokens\": [\"\xe7\x8c\xab\", \"\xe3\x81\x8c\", "
+                       "\"\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f\", \"\xe7\x8a\xac\"], \"d_model\": 4, "
+                       "\"embeddings\": {\"random\": {\"seed\": 7}}, \"heads\": 1, \"weights\": {\"random\": {\"seed\": 8}}}";
+    Lesson L;
+    Trace T;
+    LessonError lerr;
+    TraceError terr;
+    if (!lesson_parse(&L, json, strlen(json), "ja.json", &lerr)) {
+        CHECK(false, "the Japanese lesson parses: %s", lerr.message);
+        return;
+    }
+    CHECK(trace_run(&T, &L.params, &terr), "it traces");
+    ExportError err;
+    Exporter *x = export_open(MHA_SOURCE_DIR "/assets/fonts", &err);
+    CHECK(x != NULL, "exporter: %s", err.message);
+    Scene s;
+    scene_init(&s);
+    TextMetrics tm = x ? export_metrics(x) : (TextMetrics){0};
+    HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    ExportBuffer png = {0};
+    SDL_Surface *img = NULL;
+    if (x && export_build_heatmap(&s, &spec, &L, &T, &tm) && export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err)) {
+        SDL_Surface *raw = IMG_Load_RW(SDL_RWFromConstMem(png.data, (int)png.size), 1);
+        img = raw ? SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_ARGB8888, 0) : NULL;
+        SDL_FreeSurface(raw);
+    }
+    CHECK(img != NULL, "the PNG decodes: %s", IMG_GetError());
+    FontFind *ff = fontfind_open();
+    TTF_Font *dv = TTF_OpenFont(MHA_SOURCE_DIR "/assets/fonts/DejaVuSans.ttf", 16);
+    int labels = 0;
+    static unsigned char got[4][W * H];
+    for (size_t i = 0; img && i < s.count; i++) {
+        const DrawCmd *c = &s.cmds[i];
+        if (c->kind != CMD_TEXT) continue;
+        int t = -1;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(scene_text(&s, c), TOK[k]) == 0) t = k;
+        if (t < 0 || c->w > W || c->h > H) continue;
+        // The label's ink in the PNG (dark on the white page) and in the reference, both from its top-left.
+        unsigned char *m = got[t], ref[W * H];
+        memset(m, 0, W * H);
+        memset(ref, 0, sizeof ref);
+        for (int y = 0; y < c->h; y++)
+            for (int xx = 0; xx < c->w; xx++)
+                if (c->x + xx < img->w && c->y + y < img->h) {
+                    Uint32 p = px(img, c->x + xx, c->y + y);
+                    m[y * W + xx] = ((p >> 16 & 255) + (p >> 8 & 255) + (p & 255)) < 3 * 170;
+                }
+        char path[1024];
+        int index = 0;
+        const unsigned char *u = (const unsigned char *)TOK[t]; // its first character, three UTF-8 bytes
+        uint32_t cp = (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+        if (!fontfind_for(ff, cp, false, covers, NULL, NULL, 0, path, sizeof path, &index)) continue;
+        TTF_Font *rf = TTF_OpenFontIndex(path, c->size, index);
+        TTF_SetFontSize(dv, c->size);
+        SDL_Surface *g = rf ? TTF_RenderUTF8_Blended(rf, TOK[t], (SDL_Color){0, 0, 0, 255}) : NULL;
+        SDL_Surface *g32 = g ? SDL_ConvertSurfaceFormat(g, SDL_PIXELFORMAT_ARGB8888, 0) : NULL;
+        if (g32) {
+            int dy = TTF_FontAscent(dv) - TTF_FontAscent(rf);
+            for (int y = 0; y < g32->h; y++)
+                for (int xx = 0; xx < g32->w && xx < W; xx++)
+                    if (y + dy >= 0 && y + dy < H && (px(g32, xx, y) >> 24) >= 128) ref[(y + dy) * W + xx] = 1;
+            double d = differ(ref, m, 0);
+            CHECK(d < 0.15, "label %s in the PNG differs from %s's own rendering in %.1f %% of its ink", TOK[t], path,
+                  100 * d);
+            labels++;
+        }
+        SDL_FreeSurface(g32);
+        SDL_FreeSurface(g);
+        if (rf) TTF_CloseFont(rf);
+    }
+    CHECK(labels >= 8, "%d token labels compared (rows and columns)", labels);
+    for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++) CHECK(differ(got[a], got[b], 0) > 0.3, "labels %s and %s look alike", TOK[a], TOK[b]);
+    if (dv) TTF_CloseFont(dv);
+    fontfind_close(ff);
+    if (img) SDL_FreeSurface(img);
+    export_buffer_free(&png);
+    scene_free(&s);
+    export_close(x);
+    trace_free(&T);
+    lesson_free(&L);
 }
 
 int main(void)
@@ -184,6 +277,9 @@ int main(void)
     CHECK(ar && lat && rtl1 && rtl1 < ar && !strstr(rtl1 + 1, "direction=\"rtl\""), "one right-to-left text in the SVG");
     free(svg);
     scene_free(&sc);
+
+    test_export_png();
+    if (TTF_WasInit() == 0) TTF_Init(); // export_close quits SDL_ttf once for its own init
 
     // No font on the computer for a character: the backend says so, naming it and what to install.
     FILE *f = fopen("test_fonts_empty.conf", "w");
