@@ -11,6 +11,7 @@
 #include "check.h"
 #include "lesson_trace.h"
 #include "core/compare.h"
+#include "core/utf8.h"
 #include "model/i18n.h"
 #include "model/session.h"
 #include "render/draw_sdl.h"
@@ -86,11 +87,19 @@ static void test_tables(void)
 // ---------------------------------------------------------------------------------------------------
 // Every screen in every language
 
+// A window-sized canvas the screens of a right-to-left lesson are drawn on, to look at the labels' ink.
+typedef struct {
+    SDL_Surface *surf;
+    SDL_Renderer *ren;
+    DrawSdl *d;
+} Canvas;
+
 typedef struct {
     TextMetrics tm;
+    Canvas *ink;        // not NULL: draw each screen and measure the gap between a label's ink and the matrix
     const Lesson *L;
     const char *what;
-    int screens, overlaps, outside, english;
+    int screens, overlaps, outside, english, touching;
 } Fit;
 
 static bool content(const Lesson *L, const char *t)
@@ -120,9 +129,31 @@ static bool covered(const Scene *s, size_t i, size_t j)
     return false;
 }
 
+// Is text i, even in part, under an overlay drawn after it (a dimming layer or a panel)?
+static bool hidden(const Scene *s, size_t i)
+{
+    const DrawCmd *a = &s->cmds[i];
+    for (size_t k = i + 1; k < s->count; k++) {
+        const DrawCmd *r = &s->cmds[k];
+        if (r->kind == CMD_RECT && r->color.a >= 40 && r->color.a < 255 && r->x < a->x + a->w && a->x < r->x + r->w && r->y < a->y + a->h &&
+            a->y < r->y + r->h)
+            return true; // a dimming layer (help, cost panel) over it
+        if (r->kind == CMD_RECT && r->color.a == 255 && r->x < a->x + a->w && a->x < r->x + r->w && r->y < a->y + a->h &&
+            a->y < r->y + r->h && r->role != ROLE_CELL)
+            return true; // an overlay's panel over it, even in part
+    }
+    return false;
+}
+
 static void check_fit(Fit *f, const Scene *s, int w, int h, const char *screen)
 {
     f->screens++;
+    if (f->ink) {
+        SDL_SetRenderDrawColor(f->ink->ren, s->background.r, s->background.g, s->background.b, 255);
+        SDL_RenderClear(f->ink->ren);
+        draw_sdl_scene(f->ink->d, s);
+        SDL_RenderPresent(f->ink->ren);
+    }
     Lang lang = i18n_current();
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *a = &s->cmds[i];
@@ -146,6 +177,32 @@ static void check_fit(Fit *f, const Scene *s, int w, int h, const char *screen)
             (strstr(plain, " the ") || strstr(ta, "The ") == ta || strstr(plain, " of the") || strstr(plain, " and ") ||
              strstr(plain, " is "))) {
             if (f->english++ < 4) fprintf(stderr, "  %s %s %s: English left: '%s'\n", i18n_table(lang)->code, f->what, screen, ta);
+        }
+        // A token's row label stays clear of the cells and frames to its right: 3 pixels of page at least
+        // between its ink and them (an Arabic label ends at its first letter, whose ink reaches past its box).
+        bool token = false;
+        for (int t = 0; t < f->L->params.n && !token; t++) token = strcmp(ta, f->L->tokens[t]) == 0;
+        if (token && hidden(s, i)) token = false;
+        // The nearest cell or frame to its right, on its line, close enough to be the matrix it labels.
+        const DrawCmd *r = NULL;
+        for (size_t j = 0; token && j < s->count; j++) {
+            const DrawCmd *q = &s->cmds[j];
+            if (!(q->kind == CMD_FRAME || (q->kind == CMD_RECT && q->role == ROLE_CELL))) continue;
+            if (q->y < a->y + a->h && a->y < q->y + q->h && q->x >= a->x + a->w / 2 && (!r || q->x < r->x)) r = q;
+        }
+        if (r && r->x - (a->x + a->w) <= a->h) {
+            int end = a->x + a->w; // the box's right edge, or the ink's when the screen is drawn
+            if (f->ink && r->x <= f->ink->surf->w) {
+                end = a->x;
+                for (int y = a->y > r->y ? a->y : r->y; y < a->y + a->h && y < r->y + r->h && y < f->ink->surf->h; y++)
+                    for (int xx = a->x; xx < r->x; xx++) {
+                        Uint32 p = ((Uint32 *)((Uint8 *)f->ink->surf->pixels + y * f->ink->surf->pitch))[xx];
+                        if (((p >> 16 & 255) + (p >> 8 & 255) + (p & 255)) < 3 * 190 && xx + 1 > end) end = xx + 1;
+                    }
+            }
+            if (r->x - end < 3 && f->touching++ < 4)
+                fprintf(stderr, "  %s %s %s: label '%s' (%d..%d) touches what starts at x %d\n", i18n_table(lang)->code,
+                        f->what, screen, ta, a->x, end, r->x);
         }
         for (size_t j = i + 1; j < s->count; j++) {
             const DrawCmd *b = &s->cmds[j];
@@ -313,6 +370,10 @@ int main(void)
     DrawSdl *d = ren ? draw_sdl_create(ren, MHA_SOURCE_DIR "/assets/fonts", err, sizeof err) : NULL;
     CHECK(d != NULL, "fonts: %s", err);
     if (!d) return check_report("test_i18n");
+    Canvas ink = {SDL_CreateRGBSurfaceWithFormat(0, 1920, 1080, 32, SDL_PIXELFORMAT_ARGB8888), NULL, NULL};
+    ink.ren = ink.surf ? SDL_CreateSoftwareRenderer(ink.surf) : NULL;
+    ink.d = ink.ren ? draw_sdl_create(ink.ren, MHA_SOURCE_DIR "/assets/fonts", err, sizeof err) : NULL;
+    CHECK(ink.d != NULL, "canvas: %s", err);
     static const char *const FILES[] = {"lessons/the-cat-sat.json", "lessons/causal-decoder.json",
                                         "lessons/cross-attention.json", "lessons/mao-zuo-zai-dianzi-shang.json",
                                         "lessons/the-dog-bit-the-man.json", "lessons/jalasat-al-qitta.json"};
@@ -320,13 +381,14 @@ int main(void)
     for (int lang = 0; lang < LANG_COUNT; lang++) {
         i18n_use((Lang)lang);
         i18n_missing_reset();
-        Fit f = {draw_sdl_metrics(d), NULL, "", 0, 0, 0, 0};
+        Fit f = {draw_sdl_metrics(d), NULL, NULL, "", 0, 0, 0, 0, 0};
         for (size_t k = 0; k < sizeof FILES / sizeof FILES[0]; k++) {
             Lesson L;
             Trace T;
             if (!load(FILES[k], &L, &T)) continue;
             f.L = &L;
             f.what = FILES[k] + 8;
+            f.ink = utf8_is_rtl(L.tokens[0]) && ink.d ? &ink : NULL; // the right-to-left lesson, drawn
             for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
                 screens(&f, &L, &T, SIZES[z][0], SIZES[z][1]);
                 session_screens(&f, FILES[k], SIZES[z][0], SIZES[z][1]);
@@ -342,9 +404,13 @@ int main(void)
         CHECK(f.outside == 0, "%s: %d commands outside the window in %d screens", code, f.outside, f.screens);
         CHECK(f.overlaps == 0, "%s: %d overlapping texts in %d screens", code, f.overlaps, f.screens);
         CHECK(f.english == 0, "%s: %d texts still in English", code, f.english);
+        CHECK(f.touching == 0, "%s: %d token labels touching a matrix", code, f.touching);
         printf("%s: %d screens and slides checked\n", code, f.screens);
     }
     i18n_use(LANG_EN);
+    draw_sdl_destroy(ink.d);
+    if (ink.ren) SDL_DestroyRenderer(ink.ren);
+    if (ink.surf) SDL_FreeSurface(ink.surf);
     draw_sdl_destroy(d);
     SDL_DestroyRenderer(ren);
     SDL_FreeSurface(base);
