@@ -17,16 +17,11 @@ static bool skipped(const char *path, const char *const *skip, int n)
 #include <fontconfig/fontconfig.h>
 
 struct FontFind {
-    FcConfig *cfg;
+    FcConfig *cfg;  // loaded at the first question: text DejaVu shows never pays for reading the font list
+    bool tried;
 };
 
-FontFind *fontfind_open(void)
-{
-    FontFind *f = calloc(1, sizeof *f);
-    if (!f) return NULL;
-    f->cfg = FcInitLoadConfigAndFonts(); // our own configuration: nothing global to tear down
-    return f;
-}
+FontFind *fontfind_open(void) { return calloc(1, sizeof(FontFind)); }
 
 void fontfind_close(FontFind *f)
 {
@@ -38,7 +33,12 @@ void fontfind_close(FontFind *f)
 bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user, const char *const *skip,
                   int n_skip, char *path, size_t cap, int *index)
 {
-    if (!f || !f->cfg) return false;
+    if (!f) return false;
+    if (!f->tried) {
+        f->tried = true;
+        f->cfg = FcInitLoadConfigAndFonts(); // our own configuration: nothing global to tear down
+    }
+    if (!f->cfg) return false;
     FcPattern *pat = FcPatternCreate();
     FcCharSet *cs = FcCharSetCreate();
     bool found = false;
