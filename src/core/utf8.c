@@ -35,7 +35,7 @@ uint32_t utf8_decode(const char *str, size_t len, size_t *i)
 }
 
 // One row per block (or part of a block): code points lo..hi are of this class, script and direction.
-// Sorted by lo; a code point in no row is neutral and common. Marks of a script come before its block row
+// In code point order; a code point in no row is neutral and common. Marks of a script come before its block row
 // and win (the first row that holds the code point is used).
 typedef struct {
     uint32_t lo, hi;
