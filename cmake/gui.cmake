@@ -31,6 +31,19 @@ target_compile_definitions(mha_gui PRIVATE
 
 add_executable(mha-tracer src/app/main.c)
 target_link_libraries(mha-tracer PRIVATE mha_cli mha_gui)
+if(EMSCRIPTEN)
+  # The page (tools/build-web.sh): static SDL2, SDL2_ttf (FreeType + HarfBuzz), SDL2_image and cJSON from
+  # MHA_WEB_PREFIX; the fonts and the lesson library packed into mha-tracer.data, loaded into the page's
+  # memory before main. No threads, no network.
+  set(MHA_WEB_PREFIX "" CACHE PATH "where build-web.sh installed the dependencies")
+  set_target_properties(mha-tracer PROPERTIES SUFFIX ".js")
+  target_link_libraries(mha-tracer PRIVATE ${MHA_WEB_PREFIX}/lib/libSDL2_ttf.a ${MHA_WEB_PREFIX}/lib/libSDL2_image.a
+    ${MHA_WEB_PREFIX}/lib/libharfbuzz.a ${MHA_WEB_PREFIX}/lib/libfreetype.a ${MHA_WEB_PREFIX}/lib/libSDL2.a)
+  target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web -sEXIT_RUNTIME=0
+    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto
+    -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
+    --preload-file ${MHA_WEB_DATA}@/)
+endif()
 if(WIN32)
   # A window program: double-clicked, no console opens. Started from a console, it writes there
   # (platform_console_attach); redirected, to the file or pipe.

@@ -68,7 +68,18 @@ struct Gui {
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
+    // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
+    bool dirty, first_frame;
+    Uint32 next_watch;
+    const GuiDriver *driver;
+    Uint64 t_entry;
+    double lesson_ms, sdl_ms, window_ms;
 };
+
+#ifdef __EMSCRIPTEN__
+static void gui_turn(Gui *g, bool block);
+#include "gui_web.inc"
+#endif
 
 static bool file_exists(const char *p)
 {
@@ -429,6 +440,10 @@ static void save(Gui *g)
     else
         snprintf(g->status, sizeof g->status, TR("Saved %d edit%s as %s"), n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
+#ifdef __EMSCRIPTEN__
+    const char *saved = out;
+    web_download_files(&saved, 1); // the page's memory is no place to keep it: the browser downloads it
+#endif
 }
 
 // E and Shift+E: the heatmap of the view, or the whole board of the stage, as PNG and SVG in exports/ beside
@@ -470,6 +485,9 @@ static void export_view(Gui *g, bool board)
              where);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
     g->edit_error[0] = '\0';
+#ifdef __EMSCRIPTEN__
+    web_download_files((const char *const *)res.paths, res.count);
+#endif
     export_result_free(&res);
 }
 
@@ -700,6 +718,49 @@ static bool display_is_usable(void)
     return asked && strstr(asked, driver) != NULL;
 }
 
+// One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or the end of the
+// export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
+static void gui_turn(Gui *g, bool block)
+{
+    if (g->st.fullscreen != g->fullscreen_applied) {
+        SDL_SetWindowFullscreen(g->win, g->st.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+        g->fullscreen_applied = g->st.fullscreen;
+        g->dirty = true;
+    }
+    if (g->dirty) {
+        redraw(g);
+        g->dirty = false;
+        if (g->first_frame && g->stats)
+            fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
+                    ms_since(g->t_entry), g->lesson_ms, g->sdl_ms, g->window_ms);
+        g->first_frame = false;
+    }
+    int driver_wait = g->driver ? g->driver->step(g->driver->ctx, g) : 0;
+    if (g->driver && driver_wait == GUI_DRIVER_DONE) {
+        g->driver = NULL;
+        g->dirty = true;
+    }
+    // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
+    Uint32 now = SDL_GetTicks(), wake = g->next_watch;
+    if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
+    int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
+    if (g->driver && wait > driver_wait) wait = driver_wait;
+    if (!block) wait = 0;
+    SDL_Event e;
+    if (SDL_WaitEventTimeout(&e, wait)) {
+        g->dirty |= handle_event(g, &e);
+        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
+    }
+    if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
+        g->flash[0] = '\0';
+        g->dirty = true;
+    }
+    if (SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) {
+        g->dirty |= poll_watch(g);
+        g->next_watch = SDL_GetTicks() + WATCH_MS;
+    }
+}
+
 int gui_run(const GuiOptions *opt)
 {
     Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work before is the CLI's)
@@ -775,52 +836,24 @@ int gui_run(const GuiOptions *opt)
     set_title(g);
     set_icon(g);
     SDL_EventState(SDL_DROPFILE, SDL_ENABLE);
-    double window_ms = ms_since(t_entry) - lesson_ms - sdl_ms;
-    bool first_frame = true;
-
-    const GuiDriver *driver = opt->driver && opt->driver->start(opt->driver->ctx, g) ? opt->driver : NULL;
-
-    bool dirty = true;
-    Uint32 next_watch = SDL_GetTicks() + WATCH_MS;
-    while (!g->st.quit) {
-        if (g->st.fullscreen != g->fullscreen_applied) {
-            SDL_SetWindowFullscreen(g->win, g->st.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-            g->fullscreen_applied = g->st.fullscreen;
-            dirty = true;
-        }
-        if (dirty) {
-            redraw(g);
-            dirty = false;
-            if (first_frame && g->stats)
-                fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
-                        ms_since(t_entry), lesson_ms, sdl_ms, window_ms);
-            first_frame = false;
-        }
-        int driver_wait = driver ? driver->step(driver->ctx, g) : 0;
-        if (driver && driver_wait == GUI_DRIVER_DONE) {
-            driver = NULL;
-            dirty = true;
-        }
-        // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
-        Uint32 now = SDL_GetTicks(), wake = next_watch;
-        if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
-        int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
-        if (driver && wait > driver_wait) wait = driver_wait;
-        SDL_Event e;
-        if (SDL_WaitEventTimeout(&e, wait)) {
-            dirty |= handle_event(g, &e);
-            while (!g->st.quit && SDL_PollEvent(&e)) dirty |= handle_event(g, &e);
-        }
-        if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
-            g->flash[0] = '\0';
-            dirty = true;
-        }
-        if (SDL_TICKS_PASSED(SDL_GetTicks(), next_watch)) {
-            dirty |= poll_watch(g);
-            next_watch = SDL_GetTicks() + WATCH_MS;
-        }
-    }
+    g->window_ms = ms_since(t_entry) - lesson_ms - sdl_ms;
+    g->lesson_ms = lesson_ms;
+    g->sdl_ms = sdl_ms;
+    g->t_entry = t_entry;
+    g->first_frame = true;
+    g->driver = opt->driver && opt->driver->start(opt->driver->ctx, g) ? opt->driver : NULL;
+    g->dirty = true;
+    g->next_watch = SDL_GetTicks() + WATCH_MS;
+#ifdef __EMSCRIPTEN__
+    // The browser owns the loop: one turn per animation frame, never blocking; a turn with nothing new
+    // handles no event and draws nothing. gui_run returns at once and the page keeps running.
+    web_started(g);
+    emscripten_set_main_loop_arg(web_turn, g, 0, 0);
+    return 0;
+#else
+    while (!g->st.quit) gui_turn(g, true);
     gui_free(g);
     free(g);
     return 0;
+#endif
 }

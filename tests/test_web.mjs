@@ -1,0 +1,133 @@
+// The page in a real browser (tests/test_web.sh runs it): headless Chromium driven by puppeteer-core, the page
+// served by a local server. Every wait is on the page's own state (window.mhaState: frames presented, stage,
+// head, lesson, banner; window.mhaDownloads), never on the clock.
+//   node tests/test_web.mjs URL SHOTS_DIR EXPECTED_RGB("R G B") BAD_LESSON
+import puppeteer from "puppeteer-core";
+import fs from "node:fs";
+import path from "node:path";
+
+const [url, shots, rgbText, badLesson] = process.argv.slice(2);
+const expected = rgbText.split(" ").map(Number);
+const origin = new URL(url).origin;
+let failed = 0;
+function check(ok, what) {
+  console.log((ok ? "ok   " : "FAIL ") + what);
+  if (!ok) failed++;
+}
+fs.mkdirSync(shots, { recursive: true });
+const downloads = path.join(shots, "downloads");
+fs.rmSync(downloads, { recursive: true, force: true });
+fs.mkdirSync(downloads, { recursive: true });
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: "new",
+  args: ["--no-sandbox", "--use-gl=swiftshader", "--enable-unsafe-swiftshader", "--window-size=1280,720",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update"],
+  defaultViewport: { width: 1280, height: 720, deviceScaleFactor: 1 },
+});
+const timeout = 60000;
+try {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(timeout);
+  const foreign = [], all = [];
+  await page.setRequestInterception(true);
+  page.on("request", (r) => {
+    const u = r.url();
+    all.push(u);
+    if (u.startsWith(origin + "/") || u.startsWith("data:") || u.startsWith("blob:")) r.continue();
+    else { foreign.push(u); r.abort(); }
+  });
+  page.on("console", (m) => { if (m.type() === "error") console.log("console: " + m.text()); });
+  page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  const cdp = await page.target().createCDPSession();
+  await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
+
+  // 1. The deep link opens the cat lesson's softmax, head 0.
+  const t0 = Date.now();
+  await page.goto(url + "#lesson=the-cat-sat&stage=softmax&head=0");
+  await page.waitForFunction(() => window.mhaState.stage === "softmax" && window.mhaState.frames >= 1);
+  const first = await page.evaluate(() => window.mhaFirstFrameMs);
+  console.log(`first frame ${first.toFixed(0)} ms after the page's script started (${Date.now() - t0} ms from goto to the softmax frame)`);
+  check(first < 2000, "first frame under 2 s");
+  const st = await page.evaluate(() => window.mhaState);
+  check(st.lesson === "the-cat-sat" && st.head === 0, `deep link: lesson ${st.lesson}, head ${st.head}`);
+  const shot = path.join(shots, "web-softmax.png");
+  await page.screenshot({ path: shot });
+  // The (The, The) cell: A_0 = 0.6111 in viridis. Pixels read from the screenshot (decoded in the page from a
+  // data: URL, so no request leaves).
+  const b64 = fs.readFileSync(shot).toString("base64");
+  const count = await page.evaluate(async (b64, e) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (Math.abs(d[i] - e[0]) <= 1 && Math.abs(d[i + 1] - e[1]) <= 1 && Math.abs(d[i + 2] - e[2]) <= 1) n++;
+    return n;
+  }, b64, expected);
+  check(count >= 400, `softmax: ${count} pixels in viridis(0.6111) = rgb(${expected.join(",")}) (a cell: at least 400)`);
+
+  // 2. Keys step through every stage; the address follows.
+  const frames = () => page.evaluate(() => window.mhaState.frames);
+  async function key(k) {
+    const before = await frames();
+    await page.keyboard.press(k);
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, before);
+    return page.evaluate(() => window.mhaState.stage);
+  }
+  const seen = [await key("Home")];
+  for (let i = 0; i < 30 && seen[seen.length - 1] !== "output"; i++) {
+    const s = await key("PageDown");
+    if (s !== seen[seen.length - 1]) seen.push(s);
+  }
+  const want = ["input", "projections", "scores", "scaled", "softmax", "weighted-sum", "concat", "output"];
+  check(JSON.stringify(seen) === JSON.stringify(want), "PageDown steps through " + seen.join(" "));
+  const hash = await page.evaluate(() => location.hash);
+  check(hash === "#lesson=the-cat-sat&stage=output&head=0", "the address follows: " + hash);
+  await page.screenshot({ path: path.join(shots, "web-output.png") });
+
+  // 3. E: the heatmap export becomes a download (a PNG).
+  await key("Home");
+  for (let i = 0; i < 4; i++) await key("PageDown"); // softmax
+  const nd = await page.evaluate(() => window.mhaDownloads.length);
+  await page.keyboard.press("e");
+  await page.waitForFunction((n) => window.mhaDownloads.length > n, {}, nd);
+  const names = await page.evaluate(() => window.mhaDownloads);
+  const png = names.find((n) => n.endsWith(".png"));
+  check(!!png, "E: downloads " + names.join(", "));
+  if (png) {
+    const file = path.join(downloads, png);
+    for (let i = 0; i < 600 && !fs.existsSync(file); i++) await new Promise((r) => setImmediate(r));
+    await page.waitForFunction(() => true); // let the browser finish writing
+    const ok = fs.existsSync(file) && fs.readFileSync(file).subarray(1, 4).toString() === "PNG";
+    check(ok, "the download is a PNG file: " + file);
+  }
+
+  // 4. A broken lesson through "Open lesson…": the banner, the last good lesson stays.
+  const input = await page.$("#file");
+  await input.uploadFile(badLesson);
+  await page.waitForFunction(() => window.mhaState.banner === 1);
+  await page.screenshot({ path: path.join(shots, "web-banner.png") });
+  const after = await page.evaluate(() => window.mhaState);
+  check(after.banner === 1 && after.lesson === "the-cat-sat", "bad lesson: banner shown, the cat lesson stays");
+
+  // 5. Another lesson from the menu.
+  await page.select("#lessons", "the-dog-bit-the-man");
+  await page.waitForFunction(() => window.mhaState.lesson === "the-dog-bit-the-man");
+  check(true, "menu: the-dog-bit-the-man opened");
+
+  check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
+} catch (e) {
+  console.log("FAIL " + (e && e.stack ? e.stack : e));
+  failed++;
+} finally {
+  await browser.close();
+}
+console.log(failed ? `${failed} check(s) failed` : "all browser checks passed");
+process.exit(failed ? 1 : 0);

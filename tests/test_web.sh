@@ -1,0 +1,40 @@
+#!/bin/sh
+# The page in headless Chromium (tests/test_web.mjs): serves DIST (dist/web) with python3's http.server on
+# 127.0.0.1 and drives Debian's chromium with puppeteer-core, a pinned version installed from npm into a cache
+# outside the clone (MHA_CACHE, default /var/cache/mha-tracer). Screenshots go to SHOTS.
+#   sh tests/test_web.sh SOURCE_DIR DIST SHOTS
+set -eu
+SRC=$(cd "$1" && pwd)
+DIST=$(cd "$2" && pwd)
+mkdir -p "$3"
+SHOTS=$(cd "$3" && pwd)
+PUPPETEER=21.11.0
+NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER
+if [ ! -f "$NODE_DIR/node_modules/puppeteer-core/package.json" ]; then
+    mkdir -p "$NODE_DIR"
+    (cd "$NODE_DIR" && echo '{"private":true}' >package.json &&
+        npm install --no-audit --no-fund --silent --save-exact "puppeteer-core@$PUPPETEER" >/dev/null)
+fi
+# The expected colour: viridis at A_0[The, The] = 0.6111, from the program's own colour map.
+cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
+RGB=$("$SHOTS/viridis_at" 0.6111)
+# A free port: the server binds port 0 and says which one it got.
+cd "$DIST"
+python3 -u -c '
+import http.server, socketserver, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+Quiet.extensions_map[".wasm"] = "application/wasm"
+with socketserver.TCPServer(("127.0.0.1", 0), Quiet) as s:
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+' >"$SHOTS/port" 2>"$SHOTS/server.log" &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+while [ ! -s "$SHOTS/port" ]; do
+    kill -0 $SERVER 2>/dev/null || { cat "$SHOTS/server.log"; exit 1; }
+    sleep 0.1
+done
+PORT=$(head -1 "$SHOTS/port")
+cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
+node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json"

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Builds mha-tracer as a WebAssembly page on Debian 12 and writes dist/web/ (index.html, mha-tracer.js,
+# mha-tracer.wasm, mha-tracer.data with the fonts and the lesson library): serve it from any static server.
+# SDL2, FreeType, HarfBuzz, SDL2_ttf, SDL2_image and cJSON are built from Debian's own source packages with
+# Debian's emscripten (emcmake) into a cache outside the clone, keyed by their source versions (its ports
+# would download them), so a second run only rebuilds mha-tracer.
+#
+#   tools/build-web.sh            deps (cached) + mha-tracer + dist/web
+#   MHA_CACHE=/some/dir           where the dependency builds live (default /var/cache/mha-tracer)
+#   JOBS=2                        parallel compile jobs
+# Prints the prefix it used as the last line "prefix: DIR".
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE_BASE=${MHA_CACHE:-/var/cache/mha-tracer}
+JOBS=${JOBS:-2}
+# Bump when the recipe below changes: it is part of the cache key.
+RECIPE=1
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# emscripten's optimizer (-O2) needs Debian's acorn; a newer Node elsewhere on PATH does not have it.
+export NODE_PATH=/usr/share/nodejs
+
+say() { printf '== %s\n' "$*"; }
+
+# --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
+need_pkgs="emscripten cmake pkg-config dpkg-dev python3"
+SRC_FILE=/etc/apt/sources.list.d/mha-tracer-deb-src.sources
+if ! apt-cache showsrc --only-source libsdl2 2>/dev/null | grep -q '^Version:'; then
+    say "enabling deb-src in $SRC_FILE"
+    tmp=$(mktemp)
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] && [ "$f" != "$SRC_FILE" ] || continue
+        awk 'BEGIN{RS=""; ORS="\n\n"} /(^|\n)Types:[^\n]*deb([ \n]|$)/ {
+                 gsub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' "$f" >>"$tmp"
+    done
+    if [ -f /etc/apt/sources.list ]; then
+        awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+                         comps=""; for (j=i+2; j<=NF; j++) comps=comps (comps==""?"":" ") $j
+                         printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n\n", $i, $(i+1), comps }' \
+            /etc/apt/sources.list >>"$tmp"
+    fi
+    $SUDO install -m 644 "$tmp" "$SRC_FILE"
+    rm -f "$tmp"
+    $SUDO apt-get update -qq
+fi
+missing=""
+for p in $need_pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+    say "installing$missing"
+    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# --- 2. The cache key: the source versions, the compiler, the recipe ---
+SRC_PKGS="cjson libsdl2 freetype harfbuzz libsdl2-ttf libsdl2-image"
+declare -A VER
+key_text="recipe=$RECIPE emscripten=$(dpkg-query -W -f='${Version}' emscripten)"
+for p in $SRC_PKGS; do
+    VER[$p]=$(apt-cache showsrc --only-source "$p" | sed -n 's/^Version: //p' | sort -V | tail -1)
+    [ -n "${VER[$p]}" ] || { echo "no source package $p" >&2; exit 1; }
+    key_text="$key_text $p=${VER[$p]}"
+done
+KEY=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
+CACHE="$CACHE_BASE/web-$KEY"
+PREFIX="$CACHE/prefix"
+say "dependencies: $key_text"
+say "cache: $CACHE"
+# emscripten writes its own cache (system libraries it compiles once) beside the dependencies: Debian's
+# /usr/share/emscripten/cache is read-only and frozen.
+export EM_CACHE="$CACHE/emcache"
+if [ ! -d "$EM_CACHE" ]; then
+    mkdir -p "$EM_CACHE"
+    [ -d /usr/share/emscripten/cache ] && cp -r /usr/share/emscripten/cache/. "$EM_CACHE/" 2>/dev/null || true
+fi
+
+# --- 3. The dependencies, each once per key (a stamp file says it is complete) ---
+dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
+    local src=$1 bld=$2
+    shift 2
+    nice emcmake cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+        -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_ROOT_PATH="$PREFIX" -DBUILD_SHARED_LIBS=OFF "$@" \
+        >"$bld.configure.log" 2>&1 || { tail -40 "$bld.configure.log"; return 1; }
+    nice cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
+    cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
+}
+fetch() { # fetch PKG -> prints the unpacked source directory
+    local p=$1 d="$CACHE/src/$1"
+    if [ ! -f "$d/.unpacked" ]; then
+        rm -rf "$d" && mkdir -p "$d"
+        (cd "$d" && apt-get source -qq --only-source "$p=${VER[$p]}" >/dev/null 2>&1) \
+            || { echo "apt-get source $p failed" >&2; return 1; }
+        touch "$d/.unpacked"
+    fi
+    find "$d" -mindepth 1 -maxdepth 1 -type d | head -1
+}
+build_dep() { # build_dep PKG cmake-args...
+    local p=$1
+    shift
+    [ -f "$CACHE/stamp-$p" ] && return 0
+    local t0=$SECONDS src
+    src=$(fetch "$p")
+    say "building $p ${VER[$p]}"
+    mkdir -p "$CACHE/build"
+    rm -rf "$CACHE/build/$p"
+    dep_cmake "$src" "$CACHE/build/$p" "$@"
+    echo "$p ${VER[$p]} $((SECONDS - t0)) s" >"$CACHE/stamp-$p"
+    say "$p: $((SECONDS - t0)) s"
+}
+mkdir -p "$CACHE"
+export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig:$PREFIX/share/pkgconfig" PKG_CONFIG_PATH=""
+t_deps=$SECONDS
+build_dep cjson -DENABLE_CJSON_TEST=OFF -DENABLE_CJSON_UTILS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF \
+    -DENABLE_HIDDEN_SYMBOLS=OFF -DBUILD_SHARED_AND_STATIC_LIBS=OFF
+build_dep libsdl2 -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF -DSDL_TESTS=OFF -DSDL_PTHREADS=OFF \
+    -DSDL_THREADS=OFF
+build_dep freetype -DFT_DISABLE_ZLIB=ON -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON -DFT_DISABLE_HARFBUZZ=ON \
+    -DFT_DISABLE_BROTLI=ON
+build_dep harfbuzz -DHB_HAVE_FREETYPE=ON -DHB_HAVE_GLIB=OFF -DHB_HAVE_ICU=OFF -DHB_HAVE_GOBJECT=OFF \
+    -DHB_HAVE_GRAPHITE2=OFF -DHB_BUILD_UTILS=OFF -DHB_BUILD_SUBSET=OFF -DHB_BUILD_TESTS=OFF
+build_dep libsdl2-ttf -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF
+build_dep libsdl2-image -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_BACKEND_STB=ON -DSDL2IMAGE_SAMPLES=OFF \
+    -DSDL2IMAGE_TESTS=OFF -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
+    -DSDL2IMAGE_DEPS_SHARED=OFF
+say "dependencies ready in $((SECONDS - t_deps)) s (0 when cached)"
+if [ "${MHA_WEB_DEPS_ONLY:-0}" = 1 ]; then echo "prefix: $PREFIX"; exit 0; fi
+
+# --- 4. mha-tracer itself: the page's data (fonts, the lesson library) packed beside it ---
+BUILD="$ROOT/build-web"
+DATA="$BUILD/data"
+rm -rf "$DATA" && mkdir -p "$DATA/assets/fonts" "$DATA/lessons" "$DATA/Library/Fonts"
+cp "$ROOT"/assets/fonts/*.ttf "$DATA/assets/fonts/"
+cp "$ROOT/assets/mha-tracer.png" "$DATA/assets/"
+cp "$ROOT"/lessons/*.json "$DATA/lessons/"
+# No fontconfig in a browser: fallback fonts sit in /Library/Fonts, a folder fontfind searches without it.
+# Arabic and Hebrew (the lesson library's jalasat-al-qitta) when Debian's Noto fonts are installed; CJK fonts
+# (tens of MB) are not shipped: the page shows a missing-character box and says which font the desktop needs.
+for f in /usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf /usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf; do
+    [ -f "$f" ] && cp "$f" "$DATA/Library/Fonts/"
+done
+t_app=$SECONDS
+emcmake cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DMHA_WEB_PREFIX="$PREFIX" -DMHA_WEB_DATA="$DATA" \
+    -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_ROOT_PATH="$PREFIX" >"$CACHE/mha-configure.log" 2>&1 \
+    || { tail -40 "$CACHE/mha-configure.log"; exit 1; }
+nice cmake --build "$BUILD" -j"$JOBS" --target mha-tracer >"$CACHE/mha-build.log" 2>&1 \
+    || { tail -60 "$CACHE/mha-build.log"; exit 1; }
+say "mha-tracer: $((SECONDS - t_app)) s"
+
+# --- 5. dist/web: the page, the program, its data, the licences ---
+OUT="$ROOT/dist/web"
+rm -rf "$OUT" && mkdir -p "$OUT/licenses"
+cp "$ROOT/web/index.html" "$BUILD/mha-tracer.js" "$BUILD/mha-tracer.wasm" "$BUILD/mha-tracer.data" "$OUT/"
+cp -r "$ROOT/LICENSES/." "$OUT/licenses/" 2>/dev/null || true
+cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$OUT/licenses/"
+for p in $SRC_PKGS; do
+    src=$(find "$CACHE/src/$p" -mindepth 1 -maxdepth 1 -type d | head -1)
+    [ -f "$src/debian/copyright" ] && cp "$src/debian/copyright" "$OUT/licenses/$p.copyright.txt"
+done
+say "wrote dist/web: $(cd "$OUT" && du -b index.html mha-tracer.js mha-tracer.wasm mha-tracer.data | awk '{printf "%s %d KB, ", $2, $1/1024}')" \
+    "lessons $(du -cb "$DATA/lessons" | tail -1 | cut -f1) bytes of the data"
+echo "prefix: $PREFIX"
