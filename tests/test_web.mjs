@@ -103,8 +103,8 @@ try {
   check(!!png, "E: downloads " + names.join(", "));
   if (png) {
     const file = path.join(downloads, png);
-    for (let i = 0; i < 600 && !fs.existsSync(file); i++) await new Promise((r) => setImmediate(r));
-    await page.waitForFunction(() => true); // let the browser finish writing
+    // Chromium writes the download as a .crdownload, then renames it: wait for the name (at most 30 s).
+    for (let i = 0; i < 600 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
     const ok = fs.existsSync(file) && fs.readFileSync(file).subarray(1, 4).toString() === "PNG";
     check(ok, "the download is a PNG file: " + file);
   }

@@ -19,6 +19,7 @@ fi
 cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
 RGB=$("$SHOTS/viridis_at" 0.6111)
 # A free port: the server binds port 0 and says which one it got.
+rm -f "$SHOTS/port"
 cd "$DIST"
 python3 -u -c '
 import http.server, socketserver, sys
