@@ -122,6 +122,17 @@ try {
   await page.waitForFunction(() => window.mhaState.lesson === "the-dog-bit-the-man");
   check(true, "menu: the-dog-bit-the-man opened");
 
+  // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2.
+  {
+    const before = await frames();
+    await page.setViewport({ width: 900, height: 600, deviceScaleFactor: 2 });
+    await page.waitForFunction((b) => window.mhaState.frames > b &&
+      document.getElementById("canvas").width === 1800 && document.getElementById("canvas").height === 1200, {}, before);
+    const size = await page.evaluate(() => { const c = document.getElementById("canvas"); return [c.width, c.height]; });
+    check(size[0] === 1800 && size[1] === 1200, `resized to 900×600 at ratio 2: the canvas is ${size[0]}×${size[1]} pixels`);
+    await page.screenshot({ path: path.join(shots, "web-dpr2.png") });
+  }
+
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
 } catch (e) {
   console.log("FAIL " + (e && e.stack ? e.stack : e));

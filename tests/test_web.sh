@@ -2,12 +2,25 @@
 # The page in headless Chromium (tests/test_web.mjs): serves DIST (dist/web) with python3's http.server on
 # 127.0.0.1 and drives Debian's chromium with puppeteer-core, a pinned version installed from npm into a cache
 # outside the clone (MHA_CACHE, default /var/cache/mha-tracer). Screenshots go to SHOTS.
-#   sh tests/test_web.sh SOURCE_DIR DIST SHOTS
+#   sh tests/test_web.sh SOURCE_DIR DIST SHOTS [LINUX_TRACER WEB_CLI_JS]
+# With the last two: the WebAssembly build's --json (WEB_CLI_JS under Node, single-threaded) must equal the
+# Linux build's byte for byte, for every lesson that ships.
 set -eu
 SRC=$(cd "$1" && pwd)
 DIST=$(cd "$2" && pwd)
 mkdir -p "$3"
 SHOTS=$(cd "$3" && pwd)
+if [ $# -ge 5 ]; then
+    n=0
+    for l in "$SRC"/lessons/*.json; do
+        case "$l" in *lesson.schema.json) continue ;; esac
+        "$4" --json "$l" >"$SHOTS/linux.json"
+        node "$5" --json "$l" >"$SHOTS/web.json"
+        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json differs for $l"; exit 1; }
+        n=$((n + 1))
+    done
+    echo "ok   --json of the WebAssembly build equals the Linux build's for $n lessons"
+fi
 PUPPETEER=21.11.0
 NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER
 if [ ! -f "$NODE_DIR/node_modules/puppeteer-core/package.json" ]; then
