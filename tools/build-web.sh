@@ -24,7 +24,7 @@ export NODE_PATH=/usr/share/nodejs
 say() { printf '== %s\n' "$*"; }
 
 # --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
-need_pkgs="emscripten cmake pkg-config dpkg-dev python3"
+need_pkgs="emscripten cmake pkg-config dpkg-dev python3 python3-fonttools fonts-noto-core fonts-noto-cjk"
 SRC_FILE=/etc/apt/sources.list.d/mha-tracer-deb-src.sources
 if ! apt-cache showsrc --only-source libsdl2 2>/dev/null | grep -q '^Version:'; then
     say "enabling deb-src in $SRC_FILE"
@@ -127,20 +127,34 @@ if [ "${MHA_WEB_DEPS_ONLY:-0}" = 1 ]; then echo "prefix: $PREFIX"; exit 0; fi
 # --- 4. mha-tracer itself: the page's data (fonts, the lesson library) packed beside it ---
 BUILD="$ROOT/build-web"
 DATA="$BUILD/data"
+mkdir -p "$BUILD"
 rm -rf "$DATA" && mkdir -p "$DATA/assets/fonts" "$DATA/lessons" "$DATA/Library/Fonts"
 cp "$ROOT"/assets/fonts/*.ttf "$DATA/assets/fonts/"
 cp "$ROOT/assets/mha-tracer.png" "$DATA/assets/"
 cp "$ROOT"/lessons/*.json "$DATA/lessons/"
 # No fontconfig in a browser: fallback fonts sit in /Library/Fonts, a folder fontfind searches without it.
-# Arabic and Hebrew (the lesson library's jalasat-al-qitta) when Debian's Noto fonts are installed; CJK fonts
-# (tens of MB) are not shipped: the page shows a missing-character box and says which font the desktop needs.
+# Arabic and Hebrew: Debian's Noto fonts whole (240 KB). Chinese: Noto Sans CJK SC is 19 MB, so the page has
+# a subset of it with the characters of the shipped lessons and of the Chinese translation (about 140 KB);
+# other CJK characters (a teacher's own Chinese, Japanese or Korean file) show as boxes, with the status line
+# naming the font the desktop program would need.
 for f in /usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf /usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf; do
-    [ -f "$f" ] && cp "$f" "$DATA/Library/Fonts/"
+    cp "$f" "$DATA/Library/Fonts/"
 done
+/usr/bin/python3 - "$ROOT" "$BUILD/cjk-chars.txt" <<'PY'
+import glob, sys
+root, out = sys.argv[1], sys.argv[2]
+chars = set()
+for f in glob.glob(root + "/lessons/*.json") + [root + "/src/model/lang_zh.c"]:
+    chars |= {c for c in open(f, encoding="utf-8").read() if ord(c) >= 0x2E80}
+open(out, "w", encoding="utf-8").write("".join(sorted(chars)))
+PY
+/usr/bin/python3 -m fontTools.subset /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc --font-number=2 \
+    --text-file="$BUILD/cjk-chars.txt" --layout-features='*' --output-file="$DATA/Library/Fonts/NotoSansCJKsc-lessons.otf"
 t_app=$SECONDS
 emcmake cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DMHA_WEB_PREFIX="$PREFIX" -DMHA_WEB_DATA="$DATA" \
     -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_ROOT_PATH="$PREFIX" >"$CACHE/mha-configure.log" 2>&1 \
     || { tail -40 "$CACHE/mha-configure.log"; exit 1; }
+rm -f "$BUILD/mha-tracer.js" # the data is packed at link time: always link again
 nice cmake --build "$BUILD" -j"$JOBS" --target mha-tracer >"$CACHE/mha-build.log" 2>&1 \
     || { tail -60 "$CACHE/mha-build.log"; exit 1; }
 say "mha-tracer: $((SECONDS - t_app)) s"
@@ -159,6 +173,8 @@ rm -rf "$OUT" && mkdir -p "$OUT/licenses"
 cp "$ROOT/web/index.html" "$BUILD/mha-tracer.js" "$BUILD/mha-tracer.wasm" "$BUILD/mha-tracer.data" "$OUT/"
 cp -r "$ROOT/LICENSES/." "$OUT/licenses/" 2>/dev/null || true
 cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$OUT/licenses/"
+cp /usr/share/doc/fonts-noto-core/copyright "$OUT/licenses/fonts-noto-core.copyright.txt"
+cp /usr/share/doc/fonts-noto-cjk/copyright "$OUT/licenses/fonts-noto-cjk.copyright.txt"
 for p in $SRC_PKGS; do
     src=$(find "$CACHE/src/$p" -mindepth 1 -maxdepth 1 -type d | head -1)
     [ -f "$src/debian/copyright" ] && cp "$src/debian/copyright" "$OUT/licenses/$p.copyright.txt"
