@@ -18,6 +18,10 @@ mha_test(test_lesson_write mha_lesson)
 mha_test(test_model mha_model)
 # Gradients against central finite differences and the Adam trainer (issue 15).
 mha_test(test_grad mha_lesson)
+# The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.
+mha_test(test_train_lessons mha_lesson)
+add_test(NAME test_train_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_train_cli.sh $<TARGET_FILE:mha-tracer>
+         ${CMAKE_CURRENT_SOURCE_DIR})
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)
