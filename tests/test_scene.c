@@ -97,6 +97,13 @@ static bool has_math(const Scene *s, const char *notation)
         snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)n, p);
         if (!caret || np >= 15) break;
         p = caret + 1;
+        const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
+        if (close && close - p > 1) { // a raised group: its text without the parentheses
+            snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)(close - p - 1), p + 1);
+            p = close + 1;
+            if (np >= 15) break;
+            continue;
+        }
         size_t k = 1;
         while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
         snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)k, p);
@@ -1612,6 +1619,10 @@ static void test_teaching(void)
             x = x || count_title(&s, "X", "5") > 0;
         }
         CHECK(e && pm && x, "E, P and X on the Positions board (E %d, P %d, X %d)", e, pm, x);
+        // The header's 10000^(2i/d): the whole exponent raised, without its parentheses (it once raised only
+        // the 2, reading as 10000 squared times i/d).
+        CHECK(count_text(&s, "2i/d") == 1 && !has_text(&s, "^") && !has_text(&s, "(2i/d)"),
+              "the exponent 2i/d raised as one group");
         CHECK(scene_cell_value(&L, &T, (CellRef){MAT_X, 0, 1, 0}) ==
                   mat_get(&L.params.E, 1, 0) + mat_get(&L.params.P, 1, 0),
               "X[1, 0] = E[1, 0] + P[1, 0]");

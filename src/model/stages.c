@@ -166,7 +166,7 @@ static int eq_output(const AttnParams *p, int head, Equation *out, int max)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Formulas ('^' raises the letter after it) and explanations
+// Formulas ('^' raises the character after it, or a group in parentheses) and explanations
 
 static void head_sub(char *h, size_t cap, int head)
 {
@@ -191,7 +191,7 @@ static void f_positions(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)head;
     if (p->cross) snprintf(buf, cap, "X = E + P,   Y = E^Y + P^Y");
-    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "X = E + P,   P = sin | cos of pos / 10000^2i/d");
+    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "X = E + P,   P = sin | cos of pos / 10000^(2i/d)");
     else snprintf(buf, cap, "X = E + P   (the lesson's positions)");
 }
 static void f_project(const AttnParams *p, int head, char *buf, size_t cap)

@@ -324,8 +324,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
 
 static const char *const TIMES = "\xc3\x97"; // ×
 
-// Text in the board's notation: '^' raises what follows it (one letter, or up to a space, ',' or ')'),
-// drawn smaller and higher: W₀^Q. Returns the width; draws when `draw`.
+// Text in the board's notation: '^' raises what follows it (one character, or a group in parentheses, drawn
+// without them: 10000^(2i/d)), smaller and higher: W₀^Q. Returns the width; draws when `draw`.
 static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t, bool draw)
 {
     char seg[512];
@@ -346,6 +346,17 @@ static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, cons
         if (!caret) break;
         p = caret + 1;
         size_t k = 0;
+        const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
+        if (close && close - p > 1 && close - p < (ptrdiff_t)sizeof seg) { // ^(2i/d): the group, raised without its parentheses
+            k = (size_t)(close - p - 1);
+            memcpy(seg, p + 1, k);
+            seg[k] = '\0';
+            int sw = text_w(c, f, small, seg);
+            if (draw) scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small), seg);
+            w += sw + 2;
+            p = close + 1;
+            continue;
+        }
         if ((unsigned char)p[0] >= 0x80) { // one UTF-8 character
             k = 1;
             while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
