@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Issue 15 against PyTorch autograd (float64): random lessons in every weight form (explicit with biases,
 # {"random": {"seed"}}, PyTorch's in_proj form), causal, cross-attention, positions (sinusoidal, explicit),
-# "scale", targets given or made by a "train" task; our --grad must match within 1e-9.
+# "scale", targets given or made by a "train" task; our --grad must match within 1e-9. Then --train (40 steps
+# of two shipped lessons) against torch.optim.Adam on the sequences drawn in Python as the README documents
+# (numpy.random.default_rng(seed).random((sequences, n)) * V): the trained weights within 1e-9.
 #   python3 tests/test_grad_torch.py path/to/mha-tracer [COUNT]
 import json
 import os
@@ -192,11 +194,74 @@ def autograd(L, form, pos):
     return loss.item(), g
 
 
+def train_check(binary, src, tmp, name, steps):
+    """--train LESSON --steps N against torch.optim.Adam on the same sequences, drawn in Python with NumPy as the
+    README says: the written weights within 1e-9. Returns the largest difference (inf on failure)."""
+    path = os.path.join(src, "lessons", name)
+    L = json.load(open(path))
+    out = os.path.join(tmp, "trained-" + name)
+    run = subprocess.run([binary, "--train", path, "--steps", str(steps), "--out", out], capture_output=True, text=True)
+    if run.returncode != 0:
+        print("--train %s failed: %s" % (name, run.stderr))
+        return float("inf")
+    T = json.load(open(out))
+    tokens = L["tokens"]
+    n = len(tokens)
+    E = np.array(L["embeddings"], dtype=float)
+    d = E.shape[1]
+    distinct = []
+    for t in tokens:
+        if t not in distinct:
+            distinct.append(t)
+    vocab = np.array([E[tokens.index(t)] for t in distinct])
+    tr = L["train"]
+    ids = (np.random.default_rng(tr["seed"]).random((tr["sequences"], n)) * len(distinct)).astype(int)
+    P = np.array(L["positions"], dtype=float)
+    heads, d_k = L["heads"], L["d_k"]
+    r = np.random.default_rng(L["weights"]["random"]["seed"])
+    qs = L["weights"]["random"]["qkv_std"]
+    mats = [[r.normal(0, qs, (d, d_k)) for _ in range(3)] for _ in range(heads)]
+    wo = r.normal(0, L["weights"]["random"]["out_std"], (heads * d_k, d))
+    t = lambda a: torch.tensor(np.array(a, dtype=float), requires_grad=True)
+    Wq, Wk, Wv = (t([m[i] for m in mats]) for i in range(3))
+    bq, bk, bv = (t(np.zeros((heads, d_k))) for _ in range(3))
+    WO, bO = t(wo), t(np.zeros(d))
+    params = [Wq, Wk, Wv, bq, bk, bv, WO, bO]
+    opt = torch.optim.Adam(params, lr=tr["learning_rate"], betas=(0.9, 0.999), eps=1e-8)
+    X = torch.tensor(vocab[ids] + P)  # (sequences, n, d)
+    T_all = np.zeros((tr["sequences"], n, d))
+    for s_ in range(tr["sequences"]):
+        T_all[s_] = task_targets({"train": tr}, vocab[ids[s_]])
+    targets = torch.tensor(T_all)
+    mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    for _ in range(steps):
+        opt.zero_grad()
+        zs = []
+        for h in range(heads):
+            Q, K, V = X @ Wq[h] + bq[h], X @ Wk[h] + bk[h], X @ Wv[h] + bv[h]
+            sc = (Q @ K.transpose(1, 2)) / np.sqrt(d_k)
+            sc = sc.masked_fill(mask, float("-inf"))
+            zs.append(torch.softmax(sc, dim=2) @ V)
+        out = torch.cat(zs, dim=2) @ WO + bO
+        loss = ((out - targets) ** 2).mean()
+        loss.backward()
+        opt.step()
+    mine = T["weights"]
+    worst = 0.0
+    for key, ref in (("W_Q", Wq), ("W_K", Wk), ("W_V", Wv), ("W_O", WO)):
+        worst = max(worst, float(np.max(np.abs(np.array(mine[key]) - ref.detach().numpy()))))
+    for key, ref in (("b_Q", bq), ("b_K", bk), ("b_V", bv)):
+        got = np.array(mine.get(key, np.zeros((heads, d_k))))
+        worst = max(worst, float(np.max(np.abs(got - ref.detach().numpy()))))
+    worst = max(worst, float(np.max(np.abs(np.array(mine.get("b_O", np.zeros(d))) - bO.detach().numpy()))))
+    return worst
+
+
 def main():
     binary = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 36
     g = np.random.default_rng(15)
-    worst, failures, checked = 0.0, 0, 0
+    worst, failures, checked, worst_train = 0.0, 0, 0, 0.0
     seen = set()
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(count):
@@ -231,6 +296,14 @@ def main():
                 if not dv <= TOL:
                     print("lesson %d (%s, positions %s): %s differs from PyTorch by %g" % (k, form, pos, key, dv))
                     failures += 1
+        src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for name, steps in (("learn-previous-token.json", 40), ("two-heads-two-jobs.json", 40)):
+            dv = train_check(binary, src, tmp, name, steps)
+            print("--train %s --steps %d vs torch.optim.Adam: largest weight difference %.3g" % (name, steps, dv))
+            worst_train = max(worst_train, dv)
+            if not dv <= TOL:
+                print("%s: --train differs from torch.optim.Adam by %g" % (name, dv))
+                failures += 1
     forms = {s[0] for s in seen}
     need = [("every weight form", forms == {"explicit", "random", "pytorch"}),
             ("cross-attention", any(s[2] for s in seen)), ("causal", any(s[3] for s in seen)),
@@ -241,8 +314,8 @@ def main():
         if not ok:
             print("not covered: %s" % what)
             failures += 1
-    print("test_grad_torch: %d lessons, %d gradient values, largest difference from PyTorch autograd %.3g, %d failed"
-          % (count, checked, worst, failures))
+    print("test_grad_torch: %d lessons, %d gradient values, largest difference from PyTorch autograd %.3g; "
+          "--train vs torch.optim.Adam %.3g; %d failed" % (count, checked, worst, worst_train, failures))
     sys.exit(1 if failures else 0)
 
 
