@@ -40,6 +40,7 @@ SCHEMA_CANNOT_CATCH = {
     "explicit-b_O-length": "d_model numbers: depends on the embeddings",
     "targets-row-width": "d_model numbers per row: depends on the embeddings",
     "targets-too-few-rows": "one row per token: the count depends on tokens",
+    "train-too-many-targets": "sequences * n * d_model: a product of three values",
     "train-token-two-embeddings": "a repeated token's embeddings must agree: rows cannot refer to each other",
     "explicit-b_Q-length": "d_k numbers: depends on d_model / heads",
     "explicit-b_V-count": "one bias vector per head: depends on heads",

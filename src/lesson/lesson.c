@@ -1008,6 +1008,11 @@ static bool read_train(Ctx *c, const cJSON *t, Build *b)
         pop(c);
     }
     if (b->p.cross) return fail(c, "training is for self-attention only; this lesson has a \"source\"");
+    double held = (double)s.sequences * b->n * b->p.d_model; // the targets the trainer keeps
+    if (held > LESSON_MAX_TRACE_VALUES)
+        return fail(c, "the training targets would hold %.0f numbers (sequences * n * d_model = %d * %d * %d); the limit "
+                       "is %.0f: use fewer sequences",
+                    held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
     const Matrix *e = b->p.positions != POS_NONE ? &b->p.E : &b->p.X;
     for (int i = 0; i < b->n; i++)
         for (int j = 0; j < i; j++)

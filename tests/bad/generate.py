@@ -236,6 +236,11 @@ CASES = [
     ("train-seed-negative", lesson(train='{"task": "first-token", "seed": @@-1}'), "train.seed: must not be negative, got -1"),
     ("train-cross", lesson(source=SOURCE, train='@@{"task": "first-token"}'),
      'train: training is for self-attention only; this lesson has a "source"'),
+    ("train-too-many-targets",
+     lesson(tokens='["a", "b", "c", "d"]', d_model="1024", d_k="1", heads="1", embeddings='{"random": {"seed": 1}}',
+            weights='{"random": {"seed": 2}}', train='@@{"task": "first-token", "sequences": 4096}'),
+     "train: the training targets would hold 16777216 numbers (sequences * n * d_model = 4096 * 4 * 1024); the limit "
+     "is 12582912: use fewer sequences"),
     ("train-token-two-embeddings", lesson(tokens='["the", "cat", "the"]', train='@@{"task": "previous-token"}'),
      'train: the token "the" has two different embeddings (tokens 0 and 2); training draws its sequences from the '
      "lesson's distinct tokens, so each needs one embedding"),
