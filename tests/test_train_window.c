@@ -41,15 +41,17 @@ static void test_keys(void)
         ViewKey key;
         ViewRequest req;
         double delta;
-    } cases[] = {{VIEW_KEY_T, VIEW_REQ_TRAIN, 0},      {VIEW_KEY_J, VIEW_REQ_TRAIN_SHOW, -1},
+    } cases[] = {{VIEW_KEY_NONE, VIEW_REQ_TRAIN_SEEK, 7},
+                 {VIEW_KEY_T, VIEW_REQ_TRAIN, 0},      {VIEW_KEY_J, VIEW_REQ_TRAIN_SHOW, -1},
                  {VIEW_KEY_L, VIEW_REQ_TRAIN_SHOW, 1}, {VIEW_KEY_Z, VIEW_REQ_TRAIN_RESET, 0},
                  {VIEW_KEY_V, VIEW_REQ_TRAIN_EXPORT, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ViewEvent ev = {.kind = VIEW_EV_KEY, .key = cases[i].key, .head = -1};
+        if (cases[i].key == VIEW_KEY_NONE) ev = (ViewEvent){.kind = VIEW_EV_TRAIN_SEEK, .value = 7, .head = -1};
         s.request = VIEW_REQ_NONE;
         view_handle(&s, &ev);
         CHECK(s.request == cases[i].req, "key %zu asks for request %d, got %d", i, (int)cases[i].req, (int)s.request);
-        if (cases[i].req == VIEW_REQ_TRAIN_SHOW)
+        if (cases[i].req == VIEW_REQ_TRAIN_SHOW || cases[i].req == VIEW_REQ_TRAIN_SEEK)
             CHECK(s.request_delta == cases[i].delta, "J / L: delta %g", s.request_delta);
     }
 }
@@ -101,6 +103,17 @@ static void check_scene(const Session *doc, ViewState *st, int w, int h, bool wa
         // digits are 0.73 of the font's pixel size (scene_number_font): at least 2.6 % of the height
         CHECK(smallest * 0.73 >= 0.026 * h, "%dx%d: the strip's text is %d px, below 2.6 %% of the height", w, h, smallest);
         CHECK(curve || doc->train.tr.loss_count < 2, "%dx%d: no loss curve drawn", w, h);
+        int step = -1, steps = doc->train.tr.spec.steps;
+        CHECK(sc.train_w > 0 && sc.train_x + sc.train_w <= w && sc.train_y + sc.train_h <= h,
+              "%dx%d: the strip's slider is inside the window", w, h);
+        CHECK(scene_train_at(&sc, sc.train_x, sc.train_y + 1, &step) && step == 0, "%dx%d: its left end is step 0 (%d)", w,
+              h, step);
+        CHECK(scene_train_at(&sc, sc.train_x + sc.train_w, sc.train_y + sc.train_h - 1, &step) && step == steps,
+              "%dx%d: its right end is step %d (%d)", w, h, steps, step);
+        CHECK(scene_train_at(&sc, sc.train_x + sc.train_w / 2, sc.train_y + 1, &step) && abs(step - steps / 2) <= 2,
+              "%dx%d: its middle is step %d (%d)", w, h, steps / 2, step);
+        CHECK(!scene_train_at(&sc, sc.train_x, sc.train_y - 1, &step) && !scene_train_at(&sc, sc.train_x, sc.train_y + sc.train_h, &step),
+              "%dx%d: nothing above or below the strip", w, h);
     }
     scene_free(&sc);
 }
@@ -143,6 +156,12 @@ static void test_session_training(void)
     CHECK(session_train_show(&doc, 1, &err) && session_train_shown_step(&doc) == every, "L: the next checkpoint");
     while (session_train_show(&doc, 1, &err)) {}
     CHECK(session_train_shown_step(&doc) == 50 && shows(&doc, &doc.train.tr.p), "L up to the newest weights");
+    // A press on the strip: the checkpoint nearest to the step under the pointer.
+    CHECK(session_train_seek(&doc, every + every / 2 - 1, &err) && session_train_shown_step(&doc) == every,
+          "seek to step %d shows checkpoint step %d (%d)", every + every / 2 - 1, every, session_train_shown_step(&doc));
+    CHECK(shows(&doc, &doc.train.tr.checkpoints[1].p), "the seek's weights are shown");
+    CHECK(!session_train_seek(&doc, every, &err), "seeking to the checkpoint shown changes nothing");
+    CHECK(session_train_seek(&doc, 10000, &err) && session_train_shown_step(&doc) == 50, "seek past the end: the newest");
     // Resuming from a checkpoint shown: from the newest weights.
     session_train_show(&doc, -1, &err);
     CHECK(session_train_toggle(&doc, &err) && doc.train.running && session_train_shown_step(&doc) == 50,

@@ -54,6 +54,7 @@ struct Gui {
     bool dragging, dragged; // the left button is held on the pinned editable cell
     bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
     bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
+    bool seeking;           // ... on the training strip: the checkpoint follows the pointer
     int pan_x, pan_y;       // where the pointer was at the last pan step
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
@@ -620,6 +621,11 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
+    case VIEW_REQ_TRAIN_SEEK: {
+        SessionError err;
+        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
+        break;
+    }
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
@@ -660,6 +666,16 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             }
             return false;
         }
+        if (g->seeking) { // the checkpoint follows the pointer along the training strip
+            int step;
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->seeking = false;
+            else if (scene_train_at(&g->scene, x, g->scene.train_y, &step)) {
+                ev.kind = VIEW_EV_TRAIN_SEEK;
+                ev.value = step;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         if (g->sliding) { // the scale slider follows the pointer
             double v;
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->sliding = false;
@@ -691,6 +707,13 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
         double v;
+        int step;
+        if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
+            g->seeking = true;
+            ev.kind = VIEW_EV_TRAIN_SEEK;
+            ev.value = step;
+            return dispatch(g, &ev);
+        }
         if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
             g->sliding = true;
             ev.kind = VIEW_EV_SCALE;
@@ -720,7 +743,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         return dispatch(g, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
-        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = false;
+        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = g->seeking = false;
         if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
         g->dragging = false;
         if (g->dragged) return false;

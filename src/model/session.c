@@ -479,3 +479,21 @@ int session_train_shown_step(const Session *s)
     if (!t->active) return -1;
     return t->shown >= 0 ? t->tr.checkpoints[t->shown].step : t->tr.step;
 }
+
+bool session_train_seek(Session *s, int step, SessionError *err)
+{
+    set_error(err, "");
+    SessionTrain *t = &s->train;
+    if (!t->active) return false;
+    int best = -1, best_d = abs(t->tr.step - step); // -1: the newest weights
+    for (int i = 0; i < t->tr.checkpoint_count; i++) {
+        int d = abs(t->tr.checkpoints[i].step - step);
+        if (d < best_d) best = i, best_d = d;
+    }
+    if (best >= 0 && t->tr.checkpoints[best].step == t->tr.step) best = -1; // the newest, saved
+    bool was_running = t->running;
+    t->running = false;
+    if (best == t->shown) return was_running;
+    t->shown = best;
+    return show_weights(s, best < 0 ? &t->tr.p : &t->tr.checkpoints[best].p, err);
+}

@@ -135,6 +135,9 @@ bool session_train_steps(Session *s, int steps, SessionError *err);
 // J / L: the checkpoint dir (-1 / +1) from the one shown (the newest weights count as the last), its weights
 // shown; pauses training. False when there is no trainer or no checkpoint that way.
 bool session_train_show(Session *s, int dir, SessionError *err);
+// The checkpoint nearest to step (the newest weights when they are nearer), its weights shown; pauses training.
+// False when there is no trainer, the same weights are already shown, or the trace fails (err says why).
+bool session_train_seek(Session *s, int step, SessionError *err);
 // Z: back to the weights training started from, step 0, paused (the trainer's checkpoint 0).
 bool session_train_reset(Session *s, SessionError *err);
 // The step whose weights are shown (the checkpoint's, or the trainer's step), -1 when not training.

@@ -359,6 +359,11 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->request = VIEW_REQ_SCALE_SET;
         s->request_delta = ev->value;
         return true;
+    case VIEW_EV_TRAIN_SEEK:
+        if (!(ev->value >= 0) || !isfinite(ev->value)) return false;
+        s->request = VIEW_REQ_TRAIN_SEEK;
+        s->request_delta = ev->value;
+        return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
         return pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
                    s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);

@@ -68,6 +68,7 @@ typedef enum {
     VIEW_REQ_TRAIN_SHOW,   // J / L: the checkpoint request_delta (-1 / +1) away
     VIEW_REQ_TRAIN_RESET,  // Z: back to step 0
     VIEW_REQ_TRAIN_EXPORT, // V: the checkpoints' heatmaps as slides
+    VIEW_REQ_TRAIN_SEEK,   // the checkpoint nearest to step request_delta (a press or drag on the strip)
 } ViewRequest;
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
@@ -84,6 +85,7 @@ typedef enum {
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
     VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
+    VIEW_EV_TRAIN_SEEK, // the training strip pressed or dragged: value = the step under the pointer
 } ViewEventKind;
 
 typedef struct {

@@ -2249,6 +2249,11 @@ static void draw_training(Ctx *c, int x, int y, int w, int h)
         prev_x = xx;
         prev_y = yy;
     }
+    c->s->train_x = px0 + 1;
+    c->s->train_w = pw - 3;
+    c->s->train_y = py0;
+    c->s->train_h = h - (py0 - y);
+    c->s->train_steps = steps;
     int sx = px0 + 1 + (int)lround((double)shown / steps * (pw - 3));
     rect(c, sx - 1, py0, 2, ph, c->th->ink);
     // the checkpoints: a tick each, the one shown (or the newest weights) a knob
@@ -2260,6 +2265,17 @@ static void draw_training(Ctx *c, int x, int y, int w, int h)
     int kwid = f / 3 < 6 ? 6 : f / 3;
     rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
     if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - lh) / 2, keys);
+}
+
+bool scene_train_at(const Scene *s, int x, int y, int *step)
+{
+    if (s->train_w <= 0 || y < s->train_y || y >= s->train_y + s->train_h || x < s->train_x - s->train_h / 2 ||
+        x > s->train_x + s->train_w + s->train_h / 2)
+        return false;
+    double t = (double)(x - s->train_x) / s->train_w;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    *step = (int)lround(t * s->train_steps);
+    return true;
 }
 
 bool scene_slider_at(const Scene *s, int x, int y, double *scale)
@@ -2290,6 +2306,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->substep = 0;
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
+    s->train_w = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));

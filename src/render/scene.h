@@ -73,6 +73,9 @@ typedef struct {
     // its stops, which a press within a few pixels lands on.
     int slider_x, slider_y, slider_w, slider_h;
     double slider_lo, slider_hi, slider_stops[3];
+    // The training strip's loss curve and checkpoint ticks (train_w = 0: none shown): steps 0 .. train_steps
+    // from left to right, a press or a drag there picks the checkpoint nearest to the step under the pointer.
+    int train_x, train_y, train_w, train_h, train_steps;
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -139,6 +142,10 @@ void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int
 // The scale on the slider at pixel column x when (x, y) is on the slider (a stop when within a quarter of the
 // slider's height of it; the ends beyond the track); false when it is not.
 bool scene_slider_at(const Scene *s, int x, int y, double *scale);
+
+// The training step at pixel column x when (x, y) is on the training strip's curve or its checkpoint ticks
+// (clamped to 0 .. the run's steps); false when it is not.
+bool scene_train_at(const Scene *s, int x, int y, int *step);
 
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.
 bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);
