@@ -8,6 +8,7 @@
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
 #define _POSIX_C_SOURCE 200809L // stat(), getcwd()
 #include "gui.h"
+#include "../model/i18n.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -72,6 +73,8 @@ struct Gui {
     Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
     double train_step_ms;   // how long the last frame's steps took, per step
     long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
+    bool font_told;         // the status line said which character no font shows (said once)
+    const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
 };
 
 #define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
@@ -138,6 +141,7 @@ static void lesson_loaded(Gui *g, bool first)
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
+    i18n_use(i18n_choose(g->lang, g->doc.lesson.language)); // the words of this class
     set_title(g);
 }
 
@@ -149,7 +153,7 @@ static bool load_lesson(Gui *g, const char *path)
     bool first = !g->doc.loaded;
     SessionError err;
     if (!session_load(&g->doc, path, &err)) {
-        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", err.message);
+        snprintf(g->banner, sizeof g->banner, TR("%s   (still showing the last good lesson)"), err.message);
         g->errors++;
         return false;
     }
@@ -324,6 +328,13 @@ static void redraw(Gui *g)
     int head;
     if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
     if (view_handle(&g->st, &hover)) build_scene(g, w, h);
+    // A character that no font on this computer shows is said once, in the status line, instead of boxes.
+    const char *missing = draw_sdl_missing(g->draw);
+    if (missing[0] && !g->font_told) {
+        g->font_told = true;
+        snprintf(g->status, sizeof g->status, "%s", missing);
+        build_scene(g, w, h);
+    }
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
@@ -352,7 +363,7 @@ static void apply_edit(Gui *g, double delta)
 {
     SessionError err;
     if (!session_edit(&g->doc, g->st.pinned, delta, &err)) {
-        if (err.message[0]) show_error(g, "Edit undone: %s", err.message);
+        if (err.message[0]) show_error(g, TR("Edit undone: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -365,13 +376,13 @@ static void toggle_head(Gui *g)
     SessionError err;
     int h = g->st.head;
     if (!session_toggle_head(&g->doc, h, &err)) {
-        if (err.message[0]) show_error(g, "Head %d not switched: %s", h, err.message);
+        if (err.message[0]) show_error(g, TR("Head %d not switched: %s"), h, err.message);
         return;
     }
     g->edit_error[0] = '\0';
     snprintf(g->flash, sizeof g->flash,
-             params_ablated(&g->doc.edit, h) ? "Head %d switched off: its Z enters the concat as zeros (O: on again)"
-                                             : "Head %d switched on again",
+             params_ablated(&g->doc.edit, h) ? TR("Head %d switched off: its Z enters the concat as zeros (O: on again)")
+                                             : TR("Head %d switched on again"),
              h);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
@@ -383,7 +394,7 @@ static void move_scale(Gui *g, double dir, bool fine)
     double now = session_scale(&g->doc), next = view_scale_step(now, g->doc.edit.d_k, dir, fine);
     if (next == now) return;
     if (!session_set_scale(&g->doc, next, &err)) {
-        show_error(g, "Scale not changed: %s", err.message);
+        show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -395,7 +406,7 @@ static void set_scale(Gui *g, double scale)
     SessionError err;
     if (scale == session_scale(&g->doc)) return;
     if (!session_set_scale(&g->doc, scale, &err)) {
-        show_error(g, "Scale not changed: %s", err.message);
+        show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -406,11 +417,11 @@ static void revert(Gui *g)
     SessionError err;
     int n = session_revert(&g->doc, &err);
     if (n < 0) {
-        show_error(g, "Not reverted: %s", err.message);
+        show_error(g, TR("Not reverted: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
-    snprintf(g->status, sizeof g->status, n ? "Reverted %d edited value%s to the file" : "Nothing to revert: no value is edited",
+    snprintf(g->status, sizeof g->status, n ? TR("Reverted %d edited value%s to the file") : TR("Nothing to revert: no value is edited"),
              n, n == 1 ? "" : "s");
 }
 
@@ -420,11 +431,11 @@ static void save(Gui *g)
     SessionError err;
     int n = session_edit_count(&g->doc);
     if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
-        snprintf(g->status, sizeof g->status, "Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)");
+        snprintf(g->status, sizeof g->status, "%s", TR("Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)"));
         return;
     }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
-        show_error(g, "Not saved: %s", err.message);
+        show_error(g, TR("Not saved: %s"), err.message);
         return;
     }
     // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
@@ -433,9 +444,9 @@ static void save(Gui *g)
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
     if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
-        snprintf(g->status, sizeof g->status, "Saved the file's values (no value is edited now) as %s", shown);
+        snprintf(g->status, sizeof g->status, TR("Saved the file's values (no value is edited now) as %s"), shown);
     else
-        snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+        snprintf(g->status, sizeof g->status, TR("Saved %d edit%s as %s"), n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
 
@@ -462,7 +473,7 @@ static void export_view(Gui *g, bool board)
     ExportResult res;
     ExportError err;
     if (!export_from_view(&req, what.board, &g->st, &what.shown, what.trace, &res, &err)) {
-        show_error(g, "Not exported: %s", err.message);
+        show_error(g, TR("Not exported: %s"), err.message);
         g->flash[0] = '\0';
         return;
     }
@@ -474,7 +485,7 @@ static void export_view(Gui *g, bool board)
     if (dir[0] == '/') snprintf(where, sizeof where, "%s", dir);
     else snprintf(where, sizeof where, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
-    snprintf(g->flash, sizeof g->flash, "Exported %.*s.png%s to %s", (int)stem, file, res.count > 1 ? " and .svg" : "",
+    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "",
              where);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
     g->edit_error[0] = '\0';
@@ -486,12 +497,14 @@ static void train_toggle(Gui *g)
 {
     SessionError err;
     if (!session_train_toggle(&g->doc, &err)) {
-        if (err.message[0]) show_error(g, "Not training: %s", err.message);
+        if (err.message[0]) show_error(g, TR("Not training: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
     g->train_next = 0; // the first steps with the next frame
-    snprintf(g->flash, sizeof g->flash, g->doc.train.running ? "Training on \"%s\" (T pauses)" : "Training paused (T resumes, J / L checkpoints, Z step 0)",
+    snprintf(g->flash, sizeof g->flash,
+             g->doc.train.running ? TR("Training on the task %s (T pauses)")
+                                  : TR("Training paused (T resumes, J / L checkpoints, Z step 0)%.0s"),
              train_task_key(g->doc.lesson.train.task));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
@@ -514,7 +527,7 @@ static void train_tick(Gui *g)
     double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
     g->train_step_ms = ms / want;
     g->train_steps_total += want;
-    if (!ok && err.message[0]) show_error(g, "Training stopped: %s", err.message);
+    if (!ok && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
 }
 
 static void train_show(Gui *g, int dir)
@@ -527,10 +540,10 @@ static void train_restart(Gui *g)
 {
     SessionError err;
     if (!session_train_reset(&g->doc, &err)) {
-        if (err.message[0]) show_error(g, "Not reset: %s", err.message);
+        if (err.message[0]) show_error(g, TR("Not reset: %s"), err.message);
         return;
     }
-    snprintf(g->flash, sizeof g->flash, "Back to step 0: the weights training started from (T trains again)");
+    snprintf(g->flash, sizeof g->flash, "%s", TR("Back to step 0: the weights training started from (T trains again)"));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
@@ -540,7 +553,7 @@ static void train_export(Gui *g)
 {
     const SessionTrain *t = &g->doc.train;
     if (!t->active) {
-        show_error(g, "Nothing to export: start training first (T)");
+        show_error(g, "%s", TR("Nothing to export: start training first (T)"));
         return;
     }
     SessionExport what;
@@ -558,7 +571,7 @@ static void train_export(Gui *g)
     Lesson shown = what.shown;
     AttnParams p;
     if (!params_copy(&p, &g->doc.edit)) {
-        show_error(g, "Not exported: out of memory");
+        show_error(g, TR("Not exported: %s"), "out of memory");
         return;
     }
     int written = 0;
@@ -567,7 +580,7 @@ static void train_export(Gui *g)
         Trace tr;
         TraceError terr;
         if (!trace_run(&tr, &p, &terr)) {
-            show_error(g, "Not exported: %s", terr.message);
+            show_error(g, TR("Not exported: %s"), terr.message);
             break;
         }
         shown.params = p;
@@ -587,7 +600,7 @@ static void train_export(Gui *g)
         bool ok = export_from_view(&req, false, &st, &shown, &tr, &res, &err);
         trace_free(&tr);
         if (!ok) {
-            show_error(g, "Not exported: %s", err.message);
+            show_error(g, TR("Not exported: %s"), err.message);
             break;
         }
         export_result_free(&res);
@@ -595,7 +608,7 @@ static void train_export(Gui *g)
     }
     params_free(&p);
     if (written == t->tr.checkpoint_count) {
-        snprintf(g->flash, sizeof g->flash, "Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s",
+        snprintf(g->flash, sizeof g->flash, TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s"),
                  written, base, dir);
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         g->edit_error[0] = '\0';
@@ -869,6 +882,7 @@ int gui_run(const GuiOptions *opt)
     g->stats = stats && stats[0] == '1';
     const char *frame_title = getenv("MHA_TRACER_FRAME_TITLE");
     g->frame_title = frame_title && frame_title[0] == '1';
+    g->lang = opt->lang;
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
     SessionError first_err;
