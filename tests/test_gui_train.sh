@@ -2,7 +2,7 @@
 # Training in the real window under Xvfb (issue 15): T starts training the two-heads lesson on the softmax
 # stage with every head shown, frames come while it runs (steps between frames, the step in each frame line
 # rising), T pauses, J / L move between checkpoints, the run ends at its steps, Z goes back to step 0, V exports
-# every checkpoint's heatmap; at 1280x720 and 1920x1080, with screenshots at step 0, paused midway and the end.
+# every checkpoint's heatmap and a strip of eight; at 1280x720 and 1920x1080, with screenshots at step 0, paused midway and the end.
 # Prints the redraw rate while training (a measurement, not a check). Waits for frames, never for the clock.
 # usage: test_gui_train.sh MHA_TRACER SOURCE_DIR [SHOT_DIR]      Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
@@ -74,6 +74,10 @@ for size in 1280x720 1920x1080; do
     key v "note=1$"
     n=$(ls "$WORK/exports" 2>/dev/null | grep -c "train-[0-9][0-9]-step-[0-9]*-.*\.png$")
     [ "$n" -eq 51 ] || fail "$size: V wrote $n checkpoint images, not 51 (steps 0, 16, ..., 800)"
+    strip="$WORK/exports/lesson-train-strip-head0.png"
+    [ -f "$strip" ] || fail "$size: V wrote no strip ($(ls "$WORK/exports" | grep -v step | head -3))"
+    dims=$(identify -format "%w %h" "$strip")
+    [ "${dims% *}" -gt $((4 * ${dims#* })) ] || fail "$size: the strip is $dims, not a strip"
     key z "train=0 running=0 "
     xdotool key --window "$WID" Escape
     wait_until exited || fail "Escape did not quit"

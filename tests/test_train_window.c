@@ -186,8 +186,29 @@ static void test_session_training(void)
     session_free(&doc);
 }
 
+// scene_append: every command moved, texts copied, a whole-window clip left alone.
+static void test_append(void)
+{
+    Scene a, b;
+    scene_init(&a);
+    scene_init(&b);
+    scene_push_rect(&a, 1, 2, 3, 4, (Rgba){1, 2, 3, 255});
+    scene_push_text(&a, FONT_BOLD, 20, (Rgba){0, 0, 0, 255}, 5, 6, 30, 24, "step 40");
+    scene_push(&a, CMD_CLIP, 0, 0, 0, 0, (Rgba){0, 0, 0, 255});
+    scene_push_text(&b, FONT_REGULAR, 10, (Rgba){0, 0, 0, 255}, 0, 0, 5, 5, "x");
+    scene_append(&b, &a, 100, 10);
+    CHECK(b.count == 4 && b.cmds[1].x == 101 && b.cmds[1].y == 12 && b.cmds[1].w == 3, "the rectangle moved");
+    CHECK(b.cmds[2].kind == CMD_TEXT && b.cmds[2].x == 105 && b.cmds[2].size == 20 &&
+              strcmp(scene_text(&b, &b.cmds[2]), "step 40") == 0 && strcmp(scene_text(&b, &b.cmds[0]), "x") == 0,
+          "the text moved and copied");
+    CHECK(b.cmds[3].kind == CMD_CLIP && b.cmds[3].x == 0 && b.cmds[3].w == 0, "a whole-window clip stays");
+    scene_free(&a);
+    scene_free(&b);
+}
+
 int main(void)
 {
+    test_append();
     test_keys();
     test_session_training();
     return check_report("test_train_window");

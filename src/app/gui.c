@@ -80,6 +80,7 @@ struct Gui {
 #define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
 #define GUI_TRAIN_BUDGET_MS 20.0 // at most this much training per frame
 #define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
+#define GUI_STRIP_FRAMES 8      // checkpoints in the exported strip (V)
 
 static bool file_exists(const char *p)
 {
@@ -607,8 +608,48 @@ static void train_export(Gui *g)
         written++;
     }
     params_free(&p);
+    // And a strip: the head's heatmap at up to GUI_STRIP_FRAMES checkpoints spread over the run, side by side.
+    char strip_path[1400] = "";
     if (written == t->tr.checkpoint_count) {
-        snprintf(g->flash, sizeof g->flash, TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s"),
+        int k = t->tr.checkpoint_count < GUI_STRIP_FRAMES ? t->tr.checkpoint_count : GUI_STRIP_FRAMES;
+        AttnParams ps[GUI_STRIP_FRAMES];
+        Trace ts[GUI_STRIP_FRAMES];
+        Lesson ls[GUI_STRIP_FRAMES];
+        StripFrame fr[GUI_STRIP_FRAMES];
+        char caps[GUI_STRIP_FRAMES][64];
+        int made = 0;
+        bool ok = true;
+        for (int i = 0; ok && i < k; i++) {
+            int c = k > 1 ? (int)lround((double)i * (t->tr.checkpoint_count - 1) / (k - 1)) : 0;
+            TraceError terr;
+            ok = params_copy(&ps[i], &g->doc.edit);
+            if (!ok) break;
+            params_copy_weights(&ps[i], &t->tr.checkpoints[c].p);
+            if (!(ok = trace_run(&ts[i], &ps[i], &terr))) {
+                params_free(&ps[i]);
+                break;
+            }
+            ls[i] = what.shown;
+            ls[i].params = ps[i];
+            snprintf(caps[i], sizeof caps[i], TR("step %d"), t->tr.checkpoints[c].step);
+            fr[i] = (StripFrame){&ls[i], &ts[i], caps[i]};
+            made++;
+        }
+        ExportError err;
+        HeatmapSpec spec = {MAT_WEIGHTS, g->st.head, 1.0, g->st.colormap, g->st.dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
+        snprintf(name, sizeof name, "%s-train-strip-head%d", base, g->st.head);
+        if (ok && !export_heatmap_strip(dir, true, fonts, name, &spec, fr, (size_t)made, strip_path, sizeof strip_path, &err)) {
+            show_error(g, TR("Not exported: %s"), err.message);
+            written = -1;
+        }
+        for (int i = 0; i < made; i++) {
+            trace_free(&ts[i]);
+            params_free(&ps[i]);
+        }
+    }
+    if (written == t->tr.checkpoint_count) {
+        snprintf(g->flash, sizeof g->flash,
+                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
                  written, base, dir);
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         g->edit_error[0] = '\0';

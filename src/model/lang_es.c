@@ -476,7 +476,9 @@ const LangPair LANG_ES_PAIRS[] = {
      "De vuelta al paso 0: los pesos con los que empezó el entrenamiento (T entrena de nuevo)"},
     {"Nothing to export: start training first (T)",
      "Nada que exportar: primero inicia el entrenamiento (T)"},
-    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s",
-     "Exportados los mapas de calor de %d puntos de control como %s-train-NN-step-S.png y .svg en %s"},
+    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s",
+     "Exportados los mapas de calor de %d puntos de control como %s-train-NN-step-S.png y .svg, y una tira con ellos, en %s"},
+    {"step %d",
+     "paso %d"},
 };
 const size_t LANG_ES_COUNT = sizeof LANG_ES_PAIRS / sizeof LANG_ES_PAIRS[0];

@@ -476,7 +476,9 @@ const LangPair LANG_FR_PAIRS[] = {
      "Retour au pas 0 : les poids du début de l’entraînement (T entraîne à nouveau)"},
     {"Nothing to export: start training first (T)",
      "Rien à exporter : lancez d’abord l’entraînement (T)"},
-    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s",
-     "Cartes de chaleur de %d points de contrôle exportées sous %s-train-NN-step-S.png et .svg dans %s"},
+    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s",
+     "Cartes de chaleur de %d points de contrôle exportées sous %s-train-NN-step-S.png et .svg, et une bande de celles-ci, dans %s"},
+    {"step %d",
+     "pas %d"},
 };
 const size_t LANG_FR_COUNT = sizeof LANG_FR_PAIRS / sizeof LANG_FR_PAIRS[0];

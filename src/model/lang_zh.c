@@ -476,7 +476,9 @@ const LangPair LANG_ZH_PAIRS[] = {
      "回到第 0 步：训练开始时的权重（T 再次训练）"},
     {"Nothing to export: start training first (T)",
      "没有可导出的内容：请先开始训练（T）"},
-    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg to %s",
-     "已将 %d 个检查点的热图导出为 %s-train-NN-step-S.png 和 .svg，位于 %s"},
+    {"Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s",
+     "已将 %d 个检查点的热图导出为 %s-train-NN-step-S.png 和 .svg，并拼成一条，位于 %s"},
+    {"step %d",
+     "第 %d 步"},
 };
 const size_t LANG_ZH_COUNT = sizeof LANG_ZH_PAIRS / sizeof LANG_ZH_PAIRS[0];

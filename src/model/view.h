@@ -38,7 +38,7 @@ typedef enum {
     VIEW_KEY_T,                         // training (a lesson with "train"): start / pause / resume
     VIEW_KEY_J, VIEW_KEY_L,             // training: the previous / next saved checkpoint
     VIEW_KEY_Z,                         // training: back to step 0 (the weights it started from)
-    VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series)
+    VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series) and a strip
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };

@@ -65,6 +65,23 @@ DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba co
     return c;
 }
 
+void scene_append(Scene *dst, const Scene *src, int dx, int dy)
+{
+    for (size_t i = 0; i < src->count; i++) {
+        const DrawCmd *c = &src->cmds[i];
+        bool whole = c->kind == CMD_CLIP && (c->w == 0 || c->h == 0); // "everywhere again": no place to move
+        int x = whole ? c->x : c->x + dx, y = whole ? c->y : c->y + dy;
+        DrawCmd *d = c->kind == CMD_TEXT ? scene_push_text(dst, c->font, c->size, c->color, x, y, c->w, c->h, scene_text(src, c))
+                                         : scene_push(dst, c->kind, x, y, c->w, c->h, c->color);
+        if (!d) return;
+        d->thickness = c->thickness;
+        d->font = c->font;
+        d->size = c->size;
+        d->role = c->role;
+        d->cell = c->cell;
+    }
+}
+
 void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color)
 {
     if (w > 0 && h > 0) scene_push(s, CMD_RECT, x, y, w, h, color);

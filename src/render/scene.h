@@ -105,6 +105,9 @@ void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color);         
 // One line of text whose top-left is (x, y) and measured size w x h; the text is copied into the scene.
 DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8);
 void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head);
+// Every draw command of src moved by (dx, dy) appended to dst (texts copied; hit regions not). For pages made
+// of other pages, such as a strip of heatmaps.
+void scene_append(Scene *dst, const Scene *src, int dx, int dy);
 
 // Lays out the whole window (w x h pixels) for state st. An error banner is drawn when banner is not NULL.
 // Returns false when memory ran out (the scene may be partial).
