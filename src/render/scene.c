@@ -1642,8 +1642,9 @@ static void draw_cost(Ctx *c, int w, int h)
              p->cross ? "" : "");
     if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
     snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
-    snprintf(line1, sizeof line1, TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
-                                  "d_model   (W_Q, W_K, W_V per head + W^O)"));
+    snprintf(line1, sizeof line1, "%s",
+             TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                "d_model   (W_Q, W_K, W_V per head + W^O)"));
     snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     snprintf(concl, sizeof concl,
