@@ -21,6 +21,10 @@ if [ $# -ge 5 ]; then
     done
     echo "ok   --json of the WebAssembly build equals the Linux build's for $n lessons"
 fi
+# Size: the page with everything it loads (the lesson library included) under 5 MB.
+size=$(cat "$DIST/index.html" "$DIST/mha-tracer.js" "$DIST/mha-tracer.wasm" "$DIST/mha-tracer.data" | wc -c)
+[ "$size" -lt 5000000 ] || { echo "FAIL the page is $size bytes (at most 5000000)"; exit 1; }
+echo "ok   the page is $size bytes with its fonts and the lesson library (under 5 MB)"
 PUPPETEER=21.11.0
 NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER
 if [ ! -f "$NODE_DIR/node_modules/puppeteer-core/package.json" ]; then
