@@ -48,10 +48,21 @@ try {
   await page.goto(url + "#lesson=the-cat-sat&stage=softmax&head=0");
   await page.waitForFunction(() => window.mhaState.stage === "softmax" && window.mhaState.frames >= 1);
   const first = await page.evaluate(() => window.mhaFirstFrameMs);
-  console.log(`first frame ${first.toFixed(0)} ms after the page's script started (${Date.now() - t0} ms from goto to the softmax frame)`);
+  console.log(`first frame ${first.toFixed(0)} ms after the navigation began (${Date.now() - t0} ms from goto to the softmax frame)`);
   check(first < 2000, "first frame under 2 s");
   const st = await page.evaluate(() => window.mhaState);
   check(st.lesson === "the-cat-sat" && st.head === 0, `deep link: lesson ${st.lesson}, head ${st.head}`);
+  // Idle means idle: with nothing happening, 60 animation frames of the browser present no frame of ours.
+  const rafs = (n) => page.evaluate((n) => new Promise((done) => {
+    let k = 0;
+    const tick = () => (++k >= n ? done() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }), n);
+  await rafs(10);
+  const idle0 = await page.evaluate(() => window.mhaState.frames);
+  await rafs(60);
+  const idle1 = await page.evaluate(() => window.mhaState.frames);
+  check(idle1 === idle0, `idle: no redraw over 60 animation frames (frames ${idle0} -> ${idle1})`);
   const shot = path.join(shots, "web-softmax.png");
   await page.screenshot({ path: shot });
   // The (The, The) cell: A_0 = 0.6111 in viridis. Pixels read from the screenshot (decoded in the page from a
