@@ -84,8 +84,35 @@ try {
   }, b64, expected);
   check(count >= 400, `softmax: ${count} pixels in viridis(0.6111) = rgb(${expected.join(",")}) (a cell: at least 400)`);
 
-  // 2. Keys step through every stage; the address follows.
   const frames = () => page.evaluate(() => window.mhaState.frames);
+  // Hover: the pointer on the (The, The) cell (its centre: the mean of its pixels) draws its arithmetic.
+  const centre = await page.evaluate(async (b64, e) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let sx = 0, sy = 0, n = 0;
+    for (let i = 0; i < d.length; i += 4)
+      if (Math.abs(d[i] - e[0]) <= 1 && Math.abs(d[i + 1] - e[1]) <= 1 && Math.abs(d[i + 2] - e[2]) <= 1 &&
+          (i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
+    return n ? [sx / n, sy / n] : [0, 0];
+  }, b64, expected);
+  {
+    const before = await frames();
+    await page.mouse.move(centre[0], centre[1]);
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, before);
+    await page.screenshot({ path: path.join(shots, "web-hover.png") });
+    check(true, `hover at (${centre[0].toFixed(0)}, ${centre[1].toFixed(0)}): a new frame (web-hover.png)`);
+    const b2 = await frames();
+    await page.mouse.move(5, 5);
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, b2);
+  }
+
+  // 2. Keys step through every stage; the address follows.
   async function key(k) {
     const before = await frames();
     await page.keyboard.press(k);
