@@ -147,6 +147,26 @@ try {
     check(ok, "the download is a PNG file: " + file);
   }
 
+  // 3b. Live editing and Ctrl+S: X[The, 0] clicked (pinned), ↑ adds to it, Ctrl+S downloads the edited lesson.
+  {
+    await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=input&head=0"; });
+    await page.waitForFunction(() => window.mhaState.stage === "input");
+    await page.mouse.move(577, 325);
+    const b0 = await frames();
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, b0);
+    await key("ArrowUp");
+    const n0 = await page.evaluate(() => window.mhaDownloads.length);
+    await page.keyboard.down("Control");
+    await page.keyboard.press("s");
+    await page.keyboard.up("Control");
+    await page.waitForFunction((n) => window.mhaDownloads.length > n, {}, n0);
+    const saved = await page.evaluate(() => window.mhaDownloads[window.mhaDownloads.length - 1]);
+    await page.screenshot({ path: path.join(shots, "web-edit.png") });
+    check(saved.endsWith(".json"), "edit + Ctrl+S: downloads " + saved);
+  }
+
   // 4. A broken lesson through "Open lesson…": the banner, the last good lesson stays.
   const input = await page.$("#file");
   await input.uploadFile(badLesson);
