@@ -16,6 +16,8 @@ mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
 # The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
 mha_test(test_model mha_model)
+# Questions: their form, their answers from the trace, judging, the automatic question.
+mha_test(test_questions mha_model)
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)

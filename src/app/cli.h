@@ -17,6 +17,11 @@ void cli_print_cost(FILE *out, const AttnParams *p);
 void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
+// --questions: one block per question of the lesson: its number, stage and head, the question, how the
+// class answers, the answer computed from the trace and whether the lesson states it. Errors (a question that
+// does not fit the lesson, a wrong stated answer) go to err as "FILE:LINE:COL: error: ..." lines.
+// Returns the number of such errors.
+int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, const char *filename);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);
