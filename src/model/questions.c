@@ -343,6 +343,8 @@ bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const Attn
     return KINDS[q->kind].judge(q, a, p, t, r);
 }
 
+void question_cell_words(const Lesson *L, CellRef c, char *buf, size_t cap) { cell_words(L, c.mat, c.row, c.col, buf, cap); }
+
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
 {
     KINDS[q->kind].describe(q, a, L, buf, cap);
@@ -362,6 +364,29 @@ void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf
         break;
     }
     }
+}
+
+ViewQuestion question_view(const LessonQuestion *q, const QuestionAnswer *a)
+{
+    ViewQuestion v = {a->stage, a->head, q->kind, a->mat, q->kind == ANSWER_CHOICE ? q->choice_count : 0};
+    return v;
+}
+
+void question_reveal_cells(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, CellRef *answer,
+                           CellRef *through)
+{
+    int rows, cols;
+    model_mat_shape(p, a->mat, &rows, &cols);
+    *answer = a->cell;
+    *through = a->cell;
+    if (q->kind != ANSWER_CELL) return;
+    if (q->among_matrix) {
+        through->row = rows - 1;
+        through->col = cols - 1;
+    } else if (q->among_column)
+        through->row = rows - 1;
+    else
+        through->col = cols - 1;
 }
 
 // splitmix64: a counter to a well-mixed number (the automatic question's row).

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "matrices.h"
 #include "stages.h"
+#include "view.h"
 
 // A question resolved against the lesson and answered from the trace.
 typedef struct {
@@ -62,10 +63,19 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
 
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r);
+// A cell in words: "row 1 (“cat”), column 2 (“sat”)" (tokens where the axis is a sequence).
+void question_cell_words(const Lesson *L, CellRef c, char *buf, size_t cap);
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap);
 // How the class answers in the window: "click a cell of A₀", "type a number, then Enter",
 // "press 1 … 3". For the slides and the window alike.
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
+
+// The state machine's view of question q, answered: its stage, head, kind, matrix and choices.
+ViewQuestion question_view(const LessonQuestion *q, const QuestionAnswer *a);
+// Where the reveal goes after an answer: the answer's cell (its arithmetic pinned) and the last cell of the
+// row or column searched ("cell" questions: the class sees the whole row it compared), else the cell asked.
+void question_reveal_cells(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, CellRef *answer,
+                           CellRef *through);
 
 // An automatic question for any lesson: which key the query of one row of `head`'s softmax weights attends
 // to most. The row comes from counter alone (deterministic: the same counter, the same row); in a causal

@@ -31,6 +31,8 @@ typedef enum {
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
     VIEW_KEY_D,                         // dark board / light board
+    VIEW_KEY_ENTER,                     // a question: submit the typed number
+    VIEW_KEY_P,                         // predict: an automatic question on the current head's weights
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -52,7 +54,24 @@ typedef enum {
     VIEW_REQ_SAVE,    // save the edited lesson beside the original
     VIEW_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+    VIEW_REQ_ANSWER,  // judge the response to the question (quiz_cell / quiz_value / quiz_choice): view_quiz_judged
+    VIEW_REQ_AUTO_QUESTION, // make an automatic question (from quiz_auto_count) and view_quiz_ask it
 } ViewRequest;
+
+// Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
+typedef enum { QUIZ_NONE = 0, QUIZ_ASKING, QUIZ_JUDGING, QUIZ_REVEALED } QuizPhase;
+
+// What the state machine needs to know of a question (the rest is the model's: model/questions.h).
+typedef struct {
+    Stage stage;
+    int head;
+    AnswerKind kind;
+    MatId mat;       // the matrix asked about: a click on one of its cells answers a "cell" question
+    int choices;     // "choice": how many (keys 1..choices)
+} ViewQuestion;
+
+#define VIEW_MAX_QUESTIONS LESSON_MAX_QUESTIONS
+#define VIEW_QUIZ_AUTO (-2) // ViewState.quiz: the automatic question (key P)
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
 #define VIEW_EDIT_STEP 0.1
@@ -115,6 +134,19 @@ typedef struct {
     ViewPanel panel;
     ViewRequest request;        // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
     double request_delta;      // VIEW_REQ_EDIT: how much to add
+    // Questions: the lesson's (asked when their stage is reached, once each until answered or skipped)
+    ViewQuestion questions[VIEW_MAX_QUESTIONS];
+    int question_count;
+    bool question_done[VIEW_MAX_QUESTIONS];
+    int quiz;                  // the question on screen: an index into questions, VIEW_QUIZ_AUTO, or -1
+    ViewQuestion quiz_q;       // ... and what it is
+    QuizPhase quiz_phase;
+    char quiz_input[24];       // "value": the number typed so far
+    CellRef quiz_cell;         // the response: the cell clicked ("cell"),
+    double quiz_value;         // the number typed ("value"),
+    int quiz_choice;           // the choice pressed, from 0 ("choice")
+    bool quiz_right;           // QUIZ_REVEALED: the verdict
+    unsigned quiz_auto_count;  // automatic questions asked so far: the next one's counter
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -140,6 +172,15 @@ CellRef view_reveal_cell(const ViewState *s, int k);
 bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef view_focus_cell(const ViewState *s);
+
+// The lesson's questions (count at most VIEW_MAX_QUESTIONS; more are ignored): none asked or answered yet.
+void view_set_questions(ViewState *s, const ViewQuestion *qs, int count);
+// Asks question q (index: into the lesson's questions, or VIEW_QUIZ_AUTO): its stage and head on screen, one
+// head, the result hidden until the class answers.
+void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index);
+// The owner judged the response (VIEW_REQ_ANSWER): marks it right or wrong, pins `answer` (its arithmetic
+// shows) and fills the result cell by cell through `through` ('.' goes on from there).
+void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.

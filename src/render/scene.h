@@ -109,6 +109,8 @@ typedef struct {
     const char *status;         // one line saying what the last save, revert or export did
     bool slide;                 // a slide, not the window: no hints about the mouse or the keys
     const Theme *theme;         // NULL: THEME_LIGHT
+    // The question on screen (ViewState.quiz, .quiz_phase say where it is): a lesson's or the automatic one.
+    const LessonQuestion *question;
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
