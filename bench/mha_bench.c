@@ -1,6 +1,7 @@
 // mha-bench: prints the speed of the numeric core (one full trace) for classroom to BERT sizes, and with
 // the window built, of a full 1920x1080 redraw, the cat lesson's PNG export and start to first frame.
 // Usage: mha-bench [--reps N] [--case NAME]   (default 20; CI runs --reps 1 as a smoke run, never timed)
+//        mha-bench --limits                     (time and peak memory of every mode at the size limits)
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "core/rng.h"
 #include "core/trace.h"
+#include "bench_limits.h"
 #ifdef MHA_BENCH_GUI
 #include "bench_gui.h"
 #endif
@@ -55,8 +57,11 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
-        else {
-            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME]\n");
+        else if (strcmp(argv[i], "--limits") == 0) {
+            const char *tracer = getenv("MHA_TRACER");
+            return bench_limits(tracer && tracer[0] ? tracer : MHA_TRACER_PATH);
+        } else {
+            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits\n");
             return 2;
         }
     }

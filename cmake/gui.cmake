@@ -14,7 +14,7 @@ target_link_libraries(mha_render PUBLIC mha_model PkgConfig::SDL2 m)
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
 add_library(mha_gui STATIC src/app/gui.c)
-target_link_libraries(mha_gui PUBLIC mha_render)
+target_link_libraries(mha_gui PUBLIC mha_render mha_cli)
 # Where the window looks for its fonts: next to the program (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.
 target_compile_definitions(mha_gui PRIVATE

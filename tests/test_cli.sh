@@ -82,7 +82,20 @@ printf '{"title": "big", "tokens": ["a", "b"], "embeddings": [[1e200, 1e200], [1
  "weights": {"W_Q": [[[1, 1], [1, 1]]], "W_K": [[[1, 1], [1, 1]]], "W_V": [[[1, 1], [1, 1]]], "W_O": [[1, 1], [1, 1]]}}' >"$tmp/big.json"
 run overflow 2 --trace "$tmp/big.json"
 has overflow.err "scores"
+has overflow.err "the score of row 0, column 0 is +inf, from Q[0][0] = 2e+200 times K[0][0] = 2e+200"
 empty overflow.out
+# Each stage's overflow names the input that made it, with the lesson's field paths (issue 16, item 7).
+printf '{"title": "o", "tokens": ["a", "b"], "embeddings": [[1, 1], [0, 1]], "heads": 1,
+ "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1e308, 0], [1e308, 1]]], "W_O": [[1, 0], [0, 1]]}}' >"$tmp/ov-v.json"
+run overflow-v 2 --check "$tmp/ov-v.json"
+has overflow-v.err "stage 'projections', head 0"
+has overflow-v.err "V[0][0] is +inf, from embeddings[0][0] = 1 times weights.W_V[0][0][0] = 1e+308"
+printf '{"title": "o", "tokens": ["a", "b"], "embeddings": [[1, 1], [0, 1]], "heads": 1,
+ "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1e300, 0], [0, 1]]], "W_O": [[1e300, 0], [0, 1]]}}' >"$tmp/ov-o.json"
+run overflow-o 2 --json "$tmp/ov-o.json"
+has overflow-o.err "stage 'output'"
+has overflow-o.err "weights.W_O[0][0] = 1e+300"
+empty overflow-o.out
 
 # --trace ends with the cost of one head against the lesson's heads, in the document's format.
 has trace.out "==== Cost ===="

@@ -668,6 +668,157 @@ static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char 
     export_buffer_free(&png);
 }
 
+// The bytes of path (malloc'd; *n its size), or NULL.
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *b = malloc(1 << 20);
+    *n = b ? fread(b, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return b;
+}
+
+// All or nothing at the edges (issue 16, item 6): a rename that fails midway puts back what was replaced;
+// temporaries of a killed export are cleaned; paths that do not fit fail before anything is written; a file
+// is ours only by its whole shape, not by our comment somewhere in it.
+static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
+{
+    TextMetrics tm = export_metrics(x);
+    Scene s;
+    scene_init(&s);
+    HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+    export_build_heatmap(&s, &spec, L, T, &tm);
+    ExportBuffer png;
+    ExportError err;
+    CHECK(export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err), "png");
+    size_t svg_size;
+    char *svg = svg_encode(&s, "t", &svg_size);
+    scene_free(&s);
+
+    char dir[600], path[700], p1[700], p2[700], p3[700];
+    snprintf(dir, sizeof dir, "%s/aon", tmp);
+    mkdir(dir, 0755);
+    // Two files of ours, then a new export of those and a third, h1.svg, whose rename fails (a directory
+    // appears at its name after the checks): h0 is put back as it was, h2 untouched, nothing else is left.
+    ExportFile olds[3] = {{"h0.svg", (unsigned char *)svg, svg_size}, {"h2.png", png.data, png.size},
+                          {"h1.svg", (unsigned char *)svg, svg_size}};
+    CHECK(export_write_files(dir, false, olds, 2, &err), "first export: %s", err.message);
+    // New content: the same SVG with another title (still ours).
+    size_t svg2_size;
+    Scene s2;
+    scene_init(&s2);
+    export_build_heatmap(&s2, &spec, L, T, &tm);
+    char *svg2 = svg_encode(&s2, "another title", &svg2_size);
+    scene_free(&s2);
+    CHECK(svg2 && (svg2_size != svg_size || memcmp(svg, svg2, svg_size) != 0), "the new SVG differs");
+    const char *names[3] = {"h0.svg", "h1.svg", "h2.png"};
+    ExportWriter *w = export_writer_begin(dir, false, names, 3, &err);
+    CHECK(w != NULL, "begin: %s", err.message);
+    if (w) {
+        CHECK(export_writer_add(w, 0, (unsigned char *)svg2, svg2_size, &err), "add 0");
+        CHECK(export_writer_add(w, 1, (unsigned char *)svg2, svg2_size, &err), "add 1");
+        CHECK(export_writer_add(w, 2, png.data, png.size, &err), "add 2");
+        snprintf(p1, sizeof p1, "%s/h1.svg", dir);
+        snprintf(path, sizeof path, "%s/h1.svg/inside", dir);
+        unlink(p1);
+        mkdir(p1, 0755); // a non-empty directory: rename(file, dir) fails
+        write_file(path, "x");
+        CHECK(!export_writer_commit(w, &err) && err.io, "the commit fails at the second rename");
+        CHECK(count_files(p1) == 1, "the directory in the way is left as it was");
+        CHECK(strstr(err.message, "h1.svg") && strstr(err.message, "put back"), "message: %s", err.message);
+        snprintf(p1, sizeof p1, "%s/h0.svg", dir);
+        CHECK(file_equals(p1, svg, svg_size), "h0.svg was put back as it was");
+        snprintf(p3, sizeof p3, "%s/h2.png", dir);
+        CHECK(file_equals(p3, png.data, png.size), "h2.png untouched");
+        CHECK(count_files(dir) == 3, "no temporaries or copies left: %d entries (h0, h2, the folder)", count_files(dir));
+        unlink(path);
+        snprintf(p2, sizeof p2, "%s/h1.svg", dir);
+        rmdir(p2);
+        CHECK(export_write_files(dir, false, olds, 3, &err), "then the three: %s", err.message);
+    }
+
+    // A killed export's temporaries (a process that is gone) are cleaned by the next export of those names;
+    // a running process's and other names' are left alone.
+    char stale[700], stale_old[700], live[700], other[700];
+    snprintf(stale, sizeof stale, "%s/.h0.svg.2147483646.tmp", dir);
+    snprintf(stale_old, sizeof stale_old, "%s/.h2.png.2147483646.old", dir);
+    snprintf(live, sizeof live, "%s/.h0.svg.%ld.tmp", dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/.notes.txt.2147483646.tmp", dir);
+    write_file(stale, "half");
+    write_file(stale_old, "half");
+    write_file(live, "writing");
+    write_file(other, "not ours");
+    CHECK(export_write_files(dir, false, olds, 3, &err), "export: %s", err.message);
+    CHECK(access(stale, F_OK) != 0 && access(stale_old, F_OK) != 0, "the dead process's temporaries are gone");
+    CHECK(access(live, F_OK) == 0, "a running process's temporary stays");
+    CHECK(access(other, F_OK) == 0, "a temporary of another name stays");
+    unlink(live);
+    unlink(other);
+
+    // Paths that do not fit: a folder path near PATH_MAX (made of 250-byte components), and a name too long
+    // for its temporary: an I/O error before anything is written, never a cut name.
+    char deep[4200];
+    size_t len = (size_t)snprintf(deep, sizeof deep, "%s", dir);
+    char comp[251];
+    memset(comp, 'd', 250);
+    comp[250] = '\0';
+    bool made = true;
+    while (len + 251 < 4080 && made) {
+        len += (size_t)snprintf(deep + len, sizeof deep - len, "/%s", comp);
+        made = mkdir(deep, 0755) == 0;
+    }
+    while (made && len < 4080) { // up to exactly 4080 bytes
+        size_t add = 4080 - len - 1 > 250 ? 250 : 4080 - len - 1;
+        deep[len++] = '/';
+        memset(deep + len, 'e', add);
+        len += add;
+        deep[len] = '\0';
+        made = mkdir(deep, 0755) == 0;
+    }
+    CHECK(made && strlen(deep) == 4080, "a 4080-byte folder path: %zu", strlen(deep));
+    if (made) {
+        ExportFile one[1] = {{"the-cat-sat-stage05-softmax-head0.png", png.data, png.size}};
+        CHECK(!export_write_files(deep, false, one, 1, &err) && err.io, "a path that does not fit fails");
+        CHECK(strstr(err.message, "too long") && strstr(err.message, "nothing was written"), "message: %s", err.message);
+        CHECK(count_files(deep) == 0, "nothing in the deep folder (%d entries)", count_files(deep));
+    }
+    char long_name[300];
+    memset(long_name, 'n', 250);
+    strcpy(long_name + 250, ".png");
+    ExportFile lng[1] = {{long_name, png.data, png.size}};
+    CHECK(!export_write_files(dir, false, lng, 1, &err) && err.io && strstr(err.message, "too long"),
+          "a 254-byte name has no room for its temporary: %s", err.message);
+
+    // Recognised by more than a comment: our mark inside someone else's SVG or text, an SVG of ours cut
+    // short, a PNG with our chunk but a wrong CRC or no IEND.
+    static const char mark_in_text[] = "Notes about exports.\n<!-- mha-tracer export -->\n<svg></svg>\n";
+    CHECK(!export_bytes_are_ours((const unsigned char *)mark_in_text, sizeof mark_in_text - 1), "a comment is not enough");
+    CHECK(export_bytes_are_ours((const unsigned char *)svg, svg_size), "our SVG is ours");
+    CHECK(!export_bytes_are_ours((const unsigned char *)svg, svg_size / 2), "half an SVG of ours is not");
+    CHECK(export_bytes_are_ours(png.data, png.size), "our PNG is ours");
+    CHECK(!export_bytes_are_ours(png.data, png.size - 12), "a PNG without IEND is not");
+    unsigned char *bad_crc = malloc(png.size);
+    if (bad_crc) {
+        memcpy(bad_crc, png.data, png.size);
+        bad_crc[33 + 8 + 4] ^= 1; // inside our tEXt chunk's data: its CRC no longer matches
+        CHECK(!export_bytes_are_ours(bad_crc, png.size), "a PNG whose chunk has a wrong CRC is not");
+        free(bad_crc);
+    }
+    // On disk: a teacher's file that quotes our comment is left alone.
+    snprintf(path, sizeof path, "%s/h0.svg", dir);
+    write_file(path, mark_in_text);
+    CHECK(!export_write_files(dir, false, olds, 3, &err) && strstr(err.message, "not an mha-tracer export"),
+          "a file with our comment but not our shape is not replaced: %s", err.message);
+    size_t n = 0;
+    unsigned char *now = slurp(path, &n);
+    CHECK(now && n == sizeof mark_in_text - 1 && memcmp(now, mark_in_text, n) == 0, "and is untouched");
+    free(now);
+    free(svg);
+    free(svg2);
+    export_buffer_free(&png);
+}
+
 // Whole exports into a directory: names, counts, lesson order, same bytes twice, the window's E.
 static void test_run(const Lesson *L, const Trace *T, const char *tmp)
 {
@@ -883,6 +1034,7 @@ int main(void)
         test_backgrounds(x, &L, &T);
         test_boards(x, &L, &T);
         test_files(x, &L, &T, tmp);
+        test_all_or_nothing(x, &L, &T, tmp);
     }
     export_close(x);
     test_run(&L, &T, tmp);

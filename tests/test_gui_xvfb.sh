@@ -114,8 +114,17 @@ wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away b
 shot 12f-note-gone >/dev/null
 [ "$(md5sum < "$SHOTS/12f-note-gone.png")" = "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "the picture without the export note is not the one before the export"
-key ctrl+s "banner=0 "
+# Ctrl+S with nothing edited writes nothing (it says so); after an edit it saves.
+key ctrl+s "edits=0 banner=0 "
+[ ! -e "$WORK/lesson-edited.json" ] || fail "Ctrl+S wrote lesson-edited.json with no value edited"
+key Home "stage=input "
+before=$(frame_count)
+xdotool mousemove --window "$WID" 645 393 click 1 # X[cat][1] (the window is 1280x720)
+wait_frame "$before" "stage=input " || fail "no frame after the click on X[cat][1]"
+key Up "edits=1 "
+key ctrl+s "edits=1 banner=0 "
 [ -f "$WORK/lesson-edited.json" ] || fail "Ctrl+S did not write lesson-edited.json beside the lesson"
+grep -q "1.1" "$WORK/lesson-edited.json" || fail "the saved lesson lacks the edited value 1.1"
 "$BIN" --check "$WORK/lesson-edited.json" >/dev/null || fail "the saved lesson does not load"
 grep -q "(edited)" "$WORK/lesson-edited.json" || fail "the saved title is not marked (edited)"
 shot 12c-saved >/dev/null
@@ -138,7 +147,7 @@ shot 14-reloaded >/dev/null
 
 # Questions: the reloaded lesson has them. The scores stage asks its question with the result hidden; key 3
 # answers it, and the reveal fills the scores up to the answer, then P asks an automatic question on the softmax.
-key Home "stage=input "
+[ "$(last_stage)" = input ] || key Home "stage=input "
 while [ "$(last_stage)" != scores ]; do key Right "."; done
 [ "$(frame_field quiz)" = asking ] && [ "$(frame_field reveal)" = 0 ] || fail "the scores stage did not ask: $(frame_last)"
 shot 15-question >/dev/null

@@ -626,6 +626,47 @@ static void test_report(void)
     free(full);
 }
 
+// A file of `values` values in all: {"title": "t", "$schema": [0,0,...]} (the object and the array count).
+static char *many_values_text(long values, size_t *len)
+{
+    long zeros = values - 3; // the object, the array and "t"
+    size_t cap = 64 + 2 * (size_t)zeros;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    size_t n = (size_t)sprintf(t, "{\"title\": \"t\", \"$schema\": [");
+    for (long i = 0; i < zeros; i++) {
+        t[n++] = '0';
+        if (i + 1 < zeros) t[n++] = ',';
+    }
+    n += (size_t)sprintf(t + n, "]}");
+    *len = n;
+    return t;
+}
+
+// JSON_MAX_VALUES bounds the tree cJSON would build: one value more is a positioned error naming the
+// top-level key it is in, before any tree is built; exactly the limit passes the syntax check.
+static void test_value_limit(void)
+{
+    size_t len;
+    char *at_limit = many_values_text(JSON_MAX_VALUES, &len);
+    JsonSyntaxError se;
+    CHECK(at_limit && json_check(at_limit, len, &se), "exactly %d values pass: %s", JSON_MAX_VALUES, se.message);
+    free(at_limit);
+
+    char *over = many_values_text(JSON_MAX_VALUES + 1L, &len);
+    CHECK(over && !json_check(over, len, &se), "one value more fails");
+    CHECK(strstr(se.message, "too many values: more than 2000000") && strstr(se.message, "inside \"$schema\""),
+          "the message says the limit and the key: %s", se.message);
+    // The 2000001st value is the last 0 of the array (the object, "t", the array, then 1999998 zeros).
+    CHECK(se.has_offset && se.offset == len - strlen("0]}"), "at the first value too many: %zu of %zu",
+          se.offset, len);
+    Lesson l;
+    LessonError err;
+    CHECK(!lesson_parse(&l, over, len, "many.json", &err) && err.line == 1 && strstr(err.message, "too many values"),
+          "lesson_parse says so at line 1: %d:%d %s", err.line, err.col, err.message);
+    free(over);
+}
+
 int main(void)
 {
     test_builtin();
@@ -639,5 +680,6 @@ int main(void)
     test_errors_and_freeing();
     test_robustness();
     test_report();
+    test_value_limit();
     return check_report("test_lesson");
 }

@@ -55,6 +55,9 @@ SCHEMA_CANNOT_CATCH = {
     "syntax-lone-surrogate": "a JSON text problem: Python's parser accepts a lone \\uD83D escape",
     "top-duplicate-key": "duplicate keys: a JSON parser keeps only one of them",
     "weights-too-big": "4 * heads * d_k * d_model over the limit: a product of values",
+    "weights-just-over": "4 * heads * d_k * d_model over the limit: a product of values",
+    "trace-too-big": "the trace's size is a polynomial of n, m, heads, d_k and d_model",
+    "trace-too-big-cross": "the trace's size is a polynomial of n, m, heads, d_k and d_model",
 }
 
 

@@ -23,6 +23,7 @@
 
 #include "../model/questions.h"
 #include "../model/session.h"
+#include "cli.h" // cli_line: messages to the terminal with control characters escaped
 #include "../model/view.h"
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
@@ -255,11 +256,12 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare quiz=none|asking|judging|revealed help=0|1 banner=0|1 note=0|1
+//         panel=none|cost|compare quiz=none|asking|judging|revealed help=0|1 edits=E banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
-// the file names do; R is the number of result cells revealed (-1: all); banner: an error is shown; note: an
-// export note is in the header. The line goes out with one flush, and its last field has a one-character
-// value, so a reader can tell a complete line from one still being written.
+// the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
+// is; E: how many values are edited; banner: an error is shown; note: an export note is in the header. The
+// line goes out with one flush, and its last field has a one-character value, so a reader can tell a
+// complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
 {
     static const char *const keys[] = {"none", "asking", "judging", "revealed"};
@@ -276,10 +278,10 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d banner=%d note=%d\n",
+            "help=%d edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+            session_edit_count(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -365,6 +367,11 @@ static void save(Gui *g)
 {
     char out[1100], shown[1800];
     SessionError err;
+    int n = session_edit_count(&g->doc);
+    if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
+        snprintf(g->status, sizeof g->status, "Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)");
+        return;
+    }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
         show_error(g, "Not saved: %s", err.message);
         return;
@@ -374,8 +381,10 @@ static void save(Gui *g)
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
-    int n = session_edit_count(&g->doc);
-    snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+    if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
+        snprintf(g->status, sizeof g->status, "Saved the file's values (no value is edited now) as %s", shown);
+    else
+        snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
 
@@ -708,7 +717,7 @@ int gui_run(const GuiOptions *opt)
     session_init(&g->doc);
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
-        fprintf(stderr, "mha-tracer: %s\n", first_err.message);
+        cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
         return 2;
     }
@@ -721,7 +730,7 @@ int gui_run(const GuiOptions *opt)
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
     if (frame_path && frame_path[0] && !(g->frame_file = fopen(frame_path, "a"))) {
-        fprintf(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
+        cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
         gui_free(g);
         free(g);
         return 1;
@@ -754,7 +763,7 @@ int gui_run(const GuiOptions *opt)
     snprintf(font_dir, sizeof font_dir, "%s/fonts", g->assets);
     if (g->ren) g->draw = draw_sdl_create(g->ren, font_dir, err, sizeof err);
     if (!g->win || !g->ren || !g->draw) {
-        fprintf(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
+        cli_line(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
         gui_free(g);
         free(g);
         return 1;

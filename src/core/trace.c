@@ -1,6 +1,8 @@
 // Runs the stages of multi-head attention and keeps every intermediate in a Trace.
 #include "trace.h"
 
+#include "overflow.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +147,12 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->Z);
 }
 
+double trace_values(int n, int m, int d_model, int heads, int d_k)
+{
+    double per_head = 2.0 * n * d_k + 2.0 * m * d_k + 3.0 * n * m;
+    return heads * per_head + (double)n * heads * d_k + (double)n * d_model;
+}
+
 void trace_free(Trace *t)
 {
     if (t->head)
@@ -286,7 +294,9 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             Stage stage = failed[h];
             free(failed);
             trace_free(t);
-            return fail(err, stage, h, OVERFLOW_MSG);
+            fail(err, stage, h, OVERFLOW_MSG);
+            trace_overflow_detail(p, err);
+            return false;
         }
     }
     free(failed);
@@ -303,7 +313,9 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     mat_add_row(&t->output, &p->b_O);
     if (!mat_all_finite(&t->output, false)) {
         trace_free(t);
-        return fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
+        fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
+        trace_overflow_detail(p, err);
+        return false;
     }
     return true;
 }

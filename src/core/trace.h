@@ -65,7 +65,7 @@ typedef struct {
 typedef struct {
     Stage stage;      // where a non-finite number first appeared
     int head;         // -1 when not head-specific
-    char message[256];
+    char message[480];  // what happened and, for an overflow, the input that made it (trace_overflow_detail)
 } TraceError;
 
 // Runs every stage. On failure (no memory, or a value overflowing to inf/NaN) returns false, fills err
@@ -74,6 +74,11 @@ typedef struct {
 // (C11 threads); the numbers are the same bits as on one thread.
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err);
 void trace_free(Trace *t);
+
+// How many numbers (doubles) a trace of these sizes keeps: per head Q (n, d_k), K and V (m, d_k), the
+// scores, scaled scores and weights (n, m) and Z (n, d_k); then the concat (n, heads·d_k) and the output
+// (n, d_model). The lesson limits bound it (LESSON_MAX_TRACE_VALUES), so memory is known before a trace.
+double trace_values(int n, int m, int d_model, int heads, int d_k);
 
 // The individual stages, each a plain function (used by trace_run and by the viewer's explanations).
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)

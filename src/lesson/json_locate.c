@@ -229,7 +229,7 @@ static bool scan_number(Scanner *sc, bool *eof)
             *eof = true;
             return false;
         }
-        if (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true))
+        if ((s[p] == 'I' || s[p] == 'i') && (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true)))
             return fail_at(sc, start,
                            "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; write a number)",
                            describe_word(sc, start, w, sizeof w));
@@ -349,6 +349,8 @@ bool json_check(const char *text, size_t len, JsonSyntaxError *err)
     char d[48];
     bool eof = false;
     size_t at = 0; // where the current string or value starts
+    long values = 0; // values begun so far (bounded by JSON_MAX_VALUES)
+    size_t top_key = 0, top_key_end = 0; // the current member of the top-level object (offsets of its key)
 
     skip_ws(&sc);
     if (sc.pos >= len) {
@@ -360,6 +362,19 @@ bool json_check(const char *text, size_t len, JsonSyntaxError *err)
 value:
     skip_ws(&sc);
     if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
+    if (++values > JSON_MAX_VALUES) {
+        // Name the top-level member the values are in: that is where a teacher looks ("$schema", "weights").
+        int key_len = (int)(top_key_end - top_key);
+        if (depth >= 2 && types[0] == '{' && key_len > 0 && key_len <= 64)
+            return fail_at(&sc, sc.pos,
+                           "too many values: more than %d numbers, strings, arrays and objects in one file (the "
+                           "limit); this one is inside \"%.*s\" — give large matrices as {\"random\": {...}}",
+                           JSON_MAX_VALUES, key_len, text + top_key);
+        return fail_at(&sc, sc.pos,
+                       "too many values: more than %d numbers, strings, arrays and objects in one file (the limit); "
+                       "give large matrices as {\"random\": {...}}",
+                       JSON_MAX_VALUES);
+    }
     if (sc.s[sc.pos] == '{' || sc.s[sc.pos] == '[') {
         if (depth >= JSON_MAX_DEPTH)
             return fail_at(&sc, sc.pos, "nesting too deep: more than %d levels of '[' and '{'", JSON_MAX_DEPTH);
@@ -414,6 +429,10 @@ key:
                            "unexpected end of file inside the key that starts at line %d, column %d", line, col);
         }
         return false;
+    }
+    if (depth == 1) { // the key's text without its quotes
+        top_key = at + 1;
+        top_key_end = sc.pos - 1;
     }
     skip_ws(&sc);
     if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);

@@ -8,6 +8,11 @@
 
 // The deepest nesting accepted, the same as cJSON's CJSON_NESTING_LIMIT (a lesson needs 5 levels).
 #define JSON_MAX_DEPTH 1000
+// The most values (numbers, strings, literals, arrays and objects) a file may hold. cJSON keeps each in a
+// node of 64 bytes (plus the allocator's 16), so this bounds the tree of any file to 160 MB; a lesson with
+// more numbers than this gives its large matrices as {"random": {...}}. A 64 MiB file of "0," would
+// otherwise take 2.7 GB before any check could look at it.
+#define JSON_MAX_VALUES 2000000
 
 typedef struct {
     size_t offset; // byte offset of the problem in the text
@@ -16,8 +21,8 @@ typedef struct {
 } JsonSyntaxError;
 
 // Checks text[0..len) is one strict RFC 8259 JSON value in valid UTF-8, with no byte order mark,
-// no NUL bytes, no "\u0000", no unpaired surrogate escapes, nesting at most JSON_MAX_DEPTH and no
-// number that overflows a double. Returns false with the first problem in *err. Never reads text[len].
+// no NUL bytes, no "\u0000", no unpaired surrogate escapes, nesting at most JSON_MAX_DEPTH, at most
+// JSON_MAX_VALUES values and no number that overflows a double. Returns false with the first problem in *err. Never reads text[len].
 bool json_check(const char *text, size_t len, JsonSyntaxError *err);
 
 // Walks already-checked text along path[0..depth): at an object path[i] is the member's position

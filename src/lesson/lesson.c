@@ -1209,6 +1209,18 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     }
     STOP_IF_FAST;
 
+    // The trace's size, known from the sizes alone: refused before the weights are even allocated.
+    if (shape_ok && tokens_ok && source_ok && b->n > 0 && b->m > 0) {
+        double values = trace_values(b->n, b->m, d_model, heads, d_k);
+        if (values > LESSON_MAX_TRACE_VALUES)
+            shape_ok = STEP(fail_top(c, "heads", heads_member,
+                                     "the trace would hold %.0f numbers (heads * (3*n*m + 2*(n + m)*d_k) + "
+                                     "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d); "
+                                     "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
+                                     values, b->n, b->m, heads, d_k, d_model, LESSON_MAX_TRACE_VALUES));
+    }
+    STOP_IF_FAST;
+
     // The questions' form (their answers need the trace: model/questions.c checks those).
     STEP(read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count));
     STOP_IF_FAST;

@@ -11,9 +11,20 @@
 #define LESSON_MAX_D_MODEL 4096
 #define LESSON_MAX_HEADS 64
 #define LESSON_MAX_D_K 4096
-// W_Q, W_K, W_V and W_O together hold 4 * heads * d_model * d_k numbers; this caps them at 512 MiB
-// (d_model 4096 with heads * d_k = 4096), so a two-line random lesson cannot ask for 24 GiB.
-#define LESSON_MAX_WEIGHT_VALUES (4.0 * 4096.0 * 4096.0)
+// Memory is bounded by the sizes, checked before anything is allocated:
+// - W_Q, W_K, W_V and W_O together hold 4 * heads * d_model * d_k numbers: at most 8 Mi (64 MiB; e.g. d_model
+//   1024 with heads * d_k = 2048, or d_model 2048 with 16 heads of 64), so a two-line random lesson cannot
+//   ask for 24 GiB;
+// - the trace keeps trace_values(n, m, d_model, heads, d_k) numbers (per head Q, K, V, the scores, scaled
+//   scores, weights and Z; the concat and the output): at most 12 Mi (96 MiB; e.g. 512 tokens with BERT-base's
+//   12 heads of 64);
+// - the embeddings X and S: (n + m) * d_model <= 1024 * 4096 numbers (32 MiB);
+// - the file: 64 MiB, and its JSON tree at most JSON_MAX_VALUES values (160 MB).
+// The window at its worst holds the file's numbers, the edited copy and the single-head comparison's
+// (3 * 96 MiB), two traces (192 MiB), and while the same lesson reloads its text and tree then a third
+// trace and a new copy: 288 + 192 + max(64 + 160 + 96, 192 + 96) = 800 MiB, under 1 GB with SDL and fonts.
+#define LESSON_MAX_WEIGHT_VALUES (8.0 * 1024.0 * 1024.0)
+#define LESSON_MAX_TRACE_VALUES (12.0 * 1024.0 * 1024.0)
 #define LESSON_MAX_FILE_BYTES (64u * 1024u * 1024u)
 #define LESSON_MAX_SEED 9007199254740991.0 // 2^53 - 1
 

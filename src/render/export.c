@@ -1,7 +1,7 @@
 // Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
 // the background asked for), rendered offscreen with SDL's software renderer into PNG bytes or written as
 // SVG text, then written to files all or nothing.
-#define _POSIX_C_SOURCE 200809L // open, fsync, rename, mkdir
+#define _XOPEN_SOURCE 700 // POSIX.1-2008 with XSI: open, fsync, rename, link, mkdir, opendir, kill(pid, 0), S_ISVTX
 #include "export.h"
 
 #include <SDL.h>
@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "../model/questions.h"
@@ -170,13 +174,20 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, co
     double k = spec->scale > 0.0 ? spec->scale : 1.0;
     if (w1 * k > EXPORT_MAX_SIDE) k = floor((double)EXPORT_MAX_SIDE / w1 * 64.0) / 64.0;
     if (h1 * k > EXPORT_MAX_SIDE) k = floor((double)EXPORT_MAX_SIDE / h1 * 64.0) / 64.0;
+    if ((double)w1 * h1 * k * k > EXPORT_MAX_PIXELS) k = floor(sqrt(EXPORT_MAX_PIXELS / ((double)w1 * h1)) * 64.0) / 64.0;
     // The scale-1 size times k, rounded once: scale 2 is exactly twice scale 1.
     int w = (int)lround(w1 * k), h = (int)lround(h1 * k);
-    if (k < 1.0) { // small scales: the scene's fonts stop shrinking, so the page is measured at k as well
+    // Small scales: the scene's fonts stop shrinking, so the page is measured at k as well; when that page
+    // is over the pixel limit, smaller scales are tried (down to 1/16).
+    for (int tries = 0; k < 1.0 && tries < 8; tries++) {
         int wk, hk;
         scene_heatmap_page(L, T, spec->mat, spec->head, k, tm, &wk, &hk);
+        w = (int)lround(w1 * k), h = (int)lround(h1 * k);
         w = w > wk ? w : wk;
         h = h > hk ? h : hk;
+        if ((double)w * h <= EXPORT_MAX_PIXELS || k <= 1.0 / 16.0) break;
+        double smaller = floor(k * sqrt(EXPORT_MAX_PIXELS / ((double)w * h)) * 64.0) / 64.0;
+        k = smaller < k ? (smaller > 1.0 / 16.0 ? smaller : 1.0 / 16.0) : k - 1.0 / 64.0;
     }
     st.width = w;
     st.height = h;
@@ -201,6 +212,7 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
     if (view.panel == PANEL_COST) view.panel = PANEL_NONE;
     double k = scale > 0.0 ? scale : 1.0;
     if (1280.0 * k > EXPORT_MAX_SIDE) k = EXPORT_MAX_SIDE / 1280.0;
+    if (1280.0 * 720.0 * k * k > EXPORT_MAX_PIXELS) k = floor(sqrt(EXPORT_MAX_PIXELS / (1280.0 * 720.0)) * 64.0) / 64.0;
     int w = (int)lround(1280.0 * k), h = (int)lround(720.0 * k);
     view.width = w;
     view.height = h;
@@ -376,7 +388,7 @@ static bool png_add_text(ExportBuffer *b)
 static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground background, ExportError *err)
 {
     int w = s->width, h = s->height;
-    if (w <= 0 || h <= 0 || w > EXPORT_MAX_SIDE || h > EXPORT_MAX_SIDE) {
+    if (w <= 0 || h <= 0 || w > EXPORT_MAX_SIDE || h > EXPORT_MAX_SIDE || (double)w * h > 1.25 * EXPORT_MAX_PIXELS) {
         fail(err, false, "image size %dx%d is out of range", w, h);
         return NULL;
     }
@@ -467,58 +479,95 @@ static unsigned long get32(const unsigned char *p)
     return (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 | p[3];
 }
 
+// The fixed start of every SVG we write (svg.c), up to the first number.
+static const char SVG_HEAD[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK
+                               "\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"";
+static const char SVG_TAIL[] = "</svg>\n";
+static const unsigned char PNG_IEND[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+#define TAIL_BYTES 64
+
+// A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG that starts
+// with IHDR, carries our "Software: mha-tracer" chunk with a correct CRC right after it and ends with IEND;
+// or an SVG that starts exactly as svg.c writes it (declaration, our comment, the svg element) and ends
+// with </svg>. A comment alone, or a PNG someone else wrote, is not enough.
+static bool is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
+{
+    if (hn >= 8 && memcmp(head, PNG_SIG, 8) == 0) {
+        if (hn < 33 + 12 + SOFTWARE_LEN || get32(head + 8) != 13 || memcmp(head + 12, "IHDR", 4) != 0) return false;
+        const unsigned char *c = head + 33; // the chunk after IHDR: ours
+        if (get32(c) != SOFTWARE_LEN || memcmp(c + 4, "tEXt", 4) != 0 || memcmp(c + 8, SOFTWARE_TEXT, SOFTWARE_LEN) != 0 ||
+            get32(c + 8 + SOFTWARE_LEN) != crc32_png(c + 4, 4 + SOFTWARE_LEN))
+            return false;
+        return tn >= sizeof PNG_IEND && memcmp(tail + tn - sizeof PNG_IEND, PNG_IEND, sizeof PNG_IEND) == 0;
+    }
+    size_t h = sizeof SVG_HEAD - 1, t = sizeof SVG_TAIL - 1;
+    return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t && memcmp(tail + tn - t, SVG_TAIL, t) == 0;
+}
+
 bool export_bytes_are_ours(const unsigned char *head, size_t n)
 {
-    if (n >= 8 && memcmp(head, PNG_SIG, 8) == 0) {
-        size_t pos = 8;
-        while (pos + 8 <= n) {
-            unsigned long len = get32(head + pos);
-            const unsigned char *type = head + pos + 4;
-            if (len > n) return false;
-            if (memcmp(type, "tEXt", 4) == 0 && len == SOFTWARE_LEN && pos + 8 + len <= n &&
-                memcmp(head + pos + 8, SOFTWARE_TEXT, SOFTWARE_LEN) == 0)
-                return true;
-            if (memcmp(type, "IEND", 4) == 0) return false;
-            pos += 12 + (size_t)len;
-        }
-        return false;
-    }
-    // An SVG whose first lines carry our mark.
-    size_t k = n < 512 ? n : 512, m = sizeof SVG_MARK - 1;
-    for (size_t i = 0; i + m <= k; i++)
-        if (memcmp(head + i, SVG_MARK, m) == 0) return true;
-    return false;
+    size_t tn = n < TAIL_BYTES ? n : TAIL_BYTES;
+    return is_ours(head, n, head + n - tn, tn);
 }
 
-static void join(char *out, size_t cap, const char *dir, const char *name)
+// "dir/name" into out; false when it does not fit (nothing is ever written to a cut path).
+static bool join(char *out, size_t cap, const char *dir, const char *name)
 {
     size_t n = strlen(dir);
-    snprintf(out, cap, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    int len = snprintf(out, cap, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return len >= 0 && (size_t)len < cap;
 }
 
-// May path be replaced? Only when it does not exist, or is a regular file exported by us.
-static bool may_replace(const char *path, ExportError *err)
+static bool read_fully(int fd, unsigned char *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    while (*got < cap) {
+        ssize_t r = read(fd, buf + *got, cap - *got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return r == 0;
+        *got += (size_t)r;
+    }
+    return true;
+}
+
+// May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
+// may replace. *exists says which.
+static bool may_replace(const char *path, const struct stat *dir_sb, bool *exists, ExportError *err)
 {
     struct stat sb;
+    *exists = false;
     if (lstat(path, &sb) != 0) {
         if (errno == ENOENT) return true;
-        fail(err, true, "cannot check %s: %s", path, strerror(errno));
+        fail(err, true, "cannot check %s: %s; nothing was written", path, strerror(errno));
         return false;
     }
+    *exists = true;
     if (!S_ISREG(sb.st_mode)) {
         fail(err, true, "%s exists and is not a file; nothing was written", path);
         return false;
     }
-    unsigned char head[65536];
-    size_t n = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd >= 0) {
-        ssize_t r;
-        while (n < sizeof head && ((r = read(fd, head + n, sizeof head - n)) > 0 || (r < 0 && errno == EINTR)))
-            if (r > 0) n += (size_t)r;
-        close(fd);
+    // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may replace it:
+    // the rename would fail after others had been replaced.
+    uid_t me = geteuid();
+    if ((dir_sb->st_mode & S_ISVTX) && me != 0 && sb.st_uid != me && dir_sb->st_uid != me) {
+        fail(err, true, "%s belongs to another user in a directory where only owners may replace files; "
+                        "nothing was written", path);
+        return false;
     }
-    if (fd < 0 || !export_bytes_are_ours(head, n)) {
+    static unsigned char head[65536];
+    unsigned char tail[TAIL_BYTES];
+    size_t hn = 0, tn = 0;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    bool read_ok = fd >= 0 && read_fully(fd, head, sizeof head, &hn);
+    if (read_ok && (off_t)hn < sb.st_size) { // the last bytes, from where they are
+        off_t at = sb.st_size > TAIL_BYTES ? sb.st_size - TAIL_BYTES : 0;
+        read_ok = lseek(fd, at, SEEK_SET) == at && read_fully(fd, tail, sizeof tail, &tn);
+    } else if (read_ok) {
+        tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
+        memcpy(tail, head + hn - tn, tn);
+    }
+    if (fd >= 0) close(fd);
+    if (!read_ok || !is_ours(head, hn, tail, tn)) {
         fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
         return false;
     }
@@ -539,84 +588,230 @@ static bool write_all(int fd, const unsigned char *p, size_t n)
     return true;
 }
 
-bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
+struct ExportWriter {
+    char dir[PATH_MAX];
+    size_t count;
+    char (*target)[PATH_MAX]; // [count] where each file goes
+    char (*tmp)[PATH_MAX];    // [count] its temporary (".NAME.PID.tmp")
+    char (*old)[PATH_MAX];    // [count] the copy of the file it replaces (".NAME.PID.old")
+    bool *exists;             // [count] a file of ours is at target
+    bool *written;            // [count] tmp holds the new bytes
+    bool *kept;               // [count] old holds the replaced file
+};
+
+static void writer_free(ExportWriter *w)
+{
+    if (!w) return;
+    free(w->target);
+    free(w->tmp);
+    free(w->old);
+    free(w->exists);
+    free(w->written);
+    free(w->kept);
+    free(w);
+}
+
+// ".NAME.PID.tmp" or ".NAME.PID.old" of a process that is gone, for one of this export's names: a temporary
+// an export killed midway left behind. Returns true when entry is one.
+static bool stale_temporary(const char *entry, const char *const *names, size_t count)
+{
+    if (entry[0] != '.') return false;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(entry + 1, names[i], n) != 0 || entry[1 + n] != '.') continue;
+        const char *p = entry + 2 + n, *digits = p;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p == digits || p - digits > 10 || (strcmp(p, ".tmp") != 0 && strcmp(p, ".old") != 0)) continue;
+        long pid = strtol(digits, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid()) continue;
+        if (pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue; // still running (or not ours to ask)
+        return true;
+    }
+    return false;
+}
+
+static void clean_stale(const char *dir, const char *const *names, size_t count)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[PATH_MAX];
+    uid_t me = geteuid();
+    while ((e = readdir(d)) != NULL) {
+        if (!stale_temporary(e->d_name, names, count) || !join(path, sizeof path, dir, e->d_name)) continue;
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == me) unlink(path);
+    }
+    closedir(d);
+}
+
+ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
+                                  ExportError *err)
 {
     struct stat sb;
+    if (strlen(dir) >= PATH_MAX - 2) {
+        fail(err, true, "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)", dir,
+             strlen(dir), PATH_MAX - 1);
+        return NULL;
+    }
     if (stat(dir, &sb) != 0) {
         int e = errno;
-        if (e == ENOENT && create_dir && mkdir(dir, 0777) == 0) {
+        if (e == ENOENT && create_dir && mkdir(dir, 0777) == 0 && stat(dir, &sb) == 0) {
             // made it
         } else {
             if (e == ENOENT && create_dir) e = errno;
-            fail(err, true, "cannot write to %s: %s%s", dir, strerror(e),
-                 e == ENOENT ? " (the directory must exist)" : "");
-            return false;
+            fail(err, true, "cannot write to %s: %s%s", dir, strerror(e), e == ENOENT ? " (the directory must exist)" : "");
+            return NULL;
         }
     } else if (!S_ISDIR(sb.st_mode)) {
         fail(err, true, "cannot write to %s: not a directory", dir);
+        return NULL;
+    }
+    ExportWriter *w = calloc(1, sizeof *w);
+    size_t c = count ? count : 1;
+    if (!w || !(w->target = calloc(c, sizeof *w->target)) || !(w->tmp = calloc(c, sizeof *w->tmp)) ||
+        !(w->old = calloc(c, sizeof *w->old)) || !(w->exists = calloc(c, sizeof *w->exists)) ||
+        !(w->written = calloc(c, sizeof *w->written)) || !(w->kept = calloc(c, sizeof *w->kept))) {
+        writer_free(w);
+        fail(err, true, "out of memory");
+        return NULL;
+    }
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    w->count = count;
+    long pid = (long)getpid();
+    for (size_t i = 0; i < count; i++) {
+        char tmp_name[NAME_MAX + 64], old_name[NAME_MAX + 64];
+        snprintf(tmp_name, sizeof tmp_name, ".%s.%ld.tmp", names[i], pid);
+        snprintf(old_name, sizeof old_name, ".%s.%ld.old", names[i], pid);
+        if (strlen(tmp_name) > NAME_MAX || !join(w->target[i], PATH_MAX, dir, names[i]) ||
+            !join(w->tmp[i], PATH_MAX, dir, tmp_name) || !join(w->old[i], PATH_MAX, dir, old_name)) {
+            fail(err, true, "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, paths up "
+                            "to %d); nothing was written",
+                 names[i], dir, NAME_MAX - 20, PATH_MAX - 1);
+            writer_free(w);
+            return NULL;
+        }
+        if (!may_replace(w->target[i], &sb, &w->exists[i], err)) {
+            writer_free(w);
+            return NULL;
+        }
+    }
+    clean_stale(dir, names, count);
+    return w;
+}
+
+bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err)
+{
+    if (i >= w->count || w->written[i]) {
+        fail(err, false, "file %zu written twice", i);
         return false;
     }
-    char path[4096];
-    for (size_t i = 0; i < count; i++) {
-        join(path, sizeof path, dir, files[i].name);
-        if (!may_replace(path, err)) return false;
+    int fd = open(w->tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(errno));
+        return false;
     }
-    char **tmps = calloc(count ? count : 1, sizeof *tmps);
-    if (!tmps) {
+    w->written[i] = true; // from here on the temporary is ours to remove
+    bool ok = write_all(fd, data, size) && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok) fail(err, true, "cannot write %s: %s; nothing was written", w->target[i], strerror(e));
+    return ok;
+}
+
+void export_writer_abort(ExportWriter *w)
+{
+    if (!w) return;
+    for (size_t i = 0; i < w->count; i++) {
+        if (w->written[i]) unlink(w->tmp[i]);
+        if (w->kept[i]) unlink(w->old[i]);
+    }
+    writer_free(w);
+}
+
+// old = a copy of the file at target: a hard link, or the bytes where links are not to be had.
+static bool keep_copy(const char *target, const char *old)
+{
+    if (link(target, old) == 0) return true;
+    if (errno == EEXIST) return false;
+    int in = open(target, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0) return false;
+    int out = open(old, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    bool ok = out >= 0;
+    unsigned char buf[65536];
+    ssize_t r;
+    while (ok && ((r = read(in, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) ok = write_all(out, buf, (size_t)r);
+    if (ok) ok = r == 0 && fsync(out) == 0;
+    close(in);
+    if (out >= 0 && close(out) != 0) ok = false;
+    if (!ok && out >= 0) unlink(old);
+    return ok;
+}
+
+bool export_writer_commit(ExportWriter *w, ExportError *err)
+{
+    for (size_t i = 0; i < w->count; i++)
+        if (!w->written[i]) {
+            fail(err, false, "%s was never written", w->target[i]);
+            export_writer_abort(w);
+            return false;
+        }
+    for (size_t i = 0; i < w->count; i++) {
+        if (!w->exists[i]) continue;
+        if (!keep_copy(w->target[i], w->old[i])) {
+            fail(err, true, "cannot replace %s: %s; nothing was written", w->target[i], strerror(errno));
+            export_writer_abort(w);
+            return false;
+        }
+        w->kept[i] = true;
+    }
+    for (size_t i = 0; i < w->count; i++) {
+        if (rename(w->tmp[i], w->target[i]) == 0) {
+            w->written[i] = false;
+            continue;
+        }
+        int e = errno;
+        // Put back what was replaced: every file before i is as it was again, the new ones are gone.
+        for (size_t j = 0; j < i; j++) {
+            if (w->exists[j] ? rename(w->old[j], w->target[j]) == 0 : unlink(w->target[j]) == 0) w->kept[j] = false;
+        }
+        fail(err, true, "cannot write %s: %s; nothing was written (the files already replaced were put back)",
+             w->target[i], strerror(e));
+        export_writer_abort(w);
+        return false;
+    }
+    for (size_t i = 0; i < w->count; i++)
+        if (w->kept[i]) unlink(w->old[i]);
+    int dfd = open(w->dir, O_RDONLY | O_CLOEXEC); // the renames themselves reach the disk
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    writer_free(w);
+    return true;
+}
+
+bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
+{
+    const char **names = calloc(count ? count : 1, sizeof *names);
+    if (!names) {
         fail(err, true, "out of memory");
         return false;
     }
-    bool ok = true;
-    size_t made = 0;
-    for (size_t i = 0; i < count && ok; i++) {
-        char tmp[4096], name[600];
-        snprintf(name, sizeof name, ".%s.%ld.tmp", files[i].name, (long)getpid());
-        join(tmp, sizeof tmp, dir, name);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0) {
-            fail(err, true, "cannot write in %s: %s; nothing was written", dir, strerror(errno));
-            ok = false;
-            break;
+    for (size_t i = 0; i < count; i++) names[i] = files[i].name;
+    ExportWriter *w = export_writer_begin(dir, create_dir, names, count, err);
+    free(names);
+    if (!w) return false;
+    for (size_t i = 0; i < count; i++)
+        if (!export_writer_add(w, i, files[i].data, files[i].size, err)) {
+            export_writer_abort(w);
+            return false;
         }
-        tmps[made] = malloc(strlen(tmp) + 1);
-        if (tmps[made]) strcpy(tmps[made], tmp);
-        made++;
-        bool wrote = write_all(fd, files[i].data, files[i].size) && fsync(fd) == 0;
-        int e = errno;
-        if (close(fd) != 0 && wrote) {
-            wrote = false;
-            e = errno;
-        }
-        if (!wrote || !tmps[made - 1]) {
-            join(path, sizeof path, dir, files[i].name);
-            fail(err, true, "cannot write %s: %s; nothing was written", path, tmps[made - 1] ? strerror(e) : "out of memory");
-            if (!tmps[made - 1]) unlink(tmp);
-            ok = false;
-        }
-    }
-    for (size_t i = 0; i < made && ok; i++) {
-        join(path, sizeof path, dir, files[i].name);
-        if (rename(tmps[i], path) != 0) {
-            fail(err, true, "cannot write %s: %s", path, strerror(errno));
-            ok = false;
-        } else {
-            free(tmps[i]);
-            tmps[i] = NULL;
-        }
-    }
-    for (size_t i = 0; i < made; i++) {
-        if (tmps[i]) unlink(tmps[i]);
-        free(tmps[i]);
-    }
-    free(tmps);
-    if (ok) { // the renames themselves reach the disk
-        int dfd = open(dir, O_RDONLY);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
-    return ok;
+    return export_writer_commit(w, err);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -774,19 +969,30 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
         fail(err, false, "no format asked for (png, svg or both)");
         return false;
     }
+    // Every file's name first: the writer checks all targets before anything is drawn or written.
     size_t nfiles = 0, per = (formats & EXPORT_PNG ? 1 : 0) + (formats & EXPORT_SVG ? 1 : 0);
     size_t cap = jobs->count * per + 1;
-    ExportFile *files = calloc(cap, sizeof *files);
     char **names = calloc(cap, sizeof *names);
-    unsigned char **datas = calloc(cap, sizeof *datas);
+    bool ok = names != NULL;
+    for (size_t i = 0; ok && i < jobs->count; i++)
+        for (unsigned f = EXPORT_PNG; ok && f <= EXPORT_SVG; f <<= 1) {
+            if (!(formats & f)) continue;
+            const char *ext = f == EXPORT_PNG ? "png" : "svg";
+            size_t len = strlen(jobs->jobs[i].name) + strlen(ext) + 2;
+            if (!(names[nfiles] = malloc(len))) ok = false;
+            else snprintf(names[nfiles++], len, "%s.%s", jobs->jobs[i].name, ext);
+        }
+    if (!ok) fail(err, true, "out of memory");
+    ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err) : NULL;
+    ok = w != NULL;
     Exporter *x = NULL;
     Scene scene;
     scene_init(&scene);
-    bool ok = files && names && datas;
-    if (!ok) fail(err, true, "out of memory");
     if (ok) ok = (x = export_open(req->font_dir, err)) != NULL;
     TextMetrics tm;
     if (ok) tm = export_metrics(x);
+    // One image at a time: laid out, encoded, written to its temporary and freed.
+    size_t k = 0;
     for (size_t i = 0; ok && i < jobs->count; i++) {
         const Job *j = &jobs->jobs[i];
         bool built = j->board ? build_board(&scene, &j->st, L, T, req->view, j->question, req->scale, req->background,
@@ -799,62 +1005,43 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
         }
         for (unsigned f = EXPORT_PNG; ok && f <= EXPORT_SVG; f <<= 1) {
             if (!(formats & f)) continue;
-            char *name = malloc(strlen(j->name) + 5);
-            if (!name) {
-                fail(err, true, "out of memory");
-                ok = false;
-                break;
-            }
-            sprintf(name, "%s.%s", j->name, f == EXPORT_PNG ? "png" : "svg");
-            size_t k = nfiles++; // counted now, so that its name is freed whatever happens next
-            names[k] = name;
-            files[k].name = name;
+            unsigned char *data = NULL;
+            size_t size = 0;
             if (f == EXPORT_PNG) {
                 ExportBuffer b;
-                if (!export_png_encode(x, &scene, req->background, &b, err)) {
-                    ok = false;
-                    break;
-                }
-                files[k].data = b.data;
-                files[k].size = b.size;
-                datas[k] = b.data;
+                ok = export_png_encode(x, &scene, req->background, &b, err);
+                data = b.data;
+                size = b.size;
             } else {
-                size_t size = 0;
-                char *svg = svg_encode(&scene, j->title, &size);
-                if (!svg) {
-                    fail(err, true, "out of memory while writing %s", name);
-                    ok = false;
-                    break;
-                }
-                files[k].data = (unsigned char *)svg;
-                files[k].size = size;
-                datas[k] = (unsigned char *)svg;
+                data = (unsigned char *)svg_encode(&scene, j->title, &size);
+                if (!(ok = data != NULL)) fail(err, true, "out of memory while writing %s", names[k]);
             }
+            if (ok) ok = export_writer_add(w, k, data, size, err);
+            free(data);
+            k++;
         }
     }
     scene_free(&scene);
     export_close(x);
-    if (ok) ok = export_write_files(req->dir, req->create_dir, files, nfiles, err);
+    if (ok) {
+        ok = export_writer_commit(w, err);
+        w = NULL;
+    }
+    if (w) export_writer_abort(w);
     if (ok) {
         out->paths = calloc(nfiles + 1, sizeof *out->paths);
-        ok = out->paths != NULL;
-        for (size_t i = 0; ok && i < nfiles; i++) {
+        bool listed = out->paths != NULL;
+        for (size_t i = 0; listed && i < nfiles; i++) {
             size_t len = strlen(req->dir) + strlen(names[i]) + 2;
-            out->paths[i] = malloc(len);
-            if (!out->paths[i]) break;
-            join(out->paths[i], len, req->dir, names[i]);
+            if (!(out->paths[i] = malloc(len))) break;
+            (void)join(out->paths[i], len, req->dir, names[i]); // fits: the writer checked every path
             out->count++;
         }
         // The files are written; a path list cut short by no memory is still a success.
-        if (!ok) fail(err, true, "out of memory");
+        if (out->count < nfiles) fail(err, true, "out of memory");
     }
-    for (size_t i = 0; i < nfiles; i++) {
-        free(names[i]);
-        free(datas[i]);
-    }
-    free(files);
+    for (size_t i = 0; names && i < nfiles; i++) free(names[i]);
     free(names);
-    free(datas);
     return ok;
 }
 

@@ -27,6 +27,11 @@ typedef enum { EXPORT_BG_WHITE = 0, EXPORT_BG_TRANSPARENT, EXPORT_BG_DARK } Expo
 #define EXPORT_SCALE_MIN 0.25
 #define EXPORT_SCALE_MAX 8.0
 #define EXPORT_MAX_SIDE 16384 // pixels: larger images are laid out smaller (fewer numbers) instead
+// Pixels in one image (56 M: a 512-token all-heads grid is 52 M): rendering takes 8 bytes a pixel at its
+// peak (the target and the read-back; the texture goes before the RGB copy is made), so one image never
+// needs more than about 450 MB, and an export holds one image at a time. A larger page (a board at
+// --scale 8) is laid out at the largest scale that fits.
+#define EXPORT_MAX_PIXELS 56.0e6
 
 typedef struct {
     bool io;            // an I/O failure (exit status 1); false: bad request or invalid input (2)
@@ -156,9 +161,28 @@ typedef struct {
     size_t size;
 } ExportFile;
 
-// Writes every file into dir, all or nothing: each goes to a temporary name (written and synced) and is
-// renamed into place only once all are written. A missing or unwritable dir, or a file in the way that is
-// not an export of ours, fails before anything is written. On failure the temporaries are removed.
+// Writing files into a directory all or nothing, one file at a time (so an export never holds more than one
+// image's bytes):
+// - export_writer_begin checks everything that can be checked before a byte is written: the directory
+//   (created when create_dir; one level), that every path fits (PATH_MAX) and that every target is absent or
+//   a regular file exported by us, and not one that cannot be replaced (another user's file in a sticky
+//   directory). It removes the temporaries of ours that an export killed midway left behind
+//   (".NAME.PID.tmp" and ".NAME.PID.old" of a process that no longer runs, for the names of this export).
+// - export_writer_add writes file i's bytes to a fresh temporary beside its target (exclusive creation,
+//   never through a link; written and synced).
+// - export_writer_commit keeps a copy of every target it replaces (a hard link, or a copy where the file
+//   system has none), renames the temporaries into place, and when a rename fails puts every file already
+//   replaced back as it was (and removes the new ones). Then the copies go and the directory is synced.
+// - export_writer_abort (after any failure, or instead of commit) removes every temporary.
+typedef struct ExportWriter ExportWriter;
+ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
+                                  ExportError *err);
+bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err);
+// Frees w either way.
+bool export_writer_commit(ExportWriter *w, ExportError *err);
+void export_writer_abort(ExportWriter *w);
+
+// The same for files already in memory: begin, add each, commit.
 bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err);
 
 #endif

@@ -144,7 +144,20 @@ CASES = [
      'missing required key "d_model" (random embeddings need it)'),
     ("d_k-zero", lesson(d_k="@@0"), "d_k: must be at least 1, got 0"),
     ("weights-too-big", "@@" + lesson(embeddings='{"random": {"seed": 7}}', d_model="4096", heads="64", d_k="4096"),
-     "the weights would hold 4294967296 numbers (4 * heads * d_k * d_model = 4 * 64 * 4096 * 4096); the limit is 67108864"),
+     "the weights would hold 4294967296 numbers (4 * heads * d_k * d_model = 4 * 64 * 4096 * 4096); the limit is 8388608"),
+    ("weights-just-over", "@@" + lesson(embeddings='{"random": {"seed": 7}}', d_model="1024", heads="16", d_k="129"),
+     "the weights would hold 8454144 numbers (4 * heads * d_k * d_model = 4 * 16 * 129 * 1024); the limit is 8388608"),
+    ("trace-too-big", lesson(tokens=None, sentence='"' + " ".join("w%d" % i for i in range(512)) + '"',
+                             embeddings='{"random": {"seed": 7}}', d_model="64", heads="@@16", d_k="64"),
+     "heads: the trace would hold 15237120 numbers (heads * (3*n*m + 2*(n + m)*d_k) + n*heads*d_k + n*d_model "
+     "with n = 512, m = 512, heads = 16, d_k = 64, d_model = 64); the limit is 12582912: use fewer tokens or heads, "
+     "or a smaller d_k"),
+    ("trace-too-big-cross", lesson(embeddings='{"random": {"seed": 7}}', d_model="64", heads="@@64", d_k="192",
+                                   source='{"sentence": "' + " ".join("s%d" % i for i in range(512))
+                                   + '", "embeddings": {"random": {"seed": 8}}}'),
+     "heads: the trace would hold %d numbers (heads * (3*n*m + 2*(n + m)*d_k) + n*heads*d_k + n*d_model "
+     "with n = 3, m = 512, heads = 64, d_k = 192, d_model = 64)" % (64 * (3 * 3 * 512 + 2 * (3 + 512) * 192) + 3 * 64 * 192 + 3 * 64) + "; the limit is 12582912: use fewer tokens or heads, "
+     "or a smaller d_k"),
 
     # --- embeddings ---
     ("embeddings-ragged", lesson(embeddings="[[1, 0, 1, 0], @@[0, 1, 0], [1, 1, 1, 1]]"),
