@@ -252,7 +252,7 @@ static bool quiz_submit(ViewState *s)
 {
     s->quiz_phase = QUIZ_JUDGING;
     s->request = VIEW_REQ_ANSWER;
-    return true;
+    return true; // something visible changed
 }
 
 // Keys while a question waits for its answer. Returns 1 when the key was used, 0 when it acts as usual, and
@@ -275,7 +275,8 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
             int d = ev->key == VIEW_KEY_0 ? 0 : ev->digit;
             if (d < 1 || d > s->quiz_q.choices) return -1;
             s->quiz_choice = d - 1;
-            return quiz_submit(s), 1;
+            quiz_submit(s);
+            return 1;
         }
         if (kind != ANSWER_VALUE) return -1;
         if (len + 1 < sizeof s->quiz_input) {
@@ -311,7 +312,8 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
             return 1;
         }
         s->quiz_value = v;
-        return quiz_submit(s), 1;
+        quiz_submit(s);
+        return 1;
     }
     case VIEW_KEY_RIGHT: case VIEW_KEY_LEFT: case VIEW_KEY_SPACE: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_PAGEUP:
     case VIEW_KEY_HOME: case VIEW_KEY_END: case VIEW_KEY_UP: case VIEW_KEY_DOWN: case VIEW_KEY_H: case VIEW_KEY_F1:
