@@ -459,6 +459,25 @@ static void test_questions(void)
     CHECK(!press(&s, VIEW_KEY_P) && s.quiz_auto_count == 1, "no second automatic question while one waits");
     view_set_dims(&s, &cat);
     CHECK(s.quiz_phase == QUIZ_NONE, "a reloaded lesson drops the question on screen");
+
+    // A question on K goes to the sub-step that shows K when the projections come one at a time; the reveal
+    // then runs through K's cells (the second of three sub-steps).
+    ViewQuestion on_k = {STAGE_PROJECT, 0, ANSWER_VALUE, MAT_K, 0};
+    view_set_questions(&s, &on_k, 1);
+    press(&s, VIEW_KEY_HOME);
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_PROJECT && s.quiz == 0 && s.substep == 1, "K's sub-step: %d", s.substep);
+    view_set_substeps(&s, 3, s.substep); // what the scene reports: Q, K and V one at a time
+    CHECK(s.substep == 1 && s.reveal == 0 && view_reveal_total(&s) == 6, "K (3x2) hidden: %d cells",
+          view_reveal_total(&s));
+    view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
+    CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
+    // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.
+    ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, ANSWER_VALUE, MAT_Z, 0};
+    view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
+    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 1000, "the last sub-step: %d", s.substep);
+    view_set_substeps(&s, 2, s.substep);
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "Z's sub-step, Z hidden (%d cells)", view_reveal_total(&s));
 }
 
 int main(void)

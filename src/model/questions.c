@@ -147,11 +147,12 @@ static bool value_check(const LessonQuestion *q, const QuestionAnswer *a, const 
     (void)L;
     (void)t;
     if (fabs(q->value - a->value) <= q->tolerance) return true;
-    char name[64], v[32];
+    char name[64], v[32], exact[40] = "";
     model_mat_name(a->mat, a->head, name, sizeof name);
     fmt_value(a->value, v, sizeof v);
-    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s (%.17g), not within %g \xc2\xb1 %g", name, a->cell.row,
-             a->cell.col, v, a->value, q->value, q->tolerance);
+    if (a->value != floor(a->value)) snprintf(exact, sizeof exact, " (%.17g)", a->value); // the digits to compare
+    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s%s, not within %g \xc2\xb1 %g", name, a->cell.row, a->cell.col,
+             v, exact, q->value, q->tolerance);
     return false;
 }
 

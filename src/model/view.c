@@ -485,9 +485,18 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
     if (at < 0) return; // not a stage of this lesson (--check says so)
     if (at != s->stage_index) {
         s->stage_index = at;
-        s->substep = 0;
         s->substep_count = 1;
     }
+    // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
+    // Q, K, V), or the last one of a single result (a stage may show its inputs alone first). The scene clamps
+    // it to the sub-steps it draws (one, when everything fits at once).
+    const StageInfo *si = stage_info(q->stage);
+    int nres = 0, place = 0;
+    while (si && nres < 3 && si->results[nres] != MAT_NONE) {
+        if (si->results[nres] == q->mat) place = nres;
+        nres++;
+    }
+    s->substep = nres > 1 ? place : 1000;
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;
