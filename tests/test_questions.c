@@ -245,6 +245,22 @@ static void test_shipped_and_judge(void)
     CHECK(strstr(buf, "key 3: 1.3") && strstr(buf, "1.3465"), "described: %s", buf);
     question_prompt(&L.questions[2], &a, buf, sizeof buf);
     CHECK(strstr(buf, "1: -1") && strstr(buf, "3: 1.3"), "prompt: %s", buf);
+    // What the class gave, in words; how it answers in the window (the table's input column).
+    QuestionResponse given = {{MAT_WEIGHTS, 1, 1, 2}, 0.6, 2};
+    question_response(&L.questions[0], &L, &given, buf, sizeof buf);
+    CHECK(!strcmp(buf, "you picked row 1 (\xe2\x80\x9c" "cat\xe2\x80\x9d), column 2 (\xe2\x80\x9c" "sat\xe2\x80\x9d)"),
+          "response: %s", buf);
+    question_response(&L.questions[1], &L, &given, buf, sizeof buf);
+    CHECK(!strcmp(buf, "you said 0.6"), "response: %s", buf);
+    question_response(&L.questions[2], &L, &given, buf, sizeof buf);
+    CHECK(!strcmp(buf, "you pressed 3 (1.3)"), "response: %s", buf);
+    given.choice = -1;
+    question_response(&L.questions[2], &L, &given, buf, sizeof buf);
+    CHECK(buf[0] == '\0', "no choice given: nothing said");
+    ViewQuestion vq = question_view(&L.questions[2], &a);
+    CHECK(vq.input == QUIZ_KEYS && vq.choices == 3 && vq.stage == STAGE_SCORES && vq.mat == MAT_SCORES, "keys 1..3");
+    CHECK(answer_kind_info(ANSWER_CELL)->input == QUIZ_CLICK && answer_kind_info(ANSWER_VALUE)->input == QUIZ_TYPE,
+          "a cell is clicked, a value typed");
 
     // The automatic question: the same counter, the same row; its stated answer checks; rows vary.
     LessonQuestion q1, q2;

@@ -362,9 +362,9 @@ static void test_questions(void)
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
-        {STAGE_SOFTMAX, 1, ANSWER_CELL, MAT_WEIGHTS, 0},
-        {STAGE_SOFTMAX, 0, ANSWER_VALUE, MAT_WEIGHTS, 0},
-        {STAGE_SCORES, 0, ANSWER_CHOICE, MAT_SCORES, 3},
+        {STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0},
+        {STAGE_SOFTMAX, 0, QUIZ_TYPE, MAT_WEIGHTS, 0},
+        {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3},
     };
     view_set_questions(&s, qs, 3);
     CHECK(s.quiz == -1 && s.quiz_phase == QUIZ_NONE, "nothing asked on the input stage");
@@ -451,7 +451,7 @@ static void test_questions(void)
     // P: an automatic question; the owner asks it with view_quiz_ask; the counter makes the next one differ.
     press(&s, VIEW_KEY_ESCAPE);
     CHECK(press(&s, VIEW_KEY_P) && s.request == VIEW_REQ_AUTO_QUESTION && s.quiz_auto_count == 1, "P asks the owner");
-    ViewQuestion auto_q = {STAGE_SOFTMAX, 1, ANSWER_CELL, MAT_WEIGHTS, 0};
+    ViewQuestion auto_q = {STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0};
     press(&s, VIEW_KEY_HOME);
     view_quiz_ask(&s, &auto_q, VIEW_QUIZ_AUTO);
     CHECK(view_stage(&s) == STAGE_SOFTMAX && s.head == 1 && s.quiz == VIEW_QUIZ_AUTO && s.reveal == 0,
@@ -462,7 +462,7 @@ static void test_questions(void)
 
     // A question on K goes to the sub-step that shows K when the projections come one at a time; the reveal
     // then runs through K's cells (the second of three sub-steps).
-    ViewQuestion on_k = {STAGE_PROJECT, 0, ANSWER_VALUE, MAT_K, 0};
+    ViewQuestion on_k = {STAGE_PROJECT, 0, QUIZ_TYPE, MAT_K, 0};
     view_set_questions(&s, &on_k, 1);
     press(&s, VIEW_KEY_HOME);
     press(&s, VIEW_KEY_RIGHT);
@@ -473,7 +473,7 @@ static void test_questions(void)
     view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
     CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
     // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.
-    ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, ANSWER_VALUE, MAT_Z, 0};
+    ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, QUIZ_TYPE, MAT_Z, 0};
     view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
     CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 1000, "the last sub-step: %d", s.substep);
     view_set_substeps(&s, 2, s.substep);

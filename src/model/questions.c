@@ -227,10 +227,63 @@ static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, co
     snprintf(buf, cap, "key %d: %g (%s is %s)", a->choice + 1, q->choices[a->choice], where, v);
 }
 
+static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)q;
+    char name[64];
+    model_mat_name(a->mat, a->head, name, sizeof name);
+    snprintf(buf, cap, "Click the cell of %s you predict.", name);
+}
+
+static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)a;
+    snprintf(buf, cap, "Type a number, then Enter (right within \xc2\xb1 %g).", q->tolerance);
+}
+
+static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)a;
+    size_t used = (size_t)snprintf(buf, cap, "Press");
+    for (int i = 0; i < q->choice_count && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1, q->choices[i]);
+}
+
+static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+{
+    (void)q;
+    char where[300];
+    if (r->cell.mat == MAT_NONE) {
+        buf[0] = '\0';
+        return;
+    }
+    cell_words(L, r->cell.mat, r->cell.row, r->cell.col, where, sizeof where);
+    snprintf(buf, cap, "you picked %s", where);
+}
+
+static void value_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+{
+    (void)q;
+    (void)L;
+    if (isfinite(r->value)) snprintf(buf, cap, "you said %g", r->value);
+    else buf[0] = '\0';
+}
+
+static void choice_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+{
+    (void)L;
+    if (r->choice >= 0 && r->choice < q->choice_count)
+        snprintf(buf, cap, "you pressed %d (%g)", r->choice + 1, q->choices[r->choice]);
+    else
+        buf[0] = '\0';
+}
+
 static const AnswerKindInfo KINDS[ANSWER_KIND_COUNT] = {
-    {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe},
-    {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe},
-    {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe},
+    {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe, cell_prompt, QUIZ_CLICK, cell_response},
+    {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe, value_prompt, QUIZ_TYPE,
+     value_response},
+    {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe, choice_prompt, QUIZ_KEYS,
+     choice_response},
 };
 
 const AnswerKindInfo *answer_kind_info(AnswerKind k)
@@ -344,8 +397,6 @@ bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const Attn
     return KINDS[q->kind].judge(q, a, p, t, r);
 }
 
-void question_cell_words(const Lesson *L, CellRef c, char *buf, size_t cap) { cell_words(L, c.mat, c.row, c.col, buf, cap); }
-
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
 {
     KINDS[q->kind].describe(q, a, L, buf, cap);
@@ -353,23 +404,17 @@ void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const L
 
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
-    char name[64];
-    model_mat_name(a->mat, a->head, name, sizeof name);
-    switch (q->kind) { // the words only; what each kind computes is its table row
-    case ANSWER_CELL: snprintf(buf, cap, "Click the cell of %s you predict.", name); break;
-    case ANSWER_VALUE: snprintf(buf, cap, "Type a number, then Enter (right within \xc2\xb1 %g).", q->tolerance); break;
-    default: {
-        size_t used = (size_t)snprintf(buf, cap, "Press");
-        for (int i = 0; i < q->choice_count && used < cap; i++)
-            used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1, q->choices[i]);
-        break;
-    }
-    }
+    KINDS[q->kind].prompt(q, a, buf, cap);
+}
+
+void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+{
+    KINDS[q->kind].response(q, L, r, buf, cap);
 }
 
 ViewQuestion question_view(const LessonQuestion *q, const QuestionAnswer *a)
 {
-    ViewQuestion v = {a->stage, a->head, q->kind, a->mat, q->kind == ANSWER_CHOICE ? q->choice_count : 0};
+    ViewQuestion v = {a->stage, a->head, KINDS[q->kind].input, a->mat, q->choice_count};
     return v;
 }
 

@@ -1,5 +1,5 @@
 // Predict, then reveal: a lesson's questions answered from the trace. One row per answer kind
-// {name, compute, check, judge, describe} (the lesson's reader holds the same kinds' parse rows), so the
+// {name, compute, check, judge, describe, prompt, input, response} (the lesson's reader holds the same kinds' parse rows), so the
 // --check, --questions, the window and the slides all ask and answer through this table. No SDL.
 #ifndef MHA_QUESTIONS_H
 #define MHA_QUESTIONS_H
@@ -42,6 +42,11 @@ typedef struct {
                   const QuestionResponse *r);
     // The right answer in words: "column 2 (key “sat”): 0.4683".
     void (*describe)(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap);
+    // How the class answers: "Click the cell of A₁ you predict."
+    void (*prompt)(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
+    QuizInput input; // ... in the window: a click, a typed number, a key
+    // What the class gave, in words ("you said 0.6"); "" when it gave nothing of this kind.
+    void (*response)(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap);
 } AnswerKindInfo;
 
 const AnswerKindInfo *answer_kind_info(AnswerKind k);
@@ -63,9 +68,9 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
 
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r);
-// A cell in words: "row 1 (“cat”), column 2 (“sat”)" (tokens where the axis is a sequence).
-void question_cell_words(const Lesson *L, CellRef c, char *buf, size_t cap);
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap);
+// What a student gave, in words: "you picked row 1 (“cat”), column 2 (“sat”)", "you said 0.6", "you pressed 3 (1.3)".
+void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap);
 // How the class answers in the window: "click a cell of A₀", "type a number, then Enter",
 // "press 1 … 3". For the slides and the window alike.
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);

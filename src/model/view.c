@@ -259,7 +259,7 @@ static bool quiz_submit(ViewState *s)
 // -1 when it is held back (it would show the hidden result, or leave the head asked about).
 static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
 {
-    AnswerKind kind = s->quiz_q.kind;
+    QuizInput input = s->quiz_q.input;
     char *in = s->quiz_input;
     size_t len = strlen(in);
     *changed = true;
@@ -271,14 +271,14 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         return 1;
     case VIEW_KEY_DIGIT:
     case VIEW_KEY_0:
-        if (kind == ANSWER_CHOICE) {
+        if (input == QUIZ_KEYS) {
             int d = ev->key == VIEW_KEY_0 ? 0 : ev->digit;
             if (d < 1 || d > s->quiz_q.choices) return -1;
             s->quiz_choice = d - 1;
             quiz_submit(s);
             return 1;
         }
-        if (kind != ANSWER_VALUE) return -1;
+        if (input != QUIZ_TYPE) return -1;
         if (len + 1 < sizeof s->quiz_input) {
             in[len] = (char)(ev->key == VIEW_KEY_0 ? '0' : '0' + ev->digit);
             in[len + 1] = '\0';
@@ -286,25 +286,25 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         return 1;
     case VIEW_KEY_PERIOD:
     case VIEW_KEY_COMMA: // a decimal comma too
-        if (kind != ANSWER_VALUE) return -1;
+        if (input != QUIZ_TYPE) return -1;
         if (!strchr(in, '.') && len + 1 < sizeof s->quiz_input) {
             in[len] = '.';
             in[len + 1] = '\0';
         }
         return 1;
     case VIEW_KEY_MINUS:
-        if (kind != ANSWER_VALUE) return 0; // zoom out
+        if (input != QUIZ_TYPE) return 0; // zoom out
         if (len == 0) {
             in[0] = '-';
             in[1] = '\0';
         }
         return 1;
     case VIEW_KEY_BACKSPACE:
-        if (kind != ANSWER_VALUE) return 0; // previous step
+        if (input != QUIZ_TYPE) return 0; // previous step
         if (len > 0) in[len - 1] = '\0';
         return 1;
     case VIEW_KEY_ENTER: {
-        if (kind != ANSWER_VALUE) return -1;
+        if (input != QUIZ_TYPE) return -1;
         char *end;
         double v = strtod(in, &end);
         if (len == 0 || *end != '\0' || !isfinite(v)) {
@@ -429,7 +429,7 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->hover = ev->cell;
         return true;
     case VIEW_EV_CLICK:
-        if (s->quiz_phase == QUIZ_ASKING && s->quiz_q.kind == ANSWER_CELL && ev->cell.mat == s->quiz_q.mat &&
+        if (s->quiz_phase == QUIZ_ASKING && s->quiz_q.input == QUIZ_CLICK && ev->cell.mat == s->quiz_q.mat &&
             (!mat_info(ev->cell.mat)->per_head || ev->cell.head == s->quiz_q.head)) {
             s->quiz_cell = ev->cell; // the class's prediction
             return quiz_submit(s);

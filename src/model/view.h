@@ -61,13 +61,20 @@ typedef enum {
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
 typedef enum { QUIZ_NONE = 0, QUIZ_ASKING, QUIZ_JUDGING, QUIZ_REVEALED } QuizPhase;
 
+// How the class answers a question (a column of the answer kinds' table, model/questions.c).
+typedef enum {
+    QUIZ_CLICK = 0, // a click on a cell of the matrix asked about
+    QUIZ_TYPE,      // a number typed (digits, '.', '-', Backspace), then Enter
+    QUIZ_KEYS,      // a key 1 .. choices
+} QuizInput;
+
 // What the state machine needs to know of a question (the rest is the model's: model/questions.h).
 typedef struct {
     Stage stage;
     int head;
-    AnswerKind kind;
-    MatId mat;       // the matrix asked about: a click on one of its cells answers a "cell" question
-    int choices;     // "choice": how many (keys 1..choices)
+    QuizInput input;
+    MatId mat;       // the matrix asked about: QUIZ_CLICK takes a click on one of its cells (of this head)
+    int choices;     // QUIZ_KEYS: how many (keys 1..choices)
 } ViewQuestion;
 
 #define VIEW_MAX_QUESTIONS LESSON_MAX_QUESTIONS

@@ -1445,7 +1445,7 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
         question_prompt(q, &a, words, sizeof words);
-        if (q->kind == ANSWER_VALUE && !c->ex->slide)
+        if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
             snprintf(line, sizeof line, "%s   Your number: %s\xe2\x96\x8f", words, st->quiz_input);
         else
             snprintf(line, sizeof line, "%s", words);
@@ -1461,16 +1461,9 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
                 rect(c, lx, y + used, bw, lh, bg);
                 text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used, bw - 2 * pad, lh, LEFT, verdict);
             }
-            char said[400] = "";
-            if (q->kind == ANSWER_CELL && st->quiz_cell.mat != MAT_NONE) {
-                char where[300];
-                question_cell_words(c->L, st->quiz_cell, where, sizeof where);
-                snprintf(said, sizeof said, "you picked %s", where);
-            }
-            else if (q->kind == ANSWER_VALUE && isfinite(st->quiz_value))
-                snprintf(said, sizeof said, "you said %g", st->quiz_value);
-            else if (q->kind == ANSWER_CHOICE && st->quiz_choice >= 0 && st->quiz_choice < q->choice_count)
-                snprintf(said, sizeof said, "you pressed %d (%g)", st->quiz_choice + 1, q->choices[st->quiz_choice]);
+            char said[400];
+            QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
+            question_response(q, c->L, &r, said, sizeof said);
             char fitted[256];
             fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
             if (draw) text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad, lh, LEFT, fitted);
