@@ -155,6 +155,13 @@ key 3 "quiz=revealed "
 [ "$(frame_field reveal)" = 6 ] || fail "the reveal did not run to the answer: $(frame_last)"
 shot 16-question-revealed >/dev/null
 [ "$(md5sum < "$SHOTS/15-question.png")" != "$(md5sum < "$SHOTS/16-question-revealed.png")" ] || fail "no reveal on screen"
+# Shift+E: the board as on screen, the question and its answer with it (no verdict and no keys on a slide).
+key shift+e "note=1$"
+# (the pinned answer cell names the file: lesson-stage03-scores-head0-scores-row1-col2)
+qsvg=$(ls "$WORK"/exports/lesson-stage03-scores-head0*.svg 2>/dev/null | head -1)
+[ -n "$qsvg" ] || fail "Shift+E wrote no board of the scores (found: $(ls "$WORK/exports"))"
+grep -q "Answer: key 3: 1.3" "$qsvg" || fail "the board slide lacks the answer"
+grep -q "Not quite\|Right\|Esc" "$qsvg" && fail "the board slide has a verdict or a key"
 key p "stage=softmax .*quiz=asking "
 shot 17-automatic-question >/dev/null
 key Escape "quiz=none "

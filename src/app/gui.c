@@ -400,7 +400,8 @@ static void export_view(Gui *g, bool board)
     char dir[1100], name[128], fonts[1100];
     export_default_dir(what.lesson_path, dir, sizeof dir);
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    SceneExtras ex = {.original = what.original, .compare = what.compare};
+    // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
+    SceneExtras ex = {.original = what.original, .compare = what.compare, .question = shown_question(g)};
     req.dir = dir;
     req.create_dir = true;
     req.font_dir = fonts;

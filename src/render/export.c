@@ -222,7 +222,7 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
     slide.status = NULL;
     slide.slide = true;
     slide.theme = &theme;
-    slide.question = question; // a question slide: asked (the result hidden) or answered (st->quiz_phase)
+    if (question) slide.question = question; // a question slide: asked (the result hidden) or answered (st->quiz_phase)
     if (view.panel == PANEL_COMPARE && !slide.compare) view.panel = PANEL_NONE; // nothing to compare with
     return scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL);
 }
