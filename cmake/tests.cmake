@@ -25,6 +25,12 @@ target_link_libraries(json_close PRIVATE PkgConfig::CJSON m)
 add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh $<TARGET_FILE:mha-tracer>
          ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:json_close>)
 
+# Positions, the softmax scale, --ablate and --shuffle on random lessons against NumPy within 1e-12
+# (issue 14; skipped without python3-numpy).
+add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_numpy_features.sh
+         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 40)
+set_tests_properties(test_numpy_features PROPERTIES SKIP_RETURN_CODE 77)
+
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).
 mha_test(test_cost mha_core)

@@ -373,6 +373,60 @@ run q_json 0 --json
 if "$json_close" "$src/tests/data/the-cat-sat.trace.json" "$tmp/q_json.out" 1e-12; then ok; else bad "--json changed"; fi
 if grep -q "questions" "$tmp/q_json.out" "$tmp/trace.out"; then bad "questions leaked into --json/--trace"; else ok; fi
 
+# Issue 14: --ablate and --shuffle. Their errors, and what they add (nothing without them: the bytes above).
+cat_l="$src/lessons/the-cat-sat.json"
+run ablate_range 2 --json --ablate 2 "$cat_l"
+has ablate_range.err "mha-tracer: error: --ablate head 2 does not exist: the lesson has 2 heads (0 to 1)"
+run ablate_word 2 --trace --ablate one "$cat_l"
+has ablate_word.err "--ablate expects head numbers such as 0 or 0,2, got 'one'"
+run ablate_window 2 --ablate 0 "$cat_l"
+has ablate_window.err "--ablate only works with --trace, --json or --export"
+run ablate_check 2 --check --ablate 0 "$cat_l"
+has ablate_check.err "--ablate only works with --trace, --json or --export"
+run shuffle_twice 2 --json --shuffle 0,0,1 "$cat_l"
+has shuffle_twice.err "--shuffle position 0 is given twice in '0,0,1'"
+run shuffle_short 2 --json --shuffle 1,0 "$cat_l"
+has shuffle_short.err "--shuffle expects all 3 token positions (0 to 2) once each, got 2 in '1,0'"
+run shuffle_range 2 --json --shuffle 0,1,3 "$cat_l"
+has shuffle_range.err "--shuffle position 3 does not exist: the lesson has 3 tokens (0 to 2)"
+run shuffle_empty 2 --json --shuffle= "$cat_l"
+has shuffle_empty.err "--shuffle needs a value"
+run ablate_json 0 --json --ablate=1 "$cat_l"
+has ablate_json.out '"ablated": [1],'
+has ablate_json.out '"output_all_heads": ['
+run ablate_trace 0 --trace --ablate 0,1 "$cat_l"
+has ablate_trace.out "ablated heads: 0 1 (their Z enter the concat as zeros)"
+has ablate_trace.out "Z_1 = weights_1 V_1 (head ablated: zeros in the concat)"
+has ablate_trace.out "largest difference the ablation makes:"
+run shuffle_json 0 --json --shuffle 2,0,1 "$cat_l"
+has shuffle_json.out '"tokens": ["sat", "The", "cat"],'
+has shuffle_json.out '"shuffle": [2, 0, 1],'
+has shuffle_json.out '"shuffle_only_reorders": true,'
+printf '{"title": "t", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 3]], "heads": 1, "scale": 1e308,\n "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1, 0], [0, 1]]], "W_O": [[1, 0], [0, 1]]}}\n' >"$tmp/huge_scale.json"
+run huge_scale 2 --trace "$tmp/huge_scale.json"
+has huge_scale.err "stage 'scaled', head 0: a value overflowed"
+has huge_scale.err 'a score times "scale" = 1e+308 is beyond the largest double'
+# The issue's test: the shuffle of the mat lesson only moves the rows; with positions they change.
+run shuffle_mat 0 --json --shuffle 1,0,2,3,4,5 "$src/lessons/the-cat-sat-on-the-mat.json"
+has shuffle_mat.out '"shuffle_only_reorders": true,'
+run shuffle_mat_pos 0 --json --shuffle 1,0,2,3,4,5 "$src/lessons/the-cat-sat-on-the-mat-positions.json"
+has shuffle_mat_pos.out '"shuffle_only_reorders": false,'
+dog="$src/lessons/the-dog-bit-the-man.json"
+run shuffle_dog 0 --trace --shuffle 0,4,2,3,1 "$dog"
+has shuffle_dog.out "tokens: the man bit the dog"
+has shuffle_dog.out "the rows changed: the positions (or the causal mask) make the order matter"
+run dog_json 0 --json "$dog"
+has dog_json.out '"token_embeddings": ['
+has dog_json.out '"positions": ['
+for f in "$src"/lessons/*.json; do
+    case $f in *.schema.json) continue ;; esac
+    "$bin" --json "$f" >"$tmp/plain.out" 2>/dev/null
+    case $(basename "$f") in the-dog-bit-the-man.json | *-positions.json) continue ;; esac
+    if grep -qE '"(scale|ablated|token_embeddings|positions|shuffle|output_all_heads)"' "$tmp/plain.out"; then
+        bad "$(basename "$f"): --json has a key of issue 14 without the feature"
+    else ok; fi
+done
+
 # Every bad lesson through the real program: exit 2, exactly its expected message on stderr, nothing on stdout.
 bad_total=0
 bad_right=0

@@ -273,6 +273,22 @@ run invalid 2 --export "$tmp/a" "$tmp/bad.json"
 has invalid.err "bad.json"
 empty invalid.out
 
+# Issue 14: --ablate and --shuffle with --export: the slides are of the changed lesson (an SVG says so in
+# its text), a board of the Positions stage exists for a lesson with positions, and a bad head is refused.
+mkdir "$tmp/t"
+run ablate_export 0 --export "$tmp/t" --what board --stage concat --format svg --ablate 1 "$src/lessons/the-cat-sat.json"
+lines ablate_export.out 1
+has ablate_export.out "$tmp/t/the-cat-sat-stage07-concat-head0.svg"
+has "t/the-cat-sat-stage07-concat-head0.svg" "head 1 off"
+run shuffle_export 0 --export "$tmp/t" --what board --stage positions --format svg --shuffle 0,4,2,3,1 \
+    "$src/lessons/the-dog-bit-the-man.json"
+has shuffle_export.out "$tmp/t/the-dog-bit-the-man-stage02-positions-head0.svg"
+# E's rows in the shuffled order: "man" (position 1) comes before "dog" (position 4).
+first=$(grep -o ">man<\|>dog<" "$tmp/t/the-dog-bit-the-man-stage02-positions-head0.svg" | head -1)
+[ "$first" = ">man<" ] && ok || bad "the shuffled board does not list man before dog ($first)"
+run ablate_export_bad 2 --export "$tmp/t" --ablate 5 "$src/lessons/the-cat-sat.json"
+has ablate_export_bad.err "--ablate head 5 does not exist"
+
 # The window with no display: exit 1 at once with a sentence pointing to --export and --trace, never an
 # invisible window (SDL falls back on its offscreen driver). A hang would be killed by timeout (124).
 nodisplay() { # nodisplay NAME ENV...

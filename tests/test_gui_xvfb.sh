@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the real window under Xvfb: steps through the stages with xdotool, takes screenshots with ImageMagick,
 # and checks that the window is not blank, that each key changes the stage, that K and M show the cost panel
+# (and O, [, ], X: a head off, the softmax scale, the shuffle test)
 # and the comparison, that Ctrl+S saves a loadable NAME-edited.json, that a broken save of the watched
 # lesson shows the error banner (the last good lesson stays) and that a fixed save reloads, and that Esc quits.
 # Every wait is for the program: the frame it reports drawing (MHA_TRACER_FRAME_FILE, see gui_frames.sh),
@@ -145,16 +146,27 @@ wait_frame "$before" "banner=0 " || fail "no frame without the banner after the 
 wait_until xdotool search --name "The cat sat again" || fail "the fixed lesson was not reloaded"
 shot 14-reloaded >/dev/null
 
+# Issue 14: O switches the current head off and on, [ and ] move the softmax scale to its stop at 1 and back to
+# 1/sqrt(d_k), X shows the shuffle test; the frame log says what the session holds.
+key o "ablated=[1-9a-f][0-9a-f]* "; shot 15-head-off >/dev/null
+key o "ablated=0 "
+key bracketright "scale=0.840896 "
+key bracketright "scale=1 "
+key bracketleft "scale=0.840896 "
+key bracketleft "scale=0.707107 "
+key x "panel=shuffle "; shot 16-shuffle >/dev/null
+key x "panel=none "
+
 # Questions: the reloaded lesson has them. The scores stage asks its question with the result hidden; key 3
 # answers it, and the reveal fills the scores up to the answer, then P asks an automatic question on the softmax.
 [ "$(last_stage)" = input ] || key Home "stage=input "
 while [ "$(last_stage)" != scores ]; do key Right "."; done
 [ "$(frame_field quiz)" = asking ] && [ "$(frame_field reveal)" = 0 ] || fail "the scores stage did not ask: $(frame_last)"
-shot 15-question >/dev/null
+shot 18-question >/dev/null
 key 3 "quiz=revealed "
 [ "$(frame_field reveal)" = 6 ] || fail "the reveal did not run to the answer: $(frame_last)"
-shot 16-question-revealed >/dev/null
-[ "$(md5sum < "$SHOTS/15-question.png")" != "$(md5sum < "$SHOTS/16-question-revealed.png")" ] || fail "no reveal on screen"
+shot 19-question-revealed >/dev/null
+[ "$(md5sum < "$SHOTS/18-question.png")" != "$(md5sum < "$SHOTS/19-question-revealed.png")" ] || fail "no reveal on screen"
 # Shift+E: the board as on screen, the question and its answer with it (no verdict and no keys on a slide).
 key shift+e "note=1$"
 # (the pinned answer cell names the file: lesson-stage03-scores-head0-scores-row1-col2)
@@ -163,7 +175,7 @@ qsvg=$(ls "$WORK"/exports/lesson-stage03-scores-head0*.svg 2>/dev/null | head -1
 grep -q "Answer: key 3: 1.3" "$qsvg" || fail "the board slide lacks the answer"
 grep -q "Not quite\|Right\|Esc" "$qsvg" && fail "the board slide has a verdict or a key"
 key p "stage=softmax .*quiz=asking "
-shot 17-automatic-question >/dev/null
+shot 20-automatic-question >/dev/null
 key Escape "quiz=none "
 echo "questions: asked, answered, revealed; P asked on head $(frame_field head)"
 

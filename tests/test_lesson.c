@@ -626,6 +626,43 @@ static void test_report(void)
     free(full);
 }
 
+// Issue 14: "positions" (sinusoidal, explicit, the source's) and "scale" as loaded.
+static void test_positions_and_scale(void)
+{
+    Lesson l;
+    if (load_good(&l, "positions-explicit-cross.json")) {
+        const AttnParams *p = &l.params;
+        CHECK(p->positions == POS_EXPLICIT && p->scale == 0.75, "explicit positions and the scale");
+        CHECK(mat_get(&p->E, 0, 0) == 1 && mat_get(&p->P, 0, 2) == -0.25 && mat_get(&p->X, 0, 2) == -0.25 &&
+                  mat_get(&p->X, 1, 1) == 1.5,
+              "X = E + P");
+        CHECK(mat_get(&p->E_S, 2, 2) == 1 && mat_get(&p->P_S, 2, 0) == -1 && mat_get(&p->S, 2, 0) == -1 &&
+                  mat_get(&p->S, 1, 2) == 1.3,
+              "S = E_S + P_S");
+        lesson_free(&l);
+    }
+    if (load_good(&l, "positions-sinusoidal-cross.json")) {
+        const AttnParams *p = &l.params;
+        CHECK(p->positions == POS_SINUSOIDAL && p->scale == 0, "sinusoidal, default scale");
+        CHECK(mat_get(&p->P, 2, 0) == sin(2.0) && mat_get(&p->P, 2, 1) == cos(2.0), "P row 2");
+        CHECK(p->P_S.rows == 2 && mat_get(&p->P_S, 1, 0) == sin(1.0) && mat_get(&p->S, 1, 0) == sin(1.0),
+              "the source's own sinusoids, from 0");
+        double a = 1.0 / pow(10000.0, 4.0 / 5.0);
+        CHECK(mat_get(&p->P, 1, 4) == sin(a), "the odd last column (4 of 5) takes the sine");
+        lesson_free(&l);
+    }
+    // "none" is the default: the same parameters as without the key.
+    const char *with = "{\"title\": \"t\", \"tokens\": [\"a\", \"b\"], \"embeddings\": [[1, 0], [0, 1]], "
+                       "\"heads\": 1, \"positions\": \"none\", \"weights\": {\"random\": {\"seed\": 3}}}";
+    LessonError err;
+    if (lesson_parse(&l, with, strlen(with), "<none>", &err)) {
+        CHECK(l.params.positions == POS_NONE && l.params.E.data == NULL && mat_get(&l.params.X, 1, 1) == 1,
+              "\"positions\": \"none\" leaves X as given");
+        lesson_free(&l);
+    } else
+        CHECK(false, "positions none parses: %s", err.message);
+}
+
 // A file of `values` values in all: {"title": "t", "$schema": [0,0,...]} (the object and the array count).
 static char *many_values_text(long values, size_t *len)
 {
@@ -680,6 +717,7 @@ int main(void)
     test_errors_and_freeing();
     test_robustness();
     test_report();
+    test_positions_and_scale();
     test_value_limit();
     return check_report("test_lesson");
 }

@@ -56,6 +56,11 @@ static void round_trip(const char *what, const Lesson *l, const AttnParams *p)
     CHECK(same_matrix(&p->X, &back.params.X) && same_matrix(&p->W_O, &back.params.W_O), "%s: X and W_O identical", what);
     CHECK(back.params.mask == p->mask && back.params.cross == p->cross && back.params.d_k == p->d_k, "%s: mask, cross, d_k",
           what);
+    CHECK(back.params.positions == p->positions && back.params.scale == p->scale, "%s: positions and scale kept", what);
+    if (p->positions != POS_NONE)
+        CHECK(same_matrix(&p->E, &back.params.E) && same_matrix(&p->P, &back.params.P) &&
+                  (!p->cross || (same_matrix(&p->E_S, &back.params.E_S) && same_matrix(&p->P_S, &back.params.P_S))),
+              "%s: E, P (and the source's) identical", what);
     CHECK(strstr(back.title, " (edited)") != NULL, "%s: title marked (edited): %s", what, back.title);
     CHECK(strstr(back.title, " (edited) (edited)") == NULL, "%s: suffix not doubled", what);
     CHECK((l->notes == NULL) == (back.notes == NULL) && (!l->notes || strcmp(l->notes, back.notes) == 0), "%s: notes kept",
@@ -98,8 +103,13 @@ static void test_lesson(const char *rel)
     AttnParams e;
     CHECK(params_copy(&e, &l.params), "%s: copy", rel);
     mat_set(&e.W_K[e.heads - 1], 0, 0, 0.1 + 0.2);
-    mat_set(&e.X, 0, e.d_model - 1, -1.0 / 3.0);
-    if (!e.cross) mat_set(&e.S, 0, e.d_model - 1, -1.0 / 3.0);
+    if (e.positions != POS_NONE) { // the file holds E; X = E + P follows it
+        mat_set(&e.E, 0, e.d_model - 1, -1.0 / 3.0);
+        params_apply_positions(&e);
+    } else {
+        mat_set(&e.X, 0, e.d_model - 1, -1.0 / 3.0);
+        if (!e.cross) mat_set(&e.S, 0, e.d_model - 1, -1.0 / 3.0);
+    }
     char what[1100];
     snprintf(what, sizeof what, "%s edited", rel);
     round_trip(what, &l, &e);
@@ -220,7 +230,10 @@ int main(void)
 {
     const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
                              "lessons/cross-attention.json", "lessons/pytorch-layer.json",       "lessons/thinking-machines.json",
-                             "lessons/paper-base.json",      "tests/good/explicit-biases.json",  "tests/good/d_k-explicit.json"};
+                             "lessons/paper-base.json",      "tests/good/explicit-biases.json",  "tests/good/d_k-explicit.json",
+                             "lessons/the-dog-bit-the-man.json", "lessons/the-cat-sat-on-the-mat-positions.json",
+                             "tests/good/positions-explicit-cross.json",
+                             "tests/good/positions-sinusoidal-cross.json"};
     for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) test_lesson(lessons[i]);
     test_strings();
     test_files();

@@ -98,6 +98,13 @@ static bool has_math(const Scene *s, const char *notation)
         snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)n, p);
         if (!caret || np >= 15) break;
         p = caret + 1;
+        const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
+        if (close && close - p > 1) { // a raised group: its text without the parentheses
+            snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)(close - p - 1), p + 1);
+            p = close + 1;
+            if (np >= 15) break;
+            continue;
+        }
         size_t k = 1;
         while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
         snprintf(pieces[np++], sizeof pieces[0], "%.*s", (int)k, p);
@@ -750,7 +757,7 @@ static void test_compare_view(void)
         ViewState st;
         view_init(&st, &dims);
         press(&st, VIEW_KEY_M);
-        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL};
+        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL};
         Scene s;
         scene_init(&s);
         int sizes[2][2] = {{1280, 720}, {3840, 2160}};
@@ -830,7 +837,7 @@ static void test_edit_marks(void)
     view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
-    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL, NULL};
     Scene s;
     scene_init(&s);
     CHECK(build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720), "W_K_1 is shown at some sub-step");
@@ -844,12 +851,12 @@ static void test_edit_marks(void)
     st.head = 0;
     build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720);
     CHECK(edit_marks(&s, &thick, &corners) == 0, "head 0 has no edited cell");
-    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL};
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL, NULL};
     scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
     // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or nothing focused).
     CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
-    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL};
+    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL};
     st.pinned = (CellRef){MAT_WK, 0, 1, 0};
     scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "1 value edited") && !has_text(&s, "Ctrl+S") && !has_text(&s, "R reverts"),
@@ -1443,7 +1450,7 @@ static void test_extreme_sizes(void)
     static const int SIZES[][2] = {{1, 1}, {2, 700}, {700, 2}, {50, 30}, {8000, 5000}};
     Scene s;
     scene_init(&s);
-    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL, NULL};
     int built = 0;
     for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)
         for (int i = 0; i < st.stage_count; i++)
@@ -1722,6 +1729,160 @@ static void test_question_panel(void)
     lesson_free(&L);
 }
 
+// Issue 14 on the board: the Positions stage, the entropy column, the scale slider, switched-off heads and the
+// shuffle panel, with every number at the legible size.
+static void test_teaching(void)
+{
+    Lesson L;
+    Trace T;
+    static const int PROJECTOR[2][2] = {{1280, 720}, {1920, 1080}};
+    if (load("lessons/the-dog-bit-the-man.json", &L, &T)) {
+        test_number_sizes("the-dog-bit-the-man", &L, &T, PROJECTOR, 2, true);
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        CHECK(st.stage_count == 9 && st.stages[1] == STAGE_POSITIONS, "the Positions stage follows the input");
+        Scene s;
+        scene_init(&s);
+        // Positions: E, P and X = E + P (one or two sub-steps), X's cells the trace's sums.
+        go(&st, STAGE_POSITIONS);
+        scene_build(&s, &st, &L, &T, 1920, 1080, &TM, NULL);
+        bool e = count_title(&s, "E", "5") > 0, pm = count_title(&s, "P", "5") > 0, x = count_title(&s, "X", "5") > 0;
+        if (s.substeps > 1) {
+            view_set_substeps(&st, s.substeps, 1);
+            scene_build(&s, &st, &L, &T, 1920, 1080, &TM, NULL);
+            x = x || count_title(&s, "X", "5") > 0;
+        }
+        CHECK(e && pm && x, "E, P and X on the Positions board (E %d, P %d, X %d)", e, pm, x);
+        // The header's 10000^(2i/d): the whole exponent raised, without its parentheses (it once raised only
+        // the 2, reading as 10000 squared times i/d).
+        CHECK(count_text(&s, "2i/d") == 1 && !has_text(&s, "^") && !has_text(&s, "(2i/d)"),
+              "the exponent 2i/d raised as one group");
+        CHECK(scene_cell_value(&L, &T, (CellRef){MAT_X, 0, 1, 0}) ==
+                  mat_get(&L.params.E, 1, 0) + mat_get(&L.params.P, 1, 0),
+              "X[1, 0] = E[1, 0] + P[1, 0]");
+        char lines[4][256];
+        int n = scene_explain(&L, &T, (CellRef){MAT_P, 0, 2, 1}, lines, 4);
+        CHECK(n >= 2 && strstr(lines[1], "cos(2 / 10000^(0/4))"), "P[2, 1] explained as a cosine: %s", n > 1 ? lines[1] : "");
+        // Softmax: each row's entropy in bits beside it, the trace's numbers.
+        go(&st, STAGE_SOFTMAX);
+        st.substep = 1000;
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        view_set_substeps(&st, s.substeps, s.substeps - 1);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        char v[32];
+        scene_format_value(mat_get(&T.head[0].entropy, 2, 0), v, sizeof v);
+        CHECK(has_text(&s, "bits") && count_exact(&s, v) >= 1, "the entropy of row 2 (%s bits) beside the softmax", v);
+        check_bounds(&s, 1280, 720, "softmax with entropies");
+        // The slider on the scaling stage: the scale and its stops.
+        go(&st, STAGE_SCALE);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(has_text(&s, "scale 0.7071 = 1/\xe2\x88\x9a" "d_k") && has_text(&s, "1/d_k"), "the slider at 1/sqrt(d_k)");
+        check_bounds(&s, 1280, 720, "scaling with the slider");
+        // A press on the slider: the ends are 1/(4 d_k) and 4; near the middle stop, exactly 1/sqrt(d_k).
+        double sv = 0;
+        CHECK(s.slider_w > 0 && scene_slider_at(&s, s.slider_x, s.slider_y + 1, &sv) && fabs(sv - 0.125) < 1e-12,
+              "the left end is 1/(4 d_k) = 0.125 (%g)", sv);
+        CHECK(scene_slider_at(&s, s.slider_x + s.slider_w, s.slider_y + s.slider_h - 1, &sv) && fabs(sv - 4) < 1e-12,
+              "the right end is 4 (%g)", sv);
+        int root_x = s.slider_x + (int)lround((log(1 / sqrt(2.0)) - log(0.125)) / (log(4.0) - log(0.125)) * s.slider_w);
+        CHECK(scene_slider_at(&s, root_x + 1, s.slider_y + 2, &sv) && sv == 1 / sqrt(2.0), "by the stop: 1/sqrt 2 (%g)", sv);
+        CHECK(!scene_slider_at(&s, s.slider_x + 5, s.slider_y + s.slider_h + 2, &sv), "below the slider: not on it");
+        go(&st, STAGE_PROJECT);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        CHECK(s.slider_w == 0 && !scene_slider_at(&s, 300, 100, &sv), "no slider on the projections");
+        scene_free(&s);
+        // Head 1 switched off: marked, its Concat columns hatched, the Output stage's difference row.
+        AttnParams off;
+        Trace TO;
+        TraceError terr;
+        CHECK(params_copy(&off, &L.params), "copy");
+        off.ablated = 2;
+        if (trace_run(&TO, &off, &terr)) {
+            Lesson LO = L;
+            LO.params = off;
+            scene_init(&s);
+            go(&st, STAGE_CONCAT);
+            int hatches = 0;
+            for (int sub = 0; sub < 3 && hatches == 0; sub++) {
+                st.substep = sub;
+                scene_build(&s, &st, &LO, &TO, 1920, 1080, &TM, NULL);
+                for (size_t i = 0; i < s.count; i++) hatches += s.cmds[i].kind == CMD_HATCH;
+            }
+            CHECK(hatches == 5 * 2, "head 1's 2 columns of Concat hatched (%d)", hatches);
+            CHECK(has_text(&s, "head 1 off"), "the header says head 1 is off");
+            go(&st, STAGE_OUTPUT);
+            bool diff = false;
+            for (int sub = 0; sub < 3 && !diff; sub++) {
+                st.substep = sub;
+                scene_build(&s, &st, &LO, &TO, 1920, 1080, &TM, NULL);
+                diff = count_hits(&s, MAT_OUTPUT_DIFF) > 0 && count_hits(&s, MAT_OUTPUT_ALL) > 0;
+                check_bounds(&s, 1920, 1080, "output with a head off");
+            }
+            CHECK(diff, "the Output stage shows Output (all heads) - Output = the difference");
+            CellRef d = {MAT_OUTPUT_DIFF, 0, 3, 2};
+            CHECK(scene_cell_value(&LO, &TO, d) == mat_get(&TO.full_output, 3, 2) - mat_get(&TO.output, 3, 2),
+                  "the difference is the trace's two outputs subtracted");
+            CHECK(scene_cell_value(&L, &T, d) != scene_cell_value(&L, &T, d), "no difference without a head off (NaN)");
+            scene_free(&s);
+            trace_free(&TO);
+        } else
+            CHECK(false, "trace with head 1 off: %s", terr.message);
+        params_free(&off);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    // Every number inside its cell: X = E + P of the cross lesson has 1.5 as its largest value, whose width
+    // was once taken from "2" (1.5 + 0.5 printed as an integer) and cut "1.5000".
+    if (load("tests/good/positions-explicit-cross.json", &L, &T)) {
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        go(&st, STAGE_POSITIONS);
+        Scene s;
+        scene_init(&s);
+        scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+        int numbers = 0, wider = 0;
+        for (size_t i = 0; i < s.count; i++) {
+            const DrawCmd *c = &s.cmds[i];
+            const HitRegion *r = c->kind == CMD_TEXT && c->role == ROLE_NUMBER ? cell_under(&s, c) : NULL;
+            if (!r) continue;
+            numbers++;
+            if (c->w > r->w) wider++;
+        }
+        CHECK(numbers >= 2 * 3 * 3 + 2 * 3 * 2 && wider == 0, "%d of %d numbers wider than their cells", wider, numbers);
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    // The shuffle panel (key X), from the session's shuffled lesson.
+    Session doc;
+    session_init(&doc);
+    SessionError err;
+    if (session_load(&doc, MHA_SOURCE_DIR "/lessons/the-dog-bit-the-man.json", &err) && session_shuffle(&doc, 0, &err)) {
+        ViewDims dims = view_dims_from_params(&doc.edit);
+        ViewState st;
+        view_init(&st, &dims);
+        press(&st, VIEW_KEY_X);
+        Lesson shown = session_shown(&doc);
+        SceneExtras ex = {&doc.lesson.params, NULL, NULL, false, NULL, session_shuffled(&doc), NULL};
+        Scene s;
+        scene_init(&s);
+        for (int z = 0; z < 2; z++) {
+            CHECK(scene_build_ex(&s, &st, &shown, &doc.trace, &ex, PROJECTOR[z][0], PROJECTOR[z][1], &TM, NULL), "builds");
+            check_bounds(&s, PROJECTOR[z][0], PROJECTOR[z][1], "shuffle panel");
+            CHECK(has_text(&s, "man the bit dog the") && has_text(&s, "With positions: the rows change"),
+                  "the shuffle panel names the order and says the rows change");
+            char v[32];
+            scene_format_value(mat_get(&doc.shuf.trace.output, 3, 1), v, sizeof v);
+            CHECK(has_text(&s, v), "the shuffled output's numbers (%s) are shown", v);
+        }
+        scene_free(&s);
+    } else
+        CHECK(false, "dog lesson and its shuffle: %s", err.message);
+    session_free(&doc);
+}
+
 int main(void)
 {
     test_cross_names();
@@ -1772,5 +1933,6 @@ int main(void)
     test_lesson_file("lessons/causal-decoder.json", 2, true);
     test_lesson_file("lessons/cross-attention.json", 2, false);
     test_lesson_file("lessons/bert-base-shape.json", 12, false);
+    test_teaching();
     return check_report("test_scene");
 }

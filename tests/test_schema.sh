@@ -50,6 +50,9 @@ SCHEMA_CANNOT_CATCH = {
     "pytorch-in-proj-rows": "3 * d_model rows: depends on the embeddings",
     "pytorch-out-proj-rows": "d_model rows: depends on the embeddings",
     "pytorch-out-proj-shape": "d_model x d_model: depends on the embeddings",
+    "positions-too-few-rows": "one row of positions per token: the count depends on tokens",
+    "positions-row-width": "rows of d_model numbers: depends on the embeddings",
+    "source-positions-rows": "one source position row per source token: the count depends on the source tokens",
     "source-rows": "one source row per source token: the count depends on the source tokens",
     "source-width": "source rows of d_model numbers: depends on the query embeddings",
     "syntax-lone-surrogate": "a JSON text problem: Python's parser accepts a lone \\uD83D escape",
@@ -146,11 +149,18 @@ inline_bad = {
     "source without embeddings": variant(source={"tokens": ["a"]}),
     "source unknown key": variant(source={"tokens": ["a"], "embeddings": [[1, 0]], "mask": "none"}),
     "a number that overflows": variant(embeddings=[[1e999, 0], [0, 1]]),
+    "positions other": variant(positions="learned"),
+    "scale 0": variant(scale=0),
+    "scale string": variant(scale="0.5"),
+    "source positions alone": variant(source={"tokens": ["a"], "embeddings": [[1, 0]], "positions": [[0, 1]]}),
 }
 for name, doc in inline_bad.items():
     check(bool(errors(doc)), "inline bad lesson '%s' passes the schema" % name)
 check(not errors(variant(d_model=2, embeddings=seeded)), "random embeddings with d_model")
 check(not errors(variant(source={"sentence": "le monde", "embeddings": [[1, 0], [0, 1]]})), "cross-attention")
+check(not errors(variant(positions="sinusoidal", scale=1)), "sinusoidal positions and a scale")
+check(not errors(variant(positions=[[0, 1], [1, 0]], source={"tokens": ["a"], "embeddings": [[1, 0]],
+                                                             "positions": [[0, 1]]})), "explicit positions, both sides")
 check(not errors(variant(weights={"pytorch": {"in_proj_weight": [[1, 0]] * 6, "out_proj_weight": [[1, 0], [0, 1]]}})),
       "pytorch form")
 

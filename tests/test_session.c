@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "lesson/lesson_write.h"
 #include "model/session.h"
 #include "read_all.h"
 
@@ -240,6 +241,64 @@ static void test_save_links(const char *lesson, const char *text)
     session_free(&s);
 }
 
+// Issue 14 in the session: a head switched off and on, the scale moved and back to its default (the same
+// bits as the file's trace), and the shuffle test with and without positions.
+static void test_teaching(void)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/lessons/the-dog-bit-the-man.json", MHA_SOURCE_DIR);
+    if (!session_load(&s, path, &err)) {
+        CHECK(false, "dog lesson loads: %s", err.message);
+        return;
+    }
+    Matrix before;
+    CHECK(mat_copy(&before, &s.trace.output), "copy");
+    CHECK(session_toggle_head(&s, 1, &err) && params_ablated(&s.edit, 1) && s.trace.full_output.data,
+          "head 1 off: %s", err.message);
+    CHECK(mat_max_abs_diff(&s.trace.full_output, &before) == 0.0, "the output with every head is the one before");
+    CHECK(!session_toggle_head(&s, 2, &err), "there is no head 2");
+    CHECK(session_toggle_head(&s, 1, &err) && !s.edit.ablated && mat_max_abs_diff(&s.trace.output, &before) == 0.0,
+          "head 1 on again: the same output");
+    // With positions the class edits E; X = E + P follows, and the trace with it.
+    CellRef e01 = {MAT_E, 0, 0, 1};
+    CHECK(session_edit(&s, e01, 0.5, &err) && mat_get(&s.edit.E, 0, 1) == 0.5 &&
+              mat_get(&s.edit.X, 0, 1) == 0.5 + mat_get(&s.edit.P, 0, 1) && mat_get(&s.edit.S, 0, 1) == mat_get(&s.edit.X, 0, 1),
+          "an edit of E moves X and S: %s", err.message);
+    CHECK(!session_edit(&s, (CellRef){MAT_X, 0, 0, 1}, 0.5, &err), "X itself is computed, not edited");
+    CHECK(session_revert(&s, &err) == 1 && mat_max_abs_diff(&s.trace.output, &before) == 0.0, "revert");
+    CHECK(session_set_scale(&s, 1.0, &err) && s.edit.scale == 1.0 && session_scale(&s) == 1.0, "scale 1");
+    CHECK(mat_get(&s.trace.head[0].scaled, 1, 2) == mat_get(&s.trace.head[0].scores, 1, 2), "scaled = scores at 1");
+    size_t len = 0;
+    char *saved = lesson_write_json(&s.lesson, &s.edit, " (edited)", &len); // what Ctrl+S writes
+    CHECK(saved && strstr(saved, "\"scale\": 1,") && strstr(saved, "\"positions\": \"sinusoidal\""),
+          "the saved lesson keeps the scale and the positions");
+    free(saved);
+    CHECK(session_set_scale(&s, 1.0 / sqrt(2.0), &err) && s.edit.scale == 0.0, "the stop 1/sqrt(d_k) is the default");
+    CHECK(mat_max_abs_diff(&s.trace.output, &before) == 0.0, "back at the default: the file's bits");
+    CHECK(!session_set_scale(&s, -1, &err) && s.edit.scale == 0.0, "a negative scale is refused");
+    // The shuffle: with positions the rows change; the reversed tokens.
+    CHECK(session_shuffle(&s, 0, &err) && session_shuffled(&s), "shuffle: %s", err.message);
+    const SessionShuffle *x = session_shuffled(&s);
+    CHECK(x && !x->same && x->difference > 0.1 && strcmp(x->lesson.tokens[0], "man") == 0, "with positions the rows change");
+    // Reordering 7 of 5 tokens swaps tokens 1 and 4: "the man bit the dog".
+    CHECK(session_shuffle(&s, 7, &err) && (x = session_shuffled(&s)) && strcmp(x->lesson.tokens[1], "man") == 0 &&
+              strcmp(x->lesson.tokens[4], "dog") == 0 && !x->same,
+          "the man bit the dog: the rows change");
+    CHECK(session_toggle_head(&s, 0, &err) && !session_shuffled(&s), "a change of the parameters drops the shuffle");
+    mat_free(&before);
+    // Without positions (the mat lesson): only moved.
+    snprintf(path, sizeof path, "%s/lessons/the-cat-sat-on-the-mat.json", MHA_SOURCE_DIR);
+    if (session_load(&s, path, &err) && session_shuffle(&s, 0, &err)) {
+        x = session_shuffled(&s);
+        CHECK(x->same && x->difference < 1e-12, "without positions the rows only move (%g)", x->difference);
+    } else
+        CHECK(false, "mat lesson shuffle: %s", err.message);
+    session_free(&s);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -261,6 +320,7 @@ int main(void)
         test_watch(lesson, text);
     }
     free(text);
+    test_teaching();
     // Clean up the temporary directory.
     DIR *d = opendir(dir);
     struct dirent *e;

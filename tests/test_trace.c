@@ -208,6 +208,120 @@ static void test_stage_names(void)
     for (int s = 0; s < STAGE_COUNT; s++) CHECK(stage_name((Stage)s)[0] != '?', "stage %d named", s);
 }
 
+// Issue 14: positions, the scale, the entropy, ablation and the shuffle, on small hand-checked cases.
+static void test_positions(void)
+{
+    Matrix P;
+    CHECK(mat_init(&P, 3, 5), "alloc");
+    positions_sinusoidal(&P);
+    // Position 0: sin 0 = 0 and cos 0 = 1 alternate; the odd last column (4) takes the sine.
+    CHECK(mat_get(&P, 0, 0) == 0.0 && mat_get(&P, 0, 1) == 1.0 && mat_get(&P, 0, 4) == 0.0, "position 0");
+    CHECK(mat_get(&P, 1, 0) == sin(1.0) && mat_get(&P, 1, 1) == cos(1.0), "position 1, i = 0: sin 1, cos 1");
+    double a = 2.0 / pow(10000.0, 2.0 / 5.0);
+    CHECK(fabs(mat_get(&P, 2, 2) - sin(a)) < 1e-15 && fabs(mat_get(&P, 2, 3) - cos(a)) < 1e-15, "position 2, i = 1");
+    double b = 2.0 / pow(10000.0, 4.0 / 5.0);
+    CHECK(fabs(mat_get(&P, 2, 4) - sin(b)) < 1e-15, "odd last column: sin, got %g", mat_get(&P, 2, 4));
+    mat_free(&P);
+
+    AttnParams p;
+    CHECK(params_init(&p, 3, 3, 2, 1, 2), "params");
+    for (int i = 0; i < 3; i++) mat_set(&p.X, i, 0, 10.0 * (i + 1)), mat_set(&p.S, i, 0, 10.0 * (i + 1));
+    CHECK(params_set_positions(&p, POS_SINUSOIDAL), "positions");
+    CHECK(p.positions == POS_SINUSOIDAL && mat_get(&p.E, 2, 0) == 30.0, "E keeps the embeddings");
+    CHECK(mat_get(&p.X, 2, 0) == 30.0 + sin(2.0) && mat_get(&p.X, 2, 1) == cos(2.0), "X = E + P");
+    CHECK(mat_get(&p.S, 2, 0) == mat_get(&p.X, 2, 0), "self-attention: S is X");
+    // The shuffle moves E with its tokens and leaves P in place.
+    AttnParams q;
+    int perm[3] = {2, 0, 1};
+    CHECK(params_shuffle(&q, &p, perm), "shuffle");
+    CHECK(mat_get(&q.E, 0, 0) == 30.0 && mat_get(&q.X, 0, 0) == 30.0 + 0.0, "token 2 at position 0: 30 + sin 0");
+    CHECK(mat_get(&q.X, 1, 0) == 10.0 + sin(1.0) && mat_get(&q.P, 1, 0) == sin(1.0), "positions stay");
+    CHECK(mat_get(&q.S, 1, 0) == mat_get(&q.X, 1, 0), "shuffled S is X");
+    AttnParams c;
+    CHECK(params_copy(&c, &q), "copy");
+    CHECK(c.positions == POS_SINUSOIDAL && mat_max_abs_diff(&c.P, &q.P) == 0.0 && mat_max_abs_diff(&c.E, &q.E) == 0.0,
+          "params_copy copies the positions");
+    params_free(&c);
+    params_free(&q);
+    params_free(&p);
+}
+
+static void test_scale_entropy_ablation(void)
+{
+    AttnParams p;
+    CHECK(params_init(&p, 3, 3, 4, 2, 2), "params");
+    fill_random(&p, 14);
+    memcpy(p.S.data, p.X.data, sizeof(double) * 12); // self-attention: S is X
+    Trace base, t;
+    TraceError terr;
+    CHECK(trace_run(&base, &p, &terr), "trace");
+    CHECK(params_scale(&p) == 1.0 / sqrt(2.0), "default scale 1/sqrt(d_k)");
+    p.scale = 0.25;
+    CHECK(trace_run(&t, &p, &terr), "scaled trace");
+    CHECK(mat_get(&t.head[1].scaled, 2, 1) == mat_get(&t.head[1].scores, 2, 1) * 0.25, "scaled = scores * scale");
+    // Entropy: the weights' own -sum w log2 w; a larger scale makes the rows sharper (lower entropy).
+    double h = 0.0;
+    for (int j = 0; j < 3; j++) h -= mat_get(&t.head[0].weights, 1, j) * log2(mat_get(&t.head[0].weights, 1, j));
+    CHECK(fabs(mat_get(&t.head[0].entropy, 1, 0) - h) < 1e-15, "entropy of row 1");
+    trace_free(&t);
+    p.scale = 1e-300; // all scores 0: uniform rows, log2(3) bits
+    CHECK(trace_run(&t, &p, &terr), "tiny scale");
+    CHECK(fabs(mat_get(&t.head[0].entropy, 0, 0) - log2(3.0)) < 1e-12, "uniform row: log2 3 bits, got %.17g",
+          mat_get(&t.head[0].entropy, 0, 0));
+    trace_free(&t);
+    p.scale = 1e300; // the rows go one-hot: 0 bits
+    CHECK(trace_run(&t, &p, &terr), "huge scale");
+    CHECK(mat_get(&t.head[1].entropy, 2, 0) == 0.0, "one-hot row: 0 bits, got %g", mat_get(&t.head[1].entropy, 2, 0));
+    trace_free(&t);
+    p.scale = 1e308; // scores beyond 1.8 overflow: a named error, not NaN weights
+    CHECK(!trace_run(&t, &p, &terr) && terr.stage == STAGE_SCALE, "a huge scale overflows at the scaling: %s",
+          terr.message);
+    p.scale = 0;
+
+    p.ablated = 1u << 1;
+    CHECK(trace_run(&t, &p, &terr), "ablated trace");
+    CHECK(mat_max_abs_diff(&t.head[1].Z, &base.head[1].Z) == 0.0, "the ablated head's own Z is still computed");
+    bool zeros = true, kept = true;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 2; c++) {
+            zeros = zeros && mat_get(&t.concat, r, 2 + c) == 0.0;
+            kept = kept && mat_get(&t.concat, r, c) == mat_get(&base.concat, r, c);
+        }
+    CHECK(zeros && kept, "head 1's columns of the concat are zeros, head 0's kept");
+    CHECK(mat_max_abs_diff(&t.full_output, &base.output) == 0.0, "full_output is the unablated output");
+    // Output with head 1 off = Z_0 W_O[0:2] + b_O.
+    double want = 0.0;
+    for (int k = 0; k < 2; k++) want += mat_get(&base.head[0].Z, 1, k) * mat_get(&p.W_O, k, 3);
+    want += mat_get(&p.b_O, 0, 3);
+    CHECK(fabs(mat_get(&t.output, 1, 3) - want) < 1e-14, "ablated output = Z_0 W_O's first rows");
+    CHECK(base.full_output.data == NULL, "no full_output without ablation");
+    trace_free(&t);
+
+    // The shuffle without positions only reorders the output rows.
+    AttnParams q;
+    int perm[3] = {1, 2, 0};
+    p.ablated = 0;
+    CHECK(params_shuffle(&q, &p, perm), "shuffle");
+    CHECK(trace_run(&t, &q, &terr), "shuffled trace");
+    double d = trace_shuffle_difference(&base, &t, perm);
+    CHECK(d < 1e-14 && trace_shuffle_same(&base, d), "without positions the rows only move: %g", d);
+    trace_free(&t);
+    params_free(&q);
+    // With positions they change.
+    CHECK(params_set_positions(&p, POS_SINUSOIDAL), "positions");
+    Trace pb;
+    CHECK(trace_run(&pb, &p, &terr), "trace with positions");
+    CHECK(params_shuffle(&q, &p, perm), "shuffle with positions");
+    CHECK(trace_run(&t, &q, &terr), "shuffled trace with positions");
+    d = trace_shuffle_difference(&pb, &t, perm);
+    CHECK(d > 1e-6 && !trace_shuffle_same(&pb, d), "with positions the rows change: %g", d);
+    trace_free(&t);
+    trace_free(&pb);
+    params_free(&q);
+    trace_free(&base);
+    params_free(&p);
+}
+
 int main(void)
 {
     test_reference();
@@ -215,5 +329,7 @@ int main(void)
     test_causal();
     test_overflow_named();
     test_stage_names();
+    test_positions();
+    test_scale_entropy_ablation();
     return check_report("test_trace");
 }

@@ -1,5 +1,6 @@
 // Tests the viewer's state machine headless: every key, stage bounds, the mask stage only for causal
 // lessons, head switching, the sub-step reveal, hover/click, zoom limits and lesson reloads.
+#include <math.h>
 #include <string.h>
 
 #include "model/view.h"
@@ -37,7 +38,7 @@ static bool digit(ViewState *s, int d)
 
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false}, causal = {4, 4, 4, 2, 2, true};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false}, causal = {4, 4, 4, 2, 2, true, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(s.stage_count == 8, "self-attention without a mask has 8 stages, got %d", s.stage_count);
@@ -79,7 +80,7 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false}, two = {3, 3, 4, 2, 2, false};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false}, two = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -100,14 +101,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
@@ -161,7 +162,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -228,7 +229,7 @@ static void test_other_keys(void)
 // before the next stage, and back from the next stage lands on the last one.
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -265,7 +266,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -358,7 +359,7 @@ static void go_to(ViewState *s, Stage st)
 // hidden); the keys answer it, not the view; the owner judges (VIEW_REQ_ANSWER) and the reveal runs.
 static void test_questions(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
@@ -480,6 +481,58 @@ static void test_questions(void)
     CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "Z's sub-step, Z hidden (%d cells)", view_reveal_total(&s));
 }
 
+// Issue 14's keys: O asks to switch the head off, [ and ] move the scale (Shift: finer), X opens the shuffle
+// panel; the slider's steps land on its stops and stay between its ends.
+static void test_teaching_keys(void)
+{
+    ViewDims dims = {3, 3, 4, 2, 2, false, true};
+    ViewState s;
+    view_init(&s, &dims);
+    CHECK(s.stage_count == 9 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
+    CHECK(press(&s, VIEW_KEY_O) && s.request == VIEW_REQ_ABLATE, "O asks to switch the head off");
+    CHECK(press(&s, VIEW_KEY_RIGHTBRACKET) && s.request == VIEW_REQ_SCALE && s.request_delta == 1.0, "] scale up");
+    CHECK(press_mod(&s, VIEW_KEY_LEFTBRACKET, VIEW_MOD_SHIFT) && s.request == VIEW_REQ_SCALE && s.request_delta == -0.25,
+          "Shift+[ a fine step down");
+    CHECK(press(&s, VIEW_KEY_X) && s.panel == PANEL_SHUFFLE, "X opens the shuffle panel");
+    CHECK(press(&s, VIEW_KEY_X) && s.panel == PANEL_NONE, "X closes it");
+    press(&s, VIEW_KEY_X);
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.panel == PANEL_NONE && !s.quit, "Esc closes the shuffle panel first");
+    CHECK(press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT) && s.panel == PANEL_SHUFFLE && s.shuffle == 0, "Shift+X opens it");
+    for (int k = 1; k <= 3; k++) press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT);
+    CHECK(s.shuffle == 3, "Shift+X steps through the reorderings: %d", s.shuffle);
+    press_mod(&s, VIEW_KEY_X, VIEW_MOD_SHIFT); // 3 tokens: reversal + 3 swaps, then around
+    CHECK(s.shuffle == 0 && view_shuffle_count(3) == 4, "around again after %d", view_shuffle_count(3));
+    int perm[5];
+    view_shuffle_perm(0, 5, perm);
+    CHECK(perm[0] == 4 && perm[2] == 2 && perm[4] == 0, "0: reversed");
+    view_shuffle_perm(7, 5, perm);
+    CHECK(perm[0] == 0 && perm[1] == 4 && perm[4] == 1 && perm[2] == 2, "7: tokens 1 and 4 swapped");
+    view_shuffle_perm(11, 5, perm);
+    CHECK(perm[0] == 4 && perm[4] == 0, "11 = 0 again (1 + 10 reorderings)");
+    // The slider: d_k = 64 (paper-base). Up from 1/64 by quarter octaves reaches 1/8 exactly, then 1, then 4.
+    double v = 1.0 / 64;
+    int steps = 0;
+    bool hit_root = false, hit_one = false;
+    while (v < VIEW_SCALE_MAX && steps < 100) {
+        v = view_scale_step(v, 64, 1, false);
+        hit_root = hit_root || v == 1.0 / 8;
+        hit_one = hit_one || v == 1.0;
+        steps++;
+    }
+    CHECK(hit_root && hit_one && v == VIEW_SCALE_MAX, "up the slider: stops 1/8 and 1 landed on, ends at 4 (%g)", v);
+    CHECK(view_scale_step(VIEW_SCALE_MAX, 64, 1, false) == VIEW_SCALE_MAX, "no further than 4");
+    CHECK(view_scale_step(view_scale_min(64), 64, -1, false) == view_scale_min(64), "no lower than 1/(4 d_k)");
+    CHECK(view_scale_step(0.14, 64, -1, false) == 0.125, "down from 0.14: the stop 1/8 (not 0.1177)");
+    CHECK(view_scale_step(0.9, 2, 1, false) == 1.0, "d_k 2: up from 0.9 lands on 1 (not 1.07)");
+    CHECK(view_scale_step(0.65, 2, 1, false) == 1.0 / sqrt(2.0), "d_k 2: up from 0.65 lands on 1/sqrt 2 (not 0.77)");
+    ViewEvent slide = {.kind = VIEW_EV_SCALE, .value = 0.3, .head = -1};
+    CHECK(view_handle(&s, &slide) && s.request == VIEW_REQ_SCALE_SET && s.request_delta == 0.3, "the slider sets 0.3");
+    slide.value = -1;
+    CHECK(!view_handle(&s, &slide) && s.request == VIEW_REQ_NONE, "no negative scale from the slider");
+    double fine = view_scale_step(1.0, 2, 1, true);
+    CHECK(fabs(fine - pow(2.0, 1.0 / 16)) < 1e-15, "a fine step is 2^(1/16): %g", fine);
+}
+
 int main(void)
 {
     test_substeps();
@@ -490,5 +543,6 @@ int main(void)
     test_reveal();
     test_other_keys();
     test_questions();
+    test_teaching_keys();
     return check_report("test_view");
 }

@@ -240,18 +240,43 @@ static void print_header(FILE *out, const Lesson *l)
             put_text(out, l->source_tokens[i], false);
         }
     }
-    fprintf(out, "\nd_model = %d, heads = %d, d_k = %d, mask = %s%s\n\n", p->d_model, p->heads, p->d_k,
+    fprintf(out, "\nd_model = %d, heads = %d, d_k = %d, mask = %s%s\n", p->d_model, p->heads, p->d_k,
             p->mask == MASK_CAUSAL ? "causal" : "none", p->cross ? ", cross-attention" : "");
+    // The teaching switches, only when used (a lesson without them prints what it always printed).
+    if (p->positions != POS_NONE)
+        fprintf(out, "positions = %s: X = E + P\n", p->positions == POS_SINUSOIDAL ? "sinusoidal" : "explicit");
+    if (p->scale > 0) fprintf(out, "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d\n", p->scale, p->d_k);
+    if (p->ablated) {
+        fprintf(out, "ablated heads:");
+        for (int h = 0; h < p->heads; h++)
+            if (params_ablated(p, h)) fprintf(out, " %d", h);
+        fprintf(out, " (their Z enter the concat as zeros)\n");
+    }
+    fputc('\n', out);
 }
 
-void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
+void cli_print_trace(FILE *out, const Lesson *l, const Trace *t) { cli_print_trace_ex(out, l, t, NULL); }
+
+void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
 {
     const AttnParams *p = &l->params;
     char title[128];
     print_header(out, l);
 
-    print_matrix(out, "== Input embeddings X", &p->X, l->tokens, NULL, "d");
-    if (p->cross) print_matrix(out, "== Source embeddings Y", &p->S, l->source_tokens, NULL, "d");
+    if (p->positions != POS_NONE) {
+        print_matrix(out, "== Token embeddings E", &p->E, l->tokens, NULL, "d");
+        print_matrix(out, "== Positions P", &p->P, NULL, NULL, "d");
+        print_matrix(out, "== Input embeddings X = E + P", &p->X, l->tokens, NULL, "d");
+        if (p->cross) {
+            print_matrix(out, "== Source token embeddings", &p->E_S, l->source_tokens, NULL, "d");
+            print_matrix(out, "== Source positions", &p->P_S, NULL, NULL, "d");
+            print_matrix(out, "== Source embeddings Y = source tokens + source positions", &p->S, l->source_tokens,
+                         NULL, "d");
+        }
+    } else {
+        print_matrix(out, "== Input embeddings X", &p->X, l->tokens, NULL, "d");
+        if (p->cross) print_matrix(out, "== Source embeddings Y", &p->S, l->source_tokens, NULL, "d");
+    }
 
     for (int h = 0; h < p->heads; h++) {
         const HeadTrace *ht = &t->head[h];
@@ -279,12 +304,17 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
         print_matrix(out, title, &ht->V, l->source_tokens, NULL, "k");
         snprintf(title, sizeof title, "scores_%d = Q_%d K_%d\xe1\xb5\x80", h, h, h);
         print_matrix(out, title, &ht->scores, l->tokens, l->source_tokens, "");
-        snprintf(title, sizeof title, "scaled_%d = scores_%d / \xe2\x88\x9a%d%s", h, h, p->d_k,
-                 p->mask == MASK_CAUSAL ? ", causal mask (-inf above the diagonal)" : "");
+        if (p->scale > 0)
+            snprintf(title, sizeof title, "scaled_%d = scores_%d \xc3\x97 %.6g%s", h, h, p->scale,
+                     p->mask == MASK_CAUSAL ? ", causal mask (-inf above the diagonal)" : "");
+        else
+            snprintf(title, sizeof title, "scaled_%d = scores_%d / \xe2\x88\x9a%d%s", h, h, p->d_k,
+                     p->mask == MASK_CAUSAL ? ", causal mask (-inf above the diagonal)" : "");
         print_matrix(out, title, &ht->scaled, l->tokens, l->source_tokens, "");
         snprintf(title, sizeof title, "weights_%d = softmax(scaled_%d), head %d attention weights", h, h, h);
         print_matrix(out, title, &ht->weights, l->tokens, l->source_tokens, "");
-        snprintf(title, sizeof title, "Z_%d = weights_%d V_%d", h, h, h);
+        snprintf(title, sizeof title, "Z_%d = weights_%d V_%d%s", h, h, h,
+                 params_ablated(p, h) ? " (head ablated: zeros in the concat)" : "");
         print_matrix(out, title, &ht->Z, l->tokens, NULL, "k");
     }
     fprintf(out, "==== All heads ====\n\n");
@@ -293,7 +323,23 @@ void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
     print_matrix(out, "W_O", &p->W_O, NULL, NULL, "d");
     if (any_nonzero(&p->b_O)) print_matrix(out, "b_O", &p->b_O, NULL, NULL, "d");
     print_matrix(out, "output = concat W_O + b_O", &t->output, l->tokens, NULL, "d");
+    if (t->full_output.data) {
+        print_matrix(out, "output with every head (no ablation)", &t->full_output, l->tokens, NULL, "d");
+        fprintf(out, "largest difference the ablation makes: %.4f\n\n", mat_max_abs_diff(&t->output, &t->full_output));
+    }
     cli_print_cost(out, p);
+    if (x && x->shuffle) {
+        fprintf(out, "==== Shuffle ====\n\ntokens reordered:");
+        for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? "," : " ", x->shuffle[i]);
+        fprintf(out, " (token i is the original token at position perm[i]; the positions stay in place)\n");
+        fprintf(out, "largest difference between output row i and the original output row perm[i]: %.4f",
+                x->shuffle_difference);
+        if (x->shuffle_same && x->shuffle_difference > 0) // not 0 in the last bits: the sums ran in another order
+            fprintf(out, " (%.1e: rounding, the keys summed in another order)", x->shuffle_difference);
+        fprintf(out, "\n%s\n\n", x->shuffle_same
+                                   ? "the same rows, only reordered: without positions attention cannot tell the order"
+                                   : "the rows changed: the positions (or the causal mask) make the order matter");
+    }
 }
 
 // ---- cost and the single-head comparison --------------------------------------------------------
@@ -510,7 +556,9 @@ static void json_tokens(FILE *out, const char *key, char *const *tokens, int cou
     fputs("],\n", out);
 }
 
-void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
+void cli_print_json(FILE *out, const Lesson *l, const Trace *t) { cli_print_json_ex(out, l, t, NULL); }
+
+void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
 {
     const AttnParams *p = &l->params;
     fputs("{\n  \"title\": ", out);
@@ -523,7 +571,37 @@ void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
     json_tokens(out, "source_tokens", l->source_tokens, p->m);
     fprintf(out, "  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n  \"mask\": \"%s\",\n", p->d_model, p->heads,
             p->d_k, p->mask == MASK_CAUSAL ? "causal" : "none");
+    // The teaching switches, only when used: a lesson without them prints the bytes it always printed.
+    if (p->scale > 0) {
+        fputs("  \"scale\": ", out);
+        json_number(out, p->scale);
+        fputs(",\n", out);
+    }
+    if (p->ablated) {
+        fputs("  \"ablated\": [", out);
+        for (int h = 0, first = 1; h < p->heads; h++)
+            if (params_ablated(p, h)) {
+                fprintf(out, "%s%d", first ? "" : ", ", h);
+                first = 0;
+            }
+        fputs("],\n", out);
+    }
+    if (x && x->shuffle) {
+        fputs("  \"shuffle\": [", out);
+        for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? ", " : "", x->shuffle[i]);
+        fputs("],\n  \"shuffle_largest_difference\": ", out);
+        json_number(out, x->shuffle_difference);
+        fprintf(out, ",\n  \"shuffle_only_reorders\": %s,\n", x->shuffle_same ? "true" : "false");
+    }
+    if (p->positions != POS_NONE) {
+        json_matrix(out, "token_embeddings", &p->E, "  ", false);
+        json_matrix(out, "positions", &p->P, "  ", false);
+    }
     json_matrix(out, "embeddings", &p->X, "  ", false);
+    if (p->positions != POS_NONE && p->cross) {
+        json_matrix(out, "source_token_embeddings", &p->E_S, "  ", false);
+        json_matrix(out, "source_positions", &p->P_S, "  ", false);
+    }
     json_matrix(out, "source_embeddings", &p->S, "  ", false);
     fputs("  \"head\": [\n", out);
     for (int h = 0; h < p->heads; h++) {
@@ -549,6 +627,7 @@ void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
     json_matrix(out, "concat", &t->concat, "  ", false);
     json_matrix(out, "W_O", &p->W_O, "  ", false);
     json_vector(out, "b_O", &p->b_O, "  ", false);
+    if (t->full_output.data) json_matrix(out, "output_all_heads", &t->full_output, "  ", false);
     json_matrix(out, "output", &t->output, "  ", true);
     fputs("}\n", out);
 }

@@ -7,9 +7,18 @@
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
 
+// What the command line adds to a trace: the tokens' reordering (--shuffle) and how the output changed.
+typedef struct {
+    const int *shuffle;        // NULL, or the permutation the lesson was shuffled with (lesson_shuffle)
+    double shuffle_difference; // trace_shuffle_difference against the unshuffled lesson
+    bool shuffle_same;         // trace_shuffle_same: the rows only moved
+} CliExtra;
+
 // Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,
 // then the cost section (cli_print_cost).
 void cli_print_trace(FILE *out, const Lesson *l, const Trace *t);
+// ... with the shuffle's section at the end (x may be NULL: cli_print_trace).
+void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x);
 // "==== Cost ====" and the document's rows for h = 1 (d_k = heads·d_k) and h = the lesson's heads.
 void cli_print_cost(FILE *out, const AttnParams *p);
 // The single head's attention pattern next to the h heads' patterns, both outputs and the cost rows.
@@ -22,6 +31,9 @@ void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
 // does not fit the lesson, a wrong stated answer) go to err as "FILE:LINE:COL: error: ..." lines.
 // Returns the number of such errors.
 int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, const char *filename);
+// ... with "shuffle" and "shuffle_largest_difference" (x may be NULL: cli_print_json). Lessons with positions,
+// "scale" or ablated heads add "token_embeddings", "positions" (and the source's), "scale", "ablated".
+void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);

@@ -54,6 +54,7 @@ struct Gui {
     Uint32 flash_until;
     bool dragging, dragged; // the left button is held on the pinned editable cell
     bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
+    bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
     int pan_x, pan_y;       // where the pointer was at the last pan step
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
@@ -235,6 +236,10 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_p: return VIEW_KEY_P;
     case SDLK_RETURN:
     case SDLK_KP_ENTER: return VIEW_KEY_ENTER;
+    case SDLK_o: return VIEW_KEY_O;
+    case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
+    case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
+    case SDLK_x: return VIEW_KEY_X;
     default: return VIEW_KEY_NONE;
     }
 }
@@ -251,15 +256,17 @@ static void to_pixels(Gui *g, int x, int y, int *px, int *py)
 
 static const char *panel_key(ViewPanel p)
 {
-    return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : "none";
+    return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : p == PANEL_SHUFFLE ? "shuffle" : "none";
 }
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare quiz=none|asking|judging|revealed help=0|1 edits=E banner=0|1 note=0|1
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 ablated=B scale=S edits=E
+//         banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
-// is; E: how many values are edited; banner: an error is shown; note: an export note is in the header. The
+// is; B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); E the
+// values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
@@ -278,10 +285,11 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d edits=%d banner=%d note=%d\n",
+            "help=%d ablated=%llx scale=%.6g edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
-            session_edit_count(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_edit_count(&g->doc),
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -290,6 +298,7 @@ static void build_scene(Gui *g, int w, int h)
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
     SceneExtras ex = {.original = &g->doc.lesson.params,
                       .compare = session_comparison(&g->doc),
+                      .shuffle = session_shuffled(&g->doc),
                       .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
@@ -307,6 +316,7 @@ static void redraw(Gui *g)
     g->st.height = h;
     SessionError err;
     if (g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
+    if (g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
@@ -348,6 +358,48 @@ static void apply_edit(Gui *g, double delta)
     }
     g->edit_error[0] = '\0';
     g->status[0] = '\0';
+}
+
+// O: the current head off (its Z zeros in the concat) or on again; the header says which are off.
+static void toggle_head(Gui *g)
+{
+    SessionError err;
+    int h = g->st.head;
+    if (!session_toggle_head(&g->doc, h, &err)) {
+        if (err.message[0]) show_error(g, "Head %d not switched: %s", h, err.message);
+        return;
+    }
+    g->edit_error[0] = '\0';
+    snprintf(g->flash, sizeof g->flash,
+             params_ablated(&g->doc.edit, h) ? "Head %d switched off: its Z enters the concat as zeros (O: on again)"
+                                             : "Head %d switched on again",
+             h);
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+}
+
+// [ and ]: the softmax scale a step down or up the slider; every later stage is traced again.
+static void move_scale(Gui *g, double dir, bool fine)
+{
+    SessionError err;
+    double now = session_scale(&g->doc), next = view_scale_step(now, g->doc.edit.d_k, dir, fine);
+    if (next == now) return;
+    if (!session_set_scale(&g->doc, next, &err)) {
+        show_error(g, "Scale not changed: %s", err.message);
+        return;
+    }
+    g->edit_error[0] = '\0';
+}
+
+// A press or a drag on the slider: the scale under the pointer.
+static void set_scale(Gui *g, double scale)
+{
+    SessionError err;
+    if (scale == session_scale(&g->doc)) return;
+    if (!session_set_scale(&g->doc, scale, &err)) {
+        show_error(g, "Scale not changed: %s", err.message);
+        return;
+    }
+    g->edit_error[0] = '\0';
 }
 
 static void revert(Gui *g)
@@ -504,6 +556,11 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
     case VIEW_REQ_ANSWER: judge_answer(g); break;
     case VIEW_REQ_AUTO_QUESTION: ask_automatic(g); break;
+    case VIEW_REQ_ABLATE: toggle_head(g); break;
+    case VIEW_REQ_SCALE:
+        move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
+        break;
+    case VIEW_REQ_SCALE_SET: set_scale(g, g->st.request_delta); break;
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
@@ -544,6 +601,16 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             }
             return false;
         }
+        if (g->sliding) { // the scale slider follows the pointer
+            double v;
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->sliding = false;
+            else if (scene_slider_at(&g->scene, x, g->scene.slider_y, &v)) {
+                ev.kind = VIEW_EV_SCALE;
+                ev.value = v;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         if (g->dragging) { // vertical drag on the pinned cell changes its value
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
             else if (y != g->drag_y) {
@@ -564,6 +631,13 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         if (e->button.button != SDL_BUTTON_LEFT) return false;
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
+        double v;
+        if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
+            g->sliding = true;
+            ev.kind = VIEW_EV_SCALE;
+            ev.value = v;
+            return dispatch(g, &ev);
+        }
         ev.kind = VIEW_EV_CLICK;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
             ev.cell.mat = MAT_NONE;
@@ -587,7 +661,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         return dispatch(g, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
-        if (e->button.button == SDL_BUTTON_LEFT) g->panning = false;
+        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = false;
         if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
         g->dragging = false;
         if (g->dragged) return false;

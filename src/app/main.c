@@ -47,14 +47,19 @@ static const char USAGE[] =
     "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
     "                                   board: the whole screen of a stage, as the window shows it\n"
     "      --stage NAME|all             heatmaps: scores, scaled, mask or weights (default);\n"
-    "                                   board: input, projections, scores, scaled, mask, softmax (default),\n"
-    "                                   weighted-sum, concat or output\n"
+    "                                   board: input, positions, projections, scores, scaled, mask,\n"
+    "                                   softmax (default), weighted-sum, concat or output\n"
     "      --format png|svg|both        default png\n"
     "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
     "      --background white|transparent|dark   default white\n"
     "      --head N                     board: the head it shows (default 0)\n"
     "      --cell ROW,COL               board: the result cell whose arithmetic it shows (default the first;\n"
     "                                   the file name then carries it)\n"
+    "  --ablate H[,H...]  with --trace, --json or --export: those heads' Z enter the concat as zeros (their own\n"
+    "                     stages are still computed); the output with every head is shown beside\n"
+    "  --shuffle PERM     with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
+    "                     (token i is the token at position PERM[i]; positions stay in place), compared\n"
+    "                     with the original output\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
@@ -237,7 +242,7 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         if (r->stage == -2) {
             cli_line(stderr,
                     "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "
-                    "projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
+                    "positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
                     a->stage);
             return false;
         }
@@ -456,6 +461,64 @@ static int run_new(const NewArgs *a, const char *argv0)
     return status;
 }
 
+// --ablate and --shuffle on a loaded lesson: the heads switched off; the lesson replaced by its shuffled
+// copy (*perm, malloc'd, and extra say how; the output's change is measured against the original's trace).
+static int apply_teaching_options(Lesson *l, const char *path, const char *ablate, const char *shuffle, int **perm,
+                                  CliExtra *extra)
+{
+    char msg[300];
+    if (ablate) {
+        uint64_t set;
+        if (!lesson_parse_heads(ablate, l->params.heads, &set, msg, sizeof msg)) {
+            cli_line(stderr, "mha-tracer: error: --ablate %s\n", msg);
+            return EXIT_USAGE;
+        }
+        l->params.ablated = set;
+    }
+    if (!shuffle) return EXIT_OK;
+    *perm = malloc(sizeof **perm * (size_t)l->params.n);
+    if (!*perm) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    if (!lesson_parse_permutation(shuffle, l->params.n, *perm, msg, sizeof msg)) {
+        cli_line(stderr, "mha-tracer: error: --shuffle %s\n", msg);
+        free(*perm);
+        *perm = NULL;
+        return EXIT_USAGE;
+    }
+    Lesson shuffled;
+    Trace before, after;
+    int status = run_trace(l, path, &before);
+    if (status != EXIT_OK) {
+        free(*perm);
+        *perm = NULL;
+        return status;
+    }
+    if (!lesson_shuffle(&shuffled, l, *perm)) {
+        trace_free(&before);
+        free(*perm);
+        *perm = NULL;
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    status = run_trace(&shuffled, path, &after);
+    if (status == EXIT_OK) {
+        extra->shuffle = *perm;
+        extra->shuffle_difference = trace_shuffle_difference(&before, &after, *perm);
+        extra->shuffle_same = trace_shuffle_same(&before, extra->shuffle_difference);
+        trace_free(&after);
+    }
+    trace_free(&before);
+    lesson_free(l);
+    *l = shuffled;
+    if (status != EXIT_OK) {
+        free(*perm);
+        *perm = NULL;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     Mode mode = MODE_WINDOW;
@@ -468,6 +531,8 @@ int main(int argc, char **argv)
     NewArgs nargs = {0};
     const char *new_opt = NULL; // the first --tokens, --heads or --d-model seen (they need --new)
     const char *export_opt = NULL; // the first --format, --scale ... seen (they need --export)
+    const char *ablate_arg = NULL, *shuffle_arg = NULL; // --ablate, --shuffle (with --trace, --json, --export)
+    const char *teach_opt = NULL; // the first of them seen
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
@@ -498,6 +563,24 @@ int main(int argc, char **argv)
                 else if (!new_opt) new_opt = NOPTS[nx];
                 continue;
             }
+            static const char *const TOPTS[] = {"--ablate", "--shuffle"};
+            const char **tslots[] = {&ablate_arg, &shuffle_arg};
+            int tx = -1;
+            for (int k = 0; k < 2 && tx < 0; k++) {
+                bool missing;
+                const char *tvalue = option_value(argc, argv, &i, TOPTS[k], &missing);
+                if (missing || (tvalue && !tvalue[0])) {
+                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", TOPTS[k]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                if (tvalue) {
+                    tx = k;
+                    *tslots[k] = tvalue;
+                    if (!teach_opt) teach_opt = TOPTS[k];
+                }
+            }
+            if (tx >= 0) continue;
             static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
                                                 "--head",   "--cell"};
             const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what,
@@ -574,6 +657,11 @@ int main(int argc, char **argv)
         free(files);
         return status;
     }
+    if (teach_opt && mode != MODE_TRACE && mode != MODE_JSON && mode != MODE_EXPORT) {
+        cli_line(stderr, "mha-tracer: error: %s only works with --trace, --json or --export (see --help)\n", teach_opt);
+        free(files);
+        return EXIT_USAGE;
+    }
     if (export_opt && mode != MODE_EXPORT) {
         cli_line(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
         free(files);
@@ -614,17 +702,27 @@ int main(int argc, char **argv)
     Lesson lesson;
     status = load_lesson(&lesson, path);
     if (status != EXIT_OK) return status;
+    CliExtra extra = {0};
+    int *perm = NULL;
+    if (ablate_arg || shuffle_arg) {
+        status = apply_teaching_options(&lesson, path, ablate_arg, shuffle_arg, &perm, &extra);
+        if (status != EXIT_OK) {
+            lesson_free(&lesson);
+            return status;
+        }
+    }
     Trace trace;
     status = run_trace(&lesson, path, &trace);
     if (status != EXIT_OK) {
         lesson_free(&lesson);
+        free(perm);
         return status;
     }
     if (mode == MODE_TRACE || mode == MODE_JSON) {
         if (mode == MODE_TRACE)
-            cli_print_trace(stdout, &lesson, &trace);
+            cli_print_trace_ex(stdout, &lesson, &trace, &extra);
         else
-            cli_print_json(stdout, &lesson, &trace);
+            cli_print_json_ex(stdout, &lesson, &trace, &extra);
         status = finish_stdout();
     } else if (mode == MODE_QUESTIONS) {
         int errors = cli_print_questions(stdout, stderr, &lesson, &trace, path ? path : "<built-in>");
@@ -648,6 +746,7 @@ int main(int argc, char **argv)
 #endif
     trace_free(&trace);
     lesson_free(&lesson);
+    free(perm);
     if (mode != MODE_WINDOW) return status;
 #ifdef MHA_NO_GUI
     (void)fullscreen;

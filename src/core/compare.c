@@ -24,7 +24,8 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
     if (!params_init(out, p->n, p->m, p->d_model, 1, p->heads * p->d_k)) return false;
     out->mask = p->mask;
     out->cross = p->cross;
-    copy_values(&out->X, &p->X);
+    out->scale = p->scale; // a lesson's own scale multiplies the one head's scores too (0: its own 1/sqrt(h d_k))
+    copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);
     join_columns(&out->W_Q[0], p->W_Q, p->heads);
     join_columns(&out->W_K[0], p->W_K, p->heads);

@@ -100,6 +100,10 @@ void trace_overflow_detail(const AttnParams *p, TraceError *err)
             }
         }
         mat_free(&Q), mat_free(&K), mat_free(&V), mat_free(&S);
+    } else if (err->stage == STAGE_SCALE && h >= 0 && h < p->heads) {
+        // Only a lesson's own "scale" (or the window's slider) can overflow finite scores.
+        snprintf(detail, sizeof detail, "head %d: a score times \"scale\" = %.6g is beyond the largest double "
+                 "(a smaller scale)", h, p->scale);
     } else if (err->stage == STAGE_OUTPUT) {
         // The output is concat (n, h·d_k) @ W_O: recomputed from the heads' Z would need the whole trace;
         // the largest product of W_O's column with any Z value is what can be named without it.

@@ -10,11 +10,11 @@
 #include <threads.h>
 
 static const char *const STAGE_NAMES[STAGE_COUNT] = {
-    "Input embeddings", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
+    "Input embeddings", "Positions E + P", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
     "Softmax", "Weighted sum A·V", "Concatenation", "Output projection Wᴼ",
 };
 static const char *const STAGE_KEYS[STAGE_COUNT] = {
-    "input", "projections", "scores", "scaled", "mask", "softmax", "weighted-sum", "concat", "output",
+    "input", "positions", "projections", "scores", "scaled", "mask", "softmax", "weighted-sum", "concat", "output",
 };
 
 const char *stage_name(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_NAMES[s] : "?"; }
@@ -70,6 +70,10 @@ void params_free(AttnParams *p)
     free_matrices(p->b_V, p->heads);
     mat_free(&p->W_O);
     mat_free(&p->b_O);
+    mat_free(&p->E);
+    mat_free(&p->P);
+    mat_free(&p->E_S);
+    mat_free(&p->P_S);
     memset(p, 0, sizeof *p);
 }
 
@@ -95,8 +99,107 @@ bool params_copy(AttnParams *out, const AttnParams *src)
     }
     copy_values(&out->W_O, &src->W_O);
     copy_values(&out->b_O, &src->b_O);
+    out->scale = src->scale;
+    out->ablated = src->ablated;
+    out->positions = src->positions;
+    if (src->positions != POS_NONE) {
+        bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);
+        if (ok && src->cross) ok = mat_copy(&out->E_S, &src->E_S) && mat_copy(&out->P_S, &src->P_S);
+        if (!ok) {
+            params_free(out);
+            return false;
+        }
+    }
     return true;
 }
+
+void positions_sinusoidal(Matrix *P)
+{
+    int d = P->cols;
+    for (int pos = 0; pos < P->rows; pos++)
+        for (int i = 0; 2 * i < d; i++) {
+            // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
+            double angle = (double)pos / pow(10000.0, (double)(2 * i) / (double)d);
+            mat_set(P, pos, 2 * i, sin(angle));
+            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, cos(angle));
+        }
+}
+
+// out (r, c) = a + b
+static void add_into(Matrix *out, const Matrix *a, const Matrix *b)
+{
+    size_t count = (size_t)a->rows * (size_t)a->cols;
+    for (size_t i = 0; i < count; i++) out->data[i] = a->data[i] + b->data[i];
+}
+
+void params_apply_positions(AttnParams *p)
+{
+    if (p->positions == POS_NONE) return;
+    add_into(&p->X, &p->E, &p->P);
+    if (p->cross) add_into(&p->S, &p->E_S, &p->P_S);
+    else copy_values(&p->S, &p->X);
+}
+
+bool params_set_positions(AttnParams *p, PositionKind kind)
+{
+    if (kind == POS_NONE) return true;
+    mat_free(&p->E);
+    mat_free(&p->P);
+    mat_free(&p->E_S);
+    mat_free(&p->P_S);
+    bool ok = mat_copy(&p->E, &p->X) && mat_init(&p->P, p->n, p->d_model);
+    if (ok && p->cross) ok = mat_copy(&p->E_S, &p->S) && mat_init(&p->P_S, p->m, p->d_model);
+    if (!ok) {
+        mat_free(&p->E);
+        mat_free(&p->P);
+        mat_free(&p->E_S);
+        mat_free(&p->P_S);
+        return false;
+    }
+    p->positions = kind;
+    if (kind == POS_SINUSOIDAL) {
+        positions_sinusoidal(&p->P);
+        if (p->cross) positions_sinusoidal(&p->P_S);
+    }
+    params_apply_positions(p);
+    return true;
+}
+
+bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
+{
+    if (!params_copy(out, src)) return false;
+    // Without positions the rows of X are the token embeddings: they move. With positions E moves and P stays.
+    Matrix *moved = src->positions != POS_NONE ? &out->E : &out->X;
+    const Matrix *from = src->positions != POS_NONE ? &src->E : &src->X;
+    for (int i = 0; i < src->n; i++)
+        memcpy(mat_row(moved, i), mat_row(from, perm[i]), (size_t)src->d_model * sizeof(double));
+    if (src->positions != POS_NONE) params_apply_positions(out);
+    else if (!src->cross) copy_values(&out->S, &out->X);
+    return true;
+}
+
+double trace_shuffle_difference(const Trace *original, const Trace *shuffled, const int *perm)
+{
+    double worst = 0.0;
+    const Matrix *a = &original->output, *b = &shuffled->output;
+    for (int i = 0; i < b->rows; i++)
+        for (int j = 0; j < b->cols; j++) {
+            double d = fabs(mat_get(b, i, j) - mat_get(a, perm[i], j));
+            if (d > worst) worst = d;
+        }
+    return worst;
+}
+
+bool trace_shuffle_same(const Trace *original, double difference)
+{
+    double big = 1.0;
+    size_t count = (size_t)original->output.rows * (size_t)original->output.cols;
+    for (size_t i = 0; i < count; i++)
+        if (fabs(original->output.data[i]) > big) big = fabs(original->output.data[i]);
+    return difference <= 1e-12 * big;
+}
+
+double params_scale(const AttnParams *p) { return p->scale > 0 ? p->scale : 1.0 / sqrt((double)p->d_k); }
 
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
 void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b)
@@ -114,6 +217,34 @@ void attn_scale(Matrix *scaled, const Matrix *scores, int d_k)
     double root = sqrt((double)d_k);
     size_t count = (size_t)scores->rows * (size_t)scores->cols;
     for (size_t i = 0; i < count; i++) scaled->data[i] = scores->data[i] / root;
+}
+
+// scaled (n, m) = scores * s
+void attn_scale_by(Matrix *scaled, const Matrix *scores, double s)
+{
+    size_t count = (size_t)scores->rows * (size_t)scores->cols;
+    for (size_t i = 0; i < count; i++) scaled->data[i] = scores->data[i] * s;
+}
+
+// entropy (n, 1) = -sum_j w log2 w over each row of weights (n, m)
+void attn_entropy(Matrix *entropy, const Matrix *weights)
+{
+    for (int r = 0; r < weights->rows; r++) {
+        double h = 0.0;
+        const double *w = mat_row(weights, r);
+        for (int c = 0; c < weights->cols; c++)
+            if (w[c] > 0.0) h -= w[c] * log2(w[c]);
+        entropy->data[r] = h == 0.0 ? 0.0 : h; // never -0
+    }
+}
+
+// The ablated heads' columns of concat (n, h * d_k) become zeros.
+void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k)
+{
+    for (int h = 0; h < heads && h < ATTN_MAX_ABLATED_HEADS; h++) {
+        if (!((ablated >> h) & 1u)) continue;
+        for (int r = 0; r < concat->rows; r++) memset(mat_row(concat, r) + (size_t)h * (size_t)d_k, 0, (size_t)d_k * sizeof(double));
+    }
 }
 
 // A query may look only at itself and earlier tokens: -inf above the diagonal.
@@ -145,6 +276,7 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->scaled);
     mat_free(&ht->weights);
     mat_free(&ht->Z);
+    mat_free(&ht->entropy);
 }
 
 double trace_values(int n, int m, int d_model, int heads, int d_k)
@@ -160,6 +292,7 @@ void trace_free(Trace *t)
     free(t->head);
     mat_free(&t->concat);
     mat_free(&t->output);
+    mat_free(&t->full_output);
     memset(t, 0, sizeof *t);
 }
 
@@ -189,9 +322,12 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
         return STAGE_PROJECT;
     attn_scores(&ht->scores, &ht->Q, &ht->K);
     if (!mat_all_finite(&ht->scores, false)) return STAGE_SCORES;
-    attn_scale(&ht->scaled, &ht->scores, p->d_k);
+    if (p->scale > 0) attn_scale_by(&ht->scaled, &ht->scores, p->scale);
+    else attn_scale(&ht->scaled, &ht->scores, p->d_k);
     if (p->mask == MASK_CAUSAL) attn_mask_causal(&ht->scaled);
+    if (!mat_all_finite(&ht->scaled, p->mask == MASK_CAUSAL)) return STAGE_SCALE; // a huge scale
     mat_softmax_rows(&ht->weights, &ht->scaled);
+    attn_entropy(&ht->entropy, &ht->weights);
     attn_weighted_sum(&ht->Z, &ht->weights, &ht->V);
     if (!mat_all_finite(&ht->Z, false)) return STAGE_WEIGHTED_SUM;
     return STAGE_COUNT;
@@ -269,7 +405,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         HeadTrace *ht = &t->head[h];
         if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k) || !mat_init(&ht->V, p->m, p->d_k)
             || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
-            || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)) {
+            || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)
+            || !mat_init(&ht->entropy, p->n, 1)) {
             free(failed);
             trace_free(t);
             return fail(err, STAGE_INPUT, h, "out of memory");
@@ -309,9 +446,20 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
     attn_concat(&t->concat, zs, p->heads);
     free(zs);
+    uint64_t ablated = p->ablated;
+    if (p->heads < ATTN_MAX_ABLATED_HEADS) ablated &= ((uint64_t)1 << p->heads) - 1;
+    if (ablated) { // the output as it would be with every head, for the screen's with / without / difference
+        if (!mat_init(&t->full_output, p->n, p->d_model)) {
+            trace_free(t);
+            return fail(err, STAGE_OUTPUT, -1, "out of memory");
+        }
+        matmul_two_threads(&t->full_output, &t->concat, &p->W_O);
+        mat_add_row(&t->full_output, &p->b_O);
+        attn_ablate(&t->concat, ablated, p->heads, p->d_k);
+    }
     matmul_two_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
     mat_add_row(&t->output, &p->b_O);
-    if (!mat_all_finite(&t->output, false)) {
+    if (!mat_all_finite(&t->output, false) || (ablated && !mat_all_finite(&t->full_output, false))) {
         trace_free(t);
         fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
         trace_overflow_detail(p, err);

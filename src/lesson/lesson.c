@@ -1085,6 +1085,74 @@ static bool read_mask(Ctx *c, const cJSON *root, bool cross, MaskKind *mask)
     return true;
 }
 
+// "scale": a positive number that multiplies the scores instead of 1/sqrt(d_k) (0 when absent: the default).
+static bool read_scale(Ctx *c, const cJSON *root, double *scale)
+{
+    int k;
+    const cJSON *v = member(root, "scale", &k);
+    if (!v) return true;
+    push_key(c, "scale", k);
+    char num[40];
+    if (!cJSON_IsNumber(v)) return fail(c, "expected a positive number (it multiplies the scores), got %s", type_name(v));
+    if (!isfinite(v->valuedouble)) return fail(c, "number out of range");
+    if (!(v->valuedouble > 0))
+        return fail(c, "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a" "d_k), got %s",
+                    fmt_num(v->valuedouble, num, sizeof num));
+    *scale = v->valuedouble;
+    pop(c);
+    return true;
+}
+
+// "positions" ("none", "sinusoidal" or an n x d_model matrix) and "source.positions" (m x d_model, only
+// beside an explicit "positions") into p, whose X and S hold the token embeddings.
+static bool read_positions(Ctx *c, const cJSON *root, const cJSON *source, int source_member, AttnParams *p)
+{
+    int k, sk = -1;
+    const cJSON *v = member(root, "positions", &k);
+    const cJSON *sv = cJSON_IsObject(source) ? member(source, "positions", &sk) : NULL;
+    PositionKind kind = POS_NONE;
+    char shown[80];
+    if (v) {
+        push_key(c, "positions", k);
+        if (cJSON_IsString(v)) {
+            if (strcmp(v->valuestring, "sinusoidal") == 0)
+                kind = POS_SINUSOIDAL;
+            else if (strcmp(v->valuestring, "none") != 0)
+                return fail(c, "expected \"none\", \"sinusoidal\" or %d row%s of %d numbers (one per token), got \"%s\"",
+                            p->n, plural(p->n), p->d_model, show_key(v->valuestring, shown, sizeof shown));
+        } else if (cJSON_IsArray(v))
+            kind = POS_EXPLICIT;
+        else
+            return fail(c, "expected \"none\", \"sinusoidal\" or %d row%s of %d numbers (one per token), got %s", p->n,
+                        plural(p->n), p->d_model, type_name(v));
+        pop(c);
+    }
+    if (sv && kind != POS_EXPLICIT) {
+        c->depth = 0;
+        push_key(c, "source", source_member);
+        push_key(c, "positions", sk);
+        return fail(c, kind == POS_SINUSOIDAL
+                           ? "not with \"positions\": \"sinusoidal\", which gives the source its own sinusoids"
+                           : "the source's positions go with an explicit \"positions\" matrix for the queries");
+    }
+    if (kind == POS_NONE) return true;
+    if (!params_set_positions(p, kind)) return fail(c, "out of memory");
+    if (kind == POS_EXPLICIT) {
+        push_key(c, "positions", k);
+        if (!read_matrix(c, v, &p->P, "one per token", "d_model")) return false;
+        pop(c);
+        if (sv) {
+            push_key(c, "source", source_member);
+            push_key(c, "positions", sk);
+            if (!read_matrix(c, sv, &p->P_S, "one per source token", "d_model")) return false;
+            pop(c);
+            pop(c);
+        }
+        params_apply_positions(p);
+    }
+    return true;
+}
+
 // {"random": {"seed": S}} embeddings: their seed (to warn when the weights share it).
 static bool seeded(const cJSON *v, uint64_t *seed)
 {
@@ -1098,12 +1166,12 @@ static bool seeded(const cJSON *v, uint64_t *seed)
 // "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
-    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", NULL};
+    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", "positions", NULL};
     push_key(c, "source", source_member);
     if (!cJSON_IsObject(source))
         return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s", type_name(source));
     int d0 = c->depth;
-    bool ok = check_keys(c, source, source_keys, "tokens, sentence, embeddings");
+    bool ok = check_keys(c, source, source_keys, "tokens, sentence, embeddings, positions");
     if (!ok && !c->rep) return false;
     c->depth = d0;
     if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
@@ -1124,7 +1192,8 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "embeddings", "d_model",
-                                           "heads",   "d_k",   "mask",  "source", "weights",  "questions", NULL};
+                                           "heads",   "d_k",   "mask",  "source", "weights",  "positions",
+                                           "scale",   "questions", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -1136,7 +1205,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
                     "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights, "
-                    "questions"));
+                    "positions, scale, questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -1162,6 +1231,9 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     int source_member, k;
     const cJSON *source = member(root, "source", &source_member), *v;
     STEP(read_mask(c, root, source != NULL, &mask));
+    STOP_IF_FAST;
+    double scale = 0.0;
+    STEP(read_scale(c, root, &scale));
     STOP_IF_FAST;
 
     // The embeddings need the tokens (their rows) and a valid d_model when one is given.
@@ -1236,6 +1308,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (!params_init(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, d_k)) return fail(c, "out of memory");
     b->p.mask = mask;
     b->p.cross = source != NULL;
+    b->p.scale = scale;
     if (whole) { // the embeddings move into the params (same shapes)
         mat_free(&b->p.X);
         mat_free(&b->p.S);
@@ -1247,6 +1320,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     push_key(c, "weights", k);
     if (!STEP(read_weights(c, v, &b->p))) return false;
     pop(c);
+    if (whole && !STEP(read_positions(c, root, source, source_member, &b->p))) return false;
     if (ok && c->pytorch_unconfirmed) {
         c->depth = 0;
         push_key(c, "heads", heads_member);
@@ -1505,6 +1579,101 @@ void lesson_free(Lesson *l)
     free_questions(l->questions, l->question_count);
     free(l->text);
     memset(l, 0, sizeof *l);
+}
+
+bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm)
+{
+    memset(out, 0, sizeof *out);
+    const AttnParams *p = &l->params;
+    out->title = dup_string(l->title, strlen(l->title));
+    out->notes = l->notes ? dup_string(l->notes, strlen(l->notes)) : NULL;
+    out->tokens = calloc((size_t)p->n, sizeof *out->tokens);
+    out->source_tokens = calloc((size_t)p->m, sizeof *out->source_tokens);
+    bool ok = out->title && (out->notes || !l->notes) && out->tokens && out->source_tokens;
+    for (int i = 0; ok && i < p->n; i++)
+        ok = (out->tokens[i] = dup_string(l->tokens[perm[i]], strlen(l->tokens[perm[i]]))) != NULL;
+    for (int i = 0; ok && i < p->m; i++) {
+        const char *t = p->cross ? l->source_tokens[i] : l->source_tokens[perm[i]];
+        ok = (out->source_tokens[i] = dup_string(t, strlen(t))) != NULL;
+    }
+    if (ok && params_shuffle(&out->params, p, perm)) return true;
+    out->params.n = p->n; // lesson_free frees as many tokens as there are
+    out->params.m = p->m;
+    lesson_free(out);
+    return false;
+}
+
+// The next whole number from 0 of a comma-separated list at *s (advanced past it and its comma).
+static bool next_index(const char **s, long *v)
+{
+    const char *p = *s;
+    if (*p < '0' || *p > '9') return false;
+    char *end;
+    errno = 0;
+    *v = strtol(p, &end, 10);
+    if (errno || *v > 1000000) return false;
+    if (*end == ',' && end[1]) end++;
+    else if (*end) return false;
+    *s = end;
+    return true;
+}
+
+bool lesson_parse_permutation(const char *text, int n, int *perm, char *msg, size_t cap)
+{
+    bool *seen = calloc((size_t)n, sizeof *seen);
+    if (!seen) {
+        snprintf(msg, cap, "out of memory");
+        return false;
+    }
+    const char *s = text;
+    int count = 0;
+    long v;
+    bool ok = true;
+    while (ok && *s) {
+        if (!next_index(&s, &v)) {
+            snprintf(msg, cap, "expects a reordering of the token positions such as 2,0,1, got '%s'", text);
+            ok = false;
+        } else if (v >= n) {
+            snprintf(msg, cap, "position %ld does not exist: the lesson has %d token%s (0 to %d)", v, n, plural(n), n - 1);
+            ok = false;
+        } else if (seen[v]) {
+            snprintf(msg, cap, "position %ld is given twice in '%s'", v, text);
+            ok = false;
+        } else {
+            seen[v] = true;
+            perm[count++] = (int)v;
+        }
+    }
+    if (ok && count != n) {
+        snprintf(msg, cap, "expects all %d token positions (0 to %d) once each, got %d in '%s'", n, n - 1, count, text);
+        ok = false;
+    }
+    free(seen);
+    return ok;
+}
+
+bool lesson_parse_heads(const char *text, int heads, uint64_t *set, char *msg, size_t cap)
+{
+    const char *s = text;
+    long v;
+    *set = 0;
+    if (!*s) {
+        snprintf(msg, cap, "expects head numbers such as 0 or 0,2, got ''");
+        return false;
+    }
+    while (*s) {
+        if (!next_index(&s, &v)) {
+            snprintf(msg, cap, "expects head numbers such as 0 or 0,2, got '%s'", text);
+            return false;
+        }
+        if (v >= heads) {
+            snprintf(msg, cap, "head %ld does not exist: the lesson has %d head%s (0 to %d)", v, heads, plural(heads),
+                     heads - 1);
+            return false;
+        }
+        *set |= (uint64_t)1 << v;
+    }
+    return true;
 }
 
 const char *lesson_error_format(const LessonError *err, char *buf, size_t cap)

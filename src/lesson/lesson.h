@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "../core/trace.h"
 
 #define LESSON_MAX_TOKENS 512
@@ -80,6 +81,14 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err);
 // The built-in lesson ("The cat sat", the same bytes as lessons/the-cat-sat.json).
 bool lesson_load_builtin(Lesson *out, LessonError *err);
 void lesson_free(Lesson *l);
+// out = l with its tokens reordered: token i of out is token perm[i] of l (perm a permutation of 0..n-1),
+// its embeddings with it, the positions staying where they are (params_shuffle); for self-attention the
+// source tokens likewise. out has no text. Free with lesson_free. False when out of memory.
+bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm);
+// Reads "2,0,1" into perm (n entries): a permutation of 0..n-1. False with a message in msg otherwise.
+bool lesson_parse_permutation(const char *text, int n, int *perm, char *msg, size_t cap);
+// Reads "0,2" into a set of heads (bits) of a lesson with `heads` heads. False with a message otherwise.
+bool lesson_parse_heads(const char *text, int heads, uint64_t *set, char *msg, size_t cap);
 
 // Everything --check says about a file: its errors and warnings, in the order found.
 #define LESSON_REPORT_MAX 100 // items kept; more are only counted

@@ -186,7 +186,16 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
     strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
     strbuf_puts(&o, ",\n  \"embeddings\": ");
-    matrix(&o, &p->X, 2);
+    matrix(&o, p->positions != POS_NONE ? &p->E : &p->X, 2); // with positions the file holds E (X = E + P)
+    if (p->positions == POS_SINUSOIDAL) strbuf_puts(&o, ",\n  \"positions\": \"sinusoidal\"");
+    if (p->positions == POS_EXPLICIT) {
+        strbuf_puts(&o, ",\n  \"positions\": ");
+        matrix(&o, &p->P, 2);
+    }
+    if (p->scale > 0) {
+        strbuf_puts(&o, ",\n  \"scale\": ");
+        number(&o, p->scale);
+    }
     snprintf(num, sizeof num, "%d", p->heads);
     strbuf_puts(&o, ",\n  \"heads\": ");
     strbuf_puts(&o, num);
@@ -198,7 +207,11 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
         tokens(&o, l->source_tokens, p->m);
         strbuf_puts(&o, ",\n    \"embeddings\": ");
-        matrix(&o, &p->S, 4);
+        matrix(&o, p->positions != POS_NONE ? &p->E_S : &p->S, 4);
+        if (p->positions == POS_EXPLICIT && any_set(&p->P_S)) {
+            strbuf_puts(&o, ",\n    \"positions\": ");
+            matrix(&o, &p->P_S, 4);
+        }
         strbuf_puts(&o, "\n  }");
     }
     strbuf_puts(&o, ",\n  \"weights\": {\n");

@@ -75,10 +75,48 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     switch (c.mat) {
     case MAT_X:
     case MAT_S:
+        if (p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector
+            bool x = c.mat == MAT_X;
+            model_format_value(model_cell_value(p, T, (CellRef){x ? MAT_E : MAT_ES, 0, c.row, c.col}), a, sizeof a);
+            model_format_value(model_cell_value(p, T, (CellRef){x ? MAT_P : MAT_PS, 0, c.row, c.col}), b, sizeof b);
+            snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", name, rl, cl, x ? "E" : "E^Y", rl, cl,
+                     x ? "P" : "P^Y", c.row, cl);
+            snprintf(lines[n++], 256, "= %s + %s = %s   (\"%s\" at position %d)", a, b, vs, rl, c.row);
+            break;
+        }
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
         snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
         if (hints)
             snprintf(lines[n++], 256, "%s", EDIT_HINT);
+        break;
+    case MAT_E:
+    case MAT_ES:
+        snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
+        snprintf(lines[n++], 256, "the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
+                 "with the token when the tokens are shuffled", rl, c.col);
+        if (hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
+        break;
+    case MAT_P:
+    case MAT_PS:
+        snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
+        if (p->positions == POS_SINUSOIDAL) {
+            int i = c.col / 2;
+            snprintf(lines[n++], 256, "= %s(%d / 10000^(%d/%d))   (position %d, dimension %d)", c.col % 2 ? "cos" : "sin",
+                     c.row, 2 * i, p->d_model, c.row, c.col);
+        } else
+            snprintf(lines[n++], 256, "the vector of position %d, given by the lesson: it stays with the place, not "
+                     "the token", c.row);
+        break;
+    case MAT_OUTPUT_ALL:
+        snprintf(lines[n++], 256, "Output (all heads)[%s, %d] = %s", rl, c.col, vs);
+        snprintf(lines[n++], 256, "the output as it is with every head switched on");
+        break;
+    case MAT_OUTPUT_DIFF:
+        model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT_ALL, 0, c.row, c.col}), a, sizeof a);
+        model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT, 0, c.row, c.col}), b, sizeof b);
+        snprintf(lines[n++], 256, "%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]", name, rl, c.col, rl,
+                 c.col, rl, c.col);
+        snprintf(lines[n++], 256, "= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)", a, b, vs);
         break;
     case MAT_WQ:
     case MAT_WK:
@@ -119,6 +157,16 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         break;
     }
     case MAT_SCALED:
+        if (p->scale > 0) {
+            char sc[32];
+            model_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
+            model_format_value(p->scale, sc, sizeof sc);
+            snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] \xc3\x97 scale   (the lesson's, instead of 1/%sd_k)",
+                     PRIME, hn, rl, cl, hn, rl, cl, SQRT);
+            snprintf(lines[n++], 256, "= %s \xc3\x97 %s", a, sc);
+            snprintf(lines[n++], 256, "= %s", vs);
+            break;
+        }
         model_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
         model_format_value(root, b, sizeof b);
         snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] / %sd_k", PRIME, hn, rl, cl, hn, rl, cl, SQRT);
@@ -132,7 +180,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
                  cl, rl);
         break;
     case MAT_MASKED: {
-        double s = mat_get(&ht->scores, c.row, c.col) / root;
+        double s = attn_scale_one(p, mat_get(&ht->scores, c.row, c.col), root);
         model_format_value(s, a, sizeof a);
         model_format_value(model_cell_value(p, T, (CellRef){MAT_MASK, h, c.row, c.col}), b, sizeof b);
         snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, hn, rl, cl, rl, cl);
@@ -179,9 +227,13 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         int head = p->d_k > 0 ? c.col / p->d_k : 0, k = p->d_k > 0 ? c.col % p->d_k : 0;
         char zn[16] = "Z";
         model_subscript(zn, sizeof zn, head);
-        snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
-        snprintf(lines[n++], 256, "columns %d\xe2\x80\xa6%d of Concat are head %d's output", head * p->d_k,
-                 head * p->d_k + p->d_k - 1, head);
+        if (params_ablated(p, head))
+            snprintf(lines[n++], 256, "Concat[%s, %d] = 0   (head %d is switched off: %s is computed but left out)", rl,
+                     c.col, head, zn);
+        else
+            snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
+        snprintf(lines[n++], 256, "columns %d\xe2\x80\xa6%d of Concat are head %d's output%s", head * p->d_k,
+                 head * p->d_k + p->d_k - 1, head, params_ablated(p, head) ? ": switched off, so zeros" : "");
         break;
     }
     case MAT_OUTPUT: {

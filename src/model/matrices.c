@@ -27,10 +27,10 @@ static double v_scores(const AttnParams *p, const Trace *t, CellRef c)
     (void)p;
     return mat_get(&t->head[c.head].scores, c.row, c.col);
 }
-// Before the mask: the same division as attn_scale, so the bits are the trace's where it is not masked.
+// Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 {
-    return mat_get(&t->head[c.head].scores, c.row, c.col) / sqrt((double)p->d_k);
+    return attn_scale_one(p, mat_get(&t->head[c.head].scores, c.row, c.col), sqrt((double)p->d_k));
 }
 static double v_mask(const AttnParams *p, const Trace *t, CellRef c)
 {
@@ -43,9 +43,36 @@ static double v_z(const AttnParams *p, const Trace *t, CellRef c) { (void)p; ret
 static double v_concat(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->concat, c.row, c.col); }
 static double v_wo(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_O, c.row, c.col); }
 static double v_output(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->output, c.row, c.col); }
+static double v_e(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->E, c.row, c.col); }
+static double v_p(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->P, c.row, c.col); }
+static double v_es(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->E_S, c.row, c.col); }
+static double v_ps(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->P_S, c.row, c.col); }
+static double v_output_all(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return t->full_output.data ? mat_get(&t->full_output, c.row, c.col) : NAN;
+}
+// The trace's two outputs, subtracted: what the switched-off heads add to each cell.
+static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return t->full_output.data ? mat_get(&t->full_output, c.row, c.col) - mat_get(&t->output, c.row, c.col) : NAN;
+}
 
-static Matrix *p_x(AttnParams *p, int h) { (void)h; return &p->X; }
-static Matrix *p_s(AttnParams *p, int h) { (void)h; return p->cross ? &p->S : NULL; }
+static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
+static bool has_source_positions(const AttnParams *p) { return p->positions != POS_NONE && p->cross; }
+static bool has_ablated(const AttnParams *p)
+{
+    for (int h = 0; h < p->heads; h++)
+        if (params_ablated(p, h)) return true;
+    return false;
+}
+
+// With positions X = E + P is computed: E is what the class edits (view_param_set recomputes X).
+static Matrix *p_x(AttnParams *p, int h) { (void)h; return p->positions == POS_NONE ? &p->X : NULL; }
+static Matrix *p_s(AttnParams *p, int h) { (void)h; return p->cross && p->positions == POS_NONE ? &p->S : NULL; }
+static Matrix *p_e(AttnParams *p, int h) { (void)h; return p->positions != POS_NONE ? &p->E : NULL; }
+static Matrix *p_es(AttnParams *p, int h) { (void)h; return p->positions != POS_NONE && p->cross ? &p->E_S : NULL; }
 static Matrix *p_wq(AttnParams *p, int h) { return &p->W_Q[h]; }
 static Matrix *p_wk(AttnParams *p, int h) { return &p->W_K[h]; }
 static Matrix *p_wv(AttnParams *p, int h) { return &p->W_V[h]; }
@@ -108,14 +135,30 @@ static int f_output(const AttnParams *p, CellRef c, CellRef *o, int max)
     (void)p;
     return bands(o, max, BAND(MAT_CONCAT, c.head, c.row, -1), BAND(MAT_WO, c.head, -1, c.col), 2);
 }
+// With positions X and Y are sums: X[i, j] = E[i, j] + P[i, j].
+static int f_x(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    if (p->positions == POS_NONE) return 0;
+    return bands(o, max, BAND(MAT_E, c.head, c.row, c.col), BAND(MAT_P, c.head, c.row, c.col), 2);
+}
+static int f_s(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    if (p->positions == POS_NONE || !p->cross) return 0;
+    return bands(o, max, BAND(MAT_ES, c.head, c.row, c.col), BAND(MAT_PS, c.head, c.row, c.col), 2);
+}
+static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_OUTPUT_ALL, c.head, c.row, c.col), BAND(MAT_OUTPUT, c.head, c.row, c.col), 2);
+}
 #undef BAND
 
 // ---------------------------------------------------------------------------------------------------
 // The table
 
 static const MatInfo MATS[MAT_COUNT] = {
-    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, NULL},
-    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, NULL},
+    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, f_x},
+    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, f_s},
     [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq, NULL},
     [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk, NULL},
     [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv, NULL},
@@ -132,6 +175,12 @@ static const MatInfo MATS[MAT_COUNT] = {
     [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL, f_concat},
     [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo, NULL},
     [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL, f_output},
+    [MAT_E] = {MAT_E, "E", "E", "token embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_e, p_e, NULL, has_positions},
+    [MAT_P] = {MAT_P, "P", "P", "positions", false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_p, NULL, NULL, has_positions},
+    [MAT_ES] = {MAT_ES, "E_Y", "E^Y", "source token embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_es, p_es, NULL, has_source_positions},
+    [MAT_PS] = {MAT_PS, "P_Y", "P^Y", "source positions", false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_ps, NULL, NULL, has_source_positions},
+    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output (all heads)", "output with every head", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
+    [MAT_OUTPUT_DIFF] = {MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", "what the heads switched off add", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_diff, NULL, f_output_diff, has_ablated},
 };
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
@@ -156,10 +205,16 @@ void model_mat_shape(const AttnParams *p, MatId m, int *rows, int *cols)
     *cols = mi ? model_dim(p, mi->cols) : 0;
 }
 
+bool model_mat_present(const AttnParams *p, MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    return mi && (!mi->present || mi->present(p));
+}
+
 double model_cell_value(const AttnParams *p, const Trace *t, CellRef c)
 {
     const MatInfo *mi = mat_info(c.mat);
-    if (!mi) return NAN;
+    if (!mi || (mi->present && !mi->present(p))) return NAN;
     int rows, cols;
     model_mat_shape(p, c.mat, &rows, &cols);
     if (c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols) return NAN;
@@ -174,10 +229,10 @@ double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
     double r = 0.0;
     for (int m = MAT_X; m < MAT_COUNT; m++) {
         const MatInfo *mi = &MATS[m];
-        if (mi->range != g || (m == MAT_S && !p->cross)) continue;
+        if (mi->range != g || (m == MAT_S && !p->cross) || !model_mat_present(p, (MatId)m)) continue;
         int rows, cols;
         model_mat_shape(p, (MatId)m, &rows, &cols);
-        if (mi->param) { // a parameter: its numbers are all there, in one array
+        if (mi->param && mi->param((AttnParams *)p, 0)) { // a parameter: its numbers are all there, in one array
             for (int h = 0; h < (mi->per_head ? p->heads : 1); h++) {
                 const Matrix *x = mi->param((AttnParams *)p, h); // read only
                 size_t count = x ? (size_t)x->rows * (size_t)x->cols : 0;

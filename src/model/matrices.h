@@ -22,6 +22,10 @@ typedef enum {
     MAT_WEIGHTS,                  // softmax
     MAT_Z,                        // weights V
     MAT_CONCAT, MAT_WO, MAT_OUTPUT,
+    MAT_E, MAT_P,                 // token embeddings and positions, X = E + P (lessons with positions)
+    MAT_ES, MAT_PS,               // the source's, Y = E^Y + P^Y (cross-attention with positions)
+    MAT_OUTPUT_ALL,               // the output with every head (when heads are switched off)
+    MAT_OUTPUT_DIFF,              // what the switched-off heads contribute: output with all - output without
     MAT_COUNT
 } MatId;
 
@@ -62,6 +66,8 @@ typedef struct {
     // Computed from what: the input bands cell c was made from (row or col -1: the whole row or column),
     // at most max of them; returns how many. NULL: given by the lesson.
     int (*from)(const AttnParams *p, CellRef c, CellRef *out, int max);
+    // NULL: every lesson has it; else whether this lesson does (positions, ablated heads).
+    bool (*present)(const AttnParams *p);
 } MatInfo;
 
 // The row of a matrix (NULL for MAT_NONE or out of range).
@@ -71,7 +77,9 @@ int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max);
 
 int model_dim(const AttnParams *p, Dim d);
 void model_mat_shape(const AttnParams *p, MatId m, int *rows, int *cols);
-// The value of one cell (NAN when out of range, -INFINITY for masked cells). Reads the trace's own numbers.
+// Whether the lesson has matrix m at all (E and P only with positions, ...).
+bool model_mat_present(const AttnParams *p, MatId m);
+// The value of one cell (NAN when out of range or not present, -INFINITY for masked cells). Reads the trace's own numbers.
 double model_cell_value(const AttnParams *p, const Trace *t, CellRef c);
 // Largest |value| over the matrices of the range group (every head); 1 for probabilities; 1 when all are 0.
 double model_range(const AttnParams *p, const Trace *t, RangeGroup g);

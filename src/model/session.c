@@ -34,10 +34,23 @@ void session_init(Session *s)
     s->stamp.size = -1;
 }
 
+static void drop_shuffle(Session *s)
+{
+    if (s->shuf_state == SESSION_CMP_READY) {
+        lesson_free(&s->shuf.lesson);
+        trace_free(&s->shuf.trace);
+        free(s->shuf.perm);
+    }
+    memset(&s->shuf, 0, sizeof s->shuf);
+    s->shuf_state = SESSION_CMP_NONE;
+}
+
+// The parameters changed: what was computed from the old ones goes.
 static void drop_comparison(Session *s)
 {
     if (s->cmp_state == SESSION_CMP_READY) compare_free(&s->cmp);
     s->cmp_state = SESSION_CMP_NONE;
+    drop_shuffle(s);
 }
 
 void session_free(Session *s)
@@ -246,6 +259,88 @@ bool session_compare(Session *s, SessionError *err)
 const Comparison *session_comparison(const Session *s)
 {
     return s->cmp_state == SESSION_CMP_READY ? &s->cmp : NULL;
+}
+
+// Traces s->edit again into s->trace; false (s->trace kept) when the trace fails.
+static bool retrace(Session *s, SessionError *err)
+{
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &s->edit, &terr)) {
+        set_error(err, terr.message);
+        return false;
+    }
+    trace_free(&s->trace);
+    s->trace = t;
+    drop_comparison(s);
+    return true;
+}
+
+bool session_toggle_head(Session *s, int h, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded || h < 0 || h >= s->edit.heads || h >= ATTN_MAX_ABLATED_HEADS) return false;
+    uint64_t was = s->edit.ablated;
+    s->edit.ablated ^= (uint64_t)1 << h;
+    if (retrace(s, err)) return true;
+    s->edit.ablated = was;
+    return false;
+}
+
+bool session_set_scale(Session *s, double scale, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded) return false;
+    if (!isfinite(scale) || scale < 0) {
+        set_error(err, "the scale must be a positive number");
+        return false;
+    }
+    if (scale == 1.0 / sqrt((double)s->edit.d_k)) scale = 0.0; // the default: the division the file's trace ran
+    double was = s->edit.scale;
+    s->edit.scale = scale;
+    if (retrace(s, err)) return true;
+    s->edit.scale = was;
+    return false;
+}
+
+double session_scale(const Session *s) { return s->loaded ? params_scale(&s->edit) : 0.0; }
+
+bool session_shuffle(Session *s, int k, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded || (s->shuf_state != SESSION_CMP_NONE && s->shuf_k == k)) return true;
+    drop_shuffle(s);
+    s->shuf_k = k;
+    int n = s->edit.n;
+    SessionShuffle *x = &s->shuf;
+    memset(x, 0, sizeof *x);
+    x->perm = malloc(sizeof *x->perm * (size_t)n);
+    Lesson shown = session_shown(s);
+    TraceError terr;
+    bool ok = x->perm != NULL;
+    if (ok) view_shuffle_perm(k, n, x->perm);
+    ok = ok && lesson_shuffle(&x->lesson, &shown, x->perm);
+    if (ok && !trace_run(&x->trace, &x->lesson.params, &terr)) {
+        lesson_free(&x->lesson);
+        set_error(err, terr.message);
+        ok = false;
+    } else if (!ok)
+        set_error(err, "out of memory");
+    if (!ok) {
+        free(x->perm);
+        memset(x, 0, sizeof *x);
+        s->shuf_state = SESSION_CMP_FAILED;
+        return false;
+    }
+    x->difference = trace_shuffle_difference(&s->trace, &x->trace, x->perm);
+    x->same = trace_shuffle_same(&s->trace, x->difference);
+    s->shuf_state = SESSION_CMP_READY;
+    return true;
+}
+
+const SessionShuffle *session_shuffled(const Session *s)
+{
+    return s->shuf_state == SESSION_CMP_READY ? &s->shuf : NULL;
 }
 
 void session_export(const Session *s, bool board, SessionExport *out)

@@ -24,6 +24,16 @@ typedef struct {
 
 typedef enum { SESSION_CMP_NONE = 0, SESSION_CMP_READY, SESSION_CMP_FAILED } SessionCmpState;
 
+// The shuffle test of the current parameters: the lesson with its tokens reordered (lesson_shuffle) and its
+// trace, and how far its output rows are from the original's, reordered the same way.
+typedef struct {
+    Lesson lesson;     // the tokens reordered (the title and notes the same)
+    Trace trace;
+    int *perm;         // [n]: token i is the original token perm[i]
+    double difference; // trace_shuffle_difference
+    bool same;         // trace_shuffle_same: the rows only moved
+} SessionShuffle;
+
 typedef struct {
     Lesson lesson;        // as in the file: what session_revert goes back to
     AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
@@ -34,6 +44,9 @@ typedef struct {
     char saved[1100];     // where this session saved the edits of this lesson ("" none): saved over again
     Comparison cmp;       // the single-head version of edit, when cmp_state is SESSION_CMP_READY
     SessionCmpState cmp_state;
+    SessionShuffle shuf;  // when shuf_state is SESSION_CMP_READY
+    SessionCmpState shuf_state;
+    int shuf_k;           // the reordering it was computed (or failed) for
     long loads;           // lessons loaded (session_load and reloads that succeeded)
     long load_errors;     // loads and reloads that failed
     long watch_changes;   // changes of the watched file seen by session_poll
@@ -84,6 +97,22 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err);
 bool session_compare(Session *s, SessionError *err);
 // The comparison of the current parameters, or NULL when it is not computed.
 const Comparison *session_comparison(const Session *s);
+
+// Switches head h off (its Z zeros in the concat) or on again, and traces again. False when h is not a head
+// or the trace fails (nothing changes then; err says why).
+bool session_toggle_head(Session *s, int h, SessionError *err);
+// Sets the softmax scale (0: the default 1/sqrt(d_k); the slider's stop at 1/sqrt(d_k) is that default) and
+// traces again. False when it is not a finite number >= 0 or the trace fails (nothing changes; err says why).
+bool session_set_scale(Session *s, double scale, SessionError *err);
+// The scale that multiplies the scores now (params_scale of the edited parameters).
+double session_scale(const Session *s);
+
+// Computes the shuffle test of the current parameters with reordering number k (view_shuffle_perm: 0 reverses
+// the tokens) unless it is already computed or failed for them and k. Returns false only when this call tried
+// and failed (err says why).
+bool session_shuffle(Session *s, int k, SessionError *err);
+// The shuffle test of the current parameters, or NULL when it is not computed.
+const SessionShuffle *session_shuffled(const Session *s);
 
 // What an export is to show, as data: the window's exporter (src/render/export.h) carries it out.
 typedef struct {

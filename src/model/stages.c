@@ -51,15 +51,25 @@ static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int h
 static int eq_input(const AttnParams *p, int head, Equation *out, int max)
 {
     if (max < 1) return 0;
+    bool pos = p->positions != POS_NONE; // then the tokens' own embeddings E come first; X = E + P next
     memset(out, 0, sizeof *out);
-    term_mat(out, MAT_X, head, true);
-    snprintf(out->caption, sizeof out->caption, "the embeddings X");
+    term_mat(out, pos ? MAT_E : MAT_X, head, true);
+    snprintf(out->caption, sizeof out->caption, pos ? "the token embeddings E" : "the embeddings X");
     if (!p->cross) return 1;
     if (max < 2) return 1;
     memset(&out[1], 0, sizeof out[1]);
-    term_mat(&out[1], MAT_S, head, true);
-    snprintf(out[1].caption, sizeof out[1].caption, "the source embeddings Y");
+    term_mat(&out[1], pos ? MAT_ES : MAT_S, head, true);
+    snprintf(out[1].caption, sizeof out[1].caption, pos ? "the source token embeddings" : "the source embeddings Y");
     return 2;
+}
+
+// E + P = X (and E^Y + P^Y = Y for the source).
+static int eq_positions(const AttnParams *p, int head, Equation *out, int max)
+{
+    int n = 0;
+    if (n < max) binary(&out[n++], MAT_E, "+", MAT_P, MAT_X, head, "the embeddings X = E + P");
+    if (p->cross && n < max) binary(&out[n++], MAT_ES, "+", MAT_PS, MAT_S, head, "the source Y = E^Y + P^Y");
+    return n;
 }
 
 static int eq_project(const AttnParams *p, int head, Equation *out, int max)
@@ -84,7 +94,12 @@ static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
 {
     if (max < 1) return 0;
     char op[24];
-    snprintf(op, sizeof op, "\xc3\xb7 " SQRT "%d =", p->d_k);
+    if (p->scale > 0) {
+        char num[32];
+        model_format_value(p->scale, num, sizeof num);
+        snprintf(op, sizeof op, TIMES " %s =", num);
+    } else
+        snprintf(op, sizeof op, "\xc3\xb7 " SQRT "%d =", p->d_k);
     memset(out, 0, sizeof *out);
     term_mat(out, MAT_SCORES, head, false);
     term_op(out, op);
@@ -140,15 +155,18 @@ static int eq_concat(const AttnParams *p, int head, Equation *out, int max)
 
 static int eq_output(const AttnParams *p, int head, Equation *out, int max)
 {
-    (void)p;
     (void)head;
     if (max < 1) return 0;
     binary(out, MAT_CONCAT, DOT, MAT_WO, MAT_OUTPUT, 0, "the output");
-    return 1;
+    if (max < 2 || !model_mat_present(p, MAT_OUTPUT_DIFF)) return 1;
+    // Heads switched off: the output with every head, without them, and what they add, cell by cell.
+    binary(&out[1], MAT_OUTPUT_ALL, "\xe2\x88\x92", MAT_OUTPUT, MAT_OUTPUT_DIFF, 0, "what the heads switched off add");
+    out[1].t[4].result = false; // framed like a result, but the reveal fills Output only
+    return 2;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Formulas ('^' raises the letter after it) and explanations
+// Formulas ('^' raises the character after it, or a group in parentheses) and explanations
 
 static void head_sub(char *h, size_t cap, int head)
 {
@@ -162,9 +180,19 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
     if (p->cross)
         snprintf(buf, cap, "X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values", p->n, p->d_model,
                  p->m, p->d_model);
+    else if (p->positions != POS_NONE)
+        snprintf(buf, cap, "E = the embeddings of the %d token%s  (%d" TIMES "%d), before positions",
+                 p->n, p->n == 1 ? "" : "s", p->n, p->d_model);
     else
         snprintf(buf, cap, "X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)", p->n,
                  p->n == 1 ? "" : "s", p->n, p->d_model);
+}
+static void f_positions(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)head;
+    if (p->cross) snprintf(buf, cap, "X = E + P,   Y = E^Y + P^Y");
+    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "X = E + P,   P = sin | cos of pos / 10000^(2i/d)");
+    else snprintf(buf, cap, "X = E + P   (the lesson's positions)");
 }
 static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -184,6 +212,14 @@ static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
     char h[16];
     head_sub(h, sizeof h, head);
+    if (p->scale > 0) {
+        char num[32], def[32];
+        model_format_value(p->scale, num, sizeof num);
+        model_format_value(1.0 / sqrt((double)p->d_k), def, sizeof def);
+        snprintf(buf, cap, "S\xe2\x80\xb2%s = S%s " TIMES " %s   (instead of 1/" SQRT "d_k = %s;  d_k = %d)", h, h, num, def,
+                 p->d_k);
+        return;
+    }
     snprintf(buf, cap, "S\xe2\x80\xb2%s = S%s / " SQRT "d_k,   d_k = %d,   " SQRT "%d = %.4f", h, h, p->d_k, p->d_k,
              sqrt((double)p->d_k));
 }
@@ -230,6 +266,11 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 
 static void x_input(const AttnParams *p, char *buf, size_t cap)
 {
+    if (p->positions != POS_NONE && !p->cross) {
+        snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding E. The next stage adds "
+                 "each position's vector P: X = E + P is what every head reads.", p->d_model);
+        return;
+    }
     if (p->cross)
         snprintf(buf, cap, "Cross-attention: the queries come from the %d target token%s X, the keys and values from "
                  "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding.", p->n,
@@ -237,6 +278,12 @@ static void x_input(const AttnParams *p, char *buf, size_t cap)
     else
         snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
                  "the same X.", p->d_model);
+}
+static void x_positions(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "Attention itself cannot tell the order of the tokens: shuffle them and the rows only move. "
+             "Adding a position vector P to each token's embedding E makes X = E + P differ with the place%s.",
+             p->positions == POS_SINUSOIDAL ? " (sines and cosines of slower and slower waves)" : "");
 }
 static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
@@ -251,6 +298,12 @@ static void x_scores(const AttnParams *p, char *buf, size_t cap)
 }
 static void x_scale(const AttnParams *p, char *buf, size_t cap)
 {
+    if (p->scale > 0) {
+        snprintf(buf, cap, "The scores are multiplied by %.4g instead of divided by " SQRT "%d: the larger "
+                 "the scale, the further apart the scores, and the closer each softmax row comes to one-hot.", p->scale,
+                 p->d_k);
+        return;
+    }
     snprintf(buf, cap, "Dividing by " SQRT "d_k = " SQRT "%d keeps the scores in the same range whatever the head size, "
              "so the softmax that follows does not saturate. Same colour scale as the scores: the colours fade.", p->d_k);
 }
@@ -288,12 +341,15 @@ static void x_output(const AttnParams *p, char *buf, size_t cap)
 }
 
 static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
+static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
 
 // ---------------------------------------------------------------------------------------------------
 // The table
 
 static const StageInfo STAGES[STAGE_COUNT] = {
     {STAGE_INPUT, "input", "Input", "X", MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input},
+    {STAGE_POSITIONS, "positions", "Positions", "E + P", MAT_NONE, {MAT_X}, has_positions, eq_positions, f_positions,
+     x_positions},
     {STAGE_PROJECT, "projections", "Projections Q, K, V", "Q K V", MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project,
      f_project, x_project},
     {STAGE_SCORES, "scores", "Scores QK^T", "QK^T", MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores},

@@ -16,13 +16,14 @@ static AttnParams sizes_of(const ViewDims *d)
     p.heads = d->heads;
     p.d_k = d->d_k;
     p.mask = d->causal ? MASK_CAUSAL : MASK_NONE;
+    p.positions = d->positions ? POS_SINUSOIDAL : POS_NONE; // which kind does not matter to the stage table
     return p;
 }
 
 
 ViewDims view_dims_from_params(const AttnParams *p)
 {
-    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL};
+    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL, p->positions != POS_NONE};
     return d;
 }
 
@@ -57,6 +58,7 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     for (int i = 0; i < s->stage_count; i++)
         if (s->stages[i] <= was) s->stage_index = i; // the same stage, or the one before a vanished mask
     if (s->head >= dims->heads) s->head = 0;
+    s->shuffle = 0;
     s->reveal = -1;
     memset(&s->hover, 0, sizeof s->hover);
     memset(&s->pinned, 0, sizeof s->pinned);
@@ -414,6 +416,20 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_KEY_Q: s->quit = true; return true;
     case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
+    case VIEW_KEY_O: s->request = VIEW_REQ_ABLATE; return true;
+    case VIEW_KEY_LEFTBRACKET:
+    case VIEW_KEY_RIGHTBRACKET:
+        s->request = VIEW_REQ_SCALE;
+        s->request_delta = (ev->key == VIEW_KEY_RIGHTBRACKET ? 1.0 : -1.0) * (shift ? 0.25 : 1.0);
+        return true;
+    case VIEW_KEY_X:
+        if (shift) { // the next reordering (opening the panel if it is closed)
+            if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
+            s->panel = PANEL_SHUFFLE;
+        } else
+            s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+        memset(&s->hover, 0, sizeof s->hover);
+        return true;
     default: return false;
     }
 }
@@ -452,6 +468,11 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
     case VIEW_EV_DRAG:
         return request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+    case VIEW_EV_SCALE:
+        if (!(ev->value > 0) || !isfinite(ev->value)) return false;
+        s->request = VIEW_REQ_SCALE_SET;
+        s->request_delta = ev->value;
+        return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
         return pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
                    s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);
@@ -462,6 +483,42 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     }
     return false;
+}
+
+int view_shuffle_count(int n) { return n > 1 ? 1 + n * (n - 1) / 2 : 1; }
+
+void view_shuffle_perm(int k, int n, int *perm)
+{
+    k = n > 0 ? k % view_shuffle_count(n) : 0;
+    for (int i = 0; i < n; i++) perm[i] = k == 0 ? n - 1 - i : i;
+    if (k == 0) return;
+    for (int i = 0, m = 1; i < n; i++) // the k-th pair (i, j), i < j
+        for (int j = i + 1; j < n; j++, m++)
+            if (m == k) {
+                perm[i] = j;
+                perm[j] = i;
+                return;
+            }
+}
+
+double view_scale_min(int d_k) { return 1.0 / (4.0 * (d_k > 0 ? d_k : 1)); }
+
+double view_scale_step(double scale, int d_k, double dir, bool fine)
+{
+    if (d_k < 1) d_k = 1;
+    double lo = view_scale_min(d_k), hi = VIEW_SCALE_MAX;
+    const double stops[3] = {1.0 / d_k, 1.0 / sqrt((double)d_k), 1.0};
+    double next = scale * pow(2.0, dir * (fine ? 1.0 / 16.0 : 0.25));
+    // A stop past here and up to there (or a rounding away from it) is where the step ends: the nearest one.
+    for (int i = 0; i < 3; i++) {
+        double st = dir > 0 ? stops[i] : stops[2 - i];
+        if ((dir > 0 && st > scale * (1 + 1e-12) && st <= next * (1 + 1e-9)) ||
+            (dir < 0 && st < scale * (1 - 1e-12) && st >= next * (1 - 1e-9))) {
+            next = st;
+            break;
+        }
+    }
+    return next < lo ? lo : next > hi ? hi : next;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -557,6 +614,7 @@ bool view_param_set(AttnParams *p, CellRef c, double v)
     if (!ref || !isfinite(v)) return false;
     *ref = v;
     if (c.mat == MAT_X && !p->cross) mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
+    params_apply_positions(p); // an edit of E (or E^Y): X = E + P follows
     return true;
 }
 

@@ -33,6 +33,10 @@ typedef enum {
     VIEW_KEY_D,                         // dark board / light board
     VIEW_KEY_ENTER,                     // a question: submit the typed number
     VIEW_KEY_P,                         // predict: an automatic question on the current head's weights
+    VIEW_KEY_O,                         // switch the current head off (ablation) / on again
+    VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
+    VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original; with
+                                        // VIEW_MOD_SHIFT the next reordering (view_shuffle_perm)
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -44,6 +48,7 @@ typedef enum {
     PANEL_NONE = 0,
     PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
     PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
+    PANEL_SHUFFLE,  // the lesson with its tokens reordered beside the original: the outputs (key X)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -56,6 +61,9 @@ typedef enum {
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
     VIEW_REQ_ANSWER,  // judge the response to the question (quiz_cell / quiz_value / quiz_choice): view_quiz_judged
     VIEW_REQ_AUTO_QUESTION, // make an automatic question (from quiz_auto_count) and view_quiz_ask it
+    VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
+    VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
+    VIEW_REQ_SCALE_SET, // set the softmax scale to request_delta (from the slider)
 } ViewRequest;
 
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
@@ -93,6 +101,7 @@ typedef enum {
     VIEW_EV_RESIZE,  // x, y = new size in pixels
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
+    VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
 } ViewEventKind;
 
 typedef struct {
@@ -104,12 +113,14 @@ typedef struct {
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
     int x, y;       // RESIZE; DRAG: y = pixels moved
+    double value;   // SCALE: the softmax scale asked for
 } ViewEvent;
 
 // Sizes of the lesson, all the state machine needs from it.
 typedef struct {
     int n, m, d_model, heads, d_k;
     bool causal;
+    bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
@@ -154,6 +165,7 @@ typedef struct {
     int quiz_choice;           // the choice pressed, from 0 ("choice")
     bool quiz_right;           // QUIZ_REVEALED: the verdict
     unsigned quiz_auto_count;  // automatic questions asked so far: the next one's counter
+    int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -188,6 +200,18 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index);
 // The owner judged the response (VIEW_REQ_ANSWER): marks it right or wrong, pins `answer` (its arithmetic
 // shows) and fills the result cell by cell through `through` ('.' goes on from there).
 void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through);
+// Reordering number k of n tokens into perm[0..n): 0 reverses them; then each swap of two tokens (i, j), i < j,
+// in order (k = 1: tokens 0 and 1 ...), then around again. Token i of the shuffled lesson is token perm[i].
+void view_shuffle_perm(int k, int n, int *perm);
+// How many reorderings view_shuffle_perm has for n tokens (1 + n(n-1)/2; 1 for one token).
+int view_shuffle_count(int n);
+
+// The softmax scale a step of the slider away: dir steps of 2^(1/4) (fine: 2^(1/16)) up or down, from
+// 1/(4 d_k) to 4, landing on each stop it would pass over (1/d_k, 1/sqrt(d_k) and 1) instead of jumping it.
+double view_scale_step(double scale, int d_k, double dir, bool fine);
+#define VIEW_SCALE_MAX 4.0
+// The slider's ends for a head size: 1/(4 d_k) and VIEW_SCALE_MAX.
+double view_scale_min(int d_k);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.

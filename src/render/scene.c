@@ -326,8 +326,8 @@ int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
 
 static const char *const TIMES = "\xc3\x97"; // ×
 
-// Text in the board's notation: '^' raises what follows it (one letter, or up to a space, ',' or ')'),
-// drawn smaller and higher: W₀^Q. Returns the width; draws when `draw`.
+// Text in the board's notation: '^' raises what follows it (one character, or a group in parentheses, drawn
+// without them: 10000^(2i/d)), smaller and higher: W₀^Q. Returns the width; draws when `draw`.
 static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t, bool draw)
 {
     char seg[512];
@@ -348,6 +348,17 @@ static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, cons
         if (!caret) break;
         p = caret + 1;
         size_t k = 0;
+        const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
+        if (close && close - p > 1 && close - p < (ptrdiff_t)sizeof seg) { // ^(2i/d): the group, raised without its parentheses
+            k = (size_t)(close - p - 1);
+            memcpy(seg, p + 1, k);
+            seg[k] = '\0';
+            int sw = text_w(c, f, small, seg);
+            if (draw) scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small), seg);
+            w += sw + 2;
+            p = close + 1;
+            continue;
+        }
         if ((unsigned char)p[0] >= 0x80) { // one UTF-8 character
             k = 1;
             while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
@@ -400,6 +411,7 @@ typedef struct {
     double range;       // the colour scale: |value| that reaches the ends (shared by its range group)
     bool probabilities; // 0..1 on the sequential map
     const char *title;  // instead of the matrix's name (NULL: its name)
+    int side_w;         // a column right of the cells: each softmax row's entropy in bits (0: none)
 } MatBox;
 
 typedef struct {
@@ -473,7 +485,11 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     if (!found && cc->num_count < (int)(sizeof cc->nums / sizeof cc->nums[0]))
         cc->nums[cc->num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
     char buf[64];
-    model_format_value(ints ? (neg ? -big : big) : (neg ? -(big + 0.5) : big + 0.5), buf, sizeof buf);
+    // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an exact integer
+    // when the values are not (1.5 + 0.5 would print "2", as narrow as an integer, and cut "1.5000").
+    double wide = big + 0.5;
+    if (wide == floor(wide)) wide += 0.0001;
+    model_format_value(ints ? (neg ? -big : big) : (neg ? -wide : wide), buf, sizeof buf);
     if (!ints && big < 1.0) model_format_value(neg ? -0.5555 : 0.5555, buf, sizeof buf);
     int w = text_w(c, FONT_REGULAR, g->num_font, buf);
     if (inf) {
@@ -523,13 +539,19 @@ static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int h
     }
     int cap = 5 * g->num_font;
     b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + (result ? result_pad(g) : 0); // clear of the frame
+    // The softmax's result: each row's entropy beside it, so the class sees rows go one-hot as the scale grows.
+    if (m == MAT_WEIGHTS && result && view_stage(c->st) == STAGE_SOFTMAX && c->T && head < c->T->heads &&
+        c->T->head[head].entropy.data) {
+        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"), hw = text_w(c, FONT_REGULAR, g->label_font, "bits");
+        b->side_w = result_pad(g) + g->num_font / 2 + (ew > hw ? ew : hw);
+    }
 }
 
 static bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
 static int box_width(const GridStyle *g, const MatBox *b)
 {
     (void)g;
-    return b->label_w + b->nc * b->cell_w;
+    return b->label_w + b->nc * b->cell_w + b->side_w;
 }
 // A window's caption: one line per windowed axis ("rows 0–8 of 512", "cols 0–1 of 64").
 static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < b->cols); }
@@ -564,6 +586,9 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     char title[160], name[96], buf[160], fitted[160];
     model_mat_name(b->mat, b->head, name, sizeof name);
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
+    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
+    if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
+        snprintf(name + strlen(name), sizeof name - strlen(name), " off");
     snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, TIMES, b->cols);
     int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
     int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;
@@ -609,7 +634,9 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
             double v = cell_value(c, ref);
             Rgba bgc = cell_color(c, b->mat, v, b->range);
             cell_rect(c, x0, y0, cw, ch, bgc, ref);
-            if (isinf(v)) scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
+            if (isinf(v) || (b->mat == MAT_CONCAT && c->L->params.d_k > 0 &&
+                             params_ablated(&c->L->params, (b->c0 + j) / c->L->params.d_k)))
+                scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
             else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
                 frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
             model_format_value(v, buf, sizeof buf);
@@ -639,6 +666,21 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     }
     int rt = result_rule(g);
     if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
+    if (b->side_w > 0) { // entropy in bits of each row shown: -sum A log2 A, from the trace
+        int ex = gx + gw + result_pad(g) + g->num_font / 2, ew = b->side_w - result_pad(g) - g->num_font / 2;
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew, g->col_label_h - result_pad(g),
+                CENTER, "bits");
+        const Matrix *ent = &c->T->head[b->head].entropy;
+        for (int i = 0; i < b->nr; i++) {
+            CellRef ref = {b->mat, b->head, b->r0 + i, 0};
+            if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref)) continue; // a row still being revealed
+            bool whole = true;
+            for (int j = 0; j < b->cols && whole; j++) whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
+            if (!whole) continue;
+            model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
+            text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h, RIGHT, buf);
+        }
+    }
     if (box_windowed(b)) {
         char where[2][96];
         int lines = 0;
@@ -969,12 +1011,12 @@ static double heat_range(const Ctx *c, MatId m) { return group_range(c, m); }
 // "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.
 static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
 {
-    (void)c;
     char name[64];
     model_mat_name(m, head, name, sizeof name);
     const MatInfo *mi = mat_info(m);
-    if (compact) snprintf(buf, cap, "head %d", head);
-    else snprintf(buf, cap, "Head %d \xc2\xb7 %s %s", head, mi ? mi->what : "", name);
+    const char *off = params_ablated(&c->L->params, head) ? " off" : ""; // switched off (key O)
+    if (compact) snprintf(buf, cap, "head %d%s", head, off);
+    else snprintf(buf, cap, "Head %d%s \xc2\xb7 %s %s", head, off, mi ? mi->what : "", name);
 }
 
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
@@ -1291,24 +1333,37 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
     char head[96], fitted[512], formula[512];
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, "1 head vs %d", c->L->params.heads);
+    else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "shuffle test");
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "one head");
     else if (stage_info(view_stage(st)) && stage_info(view_stage(st))->results[0] != MAT_NONE &&
              !mat_info(stage_info(view_stage(st))->results[0])->per_head)
         snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
     else snprintf(head, sizeof head, "head %d  (%d of %d)", st->head, st->head + 1, c->L->params.heads);
+    // Heads switched off (key O), on every stage: which ones.
+    int off = 0, first_off = -1;
+    for (int i = 0; i < c->L->params.heads; i++)
+        if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
+    if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), "  \xc2\xb7  head %d off", first_off);
+    else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), "  \xc2\xb7  %d heads off", off);
     int hw = text_w(c, FONT_BOLD, sf, head);
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
-    const char *name = cmp ? "Single head vs multi-head" : si ? si->name : "";
+    bool shuffle = st->panel == PANEL_SHUFFLE;
+    const char *name = cmp ? "Single head vs multi-head" : shuffle ? "Shuffle test" : si ? si->name : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
         char last[16] = "";
         model_subscript(last, sizeof last, c->L->params.heads - 1);
         snprintf(formula, sizeof formula, "W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O",
                  last);
-    } else
+    } else if (shuffle)
+        snprintf(formula, sizeof formula, "%s",
+                 c->L->params.positions != POS_NONE ? "X = E + P: the tokens move, their positions stay"
+                 : c->L->params.mask == MASK_CAUSAL ? "no positions, but the causal mask follows the order"
+                                                    : "no positions: X = E, the rows move with their tokens");
+    else
         stage_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
     int fsize = ff;
@@ -1478,15 +1533,19 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     return used;
 }
 
+static const char SHUFFLE_TEXT[] =
+    "Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
+    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.";
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = c->text_font;
     const LessonQuestion *q = c->ex->question;
-    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE) {
+    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE && c->st->panel != PANEL_SHUFFLE) {
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, COMPARE_TEXT, draw);
+    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, SHUFFLE_TEXT, draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
@@ -1506,6 +1565,9 @@ static const char *const HELP[][2] = {
     {"D", "dark board / light board"},
     {"K", "cost panel: weights and multiplications, 1 head vs h heads"},
     {"M", "single head vs multi-head, side by side"},
+    {"O", "switch the current head off (its Z zeros in the concat) / on again"},
+    {"[  ]", "softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)"},
+    {"X  /  Shift+X", "shuffle test: the tokens reordered beside the original / another order"},
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
     {"R", "revert the edits to the file"},
     {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
@@ -1901,7 +1963,7 @@ void scene_heatmap_page(const Lesson *L, const Trace *T, MatId mat, int head, do
 // ---------------------------------------------------------------------------------------------------
 // Entry points
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL};
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL};
 
 static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u, int num_font, int text_font)
@@ -2052,6 +2114,171 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
     draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
 }
 
+#define SQRT_SIGN "\xe2\x88\x9a"
+
+// The softmax scale's slider, on the stages it acts on (scaling, mask; softmax when moved): where the scale is between
+// 1/(4 d_k) and 4 on a log axis, its stops 1/d_k, 1/√d_k and 1 marked, moved with [ and ].
+static bool slider_shown(const Ctx *c)
+{
+    Stage s = view_stage(c->st);
+    // On the softmax once the scale is moved: at the default the board keeps its room for the heatmap.
+    return c->st->panel == PANEL_NONE &&
+           (s == STAGE_SCALE || s == STAGE_MASK || (s == STAGE_SOFTMAX && c->L->params.scale > 0));
+}
+static int slider_height(const Ctx *c) { return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+
+static void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    double now = params_scale(p), lo = view_scale_min(p->d_k), hi = VIEW_SCALE_MAX;
+    int f = c->num_font;
+    char val[64], label[96];
+    model_format_value(now, val, sizeof val);
+    snprintf(label, sizeof label, "scale %s%s", val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
+    int lw = text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
+    const char *keys = c->ex->slide ? "" : "[  ]";
+    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
+    int tx = x + lw + f, tw = w - lw - f - (kw ? kw + f : 0) - f;
+    if (tw < 4 * f) return;
+    int my = y + h / 2;
+    rect(c, tx, my - 1, tw, 3, c->th->muted);
+    double span = log(hi) - log(lo);
+    const double stops[3] = {1.0 / p->d_k, 1.0 / sqrt((double)p->d_k), 1.0};
+    static const char *const names[3] = {"1/d_k", "1/" SQRT_SIGN "d_k", "1"};
+    int lf = (int)lround(f * 0.8);
+    int last_end = tx - f;
+    for (int i = 0; i < 3; i++) {
+        if (i > 0 && stops[i] == stops[i - 1]) continue; // d_k = 1: one stop
+        int sx = tx + (int)lround((log(stops[i]) - log(lo)) / span * tw);
+        int nw = text_w(c, FONT_REGULAR, lf, names[i]), nx = sx - nw / 2;
+        rect(c, sx - 1, y + 2, 3, h - 4, c->th->ink);
+        if (nx > last_end + f / 4 && nx + nw <= tx + tw + f) { // a label that does not cover its neighbour's
+            rect(c, nx - 2, my - line_h(c, FONT_REGULAR, lf) / 2, nw + 4, line_h(c, FONT_REGULAR, lf), c->th->bg);
+            text_at(c, FONT_REGULAR, lf, c->th->ink, nx, my - line_h(c, FONT_REGULAR, lf) / 2, names[i]);
+            last_end = nx + nw;
+        }
+    }
+    Scene *s = c->s; // where a press or a drag moves the scale (scene_slider_at)
+    s->slider_x = tx;
+    s->slider_y = y;
+    s->slider_w = tw;
+    s->slider_h = h;
+    s->slider_lo = lo;
+    s->slider_hi = hi;
+    for (int i = 0; i < 3; i++) s->slider_stops[i] = stops[i];
+    int kx = tx + (int)lround((log(now < lo ? lo : now > hi ? hi : now) - log(lo)) / span * tw);
+    int kwid = f / 3 < 6 ? 6 : f / 3;
+    rect(c, kx - kwid / 2, y, kwid, h, c->th->result);
+    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - line_h(c, FONT_REGULAR, f)) / 2, keys);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The shuffle test (key X): the outputs of the lesson and of its tokens reversed, side by side, and whether the
+// rows only moved. The session computed both traces (core: params_shuffle); the scene shows them.
+
+static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
+{
+    const SessionShuffle *sh = c->ex->shuffle;
+    if (!sh) {
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+                "The shuffled lesson could not be computed (see the banner).");
+        return;
+    }
+    const AttnParams *p = &c->L->params;
+    ViewState st = *c->st;
+    st.reveal = -1;
+    SceneExtras none = {0};
+    Ctx orig = *c, shuf = *c;
+    orig.st = shuf.st = &st;
+    orig.ex = shuf.ex = &none;
+    orig.focus.mat = shuf.focus.mat = MAT_NONE;
+    orig.lit_count = shuf.lit_count = 0;
+    shuf.L = &sh->lesson;
+    shuf.T = &sh->trace;
+    int f = c->text_font, lh = line_h(c, FONT_BOLD, f) + c->num_font / 4;
+    char buf[600], fitted[600], num[64];
+    // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm).
+    bool reversed = true;
+    int a = -1, b = -1;
+    for (int i = 0; i < p->n; i++) {
+        reversed = reversed && sh->perm[i] == p->n - 1 - i;
+        if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
+    }
+    char head[200];
+    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "The tokens reversed:  ");
+    else snprintf(head, sizeof head, "\"%s\" and \"%s\" swapped:  ", c->L->tokens[a], c->L->tokens[b]);
+    size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
+    for (int i = 0; i < p->n && used < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
+    if (used < sizeof buf) used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
+    for (int i = 0; i < p->n && used < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", sh->lesson.tokens[i]);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, c->th->ink, x, y, w, lh, LEFT, fitted);
+    // Line 2: the verdict, with the largest difference between a token's two output rows.
+    model_format_value(sh->difference, num, sizeof num);
+    if (sh->same)
+        snprintf(buf, sizeof buf, "%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s",
+                 p->positions == POS_NONE ? "Without positions" : "The rows only moved", num);
+    else
+        snprintf(buf, sizeof buf, "%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s",
+                 p->positions != POS_NONE ? "With positions" : p->mask == MASK_CAUSAL ? "With the causal mask" : "Changed",
+                 num);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
+    // The two outputs on one row, one colour scale, windowed like the board when they do not fit.
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement arr;
+    memset(&arr, 0, sizeof arr);
+    arr.count = 1;
+    BoardRow *row = &arr.rows[0];
+    row->count = 3;
+    box_init(&orig, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
+    row->t[1].is_op = true;
+    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    box_init(&shuf, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
+    double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
+    row->t[0].box.range = row->t[2].box.range = range;
+    int cw = row->t[0].box.cell_w > row->t[2].box.cell_w ? row->t[0].box.cell_w : row->t[2].box.cell_w;
+    int lw2 = row->t[0].box.label_w > row->t[2].box.label_w ? row->t[0].box.label_w : row->t[2].box.label_w;
+    row->t[0].box.cell_w = row->t[2].box.cell_w = cw;
+    row->t[0].box.label_w = row->t[2].box.label_w = lw2;
+    row->t[0].box.title = "Output";
+    row->t[2].box.title = "Output, tokens reordered";
+    int oy = y + 2 * lh + c->num_font / 3, oh = y + h - oy;
+    window_to_fit(c, &g, &arr, w, oh);
+    int row_w = row_width(c, &g, row);
+    int xx = x + (w - row_w) / 2;
+    size_t hits = c->s->hit_count;
+    draw_matrix(&orig, &g, &row->t[0].box, xx, oy);
+    xx += box_width(&g, &row->t[0].box) + g.gap;
+    int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
+            CENTER, "vs");
+    xx += op_width(c, &g, "vs");
+    draw_matrix(&shuf, &g, &row->t[2].box, xx, oy);
+    c->s->hit_count = hits; // the panel's cells answer no hover (the shuffled ones are not the lesson's)
+}
+
+bool scene_slider_at(const Scene *s, int x, int y, double *scale)
+{
+    int pad = s->slider_h / 2;
+    if (s->slider_w <= 0 || y < s->slider_y || y >= s->slider_y + s->slider_h || x < s->slider_x - pad ||
+        x > s->slider_x + s->slider_w + pad)
+        return false;
+    double t = (double)(x - s->slider_x) / s->slider_w;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double v = exp(log(s->slider_lo) + t * (log(s->slider_hi) - log(s->slider_lo)));
+    for (int i = 0; i < 3; i++) { // near a stop: the stop itself (1/sqrt(d_k) is the default, exactly)
+        double sx = s->slider_x + (log(s->slider_stops[i]) - log(s->slider_lo)) / (log(s->slider_hi) - log(s->slider_lo)) *
+                                      s->slider_w;
+        if (fabs(sx - x) <= s->slider_h / 4.0) v = s->slider_stops[i];
+    }
+    *scale = v;
+    return true;
+}
+
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
@@ -2061,6 +2288,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->substeps = 1;
     s->substep = 0;
     s->pan_span_x = s->pan_span_y = 0;
+    s->slider_w = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
@@ -2085,9 +2313,14 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->text_len = text0;
     s->hit_count = hits0;
     y += hh + c.num_font / 4;
+    if (slider_shown(&c)) {
+        int sh = slider_height(&c);
+        draw_scale_slider(&c, margin, y, w - 2 * margin, sh);
+        y += sh + c.num_font / 4;
+    }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;
-    int explain_h = st->panel == PANEL_COMPARE ? 0 : explain_height(&c);
+    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c);
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
     int main_h = explain_y - c.num_font / 3 - y;
@@ -2095,6 +2328,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     if (main_h > 0) {
         if (st->panel == PANEL_COMPARE) {
             draw_compare(&c, margin, y, main_w, main_h);
+        } else if (st->panel == PANEL_SHUFFLE) {
+            draw_shuffle(&c, margin, y, main_w, main_h);
         } else {
             // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
             int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../model/explain.h"
+#include "../model/session.h"
 #include "../model/view.h"
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
@@ -68,6 +69,10 @@ typedef struct {
     int substep;    // the one shown
     int num_font;   // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
+    // The softmax scale's slider (slider_w = 0: none shown): its track, the scales at its ends (log axis) and
+    // its stops, which a press within a few pixels lands on.
+    int slider_x, slider_y, slider_w, slider_h;
+    double slider_lo, slider_hi, slider_stops[3];
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -109,6 +114,7 @@ typedef struct {
     const char *status;         // one line saying what the last save, revert or export did
     bool slide;                 // a slide, not the window: no hints about the mouse or the keys
     const Theme *theme;         // NULL: THEME_LIGHT
+    const SessionShuffle *shuffle; // the lesson with its tokens reordered, for PANEL_SHUFFLE (NULL: not computed)
     // The question on screen (ViewState.quiz, .quiz_phase say where it is): a lesson's or the automatic one.
     const LessonQuestion *question;
 } SceneExtras;
@@ -129,6 +135,10 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
 // (head >= 0) with every key and number whole, or every head's in a grid (head < 0) close to 16:9.
 void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int head, double scale,
                         const TextMetrics *tm, int *w, int *h);
+
+// The scale on the slider at pixel column x when (x, y) is on the slider (a stop when within a quarter of the
+// slider's height of it; the ends beyond the track); false when it is not.
+bool scene_slider_at(const Scene *s, int x, int y, double *scale);
 
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.
 bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);

@@ -102,7 +102,7 @@ CASES = [
     ("top-array", "@@[]\n", "expected a lesson object { ... }, got an array"),
     ("top-unknown-key", lesson(_extra=[('@@"head"', "2")]),
      'unknown key "head" (expected $schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, '
-     'source, weights, questions)'),
+     'source, weights, positions, scale, questions)'),
     ("top-duplicate-key", lesson(_extra=[('@@"heads"', "4")]), 'duplicate key "heads" (first given at line 5, column 3)'),
     ("schema-not-string", lesson(_extra=[("$schema", "@@1")]), "$schema: expected a string, got a number"),
     ("missing-title", "@@" + lesson(title=None), 'missing required key "title"'),
@@ -187,7 +187,36 @@ CASES = [
     ("source-missing-embeddings", lesson(source='@@{"tokens": ["Le", "chat"]}'),
      'source: missing required key "embeddings"'),
     ("source-unknown-key", lesson(source='{"tokens": ["Le", "chat"], @@"embedding": [[1, 0, 0, 0], [0, 1, 0, 0]]}'),
-     'source: unknown key "embedding" (expected tokens, sentence, embeddings)'),
+     'source: unknown key "embedding" (expected tokens, sentence, embeddings, positions)'),
+
+    # --- positions and scale (issue 14) ---
+    ("positions-unknown-string", lesson(positions='@@"learned"'),
+     'positions: expected "none", "sinusoidal" or 3 rows of 4 numbers (one per token), got "learned"'),
+    ("positions-number", lesson(positions="@@1"),
+     'positions: expected "none", "sinusoidal" or 3 rows of 4 numbers (one per token), got a number'),
+    ("positions-too-few-rows", lesson(positions="@@[[0, 0, 0, 0], [1, 1, 1, 1]]"),
+     "positions: expected 3 rows (one per token), got 2"),
+    ("positions-row-width", lesson(positions="[[0, 0, 0, 0], @@[1, 1, 1], [2, 2, 2, 2]]"),
+     "positions[1]: expected 4 numbers (d_model), got 3"),
+    ("positions-string-number", lesson(positions='[[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, @@"2", 2]]'),
+     "positions[2][2]: expected a number, got a string"),
+    ("source-positions-rows", lesson(positions="[[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2]]",
+                                     source='{"tokens": ["Le", "chat"], "embeddings": [[1, 0, 0, 0], [0, 1, 0, 0]], '
+                                            '"positions": @@[[0, 0, 0, 0]]}'),
+     "source.positions: expected 2 rows (one per source token), got 1"),
+    ("source-positions-with-sinusoidal", lesson(positions='"sinusoidal"',
+                                                source='{"tokens": ["Le", "chat"], "embeddings": [[1, 0, 0, 0], '
+                                                       '[0, 1, 0, 0]], "positions": @@[[0, 0, 0, 0], [1, 1, 1, 1]]}'),
+     'source.positions: not with "positions": "sinusoidal", which gives the source its own sinusoids'),
+    ("source-positions-alone", lesson(source='{"tokens": ["Le", "chat"], "embeddings": [[1, 0, 0, 0], [0, 1, 0, 0]], '
+                                             '"positions": @@[[0, 0, 0, 0], [1, 1, 1, 1]]}'),
+     "source.positions: the source's positions go with an explicit \"positions\" matrix for the queries"),
+    ("scale-zero", lesson(scale="@@0"),
+     "scale: must be a positive number (it multiplies the scores instead of 1/\u221ad_k), got 0"),
+    ("scale-negative", lesson(scale="@@-0.5"),
+     "scale: must be a positive number (it multiplies the scores instead of 1/\u221ad_k), got -0.5"),
+    ("scale-string", lesson(scale='@@"0.5"'), "scale: expected a positive number (it multiplies the scores), got a string"),
+    ("scale-null", lesson(scale="@@null"), "scale: expected a positive number (it multiplies the scores), got null"),
     ("source-empty-tokens", lesson(source='{"tokens": @@[], "embeddings": []}'),
      "source.tokens: expected at least one token, got an empty array"),
 
