@@ -7,9 +7,17 @@ add_library(mha_render STATIC
   src/render/scene.c
   src/render/draw_sdl.c
   src/render/svg.c
-  src/render/export.c)
+  src/render/export.c
+  src/render/textrun.c
+  src/platform/fontfind.c)
 target_include_directories(mha_render PUBLIC src)
 target_link_libraries(mha_render PUBLIC mha_model PkgConfig::SDL2 m)
+# Fallback fonts for characters DejaVu lacks: fontconfig where there is one, else the system font folders.
+pkg_check_modules(FONTCONFIG IMPORTED_TARGET fontconfig)
+if(FONTCONFIG_FOUND)
+  target_compile_definitions(mha_render PRIVATE MHA_HAVE_FONTCONFIG=1)
+  target_link_libraries(mha_render PUBLIC PkgConfig::FONTCONFIG)
+endif()
 
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).

@@ -52,3 +52,18 @@ endif()
 if(MHA_GUI)
   include(cmake/gui_tests.cmake OPTIONAL)
 endif()
+
+# UTF-8 clusters, scripts and the visual order of text runs (tokens in any script).
+if(MHA_GUI)
+  mha_test(test_utf8 mha_render)
+endif()
+if(MHA_GUI)
+  # Text in any script drawn offscreen: fallback fonts, colour emoji, right-to-left ellipsis, the missing-font message.
+  mha_test(test_fonts mha_render)
+endif()
+if(MHA_GUI)
+  # The interface in every language: tables, messages asked for, English left, every screen fits (real fonts).
+  mha_test(test_i18n mha_render)
+endif()
+# Every message in the sources has a translation in every language table (and no table keeps a stale one).
+add_test(NAME test_i18n_sources COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tests/i18n_sources.py ${CMAKE_CURRENT_SOURCE_DIR})

@@ -440,7 +440,9 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
         CHECK(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n", 66) == 0, "declaration and mark");
         CHECK(export_bytes_are_ours((const unsigned char *)svg, size), "our mark is found");
         CHECK(strstr(svg, "<image") == NULL && strstr(svg, "base64") == NULL, "no raster inside");
-        CHECK(strstr(svg, "font-family=\"DejaVu Sans, Verdana, sans-serif\"") != NULL, "fonts with a generic fallback");
+        CHECK(strstr(svg, "font-family=\"DejaVu Sans, Verdana, Noto Sans, Noto Sans CJK JP,") != NULL &&
+                  strstr(svg, "Noto Sans Arabic") && strstr(svg, "Noto Color Emoji") && strstr(svg, "Emoji, sans-serif\""),
+              "fonts with fallbacks for every script and a generic family last");
         for (int h = 0; h < L->params.heads; h++) {
             int wrong;
             int n = svg_cells(svg, h, L, T, MAT_WEIGHTS, &wrong);

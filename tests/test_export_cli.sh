@@ -273,6 +273,33 @@ run invalid 2 --export "$tmp/a" "$tmp/bad.json"
 has invalid.err "bad.json"
 empty invalid.out
 
+# The class's language: --lang, else the lesson's "language", else LANG. The board SVG says the stage's name
+# and its explanation in that language; the numbers and tokens stay; --json and --trace never change.
+mkdir "$tmp/lang"
+for l in es fr zh; do
+    run "lang_$l" 0 --lang "$l" --export "$tmp/lang/$l" --what board --stage softmax --format svg
+done
+has "lang/es/the-cat-sat-stage05-softmax-head0.svg" "fila a fila"
+has "lang/es/the-cat-sat-stage05-softmax-head0.svg" "La softmax convierte cada fila en pesos positivos"
+has "lang/fr/the-cat-sat-stage05-softmax-head0.svg" "ligne par ligne"
+has "lang/fr/the-cat-sat-stage05-softmax-head0.svg" "La softmax transforme chaque ligne en poids positifs"
+has "lang/zh/the-cat-sat-stage05-softmax-head0.svg" "逐行计算"
+has "lang/zh/the-cat-sat-stage05-softmax-head0.svg" "表示每个查询对每个键的关注程度"
+for l in es fr zh; do has "lang/$l/the-cat-sat-stage05-softmax-head0.svg" ">0.6111<"; done
+LANG=fr_FR.UTF-8 run lang_env 0 --export "$tmp/lang/env" --what board --stage softmax --format svg
+has "lang/env/the-cat-sat-stage05-softmax-head0.svg" "ligne par ligne"
+LANG=fr_FR.UTF-8 run lang_opt 0 --lang en --export "$tmp/lang/en" --what board --stage softmax --format svg
+has "lang/en/the-cat-sat-stage05-softmax-head0.svg" "row by row"
+printf '{"title": "t", "language": "es", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "heads": 1,\n "weights": {"random": {"seed": 1}}}\n' >"$tmp/lang/es.json"
+LANG=fr_FR.UTF-8 run lang_lesson 0 --export "$tmp/lang/lesson" --what board --stage input --format svg "$tmp/lang/es.json"
+has "lang/lesson/es-stage01-input.svg" ">Entrada<"
+run lang_bad 2 --lang de --export "$tmp/lang/de"
+has lang_bad.err "--lang expects one of en, es, fr, zh, got 'de'"
+for m in json trace; do
+    LANG=C run "plain_$m" 0 "--$m" "$src/lessons/causal-decoder.json"
+    LANG=zh_CN.UTF-8 run "zh_$m" 0 --lang zh "--$m" "$src/lessons/causal-decoder.json"
+    if cmp -s "$tmp/plain_$m.out" "$tmp/zh_$m.out"; then ok; else bad "--$m changes with the language"; fi
+done
 # Issue 14: --ablate and --shuffle with --export: the slides are of the changed lesson (an SVG says so in
 # its text), a board of the Positions stage exists for a lesson with positions, and a bad head is refused.
 mkdir "$tmp/t"

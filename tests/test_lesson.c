@@ -324,6 +324,24 @@ static void test_sentence(void)
     lesson_free(&l);
 }
 
+// "split": "characters": one token per character, white space left out, marks and emoji sequences whole;
+// the source says "words" for itself.
+static void test_sentence_characters(void)
+{
+    Lesson l;
+    if (!load_good(&l, "sentence-characters.json")) return;
+    const char *want[] = {"\xe7\x8c\xab", "\xe3\x81\x8c", "\xe5\xba\xa7", "\xe3\x81\xa3", "\xe3\x81\x9f",
+                          "\xe3\x80\x82", "e\xcc\x81", "\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd",
+                          "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x91\xa7",
+                          "\xf0\x9f\x87\xaf\xf0\x9f\x87\xb5"};
+    int nw = (int)(sizeof want / sizeof want[0]);
+    CHECK(l.params.n == nw, "%d tokens, expected %d", l.params.n, nw);
+    for (int i = 0; i < nw && i < l.params.n; i++) CHECK(strcmp(l.tokens[i], want[i]) == 0, "token %d: '%s'", i, l.tokens[i]);
+    CHECK(l.params.m == 2 && strcmp(l.source_tokens[0], "a") == 0 && strcmp(l.source_tokens[1], "b") == 0,
+          "the source split on white space");
+    lesson_free(&l);
+}
+
 static void test_cross(void)
 {
     Lesson l;
@@ -710,6 +728,7 @@ int main(void)
     test_explicit();
     test_pytorch_formula();
     test_sentence();
+    test_sentence_characters();
     test_cross();
     test_random_embeddings();
     test_big_seeds();

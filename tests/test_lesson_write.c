@@ -65,6 +65,8 @@ static void round_trip(const char *what, const Lesson *l, const AttnParams *p)
     CHECK(strstr(back.title, " (edited) (edited)") == NULL, "%s: suffix not doubled", what);
     CHECK((l->notes == NULL) == (back.notes == NULL) && (!l->notes || strcmp(l->notes, back.notes) == 0), "%s: notes kept",
           what);
+    CHECK((l->language == NULL) == (back.language == NULL) && (!l->language || strcmp(l->language, back.language) == 0),
+          "%s: language kept", what);
     for (int i = 0; i < p->n; i++) CHECK(strcmp(l->tokens[i], back.tokens[i]) == 0, "%s: token %d", what, i);
     for (int i = 0; i < p->m; i++)
         CHECK(strcmp(l->source_tokens[i], back.source_tokens[i]) == 0, "%s: source token %d", what, i);
@@ -233,7 +235,8 @@ int main(void)
                              "lessons/paper-base.json",      "tests/good/explicit-biases.json",  "tests/good/d_k-explicit.json",
                              "lessons/the-dog-bit-the-man.json", "lessons/the-cat-sat-on-the-mat-positions.json",
                              "tests/good/positions-explicit-cross.json",
-                             "tests/good/positions-sinusoidal-cross.json"};
+                             "tests/good/positions-sinusoidal-cross.json", "lessons/mao-zuo-zai-dianzi-shang.json",
+                             "lessons/jalasat-al-qitta.json"};
     for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) test_lesson(lessons[i]);
     test_strings();
     test_files();

@@ -121,5 +121,13 @@ expect_row torch "output = " attention "0.1594 -0.0984 -0.1937 0.1668"
 expect_row torch "output = " need "0.1820 -0.0416 -0.1686 0.1349"
 has torch "b_Q_0"
 
+# A Chinese sentence split into characters, and an Arabic one split on white space (right to left on screen).
+trace zh mao-zuo-zai-dianzi-shang.json
+has zh "tokens: 猫 坐 在 垫 子 上"
+has zh "d_model = 8, heads = 2, d_k = 4, mask = none"
+trace ar jalasat-al-qitta.json
+has ar "tokens: جلست القطة على الحصيرة"
+has ar "attention matrices = 2 x (4, 4)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -50,6 +50,7 @@ SCHEMA_CANNOT_CATCH = {
     "pytorch-in-proj-rows": "3 * d_model rows: depends on the embeddings",
     "pytorch-out-proj-rows": "d_model rows: depends on the embeddings",
     "pytorch-out-proj-shape": "d_model x d_model: depends on the embeddings",
+    "sentence-513-characters": "characters are clusters (marks stay with their letter): a pattern counts code points",
     "positions-too-few-rows": "one row of positions per token: the count depends on tokens",
     "positions-row-width": "rows of d_model numbers: depends on the embeddings",
     "source-positions-rows": "one source position row per source token: the count depends on the source tokens",

@@ -8,6 +8,7 @@
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
 #define _POSIX_C_SOURCE 200809L // stat(), getcwd()
 #include "gui.h"
+#include "../model/i18n.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -70,6 +71,8 @@ struct Gui {
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
     LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
+    bool font_told;         // the status line said which character no font shows (said once)
+    const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
 };
 
 static bool file_exists(const char *p)
@@ -136,6 +139,7 @@ static void lesson_loaded(Gui *g, bool first)
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
+    i18n_use(i18n_choose(g->lang, g->doc.lesson.language)); // the words of this class
     set_title(g);
 }
 
@@ -147,7 +151,7 @@ static bool load_lesson(Gui *g, const char *path)
     bool first = !g->doc.loaded;
     SessionError err;
     if (!session_load(&g->doc, path, &err)) {
-        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", err.message);
+        snprintf(g->banner, sizeof g->banner, TR("%s   (still showing the last good lesson)"), err.message);
         g->errors++;
         return false;
     }
@@ -325,6 +329,13 @@ static void redraw(Gui *g)
     int head;
     if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
     if (view_handle(&g->st, &hover)) build_scene(g, w, h);
+    // A character that no font on this computer shows is said once, in the status line, instead of boxes.
+    const char *missing = draw_sdl_missing(g->draw);
+    if (missing[0] && !g->font_told) {
+        g->font_told = true;
+        snprintf(g->status, sizeof g->status, "%s", missing);
+        build_scene(g, w, h);
+    }
     Uint64 t1 = SDL_GetPerformanceCounter();
     Rgba bg = g->scene.background;
     SDL_SetRenderDrawColor(g->ren, bg.r, bg.g, bg.b, 255);
@@ -353,7 +364,7 @@ static void apply_edit(Gui *g, double delta)
 {
     SessionError err;
     if (!session_edit(&g->doc, g->st.pinned, delta, &err)) {
-        if (err.message[0]) show_error(g, "Edit undone: %s", err.message);
+        if (err.message[0]) show_error(g, TR("Edit undone: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -366,13 +377,13 @@ static void toggle_head(Gui *g)
     SessionError err;
     int h = g->st.head;
     if (!session_toggle_head(&g->doc, h, &err)) {
-        if (err.message[0]) show_error(g, "Head %d not switched: %s", h, err.message);
+        if (err.message[0]) show_error(g, TR("Head %d not switched: %s"), h, err.message);
         return;
     }
     g->edit_error[0] = '\0';
     snprintf(g->flash, sizeof g->flash,
-             params_ablated(&g->doc.edit, h) ? "Head %d switched off: its Z enters the concat as zeros (O: on again)"
-                                             : "Head %d switched on again",
+             params_ablated(&g->doc.edit, h) ? TR("Head %d switched off: its Z enters the concat as zeros (O: on again)")
+                                             : TR("Head %d switched on again"),
              h);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
@@ -384,7 +395,7 @@ static void move_scale(Gui *g, double dir, bool fine)
     double now = session_scale(&g->doc), next = view_scale_step(now, g->doc.edit.d_k, dir, fine);
     if (next == now) return;
     if (!session_set_scale(&g->doc, next, &err)) {
-        show_error(g, "Scale not changed: %s", err.message);
+        show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -396,7 +407,7 @@ static void set_scale(Gui *g, double scale)
     SessionError err;
     if (scale == session_scale(&g->doc)) return;
     if (!session_set_scale(&g->doc, scale, &err)) {
-        show_error(g, "Scale not changed: %s", err.message);
+        show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -407,11 +418,11 @@ static void revert(Gui *g)
     SessionError err;
     int n = session_revert(&g->doc, &err);
     if (n < 0) {
-        show_error(g, "Not reverted: %s", err.message);
+        show_error(g, TR("Not reverted: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
-    snprintf(g->status, sizeof g->status, n ? "Reverted %d edited value%s to the file" : "Nothing to revert: no value is edited",
+    snprintf(g->status, sizeof g->status, n ? TR("Reverted %d edited value%s to the file") : TR("Nothing to revert: no value is edited"),
              n, n == 1 ? "" : "s");
 }
 
@@ -421,11 +432,11 @@ static void save(Gui *g)
     SessionError err;
     int n = session_edit_count(&g->doc);
     if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
-        snprintf(g->status, sizeof g->status, "Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)");
+        snprintf(g->status, sizeof g->status, "%s", TR("Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)"));
         return;
     }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
-        show_error(g, "Not saved: %s", err.message);
+        show_error(g, TR("Not saved: %s"), err.message);
         return;
     }
     // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
@@ -434,9 +445,9 @@ static void save(Gui *g)
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
     else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
     if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
-        snprintf(g->status, sizeof g->status, "Saved the file's values (no value is edited now) as %s", shown);
+        snprintf(g->status, sizeof g->status, TR("Saved the file's values (no value is edited now) as %s"), shown);
     else
-        snprintf(g->status, sizeof g->status, "Saved %d edit%s as %s", n, n == 1 ? "" : "s", shown);
+        snprintf(g->status, sizeof g->status, TR("Saved %d edit%s as %s"), n, n == 1 ? "" : "s", shown);
     g->edit_error[0] = '\0';
 }
 
@@ -464,7 +475,7 @@ static void export_view(Gui *g, bool board)
     ExportResult res;
     ExportError err;
     if (!export_from_view(&req, what.board, &g->st, &what.shown, what.trace, &res, &err)) {
-        show_error(g, "Not exported: %s", err.message);
+        show_error(g, TR("Not exported: %s"), err.message);
         g->flash[0] = '\0';
         return;
     }
@@ -476,7 +487,7 @@ static void export_view(Gui *g, bool board)
     if (dir[0] == '/') snprintf(where, sizeof where, "%s", dir);
     else snprintf(where, sizeof where, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
-    snprintf(g->flash, sizeof g->flash, "Exported %.*s.png%s to %s", (int)stem, file, res.count > 1 ? " and .svg" : "",
+    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "",
              where);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
     g->edit_error[0] = '\0';
@@ -788,6 +799,7 @@ int gui_run(const GuiOptions *opt)
     g->stats = stats && stats[0] == '1';
     const char *frame_title = getenv("MHA_TRACER_FRAME_TITLE");
     g->frame_title = frame_title && frame_title[0] == '1';
+    g->lang = opt->lang;
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
     SessionError first_err;

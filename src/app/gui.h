@@ -32,6 +32,7 @@ typedef struct {
     const char *lesson_path;  // NULL: the built-in "The cat sat"
     bool fullscreen;
     const GuiDriver *driver;  // NULL: none (the product)
+    const char *lang;         // --lang (one of i18n's codes), or NULL: each lesson's "language", else LANG
 } GuiOptions;
 
 // The assets folder (fonts, icon): next to the program (../share/mha-tracer/assets, as installed), then the

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
 #include "../model/questions.h"
 #ifndef MHA_NO_GUI
@@ -32,6 +33,8 @@ static const char USAGE[] =
     "\n"
     "  (no option)        open the window on LESSON\n"
     "  --fullscreen       open the window full screen\n"
+    "  --lang CODE        the window's and the exports' words in en, es, fr or zh (default: the lesson's\n"
+    "                     \"language\", else LANG); numbers, tokens and --trace/--json never change\n"
     "  --trace [LESSON]   print every stage of every head, rounded to 4 decimals\n"
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
     "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
@@ -304,6 +307,7 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
         return err.io ? EXIT_IO : EXIT_USAGE;
     }
     for (size_t i = 0; i < res.count; i++) cli_line(stdout, "%s\n", res.paths[i]);
+    if (res.missing[0]) cli_line(stderr, "mha-tracer: warning: %s\n", res.missing);
     export_result_free(&res);
     return finish_stdout();
 }
@@ -523,6 +527,7 @@ int main(int argc, char **argv)
 {
     Mode mode = MODE_WINDOW;
     bool fullscreen = false;
+    const char *lang = NULL; // --lang: the window's and the exports' words (never --trace's, --json's or --check's)
     char **files = malloc(sizeof(char *) * (size_t)(argc > 0 ? argc : 1));
     int nfiles = 0;
     if (!files) return EXIT_IO;
@@ -636,7 +641,17 @@ int main(int argc, char **argv)
                 mode = m;
             } else if (strcmp(a, "--fullscreen") == 0)
                 fullscreen = true;
-            else {
+            else if (strcmp(a, "--lang") == 0 || strncmp(a, "--lang=", 7) == 0) {
+                bool missing = false;
+                lang = option_value(argc, argv, &i, "--lang", &missing);
+                Lang l;
+                if (missing || !lang || !i18n_parse(lang, &l)) {
+                    cli_line(stderr, "mha-tracer: error: --lang expects one of %s, got '%s'\n", i18n_codes(),
+                             lang ? lang : "");
+                    free(files);
+                    return EXIT_USAGE;
+                }
+            } else {
                 cli_line(stderr, "mha-tracer: error: unknown option '%s' (see --help)\n", a);
                 free(files);
                 return EXIT_USAGE;
@@ -741,8 +756,10 @@ int main(int argc, char **argv)
         }
     }
 #ifndef MHA_NO_GUI
-    else if (mode == MODE_EXPORT)
+    else if (mode == MODE_EXPORT) {
+        i18n_use(i18n_choose(lang, lesson.language));
         status = run_export(&xreq, &lesson, path, &trace);
+    }
 #endif
     trace_free(&trace);
     lesson_free(&lesson);
@@ -753,7 +770,7 @@ int main(int argc, char **argv)
     cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
     return EXIT_USAGE;
 #else
-    GuiOptions opt = {.lesson_path = path, .fullscreen = fullscreen};
+    GuiOptions opt = {.lesson_path = path, .fullscreen = fullscreen, .lang = lang};
     return gui_run(&opt);
 #endif
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/rng.h"
+#include "core/utf8.h"
 #include "json_locate.h"
 
 // --- the validation context: the text, the error and the JSON path of the value being read ---
@@ -414,17 +415,54 @@ static int split_words(const char *s, char **out)
     return n;
 }
 
-// "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source").
+// Splits s into characters (clusters: a letter with its combining marks, an emoji with its modifiers and
+// joined parts) into out[0..count) when out is not NULL, leaving out white space; returns the number of
+// tokens (or -1 when out of memory). For sentences written without spaces (Chinese, Japanese, Thai).
+static int split_chars(const char *s, char **out)
+{
+    int n = 0;
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t w = space_len(s + i);
+        if (w > 0) {
+            i += w;
+            continue;
+        }
+        size_t e = utf8_cluster_end(s, len, i);
+        if (out && !(out[n] = dup_string(s + i, e - i))) return -1;
+        n++;
+        i = e;
+    }
+    return n;
+}
+
+// How a sentence becomes tokens: the value of "split" (the first is the default).
+static const struct {
+    const char *name;
+    int (*split)(const char *s, char **out);
+    const char *unit; // in messages: "the sentence has 600 words"
+} SPLITS[] = {
+    {"words", split_words, "words"},
+    {"characters", split_chars, "characters"},
+};
+
+// "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source"), the
+// sentence split as "split" says.
 static bool read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
 {
-    int ti, si;
-    const cJSON *t = member(obj, "tokens", &ti), *s = member(obj, "sentence", &si);
+    int ti, si, pi;
+    const cJSON *t = member(obj, "tokens", &ti), *s = member(obj, "sentence", &si), *sp = member(obj, "split", &pi);
     if (t && s) {
         bool tokens_later = ti > si;
         push_key(c, tokens_later ? "tokens" : "sentence", tokens_later ? ti : si);
         return fail_key(c, "\"tokens\" and \"sentence\" both given; use one of them");
     }
     if (!t && !s) return fail(c, "missing required key \"tokens\" (or \"sentence\")");
+    if (t && sp) {
+        push_key(c, "split", pi);
+        return fail_key(c, "\"split\" says how a \"sentence\" becomes tokens, and this lesson gives \"tokens\"; "
+                           "remove \"split\"");
+    }
 
     char **toks = NULL;
     int n;
@@ -453,15 +491,27 @@ static bool read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
             }
         }
     } else {
+        size_t how = 0;
+        if (sp) {
+            push_key(c, "split", pi);
+            const char *name = NULL;
+            if (!get_string(c, sp, &name)) return false;
+            while (how < sizeof SPLITS / sizeof SPLITS[0] && strcmp(SPLITS[how].name, name) != 0) how++;
+            if (how == sizeof SPLITS / sizeof SPLITS[0])
+                return fail(c, "expected \"words\" (split on white space) or \"characters\" (for a sentence "
+                               "written without spaces), got \"%s\"", name);
+            pop(c);
+        }
         push_key(c, "sentence", si);
         const char *str = NULL;
         if (!get_string(c, s, &str)) return false;
-        n = split_words(str, NULL);
-        if (n == 0) return fail(c, "no words: the sentence is empty or only white space");
+        n = SPLITS[how].split(str, NULL);
+        if (n == 0) return fail(c, "no %s: the sentence is empty or only white space", SPLITS[how].unit);
         if (n > LESSON_MAX_TOKENS)
-            return fail(c, "too many tokens: the sentence has %d words (the limit is %d)", n, LESSON_MAX_TOKENS);
+            return fail(c, "too many tokens: the sentence has %d %s (the limit is %d)", n, SPLITS[how].unit,
+                        LESSON_MAX_TOKENS);
         toks = calloc((size_t)n, sizeof *toks);
-        if (!toks || split_words(str, toks) < 0) {
+        if (!toks || SPLITS[how].split(str, toks) < 0) {
             free_strings(toks, n);
             return fail(c, "out of memory");
         }
@@ -1021,7 +1071,7 @@ static bool read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion 
 
 // What is built so far; freed as a whole on failure.
 typedef struct {
-    char *title, *notes;
+    char *title, *notes, *language;
     char **tokens, **source_tokens;
     int n, m;
     Matrix X, S;
@@ -1034,6 +1084,7 @@ static void build_free(Build *b)
 {
     free(b->title);
     free(b->notes);
+    free(b->language);
     free_strings(b->tokens, b->n);
     free_strings(b->source_tokens, b->m);
     mat_free(&b->X);
@@ -1062,6 +1113,35 @@ static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool 
     if (!v) return required ? fail(c, "missing required key \"%s\"", key) : true;
     push_key(c, key, k);
     if (!get_string(c, v, &str)) return false;
+    if (out && !(*out = dup_string(str, strlen(str)))) return fail(c, "out of memory");
+    pop(c);
+    return true;
+}
+
+// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN"); the window
+// and the exports show their words in it when they have it (see model/i18n.h), else in the next choice.
+static bool read_language(Ctx *c, const cJSON *root, char **out)
+{
+    int k;
+    const cJSON *v = member(root, "language", &k);
+    if (!v) return true;
+    push_key(c, "language", k);
+    const char *str = NULL;
+    if (!get_string(c, v, &str)) return false;
+    size_t i = 0, run = 0;
+    while (((str[i] | 32) >= 'a' && (str[i] | 32) <= 'z')) i++;
+    bool ok = i >= 2 && i <= 3;
+    while (ok && str[i]) {
+        if (str[i] != '-' && str[i] != '_') ok = false;
+        i++;
+        for (run = 0; (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9'); i++) run++;
+        if (run < 1 || run > 8) ok = false;
+    }
+    if (!ok) {
+        char shown[80];
+        snprintf(shown, sizeof shown, "%.60s%s", str, strlen(str) > 60 ? "..." : "");
+        return fail(c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"", shown);
+    }
     if (out && !(*out = dup_string(str, strlen(str)))) return fail(c, "out of memory");
     pop(c);
     return true;
@@ -1166,12 +1246,12 @@ static bool seeded(const cJSON *v, uint64_t *seed)
 // "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
-    static const char *const source_keys[] = {"tokens", "sentence", "embeddings", "positions", NULL};
+    static const char *const source_keys[] = {"tokens", "sentence", "split", "embeddings", "positions", NULL};
     push_key(c, "source", source_member);
     if (!cJSON_IsObject(source))
         return fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s", type_name(source));
     int d0 = c->depth;
-    bool ok = check_keys(c, source, source_keys, "tokens, sentence, embeddings, positions");
+    bool ok = check_keys(c, source, source_keys, "tokens, sentence, split, embeddings, positions");
     if (!ok && !c->rep) return false;
     c->depth = d0;
     if (!read_tokens(c, source, &b->source_tokens, &b->m)) return false;
@@ -1191,9 +1271,9 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
-    static const char *const top_keys[] = {"$schema", "title", "notes", "tokens", "sentence", "embeddings", "d_model",
-                                           "heads",   "d_k",   "mask",  "source", "weights",  "positions",
-                                           "scale",   "questions", NULL};
+    static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
+                                           "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
+                                           "weights", "positions", "scale", "questions", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -1204,14 +1284,16 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 #define STOP_IF_FAST \
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
-                    "$schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, source, weights, "
-                    "positions, scale, questions"));
+                    "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
+                    "source, weights, positions, scale, questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "title", true, &b->title));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "notes", false, &b->notes));
+    STOP_IF_FAST;
+    STEP(read_language(c, root, &b->language));
     STOP_IF_FAST;
     bool tokens_ok = STEP(read_tokens(c, root, &b->tokens, &b->n));
     STOP_IF_FAST;
@@ -1398,6 +1480,7 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     }
     out->title = b.title;
     out->notes = b.notes;
+    out->language = b.language;
     out->tokens = b.tokens;
     out->source_tokens = b.source_tokens;
     out->params = b.p;
@@ -1573,6 +1656,7 @@ void lesson_free(Lesson *l)
     if (!l) return;
     free(l->title);
     free(l->notes);
+    free(l->language);
     free_strings(l->tokens, l->params.n);
     free_strings(l->source_tokens, l->params.m);
     params_free(&l->params);

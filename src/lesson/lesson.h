@@ -63,6 +63,7 @@ typedef struct {
 typedef struct {
     char *title;
     char *notes;          // NULL when absent
+    char *language;       // "language": the class's language code ("es", "zh-Hans"); NULL when absent
     char **tokens;        // [params.n] query tokens
     char **source_tokens; // [params.m]; for self-attention a copy of tokens
     AttnParams params;

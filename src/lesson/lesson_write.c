@@ -183,6 +183,10 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"notes\": ");
         string(&o, l->notes);
     }
+    if (l->language) {
+        strbuf_puts(&o, ",\n  \"language\": ");
+        string(&o, l->language);
+    }
     strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
     strbuf_puts(&o, ",\n  \"embeddings\": ");

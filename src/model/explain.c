@@ -1,6 +1,8 @@
 // The arithmetic of one cell, in words and numbers, for the hover explanation and the tests: computed
 // from the trace's own values (the stable softmax the trace ran, not a naive one). No SDL.
 #include "explain.h"
+#include "i18n.h"
+#include "../core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +27,7 @@ static void dot_terms(char *line, size_t cap, const double *a, int as, const dou
         model_format_value(b[(size_t)i * bs], y, sizeof y);
         snprintf(line + strlen(line), cap - strlen(line), "%s(%s)(%s)", i ? " + " : "= ", x, y);
     }
-    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), " + \xe2\x80\xa6 (%d terms)", k);
+    if (shown < k) snprintf(line + strlen(line), cap - strlen(line), TR(" + \xe2\x80\xa6 (%d terms)"), k);
 }
 
 static void products(char *line, size_t cap, const double *a, int as, const double *b, int bs, int k, double total)
@@ -45,13 +47,23 @@ static void products(char *line, size_t cap, const double *a, int as, const doub
     double by_hand = 0.0;
     for (int i = 0; i < shown; i++) by_hand += round(a[(size_t)i * as] * b[(size_t)i * bs] * 1e4) / 1e4;
     if (shown == k && fabs(by_hand - round(total * 1e4) / 1e4) > 0.5e-4)
-        snprintf(line + strlen(line), cap - strlen(line), "  (from unrounded values)");
+        snprintf(line + strlen(line), cap - strlen(line), "%s", TR("  (from unrounded values)"));
 }
 
 // hints: the last line of an editable cell says how to change it (not on a slide).
 // Shown under an embedding or a weight in the window (not on slides).
 static const char EDIT_HINT[] =
-    "click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows";
+    N_("click it, then \xe2\x86\x91 \xe2\x86\x93, the wheel or a vertical drag changes it; every later stage follows");
+
+// A right-to-left token (Arabic, Hebrew) in an explanation is an isolate (U+2068 ... U+2069), so that in
+// "A[قطة, على]" each token reads right to left in its place and the pair keeps its order: row, then column.
+static void isolate(char *label, size_t cap)
+{
+    if (!utf8_is_rtl(label) || strlen(label) + 7 > cap) return;
+    memmove(label + 3, label, strlen(label) + 1);
+    memcpy(label, "\xe2\x81\xa8", 3);
+    strcat(label, "\xe2\x81\xa9");
+}
 
 int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
@@ -66,6 +78,8 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     model_mat_name(c.mat, c.head, name, sizeof name);
     model_axis_label(L, ra, c.row, rl, sizeof rl);
     model_axis_label(L, ca, c.col, cl, sizeof cl);
+    isolate(rl, sizeof rl);
+    isolate(cl, sizeof cl);
     model_format_value(v, vs, sizeof vs);
     int h = c.head;
     const HeadTrace *ht = (c.mat >= MAT_Q && c.mat <= MAT_Z) ? &T->head[h] : NULL;
@@ -81,19 +95,19 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
             model_format_value(model_cell_value(p, T, (CellRef){x ? MAT_P : MAT_PS, 0, c.row, c.col}), b, sizeof b);
             snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", name, rl, cl, x ? "E" : "E^Y", rl, cl,
                      x ? "P" : "P^Y", c.row, cl);
-            snprintf(lines[n++], 256, "= %s + %s = %s   (\"%s\" at position %d)", a, b, vs, rl, c.row);
+            snprintf(lines[n++], 256, TR("= %s + %s = %s   (\"%s\" at position %d)"), a, b, vs, rl, c.row);
             break;
         }
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, "the embedding of \"%s\", dimension %d: given by the lesson", rl, c.col);
+        snprintf(lines[n++], 256, TR("the embedding of \"%s\", dimension %d: given by the lesson"), rl, c.col);
         if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
+            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
         break;
     case MAT_E:
     case MAT_ES:
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, "the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
-                 "with the token when the tokens are shuffled", rl, c.col);
+        snprintf(lines[n++], 256, TR("the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
+                 "with the token when the tokens are shuffled"), rl, c.col);
         if (hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
         break;
     case MAT_P:
@@ -101,31 +115,31 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
         if (p->positions == POS_SINUSOIDAL) {
             int i = c.col / 2;
-            snprintf(lines[n++], 256, "= %s(%d / 10000^(%d/%d))   (position %d, dimension %d)", c.col % 2 ? "cos" : "sin",
+            snprintf(lines[n++], 256, TR("= %s(%d / 10000^(%d/%d))   (position %d, dimension %d)"), c.col % 2 ? "cos" : "sin",
                      c.row, 2 * i, p->d_model, c.row, c.col);
         } else
-            snprintf(lines[n++], 256, "the vector of position %d, given by the lesson: it stays with the place, not "
-                     "the token", c.row);
+            snprintf(lines[n++], 256, TR("the vector of position %d, given by the lesson: it stays with the place, not "
+                     "the token"), c.row);
         break;
     case MAT_OUTPUT_ALL:
-        snprintf(lines[n++], 256, "Output (all heads)[%s, %d] = %s", rl, c.col, vs);
-        snprintf(lines[n++], 256, "the output as it is with every head switched on");
+        snprintf(lines[n++], 256, TR("Output (all heads)[%s, %d] = %s"), rl, c.col, vs);
+        snprintf(lines[n++], 256, "%s", TR("the output as it is with every head switched on"));
         break;
     case MAT_OUTPUT_DIFF:
         model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT_ALL, 0, c.row, c.col}), a, sizeof a);
         model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT, 0, c.row, c.col}), b, sizeof b);
-        snprintf(lines[n++], 256, "%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]", name, rl, c.col, rl,
+        snprintf(lines[n++], 256, TR("%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]"), name, rl, c.col, rl,
                  c.col, rl, c.col);
-        snprintf(lines[n++], 256, "= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)", a, b, vs);
+        snprintf(lines[n++], 256, TR("= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)"), a, b, vs);
         break;
     case MAT_WQ:
     case MAT_WK:
     case MAT_WV:
     case MAT_WO:
         snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
-        snprintf(lines[n++], 256, "a learned weight (in this lesson: given, or random with a fixed seed)");
+        snprintf(lines[n++], 256, "%s", TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
         if (hints)
-            snprintf(lines[n++], 256, "%s", EDIT_HINT);
+            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
         break;
     case MAT_Q:
     case MAT_K:
@@ -137,6 +151,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         int r = c.mat == MAT_KT ? c.col : c.row, col = c.mat == MAT_KT ? c.row : c.col;
         char tok[96], wn[32];
         model_axis_label(L, c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
+        isolate(tok, sizeof tok);
         model_mat_name(c.mat == MAT_Q ? MAT_WQ : c.mat == MAT_V ? MAT_WV : MAT_WK, h, wn, sizeof wn);
         char bn[8];
         snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
@@ -150,7 +165,8 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     case MAT_SCORES: {
         char kt[96];
         model_axis_label(L, AXIS_KEY, c.col, kt, sizeof kt);
-        snprintf(lines[n++], 256, "S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)", hn, rl, cl,
+        isolate(kt, sizeof kt);
+        snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), hn, rl, cl,
                  hn, rl, hn, kt, p->d_k);
         dot_terms(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k);
         products(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k, v);
@@ -161,7 +177,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
             char sc[32];
             model_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
             model_format_value(p->scale, sc, sizeof sc);
-            snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] \xc3\x97 scale   (the lesson's, instead of 1/%sd_k)",
+            snprintf(lines[n++], 256, TR("S%s%s[%s, %s] = S%s[%s, %s] \xc3\x97 scale   (the lesson's, instead of 1/%sd_k)"),
                      PRIME, hn, rl, cl, hn, rl, cl, SQRT);
             snprintf(lines[n++], 256, "= %s \xc3\x97 %s", a, sc);
             snprintf(lines[n++], 256, "= %s", vs);
@@ -175,8 +191,8 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         break;
     case MAT_MASK:
         snprintf(lines[n++], 256, "M[%s, %s] = %s", rl, cl, vs);
-        snprintf(lines[n++], 256, c.col > c.row ? "\"%s\" comes after \"%s\": a query may not look ahead"
-                                                : "\"%s\" is not after \"%s\": this score is kept",
+        snprintf(lines[n++], 256, c.col > c.row ? TR("\"%s\" comes after \"%s\": a query may not look ahead")
+                                                : TR("\"%s\" is not after \"%s\": this score is kept"),
                  cl, rl);
         break;
     case MAT_MASKED: {
@@ -185,7 +201,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         model_format_value(model_cell_value(p, T, (CellRef){MAT_MASK, h, c.row, c.col}), b, sizeof b);
         snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, hn, rl, cl, rl, cl);
         snprintf(lines[n++], 256, "= %s + %s = %s", a, b, vs);
-        if (isinf(v)) snprintf(lines[n++], 256, "masked: \"%s\" may not look at the later \"%s\"", rl, cl);
+        if (isinf(v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), rl, cl);
         break;
     }
     case MAT_WEIGHTS: {
@@ -213,11 +229,11 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
         model_format_value(e, a, sizeof a);
         model_format_value(sum, b, sizeof b);
-        snprintf(lines[n++], 256, "= %s / %s = %s   (from unrounded values; each row of A sums to 1)", a, b, vs);
+        snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, vs);
         break;
     }
     case MAT_Z: {
-        snprintf(lines[n++], 256, "Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)",
+        snprintf(lines[n++], 256, TR("Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)"),
                  hn, rl, c.col, hn, rl, hn, c.col);
         dot_terms(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m);
         products(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m, v);
@@ -228,12 +244,12 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         char zn[16] = "Z";
         model_subscript(zn, sizeof zn, head);
         if (params_ablated(p, head))
-            snprintf(lines[n++], 256, "Concat[%s, %d] = 0   (head %d is switched off: %s is computed but left out)", rl,
+            snprintf(lines[n++], 256, TR("Concat[%s, %d] = 0   (head %d is switched off: %s is computed but left out)"), rl,
                      c.col, head, zn);
         else
             snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
-        snprintf(lines[n++], 256, "columns %d\xe2\x80\xa6%d of Concat are head %d's output%s", head * p->d_k,
-                 head * p->d_k + p->d_k - 1, head, params_ablated(p, head) ? ": switched off, so zeros" : "");
+        snprintf(lines[n++], 256, TR("columns %d\xe2\x80\xa6%d of Concat are head %d's output%s"), head * p->d_k,
+                 head * p->d_k + p->d_k - 1, head, params_ablated(p, head) ? TR(": switched off, so zeros") : "");
         break;
     }
     case MAT_OUTPUT: {

@@ -1,6 +1,7 @@
 // Predict, then reveal: each question of a lesson resolved against its stages and matrices and answered
 // from the trace's own numbers; a table row per answer kind computes, checks, judges and describes.
 #include "questions.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,7 +33,7 @@ static void cell_words(const Lesson *L, MatId m, int row, int col, char *buf, si
         model_axis_label(L, mi->col_axis, col, cl, sizeof cl);
         snprintf(cs, sizeof cs, " (\xe2\x80\x9c%s\xe2\x80\x9d)", cl);
     }
-    snprintf(buf, cap, "row %d%s, column %d%s", row, rs, col, cs);
+    snprintf(buf, cap, TR("row %d%s, column %d%s"), row, rs, col, cs);
 }
 
 static const char *among_words(const LessonQuestion *q)
@@ -169,7 +170,7 @@ static void value_describe(const LessonQuestion *q, const QuestionAnswer *a, con
     char where[256], v[32];
     cell_words(L, a->mat, a->cell.row, a->cell.col, where, sizeof where);
     fmt_value(a->value, v, sizeof v);
-    snprintf(buf, cap, "%s is %s (right within \xc2\xb1 %g)", where, v, q->tolerance);
+    snprintf(buf, cap, TR("%s is %s (right within \xc2\xb1 %g)"), where, v, q->tolerance);
 }
 
 // --- "choice": the choice nearest the cell's value ---
@@ -224,7 +225,7 @@ static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, co
     char where[256], v[32];
     cell_words(L, a->mat, a->cell.row, a->cell.col, where, sizeof where);
     fmt_value(a->value, v, sizeof v);
-    snprintf(buf, cap, "key %d: %g (%s is %s)", a->choice + 1, q->choices[a->choice], where, v);
+    snprintf(buf, cap, TR("key %d: %g (%s is %s)"), a->choice + 1, q->choices[a->choice], where, v);
 }
 
 static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
@@ -232,19 +233,19 @@ static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *
     (void)q;
     char name[64];
     model_mat_name(a->mat, a->head, name, sizeof name);
-    snprintf(buf, cap, "Click the cell of %s you predict.", name);
+    snprintf(buf, cap, TR("Click the cell of %s you predict."), name);
 }
 
 static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     (void)a;
-    snprintf(buf, cap, "Type a number, then Enter (right within \xc2\xb1 %g).", q->tolerance);
+    snprintf(buf, cap, TR("Type a number, then Enter (right within \xc2\xb1 %g)."), q->tolerance);
 }
 
 static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     (void)a;
-    size_t used = (size_t)snprintf(buf, cap, "Press");
+    size_t used = (size_t)snprintf(buf, cap, "%s", TR("Press"));
     for (int i = 0; i < q->choice_count && used < cap; i++)
         used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1, q->choices[i]);
 }
@@ -258,14 +259,14 @@ static void cell_response(const LessonQuestion *q, const Lesson *L, const Questi
         return;
     }
     cell_words(L, r->cell.mat, r->cell.row, r->cell.col, where, sizeof where);
-    snprintf(buf, cap, "you picked %s", where);
+    snprintf(buf, cap, TR("you picked %s"), where);
 }
 
 static void value_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
 {
     (void)q;
     (void)L;
-    if (isfinite(r->value)) snprintf(buf, cap, "you said %g", r->value);
+    if (isfinite(r->value)) snprintf(buf, cap, TR("you said %g"), r->value);
     else buf[0] = '\0';
 }
 
@@ -273,7 +274,7 @@ static void choice_response(const LessonQuestion *q, const Lesson *L, const Ques
 {
     (void)L;
     if (r->choice >= 0 && r->choice < q->choice_count)
-        snprintf(buf, cap, "you pressed %d (%g)", r->choice + 1, q->choices[r->choice]);
+        snprintf(buf, cap, TR("you pressed %d (%g)"), r->choice + 1, q->choices[r->choice]);
     else
         buf[0] = '\0';
 }
@@ -461,7 +462,7 @@ bool question_auto(LessonQuestion *q, const Lesson *L, const Trace *t, int head,
     if (head < 0 || head >= p->heads) head = 0;
     char label[96], text[256];
     model_axis_label(L, AXIS_QUERY, row, label, sizeof label);
-    snprintf(text, sizeof text, "Which key does \xe2\x80\x9c%s\xe2\x80\x9d attend to most in head %d?", label, head);
+    snprintf(text, sizeof text, TR("Which key does \xe2\x80\x9c%s\xe2\x80\x9d attend to most in head %d?"), label, head);
     q->stage = dup("softmax");
     q->text = dup(text);
     q->matrix = dup("weights");

@@ -1,6 +1,7 @@
 // The table of stages: what each stage shows (its equations, heatmap and result), how it is written and
 // explained, and the order in which its result is revealed.
 #include "stages.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,12 +55,12 @@ static int eq_input(const AttnParams *p, int head, Equation *out, int max)
     bool pos = p->positions != POS_NONE; // then the tokens' own embeddings E come first; X = E + P next
     memset(out, 0, sizeof *out);
     term_mat(out, pos ? MAT_E : MAT_X, head, true);
-    snprintf(out->caption, sizeof out->caption, pos ? "the token embeddings E" : "the embeddings X");
+    snprintf(out->caption, sizeof out->caption, pos ? TR("the token embeddings E") : TR("the embeddings X"));
     if (!p->cross) return 1;
     if (max < 2) return 1;
     memset(&out[1], 0, sizeof out[1]);
     term_mat(&out[1], pos ? MAT_ES : MAT_S, head, true);
-    snprintf(out[1].caption, sizeof out[1].caption, pos ? "the source token embeddings" : "the source embeddings Y");
+    snprintf(out[1].caption, sizeof out[1].caption, pos ? TR("the source token embeddings") : TR("the source embeddings Y"));
     return 2;
 }
 
@@ -67,18 +68,18 @@ static int eq_input(const AttnParams *p, int head, Equation *out, int max)
 static int eq_positions(const AttnParams *p, int head, Equation *out, int max)
 {
     int n = 0;
-    if (n < max) binary(&out[n++], MAT_E, "+", MAT_P, MAT_X, head, "the embeddings X = E + P");
-    if (p->cross && n < max) binary(&out[n++], MAT_ES, "+", MAT_PS, MAT_S, head, "the source Y = E^Y + P^Y");
+    if (n < max) binary(&out[n++], MAT_E, "+", MAT_P, MAT_X, head, TR("the embeddings X = E + P"));
+    if (p->cross && n < max) binary(&out[n++], MAT_ES, "+", MAT_PS, MAT_S, head, TR("the source Y = E^Y + P^Y"));
     return n;
 }
 
 static int eq_project(const AttnParams *p, int head, Equation *out, int max)
 {
     static const MatId w[3] = {MAT_WQ, MAT_WK, MAT_WV}, r[3] = {MAT_Q, MAT_K, MAT_V};
-    static const char *const what[3] = {"the queries Q", "the keys K", "the values V"};
+    static const char *const what[3] = {N_("the queries Q"), N_("the keys K"), N_("the values V")};
     int n = 0;
     for (int i = 0; i < 3 && n < max; i++, n++)
-        binary(&out[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, DOT, w[i], r[i], head, what[i]);
+        binary(&out[n], (i == 0 || !p->cross) ? MAT_X : MAT_S, DOT, w[i], r[i], head, TR(what[i]));
     return n;
 }
 
@@ -86,7 +87,7 @@ static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
-    binary(out, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, "the scores");
+    binary(out, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
     return 1;
 }
 
@@ -104,7 +105,7 @@ static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
     term_mat(out, MAT_SCORES, head, false);
     term_op(out, op);
     term_mat(out, MAT_SCALED, head, true);
-    snprintf(out->caption, sizeof out->caption, "the scaled scores");
+    snprintf(out->caption, sizeof out->caption, "%s", TR("the scaled scores"));
     return 1;
 }
 
@@ -112,7 +113,7 @@ static int eq_mask(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
-    binary(out, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, "the masked scores");
+    binary(out, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, TR("the masked scores"));
     return 1;
 }
 
@@ -124,7 +125,7 @@ static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
     term_mat(out, p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, head, false);
     term_op(out, "=");
     term_mat(out, MAT_WEIGHTS, head, true);
-    snprintf(out->caption, sizeof out->caption, "the attention weights");
+    snprintf(out->caption, sizeof out->caption, "%s", TR("the attention weights"));
     return 1;
 }
 
@@ -132,7 +133,7 @@ static int eq_weighted(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
-    binary(out, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, "the head's output Z");
+    binary(out, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, TR("the head's output Z"));
     return 1;
 }
 
@@ -149,7 +150,7 @@ static int eq_concat(const AttnParams *p, int head, Equation *out, int max)
     }
     if (shown) term_op(out, "=");
     term_mat(out, MAT_CONCAT, 0, true);
-    snprintf(out->caption, sizeof out->caption, "the heads joined");
+    snprintf(out->caption, sizeof out->caption, "%s", TR("the heads joined"));
     return 1;
 }
 
@@ -157,10 +158,10 @@ static int eq_output(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)head;
     if (max < 1) return 0;
-    binary(out, MAT_CONCAT, DOT, MAT_WO, MAT_OUTPUT, 0, "the output");
+    binary(out, MAT_CONCAT, DOT, MAT_WO, MAT_OUTPUT, 0, TR("the output"));
     if (max < 2 || !model_mat_present(p, MAT_OUTPUT_DIFF)) return 1;
     // Heads switched off: the output with every head, without them, and what they add, cell by cell.
-    binary(&out[1], MAT_OUTPUT_ALL, "\xe2\x88\x92", MAT_OUTPUT, MAT_OUTPUT_DIFF, 0, "what the heads switched off add");
+    binary(&out[1], MAT_OUTPUT_ALL, "\xe2\x88\x92", MAT_OUTPUT, MAT_OUTPUT_DIFF, 0, TR("what the heads switched off add"));
     out[1].t[4].result = false; // framed like a result, but the reveal fills Output only
     return 2;
 }
@@ -178,21 +179,21 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)head;
     if (p->cross)
-        snprintf(buf, cap, "X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values", p->n, p->d_model,
+        snprintf(buf, cap, TR("X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values"), p->n, p->d_model,
                  p->m, p->d_model);
     else if (p->positions != POS_NONE)
-        snprintf(buf, cap, "E = the embeddings of the %d token%s  (%d" TIMES "%d), before positions",
+        snprintf(buf, cap, TR("E = the embeddings of the %d token%s  (%d" TIMES "%d), before positions"),
                  p->n, p->n == 1 ? "" : "s", p->n, p->d_model);
     else
-        snprintf(buf, cap, "X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)", p->n,
+        snprintf(buf, cap, TR("X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)"), p->n,
                  p->n == 1 ? "" : "s", p->n, p->d_model);
 }
 static void f_positions(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)head;
     if (p->cross) snprintf(buf, cap, "X = E + P,   Y = E^Y + P^Y");
-    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "X = E + P,   P = sin | cos of pos / 10000^(2i/d)");
-    else snprintf(buf, cap, "X = E + P   (the lesson's positions)");
+    else if (p->positions == POS_SINUSOIDAL) snprintf(buf, cap, "%s", TR("X = E + P,   P = sin | cos of pos / 10000^(2i/d)"));
+    else snprintf(buf, cap, "%s", TR("X = E + P   (the lesson's positions)"));
 }
 static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -216,7 +217,7 @@ static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
         char num[32], def[32];
         model_format_value(p->scale, num, sizeof num);
         model_format_value(1.0 / sqrt((double)p->d_k), def, sizeof def);
-        snprintf(buf, cap, "S\xe2\x80\xb2%s = S%s " TIMES " %s   (instead of 1/" SQRT "d_k = %s;  d_k = %d)", h, h, num, def,
+        snprintf(buf, cap, TR("S\xe2\x80\xb2%s = S%s " TIMES " %s   (instead of 1/" SQRT "d_k = %s;  d_k = %d)"), h, h, num, def,
                  p->d_k);
         return;
     }
@@ -228,13 +229,13 @@ static void f_mask(const AttnParams *p, int head, char *buf, size_t cap)
     (void)p;
     char h[16];
     head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "S\xe2\x80\xb2%s + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal", h);
+    snprintf(buf, cap, TR("S\xe2\x80\xb2%s + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal"), h);
 }
 static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
 {
     char h[16];
     head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "A%s = softmax(S\xe2\x80\xb2%s%s)   row by row", h, h, p->mask == MASK_CAUSAL ? " + M" : "");
+    snprintf(buf, cap, TR("A%s = softmax(S\xe2\x80\xb2%s%s)   row by row"), h, h, p->mask == MASK_CAUSAL ? " + M" : "");
 }
 static void f_weighted(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -248,7 +249,7 @@ static void f_concat(const AttnParams *p, int head, char *buf, size_t cap)
     (void)head;
     char last[16] = "";
     model_subscript(last, sizeof last, p->heads - 1);
-    if (p->heads == 1) snprintf(buf, cap, "Concat = Z\xe2\x82\x80   (one head: nothing to join;  %d" TIMES "%d)", p->n, p->d_k);
+    if (p->heads == 1) snprintf(buf, cap, TR("Concat = Z\xe2\x82\x80   (one head: nothing to join;  %d" TIMES "%d)"), p->n, p->d_k);
     else if (p->heads == 2) snprintf(buf, cap, "Concat = [Z\xe2\x82\x80 | Z\xe2\x82\x81]   (%d" TIMES "%d)", p->n, 2 * p->d_k);
     else
         snprintf(buf, cap, "Concat = [Z\xe2\x82\x80 | Z\xe2\x82\x81 | \xe2\x80\xa6 | Z%s]   (%d" TIMES "%d)", last, p->n,
@@ -267,76 +268,76 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 static void x_input(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->positions != POS_NONE && !p->cross) {
-        snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding E. The next stage adds "
-                 "each position's vector P: X = E + P is what every head reads.", p->d_model);
+        snprintf(buf, cap, TR("Each token enters as a row of d_model = %d numbers, its embedding E. The next stage adds "
+                 "each position's vector P: X = E + P is what every head reads."), p->d_model);
         return;
     }
     if (p->cross)
-        snprintf(buf, cap, "Cross-attention: the queries come from the %d target token%s X, the keys and values from "
-                 "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding.", p->n,
+        snprintf(buf, cap, TR("Cross-attention: the queries come from the %d target token%s X, the keys and values from "
+                 "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding."), p->n,
                  plural(p->n, "", "s"), p->m, plural(p->m, "", "s"), p->d_model);
     else
-        snprintf(buf, cap, "Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
-                 "the same X.", p->d_model);
+        snprintf(buf, cap, TR("Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
+                 "the same X."), p->d_model);
 }
 static void x_positions(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "Attention itself cannot tell the order of the tokens: shuffle them and the rows only move. "
-             "Adding a position vector P to each token's embedding E makes X = E + P differ with the place%s.",
-             p->positions == POS_SINUSOIDAL ? " (sines and cosines of slower and slower waves)" : "");
+    snprintf(buf, cap, TR("Attention itself cannot tell the order of the tokens: shuffle them and the rows only move. "
+             "Adding a position vector P to each token's embedding E makes X = E + P differ with the place%s."),
+             p->positions == POS_SINUSOIDAL ? TR(" (sines and cosines of slower and slower waves)") : "");
 }
 static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
-             "queries Q, keys K and values V: d_k = %d number%s per token instead of %d.", p->d_model, p->d_k,
-             p->cross ? "X into Q, and Y into K and V," : "every row of X", p->d_k, plural(p->d_k, "", "s"), p->d_model);
+    snprintf(buf, cap, TR("Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
+             "queries Q, keys K and values V: d_k = %d number%s per token instead of %d."), p->d_model, p->d_k,
+             p->cross ? TR("X into Q, and Y into K and V,") : TR("every row of X"), p->d_k, plural(p->d_k, "", "s"), p->d_model);
 }
 static void x_scores(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "A score is the dot product of a query row of Q and a key row of K: the larger it is, the "
-             "better that query matches that key. Each head makes its own %d " TIMES " %d table.", p->n, p->m);
+    snprintf(buf, cap, TR("A score is the dot product of a query row of Q and a key row of K: the larger it is, the "
+             "better that query matches that key. Each head makes its own %d " TIMES " %d table."), p->n, p->m);
 }
 static void x_scale(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->scale > 0) {
-        snprintf(buf, cap, "The scores are multiplied by %.4g instead of divided by " SQRT "%d: the larger "
-                 "the scale, the further apart the scores, and the closer each softmax row comes to one-hot.", p->scale,
+        snprintf(buf, cap, TR("The scores are multiplied by %.4g instead of divided by " SQRT "%d: the larger "
+                 "the scale, the further apart the scores, and the closer each softmax row comes to one-hot."), p->scale,
                  p->d_k);
         return;
     }
-    snprintf(buf, cap, "Dividing by " SQRT "d_k = " SQRT "%d keeps the scores in the same range whatever the head size, "
-             "so the softmax that follows does not saturate. Same colour scale as the scores: the colours fade.", p->d_k);
+    snprintf(buf, cap, TR("Dividing by " SQRT "d_k = " SQRT "%d keeps the scores in the same range whatever the head size, "
+             "so the softmax that follows does not saturate. Same colour scale as the scores: the colours fade."), p->d_k);
 }
 static void x_mask(const AttnParams *p, char *buf, size_t cap)
 {
     (void)p;
-    snprintf(buf, cap, "In a decoder a token may not look at the tokens after it: the mask sets every score above "
-             "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0.");
+    snprintf(buf, cap, TR("In a decoder a token may not look at the tokens after it: the mask sets every score above "
+             "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0."));
 }
 static void x_softmax(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "Softmax turns each row into weights that are positive and sum to 1: how much each query "
-             "attends to each key%s. Each head is a full scaled dot-product attention, with a pattern of its own.",
-             p->mask == MASK_CAUSAL ? " (masked keys get 0)" : "");
+    snprintf(buf, cap, TR("Softmax turns each row into weights that are positive and sum to 1: how much each query "
+             "attends to each key%s. Each head is a full scaled dot-product attention, with a pattern of its own."),
+             p->mask == MASK_CAUSAL ? TR(" (masked keys get 0)") : "");
 }
 static void x_weighted(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "Each row of Z = A V is a mix of the value rows, weighted by that query's attention. Every "
-             "head gives its own Z of %d " TIMES " %d.", p->n, p->d_k);
+    snprintf(buf, cap, TR("Each row of Z = A V is a mix of the value rows, weighted by that query's attention. Every "
+             "head gives its own Z of %d " TIMES " %d."), p->n, p->d_k);
 }
 static void x_concat(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->heads == 1)
-        snprintf(buf, cap, "With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d number%s per token.",
+        snprintf(buf, cap, TR("With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d number%s per token."),
                  p->d_k, plural(p->d_k, "", "s"));
     else
-        snprintf(buf, cap, "The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
-                 "of %d per token.", p->heads, p->heads, p->d_k, p->heads * p->d_k);
+        snprintf(buf, cap, TR("The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
+                 "of %d per token."), p->heads, p->heads, p->d_k, p->heads * p->d_k);
 }
 static void x_output(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "W^O (%d " TIMES " %d) mixes the heads and returns a d_model-sized vector per token, so the "
-             "residual Add & Norm and the next layer receive vectors of the size they expect.", p->heads * p->d_k,
+    snprintf(buf, cap, TR("W^O (%d " TIMES " %d) mixes the heads and returns a d_model-sized vector per token, so the "
+             "residual Add & Norm and the next layer receive vectors of the size they expect."), p->heads * p->d_k,
              p->d_model);
 }
 

@@ -3,20 +3,47 @@
 #include "draw_sdl.h"
 
 #include <SDL_ttf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../core/utf8.h"
+#include "../model/i18n.h"
+#include "../platform/fontfind.h"
+#include "textrun.h"
 
-#define FONT_SLOTS 96
+#define FONT_SLOTS 160
+#define FONT_MARGIN 64          // fonts one line of text can need (its role font and fallbacks, bold or not)
 #define CACHE_SLOTS 8192        // power of two
 #define CACHE_HIGH_WATER 4096   // above this, textures unused in the last frame are dropped
 #define WIDTH_SLOTS 16384       // measured widths (scene_build asks for the same strings every frame)
+#define FALLBACK_MAX 24         // fonts found on the system for characters DejaVu lacks
+#define FILE_MAX (FONT_COUNT + FALLBACK_MAX)
+#define CP_SLOTS 4096           // power of two: which font shows a code point
+#define RUN_MAX 96              // runs of one font, script and direction in one line of text
+
+// A font file: the three DejaVu files (indices FONT_REGULAR .. FONT_MONO), then the fallbacks in the order found.
+typedef struct {
+    char path[1024];
+    int index;      // the face in a collection (.ttc)
+    int fixed_h;    // > 0: a font of bitmap strikes only (colour emoji), glyphs this high, scaled to the line
+    bool color;     // a colour (emoji) font
+} FontFile;
 
 typedef struct {
-    FontRole role;
-    int size;
+    int file;       // a FontFile
+    int size;       // 0 for a bitmap font (one size)
+    bool bold;      // a fallback drawn emboldened for FONT_BOLD
     TTF_Font *font;
 } FontSlot;
+
+// Which file shows a code point (for one role: DejaVu's three files cover different sets). -1: none does.
+typedef struct {
+    uint32_t cp;    // 0: empty slot
+    int role;
+    bool emoji;
+    int file;
+} CpEntry;
 
 typedef struct {
     char *text;          // NULL: empty slot
@@ -37,7 +64,13 @@ typedef struct {
 
 struct DrawSdl {
     SDL_Renderer *r;
-    char paths[FONT_COUNT][1024];
+    FontFile files[FILE_MAX];
+    int file_count;
+    FontFind *find;
+    CpEntry *cps;
+    size_t cp_count;
+    uint32_t missing;   // the first code point no font on the computer shows (0: none yet)
+    char missing_msg[256];
     FontSlot fonts[FONT_SLOTS];
     int font_count;
     TextEntry *cache;
@@ -49,20 +82,284 @@ struct DrawSdl {
 
 static const char *const FILES[FONT_COUNT] = {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"};
 
-static TTF_Font *font_get(DrawSdl *d, FontRole role, int size)
+static TTF_Font *file_get(DrawSdl *d, int file, int size, bool bold)
 {
     if (size < 4) size = 4;
     if (size > 400) size = 400;
+    if (d->files[file].fixed_h > 0) size = 0;
     for (int i = 0; i < d->font_count; i++)
-        if (d->fonts[i].role == role && d->fonts[i].size == size) return d->fonts[i].font;
-    if (d->font_count == FONT_SLOTS) { // many zoom levels visited: start again
-        for (int i = 0; i < d->font_count; i++) TTF_CloseFont(d->fonts[i].font);
-        d->font_count = 0;
-    }
-    TTF_Font *f = TTF_OpenFont(d->paths[role], size);
+        if (d->fonts[i].file == file && d->fonts[i].size == size && d->fonts[i].bold == bold) return d->fonts[i].font;
+    if (d->font_count == FONT_SLOTS) return NULL; // fonts_trim keeps room for one line's fonts
+    TTF_Font *f = TTF_OpenFontIndex(d->files[file].path, size ? size : 16, d->files[file].index);
     if (!f) return NULL;
-    d->fonts[d->font_count++] = (FontSlot){role, size, f};
+    if (bold) TTF_SetFontStyle(f, TTF_STYLE_BOLD);
+    d->fonts[d->font_count++] = (FontSlot){file, size, bold, f};
     return f;
+}
+
+// Many zoom levels visited: start again. Only between lines of text, as a line holds the fonts it opened.
+static void fonts_trim(DrawSdl *d)
+{
+    if (d->font_count <= FONT_SLOTS - FONT_MARGIN) return;
+    for (int i = 0; i < d->font_count; i++) TTF_CloseFont(d->fonts[i].font);
+    d->font_count = 0;
+}
+
+static TTF_Font *font_get(DrawSdl *d, FontRole role, int size) { return file_get(d, (int)role, size, false); }
+
+// Does the file show cp? (fontfind's check, with a font opened for the question only)
+static bool file_covers(void *user, const char *path, int index, uint32_t cp)
+{
+    (void)user;
+    TTF_Font *f = TTF_OpenFontIndex(path, 16, index);
+    if (!f) return false;
+    bool yes = TTF_GlyphIsProvided32(f, cp) != 0;
+    TTF_CloseFont(f);
+    return yes;
+}
+
+// Adds a fallback file; a font of bitmap strikes only (same height at any size) is scaled when drawn.
+static int file_add(DrawSdl *d, const char *path, int index)
+{
+    if (d->file_count == FILE_MAX) return -1;
+    FontFile *ff = &d->files[d->file_count];
+    snprintf(ff->path, sizeof ff->path, "%s", path);
+    ff->index = index;
+    TTF_Font *a = TTF_OpenFontIndex(path, 10, index), *b = TTF_OpenFontIndex(path, 40, index);
+    int ha = a ? TTF_FontHeight(a) : 0, hb = b ? TTF_FontHeight(b) : 0;
+    if (a) TTF_CloseFont(a);
+    if (b) TTF_CloseFont(b);
+    if (!a || !b) return -1;
+    ff->fixed_h = ha == hb ? ha : 0;
+    ff->color = ff->fixed_h > 0 || strstr(path, "Emoji") || strstr(path, "emoji");
+    return d->file_count++;
+}
+
+static CpEntry *cp_slot(DrawSdl *d, uint32_t cp, int role, bool emoji)
+{
+    size_t mask = CP_SLOTS - 1, i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
+    while (d->cps[i].cp && !(d->cps[i].cp == cp && d->cps[i].role == role && d->cps[i].emoji == emoji)) i = (i + 1) & mask;
+    return &d->cps[i];
+}
+
+typedef struct {
+    DrawSdl *d;
+    FontRole role;
+    int size;
+} FontAsk;
+
+// The file that shows cp in this role: DejaVu's, else a fallback already open, else one the system has
+// (an emoji prefers a colour font). None: DejaVu's (a box), and the code point is remembered to be told.
+static int font_of(void *user, uint32_t cp, bool emoji)
+{
+    FontAsk *a = user;
+    DrawSdl *d = a->d;
+    if ((cp < 0x80 && !emoji) || utf8_invisible(cp)) return (int)a->role; // HarfBuzz draws no glyph for these
+    TTF_Font *base = font_get(d, a->role, a->size);
+    bool in_base = base && TTF_GlyphIsProvided32(base, cp);
+    if (in_base && !emoji) return (int)a->role;
+    CpEntry *e = cp_slot(d, cp, (int)a->role, emoji);
+    if (e->cp) return e->file >= 0 ? e->file : (int)a->role;
+    int found = -1;
+    for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
+        for (int i = FONT_COUNT; i < d->file_count && found < 0; i++) {
+            if (pass == 0 && !d->files[i].color) continue;
+            TTF_Font *f = file_get(d, i, a->size, false);
+            if (f && TTF_GlyphIsProvided32(f, cp)) found = i;
+        }
+    if (found < 0 && !(in_base && !emoji)) {
+        const char *skip[FILE_MAX];
+        for (int i = 0; i < d->file_count; i++) skip[i] = d->files[i].path;
+        char path[1024];
+        int index = 0;
+        if (fontfind_for(d->find, cp, emoji, file_covers, d, skip, d->file_count, path, sizeof path, &index))
+            found = file_add(d, path, index);
+    }
+    if (found < 0 && in_base) found = (int)a->role; // a monochrome emoji from DejaVu rather than none
+    UClass cls = utf8_info(cp).cls;
+    if (found < 0 && !d->missing && cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER) d->missing = cp;
+    if (d->cp_count > CP_SLOTS / 2) { // full enough: ask again
+        memset(d->cps, 0, CP_SLOTS * sizeof(CpEntry));
+        d->cp_count = 0;
+        e = cp_slot(d, cp, (int)a->role, emoji);
+    }
+    *e = (CpEntry){cp, (int)a->role, emoji, found};
+    d->cp_count++;
+    return found >= 0 ? found : (int)a->role;
+}
+
+const char *draw_sdl_missing(DrawSdl *d)
+{
+    if (!d->missing) return "";
+    if (!d->missing_msg[0]) {
+        char ch[8] = "";
+        uint32_t c = d->missing;
+        if (c < 0x800) snprintf(ch, sizeof ch, "%c%c", 0xC0 | (int)(c >> 6), 0x80 | (int)(c & 0x3F));
+        else if (c < 0x10000)
+            snprintf(ch, sizeof ch, "%c%c%c", 0xE0 | (int)(c >> 12), 0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
+        else
+            snprintf(ch, sizeof ch, "%c%c%c%c", 0xF0 | (int)(c >> 18), 0x80 | (int)(c >> 12 & 0x3F),
+                     0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
+        snprintf(d->missing_msg, sizeof d->missing_msg, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"),
+                 ch, (unsigned)c, TR(fontfind_install_hint(c)));
+    }
+    return d->missing_msg;
+}
+
+// Text a single font draws as it always did: ASCII, or one left-to-right run in the role's DejaVu.
+static bool text_simple(const char *t)
+{
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+        if (*p >= 0x80) return false;
+    return true;
+}
+
+// The runs of t in visual order; 0 when t is for the role's font alone (then draw it in one call).
+static int text_runs(DrawSdl *d, FontRole role, int size, const char *t, TextRun *runs)
+{
+    if (text_simple(t)) return 0;
+    FontAsk a = {d, role, size};
+    int n = textrun_split(t, font_of, &a, runs, RUN_MAX, NULL);
+    if (n <= 0 || (n == 1 && runs[0].font == (int)role && !runs[0].rtl)) return 0;
+    return n;
+}
+
+// The font of one run, set to its direction and script; *k the scale of a bitmap font (1 otherwise).
+static TTF_Font *run_font(DrawSdl *d, FontRole role, int size, const TextRun *r, double *k)
+{
+    bool fallback = r->font >= FONT_COUNT;
+    TTF_Font *f = file_get(d, r->font, size, fallback && role == FONT_BOLD);
+    *k = 1.0;
+    if (!f) return NULL;
+    TTF_SetFontDirection(f, r->rtl ? TTF_DIRECTION_RTL : TTF_DIRECTION_LTR);
+    TTF_SetFontScriptName(f, strcmp(r->script, "Zyyy") == 0 || strcmp(r->script, "Zinh") == 0 ? "Zzzz" : r->script);
+    if (fallback && d->files[r->font].fixed_h > 0) {
+        TTF_Font *base = font_get(d, role, size);
+        *k = base ? (double)TTF_FontHeight(base) / d->files[r->font].fixed_h : 1.0;
+    }
+    return f;
+}
+
+// The role's own font as SDL_ttf leaves it (left to right, the script guessed), for text_simple text.
+static TTF_Font *plain_font(DrawSdl *d, FontRole role, int size)
+{
+    TTF_Font *f = font_get(d, role, size);
+    if (f) {
+        TTF_SetFontDirection(f, TTF_DIRECTION_LTR);
+        TTF_SetFontScriptName(f, "Zzzz");
+    }
+    return f;
+}
+
+// The width of t drawn in runs (the same sum text_render makes).
+static bool text_size(DrawSdl *d, FontRole role, int size, const char *t, int *w)
+{
+    TextRun runs[RUN_MAX];
+    int n = text_runs(d, role, size, t, runs), h = 0;
+    if (n == 0) {
+        TTF_Font *f = plain_font(d, role, size);
+        return f && TTF_SizeUTF8(f, t, w, &h) == 0;
+    }
+    *w = 0;
+    char sub[1024];
+    for (int i = 0; i < n; i++) {
+        double k;
+        TTF_Font *f = run_font(d, role, size, &runs[i], &k);
+        int rw = 0;
+        snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
+        if (!f || TTF_SizeUTF8(f, sub, &rw, &h) != 0) return false;
+        *w += (int)lround(rw * k);
+    }
+    return true;
+}
+
+// A bitmap shrunk by averaging the source pixels under each target pixel (colour weighted by alpha).
+static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
+{
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(src, SDL_PIXELFORMAT_ARGB8888, 0);
+    SDL_Surface *o = w > 0 && h > 0 ? SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    if (!s || !o) {
+        SDL_FreeSurface(s);
+        SDL_FreeSurface(o);
+        return NULL;
+    }
+    for (int y = 0; y < h; y++) {
+        int y0 = y * s->h / h, y1 = (y + 1) * s->h / h;
+        if (y1 <= y0) y1 = y0 + 1;
+        Uint32 *out = (Uint32 *)((Uint8 *)o->pixels + (size_t)y * (size_t)o->pitch);
+        for (int x = 0; x < w; x++) {
+            int x0 = x * s->w / w, x1 = (x + 1) * s->w / w;
+            if (x1 <= x0) x1 = x0 + 1;
+            double sa = 0, sr = 0, sg = 0, sb = 0;
+            int cnt = 0;
+            for (int yy = y0; yy < y1 && yy < s->h; yy++) {
+                const Uint32 *row = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)yy * (size_t)s->pitch);
+                for (int xx = x0; xx < x1 && xx < s->w; xx++) {
+                    Uint32 p = row[xx];
+                    double a = p >> 24;
+                    sa += a;
+                    sr += a * (p >> 16 & 255);
+                    sg += a * (p >> 8 & 255);
+                    sb += a * (p & 255);
+                    cnt++;
+                }
+            }
+            Uint32 A = cnt ? (Uint32)lround(sa / cnt) : 0;
+            Uint32 R = sa > 0 ? (Uint32)lround(sr / sa) : 0, G = sa > 0 ? (Uint32)lround(sg / sa) : 0,
+                   B = sa > 0 ? (Uint32)lround(sb / sa) : 0;
+            out[x] = A << 24 | R << 16 | G << 8 | B;
+        }
+    }
+    SDL_FreeSurface(s);
+    return o;
+}
+
+// t rendered: in one call for text_simple text, else run by run (each shaped in its font, script and
+// direction, in visual order) on one line whose baseline is the role font's.
+static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char *t, SDL_Color c)
+{
+    TextRun runs[RUN_MAX];
+    int n = text_runs(d, role, size, t, runs);
+    if (n == 0) {
+        TTF_Font *f = plain_font(d, role, size);
+        return f ? TTF_RenderUTF8_Blended(f, t, c) : NULL;
+    }
+    TTF_Font *base = font_get(d, role, size);
+    if (!base) return NULL;
+    SDL_Surface *parts[RUN_MAX];
+    int ys[RUN_MAX], total = 0, height = TTF_FontHeight(base), asc = TTF_FontAscent(base);
+    char sub[1024];
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        double k;
+        TTF_Font *f = run_font(d, role, size, &runs[i], &k);
+        snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
+        SDL_Surface *p = f ? TTF_RenderUTF8_Blended(f, sub, c) : NULL;
+        if (p && k != 1.0) {
+            SDL_Surface *q = shrink(p, (int)lround(p->w * k), (int)lround(p->h * k));
+            SDL_FreeSurface(p);
+            p = q;
+        }
+        parts[i] = p;
+        if (!p) ok = false;
+        else {
+            ys[i] = k != 1.0 ? (height - p->h) / 2 : asc - TTF_FontAscent(f);
+            total += p->w;
+        }
+    }
+    SDL_Surface *out = ok && total > 0 ? SDL_CreateRGBSurfaceWithFormat(0, total, height, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    int x = 0;
+    for (int i = 0; i < n; i++) {
+        if (!parts[i]) continue;
+        if (out) {
+            SDL_SetSurfaceBlendMode(parts[i], SDL_BLENDMODE_NONE);
+            SDL_Rect dst = {x, ys[i], parts[i]->w, parts[i]->h};
+            SDL_BlitSurface(parts[i], NULL, out, &dst);
+        }
+        x += parts[i]->w;
+        SDL_FreeSurface(parts[i]);
+    }
+    return out;
 }
 
 static unsigned long hash_key(const char *t, FontRole role, int size, Rgba c)
@@ -87,9 +384,9 @@ static int measure(void *user, FontRole role, int size, const char *t)
         if (e->role == role && e->size == size && strcmp(e->text, t) == 0) return e->w;
         i = (i + 1) & mask;
     }
-    TTF_Font *f = font_get(d, role, size);
-    int w = 0, h = 0;
-    if (!f || TTF_SizeUTF8(f, t, &w, &h) != 0) return (int)strlen(t) * size / 2;
+    int w = 0;
+    fonts_trim(d);
+    if (!text_size(d, role, size, t, &w)) return (int)strlen(t) * size / 2;
     if (d->width_count > WIDTH_SLOTS / 2) { // full enough: forget all widths
         for (size_t k = 0; k < WIDTH_SLOTS; k++) free(d->widths[k].text);
         memset(d->widths, 0, WIDTH_SLOTS * sizeof(WidthEntry));
@@ -108,6 +405,7 @@ static int measure(void *user, FontRole role, int size, const char *t)
 static int line_height(void *user, FontRole role, int size)
 {
     DrawSdl *d = user;
+    fonts_trim(d);
     TTF_Font *f = font_get(d, role, size);
     return f ? TTF_FontHeight(f) : size + size / 4;
 }
@@ -123,18 +421,23 @@ DrawSdl *draw_sdl_create(SDL_Renderer *r, const char *font_dir, char *err, size_
     DrawSdl *d = calloc(1, sizeof *d);
     if (d) d->cache = calloc(CACHE_SLOTS, sizeof(TextEntry));
     if (d) d->widths = calloc(WIDTH_SLOTS, sizeof(WidthEntry));
-    if (!d || !d->cache || !d->widths) {
+    if (d) d->cps = calloc(CP_SLOTS, sizeof(CpEntry));
+    if (d && d->cps) d->find = fontfind_open();
+    if (!d || !d->cache || !d->widths || !d->cps || !d->find) {
         snprintf(err, cap, "out of memory");
         if (d) free(d->cache);
         if (d) free(d->widths);
+        if (d) free(d->cps);
+        if (d) fontfind_close(d->find);
         free(d);
         return NULL;
     }
     d->r = r;
     for (int i = 0; i < FONT_COUNT; i++) {
-        snprintf(d->paths[i], sizeof d->paths[i], "%s/%s", font_dir, FILES[i]);
+        snprintf(d->files[i].path, sizeof d->files[i].path, "%s/%s", font_dir, FILES[i]);
+        d->file_count++;
         if (!font_get(d, (FontRole)i, 18)) {
-            snprintf(err, cap, "cannot open font %s: %s", d->paths[i], TTF_GetError());
+            snprintf(err, cap, "cannot open font %s: %s", d->files[i].path, TTF_GetError());
             draw_sdl_destroy(d);
             return NULL;
         }
@@ -181,6 +484,8 @@ void draw_sdl_destroy(DrawSdl *d)
         free(d->widths);
     }
     for (int i = 0; i < d->font_count; i++) TTF_CloseFont(d->fonts[i].font);
+    free(d->cps);
+    fontfind_close(d->find);
     free(d);
 }
 
@@ -199,10 +504,9 @@ static TextEntry *text_get(DrawSdl *d, const char *t, FontRole role, int size, R
         i = (i + 1) & mask;
     }
     if (d->cached >= CACHE_SLOTS * 3 / 4) return NULL; // full within one frame: draw nothing rather than thrash
-    TTF_Font *f = font_get(d, role, size);
-    if (!f) return NULL;
     SDL_Color c = {color.r, color.g, color.b, color.a};
-    SDL_Surface *surf = TTF_RenderUTF8_Blended(f, t, c);
+    fonts_trim(d);
+    SDL_Surface *surf = text_render(d, role, size, t, c);
     if (!surf) return NULL;
     SDL_Texture *tex = SDL_CreateTextureFromSurface(d->r, surf);
     int w = surf->w, h = surf->h;

@@ -21,6 +21,11 @@ TextMetrics draw_sdl_metrics(DrawSdl *d);
 // Draws every command of the scene (does not clear or present). Returns false when a texture failed.
 bool draw_sdl_scene(DrawSdl *d, const Scene *s);
 
+// The first character that no font on this computer shows, as one sentence for the user ("no font on this
+// computer shows 猫 (U+732B) — install a CJK font such as fonts-noto-cjk"); "" while every character drawn
+// or measured had a font. Characters DejaVu lacks are drawn with fonts found on the system (fontfind.h).
+const char *draw_sdl_missing(DrawSdl *d);
+
 // Number of text textures in the cache (for tests and the frame-time report).
 size_t draw_sdl_cached(const DrawSdl *d);
 

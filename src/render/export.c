@@ -1022,6 +1022,7 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
         }
     }
     scene_free(&scene);
+    if (x) snprintf(out->missing, sizeof out->missing, "%s", draw_sdl_missing(x->draw));
     export_close(x);
     if (ok) {
         ok = export_writer_commit(w, err);

@@ -70,6 +70,9 @@ void export_request_defaults(ExportRequest *r);
 typedef struct {
     char **paths;
     size_t count;
+    // The first character no font on this computer shows, as a sentence to print ("no font on this computer
+    // shows 猫 (U+732B) — install a CJK font such as fonts-noto-cjk"); "" when every character had a font.
+    char missing[256];
 } ExportResult;
 void export_result_free(ExportResult *r);
 

@@ -1,6 +1,8 @@
 // Lays out one frame of the viewer as plain draw commands: the stage's matrices as an operation, each
 // head's heatmap, the arithmetic of the focused cell, header, footer and overlays. No SDL here.
 #include "scene.h"
+#include "../model/i18n.h"
+#include "../core/utf8.h"
 
 #include "../model/questions.h"
 
@@ -274,6 +276,23 @@ static void frame(Ctx *c, int x, int y, int w, int h, int t, Rgba color)
 static int math_w(const Ctx *c, FontRole f, int size, const char *t);
 static int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t);
 
+// Chinese, Japanese and Korean text has no spaces: a line may break after any of its characters (the cluster
+// p[at..end)), except before closing punctuation (，。、：；）」』！？) and after opening punctuation (（「『).
+static bool line_break_after(const char *p, size_t at, size_t end)
+{
+    size_t i = at, n = strlen(p + at) + at;
+    uint32_t cp = utf8_decode(p, n, &i);
+    bool wide = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x20000 && cp <= 0x3134F);
+    if (!wide || !p[end] || cp == 0xFF08 || cp == 0x300C || cp == 0x300E) return false;
+    size_t j = end;
+    uint32_t nx = utf8_decode(p, n, &j);
+    static const uint32_t NO_START[] = {0xFF0C, 0x3002, 0x3001, 0xFF1A, 0xFF1B, 0xFF09, 0x300D, 0x300F, 0xFF01, 0xFF1F, 0x2014};
+    for (size_t k = 0; k < sizeof NO_START / sizeof NO_START[0]; k++)
+        if (nx == NO_START[k]) return false;
+    return true;
+}
+
 // Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y); returns the
 // height used (at most max_lines).
 static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t,
@@ -287,7 +306,11 @@ static int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int
         for (;;) {
             size_t next = len;
             while (p[next] == ' ') next++;
-            while (p[next] && p[next] != ' ' && p[next] != '\n') next++;
+            while (p[next] && p[next] != ' ' && p[next] != '\n') {
+                size_t at = next;
+                next = utf8_cluster_end(p, strlen(p + at) + at, at);
+                if (line_break_after(p, at, next)) break; // Chinese and Japanese break between characters
+            }
             if (next >= sizeof line) break;
             memcpy(line, p, next);
             line[next] = '\0';
@@ -538,11 +561,13 @@ static void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int h
         if (tw > lw) lw = tw;
     }
     int cap = 5 * g->num_font;
-    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + (result ? result_pad(g) : 0); // clear of the frame
+    // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
+    // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
+    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);
     // The softmax's result: each row's entropy beside it, so the class sees rows go one-hot as the scale grows.
     if (m == MAT_WEIGHTS && result && view_stage(c->st) == STAGE_SOFTMAX && c->T && head < c->T->heads &&
         c->T->head[head].entropy.data) {
-        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"), hw = text_w(c, FONT_REGULAR, g->label_font, "bits");
+        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"), hw = text_w(c, FONT_REGULAR, g->label_font, TR("bits"));
         b->side_w = result_pad(g) + g->num_font / 2 + (ew > hw ? ew : hw);
     }
 }
@@ -588,7 +613,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
     // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
-        snprintf(name + strlen(name), sizeof name - strlen(name), " off");
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TR(" off"));
     snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, TIMES, b->cols);
     int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
     int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;
@@ -610,7 +635,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     }
     for (int i = 0; i < b->nr; i++) {
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
-        int pad = g->num_font / 4 + (b->result ? result_pad(g) : 0);
+        int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h, RIGHT,
                 fitted);
@@ -669,7 +694,7 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
     if (b->side_w > 0) { // entropy in bits of each row shown: -sum A log2 A, from the trace
         int ex = gx + gw + result_pad(g) + g->num_font / 2, ew = b->side_w - result_pad(g) - g->num_font / 2;
         text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew, g->col_label_h - result_pad(g),
-                CENTER, "bits");
+                CENTER, TR("bits"));
         const Matrix *ent = &c->T->head[b->head].entropy;
         for (int i = 0; i < b->nr; i++) {
             CellRef ref = {b->mat, b->head, b->r0 + i, 0};
@@ -685,9 +710,9 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
         char where[2][96];
         int lines = 0;
         if (b->nr < b->rows)
-            snprintf(where[lines++], sizeof where[0], "rows %d\xe2\x80\x93%d of %d", b->r0, b->r0 + b->nr - 1, b->rows);
+            snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0, b->r0 + b->nr - 1, b->rows);
         if (b->nc < b->cols)
-            snprintf(where[lines++], sizeof where[0], "cols %d\xe2\x80\x93%d of %d", b->c0, b->c0 + b->nc - 1, b->cols);
+            snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0, b->c0 + b->nc - 1, b->cols);
         int lh2 = line_h(c, FONT_REGULAR, g->label_font), cy = gy + gh + rt * 3;
         for (int k = 0; k < lines; k++) {
             // The whole caption: smaller rather than cut (it says where the window is).
@@ -932,7 +957,7 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
                 if (*sub > 1) *sub = 1;
                 if (*sub < 0) *sub = 0;
                 *out = halves[*sub];
-                snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : "what goes in");
+                snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : TR("what goes in"));
                 snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
                 return;
             }
@@ -1014,9 +1039,9 @@ static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf,
     char name[64];
     model_mat_name(m, head, name, sizeof name);
     const MatInfo *mi = mat_info(m);
-    const char *off = params_ablated(&c->L->params, head) ? " off" : ""; // switched off (key O)
-    if (compact) snprintf(buf, cap, "head %d%s", head, off);
-    else snprintf(buf, cap, "Head %d%s \xc2\xb7 %s %s", head, off, mi ? mi->what : "", name);
+    const char *off = params_ablated(&c->L->params, head) ? TR(" off") : ""; // switched off (key O)
+    if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
+    else snprintf(buf, cap, TR("Head %d%s \xc2\xb7 %s %s"), head, off, mi ? TR(mi->what) : "", name);
 }
 
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
@@ -1061,8 +1086,8 @@ static int colorbar_width(const Ctx *c, MatId m)
 
 const char *scene_heat_axes(const Lesson *L, bool brief)
 {
-    if (!L->params.cross) return "\xe2\x86\x93 queries    \xe2\x86\x92 keys";
-    return brief ? "\xe2\x86\x93 target   \xe2\x86\x92 source" : "\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source";
+    if (!L->params.cross) return TR("\xe2\x86\x93 queries    \xe2\x86\x92 keys");
+    return brief ? TR("\xe2\x86\x93 target   \xe2\x86\x92 source") : TR("\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source");
 }
 
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
@@ -1164,10 +1189,14 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
     // Numbers only at the board's size, when every one fits its cell.
     bool numbers = !compact;
     if (numbers) {
-        char wide[32];
+        // The widest number: the range's end, and one with its integer digits and four decimals (a range of
+        // exactly 4 prints as "−4", its cells as "−2.8284").
+        char wide[32], wide4[32];
         model_format_value(m == MAT_WEIGHTS ? 0.5555 : -range, wide, sizeof wide);
-        numbers = text_w(c, FONT_REGULAR, c->num_font, wide) + c->num_font / 4 <= cell_w &&
-                  line_h(c, FONT_REGULAR, c->num_font) <= cell_h;
+        model_format_value(m == MAT_WEIGHTS ? 0.5555 : -(floor(range) + 0.5555), wide4, sizeof wide4);
+        int ww = text_w(c, FONT_REGULAR, c->num_font, wide), ww4 = text_w(c, FONT_REGULAR, c->num_font, wide4);
+        if (ww4 > ww) ww = ww4;
+        numbers = ww + c->num_font / 4 <= cell_w && line_h(c, FONT_REGULAR, c->num_font) <= cell_h;
     }
     for (int j = 0; j < p->m; j++) {
         model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
@@ -1283,8 +1312,8 @@ static void draw_all_heads(Ctx *c, int x, int y, int w, int h)
     MatId m = model_stage_heatmap(&c->L->params, view_stage(c->st));
     if (m == MAT_NONE) {
         text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
-                c->ex->slide ? "The heads' attention patterns appear from the Scores stage on."
-                             : "The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92).");
+                c->ex->slide ? TR("The heads' attention patterns appear from the Scores stage on.")
+                             : TR("The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92)."));
         return;
     }
     draw_heads_grid(c, m, x, y, w, h);
@@ -1318,8 +1347,8 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     if (!c->ex->original) return NULL;
     int n = view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
-    if (c->ex->slide) snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited", n, n == 1 ? "" : "s");
-    else snprintf(buf, cap, "\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n, n == 1 ? "" : "s");
+    if (c->ex->slide) snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited"), n, n == 1 ? "" : "s");
+    else snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves"), n, n == 1 ? "" : "s");
     *color = c->th->edited;
     return buf;
 }
@@ -1332,37 +1361,37 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
     int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
     char head[96], fitted[512], formula[512];
-    if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, "1 head vs %d", c->L->params.heads);
-    else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "shuffle test");
-    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
-    else if (c->L->params.heads == 1) snprintf(head, sizeof head, "one head");
+    if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
+    else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+    else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
     else if (stage_info(view_stage(st)) && stage_info(view_stage(st))->results[0] != MAT_NONE &&
              !mat_info(stage_info(view_stage(st))->results[0])->per_head)
-        snprintf(head, sizeof head, "all %d heads", c->L->params.heads);
-    else snprintf(head, sizeof head, "head %d  (%d of %d)", st->head, st->head + 1, c->L->params.heads);
+        snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+    else snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
     // Heads switched off (key O), on every stage: which ones.
     int off = 0, first_off = -1;
     for (int i = 0; i < c->L->params.heads; i++)
         if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
-    if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), "  \xc2\xb7  head %d off", first_off);
-    else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), "  \xc2\xb7  %d heads off", off);
+    if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
+    else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
     int hw = text_w(c, FONT_BOLD, sf, head);
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
-    const char *name = cmp ? "Single head vs multi-head" : shuffle ? "Shuffle test" : si ? si->name : "";
+    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
         char last[16] = "";
         model_subscript(last, sizeof last, c->L->params.heads - 1);
-        snprintf(formula, sizeof formula, "W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O",
+        snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
                  last);
     } else if (shuffle)
         snprintf(formula, sizeof formula, "%s",
-                 c->L->params.positions != POS_NONE ? "X = E + P: the tokens move, their positions stay"
-                 : c->L->params.mask == MASK_CAUSAL ? "no positions, but the causal mask follows the order"
-                                                    : "no positions: X = E, the rows move with their tokens");
+                 c->L->params.positions != POS_NONE ? TR("X = E + P: the tokens move, their positions stay")
+                 : c->L->params.mask == MASK_CAUSAL ? TR("no positions, but the causal mask follows the order")
+                                                    : TR("no positions: X = E, the rows move with their tokens"));
     else
         stage_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
@@ -1393,7 +1422,7 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
         bool cur = i == st->stage_index, done = i < st->stage_index;
         rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
         frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
-        const char *label = s2 ? s2->short_name : "";
+        const char *label = s2 ? TR(s2->short_name) : "";
         char lab[96];
         if (cur && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
             snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
@@ -1438,19 +1467,19 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
     int pad = c->num_font / 3;
     if (n == 0) {
         const char *hint = view_stage(c->st) == STAGE_INPUT
-                               ? "Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys"
-                               : "Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
-                                 "result one cell at a time.";
+                               ? TR("Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys")
+                               : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
+                                 "result one cell at a time.");
         char fitted[256], part[256];
         if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
-            hint = "Predict first: the result stays hidden until the class answers the question below.";
+            hint = TR("Predict first: the result stays hidden until the class answers the question below.");
         else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
             if (c->next[0])
-                snprintf(part, sizeof part, "Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
-                         "computed.", c->s->substep + 1, c->s->substeps, c->caption, c->next);
+                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
+                         "computed."), c->s->substep + 1, c->s->substeps, c->caption, c->next);
             else
-                snprintf(part, sizeof part, "Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
-                         "how it was computed.", c->s->substep + 1, c->s->substeps, c->caption);
+                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
+                         "how it was computed."), c->s->substep + 1, c->s->substeps, c->caption);
             hint = part;
         }
         fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
@@ -1470,8 +1499,8 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
 }
 
 static const char COMPARE_TEXT[] =
-    "The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
-    "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.";
+    N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
+    "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
 
 // Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
 // it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
@@ -1490,26 +1519,26 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     bool answered = question_answer(c->L, c->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
     char head[1200], line[700], words[512];
     if (st->quiz >= 0)
-        snprintf(head, sizeof head, "Question %d of %d: %s", st->quiz + 1, c->L->question_count, q->text);
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), st->quiz + 1, c->L->question_count, q->text);
     else
-        snprintf(head, sizeof head, "Question: %s", q->text);
+        snprintf(head, sizeof head, TR("Question: %s"), q->text);
     int used = t + pad / 2;
     used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
     if (!answered) { // the lesson's question does not fit it (--check says why)
-        snprintf(line, sizeof line, "No answer: %s", err.message);
+        snprintf(line, sizeof line, TR("No answer: %s"), err.message);
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
         question_prompt(q, &a, words, sizeof words);
         if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
-            snprintf(line, sizeof line, "%s   Your number: %s\xe2\x96\x8f", words, st->quiz_input);
+            snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"), st->quiz_input);
         else
             snprintf(line, sizeof line, "%s", words);
-        if (!c->ex->slide) snprintf(line + strlen(line), sizeof line - strlen(line), "   (Esc: skip)");
+        if (!c->ex->slide) snprintf(line + strlen(line), sizeof line - strlen(line), "   %s", TR("(Esc: skip)"));
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else {
         int lx = x + t + pad, room = iw;
         if (!c->ex->slide) { // the verdict: a badge, then what the class gave
-            const char *verdict = st->quiz_right ? "\xe2\x9c\x93 Right" : "\xe2\x9c\x97 Not quite";
+            const char *verdict = st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite");
             Rgba bg = st->quiz_right ? (Rgba){0, 122, 84, 255} : (Rgba){190, 60, 0, 255};
             int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
             if (draw) {
@@ -1525,7 +1554,7 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
             used += lh + pad / 3;
         }
         question_describe(q, &a, c->L, words, sizeof words);
-        snprintf(line, sizeof line, "Answer: %s", words);
+        snprintf(line, sizeof line, TR("Answer: %s"), words);
         used += wrap_text(c, FONT_BOLD, f, c->th->ink, lx, y + used, room, 2, line, draw);
     }
     used += pad / 2 + t;
@@ -1534,8 +1563,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
 }
 
 static const char SHUFFLE_TEXT[] =
-    "Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
-    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.";
+    N_("Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
+    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.");
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = c->text_font;
@@ -1544,8 +1573,8 @@ static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
-    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, COMPARE_TEXT, draw);
-    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, SHUFFLE_TEXT, draw);
+    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(COMPARE_TEXT), draw);
+    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(SHUFFLE_TEXT), draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
@@ -1593,7 +1622,7 @@ static void draw_help(Ctx *c, int w, int h)
     }
     int kw = 0, dw = 0;
     for (int i = 0; i < rows; i++) {
-        int a = text_w(c, FONT_BOLD, kf, HELP[i][0]), b = text_w(c, FONT_REGULAR, kf, HELP[i][1]);
+        int a = text_w(c, FONT_BOLD, kf, TR(HELP[i][0])), b = text_w(c, FONT_REGULAR, kf, TR(HELP[i][1]));
         if (a > kw) kw = a;
         if (b > dw) dw = b;
     }
@@ -1605,14 +1634,14 @@ static void draw_help(Ctx *c, int w, int h)
     rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
     rect(c, x, y, pw, ph, c->th->white);
     frame(c, x, y, pw, ph, px(c, 2), c->th->result);
-    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, "Keys");
+    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, TR("Keys"));
     for (int i = 0; i < rows; i++) {
         int yy = y + pad / 2 + (i + 1) * lh;
         if (yy + lh > y + ph) break;
         char fitted[256];
-        fit_text(c, FONT_BOLD, kf, HELP[i][0], kw, fitted, sizeof fitted);
+        fit_text(c, FONT_BOLD, kf, TR(HELP[i][0]), kw, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, kf, c->th->ink, x + pad, yy, kw, lh, LEFT, fitted);
-        fit_text(c, FONT_REGULAR, kf, HELP[i][1], pw - kw - 3 * pad, fitted, sizeof fitted);
+        fit_text(c, FONT_REGULAR, kf, TR(HELP[i][1]), pw - kw - 3 * pad, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, kf, c->th->ink, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
     }
 }
@@ -1655,7 +1684,7 @@ static void draw_cost(Ctx *c, int w, int h)
     int f = px(c, 20), lh = line_h(c, FONT_REGULAR, f) + px(c, 10);
     int colw[5], gap = px(c, 28), pad = px(c, 28);
     for (int k = 0; k < 5; k++) {
-        colw[k] = text_w(c, FONT_BOLD, f, head[k]);
+        colw[k] = text_w(c, FONT_BOLD, f, TR(head[k]));
         for (int i = 0; i < nfig; i++) {
             int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
             if (tw > colw[k]) colw[k] = tw;
@@ -1664,17 +1693,17 @@ static void draw_cost(Ctx *c, int w, int h)
     int table_w = 4 * gap;
     for (int k = 0; k < 5; k++) table_w += colw[k];
     char title[160], sub[200], line1[200], line2[200], concl[300];
-    snprintf(title, sizeof title, "What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s", p->d_model, p->n,
+    snprintf(title, sizeof title, TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model, p->n,
              p->cross ? "" : "");
-    if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), ", m = %d source tokens", p->m);
-    snprintf(sub, sizeof sub, "The paper's layer: d_model = 512, n = 10 (the document's table)");
-    snprintf(line1, sizeof line1, "projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
-                                  "d_model   (W_Q, W_K, W_V per head + W^O)");
-    snprintf(line2, sizeof line2, "score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)",
+    if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
+    snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
+    snprintf(line1, sizeof line1, TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                                  "d_model   (W_Q, W_K, W_V per head + W^O)"));
+    snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     snprintf(concl, sizeof concl,
-             "Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
-             "but %d attention patterns instead of 1.",
+             TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
+             "but %d attention patterns instead of 1."),
              p->d_k, p->heads * p->d_k, p->heads);
     int sf = px(c, 18);
     int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 2) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
@@ -1702,7 +1731,7 @@ static void draw_cost(Ctx *c, int w, int h)
         }
         int xx = tx;
         for (int k = 0; k < 5; k++) {
-            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, head[k]);
+            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, TR(head[k]));
             xx += colw[k] + gap;
         }
         yy += lh;
@@ -1735,7 +1764,7 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     const Comparison *cmp = c->ex->compare;
     if (!cmp) {
         text_in(c, FONT_REGULAR, px(c, 20), c->th->muted, x, y, w, h, CENTER,
-                "The single-head version could not be computed (see the banner).");
+                TR("The single-head version could not be computed (see the banner)."));
         return;
     }
     ViewState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
@@ -1763,12 +1792,12 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     // Top left: the one head.
     int gy, gh;
     size_t hits = c->s->hit_count;
-    snprintf(buf, sizeof buf, "One head \xc2\xb7 d_k = %d", cmp->single.d_k);
+    snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
     draw_heatmap(&single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh, buf);
     c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
     // Top right: the h heads.
     int rx = x + left_w + gap, rw = w - left_w - gap;
-    snprintf(buf, sizeof buf, "%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention", p->heads,
+    snprintf(buf, sizeof buf, TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"), p->heads,
              p->d_k);
     char fitted[300];
     fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
@@ -1782,8 +1811,8 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
     cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
     cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    snprintf(buf, sizeof buf, "Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
-                              "pattern vs %d",
+    snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
+                              "pattern vs %d"),
              a, b, d, e, p->heads);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
@@ -1797,15 +1826,15 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     row->count = 3;
     box_init(&single, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
     row->t[1].is_op = true;
-    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
     box_init(c, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
     double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
     row->t[0].box.range = row->t[2].box.range = range;
     int cw = row->t[0].box.cell_w > row->t[2].box.cell_w ? row->t[0].box.cell_w : row->t[2].box.cell_w;
     row->t[0].box.cell_w = row->t[2].box.cell_w = cw;
     char t1[64], t2[64];
-    snprintf(t1, sizeof t1, "Output, one head");
-    snprintf(t2, sizeof t2, "Output, %d heads", p->heads);
+    snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
+    snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
     row->t[0].box.title = t1;
     row->t[2].box.title = t2;
     int oy = cy + lh + px(c, 4), oh = y + h - oy;
@@ -1817,9 +1846,9 @@ static void draw_compare(Ctx *c, int x, int y, int w, int h)
     c->s->hit_count = hits;
     xx += box_width(&g, &row->t[0].box) + g.gap;
     int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
-            CENTER, "vs");
-    xx += op_width(c, &g, "vs");
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
+            CENTER, TR("vs"));
+    xx += op_width(c, &g, TR("vs"));
     draw_matrix(&multi, &g, &row->t[2].box, xx, oy);
 }
 
@@ -1894,7 +1923,7 @@ static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, Mat
     cell_h = imin(cell_h, 2 * cell_w);
     int lw = widest_label(me, L, AXIS_QUERY, p->n, lf) + nf / 4;
     model_mat_name(mat, head, name, sizeof name);
-    snprintf(title, sizeof title, "Head %d \xc2\xb7 %s %s", head, mi->what, name);
+    snprintf(title, sizeof title, TR("Head %d \xc2\xb7 %s %s"), head, TR(mi->what), name);
     int heat_w = imax(lw + p->m * cell_w, m_text_w(me, FONT_BOLD, lf, title) + nf);
     heat_w = imax(heat_w, 4 * lw); // the scene gives the query labels a quarter of the width at most
     heat_w = imax(heat_w, m_text_w(me, FONT_REGULAR, lf, scene_heat_axes(L, false))); // the axes' caption under the cells
@@ -2134,7 +2163,7 @@ static void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
     int f = c->num_font;
     char val[64], label[96];
     model_format_value(now, val, sizeof val);
-    snprintf(label, sizeof label, "scale %s%s", val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
+    snprintf(label, sizeof label, TR("scale %s%s"), val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
     int lw = text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
     const char *keys = c->ex->slide ? "" : "[  ]";
     int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
@@ -2181,7 +2210,7 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     const SessionShuffle *sh = c->ex->shuffle;
     if (!sh) {
         text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
-                "The shuffled lesson could not be computed (see the banner).");
+                TR("The shuffled lesson could not be computed (see the banner)."));
         return;
     }
     const AttnParams *p = &c->L->params;
@@ -2205,8 +2234,8 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
         if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
     }
     char head[200];
-    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "The tokens reversed:  ");
-    else snprintf(head, sizeof head, "\"%s\" and \"%s\" swapped:  ", c->L->tokens[a], c->L->tokens[b]);
+    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "%s", TR("The tokens reversed:  "));
+    else snprintf(head, sizeof head, TR("\"%s\" and \"%s\" swapped:  "), c->L->tokens[a], c->L->tokens[b]);
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
     for (int i = 0; i < p->n && used < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
@@ -2218,11 +2247,11 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     // Line 2: the verdict, with the largest difference between a token's two output rows.
     model_format_value(sh->difference, num, sizeof num);
     if (sh->same)
-        snprintf(buf, sizeof buf, "%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s",
-                 p->positions == POS_NONE ? "Without positions" : "The rows only moved", num);
+        snprintf(buf, sizeof buf, TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
+                 p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
     else
-        snprintf(buf, sizeof buf, "%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s",
-                 p->positions != POS_NONE ? "With positions" : p->mask == MASK_CAUSAL ? "With the causal mask" : "Changed",
+        snprintf(buf, sizeof buf, TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
+                 p->positions != POS_NONE ? TR("With positions") : p->mask == MASK_CAUSAL ? TR("With the causal mask") : TR("Changed"),
                  num);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
@@ -2236,7 +2265,7 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     row->count = 3;
     box_init(&orig, &g, &row->t[0].box, MAT_OUTPUT, 0, false);
     row->t[1].is_op = true;
-    snprintf(row->t[1].op, sizeof row->t[1].op, "vs");
+    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
     box_init(&shuf, &g, &row->t[2].box, MAT_OUTPUT, 0, true);
     double range = row->t[0].box.range > row->t[2].box.range ? row->t[0].box.range : row->t[2].box.range;
     row->t[0].box.range = row->t[2].box.range = range;
@@ -2244,8 +2273,8 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     int lw2 = row->t[0].box.label_w > row->t[2].box.label_w ? row->t[0].box.label_w : row->t[2].box.label_w;
     row->t[0].box.cell_w = row->t[2].box.cell_w = cw;
     row->t[0].box.label_w = row->t[2].box.label_w = lw2;
-    row->t[0].box.title = "Output";
-    row->t[2].box.title = "Output, tokens reordered";
+    row->t[0].box.title = TR("Output");
+    row->t[2].box.title = TR("Output, tokens reordered");
     int oy = y + 2 * lh + c->num_font / 3, oh = y + h - oy;
     window_to_fit(c, &g, &arr, w, oh);
     int row_w = row_width(c, &g, row);
@@ -2254,9 +2283,9 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     draw_matrix(&orig, &g, &row->t[0].box, xx, oy);
     xx += box_width(&g, &row->t[0].box) + g.gap;
     int cells_top = oy + g.title_h + g.col_label_h, cells_h = row->t[0].box.nr * row->t[0].box.cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, "vs") - 2 * g.gap, cells_h,
-            CENTER, "vs");
-    xx += op_width(c, &g, "vs");
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
+            CENTER, TR("vs"));
+    xx += op_width(c, &g, TR("vs"));
     draw_matrix(&shuf, &g, &row->t[2].box, xx, oy);
     c->s->hit_count = hits; // the panel's cells answer no hover (the shuffled ones are not the lesson's)
 }

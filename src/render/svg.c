@@ -1,6 +1,7 @@
 // Writes a Scene as SVG 1.1 text: rectangles, outlines, lines, hatching as clipped line segments (no
 // patterns or clip paths, which slide programs import badly) and text with named fonts and a generic fallback.
 #include "svg.h"
+#include "../core/utf8.h"
 
 #include "../lesson/strbuf.h"
 
@@ -63,10 +64,15 @@ static void put_color(StrBuf *o, const char *attr, Rgba c)
     if (c.a != 255) strbuf_printf(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
 }
 
+// DejaVu as the window draws, then fonts for the scripts and emoji DejaVu lacks (Linux's Noto, macOS's and
+// Windows' own), so a slide program finds a glyph for a token in any script before its generic family.
+#define FALLBACKS "Noto Sans, Noto Sans CJK JP, Noto Sans CJK SC, Hiragino Sans, PingFang SC, Microsoft YaHei, " \
+    "Yu Gothic, Malgun Gothic, Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Thai, " \
+    "Segoe UI, Tahoma, Noto Color Emoji, Apple Color Emoji, Segoe UI Emoji"
 static const char *const FAMILY[FONT_COUNT] = {
-    "DejaVu Sans, Verdana, sans-serif",
-    "DejaVu Sans, Verdana, sans-serif",
-    "DejaVu Sans Mono, Menlo, Consolas, monospace",
+    "DejaVu Sans, Verdana, " FALLBACKS ", sans-serif",
+    "DejaVu Sans, Verdana, " FALLBACKS ", sans-serif",
+    "DejaVu Sans Mono, Menlo, Consolas, " FALLBACKS ", monospace",
 };
 
 // Diagonal hatching as draw_sdl draws it (lines from bottom-left to top-right, `step` apart), each
@@ -148,6 +154,9 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
             strbuf_printf(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
                     c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
                     c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
+            // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and an
+            // ellipsis there, on the left.
+            if (utf8_is_rtl(scene_text(s, c))) strbuf_puts(&o, " direction=\"rtl\"");
             put_color(&o, "fill", c->color);
             strbuf_puts(&o, ">");
             put_escaped(&o, scene_text(s, c));

@@ -101,8 +101,8 @@ CASES = [
     # --- the top level ---
     ("top-array", "@@[]\n", "expected a lesson object { ... }, got an array"),
     ("top-unknown-key", lesson(_extra=[('@@"head"', "2")]),
-     'unknown key "head" (expected $schema, title, notes, tokens, sentence, embeddings, d_model, heads, d_k, mask, '
-     'source, weights, positions, scale, questions)'),
+     'unknown key "head" (expected $schema, title, notes, language, tokens, sentence, split, embeddings, d_model, '
+     'heads, d_k, mask, source, weights, positions, scale, questions)'),
     ("top-duplicate-key", lesson(_extra=[('@@"heads"', "4")]), 'duplicate key "heads" (first given at line 5, column 3)'),
     ("schema-not-string", lesson(_extra=[("$schema", "@@1")]), "$schema: expected a string, got a number"),
     ("missing-title", "@@" + lesson(title=None), 'missing required key "title"'),
@@ -125,6 +125,30 @@ CASES = [
     ("sentence-513-words", lesson(tokens=None, sentence='@@"' + " ".join("w%d" % i for i in range(513)) + '"',
                                   embeddings='{"random": {"seed": 1}}', d_model="4"),
      "sentence: too many tokens: the sentence has 513 words (the limit is 512)"),
+    # --- the class's language ---
+    ("language-not-code", lesson(_extra=[("language", '@@"Spanish!"')]),
+     'language: expected a language code such as "en", "es", "fr" or "zh", got "Spanish!"'),
+    ("language-number", lesson(_extra=[("language", "@@34")]), "language: expected a string, got a number"),
+    ("language-empty-subtag", lesson(_extra=[("language", '@@"zh-"')]),
+     'language: expected a language code such as "en", "es", "fr" or "zh", got "zh-"'),
+
+    # --- how a sentence is split ---
+    ("split-unknown", lesson(tokens=None, sentence='"\u732b\u304c\u5ea7\u3063\u305f"', split='@@"letters"'),
+     'split: expected "words" (split on white space) or "characters" (for a sentence written without spaces), '
+     'got "letters"'),
+    ("split-not-string", lesson(tokens=None, sentence='"The cat sat"', split="@@true"),
+     "split: expected a string, got true"),
+    ("split-with-tokens", lesson(_extra=[('@@"split"', '"characters"')]),
+     '"split" says how a "sentence" becomes tokens, and this lesson gives "tokens"; remove "split"'),
+    ("sentence-blank-characters", lesson(tokens=None, sentence='@@" \u3000 "', split='"characters"'),
+     "sentence: no characters: the sentence is empty or only white space"),
+    ("sentence-513-characters", lesson(tokens=None, sentence='@@"' + "\u732b" * 513 + '"', split='"characters"',
+                                       embeddings='{"random": {"seed": 1}}', d_model="4"),
+     "sentence: too many tokens: the sentence has 513 characters (the limit is 512)"),
+    ("source-split-unknown", lesson(source='{"sentence": "le chat", "split": @@"bytes", '
+                                           '"embeddings": [[1, 0, 0, 0], [0, 1, 0, 0]]}'),
+     'source.split: expected "words" (split on white space) or "characters" (for a sentence written without '
+     'spaces), got "bytes"'),
     ("tokens-513", lesson(tokens="@@[" + ", ".join('"t%d"' % i for i in range(513)) + "]",
                           embeddings='{"random": {"seed": 1}}', d_model="4"),
      "tokens: too many tokens: 513 (the limit is 512)"),
@@ -187,7 +211,7 @@ CASES = [
     ("source-missing-embeddings", lesson(source='@@{"tokens": ["Le", "chat"]}'),
      'source: missing required key "embeddings"'),
     ("source-unknown-key", lesson(source='{"tokens": ["Le", "chat"], @@"embedding": [[1, 0, 0, 0], [0, 1, 0, 0]]}'),
-     'source: unknown key "embedding" (expected tokens, sentence, embeddings, positions)'),
+     'source: unknown key "embedding" (expected tokens, sentence, split, embeddings, positions)'),
 
     # --- positions and scale (issue 14) ---
     ("positions-unknown-string", lesson(positions='@@"learned"'),

@@ -1,0 +1,175 @@
+// Text runs in visual order: clusters -> font, script, direction -> runs -> bidi levels -> reordered.
+#include "textrun.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "../core/utf8.h"
+
+typedef struct {
+    size_t start, end;
+    UInfo u;
+    int font;
+    int dir;            // 1 right to left, 0 left to right, -1 not resolved yet (neutral)
+    int level;          // bidi embedding level
+    int iso;            // 0: the line itself; k > 0: inside the k-th isolate (U+2066..U+2069)
+    bool mark;          // an isolate's opening or closing mark (invisible, in no run)
+} Cluster;
+
+// The direction of the first letter of sequence iso (-1: none).
+static int first_strong(const Cluster *cl, int n, int iso)
+{
+    for (int k = 0; k < n; k++)
+        if (cl[k].iso == iso && !cl[k].mark && cl[k].u.cls == UCLASS_STRONG) return cl[k].dir;
+    return -1;
+}
+
+// Neutrals of sequence iso between two letters of one direction take it; else the sequence's direction.
+static void resolve(Cluster *cl, int n, int iso, int base_dir)
+{
+    int prev = -1;
+    for (int k = 0; k < n; k++) {
+        if (cl[k].iso != iso) continue;
+        if (cl[k].u.cls == UCLASS_STRONG && !cl[k].mark) {
+            prev = cl[k].dir;
+            continue;
+        }
+        if (cl[k].u.cls == UCLASS_NUMBER) continue;
+        int next = -1;
+        for (int q = k + 1; q < n && next < 0; q++)
+            if (cl[q].iso == iso && !cl[q].mark && cl[q].u.cls == UCLASS_STRONG) next = cl[q].dir;
+        int a = prev < 0 ? base_dir : prev, b = next < 0 ? base_dir : next;
+        cl[k].dir = a == b ? a : base_dir;
+    }
+    // Levels (UAX #9 I1, I2) from the sequence's base level; digits read left to right.
+    int base = iso == 0 ? base_dir : -1;
+    prev = base_dir;
+    for (int k = 0; k < n; k++) {
+        if (cl[k].iso != iso) continue;
+        if (base < 0) base = cl[k].level; // an isolate's base level was set on its clusters beforehand
+        if (cl[k].u.cls == UCLASS_STRONG && !cl[k].mark) prev = cl[k].dir;
+        if (cl[k].u.cls == UCLASS_NUMBER && !cl[k].mark) {
+            cl[k].dir = 0;
+            cl[k].level = (prev == 1 || base % 2 == 1) ? (base % 2 ? base + 1 : base + 2) : base;
+        } else if (cl[k].dir == 1) {
+            cl[k].level = base % 2 ? base : base + 1;
+        } else {
+            cl[k].level = base % 2 ? base + 1 : base;
+        }
+    }
+}
+
+int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max, bool *rtl_paragraph)
+{
+    size_t len = strlen(t);
+    if (rtl_paragraph) *rtl_paragraph = false;
+    if (len == 0) return 0;
+    Cluster *cl = malloc(len * sizeof *cl);
+    if (!cl) return -1;
+    int n = 0, depth = 0, isolates = 0;
+    int kind[64] = {0}; // per isolate: 0 LRI, 1 RLI, 2 FSI
+    for (size_t i = 0; i < len;) {
+        size_t e = utf8_cluster_end(t, len, i), k = i;
+        uint32_t cp = utf8_decode(t, len, &k);
+        UInfo u = utf8_info(cp);
+        // An emoji presentation selector (U+FE0F) in the cluster asks for the emoji font as well.
+        for (size_t q = k; q < e;) {
+            uint32_t m = utf8_decode(t, len, &q);
+            if (m == 0xFE0F || m == 0x200D || (m >= 0x1F3FB && m <= 0x1F3FF)) u.emoji = true;
+        }
+        bool mark = u.cls == UCLASS_ISOLATE || u.cls == UCLASS_POP;
+        int iso = isolates > 0 && depth > 0 ? isolates : 0;
+        if (u.cls == UCLASS_ISOLATE) {
+            if (depth == 0 && isolates < 63) {
+                isolates++;
+                kind[isolates] = (int)(cp - 0x2066);
+                iso = 0;
+            }
+            depth++;
+        } else if (u.cls == UCLASS_POP && depth > 0) {
+            depth--;
+            if (depth == 0) iso = 0;
+        }
+        cl[n] = (Cluster){i, e, u, mark ? -1 : font_of(user, cp, u.emoji),
+                          u.cls == UCLASS_STRONG ? (u.rtl ? 1 : 0) : -1, 0, iso, mark};
+        n++;
+        i = e;
+    }
+    int para = first_strong(cl, n, 0);
+    if (para < 0) para = 0;
+    if (rtl_paragraph) *rtl_paragraph = para == 1;
+    resolve(cl, n, 0, para);
+    for (int k = 1; k <= isolates; k++) {
+        int dir = kind[k] == 0 ? 0 : kind[k] == 1 ? 1 : first_strong(cl, n, k);
+        if (dir < 0) dir = para;
+        int outer = para; // the isolate sits on the line's base level: the next odd (RLI) or even (LRI) above it
+        int base = dir == 1 ? (outer % 2 ? outer + 2 : outer + 1) : (outer % 2 ? outer + 1 : outer + 2);
+        for (int q = 0; q < n; q++)
+            if (cl[q].iso == k) cl[q].level = base;
+        resolve(cl, n, k, dir);
+    }
+    // A neutral takes the script of the letters before it (else after it), so a run is not cut at a space.
+    for (int k = 0; k < n; k++) {
+        if (cl[k].u.cls == UCLASS_STRONG || strcmp(cl[k].u.script, "Zyyy") != 0) continue;
+        int src = -1;
+        for (int q = k - 1; q >= 0 && src < 0; q--)
+            if (cl[q].u.cls == UCLASS_STRONG && cl[q].iso == cl[k].iso) src = q;
+        for (int q = k + 1; q < n && src < 0; q++)
+            if (cl[q].u.cls == UCLASS_STRONG && cl[q].iso == cl[k].iso) src = q;
+        if (src >= 0 && cl[src].dir == cl[k].dir) memcpy(cl[k].u.script, cl[src].u.script, 5);
+    }
+    // Runs: one font, script, direction and level.
+    int r = 0;
+    int *levels = malloc((size_t)n * sizeof *levels);
+    if (!levels) {
+        free(cl);
+        return -1;
+    }
+    for (int k = 0; k < n; k++) {
+        bool rtl = cl[k].dir == 1;
+        // An isolate's mark is invisible: an empty run at its level keeps two isolates apart when reordering.
+        if (!cl[k].mark && r > 0 && runs[r - 1].len > 0 && runs[r - 1].font == cl[k].font && runs[r - 1].rtl == rtl &&
+            levels[r - 1] == cl[k].level && strcmp(runs[r - 1].script, cl[k].u.script) == 0) {
+            runs[r - 1].len = cl[k].end - runs[r - 1].start;
+            continue;
+        }
+        if (r == max) {
+            free(levels);
+            free(cl);
+            return -1;
+        }
+        runs[r] = (TextRun){cl[k].start, cl[k].mark ? 0 : cl[k].end - cl[k].start, cl[k].font, "", rtl};
+        memcpy(runs[r].script, cl[k].u.script, 5);
+        levels[r] = cl[k].level;
+        r++;
+    }
+    // Reordering (UAX #9, L2): from the highest level down to 1, reverse every stretch at that level or above.
+    int top = 0;
+    for (int k = 0; k < r; k++)
+        if (levels[k] > top) top = levels[k];
+    for (int lv = top; lv >= 1; lv--) {
+        for (int k = 0; k < r;) {
+            if (levels[k] < lv) {
+                k++;
+                continue;
+            }
+            int e = k;
+            while (e < r && levels[e] >= lv) e++;
+            for (int a = k, b = e - 1; a < b; a++, b--) {
+                TextRun tr = runs[a];
+                runs[a] = runs[b];
+                runs[b] = tr;
+                int tl = levels[a];
+                levels[a] = levels[b];
+                levels[b] = tl;
+            }
+            k = e;
+        }
+    }
+    int kept = 0;
+    for (int k = 0; k < r; k++)
+        if (runs[k].len > 0) runs[kept++] = runs[k];
+    r = kept;
+    free(levels);
+    free(cl);
+    return r;
+}
