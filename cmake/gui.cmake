@@ -31,9 +31,29 @@ target_compile_definitions(mha_gui PRIVATE
 
 add_executable(mha-tracer src/app/main.c)
 target_link_libraries(mha-tracer PRIVATE mha_cli mha_gui)
+if(WIN32)
+  # A window program: double-clicked, no console opens. Started from a console, it writes there
+  # (platform_console_attach); redirected, to the file or pipe.
+  set_target_properties(mha-tracer PROPERTIES WIN32_EXECUTABLE ON)
+endif()
 
 install(DIRECTORY assets/fonts DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
 install(FILES assets/mha-tracer.png DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
 install(FILES assets/mha-tracer.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 install(FILES assets/mha-tracer.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
 install(FILES assets/mha-tracer.png DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/256x256/apps)
+
+# --- Linux package: cpack -G DEB in a build configured with -DCMAKE_INSTALL_PREFIX=/usr (README, ".deb") ---
+if(UNIX AND NOT APPLE)
+  set(CPACK_PACKAGE_NAME mha-tracer)
+  set(CPACK_PACKAGE_VENDOR "mha-tracer")
+  set(CPACK_PACKAGE_CONTACT "mha-tracer maintainers <mha-tracer@users.noreply.invalid>")
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "teaches multi-head attention one stage at a time")
+  set(CPACK_PACKAGE_DESCRIPTION "A desktop program that steps through multi-head attention (projections, scores, scaling, mask, softmax, weighted sum, concatenation, output projection) with every number shown and each head's heatmap. Lessons are JSON files; slides export as PNG and SVG.")
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # mha-tracer_VERSION_ARCH.deb
+  set(CPACK_DEBIAN_PACKAGE_SECTION education)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # libsdl2, libsdl2-ttf, libsdl2-image, libcjson from the binary
+  set(CPACK_STRIP_FILES ON)
+  set(CPACK_GENERATOR DEB)
+  include(CPack)
+endif()

@@ -11,6 +11,8 @@ endfunction()
 mha_test(test_matrix mha_core)
 mha_test(test_trace mha_lesson)
 mha_test(test_rng mha_core)
+# exp and log1p of the core against glibc, bit for bit (issue 12).
+mha_test(test_exactmath mha_core)
 mha_test(test_lesson mha_lesson)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)

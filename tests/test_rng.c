@@ -19,7 +19,7 @@
 // One seed's block of the CSV: the state after seeding and the expected values' bit patterns.
 typedef struct {
     uint64_t seed;
-    unsigned __int128 state, inc;
+    RngU128 state, inc;
     uint64_t *bits;  // bits[i] = value i, as IEEE-754 binary64
     size_t count, cap;
 } SeedBlock;
@@ -43,11 +43,11 @@ static double bits_dbl(uint64_t b) {
     return d;
 }
 
-static bool parse_u128_hex(const char *s, unsigned __int128 *out) {
+static bool parse_u128_hex(const char *s, RngU128 *out) {
     if (strncmp(s, "0x", 2) != 0)
         return false;
     s += 2;
-    unsigned __int128 v = 0;
+    RngU128 v = {0, 0};
     int n = 0;
     for (; *s && *s != ' ' && *s != '\n' && *s != '\r'; s++, n++) {
         int d;
@@ -59,14 +59,15 @@ static bool parse_u128_hex(const char *s, unsigned __int128 *out) {
             d = *s - 'A' + 10;
         else
             return false;
-        v = (v << 4) | (unsigned)d;
+        v.hi = (v.hi << 4) | (v.lo >> 60);
+        v.lo = (v.lo << 4) | (unsigned)d;
     }
     *out = v;
     return n > 0 && n <= 32;
 }
 
-static void print_u128(const char *label, unsigned __int128 v) {
-    printf("%s0x%016" PRIx64 "%016" PRIx64, label, (uint64_t)(v >> 64), (uint64_t)v);
+static void print_u128(const char *label, RngU128 v) {
+    printf("%s0x%016" PRIx64 "%016" PRIx64, label, v.hi, v.lo);
 }
 
 static SeedBlock *find_seed(Vectors *v, uint64_t seed) {
@@ -171,7 +172,8 @@ static void test_seeding(const Vectors *v) {
         const SeedBlock *b = &v->seeds[i];
         Rng r;
         rng_seed(&r, b->seed);
-        if (r.state != b->state || r.inc != b->inc) {
+        if (r.state.hi != b->state.hi || r.state.lo != b->state.lo || r.inc.hi != b->inc.hi ||
+            r.inc.lo != b->inc.lo) {
             if (fail == 0) {
                 printf("  first mismatch in seeding: seed %" PRIu64 "\n", b->seed);
                 print_u128("    expected state ", b->state);

@@ -6,7 +6,6 @@
 // MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so tests wait for the
 // program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
-#define _POSIX_C_SOURCE 200809L // stat(), getcwd()
 #include "gui.h"
 #include "../model/i18n.h"
 
@@ -18,9 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h> // clock_gettime
-#include <unistd.h>
 
 #include "../model/questions.h"
 #include "../model/session.h"
@@ -29,6 +25,7 @@
 #include "../render/draw_sdl.h"
 #include "../render/export.h"
 #include "../render/scene.h"
+#include "platform/platform.h"
 
 #ifndef MHA_SOURCE_ASSETS
 #define MHA_SOURCE_ASSETS ""
@@ -77,8 +74,8 @@ struct Gui {
 
 static bool file_exists(const char *p)
 {
-    struct stat sb;
-    return stat(p, &sb) == 0;
+    PlatformStat st;
+    return platform_stat(p, true, &st);
 }
 
 // The assets directory: next to the program (../share/mha-tracer/assets, as installed), then the source
@@ -88,7 +85,7 @@ bool gui_find_assets(char *out, size_t cap)
     char probe[1200];
     char *base = SDL_GetBasePath();
     if (base) {
-        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets"};
+        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets", "../Resources/assets"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             snprintf(probe, sizeof probe, "%s%s/fonts/DejaVuSans.ttf", base, rel[i]);
             if (file_exists(probe)) {
@@ -443,7 +440,7 @@ static void save(Gui *g)
     char cwd[600] = ".";
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
-    else snprintf(shown, sizeof shown, "%s in %s", out, getcwd(cwd, sizeof cwd) ? cwd : ".");
+    else snprintf(shown, sizeof shown, "%s in %s", out, platform_realpath(".", cwd, sizeof cwd) ? cwd : ".");
     if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
         snprintf(g->status, sizeof g->status, TR("Saved the file's values (no value is edited now) as %s"), shown);
     else
@@ -485,7 +482,7 @@ static void export_view(Gui *g, bool board)
     const char *file = slash ? slash + 1 : first;
     char where[1800], cwd[600];
     if (dir[0] == '/') snprintf(where, sizeof where, "%s", dir);
-    else snprintf(where, sizeof where, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", dir);
+    else snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".", dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
     snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "",
              where);
@@ -707,6 +704,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     case SDL_DROPFILE: {
         char *file = e->drop.file;
         if (!file) return false;
+        platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
         load_lesson(g, file);
         SDL_free(file);
         return true;
@@ -745,11 +743,9 @@ static void gui_free(Gui *g)
 }
 
 // Milliseconds since t0 on the monotonic clock (for MHA_TRACER_STATS).
-static double ms_since(const struct timespec *t0)
+static double ms_since(Uint64 t0)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+    return (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency();
 }
 
 SDL_Window *gui_window(Gui *g) { return g->win; }
@@ -788,8 +784,7 @@ static bool display_is_usable(void)
 
 int gui_run(const GuiOptions *opt)
 {
-    struct timespec t_entry; // start to first frame, measured from here (main's work before is the CLI's)
-    clock_gettime(CLOCK_MONOTONIC, &t_entry);
+    Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work before is the CLI's)
     Gui *g = calloc(1, sizeof *g);
     if (!g) return 1;
     scene_init(&g->scene);
@@ -816,14 +811,14 @@ int gui_run(const GuiOptions *opt)
         return 1;
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
-    if (frame_path && frame_path[0] && !(g->frame_file = fopen(frame_path, "a"))) {
+    if (frame_path && frame_path[0] && !(g->frame_file = platform_fopen(frame_path, "ab"))) {
         cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
         gui_free(g);
         free(g);
         return 1;
     }
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
-    double lesson_ms = ms_since(&t_entry);
+    double lesson_ms = ms_since(t_entry);
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0 || TTF_Init() != 0) {
         fprintf(stderr, "mha-tracer: error: cannot open a window: %s.\n%s", SDL_GetError(), NO_DISPLAY_HINT);
         gui_free(g);
@@ -840,7 +835,7 @@ int gui_run(const GuiOptions *opt)
         free(g);
         return 1;
     }
-    double sdl_ms = ms_since(&t_entry) - lesson_ms;
+    double sdl_ms = ms_since(t_entry) - lesson_ms;
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
     g->win = SDL_CreateWindow("mha-tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720, flags);
@@ -862,7 +857,7 @@ int gui_run(const GuiOptions *opt)
     set_title(g);
     set_icon(g);
     SDL_EventState(SDL_DROPFILE, SDL_ENABLE);
-    double window_ms = ms_since(&t_entry) - lesson_ms - sdl_ms;
+    double window_ms = ms_since(t_entry) - lesson_ms - sdl_ms;
     bool first_frame = true;
 
     const GuiDriver *driver = opt->driver && opt->driver->start(opt->driver->ctx, g) ? opt->driver : NULL;
@@ -880,7 +875,7 @@ int gui_run(const GuiOptions *opt)
             dirty = false;
             if (first_frame && g->stats)
                 fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
-                        ms_since(&t_entry), lesson_ms, sdl_ms, window_ms);
+                        ms_since(t_entry), lesson_ms, sdl_ms, window_ms);
             first_frame = false;
         }
         int driver_wait = driver ? driver->step(driver->ctx, g) : 0;

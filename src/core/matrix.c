@@ -1,5 +1,6 @@
 // Dense row-major matrices of doubles: the plain reference loops every attention stage uses.
 #include "matrix.h"
+#include "exactmath.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -269,7 +270,7 @@ void mat_softmax_rows(Matrix *out, const Matrix *in)
             // exp of anything below -745.14 is exactly 0 (past the smallest subnormal): skip libm's slow
             // underflow path, common with large random weights. The same value exp() would give.
             double d = x[j] - mx;
-            y[j] = d < -746.0 ? 0.0 : exp(d);
+            y[j] = d < -746.0 ? 0.0 : core_exp(d);
             sum += y[j];
         }
         for (int j = 0; j < in->cols; j++) y[j] /= sum;

@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "core/exactmath.h"
 #include "core/ziggurat_tables.h"
 
 // --- SeedSequence (NumPy's bit_generator.pyx), pool of four 32-bit words ---
@@ -65,28 +66,49 @@ static void ss_generate(uint64_t out[4], uint64_t seed) {
 #define PCG_MULT_HI UINT64_C(0x2360ed051fc65da4)
 #define PCG_MULT_LO UINT64_C(0x4385df649fccf645)
 
+// hi:lo = a * b, the full 128-bit product, from 32-bit halves.
+static RngU128 mul_64x64(uint64_t a, uint64_t b) {
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    RngU128 p = {p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), (mid << 32) | (p00 & 0xffffffffu)};
+    return p;
+}
+
+// a * b + c modulo 2^128.
+static RngU128 muladd_128(RngU128 a, RngU128 b, RngU128 c) {
+    RngU128 p = mul_64x64(a.lo, b.lo);
+    p.hi += a.hi * b.lo + a.lo * b.hi;
+    uint64_t lo = p.lo + c.lo;
+    p.hi += c.hi + (lo < p.lo);
+    p.lo = lo;
+    return p;
+}
+
 static void pcg_step(Rng *r) {
-    const unsigned __int128 mult = ((unsigned __int128)PCG_MULT_HI << 64) | PCG_MULT_LO;
-    r->state = r->state * mult + r->inc;
+    const RngU128 mult = {PCG_MULT_HI, PCG_MULT_LO};
+    r->state = muladd_128(r->state, mult, r->inc);
 }
 
 void rng_seed(Rng *r, uint64_t seed) {
     uint64_t u[4];
     ss_generate(u, seed);
     // In each pair the first word is the HIGH half (NumPy's pcg64 _legacy_seeding order).
-    unsigned __int128 initstate = ((unsigned __int128)u[0] << 64) | u[1];
-    unsigned __int128 initseq = ((unsigned __int128)u[2] << 64) | u[3];
-    r->state = 0;
-    r->inc = (initseq << 1) | 1u;
+    RngU128 initstate = {u[0], u[1]};
+    RngU128 initseq = {u[2], u[3]};
+    r->state = (RngU128){0, 0};
+    r->inc = (RngU128){(initseq.hi << 1) | (initseq.lo >> 63), (initseq.lo << 1) | 1u};
     pcg_step(r);
-    r->state += initstate;
+    uint64_t lo = r->state.lo + initstate.lo;
+    r->state.hi += initstate.hi + (lo < r->state.lo);
+    r->state.lo = lo;
     pcg_step(r);
 }
 
 uint64_t rng_next64(Rng *r) {
     pcg_step(r);
-    uint64_t hi = (uint64_t)(r->state >> 64);
-    uint64_t lo = (uint64_t)r->state;
+    uint64_t hi = r->state.hi;
+    uint64_t lo = r->state.lo;
     uint64_t x = hi ^ lo;
     unsigned rot = (unsigned)(hi >> 58);
     // (-rot) & 63 keeps the shift in range when rot is 0.
@@ -114,15 +136,15 @@ double rng_standard_normal(Rng *r) {
         if (idx == 0) {
             // The tail beyond r, by Marsaglia's exponential method.
             for (;;) {
-                double xx = -zig_inv_r * log1p(-rng_next_double(r));
-                double yy = -log1p(-rng_next_double(r));
+                double xx = -zig_inv_r * core_log1p(-rng_next_double(r));
+                double yy = -core_log1p(-rng_next_double(r));
                 if (yy + yy > xx * xx)
                     return ((rabs >> 8) & 1) ? -(zig_r + xx) : zig_r + xx;
             }
         } else {
             // The wedge between the rectangle and the curve.
             if (((zig_fi[idx - 1] - zig_fi[idx]) * rng_next_double(r) + zig_fi[idx]) <
-                exp(-0.5 * x * x))
+                core_exp(-0.5 * x * x))
                 return x;
         }
     }

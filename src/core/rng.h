@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// A 128-bit unsigned integer as two 64-bit halves (ISO C has no 128-bit type).
 typedef struct {
-    unsigned __int128 state, inc;
+    uint64_t hi, lo;
+} RngU128;
+
+typedef struct {
+    RngU128 state, inc;
 } Rng;
 
 // Seeds like numpy.random.default_rng(seed) (any 64-bit seed; 2^32 and up take two words).

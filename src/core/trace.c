@@ -1,5 +1,6 @@
 // Runs the stages of multi-head attention and keeps every intermediate in a Trace.
 #include "trace.h"
+#include "exactmath.h"
 
 #include "overflow.h"
 
@@ -7,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+
+#include "platform/platform.h"
 
 static const char *const STAGE_NAMES[STAGE_COUNT] = {
     "Input embeddings", "Positions E + P", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
@@ -119,9 +121,9 @@ void positions_sinusoidal(Matrix *P)
     for (int pos = 0; pos < P->rows; pos++)
         for (int i = 0; 2 * i < d; i++) {
             // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
-            double angle = (double)pos / pow(10000.0, (double)(2 * i) / (double)d);
-            mat_set(P, pos, 2 * i, sin(angle));
-            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, cos(angle));
+            double angle = (double)pos / core_pow(10000.0, (double)(2 * i) / (double)d);
+            mat_set(P, pos, 2 * i, core_sin(angle)); // glibc's bits on every platform (exactmath.c)
+            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, core_cos(angle));
         }
 }
 
@@ -375,11 +377,10 @@ static void matmul_two_threads(Matrix *out, const Matrix *a, const Matrix *b)
     }
     MatmulJob top = {{half, out->cols, out->data}, {half, a->cols, a->data}, b};
     MatmulJob bottom = {{n - half, out->cols, mat_row(out, half)}, {n - half, a->cols, mat_row(a, half)}, b};
-    thrd_t worker;
-    bool threaded = thrd_create(&worker, matmul_job, &bottom) == thrd_success;
+    PlatformThread *worker = platform_thread_start(matmul_job, &bottom);
     matmul_job(&top);
-    if (threaded)
-        thrd_join(worker, NULL);
+    if (worker)
+        platform_thread_join(worker);
     else
         matmul_job(&bottom);
 }
@@ -417,15 +418,14 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
                                                         + 2.0 * (double)p->n * p->m);
     HeadJob mine = {t, p, 0, p->heads, failed}, other = mine;
-    thrd_t worker;
-    bool threaded = false;
+    PlatformThread *worker = NULL;
     if (p->heads >= 2 && work >= TRACE_THREAD_MIN_WORK) {
         other.h0 = mine.h1 = p->heads / 2;
-        threaded = thrd_create(&worker, run_heads, &other) == thrd_success;
-        if (!threaded) mine.h1 = p->heads;
+        worker = platform_thread_start(run_heads, &other);
+        if (!worker) mine.h1 = p->heads;
     }
     run_heads(&mine);
-    if (threaded) thrd_join(worker, NULL);
+    if (worker) platform_thread_join(worker);
     for (int h = 0; h < p->heads; h++) {
         if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
             Stage stage = failed[h];

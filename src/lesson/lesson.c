@@ -1,21 +1,18 @@
 // Lesson format 1: JSON text -> a validated Lesson (tokens + AttnParams), or the first problem with its
 // file, line:column (code points), JSON path and a message. cJSON parses; json_locate.c knows positions.
-#define _POSIX_C_SOURCE 200809L // open(O_NONBLOCK), fstat, fcntl, fdopen
 #include "lesson.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/rng.h"
+#include "platform/platform.h"
 #include "core/utf8.h"
 #include "json_locate.h"
 
@@ -1538,43 +1535,28 @@ static bool io_fail(LessonError *err, const char *what, int errnum)
 // The whole file (at most LESSON_MAX_FILE_BYTES) into *text (malloc'd, NUL-terminated), or an I/O error.
 static bool read_file(const char *path, char **text, size_t *text_len, LessonError *err)
 {
-    // O_NONBLOCK: a FIFO (or a device) at path must not block the open; only a regular file is read, and
-    // blocking mode is restored for it before reading.
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) return io_fail(err, "cannot open the lesson", errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return io_fail(err, "cannot read the lesson", e);
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return io_fail(err, "cannot read the lesson", EISDIR);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
+    // Only a regular file is read; a FIFO (or a device) at path never blocks the open (platform layer).
+    PlatformStat st;
+    bool opened;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    if (!f && !opened) return io_fail(err, "cannot open the lesson", errno);
+    if (!f && st.kind == PLATFORM_REGULAR) return io_fail(err, "cannot read the lesson", errno);
+    if (!f && st.kind == PLATFORM_DIRECTORY) return io_fail(err, "cannot read the lesson", EISDIR);
+    if (!f) {
         err->io = true;
         snprintf(err->message, sizeof err->message, "cannot read the lesson: not a regular file (%s)",
-                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+                 st.kind == PLATFORM_FIFO ? "a FIFO" : st.kind == PLATFORM_SOCKET ? "a socket" : "a device");
         return false;
     }
-    int flags = fcntl(fd, F_GETFL);
-    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
-        int e = errno;
-        close(fd);
-        return io_fail(err, "cannot read the lesson", e);
-    }
-    if ((uintmax_t)st.st_size > LESSON_MAX_FILE_BYTES) {
+    if ((uintmax_t)st.size > LESSON_MAX_FILE_BYTES) {
         fclose(f);
         err->io = true;
         snprintf(err->message, sizeof err->message, "file is too large: %jd bytes (the limit is %u MiB)",
-                 (intmax_t)st.st_size, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+                 (intmax_t)st.size, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
         return false;
     }
     // Read in chunks up to the limit + 1 byte, so a file that grows while it is read is bounded too.
-    size_t cap = (size_t)st.st_size + 1, len = 0;
+    size_t cap = (size_t)st.size + 1, len = 0;
     char *buf = malloc(cap + 1);
     if (!buf) {
         fclose(f);

@@ -1,7 +1,7 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
-#define _POSIX_C_SOURCE 200809L // rename(), lstat(), open(O_EXCL | O_NOFOLLOW), fsync(), clock_gettime()
 #include "lesson_write.h"
+#include "platform/platform.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -9,10 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 static void number(StrBuf *o, double v)
 {
@@ -262,33 +258,10 @@ static void io_error(LessonError *err, const char *path, const char *what)
     snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
 }
 
-// Writes all of len bytes to fd (restarting after signals); false with errno set on failure.
-static bool write_all(int fd, const char *p, size_t left)
-{
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            if (w == 0) errno = EIO;
-            return false;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    return true;
-}
-
 // Writes the bytes, syncs and closes fd; on failure errno says why (the first failure's).
 static bool write_sync_close(int fd, const char *text, size_t len)
 {
-    bool ok = write_all(fd, text, len) && fsync(fd) == 0;
-    int saved = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    errno = saved;
-    return ok;
+    return platform_write_sync_close(fd, text, len);
 }
 
 // A fresh temporary beside path, created exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never an existing file,
@@ -304,12 +277,11 @@ static int create_temporary(const char *path, char **tmp)
         errno = ENOMEM;
         return -1;
     }
-    struct timespec ts;
-    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) ts.tv_nsec = 0;
-    unsigned long stamp = (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 7);
+    uint64_t ns = platform_time_ns();
+    unsigned long stamp = (unsigned long)(ns % 1000000000u) ^ ((unsigned long)(ns / 1000000000u) << 7);
     for (int k = 0; k < 100; k++) {
-        snprintf(name, cap, "%.*s.%s.%ld-%lx-%d.tmp", (int)dl, path, path + dl, (long)getpid(), stamp, k);
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        snprintf(name, cap, "%.*s.%s.%ld-%lx-%d.tmp", (int)dl, path, path + dl, platform_pid(), stamp, k);
+        int fd = platform_create_exclusive(name);
         if (fd >= 0) {
             *tmp = name;
             return fd;
@@ -332,14 +304,14 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
     }
     if (!write_sync_close(fd, text, len)) {
         io_error(err, tmp, "cannot write");
-        unlink(tmp); // ours: made by the exclusive open above
+        platform_remove(tmp); // ours: made by the exclusive open above
         free(tmp);
         return false;
     }
     // rename() replaces the directory entry at path, never what a link there points to.
-    if (rename(tmp, path) != 0) {
+    if (!platform_replace(tmp, path)) {
         io_error(err, path, "cannot rename the temporary file to");
-        unlink(tmp);
+        platform_remove(tmp);
         free(tmp);
         return false;
     }
@@ -350,15 +322,15 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
 // Anything at p, also a link (dangling or not): lstat, which never follows it.
 static bool exists(const char *p)
 {
-    struct stat sb;
-    return lstat(p, &sb) == 0;
+    PlatformStat st;
+    return platform_stat(p, false, &st);
 }
 
 // A plain file at p (not a link, not a folder): only then is a file this session saved before written over.
 static bool is_plain_file(const char *p)
 {
-    struct stat sb;
-    return lstat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    PlatformStat st;
+    return platform_stat(p, false, &st) && st.kind == PLATFORM_REGULAR;
 }
 
 bool lesson_edited_path(char *out, size_t cap, const char *original, const char *ours)
@@ -439,7 +411,7 @@ char *lesson_write_starter(const char *const *toks, int n, int heads, int d_mode
 
 bool lesson_write_new_file(const char *path, const char *text, size_t len, LessonError *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    int fd = platform_create_exclusive(path);
     if (fd < 0) {
         int e = errno;
         io_error(err, path, "cannot create the lesson");
@@ -451,7 +423,7 @@ bool lesson_write_new_file(const char *path, const char *text, size_t len, Lesso
     bool ok = write_sync_close(fd, text, len);
     if (!ok) {
         io_error(err, path, "cannot write the lesson");
-        unlink(path); // ours: made by the exclusive open above
+        platform_remove(path); // ours: made by the exclusive open above
     }
     return ok;
 }

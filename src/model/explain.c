@@ -1,6 +1,7 @@
 // The arithmetic of one cell, in words and numbers, for the hover explanation and the tests: computed
 // from the trace's own values (the stable softmax the trace ran, not a naive one). No SDL.
 #include "explain.h"
+#include "core/exactmath.h"
 #include "i18n.h"
 #include "../core/utf8.h"
 
@@ -216,14 +217,14 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         char mx[32];
         model_format_value(top, mx, sizeof mx);
         double sum = 0.0;
-        for (int k = 0; k < sc->cols; k++) sum += exp(mat_get(sc, c.row, k) - top); // exp(-inf) = 0 for masked keys
-        double e = exp(mat_get(sc, c.row, c.col) - top);
+        for (int k = 0; k < sc->cols; k++) sum += core_exp(mat_get(sc, c.row, k) - top); // exp(-inf) = 0 for masked keys
+        double e = core_exp(mat_get(sc, c.row, c.col) - top);
         char *l = lines[n++];
         model_format_value(mat_get(sc, c.row, c.col), a, sizeof a);
         snprintf(l, 256, "max = %s;  exp(%s \xe2\x88\x92 %s) / (", mx, a, mx);
         int shown = sc->cols <= 5 ? sc->cols : 3;
         for (int k = 0; k < shown; k++) {
-            model_format_value(exp(mat_get(sc, c.row, k) - top), a, sizeof a);
+            model_format_value(core_exp(mat_get(sc, c.row, k) - top), a, sizeof a);
             snprintf(l + strlen(l), 256 - strlen(l), "%s%s", k ? " + " : "", a);
         }
         snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");

@@ -1,15 +1,14 @@
 // The document behind the window (see session.h): load, watch, edit, revert, save, compare, export data.
-// POSIX for the file's time stamp (stat, st_mtim); no SDL, no printing.
-#define _POSIX_C_SOURCE 200809L
+// The file's time stamp from the platform layer; no SDL, no printing.
 #include "session.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../lesson/lesson_write.h"
+#include "platform/platform.h"
 
 static void set_error(SessionError *err, const char *message)
 {
@@ -66,11 +65,11 @@ void session_free(Session *s)
 
 static bool stamp_of(const char *path, SessionStamp *out)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0) return false;
-    out->sec = (long long)sb.st_mtim.tv_sec;
-    out->nsec = (long long)sb.st_mtim.tv_nsec;
-    out->size = (long long)sb.st_size;
+    PlatformStat st;
+    if (!platform_stat(path, true, &st)) return false;
+    out->sec = st.mtime_sec;
+    out->nsec = st.mtime_nsec;
+    out->size = st.size;
     return true;
 }
 

@@ -362,13 +362,14 @@ static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char 
     return out;
 }
 
-static unsigned long hash_key(const char *t, FontRole role, int size, Rgba c)
+static uint64_t hash_key(const char *t, FontRole role, int size, Rgba c)
 {
-    unsigned long h = 1469598103934665603UL; // FNV-1a
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++) h = (h ^ *p) * 1099511628211UL;
-    h = (h ^ (unsigned long)role) * 1099511628211UL;
-    h = (h ^ (unsigned long)size) * 1099511628211UL;
-    h = (h ^ ((unsigned long)c.r << 24 | (unsigned long)c.g << 16 | (unsigned long)c.b << 8 | c.a)) * 1099511628211UL;
+    uint64_t h = UINT64_C(1469598103934665603); // FNV-1a, 64 bits
+    const uint64_t prime = UINT64_C(1099511628211);
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) h = (h ^ *p) * prime;
+    h = (h ^ (uint64_t)role) * prime;
+    h = (h ^ (uint64_t)size) * prime;
+    h = (h ^ ((uint64_t)c.r << 24 | (uint64_t)c.g << 16 | (uint64_t)c.b << 8 | c.a)) * prime;
     return h;
 }
 

@@ -1,29 +1,26 @@
 // Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
 // the background asked for), rendered offscreen with SDL's software renderer into PNG bytes or written as
 // SVG text, then written to files all or nothing.
-#define _XOPEN_SOURCE 700 // POSIX.1-2008 with XSI: open, fsync, rename, link, mkdir, opendir, kill(pid, 0), S_ISVTX
 #include "export.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <limits.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 #include "../model/questions.h"
 #include "draw_sdl.h"
+#include "platform/platform.h"
 #include "svg.h"
+
+// The longest path and file name this exporter writes (POSIX's usual EXPORT_PATH_MAX and EXPORT_NAME_MAX, on every system).
+enum { EXPORT_PATH_MAX = 4096, EXPORT_NAME_MAX = 255 };
 
 // File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -518,38 +515,32 @@ static bool join(char *out, size_t cap, const char *dir, const char *name)
     return len >= 0 && (size_t)len < cap;
 }
 
-static bool read_fully(int fd, unsigned char *buf, size_t cap, size_t *got)
+static bool read_fully(FILE *f, unsigned char *buf, size_t cap, size_t *got)
 {
-    *got = 0;
-    while (*got < cap) {
-        ssize_t r = read(fd, buf + *got, cap - *got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return r == 0;
-        *got += (size_t)r;
-    }
-    return true;
+    *got = fread(buf, 1, cap, f);
+    return *got == cap || !ferror(f);
 }
 
 // May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
 // may replace. *exists says which.
-static bool may_replace(const char *path, const struct stat *dir_sb, bool *exists, ExportError *err)
+static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists, ExportError *err)
 {
-    struct stat sb;
+    PlatformStat sb;
     *exists = false;
-    if (lstat(path, &sb) != 0) {
+    if (!platform_stat(path, false, &sb)) {
         if (errno == ENOENT) return true;
         fail(err, true, "cannot check %s: %s; nothing was written", path, strerror(errno));
         return false;
     }
     *exists = true;
-    if (!S_ISREG(sb.st_mode)) {
+    if (sb.kind != PLATFORM_REGULAR) {
         fail(err, true, "%s exists and is not a file; nothing was written", path);
         return false;
     }
     // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may replace it:
     // the rename would fail after others had been replaced.
-    uid_t me = geteuid();
-    if ((dir_sb->st_mode & S_ISVTX) && me != 0 && sb.st_uid != me && dir_sb->st_uid != me) {
+    long long me = platform_user();
+    if (dir_sb->sticky && me != 0 && sb.owner != me && dir_sb->owner != me) {
         fail(err, true, "%s belongs to another user in a directory where only owners may replace files; "
                         "nothing was written", path);
         return false;
@@ -557,16 +548,16 @@ static bool may_replace(const char *path, const struct stat *dir_sb, bool *exist
     static unsigned char head[65536];
     unsigned char tail[TAIL_BYTES];
     size_t hn = 0, tn = 0;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    bool read_ok = fd >= 0 && read_fully(fd, head, sizeof head, &hn);
-    if (read_ok && (off_t)hn < sb.st_size) { // the last bytes, from where they are
-        off_t at = sb.st_size > TAIL_BYTES ? sb.st_size - TAIL_BYTES : 0;
-        read_ok = lseek(fd, at, SEEK_SET) == at && read_fully(fd, tail, sizeof tail, &tn);
+    FILE *f = platform_fopen_nofollow(path);
+    bool read_ok = f && read_fully(f, head, sizeof head, &hn);
+    if (read_ok && (long long)hn < sb.size) { // the last bytes, from where they are
+        long long at = sb.size > TAIL_BYTES ? sb.size - TAIL_BYTES : 0;
+        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
     } else if (read_ok) {
         tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
         memcpy(tail, head + hn - tn, tn);
     }
-    if (fd >= 0) close(fd);
+    if (f) fclose(f);
     if (!read_ok || !is_ours(head, hn, tail, tn)) {
         fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
         return false;
@@ -574,26 +565,12 @@ static bool may_replace(const char *path, const struct stat *dir_sb, bool *exist
     return true;
 }
 
-static bool write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 struct ExportWriter {
-    char dir[PATH_MAX];
+    char dir[EXPORT_PATH_MAX];
     size_t count;
-    char (*target)[PATH_MAX]; // [count] where each file goes
-    char (*tmp)[PATH_MAX];    // [count] its temporary (".NAME.PID.tmp")
-    char (*old)[PATH_MAX];    // [count] the copy of the file it replaces (".NAME.PID.old")
+    char (*target)[EXPORT_PATH_MAX]; // [count] where each file goes
+    char (*tmp)[EXPORT_PATH_MAX];    // [count] its temporary (".NAME.PID.tmp")
+    char (*old)[EXPORT_PATH_MAX];    // [count] the copy of the file it replaces (".NAME.PID.old")
     bool *exists;             // [count] a file of ours is at target
     bool *written;            // [count] tmp holds the new bytes
     bool *kept;               // [count] old holds the replaced file
@@ -623,8 +600,8 @@ static bool stale_temporary(const char *entry, const char *const *names, size_t 
         while (*p >= '0' && *p <= '9') p++;
         if (p == digits || p - digits > 10 || (strcmp(p, ".tmp") != 0 && strcmp(p, ".old") != 0)) continue;
         long pid = strtol(digits, NULL, 10);
-        if (pid <= 0 || pid == (long)getpid()) continue;
-        if (pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue; // still running (or not ours to ask)
+        if (pid <= 0 || pid == platform_pid()) continue;
+        if (platform_process_alive(pid)) continue; // still running (or not ours to ask)
         return true;
     }
     return false;
@@ -632,38 +609,38 @@ static bool stale_temporary(const char *entry, const char *const *names, size_t 
 
 static void clean_stale(const char *dir, const char *const *names, size_t count)
 {
-    DIR *d = opendir(dir);
+    PlatformDir *d = platform_dir_open(dir);
     if (!d) return;
-    struct dirent *e;
-    char path[PATH_MAX];
-    uid_t me = geteuid();
-    while ((e = readdir(d)) != NULL) {
-        if (!stale_temporary(e->d_name, names, count) || !join(path, sizeof path, dir, e->d_name)) continue;
-        struct stat sb;
-        if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == me) unlink(path);
+    const char *e;
+    char path[EXPORT_PATH_MAX];
+    long long me = platform_user();
+    while ((e = platform_dir_next(d)) != NULL) {
+        if (!stale_temporary(e, names, count) || !join(path, sizeof path, dir, e)) continue;
+        PlatformStat sb;
+        if (platform_stat(path, false, &sb) && sb.kind == PLATFORM_REGULAR && sb.owner == me) platform_remove(path);
     }
-    closedir(d);
+    platform_dir_close(d);
 }
 
 ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
                                   ExportError *err)
 {
-    struct stat sb;
-    if (strlen(dir) >= PATH_MAX - 2) {
+    PlatformStat sb;
+    if (strlen(dir) >= EXPORT_PATH_MAX - 2) {
         fail(err, true, "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)", dir,
-             strlen(dir), PATH_MAX - 1);
+             strlen(dir), EXPORT_PATH_MAX - 1);
         return NULL;
     }
-    if (stat(dir, &sb) != 0) {
+    if (!platform_stat(dir, true, &sb)) {
         int e = errno;
-        if (e == ENOENT && create_dir && mkdir(dir, 0777) == 0 && stat(dir, &sb) == 0) {
+        if (e == ENOENT && create_dir && platform_mkdir(dir) && platform_stat(dir, true, &sb)) {
             // made it
         } else {
             if (e == ENOENT && create_dir) e = errno;
             fail(err, true, "cannot write to %s: %s%s", dir, strerror(e), e == ENOENT ? " (the directory must exist)" : "");
             return NULL;
         }
-    } else if (!S_ISDIR(sb.st_mode)) {
+    } else if (sb.kind != PLATFORM_DIRECTORY) {
         fail(err, true, "cannot write to %s: not a directory", dir);
         return NULL;
     }
@@ -678,16 +655,16 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
     }
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     w->count = count;
-    long pid = (long)getpid();
+    long pid = platform_pid();
     for (size_t i = 0; i < count; i++) {
-        char tmp_name[NAME_MAX + 64], old_name[NAME_MAX + 64];
+        char tmp_name[EXPORT_NAME_MAX + 64], old_name[EXPORT_NAME_MAX + 64];
         snprintf(tmp_name, sizeof tmp_name, ".%s.%ld.tmp", names[i], pid);
         snprintf(old_name, sizeof old_name, ".%s.%ld.old", names[i], pid);
-        if (strlen(tmp_name) > NAME_MAX || !join(w->target[i], PATH_MAX, dir, names[i]) ||
-            !join(w->tmp[i], PATH_MAX, dir, tmp_name) || !join(w->old[i], PATH_MAX, dir, old_name)) {
+        if (strlen(tmp_name) > EXPORT_NAME_MAX || !join(w->target[i], EXPORT_PATH_MAX, dir, names[i]) ||
+            !join(w->tmp[i], EXPORT_PATH_MAX, dir, tmp_name) || !join(w->old[i], EXPORT_PATH_MAX, dir, old_name)) {
             fail(err, true, "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, paths up "
                             "to %d); nothing was written",
-                 names[i], dir, NAME_MAX - 20, PATH_MAX - 1);
+                 names[i], dir, EXPORT_NAME_MAX - 20, EXPORT_PATH_MAX - 1);
             writer_free(w);
             return NULL;
         }
@@ -706,18 +683,14 @@ bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, siz
         fail(err, false, "file %zu written twice", i);
         return false;
     }
-    int fd = open(w->tmp[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int fd = platform_create_exclusive(w->tmp[i]);
     if (fd < 0) {
         fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(errno));
         return false;
     }
     w->written[i] = true; // from here on the temporary is ours to remove
-    bool ok = write_all(fd, data, size) && fsync(fd) == 0;
+    bool ok = platform_write_sync_close(fd, data, size);
     int e = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
     if (!ok) fail(err, true, "cannot write %s: %s; nothing was written", w->target[i], strerror(e));
     return ok;
 }
@@ -726,8 +699,8 @@ void export_writer_abort(ExportWriter *w)
 {
     if (!w) return;
     for (size_t i = 0; i < w->count; i++) {
-        if (w->written[i]) unlink(w->tmp[i]);
-        if (w->kept[i]) unlink(w->old[i]);
+        if (w->written[i]) platform_remove(w->tmp[i]);
+        if (w->kept[i]) platform_remove(w->old[i]);
     }
     writer_free(w);
 }
@@ -735,20 +708,22 @@ void export_writer_abort(ExportWriter *w)
 // old = a copy of the file at target: a hard link, or the bytes where links are not to be had.
 static bool keep_copy(const char *target, const char *old)
 {
-    if (link(target, old) == 0) return true;
+    if (platform_link(target, old)) return true;
     if (errno == EEXIST) return false;
-    int in = open(target, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (in < 0) return false;
-    int out = open(old, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *in = platform_fopen_nofollow(target);
+    if (!in) return false;
+    int out = platform_create_exclusive(old);
     bool ok = out >= 0;
     unsigned char buf[65536];
-    ssize_t r;
-    while (ok && ((r = read(in, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
-        if (r > 0) ok = write_all(out, buf, (size_t)r);
-    if (ok) ok = r == 0 && fsync(out) == 0;
-    close(in);
-    if (out >= 0 && close(out) != 0) ok = false;
-    if (!ok && out >= 0) unlink(old);
+    size_t r = 0;
+    while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0) ok = platform_write_all(out, buf, r);
+    if (ok) ok = !ferror(in);
+    fclose(in);
+    if (out >= 0) {
+        if (ok) ok = platform_sync_close(out);
+        else platform_sync_close(out);
+    }
+    if (!ok && out >= 0) platform_remove(old);
     return ok;
 }
 
@@ -770,14 +745,15 @@ bool export_writer_commit(ExportWriter *w, ExportError *err)
         w->kept[i] = true;
     }
     for (size_t i = 0; i < w->count; i++) {
-        if (rename(w->tmp[i], w->target[i]) == 0) {
+        if (platform_replace(w->tmp[i], w->target[i])) {
             w->written[i] = false;
             continue;
         }
         int e = errno;
         // Put back what was replaced: every file before i is as it was again, the new ones are gone.
         for (size_t j = 0; j < i; j++) {
-            if (w->exists[j] ? rename(w->old[j], w->target[j]) == 0 : unlink(w->target[j]) == 0) w->kept[j] = false;
+            if (w->exists[j] ? platform_replace(w->old[j], w->target[j]) : platform_remove(w->target[j]) == 0)
+                w->kept[j] = false;
         }
         fail(err, true, "cannot write %s: %s; nothing was written (the files already replaced were put back)",
              w->target[i], strerror(e));
@@ -785,12 +761,8 @@ bool export_writer_commit(ExportWriter *w, ExportError *err)
         return false;
     }
     for (size_t i = 0; i < w->count; i++)
-        if (w->kept[i]) unlink(w->old[i]);
-    int dfd = open(w->dir, O_RDONLY | O_CLOEXEC); // the renames themselves reach the disk
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+        if (w->kept[i]) platform_remove(w->old[i]);
+    platform_sync_dir(w->dir); // the renames themselves reach the disk
     writer_free(w);
     return true;
 }

@@ -1,0 +1,103 @@
+// The OS calls, one header for POSIX (platform_posix.c) and Win32 (platform_win32.c): a second thread, files
+// written all or nothing, folders, what is at a path, modification stamps, the program's own path.
+// Paths are UTF-8 everywhere; the Win32 half converts them to UTF-16. Failures set errno, as POSIX calls do.
+#ifndef MHA_PLATFORM_H
+#define MHA_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// --- threads ---
+typedef struct PlatformThread PlatformThread;
+// Starts fn(arg) on a new thread; NULL when none could be started (the caller then runs fn itself).
+PlatformThread *platform_thread_start(int (*fn)(void *), void *arg);
+// Waits for the thread to end and frees it.
+void platform_thread_join(PlatformThread *t);
+
+// --- what is at a path ---
+typedef enum {
+    PLATFORM_REGULAR,
+    PLATFORM_DIRECTORY,
+    PLATFORM_LINK, // a symbolic link (or a Windows reparse point), seen only without following
+    PLATFORM_FIFO,
+    PLATFORM_SOCKET,
+    PLATFORM_DEVICE,
+} PlatformKind;
+
+typedef struct {
+    PlatformKind kind;
+    long long size;
+    long long mtime_sec, mtime_nsec; // last modification
+    long long owner;                 // the owning user (POSIX uid; on Windows every file is the user's own)
+    bool sticky;                     // a folder where only owners may replace files (POSIX S_ISVTX)
+} PlatformStat;
+
+// What is at path, following a link (follow) or not (like lstat). false with errno (ENOENT: nothing there).
+bool platform_stat(const char *path, bool follow, PlatformStat *st);
+
+// --- reading ---
+// fopen with a UTF-8 name (mode as fopen's; always add "b" for bytes).
+FILE *platform_fopen(const char *path, const char *mode);
+// Opens path for reading bytes, never through a link at path and never blocking on a FIFO. NULL with errno.
+FILE *platform_fopen_nofollow(const char *path);
+
+// --- folders ---
+typedef struct PlatformDir PlatformDir;
+// The names in a folder (".", ".." included or not), or NULL with errno.
+PlatformDir *platform_dir_open(const char *path);
+// The next name (UTF-8, valid until the next call), or NULL at the end.
+const char *platform_dir_next(PlatformDir *d);
+void platform_dir_close(PlatformDir *d);
+// Opens path for reading ("rb") only if it is a regular file, never blocking on a FIFO or a device.
+// On NULL, *st says how far it got: errno set and st->kind PLATFORM_REGULAR when the open or a read of the
+// file's facts failed; st->kind anything else when something other than a file is there.
+// *opened is false when the open itself failed.
+FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened);
+
+// --- writing all or nothing ---
+// Creates path exclusively for writing bytes (never an existing file, never through a link). fd or -1.
+int platform_create_exclusive(const char *path);
+// Writes all len bytes to fd. false with errno.
+bool platform_write_all(int fd, const void *data, size_t len);
+// Flushes fd to the disk and closes it (closed in any case). false with errno (the first failure's).
+bool platform_sync_close(int fd);
+// Both: writes all len bytes, flushes, closes (closed in any case).
+bool platform_write_sync_close(int fd, const void *data, size_t len);
+// A second name for the file at from (a hard link); false with errno (EEXIST when to exists).
+bool platform_link(const char *from, const char *to);
+// Puts the file from in place of to in one step: rename (POSIX) / MoveFileExW with REPLACE_EXISTING and
+// WRITE_THROUGH. A link at to is replaced, never written through.
+bool platform_replace(const char *from, const char *to);
+// Removes a file (unlink). 0 or -1.
+int platform_remove(const char *path);
+// Creates one folder (a missing parent is an error).
+bool platform_mkdir(const char *path);
+// Makes the renames in dir reach the disk (POSIX: fsync of the folder; nothing on Windows, where the
+// write-through move already did).
+void platform_sync_dir(const char *dir);
+
+// --- the process ---
+long platform_pid(void);
+// Is process pid running (or not ours to ask about)? false only when it is known to be gone.
+bool platform_process_alive(long pid);
+// This process's user, as PlatformStat.owner counts them (0: root, who may replace anything).
+long long platform_user(void);
+// Nanoseconds of the wall clock (for unique temporary names, not for measuring).
+uint64_t platform_time_ns(void);
+// The running program's file, absolute, or false.
+bool platform_exe_path(char *out, size_t cap);
+// The absolute path of an existing path with links resolved (realpath), '/' as separator; false with errno.
+bool platform_realpath(const char *path, char *out, size_t cap);
+// Windows: stdout and stderr write bytes (binary mode) and, for a GUI-subsystem program, reach the console
+// it was started from, if any and unless they are already redirected. Nothing elsewhere.
+void platform_console_attach(void);
+// Windows: backslashes in path become '/' (Windows takes both; the rest of the program splits paths at '/').
+// Nothing elsewhere, where a backslash is a character of a name.
+void platform_path_normalize(char *path);
+// Command-line arguments as UTF-8 (Windows: from the UTF-16 command line; elsewhere argv itself).
+// The array lives until the program ends.
+char **platform_utf8_argv(int argc, char **argv);
+
+#endif

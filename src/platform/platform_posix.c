@@ -1,0 +1,272 @@
+// The POSIX half of the platform layer (Linux, macOS, the BSDs): pthreads, open/fsync/rename, lstat.
+#if defined(__APPLE__)
+#define _DARWIN_C_SOURCE // st_mtimespec, _NSGetExecutablePath
+#else
+#define _XOPEN_SOURCE 700 // POSIX.1-2008 with realpath
+#endif
+#include "platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#endif
+
+struct PlatformThread {
+    pthread_t id;
+    int (*fn)(void *);
+    void *arg;
+};
+
+static void *thread_main(void *p)
+{
+    PlatformThread *t = p;
+    t->fn(t->arg);
+    return NULL;
+}
+
+PlatformThread *platform_thread_start(int (*fn)(void *), void *arg)
+{
+    PlatformThread *t = malloc(sizeof *t);
+    if (!t) return NULL;
+    t->fn = fn;
+    t->arg = arg;
+    if (pthread_create(&t->id, NULL, thread_main, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void platform_thread_join(PlatformThread *t)
+{
+    if (!t) return;
+    pthread_join(t->id, NULL);
+    free(t);
+}
+
+static void fill(PlatformStat *st, const struct stat *sb)
+{
+    st->kind = S_ISREG(sb->st_mode)    ? PLATFORM_REGULAR
+               : S_ISDIR(sb->st_mode)  ? PLATFORM_DIRECTORY
+               : S_ISLNK(sb->st_mode)  ? PLATFORM_LINK
+               : S_ISFIFO(sb->st_mode) ? PLATFORM_FIFO
+               : S_ISSOCK(sb->st_mode) ? PLATFORM_SOCKET
+                                       : PLATFORM_DEVICE;
+    st->size = (long long)sb->st_size;
+    st->owner = (long long)sb->st_uid;
+    st->sticky = (sb->st_mode & S_ISVTX) != 0;
+#if defined(__APPLE__)
+    st->mtime_sec = (long long)sb->st_mtimespec.tv_sec;
+    st->mtime_nsec = (long long)sb->st_mtimespec.tv_nsec;
+#else
+    st->mtime_sec = (long long)sb->st_mtim.tv_sec;
+    st->mtime_nsec = (long long)sb->st_mtim.tv_nsec;
+#endif
+}
+
+bool platform_stat(const char *path, bool follow, PlatformStat *st)
+{
+    struct stat sb;
+    if ((follow ? stat(path, &sb) : lstat(path, &sb)) != 0) return false;
+    fill(st, &sb);
+    return true;
+}
+
+FILE *platform_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+
+FILE *platform_fopen_nofollow(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+struct PlatformDir {
+    DIR *d;
+};
+
+PlatformDir *platform_dir_open(const char *path)
+{
+    PlatformDir *p = malloc(sizeof *p);
+    if (!p) return NULL;
+    if (!(p->d = opendir(path))) {
+        int e = errno;
+        free(p);
+        errno = e;
+        return NULL;
+    }
+    return p;
+}
+
+const char *platform_dir_next(PlatformDir *p)
+{
+    struct dirent *e = readdir(p->d);
+    return e ? e->d_name : NULL;
+}
+
+void platform_dir_close(PlatformDir *p)
+{
+    if (!p) return;
+    closedir(p->d);
+    free(p);
+}
+
+FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
+{
+    // O_NONBLOCK: a FIFO (or a device) at path must not block the open; blocking mode is restored for a file.
+    st->kind = PLATFORM_REGULAR;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    *opened = fd >= 0;
+    if (fd < 0) return NULL;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    fill(st, &sb);
+    if (st->kind != PLATFORM_REGULAR) {
+        close(fd);
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+int platform_create_exclusive(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+bool platform_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return false;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+bool platform_sync_close(int fd)
+{
+    bool ok = fsync(fd) == 0;
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    errno = saved;
+    return ok;
+}
+
+bool platform_write_sync_close(int fd, const void *data, size_t len)
+{
+    if (!platform_write_all(fd, data, len)) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return false;
+    }
+    return platform_sync_close(fd);
+}
+
+bool platform_link(const char *from, const char *to) { return link(from, to) == 0; }
+
+bool platform_replace(const char *from, const char *to) { return rename(from, to) == 0; }
+
+int platform_remove(const char *path) { return unlink(path); }
+
+bool platform_mkdir(const char *path) { return mkdir(path, 0777) == 0; }
+
+void platform_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+long platform_pid(void) { return (long)getpid(); }
+
+bool platform_process_alive(long pid)
+{
+    return pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+long long platform_user(void) { return (long long)geteuid(); }
+
+uint64_t platform_time_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return (uint64_t)time(NULL) * UINT64_C(1000000000);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+bool platform_exe_path(char *out, size_t cap)
+{
+#if defined(__APPLE__)
+    char buf[PATH_MAX];
+    uint32_t size = sizeof buf;
+    return _NSGetExecutablePath(buf, &size) == 0 && platform_realpath(buf, out, cap);
+#else
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0 || (size_t)n >= cap) return false;
+    buf[n] = '\0';
+    memcpy(out, buf, (size_t)n + 1);
+    return true;
+#endif
+}
+
+bool platform_realpath(const char *path, char *out, size_t cap)
+{
+    char buf[PATH_MAX];
+    if (!realpath(path, buf)) return false;
+    if (strlen(buf) >= cap) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    strcpy(out, buf);
+    return true;
+}
+
+void platform_console_attach(void) {}
+
+void platform_path_normalize(char *path) { (void)path; }
+
+char **platform_utf8_argv(int argc, char **argv)
+{
+    (void)argc;
+    return argv;
+}
