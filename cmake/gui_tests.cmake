@@ -2,6 +2,8 @@
 mha_test(test_view mha_model)
 mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
+# Training in the window without a window: keys, the session trainer, the strip on the scene (issue 15).
+mha_test(test_train_window mha_render)
 
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
 # command line (--export) with no display.
@@ -27,3 +29,9 @@ add_test(NAME test_gui_storm
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_storm.sh $<TARGET_FILE:mha-tracer-storm>
                  ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:mha-tracer>)
 set_tests_properties(test_gui_storm PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+
+# Training in the real window under Xvfb (issue 15): live heatmaps, pause, checkpoints, reset, export.
+add_test(NAME test_gui_train
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_train.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/train-shots)
+set_tests_properties(test_gui_train PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

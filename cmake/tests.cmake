@@ -20,6 +20,12 @@ mha_test(test_lesson_write mha_lesson)
 mha_test(test_model mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.
 mha_test(test_questions mha_model)
+# Gradients against central finite differences and the Adam trainer (issue 15).
+mha_test(test_grad mha_lesson)
+# The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.
+mha_test(test_train_lessons mha_lesson)
+add_test(NAME test_train_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_train_cli.sh $<TARGET_FILE:mha-tracer>
+         ${CMAKE_CURRENT_SOURCE_DIR})
 
 # The command line, end to end (exit codes, stdout/stderr, the reference trace).
 add_executable(json_close tests/json_close.c)
@@ -32,6 +38,12 @@ add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh 
 add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_numpy_features.sh
          $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 40)
 set_tests_properties(test_numpy_features PROPERTIES SKIP_RETURN_CODE 77)
+
+# --grad against PyTorch autograd in float64 on random lessons of every weight form, causal, cross-attention,
+# positions and scale, within 1e-9 (issue 15; skipped without python3-torch; test_grad always runs).
+add_test(NAME test_grad_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_grad_torch.sh
+         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 36)
+set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
 
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).

@@ -422,6 +422,7 @@ for f in "$src"/lessons/*.json; do
     case $f in *.schema.json) continue ;; esac
     "$bin" --json "$f" >"$tmp/plain.out" 2>/dev/null
     case $(basename "$f") in the-dog-bit-the-man.json | *-positions.json) continue ;; esac
+    grep -q '"positions"' "$f" && continue # issue 15's training lessons have positions too
     if grep -qE '"(scale|ablated|token_embeddings|positions|shuffle|output_all_heads)"' "$tmp/plain.out"; then
         bad "$(basename "$f"): --json has a key of issue 14 without the feature"
     else ok; fi

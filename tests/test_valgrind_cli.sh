@@ -31,6 +31,13 @@ sed 's/"correct": 2}}/"correct": 0}}/' "$src/lessons/the-cat-sat.json" >"$tmp.wr
 vg 2 --questions "$tmp.wrong.json"
 vg 2 --check "$tmp.wrong.json"
 rm -f "$tmp.wrong.json"
+# Issue 15: gradients and a short training run (the trained lesson into a temporary directory).
+out=$(mktemp -d)
+vg 0 --grad "$src/lessons/two-heads-two-jobs.json"
+vg 2 --grad "$src/lessons/cross-attention.json" # no targets, no train section
+vg 0 --train "$src/lessons/two-heads-two-jobs.json" --steps 20 --out "$out/trained.json"
+vg 2 --train "$src/lessons/the-cat-sat.json" --out "$out/no.json"
+rm -rf "$out"
 # One run over the whole bad corpus (every file is loaded, reported and freed in turn).
 vg 2 --check "$src"/tests/bad/*.json
 vg 1 --check "$src/tests/bad/no-such-file.json"

@@ -670,3 +670,55 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
     }
     return errors;
 }
+
+static void grad_row(FILE *out, const double *v, int n)
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++) fprintf(out, "%s%.17g", i ? ", " : "", v[i]);
+    fputc(']', out);
+}
+
+static void grad_matrix(FILE *out, const Matrix *m)
+{
+    fputc('[', out);
+    for (int r = 0; r < m->rows; r++) {
+        if (r) fputs(", ", out);
+        grad_row(out, mat_row(m, r), m->cols);
+    }
+    fputc(']', out);
+}
+
+void cli_print_grad(FILE *out, double loss, const AttnParams *g)
+{
+    fprintf(out, "{\"loss\": %.17g, \"grad\": {\n  \"embeddings\": ", loss);
+    grad_matrix(out, &g->X);
+    if (g->cross) {
+        fputs(",\n  \"source_embeddings\": ", out);
+        grad_matrix(out, &g->S);
+    }
+    const char *names[3] = {"W_Q", "W_K", "W_V"};
+    const Matrix *ws[3] = {g->W_Q, g->W_K, g->W_V};
+    for (int i = 0; i < 3; i++) {
+        fprintf(out, ",\n  \"%s\": [", names[i]);
+        for (int h = 0; h < g->heads; h++) {
+            if (h) fputs(", ", out);
+            grad_matrix(out, &ws[i][h]);
+        }
+        fputc(']', out);
+    }
+    const char *bnames[3] = {"b_Q", "b_K", "b_V"};
+    const Matrix *bs[3] = {g->b_Q, g->b_K, g->b_V};
+    for (int i = 0; i < 3; i++) {
+        fprintf(out, ",\n  \"%s\": [", bnames[i]);
+        for (int h = 0; h < g->heads; h++) {
+            if (h) fputs(", ", out);
+            grad_row(out, bs[i][h].data, bs[i][h].cols);
+        }
+        fputc(']', out);
+    }
+    fputs(",\n  \"W_O\": ", out);
+    grad_matrix(out, &g->W_O);
+    fputs(",\n  \"b_O\": ", out);
+    grad_row(out, g->b_O.data, g->b_O.cols);
+    fputs("\n}}\n", out);
+}

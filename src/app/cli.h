@@ -34,6 +34,9 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
 // ... with "shuffle" and "shuffle_largest_difference" (x may be NULL: cli_print_json). Lessons with positions,
 // "scale" or ablated heads add "token_embeddings", "positions" (and the source's), "scale", "ablated".
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x);
+// --grad: {"loss": L, "grad": {"embeddings", ["source_embeddings",] "W_Q", "W_K", "W_V", "b_Q", "b_K",
+// "b_V", "W_O", "b_O"}} with 17 significant digits; g as attn_backward fills it (X: dL/dE, S: dL/dE_S).
+void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);

@@ -53,6 +53,7 @@ struct Gui {
     bool dragging, dragged; // the left button is held on the pinned editable cell
     bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
     bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
+    bool seeking;           // ... on the training strip: the checkpoint follows the pointer
     int pan_x, pan_y;       // where the pointer was at the last pan step
     bool press_was_pinned;  // the press was on the cell already pinned
     int drag_y;
@@ -68,9 +69,17 @@ struct Gui {
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
     LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
+    Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
+    double train_step_ms;   // how long the last frame's steps took, per step
+    long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
 };
+
+#define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
+#define GUI_TRAIN_BUDGET_MS 20.0 // at most this much training per frame
+#define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
+#define GUI_STRIP_FRAMES 8      // checkpoints in the exported strip (V)
 
 static bool file_exists(const char *p)
 {
@@ -241,6 +250,11 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
     case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
     case SDLK_x: return VIEW_KEY_X;
+    case SDLK_t: return VIEW_KEY_T;
+    case SDLK_j: return VIEW_KEY_J;
+    case SDLK_l: return VIEW_KEY_L;
+    case SDLK_z: return VIEW_KEY_Z;
+    case SDLK_v: return VIEW_KEY_V;
     default: return VIEW_KEY_NONE;
     }
 }
@@ -262,11 +276,12 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 ablated=B scale=S edits=E
-//         banner=0|1 note=0|1
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 ablated=B scale=S train=T
+//         running=0|1 edits=E banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
-// is; B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); E the
+// is; B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
+// training step whose weights are shown (-1: not training); running: training steps between frames; E the
 // values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
@@ -286,10 +301,11 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d ablated=%llx scale=%.6g edits=%d banner=%d note=%d\n",
+            "help=%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
-            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_edit_count(&g->doc),
+            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
+            g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
             g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
@@ -300,6 +316,7 @@ static void build_scene(Gui *g, int w, int h)
     SceneExtras ex = {.original = &g->doc.lesson.params,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
+                      .train = &g->doc.train,
                       .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
@@ -552,6 +569,169 @@ static void ask_automatic(Gui *g)
     view_quiz_ask(&g->st, &vq, VIEW_QUIZ_AUTO);
 }
 
+// T: start, pause or resume training; the header says so (a lesson without "train" gets the reason).
+static void train_toggle(Gui *g)
+{
+    SessionError err;
+    if (!session_train_toggle(&g->doc, &err)) {
+        if (err.message[0]) show_error(g, TR("Not training: %s"), err.message);
+        return;
+    }
+    g->edit_error[0] = '\0';
+    g->train_next = 0; // the first steps with the next frame
+    snprintf(g->flash, sizeof g->flash,
+             g->doc.train.running ? TR("Training on the task %s (T pauses)")
+                                  : TR("Training paused (T resumes, J / L checkpoints, Z step 0)%.0s"),
+             train_task_key(g->doc.lesson.train.task));
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+}
+
+// While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S seconds of
+// frames, but never more than GUI_TRAIN_BUDGET_MS of work, so the window keeps answering.
+static void train_tick(Gui *g)
+{
+    const Trainer *tr = &g->doc.train.tr;
+    int frames = (int)(GUI_TRAIN_WATCH_S * 1000 / GUI_TRAIN_FRAME_MS);
+    int want = (tr->spec.steps + frames - 1) / frames;
+    if (g->train_step_ms > 0) {
+        int fit = (int)(GUI_TRAIN_BUDGET_MS / g->train_step_ms);
+        if (fit < want) want = fit;
+    }
+    if (want < 1) want = 1;
+    Uint64 t0 = SDL_GetPerformanceCounter();
+    SessionError err;
+    bool ok = session_train_steps(&g->doc, want, &err);
+    double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
+    g->train_step_ms = ms / want;
+    g->train_steps_total += want;
+    if (!ok && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+}
+
+static void train_show(Gui *g, int dir)
+{
+    SessionError err;
+    if (!session_train_show(&g->doc, dir, &err) && err.message[0]) show_error(g, "%s", err.message);
+}
+
+static void train_restart(Gui *g)
+{
+    SessionError err;
+    if (!session_train_reset(&g->doc, &err)) {
+        if (err.message[0]) show_error(g, TR("Not reset: %s"), err.message);
+        return;
+    }
+    snprintf(g->flash, sizeof g->flash, "%s", TR("Back to step 0: the weights training started from (T trains again)"));
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+}
+
+// V: the attention heatmap of the current head at every saved checkpoint, a numbered series
+// NAME-train-NN-step-S.png/.svg in exports/ (NN in order, so a file browser shows them as a film strip).
+static void train_export(Gui *g)
+{
+    const SessionTrain *t = &g->doc.train;
+    if (!t->active) {
+        show_error(g, "%s", TR("Nothing to export: start training first (T)"));
+        return;
+    }
+    SessionExport what;
+    session_export(&g->doc, false, &what);
+    ViewState st = g->st;
+    for (int i = 0; i < st.stage_count; i++)
+        if (st.stages[i] == STAGE_SOFTMAX) st.stage_index = i; // the attention weights
+    st.substep = 0;
+    st.reveal = -1;
+    st.view = VIEW_ONE_HEAD;
+    char dir[1100], base[128], name[200], fonts[1100];
+    export_default_dir(what.lesson_path, dir, sizeof dir);
+    export_name_for(what.lesson_path, &what.shown, base, sizeof base);
+    snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
+    Lesson shown = what.shown;
+    AttnParams p;
+    if (!params_copy(&p, &g->doc.edit)) {
+        show_error(g, TR("Not exported: %s"), "out of memory");
+        return;
+    }
+    int written = 0;
+    for (int i = 0; i < t->tr.checkpoint_count; i++) {
+        params_copy_weights(&p, &t->tr.checkpoints[i].p);
+        Trace tr;
+        TraceError terr;
+        if (!trace_run(&tr, &p, &terr)) {
+            show_error(g, TR("Not exported: %s"), terr.message);
+            break;
+        }
+        shown.params = p;
+        ExportRequest req;
+        export_request_defaults(&req);
+        snprintf(name, sizeof name, "%s-train-%02d-step-%d", base, i, t->tr.checkpoints[i].step);
+        SceneExtras ex = {0};
+        req.dir = dir;
+        req.create_dir = true;
+        req.font_dir = fonts;
+        req.name = name;
+        req.formats = EXPORT_PNG | EXPORT_SVG;
+        if (g->st.dark) req.background = EXPORT_BG_DARK;
+        req.view = &ex;
+        ExportResult res;
+        ExportError err;
+        bool ok = export_from_view(&req, false, &st, &shown, &tr, &res, &err);
+        trace_free(&tr);
+        if (!ok) {
+            show_error(g, TR("Not exported: %s"), err.message);
+            break;
+        }
+        export_result_free(&res);
+        written++;
+    }
+    params_free(&p);
+    // And a strip: the head's heatmap at up to GUI_STRIP_FRAMES checkpoints spread over the run, side by side.
+    char strip_path[1400] = "";
+    if (written == t->tr.checkpoint_count) {
+        int k = t->tr.checkpoint_count < GUI_STRIP_FRAMES ? t->tr.checkpoint_count : GUI_STRIP_FRAMES;
+        AttnParams ps[GUI_STRIP_FRAMES];
+        Trace ts[GUI_STRIP_FRAMES];
+        Lesson ls[GUI_STRIP_FRAMES];
+        StripFrame fr[GUI_STRIP_FRAMES];
+        char caps[GUI_STRIP_FRAMES][64];
+        int made = 0;
+        bool ok = true;
+        for (int i = 0; ok && i < k; i++) {
+            int c = k > 1 ? (int)lround((double)i * (t->tr.checkpoint_count - 1) / (k - 1)) : 0;
+            TraceError terr;
+            ok = params_copy(&ps[i], &g->doc.edit);
+            if (!ok) break;
+            params_copy_weights(&ps[i], &t->tr.checkpoints[c].p);
+            if (!(ok = trace_run(&ts[i], &ps[i], &terr))) {
+                params_free(&ps[i]);
+                break;
+            }
+            ls[i] = what.shown;
+            ls[i].params = ps[i];
+            snprintf(caps[i], sizeof caps[i], TR("step %d"), t->tr.checkpoints[c].step);
+            fr[i] = (StripFrame){&ls[i], &ts[i], caps[i]};
+            made++;
+        }
+        ExportError err;
+        HeatmapSpec spec = {MAT_WEIGHTS, g->st.head, 1.0, g->st.colormap, g->st.dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
+        snprintf(name, sizeof name, "%s-train-strip-head%d", base, g->st.head);
+        if (ok && !export_heatmap_strip(dir, true, fonts, name, &spec, fr, (size_t)made, strip_path, sizeof strip_path, &err)) {
+            show_error(g, TR("Not exported: %s"), err.message);
+            written = -1;
+        }
+        for (int i = 0; i < made; i++) {
+            trace_free(&ts[i]);
+            params_free(&ps[i]);
+        }
+    }
+    if (written == t->tr.checkpoint_count) {
+        snprintf(g->flash, sizeof g->flash,
+                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
+                 written, base, dir);
+        g->flash_until = SDL_GetTicks() + FLASH_MS;
+        g->edit_error[0] = '\0';
+    }
+}
+
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 static bool dispatch(Gui *g, const ViewEvent *ev)
 {
@@ -569,6 +749,15 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
         move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
         break;
     case VIEW_REQ_SCALE_SET: set_scale(g, g->st.request_delta); break;
+    case VIEW_REQ_TRAIN: train_toggle(g); break;
+    case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
+    case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
+    case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
+    case VIEW_REQ_TRAIN_SEEK: {
+        SessionError err;
+        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
+        break;
+    }
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
@@ -609,6 +798,16 @@ static bool handle_event(Gui *g, const SDL_Event *e)
             }
             return false;
         }
+        if (g->seeking) { // the checkpoint follows the pointer along the training strip
+            int step;
+            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->seeking = false;
+            else if (scene_train_at(&g->scene, x, g->scene.train_y, &step)) {
+                ev.kind = VIEW_EV_TRAIN_SEEK;
+                ev.value = step;
+                return dispatch(g, &ev);
+            }
+            return false;
+        }
         if (g->sliding) { // the scale slider follows the pointer
             double v;
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->sliding = false;
@@ -640,6 +839,13 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         int x, y;
         to_pixels(g, e->button.x, e->button.y, &x, &y);
         double v;
+        int step;
+        if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
+            g->seeking = true;
+            ev.kind = VIEW_EV_TRAIN_SEEK;
+            ev.value = step;
+            return dispatch(g, &ev);
+        }
         if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
             g->sliding = true;
             ev.kind = VIEW_EV_SCALE;
@@ -669,7 +875,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         return dispatch(g, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
-        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = false;
+        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = g->seeking = false;
         if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
         g->dragging = false;
         if (g->dragged) return false;
@@ -883,8 +1089,16 @@ int gui_run(const GuiOptions *opt)
             driver = NULL;
             dirty = true;
         }
+        // Training: the steps of one frame when they are due, then a redraw.
+        if (g->doc.train.running && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
+            g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
+            train_tick(g);
+            redraw(g);
+            dirty = false;
+        }
         // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
         Uint32 now = SDL_GetTicks(), wake = next_watch;
+        if (g->doc.train.running && SDL_TICKS_PASSED(wake, g->train_next)) wake = g->train_next;
         if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
         int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
         if (driver && wait > driver_wait) wait = driver_wait;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h> // clock: how long --train took
 
 #include "cli.h"
 #include "../model/i18n.h"
@@ -62,12 +63,20 @@ static const char USAGE[] =
     "  --shuffle PERM     with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
     "                     (token i is the token at position PERM[i]; positions stay in place), compared\n"
     "                     with the original output\n"
+    "  --grad LESSON      print the loss mean((output - targets)^2) and its gradient for every embedding and\n"
+    "                     weight (explicit per-head form) as JSON; the targets are the lesson's \"targets\", or\n"
+    "                     its \"train\" task's for its own tokens\n"
+    "  --train LESSON --out FILE   train the weights of a lesson with a \"train\" section (Adam) and write\n"
+    "                     the trained lesson, explicit weights, into FILE (never over LESSON); the last line\n"
+    "                     says steps=N loss_start=A loss_end=B seconds=S\n"
+    "      --steps N      train N steps instead of the lesson's \"steps\"\n"
     "  --help             show this help\n"
     "  --version          show the version\n"
     "\n"
     "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
 
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW, MODE_QUESTIONS } Mode;
+typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW, MODE_GRAD, MODE_TRAIN,
+               MODE_QUESTIONS } Mode;
 
 // The options of --new, as given.
 typedef struct {
@@ -521,6 +530,120 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
     return status;
 }
 
+// --grad: the loss of the lesson's output against its targets and the gradient of every parameter.
+static int run_grad(const Lesson *l, const char *path, const Trace *t)
+{
+    Matrix targets;
+    bool missing;
+    if (!lesson_targets(l, &targets, &missing)) {
+        cli_line(stderr, missing ? "%s: error: --grad needs \"targets\" (n rows of d_model numbers) or a \"train\" section\n"
+                                 : "%s: error: out of memory\n", path ? path : "<built-in>");
+        return missing ? EXIT_USAGE : EXIT_IO;
+    }
+    AttnParams g;
+    int status = EXIT_IO;
+    if (grads_init(&g, &l->params)) {
+        if (attn_backward(&g, &l->params, t, &targets, 1.0)) {
+            cli_print_grad(stdout, attn_loss(t, &targets), &g);
+            status = finish_stdout();
+        } else
+            cli_line(stderr, "mha-tracer: error: out of memory\n");
+        params_free(&g);
+    } else
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+    mat_free(&targets);
+    return status;
+}
+
+// The processor time used so far, in seconds (training runs on this one thread, so it is the time it took).
+static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+// --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
+static int run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
+{
+    if (!l->trains) {
+        cli_line(stderr, "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
+                 path ? path : "<built-in>");
+        return EXIT_USAGE;
+    }
+    if (!out) {
+        cli_line(stderr, "mha-tracer: error: --train needs --out FILE for the trained lesson\n");
+        return EXIT_USAGE;
+    }
+    if (steps_arg) {
+        char *end;
+        errno = 0;
+        long v = strtol(steps_arg, &end, 10);
+        if (errno || *end || end == steps_arg || v < 1 || v > TRAIN_MAX_STEPS) {
+            cli_line(stderr, "mha-tracer: error: --steps expects a whole number from 1 to %d, got '%s'\n",
+                     TRAIN_MAX_STEPS, steps_arg);
+            return EXIT_USAGE;
+        }
+        l->train.steps = (int)v;
+    }
+    // The lesson itself, by any name or through a link, is refused (a hard link's other name would be replaced by
+    // a new file, as every write here renames a fresh one into place, and the lesson keep its bytes).
+    char in_real[4096], out_real[4096];
+    if (path && platform_realpath(path, in_real, sizeof in_real) && platform_realpath(out, out_real, sizeof out_real)
+        && strcmp(in_real, out_real) == 0) {
+        cli_line(stderr, "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to another file\n", out);
+        return EXIT_USAGE;
+    }
+    Matrix vocab;
+    int *ids = malloc((size_t)l->params.n * sizeof(int));
+    if (!ids || !lesson_train_vocabulary(l, &vocab, ids)) {
+        free(ids);
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    free(ids);
+    double t0 = seconds_now();
+    Trainer tr;
+    TraceError terr;
+    bool ok = train_init(&tr, &l->params, &l->train, &vocab, &terr);
+    mat_free(&vocab);
+    if (!ok) {
+        cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+        return EXIT_USAGE;
+    }
+    int steps = l->train.steps, every = steps >= 10 ? steps / 10 : 1;
+    cli_line(stdout, "training %s: task %s, %d sequences of %d tokens from %d distinct, %d steps, learning rate %g\n",
+             path ? path : "<built-in>", train_task_key(l->train.task), l->train.sequences, l->params.n,
+             tr.vocab.rows, steps, l->train.learning_rate);
+    cli_line(stdout, "step %d/%d loss %.9g\n", 0, steps, tr.loss[0]);
+    while (ok && tr.step < steps) {
+        ok = train_step(&tr, &terr);
+        if (ok && (tr.step % every == 0 || tr.step == steps))
+            cli_line(stdout, "step %d/%d loss %.9g\n", tr.step, steps, tr.loss[tr.step == steps ? steps : tr.step - 1]);
+    }
+    if (!ok) {
+        cli_line(stderr, "%s: error: step %d: %s\n", path ? path : "<built-in>", tr.step + 1, terr.message);
+        train_free(&tr);
+        return EXIT_USAGE;
+    }
+    double seconds = seconds_now() - t0;
+    size_t len;
+    char *json = lesson_write_json(l, &tr.p, " (trained)", &len);
+    int status = EXIT_OK;
+    LessonError err;
+    if (!json) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        status = EXIT_IO;
+    } else if (!lesson_write_file(out, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        status = EXIT_IO;
+    } else {
+        cli_line(stdout, "wrote %s\n", out);
+        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr.loss[0], tr.loss[steps],
+                 seconds);
+        status = finish_stdout();
+    }
+    free(json);
+    train_free(&tr);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     platform_console_attach();
@@ -538,6 +661,7 @@ int main(int argc, char **argv)
     const char *export_opt = NULL; // the first --format, --scale ... seen (they need --export)
     const char *ablate_arg = NULL, *shuffle_arg = NULL; // --ablate, --shuffle (with --trace, --json, --export)
     const char *teach_opt = NULL; // the first of them seen
+    const char *steps_arg = NULL, *out_arg = NULL, *train_opt = NULL; // --steps, --out (with --train)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
@@ -568,6 +692,24 @@ int main(int argc, char **argv)
                 else if (!new_opt) new_opt = NOPTS[nx];
                 continue;
             }
+            static const char *const RTOPTS[] = {"--steps", "--out"};
+            const char **rslots[] = {&steps_arg, &out_arg};
+            int rx = -1;
+            for (int k = 0; k < 2 && rx < 0; k++) {
+                bool missing;
+                const char *rvalue = option_value(argc, argv, &i, RTOPTS[k], &missing);
+                if (missing || (rvalue && !rvalue[0])) {
+                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", RTOPTS[k]);
+                    free(files);
+                    return EXIT_USAGE;
+                }
+                if (rvalue) {
+                    rx = k;
+                    *rslots[k] = rvalue;
+                    if (!train_opt) train_opt = RTOPTS[k];
+                }
+            }
+            if (rx >= 0) continue;
             static const char *const TOPTS[] = {"--ablate", "--shuffle"};
             const char **tslots[] = {&ablate_arg, &shuffle_arg};
             int tx = -1;
@@ -627,10 +769,13 @@ int main(int argc, char **argv)
                 free(files);
                 return finish_stdout();
             } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0
-                       || strcmp(a, "--compare") == 0 || strcmp(a, "--questions") == 0) {
+                       || strcmp(a, "--compare") == 0 || strcmp(a, "--grad") == 0 || strcmp(a, "--train") == 0
+                       || strcmp(a, "--questions") == 0) {
                 Mode m = strcmp(a, "--trace") == 0     ? MODE_TRACE
                        : strcmp(a, "--json") == 0      ? MODE_JSON
                        : strcmp(a, "--check") == 0     ? MODE_CHECK
+                       : strcmp(a, "--grad") == 0      ? MODE_GRAD
+                       : strcmp(a, "--train") == 0     ? MODE_TRAIN
                        : strcmp(a, "--questions") == 0 ? MODE_QUESTIONS
                                                        : MODE_COMPARE;
                 if (mode != MODE_WINDOW && mode != m) { // (--new and --export included)
@@ -685,6 +830,11 @@ int main(int argc, char **argv)
         free(files);
         return EXIT_USAGE;
     }
+    if (train_opt && mode != MODE_TRAIN) {
+        cli_line(stderr, "mha-tracer: error: %s only works with --train LESSON (see --help)\n", train_opt);
+        free(files);
+        return EXIT_USAGE;
+    }
     if (export_opt && mode != MODE_EXPORT) {
         cli_line(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
         free(files);
@@ -734,6 +884,12 @@ int main(int argc, char **argv)
             return status;
         }
     }
+    if (mode == MODE_TRAIN) {
+        status = run_train(&lesson, path, steps_arg, out_arg);
+        lesson_free(&lesson);
+        free(perm);
+        return status;
+    }
     Trace trace;
     status = run_trace(&lesson, path, &trace);
     if (status != EXIT_OK) {
@@ -751,6 +907,8 @@ int main(int argc, char **argv)
         int errors = cli_print_questions(stdout, stderr, &lesson, &trace, path ? path : "<built-in>");
         status = finish_stdout();
         if (errors > 0 && status == EXIT_OK) status = EXIT_USAGE;
+    } else if (mode == MODE_GRAD) {
+        status = run_grad(&lesson, path, &trace);
     } else if (mode == MODE_COMPARE) {
         Comparison cmp;
         TraceError terr;

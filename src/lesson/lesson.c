@@ -1075,6 +1075,9 @@ typedef struct {
     AttnParams p;
     LessonQuestion *questions;
     int question_count;
+    Matrix targets;
+    bool trains;
+    TrainSpec train;
 } Build;
 
 static void build_free(Build *b)
@@ -1088,6 +1091,7 @@ static void build_free(Build *b)
     mat_free(&b->S);
     params_free(&b->p);
     free_questions(b->questions, b->question_count);
+    mat_free(&b->targets);
     memset(b, 0, sizeof *b);
 }
 
@@ -1264,13 +1268,82 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
     return ok;
 }
 
+// "train": {"task": ..., "sequences": N, "seed": S, "steps": K, "learning_rate": R} (all but the task
+// optional). Needs self-attention, and the same embedding wherever a token repeats (the vocabulary is the
+// lesson's distinct tokens).
+static bool read_train(Ctx *c, const cJSON *t, Build *b)
+{
+    static const char *const keys[] = {"task", "sequences", "seed", "steps", "learning_rate", NULL};
+    if (!cJSON_IsObject(t))
+        return fail(c, "expected an object {\"task\": \"previous-token\", \"steps\": ...}, got %s", type_name(t));
+    if (!check_keys(c, t, keys, "task, sequences, seed, steps, learning_rate")) return false;
+    TrainSpec s = {TASK_PREVIOUS_TOKEN, TRAIN_DEFAULT_SEQUENCES, 0, TRAIN_DEFAULT_STEPS, TRAIN_DEFAULT_LEARNING_RATE};
+    int k;
+    const cJSON *v = member(t, "task", &k);
+    if (!v) return fail(c, "missing required key \"task\" (previous-token, first-token or previous-and-first)");
+    push_key(c, "task", k);
+    char shown[80];
+    if (!cJSON_IsString(v))
+        return fail(c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got %s", type_name(v));
+    int task = 0;
+    while (task < TASK_COUNT && strcmp(v->valuestring, train_task_key((TrainTask)task)) != 0) task++;
+    if (task == TASK_COUNT)
+        return fail(c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got \"%s\"",
+                    show_key(v->valuestring, shown, sizeof shown));
+    s.task = (TrainTask)task;
+    if (s.task == TASK_PREVIOUS_AND_FIRST && b->p.d_model < 2)
+        return fail(c, "\"previous-and-first\" needs d_model of at least 2 (half for each token), got %d", b->p.d_model);
+    pop(c);
+    if ((v = member(t, "sequences", &k))) {
+        push_key(c, "sequences", k);
+        if (!get_int(c, v, 1, TRAIN_MAX_SEQUENCES, &s.sequences)) return false;
+        pop(c);
+    }
+    if ((v = member(t, "seed", &k))) {
+        push_key(c, "seed", k);
+        if (!get_seed(c, v, &s.seed)) return false;
+        pop(c);
+    }
+    if ((v = member(t, "steps", &k))) {
+        push_key(c, "steps", k);
+        if (!get_int(c, v, 1, TRAIN_MAX_STEPS, &s.steps)) return false;
+        pop(c);
+    }
+    if ((v = member(t, "learning_rate", &k))) {
+        push_key(c, "learning_rate", k);
+        char num[40];
+        if (!get_number(c, v, &s.learning_rate)) return false;
+        if (!(s.learning_rate > 0 && s.learning_rate <= 1))
+            return fail(c, "must be a number above 0 and at most 1, got %s", fmt_num(s.learning_rate, num, sizeof num));
+        pop(c);
+    }
+    if (b->p.cross) return fail(c, "training is for self-attention only; this lesson has a \"source\"");
+    double held = (double)s.sequences * b->n * b->p.d_model; // the targets the trainer keeps
+    if (held > LESSON_MAX_TRACE_VALUES)
+        return fail(c, "the training targets would hold %.0f numbers (sequences * n * d_model = %d * %d * %d); the limit "
+                       "is %.0f: use fewer sequences",
+                    held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
+    const Matrix *e = b->p.positions != POS_NONE ? &b->p.E : &b->p.X;
+    for (int i = 0; i < b->n; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(b->tokens[i], b->tokens[j]) == 0
+                && memcmp(mat_row(e, i), mat_row(e, j), (size_t)e->cols * sizeof(double)) != 0)
+                return fail(c,
+                            "the token \"%s\" has two different embeddings (tokens %d and %d); training draws its "
+                            "sequences from the lesson's distinct tokens, so each needs one embedding",
+                            show_key(b->tokens[i], shown, sizeof shown), j, i);
+    b->trains = true;
+    b->train = s;
+    return true;
+}
+
 // Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes on with
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
                                            "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
-                                           "weights", "positions", "scale", "questions", NULL};
+                                           "weights", "positions", "scale", "targets", "train", "questions", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -1282,7 +1355,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
                     "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                    "source, weights, positions, scale, questions"));
+                    "source, weights, positions, scale, targets, train, "
+                    "questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -1400,6 +1474,17 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (!STEP(read_weights(c, v, &b->p))) return false;
     pop(c);
     if (whole && !STEP(read_positions(c, root, source, source_member, &b->p))) return false;
+    if (whole && (v = member(root, "targets", &k))) {
+        push_key(c, "targets", k);
+        if (!mat_init(&b->targets, b->n, d_model)) return fail(c, "out of memory");
+        if (!STEP(read_matrix(c, v, &b->targets, "one per token", "d_model"))) return false;
+        pop(c);
+    }
+    if (whole && (v = member(root, "train", &k))) {
+        push_key(c, "train", k);
+        if (!STEP(read_train(c, v, b))) return false;
+        pop(c);
+    }
     if (ok && c->pytorch_unconfirmed) {
         c->depth = 0;
         push_key(c, "heads", heads_member);
@@ -1483,6 +1568,9 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     out->params = b.p;
     out->questions = b.questions;
     out->question_count = b.question_count;
+    out->targets = b.targets;
+    out->trains = b.trains;
+    out->train = b.train;
     out->text = text;
     out->text_len = len;
     return true;
@@ -1643,6 +1731,7 @@ void lesson_free(Lesson *l)
     free_strings(l->source_tokens, l->params.m);
     params_free(&l->params);
     free_questions(l->questions, l->question_count);
+    mat_free(&l->targets);
     free(l->text);
     memset(l, 0, sizeof *l);
 }
@@ -1859,4 +1948,38 @@ void lesson_locate(const Lesson *l, const char *path, LessonError *e)
     if (ok && !*p && json_locate(l->text, l->text_len, idx, depth, false, &off))
         json_line_col(l->text, l->text_len, off, &e->line, &e->col);
     cJSON_Delete(root);
+}
+
+bool lesson_train_vocabulary(const Lesson *l, Matrix *vocab, int *ids)
+{
+    const AttnParams *p = &l->params;
+    const Matrix *e = p->positions != POS_NONE ? &p->E : &p->X;
+    int count = 0;
+    for (int i = 0; i < p->n; i++) {
+        int j = 0;
+        while (j < i && strcmp(l->tokens[i], l->tokens[j]) != 0) j++;
+        ids[i] = j < i ? ids[j] : count++;
+    }
+    if (!mat_init(vocab, count, p->d_model)) return false;
+    for (int i = 0; i < p->n; i++)
+        memcpy(mat_row(vocab, ids[i]), mat_row(e, i), (size_t)p->d_model * sizeof(double));
+    return true;
+}
+
+bool lesson_targets(const Lesson *l, Matrix *targets, bool *missing)
+{
+    memset(targets, 0, sizeof *targets);
+    *missing = false;
+    if (l->targets.data) return mat_copy(targets, &l->targets);
+    if (!l->trains) {
+        *missing = true;
+        return false;
+    }
+    Matrix vocab = {0};
+    int *ids = malloc((size_t)l->params.n * sizeof(int));
+    bool ok = ids && lesson_train_vocabulary(l, &vocab, ids) && mat_init(targets, l->params.n, l->params.d_model);
+    if (ok) train_targets(targets, l->train.task, &vocab, ids, l->params.n);
+    free(ids);
+    mat_free(&vocab);
+    return ok;
 }

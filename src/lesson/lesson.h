@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../core/trace.h"
+#include "../core/train.h"
 
 #define LESSON_MAX_TOKENS 512
 #define LESSON_MAX_D_MODEL 4096
@@ -69,6 +70,9 @@ typedef struct {
     AttnParams params;
     LessonQuestion *questions; // [question_count]; NULL when the lesson has none
     int question_count;
+    Matrix targets;       // (n, d_model) "targets": what the output should be (--grad's loss); empty when absent
+    bool trains;          // true when the lesson has a "train" section (then train holds its settings)
+    TrainSpec train;
     // The original text, kept so edits can be saved beside it (owned; NUL-terminated).
     char *text;
     size_t text_len;
@@ -90,6 +94,15 @@ bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm);
 bool lesson_parse_permutation(const char *text, int n, int *perm, char *msg, size_t cap);
 // Reads "0,2" into a set of heads (bits) of a lesson with `heads` heads. False with a message otherwise.
 bool lesson_parse_heads(const char *text, int heads, uint64_t *set, char *msg, size_t cap);
+
+// The training vocabulary of a lesson: its distinct tokens in order of first appearance (vocab, V rows of
+// d_model: each one's token embedding E, without positions) and ids (n), the lesson's tokens as indices
+// into it. Allocates vocab (free with mat_free). False when out of memory.
+bool lesson_train_vocabulary(const Lesson *l, Matrix *vocab, int *ids);
+// targets (n, d_model, allocated here; free with mat_free) = the lesson's "targets", or else the task's
+// targets for the lesson's own tokens when it has a "train" section. False (and empty) when it has neither
+// or memory ran out (*missing tells which).
+bool lesson_targets(const Lesson *l, Matrix *targets, bool *missing);
 
 // Everything --check says about a file: its errors and warnings, in the order found.
 #define LESSON_REPORT_MAX 100 // items kept; more are only counted

@@ -214,6 +214,26 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         }
         strbuf_puts(&o, "\n  }");
     }
+    if (l->targets.data && l->targets.rows == p->n) {
+        strbuf_puts(&o, ",\n  \"targets\": ");
+        matrix(&o, &l->targets, 2);
+    }
+    if (l->trains) { // every setting written out, defaults included, so the file says how it was trained
+        strbuf_puts(&o, ",\n  \"train\": {\"task\": ");
+        string(&o, train_task_key(l->train.task));
+        snprintf(num, sizeof num, "%d", l->train.sequences);
+        strbuf_puts(&o, ", \"sequences\": ");
+        strbuf_puts(&o, num);
+        snprintf(num, sizeof num, "%llu", (unsigned long long)l->train.seed);
+        strbuf_puts(&o, ", \"seed\": ");
+        strbuf_puts(&o, num);
+        snprintf(num, sizeof num, "%d", l->train.steps);
+        strbuf_puts(&o, ", \"steps\": ");
+        strbuf_puts(&o, num);
+        strbuf_puts(&o, ", \"learning_rate\": ");
+        number(&o, l->train.learning_rate);
+        strbuf_puts(&o, "}");
+    }
     strbuf_puts(&o, ",\n  \"weights\": {\n");
     per_head(&o, "W_Q", p->W_Q, p->heads);
     strbuf_puts(&o, ",\n");

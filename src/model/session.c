@@ -52,8 +52,15 @@ static void drop_comparison(Session *s)
     drop_shuffle(s);
 }
 
+static void drop_training(Session *s)
+{
+    if (s->train.active) train_free(&s->train.tr);
+    memset(&s->train, 0, sizeof s->train);
+}
+
 void session_free(Session *s)
 {
+    drop_training(s);
     drop_comparison(s);
     if (s->loaded) {
         trace_free(&s->trace);
@@ -106,6 +113,7 @@ static bool load_document(Session *s, const char *path, SessionError *err)
         return false;
     }
     drop_comparison(s);
+    drop_training(s); // the trainer belongs to the lesson it started on
     if (s->loaded) {
         trace_free(&s->trace);
         params_free(&s->edit);
@@ -351,4 +359,140 @@ void session_export(const Session *s, bool board, SessionExport *out)
     out->trace = &s->trace;
     out->original = &s->lesson.params;
     out->compare = session_comparison(s);
+}
+
+// --- training (issue 15) ---
+
+// The weights of src shown: copied into the edited parameters and traced (the previous weights back on failure).
+static bool show_weights(Session *s, const AttnParams *src, SessionError *err)
+{
+    AttnParams keep;
+    if (!params_copy(&keep, &s->edit)) {
+        set_error(err, "out of memory");
+        return false;
+    }
+    params_copy_weights(&s->edit, src);
+    bool ok = retrace(s, err);
+    if (!ok) params_copy_weights(&s->edit, &keep);
+    params_free(&keep);
+    return ok;
+}
+
+bool session_train_toggle(Session *s, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded) return false;
+    SessionTrain *t = &s->train;
+    if (!s->lesson.trains) {
+        set_error(err, "this lesson has no \"train\" section: try lessons/learn-previous-token.json (README: Heads that learn)");
+        return false;
+    }
+    if (!t->active) {
+        Matrix vocab;
+        int *ids = malloc((size_t)s->edit.n * sizeof(int));
+        if (!ids || !lesson_train_vocabulary(&s->lesson, &vocab, ids)) {
+            free(ids);
+            set_error(err, "out of memory");
+            return false;
+        }
+        free(ids);
+        AttnParams start; // the weights shown, the file's embeddings (the trainer draws its own sequences)
+        bool ok = params_copy(&start, &s->edit);
+        TraceError terr;
+        if (ok) {
+            start.ablated = 0;
+            ok = train_init(&t->tr, &start, &s->lesson.train, &vocab, &terr);
+            if (!ok) set_error(err, terr.message);
+            params_free(&start);
+        } else
+            set_error(err, "out of memory");
+        mat_free(&vocab);
+        if (!ok) return false;
+        t->active = true;
+        t->shown = -1;
+    }
+    if (!t->running && t->tr.step >= t->tr.spec.steps) {
+        set_error(err, "training is done: Z starts again from step 0");
+        return false;
+    }
+    t->running = !t->running;
+    if (t->running && t->shown >= 0) { // resumes from the newest weights
+        t->shown = -1;
+        return show_weights(s, &t->tr.p, err);
+    }
+    return true;
+}
+
+bool session_train_steps(Session *s, int steps, SessionError *err)
+{
+    set_error(err, "");
+    SessionTrain *t = &s->train;
+    if (!t->active || !t->running) return false;
+    TraceError terr;
+    for (int i = 0; i < steps && t->tr.step < t->tr.spec.steps; i++)
+        if (!train_step(&t->tr, &terr)) {
+            t->running = false;
+            set_error(err, terr.message);
+            return false;
+        }
+    if (t->tr.step >= t->tr.spec.steps) t->running = false;
+    t->shown = -1;
+    return show_weights(s, &t->tr.p, err);
+}
+
+bool session_train_show(Session *s, int dir, SessionError *err)
+{
+    set_error(err, "");
+    SessionTrain *t = &s->train;
+    if (!t->active) return false;
+    int count = t->tr.checkpoint_count;
+    // The newest weights are the last checkpoint when the run saved them there, else one beyond it.
+    bool newest_saved = t->tr.checkpoints[count - 1].step == t->tr.step;
+    int last = newest_saved ? count - 1 : count; // count: the newest weights, not saved as a checkpoint
+    int at = t->shown < 0 ? last : t->shown;
+    int to = at + (dir < 0 ? -1 : 1);
+    if (to < 0 || to > last) return false;
+    t->running = false;
+    if (to == count) {
+        t->shown = -1;
+        return show_weights(s, &t->tr.p, err);
+    }
+    t->shown = to == count - 1 && newest_saved ? -1 : to;
+    return show_weights(s, &t->tr.checkpoints[to].p, err);
+}
+
+bool session_train_reset(Session *s, SessionError *err)
+{
+    set_error(err, "");
+    SessionTrain *t = &s->train;
+    if (!t->active) return false;
+    train_reset(&t->tr);
+    t->running = false;
+    t->shown = -1;
+    return show_weights(s, &t->tr.p, err);
+}
+
+int session_train_shown_step(const Session *s)
+{
+    const SessionTrain *t = &s->train;
+    if (!t->active) return -1;
+    return t->shown >= 0 ? t->tr.checkpoints[t->shown].step : t->tr.step;
+}
+
+bool session_train_seek(Session *s, int step, SessionError *err)
+{
+    set_error(err, "");
+    SessionTrain *t = &s->train;
+    if (!t->active) return false;
+    int best = -1, best_d = abs(t->tr.step - step); // -1: the newest weights
+    for (int i = 0; i < t->tr.checkpoint_count; i++) {
+        int d = abs(t->tr.checkpoints[i].step - step);
+        if (d < best_d) best = i, best_d = d;
+    }
+    if (best >= 0 && t->tr.checkpoints[best].step == t->tr.step) best = -1; // the newest, saved
+    bool was_running = t->running;
+    t->running = false;
+    if (best == t->shown) return was_running;
+    t->shown = best;
+    return show_weights(s, best < 0 ? &t->tr.p : &t->tr.checkpoints[best].p, err);
 }

@@ -34,6 +34,16 @@ typedef struct {
     bool same;         // trace_shuffle_same: the rows only moved
 } SessionShuffle;
 
+// Training in the window (a lesson with a "train" section, issue 15): the trainer started from the weights
+// shown when T was first pressed, whether it runs, and which saved checkpoint is shown.
+typedef struct {
+    Trainer tr;           // valid when active
+    bool active;          // a trainer exists (T pressed on this lesson; until reset by a reload)
+    bool running;         // steps are taken between frames
+    int shown;            // the checkpoint whose weights are shown (index into tr.checkpoints), -1: the newest
+                          // weights
+} SessionTrain;
+
 typedef struct {
     Lesson lesson;        // as in the file: what session_revert goes back to
     AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
@@ -47,6 +57,7 @@ typedef struct {
     SessionShuffle shuf;  // when shuf_state is SESSION_CMP_READY
     SessionCmpState shuf_state;
     int shuf_k;           // the reordering it was computed (or failed) for
+    SessionTrain train;   // training on the lesson's task (inactive until T)
     long loads;           // lessons loaded (session_load and reloads that succeeded)
     long load_errors;     // loads and reloads that failed
     long watch_changes;   // changes of the watched file seen by session_poll
@@ -113,6 +124,24 @@ double session_scale(const Session *s);
 bool session_shuffle(Session *s, int k, SessionError *err);
 // The shuffle test of the current parameters, or NULL when it is not computed.
 const SessionShuffle *session_shuffled(const Session *s);
+
+// T: starts training (the first time: from the weights shown, edits included), pauses it, or resumes it
+// (from the newest weights, whatever checkpoint was shown). False when the lesson has no "train" section or
+// the trainer cannot start (err says why); a finished run is not resumed (err says so, Z starts again).
+bool session_train_toggle(Session *s, SessionError *err);
+// While running: up to `steps` more Adam steps, then the newest weights are shown (traced). Stops running at
+// the end of the run. False when a step fails (err says why; training stops).
+bool session_train_steps(Session *s, int steps, SessionError *err);
+// J / L: the checkpoint dir (-1 / +1) from the one shown (the newest weights count as the last), its weights
+// shown; pauses training. False when there is no trainer or no checkpoint that way.
+bool session_train_show(Session *s, int dir, SessionError *err);
+// The checkpoint nearest to step (the newest weights when they are nearer), its weights shown; pauses training.
+// False when there is no trainer, the same weights are already shown, or the trace fails (err says why).
+bool session_train_seek(Session *s, int step, SessionError *err);
+// Z: back to the weights training started from, step 0, paused (the trainer's checkpoint 0).
+bool session_train_reset(Session *s, SessionError *err);
+// The step whose weights are shown (the checkpoint's, or the trainer's step), -1 when not training.
+int session_train_shown_step(const Session *s);
 
 // What an export is to show, as data: the window's exporter (src/render/export.h) carries it out.
 typedef struct {

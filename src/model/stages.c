@@ -55,12 +55,13 @@ static int eq_input(const AttnParams *p, int head, Equation *out, int max)
     bool pos = p->positions != POS_NONE; // then the tokens' own embeddings E come first; X = E + P next
     memset(out, 0, sizeof *out);
     term_mat(out, pos ? MAT_E : MAT_X, head, true);
-    snprintf(out->caption, sizeof out->caption, pos ? TR("the token embeddings E") : TR("the embeddings X"));
+    snprintf(out->caption, sizeof out->caption, "%s", pos ? TR("the token embeddings E") : TR("the embeddings X"));
     if (!p->cross) return 1;
     if (max < 2) return 1;
     memset(&out[1], 0, sizeof out[1]);
     term_mat(&out[1], pos ? MAT_ES : MAT_S, head, true);
-    snprintf(out[1].caption, sizeof out[1].caption, pos ? TR("the source token embeddings") : TR("the source embeddings Y"));
+    snprintf(out[1].caption, sizeof out[1].caption, "%s",
+             pos ? TR("the source token embeddings") : TR("the source embeddings Y"));
     return 2;
 }
 
@@ -311,8 +312,9 @@ static void x_scale(const AttnParams *p, char *buf, size_t cap)
 static void x_mask(const AttnParams *p, char *buf, size_t cap)
 {
     (void)p;
-    snprintf(buf, cap, TR("In a decoder a token may not look at the tokens after it: the mask sets every score above "
-             "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0."));
+    snprintf(buf, cap, "%s",
+             TR("In a decoder a token may not look at the tokens after it: the mask sets every score above "
+                "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0."));
 }
 static void x_softmax(const AttnParams *p, char *buf, size_t cap)
 {

@@ -417,6 +417,14 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_Q: s->quit = true; return true;
     case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
     case VIEW_KEY_O: s->request = VIEW_REQ_ABLATE; return true;
+    case VIEW_KEY_T: s->request = VIEW_REQ_TRAIN; return true;
+    case VIEW_KEY_J:
+    case VIEW_KEY_L:
+        s->request = VIEW_REQ_TRAIN_SHOW;
+        s->request_delta = ev->key == VIEW_KEY_L ? 1.0 : -1.0;
+        return true;
+    case VIEW_KEY_Z: s->request = VIEW_REQ_TRAIN_RESET; return true;
+    case VIEW_KEY_V: s->request = VIEW_REQ_TRAIN_EXPORT; return true;
     case VIEW_KEY_LEFTBRACKET:
     case VIEW_KEY_RIGHTBRACKET:
         s->request = VIEW_REQ_SCALE;
@@ -471,6 +479,11 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
     case VIEW_EV_SCALE:
         if (!(ev->value > 0) || !isfinite(ev->value)) return false;
         s->request = VIEW_REQ_SCALE_SET;
+        s->request_delta = ev->value;
+        return true;
+    case VIEW_EV_TRAIN_SEEK:
+        if (!(ev->value >= 0) || !isfinite(ev->value)) return false;
+        s->request = VIEW_REQ_TRAIN_SEEK;
         s->request_delta = ev->value;
         return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left

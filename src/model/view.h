@@ -37,6 +37,10 @@ typedef enum {
     VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
     VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original; with
                                         // VIEW_MOD_SHIFT the next reordering (view_shuffle_perm)
+    VIEW_KEY_T,                         // training (a lesson with "train"): start / pause / resume
+    VIEW_KEY_J, VIEW_KEY_L,             // training: the previous / next saved checkpoint
+    VIEW_KEY_Z,                         // training: back to step 0 (the weights it started from)
+    VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series) and a strip
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -64,6 +68,11 @@ typedef enum {
     VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
     VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
     VIEW_REQ_SCALE_SET, // set the softmax scale to request_delta (from the slider)
+    VIEW_REQ_TRAIN,        // T: start, pause or resume training
+    VIEW_REQ_TRAIN_SHOW,   // J / L: the checkpoint request_delta (-1 / +1) away
+    VIEW_REQ_TRAIN_RESET,  // Z: back to step 0
+    VIEW_REQ_TRAIN_EXPORT, // V: the checkpoints' heatmaps as slides
+    VIEW_REQ_TRAIN_SEEK,   // the checkpoint nearest to step request_delta (a press or drag on the strip)
 } ViewRequest;
 
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
@@ -102,6 +111,7 @@ typedef enum {
     VIEW_EV_DRAG,    // the pointer moved y pixels (down > 0) with the button held after a click on the pinned cell
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
     VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
+    VIEW_EV_TRAIN_SEEK, // the training strip pressed or dragged: value = the step under the pointer
 } ViewEventKind;
 
 typedef struct {

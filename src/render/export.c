@@ -1148,3 +1148,56 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
     free(jobs.jobs);
     return ok;
 }
+
+bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir, const char *name,
+                          const HeatmapSpec *spec, const StripFrame *frames, size_t count, char *path, size_t cap,
+                          ExportError *err)
+{
+    Exporter *x = export_open(font_dir, err);
+    if (!x) return false;
+    TextMetrics tm = export_metrics(x);
+    Scene strip, part;
+    scene_init(&strip);
+    scene_init(&part);
+    int pad = (int)lround(16 * spec->scale), cap_size = (int)lround(20 * spec->scale);
+    int cap_h = tm.line_height(tm.user, FONT_BOLD, cap_size);
+    scene_push(&strip, CMD_RECT, 0, 0, 1, 1, (Rgba){255, 255, 255, 255}); // the page: sized at the end
+    int at = pad, tallest = 0;
+    bool ok = true;
+    Rgba ink = {30, 30, 30, 255};
+    for (size_t i = 0; ok && i < count; i++) {
+        if (!(ok = export_build_heatmap(&part, spec, frames[i].lesson, frames[i].trace, &tm))) {
+            fail(err, true, "out of memory while laying out the strip");
+            break;
+        }
+        if (i == 0 && strip.count) strip.cmds[0].color = part.background, ink = part.background.r < 128 ? (Rgba){230, 230, 230, 255} : ink;
+        const char *caption = frames[i].caption ? frames[i].caption : "";
+        int cw = tm.text_width(tm.user, FONT_BOLD, cap_size, caption);
+        scene_push_text(&strip, FONT_BOLD, cap_size, ink, at + (part.width - cw) / 2, pad, cw, cap_h, caption);
+        scene_append(&strip, &part, at, pad + cap_h);
+        at += part.width + pad;
+        if (part.height > tallest) tallest = part.height;
+    }
+    ExportBuffer b = {0};
+    if (ok && !strip.oom) {
+        strip.width = at;
+        strip.height = pad + cap_h + tallest + pad;
+        strip.background = strip.cmds[0].color;
+        strip.cmds[0].w = strip.width;
+        strip.cmds[0].h = strip.height;
+        ok = export_png_encode(x, &strip, spec->background, &b, err);
+    } else if (ok) {
+        ok = false;
+        fail(err, true, "out of memory while laying out the strip");
+    }
+    char file[300];
+    snprintf(file, sizeof file, "%s.png", name);
+    ExportFile f = {file, b.data, b.size};
+    if (ok) ok = export_write_files(dir, create_dir, &f, 1, err);
+    if (ok && path) snprintf(path, cap, "%s/%s", dir, file);
+    export_buffer_free(&b);
+    scene_free(&part);
+    scene_free(&strip);
+    export_close(x);
+    return ok;
+}

@@ -130,6 +130,20 @@ const char *export_matrix_key(MatId mat);
 bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *lesson, const Trace *trace,
                           const TextMetrics *tm);
 
+// One heatmap of a strip: a lesson, its trace and the caption above it (e.g. "step 40").
+typedef struct {
+    const Lesson *lesson;
+    const Trace *trace;
+    const char *caption;
+} StripFrame;
+
+// A film strip: the heatmap spec shows of each frame, side by side in order, each under its caption, as one
+// PNG "DIR/NAME.png" (written all or nothing, never over a file that is not ours). path (cap bytes) gets the
+// file's path. False with err filled on failure.
+bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir, const char *name,
+                          const HeatmapSpec *spec, const StripFrame *frames, size_t count, char *path, size_t cap,
+                          ExportError *err);
+
 // The window's screen for state st (its stage and head) at 1280x720 times scale, laid out with the theme of
 // the background. Returns false when memory ran out.
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, double scale,

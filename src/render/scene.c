@@ -67,6 +67,23 @@ DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba co
     return c;
 }
 
+void scene_append(Scene *dst, const Scene *src, int dx, int dy)
+{
+    for (size_t i = 0; i < src->count; i++) {
+        const DrawCmd *c = &src->cmds[i];
+        bool whole = c->kind == CMD_CLIP && (c->w == 0 || c->h == 0); // "everywhere again": no place to move
+        int x = whole ? c->x : c->x + dx, y = whole ? c->y : c->y + dy;
+        DrawCmd *d = c->kind == CMD_TEXT ? scene_push_text(dst, c->font, c->size, c->color, x, y, c->w, c->h, scene_text(src, c))
+                                         : scene_push(dst, c->kind, x, y, c->w, c->h, c->color);
+        if (!d) return;
+        d->thickness = c->thickness;
+        d->font = c->font;
+        d->size = c->size;
+        d->role = c->role;
+        d->cell = c->cell;
+    }
+}
+
 void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color)
 {
     if (w > 0 && h > 0) scene_push(s, CMD_RECT, x, y, w, h, color);
@@ -1597,6 +1614,7 @@ static const char *const HELP[][2] = {
     {"O", "switch the current head off (its Z zeros in the concat) / on again"},
     {"[  ]", "softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)"},
     {"X  /  Shift+X", "shuffle test: the tokens reordered beside the original / another order"},
+    {"T   J  L   Z   V", "train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them"},
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
     {"R", "revert the edits to the file"},
     {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
@@ -1697,8 +1715,9 @@ static void draw_cost(Ctx *c, int w, int h)
              p->cross ? "" : "");
     if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
     snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
-    snprintf(line1, sizeof line1, TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
-                                  "d_model   (W_Q, W_K, W_V per head + W^O)"));
+    snprintf(line1, sizeof line1, "%s",
+             TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                "d_model   (W_Q, W_K, W_V per head + W^O)"));
     snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     snprintf(concl, sizeof concl,
@@ -1992,7 +2011,7 @@ void scene_heatmap_page(const Lesson *L, const Trace *T, MatId mat, int head, do
 // ---------------------------------------------------------------------------------------------------
 // Entry points
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL};
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL};
 
 static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u, int num_font, int text_font)
@@ -2290,6 +2309,96 @@ static void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     c->s->hit_count = hits; // the panel's cells answer no hover (the shuffled ones are not the lesson's)
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Training (issue 15): under the header, the step and the loss, the loss curve (log axis) with the step shown
+// marked, and the saved checkpoints as ticks along its foot, the one shown as a knob (J / L move it).
+
+static bool training_shown(const Ctx *c)
+{
+    return c->ex->train && c->ex->train->active && c->ex->train->tr.loss_count > 0 && c->st->panel == PANEL_NONE;
+}
+static int training_height(const Ctx *c) { return 2 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+
+static void draw_training(Ctx *c, int x, int y, int w, int h)
+{
+    const SessionTrain *t = c->ex->train;
+    const Trainer *tr = &t->tr;
+    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f);
+    int shown = t->shown >= 0 ? tr->checkpoints[t->shown].step : tr->step;
+    int known = tr->loss_count; // loss[0 .. known)
+    double loss_shown = shown < known ? tr->loss[shown] : tr->loss[known - 1];
+    char line1[160], line2[160], num[64], start[64];
+    snprintf(line1, sizeof line1,
+             t->running ? TR("Training: step %d / %d") : shown < tr->step ? TR("Checkpoint: step %d / %d") : TR("Paused: step %d / %d"),
+             shown, tr->spec.steps);
+    model_format_value(loss_shown, num, sizeof num);
+    if (loss_shown < 0.001) snprintf(num, sizeof num, "%.2e", loss_shown);
+    model_format_value(tr->loss[0], start, sizeof start);
+    snprintf(line2, sizeof line2, TR("loss %s (from %s)"), num, start);
+    int w1 = text_w(c, FONT_BOLD, f, line1), w2 = text_w(c, FONT_REGULAR, f, line2);
+    int left = (w1 > w2 ? w1 : w2) + f;
+    text_at(c, FONT_BOLD, f, c->th->result, x, y, line1);
+    text_at(c, FONT_REGULAR, f, c->th->ink, x, y + lh, line2);
+    const char *keys = c->ex->slide ? "" : "T  J L  Z  V";
+    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
+    int px0 = x + left, pw = w - left - (kw ? kw + f : 0);
+    if (pw < 6 * f) return;
+    int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
+    frame(c, px0, py0, pw, ph, 1, c->th->grid);
+    // log10 of the loss from the smallest to the largest known (at least one decade)
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < known; i++)
+        if (tr->loss[i] > 0) {
+            double v = log10(tr->loss[i]);
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    if (!(hi >= lo)) lo = hi = 0;
+    if (hi - lo < 1) lo = hi - 1;
+    int steps = tr->spec.steps > 0 ? tr->spec.steps : 1;
+    int prev_x = -1, prev_y = 0;
+    for (int col = 0; col < pw - 2; col++) { // one point per pixel column: the loss at that step
+        int k = (int)((double)col / (pw - 3 > 0 ? pw - 3 : 1) * steps);
+        if (k >= known) break;
+        double v = tr->loss[k] > 0 ? log10(tr->loss[k]) : lo;
+        int yy = py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
+        int xx = px0 + 1 + col;
+        if (prev_x >= 0) {
+            DrawCmd *d = scene_push(c->s, CMD_LINE, prev_x, prev_y, xx - prev_x, yy - prev_y, c->th->result);
+            if (d) d->thickness = 2;
+        }
+        prev_x = xx;
+        prev_y = yy;
+    }
+    c->s->train_x = px0 + 1;
+    c->s->train_w = pw - 3;
+    c->s->train_y = py0;
+    c->s->train_h = h - (py0 - y);
+    c->s->train_steps = steps;
+    int sx = px0 + 1 + (int)lround((double)shown / steps * (pw - 3));
+    rect(c, sx - 1, py0, 2, ph, c->th->ink);
+    // the checkpoints: a tick each, the one shown (or the newest weights) a knob
+    int ty = py0 + ph + 2, thh = h - (ty - y);
+    for (int i = 0; i < tr->checkpoint_count; i++) {
+        int cx = px0 + 1 + (int)lround((double)tr->checkpoints[i].step / steps * (pw - 3));
+        rect(c, cx, ty, 1, thh > 2 ? thh - 2 : 1, c->th->muted);
+    }
+    int kwid = f / 3 < 6 ? 6 : f / 3;
+    rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
+    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - lh) / 2, keys);
+}
+
+bool scene_train_at(const Scene *s, int x, int y, int *step)
+{
+    if (s->train_w <= 0 || y < s->train_y || y >= s->train_y + s->train_h || x < s->train_x - s->train_h / 2 ||
+        x > s->train_x + s->train_w + s->train_h / 2)
+        return false;
+    double t = (double)(x - s->train_x) / s->train_w;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    *step = (int)lround(t * s->train_steps);
+    return true;
+}
+
 bool scene_slider_at(const Scene *s, int x, int y, double *scale)
 {
     int pad = s->slider_h / 2;
@@ -2318,6 +2427,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->substep = 0;
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
+    s->train_w = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
@@ -2346,6 +2456,11 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         int sh = slider_height(&c);
         draw_scale_slider(&c, margin, y, w - 2 * margin, sh);
         y += sh + c.num_font / 4;
+    }
+    if (training_shown(&c)) {
+        int th = training_height(&c);
+        draw_training(&c, margin, y, w - 2 * margin, th);
+        y += th + c.num_font / 4;
     }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;

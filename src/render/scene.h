@@ -73,6 +73,9 @@ typedef struct {
     // its stops, which a press within a few pixels lands on.
     int slider_x, slider_y, slider_w, slider_h;
     double slider_lo, slider_hi, slider_stops[3];
+    // The training strip's loss curve and checkpoint ticks (train_w = 0: none shown): steps 0 .. train_steps
+    // from left to right, a press or a drag there picks the checkpoint nearest to the step under the pointer.
+    int train_x, train_y, train_w, train_h, train_steps;
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -102,6 +105,9 @@ void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color);         
 // One line of text whose top-left is (x, y) and measured size w x h; the text is copied into the scene.
 DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8);
 void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head);
+// Every draw command of src moved by (dx, dy) appended to dst (texts copied; hit regions not). For pages made
+// of other pages, such as a strip of heatmaps.
+void scene_append(Scene *dst, const Scene *src, int dx, int dy);
 
 // Lays out the whole window (w x h pixels) for state st. An error banner is drawn when banner is not NULL.
 // Returns false when memory ran out (the scene may be partial).
@@ -117,6 +123,8 @@ typedef struct {
     const SessionShuffle *shuffle; // the lesson with its tokens reordered, for PANEL_SHUFFLE (NULL: not computed)
     // The question on screen (ViewState.quiz, .quiz_phase say where it is): a lesson's or the automatic one.
     const LessonQuestion *question;
+    const SessionTrain *train;  // training on the lesson's task: a strip with the loss curve and the checkpoints
+                                // under the header while train->active (NULL or inactive: none)
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
@@ -139,6 +147,10 @@ void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int
 // The scale on the slider at pixel column x when (x, y) is on the slider (a stop when within a quarter of the
 // slider's height of it; the ends beyond the track); false when it is not.
 bool scene_slider_at(const Scene *s, int x, int y, double *scale);
+
+// The training step at pixel column x when (x, y) is on the training strip's curve or its checkpoint ticks
+// (clamped to 0 .. the run's steps); false when it is not.
+bool scene_train_at(const Scene *s, int x, int y, int *step);
 
 // The topmost hit region under (x, y): fills *cell and *head; false when there is none.
 bool scene_hit(const Scene *s, int x, int y, CellRef *cell, int *head);

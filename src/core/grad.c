@@ -1,0 +1,176 @@
+// The backward pass of multi-head attention for a squared-error loss: plain loops, one per product, in a
+// fixed order, so the gradients are the same bits every run (no threads, no fused multiply-add).
+#include "grad.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool grads_init(AttnParams *g, const AttnParams *p)
+{
+    if (!params_init(g, p->n, p->m, p->d_model, p->heads, p->d_k)) return false;
+    g->mask = p->mask;
+    g->cross = p->cross;
+    return true;
+}
+
+static void zero(Matrix *m)
+{
+    if (m->data) memset(m->data, 0, (size_t)m->rows * (size_t)m->cols * sizeof(double));
+}
+
+void grads_zero(AttnParams *g)
+{
+    zero(&g->X);
+    zero(&g->S);
+    for (int h = 0; h < g->heads; h++) {
+        zero(&g->W_Q[h]);
+        zero(&g->W_K[h]);
+        zero(&g->W_V[h]);
+        zero(&g->b_Q[h]);
+        zero(&g->b_K[h]);
+        zero(&g->b_V[h]);
+    }
+    zero(&g->W_O);
+    zero(&g->b_O);
+}
+
+int params_trainable(Matrix **out, AttnParams *p)
+{
+    int k = 0;
+    for (int h = 0; h < p->heads; h++) {
+        out[k++] = &p->W_Q[h];
+        out[k++] = &p->W_K[h];
+        out[k++] = &p->W_V[h];
+        out[k++] = &p->b_Q[h];
+        out[k++] = &p->b_K[h];
+        out[k++] = &p->b_V[h];
+    }
+    out[k++] = &p->W_O;
+    out[k++] = &p->b_O;
+    return k;
+}
+
+// loss = mean((output - targets)^2), summed row by row in order
+double attn_loss(const Trace *t, const Matrix *targets)
+{
+    const Matrix *o = &t->output;
+    size_t count = (size_t)o->rows * (size_t)o->cols;
+    double sum = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        double e = o->data[i] - targets->data[i];
+        sum += e * e;
+    }
+    return count ? sum / (double)count : 0.0;
+}
+
+// dw (d_in, d_out) += x^T (d_in, rows) @ dy (rows, d_out); db (1, d_out) += column sums of dy;
+// dx (rows, d_in) += dy (rows, d_out) @ w^T (d_out, d_in). The backward of y = x w + b.
+static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x, const Matrix *w, const Matrix *dy)
+{
+    int rows = x->rows, d_in = x->cols, d_out = dy->cols;
+    for (int a = 0; a < d_in; a++)
+        for (int k = 0; k < d_out; k++) {
+            double s = 0.0;
+            for (int i = 0; i < rows; i++) s += mat_get(x, i, a) * mat_get(dy, i, k);
+            dw->data[(size_t)a * (size_t)d_out + (size_t)k] += s;
+        }
+    for (int k = 0; k < d_out; k++) {
+        double s = 0.0;
+        for (int i = 0; i < rows; i++) s += mat_get(dy, i, k);
+        db->data[k] += s;
+    }
+    for (int i = 0; i < rows; i++)
+        for (int a = 0; a < d_in; a++) {
+            double s = 0.0;
+            for (int k = 0; k < d_out; k++) s += mat_get(dy, i, k) * mat_get(w, a, k);
+            dx->data[(size_t)i * (size_t)d_in + (size_t)a] += s;
+        }
+}
+
+// The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m, d_k).
+typedef struct {
+    Matrix dZ, dA, dQ, dK, dV;
+} HeadScratch;
+
+static void scratch_free(HeadScratch *s)
+{
+    mat_free(&s->dZ);
+    mat_free(&s->dA);
+    mat_free(&s->dQ);
+    mat_free(&s->dK);
+    mat_free(&s->dV);
+}
+
+// One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the biases
+// and the embeddings (g->X for the queries; the keys and values into g->X too for self-attention, else g->S).
+static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *ht, const Matrix *dC, int h,
+                          HeadScratch *s)
+{
+    int n = p->n, m = p->m, dk = p->d_k;
+    const Matrix *A = &ht->weights;
+    // dZ (n, d_k) = dC's columns of head h
+    for (int i = 0; i < n; i++)
+        memcpy(mat_row(&s->dZ, i), mat_row(dC, i) + (size_t)h * (size_t)dk, (size_t)dk * sizeof(double));
+    // dA (n, m) = dZ (n, d_k) @ V^T (d_k, m);  dV (m, d_k) = A^T (m, n) @ dZ (n, d_k)
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            double acc = 0.0;
+            for (int k = 0; k < dk; k++) acc += mat_get(&s->dZ, i, k) * mat_get(&ht->V, j, k);
+            mat_set(&s->dA, i, j, acc);
+        }
+    for (int j = 0; j < m; j++)
+        for (int k = 0; k < dk; k++) {
+            double acc = 0.0;
+            for (int i = 0; i < n; i++) acc += mat_get(A, i, j) * mat_get(&s->dZ, i, k);
+            mat_set(&s->dV, j, k, acc);
+        }
+    // Softmax backward, row by row: dscaled = A * (dA - sum_j A dA); a masked entry has A = 0 and gets 0.
+    // Then the scale: dscores = dscaled * scale (the trace divides by sqrt(d_k), i.e. scale = 1/sqrt(d_k)).
+    double scale = params_scale(p);
+    for (int i = 0; i < n; i++) {
+        double dot = 0.0;
+        for (int j = 0; j < m; j++) dot += mat_get(A, i, j) * mat_get(&s->dA, i, j);
+        for (int j = 0; j < m; j++) mat_set(&s->dA, i, j, mat_get(A, i, j) * (mat_get(&s->dA, i, j) - dot) * scale);
+    }
+    // dQ (n, d_k) = dscores (n, m) @ K (m, d_k);  dK (m, d_k) = dscores^T (m, n) @ Q (n, d_k)
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < dk; k++) {
+            double acc = 0.0;
+            for (int j = 0; j < m; j++) acc += mat_get(&s->dA, i, j) * mat_get(&ht->K, j, k);
+            mat_set(&s->dQ, i, k, acc);
+        }
+    for (int j = 0; j < m; j++)
+        for (int k = 0; k < dk; k++) {
+            double acc = 0.0;
+            for (int i = 0; i < n; i++) acc += mat_get(&s->dA, i, j) * mat_get(&ht->Q, i, k);
+            mat_set(&s->dK, j, k, acc);
+        }
+    Matrix *dS = p->cross ? &g->S : &g->X;
+    project_backward(&g->W_Q[h], &g->b_Q[h], &g->X, &p->X, &p->W_Q[h], &s->dQ);
+    project_backward(&g->W_K[h], &g->b_K[h], dS, &p->S, &p->W_K[h], &s->dK);
+    project_backward(&g->W_V[h], &g->b_V[h], dS, &p->S, &p->W_V[h], &s->dV);
+}
+
+bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets, double weight)
+{
+    int n = p->n, d = p->d_model, hd = p->heads * p->d_k;
+    Matrix dOut = {0}, dC = {0};
+    HeadScratch s = {0};
+    bool ok = mat_init(&dOut, n, d) && mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k)
+           && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k) && mat_init(&s.dK, p->m, p->d_k)
+           && mat_init(&s.dV, p->m, p->d_k);
+    if (ok) {
+        // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
+        double f = weight * 2.0 / ((double)n * (double)d);
+        size_t count = (size_t)n * (size_t)d;
+        for (size_t i = 0; i < count; i++) dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
+        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has it)
+        project_backward(&g->W_O, &g->b_O, &dC, &t->concat, &p->W_O, &dOut);
+        for (int h = 0; h < p->heads; h++)
+            if (!params_ablated(p, h)) head_backward(g, p, &t->head[h], &dC, h, &s);
+    }
+    mat_free(&dOut);
+    mat_free(&dC);
+    scratch_free(&s);
+    return ok;
+}

@@ -1,0 +1,234 @@
+// Adam on the squared-error loss of a task's training sequences: full batch, sequences in order, one thread,
+// so a run gives the same bits every time.
+#include "train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const TASK_KEYS[TASK_COUNT] = {"previous-token", "first-token", "previous-and-first"};
+
+const char *train_task_key(TrainTask t) { return (t >= 0 && t < TASK_COUNT) ? TASK_KEYS[t] : "?"; }
+
+void train_targets(Matrix *targets, TrainTask task, const Matrix *vocab, const int *ids, int n)
+{
+    int d = vocab->cols, half = d / 2;
+    for (int i = 0; i < n; i++) {
+        const double *prev = mat_row(vocab, ids[i > 0 ? i - 1 : 0]);
+        const double *first = mat_row(vocab, ids[0]);
+        double *out = mat_row(targets, i);
+        switch (task) {
+        case TASK_PREVIOUS_TOKEN: memcpy(out, prev, (size_t)d * sizeof(double)); break;
+        case TASK_FIRST_TOKEN: memcpy(out, first, (size_t)d * sizeof(double)); break;
+        default:
+            memset(out, 0, (size_t)d * sizeof(double));
+            memcpy(out, prev, (size_t)half * sizeof(double));
+            memcpy(out + half, first, (size_t)half * sizeof(double));
+            break;
+        }
+    }
+}
+
+void train_draw_ids(int *ids, size_t count, int vocab, uint64_t seed)
+{
+    Rng rng;
+    rng_seed(&rng, seed);
+    for (size_t i = 0; i < count; i++) {
+        int id = (int)(rng_next_double(&rng) * (double)vocab);
+        ids[i] = id < vocab ? id : vocab - 1; // u < 1, so never needed; kept as a bound
+    }
+}
+
+static void copy_values(Matrix *dst, const Matrix *src)
+{
+    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+}
+
+void params_copy_weights(AttnParams *dst, const AttnParams *src)
+{
+    for (int h = 0; h < src->heads; h++) {
+        copy_values(&dst->W_Q[h], &src->W_Q[h]);
+        copy_values(&dst->W_K[h], &src->W_K[h]);
+        copy_values(&dst->W_V[h], &src->W_V[h]);
+        copy_values(&dst->b_Q[h], &src->b_Q[h]);
+        copy_values(&dst->b_K[h], &src->b_K[h]);
+        copy_values(&dst->b_V[h], &src->b_V[h]);
+    }
+    copy_values(&dst->W_O, &src->W_O);
+    copy_values(&dst->b_O, &src->b_O);
+}
+
+// work's embeddings = the training sequence s: E (or X without positions) rows from the vocabulary, then
+// X = E + P and S = X.
+static void load_sequence(Trainer *tr, int s)
+{
+    AttnParams *w = &tr->work;
+    Matrix *e = w->positions != POS_NONE ? &w->E : &w->X;
+    for (int i = 0; i < w->n; i++)
+        memcpy(mat_row(e, i), mat_row(&tr->vocab, tr->ids[(size_t)s * (size_t)w->n + (size_t)i]),
+               (size_t)w->d_model * sizeof(double));
+    if (w->positions != POS_NONE) params_apply_positions(w);
+    else copy_values(&w->S, &w->X);
+}
+
+// The mean loss over the sequences of work's weights; with grad, tr->grad = its gradient (zeroed first).
+static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
+{
+    int count = tr->spec.sequences;
+    double sum = 0.0, weight = 1.0 / (double)count;
+    if (grad) grads_zero(&tr->grad);
+    for (int s = 0; s < count; s++) {
+        load_sequence(tr, s);
+        Trace t;
+        if (!trace_run(&t, &tr->work, err)) return false;
+        sum += attn_loss(&t, &tr->targets[s]);
+        bool ok = !grad || attn_backward(&tr->grad, &tr->work, &t, &tr->targets[s], weight);
+        trace_free(&t);
+        if (!ok) {
+            if (err) snprintf(err->message, sizeof err->message, "out of memory");
+            return false;
+        }
+    }
+    *loss = sum / (double)count;
+    return true;
+}
+
+bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceError *err)
+{
+    params_copy_weights(&tr->work, weights);
+    return run_batch(tr, false, loss, err);
+}
+
+static bool add_checkpoint(Trainer *tr)
+{
+    if (tr->checkpoint_count == tr->checkpoint_cap) {
+        int cap = tr->checkpoint_cap ? 2 * tr->checkpoint_cap : TRAIN_CHECKPOINTS + 2;
+        TrainCheckpoint *c = realloc(tr->checkpoints, (size_t)cap * sizeof *c);
+        if (!c) return false;
+        tr->checkpoints = c;
+        tr->checkpoint_cap = cap;
+    }
+    TrainCheckpoint *c = &tr->checkpoints[tr->checkpoint_count];
+    if (!params_copy(&c->p, &tr->p)) return false;
+    c->step = tr->step;
+    tr->checkpoint_count++;
+    return true;
+}
+
+static bool oom(TraceError *err)
+{
+    if (err) {
+        err->stage = STAGE_INPUT;
+        err->head = -1;
+        snprintf(err->message, sizeof err->message, "out of memory");
+    }
+    return false;
+}
+
+bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab, TraceError *err)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->spec = *spec;
+    int n = initial->n, count = spec->sequences;
+    tr->beta1_t = tr->beta2_t = 1.0;
+    tr->checkpoint_every = (spec->steps + TRAIN_CHECKPOINTS - 1) / TRAIN_CHECKPOINTS;
+    if (tr->checkpoint_every < 1) tr->checkpoint_every = 1;
+    bool ok = params_copy(&tr->p, initial) && params_copy(&tr->work, initial) && grads_init(&tr->grad, initial)
+           && grads_init(&tr->m, initial) && grads_init(&tr->v, initial) && mat_copy(&tr->vocab, vocab)
+           && (tr->ids = malloc((size_t)count * (size_t)n * sizeof(int)))
+           && (tr->targets = calloc((size_t)count, sizeof(Matrix)))
+           && (tr->loss = malloc(((size_t)spec->steps + 1) * sizeof(double)));
+    for (int s = 0; ok && s < count; s++) ok = mat_init(&tr->targets[s], n, initial->d_model);
+    if (!ok) {
+        train_free(tr);
+        return oom(err);
+    }
+    tr->p.ablated = tr->work.ablated = 0;
+    train_draw_ids(tr->ids, (size_t)count * (size_t)n, vocab->rows, spec->seed);
+    for (int s = 0; s < count; s++) train_targets(&tr->targets[s], spec->task, vocab, tr->ids + (size_t)s * (size_t)n, n);
+    double loss;
+    if (!train_evaluate(tr, &tr->p, &loss, err)) {
+        train_free(tr);
+        return false;
+    }
+    tr->loss[0] = loss;
+    tr->loss_count = 1;
+    if (!add_checkpoint(tr)) {
+        train_free(tr);
+        return oom(err);
+    }
+    return true;
+}
+
+void train_free(Trainer *tr)
+{
+    params_free(&tr->p);
+    params_free(&tr->work);
+    params_free(&tr->grad);
+    params_free(&tr->m);
+    params_free(&tr->v);
+    mat_free(&tr->vocab);
+    free(tr->ids);
+    if (tr->targets)
+        for (int s = 0; s < tr->spec.sequences; s++) mat_free(&tr->targets[s]);
+    free(tr->targets);
+    free(tr->loss);
+    for (int i = 0; i < tr->checkpoint_count; i++) params_free(&tr->checkpoints[i].p);
+    free(tr->checkpoints);
+    memset(tr, 0, sizeof *tr);
+}
+
+// p -= lr * m_hat / (sqrt(v_hat) + eps) for one matrix, with m, v updated from the gradient g.
+// p, g, m, v (rows, cols) alike.
+static void adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1, double c2)
+{
+    size_t count = (size_t)p->rows * (size_t)p->cols;
+    for (size_t i = 0; i < count; i++) {
+        double gi = g->data[i];
+        m->data[i] = TRAIN_ADAM_BETA1 * m->data[i] + (1.0 - TRAIN_ADAM_BETA1) * gi;
+        v->data[i] = TRAIN_ADAM_BETA2 * v->data[i] + (1.0 - TRAIN_ADAM_BETA2) * (gi * gi);
+        double m_hat = m->data[i] / c1, v_hat = v->data[i] / c2;
+        p->data[i] -= lr * m_hat / (sqrt(v_hat) + TRAIN_ADAM_EPS);
+    }
+}
+
+bool train_step(Trainer *tr, TraceError *err)
+{
+    if (tr->step >= tr->spec.steps) return true;
+    double loss;
+    params_copy_weights(&tr->work, &tr->p);
+    if (!run_batch(tr, true, &loss, err)) return false;
+    tr->beta1_t *= TRAIN_ADAM_BETA1;
+    tr->beta2_t *= TRAIN_ADAM_BETA2;
+    double c1 = 1.0 - tr->beta1_t, c2 = 1.0 - tr->beta2_t;
+    Matrix *pl[6 * 64 + 2], *ml[6 * 64 + 2], *vl[6 * 64 + 2], *gl[6 * 64 + 2];
+    if (tr->p.heads > 64) return oom(err);
+    int count = params_trainable(pl, &tr->p);
+    params_trainable(ml, &tr->m);
+    params_trainable(vl, &tr->v);
+    params_trainable(gl, &tr->grad);
+    for (int i = 0; i < count; i++) adam_update(pl[i], ml[i], vl[i], gl[i], tr->spec.learning_rate, c1, c2);
+    tr->loss[tr->step] = loss; // the loss of the weights before this step (known already but for step 0)
+    tr->step++;
+    tr->loss_count = tr->step;
+    if (tr->step == tr->spec.steps) { // the last loss needs one more pass; the others come with the next step
+        if (!train_evaluate(tr, &tr->p, &loss, err)) return false;
+        tr->loss[tr->step] = loss;
+        tr->loss_count = tr->step + 1;
+    }
+    if ((tr->step % tr->checkpoint_every == 0 || tr->step == tr->spec.steps) && !add_checkpoint(tr)) return oom(err);
+    return true;
+}
+
+void train_reset(Trainer *tr)
+{
+    params_copy_weights(&tr->p, &tr->checkpoints[0].p);
+    for (int i = 1; i < tr->checkpoint_count; i++) params_free(&tr->checkpoints[i].p);
+    tr->checkpoint_count = 1;
+    grads_zero(&tr->m);
+    grads_zero(&tr->v);
+    tr->step = 0;
+    tr->beta1_t = tr->beta2_t = 1.0;
+    tr->loss_count = 1;
+}

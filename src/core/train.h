@@ -1,0 +1,85 @@
+// Training the weights of a lesson on a small task with Adam: the training sequences, their targets,
+// one full-batch step at a time, the loss curve and checkpoints (C11 + libm only; no threads).
+#ifndef MHA_TRAIN_H
+#define MHA_TRAIN_H
+
+#include <stdint.h>
+#include "grad.h"
+#include "rng.h"
+
+typedef enum {
+    TASK_PREVIOUS_TOKEN = 0, // row i of the output = the embedding of token i-1 (row 0: token 0's own)
+    TASK_FIRST_TOKEN,        // row i = the embedding of token 0
+    TASK_PREVIOUS_AND_FIRST, // row i = [first half of token i-1's embedding | first half of token 0's]
+    TASK_COUNT
+} TrainTask;
+
+const char *train_task_key(TrainTask t); // "previous-token", "first-token", "previous-and-first"
+
+#define TRAIN_ADAM_BETA1 0.9
+#define TRAIN_ADAM_BETA2 0.999
+#define TRAIN_ADAM_EPS 1e-8
+#define TRAIN_DEFAULT_SEQUENCES 64
+#define TRAIN_DEFAULT_STEPS 1000
+#define TRAIN_DEFAULT_LEARNING_RATE 0.01
+#define TRAIN_MAX_SEQUENCES 4096
+#define TRAIN_MAX_STEPS 1000000
+#define TRAIN_CHECKPOINTS 50 // a checkpoint every steps / 50 (rounded up), plus step 0 and the last
+
+typedef struct {
+    TrainTask task;
+    int sequences;        // training sequences, each as long as the lesson's tokens
+    uint64_t seed;        // their draw: numpy.random.default_rng(seed).random((sequences, n)) * V, truncated
+    int steps;            // Adam steps, each over all the sequences
+    double learning_rate; // Adam's step size
+} TrainSpec;
+
+// targets (n, d_model) for the sequence ids (n) of the vocabulary embeddings vocab (V, d_model): the task's
+// wanted output. TASK_PREVIOUS_AND_FIRST uses h = d_model / 2: columns 0..h-1 are columns 0..h-1 of the
+// previous token's embedding, columns h..2h-1 columns 0..h-1 of the first token's, an odd last column 0.
+void train_targets(Matrix *targets, TrainTask task, const Matrix *vocab, const int *ids, int n);
+
+// ids (count) = floor(u * vocab) for u = rng.random() in order: numpy's
+// (np.random.default_rng(seed).random(count) * vocab).astype(int).
+void train_draw_ids(int *ids, size_t count, int vocab, uint64_t seed);
+
+typedef struct {
+    int step;         // the step after which these weights were saved (0: the initial weights)
+    AttnParams p;     // the weights then, with the lesson's own example as the embeddings
+} TrainCheckpoint;
+
+typedef struct {
+    TrainSpec spec;
+    AttnParams p;          // the current weights, with the lesson's own tokens as the embeddings (what is shown)
+    AttnParams work;       // the same weights with one training sequence at a time as the embeddings
+    AttnParams grad, m, v; // the summed gradient and Adam's two moments (same shapes as the weights)
+    Matrix vocab;          // (V, d_model) the training vocabulary's token embeddings
+    int *ids;              // (sequences, n) the training sequences, as vocabulary indices
+    Matrix *targets;       // [sequences] each (n, d_model)
+    int step;              // Adam steps done
+    double beta1_t, beta2_t; // beta1^step, beta2^step, by repeated multiplication (no pow: the same bits everywhere)
+    double *loss;          // [spec.steps + 1]: loss[k] the training loss of the weights after k steps
+    int loss_count;        // how many are known: loss[0..step-1] (each step's pass gives its weights' loss),
+                           // and loss[steps] too once the last step is done
+    TrainCheckpoint *checkpoints; // the saved weights, oldest first
+    int checkpoint_count, checkpoint_cap, checkpoint_every;
+} Trainer;
+
+// Starts training from the weights of `initial` (whose X/E are the lesson's own tokens, self-attention only;
+// positions and mask are kept, ablation is not used in training): draws the sequences, makes their targets,
+// evaluates the loss of the initial weights (loss[0]) and saves checkpoint 0. vocab (V, d_model) is copied.
+// False with err filled on failure (out of memory, or the initial weights overflow). Free with train_free.
+bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab, TraceError *err);
+void train_free(Trainer *tr);
+// One Adam step over all the sequences (their loss gradients summed in order and divided by their number)
+// and, when due, a checkpoint; after the last step, the loss of the final weights. False when the trace
+// overflowed (err says where) or memory ran out; the weights are then those before the step.
+bool train_step(Trainer *tr, TraceError *err);
+// The mean loss over the training sequences of the weights in `weights` (the sizes of tr->p), into *loss.
+bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceError *err);
+// Back to the initial weights (checkpoint 0): step 0, Adam's moments zero, one loss, one checkpoint.
+void train_reset(Trainer *tr);
+// Copies the weights (W, b of every head, W_O, b_O) of src into dst of the same sizes.
+void params_copy_weights(AttnParams *dst, const AttnParams *src);
+
+#endif
