@@ -1,4 +1,5 @@
-// libFuzzer target: any bytes -> lesson parser + validator -> trace -> free. Must never crash or leak.
+// libFuzzer target: any bytes -> lesson parser + validator -> trace -> questions answered -> free. Must never
+// crash or leak.
 // The --check report runs on the same bytes: it must agree with lesson_parse on validity and first error.
 // Built with -DMHA_FUZZ=ON (clang); seeded with lessons/, tests/good/ and tests/bad/.
 #include <stddef.h>
@@ -8,6 +9,7 @@
 
 #include "core/trace.h"
 #include "lesson/lesson.h"
+#include "model/questions.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (trace_run(&t, &l.params, &terr)) {
         LessonReport w = {0};
         lesson_warn_trace(&l, &t, "fuzz.json", &w);
+        questions_check(&l, &t, "fuzz.json", &w); // every question resolved, answered and described
+        for (int i = 0; i < l.question_count; i++) {
+            QuestionAnswer a;
+            LessonError e;
+            char buf[600];
+            if (!question_answer(&l, &t, &l.questions[i], i, &a, &e)) continue;
+            question_describe(&l.questions[i], &a, &l, buf, sizeof buf);
+            question_prompt(&l.questions[i], &a, buf, sizeof buf);
+        }
         lesson_report_free(&w);
         trace_free(&t);
     }

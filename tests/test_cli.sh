@@ -321,6 +321,58 @@ if [ -c /dev/null ]; then
     has dev_lesson.err "not a regular file (a device)"
 fi
 
+# Questions: --check computes every answer from the trace; a lesson whose stated answer is changed to a wrong one
+# fails with the file, the question's place and the right answer; --questions prints each with its answer.
+for f in the-cat-sat the-cat-sat-on-the-mat causal-decoder; do
+    run "q_check_$f" 0 --check "$src/lessons/$f.json"
+    has "q_check_$f.out" "$f.json: ok"
+    empty "q_check_$f.err"
+done
+sed 's/"cell": \[1, 5\]/"cell": [1, 2]/' "$src/lessons/the-cat-sat-on-the-mat.json" >"$tmp/mat-wrong.json"
+if cmp -s "$tmp/mat-wrong.json" "$src/lessons/the-cat-sat-on-the-mat.json"; then bad "the sed did not change the answer"; else ok; fi
+run q_wrong 2 --check "$tmp/mat-wrong.json"
+has q_wrong.err "mat-wrong.json:39:16: error: questions[1].answer: wrong answer: the largest value of its row in A₁ is at [1, 5]"
+has q_wrong.err 'column 5 (“mat”): 0.8611; the lesson says [1, 2]'
+has q_wrong.err "mat-wrong.json: 1 error"
+empty q_wrong.out
+sed 's/"value": 0.6,/"value": 0.5,/; s/"correct": 2}}/"correct": 0}}/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-wrong.json"
+run q_wrong2 2 --check "$tmp/cat-wrong.json"
+has q_wrong2.err "questions[1].answer: wrong answer: A₀[0, 0] is 0.6111 (0.61106340127283476), not within 0.5 ± 0.05"
+has q_wrong2.err 'questions[2].answer: wrong answer: S₀[1, 2] is 1.3465, nearest to choices[2] = 1.3 ("correct": 2); the lesson says "correct": 0 (-1)'
+has q_wrong2.err "cat-wrong.json: 2 errors"
+sed 's/"stage": "scores"/"stage": "mask"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-mask.json"
+run q_stage 2 --check "$tmp/cat-mask.json"
+has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output), got "mask"'
+run questions 0 --questions "$src/lessons/causal-decoder.json"
+has questions.out "Question 2 of 4  (stage softmax, head 0, cell)"
+has questions.out "  Which earlier word does “sat” attend to most in head 0?"
+has questions.out "  Answer: row 3 (“sat”), column 2 (“cat”): 0.8494"
+has questions.out "  Answer: key 3: 0.85 (row 3 (“sat”), column 1 is 0.8494)"
+has questions.out "  How: Type a number, then Enter (right within ± 0.001)."
+empty questions.err
+run questions_builtin 0 --questions
+has questions_builtin.out "Question 3 of 3  (stage scores, head 0, choice)"
+has questions_builtin.out "  How: Press  1: -1,  2: 0,  3: 1.3"
+run questions_none 0 --questions "$src/lessons/cross-attention.json"
+has questions_none.out "cross-attention.json: no questions"
+run questions_wrong 2 --questions "$tmp/mat-wrong.json"
+has questions_wrong.out "  Answer: row 1 (“cat”), column 5 (“mat”): 0.8611"
+has questions_wrong.out "  The lesson's stated answer is WRONG (see the error)"
+has questions_wrong.err "questions[1].answer: wrong answer"
+# Control characters in a question are shown escaped, never sent to the terminal.
+sed 's/"Which word does/"\\u001b[31mWhich word does/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-ctl.json"
+run questions_ctl 0 --questions "$tmp/cat-ctl.json"
+has questions_ctl.out '  \x1b[31mWhich word does'
+if grep -q "$(printf '\033')" "$tmp/questions_ctl.out"; then bad "an escape byte reached stdout"; else ok; fi
+run questions_two 2 --questions "$src/lessons/the-cat-sat.json" "$src/lessons/causal-decoder.json"
+run questions_mode 2 --questions --trace
+has questions_mode.err "--trace cannot be combined with another mode"
+# The built-in lesson carries questions, yet --trace and --json print what they did: the questions are no
+# part of the trace.
+run q_json 0 --json
+if "$json_close" "$src/tests/data/the-cat-sat.trace.json" "$tmp/q_json.out" 1e-12; then ok; else bad "--json changed"; fi
+if grep -q "questions" "$tmp/q_json.out" "$tmp/trace.out"; then bad "questions leaked into --json/--trace"; else ok; fi
+
 # Issue 14: --ablate and --shuffle. Their errors, and what they add (nothing without them: the bytes above).
 cat_l="$src/lessons/the-cat-sat.json"
 run ablate_range 2 --json --ablate 2 "$cat_l"

@@ -841,12 +841,23 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     ViewState st;
     view_init(&st, &dims);
     CHECK(export_run(&req, L, T, &res, &err), "board, all stages: %s", err.message);
-    CHECK((int)res.count == st.stage_count, "%zu images for %d stages", res.count, st.stage_count);
-    for (size_t i = 0; i < res.count; i++) {
-        char want[700];
-        snprintf(want, sizeof want, "%s/the-cat-sat-stage%02zu-%s-head0.png", dir, i + 1, stage_info(st.stages[i])->key);
-        CHECK(strcmp(res.paths[i], want) == 0, "path %s, expected %s", res.paths[i], want);
+    // Each stage's board, then two slides (asked, answered) for each of the lesson's questions on that stage.
+    char want[40][700];
+    int nwant = 0;
+    for (int i = 0; i < st.stage_count && nwant < 38; i++) {
+        const char *key = stage_info(st.stages[i])->key;
+        snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s-head0.png", dir, i + 1, key);
+        for (int q = 0; q < L->question_count && nwant < 38; q++) {
+            if (strcmp(L->questions[q].stage, key) != 0) continue;
+            snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s-question%d-1-ask.png", dir, i + 1, key, q + 1);
+            snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s-question%d-2-answer.png", dir, i + 1, key,
+                     q + 1);
+        }
     }
+    CHECK(L->question_count == 3 && nwant == st.stage_count + 6, "the cat lesson's 3 questions give 6 slides");
+    CHECK((int)res.count == nwant, "%zu images for %d stages and their questions", res.count, st.stage_count);
+    for (size_t i = 0; i < res.count && (int)i < nwant; i++)
+        CHECK(strcmp(res.paths[i], want[i]) == 0, "path %s, expected %s", res.paths[i], want[i]);
     export_result_free(&res);
 
     req.what = EXPORT_WHAT_HEATMAPS;
@@ -891,8 +902,9 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "head 2"), "head 2: %s", err.message);
     req.head = 1;
     req.stage = STAGE_SOFTMAX;
-    CHECK(export_run(&req, L, T, &res, &err) && res.count == 1 && strstr(res.paths[0], "-stage05-softmax-head1.png"),
-          "board of head 1: %s", res.count ? res.paths[0] : err.message);
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 5 && strstr(res.paths[0], "-stage05-softmax-head1.png") &&
+              strstr(res.paths[4], "-stage05-softmax-question2-2-answer.png"),
+          "board of head 1 and the softmax's two questions: %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     req.formats = EXPORT_PNG | EXPORT_SVG;
 
@@ -959,7 +971,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(trace_run(&et, &e, &terr), "trace");
     Lesson shown = *L;
     shown.params = e;
-    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL};
+    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL};
     w.view = &ex;
     st.stage_index = 0;
     st.pinned = (CellRef){MAT_X, 0, 0, 0};

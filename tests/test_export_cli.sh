@@ -112,19 +112,24 @@ fi
 command -v xmllint >/dev/null 2>&1 && { xmllint --noout "$tmp/svg/"*.svg && ok || bad "xmllint"; }
 
 # --what board --stage all: one image per stage, in lesson order (9 for the causal lesson: the mask); the
-# file names the head (the lesson has two), so head 1's boards sit beside head 0's.
+# file names the head (the lesson has two), so head 1's boards sit beside head 0's. Each of the lesson's
+# questions adds two slides after its stage's board (the question, then the answer): the cat lesson has 3.
 mkdir "$tmp/board" "$tmp/causal"
 run board 0 --export "$tmp/board" --what board --stage all --scale 1
-lines board.out 8
+lines board.out 14
+has board.out "the-cat-sat-stage03-scores-question3-1-ask.png"
+has board.out "the-cat-sat-stage03-scores-question3-2-answer.png"
+has board.out "the-cat-sat-stage05-softmax-question1-1-ask.png"
+has board.out "the-cat-sat-stage05-softmax-question2-2-answer.png"
 has board.out "the-cat-sat-stage01-input-head0.png"
 has board.out "the-cat-sat-stage05-softmax-head0.png"
 has board.out "the-cat-sat-stage08-output-head0.png"
 [ "$(png_size "$tmp/board/the-cat-sat-stage03-scores-head0.png")" = 1280x720 ] && ok || bad "board at scale 1 is not 1280x720"
 sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in lesson order"
 run board_head1 0 --export "$tmp/board" --what board --head 1 --scale 1
-lines board_head1.out 1
+lines board_head1.out 5
 has board_head1.out "$tmp/board/the-cat-sat-stage05-softmax-head1.png"
-[ "$(count "$tmp/board")" -eq 9 ] && ok || bad "$(count "$tmp/board") files after head 1's board, expected 9"
+[ "$(count "$tmp/board")" -eq 15 ] && ok || bad "$(count "$tmp/board") files after head 1's board, expected 15"
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1.png" &&
     bad "head 0 and head 1 give the same board" || ok
 # --cell ROW,COL pins that cell of the stage's result on a board, and the file name carries it: boards of
@@ -136,7 +141,7 @@ cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1.png" "$tmp/board/the-cat-sa
 run cell_other 0 --export "$tmp/board" --what board --head 1 --cell 2,0 --scale 1
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row2-col0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png" &&
     bad "two cells give the same board" || ok
-[ "$(count "$tmp/board")" -eq 11 ] && ok || bad "$(count "$tmp/board") files after two --cell boards, expected 11"
+[ "$(count "$tmp/board")" -eq 17 ] && ok || bad "$(count "$tmp/board") files after two --cell boards, expected 17"
 run cell_missing 2 --export "$tmp/board" --what board --stage scores --cell 2,5
 has cell_missing.err "has no cell 2,5"
 run cell_bad 2 --export "$tmp/board" --what board --cell 1
@@ -160,7 +165,8 @@ grep -q "queries: the target" "$tmp/cross/cross-attention-stage05-weights-heatma
     bad "the cross-attention heatmap does not name its axes"
 grep -q "queries" "$tmp/svg/the-cat-sat-stage03-scores-heatmap-head0.svg" && ok || bad "the self-attention heatmap does not name its axes"
 run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
-lines causal.out 9
+lines causal.out 17
+has causal.out "causal-decoder-stage07-weighted-sum-question4-2-answer.svg"
 has causal.out "causal-decoder-stage05-mask-head0.svg"
 run causal_mask 0 --export "$tmp/causal" --stage mask "$src/lessons/causal-decoder.json"
 has causal_mask.out "causal-decoder-stage05-masked-heatmap-head0.png"
@@ -172,11 +178,29 @@ run twice2 0 --export "$tmp/b2" --what all --stage all --format both
 t0=$(date +%s.%N)
 run twice3 0 --export "$tmp/b1" --what all --stage all --format both
 t1=$(date +%s.%N)
-echo "full export of the cat lesson (--what all --stage all --format both, 34 files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
+echo "full export of the cat lesson (--what all --stage all --format both, 46 files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 n=$(count "$tmp/b1")
-[ "$n" -eq 34 ] && ok || bad "$n files from --what all --stage all --format both, expected 34"
+[ "$n" -eq 46 ] && ok || bad "$n files from --what all --stage all --format both, expected 46"
 for f in "$tmp/b1"/*; do cmp -s "$f" "$tmp/b2/$(basename "$f")" || bad "$(basename "$f") differs between runs"; done
 ok
+
+# Question slides: the question with its result hidden (no number of head 1's weights), then the answer with
+# the result filled up to it and its arithmetic; a lesson without questions has none; heatmaps alone have none.
+q=$tmp/b1/the-cat-sat-stage05-softmax-question1
+grep -q "Question 1 of 3: Which word does" "$q-1-ask.svg" && ok || bad "the question slide lacks its question"
+grep -q "Click the cell of" "$q-1-ask.svg" && ok || bad "the question slide lacks how to answer"
+grep -q "0.5487" "$q-1-ask.svg" && bad "the question slide shows the answer" || ok
+grep -q "Esc" "$q-1-ask.svg" && bad "a slide names a key" || ok
+grep -q "Answer: row 1 (“cat”), column 1 (“cat”): 0.5487" "$q-2-answer.svg" && ok || bad "the answer slide lacks the answer"
+grep -q "exp(" "$q-2-answer.svg" && ok || bad "the answer slide lacks the arithmetic"
+grep -q "Right" "$q-2-answer.svg" && bad "a slide has a verdict" || ok
+[ "$(png_size "$q-1-ask.png")" = 2560x1440 ] && ok || bad "the question slide is not 2560x1440"
+mkdir "$tmp/noq"
+run noq 0 --export "$tmp/noq" --what board --stage all "$src/lessons/cross-attention.json"
+grep -q question "$tmp/noq.out" && bad "a lesson without questions has question slides" || ok
+grep -q question "$tmp/order.out" && ok || bad "--what all has no question slides"
+run heat_noq 0 --export "$tmp/noq" --stage softmax
+grep -q question "$tmp/heat_noq.out" && bad "heatmaps came with question slides" || ok
 
 # Backgrounds: transparent PNGs have an alpha channel.
 mkdir "$tmp/bg"

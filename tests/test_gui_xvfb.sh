@@ -26,7 +26,10 @@ xvfb-run -a -s "-screen 0 1600x900x24" sh -c '
 fail() { echo "FAIL: $*"; kill $PID 2>/dev/null; exit 1; }
 WORK=$(mktemp -d)
 FRAMES=$WORK/frames
-cp "$SRC/lessons/the-cat-sat.json" "$WORK/lesson.json"
+# The walk below checks every key on every stage: its lesson has no questions (they would be asked on the way;
+# the questions have their run at the end). The cat lesson ends with its "questions" (line 3 on): cut there.
+head -n 2 "$SRC/lessons/the-cat-sat.json" | sed "2s/,\$/}/" > "$WORK/lesson.json"
+"$BIN" --questions "$WORK/lesson.json" | grep -q "no questions" || fail "the lesson without questions: $("$BIN" --check "$WORK/lesson.json" 2>&1)"
 # The pointer waits outside the (centred, 1280x720) window, so no hover changes a picture.
 xdotool mousemove 1599 899
 MHA_TRACER_STATS=1 MHA_TRACER_FRAME_FILE="$FRAMES" "$BIN" "$WORK/lesson.json" 2>"$WORK/log" &
@@ -153,6 +156,28 @@ key bracketleft "scale=0.840896 "
 key bracketleft "scale=0.707107 "
 key x "panel=shuffle "; shot 16-shuffle >/dev/null
 key x "panel=none "
+
+# Questions: the reloaded lesson has them. The scores stage asks its question with the result hidden; key 3
+# answers it, and the reveal fills the scores up to the answer, then P asks an automatic question on the softmax.
+[ "$(last_stage)" = input ] || key Home "stage=input "
+while [ "$(last_stage)" != scores ]; do key Right "."; done
+[ "$(frame_field quiz)" = asking ] && [ "$(frame_field reveal)" = 0 ] || fail "the scores stage did not ask: $(frame_last)"
+shot 18-question >/dev/null
+key 3 "quiz=revealed "
+[ "$(frame_field reveal)" = 6 ] || fail "the reveal did not run to the answer: $(frame_last)"
+shot 19-question-revealed >/dev/null
+[ "$(md5sum < "$SHOTS/18-question.png")" != "$(md5sum < "$SHOTS/19-question-revealed.png")" ] || fail "no reveal on screen"
+# Shift+E: the board as on screen, the question and its answer with it (no verdict and no keys on a slide).
+key shift+e "note=1$"
+# (the pinned answer cell names the file: lesson-stage03-scores-head0-scores-row1-col2)
+qsvg=$(ls "$WORK"/exports/lesson-stage03-scores-head0*.svg 2>/dev/null | head -1)
+[ -n "$qsvg" ] || fail "Shift+E wrote no board of the scores (found: $(ls "$WORK/exports"))"
+grep -q "Answer: key 3: 1.3" "$qsvg" || fail "the board slide lacks the answer"
+grep -q "Not quite\|Right\|Esc" "$qsvg" && fail "the board slide has a verdict or a key"
+key p "stage=softmax .*quiz=asking "
+shot 20-automatic-question >/dev/null
+key Escape "quiz=none "
+echo "questions: asked, answered, revealed; P asked on head $(frame_field head)"
 
 xdotool key --window "$WID" Escape
 wait_until exited || fail "Esc did not quit"

@@ -13,6 +13,7 @@
 #include "core/compare.h"
 #include "core/utf8.h"
 #include "model/i18n.h"
+#include "model/questions.h"
 #include "model/session.h"
 #include "render/draw_sdl.h"
 #include "render/export.h"
@@ -111,6 +112,13 @@ static bool content(const Lesson *L, const char *t)
     if (cut) *cut = '\0';
     if (!stem[0]) return true;
     if ((L->title && strstr(L->title, stem)) || (L->notes && strstr(L->notes, stem))) return true;
+    // So are its questions: a line inside one, or a line whose end (after our "Question 1 of 3: ") begins one.
+    for (int i = 0; i < L->question_count; i++) {
+        const char *qt = L->questions[i].text;
+        if (strstr(qt, stem)) return true;
+        for (size_t j = 0, n = strlen(stem); j + 8 <= n; j++)
+            if (strncmp(stem + j, qt, n - j) == 0) return true;
+    }
     return false;
 }
 
@@ -301,6 +309,51 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
     scene_free(&s);
 }
 
+// Each question of the lesson (and an automatic one) asked, a value typed, then revealed, right and wrong; and
+// as slides (asked, then answered).
+static void question_screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
+{
+    Scene s;
+    scene_init(&s);
+    ViewDims dims = view_dims_from_params(&L->params);
+    LessonQuestion autoq;
+    bool have_auto = question_auto(&autoq, L, T, 0, 1);
+    for (int i = -1; i < L->question_count; i++) {
+        const LessonQuestion *q = i < 0 ? (have_auto ? &autoq : NULL) : &L->questions[i];
+        QuestionAnswer a;
+        LessonError err;
+        if (!q || !question_answer(L, T, q, i < 0 ? 0 : i, &a, &err)) continue;
+        ViewQuestion vq = question_view(q, &a);
+        ViewState st;
+        view_init(&st, &dims);
+        st.width = w;
+        st.height = h;
+        view_quiz_ask(&st, &vq, i < 0 ? VIEW_QUIZ_AUTO : i);
+        snprintf(st.quiz_input, sizeof st.quiz_input, "0.5");
+        SceneExtras ex = {.question = q};
+        for (int k = 0; k < 5; k++) {
+            ViewState shown = st;
+            if (k >= 2) {
+                shown.quiz_phase = QUIZ_JUDGING;
+                shown.quiz_cell = a.cell;
+                shown.quiz_value = 0.5;
+                shown.quiz_choice = 0;
+                CellRef cell, through;
+                question_reveal_cells(q, &a, &L->params, &cell, &through);
+                view_quiz_judged(&shown, k == 2, cell, through);
+            }
+            SceneExtras e = ex;
+            e.slide = k == 1 || k == 4;
+            scene_build_ex(&s, &shown, L, T, &e, w, h, &f->tm, NULL);
+            static const char *const what[5] = {"question asked", "question slide", "question right", "question wrong",
+                                                "answer slide"};
+            check_fit(f, &s, w, h, what[k]);
+        }
+    }
+    if (have_auto) lesson_question_free(&autoq);
+    scene_free(&s);
+}
+
 // The shuffle test (key X) and a head switched off (key O), as the window's session computes them.
 static void session_screens(Fit *f, const char *rel, int w, int h)
 {
@@ -391,6 +444,7 @@ int main(void)
             f.ink = utf8_is_rtl(L.tokens[0]) && ink.d ? &ink : NULL; // the right-to-left lesson, drawn
             for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
                 screens(&f, &L, &T, SIZES[z][0], SIZES[z][1]);
+                question_screens(&f, &L, &T, SIZES[z][0], SIZES[z][1]);
                 session_screens(&f, FILES[k], SIZES[z][0], SIZES[z][1]);
             }
             slides(&f, &L, &T);

@@ -70,6 +70,20 @@ static void round_trip(const char *what, const Lesson *l, const AttnParams *p)
     for (int i = 0; i < p->n; i++) CHECK(strcmp(l->tokens[i], back.tokens[i]) == 0, "%s: token %d", what, i);
     for (int i = 0; i < p->m; i++)
         CHECK(strcmp(l->source_tokens[i], back.source_tokens[i]) == 0, "%s: source token %d", what, i);
+    // The questions come back as they were read (their every field).
+    CHECK(back.question_count == l->question_count, "%s: %d questions, got %d", what, l->question_count,
+          back.question_count);
+    for (int i = 0; i < l->question_count && i < back.question_count; i++) {
+        const LessonQuestion *a = &l->questions[i], *b = &back.questions[i];
+        bool same = !strcmp(a->stage, b->stage) && !strcmp(a->text, b->text) && a->head == b->head &&
+                    a->kind == b->kind && (a->matrix == NULL) == (b->matrix == NULL) &&
+                    (!a->matrix || !strcmp(a->matrix, b->matrix)) && a->row == b->row && a->col == b->col &&
+                    a->among_column == b->among_column && a->among_matrix == b->among_matrix &&
+                    a->pick_min == b->pick_min && a->value == b->value && a->tolerance == b->tolerance &&
+                    a->choice_count == b->choice_count && a->correct == b->correct &&
+                    !memcmp(a->choices, b->choices, sizeof a->choices);
+        CHECK(same, "%s: question %d written back as it was", what, i);
+    }
     trace_free(&t1);
     trace_free(&t2);
     lesson_free(&back);

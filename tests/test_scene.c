@@ -11,6 +11,7 @@
 #include "lesson_trace.h"
 #include "render/colormap.h"
 #include "render/scene.h"
+#include "model/questions.h"
 
 #define MINUS "\xe2\x88\x92"    // U+2212
 #define INF "\xe2\x88\x9e"      // ∞
@@ -756,7 +757,7 @@ static void test_compare_view(void)
         ViewState st;
         view_init(&st, &dims);
         press(&st, VIEW_KEY_M);
-        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL};
+        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL, NULL};
         Scene s;
         scene_init(&s);
         int sizes[2][2] = {{1280, 720}, {3840, 2160}};
@@ -836,7 +837,7 @@ static void test_edit_marks(void)
     view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
-    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL, NULL, NULL};
     Scene s;
     scene_init(&s);
     CHECK(build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720), "W_K_1 is shown at some sub-step");
@@ -850,12 +851,12 @@ static void test_edit_marks(void)
     st.head = 0;
     build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720);
     CHECK(edit_marks(&s, &thick, &corners) == 0, "head 0 has no edited cell");
-    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL, NULL};
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL, NULL, NULL};
     scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
     // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or nothing focused).
     CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
-    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL};
+    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL, NULL};
     st.pinned = (CellRef){MAT_WK, 0, 1, 0};
     scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
     CHECK(has_text(&s, "1 value edited") && !has_text(&s, "Ctrl+S") && !has_text(&s, "R reverts"),
@@ -1449,7 +1450,7 @@ static void test_extreme_sizes(void)
     static const int SIZES[][2] = {{1, 1}, {2, 700}, {700, 2}, {50, 30}, {8000, 5000}};
     Scene s;
     scene_init(&s);
-    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL, NULL, NULL};
     int built = 0;
     for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)
         for (int i = 0; i < st.stage_count; i++)
@@ -1594,6 +1595,140 @@ static void test_cross_names(void)
     lesson_free(&L);
 }
 
+// The texts of the question box (the bottom of the window, from its "Question" line down): each at a size whose
+// glyphs are >= 2.6 % of h, inside the window. Returns how many.
+static int question_texts(const Scene *s, int w, int h, const char *what)
+{
+    int n = 0, low = 0, outside = 0, top = -1;
+    for (size_t i = 0; i < s->count && top < 0; i++)
+        if (s->cmds[i].kind == CMD_TEXT && starts_with(scene_text(s, &s->cmds[i]), "Question")) top = s->cmds[i].y;
+    for (size_t i = 0; i < s->count && top >= 0; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind != CMD_TEXT || c->y < top) continue; // the box is at the bottom: its texts from its first down
+        const char *t = scene_text(s, c);
+        n++;
+        if (glyph_height(c->size) < 0.026 * h) {
+            if (low++ < 3) fprintf(stderr, "  %s: '%s' at %d px\n", what, t, c->size);
+        }
+        if (c->x < 0 || c->y < 0 || c->x + c->w > w || c->y + c->h > h) outside++;
+    }
+    CHECK(low == 0, "%s: %d question texts below 2.6 %% of %d px", what, low, h);
+    CHECK(outside == 0, "%s: %d question texts outside the window", what, outside);
+    return n;
+}
+
+// How many numbers of matrix m (head) the scene writes.
+static int numbers_of(const Scene *s, MatId m, int head)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        n += s->cmds[i].role == ROLE_NUMBER && s->cmds[i].cell.mat == m && s->cmds[i].cell.head == head;
+    return n;
+}
+
+// A question on screen: asked (the result hidden, the question and how to answer legible at projector
+// sizes, hidden cells still clickable), then revealed (the verdict, the answer, the result filled to it).
+static void test_question_panel(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewQuestion vq[LESSON_MAX_QUESTIONS];
+    for (int i = 0; i < L.question_count; i++) {
+        QuestionAnswer a;
+        LessonError err;
+        CHECK(question_answer(&L, &T, &L.questions[i], i, &a, &err), "question %d answers", i);
+        vq[i] = question_view(&L.questions[i], &a);
+    }
+    static const int SIZES[2][2] = {{1280, 720}, {1920, 1080}};
+    Scene s;
+    scene_init(&s);
+    for (int k = 0; k < 2; k++) {
+        int w = SIZES[k][0], h = SIZES[k][1];
+        char what[96];
+        ViewState st;
+        view_init(&st, &dims);
+        view_set_questions(&st, vq, L.question_count);
+        go(&st, STAGE_SOFTMAX);
+        CHECK(st.quiz == 0 && st.quiz_phase == QUIZ_ASKING && st.head == 1, "the softmax asks question 1");
+        SceneExtras ex = {.question = &L.questions[0]};
+        snprintf(what, sizeof what, "question asked %dx%d", w, h);
+        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL), "%s builds", what);
+        check_bounds(&s, w, h, what);
+        CHECK(has_text(&s, "Question 1 of 3: Which word does"), "%s: the question", what);
+        CHECK(has_text(&s, "Click the cell of A"), "%s: how to answer", what);
+        CHECK(has_text(&s, "Esc: skip"), "%s: how to skip", what);
+        CHECK(question_texts(&s, w, h, what) >= 2, "%s: question texts drawn", what);
+        CHECK(numbers_of(&s, MAT_WEIGHTS, 1) == 0, "%s: no weight of head 1 is written (%d)", what,
+              numbers_of(&s, MAT_WEIGHTS, 1));
+        CHECK(!has_text(&s, "0.5487"), "%s: the answer is nowhere", what);
+        CHECK(count_hits_head(&s, MAT_WEIGHTS, 1) >= 9, "%s: the hidden cells can be clicked (%d)", what,
+              count_hits_head(&s, MAT_WEIGHTS, 1));
+        // A value being typed shows what was typed.
+        press(&st, VIEW_KEY_ESCAPE);
+        press(&st, VIEW_KEY_RIGHT);
+        CHECK(st.quiz == 1 && st.quiz_phase == QUIZ_ASKING, "question 2 next");
+        ViewEvent d = {.kind = VIEW_EV_KEY, .key = VIEW_KEY_0, .head = -1};
+        view_handle(&st, &d);
+        d.key = VIEW_KEY_PERIOD;
+        view_handle(&st, &d);
+        d.key = VIEW_KEY_DIGIT;
+        d.digit = 6;
+        view_handle(&st, &d);
+        ex.question = &L.questions[1];
+        snprintf(what, sizeof what, "value typed %dx%d", w, h);
+        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        check_bounds(&s, w, h, what);
+        CHECK(has_text(&s, "Your number: 0.6"), "%s: the typed number shows", what);
+        question_texts(&s, w, h, what);
+        // Judged: the verdict, what was given, the answer; the result filled to the answer cell.
+        d.key = VIEW_KEY_ENTER;
+        view_handle(&st, &d);
+        view_quiz_judged(&st, true, (CellRef){MAT_WEIGHTS, 0, 0, 0}, (CellRef){MAT_WEIGHTS, 0, 0, 0});
+        snprintf(what, sizeof what, "question revealed %dx%d", w, h);
+        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        check_bounds(&s, w, h, what);
+        CHECK(has_text(&s, "\xe2\x9c\x93 Right") && has_text(&s, "you said 0.6"), "%s: the verdict", what);
+        CHECK(has_text(&s, "Answer: row 0 (\xe2\x80\x9cThe\xe2\x80\x9d), column 0 (\xe2\x80\x9cThe\xe2\x80\x9d) is 0.6111"),
+              "%s: the answer", what);
+        CHECK(numbers_of(&s, MAT_WEIGHTS, 0) >= 1 && has_text(&s, "0.6111"), "%s: the answer cell is filled", what);
+        CHECK(!has_text(&s, "0.2431"), "%s: the cells after it are not yet", what);
+        CHECK(has_text(&s, "exp("), "%s: its arithmetic shows", what);
+        question_texts(&s, w, h, what);
+        // A wrong answer says so.
+        st.quiz_right = false;
+        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        CHECK(has_text(&s, "\xe2\x9c\x97 Not quite"), "%s: not quite", what);
+    }
+    // A long question wraps inside the window, on a small window too.
+    LessonQuestion longq = L.questions[0];
+    char text[900];
+    memset(text, 0, sizeof text);
+    for (int i = 0; i < 40; i++) strcat(text, "attention ");
+    longq.text = text;
+    ViewState st;
+    view_init(&st, &dims);
+    view_set_questions(&st, vq, L.question_count);
+    go(&st, STAGE_SOFTMAX);
+    SceneExtras ex = {.question = &longq};
+    scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL);
+    check_bounds(&s, 1280, 720, "a long question");
+    scene_build_ex(&s, &st, &L, &T, &ex, 800, 600, &TM, NULL);
+    check_layout(&s, 800, 600, "a long question 800x600", false);
+    // No question on screen: no box, even with one given.
+    press(&st, VIEW_KEY_ESCAPE);
+    scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL);
+    CHECK(!has_text(&s, "Question"), "no box without a question on screen");
+    st.help = true;
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    CHECK(has_text(&s, "predict: an automatic question") && has_text(&s, "answer a question"), "the help lists P and answers");
+    check_bounds(&s, 1280, 720, "help with the question keys");
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 // Issue 14 on the board: the Positions stage, the entropy column, the scale slider, switched-off heads and the
 // shuffle panel, with every number at the legible size.
 static void test_teaching(void)
@@ -1730,7 +1865,7 @@ static void test_teaching(void)
         view_init(&st, &dims);
         press(&st, VIEW_KEY_X);
         Lesson shown = session_shown(&doc);
-        SceneExtras ex = {&doc.lesson.params, NULL, NULL, false, NULL, session_shuffled(&doc), NULL};
+        SceneExtras ex = {&doc.lesson.params, NULL, NULL, false, NULL, session_shuffled(&doc), NULL, NULL};
         Scene s;
         scene_init(&s);
         for (int z = 0; z < 2; z++) {
@@ -1793,6 +1928,7 @@ int main(void)
     test_board_labels("lessons/the-cat-sat.json");
     test_board_labels("tests/good/three-tokens.json");
     test_cat();
+    test_question_panel();
     test_lesson_file("tests/good/twelve-heads.json", 12, false);
     test_lesson_file("lessons/causal-decoder.json", 2, true);
     test_lesson_file("lessons/cross-attention.json", 2, false);

@@ -29,6 +29,8 @@ src = sys.argv[1]
 # Bad lessons that are valid JSON Schema-wise: what makes them bad depends on other values (sizes that
 # must agree), on duplicate keys (a JSON parser keeps one), or on the numbers' results.
 SCHEMA_CANNOT_CATCH = {
+    "questions-head-out-of-range": "a question's head below heads: depends on heads",
+    "questions-correct-out-of-range": "correct indexes choices: depends on their count",
     "d_model-disagrees": "d_model must equal the embeddings' row length: another value",
     "embeddings-ragged": "rows of different lengths: items cannot refer to each other",
     "embeddings-too-few-rows": "one row per token: the count depends on tokens",

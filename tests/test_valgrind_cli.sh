@@ -24,6 +24,13 @@ for f in "$src"/lessons/*.json; do
     vg 0 --compare "$f"
 done
 vg 0 --json
+# Questions: checked against the trace, printed, and a wrong stated answer reported.
+vg 0 --check "$src/lessons/the-cat-sat.json" "$src/lessons/the-cat-sat-on-the-mat.json" "$src/lessons/causal-decoder.json"
+vg 0 --questions "$src/lessons/causal-decoder.json"
+sed 's/"correct": 2}}/"correct": 0}}/' "$src/lessons/the-cat-sat.json" >"$tmp.wrong.json"
+vg 2 --questions "$tmp.wrong.json"
+vg 2 --check "$tmp.wrong.json"
+rm -f "$tmp.wrong.json"
 # Issue 15: gradients and a short training run (the trained lesson into a temporary directory).
 out=$(mktemp -d)
 vg 0 --grad "$src/lessons/two-heads-two-jobs.json"

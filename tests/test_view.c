@@ -340,6 +340,147 @@ static void test_stage_table(void)
     CHECK(strcmp(name, "\xe2\x88\x92" "0.6111") == 0, "4 decimals with a minus sign: %s", name);
 }
 
+static bool click(ViewState *s, CellRef c)
+{
+    ViewEvent e;
+    memset(&e, 0, sizeof e);
+    e.kind = VIEW_EV_CLICK;
+    e.cell = c;
+    e.head = -1;
+    return view_handle(s, &e);
+}
+
+static void go_to(ViewState *s, Stage st)
+{
+    for (int i = 0; i < 20 && view_stage(s) != st; i++) press(s, VIEW_KEY_RIGHT);
+}
+
+// Predict, then reveal: a question is asked when its stage is reached (head and one-head view set, the result
+// hidden); the keys answer it, not the view; the owner judges (VIEW_REQ_ANSWER) and the reveal runs.
+static void test_questions(void)
+{
+    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewState s;
+    view_init(&s, &cat);
+    ViewQuestion qs[3] = {
+        {STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0},
+        {STAGE_SOFTMAX, 0, QUIZ_TYPE, MAT_WEIGHTS, 0},
+        {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3},
+    };
+    view_set_questions(&s, qs, 3);
+    CHECK(s.quiz == -1 && s.quiz_phase == QUIZ_NONE, "nothing asked on the input stage");
+    press(&s, VIEW_KEY_A); // the all-heads view: a question goes back to one head
+    go_to(&s, STAGE_SCORES);
+    CHECK(view_stage(&s) == STAGE_SCORES && s.quiz == 2 && s.quiz_phase == QUIZ_ASKING, "scores asks question 3: %d",
+          s.quiz);
+    CHECK(s.reveal == 0 && s.view == VIEW_ONE_HEAD && s.head == 0, "result hidden, one head (reveal %d)", s.reveal);
+    CellRef c00 = {MAT_SCORES, 0, 0, 0};
+    CHECK(!view_cell_revealed(&s, c00), "the scores are hidden");
+    // Keys that would show the result or another head are held back; a choice key out of range does nothing.
+    CHECK(!press(&s, VIEW_KEY_PERIOD) && s.reveal == 0, "'.' does not fill the hidden result");
+    CHECK(!press(&s, VIEW_KEY_TAB) && s.head == 0, "Tab does not change the head");
+    CHECK(!press(&s, VIEW_KEY_A) && s.view == VIEW_ONE_HEAD, "A does not show every head");
+    CHECK(!press(&s, VIEW_KEY_M) && s.panel == PANEL_NONE, "M does not open the comparison");
+    CHECK(!digit(&s, 4) && s.quiz_phase == QUIZ_ASKING, "key 4 of 3 choices does nothing");
+    // A hovered hidden cell explains nothing (its arithmetic would be the answer).
+    ViewEvent hov = {.kind = VIEW_EV_HOVER, .cell = {MAT_SCORES, 0, 1, 2}, .head = -1};
+    view_handle(&s, &hov);
+    CHECK(view_focus_cell(&s).mat == MAT_NONE, "no focus on a hidden cell while asking");
+    CHECK(digit(&s, 3) && s.quiz_phase == QUIZ_JUDGING && s.quiz_choice == 2 && s.request == VIEW_REQ_ANSWER,
+          "key 3 answers choice 2 and asks the owner to judge");
+    view_quiz_judged(&s, true, (CellRef){MAT_SCORES, 0, 1, 2}, (CellRef){MAT_SCORES, 0, 1, 2});
+    CHECK(s.quiz_phase == QUIZ_REVEALED && s.quiz_right && s.question_done[2], "judged right, done");
+    CHECK(s.reveal == 6 && view_cell_revealed(&s, c00) && !view_cell_revealed(&s, (CellRef){MAT_SCORES, 0, 2, 0}),
+          "revealed up to the answer (6 cells of 9): %d", s.reveal);
+    CHECK(view_focus_cell(&s).row == 1 && view_focus_cell(&s).col == 2, "the answer's arithmetic is pinned");
+    CHECK(press(&s, VIEW_KEY_PERIOD) && s.reveal == 7, "'.' goes on from there");
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.quiz_phase == QUIZ_NONE && !s.quit, "Esc closes the verdict first");
+    // Back and forth: an answered question is not asked again.
+    press(&s, VIEW_KEY_LEFT);
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_SCORES && s.quiz_phase == QUIZ_NONE && s.reveal == -1, "scores again: no question");
+
+    // The softmax asks question 1 on head 1; a click on a cell of another head or matrix does not answer.
+    go_to(&s, STAGE_SOFTMAX);
+    CHECK(s.quiz == 0 && s.head == 1 && s.quiz_phase == QUIZ_ASKING, "softmax asks question 1 on head 1");
+    click(&s, (CellRef){MAT_WEIGHTS, 0, 1, 1});
+    click(&s, (CellRef){MAT_SCORES, 1, 1, 1});
+    CHECK(s.quiz_phase == QUIZ_ASKING && s.request == VIEW_REQ_NONE, "head 0's weights, head 1's scores: no answer");
+    CHECK(click(&s, (CellRef){MAT_WEIGHTS, 1, 1, 2}) && s.quiz_phase == QUIZ_JUDGING && s.request == VIEW_REQ_ANSWER &&
+              s.quiz_cell.row == 1 && s.quiz_cell.col == 2,
+          "a click on head 1's weights answers");
+    view_quiz_judged(&s, false, (CellRef){MAT_WEIGHTS, 1, 1, 1}, (CellRef){MAT_WEIGHTS, 1, 1, 2});
+    CHECK(!s.quiz_right && s.reveal == 6 && s.pinned.col == 1, "wrong: row 1 revealed to its end, the answer pinned");
+    // "Next" asks the stage's next question before it moves on: question 2 (a value, head 0).
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_SOFTMAX && s.quiz == 1 && s.head == 0 &&
+              s.quiz_phase == QUIZ_ASKING && s.reveal == 0,
+          "Right asks question 2 first");
+    // Typing: digits, one point, a leading minus, Backspace; Enter submits only a number.
+    CHECK(!press(&s, VIEW_KEY_ENTER) && s.quiz_phase == QUIZ_ASKING, "Enter with nothing typed submits nothing");
+    press(&s, VIEW_KEY_MINUS);
+    digit(&s, 7);
+    press(&s, VIEW_KEY_BACKSPACE);
+    press(&s, VIEW_KEY_BACKSPACE);
+    CHECK(s.quiz_input[0] == '\0' && s.zoom == 1.0, "minus and Backspace edit the number, not the zoom");
+    press(&s, VIEW_KEY_0);
+    press(&s, VIEW_KEY_PERIOD);
+    press(&s, VIEW_KEY_COMMA); // a second point is ignored
+    digit(&s, 6);
+    CHECK(strcmp(s.quiz_input, "0.6") == 0 && s.head == 0, "typed 0.6 (digits are not heads now): '%s'", s.quiz_input);
+    CHECK(press(&s, VIEW_KEY_ENTER) && s.quiz_phase == QUIZ_JUDGING && s.quiz_value == 0.6, "Enter submits 0.6");
+    view_quiz_judged(&s, true, (CellRef){MAT_WEIGHTS, 0, 0, 0}, (CellRef){MAT_WEIGHTS, 0, 0, 0});
+    CHECK(s.reveal == 1, "a value question reveals up to its cell: %d", s.reveal);
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_WEIGHTED_SUM && s.quiz_phase == QUIZ_NONE,
+          "no question left: Right moves on");
+
+    // Esc skips a question: the result shows and the question is done.
+    view_set_questions(&s, qs, 3);
+    go_to(&s, STAGE_OUTPUT);
+    press(&s, VIEW_KEY_HOME);
+    go_to(&s, STAGE_SCORES);
+    CHECK(s.quiz == 2 && s.quiz_phase == QUIZ_ASKING, "asked again after new questions");
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.quiz_phase == QUIZ_NONE && s.reveal == -1 && s.question_done[2] && !s.quit,
+          "Esc skips");
+    // Leaving a stage leaves its question, which comes back with the stage.
+    go_to(&s, STAGE_SOFTMAX);
+    CHECK(s.quiz == 0, "softmax asks");
+    press(&s, VIEW_KEY_LEFT);
+    CHECK(view_stage(&s) == STAGE_SCALE && s.quiz_phase == QUIZ_NONE && s.reveal == -1, "left the question behind");
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(s.quiz == 0 && s.quiz_phase == QUIZ_ASKING, "and it is asked again");
+
+    // P: an automatic question; the owner asks it with view_quiz_ask; the counter makes the next one differ.
+    press(&s, VIEW_KEY_ESCAPE);
+    CHECK(press(&s, VIEW_KEY_P) && s.request == VIEW_REQ_AUTO_QUESTION && s.quiz_auto_count == 1, "P asks the owner");
+    ViewQuestion auto_q = {STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0};
+    press(&s, VIEW_KEY_HOME);
+    view_quiz_ask(&s, &auto_q, VIEW_QUIZ_AUTO);
+    CHECK(view_stage(&s) == STAGE_SOFTMAX && s.head == 1 && s.quiz == VIEW_QUIZ_AUTO && s.reveal == 0,
+          "the automatic question goes to the softmax of its head");
+    CHECK(!press(&s, VIEW_KEY_P) && s.quiz_auto_count == 1, "no second automatic question while one waits");
+    view_set_dims(&s, &cat);
+    CHECK(s.quiz_phase == QUIZ_NONE, "a reloaded lesson drops the question on screen");
+
+    // A question on K goes to the sub-step that shows K when the projections come one at a time; the reveal
+    // then runs through K's cells (the second of three sub-steps).
+    ViewQuestion on_k = {STAGE_PROJECT, 0, QUIZ_TYPE, MAT_K, 0};
+    view_set_questions(&s, &on_k, 1);
+    press(&s, VIEW_KEY_HOME);
+    press(&s, VIEW_KEY_RIGHT);
+    CHECK(view_stage(&s) == STAGE_PROJECT && s.quiz == 0 && s.substep == 1, "K's sub-step: %d", s.substep);
+    view_set_substeps(&s, 3, s.substep); // what the scene reports: Q, K and V one at a time
+    CHECK(s.substep == 1 && s.reveal == 0 && view_reveal_total(&s) == 6, "K (3x2) hidden: %d cells",
+          view_reveal_total(&s));
+    view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
+    CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
+    // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.
+    ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, QUIZ_TYPE, MAT_Z, 0};
+    view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
+    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 1000, "the last sub-step: %d", s.substep);
+    view_set_substeps(&s, 2, s.substep);
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "Z's sub-step, Z hidden (%d cells)", view_reveal_total(&s));
+}
+
 // Issue 14's keys: O asks to switch the head off, [ and ] move the scale (Shift: finer), X opens the shuffle
 // panel; the slider's steps land on its stops and stay between its ends.
 static void test_teaching_keys(void)
@@ -401,6 +542,7 @@ int main(void)
     test_heads();
     test_reveal();
     test_other_keys();
+    test_questions();
     test_teaching_keys();
     return check_report("test_view");
 }

@@ -2,6 +2,8 @@
 // comparison (--compare).
 #include "cli.h"
 
+#include "model/questions.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -628,6 +630,45 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     if (t->full_output.data) json_matrix(out, "output_all_heads", &t->full_output, "  ", false);
     json_matrix(out, "output", &t->output, "  ", true);
     fputs("}\n", out);
+}
+
+// ---- questions --------------------------------------------------------------------------------------
+
+int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, const char *filename)
+{
+    int errors = 0;
+    if (l->question_count == 0) cli_line(out, "%s: no questions\n", filename);
+    for (int i = 0; i < l->question_count; i++) {
+        const LessonQuestion *q = &l->questions[i];
+        QuestionAnswer a;
+        LessonError e;
+        memset(&e, 0, sizeof e);
+        lesson_error_set_file(&e, filename);
+        bool fits = question_answer(l, t, q, i, &a, &e);
+        char buf[1400], words[512];
+        if (i > 0) fputc('\n', out);
+        cli_line(out, "Question %d of %d  (stage %s, head %d, %s)\n", i + 1, l->question_count, q->stage, q->head,
+                 lesson_answer_kind_name(q->kind));
+        cli_line(out, "  %s\n", q->text);
+        if (!fits) {
+            cli_line(out, "  (no answer: %s)\n", e.message);
+            cli_line(err, "%s\n", lesson_error_format(&e, buf, sizeof buf));
+            errors++;
+            continue;
+        }
+        question_prompt(q, &a, words, sizeof words);
+        cli_line(out, "  How: %s\n", words);
+        question_describe(q, &a, l, words, sizeof words);
+        cli_line(out, "  Answer: %s\n", words);
+        memset(&e, 0, sizeof e);
+        lesson_error_set_file(&e, filename);
+        if (!question_check(l, t, q, i, &a, &e)) {
+            cli_line(out, "  The lesson's stated answer is WRONG (see the error)\n");
+            cli_line(err, "%s\n", lesson_error_format(&e, buf, sizeof buf));
+            errors++;
+        }
+    }
+    return errors;
 }
 
 static void grad_row(FILE *out, const double *v, int n)

@@ -26,6 +26,11 @@ void cli_print_cost(FILE *out, const AttnParams *p);
 void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
+// --questions: one block per question of the lesson: its number, stage and head, the question, how the
+// class answers, the answer computed from the trace and whether the lesson states it. Errors (a question that
+// does not fit the lesson, a wrong stated answer) go to err as "FILE:LINE:COL: error: ..." lines.
+// Returns the number of such errors.
+int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, const char *filename);
 // ... with "shuffle" and "shuffle_largest_difference" (x may be NULL: cli_print_json). Lessons with positions,
 // "scale" or ablated heads add "token_embeddings", "positions" (and the source's), "scale", "ablated".
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x);

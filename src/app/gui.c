@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/questions.h"
 #include "../model/session.h"
 #include "cli.h" // cli_line: messages to the terminal with control characters escaped
 #include "../model/view.h"
@@ -67,6 +68,7 @@ struct Gui {
     FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
     bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
     int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
+    LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
     Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
     double train_step_ms;   // how long the last frame's steps took, per step
     long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
@@ -135,6 +137,9 @@ static void set_title(Gui *g)
     if (g->win) SDL_SetWindowTitle(g->win, t);
 }
 
+static void set_questions(Gui *g);
+static const LessonQuestion *shown_question(const Gui *g);
+
 // The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
 static void lesson_loaded(Gui *g, bool first)
 {
@@ -147,6 +152,7 @@ static void lesson_loaded(Gui *g, bool first)
         g->st.width = w;
         g->st.height = h;
     }
+    set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
@@ -248,6 +254,9 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_e: return VIEW_KEY_E;
     case SDLK_n: return VIEW_KEY_N;
     case SDLK_d: return VIEW_KEY_D;
+    case SDLK_p: return VIEW_KEY_P;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER: return VIEW_KEY_ENTER;
     case SDLK_o: return VIEW_KEY_O;
     case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
     case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
@@ -278,14 +287,21 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle help=0|1 ablated=B scale=S train=T running=0|1 edits=E banner=0|1 note=0|1
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 ablated=B scale=S train=T
+//         running=0|1 edits=E banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
-// the file names do; R is the number of result cells revealed (-1: all); B the heads switched off as bits in
-// hexadecimal (0: none); S the softmax scale in use (%.6g); E the values edited (session_edit_count);
-// train: the training step whose weights are shown (-1: not training); running: training steps between frames;
-// banner: an error is shown; note: an
-// export note is in the header. The line goes out with one flush, and its last field has a one-character
-// value, so a reader can tell a complete line from one still being written.
+// the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
+// is; B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
+// training step whose weights are shown (-1: not training); running: training steps between frames; E the
+// values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
+// line goes out with one flush, and its last field has a one-character value, so a reader can tell a
+// complete line from one still being written.
+static const char *quiz_key(QuizPhase q)
+{
+    static const char *const keys[] = {"none", "asking", "judging", "revealed"};
+    return (int)q >= 0 && q <= QUIZ_REVEALED ? keys[q] : "none";
+}
+
 static void report_frame(Gui *g, int w, int h)
 {
     if (g->frame_title) set_title(g);
@@ -295,10 +311,10 @@ static void report_frame(Gui *g, int w, int h)
     SDL_PumpEvents();
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
-            "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s help=%d "
-            "ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
+            "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
+            "help=%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
-            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), st->help ? 1 : 0,
+            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
             g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
@@ -312,7 +328,8 @@ static void build_scene(Gui *g, int w, int h)
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
-                      .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL};
+                      .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
+                      .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
@@ -475,7 +492,8 @@ static void export_view(Gui *g, bool board)
     char dir[1100], name[128], fonts[1100];
     export_default_dir(what.lesson_path, dir, sizeof dir);
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    SceneExtras ex = {.original = what.original, .compare = what.compare};
+    // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
+    SceneExtras ex = {.original = what.original, .compare = what.compare, .question = shown_question(g)};
     req.dir = dir;
     req.create_dir = true;
     req.font_dir = fonts;
@@ -506,6 +524,67 @@ static void export_view(Gui *g, bool board)
     web_download_files((const char *const *)res.paths, res.count);
 #endif
     export_result_free(&res);
+}
+
+// The question on screen: one of the lesson's, the automatic one, or NULL.
+static const LessonQuestion *shown_question(const Gui *g)
+{
+    if (g->st.quiz == VIEW_QUIZ_AUTO) return g->auto_q.text ? &g->auto_q : NULL;
+    if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count) return &g->doc.lesson.questions[g->st.quiz];
+    return NULL;
+}
+
+// The lesson's questions for the state machine; one that does not fit the lesson (--check says why) keeps
+// its place but is never asked.
+static void set_questions(Gui *g)
+{
+    ViewQuestion vq[VIEW_MAX_QUESTIONS];
+    Lesson shown = session_shown(&g->doc);
+    int n = shown.question_count < VIEW_MAX_QUESTIONS ? shown.question_count : VIEW_MAX_QUESTIONS;
+    for (int i = 0; i < n; i++) {
+        QuestionAnswer a;
+        LessonError err;
+        if (question_answer(&shown, &g->doc.trace, &shown.questions[i], i, &a, &err))
+            vq[i] = question_view(&shown.questions[i], &a);
+        else
+            vq[i] = (ViewQuestion){.stage = STAGE_COUNT};
+    }
+    view_set_questions(&g->st, vq, n);
+}
+
+// VIEW_REQ_ANSWER: the response against the trace on screen (edits included), then the reveal.
+static void judge_answer(Gui *g)
+{
+    const LessonQuestion *q = shown_question(g);
+    Lesson shown = session_shown(&g->doc);
+    QuestionAnswer a;
+    LessonError err;
+    if (!q || !question_answer(&shown, &g->doc.trace, q, g->st.quiz < 0 ? 0 : g->st.quiz, &a, &err)) {
+        if (q) show_error(g, "This question does not fit the lesson: %s", err.message);
+        g->st.quiz_phase = QUIZ_NONE;
+        g->st.reveal = -1;
+        return;
+    }
+    QuestionResponse r = {g->st.quiz_cell, g->st.quiz_value, g->st.quiz_choice};
+    CellRef answer, through;
+    question_reveal_cells(q, &a, &shown.params, &answer, &through);
+    view_quiz_judged(&g->st, question_judge(q, &a, &shown.params, &g->doc.trace, &r), answer, through);
+}
+
+// VIEW_REQ_AUTO_QUESTION: which key one row of the current head's weights attends to most.
+static void ask_automatic(Gui *g)
+{
+    Lesson shown = session_shown(&g->doc);
+    lesson_question_free(&g->auto_q);
+    QuestionAnswer a;
+    LessonError err;
+    if (!question_auto(&g->auto_q, &shown, &g->doc.trace, g->st.head, g->st.quiz_auto_count - 1) ||
+        !question_answer(&shown, &g->doc.trace, &g->auto_q, 0, &a, &err)) {
+        show_error(g, "No automatic question: out of memory");
+        return;
+    }
+    ViewQuestion vq = question_view(&g->auto_q, &a);
+    view_quiz_ask(&g->st, &vq, VIEW_QUIZ_AUTO);
 }
 
 // T: start, pause or resume training; the header says so (a lesson without "train" gets the reason).
@@ -685,6 +764,8 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_SAVE: save(g); break;
     case VIEW_REQ_EXPORT: export_view(g, false); break;
     case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
+    case VIEW_REQ_ANSWER: judge_answer(g); break;
+    case VIEW_REQ_AUTO_QUESTION: ask_automatic(g); break;
     case VIEW_REQ_ABLATE: toggle_head(g); break;
     case VIEW_REQ_SCALE:
         move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
@@ -883,6 +964,7 @@ static void gui_free(Gui *g)
     if (g->ren) SDL_DestroyRenderer(g->ren);
     if (g->win) SDL_DestroyWindow(g->win);
     session_free(&g->doc);
+    lesson_question_free(&g->auto_q);
     if (g->frame_file) fclose(g->frame_file);
     TTF_Quit();
     SDL_Quit();

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
+#include "../model/questions.h"
 #include "platform/platform.h"
 #ifndef MHA_NO_GUI
 #include <SDL.h>
@@ -38,6 +39,8 @@ static const char USAGE[] =
     "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
     "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
     "  --check LESSON...  validate lesson files: 'FILE: ok' (and any warnings) or every error and their count\n"
+    "                     (each question's stated answer is checked against the trace)\n"
+    "  --questions [LESSON]  print each question with its answer computed from the trace (teacher's notes)\n"
     "  --new FILE         write a starter lesson into FILE (never over an existing file), then edit it\n"
     "      --tokens \"a b c\"  its tokens (default \"The cat sat\")\n"
     "      --heads H          its heads (default 2)\n"
@@ -72,7 +75,8 @@ static const char USAGE[] =
     "\n"
     "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
 
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW, MODE_GRAD, MODE_TRAIN } Mode;
+typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW, MODE_GRAD, MODE_TRAIN,
+               MODE_QUESTIONS } Mode;
 
 // The options of --new, as given.
 typedef struct {
@@ -157,6 +161,7 @@ static int check_files(char **paths, int count)
             TraceError terr;
             if (trace_run(&t, &l.params, &terr)) {
                 lesson_warn_trace(&l, &t, paths[i], &rep);
+                questions_check(&l, &t, paths[i], &rep);
                 trace_free(&t);
             } else { // valid JSON whose numbers overflow: an error of the file
                 LessonError e;
@@ -764,13 +769,15 @@ int main(int argc, char **argv)
                 free(files);
                 return finish_stdout();
             } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0
-                       || strcmp(a, "--compare") == 0 || strcmp(a, "--grad") == 0 || strcmp(a, "--train") == 0) {
-                Mode m = strcmp(a, "--trace") == 0  ? MODE_TRACE
-                       : strcmp(a, "--json") == 0   ? MODE_JSON
-                       : strcmp(a, "--check") == 0  ? MODE_CHECK
-                       : strcmp(a, "--grad") == 0   ? MODE_GRAD
-                       : strcmp(a, "--train") == 0  ? MODE_TRAIN
-                                                    : MODE_COMPARE;
+                       || strcmp(a, "--compare") == 0 || strcmp(a, "--grad") == 0 || strcmp(a, "--train") == 0
+                       || strcmp(a, "--questions") == 0) {
+                Mode m = strcmp(a, "--trace") == 0     ? MODE_TRACE
+                       : strcmp(a, "--json") == 0      ? MODE_JSON
+                       : strcmp(a, "--check") == 0     ? MODE_CHECK
+                       : strcmp(a, "--grad") == 0      ? MODE_GRAD
+                       : strcmp(a, "--train") == 0     ? MODE_TRAIN
+                       : strcmp(a, "--questions") == 0 ? MODE_QUESTIONS
+                                                       : MODE_COMPARE;
                 if (mode != MODE_WINDOW && mode != m) { // (--new and --export included)
                     cli_line(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
                     free(files);
@@ -896,6 +903,10 @@ int main(int argc, char **argv)
         else
             cli_print_json_ex(stdout, &lesson, &trace, &extra);
         status = finish_stdout();
+    } else if (mode == MODE_QUESTIONS) {
+        int errors = cli_print_questions(stdout, stderr, &lesson, &trace, path ? path : "<built-in>");
+        status = finish_stdout();
+        if (errors > 0 && status == EXIT_OK) status = EXIT_USAGE;
     } else if (mode == MODE_GRAD) {
         status = run_grad(&lesson, path, &trace);
     } else if (mode == MODE_COMPARE) {

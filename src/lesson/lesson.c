@@ -834,6 +834,236 @@ static bool read_weights(Ctx *c, const cJSON *w, AttnParams *p)
     return true;
 }
 
+// --- questions: predict, then reveal ---
+
+// A member of obj that must be there (fails naming it when it is not); pushes its key.
+static const cJSON *need(Ctx *c, const cJSON *obj, const char *key)
+{
+    int k;
+    const cJSON *v = member(obj, key, &k);
+    if (!v) {
+        fail(c, "missing required key \"%s\"", key);
+        return NULL;
+    }
+    push_key(c, key, k);
+    return v;
+}
+
+// "cell": [row, col], two whole numbers from 0 (their range is the model's: it knows the matrix).
+static bool read_answer_cell(Ctx *c, const cJSON *ans, LessonQuestion *q)
+{
+    const cJSON *v = need(c, ans, "cell");
+    if (!v) return false;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+        return fail(c, "expected [row, column] (two whole numbers from 0), got %s",
+                    cJSON_IsArray(v) ? "an array of another length" : type_name(v));
+    int *dst[2] = {&q->row, &q->col};
+    int j = 0;
+    for (const cJSON *x = v->child; x; x = x->next, j++) {
+        push_index(c, j);
+        if (!get_int(c, x, 0, 1 << 20, dst[j])) return false;
+        pop(c);
+    }
+    pop(c);
+    return true;
+}
+
+static bool read_answer_number(Ctx *c, const cJSON *ans, const char *key, double *out)
+{
+    const cJSON *v = need(c, ans, key);
+    if (!v || !get_number(c, v, out)) return false;
+    pop(c);
+    return true;
+}
+
+// {"kind": "cell", "cell": [r, c], "among": "row" | "column" | "matrix", "pick": "max" | "min"}
+static bool parse_cell_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
+{
+    int k;
+    const cJSON *v;
+    char shown[80];
+    if ((v = member(ans, "among", &k))) {
+        push_key(c, "among", k);
+        const char *s = NULL;
+        if (!cJSON_IsString(v)) return fail(c, "expected \"row\", \"column\" or \"matrix\", got %s", type_name(v));
+        s = v->valuestring;
+        if (strcmp(s, "column") == 0) q->among_column = true;
+        else if (strcmp(s, "matrix") == 0) q->among_matrix = true;
+        else if (strcmp(s, "row") != 0)
+            return fail(c, "expected \"row\", \"column\" or \"matrix\", got \"%s\"", show_key(s, shown, sizeof shown));
+        pop(c);
+    }
+    if ((v = member(ans, "pick", &k))) {
+        push_key(c, "pick", k);
+        if (!cJSON_IsString(v)) return fail(c, "expected \"max\" or \"min\", got %s", type_name(v));
+        if (strcmp(v->valuestring, "min") == 0) q->pick_min = true;
+        else if (strcmp(v->valuestring, "max") != 0)
+            return fail(c, "expected \"max\" or \"min\", got \"%s\"", show_key(v->valuestring, shown, sizeof shown));
+        pop(c);
+    }
+    return read_answer_cell(c, ans, q);
+}
+
+// {"kind": "value", "cell": [r, c], "value": x, "tolerance": t > 0}
+static bool parse_value_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
+{
+    char num[40];
+    if (!read_answer_cell(c, ans, q) || !read_answer_number(c, ans, "value", &q->value)) return false;
+    int k;
+    member(ans, "tolerance", &k);
+    if (!read_answer_number(c, ans, "tolerance", &q->tolerance)) return false;
+    if (!(q->tolerance > 0)) {
+        push_key(c, "tolerance", k);
+        return fail(c, "must be greater than 0 (a typed number is never exact), got %s",
+                    fmt_num(q->tolerance, num, sizeof num));
+    }
+    return true;
+}
+
+// {"kind": "choice", "cell": [r, c], "choices": [x, y, ...], "correct": i}
+static bool parse_choice_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
+{
+    if (!read_answer_cell(c, ans, q)) return false;
+    const cJSON *v = need(c, ans, "choices");
+    if (!v) return false;
+    if (!cJSON_IsArray(v)) return fail(c, "expected an array of 2 to %d numbers, got %s", LESSON_MAX_CHOICES, type_name(v));
+    int n = cJSON_GetArraySize(v);
+    if (n < 2 || n > LESSON_MAX_CHOICES)
+        return fail(c, "expected 2 to %d choices (keys 1 to %d pick them), got %d", LESSON_MAX_CHOICES,
+                    LESSON_MAX_CHOICES, n);
+    if (!read_vector(c, v, q->choices, n, "the choices")) return false;
+    q->choice_count = n;
+    pop(c);
+    if (!(v = need(c, ans, "correct"))) return false;
+    if (!get_int(c, v, 0, n - 1, &q->correct)) return false;
+    pop(c);
+    return true;
+}
+
+// The answer kinds: a row each {name, its keys, parse}; checking against the trace is model/questions.c.
+static const struct {
+    AnswerKind kind;
+    const char *name;
+    const char *const *keys;
+    const char *expected;
+    bool (*parse)(Ctx *c, const cJSON *ans, LessonQuestion *q);
+} ANSWER_KINDS[ANSWER_KIND_COUNT] = {
+    {ANSWER_CELL, "cell", (const char *const[]){"kind", "matrix", "cell", "among", "pick", NULL},
+     "kind, matrix, cell, among, pick", parse_cell_answer},
+    {ANSWER_VALUE, "value", (const char *const[]){"kind", "matrix", "cell", "value", "tolerance", NULL},
+     "kind, matrix, cell, value, tolerance", parse_value_answer},
+    {ANSWER_CHOICE, "choice", (const char *const[]){"kind", "matrix", "cell", "choices", "correct", NULL},
+     "kind, matrix, cell, choices, correct", parse_choice_answer},
+};
+
+const char *lesson_answer_kind_name(AnswerKind k)
+{
+    return (int)k >= 0 && k < ANSWER_KIND_COUNT ? ANSWER_KINDS[k].name : "?";
+}
+
+void lesson_question_free(LessonQuestion *q)
+{
+    if (!q) return;
+    free(q->stage);
+    free(q->text);
+    free(q->matrix);
+    memset(q, 0, sizeof *q);
+}
+
+static void free_questions(LessonQuestion *qs, int n)
+{
+    for (int i = 0; qs && i < n; i++) lesson_question_free(&qs[i]);
+    free(qs);
+}
+
+// One question object (the current path is its place in the list); heads < 1: not known (not checked).
+static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
+{
+    static const char *const keys[] = {"stage", "head", "text", "answer", NULL};
+    if (!cJSON_IsObject(v))
+        return fail(c, "expected a question {\"stage\", \"text\", \"answer\", \"head\"}, got %s", type_name(v));
+    int d0 = c->depth;
+    if (!check_keys(c, v, keys, "stage, head, text, answer")) return false;
+    c->depth = d0;
+    const char *s = NULL;
+    const cJSON *x = need(c, v, "stage");
+    if (!x || !get_string(c, x, &s)) return false;
+    if (!(q->stage = dup_string(s, strlen(s)))) return fail(c, "out of memory");
+    pop(c);
+    int k;
+    if ((x = member(v, "head", &k))) {
+        push_key(c, "head", k);
+        if (!get_int(c, x, 0, LESSON_MAX_HEADS - 1, &q->head)) return false;
+        if (heads > 0 && q->head >= heads)
+            return fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads), heads - 1, q->head);
+        pop(c);
+    }
+    if (!(x = need(c, v, "text")) || !get_string(c, x, &s)) return false;
+    if (!s[0]) return fail(c, "empty question: write what the class should predict");
+    if (!(q->text = dup_string(s, strlen(s)))) return fail(c, "out of memory");
+    pop(c);
+    const cJSON *ans = need(c, v, "answer");
+    if (!ans) return false;
+    if (!cJSON_IsObject(ans))
+        return fail(c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s", type_name(ans));
+    const cJSON *kv = member(ans, "kind", &k);
+    if (!kv) return fail(c, "missing required key \"kind\" (\"cell\", \"value\" or \"choice\")");
+    push_key(c, "kind", k);
+    if (!cJSON_IsString(kv)) return fail(c, "expected \"cell\", \"value\" or \"choice\", got %s", type_name(kv));
+    int kind = -1;
+    for (int i = 0; i < ANSWER_KIND_COUNT; i++)
+        if (strcmp(kv->valuestring, ANSWER_KINDS[i].name) == 0) kind = i;
+    char shown[80];
+    if (kind < 0)
+        return fail(c, "expected \"cell\", \"value\" or \"choice\", got \"%s\"", show_key(kv->valuestring, shown, sizeof shown));
+    pop(c);
+    q->kind = (AnswerKind)kind;
+    int d1 = c->depth;
+    if (!check_keys(c, ans, ANSWER_KINDS[kind].keys, ANSWER_KINDS[kind].expected)) return false;
+    c->depth = d1;
+    if ((x = member(ans, "matrix", &k))) {
+        push_key(c, "matrix", k);
+        if (!get_string(c, x, &s)) return false;
+        if (!(q->matrix = dup_string(s, strlen(s)))) return fail(c, "out of memory");
+        pop(c);
+    }
+    if (!ANSWER_KINDS[kind].parse(c, ans, q)) return false;
+    c->depth = d0;
+    return true;
+}
+
+// "questions": a list of question objects (optional). heads: the lesson's (< 1 when unknown).
+static bool read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion **out, int *count)
+{
+    int k;
+    const cJSON *v = member(root, "questions", &k);
+    if (!v) return true;
+    push_key(c, "questions", k);
+    if (!cJSON_IsArray(v)) return fail(c, "expected an array of questions, got %s", type_name(v));
+    int n = cJSON_GetArraySize(v);
+    if (n > LESSON_MAX_QUESTIONS) return fail(c, "too many questions: %d (the limit is %d)", n, LESSON_MAX_QUESTIONS);
+    LessonQuestion *qs = n ? calloc((size_t)n, sizeof *qs) : NULL;
+    if (n && !qs) return fail(c, "out of memory");
+    int i = 0, d0 = c->depth;
+    bool ok = true;
+    for (const cJSON *x = v->child; x; x = x->next, i++) {
+        push_index(c, i);
+        if (!read_question(c, x, heads, &qs[i])) {
+            ok = false;
+            if (!c->rep) break;
+        }
+        c->depth = d0;
+    }
+    if (!ok) {
+        free_questions(qs, n);
+        return false;
+    }
+    pop(c);
+    *out = qs;
+    *count = n;
+    return true;
+}
+
 // --- the whole lesson ---
 
 // What is built so far; freed as a whole on failure.
@@ -843,6 +1073,8 @@ typedef struct {
     int n, m;
     Matrix X, S;
     AttnParams p;
+    LessonQuestion *questions;
+    int question_count;
     Matrix targets;
     bool trains;
     TrainSpec train;
@@ -858,6 +1090,7 @@ static void build_free(Build *b)
     mat_free(&b->X);
     mat_free(&b->S);
     params_free(&b->p);
+    free_questions(b->questions, b->question_count);
     mat_free(&b->targets);
     memset(b, 0, sizeof *b);
 }
@@ -1110,7 +1343,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
                                            "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
-                                           "weights", "positions", "scale", "targets", "train", NULL};
+                                           "weights", "positions", "scale", "targets", "train", "questions", NULL};
     if (!cJSON_IsObject(root)) return fail(c, "expected a lesson object { ... }, got %s", type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -1122,7 +1355,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (stop) return false
     STEP(check_keys(c, root, top_keys,
                     "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                    "source, weights, positions, scale, targets, train"));
+                    "source, weights, positions, scale, targets, train, "
+                    "questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -1210,6 +1444,10 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
                                      "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
                                      values, b->n, b->m, heads, d_k, d_model, LESSON_MAX_TRACE_VALUES));
     }
+    STOP_IF_FAST;
+
+    // The questions' form (their answers need the trace: model/questions.c checks those).
+    STEP(read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count));
     STOP_IF_FAST;
 
     if (!(v = member(root, "weights", &k))) {
@@ -1328,6 +1566,8 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     out->tokens = b.tokens;
     out->source_tokens = b.source_tokens;
     out->params = b.p;
+    out->questions = b.questions;
+    out->question_count = b.question_count;
     out->targets = b.targets;
     out->trains = b.trains;
     out->train = b.train;
@@ -1490,6 +1730,7 @@ void lesson_free(Lesson *l)
     free_strings(l->tokens, l->params.n);
     free_strings(l->source_tokens, l->params.m);
     params_free(&l->params);
+    free_questions(l->questions, l->question_count);
     mat_free(&l->targets);
     free(l->text);
     memset(l, 0, sizeof *l);
@@ -1664,6 +1905,49 @@ int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, Les
     lesson_error_set_file(&e, filename);
     lesson_report_add(rep, &e);
     return 1;
+}
+
+void lesson_locate(const Lesson *l, const char *path, LessonError *e)
+{
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->line = e->col = 0;
+    if (!l->text) return;
+    cJSON *root = cJSON_ParseWithLength(l->text, l->text_len);
+    if (!root) return;
+    // Turns the names into member positions (json_locate walks positions), then finds the value.
+    int idx[MAX_PATH], depth = 0;
+    const cJSON *at = root;
+    const char *p = path;
+    bool ok = true;
+    while (*p && ok && depth < MAX_PATH) {
+        if (*p == '.') p++;
+        if (*p == '[') {
+            char *end;
+            long i = strtol(p + 1, &end, 10);
+            ok = *end == ']' && cJSON_IsArray(at) && i >= 0 && i < cJSON_GetArraySize(at);
+            if (ok) {
+                at = cJSON_GetArrayItem(at, (int)i);
+                idx[depth++] = (int)i;
+                p = end + 1;
+            }
+        } else {
+            size_t n = strcspn(p, ".[");
+            int k = 0;
+            const cJSON *ch = cJSON_IsObject(at) ? at->child : NULL;
+            for (; ch; ch = ch->next, k++)
+                if (ch->string && strlen(ch->string) == n && strncmp(ch->string, p, n) == 0) break;
+            ok = ch != NULL;
+            if (ok) {
+                at = ch;
+                idx[depth++] = k;
+                p += n;
+            }
+        }
+    }
+    size_t off;
+    if (ok && !*p && json_locate(l->text, l->text_len, idx, depth, false, &off))
+        json_line_col(l->text, l->text_len, off, &e->line, &e->col);
+    cJSON_Delete(root);
 }
 
 bool lesson_train_vocabulary(const Lesson *l, Matrix *vocab, int *ids)

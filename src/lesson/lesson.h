@@ -40,6 +40,27 @@ typedef struct {
     bool warning;       // lesson_load_report: a warning, which does not make the lesson invalid
 } LessonError;
 
+// Predict-then-reveal questions ("questions": [...]). The lesson reads and checks their form; whether a
+// stated answer is right is the model's business (model/questions.c), which needs the trace.
+typedef enum { ANSWER_CELL = 0, ANSWER_VALUE, ANSWER_CHOICE, ANSWER_KIND_COUNT } AnswerKind;
+#define LESSON_MAX_QUESTIONS 64
+#define LESSON_MAX_CHOICES 9 // keys 1..9 pick them in the window
+
+typedef struct {
+    char *stage;         // the stage's key as written ("softmax"); the model checks the lesson has it
+    int head;            // 0-based; 0 when not given
+    char *text;          // the question (UTF-8, any language)
+    AnswerKind kind;
+    char *matrix;        // a matrix key ("weights"); NULL: the stage's first result
+    int row, col;        // "cell": the stated answer; "value", "choice": the cell asked about
+    bool among_column;   // "cell": the largest (smallest) of the cell's column instead of its row
+    bool among_matrix;   // "cell": ... of the whole matrix
+    bool pick_min;       // "cell": the smallest instead of the largest
+    double value, tolerance;              // "value": right when |trace - value| <= tolerance
+    double choices[LESSON_MAX_CHOICES];   // "choice": the right one is the nearest to the cell's value
+    int choice_count, correct;            // correct: 0-based index into choices
+} LessonQuestion;
+
 typedef struct {
     char *title;
     char *notes;          // NULL when absent
@@ -47,6 +68,8 @@ typedef struct {
     char **tokens;        // [params.n] query tokens
     char **source_tokens; // [params.m]; for self-attention a copy of tokens
     AttnParams params;
+    LessonQuestion *questions; // [question_count]; NULL when the lesson has none
+    int question_count;
     Matrix targets;       // (n, d_model) "targets": what the output should be (--grad's loss); empty when absent
     bool trains;          // true when the lesson has a "train" section (then train holds its settings)
     TrainSpec train;
@@ -105,6 +128,14 @@ bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
 // Warnings that need the numbers: softmax rows of the trace that saturate to one-hot at 4 decimals.
 // Appends to rep (positioned at the lesson's "weights" key, filename as the file); returns how many were added.
 int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, LessonReport *rep);
+
+// The answer kinds' names as written in a lesson ("cell", "value", "choice").
+const char *lesson_answer_kind_name(AnswerKind k);
+// Frees what one question owns (the lesson frees its own; this is for questions made elsewhere).
+void lesson_question_free(LessonQuestion *q);
+// Positions an error at a field of the lesson's text: path like "questions[2].answer.cell" (member names
+// and array indices). Sets e->path to path and e->line, e->col (0 when the text has no such field).
+void lesson_locate(const Lesson *l, const char *path, LessonError *e);
 
 // Sets err->file to path (NULL: ""), or to "…" and the end of path when it does not fit.
 void lesson_error_set_file(LessonError *err, const char *path);

@@ -109,6 +109,53 @@ static bool any_set_heads(const Matrix *ms, int heads)
     return false;
 }
 
+// "questions": each as it was read, one per line (the stated answers as in the file: edited numbers may
+// make one wrong, which --check then names).
+static void questions(StrBuf *o, const Lesson *l)
+{
+    char num[32];
+    strbuf_puts(o, ",\n  \"questions\": [");
+    for (int i = 0; i < l->question_count; i++) {
+        const LessonQuestion *q = &l->questions[i];
+        strbuf_puts(o, i ? ",\n    {\"stage\": " : "\n    {\"stage\": ");
+        string(o, q->stage);
+        snprintf(num, sizeof num, "%d", q->head);
+        strbuf_puts(o, ", \"head\": ");
+        strbuf_puts(o, num);
+        strbuf_puts(o, ", \"text\": ");
+        string(o, q->text);
+        strbuf_puts(o, ",\n     \"answer\": {\"kind\": ");
+        string(o, lesson_answer_kind_name(q->kind));
+        if (q->matrix) {
+            strbuf_puts(o, ", \"matrix\": ");
+            string(o, q->matrix);
+        }
+        snprintf(num, sizeof num, "[%d, %d]", q->row, q->col);
+        strbuf_puts(o, ", \"cell\": ");
+        strbuf_puts(o, num);
+        if (q->kind == ANSWER_CELL) {
+            if (q->among_column || q->among_matrix)
+                strbuf_puts(o, q->among_matrix ? ", \"among\": \"matrix\"" : ", \"among\": \"column\"");
+            if (q->pick_min) strbuf_puts(o, ", \"pick\": \"min\"");
+        } else if (q->kind == ANSWER_VALUE) {
+            strbuf_puts(o, ", \"value\": ");
+            number(o, q->value);
+            strbuf_puts(o, ", \"tolerance\": ");
+            number(o, q->tolerance);
+        } else {
+            strbuf_puts(o, ", \"choices\": [");
+            for (int k = 0; k < q->choice_count; k++) {
+                if (k) strbuf_puts(o, ", ");
+                number(o, q->choices[k]);
+            }
+            snprintf(num, sizeof num, "], \"correct\": %d", q->correct);
+            strbuf_puts(o, num);
+        }
+        strbuf_puts(o, "}}");
+    }
+    strbuf_puts(o, "\n  ]");
+}
+
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len)
 {
     StrBuf o = {0};
@@ -212,7 +259,9 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n    \"b_O\": ");
         row(&o, p->b_O.data, p->b_O.cols);
     }
-    strbuf_puts(&o, "\n  }\n}\n");
+    strbuf_puts(&o, "\n  }");
+    if (l->question_count > 0) questions(&o, l);
+    strbuf_puts(&o, "\n}\n");
     if (o.oom) {
         free(o.p);
         return NULL;

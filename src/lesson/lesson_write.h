@@ -9,7 +9,7 @@
 
 // The lesson l with the parameters p (the same sizes as l->params, e.g. an edited copy) as JSON text:
 // title (with title_suffix appended unless it already ends with it; NULL: none), notes, tokens, source,
-// mask, d_k, explicit embeddings, W_Q/W_K/W_V/W_O and the biases that are not all +0.
+// mask, d_k, explicit embeddings, W_Q/W_K/W_V/W_O, the biases that are not all +0, and the questions.
 // Returns a NUL-terminated malloc'd string (the caller frees it with free()) and its length in *len,
 // or NULL when out of memory.
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);

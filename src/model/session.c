@@ -164,6 +164,21 @@ Lesson session_shown(const Session *s)
     return shown;
 }
 
+// Traces s->edit again into s->trace; false (s->trace kept) when the trace fails.
+static bool retrace(Session *s, SessionError *err)
+{
+    Trace t;
+    TraceError terr;
+    if (!trace_run(&t, &s->edit, &terr)) {
+        set_error(err, terr.message);
+        return false;
+    }
+    trace_free(&s->trace);
+    s->trace = t;
+    drop_comparison(s);
+    return true;
+}
+
 bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
 {
     set_error(err, "");
@@ -175,16 +190,10 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
         set_error(err, "the value must be a finite number");
         return false;
     }
-    Trace t;
-    TraceError terr;
-    if (!trace_run(&t, &s->edit, &terr)) {
+    if (!retrace(s, err)) {
         view_param_set(&s->edit, c, old);
-        set_error(err, terr.message);
         return false;
     }
-    trace_free(&s->trace);
-    s->trace = t;
-    drop_comparison(s);
     return true;
 }
 
@@ -268,20 +277,6 @@ const Comparison *session_comparison(const Session *s)
     return s->cmp_state == SESSION_CMP_READY ? &s->cmp : NULL;
 }
 
-// Traces s->edit again into s->trace; false (s->trace kept) when the trace fails.
-static bool retrace(Session *s, SessionError *err)
-{
-    Trace t;
-    TraceError terr;
-    if (!trace_run(&t, &s->edit, &terr)) {
-        set_error(err, terr.message);
-        return false;
-    }
-    trace_free(&s->trace);
-    s->trace = t;
-    drop_comparison(s);
-    return true;
-}
 
 bool session_toggle_head(Session *s, int h, SessionError *err)
 {

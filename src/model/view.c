@@ -2,6 +2,7 @@
 #include "view.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // The lesson's sizes as parameters without values: all the stage table needs to count cells.
@@ -44,6 +45,8 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->reveal = -1;
     s->width = 1280;
     s->height = 720;
+    s->quiz = -1;
+    s->quiz_choice = -1;
 }
 
 void view_set_dims(ViewState *s, const ViewDims *dims)
@@ -59,6 +62,8 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     s->reveal = -1;
     memset(&s->hover, 0, sizeof s->hover);
     memset(&s->pinned, 0, sizeof s->pinned);
+    s->quiz = -1;
+    s->quiz_phase = QUIZ_NONE;
 }
 
 Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
@@ -116,8 +121,10 @@ bool view_cell_revealed(const ViewState *s, CellRef c)
 
 CellRef view_focus_cell(const ViewState *s)
 {
-    if (s->pinned.mat != MAT_NONE) return s->pinned;
-    if (s->hover.mat != MAT_NONE) return s->hover;
+    // While a question waits, a hidden result cell explains nothing: its arithmetic would give the answer away.
+    bool asking = s->quiz_phase == QUIZ_ASKING || s->quiz_phase == QUIZ_JUDGING;
+    if (s->pinned.mat != MAT_NONE && (!asking || view_cell_revealed(s, s->pinned))) return s->pinned;
+    if (s->hover.mat != MAT_NONE && (!asking || view_cell_revealed(s, s->hover))) return s->hover;
     if (s->reveal > 0) return view_reveal_cell(s, s->reveal - 1);
     CellRef none = {MAT_NONE, 0, 0, 0};
     return none;
@@ -126,6 +133,23 @@ CellRef view_focus_cell(const ViewState *s)
 static bool cell_eq(CellRef a, CellRef b)
 {
     return a.mat == b.mat && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
+}
+
+static void quiz_close(ViewState *s)
+{
+    s->quiz = -1;
+    s->quiz_phase = QUIZ_NONE;
+}
+
+// Reaching a stage asks its first question not yet answered or skipped; returns whether it asked one.
+static bool maybe_ask(ViewState *s)
+{
+    for (int i = 0; i < s->question_count; i++)
+        if (!s->question_done[i] && s->questions[i].stage == view_stage(s)) {
+            view_quiz_ask(s, &s->questions[i], i);
+            return true;
+        }
+    return false;
 }
 
 static bool go_stage(ViewState *s, int index)
@@ -138,16 +162,20 @@ static bool go_stage(ViewState *s, int index)
     s->stage_index = index;
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
+    quiz_close(s); // leaving a stage leaves its question (asked again when it comes back, until answered)
+    maybe_ask(s);
     return true;
 }
 
 // Next / previous: through the stage's sub-steps first, then to the next stage.
 static bool step_stage(ViewState *s, int dir)
 {
+    // After an answer, "next" asks the stage's next question before it moves on.
+    if (dir > 0 && s->quiz_phase != QUIZ_ASKING && s->quiz_phase != QUIZ_JUDGING && maybe_ask(s)) return true;
     int next = s->substep + dir;
     if (next >= 0 && next < s->substep_count) {
         s->substep = next;
-        s->reveal = -1;
+        s->reveal = s->quiz_phase == QUIZ_ASKING ? 0 : -1; // a question keeps the result hidden
         memset(&s->pinned, 0, sizeof s->pinned);
         return true;
     }
@@ -221,8 +249,91 @@ static bool request_edit(ViewState *s, double delta)
     return true;
 }
 
+// Submits the response given: the owner judges it (VIEW_REQ_ANSWER) and calls view_quiz_judged.
+static bool quiz_submit(ViewState *s)
+{
+    s->quiz_phase = QUIZ_JUDGING;
+    s->request = VIEW_REQ_ANSWER;
+    return true; // something visible changed
+}
+
+// Keys while a question waits for its answer. Returns 1 when the key was used, 0 when it acts as usual, and
+// -1 when it is held back (it would show the hidden result, or leave the head asked about).
+static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
+{
+    QuizInput input = s->quiz_q.input;
+    char *in = s->quiz_input;
+    size_t len = strlen(in);
+    *changed = true;
+    switch (ev->key) {
+    case VIEW_KEY_ESCAPE: // skip: the result shows, the question is not asked again
+        if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
+        quiz_close(s);
+        s->reveal = -1;
+        return 1;
+    case VIEW_KEY_DIGIT:
+    case VIEW_KEY_0:
+        if (input == QUIZ_KEYS) {
+            int d = ev->key == VIEW_KEY_0 ? 0 : ev->digit;
+            if (d < 1 || d > s->quiz_q.choices) return -1;
+            s->quiz_choice = d - 1;
+            quiz_submit(s);
+            return 1;
+        }
+        if (input != QUIZ_TYPE) return -1;
+        if (len + 1 < sizeof s->quiz_input) {
+            in[len] = (char)(ev->key == VIEW_KEY_0 ? '0' : '0' + ev->digit);
+            in[len + 1] = '\0';
+        }
+        return 1;
+    case VIEW_KEY_PERIOD:
+    case VIEW_KEY_COMMA: // a decimal comma too
+        if (input != QUIZ_TYPE) return -1;
+        if (!strchr(in, '.') && len + 1 < sizeof s->quiz_input) {
+            in[len] = '.';
+            in[len + 1] = '\0';
+        }
+        return 1;
+    case VIEW_KEY_MINUS:
+        if (input != QUIZ_TYPE) return 0; // zoom out
+        if (len == 0) {
+            in[0] = '-';
+            in[1] = '\0';
+        }
+        return 1;
+    case VIEW_KEY_BACKSPACE:
+        if (input != QUIZ_TYPE) return 0; // previous step
+        if (len > 0) in[len - 1] = '\0';
+        return 1;
+    case VIEW_KEY_ENTER: {
+        if (input != QUIZ_TYPE) return -1;
+        char *end;
+        double v = strtod(in, &end);
+        if (len == 0 || *end != '\0' || !isfinite(v)) {
+            *changed = false;
+            return 1;
+        }
+        s->quiz_value = v;
+        quiz_submit(s);
+        return 1;
+    }
+    case VIEW_KEY_RIGHT: case VIEW_KEY_LEFT: case VIEW_KEY_SPACE: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_PAGEUP:
+    case VIEW_KEY_HOME: case VIEW_KEY_END: case VIEW_KEY_UP: case VIEW_KEY_DOWN: case VIEW_KEY_H: case VIEW_KEY_F1:
+    case VIEW_KEY_F: case VIEW_KEY_F11: case VIEW_KEY_Q: case VIEW_KEY_N: case VIEW_KEY_D: case VIEW_KEY_C:
+    case VIEW_KEY_PLUS:
+        return 0;
+    default: return -1; // heads, views, panels, '.', exports, edits: not while the class is predicting
+    }
+}
+
 static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
+    if (s->quiz_phase == QUIZ_ASKING && !s->help) {
+        bool changed;
+        int used = quiz_key(s, ev, &changed);
+        if (used > 0) return changed;
+        if (used < 0) return false;
+    }
     bool shift = (ev->mods & VIEW_MOD_SHIFT) != 0;
     double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
     if (s->help && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_H
@@ -291,8 +402,14 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_0: s->pan_x = s->pan_y = 0.5; return set_zoom(s, 1.0) || true;
     case VIEW_KEY_H:
     case VIEW_KEY_F1: s->help = !s->help; return true;
+    case VIEW_KEY_P:
+        if (s->dims.n < 1 || s->stage_count < 1) return false;
+        s->quiz_auto_count++;
+        s->request = VIEW_REQ_AUTO_QUESTION;
+        return true;
     case VIEW_KEY_ESCAPE:
         if (s->help) s->help = false;
+        else if (s->quiz_phase == QUIZ_REVEALED) quiz_close(s); // the verdict first
         else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
         else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
         else s->quit = true;
@@ -336,6 +453,11 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->hover = ev->cell;
         return true;
     case VIEW_EV_CLICK:
+        if (s->quiz_phase == QUIZ_ASKING && s->quiz_q.input == QUIZ_CLICK && ev->cell.mat == s->quiz_q.mat &&
+            (!mat_info(ev->cell.mat)->per_head || ev->cell.head == s->quiz_q.head)) {
+            s->quiz_cell = ev->cell; // the class's prediction
+            return quiz_submit(s);
+        }
         if (ev->head >= 0 && s->view == VIEW_ALL_HEADS && ev->cell.mat == MAT_NONE) {
             s->head = ev->head < s->dims.heads ? ev->head : s->head;
             s->view = VIEW_ONE_HEAD;
@@ -410,6 +532,69 @@ double view_scale_step(double scale, int d_k, double dir, bool fine)
         }
     }
     return next < lo ? lo : next > hi ? hi : next;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Questions
+
+void view_set_questions(ViewState *s, const ViewQuestion *qs, int count)
+{
+    if (count < 0) count = 0;
+    if (count > VIEW_MAX_QUESTIONS) count = VIEW_MAX_QUESTIONS;
+    s->question_count = count;
+    if (count) memcpy(s->questions, qs, (size_t)count * sizeof *qs);
+    memset(s->question_done, 0, sizeof s->question_done);
+    quiz_close(s);
+}
+
+void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
+{
+    int at = -1;
+    for (int i = 0; i < s->stage_count; i++)
+        if (s->stages[i] == q->stage) at = i;
+    if (at < 0) return; // not a stage of this lesson (--check says so)
+    if (at != s->stage_index) {
+        s->stage_index = at;
+        s->substep_count = 1;
+    }
+    // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
+    // Q, K, V), or the last one of a single result (a stage may show its inputs alone first). The scene clamps
+    // it to the sub-steps it draws (one, when everything fits at once).
+    const StageInfo *si = stage_info(q->stage);
+    int nres = 0, place = 0;
+    while (si && nres < 3 && si->results[nres] != MAT_NONE) {
+        if (si->results[nres] == q->mat) place = nres;
+        nres++;
+    }
+    s->substep = nres > 1 ? place : 1000;
+    if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
+    s->view = VIEW_ONE_HEAD;
+    s->panel = PANEL_NONE;
+    memset(&s->pinned, 0, sizeof s->pinned);
+    s->reveal = 0; // the result hidden
+    s->quiz = index;
+    s->quiz_q = *q;
+    s->quiz_phase = QUIZ_ASKING;
+    s->quiz_input[0] = '\0';
+    memset(&s->quiz_cell, 0, sizeof s->quiz_cell);
+    s->quiz_value = NAN;
+    s->quiz_choice = -1;
+    s->quiz_right = false;
+}
+
+void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
+{
+    if (s->quiz_phase != QUIZ_JUDGING && s->quiz_phase != QUIZ_ASKING) return;
+    s->quiz_phase = QUIZ_REVEALED;
+    s->quiz_right = right;
+    if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
+    // The reveal runs up to `through`: the cells before it filled, the answer's arithmetic pinned.
+    AttnParams p = sizes_of(&s->dims);
+    int first, count;
+    reveal_span(s, &p, &first, &count);
+    int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
+    s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
+    s->pinned = answer;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ typedef enum {
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
     VIEW_KEY_D,                         // dark board / light board
+    VIEW_KEY_ENTER,                     // a question: submit the typed number
+    VIEW_KEY_P,                         // predict: an automatic question on the current head's weights
     VIEW_KEY_O,                         // switch the current head off (ablation) / on again
     VIEW_KEY_LEFTBRACKET, VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
     VIEW_KEY_X,                         // the shuffle test: the tokens reordered, beside the original; with
@@ -61,6 +63,8 @@ typedef enum {
     VIEW_REQ_SAVE,    // save the edited lesson beside the original
     VIEW_REQ_EXPORT,  // export the heatmap of the view as slides (PNG and SVG)
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+    VIEW_REQ_ANSWER,  // judge the response to the question (quiz_cell / quiz_value / quiz_choice): view_quiz_judged
+    VIEW_REQ_AUTO_QUESTION, // make an automatic question (from quiz_auto_count) and view_quiz_ask it
     VIEW_REQ_ABLATE,  // switch head ViewState.head off, or on again
     VIEW_REQ_SCALE,   // move the softmax scale request_delta steps (view_scale_step)
     VIEW_REQ_SCALE_SET, // set the softmax scale to request_delta (from the slider)
@@ -70,6 +74,28 @@ typedef enum {
     VIEW_REQ_TRAIN_EXPORT, // V: the checkpoints' heatmaps as slides
     VIEW_REQ_TRAIN_SEEK,   // the checkpoint nearest to step request_delta (a press or drag on the strip)
 } ViewRequest;
+
+// Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
+typedef enum { QUIZ_NONE = 0, QUIZ_ASKING, QUIZ_JUDGING, QUIZ_REVEALED } QuizPhase;
+
+// How the class answers a question (a column of the answer kinds' table, model/questions.c).
+typedef enum {
+    QUIZ_CLICK = 0, // a click on a cell of the matrix asked about
+    QUIZ_TYPE,      // a number typed (digits, '.', '-', Backspace), then Enter
+    QUIZ_KEYS,      // a key 1 .. choices
+} QuizInput;
+
+// What the state machine needs to know of a question (the rest is the model's: model/questions.h).
+typedef struct {
+    Stage stage;
+    int head;
+    QuizInput input;
+    MatId mat;       // the matrix asked about: QUIZ_CLICK takes a click on one of its cells (of this head)
+    int choices;     // QUIZ_KEYS: how many (keys 1..choices)
+} ViewQuestion;
+
+#define VIEW_MAX_QUESTIONS LESSON_MAX_QUESTIONS
+#define VIEW_QUIZ_AUTO (-2) // ViewState.quiz: the automatic question (key P)
 
 // Value steps of an edit: arrow keys and wheel notches, with Shift for fine steps; a drag per pixel.
 #define VIEW_EDIT_STEP 0.1
@@ -136,6 +162,19 @@ typedef struct {
     ViewPanel panel;
     ViewRequest request;        // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
     double request_delta;      // VIEW_REQ_EDIT: how much to add
+    // Questions: the lesson's (asked when their stage is reached, once each until answered or skipped)
+    ViewQuestion questions[VIEW_MAX_QUESTIONS];
+    int question_count;
+    bool question_done[VIEW_MAX_QUESTIONS];
+    int quiz;                  // the question on screen: an index into questions, VIEW_QUIZ_AUTO, or -1
+    ViewQuestion quiz_q;       // ... and what it is
+    QuizPhase quiz_phase;
+    char quiz_input[24];       // "value": the number typed so far
+    CellRef quiz_cell;         // the response: the cell clicked ("cell"),
+    double quiz_value;         // the number typed ("value"),
+    int quiz_choice;           // the choice pressed, from 0 ("choice")
+    bool quiz_right;           // QUIZ_REVEALED: the verdict
+    unsigned quiz_auto_count;  // automatic questions asked so far: the next one's counter
     int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
 } ViewState;
 
@@ -163,6 +202,14 @@ bool view_cell_revealed(const ViewState *s, CellRef c);
 // The cell whose arithmetic is explained: pinned, else hovered, else the last revealed cell.
 CellRef view_focus_cell(const ViewState *s);
 
+// The lesson's questions (count at most VIEW_MAX_QUESTIONS; more are ignored): none asked or answered yet.
+void view_set_questions(ViewState *s, const ViewQuestion *qs, int count);
+// Asks question q (index: into the lesson's questions, or VIEW_QUIZ_AUTO): its stage and head on screen, one
+// head, the result hidden until the class answers.
+void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index);
+// The owner judged the response (VIEW_REQ_ANSWER): marks it right or wrong, pins `answer` (its arithmetic
+// shows) and fills the result cell by cell through `through` ('.' goes on from there).
+void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through);
 // Reordering number k of n tokens into perm[0..n): 0 reverses them; then each swap of two tokens (i, j), i < j,
 // in order (k = 1: tokens 0 and 1 ...), then around again. Token i of the shuffled lesson is token perm[i].
 void view_shuffle_perm(int k, int n, int *perm);

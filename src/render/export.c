@@ -14,6 +14,7 @@
 #include <string.h>
 #include <limits.h>
 
+#include "../model/questions.h"
 #include "draw_sdl.h"
 #include "platform/platform.h"
 #include "svg.h"
@@ -199,7 +200,8 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, co
 // The board of export_build_board with what the window shows beyond the lesson (edit marks, the comparison);
 // ex may be NULL. A slide has no pointer and no keys: their hints and any status line are left out.
 static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex,
-                        double scale, ExportBackground background, const TextMetrics *tm)
+                        const LessonQuestion *question, double scale, ExportBackground background,
+                        const TextMetrics *tm)
 {
     ViewState view = *st;
     view.help = false;
@@ -217,6 +219,7 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
     slide.status = NULL;
     slide.slide = true;
     slide.theme = &theme;
+    if (question) slide.question = question; // a question slide: asked (the result hidden) or answered (st->quiz_phase)
     if (view.panel == PANEL_COMPARE && !slide.compare) view.panel = PANEL_NONE; // nothing to compare with
     return scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL);
 }
@@ -224,7 +227,7 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, double scale,
                         ExportBackground background, const TextMetrics *tm)
 {
-    return build_board(s, st, L, T, NULL, scale, background, tm);
+    return build_board(s, st, L, T, NULL, NULL, scale, background, tm);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -791,6 +794,7 @@ typedef struct {
     char title[400];  // for the SVG <title>
     bool board;
     ViewState st;      // board
+    const LessonQuestion *question; // a board that asks or answers this question (NULL: none)
     HeatmapSpec spec; // heatmap
 } Job;
 
@@ -882,6 +886,51 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     return true;
 }
 
+// The questions asked on the stage of st, in the lesson's order, each as two slides after the stage's board:
+// the question with the result hidden, then the answer with the result filled up to it and its arithmetic.
+// Named NAME-stageNN-KEY-questionQ-1-ask and -2-answer, so they sort after the board, in lesson order.
+static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const Trace *T, const ViewState *st,
+                          ExportError *err)
+{
+    Stage stage = view_stage(st);
+    int digits = L->question_count >= 10 ? 2 : 1;
+    for (int i = 0; i < L->question_count; i++) {
+        const LessonQuestion *q = &L->questions[i];
+        Stage qs;
+        if (!model_stage_from_key(q->stage, &qs) || qs != stage) continue;
+        QuestionAnswer a;
+        LessonError e;
+        memset(&e, 0, sizeof e);
+        if (!question_answer(L, T, q, i, &a, &e)) {
+            fail(err, false, "%s: %s (see --check)", e.path, e.message);
+            return false;
+        }
+        ViewQuestion vq = question_view(q, &a);
+        ViewState ask = *st;
+        ask.view = VIEW_ONE_HEAD;
+        view_quiz_ask(&ask, &vq, i);
+        ViewState answer = ask;
+        CellRef cell, through;
+        question_reveal_cells(q, &a, &L->params, &cell, &through);
+        view_quiz_judged(&answer, true, cell, through);
+        for (int k = 0; k < 2; k++) {
+            Job *j = job_add(jobs);
+            if (!j) {
+                fail(err, true, "out of memory");
+                return false;
+            }
+            j->board = true;
+            j->st = k == 0 ? ask : answer;
+            j->question = q;
+            snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-question%0*d-%s", prefix, st->stage_index + 1,
+                     stage_info(stage)->key, digits, i + 1, k == 0 ? "1-ask" : "2-answer");
+            snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 question %d of %d%s: %s", lesson_title(L), i + 1,
+                     L->question_count, k == 0 ? "" : " (answer)", q->text);
+        }
+    }
+    return true;
+}
+
 // Builds, encodes and writes every job, one image at a time. (Encoding PNGs on several threads would save
 // a third of the time on two processors, but IMG_SavePNG_RW touches SDL_image's global init flags.)
 static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L, const Trace *T, ExportResult *out,
@@ -918,7 +967,8 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
     size_t k = 0;
     for (size_t i = 0; ok && i < jobs->count; i++) {
         const Job *j = &jobs->jobs[i];
-        bool built = j->board ? build_board(&scene, &j->st, L, T, req->view, req->scale, req->background, &tm)
+        bool built = j->board ? build_board(&scene, &j->st, L, T, req->view, j->question, req->scale, req->background,
+                                            &tm)
                               : export_build_heatmap(&scene, &j->spec, L, T, &tm);
         if (!built) {
             fail(err, true, "out of memory while laying out %s", j->name);
@@ -1048,6 +1098,10 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
                 }
             }
             ok = add_board(&jobs, prefix, L, &b, named);
+            if (ok && !add_questions(&jobs, prefix, L, T, &st, err)) {
+                free(jobs.jobs);
+                return false;
+            }
         }
         MatId mat = export_stage_matrix(stage, L);
         if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && mat != MAT_NONE && !done[mat]) {

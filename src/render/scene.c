@@ -4,6 +4,8 @@
 #include "../model/i18n.h"
 #include "../core/utf8.h"
 
+#include "../model/questions.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -666,7 +668,9 @@ static void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int 
             int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1, ch = b->cell_h - 1;
             if (b->result && !view_cell_revealed(c->st, ref)) {
                 rect(c, x0, y0, cw, ch, c->th->empty);
-                scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, (CellRef){MAT_NONE, 0, 0, 0}, -1);
+                // A question waiting for a click: the hidden cell answers it (and explains nothing).
+                scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, c->st->quiz_phase == QUIZ_ASKING ? ref
+                               : (CellRef){MAT_NONE, 0, 0, 0}, -1);
                 continue;
             }
             double v = cell_value(c, ref);
@@ -1268,7 +1272,7 @@ static void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, 
                             cell_w - inset, cell_h - inset, CENTER, buf) > 0)
                     tag_last(c, ROLE_NUMBER, ref);
             }
-            if (shown) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
+            if (shown || c->st->quiz_phase == QUIZ_ASKING) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, head);
         }
     }
     CellRef f = c->focus;
@@ -1484,7 +1488,9 @@ static void draw_explain(Ctx *c, int x, int y, int w, int h)
                                : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.");
         char fitted[256], part[256];
-        if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
+        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
+            hint = TR("Predict first: the result stays hidden until the class answers the question below.");
+        else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
             if (c->next[0])
                 snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
                          "computed."), c->s->substep + 1, c->s->substeps, c->caption, c->next);
@@ -1513,12 +1519,77 @@ static const char COMPARE_TEXT[] =
     N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
     "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
 
+// Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
+// it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
+// answer (revealed) without the verdict or the keys. Returns the height used.
+static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, bool draw)
+{
+    const ViewState *st = c->st;
+    // The class reads the question from the back row: its letters at least 2.6 % of the height (a cap height of
+    // 0.73 of a 1.2-em line), a little above the sentences' 3 % size where that rounds down.
+    int f = c->text_font, legible = (int)ceil(c->s->height * 0.026 / (1.2 * 0.73));
+    if (f < legible) f = legible;
+    int pad = c->num_font / 4, t = px(c, 2) < 1 ? 1 : px(c, 2);
+    int iw = w - 2 * pad - 2 * t, lh = line_h(c, FONT_BOLD, f);
+    QuestionAnswer a;
+    LessonError err;
+    bool answered = question_answer(c->L, c->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
+    char head[1200], line[700], words[512];
+    if (st->quiz >= 0)
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), st->quiz + 1, c->L->question_count, q->text);
+    else
+        snprintf(head, sizeof head, TR("Question: %s"), q->text);
+    int used = t + pad / 2;
+    used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
+    if (!answered) { // the lesson's question does not fit it (--check says why)
+        snprintf(line, sizeof line, TR("No answer: %s"), err.message);
+        used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
+    } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
+        question_prompt(q, &a, words, sizeof words);
+        if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
+            snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"), st->quiz_input);
+        else
+            snprintf(line, sizeof line, "%s", words);
+        if (!c->ex->slide) snprintf(line + strlen(line), sizeof line - strlen(line), "   %s", TR("(Esc: skip)"));
+        used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
+    } else {
+        int lx = x + t + pad, room = iw;
+        if (!c->ex->slide) { // the verdict: a badge, then what the class gave
+            const char *verdict = st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite");
+            Rgba bg = st->quiz_right ? (Rgba){0, 122, 84, 255} : (Rgba){190, 60, 0, 255};
+            int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
+            if (draw) {
+                rect(c, lx, y + used, bw, lh, bg);
+                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used, bw - 2 * pad, lh, LEFT, verdict);
+            }
+            char said[400];
+            QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
+            question_response(q, c->L, &r, said, sizeof said);
+            char fitted[256];
+            fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
+            if (draw) text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad, lh, LEFT, fitted);
+            used += lh + pad / 3;
+        }
+        question_describe(q, &a, c->L, words, sizeof words);
+        snprintf(line, sizeof line, TR("Answer: %s"), words);
+        used += wrap_text(c, FONT_BOLD, f, c->th->ink, lx, y + used, room, 2, line, draw);
+    }
+    used += pad / 2 + t;
+    if (draw) frame(c, x, y, w, used, t, c->th->result); // draw_footer laid the box's panel colour under the text
+    return used;
+}
+
 static const char SHUFFLE_TEXT[] =
     N_("Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
     "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.");
 static int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = c->text_font;
+    const LessonQuestion *q = c->ex->question;
+    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE && c->st->panel != PANEL_SHUFFLE) {
+        if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
+        return draw_question(c, q, x, y, w, draw);
+    }
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(COMPARE_TEXT), draw);
     if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(SHUFFLE_TEXT), draw);
     char text[768];
@@ -1553,6 +1624,8 @@ static const char *const HELP[][2] = {
     {"mouse", "point at a cell: how it was computed; click pins it"},
     {"drop a .json", "open that lesson (saved edits reload by themselves)"},
     {"N", "the lesson's notes (on any stage)"},
+    {"P", "predict: an automatic question (which key a row attends to most)"},
+    {"click  /  number + Enter  /  1 \xe2\x80\xa6 9", "answer a question (its result stays hidden till then); Esc skips"},
     {"H  F1", "this help"},
     {"Esc", "close help or panel, unpin, then quit;   Q quits"},
 };
@@ -1938,7 +2011,7 @@ void scene_heatmap_page(const Lesson *L, const Trace *T, MatId mat, int head, do
 // ---------------------------------------------------------------------------------------------------
 // Entry points
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL};
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL};
 
 static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
                      double u, int num_font, int text_font)

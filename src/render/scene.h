@@ -121,6 +121,8 @@ typedef struct {
     bool slide;                 // a slide, not the window: no hints about the mouse or the keys
     const Theme *theme;         // NULL: THEME_LIGHT
     const SessionShuffle *shuffle; // the lesson with its tokens reordered, for PANEL_SHUFFLE (NULL: not computed)
+    // The question on screen (ViewState.quiz, .quiz_phase say where it is): a lesson's or the automatic one.
+    const LessonQuestion *question;
     const SessionTrain *train;  // training on the lesson's task: a strip with the loss curve and the checkpoints
                                 // under the header while train->active (NULL or inactive: none)
 } SceneExtras;
