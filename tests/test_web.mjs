@@ -119,26 +119,42 @@ try {
     await page.waitForFunction((b) => window.mhaState.frames > b, {}, before);
     return page.evaluate(() => window.mhaState.stage);
   }
+  // The cat lesson asks its questions on the way (scores, softmax): Escape skips each one, as on the desktop.
+  const quiz = () => page.evaluate(() => window.mhaState.quiz);
+  let asked = 0;
+  async function skipQuestions() {
+    for (let i = 0; i < 10 && (await quiz()) !== "none"; i++) {
+      asked++;
+      await key("Escape");
+    }
+  }
   const seen = [await key("Home")];
   for (let i = 0; i < 30 && seen[seen.length - 1] !== "output"; i++) {
     const s = await key("PageDown");
+    await skipQuestions();
     if (s !== seen[seen.length - 1]) seen.push(s);
   }
   const want = ["input", "projections", "scores", "scaled", "softmax", "weighted-sum", "concat", "output"];
   check(JSON.stringify(seen) === JSON.stringify(want), "PageDown steps through " + seen.join(" "));
+  check(asked >= 2, `the lesson's questions were asked on the way (${asked} skipped with Escape)`);
+  const st2 = await page.evaluate(() => window.mhaState);
   const hash = await page.evaluate(() => location.hash);
-  check(hash === "#lesson=the-cat-sat&stage=output&head=0", "the address follows: " + hash);
+  check(hash === `#lesson=the-cat-sat&stage=output&head=${st2.head}`, "the address follows: " + hash);
   await page.screenshot({ path: path.join(shots, "web-output.png") });
 
   // 3. E: the heatmap export becomes a download (a PNG).
-  await key("Home");
-  for (let i = 0; i < 4; i++) await key("PageDown"); // softmax
+  {
+    const b = await frames();
+    await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=softmax&head=0"; });
+    await page.waitForFunction((b) => window.mhaState.stage === "softmax" && window.mhaState.frames > b, {}, b);
+    await skipQuestions();
+  }
   const nd = await page.evaluate(() => window.mhaDownloads.length);
   await page.keyboard.press("e");
   await page.waitForFunction((n) => window.mhaDownloads.length > n, {}, nd);
   const names = await page.evaluate(() => window.mhaDownloads);
   const png = names.find((n) => n.endsWith(".png"));
-  check(!!png, "E: downloads " + names.join(", "));
+  check(!!png && /stage05-weights-heatmap-head0/.test(png), "E on the softmax stage: downloads " + names.join(", "));
   if (png) {
     const file = path.join(downloads, png);
     // Chromium writes the download as a .crdownload, then renames it: wait for the name (at most 30 s).
@@ -180,14 +196,24 @@ try {
   await page.waitForFunction(() => window.mhaState.lesson === "the-dog-bit-the-man");
   check(true, "menu: the-dog-bit-the-man opened");
 
-  // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2.
+  // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2. The canvas
+  // is the page under the bar: its drawing buffer is its CSS box times 2, and nothing of the bar covers it.
   {
     const before = await frames();
     await page.setViewport({ width: 900, height: 600, deviceScaleFactor: 2 });
-    await page.waitForFunction((b) => window.mhaState.frames > b &&
-      document.getElementById("canvas").width === 1800 && document.getElementById("canvas").height === 1200, {}, before);
-    const size = await page.evaluate(() => { const c = document.getElementById("canvas"); return [c.width, c.height]; });
-    check(size[0] === 1800 && size[1] === 1200, `resized to 900×600 at ratio 2: the canvas is ${size[0]}×${size[1]} pixels`);
+    const fits = () => {
+      const c = document.getElementById("canvas"), r = c.getBoundingClientRect();
+      const bar = document.getElementById("bar").getBoundingClientRect();
+      return c.width === Math.round(r.width * 2) && c.height === Math.round(r.height * 2) && r.width === 900 &&
+             r.top >= bar.bottom && r.bottom === 600 && r.height > 500;
+    };
+    await page.waitForFunction((b, f) => window.mhaState.frames > b && eval(f)(), {}, before, "(" + fits + ")");
+    const size = await page.evaluate(() => {
+      const c = document.getElementById("canvas"), r = c.getBoundingClientRect();
+      return [c.width, c.height, r.width, r.height];
+    });
+    check(size[0] === 1800 && size[1] === 2 * size[3],
+          `resized to 900×600 at ratio 2: the canvas is ${size[2]}×${size[3]} CSS pixels, ${size[0]}×${size[1]} pixels`);
     await page.screenshot({ path: path.join(shots, "web-dpr2.png") });
   }
 

@@ -89,6 +89,7 @@ struct Gui {
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
+static const char *quiz_key(QuizPhase q);
 #include "gui_web.inc"
 #endif
 
@@ -477,6 +478,11 @@ static void save(Gui *g)
 #ifdef __EMSCRIPTEN__
     const char *saved = out;
     web_download_files(&saved, 1); // the page's memory is no place to keep it: the browser downloads it
+    const char *saved_name = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
+    if (n == 0)
+        snprintf(g->status, sizeof g->status, TR("Downloaded %s with the file's values (no value is edited now)"), saved_name);
+    else
+        snprintf(g->status, sizeof g->status, TR("Downloaded %s with %d edit%s"), saved_name, n, n == 1 ? "" : "s");
 #endif
 }
 
@@ -522,6 +528,7 @@ static void export_view(Gui *g, bool board)
     g->edit_error[0] = '\0';
 #ifdef __EMSCRIPTEN__
     web_download_files((const char *const *)res.paths, res.count);
+    snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "");
 #endif
     export_result_free(&res);
 }
@@ -750,6 +757,8 @@ static void train_export(Gui *g)
 #ifdef __EMSCRIPTEN__
         const char *strip = strip_path; // the page downloads the strip (the checkpoints stay in its memory)
         web_download_files(&strip, 1);
+        snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), written,
+                 strrchr(strip_path, '/') ? strrchr(strip_path, '/') + 1 : strip_path);
 #endif
     }
 }
