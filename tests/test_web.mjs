@@ -1,12 +1,12 @@
 // The page in a real browser (tests/test_web.sh runs it): headless Chromium driven by puppeteer-core, the page
 // served by a local server. Every wait is on the page's own state (window.mhaState: frames presented, stage,
 // head, lesson, banner; window.mhaDownloads), never on the clock.
-//   node tests/test_web.mjs URL SHOTS_DIR EXPECTED_RGB("R G B") BAD_LESSON
+//   node tests/test_web.mjs URL SHOTS_DIR EXPECTED_RGB("R G B") BAD_LESSON GOOD_LESSON_TO_DROP
 import puppeteer from "puppeteer-core";
 import fs from "node:fs";
 import path from "node:path";
 
-const [url, shots, rgbText, badLesson] = process.argv.slice(2);
+const [url, shots, rgbText, badLesson, dropLesson] = process.argv.slice(2);
 const expected = rgbText.split(" ").map(Number);
 const origin = new URL(url).origin;
 let failed = 0;
@@ -183,6 +183,18 @@ try {
     check(saved.endsWith(".json"), "edit + Ctrl+S: downloads " + saved);
   }
 
+  // 3c. Shift+E: the board of the stage becomes a download too.
+  {
+    const n0 = await page.evaluate(() => window.mhaDownloads.length);
+    await page.keyboard.down("Shift");
+    await page.keyboard.press("e");
+    await page.keyboard.up("Shift");
+    await page.waitForFunction((n) => window.mhaDownloads.length > n, {}, n0);
+    const got = await page.evaluate((n) => window.mhaDownloads.slice(n), n0);
+    check(got.some((n) => /-stage01-input.*\.png$/.test(n)) && got.some((n) => /\.svg$/.test(n)),
+          "Shift+E on the input stage: downloads " + got.join(", "));
+  }
+
   // 4. A broken lesson through "Open lesson…": the banner, the last good lesson stays.
   const input = await page.$("#file");
   await input.uploadFile(badLesson);
@@ -195,6 +207,27 @@ try {
   await page.select("#lessons", "the-dog-bit-the-man");
   await page.waitForFunction(() => window.mhaState.lesson === "the-dog-bit-the-man");
   check(true, "menu: the-dog-bit-the-man opened");
+
+  // 5b. A teacher's file dropped on the page (a drop event carrying a File): it opens, the banner goes.
+  {
+    const text = fs.readFileSync(dropLesson, "utf8");
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], "my-own-lesson.json", { type: "application/json" }));
+      document.getElementById("canvas").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, text);
+    await page.waitForFunction(() => window.mhaState.lesson === "my-own-lesson");
+    const s = await page.evaluate(() => window.mhaState);
+    check(s.lesson === "my-own-lesson" && s.banner === 0, `drop: my-own-lesson.json opened (banner ${s.banner})`);
+  }
+
+  // 5c. A deep link followed within the page: another lesson, stage and head (head 1, as on a slide).
+  {
+    await page.evaluate(() => { location.hash = "#lesson=the-cat-sat-on-the-mat&stage=weighted-sum&head=1"; });
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat-on-the-mat" &&
+                                     window.mhaState.stage === "weighted-sum" && window.mhaState.head === 1);
+    check(true, "link followed: the-cat-sat-on-the-mat, weighted-sum, head 1");
+  }
 
   // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2. The canvas
   // is the page under the bar: its drawing buffer is its CSS box times 2, and nothing of the bar covers it.

@@ -55,4 +55,4 @@ while [ ! -s "$SHOTS/port" ]; do
 done
 PORT=$(head -1 "$SHOTS/port")
 cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
-node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json"
+node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json"

@@ -942,6 +942,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         char *file = e->drop.file;
         if (!file) return false;
         platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
+        g->flash[0] = '\0';             // the last lesson's "Exported …" does not belong on the next one
         load_lesson(g, file);
         SDL_free(file);
         return true;

@@ -1617,17 +1617,30 @@ static const char *const HELP[][2] = {
     {"T   J  L   Z   V", "train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them"},
     {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
     {"R", "revert the edits to the file"},
+#ifdef __EMSCRIPTEN__ // the page: files become the browser's downloads
+    {"Ctrl+S", "download the edited lesson (NAME-edited.json)"},
+    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG, downloaded"},
+#else
     {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
     {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG in exports/"},
+#endif
     {"+  \xe2\x88\x92  0", "zoom in, out, reset"},
     {"F11  F", "fullscreen"},
     {"mouse", "point at a cell: how it was computed; click pins it"},
+#ifdef __EMSCRIPTEN__
+    {"drop a .json", "open that lesson (or the bar's menu and Open lesson\xe2\x80\xa6)"},
+#else
     {"drop a .json", "open that lesson (saved edits reload by themselves)"},
+#endif
     {"N", "the lesson's notes (on any stage)"},
     {"P", "predict: an automatic question (which key a row attends to most)"},
     {"click  /  number + Enter  /  1 \xe2\x80\xa6 9", "answer a question (its result stays hidden till then); Esc skips"},
     {"H  F1", "this help"},
+#ifdef __EMSCRIPTEN__
+    {"Esc", "close help or panel, unpin"},
+#else
     {"Esc", "close help or panel, unpin, then quit;   Q quits"},
+#endif
 };
 
 static void draw_help(Ctx *c, int w, int h)
