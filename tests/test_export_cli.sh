@@ -316,6 +316,37 @@ first=$(grep -o ">man<\|>dog<" "$tmp/t/the-dog-bit-the-man-stage02-positions-hea
 run ablate_export_bad 2 --export "$tmp/t" --ablate 5 "$src/lessons/the-cat-sat.json"
 has ablate_export_bad.err "--ablate head 5 does not exist"
 
+# --parts all: a stage shown in parts gives one slide per part. The cat lesson's projections at 1280x720 are
+# Q, then K, then V; the Output stage with a head off is the output, then "Output (all heads) - Output = Δ".
+# The default (first) keeps one file per stage.
+mkdir "$tmp/p"
+run parts_default 0 --export "$tmp/p" --what board --stage projections --format svg "$src/lessons/the-cat-sat.json"
+lines parts_default.out 1
+has parts_default.out "$tmp/p/the-cat-sat-stage02-projections-head0.svg"
+run parts_all 0 --export "$tmp/p" --what board --stage projections --format svg --parts all "$src/lessons/the-cat-sat.json"
+lines parts_all.out 3
+for k in 1 2 3; do has parts_all.out "$tmp/p/the-cat-sat-stage02-projections-head0-part$k.svg"; done
+# Each part shows its own equation's result, Q₀, then K₀, then V₀ (the result matrix's caption), and says so in
+# the SVG's title.
+for kv in "1 Q" "2 K" "3 V"; do
+    set -- $kv
+    has "p/the-cat-sat-stage02-projections-head0-part$1.svg" "part $1 of 3"
+    has "p/the-cat-sat-stage02-projections-head0-part$1.svg" ">${2}₀  (3×2)<"
+done
+run parts_output 0 --export "$tmp/p" --what board --stage output --format svg --parts all --ablate 1 \
+    "$src/lessons/the-cat-sat.json"
+lines parts_output.out 2
+has "p/the-cat-sat-stage08-output-head0-part2.svg" "Output (all heads)"
+has "p/the-cat-sat-stage08-output-head0-part2.svg" ">Δ  (3×4)<"
+run parts_deck 0 --export "$tmp/p" --what board --stage all --format png --parts all "$src/lessons/the-cat-sat.json"
+run parts_deck_first 0 --export "$tmp/p" --what board --stage all --format png "$src/lessons/the-cat-sat.json"
+n_all=$(wc -l <"$tmp/parts_deck.out"); n_first=$(wc -l <"$tmp/parts_deck_first.out")
+[ "$n_all" -eq $((n_first + 2)) ] && ok || bad "--parts all deck: $n_all files, expected $n_first + 2 (projections in 3 parts)"
+run parts_bad 2 --export "$tmp/p" --what board --parts some "$src/lessons/the-cat-sat.json"
+has parts_bad.err "--parts expects first or all, got 'some'"
+run parts_heatmaps 2 --export "$tmp/p" --parts all "$src/lessons/the-cat-sat.json"
+has parts_heatmaps.err "add --what board"
+
 # The window with no display: exit 1 at once with a sentence pointing to --export and --trace, never an
 # invisible window (SDL falls back on its offscreen driver). A hang would be killed by timeout (124).
 nodisplay() { # nodisplay NAME ENV...

@@ -58,6 +58,9 @@ static const char USAGE[] =
     "      --head N                     board: the head it shows (default 0)\n"
     "      --cell ROW,COL               board: the result cell whose arithmetic it shows (default the first;\n"
     "                                   the file name then carries it)\n"
+    "      --parts first|all            board: a stage shown in parts (Q, then K, then V; the output, then\n"
+    "                                   the difference without switched-off heads): its first part (default)\n"
+    "                                   or one slide per part, NAME-part1, NAME-part2, ...\n"
     "  --ablate H[,H...]  with --trace, --json or --export: those heads' Z enter the concat as zeros (their own\n"
     "                     stages are still computed); the output with every head is shown beside\n"
     "  --shuffle PERM     with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
@@ -85,7 +88,7 @@ typedef struct {
 
 // The options of --export, as given (checked by parse_export).
 typedef struct {
-    const char *dir, *format, *scale, *what, *stage, *background, *head, *cell;
+    const char *dir, *format, *scale, *what, *stage, *background, *head, *cell, *parts;
 } ExportArgs;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
@@ -281,6 +284,17 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         }
         r->cell_row = row;
         r->cell_col = col;
+    }
+    if (a->parts) {
+        if (strcmp(a->parts, "all") == 0) r->parts = true;
+        else if (strcmp(a->parts, "first") != 0) {
+            cli_line(stderr, "mha-tracer: error: --parts expects first or all, got '%s'\n", a->parts);
+            return false;
+        }
+        if (r->parts && !(r->what & EXPORT_WHAT_BOARD)) {
+            cli_line(stderr, "mha-tracer: error: --parts all writes the parts of boards: add --what board (or all)\n");
+            return false;
+        }
     }
     if (a->background) {
         if (strcmp(a->background, "white") == 0) r->background = EXPORT_BG_WHITE;
@@ -729,9 +743,9 @@ int main(int argc, char **argv)
             }
             if (tx >= 0) continue;
             static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
-                                                "--head",   "--cell"};
-            const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what,
-                                    &xargs.stage, &xargs.background, &xargs.head,  &xargs.cell};
+                                                "--head",   "--cell",   "--parts"};
+            const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what, &xargs.stage,
+                                    &xargs.background, &xargs.head,  &xargs.cell,  &xargs.parts};
             int x = -1;
             const char *value = NULL;
             for (int k = 0; k < (int)(sizeof XOPTS / sizeof XOPTS[0]) && x < 0; k++) {

@@ -795,6 +795,8 @@ typedef struct {
     bool board;
     ViewState st;      // board
     const LessonQuestion *question; // a board that asks or answers this question (NULL: none)
+    bool parts;       // a board of a whole stage: one slide per sub-step when the stage shows its equations in parts
+    bool pinned_named; // the pinned cell was asked for (--cell): every part keeps it
     HeatmapSpec spec; // heatmap
 } Job;
 
@@ -933,7 +935,38 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
 
 // Builds, encodes and writes every job, one image at a time. (Encoding PNGs on several threads would save
 // a third of the time on two processors, but IMG_SavePNG_RW touches SDL_image's global init flags.)
-static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L, const Trace *T, ExportResult *out,
+// A stage that does not fit a slide at once shows its equations one at a time (Q, then K, then V), or its
+// inputs, then "= result": a board of the whole stage becomes one slide per part, NAME-part1, NAME-part2 …
+// (so they sort in order), each with its part's first result cell pinned. Laid out here, before any file is
+// named, so the writer still checks every target before anything is drawn. Jobs are copied to out.
+static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L, const Trace *T,
+                         const TextMetrics *tm, Scene *scene)
+{
+    for (size_t i = 0; i < in->count; i++) {
+        const Job *j = &in->jobs[i];
+        int parts = 1;
+        if (j->board && j->parts && !j->question) {
+            if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+            parts = scene->substeps > 1 ? scene->substeps : 1;
+        }
+        for (int part = 0; part < parts; part++) {
+            Job *o = job_add(out);
+            if (!o) return false;
+            *o = *j;
+            if (parts == 1) continue;
+            o->st.substep = part;
+            o->st.substep_count = parts;
+            if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = view_reveal_cell(&o->st, 0);
+            size_t n = strlen(o->name);
+            snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
+            n = strlen(o->title);
+            snprintf(o->title + n, sizeof o->title - n, ", part %d of %d", part + 1, parts);
+        }
+    }
+    return true;
+}
+
+static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *L, const Trace *T, ExportResult *out,
                      ExportError *err)
 {
     unsigned formats = req->formats & (EXPORT_PNG | EXPORT_SVG);
@@ -941,6 +974,20 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
         fail(err, false, "no format asked for (png, svg or both)");
         return false;
     }
+    Exporter *x = export_open(req->font_dir, err);
+    if (!x) return false;
+    TextMetrics tm = export_metrics(x);
+    Scene scene;
+    scene_init(&scene);
+    Jobs expanded = {0};
+    if (!expand_parts(given, &expanded, req, L, T, &tm, &scene)) {
+        free(expanded.jobs);
+        scene_free(&scene);
+        export_close(x);
+        fail(err, true, "out of memory while laying out the boards");
+        return false;
+    }
+    const Jobs *jobs = &expanded;
     // Every file's name first: the writer checks all targets before anything is drawn or written.
     size_t nfiles = 0, per = (formats & EXPORT_PNG ? 1 : 0) + (formats & EXPORT_SVG ? 1 : 0);
     size_t cap = jobs->count * per + 1;
@@ -957,12 +1004,6 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
     if (!ok) fail(err, true, "out of memory");
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err) : NULL;
     ok = w != NULL;
-    Exporter *x = NULL;
-    Scene scene;
-    scene_init(&scene);
-    if (ok) ok = (x = export_open(req->font_dir, err)) != NULL;
-    TextMetrics tm;
-    if (ok) tm = export_metrics(x);
     // One image at a time: laid out, encoded, written to its temporary and freed.
     size_t k = 0;
     for (size_t i = 0; ok && i < jobs->count; i++) {
@@ -1015,6 +1056,7 @@ static bool run_jobs(const Jobs *jobs, const ExportRequest *req, const Lesson *L
     }
     for (size_t i = 0; names && i < nfiles; i++) free(names[i]);
     free(names);
+    free(expanded.jobs);
     return ok;
 }
 
@@ -1098,6 +1140,10 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
                 }
             }
             ok = add_board(&jobs, prefix, L, &b, named);
+            if (ok) {
+                jobs.jobs[jobs.count - 1].parts = req->parts;
+                jobs.jobs[jobs.count - 1].pinned_named = named;
+            }
             if (ok && !add_questions(&jobs, prefix, L, T, &st, err)) {
                 free(jobs.jobs);
                 return false;

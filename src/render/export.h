@@ -57,6 +57,9 @@ typedef struct {
     // matrix of the stage that has it. A single stage without it is a bad request; with EXPORT_ALL_STAGES
     // the stages without it pin their first cell. A board whose cell was asked for names it.
     int cell_row, cell_col;
+    // Boards of a stage shown in parts (Q, then K, then V; the output, then Δ without switched-off heads):
+    // false, its first part as NAME (one file per stage); true, one slide per part, NAME-part1, NAME-part2 …
+    bool parts;
     // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
     // for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;
