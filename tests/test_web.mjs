@@ -1,12 +1,13 @@
 // The page in a real browser (tests/test_web.sh runs it): headless Chromium driven by puppeteer-core, the page
 // served by a local server. Every wait is on the page's own state (window.mhaState: frames presented, stage,
 // head, lesson, banner; window.mhaDownloads), never on the clock.
-//   node tests/test_web.mjs URL SHOTS_DIR EXPECTED_RGB("R G B") BAD_LESSON GOOD_LESSON_TO_DROP
+//   node tests/test_web.mjs URL SHOTS_DIR EXPECTED_RGB("R G B") BAD_LESSON GOOD_LESSON_TO_DROP SHIPPED_LESSONS
 import puppeteer from "puppeteer-core";
 import fs from "node:fs";
 import path from "node:path";
 
-const [url, shots, rgbText, badLesson, dropLesson] = process.argv.slice(2);
+const [url, shots, rgbText, badLesson, dropLesson, shippedText] = process.argv.slice(2);
+const shipped = Number(shippedText);
 const expected = rgbText.split(" ").map(Number);
 const origin = new URL(url).origin;
 let failed = 0;
@@ -205,7 +206,13 @@ try {
   const after = await page.evaluate(() => window.mhaState);
   check(after.banner === 1 && after.lesson === "the-cat-sat", "bad lesson: banner shown, the cat lesson stays");
 
-  // 5. Another lesson from the menu.
+  // 5. The menu lists every shipped lesson by its title; another lesson from it.
+  {
+    const opts = await page.evaluate(() => [...document.querySelectorAll("#lessons option")].map((o) => [o.value, o.textContent]));
+    const cat = opts.find((o) => o[0] === "the-cat-sat");
+    check(opts.length === shipped && cat && cat[1] === "The cat sat",
+          `menu: ${opts.length} lessons (${shipped} ship), the-cat-sat shown as "${cat ? cat[1] : "?"}"`);
+  }
   await page.select("#lessons", "the-dog-bit-the-man");
   await page.waitForFunction(() => window.mhaState.lesson === "the-dog-bit-the-man");
   check(true, "menu: the-dog-bit-the-man opened");
@@ -250,6 +257,15 @@ try {
     check(size[0] === 1800 && size[1] === 2 * size[3],
           `resized to 900×600 at ratio 2: the canvas is ${size[2]}×${size[3]} CSS pixels, ${size[0]}×${size[1]} pixels`);
     await page.screenshot({ path: path.join(shots, "web-dpr2.png") });
+  }
+
+  // 7. Opened as a file (double-clicked in a folder) the page cannot read its .wasm: it says how to serve it.
+  if (process.env.MHA_WEB_DIST) {
+    const p2 = await browser.newPage();
+    await p2.goto("file://" + process.env.MHA_WEB_DIST + "/index.html");
+    await p2.waitForFunction(() => /opened as a file/.test((document.getElementById("loading") || {}).textContent || ""));
+    check(true, "opened as a file: the page says to serve the folder");
+    await p2.close();
   }
 
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));

@@ -55,4 +55,5 @@ while [ ! -s "$SHOTS/port" ]; do
 done
 PORT=$(head -1 "$SHOTS/port")
 cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
-node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json"
+MHA_WEB_DIST=$DIST node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
+    "$(ls "$SRC"/lessons/*.json | grep -vc "lesson.schema.json")"
