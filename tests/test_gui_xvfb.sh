@@ -115,6 +115,20 @@ wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away b
 shot 12f-note-gone >/dev/null
 [ "$(md5sum < "$SHOTS/12f-note-gone.png")" = "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "the picture without the export note is not the one before the export"
+# A press on the strip of stages in the header goes to that stage (touch screens have no PageDown): the softmax
+# segment (the 5th stage of the cat lesson), then back to the projections at their first part, from where the
+# frame log puts the strip.
+[ "$(last_stage)" = input ] || key Home "stage=input "
+strip=$(frame_field strip)
+sx=${strip%%,*}; rest=${strip#*,}; sy=${rest%%,*}; rest=${rest#*,}; seg=${rest%%,*}; gap=${rest#*,}
+before=$(frame_count)
+xdotool mousemove --window "$WID" $((sx + 4 * (seg + gap) + seg / 2)) "$sy" click 1
+wait_frame "$before" "stage=softmax " || fail "a press on the softmax segment of the strip ($strip) did not go there"
+before=$(frame_count)
+xdotool mousemove --window "$WID" $((sx + seg + gap + seg / 2)) "$sy" click 1
+wait_frame "$before" "stage=projections substep=0 " || fail "a press on the projections segment did not go back there"
+echo "strip ($strip): pressed softmax, then projections"
+xdotool mousemove --window "$WID" 5 700
 # Ctrl+S with nothing edited writes nothing (it says so); after an edit it saves.
 key ctrl+s "edits=0 banner=0 "
 [ ! -e "$WORK/lesson-edited.json" ] || fail "Ctrl+S wrote lesson-edited.json with no value edited"

@@ -1883,8 +1883,64 @@ static void test_teaching(void)
     session_free(&doc);
 }
 
+
+// A press on the header's strip of stages (touch screens, a teacher's mouse): every segment answers with its
+// own stage, the segment whose label is drawn there; gaps, the title and the line below answer nothing.
+static void test_strip_press(void)
+{
+    Lesson L;
+    LessonError err;
+    CHECK(lesson_load_builtin(&L, &err), "built-in lesson loads");
+    Trace T;
+    TraceError terr;
+    CHECK(trace_run(&T, &L.params, &terr), "trace runs");
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[2][2] = {{1280, 720}, {1920, 1080}};
+    for (int z = 0; z < 2; z++) {
+        int w = SIZES[z][0], h = SIZES[z][1];
+        go(&st, STAGE_SOFTMAX);
+        scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+        CHECK(s.strip_n == st.stage_count && s.strip_seg > 0, "%dx%d: the strip has %d segments (%d stages)", w, h,
+              s.strip_n, st.stage_count);
+        int at = -1;
+        for (int i = 0; i < s.strip_n; i++) {
+            int cx = s.strip_x + i * (s.strip_seg + s.strip_gap) + s.strip_seg / 2, cy = s.strip_y + s.strip_h / 2;
+            CHECK(scene_stage_at(&s, cx, cy, &at) && at == i, "%dx%d: the centre of segment %d answers %d", w, h, i, at);
+        }
+        // The labels: "softmax" and "AV" are drawn over their own stages' segments.
+        static const struct { const char *label; Stage stage; } LABELS[] = {{"softmax", STAGE_SOFTMAX}, {"AV", STAGE_WEIGHTED_SUM}};
+        for (int k = 0; k < 2; k++) {
+            int want = -1;
+            for (int i = 0; i < st.stage_count; i++)
+                if (st.stages[i] == LABELS[k].stage) want = i;
+            bool found = false;
+            for (size_t i = 0; i < s.count && !found; i++) {
+                const DrawCmd *c = &s.cmds[i];
+                if (c->kind != CMD_TEXT || strcmp(scene_text(&s, c), LABELS[k].label) != 0) continue;
+                if (c->y < s.strip_y - 2 || c->y > s.strip_y + s.strip_h) continue; // not the strip's
+                found = scene_stage_at(&s, c->x + c->w / 2, s.strip_y + s.strip_h / 2, &at) && at == want;
+            }
+            CHECK(found, "%dx%d: the label %s is on the segment that goes to its stage (%d)", w, h, LABELS[k].label, want);
+        }
+        CHECK(s.strip_gap > 0 && !scene_stage_at(&s, s.strip_x + s.strip_seg + s.strip_gap / 2, s.strip_y + 2, &at),
+              "%dx%d: the gap between two segments is on none", w, h);
+        CHECK(!scene_stage_at(&s, s.strip_x - 5, s.strip_y + 2, &at), "%dx%d: the title is on no segment", w, h);
+        CHECK(!scene_stage_at(&s, s.strip_x + 5, s.strip_y + s.strip_h + 3, &at), "%dx%d: below the strip is on none", w, h);
+        CHECK(!scene_stage_at(&s, s.strip_x + s.strip_n * (s.strip_seg + s.strip_gap) + 1, s.strip_y + 2, &at),
+              "%dx%d: past the last segment is on none", w, h);
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
+    test_strip_press();
     test_cross_names();
     test_steps_move_on();
     test_colormaps();

@@ -533,9 +533,46 @@ static void test_teaching_keys(void)
     CHECK(fabs(fine - pow(2.0, 1.0 / 16)) < 1e-15, "a fine step is 2^(1/16): %g", fine);
 }
 
+
+// A press on the header's strip: that stage at its first part, from either side; the stage on screen steps
+// through its parts and back to the first; overlays close; nonsense indices change nothing.
+static void test_strip_press(void)
+{
+    ViewDims d = {4, 4, 4, 2, 2, true, false}; // causal: 9 stages
+    ViewState s;
+    view_init(&s, &d);
+    ViewEvent e;
+    memset(&e, 0, sizeof e);
+    e.kind = VIEW_EV_STAGE;
+    e.head = -1;
+    int softmax = -1, project = -1;
+    for (int i = 0; i < s.stage_count; i++) {
+        if (s.stages[i] == STAGE_SOFTMAX) softmax = i;
+        if (s.stages[i] == STAGE_PROJECT) project = i;
+    }
+    e.value = softmax;
+    CHECK(view_handle(&s, &e) && view_stage(&s) == STAGE_SOFTMAX && s.substep == 0, "a press on softmax goes there");
+    e.value = project;
+    CHECK(view_handle(&s, &e) && view_stage(&s) == STAGE_PROJECT && s.substep == 0,
+          "back to the projections: its first part (%d), not its last", s.substep);
+    view_set_substeps(&s, 3, 0);
+    CHECK(view_handle(&s, &e) && s.substep == 1, "the stage on screen: its next part (%d)", s.substep);
+    CHECK(view_handle(&s, &e) && s.substep == 2, "and the next (%d)", s.substep);
+    CHECK(view_handle(&s, &e) && s.substep == 0 && view_stage(&s) == STAGE_PROJECT, "after the last, its first (%d)", s.substep);
+    s.help = true;
+    e.value = softmax;
+    CHECK(view_handle(&s, &e) && !s.help && view_stage(&s) == STAGE_SOFTMAX, "the help closes and the stage changes");
+    const double BAD[] = {-1, (double)s.stage_count, 1e300, NAN};
+    for (int i = 0; i < 4; i++) {
+        e.value = BAD[i];
+        CHECK(!view_handle(&s, &e) && view_stage(&s) == STAGE_SOFTMAX, "index %g changes nothing", BAD[i]);
+    }
+}
+
 int main(void)
 {
     test_substeps();
+    test_strip_press();
     test_zoom_pan();
     test_stage_table();
     test_stages();

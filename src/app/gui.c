@@ -288,11 +288,13 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 ablated=B scale=S train=T
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 strip=X,Y,SEG,GAP
+//         ablated=B scale=S train=T
 //         running=0|1 edits=E banner=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
-// is; B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
+// is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
+// segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
 // values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
@@ -313,9 +315,10 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
+            "help=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
+            g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
             g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
@@ -871,6 +874,12 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         to_pixels(g, e->button.x, e->button.y, &x, &y);
         double v;
         int step;
+        int stage_index;
+        if (scene_stage_at(&g->scene, x, y, &stage_index)) { // a press on the header's strip of stages: go there
+            ev.kind = VIEW_EV_STAGE;
+            ev.value = stage_index;
+            return dispatch(g, &ev);
+        }
         if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
             g->seeking = true;
             ev.kind = VIEW_EV_TRAIN_SEEK;

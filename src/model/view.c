@@ -481,6 +481,21 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->request = VIEW_REQ_SCALE_SET;
         s->request_delta = ev->value;
         return true;
+    case VIEW_EV_STAGE: {
+        if (!isfinite(ev->value) || ev->value < 0 || ev->value >= s->stage_count) return false;
+        int index = (int)ev->value;
+        s->help = false; // a press on the strip closes the overlays, like a key
+        if (s->panel == PANEL_COST) s->panel = PANEL_NONE;
+        if (index == s->stage_index) { // the stage on screen: its next part, after the last its first
+            s->substep = s->substep + 1 < s->substep_count ? s->substep + 1 : 0;
+            s->reveal = s->quiz_phase == QUIZ_ASKING ? 0 : -1;
+            memset(&s->pinned, 0, sizeof s->pinned);
+            return true;
+        }
+        go_stage(s, index);
+        if (s->quiz_phase == QUIZ_NONE) s->substep = 0; // chosen by its name: its first part, from either side
+        return true;
+    }
     case VIEW_EV_TRAIN_SEEK:
         if (!(ev->value >= 0) || !isfinite(ev->value)) return false;
         s->request = VIEW_REQ_TRAIN_SEEK;

@@ -112,6 +112,8 @@ typedef enum {
     VIEW_EV_PAN,     // the pointer moved (x, y) pixels with the button held on no cell: a zoomed board follows it
     VIEW_EV_SCALE,   // the scale slider pressed or dragged: value = the scale at the pointer
     VIEW_EV_TRAIN_SEEK, // the training strip pressed or dragged: value = the step under the pointer
+    VIEW_EV_STAGE,   // a stage's segment of the header's strip pressed: value = its index (the current one: its
+                     // next sub-step, else back to its first)
 } ViewEventKind;
 
 typedef struct {
@@ -123,7 +125,7 @@ typedef struct {
     int head;       // CLICK in the all-heads grid: the head clicked (-1 otherwise)
     int wheel;
     int x, y;       // RESIZE; DRAG: y = pixels moved
-    double value;   // SCALE: the softmax scale asked for
+    double value;   // SCALE: the softmax scale asked for; TRAIN_SEEK: the step; STAGE: the stage's index
 } ViewEvent;
 
 // Sizes of the lesson, all the state machine needs from it.

@@ -1433,6 +1433,12 @@ static void draw_header(Ctx *c, int x, int y, int w, int *height)
     int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
     int seg = (sw - (n - 1) * gap) / n;
+    c->s->strip_x = sx;
+    c->s->strip_y = y2 + 1;
+    c->s->strip_seg = seg;
+    c->s->strip_gap = gap;
+    c->s->strip_h = l2 - 2;
+    c->s->strip_n = seg > 0 ? st->stage_count : 0;
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
         int sx0 = sx + i * (seg + gap);
@@ -1603,6 +1609,7 @@ static const char *const HELP[][2] = {
     {"\xe2\x86\x92  Space  PageDown  \xe2\x86\x93", "next stage"},
     {"\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91", "previous stage"},
     {"Home / End", "first / last stage"},
+    {"click the strip", "that stage (the stage shown: its next part)"},
     {".   ,", "fill the result one cell at a time / undo"},
     {"1 \xe2\x80\xa6 9", "show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)"},
     {"Tab / Shift+Tab", "next / previous head"},
@@ -2412,6 +2419,16 @@ bool scene_train_at(const Scene *s, int x, int y, int *step)
     return true;
 }
 
+bool scene_stage_at(const Scene *s, int x, int y, int *stage_index)
+{
+    if (s->strip_n <= 0 || s->strip_seg <= 0 || y < s->strip_y || y >= s->strip_y + s->strip_h || x < s->strip_x)
+        return false;
+    int step = s->strip_seg + s->strip_gap, i = (x - s->strip_x) / step;
+    if (i >= s->strip_n || x - s->strip_x - i * step >= s->strip_seg) return false; // past the end, or in a gap
+    *stage_index = i;
+    return true;
+}
+
 bool scene_slider_at(const Scene *s, int x, int y, double *scale)
 {
     int pad = s->slider_h / 2;
@@ -2441,6 +2458,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
     s->train_w = 0;
+    s->strip_n = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));

@@ -76,6 +76,9 @@ typedef struct {
     // The training strip's loss curve and checkpoint ticks (train_w = 0: none shown): steps 0 .. train_steps
     // from left to right, a press or a drag there picks the checkpoint nearest to the step under the pointer.
     int train_x, train_y, train_w, train_h, train_steps;
+    // The header's strip of stages (strip_n = 0: none shown): strip_n segments of strip_seg pixels, strip_gap
+    // apart, from strip_x; a press on one goes to that stage (touch screens have no PageDown).
+    int strip_x, strip_y, strip_seg, strip_gap, strip_h, strip_n;
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -147,6 +150,9 @@ void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int
 // The scale on the slider at pixel column x when (x, y) is on the slider (a stop when within a quarter of the
 // slider's height of it; the ends beyond the track); false when it is not.
 bool scene_slider_at(const Scene *s, int x, int y, double *scale);
+// The stage (its index in the lesson's stages) whose segment of the header's strip is at (x, y); false when
+// (x, y) is on none.
+bool scene_stage_at(const Scene *s, int x, int y, int *stage_index);
 
 // The training step at pixel column x when (x, y) is on the training strip's curve or its checkpoint ticks
 // (clamped to 0 .. the run's steps); false when it is not.
