@@ -145,6 +145,24 @@ try {
   check(hash === `#lesson=the-cat-sat&stage=output&head=${st2.head}`, "the address follows: " + hash);
   await page.screenshot({ path: path.join(shots, "web-output.png") });
 
+  // 2b. A tap on the strip of stages (a tablet has no keys): the touch reaches the program as a press and goes
+  // to that stage. The strip is in canvas pixels; the canvas sits under the bar, at device pixel ratio 1.
+  {
+    const geo = await page.evaluate(() => {
+      const r = document.getElementById("canvas").getBoundingClientRect(), c = document.getElementById("canvas");
+      return { left: r.left, top: r.top, k: r.width / c.width, strip: window.mhaState.strip, stages: window.mhaState.stage };
+    });
+    const [sx, sy, seg, gap] = geo.strip;
+    const tap = async (i, want) => {
+      const b = await frames();
+      await page.touchscreen.tap(geo.left + (sx + i * (seg + gap) + seg / 2) * geo.k, geo.top + sy * geo.k);
+      await page.waitForFunction((b, w) => window.mhaState.frames > b && window.mhaState.stage === w, {}, b, want);
+    };
+    await tap(3, "scaled");
+    await tap(1, "projections");
+    check(true, `tap on the strip (${geo.strip.join(",")}): scaled, then projections`);
+  }
+
   // 3. E: the heatmap export becomes a download (a PNG).
   {
     const b = await frames();
