@@ -256,6 +256,19 @@ try {
     check(true, "link followed: the-cat-sat-on-the-mat, weighted-sum, head 1");
   }
 
+  // 5d. The bar speaks the interface's language: the Chinese lesson says "language": "zh".
+  {
+    await page.select("#lessons", "mao-zuo-zai-dianzi-shang");
+    await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" &&
+                                     document.getElementById("open").textContent === "打开课程…");
+    const label = await page.evaluate(() => document.getElementById("lessonLabel").textContent);
+    await page.screenshot({ path: path.join(shots, "web-zh.png") });
+    await page.select("#lessons", "the-cat-sat");
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" &&
+                                     document.getElementById("open").textContent === "Open lesson…");
+    check(label === "课程", `the bar in Chinese with the Chinese lesson ("${label}"), in English again with the cat lesson`);
+  }
+
   // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2. The canvas
   // is the page under the bar: its drawing buffer is its CSS box times 2, and nothing of the bar covers it.
   {

@@ -90,6 +90,14 @@ struct Gui {
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
 static const char *quiz_key(QuizPhase q);
+// The page's bar above the board (web/index.html asks for them through mha_web_bar_text): in the language of
+// the interface, like every string the window shows.
+static const char *const WEB_BAR[] = {
+    N_("Lesson"),
+    N_("Open lesson\xe2\x80\xa6"),
+    N_("Open a lesson file (.json) from this computer; or drop one on the page"),
+    N_("H: keys \xc2\xb7 E: download the heatmap \xc2\xb7 Ctrl+S: download your edits"),
+};
 #include "gui_web.inc"
 #endif
 
