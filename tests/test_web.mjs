@@ -68,10 +68,10 @@ try {
   check(idle1 === idle0, `idle: no redraw over 60 animation frames (frames ${idle0} -> ${idle1})`);
   const shot = path.join(shots, "web-softmax.png");
   await page.screenshot({ path: shot });
-  // The (The, The) cell: A_0 = 0.6111 in viridis. Pixels read from the screenshot (decoded in the page from a
-  // data: URL, so no request leaves).
+  // The screenshot decoded in the page (from a data: URL, so no request leaves): the pixels in the expected
+  // colour, and the centre of those in the board's part (the left 60 %), where the pointer goes next.
   const b64 = fs.readFileSync(shot).toString("base64");
-  const count = await page.evaluate(async (b64, e) => {
+  const { count, centre } = await page.evaluate(async (b64, e) => {
     const img = new Image();
     img.src = "data:image/png;base64," + b64;
     await img.decode();
@@ -80,30 +80,18 @@ try {
     const ctx = c.getContext("2d");
     ctx.drawImage(img, 0, 0);
     const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4)
-      if (Math.abs(d[i] - e[0]) <= 1 && Math.abs(d[i + 1] - e[1]) <= 1 && Math.abs(d[i + 2] - e[2]) <= 1) n++;
-    return n;
+    let count = 0, sx = 0, sy = 0, n = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - e[0]) > 1 || Math.abs(d[i + 1] - e[1]) > 1 || Math.abs(d[i + 2] - e[2]) > 1) continue;
+      count++;
+      if ((i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
+    }
+    return { count, centre: n ? [sx / n, sy / n] : [0, 0] };
   }, b64, expected);
   check(count >= 400, `softmax: ${count} pixels in viridis(0.6111) = rgb(${expected.join(",")}) (a cell: at least 400)`);
 
   const frames = () => page.evaluate(() => window.mhaState.frames);
   // Hover: the pointer on the (The, The) cell (its centre: the mean of its pixels) draws its arithmetic.
-  const centre = await page.evaluate(async (b64, e) => {
-    const img = new Image();
-    img.src = "data:image/png;base64," + b64;
-    await img.decode();
-    const c = document.createElement("canvas");
-    c.width = img.width; c.height = img.height;
-    const ctx = c.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    let sx = 0, sy = 0, n = 0;
-    for (let i = 0; i < d.length; i += 4)
-      if (Math.abs(d[i] - e[0]) <= 1 && Math.abs(d[i + 1] - e[1]) <= 1 && Math.abs(d[i + 2] - e[2]) <= 1 &&
-          (i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
-    return n ? [sx / n, sy / n] : [0, 0];
-  }, b64, expected);
   {
     const before = await frames();
     await page.mouse.move(centre[0], centre[1]);

@@ -10,56 +10,24 @@
 #   JOBS=2                        parallel compile jobs
 # Prints the prefix it used as the last line "prefix: DIR".
 set -euo pipefail
+. "$(dirname "$0")/debian-deps.sh"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE_BASE=${MHA_CACHE:-/var/cache/mha-tracer}
 JOBS=${JOBS:-2}
 # Bump when the recipe below changes: it is part of the cache key.
 RECIPE=1
-export DEBIAN_FRONTEND=noninteractive
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 # emscripten's optimizer (-O2) needs Debian's acorn; a newer Node elsewhere on PATH does not have it.
 export NODE_PATH=/usr/share/nodejs
 
-say() { printf '== %s\n' "$*"; }
-
 # --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
 need_pkgs="emscripten cmake pkg-config dpkg-dev python3 python3-fonttools fonts-noto-core fonts-noto-cjk"
-SRC_FILE=/etc/apt/sources.list.d/mha-tracer-deb-src.sources
-if ! apt-cache showsrc --only-source libsdl2 2>/dev/null | grep -q '^Version:'; then
-    say "enabling deb-src in $SRC_FILE"
-    tmp=$(mktemp)
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] && [ "$f" != "$SRC_FILE" ] || continue
-        awk 'BEGIN{RS=""; ORS="\n\n"} /(^|\n)Types:[^\n]*deb([ \n]|$)/ {
-                 gsub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' "$f" >>"$tmp"
-    done
-    if [ -f /etc/apt/sources.list ]; then
-        awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-                         comps=""; for (j=i+2; j<=NF; j++) comps=comps (comps==""?"":" ") $j
-                         printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n\n", $i, $(i+1), comps }' \
-            /etc/apt/sources.list >>"$tmp"
-    fi
-    $SUDO install -m 644 "$tmp" "$SRC_FILE"
-    rm -f "$tmp"
-    $SUDO apt-get update -qq
-fi
-missing=""
-for p in $need_pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-    say "installing$missing"
-    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+deps_enable_sources
+deps_install $need_pkgs
 
 # --- 2. The cache key: the source versions, the compiler, the recipe ---
 SRC_PKGS="cjson libsdl2 freetype harfbuzz libsdl2-ttf libsdl2-image"
-declare -A VER
 key_text="recipe=$RECIPE emscripten=$(dpkg-query -W -f='${Version}' emscripten)"
-for p in $SRC_PKGS; do
-    VER[$p]=$(apt-cache showsrc --only-source "$p" | sed -n 's/^Version: //p' | sort -V | tail -1)
-    [ -n "${VER[$p]}" ] || { echo "no source package $p" >&2; exit 1; }
-    key_text="$key_text $p=${VER[$p]}"
-done
+deps_versions $SRC_PKGS
 KEY=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
 CACHE="$CACHE_BASE/web-$KEY"
 PREFIX="$CACHE/prefix"
@@ -82,29 +50,6 @@ dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
         >"$bld.configure.log" 2>&1 || { tail -40 "$bld.configure.log"; return 1; }
     nice cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
     cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
-}
-fetch() { # fetch PKG -> prints the unpacked source directory
-    local p=$1 d="$CACHE/src/$1"
-    if [ ! -f "$d/.unpacked" ]; then
-        rm -rf "$d" && mkdir -p "$d"
-        (cd "$d" && apt-get source -qq --only-source "$p=${VER[$p]}" >/dev/null 2>&1) \
-            || { echo "apt-get source $p failed" >&2; return 1; }
-        touch "$d/.unpacked"
-    fi
-    find "$d" -mindepth 1 -maxdepth 1 -type d | head -1
-}
-build_dep() { # build_dep PKG cmake-args...
-    local p=$1
-    shift
-    [ -f "$CACHE/stamp-$p" ] && return 0
-    local t0=$SECONDS src
-    src=$(fetch "$p")
-    say "building $p ${VER[$p]}"
-    mkdir -p "$CACHE/build"
-    rm -rf "$CACHE/build/$p"
-    dep_cmake "$src" "$CACHE/build/$p" "$@"
-    echo "$p ${VER[$p]} $((SECONDS - t0)) s" >"$CACHE/stamp-$p"
-    say "$p: $((SECONDS - t0)) s"
 }
 mkdir -p "$CACHE"
 export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig:$PREFIX/share/pkgconfig" PKG_CONFIG_PATH=""
@@ -175,10 +120,7 @@ cp -r "$ROOT/LICENSES/." "$OUT/licenses/" 2>/dev/null || true
 cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$OUT/licenses/"
 cp /usr/share/doc/fonts-noto-core/copyright "$OUT/licenses/fonts-noto-core.copyright.txt"
 cp /usr/share/doc/fonts-noto-cjk/copyright "$OUT/licenses/fonts-noto-cjk.copyright.txt"
-for p in $SRC_PKGS; do
-    src=$(find "$CACHE/src/$p" -mindepth 1 -maxdepth 1 -type d | head -1)
-    [ -f "$src/debian/copyright" ] && cp "$src/debian/copyright" "$OUT/licenses/$p.copyright.txt"
-done
+deps_versions $SRC_PKGS
 say "wrote dist/web: $(cd "$OUT" && du -b index.html mha-tracer.js mha-tracer.wasm mha-tracer.data | awk '{printf "%s %d KB, ", $2, $1/1024}')" \
     "lessons $(du -cb "$DATA/lessons" | tail -1 | cut -f1) bytes of the data"
 echo "prefix: $PREFIX"

@@ -9,57 +9,23 @@
 #   JOBS=2                            parallel compile jobs
 # Prints the prefix it used as the last line "prefix: DIR" (tests/test_windows.sh reads the same cache).
 set -euo pipefail
+. "$(dirname "$0")/debian-deps.sh"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE_BASE=${MHA_CACHE:-/var/cache/mha-tracer}
 JOBS=${JOBS:-2}
 TRIPLET=x86_64-w64-mingw32
 # Bump when the recipe below changes: it is part of the cache key.
 RECIPE=2
-export DEBIAN_FRONTEND=noninteractive
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-
-say() { printf '== %s\n' "$*"; }
 
 # --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
 need_pkgs="gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev cmake pkg-config dpkg-dev zip"
-SRC_FILE=/etc/apt/sources.list.d/mha-tracer-deb-src.sources
-if ! apt-cache showsrc --only-source libsdl2 2>/dev/null | grep -q '^Version:'; then
-    say "enabling deb-src in $SRC_FILE"
-    tmp=$(mktemp)
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] && [ "$f" != "$SRC_FILE" ] || continue
-        # deb822 stanzas: keep those with "deb" in Types, as deb-src.
-        awk 'BEGIN{RS=""; ORS="\n\n"} /(^|\n)Types:[^\n]*deb([ \n]|$)/ {
-                 gsub(/(^|\n)Types:[^\n]*/, "\nTypes: deb-src"); sub(/^\n/, ""); print }' "$f" >>"$tmp"
-    done
-    if [ -f /etc/apt/sources.list ]; then
-        # one-line format: "deb [opts] uri suite comps" -> a deb822 stanza
-        awk '$1=="deb" { i=2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-                         comps=""; for (j=i+2; j<=NF; j++) comps=comps (comps==""?"":" ") $j
-                         printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n\n", $i, $(i+1), comps }' \
-            /etc/apt/sources.list >>"$tmp"
-    fi
-    $SUDO install -m 644 "$tmp" "$SRC_FILE"
-    rm -f "$tmp"
-    $SUDO apt-get update -qq
-fi
-missing=""
-for p in $need_pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-    say "installing$missing"
-    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+deps_enable_sources
+deps_install $need_pkgs
 
 # --- 2. The cache key: the source versions, the compiler, the recipe ---
 SRC_PKGS="cjson libsdl2 freetype harfbuzz libsdl2-ttf libsdl2-image"
-declare -A VER
 key_text="recipe=$RECIPE gcc=$($TRIPLET-gcc -dumpfullversion 2>/dev/null || $TRIPLET-gcc -dumpversion)"
-for p in $SRC_PKGS; do
-    VER[$p]=$(apt-cache showsrc --only-source "$p" | sed -n 's/^Version: //p' | sort -V | tail -1)
-    [ -n "${VER[$p]}" ] || { echo "no source package $p" >&2; exit 1; }
-    key_text="$key_text $p=${VER[$p]}"
-done
+deps_versions $SRC_PKGS
 KEY=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
 CACHE="$CACHE_BASE/windows-$KEY"
 PREFIX="$CACHE/prefix"
@@ -76,29 +42,6 @@ dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
         -DBUILD_SHARED_LIBS=ON "$@" >"$bld.configure.log" 2>&1 || { tail -40 "$bld.configure.log"; return 1; }
     nice cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
     cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
-}
-fetch() { # fetch PKG -> prints the unpacked source directory
-    local p=$1 d="$CACHE/src/$1"
-    if [ ! -f "$d/.unpacked" ]; then
-        rm -rf "$d" && mkdir -p "$d"
-        (cd "$d" && apt-get source -qq --only-source "$p=${VER[$p]}" >/dev/null 2>&1) \
-            || { echo "apt-get source $p failed" >&2; return 1; }
-        touch "$d/.unpacked"
-    fi
-    find "$d" -mindepth 1 -maxdepth 1 -type d | head -1
-}
-build_dep() { # build_dep PKG cmake-args...
-    local p=$1
-    shift
-    [ -f "$CACHE/stamp-$p" ] && return 0
-    local t0=$SECONDS src
-    src=$(fetch "$p")
-    say "building $p ${VER[$p]}"
-    mkdir -p "$CACHE/build"
-    rm -rf "$CACHE/build/$p"
-    dep_cmake "$src" "$CACHE/build/$p" "$@"
-    echo "$p ${VER[$p]} $((SECONDS - t0)) s" >"$CACHE/stamp-$p"
-    say "$p: $((SECONDS - t0)) s"
 }
 mkdir -p "$CACHE"
 export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" PKG_CONFIG_PATH=""
