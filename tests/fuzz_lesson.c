@@ -22,8 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool rok = lesson_parse_report(&lr, (const char *)data, size, "fuzz.json", &rep);
     if (ok != rok || (ok && rep.errors) || (!ok && rep.errors < 1)) abort();
     if (!ok && rep.count > 0) {
+        // The report keeps warnings in file order too (one may come before the error): the first error it
+        // kept is the one lesson_parse stops at.
+        int first = 0;
+        while (first < rep.count && rep.items[first].warning) first++;
         char a[1400], b[1400];
-        if (strcmp(lesson_error_format(&err, a, sizeof a), lesson_error_format(&rep.items[0], b, sizeof b)) != 0) abort();
+        if (first < rep.count &&
+            strcmp(lesson_error_format(&err, a, sizeof a), lesson_error_format(&rep.items[first], b, sizeof b)) != 0)
+            abort();
         lesson_report_free(&rep);
         return 0;
     }
