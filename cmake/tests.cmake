@@ -13,7 +13,8 @@ mha_test(test_trace mha_lesson)
 mha_test(test_rng mha_core)
 # exp and log1p of the core against glibc, bit for bit (issue 12).
 mha_test(test_exactmath mha_core)
-mha_test(test_lesson mha_lesson)
+# (and the saturation warning of model/saturation.c, which reads the trace)
+mha_test(test_lesson mha_model)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
 # The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
