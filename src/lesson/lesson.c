@@ -32,14 +32,11 @@ static void build_free(Build *b)
     memset(b, 0, sizeof *b);
 }
 
+// A whole number from 1 to max at key (left as it is when absent); *member_index its place (-1: absent).
 static bool optional_int(Ctx *c, const cJSON *root, const char *key, int max, int *out, int *member_index)
 {
-    const cJSON *v = lesson_member(root, key, member_index);
-    if (!v) return true;
-    lesson_push_key(c, key, *member_index);
-    if (!lesson_get_int(c, v, 1, max, out)) return false;
-    lesson_pop(c);
-    return true;
+    lesson_member(root, key, member_index);
+    return lesson_optional_int(c, root, key, 1, max, out);
 }
 
 // A string member of root: out NULL only checks it is a string; required names a missing one.
@@ -115,7 +112,7 @@ static bool read_scale(Ctx *c, const cJSON *root, double *scale)
     if (!isfinite(v->valuedouble)) return lesson_fail(c, "number out of range");
     if (!(v->valuedouble > 0))
         return lesson_fail(c, "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a" "d_k), got %s",
-                    lesson_fmt_num(v->valuedouble, num, sizeof num));
+                           lesson_fmt_num(v->valuedouble, num, sizeof num));
     *scale = v->valuedouble;
     lesson_pop(c);
     return true;
@@ -162,9 +159,9 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 #define STOP_IF_FAST \
     if (stop) return false
     STEP(lesson_check_keys(c, root, top_keys,
-                    "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                    "source, weights, positions, scale, targets, train, "
-                    "questions"));
+                           "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
+                           "source, weights, positions, scale, targets, train, "
+                           "questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -215,7 +212,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (shape_ok && d_k < 0) {
         if (d_model % heads != 0)
             shape_ok = STEP(lesson_fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
-                                     heads, d_model));
+                                            heads, d_model));
         else
             d_k = d_model / heads;
     }
@@ -224,9 +221,9 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
         double weight_values = 4.0 * heads * (double)d_k * d_model;
         if (weight_values > LESSON_MAX_WEIGHT_VALUES)
             shape_ok = STEP(lesson_fail(c,
-                                 "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
-                                 "the limit is %.0f",
-                                 weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES));
+                                        "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
+                                        "the limit is %.0f",
+                                        weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES));
     }
     STOP_IF_FAST;
 
@@ -247,10 +244,10 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
         double values = trace_values(b->n, b->m, d_model, heads, d_k);
         if (values > LESSON_MAX_TRACE_VALUES)
             shape_ok = STEP(lesson_fail_top(c, "heads", heads_member,
-                                     "the trace would hold %.0f numbers (heads * (3*n*m + 2*(n + m)*d_k) + "
-                                     "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d); "
-                                     "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
-                                     values, b->n, b->m, heads, d_k, d_model, LESSON_MAX_TRACE_VALUES));
+                                            "the trace would hold %.0f numbers (heads * (3*n*m + 2*(n + m)*d_k) + "
+                                            "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d); "
+                                            "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
+                                            values, b->n, b->m, heads, d_k, d_model, LESSON_MAX_TRACE_VALUES));
     }
     STOP_IF_FAST;
 
@@ -297,11 +294,11 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
         c->depth = 0;
         lesson_push_key(c, "heads", heads_member);
         lesson_warn(c,
-             "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
-             "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
-             "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
-             "\"num_heads\": %d to \"pytorch\" to confirm it",
-             heads, plural(heads), heads);
+                    "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
+                    "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
+                    "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
+                    "\"num_heads\": %d to \"pytorch\" to confirm it",
+                    heads, plural(heads), heads);
         lesson_pop(c);
     }
 #undef STEP

@@ -24,6 +24,18 @@ void lesson_push_index(Ctx *c, int i)
 
 void lesson_pop(Ctx *c) { c->depth--; }
 
+const cJSON *lesson_need(Ctx *c, const cJSON *obj, const char *key)
+{
+    int k;
+    const cJSON *v = lesson_member(obj, key, &k);
+    if (!v) {
+        lesson_fail(c, "missing required key \"%s\"", key);
+        return NULL;
+    }
+    lesson_push_key(c, key, k);
+    return v;
+}
+
 const cJSON *lesson_enter(Ctx *c, const cJSON *obj, const char *key)
 {
     int k;
@@ -121,6 +133,7 @@ bool lesson_fail_top(Ctx *c, const char *key, int member, const char *fmt, ...)
     va_end(ap);
     return false;
 }
+
 // --- small readers ---
 
 const char *lesson_type_name(const cJSON *v)
@@ -205,7 +218,7 @@ bool lesson_check_keys(Ctx *c, const cJSON *obj, const char *const *allowed, con
                     json_line_col(c->text, c->len, off, &line, &col);
                 lesson_push_key(c, name, k);
                 ok = lesson_fail_key(c, "duplicate key \"%s\" (first given at line %d, column %d)",
-                              lesson_show_key(name, shown, sizeof shown), line, col);
+                                     lesson_show_key(name, shown, sizeof shown), line, col);
                 if (!c->rep) return false;
                 c->depth = d0;
                 dup = true;

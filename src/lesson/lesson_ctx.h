@@ -57,6 +57,8 @@ void lesson_push_index(Ctx *c, int i);
 void lesson_pop(Ctx *c);
 // The member key of obj when it is there, with its key pushed (lesson_pop it once read); NULL when absent.
 const cJSON *lesson_enter(Ctx *c, const cJSON *obj, const char *key);
+// The same for a member that must be there: NULL after failing with "missing required key" when it is not.
+const cJSON *lesson_need(Ctx *c, const cJSON *obj, const char *key);
 
 // --- problems at the current path: each returns false (a warning only goes into a report) ---
 bool lesson_fail(Ctx *c, const char *fmt, ...) LESSON_PRINTF(2, 3);

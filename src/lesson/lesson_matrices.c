@@ -26,20 +26,12 @@ bool lesson_read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_w
         lesson_push_key(c, "random", ri);
         if (!cJSON_IsObject(r)) return lesson_fail(c, "expected an object {\"seed\": S, \"std\": 1.0}, got %s", lesson_type_name(r));
         if (!lesson_check_keys(c, r, random_keys, "seed, std")) return false;
-        int k;
-        const cJSON *seed_v = lesson_member(r, "seed", &k);
-        if (!seed_v) return lesson_fail(c, "missing required key \"seed\"");
+        const cJSON *seed_v = lesson_need(c, r, "seed");
         uint64_t seed;
-        lesson_push_key(c, "seed", k);
-        if (!lesson_get_seed(c, seed_v, &seed)) return false;
+        if (!seed_v || !lesson_get_seed(c, seed_v, &seed)) return false;
         lesson_pop(c);
         double std = 1.0;
-        const cJSON *std_v = lesson_member(r, "std", &k);
-        if (std_v) {
-            lesson_push_key(c, "std", k);
-            if (!lesson_get_std(c, std_v, &std)) return false;
-            lesson_pop(c);
-        }
+        if (!lesson_optional_std(c, r, "std", &std)) return false;
         lesson_pop(c);
         if (*d_model < 0) return lesson_fail_top(c, NULL, 0, "missing required key \"d_model\" (random embeddings need it)");
         if (!mat_init(out, rows, *d_model)) return lesson_fail(c, "out of memory");
@@ -70,7 +62,7 @@ bool lesson_read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_w
         *d_model = first_len;
     } else if (uniform && first_len != *d_model && d_model_member >= 0) {
         return lesson_fail_top(c, "d_model", d_model_member, "%d disagrees with the embeddings, whose rows have %d number%s",
-                        *d_model, first_len, plural(first_len));
+                               *d_model, first_len, plural(first_len));
     }
     if (!mat_init(out, rows, *d_model)) return lesson_fail(c, "out of memory");
     return lesson_read_matrix(c, v, out, rows_what, "d_model");
@@ -104,7 +96,7 @@ static bool read_bias_list(Ctx *c, const cJSON *v, Matrix *bs, int heads)
 {
     if (!cJSON_IsArray(v))
         return lesson_fail(c, "expected an array of %d bias vector%s (one per head), got %s", heads, plural(heads),
-                    lesson_type_name(v));
+                           lesson_type_name(v));
     int got = cJSON_GetArraySize(v);
     if (got != heads) return lesson_fail(c, "expected %d bias vector%s (heads), got %d", heads, plural(heads), got);
     int h = 0, d0 = c->depth;
@@ -126,33 +118,21 @@ static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
     if (!cJSON_IsObject(r))
         return lesson_fail(c, "expected an object {\"seed\": S, \"qkv_std\": 1.0, \"out_std\": 1.0}, got %s", lesson_type_name(r));
     if (!lesson_check_keys(c, r, keys, "seed, qkv_std, out_std")) return false;
-    int k;
-    const cJSON *v = lesson_member(r, "seed", &k);
-    if (!v) return lesson_fail(c, "missing required key \"seed\"");
+    const cJSON *v = lesson_need(c, r, "seed");
     uint64_t seed;
-    lesson_push_key(c, "seed", k);
-    if (!lesson_get_seed(c, v, &seed)) return false;
+    if (!v || !lesson_get_seed(c, v, &seed)) return false;
     static const char *const whose[2] = {"the embeddings", "the source's embeddings"};
     for (int i = 0; i < 2; i++)
         if (c->emb_seeded[i] && c->emb_seed[i] == seed)
             lesson_warn(c,
-                 "the same seed as %s (%.0f): both are drawn from one random stream that starts the same way, "
-                 "so W_Q\xe2\x82\x80 is filled with the embeddings' own numbers in the same order (its rows repeat "
-                 "them) and the attention is not what independent random weights give; give the weights "
-                 "another seed",
-                 whose[i], (double)seed);
+                        "the same seed as %s (%.0f): both are drawn from one random stream that starts the same way, "
+                        "so W_Q\xe2\x82\x80 is filled with the embeddings' own numbers in the same order (its rows repeat "
+                        "them) and the attention is not what independent random weights give; give the weights "
+                        "another seed",
+                        whose[i], (double)seed);
     lesson_pop(c);
     double qkv_std = 1.0, out_std = 1.0;
-    if ((v = lesson_member(r, "qkv_std", &k))) {
-        lesson_push_key(c, "qkv_std", k);
-        if (!lesson_get_std(c, v, &qkv_std)) return false;
-        lesson_pop(c);
-    }
-    if ((v = lesson_member(r, "out_std", &k))) {
-        lesson_push_key(c, "out_std", k);
-        if (!lesson_get_std(c, v, &out_std)) return false;
-        lesson_pop(c);
-    }
+    if (!lesson_optional_std(c, r, "qkv_std", &qkv_std) || !lesson_optional_std(c, r, "out_std", &out_std)) return false;
     // One stream, like rng = default_rng(seed): per head W_Q, W_K, W_V, then W_O.
     Rng rng;
     rng_seed(&rng, seed);
@@ -203,8 +183,7 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
         lesson_push_key(c, bias_names[i], k);
         NEXT(read_bias_list(c, v, biases[i], p->heads));
     }
-    if ((v = lesson_member(w, "b_O", &k))) {
-        lesson_push_key(c, "b_O", k);
+    if ((v = lesson_enter(c, w, "b_O"))) {
         NEXT(lesson_read_vector(c, v, p->b_O.data, p->d_model, "d_model"));
     }
 #undef NEXT
@@ -231,14 +210,14 @@ static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
         if (!lesson_get_int(c, nh, 1, LESSON_MAX_HEADS, &num_heads)) return false;
         if (num_heads != p->heads)
             return lesson_fail(c,
-                        "the layer has num_heads %d but the lesson's \"heads\" is %d; heads must be the layer's "
-                        "num_heads, or the heads split in_proj_weight differently and attend otherwise",
-                        num_heads, p->heads);
+                               "the layer has num_heads %d but the lesson's \"heads\" is %d; heads must be the layer's "
+                               "num_heads, or the heads split in_proj_weight differently and attend otherwise",
+                               num_heads, p->heads);
         lesson_pop(c);
     }
     if (p->heads * dk != d)
         return lesson_fail(c, "the pytorch form needs heads * d_k == d_model, but %d * %d = %d and d_model is %d", p->heads,
-                    dk, p->heads * dk, d);
+                           dk, p->heads * dk, d);
     int k;
     if (!lesson_member(t, "in_proj_weight", &k)) return lesson_fail(c, "missing required key \"in_proj_weight\"");
     if (!lesson_member(t, "out_proj_weight", &k)) return lesson_fail(c, "missing required key \"out_proj_weight\"");
@@ -253,8 +232,7 @@ static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
     lesson_push_key(c, "in_proj_weight", k);
     if (!(ok = lesson_read_matrix(c, v, &in_w, "3 * d_model", "d_model"))) goto done;
     lesson_pop(c);
-    if ((v = lesson_member(t, "in_proj_bias", &k))) {
-        lesson_push_key(c, "in_proj_bias", k);
+    if ((v = lesson_enter(c, t, "in_proj_bias"))) {
         if (!(ok = lesson_read_vector(c, v, in_b.data, 3 * d, "3 * d_model"))) goto done;
         lesson_pop(c);
     }
@@ -262,8 +240,7 @@ static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
     lesson_push_key(c, "out_proj_weight", k);
     if (!(ok = lesson_read_matrix(c, v, &out_w, "d_model", "d_model"))) goto done;
     lesson_pop(c);
-    if ((v = lesson_member(t, "out_proj_bias", &k))) {
-        lesson_push_key(c, "out_proj_bias", k);
+    if ((v = lesson_enter(c, t, "out_proj_bias"))) {
         if (!(ok = lesson_read_vector(c, v, p->b_O.data, d, "d_model"))) goto done;
         lesson_pop(c);
     }
@@ -310,8 +287,8 @@ bool lesson_read_weights(Ctx *c, const cJSON *w, AttnParams *p)
         if (weight_form(ch->string) != form) {
             lesson_push_key(c, ch->string, k);
             return lesson_fail_key(c, "two weight forms at once: %s\"%s\" and %s\"%s\"; give exactly one",
-                            form == 2 ? "explicit " : "", w->child->string,
-                            weight_form(ch->string) == 2 ? "explicit " : "", ch->string);
+                                   form == 2 ? "explicit " : "", w->child->string,
+                                   weight_form(ch->string) == 2 ? "explicit " : "", ch->string);
         }
     }
     if (form == 2) return read_weights_explicit(c, w, p);
@@ -338,12 +315,12 @@ bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int s
                 kind = POS_SINUSOIDAL;
             else if (strcmp(v->valuestring, "none") != 0)
                 return lesson_fail(c, "expected \"none\", \"sinusoidal\" or %d row%s of %d numbers (one per token), got \"%s\"",
-                            p->n, plural(p->n), p->d_model, lesson_show_key(v->valuestring, shown, sizeof shown));
+                                   p->n, plural(p->n), p->d_model, lesson_show_key(v->valuestring, shown, sizeof shown));
         } else if (cJSON_IsArray(v))
             kind = POS_EXPLICIT;
         else
             return lesson_fail(c, "expected \"none\", \"sinusoidal\" or %d row%s of %d numbers (one per token), got %s", p->n,
-                        plural(p->n), p->d_model, lesson_type_name(v));
+                               plural(p->n), p->d_model, lesson_type_name(v));
         lesson_pop(c);
     }
     if (sv && kind != POS_EXPLICIT) {
@@ -351,8 +328,8 @@ bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int s
         lesson_push_key(c, "source", source_member);
         lesson_push_key(c, "positions", sk);
         return lesson_fail(c, kind == POS_SINUSOIDAL
-                           ? "not with \"positions\": \"sinusoidal\", which gives the source its own sinusoids"
-                           : "the source's positions go with an explicit \"positions\" matrix for the queries");
+                                  ? "not with \"positions\": \"sinusoidal\", which gives the source its own sinusoids"
+                                  : "the source's positions go with an explicit \"positions\" matrix for the queries");
     }
     if (kind == POS_NONE) return true;
     if (!params_set_positions(p, kind)) return lesson_fail(c, "out of memory");

@@ -7,27 +7,14 @@
 
 // --- questions: predict, then reveal ---
 
-// A member of obj that must be there (fails naming it when it is not); pushes its key.
-static const cJSON *need(Ctx *c, const cJSON *obj, const char *key)
-{
-    int k;
-    const cJSON *v = lesson_member(obj, key, &k);
-    if (!v) {
-        lesson_fail(c, "missing required key \"%s\"", key);
-        return NULL;
-    }
-    lesson_push_key(c, key, k);
-    return v;
-}
-
 // "cell": [row, col], two whole numbers from 0 (their range is the model's: it knows the matrix).
 static bool read_answer_cell(Ctx *c, const cJSON *ans, LessonQuestion *q)
 {
-    const cJSON *v = need(c, ans, "cell");
+    const cJSON *v = lesson_need(c, ans, "cell");
     if (!v) return false;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
         return lesson_fail(c, "expected [row, column] (two whole numbers from 0), got %s",
-                    cJSON_IsArray(v) ? "an array of another length" : lesson_type_name(v));
+                           cJSON_IsArray(v) ? "an array of another length" : lesson_type_name(v));
     int *dst[2] = {&q->row, &q->col};
     int j = 0;
     for (const cJSON *x = v->child; x; x = x->next, j++) {
@@ -41,7 +28,7 @@ static bool read_answer_cell(Ctx *c, const cJSON *ans, LessonQuestion *q)
 
 static bool read_answer_number(Ctx *c, const cJSON *ans, const char *key, double *out)
 {
-    const cJSON *v = need(c, ans, key);
+    const cJSON *v = lesson_need(c, ans, key);
     if (!v || !lesson_get_number(c, v, out)) return false;
     lesson_pop(c);
     return true;
@@ -50,11 +37,9 @@ static bool read_answer_number(Ctx *c, const cJSON *ans, const char *key, double
 // {"kind": "cell", "cell": [r, c], "among": "row" | "column" | "matrix", "pick": "max" | "min"}
 static bool parse_cell_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
 {
-    int k;
     const cJSON *v;
     char shown[80];
-    if ((v = lesson_member(ans, "among", &k))) {
-        lesson_push_key(c, "among", k);
+    if ((v = lesson_enter(c, ans, "among"))) {
         const char *s = NULL;
         if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got %s", lesson_type_name(v));
         s = v->valuestring;
@@ -64,8 +49,7 @@ static bool parse_cell_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
             return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got \"%s\"", lesson_show_key(s, shown, sizeof shown));
         lesson_pop(c);
     }
-    if ((v = lesson_member(ans, "pick", &k))) {
-        lesson_push_key(c, "pick", k);
+    if ((v = lesson_enter(c, ans, "pick"))) {
         if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"max\" or \"min\", got %s", lesson_type_name(v));
         if (strcmp(v->valuestring, "min") == 0) q->pick_min = true;
         else if (strcmp(v->valuestring, "max") != 0)
@@ -86,7 +70,7 @@ static bool parse_value_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
     if (!(q->tolerance > 0)) {
         lesson_push_key(c, "tolerance", k);
         return lesson_fail(c, "must be greater than 0 (a typed number is never exact), got %s",
-                    lesson_fmt_num(q->tolerance, num, sizeof num));
+                           lesson_fmt_num(q->tolerance, num, sizeof num));
     }
     return true;
 }
@@ -95,17 +79,17 @@ static bool parse_value_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
 static bool parse_choice_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
 {
     if (!read_answer_cell(c, ans, q)) return false;
-    const cJSON *v = need(c, ans, "choices");
+    const cJSON *v = lesson_need(c, ans, "choices");
     if (!v) return false;
     if (!cJSON_IsArray(v)) return lesson_fail(c, "expected an array of 2 to %d numbers, got %s", LESSON_MAX_CHOICES, lesson_type_name(v));
     int n = cJSON_GetArraySize(v);
     if (n < 2 || n > LESSON_MAX_CHOICES)
         return lesson_fail(c, "expected 2 to %d choices (keys 1 to %d pick them), got %d", LESSON_MAX_CHOICES,
-                    LESSON_MAX_CHOICES, n);
+                           LESSON_MAX_CHOICES, n);
     if (!lesson_read_vector(c, v, q->choices, n, "the choices")) return false;
     q->choice_count = n;
     lesson_pop(c);
-    if (!(v = need(c, ans, "correct"))) return false;
+    if (!(v = lesson_need(c, ans, "correct"))) return false;
     if (!lesson_get_int(c, v, 0, n - 1, &q->correct)) return false;
     lesson_pop(c);
     return true;
@@ -157,23 +141,22 @@ static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
     if (!lesson_check_keys(c, v, keys, "stage, head, text, answer")) return false;
     c->depth = d0;
     const char *s = NULL;
-    const cJSON *x = need(c, v, "stage");
+    const cJSON *x = lesson_need(c, v, "stage");
     if (!x || !lesson_get_string(c, x, &s)) return false;
     if (!(q->stage = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
     lesson_pop(c);
     int k;
-    if ((x = lesson_member(v, "head", &k))) {
-        lesson_push_key(c, "head", k);
+    if ((x = lesson_enter(c, v, "head"))) {
         if (!lesson_get_int(c, x, 0, LESSON_MAX_HEADS - 1, &q->head)) return false;
         if (heads > 0 && q->head >= heads)
             return lesson_fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads), heads - 1, q->head);
         lesson_pop(c);
     }
-    if (!(x = need(c, v, "text")) || !lesson_get_string(c, x, &s)) return false;
+    if (!(x = lesson_need(c, v, "text")) || !lesson_get_string(c, x, &s)) return false;
     if (!s[0]) return lesson_fail(c, "empty question: write what the class should predict");
     if (!(q->text = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
     lesson_pop(c);
-    const cJSON *ans = need(c, v, "answer");
+    const cJSON *ans = lesson_need(c, v, "answer");
     if (!ans) return false;
     if (!cJSON_IsObject(ans))
         return lesson_fail(c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s", lesson_type_name(ans));
@@ -192,8 +175,7 @@ static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
     int d1 = c->depth;
     if (!lesson_check_keys(c, ans, ANSWER_KINDS[kind].keys, ANSWER_KINDS[kind].expected)) return false;
     c->depth = d1;
-    if ((x = lesson_member(ans, "matrix", &k))) {
-        lesson_push_key(c, "matrix", k);
+    if ((x = lesson_enter(c, ans, "matrix"))) {
         if (!lesson_get_string(c, x, &s)) return false;
         if (!(q->matrix = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
         lesson_pop(c);

@@ -90,7 +90,7 @@ bool lesson_read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
     if (t && sp) {
         lesson_push_key(c, "split", pi);
         return lesson_fail_key(c, "\"split\" says how a \"sentence\" becomes tokens, and this lesson gives \"tokens\"; "
-                           "remove \"split\"");
+                                  "remove \"split\"");
     }
 
     char **toks = NULL;
@@ -128,7 +128,7 @@ bool lesson_read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
             while (how < sizeof SPLITS / sizeof SPLITS[0] && strcmp(SPLITS[how].name, name) != 0) how++;
             if (how == sizeof SPLITS / sizeof SPLITS[0])
                 return lesson_fail(c, "expected \"words\" (split on white space) or \"characters\" (for a sentence "
-                               "written without spaces), got \"%s\"", name);
+                                      "written without spaces), got \"%s\"", name);
             lesson_pop(c);
         }
         lesson_push_key(c, "sentence", si);
@@ -138,7 +138,7 @@ bool lesson_read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
         if (n == 0) return lesson_fail(c, "no %s: the sentence is empty or only white space", SPLITS[how].unit);
         if (n > LESSON_MAX_TOKENS)
             return lesson_fail(c, "too many tokens: the sentence has %d %s (the limit is %d)", n, SPLITS[how].unit,
-                        LESSON_MAX_TOKENS);
+                               LESSON_MAX_TOKENS);
         toks = calloc((size_t)n, sizeof *toks);
         if (!toks || SPLITS[how].split(str, toks) < 0) {
             lesson_free_strings(toks, n);

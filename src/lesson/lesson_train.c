@@ -26,28 +26,15 @@ bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
     while (task < TASK_COUNT && strcmp(v->valuestring, train_task_key((TrainTask)task)) != 0) task++;
     if (task == TASK_COUNT)
         return lesson_fail(c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got \"%s\"",
-                    lesson_show_key(v->valuestring, shown, sizeof shown));
+                           lesson_show_key(v->valuestring, shown, sizeof shown));
     s.task = (TrainTask)task;
     if (s.task == TASK_PREVIOUS_AND_FIRST && b->p.d_model < 2)
         return lesson_fail(c, "\"previous-and-first\" needs d_model of at least 2 (half for each token), got %d", b->p.d_model);
     lesson_pop(c);
-    if ((v = lesson_member(t, "sequences", &k))) {
-        lesson_push_key(c, "sequences", k);
-        if (!lesson_get_int(c, v, 1, TRAIN_MAX_SEQUENCES, &s.sequences)) return false;
-        lesson_pop(c);
-    }
-    if ((v = lesson_member(t, "seed", &k))) {
-        lesson_push_key(c, "seed", k);
-        if (!lesson_get_seed(c, v, &s.seed)) return false;
-        lesson_pop(c);
-    }
-    if ((v = lesson_member(t, "steps", &k))) {
-        lesson_push_key(c, "steps", k);
-        if (!lesson_get_int(c, v, 1, TRAIN_MAX_STEPS, &s.steps)) return false;
-        lesson_pop(c);
-    }
-    if ((v = lesson_member(t, "learning_rate", &k))) {
-        lesson_push_key(c, "learning_rate", k);
+    if (!lesson_optional_int(c, t, "sequences", 1, TRAIN_MAX_SEQUENCES, &s.sequences) ||
+        !lesson_optional_seed(c, t, "seed", &s.seed) || !lesson_optional_int(c, t, "steps", 1, TRAIN_MAX_STEPS, &s.steps))
+        return false;
+    if ((v = lesson_enter(c, t, "learning_rate"))) {
         char num[40];
         if (!lesson_get_number(c, v, &s.learning_rate)) return false;
         if (!(s.learning_rate > 0 && s.learning_rate <= 1))
@@ -58,17 +45,17 @@ bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
     double held = (double)s.sequences * b->n * b->p.d_model; // the targets the trainer keeps
     if (held > LESSON_MAX_TRACE_VALUES)
         return lesson_fail(c, "the training targets would hold %.0f numbers (sequences * n * d_model = %d * %d * %d); the limit "
-                       "is %.0f: use fewer sequences",
-                    held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
+                              "is %.0f: use fewer sequences",
+                           held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
     const Matrix *e = b->p.positions != POS_NONE ? &b->p.E : &b->p.X;
     for (int i = 0; i < b->n; i++)
         for (int j = 0; j < i; j++)
             if (strcmp(b->tokens[i], b->tokens[j]) == 0
                 && memcmp(mat_row(e, i), mat_row(e, j), (size_t)e->cols * sizeof(double)) != 0)
                 return lesson_fail(c,
-                            "the token \"%s\" has two different embeddings (tokens %d and %d); training draws its "
-                            "sequences from the lesson's distinct tokens, so each needs one embedding",
-                            lesson_show_key(b->tokens[i], shown, sizeof shown), j, i);
+                                   "the token \"%s\" has two different embeddings (tokens %d and %d); training draws its "
+                                   "sequences from the lesson's distinct tokens, so each needs one embedding",
+                                   lesson_show_key(b->tokens[i], shown, sizeof shown), j, i);
     b->trains = true;
     b->train = s;
     return true;
