@@ -68,6 +68,16 @@ bool lesson_read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_w
     return lesson_read_matrix(c, v, out, rows_what, "d_model");
 }
 
+// {"random": {"seed": S}} embeddings: their seed (to warn when the weights share it).
+bool lesson_embeddings_seed(const cJSON *v, uint64_t *seed)
+{
+    const cJSON *r = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "random") : NULL;
+    const cJSON *s = cJSON_IsObject(r) ? cJSON_GetObjectItemCaseSensitive(r, "seed") : NULL;
+    if (!cJSON_IsNumber(s)) return false;
+    *seed = (uint64_t)s->valuedouble;
+    return true;
+}
+
 // --- weights ---
 
 // ms[0..heads) (each already shaped) = the array of matrices v.
@@ -299,6 +309,8 @@ bool lesson_read_weights(Ctx *c, const cJSON *w, AttnParams *p)
     return true;
 }
 
+// --- positions ---
+
 // "positions" ("none", "sinusoidal" or an n x d_model matrix) and "source.positions" (m x d_model, only
 // beside an explicit "positions") into p, whose X and S hold the token embeddings.
 bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int source_member, AttnParams *p)
@@ -346,15 +358,5 @@ bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int s
         }
         params_apply_positions(p);
     }
-    return true;
-}
-
-// {"random": {"seed": S}} embeddings: their seed (to warn when the weights share it).
-bool lesson_embeddings_seed(const cJSON *v, uint64_t *seed)
-{
-    const cJSON *r = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "random") : NULL;
-    const cJSON *s = cJSON_IsObject(r) ? cJSON_GetObjectItemCaseSensitive(r, "seed") : NULL;
-    if (!cJSON_IsNumber(s)) return false;
-    *seed = (uint64_t)s->valuedouble;
     return true;
 }

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// --- questions: predict, then reveal ---
-
 // "cell": [row, col], two whole numbers from 0 (their range is the model's: it knows the matrix).
 static bool read_answer_cell(Ctx *c, const cJSON *ans, LessonQuestion *q)
 {

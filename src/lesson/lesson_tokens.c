@@ -7,8 +7,6 @@
 
 #include "core/utf8.h"
 
-// --- tokens ---
-
 // Byte length of the white-space character at p, or 0: the characters Python's str.split() splits on
 // (ASCII \t \n \v \f \r, space, U+001C..U+001F, and Unicode's: U+0085, U+00A0, U+1680, U+2000..U+200A,
 // U+2028, U+2029, U+202F, U+205F, U+3000), so "the\u00a0cat" is two tokens, as in NumPy-side tools.
