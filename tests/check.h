@@ -17,10 +17,15 @@ static int check_failures = 0, check_count = 0;
         }                                                                                \
     } while (0)
 
-// Prints the summary line and returns the process status.
+// Prints the summary line and returns the process status: a failure when a check failed, and also when no
+// check ran at all (a program that checked nothing has not passed).
 static inline int check_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+    if (check_count == 0) {
+        fprintf(stderr, "%s: no check ran: nothing was tested\n", name);
+        return 1;
+    }
     return check_failures ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include "core/trace.h"
 #include "lesson/lesson.h"
 #include "model/questions.h"
+#include "model/saturation.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     TraceError terr;
     if (trace_run(&t, &l.params, &terr)) {
         LessonReport w = {0};
-        lesson_warn_trace(&l, &t, "fuzz.json", &w);
+        saturation_warn(&l, &t, "fuzz.json", &w);
         questions_check(&l, &t, "fuzz.json", &w); // every question resolved, answered and described
         for (int i = 0; i < l.question_count; i++) {
             QuestionAnswer a;

@@ -139,7 +139,7 @@ wait_frame "$before" "stage=input " || fail "no frame after the click on X[cat][
 key Up "edits=1 "
 key ctrl+s "edits=1 banner=0 "
 [ -f "$WORK/lesson-edited.json" ] || fail "Ctrl+S did not write lesson-edited.json beside the lesson"
-grep -q "1.1" "$WORK/lesson-edited.json" || fail "the saved lesson lacks the edited value 1.1"
+grep -qF "1.1" "$WORK/lesson-edited.json" || fail "the saved lesson lacks the edited value 1.1"
 "$BIN" --check "$WORK/lesson-edited.json" >/dev/null || fail "the saved lesson does not load"
 grep -q "(edited)" "$WORK/lesson-edited.json" || fail "the saved title is not marked (edited)"
 shot 12c-saved >/dev/null
@@ -186,7 +186,7 @@ key shift+e "note=1$"
 # (the pinned answer cell names the file: lesson-stage03-scores-head0-scores-row1-col2)
 qsvg=$(ls "$WORK"/exports/lesson-stage03-scores-head0*.svg 2>/dev/null | head -1)
 [ -n "$qsvg" ] || fail "Shift+E wrote no board of the scores (found: $(ls "$WORK/exports"))"
-grep -q "Answer: key 3: 1.3" "$qsvg" || fail "the board slide lacks the answer"
+grep -qF "Answer: key 3: 1.3" "$qsvg" || fail "the board slide lacks the answer"
 grep -q "Not quite\|Right\|Esc" "$qsvg" && fail "the board slide has a verdict or a key"
 key p "stage=softmax .*quiz=asking "
 shot 20-automatic-question >/dev/null

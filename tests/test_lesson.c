@@ -14,6 +14,7 @@
 #include "core/trace.h"
 #include "lesson/json_locate.h"
 #include "lesson/lesson.h"
+#include "model/saturation.h"
 #include "read_all.h"
 
 // Loads tests/good/NAME; on failure records the error and returns false.
@@ -525,7 +526,7 @@ static int report_of(const char *text, LessonReport *rep, char lines[][1400], in
         Trace t;
         TraceError terr;
         if (trace_run(&t, &l.params, &terr)) {
-            lesson_warn_trace(&l, &t, "r.json", rep);
+            saturation_warn(&l, &t, "r.json", rep);
             trace_free(&t);
         }
         lesson_free(&l);

@@ -5,10 +5,7 @@ bin=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$src/tests/check.sh"
 
 # The whole library at once, as a teacher would run it (the schema beside the lessons is skipped).
 "$bin" --check "$src"/lessons/*.json >"$tmp/check.out" 2>"$tmp/check.err"
@@ -130,5 +127,4 @@ trace ar jalasat-al-qitta.json
 has ar "tokens: جلست القطة على الحصيرة"
 has ar "attention matrices = 2 x (4, 4)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done test_lessons

@@ -6,9 +6,7 @@
 bin=$1 src=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$src/tests/check.sh"
 
 "$bin" --train "$src/lessons/learn-first-token.json" --out "$tmp/first.json" >"$tmp/out1" 2>"$tmp/err1"
 [ $? -eq 0 ] && ok || bad "--train exits 0: $(cat "$tmp/err1")"
@@ -63,5 +61,4 @@ for k in '"loss"' '"embeddings"' '"W_Q"' '"W_K"' '"W_V"' '"b_Q"' '"b_K"' '"b_V"'
 done
 grep -q source_embeddings "$tmp/g" && bad "self-attention with source_embeddings" || ok
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+check_done test_train_cli

@@ -4,7 +4,8 @@
 # --export's SVGs byte for byte and PNGs within 1 per channel; the test programs built for Windows; then the
 # window under Wine + Xvfb, stepped through the stages with keys (screenshots in SHOT_DIR).
 # usage: test_windows.sh LINUX_MHA_TRACER ZIP SOURCE_DIR [WINDOWS_BUILD_DIR [SHOT_DIR]]
-# Exit 77 (skipped) when wine is not installed. The Wine prefix lives in ${MHA_CACHE:-/var/cache/mha-tracer}.
+# Exit 77 (skipped) when wine is not installed, and after the other parts when the window's tools (xvfb-run,
+# xdotool) are not: .ci/run (set -e) takes 77 as a failure. The Wine prefix lives in ${MHA_CACHE:-/var/cache/mha-tracer}.
 LINUX=$(realpath "$1")
 ZIP=$(realpath "$2")
 SRC=$(realpath "$3")
@@ -16,10 +17,7 @@ export WINEPREFIX=${WINEPREFIX:-${MHA_CACHE:-/var/cache/mha-tracer}/wine-prefix}
 mkdir -p "$WINEPREFIX" "$SHOTS"
 tmp=$(mktemp -d)
 trap 'wineserver -k 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$SRC/tests/check.sh"
 unset DISPLAY WAYLAND_DISPLAY
 
 (cd "$tmp" && unzip -q "$ZIP") || { echo "FAIL: cannot unzip $ZIP"; exit 1; }
@@ -231,7 +229,7 @@ wait_frame "$before" "stage=input " || fail "no frame after the click on X[cat][
 key Up "edits=1 "
 key ctrl+s "edits=1 banner=0 "
 [ -f "$tmp/lesson-edited.json" ] || fail "Ctrl+S did not write lesson-edited.json beside the lesson"
-grep -q "1.1" "$tmp/lesson-edited.json" || fail "the saved lesson lacks the edited value 1.1"
+grep -qF "1.1" "$tmp/lesson-edited.json" || fail "the saved lesson lacks the edited value 1.1"
 ls -a "$tmp" | grep -q "\.tmp$" && fail "a temporary was left beside the lesson"
 echo "window: X[cat][1] edited and saved as lesson-edited.json"
 import -window root "$SHOTS/wine-06-saved.png"
@@ -242,8 +240,7 @@ wait $PID || fail "the window did not exit cleanly after Q"
 '; then ok; else bad "the window under Wine"; fi
     echo "screenshots: $(ls "$SHOTS"/wine-*.png 2>/dev/null | tr '\n' ' ')"
 else
-    echo "SKIP: the window (xvfb-run or xdotool missing)"
+    skip "the window under Wine (xvfb-run or xdotool not installed)"
 fi
 
-echo "test_windows: $pass passed, $fail failed (Wine failed to start a run $wine_restarts time(s); each was tried again)"
-[ "$fail" -eq 0 ]
+check_done test_windows "(Wine failed to start a run $wine_restarts time(s); each was tried again)"

@@ -11,6 +11,7 @@
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
 #include "../model/questions.h"
+#include "../model/saturation.h"
 #include "platform/platform.h"
 #ifndef MHA_NO_GUI
 #include <SDL.h>
@@ -163,7 +164,7 @@ static int check_files(char **paths, int count)
             Trace t;
             TraceError terr;
             if (trace_run(&t, &l.params, &terr)) {
-                lesson_warn_trace(&l, &t, paths[i], &rep);
+                saturation_warn(&l, &t, paths[i], &rep);
                 questions_check(&l, &t, paths[i], &rep);
                 trace_free(&t);
             } else { // valid JSON whose numbers overflow: an error of the file

@@ -125,9 +125,6 @@ void lesson_report_add(LessonReport *r, const LessonError *e);
 bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep);
 // lesson_load's file reading, then lesson_parse_report. An I/O failure is the report's one error (.io).
 bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
-// Warnings that need the numbers: softmax rows of the trace that saturate to one-hot at 4 decimals.
-// Appends to rep (positioned at the lesson's "weights" key, filename as the file); returns how many were added.
-int lesson_warn_trace(const Lesson *l, const Trace *t, const char *filename, LessonReport *rep);
 
 // The answer kinds' names as written in a lesson ("cell", "value", "choice").
 const char *lesson_answer_kind_name(AnswerKind k);
@@ -136,6 +133,11 @@ void lesson_question_free(LessonQuestion *q);
 // Positions an error at a field of the lesson's text: path like "questions[2].answer.cell" (member names
 // and array indices). Sets e->path to path and e->line, e->col (0 when the text has no such field).
 void lesson_locate(const Lesson *l, const char *path, LessonError *e);
+// The same at the field's key ("weights" -> the line:column of its "weights": key).
+void lesson_locate_key(const Lesson *l, const char *path, LessonError *e);
+// A key, token or value for a message: at most 60 bytes, cut at a character boundary and marked "...",
+// control characters as '?'. Returns buf.
+const char *lesson_show_key(const char *key, char *buf, size_t cap);
 
 // Sets err->file to path (NULL: ""), or to "…" and the end of path when it does not fit.
 void lesson_error_set_file(LessonError *err, const char *path);
