@@ -753,12 +753,16 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     snprintf(stale_old, sizeof stale_old, "%s/.h2.png.2147483646.old", dir);
     snprintf(live, sizeof live, "%s/.h0.svg.%ld.tmp", dir, (long)getppid());
     snprintf(other, sizeof other, "%s/.notes.txt.2147483646.tmp", dir);
+    char stale_try[700];
+    snprintf(stale_try, sizeof stale_try, "%s/.h1.svg.2147483646-7.tmp", dir); // a later try's name
     write_file(stale, "half");
     write_file(stale_old, "half");
+    write_file(stale_try, "half");
     write_file(live, "writing");
     write_file(other, "not ours");
     CHECK(export_write_files(dir, false, olds, 3, &err), "export: %s", err.message);
-    CHECK(access(stale, F_OK) != 0 && access(stale_old, F_OK) != 0, "the dead process's temporaries are gone");
+    CHECK(access(stale, F_OK) != 0 && access(stale_old, F_OK) != 0 && access(stale_try, F_OK) != 0,
+          "the dead process's temporaries are gone");
     CHECK(access(live, F_OK) == 0, "a running process's temporary stays");
     CHECK(access(other, F_OK) == 0, "a temporary of another name stays");
     unlink(live);

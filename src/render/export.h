@@ -1,6 +1,6 @@
 // Slide export: heatmap images (one per head, and all heads in a grid) and whole-stage boards as PNG
-// (offscreen, SDL's software renderer) and SVG (svg.h), laid out by the scene exactly as the window lays
-// them out. Encoding to memory is separate from the file I/O.
+// (offscreen, SDL's software renderer: export_png.c) and SVG (svg.h), laid out by the scene exactly as the
+// window lays them out (export.c). Encoding to memory is separate from the file I/O (export_files.c).
 #ifndef MHA_EXPORT_H
 #define MHA_EXPORT_H
 
@@ -187,9 +187,10 @@ typedef struct {
 //   (created when create_dir; one level), that every path fits (PATH_MAX) and that every target is absent or
 //   a regular file exported by us, and not one that cannot be replaced (another user's file in a sticky
 //   directory). It removes the temporaries of ours that an export killed midway left behind
-//   (".NAME.PID.tmp" and ".NAME.PID.old" of a process that no longer runs, for the names of this export).
-// - export_writer_add writes file i's bytes to a fresh temporary beside its target (exclusive creation,
-//   never through a link; written and synced).
+//   (".NAME.PID.tmp" and ".NAME.PID.old", or a later try's ".NAME.PID-K.tmp", of a process that no longer
+//   runs, for the names of this export).
+// - export_writer_add writes file i's bytes to a fresh temporary beside its target (the platform's writer:
+//   exclusive creation, never through a link; written and synced).
 // - export_writer_commit keeps a copy of every target it replaces (a hard link, or a copy where the file
 //   system has none), renames the temporaries into place, and when a rename fails puts every file already
 //   replaced back as it was (and removes the new ones). Then the copies go and the directory is synced.
