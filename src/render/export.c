@@ -505,7 +505,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     st.colormap = req->colormap;
     if (req->head < 0 || req->head >= L->params.heads) {
         export_fail(err, false, "there is no head %d: this lesson has %d head%s (0 to %d)", req->head, L->params.heads,
-             L->params.heads == 1 ? "" : "s", L->params.heads - 1);
+                    L->params.heads == 1 ? "" : "s", L->params.heads - 1);
         return false;
     }
     st.head = req->head;
@@ -517,13 +517,13 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
             if ((int)st.stages[i] == req->stage) first = i;
         if (first < 0) {
             export_fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
-                 req->stage == STAGE_MASK ? " (it is not causal)" : "");
+                        req->stage == STAGE_MASK ? " (it is not causal)" : "");
             return false;
         }
         last = first;
         if (req->what == EXPORT_WHAT_HEATMAPS && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
             export_fail(err, false, "there are no heatmaps at the '%s' stage: they start at the '%s' stage", si->key,
-                 first_heat_stage(&st, L));
+                        first_heat_stage(&st, L));
             return false;
         }
     }
@@ -559,7 +559,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
                         export_fail(err, false, "the '%s' stage computes no cells to pin", stage_info(stage)->key);
                     else
                         export_fail(err, false, "the '%s' stage has no cell %d,%d: its %s run to row %d, column %d (from 0)",
-                             stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row, lastc.col);
+                                    stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row, lastc.col);
                     return false;
                 }
             }
