@@ -1,11 +1,10 @@
 // Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
 // the background asked for), the whole exports (what to make, named in lesson order, one image at a time)
-// and the film strip. Rendering and PNG bytes: export_png.c; which files are ours and the writing of them
-// all or nothing: export_files.c.
-#include "export_internal.h"
+// and the film strip: the top room of the exporter. Rendering and PNG bytes: export_png.h; which files are
+// ours and the writing of them all or nothing: export_files.h.
+#include "export.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +17,6 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
-
-void export_fail(ExportError *err, bool io, const char *fmt, ...)
-{
-    if (!err) return;
-    err->io = io;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 void export_request_defaults(ExportRequest *r)
 {

@@ -1,6 +1,6 @@
 // Slide export, the files: which files are ours (a PNG with our chunk, an SVG as svg.c writes it) and may be
 // replaced, and the writing of an export's files all or nothing, checked first, through the platform's writer.
-#include "export_internal.h"
+#include "export_files.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,15 +1,26 @@
 // Slide export, the PNG half: the offscreen renderer (SDL's software renderer and the fonts), the scene drawn
 // into a surface, encoded to memory with our "Software: mha-tracer" chunk, and that chunk recognised again.
-#include "export_internal.h"
+#include "export_png.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
 #include <SDL_ttf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "draw_sdl.h"
+
+void export_fail(ExportError *err, bool io, const char *fmt, ...)
+{
+    if (!err) return;
+    err->io = io;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
 
 void export_buffer_free(ExportBuffer *b)
 {
