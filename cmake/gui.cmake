@@ -8,6 +8,8 @@ add_library(mha_render STATIC
   src/render/draw_sdl.c
   src/render/svg.c
   src/render/export.c
+  src/render/export_files.c
+  src/render/export_png.c
   src/render/textrun.c
   src/platform/fontfind.c)
 target_include_directories(mha_render PUBLIC src)

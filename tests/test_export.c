@@ -473,8 +473,14 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
     LessonError lerr;
     Trace ET;
     TraceError terr;
-    CHECK(lesson_parse(&E, lesson, strlen(lesson), "escape.json", &lerr), "escape lesson: %s", lerr.message);
-    if (!trace_run(&ET, &E.params, &terr)) return;
+    bool parsed = lesson_parse(&E, lesson, strlen(lesson), "escape.json", &lerr);
+    CHECK(parsed, "escape lesson: %s", lerr.message);
+    bool traced = parsed && trace_run(&ET, &E.params, &terr);
+    CHECK(traced, "escape lesson traces: %s", parsed ? terr.message : "not parsed");
+    if (!traced) {
+        if (parsed) lesson_free(&E);
+        return;
+    }
     Scene e;
     scene_init(&e);
     HeatmapSpec one = {MAT_SCORES, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
@@ -614,19 +620,30 @@ static void write_file(const char *path, const char *text)
     }
 }
 
-static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
+// Head 0's weights at scale 1, the bytes the file tests write: the SVG titled title (malloc'd) returned, and
+// the PNG into *png unless png is NULL.
+static char *heatmap_files(Exporter *x, const Lesson *L, const Trace *T, const char *title, ExportBuffer *png,
+                           size_t *svg_size)
 {
     TextMetrics tm = export_metrics(x);
     Scene s;
     scene_init(&s);
     HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
-    export_build_heatmap(&s, &spec, L, T, &tm);
+    CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "heatmap");
+    ExportError err;
+    if (png) CHECK(export_png_encode(x, &s, EXPORT_BG_WHITE, png, &err), "png: %s", err.message);
+    char *svg = svg_encode(&s, title, svg_size);
+    CHECK(svg != NULL, "svg");
+    scene_free(&s);
+    return svg;
+}
+
+static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
+{
     ExportBuffer png;
     ExportError err;
-    CHECK(export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err), "png");
     size_t svg_size;
-    char *svg = svg_encode(&s, "t", &svg_size);
-    scene_free(&s);
+    char *svg = heatmap_files(x, L, T, "t", &png, &svg_size);
     ExportFile files[2] = {{"a.png", png.data, png.size}, {"a.svg", (unsigned char *)svg, svg_size}};
 
     char dir[600], path[700];
@@ -686,17 +703,10 @@ static unsigned char *slurp(const char *path, size_t *n)
 // is ours only by its whole shape, not by our comment somewhere in it.
 static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
 {
-    TextMetrics tm = export_metrics(x);
-    Scene s;
-    scene_init(&s);
-    HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
-    export_build_heatmap(&s, &spec, L, T, &tm);
     ExportBuffer png;
     ExportError err;
-    CHECK(export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err), "png");
     size_t svg_size;
-    char *svg = svg_encode(&s, "t", &svg_size);
-    scene_free(&s);
+    char *svg = heatmap_files(x, L, T, "t", &png, &svg_size);
 
     char dir[600], path[700], p1[700], p2[700], p3[700];
     snprintf(dir, sizeof dir, "%s/aon", tmp);
@@ -708,11 +718,7 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     CHECK(export_write_files(dir, false, olds, 2, &err), "first export: %s", err.message);
     // New content: the same SVG with another title (still ours).
     size_t svg2_size;
-    Scene s2;
-    scene_init(&s2);
-    export_build_heatmap(&s2, &spec, L, T, &tm);
-    char *svg2 = svg_encode(&s2, "another title", &svg2_size);
-    scene_free(&s2);
+    char *svg2 = heatmap_files(x, L, T, "another title", NULL, &svg2_size);
     CHECK(svg2 && (svg2_size != svg_size || memcmp(svg, svg2, svg_size) != 0), "the new SVG differs");
     const char *names[3] = {"h0.svg", "h1.svg", "h2.png"};
     ExportWriter *w = export_writer_begin(dir, false, names, 3, &err);
@@ -747,12 +753,16 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     snprintf(stale_old, sizeof stale_old, "%s/.h2.png.2147483646.old", dir);
     snprintf(live, sizeof live, "%s/.h0.svg.%ld.tmp", dir, (long)getppid());
     snprintf(other, sizeof other, "%s/.notes.txt.2147483646.tmp", dir);
+    char stale_try[700];
+    snprintf(stale_try, sizeof stale_try, "%s/.h1.svg.2147483646-7.tmp", dir); // a later try's name
     write_file(stale, "half");
     write_file(stale_old, "half");
+    write_file(stale_try, "half");
     write_file(live, "writing");
     write_file(other, "not ours");
     CHECK(export_write_files(dir, false, olds, 3, &err), "export: %s", err.message);
-    CHECK(access(stale, F_OK) != 0 && access(stale_old, F_OK) != 0, "the dead process's temporaries are gone");
+    CHECK(access(stale, F_OK) != 0 && access(stale_old, F_OK) != 0 && access(stale_try, F_OK) != 0,
+          "the dead process's temporaries are gone");
     CHECK(access(live, F_OK) == 0, "a running process's temporary stays");
     CHECK(access(other, F_OK) == 0, "a temporary of another name stays");
     unlink(live);

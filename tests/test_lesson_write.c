@@ -215,6 +215,17 @@ static void test_links(void)
     struct stat sb;
     CHECK(lstat(edited, &sb) == 0 && S_ISREG(sb.st_mode) && file_is(edited, "EDITED"), "a fresh file replaced the link");
     CHECK(file_is(out, "EDITED2"), "the next name holds its save");
+    // A link planted at this process's own temporary name (".NAME.PID.tmp"): the writer takes the next try
+    // (".NAME.PID-1.tmp"), the link is left alone and nothing is written through it.
+    char own_tmp[600], next_tmp[600];
+    snprintf(own_tmp, sizeof own_tmp, "%s/.lesson-edited.json.%ld.tmp", dir, (long)getpid());
+    snprintf(next_tmp, sizeof next_tmp, "%s/.lesson-edited.json.%ld-1.tmp", dir, (long)getpid());
+    CHECK(symlink(outside, own_tmp) == 0, "a link at our own temporary name");
+    CHECK(lesson_write_file(edited, "EDITED3", 7, &err), "save past the planted temporary: %s", err.message);
+    CHECK(file_is(edited, "EDITED3") && file_is(outside, "OUTSIDE"), "saved, nothing written through the link");
+    CHECK(lstat(own_tmp, &sb) == 0 && S_ISLNK(sb.st_mode) && access(next_tmp, F_OK) != 0,
+          "the planted link stays, the next try's temporary is gone");
+    unlink(own_tmp);
     CHECK(lstat(old_tmp, &sb) == 0 && S_ISLNK(sb.st_mode), "the planted temporary link is left alone");
     DIR *d = opendir(dir);
     int left = 0;

@@ -278,65 +278,19 @@ static void io_error(LessonError *err, const char *path, const char *what)
     snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
 }
 
-// Writes the bytes, syncs and closes fd; on failure errno says why (the first failure's).
-static bool write_sync_close(int fd, const char *text, size_t len)
-{
-    return platform_write_sync_close(fd, text, len);
-}
-
-// A fresh temporary beside path, created exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never an existing file,
-// never through a link planted at the name): "DIR/.NAME.PID-STAMP-K.tmp". Its name goes to *tmp (malloc'd).
-// Returns the open descriptor, or -1 with errno set.
-static int create_temporary(const char *path, char **tmp)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-    size_t cap = strlen(path) + 64;
-    char *name = malloc(cap);
-    if (!name) {
-        errno = ENOMEM;
-        return -1;
-    }
-    uint64_t ns = platform_time_ns();
-    unsigned long stamp = (unsigned long)(ns % 1000000000u) ^ ((unsigned long)(ns / 1000000000u) << 7);
-    for (int k = 0; k < 100; k++) {
-        snprintf(name, cap, "%.*s.%s.%ld-%lx-%d.tmp", (int)dl, path, path + dl, platform_pid(), stamp, k);
-        int fd = platform_create_exclusive(name);
-        if (fd >= 0) {
-            *tmp = name;
-            return fd;
-        }
-        if (errno != EEXIST) break;
-    }
-    int e = errno;
-    free(name);
-    errno = e;
-    return -1;
-}
-
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
 {
-    char *tmp = NULL;
-    int fd = create_temporary(path, &tmp);
-    if (fd < 0) {
-        io_error(err, path, "cannot create a temporary file beside");
-        return false;
+    PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
+    PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno}; // errno: why begin failed, when it did
+    bool ok = w && platform_writer_add(w, 0, text, len, &f) && platform_writer_commit(w, NULL, &f);
+    if (!ok) {
+        errno = f.error;
+        if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
+        else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
+        else io_error(err, path, "cannot rename the temporary file to");
     }
-    if (!write_sync_close(fd, text, len)) {
-        io_error(err, tmp, "cannot write");
-        platform_remove(tmp); // ours: made by the exclusive open above
-        free(tmp);
-        return false;
-    }
-    // rename() replaces the directory entry at path, never what a link there points to.
-    if (!platform_replace(tmp, path)) {
-        io_error(err, path, "cannot rename the temporary file to");
-        platform_remove(tmp);
-        free(tmp);
-        return false;
-    }
-    free(tmp);
-    return true;
+    platform_writer_close(w); // the temporary goes unless it is in place
+    return ok;
 }
 
 // Anything at p, also a link (dangling or not): lstat, which never follows it.
@@ -440,7 +394,7 @@ bool lesson_write_new_file(const char *path, const char *text, size_t len, Lesso
                      "already exists (a file or a link); a new lesson never replaces anything: choose another name");
         return false;
     }
-    bool ok = write_sync_close(fd, text, len);
+    bool ok = platform_write_sync_close(fd, text, len);
     if (!ok) {
         io_error(err, path, "cannot write the lesson");
         platform_remove(path); // ours: made by the exclusive open above

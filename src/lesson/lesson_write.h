@@ -14,9 +14,10 @@
 // or NULL when out of memory.
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);
 
-// Writes len bytes of text to path through a fresh temporary beside it (".NAME.PID-STAMP-K.tmp", created
-// exclusively: a file or a link already at that name is never opened, let alone followed), fsync, then
-// rename, so a reader never sees half a file and a link at path is replaced, never written through.
+// Writes len bytes of text to path with the platform's writer: through a fresh temporary beside it
+// (".NAME.PID.tmp", or ".NAME.PID-K.tmp" when that is taken; created exclusively: a file or a link already at
+// that name is never opened, let alone followed), fsync, then rename, so a reader never sees half a file and
+// a link at path is replaced, never written through.
 // On failure returns false and fills err (err->io = true); no temporary is left behind.
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
 

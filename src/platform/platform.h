@@ -1,5 +1,6 @@
 // The OS calls, one header for POSIX (platform_posix.c) and Win32 (platform_win32.c): a second thread, files
-// written all or nothing, folders, what is at a path, modification stamps, the program's own path.
+// written all or nothing (platform_write.c, over those calls), folders, what is at a path, modification
+// stamps, the program's own path.
 // Paths are UTF-8 everywhere; the Win32 half converts them to UTF-16. Failures set errno, as POSIX calls do.
 #ifndef MHA_PLATFORM_H
 #define MHA_PLATFORM_H
@@ -56,15 +57,15 @@ void platform_dir_close(PlatformDir *d);
 // *opened is false when the open itself failed.
 FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened);
 
-// --- writing all or nothing ---
+// --- writing all or nothing: the OS calls ---
 // Creates path exclusively for writing bytes (never an existing file, never through a link). fd or -1.
 int platform_create_exclusive(const char *path);
 // Writes all len bytes to fd. false with errno.
 bool platform_write_all(int fd, const void *data, size_t len);
 // Flushes fd to the disk and closes it (closed in any case). false with errno (the first failure's).
 bool platform_sync_close(int fd);
-// Both: writes all len bytes, flushes, closes (closed in any case).
-bool platform_write_sync_close(int fd, const void *data, size_t len);
+// Closes fd without flushing it (a file about to be removed). false with errno.
+bool platform_close(int fd);
 // A second name for the file at from (a hard link); false with errno (EEXIST when to exists).
 bool platform_link(const char *from, const char *to);
 // Puts the file from in place of to in one step: rename (POSIX) / MoveFileExW with REPLACE_EXISTING and
@@ -77,6 +78,58 @@ bool platform_mkdir(const char *path);
 // Makes the renames in dir reach the disk (POSIX: fsync of the folder; nothing on Windows, where the
 // write-through move already did).
 void platform_sync_dir(const char *dir);
+
+// --- writing all or nothing: the writer (platform_write.c, the same on every system) ---
+// Writes all len bytes, flushes, closes (closed in any case). false with errno (the first failure's).
+bool platform_write_sync_close(int fd, const void *data, size_t len);
+// "dir/name" into out ('/' added unless dir ends with one); false when it does not fit cap.
+bool platform_path_join(char *out, size_t cap, const char *dir, const char *name);
+
+// The writer's temporaries are hidden files beside their target, named after it and this process:
+// "DIR/.NAME.PID.tmp" holds the new bytes, "DIR/.NAME.PID.old" a copy of the file it replaces; when such a
+// name is taken (a file left by an earlier process of the same number, a link planted there), the next try
+// is "DIR/.NAME.PID-K.tmp", K = 1 .. PLATFORM_TEMPORARY_TRIES - 1. What is there is never opened.
+#define PLATFORM_TEMPORARY_TRIES 100
+// The name of try k (0 .. PLATFORM_TEMPORARY_TRIES - 1) for path, ext "tmp" or "old"; false when it does
+// not fit cap. The last try is the longest name.
+bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k);
+// Removes from dir the temporaries of a writer killed midway: those named after one of names (count of
+// them) by a process that no longer runs, when they are plain files of this user.
+void platform_temporaries_clean(const char *dir, const char *const *names, size_t count);
+
+// Writing a set of files, each through a temporary beside it, so that a reader sees every old file or
+// every new one: begin (nothing is touched), add each file's bytes (a fresh temporary, created exclusively,
+// written and flushed), commit (the renames), close. A link at a target is replaced, never written through.
+typedef struct PlatformWriter PlatformWriter;
+
+typedef enum {
+    PLATFORM_WRITE_CREATE = 1, // a temporary could not be created
+    PLATFORM_WRITE_WRITE,      // its bytes could not be written or flushed
+    PLATFORM_WRITE_KEEP,       // a copy of a file to be replaced could not be kept (nothing was replaced)
+    PLATFORM_WRITE_REPLACE,    // a rename failed; every target already replaced was put back as it was
+} PlatformWriteStep;
+
+typedef struct {
+    PlatformWriteStep step;
+    size_t index; // the file it happened to
+    int error;    // errno
+} PlatformWriteFailure;
+
+// count files at dir/names[i] (dir NULL: names are paths). The names are copied. NULL with errno.
+PlatformWriter *platform_writer_begin(const char *dir, const char *const *names, size_t count);
+// Where file i goes.
+const char *platform_writer_path(const PlatformWriter *w, size_t i);
+// File i's temporary, NULL until platform_writer_add created one.
+const char *platform_writer_temporary(const PlatformWriter *w, size_t i);
+// Writes file i's bytes to a fresh temporary. false with *fail filled (CREATE or WRITE; fail may be NULL).
+bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t len, PlatformWriteFailure *fail);
+// Renames every temporary into place (each file must have been added). keep[i] (keep NULL: all false)
+// says a file is at target i that a failed rename must put back: a copy of it is kept first (a hard link,
+// or the bytes where the file system has none); without it a failed commit removes the new file there.
+// Then the copies go and the folders are flushed. false with *fail filled (KEEP or REPLACE).
+bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail);
+// Removes every temporary and copy still there (after a failure; nothing after a commit) and frees w.
+void platform_writer_close(PlatformWriter *w);
 
 // --- the process ---
 long platform_pid(void);

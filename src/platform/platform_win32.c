@@ -301,16 +301,7 @@ bool platform_sync_close(int fd)
     return ok;
 }
 
-bool platform_write_sync_close(int fd, const void *data, size_t len)
-{
-    if (!platform_write_all(fd, data, len)) {
-        int saved = errno;
-        _close(fd);
-        errno = saved;
-        return false;
-    }
-    return platform_sync_close(fd);
-}
+bool platform_close(int fd) { return _close(fd) == 0; }
 
 bool platform_link(const char *from, const char *to)
 {

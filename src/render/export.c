@@ -1,47 +1,22 @@
 // Slide export: heatmap images and boards laid out by the scene (the window's own layout, with a theme for
-// the background asked for), rendered offscreen with SDL's software renderer into PNG bytes or written as
-// SVG text, then written to files all or nothing.
+// the background asked for), the whole exports (what to make, named in lesson order, one image at a time)
+// and the film strip: the top room of the exporter. Rendering and PNG bytes: export_png.h; which files are
+// ours and the writing of them all or nothing: export_files.h.
 #include "export.h"
 
-#include <SDL.h>
-#include <SDL_image.h>
-#include <SDL_ttf.h>
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 
 #include "../model/questions.h"
-#include "draw_sdl.h"
 #include "platform/platform.h"
 #include "svg.h"
-
-// The longest path and file name this exporter writes (POSIX's usual EXPORT_PATH_MAX and EXPORT_NAME_MAX, on every system).
-enum { EXPORT_PATH_MAX = 4096, EXPORT_NAME_MAX = 255 };
 
 // File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
-
-static void fail(ExportError *err, bool io, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void fail(ExportError *err, bool io, const char *fmt, ...)
-{
-    if (!err) return;
-    err->io = io;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
 
 void export_request_defaults(ExportRequest *r)
 {
@@ -62,12 +37,6 @@ void export_result_free(ExportResult *r)
     free(r->paths);
     r->paths = NULL;
     r->count = 0;
-}
-
-void export_buffer_free(ExportBuffer *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -231,562 +200,6 @@ bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
 }
 
 // ---------------------------------------------------------------------------------------------------
-// PNG: offscreen rendering and encoding to memory
-
-struct Exporter {
-    SDL_Surface *base; // 1x1: a software renderer needs a surface; images are drawn into target textures
-    SDL_Renderer *ren;
-    DrawSdl *draw;
-    bool ttf;
-};
-
-Exporter *export_open(const char *font_dir, ExportError *err)
-{
-    Exporter *x = calloc(1, sizeof *x);
-    if (!x) {
-        fail(err, true, "out of memory");
-        return NULL;
-    }
-    if (TTF_Init() != 0) {
-        fail(err, true, "cannot start SDL_ttf: %s", TTF_GetError());
-        free(x);
-        return NULL;
-    }
-    x->ttf = true;
-    x->base = SDL_CreateRGBSurfaceWithFormat(0, 1, 1, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (x->base) x->ren = SDL_CreateSoftwareRenderer(x->base);
-    if (!x->ren) {
-        fail(err, true, "cannot create the offscreen renderer: %s", SDL_GetError());
-        export_close(x);
-        return NULL;
-    }
-    char msg[600];
-    x->draw = draw_sdl_create(x->ren, font_dir ? font_dir : ".", msg, sizeof msg);
-    if (!x->draw) {
-        fail(err, true, "%s", msg);
-        export_close(x);
-        return NULL;
-    }
-    return x;
-}
-
-void export_close(Exporter *x)
-{
-    if (!x) return;
-    draw_sdl_destroy(x->draw);
-    if (x->ren) SDL_DestroyRenderer(x->ren);
-    if (x->base) SDL_FreeSurface(x->base);
-    if (x->ttf) TTF_Quit();
-    free(x);
-}
-
-TextMetrics export_metrics(Exporter *x) { return draw_sdl_metrics(x->draw); }
-
-// An SDL_RWops that appends to an ExportBuffer (IMG_SavePNG_RW writes through it).
-static bool buf_reserve(ExportBuffer *b, size_t need)
-{
-    if (need <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 65536;
-    while (cap < need) cap *= 2;
-    unsigned char *p = realloc(b->data, cap);
-    if (!p) return false;
-    b->data = p;
-    b->cap = cap;
-    return true;
-}
-
-typedef struct {
-    ExportBuffer *b;
-    size_t pos;
-} MemOut;
-
-static Sint64 mem_size(SDL_RWops *rw) { return (Sint64)((MemOut *)rw->hidden.unknown.data1)->b->size; }
-
-static Sint64 mem_seek(SDL_RWops *rw, Sint64 off, int whence)
-{
-    MemOut *m = rw->hidden.unknown.data1;
-    Sint64 base = whence == RW_SEEK_SET ? 0 : whence == RW_SEEK_CUR ? (Sint64)m->pos : (Sint64)m->b->size;
-    if (base + off < 0) return SDL_SetError("seek before the start");
-    m->pos = (size_t)(base + off);
-    return (Sint64)m->pos;
-}
-
-static size_t mem_read(SDL_RWops *rw, void *ptr, size_t size, size_t n)
-{
-    (void)rw;
-    (void)ptr;
-    (void)size;
-    (void)n;
-    return 0;
-}
-
-static size_t mem_write(SDL_RWops *rw, const void *ptr, size_t size, size_t n)
-{
-    MemOut *m = rw->hidden.unknown.data1;
-    size_t bytes = size * n;
-    if (size && bytes / size != n) return 0;
-    if (!buf_reserve(m->b, m->pos + bytes)) {
-        SDL_SetError("out of memory");
-        return 0;
-    }
-    if (m->pos > m->b->size) memset(m->b->data + m->b->size, 0, m->pos - m->b->size);
-    memcpy(m->b->data + m->pos, ptr, bytes);
-    m->pos += bytes;
-    if (m->pos > m->b->size) m->b->size = m->pos;
-    return n;
-}
-
-static int mem_close(SDL_RWops *rw)
-{
-    SDL_FreeRW(rw);
-    return 0;
-}
-
-static unsigned long crc32_png(const unsigned char *p, size_t n)
-{
-    unsigned long c = 0xFFFFFFFFUL;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320UL & (0UL - (c & 1UL)));
-    }
-    return c ^ 0xFFFFFFFFUL;
-}
-
-static void be32(unsigned char *p, unsigned long v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static const unsigned char PNG_SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-static const char SOFTWARE_TEXT[] = "Software\0mha-tracer"; // keyword, NUL, text (tEXt chunk data)
-#define SOFTWARE_LEN (sizeof SOFTWARE_TEXT - 1)
-
-// Inserts the tEXt chunk "Software: mha-tracer" right after IHDR (so it is found in the first bytes).
-static bool png_add_text(ExportBuffer *b)
-{
-    if (b->size < 33 || memcmp(b->data, PNG_SIG, 8) != 0 || memcmp(b->data + 12, "IHDR", 4) != 0) return false;
-    size_t chunk = 12 + SOFTWARE_LEN, at = 33;
-    if (!buf_reserve(b, b->size + chunk)) return false;
-    memmove(b->data + at + chunk, b->data + at, b->size - at);
-    unsigned char *c = b->data + at;
-    be32(c, SOFTWARE_LEN);
-    memcpy(c + 4, "tEXt", 4);
-    memcpy(c + 8, SOFTWARE_TEXT, SOFTWARE_LEN);
-    be32(c + 8 + SOFTWARE_LEN, crc32_png(c + 4, 4 + SOFTWARE_LEN));
-    b->size += chunk;
-    return true;
-}
-
-// Draws the scene offscreen into a new surface as it will be saved: RGB24, or ARGB8888 with straight
-// (not premultiplied) alpha for a transparent background. NULL on failure (err filled).
-static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground background, ExportError *err)
-{
-    int w = s->width, h = s->height;
-    if (w <= 0 || h <= 0 || w > EXPORT_MAX_SIDE || h > EXPORT_MAX_SIDE || (double)w * h > 1.25 * EXPORT_MAX_PIXELS) {
-        fail(err, false, "image size %dx%d is out of range", w, h);
-        return NULL;
-    }
-    bool transparent = background == EXPORT_BG_TRANSPARENT;
-    SDL_Texture *tex = SDL_CreateTexture(x->ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
-    SDL_Surface *img = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    bool ok = tex && img && SDL_SetRenderTarget(x->ren, tex) == 0;
-    if (ok) {
-        // Starting from 0 alpha, SDL's blending keeps premultiplied colours; they are undone below.
-        Rgba bg = transparent ? (Rgba){0, 0, 0, 0} : s->background;
-        SDL_SetRenderDrawBlendMode(x->ren, SDL_BLENDMODE_NONE);
-        SDL_SetRenderDrawColor(x->ren, bg.r, bg.g, bg.b, transparent ? 0 : 255);
-        SDL_RenderClear(x->ren);
-        ok = draw_sdl_scene(x->draw, s);
-        if (ok) ok = SDL_RenderReadPixels(x->ren, NULL, SDL_PIXELFORMAT_ARGB8888, img->pixels, img->pitch) == 0;
-        SDL_SetRenderTarget(x->ren, NULL);
-    }
-    if (tex) SDL_DestroyTexture(tex);
-    if (!ok) {
-        fail(err, true, "cannot render a %dx%d image: %s", w, h, SDL_GetError());
-        if (img) SDL_FreeSurface(img);
-        return NULL;
-    }
-    if (!transparent) {
-        SDL_Surface *rgb = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_RGB24, 0); // no alpha channel in the file
-        SDL_FreeSurface(img);
-        if (!rgb) fail(err, true, "cannot convert the image: %s", SDL_GetError());
-        return rgb;
-    }
-    for (int yy = 0; yy < h; yy++) {
-        Uint32 *row = (Uint32 *)((Uint8 *)img->pixels + (size_t)yy * (size_t)img->pitch);
-        for (int xx = 0; xx < w; xx++) {
-            Uint32 p = row[xx], a = p >> 24;
-            if (a == 0) row[xx] = 0;
-            else if (a < 255) {
-                Uint32 r = (((p >> 16) & 0xFF) * 255 + a / 2) / a, g = (((p >> 8) & 0xFF) * 255 + a / 2) / a,
-                       b = ((p & 0xFF) * 255 + a / 2) / a;
-                row[xx] = a << 24 | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b);
-            }
-        }
-    }
-    return img;
-}
-
-// PNG bytes of a surface, with our text chunk.
-static bool encode_surface(SDL_Surface *img, ExportBuffer *out, char *msg, size_t cap)
-{
-    memset(out, 0, sizeof *out);
-    MemOut m = {out, 0};
-    SDL_RWops *rw = SDL_AllocRW();
-    if (rw) {
-        rw->type = SDL_RWOPS_UNKNOWN;
-        rw->size = mem_size;
-        rw->seek = mem_seek;
-        rw->read = mem_read;
-        rw->write = mem_write;
-        rw->close = mem_close;
-        rw->hidden.unknown.data1 = &m;
-    }
-    bool ok = rw && IMG_SavePNG_RW(img, rw, 0) == 0;
-    if (rw) SDL_FreeRW(rw);
-    if (ok) ok = png_add_text(out);
-    if (!ok) {
-        snprintf(msg, cap, "cannot encode PNG: %s", rw ? SDL_GetError() : "out of memory");
-        export_buffer_free(out);
-    }
-    return ok;
-}
-
-bool export_png_encode(Exporter *x, const Scene *s, ExportBackground background, ExportBuffer *out,
-                       ExportError *err)
-{
-    memset(out, 0, sizeof *out);
-    SDL_Surface *img = render_surface(x, s, background, err);
-    if (!img) return false;
-    char msg[300];
-    bool ok = encode_surface(img, out, msg, sizeof msg);
-    SDL_FreeSurface(img);
-    if (!ok) fail(err, true, "%s", msg);
-    return ok;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Files: ours or not, and writing all or nothing
-
-static unsigned long get32(const unsigned char *p)
-{
-    return (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 | p[3];
-}
-
-// The fixed start of every SVG we write (svg.c), up to the first number.
-static const char SVG_HEAD[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK
-                               "\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"";
-static const char SVG_TAIL[] = "</svg>\n";
-static const unsigned char PNG_IEND[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
-#define TAIL_BYTES 64
-
-// A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG that starts
-// with IHDR, carries our "Software: mha-tracer" chunk with a correct CRC right after it and ends with IEND;
-// or an SVG that starts exactly as svg.c writes it (declaration, our comment, the svg element) and ends
-// with </svg>. A comment alone, or a PNG someone else wrote, is not enough.
-static bool is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
-{
-    if (hn >= 8 && memcmp(head, PNG_SIG, 8) == 0) {
-        if (hn < 33 + 12 + SOFTWARE_LEN || get32(head + 8) != 13 || memcmp(head + 12, "IHDR", 4) != 0) return false;
-        const unsigned char *c = head + 33; // the chunk after IHDR: ours
-        if (get32(c) != SOFTWARE_LEN || memcmp(c + 4, "tEXt", 4) != 0 || memcmp(c + 8, SOFTWARE_TEXT, SOFTWARE_LEN) != 0 ||
-            get32(c + 8 + SOFTWARE_LEN) != crc32_png(c + 4, 4 + SOFTWARE_LEN))
-            return false;
-        return tn >= sizeof PNG_IEND && memcmp(tail + tn - sizeof PNG_IEND, PNG_IEND, sizeof PNG_IEND) == 0;
-    }
-    size_t h = sizeof SVG_HEAD - 1, t = sizeof SVG_TAIL - 1;
-    return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t && memcmp(tail + tn - t, SVG_TAIL, t) == 0;
-}
-
-bool export_bytes_are_ours(const unsigned char *head, size_t n)
-{
-    size_t tn = n < TAIL_BYTES ? n : TAIL_BYTES;
-    return is_ours(head, n, head + n - tn, tn);
-}
-
-// "dir/name" into out; false when it does not fit (nothing is ever written to a cut path).
-static bool join(char *out, size_t cap, const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    int len = snprintf(out, cap, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-    return len >= 0 && (size_t)len < cap;
-}
-
-static bool read_fully(FILE *f, unsigned char *buf, size_t cap, size_t *got)
-{
-    *got = fread(buf, 1, cap, f);
-    return *got == cap || !ferror(f);
-}
-
-// May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
-// may replace. *exists says which.
-static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists, ExportError *err)
-{
-    PlatformStat sb;
-    *exists = false;
-    if (!platform_stat(path, false, &sb)) {
-        if (errno == ENOENT) return true;
-        fail(err, true, "cannot check %s: %s; nothing was written", path, strerror(errno));
-        return false;
-    }
-    *exists = true;
-    if (sb.kind != PLATFORM_REGULAR) {
-        fail(err, true, "%s exists and is not a file; nothing was written", path);
-        return false;
-    }
-    // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may replace it:
-    // the rename would fail after others had been replaced.
-    long long me = platform_user();
-    if (dir_sb->sticky && me != 0 && sb.owner != me && dir_sb->owner != me) {
-        fail(err, true, "%s belongs to another user in a directory where only owners may replace files; "
-                        "nothing was written", path);
-        return false;
-    }
-    static unsigned char head[65536];
-    unsigned char tail[TAIL_BYTES];
-    size_t hn = 0, tn = 0;
-    FILE *f = platform_fopen_nofollow(path);
-    bool read_ok = f && read_fully(f, head, sizeof head, &hn);
-    if (read_ok && (long long)hn < sb.size) { // the last bytes, from where they are
-        long long at = sb.size > TAIL_BYTES ? sb.size - TAIL_BYTES : 0;
-        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
-    } else if (read_ok) {
-        tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
-        memcpy(tail, head + hn - tn, tn);
-    }
-    if (f) fclose(f);
-    if (!read_ok || !is_ours(head, hn, tail, tn)) {
-        fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
-        return false;
-    }
-    return true;
-}
-
-struct ExportWriter {
-    char dir[EXPORT_PATH_MAX];
-    size_t count;
-    char (*target)[EXPORT_PATH_MAX]; // [count] where each file goes
-    char (*tmp)[EXPORT_PATH_MAX];    // [count] its temporary (".NAME.PID.tmp")
-    char (*old)[EXPORT_PATH_MAX];    // [count] the copy of the file it replaces (".NAME.PID.old")
-    bool *exists;             // [count] a file of ours is at target
-    bool *written;            // [count] tmp holds the new bytes
-    bool *kept;               // [count] old holds the replaced file
-};
-
-static void writer_free(ExportWriter *w)
-{
-    if (!w) return;
-    free(w->target);
-    free(w->tmp);
-    free(w->old);
-    free(w->exists);
-    free(w->written);
-    free(w->kept);
-    free(w);
-}
-
-// ".NAME.PID.tmp" or ".NAME.PID.old" of a process that is gone, for one of this export's names: a temporary
-// an export killed midway left behind. Returns true when entry is one.
-static bool stale_temporary(const char *entry, const char *const *names, size_t count)
-{
-    if (entry[0] != '.') return false;
-    for (size_t i = 0; i < count; i++) {
-        size_t n = strlen(names[i]);
-        if (strncmp(entry + 1, names[i], n) != 0 || entry[1 + n] != '.') continue;
-        const char *p = entry + 2 + n, *digits = p;
-        while (*p >= '0' && *p <= '9') p++;
-        if (p == digits || p - digits > 10 || (strcmp(p, ".tmp") != 0 && strcmp(p, ".old") != 0)) continue;
-        long pid = strtol(digits, NULL, 10);
-        if (pid <= 0 || pid == platform_pid()) continue;
-        if (platform_process_alive(pid)) continue; // still running (or not ours to ask)
-        return true;
-    }
-    return false;
-}
-
-static void clean_stale(const char *dir, const char *const *names, size_t count)
-{
-    PlatformDir *d = platform_dir_open(dir);
-    if (!d) return;
-    const char *e;
-    char path[EXPORT_PATH_MAX];
-    long long me = platform_user();
-    while ((e = platform_dir_next(d)) != NULL) {
-        if (!stale_temporary(e, names, count) || !join(path, sizeof path, dir, e)) continue;
-        PlatformStat sb;
-        if (platform_stat(path, false, &sb) && sb.kind == PLATFORM_REGULAR && sb.owner == me) platform_remove(path);
-    }
-    platform_dir_close(d);
-}
-
-ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
-                                  ExportError *err)
-{
-    PlatformStat sb;
-    if (strlen(dir) >= EXPORT_PATH_MAX - 2) {
-        fail(err, true, "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)", dir,
-             strlen(dir), EXPORT_PATH_MAX - 1);
-        return NULL;
-    }
-    if (!platform_stat(dir, true, &sb)) {
-        int e = errno;
-        if (e == ENOENT && create_dir && platform_mkdir(dir) && platform_stat(dir, true, &sb)) {
-            // made it
-        } else {
-            if (e == ENOENT && create_dir) e = errno;
-            fail(err, true, "cannot write to %s: %s%s", dir, strerror(e), e == ENOENT ? " (the directory must exist)" : "");
-            return NULL;
-        }
-    } else if (sb.kind != PLATFORM_DIRECTORY) {
-        fail(err, true, "cannot write to %s: not a directory", dir);
-        return NULL;
-    }
-    ExportWriter *w = calloc(1, sizeof *w);
-    size_t c = count ? count : 1;
-    if (!w || !(w->target = calloc(c, sizeof *w->target)) || !(w->tmp = calloc(c, sizeof *w->tmp)) ||
-        !(w->old = calloc(c, sizeof *w->old)) || !(w->exists = calloc(c, sizeof *w->exists)) ||
-        !(w->written = calloc(c, sizeof *w->written)) || !(w->kept = calloc(c, sizeof *w->kept))) {
-        writer_free(w);
-        fail(err, true, "out of memory");
-        return NULL;
-    }
-    snprintf(w->dir, sizeof w->dir, "%s", dir);
-    w->count = count;
-    long pid = platform_pid();
-    for (size_t i = 0; i < count; i++) {
-        char tmp_name[EXPORT_NAME_MAX + 64], old_name[EXPORT_NAME_MAX + 64];
-        snprintf(tmp_name, sizeof tmp_name, ".%s.%ld.tmp", names[i], pid);
-        snprintf(old_name, sizeof old_name, ".%s.%ld.old", names[i], pid);
-        if (strlen(tmp_name) > EXPORT_NAME_MAX || !join(w->target[i], EXPORT_PATH_MAX, dir, names[i]) ||
-            !join(w->tmp[i], EXPORT_PATH_MAX, dir, tmp_name) || !join(w->old[i], EXPORT_PATH_MAX, dir, old_name)) {
-            fail(err, true, "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, paths up "
-                            "to %d); nothing was written",
-                 names[i], dir, EXPORT_NAME_MAX - 20, EXPORT_PATH_MAX - 1);
-            writer_free(w);
-            return NULL;
-        }
-        if (!may_replace(w->target[i], &sb, &w->exists[i], err)) {
-            writer_free(w);
-            return NULL;
-        }
-    }
-    clean_stale(dir, names, count);
-    return w;
-}
-
-bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err)
-{
-    if (i >= w->count || w->written[i]) {
-        fail(err, false, "file %zu written twice", i);
-        return false;
-    }
-    int fd = platform_create_exclusive(w->tmp[i]);
-    if (fd < 0) {
-        fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(errno));
-        return false;
-    }
-    w->written[i] = true; // from here on the temporary is ours to remove
-    bool ok = platform_write_sync_close(fd, data, size);
-    int e = errno;
-    if (!ok) fail(err, true, "cannot write %s: %s; nothing was written", w->target[i], strerror(e));
-    return ok;
-}
-
-void export_writer_abort(ExportWriter *w)
-{
-    if (!w) return;
-    for (size_t i = 0; i < w->count; i++) {
-        if (w->written[i]) platform_remove(w->tmp[i]);
-        if (w->kept[i]) platform_remove(w->old[i]);
-    }
-    writer_free(w);
-}
-
-// old = a copy of the file at target: a hard link, or the bytes where links are not to be had.
-static bool keep_copy(const char *target, const char *old)
-{
-    if (platform_link(target, old)) return true;
-    if (errno == EEXIST) return false;
-    FILE *in = platform_fopen_nofollow(target);
-    if (!in) return false;
-    int out = platform_create_exclusive(old);
-    bool ok = out >= 0;
-    unsigned char buf[65536];
-    size_t r = 0;
-    while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0) ok = platform_write_all(out, buf, r);
-    if (ok) ok = !ferror(in);
-    fclose(in);
-    if (out >= 0) {
-        if (ok) ok = platform_sync_close(out);
-        else platform_sync_close(out);
-    }
-    if (!ok && out >= 0) platform_remove(old);
-    return ok;
-}
-
-bool export_writer_commit(ExportWriter *w, ExportError *err)
-{
-    for (size_t i = 0; i < w->count; i++)
-        if (!w->written[i]) {
-            fail(err, false, "%s was never written", w->target[i]);
-            export_writer_abort(w);
-            return false;
-        }
-    for (size_t i = 0; i < w->count; i++) {
-        if (!w->exists[i]) continue;
-        if (!keep_copy(w->target[i], w->old[i])) {
-            fail(err, true, "cannot replace %s: %s; nothing was written", w->target[i], strerror(errno));
-            export_writer_abort(w);
-            return false;
-        }
-        w->kept[i] = true;
-    }
-    for (size_t i = 0; i < w->count; i++) {
-        if (platform_replace(w->tmp[i], w->target[i])) {
-            w->written[i] = false;
-            continue;
-        }
-        int e = errno;
-        // Put back what was replaced: every file before i is as it was again, the new ones are gone.
-        for (size_t j = 0; j < i; j++) {
-            if (w->exists[j] ? platform_replace(w->old[j], w->target[j]) : platform_remove(w->target[j]) == 0)
-                w->kept[j] = false;
-        }
-        fail(err, true, "cannot write %s: %s; nothing was written (the files already replaced were put back)",
-             w->target[i], strerror(e));
-        export_writer_abort(w);
-        return false;
-    }
-    for (size_t i = 0; i < w->count; i++)
-        if (w->kept[i]) platform_remove(w->old[i]);
-    platform_sync_dir(w->dir); // the renames themselves reach the disk
-    writer_free(w);
-    return true;
-}
-
-bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
-{
-    const char **names = calloc(count ? count : 1, sizeof *names);
-    if (!names) {
-        fail(err, true, "out of memory");
-        return false;
-    }
-    for (size_t i = 0; i < count; i++) names[i] = files[i].name;
-    ExportWriter *w = export_writer_begin(dir, create_dir, names, count, err);
-    free(names);
-    if (!w) return false;
-    for (size_t i = 0; i < count; i++)
-        if (!export_writer_add(w, i, files[i].data, files[i].size, err)) {
-            export_writer_abort(w);
-            return false;
-        }
-    return export_writer_commit(w, err);
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Whole exports
 
 typedef struct {
@@ -904,7 +317,7 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
         LessonError e;
         memset(&e, 0, sizeof e);
         if (!question_answer(L, T, q, i, &a, &e)) {
-            fail(err, false, "%s: %s (see --check)", e.path, e.message);
+            export_fail(err, false, "%s: %s (see --check)", e.path, e.message);
             return false;
         }
         ViewQuestion vq = question_view(q, &a);
@@ -918,7 +331,7 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
         for (int k = 0; k < 2; k++) {
             Job *j = job_add(jobs);
             if (!j) {
-                fail(err, true, "out of memory");
+                export_fail(err, true, "out of memory");
                 return false;
             }
             j->board = true;
@@ -971,7 +384,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
 {
     unsigned formats = req->formats & (EXPORT_PNG | EXPORT_SVG);
     if (formats == 0) {
-        fail(err, false, "no format asked for (png, svg or both)");
+        export_fail(err, false, "no format asked for (png, svg or both)");
         return false;
     }
     Exporter *x = export_open(req->font_dir, err);
@@ -984,7 +397,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
         free(expanded.jobs);
         scene_free(&scene);
         export_close(x);
-        fail(err, true, "out of memory while laying out the boards");
+        export_fail(err, true, "out of memory while laying out the boards");
         return false;
     }
     const Jobs *jobs = &expanded;
@@ -1001,7 +414,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
             if (!(names[nfiles] = malloc(len))) ok = false;
             else snprintf(names[nfiles++], len, "%s.%s", jobs->jobs[i].name, ext);
         }
-    if (!ok) fail(err, true, "out of memory");
+    if (!ok) export_fail(err, true, "out of memory");
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err) : NULL;
     ok = w != NULL;
     // One image at a time: laid out, encoded, written to its temporary and freed.
@@ -1012,7 +425,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
                                             &tm)
                               : export_build_heatmap(&scene, &j->spec, L, T, &tm);
         if (!built) {
-            fail(err, true, "out of memory while laying out %s", j->name);
+            export_fail(err, true, "out of memory while laying out %s", j->name);
             ok = false;
             break;
         }
@@ -1027,7 +440,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
                 size = b.size;
             } else {
                 data = (unsigned char *)svg_encode(&scene, j->title, &size);
-                if (!(ok = data != NULL)) fail(err, true, "out of memory while writing %s", names[k]);
+                if (!(ok = data != NULL)) export_fail(err, true, "out of memory while writing %s", names[k]);
             }
             if (ok) ok = export_writer_add(w, k, data, size, err);
             free(data);
@@ -1035,7 +448,7 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
         }
     }
     scene_free(&scene);
-    if (x) snprintf(out->missing, sizeof out->missing, "%s", draw_sdl_missing(x->draw));
+    if (x) snprintf(out->missing, sizeof out->missing, "%s", export_missing(x));
     export_close(x);
     if (ok) {
         ok = export_writer_commit(w, err);
@@ -1048,11 +461,11 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
         for (size_t i = 0; listed && i < nfiles; i++) {
             size_t len = strlen(req->dir) + strlen(names[i]) + 2;
             if (!(out->paths[i] = malloc(len))) break;
-            (void)join(out->paths[i], len, req->dir, names[i]); // fits: the writer checked every path
+            (void)platform_path_join(out->paths[i], len, req->dir, names[i]); // fits: the writer checked every path
             out->count++;
         }
         // The files are written; a path list cut short by no memory is still a success.
-        if (out->count < nfiles) fail(err, true, "out of memory");
+        if (out->count < nfiles) export_fail(err, true, "out of memory");
     }
     for (size_t i = 0; names && i < nfiles; i++) free(names[i]);
     free(names);
@@ -1072,7 +485,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
 {
     memset(out, 0, sizeof *out);
     if (!(req->scale >= EXPORT_SCALE_MIN && req->scale <= EXPORT_SCALE_MAX)) {
-        fail(err, false, "scale %g is out of range (%g to %g)", req->scale, EXPORT_SCALE_MIN, EXPORT_SCALE_MAX);
+        export_fail(err, false, "scale %g is out of range (%g to %g)", req->scale, EXPORT_SCALE_MIN, EXPORT_SCALE_MAX);
         return false;
     }
     ViewDims dims = view_dims_from_params(&L->params);
@@ -1080,8 +493,8 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     view_init(&st, &dims);
     st.colormap = req->colormap;
     if (req->head < 0 || req->head >= L->params.heads) {
-        fail(err, false, "there is no head %d: this lesson has %d head%s (0 to %d)", req->head, L->params.heads,
-             L->params.heads == 1 ? "" : "s", L->params.heads - 1);
+        export_fail(err, false, "there is no head %d: this lesson has %d head%s (0 to %d)", req->head, L->params.heads,
+                    L->params.heads == 1 ? "" : "s", L->params.heads - 1);
         return false;
     }
     st.head = req->head;
@@ -1092,14 +505,14 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         for (int i = 0; i < st.stage_count; i++)
             if ((int)st.stages[i] == req->stage) first = i;
         if (first < 0) {
-            fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
-                 req->stage == STAGE_MASK ? " (it is not causal)" : "");
+            export_fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
+                        req->stage == STAGE_MASK ? " (it is not causal)" : "");
             return false;
         }
         last = first;
         if (req->what == EXPORT_WHAT_HEATMAPS && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
-            fail(err, false, "there are no heatmaps at the '%s' stage: they start at the '%s' stage", si->key,
-                 first_heat_stage(&st, L));
+            export_fail(err, false, "there are no heatmaps at the '%s' stage: they start at the '%s' stage", si->key,
+                        first_heat_stage(&st, L));
             return false;
         }
     }
@@ -1132,10 +545,10 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
                     CellRef lastc = total > 0 ? view_reveal_cell(&b, total - 1) : (CellRef){MAT_NONE, 0, 0, 0};
                     free(jobs.jobs);
                     if (total == 0 || !mi)
-                        fail(err, false, "the '%s' stage computes no cells to pin", stage_info(stage)->key);
+                        export_fail(err, false, "the '%s' stage computes no cells to pin", stage_info(stage)->key);
                     else
-                        fail(err, false, "the '%s' stage has no cell %d,%d: its %s run to row %d, column %d (from 0)",
-                             stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row, lastc.col);
+                        export_fail(err, false, "the '%s' stage has no cell %d,%d: its %s run to row %d, column %d (from 0)",
+                                    stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row, lastc.col);
                     return false;
                 }
             }
@@ -1158,7 +571,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     }
     if (!ok) {
         free(jobs.jobs);
-        fail(err, true, "out of memory");
+        export_fail(err, true, "out of memory");
         return false;
     }
     ok = run_jobs(&jobs, req, L, T, out, err);
@@ -1187,7 +600,7 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
     }
     if (!ok) {
         free(jobs.jobs);
-        fail(err, true, "out of memory");
+        export_fail(err, true, "out of memory");
         return false;
     }
     ok = run_jobs(&jobs, &r, L, T, out, err);
@@ -1213,7 +626,7 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
     Rgba ink = {30, 30, 30, 255};
     for (size_t i = 0; ok && i < count; i++) {
         if (!(ok = export_build_heatmap(&part, spec, frames[i].lesson, frames[i].trace, &tm))) {
-            fail(err, true, "out of memory while laying out the strip");
+            export_fail(err, true, "out of memory while laying out the strip");
             break;
         }
         if (i == 0 && strip.count) strip.cmds[0].color = part.background, ink = part.background.r < 128 ? (Rgba){230, 230, 230, 255} : ink;
@@ -1234,7 +647,7 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
         ok = export_png_encode(x, &strip, spec->background, &b, err);
     } else if (ok) {
         ok = false;
-        fail(err, true, "out of memory while laying out the strip");
+        export_fail(err, true, "out of memory while laying out the strip");
     }
     char file[300];
     snprintf(file, sizeof file, "%s.png", name);

@@ -1,6 +1,6 @@
 // Slide export: heatmap images (one per head, and all heads in a grid) and whole-stage boards as PNG
-// (offscreen, SDL's software renderer) and SVG (svg.h), laid out by the scene exactly as the window lays
-// them out. Encoding to memory is separate from the file I/O.
+// (offscreen, SDL's software renderer: export_png.c) and SVG (svg.h), laid out by the scene exactly as the
+// window lays them out (export.c). Encoding to memory is separate from the file I/O (export_files.c).
 #ifndef MHA_EXPORT_H
 #define MHA_EXPORT_H
 
@@ -9,6 +9,7 @@
 #include "../model/view.h"
 #include "../lesson/lesson.h"
 #include "colormap.h"
+#include "export_files.h"
 #include "scene.h"
 
 enum { EXPORT_PNG = 1, EXPORT_SVG = 2 }; // ExportRequest.formats: a bit set
@@ -19,24 +20,9 @@ typedef enum {
     EXPORT_WHAT_ALL = 3,
 } ExportWhat;
 
-// The page, as a Theme handed to the scene: white is the light theme on a white page (the print theme with
-// the grey colour map), dark the dark theme, transparent the light theme on a page of alpha 0 (RGBA PNG).
-typedef enum { EXPORT_BG_WHITE = 0, EXPORT_BG_TRANSPARENT, EXPORT_BG_DARK } ExportBackground;
-
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25
 #define EXPORT_SCALE_MAX 8.0
-#define EXPORT_MAX_SIDE 16384 // pixels: larger images are laid out smaller (fewer numbers) instead
-// Pixels in one image (56 M: a 512-token all-heads grid is 52 M): rendering takes 8 bytes a pixel at its
-// peak (the target and the read-back; the texture goes before the RGB copy is made), so one image never
-// needs more than about 450 MB, and an export holds one image at a time. A larger page (a board at
-// --scale 8) is laid out at the largest scale that fits.
-#define EXPORT_MAX_PIXELS 56.0e6
-
-typedef struct {
-    bool io;            // an I/O failure (exit status 1); false: bad request or invalid input (2)
-    char message[1200]; // what went wrong, naming the file
-} ExportError;
 
 typedef struct {
     const char *dir;      // where the files go (must exist unless create_dir; its parent must exist)
@@ -151,58 +137,5 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
 // the background. Returns false when memory ran out.
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, double scale,
                         ExportBackground background, const TextMetrics *tm);
-
-// Bytes in memory (malloc'd; free with export_buffer_free).
-typedef struct {
-    unsigned char *data;
-    size_t size, cap;
-} ExportBuffer;
-void export_buffer_free(ExportBuffer *b);
-
-// The offscreen renderer: SDL's software renderer and the fonts. Needs no display and no SDL_Init.
-typedef struct Exporter Exporter;
-Exporter *export_open(const char *font_dir, ExportError *err);
-void export_close(Exporter *x);
-TextMetrics export_metrics(Exporter *x);
-
-// Renders the scene and encodes it as PNG (RGB, or RGBA for a transparent background) with the text chunk
-// "Software: mha-tracer". Deterministic: the same scene gives the same bytes.
-bool export_png_encode(Exporter *x, const Scene *s, ExportBackground background, ExportBuffer *out,
-                       ExportError *err);
-
-// True when the first bytes of a file (n of them, up to 64 KiB is enough) are an export of ours: a PNG
-// with our text chunk, or an SVG with our comment. Other files are never replaced.
-bool export_bytes_are_ours(const unsigned char *head, size_t n);
-
-// One file to write: its name inside the directory and its bytes.
-typedef struct {
-    const char *name;
-    const unsigned char *data;
-    size_t size;
-} ExportFile;
-
-// Writing files into a directory all or nothing, one file at a time (so an export never holds more than one
-// image's bytes):
-// - export_writer_begin checks everything that can be checked before a byte is written: the directory
-//   (created when create_dir; one level), that every path fits (PATH_MAX) and that every target is absent or
-//   a regular file exported by us, and not one that cannot be replaced (another user's file in a sticky
-//   directory). It removes the temporaries of ours that an export killed midway left behind
-//   (".NAME.PID.tmp" and ".NAME.PID.old" of a process that no longer runs, for the names of this export).
-// - export_writer_add writes file i's bytes to a fresh temporary beside its target (exclusive creation,
-//   never through a link; written and synced).
-// - export_writer_commit keeps a copy of every target it replaces (a hard link, or a copy where the file
-//   system has none), renames the temporaries into place, and when a rename fails puts every file already
-//   replaced back as it was (and removes the new ones). Then the copies go and the directory is synced.
-// - export_writer_abort (after any failure, or instead of commit) removes every temporary.
-typedef struct ExportWriter ExportWriter;
-ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
-                                  ExportError *err);
-bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err);
-// Frees w either way.
-bool export_writer_commit(ExportWriter *w, ExportError *err);
-void export_writer_abort(ExportWriter *w);
-
-// The same for files already in memory: begin, add each, commit.
-bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err);
 
 #endif

@@ -1,0 +1,279 @@
+// Writing files all or nothing, the same on every system (compiled with platform_posix.c or platform_win32.c,
+// over their calls): write-sync-close, the temporaries' names, and the writer of a set of files whose commit
+// puts every replaced file back when one rename fails. Used by the lesson save, --train --out and the exports.
+#include "platform.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool platform_write_sync_close(int fd, const void *data, size_t len)
+{
+    if (!platform_write_all(fd, data, len)) {
+        int saved = errno;
+        platform_close(fd);
+        errno = saved;
+        return false;
+    }
+    return platform_sync_close(fd);
+}
+
+bool platform_path_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    int len = snprintf(out, cap, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return len >= 0 && (size_t)len < cap;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Temporaries: ".NAME.PID.EXT", then ".NAME.PID-K.EXT"
+
+bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    char try_k[16] = "";
+    if (k > 0) snprintf(try_k, sizeof try_k, "-%d", k);
+    int len = snprintf(out, cap, "%.*s.%s.%ld%s.%s", (int)dl, path, path + dl, platform_pid(), try_k, ext);
+    return len >= 0 && (size_t)len < cap;
+}
+
+// Is entry a temporary of one of names, left by a process that is gone?
+static bool stale_temporary(const char *entry, const char *const *names, size_t count)
+{
+    if (entry[0] != '.') return false;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(entry + 1, names[i], n) != 0 || entry[1 + n] != '.') continue;
+        const char *p = entry + 2 + n, *digits = p;
+        while (*p >= '0' && *p <= '9') p++;
+        if (p == digits || p - digits > 10) continue;
+        if (*p == '-') { // a later try: "-K"
+            const char *k = ++p;
+            while (*p >= '0' && *p <= '9') p++;
+            if (p == k || p - k > 2) continue;
+        }
+        if (strcmp(p, ".tmp") != 0 && strcmp(p, ".old") != 0) continue;
+        long pid = strtol(digits, NULL, 10);
+        if (pid <= 0 || pid == platform_pid()) continue;
+        if (platform_process_alive(pid)) continue; // still running (or not ours to ask)
+        return true;
+    }
+    return false;
+}
+
+void platform_temporaries_clean(const char *dir, const char *const *names, size_t count)
+{
+    PlatformDir *d = platform_dir_open(dir);
+    if (!d) return;
+    const char *e;
+    long long me = platform_user();
+    while ((e = platform_dir_next(d)) != NULL) {
+        if (!stale_temporary(e, names, count)) continue;
+        size_t cap = strlen(dir) + strlen(e) + 2;
+        char *path = malloc(cap);
+        PlatformStat sb;
+        if (path && platform_path_join(path, cap, dir, e) && platform_stat(path, false, &sb) &&
+            sb.kind == PLATFORM_REGULAR && sb.owner == me)
+            platform_remove(path);
+        free(path);
+    }
+    platform_dir_close(d);
+}
+
+// Calls make(name, arg) with the tries of path's temporaries of kind ext until one is not taken (make
+// fails with EEXIST while a name is). Returns the name that worked (malloc'd), or NULL with errno.
+static char *fresh_temporary(const char *path, const char *ext, bool (*make)(const char *name, void *arg), void *arg)
+{
+    size_t cap = strlen(path) + 48;
+    char *name = malloc(cap);
+    if (!name) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (int k = 0; k < PLATFORM_TEMPORARY_TRIES; k++) {
+        platform_temporary_name(name, cap, path, ext, k); // fits: cap has room for the longest
+        if (make(name, arg)) return name;
+        if (errno != EEXIST) break;
+    }
+    int e = errno;
+    free(name);
+    errno = e;
+    return NULL;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The writer
+
+typedef struct {
+    char *path;    // the target
+    char *tmp;     // the new bytes (NULL until added)
+    char *old;     // the copy of the file replaced (NULL unless kept)
+    bool renamed;  // tmp is in place at path
+} WriterFile;
+
+struct PlatformWriter {
+    size_t count;
+    WriterFile *files;
+};
+
+static void failure(PlatformWriteFailure *fail, PlatformWriteStep step, size_t i, int error)
+{
+    if (!fail) return;
+    fail->step = step;
+    fail->index = i;
+    fail->error = error;
+}
+
+PlatformWriter *platform_writer_begin(const char *dir, const char *const *names, size_t count)
+{
+    PlatformWriter *w = calloc(1, sizeof *w);
+    if (!w || !(w->files = calloc(count ? count : 1, sizeof *w->files))) {
+        free(w);
+        errno = ENOMEM;
+        return NULL;
+    }
+    w->count = count;
+    for (size_t i = 0; i < count; i++) {
+        size_t cap = (dir ? strlen(dir) + 1 : 0) + strlen(names[i]) + 1;
+        char *path = malloc(cap);
+        if (!path) {
+            platform_writer_close(w);
+            errno = ENOMEM;
+            return NULL;
+        }
+        if (dir) platform_path_join(path, cap, dir, names[i]);
+        else memcpy(path, names[i], cap);
+        w->files[i].path = path;
+    }
+    return w;
+}
+
+const char *platform_writer_path(const PlatformWriter *w, size_t i) { return i < w->count ? w->files[i].path : NULL; }
+
+const char *platform_writer_temporary(const PlatformWriter *w, size_t i)
+{
+    return i < w->count ? w->files[i].tmp : NULL;
+}
+
+static bool create_fd(const char *name, void *fd)
+{
+    *(int *)fd = platform_create_exclusive(name);
+    return *(int *)fd >= 0;
+}
+
+bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t len, PlatformWriteFailure *fail)
+{
+    if (i >= w->count || w->files[i].tmp) {
+        failure(fail, PLATFORM_WRITE_CREATE, i, EINVAL);
+        return false;
+    }
+    int fd = -1;
+    if (!(w->files[i].tmp = fresh_temporary(w->files[i].path, "tmp", create_fd, &fd))) {
+        failure(fail, PLATFORM_WRITE_CREATE, i, errno);
+        return false;
+    }
+    // From here on the temporary is ours to remove (made by the exclusive open).
+    if (!platform_write_sync_close(fd, data, len)) {
+        failure(fail, PLATFORM_WRITE_WRITE, i, errno);
+        return false;
+    }
+    return true;
+}
+
+// name = a copy of the file at target: a hard link, or the bytes where links are not to be had.
+static bool copy_file(const char *name, void *target)
+{
+    if (platform_link(target, name)) return true;
+    if (errno == EEXIST) return false;
+    FILE *in = platform_fopen_nofollow(target);
+    if (!in) return false;
+    int out = platform_create_exclusive(name);
+    bool ok = out >= 0;
+    unsigned char buf[65536];
+    size_t r = 0;
+    while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0) ok = platform_write_all(out, buf, r);
+    if (ok) ok = !ferror(in);
+    int e = errno;
+    fclose(in);
+    if (out >= 0 && ok) {
+        ok = platform_sync_close(out);
+        e = errno;
+    } else if (out >= 0) {
+        platform_close(out);
+    }
+    if (!ok && out >= 0) platform_remove(name);
+    errno = e;
+    return ok;
+}
+
+// The folder of path ("." for a bare name) into out.
+static void folder_of(char *out, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, cap, ".");
+    else if (slash == path) snprintf(out, cap, "/");
+    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail)
+{
+    for (size_t i = 0; i < w->count; i++)
+        if (!w->files[i].tmp || w->files[i].renamed) {
+            failure(fail, PLATFORM_WRITE_WRITE, i, EINVAL);
+            return false;
+        }
+    for (size_t i = 0; keep && i < w->count; i++) {
+        if (!keep[i]) continue;
+        if (!(w->files[i].old = fresh_temporary(w->files[i].path, "old", copy_file, w->files[i].path))) {
+            failure(fail, PLATFORM_WRITE_KEEP, i, errno);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < w->count; i++) {
+        WriterFile *f = &w->files[i];
+        if (platform_replace(f->tmp, f->path)) {
+            f->renamed = true;
+            continue;
+        }
+        int e = errno;
+        // Put back what was replaced: every file before i is as it was again, the new ones are gone.
+        for (size_t j = 0; j < i; j++) {
+            WriterFile *g = &w->files[j];
+            bool back = g->old ? platform_replace(g->old, g->path) : platform_remove(g->path) == 0;
+            if (back && g->old) {
+                free(g->old);
+                g->old = NULL;
+            }
+        }
+        failure(fail, PLATFORM_WRITE_REPLACE, i, e);
+        return false;
+    }
+    char dir[4096] = "", prev[4096] = "";
+    for (size_t i = 0; i < w->count; i++) {
+        WriterFile *f = &w->files[i];
+        if (f->old) platform_remove(f->old);
+        free(f->old);
+        f->old = NULL;
+        folder_of(dir, sizeof dir, f->path);
+        if (strcmp(dir, prev) != 0) platform_sync_dir(dir); // the renames themselves reach the disk
+        memcpy(prev, dir, sizeof prev);
+    }
+    return true;
+}
+
+void platform_writer_close(PlatformWriter *w)
+{
+    if (!w) return;
+    for (size_t i = 0; i < w->count; i++) {
+        WriterFile *f = &w->files[i];
+        if (f->tmp && !f->renamed) platform_remove(f->tmp);
+        if (f->old) platform_remove(f->old);
+        free(f->path);
+        free(f->tmp);
+        free(f->old);
+    }
+    free(w->files);
+    free(w);
+}

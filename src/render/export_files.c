@@ -1,0 +1,210 @@
+// Slide export, the files: which files are ours (a PNG with our chunk, an SVG as svg.c writes it) and may be
+// replaced, and the writing of an export's files all or nothing, checked first, through the platform's writer.
+#include "export_files.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/platform.h"
+#include "svg.h"
+
+// The fixed start of every SVG we write (svg.c), up to the first number.
+static const char SVG_HEAD[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK
+                               "\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"";
+static const char SVG_TAIL[] = "</svg>\n";
+#define TAIL_BYTES 64
+
+// A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG of ours
+// (export_png_is_ours), or an SVG that starts exactly as svg.c writes it (declaration, our comment, the svg
+// element) and ends with </svg>. A comment alone, or a PNG someone else wrote, is not enough.
+static bool is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
+{
+    if (export_png_is_ours(head, hn, tail, tn)) return true;
+    size_t h = sizeof SVG_HEAD - 1, t = sizeof SVG_TAIL - 1;
+    return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t && memcmp(tail + tn - t, SVG_TAIL, t) == 0;
+}
+
+bool export_bytes_are_ours(const unsigned char *head, size_t n)
+{
+    size_t tn = n < TAIL_BYTES ? n : TAIL_BYTES;
+    return is_ours(head, n, head + n - tn, tn);
+}
+
+static bool read_fully(FILE *f, unsigned char *buf, size_t cap, size_t *got)
+{
+    *got = fread(buf, 1, cap, f);
+    return *got == cap || !ferror(f);
+}
+
+// May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
+// may replace. *exists says which.
+static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists, ExportError *err)
+{
+    PlatformStat sb;
+    *exists = false;
+    if (!platform_stat(path, false, &sb)) {
+        if (errno == ENOENT) return true;
+        export_fail(err, true, "cannot check %s: %s; nothing was written", path, strerror(errno));
+        return false;
+    }
+    *exists = true;
+    if (sb.kind != PLATFORM_REGULAR) {
+        export_fail(err, true, "%s exists and is not a file; nothing was written", path);
+        return false;
+    }
+    // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may replace it:
+    // the rename would fail after others had been replaced.
+    long long me = platform_user();
+    if (dir_sb->sticky && me != 0 && sb.owner != me && dir_sb->owner != me) {
+        export_fail(err, true, "%s belongs to another user in a directory where only owners may replace files; "
+                        "nothing was written", path);
+        return false;
+    }
+    static unsigned char head[65536];
+    unsigned char tail[TAIL_BYTES];
+    size_t hn = 0, tn = 0;
+    FILE *f = platform_fopen_nofollow(path);
+    bool read_ok = f && read_fully(f, head, sizeof head, &hn);
+    if (read_ok && (long long)hn < sb.size) { // the last bytes, from where they are
+        long long at = sb.size > TAIL_BYTES ? sb.size - TAIL_BYTES : 0;
+        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
+    } else if (read_ok) {
+        tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
+        memcpy(tail, head + hn - tn, tn);
+    }
+    if (f) fclose(f);
+    if (!read_ok || !is_ours(head, hn, tail, tn)) {
+        export_fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
+        return false;
+    }
+    return true;
+}
+
+struct ExportWriter {
+    char dir[EXPORT_PATH_MAX];
+    size_t count;
+    PlatformWriter *files; // the targets dir/names[i], their temporaries and the copies of what they replace
+    bool *exists;          // [count] a file of ours is at the target: kept until every rename is done
+};
+
+static void writer_free(ExportWriter *w)
+{
+    if (!w) return;
+    platform_writer_close(w->files);
+    free(w->exists);
+    free(w);
+}
+
+ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
+                                  ExportError *err)
+{
+    PlatformStat sb;
+    if (strlen(dir) >= EXPORT_PATH_MAX - 2) {
+        export_fail(err, true, "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)",
+                    dir, strlen(dir), EXPORT_PATH_MAX - 1);
+        return NULL;
+    }
+    if (!platform_stat(dir, true, &sb)) {
+        int e = errno;
+        if (e == ENOENT && create_dir && platform_mkdir(dir) && platform_stat(dir, true, &sb)) {
+            // made it
+        } else {
+            if (e == ENOENT && create_dir) e = errno;
+            export_fail(err, true, "cannot write to %s: %s%s", dir, strerror(e),
+                        e == ENOENT ? " (the directory must exist)" : "");
+            return NULL;
+        }
+    } else if (sb.kind != PLATFORM_DIRECTORY) {
+        export_fail(err, true, "cannot write to %s: not a directory", dir);
+        return NULL;
+    }
+    ExportWriter *w = calloc(1, sizeof *w);
+    if (!w || !(w->exists = calloc(count ? count : 1, sizeof *w->exists)) ||
+        !(w->files = platform_writer_begin(dir, names, count))) {
+        writer_free(w);
+        export_fail(err, true, "out of memory");
+        return NULL;
+    }
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    w->count = count;
+    for (size_t i = 0; i < count; i++) {
+        // The longest temporary (the last try's) must fit as a name and as a path, like the target itself.
+        char tmp_name[EXPORT_NAME_MAX + 64], path[EXPORT_PATH_MAX];
+        bool fits = platform_temporary_name(tmp_name, sizeof tmp_name, names[i], "tmp", PLATFORM_TEMPORARY_TRIES - 1) &&
+                    strlen(tmp_name) <= EXPORT_NAME_MAX && platform_path_join(path, sizeof path, dir, names[i]) &&
+                    platform_path_join(path, sizeof path, dir, tmp_name);
+        if (!fits) {
+            export_fail(err, true, "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, "
+                                   "paths up to %d); nothing was written",
+                        names[i], dir, EXPORT_NAME_MAX - 20, EXPORT_PATH_MAX - 1);
+            writer_free(w);
+            return NULL;
+        }
+        if (!may_replace(platform_writer_path(w->files, i), &sb, &w->exists[i], err)) {
+            writer_free(w);
+            return NULL;
+        }
+    }
+    platform_temporaries_clean(dir, names, count); // those of an export killed midway
+    return w;
+}
+
+bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err)
+{
+    if (i >= w->count || platform_writer_temporary(w->files, i)) {
+        export_fail(err, false, "file %zu written twice", i);
+        return false;
+    }
+    PlatformWriteFailure f;
+    if (platform_writer_add(w->files, i, data, size, &f)) return true;
+    if (f.step == PLATFORM_WRITE_CREATE)
+        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(f.error));
+    else
+        export_fail(err, true, "cannot write %s: %s; nothing was written", platform_writer_path(w->files, i),
+                    strerror(f.error));
+    return false;
+}
+
+void export_writer_abort(ExportWriter *w) { writer_free(w); }
+
+bool export_writer_commit(ExportWriter *w, ExportError *err)
+{
+    for (size_t i = 0; i < w->count; i++)
+        if (!platform_writer_temporary(w->files, i)) {
+            export_fail(err, false, "%s was never written", platform_writer_path(w->files, i));
+            writer_free(w);
+            return false;
+        }
+    PlatformWriteFailure f;
+    bool ok = platform_writer_commit(w->files, w->exists, &f);
+    if (!ok && f.step == PLATFORM_WRITE_KEEP)
+        export_fail(err, true, "cannot replace %s: %s; nothing was written", platform_writer_path(w->files, f.index),
+                    strerror(f.error));
+    else if (!ok)
+        export_fail(err, true, "cannot write %s: %s; nothing was written (the files already replaced were put back)",
+                    platform_writer_path(w->files, f.index), strerror(f.error));
+    writer_free(w);
+    return ok;
+}
+
+bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
+{
+    const char **names = calloc(count ? count : 1, sizeof *names);
+    if (!names) {
+        export_fail(err, true, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) names[i] = files[i].name;
+    ExportWriter *w = export_writer_begin(dir, create_dir, names, count, err);
+    free(names);
+    if (!w) return false;
+    for (size_t i = 0; i < count; i++)
+        if (!export_writer_add(w, i, files[i].data, files[i].size, err)) {
+            export_writer_abort(w);
+            return false;
+        }
+    return export_writer_commit(w, err);
+}
