@@ -72,7 +72,7 @@ typedef struct {
     // The softmax scale's slider (slider_w = 0: none shown): its track, the scales at its ends (log axis) and
     // its stops, which a press within a few pixels lands on.
     int slider_x, slider_y, slider_w, slider_h;
-    double slider_lo, slider_hi, slider_stops[3];
+    double slider_lo, slider_hi, slider_stops[VIEW_SCALE_STOPS];
     // The training strip's loss curve and checkpoint ticks (train_w = 0: none shown): steps 0 .. train_steps
     // from left to right, a press or a drag there picks the checkpoint nearest to the step under the pointer.
     int train_x, train_y, train_w, train_h, train_steps;
