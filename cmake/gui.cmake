@@ -5,7 +5,7 @@
 add_library(mha_render STATIC
   src/render/colormap.c
   src/render/scene.c
-  src/render/scene_cmd.c
+  src/render/scene_ctx.c
   src/render/scene_text.c
   src/render/scene_grid.c
   src/render/scene_board.c
@@ -14,6 +14,7 @@ add_library(mha_render STATIC
   src/render/scene_panels.c
   src/render/scene_pages.c
   src/render/scene_hit.c
+  src/render/scene_build.c
   src/render/draw_sdl.c
   src/render/svg.c
   src/render/export.c

@@ -1,220 +1,133 @@
-// The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from the rooms
-// (header, board and heatmap, panels, footer, overlays) into draw commands, and the model's numbers. No SDL.
-#include "scene_internal.h"
-#include "../model/view.h"
+// The scene's command list (what a frame draws, appended to by every room of the layout and by the exporter),
+// the themes handed to it, and the number size every layout starts from.
+#include "scene.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scene_init(Scene *s) { memset(s, 0, sizeof *s); }
+
+void scene_free(Scene *s)
+{
+    free(s->cmds);
+    free(s->text);
+    free(s->hits);
+    memset(s, 0, sizeof *s);
+}
+
+void scene_clear(Scene *s)
+{
+    s->count = 0;
+    s->text_len = 0;
+    s->hit_count = 0;
+    s->oom = false;
+}
+
+static bool grow(void **buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void *p = realloc(*buf, n * elem);
+    if (!p) return false;
+    *buf = p;
+    *cap = n;
+    return true;
+}
+
+DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color)
+{
+    if (s->oom || !grow((void **)&s->cmds, &s->cap, s->count + 1, sizeof(DrawCmd))) {
+        s->oom = true;
+        return NULL;
+    }
+    DrawCmd *c = &s->cmds[s->count++];
+    *c = (DrawCmd){.kind = kind, .x = x, .y = y, .w = w, .h = h, .color = color, .thickness = 1};
+    return c;
+}
+
+void scene_append(Scene *dst, const Scene *src, int dx, int dy)
+{
+    for (size_t i = 0; i < src->count; i++) {
+        const DrawCmd *c = &src->cmds[i];
+        bool whole = c->kind == CMD_CLIP && (c->w == 0 || c->h == 0); // "everywhere again": no place to move
+        int x = whole ? c->x : c->x + dx, y = whole ? c->y : c->y + dy;
+        DrawCmd *d = c->kind == CMD_TEXT ? scene_push_text(dst, c->font, c->size, c->color, x, y, c->w, c->h, scene_text(src, c))
+                                         : scene_push(dst, c->kind, x, y, c->w, c->h, c->color);
+        if (!d) return;
+        d->thickness = c->thickness;
+        d->font = c->font;
+        d->size = c->size;
+        d->role = c->role;
+        d->cell = c->cell;
+    }
+}
+
+void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color)
+{
+    if (w > 0 && h > 0) scene_push(s, CMD_RECT, x, y, w, h, color);
+}
+
+DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8)
+{
+    size_t len = strlen(utf8);
+    if (s->oom || !grow((void **)&s->text, &s->text_cap, s->text_len + len + 1, 1)) {
+        s->oom = true;
+        return NULL;
+    }
+    DrawCmd *c = scene_push(s, CMD_TEXT, x, y, w, h, color);
+    if (!c) return NULL;
+    c->font = font;
+    c->size = size;
+    c->text = s->text_len;
+    memcpy(s->text + s->text_len, utf8, len + 1);
+    s->text_len += len + 1;
+    return c;
+}
+
+void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head)
+{
+    if (s->oom || !grow((void **)&s->hits, &s->hit_cap, s->hit_count + 1, sizeof(HitRegion))) {
+        s->oom = true;
+        return;
+    }
+    s->hits[s->hit_count++] = (HitRegion){x, y, w, h, cell, head};
+}
 
 // ---------------------------------------------------------------------------------------------------
-// Numbers and names, as the model has them
+// Themes and sizes
 
-void scene_format_value(double v, char *buf, size_t cap) { model_format_value(v, buf, cap); }
-double scene_cell_value(const Lesson *L, const Trace *T, CellRef c) { return model_cell_value(&L->params, T, c); }
-void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols) { model_mat_shape(&L->params, m, rows, cols); }
-int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
+// The themes as one table: a row a colour, a column a theme (light for the window, dark for dark rooms, print
+// for greyscale slides). Okabe-Ito blue for results; magenta for the focus (no colour map has it); reddish
+// purple for edits. All opaque.
+#define THEME_COLOURS(X)                                                            \
+    /*  colour     light            dark             print */                     \
+    X(bg,        234, 236, 240,   22,  24,  30,    255, 255, 255)                 \
+    X(panel,     222, 226, 233,   40,  44,  54,    240, 240, 240)                 \
+    X(ink,        24,  27,  34,  236, 238, 242,      0,   0,   0)                 \
+    X(muted,      74,  80,  92,  170, 176, 188,     70,  70,  70)                 \
+    X(grid,      255, 255, 255,   90,  94, 104,    120, 120, 120)                 \
+    X(empty,     226, 228, 232,   54,  58,  68,    230, 230, 230)                 \
+    X(result,      0, 114, 178,   86, 180, 233,      0,   0,   0)                 \
+    X(focus,     232,   0, 190,  255,  60, 220,      0,   0,   0)                 \
+    X(hatch,     150, 150, 156,  120, 124, 132,    110, 110, 110)                 \
+    X(masked_bg, 208, 208, 212,   70,  72,  80,    200, 200, 200)                 \
+    X(banner_bg, 176,  32,  32,  176,  32,  32,      0,   0,   0)                 \
+    X(white,     255, 255, 255,  255, 255, 255,    255, 255, 255)                 \
+    X(edited,    120,  40, 200,  190, 120, 255,      0,   0,   0)                 \
+    X(status_bg,   0,  90, 140,    0,  90, 140,     60,  60,  60)                 \
+    X(page_cell, 255, 255, 255,   60,  64,  74,    255, 255, 255)
+
+#define THEME_LIGHT_COLOUR(name, r, g, b, r2, g2, b2, r3, g3, b3) .name = {r, g, b, 255},
+#define THEME_DARK_COLOUR(name, r1, g1, b1, r, g, b, r3, g3, b3) .name = {r, g, b, 255},
+#define THEME_PRINT_COLOUR(name, r1, g1, b1, r2, g2, b2, r, g, b) .name = {r, g, b, 255},
+const Theme THEME_LIGHT = {THEME_COLOURS(THEME_LIGHT_COLOUR)};
+const Theme THEME_DARK = {THEME_COLOURS(THEME_DARK_COLOUR)};
+const Theme THEME_PRINT = {THEME_COLOURS(THEME_PRINT_COLOUR)};
+
+int scene_number_font(int h)
 {
-    return model_explain(L, T, c, lines, max_lines, true);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Entry points
-
-// The input bands that light up for a focused cell: the cell, and what it was computed from (the matrix
-// table's `from`).
-static void light_inputs(Ctx *c)
-{
-    CellRef f = c->focus;
-    c->lit_count = 0;
-    if (f.mat == MAT_NONE) return;
-    c->lit[c->lit_count++] = f;
-    c->lit_count += model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
-}
-
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL};
-
-static void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
-                     double u, int num_font, int text_font)
-{
-    memset(c, 0, sizeof *c);
-    c->ex = &NO_EXTRAS;
-    c->th = &THEME_LIGHT;
-    c->s = s;
-    c->st = st;
-    c->L = L;
-    c->T = T;
-    c->tm = tm;
-    c->u = u < 0.4 ? 0.4 : u;
-    c->num_font = num_font < 8 ? 8 : num_font;
-    c->text_font = text_font < 10 ? 10 : text_font;
-    c->min_font = 10;
-    c->focus = view_focus_cell(st);
-    if (c->focus.mat != MAT_NONE && isnan(scene_cell_value(L, T, c->focus))) c->focus.mat = MAT_NONE;
-    light_inputs(c);
-    s->num_font = c->num_font;
-}
-
-static double window_scale(int w, int h)
-{
-    double sx = w / 1280.0, sy = h / 720.0;
-    return sx < sy ? sx : sy;
-}
-
-bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
-                 const char *banner)
-{
-    return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
-}
-
-static int text_font_for(int h)
-{
-    int f = (int)lround(h * 0.03);
-    return f < 11 ? 11 : f;
-}
-
-
-bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
-                    const TextMetrics *tm, const char *banner)
-{
-    scene_clear(s);
-    s->width = w;
-    s->height = h;
-    s->substeps = 1;
-    s->substep = 0;
-    s->pan_span_x = s->pan_span_y = 0;
-    s->slider_w = 0;
-    s->train_w = 0;
-    s->strip_n = 0;
-    Ctx c;
-    double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
-    ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
-    if (ex) c.ex = ex;
-    c.th = st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
-    if (c.ex->theme) c.th = c.ex->theme;
-    s->background = c.th->bg;
-    rect(&c, 0, 0, w, h, c.th->bg);
-    int margin = c.num_font * 2 / 3;
-    int y = 0;
-    if (banner && banner[0]) {
-        int bh = 0;
-        draw_banner(&c, w, banner, &bh);
-        y += bh;
-    }
-    y += c.num_font / 4;
-    // The header is measured first and drawn last: its strip names the sub-step the board chose.
-    int hh = 0, header_y = y;
-    SceneMark mark = scene_mark(s);
-    draw_header(&c, margin, y, w - 2 * margin, &hh);
-    scene_rewind(s, mark);
-    y += hh + c.num_font / 4;
-    if (slider_shown(&c)) {
-        int sh = slider_height(&c);
-        draw_scale_slider(&c, margin, y, w - 2 * margin, sh);
-        y += sh + c.num_font / 4;
-    }
-    if (training_shown(&c)) {
-        int th = training_height(&c);
-        draw_training(&c, margin, y, w - 2 * margin, th);
-        y += th + c.num_font / 4;
-    }
-    int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    int footer_y = h - c.num_font / 4 - footer_h;
-    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c);
-    int explain_y = footer_y - c.num_font / 4 - explain_h;
-    draw_footer(&c, margin, footer_y, w - 2 * margin, true);
-    int main_h = explain_y - c.num_font / 3 - y;
-    int main_w = w - 2 * margin;
-    if (main_h > 0) {
-        if (st->panel == PANEL_COMPARE) {
-            draw_compare(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_SHUFFLE) {
-            draw_shuffle(&c, margin, y, main_w, main_h);
-        } else {
-            // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
-            int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
-            int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
-            int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
-            s->pan_span_x = vw > main_w ? vw - main_w : 0;
-            s->pan_span_y = vh > main_h ? vh - main_h : 0;
-            if (zoom < 1.0) {
-                s->pan_span_x = s->pan_span_y = 0;
-                vw = main_w;
-                vh = main_h;
-                ox = margin;
-                oy = y;
-            }
-            c.num_font = (int)lround(c.num_font * zoom);
-            if (c.num_font < 8) c.num_font = 8;
-            s->num_font = c.num_font;
-            size_t hits0 = s->hit_count;
-            if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
-            if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
-            else draw_stage(&c, ox, oy, vw, vh);
-            if (zoom > 1.0) {
-                scene_push(s, CMD_CLIP, 0, 0, 0, 0, c.th->bg);
-                // Cells panned out of sight answer no hover.
-                for (size_t i = hits0; i < s->hit_count; i++) {
-                    HitRegion *r = &s->hits[i];
-                    int x0 = r->x > margin ? r->x : margin, y0 = r->y > y ? r->y : y;
-                    int x1 = r->x + r->w < margin + main_w ? r->x + r->w : margin + main_w;
-                    int y1 = r->y + r->h < y + main_h ? r->y + r->h : y + main_h;
-                    r->x = x0;
-                    r->y = y0;
-                    r->w = x1 > x0 ? x1 - x0 : 0;
-                    r->h = y1 > y0 ? y1 - y0 : 0;
-                }
-            }
-            c.num_font = scene_number_font(h);
-        }
-    }
-    draw_header(&c, margin, header_y, w - 2 * margin, &hh);
-    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
-    if (st->panel == PANEL_COST) draw_cost(&c, w, h);
-    if (st->help) draw_help(&c, w, h);
-    return !s->oom;
-}
-
-bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
-                      double scale, const TextMetrics *tm)
-{
-    return scene_build_part_ex(s, part, st, L, T, NULL, w, h, scale, tm);
-}
-
-bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T,
-                         const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm)
-{
-    if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
-    scene_clear(s);
-    s->width = w;
-    s->height = h;
-    s->substeps = 1;
-    s->substep = 0;
-    Ctx c;
-    double u = scale > 0.0 ? scale : window_scale(w, h);
-    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));
-    if (ex) c.ex = ex;
-    if (c.ex->theme) c.th = c.ex->theme;
-    s->background = c.th->bg;
-    rect(&c, 0, 0, w, h, c.th->bg);
-    int m8 = px(&c, 8);
-    MatId m = model_stage_heatmap(&L->params, view_stage(st));
-    if (m == MAT_NONE) m = MAT_WEIGHTS;
-    switch (part) {
-    case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
-    case SCENE_PART_HEATMAP: {
-        int bar = colorbar_width(&c, m);
-        int gy, gh;
-        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh,
-                     NULL);
-        draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
-        break;
-    }
-    case SCENE_PART_ALL_HEADS: {
-        ViewState all = *st;
-        if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE) all.stage_index = all.stage_count - 1;
-        c.st = &all;
-        draw_all_heads(&c, m8, m8, w - 2 * m8, h - 2 * m8);
-        c.st = st;
-        break;
-    }
-    default: break;
-    }
-    return !s->oom;
+    int f = (int)lround(h * 0.039);
+    return f < 10 ? 10 : f;
 }

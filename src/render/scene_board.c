@@ -1,6 +1,6 @@
 // The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to fit at the
 // legible size; and the stage's main area, the board with the heatmap beside it where there is room.
-#include "scene_internal.h"
+#include "scene_ctx.h"
 #include "../model/view.h"
 
 // The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in

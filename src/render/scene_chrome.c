@@ -1,6 +1,6 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status line), the
 // explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
-#include "scene_internal.h"
+#include "scene_ctx.h"
 #include "../model/questions.h"
 #include "../model/view.h"
 
@@ -268,6 +268,17 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
                      draw);
 }
 
+void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
+{
+    if (*pw > w - 20) *pw = w - 20;
+    if (*ph > h - 20) *ph = h - 20;
+    *x = (w - *pw) / 2;
+    *y = (h - *ph) / 2;
+    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
+    rect(c, *x, *y, *pw, *ph, c->th->white);
+    frame(c, *x, *y, *pw, *ph, px(c, 2), c->th->result);
+}
+
 static const char *const HELP[][2] = {
     {"\xe2\x86\x92  Space  PageDown  \xe2\x86\x93", "next stage"},
     {"\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91", "previous stage"},
@@ -329,12 +340,8 @@ void draw_help(Ctx *c, int w, int h)
     }
     int pad = px(c, 28);
     int pw = kw + dw + 3 * pad, ph = (rows + 1) * lh + 2 * pad;
-    if (pw > w - 20) pw = w - 20;
-    if (ph > h - 20) ph = h - 20;
-    int x = (w - pw) / 2, y = (h - ph) / 2;
-    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, x, y, pw, ph, c->th->white);
-    frame(c, x, y, pw, ph, px(c, 2), c->th->result);
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
     text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, TR("Keys"));
     for (int i = 0; i < rows; i++) {
         int yy = y + pad / 2 + (i + 1) * lh;

@@ -1,6 +1,6 @@
 // Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit, numbers when
 // they fit), every head's in a grid, and the colour bar beside them.
-#include "scene_internal.h"
+#include "scene_ctx.h"
 #include "../model/view.h"
 
 // "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.

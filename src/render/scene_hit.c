@@ -44,13 +44,14 @@ bool scene_slider_at(const Scene *s, int x, int y, double *scale)
     if (s->slider_w <= 0 || y < s->slider_y || y >= s->slider_y + s->slider_h || x < s->slider_x - pad ||
         x > s->slider_x + s->slider_w + pad)
         return false;
+    double lo = view_scale_min(s->slider_d_k), hi = VIEW_SCALE_MAX, stops[VIEW_SCALE_STOPS];
+    view_scale_stops(s->slider_d_k, stops);
     double t = (double)(x - s->slider_x) / s->slider_w;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
-    double v = exp(log(s->slider_lo) + t * (log(s->slider_hi) - log(s->slider_lo)));
+    double v = exp(log(lo) + t * (log(hi) - log(lo)));
     for (int i = 0; i < VIEW_SCALE_STOPS; i++) { // near a stop: the stop itself (1/sqrt(d_k) is the default, exactly)
-        double sx = s->slider_x + (log(s->slider_stops[i]) - log(s->slider_lo)) / (log(s->slider_hi) - log(s->slider_lo)) *
-                                      s->slider_w;
-        if (fabs(sx - x) <= s->slider_h / 4.0) v = s->slider_stops[i];
+        double sx = s->slider_x + (log(stops[i]) - log(lo)) / (log(hi) - log(lo)) * s->slider_w;
+        if (fabs(sx - x) <= s->slider_h / 4.0) v = stops[i];
     }
     *scale = v;
     return true;

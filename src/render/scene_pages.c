@@ -1,7 +1,7 @@
 // Slide pages: the size a heatmap needs, by the rules of draw_heatmap and draw_heads_grid (scene_heatmap.c;
 // the all-heads grid's columns are its heat_grid_cols). At scale 1 the sizes are a 1280x720 window's; the
 // exporter multiplies them by its scale.
-#include "scene_internal.h"
+#include "scene_ctx.h"
 
 #define MAX_GRID_W 1600 // one head's cells at scale 1: larger lessons get smaller cells (colours, no numbers)
 #define MAX_GRID_H 1000

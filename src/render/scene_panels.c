@@ -1,6 +1,6 @@
 // The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M), the shuffle
 // test (X), and the strips under the header, the softmax scale's slider and the training curve.
-#include "scene_internal.h"
+#include "scene_ctx.h"
 #include "../core/cost.h"
 #include "../model/view.h"
 
@@ -59,12 +59,8 @@ void draw_cost(Ctx *c, int w, int h)
     int pw = table_w + 2 * pad, ph = body_h + pad + pad / 2;
     int tw = text_w(c, FONT_BOLD, px(c, 22), title) + 2 * pad;
     if (tw > pw) pw = tw;
-    if (pw > w - 20) pw = w - 20;
-    if (ph > h - 20) ph = h - 20;
-    int x = (w - pw) / 2, y = (h - ph) / 2;
-    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, x, y, pw, ph, c->th->white);
-    frame(c, x, y, pw, ph, px(c, 2), c->th->result);
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
     int yy = y + pad / 2, tx = x + (pw - table_w) / 2;
     char fitted[300];
     fit_text(c, FONT_BOLD, px(c, 22), title, pw - 2 * pad, fitted, sizeof fitted);
@@ -263,9 +259,7 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
     s->slider_y = y;
     s->slider_w = tw;
     s->slider_h = h;
-    s->slider_lo = lo;
-    s->slider_hi = hi;
-    for (int i = 0; i < VIEW_SCALE_STOPS; i++) s->slider_stops[i] = stops[i];
+    s->slider_d_k = p->d_k;
     int kx = tx + (int)lround((log(now < lo ? lo : now > hi ? hi : now) - log(lo)) / span * tw);
     int kwid = f / 3 < 6 ? 6 : f / 3;
     rect(c, kx - kwid / 2, y, kwid, h, c->th->result);

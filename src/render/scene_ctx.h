@@ -1,7 +1,7 @@
-// What the rooms of the scene share (not an API: scene.h is): the layout context of one frame, its drawing
+// What the scene's rooms share (not an API: scene.h is): the layout context of one frame, its drawing
 // primitives, the matrix boxes and board rows, and the functions one room calls in another.
-#ifndef MHA_SCENE_INTERNAL_H
-#define MHA_SCENE_INTERNAL_H
+#ifndef MHA_SCENE_CTX_H
+#define MHA_SCENE_CTX_H
 
 #include "scene.h"
 #include "../model/i18n.h"
@@ -52,6 +52,11 @@ typedef struct {
     CellRef lit[8];
     int lit_count;
 } Ctx;
+
+// A context for scene s and state st at chrome scale u (1.0: a 1280x720 window) and these font sizes: the light
+// theme, no extras, the view's focused cell (none when out of range) and the bands it was computed from.
+void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm, double u,
+              int num_font, int text_font);
 
 // ---------------------------------------------------------------------------------------------------
 // Drawing primitives (sizes in pixels; text measured by the caller's TextMetrics)
@@ -252,6 +257,8 @@ int explain_height(const Ctx *c);
 void draw_explain(Ctx *c, int x, int y, int w, int h);
 // The footer (the stage's explanation, the notes, a question); returns its height, draws when `draw`.
 int draw_footer(Ctx *c, int x, int y, int w, bool draw);
+// A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place in *x, *y.
+void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
 void draw_help(Ctx *c, int w, int h);
 void draw_banner(Ctx *c, int w, const char *msg, int *height);
 
