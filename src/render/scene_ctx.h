@@ -206,7 +206,7 @@ double group_range(const Ctx *c, MatId m);
 // The fill of a cell of m holding v, on a scale whose ends are +-range.
 Rgba cell_color(const Ctx *c, MatId m, double v, double range);
 // Whether m's values are probabilities, 0..1 on the sequential map (the matrix table's range group).
-bool mat_is_prob(MatId m);
+bool prob_matrix(MatId m);
 void grid_style(const Ctx *c, GridStyle *g);
 // The whole of matrix m (of a head) in a box, cells wide enough for its numbers and labels.
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result);

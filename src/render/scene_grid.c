@@ -23,7 +23,7 @@ double group_range(const Ctx *c, MatId m)
     return c->ranges[mi->range];
 }
 
-bool mat_is_prob(MatId m)
+bool prob_matrix(MatId m)
 {
     const MatInfo *mi = mat_info(m);
     return mi && mi->range == RANGE_PROB;
@@ -40,7 +40,7 @@ Rgba cell_color(const Ctx *c, MatId m, double v, double range)
 {
     const MatInfo *mi = mat_info(m);
     if (isinf(v)) return c->th->masked_bg;
-    if (mat_is_prob(m)) return colormap_rgb(c->st->colormap, v);
+    if (prob_matrix(m)) return colormap_rgb(c->st->colormap, v);
     if (mi && mi->range == RANGE_MASK) return c->th->page_cell; // the mask's zeros: the page (its -inf hatched)
     return colormap_diverging(c->st->colormap, v / range);
 }
@@ -113,7 +113,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->nr = b->rows;
     b->nc = b->cols;
     b->range = group_range(c, m);
-    b->probabilities = mat_is_prob(m);
+    b->probabilities = prob_matrix(m);
     b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / 3;
     int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * 0.5);
     // Every column label must fit too: token labels are cut only beyond 4 number widths.

@@ -17,7 +17,7 @@ static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf,
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
 void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
 {
-    bool prob = mat_is_prob(m); // 0 to 1, on the sequential map
+    bool prob = prob_matrix(m); // 0 to 1, on the sequential map
     int font = c->num_font;
     int lh = line_h(c, FONT_REGULAR, font);
     int bar_w = c->num_font * 2 / 3;
@@ -50,7 +50,7 @@ void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
 int colorbar_width(const Ctx *c, MatId m)
 {
     char buf[32];
-    if (mat_is_prob(m)) snprintf(buf, sizeof buf, "0");
+    if (prob_matrix(m)) snprintf(buf, sizeof buf, "0");
     else model_format_value(-group_range(c, m), buf, sizeof buf);
     return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, buf) + 2;
 }
@@ -197,7 +197,7 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 static bool heat_numbers_fit(const Ctx *c, const Heat *hm)
 {
     if (hm->compact) return false;
-    bool prob = mat_is_prob(hm->m);
+    bool prob = prob_matrix(hm->m);
     char wide[32], wide4[32];
     model_format_value(prob ? 0.5555 : -hm->range, wide, sizeof wide);
     model_format_value(prob ? 0.5555 : -(floor(hm->range) + 0.5555), wide4, sizeof wide4);
@@ -263,7 +263,7 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
 {
     const AttnParams *p = &c->L->params;
     int cell_w = hm->cell_w, cell_h = hm->cell_h;
-    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK, prob = mat_is_prob(hm->m);
+    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK, prob = prob_matrix(hm->m);
     int inset = cell_w >= 8 && cell_h >= 8 ? 1 : 0;
     rect(c, hm->gx - inset, hm->gy - inset, hm->gw + inset, cell_h * p->n + inset, c->th->grid);
     char buf[64];
