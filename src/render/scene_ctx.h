@@ -168,6 +168,7 @@ typedef struct {
     char op[24];
 } BoardTerm;
 
+// One row of the board: its terms from left to right ("A · B = R").
 typedef struct {
     BoardTerm t[TERM_MAX];
     int count;
