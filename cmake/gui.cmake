@@ -1,10 +1,20 @@
 # The window: scene + SDL backend (mha_render), the mha-tracer program,
 # and the install rules for its assets, the .desktop entry and the icon. Included when MHA_GUI is ON.
 
-# Colour maps, scene layout and the SDL drawing backend (scene.c and colormap.c use no SDL).
+# Colour maps, scene layout and the SDL drawing backend (the scene's rooms, scene*.c, and colormap.c use no SDL).
 add_library(mha_render STATIC
   src/render/colormap.c
   src/render/scene.c
+  src/render/scene_ctx.c
+  src/render/scene_text.c
+  src/render/scene_grid.c
+  src/render/scene_board.c
+  src/render/scene_heatmap.c
+  src/render/scene_chrome.c
+  src/render/scene_panels.c
+  src/render/scene_pages.c
+  src/render/scene_hit.c
+  src/render/scene_build.c
   src/render/draw_sdl.c
   src/render/svg.c
   src/render/export.c

@@ -36,7 +36,7 @@ for m in re.finditer(r'\{STAGE_[A-Z_]+, ("[^"]*"), ("(?:[^"\\]|\\.)*"(?:\s*SQRT\
     add(cstr(m.group(2))); add(cstr(m.group(3)))
 src = open('src/model/matrices.c').read()
 for m in re.finditer(r'\[MAT_[A-Z_]+\] = \{MAT_[A-Z_]+, ' + LIT + ', ' + LIT + r', (' + LIT + ')', src): add(cstr(m.group(1)))
-src = open('src/render/scene.c').read()
+src = ''.join(open(f).read() for f in sorted(glob.glob('src/render/scene*.c'))) # the help and cost tables
 for m in re.finditer(r'^\s*\{' + SEQ + r', ' + SEQ + r'\},', src, re.M): add(cstr(m.group(1))); add(cstr(m.group(2)))
 m = re.search(r'static const char \*const head\[5\] = \{([^}]*)\}', src)
 for l in re.findall(LIT, m.group(1)): add(cstr(l))

@@ -531,15 +531,23 @@ void view_shuffle_perm(int k, int n, int *perm)
 
 double view_scale_min(int d_k) { return 1.0 / (4.0 * (d_k > 0 ? d_k : 1)); }
 
+void view_scale_stops(int d_k, double stops[VIEW_SCALE_STOPS])
+{
+    if (d_k < 1) d_k = 1;
+    stops[0] = 1.0 / d_k;
+    stops[1] = 1.0 / sqrt((double)d_k);
+    stops[2] = 1.0;
+}
+
 double view_scale_step(double scale, int d_k, double dir, bool fine)
 {
     if (d_k < 1) d_k = 1;
-    double lo = view_scale_min(d_k), hi = VIEW_SCALE_MAX;
-    const double stops[3] = {1.0 / d_k, 1.0 / sqrt((double)d_k), 1.0};
+    double lo = view_scale_min(d_k), hi = VIEW_SCALE_MAX, stops[VIEW_SCALE_STOPS];
+    view_scale_stops(d_k, stops);
     double next = scale * pow(2.0, dir * (fine ? 1.0 / 16.0 : 0.25));
     // A stop past here and up to there (or a rounding away from it) is where the step ends: the nearest one.
-    for (int i = 0; i < 3; i++) {
-        double st = dir > 0 ? stops[i] : stops[2 - i];
+    for (int i = 0; i < VIEW_SCALE_STOPS; i++) {
+        double st = dir > 0 ? stops[i] : stops[VIEW_SCALE_STOPS - 1 - i];
         if ((dir > 0 && st > scale * (1 + 1e-12) && st <= next * (1 + 1e-9)) ||
             (dir < 0 && st < scale * (1 - 1e-12) && st >= next * (1 - 1e-9))) {
             next = st;

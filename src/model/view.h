@@ -224,6 +224,10 @@ double view_scale_step(double scale, int d_k, double dir, bool fine);
 #define VIEW_SCALE_MAX 4.0
 // The slider's ends for a head size: 1/(4 d_k) and VIEW_SCALE_MAX.
 double view_scale_min(int d_k);
+// The scale's stops for a head size, from the smallest: 1/d_k, 1/sqrt(d_k) (the default) and 1 (the same
+// stop three times when d_k = 1). The keys land on them, the slider marks them.
+#define VIEW_SCALE_STOPS 3
+void view_scale_stops(int d_k, double stops[VIEW_SCALE_STOPS]);
 
 // Live editing. The editable cells are the embeddings (X, and S for cross-attention) and the weights
 // W_Q, W_K, W_V of each head and W_O.

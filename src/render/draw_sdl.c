@@ -1,5 +1,5 @@
 // The SDL backend of the scene: fills, frames, hatching and cached text textures. Nothing here decides
-// layout; it draws what scene.c computed.
+// layout; it draws what the scene (scene.h, its rooms scene*.c) computed.
 #include "draw_sdl.h"
 
 #include <SDL_ttf.h>

@@ -69,10 +69,10 @@ typedef struct {
     int substep;    // the one shown
     int num_font;   // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
-    // The softmax scale's slider (slider_w = 0: none shown): its track, the scales at its ends (log axis) and
-    // its stops, which a press within a few pixels lands on.
-    int slider_x, slider_y, slider_w, slider_h;
-    double slider_lo, slider_hi, slider_stops[3];
+    // The softmax scale's slider (slider_w = 0: none shown): its track, and the head size whose scales it spans
+    // (view_scale_min .. VIEW_SCALE_MAX on a log axis) with their stops (view_scale_stops), which a press within
+    // a few pixels lands on.
+    int slider_x, slider_y, slider_w, slider_h, slider_d_k;
     // The training strip's loss curve and checkpoint ticks (train_w = 0: none shown): steps 0 .. train_steps
     // from left to right, a press or a drag there picks the checkpoint nearest to the step under the pointer.
     int train_x, train_y, train_w, train_h, train_steps;

@@ -1,0 +1,395 @@
+// The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to fit at the
+// legible size; and the stage's main area, the board with the heatmap beside it where there is room.
+#include "scene_ctx.h"
+#include "../model/view.h"
+
+// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
+// order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
+// (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.
+
+static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, BoardRow *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int k = from; k < to && r->count < TERM_MAX; k++) {
+        BoardTerm *t = &r->t[r->count++];
+        if (e->t[k].mat == MAT_NONE) {
+            t->is_op = true;
+            snprintf(t->op, sizeof t->op, "%s", e->t[k].op);
+        } else {
+            box_init(c, g, &t->box, e->t[k].mat, e->t[k].head, e->t[k].result);
+        }
+    }
+}
+
+int op_width(const Ctx *c, const GridStyle *g, const char *op)
+{
+    return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
+}
+
+int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
+{
+    int w = 0;
+    for (int k = 0; k < r->count; k++)
+        w += r->t[k].is_op ? op_width(c, g, r->t[k].op) : box_width(g, &r->t[k].box) + g->gap;
+    return w;
+}
+
+static int row_height(const GridStyle *g, const BoardRow *r)
+{
+    int h = 0;
+    for (int k = 0; k < r->count; k++)
+        if (!r->t[k].is_op && box_height(g, &r->t[k].box) > h) h = box_height(g, &r->t[k].box);
+    return h;
+}
+
+static int arrangement_height(const GridStyle *g, const Arrangement *a)
+{
+    int h = 0;
+    for (int r = 0; r < a->count; r++) h += row_height(g, &a->rows[r]) + (r ? g->gap * 2 : 0);
+    return h;
+}
+
+static bool arrangement_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int w, int h)
+{
+    for (int r = 0; r < a->count; r++)
+        if (row_width(c, g, &a->rows[r]) > w) return false;
+    return arrangement_height(g, a) <= h;
+}
+
+// Whether some matrix of the arrangement shows a window of itself.
+static bool arrangement_windowed(const Arrangement *a)
+{
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op && box_windowed(&a->rows[r].t[k].box)) return true;
+    return false;
+}
+
+// How many cells the arrangement's matrices show.
+static long arrangement_cells(const Arrangement *a)
+{
+    long cells = 0;
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op) cells += (long)a->rows[r].t[k].box.nr * a->rows[r].t[k].box.nc;
+    return cells;
+}
+
+// Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x 1).
+void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
+{
+    for (int r = 0; r < a->count; r++) {
+        BoardRow *row = &a->rows[r];
+        for (int guard = 0; guard < 100000; guard++) {
+            int excess = row_width(c, g, row) - w;
+            if (excess <= 0) break;
+            MatBox *widest = NULL;
+            for (int k = 0; k < row->count; k++) {
+                MatBox *b = &row->t[k].box;
+                if (row->t[k].is_op || b->nc <= 1) continue;
+                if (!widest || b->nc * b->cell_w > widest->nc * widest->cell_w) widest = b;
+            }
+            if (!widest) break;
+            int cut = excess / widest->cell_w + (excess % widest->cell_w ? 1 : 0);
+            // Share the cut with the others when they are as wide: shrink one step at a time then.
+            if (cut > widest->nc - 1) cut = widest->nc - 1;
+            if (cut < 1) cut = 1;
+            int others = 0;
+            for (int k = 0; k < row->count; k++)
+                if (!row->t[k].is_op && &row->t[k].box != widest && row->t[k].box.nc * row->t[k].box.cell_w >
+                                                                          (widest->nc - cut) * widest->cell_w)
+                    others++;
+            if (others) cut = 1;
+            widest->nc -= cut;
+        }
+    }
+    for (int guard = 0; guard < 100000; guard++) {
+        int excess = arrangement_height(g, a) - h;
+        if (excess <= 0) break;
+        MatBox *tallest = NULL;
+        for (int r = 0; r < a->count; r++)
+            for (int k = 0; k < a->rows[r].count; k++) {
+                MatBox *b = &a->rows[r].t[k].box;
+                if (a->rows[r].t[k].is_op || b->nr <= 1) continue;
+                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h) tallest = b;
+            }
+        if (!tallest) break;
+        bool was = box_windowed(tallest);
+        tallest->nr -= 1;
+        if (!was) tallest->nr -= g->foot_h / tallest->cell_h; // the caption line takes room too
+        if (tallest->nr < 1) tallest->nr = 1;
+    }
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op) box_follow(c, &a->rows[r].t[k].box);
+}
+
+// The arrangements of the stage's equations, in order of preference.
+typedef enum { ARR_ROWS = 0, ARR_STACKED, ARR_SUBSTEPS, ARR_COUNT } ArrKind;
+
+static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, ArrKind kind, int sub,
+                              Arrangement *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int e = 0; e < neq; e++) {
+        if (kind == ARR_SUBSTEPS && e != sub) continue;
+        int eqpos = -1;
+        for (int k = 0; k < eq[e].count; k++)
+            if (eq[e].t[k].mat == MAT_NONE && strstr(eq[e].t[k].op, "=")) eqpos = k;
+        if (kind == ARR_STACKED && eqpos > 0 && a->count + 2 <= BOARD_ROWS) {
+            row_from_equation(c, g, &eq[e], 0, eqpos, &a->rows[a->count++]);
+            // "÷ √2 =" keeps "÷ √2" above; the "=" starts the row below.
+            Equation tail = eq[e];
+            const char *op = eq[e].t[eqpos].op;
+            if (strcmp(op, "=") != 0) {
+                BoardRow *up = &a->rows[a->count - 1];
+                BoardTerm *t = &up->t[up->count++];
+                memset(t, 0, sizeof *t);
+                t->is_op = true;
+                snprintf(t->op, sizeof t->op, "%.*s", (int)(strlen(op) - 2), op);
+            }
+            snprintf(tail.t[eqpos].op, sizeof tail.t[eqpos].op, "=");
+            row_from_equation(c, g, &tail, eqpos, eq[e].count, &a->rows[a->count++]);
+        } else if (a->count < BOARD_ROWS) {
+            row_from_equation(c, g, &eq[e], 0, eq[e].count, &a->rows[a->count++]);
+        }
+    }
+}
+
+// Lays the stage out in (w x h): the arrangement, and the sub-step shown (clamped; reported in the scene).
+static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub);
+
+// Cells wide enough for their labels first; when that needs windows, cells as wide as their numbers.
+static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
+{
+    int sub0 = *sub;
+    plan_board_style(c, g, w, h, out, substeps, sub);
+    bool windowed = arrangement_windowed(out);
+    if (!windowed && *substeps == 1) return;
+    GridStyle narrow = *g;
+    narrow.narrow = true;
+    Arrangement alt;
+    int subs = 1, s2 = sub0;
+    plan_board_style(c, &narrow, w, h, &alt, &subs, &s2);
+    bool alt_windowed = arrangement_windowed(&alt);
+    if ((windowed && !alt_windowed) || (!alt_windowed && subs < *substeps)) {
+        *out = alt;
+        out->narrow = true;
+        *substeps = subs;
+        *sub = s2;
+    }
+}
+
+static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
+{
+    Equation eq[EQ_MAX];
+    const StageInfo *si = stage_info(view_stage(c->st));
+    int neq = si ? si->equations(&c->L->params, c->st->head, eq, EQ_MAX) : 0;
+    *substeps = 1;
+    if (neq == 0) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    for (int kind = ARR_ROWS; kind <= ARR_STACKED; kind++) {
+        build_arrangement(c, g, eq, neq, (ArrKind)kind, 0, out);
+        if (arrangement_fits(c, g, out, w, h)) {
+            *sub = 0;
+            return;
+        }
+    }
+    if (neq > 1) {
+        *substeps = neq;
+        if (*sub >= neq) *sub = neq - 1;
+        if (*sub < 0) *sub = 0;
+        build_arrangement(c, g, eq, neq, ARR_SUBSTEPS, *sub, out);
+        Arrangement st;
+        // Stacked within the sub-step, when only that fits without windows.
+        Equation one = eq[*sub];
+        if (!arrangement_fits(c, g, out, w, h)) {
+            build_arrangement(c, g, &one, 1, ARR_STACKED, 0, &st);
+            if (arrangement_fits(c, g, &st, w, h)) *out = st;
+            else window_to_fit(c, g, out, w, h);
+        }
+        snprintf(out->caption, sizeof out->caption, "%s", eq[*sub].caption);
+        snprintf(out->next, sizeof out->next, "%s", *sub + 1 < neq ? eq[*sub + 1].caption : "");
+        return;
+    }
+    // One equation too wide and too tall: its inputs first, then "= result", each whole (two sub-steps).
+    if (neq == 1) {
+        Arrangement halves[2];
+        build_arrangement(c, g, eq, 1, ARR_STACKED, 0, &halves[0]);
+        if (halves[0].count == 2) {
+            halves[1] = halves[0];
+            halves[0].count = 1;
+            halves[1].rows[0] = halves[1].rows[1];
+            halves[1].count = 1;
+            if (arrangement_fits(c, g, &halves[0], w, h) && arrangement_fits(c, g, &halves[1], w, h)) {
+                *substeps = 2;
+                if (*sub > 1) *sub = 1;
+                if (*sub < 0) *sub = 0;
+                *out = halves[*sub];
+                snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : TR("what goes in"));
+                snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
+                return;
+            }
+        }
+    }
+    *sub = 0;
+    // One equation that does not fit: the arrangement that keeps the most cells after windowing.
+    Arrangement best, alt;
+    build_arrangement(c, g, eq, neq, ARR_ROWS, 0, &best);
+    window_to_fit(c, g, &best, w, h);
+    build_arrangement(c, g, eq, neq, ARR_STACKED, 0, &alt);
+    window_to_fit(c, g, &alt, w, h);
+    *out = arrangement_cells(&alt) > arrangement_cells(&best) ? alt : best;
+}
+
+static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
+{
+    snprintf(c->caption, sizeof c->caption, "%s", a->caption);
+    snprintf(c->next, sizeof c->next, "%s", a->next);
+    if (arrangement_windowed(a)) c->windowed = true;
+    int total = arrangement_height(g, a);
+    int yy = y + (h - total) / 2;
+    if (yy < y) yy = y;
+    for (int r = 0; r < a->count; r++) {
+        const BoardRow *row = &a->rows[r];
+        int rh = row_height(g, row), rw = row_width(c, g, row);
+        int xx = x + (w - rw) / 2;
+        if (xx < x) xx = x;
+        for (int k = 0; k < row->count; k++) {
+            const BoardTerm *t = &row->t[k];
+            if (t->is_op) {
+                int ow = op_width(c, g, t->op);
+                int cells_top = yy + g->title_h + g->col_label_h;
+                int tallest = 0;
+                for (int j = 0; j < row->count; j++)
+                    if (!row->t[j].is_op && row->t[j].box.nr * row->t[j].box.cell_h > tallest)
+                        tallest = row->t[j].box.nr * row->t[j].box.cell_h;
+                int oh = line_h(c, FONT_BOLD, g->op_font);
+                math_at(c, FONT_BOLD, g->op_font, c->th->ink, xx + g->gap, cells_top + (tallest - oh) / 2, t->op);
+                xx += ow;
+            } else {
+                draw_matrix(c, g, &t->box, xx, yy);
+                xx += box_width(g, &t->box) + g->gap;
+            }
+        }
+        yy += rh + g->gap * 2;
+    }
+}
+
+void draw_board(Ctx *c, int x, int y, int w, int h)
+{
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement a;
+    int substeps = 1, sub = c->st->substep;
+    plan_board(c, &g, w, h, &a, &substeps, &sub);
+    c->s->substeps = substeps;
+    c->s->substep = sub;
+    draw_arrangement(c, &g, &a, x, y, w, h);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The main area of one head's stage: the board and, when the stage has one and there is room, the
+// heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board
+// always has the room it needs first: the heatmap goes when it would push the board into sub-steps or
+// windows it would not need alone.
+static void draw_stage_at(Ctx *c, int x, int y, int w, int h);
+
+// The stage at the legible size, or larger when the screen has room: the largest number size (up to
+// 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept).
+void draw_stage(Ctx *c, int x, int y, int w, int h)
+{
+    Scene *s = c->s;
+    SceneMark mark = scene_mark(s);
+    int base = c->num_font;
+    c->windowed = c->heat_shown = false;
+    draw_stage_at(c, x, y, w, h);
+    bool windowed = c->windowed, heat = c->heat_shown;
+    int subs = s->substeps, sub = s->substep;
+    if (windowed || s->oom) return;
+    static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
+    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) {
+        scene_rewind(s, mark);
+        c->num_font = (int)lround(base * GROW[i]);
+        c->windowed = c->heat_shown = false;
+        draw_stage_at(c, x, y, w, h);
+        if (!c->windowed && c->heat_shown == heat && s->substeps == subs && s->substep == sub) {
+            s->num_font = c->num_font;
+            c->num_font = base;
+            return;
+        }
+    }
+    scene_rewind(s, mark);
+    c->num_font = base;
+    c->windowed = c->heat_shown = false;
+    draw_stage_at(c, x, y, w, h);
+}
+
+static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
+{
+    const ViewState *st = c->st;
+    MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
+    const MatInfo *result = stage_result_info(view_stage(st));
+    bool per_head = result && result->per_head;
+    if (m == MAT_NONE) {
+        draw_board(c, x, y, w, h);
+        return;
+    }
+    const AttnParams *p = &c->L->params;
+    int bar = colorbar_width(c, m);
+    // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
+    int want = (p->m + 2) * c->num_font * 2 + bar;
+    if (!per_head) want = w * 3 / 10;
+    if (want > w * 2 / 5) want = w * 2 / 5;
+    int min_w = bar + c->num_font * 6;
+    int gap = c->num_font;
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement full, part;
+    int subs_full = 1, sub_full = st->substep, subs_part = 1, sub_part = st->substep;
+    plan_board(c, &g, w, h, &full, &subs_full, &sub_full);
+    int heat_w = 0;
+    for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= c->num_font) {
+        sub_part = st->substep; // each try starts from the sub-step asked for
+        plan_board(c, &g, w - tryw - gap, h, &part, &subs_part, &sub_part);
+        bool same = subs_part == subs_full && sub_part == sub_full && part.narrow == full.narrow; // labels too
+        if (same && !arrangement_windowed(&part)) heat_w = tryw;
+    }
+    // The board: given the width it needs, the rest to the heatmap.
+    if (heat_w == 0) {
+        c->s->substeps = subs_full;
+        c->s->substep = sub_full;
+        draw_arrangement(c, &g, &full, x, y, w, h);
+        return;
+    }
+    int need = 0;
+    for (int r = 0; r < part.count; r++)
+        if (row_width(c, &g, &part.rows[r]) > need) need = row_width(c, &g, &part.rows[r]);
+    int board_w = need + c->num_font;
+    if (board_w > w - gap - heat_w) board_w = w - gap - heat_w;
+    int spare = w - board_w - gap - heat_w;
+    if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
+    c->s->substeps = subs_part;
+    c->s->substep = sub_part;
+    c->heat_shown = true;
+    draw_arrangement(c, &g, &part, x, y, board_w, h);
+    int hx = x + board_w + gap;
+    rect(c, hx - gap / 2, y, 1, h, c->th->empty);
+    if (!per_head) {
+        draw_heads_grid(c, m, hx, y, heat_w, h);
+        return;
+    }
+    int gy, gh;
+    double range = group_range(c, m);
+    for (int r = 0; r < part.count; r++)
+        for (int k = 0; k < part.rows[r].count; k++)
+            if (!part.rows[r].t[k].is_op && part.rows[r].t[k].box.result) {
+                c->heat_cell_w = part.rows[r].t[k].box.cell_w;
+                c->heat_cell_h = part.rows[r].t[k].box.cell_h;
+            }
+    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy, &gh, NULL);
+    c->heat_cell_w = c->heat_cell_h = 0;
+    draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
+}

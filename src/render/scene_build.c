@@ -1,0 +1,185 @@
+// The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from the rooms
+// (header, board and heatmap, panels, footer, overlays) into draw commands; the model's numbers. No SDL.
+#include "scene_ctx.h"
+#include "../model/view.h"
+
+// ---------------------------------------------------------------------------------------------------
+// Numbers and names, as the model has them
+
+void scene_format_value(double v, char *buf, size_t cap) { model_format_value(v, buf, cap); }
+double scene_cell_value(const Lesson *L, const Trace *T, CellRef c) { return model_cell_value(&L->params, T, c); }
+void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols) { model_mat_shape(&L->params, m, rows, cols); }
+int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
+{
+    return model_explain(L, T, c, lines, max_lines, true);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Entry points
+
+static double window_scale(int w, int h)
+{
+    double sx = w / 1280.0, sy = h / 720.0;
+    return sx < sy ? sx : sy;
+}
+
+bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
+                 const char *banner)
+{
+    return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
+}
+
+static int text_font_for(int h)
+{
+    int f = (int)lround(h * 0.03);
+    return f < 11 ? 11 : f;
+}
+
+bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
+                    const TextMetrics *tm, const char *banner)
+{
+    scene_clear(s);
+    s->width = w;
+    s->height = h;
+    s->substeps = 1;
+    s->substep = 0;
+    s->pan_span_x = s->pan_span_y = 0;
+    s->slider_w = 0;
+    s->train_w = 0;
+    s->strip_n = 0;
+    Ctx c;
+    double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
+    ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
+    if (ex) c.ex = ex;
+    c.th = st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
+    if (c.ex->theme) c.th = c.ex->theme;
+    s->background = c.th->bg;
+    rect(&c, 0, 0, w, h, c.th->bg);
+    int margin = c.num_font * 2 / 3;
+    int y = 0;
+    if (banner && banner[0]) {
+        int bh = 0;
+        draw_banner(&c, w, banner, &bh);
+        y += bh;
+    }
+    y += c.num_font / 4;
+    // The header is measured first and drawn last: its strip names the sub-step the board chose.
+    int hh = 0, header_y = y;
+    SceneMark mark = scene_mark(s);
+    draw_header(&c, margin, y, w - 2 * margin, &hh);
+    scene_rewind(s, mark);
+    y += hh + c.num_font / 4;
+    if (slider_shown(&c)) {
+        int sh = slider_height(&c);
+        draw_scale_slider(&c, margin, y, w - 2 * margin, sh);
+        y += sh + c.num_font / 4;
+    }
+    if (training_shown(&c)) {
+        int th = training_height(&c);
+        draw_training(&c, margin, y, w - 2 * margin, th);
+        y += th + c.num_font / 4;
+    }
+    int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
+    int footer_y = h - c.num_font / 4 - footer_h;
+    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c);
+    int explain_y = footer_y - c.num_font / 4 - explain_h;
+    draw_footer(&c, margin, footer_y, w - 2 * margin, true);
+    int main_h = explain_y - c.num_font / 3 - y;
+    int main_w = w - 2 * margin;
+    if (main_h > 0) {
+        if (st->panel == PANEL_COMPARE) {
+            draw_compare(&c, margin, y, main_w, main_h);
+        } else if (st->panel == PANEL_SHUFFLE) {
+            draw_shuffle(&c, margin, y, main_w, main_h);
+        } else {
+            // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
+            int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
+            int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
+            int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
+            s->pan_span_x = vw > main_w ? vw - main_w : 0;
+            s->pan_span_y = vh > main_h ? vh - main_h : 0;
+            if (zoom < 1.0) {
+                s->pan_span_x = s->pan_span_y = 0;
+                vw = main_w;
+                vh = main_h;
+                ox = margin;
+                oy = y;
+            }
+            c.num_font = (int)lround(c.num_font * zoom);
+            if (c.num_font < 8) c.num_font = 8;
+            s->num_font = c.num_font;
+            size_t hits0 = s->hit_count;
+            if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
+            if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
+            else draw_stage(&c, ox, oy, vw, vh);
+            if (zoom > 1.0) {
+                scene_push(s, CMD_CLIP, 0, 0, 0, 0, c.th->bg);
+                // Cells panned out of sight answer no hover.
+                for (size_t i = hits0; i < s->hit_count; i++) {
+                    HitRegion *r = &s->hits[i];
+                    int x0 = r->x > margin ? r->x : margin, y0 = r->y > y ? r->y : y;
+                    int x1 = r->x + r->w < margin + main_w ? r->x + r->w : margin + main_w;
+                    int y1 = r->y + r->h < y + main_h ? r->y + r->h : y + main_h;
+                    r->x = x0;
+                    r->y = y0;
+                    r->w = x1 > x0 ? x1 - x0 : 0;
+                    r->h = y1 > y0 ? y1 - y0 : 0;
+                }
+            }
+            c.num_font = scene_number_font(h);
+        }
+    }
+    draw_header(&c, margin, header_y, w - 2 * margin, &hh);
+    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
+    if (st->panel == PANEL_COST) draw_cost(&c, w, h);
+    if (st->help) draw_help(&c, w, h);
+    return !s->oom;
+}
+
+bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
+                      double scale, const TextMetrics *tm)
+{
+    return scene_build_part_ex(s, part, st, L, T, NULL, w, h, scale, tm);
+}
+
+bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T,
+                         const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm)
+{
+    if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
+    scene_clear(s);
+    s->width = w;
+    s->height = h;
+    s->substeps = 1;
+    s->substep = 0;
+    Ctx c;
+    double u = scale > 0.0 ? scale : window_scale(w, h);
+    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));
+    if (ex) c.ex = ex;
+    if (c.ex->theme) c.th = c.ex->theme;
+    s->background = c.th->bg;
+    rect(&c, 0, 0, w, h, c.th->bg);
+    int m8 = px(&c, 8);
+    MatId m = model_stage_heatmap(&L->params, view_stage(st));
+    if (m == MAT_NONE) m = MAT_WEIGHTS;
+    switch (part) {
+    case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
+    case SCENE_PART_HEATMAP: {
+        int bar = colorbar_width(&c, m);
+        int gy, gh;
+        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh,
+                     NULL);
+        draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
+        break;
+    }
+    case SCENE_PART_ALL_HEADS: {
+        ViewState all = *st;
+        if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE) all.stage_index = all.stage_count - 1;
+        c.st = &all;
+        draw_all_heads(&c, m8, m8, w - 2 * m8, h - 2 * m8);
+        c.st = st;
+        break;
+    }
+    default: break;
+    }
+    return !s->oom;
+}

@@ -1,0 +1,365 @@
+// The text around the board: the header (stage, formula, head, the strip of stages, the status line), the
+// explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
+#include "scene_ctx.h"
+#include "../model/questions.h"
+#include "../model/view.h"
+
+static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
+{
+    const StageInfo *si = stage_info(view_stage(c->st));
+    buf[0] = '\0';
+    if (si) si->formula(&c->L->params, c->st->head, buf, cap);
+    return buf;
+}
+
+static const char *stage_explanation(const Ctx *c, Stage s, char *buf, size_t cap)
+{
+    const StageInfo *si = stage_info(s);
+    buf[0] = '\0';
+    if (si) si->explain(&c->L->params, buf, cap);
+    return buf;
+}
+
+// The header's note: what the last save or revert did, else how many values are edited and how to undo or
+// keep them. Returns NULL when there is nothing to say.
+static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
+{
+    *color = c->th->status_bg;
+    if (c->ex->status) return c->ex->status;
+    if (!c->ex->original) return NULL;
+    int n = view_param_edit_count(c->ex->original, &c->L->params);
+    if (n == 0) return NULL;
+    if (c->ex->slide) snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited"), n, n == 1 ? "" : "s");
+    else snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves"), n, n == 1 ? "" : "s");
+    *color = c->th->edited;
+    return buf;
+}
+
+// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a strip
+// naming every stage, the current one filled, with the lesson's title and the sub-step.
+void draw_header(Ctx *c, int x, int y, int w, int *height)
+{
+    const ViewState *st = c->st;
+    int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
+    int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
+    char head[96], fitted[512], formula[512];
+    if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
+    else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+    else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
+    else if (stage_result_info(view_stage(st)) && !stage_result_info(view_stage(st))->per_head)
+        snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+    else snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
+    // Heads switched off (key O), on every stage: which ones.
+    int off = 0, first_off = -1;
+    for (int i = 0; i < c->L->params.heads; i++)
+        if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
+    if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
+    else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
+    int hw = text_w(c, FONT_BOLD, sf, head);
+    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
+    bool cmp = st->panel == PANEL_COMPARE;
+    const StageInfo *si = stage_info(view_stage(st));
+    bool shuffle = st->panel == PANEL_SHUFFLE;
+    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : si ? TR(si->name) : "";
+    int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
+    if (cmp) {
+        char last[16] = "";
+        model_subscript(last, sizeof last, c->L->params.heads - 1);
+        snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
+                 last);
+    } else if (shuffle)
+        snprintf(formula, sizeof formula, "%s",
+                 c->L->params.positions != POS_NONE ? TR("X = E + P: the tokens move, their positions stay")
+                 : c->L->params.mask == MASK_CAUSAL ? TR("no positions, but the causal mask follows the order")
+                                                    : TR("no positions: X = E, the rows move with their tokens"));
+    else
+        stage_formula(c, formula, sizeof formula);
+    int room = w - nw - hw - c->num_font * 2;
+    int fsize = ff;
+    while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
+    if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
+        math_at(c, FONT_REGULAR, fsize, c->th->ink, x + nw + c->num_font, y + (l1 - line_h(c, FONT_REGULAR, fsize)) / 2,
+                formula);
+    // Line 2: the title, then one segment per stage with its short name.
+    int y2 = y + l1;
+    int pf = (int)lround(c->text_font * 0.85);
+    int l2 = line_h(c, FONT_REGULAR, pf) + c->num_font / 4;
+    char title[256];
+    snprintf(title, sizeof title, "%s", c->L->title ? c->L->title : "");
+    char note[1600];
+    Rgba ncol;
+    const char *status = status_text(c, note, sizeof note, &ncol);
+    int tw_max = w / 4;
+    fit_text(c, FONT_BOLD, pf, title, tw_max, fitted, sizeof fitted);
+    int tw = text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted);
+    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
+    int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
+    int seg = (sw - (n - 1) * gap) / n;
+    c->s->strip_x = sx;
+    c->s->strip_y = y2 + 1;
+    c->s->strip_seg = seg;
+    c->s->strip_gap = gap;
+    c->s->strip_h = l2 - 2;
+    c->s->strip_n = seg > 0 ? st->stage_count : 0;
+    for (int i = 0; i < st->stage_count; i++) {
+        const StageInfo *s2 = stage_info(st->stages[i]);
+        int sx0 = sx + i * (seg + gap);
+        bool cur = i == st->stage_index, done = i < st->stage_index;
+        rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
+        frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
+        const char *label = s2 ? TR(s2->short_name) : "";
+        char lab[96];
+        if (cur && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
+            snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
+        else
+            snprintf(lab, sizeof lab, "%s", label);
+        Rgba col = cur ? c->th->white : done ? c->th->ink : c->th->muted;
+        FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
+        int size = pf;
+        // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
+        while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
+        if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
+            snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
+        if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
+        int lw = math_w(c, lf, size, lab);
+        if (lw <= seg - 2)
+            math_at(c, lf, size, col, sx0 + (seg - lw) / 2, y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
+    }
+    int used = l1 + l2 + c->num_font / 5;
+    if (status) {
+        // What the last save or revert did, or the edit count: a line of its own, read whole.
+        int bh = line_h(c, FONT_BOLD, pf) + 6;
+        fit_text(c, FONT_BOLD, pf, status, w - 16, fitted, sizeof fitted);
+        int bw = text_w(c, FONT_BOLD, pf, fitted) + 16;
+        rect(c, x, y + used, bw, bh, ncol);
+        text_in(c, FONT_BOLD, pf, c->th->white, x + 8, y + used, bw - 16, bh, LEFT, fitted);
+        used += bh + 4;
+    }
+    *height = used;
+}
+
+// The arithmetic of the focused cell, or a one-line hint. The room is reserved whether or not a cell is
+// focused, so the board does not move under the pointer.
+int explain_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->text_font) + c->num_font / 3; }
+
+void draw_explain(Ctx *c, int x, int y, int w, int h)
+{
+    char lines[4][256];
+    int n = model_explain(c->L, c->T, c->focus, lines, 4, !c->ex->slide);
+    if (n == 0 && c->ex->slide) return; // a slide has no pointer to invite
+    int f = c->text_font;
+    int lh = line_h(c, FONT_REGULAR, f);
+    int pad = c->num_font / 3;
+    if (n == 0) {
+        const char *hint = view_stage(c->st) == STAGE_INPUT
+                               ? TR("Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys")
+                               : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
+                                 "result one cell at a time.");
+        char fitted[256], part[256];
+        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
+            hint = TR("Predict first: the result stays hidden until the class answers the question below.");
+        else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
+            if (c->next[0])
+                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
+                         "computed."), c->s->substep + 1, c->s->substeps, c->caption, c->next);
+            else
+                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
+                         "how it was computed."), c->s->substep + 1, c->s->substeps, c->caption);
+            hint = part;
+        }
+        fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, f, c->th->muted, x, y, w, lh, LEFT, fitted);
+        return;
+    }
+    rect(c, x, y, w, h, c->th->panel);
+    int shown = n < 3 ? n : 3;
+    for (int i = 0; i < shown; i++) {
+        int size = f;
+        while (size > c->min_font && math_w(c, FONT_REGULAR, size, lines[i]) > w - 2 * pad) size--;
+        char fitted[256];
+        fit_text(c, FONT_REGULAR, size, lines[i], w - 2 * pad, fitted, sizeof fitted);
+        math_at(c, FONT_REGULAR, size, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x + pad,
+                y + pad / 2 + i * lh, fitted);
+    }
+}
+
+static const char COMPARE_TEXT[] =
+    N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
+    "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
+
+// Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
+// it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
+// answer (revealed) without the verdict or the keys. Returns the height used.
+static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, bool draw)
+{
+    const ViewState *st = c->st;
+    // The class reads the question from the back row: its letters at least 2.6 % of the height (a cap height of
+    // 0.73 of a 1.2-em line), a little above the sentences' 3 % size where that rounds down.
+    int f = c->text_font, legible = (int)ceil(c->s->height * 0.026 / (1.2 * 0.73));
+    if (f < legible) f = legible;
+    int pad = c->num_font / 4, t = px(c, 2) < 1 ? 1 : px(c, 2);
+    int iw = w - 2 * pad - 2 * t, lh = line_h(c, FONT_BOLD, f);
+    QuestionAnswer a;
+    LessonError err;
+    bool answered = question_answer(c->L, c->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
+    char head[1200], line[700], words[512];
+    if (st->quiz >= 0)
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), st->quiz + 1, c->L->question_count, q->text);
+    else
+        snprintf(head, sizeof head, TR("Question: %s"), q->text);
+    int used = t + pad / 2;
+    used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
+    if (!answered) { // the lesson's question does not fit it (--check says why)
+        snprintf(line, sizeof line, TR("No answer: %s"), err.message);
+        used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
+    } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
+        question_prompt(q, &a, words, sizeof words);
+        if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
+            snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"), st->quiz_input);
+        else
+            snprintf(line, sizeof line, "%s", words);
+        if (!c->ex->slide) snprintf(line + strlen(line), sizeof line - strlen(line), "   %s", TR("(Esc: skip)"));
+        used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
+    } else {
+        int lx = x + t + pad, room = iw;
+        if (!c->ex->slide) { // the verdict: a badge, then what the class gave
+            const char *verdict = st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite");
+            Rgba bg = st->quiz_right ? (Rgba){0, 122, 84, 255} : (Rgba){190, 60, 0, 255};
+            int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
+            if (draw) {
+                rect(c, lx, y + used, bw, lh, bg);
+                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used, bw - 2 * pad, lh, LEFT, verdict);
+            }
+            char said[400];
+            QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
+            question_response(q, c->L, &r, said, sizeof said);
+            char fitted[256];
+            fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
+            if (draw) text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad, lh, LEFT, fitted);
+            used += lh + pad / 3;
+        }
+        question_describe(q, &a, c->L, words, sizeof words);
+        snprintf(line, sizeof line, TR("Answer: %s"), words);
+        used += wrap_text(c, FONT_BOLD, f, c->th->ink, lx, y + used, room, 2, line, draw);
+    }
+    used += pad / 2 + t;
+    if (draw) frame(c, x, y, w, used, t, c->th->result); // draw_footer laid the box's panel colour under the text
+    return used;
+}
+
+static const char SHUFFLE_TEXT[] =
+    N_("Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
+    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.");
+int draw_footer(Ctx *c, int x, int y, int w, bool draw)
+{
+    int f = c->text_font;
+    const LessonQuestion *q = c->ex->question;
+    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE && c->st->panel != PANEL_SHUFFLE) {
+        if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
+        return draw_question(c, q, x, y, w, draw);
+    }
+    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(COMPARE_TEXT), draw);
+    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(SHUFFLE_TEXT), draw);
+    char text[768];
+    if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
+    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
+                     draw);
+}
+
+void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
+{
+    if (*pw > w - 20) *pw = w - 20;
+    if (*ph > h - 20) *ph = h - 20;
+    *x = (w - *pw) / 2;
+    *y = (h - *ph) / 2;
+    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
+    rect(c, *x, *y, *pw, *ph, c->th->white);
+    frame(c, *x, *y, *pw, *ph, px(c, 2), c->th->result);
+}
+
+static const char *const HELP[][2] = {
+    {"\xe2\x86\x92  Space  PageDown  \xe2\x86\x93", "next stage"},
+    {"\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91", "previous stage"},
+    {"Home / End", "first / last stage"},
+    {"click the strip", "that stage (the stage shown: its next part)"},
+    {".   ,", "fill the result one cell at a time / undo"},
+    {"1 \xe2\x80\xa6 9", "show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)"},
+    {"Tab / Shift+Tab", "next / previous head"},
+    {"A", "all heads at once / one head"},
+    {"C", "colours: viridis, cividis, greyscale (black on white, signs outlined)"},
+    {"D", "dark board / light board"},
+    {"K", "cost panel: weights and multiplications, 1 head vs h heads"},
+    {"M", "single head vs multi-head, side by side"},
+    {"O", "switch the current head off (its Z zeros in the concat) / on again"},
+    {"[  ]", "softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)"},
+    {"X  /  Shift+X", "shuffle test: the tokens reordered beside the original / another order"},
+    {"T   J  L   Z   V", "train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them"},
+    {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
+    {"R", "revert the edits to the file"},
+#ifdef __EMSCRIPTEN__ // the page: files become the browser's downloads
+    {"Ctrl+S", "download the edited lesson (NAME-edited.json)"},
+    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG, downloaded"},
+#else
+    {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
+    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG in exports/"},
+#endif
+    {"+  \xe2\x88\x92  0", "zoom in, out, reset"},
+    {"F11  F", "fullscreen"},
+    {"mouse", "point at a cell: how it was computed; click pins it"},
+#ifdef __EMSCRIPTEN__
+    {"drop a .json", "open that lesson (or the bar's menu and Open lesson\xe2\x80\xa6)"},
+#else
+    {"drop a .json", "open that lesson (saved edits reload by themselves)"},
+#endif
+    {"N", "the lesson's notes (on any stage)"},
+    {"P", "predict: an automatic question (which key a row attends to most)"},
+    {"click  /  number + Enter  /  1 \xe2\x80\xa6 9", "answer a question (its result stays hidden till then); Esc skips"},
+    {"H  F1", "this help"},
+#ifdef __EMSCRIPTEN__
+    {"Esc", "close help or panel, unpin"},
+#else
+    {"Esc", "close help or panel, unpin, then quit;   Q quits"},
+#endif
+};
+
+void draw_help(Ctx *c, int w, int h)
+{
+    int rows = (int)(sizeof HELP / sizeof HELP[0]);
+    int kf = px(c, 19), lh = line_h(c, FONT_BOLD, kf) + px(c, 8);
+    while (kf > c->min_font && (rows + 1) * lh + 2 * px(c, 28) > h - 20) { // all rows on the screen
+        kf--;
+        lh = line_h(c, FONT_BOLD, kf) + px(c, 6);
+    }
+    int kw = 0, dw = 0;
+    for (int i = 0; i < rows; i++) {
+        int a = text_w(c, FONT_BOLD, kf, TR(HELP[i][0])), b = text_w(c, FONT_REGULAR, kf, TR(HELP[i][1]));
+        if (a > kw) kw = a;
+        if (b > dw) dw = b;
+    }
+    int pad = px(c, 28);
+    int pw = kw + dw + 3 * pad, ph = (rows + 1) * lh + 2 * pad;
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
+    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, TR("Keys"));
+    for (int i = 0; i < rows; i++) {
+        int yy = y + pad / 2 + (i + 1) * lh;
+        if (yy + lh > y + ph) break;
+        char fitted[256];
+        fit_text(c, FONT_BOLD, kf, TR(HELP[i][0]), kw, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, kf, c->th->ink, x + pad, yy, kw, lh, LEFT, fitted);
+        fit_text(c, FONT_REGULAR, kf, TR(HELP[i][1]), pw - kw - 3 * pad, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, kf, c->th->ink, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
+    }
+}
+
+void draw_banner(Ctx *c, int w, const char *msg, int *height)
+{
+    int f = px(c, 17);
+    int pad = px(c, 10);
+    int used = wrap_text(c, FONT_BOLD, f, c->th->white, 0, 0, w - 2 * pad, 3, msg, false);
+    rect(c, 0, 0, w, used + 2 * pad, c->th->banner_bg);
+    wrap_text(c, FONT_BOLD, f, c->th->white, pad, pad, w - 2 * pad, 3, msg, true);
+    *height = used + 2 * pad;
+}

@@ -1,0 +1,37 @@
+// The layout context of one frame: its inputs and sizes, the focused cell and the input bands it lights.
+#include "scene_ctx.h"
+#include "../model/view.h"
+
+// The input bands that light up for a focused cell: the cell, and what it was computed from (the matrix
+// table's `from`).
+static void light_inputs(Ctx *c)
+{
+    CellRef f = c->focus;
+    c->lit_count = 0;
+    if (f.mat == MAT_NONE) return;
+    c->lit[c->lit_count++] = f;
+    c->lit_count += model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
+}
+
+static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL};
+
+void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm, double u,
+              int num_font, int text_font)
+{
+    memset(c, 0, sizeof *c);
+    c->ex = &NO_EXTRAS;
+    c->th = &THEME_LIGHT;
+    c->s = s;
+    c->st = st;
+    c->L = L;
+    c->T = T;
+    c->tm = tm;
+    c->u = u < 0.4 ? 0.4 : u;
+    c->num_font = num_font < 8 ? 8 : num_font;
+    c->text_font = text_font < 10 ? 10 : text_font;
+    c->min_font = 10;
+    c->focus = view_focus_cell(st);
+    if (c->focus.mat != MAT_NONE && isnan(model_cell_value(&L->params, T, c->focus))) c->focus.mat = MAT_NONE;
+    light_inputs(c);
+    s->num_font = c->num_font;
+}

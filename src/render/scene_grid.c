@@ -1,0 +1,307 @@
+// Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with their
+// numbers, edit marks, lit input bands, a window that follows the focus), and the colours of its cells.
+#include "scene_ctx.h"
+#include "../model/view.h"
+
+// Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the
+// window height times the zoom); a matrix too big for the room shows a window of its rows and columns,
+// with where it is ("columns 0–7 of 768"), that follows the focused cell. Numbers never shrink away.
+
+static bool per_head_mat(MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->per_head;
+}
+
+double cell_value(const Ctx *c, CellRef r) { return model_cell_value(&c->L->params, c->T, r); }
+
+double group_range(const Ctx *c, MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    if (!mi) return 1.0;
+    if (c->ranges[mi->range] <= 0.0) ((Ctx *)c)->ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
+    return c->ranges[mi->range];
+}
+
+bool prob_matrix(MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->range == RANGE_PROB;
+}
+
+// A matrix whose columns are the heads' parts side by side (the table's AXIS_HEAD_DIM: Concat).
+static bool head_columns(MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->col_axis == AXIS_HEAD_DIM;
+}
+
+Rgba cell_color(const Ctx *c, MatId m, double v, double range)
+{
+    const MatInfo *mi = mat_info(m);
+    if (isinf(v)) return c->th->masked_bg;
+    if (prob_matrix(m)) return colormap_rgb(c->st->colormap, v);
+    if (mi && mi->range == RANGE_MASK) return c->th->page_cell; // the mask's zeros: the page (its -inf hatched)
+    return colormap_diverging(c->st->colormap, v / range);
+}
+
+void grid_style(const Ctx *c, GridStyle *g)
+{
+    int f = c->num_font;
+    g->num_font = f;
+    g->label_font = (int)lround(f * 0.8);
+    g->title_font = (int)lround(f * 0.8);
+    g->op_font = (int)lround(f * 1.1);
+    g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
+    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8 + 3 * (f / 7 < 3 ? 3 : f / 7); // + result_pad
+    g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
+    g->gap = (int)lround(f * 0.45);
+    g->narrow = false;
+}
+
+// The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
+static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, int rows, int cols)
+{
+    double big = 0.0;
+    bool neg = false, ints = true, inf = false, found = false;
+    Ctx *cc = (Ctx *)c; // the cache only
+    for (int i = 0; i < c->num_count && !found; i++)
+        if (c->nums[i].m == m && c->nums[i].head == head) {
+            big = c->nums[i].big;
+            neg = c->nums[i].neg;
+            ints = c->nums[i].ints;
+            inf = c->nums[i].inf;
+            found = true;
+        }
+    size_t count = found ? 0 : (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
+    for (size_t k = 0; k < count; k += step) {
+        double v = cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
+        if (isinf(v)) { inf = true; continue; }
+        if (!isfinite(v)) continue;
+        if (fabs(v) > big) big = fabs(v);
+        if (v < 0) neg = true;
+        if (v != floor(v)) ints = false;
+    }
+    if (!found && cc->num_count < (int)(sizeof cc->nums / sizeof cc->nums[0]))
+        cc->nums[cc->num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
+    char buf[64];
+    // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an exact integer
+    // when the values are not (1.5 + 0.5 would print "2", as narrow as an integer, and cut "1.5000").
+    double wide = big + 0.5;
+    if (wide == floor(wide)) wide += 0.0001;
+    model_format_value(ints ? (neg ? -big : big) : (neg ? -wide : wide), buf, sizeof buf);
+    if (!ints && big < 1.0) model_format_value(neg ? -0.5555 : 0.5555, buf, sizeof buf);
+    int w = text_w(c, FONT_REGULAR, g->num_font, buf);
+    if (inf) {
+        int wi = text_w(c, FONT_REGULAR, g->num_font, "\xe2\x88\x92\xe2\x88\x9e");
+        if (wi > w) w = wi;
+    }
+    return w;
+}
+
+// The result's frame: its thickness, and the room it takes outside the cells.
+static int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
+static int result_pad(const GridStyle *g) { return 3 * result_rule(g); }
+
+void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result)
+{
+    memset(b, 0, sizeof *b);
+    b->mat = m;
+    b->head = head;
+    b->result = result;
+    model_mat_shape(&c->L->params, m, &b->rows, &b->cols);
+    b->nr = b->rows;
+    b->nc = b->cols;
+    b->range = group_range(c, m);
+    b->probabilities = prob_matrix(m);
+    b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / 3;
+    int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * 0.5);
+    // Every column label must fit too: token labels are cut only beyond 4 number widths.
+    const MatInfo *mi = mat_info(m);
+    if (mi->col_axis != AXIS_DIM && !g->narrow) {
+        char buf[160];
+        for (int j = 0; j < b->cols && j < 64; j++) {
+            model_axis_label(c->L, mi->col_axis, j, buf, sizeof buf);
+            int lw = text_w(c, FONT_REGULAR, g->label_font, buf) + g->num_font / 4;
+            if (lw > w) w = lw;
+        }
+        int cap = 4 * b->cell_h;
+        if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
+    }
+    b->cell_w = w > b->cell_h ? w : b->cell_h;
+    // Row labels.
+    int lw = 0;
+    char buf[160];
+    for (int i = 0; i < b->rows && i < 600; i++) {
+        model_axis_label(c->L, mi->row_axis, i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
+        if (tw > lw) lw = tw;
+    }
+    int cap = 5 * g->num_font;
+    // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
+    // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
+    b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);
+    // The softmax's result: each row's entropy beside it, so the class sees rows go one-hot as the scale grows.
+    if (b->probabilities && result && view_stage(c->st) == STAGE_SOFTMAX && c->T && head < c->T->heads &&
+        c->T->head[head].entropy.data) {
+        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"), hw = text_w(c, FONT_REGULAR, g->label_font, TR("bits"));
+        b->side_w = result_pad(g) + g->num_font / 2 + (ew > hw ? ew : hw);
+    }
+}
+
+bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
+int box_width(const GridStyle *g, const MatBox *b)
+{
+    (void)g;
+    return b->label_w + b->nc * b->cell_w + b->side_w;
+}
+// A window's caption: one line per windowed axis ("rows 0–8 of 512", "cols 0–1 of 64").
+static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < b->cols); }
+int box_height(const GridStyle *g, const MatBox *b)
+{
+    int lines = caption_lines(b);
+    return g->title_h + g->col_label_h + b->nr * b->cell_h + (lines ? g->foot_h + (lines - 1) * (g->foot_h * 2 / 3) : 0);
+}
+
+// Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
+void box_follow(const Ctx *c, MatBox *b)
+{
+    int want_r = -1, want_c = -1;
+    for (int k = 0; k < c->lit_count; k++) {
+        const CellRef *l = &c->lit[k];
+        if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
+        if (l->row >= 0) want_r = l->row;
+        if (l->col >= 0) want_c = l->col;
+    }
+    if (head_columns(b->mat) && c->focus.mat == MAT_Z && want_c < 0) want_c = c->focus.head * c->L->params.d_k;
+    b->r0 = want_r < 0 ? 0 : want_r - b->nr / 2;
+    b->c0 = want_c < 0 ? 0 : want_c - b->nc / 2;
+    if (b->r0 + b->nr > b->rows) b->r0 = b->rows - b->nr;
+    if (b->c0 + b->nc > b->cols) b->c0 = b->cols - b->nc;
+    if (b->r0 < 0) b->r0 = 0;
+    if (b->c0 < 0) b->c0 = 0;
+}
+
+// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box.
+void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
+{
+    char title[160], name[96], buf[160], fitted[160];
+    model_mat_name(b->mat, b->head, name, sizeof name);
+    if (b->title) snprintf(name, sizeof name, "%s", b->title);
+    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
+    if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TR(" off"));
+    snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
+    int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
+    int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;
+    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
+    Rgba tcol = b->result ? c->th->result : c->th->ink;
+    const char *pick = math_w(c, tf, g->title_font, title) <= gw + b->label_w ? title : name;
+    int tw = math_w(c, tf, g->title_font, pick);
+    int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
+    if (tx < x) tx = x;
+    math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
+    const MatInfo *mi = mat_info(b->mat);
+    int lh = line_h(c, FONT_REGULAR, g->label_font);
+    // Every column label, cut to its cell when it must be.
+    for (int j = 0; j < b->nc; j++) {
+        model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
+                g->col_label_h - result_pad(g), CENTER, fitted); // clear of a result's frame
+    }
+    for (int i = 0; i < b->nr; i++) {
+        model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
+        int pad = g->num_font / 4 + result_pad(g);
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h, RIGHT,
+                fitted);
+    }
+    (void)lh;
+    // Cells on a grid of white lines inside a thin frame; the page is darker than a zero cell.
+    rect(c, gx - 1, gy - 1, gw + 1, gh + 1, c->th->grid);
+    if (!b->result) frame(c, gx - 2, gy - 2, gw + 3, gh + 3, 1, c->th->muted);
+    bool editable = c->ex->original && view_mat_editable(b->mat);
+    for (int i = 0; i < b->nr; i++) {
+        for (int j = 0; j < b->nc; j++) {
+            CellRef ref = {b->mat, b->head, b->r0 + i, b->c0 + j};
+            int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1, ch = b->cell_h - 1;
+            if (b->result && !view_cell_revealed(c->st, ref)) {
+                rect(c, x0, y0, cw, ch, c->th->empty);
+                // A question waiting for a click: the hidden cell answers it (and explains nothing).
+                scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, c->st->quiz_phase == QUIZ_ASKING ? ref
+                               : (CellRef){MAT_NONE, 0, 0, 0}, -1);
+                continue;
+            }
+            double v = cell_value(c, ref);
+            Rgba bgc = cell_color(c, b->mat, v, b->range);
+            cell_rect(c, x0, y0, cw, ch, bgc, ref);
+            if (isinf(v) || (head_columns(b->mat) && c->L->params.d_k > 0 &&
+                             params_ablated(&c->L->params, (b->c0 + j) / c->L->params.d_k)))
+                scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
+            else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
+                frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
+            model_format_value(v, buf, sizeof buf);
+            if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0, cw, ch,
+                        CENTER, buf) > 0)
+                tag_last(c, ROLE_NUMBER, ref);
+            if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
+                int t = px(c, 3) < 3 ? 3 : px(c, 3);
+                frame(c, x0, y0, cw, ch, t, c->th->edited);
+                int k = ch / 3;
+                rect(c, x0 + cw - k, y0, k, k, c->th->edited);
+            }
+            scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, ref, -1);
+        }
+    }
+    // Lit input bands and the focused cell (after the cells so they sit on top).
+    int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8;
+    for (int k = 0; k < c->lit_count; k++) {
+        const CellRef *l = &c->lit[k];
+        if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
+        int r0 = l->row < 0 ? b->r0 : l->row, r1 = l->row < 0 ? b->r0 + b->nr : l->row + 1;
+        int c0 = l->col < 0 ? b->c0 : l->col, c1 = l->col < 0 ? b->c0 + b->nc : l->col + 1;
+        if (r0 < b->r0 || c0 < b->c0 || r1 > b->r0 + b->nr || c1 > b->c0 + b->nc) continue;
+        int x0 = gx + (c0 - b->c0) * b->cell_w, x1 = gx + (c1 - b->c0) * b->cell_w;
+        int y0 = gy + (r0 - b->r0) * b->cell_h, y1 = gy + (r1 - b->r0) * b->cell_h;
+        frame(c, x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, t, c->th->focus);
+    }
+    int rt = result_rule(g);
+    if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
+    if (b->side_w > 0) { // entropy in bits of each row shown: -sum A log2 A, from the trace
+        int ex = gx + gw + result_pad(g) + g->num_font / 2, ew = b->side_w - result_pad(g) - g->num_font / 2;
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew, g->col_label_h - result_pad(g),
+                CENTER, TR("bits"));
+        const Matrix *ent = &c->T->head[b->head].entropy;
+        for (int i = 0; i < b->nr; i++) {
+            CellRef ref = {b->mat, b->head, b->r0 + i, 0};
+            if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref)) continue; // a row still being revealed
+            bool whole = true;
+            for (int j = 0; j < b->cols && whole; j++) whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
+            if (!whole) continue;
+            model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
+            text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h, RIGHT, buf);
+        }
+    }
+    if (box_windowed(b)) {
+        char where[2][96];
+        int lines = 0;
+        if (b->nr < b->rows)
+            snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0, b->r0 + b->nr - 1, b->rows);
+        if (b->nc < b->cols)
+            snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0, b->c0 + b->nc - 1, b->cols);
+        int lh2 = line_h(c, FONT_REGULAR, g->label_font), cy = gy + gh + rt * 3;
+        for (int k = 0; k < lines; k++) {
+            // The whole caption: smaller rather than cut (it says where the window is).
+            int size = g->label_font;
+            while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > gw + b->label_w) size--;
+            text_in(c, FONT_REGULAR, size, c->th->result, x, cy, gw + b->label_w, lh2, RIGHT, where[k]);
+            cy += g->foot_h * 2 / 3;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
+// order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
+// (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.

@@ -1,0 +1,406 @@
+// Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit, numbers when
+// they fit), every head's in a grid, and the colour bar beside them.
+#include "scene_ctx.h"
+#include "../model/view.h"
+
+// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.
+static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
+{
+    char name[64];
+    model_mat_name(m, head, name, sizeof name);
+    const MatInfo *mi = mat_info(m);
+    const char *off = params_ablated(&c->L->params, head) ? TR(" off") : ""; // switched off (key O)
+    if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
+    else snprintf(buf, cap, TR("Head %d%s \xc2\xb7 %s %s"), head, off, mi ? TR(mi->what) : "", name);
+}
+
+// Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
+void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
+{
+    bool prob = prob_matrix(m); // 0 to 1, on the sequential map
+    int font = c->num_font;
+    int lh = line_h(c, FONT_REGULAR, font);
+    int bar_w = c->num_font * 2 / 3;
+    if (bar_w > w / 3) bar_w = w / 3 > 4 ? w / 3 : 4;
+    int top = y, bh = h;
+    if (bh < 3 * lh) {
+        top = y + h / 2 - 3 * lh / 2;
+        bh = 3 * lh;
+    }
+    int steps = bh < 256 ? bh : 256;
+    for (int i = 0; i < steps; i++) {
+        double t = 1.0 - (i + 0.5) / steps;
+        Rgba col = prob ? colormap_rgb(c->st->colormap, t) : colormap_diverging(c->st->colormap, 2.0 * t - 1.0);
+        int y0 = top + (int)((long)i * bh / steps), y1 = top + (int)((long)(i + 1) * bh / steps);
+        rect(c, x, y0, bar_w, y1 - y0, col);
+    }
+    frame(c, x, top, bar_w, bh, 1, c->th->muted);
+    char buf[32];
+    double hi = prob ? 1.0 : range, lo = prob ? 0.0 : -range;
+    int lx = x + bar_w + c->num_font / 4, lw = w - bar_w - c->num_font / 4;
+    if (prob) snprintf(buf, sizeof buf, "1");
+    else model_format_value(hi, buf, sizeof buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top, lw, lh, LEFT, buf);
+    if (prob) snprintf(buf, sizeof buf, "0");
+    else model_format_value(lo, buf, sizeof buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top + bh - lh, lw, lh, LEFT, buf);
+}
+
+// The bar and its widest label (the range's ends, as draw_colorbar writes them).
+int colorbar_width(const Ctx *c, MatId m)
+{
+    char buf[32];
+    if (prob_matrix(m)) snprintf(buf, sizeof buf, "0");
+    else model_format_value(-group_range(c, m), buf, sizeof buf);
+    return c->num_font * 2 / 3 + c->num_font / 4 + text_w(c, FONT_REGULAR, c->num_font, buf) + 2;
+}
+
+const char *scene_heat_axes(const Lesson *L, bool brief)
+{
+    if (!L->params.cross) return TR("\xe2\x86\x93 queries    \xe2\x86\x92 keys");
+    return brief ? TR("\xe2\x86\x93 target   \xe2\x86\x92 source") : TR("\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source");
+}
+
+// One heatmap's layout, worked out step by step by the functions below and then drawn by them.
+typedef struct {
+    MatId m;
+    int head;
+    double range;
+    int x, y, w, h;         // the whole heatmap
+    bool compact;           // a panel of the all-heads grid: smaller labels, no numbers, no axes' caption
+    int title_font, label_font, row_font, col_font;
+    int title_h, title_w;   // the title's lines, and the width of its text
+    int label_w, label_h;   // the query labels' column, and a label line's height
+    int top_h;              // the key labels above the cells
+    const char *axes;       // the axes' caption under the cells (NULL: none)
+    int axes_w, cap_h;
+    int cell_w, cell_h;
+    bool down;              // key labels written downwards, one character a line (down_lines at most)
+    int down_lines;
+    int gx, gy, gw;         // the cells' top-left and width
+    bool numbers;           // every number fits its cell
+} Heat;
+
+// "Head 0 · attention weights A₀" (or title_text) on one line, or split at " · " onto two when it must wrap.
+static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_text)
+{
+    char title[160], fitted[160];
+    if (title_text) snprintf(title, sizeof title, "%s", title_text);
+    else heat_title(c, hm->m, hm->head, hm->compact, title, sizeof title);
+    int x = hm->x, y = hm->y, w = hm->w, title_font = hm->title_font;
+    int tlh = line_h(c, FONT_BOLD, title_font);
+    hm->title_h = tlh + c->num_font / 5;
+    const char *dot = strstr(title, " \xc2\xb7 ");
+    Rgba tcol = selected ? c->th->result : c->th->ink;
+    if (math_w(c, FONT_BOLD, title_font, title) > w && dot && !hm->compact) {
+        char first[160];
+        snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
+        fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
+        int size = title_font;
+        while (size > 8 && math_w(c, FONT_REGULAR, size, dot + 4) > w) size--;
+        if (math_w(c, FONT_REGULAR, size, dot + 4) <= w) math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, dot + 4);
+        hm->title_h = 2 * tlh + c->num_font / 5;
+        hm->title_w = w;
+    } else {
+        fit_text(c, FONT_BOLD, title_font, title, w, fitted, sizeof fitted);
+        int tw = math_w(c, FONT_BOLD, title_font, fitted);
+        math_at(c, FONT_BOLD, title_font, tcol, hm->compact ? x + (w - tw) / 2 : x, y + (hm->title_h - tlh) / 2, fitted);
+        hm->title_w = tw;
+    }
+}
+
+// The query labels' column (a quarter of the width at most), the key labels' line and the axes' caption
+// under the cells (which sequence runs down, which across) when the width holds it.
+static void heat_measure_labels(const Ctx *c, Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    char buf[160];
+    int lw = 0;
+    for (int i = 0; i < p->n; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, hm->label_font, buf);
+        if (tw > lw) lw = tw;
+    }
+    if (lw > hm->w / 4) lw = hm->w / 4;
+    hm->label_w = lw + c->num_font / 4;
+    hm->label_h = line_h(c, FONT_REGULAR, hm->label_font);
+    hm->top_h = hm->label_h + c->num_font / 6;
+    const char *axes = hm->compact ? NULL : scene_heat_axes(c->L, false);
+    int axes_w = axes ? text_w(c, FONT_REGULAR, hm->label_font, axes) : 0;
+    if (axes && axes_w > hm->w) {
+        axes = scene_heat_axes(c->L, true);
+        axes_w = text_w(c, FONT_REGULAR, hm->label_font, axes);
+    }
+    if (axes_w > hm->w || hm->h - hm->title_h - hm->top_h < 4 * hm->label_h) axes = NULL;
+    hm->axes = axes;
+    hm->axes_w = axes_w;
+    hm->cap_h = axes ? hm->label_h + c->num_font / 6 : 0;
+}
+
+// Cells as large as the rest of the room holds (at most 3:1, and beside the board no larger than the result's
+// cells: the result stays first); the row labels' font, shrunk to the cells. False when no cell fits.
+static bool heat_size_cells(const Ctx *c, Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int avail_w = hm->w - hm->label_w, avail_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
+    int cell_h = p->n > 0 ? avail_h / p->n : 0, cell_w = p->m > 0 ? avail_w / p->m : 0;
+    if (cell_h > cell_w * 2 / 1) cell_h = cell_w;
+    if (cell_w > cell_h * 3) cell_w = cell_h * 3;
+    if (!hm->compact && c->heat_cell_w > 0 && cell_w > c->heat_cell_w) cell_w = c->heat_cell_w;
+    if (!hm->compact && c->heat_cell_h > 0 && cell_h > c->heat_cell_h) cell_h = c->heat_cell_h;
+    hm->cell_w = cell_w;
+    hm->cell_h = cell_h;
+    if (cell_h < 1 || cell_w < 1) return false;
+    // Row labels shrink when the cells are lower than the text (every token keeps its label).
+    hm->row_font = hm->label_font;
+    while (hm->row_font > 6 && line_h(c, FONT_REGULAR, hm->row_font) > cell_h + 2) hm->row_font--;
+    return true;
+}
+
+// Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a line (at
+// most 6), so that narrow columns keep a readable label each, the cells giving them their room. False when
+// no cell row is left.
+static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int col_font = hm->label_font, cell_w = hm->cell_w;
+    while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
+    hm->down = text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2;
+    hm->down_lines = 0;
+    hm->col_font = col_font;
+    if (!hm->down) return true;
+    col_font = cell_w + cell_w / 3;
+    if (col_font > hm->label_font) col_font = hm->label_font;
+    if (col_font < 6) col_font = 6;
+    hm->col_font = col_font;
+    char buf[160];
+    for (int j = 0; j < p->m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        int chars = 0;
+        for (const char *q = buf; *q; q++) chars += ((unsigned char)*q & 0xC0) != 0x80;
+        if (chars > hm->down_lines) hm->down_lines = chars;
+    }
+    if (hm->down_lines > 6) hm->down_lines = 6;
+    int extra = hm->down_lines * (line_h(c, FONT_REGULAR, col_font) * 4 / 5) + 2 - hm->top_h;
+    if (extra > 0) {
+        hm->top_h += extra;
+        int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
+        if (p->n > 0 && rows_h / p->n < hm->cell_h) hm->cell_h = rows_h / p->n;
+        if (hm->cell_h < 1) return false;
+    }
+    return true;
+}
+
+// Numbers only at the board's size, when every one fits its cell: the widest is the range's end, or one with
+// its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as "−2.8284").
+static bool heat_numbers_fit(const Ctx *c, const Heat *hm)
+{
+    if (hm->compact) return false;
+    bool prob = prob_matrix(hm->m);
+    char wide[32], wide4[32];
+    model_format_value(prob ? 0.5555 : -hm->range, wide, sizeof wide);
+    model_format_value(prob ? 0.5555 : -(floor(hm->range) + 0.5555), wide4, sizeof wide4);
+    int ww = text_w(c, FONT_REGULAR, c->num_font, wide), ww4 = text_w(c, FONT_REGULAR, c->num_font, wide4);
+    if (ww4 > ww) ww = ww4;
+    return ww + c->num_font / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, c->num_font) <= hm->cell_h;
+}
+
+// Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in "…").
+static void heat_draw_key_labels(Ctx *c, const Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    char buf[160], fitted[160];
+    int cell_w = hm->cell_w, col_font = hm->col_font, top = hm->gy - hm->top_h;
+    for (int j = 0; j < p->m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        int cx = hm->gx + j * cell_w;
+        if (hm->down) {
+            int step = line_h(c, FONT_REGULAR, col_font) * 4 / 5, line = 0;
+            const char *q = buf;
+            while (*q && line < hm->down_lines) {
+                size_t k = 1;
+                while (q[k] && ((unsigned char)q[k] & 0xC0) == 0x80) k++;
+                char ch[8];
+                bool last = line == hm->down_lines - 1 && q[k];
+                snprintf(ch, sizeof ch, "%.*s", last ? 3 : (int)k, last ? "\xe2\x80\xa6" : q);
+                text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top + line * step, cell_w, step, CENTER, ch);
+                q += k;
+                line++;
+            }
+            continue;
+        }
+        fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
+        if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
+        text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top, cell_w, hm->top_h, CENTER, fitted);
+    }
+}
+
+// The axes' caption centred under the cells, inside the heatmap's width; then every query's label.
+static void heat_draw_query_labels(Ctx *c, const Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int lw = hm->label_w, cell_h = hm->cell_h;
+    if (hm->axes) {
+        int ax = hm->gx + hm->gw / 2 - hm->axes_w / 2;
+        if (ax + hm->axes_w > hm->x + hm->w) ax = hm->x + hm->w - hm->axes_w;
+        if (ax < hm->x) ax = hm->x;
+        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted, ax, hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w,
+                hm->label_h, LEFT, hm->axes);
+    }
+    char buf[160], fitted[160];
+    for (int i = 0; i < p->n; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        fit_label(c, FONT_REGULAR, hm->row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h, lw - c->num_font / 4,
+                cell_h, RIGHT, fitted);
+    }
+}
+
+// The cells on a grid of lines: hidden until revealed (on the current head), hatched where the causal mask
+// hides a key, numbered when the numbers fit; each answers the pointer.
+static void heat_draw_cells(Ctx *c, const Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int cell_w = hm->cell_w, cell_h = hm->cell_h;
+    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK, prob = prob_matrix(hm->m);
+    int inset = cell_w >= 8 && cell_h >= 8 ? 1 : 0;
+    rect(c, hm->gx - inset, hm->gy - inset, hm->gw + inset, cell_h * p->n + inset, c->th->grid);
+    char buf[64];
+    for (int i = 0; i < p->n; i++) {
+        for (int j = 0; j < p->m; j++) {
+            CellRef ref = {hm->m, hm->head, i, j};
+            int cx = hm->gx + j * cell_w, cy = hm->gy + i * cell_h;
+            double v = cell_value(c, ref);
+            bool masked = causal && j > i;
+            Rgba bgc = masked && prob ? c->th->masked_bg : cell_color(c, hm->m, v, hm->range);
+            bool shown = view_cell_revealed(c->st, ref) || hm->head != c->st->head;
+            if (!shown) bgc = c->th->empty;
+            if (shown) cell_rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc, ref);
+            else rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
+            if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
+            if (hm->numbers && shown) {
+                model_format_value(v, buf, sizeof buf);
+                if (text_in(c, FONT_REGULAR, c->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
+                            cell_w - inset, cell_h - inset, CENTER, buf) > 0)
+                    tag_last(c, ROLE_NUMBER, ref);
+            }
+            if (shown || c->st->quiz_phase == QUIZ_ASKING) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, hm->head);
+        }
+    }
+}
+
+// A per-head matrix of queries by keys: an attention pattern, before or after the softmax (the table's axes).
+static bool attention_shaped(MatId m)
+{
+    const MatInfo *mi = mat_info(m);
+    return mi && mi->per_head && mi->row_axis == AXIS_QUERY && mi->col_axis == AXIS_KEY;
+}
+
+// The focus on this head's pattern: its cell when the focus is a cell of a pattern, its row when the focused
+// cell was computed from a whole row of one (the matrix table's `from`: a row of Z is A's row times V).
+static void heat_draw_focus(Ctx *c, const Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    CellRef f = c->focus;
+    if (f.mat == MAT_NONE || f.head != hm->head || f.row < 0 || f.row >= p->n) return;
+    bool reads_row = false;
+    for (int k = 1; k < c->lit_count; k++) // lit[0] is the focus, then what it was computed from
+        if (c->lit[k].col < 0 && attention_shaped(c->lit[k].mat)) reads_row = true;
+    int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8, cell_w = hm->cell_w, cell_h = hm->cell_h;
+    if (f.col < p->m && attention_shaped(f.mat))
+        frame(c, hm->gx + f.col * cell_w - t, hm->gy + f.row * cell_h - t, cell_w + 2 * t, cell_h + 2 * t, t,
+              c->th->focus);
+    else if (reads_row && !attention_shaped(f.mat))
+        frame(c, hm->gx - t, hm->gy + f.row * cell_h - t, hm->gw + 2 * t, cell_h + 2 * t, t, c->th->focus);
+}
+
+// The selected head's panel in the grid: a frame around its title and cells.
+static void heat_draw_selection(Ctx *c, const Heat *hm)
+{
+    int x = hm->x, y = hm->y, w = hm->w, h = hm->h, cells_h = hm->cell_h * c->L->params.n;
+    int tx = x + (w - hm->title_w) / 2;
+    int l = hm->gx - hm->label_w < tx ? hm->gx - hm->label_w : tx;
+    int r = hm->gx + hm->gw > tx + hm->title_w ? hm->gx + hm->gw : tx + hm->title_w;
+    int pad = c->num_font / 4;
+    int fx = l - pad < x ? x : l - pad, fr = r + pad > x + w ? x + w : r + pad;
+    int fb = hm->gy + cells_h + pad > y + h ? y + h : hm->gy + cells_h + pad;
+    frame(c, fx, y, fr - fx, fb - y, 3, c->th->result);
+}
+
+// One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
+// numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
+// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out.
+void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact, bool selected,
+                  int *grid_y, int *grid_h, const char *title_text)
+{
+    *grid_y = y;
+    *grid_h = h;
+    Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact};
+    hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
+    hm.label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
+    heat_draw_title(c, &hm, selected, title_text);
+    heat_measure_labels(c, &hm);
+    if (!heat_size_cells(c, &hm) || !heat_fit_key_labels(c, &hm)) return;
+    const AttnParams *p = &c->L->params;
+    hm.gw = hm.cell_w * p->m;
+    hm.gx = x + hm.label_w + (w - hm.label_w - hm.gw) / 2;
+    hm.gy = y + hm.title_h + hm.top_h;
+    c->heat_grid_x = hm.gx;
+    c->heat_grid_w = hm.gw;
+    *grid_y = hm.gy;
+    *grid_h = hm.cell_h * p->n;
+    scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
+    hm.numbers = heat_numbers_fit(c, &hm);
+    heat_draw_key_labels(c, &hm);
+    heat_draw_query_labels(c, &hm);
+    heat_draw_cells(c, &hm);
+    heat_draw_focus(c, &hm);
+    if (selected && compact) heat_draw_selection(c, &hm);
+}
+
+int heat_grid_cols(const AttnParams *p, double w, double h)
+{
+    int cols = 1;
+    double best = -1.0;
+    for (int k = 1; k <= p->heads; k++) {
+        int rows = (p->heads + k - 1) / k;
+        double cw = w / k / (p->m + 1), ch = h / rows / (p->n + 2), cell = cw < ch ? cw : ch;
+        if (cell > best) {
+            best = cell;
+            cols = k;
+        }
+    }
+    return cols;
+}
+
+void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    double range = group_range(c, m);
+    int bar = colorbar_width(c, m);
+    int gw = w - bar - c->num_font / 2;
+    int cols = heat_grid_cols(p, gw, h), rows = (p->heads + cols - 1) / cols;
+    int pw = gw / cols, ph = h / rows;
+    int pad = c->num_font / 4;
+    for (int i = 0; i < p->heads; i++) {
+        int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * ph;
+        int gy, gh;
+        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
+                     NULL);
+    }
+    draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
+}
+
+// The stage's heatmap for every head; before the scores, a sentence saying when they appear.
+void draw_all_heads(Ctx *c, int x, int y, int w, int h)
+{
+    MatId m = model_stage_heatmap(&c->L->params, view_stage(c->st));
+    if (m == MAT_NONE) {
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+                c->ex->slide ? TR("The heads' attention patterns appear from the Scores stage on.")
+                             : TR("The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92)."));
+        return;
+    }
+    draw_heads_grid(c, m, x, y, w, h);
+}

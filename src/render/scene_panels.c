@@ -1,0 +1,405 @@
+// The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M), the shuffle
+// test (X), and the strips under the header, the softmax scale's slider and the training curve.
+#include "scene_ctx.h"
+#include "../core/cost.h"
+#include "../model/view.h"
+
+// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its h, and
+// the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
+void draw_cost(Ctx *c, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    CostFigures fig[4];
+    compare_costs(&fig[0], &fig[1], p);
+    int nfig = 2;
+    if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
+        fig[2] = cost_compute(512, 10, 1, 512);
+        fig[3] = cost_compute(512, 10, 8, 64);
+        nfig = 4;
+    }
+    static const char *const head[5] = {"", "d_k", "projection weights", "score multiplications", "attention matrices"};
+    char cell[4][5][96];
+    for (int i = 0; i < nfig; i++) {
+        const CostFigures *f = &fig[i];
+        snprintf(cell[i][0], 96, "h = %lld", (long long)f->heads);
+        snprintf(cell[i][1], 96, "%lld", (long long)f->d_k);
+        cost_format_int(cell[i][2], 96, f->projection_weights);
+        cost_format_int(cell[i][3], 96, f->score_multiplications);
+        snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, SCENE_TIMES, (long long)f->matrix_rows,
+                 SCENE_TIMES, (long long)f->matrix_cols);
+    }
+    int f = px(c, 20), lh = line_h(c, FONT_REGULAR, f) + px(c, 10);
+    int colw[5], gap = px(c, 28), pad = px(c, 28);
+    for (int k = 0; k < 5; k++) {
+        colw[k] = text_w(c, FONT_BOLD, f, TR(head[k]));
+        for (int i = 0; i < nfig; i++) {
+            int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
+            if (tw > colw[k]) colw[k] = tw;
+        }
+    }
+    int table_w = 4 * gap;
+    for (int k = 0; k < 5; k++) table_w += colw[k];
+    char title[160], sub[200], line1[200], line2[200], concl[300];
+    snprintf(title, sizeof title, TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model, p->n,
+             p->cross ? "" : "");
+    if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
+    snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
+    snprintf(line1, sizeof line1, "%s",
+             TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                "d_model   (W_Q, W_K, W_V per head + W^O)"));
+    snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
+             p->cross ? "m" : "n", "\xe1\xb5\x80");
+    snprintf(concl, sizeof concl,
+             TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
+             "but %d attention patterns instead of 1."),
+             p->d_k, p->heads * p->d_k, p->heads);
+    int sf = px(c, 18);
+    int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 2) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
+                 px(c, 4);
+    int pw = table_w + 2 * pad, ph = body_h + pad + pad / 2;
+    int tw = text_w(c, FONT_BOLD, px(c, 22), title) + 2 * pad;
+    if (tw > pw) pw = tw;
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
+    int yy = y + pad / 2, tx = x + (pw - table_w) / 2;
+    char fitted[300];
+    fit_text(c, FONT_BOLD, px(c, 22), title, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    for (int part = 0; part < nfig / 2; part++) {
+        if (part == 1) {
+            yy += lh / 2;
+            fit_text(c, FONT_BOLD, f, sub, pw - 2 * pad, fitted, sizeof fitted);
+            text_in(c, FONT_BOLD, f, c->th->ink, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+            yy += lh;
+        }
+        int xx = tx;
+        for (int k = 0; k < 5; k++) {
+            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, TR(head[k]));
+            xx += colw[k] + gap;
+        }
+        yy += lh;
+        rect(c, tx, yy - px(c, 4), table_w, 1, c->th->empty);
+        for (int i = part * 2; i < part * 2 + 2; i++) {
+            xx = tx;
+            for (int k = 0; k < 5; k++) {
+                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
+                        k == 0 ? LEFT : RIGHT, cell[i][k]);
+                xx += colw[k] + gap;
+            }
+            yy += lh;
+        }
+    }
+    yy += lh / 2;
+    fit_text(c, FONT_REGULAR, sf, line1, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    wrap_text(c, FONT_BOLD, sf, c->th->ink, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
+}
+
+// Two outputs on one row, "left vs right", on one colour scale with one cell and label width, windowed like the
+// board when they do not fit in (x, y, w, h); each drawn from its own context (its lesson and trace). The left
+// one's cells answer no hover (they are not the lesson's); the right one's do when right_hits.
+static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_title, const char *right_title, int x,
+                             int y, int w, int h, bool right_hits)
+{
+    GridStyle g;
+    grid_style(c, &g);
+    Arrangement arr;
+    memset(&arr, 0, sizeof arr);
+    arr.count = 1;
+    BoardRow *row = &arr.rows[0];
+    row->count = 3;
+    MatBox *a = &row->t[0].box, *b = &row->t[2].box;
+    box_init(left, &g, a, MAT_OUTPUT, 0, false);
+    row->t[1].is_op = true;
+    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
+    box_init(right, &g, b, MAT_OUTPUT, 0, true);
+    a->range = b->range = a->range > b->range ? a->range : b->range;
+    a->cell_w = b->cell_w = a->cell_w > b->cell_w ? a->cell_w : b->cell_w;
+    a->label_w = b->label_w = a->label_w > b->label_w ? a->label_w : b->label_w;
+    a->title = left_title;
+    b->title = right_title;
+    window_to_fit(c, &g, &arr, w, h);
+    int xx = x + (w - row_width(c, &g, row)) / 2;
+    size_t hits = c->s->hit_count;
+    draw_matrix(left, &g, a, xx, y);
+    c->s->hit_count = hits;
+    xx += box_width(&g, a) + g.gap;
+    int cells_top = y + g.title_h + g.col_label_h, cells_h = a->nr * a->cell_h;
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
+            CENTER, TR("vs"));
+    xx += op_width(c, &g, TR("vs"));
+    draw_matrix(right, &g, b, xx, y);
+    if (!right_hits) c->s->hit_count = hits;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its one
+// attention pattern beside the h patterns, and both outputs, with the cost of each.
+void draw_compare(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    const Comparison *cmp = c->ex->compare;
+    if (!cmp) {
+        text_in(c, FONT_REGULAR, px(c, 20), c->th->muted, x, y, w, h, CENTER,
+                TR("The single-head version could not be computed (see the banner)."));
+        return;
+    }
+    ViewState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
+    st.reveal = -1;
+    st.head = -1;
+    Lesson one = *c->L;
+    one.params = cmp->single;
+    SceneExtras none = {0};
+    Ctx multi = *c, single = *c;
+    multi.st = &st;
+    single.st = &st;
+    single.L = &one;
+    single.T = &cmp->trace;
+    single.ex = &none;
+    single.focus.mat = MAT_NONE;
+    single.lit_count = 0;
+    char buf[300], a[64], b[64], d[64], e[64];
+    // Bottom: the cost line and both outputs.
+    int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
+    int out_h = (int)(h * 0.36);
+    int top_h = h - out_h - lh - px(c, 8);
+    int bar = colorbar_width(c, MAT_WEIGHTS);
+    int gap = px(c, 28);
+    int left_w = (w - bar - gap) / (p->heads >= 4 ? 4 : 3);
+    // Top left: the one head.
+    int gy, gh;
+    size_t hits = c->s->hit_count;
+    snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
+    draw_heatmap(&single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh, buf);
+    c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
+    // Top right: the h heads.
+    int rx = x + left_w + gap, rw = w - left_w - gap;
+    snprintf(buf, sizeof buf, TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"), p->heads,
+             p->d_k);
+    char fitted[300];
+    fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
+    int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
+    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, rx, y, rw, hth, LEFT, fitted);
+    draw_heads_grid(&multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
+    rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
+    // The cost line.
+    int cy = y + top_h + px(c, 4);
+    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
+    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
+    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
+    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
+    snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
+                              "pattern vs %d"),
+             a, b, d, e, p->heads);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
+    // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
+    char t1[64], t2[64];
+    snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
+    snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
+    int oy = cy + lh + px(c, 4);
+    draw_output_pair(c, &single, &multi, t1, t2, x, oy, w, y + h - oy, true);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The softmax scale's slider
+
+#define SQRT_SIGN "\xe2\x88\x9a"
+
+// The softmax scale's slider, on the stages it acts on (scaling, mask; softmax when moved): where the scale is between
+// 1/(4 d_k) and 4 on a log axis, its stops 1/d_k, 1/√d_k and 1 marked, moved with [ and ].
+bool slider_shown(const Ctx *c)
+{
+    Stage s = view_stage(c->st);
+    // On the softmax once the scale is moved: at the default the board keeps its room for the heatmap.
+    return c->st->panel == PANEL_NONE &&
+           (s == STAGE_SCALE || s == STAGE_MASK || (s == STAGE_SOFTMAX && c->L->params.scale > 0));
+}
+int slider_height(const Ctx *c) { return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+
+void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    double now = params_scale(p), lo = view_scale_min(p->d_k), hi = VIEW_SCALE_MAX;
+    int f = c->num_font;
+    char val[64], label[96];
+    model_format_value(now, val, sizeof val);
+    snprintf(label, sizeof label, TR("scale %s%s"), val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
+    int lw = text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
+    const char *keys = c->ex->slide ? "" : "[  ]";
+    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
+    int tx = x + lw + f, tw = w - lw - f - (kw ? kw + f : 0) - f;
+    if (tw < 4 * f) return;
+    int my = y + h / 2;
+    rect(c, tx, my - 1, tw, 3, c->th->muted);
+    double span = log(hi) - log(lo);
+    double stops[VIEW_SCALE_STOPS];
+    view_scale_stops(p->d_k, stops);
+    static const char *const names[VIEW_SCALE_STOPS] = {"1/d_k", "1/" SQRT_SIGN "d_k", "1"};
+    int lf = (int)lround(f * 0.8);
+    int last_end = tx - f;
+    for (int i = 0; i < VIEW_SCALE_STOPS; i++) {
+        if (i > 0 && stops[i] == stops[i - 1]) continue; // d_k = 1: one stop
+        int sx = tx + (int)lround((log(stops[i]) - log(lo)) / span * tw);
+        int nw = text_w(c, FONT_REGULAR, lf, names[i]), nx = sx - nw / 2;
+        rect(c, sx - 1, y + 2, 3, h - 4, c->th->ink);
+        if (nx > last_end + f / 4 && nx + nw <= tx + tw + f) { // a label that does not cover its neighbour's
+            rect(c, nx - 2, my - line_h(c, FONT_REGULAR, lf) / 2, nw + 4, line_h(c, FONT_REGULAR, lf), c->th->bg);
+            text_at(c, FONT_REGULAR, lf, c->th->ink, nx, my - line_h(c, FONT_REGULAR, lf) / 2, names[i]);
+            last_end = nx + nw;
+        }
+    }
+    Scene *s = c->s; // where a press or a drag moves the scale (scene_slider_at)
+    s->slider_x = tx;
+    s->slider_y = y;
+    s->slider_w = tw;
+    s->slider_h = h;
+    s->slider_d_k = p->d_k;
+    int kx = tx + (int)lround((log(now < lo ? lo : now > hi ? hi : now) - log(lo)) / span * tw);
+    int kwid = f / 3 < 6 ? 6 : f / 3;
+    rect(c, kx - kwid / 2, y, kwid, h, c->th->result);
+    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - line_h(c, FONT_REGULAR, f)) / 2, keys);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The shuffle test (key X): the outputs of the lesson and of its tokens reversed, side by side, and whether the
+// rows only moved. The session computed both traces (core: params_shuffle); the scene shows them.
+
+void draw_shuffle(Ctx *c, int x, int y, int w, int h)
+{
+    const SessionShuffle *sh = c->ex->shuffle;
+    if (!sh) {
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+                TR("The shuffled lesson could not be computed (see the banner)."));
+        return;
+    }
+    const AttnParams *p = &c->L->params;
+    ViewState st = *c->st;
+    st.reveal = -1;
+    SceneExtras none = {0};
+    Ctx orig = *c, shuf = *c;
+    orig.st = shuf.st = &st;
+    orig.ex = shuf.ex = &none;
+    orig.focus.mat = shuf.focus.mat = MAT_NONE;
+    orig.lit_count = shuf.lit_count = 0;
+    shuf.L = &sh->lesson;
+    shuf.T = &sh->trace;
+    int f = c->text_font, lh = line_h(c, FONT_BOLD, f) + c->num_font / 4;
+    char buf[600], fitted[600], num[64];
+    // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm).
+    bool reversed = true;
+    int a = -1, b = -1;
+    for (int i = 0; i < p->n; i++) {
+        reversed = reversed && sh->perm[i] == p->n - 1 - i;
+        if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
+    }
+    char head[200];
+    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "%s", TR("The tokens reversed:  "));
+    else snprintf(head, sizeof head, TR("\"%s\" and \"%s\" swapped:  "), c->L->tokens[a], c->L->tokens[b]);
+    size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
+    for (int i = 0; i < p->n && used < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
+    if (used < sizeof buf) used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
+    for (int i = 0; i < p->n && used < sizeof buf; i++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", sh->lesson.tokens[i]);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, c->th->ink, x, y, w, lh, LEFT, fitted);
+    // Line 2: the verdict, with the largest difference between a token's two output rows.
+    model_format_value(sh->difference, num, sizeof num);
+    if (sh->same)
+        snprintf(buf, sizeof buf, TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
+                 p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
+    else
+        snprintf(buf, sizeof buf, TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
+                 p->positions != POS_NONE ? TR("With positions") : p->mask == MASK_CAUSAL ? TR("With the causal mask") : TR("Changed"),
+                 num);
+    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
+    // The two outputs; neither answers the pointer (the shuffled one is not the lesson's).
+    int oy = y + 2 * lh + c->num_font / 3;
+    draw_output_pair(c, &orig, &shuf, TR("Output"), TR("Output, tokens reordered"), x, oy, w, y + h - oy, false);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Training (issue 15): under the header, the step and the loss, the loss curve (log axis) with the step shown
+// marked, and the saved checkpoints as ticks along its foot, the one shown as a knob (J / L move it).
+
+bool training_shown(const Ctx *c)
+{
+    return c->ex->train && c->ex->train->active && c->ex->train->tr.loss_count > 0 && c->st->panel == PANEL_NONE;
+}
+int training_height(const Ctx *c) { return 2 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+
+void draw_training(Ctx *c, int x, int y, int w, int h)
+{
+    const SessionTrain *t = c->ex->train;
+    const Trainer *tr = &t->tr;
+    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f);
+    int shown = t->shown >= 0 ? tr->checkpoints[t->shown].step : tr->step;
+    int known = tr->loss_count; // loss[0 .. known)
+    double loss_shown = shown < known ? tr->loss[shown] : tr->loss[known - 1];
+    char line1[160], line2[160], num[64], start[64];
+    snprintf(line1, sizeof line1,
+             t->running ? TR("Training: step %d / %d") : shown < tr->step ? TR("Checkpoint: step %d / %d") : TR("Paused: step %d / %d"),
+             shown, tr->spec.steps);
+    model_format_value(loss_shown, num, sizeof num);
+    if (loss_shown < 0.001) snprintf(num, sizeof num, "%.2e", loss_shown);
+    model_format_value(tr->loss[0], start, sizeof start);
+    snprintf(line2, sizeof line2, TR("loss %s (from %s)"), num, start);
+    int w1 = text_w(c, FONT_BOLD, f, line1), w2 = text_w(c, FONT_REGULAR, f, line2);
+    int left = (w1 > w2 ? w1 : w2) + f;
+    text_at(c, FONT_BOLD, f, c->th->result, x, y, line1);
+    text_at(c, FONT_REGULAR, f, c->th->ink, x, y + lh, line2);
+    const char *keys = c->ex->slide ? "" : "T  J L  Z  V";
+    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
+    int px0 = x + left, pw = w - left - (kw ? kw + f : 0);
+    if (pw < 6 * f) return;
+    int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
+    frame(c, px0, py0, pw, ph, 1, c->th->grid);
+    // log10 of the loss from the smallest to the largest known (at least one decade)
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < known; i++)
+        if (tr->loss[i] > 0) {
+            double v = log10(tr->loss[i]);
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    if (!(hi >= lo)) lo = hi = 0;
+    if (hi - lo < 1) lo = hi - 1;
+    int steps = tr->spec.steps > 0 ? tr->spec.steps : 1;
+    int prev_x = -1, prev_y = 0;
+    for (int col = 0; col < pw - 2; col++) { // one point per pixel column: the loss at that step
+        int k = (int)((double)col / (pw - 3 > 0 ? pw - 3 : 1) * steps);
+        if (k >= known) break;
+        double v = tr->loss[k] > 0 ? log10(tr->loss[k]) : lo;
+        int yy = py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
+        int xx = px0 + 1 + col;
+        if (prev_x >= 0) {
+            DrawCmd *d = scene_push(c->s, CMD_LINE, prev_x, prev_y, xx - prev_x, yy - prev_y, c->th->result);
+            if (d) d->thickness = 2;
+        }
+        prev_x = xx;
+        prev_y = yy;
+    }
+    c->s->train_x = px0 + 1;
+    c->s->train_w = pw - 3;
+    c->s->train_y = py0;
+    c->s->train_h = h - (py0 - y);
+    c->s->train_steps = steps;
+    int sx = px0 + 1 + (int)lround((double)shown / steps * (pw - 3));
+    rect(c, sx - 1, py0, 2, ph, c->th->ink);
+    // the checkpoints: a tick each, the one shown (or the newest weights) a knob
+    int ty = py0 + ph + 2, thh = h - (ty - y);
+    for (int i = 0; i < tr->checkpoint_count; i++) {
+        int cx = px0 + 1 + (int)lround((double)tr->checkpoints[i].step / steps * (pw - 3));
+        rect(c, cx, ty, 1, thh > 2 ? thh - 2 : 1, c->th->muted);
+    }
+    int kwid = f / 3 < 6 ? 6 : f / 3;
+    rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
+    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - lh) / 2, keys);
+}
