@@ -13,7 +13,13 @@
 // ---------------------------------------------------------------------------------------------------
 // Value accessors, one per matrix
 
-// Cells computed one by one (the others are read from where the trace or the lesson keeps them: `at`).
+// A cell of a matrix kept in the lesson or the trace (its row's `at`).
+static double v_kept(const AttnParams *p, const Trace *t, CellRef c)
+{
+    const Matrix *x = model_mat_stored(p, t, c.mat, c.head);
+    return x ? mat_get(x, c.row, c.col) : NAN;
+}
+// Cells computed one by one.
 static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
 // Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
@@ -199,9 +205,7 @@ double model_cell_value(const AttnParams *p, const Trace *t, CellRef c)
     if (c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols) return NAN;
     if (mi->per_head && (c.head < 0 || c.head >= p->heads || (!mi->param && (!t || c.head >= t->heads)))) return NAN;
     if (!mi->param && !t) return NAN;
-    if (mi->value) return mi->value(p, t, c);
-    const Matrix *x = model_mat_stored(p, t, c.mat, c.head);
-    return x ? mat_get(x, c.row, c.col) : NAN;
+    return mi->value(p, t, c);
 }
 
 double model_range(const AttnParams *p, const Trace *t, RangeGroup g)

@@ -18,61 +18,61 @@
 // per-head matrices, then the layer's.
 #define MAT_ROWS(ROW)                                                                                                  \
     ROW(MAT_E, "E", "E", N_("token embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM,                \
-      RANGE_EMBED, AT_PARAMS(E), NULL, p_e, NULL, has_positions, explain_token, "token_embeddings",                    \
+      RANGE_EMBED, AT_PARAMS(E), v_kept, p_e, NULL, has_positions, explain_token, "token_embeddings",                    \
       "== Token embeddings E")                                                                                         \
     ROW(MAT_P, "P", "P", N_("positions"), false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED,           \
-      AT_PARAMS(P), NULL, NULL, NULL, has_positions, explain_position, "positions", "== Positions P")                  \
+      AT_PARAMS(P), v_kept, NULL, NULL, has_positions, explain_position, "positions", "== Positions P")                  \
     ROW(MAT_X, "X", "X", N_("embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED,         \
-      AT_PARAMS(X), NULL, p_x, f_x, NULL, explain_embedding, "embeddings", "== Input embeddings X{pos? = E + P}")      \
+      AT_PARAMS(X), v_kept, p_x, f_x, NULL, explain_embedding, "embeddings", "== Input embeddings X{pos? = E + P}")      \
     ROW(MAT_ES, "E_Y", "E^Y", N_("source token embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,      \
-      RANGE_EMBED, AT_PARAMS(E_S), NULL, p_es, NULL, has_source_positions, explain_token,                              \
+      RANGE_EMBED, AT_PARAMS(E_S), v_kept, p_es, NULL, has_source_positions, explain_token,                              \
       "source_token_embeddings", "== Source token embeddings")                                                         \
     ROW(MAT_PS, "P_Y", "P^Y", N_("source positions"), false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM,            \
-      RANGE_EMBED, AT_PARAMS(P_S), NULL, NULL, NULL, has_source_positions, explain_position,                           \
+      RANGE_EMBED, AT_PARAMS(P_S), v_kept, NULL, NULL, has_source_positions, explain_position,                           \
       "source_positions", "== Source positions")                                                                       \
     ROW(MAT_S, "S", "Y", N_("source embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,                 \
-      RANGE_EMBED, AT_PARAMS(S), NULL, p_s, f_s, NULL, explain_embedding, "source_embeddings",                         \
+      RANGE_EMBED, AT_PARAMS(S), v_kept, p_s, f_s, NULL, explain_embedding, "source_embeddings",                         \
       "{cross?== Source embeddings Y}{cross?{pos? = source tokens + source positions}}")                               \
     ROW(MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
-      RANGE_WEIGHT, AT_WEIGHTS(W_Q), NULL, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
+      RANGE_WEIGHT, AT_WEIGHTS(W_Q), v_kept, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
     ROW(MAT_WK, "W_K", "W^K", N_("key weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,                 \
-      RANGE_WEIGHT, AT_WEIGHTS(W_K), NULL, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{h}")                         \
+      RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{h}")                         \
     ROW(MAT_WV, "W_V", "W^V", N_("value weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
-      RANGE_WEIGHT, AT_WEIGHTS(W_V), NULL, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{h}")                         \
+      RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{h}")                         \
     ROW(MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV,                  \
-      AT_HEAD(Q), NULL, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
+      AT_HEAD(Q), v_kept, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
     ROW(MAT_K, "K", "K", N_("keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),           \
-      NULL, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{h} + b_K_{h}")                                \
+      v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{h} + b_K_{h}")                                \
     ROW(MAT_V, "V", "V", N_("values"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),         \
-      NULL, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{h} + b_V_{h}")                                \
+      v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{h} + b_V_{h}")                                \
     ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,                 \
       RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
     ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
-      RANGE_SCORES, AT_HEAD(scores), NULL, NULL, f_scores, NULL, explain_score, "scores",                              \
+      RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
       "scores_{h} = Q_{h} K_{h}\xe1\xb5\x80")                                                                          \
     ROW(MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,             \
       AXIS_KEY, RANGE_SCORES, AT_NONE, v_scaled, NULL, f_scaled, NULL, explain_scaled, NULL, NULL)                     \
     ROW(MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK,        \
       AT_NONE, v_mask, NULL, NULL, NULL, explain_mask, NULL, NULL)                                                     \
     ROW(MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", N_("masked scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,         \
-      AXIS_KEY, RANGE_SCORES, AT_HEAD(scaled), NULL, NULL, f_masked, NULL, explain_masked, "scaled",                   \
+      AXIS_KEY, RANGE_SCORES, AT_HEAD(scaled), v_kept, NULL, f_masked, NULL, explain_masked, "scaled",                   \
       "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}")                                 \
     ROW(MAT_WEIGHTS, "weights", "A", N_("attention weights"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,         \
-      RANGE_PROB, AT_HEAD(weights), NULL, NULL, f_weights, NULL, explain_softmax, "weights",                           \
+      RANGE_PROB, AT_HEAD(weights), v_kept, NULL, f_weights, NULL, explain_softmax, "weights",                           \
       "weights_{h} = softmax(scaled_{h}), head {h} attention weights")                                                 \
     ROW(MAT_Z, "Z", "Z", N_("head output"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z,                \
-      AT_HEAD(Z), NULL, NULL, f_z, NULL, explain_weighted, "Z",                                                        \
+      AT_HEAD(Z), v_kept, NULL, f_z, NULL, explain_weighted, "Z",                                                        \
       "Z_{h} = weights_{h} V_{h}{ablated? (head ablated: zeros in the concat)}")                                       \
     ROW(MAT_CONCAT, "concat", "Concat", N_("the heads side by side"), false, false, DIM_N, DIM_H_D_K, AXIS_QUERY,      \
-      AXIS_HEAD_DIM, RANGE_Z, AT_TRACE(concat), NULL, NULL, f_concat, NULL, explain_concat, "concat",                  \
+      AXIS_HEAD_DIM, RANGE_Z, AT_TRACE(concat), v_kept, NULL, f_concat, NULL, explain_concat, "concat",                  \
       "concat = [Z_0 ... Z_{last}]")                                                                                   \
     ROW(MAT_WO, "W_O", "W^O", N_("output weights"), false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM,      \
-      RANGE_WEIGHT, AT_PARAMS(W_O), NULL, p_wo, NULL, NULL, explain_weight, "W_O", "W_O")                              \
+      RANGE_WEIGHT, AT_PARAMS(W_O), v_kept, p_wo, NULL, NULL, explain_weight, "W_O", "W_O")                              \
     ROW(MAT_OUTPUT_ALL, "output_all", "Output (all heads)", N_("output with every head"), false, false, DIM_N,         \
-      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_TRACE(full_output), NULL, NULL, NULL, has_ablated,           \
+      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_TRACE(full_output), v_kept, NULL, NULL, has_ablated,           \
       explain_output_all, "output_all_heads", NULL)                                                                    \
     ROW(MAT_OUTPUT, "output", "Output", N_("attention output"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY,          \
-      AXIS_DIM, RANGE_OUTPUT, AT_TRACE(output), NULL, NULL, f_output, NULL, explain_output, "output",                  \
+      AXIS_DIM, RANGE_OUTPUT, AT_TRACE(output), v_kept, NULL, f_output, NULL, explain_output, "output",                  \
       "output = concat W_O + b_O")                                                                                     \
     ROW(MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", N_("what the heads switched off add"), false, false, DIM_N,        \
       DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_output_diff, NULL, f_output_diff,                    \
@@ -130,7 +130,7 @@ typedef struct {
     Axis row_axis, col_axis;
     RangeGroup range;
     MatAt at;              // where its numbers are kept (AT_NONE: computed cell by cell by `value`)
-    double (*value)(const AttnParams *p, const Trace *t, CellRef c); // c is in range; NULL: read from `at`
+    double (*value)(const AttnParams *p, const Trace *t, CellRef c); // c is in range; v_kept: read from `at`
     Matrix *(*param)(AttnParams *p, int head); // editable matrices: where the value lives; else NULL
     // Computed from what: the input bands cell c was made from (row or col -1: the whole row or column),
     // at most max of them; returns how many. NULL: given by the lesson.
