@@ -115,7 +115,7 @@ static const char *what(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "
 
 // One head's projection of x by w + b (the matrices of trace_run) and, when it has a non-finite cell, the
 // sentence naming the product that made it.
-static bool explain_projection(char *out, size_t cap, int h, const Matrix *x, const char *x_path, const Matrix *w,
+static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, const char *x_path, const Matrix *w,
                                const Matrix *b, const char *name)
 {
     Matrix q;
@@ -144,9 +144,9 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
     int h = err->head, r, c;
     const char *src_path = p->cross ? "source.embeddings" : "embeddings";
     if (err->stage == STAGE_PROJECT && h >= 0 && h < p->heads) {
-        if (!explain_projection(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h], &p->b_Q[h], "Q"))
-            if (!explain_projection(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h], &p->b_K[h], "K"))
-                explain_projection(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h], &p->b_V[h], "V");
+        if (!projection_overflow(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h], &p->b_Q[h], "Q"))
+            if (!projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h], &p->b_K[h], "K"))
+                projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h], &p->b_V[h], "V");
     } else if ((err->stage == STAGE_SCORES || err->stage == STAGE_WEIGHTED_SUM) && h >= 0 && h < p->heads) {
         Matrix Q, K, V, S;
         memset(&Q, 0, sizeof Q), memset(&K, 0, sizeof K), memset(&V, 0, sizeof V), memset(&S, 0, sizeof S);
