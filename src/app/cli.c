@@ -758,29 +758,16 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         fputs(",\n  \"source_embeddings\": ", out);
         grad_matrix(out, &g->S);
     }
-    const char *names[3] = {"W_Q", "W_K", "W_V"};
-    const Matrix *ws[3] = {g->W_Q, g->W_K, g->W_V};
-    for (int i = 0; i < 3; i++) {
-        fprintf(out, ",\n  \"%s\": [", names[i]);
-        for (int h = 0; h < g->heads; h++) {
+    // The weights in PARAMS' order: a per-head row as a list over the heads; a bias as its one row.
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        fprintf(out, ",\n  \"%s\": %s", PARAMS[i].name, PARAMS[i].per_head ? "[" : "");
+        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) {
+            const Matrix *m = params_at_const(g, i, h);
             if (h) fputs(", ", out);
-            grad_matrix(out, &ws[i][h]);
+            if (PARAMS[i].bias) grad_row(out, m->data, m->cols);
+            else grad_matrix(out, m);
         }
-        fputc(']', out);
+        if (PARAMS[i].per_head) fputc(']', out);
     }
-    const char *bnames[3] = {"b_Q", "b_K", "b_V"};
-    const Matrix *bs[3] = {g->b_Q, g->b_K, g->b_V};
-    for (int i = 0; i < 3; i++) {
-        fprintf(out, ",\n  \"%s\": [", bnames[i]);
-        for (int h = 0; h < g->heads; h++) {
-            if (h) fputs(", ", out);
-            grad_row(out, bs[i][h].data, bs[i][h].cols);
-        }
-        fputc(']', out);
-    }
-    fputs(",\n  \"W_O\": ", out);
-    grad_matrix(out, &g->W_O);
-    fputs(",\n  \"b_O\": ", out);
-    grad_row(out, g->b_O.data, g->b_O.cols);
     fputs("\n}}\n", out);
 }

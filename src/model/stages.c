@@ -49,6 +49,14 @@ static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int h
     snprintf(e->caption, sizeof e->caption, "%s", caption);
 }
 
+// A stage of one equation "A op B = R": how many rows it wrote (0 when there is no room).
+static int binary_only(Equation *out, int max, MatId a, const char *op, MatId b, MatId r, int head, const char *caption)
+{
+    if (max < 1) return 0;
+    binary(out, a, op, b, r, head, caption);
+    return 1;
+}
+
 static int eq_input(const AttnParams *p, int head, Equation *out, int max)
 {
     if (max < 1) return 0;
@@ -87,9 +95,7 @@ static int eq_project(const AttnParams *p, int head, Equation *out, int max)
 static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
-    return 1;
+    return binary_only(out, max, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
 }
 
 static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
@@ -113,9 +119,7 @@ static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
 static int eq_mask(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, TR("the masked scores"));
-    return 1;
+    return binary_only(out, max, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, TR("the masked scores"));
 }
 
 static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
@@ -133,9 +137,7 @@ static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
 static int eq_weighted(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, TR("the head's output Z"));
-    return 1;
+    return binary_only(out, max, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, TR("the head's output Z"));
 }
 
 // Every head's part, side by side: [Z₀ | Z₁ | …] = Concat.
@@ -203,12 +205,17 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
     const char *kv = p->cross ? "Y" : "X";
     snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
 }
+// "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
+static void three_of_head(char *buf, size_t cap, int head, char r, char a, char b, const char *after)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "%c%s = %c%s %c%s%s", r, h, a, h, b, h, after);
+}
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)p;
-    char h[16];
-    head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "S%s = Q%s K%s^T", h, h, h);
+    three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -241,9 +248,7 @@ static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
 static void f_weighted(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)p;
-    char h[16];
-    head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "Z%s = A%s V%s", h, h, h);
+    three_of_head(buf, cap, head, 'Z', 'A', 'V', "");
 }
 static void f_concat(const AttnParams *p, int head, char *buf, size_t cap)
 {
