@@ -27,7 +27,7 @@ ids = []
 def add(s):
     if has_word(s) and s not in ids: ids.append(s)
 SEQ = r'((?:' + LIT + r'|\b(?:TIMES|SQRT|DOT)\b)(?:\s*(?:' + LIT + r'|\b(?:TIMES|SQRT|DOT)\b))*)'
-for f in sorted(glob.glob('src/*/*.c')):
+for f in sorted(glob.glob('src/*/*.[ch]')):
     src = open(f).read()
     for m in re.finditer(r'\b(?:TR|N_)\(\s*' + SEQ + r'\s*\)', src): add(cstr(m.group(1)))
 # tables drawn through TR(field)

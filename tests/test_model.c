@@ -152,6 +152,48 @@ static void test_stages(void)
     lesson_free(&L);
 }
 
+// The two tables' columns: each stage row carries the core's key and both its names (the board's, in its
+// notation, and the exported page's plain title); each matrix kept somewhere reads its cells from there, and
+// every matrix explains a cell; --json keys are unique.
+static void test_table_columns(void)
+{
+    CHECK(!strcmp(stage_info(STAGE_SCORES)->title, "Scores Q" "K\xe1\xb5\x80"), "the scores' title is 'Scores QKᵀ': %s",
+          stage_info(STAGE_SCORES)->title);
+    CHECK(!strcmp(stage_info(STAGE_OUTPUT)->title, "Output projection W\xe1\xb4\xbc"), "the output's title");
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const StageInfo *si = stage_info((Stage)s);
+        CHECK(si && si->stage == (Stage)s && !strcmp(si->key, stage_key((Stage)s)) && si->title && si->title[0],
+              "stage %d: its row, the core's key and a title", s);
+    }
+    Stage found;
+    CHECK(!model_stage_from_key("weights", &found) && !model_stage_from_key(NULL, &found), "no stage 'weights', none for NULL");
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat-on-the-mat-positions.json", &L, &T)) return;
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++) {
+        const MatInfo *mi = mat_info((MatId)m);
+        CHECK(mi->explain != NULL, "%s explains its cells", mi->key);
+        CHECK(mi->value && (mi->at.kind != MAT_AT_NONE || mi->value != mat_info(MAT_Q)->value), "%s is kept somewhere or computed", mi->key);
+        for (int o = MAT_NONE + 1; o < m; o++)
+            if (mi->json && mat_info((MatId)o)->json) CHECK(strcmp(mi->json, mat_info((MatId)o)->json) != 0, "%s: its own --json key", mi->key);
+        const Matrix *x = model_mat_stored(&L.params, &T, (MatId)m, 1);
+        if (!x || mi->value != mat_info(MAT_Q)->value) continue; // Q's: read where it is kept
+        int rows, cols;
+        model_mat_shape(&L.params, (MatId)m, &rows, &cols);
+        CHECK(x->rows == rows && x->cols == cols, "%s: the kept matrix has the table's shape", mi->key);
+        CellRef c = {(MatId)m, 1, rows - 1, cols - 1};
+        CHECK(model_cell_value(&L.params, &T, c) == mat_get(x, rows - 1, cols - 1), "%s: a cell is the kept number", mi->key);
+        char lines[4][256];
+        CHECK(model_explain(&L, &T, c, lines, 4, true) >= 2, "%s: its last cell explained", mi->key);
+    }
+    CHECK(model_mat_stored(&L.params, &T, MAT_Q, 1) == &T.head[1].Q && model_mat_stored(&L.params, &T, MAT_WQ, 1) == &L.params.W_Q[1]
+              && model_mat_stored(&L.params, &T, MAT_OUTPUT, 0) == &T.output && !model_mat_stored(&L.params, &T, MAT_OUTPUT_ALL, 0),
+          "Q_1, W_Q_1 and the output where the trace and the lesson keep them; no output with all heads without ablation");
+    CHECK(model_mat_own(&L.params, MAT_X) && !model_mat_own(&L.params, MAT_S), "self-attention: Y is X, not its own");
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 // The softmax explanation: "max = …;  exp(a − max) / (…)" then "= e / sum = value (from unrounded values; …)",
 // from the trace's stable softmax. With embeddings of 40 the scaled scores are in the thousands: a naive exp
 // gives ∞ / ∞; the explanation never shows ∞ (nor nan/inf) for any weight of any head.
@@ -257,6 +299,7 @@ int main(void)
     test_format();
     test_names();
     test_stages();
+    test_table_columns();
     test_softmax_explained();
     return check_report("test_model");
 }

@@ -205,7 +205,42 @@ static void test_stage_names(void)
 {
     CHECK(strcmp(stage_key(STAGE_SOFTMAX), "softmax") == 0, "softmax key");
     CHECK(strcmp(stage_key(STAGE_SCALE), "scaled") == 0, "scale key");
-    for (int s = 0; s < STAGE_COUNT; s++) CHECK(stage_name((Stage)s)[0] != '?', "stage %d named", s);
+    CHECK(strcmp(stage_key(STAGE_COUNT), "?") == 0 && strcmp(stage_key((Stage)-1), "?") == 0, "out of range: ?");
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        const char *k = stage_key((Stage)s);
+        bool plain = k[0] != '\0';
+        for (const char *c = k; *c; c++) plain = plain && ((*c >= 'a' && *c <= 'z') || *c == '-');
+        CHECK(plain, "stage %d's key '%s' is lower-case ASCII", s, k);
+        for (int o = 0; o < s; o++) CHECK(strcmp(k, stage_key((Stage)o)) != 0, "stage %d's key '%s' is its own", s, k);
+    }
+}
+
+// The table of weights: its rows are the matrices params_init made, in the trainable order, with their shapes.
+static void test_param_table(void)
+{
+    AttnParams p;
+    CHECK(params_init(&p, 3, 4, 5, 2, 3), "init");
+    const Matrix *expect[] = {&p.W_Q[0], &p.W_K[0], &p.W_V[0], &p.b_Q[0], &p.b_K[0], &p.b_V[0],
+                              &p.W_Q[1], &p.W_K[1], &p.W_V[1], &p.b_Q[1], &p.b_K[1], &p.b_V[1], &p.W_O, &p.b_O};
+    Matrix *got[PARAM_COUNT * 2];
+    int count = params_trainable(got, &p);
+    CHECK(count == 14, "6 per head and 2 for the layer: %d", count);
+    for (int i = 0; i < count && i < 14; i++) CHECK(got[i] == expect[i], "trainable %d in order", i);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const Matrix *m = params_at(&p, i, PARAMS[i].per_head ? 1 : 0);
+        CHECK(m->rows == params_dim(&p, PARAMS[i].rows) && m->cols == params_dim(&p, PARAMS[i].cols),
+              "%s is %dx%d", PARAMS[i].name, m->rows, m->cols);
+        CHECK(PARAMS[i].bias == (m->rows == 1), "%s: a bias is one row", PARAMS[i].name);
+    }
+    CHECK(p.W_O.rows == 6 && p.W_O.cols == 5 && p.b_O.cols == 5, "W_O (h*d_k, d_model)");
+    AttnParams q;
+    p.W_K[1].data[4] = 2.5;
+    p.b_O.data[2] = -1.0;
+    CHECK(params_init(&q, 3, 4, 5, 2, 3), "init the copy");
+    params_copy_weights(&q, &p);
+    CHECK(q.W_K[1].data[4] == 2.5 && q.b_O.data[2] == -1.0, "params_copy_weights copies every row");
+    params_free(&q);
+    params_free(&p);
 }
 
 // Issue 14: positions, the scale, the entropy, ablation and the shuffle, on small hand-checked cases.
@@ -329,6 +364,7 @@ int main(void)
     test_causal();
     test_overflow_named();
     test_stage_names();
+    test_param_table();
     test_positions();
     test_scale_entropy_ablation();
     return check_report("test_trace");

@@ -257,72 +257,150 @@ static void print_header(FILE *out, const Lesson *l)
 
 void cli_print_trace(FILE *out, const Lesson *l, const Trace *t) { cli_print_trace_ex(out, l, t, NULL); }
 
+// ---- the matrices of --trace and --json: the rows of the matrix table -------------------------------
+
+// The three parts of both, each in the matrix table's order (MAT_ROWS): the embeddings (the rows before the
+// first per-head one), each head's matrices, the layer's (the other rows). A part's biases (PARAMS) follow
+// its last weight matrix.
+typedef enum { PART_INPUT, PART_HEAD, PART_LAYER } Part;
+
+// One matrix to write: a row of the matrix table, or a bias.
+typedef struct {
+    const char *json;   // its --json key
+    char title[128];    // its --trace title ("": not in --trace)
+    const Matrix *m;
+    bool bias;          // a bias: a JSON vector, and in --trace only when its part has one that is not zero
+    char *const *row_labels, *const *col_labels;
+    const char *col_prefix; // the column labels without col_labels: "d0", "k0", "c0"
+} Item;
+
+static Part mat_part(MatId m)
+{
+    bool head_seen = false;
+    for (int i = MAT_NONE + 1; i < (int)m; i++) head_seen = head_seen || mat_info((MatId)i)->per_head;
+    return mat_info(m)->per_head ? PART_HEAD : head_seen ? PART_LAYER : PART_INPUT;
+}
+
+static char *const *axis_labels(const Lesson *l, Axis a)
+{
+    return a == AXIS_QUERY ? l->tokens : a == AXIS_KEY ? l->source_tokens : NULL;
+}
+
+static const char *dim_prefix(int cols_are_d_k, int cols_are_h_d_k)
+{
+    return cols_are_d_k ? "k" : cols_are_h_d_k ? "c" : "d";
+}
+
+// Whether the condition `name` of a --trace title ("{pos?...}") holds for head h.
+static bool title_holds(const AttnParams *p, int h, const char *name, size_t len)
+{
+    static const char *const names[] = {"pos", "cross", "mask", "ablated"};
+    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h)};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return holds[i];
+    return false;
+}
+
+// Appends the --trace title template [s, end) for head h to buf: {h} the head, {kv} the keys' input (X or Y),
+// {last} the last head, {scale} "× s" or "/ √d_k", and {cond?text} the text only when cond holds.
+static void title_expand(char *buf, size_t cap, const char *s, const char *end, const AttnParams *p, int h)
+{
+    while (s < end) {
+        size_t used = strlen(buf);
+        if (*s != '{') {
+            if (used + 1 < cap) buf[used] = *s, buf[used + 1] = '\0';
+            s++;
+            continue;
+        }
+        const char *close = s + 1;
+        for (int depth = 1; close < end && (depth > 1 || *close != '}'); close++) depth += *close == '{' ? 1 : *close == '}' ? -1 : 0;
+        const char *q = memchr(s + 1, '?', (size_t)(close - s - 1));
+        size_t len = (size_t)(close - s - 1);
+        if (q) {
+            if (title_holds(p, h, s + 1, (size_t)(q - s - 1))) title_expand(buf, cap, q + 1, close, p, h);
+        } else if (len == 1 && s[1] == 'h')
+            snprintf(buf + used, cap - used, "%d", h);
+        else if (len == 2 && strncmp(s + 1, "kv", 2) == 0)
+            snprintf(buf + used, cap - used, "%s", p->cross ? "Y" : "X");
+        else if (len == 4 && strncmp(s + 1, "last", 4) == 0)
+            snprintf(buf + used, cap - used, "%d", p->heads - 1);
+        else if (len == 5 && strncmp(s + 1, "scale", 5) == 0) {
+            if (p->scale > 0) snprintf(buf + used, cap - used, "\xc3\x97 %.6g", p->scale);
+            else snprintf(buf + used, cap - used, "/ \xe2\x88\x9a%d", p->d_k);
+        }
+        s = close < end ? close + 1 : end;
+    }
+}
+
+// The part's biases (PARAMS rows), for head h in the per-head part.
+static int bias_items(Item *out, const Lesson *l, Part part, int h)
+{
+    int n = 0;
+    for (int i = 0; part != PART_INPUT && i < PARAM_COUNT; i++) { // the embeddings' part has no bias
+        if (!PARAMS[i].bias || PARAMS[i].per_head != (part == PART_HEAD)) continue;
+        Item *it = &out[n++];
+        memset(it, 0, sizeof *it);
+        it->json = PARAMS[i].name;
+        if (PARAMS[i].per_head) snprintf(it->title, sizeof it->title, "%s_%d", PARAMS[i].name, h);
+        else snprintf(it->title, sizeof it->title, "%s", PARAMS[i].name);
+        it->m = params_at_const(&l->params, i, h);
+        it->bias = true;
+        it->col_prefix = dim_prefix(PARAMS[i].cols == PDIM_D_K, PARAMS[i].cols == PDIM_H_D_K);
+    }
+    return n;
+}
+
+// The matrices of one part (head h in the per-head part) that the lesson has, in the table's order.
+static int part_items(Item *out, const Lesson *l, const Trace *t, Part part, int h)
+{
+    const AttnParams *p = &l->params;
+    int n = 0;
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++) {
+        const MatInfo *mi = mat_info((MatId)m);
+        const Matrix *x = mi->json && mat_part((MatId)m) == part ? model_mat_stored(p, t, (MatId)m, h) : NULL;
+        if (!x) continue;
+        Item *it = &out[n++];
+        memset(it, 0, sizeof *it);
+        it->json = mi->json;
+        if (mi->trace) title_expand(it->title, sizeof it->title, mi->trace, mi->trace + strlen(mi->trace), p, h);
+        it->m = x;
+        it->row_labels = axis_labels(l, mi->row_axis);
+        it->col_labels = axis_labels(l, mi->col_axis);
+        it->col_prefix = dim_prefix(mi->cols == DIM_D_K, mi->cols == DIM_H_D_K);
+        bool later_weight = false;
+        for (int k = m + 1; k < MAT_COUNT; k++)
+            later_weight = later_weight || (mat_info((MatId)k)->param && mat_part((MatId)k) == part);
+        if (mi->param && !later_weight) n += bias_items(&out[n], l, part, h);
+    }
+    return n;
+}
+
+// --trace: the items with a title; a part's biases only when one of them is not zero.
+static void print_items(FILE *out, const Item *items, int count)
+{
+    bool biases = false;
+    for (int i = 0; i < count; i++) biases = biases || (items[i].bias && any_nonzero(items[i].m));
+    for (int i = 0; i < count; i++)
+        if (items[i].title[0] && (!items[i].bias || biases))
+            print_matrix(out, items[i].title, items[i].m, items[i].row_labels, items[i].col_labels, items[i].col_prefix);
+}
+
 void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
 {
     const AttnParams *p = &l->params;
-    char title[128];
     print_header(out, l);
 
-    if (p->positions != POS_NONE) {
-        print_matrix(out, "== Token embeddings E", &p->E, l->tokens, NULL, "d");
-        print_matrix(out, "== Positions P", &p->P, NULL, NULL, "d");
-        print_matrix(out, "== Input embeddings X = E + P", &p->X, l->tokens, NULL, "d");
-        if (p->cross) {
-            print_matrix(out, "== Source token embeddings", &p->E_S, l->source_tokens, NULL, "d");
-            print_matrix(out, "== Source positions", &p->P_S, NULL, NULL, "d");
-            print_matrix(out, "== Source embeddings Y = source tokens + source positions", &p->S, l->source_tokens,
-                         NULL, "d");
-        }
-    } else {
-        print_matrix(out, "== Input embeddings X", &p->X, l->tokens, NULL, "d");
-        if (p->cross) print_matrix(out, "== Source embeddings Y", &p->S, l->source_tokens, NULL, "d");
-    }
-
+    Item items[MAT_COUNT + PARAM_COUNT];
+    int count = part_items(items, l, t, PART_INPUT, 0);
+    print_items(out, items, count);
     for (int h = 0; h < p->heads; h++) {
-        const HeadTrace *ht = &t->head[h];
         fprintf(out, "==== Head %d ====\n\n", h);
-        snprintf(title, sizeof title, "W_Q_%d", h);
-        print_matrix(out, title, &p->W_Q[h], NULL, NULL, "k");
-        snprintf(title, sizeof title, "W_K_%d", h);
-        print_matrix(out, title, &p->W_K[h], NULL, NULL, "k");
-        snprintf(title, sizeof title, "W_V_%d", h);
-        print_matrix(out, title, &p->W_V[h], NULL, NULL, "k");
-        if (any_nonzero(&p->b_Q[h]) || any_nonzero(&p->b_K[h]) || any_nonzero(&p->b_V[h])) {
-            snprintf(title, sizeof title, "b_Q_%d", h);
-            print_matrix(out, title, &p->b_Q[h], NULL, NULL, "k");
-            snprintf(title, sizeof title, "b_K_%d", h);
-            print_matrix(out, title, &p->b_K[h], NULL, NULL, "k");
-            snprintf(title, sizeof title, "b_V_%d", h);
-            print_matrix(out, title, &p->b_V[h], NULL, NULL, "k");
-        }
-        const char *src = p->cross ? "Y" : "X"; // as on the board: S_i are the scores
-        snprintf(title, sizeof title, "Q_%d = X W_Q_%d + b_Q_%d", h, h, h);
-        print_matrix(out, title, &ht->Q, l->tokens, NULL, "k");
-        snprintf(title, sizeof title, "K_%d = %s W_K_%d + b_K_%d", h, src, h, h);
-        print_matrix(out, title, &ht->K, l->source_tokens, NULL, "k");
-        snprintf(title, sizeof title, "V_%d = %s W_V_%d + b_V_%d", h, src, h, h);
-        print_matrix(out, title, &ht->V, l->source_tokens, NULL, "k");
-        snprintf(title, sizeof title, "scores_%d = Q_%d K_%d\xe1\xb5\x80", h, h, h);
-        print_matrix(out, title, &ht->scores, l->tokens, l->source_tokens, "");
-        if (p->scale > 0)
-            snprintf(title, sizeof title, "scaled_%d = scores_%d \xc3\x97 %.6g%s", h, h, p->scale,
-                     p->mask == MASK_CAUSAL ? ", causal mask (-inf above the diagonal)" : "");
-        else
-            snprintf(title, sizeof title, "scaled_%d = scores_%d / \xe2\x88\x9a%d%s", h, h, p->d_k,
-                     p->mask == MASK_CAUSAL ? ", causal mask (-inf above the diagonal)" : "");
-        print_matrix(out, title, &ht->scaled, l->tokens, l->source_tokens, "");
-        snprintf(title, sizeof title, "weights_%d = softmax(scaled_%d), head %d attention weights", h, h, h);
-        print_matrix(out, title, &ht->weights, l->tokens, l->source_tokens, "");
-        snprintf(title, sizeof title, "Z_%d = weights_%d V_%d%s", h, h, h,
-                 params_ablated(p, h) ? " (head ablated: zeros in the concat)" : "");
-        print_matrix(out, title, &ht->Z, l->tokens, NULL, "k");
+        count = part_items(items, l, t, PART_HEAD, h);
+        print_items(out, items, count);
     }
     fprintf(out, "==== All heads ====\n\n");
-    snprintf(title, sizeof title, "concat = [Z_0 ... Z_%d]", p->heads - 1);
-    print_matrix(out, title, &t->concat, l->tokens, NULL, "c");
-    print_matrix(out, "W_O", &p->W_O, NULL, NULL, "d");
-    if (any_nonzero(&p->b_O)) print_matrix(out, "b_O", &p->b_O, NULL, NULL, "d");
-    print_matrix(out, "output = concat W_O + b_O", &t->output, l->tokens, NULL, "d");
+    count = part_items(items, l, t, PART_LAYER, 0);
+    print_items(out, items, count);
     if (t->full_output.data) {
         print_matrix(out, "output with every head (no ablation)", &t->full_output, l->tokens, NULL, "d");
         fprintf(out, "largest difference the ablation makes: %.4f\n\n", mat_max_abs_diff(&t->output, &t->full_output));
@@ -546,6 +624,16 @@ static void json_vector(FILE *out, const char *key, const Matrix *m, const char 
     fprintf(out, "%s\n", last ? "" : ",");
 }
 
+// --json: every item, the last of the object without a comma when `closes`.
+static void json_items(FILE *out, const Item *items, int count, const char *indent, bool closes)
+{
+    for (int i = 0; i < count; i++) {
+        bool last = closes && i + 1 == count;
+        if (items[i].bias) json_vector(out, items[i].json, items[i].m, indent, last);
+        else json_matrix(out, items[i].json, items[i].m, indent, last);
+    }
+}
+
 static void json_tokens(FILE *out, const char *key, char *const *tokens, int count)
 {
     fprintf(out, "  \"%s\": [", key);
@@ -593,42 +681,16 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
         json_number(out, x->shuffle_difference);
         fprintf(out, ",\n  \"shuffle_only_reorders\": %s,\n", x->shuffle_same ? "true" : "false");
     }
-    if (p->positions != POS_NONE) {
-        json_matrix(out, "token_embeddings", &p->E, "  ", false);
-        json_matrix(out, "positions", &p->P, "  ", false);
-    }
-    json_matrix(out, "embeddings", &p->X, "  ", false);
-    if (p->positions != POS_NONE && p->cross) {
-        json_matrix(out, "source_token_embeddings", &p->E_S, "  ", false);
-        json_matrix(out, "source_positions", &p->P_S, "  ", false);
-    }
-    json_matrix(out, "source_embeddings", &p->S, "  ", false);
+    Item items[MAT_COUNT + PARAM_COUNT];
+    json_items(out, items, part_items(items, l, t, PART_INPUT, 0), "  ", false);
     fputs("  \"head\": [\n", out);
     for (int h = 0; h < p->heads; h++) {
-        const HeadTrace *ht = &t->head[h];
-        const char *in = "      ";
         fputs("    {\n", out);
-        json_matrix(out, "W_Q", &p->W_Q[h], in, false);
-        json_matrix(out, "W_K", &p->W_K[h], in, false);
-        json_matrix(out, "W_V", &p->W_V[h], in, false);
-        json_vector(out, "b_Q", &p->b_Q[h], in, false);
-        json_vector(out, "b_K", &p->b_K[h], in, false);
-        json_vector(out, "b_V", &p->b_V[h], in, false);
-        json_matrix(out, "Q", &ht->Q, in, false);
-        json_matrix(out, "K", &ht->K, in, false);
-        json_matrix(out, "V", &ht->V, in, false);
-        json_matrix(out, "scores", &ht->scores, in, false);
-        json_matrix(out, "scaled", &ht->scaled, in, false);
-        json_matrix(out, "weights", &ht->weights, in, false);
-        json_matrix(out, "Z", &ht->Z, in, true);
+        json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", true);
         fprintf(out, "    }%s\n", h + 1 < p->heads ? "," : "");
     }
     fputs("  ],\n", out);
-    json_matrix(out, "concat", &t->concat, "  ", false);
-    json_matrix(out, "W_O", &p->W_O, "  ", false);
-    json_vector(out, "b_O", &p->b_O, "  ", false);
-    if (t->full_output.data) json_matrix(out, "output_all_heads", &t->full_output, "  ", false);
-    json_matrix(out, "output", &t->output, "  ", true);
+    json_items(out, items, part_items(items, l, t, PART_LAYER, 0), "  ", true);
     fputs("}\n", out);
 }
 
@@ -696,29 +758,16 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         fputs(",\n  \"source_embeddings\": ", out);
         grad_matrix(out, &g->S);
     }
-    const char *names[3] = {"W_Q", "W_K", "W_V"};
-    const Matrix *ws[3] = {g->W_Q, g->W_K, g->W_V};
-    for (int i = 0; i < 3; i++) {
-        fprintf(out, ",\n  \"%s\": [", names[i]);
-        for (int h = 0; h < g->heads; h++) {
+    // The weights in PARAMS' order: a per-head row as a list over the heads; a bias as its one row.
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        fprintf(out, ",\n  \"%s\": %s", PARAMS[i].name, PARAMS[i].per_head ? "[" : "");
+        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) {
+            const Matrix *m = params_at_const(g, i, h);
             if (h) fputs(", ", out);
-            grad_matrix(out, &ws[i][h]);
+            if (PARAMS[i].bias) grad_row(out, m->data, m->cols);
+            else grad_matrix(out, m);
         }
-        fputc(']', out);
+        if (PARAMS[i].per_head) fputc(']', out);
     }
-    const char *bnames[3] = {"b_Q", "b_K", "b_V"};
-    const Matrix *bs[3] = {g->b_Q, g->b_K, g->b_V};
-    for (int i = 0; i < 3; i++) {
-        fprintf(out, ",\n  \"%s\": [", bnames[i]);
-        for (int h = 0; h < g->heads; h++) {
-            if (h) fputs(", ", out);
-            grad_row(out, bs[i][h].data, bs[i][h].cols);
-        }
-        fputc(']', out);
-    }
-    fputs(",\n  \"W_O\": ", out);
-    grad_matrix(out, &g->W_O);
-    fputs(",\n  \"b_O\": ", out);
-    grad_row(out, g->b_O.data, g->b_O.cols);
     fputs("\n}}\n", out);
 }

@@ -252,8 +252,8 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         if (strcmp(a->stage, "all") == 0) r->stage = EXPORT_ALL_STAGES;
         else if (strcmp(a->stage, "weights") == 0) r->stage = STAGE_SOFTMAX;
         else if (strcmp(a->stage, "masked") == 0) r->stage = STAGE_MASK;
-        for (int s = 0; s < STAGE_COUNT && r->stage == -2; s++)
-            if (strcmp(a->stage, stage_key((Stage)s)) == 0) r->stage = s;
+        Stage keyed;
+        if (r->stage == -2 && model_stage_from_key(a->stage, &keyed)) r->stage = keyed;
         if (r->stage == -2) {
             cli_line(stderr,
                     "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "

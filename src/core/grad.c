@@ -22,32 +22,8 @@ void grads_zero(AttnParams *g)
 {
     zero(&g->X);
     zero(&g->S);
-    for (int h = 0; h < g->heads; h++) {
-        zero(&g->W_Q[h]);
-        zero(&g->W_K[h]);
-        zero(&g->W_V[h]);
-        zero(&g->b_Q[h]);
-        zero(&g->b_K[h]);
-        zero(&g->b_V[h]);
-    }
-    zero(&g->W_O);
-    zero(&g->b_O);
-}
-
-int params_trainable(Matrix **out, AttnParams *p)
-{
-    int k = 0;
-    for (int h = 0; h < p->heads; h++) {
-        out[k++] = &p->W_Q[h];
-        out[k++] = &p->W_K[h];
-        out[k++] = &p->W_V[h];
-        out[k++] = &p->b_Q[h];
-        out[k++] = &p->b_K[h];
-        out[k++] = &p->b_V[h];
-    }
-    out[k++] = &p->W_O;
-    out[k++] = &p->b_O;
-    return k;
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) zero(params_at(g, i, h));
 }
 
 // loss = mean((output - targets)^2), summed row by row in order
@@ -87,6 +63,20 @@ static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x
         }
 }
 
+// out (r, c) = op(a) @ op(b), op transposing when its flag is set; each sum runs over the inner index in
+// increasing order, a's factor first, so the bits are those of the plain loops.
+static void product(Matrix *out, const Matrix *a, bool a_t, const Matrix *b, bool b_t)
+{
+    int inner = a_t ? a->rows : a->cols;
+    for (int i = 0; i < out->rows; i++)
+        for (int j = 0; j < out->cols; j++) {
+            double acc = 0.0;
+            for (int k = 0; k < inner; k++)
+                acc += (a_t ? mat_get(a, k, i) : mat_get(a, i, k)) * (b_t ? mat_get(b, j, k) : mat_get(b, k, j));
+            mat_set(out, i, j, acc);
+        }
+}
+
 // The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m, d_k).
 typedef struct {
     Matrix dZ, dA, dQ, dK, dV;
@@ -94,11 +84,8 @@ typedef struct {
 
 static void scratch_free(HeadScratch *s)
 {
-    mat_free(&s->dZ);
-    mat_free(&s->dA);
-    mat_free(&s->dQ);
-    mat_free(&s->dK);
-    mat_free(&s->dV);
+    Matrix *all[] = {&s->dZ, &s->dA, &s->dQ, &s->dK, &s->dV};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mat_free(all[i]);
 }
 
 // One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the biases
@@ -112,18 +99,8 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
     for (int i = 0; i < n; i++)
         memcpy(mat_row(&s->dZ, i), mat_row(dC, i) + (size_t)h * (size_t)dk, (size_t)dk * sizeof(double));
     // dA (n, m) = dZ (n, d_k) @ V^T (d_k, m);  dV (m, d_k) = A^T (m, n) @ dZ (n, d_k)
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < m; j++) {
-            double acc = 0.0;
-            for (int k = 0; k < dk; k++) acc += mat_get(&s->dZ, i, k) * mat_get(&ht->V, j, k);
-            mat_set(&s->dA, i, j, acc);
-        }
-    for (int j = 0; j < m; j++)
-        for (int k = 0; k < dk; k++) {
-            double acc = 0.0;
-            for (int i = 0; i < n; i++) acc += mat_get(A, i, j) * mat_get(&s->dZ, i, k);
-            mat_set(&s->dV, j, k, acc);
-        }
+    product(&s->dA, &s->dZ, false, &ht->V, true);
+    product(&s->dV, A, true, &s->dZ, false);
     // Softmax backward, row by row: dscaled = A * (dA - sum_j A dA); a masked entry has A = 0 and gets 0.
     // Then the scale: dscores = dscaled * scale (the trace divides by sqrt(d_k), i.e. scale = 1/sqrt(d_k)).
     double scale = params_scale(p);
@@ -133,18 +110,8 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
         for (int j = 0; j < m; j++) mat_set(&s->dA, i, j, mat_get(A, i, j) * (mat_get(&s->dA, i, j) - dot) * scale);
     }
     // dQ (n, d_k) = dscores (n, m) @ K (m, d_k);  dK (m, d_k) = dscores^T (m, n) @ Q (n, d_k)
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < dk; k++) {
-            double acc = 0.0;
-            for (int j = 0; j < m; j++) acc += mat_get(&s->dA, i, j) * mat_get(&ht->K, j, k);
-            mat_set(&s->dQ, i, k, acc);
-        }
-    for (int j = 0; j < m; j++)
-        for (int k = 0; k < dk; k++) {
-            double acc = 0.0;
-            for (int i = 0; i < n; i++) acc += mat_get(&s->dA, i, j) * mat_get(&ht->Q, i, k);
-            mat_set(&s->dK, j, k, acc);
-        }
+    product(&s->dQ, &s->dA, false, &ht->K, false);
+    product(&s->dK, &s->dA, true, &ht->Q, false);
     Matrix *dS = p->cross ? &g->S : &g->X;
     project_backward(&g->W_Q[h], &g->b_Q[h], &g->X, &p->X, &p->W_Q[h], &s->dQ);
     project_backward(&g->W_K[h], &g->b_K[h], dS, &p->S, &p->W_K[h], &s->dK);

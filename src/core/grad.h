@@ -11,10 +11,6 @@
 bool grads_init(AttnParams *g, const AttnParams *p);
 void grads_zero(AttnParams *g);
 
-// The trainable matrices of p in a fixed order: per head W_Q, W_K, W_V, b_Q, b_K, b_V, then W_O, b_O
-// (the embeddings are not trained). out holds 6 * heads + 2 pointers; returns how many.
-int params_trainable(Matrix **out, AttnParams *p);
-
 // loss = mean over the n * d_model entries of (output - targets)^2, for a trace t of p.
 // targets (n, d_model).
 double attn_loss(const Trace *t, const Matrix *targets);

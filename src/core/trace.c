@@ -1,8 +1,6 @@
-// Runs the stages of multi-head attention and keeps every intermediate in a Trace.
+// Runs the stages of multi-head attention, keeps every intermediate in a Trace, and says where and why a
+// run failed (the stage, the head, and for an overflow the input that made it).
 #include "trace.h"
-#include "exactmath.h"
-
-#include "overflow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,174 +9,11 @@
 
 #include "platform/platform.h"
 
-static const char *const STAGE_NAMES[STAGE_COUNT] = {
-    "Input embeddings", "Positions E + P", "Projections Q, K, V", "Scores QKᵀ", "Scaling ÷√d_k", "Causal mask",
-    "Softmax", "Weighted sum A·V", "Concatenation", "Output projection Wᴼ",
-};
-static const char *const STAGE_KEYS[STAGE_COUNT] = {
-    "input", "positions", "projections", "scores", "scaled", "mask", "softmax", "weighted-sum", "concat", "output",
-};
+#define TRACE_STAGE_KEY(id, key) [id] = key,
+static const char *const STAGE_KEYS[STAGE_COUNT] = {TRACE_STAGES(TRACE_STAGE_KEY)};
+#undef TRACE_STAGE_KEY
 
-const char *stage_name(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_NAMES[s] : "?"; }
 const char *stage_key(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_KEYS[s] : "?"; }
-
-// Frees an array of `count` matrices allocated with calloc.
-static void free_matrices(Matrix *ms, int count)
-{
-    if (!ms) return;
-    for (int i = 0; i < count; i++) mat_free(&ms[i]);
-    free(ms);
-}
-
-static Matrix *alloc_matrices(int count, int rows, int cols)
-{
-    Matrix *ms = calloc((size_t)count, sizeof(Matrix));
-    if (!ms) return NULL;
-    for (int i = 0; i < count; i++) {
-        if (!mat_init(&ms[i], rows, cols)) {
-            free_matrices(ms, count);
-            return NULL;
-        }
-    }
-    return ms;
-}
-
-bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k)
-{
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->m = m;
-    p->d_model = d_model;
-    p->heads = heads;
-    p->d_k = d_k;
-    bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model)
-        && (p->W_Q = alloc_matrices(heads, d_model, d_k)) && (p->W_K = alloc_matrices(heads, d_model, d_k))
-        && (p->W_V = alloc_matrices(heads, d_model, d_k)) && (p->b_Q = alloc_matrices(heads, 1, d_k))
-        && (p->b_K = alloc_matrices(heads, 1, d_k)) && (p->b_V = alloc_matrices(heads, 1, d_k))
-        && mat_init(&p->W_O, heads * d_k, d_model) && mat_init(&p->b_O, 1, d_model);
-    if (!ok) params_free(p);
-    return ok;
-}
-
-void params_free(AttnParams *p)
-{
-    mat_free(&p->X);
-    mat_free(&p->S);
-    free_matrices(p->W_Q, p->heads);
-    free_matrices(p->W_K, p->heads);
-    free_matrices(p->W_V, p->heads);
-    free_matrices(p->b_Q, p->heads);
-    free_matrices(p->b_K, p->heads);
-    free_matrices(p->b_V, p->heads);
-    mat_free(&p->W_O);
-    mat_free(&p->b_O);
-    mat_free(&p->E);
-    mat_free(&p->P);
-    mat_free(&p->E_S);
-    mat_free(&p->P_S);
-    memset(p, 0, sizeof *p);
-}
-
-static void copy_values(Matrix *dst, const Matrix *src)
-{
-    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
-}
-
-bool params_copy(AttnParams *out, const AttnParams *src)
-{
-    if (!params_init(out, src->n, src->m, src->d_model, src->heads, src->d_k)) return false;
-    out->mask = src->mask;
-    out->cross = src->cross;
-    copy_values(&out->X, &src->X);
-    copy_values(&out->S, &src->S);
-    for (int h = 0; h < src->heads; h++) {
-        copy_values(&out->W_Q[h], &src->W_Q[h]);
-        copy_values(&out->W_K[h], &src->W_K[h]);
-        copy_values(&out->W_V[h], &src->W_V[h]);
-        copy_values(&out->b_Q[h], &src->b_Q[h]);
-        copy_values(&out->b_K[h], &src->b_K[h]);
-        copy_values(&out->b_V[h], &src->b_V[h]);
-    }
-    copy_values(&out->W_O, &src->W_O);
-    copy_values(&out->b_O, &src->b_O);
-    out->scale = src->scale;
-    out->ablated = src->ablated;
-    out->positions = src->positions;
-    if (src->positions != POS_NONE) {
-        bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);
-        if (ok && src->cross) ok = mat_copy(&out->E_S, &src->E_S) && mat_copy(&out->P_S, &src->P_S);
-        if (!ok) {
-            params_free(out);
-            return false;
-        }
-    }
-    return true;
-}
-
-void positions_sinusoidal(Matrix *P)
-{
-    int d = P->cols;
-    for (int pos = 0; pos < P->rows; pos++)
-        for (int i = 0; 2 * i < d; i++) {
-            // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
-            double angle = (double)pos / core_pow(10000.0, (double)(2 * i) / (double)d);
-            mat_set(P, pos, 2 * i, core_sin(angle)); // glibc's bits on every platform (exactmath.c)
-            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, core_cos(angle));
-        }
-}
-
-// out (r, c) = a + b
-static void add_into(Matrix *out, const Matrix *a, const Matrix *b)
-{
-    size_t count = (size_t)a->rows * (size_t)a->cols;
-    for (size_t i = 0; i < count; i++) out->data[i] = a->data[i] + b->data[i];
-}
-
-void params_apply_positions(AttnParams *p)
-{
-    if (p->positions == POS_NONE) return;
-    add_into(&p->X, &p->E, &p->P);
-    if (p->cross) add_into(&p->S, &p->E_S, &p->P_S);
-    else copy_values(&p->S, &p->X);
-}
-
-bool params_set_positions(AttnParams *p, PositionKind kind)
-{
-    if (kind == POS_NONE) return true;
-    mat_free(&p->E);
-    mat_free(&p->P);
-    mat_free(&p->E_S);
-    mat_free(&p->P_S);
-    bool ok = mat_copy(&p->E, &p->X) && mat_init(&p->P, p->n, p->d_model);
-    if (ok && p->cross) ok = mat_copy(&p->E_S, &p->S) && mat_init(&p->P_S, p->m, p->d_model);
-    if (!ok) {
-        mat_free(&p->E);
-        mat_free(&p->P);
-        mat_free(&p->E_S);
-        mat_free(&p->P_S);
-        return false;
-    }
-    p->positions = kind;
-    if (kind == POS_SINUSOIDAL) {
-        positions_sinusoidal(&p->P);
-        if (p->cross) positions_sinusoidal(&p->P_S);
-    }
-    params_apply_positions(p);
-    return true;
-}
-
-bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
-{
-    if (!params_copy(out, src)) return false;
-    // Without positions the rows of X are the token embeddings: they move. With positions E moves and P stays.
-    Matrix *moved = src->positions != POS_NONE ? &out->E : &out->X;
-    const Matrix *from = src->positions != POS_NONE ? &src->E : &src->X;
-    for (int i = 0; i < src->n; i++)
-        memcpy(mat_row(moved, i), mat_row(from, perm[i]), (size_t)src->d_model * sizeof(double));
-    if (src->positions != POS_NONE) params_apply_positions(out);
-    else if (!src->cross) copy_values(&out->S, &out->X);
-    return true;
-}
 
 double trace_shuffle_difference(const Trace *original, const Trace *shuffled, const int *perm)
 {
@@ -199,74 +34,6 @@ bool trace_shuffle_same(const Trace *original, double difference)
     for (size_t i = 0; i < count; i++)
         if (fabs(original->output.data[i]) > big) big = fabs(original->output.data[i]);
     return difference <= 1e-12 * big;
-}
-
-double params_scale(const AttnParams *p) { return p->scale > 0 ? p->scale : 1.0 / sqrt((double)p->d_k); }
-
-// q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
-void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b)
-{
-    mat_matmul(q, x, w);
-    mat_add_row(q, b);
-}
-
-// scores (n, m) = q (n, d_k) @ k^T (d_k, m)
-void attn_scores(Matrix *scores, const Matrix *q, const Matrix *k) { mat_matmul_bt(scores, q, k); }
-
-// scaled (n, m) = scores / sqrt(d_k). Divides (not multiplies by 1/sqrt) to match NumPy's `/ np.sqrt(d_k)`.
-void attn_scale(Matrix *scaled, const Matrix *scores, int d_k)
-{
-    double root = sqrt((double)d_k);
-    size_t count = (size_t)scores->rows * (size_t)scores->cols;
-    for (size_t i = 0; i < count; i++) scaled->data[i] = scores->data[i] / root;
-}
-
-// scaled (n, m) = scores * s
-void attn_scale_by(Matrix *scaled, const Matrix *scores, double s)
-{
-    size_t count = (size_t)scores->rows * (size_t)scores->cols;
-    for (size_t i = 0; i < count; i++) scaled->data[i] = scores->data[i] * s;
-}
-
-// entropy (n, 1) = -sum_j w log2 w over each row of weights (n, m)
-void attn_entropy(Matrix *entropy, const Matrix *weights)
-{
-    for (int r = 0; r < weights->rows; r++) {
-        double h = 0.0;
-        const double *w = mat_row(weights, r);
-        for (int c = 0; c < weights->cols; c++)
-            if (w[c] > 0.0) h -= w[c] * log2(w[c]);
-        entropy->data[r] = h == 0.0 ? 0.0 : h; // never -0
-    }
-}
-
-// The ablated heads' columns of concat (n, h * d_k) become zeros.
-void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k)
-{
-    for (int h = 0; h < heads && h < ATTN_MAX_ABLATED_HEADS; h++) {
-        if (!((ablated >> h) & 1u)) continue;
-        for (int r = 0; r < concat->rows; r++) memset(mat_row(concat, r) + (size_t)h * (size_t)d_k, 0, (size_t)d_k * sizeof(double));
-    }
-}
-
-// A query may look only at itself and earlier tokens: -inf above the diagonal.
-void attn_mask_causal(Matrix *scaled)
-{
-    for (int r = 0; r < scaled->rows; r++)
-        for (int c = r + 1; c < scaled->cols; c++) mat_set(scaled, r, c, -INFINITY);
-}
-
-// z (n, d_k) = weights (n, m) @ v (m, d_k)
-void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v) { mat_matmul(z, weights, v); }
-
-// concat (n, h * d_k) = [z_0 ... z_{h-1}] side by side
-void attn_concat(Matrix *concat, const Matrix *z, int heads)
-{
-    for (int h = 0; h < heads; h++) {
-        int d_k = z[h].cols;
-        for (int r = 0; r < z[h].rows; r++)
-            memcpy(mat_row(concat, r) + (size_t)h * (size_t)d_k, mat_row(&z[h], r), (size_t)d_k * sizeof(double));
-    }
 }
 
 static void head_free(HeadTrace *ht)
@@ -310,6 +77,135 @@ static bool fail(TraceError *err, Stage stage, int head, const char *message)
     }
     return false;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Where a trace overflowed, in the lesson's terms: the first cell that became infinite or NaN and the
+// product of inputs that made it (the largest term of its sum), so the message names the field to fix.
+
+// The term k of row r of a (n, K) times column c of b (K, p) with the largest magnitude (a non-finite
+// product counts as the largest); b_t: b is given transposed (p, K), as K is for the scores.
+static int largest_term(const Matrix *a, int r, const Matrix *b, int c, bool b_t)
+{
+    int best = 0;
+    double best_mag = -1.0;
+    for (int k = 0; k < a->cols; k++) {
+        double x = mat_row(a, r)[k], y = b_t ? mat_row(b, c)[k] : mat_row(b, k)[c];
+        double mag = fabs(x * y);
+        if (!isfinite(mag)) mag = INFINITY;
+        if (mag > best_mag) best_mag = mag, best = k;
+        if (isinf(best_mag)) break;
+    }
+    return best;
+}
+
+// The first non-finite cell of m (row-major order); false when every value is finite.
+static bool first_bad(const Matrix *m, int *r, int *c)
+{
+    for (int i = 0; i < m->rows; i++)
+        for (int j = 0; j < m->cols; j++)
+            if (!isfinite(mat_row(m, i)[j])) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+    return false;
+}
+
+static const char *what(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
+
+// One head's projection of x by w + b (the matrices of trace_run) and, when it has a non-finite cell, the
+// sentence naming the product that made it.
+static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, const char *x_path, const Matrix *w,
+                               const Matrix *b, const char *name)
+{
+    Matrix q;
+    if (!mat_init(&q, x->rows, w->cols)) return false;
+    attn_project(&q, x, w, b);
+    int r, c;
+    bool found = first_bad(&q, &r, &c);
+    if (found) {
+        int k = largest_term(x, r, w, c, false);
+        snprintf(out, cap, "head %d: %s[%d][%d] is %s, from %s[%d][%d] = %.6g times weights.%s[%d][%d][%d] = %.6g",
+                 h, name, r, c, what(mat_row(&q, r)[c]), x_path, r, k, mat_row(x, r)[k], name[0] == 'Q' ? "W_Q"
+                 : name[0] == 'K' ? "W_K" : "W_V", h, k, c, mat_row(w, k)[c]);
+    }
+    mat_free(&q);
+    return found;
+}
+
+// err is a failed run's error (a value overflowed at err->stage, in head err->head). Recomputes what is needed
+// from p and appends, in parentheses, the first cell that became infinite or NaN and the product that made it
+// with the lesson's field paths, e.g. "(head 1: Q[0][1] is +inf, from embeddings[0][2] = 1e+200 times
+// weights.W_Q[1][2][1] = 1e+200)". Leaves err alone when nothing more can be said.
+static void overflow_detail(const AttnParams *p, TraceError *err)
+{
+    if (!err) return;
+    char detail[300] = "";
+    int h = err->head, r, c;
+    const char *src_path = p->cross ? "source.embeddings" : "embeddings";
+    if (err->stage == STAGE_PROJECT && h >= 0 && h < p->heads) {
+        if (!projection_overflow(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h], &p->b_Q[h], "Q"))
+            if (!projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h], &p->b_K[h], "K"))
+                projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h], &p->b_V[h], "V");
+    } else if ((err->stage == STAGE_SCORES || err->stage == STAGE_WEIGHTED_SUM) && h >= 0 && h < p->heads) {
+        Matrix Q, K, V, S;
+        memset(&Q, 0, sizeof Q), memset(&K, 0, sizeof K), memset(&V, 0, sizeof V), memset(&S, 0, sizeof S);
+        if (mat_init(&Q, p->n, p->d_k) && mat_init(&K, p->m, p->d_k) && mat_init(&V, p->m, p->d_k) &&
+            mat_init(&S, p->n, p->m)) {
+            attn_project(&Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
+            attn_project(&K, &p->S, &p->W_K[h], &p->b_K[h]);
+            attn_scores(&S, &Q, &K);
+            if (err->stage == STAGE_SCORES && first_bad(&S, &r, &c)) {
+                int k = largest_term(&Q, r, &K, c, true);
+                snprintf(detail, sizeof detail,
+                         "head %d: the score of row %d, column %d is %s, from Q[%d][%d] = %.6g times K[%d][%d] = %.6g "
+                         "(smaller embeddings, W_Q or W_K)",
+                         h, r, c, what(mat_row(&S, r)[c]), r, k, mat_row(&Q, r)[k], c, k, mat_row(&K, c)[k]);
+            } else if (err->stage == STAGE_WEIGHTED_SUM) {
+                attn_project(&V, &p->S, &p->W_V[h], &p->b_V[h]);
+                int bad_r = 0, bad_c = 0;
+                if (first_bad(&V, &bad_r, &bad_c))
+                    snprintf(detail, sizeof detail, "head %d: V[%d][%d] is %s", h, bad_r, bad_c,
+                             what(mat_row(&V, bad_r)[bad_c]));
+                else {
+                    double big = 0;
+                    for (int i = 0; i < V.rows; i++)
+                        for (int j = 0; j < V.cols; j++)
+                            if (fabs(mat_row(&V, i)[j]) > big) big = fabs(mat_row(&V, i)[j]), bad_r = i, bad_c = j;
+                    snprintf(detail, sizeof detail,
+                             "head %d: the weighted sum of the values overflows; the largest value is V[%d][%d] = %.6g "
+                             "(smaller embeddings or W_V)",
+                             h, bad_r, bad_c, big);
+                }
+            }
+        }
+        mat_free(&Q), mat_free(&K), mat_free(&V), mat_free(&S);
+    } else if (err->stage == STAGE_SCALE && h >= 0 && h < p->heads) {
+        // Only a lesson's own "scale" (or the window's slider) can overflow finite scores.
+        snprintf(detail, sizeof detail, "head %d: a score times \"scale\" = %.6g is beyond the largest double "
+                 "(a smaller scale)", h, p->scale);
+    } else if (err->stage == STAGE_OUTPUT) {
+        // The output is concat (n, h·d_k) @ W_O: recomputed from the heads' Z would need the whole trace;
+        // the largest product of W_O's column with any Z value is what can be named without it.
+        int best_j = 0, best_c = 0;
+        double best = -1;
+        for (int j = 0; j < p->W_O.rows; j++)
+            for (int cc = 0; cc < p->W_O.cols; cc++) {
+                double v = fabs(mat_row(&p->W_O, j)[cc]);
+                if (v > best) best = v, best_j = j, best_c = cc;
+            }
+        snprintf(detail, sizeof detail,
+                 "the output Concat · W^O overflows; the largest number of W^O is weights.W_O[%d][%d] = %.6g "
+                 "(smaller W_O, or values V)",
+                 best_j, best_c, best);
+    }
+    if (!detail[0]) return;
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used, " (%s)", detail);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The run
 
 #define OVERFLOW_MSG "a value overflowed to infinity or NaN; use smaller embeddings or weights"
 
@@ -432,7 +328,7 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             free(failed);
             trace_free(t);
             fail(err, stage, h, OVERFLOW_MSG);
-            trace_overflow_detail(p, err);
+            overflow_detail(p, err);
             return false;
         }
     }
@@ -462,7 +358,7 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     if (!mat_all_finite(&t->output, false) || (ablated && !mat_all_finite(&t->full_output, false))) {
         trace_free(t);
         fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
-        trace_overflow_detail(p, err);
+        overflow_detail(p, err);
         return false;
     }
     return true;

@@ -45,20 +45,6 @@ static void copy_values(Matrix *dst, const Matrix *src)
     if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
 }
 
-void params_copy_weights(AttnParams *dst, const AttnParams *src)
-{
-    for (int h = 0; h < src->heads; h++) {
-        copy_values(&dst->W_Q[h], &src->W_Q[h]);
-        copy_values(&dst->W_K[h], &src->W_K[h]);
-        copy_values(&dst->W_V[h], &src->W_V[h]);
-        copy_values(&dst->b_Q[h], &src->b_Q[h]);
-        copy_values(&dst->b_K[h], &src->b_K[h]);
-        copy_values(&dst->b_V[h], &src->b_V[h]);
-    }
-    copy_values(&dst->W_O, &src->W_O);
-    copy_values(&dst->b_O, &src->b_O);
-}
-
 // work's embeddings = the training sequence s: E (or X without positions) rows from the vocabulary, then
 // X = E + P and S = X.
 static void load_sequence(Trainer *tr, int s)

@@ -79,7 +79,5 @@ bool train_step(Trainer *tr, TraceError *err);
 bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceError *err);
 // Back to the initial weights (checkpoint 0): step 0, Adam's moments zero, one loss, one checkpoint.
 void train_reset(Trainer *tr);
-// Copies the weights (W, b of every head, W_O, b_O) of src into dst of the same sizes.
-void params_copy_weights(AttnParams *dst, const AttnParams *src);
 
 #endif

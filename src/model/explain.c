@@ -66,203 +66,263 @@ static void isolate(char *label, size_t cap)
     strcat(label, "\xe2\x81\xa9");
 }
 
-int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
+// ---------------------------------------------------------------------------------------------------
+// One function per kind of cell (the explain column of MAT_ROWS): at most CELL_TEXT_LINES lines each.
+
+// MAT_X, MAT_S
+int explain_embedding(const CellText *ct, char lines[][256])
 {
-    const AttnParams *p = &L->params;
     int n = 0;
-    if (c.mat == MAT_NONE || max_lines < 3) return 0;
-    double v = model_cell_value(p, T, c);
-    if (isnan(v)) return 0;
-    char name[64], rl[96], cl[96], vs[32], a[32], b[32];
-    const MatInfo *mi = mat_info(c.mat);
-    Axis ra = mi->row_axis, ca = mi->col_axis;
-    model_mat_name(c.mat, c.head, name, sizeof name);
-    model_axis_label(L, ra, c.row, rl, sizeof rl);
-    model_axis_label(L, ca, c.col, cl, sizeof cl);
-    isolate(rl, sizeof rl);
-    isolate(cl, sizeof cl);
-    model_format_value(v, vs, sizeof vs);
-    int h = c.head;
-    const HeadTrace *ht = (c.mat >= MAT_Q && c.mat <= MAT_Z) ? &T->head[h] : NULL;
-    char hn[16] = "";
-    model_subscript(hn, sizeof hn, h);
-    double root = sqrt((double)p->d_k);
-    switch (c.mat) {
-    case MAT_X:
-    case MAT_S:
-        if (p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector
-            bool x = c.mat == MAT_X;
-            model_format_value(model_cell_value(p, T, (CellRef){x ? MAT_E : MAT_ES, 0, c.row, c.col}), a, sizeof a);
-            model_format_value(model_cell_value(p, T, (CellRef){x ? MAT_P : MAT_PS, 0, c.row, c.col}), b, sizeof b);
-            snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", name, rl, cl, x ? "E" : "E^Y", rl, cl,
-                     x ? "P" : "P^Y", c.row, cl);
-            snprintf(lines[n++], 256, TR("= %s + %s = %s   (\"%s\" at position %d)"), a, b, vs, rl, c.row);
-            break;
-        }
-        snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, TR("the embedding of \"%s\", dimension %d: given by the lesson"), rl, c.col);
-        if (hints)
-            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
-        break;
-    case MAT_E:
-    case MAT_ES:
-        snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
-        snprintf(lines[n++], 256, TR("the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
-                 "with the token when the tokens are shuffled"), rl, c.col);
-        if (hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
-        break;
-    case MAT_P:
-    case MAT_PS:
-        snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
-        if (p->positions == POS_SINUSOIDAL) {
-            int i = c.col / 2;
-            snprintf(lines[n++], 256, TR("= %s(%d / 10000^(%d/%d))   (position %d, dimension %d)"), c.col % 2 ? "cos" : "sin",
-                     c.row, 2 * i, p->d_model, c.row, c.col);
-        } else
-            snprintf(lines[n++], 256, TR("the vector of position %d, given by the lesson: it stays with the place, not "
-                     "the token"), c.row);
-        break;
-    case MAT_OUTPUT_ALL:
-        snprintf(lines[n++], 256, TR("Output (all heads)[%s, %d] = %s"), rl, c.col, vs);
-        snprintf(lines[n++], 256, "%s", TR("the output as it is with every head switched on"));
-        break;
-    case MAT_OUTPUT_DIFF:
-        model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT_ALL, 0, c.row, c.col}), a, sizeof a);
-        model_format_value(model_cell_value(p, T, (CellRef){MAT_OUTPUT, 0, c.row, c.col}), b, sizeof b);
-        snprintf(lines[n++], 256, TR("%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]"), name, rl, c.col, rl,
-                 c.col, rl, c.col);
-        snprintf(lines[n++], 256, TR("= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)"), a, b, vs);
-        break;
-    case MAT_WQ:
-    case MAT_WK:
-    case MAT_WV:
-    case MAT_WO:
-        snprintf(lines[n++], 256, "%s[%d, %d] = %s", name, c.row, c.col, vs);
-        snprintf(lines[n++], 256, "%s", TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
-        if (hints)
-            snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
-        break;
-    case MAT_Q:
-    case MAT_K:
-    case MAT_V:
-    case MAT_KT: {
-        const Matrix *in = c.mat == MAT_Q ? &p->X : &p->S;
-        const Matrix *w = c.mat == MAT_Q ? &p->W_Q[h] : c.mat == MAT_V ? &p->W_V[h] : &p->W_K[h];
-        const Matrix *bias = c.mat == MAT_Q ? &p->b_Q[h] : c.mat == MAT_V ? &p->b_V[h] : &p->b_K[h];
-        int r = c.mat == MAT_KT ? c.col : c.row, col = c.mat == MAT_KT ? c.row : c.col;
-        char tok[96], wn[32];
-        model_axis_label(L, c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
-        isolate(tok, sizeof tok);
-        model_mat_name(c.mat == MAT_Q ? MAT_WQ : c.mat == MAT_V ? MAT_WV : MAT_WK, h, wn, sizeof wn);
-        char bn[8];
-        snprintf(bn, sizeof bn, "%c", c.mat == MAT_Q ? 'Q' : c.mat == MAT_V ? 'V' : 'K');
-        snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, hn, tok, col,
-                 c.mat == MAT_Q ? "X" : (p->cross ? "Y" : "X"), tok, wn, col,
-                 mat_get(bias, 0, col) != 0.0 ? " + b" : "");
-        dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model);
-        products(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, p->d_model, v);
-        break;
+    char a[32], b[32];
+    if (ct->p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector
+        bool x = ct->c.mat == MAT_X;
+        model_format_value(model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_E : MAT_ES, 0, ct->c.row, ct->c.col}), a, sizeof a);
+        model_format_value(model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_P : MAT_PS, 0, ct->c.row, ct->c.col}), b, sizeof b);
+        snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", ct->name, ct->rl, ct->cl, x ? "E" : "E^Y", ct->rl, ct->cl,
+                 x ? "P" : "P^Y", ct->c.row, ct->cl);
+        snprintf(lines[n++], 256, TR("= %s + %s = %s   (\"%s\" at position %d)"), a, b, ct->vs, ct->rl, ct->c.row);
+        return n;
     }
-    case MAT_SCORES: {
-        char kt[96];
-        model_axis_label(L, AXIS_KEY, c.col, kt, sizeof kt);
-        isolate(kt, sizeof kt);
-        snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), hn, rl, cl,
-                 hn, rl, hn, kt, p->d_k);
-        dot_terms(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k);
-        products(lines[n++], 256, mat_row(&ht->Q, c.row), 1, mat_row(&ht->K, c.col), 1, p->d_k, v);
-        break;
-    }
-    case MAT_SCALED:
-        if (p->scale > 0) {
-            char sc[32];
-            model_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
-            model_format_value(p->scale, sc, sizeof sc);
-            snprintf(lines[n++], 256, TR("S%s%s[%s, %s] = S%s[%s, %s] \xc3\x97 scale   (the lesson's, instead of 1/%sd_k)"),
-                     PRIME, hn, rl, cl, hn, rl, cl, SQRT);
-            snprintf(lines[n++], 256, "= %s \xc3\x97 %s", a, sc);
-            snprintf(lines[n++], 256, "= %s", vs);
-            break;
-        }
-        model_format_value(mat_get(&ht->scores, c.row, c.col), a, sizeof a);
-        model_format_value(root, b, sizeof b);
-        snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] / %sd_k", PRIME, hn, rl, cl, hn, rl, cl, SQRT);
-        snprintf(lines[n++], 256, "= %s / %s%d = %s / %s", a, SQRT, p->d_k, a, b);
-        snprintf(lines[n++], 256, "= %s", vs);
-        break;
-    case MAT_MASK:
-        snprintf(lines[n++], 256, "M[%s, %s] = %s", rl, cl, vs);
-        snprintf(lines[n++], 256, c.col > c.row ? TR("\"%s\" comes after \"%s\": a query may not look ahead")
-                                                : TR("\"%s\" is not after \"%s\": this score is kept"),
-                 cl, rl);
-        break;
-    case MAT_MASKED: {
-        double s = attn_scale_one(p, mat_get(&ht->scores, c.row, c.col), root);
-        model_format_value(s, a, sizeof a);
-        model_format_value(model_cell_value(p, T, (CellRef){MAT_MASK, h, c.row, c.col}), b, sizeof b);
-        snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, hn, rl, cl, rl, cl);
-        snprintf(lines[n++], 256, "= %s + %s = %s", a, b, vs);
-        if (isinf(v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), rl, cl);
-        break;
-    }
-    case MAT_WEIGHTS: {
-        // The trace's stable softmax: every exponent is taken after subtracting the row's largest score, so
-        // no exp overflows (exp(1131) would be ∞ and ∞ / ∞ explains nothing). Same result, exactly as computed.
-        const Matrix *sc = &ht->scaled;
-        double top = -INFINITY;
-        for (int k = 0; k < sc->cols; k++)
-            if (mat_get(sc, c.row, k) > top) top = mat_get(sc, c.row, k);
-        snprintf(lines[n++], 256, "A%s[%s, %s] = exp(S\xe2\x80\xb2[%s, %s] \xe2\x88\x92 max) / \xce\xa3\xe2\x82\x96 exp(S\xe2\x80\xb2[%s, k] \xe2\x88\x92 max)",
-                 hn, rl, cl, rl, cl, rl);
-        char mx[32];
-        model_format_value(top, mx, sizeof mx);
-        double sum = 0.0;
-        for (int k = 0; k < sc->cols; k++) sum += core_exp(mat_get(sc, c.row, k) - top); // exp(-inf) = 0 for masked keys
-        double e = core_exp(mat_get(sc, c.row, c.col) - top);
-        char *l = lines[n++];
-        model_format_value(mat_get(sc, c.row, c.col), a, sizeof a);
-        snprintf(l, 256, "max = %s;  exp(%s \xe2\x88\x92 %s) / (", mx, a, mx);
-        int shown = sc->cols <= 5 ? sc->cols : 3;
-        for (int k = 0; k < shown; k++) {
-            model_format_value(core_exp(mat_get(sc, c.row, k) - top), a, sizeof a);
-            snprintf(l + strlen(l), 256 - strlen(l), "%s%s", k ? " + " : "", a);
-        }
-        snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
-        model_format_value(e, a, sizeof a);
-        model_format_value(sum, b, sizeof b);
-        snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, vs);
-        break;
-    }
-    case MAT_Z: {
-        snprintf(lines[n++], 256, TR("Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)"),
-                 hn, rl, c.col, hn, rl, hn, c.col);
-        dot_terms(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m);
-        products(lines[n++], 256, mat_row(&ht->weights, c.row), 1, ht->V.data + c.col, ht->V.cols, p->m, v);
-        break;
-    }
-    case MAT_CONCAT: {
-        int head = p->d_k > 0 ? c.col / p->d_k : 0, k = p->d_k > 0 ? c.col % p->d_k : 0;
-        char zn[16] = "Z";
-        model_subscript(zn, sizeof zn, head);
-        if (params_ablated(p, head))
-            snprintf(lines[n++], 256, TR("Concat[%s, %d] = 0   (head %d is switched off: %s is computed but left out)"), rl,
-                     c.col, head, zn);
-        else
-            snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", rl, c.col, zn, rl, k, vs);
-        snprintf(lines[n++], 256, TR("columns %d\xe2\x80\xa6%d of Concat are head %d's output%s"), head * p->d_k,
-                 head * p->d_k + p->d_k - 1, head, params_ablated(p, head) ? TR(": switched off, so zeros") : "");
-        break;
-    }
-    case MAT_OUTPUT: {
-        int k = p->heads * p->d_k;
-        snprintf(lines[n++], 256, "Output[%s, %d] = Concat[%s] \xc2\xb7 W^O[:, %d]%s", rl, c.col, rl, c.col,
-                 mat_get(&p->b_O, 0, c.col) != 0.0 ? " + b^O" : "");
-        dot_terms(lines[n++], 256, mat_row(&T->concat, c.row), 1, p->W_O.data + c.col, p->W_O.cols, k);
-        products(lines[n++], 256, mat_row(&T->concat, c.row), 1, p->W_O.data + c.col, p->W_O.cols, k, v);
-        break;
-    }
-    default: break;
-    }
+    snprintf(lines[n++], 256, "%s[%s, %s] = %s", ct->name, ct->rl, ct->cl, ct->vs);
+    snprintf(lines[n++], 256, TR("the embedding of \"%s\", dimension %d: given by the lesson"), ct->rl, ct->c.col);
+    if (ct->hints)
+        snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
     return n;
 }
 
+// MAT_E, MAT_ES
+int explain_token(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, "%s[%s, %s] = %s", ct->name, ct->rl, ct->cl, ct->vs);
+    snprintf(lines[n++], 256, TR("the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
+             "with the token when the tokens are shuffled"), ct->rl, ct->c.col);
+    if (ct->hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
+    return n;
+}
+
+// MAT_P, MAT_PS
+int explain_position(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, "%s[%d, %d] = %s", ct->name, ct->c.row, ct->c.col, ct->vs);
+    if (ct->p->positions == POS_SINUSOIDAL) {
+        int i = ct->c.col / 2;
+        snprintf(lines[n++], 256, TR("= %s(%d / 10000^(%d/%d))   (position %d, dimension %d)"), ct->c.col % 2 ? "cos" : "sin",
+                 ct->c.row, 2 * i, ct->p->d_model, ct->c.row, ct->c.col);
+    } else
+        snprintf(lines[n++], 256, TR("the vector of position %d, given by the lesson: it stays with the place, not "
+                 "the token"), ct->c.row);
+    return n;
+}
+
+// MAT_OUTPUT_ALL
+int explain_output_all(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, TR("Output (all heads)[%s, %d] = %s"), ct->rl, ct->c.col, ct->vs);
+    snprintf(lines[n++], 256, "%s", TR("the output as it is with every head switched on"));
+    return n;
+}
+
+// MAT_OUTPUT_DIFF
+int explain_output_diff(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char a[32], b[32];
+    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT_ALL, 0, ct->c.row, ct->c.col}), a, sizeof a);
+    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b, sizeof b);
+    snprintf(lines[n++], 256, TR("%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]"), ct->name, ct->rl, ct->c.col, ct->rl,
+             ct->c.col, ct->rl, ct->c.col);
+    snprintf(lines[n++], 256, TR("= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)"), a, b, ct->vs);
+    return n;
+}
+
+// MAT_WQ, MAT_WK, MAT_WV, MAT_WO
+int explain_weight(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, "%s[%d, %d] = %s", ct->name, ct->c.row, ct->c.col, ct->vs);
+    snprintf(lines[n++], 256, "%s", TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
+    if (ct->hints)
+        snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
+    return n;
+}
+
+// MAT_Q, MAT_K, MAT_V, MAT_KT
+int explain_projection(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    const Matrix *in = ct->c.mat == MAT_Q ? &ct->p->X : &ct->p->S;
+    const Matrix *w = ct->c.mat == MAT_Q ? &ct->p->W_Q[ct->h] : ct->c.mat == MAT_V ? &ct->p->W_V[ct->h] : &ct->p->W_K[ct->h];
+    const Matrix *bias = ct->c.mat == MAT_Q ? &ct->p->b_Q[ct->h] : ct->c.mat == MAT_V ? &ct->p->b_V[ct->h] : &ct->p->b_K[ct->h];
+    int r = ct->c.mat == MAT_KT ? ct->c.col : ct->c.row, col = ct->c.mat == MAT_KT ? ct->c.row : ct->c.col;
+    char tok[96], wn[32];
+    model_axis_label(ct->L, ct->c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
+    isolate(tok, sizeof tok);
+    model_mat_name(ct->c.mat == MAT_Q ? MAT_WQ : ct->c.mat == MAT_V ? MAT_WV : MAT_WK, ct->h, wn, sizeof wn);
+    char bn[8];
+    snprintf(bn, sizeof bn, "%c", ct->c.mat == MAT_Q ? 'Q' : ct->c.mat == MAT_V ? 'V' : 'K');
+    snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, ct->hn, tok, col,
+             ct->c.mat == MAT_Q ? "X" : (ct->p->cross ? "Y" : "X"), tok, wn, col,
+             mat_get(bias, 0, col) != 0.0 ? " + b" : "");
+    dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, ct->p->d_model);
+    products(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, ct->p->d_model, ct->v);
+    return n;
+}
+
+// MAT_SCORES
+int explain_score(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char kt[96];
+    model_axis_label(ct->L, AXIS_KEY, ct->c.col, kt, sizeof kt);
+    isolate(kt, sizeof kt);
+    snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), ct->hn, ct->rl, ct->cl,
+             ct->hn, ct->rl, ct->hn, kt, ct->p->d_k);
+    dot_terms(lines[n++], 256, mat_row(&ct->ht->Q, ct->c.row), 1, mat_row(&ct->ht->K, ct->c.col), 1, ct->p->d_k);
+    products(lines[n++], 256, mat_row(&ct->ht->Q, ct->c.row), 1, mat_row(&ct->ht->K, ct->c.col), 1, ct->p->d_k, ct->v);
+    return n;
+}
+
+// MAT_SCALED
+int explain_scaled(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char a[32], b[32];
+    if (ct->p->scale > 0) {
+        char sc[32];
+        model_format_value(mat_get(&ct->ht->scores, ct->c.row, ct->c.col), a, sizeof a);
+        model_format_value(ct->p->scale, sc, sizeof sc);
+        snprintf(lines[n++], 256, TR("S%s%s[%s, %s] = S%s[%s, %s] \xc3\x97 scale   (the lesson's, instead of 1/%sd_k)"),
+                 PRIME, ct->hn, ct->rl, ct->cl, ct->hn, ct->rl, ct->cl, SQRT);
+        snprintf(lines[n++], 256, "= %s \xc3\x97 %s", a, sc);
+        snprintf(lines[n++], 256, "= %s", ct->vs);
+        return n;
+    }
+    model_format_value(mat_get(&ct->ht->scores, ct->c.row, ct->c.col), a, sizeof a);
+    model_format_value(ct->root, b, sizeof b);
+    snprintf(lines[n++], 256, "S%s%s[%s, %s] = S%s[%s, %s] / %sd_k", PRIME, ct->hn, ct->rl, ct->cl, ct->hn, ct->rl, ct->cl, SQRT);
+    snprintf(lines[n++], 256, "= %s / %s%d = %s / %s", a, SQRT, ct->p->d_k, a, b);
+    snprintf(lines[n++], 256, "= %s", ct->vs);
+    return n;
+}
+
+// MAT_MASK
+int explain_mask(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, "M[%s, %s] = %s", ct->rl, ct->cl, ct->vs);
+    snprintf(lines[n++], 256, ct->c.col > ct->c.row ? TR("\"%s\" comes after \"%s\": a query may not look ahead")
+                                            : TR("\"%s\" is not after \"%s\": this score is kept"),
+             ct->cl, ct->rl);
+    return n;
+}
+
+// MAT_MASKED
+int explain_masked(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char a[32], b[32];
+    double s = attn_scale_one(ct->p, mat_get(&ct->ht->scores, ct->c.row, ct->c.col), ct->root);
+    model_format_value(s, a, sizeof a);
+    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b, sizeof b);
+    snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, ct->hn, ct->rl, ct->cl, ct->rl, ct->cl);
+    snprintf(lines[n++], 256, "= %s + %s = %s", a, b, ct->vs);
+    if (isinf(ct->v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), ct->rl, ct->cl);
+    return n;
+}
+
+// MAT_WEIGHTS
+int explain_softmax(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char a[32], b[32];
+    // The trace's stable softmax: every exponent is taken after subtracting the row's largest score, so
+    // no exp overflows (exp(1131) would be ∞ and ∞ / ∞ explains nothing). Same result, exactly as computed.
+    const Matrix *sc = &ct->ht->scaled;
+    double top = -INFINITY;
+    for (int k = 0; k < sc->cols; k++)
+        if (mat_get(sc, ct->c.row, k) > top) top = mat_get(sc, ct->c.row, k);
+    snprintf(lines[n++], 256, "A%s[%s, %s] = exp(S\xe2\x80\xb2[%s, %s] \xe2\x88\x92 max) / \xce\xa3\xe2\x82\x96 exp(S\xe2\x80\xb2[%s, k] \xe2\x88\x92 max)",
+             ct->hn, ct->rl, ct->cl, ct->rl, ct->cl, ct->rl);
+    char mx[32];
+    model_format_value(top, mx, sizeof mx);
+    double sum = 0.0;
+    for (int k = 0; k < sc->cols; k++) sum += core_exp(mat_get(sc, ct->c.row, k) - top); // exp(-inf) = 0 for masked keys
+    double e = core_exp(mat_get(sc, ct->c.row, ct->c.col) - top);
+    char *l = lines[n++];
+    model_format_value(mat_get(sc, ct->c.row, ct->c.col), a, sizeof a);
+    snprintf(l, 256, "max = %s;  exp(%s \xe2\x88\x92 %s) / (", mx, a, mx);
+    int shown = sc->cols <= 5 ? sc->cols : 3;
+    for (int k = 0; k < shown; k++) {
+        model_format_value(core_exp(mat_get(sc, ct->c.row, k) - top), a, sizeof a);
+        snprintf(l + strlen(l), 256 - strlen(l), "%s%s", k ? " + " : "", a);
+    }
+    snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
+    model_format_value(e, a, sizeof a);
+    model_format_value(sum, b, sizeof b);
+    snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, ct->vs);
+    return n;
+}
+
+// MAT_Z
+int explain_weighted(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    snprintf(lines[n++], 256, TR("Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)"),
+             ct->hn, ct->rl, ct->c.col, ct->hn, ct->rl, ct->hn, ct->c.col);
+    dot_terms(lines[n++], 256, mat_row(&ct->ht->weights, ct->c.row), 1, ct->ht->V.data + ct->c.col, ct->ht->V.cols, ct->p->m);
+    products(lines[n++], 256, mat_row(&ct->ht->weights, ct->c.row), 1, ct->ht->V.data + ct->c.col, ct->ht->V.cols, ct->p->m, ct->v);
+    return n;
+}
+
+// MAT_CONCAT
+int explain_concat(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    int head = ct->p->d_k > 0 ? ct->c.col / ct->p->d_k : 0, k = ct->p->d_k > 0 ? ct->c.col % ct->p->d_k : 0;
+    char zn[16] = "Z";
+    model_subscript(zn, sizeof zn, head);
+    if (params_ablated(ct->p, head))
+        snprintf(lines[n++], 256, TR("Concat[%s, %d] = 0   (head %d is switched off: %s is computed but left out)"), ct->rl,
+                 ct->c.col, head, zn);
+    else
+        snprintf(lines[n++], 256, "Concat[%s, %d] = %s[%s, %d] = %s", ct->rl, ct->c.col, zn, ct->rl, k, ct->vs);
+    snprintf(lines[n++], 256, TR("columns %d\xe2\x80\xa6%d of Concat are head %d's output%s"), head * ct->p->d_k,
+             head * ct->p->d_k + ct->p->d_k - 1, head, params_ablated(ct->p, head) ? TR(": switched off, so zeros") : "");
+    return n;
+}
+
+// MAT_OUTPUT
+int explain_output(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    int k = ct->p->heads * ct->p->d_k;
+    snprintf(lines[n++], 256, "Output[%s, %d] = Concat[%s] \xc2\xb7 W^O[:, %d]%s", ct->rl, ct->c.col, ct->rl, ct->c.col,
+             mat_get(&ct->p->b_O, 0, ct->c.col) != 0.0 ? " + b^O" : "");
+    dot_terms(lines[n++], 256, mat_row(&ct->T->concat, ct->c.row), 1, ct->p->W_O.data + ct->c.col, ct->p->W_O.cols, k);
+    products(lines[n++], 256, mat_row(&ct->T->concat, ct->c.row), 1, ct->p->W_O.data + ct->c.col, ct->p->W_O.cols, k, ct->v);
+    return n;
+}
+
+// The row of every matrix names its explanation (MAT_ROWS' explain column): one of the functions above.
+int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
+{
+    CellText ct = {L, &L->params, T, c, 0.0, "", "", "", "", "", c.head, NULL, 0.0, hints};
+    const AttnParams *p = &L->params;
+    if (c.mat == MAT_NONE || max_lines < CELL_TEXT_LINES) return 0;
+    ct.v = model_cell_value(p, T, c);
+    if (isnan(ct.v)) return 0;
+    const MatInfo *mi = mat_info(c.mat);
+    model_mat_name(c.mat, c.head, ct.name, sizeof ct.name);
+    model_axis_label(L, mi->row_axis, c.row, ct.rl, sizeof ct.rl);
+    model_axis_label(L, mi->col_axis, c.col, ct.cl, sizeof ct.cl);
+    isolate(ct.rl, sizeof ct.rl);
+    isolate(ct.cl, sizeof ct.cl);
+    model_format_value(ct.v, ct.vs, sizeof ct.vs);
+    ct.ht = mi->per_head && mi->at.kind != MAT_AT_WEIGHTS ? &T->head[c.head] : NULL; // a computed per-head matrix
+    model_subscript(ct.hn, sizeof ct.hn, c.head);
+    ct.root = sqrt((double)p->d_k);
+    return mi->explain ? mi->explain(&ct, lines) : 0;
+}

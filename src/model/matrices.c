@@ -13,20 +13,14 @@
 // ---------------------------------------------------------------------------------------------------
 // Value accessors, one per matrix
 
-static double v_x(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->X, c.row, c.col); }
-static double v_s(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->S, c.row, c.col); }
-static double v_wq(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_Q[c.head], c.row, c.col); }
-static double v_wk(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_K[c.head], c.row, c.col); }
-static double v_wv(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_V[c.head], c.row, c.col); }
-static double v_q(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].Q, c.row, c.col); }
-static double v_k(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.row, c.col); }
-static double v_v(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].V, c.row, c.col); }
-static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
-static double v_scores(const AttnParams *p, const Trace *t, CellRef c)
+// A cell of a matrix kept in the lesson or the trace (its row's `at`).
+static double v_kept(const AttnParams *p, const Trace *t, CellRef c)
 {
-    (void)p;
-    return mat_get(&t->head[c.head].scores, c.row, c.col);
+    const Matrix *x = model_mat_stored(p, t, c.mat, c.head);
+    return x ? mat_get(x, c.row, c.col) : NAN;
 }
+// Cells computed one by one.
+static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
 // Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 {
@@ -36,21 +30,6 @@ static double v_mask(const AttnParams *p, const Trace *t, CellRef c)
 {
     (void)t;
     return (p->mask == MASK_CAUSAL && c.col > c.row) ? -INFINITY : 0.0;
-}
-static double v_masked(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].scaled, c.row, c.col); }
-static double v_weights(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].weights, c.row, c.col); }
-static double v_z(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].Z, c.row, c.col); }
-static double v_concat(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->concat, c.row, c.col); }
-static double v_wo(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->W_O, c.row, c.col); }
-static double v_output(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->output, c.row, c.col); }
-static double v_e(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->E, c.row, c.col); }
-static double v_p(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->P, c.row, c.col); }
-static double v_es(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->E_S, c.row, c.col); }
-static double v_ps(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->P_S, c.row, c.col); }
-static double v_output_all(const AttnParams *p, const Trace *t, CellRef c)
-{
-    (void)p;
-    return t->full_output.data ? mat_get(&t->full_output, c.row, c.col) : NAN;
 }
 // The trace's two outputs, subtracted: what the switched-off heads add to each cell.
 static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
@@ -156,34 +135,40 @@ static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
 // ---------------------------------------------------------------------------------------------------
 // The table
 
-static const MatInfo MATS[MAT_COUNT] = {
-    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, f_x, NULL},
-    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, f_s, NULL},
-    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq, NULL, NULL},
-    [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk, NULL, NULL},
-    [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv, NULL, NULL},
-    [MAT_Q] = {MAT_Q, "Q", "Q", "queries", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL, f_q, NULL},
-    [MAT_K] = {MAT_K, "K", "K", "keys", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL, f_k, NULL},
-    [MAT_V] = {MAT_V, "V", "V", "values", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL, f_v, NULL},
-    [MAT_KT] = {MAT_KT, "K_T", "K^T", "keys, transposed", true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL, NULL, NULL},
-    [MAT_SCORES] = {MAT_SCORES, "scores", "S", "raw scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL, f_scores, NULL},
-    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", "scaled scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL, f_scaled, NULL},
-    [MAT_MASK] = {MAT_MASK, "mask", "M", "causal mask", false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL, NULL, NULL},
-    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL, f_masked, NULL},
-    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL, f_weights, NULL},
-    [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL, f_z, NULL},
-    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL, f_concat, NULL},
-    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo, NULL, NULL},
-    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL, f_output, NULL},
-    [MAT_E] = {MAT_E, "E", "E", "token embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_e, p_e, NULL, has_positions},
-    [MAT_P] = {MAT_P, "P", "P", "positions", false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_p, NULL, NULL, has_positions},
-    [MAT_ES] = {MAT_ES, "E_Y", "E^Y", "source token embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_es, p_es, NULL, has_source_positions},
-    [MAT_PS] = {MAT_PS, "P_Y", "P^Y", "source positions", false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_ps, NULL, NULL, has_source_positions},
-    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output (all heads)", "output with every head", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
-    [MAT_OUTPUT_DIFF] = {MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", "what the heads switched off add", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_diff, NULL, f_output_diff, has_ablated},
-};
+// The explanations are explain.c's, one function per kind of cell (see MAT_ROWS).
+#define MAT_ROW_EXPLAIN(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at,   \
+                        value, param, from, present, explain, json, trace)                                      \
+    int explain(const struct CellText *ct, char lines[][256]);
+MAT_ROWS(MAT_ROW_EXPLAIN)
+#undef MAT_ROW_EXPLAIN
+
+#define MAT_ROW(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value,      \
+                param, from, present, explain, json, trace)                                                     \
+    [id] = {id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value, param,  \
+            from, present, explain, json, trace},
+static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW)};
+#undef MAT_ROW
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
+
+const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int head)
+{
+    const MatInfo *mi = mat_info(m);
+    const Matrix *x = NULL;
+    if (!mi) return NULL;
+    switch (mi->at.kind) { // the four places a matrix can live: a table of them would be four rows of this
+    case MAT_AT_PARAMS: x = (const Matrix *)(const void *)((const char *)p + mi->at.offset); break;
+    case MAT_AT_WEIGHTS: x = *(Matrix *const *)(const void *)((const char *)p + mi->at.offset) + head; break;
+    case MAT_AT_HEAD:
+        if (t && t->head && head >= 0 && head < t->heads) x = (const Matrix *)(const void *)((const char *)&t->head[head] + mi->at.offset);
+        break;
+    case MAT_AT_TRACE: if (t) x = (const Matrix *)(const void *)((const char *)t + mi->at.offset); break;
+    default: break;
+    }
+    return x && x->data ? x : NULL;
+}
+
+bool model_mat_own(const AttnParams *p, MatId m) { return model_mat_present(p, m) && (m != MAT_S || p->cross); }
 
 int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max)
 {
@@ -227,9 +212,9 @@ double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
 {
     if (g == RANGE_PROB || g == RANGE_MASK) return 1.0;
     double r = 0.0;
-    for (int m = MAT_X; m < MAT_COUNT; m++) {
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++) {
         const MatInfo *mi = &MATS[m];
-        if (mi->range != g || (m == MAT_S && !p->cross) || !model_mat_present(p, (MatId)m)) continue;
+        if (mi->range != g || !model_mat_own(p, (MatId)m)) continue;
         int rows, cols;
         model_mat_shape(p, (MatId)m, &rows, &cols);
         if (mi->param && mi->param((AttnParams *)p, 0)) { // a parameter: its numbers are all there, in one array

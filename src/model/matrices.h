@@ -1,6 +1,6 @@
 // The table of logical matrices: one row per matrix the board, the heatmaps, the exports and the tests can
-// show (name and symbol, shape, value, axes, per head or not, editable, colour range). No SDL.
-// Adding a matrix is a row in matrices.c (and its MatId here).
+// show (name and symbol, shape, where its numbers are, axes, per head or not, editable, colour range, its
+// explanation, its --json key and --trace title). No SDL. Adding a matrix is a row of MAT_ROWS below.
 #ifndef MHA_MATRICES_H
 #define MHA_MATRICES_H
 
@@ -8,26 +8,79 @@
 #include <stddef.h>
 #include "../core/trace.h"
 #include "../lesson/lesson.h"
+#include "i18n.h"
 
-// The logical matrices a cell can belong to (what a hover or a reveal points at).
-typedef enum {
-    MAT_NONE = 0,
-    MAT_X, MAT_S,                 // embeddings (queries, keys/values side)
-    MAT_WQ, MAT_WK, MAT_WV,       // head weights
-    MAT_Q, MAT_K, MAT_V, MAT_KT,  // projections (K^T: K shown transposed)
-    MAT_SCORES,                   // Q K^T
-    MAT_SCALED,                   // scores / sqrt(d_k), before the mask
-    MAT_MASK,                     // 0 or -inf
-    MAT_MASKED,                   // scaled + mask
-    MAT_WEIGHTS,                  // softmax
-    MAT_Z,                        // weights V
-    MAT_CONCAT, MAT_WO, MAT_OUTPUT,
-    MAT_E, MAT_P,                 // token embeddings and positions, X = E + P (lessons with positions)
-    MAT_ES, MAT_PS,               // the source's, Y = E^Y + P^Y (cross-attention with positions)
-    MAT_OUTPUT_ALL,               // the output with every head (when heads are switched off)
-    MAT_OUTPUT_DIFF,              // what the switched-off heads contribute: output with all - output without
-    MAT_COUNT
-} MatId;
+// The logical matrices a cell can belong to (what a hover or a reveal points at), one row each, written once:
+// ROW(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value, param, from,
+//   present, explain, json, trace) — see MatInfo for the columns. The rows make the MatId enum here and the
+// table in matrices.c; the functions they name are matrices.c's (value, param, from, present: NULL for none)
+// and explain.c's (explain). The order is the order of --json and --trace: the embeddings, then the
+// per-head matrices, then the layer's.
+#define MAT_ROWS(ROW)                                                                                                  \
+    ROW(MAT_E, "E", "E", N_("token embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM,                \
+      RANGE_EMBED, AT_PARAMS(E), v_kept, p_e, NULL, has_positions, explain_token, "token_embeddings",                    \
+      "== Token embeddings E")                                                                                         \
+    ROW(MAT_P, "P", "P", N_("positions"), false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED,           \
+      AT_PARAMS(P), v_kept, NULL, NULL, has_positions, explain_position, "positions", "== Positions P")                  \
+    ROW(MAT_X, "X", "X", N_("embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED,         \
+      AT_PARAMS(X), v_kept, p_x, f_x, NULL, explain_embedding, "embeddings", "== Input embeddings X{pos? = E + P}")      \
+    ROW(MAT_ES, "E_Y", "E^Y", N_("source token embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,      \
+      RANGE_EMBED, AT_PARAMS(E_S), v_kept, p_es, NULL, has_source_positions, explain_token,                              \
+      "source_token_embeddings", "== Source token embeddings")                                                         \
+    ROW(MAT_PS, "P_Y", "P^Y", N_("source positions"), false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM,            \
+      RANGE_EMBED, AT_PARAMS(P_S), v_kept, NULL, NULL, has_source_positions, explain_position,                           \
+      "source_positions", "== Source positions")                                                                       \
+    ROW(MAT_S, "S", "Y", N_("source embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,                 \
+      RANGE_EMBED, AT_PARAMS(S), v_kept, p_s, f_s, NULL, explain_embedding, "source_embeddings",                         \
+      "{cross?== Source embeddings Y}{cross?{pos? = source tokens + source positions}}")                               \
+    ROW(MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
+      RANGE_WEIGHT, AT_WEIGHTS(W_Q), v_kept, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
+    ROW(MAT_WK, "W_K", "W^K", N_("key weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,                 \
+      RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{h}")                         \
+    ROW(MAT_WV, "W_V", "W^V", N_("value weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
+      RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{h}")                         \
+    ROW(MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV,                  \
+      AT_HEAD(Q), v_kept, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
+    ROW(MAT_K, "K", "K", N_("keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),           \
+      v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{h} + b_K_{h}")                                \
+    ROW(MAT_V, "V", "V", N_("values"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),         \
+      v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{h} + b_V_{h}")                                \
+    ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,                 \
+      RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
+    ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
+      RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
+      "scores_{h} = Q_{h} K_{h}\xe1\xb5\x80")                                                                          \
+    ROW(MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,             \
+      AXIS_KEY, RANGE_SCORES, AT_NONE, v_scaled, NULL, f_scaled, NULL, explain_scaled, NULL, NULL)                     \
+    ROW(MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK,        \
+      AT_NONE, v_mask, NULL, NULL, NULL, explain_mask, NULL, NULL)                                                     \
+    ROW(MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", N_("masked scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,         \
+      AXIS_KEY, RANGE_SCORES, AT_HEAD(scaled), v_kept, NULL, f_masked, NULL, explain_masked, "scaled",                   \
+      "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}")                                 \
+    ROW(MAT_WEIGHTS, "weights", "A", N_("attention weights"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,         \
+      RANGE_PROB, AT_HEAD(weights), v_kept, NULL, f_weights, NULL, explain_softmax, "weights",                           \
+      "weights_{h} = softmax(scaled_{h}), head {h} attention weights")                                                 \
+    ROW(MAT_Z, "Z", "Z", N_("head output"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z,                \
+      AT_HEAD(Z), v_kept, NULL, f_z, NULL, explain_weighted, "Z",                                                        \
+      "Z_{h} = weights_{h} V_{h}{ablated? (head ablated: zeros in the concat)}")                                       \
+    ROW(MAT_CONCAT, "concat", "Concat", N_("the heads side by side"), false, false, DIM_N, DIM_H_D_K, AXIS_QUERY,      \
+      AXIS_HEAD_DIM, RANGE_Z, AT_TRACE(concat), v_kept, NULL, f_concat, NULL, explain_concat, "concat",                  \
+      "concat = [Z_0 ... Z_{last}]")                                                                                   \
+    ROW(MAT_WO, "W_O", "W^O", N_("output weights"), false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM,      \
+      RANGE_WEIGHT, AT_PARAMS(W_O), v_kept, p_wo, NULL, NULL, explain_weight, "W_O", "W_O")                              \
+    ROW(MAT_OUTPUT_ALL, "output_all", "Output (all heads)", N_("output with every head"), false, false, DIM_N,         \
+      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_TRACE(full_output), v_kept, NULL, NULL, has_ablated,           \
+      explain_output_all, "output_all_heads", NULL)                                                                    \
+    ROW(MAT_OUTPUT, "output", "Output", N_("attention output"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY,          \
+      AXIS_DIM, RANGE_OUTPUT, AT_TRACE(output), v_kept, NULL, f_output, NULL, explain_output, "output",                  \
+      "output = concat W_O + b_O")                                                                                     \
+    ROW(MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", N_("what the heads switched off add"), false, false, DIM_N,        \
+      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_output_diff, NULL, f_output_diff,                    \
+      has_ablated, explain_output_diff, NULL, NULL)
+
+#define MAT_ROW_ENUM(id, ...) id,
+typedef enum { MAT_NONE = 0, MAT_ROWS(MAT_ROW_ENUM) MAT_COUNT } MatId;
+#undef MAT_ROW_ENUM
 
 typedef struct {
     MatId mat;   // MAT_NONE: no cell
@@ -51,6 +104,21 @@ typedef enum {
     RANGE_COUNT
 } RangeGroup;
 
+// Where a matrix's numbers are kept: a field of AttnParams (a Matrix, or a Matrix * of one per head), of a
+// head's HeadTrace, or of the Trace.
+typedef enum { MAT_AT_NONE = 0, MAT_AT_PARAMS, MAT_AT_WEIGHTS, MAT_AT_HEAD, MAT_AT_TRACE } MatAtKind;
+typedef struct {
+    MatAtKind kind;
+    size_t offset;
+} MatAt;
+#define AT_NONE {MAT_AT_NONE, 0}
+#define AT_PARAMS(f) {MAT_AT_PARAMS, offsetof(AttnParams, f)}
+#define AT_WEIGHTS(f) {MAT_AT_WEIGHTS, offsetof(AttnParams, f)}
+#define AT_HEAD(f) {MAT_AT_HEAD, offsetof(HeadTrace, f)}
+#define AT_TRACE(f) {MAT_AT_TRACE, offsetof(Trace, f)}
+
+struct CellText; // explain.h
+
 typedef struct {
     MatId id;
     const char *key;       // ASCII, for file names and tests: "scores"
@@ -61,17 +129,28 @@ typedef struct {
     Dim rows, cols;
     Axis row_axis, col_axis;
     RangeGroup range;
-    double (*value)(const AttnParams *p, const Trace *t, CellRef c); // c is in range
+    MatAt at;              // where its numbers are kept (AT_NONE: computed cell by cell by `value`)
+    double (*value)(const AttnParams *p, const Trace *t, CellRef c); // c is in range; v_kept: read from `at`
     Matrix *(*param)(AttnParams *p, int head); // editable matrices: where the value lives; else NULL
     // Computed from what: the input bands cell c was made from (row or col -1: the whole row or column),
     // at most max of them; returns how many. NULL: given by the lesson.
     int (*from)(const AttnParams *p, CellRef c, CellRef *out, int max);
     // NULL: every lesson has it; else whether this lesson does (positions, ablated heads).
     bool (*present)(const AttnParams *p);
+    // The lines explaining cell ct->c (explain.c's, at most 3; model_explain calls it): returns how many.
+    int (*explain)(const struct CellText *ct, char lines[][256]);
+    const char *json;      // its key in --json (NULL: not written)
+    // Its title in --trace (NULL: not written; see cli.c for {h}, {kv}, {last}, {scale} and {pos?…} parts).
+    const char *trace;
 } MatInfo;
 
 // The row of a matrix (NULL for MAT_NONE or out of range).
 const MatInfo *mat_info(MatId m);
+// The matrix m (of head `head`) as kept in p or t: NULL when it is computed cell by cell (AT_NONE) or empty
+// (not in this lesson, or no trace).
+const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int head);
+// Whether m holds numbers of its own in this lesson: present, and Y only for cross-attention (else Y is X).
+bool model_mat_own(const AttnParams *p, MatId m);
 // The input bands cell c was computed from (the table's `from`): 0 for given values.
 int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max);
 

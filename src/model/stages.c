@@ -49,6 +49,14 @@ static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int h
     snprintf(e->caption, sizeof e->caption, "%s", caption);
 }
 
+// A stage of one equation "A op B = R": how many rows it wrote (0 when there is no room).
+static int binary_only(Equation *out, int max, MatId a, const char *op, MatId b, MatId r, int head, const char *caption)
+{
+    if (max < 1) return 0;
+    binary(out, a, op, b, r, head, caption);
+    return 1;
+}
+
 static int eq_input(const AttnParams *p, int head, Equation *out, int max)
 {
     if (max < 1) return 0;
@@ -87,9 +95,7 @@ static int eq_project(const AttnParams *p, int head, Equation *out, int max)
 static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
-    return 1;
+    return binary_only(out, max, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
 }
 
 static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
@@ -113,9 +119,7 @@ static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
 static int eq_mask(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, TR("the masked scores"));
-    return 1;
+    return binary_only(out, max, MAT_SCALED, "+", MAT_MASK, MAT_MASKED, head, TR("the masked scores"));
 }
 
 static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
@@ -133,9 +137,7 @@ static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
 static int eq_weighted(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    if (max < 1) return 0;
-    binary(out, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, TR("the head's output Z"));
-    return 1;
+    return binary_only(out, max, MAT_WEIGHTS, DOT, MAT_V, MAT_Z, head, TR("the head's output Z"));
 }
 
 // Every head's part, side by side: [Z₀ | Z₁ | …] = Concat.
@@ -203,12 +205,17 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
     const char *kv = p->cross ? "Y" : "X";
     snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
 }
+// "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
+static void three_of_head(char *buf, size_t cap, int head, char r, char a, char b, const char *after)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    snprintf(buf, cap, "%c%s = %c%s %c%s%s", r, h, a, h, b, h, after);
+}
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)p;
-    char h[16];
-    head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "S%s = Q%s K%s^T", h, h, h);
+    three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -241,9 +248,7 @@ static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
 static void f_weighted(const AttnParams *p, int head, char *buf, size_t cap)
 {
     (void)p;
-    char h[16];
-    head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "Z%s = A%s V%s", h, h, h);
+    three_of_head(buf, cap, head, 'Z', 'A', 'V', "");
 }
 static void f_concat(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -349,23 +354,24 @@ static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE
 // ---------------------------------------------------------------------------------------------------
 // The table
 
-static const StageInfo STAGES[STAGE_COUNT] = {
-    {STAGE_INPUT, "input", "Input", "X", MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input},
-    {STAGE_POSITIONS, "positions", "Positions", "E + P", MAT_NONE, {MAT_X}, has_positions, eq_positions, f_positions,
-     x_positions},
-    {STAGE_PROJECT, "projections", "Projections Q, K, V", "Q K V", MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project,
-     f_project, x_project},
-    {STAGE_SCORES, "scores", "Scores QK^T", "QK^T", MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores},
-    {STAGE_SCALE, "scaled", "Scaling by " SQRT "d_k", "\xc3\xb7" SQRT "d_k", MAT_SCALED, {MAT_SCALED}, NULL, eq_scale,
-     f_scale, x_scale},
-    {STAGE_MASK, "mask", "Causal mask", "mask", MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, x_mask},
-    {STAGE_SOFTMAX, "softmax", "Softmax", "softmax", MAT_WEIGHTS, {MAT_WEIGHTS}, NULL, eq_softmax, f_softmax, x_softmax},
-    {STAGE_WEIGHTED_SUM, "weighted-sum", "Weighted sum", "AV", MAT_WEIGHTS, {MAT_Z}, NULL, eq_weighted, f_weighted,
-     x_weighted},
-    {STAGE_CONCAT, "concat", "Concatenation", "concat", MAT_WEIGHTS, {MAT_CONCAT}, NULL, eq_concat, f_concat, x_concat},
-    {STAGE_OUTPUT, "output", "Output projection W^O", "W^O", MAT_WEIGHTS, {MAT_OUTPUT}, NULL, eq_output, f_output,
-     x_output},
-};
+// One row per stage of the core's list (TRACE_STAGES in core/trace.h, which gives the Stage value and its key):
+// ROW_<stage> is name (a message id), title (English, for exported page titles), short name (a message id),
+// heatmap, {results}, present, equations, formula, explanation.
+// A stage of the core without its row here does not compile.
+#define ROW_STAGE_INPUT N_("Input"), "Input embeddings", N_("X"), MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input
+#define ROW_STAGE_POSITIONS N_("Positions"), "Positions E + P", N_("E + P"), MAT_NONE, {MAT_X}, has_positions, eq_positions, f_positions, x_positions
+#define ROW_STAGE_PROJECT N_("Projections Q, K, V"), "Projections Q, K, V", N_("Q K V"), MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project, f_project, x_project
+#define ROW_STAGE_SCORES N_("Scores QK^T"), "Scores Q" "K\xe1\xb5\x80", N_("QK^T"), MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores
+#define ROW_STAGE_SCALE N_("Scaling by " SQRT "d_k"), "Scaling \xc3\xb7" SQRT "d_k", N_("\xc3\xb7" SQRT "d_k"), MAT_SCALED, {MAT_SCALED}, NULL, eq_scale, f_scale, x_scale
+#define ROW_STAGE_MASK N_("Causal mask"), "Causal mask", N_("mask"), MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, x_mask
+#define ROW_STAGE_SOFTMAX N_("Softmax"), "Softmax", N_("softmax"), MAT_WEIGHTS, {MAT_WEIGHTS}, NULL, eq_softmax, f_softmax, x_softmax
+#define ROW_STAGE_WEIGHTED_SUM N_("Weighted sum"), "Weighted sum A" DOT "V", N_("AV"), MAT_WEIGHTS, {MAT_Z}, NULL, eq_weighted, f_weighted, x_weighted
+#define ROW_STAGE_CONCAT N_("Concatenation"), "Concatenation", N_("concat"), MAT_WEIGHTS, {MAT_CONCAT}, NULL, eq_concat, f_concat, x_concat
+#define ROW_STAGE_OUTPUT N_("Output projection W^O"), "Output projection W\xe1\xb4\xbc", N_("W^O"), MAT_WEIGHTS, {MAT_OUTPUT}, NULL, eq_output, f_output, x_output
+
+#define STAGE_ROW(id, key) [id] = {id, key, ROW_##id},
+static const StageInfo STAGES[STAGE_COUNT] = {TRACE_STAGES(STAGE_ROW)};
+#undef STAGE_ROW
 
 const StageInfo *stage_info(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? &STAGES[s] : NULL; }
 
@@ -386,7 +392,7 @@ MatId model_stage_heatmap(const AttnParams *p, Stage s)
 
 bool model_stage_from_key(const char *key, Stage *out)
 {
-    for (int i = 0; i < STAGE_COUNT; i++)
+    for (int i = 0; key && i < STAGE_COUNT; i++)
         if (strcmp(STAGES[i].key, key) == 0) {
             *out = STAGES[i].stage;
             return true;

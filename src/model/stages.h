@@ -1,6 +1,7 @@
 // The table of stages: one row per stage (key, name, equation as data, matrices shown, heatmap, reveal
 // order, explanation), iterated by the view, the scene, the exporter, the command line and the tests.
-// Adding a stage: its core function and Stage value (core/trace.h), a row here, and its text. No SDL.
+// Each row extends the core's row of its stage (TRACE_STAGES: the Stage value and its key); adding a stage is
+// told in the README's "How to add a stage". No SDL.
 #ifndef MHA_STAGES_H
 #define MHA_STAGES_H
 
@@ -29,8 +30,9 @@ typedef struct {
 
 typedef struct {
     Stage stage;
-    const char *key;       // ASCII, for file names, --stage and the frame log: "scores"
-    const char *name;      // for headers and the progress strip: "Scores"
+    const char *key;       // the core's (TRACE_STAGES): ASCII, for file names, --stage and deep links: "scores"
+    const char *name;      // for the board's header and the progress strip, in its notation: "Scores QK^T"
+    const char *title;     // plain UTF-8, for the titles of exported pages: "Scores QKᵀ"
     const char *short_name; // for the progress strip when room is short: "QKᵀ"
     MatId heatmap;         // the attention-pattern matrix this stage shows beside the board (MAT_NONE: none)
     MatId results[3];      // the matrices whose cells the reveal fills, in order (MAT_NONE ends the list)
@@ -48,7 +50,8 @@ const StageInfo *stage_info(Stage s);
 int model_stages(const AttnParams *p, Stage *out);
 // The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
-// The stage whose key is `key` ("softmax"); false when there is none.
+// The stage whose key is `key` ("softmax"): the one look-up of --stage, the page's deep links and the
+// lessons' questions; false when there is none (or key is NULL).
 bool model_stage_from_key(const char *key, Stage *out);
 
 // Cells the stage fills, in reveal order, and the k-th of them (for the current head).

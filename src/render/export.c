@@ -289,7 +289,7 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head,
              cell);
     snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
-             st->stage_count, stage_name(stage));
+             st->stage_count, si ? si->title : "?");
     if (heads > 1 && st->view != VIEW_ALL_HEADS) {
         size_t n = strlen(j->title);
         snprintf(j->title + n, sizeof j->title - n, ", head %d", st->head);

@@ -1,0 +1,29 @@
+// The stages of attention as plain functions, one per operation: output first, then the inputs, the
+// shape of every buffer in its comment. C11 + libm only.
+#ifndef MHA_ATTN_H
+#define MHA_ATTN_H
+
+#include <stdint.h>
+#include "matrix.h"
+
+// The individual stages, each a plain function (used by trace_run, its overflow detail and the viewer's explanations).
+// q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
+void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b);
+// scores (n, m) = q (n, d_k) @ k^T (d_k, m)
+void attn_scores(Matrix *scores, const Matrix *q, const Matrix *k);
+// scaled (n, m) = scores / sqrt(d_k)
+void attn_scale(Matrix *scaled, const Matrix *scores, int d_k);
+// scaled (n, m) = scores * s (a lesson's own "scale")
+void attn_scale_by(Matrix *scaled, const Matrix *scores, double s);
+// entropy (n, 1) = -sum_j w[i][j] log2 w[i][j] of each row of weights (n, m); 0 log 0 counts as 0
+void attn_entropy(Matrix *entropy, const Matrix *weights);
+// The columns of the heads set in ablated (bits) of concat (n, h*d_k) become zeros.
+void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k);
+// scaled[r][c] = -INFINITY for c > r
+void attn_mask_causal(Matrix *scaled);
+// z (n, d_k) = weights (n, m) @ v (m, d_k)
+void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v);
+// concat (n, h*d_k) = [z_0 ... z_{h-1}]
+void attn_concat(Matrix *concat, const Matrix *z, int heads);
+
+#endif

@@ -1,0 +1,202 @@
+// The lesson's parameters: allocating, copying and shuffling them, the table of its weights, and the
+// positions added to the embeddings (sinusoidal or given).
+#include "params.h"
+#include "exactmath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Frees an array of `count` matrices allocated with calloc.
+static void free_matrices(Matrix *ms, int count)
+{
+    if (!ms) return;
+    for (int i = 0; i < count; i++) mat_free(&ms[i]);
+    free(ms);
+}
+
+static Matrix *alloc_matrices(int count, int rows, int cols)
+{
+    Matrix *ms = calloc((size_t)count, sizeof(Matrix));
+    if (!ms) return NULL;
+    for (int i = 0; i < count; i++) {
+        if (!mat_init(&ms[i], rows, cols)) {
+            free_matrices(ms, count);
+            return NULL;
+        }
+    }
+    return ms;
+}
+
+const ParamInfo PARAMS[PARAM_COUNT] = {
+    {"W_Q", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_Q)},
+    {"W_K", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_K)},
+    {"W_V", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_V)},
+    {"b_Q", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_Q)},
+    {"b_K", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_K)},
+    {"b_V", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_V)},
+    {"W_O", false, false, PDIM_H_D_K, PDIM_D_MODEL, offsetof(AttnParams, W_O)},
+    {"b_O", false, true, PDIM_ONE, PDIM_D_MODEL, offsetof(AttnParams, b_O)},
+};
+
+int params_dim(const AttnParams *p, ParamDim d)
+{
+    return d == PDIM_D_MODEL ? p->d_model : d == PDIM_D_K ? p->d_k : d == PDIM_H_D_K ? p->heads * p->d_k : 1;
+}
+
+// The per-head array of row i (a Matrix * inside p).
+static Matrix **param_array(AttnParams *p, int i) { return (Matrix **)(void *)((char *)p + PARAMS[i].offset); }
+
+Matrix *params_at(AttnParams *p, int i, int h)
+{
+    if (PARAMS[i].per_head) return *param_array(p, i) + h;
+    return (Matrix *)(void *)((char *)p + PARAMS[i].offset);
+}
+
+const Matrix *params_at_const(const AttnParams *p, int i, int h) { return params_at((AttnParams *)p, i, h); }
+
+bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->m = m;
+    p->d_model = d_model;
+    p->heads = heads;
+    p->d_k = d_k;
+    bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model);
+    for (int i = 0; ok && i < PARAM_COUNT; i++) {
+        int rows = params_dim(p, PARAMS[i].rows), cols = params_dim(p, PARAMS[i].cols);
+        if (PARAMS[i].per_head) ok = (*param_array(p, i) = alloc_matrices(heads, rows, cols)) != NULL;
+        else ok = mat_init(params_at(p, i, 0), rows, cols);
+    }
+    if (!ok) params_free(p);
+    return ok;
+}
+
+void params_free(AttnParams *p)
+{
+    mat_free(&p->X);
+    mat_free(&p->S);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        if (PARAMS[i].per_head) free_matrices(*param_array(p, i), p->heads);
+        else mat_free(params_at(p, i, 0));
+    }
+    mat_free(&p->E);
+    mat_free(&p->P);
+    mat_free(&p->E_S);
+    mat_free(&p->P_S);
+    memset(p, 0, sizeof *p);
+}
+
+static void copy_values(Matrix *dst, const Matrix *src)
+{
+    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+}
+
+int params_trainable(Matrix **out, AttnParams *p)
+{
+    int k = 0;
+    for (int h = 0; h < p->heads; h++)
+        for (int i = 0; i < PARAM_COUNT; i++)
+            if (PARAMS[i].per_head) out[k++] = params_at(p, i, h);
+    for (int i = 0; i < PARAM_COUNT; i++)
+        if (!PARAMS[i].per_head) out[k++] = params_at(p, i, 0);
+    return k;
+}
+
+void params_copy_weights(AttnParams *dst, const AttnParams *src)
+{
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? src->heads : 1); h++)
+            copy_values(params_at(dst, i, h), params_at_const(src, i, h));
+}
+
+bool params_copy(AttnParams *out, const AttnParams *src)
+{
+    if (!params_init(out, src->n, src->m, src->d_model, src->heads, src->d_k)) return false;
+    out->mask = src->mask;
+    out->cross = src->cross;
+    copy_values(&out->X, &src->X);
+    copy_values(&out->S, &src->S);
+    params_copy_weights(out, src);
+    out->scale = src->scale;
+    out->ablated = src->ablated;
+    out->positions = src->positions;
+    if (src->positions != POS_NONE) {
+        bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);
+        if (ok && src->cross) ok = mat_copy(&out->E_S, &src->E_S) && mat_copy(&out->P_S, &src->P_S);
+        if (!ok) {
+            params_free(out);
+            return false;
+        }
+    }
+    return true;
+}
+
+void positions_sinusoidal(Matrix *P)
+{
+    int d = P->cols;
+    for (int pos = 0; pos < P->rows; pos++)
+        for (int i = 0; 2 * i < d; i++) {
+            // The same expression as NumPy's pos / 10000 ** (2 * i / d_model).
+            double angle = (double)pos / core_pow(10000.0, (double)(2 * i) / (double)d);
+            mat_set(P, pos, 2 * i, core_sin(angle)); // glibc's bits on every platform (exactmath.c)
+            if (2 * i + 1 < d) mat_set(P, pos, 2 * i + 1, core_cos(angle));
+        }
+}
+
+// out (r, c) = a + b
+static void add_into(Matrix *out, const Matrix *a, const Matrix *b)
+{
+    size_t count = (size_t)a->rows * (size_t)a->cols;
+    for (size_t i = 0; i < count; i++) out->data[i] = a->data[i] + b->data[i];
+}
+
+void params_apply_positions(AttnParams *p)
+{
+    if (p->positions == POS_NONE) return;
+    add_into(&p->X, &p->E, &p->P);
+    if (p->cross) add_into(&p->S, &p->E_S, &p->P_S);
+    else copy_values(&p->S, &p->X);
+}
+
+bool params_set_positions(AttnParams *p, PositionKind kind)
+{
+    if (kind == POS_NONE) return true;
+    mat_free(&p->E);
+    mat_free(&p->P);
+    mat_free(&p->E_S);
+    mat_free(&p->P_S);
+    bool ok = mat_copy(&p->E, &p->X) && mat_init(&p->P, p->n, p->d_model);
+    if (ok && p->cross) ok = mat_copy(&p->E_S, &p->S) && mat_init(&p->P_S, p->m, p->d_model);
+    if (!ok) {
+        mat_free(&p->E);
+        mat_free(&p->P);
+        mat_free(&p->E_S);
+        mat_free(&p->P_S);
+        return false;
+    }
+    p->positions = kind;
+    if (kind == POS_SINUSOIDAL) {
+        positions_sinusoidal(&p->P);
+        if (p->cross) positions_sinusoidal(&p->P_S);
+    }
+    params_apply_positions(p);
+    return true;
+}
+
+bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
+{
+    if (!params_copy(out, src)) return false;
+    // Without positions the rows of X are the token embeddings: they move. With positions E moves and P stays.
+    Matrix *moved = src->positions != POS_NONE ? &out->E : &out->X;
+    const Matrix *from = src->positions != POS_NONE ? &src->E : &src->X;
+    for (int i = 0; i < src->n; i++)
+        memcpy(mat_row(moved, i), mat_row(from, perm[i]), (size_t)src->d_model * sizeof(double));
+    if (src->positions != POS_NONE) params_apply_positions(out);
+    else if (!src->cross) copy_values(&out->S, &out->X);
+    return true;
+}
+
+double params_scale(const AttnParams *p) { return p->scale > 0 ? p->scale : 1.0 / sqrt((double)p->d_k); }
+

@@ -1,0 +1,98 @@
+// The lesson's parameters as the computation reads them (AttnParams), the table of its weights, and
+// positions (sinusoidal or given). C11 + libm only.
+#ifndef MHA_PARAMS_H
+#define MHA_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "matrix.h"
+
+typedef enum { MASK_NONE = 0, MASK_CAUSAL = 1 } MaskKind;
+
+// Where the position vectors added to the embeddings come from (none: the embeddings are used as given).
+typedef enum { POS_NONE = 0, POS_SINUSOIDAL, POS_EXPLICIT } PositionKind;
+
+// The most heads an ablation mask can name (one bit each).
+#define ATTN_MAX_ABLATED_HEADS 64
+
+// Everything the computation reads. Owned by whoever filled it (usually a Lesson); free with params_free.
+typedef struct {
+    int n;          // query tokens
+    int m;          // key/value tokens (== n for self-attention)
+    int d_model, heads, d_k;
+    MaskKind mask;
+    bool cross;     // true when keys/values come from a separate source sequence
+    Matrix X;       // (n, d_model) query-side embeddings
+    Matrix S;       // (m, d_model) key/value-side embeddings; a copy of X for self-attention
+    Matrix *W_Q, *W_K, *W_V; // [heads], each (d_model, d_k)
+    Matrix *b_Q, *b_K, *b_V; // [heads], each (1, d_k); zeros when the lesson gives none
+    Matrix W_O;     // (heads * d_k, d_model)
+    Matrix b_O;     // (1, d_model); zeros when the lesson gives none
+    // Positions (POS_NONE: E, P, E_S and P_S are empty and X, S are the embeddings as given). Otherwise
+    // X = E + P is what the projections read, and for cross-attention S = E_S + P_S; params_apply_positions
+    // recomputes them after E, P, E_S or P_S change.
+    PositionKind positions;
+    Matrix E, P;     // (n, d_model) the token embeddings and the position vectors
+    Matrix E_S, P_S; // (m, d_model) the source's, for cross-attention (empty for self-attention)
+    double scale;    // > 0: multiplies the scores instead of the default division by sqrt(d_k); 0: the default
+    uint64_t ablated; // bit h: head h's Z enters the concatenation as zeros (its own stages are still computed)
+} AttnParams;
+
+// Allocates every matrix of p (zeroed) for the given sizes. Free with params_free.
+bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k);
+void params_free(AttnParams *p);
+// out = a deep copy of src (free with params_free).
+bool params_copy(AttnParams *out, const AttnParams *src);
+
+// Gives p (already initialised, with X and S holding the token embeddings) positions of this kind: E and
+// E_S become copies of X and S, P and P_S are the sinusoids (POS_SINUSOIDAL) or zeros to be filled
+// (POS_EXPLICIT), then X = E + P and S = E_S + P_S. POS_NONE changes nothing. False when out of memory.
+bool params_set_positions(AttnParams *p, PositionKind kind);
+// X (n, d_model) = E + P; S = E_S + P_S for cross-attention, else a copy of X. Nothing without positions.
+void params_apply_positions(AttnParams *p);
+// P (rows, d_model) = the sinusoidal positions from position 0: P[pos][2i] = sin(pos / 10000^(2i/d_model)),
+// P[pos][2i+1] = cos(pos / 10000^(2i/d_model)); an odd last column takes the sine.
+void positions_sinusoidal(Matrix *P);
+// out = src with its query tokens reordered: token i of out is token perm[i] of src (perm: a permutation
+// of 0..n-1). The token embeddings move with their tokens and the positions stay where they are (X = E[perm] +
+// P); for self-attention the keys and values move too. Free with params_free. False when out of memory.
+bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm);
+// The number that multiplies the scores: p->scale, or 1/sqrt(d_k) by default.
+double params_scale(const AttnParams *p);
+// true when head h is ablated (its Z zeros in the concatenation).
+static inline bool params_ablated(const AttnParams *p, int h)
+{
+    return h >= 0 && h < ATTN_MAX_ABLATED_HEADS && ((p->ablated >> h) & 1u);
+}
+// One scaled score, exactly as the trace computes it: score * scale, or score / sqrt(d_k) by default.
+static inline double attn_scale_one(const AttnParams *p, double score, double root_d_k)
+{
+    return p->scale > 0 ? score * p->scale : score / root_d_k;
+}
+
+
+// The lesson's weights, one row each: the table that allocating, copying, zeroing, training and writing the
+// weights iterate (per head W_Q, W_K, W_V, b_Q, b_K, b_V, then W_O, b_O: the trainable order).
+typedef enum { PDIM_D_MODEL = 0, PDIM_D_K, PDIM_H_D_K, PDIM_ONE } ParamDim;
+typedef struct {
+    const char *name; // the lesson's and the JSON's name: "W_Q"
+    bool per_head;    // one matrix per head (an array of p->heads), or one for the layer
+    bool bias;        // a bias: one row (1, cols), written as a vector
+    ParamDim rows, cols;
+    size_t offset;    // where it lives in AttnParams: a Matrix * (per head) or a Matrix
+} ParamInfo;
+
+#define PARAM_COUNT 8
+extern const ParamInfo PARAMS[PARAM_COUNT];
+// The matrix of weight row i (PARAMS[i]) for head h (ignored for a per-layer weight).
+Matrix *params_at(AttnParams *p, int i, int h);
+const Matrix *params_at_const(const AttnParams *p, int i, int h);
+// The size a ParamDim stands for in p.
+int params_dim(const AttnParams *p, ParamDim d);
+// The trainable matrices of p in the table's order (for each head the per-head rows, then the per-layer
+// ones); out holds PARAM_COUNT * heads pointers at most; returns how many.
+int params_trainable(Matrix **out, AttnParams *p);
+// dst's weights (every row of PARAMS) = src's; both of the same sizes.
+void params_copy_weights(AttnParams *dst, const AttnParams *src);
+
+#endif
