@@ -109,7 +109,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
         snprintf(lines[n++], 256, "%s[%s, %s] = %s", name, rl, cl, vs);
         snprintf(lines[n++], 256, TR("the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
                  "with the token when the tokens are shuffled"), rl, c.col);
-        if (hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
+        if (hints) snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
         break;
     case MAT_P:
     case MAT_PS:

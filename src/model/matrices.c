@@ -1,6 +1,7 @@
 // The table of logical matrices and what is read from it: shapes, values (the trace's own numbers), names,
 // axis labels and shared colour ranges.
 #include "matrices.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -157,30 +158,30 @@ static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
 // The table
 
 static const MatInfo MATS[MAT_COUNT] = {
-    [MAT_X] = {MAT_X, "X", "X", "embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, f_x, NULL},
-    [MAT_S] = {MAT_S, "S", "Y", "source embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, f_s, NULL},
-    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", "query weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq, NULL, NULL},
-    [MAT_WK] = {MAT_WK, "W_K", "W^K", "key weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk, NULL, NULL},
-    [MAT_WV] = {MAT_WV, "W_V", "W^V", "value weights", true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv, NULL, NULL},
-    [MAT_Q] = {MAT_Q, "Q", "Q", "queries", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL, f_q, NULL},
-    [MAT_K] = {MAT_K, "K", "K", "keys", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL, f_k, NULL},
-    [MAT_V] = {MAT_V, "V", "V", "values", true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL, f_v, NULL},
-    [MAT_KT] = {MAT_KT, "K_T", "K^T", "keys, transposed", true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL, NULL, NULL},
-    [MAT_SCORES] = {MAT_SCORES, "scores", "S", "raw scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL, f_scores, NULL},
-    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", "scaled scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL, f_scaled, NULL},
-    [MAT_MASK] = {MAT_MASK, "mask", "M", "causal mask", false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL, NULL, NULL},
-    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", "masked scores", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL, f_masked, NULL},
-    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", "attention weights", true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL, f_weights, NULL},
-    [MAT_Z] = {MAT_Z, "Z", "Z", "head output", true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL, f_z, NULL},
-    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", "the heads side by side", false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL, f_concat, NULL},
-    [MAT_WO] = {MAT_WO, "W_O", "W^O", "output weights", false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo, NULL, NULL},
-    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", "attention output", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL, f_output, NULL},
-    [MAT_E] = {MAT_E, "E", "E", "token embeddings", false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_e, p_e, NULL, has_positions},
-    [MAT_P] = {MAT_P, "P", "P", "positions", false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_p, NULL, NULL, has_positions},
-    [MAT_ES] = {MAT_ES, "E_Y", "E^Y", "source token embeddings", false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_es, p_es, NULL, has_source_positions},
-    [MAT_PS] = {MAT_PS, "P_Y", "P^Y", "source positions", false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_ps, NULL, NULL, has_source_positions},
-    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output (all heads)", "output with every head", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
-    [MAT_OUTPUT_DIFF] = {MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", "what the heads switched off add", false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_diff, NULL, f_output_diff, has_ablated},
+    [MAT_X] = {MAT_X, "X", "X", N_("embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_x, p_x, f_x, NULL},
+    [MAT_S] = {MAT_S, "S", "Y", N_("source embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_s, p_s, f_s, NULL},
+    [MAT_WQ] = {MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wq, p_wq, NULL, NULL},
+    [MAT_WK] = {MAT_WK, "W_K", "W^K", N_("key weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wk, p_wk, NULL, NULL},
+    [MAT_WV] = {MAT_WV, "W_V", "W^V", N_("value weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM, RANGE_WEIGHT, v_wv, p_wv, NULL, NULL},
+    [MAT_Q] = {MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, v_q, NULL, f_q, NULL},
+    [MAT_K] = {MAT_K, "K", "K", N_("keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_k, NULL, f_k, NULL},
+    [MAT_V] = {MAT_V, "V", "V", N_("values"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, v_v, NULL, f_v, NULL},
+    [MAT_KT] = {MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, v_kt, NULL, NULL, NULL},
+    [MAT_SCORES] = {MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scores, NULL, f_scores, NULL},
+    [MAT_SCALED] = {MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_scaled, NULL, f_scaled, NULL},
+    [MAT_MASK] = {MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK, v_mask, NULL, NULL, NULL},
+    [MAT_MASKED] = {MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", N_("masked scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, v_masked, NULL, f_masked, NULL},
+    [MAT_WEIGHTS] = {MAT_WEIGHTS, "weights", "A", N_("attention weights"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_PROB, v_weights, NULL, f_weights, NULL},
+    [MAT_Z] = {MAT_Z, "Z", "Z", N_("head output"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z, v_z, NULL, f_z, NULL},
+    [MAT_CONCAT] = {MAT_CONCAT, "concat", "Concat", N_("the heads side by side"), false, false, DIM_N, DIM_H_D_K, AXIS_QUERY, AXIS_HEAD_DIM, RANGE_Z, v_concat, NULL, f_concat, NULL},
+    [MAT_WO] = {MAT_WO, "W_O", "W^O", N_("output weights"), false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM, RANGE_WEIGHT, v_wo, p_wo, NULL, NULL},
+    [MAT_OUTPUT] = {MAT_OUTPUT, "output", "Output", N_("attention output"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output, NULL, f_output, NULL},
+    [MAT_E] = {MAT_E, "E", "E", N_("token embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED, v_e, p_e, NULL, has_positions},
+    [MAT_P] = {MAT_P, "P", "P", N_("positions"), false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_p, NULL, NULL, has_positions},
+    [MAT_ES] = {MAT_ES, "E_Y", "E^Y", N_("source token embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM, RANGE_EMBED, v_es, p_es, NULL, has_source_positions},
+    [MAT_PS] = {MAT_PS, "P_Y", "P^Y", N_("source positions"), false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED, v_ps, NULL, NULL, has_source_positions},
+    [MAT_OUTPUT_ALL] = {MAT_OUTPUT_ALL, "output_all", "Output (all heads)", N_("output with every head"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_all, NULL, NULL, has_ablated},
+    [MAT_OUTPUT_DIFF] = {MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", N_("what the heads switched off add"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, v_output_diff, NULL, f_output_diff, has_ablated},
 };
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
