@@ -215,9 +215,11 @@ static const char *english_in(English *e, const char *t)
         }
         break;
     }
-    // A line of a wrapped message: the text, less the spaces at its ends.
+    // A line of a wrapped message: the text, less the spaces at its ends and what an ellipsis cut.
     char line[1024];
     snprintf(line, sizeof line, "%s", t);
+    char *cut = strstr(line, "\xe2\x80\xa6");
+    if (cut) *cut = '\0';
     char *a = line, *z = line + strlen(line);
     while (*a == ' ') a++;
     while (z > a && z[-1] == ' ') *--z = '\0';
@@ -326,7 +328,7 @@ static void check_fit(Fit *f, const Scene *s, int w, int h, const char *screen)
             snprintf(word, sizeof word, " %s ", f->L->tokens[t]);
             for (char *q; (q = strstr(plain, word)) != NULL;) memmove(q, q + strlen(word) - 1, strlen(q + strlen(word) - 1) + 1);
         }
-        const char *piece = f->en && !content(f->L, ta) ? english_in(f->en, plain) : NULL;
+        const char *piece = f->en && !content(f->L, ta) ? english_in(f->en, ta) : NULL;
         if (piece && f->english++ < 4)
             fprintf(stderr, "  %s %s %s: English of the catalogue left: '%s' (the message's '%s')\n", i18n_table(lang)->code,
                     f->what, screen, ta, piece);
