@@ -287,8 +287,8 @@ def make_pot(src_dir, xgettext="xgettext"):
                 text = source_for_xgettext(f.read())
             with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
                 f.write(text)
-        cmd = [xgettext, "--language=C", "--from-code=UTF-8", "--add-comments=TRANSLATORS:", "--add-location=file",
-               "--sort-by-file", "--no-wrap", "--package-name=mha-tracer", "-o", "xgettext.pot"]
+        cmd = [xgettext, "--language=C", "--from-code=UTF-8", "--add-comments=TRANSLATORS:", "--no-location",
+               "--sort-output", "--no-wrap", "--package-name=mha-tracer", "-o", "xgettext.pot"]
         # To a file: on standard output, without a header's charset, xgettext mangles UTF-8 (0.21).
         cmd += ["--keyword=" + k for k in KEYWORDS] + files
         subprocess.run(cmd, cwd=tmp, check=True, capture_output=True)
