@@ -84,5 +84,7 @@ if(MHA_GUI)
   # The interface in every language: tables, messages asked for, English left, every screen fits (real fonts).
   mha_test(test_i18n mha_render)
 endif()
-# Every message in the sources has a translation in every language table (and no table keeps a stale one).
-add_test(NAME test_i18n_sources COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tests/i18n_sources.py ${CMAKE_CURRENT_SOURCE_DIR})
+# po/mha-tracer.pot is up to date with the sources, every message of it translated in every catalogue (not fuzzy),
+# none stale; the generator leaves fuzzy and empty entries out. Skipped (77) without gettext's xgettext and msgfmt.
+add_test(NAME test_i18n_catalogs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/i18n_catalogs.py ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)

@@ -12,6 +12,7 @@
 #include "lesson_trace.h"
 #include "core/compare.h"
 #include "core/utf8.h"
+#include "model/explain.h"
 #include "model/i18n.h"
 #include "model/questions.h"
 #include "model/session.h"
@@ -19,7 +20,7 @@
 #include "render/export.h"
 #include "render/scene.h"
 
-// The printf conversions of s, "%.0s" counted as "%s" (a translation may swallow an English plural "s").
+// The printf conversions of s ("%%" is text).
 static void conversions(const char *s, char *out, size_t cap)
 {
     size_t n = 0;
@@ -33,56 +34,201 @@ static void conversions(const char *s, char *out, size_t cap)
         while (*p && strchr("-+ #0123456789.*l", *p) && k < sizeof conv - 2) conv[k++] = *p++;
         conv[k++] = *p;
         conv[k] = '\0';
-        if (strcmp(conv, ".0s") == 0) strcpy(conv, "s");
         n += (size_t)snprintf(out + n, cap - n, "%%%s", conv);
         if (!*p) break;
     }
 }
 
-static const char *lookup(const LangTable *t, const char *en)
+// The message id of a key (msgctxt "\004" msgid).
+static const char *msgid_of(const char *key)
 {
-    for (size_t i = 0; i < t->count; i++)
-        if (strcmp(t->pairs[i].en, en) == 0) return t->pairs[i].tr;
-    return NULL;
+    const char *eot = strchr(key, '\004');
+    return eot ? eot + 1 : key;
+}
+
+static Lang lang_of(const char *code)
+{
+    Lang l = LANG_EN;
+    CHECK(i18n_parse(code, &l), "%s is one of ours", code);
+    return l;
 }
 
 static void test_tables(void)
 {
     Lang l;
-    CHECK(i18n_parse("es_ES.UTF-8", &l) && l == LANG_ES, "es_ES.UTF-8 is Spanish");
-    CHECK(i18n_parse("zh_CN.UTF-8", &l) && l == LANG_ZH && i18n_parse("zh-Hans", &l) && l == LANG_ZH, "zh_CN, zh-Hans");
-    CHECK(i18n_parse("fr-CA", &l) && l == LANG_FR && i18n_parse("en_US", &l) && l == LANG_EN, "fr-CA, en_US");
+    const Lang es = lang_of("es"), fr = lang_of("fr"), zh = lang_of("zh");
+    CHECK(i18n_parse("es_ES.UTF-8", &l) && l == es, "es_ES.UTF-8 is Spanish");
+    CHECK(i18n_parse("zh_CN.UTF-8", &l) && l == zh && i18n_parse("zh-Hans", &l) && l == zh, "zh_CN, zh-Hans");
+    CHECK(i18n_parse("fr-CA", &l) && l == fr && i18n_parse("en_US", &l) && l == LANG_EN, "fr-CA, en_US");
     CHECK(!i18n_parse("C", &l) && !i18n_parse("POSIX", &l) && !i18n_parse("de_DE", &l) && !i18n_parse("esx", &l),
           "C, POSIX, de_DE and esx are none of ours");
-    CHECK(i18n_choose("fr", "es") == LANG_FR && i18n_choose(NULL, "es-MX") == LANG_ES, "--lang first, then the lesson");
+    CHECK(i18n_choose("fr", "es") == fr && i18n_choose(NULL, "es-MX") == es, "--lang first, then the lesson");
     setenv("LANG", "zh_CN.UTF-8", 1);
     unsetenv("LC_ALL");
     unsetenv("LC_MESSAGES");
-    CHECK(i18n_choose(NULL, "ja") == LANG_ZH && i18n_choose(NULL, NULL) == LANG_ZH, "then LANG");
+    CHECK(i18n_choose(NULL, "ja") == zh && i18n_choose(NULL, NULL) == zh, "then LANG");
     setenv("LANG", "C.UTF-8", 1);
     CHECK(i18n_choose(NULL, NULL) == LANG_EN, "else English");
-    const LangTable *es = i18n_table(LANG_ES);
-    for (int k = LANG_ES; k < LANG_COUNT; k++) {
-        const LangTable *t = i18n_table((Lang)k);
-        CHECK(t->count > 100 && t->count == es->count, "%s: %zu messages (es has %zu)", t->code, t->count, es->count);
-        int bad = 0, same = 0, dup = 0;
-        for (size_t i = 0; i < t->count; i++) {
-            char a[128], b[128];
-            conversions(t->pairs[i].en, a, sizeof a);
-            conversions(t->pairs[i].tr, b, sizeof b);
-            if (strcmp(a, b) != 0 && bad++ < 3) fprintf(stderr, "  %s: '%s': %s vs %s\n", t->code, t->pairs[i].en, a, b);
-            if (!lookup(es, t->pairs[i].en) && same++ < 3) fprintf(stderr, "  %s: '%s' not in es\n", t->code, t->pairs[i].en);
-            for (size_t j = 0; j < i; j++)
-                if (strcmp(t->pairs[i].en, t->pairs[j].en) == 0) dup++;
-            if (!t->pairs[i].tr[0]) bad++;
+    // The one list (po/LINGUAS) gives the codes --lang names, and each catalogue its language's own name.
+    char want[256] = "en", word[64];
+    int langs = 1;
+    FILE *list = fopen(MHA_SOURCE_DIR "/po/LINGUAS", "r");
+    CHECK(list != NULL, "po/LINGUAS opens");
+    while (list && fscanf(list, " %63s", word) == 1) {
+        if (word[0] == '#') { // a comment, to the end of its line
+            for (int ch = 0; ch != '\n' && ch != EOF;) ch = fgetc(list);
+            continue;
         }
-        CHECK(bad == 0, "%s: %d translations with other conversions (or empty)", t->code, bad);
-        CHECK(same == 0 && dup == 0, "%s: %d messages es lacks, %d given twice", t->code, same, dup);
+        snprintf(want + strlen(want), sizeof want - strlen(want), ", %s", word);
+        langs++;
     }
-    i18n_use(LANG_FR);
+    if (list) fclose(list);
+    CHECK(strcmp(i18n_codes(), want) == 0 && i18n_count() == langs, "languages: %s (po/LINGUAS: %s)", i18n_codes(), want);
+    CHECK(strcmp(i18n_table(es)->name, "espa\xc3\xb1ol") == 0 && strcmp(i18n_table(zh)->name, "\xe4\xb8\xad\xe6\x96\x87") == 0,
+          "names from the catalogues: %s, %s", i18n_table(es)->name, i18n_table(zh)->name);
+    CHECK(i18n_table(es)->nplurals == 2 && i18n_table(fr)->nplurals == 2 && i18n_table(zh)->nplurals == 1, "nplurals");
+    for (Lang k = 1; k < i18n_count(); k++) {
+        const LangTable *t = i18n_table(k);
+        CHECK(t->count > 100, "%s: %zu messages", t->code, t->count);
+        int bad = 0, order = 0, found = 0;
+        for (size_t i = 0; i < t->count; i++) {
+            const I18nMessage *m = &t->messages[i];
+            if (i && strcmp(t->messages[i - 1].key, m->key) >= 0 && order++ < 3)
+                fprintf(stderr, "  %s: '%s' after '%s': not sorted\n", t->code, m->key, t->messages[i - 1].key);
+            found += i18n_find(t, m->key) == m; // the binary search finds every key
+            char a[128], b[128];
+            conversions(msgid_of(m->key), a, sizeof a);
+            int forms = m->forms[1] ? t->nplurals : 1; // a plural message has every form
+            for (int f = 0; f < I18N_MAX_FORMS; f++) {
+                if ((f < forms) != (m->forms[f] != NULL) || (f < forms && !m->forms[f][0])) {
+                    if (bad++ < 3) fprintf(stderr, "  %s: '%s': form %d missing, empty or extra\n", t->code, m->key, f);
+                    continue;
+                }
+                if (f >= forms) continue;
+                conversions(m->forms[f], b, sizeof b);
+                if (strcmp(a, b) != 0 && bad++ < 3) fprintf(stderr, "  %s: '%s': %s vs %s\n", t->code, m->key, a, b);
+            }
+        }
+        CHECK(bad == 0, "%s: %d translations with other conversions, or forms missing", t->code, bad);
+        CHECK(order == 0 && found == (int)t->count, "%s: sorted (%d out of order), %d of %zu found", t->code, order, found,
+              t->count);
+        CHECK(!i18n_find(t, "no such message"), "%s: an unknown message is not found", t->code);
+    }
+    i18n_use(fr);
     CHECK(strcmp(TR("Input"), "Entr\xc3\xa9" "e") == 0 && strcmp(TR("QK^T"), "QK^T") == 0, "lookups (symbols stay)");
+    // Plurals by each catalogue's Plural-Forms: French says 0 and 1 alike, Spanish 0 as 2, Chinese has one form.
+    static const char *const ONE = "Saved %d edit as %s", *const MANY = "Saved %d edits as %s";
+    CHECK(strstr(TRN(ONE, MANY, 0), "modification)") && strstr(TRN(ONE, MANY, 1), "modification)") &&
+              strstr(TRN(ONE, MANY, 2), "modifications)"), "fr: %s / %s / %s", TRN(ONE, MANY, 0), TRN(ONE, MANY, 1), TRN(ONE, MANY, 2));
+    i18n_use(es);
+    CHECK(strstr(TRN(ONE, MANY, 0), "cambios)") && strstr(TRN(ONE, MANY, 1), "cambio)") && strstr(TRN(ONE, MANY, 5), "cambios)"),
+          "es: %s / %s / %s", TRN(ONE, MANY, 0), TRN(ONE, MANY, 1), TRN(ONE, MANY, 5));
+    // One English message, two meanings: the context picks the translation (" off": a head, feminine in Spanish).
+    i18n_missing_reset();
+    CHECK(strcmp(TRC("a head", " off"), " desactivada") == 0 && i18n_missing(NULL) == 0, "es: the context's translation");
+    CHECK(strcmp(TR(" off"), " off") == 0 && i18n_missing(NULL) == 1, "es: ' off' without its context is not the same message");
+    i18n_missing_reset();
+    i18n_use(zh);
+    CHECK(TRN(ONE, MANY, 1) == TRN(ONE, MANY, 7) && strcmp(TRN(ONE, MANY, 1), ONE) != 0, "zh: one form for every n");
     i18n_use(LANG_EN);
-    CHECK(strcmp(TR("Input"), "Input") == 0, "English is the message");
+    CHECK(strcmp(TR("Input"), "Input") == 0 && TRN(ONE, MANY, 1) == ONE && TRN(ONE, MANY, 0) == MANY && TRN(ONE, MANY, 2) == MANY,
+          "English is the message, n == 1 the singular");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// English that the catalogue holds, left on a translated screen: a text of the screen that holds a piece of a
+// message (its text between conversions, of two words or more), or a line that is part of one (a wrapped
+// message), when the language's translations do not hold that piece too (a formula, "d_model = ").
+
+typedef struct {
+    char **pieces;       // the messages' pieces between conversions, of two words or more
+    size_t count;
+    char *translations;  // every form of every message of the language, one after the other
+    char **seen;         // texts already looked at (open addressing, SEEN_CAP slots)
+} English;
+
+enum { SEEN_CAP = 1 << 15 };
+
+static bool wordy(const char *s) // two words of two lower-case letters or more
+{
+    int words = 0;
+    for (const char *p = s; p[0] && p[1]; p++)
+        if (p[0] >= 'a' && p[0] <= 'z' && p[1] >= 'a' && p[1] <= 'z' && (p == s || !(p[-1] >= 'a' && p[-1] <= 'z'))) words++;
+    return words >= 2;
+}
+
+static void english_init(English *e, const LangTable *t)
+{
+    memset(e, 0, sizeof *e);
+    size_t len = 1;
+    for (size_t i = 0; i < t->count; i++)
+        for (int f = 0; f < I18N_MAX_FORMS && t->messages[i].forms[f]; f++) len += strlen(t->messages[i].forms[f]) + 1;
+    e->translations = calloc(len, 1);
+    e->pieces = calloc(4 * t->count + 1, sizeof *e->pieces);
+    e->seen = calloc(SEEN_CAP, sizeof *e->seen);
+    for (size_t i = 0; i < t->count; i++) {
+        for (int f = 0; f < I18N_MAX_FORMS && t->messages[i].forms[f]; f++) {
+            strcat(e->translations, t->messages[i].forms[f]);
+            strcat(e->translations, "\n");
+        }
+        // The pieces of the message between its conversions.
+        const char *id = msgid_of(t->messages[i].key);
+        for (const char *p = id; *p && e->count < 4 * t->count;) {
+            const char *q = p;
+            while (*q && !(q[0] == '%' && q[1] && q[1] != '%')) q++;
+            size_t n = (size_t)(q - p);
+            char *piece = malloc(n + 1);
+            memcpy(piece, p, n);
+            piece[n] = '\0';
+            if (wordy(piece)) e->pieces[e->count++] = piece;
+            else free(piece);
+            if (!*q) break;
+            q++;
+            while (*q && strchr("-+ #0123456789.*l", *q)) q++;
+            p = *q ? q + 1 : q;
+        }
+    }
+}
+
+static void english_free(English *e)
+{
+    for (size_t i = 0; i < e->count; i++) free(e->pieces[i]);
+    for (size_t i = 0; i < SEEN_CAP; i++) free(e->seen[i]);
+    free(e->pieces);
+    free(e->seen);
+    free(e->translations);
+}
+
+// The first piece of English in text t, or NULL. Each text is looked at once (the screens repeat them).
+static const char *english_in(English *e, const char *t)
+{
+    if (!wordy(t)) return NULL;
+    size_t h = 5381;
+    for (const char *p = t; *p; p++) h = h * 33 + (unsigned char)*p;
+    for (size_t k = 0; k < SEEN_CAP; k++) {
+        char **slot = &e->seen[(h + k) & (SEEN_CAP - 1)];
+        if (*slot && strcmp(*slot, t) == 0) return NULL; // looked at, and reported then if English
+        if (*slot) continue;
+        if (k < SEEN_CAP / 2) {
+            *slot = malloc(strlen(t) + 1);
+            if (*slot) strcpy(*slot, t);
+        }
+        break;
+    }
+    // A line of a wrapped message: the text, less the spaces at its ends and what an ellipsis cut.
+    char line[1024];
+    snprintf(line, sizeof line, "%s", t);
+    char *cut = strstr(line, "\xe2\x80\xa6");
+    if (cut) *cut = '\0';
+    char *a = line, *z = line + strlen(line);
+    while (*a == ' ') a++;
+    while (z > a && z[-1] == ' ') *--z = '\0';
+    for (size_t i = 0; i < e->count; i++) {
+        const char *piece = e->pieces[i];
+        if (strstr(t, piece) && !strstr(e->translations, piece)) return piece;
+        if (wordy(a) && strstr(piece, a) && !strstr(e->translations, a)) return piece;
+    }
+    return NULL;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -98,6 +244,7 @@ typedef struct {
 typedef struct {
     TextMetrics tm;
     Canvas *ink;        // not NULL: draw each screen and measure the gap between a label's ink and the matrix
+    English *en;        // the catalogue's English, for the language in use (NULL in English)
     const Lesson *L;
     const char *what;
     int screens, overlaps, outside, english, touching;
@@ -181,6 +328,10 @@ static void check_fit(Fit *f, const Scene *s, int w, int h, const char *screen)
             snprintf(word, sizeof word, " %s ", f->L->tokens[t]);
             for (char *q; (q = strstr(plain, word)) != NULL;) memmove(q, q + strlen(word) - 1, strlen(q + strlen(word) - 1) + 1);
         }
+        const char *piece = f->en && !content(f->L, ta) ? english_in(f->en, ta) : NULL;
+        if (piece && f->english++ < 4)
+            fprintf(stderr, "  %s %s %s: English of the catalogue left: '%s' (the message's '%s')\n", i18n_table(lang)->code,
+                    f->what, screen, ta, piece);
         if (lang != LANG_EN && !content(f->L, ta) &&
             (strstr(plain, " the ") || strstr(ta, "The ") == ta || strstr(plain, " of the") || strstr(plain, " and ") ||
              strstr(plain, " is "))) {
@@ -251,6 +402,51 @@ static void press_all(ViewState *st, const Lesson *L, const Trace *T, Fit *f, Sc
     }
 }
 
+// The board with the pointer on one cell of each matrix it shows: the explanation under it (hover arithmetic).
+static void hovers(Fit *f, ViewState *st, Scene *s, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
+                   const char *what)
+{
+    CellRef cells[MAT_COUNT];
+    int n = 0;
+    for (size_t i = 0; i < s->hit_count && n < MAT_COUNT; i++) {
+        CellRef c = s->hits[i].cell;
+        bool seen = c.mat == MAT_NONE;
+        for (int k = 0; k < n && !seen; k++) seen = cells[k].mat == c.mat && cells[k].head == c.head;
+        if (!seen) cells[n++] = c;
+    }
+    CellRef none = st->hover;
+    char name[96];
+    for (int k = 0; k < n; k++) {
+        st->hover = cells[k];
+        scene_build_ex(s, st, L, T, ex, w, h, &f->tm, NULL);
+        snprintf(name, sizeof name, "%s, pointer on %s", what, mat_info(cells[k].mat)->key);
+        check_fit(f, s, w, h, name);
+    }
+    st->hover = none;
+}
+
+// The arithmetic of every cell of every matrix, for each head, as the window explains it (with the edit hint).
+static void explanations(Fit *f, const Lesson *L, const Trace *T)
+{
+    char lines[8][256];
+    for (int m = MAT_NONE + 1; m < MAT_COUNT; m++) {
+        const MatInfo *mi = mat_info((MatId)m);
+        int rows, cols;
+        model_mat_shape(&L->params, (MatId)m, &rows, &cols);
+        for (int head = 0; head < (mi->per_head ? L->params.heads : 1); head++)
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++) {
+                    int n = model_explain(L, T, (CellRef){(MatId)m, head, r, c}, lines, 8, true);
+                    for (int i = 0; i < n; i++) {
+                        const char *piece = f->en && !content(f->L, lines[i]) ? english_in(f->en, lines[i]) : NULL;
+                        if (piece && f->english++ < 4)
+                            fprintf(stderr, "  %s %s: the explanation of %s[%d, %d] keeps English: '%s' (the message's '%s')\n",
+                                    i18n_table(i18n_current())->code, f->what, mi->key, r, c, lines[i], piece);
+                    }
+                }
+    }
+}
+
 static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
 {
     Scene s;
@@ -274,12 +470,20 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
             snprintf(name, sizeof name, "%s stage %d.%d", view ? "all heads" : "one head", st.stage_index, st.substep);
             check_fit(f, &s, w, h, name);
             view_set_substeps(&st, s.substeps, s.substep);
+            hovers(f, &st, &s, L, T, &ex, w, h, name);
             int at = st.stage_index, sub = st.substep;
             press(&st, VIEW_KEY_RIGHT);
             if (st.stage_index == at && st.substep == sub) break;
         }
         press(&st, VIEW_KEY_A);
     }
+    // Each other head, every stage.
+    for (int head = 1; head < L->params.heads; head++) {
+        press(&st, VIEW_KEY_TAB);
+        snprintf(name, sizeof name, "head %d", st.head);
+        press_all(&st, L, T, f, &s, &ex, w, h, name);
+    }
+    for (int guard = 0; st.head != 0 && guard < 16; guard++) press(&st, VIEW_KEY_TAB);
     press(&st, VIEW_KEY_A);
     press(&st, VIEW_KEY_HOME);
     // Help, notes, the cost panel, the comparison, a banner.
@@ -431,10 +635,12 @@ int main(void)
                                         "lessons/cross-attention.json", "lessons/mao-zuo-zai-dianzi-shang.json",
                                         "lessons/the-dog-bit-the-man.json", "lessons/jalasat-al-qitta.json"};
     static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
-    for (int lang = 0; lang < LANG_COUNT; lang++) {
-        i18n_use((Lang)lang);
+    for (Lang lang = 0; lang < i18n_count(); lang++) {
+        i18n_use(lang);
         i18n_missing_reset();
-        Fit f = {draw_sdl_metrics(d), NULL, NULL, "", 0, 0, 0, 0, 0};
+        English en;
+        english_init(&en, i18n_table(lang));
+        Fit f = {draw_sdl_metrics(d), NULL, lang == LANG_EN ? NULL : &en, NULL, "", 0, 0, 0, 0, 0};
         for (size_t k = 0; k < sizeof FILES / sizeof FILES[0]; k++) {
             Lesson L;
             Trace T;
@@ -448,12 +654,14 @@ int main(void)
                 session_screens(&f, FILES[k], SIZES[z][0], SIZES[z][1]);
             }
             slides(&f, &L, &T);
+            explanations(&f, &L, &T);
             trace_free(&T);
             lesson_free(&L);
         }
         const char *first = NULL;
         size_t missing = i18n_missing(&first);
-        const char *code = i18n_table((Lang)lang)->code;
+        english_free(&en);
+        const char *code = i18n_table(lang)->code;
         CHECK(missing == 0, "%s: %zu messages not in the table, the first: '%s'", code, missing, first ? first : "");
         CHECK(f.outside == 0, "%s: %d commands outside the window in %d screens", code, f.outside, f.screens);
         CHECK(f.overlaps == 0, "%s: %d overlapping texts in %d screens", code, f.overlaps, f.screens);

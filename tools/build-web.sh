@@ -79,7 +79,7 @@ cp "$ROOT/assets/mha-tracer.png" "$DATA/assets/"
 cp "$ROOT"/lessons/*.json "$DATA/lessons/"
 # No fontconfig in a browser: fallback fonts sit in /Library/Fonts, a folder fontfind searches without it.
 # Arabic and Hebrew: Debian's Noto fonts whole (240 KB). Chinese: Noto Sans CJK SC is 19 MB, so the page has
-# a subset of it with the characters of the shipped lessons and of the Chinese translation (about 140 KB);
+# a subset of it with the characters of the shipped lessons and of the translations, po/*.po (about 140 KB);
 # other CJK characters (a teacher's own Chinese, Japanese or Korean file) show as boxes, with the status line
 # naming the font the desktop program would need.
 for f in /usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf /usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf; do
@@ -89,7 +89,7 @@ done
 import glob, sys
 root, out = sys.argv[1], sys.argv[2]
 chars = set()
-for f in glob.glob(root + "/lessons/*.json") + [root + "/src/model/lang_zh.c"]:
+for f in glob.glob(root + "/lessons/*.json") + glob.glob(root + "/po/*.po"):
     chars |= {c for c in open(f, encoding="utf-8").read() if ord(c) >= 0x2E80}
 open(out, "w", encoding="utf-8").write("".join(sorted(chars)))
 PY

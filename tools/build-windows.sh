@@ -18,7 +18,7 @@ TRIPLET=x86_64-w64-mingw32
 RECIPE=2
 
 # --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
-need_pkgs="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev cmake pkg-config dpkg-dev zip"
+need_pkgs="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev cmake pkg-config dpkg-dev zip python3"
 deps_enable_sources
 deps_install $need_pkgs
 

@@ -459,8 +459,8 @@ static void revert(Gui *g)
         return;
     }
     g->edit_error[0] = '\0';
-    snprintf(g->status, sizeof g->status, n ? TR("Reverted %d edited value%s to the file") : TR("Nothing to revert: no value is edited"),
-             n, n == 1 ? "" : "s");
+    snprintf(g->status, sizeof g->status, n ? TRN("Reverted %d edited value to the file", "Reverted %d edited values to the file", n)
+                                            : TR("Nothing to revert: no value is edited"), n);
 }
 
 static void save(Gui *g)
@@ -484,7 +484,7 @@ static void save(Gui *g)
     if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
         snprintf(g->status, sizeof g->status, TR("Saved the file's values (no value is edited now) as %s"), shown);
     else
-        snprintf(g->status, sizeof g->status, TR("Saved %d edit%s as %s"), n, n == 1 ? "" : "s", shown);
+        snprintf(g->status, sizeof g->status, TRN("Saved %d edit as %s", "Saved %d edits as %s", n), n, shown);
     g->edit_error[0] = '\0';
 #ifdef __EMSCRIPTEN__
     const char *saved = out;
@@ -493,7 +493,7 @@ static void save(Gui *g)
     if (n == 0)
         snprintf(g->status, sizeof g->status, TR("Downloaded %s with the file's values (no value is edited now)"), saved_name);
     else
-        snprintf(g->status, sizeof g->status, TR("Downloaded %s with %d edit%s"), saved_name, n, n == 1 ? "" : "s");
+        snprintf(g->status, sizeof g->status, TRN("Downloaded %s with %d edit", "Downloaded %s with %d edits", n), saved_name, n);
 #endif
 }
 
@@ -615,10 +615,10 @@ static void train_toggle(Gui *g)
     }
     g->edit_error[0] = '\0';
     g->train_next = 0; // the first steps with the next frame
-    snprintf(g->flash, sizeof g->flash,
-             g->doc.train.running ? TR("Training on the task %s (T pauses)")
-                                  : TR("Training paused (T resumes, J / L checkpoints, Z step 0)%.0s"),
-             train_task_key(g->doc.lesson.train.task));
+    if (g->doc.train.running)
+        snprintf(g->flash, sizeof g->flash, TR("Training on the task %s (T pauses)"), train_task_key(g->doc.lesson.train.task));
+    else
+        snprintf(g->flash, sizeof g->flash, "%s", TR("Training paused (T resumes, J / L checkpoints, Z step 0)"));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 

@@ -97,7 +97,7 @@ int explain_token(const CellText *ct, char lines[][256])
     snprintf(lines[n++], 256, "%s[%s, %s] = %s", ct->name, ct->rl, ct->cl, ct->vs);
     snprintf(lines[n++], 256, TR("the embedding of the token \"%s\", dimension %d: given by the lesson; it moves "
              "with the token when the tokens are shuffled"), ct->rl, ct->c.col);
-    if (ct->hints) snprintf(lines[n++], 256, "%s", EDIT_HINT);
+    if (ct->hints) snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
     return n;
 }
 

@@ -185,11 +185,13 @@ static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
         snprintf(buf, cap, TR("X (%d" TIMES "%d): the target, for the queries;  Y (%d" TIMES "%d): the source, for the keys and values"), p->n, p->d_model,
                  p->m, p->d_model);
     else if (p->positions != POS_NONE)
-        snprintf(buf, cap, TR("E = the embeddings of the %d token%s  (%d" TIMES "%d), before positions"),
-                 p->n, p->n == 1 ? "" : "s", p->n, p->d_model);
+        snprintf(buf, cap, TRN("E = the embeddings of the %d token  (%d" TIMES "%d), before positions",
+                               "E = the embeddings of the %d tokens  (%d" TIMES "%d), before positions", p->n),
+                 p->n, p->n, p->d_model);
     else
-        snprintf(buf, cap, TR("X = the embeddings of the %d token%s  (%d" TIMES "%d: one row per token)"), p->n,
-                 p->n == 1 ? "" : "s", p->n, p->d_model);
+        snprintf(buf, cap, TRN("X = the embeddings of the %d token  (%d" TIMES "%d: one row per token)",
+                               "X = the embeddings of the %d tokens  (%d" TIMES "%d: one row per token)", p->n),
+                 p->n, p->n, p->d_model);
 }
 static void f_positions(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -269,8 +271,6 @@ static void f_output(const AttnParams *p, int head, char *buf, size_t cap)
     snprintf(buf, cap, "Output = Concat W^O%s", bias ? " + b^O" : "");
 }
 
-static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
-
 static void x_input(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->positions != POS_NONE && !p->cross) {
@@ -278,11 +278,16 @@ static void x_input(const AttnParams *p, char *buf, size_t cap)
                  "each position's vector P: X = E + P is what every head reads."), p->d_model);
         return;
     }
-    if (p->cross)
-        snprintf(buf, cap, TR("Cross-attention: the queries come from the %d target token%s X, the keys and values from "
-                 "the %d source token%s Y. Each token is a row of d_model = %d numbers, its embedding."), p->n,
-                 plural(p->n, "", "s"), p->m, plural(p->m, "", "s"), p->d_model);
-    else
+    if (p->cross) { // two counts: the source's tokens are a message of their own, in the target's sentence
+        char source[128];
+        snprintf(source, sizeof source, TRN("the %d source token Y", "the %d source tokens Y", p->m), p->m);
+        // TRANSLATORS: %s is "the %d source token(s) Y", a message of its own.
+        snprintf(buf, cap, TRN("Cross-attention: the queries come from the %d target token X, the keys and values from "
+                               "%s. Each token is a row of d_model = %d numbers, its embedding.",
+                               "Cross-attention: the queries come from the %d target tokens X, the keys and values from "
+                               "%s. Each token is a row of d_model = %d numbers, its embedding.", p->n),
+                 p->n, source, p->d_model);
+    } else
         snprintf(buf, cap, TR("Each token enters as a row of d_model = %d numbers, its embedding. Every head reads "
                  "the same X."), p->d_model);
 }
@@ -294,9 +299,11 @@ static void x_positions(const AttnParams *p, char *buf, size_t cap)
 }
 static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
-    snprintf(buf, cap, TR("Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
-             "queries Q, keys K and values V: d_k = %d number%s per token instead of %d."), p->d_model, p->d_k,
-             p->cross ? TR("X into Q, and Y into K and V,") : TR("every row of X"), p->d_k, plural(p->d_k, "", "s"), p->d_model);
+    snprintf(buf, cap, TRN("Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
+                           "queries Q, keys K and values V: d_k = %d number per token instead of %d.",
+                           "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
+                           "queries Q, keys K and values V: d_k = %d numbers per token instead of %d.", p->d_k),
+             p->d_model, p->d_k, p->cross ? TR("X into Q, and Y into K and V,") : TR("every row of X"), p->d_k, p->d_model);
 }
 static void x_scores(const AttnParams *p, char *buf, size_t cap)
 {
@@ -335,8 +342,9 @@ static void x_weighted(const AttnParams *p, char *buf, size_t cap)
 static void x_concat(const AttnParams *p, char *buf, size_t cap)
 {
     if (p->heads == 1)
-        snprintf(buf, cap, TR("With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d number%s per token."),
-                 p->d_k, plural(p->d_k, "", "s"));
+        snprintf(buf, cap, TRN("With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d number per token.",
+                               "With one head there is nothing to join: Concat is Z\xe2\x82\x80, %d numbers per token.", p->d_k),
+                 p->d_k);
     else
         snprintf(buf, cap, TR("The %d heads' outputs are joined side by side: %d blocks of d_k = %d numbers make one row "
                  "of %d per token."), p->heads, p->heads, p->d_k, p->heads * p->d_k);

@@ -136,24 +136,26 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
 }
 #endif
 
-// What to install, by block: one row per range (first match wins).
+// What to install, by block: one row per range (first match wins). N_ marks a message for the catalogues
+// (po/): the window shows it translated (draw_sdl.c), the platform layer knows no language.
+#define N_(s) s
 static const struct {
     uint32_t lo, hi;
     const char *hint;
 } HINTS[] = {
 #if defined(MHA_HAVE_FONTCONFIG)
-    {0x1100, 0x11FF, "a Korean font such as fonts-noto-cjk"},
-    {0x2E80, 0x9FFF, "a CJK font such as fonts-noto-cjk"},
-    {0xAC00, 0xD7AF, "a Korean font such as fonts-noto-cjk"},
-    {0xF900, 0xFAFF, "a CJK font such as fonts-noto-cjk"},
-    {0xFF00, 0xFFEF, "a CJK font such as fonts-noto-cjk"},
-    {0x20000, 0x3134F, "a CJK font such as fonts-noto-cjk"},
-    {0x1F000, 0x1FAFF, "a colour emoji font such as fonts-noto-color-emoji"},
-    {0, 0x10FFFF, "a font for its script such as fonts-noto-core"},
+    {0x1100, 0x11FF, N_("a Korean font such as fonts-noto-cjk")},
+    {0x2E80, 0x9FFF, N_("a CJK font such as fonts-noto-cjk")},
+    {0xAC00, 0xD7AF, N_("a Korean font such as fonts-noto-cjk")},
+    {0xF900, 0xFAFF, N_("a CJK font such as fonts-noto-cjk")},
+    {0xFF00, 0xFFEF, N_("a CJK font such as fonts-noto-cjk")},
+    {0x20000, 0x3134F, N_("a CJK font such as fonts-noto-cjk")},
+    {0x1F000, 0x1FAFF, N_("a colour emoji font such as fonts-noto-color-emoji")},
+    {0, 0x10FFFF, N_("a font for its script such as fonts-noto-core")},
 #else
-    {0x2E80, 0x9FFF, "a CJK font such as Noto Sans CJK"},
-    {0x1F000, 0x1FAFF, "a colour emoji font such as Noto Color Emoji"},
-    {0, 0x10FFFF, "a font for its script, such as one of the Noto fonts"},
+    {0x2E80, 0x9FFF, N_("a CJK font such as Noto Sans CJK")},
+    {0x1F000, 0x1FAFF, N_("a colour emoji font such as Noto Color Emoji")},
+    {0, 0x10FFFF, N_("a font for its script, such as one of the Noto fonts")},
 #endif
 };
 

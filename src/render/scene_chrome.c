@@ -29,8 +29,9 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     if (!c->ex->original) return NULL;
     int n = view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
-    if (c->ex->slide) snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited"), n, n == 1 ? "" : "s");
-    else snprintf(buf, cap, TR("\xe2\x9c\x8e %d value%s edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves"), n, n == 1 ? "" : "s");
+    if (c->ex->slide) snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited", "\xe2\x9c\x8e %d values edited", n), n);
+    else snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                                "\xe2\x9c\x8e %d values edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n), n);
     *color = c->th->edited;
     return buf;
 }
@@ -205,6 +206,7 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     bool answered = question_answer(c->L, c->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
     char head[1200], line[700], words[512];
     if (st->quiz >= 0)
+        // TRANSLATORS: questions: predict, then reveal. %s is the teacher's question, in the lesson's language.
         snprintf(head, sizeof head, TR("Question %d of %d: %s"), st->quiz + 1, c->L->question_count, q->text);
     else
         snprintf(head, sizeof head, TR("Question: %s"), q->text);
@@ -280,47 +282,47 @@ void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
 }
 
 static const char *const HELP[][2] = {
-    {"\xe2\x86\x92  Space  PageDown  \xe2\x86\x93", "next stage"},
-    {"\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91", "previous stage"},
-    {"Home / End", "first / last stage"},
-    {"click the strip", "that stage (the stage shown: its next part)"},
-    {".   ,", "fill the result one cell at a time / undo"},
-    {"1 \xe2\x80\xa6 9", "show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)"},
-    {"Tab / Shift+Tab", "next / previous head"},
-    {"A", "all heads at once / one head"},
-    {"C", "colours: viridis, cividis, greyscale (black on white, signs outlined)"},
-    {"D", "dark board / light board"},
-    {"K", "cost panel: weights and multiplications, 1 head vs h heads"},
-    {"M", "single head vs multi-head, side by side"},
-    {"O", "switch the current head off (its Z zeros in the concat) / on again"},
-    {"[  ]", "softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)"},
-    {"X  /  Shift+X", "shuffle test: the tokens reordered beside the original / another order"},
-    {"T   J  L   Z   V", "train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them"},
-    {"click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag", "change a clicked embedding or weight (Shift: finer)"},
-    {"R", "revert the edits to the file"},
+    {N_("\xe2\x86\x92  Space  PageDown  \xe2\x86\x93"), N_("next stage")},
+    {N_("\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91"), N_("previous stage")},
+    {N_("Home / End"), N_("first / last stage")},
+    {N_("click the strip"), N_("that stage (the stage shown: its next part)")},
+    {N_(".   ,"), N_("fill the result one cell at a time / undo")},
+    {N_("1 \xe2\x80\xa6 9"), N_("show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)")},
+    {N_("Tab / Shift+Tab"), N_("next / previous head")},
+    {N_("A"), N_("all heads at once / one head")},
+    {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
+    {N_("D"), N_("dark board / light board")},
+    {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
+    {N_("M"), N_("single head vs multi-head, side by side")},
+    {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
+    {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},
+    {N_("X  /  Shift+X"), N_("shuffle test: the tokens reordered beside the original / another order")},
+    {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
+    {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
+    {N_("R"), N_("revert the edits to the file")},
 #ifdef __EMSCRIPTEN__ // the page: files become the browser's downloads
-    {"Ctrl+S", "download the edited lesson (NAME-edited.json)"},
-    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG, downloaded"},
+    {N_("Ctrl+S"), N_("download the edited lesson (NAME-edited.json)")},
+    {N_("E  /  Shift+E"), N_("slides of the heatmap / of the whole board: PNG + SVG, downloaded")},
 #else
-    {"Ctrl+S", "save the edited lesson as NAME-edited.json"},
-    {"E  /  Shift+E", "slides of the heatmap / of the whole board: PNG + SVG in exports/"},
+    {N_("Ctrl+S"), N_("save the edited lesson as NAME-edited.json")},
+    {N_("E  /  Shift+E"), N_("slides of the heatmap / of the whole board: PNG + SVG in exports/")},
 #endif
-    {"+  \xe2\x88\x92  0", "zoom in, out, reset"},
-    {"F11  F", "fullscreen"},
-    {"mouse", "point at a cell: how it was computed; click pins it"},
+    {N_("+  \xe2\x88\x92  0"), N_("zoom in, out, reset")},
+    {N_("F11  F"), N_("fullscreen")},
+    {N_("mouse"), N_("point at a cell: how it was computed; click pins it")},
 #ifdef __EMSCRIPTEN__
-    {"drop a .json", "open that lesson (or the bar's menu and Open lesson\xe2\x80\xa6)"},
+    {N_("drop a .json"), N_("open that lesson (or the bar's menu and Open lesson\xe2\x80\xa6)")},
 #else
-    {"drop a .json", "open that lesson (saved edits reload by themselves)"},
+    {N_("drop a .json"), N_("open that lesson (saved edits reload by themselves)")},
 #endif
-    {"N", "the lesson's notes (on any stage)"},
-    {"P", "predict: an automatic question (which key a row attends to most)"},
-    {"click  /  number + Enter  /  1 \xe2\x80\xa6 9", "answer a question (its result stays hidden till then); Esc skips"},
-    {"H  F1", "this help"},
+    {N_("N"), N_("the lesson's notes (on any stage)")},
+    {N_("P"), N_("predict: an automatic question (which key a row attends to most)")},
+    {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"), N_("answer a question (its result stays hidden till then); Esc skips")},
+    {N_("H  F1"), N_("this help")},
 #ifdef __EMSCRIPTEN__
-    {"Esc", "close help or panel, unpin"},
+    {N_("Esc"), N_("close help or panel, unpin")},
 #else
-    {"Esc", "close help or panel, unpin, then quit;   Q quits"},
+    {N_("Esc"), N_("close help or panel, unpin, then quit;   Q quits")},
 #endif
 };
 

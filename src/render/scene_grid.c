@@ -190,7 +190,7 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
     // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
-        snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TR(" off"));
+        snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TRC("a matrix", " off"));
     snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
     int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
     int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;

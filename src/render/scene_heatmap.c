@@ -9,7 +9,7 @@ static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf,
     char name[64];
     model_mat_name(m, head, name, sizeof name);
     const MatInfo *mi = mat_info(m);
-    const char *off = params_ablated(&c->L->params, head) ? TR(" off") : ""; // switched off (key O)
+    const char *off = params_ablated(&c->L->params, head) ? TRC("a head", " off") : ""; // switched off (key O)
     if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
     else snprintf(buf, cap, TR("Head %d%s \xc2\xb7 %s %s"), head, off, mi ? TR(mi->what) : "", name);
 }

@@ -17,7 +17,7 @@ void draw_cost(Ctx *c, int w, int h)
         fig[3] = cost_compute(512, 10, 8, 64);
         nfig = 4;
     }
-    static const char *const head[5] = {"", "d_k", "projection weights", "score multiplications", "attention matrices"};
+    static const char *const head[5] = {"", N_("d_k"), N_("projection weights"), N_("score multiplications"), N_("attention matrices")};
     char cell[4][5][96];
     for (int i = 0; i < nfig; i++) {
         const CostFigures *f = &fig[i];
