@@ -2,6 +2,7 @@
 // the value checks with their messages, --help and the manual page.
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,8 +320,9 @@ static void put_troff(FILE *out, const char *text, bool minus)
 
 void options_print_man(FILE *out, const char *version)
 {
-    fprintf(out, ".TH MHA-TRACER 1 \"\" \"mha-tracer %s\" \"User Commands\"\n.SH NAME\nmha-tracer \\- ", version);
-    put_troff(out, "teaches multi-head attention one stage at a time\n", false);
+    // NAME, the whatis line: "mha-tracer \- steps through ..." (the help's first line, without its full stop).
+    fprintf(out, ".TH MHA-TRACER 1 \"\" \"mha-tracer %s\" \"User Commands\"\n.SH NAME\nmha-tracer \\- %c%.*s\n", version,
+            tolower((unsigned char)HELP_ABOUT[0]), (int)strlen(HELP_ABOUT) - 2, HELP_ABOUT + 1);
     fputs(".SH SYNOPSIS\n.B mha-tracer\n[\\fIOPTIONS\\fR] [\\fILESSON.json\\fR]\n.SH DESCRIPTION\n", out);
     put_troff(out, HELP_ABOUT, false);
     fputs("\n.PP\n", out);
