@@ -1,5 +1,5 @@
-// mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --export, --help, --version)
-// and the window.
+// mha-tracer's entry point: what the command line asks for (--trace, --json, --compare, --check, --export, --new,
+// --grad, --train, --help, --version) and the window. The options are read from their table (options.c).
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -374,7 +374,8 @@ static int run_new(const Args *a, const char *argv0)
 }
 
 // --ablate and --shuffle on a loaded lesson: the heads switched off; the lesson replaced by its shuffled
-// copy (*perm, malloc'd, and extra say how; the output's change is measured against the original's trace).
+// copy (*perm, malloc'd and the caller's to free whatever the result, and extra say how; the output's change is
+// measured against the original's trace).
 static int apply_teaching_options(Lesson *l, const char *path, const char *ablate, const char *shuffle, int **perm,
                                   CliExtra *extra)
 {
@@ -388,29 +389,20 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
         l->params.ablated = set;
     }
     if (!shuffle) return EXIT_OK;
-    *perm = malloc(sizeof **perm * (size_t)l->params.n);
-    if (!*perm) {
+    if (!(*perm = malloc(sizeof **perm * (size_t)l->params.n))) {
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
     if (!indexlist_parse_permutation(shuffle, l->params.n, *perm, msg, sizeof msg)) {
         cli_line(stderr, "mha-tracer: error: --shuffle %s\n", msg);
-        free(*perm);
-        *perm = NULL;
         return EXIT_USAGE;
     }
     Lesson shuffled;
     Trace before, after;
     int status = run_trace(l, path, &before);
-    if (status != EXIT_OK) {
-        free(*perm);
-        *perm = NULL;
-        return status;
-    }
+    if (status != EXIT_OK) return status;
     if (!lesson_shuffle(&shuffled, l, *perm)) {
         trace_free(&before);
-        free(*perm);
-        *perm = NULL;
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
@@ -424,10 +416,6 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
     trace_free(&before);
     lesson_free(l);
     *l = shuffled;
-    if (status != EXIT_OK) {
-        free(*perm);
-        *perm = NULL;
-    }
     return status;
 }
 
