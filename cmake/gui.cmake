@@ -33,7 +33,7 @@ endif()
 
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
-add_library(mha_gui STATIC src/app/gui.c)
+add_library(mha_gui STATIC src/app/gui.c src/app/gui_input.c src/app/gui_export.c)
 target_link_libraries(mha_gui PUBLIC mha_render mha_cli)
 # Where the window looks for its fonts: next to the program (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.
@@ -62,7 +62,17 @@ if(WIN32)
   set_target_properties(mha-tracer PROPERTIES WIN32_EXECUTABLE ON)
 endif()
 
-install(DIRECTORY assets/fonts DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
+# DejaVu: installed for /usr on a system whose fonts-dejavu-core has it (Debian, Ubuntu: the .deb depends on
+# it), assets/fonts is a link to the system's copy, the same files; elsewhere the bundled copy is installed.
+set(MHA_DEJAVU_DIR /usr/share/fonts/truetype/dejavu)
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr" AND EXISTS ${MHA_DEJAVU_DIR}/DejaVuSans.ttf)
+  set(MHA_SYSTEM_DEJAVU ON)
+  install(CODE "file(MAKE_DIRECTORY \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_DATADIR}/mha-tracer/assets\")
+    file(CREATE_LINK ../../fonts/truetype/dejavu \"\$ENV{DESTDIR}${CMAKE_INSTALL_FULL_DATADIR}/mha-tracer/assets/fonts\" SYMBOLIC)")
+else()
+  set(MHA_SYSTEM_DEJAVU OFF)
+  install(DIRECTORY assets/fonts DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
+endif()
 install(FILES assets/mha-tracer.png DESTINATION ${CMAKE_INSTALL_DATADIR}/mha-tracer/assets)
 install(FILES assets/mha-tracer.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 install(FILES assets/mha-tracer.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
@@ -74,10 +84,28 @@ if(UNIX AND NOT APPLE)
   set(CPACK_PACKAGE_VENDOR "mha-tracer")
   set(CPACK_PACKAGE_CONTACT "mha-tracer maintainers <mha-tracer@users.noreply.invalid>")
   set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "teaches multi-head attention one stage at a time")
-  set(CPACK_PACKAGE_DESCRIPTION "A desktop program that steps through multi-head attention (projections, scores, scaling, mask, softmax, weighted sum, concatenation, output projection) with every number shown and each head's heatmap. Lessons are JSON files; slides export as PNG and SVG.")
+  set(CPACK_PACKAGE_DESCRIPTION [[A desktop program that steps through multi-head attention (projections,
+scores, scaling, mask, softmax, weighted sum, concatenation, output
+projection) with every number shown and each head's heatmap. Lessons are
+JSON files; slides export as PNG and SVG.]]) # lines under 80 columns (lintian)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # mha-tracer_VERSION_ARCH.deb
   set(CPACK_DEBIAN_PACKAGE_SECTION education)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON) # libsdl2, libsdl2-ttf, libsdl2-image, libcjson from the binary
+  if(MHA_SYSTEM_DEJAVU)
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS fonts-dejavu-core) # with the libraries found above
+  endif()
+  # Debian's copyright file and changelog (packaging/), the changelog's top entry for this version.
+  file(STRINGS packaging/changelog MHA_CHANGELOG_TOP LIMIT_COUNT 1)
+  if(NOT MHA_CHANGELOG_TOP MATCHES "^mha-tracer \\(${PROJECT_VERSION}\\) ")
+    message(FATAL_ERROR "packaging/changelog: its first entry is not version ${PROJECT_VERSION}: ${MHA_CHANGELOG_TOP}")
+  endif()
+  set(MHA_CHANGELOG_GZ ${CMAKE_CURRENT_BINARY_DIR}/changelog.gz)
+  add_custom_command(OUTPUT ${MHA_CHANGELOG_GZ}
+    COMMAND gzip -9nc ${CMAKE_CURRENT_SOURCE_DIR}/packaging/changelog > ${MHA_CHANGELOG_GZ}
+    DEPENDS packaging/changelog)
+  add_custom_target(mha-tracer-changelog ALL DEPENDS ${MHA_CHANGELOG_GZ})
+  add_dependencies(mha-tracer mha-tracer-changelog)
+  install(FILES packaging/copyright ${MHA_CHANGELOG_GZ} DESTINATION ${CMAKE_INSTALL_DOCDIR})
   set(CPACK_STRIP_FILES ON)
   set(CPACK_GENERATOR DEB)
   include(CPack)

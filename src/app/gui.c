@@ -7,6 +7,8 @@
 // program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
 #include "gui.h"
+#include "gui_export.h"
+#include "gui_private.h"
 #include "../model/i18n.h"
 
 #include <SDL.h>
@@ -37,55 +39,9 @@
 #define WATCH_MS 500
 #define FLASH_MS 4000 // how long "Exported ..." stays in the header
 
-// Everything the window owns; one per gui_run, passed around instead of globals.
-struct Gui {
-    SDL_Window *win;
-    SDL_Renderer *ren;
-    DrawSdl *draw;
-    TextMetrics tm;
-    Scene scene;
-    ViewState st;
-    Session doc;            // the lesson, its edits and the watch on its file
-    char status[2000];      // what the last save or revert did, shown on screen ("" when none)
-    char edit_error[1300];  // why the last edit, save or export failed ("" when none)
-    char flash[2200];       // what the last export wrote, shown until flash_until ("" when none)
-    Uint32 flash_until;
-    bool dragging, dragged; // the left button is held on the pinned editable cell
-    bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
-    bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
-    bool seeking;           // ... on the training strip: the checkpoint follows the pointer
-    int pan_x, pan_y;       // where the pointer was at the last pan step
-    bool press_was_pinned;  // the press was on the cell already pinned
-    int drag_y;
-    char banner[1300];      // error of the last failed load ("" when none)
-    bool fullscreen_applied;
-    bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
-    char assets[1024];
-    int mouse_x, mouse_y;   // last pointer position in pixels
-    bool mouse_in;
-    long errors;            // errors put in a banner (for a driver's report)
-    long frames;
-    FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
-    bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
-    int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
-    LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
-    Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
-    double train_step_ms;   // how long the last frame's steps took, per step
-    long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
-    bool font_told;         // the status line said which character no font shows (said once)
-    const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
-    // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
-    bool dirty, first_frame;
-    Uint32 next_watch;
-    const GuiDriver *driver;
-    Uint64 t_entry;
-    double lesson_ms, sdl_ms, window_ms;
-};
-
 #define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
 #define GUI_TRAIN_BUDGET_MS 20.0 // at most this much training per frame
 #define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
-#define GUI_STRIP_FRAMES 8      // checkpoints in the exported strip (V)
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
@@ -172,7 +128,7 @@ static void lesson_loaded(Gui *g, bool first)
 // Loads a lesson (path NULL: the built-in one), which becomes the watched file. On success it replaces the one
 // shown (the view keeps its stage, head and zoom where they still fit); on failure the last good one stays
 // and the banner says why. Returns true on success.
-static bool load_lesson(Gui *g, const char *path)
+bool gui_load_lesson(Gui *g, const char *path)
 {
     bool first = !g->doc.loaded;
     SessionError err;
@@ -186,11 +142,9 @@ static bool load_lesson(Gui *g, const char *path)
 }
 
 // The red banner for a failed edit, save or export (counted for a driver's report).
-static void show_error(Gui *g, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+__attribute__((format(printf, 2, 3)))
 #endif
-    ;
 static void show_error(Gui *g, const char *fmt, ...)
 {
     va_list ap;
@@ -214,80 +168,7 @@ static bool poll_watch(Gui *g)
     }
 }
 
-static ViewKey map_key(SDL_Keycode k, int *digit)
-{
-    *digit = 0;
-    if (k >= SDLK_1 && k <= SDLK_9) {
-        *digit = (int)(k - SDLK_1) + 1;
-        return VIEW_KEY_DIGIT;
-    }
-    if (k >= SDLK_KP_1 && k <= SDLK_KP_9) {
-        *digit = (int)(k - SDLK_KP_1) + 1;
-        return VIEW_KEY_DIGIT;
-    }
-    switch (k) {
-    case SDLK_RIGHT: return VIEW_KEY_RIGHT;
-    case SDLK_LEFT: return VIEW_KEY_LEFT;
-    case SDLK_SPACE: return VIEW_KEY_SPACE;
-    case SDLK_BACKSPACE: return VIEW_KEY_BACKSPACE;
-    case SDLK_PAGEDOWN: return VIEW_KEY_PAGEDOWN;
-    case SDLK_PAGEUP: return VIEW_KEY_PAGEUP;
-    case SDLK_DOWN: return VIEW_KEY_DOWN;
-    case SDLK_UP: return VIEW_KEY_UP;
-    case SDLK_HOME: return VIEW_KEY_HOME;
-    case SDLK_END: return VIEW_KEY_END;
-    case SDLK_PERIOD:
-    case SDLK_KP_PERIOD: return VIEW_KEY_PERIOD;
-    case SDLK_COMMA:
-    case SDLK_KP_COMMA: return VIEW_KEY_COMMA;
-    case SDLK_TAB: return VIEW_KEY_TAB;
-    case SDLK_a: return VIEW_KEY_A;
-    case SDLK_f: return VIEW_KEY_F;
-    case SDLK_F11: return VIEW_KEY_F11;
-    case SDLK_PLUS:
-    case SDLK_EQUALS:
-    case SDLK_KP_PLUS: return VIEW_KEY_PLUS;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS: return VIEW_KEY_MINUS;
-    case SDLK_0:
-    case SDLK_KP_0: return VIEW_KEY_0;
-    case SDLK_h: return VIEW_KEY_H;
-    case SDLK_F1: return VIEW_KEY_F1;
-    case SDLK_ESCAPE: return VIEW_KEY_ESCAPE;
-    case SDLK_q: return VIEW_KEY_Q;
-    case SDLK_c: return VIEW_KEY_C;
-    case SDLK_k: return VIEW_KEY_K;
-    case SDLK_m: return VIEW_KEY_M;
-    case SDLK_r: return VIEW_KEY_R;
-    case SDLK_s: return VIEW_KEY_S;
-    case SDLK_e: return VIEW_KEY_E;
-    case SDLK_n: return VIEW_KEY_N;
-    case SDLK_d: return VIEW_KEY_D;
-    case SDLK_p: return VIEW_KEY_P;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER: return VIEW_KEY_ENTER;
-    case SDLK_o: return VIEW_KEY_O;
-    case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
-    case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
-    case SDLK_x: return VIEW_KEY_X;
-    case SDLK_t: return VIEW_KEY_T;
-    case SDLK_j: return VIEW_KEY_J;
-    case SDLK_l: return VIEW_KEY_L;
-    case SDLK_z: return VIEW_KEY_Z;
-    case SDLK_v: return VIEW_KEY_V;
-    default: return VIEW_KEY_NONE;
-    }
-}
 
-// Window coordinates -> drawable pixels (HiDPI).
-static void to_pixels(Gui *g, int x, int y, int *px, int *py)
-{
-    int ww, wh, pw, ph;
-    SDL_GetWindowSize(g->win, &ww, &wh);
-    SDL_GetRendererOutputSize(g->ren, &pw, &ph);
-    *px = ww > 0 ? x * pw / ww : x;
-    *py = wh > 0 ? y * ph / wh : y;
-}
 
 static const char *panel_key(ViewPanel p)
 {
@@ -504,20 +385,14 @@ static void export_view(Gui *g, bool board)
 {
     SessionExport what;
     session_export(&g->doc, board, &what);
-    ExportRequest req;
-    export_request_defaults(&req);
     char dir[1100], name[128], fonts[1100];
     export_default_dir(what.lesson_path, dir, sizeof dir);
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
     // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
     SceneExtras ex = {.original = what.original, .compare = what.compare, .question = shown_question(g)};
-    req.dir = dir;
-    req.create_dir = true;
-    req.font_dir = fonts;
-    req.name = export_name_for(what.lesson_path, &what.shown, name, sizeof name);
-    req.formats = EXPORT_PNG | EXPORT_SVG;
-    if (g->st.dark) req.background = EXPORT_BG_DARK; // slides as the board is shown
-    req.view = &ex;
+    ExportRequest req;
+    gui_export_request(&req, dir, fonts, export_name_for(what.lesson_path, &what.shown, name, sizeof name), g->st.dark,
+                       &ex);
     ExportResult res;
     ExportError err;
     if (!export_from_view(&req, what.board, &g->st, &what.shown, what.trace, &res, &err)) {
@@ -661,121 +536,35 @@ static void train_restart(Gui *g)
 }
 
 // V: the attention heatmap of the current head at every saved checkpoint, a numbered series
-// NAME-train-NN-step-S.png/.svg in exports/ (NN in order, so a file browser shows them as a film strip).
+// NAME-train-NN-step-S.png/.svg in exports/ (NN in order, so a file browser shows them as a film strip), and a strip.
 static void train_export(Gui *g)
 {
-    const SessionTrain *t = &g->doc.train;
-    if (!t->active) {
+    if (!g->doc.train.active) {
         show_error(g, "%s", TR("Nothing to export: start training first (T)"));
         return;
     }
-    SessionExport what;
-    session_export(&g->doc, false, &what);
-    ViewState st = g->st;
-    for (int i = 0; i < st.stage_count; i++)
-        if (st.stages[i] == STAGE_SOFTMAX) st.stage_index = i; // the attention weights
-    st.substep = 0;
-    st.reveal = -1;
-    st.view = VIEW_ONE_HEAD;
-    char dir[1100], base[128], name[200], fonts[1100];
-    export_default_dir(what.lesson_path, dir, sizeof dir);
-    export_name_for(what.lesson_path, &what.shown, base, sizeof base);
+    char fonts[1100], msg[600];
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    Lesson shown = what.shown;
-    AttnParams p;
-    if (!params_copy(&p, &g->doc.edit)) {
-        show_error(g, TR("Not exported: %s"), "out of memory");
+    GuiTrainExport out;
+    if (!gui_export_training(&g->doc, &g->st, fonts, &out, msg, sizeof msg)) {
+        show_error(g, TR("Not exported: %s"), msg);
         return;
     }
-    int written = 0;
-    for (int i = 0; i < t->tr.checkpoint_count; i++) {
-        params_copy_weights(&p, &t->tr.checkpoints[i].p);
-        Trace tr;
-        TraceError terr;
-        if (!trace_run(&tr, &p, &terr)) {
-            show_error(g, TR("Not exported: %s"), terr.message);
-            break;
-        }
-        shown.params = p;
-        ExportRequest req;
-        export_request_defaults(&req);
-        snprintf(name, sizeof name, "%s-train-%02d-step-%d", base, i, t->tr.checkpoints[i].step);
-        SceneExtras ex = {0};
-        req.dir = dir;
-        req.create_dir = true;
-        req.font_dir = fonts;
-        req.name = name;
-        req.formats = EXPORT_PNG | EXPORT_SVG;
-        if (g->st.dark) req.background = EXPORT_BG_DARK;
-        req.view = &ex;
-        ExportResult res;
-        ExportError err;
-        bool ok = export_from_view(&req, false, &st, &shown, &tr, &res, &err);
-        trace_free(&tr);
-        if (!ok) {
-            show_error(g, TR("Not exported: %s"), err.message);
-            break;
-        }
-        export_result_free(&res);
-        written++;
-    }
-    params_free(&p);
-    // And a strip: the head's heatmap at up to GUI_STRIP_FRAMES checkpoints spread over the run, side by side.
-    char strip_path[1400] = "";
-    if (written == t->tr.checkpoint_count) {
-        int k = t->tr.checkpoint_count < GUI_STRIP_FRAMES ? t->tr.checkpoint_count : GUI_STRIP_FRAMES;
-        AttnParams ps[GUI_STRIP_FRAMES];
-        Trace ts[GUI_STRIP_FRAMES];
-        Lesson ls[GUI_STRIP_FRAMES];
-        StripFrame fr[GUI_STRIP_FRAMES];
-        char caps[GUI_STRIP_FRAMES][64];
-        int made = 0;
-        bool ok = true;
-        for (int i = 0; ok && i < k; i++) {
-            int c = k > 1 ? (int)lround((double)i * (t->tr.checkpoint_count - 1) / (k - 1)) : 0;
-            TraceError terr;
-            ok = params_copy(&ps[i], &g->doc.edit);
-            if (!ok) break;
-            params_copy_weights(&ps[i], &t->tr.checkpoints[c].p);
-            if (!(ok = trace_run(&ts[i], &ps[i], &terr))) {
-                params_free(&ps[i]);
-                break;
-            }
-            ls[i] = what.shown;
-            ls[i].params = ps[i];
-            snprintf(caps[i], sizeof caps[i], TR("step %d"), t->tr.checkpoints[c].step);
-            fr[i] = (StripFrame){&ls[i], &ts[i], caps[i]};
-            made++;
-        }
-        ExportError err;
-        HeatmapSpec spec = {MAT_WEIGHTS, g->st.head, 1.0, g->st.colormap, g->st.dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
-        snprintf(name, sizeof name, "%s-train-strip-head%d", base, g->st.head);
-        if (ok && !export_heatmap_strip(dir, true, fonts, name, &spec, fr, (size_t)made, strip_path, sizeof strip_path, &err)) {
-            show_error(g, TR("Not exported: %s"), err.message);
-            written = -1;
-        }
-        for (int i = 0; i < made; i++) {
-            trace_free(&ts[i]);
-            params_free(&ps[i]);
-        }
-    }
-    if (written == t->tr.checkpoint_count) {
-        snprintf(g->flash, sizeof g->flash,
-                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
-                 written, base, dir);
-        g->flash_until = SDL_GetTicks() + FLASH_MS;
-        g->edit_error[0] = '\0';
+    snprintf(g->flash, sizeof g->flash,
+             TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
+             out.written, out.base, out.dir);
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+    g->edit_error[0] = '\0';
 #ifdef __EMSCRIPTEN__
-        const char *strip = strip_path; // the page downloads the strip (the checkpoints stay in its memory)
-        web_download_files(&strip, 1);
-        snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), written,
-                 strrchr(strip_path, '/') ? strrchr(strip_path, '/') + 1 : strip_path);
+    const char *strip = out.strip_path; // the page downloads the strip (the checkpoints stay in its memory)
+    web_download_files(&strip, 1);
+    snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), out.written,
+             strrchr(out.strip_path, '/') ? strrchr(out.strip_path, '/') + 1 : out.strip_path);
 #endif
-    }
 }
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
-static bool dispatch(Gui *g, const ViewEvent *ev)
+bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
     bool changed = view_handle(&g->st, ev);
     switch (g->st.request) {
@@ -806,172 +595,7 @@ static bool dispatch(Gui *g, const ViewEvent *ev)
     return changed;
 }
 
-// Translates one SDL event; returns true when the screen must be redrawn.
-static bool handle_event(Gui *g, const SDL_Event *e)
-{
-    ViewEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.head = -1;
-    switch (e->type) {
-    case SDL_QUIT: g->st.quit = true; return false;
-    case SDL_KEYDOWN: {
-        ev.kind = VIEW_EV_KEY;
-        ev.key = map_key(e->key.keysym.sym, &ev.digit);
-        if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
-        if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
-        if (ev.key == VIEW_KEY_NONE) return false;
-        return dispatch(g, &ev);
-    }
-    case SDL_MOUSEMOTION: {
-        int x, y, head;
-        to_pixels(g, e->motion.x, e->motion.y, &x, &y);
-        g->mouse_x = x;
-        g->mouse_y = y;
-        g->mouse_in = true;
-        if (g->panning) { // a zoomed board follows the pointer
-            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->panning = false;
-            else if (x != g->pan_x || y != g->pan_y) {
-                ev.kind = VIEW_EV_PAN;
-                ev.x = x - g->pan_x;
-                ev.y = y - g->pan_y;
-                g->pan_x = x;
-                g->pan_y = y;
-                return dispatch(g, &ev);
-            }
-            return false;
-        }
-        if (g->seeking) { // the checkpoint follows the pointer along the training strip
-            int step;
-            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->seeking = false;
-            else if (scene_train_at(&g->scene, x, g->scene.train_y, &step)) {
-                ev.kind = VIEW_EV_TRAIN_SEEK;
-                ev.value = step;
-                return dispatch(g, &ev);
-            }
-            return false;
-        }
-        if (g->sliding) { // the scale slider follows the pointer
-            double v;
-            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->sliding = false;
-            else if (scene_slider_at(&g->scene, x, g->scene.slider_y, &v)) {
-                ev.kind = VIEW_EV_SCALE;
-                ev.value = v;
-                return dispatch(g, &ev);
-            }
-            return false;
-        }
-        if (g->dragging) { // vertical drag on the pinned cell changes its value
-            if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
-            else if (y != g->drag_y) {
-                ev.kind = VIEW_EV_DRAG;
-                ev.y = y - g->drag_y;
-                if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
-                g->drag_y = y;
-                g->dragged = true;
-                return dispatch(g, &ev);
-            }
-            return false;
-        }
-        ev.kind = VIEW_EV_HOVER;
-        if (!scene_hit(&g->scene, x, y, &ev.cell, &head)) ev.cell.mat = MAT_NONE;
-        return view_handle(&g->st, &ev);
-    }
-    case SDL_MOUSEBUTTONDOWN: {
-        if (e->button.button != SDL_BUTTON_LEFT) return false;
-        int x, y;
-        to_pixels(g, e->button.x, e->button.y, &x, &y);
-        double v;
-        int step;
-        int stage_index;
-        if (scene_stage_at(&g->scene, x, y, &stage_index)) { // a press on the header's strip of stages: go there
-            ev.kind = VIEW_EV_STAGE;
-            ev.value = stage_index;
-            return dispatch(g, &ev);
-        }
-        if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
-            g->seeking = true;
-            ev.kind = VIEW_EV_TRAIN_SEEK;
-            ev.value = step;
-            return dispatch(g, &ev);
-        }
-        if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
-            g->sliding = true;
-            ev.kind = VIEW_EV_SCALE;
-            ev.value = v;
-            return dispatch(g, &ev);
-        }
-        ev.kind = VIEW_EV_CLICK;
-        if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
-            ev.cell.mat = MAT_NONE;
-            ev.head = -1;
-        }
-        if (ev.cell.mat == MAT_NONE && ev.head < 0 && g->st.zoom > 1.0) { // on the page of a zoomed board: pan
-            g->panning = true;
-            g->pan_x = x;
-            g->pan_y = y;
-        }
-        CellRef p = g->st.pinned;
-        bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head &&
-                         ev.cell.row == p.row && ev.cell.col == p.col;
-        if (view_mat_editable(ev.cell.mat)) {
-            g->dragging = true; // a press on a weight or embedding pins it and may drag its value
-            g->dragged = false;
-            g->drag_y = y;
-            g->press_was_pinned = on_pinned;
-            if (on_pinned) return false; // released without moving: unpins (below)
-        }
-        return dispatch(g, &ev);
-    }
-    case SDL_MOUSEBUTTONUP: {
-        if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = g->seeking = false;
-        if (e->button.button != SDL_BUTTON_LEFT || !g->dragging) return false;
-        g->dragging = false;
-        if (g->dragged) return false;
-        int x, y;
-        to_pixels(g, e->button.x, e->button.y, &x, &y);
-        ev.kind = VIEW_EV_CLICK;
-        if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) return false;
-        // A second click on the pinned cell (press and release without a drag) unpins it.
-        if (!g->press_was_pinned) return false;
-        return dispatch(g, &ev);
-    }
-    case SDL_MOUSEWHEEL:
-        ev.kind = VIEW_EV_WHEEL;
-        ev.wheel = e->wheel.y;
-        if (SDL_GetModState() & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
-        if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
-        return dispatch(g, &ev);
-    case SDL_WINDOWEVENT:
-        switch (e->window.event) {
-        case SDL_WINDOWEVENT_LEAVE:
-            g->mouse_in = false;
-            ev.kind = VIEW_EV_HOVER;
-            return view_handle(&g->st, &ev);
-        case SDL_WINDOWEVENT_SIZE_CHANGED:
-        case SDL_WINDOWEVENT_RESIZED:
-        case SDL_WINDOWEVENT_EXPOSED:
-        case SDL_WINDOWEVENT_SHOWN:
-        case SDL_WINDOWEVENT_RESTORED:
-        case SDL_WINDOWEVENT_MAXIMIZED: return true;
-        default: return false;
-        }
-    case SDL_DROPFILE: {
-        char *file = e->drop.file;
-        if (!file) return false;
-        platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
-        g->flash[0] = '\0';             // the last lesson's "Exported …" does not belong on the next one
-        load_lesson(g, file);
-        SDL_free(file);
-        return true;
-    }
-    case SDL_DROPTEXT: // dragged text, not a file: nothing to open, but the string is ours to free
-        SDL_free(e->drop.file);
-        return false;
-    case SDL_RENDER_TARGETS_RESET:
-    case SDL_RENDER_DEVICE_RESET: return true;
-    default: return false;
-    }
-}
+
 
 static void set_icon(Gui *g)
 {
@@ -1075,8 +699,8 @@ static void gui_turn(Gui *g, bool block)
     if (!block) wait = 0;
     SDL_Event e;
     if (SDL_WaitEventTimeout(&e, wait)) {
-        g->dirty |= handle_event(g, &e);
-        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
+        g->dirty |= gui_handle_event(g, &e);
+        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= gui_handle_event(g, &e);
     }
     if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
         g->flash[0] = '\0';

@@ -1,5 +1,5 @@
-// mha-tracer's entry point: the command line (--trace, --json, --compare, --check, --export, --help, --version)
-// and the window.
+// mha-tracer's entry point: what the command line asks for (--trace, --json, --compare, --check, --export, --new,
+// --grad, --train, --help, --version) and the window. The options are read from their table (options.c).
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,15 +8,17 @@
 #include <time.h> // clock: how long --train took
 
 #include "cli.h"
+#include "indexlist.h"
+#include "options.h"
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
 #include "../model/questions.h"
 #include "../model/saturation.h"
 #include "platform/platform.h"
+#include "../render/export.h" // ExportRequest (also where this build has no exporter)
 #ifndef MHA_NO_GUI
 #include <SDL.h>
 #include <SDL_image.h>
-#include "../render/export.h"
 #include "gui.h"
 #endif
 
@@ -24,73 +26,7 @@
 #define MHA_VERSION "dev"
 #endif
 
-enum { EXIT_OK = 0, EXIT_IO = 1, EXIT_USAGE = 2 };
 enum { PATH_CAP = 4096 }; // the longest path this program builds or resolves
-
-static const char USAGE[] =
-    "Usage: mha-tracer [OPTIONS] [LESSON.json]\n"
-    "Steps through multi-head attention one stage at a time, in a window or on the command line.\n"
-    "With no LESSON the built-in lesson \"The cat sat\" is used.\n"
-    "\n"
-    "  (no option)        open the window on LESSON\n"
-    "  --fullscreen       open the window full screen\n"
-    "  --lang CODE        the window's and the exports' words in en, es, fr or zh (default: the lesson's\n"
-    "                     \"language\", else LANG); numbers, tokens and --trace/--json never change\n"
-    "  --trace [LESSON]   print every stage of every head, rounded to 4 decimals\n"
-    "  --json [LESSON]    print the whole trace as JSON (17 significant digits)\n"
-    "  --compare [LESSON] print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost\n"
-    "  --check LESSON...  validate lesson files: 'FILE: ok' (and any warnings) or every error and their count\n"
-    "                     (each question's stated answer is checked against the trace)\n"
-    "  --questions [LESSON]  print each question with its answer computed from the trace (teacher's notes)\n"
-    "  --new FILE         write a starter lesson into FILE (never over an existing file), then edit it\n"
-    "      --tokens \"a b c\"  its tokens (default \"The cat sat\")\n"
-    "      --heads H          its heads (default 2)\n"
-    "      --d-model D        its d_model, a multiple of H up to 64 (default 4)\n"
-    "  --export DIR [LESSON]  write slide images into DIR and print their paths (no display needed;\n"
-    "                         DIR is made when missing)\n"
-    "      --what heatmaps|board|all    heatmaps (default): one image per head and one of all heads;\n"
-    "                                   board: the whole screen of a stage, as the window shows it\n"
-    "      --stage NAME|all             heatmaps: scores, scaled, mask or weights (default);\n"
-    "                                   board: input, positions, projections, scores, scaled, mask,\n"
-    "                                   softmax (default), weighted-sum, concat or output\n"
-    "      --format png|svg|both        default png\n"
-    "      --scale K                    pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)\n"
-    "      --background white|transparent|dark   default white\n"
-    "      --head N                     board: the head it shows (default 0)\n"
-    "      --cell ROW,COL               board: the result cell whose arithmetic it shows (default the first;\n"
-    "                                   the file name then carries it)\n"
-    "      --parts first|all            board: a stage shown in parts (Q, then K, then V; the output, then\n"
-    "                                   the difference without switched-off heads): its first part (default)\n"
-    "                                   or one slide per part, NAME-part1, NAME-part2, ...\n"
-    "  --ablate H[,H...]  with --trace, --json or --export: those heads' Z enter the concat as zeros (their own\n"
-    "                     stages are still computed); the output with every head is shown beside\n"
-    "  --shuffle PERM     with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
-    "                     (token i is the token at position PERM[i]; positions stay in place), compared\n"
-    "                     with the original output\n"
-    "  --grad LESSON      print the loss mean((output - targets)^2) and its gradient for every embedding and\n"
-    "                     weight (explicit per-head form) as JSON; the targets are the lesson's \"targets\", or\n"
-    "                     its \"train\" task's for its own tokens\n"
-    "  --train LESSON --out FILE   train the weights of a lesson with a \"train\" section (Adam) and write\n"
-    "                     the trained lesson, explicit weights, into FILE (never over LESSON); the last line\n"
-    "                     says steps=N loss_start=A loss_end=B seconds=S\n"
-    "      --steps N      train N steps instead of the lesson's \"steps\"\n"
-    "  --help             show this help\n"
-    "  --version          show the version\n"
-    "\n"
-    "Exit status: 0 success, 1 I/O failure, 2 bad usage or an invalid lesson.\n";
-
-typedef enum { MODE_WINDOW, MODE_TRACE, MODE_JSON, MODE_COMPARE, MODE_CHECK, MODE_EXPORT, MODE_NEW, MODE_GRAD, MODE_TRAIN,
-               MODE_QUESTIONS } Mode;
-
-// The options of --new, as given.
-typedef struct {
-    const char *file, *tokens, *heads, *d_model;
-} NewArgs;
-
-// The options of --export, as given (checked by parse_export).
-typedef struct {
-    const char *dir, *format, *scale, *what, *stage, *background, *head, *cell, *parts;
-} ExportArgs;
 
 // Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
 static int load_lesson(Lesson *l, const char *path)
@@ -185,23 +121,6 @@ static int check_files(char **paths, int count)
     return status != EXIT_OK ? status : out;
 }
 
-// "--name VALUE" or "--name=VALUE": the value (advancing *i past it), or NULL when a is another option.
-// *missing is set when the option is there without its value.
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    *missing = false;
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 #ifndef MHA_NO_GUI
 // The fonts, where the window finds them (gui_find_assets).
 static bool find_font_dir(char *out, size_t cap)
@@ -212,71 +131,51 @@ static bool find_font_dir(char *out, size_t cap)
     return true;
 }
 
+// --stage: all, a stage's key (model_stage_from_key), or a heatmap's name, weights (the softmax) or masked.
+static bool parse_stage(const char *key, int *out)
+{
+    Stage s;
+    if (strcmp(key, "all") == 0) *out = EXPORT_ALL_STAGES;
+    else if (strcmp(key, "weights") == 0) *out = STAGE_SOFTMAX;
+    else if (strcmp(key, "masked") == 0) *out = STAGE_MASK;
+    else if (model_stage_from_key(key, &s)) *out = s;
+    else {
+        char keys[256];
+        size_t used = 0;
+        for (int i = 0; i < STAGE_COUNT && used < sizeof keys; i++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", i ? ", " : "", stage_info((Stage)i)->key);
+        cli_line(stderr, "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or %s (board), "
+                         "got '%s'\n", keys, key);
+        return false;
+    }
+    return true;
+}
+
 // Turns the --export options into a request; prints what was expected and returns false when one is wrong.
-static bool parse_export(const ExportArgs *a, ExportRequest *r)
+static bool parse_export(const Args *a, ExportRequest *r)
 {
     export_request_defaults(r);
-    r->dir = a->dir;
+    r->dir = a->value[OPT_EXPORT];
     r->create_dir = true; // one level, like mkdir: a missing parent is still an error
-    if (a->format) {
-        if (strcmp(a->format, "png") == 0) r->formats = EXPORT_PNG;
-        else if (strcmp(a->format, "svg") == 0) r->formats = EXPORT_SVG;
-        else if (strcmp(a->format, "both") == 0) r->formats = EXPORT_PNG | EXPORT_SVG;
-        else {
-            cli_line(stderr, "mha-tracer: error: --format expects png, svg or both, got '%s'\n", a->format);
-            return false;
-        }
-    }
-    if (a->scale) {
-        char *end;
-        errno = 0;
-        double k = strtod(a->scale, &end);
-        if (end == a->scale || *end || errno || !(k >= EXPORT_SCALE_MIN && k <= EXPORT_SCALE_MAX)) {
-            cli_line(stderr, "mha-tracer: error: --scale expects a number from %g to %g, got '%s'\n", EXPORT_SCALE_MIN,
-                    EXPORT_SCALE_MAX, a->scale);
-            return false;
-        }
-        r->scale = k;
-    }
-    if (a->what) {
-        if (strcmp(a->what, "heatmaps") == 0) r->what = EXPORT_WHAT_HEATMAPS;
-        else if (strcmp(a->what, "board") == 0) r->what = EXPORT_WHAT_BOARD;
-        else if (strcmp(a->what, "all") == 0) r->what = EXPORT_WHAT_ALL;
-        else {
-            cli_line(stderr, "mha-tracer: error: --what expects heatmaps, board or all, got '%s'\n", a->what);
-            return false;
-        }
-    }
-    if (a->stage) {
-        r->stage = -2;
-        if (strcmp(a->stage, "all") == 0) r->stage = EXPORT_ALL_STAGES;
-        else if (strcmp(a->stage, "weights") == 0) r->stage = STAGE_SOFTMAX;
-        else if (strcmp(a->stage, "masked") == 0) r->stage = STAGE_MASK;
-        Stage keyed;
-        if (r->stage == -2 && model_stage_from_key(a->stage, &keyed)) r->stage = keyed;
-        if (r->stage == -2) {
-            cli_line(stderr,
-                    "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or input, "
-                    "positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output (board), got '%s'\n",
-                    a->stage);
-            return false;
-        }
-    }
-    if (a->head) {
-        char *end;
-        errno = 0;
-        long h = strtol(a->head, &end, 10);
-        if (end == a->head || *end || errno || h < 0 || h > 1000000) {
-            cli_line(stderr, "mha-tracer: error: --head expects a head number from 0, got '%s'\n", a->head);
-            return false;
-        }
-        r->head = (int)h; // the lesson's own count is checked by export_run
-    }
-    if (a->cell) {
+    const char *const *v = a->value;
+    int format = r->formats, what = r->what, parts = r->parts, background = r->background;
+    double scale = r->scale, head = r->head;
+    if ((v[OPT_FORMAT] && !options_choice(OPT_FORMAT, v[OPT_FORMAT], &format))
+        || (v[OPT_SCALE] && !options_number(OPT_SCALE, v[OPT_SCALE], &scale))
+        || (v[OPT_WHAT] && !options_choice(OPT_WHAT, v[OPT_WHAT], &what)))
+        return false;
+    r->formats = (unsigned)format;
+    r->scale = scale;
+    r->what = (ExportWhat)what;
+    if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
+    if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
+    r->head = (int)head; // the lesson's own count is checked by export_run
+    const char *cell = v[OPT_CELL];
+    if (cell) {
         int row = -1, col = -1, used = 0;
-        if (sscanf(a->cell, "%d,%d%n", &row, &col, &used) != 2 || a->cell[used] || row < 0 || col < 0 ||
-            !(a->cell[0] >= '0' && a->cell[0] <= '9')) {
-            cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", a->cell);
+        if (sscanf(cell, "%d,%d%n", &row, &col, &used) != 2 || cell[used] || row < 0 || col < 0 ||
+            !(cell[0] >= '0' && cell[0] <= '9')) {
+            cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", cell);
             return false;
         }
         if (!(r->what & EXPORT_WHAT_BOARD)) {
@@ -286,27 +185,16 @@ static bool parse_export(const ExportArgs *a, ExportRequest *r)
         r->cell_row = row;
         r->cell_col = col;
     }
-    if (a->parts) {
-        if (strcmp(a->parts, "all") == 0) r->parts = true;
-        else if (strcmp(a->parts, "first") != 0) {
-            cli_line(stderr, "mha-tracer: error: --parts expects first or all, got '%s'\n", a->parts);
-            return false;
-        }
+    if (v[OPT_PARTS]) {
+        if (!options_choice(OPT_PARTS, v[OPT_PARTS], &parts)) return false;
+        r->parts = parts != 0;
         if (r->parts && !(r->what & EXPORT_WHAT_BOARD)) {
             cli_line(stderr, "mha-tracer: error: --parts all writes the parts of boards: add --what board (or all)\n");
             return false;
         }
     }
-    if (a->background) {
-        if (strcmp(a->background, "white") == 0) r->background = EXPORT_BG_WHITE;
-        else if (strcmp(a->background, "transparent") == 0) r->background = EXPORT_BG_TRANSPARENT;
-        else if (strcmp(a->background, "dark") == 0) r->background = EXPORT_BG_DARK;
-        else {
-            cli_line(stderr, "mha-tracer: error: --background expects white, transparent or dark, got '%s'\n",
-                    a->background);
-            return false;
-        }
-    }
+    if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background)) return false;
+    r->background = (ExportBackground)background;
     return true;
 }
 
@@ -402,33 +290,32 @@ static void relative_to(const char *from, const char *to, char *out, size_t cap)
 }
 
 // --new: a starter lesson, checked in memory, written to a file that did not exist.
-static int run_new(const NewArgs *a, const char *argv0)
+static int run_new(const Args *a, const char *argv0)
 {
-    long heads = 2, d_model = 4;
-    const char *names[2] = {"--heads", "--d-model"};
-    const char *given[2] = {a->heads, a->d_model};
-    long *vals[2] = {&heads, &d_model};
-    long maxs[2] = {LESSON_MAX_HEADS, 64};
-    for (int i = 0; i < 2; i++) {
-        if (!given[i]) continue;
-        char *end;
-        errno = 0;
-        long v = strtol(given[i], &end, 10);
-        if (end == given[i] || *end || errno || v < 1 || v > maxs[i]) {
-            cli_line(stderr, "mha-tracer: error: %s expects a whole number from 1 to %ld, got '%s'\n", names[i], maxs[i],
-                    given[i]);
-            return EXIT_USAGE;
-        }
-        *vals[i] = v;
+    if (a->nfiles > 0) {
+        cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", a->files[0]);
+        return EXIT_USAGE;
     }
-    if (a->heads && !a->d_model && d_model % heads != 0) d_model = heads * 2; // two dimensions per head
+    char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
+    const char *path = a->value[OPT_NEW];
+    if (strlen(path) < sizeof file) {
+        snprintf(file, sizeof file, "%s", path);
+        platform_path_normalize(file);
+        path = file;
+    }
+    double given_heads = 2, given_d_model = 4;
+    if ((a->value[OPT_HEADS] && !options_number(OPT_HEADS, a->value[OPT_HEADS], &given_heads))
+        || (a->value[OPT_D_MODEL] && !options_number(OPT_D_MODEL, a->value[OPT_D_MODEL], &given_d_model)))
+        return EXIT_USAGE;
+    long heads = (long)given_heads, d_model = (long)given_d_model;
+    if (a->value[OPT_HEADS] && !a->value[OPT_D_MODEL] && d_model % heads != 0) d_model = heads * 2; // two per head
     if (d_model % heads != 0) {
         cli_line(stderr, "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets d_model / heads "
                         "dimensions\n", heads, d_model);
         return EXIT_USAGE;
     }
     // The tokens: split on white space (as "sentence" is).
-    const char *text = a->tokens ? a->tokens : "The cat sat";
+    const char *text = a->value[OPT_TOKENS] ? a->value[OPT_TOKENS] : "The cat sat";
     char *copy = malloc(strlen(text) + 1);
     const char **toks = malloc(sizeof *toks * (strlen(text) / 2 + 1));
     if (!copy || !toks) {
@@ -447,7 +334,7 @@ static int run_new(const NewArgs *a, const char *argv0)
     }
     char schema[PATH_CAP], rel[PATH_CAP];
     bool have_schema = status == EXIT_OK && find_schema(argv0, schema, sizeof schema);
-    if (have_schema) relative_to(a->file, schema, rel, sizeof rel);
+    if (have_schema) relative_to(path, schema, rel, sizeof rel);
     size_t len = 0;
     char *json = status == EXIT_OK
                      ? lesson_write_starter(toks, n, (int)heads, (int)d_model, have_schema ? rel : NULL, &len)
@@ -459,7 +346,7 @@ static int run_new(const NewArgs *a, const char *argv0)
     if (status == EXIT_OK) { // what is written must load: checked before the file exists
         Lesson l;
         LessonError err;
-        if (!lesson_parse(&l, json, len, a->file, &err)) {
+        if (!lesson_parse(&l, json, len, path, &err)) {
             char buf[1400];
             cli_line(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
                     lesson_error_format(&err, buf, sizeof buf));
@@ -469,12 +356,12 @@ static int run_new(const NewArgs *a, const char *argv0)
     }
     if (status == EXIT_OK) {
         LessonError err;
-        if (!lesson_write_new_file(a->file, json, len, &err)) {
+        if (!lesson_write_new_file(path, json, len, &err)) {
             char buf[1400];
             cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
             status = EXIT_IO;
         } else {
-            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", a->file, n, n == 1 ? "" : "s",
+            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", path, n, n == 1 ? "" : "s",
                    d_model, heads, heads == 1 ? "" : "s");
             if (!have_schema)
                 cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
@@ -488,43 +375,35 @@ static int run_new(const NewArgs *a, const char *argv0)
 }
 
 // --ablate and --shuffle on a loaded lesson: the heads switched off; the lesson replaced by its shuffled
-// copy (*perm, malloc'd, and extra say how; the output's change is measured against the original's trace).
+// copy (*perm, malloc'd and the caller's to free whatever the result, and extra say how; the output's change is
+// measured against the original's trace).
 static int apply_teaching_options(Lesson *l, const char *path, const char *ablate, const char *shuffle, int **perm,
                                   CliExtra *extra)
 {
     char msg[300];
     if (ablate) {
         uint64_t set;
-        if (!lesson_parse_heads(ablate, l->params.heads, &set, msg, sizeof msg)) {
+        if (!indexlist_parse_heads(ablate, l->params.heads, &set, msg, sizeof msg)) {
             cli_line(stderr, "mha-tracer: error: --ablate %s\n", msg);
             return EXIT_USAGE;
         }
         l->params.ablated = set;
     }
     if (!shuffle) return EXIT_OK;
-    *perm = malloc(sizeof **perm * (size_t)l->params.n);
-    if (!*perm) {
+    if (!(*perm = malloc(sizeof **perm * (size_t)l->params.n))) {
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
-    if (!lesson_parse_permutation(shuffle, l->params.n, *perm, msg, sizeof msg)) {
+    if (!indexlist_parse_permutation(shuffle, l->params.n, *perm, msg, sizeof msg)) {
         cli_line(stderr, "mha-tracer: error: --shuffle %s\n", msg);
-        free(*perm);
-        *perm = NULL;
         return EXIT_USAGE;
     }
     Lesson shuffled;
     Trace before, after;
     int status = run_trace(l, path, &before);
-    if (status != EXIT_OK) {
-        free(*perm);
-        *perm = NULL;
-        return status;
-    }
+    if (status != EXIT_OK) return status;
     if (!lesson_shuffle(&shuffled, l, *perm)) {
         trace_free(&before);
-        free(*perm);
-        *perm = NULL;
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
@@ -538,10 +417,6 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
     trace_free(&before);
     lesson_free(l);
     *l = shuffled;
-    if (status != EXIT_OK) {
-        free(*perm);
-        *perm = NULL;
-    }
     return status;
 }
 
@@ -585,16 +460,10 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         cli_line(stderr, "mha-tracer: error: --train needs --out FILE for the trained lesson\n");
         return EXIT_USAGE;
     }
+    double steps_given;
     if (steps_arg) {
-        char *end;
-        errno = 0;
-        long v = strtol(steps_arg, &end, 10);
-        if (errno || *end || end == steps_arg || v < 1 || v > TRAIN_MAX_STEPS) {
-            cli_line(stderr, "mha-tracer: error: --steps expects a whole number from 1 to %d, got '%s'\n",
-                     TRAIN_MAX_STEPS, steps_arg);
-            return EXIT_USAGE;
-        }
-        l->train.steps = (int)v;
+        if (!options_number(OPT_STEPS, steps_arg, &steps_given)) return EXIT_USAGE;
+        l->train.steps = (int)steps_given;
     }
     // The lesson itself, by any name or through a link, is refused (a hard link's other name would be replaced by
     // a new file, as every write here renames a fresh one into place, and the lesson keep its bytes).
@@ -659,299 +528,116 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
     return status;
 }
 
+// What a lesson's mode prints (--trace, --json, --questions, --grad, --compare, --export) from its trace.
+static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                    ExportRequest *xreq)
+{
+    if (a->mode == MODE_TRACE || a->mode == MODE_JSON) {
+        if (a->mode == MODE_TRACE) cli_print_trace_ex(stdout, l, t, extra);
+        else cli_print_json_ex(stdout, l, t, extra);
+        return finish_stdout();
+    }
+    if (a->mode == MODE_QUESTIONS) {
+        int errors = cli_print_questions(stdout, stderr, l, t, path ? path : "<built-in>");
+        int status = finish_stdout();
+        return errors > 0 && status == EXIT_OK ? EXIT_USAGE : status;
+    }
+    if (a->mode == MODE_GRAD) return run_grad(l, path, t);
+    if (a->mode == MODE_COMPARE) {
+        Comparison cmp;
+        TraceError terr;
+        if (!compare_run(&cmp, &l->params, &terr)) {
+            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+            return EXIT_USAGE;
+        }
+        cli_print_compare(stdout, l, t, &cmp);
+        compare_free(&cmp);
+        return finish_stdout();
+    }
+#ifndef MHA_NO_GUI
+    if (a->mode == MODE_EXPORT) {
+        i18n_use(i18n_choose(a->value[OPT_LANG], l->language));
+        return run_export(xreq, l, path, t);
+    }
+#endif
+    (void)xreq;
+    return EXIT_OK;
+}
+
+// The modes on one lesson (path, or the built-in one): loaded, changed by --ablate and --shuffle, traced, then
+// printed, exported, trained or shown in the window.
+static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
+{
+    Lesson lesson;
+    int status = load_lesson(&lesson, path);
+    if (status != EXIT_OK) return status;
+    CliExtra extra = {0};
+    int *perm = NULL;
+    const char *ablate = a->value[OPT_ABLATE], *shuffle = a->value[OPT_SHUFFLE];
+    if (ablate || shuffle) status = apply_teaching_options(&lesson, path, ablate, shuffle, &perm, &extra);
+    if (status == EXIT_OK && a->mode == MODE_TRAIN)
+        status = run_train(&lesson, path, a->value[OPT_STEPS], a->value[OPT_OUT]);
+    else if (status == EXIT_OK) {
+        Trace trace;
+        status = run_trace(&lesson, path, &trace);
+        if (status == EXIT_OK) {
+            status = run_mode(a, &lesson, path, &trace, &extra, xreq);
+            trace_free(&trace);
+        }
+    }
+    lesson_free(&lesson);
+    free(perm);
+    if (status != EXIT_OK || a->mode != MODE_WINDOW) return status;
+#ifdef MHA_NO_GUI
+    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
+    return EXIT_USAGE;
+#else
+    GuiOptions opt = {.lesson_path = path, .fullscreen = a->value[OPT_FULLSCREEN] != NULL, .lang = a->value[OPT_LANG]};
+    return gui_run(&opt);
+#endif
+}
+
+// The command line as parsed: what it asks for.
+static int run(const Args *a, const char *argv0)
+{
+    if (a->mode == MODE_HELP) {
+        options_print_help(stdout);
+        return finish_stdout();
+    }
+    if (a->mode == MODE_VERSION) {
+        cli_line(stdout, "mha-tracer %s\n", MHA_VERSION);
+        return finish_stdout();
+    }
+    if (a->mode == MODE_NEW) return run_new(a, argv0);
+#ifdef MHA_NO_GUI
+    ExportRequest *xreq = NULL;
+    if (a->mode == MODE_EXPORT) {
+        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        return EXIT_USAGE;
+    }
+#else
+    ExportRequest request, *xreq = &request;
+    if (a->mode == MODE_EXPORT && !parse_export(a, xreq)) return EXIT_USAGE;
+#endif
+    if (a->mode == MODE_CHECK) {
+        if (a->nfiles > 0) return check_files(a->files, a->nfiles);
+        cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
+        return EXIT_USAGE;
+    }
+    if (a->nfiles > 1) {
+        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
+        return EXIT_USAGE;
+    }
+    return run_lesson(a, a->nfiles ? a->files[0] : NULL, xreq);
+}
+
 int main(int argc, char **argv)
 {
     platform_console_attach();
     argv = platform_utf8_argv(argc, argv);
-    Mode mode = MODE_WINDOW;
-    bool fullscreen = false;
-    const char *lang = NULL; // --lang: the window's and the exports' words (never --trace's, --json's or --check's)
-    char **files = malloc(sizeof(char *) * (size_t)(argc > 0 ? argc : 1));
-    int nfiles = 0;
-    if (!files) return EXIT_IO;
-    bool options_done = false;
-    ExportArgs xargs = {0};
-    NewArgs nargs = {0};
-    const char *new_opt = NULL; // the first --tokens, --heads or --d-model seen (they need --new)
-    const char *export_opt = NULL; // the first --format, --scale ... seen (they need --export)
-    const char *ablate_arg = NULL, *shuffle_arg = NULL; // --ablate, --shuffle (with --trace, --json, --export)
-    const char *teach_opt = NULL; // the first of them seen
-    const char *steps_arg = NULL, *out_arg = NULL, *train_opt = NULL; // --steps, --out (with --train)
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!options_done && a[0] == '-' && a[1] != '\0') {
-            static const char *const NOPTS[] = {"--new", "--tokens", "--heads", "--d-model"};
-            const char **nslots[] = {&nargs.file, &nargs.tokens, &nargs.heads, &nargs.d_model};
-            int nx = -1;
-            const char *nvalue = NULL;
-            for (int k = 0; k < 4 && nx < 0; k++) {
-                bool missing;
-                nvalue = option_value(argc, argv, &i, NOPTS[k], &missing);
-                if (missing) {
-                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", NOPTS[k]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                if (nvalue) nx = k;
-            }
-            if (nx >= 0) {
-                if (!nvalue[0] || (nx == 0 && mode != MODE_WINDOW)) {
-                    cli_line(stderr, nvalue[0] ? "mha-tracer: error: %s cannot be combined with another mode\n"
-                                              : "mha-tracer: error: %s needs a value (see --help)\n",
-                            NOPTS[nx]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                *nslots[nx] = nvalue;
-                if (nx == 0) mode = MODE_NEW;
-                else if (!new_opt) new_opt = NOPTS[nx];
-                continue;
-            }
-            static const char *const RTOPTS[] = {"--steps", "--out"};
-            const char **rslots[] = {&steps_arg, &out_arg};
-            int rx = -1;
-            for (int k = 0; k < 2 && rx < 0; k++) {
-                bool missing;
-                const char *rvalue = option_value(argc, argv, &i, RTOPTS[k], &missing);
-                if (missing || (rvalue && !rvalue[0])) {
-                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", RTOPTS[k]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                if (rvalue) {
-                    rx = k;
-                    *rslots[k] = rvalue;
-                    if (!train_opt) train_opt = RTOPTS[k];
-                }
-            }
-            if (rx >= 0) continue;
-            static const char *const TOPTS[] = {"--ablate", "--shuffle"};
-            const char **tslots[] = {&ablate_arg, &shuffle_arg};
-            int tx = -1;
-            for (int k = 0; k < 2 && tx < 0; k++) {
-                bool missing;
-                const char *tvalue = option_value(argc, argv, &i, TOPTS[k], &missing);
-                if (missing || (tvalue && !tvalue[0])) {
-                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", TOPTS[k]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                if (tvalue) {
-                    tx = k;
-                    *tslots[k] = tvalue;
-                    if (!teach_opt) teach_opt = TOPTS[k];
-                }
-            }
-            if (tx >= 0) continue;
-            static const char *const XOPTS[] = {"--export", "--format", "--scale", "--what", "--stage", "--background",
-                                                "--head",   "--cell",   "--parts"};
-            const char **slots[] = {&xargs.dir,   &xargs.format,     &xargs.scale, &xargs.what, &xargs.stage,
-                                    &xargs.background, &xargs.head,  &xargs.cell,  &xargs.parts};
-            int x = -1;
-            const char *value = NULL;
-            for (int k = 0; k < (int)(sizeof XOPTS / sizeof XOPTS[0]) && x < 0; k++) {
-                bool missing;
-                value = option_value(argc, argv, &i, XOPTS[k], &missing);
-                if (missing) {
-                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[k]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                if (value) x = k;
-            }
-            if (x == 0 && mode != MODE_WINDOW && mode != MODE_EXPORT) {
-                cli_line(stderr, "mha-tracer: error: --export cannot be combined with another mode\n");
-                free(files);
-                return EXIT_USAGE;
-            }
-            if (x >= 0) {
-                if (!value[0]) {
-                    cli_line(stderr, "mha-tracer: error: %s needs a value (see --help)\n", XOPTS[x]);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                *slots[x] = value;
-                if (x == 0) mode = MODE_EXPORT;
-                else if (!export_opt) export_opt = XOPTS[x];
-            } else if (strcmp(a, "--") == 0)
-                options_done = true;
-            else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                fputs(USAGE, stdout);
-                free(files);
-                return finish_stdout();
-            } else if (strcmp(a, "--version") == 0) {
-                cli_line(stdout, "mha-tracer %s\n", MHA_VERSION);
-                free(files);
-                return finish_stdout();
-            } else if (strcmp(a, "--trace") == 0 || strcmp(a, "--json") == 0 || strcmp(a, "--check") == 0
-                       || strcmp(a, "--compare") == 0 || strcmp(a, "--grad") == 0 || strcmp(a, "--train") == 0
-                       || strcmp(a, "--questions") == 0) {
-                Mode m = strcmp(a, "--trace") == 0     ? MODE_TRACE
-                       : strcmp(a, "--json") == 0      ? MODE_JSON
-                       : strcmp(a, "--check") == 0     ? MODE_CHECK
-                       : strcmp(a, "--grad") == 0      ? MODE_GRAD
-                       : strcmp(a, "--train") == 0     ? MODE_TRAIN
-                       : strcmp(a, "--questions") == 0 ? MODE_QUESTIONS
-                                                       : MODE_COMPARE;
-                if (mode != MODE_WINDOW && mode != m) { // (--new and --export included)
-                    cli_line(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", a);
-                    free(files);
-                    return EXIT_USAGE;
-                }
-                mode = m;
-            } else if (strcmp(a, "--fullscreen") == 0)
-                fullscreen = true;
-            else if (strcmp(a, "--lang") == 0 || strncmp(a, "--lang=", 7) == 0) {
-                bool missing = false;
-                lang = option_value(argc, argv, &i, "--lang", &missing);
-                Lang l;
-                if (missing || !lang || !i18n_parse(lang, &l)) {
-                    cli_line(stderr, "mha-tracer: error: --lang expects one of %s, got '%s'\n", i18n_codes(),
-                             lang ? lang : "");
-                    free(files);
-                    return EXIT_USAGE;
-                }
-            } else {
-                cli_line(stderr, "mha-tracer: error: unknown option '%s' (see --help)\n", a);
-                free(files);
-                return EXIT_USAGE;
-            }
-        } else {
-            platform_path_normalize(argv[i]); // Windows: a backslash becomes '/', where the program splits paths
-            files[nfiles++] = argv[i];
-        }
-    }
-
-    if (new_opt && mode != MODE_NEW) {
-        cli_line(stderr, "mha-tracer: error: %s only works with --new FILE (see --help)\n", new_opt);
-        free(files);
-        return EXIT_USAGE;
-    }
-    if (mode == MODE_NEW) {
-        int status = EXIT_USAGE;
-        char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
-        if (nargs.file && strlen(nargs.file) < sizeof file) {
-            snprintf(file, sizeof file, "%s", nargs.file);
-            platform_path_normalize(file);
-            nargs.file = file;
-        }
-        if (nfiles > 0) cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", files[0]);
-        else status = run_new(&nargs, argv[0]);
-        free(files);
-        return status;
-    }
-    if (teach_opt && mode != MODE_TRACE && mode != MODE_JSON && mode != MODE_EXPORT) {
-        cli_line(stderr, "mha-tracer: error: %s only works with --trace, --json or --export (see --help)\n", teach_opt);
-        free(files);
-        return EXIT_USAGE;
-    }
-    if (train_opt && mode != MODE_TRAIN) {
-        cli_line(stderr, "mha-tracer: error: %s only works with --train LESSON (see --help)\n", train_opt);
-        free(files);
-        return EXIT_USAGE;
-    }
-    if (export_opt && mode != MODE_EXPORT) {
-        cli_line(stderr, "mha-tracer: error: %s only works with --export DIR (see --help)\n", export_opt);
-        free(files);
-        return EXIT_USAGE;
-    }
-#ifdef MHA_NO_GUI
-    if (mode == MODE_EXPORT) {
-        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
-        free(files);
-        return EXIT_USAGE;
-    }
-#else
-    ExportRequest xreq;
-    if (mode == MODE_EXPORT && !parse_export(&xargs, &xreq)) {
-        free(files);
-        return EXIT_USAGE;
-    }
-#endif
-
-    int status;
-    if (mode == MODE_CHECK) {
-        if (nfiles == 0) {
-            cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
-            status = EXIT_USAGE;
-        } else
-            status = check_files(files, nfiles);
-        free(files);
-        return status;
-    }
-    if (nfiles > 1) {
-        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", nfiles);
-        free(files);
-        return EXIT_USAGE;
-    }
-    const char *path = nfiles ? files[0] : NULL;
-    free(files);
-
-    Lesson lesson;
-    status = load_lesson(&lesson, path);
-    if (status != EXIT_OK) return status;
-    CliExtra extra = {0};
-    int *perm = NULL;
-    if (ablate_arg || shuffle_arg) {
-        status = apply_teaching_options(&lesson, path, ablate_arg, shuffle_arg, &perm, &extra);
-        if (status != EXIT_OK) {
-            lesson_free(&lesson);
-            return status;
-        }
-    }
-    if (mode == MODE_TRAIN) {
-        status = run_train(&lesson, path, steps_arg, out_arg);
-        lesson_free(&lesson);
-        free(perm);
-        return status;
-    }
-    Trace trace;
-    status = run_trace(&lesson, path, &trace);
-    if (status != EXIT_OK) {
-        lesson_free(&lesson);
-        free(perm);
-        return status;
-    }
-    if (mode == MODE_TRACE || mode == MODE_JSON) {
-        if (mode == MODE_TRACE)
-            cli_print_trace_ex(stdout, &lesson, &trace, &extra);
-        else
-            cli_print_json_ex(stdout, &lesson, &trace, &extra);
-        status = finish_stdout();
-    } else if (mode == MODE_QUESTIONS) {
-        int errors = cli_print_questions(stdout, stderr, &lesson, &trace, path ? path : "<built-in>");
-        status = finish_stdout();
-        if (errors > 0 && status == EXIT_OK) status = EXIT_USAGE;
-    } else if (mode == MODE_GRAD) {
-        status = run_grad(&lesson, path, &trace);
-    } else if (mode == MODE_COMPARE) {
-        Comparison cmp;
-        TraceError terr;
-        if (compare_run(&cmp, &lesson.params, &terr)) {
-            cli_print_compare(stdout, &lesson, &trace, &cmp);
-            compare_free(&cmp);
-            status = finish_stdout();
-        } else {
-            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
-            status = EXIT_USAGE;
-        }
-    }
-#ifndef MHA_NO_GUI
-    else if (mode == MODE_EXPORT) {
-        i18n_use(i18n_choose(lang, lesson.language));
-        status = run_export(&xreq, &lesson, path, &trace);
-    }
-#endif
-    trace_free(&trace);
-    lesson_free(&lesson);
-    free(perm);
-    if (mode != MODE_WINDOW) return status;
-#ifdef MHA_NO_GUI
-    (void)fullscreen;
-    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
-    return EXIT_USAGE;
-#else
-    GuiOptions opt = {.lesson_path = path, .fullscreen = fullscreen, .lang = lang};
-    return gui_run(&opt);
-#endif
+    Args args;
+    int status = options_parse(&args, argc, argv);
+    if (status == EXIT_OK) status = run(&args, argv[0]);
+    options_free(&args);
+    return status;
 }

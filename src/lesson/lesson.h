@@ -90,10 +90,6 @@ void lesson_free(Lesson *l);
 // its embeddings with it, the positions staying where they are (params_shuffle); for self-attention the
 // source tokens likewise. out has no text. Free with lesson_free. False when out of memory.
 bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm);
-// Reads "2,0,1" into perm (n entries): a permutation of 0..n-1. False with a message in msg otherwise.
-bool lesson_parse_permutation(const char *text, int n, int *perm, char *msg, size_t cap);
-// Reads "0,2" into a set of heads (bits) of a lesson with `heads` heads. False with a message otherwise.
-bool lesson_parse_heads(const char *text, int heads, uint64_t *set, char *msg, size_t cap);
 
 // The training vocabulary of a lesson: its distinct tokens in order of first appearance (vocab, V rows of
 // d_model: each one's token embedding E, without positions) and ids (n), the lesson's tokens as indices

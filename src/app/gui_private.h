@@ -1,0 +1,68 @@
+// What the window's files share (gui.c, gui_input.c): the Gui struct and the calls between them. Not for use
+// outside src/app/gui*.c: a driver sees the window through gui.h.
+#ifndef MHA_GUI_PRIVATE_H
+#define MHA_GUI_PRIVATE_H
+
+#include <SDL.h>
+#include <stdio.h>
+
+#include "gui.h"
+#include "../model/questions.h"
+#include "../model/session.h"
+#include "../model/view.h"
+#include "../render/draw_sdl.h"
+#include "../render/scene.h"
+
+// Everything the window owns; one per gui_run, passed around instead of globals.
+struct Gui {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    DrawSdl *draw;
+    TextMetrics tm;
+    Scene scene;
+    ViewState st;
+    Session doc;            // the lesson, its edits and the watch on its file
+    char status[2000];      // what the last save or revert did, shown on screen ("" when none)
+    char edit_error[1300];  // why the last edit, save or export failed ("" when none)
+    char flash[2200];       // what the last export wrote, shown until flash_until ("" when none)
+    Uint32 flash_until;
+    bool dragging, dragged; // the left button is held on the pinned editable cell
+    bool panning;           // the left button is held on no cell of a zoomed board: it moves the board
+    bool sliding;           // the left button was pressed on the scale slider: the scale follows the pointer
+    bool seeking;           // ... on the training strip: the checkpoint follows the pointer
+    int pan_x, pan_y;       // where the pointer was at the last pan step
+    bool press_was_pinned;  // the press was on the cell already pinned
+    int drag_y;
+    char banner[1300];      // error of the last failed load ("" when none)
+    bool fullscreen_applied;
+    bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
+    char assets[1024];
+    int mouse_x, mouse_y;   // last pointer position in pixels
+    bool mouse_in;
+    long errors;            // errors put in a banner (for a driver's report)
+    long frames;
+    FILE *frame_file;       // MHA_TRACER_FRAME_FILE: one line per frame presented (NULL: off)
+    bool frame_title;       // MHA_TRACER_FRAME_TITLE=1: "[frame N]" at the end of the title
+    int small_w, small_h, big_w, big_h; // the smallest and largest frames drawn (by area)
+    LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
+    Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
+    double train_step_ms;   // how long the last frame's steps took, per step
+    long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
+    bool font_told;         // the status line said which character no font shows (said once)
+    const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
+    // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
+    bool dirty, first_frame;
+    Uint32 next_watch;
+    const GuiDriver *driver;
+    Uint64 t_entry;
+    double lesson_ms, sdl_ms, window_ms;
+};
+
+// Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
+bool gui_dispatch(Gui *g, const ViewEvent *ev);
+// Loads path (first or again) into the window; false with the banner set when it fails.
+bool gui_load_lesson(Gui *g, const char *path);
+// Translates one SDL event into the window's events (gui_input.c); returns true when the screen must be redrawn.
+bool gui_handle_event(Gui *g, const SDL_Event *e);
+
+#endif
