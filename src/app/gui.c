@@ -595,6 +595,19 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     return changed;
 }
 
+// One SDL event: translated (gui_input.c), then carried out here.
+static bool handle_event(Gui *g, const SDL_Event *e)
+{
+    GuiInput in;
+    bool dirty = gui_input_translate(g, e, &in);
+    if (in.has_event) dirty |= gui_dispatch(g, &in.event);
+    if (in.drop_file) {
+        gui_load_lesson(g, in.drop_file);
+        SDL_free(in.drop_file);
+    }
+    return dirty;
+}
+
 
 
 static void set_icon(Gui *g)
@@ -699,8 +712,8 @@ static void gui_turn(Gui *g, bool block)
     if (!block) wait = 0;
     SDL_Event e;
     if (SDL_WaitEventTimeout(&e, wait)) {
-        g->dirty |= gui_handle_event(g, &e);
-        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= gui_handle_event(g, &e);
+        g->dirty |= handle_event(g, &e);
+        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
     if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
         g->flash[0] = '\0';

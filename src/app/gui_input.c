@@ -84,7 +84,15 @@ static void to_pixels(Gui *g, int x, int y, int *px, int *py)
 
 // A drag along a strip (the training's checkpoints, the scale slider): while the button is held, the value
 // under the pointer (hit) as an event of kind; released, the drag (*active) ends. Returns true to redraw.
-static bool drag_along(Gui *g, bool *active, Uint32 buttons, bool hit, ViewEventKind kind, double value)
+// The event the window is to carry out (gui.c dispatches it): returns false, as nothing is redrawn yet.
+static bool emit(GuiInput *out, const ViewEvent *ev)
+{
+    out->event = *ev;
+    out->has_event = true;
+    return false;
+}
+
+static bool drag_along(GuiInput *out, bool *active, Uint32 buttons, bool hit, ViewEventKind kind, double value)
 {
     if (!(buttons & SDL_BUTTON_LMASK)) {
         *active = false;
@@ -92,11 +100,12 @@ static bool drag_along(Gui *g, bool *active, Uint32 buttons, bool hit, ViewEvent
     }
     if (!hit) return false;
     ViewEvent ev = {.kind = kind, .head = -1, .value = value};
-    return gui_dispatch(g, &ev);
+    return emit(out, &ev);
 }
 // Translates one SDL event; returns true when the screen must be redrawn.
-bool gui_handle_event(Gui *g, const SDL_Event *e)
+bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out)
 {
+    memset(out, 0, sizeof *out);
     ViewEvent ev;
     memset(&ev, 0, sizeof ev);
     ev.head = -1;
@@ -108,7 +117,7 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
         if (e->key.keysym.mod & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
         if (e->key.keysym.mod & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
         if (ev.key == VIEW_KEY_NONE) return false;
-        return gui_dispatch(g, &ev);
+        return emit(out, &ev);
     }
     case SDL_MOUSEMOTION: {
         int x, y, head;
@@ -124,19 +133,19 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
                 ev.y = y - g->pan_y;
                 g->pan_x = x;
                 g->pan_y = y;
-                return gui_dispatch(g, &ev);
+                return emit(out, &ev);
             }
             return false;
         }
         if (g->seeking) { // the checkpoint follows the pointer along the training strip
             int step = 0;
             bool hit = scene_train_at(&g->scene, x, g->scene.train_y, &step);
-            return drag_along(g, &g->seeking, e->motion.state, hit, VIEW_EV_TRAIN_SEEK, step);
+            return drag_along(out, &g->seeking, e->motion.state, hit, VIEW_EV_TRAIN_SEEK, step);
         }
         if (g->sliding) { // the scale slider follows the pointer
             double v = 0;
             bool hit = scene_slider_at(&g->scene, x, g->scene.slider_y, &v);
-            return drag_along(g, &g->sliding, e->motion.state, hit, VIEW_EV_SCALE, v);
+            return drag_along(out, &g->sliding, e->motion.state, hit, VIEW_EV_SCALE, v);
         }
         if (g->dragging) { // vertical drag on the pinned cell changes its value
             if (!(e->motion.state & SDL_BUTTON_LMASK)) g->dragging = false;
@@ -146,7 +155,7 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
                 if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
                 g->drag_y = y;
                 g->dragged = true;
-                return gui_dispatch(g, &ev);
+                return emit(out, &ev);
             }
             return false;
         }
@@ -164,19 +173,19 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
         if (scene_stage_at(&g->scene, x, y, &stage_index)) { // a press on the header's strip of stages: go there
             ev.kind = VIEW_EV_STAGE;
             ev.value = stage_index;
-            return gui_dispatch(g, &ev);
+            return emit(out, &ev);
         }
         if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
             g->seeking = true;
             ev.kind = VIEW_EV_TRAIN_SEEK;
             ev.value = step;
-            return gui_dispatch(g, &ev);
+            return emit(out, &ev);
         }
         if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
             g->sliding = true;
             ev.kind = VIEW_EV_SCALE;
             ev.value = v;
-            return gui_dispatch(g, &ev);
+            return emit(out, &ev);
         }
         ev.kind = VIEW_EV_CLICK;
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) {
@@ -198,7 +207,7 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
             g->press_was_pinned = on_pinned;
             if (on_pinned) return false; // released without moving: unpins (below)
         }
-        return gui_dispatch(g, &ev);
+        return emit(out, &ev);
     }
     case SDL_MOUSEBUTTONUP: {
         if (e->button.button == SDL_BUTTON_LEFT) g->panning = g->sliding = g->seeking = false;
@@ -211,14 +220,14 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
         if (!scene_hit(&g->scene, x, y, &ev.cell, &ev.head)) return false;
         // A second click on the pinned cell (press and release without a drag) unpins it.
         if (!g->press_was_pinned) return false;
-        return gui_dispatch(g, &ev);
+        return emit(out, &ev);
     }
     case SDL_MOUSEWHEEL:
         ev.kind = VIEW_EV_WHEEL;
         ev.wheel = e->wheel.y;
         if (SDL_GetModState() & KMOD_CTRL) ev.mods |= VIEW_MOD_CTRL;
         if (SDL_GetModState() & KMOD_SHIFT) ev.mods |= VIEW_MOD_SHIFT;
-        return gui_dispatch(g, &ev);
+        return emit(out, &ev);
     case SDL_WINDOWEVENT:
         switch (e->window.event) {
         case SDL_WINDOWEVENT_LEAVE:
@@ -238,8 +247,7 @@ bool gui_handle_event(Gui *g, const SDL_Event *e)
         if (!file) return false;
         platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
         g->flash[0] = '\0';             // the last lesson's "Exported …" does not belong on the next one
-        gui_load_lesson(g, file);
-        SDL_free(file);
+        out->drop_file = file;           // gui.c loads it and frees it with SDL_free
         return true;
     }
     case SDL_DROPTEXT: // dragged text, not a file: nothing to open, but the string is ours to free

@@ -62,7 +62,14 @@ struct Gui {
 bool gui_dispatch(Gui *g, const ViewEvent *ev);
 // Loads path (first or again) into the window; false with the banner set when it fails.
 bool gui_load_lesson(Gui *g, const char *path);
-// Translates one SDL event into the window's events (gui_input.c); returns true when the screen must be redrawn.
-bool gui_handle_event(Gui *g, const SDL_Event *e);
+// What one SDL event asks of the window (gui_input.c fills it, gui.c carries it out).
+typedef struct {
+    bool has_event;  // event is for gui_dispatch
+    ViewEvent event;
+    char *drop_file; // a lesson dropped on the window, to load; SDL's string, freed with SDL_free
+} GuiInput;
+// Translates one SDL event into *out (the window's drags and pointer are followed in g); returns true when the
+// screen must be redrawn whatever *out holds.
+bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out);
 
 #endif
