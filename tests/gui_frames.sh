@@ -4,7 +4,7 @@
 #   running=R edits=E banner=B note=N
 # (the fields are described in src/app/gui.c, report_frame)
 # Every wait polls (every 0.05 s) for something the program does, with a generous deadline
-# (GUI_DEADLINE seconds, 60 by default) that only a hung program reaches. Needs FRAMES and PID set.
+# (GUI_DEADLINE seconds without progress, 60 by default) that only a hung program reaches. Needs FRAMES and PID set.
 
 GUI_DEADLINE=${GUI_DEADLINE:-60}
 
@@ -21,20 +21,28 @@ frame_count() {
 }
 
 # wait_frame AFTER [REGEX]: waits until a frame numbered above AFTER has been presented and the last frame
-# line matches the extended regular expression REGEX. Fails when the program exits or the deadline passes.
+# line matches the extended regular expression REGEX. Fails when the program exits, or when GUI_DEADLINE seconds
+# pass without a new frame: the deadline counts from the program's last progress (a frame drawn), not from the
+# start of the wait, so a long run that keeps drawing (training to step 800 under AddressSanitizer on a busy
+# machine) is waited for as long as it goes on.
 wait_frame() {
     _after=$1
     _re=${2:-.}
     _end=$(($(date +%s) + GUI_DEADLINE))
+    _seen=-1
     while :; do
         _line=$(frame_last)
         _n=$(echo "$_line" | cut -d" " -f2)
         if [ "${_n:-0}" -gt "$_after" ] && echo "$_line" | grep -Eq -- "$_re"; then
             return 0
         fi
+        if [ "${_n:-0}" != "$_seen" ]; then # progress: a new frame
+            _seen=${_n:-0}
+            _end=$(($(date +%s) + GUI_DEADLINE))
+        fi
         kill -0 "$PID" 2>/dev/null || { echo "(the program exited; last frame: $_line)"; return 1; }
         [ "$(date +%s)" -lt "$_end" ] || {
-            echo "(no frame after $_after matching '$_re' in ${GUI_DEADLINE} s; last frame: $_line)"
+            echo "(no frame after $_after matching '$_re', and no new frame for ${GUI_DEADLINE} s; last frame: $_line)"
             return 1
         }
         sleep 0.05
