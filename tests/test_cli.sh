@@ -346,7 +346,17 @@ has q_wrong2.err 'questions[2].answer: wrong answer: S₀[1, 2] is 1.3465, neare
 has q_wrong2.err "cat-wrong.json: 2 errors"
 sed 's/"stage": "scores"/"stage": "mask"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-mask.json"
 run q_stage 2 --check "$tmp/cat-mask.json"
-has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output), got "mask"'
+has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output; or weights = softmax), got "mask"'
+# One set of stage names everywhere: a question names a stage by its heatmap ("weights") as --stage does.
+sed 's/"stage": "softmax"/"stage": "weights"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-weights.json"
+if cmp -s "$tmp/cat-weights.json" "$src/lessons/the-cat-sat.json"; then bad "the sed did not change the stage"; else ok; fi
+run q_alias 0 --check "$tmp/cat-weights.json"
+has q_alias.out "cat-weights.json: ok"
+empty q_alias.err
+run q_alias_questions 0 --questions "$tmp/cat-weights.json"
+has q_alias_questions.out "(stage weights, head 0, cell)"
+run stage_names 2 --export "$tmp/stage-names" --stage sofmax
+has stage_names.err "mha-tracer: error: --stage expects all or a stage (input, positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output; or weights = softmax, masked = mask), got 'sofmax'"
 run questions 0 --questions "$src/lessons/causal-decoder.json"
 has questions.out "Question 2 of 4  (stage softmax, head 0, cell)"
 has questions.out "  Which earlier word does “sat” attend to most in head 0?"

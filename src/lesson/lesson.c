@@ -297,7 +297,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
                     "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
                     "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
                     "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
-                    "\"num_heads\": %d to \"pytorch\" to confirm it",
+                    "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
+                    "confirm it",
                     heads, plural(heads), heads);
         lesson_pop(c);
     }

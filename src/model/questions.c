@@ -324,14 +324,9 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     if (model_stage_from_key(q->stage, &st))
         for (int i = 0; i < ns; i++) present = present || stages[i] == st;
     if (!present) {
-        size_t used = 0;
-        used += (size_t)snprintf(msg, sizeof msg, "expected one of this lesson's stages with a result (");
-        for (int i = 0, k = 0; i < ns && used < sizeof msg; i++) {
-            const StageInfo *si = stage_info(stages[i]);
-            if (si->results[0] == MAT_NONE) continue;
-            used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", k++ ? ", " : "", si->key);
-        }
-        if (used < sizeof msg) snprintf(msg + used, sizeof msg - used, "), got \"%.60s\"", q->stage);
+        char names[320];
+        model_stage_names(stages, ns, true, names, sizeof names);
+        snprintf(msg, sizeof msg, "expected one of this lesson's stages with a result (%s), got \"%.60s\"", names, q->stage);
         return q_fail(L, err, index, "stage", msg);
     }
     const StageInfo *si = stage_info(st);
@@ -390,6 +385,30 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
         }
     }
     return errors;
+}
+
+// Where question q is asked: its stage's place (the table's order); a stage the lesson cannot name, last.
+static int ask_rank(const LessonQuestion *q)
+{
+    Stage s;
+    return model_stage_from_key(q->stage, &s) ? (int)s : STAGE_COUNT;
+}
+
+int question_number(const Lesson *L, int index)
+{
+    int rank = ask_rank(&L->questions[index]), before = 0;
+    for (int i = 0; i < L->question_count; i++) {
+        int r = ask_rank(&L->questions[i]);
+        before += r < rank || (r == rank && i < index);
+    }
+    return before + 1;
+}
+
+int questions_asked(const Lesson *L, int k)
+{
+    for (int i = 0; i < L->question_count; i++)
+        if (question_number(L, i) == k + 1) return i;
+    return -1;
 }
 
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,

@@ -66,6 +66,12 @@ bool question_check(const Lesson *L, const Trace *t, const LessonQuestion *q, in
 // --check: every question of the lesson, each error added to rep (file set to filename). Returns how many.
 int questions_check(const Lesson *L, const Trace *t, const char *filename, LessonReport *rep);
 
+// The number of question `index` (from 1) in the order the class is asked: by stage, then in the lesson's
+// order within a stage ("Question 1 of 3" is the first one asked, in the window, the slides and
+// --questions). questions_asked: the index of the k-th asked (from 0), -1 when k is out of range.
+int question_number(const Lesson *L, int index);
+int questions_asked(const Lesson *L, int k);
+
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r);
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap);
