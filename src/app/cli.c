@@ -411,7 +411,7 @@ void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExt
         for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? "," : " ", x->shuffle[i]);
         fprintf(out, " (token i is the original token at position perm[i]; the positions stay in place)\n\n");
         if (x->shuffle_original.data)
-            print_matrix(out, "original output, row i its row perm[i] (beside the output above)", &x->shuffle_original,
+            print_matrix(out, "original output, row i = its row perm[i]", &x->shuffle_original,
                          l->tokens, NULL, "d");
         fprintf(out, "largest difference between output row i and the original output row perm[i]: %.4f",
                 x->shuffle_difference);

@@ -252,8 +252,12 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
 
     // The questions' form (their answers need the trace: model/questions.c checks those).
-    STEP(lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count));
-    STOP_IF_FAST;
+    // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check then
+    // checks their answers against the trace); lesson_parse stops.
+    if (!lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count)) {
+        c->depth = 0;
+        if (!all) return false;
+    }
 
     if (!(v = lesson_member(root, "weights", &k))) {
         STEP(lesson_fail(c, "missing required key \"weights\""));

@@ -317,6 +317,9 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     char msg[512];
     memset(a, 0, sizeof *a);
     a->choice = -1;
+    err->message[0] = '\0';
+    // A field --check already found wrong: only what does not depend on it is checked (an empty message).
+    if (q->broken & LESSON_QUESTION_BROKEN_STAGE) return false;
     Stage st;
     Stage stages[STAGE_COUNT];
     int ns = model_stages(p, stages);
@@ -334,6 +337,7 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
         snprintf(msg, sizeof msg, "the %s stage computes nothing to predict: ask on a later stage", si->key);
         return q_fail(L, err, index, "stage", msg);
     }
+    if (q->broken & LESSON_QUESTION_BROKEN_ANSWER) return false;
     MatId m = si->results[0];
     if (q->matrix) {
         m = model_mat_from_key(q->matrix);
@@ -354,6 +358,7 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
                  mat_info(m)->key, rows, rows == 1 ? "" : "s", cols, cols == 1 ? "" : "s");
         return q_fail(L, err, index, "answer.cell", msg);
     }
+    if (q->broken & LESSON_QUESTION_BROKEN_HEAD) return false;
     a->stage = st;
     a->mat = m;
     a->head = mat_info(m)->per_head ? q->head : 0;
@@ -378,7 +383,7 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
         LessonError e;
         memset(&e, 0, sizeof e);
         QuestionAnswer a;
-        if (!question_check(L, t, &L->questions[i], i, &a, &e)) {
+        if (!question_check(L, t, &L->questions[i], i, &a, &e) && e.message[0]) {
             lesson_error_set_file(&e, filename);
             lesson_report_add(rep, &e);
             errors++;

@@ -57,7 +57,8 @@ MatId model_mat_from_key(const char *key);
 // Resolves question q (number index of the lesson, for the error's path) against the lesson and computes
 // its answer from the trace: the stage must be one of the lesson's, the matrix one of its results, the cell
 // inside it and not masked. On failure fills err (positioned in the lesson's text, file left as it was) and
-// returns false.
+// returns false; err's message is empty when what is left to check depends on a field of q that the
+// lesson's report found wrong (q->broken: --check named that error already).
 bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, int index, QuestionAnswer *a,
                      LessonError *err);
 // question_answer, then the stated answer against the computed one ("questions[2].answer: ...").
