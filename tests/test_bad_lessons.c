@@ -60,7 +60,8 @@ static bool check_case(const char *name)
     char first[1200] = "";
     bool loaded = lesson_load_report(&l, json_path, &rep);
     if (rep.count > 0) lesson_error_format(&rep.items[0], first, sizeof first);
-    bool same = !loaded && rep.errors >= 1 && rep.count >= 1 && !rep.items[0].warning && strcmp(first, expected) == 0;
+    // (A lesson whose only errors are its questions' form is still built, for the questions' other checks.)
+    bool same = rep.errors >= 1 && rep.count >= 1 && !rep.items[0].warning && strcmp(first, expected) == 0;
     if (!same) printf("FAIL %s: the report (%d errors) starts with: %s\n", name, rep.errors, first);
     if (loaded) lesson_free(&l);
     lesson_report_free(&rep);

@@ -184,6 +184,15 @@ run check_seed 0 --check "$tmp/seed.json"
 has check_seed.out "seed.json: ok, 2 warnings"
 has check_seed.err "seed.json:4:33: warning: weights.random.seed: the same seed as the embeddings (7)"
 has check_seed.err "warning: weights: 1 of 8 softmax rows (in 1 of 2 heads) saturate to one-hot"
+if grep -q 'smaller "scale"' "$tmp/check_seed.err"; then bad "a lesson without a scale told to shrink it"; else ok; fi
+# The saturation's advice names the cause: the lesson's "scale" when no row saturates at the default.
+sed 's/"heads": 2,/"heads": 2, "scale": 40,/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-scale.json"
+run check_scale 2 --check "$tmp/cat-scale.json"
+has check_scale.err 'the lesson'"'"'s "scale" (40) is the cause: at the default 1/√d_k = 0.7071 no row saturates, so a smaller "scale" (or none) gives attention the class can compare'
+if grep -q "smaller embeddings" "$tmp/check_scale.err"; then bad "the scale is the cause, not the embeddings"; else ok; fi
+sed 's/"mask": "causal",/"mask": "causal", "scale": 1,/' "$tmp/seed.json" >"$tmp/seed-scale.json"
+run check_seed_scale 0 --check "$tmp/seed-scale.json"
+has check_seed_scale.err 'smaller embeddings or weights (std or qkv_std below 1, or smaller numbers) or a smaller "scale" give attention'
 run check_pytorch 0 --check "$src/lessons/pytorch-layer.json"
 empty check_pytorch.err
 sed 's/"heads": 2/"heads": 4/' "$src/lessons/pytorch-layer.json" >"$tmp/pt4.json"
@@ -192,6 +201,9 @@ has check_pt4.err "the layer has num_heads 2 but the lesson's \"heads\" is 4"
 sed '/"num_heads": 2,/d' "$src/lessons/pytorch-layer.json" >"$tmp/pt.json"
 run check_pt 0 --check "$tmp/pt.json"
 has check_pt.err "warning: heads: PyTorch weights cannot confirm these 2 heads"
+# The hint asks for the layer's num_heads, not the lesson's heads as if they were the layer's.
+has check_pt.err 'Add "num_heads": the layer'"'"'s own (layer.num_heads, which need not be 2) to "pytorch" to confirm it'
+if grep -q 'Add "num_heads": 2' "$tmp/check_pt.err"; then bad "the hint proposes the lesson's heads"; else ok; fi
 has check_pt.out "pt.json: ok, 1 warning"
 
 # --new: a starter lesson that --check accepts without a warning and --trace shows with its notes; never
@@ -346,7 +358,28 @@ has q_wrong2.err 'questions[2].answer: wrong answer: S₀[1, 2] is 1.3465, neare
 has q_wrong2.err "cat-wrong.json: 2 errors"
 sed 's/"stage": "scores"/"stage": "mask"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-mask.json"
 run q_stage 2 --check "$tmp/cat-mask.json"
-has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output), got "mask"'
+has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output; or weights = softmax), got "mask"'
+# Every independent mistake of the questions in one run: a head out of range hides neither the cell outside
+# its matrix nor another question's stage name nor a cell outside the output.
+sed 's/"head": 1,/"head": 7,/; s/"cell": \[1, 1\]/"cell": [1, 5]/; s/"stage": "softmax", "head": 0/"stage": "sofmax", "head": 0/; s/"stage": "scores"/"stage": "output"/; s/"cell": \[1, 2\]/"cell": [7, 2]/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-four.json"
+run q_four 2 --check "$tmp/cat-four.json"
+has q_four.err "cat-four.json:4:32: error: questions[0].head: the lesson has 2 heads (0 to 1), got 7"
+has q_four.err "cat-four.json:5:39: error: questions[0].answer.cell: [1, 5] is outside weights, which has 3 rows and 3 columns"
+has q_four.err 'cat-four.json:6:13: error: questions[1].stage: expected one of this lesson'"'"'s stages with a result'
+has q_four.err "cat-four.json:9:41: error: questions[2].answer.cell: [7, 2] is outside output, which has 3 rows and 4 columns"
+has q_four.err "cat-four.json: 4 errors"
+if [ "$(head -n1 "$tmp/q_four.err")" = "$tmp/cat-four.json:4:32: error: questions[0].head: the lesson has 2 heads (0 to 1), got 7" ]; then ok
+else bad "the first error is not lesson_parse's: $(head -n1 "$tmp/q_four.err")"; fi
+# One set of stage names everywhere: a question names a stage by its heatmap ("weights") as --stage does.
+sed 's/"stage": "softmax"/"stage": "weights"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-weights.json"
+if cmp -s "$tmp/cat-weights.json" "$src/lessons/the-cat-sat.json"; then bad "the sed did not change the stage"; else ok; fi
+run q_alias 0 --check "$tmp/cat-weights.json"
+has q_alias.out "cat-weights.json: ok"
+empty q_alias.err
+run q_alias_questions 0 --questions "$tmp/cat-weights.json"
+has q_alias_questions.out "Question 2 of 3  (stage weights, head 1, cell)"
+run stage_names 2 --export "$tmp/stage-names" --stage sofmax
+has stage_names.err "mha-tracer: error: --stage expects all or a stage (input, positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output; or weights = softmax, masked = mask), got 'sofmax'"
 run questions 0 --questions "$src/lessons/causal-decoder.json"
 has questions.out "Question 2 of 4  (stage softmax, head 0, cell)"
 has questions.out "  Which earlier word does “sat” attend to most in head 0?"
@@ -355,7 +388,10 @@ has questions.out "  Answer: key 3: 0.85 (row 3 (“sat”), column 1 is 0.8494)
 has questions.out "  How: Type a number, then Enter (right within ± 0.001)."
 empty questions.err
 run questions_builtin 0 --questions
-has questions_builtin.out "Question 3 of 3  (stage scores, head 0, choice)"
+# Numbered in the order asked (the stages' order): the scores question, third in the file, is asked first.
+has questions_builtin.out "Question 1 of 3  (stage scores, head 0, choice)"
+if [ "$(grep -m1 '^Question' "$tmp/questions_builtin.out")" = "Question 1 of 3  (stage scores, head 0, choice)" ]; then ok
+else bad "the first question printed is not the first asked: $(grep -m1 '^Question' "$tmp/questions_builtin.out")"; fi
 has questions_builtin.out "  How: Press  1: -1,  2: 0,  3: 1.3"
 run questions_none 0 --questions "$src/lessons/cross-attention.json"
 has questions_none.out "cross-attention.json: no questions"
@@ -402,6 +438,10 @@ run ablate_trace 0 --trace --ablate 0,1 "$cat_l"
 has ablate_trace.out "ablated heads: 0 1 (their Z enter the concat as zeros)"
 has ablate_trace.out "Z_1 = weights_1 V_1 (head ablated: zeros in the concat)"
 has ablate_trace.out "largest difference the ablation makes:"
+# --trace --shuffle prints the original output beside the shuffled one (as --ablate does), in the new order.
+run shuffle_trace 0 --trace --shuffle 2,0,1 "$cat_l"
+has shuffle_trace.out "original output, row i = its row perm[i] (3×4)"
+if grep -A4 "^original output" "$tmp/shuffle_trace.out" | sed -n 3p | grep -q "^  sat "; then ok; else bad "the original output's first row is not sat's"; fi
 run shuffle_json 0 --json --shuffle 2,0,1 "$cat_l"
 has shuffle_json.out '"tokens": ["sat", "The", "cat"],'
 has shuffle_json.out '"shuffle": [2, 0, 1],'

@@ -115,10 +115,11 @@ else skip "xmllint on the SVGs (no xmllint)"; fi
 mkdir "$tmp/board" "$tmp/causal"
 run board 0 --export "$tmp/board" --what board --stage all --scale 1
 lines board.out 14
-has board.out "the-cat-sat-stage03-scores-question3-1-ask.png"
-has board.out "the-cat-sat-stage03-scores-question3-2-answer.png"
-has board.out "the-cat-sat-stage05-softmax-question1-1-ask.png"
-has board.out "the-cat-sat-stage05-softmax-question2-2-answer.png"
+# Numbered in the order asked (the scores question, third in the file, is the first).
+has board.out "the-cat-sat-stage03-scores-question1-1-ask.png"
+has board.out "the-cat-sat-stage03-scores-question1-2-answer.png"
+has board.out "the-cat-sat-stage05-softmax-question2-1-ask.png"
+has board.out "the-cat-sat-stage05-softmax-question3-2-answer.png"
 has board.out "the-cat-sat-stage01-input-head0.png"
 has board.out "the-cat-sat-stage05-softmax-head0.png"
 has board.out "the-cat-sat-stage08-output-head0.png"
@@ -184,8 +185,10 @@ ok
 
 # Question slides: the question with its result hidden (no number of head 1's weights), then the answer with
 # the result filled up to it and its arithmetic; a lesson without questions has none; heatmaps alone have none.
-q=$tmp/b1/the-cat-sat-stage05-softmax-question1
-grep -q "Question 1 of 3: Which word does" "$q-1-ask.svg" && ok || bad "the question slide lacks its question"
+q=$tmp/b1/the-cat-sat-stage05-softmax-question2
+grep -q "Question 2 of 3: Which word does" "$q-1-ask.svg" && ok || bad "the question slide lacks its question"
+grep -q "Question 1 of 3: Roughly what is the raw score" "$tmp/b1/the-cat-sat-stage03-scores-question1-1-ask.svg" && ok ||
+    bad "the first question asked is not Question 1"
 grep -q "Click the cell of" "$q-1-ask.svg" && ok || bad "the question slide lacks how to answer"
 grep -qF "0.5487" "$q-1-ask.svg" && bad "the question slide shows the answer" || ok
 grep -q "Esc" "$q-1-ask.svg" && bad "a slide names a key" || ok

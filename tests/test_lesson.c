@@ -643,6 +643,37 @@ static void test_report(void)
     CHECK(!ok && rep.errors == 300 && rep.count == LESSON_REPORT_MAX, "300 bad rows: %d errors, %d kept", rep.errors, rep.count);
     lesson_report_free(&rep);
     free(full);
+
+    // The questions' fields are checks of their own: a head out of range hides neither an unknown key nor
+    // the next question's empty text; the lesson is still built, its broken fields marked, for the model's
+    // checks of the rest (questions_check), and the first error is lesson_parse's.
+    const char *qs = "{\"title\": \"q\", \"sentence\": \"a b\", \"d_model\": 2, \"heads\": 1,\n"
+                     " \"embeddings\": [[1, 0], [0, 1]], \"weights\": {\"random\": {\"seed\": 3}},\n"
+                     " \"questions\": [{\"stage\": \"softmax\", \"head\": 5, \"hint\": 1, \"text\": \"t\",\n"
+                     "   \"answer\": {\"kind\": \"cell\", \"cell\": [0, 1]}},\n"
+                     "  {\"stage\": \"scores\", \"text\": \"\", \"answer\": {\"kind\": \"cell\", \"cell\": [0, 9]}}]}\n";
+    Lesson lq;
+    ok = lesson_parse_report(&lq, qs, strlen(qs), "r.json", &rep);
+    for (int i = 0; i < rep.count && i < 8; i++) lesson_error_format(&rep.items[i], lines[i], sizeof lines[i]);
+    CHECK(ok && rep.errors == 3 && rep.count == 3, "question errors: built %d, %d errors", ok, rep.errors);
+    if (rep.count == 3) {
+        CHECK(strcmp(lines[0], "r.json:3:48: error: questions[0]: unknown key \"hint\" (expected stage, head, text, answer)") == 0,
+              "%s", lines[0]);
+        CHECK(strstr(lines[1], "questions[0].head: the lesson has 1 head (0 to 0), got 5") != NULL, "%s", lines[1]);
+        CHECK(strstr(lines[2], "questions[1].text: empty question") != NULL, "%s", lines[2]);
+    }
+    if (ok) {
+        CHECK(lq.question_count == 2 && lq.questions[0].broken == LESSON_QUESTION_BROKEN_HEAD &&
+                  lq.questions[0].head == 0 && lq.questions[1].broken == LESSON_QUESTION_BROKEN_TEXT,
+              "broken fields: %u, %u", lq.question_count > 0 ? lq.questions[0].broken : 99u,
+              lq.question_count > 1 ? lq.questions[1].broken : 99u);
+        lesson_free(&lq);
+    }
+    ok = lesson_parse(&l, qs, strlen(qs), "r.json", &err);
+    lesson_error_format(&err, lines[7], sizeof lines[7]);
+    CHECK(!ok && rep.count > 0 && strcmp(lines[7], lines[0]) == 0, "lesson_parse stops at the first: %s", lines[7]);
+    if (ok) lesson_free(&l);
+    lesson_report_free(&rep);
 }
 
 // Issue 14: "positions" (sinusoidal, explicit, the source's) and "scale" as loaded.

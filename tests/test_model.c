@@ -166,7 +166,16 @@ static void test_table_columns(void)
               "stage %d: its row, the core's key and a title", s);
     }
     Stage found;
-    CHECK(!model_stage_from_key("weights", &found) && !model_stage_from_key(NULL, &found), "no stage 'weights', none for NULL");
+    // One set of names everywhere: the stages' keys and the heatmaps' names for their stages.
+    CHECK(model_stage_from_key("weights", &found) && found == STAGE_SOFTMAX, "'weights' names the softmax");
+    CHECK(model_stage_from_key("masked", &found) && found == STAGE_MASK, "'masked' names the mask");
+    CHECK(!model_stage_from_key("sofmax", &found) && !model_stage_from_key(NULL, &found), "no stage 'sofmax', none for NULL");
+    {
+        char names[320];
+        Stage some[] = {STAGE_SCORES, STAGE_SOFTMAX, STAGE_OUTPUT, STAGE_INPUT};
+        model_stage_names(some, 4, true, names, sizeof names);
+        CHECK(!strcmp(names, "scores, softmax, output; or weights = softmax"), "the names accepted: %s", names);
+    }
     Lesson L;
     Trace T;
     if (!load("lessons/the-cat-sat-on-the-mat-positions.json", &L, &T)) return;

@@ -409,7 +409,10 @@ void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExt
     if (x && x->shuffle) {
         fprintf(out, "==== Shuffle ====\n\ntokens reordered:");
         for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? "," : " ", x->shuffle[i]);
-        fprintf(out, " (token i is the original token at position perm[i]; the positions stay in place)\n");
+        fprintf(out, " (token i is the original token at position perm[i]; the positions stay in place)\n\n");
+        if (x->shuffle_original.data)
+            print_matrix(out, "original output, row i = its row perm[i]", &x->shuffle_original,
+                         l->tokens, NULL, "d");
         fprintf(out, "largest difference between output row i and the original output row perm[i]: %.4f",
                 x->shuffle_difference);
         if (x->shuffle_same && x->shuffle_difference > 0) // not 0 in the last bits: the sums ran in another order
@@ -700,7 +703,8 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
 {
     int errors = 0;
     if (l->question_count == 0) cli_line(out, "%s: no questions\n", filename);
-    for (int i = 0; i < l->question_count; i++) {
+    for (int k = 0; k < l->question_count; k++) { // in the order asked
+        int i = questions_asked(l, k);
         const LessonQuestion *q = &l->questions[i];
         QuestionAnswer a;
         LessonError e;
@@ -708,8 +712,8 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
         lesson_error_set_file(&e, filename);
         bool fits = question_answer(l, t, q, i, &a, &e);
         char buf[1400], words[512];
-        if (i > 0) fputc('\n', out);
-        cli_line(out, "Question %d of %d  (stage %s, head %d, %s)\n", i + 1, l->question_count, q->stage, q->head,
+        if (k > 0) fputc('\n', out);
+        cli_line(out, "Question %d of %d  (stage %s, head %d, %s)\n", k + 1, l->question_count, q->stage, q->head,
                  lesson_answer_kind_name(q->kind));
         cli_line(out, "  %s\n", q->text);
         if (!fits) {

@@ -12,6 +12,7 @@ typedef struct {
     const int *shuffle;        // NULL, or the permutation the lesson was shuffled with (lesson_shuffle)
     double shuffle_difference; // trace_shuffle_difference against the unshuffled lesson
     bool shuffle_same;         // trace_shuffle_same: the rows only moved
+    Matrix shuffle_original;   // (n, d_model) the unshuffled lesson's output, row i its row perm[i] (the caller's)
 } CliExtra;
 
 // Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,

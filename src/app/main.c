@@ -131,21 +131,18 @@ static bool find_font_dir(char *out, size_t cap)
     return true;
 }
 
-// --stage: all, a stage's key (model_stage_from_key), or a heatmap's name, weights (the softmax) or masked.
+// --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights, masked).
 static bool parse_stage(const char *key, int *out)
 {
     Stage s;
     if (strcmp(key, "all") == 0) *out = EXPORT_ALL_STAGES;
-    else if (strcmp(key, "weights") == 0) *out = STAGE_SOFTMAX;
-    else if (strcmp(key, "masked") == 0) *out = STAGE_MASK;
     else if (model_stage_from_key(key, &s)) *out = s;
     else {
-        char keys[256];
-        size_t used = 0;
-        for (int i = 0; i < STAGE_COUNT && used < sizeof keys; i++)
-            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", i ? ", " : "", stage_info((Stage)i)->key);
-        cli_line(stderr, "mha-tracer: error: --stage expects all, scores, scaled, mask, weights (heatmaps) or %s (board), "
-                         "got '%s'\n", keys, key);
+        char keys[320];
+        Stage every[STAGE_COUNT];
+        for (int i = 0; i < STAGE_COUNT; i++) every[i] = (Stage)i;
+        model_stage_names(every, STAGE_COUNT, false, keys, sizeof keys);
+        cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys, key);
         return false;
     }
     return true;
@@ -413,6 +410,11 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
         extra->shuffle_difference = trace_shuffle_difference(&before, &after, *perm);
         extra->shuffle_same = trace_shuffle_same(&before, extra->shuffle_difference);
         trace_free(&after);
+        // The original output beside the shuffled one, its rows in the new order (as --ablate shows both).
+        Matrix *o = &extra->shuffle_original;
+        if (mat_init(o, before.output.rows, before.output.cols))
+            for (int i = 0; i < o->rows; i++)
+                memcpy(mat_row(o, i), mat_row(&before.output, (*perm)[i]), sizeof(double) * (size_t)o->cols);
     }
     trace_free(&before);
     lesson_free(l);
@@ -587,6 +589,7 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     }
     lesson_free(&lesson);
     free(perm);
+    mat_free(&extra.shuffle_original);
     if (status != EXIT_OK || a->mode != MODE_WINDOW) return status;
 #ifdef MHA_NO_GUI
     cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");

@@ -252,8 +252,12 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
 
     // The questions' form (their answers need the trace: model/questions.c checks those).
-    STEP(lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count));
-    STOP_IF_FAST;
+    // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check then
+    // checks their answers against the trace); lesson_parse stops.
+    if (!lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count)) {
+        c->depth = 0;
+        if (!all) return false;
+    }
 
     if (!(v = lesson_member(root, "weights", &k))) {
         STEP(lesson_fail(c, "missing required key \"weights\""));
@@ -297,7 +301,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
                     "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
                     "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
                     "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
-                    "\"num_heads\": %d to \"pytorch\" to confirm it",
+                    "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
+                    "confirm it",
                     heads, plural(heads), heads);
         lesson_pop(c);
     }

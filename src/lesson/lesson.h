@@ -59,7 +59,12 @@ typedef struct {
     double value, tolerance;              // "value": right when |trace - value| <= tolerance
     double choices[LESSON_MAX_CHOICES];   // "choice": the right one is the nearest to the cell's value
     int choice_count, correct;            // correct: 0-based index into choices
+    unsigned broken;     // only in a report (lesson_parse_report): the LESSON_QUESTION_BROKEN_* fields found wrong
 } LessonQuestion;
+#define LESSON_QUESTION_BROKEN_STAGE 1u
+#define LESSON_QUESTION_BROKEN_HEAD 2u
+#define LESSON_QUESTION_BROKEN_TEXT 4u
+#define LESSON_QUESTION_BROKEN_ANSWER 8u
 
 typedef struct {
     char *title;
@@ -116,8 +121,10 @@ void lesson_report_add(LessonReport *r, const LessonError *e);
 // independent mistake with its line:column and field; a value that depends on a broken one (the embeddings
 // when the tokens are broken, the weights when heads is) is not checked. The first error is the one
 // lesson_parse gives. Also adds warnings, which leave the lesson valid: the weights seeded like the
-// embeddings; PyTorch weights without "num_heads" to confirm "heads". On success (no error) fills *out.
-// *rep is filled either way: free it with lesson_report_free.
+// embeddings; PyTorch weights without "num_heads" to confirm "heads". Fills *out (free it with lesson_free)
+// and returns true when the lesson could be built: with no error, or with errors only in its questions'
+// form (rep->errors > 0; each such question's wrong fields in .broken, so that --check still checks the
+// rest of it against the trace: questions_check). *rep is filled either way: free it with lesson_report_free.
 bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep);
 // lesson_load's file reading, then lesson_parse_report. An I/O failure is the report's one error (.io).
 bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);

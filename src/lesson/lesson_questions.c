@@ -129,35 +129,48 @@ void lesson_free_questions(LessonQuestion *qs, int n)
     free(qs);
 }
 
-// One question object (the current path is its place in the list); heads < 1: not known (not checked).
-static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
+// "stage": a string (whether the lesson has that stage is the model's to say).
+static bool read_stage(Ctx *c, const cJSON *v, LessonQuestion *q)
 {
-    static const char *const keys[] = {"stage", "head", "text", "answer", NULL};
-    if (!cJSON_IsObject(v))
-        return lesson_fail(c, "expected a question {\"stage\", \"text\", \"answer\", \"head\"}, got %s", lesson_type_name(v));
-    int d0 = c->depth;
-    if (!lesson_check_keys(c, v, keys, "stage, head, text, answer")) return false;
-    c->depth = d0;
     const char *s = NULL;
     const cJSON *x = lesson_need(c, v, "stage");
     if (!x || !lesson_get_string(c, x, &s)) return false;
     if (!(q->stage = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
     lesson_pop(c);
-    int k;
-    if ((x = lesson_enter(c, v, "head"))) {
-        if (!lesson_get_int(c, x, 0, LESSON_MAX_HEADS - 1, &q->head)) return false;
-        if (heads > 0 && q->head >= heads)
-            return lesson_fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads), heads - 1, q->head);
-        lesson_pop(c);
-    }
-    if (!(x = lesson_need(c, v, "text")) || !lesson_get_string(c, x, &s)) return false;
+    return true;
+}
+
+// "head" (optional): one of the lesson's heads (heads < 1: not known, not checked).
+static bool read_head(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
+{
+    const cJSON *x = lesson_enter(c, v, "head");
+    if (!x) return true;
+    if (!lesson_get_int(c, x, 0, LESSON_MAX_HEADS - 1, &q->head)) return false;
+    if (heads > 0 && q->head >= heads)
+        return lesson_fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads), heads - 1, q->head);
+    lesson_pop(c);
+    return true;
+}
+
+static bool read_text(Ctx *c, const cJSON *v, LessonQuestion *q)
+{
+    const char *s = NULL;
+    const cJSON *x = lesson_need(c, v, "text");
+    if (!x || !lesson_get_string(c, x, &s)) return false;
     if (!s[0]) return lesson_fail(c, "empty question: write what the class should predict");
     if (!(q->text = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
     lesson_pop(c);
-    const cJSON *ans = lesson_need(c, v, "answer");
+    return true;
+}
+
+// "answer": {"kind", "matrix", ...} with the keys of its kind (ANSWER_KINDS).
+static bool read_answer(Ctx *c, const cJSON *v, LessonQuestion *q)
+{
+    const cJSON *ans = lesson_need(c, v, "answer"), *x;
     if (!ans) return false;
     if (!cJSON_IsObject(ans))
         return lesson_fail(c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s", lesson_type_name(ans));
+    int k;
     const cJSON *kv = lesson_member(ans, "kind", &k);
     if (!kv) return lesson_fail(c, "missing required key \"kind\" (\"cell\", \"value\" or \"choice\")");
     lesson_push_key(c, "kind", k);
@@ -173,14 +186,44 @@ static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
     int d1 = c->depth;
     if (!lesson_check_keys(c, ans, ANSWER_KINDS[kind].keys, ANSWER_KINDS[kind].expected)) return false;
     c->depth = d1;
+    const char *s = NULL;
     if ((x = lesson_enter(c, ans, "matrix"))) {
         if (!lesson_get_string(c, x, &s)) return false;
         if (!(q->matrix = lesson_dup_string(s, strlen(s)))) return lesson_fail(c, "out of memory");
         lesson_pop(c);
     }
-    if (!ANSWER_KINDS[kind].parse(c, ans, q)) return false;
-    c->depth = d0;
-    return true;
+    return ANSWER_KINDS[kind].parse(c, ans, q);
+}
+
+// One question object (the current path is its place in the list); heads < 1: not known (not checked).
+// Its fields are checks of their own: lesson_parse stops at the first error, a report (c->rep) goes on with
+// the others and marks the broken ones in q->broken (the model then checks only what does not depend on them).
+static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
+{
+    static const char *const keys[] = {"stage", "head", "text", "answer", NULL};
+    if (!cJSON_IsObject(v)) {
+        q->broken = LESSON_QUESTION_BROKEN_STAGE | LESSON_QUESTION_BROKEN_ANSWER;
+        return lesson_fail(c, "expected a question {\"stage\", \"text\", \"answer\", \"head\"}, got %s", lesson_type_name(v));
+    }
+    int d0 = c->depth;
+    bool ok = true;
+#define FIELD(bit, check)                      \
+    do {                                       \
+        if (!(check)) {                        \
+            q->broken |= (bit);                \
+            ok = false;                        \
+            if (!c->rep) return false;         \
+        }                                      \
+        c->depth = d0;                         \
+    } while (0)
+    FIELD(0u, lesson_check_keys(c, v, keys, "stage, head, text, answer"));
+    FIELD(LESSON_QUESTION_BROKEN_STAGE, read_stage(c, v, q));
+    FIELD(LESSON_QUESTION_BROKEN_HEAD, read_head(c, v, heads, q));
+    FIELD(LESSON_QUESTION_BROKEN_TEXT, read_text(c, v, q));
+    FIELD(LESSON_QUESTION_BROKEN_ANSWER, read_answer(c, v, q));
+#undef FIELD
+    if (q->broken & LESSON_QUESTION_BROKEN_HEAD) q->head = 0;
+    return ok;
 }
 
 // "questions": a list of question objects (optional). heads: the lesson's (< 1 when unknown).
@@ -205,12 +248,12 @@ bool lesson_read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion 
         }
         c->depth = d0;
     }
-    if (!ok) {
+    if (!ok && !c->rep) {
         lesson_free_questions(qs, n);
         return false;
     }
     lesson_pop(c);
-    *out = qs;
+    *out = qs; // a report keeps them, the broken ones marked: --check checks the rest against the trace
     *count = n;
-    return true;
+    return ok;
 }

@@ -317,6 +317,9 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     char msg[512];
     memset(a, 0, sizeof *a);
     a->choice = -1;
+    err->message[0] = '\0';
+    // A field --check already found wrong: only what does not depend on it is checked (an empty message).
+    if (q->broken & LESSON_QUESTION_BROKEN_STAGE) return false;
     Stage st;
     Stage stages[STAGE_COUNT];
     int ns = model_stages(p, stages);
@@ -324,14 +327,9 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     if (model_stage_from_key(q->stage, &st))
         for (int i = 0; i < ns; i++) present = present || stages[i] == st;
     if (!present) {
-        size_t used = 0;
-        used += (size_t)snprintf(msg, sizeof msg, "expected one of this lesson's stages with a result (");
-        for (int i = 0, k = 0; i < ns && used < sizeof msg; i++) {
-            const StageInfo *si = stage_info(stages[i]);
-            if (si->results[0] == MAT_NONE) continue;
-            used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", k++ ? ", " : "", si->key);
-        }
-        if (used < sizeof msg) snprintf(msg + used, sizeof msg - used, "), got \"%.60s\"", q->stage);
+        char names[320];
+        model_stage_names(stages, ns, true, names, sizeof names);
+        snprintf(msg, sizeof msg, "expected one of this lesson's stages with a result (%s), got \"%.60s\"", names, q->stage);
         return q_fail(L, err, index, "stage", msg);
     }
     const StageInfo *si = stage_info(st);
@@ -339,6 +337,7 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
         snprintf(msg, sizeof msg, "the %s stage computes nothing to predict: ask on a later stage", si->key);
         return q_fail(L, err, index, "stage", msg);
     }
+    if (q->broken & LESSON_QUESTION_BROKEN_ANSWER) return false;
     MatId m = si->results[0];
     if (q->matrix) {
         m = model_mat_from_key(q->matrix);
@@ -359,6 +358,7 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
                  mat_info(m)->key, rows, rows == 1 ? "" : "s", cols, cols == 1 ? "" : "s");
         return q_fail(L, err, index, "answer.cell", msg);
     }
+    if (q->broken & LESSON_QUESTION_BROKEN_HEAD) return false;
     a->stage = st;
     a->mat = m;
     a->head = mat_info(m)->per_head ? q->head : 0;
@@ -383,13 +383,37 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
         LessonError e;
         memset(&e, 0, sizeof e);
         QuestionAnswer a;
-        if (!question_check(L, t, &L->questions[i], i, &a, &e)) {
+        if (!question_check(L, t, &L->questions[i], i, &a, &e) && e.message[0]) {
             lesson_error_set_file(&e, filename);
             lesson_report_add(rep, &e);
             errors++;
         }
     }
     return errors;
+}
+
+// Where question q is asked: its stage's place (the table's order); a stage the lesson cannot name, last.
+static int ask_rank(const LessonQuestion *q)
+{
+    Stage s;
+    return model_stage_from_key(q->stage, &s) ? (int)s : STAGE_COUNT;
+}
+
+int question_number(const Lesson *L, int index)
+{
+    int rank = ask_rank(&L->questions[index]), before = 0;
+    for (int i = 0; i < L->question_count; i++) {
+        int r = ask_rank(&L->questions[i]);
+        before += r < rank || (r == rank && i < index);
+    }
+    return before + 1;
+}
+
+int questions_asked(const Lesson *L, int k)
+{
+    for (int i = 0; i < L->question_count; i++)
+        if (question_number(L, i) == k + 1) return i;
+    return -1;
 }
 
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,

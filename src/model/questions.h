@@ -57,7 +57,8 @@ MatId model_mat_from_key(const char *key);
 // Resolves question q (number index of the lesson, for the error's path) against the lesson and computes
 // its answer from the trace: the stage must be one of the lesson's, the matrix one of its results, the cell
 // inside it and not masked. On failure fills err (positioned in the lesson's text, file left as it was) and
-// returns false.
+// returns false; err's message is empty when what is left to check depends on a field of q that the
+// lesson's report found wrong (q->broken: --check named that error already).
 bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, int index, QuestionAnswer *a,
                      LessonError *err);
 // question_answer, then the stated answer against the computed one ("questions[2].answer: ...").
@@ -65,6 +66,12 @@ bool question_check(const Lesson *L, const Trace *t, const LessonQuestion *q, in
                     LessonError *err);
 // --check: every question of the lesson, each error added to rep (file set to filename). Returns how many.
 int questions_check(const Lesson *L, const Trace *t, const char *filename, LessonReport *rep);
+
+// The number of question `index` (from 1) in the order the class is asked: by stage, then in the lesson's
+// order within a stage ("Question 1 of 3" is the first one asked, in the window, the slides and
+// --questions). questions_asked: the index of the k-th asked (from 0), -1 when k is out of range.
+int question_number(const Lesson *L, int index);
+int questions_asked(const Lesson *L, int k);
 
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r);

@@ -398,6 +398,13 @@ MatId model_stage_heatmap(const AttnParams *p, Stage s)
     return si ? si->heatmap : MAT_NONE;
 }
 
+// The heatmaps' names, accepted wherever a stage's key is: the stage that shows that heatmap.
+static const struct {
+    const char *name;
+    Stage stage;
+} STAGE_ALIASES[] = {{"weights", STAGE_SOFTMAX}, {"masked", STAGE_MASK}};
+#define STAGE_ALIAS_COUNT (int)(sizeof STAGE_ALIASES / sizeof STAGE_ALIASES[0])
+
 bool model_stage_from_key(const char *key, Stage *out)
 {
     for (int i = 0; key && i < STAGE_COUNT; i++)
@@ -405,7 +412,31 @@ bool model_stage_from_key(const char *key, Stage *out)
             *out = STAGES[i].stage;
             return true;
         }
+    for (int i = 0; key && i < STAGE_ALIAS_COUNT; i++)
+        if (strcmp(STAGE_ALIASES[i].name, key) == 0) {
+            *out = STAGE_ALIASES[i].stage;
+            return true;
+        }
     return false;
+}
+
+size_t model_stage_names(const Stage *stages, int count, bool with_results, char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (cap) buf[0] = '\0';
+    int k = 0;
+    for (int i = 0; i < count && used < cap; i++) {
+        const StageInfo *si = stage_info(stages[i]);
+        if (!si || (with_results && si->results[0] == MAT_NONE)) continue;
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", k++ ? ", " : "", si->key);
+    }
+    int aliases = 0; // the heatmaps' names of the stages listed
+    for (int i = 0; i < STAGE_ALIAS_COUNT && used < cap; i++)
+        for (int j = 0; j < count && used < cap; j++)
+            if (stages[j] == STAGE_ALIASES[i].stage)
+                used += (size_t)snprintf(buf + used, cap - used, "%s%s = %s", aliases++ ? ", " : "; or ",
+                                         STAGE_ALIASES[i].name, stage_info(STAGE_ALIASES[i].stage)->key);
+    return used < cap ? used : cap - 1;
 }
 
 int model_reveal_total(const AttnParams *p, Stage s)

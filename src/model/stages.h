@@ -50,9 +50,13 @@ const StageInfo *stage_info(Stage s);
 int model_stages(const AttnParams *p, Stage *out);
 // The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
-// The stage whose key is `key` ("softmax"): the one look-up of --stage, the page's deep links and the
-// lessons' questions; false when there is none (or key is NULL).
+// The stage whose key is `key` ("softmax"), or whose heatmap's name it is ("weights": the softmax,
+// "masked": the mask): the one look-up of --stage, the page's deep links and the lessons' questions; false
+// when there is none (or key is NULL).
 bool model_stage_from_key(const char *key, Stage *out);
+// What model_stage_from_key accepts among `stages` (with_results: only those with a result), for an
+// error: "scores, scaled, softmax, output; or weights = softmax". Returns the length written.
+size_t model_stage_names(const Stage *stages, int count, bool with_results, char *buf, size_t cap);
 
 // Cells the stage fills, in reveal order, and the k-th of them (for the current head).
 int model_reveal_total(const AttnParams *p, Stage s);

@@ -301,9 +301,10 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     return true;
 }
 
-// The questions asked on the stage of st, in the lesson's order, each as two slides after the stage's board:
+// The questions asked on the stage of st, in the lesson's order within it, each as two slides after the stage's board:
 // the question with the result hidden, then the answer with the result filled up to it and its arithmetic.
-// Named NAME-stageNN-KEY-questionQ-1-ask and -2-answer, so they sort after the board, in lesson order.
+// Named NAME-stageNN-KEY-questionQ-1-ask and -2-answer, Q the number asked (question_number), so they sort
+// after the board, in the order asked.
 static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const Trace *T, const ViewState *st,
                           ExportError *err)
 {
@@ -311,6 +312,7 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
     int digits = L->question_count >= 10 ? 2 : 1;
     for (int i = 0; i < L->question_count; i++) {
         const LessonQuestion *q = &L->questions[i];
+        int number = question_number(L, i);
         Stage qs;
         if (!model_stage_from_key(q->stage, &qs) || qs != stage) continue;
         QuestionAnswer a;
@@ -338,8 +340,8 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
             j->st = k == 0 ? ask : answer;
             j->question = q;
             snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-question%0*d-%s", prefix, st->stage_index + 1,
-                     stage_info(stage)->key, digits, i + 1, k == 0 ? "1-ask" : "2-answer");
-            snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 question %d of %d%s: %s", lesson_title(L), i + 1,
+                     stage_info(stage)->key, digits, number, k == 0 ? "1-ask" : "2-answer");
+            snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 question %d of %d%s: %s", lesson_title(L), number,
                      L->question_count, k == 0 ? "" : " (answer)", q->text);
         }
     }

@@ -207,7 +207,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     char head[1200], line[700], words[512];
     if (st->quiz >= 0)
         // TRANSLATORS: questions: predict, then reveal. %s is the teacher's question, in the lesson's language.
-        snprintf(head, sizeof head, TR("Question %d of %d: %s"), st->quiz + 1, c->L->question_count, q->text);
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(c->L, st->quiz), c->L->question_count,
+                 q->text);
     else
         snprintf(head, sizeof head, TR("Question: %s"), q->text);
     int used = t + pad / 2;
