@@ -473,6 +473,12 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         cli_line(stderr, "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to another file\n", out);
         return EXIT_USAGE;
     }
+    LessonError target_err; // refused before the training, not after it
+    if (!lesson_write_target(out, &target_err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
+        return EXIT_IO;
+    }
     Matrix vocab;
     int *ids = malloc((size_t)l->params.n * sizeof(int));
     if (!ids || !lesson_train_vocabulary(l, &vocab, ids)) {
