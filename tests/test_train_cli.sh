@@ -1,7 +1,7 @@
 #!/bin/sh
 # --train and --grad on the command line (issue 15): the last line, the trained file (the shipped one, byte
 # for byte), --steps, the refusals (no --out, --out the lesson itself or a link to it, no "train" section),
-# a link at --out replaced and never written through, and --grad's errors.
+# only a regular file replaced at --out (its mode kept), the temporaries of a killed run cleaned, and --grad's errors.
 #   sh tests/test_train_cli.sh BIN SOURCE_DIR
 bin=$1 src=$2
 tmp=$(mktemp -d) || exit 1
@@ -43,9 +43,31 @@ expect 2 "is the lesson itself" --train "$tmp/in.json" --out "$tmp/link.json"
 [ "$(cksum <"$tmp/in.json")" = "$before" ] && ok || bad "the input lesson changed"
 echo "not a lesson" >"$tmp/other.txt"
 ln -s "$tmp/other.txt" "$tmp/to-other.json"
-"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/to-other.json" >/dev/null 2>&1 && ok || bad "--out over a link fails"
-[ "$(cat "$tmp/other.txt")" = "not a lesson" ] && [ ! -L "$tmp/to-other.json" ] && ok ||
-    bad "a link at --out was written through, or is still a link"
+# Only a regular file is replaced at --out (issue 27, item 7), keeping its mode; anything else is refused
+# before the training, exit 1, and left as it was.
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/to-other.json" >/dev/null 2>"$tmp/e"
+[ $? -eq 1 ] && grep -qF "is a link, not a regular file" "$tmp/e" && ok || bad "--out over a link: $(cat "$tmp/e")"
+[ "$(cat "$tmp/other.txt")" = "not a lesson" ] && [ -L "$tmp/to-other.json" ] && ok ||
+    bad "a link at --out was written through, or replaced"
+ln -s /proc/self/fd/1 "$tmp/stdout.json"
+mkfifo "$tmp/fifo.json"
+expect 1 "is a link, not a regular file" --train "$tmp/in.json" --steps 3 --out "$tmp/stdout.json"
+expect 1 "is a FIFO, not a regular file" --train "$tmp/in.json" --steps 3 --out "$tmp/fifo.json"
+[ -L "$tmp/stdout.json" ] && [ -p "$tmp/fifo.json" ] && ok || bad "a link or a FIFO at --out was replaced"
+grep -q "^steps=" "$tmp/o" && bad "a refused --out trained first" || ok
+echo private >"$tmp/private.json"
+chmod 600 "$tmp/private.json"
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/private.json" >/dev/null 2>"$tmp/e" && ok || bad "--out over a file: $(cat "$tmp/e")"
+[ "$(stat -c %a "$tmp/private.json")" = 600 ] && grep -q '"train"' "$tmp/private.json" && ok ||
+    bad "--out over a private file: mode $(stat -c %a "$tmp/private.json")"
+# A temporary that a killed run left (kill -9 during --train: ".NAME.PID.tmp") goes with the next run.
+sh -c 'exit 0' & dead=$!
+wait $dead
+echo left >"$tmp/.private.json.$dead.tmp"
+echo left >"$tmp/.private.json.$dead-1.tmp"
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/private.json" >/dev/null 2>&1 && ok || bad "a second --out run fails"
+[ ! -e "$tmp/.private.json.$dead.tmp" ] && [ ! -e "$tmp/.private.json.$dead-1.tmp" ] && ok ||
+    bad "the temporaries of a killed run survive the next run: $(ls -a "$tmp" | grep tmp)"
 expect 2 "needs --out FILE" --train "$tmp/in.json"
 expect 2 'needs a lesson with a "train" section' --train "$src/lessons/the-cat-sat.json" --out "$tmp/x.json"
 expect 2 "only works with --train" --trace --steps 5 "$src/lessons/the-cat-sat.json"
