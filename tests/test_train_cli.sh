@@ -1,7 +1,8 @@
 #!/bin/sh
 # --train and --grad on the command line (issue 15): the last line, the trained file (the shipped one, byte
 # for byte), --steps, the refusals (no --out, --out the lesson itself or a link to it, no "train" section),
-# only a regular file replaced at --out (its mode kept), the temporaries of a killed run cleaned, and --grad's errors.
+# only a regular file replaced at --out (its mode kept), the temporaries of a killed run cleaned, and --grad's
+# errors (an overflow refused, never printed as inf or nan).
 #   sh tests/test_train_cli.sh BIN SOURCE_DIR
 bin=$1 src=$2
 tmp=$(mktemp -d) || exit 1
@@ -82,5 +83,16 @@ for k in '"loss"' '"embeddings"' '"W_Q"' '"W_K"' '"W_V"' '"b_Q"' '"b_K"' '"b_V"'
     grep -q "$k" "$tmp/g" && ok || bad "--grad prints no $k"
 done
 grep -q source_embeddings "$tmp/g" && bad "self-attention with source_embeddings" || ok
+
+# --grad never prints a number JSON lacks (issue 27, item 5): targets whose loss overflows are refused,
+# exit 2, naming the key; nothing on standard output.
+for big in 1e155 1.79e308 -1.79e308; do
+    printf '{"title": "big", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "heads": 1,
+ "weights": {"random": {"seed": 1}}, "targets": [[%s, 0], [0, 1]]}\n' "$big" >"$tmp/big.json"
+    "$bin" --check "$tmp/big.json" >/dev/null 2>&1 && ok || bad "targets $big: --check refuses it"
+    expect 2 "--grad overflows: loss is infinite" --grad "$tmp/big.json"
+    [ ! -s "$tmp/o" ] && ok || bad "targets $big: --grad printed $(head -c 80 "$tmp/o")"
+    grep -qF "targets[0][0] = $(printf '%.6g' "$big")" "$tmp/e" && ok || bad "targets $big: $(cat "$tmp/e")"
+done
 
 check_done test_train_cli

@@ -433,11 +433,17 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
     AttnParams g;
     int status = EXIT_IO;
     if (grads_init(&g, &l->params)) {
-        if (attn_backward(&g, &l->params, t, &targets, 1.0)) {
-            cli_print_grad(stdout, attn_loss(t, &targets), &g);
-            status = finish_stdout();
-        } else
+        char why[400];
+        double loss = attn_loss(t, &targets);
+        if (!attn_backward(&g, &l->params, t, &targets, 1.0)) {
             cli_line(stderr, "mha-tracer: error: out of memory\n");
+        } else if (!cli_grad_check(loss, &g, &targets, why, sizeof why)) {
+            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", why);
+            status = EXIT_USAGE; // like --json of a lesson whose numbers overflow: an error of the lesson
+        } else {
+            cli_print_grad(stdout, loss, &g);
+            status = finish_stdout();
+        }
         params_free(&g);
     } else
         cli_line(stderr, "mha-tracer: error: out of memory\n");
