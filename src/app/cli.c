@@ -2,6 +2,7 @@
 // comparison (--compare).
 #include "cli.h"
 
+#include "core/utf8.h"
 #include "model/questions.h"
 
 #include <math.h>
@@ -12,13 +13,20 @@
 // ---- text ----------------------------------------------------------------------------------------
 
 // Text from a lesson or the command line (titles, notes, tokens, paths) goes to a terminal: control
-// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, a byte that is not
-// UTF-8 as \xff; other UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
+// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, the bidi controls and
+// line separators that reorder a line (utf8_reorders) as \u202e, a byte that is not UTF-8 as \xff; other
+// UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
 typedef struct {
     char text[12];
     size_t in_len; // bytes of input it stands for
     int cols;      // display columns (one per code point)
 } Piece;
+
+// The code point of a (valid) three-byte sequence.
+static uint32_t three_bytes(const unsigned char *p)
+{
+    return (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (uint32_t)(p[2] & 0x3F);
+}
 
 static Piece next_piece(const unsigned char *p)
 {
@@ -39,6 +47,10 @@ static Piece next_piece(const unsigned char *p)
     } else if (c == 0xC2 && p[1] < 0xA0) {
         snprintf(pc.text, sizeof pc.text, "\\u%04x", p[1]);
         pc.in_len = 2;
+        pc.cols = 6;
+    } else if (n == 3 && utf8_reorders(three_bytes(p))) {
+        snprintf(pc.text, sizeof pc.text, "\\u%04x", (unsigned)three_bytes(p));
+        pc.in_len = 3;
         pc.cols = 6;
     } else {
         memcpy(pc.text, p, n);
@@ -581,7 +593,10 @@ static void json_string(FILE *out, const char *s)
                 fprintf(out, "\\u%04x", *p);
             else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) // C1 controls (U+0080-U+009F), e.g. CSI
                 fprintf(out, "\\u%04x", *++p);
-            else
+            else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && utf8_reorders(three_bytes(p))) {
+                fprintf(out, "\\u%04x", (unsigned)three_bytes(p)); // the same code point: only the terminal sees less
+                p += 2;
+            } else
                 fputc(*p, out);
         }
     }
