@@ -172,9 +172,8 @@ static bool parse_export(const Args *a, ExportRequest *r)
     r->head = (int)head; // the lesson's own count is checked by export_run
     const char *cell = v[OPT_CELL];
     if (cell) {
-        int row = -1, col = -1, used = 0;
-        if (sscanf(cell, "%d,%d%n", &row, &col, &used) != 2 || cell[used] || row < 0 || col < 0 ||
-            !(cell[0] >= '0' && cell[0] <= '9')) {
+        int row = -1, col = -1;
+        if (!indexlist_parse_pair(cell, &row, &col)) {
             cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", cell);
             return false;
         }
