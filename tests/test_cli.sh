@@ -315,6 +315,22 @@ run bidi_key 2 --check "$tmp/bidi_key.json"
 raw_bidi "$tmp/bidi_key.err" && bad "an error message prints a bidi control raw" || ok
 has bidi_key.err 'error: unknown key "\u202ebad"'
 
+# A file named *.schema.json is skipped by --check only when it is a JSON Schema (issue 27, item 12): the
+# shipped one is; invalid JSON under that name is a syntax error, a lesson under it is checked as a lesson.
+run schema_shipped 0 --check "$src/lessons/lesson.schema.json"
+has schema_shipped.out "lesson.schema.json: skipped (a JSON Schema, not a lesson)"
+mkdir "$tmp/schemas"
+printf 'garbage{' >"$tmp/schemas/lesson.schema.json"
+run schema_garbage 2 --check "$tmp/schemas/lesson.schema.json"
+has schema_garbage.err "lesson.schema.json:1:1: error: invalid JSON"
+printf '{"$schema": "./lesson.schema.json", "title": "x", "tokens": ["a"], "embeddings": [[1, 2]], "heads": 1}' \
+    >"$tmp/schemas/my.schema.json"
+run schema_lesson 2 --check "$tmp/schemas/my.schema.json"
+has schema_lesson.err 'my.schema.json:1:1: error: missing required key "weights"'
+sed 's/"heads": 1}/"heads": 1, "weights": {"random": {"seed": 1}}}/' "$tmp/schemas/my.schema.json" >"$tmp/schemas/ok.schema.json"
+run schema_good_lesson 0 --check "$tmp/schemas/ok.schema.json"
+has schema_good_lesson.out "ok.schema.json: ok"
+
 # A path longer than the error's 511 bytes keeps its end (the file's name), behind "…"; a newline in a file's
 # name is shown as \x0a, so the error stays one line.
 long_dir="$tmp"

@@ -314,13 +314,20 @@ static void error_init(LessonError *err, const char *filename)
 
 // Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
 // rep: NULL, or a report to collect every error and the warnings into (err is then scratch space).
-static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
+// Is text valid JSON? Otherwise err (and rep, when not NULL) holds the first syntax error and its place.
+static bool syntax_ok(const char *text, size_t len, LessonError *err, LessonReport *rep)
 {
     JsonSyntaxError syn;
-    if (!json_check(text, len, &syn)) {
-        if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
-        snprintf(err->message, sizeof err->message, "%s", syn.message);
-        if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
+    if (json_check(text, len, &syn)) return true;
+    if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
+    snprintf(err->message, sizeof err->message, "%s", syn.message);
+    if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
+    return false;
+}
+
+static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
+{
+    if (!syntax_ok(text, len, err, rep)) {
         free(text);
         return false;
     }
@@ -505,6 +512,29 @@ bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep)
         return false;
     }
     return parse_owned(out, text, len, &err, rep);
+}
+
+bool lesson_load_schema(const char *path, LessonReport *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    LessonError err;
+    error_init(&err, path);
+    char *text;
+    size_t len;
+    if (!read_file(path, &text, &len, &err)) {
+        lesson_report_add(rep, &err);
+        return false;
+    }
+    bool schema = false;
+    if (syntax_ok(text, len, &err, rep)) {
+        cJSON *root = cJSON_ParseWithLength(text, len);
+        const cJSON *dialect = cJSON_GetObjectItemCaseSensitive(root, "$schema");
+        const char *d = cJSON_IsObject(root) && cJSON_IsString(dialect) ? dialect->valuestring : "";
+        schema = strncmp(d, "https://json-schema.org/", 24) == 0 || strncmp(d, "http://json-schema.org/", 23) == 0;
+        cJSON_Delete(root);
+    }
+    free(text);
+    return schema;
 }
 
 bool lesson_load_builtin(Lesson *out, LessonError *err)
