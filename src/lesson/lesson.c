@@ -499,32 +499,31 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err)
     return parse_owned(out, text, len, err, NULL);
 }
 
+// A fresh report and err for path, then read_file; its failure is the report's one error.
+static bool read_reported(const char *path, char **text, size_t *len, LessonError *err, LessonReport *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    error_init(err, path);
+    if (read_file(path, text, len, err)) return true;
+    lesson_report_add(rep, err);
+    return false;
+}
+
 bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep)
 {
     memset(out, 0, sizeof *out);
-    memset(rep, 0, sizeof *rep);
     LessonError err;
-    error_init(&err, path);
     char *text;
     size_t len;
-    if (!read_file(path, &text, &len, &err)) {
-        lesson_report_add(rep, &err);
-        return false;
-    }
-    return parse_owned(out, text, len, &err, rep);
+    return read_reported(path, &text, &len, &err, rep) && parse_owned(out, text, len, &err, rep);
 }
 
 bool lesson_load_schema(const char *path, LessonReport *rep)
 {
-    memset(rep, 0, sizeof *rep);
     LessonError err;
-    error_init(&err, path);
     char *text;
     size_t len;
-    if (!read_file(path, &text, &len, &err)) {
-        lesson_report_add(rep, &err);
-        return false;
-    }
+    if (!read_reported(path, &text, &len, &err, rep)) return false;
     bool schema = false;
     if (syntax_ok(text, len, &err, rep)) {
         cJSON *root = cJSON_ParseWithLength(text, len);
