@@ -175,8 +175,9 @@ PlatformWriter *platform_writer_begin(const char *dir, const char *const *names,
         if (dir) platform_path_join(path, cap, dir, names[i]);
         else memcpy(path, names[i], cap);
         w->files[i].path = path;
-        clean_beside(path);
+        if (!dir) clean_beside(path);
     }
+    if (dir) platform_temporaries_clean(dir, names, count); // one pass over the folder for all of them
     return w;
 }
 
