@@ -94,5 +94,13 @@ for big in 1e155 1.79e308 -1.79e308; do
     [ ! -s "$tmp/o" ] && ok || bad "targets $big: --grad printed $(head -c 80 "$tmp/o")"
     grep -qF "targets[0][0] = $(printf '%.6g' "$big")" "$tmp/e" && ok || bad "targets $big: $(cat "$tmp/e")"
 done
+# A finite loss whose gradient overflows (W_O of 1e300 through V of 1e-300): nan in the gradient, refused.
+printf '{"title": "big", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "heads": 1,
+ "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1e-300, 0], [0, 1e-300]]],
+             "W_O": [[1e300, 1e300], [1e300, 1e300]]}, "targets": [[1e10, 0], [0, 1]]}\n' >"$tmp/nan.json"
+"$bin" --check "$tmp/nan.json" >/dev/null 2>&1 && ok || bad "the gradient-overflow lesson: --check refuses it"
+expect 2 "--grad overflows: grad.embeddings[0][0] is not a number" --grad "$tmp/nan.json"
+[ ! -s "$tmp/o" ] && ok || bad "--grad printed $(head -c 80 "$tmp/o")"
+grep -qF "a gradient exceeds a double, the loss being 2.5e+19" "$tmp/e" && ok || bad "$(cat "$tmp/e")"
 
 check_done test_train_cli

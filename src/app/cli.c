@@ -806,10 +806,13 @@ bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, cha
     for (int r = 0; r < targets->rows; r++)
         for (int c = 0; c < targets->cols; c++)
             if (fabs(mat_get(targets, r, c)) > fabs(mat_get(targets, tr, tc))) tr = r, tc = c;
+    char cause[96];
+    if (isfinite(loss)) snprintf(cause, sizeof cause, "a gradient exceeds a double, the loss being %.6g", loss);
+    else snprintf(cause, sizeof cause, "the squared distance from the output to the targets exceeds a double");
     snprintf(why, cap,
-             "--grad overflows: %s is %s, which JSON cannot hold (the squared distance from the output to the "
-             "targets exceeds a double; the largest target is targets[%d][%d] = %.6g); nothing was printed",
-             at, isnan(v) ? "not a number" : v > 0 ? "infinite" : "-infinite", tr, tc, mat_get(targets, tr, tc));
+             "--grad overflows: %s is %s, which JSON cannot hold (%s; the largest target is targets[%d][%d] = %.6g); "
+             "nothing was printed",
+             at, isnan(v) ? "not a number" : v > 0 ? "infinite" : "-infinite", cause, tr, tc, mat_get(targets, tr, tc));
     return false;
 }
 
