@@ -295,6 +295,53 @@ ctl_name="$tmp/name$(printf '\033')[2J$(printf '\302\233').json"
 run ctl_name 1 --check "$ctl_name"
 raw_ctl "$tmp/ctl_name.err" && bad "a file name's control characters reach the terminal" || ok
 has ctl_name.err 'name\x1b[2J\u009b.json: error: cannot open the lesson'
+# Bidi controls and line separators (issue 27, item 11: "Trojan Source" lines) are escaped the same way:
+# U+202E in the title, U+2066..U+2069 in tokens, U+2028/U+2029 in a question, U+202E in a key and a file's
+# name; --json keeps them as JSON escapes of the same code points (and stays valid JSON).
+printf '{"title": "Total \u202e0001\u202c", "tokens": ["\u2066a\u2069", "\u2067b\u2068"],
+ "embeddings": [[1, 0], [0, 1]], "heads": 1, "weights": {"random": {"seed": 1}},
+ "questions": [{"stage": "softmax", "head": 0, "text": "Which\u2028one\u2029?",
+   "answer": {"kind": "cell", "cell": [0, 0]}}]}' >"$tmp/bidi.json"
+raw_bidi() { # raw_bidi FILE: true when FILE holds the UTF-8 of U+2028..U+202E or U+2066..U+2069
+    LC_ALL=C grep -q "$(printf '\342\200')[$(printf '\250-\256')]\|$(printf '\342\201')[$(printf '\246-\251')]" "$1"
+}
+for mode in trace compare json questions check; do
+    run "bidi_$mode" 0 "--$mode" "$tmp/bidi.json"
+    raw_bidi "$tmp/bidi_$mode.out" && bad "--$mode prints bidi controls raw: $(od -c "$tmp/bidi_$mode.out" | head -3)" || ok
+done
+has bidi_trace.out 'Total \u202e0001\u202c'
+has bidi_trace.out 'tokens: \u2066a\u2069 \u2067b\u2068'
+has bidi_compare.out '\u2066a\u2069'
+has bidi_questions.out '  Which\u2028one\u2029?'
+has bidi_json.out '"title": "Total \u202e0001\u202c",'
+has bidi_json.out '"tokens": ["\u2066a\u2069", "\u2067b\u2068"],'
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["title"] != "Total \u202e0001\u202c")' \
+    "$tmp/bidi_json.out" && ok || bad "--json of bidi controls is not the same text as JSON"
+bidi_name="$tmp/evil$(printf '\342\200\256')nosj.json"
+cp "$tmp/bidi.json" "$bidi_name"
+printf '{"title": "x", "tokens": ["a"], "embeddings": [[1, 2]], "heads": 1, "\342\200\256bad": 1}' >"$tmp/bidi_key.json"
+run bidi_name 0 --check "$bidi_name"
+raw_bidi "$tmp/bidi_name.out" && bad "a file name's bidi control reaches the terminal" || ok
+has bidi_name.out 'evil\u202enosj.json: ok'
+run bidi_key 2 --check "$tmp/bidi_key.json"
+raw_bidi "$tmp/bidi_key.err" && bad "an error message prints a bidi control raw" || ok
+has bidi_key.err 'error: unknown key "\u202ebad"'
+
+# A file named *.schema.json is skipped by --check only when it is a JSON Schema (issue 27, item 12): the
+# shipped one is; invalid JSON under that name is a syntax error, a lesson under it is checked as a lesson.
+run schema_shipped 0 --check "$src/lessons/lesson.schema.json"
+has schema_shipped.out "lesson.schema.json: skipped (a JSON Schema, not a lesson)"
+mkdir "$tmp/schemas"
+printf 'garbage{' >"$tmp/schemas/lesson.schema.json"
+run schema_garbage 2 --check "$tmp/schemas/lesson.schema.json"
+has schema_garbage.err "lesson.schema.json:1:1: error: invalid JSON"
+printf '{"$schema": "./lesson.schema.json", "title": "x", "tokens": ["a"], "embeddings": [[1, 2]], "heads": 1}' \
+    >"$tmp/schemas/my.schema.json"
+run schema_lesson 2 --check "$tmp/schemas/my.schema.json"
+has schema_lesson.err 'my.schema.json:1:1: error: missing required key "weights"'
+sed 's/"heads": 1}/"heads": 1, "weights": {"random": {"seed": 1}}}/' "$tmp/schemas/my.schema.json" >"$tmp/schemas/ok.schema.json"
+run schema_good_lesson 0 --check "$tmp/schemas/ok.schema.json"
+has schema_good_lesson.out "ok.schema.json: ok"
 
 # A path longer than the error's 511 bytes keeps its end (the file's name), behind "…"; a newline in a file's
 # name is shown as \x0a, so the error stays one line.

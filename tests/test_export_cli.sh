@@ -146,6 +146,11 @@ has cell_missing.err "has no cell 2,5"
 run cell_bad 2 --export "$tmp/board" --what board --cell 1
 has cell_bad.err "--cell expects ROW,COL"
 run cell_negative 2 --export "$tmp/board" --what board --cell -1,2
+# Read strictly (issue 27, item 12): nothing that wraps to another cell, no sign, no space, nothing more.
+for c in 4294967297,0 99999999999,0 "1, +2" +1,2 1, ,1 1,2,3 "1,2 " 18446744073709551617,1; do
+    run cell_strict 2 --export "$tmp/board" --what board --cell "$c"
+    has cell_strict.err "--cell expects ROW,COL (numbers from 0, e.g. 1,2), got '$c'"
+done
 run cell_heatmaps 2 --export "$tmp/board" --cell 1,2
 has cell_heatmaps.err "--what board"
 run cell_alone 2 --cell 1,2

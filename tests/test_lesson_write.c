@@ -1,12 +1,14 @@
 // Tests lesson_write: every shipped lesson written out in the explicit form loads back to a bit-identical
-// trace (also after an edit), strings are escaped, the file is written through a temporary, and the
-// edited file's name never replaces the original nor a file this session did not write.
-#define _POSIX_C_SOURCE 200809L
+// trace (also after an edit), strings are escaped, the file is written through a temporary over a regular
+// file only (keeping its mode; dead writers' temporaries cleaned), and the edited file's name never
+// replaces the original nor a file this session did not write.
+#define _XOPEN_SOURCE 700 // S_IFMT and its kinds
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -204,16 +206,20 @@ static void test_links(void)
           "a link at NAME-edited.json is not a free name: %s", out);
     CHECK(lesson_edited_path(out, sizeof out, orig, edited) && strcmp(out, edited) != 0,
           "nor is it ours once it is a link: %s", out);
-    // Written straight at the link's name: the link is replaced by a fresh file, nothing is written through it.
-    CHECK(lesson_write_file(edited, "EDITED", 6, &err), "save at the link's name: %s", err.message);
+    // Written straight at the link's name: refused, the link stays as it was, nothing is written through it.
+    struct stat sb;
+    CHECK(!lesson_write_file(edited, "EDITED", 6, &err) && err.io && strstr(err.message, "is a link"),
+          "a save at a link's name is refused: %s", err.message);
+    CHECK(lstat(edited, &sb) == 0 && S_ISLNK(sb.st_mode) && file_is(orig, "ORIGINAL"), "the link is left alone");
+    CHECK(unlink(edited) == 0 && lesson_write_file(edited, "EDITED", 6, &err), "save where the link was: %s",
+          err.message);
     char tmp2[300];
     snprintf(tmp2, sizeof tmp2, "%s/lesson-edited-2.json.tmp", dir);
     CHECK(symlink(outside, tmp2) == 0, "a link at the next temporary name");
     CHECK(lesson_write_file(out, "EDITED2", 7, &err), "save at the next name: %s", err.message);
     CHECK(file_is(orig, "ORIGINAL"), "the original lesson is unchanged");
     CHECK(file_is(outside, "OUTSIDE"), "the file outside the folder is unchanged");
-    struct stat sb;
-    CHECK(lstat(edited, &sb) == 0 && S_ISREG(sb.st_mode) && file_is(edited, "EDITED"), "a fresh file replaced the link");
+    CHECK(lstat(edited, &sb) == 0 && S_ISREG(sb.st_mode) && file_is(edited, "EDITED"), "a fresh file at the name");
     CHECK(file_is(out, "EDITED2"), "the next name holds its save");
     // A link planted at this process's own temporary name (".NAME.PID.tmp"): the writer takes the next try
     // (".NAME.PID-1.tmp"), the link is left alone and nothing is written through it.
@@ -239,6 +245,80 @@ static void test_links(void)
     rmdir(dir), rmdir(outside_dir);
 }
 
+// What may be replaced (issue 27, item 7): only a regular file, and it keeps its permission bits. A FIFO,
+// a folder and links (to a file, to /proc/self/fd/1) are refused, each left as it was.
+static void test_targets(void)
+{
+    char dir[] = "/tmp/mha-target-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    char fifo[300], folder[300], to_fd[300], priv[300], group[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    snprintf(folder, sizeof folder, "%s/folder.json", dir);
+    snprintf(to_fd, sizeof to_fd, "%s/stdout.json", dir);
+    snprintf(priv, sizeof priv, "%s/private.json", dir);
+    snprintf(group, sizeof group, "%s/group.json", dir);
+    CHECK(mkfifo(fifo, 0644) == 0 && mkdir(folder, 0755) == 0 && symlink("/proc/self/fd/1", to_fd) == 0,
+          "a FIFO, a folder and a link planted");
+    const struct {
+        const char *path, *says;
+        mode_t kind;
+    } refused[] = {{fifo, "is a FIFO", S_IFIFO}, {folder, "is a folder", S_IFDIR}, {to_fd, "is a link", S_IFLNK}};
+    LessonError err;
+    struct stat sb;
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK(!lesson_write_file(refused[i].path, "{}", 2, &err) && err.io && strstr(err.message, refused[i].says),
+              "%s refused: %s", refused[i].path, err.message);
+        CHECK(!lesson_write_target(refused[i].path, &err) && strstr(err.message, refused[i].says),
+              "%s refused up front: %s", refused[i].path, err.message);
+        CHECK(lstat(refused[i].path, &sb) == 0 && (sb.st_mode & S_IFMT) == refused[i].kind, "%s left as it was",
+              refused[i].path);
+    }
+    CHECK(lesson_write_target(priv, &err), "nothing there: a target");
+    const struct {
+        const char *path;
+        mode_t mode;
+    } kept[] = {{priv, 0600}, {group, 0640}};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        CHECK(lesson_write_new_file(kept[i].path, "A", 1, &err) && chmod(kept[i].path, kept[i].mode) == 0, "a file");
+        CHECK(lesson_write_target(kept[i].path, &err) && lesson_write_file(kept[i].path, "B", 1, &err),
+              "a regular file is replaced: %s", err.message);
+        CHECK(lstat(kept[i].path, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0777) == kept[i].mode &&
+                  file_is(kept[i].path, "B"),
+              "%s keeps mode %03o: %03o", kept[i].path, (unsigned)kept[i].mode, (unsigned)(sb.st_mode & 0777));
+    }
+    unlink(fifo), rmdir(folder), unlink(to_fd), unlink(priv), unlink(group);
+    rmdir(dir);
+}
+
+// Temporaries of a writer killed midway (issue 27, item 8: kill -9 during --train) go with the next write to
+// the same target; those of a live process, and of other targets, stay.
+static void test_leftovers(void)
+{
+    char dir[] = "/tmp/mha-left-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    CHECK(child > 0 && waitpid(child, NULL, 0) == child, "a process that is gone");
+    char out[300], dead[400], dead_k[400], dead_old[400], live[400], other[400];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(dead, sizeof dead, "%s/.out.json.%ld.tmp", dir, (long)child);
+    snprintf(dead_k, sizeof dead_k, "%s/.out.json.%ld-3.tmp", dir, (long)child);
+    snprintf(dead_old, sizeof dead_old, "%s/.out.json.%ld.old", dir, (long)child);
+    snprintf(live, sizeof live, "%s/.out.json.%ld.tmp", dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/.other.json.%ld.tmp", dir, (long)child);
+    const char *planted[] = {dead, dead_k, dead_old, live, other};
+    LessonError err;
+    for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++)
+        CHECK(lesson_write_new_file(planted[i], "LEFT", 4, &err), "planted %s", planted[i]);
+    CHECK(lesson_write_file(out, "{}", 2, &err), "a write to out.json: %s", err.message);
+    CHECK(access(dead, F_OK) != 0 && access(dead_k, F_OK) != 0 && access(dead_old, F_OK) != 0,
+          "the dead writer's temporaries are gone");
+    CHECK(file_is(live, "LEFT") && file_is(other, "LEFT"), "a live process's and another target's stay");
+    for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++) unlink(planted[i]);
+    unlink(out);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
@@ -252,5 +332,7 @@ int main(void)
     test_strings();
     test_files();
     test_links();
+    test_targets();
+    test_leftovers();
     return check_report("test_lesson_write");
 }

@@ -119,7 +119,11 @@ static void test_edit_revert_save(const char *lesson)
     CHECK(strcmp(out, want_path) == 0, "saved as %s, not %s", out, want_path);
     CHECK(count_in_dir(".tmp") == 0, "no temporary file left");
     CHECK(session_edit(&s, wk, 0.125, &err), "one more edit");
+    CHECK(chmod(out, 0600) == 0, "the teacher makes the save private");
     CHECK(session_save(&s, out2, sizeof out2, &err) && strcmp(out2, out) == 0, "saved over the same file: %s", out2);
+    struct stat sb;
+    CHECK(stat(out2, &sb) == 0 && (sb.st_mode & 0777) == 0600, "Ctrl+S keeps a private file private: %03o",
+          (unsigned)(sb.st_mode & 0777)); // issue 27, item 7
     CHECK(count_in_dir("edited") == 1, "one edited file in the directory");
 
     Lesson saved;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --train and --grad on the command line (issue 15): the last line, the trained file (the shipped one, byte
 # for byte), --steps, the refusals (no --out, --out the lesson itself or a link to it, no "train" section),
-# a link at --out replaced and never written through, and --grad's errors.
+# only a regular file replaced at --out (its mode kept), the temporaries of a killed run cleaned, and --grad's
+# errors (an overflow refused, never printed as inf or nan).
 #   sh tests/test_train_cli.sh BIN SOURCE_DIR
 bin=$1 src=$2
 tmp=$(mktemp -d) || exit 1
@@ -43,9 +44,31 @@ expect 2 "is the lesson itself" --train "$tmp/in.json" --out "$tmp/link.json"
 [ "$(cksum <"$tmp/in.json")" = "$before" ] && ok || bad "the input lesson changed"
 echo "not a lesson" >"$tmp/other.txt"
 ln -s "$tmp/other.txt" "$tmp/to-other.json"
-"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/to-other.json" >/dev/null 2>&1 && ok || bad "--out over a link fails"
-[ "$(cat "$tmp/other.txt")" = "not a lesson" ] && [ ! -L "$tmp/to-other.json" ] && ok ||
-    bad "a link at --out was written through, or is still a link"
+# Only a regular file is replaced at --out (issue 27, item 7), keeping its mode; anything else is refused
+# before the training, exit 1, and left as it was.
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/to-other.json" >/dev/null 2>"$tmp/e"
+[ $? -eq 1 ] && grep -qF "is a link, not a regular file" "$tmp/e" && ok || bad "--out over a link: $(cat "$tmp/e")"
+[ "$(cat "$tmp/other.txt")" = "not a lesson" ] && [ -L "$tmp/to-other.json" ] && ok ||
+    bad "a link at --out was written through, or replaced"
+ln -s /proc/self/fd/1 "$tmp/stdout.json"
+mkfifo "$tmp/fifo.json"
+expect 1 "is a link, not a regular file" --train "$tmp/in.json" --steps 3 --out "$tmp/stdout.json"
+expect 1 "is a FIFO, not a regular file" --train "$tmp/in.json" --steps 3 --out "$tmp/fifo.json"
+[ -L "$tmp/stdout.json" ] && [ -p "$tmp/fifo.json" ] && ok || bad "a link or a FIFO at --out was replaced"
+grep -q "^steps=" "$tmp/o" && bad "a refused --out trained first" || ok
+echo private >"$tmp/private.json"
+chmod 600 "$tmp/private.json"
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/private.json" >/dev/null 2>"$tmp/e" && ok || bad "--out over a file: $(cat "$tmp/e")"
+[ "$(stat -c %a "$tmp/private.json")" = 600 ] && grep -q '"train"' "$tmp/private.json" && ok ||
+    bad "--out over a private file: mode $(stat -c %a "$tmp/private.json")"
+# A temporary that a killed run left (kill -9 during --train: ".NAME.PID.tmp") goes with the next run.
+sh -c 'exit 0' & dead=$!
+wait $dead
+echo left >"$tmp/.private.json.$dead.tmp"
+echo left >"$tmp/.private.json.$dead-1.tmp"
+"$bin" --train "$tmp/in.json" --steps 3 --out "$tmp/private.json" >/dev/null 2>&1 && ok || bad "a second --out run fails"
+[ ! -e "$tmp/.private.json.$dead.tmp" ] && [ ! -e "$tmp/.private.json.$dead-1.tmp" ] && ok ||
+    bad "the temporaries of a killed run survive the next run: $(ls -a "$tmp" | grep tmp)"
 expect 2 "needs --out FILE" --train "$tmp/in.json"
 expect 2 'needs a lesson with a "train" section' --train "$src/lessons/the-cat-sat.json" --out "$tmp/x.json"
 expect 2 "only works with --train" --trace --steps 5 "$src/lessons/the-cat-sat.json"
@@ -60,5 +83,24 @@ for k in '"loss"' '"embeddings"' '"W_Q"' '"W_K"' '"W_V"' '"b_Q"' '"b_K"' '"b_V"'
     grep -q "$k" "$tmp/g" && ok || bad "--grad prints no $k"
 done
 grep -q source_embeddings "$tmp/g" && bad "self-attention with source_embeddings" || ok
+
+# --grad never prints a number JSON lacks (issue 27, item 5): targets whose loss overflows are refused,
+# exit 2, naming the key; nothing on standard output.
+for big in 1e155 1.79e308 -1.79e308; do
+    printf '{"title": "big", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "heads": 1,
+ "weights": {"random": {"seed": 1}}, "targets": [[%s, 0], [0, 1]]}\n' "$big" >"$tmp/big.json"
+    "$bin" --check "$tmp/big.json" >/dev/null 2>&1 && ok || bad "targets $big: --check refuses it"
+    expect 2 "--grad overflows: loss is infinite" --grad "$tmp/big.json"
+    [ ! -s "$tmp/o" ] && ok || bad "targets $big: --grad printed $(head -c 80 "$tmp/o")"
+    grep -qF "targets[0][0] = $(printf '%.6g' "$big")" "$tmp/e" && ok || bad "targets $big: $(cat "$tmp/e")"
+done
+# A finite loss whose gradient overflows (W_O of 1e300 through V of 1e-300): nan in the gradient, refused.
+printf '{"title": "big", "tokens": ["a", "b"], "embeddings": [[1, 0], [0, 1]], "heads": 1,
+ "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1e-300, 0], [0, 1e-300]]],
+             "W_O": [[1e300, 1e300], [1e300, 1e300]]}, "targets": [[1e10, 0], [0, 1]]}\n' >"$tmp/nan.json"
+"$bin" --check "$tmp/nan.json" >/dev/null 2>&1 && ok || bad "the gradient-overflow lesson: --check refuses it"
+expect 2 "--grad overflows: grad.embeddings[0][0] is not a number" --grad "$tmp/nan.json"
+[ ! -s "$tmp/o" ] && ok || bad "--grad printed $(head -c 80 "$tmp/o")"
+grep -qF "a gradient exceeds a double, the loss being 2.5e+19" "$tmp/e" && ok || bad "$(cat "$tmp/e")"
 
 check_done test_train_cli

@@ -2,6 +2,7 @@
 // comparison (--compare).
 #include "cli.h"
 
+#include "core/utf8.h"
 #include "model/questions.h"
 
 #include <math.h>
@@ -12,13 +13,20 @@
 // ---- text ----------------------------------------------------------------------------------------
 
 // Text from a lesson or the command line (titles, notes, tokens, paths) goes to a terminal: control
-// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, a byte that is not
-// UTF-8 as \xff; other UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
+// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, the bidi controls and
+// line separators that reorder a line (utf8_reorders) as \u202e, a byte that is not UTF-8 as \xff; other
+// UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
 typedef struct {
     char text[12];
     size_t in_len; // bytes of input it stands for
     int cols;      // display columns (one per code point)
 } Piece;
+
+// The code point of a (valid) three-byte sequence.
+static uint32_t three_bytes(const unsigned char *p)
+{
+    return (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (uint32_t)(p[2] & 0x3F);
+}
 
 static Piece next_piece(const unsigned char *p)
 {
@@ -39,6 +47,10 @@ static Piece next_piece(const unsigned char *p)
     } else if (c == 0xC2 && p[1] < 0xA0) {
         snprintf(pc.text, sizeof pc.text, "\\u%04x", p[1]);
         pc.in_len = 2;
+        pc.cols = 6;
+    } else if (n == 3 && utf8_reorders(three_bytes(p))) {
+        snprintf(pc.text, sizeof pc.text, "\\u%04x", (unsigned)three_bytes(p));
+        pc.in_len = 3;
         pc.cols = 6;
     } else {
         memcpy(pc.text, p, n);
@@ -584,7 +596,10 @@ static void json_string(FILE *out, const char *s)
                 fprintf(out, "\\u%04x", *p);
             else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) // C1 controls (U+0080-U+009F), e.g. CSI
                 fprintf(out, "\\u%04x", *++p);
-            else
+            else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && utf8_reorders(three_bytes(p))) {
+                fprintf(out, "\\u%04x", (unsigned)three_bytes(p)); // the same code point: only the terminal sees less
+                p += 2;
+            } else
                 fputc(*p, out);
         }
     }
@@ -752,6 +767,57 @@ static void grad_matrix(FILE *out, const Matrix *m)
         grad_row(out, mat_row(m, r), m->cols);
     }
     fputc(']', out);
+}
+
+// The first value of m that is not finite, as "KEY[r][c]" after prefix (a bias, one row: "KEY[c]"), into at.
+static bool grad_bad_cell(const Matrix *m, bool bias, const char *prefix, char *at, size_t cap, double *v)
+{
+    for (int r = 0; r < m->rows; r++)
+        for (int c = 0; c < m->cols; c++) {
+            if (isfinite(*v = mat_get(m, r, c))) continue;
+            if (bias) snprintf(at, cap, "%s[%d]", prefix, c);
+            else snprintf(at, cap, "%s[%d][%d]", prefix, r, c);
+            return true;
+        }
+    return false;
+}
+
+// Where cli_print_grad's output would hold its first non-finite number (JSON has none), in its keys.
+static bool grad_bad(double loss, const AttnParams *g, char *at, size_t cap, double *v)
+{
+    if (!isfinite(*v = loss)) {
+        snprintf(at, cap, "loss");
+        return true;
+    }
+    if (grad_bad_cell(&g->X, false, "grad.embeddings", at, cap, v)) return true;
+    if (g->cross && grad_bad_cell(&g->S, false, "grad.source_embeddings", at, cap, v)) return true;
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) {
+            char prefix[64];
+            if (PARAMS[i].per_head) snprintf(prefix, sizeof prefix, "grad.%s[%d]", PARAMS[i].name, h);
+            else snprintf(prefix, sizeof prefix, "grad.%s", PARAMS[i].name);
+            if (grad_bad_cell(params_at_const(g, i, h), PARAMS[i].bias, prefix, at, cap, v)) return true;
+        }
+    return false;
+}
+
+bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap)
+{
+    char at[96];
+    double v;
+    if (!grad_bad(loss, g, at, sizeof at, &v)) return true;
+    int tr = 0, tc = 0; // the largest target, the likeliest cause
+    for (int r = 0; r < targets->rows; r++)
+        for (int c = 0; c < targets->cols; c++)
+            if (fabs(mat_get(targets, r, c)) > fabs(mat_get(targets, tr, tc))) tr = r, tc = c;
+    char cause[96];
+    if (isfinite(loss)) snprintf(cause, sizeof cause, "a gradient exceeds a double, the loss being %.6g", loss);
+    else snprintf(cause, sizeof cause, "the squared distance from the output to the targets exceeds a double");
+    snprintf(why, cap,
+             "--grad overflows: %s is %s, which JSON cannot hold (%s; the largest target is targets[%d][%d] = %.6g); "
+             "nothing was printed",
+             at, isnan(v) ? "not a number" : v > 0 ? "infinite" : "-infinite", cause, tr, tc, mat_get(targets, tr, tc));
+    return false;
 }
 
 void cli_print_grad(FILE *out, double loss, const AttnParams *g)

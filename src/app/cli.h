@@ -38,6 +38,9 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
 // --grad: {"loss": L, "grad": {"embeddings", ["source_embeddings",] "W_Q", "W_K", "W_V", "b_Q", "b_K",
 // "b_V", "W_O", "b_O"}} with 17 significant digits; g as attn_backward fills it (X: dL/dE, S: dL/dE_S).
 void cli_print_grad(FILE *out, double loss, const AttnParams *g);
+// May cli_print_grad print loss and g? false when a number is infinite or not a number, with why (cap
+// bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n, d_model).
+bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);

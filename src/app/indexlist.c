@@ -1,4 +1,4 @@
-// Comma-separated lists of indices on the command line (--shuffle, --ablate): each entry a whole number from 0,
+// Comma-separated lists of indices on the command line (--shuffle, --ablate, --cell): each entry a whole number from 0,
 // checked against the lesson.
 #include "indexlist.h"
 
@@ -78,5 +78,15 @@ bool indexlist_parse_heads(const char *text, int heads, uint64_t *set, char *msg
         }
         *set |= (uint64_t)1 << v;
     }
+    return true;
+}
+
+bool indexlist_parse_pair(const char *text, int *row, int *col)
+{
+    const char *s = text;
+    long r, c;
+    if (!next_index(&s, &r) || s == text || s[-1] != ',' || !next_index(&s, &c) || *s) return false;
+    *row = (int)r;
+    *col = (int)c;
     return true;
 }

@@ -83,36 +83,46 @@ static int print_report(const char *path, const LessonReport *rep, bool io)
     return io ? EXIT_IO : EXIT_USAGE;
 }
 
+// One lesson's report for --check: the file's errors and warnings, then its trace's (an overflow, the
+// saturated softmax rows, the questions' stated answers). Free *rep with lesson_report_free.
+static void check_lesson(const char *path, LessonReport *rep)
+{
+    Lesson l;
+    if (!lesson_load_report(&l, path, rep)) return;
+    Trace t;
+    TraceError terr;
+    if (trace_run(&t, &l.params, &terr)) {
+        saturation_warn(&l, &t, path, rep);
+        questions_check(&l, &t, path, rep);
+        trace_free(&t);
+    } else { // valid JSON whose numbers overflow: an error of the file
+        LessonError e;
+        memset(&e, 0, sizeof e);
+        lesson_error_set_file(&e, path);
+        snprintf(e.message, sizeof e.message, "%s", terr.message);
+        lesson_report_add(rep, &e);
+    }
+    lesson_free(&l);
+}
+
 // --check: every independent error of each file with its line:column and field, then the count; warnings
 // (which leave the file valid) from the lesson and from its numbers.
 static int check_files(char **paths, int count)
 {
     int status = EXIT_OK;
     for (int i = 0; i < count; i++) {
-        if (is_schema_file(paths[i])) {
-            cli_line(stdout, "%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
-            continue;
-        }
-        Lesson l;
         LessonReport rep;
-        bool io = false;
-        if (lesson_load_report(&l, paths[i], &rep)) {
-            Trace t;
-            TraceError terr;
-            if (trace_run(&t, &l.params, &terr)) {
-                saturation_warn(&l, &t, paths[i], &rep);
-                questions_check(&l, &t, paths[i], &rep);
-                trace_free(&t);
-            } else { // valid JSON whose numbers overflow: an error of the file
-                LessonError e;
-                memset(&e, 0, sizeof e);
-                lesson_error_set_file(&e, paths[i]);
-                snprintf(e.message, sizeof e.message, "%s", terr.message);
-                lesson_report_add(&rep, &e);
-            }
-            lesson_free(&l);
+        // A file named like the schema is skipped when it is a JSON Schema; a broken one is an error (its
+        // I/O or syntax error), any other JSON under that name is checked as the lesson it claims to be.
+        if (is_schema_file(paths[i])) {
+            bool schema = lesson_load_schema(paths[i], &rep);
+            if (schema) cli_line(stdout, "%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
+            if (schema || rep.count == 0) lesson_report_free(&rep);
+            if (schema) continue;
+            if (rep.count == 0) check_lesson(paths[i], &rep);
         } else
-            io = rep.count > 0 && rep.items[0].io;
+            check_lesson(paths[i], &rep);
+        bool io = rep.count > 0 && rep.items[0].io;
         int s = print_report(paths[i], &rep, io);
         lesson_report_free(&rep);
         if (s == EXIT_USAGE || (s == EXIT_IO && status == EXIT_OK)) status = s;
@@ -169,9 +179,8 @@ static bool parse_export(const Args *a, ExportRequest *r)
     r->head = (int)head; // the lesson's own count is checked by export_run
     const char *cell = v[OPT_CELL];
     if (cell) {
-        int row = -1, col = -1, used = 0;
-        if (sscanf(cell, "%d,%d%n", &row, &col, &used) != 2 || cell[used] || row < 0 || col < 0 ||
-            !(cell[0] >= '0' && cell[0] <= '9')) {
+        int row = -1, col = -1;
+        if (!indexlist_parse_pair(cell, &row, &col)) {
             cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", cell);
             return false;
         }
@@ -435,11 +444,17 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
     AttnParams g;
     int status = EXIT_IO;
     if (grads_init(&g, &l->params)) {
-        if (attn_backward(&g, &l->params, t, &targets, 1.0)) {
-            cli_print_grad(stdout, attn_loss(t, &targets), &g);
-            status = finish_stdout();
-        } else
+        char why[400];
+        double loss = attn_loss(t, &targets);
+        if (!attn_backward(&g, &l->params, t, &targets, 1.0)) {
             cli_line(stderr, "mha-tracer: error: out of memory\n");
+        } else if (!cli_grad_check(loss, &g, &targets, why, sizeof why)) {
+            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", why);
+            status = EXIT_USAGE; // like --json of a lesson whose numbers overflow: an error of the lesson
+        } else {
+            cli_print_grad(stdout, loss, &g);
+            status = finish_stdout();
+        }
         params_free(&g);
     } else
         cli_line(stderr, "mha-tracer: error: out of memory\n");
@@ -474,6 +489,12 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         && strcmp(in_real, out_real) == 0) {
         cli_line(stderr, "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to another file\n", out);
         return EXIT_USAGE;
+    }
+    LessonError target_err; // refused before the training, not after it
+    if (!lesson_write_target(out, &target_err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
+        return EXIT_IO;
     }
     Matrix vocab;
     int *ids = malloc((size_t)l->params.n * sizeof(int));

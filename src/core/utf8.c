@@ -176,3 +176,8 @@ bool utf8_invisible(uint32_t cp)
     return (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) ||
            cp == 0xFEFF;
 }
+
+bool utf8_reorders(uint32_t cp)
+{
+    return cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}

@@ -319,13 +319,20 @@ static void error_init(LessonError *err, const char *filename)
 
 // Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
 // rep: NULL, or a report to collect every error and the warnings into (err is then scratch space).
-static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
+// Is text valid JSON? Otherwise err (and rep, when not NULL) holds the first syntax error and its place.
+static bool syntax_ok(const char *text, size_t len, LessonError *err, LessonReport *rep)
 {
     JsonSyntaxError syn;
-    if (!json_check(text, len, &syn)) {
-        if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
-        snprintf(err->message, sizeof err->message, "%s", syn.message);
-        if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
+    if (json_check(text, len, &syn)) return true;
+    if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
+    snprintf(err->message, sizeof err->message, "%s", syn.message);
+    if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
+    return false;
+}
+
+static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
+{
+    if (!syntax_ok(text, len, err, rep)) {
         free(text);
         return false;
     }
@@ -497,19 +504,41 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err)
     return parse_owned(out, text, len, err, NULL);
 }
 
+// A fresh report and err for path, then read_file; its failure is the report's one error.
+static bool read_reported(const char *path, char **text, size_t *len, LessonError *err, LessonReport *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    error_init(err, path);
+    if (read_file(path, text, len, err)) return true;
+    lesson_report_add(rep, err);
+    return false;
+}
+
 bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep)
 {
     memset(out, 0, sizeof *out);
-    memset(rep, 0, sizeof *rep);
     LessonError err;
-    error_init(&err, path);
     char *text;
     size_t len;
-    if (!read_file(path, &text, &len, &err)) {
-        lesson_report_add(rep, &err);
-        return false;
+    return read_reported(path, &text, &len, &err, rep) && parse_owned(out, text, len, &err, rep);
+}
+
+bool lesson_load_schema(const char *path, LessonReport *rep)
+{
+    LessonError err;
+    char *text;
+    size_t len;
+    if (!read_reported(path, &text, &len, &err, rep)) return false;
+    bool schema = false;
+    if (syntax_ok(text, len, &err, rep)) {
+        cJSON *root = cJSON_ParseWithLength(text, len);
+        const cJSON *dialect = cJSON_GetObjectItemCaseSensitive(root, "$schema");
+        const char *d = cJSON_IsObject(root) && cJSON_IsString(dialect) ? dialect->valuestring : "";
+        schema = strncmp(d, "https://json-schema.org/", 24) == 0 || strncmp(d, "http://json-schema.org/", 23) == 0;
+        cJSON_Delete(root);
     }
-    return parse_owned(out, text, len, &err, rep);
+    free(text);
+    return schema;
 }
 
 bool lesson_load_builtin(Lesson *out, LessonError *err)

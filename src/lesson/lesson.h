@@ -128,6 +128,11 @@ void lesson_report_add(LessonReport *r, const LessonError *e);
 bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep);
 // lesson_load's file reading, then lesson_parse_report. An I/O failure is the report's one error (.io).
 bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
+// Does path hold a JSON Schema (valid JSON: an object whose "$schema" names a json-schema.org dialect, as
+// lessons/lesson.schema.json does), which is no lesson? false otherwise: then rep holds the file's I/O or
+// syntax error when it has one, or nothing (valid JSON of another kind: a lesson to check). *rep is filled
+// either way: free it with lesson_report_free.
+bool lesson_load_schema(const char *path, LessonReport *rep);
 
 // The answer kinds' names as written in a lesson ("cell", "value", "choice").
 const char *lesson_answer_kind_name(AnswerKind k);

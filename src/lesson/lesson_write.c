@@ -278,14 +278,47 @@ static void io_error(LessonError *err, const char *path, const char *what)
     snprintf(err->message, sizeof err->message, "%s: %s", what, strerror(errno));
 }
 
+// What is at a target that is not a regular file, by PlatformKind.
+static const char *const not_a_file[] = {
+    [PLATFORM_DIRECTORY] = "a folder",  [PLATFORM_LINK] = "a link",     [PLATFORM_FIFO] = "a FIFO",
+    [PLATFORM_SOCKET] = "a socket",     [PLATFORM_DEVICE] = "a device",
+};
+
+static void target_error(LessonError *err, const char *path, const PlatformWriteFailure *f)
+{
+    if (f->error) {
+        errno = f->error;
+        io_error(err, path, "cannot check");
+        return;
+    }
+    memset(err, 0, sizeof *err);
+    err->io = true;
+    lesson_error_set_file(err, path);
+    snprintf(err->message, sizeof err->message,
+             "is %s, not a regular file: only a regular file is replaced (never a link, a device or a FIFO); "
+             "nothing was written",
+             not_a_file[f->found] ? not_a_file[f->found] : "not a regular file");
+}
+
+bool lesson_write_target(const char *path, LessonError *err)
+{
+    bool exists;
+    PlatformStat st;
+    PlatformWriteFailure f = {PLATFORM_WRITE_TARGET, 0, 0, PLATFORM_REGULAR};
+    if (platform_writer_target(path, &exists, &st, &f)) return true;
+    target_error(err, path, &f);
+    return false;
+}
+
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
 {
     PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
-    PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno}; // errno: why begin failed, when it did
+    PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno, PLATFORM_REGULAR}; // errno: why begin failed
     bool ok = w && platform_writer_add(w, 0, text, len, &f) && platform_writer_commit(w, NULL, &f);
     if (!ok) {
         errno = f.error;
-        if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
+        if (f.step == PLATFORM_WRITE_TARGET) target_error(err, path, &f);
+        else if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
         else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
         else io_error(err, path, "cannot rename the temporary file to");
     }

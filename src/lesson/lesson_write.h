@@ -16,10 +16,15 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
 
 // Writes len bytes of text to path with the platform's writer: through a fresh temporary beside it
 // (".NAME.PID.tmp", or ".NAME.PID-K.tmp" when that is taken; created exclusively: a file or a link already at
-// that name is never opened, let alone followed), fsync, then rename, so a reader never sees half a file and
-// a link at path is replaced, never written through.
+// that name is never opened, let alone followed), fsync, then rename, so a reader never sees half a file.
+// Only a regular file at path is replaced, and it keeps its permission bits (a private file stays private);
+// a link, a device, a FIFO, a socket or a folder there is refused. Temporaries that a killed writer left for
+// path are removed first.
 // On failure returns false and fills err (err->io = true); no temporary is left behind.
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
+// Would lesson_write_file accept path as a target (nothing there, or a regular file)? false with err filled
+// (err->io = true) as lesson_write_file would: checked before long work whose result goes there.
+bool lesson_write_target(const char *path, LessonError *err);
 
 // Where to save the edited version of the lesson at `original` (NULL: the built-in lesson, saved in the
 // working directory as "the-cat-sat-edited.json"): "DIR/NAME-edited.json", or "NAME-edited-2.json",

@@ -33,6 +33,7 @@ typedef struct {
     long long mtime_sec, mtime_nsec; // last modification
     long long owner;                 // the owning user (POSIX uid; on Windows every file is the user's own)
     bool sticky;                     // a folder where only owners may replace files (POSIX S_ISVTX)
+    unsigned mode;                   // the permission bits (POSIX st_mode & 0777; 0 on Windows)
 } PlatformStat;
 
 // What is at path, following a link (follow) or not (like lstat). false with errno (ENOENT: nothing there).
@@ -66,6 +67,8 @@ bool platform_write_all(int fd, const void *data, size_t len);
 bool platform_sync_close(int fd);
 // Closes fd without flushing it (a file about to be removed). false with errno.
 bool platform_close(int fd);
+// Gives the file at fd the permission bits mode (POSIX fchmod; nothing on Windows). false with errno.
+bool platform_set_mode(int fd, unsigned mode);
 // A second name for the file at from (a hard link); false with errno (EEXIST when to exists).
 bool platform_link(const char *from, const char *to);
 // Puts the file from in place of to in one step: rename (POSIX) / MoveFileExW with REPLACE_EXISTING and
@@ -94,12 +97,15 @@ bool platform_path_join(char *out, size_t cap, const char *dir, const char *name
 // not fit cap. The last try is the longest name.
 bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k);
 // Removes from dir the temporaries of a writer killed midway: those named after one of names (count of
-// them) by a process that no longer runs, when they are plain files of this user.
+// them) by a process that no longer runs, when they are plain files of this user. platform_writer_begin
+// does it for its targets.
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count);
 
 // Writing a set of files, each through a temporary beside it, so that a reader sees every old file or
-// every new one: begin (nothing is touched), add each file's bytes (a fresh temporary, created exclusively,
-// written and flushed), commit (the renames), close. A link at a target is replaced, never written through.
+// every new one: begin (the temporaries that killed writers left for these targets go; nothing else is
+// touched), add each file's bytes (a fresh temporary, created exclusively, written and flushed, with the
+// permission bits of the file it replaces), commit (the renames), close. Only a regular file is replaced:
+// a link, a device, a FIFO, a socket or a folder at a target is refused (PLATFORM_WRITE_TARGET).
 typedef struct PlatformWriter PlatformWriter;
 
 typedef enum {
@@ -107,13 +113,20 @@ typedef enum {
     PLATFORM_WRITE_WRITE,      // its bytes could not be written or flushed
     PLATFORM_WRITE_KEEP,       // a copy of a file to be replaced could not be kept (nothing was replaced)
     PLATFORM_WRITE_REPLACE,    // a rename failed; every target already replaced was put back as it was
+    PLATFORM_WRITE_TARGET,     // something other than a regular file is at the target (see found), or its
+                               // facts could not be read (error)
 } PlatformWriteStep;
 
 typedef struct {
     PlatformWriteStep step;
-    size_t index; // the file it happened to
-    int error;    // errno
+    size_t index;       // the file it happened to
+    int error;          // errno (0 for TARGET when something is there)
+    PlatformKind found; // TARGET: what is at the target
 } PlatformWriteFailure;
+
+// May a writer put a file at path? Yes when nothing is there (*exists false) or a regular file is (*exists
+// true, *st its facts); no (false, *fail filled: TARGET, index 0) for anything else.
+bool platform_writer_target(const char *path, bool *exists, PlatformStat *st, PlatformWriteFailure *fail);
 
 // count files at dir/names[i] (dir NULL: names are paths). The names are copied. NULL with errno.
 PlatformWriter *platform_writer_begin(const char *dir, const char *const *names, size_t count);
@@ -121,7 +134,8 @@ PlatformWriter *platform_writer_begin(const char *dir, const char *const *names,
 const char *platform_writer_path(const PlatformWriter *w, size_t i);
 // File i's temporary, NULL until platform_writer_add created one.
 const char *platform_writer_temporary(const PlatformWriter *w, size_t i);
-// Writes file i's bytes to a fresh temporary. false with *fail filled (CREATE or WRITE; fail may be NULL).
+// Writes file i's bytes to a fresh temporary. false with *fail filled (TARGET, CREATE or WRITE; fail may be
+// NULL).
 bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t len, PlatformWriteFailure *fail);
 // Renames every temporary into place (each file must have been added). keep[i] (keep NULL: all false)
 // says a file is at target i that a failed rename must put back: a copy of it is kept first (a hard link,

@@ -65,6 +65,7 @@ static void fill(PlatformStat *st, const struct stat *sb)
     st->size = (long long)sb->st_size;
     st->owner = (long long)sb->st_uid;
     st->sticky = (sb->st_mode & S_ISVTX) != 0;
+    st->mode = (unsigned)(sb->st_mode & 0777);
 #if defined(__APPLE__)
     st->mtime_sec = (long long)sb->st_mtimespec.tv_sec;
     st->mtime_nsec = (long long)sb->st_mtimespec.tv_nsec;
@@ -155,6 +156,8 @@ FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
     }
     return f;
 }
+
+bool platform_set_mode(int fd, unsigned mode) { return fchmod(fd, (mode_t)mode) == 0; }
 
 int platform_create_exclusive(const char *path)
 {

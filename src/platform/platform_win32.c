@@ -160,6 +160,7 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
     st->size = (long long)((unsigned long long)a.nFileSizeHigh << 32 | a.nFileSizeLow);
     st->owner = 1; // no owners to tell apart, nor root: see platform_user
     st->sticky = false;
+    st->mode = 0;
     file_time(a.ftLastWriteTime, &st->mtime_sec, &st->mtime_nsec);
     return true;
 }
@@ -302,6 +303,13 @@ bool platform_sync_close(int fd)
 }
 
 bool platform_close(int fd) { return _close(fd) == 0; }
+
+bool platform_set_mode(int fd, unsigned mode) // no POSIX permission bits to copy: the new file is the user's
+{
+    (void)fd;
+    (void)mode;
+    return true;
+}
 
 bool platform_link(const char *from, const char *to)
 {

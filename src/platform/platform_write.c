@@ -1,6 +1,7 @@
 // Writing files all or nothing, the same on every system (compiled with platform_posix.c or platform_win32.c,
 // over their calls): write-sync-close, the temporaries' names, and the writer of a set of files whose commit
-// puts every replaced file back when one rename fails. Used by the lesson save, --train --out and the exports.
+// puts every replaced file back when one rename fails, over regular files only, keeping their permissions.
+// Used by the lesson save, --train --out and the exports.
 #include "platform.h"
 
 #include <errno.h>
@@ -126,6 +127,34 @@ static void failure(PlatformWriteFailure *fail, PlatformWriteStep step, size_t i
     fail->error = error;
 }
 
+// The folder of path ("." for a bare name) into out.
+static void folder_of(char *out, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, cap, ".");
+    else if (slash == path) snprintf(out, cap, "/");
+    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+// Removes the temporaries that writers killed midway left for path (a kill -9 during --train --out).
+static void clean_beside(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    folder_of(dir, sizeof dir, path);
+    if (*name) platform_temporaries_clean(dir, &name, 1);
+}
+
+bool platform_writer_target(const char *path, bool *exists, PlatformStat *st, PlatformWriteFailure *fail)
+{
+    *exists = platform_stat(path, false, st);
+    if (!*exists && errno == ENOENT) return true;
+    if (*exists && st->kind == PLATFORM_REGULAR) return true;
+    failure(fail, PLATFORM_WRITE_TARGET, 0, *exists ? 0 : errno);
+    if (fail) fail->found = *exists ? st->kind : PLATFORM_REGULAR;
+    return false;
+}
+
 PlatformWriter *platform_writer_begin(const char *dir, const char *const *names, size_t count)
 {
     PlatformWriter *w = calloc(1, sizeof *w);
@@ -146,7 +175,9 @@ PlatformWriter *platform_writer_begin(const char *dir, const char *const *names,
         if (dir) platform_path_join(path, cap, dir, names[i]);
         else memcpy(path, names[i], cap);
         w->files[i].path = path;
+        if (!dir) clean_beside(path);
     }
+    if (dir) platform_temporaries_clean(dir, names, count); // one pass over the folder for all of them
     return w;
 }
 
@@ -169,12 +200,24 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
         failure(fail, PLATFORM_WRITE_CREATE, i, EINVAL);
         return false;
     }
+    bool exists;
+    PlatformStat st;
+    if (!platform_writer_target(w->files[i].path, &exists, &st, fail)) {
+        if (fail) fail->index = i;
+        return false;
+    }
     int fd = -1;
     if (!(w->files[i].tmp = fresh_temporary(w->files[i].path, "tmp", create_fd, &fd))) {
         failure(fail, PLATFORM_WRITE_CREATE, i, errno);
         return false;
     }
-    // From here on the temporary is ours to remove (made by the exclusive open).
+    // From here on the temporary is ours to remove (made by the exclusive open). A private file stays so.
+    if (exists && !platform_set_mode(fd, st.mode)) {
+        int e = errno;
+        platform_close(fd);
+        failure(fail, PLATFORM_WRITE_WRITE, i, e);
+        return false;
+    }
     if (!platform_write_sync_close(fd, data, len)) {
         failure(fail, PLATFORM_WRITE_WRITE, i, errno);
         return false;
@@ -206,15 +249,6 @@ static bool copy_file(const char *name, void *target)
     if (!ok && out >= 0) platform_remove(name);
     errno = e;
     return ok;
-}
-
-// The folder of path ("." for a bare name) into out.
-static void folder_of(char *out, size_t cap, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(out, cap, ".");
-    else if (slash == path) snprintf(out, cap, "/");
-    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
 bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail)

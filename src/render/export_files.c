@@ -148,7 +148,6 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
             return NULL;
         }
     }
-    platform_temporaries_clean(dir, names, count); // those of an export killed midway
     return w;
 }
 
