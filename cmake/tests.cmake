@@ -38,15 +38,21 @@ set_tests_properties(test_cli PROPERTIES SKIP_RETURN_CODE 77)
 
 # Positions, the softmax scale, --ablate and --shuffle on random lessons against NumPy within 1e-12
 # (issue 14; skipped without python3-numpy).
-add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_numpy_features.sh
-         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 40)
+add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_numpy_features.py $<TARGET_FILE:mha-tracer> 40)
 set_tests_properties(test_numpy_features PROPERTIES SKIP_RETURN_CODE 77)
 
 # --grad against PyTorch autograd in float64 on random lessons of every weight form, causal, cross-attention,
 # positions and scale, within 1e-9 (issue 15; skipped without python3-torch; test_grad always runs).
-add_test(NAME test_grad_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_grad_torch.sh
-         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 36)
+add_test(NAME test_grad_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh "numpy torch"
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_grad_torch.py $<TARGET_FILE:mha-tracer> 36)
 set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
+
+# KV-cache decoding bit for bit against the full trace, and FlashAttention's tiles against a NumPy run of the
+# same loop within 1e-12, on random causal lessons (issue 22, items 4 and 5; skipped without python3-numpy).
+add_test(NAME test_decode_tiles COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_decode_tiles.py $<TARGET_FILE:mha-tracer> 24)
+set_tests_properties(test_decode_tiles PROPERTIES SKIP_RETURN_CODE 77)
 
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).

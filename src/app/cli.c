@@ -662,6 +662,14 @@ static void json_tokens(FILE *out, const char *key, char *const *tokens, int cou
     fputs("],\n", out);
 }
 
+// The JSON writers for the other printers of the command line (cli_decode.c).
+void cli_json_string(FILE *out, const char *s) { json_string(out, s); }
+void cli_json_row(FILE *out, const double *row, int count) { json_row(out, row, count); }
+void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *indent, bool last)
+{
+    json_matrix(out, key, m, indent, last);
+}
+
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t) { cli_print_json_ex(out, l, t, NULL); }
 
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
@@ -704,7 +712,9 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     fputs("  \"head\": [\n", out);
     for (int h = 0; h < p->heads; h++) {
         fputs("    {\n", out);
-        json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", true);
+        bool tiles = x && x->tiles > 0;
+        json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", !tiles);
+        if (tiles) cli_json_tiles(out, l, t, h, x->tiles);
         fprintf(out, "    }%s\n", h + 1 < p->heads ? "," : "");
     }
     fputs("  ],\n", out);

@@ -13,6 +13,7 @@ typedef struct {
     double shuffle_difference; // trace_shuffle_difference against the unshuffled lesson
     bool shuffle_same;         // trace_shuffle_same: the rows only moved
     Matrix shuffle_original;   // (n, d_model) the unshuffled lesson's output, row i its row perm[i] (the caller's)
+    int tiles;                 // > 0: --tiles B, each head's "tiles" (cli_json_tiles) in --json
 } CliExtra;
 
 // Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,
@@ -41,6 +42,15 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // May cli_print_grad print loss and g? false when a number is infinite or not a number, with why (cap
 // bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n, d_model).
 bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
+// --json --decode: the lesson generated token by token with a KV cache, one object per step (see
+// cli_decode.c); streamed, so the memory is the caches'. Returns false when a step failed (no memory).
+bool cli_print_decode(FILE *out, const Lesson *l);
+// --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside its object.
+void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block);
+// The JSON writers cli.c uses, for cli_decode.c: a string, a row of numbers, "key": [[rows]] (last: no comma).
+void cli_json_string(FILE *out, const char *s);
+void cli_json_row(FILE *out, const double *row, int count);
+void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *indent, bool last);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);

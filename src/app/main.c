@@ -8,6 +8,7 @@
 #include <time.h> // clock: how long --train took
 
 #include "cli.h"
+#include "../core/decode.h"
 #include "indexlist.h"
 #include "options.h"
 #include "../model/i18n.h"
@@ -551,10 +552,40 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
     return status;
 }
 
+// --json --decode (the lesson generated with a KV cache, after the full trace it must agree with) and
+// --json --tiles B (the trace's JSON with each head's tiles).
+static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra)
+{
+    const char *name = path ? path : "<built-in>";
+    if (a->value[OPT_DECODE] && a->value[OPT_TILES]) {
+        cli_line(stderr, "mha-tracer: error: --decode and --tiles are two views: give one of them\n");
+        return EXIT_USAGE;
+    }
+    if (a->value[OPT_DECODE]) {
+        const char *why = decode_refusal(&l->params);
+        if (why) {
+            cli_line(stderr, "%s: error: --decode: %s\n", name, why);
+            return EXIT_USAGE;
+        }
+        if (!cli_print_decode(stdout, l)) {
+            cli_line(stderr, "mha-tracer: error: out of memory\n");
+            return EXIT_IO;
+        }
+        return finish_stdout();
+    }
+    double block = 0;
+    if (!options_number(OPT_TILES, a->value[OPT_TILES], &block)) return EXIT_USAGE;
+    CliExtra x = *extra;
+    x.tiles = (int)block;
+    cli_print_json_ex(stdout, l, t, &x);
+    return finish_stdout();
+}
+
 // What a lesson's mode prints (--trace, --json, --questions, --grad, --compare, --export) from its trace.
 static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
                     ExportRequest *xreq)
 {
+    if (a->mode == MODE_JSON && (a->value[OPT_DECODE] || a->value[OPT_TILES])) return run_decode_tiles(a, l, path, t, extra);
     if (a->mode == MODE_TRACE || a->mode == MODE_JSON) {
         if (a->mode == MODE_TRACE) cli_print_trace_ex(stdout, l, t, extra);
         else cli_print_json_ex(stdout, l, t, extra);

@@ -84,6 +84,13 @@ const Option OPTIONS[OPT_COUNT] = {
                      .help = "with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
                              "(token i is the token at position PERM[i]; positions stay in place), compared\n"
                              "with the original output"},
+    [OPT_DECODE] = {"--decode", .with = WITH_JSON,
+                    .help = "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
+                            "without a source): per step each head's q, caches, weights and z, the output row\n"
+                            "and the multiply-adds with and without the cache"},
+    [OPT_TILES] = {"--tiles", .arg = "B", .with = WITH_JSON, .flags = V, .kind = VALUE_WHOLE, .min = 1,
+                   .max = 1000000, .help = "with --json: each head's attention also in tiles of B queries by B keys\n"
+                                           "(FlashAttention's online softmax): per tile the running m, l and O"},
     [OPT_GRAD] = {"--grad", .arg = "LESSON", .mode = MODE_GRAD,
                   .help = "print the loss mean((output - targets)^2) and its gradient for every embedding and\n"
                           "weight (explicit per-head form) as JSON; the targets are the lesson's \"targets\", or\n"
@@ -110,6 +117,7 @@ static const struct {
     [WITH_TEACH] = {1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW, "--trace, --json or --export"},
     [WITH_TRAIN] = {1u << MODE_TRAIN | 1u << MODE_NEW, "--train LESSON"},
     [WITH_EXPORT] = {1u << MODE_EXPORT | 1u << MODE_NEW, "--export DIR"},
+    [WITH_JSON] = {1u << MODE_JSON | 1u << MODE_NEW, "--json"},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";

@@ -1,0 +1,207 @@
+// KV-cache decoding (a step per token, the caches growing) and FlashAttention's tiles (an online softmax per
+// key block): both on the trace's own kernels, see decode.h for the shapes and the promises.
+#include "decode.h"
+#include "attn.h"
+#include "exactmath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The K/V head query head h reads (grouped-query attention shares one among consecutive query heads).
+static int kv_head(const AttnParams *p, int h)
+{
+    (void)p;
+    return h;
+}
+
+static int kv_heads(const AttnParams *p) { return p->heads; }
+
+// Whether query i sees key j: the causal mask (keys up to i) when the lesson has it, else every key.
+static bool sees(const AttnParams *p, int i, int j) { return p->mask != MASK_CAUSAL || j <= i; }
+
+// How many keys query i sees of the first `keys`.
+static int64_t seen(const AttnParams *p, int i, int keys)
+{
+    int64_t count = 0;
+    for (int j = 0; j < keys; j++) count += sees(p, i, j);
+    return count;
+}
+
+// A view of rows r0 .. r0+rows-1 of m (no copy).
+static Matrix rows_of(const Matrix *m, int r0, int rows) { return (Matrix){rows, m->cols, mat_row(m, r0)}; }
+
+// The first `cols` columns of a one-row matrix (no copy).
+static Matrix first_cols(const Matrix *m, int cols) { return (Matrix){1, cols, m->data}; }
+
+// ---------------------------------------------------------------------------------------------------
+// Decoding
+
+const char *decode_refusal(const AttnParams *p)
+{
+    if (p->cross) return "\"source\": decoding generates one sequence, and a lesson with a source attends to another one";
+    if (p->mask != MASK_CAUSAL)
+        return "\"mask\": decoding needs \"mask\": \"causal\" (without it each token would see the tokens after it)";
+    return NULL;
+}
+
+void decode_free(Decoder *d)
+{
+    int g = d->p ? kv_heads(d->p) : 0, h = d->p ? d->p->heads : 0;
+    for (int i = 0; d->k_cache && i < g; i++) mat_free(&d->k_cache[i]), mat_free(&d->v_cache[i]);
+    for (int i = 0; d->q && i < h; i++)
+        mat_free(&d->q[i]), mat_free(&d->scores[i]), mat_free(&d->weights[i]), mat_free(&d->z[i]);
+    free(d->k_cache), free(d->v_cache), free(d->q), free(d->scores), free(d->weights), free(d->z);
+    mat_free(&d->concat), mat_free(&d->output);
+    memset(d, 0, sizeof *d);
+}
+
+bool decode_init(Decoder *d, const AttnParams *p)
+{
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    int g = kv_heads(p), h = p->heads;
+    d->k_cache = calloc((size_t)g, sizeof(Matrix)), d->v_cache = calloc((size_t)g, sizeof(Matrix));
+    d->q = calloc((size_t)h, sizeof(Matrix)), d->scores = calloc((size_t)h, sizeof(Matrix));
+    d->weights = calloc((size_t)h, sizeof(Matrix)), d->z = calloc((size_t)h, sizeof(Matrix));
+    bool ok = d->k_cache && d->v_cache && d->q && d->scores && d->weights && d->z;
+    for (int i = 0; ok && i < g; i++)
+        ok = mat_init(&d->k_cache[i], p->n, p->d_k) && mat_init(&d->v_cache[i], p->n, p->d_k);
+    for (int i = 0; ok && i < h; i++)
+        ok = mat_init(&d->q[i], 1, p->d_k) && mat_init(&d->scores[i], 1, p->n) && mat_init(&d->weights[i], 1, p->n)
+             && mat_init(&d->z[i], 1, p->d_k);
+    ok = ok && mat_init(&d->concat, 1, p->heads * p->d_k) && mat_init(&d->output, 1, p->d_model);
+    if (!ok) decode_free(d);
+    return ok;
+}
+
+bool decode_step(Decoder *d)
+{
+    const AttnParams *p = d->p;
+    int t = d->steps;
+    if (t >= p->n) return false;
+    Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
+    // Its key and value enter every K/V head's cache: row t, computed as the trace computes row t of K and V.
+    for (int g = 0; g < kv_heads(p); g++) {
+        Matrix k = rows_of(&d->k_cache[g], t, 1), v = rows_of(&d->v_cache[g], t, 1);
+        attn_project(&k, &x, &p->W_K[g], &p->b_K[g]);
+        attn_project(&v, &x, &p->W_V[g], &p->b_V[g]);
+        if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
+    }
+    double root = sqrt((double)p->d_k);
+    for (int h = 0; h < p->heads; h++) {
+        int g = kv_head(p, h);
+        Matrix keys = rows_of(&d->k_cache[g], 0, t + 1), values = rows_of(&d->v_cache[g], 0, t + 1);
+        Matrix s = first_cols(&d->scores[h], t + 1), w = first_cols(&d->weights[h], t + 1);
+        attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
+        attn_scores(&s, &d->q[h], &keys); // (1, t+1) = q_t K_cacheᵀ
+        for (int j = 0; j <= t; j++) s.data[j] = sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
+        if (!mat_all_finite(&d->q[h], false) || !mat_all_finite(&s, true)) return false;
+        mat_softmax_rows(&w, &s);
+        attn_weighted_sum(&d->z[h], &w, &values); // (1, d_k) = weights V_cache
+        if (!mat_all_finite(&d->z[h], false)) return false;
+    }
+    attn_concat(&d->concat, d->z, p->heads);
+    attn_ablate(&d->concat, p->ablated, p->heads, p->d_k);
+    mat_matmul(&d->output, &d->concat, &p->W_O);
+    mat_add_row(&d->output, &p->b_O);
+    if (!mat_all_finite(&d->output, false)) return false;
+    d->steps = t + 1;
+    return true;
+}
+
+DecodeWork decode_work(const AttnParams *p, int t)
+{
+    int64_t h = p->heads, g = kv_heads(p), d_model = p->d_model, d_k = p->d_k, rows = (int64_t)t + 1;
+    int64_t project = h * d_model * d_k + 2 * g * d_model * d_k; // one token's q (every head), k and v
+    int64_t out_row = h * d_k * d_model;                         // one output row: concat W_O
+    DecodeWork w;
+    w.with_cache = project + 2 * h * seen(p, t, t + 1) * d_k + out_row;
+    w.without_cache = rows * project + 2 * h * rows * rows * d_k + rows * out_row;
+    return w;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tiles
+
+// Whether the mask hides every key of columns c0 .. c1-1 from every query of rows r0 .. r1-1.
+static bool tile_hidden(const AttnParams *p, int r0, int r1, int c0, int c1)
+{
+    for (int i = r0; i < r1; i++)
+        for (int j = c0; j < c1; j++)
+            if (sees(p, i, j)) return false;
+    return true;
+}
+
+void tiles_count(const AttnParams *p, int block, int64_t *computed, int64_t *skipped)
+{
+    *computed = *skipped = 0;
+    int most = p->n > p->m ? p->n : p->m, b = block < most ? block : most;
+    for (int r0 = 0; r0 < p->n; r0 += b)
+        for (int c0 = 0; c0 < p->m; c0 += b) {
+            int r1 = r0 + b < p->n ? r0 + b : p->n, c1 = c0 + b < p->m ? c0 + b : p->m;
+            if (tile_hidden(p, r0, r1, c0, c1)) ++*skipped;
+            else ++*computed;
+        }
+}
+
+// e^(a - b) for the running rescale: 0 when a is -inf (nothing was seen: no weight to carry).
+static double rescale(double a, double b) { return a == -INFINITY ? 0.0 : core_exp(a - b); }
+
+int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const Matrix *v, int block, TileVisit visit,
+                  void *ctx, Matrix *z, Matrix *mz, Matrix *lz)
+{
+    Matrix s, pv, m, l, O;
+    memset(&s, 0, sizeof s), memset(&pv, 0, sizeof pv);
+    memset(&m, 0, sizeof m), memset(&l, 0, sizeof l), memset(&O, 0, sizeof O);
+    int most = p->n > p->m ? p->n : p->m, b = block < most ? block : most, d_k = p->d_k;
+    int64_t computed = 0;
+    bool ok = mat_init(&s, b, b) && mat_init(&pv, b, d_k) && mat_init(&m, b, 1) && mat_init(&l, b, 1)
+              && mat_init(&O, b, d_k);
+    double root = sqrt((double)d_k);
+    for (int r0 = 0; ok && r0 < p->n; r0 += b) {
+        int r1 = r0 + b < p->n ? r0 + b : p->n, rb = r1 - r0;
+        for (int i = 0; i < rb; i++) m.data[i] = -INFINITY, l.data[i] = 0.0;
+        memset(O.data, 0, (size_t)b * (size_t)d_k * sizeof(double));
+        Matrix qb = rows_of(q, r0, rb);
+        for (int c0 = 0; c0 < p->m; c0 += b) {
+            int c1 = c0 + b < p->m ? c0 + b : p->m, cb = c1 - c0;
+            if (tile_hidden(p, r0, r1, c0, c1)) continue; // FlashAttention skips what the mask hides entirely
+            Matrix kb = rows_of(k, c0, cb), vb = rows_of(v, c0, cb);
+            Matrix sb = {rb, cb, s.data}, pb = {rb, d_k, pv.data};
+            attn_scores(&sb, &qb, &kb); // (rb, cb) = Q_blk K_blkᵀ: the only scores held
+            for (int i = 0; i < rb; i++) {
+                double *row = mat_row(&sb, i), mx = m.data[i];
+                for (int j = 0; j < cb; j++) {
+                    row[j] = sees(p, r0 + i, c0 + j) ? attn_scale_one(p, row[j], root) : -INFINITY;
+                    if (row[j] > mx) mx = row[j];
+                }
+                double carry = rescale(m.data[i], mx), sum = 0.0; // e^(m - m_new)
+                for (int j = 0; j < cb; j++) {
+                    row[j] = row[j] == -INFINITY ? 0.0 : core_exp(row[j] - mx); // e^(S - m_new)
+                    sum += row[j];
+                }
+                l.data[i] = l.data[i] * carry + sum;
+                double *o = mat_row(&O, i);
+                for (int c = 0; c < d_k; c++) o[c] *= carry;
+                m.data[i] = mx;
+            }
+            attn_weighted_sum(&pb, &sb, &vb); // (rb, d_k) = e^(S - m_new) V_blk
+            for (int i = 0; i < rb; i++)
+                for (int c = 0; c < d_k; c++) mat_row(&O, i)[c] += mat_row(&pb, i)[c];
+            computed++;
+            if (visit) {
+                Matrix ms = {rb, 1, m.data}, ls = {rb, 1, l.data}, os = {rb, d_k, O.data};
+                TileStep st = {r0, r1, c0, c1, &ms, &ls, &os};
+                visit(ctx, &st);
+            }
+        }
+        for (int i = 0; i < rb; i++) { // Z = O / l (a row that sees nothing: zeros, as the softmax gives)
+            mz->data[r0 + i] = m.data[i], lz->data[r0 + i] = l.data[i];
+            for (int c = 0; c < d_k; c++)
+                mat_row(z, r0 + i)[c] = l.data[i] > 0 ? mat_row(&O, i)[c] / l.data[i] : 0.0;
+        }
+    }
+    mat_free(&s), mat_free(&pv), mat_free(&m), mat_free(&l), mat_free(&O);
+    return ok ? computed : -1;
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+# Issue 22, items 4 and 5, on random lessons: --json --decode (KV-cache decoding) must give, at every step,
+# the full trace's row t bit for bit (q, the first t+1 weights, z, the output row, the caches = K and V rows
+# 0..t); --json --tiles B (FlashAttention's online softmax) must agree with an independent NumPy run of the
+# same tiles within 1e-12 (each tile's m, l and O), end with m = the row maximum of the scaled masked scores,
+# l = sum e^(s - m) and O / l = Z, and skip exactly the tiles the causal mask hides. Bad uses exit 2.
+#   python3 tests/test_decode_tiles.py path/to/mha-tracer [COUNT]
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_numpy_features import reference  # noqa: E402  (the independent NumPy trace)
+
+TOL = 1e-12
+
+
+def random_lesson(rng, k, causal=True):
+    n = int(rng.integers(1, 9))
+    heads = int(rng.integers(1, 4))
+    dk = int(rng.integers(1, 5))
+    d = int(rng.integers(1, 9))
+    L = {"title": "decode %d" % k, "tokens": ["t%d" % i for i in range(n)], "heads": heads, "d_k": dk}
+    L["embeddings"] = rng.normal(0, 1.5, (n, d)).tolist()
+    if causal:
+        L["mask"] = "causal"
+    if k % 3 == 0:
+        L["positions"] = "sinusoidal"
+    if k % 4 == 1:
+        L["scale"] = float(rng.uniform(0.1, 2.0))
+    w = {key: rng.normal(0, 1, (heads, d, dk)).tolist() for key in ("W_Q", "W_K", "W_V")}
+    w["W_O"] = rng.normal(0, 1, (heads * dk, d)).tolist()
+    if k % 2 == 0:
+        w["b_Q"] = rng.normal(0, 1, (heads, dk)).tolist()
+        w["b_K"] = rng.normal(0, 1, (heads, dk)).tolist()
+        w["b_O"] = rng.normal(0, 1, d).tolist()
+    L["weights"] = w
+    return L
+
+
+def run(binary, path, args, expect=0):
+    r = subprocess.run([binary, "--json", path] + args, capture_output=True, text=True)
+    if r.returncode != expect:
+        raise SystemExit("FAIL: %s %s: exit %d (expected %d): %s" % (path, " ".join(args), r.returncode, expect, r.stderr))
+    return (json.loads(r.stdout) if expect == 0 else None), r
+
+
+def same_bits(a, b):
+    return np.array_equal(np.array(a, dtype=float), np.array(b, dtype=float))
+
+
+def check_decode(fails, tag, J, D):
+    heads = len(J["head"])
+    n = len(J["tokens"])
+    if len(D["steps"]) != n:
+        fails.append("%s: %d steps for %d tokens" % (tag, len(D["steps"]), n))
+        return
+    total_with = total_without = 0
+    for t, s in enumerate(D["steps"]):
+        if s["position"] != t or s["token"] != J["tokens"][t]:
+            fails.append("%s step %d: position or token" % (tag, t))
+        for h in range(heads):
+            jh, sh = J["head"][h], s["head"][h]
+            for key, want in (("q", jh["Q"][t]), ("weights", jh["weights"][t][: t + 1]), ("z", jh["Z"][t]),
+                              ("k_cache", jh["K"][: t + 1]), ("v_cache", jh["V"][: t + 1])):
+                if not same_bits(sh[key], want):
+                    fails.append("%s step %d head %d: %s is not the trace's bit for bit" % (tag, t, h, key))
+        if not same_bits(s["output"], J["output"][t]):
+            fails.append("%s step %d: the output row is not the trace's bit for bit" % (tag, t))
+        w = s["multiply_adds"]
+        if not 0 < w["with_cache"] <= w["without_cache"]:
+            fails.append("%s step %d: multiply_adds %r" % (tag, t, w))
+        total_with += w["with_cache"]
+        total_without += w["without_cache"]
+    if D["multiply_adds"] != {"with_cache": total_with, "without_cache": total_without}:
+        fails.append("%s: the totals are not the sums of the steps" % tag)
+
+
+def numpy_tiles(Q, K, V, scale_fn, causal, B):
+    """FlashAttention's loop, written from the issue's equations: the steps (r0, r1, c0, c1, m, l, O)."""
+    n, m = Q.shape[0], K.shape[0]
+    steps = []
+    Z = np.zeros((n, V.shape[1]))
+    M = np.zeros(n)
+    Lsum = np.zeros(n)
+    for r0 in range(0, n, B):
+        r1 = min(r0 + B, n)
+        mm = np.full(r1 - r0, -np.inf)
+        ll = np.zeros(r1 - r0)
+        O = np.zeros((r1 - r0, V.shape[1]))
+        for c0 in range(0, m, B):
+            c1 = min(c0 + B, m)
+            if causal and c0 > r1 - 1:
+                continue  # every key after every query of the block
+            S = scale_fn(Q[r0:r1] @ K[c0:c1].T)
+            if causal:
+                rows = np.arange(r0, r1)[:, None]
+                cols = np.arange(c0, c1)[None, :]
+                S = np.where(cols > rows, -np.inf, S)
+            m_new = np.maximum(mm, S.max(axis=1))
+            carry = np.where(np.isneginf(mm), 0.0, np.exp(mm - np.where(np.isneginf(m_new), 0, m_new)))
+            P = np.where(np.isneginf(S), 0.0, np.exp(S - np.where(np.isneginf(m_new), 0, m_new)[:, None]))
+            ll = ll * carry + P.sum(axis=1)
+            O = O * carry[:, None] + P @ V[c0:c1]
+            mm = m_new
+            steps.append((r0, r1, c0, c1, mm.copy(), ll.copy(), O.copy()))
+        Z[r0:r1] = O / ll[:, None]
+        M[r0:r1] = mm
+        Lsum[r0:r1] = ll
+    return steps, Z, M, Lsum
+
+
+def close(a, b):
+    a = np.array([np.nan if x is None else x for x in np.ravel(np.array(a, dtype=object))], dtype=float)
+    b = np.ravel(np.array(b, dtype=float))
+    if a.shape != b.shape:
+        return False
+    both = np.isneginf(b) & np.isnan(a)
+    return bool(np.all(both | (np.abs(a - b) <= TOL)))
+
+
+def check_tiles(fails, tag, J, R, L, B):
+    causal = L.get("mask") == "causal"
+    dk = L["d_k"]
+    scale_fn = (lambda s: s * L["scale"]) if "scale" in L else (lambda s: s / np.sqrt(dk))
+    for h, (jh, rh) in enumerate(zip(J["head"], R["head"])):
+        T = jh["tiles"]
+        steps, Z, M, Lsum = numpy_tiles(rh["Q"], rh["K"], rh["V"], scale_fn, causal, B)
+        if T["block"] != B or len(T["steps"]) != len(steps) or T["computed"] != len(steps):
+            fails.append("%s head %d: %d tiles (computed %s), NumPy %d" % (tag, h, len(T["steps"]), T["computed"], len(steps)))
+            continue
+        n = rh["Q"].shape[0]
+        blocks = -(-n // B)
+        if T["computed"] + T["skipped"] != blocks * blocks:
+            fails.append("%s head %d: computed + skipped != %d tiles" % (tag, h, blocks * blocks))
+        for got, (r0, r1, c0, c1, mm, ll, O) in zip(T["steps"], steps):
+            if got["rows"] != [r0, r1] or got["cols"] != [c0, c1]:
+                fails.append("%s head %d: tile %r %r, NumPy %r %r" % (tag, h, got["rows"], got["cols"], [r0, r1], [c0, c1]))
+            elif not (close(got["m"], mm) and close(got["l"], ll) and close(got["O"], O)):
+                fails.append("%s head %d tile rows %d-%d cols %d-%d: m, l or O differ" % (tag, h, r0, r1, c0, c1))
+        scaled = rh["scaled"]
+        row_max = scaled.max(axis=1)
+        want_l = np.exp(scaled - row_max[:, None]).sum(axis=1)
+        if not close(T["m"], row_max) or not close(T["l"], want_l):
+            fails.append("%s head %d: the final m or l is not the softmax's row maximum and sum" % (tag, h))
+        if not close(T["m"], M) or T["largest_difference_from_Z"] > TOL:
+            fails.append("%s head %d: O / l differs from Z by %g" % (tag, h, T["largest_difference_from_Z"]))
+        if np.abs(Z - rh["Z"]).max() > TOL:
+            fails.append("%s head %d: the NumPy tiles disagree with the NumPy softmax" % (tag, h))
+
+
+def main():
+    binary = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 24
+    rng = np.random.default_rng(20261201)
+    fails = []
+    tiles_seen = skipped_seen = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(count):
+            L = random_lesson(rng, k, causal=k % 5 != 4)
+            path = os.path.join(tmp, "lesson%d.json" % k)
+            with open(path, "w") as f:
+                json.dump(L, f)
+            J, _ = run(binary, path, [])
+            R = reference(L, set())
+            if L.get("mask") == "causal":
+                D, _ = run(binary, path, ["--decode"])
+                check_decode(fails, "lesson %d" % k, J, D)
+            else:
+                _, r = run(binary, path, ["--decode"], expect=2)
+                if r.stdout or '"mask"' not in r.stderr:
+                    fails.append("lesson %d: --decode without the causal mask: %r" % (k, r.stderr))
+            for B in sorted({1, 2, 3, len(L["tokens"]) + 2}):
+                JT, _ = run(binary, path, ["--tiles", str(B)])
+                check_tiles(fails, "lesson %d B=%d" % (k, B), JT, R, L, B)
+                tiles_seen += sum(len(h["tiles"]["steps"]) for h in JT["head"])
+                skipped_seen += sum(h["tiles"]["skipped"] for h in JT["head"])
+                # Without the tiles the JSON is the plain --json's.
+                plain = {key: v for key, v in JT.items()}
+                for h in plain["head"]:
+                    h.pop("tiles")
+                if plain != J:
+                    fails.append("lesson %d B=%d: --tiles changed the rest of the JSON" % (k, B))
+        # A source sequence cannot be decoded; --tiles 0 is no block; both together are refused.
+        cross = random_lesson(rng, 99, causal=False)
+        cross["source"] = {"tokens": ["s0", "s1"], "embeddings": rng.normal(0, 1, (2, len(cross["embeddings"][0]))).tolist()}
+        path = os.path.join(tmp, "cross.json")
+        with open(path, "w") as f:
+            json.dump(cross, f)
+        for args, needle in ((["--decode"], '"source"'), (["--tiles", "0"], "--tiles"),
+                             (["--decode", "--tiles", "2"], "--decode and --tiles")):
+            _, r = run(binary, path, args, expect=2)
+            if r.stdout or needle not in r.stderr:
+                fails.append("%s: %r" % (" ".join(args), r.stderr))
+    for f in fails:
+        print("FAIL:", f)
+    print("%d random lessons: decoding bit for bit, %d tiles computed, %d skipped by the mask (tolerance %g)"
+          % (count, tiles_seen, skipped_seen, TOL))
+    if skipped_seen == 0:
+        print("FAIL: no tile was skipped: the mask's case is not covered")
+        return 1
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
