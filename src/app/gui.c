@@ -227,6 +227,7 @@ static void build_scene(Gui *g, int w, int h)
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
+    if (g->st.panel == PANEL_TILES) view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
 }
 
 // Builds the scene and presents it: one frame per change.

@@ -63,6 +63,8 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
     case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
     case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
     case SDLK_x: return VIEW_KEY_X;
+    case SDLK_g: return VIEW_KEY_G;
+    case SDLK_b: return VIEW_KEY_B;
     case SDLK_t: return VIEW_KEY_T;
     case SDLK_j: return VIEW_KEY_J;
     case SDLK_l: return VIEW_KEY_L;

@@ -47,6 +47,8 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->height = 720;
     s->quiz = -1;
     s->quiz_choice = -1;
+    s->tile = 1;
+    s->tiles_block = 2;
 }
 
 void view_set_dims(ViewState *s, const ViewDims *dims)
@@ -59,6 +61,12 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
         if (s->stages[i] <= was) s->stage_index = i; // the same stage, or the one before a vanished mask
     if (s->head >= dims->heads) s->head = 0;
     s->shuffle = 0;
+    // The decode and tiles panels keep their place where it still exists (an edit reloads the sizes too).
+    int most = dims->n > dims->m ? dims->n : dims->m;
+    if (s->decode_t >= dims->n) s->decode_t = dims->n > 0 ? dims->n - 1 : 0;
+    if (s->tiles_block < 1) s->tiles_block = 2;
+    if (s->tiles_block > most) s->tiles_block = most > 0 ? most : 1;
+    if (s->tile < 1) s->tile = 1;
     s->reveal = -1;
     memset(&s->hover, 0, sizeof s->hover);
     memset(&s->pinned, 0, sizeof s->pinned);
@@ -326,6 +334,36 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
     }
 }
 
+// The decode and tiles panels step through their own sequence: the next / previous token or tile
+// (→ Space . / ← Backspace ,), the first and last (Home, End); in the tiles panel ↑ ↓ change the block size.
+// Returns whether the key was theirs (other keys act as everywhere: Tab changes head, Esc closes).
+static bool panel_step_key(ViewState *s, const ViewEvent *ev)
+{
+    bool decode = s->panel == PANEL_DECODE;
+    int *at = decode ? &s->decode_t : &s->tile, first = decode ? 0 : 1;
+    int last = decode ? s->dims.n - 1 : s->tile_count;
+    switch (ev->key) {
+    case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PERIOD: case VIEW_KEY_PAGEDOWN:
+        if (*at < last) ++*at;
+        return true;
+    case VIEW_KEY_LEFT: case VIEW_KEY_BACKSPACE: case VIEW_KEY_COMMA: case VIEW_KEY_PAGEUP:
+        if (*at > first) --*at;
+        return true;
+    case VIEW_KEY_HOME: *at = first; return true;
+    case VIEW_KEY_END: *at = last > first ? last : first; return true;
+    case VIEW_KEY_UP:
+    case VIEW_KEY_DOWN: {
+        if (decode) return true;
+        int most = s->dims.n > s->dims.m ? s->dims.n : s->dims.m;
+        int b = s->tiles_block + (ev->key == VIEW_KEY_UP ? 1 : -1);
+        s->tiles_block = b < 1 ? 1 : b > most ? most : b;
+        s->tile = 1;
+        return true;
+    }
+    default: return false;
+    }
+}
+
 static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
     if (s->quiz_phase == QUIZ_ASKING && !s->help) {
@@ -349,6 +387,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         handle_key(s, ev);
         return true;
     }
+    if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES) && panel_step_key(s, ev)) return true;
     switch (ev->key) {
     case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
     case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
@@ -430,6 +469,14 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         s->request = VIEW_REQ_SCALE;
         s->request_delta = (ev->key == VIEW_KEY_RIGHTBRACKET ? 1.0 : -1.0) * (shift ? 0.25 : 1.0);
         return true;
+    case VIEW_KEY_G:
+    case VIEW_KEY_B: {
+        ViewPanel want = ev->key == VIEW_KEY_G ? PANEL_DECODE : PANEL_TILES;
+        s->panel = s->panel == want ? PANEL_NONE : want;
+        memset(&s->hover, 0, sizeof s->hover);
+        memset(&s->pinned, 0, sizeof s->pinned);
+        return true;
+    }
     case VIEW_KEY_X:
         if (shift) { // the next reordering (opening the panel if it is closed)
             if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
@@ -440,6 +487,13 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     default: return false;
     }
+}
+
+void view_set_tiles(ViewState *s, int count)
+{
+    s->tile_count = count > 0 ? count : 0;
+    if (s->tile > s->tile_count) s->tile = s->tile_count;
+    if (s->tile < 1) s->tile = 1;
 }
 
 bool view_handle(ViewState *s, const ViewEvent *ev)

@@ -41,6 +41,8 @@ typedef enum {
     VIEW_KEY_J, VIEW_KEY_L,             // training: the previous / next saved checkpoint
     VIEW_KEY_Z,                         // training: back to step 0 (the weights it started from)
     VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series) and a strip
+    VIEW_KEY_G,                         // generate: KV-cache decoding, a token at a time (causal lessons)
+    VIEW_KEY_B,                         // blocks: FlashAttention's tiles and online softmax
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -53,6 +55,8 @@ typedef enum {
     PANEL_COST,     // the cost figures for h = 1 and the lesson's h (an overlay, key K)
     PANEL_COMPARE,  // one head of h·d_k beside the h heads: patterns and outputs (key M)
     PANEL_SHUFFLE,  // the lesson with its tokens reordered beside the original: the outputs (key X)
+    PANEL_DECODE,   // generation with a KV cache: token decode_t's query over the cache, the work saved (key G)
+    PANEL_TILES,    // FlashAttention: tile `tile` of tiles_block x tiles_block, the running m, l, O (key B)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -178,6 +182,10 @@ typedef struct {
     bool quiz_right;           // QUIZ_REVEALED: the verdict
     unsigned quiz_auto_count;  // automatic questions asked so far: the next one's counter
     int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
+    int decode_t;              // the decode panel: the token generated (0 .. n-1)
+    int tile;                  // the tiles panel: the tiles computed so far, from 1 (the mask's skipped not counted)
+    int tile_count;            // ... of how many (the scene reports it back: view_set_tiles)
+    int tiles_block;           // ... in blocks of this many queries and keys (1 .. n; default 2)
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.
@@ -190,6 +198,9 @@ ViewDims view_dims_from_params(const AttnParams *p);
 void view_set_substeps(ViewState *s, int count, int shown);
 // ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the pointer).
 void view_set_pan_span(ViewState *s, int span_x, int span_y);
+
+// The owner reports how many tiles the tiles panel computes for the current head and block (clamps tile).
+void view_set_tiles(ViewState *s, int count);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);

@@ -81,7 +81,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;
-    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c);
+    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
+                            st->panel == PANEL_TILES ? 0 : explain_height(&c);
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
     int main_h = explain_y - c.num_font / 3 - y;
@@ -91,6 +92,10 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             draw_compare(&c, margin, y, main_w, main_h);
         } else if (st->panel == PANEL_SHUFFLE) {
             draw_shuffle(&c, margin, y, main_w, main_h);
+        } else if (st->panel == PANEL_DECODE) {
+            draw_decode(&c, margin, y, main_w, main_h);
+        } else if (st->panel == PANEL_TILES) {
+            draw_tiles(&c, margin, y, main_w, main_h);
         } else {
             // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
             int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);

@@ -62,14 +62,20 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
-    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : si ? TR(si->name) : "";
+    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES;
+    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test")
+                       : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
         char last[16] = "";
         model_subscript(last, sizeof last, c->L->params.heads - 1);
         snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
                  last);
-    } else if (shuffle)
+    } else if (decode)
+        snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
+    else if (tiles)
+        snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
+    else if (shuffle)
         snprintf(formula, sizeof formula, "%s",
                  c->L->params.positions != POS_NONE ? TR("X = E + P: the tokens move, their positions stay")
                  : c->L->params.mask == MASK_CAUSAL ? TR("no positions, but the causal mask follows the order")
@@ -264,6 +270,8 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     }
     if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(COMPARE_TEXT), draw);
     if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(SHUFFLE_TEXT), draw);
+    const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
+    if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
@@ -298,6 +306,8 @@ static const char *const HELP[][2] = {
     {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
     {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},
     {N_("X  /  Shift+X"), N_("shuffle test: the tokens reordered beside the original / another order")},
+    {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 \xe2\x86\x90 step)")},
+    {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},

@@ -276,4 +276,14 @@ bool training_shown(const Ctx *c);
 int training_height(const Ctx *c);
 void draw_training(Ctx *c, int x, int y, int w, int h);
 
+// ---------------------------------------------------------------------------------------------------
+// Today's attention computed another way (scene_decode.c)
+
+// KV-cache decoding (key G): the token generated, its query over the cache, the cache and the work saved.
+void draw_decode(Ctx *c, int x, int y, int w, int h);
+// FlashAttention's tiles (key B): the scores with the tile read, the running m, l and O; reports the tile count.
+void draw_tiles(Ctx *c, int x, int y, int w, int h);
+// What the footer says under the decode and tiles panels (a message id), NULL for other panels.
+const char *panel_footer_text(ViewPanel panel);
+
 #endif

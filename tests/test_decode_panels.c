@@ -1,0 +1,221 @@
+// Tests the window's panels of issue 22's decoding and tiles headless (a fixed-width fake font): the keys
+// (G and B open them, the arrows step, the ends clamp, Esc closes), that the decode panel draws, at every
+// token, the numbers the KV-cache decoder computes (q, the cache, the weights over it, z) at the board's
+// legible size inside the window, and that the tiles panel reports its tiles, frames the one read and ends
+// with the softmax's Z — at 1280x720 and 1920x1080.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lesson_trace.h"
+#include "core/decode.h"
+#include "render/scene.h"
+
+// Every character 0.6 em wide, lines 1.2 em (as test_scene's fake font); digits 0.73 of the line.
+static int fake_width(void *user, FontRole f, int size, const char *t)
+{
+    (void)user, (void)f;
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) n += (*p & 0xC0) != 0x80;
+    return (int)lround(n * size * 0.6);
+}
+static int fake_height(void *user, FontRole f, int size) { return (void)user, (void)f, (int)lround(size * 1.2); }
+static const TextMetrics TM = {NULL, fake_width, fake_height};
+
+static ViewEvent key(ViewKey k)
+{
+    ViewEvent e;
+    memset(&e, 0, sizeof e);
+    e.kind = VIEW_EV_KEY;
+    e.key = k;
+    return e;
+}
+static void press(ViewState *st, ViewKey k)
+{
+    ViewEvent e = key(k);
+    view_handle(st, &e);
+}
+
+// The text of the number drawn in cell ref (the command tagged ROLE_NUMBER), or NULL.
+static const char *number_in(const Scene *s, CellRef ref)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_TEXT && c->role == ROLE_NUMBER && c->cell.mat == ref.mat && c->cell.head == ref.head &&
+            c->cell.row == ref.row && c->cell.col == ref.col)
+            return scene_text(s, c);
+    }
+    return NULL;
+}
+
+// Every command inside w x h; every number tagged with a cell has digits of at least 2.6 % of h.
+static void check_frame(const Scene *s, int w, int h, const char *what)
+{
+    int outside = 0, small = 0, numbers = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_CLIP) continue;
+        if (c->x < 0 || c->y < 0 || c->x + c->w > w || c->y + c->h > h) outside++;
+        if (c->kind == CMD_TEXT && c->role == ROLE_NUMBER) {
+            numbers++;
+            if (fake_height(NULL, FONT_REGULAR, c->size) * 0.73 < 0.026 * h) small++;
+        }
+    }
+    CHECK(outside == 0, "%s: %d commands outside %dx%d", what, outside, w, h);
+    CHECK(small == 0, "%s: %d numbers below 2.6 %% of %d px", what, small, h);
+    CHECK(numbers > 0, "%s: numbers drawn", what);
+}
+
+// The one value v as the board writes it, against the text drawn in ref (which must be drawn when `shown`).
+static void check_cell(const Scene *s, CellRef ref, double v, const char *what, bool shown)
+{
+    char want[48];
+    model_format_value(v, want, sizeof want);
+    const char *got = number_in(s, ref);
+    if (!got && !shown) return;
+    CHECK(got && strcmp(got, want) == 0, "%s: cell (%d, %d) of matrix %d reads '%s', the decoder's %s", what, ref.row,
+          ref.col, ref.mat, got ? got : "(none)", want);
+}
+
+static void test_keys(const Lesson *L)
+{
+    ViewDims dims = view_dims_from_params(&L->params);
+    ViewState st;
+    view_init(&st, &dims);
+    press(&st, VIEW_KEY_G);
+    CHECK(st.panel == PANEL_DECODE && st.decode_t == 0, "G opens the decode panel at the first token");
+    for (int i = 0; i < L->params.n + 3; i++) press(&st, VIEW_KEY_RIGHT);
+    CHECK(st.decode_t == L->params.n - 1, "the arrows stop at the last token (%d)", st.decode_t);
+    press(&st, VIEW_KEY_LEFT);
+    CHECK(st.decode_t == L->params.n - 2, "Left goes back a token");
+    press(&st, VIEW_KEY_HOME);
+    CHECK(st.decode_t == 0 && st.stage_index == 0, "Home: the first token; the stage did not move");
+    press(&st, VIEW_KEY_B);
+    CHECK(st.panel == PANEL_TILES && st.tile == 1 && st.tiles_block == 2, "B opens the tiles panel, blocks of 2");
+    view_set_tiles(&st, 4);
+    for (int i = 0; i < 9; i++) press(&st, VIEW_KEY_RIGHT);
+    CHECK(st.tile == 4, "the arrows stop at the last tile (%d)", st.tile);
+    press(&st, VIEW_KEY_UP);
+    CHECK(st.tiles_block == 3 && st.tile == 1, "Up: larger blocks, from the first tile");
+    for (int i = 0; i < 100; i++) press(&st, VIEW_KEY_UP);
+    CHECK(st.tiles_block == L->params.n, "blocks stop at the tokens (%d)", st.tiles_block);
+    for (int i = 0; i < 100; i++) press(&st, VIEW_KEY_DOWN);
+    CHECK(st.tiles_block == 1, "blocks stop at 1");
+    press(&st, VIEW_KEY_ESCAPE);
+    CHECK(st.panel == PANEL_NONE && !st.quit, "Esc closes the panel");
+    press(&st, VIEW_KEY_G);
+    press(&st, VIEW_KEY_G);
+    CHECK(st.panel == PANEL_NONE, "G again closes it");
+}
+
+// whole: the cache must be shown whole (the lesson fits at the floor); else its newest row at least.
+static void test_decode_panel(const char *name, const Lesson *L, const Trace *T, int w, int h, bool whole)
+{
+    const AttnParams *p = &L->params;
+    ViewDims dims = view_dims_from_params(p);
+    ViewState st;
+    view_init(&st, &dims);
+    st.width = w, st.height = h;
+    press(&st, VIEW_KEY_G);
+    Decoder d;
+    CHECK(decode_init(&d, p), "%s: the decoder starts", name);
+    Scene s;
+    scene_init(&s);
+    char what[160];
+    for (int t = 0; t < p->n; t++) {
+        CHECK(decode_step(&d), "%s: step %d", name, t);
+        for (int head = 0; head < p->heads; head++) {
+            st.head = head;
+            snprintf(what, sizeof what, "%s %dx%d token %d head %d", name, w, h, t, head);
+            CHECK(scene_build(&s, &st, L, T, w, h, &TM, NULL), "%s: builds", what);
+            check_frame(&s, w, h, what);
+            // Every number drawn is the decoder's; the whole cache when it fits, else its newest row.
+            for (int c = 0; c < p->d_k; c++) {
+                check_cell(&s, (CellRef){MAT_Q, head, t, c}, d.q[head].data[c], what, whole || c == 0);
+                check_cell(&s, (CellRef){MAT_Z, head, t, c}, d.z[head].data[c], what, whole || c == 0);
+                for (int j = 0; j <= t; j++) {
+                    check_cell(&s, (CellRef){MAT_K, head, j, c}, mat_row(&d.k_cache[head], j)[c], what, whole || (j == t && c == 0));
+                    check_cell(&s, (CellRef){MAT_V, head, j, c}, mat_row(&d.v_cache[head], j)[c], what, whole || (j == t && c == 0));
+                }
+            }
+            for (int j = 0; j <= t; j++)
+                check_cell(&s, (CellRef){MAT_WEIGHTS, head, t, j}, d.weights[head].data[j], what, whole || j == t);
+            CHECK(!number_in(&s, (CellRef){MAT_K, head, t + 1, 0}), "%s: no key of a token not generated yet", what);
+        }
+        press(&st, VIEW_KEY_RIGHT);
+    }
+    decode_free(&d);
+    scene_free(&s);
+}
+
+static bool has_text(const Scene *s, const char *needle)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) return true;
+    return false;
+}
+
+static void test_tiles_panel(const char *name, const Lesson *L, const Trace *T, int w, int h)
+{
+    const AttnParams *p = &L->params;
+    ViewDims dims = view_dims_from_params(p);
+    ViewState st;
+    view_init(&st, &dims);
+    press(&st, VIEW_KEY_B);
+    Scene s;
+    scene_init(&s);
+    char what[160];
+    for (int block = 1; block <= 3; block++) {
+        st.tiles_block = block;
+        st.tile = 1;
+        int64_t computed = 0, skipped = 0;
+        tiles_count(p, block, &computed, &skipped);
+        for (int k = 1; k <= computed; k++) {
+            snprintf(what, sizeof what, "%s %dx%d block %d tile %d", name, w, h, block, k);
+            CHECK(scene_build(&s, &st, L, T, w, h, &TM, NULL), "%s: builds", what);
+            CHECK(s.tile_count == computed, "%s: reports %d tiles, %lld computed", what, s.tile_count, (long long)computed);
+            check_frame(&s, w, h, what);
+            CHECK(has_text(&s, "Same Z as the softmax stage") == (k == computed), "%s: the last tile says Z is the same", what);
+            view_set_tiles(&st, s.tile_count);
+            press(&st, VIEW_KEY_RIGHT);
+        }
+        CHECK(st.tile == computed, "%s block %d: stepping ends on the last tile", name, block);
+    }
+    scene_free(&s);
+}
+
+int main(void)
+{
+    static const char *const LESSONS[] = {"lessons/causal-decoder.json", "tests/good/three-tokens.json"};
+    static const int SIZES[2][2] = {{1280, 720}, {1920, 1080}};
+    for (size_t i = 0; i < sizeof LESSONS / sizeof LESSONS[0]; i++) {
+        Lesson L;
+        Trace T;
+        if (!load(LESSONS[i], &L, &T)) continue;
+        if (i == 0) test_keys(&L);
+        for (int k = 0; k < 2; k++) {
+            // The causal decoder fits whole at 1280x720; elsewhere (three-tokens' wide numbers, or 1080p where the
+            // sentences take more of the height) the newest rows at least. Every number drawn is the decoder's.
+            if (L.params.mask == MASK_CAUSAL) test_decode_panel(LESSONS[i], &L, &T, SIZES[k][0], SIZES[k][1], i == 0 && k == 0);
+            test_tiles_panel(LESSONS[i], &L, &T, SIZES[k][0], SIZES[k][1]);
+        }
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    // The largest lesson the panels must show whole at the floor: 8 tokens, d_model 8, 2 heads of 4.
+    Lesson L;
+    Trace T;
+    if (parse("{\"title\": \"eight\", \"tokens\": [\"the\", \"cat\", \"sat\", \"on\", \"the\", \"mat\", \"and\", "
+              "\"slept\"], \"embeddings\": {\"random\": {\"seed\": 40, \"std\": 1.0}}, \"d_model\": 8, \"heads\": 2, "
+              "\"mask\": \"causal\", \"weights\": {\"random\": {\"seed\": 41}}}",
+              &L, &T)) {
+        for (int k = 0; k < 2; k++) {
+            test_decode_panel("eight tokens", &L, &T, SIZES[k][0], SIZES[k][1], false);
+            test_tiles_panel("eight tokens", &L, &T, SIZES[k][0], SIZES[k][1]);
+        }
+        trace_free(&T);
+        lesson_free(&L);
+    }
+    return check_report("test_decode_panels");
+}
