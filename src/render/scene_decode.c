@@ -226,8 +226,8 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     char names[4][64], intro[400], cache[400], work[400], a[32], b[32], c1[32], d1[32], e1[32];
     decode_names(c, t, head, names);
     snprintf(intro, sizeof intro,
-             TR("Token %d of %d enters: \xe2\x80\x9c%s\xe2\x80\x9d. Its key and value join the cache; its query reads the %d "
-                "cached keys (\xe2\x86\x92 next token, \xe2\x86\x90 back)."),
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
+                "(\xe2\x86\x92 \xe2\x86\x90 step)."),
              t + 1, p->n, c->L->tokens[t], t + 1);
     cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * (t + 1) * p->d_k);
     snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
@@ -251,7 +251,12 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
-    d.cols = p->d_k, d.scores = true, d.q_beside = true;
+    // Whole matrices first: the query beside the cache with the scores, without them, the query above with and
+    // without them, each from the preferred size down to the floor; then at the floor the cache's newest rows
+    // and fewer d_k columns (windows, as the board's).
+    static const bool TRIES[4][2] = {{true, true}, {true, false}, {false, true}, {false, false}};
+    int tried = 0;
+    d.cols = p->d_k, d.q_beside = TRIES[0][0], d.scores = TRIES[0][1];
     for (;;) {
         grid_style(c, &g);
         decode_board(c, &g, t, head, names, &d);
@@ -259,10 +264,9 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
                      + tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false) + c->num_font / 3 + c->num_font / 4;
         bars = h - text_h - d.height - g.gap;
         if (d.width <= w && bars >= 0) break;
-        if (c->num_font > floor_font) c->num_font--; // smaller first, the query beside the cache
-        else if (d.q_beside) d.q_beside = false, c->num_font = preferred; // then the query above it
+        if (c->num_font > floor_font) c->num_font--;
+        else if (tried < 3) tried++, d.q_beside = TRIES[tried][0], d.scores = TRIES[tried][1], c->num_font = preferred;
         else if (bars < 0 && d.first < t) d.first++;
-        else if (d.width > w && d.scores) d.scores = false;
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
     }
