@@ -135,7 +135,7 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     }
     d->col_w += g->num_font / 2;
     d->width = box_width(g, &d->k) + (scores ? 2 : 1) * d->col_w + box_width(g, &d->v);
-    for (int k = 0; k < 3; k++) d->width += d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, TR(DECODE_OPS[k]));
+    for (int k = 0; k < 3; k++) d->width += d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
     int qh = box_height(g, &d->q), kh = box_height(g, &d->k);
     if (beside) d->width += box_width(g, &d->q) + g->gap;
     d->height = (beside ? (qh > kh ? qh : kh) : qh + kh) + box_height(g, &d->z) + g->gap;
@@ -178,7 +178,7 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     int cells_y = ky + g->title_h + g->col_label_h, cells_h = d->k.nr * d->k.cell_h;
     for (int k = 0; k < 3; k++) {
         if (d->op_w[k] > 0)
-            text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h, CENTER, TR(DECODE_OPS[k]));
+            text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h, CENTER, DECODE_OPS[k]);
         xx += d->op_w[k];
         if (k == 2) break;
         if (k == 0 && !d->scores) continue;
