@@ -310,20 +310,35 @@ bool lesson_write_target(const char *path, LessonError *err)
     return false;
 }
 
-bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
+// lesson_write_file (fresh false) or lesson_write_claim (fresh true: only where nothing is; *taken then
+// tells that something was).
+static bool write_through_temporary(const char *path, const char *text, size_t len, bool fresh, bool *taken,
+                                    LessonError *err)
 {
     PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
     PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno, PLATFORM_REGULAR}; // errno: why begin failed
-    bool ok = w && platform_writer_add(w, 0, text, len, &f) && platform_writer_commit(w, NULL, &f);
+    bool ok = w && platform_writer_add(w, 0, text, len, &f) &&
+              (fresh ? platform_writer_commit_new(w, 0, &f) : platform_writer_commit(w, NULL, &f));
+    if (taken) *taken = !ok && fresh && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
     if (!ok) {
         errno = f.error;
         if (f.step == PLATFORM_WRITE_TARGET) target_error(err, path, &f);
         else if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
         else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
-        else io_error(err, path, "cannot rename the temporary file to");
+        else io_error(err, path, fresh ? "cannot put the temporary file in place at" : "cannot rename the temporary file to");
     }
     platform_writer_close(w); // the temporary goes unless it is in place
     return ok;
+}
+
+bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
+{
+    return write_through_temporary(path, text, len, false, NULL, err);
+}
+
+bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err)
+{
+    return write_through_temporary(path, text, len, true, taken, err);
 }
 
 // Anything at p, also a link (dangling or not): lstat, which never follows it.

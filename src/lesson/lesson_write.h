@@ -22,6 +22,10 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
 // path are removed first.
 // On failure returns false and fills err (err->io = true); no temporary is left behind.
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
+// lesson_write_file where nothing is at path, never replacing anything: the whole file appears at path in
+// one step (platform_writer_commit_new), or nothing does. When something is already there (another window
+// saved under that name a moment before), returns false with *taken true (err filled), the name untouched.
+bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err);
 // Would lesson_write_file accept path as a target (nothing there, or a regular file)? false with err filled
 // (err->io = true) as lesson_write_file would: checked before long work whose result goes there.
 bool lesson_write_target(const char *path, LessonError *err);
