@@ -465,6 +465,58 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
 // The processor time used so far, in seconds (training runs on this one thread, so it is the time it took).
 static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
+// Would the trained lesson load again? Its weights are written out (4 * heads * d_model * d_k numbers): within
+// lesson_write_bound's bounds it does; else the untrained lesson written the same way holds as many values
+// (lesson_write_readable). false with why.
+static bool train_output_fits(const Lesson *l, char *why, size_t cap)
+{
+    const AttnParams *p = &l->params;
+    double weights = 4.0 * p->heads * p->d_model * p->d_k, values, bytes;
+    lesson_write_bound(l, p, &values, &bytes);
+    if (values <= LESSON_MAX_FILE_VALUES && bytes <= LESSON_MAX_FILE_BYTES) return true;
+    LessonError err;
+    size_t len = 0;
+    char *json = weights <= LESSON_MAX_FILE_VALUES ? lesson_write_json(l, p, " (trained)", &len) : NULL;
+    bool ok = json && lesson_write_readable(json, len, &err);
+    free(json);
+    if (weights > LESSON_MAX_FILE_VALUES)
+        snprintf(why, cap, "its weights written out are 4 * heads * d_model * d_k = 4 * %d * %d * %d = %.0f numbers, more than "
+                 "the %d values a lesson file may hold, so it could not be loaded again", p->heads, p->d_model, p->d_k,
+                 weights, LESSON_MAX_FILE_VALUES);
+    else if (!ok)
+        snprintf(why, cap, "%s", json || len ? err.message : "out of memory");
+    return ok;
+}
+
+// The trained lesson's questions: each stated answer recomputed from the trained weights (the file's were
+// about the untrained ones). Returns how many changed, or -1 (questions dropped) when one cannot be answered.
+static int train_update_questions(Lesson *l, const AttnParams *trained)
+{
+    Lesson shown = *l;
+    shown.params = *trained;
+    Trace t;
+    TraceError terr;
+    int changed = 0;
+    if (l->question_count == 0) return 0;
+    bool traced = trace_run(&t, trained, &terr), ok = traced;
+    for (int i = 0; ok && i < l->question_count; i++) {
+        LessonQuestion *q = &l->questions[i];
+        QuestionAnswer a;
+        LessonError err;
+        if (!(ok = question_answer(&shown, &t, q, i, &a, &err))) break;
+        bool same = q->kind == ANSWER_CELL    ? q->row == a.cell.row && q->col == a.cell.col
+                    : q->kind == ANSWER_VALUE ? q->value == a.value
+                                              : q->correct == a.choice;
+        changed += !same;
+        if (q->kind == ANSWER_CELL) q->row = a.cell.row, q->col = a.cell.col;
+        else if (q->kind == ANSWER_VALUE) q->value = a.value;
+        else q->correct = a.choice;
+    }
+    if (traced) trace_free(&t);
+    if (!ok) l->question_count = 0;
+    return ok ? changed : -1;
+}
+
 // --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
 static int run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
 {
@@ -495,6 +547,11 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         char buf[1400];
         cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
         return EXIT_IO;
+    }
+    char why[600];
+    if (!train_output_fits(l, why, sizeof why)) {
+        cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n", path ? path : "<built-in>", why);
+        return EXIT_USAGE;
     }
     Matrix vocab;
     int *ids = malloc((size_t)l->params.n * sizeof(int));
@@ -529,6 +586,13 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         return EXIT_USAGE;
     }
     double seconds = seconds_now() - t0;
+    int asked = l->question_count, changed = train_update_questions(l, &tr.p);
+    if (asked > 0 && changed >= 0)
+        cli_line(stderr, "mha-tracer: note: the trained lesson keeps its %d question%s; %d stated answer%s changed to what "
+                 "the trained weights give\n", asked, asked == 1 ? "" : "s", changed, changed == 1 ? " was" : "s were");
+    else if (asked > 0)
+        cli_line(stderr, "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers cannot be "
+                 "computed from the trained weights\n", asked, asked == 1 ? "" : "s");
     size_t len;
     char *json = lesson_write_json(l, &tr.p, " (trained)", &len);
     int status = EXIT_OK;
