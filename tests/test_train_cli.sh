@@ -128,4 +128,13 @@ grep -qF "the trained lesson keeps its 3 questions; 2 stated answers were change
 "$bin" --check "$tmp/cat-out.json" >"$tmp/o" 2>&1 && ok || bad "the trained cat lesson fails --check: $(cat "$tmp/o")"
 grep -c '"text":' "$tmp/cat-out.json" | grep -qx 3 && ok || bad "the trained cat lesson lost its questions"
 
+# A loss that is infinite before the first step (targets, the embeddings, of 1e160): refused naming the cause,
+# not trained into an error about a weight the file does not have (issue 27).
+printf '{"title": "t", "tokens": ["a", "b", "c"], "embeddings": [[1e160, 0], [0, 1], [1, 1]], "heads": 1,
+ "weights": {"random": {"seed": 3, "qkv_std": 1e-200, "out_std": 1e-200}}, "train": {"task": "previous-token", "steps": 20}}\n' >"$tmp/linf.json"
+"$bin" --check "$tmp/linf.json" >/dev/null 2>&1 && ok || bad "the infinite-loss lesson: --check refuses it"
+expect 2 "is infinite before the first step: the task's targets are the lesson's embeddings, and embeddings[0][0] = 1e+160" \
+    --train "$tmp/linf.json" --out "$tmp/linf-out.json"
+grep -q "step 0" "$tmp/o" && bad "the infinite loss was printed as a step" || ok
+
 check_done test_train_cli

@@ -2,6 +2,7 @@
 // --grad, --train, --help, --version) and the window. The options are read from their table (options.c).
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "cli.h"
 #include "indexlist.h"
+#include "../core/utf8.h"
 #include "options.h"
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
@@ -320,8 +322,14 @@ static int run_new(const Args *a, const char *argv0)
                         "dimensions\n", heads, d_model);
         return EXIT_USAGE;
     }
-    // The tokens: split on white space (as "sentence" is).
+    // The tokens: UTF-8 text (a lesson is), split on white space (as "sentence" is).
     const char *text = a->value[OPT_TOKENS] ? a->value[OPT_TOKENS] : "The cat sat";
+    for (size_t i = 0, len = strlen(text), at = 0; i < len; at = i)
+        if (utf8_decode(text, len, &i) == 0xFFFD && !(i - at == 3 && memcmp(text + at, "\xef\xbf\xbd", 3) == 0)) {
+            cli_line(stderr, "mha-tracer: error: --tokens is not UTF-8 text (byte 0x%02X at byte %zu of it); give the "
+                             "tokens as UTF-8\n", (unsigned)(unsigned char)text[at], at + 1);
+            return EXIT_USAGE;
+        }
     char *copy = malloc(strlen(text) + 1);
     const char **toks = malloc(sizeof *toks * (strlen(text) / 2 + 1));
     if (!copy || !toks) {
@@ -568,6 +576,20 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
     mat_free(&vocab);
     if (!ok) {
         cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+        return EXIT_USAGE;
+    }
+    if (!isfinite(tr.loss[0])) { // refused before a step: no step of it could be finite
+        const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
+        size_t big = 0, count = (size_t)e->rows * (size_t)e->cols;
+        for (size_t i = 1; i < count; i++)
+            if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
+        char why[300] = "use smaller embeddings or weights";
+        if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
+            snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
+                     "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
+        cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
+                 "was trained\n", path ? path : "<built-in>", isnan(tr.loss[0]) ? "not a number" : "infinite", why);
+        train_free(&tr);
         return EXIT_USAGE;
     }
     int steps = l->train.steps, every = steps >= 10 ? steps / 10 : 1;

@@ -14,7 +14,7 @@
 // or NULL when out of memory.
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);
 
-// Would lesson_load read text back? At most LESSON_MAX_FILE_BYTES bytes and JSON_MAX_VALUES values (what
+// Would lesson_load's limits let text back in? At most LESSON_MAX_FILE_BYTES bytes and JSON_MAX_VALUES values (what
 // lesson_write_json makes of a big lesson with explicit weights can be more). false with err filled
 // (err->io = true, no file named; the message says which limit) when not: lesson_write_file and
 // lesson_write_claim refuse such text ("...; nothing was written").
