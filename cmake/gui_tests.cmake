@@ -10,6 +10,8 @@ mha_test(test_train_window mha_render)
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
 # command line (--export) with no display.
 mha_test(test_export mha_render)
+# Format marks, joiners and variation selectors (a token of one U+200B) drawn as a label, never an error.
+mha_test(test_text_marks mha_render)
 add_test(NAME test_export_cli
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_export_cli.sh $<TARGET_FILE:mha-tracer>
                  ${CMAKE_CURRENT_SOURCE_DIR})

@@ -243,6 +243,10 @@ has new_bad_div.err "does not divide"
 if [ ! -e "$tmp/bad-div.json" ]; then ok; else bad "a refused --new left a file"; fi
 run new_bad_heads 2 --new "$tmp/bad-heads.json" --heads 0
 run new_no_tokens 2 --new "$tmp/no-tokens.json" --tokens " "
+# Tokens that are not UTF-8: the option is named, no "internal error" about a file never written (issue 27).
+run new_tokens_utf8 2 --new "$tmp/latin1.json" --tokens "$(printf 'le chat \351t\351')"
+has new_tokens_utf8.err "--tokens is not UTF-8 text (byte 0xE9 at byte 9 of it)"
+if grep -q "internal error" "$tmp/new_tokens_utf8.err" || [ -e "$tmp/latin1.json" ]; then bad "--tokens not UTF-8: $(cat "$tmp/new_tokens_utf8.err")"; else ok; fi
 run new_opt_alone 2 --heads 2
 has new_opt_alone.err "--new"
 run new_two_modes 2 --new "$tmp/m.json" --trace

@@ -742,9 +742,9 @@ static void test_value_limit(void)
 
     char *over = many_values_text(JSON_MAX_VALUES + 1L, &len);
     CHECK(over && !json_check(over, len, &se), "one value more fails");
-    CHECK(strstr(se.message, "too many values: more than 2000000") && strstr(se.message, "inside \"$schema\""),
+    CHECK(strstr(se.message, "too many values: more than 3000000") && strstr(se.message, "inside \"$schema\""),
           "the message says the limit and the key: %s", se.message);
-    // The 2000001st value is the last 0 of the array (the object, "t", the array, then 1999998 zeros).
+    // The 3000001st value is the last 0 of the array (the object, "t", the array, then 2999998 zeros).
     CHECK(se.has_offset && se.offset == len - strlen("0]}"), "at the first value too many: %zu of %zu",
           se.offset, len);
     Lesson l;

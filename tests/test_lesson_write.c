@@ -319,6 +319,48 @@ static void test_leftovers(void)
     rmdir(dir);
 }
 
+// What is written can be read back (issue 27 item 4): text over a lesson file's limits (LESSON_MAX_FILE_VALUES
+// values, LESSON_MAX_FILE_BYTES bytes) is refused by the writers, nothing written; at the limit it is written.
+static void test_readable(void)
+{
+    char dir[] = "/tmp/mha-readable-XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        CHECK(false, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/big.json", dir);
+    for (long extra = 0; extra < 2; extra++) {
+        long values = LESSON_MAX_FILE_VALUES + extra; // the array and values - 1 zeros
+        size_t len = 0, cap = (size_t)values * 2 + 8;
+        char *t = malloc(cap);
+        if (!t) return;
+        t[len++] = '[';
+        for (long i = 1; i < values; i++) len += (size_t)snprintf(t + len, cap - len, i > 1 ? ",0" : "0");
+        t[len++] = ']';
+        LessonError err;
+        bool taken = false, wrote = lesson_write_file(path, t, len, &err);
+        CHECK(wrote == (extra == 0), "%ld values: %s", values, wrote ? "written" : err.message);
+        if (extra) {
+            CHECK(strstr(err.message, "more than 3000000 numbers") && strstr(err.message, "could not be loaded again") &&
+                      strstr(err.message, "nothing was written") && access(path, F_OK) != 0,
+                  "refused, nothing written: %s", err.message);
+            CHECK(!lesson_write_claim(path, t, len, &taken, &err) && !taken && access(path, F_OK) != 0, "a claim too");
+        }
+        unlink(path);
+        free(t);
+    }
+    char *huge = malloc((size_t)LESSON_MAX_FILE_BYTES + 2);
+    if (huge) {
+        memset(huge, ' ', (size_t)LESSON_MAX_FILE_BYTES + 1);
+        huge[0] = '0';
+        LessonError err;
+        CHECK(!lesson_write_file(path, huge, (size_t)LESSON_MAX_FILE_BYTES + 1, &err) && strstr(err.message, "MiB a lesson file may have") &&
+                  access(path, F_OK) != 0, "a file over 64 MiB is refused: %s", err.message);
+        free(huge);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const char *lessons[] = {"lessons/the-cat-sat.json",   "lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json",
@@ -334,5 +376,6 @@ int main(void)
     test_links();
     test_targets();
     test_leftovers();
+    test_readable();
     return check_report("test_lesson_write");
 }

@@ -29,6 +29,9 @@ src = sys.argv[1]
 # Bad lessons that are valid JSON Schema-wise: what makes them bad depends on other values (sizes that
 # must agree), on duplicate keys (a JSON parser keeps one), or on the numbers' results.
 SCHEMA_CANNOT_CATCH = {
+    "embeddings-random-std-overflow": "std times a normal draw beyond a double: depends on the seed's draws",
+    "positions-sum-overflow": "embeddings + positions beyond a double: a sum of two items",
+    "weights-random-qkv-std-overflow": "qkv_std times a normal draw beyond a double: depends on the seed's draws",
     "questions-head-out-of-range": "a question's head below heads: depends on heads",
     "questions-correct-out-of-range": "correct indexes choices: depends on their count",
     "d_model-disagrees": "d_model must equal the embeddings' row length: another value",

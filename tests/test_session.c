@@ -6,11 +6,14 @@
 // edit; the export data points at what is shown.
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -245,6 +248,151 @@ static void test_save_links(const char *lesson, const char *text)
     session_free(&s);
 }
 
+// The file rewritten in place with a title of the same length, its modification time put back to the one
+// it had (a file system whose clock ticks once a second or two: ext2, FAT): the same stamp and size, other
+// bytes. Every round's rewrite is seen (issue 27 item 9).
+static void test_watch_coarse(const char *lesson, const char *text)
+{
+    static const char *const TITLES[] = {"\"title\": \"Coarse AAAA\"", "\"title\": \"Coarse BBBB\""};
+    const char *at = strstr(text, "\"title\"");
+    const char *q1 = at ? strchr(at + 7, '"') : NULL, *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+    if (!q2) {
+        CHECK(false, "the lesson has a title");
+        return;
+    }
+    size_t len = strlen(text), head = (size_t)(at - text), tail = len - (size_t)(q2 + 1 - text);
+    char *body = malloc(len + 64);
+    struct timespec tick[2] = {{0, 0}, {(time_t)time(NULL), 0}}; // a whole second, as a coarse clock gives
+    tick[0] = tick[1];
+    snprintf(body, len + 64, "%.*s%s%s", (int)head, text, TITLES[0], q2 + 1);
+    CHECK(write_text(lesson, body) && utimensat(AT_FDCWD, lesson, tick, 0) == 0, "the lesson at a whole second");
+    Session s;
+    session_init(&s);
+    SessionError err;
+    CHECK(session_load(&s, lesson, &err), "the lesson loads: %s", err.message);
+    int seen = 0, rounds = 20;
+    for (int r = 1; r <= rounds; r++) {
+        snprintf(body, len + 64, "%.*s%s%s", (int)head, text, TITLES[r % 2], q2 + 1);
+        FILE *f = fopen(lesson, "r+b"); // in place: the same file, the same size
+        bool ok = f && fwrite(body, 1, head + strlen(TITLES[r % 2]) + tail, f) == head + strlen(TITLES[r % 2]) + tail;
+        ok = f && fclose(f) == 0 && ok;
+        CHECK(ok && utimensat(AT_FDCWD, lesson, tick, 0) == 0, "round %d: rewritten, its time put back", r);
+        seen += session_poll(&s, &err) == SESSION_RELOADED && strstr(s.lesson.title, r % 2 ? "BBBB" : "AAAA");
+        CHECK(session_poll(&s, &err) == SESSION_SAME, "round %d: seen once", r);
+    }
+    CHECK(seen == rounds, "%d of %d rewrites of the same size in the same second seen", seen, rounds);
+    free(body);
+    session_free(&s);
+}
+
+// W_K[0][0][0] of the lesson at path (NAN when it does not load).
+static double saved_wk(const char *path)
+{
+    Lesson l;
+    LessonError lerr;
+    if (!lesson_load(&l, path, &lerr)) return NAN;
+    double v = mat_get(&l.params.W_K[0], 0, 0);
+    lesson_free(&l);
+    return v;
+}
+
+// Two processes with the same lesson save their edits at the same moment (released together by a pipe, each
+// its own edit), round after round: two files, each holding its own edit (issue 27 item 6).
+static void test_save_race(const char *lesson)
+{
+    int rounds = 30, lost = 0;
+    for (int r = 0; r < rounds; r++) {
+        int go[2], back[2];
+        if (pipe(go) != 0 || pipe(back) != 0) {
+            CHECK(false, "pipes");
+            return;
+        }
+        pid_t kid[2];
+        for (int k = 0; k < 2; k++) {
+            kid[k] = fork();
+            if (kid[k] != 0) continue;
+            Session s;
+            session_init(&s);
+            SessionError err;
+            char out[1200] = "", c;
+            bool ok = session_load(&s, lesson, &err) && session_edit(&s, (CellRef){MAT_WK, 0, 0, 0}, k + 1.0, &err);
+            ok = write(back[1], "r", 1) == 1 && ok; // ready
+            ok = read(go[0], &c, 1) == 1 && ok;     // and released with the other one
+            ok = ok && session_save(&s, out, sizeof out, &err);
+            dprintf(back[1], "%d %s\n", k, ok ? out : "-");
+            _exit(ok ? 0 : 1);
+        }
+        char c[2];
+        size_t ready = 0;
+        ssize_t got1;
+        while (ready < 2 && (got1 = read(back[0], c + ready, 2 - ready)) > 0) ready += (size_t)got1;
+        CHECK(ready == 2, "both ready");
+        CHECK(write(go[1], "gg", 2) == 2, "both released");
+        close(go[1]);
+        close(back[1]);
+        int st[2];
+        for (int k = 0; k < 2; k++) waitpid(kid[k], &st[k], 0);
+        char buf[2600] = "";
+        size_t got = 0;
+        ssize_t n;
+        while (got < sizeof buf - 1 && (n = read(back[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)n;
+        close(go[0]);
+        close(back[0]);
+        char path[2][1200] = {"", ""};
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+            int k = -1;
+            char p[1200];
+            if (sscanf(line, "%d %1199s", &k, p) == 2 && k >= 0 && k < 2) snprintf(path[k], sizeof path[k], "%s", p);
+        }
+        double base = 0;
+        Lesson l;
+        LessonError lerr;
+        if (lesson_load(&l, lesson, &lerr)) {
+            base = mat_get(&l.params.W_K[0], 0, 0);
+            lesson_free(&l);
+        }
+        bool both = strcmp(path[0], path[1]) != 0;
+        for (int k = 0; k < 2; k++) both = both && fabs(saved_wk(path[k]) - round((base + k + 1.0) * 1e4) / 1e4) < 1e-12;
+        lost += !both;
+        if (!both) fprintf(stderr, "round %d: saved to '%s' and '%s'\n", r, path[0], path[1]);
+        for (int k = 0; k < 2; k++)
+            if (path[k][0]) unlink(path[k]);
+    }
+    CHECK(lost == 0, "%d of %d rounds lost a save", lost, rounds);
+}
+
+// A window counts its file by what it is, not by its name: its first save moved away by the teacher and
+// another window's save at that name, the first window's next save goes elsewhere; the same with the
+// other's bytes identical to its own (issue 27 item 6).
+static void test_save_ownership(const char *lesson)
+{
+    for (int same = 0; same < 2; same++) {
+        Session a, b;
+        session_init(&a);
+        session_init(&b);
+        SessionError err;
+        char pa[1200], pb[1200], pa2[1200], moved[1300];
+        CHECK(session_load(&a, lesson, &err) && session_load(&b, lesson, &err), "two windows: %s", err.message);
+        CHECK(session_save(&a, pa, sizeof pa, &err), "the first window saves: %s", err.message);
+        snprintf(moved, sizeof moved, "%s.moved", pa);
+        CHECK(rename(pa, moved) == 0, "the teacher moves it away");
+        if (!same) session_edit(&b, (CellRef){MAT_WK, 0, 0, 0}, 2.0, &err);
+        CHECK(session_save(&b, pb, sizeof pb, &err) && strcmp(pb, pa) == 0, "the other window saves there: %s", pb);
+        size_t n0 = 0, n1 = 0;
+        char *before = read_all(pb, &n0);
+        session_edit(&a, (CellRef){MAT_WK, 0, 0, 0}, 1.0, &err);
+        CHECK(session_save(&a, pa2, sizeof pa2, &err), "the first window saves again: %s", err.message);
+        char *after = read_all(pb, &n1);
+        CHECK(strcmp(pa2, pb) != 0, "%s: not over the other window's file (%s)", same ? "same bytes" : "other bytes", pa2);
+        CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0, "the other window's file is as it saved it");
+        free(before);
+        free(after);
+        unlink(pa2), unlink(pb), unlink(moved);
+        session_free(&a);
+        session_free(&b);
+    }
+}
+
 // Issue 14 in the session: a head switched off and on, the scale moved and back to its default (the same
 // bits as the file's trace), and the shuffle test with and without positions.
 static void test_teaching(void)
@@ -320,8 +468,11 @@ int main(void)
         test_builtin();
         test_edit_revert_save(lesson);
         test_save_links(lesson, text);
+        test_save_race(lesson);
+        test_save_ownership(lesson);
         CHECK(write_text(lesson, text), "restore the lesson");
         test_watch(lesson, text);
+        test_watch_coarse(lesson, text);
     }
     free(text);
     test_teaching();

@@ -2,6 +2,7 @@
 // --grad, --train, --help, --version) and the window. The options are read from their table (options.c).
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "../core/decode.h"
 #include "indexlist.h"
+#include "../core/utf8.h"
 #include "options.h"
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
@@ -321,8 +323,14 @@ static int run_new(const Args *a, const char *argv0)
                         "dimensions\n", heads, d_model);
         return EXIT_USAGE;
     }
-    // The tokens: split on white space (as "sentence" is).
+    // The tokens: UTF-8 text (a lesson is), split on white space (as "sentence" is).
     const char *text = a->value[OPT_TOKENS] ? a->value[OPT_TOKENS] : "The cat sat";
+    for (size_t i = 0, len = strlen(text), at = 0; i < len; at = i)
+        if (utf8_decode(text, len, &i) == 0xFFFD && !(i - at == 3 && memcmp(text + at, "\xef\xbf\xbd", 3) == 0)) {
+            cli_line(stderr, "mha-tracer: error: --tokens is not UTF-8 text (byte 0x%02X at byte %zu of it); give the "
+                             "tokens as UTF-8\n", (unsigned)(unsigned char)text[at], at + 1);
+            return EXIT_USAGE;
+        }
     char *copy = malloc(strlen(text) + 1);
     const char **toks = malloc(sizeof *toks * (strlen(text) / 2 + 1));
     if (!copy || !toks) {
@@ -466,6 +474,58 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
 // The processor time used so far, in seconds (training runs on this one thread, so it is the time it took).
 static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
+// Would the trained lesson load again? Its weights are written out (4 * heads * d_model * d_k numbers): within
+// lesson_write_bound's bounds it does; else the untrained lesson written the same way holds as many values
+// (lesson_write_readable). false with why.
+static bool train_output_fits(const Lesson *l, char *why, size_t cap)
+{
+    const AttnParams *p = &l->params;
+    double weights = 4.0 * p->heads * p->d_model * p->d_k, values, bytes;
+    lesson_write_bound(l, p, &values, &bytes);
+    if (values <= LESSON_MAX_FILE_VALUES && bytes <= LESSON_MAX_FILE_BYTES) return true;
+    LessonError err;
+    size_t len = 0;
+    char *json = weights <= LESSON_MAX_FILE_VALUES ? lesson_write_json(l, p, " (trained)", &len) : NULL;
+    bool ok = json && lesson_write_readable(json, len, &err);
+    free(json);
+    if (weights > LESSON_MAX_FILE_VALUES)
+        snprintf(why, cap, "its weights written out are 4 * heads * d_model * d_k = 4 * %d * %d * %d = %.0f numbers, more than "
+                 "the %d values a lesson file may hold, so it could not be loaded again", p->heads, p->d_model, p->d_k,
+                 weights, LESSON_MAX_FILE_VALUES);
+    else if (!ok)
+        snprintf(why, cap, "%s", json || len ? err.message : "out of memory");
+    return ok;
+}
+
+// The trained lesson's questions: each stated answer recomputed from the trained weights (the file's were
+// about the untrained ones). Returns how many changed, or -1 (questions dropped) when one cannot be answered.
+static int train_update_questions(Lesson *l, const AttnParams *trained)
+{
+    Lesson shown = *l;
+    shown.params = *trained;
+    Trace t;
+    TraceError terr;
+    int changed = 0;
+    if (l->question_count == 0) return 0;
+    bool traced = trace_run(&t, trained, &terr), ok = traced;
+    for (int i = 0; ok && i < l->question_count; i++) {
+        LessonQuestion *q = &l->questions[i];
+        QuestionAnswer a;
+        LessonError err;
+        if (!(ok = question_answer(&shown, &t, q, i, &a, &err))) break;
+        bool same = q->kind == ANSWER_CELL    ? q->row == a.cell.row && q->col == a.cell.col
+                    : q->kind == ANSWER_VALUE ? q->value == a.value
+                                              : q->correct == a.choice;
+        changed += !same;
+        if (q->kind == ANSWER_CELL) q->row = a.cell.row, q->col = a.cell.col;
+        else if (q->kind == ANSWER_VALUE) q->value = a.value;
+        else q->correct = a.choice;
+    }
+    if (traced) trace_free(&t);
+    if (!ok) l->question_count = 0;
+    return ok ? changed : -1;
+}
+
 // --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
 static int run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
 {
@@ -497,6 +557,11 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
         return EXIT_IO;
     }
+    char why[600];
+    if (!train_output_fits(l, why, sizeof why)) {
+        cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n", path ? path : "<built-in>", why);
+        return EXIT_USAGE;
+    }
     Matrix vocab;
     int *ids = malloc((size_t)l->params.n * sizeof(int));
     if (!ids || !lesson_train_vocabulary(l, &vocab, ids)) {
@@ -512,6 +577,20 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
     mat_free(&vocab);
     if (!ok) {
         cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+        return EXIT_USAGE;
+    }
+    if (!isfinite(tr.loss[0])) { // refused before a step: no step of it could be finite
+        const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
+        size_t big = 0, count = (size_t)e->rows * (size_t)e->cols;
+        for (size_t i = 1; i < count; i++)
+            if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
+        char why[300] = "use smaller embeddings or weights";
+        if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
+            snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
+                     "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
+        cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
+                 "was trained\n", path ? path : "<built-in>", isnan(tr.loss[0]) ? "not a number" : "infinite", why);
+        train_free(&tr);
         return EXIT_USAGE;
     }
     int steps = l->train.steps, every = steps >= 10 ? steps / 10 : 1;
@@ -530,6 +609,13 @@ static int run_train(Lesson *l, const char *path, const char *steps_arg, const c
         return EXIT_USAGE;
     }
     double seconds = seconds_now() - t0;
+    int asked = l->question_count, changed = train_update_questions(l, &tr.p);
+    if (asked > 0 && changed >= 0)
+        cli_line(stderr, "mha-tracer: note: the trained lesson keeps its %d question%s; %d stated answer%s changed to what "
+                 "the trained weights give\n", asked, asked == 1 ? "" : "s", changed, changed == 1 ? " was" : "s were");
+    else if (asked > 0)
+        cli_line(stderr, "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers cannot be "
+                 "computed from the trained weights\n", asked, asked == 1 ? "" : "s");
     size_t len;
     char *json = lesson_write_json(l, &tr.p, " (trained)", &len);
     int status = EXIT_OK;

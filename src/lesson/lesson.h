@@ -21,13 +21,15 @@
 //   scores, weights and Z; the concat and the output): at most 12 Mi (96 MiB; e.g. 512 tokens with BERT-base's
 //   12 heads of 64);
 // - the embeddings X and S: (n + m) * d_model <= 1024 * 4096 numbers (32 MiB);
-// - the file: 64 MiB, and its JSON tree at most JSON_MAX_VALUES values (160 MB).
+// - the file: 64 MiB, and its JSON tree at most JSON_MAX_VALUES values (3 M: 240 MB).
 // The window at its worst holds the file's numbers, the edited copy and the single-head comparison's
 // (3 * 96 MiB), two traces (192 MiB), and while the same lesson reloads its text and tree then a third
-// trace and a new copy: 288 + 192 + max(64 + 160 + 96, 192 + 96) = 800 MiB, under 1 GB with SDL and fonts.
+// trace and a new copy: 288 + 192 + max(64 + 240 + 96, 192 + 96) = 880 MiB, under 1 GB with SDL and fonts.
+// What the program writes (a save, --train --out) is refused when it would exceed the file's two limits.
 #define LESSON_MAX_WEIGHT_VALUES (8.0 * 1024.0 * 1024.0)
 #define LESSON_MAX_TRACE_VALUES (12.0 * 1024.0 * 1024.0)
 #define LESSON_MAX_FILE_BYTES (64u * 1024u * 1024u)
+#define LESSON_MAX_FILE_VALUES 3000000 // JSON values in one file: json_locate.h's JSON_MAX_VALUES
 #define LESSON_MAX_SEED 9007199254740991.0 // 2^53 - 1
 
 typedef struct {

@@ -2,6 +2,7 @@
 // PyTorch nn.MultiheadAttention state_dict) and the positions (sinusoidal or explicit).
 #include "lesson_ctx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,20 @@
 // *d_model < 0 when not given (explicit rows then set it). d_model_member is the position of the top-level
 // "d_model" key, blamed when it disagrees with the rows (-1: the rows are blamed instead). rows_what
 // names the row count in messages ("one per token", "one per source token").
+// The n numbers at v, drawn with standard deviation std (the key of r, in the current path): all finite,
+// else an error at that key (std times a normal draw overflowed a double; what names the matrices).
+static bool drawn_finite(Ctx *c, const cJSON *r, const char *key, double std, const double *v, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(v[i])) continue;
+        char num[40];
+        lesson_enter(c, r, key);
+        return lesson_fail(c, "%s times a normal draw overflows a double (%s would hold an infinity): use a smaller %s",
+                           lesson_fmt_num(std, num, sizeof num), what, key);
+    }
+    return true;
+}
+
 bool lesson_read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_what, int *d_model, int d_model_member,
                             Matrix *out)
 {
@@ -38,6 +53,9 @@ bool lesson_read_embeddings(Ctx *c, const cJSON *v, int rows, const char *rows_w
         Rng rng;
         rng_seed(&rng, seed);
         rng_normal_fill(&rng, 0.0, std, out->data, (size_t)rows * (size_t)*d_model);
+        lesson_push_key(c, "random", ri);
+        if (!drawn_finite(c, r, "std", std, out->data, (size_t)rows * (size_t)*d_model, "the embeddings")) return false;
+        lesson_pop(c);
         return true;
     }
     if (!cJSON_IsArray(v))
@@ -151,9 +169,13 @@ static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_Q[h].data, qkv);
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_K[h].data, qkv);
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_V[h].data, qkv);
+        if (!drawn_finite(c, r, "qkv_std", qkv_std, p->W_Q[h].data, qkv, "W_Q, W_K and W_V") ||
+            !drawn_finite(c, r, "qkv_std", qkv_std, p->W_K[h].data, qkv, "W_Q, W_K and W_V") ||
+            !drawn_finite(c, r, "qkv_std", qkv_std, p->W_V[h].data, qkv, "W_Q, W_K and W_V"))
+            return false;
     }
     rng_normal_fill(&rng, 0.0, out_std, p->W_O.data, (size_t)p->W_O.rows * (size_t)p->W_O.cols);
-    return true;
+    return drawn_finite(c, r, "out_std", out_std, p->W_O.data, (size_t)p->W_O.rows * (size_t)p->W_O.cols, "W_O");
 }
 
 static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
@@ -311,6 +333,22 @@ bool lesson_read_weights(Ctx *c, const cJSON *w, AttnParams *p)
 
 // --- positions ---
 
+// x = e + p all finite, else an error at the number of p (its matrix's path pushed) naming both numbers.
+static bool sum_finite(Ctx *c, const Matrix *x, const Matrix *e, const Matrix *p, const char *e_key, const char *p_key)
+{
+    for (int i = 0; i < x->rows; i++)
+        for (int j = 0; j < x->cols; j++) {
+            if (isfinite(mat_get(x, i, j))) continue;
+            char a[40], b[40];
+            lesson_push_index(c, i);
+            lesson_push_index(c, j);
+            return lesson_fail(c, "%s[%d][%d] + %s[%d][%d] = %s + %s overflows a double: use smaller numbers", e_key, i, j,
+                               p_key, i, j, lesson_fmt_num(mat_get(e, i, j), a, sizeof a),
+                               lesson_fmt_num(mat_get(p, i, j), b, sizeof b));
+        }
+    return true;
+}
+
 // "positions" ("none", "sinusoidal" or an n x d_model matrix) and "source.positions" (m x d_model, only
 // beside an explicit "positions") into p, whose X and S hold the token embeddings.
 bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int source_member, AttnParams *p)
@@ -357,6 +395,16 @@ bool lesson_read_positions(Ctx *c, const cJSON *root, const cJSON *source, int s
             lesson_pop(c);
         }
         params_apply_positions(p);
+        c->depth = 0;
+        lesson_push_key(c, "positions", k);
+        if (!sum_finite(c, &p->X, &p->E, &p->P, "embeddings", "positions")) return false;
+        if (sv) {
+            c->depth = 0;
+            lesson_push_key(c, "source", source_member);
+            lesson_push_key(c, "positions", sk);
+            if (!sum_finite(c, &p->S, &p->E_S, &p->P_S, "source.embeddings", "source.positions")) return false;
+        }
+        c->depth = 0;
     }
     return true;
 }

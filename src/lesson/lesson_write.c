@@ -1,6 +1,7 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
 #include "lesson_write.h"
+#include "json_locate.h"
 #include "platform/platform.h"
 #include "strbuf.h"
 
@@ -310,20 +311,95 @@ bool lesson_write_target(const char *path, LessonError *err)
     return false;
 }
 
-bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
+// A matrix of r rows of c numbers in the bounds: its numbers and arrays, at most 26 bytes a number
+// ("-1.2345678901234567e-308, ") and 80 a row (indentation, brackets, line break).
+static void bound_matrix(double *values, double *bytes, double r, double c)
 {
+    *values += r * c + r + 1;
+    *bytes += r * c * 26 + r * 80 + 80;
+}
+
+void lesson_write_bound(const Lesson *l, const AttnParams *p, double *values, double *bytes)
+{
+    double d = p->d_model, hk = (double)p->heads * p->d_k;
+    *values = 64;
+    *bytes = 4096;
+    bound_matrix(values, bytes, p->n, d);                                    // the embeddings (X or E)
+    if (p->positions == POS_EXPLICIT) bound_matrix(values, bytes, p->n, d); // P
+    if (p->cross) bound_matrix(values, bytes, p->m, d * (p->positions == POS_EXPLICIT ? 2 : 1)); // S, P_S
+    if (l->targets.data) bound_matrix(values, bytes, p->n, d);
+    for (int w = 0; w < 3; w++) bound_matrix(values, bytes, d * p->heads, p->d_k); // W_Q, W_K, W_V
+    bound_matrix(values, bytes, hk, d);                                     // W_O
+    bound_matrix(values, bytes, 4, hk > d ? hk : d);                        // the biases
+    // Strings: each byte escaped at most 6-fold ("\u001f"); a question's fields.
+    size_t text = strlen(l->title) + 16 + (l->notes ? strlen(l->notes) : 0) + (l->language ? strlen(l->language) : 0);
+    for (int i = 0; i < p->n; i++) text += strlen(l->tokens[i]) + 4;
+    for (int i = 0; p->cross && i < p->m; i++) text += strlen(l->source_tokens[i]) + 4;
+    *values += p->n + p->m + 40.0 * l->question_count;
+    for (int i = 0; i < l->question_count; i++)
+        text += strlen(l->questions[i].text) + strlen(l->questions[i].stage) + (l->questions[i].matrix ? strlen(l->questions[i].matrix) : 0);
+    *bytes += 6.0 * (double)text + 1000.0 * l->question_count;
+}
+
+_Static_assert(LESSON_MAX_FILE_VALUES == JSON_MAX_VALUES, "one limit on a file's values");
+
+bool lesson_write_readable(const char *text, size_t len, LessonError *err)
+{
+    JsonSyntaxError syn;
+    bool too_large = len > LESSON_MAX_FILE_BYTES;
+    // Only the limits: other text (not a lesson) is the caller's business.
+    if (!too_large && (json_check(text, len, &syn) || strncmp(syn.message, "too many values", 15) != 0)) return true;
+    memset(err, 0, sizeof *err);
+    err->io = true;
+    if (too_large)
+        snprintf(err->message, sizeof err->message,
+                 "the lesson would be %zu bytes, more than the %u MiB a lesson file may have, so it could not be loaded "
+                 "again",
+                 len, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+    else
+        snprintf(err->message, sizeof err->message,
+                 "the lesson would hold more than %d numbers, strings, arrays and objects, the most a lesson file may "
+                 "hold, so it could not be loaded again",
+                 JSON_MAX_VALUES);
+    return false;
+}
+
+// lesson_write_file (fresh false) or lesson_write_claim (fresh true: only where nothing is; *taken then
+// tells that something was).
+static bool write_through_temporary(const char *path, const char *text, size_t len, bool fresh, bool *taken,
+                                    LessonError *err)
+{
+    if (taken) *taken = false;
+    if (!lesson_write_readable(text, len, err)) {
+        lesson_error_set_file(err, path);
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, "; nothing was written");
+        return false;
+    }
     PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
     PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno, PLATFORM_REGULAR}; // errno: why begin failed
-    bool ok = w && platform_writer_add(w, 0, text, len, &f) && platform_writer_commit(w, NULL, &f);
+    bool ok = w && platform_writer_add(w, 0, text, len, &f) &&
+              (fresh ? platform_writer_commit_new(w, 0, &f) : platform_writer_commit(w, NULL, &f));
+    if (taken) *taken = !ok && fresh && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
     if (!ok) {
         errno = f.error;
         if (f.step == PLATFORM_WRITE_TARGET) target_error(err, path, &f);
         else if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
         else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
-        else io_error(err, path, "cannot rename the temporary file to");
+        else io_error(err, path, fresh ? "cannot put the temporary file in place at" : "cannot rename the temporary file to");
     }
     platform_writer_close(w); // the temporary goes unless it is in place
     return ok;
+}
+
+bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
+{
+    return write_through_temporary(path, text, len, false, NULL, err);
+}
+
+bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err)
+{
+    return write_through_temporary(path, text, len, true, taken, err);
 }
 
 // Anything at p, also a link (dangling or not): lstat, which never follows it.

@@ -14,6 +14,17 @@
 // or NULL when out of memory.
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len);
 
+// Would lesson_load's limits let text back in? At most LESSON_MAX_FILE_BYTES bytes and JSON_MAX_VALUES values (what
+// lesson_write_json makes of a big lesson with explicit weights can be more). false with err filled
+// (err->io = true, no file named; the message says which limit) when not: lesson_write_file and
+// lesson_write_claim refuse such text ("...; nothing was written").
+bool lesson_write_readable(const char *text, size_t len, LessonError *err);
+
+// Upper bounds of what lesson_write_json(l, p, ...) holds: *values JSON values, *bytes bytes (from the sizes,
+// without writing it). Within both limits the lesson is readable; beyond them it may still be (write it and
+// ask lesson_write_readable).
+void lesson_write_bound(const Lesson *l, const AttnParams *p, double *values, double *bytes);
+
 // Writes len bytes of text to path with the platform's writer: through a fresh temporary beside it
 // (".NAME.PID.tmp", or ".NAME.PID-K.tmp" when that is taken; created exclusively: a file or a link already at
 // that name is never opened, let alone followed), fsync, then rename, so a reader never sees half a file.
@@ -22,6 +33,10 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
 // path are removed first.
 // On failure returns false and fills err (err->io = true); no temporary is left behind.
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err);
+// lesson_write_file where nothing is at path, never replacing anything: the whole file appears at path in
+// one step (platform_writer_commit_new), or nothing does. When something is already there (another window
+// saved under that name a moment before), returns false with *taken true (err filled), the name untouched.
+bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err);
 // Would lesson_write_file accept path as a target (nothing there, or a regular file)? false with err filled
 // (err->io = true) as lesson_write_file would: checked before long work whose result goes there.
 bool lesson_write_target(const char *path, LessonError *err);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../lesson/lesson_write.h"
 #include "platform/platform.h"
@@ -70,14 +71,39 @@ void session_free(Session *s)
     session_init(s);
 }
 
-static bool stamp_of(const char *path, SessionStamp *out)
+// The watch hashes a file's bytes when its time stamp cannot tell a change: a file of at most this size
+// always (cheap), a larger one while a write in the same tick of a coarse clock (1 s on ext2, 2 s on FAT)
+// could still come: until STAMP_TICK_S seconds past its modification time.
+#define STAMP_HASH_ALWAYS (1024 * 1024)
+#define STAMP_TICK_S 3
+
+// path's stamp (followed through a link; follow false: the file at path itself), without its hash.
+static bool stamp_of(const char *path, bool follow, SessionStamp *out)
 {
     PlatformStat st;
-    if (!platform_stat(path, true, &st)) return false;
-    out->sec = st.mtime_sec;
-    out->nsec = st.mtime_nsec;
-    out->size = st.size;
-    return true;
+    if (!platform_stat(path, follow, &st)) return false;
+    *out = (SessionStamp){st.mtime_sec, st.mtime_nsec, st.size, st.device, st.file_id, 0, false, (long long)time(NULL)};
+    return st.kind == PLATFORM_REGULAR || follow;
+}
+
+static bool stamp_same(const SessionStamp *a, const SessionStamp *b)
+{
+    return a->sec == b->sec && a->nsec == b->nsec && a->size == b->size && a->device == b->device &&
+           a->file_id == b->file_id;
+}
+
+// Could the bytes of the file with stamp st have changed, without a new stamp, after it was looked at?
+static bool stamp_blind(const SessionStamp *st, long long looked)
+{
+    return st->size <= STAMP_HASH_ALWAYS || looked < st->sec + STAMP_TICK_S;
+}
+
+// The hash of path's bytes into st (hashed false when it cannot be read: a new stamp is then looked for).
+static void stamp_hash(const char *path, SessionStamp *st)
+{
+    long long n = 0;
+    st->looked = (long long)time(NULL); // before the read: a write during it is seen next time
+    st->hashed = platform_file_hash(path, &st->hash, &n);
 }
 
 // Loads path (NULL: the built-in lesson), traces it and makes it the lesson held; the watch is the caller's.
@@ -139,8 +165,9 @@ bool session_load(Session *s, const char *path, SessionError *err)
         return false;
     }
     // Looked at before it is read: a change while it loads is seen by the next poll.
-    SessionStamp stamp = {0, 0, -1};
-    if (path && !stamp_of(path, &stamp)) stamp.size = -1;
+    SessionStamp stamp = {0, 0, -1, 0, 0, 0, false, 0};
+    if (path && !stamp_of(path, true, &stamp)) stamp.size = -1;
+    if (path && stamp.size >= 0 && stamp_blind(&stamp, stamp.looked)) stamp_hash(path, &stamp);
     if (!load_document(s, path, err)) return false;
     snprintf(s->path, sizeof s->path, "%s", path ? path : "");
     s->stamp = stamp;
@@ -150,8 +177,18 @@ bool session_load(Session *s, const char *path, SessionError *err)
 SessionWatch session_poll(Session *s, SessionError *err)
 {
     SessionStamp now;
-    if (!s->path[0] || !stamp_of(s->path, &now)) return SESSION_SAME; // missing: being replaced by an editor
-    if (now.sec == s->stamp.sec && now.nsec == s->stamp.nsec && now.size == s->stamp.size) return SESSION_SAME;
+    if (!s->path[0] || !stamp_of(s->path, true, &now)) return SESSION_SAME; // missing: being replaced by an editor
+    if (stamp_same(&now, &s->stamp)) {
+        // The same stamp: the same bytes, unless a coarse clock hides a second write (then compare hashes).
+        if (!stamp_blind(&s->stamp, s->stamp.looked)) return SESSION_SAME;
+        stamp_hash(s->path, &now);
+        if (!now.hashed || (s->stamp.hashed && now.hash == s->stamp.hash)) {
+            s->stamp.looked = now.hashed ? now.looked : s->stamp.looked;
+            return SESSION_SAME;
+        }
+    } else if (stamp_blind(&now, now.looked)) {
+        stamp_hash(s->path, &now);
+    }
     s->stamp = now;
     s->watch_changes++;
     return load_document(s, s->path, err) ? SESSION_RELOADED : SESSION_RELOAD_FAILED;
@@ -227,16 +264,22 @@ int session_revert(Session *s, SessionError *err)
     return n;
 }
 
+// Is the file at s->saved still the one this session wrote there: the same file (not moved away and another
+// put there, e.g. by a second window), the same stamp and the same bytes (not edited by hand)?
+static bool saved_still_ours(const Session *s)
+{
+    SessionStamp now;
+    if (!s->saved[0] || !s->saved_as.hashed || !stamp_of(s->saved, false, &now) || !stamp_same(&now, &s->saved_as))
+        return false;
+    stamp_hash(s->saved, &now);
+    return now.hashed && now.hash == s->saved_as.hash;
+}
+
 bool session_save(Session *s, char *out, size_t cap, SessionError *err)
 {
     set_error(err, "");
     if (!s->loaded) {
         set_error(err, "no lesson to save");
-        return false;
-    }
-    char path[sizeof s->saved];
-    if (!lesson_edited_path(path, sizeof path, s->path[0] ? s->path : NULL, s->saved[0] ? s->saved : NULL)) {
-        set_error(err, "no free name for the edited lesson");
         return false;
     }
     size_t len = 0;
@@ -245,14 +288,32 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
         set_error(err, "out of memory");
         return false;
     }
+    // Over this session's own file only while it is still that file; a new name is claimed exclusively,
+    // so two windows saving at once never both take it: the one that finds it taken takes the next.
+    char path[sizeof s->saved];
+    const char *ours = saved_still_ours(s) ? s->saved : NULL;
     LessonError lerr;
     memset(&lerr, 0, sizeof lerr);
-    bool ok = lesson_write_file(path, text, len, &lerr);
+    bool ok = false, taken = true, named = true;
+    for (int tries = 0; !ok && taken && named && tries < 1000; tries++) {
+        named = lesson_edited_path(path, sizeof path, s->path[0] ? s->path : NULL, ours);
+        if (named && ours && strcmp(path, ours) == 0) {
+            taken = false;
+            ok = lesson_write_file(path, text, len, &lerr);
+        } else if (named) {
+            ok = lesson_write_claim(path, text, len, &taken, &lerr);
+        }
+    }
+    uint64_t hash = platform_hash(PLATFORM_HASH_START, text, len);
     free(text);
     if (!ok) {
-        if (err) snprintf(err->message, sizeof err->message, "%s: %s", lerr.file, lerr.message);
+        if (!named || taken) set_error(err, "no free name for the edited lesson");
+        else if (err) snprintf(err->message, sizeof err->message, "%s: %s", lerr.file, lerr.message);
         return false;
     }
+    if (!stamp_of(path, false, &s->saved_as)) s->saved_as.size = -1;
+    s->saved_as.hash = hash;
+    s->saved_as.hashed = s->saved_as.size == (long long)len;
     snprintf(s->saved, sizeof s->saved, "%s", path);
     if (out && cap > 0) snprintf(out, cap, "%s", path);
     return true;

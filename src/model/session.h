@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "../core/compare.h"
 #include "../lesson/lesson.h"
 #include "view.h"
@@ -16,10 +17,15 @@ typedef struct {
     char message[1200];
 } SessionError;
 
-// When the watched file last changed, as far as the session has seen: its modification time and size.
+// A file as the session last saw it: its modification time, size and identity (device, file number), and
+// the hash of its bytes when a change could hide from those (see session_poll).
 typedef struct {
     long long sec, nsec;
     long long size; // -1: the file could not be looked at
+    unsigned long long device, file_id;
+    uint64_t hash;  // of the bytes, when hashed
+    bool hashed;
+    long long looked; // the wall-clock second at which hash held (or the stamp was taken)
 } SessionStamp;
 
 typedef enum { SESSION_CMP_NONE = 0, SESSION_CMP_READY, SESSION_CMP_FAILED } SessionCmpState;
@@ -52,6 +58,8 @@ typedef struct {
     char path[1024];      // the watched file ("" for the built-in lesson)
     SessionStamp stamp;   // of path, when last looked at
     char saved[1100];     // where this session saved the edits of this lesson ("" none): saved over again
+                          // while the file there is still the one it wrote (saved_as), else under a new name
+    SessionStamp saved_as; // the file this session wrote at saved, as written (its bytes' hash included)
     Comparison cmp;       // the single-head version of edit, when cmp_state is SESSION_CMP_READY
     SessionCmpState cmp_state;
     SessionShuffle shuf;  // when shuf_state is SESSION_CMP_READY

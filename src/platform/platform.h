@@ -34,6 +34,8 @@ typedef struct {
     long long owner;                 // the owning user (POSIX uid; on Windows every file is the user's own)
     bool sticky;                     // a folder where only owners may replace files (POSIX S_ISVTX)
     unsigned mode;                   // the permission bits (POSIX st_mode & 0777; 0 on Windows)
+    unsigned long long device, file_id; // which file it is (POSIX st_dev and st_ino; 0 on Windows): a file
+                                        // put in its place (a save through a temporary) is another
 } PlatformStat;
 
 // What is at path, following a link (follow) or not (like lstat). false with errno (ENOENT: nothing there).
@@ -142,8 +144,21 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
 // or the bytes where the file system has none); without it a failed commit removes the new file there.
 // Then the copies go and the folders are flushed. false with *fail filled (KEEP or REPLACE).
 bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail);
+// Puts file i (added, the only one of w) at its target only if nothing is there, in one step: a hard link
+// from its temporary (the bytes copied into an exclusively created file where the file system has no
+// links), so two writers choosing one free name never both get it. false with *fail filled (REPLACE; error
+// EEXIST when something is at the target: nothing there was touched).
+bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailure *fail);
 // Removes every temporary and copy still there (after a failure; nothing after a commit) and frees w.
 void platform_writer_close(PlatformWriter *w);
+
+// --- what a file holds ---
+// A 64-bit hash of bytes (FNV-1a), continued from h (start with PLATFORM_HASH_START).
+#define PLATFORM_HASH_START UINT64_C(1469598103934665603)
+uint64_t platform_hash(uint64_t h, const void *data, size_t len);
+// The hash of the bytes of the regular file at path (followed through a link; never blocking on a FIFO) and
+// their count. false with errno.
+bool platform_file_hash(const char *path, uint64_t *hash, long long *size);
 
 // --- the process ---
 long platform_pid(void);

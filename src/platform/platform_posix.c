@@ -73,6 +73,8 @@ static void fill(PlatformStat *st, const struct stat *sb)
     st->mtime_sec = (long long)sb->st_mtim.tv_sec;
     st->mtime_nsec = (long long)sb->st_mtim.tv_nsec;
 #endif
+    st->device = (unsigned long long)sb->st_dev;
+    st->file_id = (unsigned long long)sb->st_ino;
 }
 
 bool platform_stat(const char *path, bool follow, PlatformStat *st)

@@ -161,6 +161,7 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
     st->owner = 1; // no owners to tell apart, nor root: see platform_user
     st->sticky = false;
     st->mode = 0;
+    st->device = st->file_id = 0; // not asked: the watch and the save compare the bytes as well
     file_time(a.ftLastWriteTime, &st->mtime_sec, &st->mtime_nsec);
     return true;
 }

@@ -1,7 +1,8 @@
 // Writing files all or nothing, the same on every system (compiled with platform_posix.c or platform_win32.c,
 // over their calls): write-sync-close, the temporaries' names, and the writer of a set of files whose commit
-// puts every replaced file back when one rename fails, over regular files only, keeping their permissions.
-// Used by the lesson save, --train --out and the exports.
+// puts every replaced file back when one rename fails, over regular files only, keeping their permissions,
+// or puts a new file only where nothing is; and the hash of what a file holds.
+// Used by the lesson save, --train --out, the exports and the window's watch.
 #include "platform.h"
 
 #include <errno.h>
@@ -297,6 +298,25 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
     return true;
 }
 
+bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailure *fail)
+{
+    WriterFile *f = i < w->count ? &w->files[i] : NULL;
+    if (!f || w->count != 1 || !f->tmp || f->renamed) {
+        failure(fail, PLATFORM_WRITE_WRITE, i, EINVAL);
+        return false;
+    }
+    if (!copy_file(f->path, f->tmp)) { // EEXIST: the name is taken
+        failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
+        return false;
+    }
+    platform_remove(f->tmp);
+    f->renamed = true;
+    char dir[4096];
+    folder_of(dir, sizeof dir, f->path);
+    platform_sync_dir(dir);
+    return true;
+}
+
 void platform_writer_close(PlatformWriter *w)
 {
     if (!w) return;
@@ -310,4 +330,42 @@ void platform_writer_close(PlatformWriter *w)
     }
     free(w->files);
     free(w);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What a file holds
+
+uint64_t platform_hash(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+bool platform_file_hash(const char *path, uint64_t *hash, long long *size)
+{
+    PlatformStat st;
+    bool opened;
+    FILE *in = platform_open_regular(path, &st, &opened);
+    if (!in) {
+        if (opened && st.kind != PLATFORM_REGULAR) errno = EINVAL;
+        return false;
+    }
+    unsigned char buf[65536];
+    uint64_t h = PLATFORM_HASH_START;
+    long long n = 0;
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, in)) > 0) {
+        h = platform_hash(h, buf, r);
+        n += (long long)r;
+    }
+    bool ok = !ferror(in);
+    int e = errno;
+    fclose(in);
+    errno = e;
+    if (ok) {
+        *hash = h;
+        *size = n;
+    }
+    return ok;
 }

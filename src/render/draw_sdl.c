@@ -251,9 +251,11 @@ static TTF_Font *plain_font(DrawSdl *d, FontRole role, int size)
     return f;
 }
 
-// The width of t drawn in runs (the same sum text_render makes).
+// The width of t drawn in runs (the same sum text_render makes; a text of marks alone is its label).
 static bool text_size(DrawSdl *d, FontRole role, int size, const char *t, int *w)
 {
+    char label[64];
+    if (textrun_mark_label(t, label, sizeof label)) t = label;
     TextRun runs[RUN_MAX];
     int n = text_runs(d, role, size, t, runs), h = 0;
     if (n == 0) {
@@ -267,7 +269,8 @@ static bool text_size(DrawSdl *d, FontRole role, int size, const char *t, int *w
         TTF_Font *f = run_font(d, role, size, &runs[i], &k);
         int rw = 0;
         snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
-        if (!f || TTF_SizeUTF8(f, sub, &rw, &h) != 0) return false;
+        if (!f) return false;
+        if (TTF_SizeUTF8(f, sub, &rw, &h) != 0) rw = 0; // a run of marks alone (SDL_ttf: "zero width")
         *w += (int)lround(rw * k);
     }
     return true;
@@ -314,14 +317,33 @@ static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
     return o;
 }
 
+// A line that shows nothing (every run of it zero width): transparent, one pixel wide, a line high.
+static SDL_Surface *text_blank(TTF_Font *base)
+{
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 1, base ? TTF_FontHeight(base) : 1, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (s) SDL_FillRect(s, NULL, 0);
+    return s;
+}
+
+// Does f draw t with no width at all? (SDL_ttf then fails to render it: "Text has zero width".)
+static bool text_zero_width(TTF_Font *f, const char *t)
+{
+    int w = 0, h = 0;
+    return TTF_SizeUTF8(f, t, &w, &h) != 0 || w <= 0;
+}
+
 // t rendered: in one call for text_simple text, else run by run (each shaped in its font, script and
-// direction, in visual order) on one line whose baseline is the role font's.
+// direction, in visual order) on one line whose baseline is the role font's. A run of marks alone is
+// left out, and a text of marks alone is drawn as its label (textrun_mark_label).
 static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char *t, SDL_Color c)
 {
+    char label[64];
+    if (textrun_mark_label(t, label, sizeof label)) t = label;
     TextRun runs[RUN_MAX];
     int n = text_runs(d, role, size, t, runs);
     if (n == 0) {
         TTF_Font *f = plain_font(d, role, size);
+        if (f && text_zero_width(f, t)) return text_blank(f);
         return f ? TTF_RenderUTF8_Blended(f, t, c) : NULL;
     }
     TTF_Font *base = font_get(d, role, size);
@@ -334,6 +356,8 @@ static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char 
         double k;
         TTF_Font *f = run_font(d, role, size, &runs[i], &k);
         snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
+        parts[i] = NULL;
+        if (f && text_zero_width(f, sub)) continue;
         SDL_Surface *p = f ? TTF_RenderUTF8_Blended(f, sub, c) : NULL;
         if (p && k != 1.0) {
             SDL_Surface *q = shrink(p, (int)lround(p->w * k), (int)lround(p->h * k));
@@ -347,7 +371,8 @@ static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char 
             total += p->w;
         }
     }
-    SDL_Surface *out = ok && total > 0 ? SDL_CreateRGBSurfaceWithFormat(0, total, height, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    if (ok && total == 0) return text_blank(base);
+    SDL_Surface *out = ok ? SDL_CreateRGBSurfaceWithFormat(0, total, height, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
     int x = 0;
     for (int i = 0; i < n; i++) {
         if (!parts[i]) continue;

@@ -2,6 +2,7 @@
 // patterns or clip paths, which slide programs import badly) and text with named fonts and a generic fallback.
 #include "svg.h"
 #include "../core/utf8.h"
+#include "textrun.h"
 
 #include "../lesson/strbuf.h"
 
@@ -151,15 +152,17 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
             // Anchored at the middle of the measured width, so another font's different width spreads
             // evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line height).
             int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
+            char label[64]; // a text of marks alone is written as the label the window draws and measured
+            const char *text = textrun_mark_label(scene_text(s, c), label, sizeof label) ? label : scene_text(s, c);
             strbuf_printf(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
                     c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
                     c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
             // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and an
             // ellipsis there, on the left.
-            if (utf8_is_rtl(scene_text(s, c))) strbuf_puts(&o, " direction=\"rtl\"");
+            if (utf8_is_rtl(text)) strbuf_puts(&o, " direction=\"rtl\"");
             put_color(&o, "fill", c->color);
             strbuf_puts(&o, ">");
-            put_escaped(&o, scene_text(s, c));
+            put_escaped(&o, text);
             strbuf_puts(&o, "</text>\n");
             break;
         }

@@ -1,6 +1,7 @@
 // Text runs in visual order: clusters -> font, script, direction -> runs -> bidi levels -> reordered.
 #include "textrun.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../core/utf8.h"
@@ -172,4 +173,33 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
     free(levels);
     free(cl);
     return r;
+}
+
+// A code point drawn as nothing: utf8_invisible's, the variation selectors, the soft hyphen, the
+// combining grapheme joiner, the Arabic letter mark and the tags.
+static bool no_glyph(uint32_t cp)
+{
+    return utf8_invisible(cp) || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF) ||
+           (cp >= 0xE0000 && cp <= 0xE007F) || cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x180E;
+}
+
+bool textrun_mark_label(const char *t, char *out, size_t cap)
+{
+    size_t len = strlen(t);
+    if (len == 0 || cap < 64) return false;
+    for (size_t i = 0; i < len;)
+        if (!no_glyph(utf8_decode(t, len, &i))) return false;
+    // U+27E8 and U+27E9 (the angle brackets) around at most four names, then an ellipsis.
+    size_t n = (size_t)snprintf(out, cap, "\xe2\x9f\xa8");
+    int named = 0;
+    for (size_t i = 0; i < len; named++) {
+        uint32_t cp = utf8_decode(t, len, &i);
+        if (named == 4) {
+            n += (size_t)snprintf(out + n, cap - n, " \xe2\x80\xa6");
+            break;
+        }
+        n += (size_t)snprintf(out + n, cap - n, "%sU+%04X", named ? " " : "", (unsigned)cp);
+    }
+    snprintf(out + n, cap - n, "\xe2\x9f\xa9");
+    return true;
 }

@@ -24,4 +24,10 @@ typedef int (*TextFontOf)(void *user, uint32_t cp, bool emoji);
 // max runs or memory ran out.
 int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max, bool *rtl_paragraph);
 
+// What a text of marks alone (format marks, joiners, variation selectors: no glyph in any font, so
+// nothing a class could see, e.g. a token that is one U+200B) is drawn as: its code points named,
+// "\u27e8U+200B\u27e9" or "\u27e8U+200D U+FE0F\u27e9", written into out (cap bytes). Returns false (out
+// untouched) when t is "" or has a character that shows. Every backend draws and measures the label.
+bool textrun_mark_label(const char *t, char *out, size_t cap);
+
 #endif
