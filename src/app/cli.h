@@ -41,6 +41,10 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // May cli_print_grad print loss and g? false when a number is infinite or not a number, with why (cap
 // bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n, d_model).
 bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
+// --trace --stage: stage `stage` (a Stage; -1: every stage of the lesson) of head `head` as the board shows it,
+// tab-separated (stage_text_tsv). Returns how many stages it printed (0: the lesson has no such stage), -1 when
+// the head is out of range or memory ran out.
+int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int head);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);
