@@ -171,9 +171,8 @@ bool stage_text_view(ViewState *st, const AttnParams *p, Stage s, int head)
 
 // ---- HTML ------------------------------------------------------------------------------------------------
 
-// Appends text escaped for HTML; in the board's notation ('^' raises one character, or a group in parentheses)
-// when math.
-static void html_put(StrBuf *b, const char *s, bool math)
+// '^' raises one character, or a group in parentheses (drawn without them), as on the board.
+void stage_text_html_put(StrBuf *b, const char *s, bool math)
 {
     for (const char *p = s; *p; p++) {
         if (math && p[0] == '^' && p[1]) {
@@ -187,7 +186,7 @@ static void html_put(StrBuf *b, const char *s, bool math)
             strbuf_puts(b, "<sup>");
             for (const char *q = start; q < end; q++) {
                 char one[2] = {*q, '\0'};
-                html_put(b, one, false);
+                stage_text_html_put(b, one, false);
             }
             strbuf_puts(b, "</sup>");
             p = close && end == close ? close : end - 1;
@@ -219,7 +218,7 @@ static void html_text(void *ctx, StageTextKind kind, const char *text)
     };
     StrBuf *b = ctx;
     strbuf_puts(b, open[kind]);
-    html_put(b, text, true);
+    stage_text_html_put(b, text, true);
     strbuf_puts(b, close[kind]);
 }
 
@@ -229,19 +228,19 @@ static void html_table(void *ctx, const StageTextSrc *src, const StageTable *t)
     char label[128], v[32];
     const char *key = mat_info(t->mat)->key;
     strbuf_printf(b, "<div class=\"st-scroll\"><table data-mat=\"%s\" data-head=\"%d\"><caption>", key, t->head);
-    html_put(b, t->caption, true);
+    stage_text_html_put(b, t->caption, true);
     strbuf_puts(b, "</caption>\n<thead><tr><td></td>");
     for (int c = 0; c < t->cols; c++) {
         stage_text_label(src, t, false, c, label, sizeof label);
         strbuf_puts(b, "<th scope=\"col\">");
-        html_put(b, label, false);
+        stage_text_html_put(b, label, false);
         strbuf_puts(b, "</th>");
     }
     strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (int r = 0; r < t->rows; r++) {
         stage_text_label(src, t, true, r, label, sizeof label);
         strbuf_puts(b, "<tr><th scope=\"row\">");
-        html_put(b, label, false);
+        stage_text_html_put(b, label, false);
         strbuf_puts(b, "</th>");
         for (int c = 0; c < t->cols; c++) {
             bool shown = stage_text_value(src, t, r, c, v, sizeof v);

@@ -61,6 +61,8 @@ void stage_text_plain(const char *in, char *out, size_t cap);
 // The whole stage as the page's HTML (a fragment: headings, paragraphs and tables with captions and <th scope>
 // headers, text escaped; each number cell carries data-mat, data-head, data-row, data-col). False when out of memory.
 bool stage_text_html(StrBuf *out, const StageTextSrc *src);
+// Appends text escaped for HTML; in the board's notation ('^' raises: <sup>) when math.
+void stage_text_html_put(StrBuf *b, const char *text, bool math);
 // The whole stage as tab-separated text: one line per piece, each matrix a header line of column labels then
 // one line per row (its label, its cells), a blank line after it; pastes into a spreadsheet.
 bool stage_text_tsv(StrBuf *out, const StageTextSrc *src);
