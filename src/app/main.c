@@ -140,6 +140,7 @@ static bool find_font_dir(char *out, size_t cap)
     snprintf(out, cap, "%s/fonts", assets);
     return true;
 }
+#endif
 
 // --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights, masked).
 static bool parse_stage(const char *key, int *out)
@@ -158,6 +159,7 @@ static bool parse_stage(const char *key, int *out)
     return true;
 }
 
+#ifndef MHA_NO_GUI
 // Turns the --export options into a request; prints what was expected and returns false when one is wrong.
 static bool parse_export(const Args *a, ExportRequest *r)
 {
