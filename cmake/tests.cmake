@@ -19,6 +19,8 @@ mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
 # The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
 mha_test(test_model mha_model)
+# The stage as text (issue 24): the page's text view (HTML tables), the clipboard and --trace --stage.
+mha_test(test_stage_text mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.
 mha_test(test_questions mha_model)
 # Gradients against central finite differences and the Adam trainer (issue 15).

@@ -287,6 +287,10 @@ try {
     await p2.close();
   }
 
+  // 8. Accessibility (issue 24): the page with axe-core, the text view in the accessibility tree, the keyboard.
+  if (process.env.MHA_AXE) await accessibility(browser, url, process.env.MHA_AXE, process.env.MHA_WEB_A0);
+  else check(false, "accessibility: no axe-core given (MHA_AXE): not checked");
+
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
 } catch (e) {
   console.log("FAIL " + (e && e.stack ? e.stack : e));
@@ -296,3 +300,204 @@ try {
 }
 console.log(failed ? `${failed} check(s) failed` : "all browser checks passed");
 process.exit(failed ? 1 : 0);
+
+// ---- 8. Accessibility (issue 24) ---------------------------------------------------------------------------
+// axe-core (pinned, MHA_AXE: its axe.min.js) on every stage of the cat lesson, its three questions (each answered
+// with the keyboard alone), the Chinese lesson and the training view: no violation of the WCAG 2.0/2.1/2.2 A and
+// AA rules, with the text view shown and hidden. Then Chromium's accessibility tree at the softmax: every number
+// of A₀ (a0: its rows as --trace --stage softmax --head 0 prints them, tab-separated, rows split by "|") is a
+// table cell of the row headed by its token, under the column headed by its key. The live line follows the
+// keys; with reduced motion a step is one frame; at 320 CSS px the text view does not scroll sideways.
+async function accessibility(browser, url, axePath, a0) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(timeout);
+  await page.setViewport({ width: 1280, height: 720, deviceScaleFactor: 1 });
+  const origin = new URL(url).origin;
+  await page.setRequestInterception(true);
+  page.on("request", (r) => (r.url().startsWith(origin + "/") || /^(data|blob):/.test(r.url()) ? r.continue() : r.abort()));
+  page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  const axeSource = fs.readFileSync(axePath, "utf8");
+  const frames = () => page.evaluate(() => window.mhaState.frames);
+  const state = () => page.evaluate(() => window.mhaState);
+  // The text view written for the frame on screen: its title is the stage's.
+  const said = () => page.evaluate(() => window.mhaSaid || "");
+  async function press(k, opts) {
+    const b = await frames();
+    await page.keyboard.press(k, opts);
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, b);
+  }
+  const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"];
+  let runs = 0, violations = 0;
+  async function audit(what) {
+    const found = await page.evaluate(async (tags) => {
+      const r = await window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+      return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ")}`);
+    }, tags);
+    runs++;
+    violations += found.length;
+    if (found.length && !/probe/.test(what)) console.log(`FAIL axe on ${what}: ${found.length} violation(s)\n    ` + found.join("\n    "));
+  }
+  await page.goto(url + "#lesson=the-cat-sat&stage=input&head=0");
+  await page.waitForFunction(() => window.mhaState.frames >= 1 && document.querySelector("#textbody table"));
+  await page.addScriptTag({ content: axeSource });
+  // The audit can fail: an image without a text alternative put in the page is found, then taken out again.
+  {
+    await page.evaluate(() => { const i = document.createElement("img"); i.id = "axe-probe"; i.src = "data:,"; document.body.appendChild(i); });
+    const before = violations;
+    await audit("a probe image without alt (expected: one violation)");
+    const found = violations - before;
+    violations = before;
+    await page.evaluate(() => document.getElementById("axe-probe").remove());
+    check(found === 1, `axe-core finds the probe image without alt (${found} violation)`);
+  }
+  await audit("the input stage, text view hidden");
+  const hidden = await page.evaluate(() => {
+    const v = document.getElementById("textview"), r = v.getBoundingClientRect(), cs = getComputedStyle(v);
+    return { w: r.width, display: cs.display, vis: cs.visibility, tables: v.querySelectorAll("table").length };
+  });
+  check(hidden.w <= 1 && hidden.display !== "none" && hidden.vis !== "hidden" && hidden.tables > 0,
+        `text view hidden: ${hidden.w}px wide, display ${hidden.display}, ${hidden.tables} table(s) still in the page`);
+  await page.click("#textToggle");
+  await page.waitForFunction(() => document.getElementById("textview").getBoundingClientRect().width > 200);
+  await page.focus("#canvas");
+  // Every stage of the cat lesson; its questions answered with the keyboard: a key on the board (choice), Enter
+  // on a cell of the text view (cell), a number typed on the board (value).
+  const seen = [];
+  let answered = 0;
+  for (let i = 0; i < 40; i++) {
+    const st = await state();
+    if (st.quiz === "asking") {
+      await audit(`a question on ${st.stage} (head ${st.head})`);
+      const kind = await page.evaluate(() => (document.querySelector("#textbody .st-question") || {}).textContent || "");
+      if (/Press/.test(kind)) await press("3");
+      else if (/Click/.test(kind)) {
+        await page.focus("#textbody table[data-mat=weights] td[data-row='1'][data-col='1']");
+        await page.keyboard.press("Enter");
+      } else {
+        for (const k of "0.61") await press(k);
+        await press("Enter");
+      }
+      await page.waitForFunction(() => window.mhaState.quiz === "revealed");
+      const verdict = await said();
+      check(/^✓ Right — /.test(verdict), `question on ${st.stage} answered with the keyboard alone; the live line: "${verdict}"`);
+      answered++;
+      await audit(`the answer on ${st.stage}`);
+      await page.focus("#canvas");
+      continue;
+    }
+    if (!seen.includes(st.stage)) {
+      seen.push(st.stage);
+      await audit(`the stage ${st.stage}`);
+    }
+    if (st.stage === "output") break;
+    const before = await said();
+    await press("PageDown");
+    await page.waitForFunction((b) => (window.mhaSaid || "") !== b || window.mhaState.quiz !== "none", {}, before);
+  }
+  check(seen.length === 8 && answered === 3, `axe on the ${seen.length} stages of the cat lesson (${seen.join(" ")}) and its ${answered} questions`);
+  // Keys change the live line: PageUp from the output says the stage it goes to.
+  {
+    const before = await page.evaluate(() => document.getElementById("announce").textContent);
+    await press("PageUp");
+    await page.waitForFunction((b) => document.getElementById("announce").textContent !== b, {}, before);
+    const now = await page.evaluate(() => document.getElementById("announce").textContent);
+    check(/^Concat/.test(now), `PageUp: the live line says "${now}" (was "${before}")`);
+  }
+  // The Chinese lesson: the page and the text view in Chinese.
+  await page.evaluate(() => { location.hash = "#lesson=mao-zuo-zai-dianzi-shang&stage=softmax&head=0"; });
+  await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" && document.documentElement.lang === "zh");
+  await audit("the Chinese lesson");
+  // The training view: T trains, the live line reports the step every few seconds.
+  await page.evaluate(() => { location.hash = "#lesson=learn-first-token&stage=softmax&head=0"; });
+  await page.waitForFunction(() => window.mhaState.lesson === "learn-first-token" && document.documentElement.lang === "en");
+  await page.focus("#canvas");
+  await page.keyboard.press("t");
+  await page.waitForFunction(() => /^Training: step [1-9]/.test(window.mhaSaid || ""));
+  await audit("the training view");
+  await page.keyboard.press("t"); // pause
+  check(runs >= 14 && violations === 0, `axe-core: ${violations} WCAG 2.0/2.1/2.2 A/AA violations in ${runs} runs`);
+
+  // The accessibility tree at the softmax, head 0: A₀'s numbers as cells with their tokens as headers.
+  await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=softmax&head=0"; });
+  await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && window.mhaState.stage === "softmax" &&
+                                   window.mhaState.head === 0 && document.querySelector("#textbody table[data-mat=weights]"));
+  if (!a0) check(false, "accessibility tree: no expected A₀ (MHA_WEB_A0): not checked");
+  else {
+    const cdp = await page.target().createCDPSession();
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    const role = (n) => (n.role && n.role.value) || "";
+    const name = (n) => (n.name && n.name.value) || "";
+    const table = nodes.find((n) => role(n) === "table" && /^A₀/.test(name(n)));
+    const rows = [];
+    const walk = (n) => {
+      if (!n) return;
+      if (role(n) === "row") {
+        const cells = [];
+        const inner = (m) => {
+          if (!m) return;
+          if (["cell", "gridcell", "columnheader", "rowheader"].includes(role(m))) cells.push([role(m), name(m).trim()]);
+          else for (const c of m.childIds || []) inner(byId.get(c));
+        };
+        for (const c of n.childIds || []) inner(byId.get(c));
+        rows.push(cells);
+        return;
+      }
+      for (const c of n.childIds || []) walk(byId.get(c));
+    };
+    walk(table);
+    const want = a0.split("|").map((l) => l.split("\t"));
+    const header = want[0].slice(1), got = [];
+    let ok = !!table && rows.length === want.length;
+    for (let r = 0; ok && r < want.length; r++) {
+      const cells = rows[r];
+      if (r === 0) {
+        const cols = cells.filter((c) => c[0] === "columnheader").map((c) => c[1]);
+        ok = JSON.stringify(cols) === JSON.stringify(header);
+        continue;
+      }
+      ok = cells[0] && cells[0][0] === "rowheader" && cells[0][1] === want[r][0];
+      for (let c = 1; ok && c < want[r].length; c++) {
+        ok = cells[c] && ["cell", "gridcell"].includes(cells[c][0]) && cells[c][1].replace("−", "-") === want[r][c];
+        got.push(cells[c] ? cells[c][1] : "?");
+      }
+    }
+    check(ok, `accessibility tree: table "${table ? name(table) : "?"}" has A₀'s ${got.length} numbers (${got.join(" ")}) as cells ` +
+              `under the columns ${header.join(", ")} and in rows headed by the tokens`);
+  }
+  // A cell's arithmetic by keyboard: the arrows move the focused cell, the text view says its arithmetic.
+  {
+    await page.focus("#textbody table[data-mat=weights] td[data-row='0'][data-col='0']");
+    await page.waitForFunction(() => /A₀ \[The, The\] = 0\.6111/.test((document.querySelector("#textbody h3.st-cell") || {}).textContent || ""));
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction(() => /A₀ \[The, cat\]/.test((document.querySelector("#textbody h3.st-cell") || {}).textContent || "") &&
+                                     document.activeElement.dataset.col === "1");
+    const lines = await page.evaluate(() => [...document.querySelectorAll("#textbody .st-cell")].map((e) => e.textContent));
+    const live = await page.evaluate(() => document.getElementById("announce").textContent);
+    check(lines.length >= 2 && /A₀ \[The, cat\]/.test(live), `arrow key on a cell: the text view explains it (${lines.join(" / ")}); the live line: "${live}"`);
+  }
+  // Reduced motion: a step is one frame, nothing moves after it.
+  {
+    await page.emulateMediaFeatures([{ name: "prefers-reduced-motion", value: "reduce" }]);
+    await page.focus("#canvas");
+    const b = await frames();
+    await page.keyboard.press("PageUp");
+    await page.waitForFunction((b) => window.mhaState.frames > b, {}, b);
+    await page.evaluate(() => new Promise((done) => { let k = 0; const t = () => (++k >= 30 ? done() : requestAnimationFrame(t)); requestAnimationFrame(t); }));
+    const a = await frames();
+    check(a === b + 1, `reduced motion: a step is ${a - b} frame(s), nothing animates after it`);
+  }
+  // 320 CSS px wide (400 % zoom of 1280): the bar wraps, the text view does not scroll sideways.
+  {
+    await page.setViewport({ width: 320, height: 640, deviceScaleFactor: 1 });
+    await page.waitForFunction(() => document.getElementById("textview").getBoundingClientRect().width <= 320);
+    const m = await page.evaluate(() => {
+      const v = document.getElementById("textview"), t = document.getElementById("textToggle").getBoundingClientRect();
+      return { sw: v.scrollWidth, cw: v.clientWidth, doc: document.documentElement.scrollWidth, toggle: t.right };
+    });
+    check(m.sw <= m.cw && m.doc <= 320 && m.toggle <= 320,
+          `320 CSS px: the text view ${m.sw} px of content in ${m.cw} px, the page ${m.doc} px wide, the toggle inside (${m.toggle})`);
+    await page.screenshot({ path: path.join(shots, "web-a11y-320.png") });
+  }
+  await page.close();
+}

@@ -26,11 +26,19 @@ size=$(cat "$DIST/index.html" "$DIST/mha-tracer.js" "$DIST/mha-tracer.wasm" "$DI
 [ "$size" -lt 5000000 ] || { echo "FAIL the page is $size bytes (at most 5000000)"; exit 1; }
 echo "ok   the page is $size bytes with its fonts and the lesson library (under 5 MB)"
 PUPPETEER=21.11.0
-NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER
-if [ ! -f "$NODE_DIR/node_modules/puppeteer-core/package.json" ]; then
+AXE=4.10.2 # axe-core: the accessibility rules (WCAG 2.0/2.1/2.2 A and AA) run in the page
+NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER-axe-$AXE
+if [ ! -f "$NODE_DIR/node_modules/puppeteer-core/package.json" ] || [ ! -f "$NODE_DIR/node_modules/axe-core/axe.min.js" ]; then
     mkdir -p "$NODE_DIR"
     (cd "$NODE_DIR" && echo '{"private":true}' >package.json &&
-        npm install --no-audit --no-fund --silent --save-exact "puppeteer-core@$PUPPETEER" >/dev/null)
+        npm install --no-audit --no-fund --silent --save-exact "puppeteer-core@$PUPPETEER" "axe-core@$AXE" >/dev/null)
+fi
+# The accessibility tree's A_0 at the softmax is checked against the Linux build's --trace --stage (its table
+# lines, "|" between them); without the Linux build that check fails as not run.
+A0=
+if [ $# -ge 4 ]; then
+    A0=$("$4" --trace --stage softmax --head 0 "$SRC/lessons/the-cat-sat.json" |
+        awk -F'\t' '/^A₀\t/ { f = 1 } f && NF > 1 { printf "%s%s", (n++ ? "|" : ""), $0 } f && NF <= 1 { exit }')
 fi
 # The expected colour: viridis at A_0[The, The] = 0.6111, from the program's own colour map.
 cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
@@ -55,5 +63,5 @@ while [ ! -s "$SHOTS/port" ]; do
 done
 PORT=$(head -1 "$SHOTS/port")
 cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
-MHA_WEB_DIST=$DIST node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
+MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
     "$(ls "$SRC"/lessons/*.json | grep -vc "lesson.schema.json")"

@@ -4,6 +4,7 @@
 
 #include "core/utf8.h"
 #include "model/questions.h"
+#include "model/stage_text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -850,4 +851,25 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         if (PARAMS[i].per_head) fputc(']', out);
     }
     fputs("\n}}\n", out);
+}
+
+// ---- one stage as the board shows it (--trace --stage) -------------------------------------------------
+
+int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int head)
+{
+    ViewState st;
+    Stage stages[STAGE_COUNT];
+    int n = model_stages(&l->params, stages), printed = 0;
+    for (int i = 0; i < n; i++) {
+        if (stage >= 0 && stages[i] != (Stage)stage) continue;
+        if (!stage_text_view(&st, &l->params, stages[i], head)) return -1;
+        StageTextSrc src = {&st, l, t};
+        StrBuf b = {0};
+        bool ok = stage_text_tsv(&b, &src);
+        if (ok && b.p) fprintf(out, "%s%s", printed ? "\n" : "", b.p);
+        free(b.p);
+        if (!ok) return -1;
+        printed++;
+    }
+    return printed;
 }

@@ -51,6 +51,10 @@ void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block
 void cli_json_string(FILE *out, const char *s);
 void cli_json_row(FILE *out, const double *row, int count);
 void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *indent, bool last);
+// --trace --stage: stage `stage` (a Stage; -1: every stage of the lesson) of head `head` as the board shows it,
+// tab-separated (stage_text_tsv). Returns how many stages it printed (0: the lesson has no such stage), -1 when
+// the head is out of range or memory ran out.
+int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int head);
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);

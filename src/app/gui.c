@@ -22,6 +22,7 @@
 
 #include "../model/questions.h"
 #include "../model/session.h"
+#include "../model/stage_text.h"
 #include "cli.h" // cli_line: messages to the terminal with control characters escaped
 #include "../model/view.h"
 #include "../render/draw_sdl.h"
@@ -596,9 +597,32 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     return changed;
 }
 
+#ifndef __EMSCRIPTEN__ // the page has the text view for this (gui_web.inc)
+// Ctrl+C: the stage on screen as tab-separated text on the clipboard (stage_text_tsv: its title, formula and
+// explanation, each matrix with its token headers, cells hidden by a question as "?"), for a spreadsheet or a
+// screen reader's document; the header says so. Returns true (the header changed).
+static bool copy_stage(Gui *g)
+{
+    Lesson shown = session_shown(&g->doc);
+    StageTextSrc src = {&g->st, &shown, &g->doc.trace};
+    StrBuf b = {0};
+    if (!stage_text_tsv(&b, &src) || !b.p || SDL_SetClipboardText(b.p) != 0)
+        show_error(g, TR("Not copied: %s"), b.p ? SDL_GetError() : "out of memory");
+    else {
+        snprintf(g->flash, sizeof g->flash, "%s", TR("Copied the stage as text (tab-separated, with the tokens) to the clipboard"));
+        g->flash_until = SDL_GetTicks() + FLASH_MS;
+    }
+    free(b.p);
+    return true;
+}
+#endif
+
 // One SDL event: translated (gui_input.c), then carried out here.
 static bool handle_event(Gui *g, const SDL_Event *e)
 {
+#ifndef __EMSCRIPTEN__
+    if (e->type == SDL_KEYDOWN && e->key.keysym.sym == SDLK_c && (e->key.keysym.mod & KMOD_CTRL)) return copy_stage(g);
+#endif
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);

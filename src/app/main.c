@@ -143,6 +143,7 @@ static bool find_font_dir(char *out, size_t cap)
     snprintf(out, cap, "%s/fonts", assets);
     return true;
 }
+#endif
 
 // --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights, masked).
 static bool parse_stage(const char *key, int *out)
@@ -161,6 +162,7 @@ static bool parse_stage(const char *key, int *out)
     return true;
 }
 
+#ifndef MHA_NO_GUI
 // Turns the --export options into a request; prints what was expected and returns false when one is wrong.
 static bool parse_export(const Args *a, ExportRequest *r)
 {
@@ -667,11 +669,41 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
     return finish_stdout();
 }
 
+// --trace --stage NAME|all [--head N]: only that stage (or each), as the board shows it (cli_print_stage).
+static int run_trace_stage(const Args *a, const Lesson *l, const char *path, const Trace *t)
+{
+    int stage = EXPORT_ALL_STAGES;
+    double head = 0;
+    if (!a->value[OPT_STAGE]) {
+        cli_line(stderr, "mha-tracer: error: --head with --trace prints one stage: add --stage NAME (or all)\n");
+        return EXIT_USAGE;
+    }
+    if (!parse_stage(a->value[OPT_STAGE], &stage)) return EXIT_USAGE;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
+    if ((int)head >= l->params.heads) {
+        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n", path ? path : "<built-in>",
+                 (int)head, l->params.heads, l->params.heads == 1 ? "" : "s", l->params.heads - 1);
+        return EXIT_USAGE;
+    }
+    int n = cli_print_stage(stdout, l, t, stage, (int)head);
+    if (n < 0) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    if (n == 0) {
+        cli_line(stderr, "%s: error: --stage %s: this lesson has no such stage\n", path ? path : "<built-in>",
+                 a->value[OPT_STAGE]);
+        return EXIT_USAGE;
+    }
+    return finish_stdout();
+}
+
 // What a lesson's mode prints (--trace, --json, --questions, --grad, --compare, --export) from its trace.
 static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
                     ExportRequest *xreq)
 {
     if (a->mode == MODE_JSON && (a->value[OPT_DECODE] || a->value[OPT_TILES])) return run_decode_tiles(a, l, path, t, extra);
+    if (a->mode == MODE_TRACE && (a->value[OPT_STAGE] || a->value[OPT_HEAD])) return run_trace_stage(a, l, path, t);
     if (a->mode == MODE_TRACE || a->mode == MODE_JSON) {
         if (a->mode == MODE_TRACE) cli_print_trace_ex(stdout, l, t, extra);
         else cli_print_json_ex(stdout, l, t, extra);

@@ -56,10 +56,12 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_WHAT] = {"--what", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE, .choices = WHATS,
                   .help = "heatmaps (default): one image per head and one of all heads;\n"
                           "board: the whole screen of a stage, as the window shows it"},
-    [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_EXPORT, .flags = SUB, .col = 35,
+    [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, scores, scaled, mask,\n"
-                           "softmax (default), weighted-sum, concat or output"},
+                           "softmax (default), weighted-sum, concat or output;\n"
+                           "with --trace: print only that stage (or all) as the board shows it,\n"
+                           "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
                     .choices = FORMATS, .help = "default png"},
     [OPT_SCALE] = {"--scale", .arg = "K", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_NUMBER,
@@ -67,9 +69,9 @@ const Option OPTIONS[OPT_COUNT] = {
                    .help = "pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)"},
     [OPT_BACKGROUND] = {"--background", .with = WITH_EXPORT, .flags = SUB, .col = 35, .gap = 3,
                         .kind = VALUE_CHOICE, .choices = BACKGROUNDS, .help = "default white"},
-    [OPT_HEAD] = {"--head", .arg = "N", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
+    [OPT_HEAD] = {"--head", .arg = "N", .with = WITH_STAGE, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
                   .min = 0, .max = 1000000, .expects = "a head number from 0", // the lesson's count: export_run
-                  .help = "board: the head it shows (default 0)"},
+                  .help = "board (and --trace --stage): the head it shows (default 0)"},
     [OPT_CELL] = {"--cell", .arg = "ROW,COL", .with = WITH_EXPORT, .flags = SUB, .col = 35,
                   .help = "board: the result cell whose arithmetic it shows (default the first;\n"
                           "the file name then carries it)"},
@@ -118,6 +120,7 @@ static const struct {
     [WITH_TRAIN] = {1u << MODE_TRAIN | 1u << MODE_NEW, "--train LESSON"},
     [WITH_EXPORT] = {1u << MODE_EXPORT | 1u << MODE_NEW, "--export DIR"},
     [WITH_JSON] = {1u << MODE_JSON | 1u << MODE_NEW, "--json"},
+    [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_NEW, "--export DIR or --trace"},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";

@@ -25,7 +25,7 @@ typedef enum {
 } OptionId;
 
 // The modes an option other than a mode goes with ("--format only works with --export DIR").
-typedef enum { WITH_ANY, WITH_NEW, WITH_TEACH, WITH_TRAIN, WITH_EXPORT, WITH_JSON, WITH_COUNT } OptionWith;
+typedef enum { WITH_ANY, WITH_NEW, WITH_TEACH, WITH_TRAIN, WITH_EXPORT, WITH_JSON, WITH_STAGE, WITH_COUNT } OptionWith;
 
 // How a value is read (options_number, options_choice); VALUE_TEXT: by the code that uses it.
 typedef enum { VALUE_TEXT, VALUE_WHOLE, VALUE_NUMBER, VALUE_CHOICE, VALUE_LANG } ValueKind;

@@ -297,7 +297,11 @@ static const char *const HELP[][2] = {
     {N_("click the strip"), N_("that stage (the stage shown: its next part)")},
     {N_(".   ,"), N_("fill the result one cell at a time / undo")},
     {N_("1 \xe2\x80\xa6 9"), N_("show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)")},
+#ifdef __EMSCRIPTEN__ // the page: Tab moves the focus (the bar, the text view), never trapped in the board
+    {N_("Tab / Shift+Tab"), N_("the page's controls and its text view (heads: 1 \xe2\x80\xa6 9)")},
+#else
     {N_("Tab / Shift+Tab"), N_("next / previous head")},
+#endif
     {N_("A"), N_("all heads at once / one head")},
     {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
     {N_("D"), N_("dark board / light board")},
@@ -311,6 +315,9 @@ static const char *const HELP[][2] = {
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},
+#ifndef __EMSCRIPTEN__
+    {N_("Ctrl+C"), N_("copy the stage as text: tab-separated, with the tokens")},
+#endif
 #ifdef __EMSCRIPTEN__ // the page: files become the browser's downloads
     {N_("Ctrl+S"), N_("download the edited lesson (NAME-edited.json)")},
     {N_("E  /  Shift+E"), N_("slides of the heatmap / of the whole board: PNG + SVG, downloaded")},
