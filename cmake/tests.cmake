@@ -48,6 +48,14 @@ add_test(NAME test_grad_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_
          $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 36)
 set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
 
+# RoPE (both pair conventions, several bases), kv_heads and sliding windows on random lessons: --json against
+# NumPy within 1e-12, --grad against PyTorch autograd within 1e-9 (issue 22; skipped without the tools).
+add_test(NAME test_modern_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_modern.sh numpy
+         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 60)
+add_test(NAME test_modern_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_modern.sh torch
+         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR} 48)
+set_tests_properties(test_modern_numpy test_modern_torch PROPERTIES SKIP_RETURN_CODE 77)
+
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).
 mha_test(test_cost mha_core)
