@@ -243,7 +243,7 @@ static void f_rotate(const AttnParams *p, int head, char *buf, size_t cap)
     head_sub(h, sizeof h, head);
     char base[32];
     model_format_value(p->rope_base, base, sizeof base);
-    snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by pÂ·Î¸_j in pair j,   Î¸_j = 1 / %s^(2j/%d),   pairs %s"),
+    snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by p\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
              h, h, base, p->d_k, p->rope == ROPE_INTERLEAVED ? "(2j, 2j+1)" : "(j, j+d_k/2)");
 }
 // "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
