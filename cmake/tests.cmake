@@ -21,6 +21,8 @@ mha_test(test_lesson_write mha_lesson)
 mha_test(test_model mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.
 mha_test(test_questions mha_model)
+# RoPE's relative positions, grouped K/V heads, the window and their shipped lessons (issue 22).
+mha_test(test_modern mha_model)
 # Gradients against central finite differences and the Adam trainer (issue 15).
 mha_test(test_grad mha_lesson)
 # The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.
