@@ -11,18 +11,9 @@ import tempfile
 
 import numpy as np
 
+from test_numpy_features import sinusoidal  # the same reference positions as issue 14's test
+
 BASES = [10000.0, 500000.0, 100.0, 2.5, 1e6, 7.0]
-
-
-def sinusoidal(rows, d):
-    p = np.zeros((rows, d))
-    for pos in range(rows):
-        for i in range(0, (d + 1) // 2):
-            angle = pos / 10000 ** (2 * i / d)
-            p[pos, 2 * i] = np.sin(angle)
-            if 2 * i + 1 < d:
-                p[pos, 2 * i + 1] = np.cos(angle)
-    return p
 
 
 def rope_of(L):
@@ -45,11 +36,66 @@ def rope_tables(rows, dk, pairs, base):
     return np.cos(angle), np.sin(angle), a, b
 
 
-def rotate_np(x, pairs, base):
+def rotate(x, pairs, base, ops):
     c, s, a, b = rope_tables(x.shape[0], x.shape[1], pairs, base)
-    out = x.copy()
+    c, s = ops.tensor(c), ops.tensor(s)
+    out = ops.copy(x)
     out[:, a] = x[:, a] * c - x[:, b] * s
     out[:, b] = x[:, a] * s + x[:, b] * c
+    return out
+
+
+class NumpyOps:
+    tensor = staticmethod(np.asarray)
+    copy = staticmethod(np.copy)
+    cat = staticmethod(lambda zs: np.concatenate(zs, axis=1))
+
+    @staticmethod
+    def softmax(scaled, hidden):
+        scaled = np.where(hidden, -np.inf, scaled)
+        e = np.exp(scaled - np.max(scaled, axis=1, keepdims=True))
+        return scaled, e / e.sum(axis=1, keepdims=True)
+
+
+class TorchOps:
+    def __init__(self):
+        import torch
+        torch.set_default_dtype(torch.float64)
+        self.torch = torch
+        self.tensor = torch.tensor
+        self.copy = lambda x: x.clone()
+        self.cat = lambda zs: torch.cat(zs, dim=1)
+
+    def softmax(self, scaled, hidden):
+        scaled = scaled.masked_fill(self.torch.tensor(hidden), float("-inf"))
+        return scaled, self.torch.softmax(scaled, dim=1)
+
+
+def forward(L, X, S, W, ops):
+    """Every head's matrices and the output, with ops' arrays (NumPy's, or PyTorch's for autograd)."""
+    heads, dk = L["heads"], L["d_k"]
+    G = L.get("kv_heads", heads)
+    rope = rope_of(L)
+    hidden = band(X.shape[0], S.shape[0], L.get("mask") == "causal", L.get("window", 0))
+    out = {"head": []}
+    zs = []
+    for i in range(heads):
+        g = i // (heads // G)
+        Q = X @ W["W_Q"][i] + W["b_Q"][i]
+        K = S @ W["W_K"][g] + W["b_K"][g]
+        V = S @ W["W_V"][g] + W["b_V"][g]
+        h = {"kv_head": g, "W_K": W["W_K"][g], "W_V": W["W_V"][g], "Q": Q, "K": K, "V": V}
+        if rope:
+            Q, K = rotate(Q, *rope, ops), rotate(K, *rope, ops)
+            h["Q_rotated"], h["K_rotated"] = Q, K
+        scores = Q @ K.T
+        scaled, A = ops.softmax(scores * L["scale"] if "scale" in L else scores / np.sqrt(dk), hidden)
+        Z = A @ V
+        h.update({"scores": scores, "scaled": scaled, "weights": A, "Z": Z})
+        out["head"].append(h)
+        zs.append(Z)
+    out["concat"] = ops.cat(zs)
+    out["output"] = out["concat"] @ W["W_O"] + W["b_O"]
     return out
 
 
@@ -114,38 +160,9 @@ def inputs_of(L):
 def reference(L):
     """The trace as plain NumPy."""
     E, ES, P, PS = inputs_of(L)
-    n, d = E.shape
-    heads, dk = L["heads"], L["d_k"]
-    G = L.get("kv_heads", heads)
     X = E + P if P is not None else E
     S = (ES + PS if PS is not None else ES) if ES is not None else X
-    W = weights_of(L, d, dk)
-    rope = rope_of(L)
-    hidden = band(n, S.shape[0], L.get("mask") == "causal", L.get("window", 0))
-    out = {"head": []}
-    zs = []
-    for i in range(heads):
-        g = i // (heads // G)
-        Q = X @ W["W_Q"][i] + W["b_Q"][i]
-        K = S @ W["W_K"][g] + W["b_K"][g]
-        V = S @ W["W_V"][g] + W["b_V"][g]
-        h = {"kv_head": g, "W_K": W["W_K"][g], "W_V": W["W_V"][g], "Q": Q, "K": K, "V": V}
-        if rope:
-            Q, K = rotate_np(Q, *rope), rotate_np(K, *rope)
-            h["Q_rotated"], h["K_rotated"] = Q, K
-        scores = Q @ K.T
-        scaled = scores * L["scale"] if "scale" in L else scores / np.sqrt(dk)
-        scaled = np.where(hidden, -np.inf, scaled)
-        mx = np.max(scaled, axis=1, keepdims=True)
-        e = np.exp(scaled - mx)
-        A = e / e.sum(axis=1, keepdims=True)
-        Z = A @ V
-        h.update({"scores": scores, "scaled": scaled, "weights": A, "Z": Z})
-        out["head"].append(h)
-        zs.append(Z)
-    out["concat"] = np.concatenate(zs, axis=1)
-    out["output"] = out["concat"] @ W["W_O"] + W["b_O"]
-    return out
+    return forward(L, X, S, weights_of(L, E.shape[1], L["d_k"]), NumpyOps)
 
 
 def random_lesson(rng, k):
@@ -260,42 +277,16 @@ def check_numpy(binary, path, L, failures):
 
 def autograd(L):
     """Loss and the gradients (W_K, W_V, b_K, b_V per K/V head) by PyTorch autograd, float64."""
-    import torch
-    torch.set_default_dtype(torch.float64)
-    t = lambda a: torch.tensor(np.array(a, dtype=float), requires_grad=True)
+    ops = TorchOps()
+    t = lambda a: ops.torch.tensor(np.array(a, dtype=float), requires_grad=True)
     E0, ES0, P, PS = inputs_of(L)
-    n, d = E0.shape
-    heads, dk = L["heads"], L["d_k"]
-    G = L.get("kv_heads", heads)
     E = t(E0)
     ES = t(ES0) if ES0 is not None else None
-    X = E + torch.tensor(P) if P is not None else E
-    S = (ES + torch.tensor(PS) if PS is not None else ES) if ES is not None else X
-    W0 = weights_of(L, d, dk)
-    W = {k: t(np.stack(v)) if isinstance(v, list) else t(v) for k, v in W0.items()}
-    rope = rope_of(L)
-    hidden = torch.tensor(band(n, S.shape[0], L.get("mask") == "causal", L.get("window", 0)))
-
-    def rotate(x):
-        c, s, a, b = rope_tables(x.shape[0], x.shape[1], *rope)
-        c, s = torch.tensor(c), torch.tensor(s)
-        out = x.clone()
-        out[:, a] = x[:, a] * c - x[:, b] * s
-        out[:, b] = x[:, a] * s + x[:, b] * c
-        return out
-
-    zs = []
-    for i in range(heads):
-        g = i // (heads // G)
-        Q = X @ W["W_Q"][i] + W["b_Q"][i]
-        K = S @ W["W_K"][g] + W["b_K"][g]
-        V = S @ W["W_V"][g] + W["b_V"][g]
-        if rope:
-            Q, K = rotate(Q), rotate(K)
-        scaled = (Q @ K.T) * L["scale"] if "scale" in L else (Q @ K.T) / np.sqrt(dk)
-        zs.append(torch.softmax(scaled.masked_fill(hidden, float("-inf")), dim=1) @ V)
-    out = torch.cat(zs, dim=1) @ W["W_O"] + W["b_O"]
-    loss = ((out - torch.tensor(np.array(L["targets"]))) ** 2).mean()
+    X = E + ops.tensor(P) if P is not None else E
+    S = (ES + ops.tensor(PS) if PS is not None else ES) if ES is not None else X
+    W = {k: t(np.stack(v)) if isinstance(v, list) else t(v) for k, v in weights_of(L, E0.shape[1], L["d_k"]).items()}
+    out = forward(L, X, S, W, ops)["output"]
+    loss = ((out - ops.tensor(np.array(L["targets"]))) ** 2).mean()
     loss.backward()
     grads = {"embeddings": E.grad.numpy()}
     if ES is not None:

@@ -234,8 +234,8 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
     int g = params_kv_head(p, head), per = p->heads / p->kv_heads;
     char gs[16];
     head_sub(gs, sizeof gs, g);
-    snprintf(buf, cap, TR("Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V   (K/V head %d of %d, shared by query heads %d to %d)"),
-             h, h, h, kv, gs, h, kv, gs, g, p->kv_heads, g * per, g * per + per - 1);
+    snprintf(buf, cap, TR("Q%s = X W%s^Q,  K%s = %s W%s^K,  V%s = %s W%s^V   (K/V head %d: heads %d\xe2\x80\x93%d)"), h, h, h, kv, gs,
+             h, kv, gs, g, g * per, g * per + per - 1);
 }
 static void f_rotate(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -341,6 +341,17 @@ static void x_positions(const AttnParams *p, char *buf, size_t cap)
 }
 static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
+    if (p->kv_heads < p->heads) { // grouped-query (multi-query with one K/V head)
+        int per = p->heads / p->kv_heads;
+        snprintf(buf, cap, TRN("Grouped-query attention: each query head has its own W^Q, but the %d query heads share "
+                               "%d K/V head: every %d consecutive heads read the same W^K and W^V, so their K and V are "
+                               "the same numbers, and a model keeps fewer keys and values.",
+                               "Grouped-query attention: each query head has its own W^Q, but the %d query heads share "
+                               "%d K/V heads: every %d consecutive heads read the same W^K and W^V, so their K and V are "
+                               "the same numbers, and a model keeps fewer keys and values.", p->kv_heads),
+                 p->heads, p->kv_heads, per);
+        return;
+    }
     snprintf(buf, cap, TRN("Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
                            "queries Q, keys K and values V: d_k = %d number per token instead of %d.",
                            "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
