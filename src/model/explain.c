@@ -178,8 +178,10 @@ int explain_score(const CellText *ct, char lines[][256])
     char kt[96];
     model_axis_label(ct->L, AXIS_KEY, ct->c.col, kt, sizeof kt);
     isolate(kt, sizeof kt);
+    char hr[24]; // the head's subscript, and with RoPE the rotated rows' raised R: "₀^R"
+    snprintf(hr, sizeof hr, "%s%s", ct->hn, ct->p->rope != ROPE_NONE ? "^R" : "");
     snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), ct->hn, ct->rl, ct->cl,
-             ct->hn, ct->rl, ct->hn, kt, ct->p->d_k);
+             hr, ct->rl, hr, kt, ct->p->d_k);
     const Matrix *q = ct->ht->Q_rot.data ? &ct->ht->Q_rot : &ct->ht->Q, *k = ct->ht->K_rot.data ? &ct->ht->K_rot : &ct->ht->K;
     dot_terms(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k);
     products(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k, ct->v);
