@@ -53,7 +53,7 @@
       "K_rotated_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                         \
     ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,                 \
       RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
-    ROW(MAT_KROT_T, "K_rot_T", "K^RT", N_("rotated keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM,          \
+    ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM,          \
       AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
     ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
       RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \

@@ -255,8 +255,10 @@ static void three_of_head(char *buf, size_t cap, int head, char r, char a, char 
 }
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
-    three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
+    char h[16];
+    head_sub(h, sizeof h, head);
+    if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, h); // the rotated rows
+    else three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
