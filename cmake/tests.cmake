@@ -23,6 +23,8 @@ mha_test(test_model mha_model)
 mha_test(test_stage_text mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.
 mha_test(test_questions mha_model)
+# RoPE's relative positions, grouped K/V heads, the window and their shipped lessons (issue 22).
+mha_test(test_modern mha_model)
 # Gradients against central finite differences and the Adam trainer (issue 15).
 mha_test(test_grad mha_lesson)
 # The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.
@@ -55,6 +57,14 @@ set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME test_decode_tiles COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_decode_tiles.py $<TARGET_FILE:mha-tracer> 24)
 set_tests_properties(test_decode_tiles PROPERTIES SKIP_RETURN_CODE 77)
+
+# RoPE (both pair conventions, several bases), kv_heads and sliding windows on random lessons: --json against
+# NumPy within 1e-12, --grad against PyTorch autograd within 1e-9 (issue 22; skipped without the tools).
+add_test(NAME test_modern_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_modern.py numpy $<TARGET_FILE:mha-tracer> 60)
+add_test(NAME test_modern_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh "numpy torch"
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_modern.py torch $<TARGET_FILE:mha-tracer> 48)
+set_tests_properties(test_modern_numpy test_modern_torch PROPERTIES SKIP_RETURN_CODE 77)
 
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).

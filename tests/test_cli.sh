@@ -430,7 +430,7 @@ empty q_alias.err
 run q_alias_questions 0 --questions "$tmp/cat-weights.json"
 has q_alias_questions.out "Question 2 of 3  (stage weights, head 1, cell)"
 run stage_names 2 --export "$tmp/stage-names" --stage sofmax
-has stage_names.err "mha-tracer: error: --stage expects all or a stage (input, positions, projections, scores, scaled, mask, softmax, weighted-sum, concat, output; or weights = softmax, masked = mask), got 'sofmax'"
+has stage_names.err "mha-tracer: error: --stage expects all or a stage (input, positions, projections, rotate, scores, scaled, mask, softmax, weighted-sum, concat, output; or weights = softmax, masked = mask), got 'sofmax'"
 run questions 0 --questions "$src/lessons/causal-decoder.json"
 has questions.out "Question 2 of 4  (stage softmax, head 0, cell)"
 has questions.out "  Which earlier word does “sat” attend to most in head 0?"

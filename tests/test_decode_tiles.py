@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-# Issue 22, items 4 and 5, on random lessons: --json --decode (KV-cache decoding) must give, at every step,
-# the full trace's row t bit for bit (q, the first t+1 weights, z, the output row, the caches = K and V rows
-# 0..t); --json --tiles B (FlashAttention's online softmax) must agree with an independent NumPy run of the
-# same tiles within 1e-12 (each tile's m, l and O), end with m = the row maximum of the scaled masked scores,
-# l = sum e^(s - m) and O / l = Z, and skip exactly the tiles the causal mask hides. Bad uses exit 2.
+# Issue 22, items 4 and 5, on random lessons (RoPE of both conventions, grouped K/V heads, sliding windows,
+# positions, scale): --json --decode (KV-cache decoding) must give, at every step, the full trace's row t bit
+# for bit (q, the first t+1 weights, z, the output row, the caches = K and V rows 0..t, rotated with RoPE, the
+# group's with kv_heads); --json --tiles B (FlashAttention's online softmax) must agree with a NumPy run of the
+# same tiles from the trace's Q, K, V within 1e-12 (each tile's m, l and O), end with m = the row maximum of
+# the scaled masked scores, l = sum e^(s - m) and O / l = Z (the NumPy reference's), and skip exactly the
+# tiles the mask hides. Bad uses exit 2.
 #   python3 tests/test_decode_tiles.py path/to/mha-tracer [COUNT]
 import json
 import os
@@ -21,8 +23,9 @@ TOL = 1e-12
 
 def random_lesson(rng, k, causal=True):
     n = int(rng.integers(1, 9))
-    heads = int(rng.integers(1, 4))
-    dk = int(rng.integers(1, 5))
+    heads = int(rng.integers(1, 5))
+    rope = k % 3 == 1
+    dk = int(rng.choice([2, 4])) if rope else int(rng.integers(1, 5))
     d = int(rng.integers(1, 9))
     L = {"title": "decode %d" % k, "tokens": ["t%d" % i for i in range(n)], "heads": heads, "d_k": dk}
     L["embeddings"] = rng.normal(0, 1.5, (n, d)).tolist()
@@ -32,11 +35,22 @@ def random_lesson(rng, k, causal=True):
         L["positions"] = "sinusoidal"
     if k % 4 == 1:
         L["scale"] = float(rng.uniform(0.1, 2.0))
-    w = {key: rng.normal(0, 1, (heads, d, dk)).tolist() for key in ("W_Q", "W_K", "W_V")}
+    if rope:
+        L["rope"] = True if k % 2 else {"base": float(rng.choice([100.0, 500.0, 10000.0])),
+                                        "pairs": str(rng.choice(["halves", "interleaved"]))}
+    kv = heads
+    if k % 4 == 2 and heads > 1:
+        kv = int(rng.choice([g for g in range(1, heads) if heads % g == 0]))
+        L["kv_heads"] = kv
+    if causal and k % 5 == 3:
+        L["window"] = int(rng.integers(1, n + 1))
+    w = {"W_Q": rng.normal(0, 1, (heads, d, dk)).tolist()}
+    w["W_K"] = rng.normal(0, 1, (kv, d, dk)).tolist()
+    w["W_V"] = rng.normal(0, 1, (kv, d, dk)).tolist()
     w["W_O"] = rng.normal(0, 1, (heads * dk, d)).tolist()
     if k % 2 == 0:
         w["b_Q"] = rng.normal(0, 1, (heads, dk)).tolist()
-        w["b_K"] = rng.normal(0, 1, (heads, dk)).tolist()
+        w["b_K"] = rng.normal(0, 1, (kv, dk)).tolist()
         w["b_O"] = rng.normal(0, 1, d).tolist()
     L["weights"] = w
     return L
@@ -65,8 +79,11 @@ def check_decode(fails, tag, J, D):
             fails.append("%s step %d: position or token" % (tag, t))
         for h in range(heads):
             jh, sh = J["head"][h], s["head"][h]
-            for key, want in (("q", jh["Q"][t]), ("weights", jh["weights"][t][: t + 1]), ("z", jh["Z"][t]),
-                              ("k_cache", jh["K"][: t + 1]), ("v_cache", jh["V"][: t + 1])):
+            q, k = ("Q_rotated", "K_rotated") if "Q_rotated" in jh else ("Q", "K")
+            if sh.get("kv_head") != jh.get("kv_head"):
+                fails.append("%s step %d head %d: kv_head %r, the trace's %r" % (tag, t, h, sh.get("kv_head"), jh.get("kv_head")))
+            for key, want in (("q", jh[q][t]), ("weights", jh["weights"][t][: t + 1]), ("z", jh["Z"][t]),
+                              ("k_cache", jh[k][: t + 1]), ("v_cache", jh["V"][: t + 1])):
                 if not same_bits(sh[key], want):
                     fails.append("%s step %d head %d: %s is not the trace's bit for bit" % (tag, t, h, key))
         if not same_bits(s["output"], J["output"][t]):
@@ -80,7 +97,12 @@ def check_decode(fails, tag, J, D):
         fails.append("%s: the totals are not the sums of the steps" % tag)
 
 
-def numpy_tiles(Q, K, V, scale_fn, causal, B):
+def hidden(r, c, causal, window):
+    """The lesson's mask: key c hidden from query r (causal: after it, or at or before r - window)."""
+    return causal and (c > r or (window > 0 and c <= r - window))
+
+
+def numpy_tiles(Q, K, V, scale_fn, causal, B, window=0):
     """FlashAttention's loop, written from the issue's equations: the steps (r0, r1, c0, c1, m, l, O)."""
     n, m = Q.shape[0], K.shape[0]
     steps = []
@@ -94,13 +116,10 @@ def numpy_tiles(Q, K, V, scale_fn, causal, B):
         O = np.zeros((r1 - r0, V.shape[1]))
         for c0 in range(0, m, B):
             c1 = min(c0 + B, m)
-            if causal and c0 > r1 - 1:
-                continue  # every key after every query of the block
-            S = scale_fn(Q[r0:r1] @ K[c0:c1].T)
-            if causal:
-                rows = np.arange(r0, r1)[:, None]
-                cols = np.arange(c0, c1)[None, :]
-                S = np.where(cols > rows, -np.inf, S)
+            mask = np.array([[hidden(r, c, causal, window) for c in range(c0, c1)] for r in range(r0, r1)])
+            if mask.all():
+                continue  # FlashAttention skips the tiles the mask hides entirely
+            S = np.where(mask, -np.inf, scale_fn(Q[r0:r1] @ K[c0:c1].T))
             m_new = np.maximum(mm, S.max(axis=1))
             carry = np.where(np.isneginf(mm), 0.0, np.exp(mm - np.where(np.isneginf(m_new), 0, m_new)))
             P = np.where(np.isneginf(S), 0.0, np.exp(S - np.where(np.isneginf(m_new), 0, m_new)[:, None]))
@@ -123,13 +142,18 @@ def close(a, b):
     return bool(np.all(both | (np.abs(a - b) <= TOL)))
 
 
-def check_tiles(fails, tag, J, R, L, B):
+def check_tiles(fails, tag, J, L, B):
     causal = L.get("mask") == "causal"
     dk = L["d_k"]
     scale_fn = (lambda s: s * L["scale"]) if "scale" in L else (lambda s: s / np.sqrt(dk))
-    for h, (jh, rh) in enumerate(zip(J["head"], R["head"])):
+    for h, jh in enumerate(J["head"]):
         T = jh["tiles"]
-        steps, Z, M, Lsum = numpy_tiles(rh["Q"], rh["K"], rh["V"], scale_fn, causal, B)
+        # The tiles' inputs are the trace's rows (checked against NumPy by test_numpy_features and test_modern).
+        q, k = ("Q_rotated", "K_rotated") if "Q_rotated" in jh else ("Q", "K")
+        rh = {"Q": np.array(jh[q], dtype=float), "K": np.array(jh[k], dtype=float), "V": np.array(jh["V"], dtype=float),
+              "Z": np.array(jh["Z"], dtype=float),
+              "scaled": np.array([[-np.inf if x is None else x for x in row] for row in jh["scaled"]], dtype=float)}
+        steps, Z, M, Lsum = numpy_tiles(rh["Q"], rh["K"], rh["V"], scale_fn, causal, B, L.get("window", 0))
         if T["block"] != B or len(T["steps"]) != len(steps) or T["computed"] != len(steps):
             fails.append("%s head %d: %d tiles (computed %s), NumPy %d" % (tag, h, len(T["steps"]), T["computed"], len(steps)))
             continue
@@ -166,7 +190,11 @@ def main():
             with open(path, "w") as f:
                 json.dump(L, f)
             J, _ = run(binary, path, [])
-            R = reference(L, set())
+            if "rope" not in L and "kv_heads" not in L and "window" not in L:  # the features NumPy's reference knows
+                R = reference(L, set())
+                for h, (jh, rh) in enumerate(zip(J["head"], R["head"])):
+                    if np.abs(np.array(jh["Z"]) - rh["Z"]).max() > TOL:
+                        fails.append("lesson %d head %d: the trace's Z is not NumPy's" % (k, h))
             if L.get("mask") == "causal":
                 D, _ = run(binary, path, ["--decode"])
                 check_decode(fails, "lesson %d" % k, J, D)
@@ -176,7 +204,7 @@ def main():
                     fails.append("lesson %d: --decode without the causal mask: %r" % (k, r.stderr))
             for B in sorted({1, 2, 3, len(L["tokens"]) + 2}):
                 JT, _ = run(binary, path, ["--tiles", str(B)])
-                check_tiles(fails, "lesson %d B=%d" % (k, B), JT, R, L, B)
+                check_tiles(fails, "lesson %d B=%d" % (k, B), JT, L, B)
                 tiles_seen += sum(len(h["tiles"]["steps"]) for h in JT["head"])
                 skipped_seen += sum(h["tiles"]["skipped"] for h in JT["head"])
                 # Without the tiles the JSON is the plain --json's.

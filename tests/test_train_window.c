@@ -34,7 +34,7 @@ static const TextMetrics TM = {NULL, fake_width, fake_height};
 
 static void test_keys(void)
 {
-    ViewDims d = {6, 6, 12, 2, 6, true, true};
+    ViewDims d = {6, 6, 12, 2, 6, true, true, false};
     ViewState s;
     view_init(&s, &d);
     struct {

@@ -38,7 +38,7 @@ static bool digit(ViewState *s, int d)
 
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false}, causal = {4, 4, 4, 2, 2, true, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false}, causal = {4, 4, 4, 2, 2, true, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(s.stage_count == 8, "self-attention without a mask has 8 stages, got %d", s.stage_count);
@@ -80,7 +80,7 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false, false}, two = {3, 3, 4, 2, 2, false, false};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false}, two = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -101,14 +101,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
@@ -162,7 +162,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -229,7 +229,7 @@ static void test_other_keys(void)
 // before the next stage, and back from the next stage lands on the last one.
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -266,7 +266,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -359,7 +359,7 @@ static void go_to(ViewState *s, Stage st)
 // hidden); the keys answer it, not the view; the owner judges (VIEW_REQ_ANSWER) and the reveal runs.
 static void test_questions(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
@@ -485,7 +485,7 @@ static void test_questions(void)
 // panel; the slider's steps land on its stops and stay between its ends.
 static void test_teaching_keys(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, true};
+    ViewDims dims = {3, 3, 4, 2, 2, false, true, false};
     ViewState s;
     view_init(&s, &dims);
     CHECK(s.stage_count == 9 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
@@ -538,7 +538,7 @@ static void test_teaching_keys(void)
 // through its parts and back to the first; overlays close; nonsense indices change nothing.
 static void test_strip_press(void)
 {
-    ViewDims d = {4, 4, 4, 2, 2, true, false}; // causal: 9 stages
+    ViewDims d = {4, 4, 4, 2, 2, true, false, false}; // causal: 9 stages
     ViewState s;
     view_init(&s, &d);
     ViewEvent e;

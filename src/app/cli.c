@@ -259,6 +259,14 @@ static void print_header(FILE *out, const Lesson *l)
     if (p->positions != POS_NONE)
         fprintf(out, "positions = %s: X = E + P\n", p->positions == POS_SINUSOIDAL ? "sinusoidal" : "explicit");
     if (p->scale > 0) fprintf(out, "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d\n", p->scale, p->d_k);
+    if (p->rope != ROPE_NONE)
+        fprintf(out, "rope = base %.17g, pairs %s: Q and K rows turned by position * base^(-2j/d_k)\n", p->rope_base,
+                p->rope == ROPE_INTERLEAVED ? "interleaved (2j, 2j+1)" : "halves (j, j+d_k/2)");
+    if (p->kv_given)
+        fprintf(out, "kv_heads = %d: query head h reads K/V head h / %d; the KV cache holds 2*%d*%d = %d values per token "
+                "(2*%d*%d = %d with one K/V head per head)\n", p->kv_heads, p->heads / p->kv_heads, p->kv_heads, p->d_k,
+                2 * p->kv_heads * p->d_k, p->heads, p->d_k, 2 * p->heads * p->d_k);
+    if (p->window > 0) fprintf(out, "window = %d: query i sees the keys j with i - %d < j <= i\n", p->window, p->window);
     if (p->ablated) {
         fprintf(out, "ablated heads:");
         for (int h = 0; h < p->heads; h++)
@@ -307,14 +315,14 @@ static const char *dim_prefix(int cols_are_d_k, int cols_are_h_d_k)
 // Whether the condition `name` of a --trace title ("{pos?...}") holds for head h.
 static bool title_holds(const AttnParams *p, int h, const char *name, size_t len)
 {
-    static const char *const names[] = {"pos", "cross", "mask", "ablated"};
-    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h)};
+    static const char *const names[] = {"pos", "cross", "mask", "ablated", "window"};
+    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h), p->window > 0};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return holds[i];
     return false;
 }
 
-// Appends the --trace title template [s, end) for head h to buf: {h} the head, {kv} the keys' input (X or Y),
+// Appends the --trace title template [s, end) for head h to buf: {h} the head, {g} its K/V head, {kv} the keys' input (X or Y), {window},
 // {last} the last head, {scale} "× s" or "/ √d_k", and {cond?text} the text only when cond holds.
 static void title_expand(char *buf, size_t cap, const char *s, const char *end, const AttnParams *p, int h)
 {
@@ -335,6 +343,10 @@ static void title_expand(char *buf, size_t cap, const char *s, const char *end, 
             snprintf(buf + used, cap - used, "%d", h);
         else if (len == 2 && strncmp(s + 1, "kv", 2) == 0)
             snprintf(buf + used, cap - used, "%s", p->cross ? "Y" : "X");
+        else if (len == 1 && s[1] == 'g')
+            snprintf(buf + used, cap - used, "%d", params_kv_head(p, h));
+        else if (len == 6 && strncmp(s + 1, "window", 6) == 0)
+            snprintf(buf + used, cap - used, "%d", p->window);
         else if (len == 4 && strncmp(s + 1, "last", 4) == 0)
             snprintf(buf + used, cap - used, "%d", p->heads - 1);
         else if (len == 5 && strncmp(s + 1, "scale", 5) == 0) {
@@ -354,7 +366,9 @@ static int bias_items(Item *out, const Lesson *l, Part part, int h)
         Item *it = &out[n++];
         memset(it, 0, sizeof *it);
         it->json = PARAMS[i].name;
-        if (PARAMS[i].per_head) snprintf(it->title, sizeof it->title, "%s_%d", PARAMS[i].name, h);
+        if (PARAMS[i].per_head)
+            snprintf(it->title, sizeof it->title, "%s_%d", PARAMS[i].name,
+                     PARAMS[i].per_kv ? params_kv_head(&l->params, h) : h);
         else snprintf(it->title, sizeof it->title, "%s", PARAMS[i].name);
         it->m = params_at_const(&l->params, i, h);
         it->bias = true;
@@ -407,7 +421,8 @@ void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExt
     int count = part_items(items, l, t, PART_INPUT, 0);
     print_items(out, items, count);
     for (int h = 0; h < p->heads; h++) {
-        fprintf(out, "==== Head %d ====\n\n", h);
+        if (p->kv_given) fprintf(out, "==== Head %d (K/V head %d) ====\n\n", h, params_kv_head(p, h));
+        else fprintf(out, "==== Head %d ====\n\n", h);
         count = part_items(items, l, t, PART_HEAD, h);
         print_items(out, items, count);
     }
@@ -692,6 +707,13 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
         json_number(out, p->scale);
         fputs(",\n", out);
     }
+    if (p->rope != ROPE_NONE) {
+        fputs("  \"rope\": {\"base\": ", out);
+        json_number(out, p->rope_base);
+        fprintf(out, ", \"pairs\": \"%s\"},\n", p->rope == ROPE_INTERLEAVED ? "interleaved" : "halves");
+    }
+    if (p->kv_given) fprintf(out, "  \"kv_heads\": %d,\n", p->kv_heads);
+    if (p->window > 0) fprintf(out, "  \"window\": %d,\n", p->window);
     if (p->ablated) {
         fputs("  \"ablated\": [", out);
         for (int h = 0, first = 1; h < p->heads; h++)
@@ -713,6 +735,7 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     fputs("  \"head\": [\n", out);
     for (int h = 0; h < p->heads; h++) {
         fputs("    {\n", out);
+        if (p->kv_given) fprintf(out, "      \"kv_head\": %d,\n", params_kv_head(p, h));
         bool tiles = x && x->tiles > 0;
         json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", !tiles);
         if (tiles) cli_json_tiles(out, l, t, h, x->tiles);
@@ -803,11 +826,11 @@ static bool grad_bad(double loss, const AttnParams *g, char *at, size_t cap, dou
     if (grad_bad_cell(&g->X, false, "grad.embeddings", at, cap, v)) return true;
     if (g->cross && grad_bad_cell(&g->S, false, "grad.source_embeddings", at, cap, v)) return true;
     for (int i = 0; i < PARAM_COUNT; i++)
-        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) {
+        for (int h = 0; h < params_count(g, i); h++) {
             char prefix[64];
             if (PARAMS[i].per_head) snprintf(prefix, sizeof prefix, "grad.%s[%d]", PARAMS[i].name, h);
             else snprintf(prefix, sizeof prefix, "grad.%s", PARAMS[i].name);
-            if (grad_bad_cell(params_at_const(g, i, h), PARAMS[i].bias, prefix, at, cap, v)) return true;
+            if (grad_bad_cell(params_own_const(g, i, h), PARAMS[i].bias, prefix, at, cap, v)) return true;
         }
     return false;
 }
@@ -839,11 +862,12 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         fputs(",\n  \"source_embeddings\": ", out);
         grad_matrix(out, &g->S);
     }
-    // The weights in PARAMS' order: a per-head row as a list over the heads; a bias as its one row.
+    // The weights in PARAMS' order: a per-head row as a list over the heads (W_K, W_V, b_K, b_V over the K/V
+    // heads); a bias as its one row.
     for (int i = 0; i < PARAM_COUNT; i++) {
         fprintf(out, ",\n  \"%s\": %s", PARAMS[i].name, PARAMS[i].per_head ? "[" : "");
-        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) {
-            const Matrix *m = params_at_const(g, i, h);
+        for (int h = 0; h < params_count(g, i); h++) {
+            const Matrix *m = params_own_const(g, i, h);
             if (h) fputs(", ", out);
             if (PARAMS[i].bias) grad_row(out, m->data, m->cols);
             else grad_matrix(out, m);

@@ -28,9 +28,10 @@ static void print_step(FILE *out, const Lesson *l, const Decoder *d, int t)
     cli_json_string(out, l->tokens[t]);
     fputs(",\n      \"head\": [\n", out);
     for (int h = 0; h < p->heads; h++) {
-        int g = h; // its K/V head
+        int g = params_kv_head(p, h); // its K/V head's cache (shared by the heads of its group)
         Matrix keys = {t + 1, p->d_k, d->k_cache[g].data}, values = {t + 1, p->d_k, d->v_cache[g].data};
         fputs("        {\n", out);
+        if (p->kv_given) fprintf(out, "          \"kv_head\": %d,\n", g);
         json_list(out, "          ", "q", d->q[h].data, p->d_k, false);
         cli_json_matrix(out, "k_cache", &keys, "          ", false);
         cli_json_matrix(out, "v_cache", &values, "          ", false);
@@ -40,7 +41,7 @@ static void print_step(FILE *out, const Lesson *l, const Decoder *d, int t)
     }
     fputs("      ],\n", out);
     json_list(out, "      ", "output", d->output.data, p->d_model, false);
-    fprintf(out, "      \"cache_values\": %lld,\n", (long long)2 * p->heads * (t + 1) * p->d_k);
+    fprintf(out, "      \"cache_values\": %lld,\n", (long long)2 * p->kv_heads * (t + 1) * p->d_k);
     DecodeWork w = decode_work(p, t);
     json_work(out, "      ", w.with_cache, w.without_cache, true);
     fprintf(out, "    }%s\n", t + 1 < p->n ? "," : "");
@@ -103,7 +104,9 @@ void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block
     fprintf(out, "      \"tiles\": {\n        \"block\": %d,\n        \"computed\": %lld,\n        \"skipped\": %lld,\n"
                  "        \"steps\": [\n", block, (long long)computed, (long long)skipped);
     TilePrint tp = {out, 0};
-    if (ok && okm && okl) tiles_run(p, &ht->Q, &ht->K, &ht->V, block, print_tile, &tp, &z, &m, &lsum);
+    bool rope = p->rope != ROPE_NONE; // the scores read the rotated rows
+    if (ok && okm && okl)
+        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block, print_tile, &tp, &z, &m, &lsum);
     fputs(tp.count ? "\n        ],\n" : "        ],\n", out);
     // The largest |O / l - Z| against the softmax stage's Z: rounding only (the sums run in another order).
     double diff = 0.0;

@@ -1,6 +1,6 @@
 // The stages of attention, each a plain loop over its matrices (see attn.h for the shapes).
 #include "attn.h"
-#include "params.h"
+#include "exactmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -52,10 +52,49 @@ void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k)
 }
 
 // A query may look only at itself and earlier tokens: -inf above the diagonal.
-void attn_mask_causal(Matrix *scaled)
+void attn_mask_causal(Matrix *scaled) { attn_mask_window(scaled, 0); }
+
+// The causal mask with a sliding window: -inf outside the band r - window < c <= r.
+void attn_mask_window(Matrix *scaled, int window)
 {
     for (int r = 0; r < scaled->rows; r++)
-        for (int c = r + 1; c < scaled->cols; c++) mat_set(scaled, r, c, -INFINITY);
+        for (int c = 0; c < scaled->cols; c++)
+            if (attn_masked(r, c, window)) mat_set(scaled, r, c, -INFINITY);
+}
+
+// The same expressions as NumPy's pos * (1.0 / base ** (2 * j / d_k)).
+double attn_rope_angle(double base, int d_k, int pos, int j)
+{
+    double theta = 1.0 / core_pow(base, (double)(2 * j) / (double)d_k);
+    return (double)pos * theta;
+}
+
+void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
+{
+    *a = kind == ROPE_INTERLEAVED ? 2 * j : j;
+    *b = kind == ROPE_INTERLEAVED ? 2 * j + 1 : j + d_k / 2;
+}
+
+// out (rows, d_k) = x turned by +-angle(row, j) in each pair j
+void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first)
+{
+    int d_k = x->cols;
+    for (int j = 0; 2 * j + 1 < d_k; j++) {
+        int a, b;
+        attn_rope_pair(kind, d_k, j, &a, &b);
+        for (int r = 0; r < x->rows; r++) {
+            double angle = attn_rope_angle(base, d_k, first + r, j);
+            double c = core_cos(angle), s = sign > 0 ? core_sin(angle) : -core_sin(angle);
+            double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
+            mat_set(out, r, a, xa * c - xb * s);
+            mat_set(out, r, b, xa * s + xb * c);
+        }
+    }
+}
+
+void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign)
+{
+    attn_rope_from(out, x, kind, base, sign, 0);
 }
 
 // z (n, d_k) = weights (n, m) @ v (m, d_k)

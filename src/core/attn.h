@@ -3,8 +3,10 @@
 #ifndef MHA_ATTN_H
 #define MHA_ATTN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "matrix.h"
+#include "params.h"
 
 // The individual stages, each a plain function (used by trace_run, its overflow detail and the viewer's explanations).
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
@@ -21,6 +23,21 @@ void attn_entropy(Matrix *entropy, const Matrix *weights);
 void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k);
 // scaled[r][c] = -INFINITY for c > r
 void attn_mask_causal(Matrix *scaled);
+// Whether the causal mask hides key c from query r: c > r, or with a sliding window (window > 0) c <= r - window.
+static inline bool attn_masked(int r, int c, int window) { return c > r || (window > 0 && c <= r - window); }
+// scaled[r][c] = -INFINITY where attn_masked(r, c, window) (window 0: the plain causal mask)
+void attn_mask_window(Matrix *scaled, int window);
+// RoPE. theta_j = 1 / base^(2j/d_k); the angle of pair j at position pos is pos * theta_j (core_pow, the
+// same bits everywhere).
+double attn_rope_angle(double base, int d_k, int pos, int j);
+// The two coordinates of pair j (0 <= j < d_k/2): (j, j + d_k/2) for ROPE_HALVES, (2j, 2j+1) interleaved.
+void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b);
+// out (rows, d_k) = x (rows, d_k) with row r (position r) turned pair by pair by its angle (sign +1), or
+// back (sign -1: the transpose, which is the inverse and the backward of the rotation):
+// out_a = x_a cos - x_b sin, out_b = x_a sin + x_b cos. out and x may not be the same matrix.
+void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign);
+// The same with row r at position first + r (a decoder's one new row: first = its position).
+void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first);
 // z (n, d_k) = weights (n, m) @ v (m, d_k)
 void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v);
 // concat (n, h*d_k) = [z_0 ... z_{h-1}]

@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The K/V head query head h reads (grouped-query attention shares one among consecutive query heads).
-static int kv_head(const AttnParams *p, int h)
-{
-    (void)p;
-    return h;
-}
+// The K/V heads: grouped-query attention shares one among consecutive query heads (params_kv_head).
+static int kv_heads(const AttnParams *p) { return p->kv_heads > 0 ? p->kv_heads : p->heads; }
+// The first query head of K/V head g: its W_K, W_V, b_K, b_V entries hold the group's matrices.
+static int group_head(const AttnParams *p, int g) { return g * (p->heads / kv_heads(p)); }
 
-static int kv_heads(const AttnParams *p) { return p->heads; }
-
-// Whether query i sees key j: the causal mask (keys up to i) when the lesson has it, else every key.
-static bool sees(const AttnParams *p, int i, int j) { return p->mask != MASK_CAUSAL || j <= i; }
+// Whether query i sees key j: the causal mask (keys up to i, within the lesson's sliding window) when the
+// lesson has it, else every key.
+static bool sees(const AttnParams *p, int i, int j) { return p->mask != MASK_CAUSAL || !attn_masked(i, j, p->window); }
 
 // How many keys query i sees of the first `keys`.
 static int64_t seen(const AttnParams *p, int i, int keys)
@@ -81,19 +78,29 @@ bool decode_step(Decoder *d)
     int t = d->steps;
     if (t >= p->n) return false;
     Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
-    // Its key and value enter every K/V head's cache: row t, computed as the trace computes row t of K and V.
+    // Its key and value enter every K/V head's cache: row t, computed as the trace computes row t of K and V
+    // (the key turned by RoPE at position t when the lesson rotates).
     for (int g = 0; g < kv_heads(p); g++) {
         Matrix k = rows_of(&d->k_cache[g], t, 1), v = rows_of(&d->v_cache[g], t, 1);
-        attn_project(&k, &x, &p->W_K[g], &p->b_K[g]);
-        attn_project(&v, &x, &p->W_V[g], &p->b_V[g]);
+        int h = group_head(p, g);
+        if (p->rope != ROPE_NONE) {
+            attn_project(&d->q[h], &x, &p->W_K[h], &p->b_K[h]); // the unturned key, in a row of its size
+            attn_rope_from(&k, &d->q[h], p->rope, p->rope_base, +1, t);
+        } else
+            attn_project(&k, &x, &p->W_K[h], &p->b_K[h]);
+        attn_project(&v, &x, &p->W_V[h], &p->b_V[h]);
         if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
     }
     double root = sqrt((double)p->d_k);
     for (int h = 0; h < p->heads; h++) {
-        int g = kv_head(p, h);
+        int g = params_kv_head(p, h);
         Matrix keys = rows_of(&d->k_cache[g], 0, t + 1), values = rows_of(&d->v_cache[g], 0, t + 1);
         Matrix s = first_cols(&d->scores[h], t + 1), w = first_cols(&d->weights[h], t + 1);
-        attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
+        if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned until below)
+            attn_project(&d->z[h], &x, &p->W_Q[h], &p->b_Q[h]);
+            attn_rope_from(&d->q[h], &d->z[h], p->rope, p->rope_base, +1, t);
+        } else
+            attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
         attn_scores(&s, &d->q[h], &keys); // (1, t+1) = q_t K_cacheᵀ
         for (int j = 0; j <= t; j++) s.data[j] = sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
         if (!mat_all_finite(&d->q[h], false) || !mat_all_finite(&s, true)) return false;
@@ -113,6 +120,7 @@ bool decode_step(Decoder *d)
 DecodeWork decode_work(const AttnParams *p, int t)
 {
     int64_t h = p->heads, g = kv_heads(p), d_model = p->d_model, d_k = p->d_k, rows = (int64_t)t + 1;
+    // (RoPE's rotation, 4 multiplications a pair, is left out: it is not a multiply-add of the layer's.)
     int64_t project = h * d_model * d_k + 2 * g * d_model * d_k; // one token's q (every head), k and v
     int64_t out_row = h * d_k * d_model;                         // one output row: concat W_O
     DecodeWork w;

@@ -8,14 +8,15 @@
 #include "params.h"
 
 // ---- KV-cache decoding -------------------------------------------------------------------------------
-// Step t projects token t alone (q_t for every query head, k_t and v_t for every K/V head), appends k_t and
-// v_t to the caches and attends from q_t over the t + 1 cached keys. The kernels are the trace's and sum in
+// Step t projects token t alone (q_t for every query head, k_t and v_t for every K/V head; with RoPE q_t and
+// k_t turned at position t), appends k_t and v_t to the caches and attends from q_t over the t + 1 cached
+// keys (those within the sliding window, when the lesson has one). The kernels are the trace's and sum in
 // the trace's order, so q_t, the weights, z_t and the output row are the same bits as row t of trace_run.
 typedef struct {
     const AttnParams *p;
     int steps;          // steps done: the caches hold rows 0 .. steps-1
-    Matrix *k_cache;    // [heads] (n, d_k): row j = k_j of that head (filled up to steps)
-    Matrix *v_cache;    // [heads] (n, d_k)
+    Matrix *k_cache;    // [kv_heads] (n, d_k): row j = k_j of that K/V head (filled up to steps)
+    Matrix *v_cache;    // [kv_heads] (n, d_k)
     Matrix *q;          // [heads] (1, d_k) the last step's query
     Matrix *scores;     // [heads] (1, n) the last step's scaled, masked scores over the cache (first steps)
     Matrix *weights;    // [heads] (1, n) the softmax of those (first steps entries)
@@ -27,7 +28,7 @@ typedef struct {
 // NULL when p can be decoded token by token; else why not, naming the lesson's field (a source sequence:
 // cross-attention has no order to generate in; no "mask": "causal": each token would see later ones).
 const char *decode_refusal(const AttnParams *p);
-// Allocates the caches (2 · heads · n · d_k numbers: at most the trace's own K and V). False: no memory.
+// Allocates the caches (2 · kv_heads · n · d_k numbers: at most the trace's own K and V). False: no memory.
 bool decode_init(Decoder *d, const AttnParams *p);
 // Step d->steps: token d->steps enters. False when a number overflowed (d is then left as it was).
 bool decode_step(Decoder *d);

@@ -7,7 +7,8 @@
 
 bool grads_init(AttnParams *g, const AttnParams *p)
 {
-    if (!params_init(g, p->n, p->m, p->d_model, p->heads, p->d_k)) return false;
+    if (!params_init_grouped(g, p->n, p->m, p->d_model, p->heads, p->kv_heads, p->d_k)) return false;
+    g->kv_given = p->kv_given;
     g->mask = p->mask;
     g->cross = p->cross;
     return true;
@@ -23,7 +24,7 @@ void grads_zero(AttnParams *g)
     zero(&g->X);
     zero(&g->S);
     for (int i = 0; i < PARAM_COUNT; i++)
-        for (int h = 0; h < (PARAMS[i].per_head ? g->heads : 1); h++) zero(params_at(g, i, h));
+        for (int k = 0; k < params_count(g, i); k++) zero(params_own(g, i, k));
 }
 
 // loss = mean((output - targets)^2), summed row by row in order
@@ -77,14 +78,15 @@ static void product(Matrix *out, const Matrix *a, bool a_t, const Matrix *b, boo
         }
 }
 
-// The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m, d_k).
+// The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m, d_k);
+// with RoPE dQ_rot (n, d_k) and dK_rot (m, d_k), the gradients of the rotated rows.
 typedef struct {
-    Matrix dZ, dA, dQ, dK, dV;
+    Matrix dZ, dA, dQ, dK, dV, dQr, dKr;
 } HeadScratch;
 
 static void scratch_free(HeadScratch *s)
 {
-    Matrix *all[] = {&s->dZ, &s->dA, &s->dQ, &s->dK, &s->dV};
+    Matrix *all[] = {&s->dZ, &s->dA, &s->dQ, &s->dK, &s->dV, &s->dQr, &s->dKr};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mat_free(all[i]);
 }
 
@@ -110,8 +112,16 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
         for (int j = 0; j < m; j++) mat_set(&s->dA, i, j, mat_get(A, i, j) * (mat_get(&s->dA, i, j) - dot) * scale);
     }
     // dQ (n, d_k) = dscores (n, m) @ K (m, d_k);  dK (m, d_k) = dscores^T (m, n) @ Q (n, d_k)
-    product(&s->dQ, &s->dA, false, &ht->K, false);
-    product(&s->dK, &s->dA, true, &ht->Q, false);
+    if (p->rope == ROPE_NONE) {
+        product(&s->dQ, &s->dA, false, &ht->K, false);
+        product(&s->dK, &s->dA, true, &ht->Q, false);
+    } else { // the scores read the rotated rows; the gradients turn back by the transposed rotation
+        product(&s->dQr, &s->dA, false, &ht->K_rot, false);
+        product(&s->dKr, &s->dA, true, &ht->Q_rot, false);
+        attn_rope(&s->dQ, &s->dQr, p->rope, p->rope_base, -1);
+        attn_rope(&s->dK, &s->dKr, p->rope, p->rope_base, -1);
+    }
+    // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its part.
     Matrix *dS = p->cross ? &g->S : &g->X;
     project_backward(&g->W_Q[h], &g->b_Q[h], &g->X, &p->X, &p->W_Q[h], &s->dQ);
     project_backward(&g->W_K[h], &g->b_K[h], dS, &p->S, &p->W_K[h], &s->dK);
@@ -125,7 +135,8 @@ bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Mat
     HeadScratch s = {0};
     bool ok = mat_init(&dOut, n, d) && mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k)
            && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k) && mat_init(&s.dK, p->m, p->d_k)
-           && mat_init(&s.dV, p->m, p->d_k);
+           && mat_init(&s.dV, p->m, p->d_k)
+           && (p->rope == ROPE_NONE || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
     if (ok) {
         // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
         double f = weight * 2.0 / ((double)n * (double)d);

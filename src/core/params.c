@@ -7,21 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Frees an array of `count` matrices allocated with calloc.
-static void free_matrices(Matrix *ms, int count)
+// Frees an array of `count` matrices allocated with alloc_matrices (group: entries sharing one's data).
+static void free_matrices(Matrix *ms, int count, int group)
 {
     if (!ms) return;
-    for (int i = 0; i < count; i++) mat_free(&ms[i]);
+    for (int i = 0; i < count; i += group) mat_free(&ms[i]);
     free(ms);
 }
 
-static Matrix *alloc_matrices(int count, int rows, int cols)
+// `count` matrices (rows, cols), zeroed; each run of `group` of them shares the first one's numbers.
+static Matrix *alloc_matrices(int count, int group, int rows, int cols)
 {
     Matrix *ms = calloc((size_t)count, sizeof(Matrix));
     if (!ms) return NULL;
     for (int i = 0; i < count; i++) {
+        if (i % group) {
+            ms[i] = ms[i - i % group];
+            continue;
+        }
         if (!mat_init(&ms[i], rows, cols)) {
-            free_matrices(ms, count);
+            free_matrices(ms, i, group);
             return NULL;
         }
     }
@@ -29,14 +34,14 @@ static Matrix *alloc_matrices(int count, int rows, int cols)
 }
 
 const ParamInfo PARAMS[PARAM_COUNT] = {
-    {"W_Q", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_Q)},
-    {"W_K", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_K)},
-    {"W_V", true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_V)},
-    {"b_Q", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_Q)},
-    {"b_K", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_K)},
-    {"b_V", true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_V)},
-    {"W_O", false, false, PDIM_H_D_K, PDIM_D_MODEL, offsetof(AttnParams, W_O)},
-    {"b_O", false, true, PDIM_ONE, PDIM_D_MODEL, offsetof(AttnParams, b_O)},
+    {"W_Q", true, false, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_Q)},
+    {"W_K", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_K)},
+    {"W_V", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_V)},
+    {"b_Q", true, false, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_Q)},
+    {"b_K", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_K)},
+    {"b_V", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_V)},
+    {"W_O", false, false, false, PDIM_H_D_K, PDIM_D_MODEL, offsetof(AttnParams, W_O)},
+    {"b_O", false, false, true, PDIM_ONE, PDIM_D_MODEL, offsetof(AttnParams, b_O)},
 };
 
 int params_dim(const AttnParams *p, ParamDim d)
@@ -55,18 +60,43 @@ Matrix *params_at(AttnParams *p, int i, int h)
 
 const Matrix *params_at_const(const AttnParams *p, int i, int h) { return params_at((AttnParams *)p, i, h); }
 
+int params_count(const AttnParams *p, int i)
+{
+    return !PARAMS[i].per_head ? 1 : PARAMS[i].per_kv ? p->kv_heads : p->heads;
+}
+
+// How many consecutive heads share one matrix of row i.
+static int group_of(const AttnParams *p, int i) { return PARAMS[i].per_kv ? p->heads / p->kv_heads : 1; }
+
+Matrix *params_own(AttnParams *p, int i, int k) { return params_at(p, i, k * group_of(p, i)); }
+
+const Matrix *params_own_const(const AttnParams *p, int i, int k) { return params_own((AttnParams *)p, i, k); }
+
+const Matrix *params_at_offset(const AttnParams *p, size_t offset, int h)
+{
+    for (int i = 0; i < PARAM_COUNT; i++)
+        if (PARAMS[i].offset == offset) return params_at_const(p, i, PARAMS[i].per_head ? h : 0);
+    return NULL;
+}
+
 bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k)
+{
+    return params_init_grouped(p, n, m, d_model, heads, heads, d_k);
+}
+
+bool params_init_grouped(AttnParams *p, int n, int m, int d_model, int heads, int kv_heads, int d_k)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
     p->m = m;
     p->d_model = d_model;
     p->heads = heads;
+    p->kv_heads = kv_heads;
     p->d_k = d_k;
     bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model);
     for (int i = 0; ok && i < PARAM_COUNT; i++) {
         int rows = params_dim(p, PARAMS[i].rows), cols = params_dim(p, PARAMS[i].cols);
-        if (PARAMS[i].per_head) ok = (*param_array(p, i) = alloc_matrices(heads, rows, cols)) != NULL;
+        if (PARAMS[i].per_head) ok = (*param_array(p, i) = alloc_matrices(heads, group_of(p, i), rows, cols)) != NULL;
         else ok = mat_init(params_at(p, i, 0), rows, cols);
     }
     if (!ok) params_free(p);
@@ -78,7 +108,7 @@ void params_free(AttnParams *p)
     mat_free(&p->X);
     mat_free(&p->S);
     for (int i = 0; i < PARAM_COUNT; i++) {
-        if (PARAMS[i].per_head) free_matrices(*param_array(p, i), p->heads);
+        if (PARAMS[i].per_head) free_matrices(*param_array(p, i), p->heads, p->kv_heads > 0 ? group_of(p, i) : 1);
         else mat_free(params_at(p, i, 0));
     }
     mat_free(&p->E);
@@ -98,7 +128,7 @@ int params_trainable(Matrix **out, AttnParams *p)
     int k = 0;
     for (int h = 0; h < p->heads; h++)
         for (int i = 0; i < PARAM_COUNT; i++)
-            if (PARAMS[i].per_head) out[k++] = params_at(p, i, h);
+            if (PARAMS[i].per_head && h % group_of(p, i) == 0) out[k++] = params_at(p, i, h);
     for (int i = 0; i < PARAM_COUNT; i++)
         if (!PARAMS[i].per_head) out[k++] = params_at(p, i, 0);
     return k;
@@ -107,13 +137,16 @@ int params_trainable(Matrix **out, AttnParams *p)
 void params_copy_weights(AttnParams *dst, const AttnParams *src)
 {
     for (int i = 0; i < PARAM_COUNT; i++)
-        for (int h = 0; h < (PARAMS[i].per_head ? src->heads : 1); h++)
-            copy_values(params_at(dst, i, h), params_at_const(src, i, h));
+        for (int k = 0; k < params_count(src, i); k++) copy_values(params_own(dst, i, k), params_own_const(src, i, k));
 }
 
 bool params_copy(AttnParams *out, const AttnParams *src)
 {
-    if (!params_init(out, src->n, src->m, src->d_model, src->heads, src->d_k)) return false;
+    if (!params_init_grouped(out, src->n, src->m, src->d_model, src->heads, src->kv_heads, src->d_k)) return false;
+    out->kv_given = src->kv_given;
+    out->window = src->window;
+    out->rope = src->rope;
+    out->rope_base = src->rope_base;
     out->mask = src->mask;
     out->cross = src->cross;
     copy_values(&out->X, &src->X);

@@ -12,6 +12,10 @@ typedef enum { MASK_NONE = 0, MASK_CAUSAL = 1 } MaskKind;
 // Where the position vectors added to the embeddings come from (none: the embeddings are used as given).
 typedef enum { POS_NONE = 0, POS_SINUSOIDAL, POS_EXPLICIT } PositionKind;
 
+// Rotary position embeddings (RoPE): none, or which coordinates of a row turn together as a pair j:
+// (j, j + d_k/2) for "halves" (GPT-NeoX, Hugging Face Llama), (2j, 2j + 1) for "interleaved" (RoFormer).
+typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
+
 // The most heads an ablation mask can name (one bit each).
 #define ATTN_MAX_ABLATED_HEADS 64
 
@@ -20,12 +24,22 @@ typedef struct {
     int n;          // query tokens
     int m;          // key/value tokens (== n for self-attention)
     int d_model, heads, d_k;
+    // Grouped-query attention: kv_heads K/V heads (dividing heads; == heads for plain multi-head), query
+    // head h reading K/V head params_kv_head(p, h). kv_given: the lesson named "kv_heads" (then --json says so).
+    int kv_heads;
+    bool kv_given;
     MaskKind mask;
+    int window;     // > 0 (causal lessons only): query i sees the keys j with i - window < j <= i; 0: all j <= i
+    RopeKind rope;  // ROPE_NONE: no rotation; else Q and K rows turn by position * rope_base^(-2j/d_k)
+    double rope_base;
     bool cross;     // true when keys/values come from a separate source sequence
     Matrix X;       // (n, d_model) query-side embeddings
     Matrix S;       // (m, d_model) key/value-side embeddings; a copy of X for self-attention
     Matrix *W_Q, *W_K, *W_V; // [heads], each (d_model, d_k)
     Matrix *b_Q, *b_K, *b_V; // [heads], each (1, d_k); zeros when the lesson gives none
+    // W_K, W_V, b_K, b_V with kv_heads < heads: the heads of a group share one matrix's numbers (the same
+    // data, as Hugging Face's repeat_kv repeats them): entry h is K/V head params_kv_head(p, h)'s, owned by
+    // the group's first head. An edit through any of them is the group's; a gradient into them sums the group.
     Matrix W_O;     // (heads * d_k, d_model)
     Matrix b_O;     // (1, d_model); zeros when the lesson gives none
     // Positions (POS_NONE: E, P, E_S and P_S are empty and X, S are the embeddings as given). Otherwise
@@ -40,6 +54,10 @@ typedef struct {
 
 // Allocates every matrix of p (zeroed) for the given sizes. Free with params_free.
 bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k);
+// The same with kv_heads K/V heads (1 <= kv_heads <= heads, dividing heads).
+bool params_init_grouped(AttnParams *p, int n, int m, int d_model, int heads, int kv_heads, int d_k);
+// The K/V head query head h reads: floor(h / (heads / kv_heads)) (consecutive query heads share one).
+static inline int params_kv_head(const AttnParams *p, int h) { return h / (p->heads / p->kv_heads); }
 void params_free(AttnParams *p);
 // out = a deep copy of src (free with params_free).
 bool params_copy(AttnParams *out, const AttnParams *src);
@@ -77,6 +95,7 @@ typedef enum { PDIM_D_MODEL = 0, PDIM_D_K, PDIM_H_D_K, PDIM_ONE } ParamDim;
 typedef struct {
     const char *name; // the lesson's and the JSON's name: "W_Q"
     bool per_head;    // one matrix per head (an array of p->heads), or one for the layer
+    bool per_kv;      // per head, one of each K/V head's: kv_heads of their own (params_own)
     bool bias;        // a bias: one row (1, cols), written as a vector
     ParamDim rows, cols;
     size_t offset;    // where it lives in AttnParams: a Matrix * (per head) or a Matrix
@@ -84,13 +103,22 @@ typedef struct {
 
 #define PARAM_COUNT 8
 extern const ParamInfo PARAMS[PARAM_COUNT];
-// The matrix of weight row i (PARAMS[i]) for head h (ignored for a per-layer weight).
+// The matrix of weight row i (PARAMS[i]) for head h (ignored for a per-layer weight); for a per-K/V-head row
+// head h's group's.
 Matrix *params_at(AttnParams *p, int i, int h);
 const Matrix *params_at_const(const AttnParams *p, int i, int h);
+// How many matrices of its own row i has: 1 for the layer's, heads, or kv_heads (per_kv).
+int params_count(const AttnParams *p, int i);
+// The k-th of them (k < params_count): for a per-K/V-head row, K/V head k's.
+Matrix *params_own(AttnParams *p, int i, int k);
+const Matrix *params_own_const(const AttnParams *p, int i, int k);
+// The weights (AT_WEIGHTS of the model's table) at offset in AttnParams for head h: the row of PARAMS kept
+// there, read through params_at. NULL when no row is kept there.
+const Matrix *params_at_offset(const AttnParams *p, size_t offset, int h);
 // The size a ParamDim stands for in p.
 int params_dim(const AttnParams *p, ParamDim d);
-// The trainable matrices of p in the table's order (for each head the per-head rows, then the per-layer
-// ones); out holds PARAM_COUNT * heads pointers at most; returns how many.
+// The trainable matrices of p in the table's order (for each head the per-head rows, a K/V head's when the
+// head opens its group, then the per-layer ones); out holds PARAM_COUNT * heads pointers at most; returns how many.
 int params_trainable(Matrix **out, AttnParams *p);
 // dst's weights (every row of PARAMS) = src's; both of the same sizes.
 void params_copy_weights(AttnParams *dst, const AttnParams *src);

@@ -41,6 +41,8 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->Q);
     mat_free(&ht->K);
     mat_free(&ht->V);
+    mat_free(&ht->Q_rot);
+    mat_free(&ht->K_rot);
     mat_free(&ht->scores);
     mat_free(&ht->scaled);
     mat_free(&ht->weights);
@@ -214,15 +216,22 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
 static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
 {
     attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
-    attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]);
+    attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]); // the group's K/V head's (shared numbers)
     attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
     if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false) || !mat_all_finite(&ht->V, false))
         return STAGE_PROJECT;
-    attn_scores(&ht->scores, &ht->Q, &ht->K);
+    const Matrix *q = &ht->Q, *k = &ht->K;
+    if (p->rope != ROPE_NONE) {
+        attn_rope(&ht->Q_rot, &ht->Q, p->rope, p->rope_base, +1);
+        attn_rope(&ht->K_rot, &ht->K, p->rope, p->rope_base, +1);
+        q = &ht->Q_rot, k = &ht->K_rot;
+        if (!mat_all_finite(q, false) || !mat_all_finite(k, false)) return STAGE_ROTATE; // near DBL_MAX only
+    }
+    attn_scores(&ht->scores, q, k);
     if (!mat_all_finite(&ht->scores, false)) return STAGE_SCORES;
     if (p->scale > 0) attn_scale_by(&ht->scaled, &ht->scores, p->scale);
     else attn_scale(&ht->scaled, &ht->scores, p->d_k);
-    if (p->mask == MASK_CAUSAL) attn_mask_causal(&ht->scaled);
+    if (p->mask == MASK_CAUSAL) attn_mask_window(&ht->scaled, p->window);
     if (!mat_all_finite(&ht->scaled, p->mask == MASK_CAUSAL)) return STAGE_SCALE; // a huge scale
     mat_softmax_rows(&ht->weights, &ht->scaled);
     attn_entropy(&ht->entropy, &ht->weights);
@@ -303,7 +312,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k) || !mat_init(&ht->V, p->m, p->d_k)
             || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
             || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)
-            || !mat_init(&ht->entropy, p->n, 1)) {
+            || !mat_init(&ht->entropy, p->n, 1)
+            || (p->rope != ROPE_NONE && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))) {
             free(failed);
             trace_free(t);
             return fail(err, STAGE_INPUT, h, "out of memory");

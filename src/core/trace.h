@@ -10,11 +10,12 @@
 
 // The stages a viewer steps through, in order, as rows: X(ID, key). The key is ASCII and lower case, for
 // file names, --stage and the messages of a failed trace; what a stage shows is its row in the model's
-// table (model/stages.c). STAGE_MASK exists only for causal lessons.
+// table (model/stages.c). STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE.
 #define TRACE_STAGES(X)                                                                                     \
     X(STAGE_INPUT, "input")               /* embeddings X (and source S) */                              \
     X(STAGE_POSITIONS, "positions")       /* E + P = X (only for lessons with positions) */              \
     X(STAGE_PROJECT, "projections")       /* Q_i, K_i, V_i */                                            \
+    X(STAGE_ROTATE, "rotate")             /* RoPE: Q_i, K_i rows turned by their positions (rope only) */ \
     X(STAGE_SCORES, "scores")             /* Q_i K_i^T */                                                \
     X(STAGE_SCALE, "scaled")              /* / sqrt(d_k) */                                              \
     X(STAGE_MASK, "mask")                 /* causal mask: -inf above the diagonal */                     \
@@ -33,8 +34,10 @@ typedef struct {
     Matrix Q;       // (n, d_k)  = X W_Q_i + b_Q_i
     Matrix K;       // (m, d_k)  = S W_K_i + b_K_i
     Matrix V;       // (m, d_k)  = S W_V_i + b_V_i
-    Matrix scores;  // (n, m)    = Q K^T
-    Matrix scaled;  // (n, m)    = scores / sqrt(d_k), -INFINITY where masked
+    Matrix Q_rot;   // (n, d_k)  Q with row p turned by RoPE at position p (empty without RoPE)
+    Matrix K_rot;   // (m, d_k)  K likewise, the source's rows from position 0 (empty without RoPE)
+    Matrix scores;  // (n, m)    = Q K^T (with RoPE Q_rot K_rot^T)
+    Matrix scaled;  // (n, m)    = scores / sqrt(d_k), -INFINITY where masked (outside the window too)
     Matrix weights; // (n, m)    = softmax(scaled) row-wise
     Matrix Z;       // (n, d_k)  = weights V
     Matrix entropy; // (n, 1)    the entropy of each weights row, in bits: -sum w log2 w

@@ -148,7 +148,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
                                            "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
-                                           "weights", "positions", "scale", "targets", "train", "questions", NULL};
+                                           "weights", "positions", "scale", "rope", "kv_heads", "window", "targets",
+                                           "train", "questions", NULL};
     if (!cJSON_IsObject(root)) return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -160,7 +161,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (stop) return false
     STEP(lesson_check_keys(c, root, top_keys,
                            "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                           "source, weights, positions, scale, targets, train, "
+                           "source, weights, positions, scale, rope, kv_heads, window, targets, train, "
                            "questions"));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
@@ -193,6 +194,17 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     double scale = 0.0;
     STEP(read_scale(c, root, &scale));
     STOP_IF_FAST;
+    // Today's attention: RoPE, grouped-query heads, the sliding window (lesson_modern.c).
+    RopeKind rope = ROPE_NONE;
+    double rope_base = 0.0;
+    int rope_member = -1, kv_heads = 0, window = 0;
+    bool kv_given = false;
+    STEP(lesson_read_rope(c, root, &rope, &rope_base, &rope_member));
+    STOP_IF_FAST;
+    bool kv_ok = STEP(lesson_read_kv_heads(c, root, heads_ok ? heads : 0, &kv_heads, &kv_given));
+    STOP_IF_FAST;
+    STEP(lesson_read_window(c, root, mask, &window));
+    STOP_IF_FAST;
 
     // The embeddings need the tokens (their rows) and a valid d_model when one is given.
     bool embeddings_ok = false;
@@ -216,6 +228,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
         else
             d_k = d_model / heads;
     }
+    STOP_IF_FAST;
+    if (shape_ok) shape_ok = kv_ok && STEP(lesson_check_rope_d_k(c, rope, rope_member, d_k));
     STOP_IF_FAST;
     if (shape_ok) {
         double weight_values = 4.0 * heads * (double)d_k * d_model;
@@ -267,7 +281,12 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     // The weights' shapes need only d_model, heads and d_k: a report checks them even when the tokens or the
     // embeddings are broken (on a one-token stand-in).
     bool whole = ok && source_ok;
-    if (!params_init(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, d_k)) return lesson_fail(c, "out of memory");
+    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, kv_heads, d_k))
+        return lesson_fail(c, "out of memory");
+    b->p.kv_given = kv_given;
+    b->p.rope = rope;
+    b->p.rope_base = rope_base;
+    b->p.window = window;
     b->p.mask = mask;
     b->p.cross = source != NULL;
     b->p.scale = scale;

@@ -98,19 +98,30 @@ bool lesson_embeddings_seed(const cJSON *v, uint64_t *seed)
 
 // --- weights ---
 
-// ms[0..heads) (each already shaped) = the array of matrices v.
-static bool read_matrix_list(Ctx *c, const cJSON *v, Matrix *ms, int heads)
+// How many matrices of PARAMS row i a lesson gives, and what the count is called in messages: one per head,
+// or one per K/V head when the lesson names kv_heads.
+static const char *count_name(const AttnParams *p, int i, const char **per)
 {
+    bool kv = PARAMS[i].per_kv && p->kv_given;
+    *per = kv ? "K/V head" : "head";
+    return kv ? "kv_heads" : "heads";
+}
+
+// The own matrices of PARAMS row i (params_own; each already shaped) = the array of matrices v.
+static bool read_matrix_list(Ctx *c, const cJSON *v, AttnParams *p, int i)
+{
+    int heads = params_count(p, i);
+    const char *per, *what = count_name(p, i, &per);
     const char *noun = heads == 1 ? "matrix" : "matrices";
     if (!cJSON_IsArray(v))
-        return lesson_fail(c, "expected an array of %d %s (one per head), got %s", heads, noun, lesson_type_name(v));
+        return lesson_fail(c, "expected an array of %d %s (one per %s), got %s", heads, noun, per, lesson_type_name(v));
     int got = cJSON_GetArraySize(v);
-    if (got != heads) return lesson_fail(c, "expected %d %s (heads), got %d", heads, noun, got);
+    if (got != heads) return lesson_fail(c, "expected %d %s (%s), got %d", heads, noun, what, got);
     int h = 0, d0 = c->depth;
     bool ok = true;
     for (const cJSON *x = v->child; x; x = x->next, h++) {
         lesson_push_index(c, h);
-        if (!lesson_read_matrix(c, x, &ms[h], "d_model", "d_k")) {
+        if (!lesson_read_matrix(c, x, params_own(p, i, h), "d_model", "d_k")) {
             if (!c->rep) return false;
             ok = false;
         }
@@ -119,19 +130,22 @@ static bool read_matrix_list(Ctx *c, const cJSON *v, Matrix *ms, int heads)
     return ok;
 }
 
-// bs[0..heads) (each (1, d_k)) = the array of bias vectors v.
-static bool read_bias_list(Ctx *c, const cJSON *v, Matrix *bs, int heads)
+// The own bias vectors of PARAMS row i (each (1, d_k)) = the array of bias vectors v.
+static bool read_bias_list(Ctx *c, const cJSON *v, AttnParams *p, int i)
 {
+    int heads = params_count(p, i);
+    const char *per, *what = count_name(p, i, &per);
     if (!cJSON_IsArray(v))
-        return lesson_fail(c, "expected an array of %d bias vector%s (one per head), got %s", heads, plural(heads),
+        return lesson_fail(c, "expected an array of %d bias vector%s (one per %s), got %s", heads, plural(heads), per,
                            lesson_type_name(v));
     int got = cJSON_GetArraySize(v);
-    if (got != heads) return lesson_fail(c, "expected %d bias vector%s (heads), got %d", heads, plural(heads), got);
+    if (got != heads) return lesson_fail(c, "expected %d bias vector%s (%s), got %d", heads, plural(heads), what, got);
     int h = 0, d0 = c->depth;
     bool ok = true;
     for (const cJSON *x = v->child; x; x = x->next, h++) {
         lesson_push_index(c, h);
-        if (!lesson_read_vector(c, x, bs[h].data, bs[h].cols, "d_k")) {
+        Matrix *b = params_own(p, i, h);
+        if (!lesson_read_vector(c, x, b->data, b->cols, "d_k")) {
             if (!c->rep) return false;
             ok = false;
         }
@@ -161,12 +175,14 @@ static bool read_weights_random(Ctx *c, const cJSON *r, AttnParams *p)
     lesson_pop(c);
     double qkv_std = 1.0, out_std = 1.0;
     if (!lesson_optional_std(c, r, "qkv_std", &qkv_std) || !lesson_optional_std(c, r, "out_std", &out_std)) return false;
-    // One stream, like rng = default_rng(seed): per head W_Q, W_K, W_V, then W_O.
+    // One stream, like rng = default_rng(seed): per head W_Q, and W_K, W_V of its K/V head right after the
+    // W_Q of the group's first head (every head with kv_heads = heads); then W_O.
     Rng rng;
     rng_seed(&rng, seed);
     size_t qkv = (size_t)p->d_model * (size_t)p->d_k;
     for (int h = 0; h < p->heads; h++) {
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_Q[h].data, qkv);
+        if (h % (p->heads / p->kv_heads)) continue;
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_K[h].data, qkv);
         rng_normal_fill(&rng, 0.0, qkv_std, p->W_V[h].data, qkv);
         if (!drawn_finite(c, r, "qkv_std", qkv_std, p->W_Q[h].data, qkv, "W_Q, W_K and W_V") ||
@@ -186,8 +202,6 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
         if (!lesson_member(w, required[i], &k))
             return lesson_fail(c, "missing required key \"%s\" (explicit weights need W_Q, W_K, W_V and W_O)", required[i]);
     }
-    Matrix *lists[3] = {p->W_Q, p->W_K, p->W_V};
-    Matrix *biases[3] = {p->b_Q, p->b_K, p->b_V};
     static const char *const bias_names[3] = {"b_Q", "b_K", "b_V"};
     // Each matrix is checked on its own: in a report, a mistake in W_Q does not hide one in W_O.
     int d0 = c->depth;
@@ -204,7 +218,7 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
         int k;
         const cJSON *v = lesson_member(w, required[i], &k);
         lesson_push_key(c, required[i], k);
-        NEXT(read_matrix_list(c, v, lists[i], p->heads));
+        NEXT(read_matrix_list(c, v, p, i)); // PARAMS rows 0..2: W_Q, W_K, W_V
     }
     int k;
     const cJSON *v = lesson_member(w, "W_O", &k);
@@ -213,7 +227,7 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
     for (int i = 0; i < 3; i++) {
         if (!(v = lesson_member(w, bias_names[i], &k))) continue;
         lesson_push_key(c, bias_names[i], k);
-        NEXT(read_bias_list(c, v, biases[i], p->heads));
+        NEXT(read_bias_list(c, v, p, 3 + i)); // PARAMS rows 3..5: b_Q, b_K, b_V
     }
     if ((v = lesson_enter(c, w, "b_O"))) {
         NEXT(lesson_read_vector(c, v, p->b_O.data, p->d_model, "d_model"));
@@ -247,6 +261,10 @@ static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
                                num_heads, p->heads);
         lesson_pop(c);
     }
+    if (p->kv_heads != p->heads)
+        return lesson_fail(c, "torch.nn.MultiheadAttention has one K/V head per head: \"kv_heads\" (%d) must be heads (%d) "
+                           "or left out with PyTorch weights; give grouped-query weights as W_Q, W_K, W_V, W_O",
+                           p->kv_heads, p->heads);
     if (p->heads * dk != d)
         return lesson_fail(c, "the pytorch form needs heads * d_k == d_model, but %d * %d = %d and d_model is %d", p->heads,
                            dk, p->heads * dk, d);

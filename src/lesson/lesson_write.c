@@ -80,15 +80,15 @@ static void tokens(StrBuf *o, char **t, int n)
     strbuf_puts(o, "]");
 }
 
-// "name": [h matrices]
-static void per_head(StrBuf *o, const char *name, const Matrix *ms, int heads)
+// "name": [h matrices], ms[0], ms[stride], ... (stride > 1: one per K/V head, the group's first head's)
+static void per_head(StrBuf *o, const char *name, const Matrix *ms, int heads, int stride)
 {
     strbuf_puts(o, "    ");
     string(o, name);
     strbuf_puts(o, ": [\n");
     for (int h = 0; h < heads; h++) {
         strbuf_puts(o, "      ");
-        matrix(o, &ms[h], 6);
+        matrix(o, &ms[h * stride], 6);
         strbuf_puts(o, h + 1 < heads ? ",\n" : "\n");
     }
     strbuf_puts(o, "    ]");
@@ -204,6 +204,21 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
     strbuf_puts(&o, ",\n  \"d_k\": ");
     strbuf_puts(&o, num);
     if (p->mask == MASK_CAUSAL) strbuf_puts(&o, ",\n  \"mask\": \"causal\"");
+    if (p->window > 0) {
+        snprintf(num, sizeof num, "%d", p->window);
+        strbuf_puts(&o, ",\n  \"window\": ");
+        strbuf_puts(&o, num);
+    }
+    if (p->kv_given) {
+        snprintf(num, sizeof num, "%d", p->kv_heads);
+        strbuf_puts(&o, ",\n  \"kv_heads\": ");
+        strbuf_puts(&o, num);
+    }
+    if (p->rope != ROPE_NONE) {
+        strbuf_puts(&o, ",\n  \"rope\": {\"base\": ");
+        number(&o, p->rope_base);
+        strbuf_puts(&o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"}" : ", \"pairs\": \"halves\"}");
+    }
     if (p->cross) {
         strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
         tokens(&o, l->source_tokens, p->m);
@@ -236,11 +251,12 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, "}");
     }
     strbuf_puts(&o, ",\n  \"weights\": {\n");
-    per_head(&o, "W_Q", p->W_Q, p->heads);
+    int kv = p->heads / p->kv_heads; // W_K, W_V, b_K, b_V: one per K/V head
+    per_head(&o, "W_Q", p->W_Q, p->heads, 1);
     strbuf_puts(&o, ",\n");
-    per_head(&o, "W_K", p->W_K, p->heads);
+    per_head(&o, "W_K", p->W_K, p->kv_heads, kv);
     strbuf_puts(&o, ",\n");
-    per_head(&o, "W_V", p->W_V, p->heads);
+    per_head(&o, "W_V", p->W_V, p->kv_heads, kv);
     strbuf_puts(&o, ",\n    \"W_O\": ");
     matrix(&o, &p->W_O, 4);
     const char *bn[3] = {"b_Q", "b_K", "b_V"};
@@ -250,9 +266,9 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n    ");
         string(&o, bn[i]);
         strbuf_puts(&o, ": [");
-        for (int h = 0; h < p->heads; h++) {
+        for (int h = 0; h < (i ? p->kv_heads : p->heads); h++) {
             if (h) strbuf_puts(&o, ", ");
-            row(&o, bs[i][h].data, bs[i][h].cols);
+            row(&o, bs[i][h * (i ? kv : 1)].data, bs[i][h * (i ? kv : 1)].cols);
         }
         strbuf_puts(&o, "]");
     }

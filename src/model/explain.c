@@ -178,10 +178,13 @@ int explain_score(const CellText *ct, char lines[][256])
     char kt[96];
     model_axis_label(ct->L, AXIS_KEY, ct->c.col, kt, sizeof kt);
     isolate(kt, sizeof kt);
+    char hr[24]; // the head's subscript, and with RoPE the rotated rows' raised R: "₀^R"
+    snprintf(hr, sizeof hr, "%s%s", ct->hn, ct->p->rope != ROPE_NONE ? "^R" : "");
     snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), ct->hn, ct->rl, ct->cl,
-             ct->hn, ct->rl, ct->hn, kt, ct->p->d_k);
-    dot_terms(lines[n++], 256, mat_row(&ct->ht->Q, ct->c.row), 1, mat_row(&ct->ht->K, ct->c.col), 1, ct->p->d_k);
-    products(lines[n++], 256, mat_row(&ct->ht->Q, ct->c.row), 1, mat_row(&ct->ht->K, ct->c.col), 1, ct->p->d_k, ct->v);
+             hr, ct->rl, hr, kt, ct->p->d_k);
+    const Matrix *q = ct->ht->Q_rot.data ? &ct->ht->Q_rot : &ct->ht->Q, *k = ct->ht->K_rot.data ? &ct->ht->K_rot : &ct->ht->K;
+    dot_terms(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k);
+    products(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k, ct->v);
     return n;
 }
 
@@ -213,6 +216,11 @@ int explain_mask(const CellText *ct, char lines[][256])
 {
     int n = 0;
     snprintf(lines[n++], 256, "M[%s, %s] = %s", ct->rl, ct->cl, ct->vs);
+    if (ct->c.col <= ct->c.row && attn_masked(ct->c.row, ct->c.col, ct->p->window)) {
+        snprintf(lines[n++], 256, TR("\"%s\" is %d or more tokens before \"%s\": outside the sliding window"), ct->cl,
+                 ct->p->window, ct->rl);
+        return n;
+    }
     snprintf(lines[n++], 256, ct->c.col > ct->c.row ? TR("\"%s\" comes after \"%s\": a query may not look ahead")
                                             : TR("\"%s\" is not after \"%s\": this score is kept"),
              ct->cl, ct->rl);
@@ -229,7 +237,9 @@ int explain_masked(const CellText *ct, char lines[][256])
     model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b, sizeof b);
     snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, ct->hn, ct->rl, ct->cl, ct->rl, ct->cl);
     snprintf(lines[n++], 256, "= %s + %s = %s", a, b, ct->vs);
-    if (isinf(ct->v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), ct->rl, ct->cl);
+    if (isinf(ct->v) && ct->c.col <= ct->c.row)
+        snprintf(lines[n++], 256, TR("masked: \"%s\" is outside the sliding window of \"%s\""), ct->cl, ct->rl);
+    else if (isinf(ct->v)) snprintf(lines[n++], 256, TR("masked: \"%s\" may not look at the later \"%s\""), ct->rl, ct->cl);
     return n;
 }
 

@@ -21,6 +21,11 @@ static double v_kept(const AttnParams *p, const Trace *t, CellRef c)
 }
 // Cells computed one by one.
 static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
+static double v_krot_t(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return mat_get(&t->head[c.head].K_rot, c.col, c.row);
+}
 // Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 {
@@ -29,7 +34,7 @@ static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 static double v_mask(const AttnParams *p, const Trace *t, CellRef c)
 {
     (void)t;
-    return (p->mask == MASK_CAUSAL && c.col > c.row) ? -INFINITY : 0.0;
+    return (p->mask == MASK_CAUSAL && attn_masked(c.row, c.col, p->window)) ? -INFINITY : 0.0;
 }
 // The trace's two outputs, subtracted: what the switched-off heads add to each cell.
 static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
@@ -40,6 +45,7 @@ static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
 
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
 static bool has_source_positions(const AttnParams *p) { return p->positions != POS_NONE && p->cross; }
+static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_ablated(const AttnParams *p)
 {
     for (int h = 0; h < p->heads; h++)
@@ -80,10 +86,28 @@ static int f_v(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     return bands(o, max, BAND(kv_source(p), c.head, c.row, -1), BAND(MAT_WV, c.head, -1, c.col), 2);
 }
-static int f_scores(const AttnParams *p, CellRef c, CellRef *o, int max)
+// A rotated row is its own row turned: each cell reads the row (its pair's two cells).
+static int f_qrot(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;
-    return bands(o, max, BAND(MAT_Q, c.head, c.row, -1), BAND(MAT_KT, c.head, -1, c.col), 2);
+    return bands(o, max, BAND(MAT_Q, c.head, c.row, -1), c, 1);
+}
+static int f_krot(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_K, c.head, c.row, -1), c, 1);
+}
+static int f_krot_t(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
+}
+// With RoPE the scores read the rotated rows.
+static int f_scores(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    bool rope = p->rope != ROPE_NONE;
+    return bands(o, max, BAND(rope ? MAT_QROT : MAT_Q, c.head, c.row, -1),
+                 BAND(rope ? MAT_KROT_T : MAT_KT, c.head, -1, c.col), 2);
 }
 static int f_scaled(const AttnParams *p, CellRef c, CellRef *o, int max)
 {

@@ -36,17 +36,25 @@
     ROW(MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
       RANGE_WEIGHT, AT_WEIGHTS(W_Q), v_kept, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
     ROW(MAT_WK, "W_K", "W^K", N_("key weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,                 \
-      RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{h}")                         \
+      RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{g}")                         \
     ROW(MAT_WV, "W_V", "W^V", N_("value weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
-      RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{h}")                         \
+      RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{g}")                         \
     ROW(MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV,                  \
       AT_HEAD(Q), v_kept, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
     ROW(MAT_K, "K", "K", N_("keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),           \
-      v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{h} + b_K_{h}")                                \
+      v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{g} + b_K_{g}")                                \
     ROW(MAT_V, "V", "V", N_("values"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),         \
-      v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{h} + b_V_{h}")                                \
+      v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{g} + b_V_{g}")                                \
+    ROW(MAT_QROT, "Q_rot", "Q^R", N_("rotated queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM,            \
+      RANGE_QKV, AT_HEAD(Q_rot), v_kept, NULL, f_qrot, has_rope, explain_rotated, "Q_rotated",                           \
+      "Q_rotated_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                                         \
+    ROW(MAT_KROT, "K_rot", "K^R", N_("rotated keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV,      \
+      AT_HEAD(K_rot), v_kept, NULL, f_krot, has_rope, explain_rotated, "K_rotated",                                      \
+      "K_rotated_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                         \
     ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,                 \
       RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
+    ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM,          \
+      AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
     ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
       RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
       "scores_{h} = Q_{h} K_{h}\xe1\xb5\x80")                                                                          \
@@ -56,7 +64,7 @@
       AT_NONE, v_mask, NULL, NULL, NULL, explain_mask, NULL, NULL)                                                     \
     ROW(MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", N_("masked scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,         \
       AXIS_KEY, RANGE_SCORES, AT_HEAD(scaled), v_kept, NULL, f_masked, NULL, explain_masked, "scaled",                   \
-      "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}")                                 \
+      "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}{window?, and {window} or more below it}")                                 \
     ROW(MAT_WEIGHTS, "weights", "A", N_("attention weights"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,         \
       RANGE_PROB, AT_HEAD(weights), v_kept, NULL, f_weights, NULL, explain_softmax, "weights",                           \
       "weights_{h} = softmax(scaled_{h}), head {h} attention weights")                                                 \
@@ -140,7 +148,7 @@ typedef struct {
     // The lines explaining cell ct->c (explain.c's, at most 3; model_explain calls it): returns how many.
     int (*explain)(const struct CellText *ct, char lines[][256]);
     const char *json;      // its key in --json (NULL: not written)
-    // Its title in --trace (NULL: not written; see cli.c for {h}, {kv}, {last}, {scale} and {pos?…} parts).
+    // Its title in --trace (NULL: not written; see cli.c for {h}, {g}, {kv}, {last}, {scale} and {pos?…} parts).
     const char *trace;
 } MatInfo;
 

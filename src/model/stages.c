@@ -1,7 +1,9 @@
 // The table of stages: what each stage shows (its equations, heatmap and result), how it is written and
 // explained, and the order in which its result is revealed.
 #include "stages.h"
+#include "explain.h"
 #include "i18n.h"
+#include "../core/exactmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -92,10 +94,29 @@ static int eq_project(const AttnParams *p, int head, Equation *out, int max)
     return n;
 }
 
-static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
+// RoPE(Q) = Q^R and RoPE(K) = K^R: every row turned pair by pair by its position's angles.
+static int eq_rotate(const AttnParams *p, int head, Equation *out, int max)
 {
     (void)p;
-    return binary_only(out, max, MAT_Q, DOT, MAT_KT, MAT_SCORES, head, TR("the scores"));
+    static const MatId from[2] = {MAT_Q, MAT_K}, to[2] = {MAT_QROT, MAT_KROT};
+    static const char *const what[2] = {N_("the rotated queries"), N_("the rotated keys")};
+    int n = 0;
+    for (int i = 0; i < 2 && n < max; i++, n++) {
+        memset(&out[n], 0, sizeof out[n]);
+        term_op(&out[n], "RoPE");
+        term_mat(&out[n], from[i], head, false);
+        term_op(&out[n], "=");
+        term_mat(&out[n], to[i], head, true);
+        snprintf(out[n].caption, sizeof out[n].caption, "%s", TR(what[i]));
+    }
+    return n;
+}
+
+static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
+{
+    bool rope = p->rope != ROPE_NONE;
+    return binary_only(out, max, rope ? MAT_QROT : MAT_Q, DOT, rope ? MAT_KROT_T : MAT_KT, MAT_SCORES, head,
+                       TR("the scores"));
 }
 
 static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
@@ -205,7 +226,25 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
     char h[16];
     head_sub(h, sizeof h, head);
     const char *kv = p->cross ? "Y" : "X";
-    snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
+    if (p->kv_heads == p->heads) {
+        snprintf(buf, cap, "Q%s = X W%s^Q,   K%s = %s W%s^K,   V%s = %s W%s^V", h, h, h, kv, h, h, kv, h);
+        return;
+    }
+    // Grouped-query: the keys and values are the K/V head's, shared by the query heads of its group.
+    int g = params_kv_head(p, head), per = p->heads / p->kv_heads;
+    char gs[16];
+    head_sub(gs, sizeof gs, g);
+    snprintf(buf, cap, TR("Q%s = X W%s^Q,  K%s = %s W%s^K,  V%s = %s W%s^V   (K/V head %d: heads %d\xe2\x80\x93%d)"), h, h, h, kv, gs,
+             h, kv, gs, g, g * per, g * per + per - 1);
+}
+static void f_rotate(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    char h[16];
+    head_sub(h, sizeof h, head);
+    char base[32];
+    model_format_value(p->rope_base, base, sizeof base);
+    snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by p\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
+             h, h, base, p->d_k, p->rope == ROPE_INTERLEAVED ? "(2j, 2j+1)" : "(j, j+d_k/2)");
 }
 // "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
 static void three_of_head(char *buf, size_t cap, int head, char r, char a, char b, const char *after)
@@ -216,8 +255,10 @@ static void three_of_head(char *buf, size_t cap, int head, char r, char a, char 
 }
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
-    three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
+    char h[16];
+    head_sub(h, sizeof h, head);
+    if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, h); // the rotated rows
+    else three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -236,10 +277,13 @@ static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 }
 static void f_mask(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
     char h[16];
     head_sub(h, sizeof h, head);
-    snprintf(buf, cap, TR("S\xe2\x80\xb2%s + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal"), h);
+    if (p->window > 0)
+        snprintf(buf, cap, TR("S\xe2\x80\xb2%s + M,   M = 0 for i \xe2\x88\x92 %d < j \xe2\x89\xa4 i (the window), \xe2\x88\x92\xe2\x88\x9e elsewhere"),
+                 h, p->window);
+    else
+        snprintf(buf, cap, TR("S\xe2\x80\xb2%s + M,   M = \xe2\x88\x92\xe2\x88\x9e above the diagonal"), h);
 }
 static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -299,11 +343,29 @@ static void x_positions(const AttnParams *p, char *buf, size_t cap)
 }
 static void x_project(const AttnParams *p, char *buf, size_t cap)
 {
+    if (p->kv_heads < p->heads) { // grouped-query (multi-query with one K/V head)
+        int per = p->heads / p->kv_heads;
+        snprintf(buf, cap, TRN("Grouped-query attention: each query head has its own W^Q, but the %d query heads share "
+                               "%d K/V head: every %d consecutive heads read the same W^K and W^V, so their K and V are "
+                               "the same numbers, and a model keeps fewer keys and values.",
+                               "Grouped-query attention: each query head has its own W^Q, but the %d query heads share "
+                               "%d K/V heads: every %d consecutive heads read the same W^K and W^V, so their K and V are "
+                               "the same numbers, and a model keeps fewer keys and values.", p->kv_heads),
+                 p->heads, p->kv_heads, per);
+        return;
+    }
     snprintf(buf, cap, TRN("Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
                            "queries Q, keys K and values V: d_k = %d number per token instead of %d.",
                            "Each head has its own W^Q, W^K and W^V (%d " TIMES " %d). They turn %s into that head's "
                            "queries Q, keys K and values V: d_k = %d numbers per token instead of %d.", p->d_k),
              p->d_model, p->d_k, p->cross ? TR("X into Q, and Y into K and V,") : TR("every row of X"), p->d_k, p->d_model);
+}
+static void x_rotate(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, TR("RoPE turns each pair of a query's and a key's numbers by an angle that grows with the "
+             "position: %d pairs, the first fast, the last slow. A score then depends on the two positions only "
+             "through their distance: shift every position by the same amount and no score changes. V is not turned."),
+             p->d_k / 2);
 }
 static void x_scores(const AttnParams *p, char *buf, size_t cap)
 {
@@ -323,7 +385,19 @@ static void x_scale(const AttnParams *p, char *buf, size_t cap)
 }
 static void x_mask(const AttnParams *p, char *buf, size_t cap)
 {
-    (void)p;
+    if (p->window == 1) {
+        snprintf(buf, cap, "%s", TR("A sliding window of 1: each token sees itself only. Every other score becomes "
+                 "\xe2\x88\x92\xe2\x88\x9e, a weight of exactly 0."));
+        return;
+    }
+    if (p->window > 1) {
+        snprintf(buf, cap, TRN("A sliding window: each token sees itself and the %d token before it, never a later one. "
+                               "Every score outside that band becomes \xe2\x88\x92\xe2\x88\x9e, a weight of exactly 0.",
+                               "A sliding window: each token sees itself and the %d tokens before it, never a later one. "
+                               "Every score outside that band becomes \xe2\x88\x92\xe2\x88\x9e, a weight of exactly 0.",
+                               p->window - 1), p->window - 1);
+        return;
+    }
     snprintf(buf, cap, "%s",
              TR("In a decoder a token may not look at the tokens after it: the mask sets every score above "
                 "the diagonal to \xe2\x88\x92\xe2\x88\x9e, which softmax turns into a weight of exactly 0."));
@@ -357,7 +431,41 @@ static void x_output(const AttnParams *p, char *buf, size_t cap)
 }
 
 static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
+static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
+
+// MAT_QROT, MAT_KROT, MAT_KROT_T: the cell is one coordinate of a pair turned by its row's angle.
+int explain_rotated(const CellText *ct, char lines[][256])
+{
+    const AttnParams *p = ct->p;
+    bool t = ct->c.mat == MAT_KROT_T, q = ct->c.mat == MAT_QROT;
+    int pos = t ? ct->c.col : ct->c.row, col = t ? ct->c.row : ct->c.col, d_k = p->d_k, half = d_k / 2;
+    int j = p->rope == ROPE_INTERLEAVED ? col / 2 : col % half, a, b;
+    attn_rope_pair(p->rope, d_k, j, &a, &b);
+    const Matrix *x = q ? &ct->ht->Q : &ct->ht->K;
+    double angle = attn_rope_angle(p->rope_base, d_k, pos, j), c = core_cos(angle), s = core_sin(angle);
+    double xa = mat_get(x, pos, a), xb = mat_get(x, pos, b);
+    char tok[96], base[32], an[32], cs[32], sn[32], va[32], vb[32];
+    model_axis_label(ct->L, q ? AXIS_QUERY : AXIS_KEY, pos, tok, sizeof tok);
+    model_format_value(p->rope_base, base, sizeof base);
+    model_format_value(angle, an, sizeof an);
+    model_format_value(c, cs, sizeof cs);
+    model_format_value(s, sn, sizeof sn);
+    model_format_value(xa, va, sizeof va);
+    model_format_value(xb, vb, sizeof vb);
+    char L = q ? 'Q' : 'K';
+    int n = 0;
+    if (col == a)
+        snprintf(lines[n++], 256, "%c%s^R[%s, %d] = %c[%d] cos \xce\xb1 \xe2\x88\x92 %c[%d] sin \xce\xb1 = (%s)(%s) \xe2\x88\x92 (%s)(%s) = %s",
+                 L, ct->hn, tok, col, L, a, L, b, va, cs, vb, sn, ct->vs);
+    else
+        snprintf(lines[n++], 256, "%c%s^R[%s, %d] = %c[%d] sin \xce\xb1 + %c[%d] cos \xce\xb1 = (%s)(%s) + (%s)(%s) = %s",
+                 L, ct->hn, tok, col, L, a, L, b, va, sn, vb, cs, ct->vs);
+    snprintf(lines[n++], 256, TR("pair %d = dimensions (%d, %d);   \xce\xb1 = position %d \xc3\x97 1/%s^(%d/%d) = %s rad (%.1f\xc2\xb0)"),
+             j, a, b, pos, base, 2 * j, d_k, an, angle * 57.29577951308232);
+    snprintf(lines[n++], 256, "%s", TR("the pair turns; its length stays: only the angle between a query and a key changes"));
+    return n;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // The table
@@ -369,6 +477,7 @@ static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE
 #define ROW_STAGE_INPUT N_("Input"), "Input embeddings", N_("X"), MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input
 #define ROW_STAGE_POSITIONS N_("Positions"), "Positions E + P", N_("E + P"), MAT_NONE, {MAT_X}, has_positions, eq_positions, f_positions, x_positions
 #define ROW_STAGE_PROJECT N_("Projections Q, K, V"), "Projections Q, K, V", N_("Q K V"), MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project, f_project, x_project
+#define ROW_STAGE_ROTATE N_("Rotation RoPE"), "Rotation RoPE", N_("RoPE"), MAT_NONE, {MAT_QROT, MAT_KROT}, has_rope, eq_rotate, f_rotate, x_rotate
 #define ROW_STAGE_SCORES N_("Scores QK^T"), "Scores Q" "K\xe1\xb5\x80", N_("QK^T"), MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores
 #define ROW_STAGE_SCALE N_("Scaling by " SQRT "d_k"), "Scaling \xc3\xb7" SQRT "d_k", N_("\xc3\xb7" SQRT "d_k"), MAT_SCALED, {MAT_SCALED}, NULL, eq_scale, f_scale, x_scale
 #define ROW_STAGE_MASK N_("Causal mask"), "Causal mask", N_("mask"), MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, x_mask
@@ -472,7 +581,7 @@ int model_reveal_index(const AttnParams *p, Stage s, int head, CellRef c)
         MatId m = si->results[i];
         int r, cols;
         model_mat_shape(p, m, &r, &cols);
-        MatId alias = m == MAT_K ? MAT_KT : m; // K is shown transposed at the scores stage
+        MatId alias = m == MAT_K ? MAT_KT : m == MAT_KROT ? MAT_KROT_T : m; // K is shown transposed at the scores
         if (c.mat == m || (c.mat == alias && alias != m)) {
             const MatInfo *mi = mat_info(m);
             if (mi->per_head && c.head != head) return -1;

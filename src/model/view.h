@@ -137,6 +137,7 @@ typedef struct {
     int n, m, d_model, heads, d_k;
     bool causal;
     bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
+    bool rope;      // the lesson turns Q and K (RoPE): the Rotation stage is shown
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5

@@ -86,11 +86,18 @@ typedef struct {
 
 static const char *const DECODE_OPS[3] = {"\xe2\x86\x90 q\xc2\xb7", "softmax", "\xc3\x97"};
 
+// The matrices the decoder reads: with RoPE the rotated query and keys (the cache holds the turned k_t).
+static MatId decode_mat(const Ctx *c, int i)
+{
+    bool rope = c->L->params.rope != ROPE_NONE;
+    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z}, rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
+    return rope ? rotated[i] : plain[i];
+}
+
 static void decode_names(const Ctx *c, int t, int head, char names[4][64])
 {
-    static const MatId mats[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z};
     for (int i = 0; i < 4; i++) {
-        model_mat_name(mats[i], head, names[i], 64);
+        model_mat_name(decode_mat(c, i), head, names[i], 64);
         size_t n = strlen(names[i]);
         if (i == 1 || i == 2) snprintf(names[i] + n, 64 - n, " %s", TR("cache"));
         else snprintf(names[i] + n, 64 - n, "[%s]", c->L->tokens[t]);
@@ -113,8 +120,8 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     bool scores = d->scores, beside = d->q_beside;
     memset(d, 0, sizeof *d);
     d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside;
-    part_box(c, g, &d->q, MAT_Q, head, false, t, 1, 0, cols, names[0]);
-    cache_box(c, g, &d->k, MAT_K, head, t, first, cols, names[1]);
+    part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
+    cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, names[1]);
     cache_box(c, g, &d->v, MAT_V, head, t, first, cols, names[2]);
     part_box(c, g, &d->z, MAT_Z, head, true, t, 1, 0, cols, names[3]);
     d->q.cols = d->z.cols = p->d_k;
@@ -229,10 +236,16 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
              TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
                 "(\xe2\x86\x92 \xe2\x86\x90 step)."),
              t + 1, p->n, c->L->tokens[t], t + 1);
-    cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * (t + 1) * p->d_k);
-    snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
+    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * (t + 1) * p->d_k);
+    snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
                                      "kept, never computed again."),
-             t + 1, p->heads, p->heads, t + 1, p->d_k, e1);
+             t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
+    if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
+        size_t used = strlen(cache);
+        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * (t + 1) * p->d_k);
+        snprintf(cache + used, sizeof cache - used, TR(" %d query heads share them; one K/V per head would hold %s."),
+                 p->heads, e1);
+    }
     int64_t with = 0, without = 0;
     for (int i = 0; i <= t; i++) {
         DecodeWork dw = decode_work(p, i);
@@ -383,7 +396,8 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     Matrix z = {0}, m = {0}, l = {0};
     const HeadTrace *ht = &c->T->head[head];
     if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, &ht->Q, &ht->K, &ht->V, block, catch_tile, &k, &z, &m, &l);
+        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q, p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, block,
+                  catch_tile, &k, &z, &m, &l);
     double diff = 0.0;
     for (int i = 0; z.data && i < p->n; i++)
         for (int j = 0; j < p->d_k; j++) diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));

@@ -102,7 +102,7 @@ CASES = [
     ("top-array", "@@[]\n", "expected a lesson object { ... }, got an array"),
     ("top-unknown-key", lesson(_extra=[('@@"head"', "2")]),
      'unknown key "head" (expected $schema, title, notes, language, tokens, sentence, split, embeddings, d_model, '
-     'heads, d_k, mask, source, weights, positions, scale, targets, train, questions)'),
+     'heads, d_k, mask, source, weights, positions, scale, rope, kv_heads, window, targets, train, questions)'),
     ("top-duplicate-key", lesson(_extra=[('@@"heads"', "4")]), 'duplicate key "heads" (first given at line 5, column 3)'),
     ("schema-not-string", lesson(_extra=[("$schema", "@@1")]), "$schema: expected a string, got a number"),
     ("missing-title", "@@" + lesson(title=None), 'missing required key "title"'),
@@ -110,6 +110,50 @@ CASES = [
     ("missing-embeddings", "@@" + lesson(embeddings=None), 'missing required key "embeddings"'),
     ("missing-weights", "@@" + lesson(weights=None), 'missing required key "weights"'),
     ("title-not-string", lesson(title="@@42"), "title: expected a string, got a number"),
+
+    # --- rope, kv_heads, window (issue 22) ---
+    ("rope-odd-d_k", lesson(d_k="3", _extra=[("rope", "@@true")]),
+     "rope: needs an even d_k (RoPE turns the numbers of each head two by two), but d_k is 3"),
+    ("rope-not-object", lesson(_extra=[("rope", '@@"yes"')]),
+     'rope: expected true, false or {"base": 10000, "pairs": "halves" or "interleaved"}, got a string'),
+    ("rope-unknown-key", lesson(_extra=[("rope", '{@@"theta": 10000}')]),
+     'rope: unknown key "theta" (expected base, pairs)'),
+    ("rope-base-zero", lesson(_extra=[("rope", '{"base": @@0}')]),
+     "rope.base: must be a positive number (theta_j = 1 / base^(2j/d_k)), got 0"),
+    ("rope-base-negative", lesson(_extra=[("rope", '{"base": @@-10000, "pairs": "halves"}')]),
+     "rope.base: must be a positive number (theta_j = 1 / base^(2j/d_k)), got -10000"),
+    ("rope-base-string", lesson(_extra=[("rope", '{"base": @@"10000"}')]),
+     "rope.base: expected a positive number (theta_j = 1 / base^(2j/d_k)), got a string"),
+    ("rope-base-huge", lesson(_extra=[("rope", '{"base": @@1e400}')]),
+     "number out of range near '1e400' (a double holds at most about 1.8e308)"),
+    ("rope-pairs-unknown", lesson(_extra=[("rope", '{"pairs": @@"adjacent"}')]),
+     'rope.pairs: expected "halves" (pairs j, j + d_k/2) or "interleaved" (pairs 2j, 2j + 1), got "adjacent"'),
+    ("kv_heads-not-dividing", lesson(heads="4", d_k="1", _extra=[("kv_heads", "@@3")]),
+     "kv_heads: 3 does not divide heads (4): each K/V head serves the same number of query heads"),
+    ("kv_heads-above-heads", lesson(_extra=[("kv_heads", "@@4")]),
+     "kv_heads: must be at most heads (2), got 4: each K/V head serves one or more query heads"),
+    ("kv_heads-zero", lesson(_extra=[("kv_heads", "@@0")]), "kv_heads: must be at least 1, got 0"),
+    ("kv_heads-fraction", lesson(_extra=[("kv_heads", "@@1.5")]), "kv_heads: must be a whole number, got 1.5"),
+    ("kv_heads-W_K-too-many", small(_extra=[("kv_heads", "1")], weights='{\n    "W_Q": [[[1], [0]], [[0], [1]]],\n'
+                                    '    "W_K": @@[[[1], [0]], [[0], [1]]],\n    "W_V": [[[1], [0]]],\n'
+                                    '    "W_O": [[1, 0], [0, 1]]\n  }'),
+     "weights.W_K: expected 1 matrix (kv_heads), got 2"),
+    ("kv_heads-W_V-too-few", small(heads="2", _extra=[("kv_heads", "2")], weights='{\n    "W_Q": [[[1], [0]], [[0], [1]]],\n'
+                                   '    "W_K": [[[1], [0]], [[0], [1]]],\n    "W_V": @@[[[1], [0]]],\n'
+                                   '    "W_O": [[1, 0], [0, 1]]\n  }'),
+     "weights.W_V: expected 2 matrices (kv_heads), got 1"),
+    ("kv_heads-b_K-count", small(_extra=[("kv_heads", "1")], weights='{\n    "W_Q": [[[1], [0]], [[0], [1]]],\n'
+                                 '    "W_K": [[[1], [0]]],\n    "W_V": [[[1], [0]]],\n'
+                                 '    "W_O": [[1, 0], [0, 1]],\n    "b_K": @@[[0], [0]]\n  }'),
+     "weights.b_K: expected 1 bias vector (kv_heads), got 2"),
+    ("kv_heads-pytorch", small(_extra=[("kv_heads", "1")], weights=PYTORCH.replace('{"pytorch": {', '{"pytorch": @@{', 1)),
+     'weights.pytorch: torch.nn.MultiheadAttention has one K/V head per head: "kv_heads" (1) must be heads (2) or '
+     'left out with PyTorch weights; give grouped-query weights as W_Q, W_K, W_V, W_O'),
+    ("window-without-causal", lesson(_extra=[("window", "@@2")]),
+     'window: a sliding window needs "mask": "causal" (query i sees the keys j with i - 2 < j <= i)'),
+    ("window-zero", lesson(mask='"causal"', _extra=[("window", "@@0")]), "window: must be at least 1, got 0"),
+    ("window-string", lesson(mask='"causal"', _extra=[("window", '@@"2"')]),
+     "window: expected a whole number, got a string"),
 
     # --- tokens ---
     ("tokens-and-sentence", lesson(_extra=[('@@"sentence"', '"The cat sat"')]),
