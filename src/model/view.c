@@ -69,8 +69,9 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
 Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
 
 // The part of the stage's result that "." fills: the result of the equation on screen when the stage shows
-// its equations one at a time (Q, then K, then V), nothing while a stage shows only its inputs (the first of
-// two sub-steps), else all of it. *first: its place in the stage's reveal order.
+// its equations one at a time (Q, then K, then V), nothing while a part shows only inputs (each equation
+// in as many parts, its result in the last: the scene's plan_parts), else all of it. *first: its place in
+// the stage's reveal order.
 static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int *count)
 {
     Stage stage = view_stage(s);
@@ -79,15 +80,18 @@ static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int
     while (si && nres < 3 && si->results[nres] != MAT_NONE) nres++;
     *first = 0;
     *count = model_reveal_total(p, stage);
-    if (nres > 1 && s->substep_count == nres) {
+    if (nres == 0 || s->substep_count < 2 || s->substep_count % nres != 0) return;
+    int per = s->substep_count / nres, sub = s->substep;
+    if (sub >= VIEW_SUBSTEP_RESULT) sub = (sub - VIEW_SUBSTEP_RESULT) * per + per - 1;
+    if (sub % per != per - 1 && sub < s->substep_count) {
+        *count = 0; // inputs only
+    } else if (nres > 1) {
         for (int i = 0; i < nres; i++) {
             int r, c;
             model_mat_shape(p, si->results[i], &r, &c);
-            if (i < s->substep) *first += r * c;
-            if (i == s->substep) *count = r * c;
+            if (i < sub / per) *first += r * c;
+            if (i == sub / per) *count = r * c;
         }
-    } else if (nres == 1 && s->substep_count == 2 && s->substep == 0) {
-        *count = 0;
     }
 }
 
@@ -589,7 +593,7 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         if (si->results[nres] == q->mat) place = nres;
         nres++;
     }
-    s->substep = nres > 1 ? place : 1000;
+    s->substep = nres > 1 ? VIEW_SUBSTEP_RESULT + place : 1000;
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;
