@@ -415,6 +415,7 @@ static void draw_stage_at(Ctx *c, int x, int y, int w, int h);
 // The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped) of 2.6 % of
 // the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
 static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
+int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
 
 // A stage that shows a window at the preferred size: the fewest parts, then the largest size down to the
 // floor, that show every matrix whole. False (the scene rewound) when none does.
