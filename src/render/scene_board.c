@@ -232,44 +232,38 @@ static int equation_part(const Ctx *c, const GridStyle *g, const Equation *e, in
     return parts + 1;
 }
 
-// What part k of equation e of `per` parts shows: the equation's caption, or its inputs on a stage of one.
-static const char *part_caption(const Equation *eq, int neq, int per, int e, int k)
-{
-    return neq == 1 && k < per - 1 ? TR("what goes in") : eq[e].caption;
-}
+// What part k of an equation of `per` parts shows: its inputs, or the whole equation and its result.
+static const char *part_caption(const Equation *e, int per, int k) { return k < per - 1 ? TR("what goes in") : e->caption; }
 
-// The stage in the fewest parts that show every matrix whole (false: none does; then windows).
+// The stage in parts at level Ctx.split_level (one level a call: draw_stage_whole tries each at every size
+// before the next), when every matrix is whole in them (false: then windows).
 // *sub: the part asked for, or VIEW_SUBSTEP_RESULT + i for the part that shows result i.
 static bool plan_parts(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, int w, int h, Arrangement *out,
                        int *substeps, int *sub)
 {
     Arrangement tmp;
-    int last = c->split_level < 3 ? c->split_level : 3;
-    for (int level = neq > 1 ? 1 : 2; level <= last; level++) {
-        int per = 0;
-        bool ok = true;
-        for (int e = 0; e < neq && ok; e++) {
-            int n = equation_part(c, g, &eq[e], level, -1, w, h, &tmp);
-            ok = n > 0 && (per == 0 || n == per); // each equation in as many parts
-            per = n;
-        }
-        if (!ok || per * neq < 2) continue;
-        int total = per * neq;
-        if (*sub >= VIEW_SUBSTEP_RESULT) {
-            int r = *sub - VIEW_SUBSTEP_RESULT;
-            *sub = (r < neq ? r : neq - 1) * per + per - 1;
-        }
-        if (*sub >= total) *sub = total - 1;
-        if (*sub < 0) *sub = 0;
-        int e = *sub / per, k = *sub % per;
-        equation_part(c, g, &eq[e], level, k, w, h, out);
-        snprintf(out->caption, sizeof out->caption, "%s", part_caption(eq, neq, per, e, k));
-        snprintf(out->next, sizeof out->next, "%s",
-                 *sub + 1 < total ? part_caption(eq, neq, per, (*sub + 1) / per, (*sub + 1) % per) : "");
-        *substeps = total;
-        return true;
+    int level = c->split_level < 3 ? c->split_level : 3, per = 0;
+    if (level < (neq > 1 ? 1 : 2)) return false; // one equation is one part at level 1: tried before
+    for (int e = 0; e < neq; e++) {
+        int n = equation_part(c, g, &eq[e], level, -1, w, h, &tmp);
+        if (n == 0 || (per && n != per)) return false; // each equation in as many parts
+        per = n;
     }
-    return false;
+    int total = per * neq;
+    if (total < 2) return false;
+    if (*sub >= VIEW_SUBSTEP_RESULT) {
+        int r = *sub - VIEW_SUBSTEP_RESULT;
+        *sub = (r < neq ? r : neq - 1) * per + per - 1;
+    }
+    if (*sub >= total) *sub = total - 1;
+    if (*sub < 0) *sub = 0;
+    int e = *sub / per, k = *sub % per;
+    equation_part(c, g, &eq[e], level, k, w, h, out);
+    snprintf(out->caption, sizeof out->caption, "%s", part_caption(&eq[e], per, k));
+    snprintf(out->next, sizeof out->next, "%s",
+             *sub + 1 < total ? part_caption(&eq[(*sub + 1) / per], per, (*sub + 1) % per) : "");
+    *substeps = total;
+    return true;
 }
 
 // Cells wide enough for their labels first; when that needs windows, cells as wide as their numbers.
@@ -423,7 +417,7 @@ static bool draw_stage_whole(Ctx *c, SceneMark mark, int x, int y, int w, int h)
 {
     Scene *s = c->s;
     int base = c->num_font;
-    for (int level = 2; level <= 4; level++) // 4: level 3 with tight cells (grid_style)
+    for (int level = 1; level <= 4; level++) // 4: level 3 with tight cells (grid_style)
         for (int f = base; f >= floor_font(base); f--) {
             scene_rewind(s, mark);
             c->num_font = f;
