@@ -81,7 +81,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;
-    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c);
+    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE ? 0 : explain_height(&c, w - 2 * margin);
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
     int main_h = explain_y - c.num_font / 3 - y;

@@ -140,9 +140,42 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     *height = used;
 }
 
-// The arithmetic of the focused cell, or a one-line hint. The room is reserved whether or not a cell is
-// focused, so the board does not move under the pointer.
-int explain_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->text_font) + c->num_font / 3; }
+// The arithmetic of the focused cell, or a one-line hint. The arithmetic is what the class follows: at the
+// board's number size (its floor, digits of 2.6 % of the height), its three lines each wrapped into two
+// rather than shrunk, four lines at most. The room is reserved whether or not a cell is focused, so the
+// board does not move under the pointer: as many lines as the stage's first result cell takes (every cell
+// of a stage has the same terms), three at least.
+#define EXPLAIN_LINES 4
+static int explain_font(const Ctx *c)
+{
+    int f = scene_number_floor(c->s->height);
+    return f > c->text_font ? f : c->text_font;
+}
+
+// The lines the arithmetic's lines take at the width w, within `budget` lines (drawn from (x, y) when draw).
+static int explain_lines(Ctx *c, char lines[][256], int n, int x, int y, int w, int budget, bool draw)
+{
+    int shown = n < 3 ? n : 3, fe = explain_font(c), le = line_h(c, FONT_REGULAR, fe), left = budget;
+    for (int i = 0; i < shown; i++) {
+        int room = left - (shown - 1 - i); // a line each for the lines still to come
+        left -= wrap_text(c, FONT_REGULAR, fe, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x,
+                          y + (budget - left) * le, w, room < 2 ? room : 2, lines[i], draw) / le;
+    }
+    return budget - left;
+}
+
+int explain_height(const Ctx *c, int w)
+{
+    const MatInfo *r = stage_result_info(view_stage(c->st));
+    int lines = 3;
+    char text[4][256];
+    int n = r ? model_explain(c->L, c->T, (CellRef){r->id, c->st->head, 0, 0}, text, 4, false) : 0;
+    if (n > 0) {
+        int need = explain_lines((Ctx *)c, text, n, 0, 0, w - 2 * (c->num_font / 3), EXPLAIN_LINES, false);
+        if (need > lines) lines = need;
+    }
+    return lines * line_h(c, FONT_REGULAR, explain_font(c)) + c->num_font / 3;
+}
 
 void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
@@ -174,15 +207,8 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
         return;
     }
     rect(c, x, y, w, h, c->th->panel);
-    int shown = n < 3 ? n : 3;
-    for (int i = 0; i < shown; i++) {
-        int size = f;
-        while (size > c->min_font && math_w(c, FONT_REGULAR, size, lines[i]) > w - 2 * pad) size--;
-        char fitted[256];
-        fit_text(c, FONT_REGULAR, size, lines[i], w - 2 * pad, fitted, sizeof fitted);
-        math_at(c, FONT_REGULAR, size, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x + pad,
-                y + pad / 2 + i * lh, fitted);
-    }
+    int budget = (h - pad / 2) / line_h(c, FONT_REGULAR, explain_font(c));
+    explain_lines(c, lines, n, x + pad, y + pad / 2, w - 2 * pad, budget < 3 ? 3 : budget, true);
 }
 
 static const char COMPARE_TEXT[] =
@@ -244,7 +270,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
         }
         question_describe(q, &a, c->L, words, sizeof words);
         snprintf(line, sizeof line, TR("Answer: %s"), words);
-        used += wrap_text(c, FONT_BOLD, f, c->th->ink, lx, y + used, room, 2, line, draw);
+        int fa = scene_number_floor(c->s->height); // the answer, at the board's number size as the arithmetic
+        used += wrap_text(c, FONT_BOLD, fa > f ? fa : f, c->th->ink, lx, y + used, room, 2, line, draw);
     }
     used += pad / 2 + t;
     if (draw) frame(c, x, y, w, used, t, c->th->result); // draw_footer laid the box's panel colour under the text

@@ -257,7 +257,8 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h);
 
 // Header: the stage's name, formula and head, the strip of stages, the status line; *height its height.
 void draw_header(Ctx *c, int x, int y, int w, int *height);
-int explain_height(const Ctx *c);
+// The room of draw_explain on a w wide board.
+int explain_height(const Ctx *c, int w);
 void draw_explain(Ctx *c, int x, int y, int w, int h);
 // The footer (the stage's explanation, the notes, a question); returns its height, draws when `draw`.
 int draw_footer(Ctx *c, int x, int y, int w, bool draw);
