@@ -187,10 +187,12 @@ static const HitRegion *cell_under(const Scene *s, const DrawCmd *c)
 }
 
 // Is command c a value on the board (or a heatmap, or a colour bar)? Decimals always are; a bare integer is
-// one only inside a cell (outside, "0" … "3" are the indices of a dimension axis: labels, not values).
+// one only inside a cell (outside, "0" … "3" are the indices of a dimension axis: labels, not values). The
+// scale slider's ends are its labels, not the board's.
 static bool is_value(const Scene *s, const DrawCmd *c)
 {
     if (c->kind != CMD_TEXT) return false;
+    if (s->slider_w > 0 && c->y >= s->slider_y && c->y < s->slider_y + s->slider_h) return false;
     bool integer, ascii;
     if (!parse_number(scene_text(s, c), &integer, &ascii)) return false;
     return !integer || cell_under(s, c) != NULL;
@@ -1731,6 +1733,46 @@ static void test_question_panel(void)
     lesson_free(&L);
 }
 
+// The slider legible (issue 25, item 6): its labels (both ends' values, the stops' names) and the keys'
+// explanation apart from each other, the thumb and the ticks clear of every label.
+static void check_slider(const Scene *s, const char *what)
+{
+    const DrawCmd *texts[16];
+    int nt = 0, overlaps = 0, covered = 0;
+    bool lo = false, hi = false, keys = false;
+    for (size_t i = 0; i < s->count && nt < 16; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind != CMD_TEXT || c->y < s->slider_y || c->y >= s->slider_y + s->slider_h || c->x < s->slider_x - 80)
+            continue;
+        const char *t = scene_text(s, c);
+        lo = lo || !strcmp(t, "0.1250");
+        hi = hi || !strcmp(t, "4");
+        keys = keys || strstr(t, "[ smaller") != NULL;
+        texts[nt++] = c;
+    }
+    for (int i = 0; i < nt; i++)
+        for (int j = i + 1; j < nt; j++)
+            if (texts[i]->x < texts[j]->x + texts[j]->w && texts[j]->x < texts[i]->x + texts[i]->w &&
+                texts[i]->y < texts[j]->y + texts[j]->h && texts[j]->y < texts[i]->y + texts[i]->h) {
+                if (overlaps++ < 2)
+                    fprintf(stderr, "  %s: '%s' over '%s'\n", what, scene_text(s, texts[i]), scene_text(s, texts[j]));
+            }
+    for (size_t i = 0; i < s->count; i++) { // the thumb, the ticks and the track against the labels
+        const DrawCmd *r = &s->cmds[i];
+        if (r->kind != CMD_RECT || r->y < s->slider_y || r->y >= s->slider_y + s->slider_h || r->x < s->slider_x - 2 ||
+            r->x > s->slider_x + s->slider_w + 2 || r->w > s->slider_w + 4)
+            continue;
+        for (int k = 0; k < nt; k++)
+            if (r->x < texts[k]->x + texts[k]->w && texts[k]->x < r->x + r->w && r->y < texts[k]->y + texts[k]->h &&
+                texts[k]->y < r->y + r->h && covered++ < 2)
+                fprintf(stderr, "  %s: a mark of the slider over '%s'\n", what, scene_text(s, texts[k]));
+    }
+    CHECK(nt >= 4 && overlaps == 0, "%s: the slider's %d labels apart (%d overlaps)", what, nt, overlaps);
+    CHECK(covered == 0, "%s: the thumb and ticks clear of the labels (%d)", what, covered);
+    CHECK(lo && hi, "%s: both ends of the slider labelled with their values", what);
+    CHECK(keys, "%s: the [ ] keys explained beside the slider", what);
+}
+
 // Issue 14 on the board: the Positions stage, the entropy column, the scale slider, switched-off heads and the
 // shuffle panel, with every number at the legible size.
 static void test_teaching(void)
@@ -1781,6 +1823,7 @@ static void test_teaching(void)
         scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
         CHECK(has_text(&s, "scale 0.7071 = 1/\xe2\x88\x9a" "d_k") && has_text(&s, "1/d_k"), "the slider at 1/sqrt(d_k)");
         check_bounds(&s, 1280, 720, "scaling with the slider");
+        check_slider(&s, "1280x720 d_k 2");
         // A press on the slider: the ends are 1/(4 d_k) and 4; near the middle stop, exactly 1/sqrt(d_k).
         double sv = 0;
         CHECK(s.slider_w > 0 && scene_slider_at(&s, s.slider_x, s.slider_y + 1, &sv) && fabs(sv - 0.125) < 1e-12,
