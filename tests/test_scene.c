@@ -1276,6 +1276,31 @@ static void test_windows(const char *file)
 }
 
 // (2) Zoom: two steps of 1.25 make the numbers larger, all at the one size.
+// Issue 25, item 20: a long lesson title is shown whole in the header (on a line of its own when the strip
+// leaves it too little), at both projector sizes.
+static void test_header_title(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/paper-base.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    go(&st, STAGE_SOFTMAX);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
+    for (size_t z = 0; z < 2; z++) {
+        scene_build(&s, &st, &L, &T, SIZES[z][0], SIZES[z][1], &TM, NULL);
+        CHECK(count_exact(&s, L.title) == 1, "%dx%d: the title '%s' whole in the header", SIZES[z][0], SIZES[z][1],
+              L.title);
+        check_bounds(&s, SIZES[z][0], SIZES[z][1], "a long title");
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 static void test_zoom(void)
 {
     Lesson L;
@@ -1299,9 +1324,30 @@ static void test_zoom(void)
           s.num_font, scene_number_font(720));
     int n = check_numbers(&s, 720, s.num_font, "zoom 1.5625");
     CHECK(n > 0, "zoomed: numbers drawn (%d)", n);
+    // Issue 25, item 19: the zoom says its level; the board cut by the window's edges says so with an arrow,
+    // and no text is left in part (no fragment of a title under the slider).
+    CHECK(has_text(&s, "zoom 156 %"), "the header says 'zoom 156 %%'");
+    press(&st, VIEW_KEY_RIGHT);
+    press(&st, VIEW_KEY_RIGHT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    int arrows = count_exact(&s, "\xe2\x97\x80") + count_exact(&s, "\xe2\x96\xb6") + count_exact(&s, "\xe2\x96\xb2") +
+                 count_exact(&s, "\xe2\x96\xbc");
+    CHECK(arrows >= 2, "the edges the zoomed board goes on beyond show arrows (%d)", arrows);
+    const DrawCmd *clip = NULL;
+    int cut = 0;
+    for (size_t i = 0; i < s.count; i++) {
+        const DrawCmd *c = &s.cmds[i];
+        if (c->kind == CMD_CLIP) clip = c->w > 0 ? c : NULL;
+        else if (clip && c->kind == CMD_TEXT &&
+                 (c->x < clip->x || c->y < clip->y || c->x + c->w > clip->x + clip->w || c->y + c->h > clip->y + clip->h) &&
+                 cut++ < 2)
+            fprintf(stderr, "  zoomed: '%s' cut by the edge at %d,%d\n", scene_text(&s, c), c->x, c->y);
+    }
+    CHECK(cut == 0, "no text of the zoomed board cut by the edge (%d)", cut);
     press(&st, VIEW_KEY_0);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(s.num_font == base, "0 resets the zoom: %d", s.num_font);
+    CHECK(!has_text(&s, "zoom "), "at zoom 1 the header says nothing of it");
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
@@ -2012,6 +2058,7 @@ int main(void)
         lesson_free(&L);
     }
     test_zoom();                                  // (2)
+    test_header_title();
     test_windows("lessons/paper-base.json");      // (3)
     test_windows("lessons/bert-base-shape.json"); // (3)
     test_heat_labels();                           // (4)

@@ -57,6 +57,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
     if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
     else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
+    // The zoom, while the board is not at its own size (key 0 resets it).
+    if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
+        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"), (int)lround(st->zoom * 100));
     int hw = text_w(c, FONT_BOLD, sf, head);
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
@@ -91,11 +94,30 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     char note[1600];
     Rgba ncol;
     const char *status = status_text(c, note, sizeof note, &ncol);
-    int tw_max = w / 4;
-    fit_text(c, FONT_BOLD, pf, title, tw_max, fitted, sizeof fitted);
-    int tw = text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted);
-    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
+    // The title beside the strip, in what the strip's names leave (a quarter of the width at least); a title
+    // longer than that has the line to itself, above the strip, rather than being cut.
+    int name_w = 0;
+    for (int i = 0; i < st->stage_count; i++) {
+        const StageInfo *s2 = stage_info(st->stages[i]);
+        int nw2 = s2 ? math_w(c, FONT_BOLD, pf, TR(s2->short_name)) + 8 : 0;
+        if (nw2 > name_w) name_w = nw2;
+    }
+    int tw_max = w - n * name_w - (n - 1) * gap - c->num_font / 2;
+    if (tw_max < w / 4) tw_max = w / 4;
+    int tf = pf; // smaller, down to 80 %, before a line of its own
+    while (tf > pf * 4 / 5 && tf > c->min_font && text_w(c, FONT_BOLD, tf, title) > tw_max) tf--;
+    int title_w = text_w(c, FONT_BOLD, tf, title);
+    if (title_w > w / 4 && title_w > tw_max) { // a line of its own
+        fit_text(c, FONT_BOLD, pf, title, w, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, w, l2, LEFT, fitted);
+        y2 += l2;
+        l1 += l2;
+        title[0] = '\0';
+    }
+    fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
+    int tw = title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted) : -c->num_font / 2;
+    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int seg = (sw - (n - 1) * gap) / n;
     c->s->strip_x = sx;
     c->s->strip_y = y2 + 1;
