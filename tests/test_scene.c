@@ -187,10 +187,12 @@ static const HitRegion *cell_under(const Scene *s, const DrawCmd *c)
 }
 
 // Is command c a value on the board (or a heatmap, or a colour bar)? Decimals always are; a bare integer is
-// one only inside a cell (outside, "0" … "3" are the indices of a dimension axis: labels, not values).
+// one only inside a cell (outside, "0" … "3" are the indices of a dimension axis: labels, not values). The
+// scale slider's ends are its labels, not the board's.
 static bool is_value(const Scene *s, const DrawCmd *c)
 {
     if (c->kind != CMD_TEXT) return false;
+    if (s->slider_w > 0 && c->y >= s->slider_y && c->y < s->slider_y + s->slider_h) return false;
     bool integer, ascii;
     if (!parse_number(scene_text(s, c), &integer, &ascii)) return false;
     return !integer || cell_under(s, c) != NULL;
@@ -450,13 +452,14 @@ static void walk_numbers(const Scene *s, const ViewState *st, void *user)
     char what[200];
     snprintf(what, sizeof what, "%s %s %d/%d %s %dx%d", wk->name, stage_key(view_stage(st)), s->substep + 1, s->substeps,
              st->view == VIEW_ALL_HEADS ? "all" : "one", wk->w, wk->h);
-    // At zoom 1 the numbers are at the legible size, or larger when the same board fits.
-    CHECK(s->num_font >= scene_number_font(wk->h), "%s: num_font %d below scene_number_font(%d) = %d at zoom 1", what,
-          s->num_font, wk->h, scene_number_font(wk->h));
+    // At zoom 1 the numbers are at the legible size, or larger when the same board fits, or smaller down to
+    // the floor (digits of 2.6 %) when that shows a matrix whole that would be windowed.
+    CHECK(s->num_font >= scene_number_floor(wk->h), "%s: num_font %d below scene_number_floor(%d) = %d at zoom 1",
+          what, s->num_font, wk->h, scene_number_floor(wk->h));
     check_bounds(s, wk->w, wk->h, what);
-    int full = check_numbers(s, wk->h, scene_number_font(wk->h), what);
-    CHECK(st->view != VIEW_ONE_HEAD || full > 0, "%s: no number drawn at the full size %d px", what,
-          scene_number_font(wk->h));
+    int full = check_numbers(s, wk->h, scene_number_floor(wk->h), what);
+    CHECK(st->view != VIEW_ONE_HEAD || full > 0, "%s: no number drawn at the board's size (at least %d px)", what,
+          scene_number_floor(wk->h));
     if (wk->header) header_checks(s, st, wk->L, what);
 }
 
@@ -1083,7 +1086,7 @@ static void test_board_labels(const char *file)
             int alone = 0;
             for (size_t i = 0; i < s.count; i++) alone += s.cmds[i].kind == CMD_TEXT && cut_label(&L, scene_text(&s, &s.cmds[i]));
             scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
-            int numbers = check_numbers(&s, h, scene_number_font(h), what);
+            int numbers = check_numbers(&s, h, scene_number_floor(h), what);
             CHECK(numbers >= 4, "%s: board numbers shown (%d)", what, numbers);
             if (!heat_panel(&s, st.head) && heat_panels(&s) == 0) continue;
             int cut = 0;
@@ -1199,8 +1202,8 @@ static void walk_windows(const Scene *s, const ViewState *st, void *user)
     snprintf(what, sizeof what, "%s %s %d/%d %dx%d", cp->name, stage_key(view_stage(st)), s->substep + 1, s->substeps,
              cp->w, cp->h);
     cp->windowed += check_windows(s, cp->L, what);
-    int full = check_numbers(s, cp->h, scene_number_font(cp->h), what);
-    CHECK(full > 0, "%s: numbers at the full size %d px (%d)", what, scene_number_font(cp->h), full);
+    int full = check_numbers(s, cp->h, scene_number_floor(cp->h), what);
+    CHECK(full > 0, "%s: numbers at the board's size (at least %d px) (%d)", what, scene_number_floor(cp->h), full);
 }
 
 static void test_windows(const char *file)
@@ -1273,6 +1276,31 @@ static void test_windows(const char *file)
 }
 
 // (2) Zoom: two steps of 1.25 make the numbers larger, all at the one size.
+// Issue 25, item 20: a long lesson title is shown whole in the header (on a line of its own when the strip
+// leaves it too little), at both projector sizes.
+static void test_header_title(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/paper-base.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    go(&st, STAGE_SOFTMAX);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
+    for (size_t z = 0; z < 2; z++) {
+        scene_build(&s, &st, &L, &T, SIZES[z][0], SIZES[z][1], &TM, NULL);
+        CHECK(count_exact(&s, L.title) == 1, "%dx%d: the title '%s' whole in the header", SIZES[z][0], SIZES[z][1],
+              L.title);
+        check_bounds(&s, SIZES[z][0], SIZES[z][1], "a long title");
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 static void test_zoom(void)
 {
     Lesson L;
@@ -1296,9 +1324,30 @@ static void test_zoom(void)
           s.num_font, scene_number_font(720));
     int n = check_numbers(&s, 720, s.num_font, "zoom 1.5625");
     CHECK(n > 0, "zoomed: numbers drawn (%d)", n);
+    // Issue 25, item 19: the zoom says its level; the board cut by the window's edges says so with an arrow,
+    // and no text is left in part (no fragment of a title under the slider).
+    CHECK(has_text(&s, "zoom 156 %"), "the header says 'zoom 156 %%'");
+    press(&st, VIEW_KEY_RIGHT);
+    press(&st, VIEW_KEY_RIGHT);
+    scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
+    int arrows = count_exact(&s, "\xe2\x97\x80") + count_exact(&s, "\xe2\x96\xb6") + count_exact(&s, "\xe2\x96\xb2") +
+                 count_exact(&s, "\xe2\x96\xbc");
+    CHECK(arrows >= 2, "the edges the zoomed board goes on beyond show arrows (%d)", arrows);
+    const DrawCmd *clip = NULL;
+    int cut = 0;
+    for (size_t i = 0; i < s.count; i++) {
+        const DrawCmd *c = &s.cmds[i];
+        if (c->kind == CMD_CLIP) clip = c->w > 0 ? c : NULL;
+        else if (clip && c->kind == CMD_TEXT &&
+                 (c->x < clip->x || c->y < clip->y || c->x + c->w > clip->x + clip->w || c->y + c->h > clip->y + clip->h) &&
+                 cut++ < 2)
+            fprintf(stderr, "  zoomed: '%s' cut by the edge at %d,%d\n", scene_text(&s, c), c->x, c->y);
+    }
+    CHECK(cut == 0, "no text of the zoomed board cut by the edge (%d)", cut);
     press(&st, VIEW_KEY_0);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
     CHECK(s.num_font == base, "0 resets the zoom: %d", s.num_font);
+    CHECK(!has_text(&s, "zoom "), "at zoom 1 the header says nothing of it");
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);
@@ -1730,6 +1779,46 @@ static void test_question_panel(void)
     lesson_free(&L);
 }
 
+// The slider legible (issue 25, item 6): its labels (both ends' values, the stops' names) and the keys'
+// explanation apart from each other, the thumb and the ticks clear of every label.
+static void check_slider(const Scene *s, const char *what)
+{
+    const DrawCmd *texts[16];
+    int nt = 0, overlaps = 0, covered = 0;
+    bool lo = false, hi = false, keys = false;
+    for (size_t i = 0; i < s->count && nt < 16; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind != CMD_TEXT || c->y < s->slider_y || c->y >= s->slider_y + s->slider_h || c->x < s->slider_x - 80)
+            continue;
+        const char *t = scene_text(s, c);
+        lo = lo || !strcmp(t, "0.1250");
+        hi = hi || !strcmp(t, "4");
+        keys = keys || strstr(t, "[ smaller") != NULL;
+        texts[nt++] = c;
+    }
+    for (int i = 0; i < nt; i++)
+        for (int j = i + 1; j < nt; j++)
+            if (texts[i]->x < texts[j]->x + texts[j]->w && texts[j]->x < texts[i]->x + texts[i]->w &&
+                texts[i]->y < texts[j]->y + texts[j]->h && texts[j]->y < texts[i]->y + texts[i]->h) {
+                if (overlaps++ < 2)
+                    fprintf(stderr, "  %s: '%s' over '%s'\n", what, scene_text(s, texts[i]), scene_text(s, texts[j]));
+            }
+    for (size_t i = 0; i < s->count; i++) { // the thumb, the ticks and the track against the labels
+        const DrawCmd *r = &s->cmds[i];
+        if (r->kind != CMD_RECT || r->y < s->slider_y || r->y >= s->slider_y + s->slider_h || r->x < s->slider_x - 2 ||
+            r->x > s->slider_x + s->slider_w + 2 || r->w > s->slider_w + 4)
+            continue;
+        for (int k = 0; k < nt; k++)
+            if (r->x < texts[k]->x + texts[k]->w && texts[k]->x < r->x + r->w && r->y < texts[k]->y + texts[k]->h &&
+                texts[k]->y < r->y + r->h && covered++ < 2)
+                fprintf(stderr, "  %s: a mark of the slider over '%s'\n", what, scene_text(s, texts[k]));
+    }
+    CHECK(nt >= 4 && overlaps == 0, "%s: the slider's %d labels apart (%d overlaps)", what, nt, overlaps);
+    CHECK(covered == 0, "%s: the thumb and ticks clear of the labels (%d)", what, covered);
+    CHECK(lo && hi, "%s: both ends of the slider labelled with their values", what);
+    CHECK(keys, "%s: the [ ] keys explained beside the slider", what);
+}
+
 // Issue 14 on the board: the Positions stage, the entropy column, the scale slider, switched-off heads and the
 // shuffle panel, with every number at the legible size.
 static void test_teaching(void)
@@ -1780,6 +1869,7 @@ static void test_teaching(void)
         scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
         CHECK(has_text(&s, "scale 0.7071 = 1/\xe2\x88\x9a" "d_k") && has_text(&s, "1/d_k"), "the slider at 1/sqrt(d_k)");
         check_bounds(&s, 1280, 720, "scaling with the slider");
+        check_slider(&s, "1280x720 d_k 2");
         // A press on the slider: the ends are 1/(4 d_k) and 4; near the middle stop, exactly 1/sqrt(d_k).
         double sv = 0;
         CHECK(s.slider_w > 0 && scene_slider_at(&s, s.slider_x, s.slider_y + 1, &sv) && fabs(sv - 0.125) < 1e-12,
@@ -1813,14 +1903,15 @@ static void test_teaching(void)
             CHECK(hatches == 5 * 2, "head 1's 2 columns of Concat hatched (%d)", hatches);
             CHECK(has_text(&s, "head 1 off"), "the header says head 1 is off");
             go(&st, STAGE_OUTPUT);
-            bool diff = false;
-            for (int sub = 0; sub < 3 && !diff; sub++) {
+            bool diff = false, all = false; // in one part, or in parts of their own
+            for (int sub = 0; sub < 8 && !(diff && all); sub++) {
                 st.substep = sub;
                 scene_build(&s, &st, &LO, &TO, 1920, 1080, &TM, NULL);
-                diff = count_hits(&s, MAT_OUTPUT_DIFF) > 0 && count_hits(&s, MAT_OUTPUT_ALL) > 0;
+                diff = diff || count_hits(&s, MAT_OUTPUT_DIFF) > 0;
+                all = all || count_hits(&s, MAT_OUTPUT_ALL) > 0;
                 check_bounds(&s, 1920, 1080, "output with a head off");
             }
-            CHECK(diff, "the Output stage shows Output (all heads) - Output = the difference");
+            CHECK(diff && all, "the Output stage shows Output (all heads) - Output = the difference");
             CellRef d = {MAT_OUTPUT_DIFF, 0, 3, 2};
             CHECK(scene_cell_value(&LO, &TO, d) == mat_get(&TO.full_output, 3, 2) - mat_get(&TO.output, 3, 2),
                   "the difference is the trace's two outputs subtracted");
@@ -1967,6 +2058,7 @@ int main(void)
         lesson_free(&L);
     }
     test_zoom();                                  // (2)
+    test_header_title();
     test_windows("lessons/paper-base.json");      // (3)
     test_windows("lessons/bert-base-shape.json"); // (3)
     test_heat_labels();                           // (4)

@@ -467,10 +467,20 @@ static void test_questions(void)
     view_set_questions(&s, &on_k, 1);
     press(&s, VIEW_KEY_HOME);
     press(&s, VIEW_KEY_RIGHT);
-    CHECK(view_stage(&s) == STAGE_PROJECT && s.quiz == 0 && s.substep == 1, "K's sub-step: %d", s.substep);
+    CHECK(view_stage(&s) == STAGE_PROJECT && s.quiz == 0 && s.substep == VIEW_SUBSTEP_RESULT + 1,
+          "K's sub-step asked for: %d", s.substep);
     view_set_substeps(&s, 3, s.substep); // what the scene reports: Q, K and V one at a time
     CHECK(s.substep == 1 && s.reveal == 0 && view_reveal_total(&s) == 6, "K (3x2) hidden: %d cells",
           view_reveal_total(&s));
+    {   // Each equation in two parts (its inputs, then "= result"): K's result is the fourth of six.
+        ViewState six = s;
+        six.substep = VIEW_SUBSTEP_RESULT + 1;
+        view_set_substeps(&six, 6, six.substep);
+        CHECK(six.substep == 3 && view_reveal_total(&six) == 6, "K's part of six: %d (%d cells)", six.substep,
+              view_reveal_total(&six));
+        view_set_substeps(&six, 6, 2);
+        CHECK(view_reveal_total(&six) == 0, "K's inputs: nothing to reveal (%d)", view_reveal_total(&six));
+    }
     view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
     CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
     // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.

@@ -79,25 +79,45 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
 Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
 
 // The part of the stage's result that "." fills: the result of the equation on screen when the stage shows
-// its equations one at a time (Q, then K, then V), nothing while a stage shows only its inputs (the first of
-// two sub-steps), else all of it. *first: its place in the stage's reveal order.
+// its equations one at a time (Q, then K, then V), nothing while a part shows only inputs (each equation
+// in as many parts, its result in the last: the scene's plan_parts), else all of it. *first: its place in
+// the stage's reveal order.
+static int stage_results(const ViewState *s)
+{
+    const StageInfo *si = stage_info(view_stage(s));
+    int nres = 0;
+    while (si && nres < 3 && si->results[nres] != MAT_NONE) nres++;
+    return nres;
+}
+
+// The part `sub` of `count` (VIEW_SUBSTEP_RESULT + i: the part that shows result i, each result's equation in
+// count / results parts, its result in the last); *per: the parts of each result (0: not so divided).
+static int substep_resolve(const ViewState *s, int sub, int count, int *per)
+{
+    int nres = stage_results(s);
+    *per = nres > 0 && count >= 2 && count % nres == 0 ? count / nres : 0;
+    if (sub < VIEW_SUBSTEP_RESULT) return sub;
+    return *per ? (sub - VIEW_SUBSTEP_RESULT) * *per + *per - 1 : sub - VIEW_SUBSTEP_RESULT;
+}
+
 static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int *count)
 {
     Stage stage = view_stage(s);
     const StageInfo *si = stage_info(stage);
-    int nres = 0;
-    while (si && nres < 3 && si->results[nres] != MAT_NONE) nres++;
+    int nres = stage_results(s), per;
     *first = 0;
     *count = model_reveal_total(p, stage);
-    if (nres > 1 && s->substep_count == nres) {
+    int sub = substep_resolve(s, s->substep, s->substep_count, &per);
+    if (per == 0) return;
+    if (sub % per != per - 1 && sub < s->substep_count) {
+        *count = 0; // inputs only
+    } else if (nres > 1) {
         for (int i = 0; i < nres; i++) {
             int r, c;
             model_mat_shape(p, si->results[i], &r, &c);
-            if (i < s->substep) *first += r * c;
-            if (i == s->substep) *count = r * c;
+            if (i < sub / per) *first += r * c;
+            if (i == sub / per) *count = r * c;
         }
-    } else if (nres == 1 && s->substep_count == 2 && s->substep == 0) {
-        *count = 0;
     }
 }
 
@@ -206,7 +226,9 @@ static bool pan(ViewState *s, double dx, double dy)
 
 void view_set_substeps(ViewState *s, int count, int shown)
 {
+    int per;
     s->substep_count = count > 0 ? count : 1;
+    shown = substep_resolve(s, shown, s->substep_count, &per);
     s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
 }
 
@@ -645,7 +667,7 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         if (si->results[nres] == q->mat) place = nres;
         nres++;
     }
-    s->substep = nres > 1 ? place : 1000;
+    s->substep = nres > 1 ? VIEW_SUBSTEP_RESULT + place : 1000;
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;

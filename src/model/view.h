@@ -144,6 +144,10 @@ typedef struct {
 #define VIEW_ZOOM_MAX 4.0
 #define VIEW_PAN_STEP 0.2 // arrows move a zoomed board by this fraction of what lies outside the window
 
+// ViewState.substep asked for as "the part that shows the stage's result i" (VIEW_SUBSTEP_RESULT + i): a
+// stage of several equations may show each in several parts (inputs, then "= result"), each alike.
+#define VIEW_SUBSTEP_RESULT 2000
+
 typedef struct {
     ViewDims dims;
     Stage stages[STAGE_COUNT]; // the stages of this lesson, in order (STAGE_MASK only when causal)
@@ -153,7 +157,8 @@ typedef struct {
     ViewMode view;
     double zoom;               // 1.0 = fit; +/- steps of 1.25: the board itself grows, the window pans over it
     double pan_x, pan_y;       // where a zoomed board is seen: 0 = left/top edge .. 1 = right/bottom (0.5 centred)
-    int substep;               // the equation shown when the stage shows one at a time (0 when it shows all)
+    int substep;               // the part shown when the stage shows its equations in parts (0 when it shows
+                               // all); VIEW_SUBSTEP_RESULT + i until the scene has found the part of result i
     int substep_count;         // how many the last frame had (the scene decides; the owner reports it back)
     int pan_span_x, pan_span_y; // pixels of a zoomed board outside the window in the last frame (pan 0..1 spans it)
     bool notes;                // the lesson's notes shown (key N)

@@ -177,6 +177,8 @@ void scene_format_value(double v, char *buf, size_t cap);
 // The pixel size of the board's numbers in a window h pixels high at zoom 1: 3.9 % of the height, so
 // that digits (0.73 of it) are above 2.6 % of the height, the back row's limit.
 int scene_number_font(int h);
+// The smallest size the board takes to show a matrix whole rather than windowed: digits of 2.6 % of h.
+int scene_number_floor(int h);
 
 // The caption under a heatmap's cells saying which sequence each axis is: "↓ queries    → keys", or for
 // cross-attention "↓ queries: the target    → keys: the source" (brief: "↓ target   → source"), since

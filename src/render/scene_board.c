@@ -159,6 +159,113 @@ static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *
 // Lays the stage out in (w x h): the arrangement, and the sub-step shown (clamped; reported in the scene).
 static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub);
 
+// ---------------------------------------------------------------------------------------------------
+// Parts before windows (Ctx.split_level): every equation of the stage shown at the same level of splitting, the
+// fewest parts that show every matrix whole. Level 1: one equation a part (rows or stacked); level 2: its
+// inputs, then "= result"; level 3: its inputs in runs of consecutive matrices that fit, then "= result".
+// A stage of several equations splits each into as many parts (Q, K and V alike), so that the view finds
+// the part of a result from the count alone (view.c's reveal_span).
+
+// Whether a's one row fits in w x h without the operators at its ends (they are taken off a's row then).
+static bool fits_bare(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
+{
+    BoardRow *r = &a->rows[0];
+    int from = 0, to = r->count;
+    while (from < to && r->t[from].is_op) from++;
+    while (to > from && r->t[to - 1].is_op) to--;
+    if (from == to || (from == 0 && to == r->count)) return false;
+    memmove(r->t, r->t + from, (size_t)(to - from) * sizeof r->t[0]);
+    r->count = to - from;
+    return arrangement_fits(c, g, a, w, h);
+}
+
+// Part `piece` of equation e at `level` into a (left empty when there is no such part); returns how many
+// parts the equation has at that level (0: some part does not fit in w x h).
+static int equation_part(const Ctx *c, const GridStyle *g, const Equation *e, int level, int piece, int w, int h,
+                         Arrangement *a)
+{
+    Arrangement st, row;
+    build_arrangement(c, g, e, 1, ARR_STACKED, 0, &st);
+    build_arrangement(c, g, e, 1, ARR_ROWS, 0, &row);
+    memset(a, 0, sizeof *a);
+    if (level <= 1 || st.count < 2) {
+        const Arrangement *whole = arrangement_fits(c, g, &row, w, h) ? &row : &st;
+        if (!arrangement_fits(c, g, whole, w, h)) return 0;
+        if (piece == 0) *a = *whole;
+        return 1;
+    }
+    // The inputs' row in runs: each matrix with the operators after it (those before the first go with it).
+    const BoardRow *in = &st.rows[0];
+    Arrangement one;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    int parts = 0, k = 0;
+    while (k < in->count) {
+        BoardRow run;
+        memset(&run, 0, sizeof run);
+        while (k < in->count) {
+            int j = k;
+            while (j < in->count && in->t[j].is_op) j++;
+            if (j < in->count) j++;
+            while (j < in->count && in->t[j].is_op) j++;
+            one.rows[0] = run;
+            for (int t = k; t < j && one.rows[0].count < TERM_MAX; t++) one.rows[0].t[one.rows[0].count++] = in->t[t];
+            if (!arrangement_fits(c, g, &one, w, h)) {
+                if (level == 2 || (run.count == 0 && !fits_bare(c, g, &one, w, h))) return 0;
+                if (run.count == 0) { // a matrix alone, its operators left to the header's formula
+                    run = one.rows[0];
+                    k = j;
+                }
+                break;
+            }
+            run = one.rows[0];
+            k = j;
+        }
+        if (parts++ == piece) {
+            a->count = 1;
+            a->rows[0] = run;
+        }
+    }
+    one.rows[0] = st.rows[1];
+    if (!arrangement_fits(c, g, &one, w, h) && (level == 2 || !fits_bare(c, g, &one, w, h))) return 0;
+    if (parts == piece) *a = one;
+    return parts + 1;
+}
+
+// What part k of an equation of `per` parts shows: its inputs, or the whole equation and its result.
+static const char *part_caption(const Equation *e, int per, int k) { return k < per - 1 ? TR("what goes in") : e->caption; }
+
+// The stage in parts at level Ctx.split_level (one level a call: draw_stage_whole tries each at every size
+// before the next), when every matrix is whole in them (false: then windows).
+// *sub: the part asked for, or VIEW_SUBSTEP_RESULT + i for the part that shows result i.
+static bool plan_parts(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, int w, int h, Arrangement *out,
+                       int *substeps, int *sub)
+{
+    Arrangement tmp;
+    int level = c->split_level < 3 ? c->split_level : 3, per = 0;
+    if (level < (neq > 1 ? 1 : 2)) return false; // one equation is one part at level 1: tried before
+    for (int e = 0; e < neq; e++) {
+        int n = equation_part(c, g, &eq[e], level, -1, w, h, &tmp);
+        if (n == 0 || (per && n != per)) return false; // each equation in as many parts
+        per = n;
+    }
+    int total = per * neq;
+    if (total < 2) return false;
+    if (*sub >= VIEW_SUBSTEP_RESULT) {
+        int r = *sub - VIEW_SUBSTEP_RESULT;
+        *sub = (r < neq ? r : neq - 1) * per + per - 1;
+    }
+    if (*sub >= total) *sub = total - 1;
+    if (*sub < 0) *sub = 0;
+    int e = *sub / per, k = *sub % per;
+    equation_part(c, g, &eq[e], level, k, w, h, out);
+    snprintf(out->caption, sizeof out->caption, "%s", part_caption(&eq[e], per, k));
+    snprintf(out->next, sizeof out->next, "%s",
+             *sub + 1 < total ? part_caption(&eq[(*sub + 1) / per], per, (*sub + 1) % per) : "");
+    *substeps = total;
+    return true;
+}
+
 // Cells wide enough for their labels first; when that needs windows, cells as wide as their numbers.
 static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
 {
@@ -197,6 +304,8 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
             return;
         }
     }
+    if (c->split_level > 0 && plan_parts(c, g, eq, neq, w, h, out, substeps, sub)) return;
+    if (*sub >= VIEW_SUBSTEP_RESULT) *sub -= VIEW_SUBSTEP_RESULT; // the equation of that result, or the last
     if (neq > 1) {
         *substeps = neq;
         if (*sub >= neq) *sub = neq - 1;
@@ -297,8 +406,38 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
 // windows it would not need alone.
 static void draw_stage_at(Ctx *c, int x, int y, int w, int h);
 
+// The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped) of 2.6 % of
+// the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
+static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
+int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
+
+// A stage that shows a window at the preferred size: the fewest parts, then the largest size down to the
+// floor, that show every matrix whole. False (the scene rewound) when none does.
+static bool draw_stage_whole(Ctx *c, SceneMark mark, int x, int y, int w, int h)
+{
+    Scene *s = c->s;
+    int base = c->num_font;
+    for (int level = 1; level <= 4; level++) // 4: level 3 with tight cells (grid_style)
+        for (int f = base; f >= floor_font(base); f--) {
+            scene_rewind(s, mark);
+            c->num_font = f;
+            c->split_level = level;
+            c->windowed = c->heat_shown = false;
+            draw_stage_at(c, x, y, w, h);
+            c->split_level = 0;
+            c->num_font = base;
+            if (!c->windowed && !s->oom) {
+                s->num_font = f;
+                return true;
+            }
+        }
+    scene_rewind(s, mark);
+    return false;
+}
+
 // The stage at the legible size, or larger when the screen has room: the largest number size (up to
-// 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept).
+// 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept). A matrix is
+// windowed only when it does not fit at the floor in any number of parts.
 void draw_stage(Ctx *c, int x, int y, int w, int h)
 {
     Scene *s = c->s;
@@ -308,6 +447,12 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
     draw_stage_at(c, x, y, w, h);
     bool windowed = c->windowed, heat = c->heat_shown;
     int subs = s->substeps, sub = s->substep;
+    if (windowed && !s->oom && draw_stage_whole(c, mark, x, y, w, h)) return;
+    if (windowed && !s->oom) { // nothing whole: the windows at the preferred size
+        c->windowed = c->heat_shown = false;
+        draw_stage_at(c, x, y, w, h);
+        return;
+    }
     if (windowed || s->oom) return;
     static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
     for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) {

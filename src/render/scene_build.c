@@ -29,6 +29,56 @@ bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
     return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
 }
 
+// A zoomed board seen through the main area (x, y, w, h), its commands from cmds0 on: a text the edge
+// cuts is left out (no fragment of a title or a number under the slider), and each edge beyond which the
+// board goes on shows an arrow; the clip ends. Cells panned out of sight (hits from hits0) answer no hover.
+static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, int h)
+{
+    Scene *s = c->s;
+    size_t keep = cmds0;
+    for (size_t i = cmds0; i < s->count; i++) {
+        const DrawCmd *d = &s->cmds[i];
+        if (d->kind == CMD_TEXT && (d->x < x || d->y < y || d->x + d->w > x + w || d->y + d->h > y + h)) continue;
+        s->cmds[keep++] = s->cmds[i];
+    }
+    s->count = keep;
+    const ViewState *st = c->st;
+    // An arrow where the board goes on: left of a pan beyond 0, right of one short of 1, likewise down.
+    const struct {
+        bool more;
+        const char *arrow;
+        int ax, ay; // where the chip's centre goes
+    } EDGE[] = {
+        {s->pan_span_x > 0 && st->pan_x > 0.0, "\xe2\x97\x80", x, y + h / 2},
+        {s->pan_span_x > 0 && st->pan_x < 1.0, "\xe2\x96\xb6", x + w, y + h / 2},
+        {s->pan_span_y > 0 && st->pan_y > 0.0, "\xe2\x96\xb2", x + w / 2, y},
+        {s->pan_span_y > 0 && st->pan_y < 1.0, "\xe2\x96\xbc", x + w / 2, y + h},
+    };
+    int f = c->num_font * 2 / 3 > c->text_font ? c->text_font : c->num_font * 2 / 3, lh = line_h(c, FONT_BOLD, f);
+    for (size_t k = 0; k < sizeof EDGE / sizeof EDGE[0]; k++) {
+        if (!EDGE[k].more) continue;
+        int aw = text_w(c, FONT_BOLD, f, EDGE[k].arrow) + f / 2, ah = lh + f / 4;
+        int ax = EDGE[k].ax - aw / 2, ay = EDGE[k].ay - ah / 2;
+        if (ax < x) ax = x;
+        if (ax + aw > x + w) ax = x + w - aw;
+        if (ay < y) ay = y;
+        if (ay + ah > y + h) ay = y + h - ah;
+        rect(c, ax, ay, aw, ah, c->th->result);
+        text_in(c, FONT_BOLD, f, c->th->white, ax, ay, aw, ah, CENTER, EDGE[k].arrow);
+    }
+    scene_push(s, CMD_CLIP, 0, 0, 0, 0, c->th->bg);
+    for (size_t i = hits0; i < s->hit_count; i++) {
+        HitRegion *r = &s->hits[i];
+        int x0 = r->x > x ? r->x : x, y0 = r->y > y ? r->y : y;
+        int x1 = r->x + r->w < x + w ? r->x + r->w : x + w;
+        int y1 = r->y + r->h < y + h ? r->y + r->h : y + h;
+        r->x = x0;
+        r->y = y0;
+        r->w = x1 > x0 ? x1 - x0 : 0;
+        r->h = y1 > y0 ? y1 - y0 : 0;
+    }
+}
+
 static int text_font_for(int h)
 {
     int f = (int)lround(h * 0.03);
@@ -82,7 +132,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     int footer_y = h - c.num_font / 4 - footer_h;
     int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
-                            st->panel == PANEL_TILES ? 0 : explain_height(&c);
+                            st->panel == PANEL_TILES ? 0 : explain_height(&c, w - 2 * margin);
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
     int main_h = explain_y - c.num_font / 3 - y;
@@ -113,23 +163,12 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             c.num_font = (int)lround(c.num_font * zoom);
             if (c.num_font < 8) c.num_font = 8;
             s->num_font = c.num_font;
-            size_t hits0 = s->hit_count;
+            size_t hits0 = s->hit_count, cmds0 = s->count;
             if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
             if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
             else draw_stage(&c, ox, oy, vw, vh);
             if (zoom > 1.0) {
-                scene_push(s, CMD_CLIP, 0, 0, 0, 0, c.th->bg);
-                // Cells panned out of sight answer no hover.
-                for (size_t i = hits0; i < s->hit_count; i++) {
-                    HitRegion *r = &s->hits[i];
-                    int x0 = r->x > margin ? r->x : margin, y0 = r->y > y ? r->y : y;
-                    int x1 = r->x + r->w < margin + main_w ? r->x + r->w : margin + main_w;
-                    int y1 = r->y + r->h < y + main_h ? r->y + r->h : y + main_h;
-                    r->x = x0;
-                    r->y = y0;
-                    r->w = x1 > x0 ? x1 - x0 : 0;
-                    r->h = y1 > y0 ? y1 - y0 : 0;
-                }
+                zoom_edges(&c, hits0, cmds0, margin, y, main_w, main_h);
             }
             c.num_font = scene_number_font(h);
         }

@@ -57,6 +57,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
     if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
     else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
+    // The zoom, while the board is not at its own size (key 0 resets it).
+    if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
+        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"), (int)lround(st->zoom * 100));
     int hw = text_w(c, FONT_BOLD, sf, head);
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
@@ -97,11 +100,30 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     char note[1600];
     Rgba ncol;
     const char *status = status_text(c, note, sizeof note, &ncol);
-    int tw_max = w / 4;
-    fit_text(c, FONT_BOLD, pf, title, tw_max, fitted, sizeof fitted);
-    int tw = text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted);
-    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
+    // The title beside the strip, in what the strip's names leave (a quarter of the width at least); a title
+    // longer than that has the line to itself, above the strip, rather than being cut.
+    int name_w = 0;
+    for (int i = 0; i < st->stage_count; i++) {
+        const StageInfo *s2 = stage_info(st->stages[i]);
+        int nw2 = s2 ? math_w(c, FONT_BOLD, pf, TR(s2->short_name)) + 8 : 0;
+        if (nw2 > name_w) name_w = nw2;
+    }
+    int tw_max = w - n * name_w - (n - 1) * gap - c->num_font / 2;
+    if (tw_max < w / 4) tw_max = w / 4;
+    int tf = pf; // smaller, down to 80 %, before a line of its own
+    while (tf > pf * 4 / 5 && tf > c->min_font && text_w(c, FONT_BOLD, tf, title) > tw_max) tf--;
+    int title_w = text_w(c, FONT_BOLD, tf, title);
+    if (title_w > w / 4 && title_w > tw_max) { // a line of its own
+        fit_text(c, FONT_BOLD, pf, title, w, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, w, l2, LEFT, fitted);
+        y2 += l2;
+        l1 += l2;
+        title[0] = '\0';
+    }
+    fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
+    int tw = title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted) : -c->num_font / 2;
+    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int seg = (sw - (n - 1) * gap) / n;
     c->s->strip_x = sx;
     c->s->strip_y = y2 + 1;
@@ -146,9 +168,42 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     *height = used;
 }
 
-// The arithmetic of the focused cell, or a one-line hint. The room is reserved whether or not a cell is
-// focused, so the board does not move under the pointer.
-int explain_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->text_font) + c->num_font / 3; }
+// The arithmetic of the focused cell, or a one-line hint. The arithmetic is what the class follows: at the
+// board's number size (its floor, digits of 2.6 % of the height), its three lines each wrapped into two
+// rather than shrunk, four lines at most. The room is reserved whether or not a cell is focused, so the
+// board does not move under the pointer: as many lines as the stage's first result cell takes (every cell
+// of a stage has the same terms), three at least.
+#define EXPLAIN_LINES 4
+static int explain_font(const Ctx *c)
+{
+    int f = scene_number_floor(c->s->height);
+    return f > c->text_font ? f : c->text_font;
+}
+
+// The lines the arithmetic's lines take at the width w, within `budget` lines (drawn from (x, y) when draw).
+static int explain_lines(Ctx *c, char lines[][256], int n, int x, int y, int w, int budget, bool draw)
+{
+    int shown = n < 3 ? n : 3, fe = explain_font(c), le = line_h(c, FONT_REGULAR, fe), left = budget;
+    for (int i = 0; i < shown; i++) {
+        int room = left - (shown - 1 - i); // a line each for the lines still to come
+        left -= wrap_text(c, FONT_REGULAR, fe, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x,
+                          y + (budget - left) * le, w, room < 2 ? room : 2, lines[i], draw) / le;
+    }
+    return budget - left;
+}
+
+int explain_height(const Ctx *c, int w)
+{
+    const MatInfo *r = stage_result_info(view_stage(c->st));
+    int lines = 3;
+    char text[4][256];
+    int n = r ? model_explain(c->L, c->T, (CellRef){r->id, c->st->head, 0, 0}, text, 4, false) : 0;
+    if (n > 0) {
+        int need = explain_lines((Ctx *)c, text, n, 0, 0, w - 2 * (c->num_font / 3), EXPLAIN_LINES, false);
+        if (need > lines) lines = need;
+    }
+    return lines * line_h(c, FONT_REGULAR, explain_font(c)) + c->num_font / 3;
+}
 
 void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
@@ -180,15 +235,8 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
         return;
     }
     rect(c, x, y, w, h, c->th->panel);
-    int shown = n < 3 ? n : 3;
-    for (int i = 0; i < shown; i++) {
-        int size = f;
-        while (size > c->min_font && math_w(c, FONT_REGULAR, size, lines[i]) > w - 2 * pad) size--;
-        char fitted[256];
-        fit_text(c, FONT_REGULAR, size, lines[i], w - 2 * pad, fitted, sizeof fitted);
-        math_at(c, FONT_REGULAR, size, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x + pad,
-                y + pad / 2 + i * lh, fitted);
-    }
+    int budget = (h - pad / 2) / line_h(c, FONT_REGULAR, explain_font(c));
+    explain_lines(c, lines, n, x + pad, y + pad / 2, w - 2 * pad, budget < 3 ? 3 : budget, true);
 }
 
 static const char COMPARE_TEXT[] =
@@ -250,7 +298,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
         }
         question_describe(q, &a, c->L, words, sizeof words);
         snprintf(line, sizeof line, TR("Answer: %s"), words);
-        used += wrap_text(c, FONT_BOLD, f, c->th->ink, lx, y + used, room, 2, line, draw);
+        int fa = scene_number_floor(c->s->height); // the answer, at the board's number size as the arithmetic
+        used += wrap_text(c, FONT_BOLD, fa > f ? fa : f, c->th->ink, lx, y + used, room, 2, line, draw);
     }
     used += pad / 2 + t;
     if (draw) frame(c, x, y, w, used, t, c->th->result); // draw_footer laid the box's panel colour under the text

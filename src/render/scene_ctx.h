@@ -45,6 +45,8 @@ typedef struct {
     int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix
+    int split_level;    // parts before windows (plan_parts) down to this level (0: none; 2: inputs, then
+                        // "= result"; 3: the inputs in runs; 4: as 3, with tight cells)
     char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)
     bool heat_shown;    // the heatmap went beside the board
     CellRef focus;      // the cell whose arithmetic is shown
@@ -159,6 +161,7 @@ typedef struct {
     int title_h, col_label_h, foot_h;
     int gap;            // between a matrix and its neighbour
     bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
+    bool tight;         // less air in the cells and a narrower label column: a matrix whole rather than windowed
 } GridStyle;
 
 // A term of a board row: a matrix, or an operator between matrices.
@@ -254,7 +257,8 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h);
 
 // Header: the stage's name, formula and head, the strip of stages, the status line; *height its height.
 void draw_header(Ctx *c, int x, int y, int w, int *height);
-int explain_height(const Ctx *c);
+// The room of draw_explain on a w wide board.
+int explain_height(const Ctx *c, int w);
 void draw_explain(Ctx *c, int x, int y, int w, int h);
 // The footer (the stage's explanation, the notes, a question); returns its height, draws when `draw`.
 int draw_footer(Ctx *c, int x, int y, int w, bool draw);

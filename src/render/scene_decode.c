@@ -35,11 +35,11 @@ static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char 
     return wrap_text(c, f, c->text_font, color, x, y, w, 3, text, draw);
 }
 
-// The smallest number size of these panels: digits (0.73 of the size, the fonts' cap height) of 2.6 % of the
-// window's height; never above the board's own size.
+// The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's height),
+// never above the size the board uses now.
 static int number_floor(const Ctx *c)
 {
-    int f = (int)ceil(0.026 * c->s->height / 0.73);
+    int f = scene_number_floor(c->s->height);
     return f < c->num_font ? f : c->num_font;
 }
 
@@ -274,7 +274,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         grid_style(c, &g);
         decode_board(c, &g, t, head, names, &d);
         int text_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false) + tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false)
-                     + tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false) + c->num_font / 3 + c->num_font / 4;
+                     + tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false) + c->num_font / 4;
         bars = h - text_h - d.height - g.gap;
         if (d.width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
@@ -283,11 +283,11 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
     }
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 3;
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 4;
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + g.gap;
     y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
-    y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true) + c->num_font / 4;
+    y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
     if (room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
     c->num_font = preferred;

@@ -57,6 +57,7 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
     g->gap = (int)lround(f * 0.45);
     g->narrow = false;
+    g->tight = c->split_level >= 4;
 }
 
 // The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
@@ -115,7 +116,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->range = group_range(c, m);
     b->probabilities = prob_matrix(m);
     b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / 3;
-    int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * 0.5);
+    int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);
     if (mi->col_axis != AXIS_DIM && !g->narrow) {
@@ -137,7 +138,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
         int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
         if (tw > lw) lw = tw;
     }
-    int cap = 5 * g->num_font;
+    int cap = (g->tight ? 3 : 5) * g->num_font;
     // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
     // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
     b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);

@@ -222,38 +222,76 @@ bool slider_shown(const Ctx *c)
 }
 int slider_height(const Ctx *c) { return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
 
+// The slider in its one line: the scale on the left; the track in the upper part of the line with its
+// ticks and the thumb, clear of the labels under it (each stop's name and the two ends' values, pushed
+// apart so none covers another, a stop's left out before two touch); the keys that move it, explained, on
+// the right (not on a slide).
+typedef struct {
+    char text[32];
+    int at, w;   // the tick it names, its width
+    int x;       // where it is drawn
+    bool shown;
+} SliderLabel;
+
+// Spreads the labels (in the order of their ticks) so that none overlaps its neighbour inside [x0, x1];
+// the ends' labels (first and last) stay at the ends; a stop's label that cannot be placed is left out.
+static void slider_spread(SliderLabel *l, int n, int x0, int x1, int gap)
+{
+    for (int i = 0; i < n; i++) l[i].x = l[i].at - l[i].w / 2;
+    l[0].x = x0;
+    l[n - 1].x = x1 - l[n - 1].w;
+    for (int i = 0; i < n; i++) l[i].shown = true;
+    for (int i = 1; i < n - 1; i++) {
+        int prev = i - 1;
+        while (prev > 0 && !l[prev].shown) prev--;
+        if (l[i].x < l[prev].x + l[prev].w + gap) l[i].x = l[prev].x + l[prev].w + gap;
+        int room = l[n - 1].x - gap;
+        for (int j = i + 1; j < n - 1; j++) room -= l[j].w + gap; // the stops still to come need theirs
+        if (l[i].x + l[i].w > room) l[i].x = room - l[i].w;
+        if (l[i].x < l[prev].x + l[prev].w + gap || l[i].x + l[i].w > l[n - 1].x - gap) l[i].shown = false;
+    }
+}
+
 void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     double now = params_scale(p), lo = view_scale_min(p->d_k), hi = VIEW_SCALE_MAX;
-    int f = c->num_font;
+    int f = c->num_font, lf = (int)lround(f * 0.7), llh = line_h(c, FONT_REGULAR, lf);
     char val[64], label[96];
     model_format_value(now, val, sizeof val);
     snprintf(label, sizeof label, TR("scale %s%s"), val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
     int lw = text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
-    const char *keys = c->ex->slide ? "" : "[  ]";
-    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
-    int tx = x + lw + f, tw = w - lw - f - (kw ? kw + f : 0) - f;
+    // TRANSLATORS: beside the softmax scale's slider: what the [ and ] keys do.
+    const char *keys = c->ex->slide ? "" : TR("[ smaller   ] larger");
+    int kw = keys[0] ? text_w(c, FONT_REGULAR, lf, keys) : 0;
+    int tx = x + lw + f, tw = w - lw - f - (kw ? kw + f : 0) - f / 2;
     if (tw < 4 * f) return;
-    int my = y + h / 2;
+    int track_h = h - llh > 8 ? h - llh : 8, my = y + track_h / 2; // the track's band, the labels under it
     rect(c, tx, my - 1, tw, 3, c->th->muted);
     double span = log(hi) - log(lo);
     double stops[VIEW_SCALE_STOPS];
     view_scale_stops(p->d_k, stops);
     static const char *const names[VIEW_SCALE_STOPS] = {"1/d_k", "1/" SQRT_SIGN "d_k", "1"};
-    int lf = (int)lround(f * 0.8);
-    int last_end = tx - f;
+    SliderLabel l[VIEW_SCALE_STOPS + 2];
+    int n = 0;
+    model_format_value(lo, l[n].text, sizeof l[n].text); // the left end's value
+    l[n++].at = tx;
     for (int i = 0; i < VIEW_SCALE_STOPS; i++) {
         if (i > 0 && stops[i] == stops[i - 1]) continue; // d_k = 1: one stop
         int sx = tx + (int)lround((log(stops[i]) - log(lo)) / span * tw);
-        int nw = text_w(c, FONT_REGULAR, lf, names[i]), nx = sx - nw / 2;
-        rect(c, sx - 1, y + 2, 3, h - 4, c->th->ink);
-        if (nx > last_end + f / 4 && nx + nw <= tx + tw + f) { // a label that does not cover its neighbour's
-            rect(c, nx - 2, my - line_h(c, FONT_REGULAR, lf) / 2, nw + 4, line_h(c, FONT_REGULAR, lf), c->th->bg);
-            text_at(c, FONT_REGULAR, lf, c->th->ink, nx, my - line_h(c, FONT_REGULAR, lf) / 2, names[i]);
-            last_end = nx + nw;
-        }
+        rect(c, sx - 1, my - track_h / 2 + 1, 3, track_h - 2, c->th->ink);
+        snprintf(l[n].text, sizeof l[n].text, "%s", names[i]);
+        l[n++].at = sx;
     }
+    model_format_value(hi, l[n].text, sizeof l[n].text); // the right end's value
+    l[n++].at = tx + tw;
+    for (int i = 0; i < n; i++) l[i].w = math_w(c, FONT_REGULAR, lf, l[i].text);
+    rect(c, tx - 1, my - track_h / 2 + 1, 2, track_h - 2, c->th->muted); // the ends
+    rect(c, tx + tw - 1, my - track_h / 2 + 1, 2, track_h - 2, c->th->muted);
+    slider_spread(l, n, tx - l[0].w / 2 > x + lw + f / 2 ? tx - l[0].w / 2 : x + lw + f / 2, tx + tw + l[n - 1].w / 2,
+                  f / 2);
+    for (int i = 0; i < n; i++)
+        if (l[i].shown) math_at(c, FONT_REGULAR, lf, i == 0 || i == n - 1 ? c->th->muted : c->th->ink, l[i].x, y + track_h, l[i].text);
     Scene *s = c->s; // where a press or a drag moves the scale (scene_slider_at)
     s->slider_x = tx;
     s->slider_y = y;
@@ -262,8 +300,8 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
     s->slider_d_k = p->d_k;
     int kx = tx + (int)lround((log(now < lo ? lo : now > hi ? hi : now) - log(lo)) / span * tw);
     int kwid = f / 3 < 6 ? 6 : f / 3;
-    rect(c, kx - kwid / 2, y, kwid, h, c->th->result);
-    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - line_h(c, FONT_REGULAR, f)) / 2, keys);
+    rect(c, kx - kwid / 2, y, kwid, track_h, c->th->result); // the thumb: in the track's band only
+    if (kw) text_at(c, FONT_REGULAR, lf, c->th->muted, x + w - kw, y + (h - llh) / 2, keys);
 }
 
 // ---------------------------------------------------------------------------------------------------
