@@ -103,6 +103,9 @@ static void set_title(Gui *g)
 }
 
 static void set_questions(Gui *g);
+static bool lesson_has_notes(const Gui *g);
+static void follow_notes(Gui *g, int stage_before, bool n_pressed);
+static const char *confirm_text(const Gui *g, char *buf, size_t cap);
 static const LessonQuestion *shown_question(const Gui *g);
 
 // The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
@@ -118,6 +121,8 @@ static void lesson_loaded(Gui *g, bool first)
         g->st.height = h;
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
+    if (!lesson_has_notes(g)) g->st.notes = g->notes_auto = false;
+    follow_notes(g, -1, false);
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
@@ -179,13 +184,14 @@ static const char *panel_key(ViewPanel p)
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
 //         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 note=0|1
+//         running=0|1 edits=E banner=0|1 ask=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
 // is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
 // segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
-// values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
+// values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
+// edits) is on screen; note: a note (an export's, Esc's hint) is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
@@ -204,13 +210,13 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
+            "help=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -225,6 +231,8 @@ static void build_scene(Gui *g, int w, int h)
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
+    char confirm[600];
+    if (g->confirm_quit) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, confirm_text(g, confirm, sizeof confirm));
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
 }
@@ -563,10 +571,84 @@ static void train_export(Gui *g)
 #endif
 }
 
+// Q or the window's close button: quits, unless edits would be lost; then a question on top asks first (a
+// second close quits). The page never quits: it stays open until its tab is closed.
+static void ask_quit(Gui *g)
+{
+#ifdef __EMSCRIPTEN__
+    (void)g;
+#else
+    if (g->confirm_quit || !session_unsaved(&g->doc)) g->quit = true;
+    else g->confirm_quit = true;
+#endif
+}
+
+// The question before quitting (SceneExtras.confirm): a title line, then the answers.
+static const char *confirm_text(const Gui *g, char *buf, size_t cap)
+{
+    int n = session_edit_count(&g->doc);
+    snprintf(buf, cap, TRN("Quit? %d edited value is not saved.\n", "Quit? %d edited values are not saved.\n", n), n);
+    size_t len = strlen(buf);
+    snprintf(buf + len, cap - len, "%s",
+             TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit\nQ: quit without saving\n"
+                "Esc: stay"));
+    return buf;
+}
+
+// While the question before quitting is up: Ctrl+S saves and quits, Q quits without saving, Esc stays; the
+// board takes no other key or click until then. Returns true to redraw.
+static bool confirm_answer(Gui *g, const ViewEvent *ev)
+{
+    if (ev->kind != VIEW_EV_KEY) return false;
+    if (ev->key == VIEW_KEY_Q) g->quit = true;
+    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) {
+        save(g);
+        g->quit = !session_unsaved(&g->doc); // a save that failed stays, with its reason in the banner
+    } else if (ev->key != VIEW_KEY_ESCAPE) return false;
+    g->confirm_quit = false;
+    return true;
+}
+
+// Esc with nothing open to close: the header says how to quit instead (the page has nothing to say).
+static void quit_hint(Gui *g)
+{
+#ifdef __EMSCRIPTEN__
+    (void)g;
+#else
+    snprintf(g->flash, sizeof g->flash, "%s", TR("Nothing is open to close (Esc never quits the program): Q quits"));
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+#endif
+}
+
+static bool lesson_has_notes(const Gui *g) { return g->doc.lesson.notes && g->doc.lesson.notes[0]; }
+
+// The lesson's notes are shown on the first stage, and go with it; N shows or hides them on any stage (then
+// they stay as N left them), and says so when the lesson has none. stage_before: the stage index before the
+// event (-1: a lesson was loaded).
+static void follow_notes(Gui *g, int stage_before, bool n_pressed)
+{
+    ViewState *st = &g->st;
+    if (n_pressed) {
+        g->notes_auto = false;
+        if (!lesson_has_notes(g)) {
+            st->notes = false;
+            snprintf(g->flash, sizeof g->flash, "%s", TR("This lesson has no notes (its file has no \"notes\")"));
+            g->flash_until = SDL_GetTicks() + FLASH_MS;
+        }
+        return;
+    }
+    if (st->stage_index == stage_before) return;
+    if (st->stage_index == 0 && lesson_has_notes(g) && !st->notes) st->notes = g->notes_auto = true;
+    else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
+}
+
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
+    if (g->confirm_quit) return confirm_answer(g, ev);
+    int stage_before = g->st.stage_index;
     bool changed = view_handle(&g->st, ev);
+    follow_notes(g, stage_before, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
     switch (g->st.request) {
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;
@@ -584,6 +666,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
+    case VIEW_REQ_QUIT_HINT: quit_hint(g); break;
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
         if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
@@ -592,6 +675,11 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
+    if (g->st.quit) { // Q: the view asks, the window decides
+        g->st.quit = false;
+        ask_quit(g);
+        changed = true;
+    }
     return changed;
 }
 
@@ -601,6 +689,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
+    if (in.quit) ask_quit(g);
     if (in.drop_file) {
         gui_load_lesson(g, in.drop_file);
         SDL_free(in.drop_file);
@@ -713,7 +802,7 @@ static void gui_turn(Gui *g, bool block)
     SDL_Event e;
     if (SDL_WaitEventTimeout(&e, wait)) {
         g->dirty |= handle_event(g, &e);
-        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
+        while (!g->quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
     if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
         g->flash[0] = '\0';
@@ -815,7 +904,7 @@ int gui_run(const GuiOptions *opt)
     emscripten_set_main_loop_arg(web_turn, g, 0, 0);
     return 0;
 #else
-    while (!g->st.quit) gui_turn(g, true);
+    while (!g->quit) gui_turn(g, true);
     gui_free(g);
     free(g);
     return 0;

@@ -50,6 +50,9 @@ struct Gui {
     long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
+    bool confirm_quit;      // Q or the close button with unsaved edits: the question on top waits for Ctrl+S, Q or Esc
+    bool notes_auto;        // the notes are shown because the first stage is (README: "shown on the first stage")
+    bool quit;              // the loop ends (Q, the close button, or the confirmation's answer)
     // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
     bool dirty, first_frame;
     Uint32 next_watch;
@@ -67,6 +70,7 @@ typedef struct {
     bool has_event;  // event is for gui_dispatch
     ViewEvent event;
     char *drop_file; // a lesson dropped on the window, to load; SDL's string, freed with SDL_free
+    bool quit;       // the window's close button (SDL_QUIT): quit, asking first when edits would be lost
 } GuiInput;
 // Translates one SDL event into *out (the window's drags and pointer are followed in g); returns true when the
 // screen must be redrawn whatever *out holds.

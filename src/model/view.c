@@ -407,12 +407,13 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         s->quiz_auto_count++;
         s->request = VIEW_REQ_AUTO_QUESTION;
         return true;
-    case VIEW_KEY_ESCAPE:
+    case VIEW_KEY_ESCAPE: // closes one thing per press and never quits (a class would lose its place)
         if (s->help) s->help = false;
         else if (s->quiz_phase == QUIZ_REVEALED) quiz_close(s); // the verdict first
         else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
         else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
-        else s->quit = true;
+        else if (s->zoom != 1.0) s->pan_x = s->pan_y = 0.5, s->zoom = 1.0;
+        else s->request = VIEW_REQ_QUIT_HINT;
         return true;
     case VIEW_KEY_Q: s->quit = true; return true;
     case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;

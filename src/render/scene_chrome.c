@@ -357,6 +357,24 @@ void draw_help(Ctx *c, int w, int h)
     }
 }
 
+// A question on top of everything (SceneExtras.confirm): its first line as the title, the rest below, at the
+// size of the board's sentences, in a box as wide as the screen allows.
+void draw_confirm(Ctx *c, int w, int h, const char *msg)
+{
+    const char *nl = strchr(msg, '\n');
+    char title[256];
+    snprintf(title, sizeof title, "%.*s", nl ? (int)(nl - msg) : (int)strlen(msg), msg);
+    const char *body = nl ? nl + 1 : "";
+    int f = c->text_font, pad = c->num_font;
+    int pw = w * 7 / 10, iw = pw - 2 * pad;
+    int th = wrap_text(c, FONT_BOLD, f, c->th->result, 0, 0, iw, 3, title, false);
+    int ph = 2 * pad + th + pad / 2 + wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, iw, 6, body, false);
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
+    wrap_text(c, FONT_BOLD, f, c->th->result, x + pad, y + pad, pw - 2 * pad, 3, title, true);
+    wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad, y + pad + th + pad / 2, pw - 2 * pad, 6, body, true);
+}
+
 void draw_banner(Ctx *c, int w, const char *msg, int *height)
 {
     int f = px(c, 17);
