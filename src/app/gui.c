@@ -121,6 +121,7 @@ static void lesson_loaded(Gui *g, bool first)
         g->st.height = h;
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
+    g->class_head = -1;
     if (!lesson_has_notes(g)) g->st.notes = g->notes_auto = false;
     follow_notes(g, -1, false);
     g->status[0] = '\0';
@@ -157,6 +158,19 @@ static void show_error(Gui *g, const char *fmt, ...)
     vsnprintf(g->edit_error, sizeof g->edit_error, fmt, ap);
     va_end(ap);
     g->errors++;
+}
+
+// A note in the header for FLASH_MS.
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void flash(Gui *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->flash, sizeof g->flash, fmt, ap);
+    va_end(ap);
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
@@ -615,8 +629,7 @@ static void quit_hint(Gui *g)
 #ifdef __EMSCRIPTEN__
     (void)g;
 #else
-    snprintf(g->flash, sizeof g->flash, "%s", TR("Nothing is open to close (Esc never quits the program): Q quits"));
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
+    flash(g, "%s", TR("Nothing is open to close (Esc never quits the program): Q quits"));
 #endif
 }
 
@@ -632,8 +645,7 @@ static void follow_notes(Gui *g, int stage_before, bool n_pressed)
         g->notes_auto = false;
         if (!lesson_has_notes(g)) {
             st->notes = false;
-            snprintf(g->flash, sizeof g->flash, "%s", TR("This lesson has no notes (its file has no \"notes\")"));
-            g->flash_until = SDL_GetTicks() + FLASH_MS;
+            flash(g, "%s", TR("This lesson has no notes (its file has no \"notes\")"));
         }
         return;
     }
@@ -642,13 +654,47 @@ static void follow_notes(Gui *g, int stage_before, bool n_pressed)
     else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
 }
 
+// A question is asked on its own head: when that is not the head the class was on, the header says so, and
+// after the question (its verdict closed, or its stage left; a skipped one shows its result until the stage
+// is left) the board goes back to the class's head. A head chosen meanwhile (a digit, Tab) is the class's.
+// before: the state before the event.
+static void follow_question_head(Gui *g, const ViewState *before)
+{
+    ViewState *st = &g->st;
+    bool asked = st->quiz_phase == QUIZ_ASKING &&
+                 (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED || st->quiz != before->quiz);
+    if (asked) {
+        if (g->class_head < 0) g->class_head = before->head;
+        g->quiz_head = st->head;
+        if (st->head != g->class_head)
+            flash(g, TR("This question is on head %d: the board moved here from head %d, and goes back after it"),
+                  st->head, g->class_head);
+        return;
+    }
+    if (g->class_head < 0 || st->quiz_phase != QUIZ_NONE) return;
+    if (st->head != g->quiz_head || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
+        g->class_head = -1;
+        return;
+    }
+    bool skipped_here = before->quiz_phase == QUIZ_ASKING && st->stage_index == before->stage_index;
+    bool over = before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
+    if (!over) return;
+    if (st->head != g->class_head) {
+        st->head = g->class_head;
+        memset(&st->pinned, 0, sizeof st->pinned);
+        flash(g, TR("Back on head %d, where the class was before the question"), st->head);
+    }
+    g->class_head = -1;
+}
+
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
     if (g->confirm_quit) return confirm_answer(g, ev);
-    int stage_before = g->st.stage_index;
+    ViewState before = g->st;
     bool changed = view_handle(&g->st, ev);
-    follow_notes(g, stage_before, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
+    follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
+    follow_question_head(g, &before);
     switch (g->st.request) {
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;

@@ -52,6 +52,8 @@ struct Gui {
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
     bool confirm_quit;      // Q or the close button with unsaved edits: the question on top waits for Ctrl+S, Q or Esc
     bool notes_auto;        // the notes are shown because the first stage is (README: "shown on the first stage")
+    int class_head;         // a question moved the board from this head (-1: none): it goes back after the question
+    int quiz_head;          // ... to this one
     bool quit;              // the loop ends (Q, the close button, or the confirmation's answer)
     // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
     bool dirty, first_frame;

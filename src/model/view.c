@@ -590,7 +590,7 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         if (si->results[nres] == q->mat) place = nres;
         nres++;
     }
-    s->substep = nres > 1 ? place : 1000;
+    s->substep = nres > 1 ? place : 0;
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;

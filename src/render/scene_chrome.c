@@ -144,6 +144,20 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
 // focused, so the board does not move under the pointer.
 int explain_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->text_font) + c->num_font / 3; }
 
+// While a question waits: predict first. When the stage is split and the matrix to click is on a later part (the
+// question is asked where its inputs show), the part shown and the key to the cells to click.
+static const char *quiz_hint(const Ctx *c, char *buf, size_t cap)
+{
+    const ViewState *st = c->st;
+    bool shown = false;
+    for (size_t i = 0; i < c->s->hit_count && !shown; i++) shown = c->s->hits[i].cell.mat == st->quiz_q.mat;
+    if (st->quiz_q.input != QUIZ_CLICK || shown || !c->next[0] || c->s->substeps < 2)
+        return TR("Predict first: the result stays hidden until the class answers the question below.");
+    snprintf(buf, cap, TR("Part %d of %d: what goes in. Predict from it, then \xe2\x86\x92 shows the cells to click "
+                          "(their values hidden)."), c->s->substep + 1, c->s->substeps);
+    return buf;
+}
+
 void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
     char lines[4][256];
@@ -158,8 +172,7 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
                                : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.");
         char fitted[256], part[256];
-        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
-            hint = TR("Predict first: the result stays hidden until the class answers the question below.");
+        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question) hint = quiz_hint(c, part, sizeof part);
         else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
             if (c->next[0])
                 snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
