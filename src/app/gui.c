@@ -196,7 +196,7 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 strip=X,Y,SEG,GAP
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
 //         running=0|1 edits=E banner=0|1 ask=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
@@ -224,9 +224,9 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d note=%d\n",
+            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
-            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
+            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
@@ -809,13 +809,36 @@ static bool display_is_usable(void)
     return asked && strstr(asked, driver) != NULL;
 }
 
+// F / F11: full screen, or back to the window's own place and size. The window is first made as large as the
+// screen, so that without a window manager to honour the request (a bare X server, a kiosk) it still covers
+// the screen and SDL's size (the screen's) is the window's: the board is laid out for the pixels there are.
+static void apply_fullscreen(Gui *g)
+{
+    bool full = g->st.fullscreen;
+    if (full) {
+        SDL_GetWindowPosition(g->win, &g->windowed.x, &g->windowed.y);
+        SDL_GetWindowSize(g->win, &g->windowed.w, &g->windowed.h);
+        int display = SDL_GetWindowDisplayIndex(g->win);
+        SDL_Rect screen;
+        if (SDL_GetDisplayBounds(display > 0 ? display : 0, &screen) == 0) {
+            SDL_SetWindowPosition(g->win, screen.x, screen.y);
+            SDL_SetWindowSize(g->win, screen.w, screen.h);
+        }
+    }
+    SDL_SetWindowFullscreen(g->win, full ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+    if (!full && g->windowed.w > 0) {
+        SDL_SetWindowSize(g->win, g->windowed.w, g->windowed.h);
+        SDL_SetWindowPosition(g->win, g->windowed.x, g->windowed.y);
+    }
+    g->fullscreen_applied = full;
+}
+
 // One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or the end of the
 // export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
 static void gui_turn(Gui *g, bool block)
 {
     if (g->st.fullscreen != g->fullscreen_applied) {
-        SDL_SetWindowFullscreen(g->win, g->st.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-        g->fullscreen_applied = g->st.fullscreen;
+        apply_fullscreen(g);
         g->dirty = true;
     }
     if (g->dirty) {
@@ -916,7 +939,11 @@ int gui_run(const GuiOptions *opt)
     double sdl_ms = ms_since(t_entry) - lesson_ms;
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-    g->win = SDL_CreateWindow("mha-tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720, flags);
+    // Full screen from the start: made as large as the screen (see apply_fullscreen); F goes back to 1280x720.
+    g->windowed = (SDL_Rect){SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720};
+    SDL_Rect at = g->windowed, screen;
+    if (opt->fullscreen && SDL_GetDisplayBounds(0, &screen) == 0) at = screen;
+    g->win = SDL_CreateWindow("mha-tracer", at.x, at.y, at.w, at.h, flags);
     if (g->win) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_ACCELERATED);
     if (g->win && !g->ren) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_SOFTWARE);
     char err[512] = "", font_dir[1100];

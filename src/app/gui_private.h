@@ -35,6 +35,7 @@ struct Gui {
     int drag_y;
     char banner[1300];      // error of the last failed load ("" when none)
     bool fullscreen_applied;
+    SDL_Rect windowed;      // where the window was before full screen (F goes back there)
     bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
     char assets[1024];
     int mouse_x, mouse_y;   // last pointer position in pixels
