@@ -513,12 +513,16 @@ static void test_questions(void)
           view_reveal_total(&s));
     view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
     CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
-    // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.
+    // Issue 25: a single-result stage split into its inputs, then its result, asks on its inputs (A and V: what
+    // the class predicts Z from), not on Z alone; the answer shows on Z's part, filled up to the answer.
     ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, QUIZ_TYPE, MAT_Z, 0};
     view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
-    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 1000, "the last sub-step: %d", s.substep);
+    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 0, "the inputs' sub-step: %d", s.substep);
     view_set_substeps(&s, 2, s.substep);
-    CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "Z's sub-step, Z hidden (%d cells)", view_reveal_total(&s));
+    CHECK(s.substep == 0 && view_reveal_total(&s) == 0, "the inputs shown, Z not (%d cells)", view_reveal_total(&s));
+    view_quiz_judged(&s, true, (CellRef){MAT_Z, 0, 1, 0}, (CellRef){MAT_Z, 0, 1, 0});
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6 && s.reveal == 3, "judged: Z's part, filled through [1, 0]: "
+          "sub-step %d, reveal %d", s.substep, s.reveal);
 }
 
 // Issue 14's keys: O asks to switch the head off, [ and ] move the scale (Shift: finer), X opens the shuffle

@@ -582,8 +582,9 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         s->substep_count = 1;
     }
     // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
-    // Q, K, V), or the last one of a single result (a stage may show its inputs alone first). The scene clamps
-    // it to the sub-steps it draws (one, when everything fits at once).
+    // Q, K, V), or the first one of a single result: a stage that shows its inputs alone first is asked where
+    // the class sees what it predicts from (the answer then shows on the result's part). The scene clamps it to
+    // the sub-steps it draws (one, when everything fits at once).
     const StageInfo *si = stage_info(q->stage);
     int nres = 0, place = 0;
     while (si && nres < 3 && si->results[nres] != MAT_NONE) {
@@ -616,6 +617,10 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     AttnParams p = sizes_of(&s->dims);
     int first, count;
     reveal_span(s, &p, &first, &count);
+    if (count == 0 && s->substep_count == 2 && s->substep == 0) { // asked on its inputs: the answer on the result's part
+        s->substep = 1;
+        reveal_span(s, &p, &first, &count);
+    }
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
     s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
     s->pinned = answer;
