@@ -52,7 +52,7 @@ if(EMSCRIPTEN)
   target_link_libraries(mha-tracer PRIVATE ${MHA_WEB_PREFIX}/lib/libSDL2_ttf.a ${MHA_WEB_PREFIX}/lib/libSDL2_image.a
     ${MHA_WEB_PREFIX}/lib/libharfbuzz.a ${MHA_WEB_PREFIX}/lib/libfreetype.a ${MHA_WEB_PREFIX}/lib/libSDL2.a)
   target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web -sEXIT_RUNTIME=0 -sLZ4=1
-    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text
+    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_missing,_mha_web_bar_text
     -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
     --preload-file ${MHA_WEB_DATA}@/)
 endif()
