@@ -14,7 +14,7 @@ if ! command -v xvfb-run >/dev/null 2>&1; then
     echo "SKIP: xvfb-run not installed"
     exit 77
 fi
-for tool in xdotool import; do
+for tool in xdotool import convert; do
     command -v $tool >/dev/null 2>&1 || { echo "FAIL: $tool not installed (needed with xvfb-run)"; exit 1; }
 done
 mkdir -p "$SHOTS"
@@ -139,6 +139,18 @@ while [ "$(frame_field stage)" != concat ]; do
     if [ "$(frame_field quiz)" = asking ]; then key Escape "quiz=none "; else key Right "."; fi
 done
 [ "$(frame_field head)" = 1 ] || fail "after the questions the board stayed on head $(frame_field head), not the class'"'"'s 1"
+# The shuffle test (X) stands in for the board: the strip lights no stage (concat, the 8th, was left lit).
+segment() { # N SHOT: the colour of the strip'"'"'s segment N (from 0) near its left edge
+    strip=$(frame_field strip)
+    sx=${strip%%,*}; rest=${strip#*,}; sy=${rest%%,*}; rest=${rest#*,}; seg=${rest%%,*}; gap=${rest#*,}
+    convert "$2" -format "%[pixel:p{$((sx + $1 * (seg + gap) + 3)),$sy}]" info:
+}
+import -window root "$WORK/board.png"
+key x "panel=shuffle "
+import -window root "$WORK/shuffle.png"
+lit=$(segment 7 "$WORK/board.png"); plain=$(segment 8 "$WORK/board.png"); now=$(segment 7 "$WORK/shuffle.png")
+[ "$lit" != "$plain" ] || fail "the concat segment is not lit on the board ($lit)"
+[ "$now" = "$plain" ] || fail "the shuffle test leaves the concat segment lit ($now; unlit: $plain)"
 quit_now q
 echo "questions: the softmax asked on the part with S'"'"'; the board went back to head 1 after the questions"
 ' || exit 1

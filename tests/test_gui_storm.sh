@@ -90,7 +90,7 @@ else
     key Home "stage=input "
     key End "stage=output "
 fi
-# Q quits; with the storm's edits unsaved it asks first, and Q again quits without saving.
+# Q quits; with the edits of the storm unsaved it asks first, and Q again quits without saving.
 before=$(frame_count)
 xdotool key --window "$WID" q
 asked_or_gone() { exited || frame_last | grep -q " ask=1 "; }

@@ -597,15 +597,14 @@ static void ask_quit(Gui *g)
 #endif
 }
 
-// The question before quitting (SceneExtras.confirm): a title line, then the answers.
+// The question before quitting (scene_add_confirm): a title line, then the answers, one a line.
 static const char *confirm_text(const Gui *g, char *buf, size_t cap)
 {
     int n = session_edit_count(&g->doc);
-    snprintf(buf, cap, TRN("Quit? %d edited value is not saved.\n", "Quit? %d edited values are not saved.\n", n), n);
-    size_t len = strlen(buf);
-    snprintf(buf + len, cap - len, "%s",
-             TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit\nQ: quit without saving\n"
-                "Esc: stay"));
+    char title[200];
+    snprintf(title, sizeof title, TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n), n);
+    snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
+             TR("Q: quit without saving"), TR("Esc: stay"));
     return buf;
 }
 

@@ -106,7 +106,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
         int sx0 = sx + i * (seg + gap);
-        bool cur = i == st->stage_index, done = i < st->stage_index;
+        // The comparison and the shuffle test stand in for the board: no stage is lit while they are up.
+        bool cur = i == st->stage_index && !cmp && !shuffle, done = i < st->stage_index && !cmp && !shuffle;
         rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
         frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
         const char *label = s2 ? TR(s2->short_name) : "";
@@ -334,9 +335,9 @@ static const char *const HELP[][2] = {
     {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"), N_("answer a question (its result stays hidden till then); Esc skips")},
     {N_("H  F1"), N_("this help")},
 #ifdef __EMSCRIPTEN__
-    {N_("Esc"), N_("close help or panel, unpin")},
+    {N_("Esc"), N_("close one thing: the help, a question, a panel, the pinned cell, the zoom")},
 #else
-    {N_("Esc"), N_("close help or panel, unpin, then quit;   Q quits")},
+    {N_("Esc  /  Q"), N_("close one thing (help, question, panel, pin, zoom; never quits)  /  quit (asks if unsaved)")},
 #endif
 };
 
