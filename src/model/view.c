@@ -617,8 +617,9 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     AttnParams p = sizes_of(&s->dims);
     int first, count;
     reveal_span(s, &p, &first, &count);
-    if (count == 0 && s->substep_count == 2 && s->substep == 0) { // asked on its inputs: the answer on the result's part
-        s->substep = 1;
+    const StageInfo *si = stage_info(view_stage(s));
+    if (si && si->results[0] != MAT_NONE && si->results[1] == MAT_NONE && s->substep == 0) {
+        s->substep = 1000; // asked on its inputs: the answer on the result's part, the last (the scene clamps it)
         reveal_span(s, &p, &first, &count);
     }
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
