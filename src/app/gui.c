@@ -757,6 +757,9 @@ static void set_icon(Gui *g)
 
 static void gui_free(Gui *g)
 {
+    // Gone from the screen first: freeing every cached text's texture one by one (up to CACHE_HIGH_WATER of them,
+    // draw_sdl.c) and the renderer may take a while on some drivers (seconds under Wine, issue 25).
+    if (g->win) SDL_HideWindow(g->win);
     scene_free(&g->scene);
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
