@@ -103,9 +103,6 @@ static void set_title(Gui *g)
 }
 
 static void set_questions(Gui *g);
-static bool lesson_has_notes(const Gui *g);
-static void follow_notes(Gui *g, int stage_before, bool n_pressed);
-static const char *confirm_text(const Gui *g, char *buf, size_t cap);
 static const LessonQuestion *shown_question(const Gui *g);
 
 // The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
@@ -122,8 +119,8 @@ static void lesson_loaded(Gui *g, bool first)
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
     g->class_head = -1;
-    if (!lesson_has_notes(g)) g->st.notes = g->notes_auto = false;
-    follow_notes(g, -1, false);
+    if (!gui_has_notes(g)) g->st.notes = g->notes_auto = false;
+    gui_follow_notes(g, -1, false);
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
@@ -160,11 +157,8 @@ static void show_error(Gui *g, const char *fmt, ...)
     g->errors++;
 }
 
-// A note in the header for FLASH_MS.
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void flash(Gui *g, const char *fmt, ...)
+// A note in the header for FLASH_MS (gui_private.h).
+void gui_flash(Gui *g, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -246,7 +240,7 @@ static void build_scene(Gui *g, int w, int h)
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     char confirm[600];
-    if (g->confirm_quit) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, confirm_text(g, confirm, sizeof confirm));
+    if (g->confirm_quit) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
 }
@@ -366,7 +360,7 @@ static void revert(Gui *g)
                                             : TR("Nothing to revert: no value is edited"), n);
 }
 
-static void save(Gui *g)
+void gui_save(Gui *g)
 {
     char out[1100], shown[1800];
     SessionError err;
@@ -585,119 +579,18 @@ static void train_export(Gui *g)
 #endif
 }
 
-// Q or the window's close button: quits, unless edits would be lost; then a question on top asks first (a
-// second close quits). The page never quits: it stays open until its tab is closed.
-static void ask_quit(Gui *g)
-{
-#ifdef __EMSCRIPTEN__
-    (void)g;
-#else
-    if (g->confirm_quit || !session_unsaved(&g->doc)) g->quit = true;
-    else g->confirm_quit = true;
-#endif
-}
-
-// The question before quitting (scene_add_confirm): a title line, then the answers, one a line.
-static const char *confirm_text(const Gui *g, char *buf, size_t cap)
-{
-    int n = session_edit_count(&g->doc);
-    char title[200];
-    snprintf(title, sizeof title, TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n), n);
-    snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
-             TR("Q: quit without saving"), TR("Esc: stay"));
-    return buf;
-}
-
-// While the question before quitting is up: Ctrl+S saves and quits, Q quits without saving, Esc stays; the
-// board takes no other key or click until then. Returns true to redraw.
-static bool confirm_answer(Gui *g, const ViewEvent *ev)
-{
-    if (ev->kind != VIEW_EV_KEY) return false;
-    if (ev->key == VIEW_KEY_Q) g->quit = true;
-    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) {
-        save(g);
-        g->quit = !session_unsaved(&g->doc); // a save that failed stays, with its reason in the banner
-    } else if (ev->key != VIEW_KEY_ESCAPE) return false;
-    g->confirm_quit = false;
-    return true;
-}
-
-// Esc with nothing open to close: the header says how to quit instead (the page has nothing to say).
-static void quit_hint(Gui *g)
-{
-#ifdef __EMSCRIPTEN__
-    (void)g;
-#else
-    flash(g, "%s", TR("Nothing is open to close (Esc never quits the program): Q quits"));
-#endif
-}
-
-static bool lesson_has_notes(const Gui *g) { return g->doc.lesson.notes && g->doc.lesson.notes[0]; }
-
-// The lesson's notes are shown on the first stage, and go with it; N shows or hides them on any stage (then
-// they stay as N left them), and says so when the lesson has none. stage_before: the stage index before the
-// event (-1: a lesson was loaded).
-static void follow_notes(Gui *g, int stage_before, bool n_pressed)
-{
-    ViewState *st = &g->st;
-    if (n_pressed) {
-        g->notes_auto = false;
-        if (!lesson_has_notes(g)) {
-            st->notes = false;
-            flash(g, "%s", TR("This lesson has no notes (its file has no \"notes\")"));
-        }
-        return;
-    }
-    if (st->stage_index == stage_before) return;
-    if (st->stage_index == 0 && lesson_has_notes(g) && !st->notes) st->notes = g->notes_auto = true;
-    else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
-}
-
-// A question is asked on its own head: when that is not the head the class was on, the header says so, and
-// after the question (its verdict closed, or its stage left; a skipped one shows its result until the stage
-// is left) the board goes back to the class's head. A head chosen meanwhile (a digit, Tab) is the class's.
-// before: the state before the event.
-static void follow_question_head(Gui *g, const ViewState *before)
-{
-    ViewState *st = &g->st;
-    bool asked = st->quiz_phase == QUIZ_ASKING &&
-                 (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED || st->quiz != before->quiz);
-    if (asked) {
-        if (g->class_head < 0) g->class_head = before->head;
-        g->quiz_head = st->head;
-        if (st->head != g->class_head)
-            flash(g, TR("This question is on head %d: the board moved here from head %d, and goes back after it"),
-                  st->head, g->class_head);
-        return;
-    }
-    if (g->class_head < 0 || st->quiz_phase != QUIZ_NONE) return;
-    if (st->head != g->quiz_head || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
-        g->class_head = -1;
-        return;
-    }
-    bool skipped_here = before->quiz_phase == QUIZ_ASKING && st->stage_index == before->stage_index;
-    bool over = before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
-    if (!over) return;
-    if (st->head != g->class_head) {
-        st->head = g->class_head;
-        memset(&st->pinned, 0, sizeof st->pinned);
-        flash(g, TR("Back on head %d, where the class was before the question"), st->head);
-    }
-    g->class_head = -1;
-}
-
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
-    if (g->confirm_quit) return confirm_answer(g, ev);
+    if (g->confirm_quit) return gui_confirm_answer(g, ev);
     ViewState before = g->st;
     bool changed = view_handle(&g->st, ev);
-    follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
-    follow_question_head(g, &before);
+    gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
+    gui_follow_question_head(g, &before);
     switch (g->st.request) {
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;
-    case VIEW_REQ_SAVE: save(g); break;
+    case VIEW_REQ_SAVE: gui_save(g); break;
     case VIEW_REQ_EXPORT: export_view(g, false); break;
     case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
     case VIEW_REQ_ANSWER: judge_answer(g); break;
@@ -711,7 +604,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
-    case VIEW_REQ_QUIT_HINT: quit_hint(g); break;
+    case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
         if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
@@ -722,7 +615,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     g->st.request = VIEW_REQ_NONE;
     if (g->st.quit) { // Q: the view asks, the window decides
         g->st.quit = false;
-        ask_quit(g);
+        gui_ask_quit(g);
         changed = true;
     }
     return changed;
@@ -734,7 +627,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
-    if (in.quit) ask_quit(g);
+    if (in.quit) gui_ask_quit(g);
     if (in.drop_file) {
         gui_load_lesson(g, in.drop_file);
         SDL_free(in.drop_file);
