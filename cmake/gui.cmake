@@ -34,7 +34,7 @@ endif()
 
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
-add_library(mha_gui STATIC src/app/gui.c src/app/gui_input.c src/app/gui_export.c)
+add_library(mha_gui STATIC src/app/gui.c src/app/gui_input.c src/app/gui_export.c src/app/gui_class.c)
 target_link_libraries(mha_gui PUBLIC mha_render mha_cli)
 # Where the window looks for its fonts: next to the program (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.
@@ -53,7 +53,7 @@ if(EMSCRIPTEN)
   target_link_libraries(mha-tracer PRIVATE ${MHA_WEB_PREFIX}/lib/libSDL2_ttf.a ${MHA_WEB_PREFIX}/lib/libSDL2_image.a
     ${MHA_WEB_PREFIX}/lib/libharfbuzz.a ${MHA_WEB_PREFIX}/lib/libfreetype.a ${MHA_WEB_PREFIX}/lib/libSDL2.a)
   target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web -sEXIT_RUNTIME=0 -sLZ4=1
-    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_cell,_mha_web_a11y_text
+    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text
     -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
     --preload-file ${MHA_WEB_DATA}@/)
 endif()

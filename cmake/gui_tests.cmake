@@ -28,6 +28,13 @@ add_test(NAME test_gui_xvfb
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gui-shots)
 set_tests_properties(test_gui_xvfb PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 
+# Issue 25 in the real window: Esc never quits, Q and the close button ask before unsaved edits are lost, the
+# notes on the first stage, questions where their inputs show, --fullscreen on a bare X server.
+add_test(NAME test_gui_keys
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_keys.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/keys-shots)
+set_tests_properties(test_gui_keys PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
 # 10,000 random events through the real window's event path under Xvfb (issue 6); skipped without xvfb-run.
 # The storm is a test program of its own (the window's code, driven from tests/gui_storm.c), so none of it
 # ships in mha-tracer.

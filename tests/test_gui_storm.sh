@@ -90,7 +90,12 @@ else
     key Home "stage=input "
     key End "stage=output "
 fi
+# Q quits; with the edits of the storm unsaved it asks first, and Q again quits without saving.
+before=$(frame_count)
 xdotool key --window "$WID" q
+asked_or_gone() { exited || frame_last | grep -q " ask=1 "; }
+wait_until asked_or_gone || fail "Q neither quit nor asked"
+exited || xdotool key --window "$WID" q 2>/dev/null
 wait_until exited || fail "Q did not quit"
 wait $PID; rc=$?
 [ $rc -eq 0 ] || fail "exit status $rc"

@@ -188,7 +188,8 @@ static void test_other_keys(void)
     CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.help && !s.quit, "Esc closes the help first");
     CHECK(press(&s, VIEW_KEY_F1) && press(&s, VIEW_KEY_RIGHT) && !s.help && view_stage(&s) == STAGE_PROJECT,
           "another key closes the help and acts");
-    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.quit, "Esc then quits");
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.quit && s.request == VIEW_REQ_QUIT_HINT,
+          "Esc with nothing open does not quit: it asks the owner to say how (Q)");
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_Q) && s.quit, "Q quits");
     view_init(&s, &cat);
@@ -227,6 +228,45 @@ static void test_other_keys(void)
 
 // Sub-steps: the scene reports how many equations the stage shows one at a time; the keys go through them
 // before the next stage, and back from the next stage lands on the last one.
+// Issue 25: Esc never quits. Pressed five times on every stage, whatever is open (the help, a panel, a pinned
+// cell, the zoom, a question), it closes one thing per press and leaves the program running.
+static void test_escape_never_quits(void)
+{
+    ViewDims dims = {5, 5, 4, 2, 2, true, true, false};
+    ViewQuestion qs[2] = {{STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0}, {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3}};
+    static const ViewKey OPEN[] = {VIEW_KEY_NONE, VIEW_KEY_H, VIEW_KEY_K, VIEW_KEY_M, VIEW_KEY_X, VIEW_KEY_PLUS};
+    ViewState s;
+    view_init(&s, &dims);
+    int checked = 0;
+    for (int i = 0; i < s.stage_count; i++)
+        for (size_t o = 0; o < sizeof OPEN / sizeof OPEN[0]; o++) {
+            view_init(&s, &dims);
+            view_set_questions(&s, qs, 2);
+            ViewEvent st = {.kind = VIEW_EV_STAGE, .value = i, .head = -1};
+            view_handle(&s, &st);
+            if (OPEN[o] != VIEW_KEY_NONE) press(&s, OPEN[o]);
+            ViewEvent click = {.kind = VIEW_EV_CLICK, .cell = {MAT_X, 0, 0, 0}, .head = -1};
+            if (o == 0) view_handle(&s, &click);
+            bool hinted = false;
+            for (int k = 0; k < 5; k++) {
+                CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.quit, "stage %d, open %zu: Esc %d does not quit", i, o, k + 1);
+                hinted |= s.request == VIEW_REQ_QUIT_HINT;
+                checked++;
+            }
+            CHECK(hinted && !s.help && s.panel == PANEL_NONE && s.zoom == 1.0 && s.quiz_phase == QUIZ_NONE &&
+                      s.pinned.mat == MAT_NONE,
+                  "stage %d, open %zu: five Esc close everything and then say how to quit", i, o);
+        }
+    view_init(&s, &dims);
+    press(&s, VIEW_KEY_PLUS);
+    press(&s, VIEW_KEY_PLUS);
+    s.pan_x = 0.9;
+    CHECK(press(&s, VIEW_KEY_ESCAPE) && s.zoom == 1.0 && s.pan_x == 0.5 && s.request == VIEW_REQ_NONE,
+          "Esc resets the zoom (one thing per press)");
+    CHECK(press(&s, VIEW_KEY_Q) && s.quit, "Q quits (the owner asks first when edits would be lost)");
+    CHECK(checked == 5 * 6 * s.stage_count && s.stage_count == 10, "every stage checked (%d presses)", checked);
+}
+
 static void test_substeps(void)
 {
     ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
@@ -483,12 +523,17 @@ static void test_questions(void)
     }
     view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
     CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
-    // A single-result stage goes to its last sub-step (the scene clamps it): the result, not the inputs alone.
+    // Issue 25: a single-result stage split into its inputs, then its result, asks on its inputs (A and V: what
+    // the class predicts Z from), not on Z alone; the answer shows on Z's part, filled up to the answer.
     ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, QUIZ_TYPE, MAT_Z, 0};
     view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
-    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 1000, "the last sub-step: %d", s.substep);
+    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 0, "the inputs' sub-step: %d", s.substep);
     view_set_substeps(&s, 2, s.substep);
-    CHECK(s.substep == 1 && view_reveal_total(&s) == 6, "Z's sub-step, Z hidden (%d cells)", view_reveal_total(&s));
+    CHECK(s.substep == 0 && view_reveal_total(&s) == 0, "the inputs shown, Z not (%d cells)", view_reveal_total(&s));
+    view_quiz_judged(&s, true, (CellRef){MAT_Z, 0, 1, 0}, (CellRef){MAT_Z, 0, 1, 0});
+    view_set_substeps(&s, 2, s.substep); // the scene clamps the last part to its two
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6 && s.reveal == 3, "judged: Z's part, filled through [1, 0]: "
+          "sub-step %d, reveal %d", s.substep, s.reveal);
 }
 
 // Issue 14's keys: O asks to switch the head off, [ and ] move the scale (Shift: finer), X opens the shuffle
@@ -582,6 +627,7 @@ static void test_strip_press(void)
 int main(void)
 {
     test_substeps();
+    test_escape_never_quits();
     test_strip_press();
     test_zoom_pan();
     test_stage_table();

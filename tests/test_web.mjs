@@ -44,7 +44,8 @@ try {
   const cdp = await page.target().createCDPSession();
   await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
 
-  // 1. The deep link opens the cat lesson's softmax, head 0.
+  // 1. The deep link opens the cat lesson's softmax, head 0: it asks the stage's question (on head 1) rather
+  // than show its answer; skipped (Escape) and back on head 0 (key 1), A_0 shows whole.
   const t0 = Date.now();
   await page.goto(url + "#lesson=the-cat-sat&stage=softmax&head=0");
   await page.waitForFunction(() => window.mhaState.stage === "softmax" && window.mhaState.frames >= 1);
@@ -54,7 +55,12 @@ try {
   console.log(`figure: first frame ${first.toFixed(0)} ms after the navigation began (target 2000 ms: ` +
               `${first < 2000 ? "met" : "NOT met"}; ${Date.now() - t0} ms from goto to the softmax frame)`);
   const st = await page.evaluate(() => window.mhaState);
-  check(st.lesson === "the-cat-sat" && st.head === 0, `deep link: lesson ${st.lesson}, head ${st.head}`);
+  check(st.lesson === "the-cat-sat" && st.quiz === "asking",
+        `deep link: lesson ${st.lesson}, the softmax's question asked (quiz ${st.quiz}), not its answer shown`);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => window.mhaState.quiz === "none");
+  await page.keyboard.press("1");
+  await page.waitForFunction(() => window.mhaState.head === 0 && window.mhaState.quiz === "none");
   // Idle means idle: with nothing happening, 60 animation frames of the browser present no frame of ours.
   const rafs = (n) => page.evaluate((n) => new Promise((done) => {
     let k = 0;
@@ -255,6 +261,33 @@ try {
     await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" &&
                                      document.getElementById("open").textContent === "Open lesson…");
     check(label === "课程", `the bar in Chinese with the Chinese lesson ("${label}"), in English again with the cat lesson`);
+  }
+
+  // 5e. Links that name what the page does not have say so in the banner: a stage the lesson lacks; a lesson the
+  // page lacks (on a page of its own: the cat lesson instead, at the stage named, its question asked). A link
+  // to a part of a stage shown in parts opens that part, and the address names it.
+  {
+    await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=nonsense&head=0"; });
+    await page.waitForFunction(() => window.mhaState.banner === 1);
+    check(true, "a link to a stage the lesson lacks: the banner says so");
+    const p3 = await browser.newPage();
+    await p3.goto(url + "#lesson=no-such-lesson&stage=softmax&head=0");
+    await p3.waitForFunction(() => window.mhaState.frames >= 1 && window.mhaState.banner === 1 &&
+                                   window.mhaState.stage === "softmax");
+    const s3 = await p3.evaluate(() => window.mhaState);
+    await p3.screenshot({ path: path.join(shots, "web-no-such-lesson.png") });
+    check(s3.lesson === "the-cat-sat" && s3.quiz === "asking",
+          `a link to a lesson the page lacks: the banner says so over ${s3.lesson} (quiz ${s3.quiz})`);
+    await p3.close();
+    await page.evaluate(() => { location.hash = "#lesson=mao-zuo-zai-dianzi-shang&stage=softmax&part=2&head=0"; });
+    await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" &&
+                                     window.mhaState.stage === "softmax");
+    await page.waitForFunction(() => window.mhaState.part !== 1);
+    const s4 = await page.evaluate(() => ({ part: window.mhaState.part, hash: location.hash }));
+    check(s4.part === 2 ? /&part=2&/.test(s4.hash) : s4.part === 0 && !/part=/.test(s4.hash),
+          `a link to softmax part 2: part ${s4.part} shown (0: not split), address ${s4.hash}`);
+    await page.select("#lessons", "the-cat-sat");
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat");
   }
 
   // 6. The canvas follows the window and its device pixel ratio: 900×600 CSS pixels at ratio 2. The canvas

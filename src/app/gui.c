@@ -119,6 +119,9 @@ static void lesson_loaded(Gui *g, bool first)
         g->st.height = h;
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
+    g->class_head = -1;
+    if (!gui_has_notes(g)) g->st.notes = g->notes_auto = false;
+    gui_follow_notes(g, -1, false);
     g->status[0] = '\0';
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
@@ -155,6 +158,16 @@ static void show_error(Gui *g, const char *fmt, ...)
     g->errors++;
 }
 
+// A note in the header for FLASH_MS (gui_private.h).
+void gui_flash(Gui *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->flash, sizeof g->flash, fmt, ap);
+    va_end(ap);
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+}
+
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
 static bool poll_watch(Gui *g)
 {
@@ -178,15 +191,16 @@ static const char *panel_key(ViewPanel p)
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 strip=X,Y,SEG,GAP
+//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 note=0|1
+//         running=0|1 edits=E banner=0|1 ask=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
 // is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
 // segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
-// values edited (session_edit_count); banner: an error is shown; note: an export note is in the header. The
+// values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
+// edits) is on screen; note: a note (an export's, Esc's hint) is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
@@ -205,13 +219,13 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d note=%d\n",
+            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
-            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0,
+            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->flash[0] ? 1 : 0);
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -226,6 +240,8 @@ static void build_scene(Gui *g, int w, int h)
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
+    char confirm[600];
+    if (g->confirm_quit) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
     if (g->st.panel == PANEL_TILES) view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
@@ -346,7 +362,7 @@ static void revert(Gui *g)
                                             : TR("Nothing to revert: no value is edited"), n);
 }
 
-static void save(Gui *g)
+void gui_save(Gui *g)
 {
     char out[1100], shown[1800];
     SessionError err;
@@ -568,11 +584,15 @@ static void train_export(Gui *g)
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
+    if (g->confirm_quit) return gui_confirm_answer(g, ev);
+    ViewState before = g->st;
     bool changed = view_handle(&g->st, ev);
+    gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
+    gui_follow_question_head(g, &before);
     switch (g->st.request) {
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;
-    case VIEW_REQ_SAVE: save(g); break;
+    case VIEW_REQ_SAVE: gui_save(g); break;
     case VIEW_REQ_EXPORT: export_view(g, false); break;
     case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
     case VIEW_REQ_ANSWER: judge_answer(g); break;
@@ -586,6 +606,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
+    case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
         if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
@@ -594,6 +615,11 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     default: break;
     }
     g->st.request = VIEW_REQ_NONE;
+    if (g->st.quit) { // Q: the view asks, the window decides
+        g->st.quit = false;
+        gui_ask_quit(g);
+        changed = true;
+    }
     return changed;
 }
 
@@ -626,6 +652,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
+    if (in.quit) gui_ask_quit(g);
     if (in.drop_file) {
         gui_load_lesson(g, in.drop_file);
         SDL_free(in.drop_file);
@@ -648,6 +675,9 @@ static void set_icon(Gui *g)
 
 static void gui_free(Gui *g)
 {
+    // Gone from the screen first: freeing every cached text's texture one by one (up to CACHE_HIGH_WATER of them,
+    // draw_sdl.c) and the renderer may take a while on some drivers (seconds under Wine, issue 25).
+    if (g->win) SDL_HideWindow(g->win);
     scene_free(&g->scene);
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
@@ -699,13 +729,36 @@ static bool display_is_usable(void)
     return asked && strstr(asked, driver) != NULL;
 }
 
+// F / F11: full screen, or back to the window's own place and size. The window is first made as large as the
+// screen, so that without a window manager to honour the request (a bare X server, a kiosk) it still covers
+// the screen and SDL's size (the screen's) is the window's: the board is laid out for the pixels there are.
+static void apply_fullscreen(Gui *g)
+{
+    bool full = g->st.fullscreen;
+    if (full) {
+        SDL_GetWindowPosition(g->win, &g->windowed.x, &g->windowed.y);
+        SDL_GetWindowSize(g->win, &g->windowed.w, &g->windowed.h);
+        int display = SDL_GetWindowDisplayIndex(g->win);
+        SDL_Rect screen;
+        if (SDL_GetDisplayBounds(display > 0 ? display : 0, &screen) == 0) {
+            SDL_SetWindowPosition(g->win, screen.x, screen.y);
+            SDL_SetWindowSize(g->win, screen.w, screen.h);
+        }
+    }
+    SDL_SetWindowFullscreen(g->win, full ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+    if (!full && g->windowed.w > 0) {
+        SDL_SetWindowSize(g->win, g->windowed.w, g->windowed.h);
+        SDL_SetWindowPosition(g->win, g->windowed.x, g->windowed.y);
+    }
+    g->fullscreen_applied = full;
+}
+
 // One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or the end of the
 // export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
 static void gui_turn(Gui *g, bool block)
 {
     if (g->st.fullscreen != g->fullscreen_applied) {
-        SDL_SetWindowFullscreen(g->win, g->st.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-        g->fullscreen_applied = g->st.fullscreen;
+        apply_fullscreen(g);
         g->dirty = true;
     }
     if (g->dirty) {
@@ -738,7 +791,7 @@ static void gui_turn(Gui *g, bool block)
     SDL_Event e;
     if (SDL_WaitEventTimeout(&e, wait)) {
         g->dirty |= handle_event(g, &e);
-        while (!g->st.quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
+        while (!g->quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
     if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
         g->flash[0] = '\0';
@@ -806,7 +859,11 @@ int gui_run(const GuiOptions *opt)
     double sdl_ms = ms_since(t_entry) - lesson_ms;
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-    g->win = SDL_CreateWindow("mha-tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720, flags);
+    // Full screen from the start: made as large as the screen (see apply_fullscreen); F goes back to 1280x720.
+    g->windowed = (SDL_Rect){SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720};
+    SDL_Rect at = g->windowed, screen;
+    if (opt->fullscreen && SDL_GetDisplayBounds(0, &screen) == 0) at = screen;
+    g->win = SDL_CreateWindow("mha-tracer", at.x, at.y, at.w, at.h, flags);
     if (g->win) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_ACCELERATED);
     if (g->win && !g->ren) g->ren = SDL_CreateRenderer(g->win, -1, SDL_RENDERER_SOFTWARE);
     char err[512] = "", font_dir[1100];
@@ -840,7 +897,7 @@ int gui_run(const GuiOptions *opt)
     emscripten_set_main_loop_arg(web_turn, g, 0, 0);
     return 0;
 #else
-    while (!g->st.quit) gui_turn(g, true);
+    while (!g->quit) gui_turn(g, true);
     gui_free(g);
     free(g);
     return 0;

@@ -112,7 +112,9 @@ bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out)
     memset(&ev, 0, sizeof ev);
     ev.head = -1;
     switch (e->type) {
-    case SDL_QUIT: g->st.quit = true; return false;
+    case SDL_QUIT:
+        out->quit = true; // gui.c asks first when edits would be lost
+        return true;
     case SDL_KEYDOWN: {
         ev.kind = VIEW_EV_KEY;
         ev.key = map_key(e->key.keysym.sym, &ev.digit);

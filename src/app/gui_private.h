@@ -35,6 +35,7 @@ struct Gui {
     int drag_y;
     char banner[1300];      // error of the last failed load ("" when none)
     bool fullscreen_applied;
+    SDL_Rect windowed;      // where the window was before full screen (F goes back there)
     bool stats;             // MHA_TRACER_STATS=1: frame times on stderr
     char assets[1024];
     int mouse_x, mouse_y;   // last pointer position in pixels
@@ -50,6 +51,11 @@ struct Gui {
     long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
+    bool confirm_quit;      // Q or the close button with unsaved edits: the question on top waits for Ctrl+S, Q or Esc
+    bool notes_auto;        // the notes are shown because the first stage is (README: "shown on the first stage")
+    int class_head;         // a question moved the board from this head (-1: none): it goes back after the question
+    int quiz_head;          // ... to this one
+    bool quit;              // the loop ends (Q, the close button, or the confirmation's answer)
     // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
     bool dirty, first_frame;
     Uint32 next_watch;
@@ -62,11 +68,37 @@ struct Gui {
 bool gui_dispatch(Gui *g, const ViewEvent *ev);
 // Loads path (first or again) into the window; false with the banner set when it fails.
 bool gui_load_lesson(Gui *g, const char *path);
+// A note in the header for a few seconds (gui.c).
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void gui_flash(Gui *g, const char *fmt, ...);
+// Ctrl+S: the edited lesson saved beside its file; the header says where, the banner why not (gui.c).
+void gui_save(Gui *g);
+
+// Around the board, for the class (gui_class.c). Q or the close button: quit, or first the question on top
+// when edits would be lost (a second close quits); never in the page.
+void gui_ask_quit(Gui *g);
+// That question's text: a title line, then its answers (Ctrl+S, Q, Esc), one a line.
+const char *gui_confirm_text(const Gui *g, char *buf, size_t cap);
+// An event while the question is up: Ctrl+S saves and quits, Q quits, Esc stays; nothing else. True to redraw.
+bool gui_confirm_answer(Gui *g, const ViewEvent *ev);
+// Esc with nothing open: the header says that Q quits.
+void gui_quit_hint(Gui *g);
+bool gui_has_notes(const Gui *g);
+// The notes follow the first stage (stage_before: the stage index before the event, -1 after a load); N (n_pressed)
+// shows or hides them, and says so when the lesson has none.
+void gui_follow_notes(Gui *g, int stage_before, bool n_pressed);
+// After an event (before: the state before it): a question on another head is said, and its end brings the
+// board back to the class's head.
+void gui_follow_question_head(Gui *g, const ViewState *before);
+
 // What one SDL event asks of the window (gui_input.c fills it, gui.c carries it out).
 typedef struct {
     bool has_event;  // event is for gui_dispatch
     ViewEvent event;
     char *drop_file; // a lesson dropped on the window, to load; SDL's string, freed with SDL_free
+    bool quit;       // the window's close button (SDL_QUIT): quit, asking first when edits would be lost
 } GuiInput;
 // Translates one SDL event into *out (the window's drags and pointer are followed in g); returns true when the
 // screen must be redrawn whatever *out holds.

@@ -275,6 +275,30 @@ static bool saved_still_ours(const Session *s)
     return now.hashed && now.hash == s->saved_as.hash;
 }
 
+// FNV-1a over the bits of a matrix's values, continuing from f.
+static uint64_t matrix_fingerprint(uint64_t f, const Matrix *m)
+{
+    const unsigned char *b = (const unsigned char *)m->data;
+    size_t bytes = m->data ? (size_t)m->rows * (size_t)m->cols * sizeof(double) : 0;
+    for (size_t k = 0; k < bytes; k++) f = (f ^ b[k]) * 1099511628211u;
+    return f;
+}
+
+// A fingerprint of every editable value (view_param_ref's cells: X, S, each head's W_Q, W_K, W_V, and W_O).
+static uint64_t values_fingerprint(const AttnParams *p)
+{
+    uint64_t f = matrix_fingerprint(matrix_fingerprint(14695981039346656037u, &p->X), &p->S);
+    for (int h = 0; h < p->heads; h++)
+        f = matrix_fingerprint(matrix_fingerprint(matrix_fingerprint(f, &p->W_Q[h]), &p->W_K[h]), &p->W_V[h]);
+    return matrix_fingerprint(f, &p->W_O);
+}
+
+bool session_unsaved(const Session *s)
+{
+    if (session_edit_count(s) == 0) return false; // the file holds these values
+    return !s->saved[0] || values_fingerprint(&s->edit) != s->saved_values;
+}
+
 bool session_save(Session *s, char *out, size_t cap, SessionError *err)
 {
     set_error(err, "");
@@ -315,6 +339,7 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
     s->saved_as.hash = hash;
     s->saved_as.hashed = s->saved_as.size == (long long)len;
     snprintf(s->saved, sizeof s->saved, "%s", path);
+    s->saved_values = values_fingerprint(&s->edit);
     if (out && cap > 0) snprintf(out, cap, "%s", path);
     return true;
 }

@@ -60,6 +60,7 @@ typedef struct {
     char saved[1100];     // where this session saved the edits of this lesson ("" none): saved over again
                           // while the file there is still the one it wrote (saved_as), else under a new name
     SessionStamp saved_as; // the file this session wrote at saved, as written (its bytes' hash included)
+    uint64_t saved_values; // a fingerprint of the editable values saved there (session_unsaved compares it)
     Comparison cmp;       // the single-head version of edit, when cmp_state is SESSION_CMP_READY
     SessionCmpState cmp_state;
     SessionShuffle shuf;  // when shuf_state is SESSION_CMP_READY
@@ -109,6 +110,10 @@ int session_revert(Session *s, SessionError *err);
 // the built-in lesson), its title marked " (edited)", written atomically (a temporary file renamed into
 // place); again to the same file for the rest of the session. out (cap bytes) gets the path written.
 bool session_save(Session *s, char *out, size_t cap, SessionError *err);
+
+// True when quitting would lose edits: values differ from the file's and were not saved as they are now
+// (never saved in this session, or changed since; training's weights count as edits).
+bool session_unsaved(const Session *s);
 
 // Computes the single-head comparison of the edited parameters unless it is already computed for them or
 // failed for them (a failure is not tried again until the parameters change). Returns false only when this

@@ -470,12 +470,13 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         s->quiz_auto_count++;
         s->request = VIEW_REQ_AUTO_QUESTION;
         return true;
-    case VIEW_KEY_ESCAPE:
+    case VIEW_KEY_ESCAPE: // closes one thing per press and never quits (a class would lose its place)
         if (s->help) s->help = false;
         else if (s->quiz_phase == QUIZ_REVEALED) quiz_close(s); // the verdict first
         else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
         else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
-        else s->quit = true;
+        else if (s->zoom != 1.0) s->pan_x = s->pan_y = 0.5, s->zoom = 1.0;
+        else s->request = VIEW_REQ_QUIT_HINT;
         return true;
     case VIEW_KEY_Q: s->quit = true; return true;
     case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
@@ -659,15 +660,16 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         s->substep_count = 1;
     }
     // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
-    // Q, K, V), or the last one of a single result (a stage may show its inputs alone first). The scene clamps
-    // it to the sub-steps it draws (one, when everything fits at once).
+    // Q, K, V), or the first one of a single result: a stage that shows its inputs alone first is asked where
+    // the class sees what it predicts from (the answer then shows on the result's part). The scene clamps it to
+    // the sub-steps it draws (one, when everything fits at once).
     const StageInfo *si = stage_info(q->stage);
     int nres = 0, place = 0;
     while (si && nres < 3 && si->results[nres] != MAT_NONE) {
         if (si->results[nres] == q->mat) place = nres;
         nres++;
     }
-    s->substep = nres > 1 ? VIEW_SUBSTEP_RESULT + place : 1000;
+    s->substep = nres > 1 ? VIEW_SUBSTEP_RESULT + place : 0; // one result: asked on its inputs' part
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;
@@ -693,6 +695,11 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     AttnParams p = sizes_of(&s->dims);
     int first, count;
     reveal_span(s, &p, &first, &count);
+    const StageInfo *si = stage_info(view_stage(s));
+    if (si && si->results[0] != MAT_NONE && si->results[1] == MAT_NONE && s->substep == 0) {
+        s->substep = 1000; // asked on its inputs: the answer on the result's part, the last (the scene clamps it)
+        reveal_span(s, &p, &first, &count);
+    }
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
     s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
     s->pinned = answer;

@@ -77,6 +77,7 @@ typedef enum {
     VIEW_REQ_TRAIN_RESET,  // Z: back to step 0
     VIEW_REQ_TRAIN_EXPORT, // V: the checkpoints' heatmaps as slides
     VIEW_REQ_TRAIN_SEEK,   // the checkpoint nearest to step request_delta (a press or drag on the strip)
+    VIEW_REQ_QUIT_HINT,    // Esc with nothing open to close: say how to quit (Esc never quits)
 } ViewRequest;
 
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.
@@ -166,7 +167,7 @@ typedef struct {
     ColormapId colormap;
     bool help;                 // key overlay shown
     bool fullscreen;
-    bool quit;
+    bool quit;                 // Q: the owner quits (asking first when edits would be lost)
     int reveal;                // -1: the whole result; else how many result cells are filled
     CellRef hover;             // under the pointer
     CellRef pinned;            // clicked; wins over hover

@@ -134,6 +134,10 @@ typedef struct {
 // scene_build with extras: edit marks, the single-head comparison and a status line.
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, const SceneExtras *ex,
                     int w, int h, const TextMetrics *tm, const char *banner);
+// Adds a question on top of the window scene s just built for st (the window's "Quit? … not saved" with its
+// answers): msg's first line as the title, the rest below, in a box over the dimmed board.
+bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, const TextMetrics *tm,
+                       const char *msg);
 // Lays out one part into w x h pixels; scale multiplies every size (1.0 = as on a 1280x720 window).
 bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson, const Trace *trace,
                       int w, int h, double scale, const TextMetrics *tm);

@@ -85,6 +85,12 @@ static int text_font_for(int h)
     return f < 11 ? 11 : f;
 }
 
+// The window's theme: dark (key D), print for the greyscale colour map, else light.
+static const Theme *window_theme(const ViewState *st)
+{
+    return st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
+}
+
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
@@ -101,7 +107,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
     if (ex) c.ex = ex;
-    c.th = st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
+    c.th = window_theme(st);
     if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
     rect(&c, 0, 0, w, h, c.th->bg);
@@ -177,6 +183,17 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
+    return !s->oom;
+}
+
+bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
+                       const char *msg)
+{
+    Ctx c;
+    ctx_init(&c, s, st, L, T, tm, window_scale(s->width, s->height), scene_number_font(s->height),
+             text_font_for(s->height));
+    c.th = window_theme(st);
+    draw_confirm(&c, s->width, s->height, msg);
     return !s->oom;
 }
 

@@ -134,7 +134,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
         int sx0 = sx + i * (seg + gap);
-        bool cur = i == st->stage_index, done = i < st->stage_index;
+        // The comparison and the shuffle test stand in for the board: no stage is lit while they are up.
+        bool cur = i == st->stage_index && !cmp && !shuffle, done = i < st->stage_index && !cmp && !shuffle;
         rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
         frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
         const char *label = s2 ? TR(s2->short_name) : "";
@@ -205,6 +206,20 @@ int explain_height(const Ctx *c, int w)
     return lines * line_h(c, FONT_REGULAR, explain_font(c)) + c->num_font / 3;
 }
 
+// While a question waits: predict first. When the stage is split and the matrix to click is on a later part (the
+// question is asked where its inputs show), the part shown and the key to the cells to click.
+static const char *quiz_hint(const Ctx *c, char *buf, size_t cap)
+{
+    const ViewState *st = c->st;
+    bool shown = false;
+    for (size_t i = 0; i < c->s->hit_count && !shown; i++) shown = c->s->hits[i].cell.mat == st->quiz_q.mat;
+    if (st->quiz_q.input != QUIZ_CLICK || shown || !c->next[0] || c->s->substeps < 2)
+        return TR("Predict first: the result stays hidden until the class answers the question below.");
+    snprintf(buf, cap, TR("Part %d of %d: what goes in. Predict from it, then \xe2\x86\x92 shows the cells to click "
+                          "(their values hidden)."), c->s->substep + 1, c->s->substeps);
+    return buf;
+}
+
 void draw_explain(Ctx *c, int x, int y, int w, int h)
 {
     char lines[4][256];
@@ -219,8 +234,7 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
                                : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.");
         char fitted[256], part[256];
-        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
-            hint = TR("Predict first: the result stays hidden until the class answers the question below.");
+        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question) hint = quiz_hint(c, part, sizeof part);
         else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
             if (c->next[0])
                 snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
@@ -387,9 +401,9 @@ static const char *const HELP[][2] = {
     {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"), N_("answer a question (its result stays hidden till then); Esc skips")},
     {N_("H  F1"), N_("this help")},
 #ifdef __EMSCRIPTEN__
-    {N_("Esc"), N_("close help or panel, unpin")},
+    {N_("Esc"), N_("close one thing: the help, a question, a panel, the pinned cell, the zoom")},
 #else
-    {N_("Esc"), N_("close help or panel, unpin, then quit;   Q quits")},
+    {N_("Esc  /  Q"), N_("close one thing (help, question, panel, pin, zoom; never quits)  /  quit (asks if unsaved)")},
 #endif
 };
 
@@ -421,6 +435,24 @@ void draw_help(Ctx *c, int w, int h)
         fit_text(c, FONT_REGULAR, kf, TR(HELP[i][1]), pw - kw - 3 * pad, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, kf, c->th->ink, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
     }
+}
+
+// A question on top of everything (SceneExtras.confirm): its first line as the title, the rest below, at the
+// size of the board's sentences, in a box as wide as the screen allows.
+void draw_confirm(Ctx *c, int w, int h, const char *msg)
+{
+    const char *nl = strchr(msg, '\n');
+    char title[256];
+    snprintf(title, sizeof title, "%.*s", nl ? (int)(nl - msg) : (int)strlen(msg), msg);
+    const char *body = nl ? nl + 1 : "";
+    int f = c->text_font, pad = c->num_font;
+    int pw = w * 7 / 10, iw = pw - 2 * pad;
+    int th = wrap_text(c, FONT_BOLD, f, c->th->result, 0, 0, iw, 3, title, false);
+    int ph = 2 * pad + th + pad / 2 + wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, iw, 6, body, false);
+    int x, y;
+    draw_overlay(c, w, h, &pw, &ph, &x, &y);
+    wrap_text(c, FONT_BOLD, f, c->th->result, x + pad, y + pad, pw - 2 * pad, 3, title, true);
+    wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad, y + pad + th + pad / 2, pw - 2 * pad, 6, body, true);
 }
 
 void draw_banner(Ctx *c, int w, const char *msg, int *height)

@@ -265,6 +265,7 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw);
 // A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place in *x, *y.
 void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
 void draw_help(Ctx *c, int w, int h);
+void draw_confirm(Ctx *c, int w, int h, const char *msg);
 void draw_banner(Ctx *c, int w, const char *msg, int *height);
 
 // ---------------------------------------------------------------------------------------------------

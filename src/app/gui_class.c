@@ -1,0 +1,110 @@
+// What the window does for the class around the board: quitting (Esc never quits; Q and the close button ask
+// before unsaved edits are lost), the lesson's notes on the first stage, and a question on another head than
+// the class's (said, and the board back on the class's head after it). Declared in gui_private.h.
+#include <SDL.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gui_private.h"
+#include "../model/i18n.h"
+
+// Q or the window's close button: quits, unless edits would be lost; then a question on top asks first (a
+// second close quits). The page never quits: it stays open until its tab is closed.
+void gui_ask_quit(Gui *g)
+{
+#ifdef __EMSCRIPTEN__
+    (void)g;
+#else
+    if (g->confirm_quit || !session_unsaved(&g->doc)) g->quit = true;
+    else g->confirm_quit = true;
+#endif
+}
+
+// The question before quitting (scene_add_confirm): a title line, then the answers, one a line.
+const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
+{
+    int n = session_edit_count(&g->doc);
+    char title[200];
+    snprintf(title, sizeof title, TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n), n);
+    snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
+             TR("Q: quit without saving"), TR("Esc: stay"));
+    return buf;
+}
+
+// While the question before quitting is up: Ctrl+S saves and quits, Q quits without saving, Esc stays; the
+// board takes no other key or click until then. Returns true to redraw.
+bool gui_confirm_answer(Gui *g, const ViewEvent *ev)
+{
+    if (ev->kind != VIEW_EV_KEY) return false;
+    if (ev->key == VIEW_KEY_Q) g->quit = true;
+    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) {
+        gui_save(g);
+        g->quit = !session_unsaved(&g->doc); // a save that failed stays, with its reason in the banner
+    } else if (ev->key != VIEW_KEY_ESCAPE) return false;
+    g->confirm_quit = false;
+    return true;
+}
+
+// Esc with nothing open to close: the header says how to quit instead (the page has nothing to say).
+void gui_quit_hint(Gui *g)
+{
+#ifdef __EMSCRIPTEN__
+    (void)g;
+#else
+    gui_flash(g, "%s", TR("Nothing is open to close (Esc never quits the program): Q quits"));
+#endif
+}
+
+bool gui_has_notes(const Gui *g) { return g->doc.lesson.notes && g->doc.lesson.notes[0]; }
+
+// The lesson's notes are shown on the first stage, and go with it; N shows or hides them on any stage (then
+// they stay as N left them), and says so when the lesson has none. stage_before: the stage index before the
+// event (-1: a lesson was loaded).
+void gui_follow_notes(Gui *g, int stage_before, bool n_pressed)
+{
+    ViewState *st = &g->st;
+    if (n_pressed) {
+        g->notes_auto = false;
+        if (!gui_has_notes(g)) {
+            st->notes = false;
+            gui_flash(g, "%s", TR("This lesson has no notes (its file has no \"notes\")"));
+        }
+        return;
+    }
+    if (st->stage_index == stage_before) return;
+    if (st->stage_index == 0 && gui_has_notes(g) && !st->notes) st->notes = g->notes_auto = true;
+    else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
+}
+
+// A question is asked on its own head: when that is not the head the class was on, the header says so, and
+// after the question (its verdict closed, or its stage left; a skipped one shows its result until the stage
+// is left) the board goes back to the class's head. A head chosen meanwhile (a digit, Tab) is the class's.
+// before: the state before the event.
+void gui_follow_question_head(Gui *g, const ViewState *before)
+{
+    ViewState *st = &g->st;
+    bool asked = st->quiz_phase == QUIZ_ASKING &&
+                 (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED || st->quiz != before->quiz);
+    if (asked) {
+        if (g->class_head < 0) g->class_head = before->head;
+        g->quiz_head = st->head;
+        if (st->head != g->class_head)
+            gui_flash(g, TR("This question is on head %d: the board moved here from head %d, and goes back after it"),
+                  st->head, g->class_head);
+        return;
+    }
+    if (g->class_head < 0 || st->quiz_phase != QUIZ_NONE) return;
+    if (st->head != g->quiz_head || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
+        g->class_head = -1;
+        return;
+    }
+    bool skipped_here = before->quiz_phase == QUIZ_ASKING && st->stage_index == before->stage_index;
+    bool over = before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
+    if (!over) return;
+    if (st->head != g->class_head) {
+        st->head = g->class_head;
+        memset(&st->pinned, 0, sizeof st->pinned);
+        gui_flash(g, TR("Back on head %d, where the class was before the question"), st->head);
+    }
+    g->class_head = -1;
+}
