@@ -255,14 +255,14 @@ static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix
     Job *j = job_add(jobs);
     if (!j) return false;
     int heads = L->params.heads, stage = heatmap_stage_number(L, mat);
-    const char *what = mat_info(mat) ? mat_info(mat)->what : "";
+    const char *what = mat_info(mat) ? TR(mat_info(mat)->what) : "";
     if (head >= 0) {
         snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-head%0*d", prefix, stage, export_matrix_key(mat),
                  head_digits(heads), head);
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 head %d: %s", lesson_title(L), head, what);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 head %d: %s"), lesson_title(L), head, what);
     } else {
         snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-heads", prefix, stage, export_matrix_key(mat));
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 all %d heads: %s", lesson_title(L), heads, what);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 all %d heads: %s"), lesson_title(L), heads, what);
     }
     j->spec = (HeatmapSpec){mat, head, req->scale, req->colormap, req->background};
     return true;
@@ -288,15 +288,16 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     if (pm) snprintf(cell, sizeof cell, "-%s-row%d-col%d", pm->key, st->pinned.row, st->pinned.col);
     snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head,
              cell);
-    snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
-             st->stage_count, si ? si->title : "?");
+    // TRANSLATORS: the <title> of an exported board: the lesson's title, then its stage.
+    snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 stage %d of %d: %s"), lesson_title(L), st->stage_index + 1,
+             st->stage_count, si ? TR(si->title) : "?");
     if (heads > 1 && st->view != VIEW_ALL_HEADS) {
         size_t n = strlen(j->title);
-        snprintf(j->title + n, sizeof j->title - n, ", head %d", st->head);
+        snprintf(j->title + n, sizeof j->title - n, TR(", head %d"), st->head);
     }
     if (pm) {
         size_t n = strlen(j->title);
-        snprintf(j->title + n, sizeof j->title - n, ", %s row %d, column %d", pm->what, st->pinned.row, st->pinned.col);
+        snprintf(j->title + n, sizeof j->title - n, TR(", %s row %d, column %d"), TR(pm->what), st->pinned.row, st->pinned.col);
     }
     return true;
 }
