@@ -3,6 +3,7 @@ mha_test(test_view mha_model)
 mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
 mha_test(test_contrast mha_render)
+mha_test(test_explain_text mha_render)
 # Training in the window without a window: keys, the session trainer, the strip on the scene (issue 15).
 mha_test(test_train_window mha_render)
 

@@ -67,12 +67,14 @@ static const char EDIT_HINT[] =
 
 // A right-to-left token (Arabic, Hebrew) in an explanation is an isolate (U+2068 ... U+2069), so that in
 // "A[قطة, على]" each token reads right to left in its place and the pair keeps its order: row, then column.
+// A left-to-right mark (U+200E) after it keeps that order where isolates are unknown (an SVG viewer or a
+// slide program that implements the older bidi rules): the comma then sits between two left-to-right letters.
 static void isolate(char *label, size_t cap)
 {
-    if (!utf8_is_rtl(label) || strlen(label) + 7 > cap) return;
+    if (!utf8_is_rtl(label) || strlen(label) + 10 > cap) return;
     memmove(label + 3, label, strlen(label) + 1);
     memcpy(label, "\xe2\x81\xa8", 3);
-    strcat(label, "\xe2\x81\xa9");
+    strcat(label, "\xe2\x81\xa9\xe2\x80\x8e");
 }
 
 // ---------------------------------------------------------------------------------------------------
