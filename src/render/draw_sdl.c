@@ -334,6 +334,11 @@ static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char 
         double k;
         TTF_Font *f = run_font(d, role, size, &runs[i], &k);
         snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
+        int sw = 0, sh = 0; // a run of invisible marks alone (U+200E after an isolate) draws nothing
+        if (f && TTF_SizeUTF8(f, sub, &sw, &sh) == 0 && sw == 0) {
+            parts[i] = NULL;
+            continue;
+        }
         SDL_Surface *p = f ? TTF_RenderUTF8_Blended(f, sub, c) : NULL;
         if (p && k != 1.0) {
             SDL_Surface *q = shrink(p, (int)lround(p->w * k), (int)lround(p->h * k));
