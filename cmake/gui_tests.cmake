@@ -6,6 +6,8 @@ mha_test(test_scene mha_render)
 mha_test(test_decode_panels mha_render)
 # Small lessons (<= 8 tokens, d_model <= 8) whole on every stage at 1280x720, window and boards (issue 25).
 mha_test(test_layout_whole mha_render)
+mha_test(test_contrast mha_render)
+mha_test(test_explain_text mha_render)
 # Training in the window without a window: keys, the session trainer, the strip on the scene (issue 15).
 mha_test(test_train_window mha_render)
 

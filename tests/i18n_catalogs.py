@@ -72,7 +72,28 @@ for code in codes:
     if run.returncode != 0 or errors:
         problem("%s: msgfmt --check: %s" % (path, " / ".join(errors)))
 
-# 3. The generator as msgfmt: fuzzy and empty entries (a plural with one empty form too) are left out; another
+# 3. The class is addressed one way: Spanish says "usted" (Señale, pulse, escriba), never tú (pulsa, escribe,
+# pulsaste, tu) or vosotros (predecid); and the notation of a message (d_k, d_model, W^O) stays in its
+# translation as it is.
+TU = re.compile(r"\b(haz|pulsaste|dijiste|elegiste|diste|predices|puedes|tienes|quieres|tu|tus|te|predecid|pulsad|"
+                r"escribid|señalad|mirad|responded|vosotros|vuestro|vuestra|os)\b|(^|[.:;] )(Pulsa|Escribe|Elige|Señala|"
+                r"Mira|Usa|Abre|Predice|Responde|Haz)\b", re.I)
+NOTATION = re.compile(r"[A-Za-z]+_[A-Za-z]+|[A-Z]\^[A-Z]")
+for code in codes:
+    path = os.path.join(po_dir, code + ".po")
+    for e in po2c.parse_po(path)[1:]:
+        if e.obsolete or not e.id:
+            continue
+        for text in e.strs.values():
+            if not text:
+                continue
+            if code == "es" and TU.search(text):
+                problem("%s:%d: %r says %r: address the class as usted" % (path, e.line, text, TU.search(text).group(0)))
+            for n in NOTATION.findall(e.id):
+                if n not in text:
+                    problem("%s:%d: %r lost the notation %r of its message" % (path, e.line, text, n))
+
+# 4. The generator as msgfmt: fuzzy and empty entries (a plural with one empty form too) are left out; another
 # conversion in a translation stops it.
 HEAD = 'msgid ""\nmsgstr ""\n"Language: xx\\n"\n"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
 CASES = HEAD + '''msgid "kept"

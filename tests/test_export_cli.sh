@@ -120,9 +120,9 @@ has board.out "the-cat-sat-stage03-scores-question1-1-ask.png"
 has board.out "the-cat-sat-stage03-scores-question1-2-answer.png"
 has board.out "the-cat-sat-stage05-softmax-question2-1-ask.png"
 has board.out "the-cat-sat-stage05-softmax-question3-2-answer.png"
-has board.out "the-cat-sat-stage01-input-head0.png"
+has board.out "the-cat-sat-stage01-input.png"
 has board.out "the-cat-sat-stage05-softmax-head0.png"
-has board.out "the-cat-sat-stage08-output-head0.png"
+has board.out "the-cat-sat-stage08-output.png"
 [ "$(png_size "$tmp/board/the-cat-sat-stage03-scores-head0.png")" = 1280x720 ] && ok || bad "board at scale 1 is not 1280x720"
 sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in lesson order"
 run board_head1 0 --export "$tmp/board" --what board --head 1 --scale 1
@@ -311,13 +311,13 @@ done
 mkdir "$tmp/t"
 run ablate_export 0 --export "$tmp/t" --what board --stage concat --format svg --ablate 1 "$src/lessons/the-cat-sat.json"
 lines ablate_export.out 1
-has ablate_export.out "$tmp/t/the-cat-sat-stage07-concat-head0.svg"
-has "t/the-cat-sat-stage07-concat-head0.svg" "head 1 off"
+has ablate_export.out "$tmp/t/the-cat-sat-stage07-concat.svg"
+has "t/the-cat-sat-stage07-concat.svg" "head 1 off"
 run shuffle_export 0 --export "$tmp/t" --what board --stage positions --format svg --shuffle 0,4,2,3,1 \
     "$src/lessons/the-dog-bit-the-man.json"
-has shuffle_export.out "$tmp/t/the-dog-bit-the-man-stage02-positions-head0.svg"
+has shuffle_export.out "$tmp/t/the-dog-bit-the-man-stage02-positions.svg"
 # E's rows in the shuffled order: "man" (position 1) comes before "dog" (position 4).
-first=$(grep -o ">man<\|>dog<" "$tmp/t/the-dog-bit-the-man-stage02-positions-head0.svg" | head -1)
+first=$(grep -o ">man<\|>dog<" "$tmp/t/the-dog-bit-the-man-stage02-positions.svg" | head -1)
 [ "$first" = ">man<" ] && ok || bad "the shuffled board does not list man before dog ($first)"
 run ablate_export_bad 2 --export "$tmp/t" --ablate 5 "$src/lessons/the-cat-sat.json"
 has ablate_export_bad.err "--ablate head 5 does not exist"
@@ -342,8 +342,8 @@ done
 run parts_output 0 --export "$tmp/p" --what board --stage output --format svg --parts all --ablate 1 \
     "$src/lessons/the-cat-sat.json"
 lines parts_output.out 2
-has "p/the-cat-sat-stage08-output-head0-part2.svg" "Output (all heads)"
-has "p/the-cat-sat-stage08-output-head0-part2.svg" ">Δ  (3×4)<"
+has "p/the-cat-sat-stage08-output-part2.svg" "Output (all heads)"
+has "p/the-cat-sat-stage08-output-part2.svg" ">Δ  (3×4)<"
 run parts_deck 0 --export "$tmp/p" --what board --stage all --format png --parts all "$src/lessons/the-cat-sat.json"
 run parts_deck_first 0 --export "$tmp/p" --what board --stage all --format png "$src/lessons/the-cat-sat.json"
 n_all=$(wc -l <"$tmp/parts_deck.out"); n_first=$(wc -l <"$tmp/parts_deck_first.out")
@@ -371,5 +371,29 @@ if command -v timeout >/dev/null 2>&1; then
 else
     skip "the window with no display (no timeout)"
 fi
+
+# Issue 25, items 7, 8 and 12: a heatmap carries the lesson's title and every head's image its heading, the axes'
+# caption and its numbers; a slide in French is in French (its <title> too, and the ablation board's "Output
+# (toutes les têtes)"); a board named for a cell shows the cell's matrix on the board, not only beside it, and
+# the boards of no head (concat, output) are named for none.
+mkdir "$tmp/i25"
+run i25_heat 0 --export "$tmp/i25" --format svg --scale 1 "$src/lessons/the-cat-sat.json"
+has "i25/the-cat-sat-stage05-weights-heatmap-head0.svg" ">The cat sat<"
+has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" ">The cat sat<"
+has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" ">All 2 heads · attention weights A<"
+has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" "queries"
+has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" ">0.6111<"
+run i25_fr 0 --lang fr --export "$tmp/i25/fr" --what board --stage output --ablate 1 --parts all --format svg "$src/lessons/the-cat-sat.json"
+has "i25/fr/the-cat-sat-stage08-output-part2.svg" "<title>The cat sat — étape 8 sur 8 : Projection de sortie Wᴼ, partie 2 sur 2</title>"
+has "i25/fr/the-cat-sat-stage08-output-part2.svg" "Output (toutes les têtes)"
+if grep -q "all heads\|stage 8 of" "$tmp/i25/fr/the-cat-sat-stage08-output-part2.svg"; then bad "English on a French slide"; else ok; fi
+run i25_cell 0 --export "$tmp/i25/c" --what board --stage softmax --head 1 --cell 4,2 --format svg \
+    "$src/lessons/mao-zuo-zai-dianzi-shang.json"
+has i25_cell.out "mao-zuo-zai-dianzi-shang-stage05-softmax-head1-weights-row4-col2.svg"
+has "i25/c/mao-zuo-zai-dianzi-shang-stage05-softmax-head1-weights-row4-col2.svg" ">A₁  (6×6)<"
+run i25_nohead 0 --export "$tmp/i25/n" --what board --stage all --head 1 --format svg "$src/lessons/the-cat-sat.json"
+has i25_nohead.out "the-cat-sat-stage07-concat.svg"
+has i25_nohead.out "the-cat-sat-stage08-output.svg"
+has i25_nohead.out "the-cat-sat-stage05-softmax-head1.svg"
 
 check_done test_export_cli

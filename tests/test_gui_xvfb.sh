@@ -103,13 +103,13 @@ done
 [ "$(md5sum < "$SHOTS/12e-exported.png")" != "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "E showed no note on screen"
 key shift+e "note=1$"
-for f in lesson-stage08-output-head1.png lesson-stage08-output-head1.svg; do
+for f in lesson-stage08-output.png lesson-stage08-output.svg; do
     [ -f "$WORK/exports/$f" ] || fail "Shift+E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
 done
-size=$(identify -format "%wx%h" "$WORK/exports/lesson-stage08-output-head1.png") || fail "the board PNG is not valid"
+size=$(identify -format "%wx%h" "$WORK/exports/lesson-stage08-output.png") || fail "the board PNG is not valid"
 [ "$size" = 2560x1440 ] || fail "the board PNG is $size, not 2560x1440"
 identify "$WORK/exports/lesson-stage05-weights-heatmap-head1.png" >/dev/null || fail "the heatmap PNG is not valid"
-grep -q "<svg" "$WORK/exports/lesson-stage08-output-head1.svg" || fail "the board SVG is not SVG"
+grep -q "<svg" "$WORK/exports/lesson-stage08-output.svg" || fail "the board SVG is not SVG"
 echo "E, Shift+E: $(ls "$WORK/exports" | tr "\n" " ")"
 wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away by itself"
 shot 12f-note-gone >/dev/null

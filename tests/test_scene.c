@@ -555,8 +555,12 @@ static void test_cat(void)
           "head 1's sat->cat cell coloured by its weight");
     CHECK(has_text(&s, "0.5844"), "head 1 shows 0.5844");
     CHECK(count_exact(&s, "head 1  (2 of 2)") == 1, "the header says head 1  (2 of 2)");
-    CHECK(count_hits(&s, MAT_WEIGHTS) == 18, "9 weight cells on the board + 9 in the heatmap, got %d",
-          count_hits(&s, MAT_WEIGHTS));
+    // Head 1's wider numbers: the board beside the heatmap would need two parts, so the heatmap yields (issue 25:
+    // the side heatmap gives way before a matrix is split or windowed) and S'₁ and A₁ show whole in one.
+    CHECK(count_hits(&s, MAT_WEIGHTS) == 18 || (count_hits(&s, MAT_WEIGHTS) == 9 && s.substeps == 1 &&
+                                                 count_hits(&s, MAT_SCALED) + count_hits(&s, MAT_MASKED) == 9),
+          "9 weight cells on the board + 9 in the heatmap, or the board whole in one part; got %d, %d parts",
+          count_hits(&s, MAT_WEIGHTS), s.substeps);
 
     // Header right on Concat and Output, and in the all-heads view.
     st.head = 0;
@@ -617,8 +621,9 @@ static void test_cat(void)
     CHECK(n == 3 && starts_with(lines[1], "max = ") && strstr(lines[1], "exp(") && strstr(lines[1], " " MINUS " ") &&
               strstr(lines[1], ") / ("),
           "softmax cell: the row's max subtracted: %s", n > 1 ? lines[1] : "");
-    CHECK(n == 3 && starts_with(lines[2], "= ") && strstr(lines[2], "0.6111") && strstr(lines[2], "from unrounded values"),
-          "softmax cell: = e / sum = 0.6111 (from unrounded values): %s", n > 2 ? lines[2] : "");
+    CHECK(n == 3 && starts_with(lines[2], "= ") && strstr(lines[2], "0.6111") && strstr(lines[2], "(unrounded;") &&
+              strstr(lines[2], " bits)"),
+          "softmax cell: = e / sum = 0.6111 (unrounded; … entropy … bits): %s", n > 2 ? lines[2] : "");
     n = scene_explain(&L, &T, (CellRef){MAT_SCALED, 0, 0, 0}, lines, 4);
     CHECK(n == 3 && strstr(lines[1], "\xe2\x88\x9a" "2"), "scaled: divided by sqrt 2");
 

@@ -17,6 +17,15 @@
 #define SQRT "\xe2\x88\x9a"
 
 
+// v as the 4-decimal form, in parentheses when negative: an operand after a sign ("a − (−0.4458)", not
+// "a − −0.4458").
+static void operand(double v, char *buf, size_t cap)
+{
+    char num[32];
+    model_format_value(v, num, sizeof num);
+    snprintf(buf, cap, num[0] == '-' || !strncmp(num, "\xe2\x88\x92", 3) ? "(%s)" : "%s", num);
+}
+
 // Appends "(a)(b) + (c)(d) + …" for a dot product of length k, then the sum; at most 6 terms are written.
 static void dot_terms(char *line, size_t cap, const double *a, int as, const double *b, int bs, int k)
 {
@@ -58,12 +67,14 @@ static const char EDIT_HINT[] =
 
 // A right-to-left token (Arabic, Hebrew) in an explanation is an isolate (U+2068 ... U+2069), so that in
 // "A[قطة, على]" each token reads right to left in its place and the pair keeps its order: row, then column.
+// A left-to-right mark (U+200E) after it keeps that order where isolates are unknown (an SVG viewer or a
+// slide program that implements the older bidi rules): the comma then sits between two left-to-right letters.
 static void isolate(char *label, size_t cap)
 {
-    if (!utf8_is_rtl(label) || strlen(label) + 7 > cap) return;
+    if (!utf8_is_rtl(label) || strlen(label) + 10 > cap) return;
     memmove(label + 3, label, strlen(label) + 1);
     memcpy(label, "\xe2\x81\xa8", 3);
-    strcat(label, "\xe2\x81\xa9");
+    strcat(label, "\xe2\x81\xa9\xe2\x80\x8e");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -77,7 +88,7 @@ int explain_embedding(const CellText *ct, char lines[][256])
     if (ct->p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector
         bool x = ct->c.mat == MAT_X;
         model_format_value(model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_E : MAT_ES, 0, ct->c.row, ct->c.col}), a, sizeof a);
-        model_format_value(model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_P : MAT_PS, 0, ct->c.row, ct->c.col}), b, sizeof b);
+        operand(model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_P : MAT_PS, 0, ct->c.row, ct->c.col}), b, sizeof b);
         snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", ct->name, ct->rl, ct->cl, x ? "E" : "E^Y", ct->rl, ct->cl,
                  x ? "P" : "P^Y", ct->c.row, ct->cl);
         snprintf(lines[n++], 256, TR("= %s + %s = %s   (\"%s\" at position %d)"), a, b, ct->vs, ct->rl, ct->c.row);
@@ -120,7 +131,7 @@ int explain_position(const CellText *ct, char lines[][256])
 int explain_output_all(const CellText *ct, char lines[][256])
 {
     int n = 0;
-    snprintf(lines[n++], 256, TR("Output (all heads)[%s, %d] = %s"), ct->rl, ct->c.col, ct->vs);
+    snprintf(lines[n++], 256, "%s[%s, %d] = %s", ct->name, ct->rl, ct->c.col, ct->vs);
     snprintf(lines[n++], 256, "%s", TR("the output as it is with every head switched on"));
     return n;
 }
@@ -131,8 +142,10 @@ int explain_output_diff(const CellText *ct, char lines[][256])
     int n = 0;
     char a[32], b[32];
     model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT_ALL, 0, ct->c.row, ct->c.col}), a, sizeof a);
-    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b, sizeof b);
-    snprintf(lines[n++], 256, TR("%s[%s, %d] = Output (all heads)[%s, %d] \xe2\x88\x92 Output[%s, %d]"), ct->name, ct->rl, ct->c.col, ct->rl,
+    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b, sizeof b);
+    char all[64];
+    model_mat_name(MAT_OUTPUT_ALL, 0, all, sizeof all);
+    snprintf(lines[n++], 256, "%s[%s, %d] = %s[%s, %d] \xe2\x88\x92 Output[%s, %d]", ct->name, ct->rl, ct->c.col, all, ct->rl,
              ct->c.col, ct->rl, ct->c.col);
     snprintf(lines[n++], 256, TR("= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)"), a, b, ct->vs);
     return n;
@@ -234,7 +247,7 @@ int explain_masked(const CellText *ct, char lines[][256])
     char a[32], b[32];
     double s = attn_scale_one(ct->p, mat_get(&ct->ht->scores, ct->c.row, ct->c.col), ct->root);
     model_format_value(s, a, sizeof a);
-    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b, sizeof b);
+    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b, sizeof b);
     snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, ct->hn, ct->rl, ct->cl, ct->rl, ct->cl);
     snprintf(lines[n++], 256, "= %s + %s = %s", a, b, ct->vs);
     if (isinf(ct->v) && ct->c.col <= ct->c.row)
@@ -256,14 +269,16 @@ int explain_softmax(const CellText *ct, char lines[][256])
         if (mat_get(sc, ct->c.row, k) > top) top = mat_get(sc, ct->c.row, k);
     snprintf(lines[n++], 256, "A%s[%s, %s] = exp(S\xe2\x80\xb2[%s, %s] \xe2\x88\x92 max) / \xce\xa3\xe2\x82\x96 exp(S\xe2\x80\xb2[%s, k] \xe2\x88\x92 max)",
              ct->hn, ct->rl, ct->cl, ct->rl, ct->cl, ct->rl);
-    char mx[32];
-    model_format_value(top, mx, sizeof mx);
+    char mx[40];
+    operand(top, mx, sizeof mx);
     double sum = 0.0;
     for (int k = 0; k < sc->cols; k++) sum += core_exp(mat_get(sc, ct->c.row, k) - top); // exp(-inf) = 0 for masked keys
     double e = core_exp(mat_get(sc, ct->c.row, ct->c.col) - top);
     char *l = lines[n++];
     model_format_value(mat_get(sc, ct->c.row, ct->c.col), a, sizeof a);
-    snprintf(l, 256, "max = %s;  exp(%s \xe2\x88\x92 %s) / (", mx, a, mx);
+    char top_s[32];
+    model_format_value(top, top_s, sizeof top_s);
+    snprintf(l, 256, "max = %s;  exp(%s \xe2\x88\x92 %s) / (", top_s, a, mx);
     int shown = sc->cols <= 5 ? sc->cols : 3;
     for (int k = 0; k < shown; k++) {
         model_format_value(core_exp(mat_get(sc, ct->c.row, k) - top), a, sizeof a);
@@ -272,7 +287,15 @@ int explain_softmax(const CellText *ct, char lines[][256])
     snprintf(l + strlen(l), 256 - strlen(l), "%s)", shown < sc->cols ? " + \xe2\x80\xa6" : "");
     model_format_value(e, a, sizeof a);
     model_format_value(sum, b, sizeof b);
-    snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, ct->vs);
+    // The row's entropy, the "bits" beside it on the board: 0 when one key takes all, log2 m when all are alike.
+    char bits[32] = "";
+    if (ct->ht->entropy.data && ct->c.row < ct->ht->entropy.rows)
+        model_format_value(mat_get(&ct->ht->entropy, ct->c.row, 0), bits, sizeof bits);
+    if (bits[0])
+        snprintf(lines[n++], 256, TR("= %s / %s = %s   (unrounded; the row sums to 1; entropy %s bits)"),
+                 a, b, ct->vs, bits);
+    else
+        snprintf(lines[n++], 256, TR("= %s / %s = %s   (from unrounded values; each row of A sums to 1)"), a, b, ct->vs);
     return n;
 }
 

@@ -1,6 +1,7 @@
 // The table of logical matrices and what is read from it: shapes, values (the trace's own numbers), names,
 // axis labels and shared colour ranges.
 #include "matrices.h"
+#include "i18n.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -283,7 +284,8 @@ void model_mat_name(MatId m, int head, char *buf, size_t cap)
     if (!cap) return;
     buf[0] = '\0';
     if (!mi) return;
-    const char *sym = mi->symbol;
+    // The notation is the same in every language; a qualifier in words ("Output (all heads)") is translated.
+    const char *sym = strstr(mi->symbol, " (") ? TR(mi->symbol) : mi->symbol;
     if (!mi->per_head) {
         snprintf(buf, cap, "%s", sym);
         return;

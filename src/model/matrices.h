@@ -76,7 +76,7 @@
       "concat = [Z_0 ... Z_{last}]")                                                                                   \
     ROW(MAT_WO, "W_O", "W^O", N_("output weights"), false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM,      \
       RANGE_WEIGHT, AT_PARAMS(W_O), v_kept, p_wo, NULL, NULL, explain_weight, "W_O", "W_O")                              \
-    ROW(MAT_OUTPUT_ALL, "output_all", "Output (all heads)", N_("output with every head"), false, false, DIM_N,         \
+    ROW(MAT_OUTPUT_ALL, "output_all", N_("Output (all heads)"), N_("output with every head"), false, false, DIM_N,         \
       DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_TRACE(full_output), v_kept, NULL, NULL, has_ablated,           \
       explain_output_all, "output_all_heads", NULL)                                                                    \
     ROW(MAT_OUTPUT, "output", "Output", N_("attention output"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY,          \

@@ -32,7 +32,7 @@ typedef struct {
     Stage stage;
     const char *key;       // the core's (TRACE_STAGES): ASCII, for file names, --stage and deep links: "scores"
     const char *name;      // for the board's header and the progress strip, in its notation: "Scores QK^T"
-    const char *title;     // plain UTF-8, for the titles of exported pages: "Scores QKᵀ"
+    const char *title;     // plain UTF-8, for the titles of exported pages: "Scores QKᵀ" (a message id)
     const char *short_name; // for the progress strip when room is short: "QKᵀ"
     MatId heatmap;         // the attention-pattern matrix this stage shows beside the board (MAT_NONE: none)
     MatId results[3];      // the matrices whose cells the reveal fills, in order (MAT_NONE ends the list)

@@ -605,8 +605,10 @@ static double luminance(Rgba c)
 Rgba colormap_text_on(Rgba bg)
 {
     // Whichever of near-black and white has the higher contrast ratio on bg (the orange of large positive
-    // values reads better in black: 5.3 : 1 against 3.9 : 1 in white).
+    // values reads better in black: 5.3 : 1 against 3.9 : 1 in white); black where neither reaches 4.5 : 1
+    // (a band of mid teals, about 4.3 : 1 either way).
     Rgba dark = {20, 20, 28, 255}, light = {255, 255, 255, 255};
-    double y = luminance(bg), yd = luminance(dark);
-    return (y + 0.05) / (yd + 0.05) >= 1.05 / (y + 0.05) ? dark : light;
+    double y = luminance(bg), on_dark = (y + 0.05) / (luminance(dark) + 0.05), on_light = 1.05 / (y + 0.05);
+    if (on_dark < 4.5 && on_light < 4.5) return (Rgba){0, 0, 0, 255};
+    return on_dark >= on_light ? dark : light;
 }

@@ -255,14 +255,14 @@ static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix
     Job *j = job_add(jobs);
     if (!j) return false;
     int heads = L->params.heads, stage = heatmap_stage_number(L, mat);
-    const char *what = mat_info(mat) ? mat_info(mat)->what : "";
+    const char *what = mat_info(mat) ? TR(mat_info(mat)->what) : "";
     if (head >= 0) {
         snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-head%0*d", prefix, stage, export_matrix_key(mat),
                  head_digits(heads), head);
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 head %d: %s", lesson_title(L), head, what);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 head %d: %s"), lesson_title(L), head, what);
     } else {
         snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-heatmap-heads", prefix, stage, export_matrix_key(mat));
-        snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 all %d heads: %s", lesson_title(L), heads, what);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 all %d heads: %s"), lesson_title(L), heads, what);
     }
     j->spec = (HeatmapSpec){mat, head, req->scale, req->colormap, req->background};
     return true;
@@ -280,23 +280,27 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     Stage stage = view_stage(st);
     const StageInfo *si = stage_info(stage);
     int heads = L->params.heads;
+    // A stage whose result belongs to no head (the input, the concat, the output) is named for none.
+    const MatInfo *ri = si && si->results[0] != MAT_NONE ? mat_info(si->results[0]) : NULL;
+    bool per_head = heads > 1 && (st->view == VIEW_ALL_HEADS || (ri && ri->per_head));
     char head[32] = "";
-    if (heads > 1 && st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "-heads");
-    else if (heads > 1) snprintf(head, sizeof head, "-head%0*d", head_digits(heads), st->head);
+    if (per_head && st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "-heads");
+    else if (per_head) snprintf(head, sizeof head, "-head%0*d", head_digits(heads), st->head);
     char cell[96] = "";
     const MatInfo *pm = name_cell && st->pinned.mat != MAT_NONE ? mat_info(st->pinned.mat) : NULL;
     if (pm) snprintf(cell, sizeof cell, "-%s-row%d-col%d", pm->key, st->pinned.row, st->pinned.col);
     snprintf(j->name, sizeof j->name, "%s-stage%02d-%s%s%s", prefix, st->stage_index + 1, si ? si->key : "stage", head,
              cell);
-    snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 stage %d of %d: %s", lesson_title(L), st->stage_index + 1,
-             st->stage_count, si ? si->title : "?");
-    if (heads > 1 && st->view != VIEW_ALL_HEADS) {
+    // TRANSLATORS: the <title> of an exported board: the lesson's title, then its stage.
+    snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 stage %d of %d: %s"), lesson_title(L), st->stage_index + 1,
+             st->stage_count, si ? TR(si->title) : "?");
+    if (per_head && st->view != VIEW_ALL_HEADS) {
         size_t n = strlen(j->title);
-        snprintf(j->title + n, sizeof j->title - n, ", head %d", st->head);
+        snprintf(j->title + n, sizeof j->title - n, TR(", head %d"), st->head);
     }
     if (pm) {
         size_t n = strlen(j->title);
-        snprintf(j->title + n, sizeof j->title - n, ", %s row %d, column %d", pm->what, st->pinned.row, st->pinned.col);
+        snprintf(j->title + n, sizeof j->title - n, TR(", %s row %d, column %d"), TR(pm->what), st->pinned.row, st->pinned.col);
     }
     return true;
 }
@@ -341,8 +345,8 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
             j->question = q;
             snprintf(j->name, sizeof j->name, "%s-stage%02d-%s-question%0*d-%s", prefix, st->stage_index + 1,
                      stage_info(stage)->key, digits, number, k == 0 ? "1-ask" : "2-answer");
-            snprintf(j->title, sizeof j->title, "%s \xe2\x80\x94 question %d of %d%s: %s", lesson_title(L), number,
-                     L->question_count, k == 0 ? "" : " (answer)", q->text);
+            snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 question %d of %d%s: %s"), lesson_title(L), number,
+                     L->question_count, k == 0 ? "" : TR(" (answer)"), q->text);
         }
     }
     return true;
@@ -354,12 +358,52 @@ static bool add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
 // inputs, then "= result": a board of the whole stage becomes one slide per part, NAME-part1, NAME-part2 …
 // (so they sort in order), each with its part's first result cell pinned. Laid out here, before any file is
 // named, so the writer still checks every target before anything is drawn. Jobs are copied to out.
+// Whether the board shows matrix `name` itself (its title "A₁  (5×5)"), not only as the heatmap beside it.
+static bool board_shows(const Scene *s, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < s->count; i++) {
+        const char *t = scene_text(s, &s->cmds[i]);
+        if (s->cmds[i].kind == CMD_TEXT && !strncmp(t, name, n) && !strncmp(t + n, "  (", 3)) return true;
+    }
+    return false;
+}
+
+// The part of a stage shown in parts that holds the cell asked for (--cell): a board named for a cell shows it.
+static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T, const TextMetrics *tm,
+                         Scene *scene)
+{
+    if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+    char name[64];
+    model_mat_name(j->st.pinned.mat, j->st.pinned.head, name, sizeof name);
+    int parts = scene->substeps;
+    if (parts <= 1 || board_shows(scene, name)) return true;
+    ViewState st = j->st;
+    for (int part = 0; part < parts; part++) {
+        st.substep = part;
+        st.substep_count = parts;
+        if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+        if (board_shows(scene, name)) {
+            j->st = st;
+            return true;
+        }
+    }
+    return true;
+}
+
 static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L, const Trace *T,
                          const TextMetrics *tm, Scene *scene)
 {
     for (size_t i = 0; i < in->count; i++) {
         const Job *j = &in->jobs[i];
         int parts = 1;
+        if (j->board && !j->parts && j->pinned_named && !j->question) {
+            Job *o = job_add(out);
+            if (!o) return false;
+            *o = *j;
+            if (!part_of_cell(o, req, L, T, tm, scene)) return false;
+            continue;
+        }
         if (j->board && j->parts && !j->question) {
             if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
             parts = scene->substeps > 1 ? scene->substeps : 1;
@@ -375,7 +419,7 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             size_t n = strlen(o->name);
             snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
             n = strlen(o->title);
-            snprintf(o->title + n, sizeof o->title - n, ", part %d of %d", part + 1, parts);
+            snprintf(o->title + n, sizeof o->title - n, TR(", part %d of %d"), part + 1, parts);
         }
     }
     return true;

@@ -44,7 +44,7 @@ typedef struct {
 // dark for dark rooms), never a repaint of a finished frame.
 typedef struct {
     Rgba bg, panel, ink, muted, grid, empty, result, focus, hatch, masked_bg, banner_bg, white, edited, status_bg,
-        page_cell;
+        page_cell, sheet, on_result;
 } Theme;
 extern const Theme THEME_LIGHT, THEME_DARK, THEME_PRINT;
 

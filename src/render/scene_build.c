@@ -226,9 +226,9 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
     case SCENE_PART_HEATMAP: {
         int bar = colorbar_width(&c, m);
-        int gy, gh;
-        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8, w - bar - 3 * m8, h - 2 * m8, false, false, &gy, &gh,
-                     NULL);
+        int gy, gh, tt = scene_page_title(&c, m8, m8, w - 2 * m8, true); // a slide: the lesson's title first
+        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8 + tt, w - bar - 3 * m8, h - 2 * m8 - tt, false, false,
+                     &gy, &gh, NULL);
         draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
         break;
     }
@@ -236,7 +236,7 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
         ViewState all = *st;
         if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE) all.stage_index = all.stage_count - 1;
         c.st = &all;
-        draw_all_heads(&c, m8, m8, w - 2 * m8, h - 2 * m8);
+        draw_heads_page(&c, m8, m8, w - 2 * m8, h - 2 * m8);
         c.st = st;
         break;
     }

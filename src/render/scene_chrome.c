@@ -144,7 +144,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
             snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
         else
             snprintf(lab, sizeof lab, "%s", label);
-        Rgba col = cur ? c->th->white : done ? c->th->ink : c->th->muted;
+        Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
         FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
         int size = pf;
         // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
@@ -349,7 +349,7 @@ void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
     *x = (w - *pw) / 2;
     *y = (h - *ph) / 2;
     rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, *x, *y, *pw, *ph, c->th->white);
+    rect(c, *x, *y, *pw, *ph, c->th->sheet);
     frame(c, *x, *y, *pw, *ph, px(c, 2), c->th->result);
 }
 

@@ -247,9 +247,14 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
 // The columns of the all-heads grid in w x h pixels: the number that gives the largest cells (the slide
 // pages choose their size by it).
 int heat_grid_cols(const AttnParams *p, double w, double h);
+// A slide's first line: the lesson's title (bold) at (x, y), cut to w; returns its height (0, nothing drawn, in the
+// window or for a lesson without a title). Draws when `draw`.
+int scene_page_title(Ctx *c, int x, int y, int w, bool draw);
 // Every head's heatmap of m in a grid that fills (x, y, w, h), with one colour bar at the right.
 void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h);
 // The stage's heatmap for every head (a sentence before the scores).
+// ... as a slide: the lesson's title, a heading, the grid and the axes' caption (scene_heatmap.c).
+void draw_heads_page(Ctx *c, int x, int y, int w, int h);
 void draw_all_heads(Ctx *c, int x, int y, int w, int h);
 
 // ---------------------------------------------------------------------------------------------------

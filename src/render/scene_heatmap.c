@@ -67,8 +67,8 @@ typedef struct {
     int head;
     double range;
     int x, y, w, h;         // the whole heatmap
-    bool compact;           // a panel of the all-heads grid: smaller labels, no numbers, no axes' caption
-    int title_font, label_font, row_font, col_font;
+    bool compact;           // a panel of the all-heads grid: smaller labels, no axes' caption, numbers on slides only
+    int title_font, label_font, row_font, col_font, num_font;
     int title_h, title_w;   // the title's lines, and the width of its text
     int label_w, label_h;   // the query labels' column, and a label line's height
     int top_h;              // the key labels above the cells
@@ -196,14 +196,16 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 // its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as "−2.8284").
 static bool heat_numbers_fit(const Ctx *c, const Heat *hm)
 {
-    if (hm->compact) return false;
+    // The window's grid of heads has no numbers (at its label size they would be below the back row's limit);
+    // a slide of every head has them at its labels' size when they fit (the page is sized for them).
+    if (hm->compact && !c->ex->slide) return false;
     bool prob = prob_matrix(hm->m);
     char wide[32], wide4[32];
     model_format_value(prob ? 0.5555 : -hm->range, wide, sizeof wide);
     model_format_value(prob ? 0.5555 : -(floor(hm->range) + 0.5555), wide4, sizeof wide4);
-    int ww = text_w(c, FONT_REGULAR, c->num_font, wide), ww4 = text_w(c, FONT_REGULAR, c->num_font, wide4);
+    int ww = text_w(c, FONT_REGULAR, hm->num_font, wide), ww4 = text_w(c, FONT_REGULAR, hm->num_font, wide4);
     if (ww4 > ww) ww = ww4;
-    return ww + c->num_font / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, c->num_font) <= hm->cell_h;
+    return ww + hm->num_font / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, hm->num_font) <= hm->cell_h;
 }
 
 // Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in "…").
@@ -281,7 +283,7 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
             if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
             if (hm->numbers && shown) {
                 model_format_value(v, buf, sizeof buf);
-                if (text_in(c, FONT_REGULAR, c->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
+                if (text_in(c, FONT_REGULAR, hm->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
                             cell_w - inset, cell_h - inset, CENTER, buf) > 0)
                     tag_last(c, ROLE_NUMBER, ref);
             }
@@ -339,6 +341,7 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact};
     hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
     hm.label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
+    hm.num_font = compact ? hm.label_font : c->num_font;
     heat_draw_title(c, &hm, selected, title_text);
     heat_measure_labels(c, &hm);
     if (!heat_size_cells(c, &hm) || !heat_fit_key_labels(c, &hm)) return;
@@ -374,6 +377,18 @@ int heat_grid_cols(const AttnParams *p, double w, double h)
     return cols;
 }
 
+int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
+{
+    if (!c->ex->slide || !c->L->title || !c->L->title[0]) return 0;
+    int f = c->num_font * 4 / 5, lh = line_h(c, FONT_BOLD, f);
+    if (draw) {
+        char fitted[512];
+        fit_text(c, FONT_BOLD, f, c->L->title, w, fitted, sizeof fitted);
+        text_at(c, FONT_BOLD, f, c->th->ink, x, y, fitted);
+    }
+    return lh + c->num_font / 5;
+}
+
 void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -403,4 +418,28 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h)
         return;
     }
     draw_heads_grid(c, m, x, y, w, h);
+}
+
+// A slide of every head (SCENE_PART_ALL_HEADS): the lesson's title, what the grid shows, the grid with one colour
+// bar, and which axis is which under it.
+void draw_heads_page(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    MatId m = model_stage_heatmap(p, view_stage(c->st));
+    if (m == MAT_NONE) m = MAT_WEIGHTS;
+    int tt = scene_page_title(c, x, y, w, true);
+    y += tt;
+    h -= tt;
+    const MatInfo *mi = mat_info(m);
+    char head[200], fitted[200];
+    int f = c->num_font * 4 / 5, lh = line_h(c, FONT_BOLD, f) + c->num_font / 5;
+    // TRANSLATORS: the heading of an exported image of every head: "All 2 heads · attention weights A".
+    snprintf(head, sizeof head, TR("All %d heads \xc2\xb7 %s %s"), p->heads, mi ? TR(mi->what) : "", mi ? mi->symbol : "");
+    fit_text(c, FONT_BOLD, f, head, w, fitted, sizeof fitted);
+    math_at(c, FONT_BOLD, f, c->th->ink, x, y, fitted);
+    const char *axes = scene_heat_axes(c->L, false);
+    int lf = c->num_font * 3 / 5, ah = line_h(c, FONT_REGULAR, lf) + c->num_font / 6;
+    if (text_w(c, FONT_REGULAR, lf, axes) > w) axes = scene_heat_axes(c->L, true);
+    text_in(c, FONT_REGULAR, lf, c->th->muted, x, y + h - ah, w, ah, CENTER, axes);
+    draw_heads_grid(c, m, x, y + lh, w, h - lh - ah);
 }

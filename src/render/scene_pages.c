@@ -49,6 +49,16 @@ static int bar_width(const Measure *me, const Lesson *L, const Trace *T, MatId m
     return me->nf * 2 / 3 + me->nf / 4 + m_text_w(me, FONT_REGULAR, me->nf, lo) + 2;
 }
 
+// The lesson's title above a slide (scene_page_title): its line's height; *w widened to hold it, up to twice the
+// page (a longer title is cut).
+static int page_title(const Measure *me, const Lesson *L, int *w)
+{
+    if (!L->title || !L->title[0]) return 0;
+    int f = me->nf * 4 / 5, tw = m_text_w(me, FONT_BOLD, f, L->title) + 2 * me->m8;
+    *w = imax(*w, imin(tw, 2 * *w));
+    return m_line_h(me, FONT_BOLD, f) + me->nf / 5;
+}
+
 // One head at scale 1: cells wide enough for the board's numbers and every key, a number high with air
 // around it; the title on one line; the colour bar (centred on the cells, three lines at least) inside.
 static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, MatId mat, int head, int *w, int *h)
@@ -77,37 +87,55 @@ static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, Mat
     int grid_h = p->n * cell_h, half_bar = 3 * m_line_h(me, FONT_REGULAR, nf) / 2 + 1;
     int heat_h = th + top + imax(grid_h, grid_h / 2 + half_bar);
     *w = heat_w + bar_width(me, L, T, mat) + 3 * me->m8 + nf / 2;
-    *h = heat_h + 2 * me->m8 + nf / 4;
+    *h = heat_h + 2 * me->m8 + nf / 4 + page_title(me, L, w);
 }
 
-// All heads at scale 1: square cells as wide as the widest key (no numbers, as in the window's grid), the
-// panels in the columns that bring the page closest to 16:9 among those the scene would choose itself.
+// All heads at scale 1: square cells as wide as the widest key and the numbers at the labels' size
+// (draw_heads_page writes them), the panels in the columns that bring the page closest to 16:9 among those the scene
+// would choose itself; above them the lesson's title and the heading, under them the axes' caption.
 static void heads_page(const Measure *me, const Lesson *L, const Trace *T, MatId mat, int *w, int *h)
 {
     const AttnParams *p = &L->params;
+    const MatInfo *mi = mat_info(mat);
     int nf = me->nf, lf = nf * 3 / 5, pad = nf / 4, bar = bar_width(me, L, T, mat);
     int lw = widest_label(me, L, AXIS_QUERY, p->n, lf) + nf / 4;
     int th = m_line_h(me, FONT_BOLD, nf * 2 / 3) + nf / 5, top = m_line_h(me, FONT_REGULAR, lf) + nf / 6;
-    int cell = imin(imax(widest_label(me, L, AXIS_KEY, p->m, lf) + 6, m_line_h(me, FONT_REGULAR, lf) + nf / 3), 3 * nf);
+    char wide[32], heading[200];
+    model_format_value(-model_range(p, T, mi->range), wide, sizeof wide);
+    // (with a sixteenth to spare: the page is measured at scale 1 and multiplied, the text is not quite linear)
+    int num = imax(m_text_w(me, FONT_REGULAR, lf, wide), m_text_w(me, FONT_REGULAR, lf, "0.5555"));
+    num += num / 16 + lf / 4 + 2;
+    int key = imax(widest_label(me, L, AXIS_KEY, p->m, lf), m_text_w(me, FONT_REGULAR, lf, "the\xe2\x80\xa6")) + 6;
+    // square cells, as the scene's choice of columns (heat_grid_cols) has them
+    int cell_w = imin(imax(imax(key, num), m_line_h(me, FONT_REGULAR, lf) + nf / 3), 3 * nf), cell_h = cell_w;
+    snprintf(heading, sizeof heading, TR("All %d heads \xc2\xb7 %s %s"), p->heads, TR(mi->what), mi->symbol);
+    int head_h = m_line_h(me, FONT_BOLD, nf * 4 / 5) + nf / 5, cap_h = m_line_h(me, FONT_REGULAR, lf) + nf / 6;
+    int text_w = imax(m_text_w(me, FONT_BOLD, nf * 4 / 5, heading), m_text_w(me, FONT_REGULAR, lf, scene_heat_axes(L, false)));
     for (;;) {
         double best = 1e300;
         *w = *h = 0;
         for (int c = 1; c <= p->heads; c++) {
             int rows = (p->heads + c - 1) / c;
-            int pw = imax(lw + p->m * cell, 4 * lw) + 2 * pad, ph = th + top + p->n * cell + 2 * pad;
-            int W = 2 * me->m8 + c * pw + nf / 2 + bar, H = 2 * me->m8 + rows * ph;
-            double score = fabs(log((double)W / H / (16.0 / 9.0)));
+            int pw = imax(lw + p->m * cell_w, 4 * lw) + 2 * pad, ph = th + top + p->n * cell_h + 2 * pad;
+            int W = imax(2 * me->m8 + c * pw + nf / 2 + bar, text_w + 2 * me->m8), H = 2 * me->m8 + rows * ph;
+            double score = fabs(log((double)W / (H + head_h + cap_h) / (16.0 / 9.0)));
             int cells_w = W - 2 * me->m8 - bar - nf / 2, cells_h = H - 2 * me->m8; // as draw_heads_grid has them
             if (heat_grid_cols(p, cells_w, cells_h) != c) score += 100.0; // the scene would lay it out otherwise
             if (score < best - 1e-9) {
                 best = score;
                 *w = W;
-                *h = H;
+                *h = H + head_h + cap_h;
             }
         }
-        if ((*w <= MAX_ALL_W && *h <= MAX_ALL_H) || cell <= 4) return;
-        cell = cell * 7 / 8;
+        bool fits = *w <= MAX_ALL_W && *h <= MAX_ALL_H;
+        if (fits && best > log(2.0) && cell_w > key) { // numbers stretch the page past twice 16:9: colours alone
+            cell_w = cell_h = imax(key, m_line_h(me, FONT_REGULAR, lf) + nf / 3);
+            continue;
+        }
+        if (fits || cell_w <= 4) break;
+        cell_w = cell_h = cell_w * 7 / 8;
     }
+    *h += page_title(me, L, w);
 }
 
 void scene_heatmap_page(const Lesson *L, const Trace *T, MatId mat, int head, double scale, const TextMetrics *tm,

@@ -46,7 +46,7 @@ void draw_cost(Ctx *c, int w, int h)
     snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
     snprintf(line1, sizeof line1, "%s",
              TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
-                "d_model   (W_Q, W_K, W_V per head + W^O)"));
+                "d_model   (W^Q, W^K, W^V per head + W^O)"));
     snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     snprintf(concl, sizeof concl,
@@ -91,8 +91,10 @@ void draw_cost(Ctx *c, int w, int h)
         }
     }
     yy += lh / 2;
-    fit_text(c, FONT_REGULAR, sf, line1, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    // In the board's notation (W^O with a raised O), like the matrices' titles.
+    int size = sf;
+    while (size > c->min_font && math_w(c, FONT_REGULAR, size, line1) > pw - 2 * pad) size--;
+    math_at(c, FONT_REGULAR, size, c->th->muted, x + pad, yy + (lh - line_h(c, FONT_REGULAR, size)) / 2, line1);
     yy += lh;
     fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
     text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);

@@ -55,13 +55,55 @@ static bool line_break_after(const char *p, size_t at, size_t end)
     return true;
 }
 
+// In a right-to-left paragraph each stretch of left-to-right text (from a Latin letter to the last letter or
+// digit before the next right-to-left letter) becomes an isolate (U+2066 ... U+2069): "(d_k = 4)" in Arabic notes
+// stays "(d_k = 4)" instead of reading "(4 = d_k)", where the digits and the sign take the paragraph's side.
+static void isolate_ltr(const char *t, char *out, size_t cap)
+{
+    size_t len = strlen(t), o = 0, i = 0, start = 0, end = 0, from = 0;
+    bool open = false;
+    out[0] = '\0';
+    while (i <= len) {
+        size_t at = i;
+        UInfo u = {0};
+        if (i < len) u = utf8_info(utf8_decode(t, len, &i));
+        else i++;
+        bool rtl = at < len && u.cls == UCLASS_STRONG && u.rtl, ltr = at < len && u.cls == UCLASS_STRONG && !u.rtl;
+        if (at < len && (u.cls == UCLASS_ISOLATE || u.cls == UCLASS_POP)) { // isolated already: left as it is
+            snprintf(out, cap, "%s", t);
+            return;
+        }
+        if (ltr && !open) open = true, start = at;
+        if (open && (ltr || (at < len && u.cls == UCLASS_NUMBER))) end = i;
+        if (open && (rtl || at >= len)) { // the stretch [start, end) isolated, then what follows it as it is
+            int n = snprintf(out + o, cap - o, "%.*s\xe2\x81\xa6%.*s\xe2\x81\xa9", (int)(start - from), t + from,
+                             (int)(end - start), t + start);
+            if (n < 0 || (size_t)n >= cap - o) {
+                snprintf(out, cap, "%s", t);
+                return;
+            }
+            o += (size_t)n;
+            from = end;
+            open = false;
+        }
+    }
+    snprintf(out + o, cap - o, "%s", t + from);
+}
+
 // Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y); returns the
-// height used (at most max_lines).
+// height used (at most max_lines). A right-to-left paragraph (Arabic notes) is aligned right, its Latin
+// stretches isolated (isolate_ltr), its lines a quarter further apart.
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t,
                      bool draw)
 {
     int lh = line_h(c, f, size), used = 0, lines = 0;
-    char line[512];
+    char line[512], marked[2048];
+    bool rtl = utf8_is_rtl(t);
+    if (rtl) {
+        isolate_ltr(t, marked, sizeof marked);
+        t = marked;
+        lh += lh / 4; // Arabic letters reach higher and lower than the Latin font's line: room for both
+    }
     const char *p = t;
     while (*p && lines < max_lines) {
         size_t len = 0, best = 0;
@@ -89,7 +131,7 @@ int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int
             fit_text(c, f, size, p, w, cut, sizeof cut);
             snprintf(line, sizeof line, "%s", cut);
         }
-        if (draw) math_at(c, f, size, color, x, y + used, line);
+        if (draw) math_at(c, f, size, color, rtl ? x + w - math_w(c, f, size, line) : x, y + used, line);
         used += lh;
         lines++;
         p += best;
