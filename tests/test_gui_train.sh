@@ -61,8 +61,7 @@ for size in 1280x720 1920x1080; do
     running=$(grep -c "running=1 " "$FRAMES")
     steps_seen=$(grep "running=1 " "$FRAMES" | sed "s/.* train=\([0-9]*\) .*/\1/" | sort -un | wc -l)
     echo "$size: $running frames while training, $steps_seen different steps shown, paused at $mid;" \
-        "$((f1 - f0)) frames in $(echo "$end - $start" | bc) s (including the pause):" \
-        "$(echo "($f1 - $f0) / ($end - $start)" | bc) redraws a second"
+        "$(awk -v a="$start" -v b="$end" -v n=$((f1 - f0)) "BEGIN { printf \"%d frames in %.1f s (including the pause): %.0f redraws a second\", n, b - a, n / (b - a) }")"
     [ "$running" -ge 20 ] || fail "$size: only $running frames while training: the heatmaps do not update live"
     [ "$steps_seen" -ge 20 ] || fail "$size: only $steps_seen different steps shown while training"
     [ "$(shot end)" -gt 20 ] || fail "$size: the end looks blank"
