@@ -67,6 +67,10 @@ static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
     double sum = 0.0, weight = 1.0 / (double)count;
     if (grad) grads_zero(&tr->grad);
     for (int s = 0; s < count; s++) {
+        if (atomic_load(&tr->stop)) {
+            if (err) snprintf(err->message, sizeof err->message, "stopped");
+            return false;
+        }
         load_sequence(tr, s);
         Trace t;
         if (!trace_run(&t, &tr->work, err)) return false;
@@ -152,6 +156,7 @@ static int checkpoint_capacity(const AttnParams *p)
 bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab, TraceError *err)
 {
     memset(tr, 0, sizeof *tr);
+    atomic_init(&tr->stop, false);
     if (!train_check(initial, spec, err)) return false;
     tr->spec = *spec;
     int n = initial->n, count = spec->sequences;

@@ -3,6 +3,7 @@
 #ifndef MHA_TRAIN_H
 #define MHA_TRAIN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "grad.h"
 #include "rng.h"
@@ -72,6 +73,8 @@ typedef struct {
                            // and loss[steps] too once the last step is done
     TrainCheckpoint *checkpoints; // the saved weights, oldest first: checkpoint_cap of them allocated at the start
     int checkpoint_count, checkpoint_cap, checkpoint_every; // (within TRAIN_CHECKPOINT_BYTES, never moved)
+    atomic_bool stop;      // set by another thread: a step or an evaluation running ends before its next
+                           // sequence, failing with "stopped" (the weights those before the step)
 } Trainer;
 
 // The multiply-adds of one step of training p's weights on `sequences` sequences (see

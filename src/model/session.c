@@ -557,6 +557,7 @@ static void drop_job(SessionTrain *t)
     SessionTrainJob *j = t->job;
     if (!j) return;
     if (j->busy) {
+        if (j->kind != JOB_START) atomic_store(&t->tr.stop, true); // a step ends at its next sequence
         platform_thread_join(j->thread);
         if (j->kind == JOB_START && j->ok) t->active = true; // (train_free'd by the caller)
         if (j->traced) trace_free(&j->trace);
