@@ -241,6 +241,8 @@ static void test_session_async(void)
     CHECK(session_train_busy(&doc) && !doc.train.active, "T returns while the trainer starts on the worker");
     CHECK(session_train_toggle(&doc, &err) && !doc.train.running && session_train_busy(&doc), "T pauses at once");
     CHECK(session_train_toggle(&doc, &err) && doc.train.running, "T runs again");
+    CHECK(session_train_reset(&doc, &err) && !doc.train.running && session_train_busy(&doc), "Z while it starts: paused");
+    CHECK(session_train_toggle(&doc, &err) && doc.train.running, "and T runs again");
     CHECK(wait_job(&doc, &err) && doc.train.active && session_train_shown_step(&doc) == 0, "started: %s", err.message);
     CHECK(session_train_steps(&doc, 1, &err) && session_train_busy(&doc) && session_train_shown_step(&doc) == 0,
           "a step starts on the worker; the screen shows step 0 meanwhile");

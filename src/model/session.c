@@ -522,7 +522,7 @@ static SessionTrainPoll job_finish(Session *s, SessionError *err)
             j->ok = false;
         }
         if (!j->ok) {
-            t->running = false;
+            t->running = j->pending = j->pending_reset = false;
             set_error(err, j->err.message);
             return SESSION_TRAIN_FAILED;
         }
@@ -530,18 +530,19 @@ static SessionTrainPoll job_finish(Session *s, SessionError *err)
         t->shown = -1;
         t->loss_count = 0;
         publish(t);
-        return r;
-    }
-    publish(t);
-    if (!j->ok) {
-        if (j->kind == JOB_STEPS) t->running = false;
-        if (j->traced) trace_free(&j->trace);
-        set_error(err, j->err.message);
-        r = SESSION_TRAIN_FAILED;
+        if (!j->pending) return r;
     } else {
-        if (j->kind == JOB_STEPS && t->tr.step >= t->tr.spec.steps) t->running = false;
-        t->shown = j->kind == JOB_SHOW ? j->shown : -1;
-        if (!show_job(s, err)) r = SESSION_TRAIN_FAILED;
+        publish(t);
+        if (!j->ok) {
+            if (j->kind == JOB_STEPS) t->running = false;
+            if (j->traced) trace_free(&j->trace);
+            set_error(err, j->err.message);
+            r = SESSION_TRAIN_FAILED;
+        } else {
+            if (j->kind == JOB_STEPS && t->tr.step >= t->tr.spec.steps) t->running = false;
+            t->shown = j->kind == JOB_SHOW ? j->shown : -1;
+            if (!show_job(s, err)) r = SESSION_TRAIN_FAILED;
+        }
     }
     if (j->pending) {
         j->pending = false;
@@ -690,7 +691,7 @@ bool session_train_reset(Session *s, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
-    if (!t->active) return false;
+    if (!t->active && !session_train_busy(s)) return false; // (while the trainer starts: once it has)
     t->running = false;
     return ask_show(s, -1, -1, true, err);
 }
