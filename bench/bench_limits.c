@@ -241,9 +241,9 @@ static int bench_training(const char *tracer, const char *dir, bool display)
                 rc = 1;
             } else {
                 printf("case=limits lesson=%s mode=window-train seconds_to_step_1=%.3f step=%d longest_turn_ms=%.1f "
-                       "turns=%ld frames=%ld quit_seconds=%.3f peak_rss_mb=%.1f exit=%d\n",
-                       L->name, w.seconds_to_step, w.step, w.longest_turn_ms, w.turns, w.frames, w.quit_seconds, w.peak_mb,
-                       w.status);
+                       "longest_frame_ms=%.1f turns=%ld frames=%ld quit_seconds=%.3f peak_rss_mb=%.1f exit=%d\n",
+                       L->name, w.seconds_to_step, w.step, w.longest_turn_ms, w.longest_frame_ms, w.turns, w.frames,
+                       w.quit_seconds, w.peak_mb, w.status);
                 if (w.status != 0 || w.step < 1) rc = 1;
             }
             fflush(stdout);

@@ -60,14 +60,15 @@ static int driver_step(void *ctx, Gui *g)
 {
     Driver *d = ctx;
     double t = now_seconds();
-    if (d->last > 0) {
-        double ms = (t - d->last) * 1e3;
-        if (ms > d->fig.longest_turn_ms) d->fig.longest_turn_ms = ms;
+    GuiCounts c;
+    gui_counts(g, &c);
+    if (d->last > 0) { // a turn that drew a frame (the board's own cost) or one that did not (events, the poll)
+        double ms = (t - d->last) * 1e3, *longest = c.frames > d->fig.frames ? &d->fig.longest_frame_ms
+                                                                           : &d->fig.longest_turn_ms;
+        if (ms > *longest) *longest = ms;
         d->fig.turns++;
     }
     d->last = t;
-    GuiCounts c;
-    gui_counts(g, &c);
     d->fig.frames = c.frames;
     d->fig.step = c.train_step;
     if (d->quit_at == 0 && (c.train_step >= d->until || t - d->t0 > d->timeout)) {

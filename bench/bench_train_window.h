@@ -5,7 +5,9 @@
 #include <stdbool.h>
 
 typedef struct {
-    double longest_turn_ms;  // the longest turn of the window's loop after T (the loop never waits > 1 ms)
+    double longest_turn_ms;  // the longest turn of the window's loop after T that drew no frame (the loop never
+                             // waits > 1 ms): the events, the worker's result shown; the training itself is not
+    double longest_frame_ms; // the longest that drew a frame (the board's redraw included)
     long turns, frames;      // turns measured, frames presented
     int step;                // the training step shown at the end
     double seconds_to_step;  // from T to the step asked for (or to the timeout)

@@ -103,4 +103,14 @@ expect 2 "--grad overflows: grad.embeddings[0][0] is not a number" --grad "$tmp/
 [ ! -s "$tmp/o" ] && ok || bad "--grad printed $(head -c 80 "$tmp/o")"
 grep -qF "a gradient exceeds a double, the loss being 2.5e+19" "$tmp/e" && ok || bad "$(cat "$tmp/e")"
 
+# A step above its bound (issue 27, item 2: 100 tokens, d_model 128, 64 heads of 256, 8 sequences, 54 s with
+# no frame before) is refused before any training, saying its arithmetic and the bound; nothing written.
+toks=$(awk 'BEGIN { for (i = 0; i < 100; i++) printf "%st%d", (i ? " " : ""), i }')
+printf '{"title": "heavy", "sentence": "%s", "embeddings": {"random": {"seed": 1, "std": 0.05}}, "d_model": 128,
+ "heads": 64, "d_k": 256, "weights": {"random": {"seed": 2}}, "train": {"task": "previous-token", "sequences": 8}}\n' \
+    "$toks" >"$tmp/heavy.json"
+expect 2 "one training step would take 2.8e+10 multiply-adds (3 x 8 sequences x (100 tokens x 8,388,608 projection weights + 2 x 163,840,000 score multiplications)); the bound is 1.6e+10" \
+    --train "$tmp/heavy.json" --out "$tmp/heavy-out.json"
+[ ! -e "$tmp/heavy-out.json" ] && ok || bad "a refused training wrote its output"
+
 check_done test_train_cli
