@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #include "core/rng.h"
+#ifdef MHA_BENCH_GUI
+#include "bench_train_window.h"
+#endif
 
 static double now_seconds(void)
 {
@@ -28,8 +31,10 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-// A seeded lesson: n tokens t0 … (and m source tokens s0 … when m > 0), all numbers from seeds.
-static bool write_seeded(const char *path, const char *title, int n, int m, int d_model, int heads, int d_k)
+// A seeded lesson: n tokens t0 … (and m source tokens s0 … when m > 0), all numbers from seeds; with a
+// "train" section of `sequences` sequences when sequences > 0.
+static bool write_seeded_train(const char *path, const char *title, int n, int m, int d_model, int heads, int d_k,
+                               int sequences)
 {
     FILE *f = fopen(path, "w");
     if (!f) return false;
@@ -43,8 +48,15 @@ static bool write_seeded(const char *path, const char *title, int n, int m, int 
         for (int i = 0; i < m; i++) fprintf(f, "%ss%d", i ? " " : "", i);
         fprintf(f, "\", \"embeddings\": {\"random\": {\"seed\": 3, \"std\": 0.05}}},\n");
     }
+    if (sequences > 0)
+        fprintf(f, " \"train\": {\"task\": \"previous-token\", \"sequences\": %d, \"steps\": 50},\n", sequences);
     fprintf(f, " \"weights\": {\"random\": {\"seed\": 2, \"qkv_std\": 0.05, \"out_std\": 0.05}}}\n");
     return fclose(f) == 0;
+}
+
+static bool write_seeded(const char *path, const char *title, int n, int m, int d_model, int heads, int d_k)
+{
+    return write_seeded_train(path, title, n, m, d_model, heads, d_k, 0);
 }
 
 // Explicit numbers (17 significant digits) close to the JSON value limit: the cJSON tree at its largest.
@@ -182,7 +194,70 @@ static void remove_tree(const char *dir)
     if (pid > 0) waitpid(pid, &status, 0);
 }
 
-int bench_limits(const char *tracer)
+// Training at the limits (issue 27): --train (2 steps: the peak needs no more) and the window's T (until the
+// first step is shown) on the lesson at the weight limit and on the heaviest step allowed; and the lesson
+// whose step passes the bound, refused at once. Prints each run's time, peak memory and, for the window, its
+// longest turn (a frame never waits for the training: it runs on a worker thread).
+static int bench_training(const char *tracer, const char *dir, bool display)
+{
+    typedef struct {
+        const char *name, *what;
+        int n, d_model, heads, d_k, sequences;
+        int status; // --train's expected exit
+    } TrainLimit;
+    static const TrainLimit limits[] = {
+        {"train-weights-cap", "the weight limit, 256 tokens, 1 sequence: 7.2 G multiply-adds a step", 256, 1024, 16, 128, 1, 0},
+        {"train-heaviest", "100 tokens, d_model 128, 64 heads of 256, 4 sequences: 14 G a step (the bound is 16 G)", 100,
+         128, 64, 256, 4, 0},
+        {"train-refused", "the same with 8 sequences: 28 G a step, refused", 100, 128, 64, 256, 8, 2},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        const TrainLimit *L = &limits[i];
+        char path[256], out[256];
+        snprintf(path, sizeof path, "%s/%s.json", dir, L->name);
+        snprintf(out, sizeof out, "%s/%s-trained.json", dir, L->name);
+        if (!write_seeded_train(path, L->name, L->n, 0, L->d_model, L->heads, L->d_k, L->sequences)) {
+            fprintf(stderr, "mha-bench: cannot write %s\n", path);
+            return 1;
+        }
+        printf("limits lesson=%s (%s)\n", L->name, L->what);
+        char *argv[] = {(char *)tracer, "--train", path, "--out", out, "--steps", "2", NULL};
+        Run r;
+        if (!run(argv, NULL, &r)) return 1;
+        printf("case=limits lesson=%s mode=train seconds=%.3f peak_rss_mb=%.1f exit=%d\n", L->name, r.seconds, r.peak_mb,
+               r.status);
+        fflush(stdout);
+        if (r.status != L->status) {
+            fprintf(stderr, "mha-bench: %s --train: unexpected exit %d\n", L->name, r.status);
+            rc = 1;
+        }
+        if (L->status == 0 && !display) printf("case=limits lesson=%s mode=window-train skipped=no-display\n", L->name);
+#ifdef MHA_BENCH_GUI
+        TrainWindowFigures w;
+        if (L->status == 0 && display) {
+            if (!bench_train_window(path, 1, 600, &w)) {
+                fprintf(stderr, "mha-bench: %s: the window said nothing\n", L->name);
+                rc = 1;
+            } else {
+                printf("case=limits lesson=%s mode=window-train seconds_to_step_1=%.3f step=%d longest_turn_ms=%.1f "
+                       "longest_frame_ms=%.1f turns=%ld frames=%ld quit_seconds=%.3f peak_rss_mb=%.1f exit=%d\n",
+                       L->name, w.seconds_to_step, w.step, w.longest_turn_ms, w.longest_frame_ms, w.turns, w.frames,
+                       w.quit_seconds, w.peak_mb, w.status);
+                if (w.status != 0 || w.step < 1) rc = 1;
+            }
+            fflush(stdout);
+        }
+#else
+        if (L->status == 0 && display) printf("case=limits lesson=%s mode=window-train skipped=no-gui-build\n", L->name);
+#endif
+        unlink(path);
+        unlink(out);
+    }
+    return rc;
+}
+
+int bench_limits(const char *tracer, bool training_only)
 {
     char dir[] = "/tmp/mha-bench-limits-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -203,7 +278,7 @@ int bench_limits(const char *tracer)
     };
     int rc = 0;
     bool display = getenv("DISPLAY") && getenv("DISPLAY")[0];
-    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    for (size_t i = 0; !training_only && i < sizeof limits / sizeof limits[0]; i++) {
         const Limit *L = &limits[i];
         char path[256], out_dir[256], frames[256];
         snprintf(path, sizeof path, "%s/%s.json", dir, L->name);
@@ -263,6 +338,7 @@ int bench_limits(const char *tracer)
         }
         unlink(path);
     }
+    if (bench_training(tracer, dir, display) != 0) rc = 1;
     remove_tree(dir);
     return rc;
 }

@@ -61,9 +61,10 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (strcmp(argv[i], "--limits") == 0) {
             const char *tracer = getenv("MHA_TRACER");
-            return bench_limits(tracer && tracer[0] ? tracer : MHA_TRACER_PATH);
+            bool training = i + 1 < argc && strcmp(argv[i + 1], "train") == 0; // only --train and the window's T
+            return bench_limits(tracer && tracer[0] ? tracer : MHA_TRACER_PATH, training);
         } else {
-            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits\n");
+            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits [train]\n");
             return 2;
         }
     }

@@ -29,6 +29,8 @@ mha_test(test_modern mha_model)
 mha_test(test_grad mha_lesson)
 # The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.
 mha_test(test_train_lessons mha_lesson)
+# Training bounded: the checkpoints within their bytes, a step within its multiply-adds (issue 27).
+mha_test(test_train_bounds mha_core)
 add_test(NAME test_train_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_train_cli.sh $<TARGET_FILE:mha-tracer>
          ${CMAKE_CURRENT_SOURCE_DIR})
 

@@ -61,8 +61,7 @@ for size in 1280x720 1920x1080; do
     running=$(grep -c "running=1 " "$FRAMES")
     steps_seen=$(grep "running=1 " "$FRAMES" | sed "s/.* train=\([0-9]*\) .*/\1/" | sort -un | wc -l)
     echo "$size: $running frames while training, $steps_seen different steps shown, paused at $mid;" \
-        "$((f1 - f0)) frames in $(echo "$end - $start" | bc) s (including the pause):" \
-        "$(echo "($f1 - $f0) / ($end - $start)" | bc) redraws a second"
+        "$(awk -v a="$start" -v b="$end" -v n=$((f1 - f0)) "BEGIN { printf \"%d frames in %.1f s (including the pause): %.0f redraws a second\", n, b - a, n / (b - a) }")"
     [ "$running" -ge 20 ] || fail "$size: only $running frames while training: the heatmaps do not update live"
     [ "$steps_seen" -ge 20 ] || fail "$size: only $steps_seen different steps shown while training"
     [ "$(shot end)" -gt 20 ] || fail "$size: the end looks blank"
@@ -71,7 +70,17 @@ for size in 1280x720 1920x1080; do
     key l "train=800 running=0 "
     key t "banner=1 "
     rm -rf "$WORK/exports"
-    key v "note=1$"
+    # V writes 51 images without a frame between them: each file it writes (a temporary, then renamed) is its
+    # progress, so a busy machine is waited for as long as files keep coming.
+    before=$(frame_count) seen=-1 end=0
+    xdotool key --window "$WID" v
+    until [ "$(frame_count)" -gt "$before" ] && frame_last | grep -q "note=1$"; do
+        n=$(ls -a "$WORK/exports" 2>/dev/null | wc -l)
+        [ "$n" != "$seen" ] && seen=$n end=$(($(date +%s) + GUI_DEADLINE))
+        kill -0 $PID 2>/dev/null || fail "$size: the program exited during V"
+        [ "$(date +%s)" -lt "$end" ] || fail "$size: V: no frame and no new file for $GUI_DEADLINE s"
+        sleep 0.05
+    done
     n=$(ls "$WORK/exports" 2>/dev/null | grep -c "train-[0-9][0-9]-step-[0-9]*-.*\.png$")
     [ "$n" -eq 51 ] || fail "$size: V wrote $n checkpoint images, not 51 (steps 0, 16, ..., 800)"
     strip="$WORK/exports/lesson-train-strip-head0.png"

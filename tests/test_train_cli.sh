@@ -137,4 +137,16 @@ expect 2 "is infinite before the first step: the task's targets are the lesson's
     --train "$tmp/linf.json" --out "$tmp/linf-out.json"
 grep -q "step 0" "$tmp/o" && bad "the infinite loss was printed as a step" || ok
 
+# A step above its bound (issue 27, item 2: 100 tokens, d_model 128, 64 heads of 256, 8 sequences, 54 s with
+# no frame before; that lesson's weights are now refused first, as a file too large to load again, so the bound
+# is shown on 8 heads of 64 and 200 sequences) is refused before any training, saying its arithmetic and the
+# bound; nothing written.
+toks=$(awk 'BEGIN { for (i = 0; i < 100; i++) printf "%st%d", (i ? " " : ""), i }')
+printf '{"title": "heavy", "sentence": "%s", "embeddings": {"random": {"seed": 1, "std": 0.05}}, "d_model": 128,
+ "heads": 8, "d_k": 64, "weights": {"random": {"seed": 2}}, "train": {"task": "previous-token", "sequences": 200}}\n' \
+    "$toks" >"$tmp/heavy.json"
+expect 2 "one training step would take 2.19e+10 multiply-adds (3 x 200 sequences x (100 tokens x 262,144 projection weights + 2 x 5,120,000 score multiplications)); the bound is 1.6e+10" \
+    --train "$tmp/heavy.json" --out "$tmp/heavy-out.json"
+[ ! -e "$tmp/heavy-out.json" ] && ok || bad "a refused training wrote its output"
+
 check_done test_train_cli

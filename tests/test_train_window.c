@@ -3,10 +3,12 @@
 // follows); a lesson without "train" says why; a reload drops the trainer; the scene lays the training strip
 // (loss curve, checkpoints) inside the window with numbers at least 2.6 % of the height at 1280x720 and
 // 1920x1080, and leaves it out when not training.
+#define _POSIX_C_SOURCE 200809L // nanosleep
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "model/session.h"
@@ -73,8 +75,9 @@ static bool shows(const Session *s, const AttnParams *w)
 }
 
 // Every text of the scene inside the window; the training strip's texts (from "step" to the keys) at least
-// 2.6 % of the height.
-static void check_scene(const Session *doc, ViewState *st, int w, int h, bool want_strip)
+// 2.6 % of the height, its curve on a log scale said so, its keys explained, the header saying the weights are
+// trained (issue 25). Returns the curve's width (0: no strip).
+static int check_scene(const Session *doc, ViewState *st, int w, int h, bool want_strip)
 {
     Scene sc;
     scene_init(&sc);
@@ -83,15 +86,20 @@ static void check_scene(const Session *doc, ViewState *st, int w, int h, bool wa
     st->width = w;
     st->height = h;
     CHECK(scene_build_ex(&sc, st, &shown, &doc->trace, &ex, w, h, &TM, NULL), "scene builds at %dx%d", w, h);
-    bool strip = false, curve = false;
-    int smallest = 1 << 20;
+    bool strip = false, curve = false, log_said = false, keys_said = false, trained_said = false;
+    int smallest = 1 << 20, shown_step = session_train_shown_step(doc);
+    char trained[64];
+    snprintf(trained, sizeof trained, "trained %d step%s", shown_step, shown_step == 1 ? "" : "s");
     for (size_t i = 0; i < sc.count; i++) {
         const DrawCmd *c = &sc.cmds[i];
         if (c->kind == CMD_TEXT) {
             const char *t = scene_text(&sc, c);
             CHECK(c->x >= 0 && c->y >= 0 && c->x + c->w <= w && c->y + c->h <= h, "%dx%d: text '%s' at %d,%d %dx%d is outside",
                   w, h, t, c->x, c->y, c->w, c->h);
-            if (strstr(t, " step ") || strncmp(t, "loss ", 5) == 0 || strcmp(t, "T  J L  Z  V") == 0) {
+            log_said |= strcmp(t, "(a log scale)") == 0;
+            keys_said |= strcmp(t, "T trains / pauses") == 0;
+            trained_said |= strstr(t, trained) && strstr(t, "R reverts");
+            if (strstr(t, " step ") || strncmp(t, "loss ", 5) == 0 || strcmp(t, "T trains / pauses") == 0) {
                 strip = true;
                 if (c->size < smallest) smallest = c->size;
             }
@@ -114,8 +122,13 @@ static void check_scene(const Session *doc, ViewState *st, int w, int h, bool wa
               "%dx%d: its middle is step %d (%d)", w, h, steps / 2, step);
         CHECK(!scene_train_at(&sc, sc.train_x, sc.train_y - 1, &step) && !scene_train_at(&sc, sc.train_x, sc.train_y + sc.train_h, &step),
               "%dx%d: nothing above or below the strip", w, h);
+        CHECK(log_said && keys_said, "%dx%d: the strip says its scale is logarithmic (%d) and what the keys do (%d)", w, h,
+              log_said, keys_said);
+        CHECK(trained_said == (shown_step > 0), "%dx%d: the header says '%s' (%d)", w, h, trained, trained_said);
     }
+    int curve_w = want_strip ? sc.train_w : 0;
     scene_free(&sc);
+    return curve_w;
 }
 
 static void test_session_training(void)
@@ -146,6 +159,10 @@ static void test_session_training(void)
     check_scene(&doc, &st, 1280, 720, true);
     check_scene(&doc, &st, 1920, 1080, true);
     CHECK(session_train_toggle(&doc, &err) && !doc.train.running, "T pauses");
+    int paused_w = check_scene(&doc, &st, 1280, 720, true);
+    session_train_show(&doc, -1, &err);
+    CHECK(check_scene(&doc, &st, 1280, 720, true) == paused_w, "the curve as wide at a checkpoint as paused (%d)", paused_w);
+    session_train_show(&doc, 1, &err);
     CHECK(!session_train_steps(&doc, 5, &err) && doc.train.tr.step == 50, "no steps while paused");
     // J: back one checkpoint at a time to step 0; L forward again to the newest weights.
     int every = doc.train.tr.checkpoint_every, back = 0;
@@ -186,6 +203,59 @@ static void test_session_training(void)
     session_free(&doc);
 }
 
+// The window's training on the worker thread (issue 27): T returns before the trainer has started (its first
+// evaluation and every step run on the worker, however long they take), the screen (drawn meanwhile) reads
+// only the session's copy, T pauses at once, and the steps come through session_train_poll. Waits for
+// progress, not a time.
+static bool wait_job(Session *doc, SessionError *err)
+{
+    while (session_train_busy(doc)) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+        if (session_train_poll(doc, err) == SESSION_TRAIN_FAILED) return false;
+    }
+    return true;
+}
+
+static void test_session_async(void)
+{
+    const char *path = "test_train_window_heavy.json"; // (in the test's working folder)
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "a lesson file");
+    if (!f) return;
+    fprintf(f, "{\"title\": \"heavy\", \"sentence\": \"");
+    for (int i = 0; i < 40; i++) fprintf(f, "%st%d", i ? " " : "", i);
+    fprintf(f, "\", \"embeddings\": {\"random\": {\"seed\": 1, \"std\": 0.05}}, \"d_model\": 64, \"heads\": 8, "
+               "\"d_k\": 32, \"weights\": {\"random\": {\"seed\": 2, \"qkv_std\": 0.05, \"out_std\": 0.05}}, "
+               "\"train\": {\"task\": \"previous-token\", \"sequences\": 1, \"steps\": 3}}\n");
+    fclose(f);
+    Session doc;
+    session_init(&doc);
+    doc.train.async = true;
+    SessionError err;
+    CHECK(session_load(&doc, path, &err), "the heavy lesson loads: %s", err.message);
+    ViewState st;
+    ViewDims d = view_dims_from_params(&doc.edit);
+    view_init(&st, &d);
+    CHECK(session_train_toggle(&doc, &err) && doc.train.running, "T: %s", err.message);
+    CHECK(session_train_busy(&doc) && !doc.train.active, "T returns while the trainer starts on the worker");
+    CHECK(session_train_toggle(&doc, &err) && !doc.train.running && session_train_busy(&doc), "T pauses at once");
+    CHECK(session_train_toggle(&doc, &err) && doc.train.running, "T runs again");
+    CHECK(session_train_reset(&doc, &err) && !doc.train.running && session_train_busy(&doc), "Z while it starts: paused");
+    CHECK(session_train_toggle(&doc, &err) && doc.train.running, "and T runs again");
+    CHECK(wait_job(&doc, &err) && doc.train.active && session_train_shown_step(&doc) == 0, "started: %s", err.message);
+    CHECK(session_train_steps(&doc, 1, &err) && session_train_busy(&doc) && session_train_shown_step(&doc) == 0,
+          "a step starts on the worker; the screen shows step 0 meanwhile");
+    check_scene(&doc, &st, 1280, 720, true); // drawn while the worker steps: the session's copy
+    CHECK(!session_train_steps(&doc, 1, &err), "one job at a time");
+    CHECK(wait_job(&doc, &err) && session_train_shown_step(&doc) == 1 && shows(&doc, &doc.train.tr.p),
+          "step 1 shown once the worker is done: %s", err.message);
+    CHECK(session_train_steps(&doc, 1, &err) && session_train_busy(&doc), "another step");
+    session_free(&doc); // while it runs: stopped at its next sequence
+    CHECK(!doc.loaded && !doc.train.active, "freed while stepping");
+    remove(path);
+}
+
 // scene_append: every command moved, texts copied, a whole-window clip left alone.
 static void test_append(void)
 {
@@ -211,5 +281,6 @@ int main(void)
     test_append();
     test_keys();
     test_session_training();
+    test_session_async();
     return check_report("test_train_window");
 }

@@ -41,8 +41,9 @@
 #define FLASH_MS 4000 // how long "Exported ..." stays in the header
 
 #define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
-#define GUI_TRAIN_BUDGET_MS 20.0 // at most this much training per frame
+#define GUI_TRAIN_BUDGET_MS 20.0 // about this much training per frame (on the worker thread: the frame never waits)
 #define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
+#define GUI_TRAIN_POLL_MS 5     // while the worker trains: how often the loop looks whether it has finished
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
@@ -516,24 +517,38 @@ static void train_toggle(Gui *g)
 }
 
 // While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S seconds of
-// frames, but never more than GUI_TRAIN_BUDGET_MS of work, so the window keeps answering.
+// frames, but about GUI_TRAIN_BUDGET_MS of work at most, so the board follows. They run on the session's
+// worker thread (issue 27): this only starts them, and train_poll shows them when they are done.
 static void train_tick(Gui *g)
 {
-    const Trainer *tr = &g->doc.train.tr;
     int frames = (int)(GUI_TRAIN_WATCH_S * 1000 / GUI_TRAIN_FRAME_MS);
-    int want = (tr->spec.steps + frames - 1) / frames;
+    int want = (g->doc.train.steps + frames - 1) / frames;
     if (g->train_step_ms > 0) {
         int fit = (int)(GUI_TRAIN_BUDGET_MS / g->train_step_ms);
         if (fit < want) want = fit;
     }
     if (want < 1) want = 1;
-    Uint64 t0 = SDL_GetPerformanceCounter();
+    g->train_started = SDL_GetPerformanceCounter();
+    g->train_asked = want;
     SessionError err;
-    bool ok = session_train_steps(&g->doc, want, &err);
-    double ms = (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
-    g->train_step_ms = ms / want;
-    g->train_steps_total += want;
-    if (!ok && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+    if (!session_train_steps(&g->doc, want, &err) && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+}
+
+// The worker's job, when it has finished: its weights shown (the frame is redrawn), how long a step took.
+static bool train_poll(Gui *g)
+{
+    SessionError err;
+    bool stepping = g->train_asked > 0;
+    SessionTrainPoll r = session_train_poll(&g->doc, &err);
+    if (r == SESSION_TRAIN_IDLE) return false;
+    if (stepping && !session_train_busy(&g->doc)) {
+        double ms = (double)(SDL_GetPerformanceCounter() - g->train_started) * 1000.0 / (double)SDL_GetPerformanceFrequency();
+        g->train_step_ms = ms / g->train_asked;
+        g->train_steps_total += g->train_asked;
+        g->train_asked = 0;
+    }
+    if (r == SESSION_TRAIN_FAILED && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+    return true;
 }
 
 static void train_show(Gui *g, int dir)
@@ -561,6 +576,9 @@ static void train_export(Gui *g)
         show_error(g, "%s", TR("Nothing to export: start training first (T)"));
         return;
     }
+    SessionError err;
+    if (session_train_wait(&g->doc, &err) == SESSION_TRAIN_FAILED && err.message[0]) show_error(g, "%s", err.message);
+    g->train_asked = 0;
     char fonts[1100], msg[600];
     snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
     GuiTrainExport out;
@@ -711,6 +729,7 @@ void gui_counts(const Gui *g, GuiCounts *out)
     out->big_h = g->big_h;
     out->title = g->doc.loaded && g->doc.lesson.title ? g->doc.lesson.title : "";
     out->watched = g->doc.path;
+    out->train_step = session_train_shown_step(&g->doc);
 }
 
 // What to do instead when no window can be opened (after the reason, on its own line).
@@ -774,16 +793,21 @@ static void gui_turn(Gui *g, bool block)
         g->driver = NULL;
         g->dirty = true;
     }
-    // Training: the steps of one frame when they are due, then a redraw.
-    if (g->doc.train.running && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
-        g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
-        train_tick(g);
+    // Training: what the worker made shown (a redraw), the steps of the next frame started when they are due.
+    if (train_poll(g)) {
         redraw(g);
         g->dirty = false;
+    }
+    bool training = session_train_busy(&g->doc);
+    if (g->doc.train.running && !training && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
+        g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
+        train_tick(g);
+        training = true;
     }
     // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
     Uint32 now = SDL_GetTicks(), wake = g->next_watch;
     if (g->doc.train.running && SDL_TICKS_PASSED(wake, g->train_next)) wake = g->train_next;
+    if (training && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
     if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
     int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
     if (g->driver && wait > driver_wait) wait = driver_wait;
@@ -818,6 +842,7 @@ int gui_run(const GuiOptions *opt)
     g->lang = opt->lang;
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
+    g->doc.train.async = true; // training on the worker thread: no frame waits for a step
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);

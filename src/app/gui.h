@@ -57,6 +57,7 @@ typedef struct {
     int small_w, small_h, big_w, big_h; // the smallest and the largest frame presented (by area)
     const char *title;   // the title of the lesson shown
     const char *watched; // the file watched ("" for the built-in lesson)
+    int train_step;      // the training step whose weights are shown (-1: not training)
 } GuiCounts;
 void gui_counts(const Gui *g, GuiCounts *out);
 

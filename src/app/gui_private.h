@@ -48,6 +48,8 @@ struct Gui {
     LessonQuestion auto_q;  // the automatic question (key P), while it is on screen
     Uint32 train_next;      // while training runs: when the next frame's steps are due (SDL ticks)
     double train_step_ms;   // how long the last frame's steps took, per step
+    Uint64 train_started;   // when the steps on the worker were started (performance counter)
+    int train_asked;        // how many (0: none running)
     long train_steps_total; // steps taken in the window (MHA_TRACER_STATS)
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG

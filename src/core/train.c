@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
+
 static const char *const TASK_KEYS[TASK_COUNT] = {"previous-token", "first-token", "previous-and-first"};
 
 const char *train_task_key(TrainTask t) { return (t >= 0 && t < TASK_COUNT) ? TASK_KEYS[t] : "?"; }
@@ -65,6 +67,10 @@ static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
     double sum = 0.0, weight = 1.0 / (double)count;
     if (grad) grads_zero(&tr->grad);
     for (int s = 0; s < count; s++) {
+        if (atomic_load(&tr->stop)) {
+            if (err) snprintf(err->message, sizeof err->message, "stopped");
+            return false;
+        }
         load_sequence(tr, s);
         Trace t;
         if (!trace_run(&t, &tr->work, err)) return false;
@@ -88,13 +94,7 @@ bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceE
 
 static bool add_checkpoint(Trainer *tr)
 {
-    if (tr->checkpoint_count == tr->checkpoint_cap) {
-        int cap = tr->checkpoint_cap ? 2 * tr->checkpoint_cap : TRAIN_CHECKPOINTS + 2;
-        TrainCheckpoint *c = realloc(tr->checkpoints, (size_t)cap * sizeof *c);
-        if (!c) return false;
-        tr->checkpoints = c;
-        tr->checkpoint_cap = cap;
-    }
+    if (tr->checkpoint_count == tr->checkpoint_cap) return false; // (checkpoint_every keeps them within the cap)
     TrainCheckpoint *c = &tr->checkpoints[tr->checkpoint_count];
     if (!params_copy(&c->p, &tr->p)) return false;
     c->step = tr->step;
@@ -112,15 +112,63 @@ static bool oom(TraceError *err)
     return false;
 }
 
+double train_step_multiply_adds(const AttnParams *p, int sequences)
+{
+    CostFigures c = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
+    double forward = (double)p->n * (double)c.projection_weights + 2.0 * (double)c.score_multiplications;
+    return 3.0 * (double)sequences * forward;
+}
+
+bool train_check(const AttnParams *p, const TrainSpec *spec, TraceError *err)
+{
+    double macs = train_step_multiply_adds(p, spec->sequences);
+    if (macs <= TRAIN_MAX_STEP_MULTIPLY_ADDS) return true;
+    if (err) {
+        CostFigures c = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
+        char w[32], s[32];
+        err->stage = STAGE_INPUT;
+        err->head = -1;
+        snprintf(err->message, sizeof err->message,
+                 "one training step would take %.3g multiply-adds (3 x %d sequences x (%d tokens x %s projection "
+                 "weights + 2 x %s score multiplications)); the bound is %.3g (about 10 s of one core): use fewer "
+                 "sequences or a smaller lesson",
+                 macs, spec->sequences, p->n, cost_format_int(w, sizeof w, c.projection_weights),
+                 cost_format_int(s, sizeof s, c.score_multiplications), TRAIN_MAX_STEP_MULTIPLY_ADDS);
+    }
+    return false;
+}
+
+// How many checkpoints fit TRAIN_CHECKPOINT_BYTES (at least 2, at most TRAIN_CHECKPOINTS + 1) for weights like p.
+static int checkpoint_capacity(const AttnParams *p)
+{
+    double values = 0;
+    const Matrix *m[] = {&p->X, &p->S, &p->E, &p->P, &p->E_S, &p->P_S};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) values += (double)m[i]->rows * (double)m[i]->cols;
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? p->heads : 1); h++) {
+            const Matrix *w = params_at_const(p, i, h);
+            values += (double)w->rows * (double)w->cols;
+        }
+    double fit = TRAIN_CHECKPOINT_BYTES / (values * (double)sizeof(double));
+    return fit >= TRAIN_CHECKPOINTS + 1 ? TRAIN_CHECKPOINTS + 1 : fit < 2 ? 2 : (int)fit;
+}
+
 bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab, TraceError *err)
 {
     memset(tr, 0, sizeof *tr);
+    atomic_init(&tr->stop, false);
+    if (!train_check(initial, spec, err)) return false;
     tr->spec = *spec;
     int n = initial->n, count = spec->sequences;
     tr->beta1_t = tr->beta2_t = 1.0;
-    tr->checkpoint_every = (spec->steps + TRAIN_CHECKPOINTS - 1) / TRAIN_CHECKPOINTS;
+    // A checkpoint every steps / k steps (rounded up) makes at most k after step 0, the last among them or after
+    // them (k of them only when they end at the last): k + 1 in all, the capacity.
+    tr->checkpoint_cap = checkpoint_capacity(initial);
+    int k = tr->checkpoint_cap - 1;
+    tr->checkpoint_every = (spec->steps + k - 1) / k;
     if (tr->checkpoint_every < 1) tr->checkpoint_every = 1;
-    bool ok = params_copy(&tr->p, initial) && params_copy(&tr->work, initial) && grads_init(&tr->grad, initial)
+    bool ok = (tr->checkpoints = calloc((size_t)tr->checkpoint_cap, sizeof *tr->checkpoints))
+           && params_copy(&tr->p, initial) && params_copy(&tr->work, initial) && grads_init(&tr->grad, initial)
            && grads_init(&tr->m, initial) && grads_init(&tr->v, initial) && mat_copy(&tr->vocab, vocab)
            && (tr->ids = malloc((size_t)count * (size_t)n * sizeof(int)))
            && (tr->targets = calloc((size_t)count, sizeof(Matrix)))

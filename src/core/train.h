@@ -3,6 +3,7 @@
 #ifndef MHA_TRAIN_H
 #define MHA_TRAIN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "grad.h"
 #include "rng.h"
@@ -25,6 +26,15 @@ const char *train_task_key(TrainTask t); // "previous-token", "first-token", "pr
 #define TRAIN_MAX_SEQUENCES 4096
 #define TRAIN_MAX_STEPS 1000000
 #define TRAIN_CHECKPOINTS 50 // a checkpoint every steps / 50 (rounded up), plus step 0 and the last
+// The checkpoints' memory: at most this many bytes of saved weights (but always step 0 and the last), so
+// training stays bounded at the weight limit (d_model 1024, 16 heads of 128: 2 checkpoints of 72 MB). A lesson
+// small enough for TRAIN_CHECKPOINTS + 1 copies keeps them all; a bigger one gets fewer, evenly spread.
+#define TRAIN_CHECKPOINT_BYTES (128.0 * 1024.0 * 1024.0)
+// The most multiply-adds one step may take (about 10 s of one core at 1.6 G a second); train_check refuses more.
+// A step is 3 (the forward pass, the backward pass at about twice its cost) x sequences x the forward pass's
+// n x (4 x heads x d_model x d_k) + 2 x heads x n x n x d_k. The weight limit with one sequence of 256 tokens
+// needs 7.2 G.
+#define TRAIN_MAX_STEP_MULTIPLY_ADDS 16e9
 
 typedef struct {
     TrainTask task;
@@ -61,9 +71,18 @@ typedef struct {
     double *loss;          // [spec.steps + 1]: loss[k] the training loss of the weights after k steps
     int loss_count;        // how many are known: loss[0..step-1] (each step's pass gives its weights' loss),
                            // and loss[steps] too once the last step is done
-    TrainCheckpoint *checkpoints; // the saved weights, oldest first
-    int checkpoint_count, checkpoint_cap, checkpoint_every;
+    TrainCheckpoint *checkpoints; // the saved weights, oldest first: checkpoint_cap of them allocated at the start
+    int checkpoint_count, checkpoint_cap, checkpoint_every; // (within TRAIN_CHECKPOINT_BYTES, never moved)
+    atomic_bool stop;      // set by another thread: a step or an evaluation running ends before its next
+                           // sequence, failing with "stopped" (the weights those before the step)
 } Trainer;
+
+// The multiply-adds of one step of training p's weights on `sequences` sequences (see
+// TRAIN_MAX_STEP_MULTIPLY_ADDS), as a double (it passes 2^63 at no lesson size, and is compared, not counted).
+double train_step_multiply_adds(const AttnParams *p, int sequences);
+// Whether a step of training p with spec fits TRAIN_MAX_STEP_MULTIPLY_ADDS; false with err saying the
+// arithmetic and the bound. train_init calls it first, before any memory is taken.
+bool train_check(const AttnParams *p, const TrainSpec *spec, TraceError *err);
 
 // Starts training from the weights of `initial` (whose X/E are the lesson's own tokens, self-attention only;
 // positions and mask are kept, ablation is not used in training): draws the sequences, makes their targets,

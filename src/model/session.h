@@ -41,13 +41,25 @@ typedef struct {
 } SessionShuffle;
 
 // Training in the window (a lesson with a "train" section, issue 15): the trainer started from the weights
-// shown when T was first pressed, whether it runs, and which saved checkpoint is shown.
+// shown when T was first pressed, whether it runs, and which saved checkpoint is shown. With async (the
+// window), the work (the first evaluation, the steps, the trace of the weights shown) runs on a worker thread
+// and session_train_poll shows what it made, so no frame waits for it (issue 27); without, every call does its
+// work before it returns. The screen reads only the fields below `job`, never the trainer's own.
+typedef struct SessionTrainJob SessionTrainJob; // the work on the worker thread (session.c)
 typedef struct {
-    Trainer tr;           // valid when active
+    Trainer tr;           // valid when active; while a job runs only the job touches it
     bool active;          // a trainer exists (T pressed on this lesson; until reset by a reload)
     bool running;         // steps are taken between frames
     int shown;            // the checkpoint whose weights are shown (index into tr.checkpoints), -1: the newest
                           // weights
+    bool async;           // the work on a worker thread (set by the window before T)
+    SessionTrainJob *job; // the worker's job and what it keeps between jobs (NULL before T)
+    // The trainer as the screen shows it, copied when a job ends (the main thread's own):
+    int step, steps;      // Adam steps done, of steps
+    int loss_count;       // loss[0 .. loss_count) known
+    double *loss;         // [steps + 1]
+    int checkpoint_count;
+    int checkpoint_steps[TRAIN_CHECKPOINTS + 1]; // the step of each saved checkpoint, oldest first
 } SessionTrain;
 
 typedef struct {
@@ -143,8 +155,17 @@ const SessionShuffle *session_shuffled(const Session *s);
 // the trainer cannot start (err says why); a finished run is not resumed (err says so, Z starts again).
 bool session_train_toggle(Session *s, SessionError *err);
 // While running: up to `steps` more Adam steps, then the newest weights are shown (traced). Stops running at
-// the end of the run. False when a step fails (err says why; training stops).
+// the end of the run. False when a step fails (err says why; training stops). With async: starts them on the
+// worker (false when a job is already running) and session_train_poll shows them.
 bool session_train_steps(Session *s, int steps, SessionError *err);
+// With async: when the worker's job has ended, shows what it made (the newest weights, a checkpoint's, the
+// trainer started) and starts what was asked meanwhile (J, L, Z, a seek). SESSION_TRAIN_IDLE: nothing ended.
+typedef enum { SESSION_TRAIN_IDLE = 0, SESSION_TRAIN_SHOWN, SESSION_TRAIN_FAILED } SessionTrainPoll;
+SessionTrainPoll session_train_poll(Session *s, SessionError *err);
+// True while the worker has a job (or one is asked for): the window polls.
+bool session_train_busy(const Session *s);
+// Waits for the worker's job and shows it (what an export of the checkpoints needs first). As session_train_poll.
+SessionTrainPoll session_train_wait(Session *s, SessionError *err);
 // J / L: the checkpoint dir (-1 / +1) from the one shown (the newest weights count as the last), its weights
 // shown; pauses training. False when there is no trainer or no checkpoint that way.
 bool session_train_show(Session *s, int dir, SessionError *err);

@@ -461,6 +461,17 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
             else snprintf(names[nfiles++], len, "%s.%s", jobs->jobs[i].name, ext);
         }
     if (!ok) export_fail(err, true, "out of memory");
+    // The SVGs' size before anything is written (export_svg_budget): each laid out once more to be measured.
+    double svg_total = 0, svg_largest = 0;
+    char svg_name[300] = "";
+    for (size_t i = 0; ok && (formats & EXPORT_SVG) && i < jobs->count; i++) {
+        const Job *j = &jobs->jobs[i];
+        ok = j->board ? build_board(&scene, &j->st, L, T, req->view, j->question, req->scale, req->background, &tm)
+                      : export_build_heatmap(&scene, &j->spec, L, T, &tm);
+        if (!ok) export_fail(err, true, "out of memory while laying out %s", j->name);
+        else ok = export_svg_budget(export_svg_estimate(&scene, strlen(j->title)), j->name, &svg_total, &svg_largest,
+                                    svg_name, sizeof svg_name, err);
+    }
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err) : NULL;
     ok = w != NULL;
     // One image at a time: laid out, encoded, written to its temporary and freed.

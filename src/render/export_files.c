@@ -207,3 +207,59 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
         }
     return export_writer_commit(w, err);
 }
+
+// --- the size of an export, before it is written ---
+
+// Per element, more than svg.c writes: a cell's rect with its data attributes (about 130 bytes), a line, a
+// frame; a text's element (about 200) and its characters, each at most 6 bytes escaped; a hatch, a line
+// every few pixels across its box.
+#define SVG_RECT_BYTES 192.0
+#define SVG_TEXT_BYTES 320.0
+#define SVG_HATCH_LINE_BYTES 96.0
+
+double export_svg_estimate(const Scene *s, size_t title_len)
+{
+    double bytes = 512.0 + 6.0 * (double)title_len; // the declaration, our mark, the svg element, the title
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_TEXT) bytes += SVG_TEXT_BYTES + 6.0 * (double)strlen(scene_text(s, c));
+        else if (c->kind == CMD_HATCH) bytes += SVG_HATCH_LINE_BYTES * ((double)c->w + (double)c->h + 2.0);
+        else bytes += SVG_RECT_BYTES;
+    }
+    return bytes;
+}
+
+// bytes as a person reads them: "864 MB", "5.4 GB" (decimal units, like a file manager's).
+static const char *bytes_text(double bytes, char *buf, size_t cap)
+{
+    if (bytes >= 1e9) snprintf(buf, cap, "%.1f GB", bytes / 1e9);
+    else snprintf(buf, cap, "%.0f MB", bytes / 1e6);
+    return buf;
+}
+
+bool export_svg_budget(double bytes, const char *name, double *total, double *largest, char *largest_name,
+                       size_t cap, ExportError *err)
+{
+    *total += bytes;
+    if (bytes > *largest) {
+        *largest = bytes;
+        snprintf(largest_name, cap, "%s", name);
+    }
+    if (*total <= EXPORT_MAX_SVG_BYTES && *largest <= EXPORT_MAX_SVG_FILE_BYTES) return true;
+    char a[32], b[32], one[32], all[32];
+    bytes_text(EXPORT_MAX_SVG_FILE_BYTES, one, sizeof one);
+    bytes_text(EXPORT_MAX_SVG_BYTES, all, sizeof all);
+    if (*largest > EXPORT_MAX_SVG_FILE_BYTES)
+        export_fail(err, false,
+                    "%s.svg would be about %s of SVG (an element for every cell), above the cap of %s for one SVG (%s "
+                    "for an export): export it as PNG (--format png) or fewer stages (--stage); "
+                    "nothing was written",
+                    largest_name, bytes_text(*largest, a, sizeof a), one, all);
+    else
+        export_fail(err, false,
+                    "the SVGs would be about %s so far (the largest %s.svg, %s), above the cap of %s for an export (%s "
+                    "for one SVG): export them as PNG (--format png) or fewer stages (--stage); "
+                    "nothing was written",
+                    bytes_text(*total, a, sizeof a), largest_name, bytes_text(*largest, b, sizeof b), all, one);
+    return false;
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "export_png.h"
+#include "scene.h"
 
 // The longest path and file name this exporter writes (POSIX's usual PATH_MAX and NAME_MAX, on every system).
 enum { EXPORT_PATH_MAX = 4096, EXPORT_NAME_MAX = 255 };
@@ -42,6 +43,21 @@ bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, siz
 // Frees w either way.
 bool export_writer_commit(ExportWriter *w, ExportError *err);
 void export_writer_abort(ExportWriter *w);
+
+// The size of an export before a byte is written (issue 27): an SVG is text, one element per cell, so a big
+// lesson's heatmaps (512 tokens, 15 heads: an all-heads grid of 3.9 M cells) would fill a disk. Its bytes are
+// estimated from its scene, an upper bound (export_svg_estimate); a PNG is bounded by its pixels
+// (EXPORT_MAX_PIXELS). An export whose SVGs would pass EXPORT_MAX_SVG_BYTES together, or one of them
+// EXPORT_MAX_SVG_FILE_BYTES, is refused.
+#define EXPORT_MAX_SVG_BYTES 512e6
+#define EXPORT_MAX_SVG_FILE_BYTES 64e6
+// At least the bytes svg_encode writes for s with a title of title_len bytes.
+double export_svg_estimate(const Scene *s, size_t title_len);
+// Adds one SVG's estimate (named name, without the folder) to *total and keeps the largest in *largest and
+// its name in largest_name (cap bytes). False (err: a bad request, exit 2) once the total or one file passes
+// its cap, the message with the estimate, the caps and what to do instead; nothing is written then.
+bool export_svg_budget(double bytes, const char *name, double *total, double *largest, char *largest_name,
+                       size_t cap, ExportError *err);
 
 // The same for files already in memory: begin, add each, commit.
 bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err);

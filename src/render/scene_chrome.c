@@ -29,6 +29,8 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     if (!c->ex->original) return NULL;
     int n = view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
+    *color = c->th->edited;
+    if (training_status(c, buf, cap)) return buf; // the edits are the training's
     if (c->ex->slide) snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited", "\xe2\x9c\x8e %d values edited", n), n);
     else snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
                                 "\xe2\x9c\x8e %d values edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n), n);

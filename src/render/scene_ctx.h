@@ -284,6 +284,8 @@ int slider_height(const Ctx *c);
 void draw_scale_slider(Ctx *c, int x, int y, int w, int h);
 bool training_shown(const Ctx *c);
 int training_height(const Ctx *c);
+// The header's note once the weights shown are trained ("trained 20 steps · R reverts"), NULL otherwise.
+const char *training_status(const Ctx *c, char *buf, size_t cap);
 void draw_training(Ctx *c, int x, int y, int w, int h);
 
 // ---------------------------------------------------------------------------------------------------

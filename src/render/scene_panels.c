@@ -366,57 +366,97 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Training (issue 15): under the header, the step and the loss, the loss curve (log axis) with the step shown
-// marked, and the saved checkpoints as ticks along its foot, the one shown as a knob (J / L move it).
+// Training (issue 15): under the header, the step and the loss, the loss curve (log axis, its ends labelled)
+// with the step shown marked, the saved checkpoints as ticks along its foot, the one shown as a knob (J / L
+// move it), and what the keys do. It reads the session's copy of the trainer (the trainer may be busy on the
+// worker thread).
 
 bool training_shown(const Ctx *c)
 {
-    return c->ex->train && c->ex->train->active && c->ex->train->tr.loss_count > 0 && c->st->panel == PANEL_NONE;
+    return c->ex->train && c->ex->train->active && c->ex->train->loss_count > 0 && c->st->panel == PANEL_NONE;
 }
-int training_height(const Ctx *c) { return 2 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+int training_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+
+// A loss as the strip writes it: the board's format, small ones with an exponent.
+static const char *loss_text(double v, char *buf, size_t cap)
+{
+    model_format_value(v, buf, cap);
+    if (v < 0.001) snprintf(buf, cap, "%.2e", v);
+    return buf;
+}
+
+const char *training_status(const Ctx *c, char *buf, size_t cap)
+{
+    const SessionTrain *t = c->ex->train;
+    if (!t || !t->active || c->ex->slide) return NULL;
+    int step = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
+    if (step == 0) return NULL; // the weights training started from: the edits, if any, are the teacher's
+    snprintf(buf, cap, TRN("\xe2\x9c\x8e trained %d step  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                           "\xe2\x9c\x8e trained %d steps  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", step), step);
+    return buf;
+}
 
 void draw_training(Ctx *c, int x, int y, int w, int h)
 {
     const SessionTrain *t = c->ex->train;
-    const Trainer *tr = &t->tr;
     int f = c->num_font, lh = line_h(c, FONT_REGULAR, f);
-    int shown = t->shown >= 0 ? tr->checkpoints[t->shown].step : tr->step;
-    int known = tr->loss_count; // loss[0 .. known)
-    double loss_shown = shown < known ? tr->loss[shown] : tr->loss[known - 1];
-    char line1[160], line2[160], num[64], start[64];
-    snprintf(line1, sizeof line1,
-             t->running ? TR("Training: step %d / %d") : shown < tr->step ? TR("Checkpoint: step %d / %d") : TR("Paused: step %d / %d"),
-             shown, tr->spec.steps);
-    model_format_value(loss_shown, num, sizeof num);
-    if (loss_shown < 0.001) snprintf(num, sizeof num, "%.2e", loss_shown);
-    model_format_value(tr->loss[0], start, sizeof start);
+    int shown = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
+    int known = t->loss_count; // loss[0 .. known)
+    double loss_shown = shown < known ? t->loss[shown] : t->loss[known - 1];
+    static const char *const heads[] = {N_("Training: step %d / %d"), N_("Checkpoint: step %d / %d"), N_("Paused: step %d / %d")};
+    int which = t->running ? 0 : shown < t->step ? 1 : 2;
+    char line1[160], line2[160], num[64], start[64], wide[160];
+    snprintf(line1, sizeof line1, TR(heads[which]), shown, t->steps);
+    loss_text(loss_shown, num, sizeof num);
+    loss_text(t->loss[0], start, sizeof start);
     snprintf(line2, sizeof line2, TR("loss %s (from %s)"), num, start);
-    int w1 = text_w(c, FONT_BOLD, f, line1), w2 = text_w(c, FONT_REGULAR, f, line2);
-    int left = (w1 > w2 ? w1 : w2) + f;
+    const char *axis = TR("(a log scale)");
+    // The left column as wide as its widest state, so the curve keeps its width from Training to Checkpoint
+    int left = text_w(c, FONT_REGULAR, f, line2);
+    if (text_w(c, FONT_REGULAR, f, axis) > left) left = text_w(c, FONT_REGULAR, f, axis);
+    snprintf(wide, sizeof wide, TR("loss %s (from %s)"), "8.88e-08", start);
+    if (text_w(c, FONT_REGULAR, f, wide) > left) left = text_w(c, FONT_REGULAR, f, wide);
+    for (int i = 0; i < 3; i++) {
+        snprintf(wide, sizeof wide, TR(heads[i]), t->steps, t->steps);
+        if (text_w(c, FONT_BOLD, f, wide) > left) left = text_w(c, FONT_BOLD, f, wide);
+    }
+    left += f;
     text_at(c, FONT_BOLD, f, c->th->result, x, y, line1);
     text_at(c, FONT_REGULAR, f, c->th->ink, x, y + lh, line2);
-    const char *keys = c->ex->slide ? "" : "T  J L  Z  V";
-    int kw = keys[0] ? text_w(c, FONT_REGULAR, f, keys) : 0;
-    int px0 = x + left, pw = w - left - (kw ? kw + f : 0);
-    if (pw < 6 * f) return;
-    int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
-    frame(c, px0, py0, pw, ph, 1, c->th->grid);
+    text_at(c, FONT_REGULAR, f, c->th->muted, x, y + 2 * lh, axis);
+    // What the keys do, a line each at the right (not on a slide)
+    const char *keys[3] = {TR("T trains / pauses"), TR("J L checkpoints"), TR("Z step 0  \xc2\xb7  V exports")};
+    int kw = 0;
+    for (int i = 0; i < 3 && !c->ex->slide; i++)
+        if (text_w(c, FONT_REGULAR, f, keys[i]) > kw) kw = text_w(c, FONT_REGULAR, f, keys[i]);
     // log10 of the loss from the smallest to the largest known (at least one decade)
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < known; i++)
-        if (tr->loss[i] > 0) {
-            double v = log10(tr->loss[i]);
+        if (t->loss[i] > 0) {
+            double v = log10(t->loss[i]);
             if (v < lo) lo = v;
             if (v > hi) hi = v;
         }
     if (!(hi >= lo)) lo = hi = 0;
     if (hi - lo < 1) lo = hi - 1;
-    int steps = tr->spec.steps > 0 ? tr->spec.steps : 1;
+    // The axis: the loss at the top and at the foot of the plot, at its left
+    char top[64], foot[64];
+    loss_text(pow(10, hi), top, sizeof top);
+    loss_text(pow(10, lo), foot, sizeof foot);
+    int aw = text_w(c, FONT_REGULAR, f, top) > text_w(c, FONT_REGULAR, f, foot) ? text_w(c, FONT_REGULAR, f, top)
+                                                                                  : text_w(c, FONT_REGULAR, f, foot);
+    int px0 = x + left + aw + f / 3, pw = w - left - aw - f / 3 - (kw ? kw + f : 0);
+    if (pw < 6 * f) return;
+    int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
+    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, py0, aw, lh, RIGHT, top);
+    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, py0 + ph - lh, aw, lh, RIGHT, foot);
+    frame(c, px0, py0, pw, ph, 1, c->th->grid);
+    int steps = t->steps > 0 ? t->steps : 1;
     int prev_x = -1, prev_y = 0;
     for (int col = 0; col < pw - 2; col++) { // one point per pixel column: the loss at that step
         int k = (int)((double)col / (pw - 3 > 0 ? pw - 3 : 1) * steps);
         if (k >= known) break;
-        double v = tr->loss[k] > 0 ? log10(tr->loss[k]) : lo;
+        double v = t->loss[k] > 0 ? log10(t->loss[k]) : lo;
         int yy = py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
         int xx = px0 + 1 + col;
         if (prev_x >= 0) {
@@ -435,11 +475,11 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     rect(c, sx - 1, py0, 2, ph, c->th->ink);
     // the checkpoints: a tick each, the one shown (or the newest weights) a knob
     int ty = py0 + ph + 2, thh = h - (ty - y);
-    for (int i = 0; i < tr->checkpoint_count; i++) {
-        int cx = px0 + 1 + (int)lround((double)tr->checkpoints[i].step / steps * (pw - 3));
+    for (int i = 0; i < t->checkpoint_count; i++) {
+        int cx = px0 + 1 + (int)lround((double)t->checkpoint_steps[i] / steps * (pw - 3));
         rect(c, cx, ty, 1, thh > 2 ? thh - 2 : 1, c->th->muted);
     }
     int kwid = f / 3 < 6 ? 6 : f / 3;
     rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
-    if (kw) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + (h - lh) / 2, keys);
+    for (int i = 0; i < 3 && kw; i++) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + i * lh, keys[i]);
 }
