@@ -54,7 +54,9 @@ static void test_fma(void)
         if (bits(hw) != bits(sw)) {
             if (diffs++ < 5) fprintf(stderr, "fma(%a, %a, %a): instruction %a, emulated %a\n", a, b, c, hw, sw);
         }
+#ifdef __GLIBC__ // glibc's fma() is correctly rounded everywhere; MinGW's is not (18 % of these differ under Wine)
         if (i < 100000) CHECK(bits(sw) == bits(fma(a, b, c)) || isnan(sw), "fma(%a, %a, %a) = %a", a, b, c, sw);
+#endif
     }
     printf("fma: instruction %s, %ld inputs, %ld differ from the emulation\n",
            core_fma_hw_available() ? "used" : "absent (emulation against itself)", count, diffs);
