@@ -3,6 +3,8 @@
 // the window built, of a full 1920x1080 redraw, the cat lesson's PNG export and start to first frame.
 // Usage: mha-bench [--reps N] [--case NAME]   (default 20; CI runs --reps 1 as a smoke run, never timed)
 //        mha-bench --limits                     (time and peak memory of every mode at the size limits)
+//        mha-bench --versus-numpy [--rounds R] [--reps N] [--case NAME]
+//            (the trace cases here and in bench/numpy_bench.py, alternately, R rounds; each case's ratio last)
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,13 +52,133 @@ static bool make_params(AttnParams *p, const BenchCase *c)
     return true;
 }
 
+static const BenchCase CASES[] = {
+    {"classroom", 3, 4, 2},
+    {"paper", 10, 512, 8},
+    {"bert-base", 128, 768, 12},
+    {"bert-long", 512, 768, 12},
+};
+#define CASE_COUNT (sizeof CASES / sizeof CASES[0])
+
+// The fastest of the case's traces (few repetitions for the big cases so a run stays short; the minimum is
+// what counts), in seconds; false on no memory or a failed trace (said on stderr).
+static bool bench_trace_case(const BenchCase *c, int reps, double *best)
+{
+    AttnParams p;
+    if (!make_params(&p, c)) {
+        fprintf(stderr, "mha-bench: out of memory for case %s\n", c->name);
+        return false;
+    }
+    int case_reps = c->n >= 512 ? (reps + 3) / 4 : reps;
+    *best = 1e30;
+    for (int r = 0; r < case_reps; r++) {
+        Trace t;
+        TraceError err;
+        double t0 = now_seconds();
+        bool ok = trace_run(&t, &p, &err);
+        double dt = now_seconds() - t0;
+        if (!ok) {
+            fprintf(stderr, "mha-bench: %s: %s\n", c->name, err.message);
+            params_free(&p);
+            return false;
+        }
+        trace_free(&t);
+        if (dt < *best) *best = dt;
+    }
+    params_free(&p);
+    return true;
+}
+
+// The first python3 that imports NumPy: $MHA_PYTHON, python3 on the PATH, /usr/bin/python3. NULL if none.
+static const char *numpy_python(void)
+{
+    static const char *const candidates[] = {NULL, "python3", "/usr/bin/python3"};
+    const char *env = getenv("MHA_PYTHON");
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        const char *py = i == 0 ? env : candidates[i];
+        if (!py || !py[0] || strchr(py, '\'')) continue;
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "'%s' -c 'import numpy' >/dev/null 2>&1", py);
+        if (system(cmd) == 0) return py;
+    }
+    return NULL;
+}
+
+// One run of bench/numpy_bench.py (OpenBLAS left to choose its own kernel and caches, as a teacher's
+// NumPy would): seconds[k] for each case of CASES it printed (left negative otherwise).
+static bool numpy_run(const char *python, int reps, const char *only, double seconds[CASE_COUNT])
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE '%s' '%s' --reps %d%s%s", python,
+             MHA_NUMPY_BENCH, reps, only ? " --case " : "", only ? only : "");
+    FILE *f = popen(cmd, "r");
+    if (!f) return false;
+    for (size_t k = 0; k < CASE_COUNT; k++) seconds[k] = -1;
+    char line[512], name[64];
+    double secs;
+    while (fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "seconds_per_trace=");
+        if (!at || sscanf(line, "case=%63s", name) != 1 || sscanf(at, "seconds_per_trace=%lf", &secs) != 1) continue;
+        for (size_t k = 0; k < CASE_COUNT; k++)
+            if (strcmp(CASES[k].name, name) == 0) seconds[k] = secs;
+    }
+    return pclose(f) == 0;
+}
+
+// --versus-numpy: each round times every case here, then runs NumPy on the same cases (A B A B ...), and
+// prints both and their ratio; at the end each case's ratio of the two minima, with the spread of the rounds.
+static int bench_versus_numpy(int rounds, int reps, const char *only)
+{
+    const char *python = numpy_python();
+    if (!python) {
+        fprintf(stderr, "mha-bench: no python3 with NumPy (set MHA_PYTHON to one)\n");
+        return 1;
+    }
+    double ours[CASE_COUNT], theirs[CASE_COUNT], lo[CASE_COUNT], hi[CASE_COUNT];
+    for (size_t k = 0; k < CASE_COUNT; k++) ours[k] = theirs[k] = 1e30, lo[k] = 1e30, hi[k] = 0;
+    for (int round = 1; round <= rounds; round++) {
+        double mine[CASE_COUNT], np[CASE_COUNT];
+        for (size_t k = 0; k < CASE_COUNT; k++) {
+            mine[k] = -1;
+            if (only && strcmp(only, CASES[k].name) != 0) continue;
+            if (!bench_trace_case(&CASES[k], reps, &mine[k])) return 1;
+        }
+        if (!numpy_run(python, reps, only, np)) {
+            fprintf(stderr, "mha-bench: %s %s failed\n", python, MHA_NUMPY_BENCH);
+            return 1;
+        }
+        for (size_t k = 0; k < CASE_COUNT; k++) {
+            if (mine[k] < 0 || np[k] <= 0) continue;
+            double ratio = mine[k] / np[k];
+            printf("round=%d case=%s mha_seconds=%.6f numpy_seconds=%.6f ratio=%.2f\n", round, CASES[k].name, mine[k],
+                   np[k], ratio);
+            if (mine[k] < ours[k]) ours[k] = mine[k];
+            if (np[k] < theirs[k]) theirs[k] = np[k];
+            if (ratio < lo[k]) lo[k] = ratio;
+            if (ratio > hi[k]) hi[k] = ratio;
+        }
+        fflush(stdout);
+    }
+    for (size_t k = 0; k < CASE_COUNT; k++) {
+        if (hi[k] == 0) continue;
+        printf("case=%s ratio=%.2f rounds=%d round_ratios=%.2f-%.2f mha_seconds=%.6f numpy_seconds=%.6f\n", CASES[k].name,
+               ours[k] / theirs[k], rounds, lo[k], hi[k], ours[k], theirs[k]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int reps = 20;
+    int reps = 20, rounds = 3;
+    bool versus = false;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--versus-numpy") == 0)
+            versus = true;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
         else if (strcmp(argv[i], "--limits") == 0) {
@@ -64,44 +186,21 @@ int main(int argc, char **argv)
             bool training = i + 1 < argc && strcmp(argv[i + 1], "train") == 0; // only --train and the window's T
             return bench_limits(tracer && tracer[0] ? tracer : MHA_TRACER_PATH, training);
         } else {
-            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits [train]\n");
+            fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits [train] | --versus-numpy [--rounds R] "
+                            "[--reps N] [--case NAME]\n");
             return 2;
         }
     }
     if (reps < 1) reps = 1;
-    static const BenchCase cases[] = {
-        {"classroom", 3, 4, 2},
-        {"paper", 10, 512, 8},
-        {"bert-base", 128, 768, 12},
-        {"bert-long", 512, 768, 12},
-    };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const BenchCase *c = &cases[k];
+    if (rounds < 1) rounds = 1;
+    if (versus) return bench_versus_numpy(rounds, reps, only);
+    for (size_t k = 0; k < CASE_COUNT; k++) {
+        const BenchCase *c = &CASES[k];
         if (only && strcmp(only, c->name) != 0) continue;
-        AttnParams p;
-        if (!make_params(&p, c)) {
-            fprintf(stderr, "mha-bench: out of memory for case %s\n", c->name);
-            return 1;
-        }
-        // Few repetitions for the big cases so a full run stays short; the minimum is what counts.
-        int case_reps = c->n >= 512 ? (reps + 3) / 4 : reps;
-        double best = 1e30;
-        for (int r = 0; r < case_reps; r++) {
-            Trace t;
-            TraceError err;
-            double t0 = now_seconds();
-            bool ok = trace_run(&t, &p, &err);
-            double dt = now_seconds() - t0;
-            if (!ok) {
-                fprintf(stderr, "mha-bench: %s: %s\n", c->name, err.message);
-                return 1;
-            }
-            trace_free(&t);
-            if (dt < best) best = dt;
-        }
+        double best;
+        if (!bench_trace_case(c, reps, &best)) return 1;
         printf("case=%s tokens=%d d_model=%d heads=%d seconds_per_trace=%.6f\n", c->name, c->n, c->d_model,
                c->heads, best);
-        params_free(&p);
         if (k == 0) { // the classroom sizes: the whole process so far (peak resident set, MB)
             struct rusage ru;
             if (getrusage(RUSAGE_SELF, &ru) == 0) printf("case=memory peak_rss_mb=%.1f\n", (double)ru.ru_maxrss / 1024.0);

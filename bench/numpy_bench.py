@@ -2,7 +2,7 @@
 # The NumPy side of mha-bench: the same multi-head attention, the same sizes, timed the same way
 # (minimum over repetitions), so `mha-bench` can be read beside the script a teacher would write.
 #
-#   /usr/bin/python3 bench/numpy_bench.py [--reps N]
+#   /usr/bin/python3 bench/numpy_bench.py [--reps N] [--case NAME]   (`mha-bench --versus-numpy` runs it)
 #
 # Prints `case=NAME tokens=N d_model=D heads=H seconds_per_trace=X`, then the BLAS NumPy loaded
 # (read from /proc/self/maps, so it says what really runs, not what NumPy was built against).
@@ -42,8 +42,12 @@ def blas_in_use():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=20)
-    reps = max(1, ap.parse_args().reps)
+    ap.add_argument("--case", help="one case only")
+    args = ap.parse_args()
+    reps = max(1, args.reps)
     for name, n, d_model, heads in CASES:
+        if args.case and name != args.case:
+            continue
         d_k = d_model // heads
         rng = np.random.default_rng(42)
         E = rng.normal(0, 1, (n, d_model))

@@ -13,6 +13,8 @@ mha_test(test_trace mha_lesson)
 mha_test(test_rng mha_core)
 # exp and log1p of the core against glibc, bit for bit (issue 12).
 mha_test(test_exactmath mha_core)
+# The fast paths (FMA instruction, exp rows, blocked matmul) against the plain references, bit for bit (issue 23).
+mha_test(test_fastpaths mha_core)
 # (and the saturation warning of model/saturation.c, which reads the trace)
 mha_test(test_lesson mha_model)
 mha_test(test_bad_lessons mha_lesson)

@@ -60,18 +60,20 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 
 // The fast kernel. out is cut into MR x NR blocks; each block is summed in registers over a slice of
 // KC values of t, with the NR columns of b for that slice packed contiguously (so they stay in L1), then
-// stored; the next slice reloads the stored partial sums and goes on adding. Every out[i][j] still
-// starts at 0.0 and adds a[i][t] * b[t][j] for t = 0, 1, ..., k-1 in that order, each product rounded
-// then added (no fused multiply-add): the same bits as mat_matmul_ref.
+// stored; the next slice reloads the stored partial sums and goes on adding. The MR rows of a are read
+// where they are (a slice of KC values of MR rows stays in L1 while every panel of b goes by; packing
+// them too cost a third of the time at BERT's sizes). Every out[i][j] still starts at 0.0 and adds
+// a[i][t] * b[t][j] for t = 0, 1, ..., k-1 in that order, each product rounded then added (no fused
+// multiply-add): the same bits as mat_matmul_ref.
 #define MR 4
 #define NR 8
 #define KC 256
 
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
 
-// c (MR, NR; row stride ldc) = (first ? 0 : c) + ap (MR, kc; packed column by column: ap[t*MR + r])
+// c (MR, NR; row stride ldc) = (first ? 0 : c) + ar (MR rows of kc values: ar[r][t])
 //                                                @ bp (kc, NR; packed row by row: bp[t*NR + j]).
-static void micro_plain(double *c, size_t ldc, const double *ap, const double *bp, int kc, bool first)
+static void micro_plain(double *c, size_t ldc, const double *const ar[MR], const double *bp, int kc, bool first)
 {
     double acc[MR][NR];
     for (int r = 0; r < MR; r++)
@@ -79,7 +81,7 @@ static void micro_plain(double *c, size_t ldc, const double *ap, const double *b
     for (int t = 0; t < kc; t++) {
         const double *br = bp + (size_t)t * NR;
         for (int r = 0; r < MR; r++) {
-            double av = ap[(size_t)t * MR + (size_t)r];
+            double av = ar[r][t];
             for (int j = 0; j < NR; j++) acc[r][j] += av * br[j];
         }
     }
@@ -88,11 +90,11 @@ static void micro_plain(double *c, size_t ldc, const double *ap, const double *b
 }
 
 // The same with AVX2 intrinsics: 8 accumulators of 4 doubles; separate multiply and add (no FMA).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define MAT_HAVE_AVX2 1
 #include <immintrin.h>
-__attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *ap, const double *bp,
-                                                        int kc, bool first)
+__attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *const ar[MR],
+                                                        const double *bp, int kc, bool first)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31;
     if (first) {
@@ -103,18 +105,19 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
         c20 = _mm256_loadu_pd(c + 2 * ldc), c21 = _mm256_loadu_pd(c + 2 * ldc + 4);
         c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
     }
-    for (int t = 0; t < kc; t++, ap += MR, bp += NR) {
+    const double *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
+    for (int t = 0; t < kc; t++, bp += NR) {
         __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
-        __m256d av = _mm256_broadcast_sd(ap);
+        __m256d av = _mm256_broadcast_sd(a0 + t);
         c00 = _mm256_add_pd(c00, _mm256_mul_pd(av, b0));
         c01 = _mm256_add_pd(c01, _mm256_mul_pd(av, b1));
-        av = _mm256_broadcast_sd(ap + 1);
+        av = _mm256_broadcast_sd(a1 + t);
         c10 = _mm256_add_pd(c10, _mm256_mul_pd(av, b0));
         c11 = _mm256_add_pd(c11, _mm256_mul_pd(av, b1));
-        av = _mm256_broadcast_sd(ap + 2);
+        av = _mm256_broadcast_sd(a2 + t);
         c20 = _mm256_add_pd(c20, _mm256_mul_pd(av, b0));
         c21 = _mm256_add_pd(c21, _mm256_mul_pd(av, b1));
-        av = _mm256_broadcast_sd(ap + 3);
+        av = _mm256_broadcast_sd(a3 + t);
         c30 = _mm256_add_pd(c30, _mm256_mul_pd(av, b0));
         c31 = _mm256_add_pd(c31, _mm256_mul_pd(av, b1));
     }
@@ -125,7 +128,7 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
 }
 #endif
 
-typedef void (*MicroKernel)(double *c, size_t ldc, const double *ap, const double *bp, int kc, bool first);
+typedef void (*MicroKernel)(double *c, size_t ldc, const double *const ar[MR], const double *bp, int kc, bool first);
 
 static MicroKernel pick_kernel(void)
 {
@@ -142,16 +145,13 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, MicroKe
     int panels = (p + NR - 1) / NR, blocks = (n + MR - 1) / MR, kcmax = k < KC ? k : KC;
     // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*NR ..
     // j*NR+NR-1 as KC rows of NR, zeros past the right edge), filled reading b row by row so the weights
-    // stream from memory in order. And the same KC columns of a, packed block by block (MR rows
-    // interleaved, zeros past the bottom edge). The kernel then reads both in order.
+    // stream from memory in order. The kernel then reads it in order.
     double *slab = NULL;
-    if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096)
-        slab = malloc(sizeof(double) * (size_t)kcmax * ((size_t)panels * NR + (size_t)blocks * MR));
+    if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096) slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)panels * NR);
     if (!slab) { // tiny (the classroom lessons), or no memory: the plain loop
         mat_matmul_ref(out, a, b);
         return;
     }
-    double *apack = slab + (size_t)kcmax * (size_t)panels * NR;
     double edge[MR * NR] = {0}; // a partial block at the right edge, summed here then copied out
     size_t lda = (size_t)k, ldc = (size_t)p;
     for (int t0 = 0; t0 < k; t0 += KC) {
@@ -170,30 +170,21 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, MicroKe
                 for (int j = nr; j < NR; j++) d[j] = 0.0;
             }
         }
-        for (int ib = 0; ib < blocks; ib++) { // MR rows read side by side, written in order
-            double *d = apack + (size_t)ib * (size_t)kc * MR;
+        for (int ib = 0; ib < blocks; ib++) {
+            int i0 = ib * MR, mr = n - i0 < MR ? n - i0 : MR;
             const double *ar[MR];
-            for (int r = 0; r < MR; r++) {
-                int i = ib * MR + r;
-                ar[r] = i < n ? a->data + (size_t)i * lda + (size_t)t0 : ZEROS;
-            }
-            for (int t = 0; t < kc; t++, d += MR)
-                for (int r = 0; r < MR; r++) d[r] = ar[r][t];
-        }
-        for (int jp = 0; jp < panels; jp++) {
-            const double *bp = slab + (size_t)jp * (size_t)kc * NR;
-            int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
-            for (int ib = 0; ib < blocks; ib++) {
-                int i0 = ib * MR, mr = n - i0 < MR ? n - i0 : MR;
-                const double *ap = apack + (size_t)ib * (size_t)kc * MR;
+            for (int r = 0; r < MR; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
+            for (int jp = 0; jp < panels; jp++) {
+                const double *bp = slab + (size_t)jp * (size_t)kc * NR;
+                int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
                 double *c = out->data + (size_t)i0 * ldc + (size_t)j0;
                 if (mr == MR && nr == NR) {
-                    micro(c, ldc, ap, bp, kc, first);
+                    micro(c, ldc, ar, bp, kc, first);
                     continue;
                 }
                 for (int r = 0; r < mr; r++)
                     for (int j = 0; j < nr; j++) edge[r * NR + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-                micro(edge, NR, ap, bp, kc, first);
+                micro(edge, NR, ar, bp, kc, first);
                 for (int r = 0; r < mr; r++)
                     for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * NR + j];
             }
@@ -265,14 +256,9 @@ void mat_softmax_rows(Matrix *out, const Matrix *in)
             for (int j = 0; j < in->cols; j++) y[j] = 0.0;
             continue;
         }
+        core_exp_row(y, x, mx, (size_t)in->cols); // e^(x - mx), 0 below -746 (past the smallest subnormal)
         double sum = 0.0;
-        for (int j = 0; j < in->cols; j++) {
-            // exp of anything below -745.14 is exactly 0 (past the smallest subnormal): skip libm's slow
-            // underflow path, common with large random weights. The same value exp() would give.
-            double d = x[j] - mx;
-            y[j] = d < -746.0 ? 0.0 : core_exp(d);
-            sum += y[j];
-        }
+        for (int j = 0; j < in->cols; j++) sum += y[j];
         for (int j = 0; j < in->cols; j++) y[j] /= sum;
     }
 }

@@ -1,0 +1,167 @@
+// The fast paths of the core against their plain references, bit for bit, on many random inputs: the FMA
+// instruction against the software emulation, exp by the instruction against the emulated exp, rows of exp
+// (four lanes at a time with AVX2) against the scalar exp, and the blocked matmul against the plain loop.
+// Each prints how many inputs it compared, how many differed and whether the CPU ran the fast path.
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/exactmath.h"
+#include "core/matrix.h"
+
+static uint64_t state = 0x9e3779b97f4a7c15u;
+
+static uint64_t next_u64(void) // splitmix64
+{
+    uint64_t z = (state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static double uniform(double lo, double hi) { return lo + (hi - lo) * (double)(next_u64() >> 11) * 0x1p-53; }
+
+static uint64_t bits(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+// A random double of either sign with a random 52-bit fraction and a binary exponent in [-e, e].
+static double random_double(int e)
+{
+    double m = 1.0 + (double)(next_u64() >> 12) * 0x1p-52;
+    int x = (int)(next_u64() % (uint64_t)(2 * e + 1)) - e;
+    return ldexp(next_u64() & 1 ? -m : m, x);
+}
+
+static void test_fma(void)
+{
+    long diffs = 0, count = 0;
+    for (int i = 0; i < 1000000; i++) {
+        double a = random_double(200), b = random_double(200), c;
+        switch (i % 3) { // independent, cancelling all but the last bits, and a rounding tie's neighbourhood
+        case 0: c = random_double(400); break;
+        case 1: c = -(a * b) * (1.0 + uniform(-0x1p-50, 0x1p-50)); break;
+        default: c = ldexp(random_double(0), ilogb(a * b) - 53); break;
+        }
+        double hw = core_fma_hw(a, b, c), sw = core_fma_portable(a, b, c);
+        count++;
+        if (bits(hw) != bits(sw)) {
+            if (diffs++ < 5) fprintf(stderr, "fma(%a, %a, %a): instruction %a, emulated %a\n", a, b, c, hw, sw);
+        }
+#ifdef __GLIBC__ // glibc's fma() is correctly rounded everywhere; MinGW's is not (18 % of these differ under Wine)
+        if (i < 100000) CHECK(bits(sw) == bits(fma(a, b, c)) || isnan(sw), "fma(%a, %a, %a) = %a", a, b, c, sw);
+#endif
+    }
+    printf("fma: instruction %s, %ld inputs, %ld differ from the emulation\n",
+           core_fma_hw_available() ? "used" : "absent (emulation against itself)", count, diffs);
+    CHECK(diffs == 0, "%ld fma results differ", diffs);
+}
+
+// Inputs for exp across all its paths: the main range, tiny, subnormal results, overflow, specials.
+static double exp_input(int i)
+{
+    switch (i % 8) {
+    case 0: return uniform(-746.0, 710.0);
+    case 1: return uniform(-40.0, 0.0); // the softmax's usual range
+    case 2: return random_double(60) / 0x1p60; // tiny
+    case 3: return uniform(-760.0, -700.0); // subnormal results and their edge
+    case 4: return uniform(-1100.0, 1100.0);
+    case 5: return uniform(-1.0, 1.0);
+    case 6: return -uniform(0.0, 0x1p-50);
+    default: {
+        static const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 512.0, -512.0, 0x1p-54, -0x1p-54,
+                                         709.782712893384, -745.1332191019411, -746.0, 1024.0, -1024.0};
+        return special[(i / 8) % (int)(sizeof special / sizeof special[0])];
+    }
+    }
+}
+
+static void test_exp(void)
+{
+    long diffs = 0;
+    const int count = 2000000;
+    for (int i = 0; i < count; i++) {
+        double x = exp_input(i), fast = core_exp(x), ref = core_exp_portable(x);
+        if (bits(fast) != bits(ref) && !(isnan(fast) && isnan(ref)))
+            if (diffs++ < 5) fprintf(stderr, "exp(%a): %a, emulated %a\n", x, fast, ref);
+    }
+    printf("exp: %d inputs, %ld differ from the emulated exp\n", count, diffs);
+    CHECK(diffs == 0, "%ld exp results differ", diffs);
+}
+
+// Rows of every length from 0 to 41 (the vector body and every tail), shifted as the softmax shifts them.
+static void test_exp_rows(void)
+{
+    enum { MAXN = 41 };
+    long diffs = 0, values = 0;
+    double x[MAXN], fast[MAXN], ref[MAXN], inplace[MAXN];
+    for (int round = 0; round < 60000; round++) {
+        int n = round % (MAXN + 1);
+        for (int j = 0; j < n; j++) x[j] = exp_input((int)(next_u64() % 100000));
+        double shift = round % 3 == 0 ? 0.0 : uniform(-20.0, 20.0);
+        if (n > 0 && round % 5 == 0) shift = x[next_u64() % (uint64_t)n]; // a lane of exactly 0
+        core_exp_row(fast, x, shift, (size_t)n);
+        core_exp_row_portable(ref, x, shift, (size_t)n);
+        memcpy(inplace, x, sizeof x);
+        core_exp_row(inplace, inplace, shift, (size_t)n);
+        for (int j = 0; j < n; j++) {
+            values++;
+            bool same = (bits(fast[j]) == bits(ref[j]) || (isnan(fast[j]) && isnan(ref[j]))) &&
+                        (bits(inplace[j]) == bits(ref[j]) || (isnan(inplace[j]) && isnan(ref[j])));
+            double d = x[j] - shift, scalar = d < -746.0 ? 0.0 : core_exp_portable(d);
+            same = same && (bits(scalar) == bits(ref[j]) || (isnan(scalar) && isnan(ref[j])));
+            if (!same && diffs++ < 5)
+                fprintf(stderr, "exp(%a - %a): row %a, in place %a, emulated %a\n", x[j], shift, fast[j], inplace[j], ref[j]);
+        }
+    }
+    printf("exp rows: %ld values, %ld differ from the scalar exp\n", values, diffs);
+    CHECK(diffs == 0, "%ld exp row values differ", diffs);
+}
+
+// Every fast matmul against the plain loop on random shapes around the block sizes (4 x 8, 256 deep).
+static void test_matmul(void)
+{
+    long diffs = 0, shapes = 0;
+    for (int s = 0; s < 160; s++) {
+        int n = 1 + (int)(next_u64() % 37), k = 1 + (int)(next_u64() % (s % 4 == 0 ? 700 : 70)),
+            p = 1 + (int)(next_u64() % 45);
+        Matrix a, b, bt, fast, ref;
+        if (!mat_init(&a, n, k) || !mat_init(&b, k, p) || !mat_init(&bt, p, k) || !mat_init(&fast, n, p) ||
+            !mat_init(&ref, n, p)) {
+            CHECK(false, "no memory");
+            return;
+        }
+        for (int i = 0; i < n * k; i++) a.data[i] = random_double(8);
+        for (int i = 0; i < k * p; i++) b.data[i] = random_double(8);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < p; j++) mat_set(&bt, j, i, mat_get(&b, i, j));
+        mat_matmul_ref(&ref, &a, &b);
+        size_t bytes = sizeof(double) * (size_t)n * (size_t)p;
+        mat_matmul(&fast, &a, &b);
+        bool same = memcmp(fast.data, ref.data, bytes) == 0;
+        mat_matmul_portable(&fast, &a, &b);
+        same = same && memcmp(fast.data, ref.data, bytes) == 0;
+        mat_matmul_bt(&fast, &a, &bt);
+        same = same && memcmp(fast.data, ref.data, bytes) == 0;
+        shapes++;
+        if (!same && diffs++ < 5) fprintf(stderr, "matmul (%d, %d) @ (%d, %d) differs from the plain loop\n", n, k, k, p);
+        mat_free(&a), mat_free(&b), mat_free(&bt), mat_free(&fast), mat_free(&ref);
+    }
+    printf("matmul: %ld shapes, %ld differ from the plain loop\n", shapes, diffs);
+    CHECK(diffs == 0, "%ld matmul shapes differ", diffs);
+}
+
+int main(void)
+{
+    test_fma();
+    test_exp();
+    test_exp_rows();
+    test_matmul();
+    return check_report("test_fastpaths");
+}
