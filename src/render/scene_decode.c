@@ -283,10 +283,12 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
     }
+    bool cache_line = bars >= 0 || d.width > w; // no room at all: the cache's sentence gives way to the work's
+    if (!cache_line) bars += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
     y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 4;
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + g.gap;
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
+    if (cache_line) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
     y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
     if (room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
