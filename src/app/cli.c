@@ -736,9 +736,9 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     for (int h = 0; h < p->heads; h++) {
         fputs("    {\n", out);
         if (p->kv_given) fprintf(out, "      \"kv_head\": %d,\n", params_kv_head(p, h));
-        bool tiles = x && x->tiles > 0;
-        json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", !tiles);
-        if (tiles) cli_json_tiles(out, l, t, h, x->tiles);
+        bool more = x && x->head_json;
+        json_items(out, items, part_items(items, l, t, PART_HEAD, h), "      ", !more);
+        if (more) x->head_json(out, l, t, h, x->tiles);
         fprintf(out, "    }%s\n", h + 1 < p->heads ? "," : "");
     }
     fputs("  ],\n", out);

@@ -13,7 +13,9 @@ typedef struct {
     double shuffle_difference; // trace_shuffle_difference against the unshuffled lesson
     bool shuffle_same;         // trace_shuffle_same: the rows only moved
     Matrix shuffle_original;   // (n, d_model) the unshuffled lesson's output, row i its row perm[i] (the caller's)
-    int tiles;                 // > 0: --tiles B, each head's "tiles" (cli_json_tiles) in --json
+    int tiles;                 // > 0: --tiles B: head_json (cli_json_tiles) adds each head's "tiles" to --json
+    // More of a head's object in --json, after its matrices (NULL: none): writes `"key": value` without a comma.
+    void (*head_json)(FILE *out, const Lesson *l, const Trace *t, int h, int tiles);
 } CliExtra;
 
 // Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,

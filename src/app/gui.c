@@ -38,7 +38,6 @@
 #endif
 
 #define WATCH_MS 500
-#define FLASH_MS 4000 // how long "Exported ..." stays in the header
 
 #define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
 #define GUI_TRAIN_BUDGET_MS 20.0 // about this much training per frame (on the worker thread: the frame never waits)
@@ -157,16 +156,6 @@ static void show_error(Gui *g, const char *fmt, ...)
     vsnprintf(g->edit_error, sizeof g->edit_error, fmt, ap);
     va_end(ap);
     g->errors++;
-}
-
-// A note in the header for FLASH_MS (gui_private.h).
-void gui_flash(Gui *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g->flash, sizeof g->flash, fmt, ap);
-    va_end(ap);
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
@@ -602,7 +591,14 @@ static void train_export(Gui *g)
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
-    if (g->confirm_quit) return gui_confirm_answer(g, ev);
+    if (g->confirm_quit) {
+        GuiConfirm answer = gui_confirm_answer(g, ev);
+        if (answer == GUI_CONFIRM_SAVE) {
+            gui_save(g);
+            g->quit = !session_unsaved(&g->doc);
+        }
+        return answer != GUI_CONFIRM_NONE;
+    }
     ViewState before = g->st;
     bool changed = view_handle(&g->st, ev);
     gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);

@@ -2,6 +2,7 @@
 // before unsaved edits are lost), the lesson's notes on the first stage, and a question on another head than
 // the class's (said, and the board back on the class's head after it). Declared in gui_private.h.
 #include <SDL.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,18 +32,28 @@ const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
     return buf;
 }
 
-// While the question before quitting is up: Ctrl+S saves and quits, Q quits without saving, Esc stays; the
-// board takes no other key or click until then. Returns true to redraw.
-bool gui_confirm_answer(Gui *g, const ViewEvent *ev)
+// While the question before quitting is up: Ctrl+S saves and quits (the caller saves, then quits when the
+// save succeeded: a failed one stays, with its reason in the banner), Q quits without saving, Esc stays; the
+// board takes no other key or click until then.
+GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
 {
-    if (ev->kind != VIEW_EV_KEY) return false;
+    if (ev->kind != VIEW_EV_KEY) return GUI_CONFIRM_NONE;
+    GuiConfirm r = GUI_CONFIRM_REDRAW;
     if (ev->key == VIEW_KEY_Q) g->quit = true;
-    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) {
-        gui_save(g);
-        g->quit = !session_unsaved(&g->doc); // a save that failed stays, with its reason in the banner
-    } else if (ev->key != VIEW_KEY_ESCAPE) return false;
+    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) r = GUI_CONFIRM_SAVE;
+    else if (ev->key != VIEW_KEY_ESCAPE) return GUI_CONFIRM_NONE;
     g->confirm_quit = false;
-    return true;
+    return r;
+}
+
+// A note in the header for FLASH_MS (gui_private.h).
+void gui_flash(Gui *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->flash, sizeof g->flash, fmt, ap);
+    va_end(ap);
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
 // Esc with nothing open to close: the header says how to quit instead (the page has nothing to say).

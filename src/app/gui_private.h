@@ -74,6 +74,7 @@ bool gui_load_lesson(Gui *g, const char *path);
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
+#define FLASH_MS 4000 // how long "Exported ..." stays in the header
 void gui_flash(Gui *g, const char *fmt, ...);
 // Ctrl+S: the edited lesson saved beside its file; the header says where, the banner why not (gui.c).
 void gui_save(Gui *g);
@@ -83,8 +84,10 @@ void gui_save(Gui *g);
 void gui_ask_quit(Gui *g);
 // That question's text: a title line, then its answers (Ctrl+S, Q, Esc), one a line.
 const char *gui_confirm_text(const Gui *g, char *buf, size_t cap);
-// An event while the question is up: Ctrl+S saves and quits, Q quits, Esc stays; nothing else. True to redraw.
-bool gui_confirm_answer(Gui *g, const ViewEvent *ev);
+// An event while the question is up: Q quits, Esc stays, Ctrl+S asks the caller to save (then quit); anything else
+// NONE (ignored, the board does not see it either). REDRAW or SAVE: the question closed.
+typedef enum { GUI_CONFIRM_NONE = 0, GUI_CONFIRM_REDRAW, GUI_CONFIRM_SAVE } GuiConfirm;
+GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev);
 // Esc with nothing open: the header says that Q quits.
 void gui_quit_hint(Gui *g);
 bool gui_has_notes(const Gui *g);

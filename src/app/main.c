@@ -665,6 +665,7 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
     if (!options_number(OPT_TILES, a->value[OPT_TILES], &block)) return EXIT_USAGE;
     CliExtra x = *extra;
     x.tiles = (int)block;
+    x.head_json = cli_json_tiles;
     cli_print_json_ex(stdout, l, t, &x);
     return finish_stdout();
 }

@@ -344,17 +344,6 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
                      draw);
 }
 
-void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
-{
-    if (*pw > w - 20) *pw = w - 20;
-    if (*ph > h - 20) *ph = h - 20;
-    *x = (w - *pw) / 2;
-    *y = (h - *ph) / 2;
-    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
-    rect(c, *x, *y, *pw, *ph, c->th->sheet);
-    frame(c, *x, *y, *pw, *ph, px(c, 2), c->th->result);
-}
-
 static const char *const HELP[][2] = {
     {N_("\xe2\x86\x92  Space  PageDown  \xe2\x86\x93"), N_("next stage")},
     {N_("\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91"), N_("previous stage")},

@@ -35,3 +35,16 @@ void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trac
     light_inputs(c);
     s->num_font = c->num_font;
 }
+
+// A panel over the dimmed window: the room's primitive that the help, the cost panel and the question before
+// quitting share (scene_ctx.h).
+void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
+{
+    if (*pw > w - 20) *pw = w - 20;
+    if (*ph > h - 20) *ph = h - 20;
+    *x = (w - *pw) / 2;
+    *y = (h - *ph) / 2;
+    rect(c, 0, 0, w, h, (Rgba){20, 22, 28, 150});
+    rect(c, *x, *y, *pw, *ph, c->th->sheet);
+    frame(c, *x, *y, *pw, *ph, px(c, 2), c->th->result);
+}
