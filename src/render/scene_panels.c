@@ -222,7 +222,11 @@ bool slider_shown(const Ctx *c)
     return c->st->panel == PANEL_NONE &&
            (s == STAGE_SCALE || s == STAGE_MASK || (s == STAGE_SOFTMAX && c->L->params.scale > 0));
 }
-int slider_height(const Ctx *c) { return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+int slider_height(const Ctx *c)
+{
+    int lf = scene_number_floor(c->s->height) < c->num_font ? scene_number_floor(c->s->height) : c->num_font;
+    return line_h(c, FONT_REGULAR, lf) + c->num_font * 2 / 3; // the labels under a track of 2/3 of a number
+}
 
 // The slider in its one line: the scale on the left; the track in the upper part of the line with its
 // ticks and the thumb, clear of the labels under it (each stop's name and the two ends' values, pushed
@@ -258,7 +262,9 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     double now = params_scale(p), lo = view_scale_min(p->d_k), hi = VIEW_SCALE_MAX;
-    int f = c->num_font, lf = (int)lround(f * 0.7), llh = line_h(c, FONT_REGULAR, lf);
+    // The stops' names and the ends' values are numbers the class reads: at the board's floor (2.6 % digits).
+    int f = c->num_font, lf = scene_number_floor(c->s->height) < f ? scene_number_floor(c->s->height) : f;
+    int llh = line_h(c, FONT_REGULAR, lf);
     char val[64], label[96];
     model_format_value(now, val, sizeof val);
     snprintf(label, sizeof label, TR("scale %s%s"), val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
