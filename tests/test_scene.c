@@ -616,7 +616,7 @@ static void test_cat(void)
     MatId kinds[] = {MAT_X, MAT_WQ, MAT_Q, MAT_KT, MAT_SCALED, MAT_WEIGHTS, MAT_Z, MAT_CONCAT, MAT_OUTPUT};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         CHECK(scene_explain(&L, &T, (CellRef){kinds[i], 1, 1, 1}, lines, 4) >= 2, "matrix %d is explained", kinds[i]);
-    // The stable softmax: "max = …;  exp(a − max) / (…)" then "= e / sum = value (from unrounded values; …)".
+    // The stable softmax: "max = …;  exp(a − max) / (…)" then "= e / sum = value (unrounded; the row sums to 1; its entropy in bits)".
     n = scene_explain(&L, &T, (CellRef){MAT_WEIGHTS, 0, 0, 0}, lines, 4);
     CHECK(n == 3 && starts_with(lines[1], "max = ") && strstr(lines[1], "exp(") && strstr(lines[1], " " MINUS " ") &&
               strstr(lines[1], ") / ("),
