@@ -20,6 +20,15 @@ if [ $# -ge 5 ]; then
         n=$((n + 1))
     done
     echo "ok   --json of the WebAssembly build equals the Linux build's for $n lessons"
+    # The decoding and the tiles of today's attention (issue 22), single-threaded, the same bytes.
+    for args in "--decode kv-cache-decoding" "--decode llama-rope-gqa" "--tiles 2 mistral-sliding-window" \
+        "--tiles 3 flash-tiles"; do
+        opt=${args% *} lesson=${args##* }
+        "$4" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/linux.json"
+        node "$5" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/web.json"
+        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json $opt differs for $lesson"; exit 1; }
+    done
+    echo "ok   --json --decode and --tiles of the WebAssembly build equal the Linux build's"
 fi
 # Size: the page with everything it loads (the lesson library included) under 5 MB.
 size=$(cat "$DIST/index.html" "$DIST/mha-tracer.js" "$DIST/mha-tracer.wasm" "$DIST/mha-tracer.data" | wc -c)

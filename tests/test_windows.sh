@@ -66,6 +66,13 @@ done
 same "--json (built-in)" --json && same_json=$((same_json + 1))
 n_json=$((n_json + 1))
 echo "--json: $same_json of $n_json shipped, good and built-in lessons give the Linux bytes"
+# ... and the decoding and the tiles of today's attention (issue 22): RoPE, grouped K/V heads, the window.
+for f in lessons/kv-cache-decoding.json lessons/llama-rope-gqa.json lessons/mistral-sliding-window.json; do
+    same "--json --decode $f" --json --decode "$f"
+done
+for f in lessons/flash-tiles.json lessons/llama-rope-gqa.json lessons/mistral-sliding-window.json; do
+    same "--json --tiles 2 $f" --json --tiles 2 "$f"
+done
 
 # 2. Random lessons nobody has seen: sizes, seeds and spreads (large ones push exp to its ends).
 RND=$tmp/random

@@ -53,8 +53,19 @@ void draw_cost(Ctx *c, int w, int h)
              TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
              "but %d attention patterns instead of 1."),
              p->d_k, p->heads * p->d_k, p->heads);
+    // What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22: with grouped
+    // K/V heads beside full multi-head).
+    char kv[240], kvn[32], full[32];
+    cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
+    cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
+    if (p->kv_heads < p->heads)
+        snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7" "d_k = %s numbers (%d K/V heads; "
+                                   "full multi-head, 2\xc2\xb7h\xc2\xb7" "d_k: %s)"), kvn, p->kv_heads, full);
+    else
+        snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
+                                   "every head, kept while generating)"), kvn);
     int sf = px(c, 18);
-    int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 2) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
+    int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 3) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
                  px(c, 4);
     int pw = table_w + 2 * pad, ph = body_h + pad + pad / 2;
     int tw = text_w(c, FONT_BOLD, px(c, 22), title) + 2 * pad;
@@ -97,6 +108,9 @@ void draw_cost(Ctx *c, int w, int h)
     math_at(c, FONT_REGULAR, size, c->th->muted, x + pad, yy + (lh - line_h(c, FONT_REGULAR, size)) / 2, line1);
     yy += lh;
     fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
+    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
+    yy += lh;
+    fit_text(c, FONT_REGULAR, sf, kv, pw - 2 * pad, fitted, sizeof fitted);
     text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
     yy += lh;
     wrap_text(c, FONT_BOLD, sf, c->th->ink, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
