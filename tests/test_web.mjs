@@ -75,7 +75,8 @@ try {
   const shot = path.join(shots, "web-softmax.png");
   await page.screenshot({ path: shot });
   // The screenshot decoded in the page (from a data: URL, so no request leaves): the pixels in the expected
-  // colour, and the centre of those in the board's part (the left 60 %), where the pointer goes next.
+  // colour, and the centre of those in the board's part (the left 60 %; the heatmap's when the board shows the
+  // stage's inputs alone), where the pointer goes next.
   const b64 = fs.readFileSync(shot).toString("base64");
   const { count, centre } = await page.evaluate(async (b64, e) => {
     const img = new Image();
@@ -86,13 +87,15 @@ try {
     const ctx = c.getContext("2d");
     ctx.drawImage(img, 0, 0);
     const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    let count = 0, sx = 0, sy = 0, n = 0;
+    let count = 0, sx = 0, sy = 0, n = 0, ax = 0, ay = 0;
     for (let i = 0; i < d.length; i += 4) {
       if (Math.abs(d[i] - e[0]) > 1 || Math.abs(d[i + 1] - e[1]) > 1 || Math.abs(d[i + 2] - e[2]) > 1) continue;
       count++;
+      ax += (i / 4) % c.width; ay += Math.floor(i / 4 / c.width);
       if ((i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
     }
-    return { count, centre: n ? [sx / n, sy / n] : [0, 0] };
+    // The board's cell when the board shows A (its left part); else the one place it is, the heatmap's.
+    return { count, centre: n ? [sx / n, sy / n] : count ? [ax / count, ay / count] : [0, 0] };
   }, b64, expected);
   check(count >= 400, `softmax: ${count} pixels in viridis(0.6111) = rgb(${expected.join(",")}) (a cell: at least 400)`);
 
