@@ -12,16 +12,7 @@
 #include "core/decode.h"
 #include "render/scene.h"
 
-// Every character 0.6 em wide, lines 1.2 em (as test_scene's fake font); digits 0.73 of the line.
-static int fake_width(void *user, FontRole f, int size, const char *t)
-{
-    (void)user, (void)f;
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++) n += (*p & 0xC0) != 0x80;
-    return (int)lround(n * size * 0.6);
-}
-static int fake_height(void *user, FontRole f, int size) { return (void)user, (void)f, (int)lround(size * 1.2); }
-static const TextMetrics TM = {NULL, fake_width, fake_height};
+#include "fake_font.h"
 
 static ViewEvent key(ViewKey k)
 {

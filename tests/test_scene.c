@@ -19,25 +19,7 @@
 #define EN_DASH "\xe2\x80\x93"  // –
 #define TIMES "\xc3\x97"        // ×
 
-// Every character (UTF-8 code point) is 0.6 em wide; lines are 1.2 em.
-static int fake_width(void *user, FontRole f, int size, const char *t)
-{
-    (void)user;
-    (void)f;
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-        if ((*p & 0xC0) != 0x80) n++;
-    return (int)lround(n * size * 0.6);
-}
-
-static int fake_height(void *user, FontRole f, int size)
-{
-    (void)user;
-    (void)f;
-    return (int)lround(size * 1.2);
-}
-
-static const TextMetrics TM = {NULL, fake_width, fake_height};
+#include "fake_font.h"
 
 // The height of a digit drawn at `size`: 0.73 of the line (the cap height of the fonts shipped).
 static double glyph_height(int size) { return fake_height(NULL, FONT_REGULAR, size) * 0.73; }

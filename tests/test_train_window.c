@@ -15,24 +15,7 @@
 #include "model/view.h"
 #include "render/scene.h"
 
-static int fake_width(void *user, FontRole f, int size, const char *t)
-{
-    (void)user;
-    (void)f;
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-        if ((*p & 0xC0) != 0x80) n++;
-    return (int)lround(n * size * 0.6);
-}
-
-static int fake_height(void *user, FontRole f, int size)
-{
-    (void)user;
-    (void)f;
-    return (int)lround(size * 1.2);
-}
-
-static const TextMetrics TM = {NULL, fake_width, fake_height};
+#include "fake_font.h"
 
 static void test_keys(void)
 {
