@@ -118,20 +118,7 @@ static void check_rtl_order(void)
     lesson_free(&L);
 }
 
-static int fake_width(void *user, FontRole f, int size, const char *t)
-{
-    (void)user;
-    (void)f;
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++) n += (*p & 0xC0) != 0x80;
-    return (int)lround(n * size * 0.6);
-}
-static int fake_height(void *user, FontRole f, int size)
-{
-    (void)user;
-    (void)f;
-    return (int)lround(size * 1.2);
-}
+#include "fake_font.h"
 
 static void check_cost_notation(void)
 {
@@ -142,7 +129,7 @@ static void check_cost_notation(void)
     ViewState st;
     view_init(&st, &dims);
     st.panel = PANEL_COST;
-    TextMetrics tm = {NULL, fake_width, fake_height};
+    TextMetrics tm = TM;
     Scene s;
     scene_init(&s);
     CHECK(scene_build(&s, &st, &L, &T, 1280, 720, &tm, NULL), "the cost panel builds");
