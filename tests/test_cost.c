@@ -4,6 +4,8 @@
 
 #include "check.h"
 #include "core/cost.h"
+#include "core/compare.h"
+#include "core/params.h"
 
 static void test_document_table(void)
 {
@@ -81,8 +83,37 @@ static void test_format_int(void)
     CHECK(strlen(line) == 15, "truncated line '%s'", line);
 }
 
+// Grouped-query attention (issue 22): W_K and W_V are kv_heads matrices, not heads; the scores do not change.
+static void test_grouped(void)
+{
+    // The Llama lesson's shape: d_model 8, 7 tokens, 4 query heads of 4 sharing 2 K/V heads.
+    CostFigures g = cost_compute_grouped(8, 7, 7, 4, 2, 4), full = cost_compute_cross(8, 7, 7, 4, 4);
+    CHECK(g.projection_weights == 4 * 8 * 4 + 2 * 2 * 8 * 4 + 4 * 4 * 8, "grouped weights %lld", (long long)g.projection_weights);
+    CHECK(g.projection_weights == 384 && full.projection_weights == 512, "384 beside 512: %lld, %lld",
+          (long long)g.projection_weights, (long long)full.projection_weights);
+    CHECK(g.score_multiplications == full.score_multiplications, "the scores cost the same");
+    CHECK(g.kv_heads == 2 && full.kv_heads == 4, "kv_heads %lld / %lld", (long long)g.kv_heads, (long long)full.kv_heads);
+    // Multi-query (one K/V head) with Llama-2-70B's head shape: 64 query heads of 128, d_model 8192.
+    CostFigures mq = cost_compute_grouped(8192, 1, 1, 64, 1, 128);
+    CHECK(mq.projection_weights == (int64_t)64 * 8192 * 128 * 2 + (int64_t)2 * 8192 * 128, "MQA weights %lld",
+          (long long)mq.projection_weights);
+    char buf[256];
+    cost_format(buf, sizeof buf, &g);
+    CHECK(strcmp(buf, "h = 4, G = 2: d_k =   4, projection weights = 384, score multiplications = 784, "
+                      "attention matrices = 4 x (7, 7)") == 0, "grouped line: %s", buf);
+    // The lesson's parameters: compare_costs reads kv_heads.
+    AttnParams p;
+    CHECK(params_init_grouped(&p, 7, 7, 8, 4, 2, 4), "params");
+    CostFigures one, multi;
+    compare_costs(&one, &multi, &p);
+    CHECK(multi.projection_weights == 384 && multi.kv_heads == 2, "compare_costs multi %lld", (long long)multi.projection_weights);
+    CHECK(one.projection_weights == 512 && one.heads == 1, "the single head of h*d_k %lld", (long long)one.projection_weights);
+    params_free(&p);
+}
+
 int main(void)
 {
+    test_grouped();
     test_document_table();
     test_cat_lesson();
     test_cross_and_large();

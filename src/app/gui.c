@@ -183,14 +183,14 @@ static const char *panel_key(ViewPanel p)
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
 //         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 ask=0|1 note=0|1
+//         running=0|1 edits=E banner=0|1 ask=0|1 shift=K note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
 // is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
 // segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
 // values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
-// edits) is on screen; note: a note (an export's, Esc's hint) is in the header. The
+// edits) is on screen; shift: K the shift of every position that shows RoPE's point (key S; 0: none); note: a note (an export's, Esc's hint) is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
@@ -209,13 +209,14 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d note=%d\n",
+            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d "
+            "shift=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->flash[0] ? 1 : 0);
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->doc.edit.rope_shift, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -621,6 +622,12 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
     case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
+    case VIEW_REQ_ROPE_SHIFT: {
+        SessionError err;
+        if (!session_rope_shift(&g->doc, g->st.request_delta > 0 ? 1 : -1, &err) && err.message[0])
+            show_error(g, "%s", err.message);
+        break;
+    }
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
         if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);

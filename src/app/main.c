@@ -737,6 +737,20 @@ static int run_mode(const Args *a, const Lesson *l, const char *path, const Trac
     return EXIT_OK;
 }
 
+// --rope-shift K: the trace also turns every query and key at position p + K (RoPE lessons only).
+static int apply_rope_shift(Lesson *l, const char *path, const char *value)
+{
+    double k = 0;
+    if (!options_number(OPT_ROPE_SHIFT, value, &k)) return EXIT_USAGE;
+    if (l->params.rope == ROPE_NONE) {
+        cli_line(stderr, "%s: error: --rope-shift: the lesson has no \"rope\": no position turns its queries and keys\n",
+                 path ? path : "<built-in>");
+        return EXIT_USAGE;
+    }
+    l->params.rope_shift = (int)k;
+    return EXIT_OK;
+}
+
 // The modes on one lesson (path, or the built-in one): loaded, changed by --ablate and --shuffle, traced, then
 // printed, exported, trained or shown in the window.
 static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
@@ -748,6 +762,7 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     int *perm = NULL;
     const char *ablate = a->value[OPT_ABLATE], *shuffle = a->value[OPT_SHUFFLE];
     if (ablate || shuffle) status = apply_teaching_options(&lesson, path, ablate, shuffle, &perm, &extra);
+    if (status == EXIT_OK && a->value[OPT_ROPE_SHIFT]) status = apply_rope_shift(&lesson, path, a->value[OPT_ROPE_SHIFT]);
     if (status == EXIT_OK && a->mode == MODE_TRAIN)
         status = run_train(&lesson, path, a->value[OPT_STEPS], a->value[OPT_OUT]);
     else if (status == EXIT_OK) {

@@ -86,6 +86,11 @@ const Option OPTIONS[OPT_COUNT] = {
                      .help = "with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
                              "(token i is the token at position PERM[i]; positions stay in place), compared\n"
                              "with the original output"},
+    [OPT_ROPE_SHIFT] = {"--rope-shift", .arg = "K", .with = WITH_TEACH, .flags = V, .kind = VALUE_WHOLE, .min = 0,
+                        .max = ATTN_MAX_ROPE_SHIFT,
+                        .help = "with --trace, --json or --export (a lesson with \"rope\"): every query and key also\n"
+                                "turned at position p + K, and their scores again (Q_rotated_shifted,\n"
+                                "K_rotated_shifted, scores_shifted): the same scores up to rounding"},
     [OPT_DECODE] = {"--decode", .with = WITH_JSON,
                     .help = "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
                             "without a source): per step each head's q, caches, weights and z, the output row\n"

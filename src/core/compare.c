@@ -44,7 +44,8 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
 void compare_costs(CostFigures *one, CostFigures *multi, const AttnParams *p)
 {
     *one = cost_compute_cross(p->d_model, p->n, p->m, 1, p->heads * p->d_k);
-    *multi = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
+    // Grouped-query attention: W_K and W_V are the kv_heads K/V heads' (the single head joins every head's).
+    *multi = cost_compute_grouped(p->d_model, p->n, p->m, p->heads, p->kv_heads > 0 ? p->kv_heads : p->heads, p->d_k);
 }
 
 bool compare_run(Comparison *c, const AttnParams *p, TraceError *err)

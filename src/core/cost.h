@@ -10,7 +10,8 @@
 typedef struct {
     int64_t d_model, n, m;          // model width, query tokens, key/value tokens
     int64_t heads, d_k;             // h heads of d_k numbers each
-    int64_t projection_weights;     // h·3·d_model·d_k (W_Q, W_K, W_V) + h·d_k·d_model (W_O)
+    int64_t kv_heads;               // G K/V heads (grouped-query attention; == h for plain multi-head)
+    int64_t projection_weights;     // h·d_model·d_k (W_Q) + 2·G·d_model·d_k (W_K, W_V) + h·d_k·d_model (W_O)
     int64_t score_multiplications;  // h·n·m·d_k: the multiplications of all the Q_i K_iᵀ
     int64_t attention_matrices;     // h weight matrices ...
     int64_t matrix_rows, matrix_cols; // ... each (n, m)
@@ -20,12 +21,16 @@ typedef struct {
 CostFigures cost_compute(int d_model, int n, int heads, int d_k);
 // The same with m key/value tokens (cross-attention); cost_compute is this with m = n.
 CostFigures cost_compute_cross(int d_model, int n, int m, int heads, int d_k);
+// The same with kv_heads K/V heads (grouped-query attention: W_K and W_V are kv_heads matrices, not heads);
+// cost_compute_cross is this with kv_heads = heads. The scores still take h·n·m·d_k multiplications.
+CostFigures cost_compute_grouped(int d_model, int n, int m, int heads, int kv_heads, int d_k);
 
 // v with thousands separators: 1048576 -> "1,048,576". Returns buf (always NUL-terminated).
 const char *cost_format_int(char *buf, size_t cap, int64_t v);
 // The document's line for c, e.g.
 // "h = 8: d_k =  64, projection weights = 1,048,576, score multiplications = 51,200, attention matrices = 8 x (10, 10)"
-// (d_k right-aligned in 3 characters, like the script's {d_k:>3}). Returns buf (always NUL-terminated).
+// (d_k right-aligned in 3 characters, like the script's {d_k:>3}); with grouped K/V heads "h = 4, G = 2: ...".
+// Returns buf (always NUL-terminated).
 const char *cost_format(char *buf, size_t cap, const CostFigures *c);
 
 #endif

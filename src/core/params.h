@@ -16,6 +16,9 @@ typedef enum { POS_NONE = 0, POS_SINUSOIDAL, POS_EXPLICIT } PositionKind;
 // (j, j + d_k/2) for "halves" (GPT-NeoX, Hugging Face Llama), (2j, 2j + 1) for "interleaved" (RoFormer).
 typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
 
+// The largest shift of every position that the board's RoPE demonstration (AttnParams.rope_shift) takes.
+#define ATTN_MAX_ROPE_SHIFT 1000000
+
 // The most heads an ablation mask can name (one bit each).
 #define ATTN_MAX_ABLATED_HEADS 64
 
@@ -32,6 +35,10 @@ typedef struct {
     int window;     // > 0 (causal lessons only): query i sees the keys j with i - window < j <= i; 0: all j <= i
     RopeKind rope;  // ROPE_NONE: no rotation; else Q and K rows turn by position * rope_base^(-2j/d_k)
     double rope_base;
+    // RoPE's point, shown on the board: > 0 (RoPE lessons only) the trace also turns every Q and K row at position
+    // p + rope_shift and takes their scores (HeadTrace.Q_shift, K_shift, scores_shift), which equal the scores up
+    // to rounding. Not a lesson key: the window's key S and --rope-shift set it; 0: not computed.
+    int rope_shift;
     bool cross;     // true when keys/values come from a separate source sequence
     Matrix X;       // (n, d_model) query-side embeddings
     Matrix S;       // (m, d_model) key/value-side embeddings; a copy of X for self-attention

@@ -43,6 +43,9 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->V);
     mat_free(&ht->Q_rot);
     mat_free(&ht->K_rot);
+    mat_free(&ht->Q_shift);
+    mat_free(&ht->K_shift);
+    mat_free(&ht->scores_shift);
     mat_free(&ht->scores);
     mat_free(&ht->scaled);
     mat_free(&ht->weights);
@@ -50,9 +53,10 @@ static void head_free(HeadTrace *ht)
     mat_free(&ht->entropy);
 }
 
-double trace_values(int n, int m, int d_model, int heads, int d_k)
+double trace_values(int n, int m, int d_model, int heads, int d_k, bool rope)
 {
     double per_head = 2.0 * n * d_k + 2.0 * m * d_k + 3.0 * n * m;
+    if (rope) per_head += 2.0 * (n + (double)m) * d_k + 2.0 * (n + (double)m) * d_k + (double)n * m;
     return heads * per_head + (double)n * heads * d_k + (double)n * d_model;
 }
 
@@ -226,6 +230,11 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
         attn_rope(&ht->K_rot, &ht->K, p->rope, p->rope_base, +1);
         q = &ht->Q_rot, k = &ht->K_rot;
         if (!mat_all_finite(q, false) || !mat_all_finite(k, false)) return STAGE_ROTATE; // near DBL_MAX only
+        if (p->rope_shift > 0) { // RoPE's point: every position p + k, the same scores up to rounding
+            attn_rope_from(&ht->Q_shift, &ht->Q, p->rope, p->rope_base, +1, p->rope_shift);
+            attn_rope_from(&ht->K_shift, &ht->K, p->rope, p->rope_base, +1, p->rope_shift);
+            attn_scores(&ht->scores_shift, &ht->Q_shift, &ht->K_shift);
+        }
     }
     attn_scores(&ht->scores, q, k);
     if (!mat_all_finite(&ht->scores, false)) return STAGE_SCORES;
@@ -313,7 +322,10 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
             || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)
             || !mat_init(&ht->entropy, p->n, 1)
-            || (p->rope != ROPE_NONE && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))) {
+            || (p->rope != ROPE_NONE && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
+            || (p->rope != ROPE_NONE && p->rope_shift > 0
+                && (!mat_init(&ht->Q_shift, p->n, p->d_k) || !mat_init(&ht->K_shift, p->m, p->d_k)
+                    || !mat_init(&ht->scores_shift, p->n, p->m)))) {
             free(failed);
             trace_free(t);
             return fail(err, STAGE_INPUT, h, "out of memory");

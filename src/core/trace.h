@@ -3,6 +3,7 @@
 #ifndef MHA_TRACE_H
 #define MHA_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "matrix.h"
 #include "params.h"
@@ -36,6 +37,9 @@ typedef struct {
     Matrix V;       // (m, d_k)  = S W_V_i + b_V_i
     Matrix Q_rot;   // (n, d_k)  Q with row p turned by RoPE at position p (empty without RoPE)
     Matrix K_rot;   // (m, d_k)  K likewise, the source's rows from position 0 (empty without RoPE)
+    Matrix Q_shift; // (n, d_k)  Q with row p turned at position p + k, k = AttnParams.rope_shift (empty when 0)
+    Matrix K_shift; // (m, d_k)  K likewise
+    Matrix scores_shift; // (n, m) = Q_shift K_shift^T: the scores again, every position shifted by k
     Matrix scores;  // (n, m)    = Q K^T (with RoPE Q_rot K_rot^T)
     Matrix scaled;  // (n, m)    = scores / sqrt(d_k), -INFINITY where masked (outside the window too)
     Matrix weights; // (n, m)    = softmax(scaled) row-wise
@@ -72,9 +76,11 @@ double trace_shuffle_difference(const Trace *original, const Trace *shuffled, co
 bool trace_shuffle_same(const Trace *original, double difference);
 // How many numbers (doubles) a trace of these sizes keeps: per head Q (n, d_k), K and V (m, d_k), the
 // scores, scaled scores and weights (n, m) and Z (n, d_k); then the concat (n, heads·d_k) and the output
-// (n, d_model). The lesson limits bound it (LESSON_MAX_TRACE_VALUES), so memory is known before a trace.
+// (n, d_model). With RoPE (rope true) also per head Q_rot (n, d_k), K_rot (m, d_k) and, for the board's
+// shift (rope_shift > 0), Q_shift, K_shift and scores_shift: 2·(n + m)·d_k + n·m more, counted whether the
+// shift is on or not. The lesson limits bound it (LESSON_MAX_TRACE_VALUES), so memory is known before a trace.
 // Not counted, being small beside it: the entropies (n per head) and, with heads switched off, the output
 // with every head (n, d_model).
-double trace_values(int n, int m, int d_model, int heads, int d_k);
+double trace_values(int n, int m, int d_model, int heads, int d_k, bool rope);
 
 #endif

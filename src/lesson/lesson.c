@@ -255,13 +255,16 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 
     // The trace's size, known from the sizes alone: refused before the weights are even allocated.
     if (shape_ok && tokens_ok && source_ok && b->n > 0 && b->m > 0) {
-        double values = trace_values(b->n, b->m, d_model, heads, d_k);
+        bool rope_on = rope != ROPE_NONE; // then the rotated and the shifted Q and K, and the shifted scores
+        double values = trace_values(b->n, b->m, d_model, heads, d_k, rope_on);
         if (values > LESSON_MAX_TRACE_VALUES)
             shape_ok = STEP(lesson_fail_top(c, "heads", heads_member,
-                                            "the trace would hold %.0f numbers (heads * (3*n*m + 2*(n + m)*d_k) + "
-                                            "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d); "
+                                            "the trace would hold %.0f numbers (heads * (%s*n*m + %s*(n + m)*d_k) + "
+                                            "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d%s); "
                                             "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
-                                            values, b->n, b->m, heads, d_k, d_model, LESSON_MAX_TRACE_VALUES));
+                                            values, rope_on ? "4" : "3", rope_on ? "4" : "2", b->n, b->m, heads, d_k,
+                                            d_model, rope_on ? "; with RoPE Q and K are kept rotated and shifted too" : "",
+                                            LESSON_MAX_TRACE_VALUES));
     }
     STOP_IF_FAST;
 

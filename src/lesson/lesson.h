@@ -17,9 +17,9 @@
 // - W_Q, W_K, W_V and W_O together hold 4 * heads * d_model * d_k numbers: at most 8 Mi (64 MiB; e.g. d_model
 //   1024 with heads * d_k = 2048, or d_model 2048 with 16 heads of 64), so a two-line random lesson cannot
 //   ask for 24 GiB;
-// - the trace keeps trace_values(n, m, d_model, heads, d_k) numbers (per head Q, K, V, the scores, scaled
-//   scores, weights and Z; the concat and the output): at most 12 Mi (96 MiB; e.g. 512 tokens with BERT-base's
-//   12 heads of 64);
+// - the trace keeps trace_values(n, m, d_model, heads, d_k, rope) numbers (per head Q, K, V, the scores, scaled
+//   scores, weights and Z, with RoPE the rotated and the shifted Q and K and the shifted scores; the concat and
+//   the output): at most 12 Mi (96 MiB; e.g. 512 tokens with BERT-base's 12 heads of 64);
 // - the embeddings X and S: (n + m) * d_model <= 1024 * 4096 numbers (32 MiB);
 // - the file: 64 MiB, and its JSON tree at most JSON_MAX_VALUES values (3 M: 240 MB).
 // The window at its worst holds the file's numbers, the edited copy and the single-head comparison's

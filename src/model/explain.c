@@ -201,6 +201,26 @@ int explain_score(const CellText *ct, char lines[][256])
     return n;
 }
 
+// MAT_SCORES_SHIFT: the dot product of the rows turned at p + k, beside the score of k = 0.
+int explain_score_shift(const CellText *ct, char lines[][256])
+{
+    int n = 0;
+    char kt[96], s0[32], diff[32];
+    model_axis_label(ct->L, AXIS_KEY, ct->c.col, kt, sizeof kt);
+    isolate(kt, sizeof kt);
+    const char *r = "^(R+k)";
+    snprintf(lines[n++], 256, TR("S%s^(k)[%s, %s] = Q%s%s[%s] \xc2\xb7 K%s%s[%s]   (every position + %d)"), ct->hn, ct->rl, ct->cl,
+             ct->hn, r, ct->rl, ct->hn, r, kt, ct->p->rope_shift);
+    const Matrix *q = &ct->ht->Q_shift, *k = &ct->ht->K_shift;
+    products(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k, ct->v);
+    double at0 = mat_get(&ct->ht->scores, ct->c.row, ct->c.col);
+    model_format_value(at0, s0, sizeof s0);
+    snprintf(diff, sizeof diff, "%.1e", fabs(ct->v - at0));
+    snprintf(lines[n++], 256, TR("at k = 0: S%s[%s, %s] = %s;   difference %s: both positions moved, p \xe2\x88\x92 p\xe2\x80\xb2 = %d kept"),
+             ct->hn, ct->rl, ct->cl, s0, diff, ct->c.row - ct->c.col);
+    return n;
+}
+
 // MAT_SCALED
 int explain_scaled(const CellText *ct, char lines[][256])
 {

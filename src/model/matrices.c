@@ -27,6 +27,11 @@ static double v_krot_t(const AttnParams *p, const Trace *t, CellRef c)
     (void)p;
     return mat_get(&t->head[c.head].K_rot, c.col, c.row);
 }
+static double v_kshift_t(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return mat_get(&t->head[c.head].K_shift, c.col, c.row);
+}
 // Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 {
@@ -47,6 +52,7 @@ static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
 static bool has_source_positions(const AttnParams *p) { return p->positions != POS_NONE && p->cross; }
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
+static bool has_shift(const AttnParams *p) { return p->rope != ROPE_NONE && p->rope_shift > 0; }
 static bool has_ablated(const AttnParams *p)
 {
     for (int h = 0; h < p->heads; h++)
@@ -102,6 +108,27 @@ static int f_krot_t(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;
     return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
+}
+// The same rows turned at position p + k (AttnParams.rope_shift), and their scores.
+static int f_qshift(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_Q, c.head, c.row, -1), c, 1);
+}
+static int f_kshift(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_K, c.head, c.row, -1), c, 1);
+}
+static int f_kshift_t(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
+}
+static int f_scores_shift(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_QSHIFT, c.head, c.row, -1), BAND(MAT_KSHIFT_T, c.head, -1, c.col), 2);
 }
 // With RoPE the scores read the rotated rows.
 static int f_scores(const AttnParams *p, CellRef c, CellRef *o, int max)

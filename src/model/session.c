@@ -1,6 +1,7 @@
 // The document behind the window (see session.h): load, watch, edit, revert, save, compare, export data.
 // The file's time stamp from the platform layer; no SDL, no printing.
 #include "session.h"
+#include "rope_shift.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -395,6 +396,17 @@ bool session_set_scale(Session *s, double scale, SessionError *err)
     s->edit.scale = scale;
     if (retrace(s, err)) return true;
     s->edit.scale = was;
+    return false;
+}
+
+bool session_rope_shift(Session *s, int dir, SessionError *err)
+{
+    set_error(err, "");
+    if (!s->loaded || s->edit.rope == ROPE_NONE) return false;
+    int was = s->edit.rope_shift;
+    s->edit.rope_shift = model_rope_shift_step(was, dir);
+    if (retrace(s, err)) return true;
+    s->edit.rope_shift = was;
     return false;
 }
 

@@ -140,6 +140,10 @@ bool session_toggle_head(Session *s, int h, SessionError *err);
 // Sets the softmax scale (0: the default 1/sqrt(d_k); the slider's stop at 1/sqrt(d_k) is that default) and
 // traces again. False when it is not a finite number >= 0 or the trace fails (nothing changes; err says why).
 bool session_set_scale(Session *s, double scale, SessionError *err);
+// RoPE's point (key S): every position shifted to the next stop (dir +1) or the one before (-1), the trace run
+// again with the shifted rows and scores (AttnParams.rope_shift). False with err set when the trace fails;
+// false with no message when the lesson has no RoPE.
+bool session_rope_shift(Session *s, int dir, SessionError *err);
 // The scale that multiplies the scores now (params_scale of the edited parameters).
 double session_scale(const Session *s);
 

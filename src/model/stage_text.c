@@ -2,6 +2,7 @@
 // matrix table (stage_text_walk), and two writers of it, HTML for the page's text view and tab-separated text for
 // the clipboard and --trace --stage.
 #include "stage_text.h"
+#include "rope_shift.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +132,8 @@ void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink)
     buf[0] = '\0';
     si->explain(p, buf, sizeof buf);
     if (buf[0]) sink->text(sink->ctx, STAGE_TEXT_EXPLAIN, buf);
+    if (model_rope_shift_note(p, src->T, view_stage(st), st->head, buf, sizeof buf)) // RoPE's point (key S)
+        sink->text(sink->ctx, STAGE_TEXT_EXPLAIN, buf);
     Equation eq[EQ_MAX];
     int neq = si->equations(p, st->head, eq, EQ_MAX);
     struct { MatId mat; int head; } given[EQ_MAX * TERM_MAX]; // the matrices already given: each once

@@ -94,29 +94,41 @@ static int eq_project(const AttnParams *p, int head, Equation *out, int max)
     return n;
 }
 
-// RoPE(Q) = Q^R and RoPE(K) = K^R: every row turned pair by pair by its position's angles.
+// RoPE(Q) = Q^R and RoPE(K) = K^R: every row turned pair by pair by its position's angles. With every
+// position shifted by k (AttnParams.rope_shift, key S) the rows turn at p + k instead ("RoPE p+3"); their
+// scores stand beside the scores at the next stage, and the footer says how far the two differ.
 static int eq_rotate(const AttnParams *p, int head, Equation *out, int max)
 {
-    (void)p;
-    static const MatId from[2] = {MAT_Q, MAT_K}, to[2] = {MAT_QROT, MAT_KROT};
+    bool shift = p->rope_shift > 0;
+    static const MatId from[2] = {MAT_Q, MAT_K}, to[2] = {MAT_QROT, MAT_KROT}, moved[2] = {MAT_QSHIFT, MAT_KSHIFT};
     static const char *const what[2] = {N_("the rotated queries"), N_("the rotated keys")};
+    static const char *const what_moved[2] = {N_("the queries turned at p + k"), N_("the keys turned at p + k")};
+    char op[24];
+    if (shift) snprintf(op, sizeof op, "RoPE p+%d", p->rope_shift);
+    else snprintf(op, sizeof op, "RoPE");
     int n = 0;
     for (int i = 0; i < 2 && n < max; i++, n++) {
         memset(&out[n], 0, sizeof out[n]);
-        term_op(&out[n], "RoPE");
+        term_op(&out[n], op);
         term_mat(&out[n], from[i], head, false);
         term_op(&out[n], "=");
-        term_mat(&out[n], to[i], head, true);
-        snprintf(out[n].caption, sizeof out[n].caption, "%s", TR(what[i]));
+        term_mat(&out[n], shift ? moved[i] : to[i], head, true);
+        snprintf(out[n].caption, sizeof out[n].caption, "%s", TR(shift ? what_moved[i] : what[i]));
     }
     return n;
 }
 
+// With the positions shifted (key S) the shifted scores stand beside the scores: the same numbers.
 static int eq_scores(const AttnParams *p, int head, Equation *out, int max)
 {
     bool rope = p->rope != ROPE_NONE;
-    return binary_only(out, max, rope ? MAT_QROT : MAT_Q, DOT, rope ? MAT_KROT_T : MAT_KT, MAT_SCORES, head,
-                       TR("the scores"));
+    int n = binary_only(out, max, rope ? MAT_QROT : MAT_Q, DOT, rope ? MAT_KROT_T : MAT_KT, MAT_SCORES, head,
+                        TR("the scores"));
+    if (rope && p->rope_shift > 0 && n < max) {
+        binary(&out[n], MAT_QSHIFT, DOT, MAT_KSHIFT_T, MAT_SCORES_SHIFT, head, TR("shifted by k: the same"));
+        out[n++].t[4].result = false;
+    }
+    return n;
 }
 
 static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
@@ -436,19 +448,23 @@ static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
 
-// MAT_QROT, MAT_KROT, MAT_KROT_T: the cell is one coordinate of a pair turned by its row's angle.
+// MAT_QROT, MAT_KROT, MAT_KROT_T (and the shifted MAT_QSHIFT, MAT_KSHIFT, MAT_KSHIFT_T, turned at p + k): the
+// cell is one coordinate of a pair turned by its row's angle.
 int explain_rotated(const CellText *ct, char lines[][256])
 {
     const AttnParams *p = ct->p;
-    bool t = ct->c.mat == MAT_KROT_T, q = ct->c.mat == MAT_QROT;
-    int pos = t ? ct->c.col : ct->c.row, col = t ? ct->c.row : ct->c.col, d_k = p->d_k, half = d_k / 2;
+    MatId m = ct->c.mat;
+    bool t = m == MAT_KROT_T || m == MAT_KSHIFT_T, q = m == MAT_QROT || m == MAT_QSHIFT;
+    bool moved = m == MAT_QSHIFT || m == MAT_KSHIFT || m == MAT_KSHIFT_T; // turned at p + k (key S)
+    int row = t ? ct->c.col : ct->c.row, col = t ? ct->c.row : ct->c.col, d_k = p->d_k, half = d_k / 2;
+    int shift = moved ? p->rope_shift : 0, pos = row + shift;
     int j = p->rope == ROPE_INTERLEAVED ? col / 2 : col % half, a, b;
     attn_rope_pair(p->rope, d_k, j, &a, &b);
     const Matrix *x = q ? &ct->ht->Q : &ct->ht->K;
     double angle = attn_rope_angle(p->rope_base, d_k, pos, j), c = core_cos(angle), s = core_sin(angle);
-    double xa = mat_get(x, pos, a), xb = mat_get(x, pos, b);
+    double xa = mat_get(x, row, a), xb = mat_get(x, row, b);
     char tok[96], base[32], an[32], cs[32], sn[32], va[32], vb[32];
-    model_axis_label(ct->L, q ? AXIS_QUERY : AXIS_KEY, pos, tok, sizeof tok);
+    model_axis_label(ct->L, q ? AXIS_QUERY : AXIS_KEY, row, tok, sizeof tok);
     model_format_value(p->rope_base, base, sizeof base);
     model_format_value(angle, an, sizeof an);
     model_format_value(c, cs, sizeof cs);
@@ -456,15 +472,20 @@ int explain_rotated(const CellText *ct, char lines[][256])
     model_format_value(xa, va, sizeof va);
     model_format_value(xb, vb, sizeof vb);
     char L = q ? 'Q' : 'K';
+    const char *R = moved ? "^(R+k)" : "^R";
     int n = 0;
     if (col == a)
-        snprintf(lines[n++], 256, "%c%s^R[%s, %d] = %c[%d] cos \xce\xb1 \xe2\x88\x92 %c[%d] sin \xce\xb1 = (%s)(%s) \xe2\x88\x92 (%s)(%s) = %s",
-                 L, ct->hn, tok, col, L, a, L, b, va, cs, vb, sn, ct->vs);
+        snprintf(lines[n++], 256, "%c%s%s[%s, %d] = %c[%d] cos \xce\xb1 \xe2\x88\x92 %c[%d] sin \xce\xb1 = (%s)(%s) \xe2\x88\x92 (%s)(%s) = %s",
+                 L, ct->hn, R, tok, col, L, a, L, b, va, cs, vb, sn, ct->vs);
     else
-        snprintf(lines[n++], 256, "%c%s^R[%s, %d] = %c[%d] sin \xce\xb1 + %c[%d] cos \xce\xb1 = (%s)(%s) + (%s)(%s) = %s",
-                 L, ct->hn, tok, col, L, a, L, b, va, sn, vb, cs, ct->vs);
-    snprintf(lines[n++], 256, TR("pair %d = dimensions (%d, %d);   \xce\xb1 = position %d \xc3\x97 1/%s^(%d/%d) = %s rad (%.1f\xc2\xb0)"),
-             j, a, b, pos, base, 2 * j, d_k, an, angle * 57.29577951308232);
+        snprintf(lines[n++], 256, "%c%s%s[%s, %d] = %c[%d] sin \xce\xb1 + %c[%d] cos \xce\xb1 = (%s)(%s) + (%s)(%s) = %s",
+                 L, ct->hn, R, tok, col, L, a, L, b, va, sn, vb, cs, ct->vs);
+    if (moved)
+        snprintf(lines[n++], 256, TR("pair %d = dimensions (%d, %d);   \xce\xb1 = position (%d + k = %d) \xc3\x97 1/%s^(%d/%d) = %s rad (%.1f\xc2\xb0)"),
+                 j, a, b, row, pos, base, 2 * j, d_k, an, fmod(angle * 57.29577951308232, 360.0));
+    else
+        snprintf(lines[n++], 256, TR("pair %d = dimensions (%d, %d);   \xce\xb1 = position %d \xc3\x97 1/%s^(%d/%d) = %s rad (%.1f\xc2\xb0)"),
+                 j, a, b, pos, base, 2 * j, d_k, an, angle * 57.29577951308232);
     snprintf(lines[n++], 256, "%s", TR("the pair turns; its length stays: only the angle between a query and a key changes"));
     return n;
 }

@@ -388,6 +388,20 @@ static bool panel_step_key(ViewState *s, const ViewEvent *ev)
     }
 }
 
+// S alone (RoPE lessons): every position one stop further (Shift: back), shown where it shows: at the rotate
+// stage, unless the scores stage (which shows the shifted scores too) is on screen.
+static bool rope_shift_key(ViewState *s, bool back)
+{
+    if (!s->dims.rope || s->panel != PANEL_NONE) return false;
+    s->request = VIEW_REQ_ROPE_SHIFT;
+    s->request_delta = back ? -1.0 : 1.0;
+    Stage at = view_stage(s);
+    if (at != STAGE_ROTATE && at != STAGE_SCORES)
+        for (int i = 0; i < s->stage_count; i++)
+            if (s->stages[i] == STAGE_ROTATE) go_stage(s, i);
+    return true;
+}
+
 static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
     if (s->quiz_phase == QUIZ_ASKING && !s->help) {
@@ -426,7 +440,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_KEY_R: s->request = VIEW_REQ_REVERT; return true;
     case VIEW_KEY_S:
-        if (!(ev->mods & VIEW_MOD_CTRL)) return false;
+        if (!(ev->mods & VIEW_MOD_CTRL)) return rope_shift_key(s, shift);
         s->request = VIEW_REQ_SAVE;
         return true;
     case VIEW_KEY_E: s->request = shift ? VIEW_REQ_EXPORT_BOARD : VIEW_REQ_EXPORT; return true;

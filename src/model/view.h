@@ -27,7 +27,8 @@ typedef enum {
     VIEW_KEY_K,                         // cost panel
     VIEW_KEY_M,                         // single head vs multi-head, side by side
     VIEW_KEY_R,                         // revert the edits to the file
-    VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson
+    VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson; alone (RoPE lessons): shift
+                                        // every position by the next k (Shift: the one before)
     VIEW_KEY_E,                         // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
     VIEW_KEY_N,                         // the lesson's notes, on any stage
     VIEW_KEY_D,                         // dark board / light board
@@ -78,6 +79,7 @@ typedef enum {
     VIEW_REQ_TRAIN_EXPORT, // V: the checkpoints' heatmaps as slides
     VIEW_REQ_TRAIN_SEEK,   // the checkpoint nearest to step request_delta (a press or drag on the strip)
     VIEW_REQ_QUIT_HINT,    // Esc with nothing open to close: say how to quit (Esc never quits)
+    VIEW_REQ_ROPE_SHIFT,   // S: every position shifted to the next stop (request_delta +1) or back (-1)
 } ViewRequest;
 
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and revealed.

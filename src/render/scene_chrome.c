@@ -2,6 +2,7 @@
 // explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
 #include "scene_ctx.h"
 #include "../model/questions.h"
+#include "../model/rope_shift.h"
 #include "../model/view.h"
 
 static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
@@ -231,8 +232,12 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
     int lh = line_h(c, FONT_REGULAR, f);
     int pad = c->num_font / 3;
     if (n == 0) {
-        const char *hint = view_stage(c->st) == STAGE_INPUT
+        Stage at = view_stage(c->st);
+        const char *hint = at == STAGE_INPUT
                                ? TR("Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys")
+                           : at == STAGE_ROTATE // RoPE's point, key S
+                               ? TR("Point at a cell to see how it was turned.  S shifts every position by k: the scores "
+                                    "stay the same.")
                                : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
                                  "result one cell at a time.");
         char fitted[256], part[256];
@@ -340,6 +345,8 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
+    if (model_rope_shift_note(&c->L->params, c->T, view_stage(c->st), c->st->head, text, sizeof text)) // key S
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, text, draw);
     return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
                      draw);
 }
@@ -366,6 +373,7 @@ static const char *const HELP[][2] = {
     {N_("X  /  Shift+X"), N_("shuffle test: the tokens reordered beside the original / another order")},
     {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 \xe2\x86\x90 step)")},
     {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
+    {N_("S  /  Shift+S"), N_("RoPE: shift every position by k = 1, 2, 3, 5, 10, 100, 1000 / back: the scores stay the same")},
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},

@@ -22,6 +22,7 @@ void draw_cost(Ctx *c, int w, int h)
     for (int i = 0; i < nfig; i++) {
         const CostFigures *f = &fig[i];
         snprintf(cell[i][0], 96, "h = %lld", (long long)f->heads);
+        if (f->kv_heads != f->heads) snprintf(cell[i][0] + strlen(cell[i][0]), 40, ", G = %lld", (long long)f->kv_heads);
         snprintf(cell[i][1], 96, "%lld", (long long)f->d_k);
         cost_format_int(cell[i][2], 96, f->projection_weights);
         cost_format_int(cell[i][3], 96, f->score_multiplications);
@@ -44,15 +45,24 @@ void draw_cost(Ctx *c, int w, int h)
              p->cross ? "" : "");
     if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
     snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
+    bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
     snprintf(line1, sizeof line1, "%s",
-             TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
-                "d_model   (W^Q, W^K, W^V per head + W^O)"));
+             grouped ? TR("projection weights = h\xc2\xb7" "d_model\xc2\xb7" "d_k + 2\xc2\xb7G\xc2\xb7" "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7" "d_k\xc2\xb7" "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
+                     : TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+                          "d_model   (W^Q, W^K, W^V per head + W^O)"));
     snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
-    snprintf(concl, sizeof concl,
-             TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
-             "but %d attention patterns instead of 1."),
-             p->d_k, p->heads * p->d_k, p->heads);
+    if (grouped)
+        snprintf(concl, sizeof concl,
+                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications and %d attention patterns "
+                    "instead of 1; the %d K/V heads need fewer weights than %d would."),
+                 p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
+    else
+        snprintf(concl, sizeof concl,
+                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
+                 "but %d attention patterns instead of 1."),
+                 p->d_k, p->heads * p->d_k, p->heads);
     // What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22: with grouped
     // K/V heads beside full multi-head).
     char kv[240], kvn[32], full[32];
