@@ -399,6 +399,9 @@ static bool rope_shift_key(ViewState *s, bool back)
     if (at != STAGE_ROTATE && at != STAGE_SCORES)
         for (int i = 0; i < s->stage_count; i++)
             if (s->stages[i] == STAGE_ROTATE) go_stage(s, i);
+    // The part that shows what the shift changes: the turned queries, or at the scores the shifted scores
+    // (their second row; with the shift back at 0 the scene takes the last there is, the scores).
+    s->substep = VIEW_SUBSTEP_RESULT + (view_stage(s) == STAGE_SCORES ? 1 : 0);
     return true;
 }
 
