@@ -56,7 +56,7 @@ static void head_free(HeadTrace *ht)
 double trace_values(int n, int m, int d_model, int heads, int d_k, bool rope)
 {
     double per_head = 2.0 * n * d_k + 2.0 * m * d_k + 3.0 * n * m;
-    if (rope) per_head += 2.0 * (n + (double)m) * d_k + 2.0 * (n + (double)m) * d_k + (double)n * m;
+    if (rope) per_head += 2.0 * (n + (double)m) * d_k + (double)n * m; // Q_rot, K_rot; Q_shift, K_shift; scores_shift
     return heads * per_head + (double)n * heads * d_k + (double)n * d_model;
 }
 
