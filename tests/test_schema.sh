@@ -76,6 +76,7 @@ SCHEMA_CANNOT_CATCH = {
     "weights-just-over": "4 * heads * d_k * d_model over the limit: a product of values",
     "trace-too-big": "the trace's size is a polynomial of n, m, heads, d_k and d_model",
     "trace-too-big-cross": "the trace's size is a polynomial of n, m, heads, d_k and d_model",
+    "trace-too-big-rope": "the trace's size is a polynomial of n, m, heads, d_k and d_model (and RoPE)",
 }
 
 

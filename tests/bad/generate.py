@@ -227,6 +227,15 @@ CASES = [
      "with n = 3, m = 512, heads = 64, d_k = 192, d_model = 64)" % (64 * (3 * 3 * 512 + 2 * (3 + 512) * 192) + 3 * 64 * 192 + 3 * 64) + "; the limit is 12582912: use fewer tokens or heads, "
      "or a smaller d_k"),
 
+    # With RoPE the trace keeps Q_rot, K_rot and the board's shifted Q, K and scores too (issue 22): 12 heads of 64
+    # over 512 tokens fit without it (11436032 numbers), not with it.
+    ("trace-too-big-rope", lesson(tokens=None, sentence='"' + " ".join("w%d" % i for i in range(512)) + '"',
+                                  embeddings='{"random": {"seed": 7}}', d_model="64", heads="@@12", d_k="64", rope="true"),
+     "heads: the trace would hold %d numbers (heads * (4*n*m + 4*(n + m)*d_k) + n*heads*d_k + n*d_model "
+     "with n = 512, m = 512, heads = 12, d_k = 64, d_model = 64; with RoPE Q and K are kept rotated and shifted too)"
+     % (12 * (4 * 512 * 512 + 4 * 1024 * 64) + 512 * 12 * 64 + 512 * 64) + "; the limit is 12582912: use fewer tokens "
+     "or heads, or a smaller d_k"),
+
     # --- embeddings ---
     ("embeddings-ragged", lesson(embeddings="[[1, 0, 1, 0], @@[0, 1, 0], [1, 1, 1, 1]]"),
      "embeddings[1]: expected 4 numbers (d_model), got 3"),
