@@ -71,6 +71,10 @@ add_test(NAME test_modern_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/wit
 add_test(NAME test_modern_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh "numpy torch"
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_modern.py torch $<TARGET_FILE:mha-tracer> 48)
 set_tests_properties(test_modern_numpy test_modern_torch PROPERTIES SKIP_RETURN_CODE 77)
+# RoPE's point: --json --rope-shift K against NumPy's rotation at p + K, and the scores unchanged (issue 22).
+add_test(NAME test_rope_shift_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_rope_shift.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_rope_shift_numpy PROPERTIES SKIP_RETURN_CODE 77)
 
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).
