@@ -39,6 +39,12 @@ add_test(NAME test_gui_keys
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/keys-shots)
 set_tests_properties(test_gui_keys PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 
+# RoPE's point (issue 22): S shifts every position, the frame line and the board say by how much.
+add_test(NAME test_gui_rope_shift
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_rope_shift.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/rope-shift-shots)
+set_tests_properties(test_gui_rope_shift PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
 # 10,000 random events through the real window's event path under Xvfb (issue 6); skipped without xvfb-run.
 # The storm is a test program of its own (the window's code, driven from tests/gui_storm.c), so none of it
 # ships in mha-tracer.
