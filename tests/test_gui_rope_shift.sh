@@ -39,6 +39,12 @@ start() { # LESSON: the program, its first frame, its window
     wait_frame 0 || fail "no first frame for $*"
     WID=$(xdotool search --onlyvisible --name "mha-tracer" 2>/dev/null | head -1)
     [ -n "$WID" ] || fail "no window"
+    if [ "$(frame_field w)x$(frame_field h)" != "${W}x$H" ]; then # the whole screen (no window manager)
+        before=$(frame_count)
+        xdotool windowmove "$WID" 0 0 windowsize "$WID" "$W" "$H"
+        wait_frame "$before" " w=$W h=$H " || fail "the window did not take $W x $H"
+    fi
+    xdotool mousemove $((W - 1)) $((H - 1))
 }
 key() { # KEY REGEX: the key, and the frame it causes, which must match REGEX
     before=$(frame_count)
