@@ -223,6 +223,8 @@ static void report_frame(Gui *g, int w, int h)
 static void build_scene(Gui *g, int w, int h)
 {
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
+    // A question on screen asks about the lesson's own positions: the board shows them, not the shift (key S).
+    if (g->st.quiz_phase == QUIZ_ASKING || g->st.quiz_phase == QUIZ_JUDGING) shown.params.rope_shift = 0;
     SceneExtras ex = {.original = &g->doc.lesson.params,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),

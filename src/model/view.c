@@ -392,7 +392,8 @@ static bool panel_step_key(ViewState *s, const ViewEvent *ev)
 // stage, unless the scores stage (which shows the shifted scores too) is on screen.
 static bool rope_shift_key(ViewState *s, bool back)
 {
-    if (!s->dims.rope || s->panel != PANEL_NONE) return false;
+    if (!s->dims.rope || s->panel != PANEL_NONE || s->quiz_phase == QUIZ_ASKING || s->quiz_phase == QUIZ_JUDGING)
+        return false; // a question first: it asks about the lesson's own positions
     s->request = VIEW_REQ_ROPE_SHIFT;
     s->request_delta = back ? -1.0 : 1.0;
     Stage at = view_stage(s);
