@@ -11,6 +11,7 @@
 #include "model/explain.h"
 #include "model/rope_shift.h"
 #include "model/stages.h"
+#include "model/view.h"
 
 static void test_shift_keeps_scores(void)
 {
@@ -152,8 +153,39 @@ static void test_without_rope(void)
     lesson_free(&L);
 }
 
+// The key: S asks for the next stop (Shift+S the one before) and goes to the rotate stage; Ctrl+S still saves;
+// a lesson without RoPE, an open panel or a question waiting leave it alone.
+static void test_key(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/llama-rope-gqa.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    ViewEvent ev = {.kind = VIEW_EV_KEY, .key = VIEW_KEY_S, .head = -1};
+    CHECK(view_handle(&st, &ev) && st.request == VIEW_REQ_ROPE_SHIFT && st.request_delta == 1.0, "S: the next shift");
+    CHECK(view_stage(&st) == STAGE_ROTATE && st.substep == VIEW_SUBSTEP_RESULT, "S goes to the rotated rows");
+    ev.mods = VIEW_MOD_SHIFT;
+    CHECK(view_handle(&st, &ev) && st.request == VIEW_REQ_ROPE_SHIFT && st.request_delta == -1.0, "Shift+S: back");
+    ev.mods = VIEW_MOD_CTRL;
+    CHECK(view_handle(&st, &ev) && st.request == VIEW_REQ_SAVE, "Ctrl+S saves");
+    ev.mods = 0;
+    st.panel = PANEL_COST;
+    view_handle(&st, &ev); // the cost panel closes on any other key, which then acts
+    CHECK(st.panel == PANEL_NONE && st.request == VIEW_REQ_ROPE_SHIFT, "S closes the cost panel and shifts");
+    st.panel = PANEL_DECODE;
+    CHECK(!view_handle(&st, &ev) && st.request == VIEW_REQ_NONE, "not over the decode panel");
+    dims.rope = false;
+    view_init(&st, &dims);
+    CHECK(!view_handle(&st, &ev) && st.request == VIEW_REQ_NONE, "no RoPE: S does nothing");
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
+    test_key();
     test_without_rope();
     test_shift_keeps_scores();
     test_board();
