@@ -255,8 +255,13 @@ static void f_rotate(const AttnParams *p, int head, char *buf, size_t cap)
     head_sub(h, sizeof h, head);
     char base[32];
     model_format_value(p->rope_base, base, sizeof base);
-    snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by p\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
-             h, h, base, p->d_k, p->rope == ROPE_INTERLEAVED ? "(2j, 2j+1)" : "(j, j+d_k/2)");
+    const char *pairs = p->rope == ROPE_INTERLEAVED ? "(2j, 2j+1)" : "(j, j+d_k/2)";
+    if (p->rope_shift > 0) // every position shifted (key S)
+        snprintf(buf, cap, TR("Q%s^(R+k), K%s^(R+k): row p turned by (p + %d)\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
+                 h, h, p->rope_shift, base, p->d_k, pairs);
+    else
+        snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by p\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
+                 h, h, base, p->d_k, pairs);
 }
 // "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
 static void three_of_head(char *buf, size_t cap, int head, char r, char a, char b, const char *after)
@@ -269,7 +274,9 @@ static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
     char h[16];
     head_sub(h, sizeof h, head);
-    if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, h); // the rotated rows
+    if (p->rope != ROPE_NONE && p->rope_shift > 0) // and every position shifted by k (key S)
+        snprintf(buf, cap, "S%s = Q%s^R K%s^R^T,   S%s^(k) = Q%s^(R+k) K%s^(R+k)^T", h, h, h, h, h, h);
+    else if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, h); // the rotated rows
     else three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
