@@ -436,6 +436,7 @@ async function accessibility(browser, url, axePath, a0) {
       await page.waitForFunction(() => document.getElementById("quiz-form"));
       await audit(`a question on ${st.stage} (head ${st.head})`);
       const kind = await page.evaluate(() => document.getElementById("quiz-form").dataset.kind);
+      if (kind === "cell") await page.screenshot({ path: path.join(shots, "web-a11y-question.png") });
       await page.keyboard.press("Tab");
       const into = await active();
       check(into === (kind === "value" ? "quiz-number" : "quiz-opt-0"), `the ${kind} question: Tab from the board goes into its form (${into})`);
@@ -550,6 +551,7 @@ async function accessibility(browser, url, axePath, a0) {
           `H: a modal dialog "${dname}" (modal ${modal}), its ${d.rows} keys a table (${tables}) with row headers (${d.heads}) under ` +
           `${d.cols.join(", ")}, "H F1: this help" among them; the focus on ${d.focus}; the board drew ${drawn} frame(s) for it`);
     await ring();
+    await page.screenshot({ path: path.join(shots, "web-a11y-help.png") });
     await audit("the help dialog");
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => !document.getElementById("help").open && document.activeElement === document.getElementById("canvas"));
