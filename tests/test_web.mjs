@@ -652,6 +652,54 @@ async function accessibility(browser, url, axePath, a0) {
     const live = await page.evaluate(() => document.getElementById("announce").textContent);
     check(lines.length >= 2 && /A₀ \[The, cat\]/.test(live), `arrow key on a cell: the text view explains it (${lines.join(" / ")}); the live line: "${live}"`);
   }
+  // High contrast (prefers-contrast: more): every text of the text view (a question's form with its error line
+  // shown) and of the help dialog at least 7:1 against the background behind it.
+  {
+    const media = await page.target().createCDPSession(); // puppeteer 21 does not know prefers-contrast: the protocol does
+    await media.send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-contrast", value: "more" }] });
+    check(await page.evaluate(() => matchMedia("(prefers-contrast: more)").matches), "high contrast emulated");
+    const lowest = (root) => page.evaluate((root) => {
+      const lum = (c) => {
+        const m = c.match(/[\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]);
+      };
+      const back = (e) => {
+        for (; e; e = e.parentElement) {
+          const b = getComputedStyle(e).backgroundColor;
+          if (b && b !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(b)) return b;
+        }
+        return "rgb(255, 255, 255)";
+      };
+      let worst = 99, what = "", n = 0;
+      const walker = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        const e = t.parentElement;
+        if (!t.textContent.trim() || !e.getClientRects().length || e.closest(".vh")) continue;
+        const a = lum(getComputedStyle(e).color), b = lum(back(e)), r = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        n++;
+        if (r < worst) { worst = r; what = t.textContent.trim().slice(0, 30); }
+      }
+      return { worst, what, n };
+    }, root);
+    await page.focus("#canvas");
+    await press("p");
+    await page.waitForFunction(() => window.mhaState.quiz === "asking" && document.getElementById("quiz-form"));
+    await page.evaluate(() => document.querySelector("#quiz-form button[type=submit]").click()); // nothing chosen: the error line
+    await page.waitForFunction(() => document.getElementById("quiz-error").textContent !== "");
+    const tv = await lowest("#textview");
+    await page.focus("#helpButton");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("help").open);
+    const hp = await lowest("#help");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.getElementById("help").open);
+    await page.focus("#canvas");
+    await press("Escape");
+    await media.send("Emulation.setEmulatedMedia", { features: [] });
+    check(tv.worst >= 7 && hp.worst >= 7 && tv.n > 20 && hp.n > 20,
+          `high contrast: the text view's ${tv.n} texts at least ${tv.worst.toFixed(1)}:1 ("${tv.what}"), the help's ${hp.n} at least ${hp.worst.toFixed(1)}:1 ("${hp.what}")`);
+  }
   // Reduced motion: a step is one frame, nothing moves after it.
   {
     await page.emulateMediaFeatures([{ name: "prefers-reduced-motion", value: "reduce" }]);
