@@ -595,8 +595,13 @@ async function accessibility(browser, url, axePath, a0) {
 
   // The accessibility tree at the softmax, head 0: A₀'s numbers as cells with their tokens as headers.
   await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=softmax&head=0"; });
-  await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && window.mhaState.stage === "softmax" &&
-                                   window.mhaState.head === 0 && document.querySelector("#textbody table[data-mat=weights]"));
+  try {
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && window.mhaState.stage === "softmax" &&
+                                     window.mhaState.head === 0 && document.querySelector("#textbody table[data-mat=weights]"));
+  } catch (e) {
+    console.log("the cat lesson's softmax, head 0, not reached: " + JSON.stringify(await state()) + " said: " + (await said()));
+    throw e;
+  }
   if (!a0) check(false, "accessibility tree: no expected A₀ (MHA_WEB_A0): not checked");
   else {
     const cdp = await page.target().createCDPSession();
