@@ -23,6 +23,8 @@ mha_test(test_lesson_write mha_lesson)
 mha_test(test_model mha_model)
 # The stage as text (issue 24): the page's text view (HTML tables), the clipboard and --trace --stage.
 mha_test(test_stage_text mha_model)
+# The question as the page's form (issue 24): real fields named by the tokens, the verdict, typed numbers.
+mha_test(test_question_text mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.
 mha_test(test_questions mha_model)
 # RoPE's relative positions, grouped K/V heads, the window and their shipped lessons (issue 22).

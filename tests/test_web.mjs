@@ -396,26 +396,82 @@ async function accessibility(browser, url, axePath, a0) {
   await page.click("#textToggle");
   await page.waitForFunction(() => document.getElementById("textview").getBoundingClientRect().width > 200);
   await page.focus("#canvas");
-  // Every stage of the cat lesson; its questions answered with the keyboard: a key on the board (choice), Enter
-  // on a cell of the text view (cell), a number typed on the board (value).
+  // The focus ring of the control focused by the keyboard: drawn (:focus-visible), at least 2 px, and at least
+  // 3:1 against the background around it.
+  const rings = [];
+  async function ring() {
+    const r = await page.evaluate(() => {
+      const lum = (c) => {
+        const m = c.match(/[\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]);
+      };
+      const el = document.activeElement, cs = getComputedStyle(el);
+      let bg = "rgb(255, 255, 255)";
+      for (let e = el.parentElement; e; e = e.parentElement) {
+        const b = getComputedStyle(e).backgroundColor;
+        if (b && b !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(b)) { bg = b; break; }
+      }
+      const a = lum(cs.outlineColor), b = lum(bg);
+      return { what: el.id || el.getAttribute("type") || el.tagName, visible: el.matches(":focus-visible"), style: cs.outlineStyle,
+               width: parseFloat(cs.outlineWidth), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+    });
+    r.ok = r.visible && r.style !== "none" && r.width >= 2 && r.ratio >= 3;
+    rings.push(r);
+    return r;
+  }
+  const active = () => page.evaluate(() => {
+    const a = document.activeElement;
+    return a ? a.id || (a.closest && a.closest("#quiz-form") && a.type) || a.tagName : "";
+  });
+  const live = () => page.evaluate(() => document.getElementById("announce").textContent);
+  // Every stage of the cat lesson; its three questions answered with the keyboard alone through the question's
+  // form in the text view: Tab from the board into it, the arrows through the radio buttons (the choice, the
+  // word) or a number typed (first one that is no number: the form says so), Tab to Submit, Enter.
   const seen = [];
   let answered = 0;
   for (let i = 0; i < 40; i++) {
     const st = await state();
     if (st.quiz === "asking") {
+      await page.waitForFunction(() => document.getElementById("quiz-form"));
       await audit(`a question on ${st.stage} (head ${st.head})`);
-      const kind = await page.evaluate(() => (document.querySelector("#textbody .st-question") || {}).textContent || "");
-      if (/Press/.test(kind)) await press("3");
-      else if (/Click/.test(kind)) {
-        await page.focus("#textbody table[data-mat=weights] td[data-row='1'][data-col='1']");
+      const kind = await page.evaluate(() => document.getElementById("quiz-form").dataset.kind);
+      if (kind === "cell") await page.screenshot({ path: path.join(shots, "web-a11y-question.png") });
+      await page.keyboard.press("Tab");
+      const into = await active();
+      check(into === (kind === "value" ? "quiz-number" : "quiz-opt-0"), `the ${kind} question: Tab from the board goes into its form (${into})`);
+      await ring();
+      if (kind === "value") {
+        await page.keyboard.type("abc");
+        await page.keyboard.press("Enter");
+        await page.waitForFunction(() => document.getElementById("quiz-error").textContent !== "");
+        const e = await page.evaluate(() => ({ error: document.getElementById("quiz-error").textContent, live: document.getElementById("announce").textContent,
+                                              invalid: document.getElementById("quiz-number").getAttribute("aria-invalid"), quiz: window.mhaState.quiz,
+                                              focus: document.activeElement.id }));
+        check(/^Type a number/.test(e.error) && e.live === e.error && e.invalid === "true" && e.quiz === "asking" && e.focus === "quiz-number",
+              `"abc" is no number: the form says "${e.error}" (live line "${e.live}"), aria-invalid ${e.invalid}, the question still waits (${e.quiz})`);
+        await audit(`the number field's error on ${st.stage}`);
+        await page.keyboard.down("Control");
+        await page.keyboard.press("a");
+        await page.keyboard.up("Control");
+        await page.keyboard.press("Backspace");
+        await page.keyboard.type("0,61"); // a decimal comma, as many classes write it
         await page.keyboard.press("Enter");
       } else {
-        for (const k of "0.61") await press(k);
-        await press("Enter");
+        const want = kind === "cell" ? "1,1" : "3"; // "cat" in cat's row of A₁; the choice 1.3
+        const checked = () => page.evaluate(() => (document.querySelector("#quiz-form input[type=radio]:checked") || {}).value || "");
+        for (let k = 0; k < 9 && (await checked()) !== want; k++) await page.keyboard.press("ArrowDown");
+        const got = await checked();
+        await page.keyboard.press("Tab");
+        const on = await active();
+        check(got === want && on === "submit", `the ${kind} question: the arrows choose ${got}, Tab goes to ${on}`);
+        await ring();
+        await page.keyboard.press("Enter");
       }
-      await page.waitForFunction(() => window.mhaState.quiz === "revealed");
-      const verdict = await said();
-      check(/^✓ Right — /.test(verdict), `question on ${st.stage} answered with the keyboard alone; the live line: "${verdict}"`);
+      await page.waitForFunction(() => window.mhaState.quiz === "revealed" && document.activeElement && document.activeElement.id === "quiz-verdict");
+      const verdict = await live();
+      check(/^✓ Right — /.test(verdict) && verdict === (await said()),
+            `question on ${st.stage} answered with the keyboard alone through its form; the focus on the verdict, the live line: "${verdict}"`);
       answered++;
       await audit(`the answer on ${st.stage}`);
       await page.focus("#canvas");
@@ -439,10 +495,94 @@ async function accessibility(browser, url, axePath, a0) {
     const now = await page.evaluate(() => document.getElementById("announce").textContent);
     check(/^Concat/.test(now), `PageUp: the live line says "${now}" (was "${before}")`);
   }
+  // The form's Skip: P asks the automatic question; Esc in its form skips it (the focus goes to the stage's
+  // title); again, Submit with nothing chosen says so, then the Skip button skips it.
+  {
+    await page.focus("#canvas");
+    await press("p");
+    await page.waitForFunction(() => window.mhaState.quiz === "asking" && document.getElementById("quiz-form"));
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => window.mhaState.quiz === "none" && document.activeElement.id === "st-title");
+    check(true, "Esc in the question's form skips it, the focus on the stage's title");
+    await page.focus("#canvas");
+    await press("p");
+    await page.waitForFunction(() => window.mhaState.quiz === "asking" && document.getElementById("quiz-form"));
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("quiz-error").textContent !== "");
+    const e = await page.evaluate(() => [document.getElementById("quiz-error").textContent, document.getElementById("announce").textContent, window.mhaState.quiz]);
+    const first0 = await active();
+    check(e[0] === "Choose one of the answers first." && e[1] === e[0] && e[2] === "asking" && first0 === "quiz-opt-0",
+          `Submit with nothing chosen: "${e[0]}", the question waits (${e[2]}), the focus on the first answer (${first0})`);
+    await page.keyboard.press("Tab"); // from the radio button the error put the focus on: Submit, then Skip
+    await page.keyboard.press("Tab");
+    const on = await active();
+    await ring();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => window.mhaState.quiz === "none");
+    check(on === "quiz-skip", `the Skip button (${on}) skips the question`);
+  }
+  // The help: H on the board opens a modal dialog (the accessibility tree: a dialog named "Keys", modal) with the
+  // window's key list as a table; the program drew nothing for it; Esc closes it and the focus is back on the
+  // board. The bar's Keys button opens it too, Close closes it and the focus is back on the button.
+  {
+    await page.focus("#canvas");
+    const b = await frames();
+    await page.keyboard.press("h");
+    await page.waitForFunction(() => document.getElementById("help").open);
+    const d = await page.evaluate(() => {
+      const h = document.getElementById("help"), rows = [...h.querySelectorAll("tbody tr")];
+      return { focus: document.activeElement.id, rows: rows.length, heads: h.querySelectorAll("tbody th[scope=row]").length,
+               cols: [...h.querySelectorAll("thead th[scope=col]")].map((c) => c.textContent),
+               self: rows.some((r) => /^H\s+F1$/.test(r.cells[0].textContent) && r.cells[1].textContent === "this help") };
+    });
+    const cdp = await page.target().createCDPSession();
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    const dialog = nodes.find((n) => n.role && n.role.value === "dialog");
+    const modal = !!dialog && (dialog.properties || []).some((p) => p.name === "modal" && p.value.value === true);
+    const dname = dialog && dialog.name ? dialog.name.value : "";
+    const tables = nodes.filter((n) => n.role && n.role.value === "table" && n.name && n.name.value === "Keys").length;
+    await page.evaluate(() => new Promise((done) => { let k = 0; const t = () => (++k >= 10 ? done() : requestAnimationFrame(t)); requestAnimationFrame(t); }));
+    const drawn = (await frames()) - b;
+    check(dialog && dname === "Keys" && modal && tables === 1 && d.focus === "helpClose" && d.rows >= 25 && d.heads === d.rows &&
+          d.cols.join("|") === "Key|What it does" && d.self && drawn === 0,
+          `H: a modal dialog "${dname}" (modal ${modal}), its ${d.rows} keys a table (${tables}) with row headers (${d.heads}) under ` +
+          `${d.cols.join(", ")}, "H F1: this help" among them; the focus on ${d.focus}; the board drew ${drawn} frame(s) for it`);
+    await ring();
+    await page.screenshot({ path: path.join(shots, "web-a11y-help.png") });
+    await audit("the help dialog");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.getElementById("help").open && document.activeElement === document.getElementById("canvas"));
+    check(true, "Esc closes the help, the focus back on the board");
+    await page.focus("#helpButton");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("help").open && document.activeElement.id === "helpClose");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => !document.getElementById("help").open);
+    const back = await active();
+    check(back === "helpButton", `the bar's Keys button opens the help, Close closes it, the focus back on ${back}`);
+    await ring();
+  }
+  const badRings = rings.filter((r) => !r.ok);
+  check(rings.length >= 8 && badRings.length === 0, `focus rings of the new controls (${rings.map((r) => `${r.what} ${r.width}px ${r.ratio.toFixed(1)}:1`).join(", ")})` +
+        (badRings.length ? ": not visible or under 3:1: " + badRings.map((r) => JSON.stringify(r)).join(" ") : ""));
   // The Chinese lesson: the page and the text view in Chinese.
   await page.evaluate(() => { location.hash = "#lesson=mao-zuo-zai-dianzi-shang&stage=softmax&head=0"; });
   await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" && document.documentElement.lang === "zh");
   await audit("the Chinese lesson");
+  {
+    await page.focus("#helpButton");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("help").open);
+    const t = await page.evaluate(() => [document.getElementById("helpTitle").textContent, document.getElementById("helpButton").textContent,
+                                         document.querySelector("#help tbody td").textContent]);
+    check(t[0] === "按键" && t[1] === "按键" && /[\u4e00-\u9fff]/.test(t[2]), `the help in Chinese: "${t[0]}", its first row "${t[2]}"`);
+    await audit("the help dialog in Chinese");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.getElementById("help").open);
+  }
   // The training view: T trains, the live line reports the step every few seconds.
   await page.evaluate(() => { location.hash = "#lesson=learn-first-token&stage=softmax&head=0"; });
   await page.waitForFunction(() => window.mhaState.lesson === "learn-first-token" && document.documentElement.lang === "en");
@@ -455,8 +595,13 @@ async function accessibility(browser, url, axePath, a0) {
 
   // The accessibility tree at the softmax, head 0: A₀'s numbers as cells with their tokens as headers.
   await page.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=softmax&head=0"; });
-  await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && window.mhaState.stage === "softmax" &&
-                                   window.mhaState.head === 0 && document.querySelector("#textbody table[data-mat=weights]"));
+  try {
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && window.mhaState.stage === "softmax" &&
+                                     window.mhaState.head === 0 && document.querySelector("#textbody table[data-mat=weights]"));
+  } catch (e) {
+    console.log("the cat lesson's softmax, head 0, not reached: " + JSON.stringify(await state()) + " said: " + (await said()));
+    throw e;
+  }
   if (!a0) check(false, "accessibility tree: no expected A₀ (MHA_WEB_A0): not checked");
   else {
     const cdp = await page.target().createCDPSession();
@@ -512,6 +657,54 @@ async function accessibility(browser, url, axePath, a0) {
     const live = await page.evaluate(() => document.getElementById("announce").textContent);
     check(lines.length >= 2 && /A₀ \[The, cat\]/.test(live), `arrow key on a cell: the text view explains it (${lines.join(" / ")}); the live line: "${live}"`);
   }
+  // High contrast (prefers-contrast: more): every text of the text view (a question's form with its error line
+  // shown) and of the help dialog at least 7:1 against the background behind it.
+  {
+    const media = await page.target().createCDPSession(); // puppeteer 21 does not know prefers-contrast: the protocol does
+    await media.send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-contrast", value: "more" }] });
+    check(await page.evaluate(() => matchMedia("(prefers-contrast: more)").matches), "high contrast emulated");
+    const lowest = (root) => page.evaluate((root) => {
+      const lum = (c) => {
+        const m = c.match(/[\d.]+/g).map(Number);
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * f(m[0]) + 0.7152 * f(m[1]) + 0.0722 * f(m[2]);
+      };
+      const back = (e) => {
+        for (; e; e = e.parentElement) {
+          const b = getComputedStyle(e).backgroundColor;
+          if (b && b !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(b)) return b;
+        }
+        return "rgb(255, 255, 255)";
+      };
+      let worst = 99, what = "", n = 0;
+      const walker = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        const e = t.parentElement;
+        if (!t.textContent.trim() || !e.getClientRects().length || e.closest(".vh")) continue;
+        const a = lum(getComputedStyle(e).color), b = lum(back(e)), r = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+        n++;
+        if (r < worst) { worst = r; what = t.textContent.trim().slice(0, 30); }
+      }
+      return { worst, what, n };
+    }, root);
+    await page.focus("#canvas");
+    await press("p");
+    await page.waitForFunction(() => window.mhaState.quiz === "asking" && document.getElementById("quiz-form"));
+    await page.evaluate(() => document.querySelector("#quiz-form button[type=submit]").click()); // nothing chosen: the error line
+    await page.waitForFunction(() => document.getElementById("quiz-error").textContent !== "");
+    const tv = await lowest("#textview");
+    await page.focus("#helpButton");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("help").open);
+    const hp = await lowest("#help");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.getElementById("help").open);
+    await page.focus("#canvas");
+    await press("Escape");
+    await media.send("Emulation.setEmulatedMedia", { features: [] });
+    check(tv.worst >= 7 && hp.worst >= 7 && tv.n > 20 && hp.n > 20,
+          `high contrast: the text view's ${tv.n} texts at least ${tv.worst.toFixed(1)}:1 ("${tv.what}"), the help's ${hp.n} at least ${hp.worst.toFixed(1)}:1 ("${hp.what}")`);
+  }
   // Reduced motion: a step is one frame, nothing moves after it.
   {
     await page.emulateMediaFeatures([{ name: "prefers-reduced-motion", value: "reduce" }]);
@@ -529,11 +722,28 @@ async function accessibility(browser, url, axePath, a0) {
     await page.waitForFunction(() => document.getElementById("textview").getBoundingClientRect().width <= 320);
     const m = await page.evaluate(() => {
       const v = document.getElementById("textview"), t = document.getElementById("textToggle").getBoundingClientRect();
-      return { sw: v.scrollWidth, cw: v.clientWidth, doc: document.documentElement.scrollWidth, toggle: t.right };
+      return { sw: v.scrollWidth, cw: v.clientWidth, doc: document.documentElement.scrollWidth, toggle: t.right,
+               help: document.getElementById("helpButton").getBoundingClientRect().right };
     });
-    check(m.sw <= m.cw && m.doc <= 320 && m.toggle <= 320,
-          `320 CSS px: the text view ${m.sw} px of content in ${m.cw} px, the page ${m.doc} px wide, the toggle inside (${m.toggle})`);
+    check(m.sw <= m.cw && m.doc <= 320 && m.toggle <= 320 && m.help <= 320,
+          `320 CSS px: the text view ${m.sw} px of content in ${m.cw} px, the page ${m.doc} px wide, the toggle and Keys inside (${m.toggle}, ${m.help})`);
     await page.screenshot({ path: path.join(shots, "web-a11y-320.png") });
+    // A question's form and the help at 320 px: no sideways scrolling either.
+    await page.focus("#canvas");
+    await press("p");
+    await page.waitForFunction(() => window.mhaState.quiz === "asking" && document.getElementById("quiz-form"));
+    const q = await page.evaluate(() => { const v = document.getElementById("textview"); return [v.scrollWidth, v.clientWidth, document.documentElement.scrollWidth]; });
+    await page.screenshot({ path: path.join(shots, "web-a11y-320-question.png") });
+    await page.focus("#canvas");
+    await press("Escape");
+    await page.focus("#helpButton");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.getElementById("help").open);
+    const h = await page.evaluate(() => { const d = document.getElementById("help"), r = d.getBoundingClientRect(); return [d.scrollWidth, d.clientWidth, r.left, r.right]; });
+    await page.screenshot({ path: path.join(shots, "web-a11y-320-help.png") });
+    await page.keyboard.press("Escape");
+    check(q[0] <= q[1] && q[2] <= 320 && h[0] <= h[1] && h[2] >= 0 && h[3] <= 320,
+          `320 CSS px: the question's form ${q[0]} px in ${q[1]} px (page ${q[2]}), the help ${h[0]} px in ${h[1]} px, at ${h[2]}..${h[3]}`);
   }
   await page.close();
 }

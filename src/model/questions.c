@@ -416,6 +416,11 @@ int questions_asked(const Lesson *L, int k)
     return -1;
 }
 
+bool question_in_span(const LessonQuestion *q, const QuestionAnswer *a, int row, int col)
+{
+    return q->kind == ANSWER_CELL && in_span(q, a, row, col);
+}
+
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r)
 {

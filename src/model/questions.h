@@ -73,6 +73,10 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
 int question_number(const Lesson *L, int index);
 int questions_asked(const Lesson *L, int k);
 
+// "cell" questions: whether cell (row, col) is one of those searched (the row, column or matrix of the cell
+// asked about), i.e. one the class may pick; false for the other kinds.
+bool question_in_span(const LessonQuestion *q, const QuestionAnswer *a, int row, int col);
+
 bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
                     const QuestionResponse *r);
 void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap);

@@ -190,4 +190,8 @@ int scene_number_floor(int h);
 // long form, else the brief one, when its width holds it (the all-heads grid has none).
 const char *scene_heat_axes(const Lesson *L, bool brief);
 
+// The window's help (its key overlay) as text, for the page's help dialog: row i's keys (col 0) or what they
+// do (col 1), untranslated (TR them); row -1 col 0 its title. NULL past the end.
+const char *scene_help_text(int i, int col);
+
 #endif

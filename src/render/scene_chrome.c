@@ -463,3 +463,12 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height)
     wrap_text(c, FONT_BOLD, f, c->th->white, pad, pad, w - 2 * pad, 3, msg, true);
     *height = used + 2 * pad;
 }
+
+// The help's rows for the page's help dialog (gui_web.inc: the same list as an HTML table): row i's keys (col 0)
+// or what they do (col 1), untranslated (TR them); "Keys", the title, as row -1. NULL past the end.
+const char *scene_help_text(int i, int col)
+{
+    if (i == -1) return col == 0 ? N_("Keys") : NULL;
+    if (i < 0 || i >= (int)(sizeof HELP / sizeof HELP[0]) || col < 0 || col > 1) return NULL;
+    return HELP[i][col];
+}
