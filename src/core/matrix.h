@@ -32,7 +32,7 @@ void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b);
 // mat_matmul with the portable C block kernel the CPUs without AVX2 use (for the tests on any machine).
 void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b);
 // The block kernels mat_matmul chooses from at run time (the best this CPU runs); all give the same bits.
-typedef enum { MAT_KERNEL_PORTABLE, MAT_KERNEL_AVX2, MAT_KERNEL_AVX512, MAT_KERNEL_COUNT } MatKernel;
+typedef enum { MAT_KERNEL_PORTABLE, MAT_KERNEL_AVX2, MAT_KERNEL_AVX512, MAT_KERNEL_WASM_SIMD, MAT_KERNEL_COUNT } MatKernel;
 bool mat_kernel_available(MatKernel k); // compiled in, and this CPU (and OS) runs it
 MatKernel mat_kernel_best(void);        // the one mat_matmul uses
 const char *mat_kernel_name(MatKernel k);
