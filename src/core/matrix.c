@@ -72,8 +72,9 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
 
 // c (mr, nr; row stride ldc) = (first ? 0 : c) + ar (mr rows of kc values: ar[r][t])
-//                                                @ bp (kc, nr; packed row by row: bp[t*nr + j]).
-typedef void (*MicroKernel)(double *c, size_t ldc, const double *const *ar, const double *bp, int kc, bool first);
+//                                                @ bp (kc, nr; row stride ldb: bp[t*ldb + j]).
+typedef void (*MicroKernel)(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc,
+                            bool first);
 
 typedef struct {
     const char *name;
@@ -82,14 +83,14 @@ typedef struct {
 } Kernel;
 
 // The portable block: 4 x 8 in plain C.
-static void micro_plain(double *c, size_t ldc, const double *const *ar, const double *bp, int kc, bool first)
+static void micro_plain(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc, bool first)
 {
     enum { R = 4, J = 8 };
     double acc[R][J];
     for (int r = 0; r < R; r++)
         for (int j = 0; j < J; j++) acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
     for (int t = 0; t < kc; t++) {
-        const double *br = bp + (size_t)t * J;
+        const double *br = bp + (size_t)t * ldb;
         for (int r = 0; r < R; r++) {
             double av = ar[r][t];
             for (int j = 0; j < J; j++) acc[r][j] += av * br[j];
@@ -104,7 +105,7 @@ static void micro_plain(double *c, size_t ldc, const double *const *ar, const do
 #include <immintrin.h>
 // The same with AVX2 intrinsics: 4 x 8, 8 accumulators of 4 doubles; separate multiply and add (no FMA).
 __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *const *ar,
-                                                        const double *bp, int kc, bool first)
+                                                        const double *bp, size_t ldb, int kc, bool first)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31;
     if (first) {
@@ -116,7 +117,8 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
         c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
     }
     const double *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
-    for (int t = 0; t < kc; t++, bp += 8) {
+    for (int t = 0; t < kc; t++, bp += ldb) {
+        _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
         __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
         __m256d av = _mm256_broadcast_sd(a0 + t);
         c00 = _mm256_add_pd(c00, _mm256_mul_pd(av, b0));
@@ -148,12 +150,14 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
     c##r##1 = _mm512_add_pd(c##r##1, _mm512_mul_pd(av, b1))
 #define AVX512_ROW_STORE(r) _mm512_storeu_pd(c + (r) * ldc, c##r##0), _mm512_storeu_pd(c + (r) * ldc + 8, c##r##1)
 __attribute__((target("avx512f"))) static void micro_avx512(double *c, size_t ldc, const double *const *ar,
-                                                             const double *bp, int kc, bool first)
+                                                             const double *bp, size_t ldb, int kc, bool first)
 {
     __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, av;
     AVX512_ROW_LOAD(0); AVX512_ROW_LOAD(1); AVX512_ROW_LOAD(2); AVX512_ROW_LOAD(3);
     AVX512_ROW_LOAD(4); AVX512_ROW_LOAD(5); AVX512_ROW_LOAD(6); AVX512_ROW_LOAD(7);
-    for (int t = 0; t < kc; t++, bp += 16) {
+    for (int t = 0; t < kc; t++, bp += ldb) {
+        _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
+        _mm_prefetch((const char *)(bp + 8 * ldb + 8), _MM_HINT_T0);
         __m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
         AVX512_ROW_STEP(0); AVX512_ROW_STEP(1); AVX512_ROW_STEP(2); AVX512_ROW_STEP(3);
         AVX512_ROW_STEP(4); AVX512_ROW_STEP(5); AVX512_ROW_STEP(6); AVX512_ROW_STEP(7);
@@ -179,11 +183,11 @@ __attribute__((target("avx512f"))) static void micro_avx512(double *c, size_t ld
     c##r##0 = wasm_f64x2_add(c##r##0, wasm_f64x2_mul(av, b0));                                             \
     c##r##1 = wasm_f64x2_add(c##r##1, wasm_f64x2_mul(av, b1))
 #define WASM_ROW_STORE(r) wasm_v128_store(c + (r) * ldc, c##r##0), wasm_v128_store(c + (r) * ldc + 2, c##r##1)
-static void micro_wasm(double *c, size_t ldc, const double *const *ar, const double *bp, int kc, bool first)
+static void micro_wasm(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc, bool first)
 {
     v128_t c00, c01, c10, c11, c20, c21, c30, c31, av;
     WASM_ROW_LOAD(0); WASM_ROW_LOAD(1); WASM_ROW_LOAD(2); WASM_ROW_LOAD(3);
-    for (int t = 0; t < kc; t++, bp += 4) {
+    for (int t = 0; t < kc; t++, bp += ldb) {
         v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
         WASM_ROW_STEP(0); WASM_ROW_STEP(1); WASM_ROW_STEP(2); WASM_ROW_STEP(3);
     }
@@ -233,6 +237,10 @@ MatKernel mat_kernel_best(void)
 
 const char *mat_kernel_name(MatKernel k) { return k >= 0 && k < MAT_KERNEL_COUNT && KERNELS[k].name ? KERNELS[k].name : "?"; }
 
+// Up to this many blocks of rows of a, b is read where it is (each value of b is used by so few blocks that
+// copying it costs more than it saves: 40 % of the paper case's 10-token trace went to packing the weights).
+#define IN_PLACE_BLOCKS 3
+
 static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern)
 {
     int n = a->rows, k = a->cols, p = b->cols, mr_full = kern->mr, nr_full = kern->nr;
@@ -241,10 +249,13 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const K
     // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*nr ..
     // j*nr+nr-1 as KC rows of nr, zeros past the right edge). Filled panel by panel so the slab is written
     // in order (each line of b is read once; writing row by row into every panel at once scattered the
-    // stores over pages). The kernel then reads it in order.
+    // stores over pages). The kernel then reads it in order. With few blocks of a, only the last, partial
+    // panel is copied (into the slab's first panel) and the full ones are read in b, row stride p.
+    bool in_place = blocks <= IN_PLACE_BLOCKS;
+    int packed = in_place ? 1 : panels, first_packed = in_place ? panels - 1 : 0;
     double *slab = NULL;
     if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096)
-        slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)panels * (size_t)nr_full);
+        slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)packed * (size_t)nr_full);
     if (!slab) { // tiny (the classroom lessons), or no memory: the plain loop
         mat_matmul_ref(out, a, b);
         return;
@@ -254,9 +265,10 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const K
     for (int t0 = 0; t0 < k; t0 += KC) {
         int kc = k - t0 < KC ? k - t0 : KC;
         bool first = t0 == 0;
-        for (int jp = 0; jp < panels; jp++) {
+        for (int jp = first_packed; jp < panels; jp++) {
             int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
-            double *d = slab + (size_t)jp * (size_t)kc * nrs;
+            if (in_place && nr == nr_full) break; // no partial panel
+            double *d = slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
             const double *br = b->data + (size_t)t0 * ldc + (size_t)j0;
             for (int t = 0; t < kc; t++, d += nrs, br += ldc) { // a loop, not memcpy: 32 to 128 bytes a call
                 for (int j = 0; j < nr; j++) d[j] = br[j];
@@ -268,16 +280,19 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const K
             const double *ar[MR_MAX];
             for (int r = 0; r < mr_full; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
             for (int jp = 0; jp < panels; jp++) {
-                const double *bp = slab + (size_t)jp * (size_t)kc * nrs;
                 int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
+                bool from_b = in_place && nr == nr_full;
+                const double *bp = from_b ? b->data + (size_t)t0 * ldc + (size_t)j0
+                                          : slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
+                size_t ldb = from_b ? ldc : nrs;
                 double *c = out->data + (size_t)i0 * ldc + (size_t)j0;
                 if (mr == mr_full && nr == nr_full) {
-                    kern->micro(c, ldc, ar, bp, kc, first);
+                    kern->micro(c, ldc, ar, bp, ldb, kc, first);
                     continue;
                 }
                 for (int r = 0; r < mr; r++)
                     for (int j = 0; j < nr; j++) edge[r * nr_full + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-                kern->micro(edge, nrs, ar, bp, kc, first);
+                kern->micro(edge, nrs, ar, bp, ldb, kc, first);
                 for (int r = 0; r < mr; r++)
                     for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * nr_full + j];
             }
