@@ -1,7 +1,8 @@
 // The fast paths of the core against their plain references, bit for bit, on many random inputs: the FMA
 // instruction against the software emulation, exp by the instruction against the emulated exp, rows of exp
 // (four lanes at a time with AVX2) against the scalar exp, and every blocked matmul kernel (portable, AVX2,
-// AVX-512) against the plain loop.
+// AVX-512, WebAssembly SIMD) against the plain loop, and a whole trace split over the cores against the plain
+// stages on one thread.
 // Each prints how many inputs it compared, how many differed and whether the CPU ran the fast path.
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "check.h"
 #include "core/exactmath.h"
 #include "core/matrix.h"
+#include "core/trace.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
@@ -197,11 +199,77 @@ static void test_matmul(void)
     CHECK(other_diffs == 0, "%ld matmul shapes differ", other_diffs);
 }
 
+// One whole trace large enough to be split over the cores (heads and the output's rows on their threads, the
+// fast kernels) against the same stages by the plain loops on this one thread, for every head's scores,
+// weights and Z and the output, bit for bit; causal and not.
+static bool same_matrix(const Matrix *x, const Matrix *y)
+{
+    return x->rows == y->rows && x->cols == y->cols && same_bits(x->data, y->data, (size_t)x->rows * (size_t)x->cols);
+}
+
+static void test_trace_split(void)
+{
+    for (int causal = 0; causal < 2; causal++) {
+        enum { N = 72, D = 192, H = 6, DK = 32 };
+        AttnParams p;
+        if (!params_init(&p, N, N, D, H, DK)) {
+            CHECK(false, "no memory");
+            return;
+        }
+        p.mask = causal ? MASK_CAUSAL : MASK_NONE;
+        for (int i = 0; i < N * D; i++) p.X.data[i] = p.S.data[i] = uniform(-2, 2);
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < D * DK; i++)
+                p.W_Q[h].data[i] = uniform(-0.3, 0.3), p.W_K[h].data[i] = uniform(-0.3, 0.3), p.W_V[h].data[i] = uniform(-1, 1);
+        for (int h = 0; h < H; h++)
+            for (int j = 0; j < DK; j++) p.b_Q[h].data[j] = uniform(-1, 1);
+        for (int i = 0; i < H * DK * D; i++) p.W_O.data[i] = uniform(-0.2, 0.2);
+        Trace t;
+        TraceError err;
+        if (!trace_run(&t, &p, &err)) {
+            CHECK(false, "trace failed: %s", err.message);
+            params_free(&p);
+            return;
+        }
+        Matrix q, k, v, sc, scaled, w, z, concat, out;
+        bool ok = mat_init(&q, N, DK) && mat_init(&k, N, DK) && mat_init(&v, N, DK) && mat_init(&sc, N, N) &&
+                  mat_init(&scaled, N, N) && mat_init(&w, N, N) && mat_init(&z, N, DK) && mat_init(&concat, N, H * DK) &&
+                  mat_init(&out, N, D);
+        CHECK(ok, "no memory");
+        int bad = 0;
+        for (int h = 0; ok && h < H; h++) {
+            mat_matmul_ref(&q, &p.X, &p.W_Q[h]), mat_add_row(&q, &p.b_Q[h]);
+            mat_matmul_ref(&k, &p.S, &p.W_K[h]), mat_add_row(&k, &p.b_K[h]);
+            mat_matmul_ref(&v, &p.S, &p.W_V[h]), mat_add_row(&v, &p.b_V[h]);
+            mat_matmul_bt_ref(&sc, &q, &k);
+            attn_scale(&scaled, &sc, DK);
+            if (causal) attn_mask_causal(&scaled);
+            mat_softmax_rows(&w, &scaled);
+            mat_matmul_ref(&z, &w, &v);
+            for (int r = 0; r < N; r++) memcpy(mat_row(&concat, r) + h * DK, mat_row(&z, r), sizeof(double) * DK);
+            if (!same_matrix(&sc, &t.head[h].scores) || !same_matrix(&w, &t.head[h].weights) || !same_matrix(&z, &t.head[h].Z))
+                bad++;
+        }
+        if (ok) {
+            mat_matmul_ref(&out, &concat, &p.W_O), mat_add_row(&out, &p.b_O);
+            if (!same_matrix(&out, &t.output)) bad++;
+        }
+        printf("trace %d x %d, %d heads%s, split over the cores: %d of %d matrices differ from the plain loops\n", N, D, H,
+               causal ? " (causal)" : "", bad, H + 1);
+        CHECK(bad == 0, "%d matrices of the split trace differ", bad);
+        mat_free(&q), mat_free(&k), mat_free(&v), mat_free(&sc), mat_free(&scaled), mat_free(&w), mat_free(&z);
+        mat_free(&concat), mat_free(&out);
+        trace_free(&t);
+        params_free(&p);
+    }
+}
+
 int main(void)
 {
     test_fma();
     test_exp();
     test_exp_rows();
     test_matmul();
+    test_trace_split();
     return check_report("test_fastpaths");
 }
