@@ -120,9 +120,10 @@ static bool numpy_run(const char *python, int reps, const char *only, double sec
     FILE *f = popen(cmd, "r");
     if (!f) return false;
     for (size_t k = 0; k < CASE_COUNT; k++) seconds[k] = -1;
-    char line[512], name[64];
+    char line[2048], name[64];
     double secs;
     while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "numpy=", 6) == 0) printf("# %s", line); // which BLAS ran: the reference one is ~10x slower
         const char *at = strstr(line, "seconds_per_trace=");
         if (!at || sscanf(line, "case=%63s", name) != 1 || sscanf(at, "seconds_per_trace=%lf", &secs) != 1) continue;
         for (size_t k = 0; k < CASE_COUNT; k++)
