@@ -71,6 +71,12 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MAT_PREFETCH(p) __builtin_prefetch(p) // a hint only: never faults, changes no value
+#else
+#define MAT_PREFETCH(p) ((void)0)
+#endif
+
 // c (mr, nr; row stride ldc) = (first ? 0 : c) + ar (mr rows of kc values: ar[r][t])
 //                                                @ bp (kc, nr; row stride ldb: bp[t*ldb + j]).
 typedef void (*MicroKernel)(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc,
@@ -271,6 +277,8 @@ static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const K
             double *d = slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
             const double *br = b->data + (size_t)t0 * ldc + (size_t)j0;
             for (int t = 0; t < kc; t++, d += nrs, br += ldc) { // a loop, not memcpy: 32 to 128 bytes a call
+                MAT_PREFETCH(br + 8 * ldc);                       // 8 rows ahead: a new page each row of a
+                MAT_PREFETCH(br + 8 * ldc + nrs - 1);             // wide b, where the hardware does not look
                 for (int j = 0; j < nr; j++) d[j] = br[j];
                 for (int j = nr; j < nr_full; j++) d[j] = 0.0;
             }
