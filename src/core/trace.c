@@ -262,12 +262,14 @@ static int run_heads(void *arg)
 #define TRACE_MAX_THREADS 8
 
 // How many threads a trace of this much work splits over: 1 below TRACE_THREAD_MIN_WORK, else one a core,
-// at most parts (heads, or blocks of rows) and TRACE_MAX_THREADS.
+// at most parts (heads, or blocks of rows), TRACE_MAX_THREADS, and one per half of TRACE_THREAD_MIN_WORK
+// (starting a thread costs about what a thread does with less).
 static int thread_count(double work, int parts)
 {
     if (work < TRACE_THREAD_MIN_WORK || parts < 2) return 1;
     int n = platform_cpu_count();
     if (n > parts) n = parts;
+    if ((double)n > work / (TRACE_THREAD_MIN_WORK / 2)) n = (int)(work / (TRACE_THREAD_MIN_WORK / 2));
     return n > TRACE_MAX_THREADS ? TRACE_MAX_THREADS : n < 1 ? 1 : n;
 }
 
