@@ -5,6 +5,8 @@
 //        mha-bench --limits                     (time and peak memory of every mode at the size limits)
 //        mha-bench --versus-numpy [--rounds R] [--reps N] [--case NAME]
 //            (the trace cases here and in bench/numpy_bench.py, alternately, R rounds; each case's ratio last)
+// Built for WebAssembly (build-web-cli/mha-bench.js under Node, MHA_BENCH_TRACE_ONLY) it has the trace and
+// train cases only: tests/bench_web.sh runs it beside the native one.
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,10 @@
 #include "core/rng.h"
 #include "core/trace.h"
 #include "core/train.h"
+#include "core/matrix.h"
+#ifndef MHA_BENCH_TRACE_ONLY
 #include "bench_limits.h"
+#endif
 #ifdef MHA_BENCH_GUI
 #include "bench_gui.h"
 #endif
@@ -89,6 +94,7 @@ static bool bench_trace_case(const BenchCase *c, int reps, double *best)
     return true;
 }
 
+#ifndef MHA_BENCH_TRACE_ONLY
 // The first python3 that imports NumPy: $MHA_PYTHON, python3 on the PATH, /usr/bin/python3. NULL if none.
 static const char *numpy_python(void)
 {
@@ -114,9 +120,10 @@ static bool numpy_run(const char *python, int reps, const char *only, double sec
     FILE *f = popen(cmd, "r");
     if (!f) return false;
     for (size_t k = 0; k < CASE_COUNT; k++) seconds[k] = -1;
-    char line[512], name[64];
+    char line[2048], name[64];
     double secs;
     while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "numpy=", 6) == 0) printf("# %s", line); // which BLAS ran: the reference one is ~10x slower
         const char *at = strstr(line, "seconds_per_trace=");
         if (!at || sscanf(line, "case=%63s", name) != 1 || sscanf(at, "seconds_per_trace=%lf", &secs) != 1) continue;
         for (size_t k = 0; k < CASE_COUNT; k++)
@@ -167,6 +174,8 @@ static int bench_versus_numpy(int rounds, int reps, const char *only)
     return 0;
 }
 
+#endif
+
 int main(int argc, char **argv)
 {
     int reps = 20, rounds = 3;
@@ -181,11 +190,14 @@ int main(int argc, char **argv)
             versus = true;
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
+#ifndef MHA_BENCH_TRACE_ONLY
         else if (strcmp(argv[i], "--limits") == 0) {
             const char *tracer = getenv("MHA_TRACER");
             bool training = i + 1 < argc && strcmp(argv[i + 1], "train") == 0; // only --train and the window's T
             return bench_limits(tracer && tracer[0] ? tracer : MHA_TRACER_PATH, training);
-        } else {
+        }
+#endif
+        else {
             fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits [train] | --versus-numpy [--rounds R] "
                             "[--reps N] [--case NAME]\n");
             return 2;
@@ -193,7 +205,15 @@ int main(int argc, char **argv)
     }
     if (reps < 1) reps = 1;
     if (rounds < 1) rounds = 1;
+    printf("# matmul kernel: %s\n", mat_kernel_name(mat_kernel_best()));
+#ifndef MHA_BENCH_TRACE_ONLY
     if (versus) return bench_versus_numpy(rounds, reps, only);
+#else
+    if (versus) {
+        fprintf(stderr, "mha-bench: --versus-numpy is not in this build\n");
+        return 2;
+    }
+#endif
     for (size_t k = 0; k < CASE_COUNT; k++) {
         const BenchCase *c = &CASES[k];
         if (only && strcmp(only, c->name) != 0) continue;

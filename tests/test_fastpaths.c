@@ -1,6 +1,8 @@
 // The fast paths of the core against their plain references, bit for bit, on many random inputs: the FMA
 // instruction against the software emulation, exp by the instruction against the emulated exp, rows of exp
-// (four lanes at a time with AVX2) against the scalar exp, and the blocked matmul against the plain loop.
+// (four lanes at a time with AVX2) against the scalar exp, and every blocked matmul kernel (portable, AVX2,
+// AVX-512, WebAssembly SIMD) against the plain loop, and a whole trace split over the cores against the plain
+// stages on one thread.
 // Each prints how many inputs it compared, how many differed and whether the CPU ran the fast path.
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include "check.h"
 #include "core/exactmath.h"
 #include "core/matrix.h"
+#include "core/trace.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
@@ -124,37 +127,141 @@ static void test_exp_rows(void)
     CHECK(diffs == 0, "%ld exp row values differ", diffs);
 }
 
-// Every fast matmul against the plain loop on random shapes around the block sizes (4 x 8, 256 deep).
+// Same bits, NaN for NaN (inf - inf may make one; its payload is not part of the promise).
+static bool same_bits(const double *x, const double *y, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (bits(x[i]) != bits(y[i]) && !(isnan(x[i]) && isnan(y[i]))) return false;
+    return true;
+}
+
+// A matmul input value: mostly random doubles of every fraction, with some exact zeros of either sign
+// (the sign of a zero sum depends on the order), and in a few shapes values that overflow to infinity.
+static double matmul_input(int range)
+{
+    uint64_t r = next_u64() % 16;
+    if (r == 0) return 0.0;
+    if (r == 1) return -0.0;
+    return random_double(range);
+}
+
+// Every matmul kernel this CPU runs (portable 4 x 8, AVX2 4 x 8, AVX-512 8 x 16) against the plain loop, on
+// random shapes around the block sizes and past the 256-deep slices, and mat_matmul (the one the CPU gets)
+// and mat_matmul_bt too. A kernel the CPU lacks is reported as not run.
 static void test_matmul(void)
 {
-    long diffs = 0, shapes = 0;
-    for (int s = 0; s < 160; s++) {
-        int n = 1 + (int)(next_u64() % 37), k = 1 + (int)(next_u64() % (s % 4 == 0 ? 700 : 70)),
-            p = 1 + (int)(next_u64() % 45);
+    long diffs[MAT_KERNEL_COUNT] = {0}, shapes[MAT_KERNEL_COUNT] = {0}, other_diffs = 0, values = 0;
+    for (int s = 0; s < 600; s++) {
+        int n = 1 + (int)(next_u64() % (s % 5 == 0 ? 70 : 37)), k = 1 + (int)(next_u64() % (s % 4 == 0 ? 800 : 70)),
+            p = 1 + (int)(next_u64() % (s % 3 == 0 ? 90 : 49));
+        int range = s % 16 == 7 ? 540 : 8; // 2^540 * 2^540 overflows: infinities (and NaN) in the sums
         Matrix a, b, bt, fast, ref;
         if (!mat_init(&a, n, k) || !mat_init(&b, k, p) || !mat_init(&bt, p, k) || !mat_init(&fast, n, p) ||
             !mat_init(&ref, n, p)) {
             CHECK(false, "no memory");
             return;
         }
-        for (int i = 0; i < n * k; i++) a.data[i] = random_double(8);
-        for (int i = 0; i < k * p; i++) b.data[i] = random_double(8);
+        for (int i = 0; i < n * k; i++) a.data[i] = matmul_input(range);
+        for (int i = 0; i < k * p; i++) b.data[i] = matmul_input(range);
         for (int i = 0; i < k; i++)
             for (int j = 0; j < p; j++) mat_set(&bt, j, i, mat_get(&b, i, j));
         mat_matmul_ref(&ref, &a, &b);
-        size_t bytes = sizeof(double) * (size_t)n * (size_t)p;
+        size_t count = (size_t)n * (size_t)p;
+        values += (long)count;
+        for (int kern = 0; kern < MAT_KERNEL_COUNT; kern++) {
+            for (size_t i = 0; i < count; i++) fast.data[i] = 12345.0; // nothing left from the last kernel
+            if (!mat_matmul_with(&fast, &a, &b, (MatKernel)kern)) continue;
+            shapes[kern]++;
+            if (!same_bits(fast.data, ref.data, count) && diffs[kern]++ < 5)
+                fprintf(stderr, "matmul %s (%d, %d) @ (%d, %d) differs from the plain loop\n",
+                        mat_kernel_name((MatKernel)kern), n, k, k, p);
+        }
         mat_matmul(&fast, &a, &b);
-        bool same = memcmp(fast.data, ref.data, bytes) == 0;
+        bool same = same_bits(fast.data, ref.data, count);
         mat_matmul_portable(&fast, &a, &b);
-        same = same && memcmp(fast.data, ref.data, bytes) == 0;
+        same = same && same_bits(fast.data, ref.data, count);
         mat_matmul_bt(&fast, &a, &bt);
-        same = same && memcmp(fast.data, ref.data, bytes) == 0;
-        shapes++;
-        if (!same && diffs++ < 5) fprintf(stderr, "matmul (%d, %d) @ (%d, %d) differs from the plain loop\n", n, k, k, p);
+        same = same && same_bits(fast.data, ref.data, count);
+        if (!same && other_diffs++ < 5) fprintf(stderr, "matmul (%d, %d) @ (%d, %d) differs from the plain loop\n", n, k, k, p);
         mat_free(&a), mat_free(&b), mat_free(&bt), mat_free(&fast), mat_free(&ref);
     }
-    printf("matmul: %ld shapes, %ld differ from the plain loop\n", shapes, diffs);
-    CHECK(diffs == 0, "%ld matmul shapes differ", diffs);
+    for (int kern = 0; kern < MAT_KERNEL_COUNT; kern++) {
+        if (shapes[kern] == 0)
+            printf("matmul %s: not run (this CPU lacks it)\n", mat_kernel_name((MatKernel)kern));
+        else
+            printf("matmul %s: %ld shapes, %ld differ from the plain loop\n", mat_kernel_name((MatKernel)kern),
+                   shapes[kern], diffs[kern]);
+        CHECK(diffs[kern] == 0, "%ld matmul shapes differ with kernel %s", diffs[kern], mat_kernel_name((MatKernel)kern));
+    }
+    printf("matmul: %ld values; mat_matmul uses %s; %ld shapes of mat_matmul / _portable / _bt differ\n", values,
+           mat_kernel_name(mat_kernel_best()), other_diffs);
+    CHECK(shapes[MAT_KERNEL_PORTABLE] > 0, "the portable kernel ran on no shape");
+    CHECK(other_diffs == 0, "%ld matmul shapes differ", other_diffs);
+}
+
+// One whole trace large enough to be split over the cores (heads and the output's rows on their threads, the
+// fast kernels) against the same stages by the plain loops on this one thread, for every head's scores,
+// weights and Z and the output, bit for bit; causal and not.
+static bool same_matrix(const Matrix *x, const Matrix *y)
+{
+    return x->rows == y->rows && x->cols == y->cols && same_bits(x->data, y->data, (size_t)x->rows * (size_t)x->cols);
+}
+
+static void test_trace_split(void)
+{
+    for (int causal = 0; causal < 2; causal++) {
+        enum { N = 72, D = 192, H = 6, DK = 32 };
+        AttnParams p;
+        if (!params_init(&p, N, N, D, H, DK)) {
+            CHECK(false, "no memory");
+            return;
+        }
+        p.mask = causal ? MASK_CAUSAL : MASK_NONE;
+        for (int i = 0; i < N * D; i++) p.X.data[i] = p.S.data[i] = uniform(-2, 2);
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < D * DK; i++)
+                p.W_Q[h].data[i] = uniform(-0.3, 0.3), p.W_K[h].data[i] = uniform(-0.3, 0.3), p.W_V[h].data[i] = uniform(-1, 1);
+        for (int h = 0; h < H; h++)
+            for (int j = 0; j < DK; j++) p.b_Q[h].data[j] = uniform(-1, 1);
+        for (int i = 0; i < H * DK * D; i++) p.W_O.data[i] = uniform(-0.2, 0.2);
+        Trace t;
+        TraceError err;
+        if (!trace_run(&t, &p, &err)) {
+            CHECK(false, "trace failed: %s", err.message);
+            params_free(&p);
+            return;
+        }
+        Matrix q, k, v, sc, scaled, w, z, concat, out;
+        bool ok = mat_init(&q, N, DK) && mat_init(&k, N, DK) && mat_init(&v, N, DK) && mat_init(&sc, N, N) &&
+                  mat_init(&scaled, N, N) && mat_init(&w, N, N) && mat_init(&z, N, DK) && mat_init(&concat, N, H * DK) &&
+                  mat_init(&out, N, D);
+        CHECK(ok, "no memory");
+        int bad = 0;
+        for (int h = 0; ok && h < H; h++) {
+            mat_matmul_ref(&q, &p.X, &p.W_Q[h]), mat_add_row(&q, &p.b_Q[h]);
+            mat_matmul_ref(&k, &p.S, &p.W_K[h]), mat_add_row(&k, &p.b_K[h]);
+            mat_matmul_ref(&v, &p.S, &p.W_V[h]), mat_add_row(&v, &p.b_V[h]);
+            mat_matmul_bt_ref(&sc, &q, &k);
+            attn_scale(&scaled, &sc, DK);
+            if (causal) attn_mask_causal(&scaled);
+            mat_softmax_rows(&w, &scaled);
+            mat_matmul_ref(&z, &w, &v);
+            for (int r = 0; r < N; r++) memcpy(mat_row(&concat, r) + h * DK, mat_row(&z, r), sizeof(double) * DK);
+            if (!same_matrix(&sc, &t.head[h].scores) || !same_matrix(&w, &t.head[h].weights) || !same_matrix(&z, &t.head[h].Z))
+                bad++;
+        }
+        if (ok) {
+            mat_matmul_ref(&out, &concat, &p.W_O), mat_add_row(&out, &p.b_O);
+            if (!same_matrix(&out, &t.output)) bad++;
+        }
+        printf("trace %d x %d, %d heads%s, split over the cores: %d of %d matrices differ from the plain loops\n", N, D, H,
+               causal ? " (causal)" : "", bad, H + 1);
+        CHECK(bad == 0, "%d matrices of the split trace differ", bad);
+        mat_free(&q), mat_free(&k), mat_free(&v), mat_free(&sc), mat_free(&scaled), mat_free(&w), mat_free(&z);
+        mat_free(&concat), mat_free(&out);
+        trace_free(&t);
+        params_free(&p);
+    }
 }
 
 int main(void)
@@ -163,5 +270,6 @@ int main(void)
     test_exp();
     test_exp_rows();
     test_matmul();
+    test_trace_split();
     return check_report("test_fastpaths");
 }

@@ -29,6 +29,17 @@ if [ $# -ge 5 ]; then
         cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json $opt differs for $lesson"; exit 1; }
     done
     echo "ok   --json --decode and --tiles of the WebAssembly build equal the Linux build's"
+    # The core's fast paths (the WebAssembly SIMD matrix kernel) against the plain loops, bit for bit, in Node.
+    WEB_DIR=$(dirname "$5")
+    if [ -f "$WEB_DIR/test_fastpaths.js" ]; then
+        node "$WEB_DIR/test_fastpaths.js" >"$SHOTS/fastpaths.txt" 2>&1 || { cat "$SHOTS/fastpaths.txt"; echo "FAIL test_fastpaths under Node"; exit 1; }
+        echo "ok   test_fastpaths under Node: $(grep '^matmul: ' "$SHOTS/fastpaths.txt")"
+    fi
+    # The page's bert-base trace time beside the native build's (figures only, never a failure).
+    if [ -x "$(dirname "$4")/mha-bench" ] && [ -f "$WEB_DIR/mha-bench.js" ]; then
+        sh "$SRC/tests/bench_web.sh" "$(dirname "$4")/mha-bench" "$WEB_DIR/mha-bench.js" 3 5 | sed 's/^/bench /' ||
+            echo "bench (tests/bench_web.sh did not finish: not a test)"
+    fi
 fi
 # Size: the page with everything it loads (the lesson library included) under 5 MB.
 size=$(cat "$DIST/index.html" "$DIST/mha-tracer.js" "$DIST/mha-tracer.wasm" "$DIST/mha-tracer.data" | wc -c)

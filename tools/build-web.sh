@@ -104,11 +104,11 @@ nice cmake --build "$BUILD" -j"$JOBS" --target mha-tracer >"$CACHE/mha-build.log
     || { tail -60 "$CACHE/mha-build.log"; exit 1; }
 say "mha-tracer: $((SECONDS - t_app)) s"
 # The same sources as a command-line program under Node (no window): tests/test_web.sh compares its --json with
-# the Linux build's, bit for bit.
+# the Linux build's, bit for bit, runs test_fastpaths there and times mha-bench beside the native one.
 emcmake cmake -S "$ROOT" -B "$ROOT/build-web-cli" -DCMAKE_BUILD_TYPE=Release -DMHA_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_ROOT_PATH="$PREFIX" >"$CACHE/cli-configure.log" 2>&1 \
     || { tail -40 "$CACHE/cli-configure.log"; exit 1; }
-nice cmake --build "$ROOT/build-web-cli" -j"$JOBS" --target mha-tracer >"$CACHE/cli-build.log" 2>&1 \
+nice cmake --build "$ROOT/build-web-cli" -j"$JOBS" --target mha-tracer mha-bench test_fastpaths >"$CACHE/cli-build.log" 2>&1 \
     || { tail -60 "$CACHE/cli-build.log"; exit 1; }
 say "mha-tracer (page and Node command line): $((SECONDS - t_app)) s"
 

@@ -58,43 +58,60 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
     }
 }
 
-// The fast kernel. out is cut into MR x NR blocks; each block is summed in registers over a slice of
-// KC values of t, with the NR columns of b for that slice packed contiguously (so they stay in L1), then
-// stored; the next slice reloads the stored partial sums and goes on adding. The MR rows of a are read
-// where they are (a slice of KC values of MR rows stays in L1 while every panel of b goes by; packing
+// The fast kernels. out is cut into mr x nr blocks; each block is summed in registers over a slice of
+// KC values of t, with the nr columns of b for that slice packed contiguously (so they stay near), then
+// stored; the next slice reloads the stored partial sums and goes on adding. The mr rows of a are read
+// where they are (a slice of KC values of mr rows stays in L1 while every panel of b goes by; packing
 // them too cost a third of the time at BERT's sizes). Every out[i][j] still starts at 0.0 and adds
 // a[i][t] * b[t][j] for t = 0, 1, ..., k-1 in that order, each product rounded then added (no fused
-// multiply-add): the same bits as mat_matmul_ref.
-#define MR 4
-#define NR 8
+// multiply-add): the same bits as mat_matmul_ref, whichever kernel runs.
 #define KC 256
+#define MR_MAX 8
+#define NR_MAX 16
 
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
 
-// c (MR, NR; row stride ldc) = (first ? 0 : c) + ar (MR rows of kc values: ar[r][t])
-//                                                @ bp (kc, NR; packed row by row: bp[t*NR + j]).
-static void micro_plain(double *c, size_t ldc, const double *const ar[MR], const double *bp, int kc, bool first)
+#if defined(__GNUC__) || defined(__clang__)
+#define MAT_PREFETCH(p) __builtin_prefetch(p) // a hint only: never faults, changes no value
+#else
+#define MAT_PREFETCH(p) ((void)0)
+#endif
+
+// c (mr, nr; row stride ldc) = (first ? 0 : c) + ar (mr rows of kc values: ar[r][t])
+//                                                @ bp (kc, nr; row stride ldb: bp[t*ldb + j]).
+typedef void (*MicroKernel)(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc,
+                            bool first);
+
+typedef struct {
+    const char *name;
+    MicroKernel micro;
+    int mr, nr;
+} Kernel;
+
+// The portable block: 4 x 8 in plain C.
+static void micro_plain(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc, bool first)
 {
-    double acc[MR][NR];
-    for (int r = 0; r < MR; r++)
-        for (int j = 0; j < NR; j++) acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+    enum { R = 4, J = 8 };
+    double acc[R][J];
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < J; j++) acc[r][j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
     for (int t = 0; t < kc; t++) {
-        const double *br = bp + (size_t)t * NR;
-        for (int r = 0; r < MR; r++) {
+        const double *br = bp + (size_t)t * ldb;
+        for (int r = 0; r < R; r++) {
             double av = ar[r][t];
-            for (int j = 0; j < NR; j++) acc[r][j] += av * br[j];
+            for (int j = 0; j < J; j++) acc[r][j] += av * br[j];
         }
     }
-    for (int r = 0; r < MR; r++)
-        for (int j = 0; j < NR; j++) c[(size_t)r * ldc + (size_t)j] = acc[r][j];
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < J; j++) c[(size_t)r * ldc + (size_t)j] = acc[r][j];
 }
 
-// The same with AVX2 intrinsics: 8 accumulators of 4 doubles; separate multiply and add (no FMA).
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
-#define MAT_HAVE_AVX2 1
+#define MAT_HAVE_X86 1
 #include <immintrin.h>
-__attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *const ar[MR],
-                                                        const double *bp, int kc, bool first)
+// The same with AVX2 intrinsics: 4 x 8, 8 accumulators of 4 doubles; separate multiply and add (no FMA).
+__attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, const double *const *ar,
+                                                        const double *bp, size_t ldb, int kc, bool first)
 {
     __m256d c00, c01, c10, c11, c20, c21, c30, c31;
     if (first) {
@@ -106,7 +123,8 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
         c30 = _mm256_loadu_pd(c + 3 * ldc), c31 = _mm256_loadu_pd(c + 3 * ldc + 4);
     }
     const double *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3];
-    for (int t = 0; t < kc; t++, bp += NR) {
+    for (int t = 0; t < kc; t++, bp += ldb) {
+        _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
         __m256d b0 = _mm256_loadu_pd(bp), b1 = _mm256_loadu_pd(bp + 4);
         __m256d av = _mm256_broadcast_sd(a0 + t);
         c00 = _mm256_add_pd(c00, _mm256_mul_pd(av, b0));
@@ -126,76 +144,181 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
     _mm256_storeu_pd(c + 2 * ldc, c20), _mm256_storeu_pd(c + 2 * ldc + 4, c21);
     _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
 }
-#endif
 
-typedef void (*MicroKernel)(double *c, size_t ldc, const double *const ar[MR], const double *bp, int kc, bool first);
-
-static MicroKernel pick_kernel(void)
+// AVX-512: 8 x 16, 16 accumulators of 8 doubles (of the 32 registers), so that the adds of one step never
+// wait for the previous step's; still a multiply rounded, then an add rounded.
+#define AVX512_ROW_LOAD(r)                                                                                  \
+    c##r##0 = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (r) * ldc);                               \
+    c##r##1 = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (r) * ldc + 8)
+#define AVX512_ROW_STEP(r)                                                                                  \
+    av = _mm512_set1_pd(ar[r][t]);                                                                        \
+    c##r##0 = _mm512_add_pd(c##r##0, _mm512_mul_pd(av, b0));                                                \
+    c##r##1 = _mm512_add_pd(c##r##1, _mm512_mul_pd(av, b1))
+#define AVX512_ROW_STORE(r) _mm512_storeu_pd(c + (r) * ldc, c##r##0), _mm512_storeu_pd(c + (r) * ldc + 8, c##r##1)
+__attribute__((target("avx512f"))) static void micro_avx512(double *c, size_t ldc, const double *const *ar,
+                                                             const double *bp, size_t ldb, int kc, bool first)
 {
-#ifdef MAT_HAVE_AVX2
-    if (__builtin_cpu_supports("avx2")) return micro_avx2;
+    __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, av;
+    AVX512_ROW_LOAD(0); AVX512_ROW_LOAD(1); AVX512_ROW_LOAD(2); AVX512_ROW_LOAD(3);
+    AVX512_ROW_LOAD(4); AVX512_ROW_LOAD(5); AVX512_ROW_LOAD(6); AVX512_ROW_LOAD(7);
+    for (int t = 0; t < kc; t++, bp += ldb) {
+        _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
+        _mm_prefetch((const char *)(bp + 8 * ldb + 8), _MM_HINT_T0);
+        __m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
+        AVX512_ROW_STEP(0); AVX512_ROW_STEP(1); AVX512_ROW_STEP(2); AVX512_ROW_STEP(3);
+        AVX512_ROW_STEP(4); AVX512_ROW_STEP(5); AVX512_ROW_STEP(6); AVX512_ROW_STEP(7);
+    }
+    AVX512_ROW_STORE(0); AVX512_ROW_STORE(1); AVX512_ROW_STORE(2); AVX512_ROW_STORE(3);
+    AVX512_ROW_STORE(4); AVX512_ROW_STORE(5); AVX512_ROW_STORE(6); AVX512_ROW_STORE(7);
+}
+#undef AVX512_ROW_LOAD
+#undef AVX512_ROW_STEP
+#undef AVX512_ROW_STORE
 #endif
-    return micro_plain;
+
+#if defined(__wasm_simd128__)
+#define MAT_HAVE_WASM_SIMD 1
+#include <wasm_simd128.h>
+// WebAssembly SIMD (the page, built with -msimd128): 4 x 4, 8 accumulators of 2 doubles (the engines give
+// 16 registers of 128 bits); a multiply rounded, then an add rounded, as everywhere.
+#define WASM_ROW_LOAD(r)                                                                                    \
+    c##r##0 = first ? wasm_f64x2_splat(0.0) : wasm_v128_load(c + (r) * ldc);                              \
+    c##r##1 = first ? wasm_f64x2_splat(0.0) : wasm_v128_load(c + (r) * ldc + 2)
+#define WASM_ROW_STEP(r)                                                                                    \
+    av = wasm_f64x2_splat(ar[r][t]);                                                                      \
+    c##r##0 = wasm_f64x2_add(c##r##0, wasm_f64x2_mul(av, b0));                                             \
+    c##r##1 = wasm_f64x2_add(c##r##1, wasm_f64x2_mul(av, b1))
+#define WASM_ROW_STORE(r) wasm_v128_store(c + (r) * ldc, c##r##0), wasm_v128_store(c + (r) * ldc + 2, c##r##1)
+static void micro_wasm(double *c, size_t ldc, const double *const *ar, const double *bp, size_t ldb, int kc, bool first)
+{
+    v128_t c00, c01, c10, c11, c20, c21, c30, c31, av;
+    WASM_ROW_LOAD(0); WASM_ROW_LOAD(1); WASM_ROW_LOAD(2); WASM_ROW_LOAD(3);
+    for (int t = 0; t < kc; t++, bp += ldb) {
+        v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 2);
+        WASM_ROW_STEP(0); WASM_ROW_STEP(1); WASM_ROW_STEP(2); WASM_ROW_STEP(3);
+    }
+    WASM_ROW_STORE(0); WASM_ROW_STORE(1); WASM_ROW_STORE(2); WASM_ROW_STORE(3);
+}
+#undef WASM_ROW_LOAD
+#undef WASM_ROW_STEP
+#undef WASM_ROW_STORE
+#endif
+
+// The kernels by MatKernel (named even where not compiled in), and whether this CPU can run each.
+#ifdef MAT_HAVE_X86
+#define MICRO_AVX2 micro_avx2
+#define MICRO_AVX512 micro_avx512
+#else
+#define MICRO_AVX2 NULL
+#define MICRO_AVX512 NULL
+#endif
+#ifdef MAT_HAVE_WASM_SIMD
+#define MICRO_WASM micro_wasm
+#else
+#define MICRO_WASM NULL
+#endif
+static const Kernel KERNELS[MAT_KERNEL_COUNT] = {
+    [MAT_KERNEL_PORTABLE] = {"portable", micro_plain, 4, 8},
+    [MAT_KERNEL_AVX2] = {"avx2", MICRO_AVX2, 4, 8},
+    [MAT_KERNEL_AVX512] = {"avx512", MICRO_AVX512, 8, 16},
+    [MAT_KERNEL_WASM_SIMD] = {"wasm-simd128", MICRO_WASM, 4, 4},
+};
+
+bool mat_kernel_available(MatKernel k)
+{
+    if (k < 0 || k >= MAT_KERNEL_COUNT || !KERNELS[k].micro) return false;
+#ifdef MAT_HAVE_X86
+    if (k == MAT_KERNEL_AVX2) return __builtin_cpu_supports("avx2");
+    if (k == MAT_KERNEL_AVX512) return __builtin_cpu_supports("avx512f");
+#endif
+    return true;
 }
 
-static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, MicroKernel micro)
+MatKernel mat_kernel_best(void)
 {
-    int n = a->rows, k = a->cols, p = b->cols;
+    for (int k = MAT_KERNEL_COUNT - 1; k > 0; k--)
+        if (mat_kernel_available((MatKernel)k)) return (MatKernel)k;
+    return MAT_KERNEL_PORTABLE;
+}
+
+const char *mat_kernel_name(MatKernel k) { return k >= 0 && k < MAT_KERNEL_COUNT && KERNELS[k].name ? KERNELS[k].name : "?"; }
+
+// Up to this many blocks of rows of a, b is read where it is (each value of b is used by so few blocks that
+// copying it costs more than it saves: 40 % of the paper case's 10-token trace went to packing the weights).
+#define IN_PLACE_BLOCKS 3
+
+static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern)
+{
+    int n = a->rows, k = a->cols, p = b->cols, mr_full = kern->mr, nr_full = kern->nr;
     if (n == 0 || p == 0) return;
-    int panels = (p + NR - 1) / NR, blocks = (n + MR - 1) / MR, kcmax = k < KC ? k : KC;
-    // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*NR ..
-    // j*NR+NR-1 as KC rows of NR, zeros past the right edge), filled reading b row by row so the weights
-    // stream from memory in order. The kernel then reads it in order.
+    int panels = (p + nr_full - 1) / nr_full, blocks = (n + mr_full - 1) / mr_full, kcmax = k < KC ? k : KC;
+    // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*nr ..
+    // j*nr+nr-1 as KC rows of nr, zeros past the right edge). Filled panel by panel so the slab is written
+    // in order (each line of b is read once; writing row by row into every panel at once scattered the
+    // stores over pages). The kernel then reads it in order. With few blocks of a, only the last, partial
+    // panel is copied (into the slab's first panel) and the full ones are read in b, row stride p.
+    bool in_place = blocks <= IN_PLACE_BLOCKS;
+    int packed = in_place ? 1 : panels, first_packed = in_place ? panels - 1 : 0;
     double *slab = NULL;
-    if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096) slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)panels * NR);
+    if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096)
+        slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)packed * (size_t)nr_full);
     if (!slab) { // tiny (the classroom lessons), or no memory: the plain loop
         mat_matmul_ref(out, a, b);
         return;
     }
-    double edge[MR * NR] = {0}; // a partial block at the right edge, summed here then copied out
-    size_t lda = (size_t)k, ldc = (size_t)p;
+    double edge[MR_MAX * NR_MAX]; // a partial block at an edge, summed here then copied out
+    size_t lda = (size_t)k, ldc = (size_t)p, nrs = (size_t)nr_full;
     for (int t0 = 0; t0 < k; t0 += KC) {
         int kc = k - t0 < KC ? k - t0 : KC;
         bool first = t0 == 0;
-        for (int t = 0; t < kc; t++) {
-            const double *br = b->data + (size_t)(t0 + t) * ldc;
-            for (int jp = 0; jp < panels; jp++) {
-                double *d = slab + ((size_t)jp * (size_t)kc + (size_t)t) * NR;
-                int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
-                if (nr == NR) {
-                    memcpy(d, br + j0, sizeof(double) * NR);
-                    continue;
-                }
-                for (int j = 0; j < nr; j++) d[j] = br[j0 + j];
-                for (int j = nr; j < NR; j++) d[j] = 0.0;
+        for (int jp = first_packed; jp < panels; jp++) {
+            int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
+            if (in_place && nr == nr_full) break; // no partial panel
+            double *d = slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
+            const double *br = b->data + (size_t)t0 * ldc + (size_t)j0;
+            for (int t = 0; t < kc; t++, d += nrs, br += ldc) { // a loop, not memcpy: 32 to 128 bytes a call
+                MAT_PREFETCH(br + 8 * ldc);                       // 8 rows ahead: a new page each row of a
+                MAT_PREFETCH(br + 8 * ldc + nrs - 1);             // wide b, where the hardware does not look
+                for (int j = 0; j < nr; j++) d[j] = br[j];
+                for (int j = nr; j < nr_full; j++) d[j] = 0.0;
             }
         }
         for (int ib = 0; ib < blocks; ib++) {
-            int i0 = ib * MR, mr = n - i0 < MR ? n - i0 : MR;
-            const double *ar[MR];
-            for (int r = 0; r < MR; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
+            int i0 = ib * mr_full, mr = n - i0 < mr_full ? n - i0 : mr_full;
+            const double *ar[MR_MAX];
+            for (int r = 0; r < mr_full; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
             for (int jp = 0; jp < panels; jp++) {
-                const double *bp = slab + (size_t)jp * (size_t)kc * NR;
-                int j0 = jp * NR, nr = p - j0 < NR ? p - j0 : NR;
+                int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
+                bool from_b = in_place && nr == nr_full;
+                const double *bp = from_b ? b->data + (size_t)t0 * ldc + (size_t)j0
+                                          : slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
+                size_t ldb = from_b ? ldc : nrs;
                 double *c = out->data + (size_t)i0 * ldc + (size_t)j0;
-                if (mr == MR && nr == NR) {
-                    micro(c, ldc, ar, bp, kc, first);
+                if (mr == mr_full && nr == nr_full) {
+                    kern->micro(c, ldc, ar, bp, ldb, kc, first);
                     continue;
                 }
                 for (int r = 0; r < mr; r++)
-                    for (int j = 0; j < nr; j++) edge[r * NR + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-                micro(edge, NR, ar, bp, kc, first);
+                    for (int j = 0; j < nr; j++) edge[r * nr_full + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+                kern->micro(edge, nrs, ar, bp, ldb, kc, first);
                 for (int r = 0; r < mr; r++)
-                    for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * NR + j];
+                    for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * nr_full + j];
             }
         }
     }
     free(slab);
 }
 
-void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, pick_kernel()); }
+bool mat_matmul_with(Matrix *out, const Matrix *a, const Matrix *b, MatKernel k)
+{
+    if (!mat_kernel_available(k)) return false;
+    matmul_packed(out, a, b, &KERNELS[k]);
+    return true;
+}
 
-void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, micro_plain); }
+void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, &KERNELS[mat_kernel_best()]); }
+
+void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, &KERNELS[MAT_KERNEL_PORTABLE]); }
 
 // out (n, m) = a (n, k) @ b^T, b is (m, k): each entry is the dot product of two rows, summed in t order.
 void mat_matmul_bt_ref(Matrix *out, const Matrix *a, const Matrix *b)

@@ -26,11 +26,18 @@ static inline double mat_get(const Matrix *m, int r, int c) { return m->data[(si
 static inline void mat_set(Matrix *m, int r, int c, double v) { m->data[(size_t)r * (size_t)m->cols + (size_t)c] = v; }
 
 // out (n, p) = a (n, k) @ b (k, p). out must already have shape (n, p) and must not alias a or b.
-// A packed, register-blocked kernel (AVX2 when the CPU has it); it sums in the same order as
+// A packed, register-blocked kernel (AVX-512 or AVX2 when the CPU has it); it sums in the same order as
 // mat_matmul_ref without fused multiply-add, so the bits are the same.
 void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b);
 // mat_matmul with the portable C block kernel the CPUs without AVX2 use (for the tests on any machine).
 void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b);
+// The block kernels mat_matmul chooses from at run time (the best this CPU runs); all give the same bits.
+typedef enum { MAT_KERNEL_PORTABLE, MAT_KERNEL_AVX2, MAT_KERNEL_AVX512, MAT_KERNEL_WASM_SIMD, MAT_KERNEL_COUNT } MatKernel;
+bool mat_kernel_available(MatKernel k); // compiled in, and this CPU (and OS) runs it
+MatKernel mat_kernel_best(void);        // the one mat_matmul uses
+const char *mat_kernel_name(MatKernel k);
+// mat_matmul with kernel k; false (out untouched) when this CPU cannot run it.
+bool mat_matmul_with(Matrix *out, const Matrix *a, const Matrix *b, MatKernel k);
 // out (n, m) = a (n, k) @ b^T where b is (m, k). Same bits as mat_matmul_bt_ref.
 void mat_matmul_bt(Matrix *out, const Matrix *a, const Matrix *b);
 // The plain reference loops the fast versions are tested against.

@@ -267,6 +267,36 @@ static int run_heads(void *arg)
 
 // Below this many multiply-adds per trace a second thread costs more than it saves.
 #define TRACE_THREAD_MIN_WORK 2000000.0
+// At most this many threads for one trace (a classroom's machine has 2 to 8 cores).
+#define TRACE_MAX_THREADS 8
+
+// How many threads a trace of this much work splits over: 1 below TRACE_THREAD_MIN_WORK, else one a core,
+// at most parts (heads, or blocks of rows), TRACE_MAX_THREADS, and one per half of TRACE_THREAD_MIN_WORK
+// (starting a thread costs about what a thread does with less).
+static int thread_count(double work, int parts)
+{
+    if (work < TRACE_THREAD_MIN_WORK || parts < 2) return 1;
+    int n = platform_cpu_count();
+    if (n > parts) n = parts;
+    if ((double)n > work / (TRACE_THREAD_MIN_WORK / 2)) n = (int)(work / (TRACE_THREAD_MIN_WORK / 2));
+    return n > TRACE_MAX_THREADS ? TRACE_MAX_THREADS : n < 1 ? 1 : n;
+}
+
+// fn(job i) for i = 0 .. count-1 (jobs of size bytes each): job 0 on this thread, the others on their own
+// threads (or here, one after another, when a thread cannot start); returns when all are done.
+static void run_jobs(int (*fn)(void *), void *jobs, size_t size, int count)
+{
+    PlatformThread *workers[TRACE_MAX_THREADS] = {NULL};
+    char *base = jobs;
+    for (int i = 1; i < count; i++) workers[i] = platform_thread_start(fn, base + (size_t)i * size);
+    fn(base);
+    for (int i = 1; i < count; i++) {
+        if (workers[i])
+            platform_thread_join(workers[i]);
+        else
+            fn(base + (size_t)i * size);
+    }
+}
 
 typedef struct {
     Matrix out, a;
@@ -276,27 +306,26 @@ typedef struct {
 static int matmul_job(void *arg)
 {
     MatmulJob *job = arg;
-    mat_matmul(&job->out, &job->a, job->b);
+    if (job->a.rows > 0) mat_matmul(&job->out, &job->a, job->b);
     return 0;
 }
 
-// out (n, p) = a (n, k) @ b (k, p), the bottom half of the rows on a second thread when there are many
-// (each row is computed exactly as one mat_matmul would, so the bits do not depend on the split).
-static void matmul_two_threads(Matrix *out, const Matrix *a, const Matrix *b)
+// out (n, p) = a (n, k) @ b (k, p), the rows split over the cores when there are many (each row is
+// computed exactly as one mat_matmul would, so the bits do not depend on the split).
+static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
 {
-    int n = a->rows, half = n / 2;
-    if (n < 32 || (double)n * a->cols * b->cols < TRACE_THREAD_MIN_WORK) {
+    int n = a->rows, parts = thread_count((double)n * a->cols * b->cols, n / 16);
+    if (parts < 2) {
         mat_matmul(out, a, b);
         return;
     }
-    MatmulJob top = {{half, out->cols, out->data}, {half, a->cols, a->data}, b};
-    MatmulJob bottom = {{n - half, out->cols, mat_row(out, half)}, {n - half, a->cols, mat_row(a, half)}, b};
-    PlatformThread *worker = platform_thread_start(matmul_job, &bottom);
-    matmul_job(&top);
-    if (worker)
-        platform_thread_join(worker);
-    else
-        matmul_job(&bottom);
+    MatmulJob jobs[TRACE_MAX_THREADS];
+    for (int i = 0; i < parts; i++) { // rows [r0, r1), in multiples of 8 (whole blocks of the kernels)
+        int r0 = (int)((long)n * i / parts) & ~7, r1 = i + 1 == parts ? n : (int)((long)n * (i + 1) / parts) & ~7;
+        jobs[i] = (MatmulJob){{r1 - r0, out->cols, r1 > r0 ? mat_row(out, r0) : NULL},
+                              {r1 - r0, a->cols, r1 > r0 ? mat_row(a, r0) : NULL}, b};
+    }
+    run_jobs(matmul_job, jobs, sizeof jobs[0], parts);
 }
 
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
@@ -331,19 +360,14 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             return fail(err, STAGE_INPUT, h, "out of memory");
         }
     }
-    // Large lessons: the second half of the heads on a second thread (the machine the class uses has at
-    // least two cores). Small ones, or when no thread can be started: all on this one.
+    // Large lessons: the heads split over the cores (a classroom's machine has at least two), each thread a
+    // run of consecutive heads. Small ones, or when no thread can be started: all on this one.
     double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
                                                         + 2.0 * (double)p->n * p->m);
-    HeadJob mine = {t, p, 0, p->heads, failed}, other = mine;
-    PlatformThread *worker = NULL;
-    if (p->heads >= 2 && work >= TRACE_THREAD_MIN_WORK) {
-        other.h0 = mine.h1 = p->heads / 2;
-        worker = platform_thread_start(run_heads, &other);
-        if (!worker) mine.h1 = p->heads;
-    }
-    run_heads(&mine);
-    if (worker) platform_thread_join(worker);
+    int parts = thread_count(work, p->heads);
+    HeadJob jobs[TRACE_MAX_THREADS];
+    for (int i = 0; i < parts; i++) jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed};
+    run_jobs(run_heads, jobs, sizeof jobs[0], parts);
     for (int h = 0; h < p->heads; h++) {
         if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
             Stage stage = failed[h];
@@ -371,11 +395,11 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             trace_free(t);
             return fail(err, STAGE_OUTPUT, -1, "out of memory");
         }
-        matmul_two_threads(&t->full_output, &t->concat, &p->W_O);
+        matmul_threads(&t->full_output, &t->concat, &p->W_O);
         mat_add_row(&t->full_output, &p->b_O);
         attn_ablate(&t->concat, ablated, p->heads, p->d_k);
     }
-    matmul_two_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
+    matmul_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
     mat_add_row(&t->output, &p->b_O);
     if (!mat_all_finite(&t->output, false) || (ablated && !mat_all_finite(&t->full_output, false))) {
         trace_free(t);

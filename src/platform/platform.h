@@ -16,6 +16,8 @@ typedef struct PlatformThread PlatformThread;
 PlatformThread *platform_thread_start(int (*fn)(void *), void *arg);
 // Waits for the thread to end and frees it.
 void platform_thread_join(PlatformThread *t);
+// The processors online (at least 1; 1 where threads cannot start, as in the browser).
+int platform_cpu_count(void);
 
 // --- what is at a path ---
 typedef enum {

@@ -54,6 +54,16 @@ void platform_thread_join(PlatformThread *t)
     free(t);
 }
 
+int platform_cpu_count(void)
+{
+#if defined(_SC_NPROCESSORS_ONLN) && !defined(__EMSCRIPTEN__)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+#else
+    return 1;
+#endif
+}
+
 static void fill(PlatformStat *st, const struct stat *sb)
 {
     st->kind = S_ISREG(sb->st_mode)    ? PLATFORM_REGULAR

@@ -115,6 +115,13 @@ void platform_thread_join(PlatformThread *t)
     free(t);
 }
 
+int platform_cpu_count(void)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors < 1 ? 1 : si.dwNumberOfProcessors > 1024 ? 1024 : (int)si.dwNumberOfProcessors;
+}
+
 // --- what is at a path ---
 // 100 ns ticks since 1601 -> seconds and nanoseconds since 1970.
 static void file_time(FILETIME ft, long long *sec, long long *nsec)
