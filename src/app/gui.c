@@ -239,7 +239,9 @@ static void build_scene(Gui *g, int w, int h)
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
     char busy[2600];
     if (g->xjob.busy) export_progress_line(g, busy, sizeof busy);
+    int edits = session_edit_count(&g->doc);
     SceneExtras ex = {.original = &g->doc.lesson.params,
+                      .edits = &edits,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
@@ -777,6 +779,7 @@ static void set_icon(Gui *g)
 
 static void gui_free(Gui *g)
 {
+    if (g->stats) fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
     // Gone from the screen first: freeing every cached text's texture one by one (up to CACHE_HIGH_WATER of them,
     // draw_sdl.c) and the renderer may take a while on some drivers (seconds under Wine, issue 25).
     if (g->win) SDL_HideWindow(g->win);
@@ -864,6 +867,7 @@ static void apply_fullscreen(Gui *g)
 // export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
 static void gui_turn(Gui *g, bool block)
 {
+    Uint64 turn_start = SDL_GetPerformanceCounter();
     if (g->st.fullscreen != g->fullscreen_applied) {
         apply_fullscreen(g);
         g->dirty = true;
@@ -908,7 +912,11 @@ static void gui_turn(Gui *g, bool block)
     if (g->driver && wait > driver_wait) wait = driver_wait;
     if (!block) wait = 0;
     SDL_Event e;
-    if (SDL_WaitEventTimeout(&e, wait)) {
+    Uint64 wait_start = SDL_GetPerformanceCounter();
+    bool got = SDL_WaitEventTimeout(&e, wait);
+    Uint64 events_start = SDL_GetPerformanceCounter();
+    Uint32 first_type = got ? e.type : 0;
+    if (got) {
         g->dirty |= handle_event(g, &e);
         while (!g->quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
@@ -919,6 +927,14 @@ static void gui_turn(Gui *g, bool block)
     if (!g->xjob.busy && SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) { // (a reload waits for an export)
         g->dirty |= poll_watch(g);
         g->next_watch = SDL_GetTicks() + WATCH_MS;
+    }
+    if (g->stats) { // the turn's own work (its wait for an event left out): a frame should not wait on it long
+        double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
+        double before = (double)(wait_start - turn_start) * f, after = (double)(SDL_GetPerformanceCounter() - events_start) * f;
+        if (before + after > g->longest_turn_ms) g->longest_turn_ms = before + after;
+        if (before + after > 20.0)
+            fprintf(stderr, "slow turn: %.1f ms (redraw and polls %.1f ms, events %.1f ms, first event 0x%x)\n", before + after,
+                    before, after, (unsigned)first_type);
     }
 }
 

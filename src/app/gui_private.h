@@ -69,6 +69,7 @@ struct Gui {
     const GuiDriver *driver;
     Uint64 t_entry;
     double lesson_ms, sdl_ms, window_ms;
+    double longest_turn_ms; // MHA_TRACER_STATS: the longest turn's own work (printed at the end)
 };
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.

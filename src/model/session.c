@@ -158,6 +158,7 @@ static bool load_document(Session *s, const char *path, SessionError *err)
     s->edit = edit;
     s->trace = t;
     s->loaded = true;
+    s->edit_count = 0; // the file's own values
     s->loads++;
     set_error(err, "");
     return true;
@@ -208,6 +209,10 @@ Lesson session_shown(const Session *s)
     return shown;
 }
 
+// The count of edited values, kept with every change of s->edit (each is traced again, or shown with the trace
+// the worker made): counting them compares every weight (2.4 M at BERT's shape), too slow for every frame.
+static void recount(Session *s) { s->edit_count = s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0; }
+
 // Traces s->edit again into s->trace; false (s->trace kept) when the trace fails.
 static bool retrace(Session *s, SessionError *err)
 {
@@ -220,6 +225,7 @@ static bool retrace(Session *s, SessionError *err)
     trace_free(&s->trace);
     s->trace = t;
     drop_comparison(s);
+    recount(s);
     return true;
 }
 
@@ -241,10 +247,7 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
     return true;
 }
 
-int session_edit_count(const Session *s)
-{
-    return s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0;
-}
+int session_edit_count(const Session *s) { return s->loaded ? s->edit_count : 0; }
 
 int session_revert(Session *s, SessionError *err)
 {
@@ -268,6 +271,7 @@ int session_revert(Session *s, SessionError *err)
     s->edit = p;
     s->trace = t;
     drop_comparison(s);
+    s->edit_count = 0;
     return n;
 }
 
@@ -575,6 +579,7 @@ static bool show_job(Session *s, SessionError *err)
     trace_free(&s->trace);
     s->trace = j->trace;
     drop_comparison(s);
+    recount(s);
     return true;
 }
 

@@ -66,6 +66,7 @@ typedef struct {
     Lesson lesson;        // as in the file: what session_revert goes back to
     AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
     Trace trace;          // the trace of edit
+    int edit_count;       // the values of edit that differ from the file's (session_edit_count), kept up to date
     bool loaded;          // a lesson is held (false until the first session_load that succeeds)
     char path[1024];      // the watched file ("" for the built-in lesson)
     SessionStamp stamp;   // of path, when last looked at

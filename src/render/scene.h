@@ -134,6 +134,8 @@ typedef struct {
     const LessonQuestion *question;
     const SessionTrain *train;  // training on the lesson's task: a strip with the loss curve and the checkpoints
                                 // under the header while train->active (NULL or inactive: none)
+    const int *edits;           // the count of lesson->params' values that differ from original, when the caller
+                                // keeps it (session_edit_count); NULL: counted here (every weight compared)
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.
