@@ -184,14 +184,15 @@ static const char *panel_key(ViewPanel p)
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
 //         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 ask=0|1 export=0|1 note=0|1
+//         running=0|1 edits=E banner=0|1 ask=0|1 retrace=0|1 export=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
 // is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
 // segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
 // values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
-// edits) is on screen; export: an export is being written on the worker; note: a note (an export's, Esc's
+// edits) is on screen; retrace: an edit is being traced on the worker (the results shown are the previous
+// ones); export: an export is being written on the worker; note: a note (an export's, Esc's
 // hint) is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
@@ -211,13 +212,13 @@ static void report_frame(Gui *g, int w, int h)
     const ViewState *st = &g->st;
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d export=%d note=%d\n",
+            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d retrace=%d export=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
 
@@ -238,14 +239,17 @@ static void build_scene(Gui *g, int w, int h)
 {
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
     char busy[2600];
+    bool recomputing = session_retrace_busy(&g->doc);
     if (g->xjob.busy) export_progress_line(g, busy, sizeof busy);
+    else if (recomputing) // the board shows the edited value beside the results of the values before it
+        snprintf(busy, sizeof busy, "%s", TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the previous ones)"));
     int edits = session_edit_count(&g->doc);
     SceneExtras ex = {.original = &g->doc.lesson.params,
                       .edits = &edits,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
-                      .status = g->xjob.busy ? busy : g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
+                      .status = g->xjob.busy || recomputing ? busy : g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
@@ -417,6 +421,8 @@ static void export_start(Gui *g, GuiExportKind kind)
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         return;
     }
+    SessionError err;
+    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
     GuiExportJob *j = &g->xjob;
     j->kind = kind;
     j->doc = &g->doc;
@@ -496,6 +502,8 @@ static bool export_poll(Gui *g)
 // quits as usual; a second one stops it before it writes anything.
 static void ask_quit(Gui *g)
 {
+    SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
+    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
     if (!g->xjob.busy) {
         gui_ask_quit(g);
         return;
@@ -885,6 +893,16 @@ static void gui_turn(Gui *g, bool block)
         g->driver = NULL;
         g->dirty = true;
     }
+    // An edit's trace on the worker: shown when done (or the edits undone when it fails).
+    if (session_retrace_busy(&g->doc)) {
+        SessionError err;
+        SessionRetracePoll r = session_retrace_poll(&g->doc, &err);
+        if (r == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+        if (r != SESSION_RETRACE_IDLE) {
+            redraw(g);
+            g->dirty = false;
+        }
+    }
     // An export on the worker: its progress or its end shown. Training waits for it (the export reads the session).
     bool exporting = g->xjob.busy;
     if (exporting && export_poll(g)) {
@@ -907,6 +925,7 @@ static void gui_turn(Gui *g, bool block)
     if (g->doc.train.running && SDL_TICKS_PASSED(wake, g->train_next)) wake = g->train_next;
     if (training && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
     if (g->xjob.busy && SDL_TICKS_PASSED(wake, now + GUI_EXPORT_POLL_MS)) wake = now + GUI_EXPORT_POLL_MS;
+    if (session_retrace_busy(&g->doc) && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
     if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
     int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
     if (g->driver && wait > driver_wait) wait = driver_wait;
@@ -955,6 +974,7 @@ int gui_run(const GuiOptions *opt)
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
     g->doc.train.async = true; // training on the worker thread: no frame waits for a step
+    g->doc.retrace_async = true; // an edit's trace too: the frame shows the last one, marked, until it is done
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
