@@ -411,17 +411,9 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     int bar = colorbar_width(c, m);
     int gw = w - bar - c->num_font / 2;
     int stride = heat_grid_stride(p);
-    if (stride > 1) { // said under the grid: the class must not take a sample for every cell
-        char note[300], fitted[300];
-        int nf = c->num_font * 3 / 5, nh = line_h(c, FONT_REGULAR, nf) + c->num_font / 6;
-        // TRANSLATORS: under the all-heads grid of a huge lesson: "Sampled: 256 of 512 queries and keys per head
-        // shown (one in 2), each square standing for 2x2 cells".
-        snprintf(note, sizeof note, TR("Sampled: %d of %d queries and keys per head shown (one in %d), each square standing for %dx%d cells"),
-                 (p->m + stride - 1) / stride, p->m, stride, stride, stride);
-        fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h - nh, w, nh, CENTER, fitted);
-        h -= nh;
-    }
+    int nf = c->num_font * 3 / 5, nh = stride > 1 ? line_h(c, FONT_REGULAR, nf) + c->num_font / 6 : 0;
+    h -= nh; // (a line under the grid for the sample's note)
+    size_t first_cmd = c->s->count;
     int cols = heat_grid_cols(p, gw, h), rows = (p->heads + cols - 1) / cols;
     int pw = gw / cols, ph = h / rows;
     int pad = c->num_font / 4;
@@ -430,6 +422,17 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
         int gy, gh;
         draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
                      NULL);
+    }
+    bool cells = false; // (too small a panel draws no cells: then there is no sample to speak of)
+    for (size_t k = first_cmd; k < c->s->count && !cells; k++) cells = c->s->cmds[k].role == ROLE_CELL;
+    if (stride > 1 && cells) { // said under the grid: the class must not take a sample for every cell
+        char note[300], fitted[300];
+        // TRANSLATORS: under the all-heads grid of a huge lesson: "Sampled: 256 of 512 queries and keys per head
+        // shown (one in 2), each square standing for 2x2 cells".
+        snprintf(note, sizeof note, TR("Sampled: %d of %d queries and keys per head shown (one in %d), each square standing for %dx%d cells"),
+                 (p->m + stride - 1) / stride, p->m, stride, stride, stride);
+        fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h, w, nh, CENTER, fitted);
     }
     draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
 }
