@@ -66,3 +66,10 @@ set_tests_properties(test_gui_train PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 add_test(NAME test_gui_clipboard
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_clipboard.sh $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_gui_clipboard PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# The window's exports on a worker thread (issue 27): frames and keys go on while a large lesson's export is
+# written; a second E waits, Q waits for the files, a second Q stops the export before it writes.
+add_test(NAME test_gui_export_worker
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_export_worker.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_gui_export_worker PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)

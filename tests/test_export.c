@@ -987,7 +987,7 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(trace_run(&et, &e, &terr), "trace");
     Lesson shown = *L;
     shown.params = e;
-    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL};
+    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL, NULL};
     w.view = &ex;
     st.stage_index = 0;
     st.pinned = (CellRef){MAT_X, 0, 0, 0};
@@ -1030,6 +1030,100 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+
+// Issue 27: the all-heads grid of a huge lesson (512 tokens, 15 heads of d_k 1: 3.9 M cells) is a sample of at
+// most SCENE_GRID_MAX_CELLS cells, said under it; one head's heatmap keeps every cell.
+static void test_sampled_grid(Exporter *x)
+{
+    char *json = malloc(8000);
+    if (!json) return;
+    int at = snprintf(json, 8000, "{\"title\": \"big\", \"sentence\": \"");
+    for (int i = 0; i < 512; i++) at += snprintf(json + at, 8000 - (size_t)at, "%st%d", i ? " " : "", i);
+    snprintf(json + at, 8000 - (size_t)at, "\", \"embeddings\": {\"random\": {\"seed\": 1, \"std\": 0.5}}, \"d_model\": 15, "
+             "\"heads\": 15, \"d_k\": 1, \"mask\": \"causal\", \"weights\": {\"random\": {\"seed\": 2}}}");
+    Lesson B;
+    LessonError lerr;
+    Trace BT;
+    TraceError terr;
+    bool parsed = lesson_parse(&B, json, strlen(json), "big.json", &lerr);
+    free(json);
+    CHECK(parsed, "big lesson: %s", lerr.message);
+    if (!parsed) return;
+    bool traced = trace_run(&BT, &B.params, &terr);
+    CHECK(traced, "big lesson traces: %s", terr.message);
+    if (traced) {
+        TextMetrics tm = export_metrics(x);
+        Scene s;
+        scene_init(&s);
+        int other;
+        HeatmapSpec all = {MAT_SCORES, -1, 2.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+        CHECK(export_build_heatmap(&s, &all, &B, &BT, &tm), "the all-heads grid of the big lesson");
+        int cells = tagged_cells(&s, MAT_SCORES, &other);
+        CHECK(cells > 0 && cells <= SCENE_GRID_MAX_CELLS, "all heads: %d cells drawn (at most %.0f)", cells,
+              SCENE_GRID_MAX_CELLS);
+        CHECK(cells == 15 * 256 * 256, "all heads: every 2nd query and key of 15 heads, %d cells", cells);
+        CHECK(has_text(&s, "Sampled: 256 of 512 queries and keys per head shown (one in 2)"), "the sample is said");
+        CHECK(s.width * (double)s.height <= 1.25 * EXPORT_MAX_PIXELS, "page %dx%d within the pixel cap", s.width, s.height);
+        HeatmapSpec one = {MAT_SCORES, 3, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
+        CHECK(export_build_heatmap(&s, &one, &B, &BT, &tm), "head 3 of the big lesson");
+        cells = tagged_cells(&s, MAT_SCORES, &other);
+        CHECK(cells == 512 * 512 && !has_text(&s, "Sampled"), "one head: every cell (%d), no sample", cells);
+        scene_free(&s);
+        trace_free(&BT);
+    }
+    lesson_free(&B);
+}
+
+// The progress of an export (the window's worker shows it) and a stop before anything is written.
+static int progress_calls;
+static size_t progress_last, progress_total;
+static bool progress_stop_at_1(void *ctx, size_t done, size_t total)
+{
+    (void)ctx;
+    progress_calls++;
+    progress_last = done;
+    progress_total = total;
+    return done < 1;
+}
+static bool progress_go_on(void *ctx, size_t done, size_t total)
+{
+    (void)ctx;
+    progress_calls++;
+    progress_last = done;
+    progress_total = total;
+    return true;
+}
+
+static void test_progress(const Lesson *L, const Trace *T, const char *tmp)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/progress", tmp);
+    ExportRequest req;
+    export_request_defaults(&req);
+    req.dir = dir;
+    req.create_dir = true;
+    req.font_dir = FONTS;
+    req.formats = EXPORT_PNG | EXPORT_SVG;
+    req.progress = progress_go_on;
+    ExportResult res;
+    ExportError err;
+    bool ok = export_run(&req, L, T, &res, &err);
+    CHECK(ok, "export with progress: %s", err.message);
+    CHECK(progress_calls == (int)res.count + 1 && progress_last == res.count && progress_total == res.count,
+          "progress: %d calls, last %zu of %zu, %zu files", progress_calls, progress_last, progress_total, res.count);
+    size_t written = res.count;
+    if (ok) export_result_free(&res);
+    // Stopped after the first file: nothing new is written (the first file was the export's own, replaced whole).
+    snprintf(dir, sizeof dir, "%s/progress-stop", tmp);
+    req.dir = dir;
+    req.progress = progress_stop_at_1;
+    progress_calls = 0;
+    ok = export_run(&req, L, T, &res, &err);
+    CHECK(!ok && strstr(err.message, "stopped") && progress_last == 1, "stopped: %s (at %zu)", ok ? "ok" : err.message,
+          progress_last);
+    CHECK(count_files(dir) == 0, "a stopped export leaves nothing: %d entries (of %zu)", count_files(dir), written);
+}
+
 int main(void)
 {
     Lesson L;
@@ -1053,7 +1147,9 @@ int main(void)
         test_boards(x, &L, &T);
         test_files(x, &L, &T, tmp);
         test_all_or_nothing(x, &L, &T, tmp);
+        test_sampled_grid(x);
     }
+    test_progress(&L, &T, tmp);
     export_close(x);
     test_run(&L, &T, tmp);
     remove_tree(tmp);

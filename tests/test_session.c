@@ -451,6 +451,46 @@ static void test_teaching(void)
     session_free(&s);
 }
 
+// Issue 27: with retrace_async an edit's trace runs on a worker: the value changes at once, the trace shown is
+// the previous one until session_retrace_poll shows the new one (the same bits as a trace here), edits made
+// meanwhile are traced together, and an edit whose trace fails is undone.
+static void test_retrace_async(void)
+{
+    Session s, sync;
+    session_init(&s);
+    session_init(&sync);
+    SessionError err;
+    CHECK(session_load(&s, NULL, &err) && session_load(&sync, NULL, &err), "the built-in lesson loads: %s", err.message);
+    s.retrace_async = true;
+    CellRef wk = {MAT_WK, 1, 1, 0}, wq = {MAT_WQ, 0, 0, 1};
+    Trace before;
+    TraceError terr;
+    CHECK(trace_run(&before, &s.edit, &terr), "trace");
+    CHECK(session_edit(&s, wk, 0.5, &err) && session_edit(&s, wq, -0.25, &err), "two edits: %s", err.message);
+    CHECK(session_edit(&sync, wk, 0.5, &err) && session_edit(&sync, wq, -0.25, &err), "the same, traced here");
+    CHECK(*view_param_ref(&s.edit, wk) == *view_param_ref(&sync.edit, wk), "the value changes at once");
+    CHECK(session_retrace_busy(&s), "the trace runs on the worker");
+    CHECK(same_matrix(&s.trace.output, &before.output), "until it is shown, the previous trace");
+    int polls = 0;
+    SessionRetracePoll r = SESSION_RETRACE_IDLE;
+    while ((r = session_retrace_poll(&s, &err)) == SESSION_RETRACE_IDLE && session_retrace_busy(&s)) polls++;
+    CHECK(r == SESSION_RETRACE_SHOWN && !session_retrace_busy(&s), "shown (%d polls): %s", polls, err.message);
+    CHECK(same_matrix(&s.trace.output, &sync.trace.output) && same_matrix(&s.trace.head[1].weights, &sync.trace.head[1].weights),
+          "the same bits as the trace here");
+    CHECK(session_edit_count(&s) == 2, "two edits counted, got %d", session_edit_count(&s));
+    // An edit whose trace overflows: undone when it ends.
+    CellRef x = {MAT_X, 0, 0, 0};
+    double was = *view_param_ref(&s.edit, x);
+    CHECK(session_edit(&s, x, 1e300, &err), "a huge value is taken at once");
+    CHECK(session_settle(&s, &err) == SESSION_RETRACE_FAILED && err.message[0], "its trace fails: %s", err.message);
+    CHECK(*view_param_ref(&s.edit, x) == was && same_matrix(&s.trace.output, &sync.trace.output), "and it is undone");
+    // A save waits for the trace: what is saved was traced.
+    CHECK(session_edit(&s, wk, 0.5, &err) && session_settle(&s, &err) == SESSION_RETRACE_SHOWN, "settled: %s", err.message);
+    trace_free(&before);
+    session_free(&s);
+    session_free(&sync);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -476,6 +516,7 @@ int main(void)
     }
     free(text);
     test_teaching();
+    test_retrace_async();
     // Clean up the temporary directory.
     DIR *d = opendir(dir);
     struct dirent *e;

@@ -43,6 +43,7 @@
 #define GUI_TRAIN_BUDGET_MS 20.0 // about this much training per frame (on the worker thread: the frame never waits)
 #define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
 #define GUI_TRAIN_POLL_MS 5     // while the worker trains: how often the loop looks whether it has finished
+#define GUI_EXPORT_POLL_MS 30   // while the worker exports: how often the loop looks at its progress
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
@@ -183,14 +184,16 @@ static const char *panel_key(ViewPanel p)
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
 //         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 ask=0|1 shift=K note=0|1
+//         running=0|1 edits=E banner=0|1 ask=0|1 shift=K retrace=0|1 export=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
 // the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
 // is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
 // segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
 // training step whose weights are shown (-1: not training); running: training steps between frames; E the
 // values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
-// edits) is on screen; shift: K the shift of every position that shows RoPE's point (key S; 0: none); note: a note (an export's, Esc's hint) is in the header. The
+// edits) is on screen; shift: K the shift of every position that shows RoPE's point (key S; 0: none); retrace:
+// an edit is being traced on the worker (the results shown are the previous ones); export: an export is
+// being written on the worker; note: a note (an export's, Esc's hint) is in the header. The
 // line goes out with one flush, and its last field has a one-character value, so a reader can tell a
 // complete line from one still being written.
 static const char *quiz_key(QuizPhase q)
@@ -210,14 +213,28 @@ static void report_frame(Gui *g, int w, int h)
     fprintf(g->frame_file,
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
             "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d "
-            "shift=%d note=%d\n",
+            "shift=%d retrace=%d export=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
             st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->doc.edit.rope_shift, g->flash[0] ? 1 : 0);
+            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->doc.edit.rope_shift,
+            session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
+}
+
+// The header while the worker exports: "Exporting 3 of 14 images…", then the last note (a key that must wait).
+static void export_progress_line(const Gui *g, char *buf, size_t cap)
+{
+    int done = atomic_load(&g->xjob.progress), total = atomic_load(&g->xjob.total);
+    if (total <= 0) snprintf(buf, cap, "%s", TR("Exporting\xe2\x80\xa6 (laying out the images)"));
+    else snprintf(buf, cap, TRN("Exporting %d of %d image\xe2\x80\xa6", "Exporting %d of %d images\xe2\x80\xa6", total),
+                  done < total ? done + 1 : total, total);
+    if (g->flash[0]) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "   %s", g->flash);
+    }
 }
 
 static void build_scene(Gui *g, int w, int h)
@@ -225,11 +242,18 @@ static void build_scene(Gui *g, int w, int h)
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
     // A question on screen asks about the lesson's own positions: the board shows them, not the shift (key S).
     if (g->st.quiz_phase == QUIZ_ASKING || g->st.quiz_phase == QUIZ_JUDGING) shown.params.rope_shift = 0;
+    char busy[2600];
+    bool recomputing = session_retrace_busy(&g->doc);
+    if (g->xjob.busy) export_progress_line(g, busy, sizeof busy);
+    else if (recomputing) // the board shows the edited value beside the results of the values before it
+        snprintf(busy, sizeof busy, "%s", TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the previous ones)"));
+    int edits = session_edit_count(&g->doc);
     SceneExtras ex = {.original = &g->doc.lesson.params,
+                      .edits = &edits,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
-                      .status = g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
+                      .status = g->xjob.busy || recomputing ? busy : g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
                       .question = shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
@@ -248,8 +272,9 @@ static void redraw(Gui *g)
     g->st.width = w;
     g->st.height = h;
     SessionError err;
-    if (g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
-    if (g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) show_error(g, "%s", err.message);
+    // (not while the worker exports: it reads the session; they are computed once it has finished)
+    if (!g->xjob.busy && g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
+    if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
@@ -390,44 +415,109 @@ void gui_save(Gui *g)
 }
 
 // E and Shift+E: the heatmap of the view, or the whole board of the stage, as PNG and SVG in exports/ beside
-// the lesson (the working directory for the built-in one), as the window shows it (edits included). The
-// header names the file for FLASH_MS; a failure goes to the banner.
-static void export_view(Gui *g, bool board)
+// the lesson (the working directory for the built-in one), as the window shows it (edits included), written on
+// the worker thread (export_start); the header shows its progress, then names the file for FLASH_MS (export_done);
+// a failure goes to the banner.
+static void export_start(Gui *g, GuiExportKind kind)
 {
-    SessionExport what;
-    session_export(&g->doc, board, &what);
-    char dir[1100], name[128], fonts[1100];
-    export_default_dir(what.lesson_path, dir, sizeof dir);
-    snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
-    SceneExtras ex = {.original = what.original, .compare = what.compare, .question = shown_question(g)};
-    ExportRequest req;
-    gui_export_request(&req, dir, fonts, export_name_for(what.lesson_path, &what.shown, name, sizeof name), g->st.dark,
-                       &ex);
-    ExportResult res;
-    ExportError err;
-    if (!export_from_view(&req, what.board, &g->st, &what.shown, what.trace, &res, &err)) {
-        show_error(g, TR("Not exported: %s"), err.message);
+    if (g->xjob.busy) {
+        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: the next export when this one has finished"));
+        g->flash_until = SDL_GetTicks() + FLASH_MS;
+        return;
+    }
+    SessionError err;
+    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+    GuiExportJob *j = &g->xjob;
+    j->kind = kind;
+    j->doc = &g->doc;
+    j->st = g->st;
+    j->question = shown_question(g);
+    j->gate = g->export_gate;
+    snprintf(j->fonts, sizeof j->fonts, "%s/fonts", g->assets);
+    g->flash[0] = '\0';
+    g->xjob_shown = -1;
+    gui_export_start(j);
+}
+
+// The worker's export has ended: the header says what it wrote, the banner why not.
+static void export_done(Gui *g)
+{
+    GuiExportJob *j = &g->xjob;
+    if (!j->ok) {
+        show_error(g, TR("Not exported: %s"), j->msg);
         g->flash[0] = '\0';
+        export_result_free(&j->res);
+        return;
+    }
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
+    g->edit_error[0] = '\0';
+    if (j->kind == GUI_EXPORT_TRAIN) {
+        GuiTrainExport *out = &j->train;
+        snprintf(g->flash, sizeof g->flash,
+                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
+                 out->written, out->base, out->dir);
+#ifdef __EMSCRIPTEN__
+        const char *strip = out->strip_path; // the page downloads the strip (the checkpoints stay in its memory)
+        web_download_files(&strip, 1);
+        snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), out->written,
+                 strrchr(out->strip_path, '/') ? strrchr(out->strip_path, '/') + 1 : out->strip_path);
+#endif
         return;
     }
     // "Exported NAME.png and .svg to DIR": the file name first, so it survives if the line must be cut.
-    const char *first = res.count > 0 ? res.paths[0] : "";
+    ExportResult *res = &j->res;
+    const char *first = res->count > 0 ? res->paths[0] : "";
     const char *slash = strrchr(first, '/');
     const char *file = slash ? slash + 1 : first;
     char where[1800], cwd[600];
-    if (dir[0] == '/') snprintf(where, sizeof where, "%s", dir);
-    else snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".", dir);
+    if (j->dir[0] == '/') snprintf(where, sizeof where, "%s", j->dir);
+    else snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".", j->dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
-    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "",
+    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res->count > 1 ? TR(" and .svg") : "",
              where);
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-    g->edit_error[0] = '\0';
 #ifdef __EMSCRIPTEN__
-    web_download_files((const char *const *)res.paths, res.count);
-    snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file, res.count > 1 ? TR(" and .svg") : "");
+    web_download_files((const char *const *)res->paths, res->count);
+    snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file, res->count > 1 ? TR(" and .svg") : "");
 #endif
-    export_result_free(&res);
+    export_result_free(res);
+}
+
+static void export_view(Gui *g, bool board) { export_start(g, board ? GUI_EXPORT_BOARD : GUI_EXPORT_VIEW); }
+
+// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a new count
+// of files made. Returns true when the screen changes.
+static bool export_poll(Gui *g)
+{
+    if (gui_export_poll(&g->xjob)) {
+        export_done(g);
+        if (g->quit_after_export) {
+            g->quit_after_export = false;
+            gui_ask_quit(g);
+        }
+        return true;
+    }
+    int done = g->xjob.busy ? atomic_load(&g->xjob.progress) : -1;
+    if (done == g->xjob_shown) return false;
+    g->xjob_shown = done;
+    return g->xjob.busy;
+}
+
+// Q or the close button while exporting: the export ends first (its files are written whole), then the window
+// quits as usual; a second one stops it before it writes anything.
+static void ask_quit(Gui *g)
+{
+    SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
+    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+    if (!g->xjob.busy) {
+        gui_ask_quit(g);
+        return;
+    }
+    if (g->quit_after_export) atomic_store(&g->xjob.stop, true);
+    g->quit_after_export = true;
+    snprintf(g->flash, sizeof g->flash, "%s",
+             atomic_load(&g->xjob.stop) ? TR("Stopping the export (nothing of it is written), then quitting")
+                                        : TR("Quitting when the export has finished (Q again: stop it and quit)"));
+    g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
 // The question on screen: one of the lesson's, the automatic one, or NULL.
@@ -568,27 +658,25 @@ static void train_export(Gui *g)
         show_error(g, "%s", TR("Nothing to export: start training first (T)"));
         return;
     }
+    if (g->xjob.busy) {
+        export_start(g, GUI_EXPORT_TRAIN); // says it must wait
+        return;
+    }
     SessionError err;
     if (session_train_wait(&g->doc, &err) == SESSION_TRAIN_FAILED && err.message[0]) show_error(g, "%s", err.message);
     g->train_asked = 0;
-    char fonts[1100], msg[600];
-    snprintf(fonts, sizeof fonts, "%s/fonts", g->assets);
-    GuiTrainExport out;
-    if (!gui_export_training(&g->doc, &g->st, fonts, &out, msg, sizeof msg)) {
-        show_error(g, TR("Not exported: %s"), msg);
-        return;
-    }
-    snprintf(g->flash, sizeof g->flash,
-             TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
-             out.written, out.base, out.dir);
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-    g->edit_error[0] = '\0';
-#ifdef __EMSCRIPTEN__
-    const char *strip = out.strip_path; // the page downloads the strip (the checkpoints stay in its memory)
-    web_download_files(&strip, 1);
-    snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), out.written,
-             strrchr(out.strip_path, '/') ? strrchr(out.strip_path, '/') + 1 : out.strip_path);
-#endif
+    export_start(g, GUI_EXPORT_TRAIN);
+}
+
+// While the worker exports, the session it reads must not change: what a request would change waits (the
+// exports themselves say they must wait; answering a question, saving and the quit hint read only).
+static bool export_blocks(ViewRequest r)
+{
+    static const ViewRequest reads_only[] = {VIEW_REQ_NONE,   VIEW_REQ_EXPORT,    VIEW_REQ_EXPORT_BOARD, VIEW_REQ_TRAIN_EXPORT,
+                                             VIEW_REQ_ANSWER, VIEW_REQ_QUIT_HINT, VIEW_REQ_SAVE};
+    for (size_t i = 0; i < sizeof reads_only / sizeof reads_only[0]; i++)
+        if (r == reads_only[i]) return false;
+    return true;
 }
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
@@ -606,6 +694,12 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     bool changed = view_handle(&g->st, ev);
     gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
     gui_follow_question_head(g, &before);
+    if (g->xjob.busy && export_blocks(g->st.request)) {
+        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
+        g->flash_until = SDL_GetTicks() + FLASH_MS;
+        g->st.request = VIEW_REQ_NONE;
+        changed = true;
+    }
     switch (g->st.request) {
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;
@@ -640,7 +734,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     g->st.request = VIEW_REQ_NONE;
     if (g->st.quit) { // Q: the view asks, the window decides
         g->st.quit = false;
-        gui_ask_quit(g);
+        ask_quit(g);
         changed = true;
     }
     return changed;
@@ -675,8 +769,13 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
-    if (in.quit) gui_ask_quit(g);
-    if (in.drop_file) {
+    if (in.quit) ask_quit(g);
+    if (in.drop_file && g->xjob.busy) {
+        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
+        g->flash_until = SDL_GetTicks() + FLASH_MS;
+        SDL_free(in.drop_file);
+        dirty = true;
+    } else if (in.drop_file) {
         gui_load_lesson(g, in.drop_file);
         SDL_free(in.drop_file);
     }
@@ -698,9 +797,14 @@ static void set_icon(Gui *g)
 
 static void gui_free(Gui *g)
 {
+    if (g->stats) fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
     // Gone from the screen first: freeing every cached text's texture one by one (up to CACHE_HIGH_WATER of them,
     // draw_sdl.c) and the renderer may take a while on some drivers (seconds under Wine, issue 25).
     if (g->win) SDL_HideWindow(g->win);
+    if (g->xjob.busy) { // an export still running ends first: its files are written whole or not at all
+        gui_export_wait(&g->xjob);
+        export_result_free(&g->xjob.res);
+    }
     scene_free(&g->scene);
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
@@ -781,6 +885,7 @@ static void apply_fullscreen(Gui *g)
 // export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
 static void gui_turn(Gui *g, bool block)
 {
+    Uint64 turn_start = SDL_GetPerformanceCounter();
     if (g->st.fullscreen != g->fullscreen_applied) {
         apply_fullscreen(g);
         g->dirty = true;
@@ -798,13 +903,29 @@ static void gui_turn(Gui *g, bool block)
         g->driver = NULL;
         g->dirty = true;
     }
+    // An edit's trace on the worker: shown when done (or the edits undone when it fails).
+    if (session_retrace_busy(&g->doc)) {
+        SessionError err;
+        SessionRetracePoll r = session_retrace_poll(&g->doc, &err);
+        if (r == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+        if (r != SESSION_RETRACE_IDLE) {
+            redraw(g);
+            g->dirty = false;
+        }
+    }
+    // An export on the worker: its progress or its end shown. Training waits for it (the export reads the session).
+    bool exporting = g->xjob.busy;
+    if (exporting && export_poll(g)) {
+        redraw(g);
+        g->dirty = false;
+    }
     // Training: what the worker made shown (a redraw), the steps of the next frame started when they are due.
-    if (train_poll(g)) {
+    if (!exporting && train_poll(g)) {
         redraw(g);
         g->dirty = false;
     }
     bool training = session_train_busy(&g->doc);
-    if (g->doc.train.running && !training && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
+    if (!exporting && g->doc.train.running && !training && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
         g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
         train_tick(g);
         training = true;
@@ -813,12 +934,18 @@ static void gui_turn(Gui *g, bool block)
     Uint32 now = SDL_GetTicks(), wake = g->next_watch;
     if (g->doc.train.running && SDL_TICKS_PASSED(wake, g->train_next)) wake = g->train_next;
     if (training && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
+    if (g->xjob.busy && SDL_TICKS_PASSED(wake, now + GUI_EXPORT_POLL_MS)) wake = now + GUI_EXPORT_POLL_MS;
+    if (session_retrace_busy(&g->doc) && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
     if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
     int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
     if (g->driver && wait > driver_wait) wait = driver_wait;
     if (!block) wait = 0;
     SDL_Event e;
-    if (SDL_WaitEventTimeout(&e, wait)) {
+    Uint64 wait_start = SDL_GetPerformanceCounter();
+    bool got = SDL_WaitEventTimeout(&e, wait);
+    Uint64 events_start = SDL_GetPerformanceCounter();
+    Uint32 first_type = got ? e.type : 0;
+    if (got) {
         g->dirty |= handle_event(g, &e);
         while (!g->quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
@@ -826,9 +953,17 @@ static void gui_turn(Gui *g, bool block)
         g->flash[0] = '\0';
         g->dirty = true;
     }
-    if (SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) {
+    if (!g->xjob.busy && SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) { // (a reload waits for an export)
         g->dirty |= poll_watch(g);
         g->next_watch = SDL_GetTicks() + WATCH_MS;
+    }
+    if (g->stats) { // the turn's own work (its wait for an event left out): a frame should not wait on it long
+        double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
+        double before = (double)(wait_start - turn_start) * f, after = (double)(SDL_GetPerformanceCounter() - events_start) * f;
+        if (before + after > g->longest_turn_ms) g->longest_turn_ms = before + after;
+        if (before + after > 20.0)
+            fprintf(stderr, "slow turn: %.1f ms (redraw and polls %.1f ms, events %.1f ms, first event 0x%x)\n", before + after,
+                    before, after, (unsigned)first_type);
     }
 }
 
@@ -845,9 +980,11 @@ int gui_run(const GuiOptions *opt)
     const char *frame_title = getenv("MHA_TRACER_FRAME_TITLE");
     g->frame_title = frame_title && frame_title[0] == '1';
     g->lang = opt->lang;
+    g->export_gate = getenv("MHA_TRACER_EXPORT_GATE");
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
     g->doc.train.async = true; // training on the worker thread: no frame waits for a step
+    g->doc.retrace_async = true; // an edit's trace too: the frame shows the last one, marked, until it is done
     SessionError first_err;
     if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);

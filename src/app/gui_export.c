@@ -1,11 +1,30 @@
 // The window's exports as files: a slide's request as the window shows it, and the training's checkpoints (V)
-// re-traced and exported one by one, then as a strip.
+// re-traced and exported one by one, then as a strip; both on a worker thread with their progress (issue 27).
 #include "gui_export.h"
 
+#include <SDL.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../model/i18n.h"
+#include "platform/platform.h"
+
+// The progress of the files of one export call, counted from `base` of the job's whole: the worker's job is
+// stopped (before anything is written) once the window asks.
+typedef struct {
+    GuiExportJob *job;
+    int base, total; // total: of the whole job (0: the export's own count)
+} Progress;
+
+static bool progress_note(void *ctx, size_t done, size_t total)
+{
+    Progress *p = ctx;
+    if (!p->job) return true;
+    atomic_store(&p->job->total, p->total > 0 ? p->total : (int)total);
+    atomic_store(&p->job->progress, p->base + (int)done);
+    return !atomic_load(&p->job->stop);
+}
 
 void gui_export_request(ExportRequest *req, const char *dir, const char *fonts, const char *name, bool dark,
                         const SceneExtras *ex)
@@ -68,6 +87,12 @@ static bool export_strip(const Session *doc, const ViewState *st, const Lesson *
 bool gui_export_training(const Session *doc, const ViewState *view, const char *fonts, GuiTrainExport *out, char *msg,
                          size_t cap)
 {
+    return gui_export_training_job(doc, view, fonts, out, msg, cap, NULL);
+}
+
+bool gui_export_training_job(const Session *doc, const ViewState *view, const char *fonts, GuiTrainExport *out,
+                             char *msg, size_t cap, GuiExportJob *job)
+{
     const Trainer *t = &doc->train.tr;
     SessionExport what;
     session_export(doc, false, &what);
@@ -103,6 +128,9 @@ bool gui_export_training(const Session *doc, const ViewState *view, const char *
         SceneExtras ex = {0};
         ExportRequest req;
         gui_export_request(&req, out->dir, fonts, name, view->dark, &ex);
+        Progress prog = {job, 2 * i, 2 * t->checkpoint_count + 1}; // a PNG and an SVG each, then the strip
+        req.progress = progress_note;
+        req.progress_ctx = &prog;
         ExportResult res;
         ExportError err;
         ok = export_from_view(&req, false, &st, &shown, &tr, &res, &err);
@@ -114,5 +142,71 @@ bool gui_export_training(const Session *doc, const ViewState *view, const char *
         }
     }
     params_free(&p);
-    return ok && export_strip(doc, view, &what.shown, fonts, out, msg, cap);
+    ok = ok && export_strip(doc, view, &what.shown, fonts, out, msg, cap);
+    if (ok && job) atomic_store(&job->progress, 2 * t->checkpoint_count + 1);
+    return ok;
+}
+
+// The worker: waits for the test's gate when one is set, then exports what was asked.
+static int job_run(void *arg)
+{
+    GuiExportJob *j = arg;
+    PlatformStat st;
+    while (j->gate && j->gate[0] && !atomic_load(&j->stop) && !platform_stat(j->gate, true, &st)) SDL_Delay(10);
+    j->ok = true;
+    j->msg[0] = '\0';
+    memset(&j->res, 0, sizeof j->res);
+    if (atomic_load(&j->stop)) {
+        j->ok = false;
+        snprintf(j->msg, sizeof j->msg, "stopped before anything was written");
+    } else if (j->kind == GUI_EXPORT_TRAIN) {
+        j->ok = gui_export_training_job(j->doc, &j->st, j->fonts, &j->train, j->msg, sizeof j->msg, j);
+        snprintf(j->dir, sizeof j->dir, "%s", j->train.dir);
+    } else {
+        SessionExport what;
+        session_export(j->doc, j->kind == GUI_EXPORT_BOARD, &what);
+        char name[128];
+        export_default_dir(what.lesson_path, j->dir, sizeof j->dir);
+        // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
+        SceneExtras ex = {.original = what.original, .compare = what.compare, .question = j->question};
+        ExportRequest req;
+        gui_export_request(&req, j->dir, j->fonts, export_name_for(what.lesson_path, &what.shown, name, sizeof name),
+                           j->st.dark, &ex);
+        Progress prog = {j, 0, 0};
+        req.progress = progress_note;
+        req.progress_ctx = &prog;
+        ExportError err;
+        if (!(j->ok = export_from_view(&req, what.board, &j->st, &what.shown, what.trace, &j->res, &err)))
+            snprintf(j->msg, sizeof j->msg, "%s", err.message);
+    }
+    atomic_store(&j->done, true);
+    return 0;
+}
+
+void gui_export_start(GuiExportJob *j)
+{
+    atomic_store(&j->done, false);
+    atomic_store(&j->stop, false);
+    atomic_store(&j->progress, 0);
+    atomic_store(&j->total, 0);
+    j->busy = true;
+    j->thread = platform_thread_start(job_run, j);
+    if (!j->thread) job_run(j); // no thread: done here, as before (the page)
+}
+
+bool gui_export_poll(GuiExportJob *j)
+{
+    if (!j->busy || !atomic_load(&j->done)) return false;
+    platform_thread_join(j->thread);
+    j->thread = NULL;
+    j->busy = false;
+    return true;
+}
+
+void gui_export_wait(GuiExportJob *j)
+{
+    if (!j->busy) return;
+    platform_thread_join(j->thread);
+    j->thread = NULL;
+    j->busy = false;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gui.h"
+#include "gui_export.h"
 #include "../model/questions.h"
 #include "../model/session.h"
 #include "../model/view.h"
@@ -58,12 +59,17 @@ struct Gui {
     int class_head;         // a question moved the board from this head (-1: none): it goes back after the question
     int quiz_head;          // ... to this one
     bool quit;              // the loop ends (Q, the close button, or the confirmation's answer)
+    GuiExportJob xjob;      // E, Shift+E, V on the worker thread (xjob.busy: the session must not change)
+    bool quit_after_export; // Q while exporting: quit (asking first when edits would be lost) once it has ended
+    int xjob_shown;         // the progress the last frame showed (a new count redraws)
+    const char *export_gate; // MHA_TRACER_EXPORT_GATE (tests): exports wait until this file exists
     // The loop's own state (gui_turn), kept here so a browser's frame callback can carry it between turns.
     bool dirty, first_frame;
     Uint32 next_watch;
     const GuiDriver *driver;
     Uint64 t_entry;
     double lesson_ms, sdl_ms, window_ms;
+    double longest_turn_ms; // MHA_TRACER_STATS: the longest turn's own work (printed at the end)
 };
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.

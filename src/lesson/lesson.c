@@ -352,6 +352,8 @@ static bool syntax_ok(const char *text, size_t len, LessonError *err, LessonRepo
     return false;
 }
 
+static void mark_repeats(Lesson *l);
+
 static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, LessonReport *rep)
 {
     if (!syntax_ok(text, len, err, rep)) {
@@ -391,6 +393,7 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     out->tokens = b.tokens;
     out->source_tokens = b.source_tokens;
     out->params = b.p;
+    mark_repeats(out);
     out->questions = b.questions;
     out->question_count = b.question_count;
     out->targets = b.targets;
@@ -568,9 +571,28 @@ bool lesson_load_builtin(Lesson *out, LessonError *err)
     return lesson_parse(out, lesson_builtin_text, lesson_builtin_len, "<built-in>", err);
 }
 
+// repeats of tokens (n of them): 1 where a token occurs again. NULL when out of memory (labels compare then).
+static unsigned char *find_repeats(char *const *tokens, int n)
+{
+    unsigned char *r = tokens && n > 0 ? calloc((size_t)n, 1) : NULL;
+    for (int i = 0; r && i < n; i++)
+        if (!r[i]) // (a token marked already: its earlier twin marked every later one)
+            for (int j = i + 1; j < n; j++)
+                if (tokens[i] && tokens[j] && strcmp(tokens[i], tokens[j]) == 0) r[i] = r[j] = 1;
+    return r;
+}
+
+static void mark_repeats(Lesson *l)
+{
+    l->repeats = find_repeats(l->tokens, l->params.n);
+    l->source_repeats = find_repeats(l->source_tokens, l->params.m);
+}
+
 void lesson_free(Lesson *l)
 {
     if (!l) return;
+    free(l->repeats);
+    free(l->source_repeats);
     free(l->title);
     free(l->notes);
     free(l->language);
@@ -598,7 +620,10 @@ bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm)
         const char *t = p->cross ? l->source_tokens[i] : l->source_tokens[perm[i]];
         ok = (out->source_tokens[i] = lesson_dup_string(t, strlen(t))) != NULL;
     }
-    if (ok && params_shuffle(&out->params, p, perm)) return true;
+    if (ok && params_shuffle(&out->params, p, perm)) {
+        mark_repeats(out);
+        return true;
+    }
     out->params.n = p->n; // lesson_free frees as many tokens as there are
     out->params.m = p->m;
     lesson_free(out);

@@ -74,6 +74,10 @@ typedef struct {
     char *language;       // "language": the class's language code ("es", "zh-Hans"); NULL when absent
     char **tokens;        // [params.n] query tokens
     char **source_tokens; // [params.m]; for self-attention a copy of tokens
+    // [params.n], [params.m]: 1 where the token occurs again among its tokens (its label gets a subscript), found
+    // once when the lesson is made (a label looked up per frame compared all 512 tokens: 70% of a frame's time);
+    // NULL: not known (model_axis_label then compares).
+    unsigned char *repeats, *source_repeats;
     AttnParams params;
     LessonQuestion *questions; // [question_count]; NULL when the lesson has none
     int question_count;

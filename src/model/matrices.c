@@ -343,6 +343,11 @@ void model_axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap)
         return;
     }
     snprintf(buf, cap, "%s", tokens[i]);
+    const unsigned char *repeats = a == AXIS_QUERY ? L->repeats : L->source_repeats;
+    if (repeats) {
+        if (repeats[i]) model_subscript(buf, cap, i); // "the₀" and "the₄": which "the"
+        return;
+    }
     for (int j = 0; j < count; j++)
         if (j != i && tokens[j] && strcmp(tokens[j], tokens[i]) == 0) {
             model_subscript(buf, cap, i); // "the₀" and "the₄": which "the"

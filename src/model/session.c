@@ -2,6 +2,7 @@
 // The file's time stamp from the platform layer; no SDL, no printing.
 #include "session.h"
 #include "rope_shift.h"
+#include "session_internal.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -17,6 +18,8 @@ static void set_error(SessionError *err, const char *message)
 {
     if (err) snprintf(err->message, sizeof err->message, "%s", message);
 }
+
+void session_error_set(SessionError *err, const char *msg) { set_error(err, msg); }
 
 // path for a message: whole when shorter than cap, else "…" and its end (from a character boundary), so
 // the file's name is kept. Returns path or buf.
@@ -69,6 +72,7 @@ static void drop_training(Session *s)
 
 void session_free(Session *s)
 {
+    session_retrace_free(s);
     drop_training(s);
     drop_comparison(s);
     if (s->loaded) {
@@ -146,6 +150,7 @@ static bool load_document(Session *s, const char *path, SessionError *err)
         s->load_errors++;
         return false;
     }
+    session_retrace_free(s); // (an edit of the last lesson still being traced is dropped with it)
     drop_comparison(s);
     drop_training(s); // the trainer belongs to the lesson it started on
     if (s->loaded) {
@@ -159,6 +164,7 @@ static bool load_document(Session *s, const char *path, SessionError *err)
     s->edit = edit;
     s->trace = t;
     s->loaded = true;
+    s->edit_count = 0; // the file's own values
     s->loads++;
     set_error(err, "");
     return true;
@@ -209,9 +215,23 @@ Lesson session_shown(const Session *s)
     return shown;
 }
 
-// Traces s->edit again into s->trace; false (s->trace kept) when the trace fails.
+// The count of edited values, kept with every change of s->edit (each is traced again, or shown with the trace
+// the worker made): counting them compares every weight (2.4 M at BERT's shape), too slow for every frame.
+static void recount(Session *s) { s->edit_count = s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0; }
+
+void session_took_trace(Session *s, Trace t)
+{
+    trace_free(&s->trace);
+    s->trace = t;
+    drop_comparison(s);
+    recount(s);
+}
+
+// Traces s->edit again into s->trace (after an edit's trace on the worker); false (s->trace kept) when the
+// trace fails.
 static bool retrace(Session *s, SessionError *err)
 {
+    if (session_settle(s, err) == SESSION_RETRACE_FAILED) return false;
     Trace t;
     TraceError terr;
     if (!trace_run(&t, &s->edit, &terr)) {
@@ -221,6 +241,7 @@ static bool retrace(Session *s, SessionError *err)
     trace_free(&s->trace);
     s->trace = t;
     drop_comparison(s);
+    recount(s);
     return true;
 }
 
@@ -235,6 +256,7 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
         set_error(err, "the value must be a finite number");
         return false;
     }
+    if (session_retrace_edit(s, c, old)) return true;
     if (!retrace(s, err)) {
         view_param_set(&s->edit, c, old);
         return false;
@@ -242,15 +264,13 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
     return true;
 }
 
-int session_edit_count(const Session *s)
-{
-    return s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0;
-}
+int session_edit_count(const Session *s) { return s->loaded ? s->edit_count : 0; }
 
 int session_revert(Session *s, SessionError *err)
 {
     set_error(err, "");
     if (!s->loaded) return 0;
+    (void)session_settle(s, err); // (an edit undone meanwhile is reverted anyway)
     AttnParams p;
     Trace t;
     TraceError terr;
@@ -269,6 +289,7 @@ int session_revert(Session *s, SessionError *err)
     s->edit = p;
     s->trace = t;
     drop_comparison(s);
+    s->edit_count = 0;
     return n;
 }
 
@@ -309,6 +330,7 @@ bool session_unsaved(const Session *s)
 
 bool session_save(Session *s, char *out, size_t cap, SessionError *err)
 {
+    if (session_settle(s, err) == SESSION_RETRACE_FAILED) return false; // the values saved are traced ones
     set_error(err, "");
     if (!s->loaded) {
         set_error(err, "no lesson to save");
@@ -579,6 +601,8 @@ static bool show_job(Session *s, SessionError *err)
 {
     SessionTrainJob *j = s->train.job;
     j->traced = false;
+    SessionError ignored; // (an edit undone here was the user's; the training's weights are shown either way)
+    (void)session_settle(s, &ignored);
     if (!embeddings_sync(&j->params, &s->edit, false)) {
         trace_free(&j->trace);
         return show_weights(s, &j->params, err);
@@ -587,6 +611,7 @@ static bool show_job(Session *s, SessionError *err)
     trace_free(&s->trace);
     s->trace = j->trace;
     drop_comparison(s);
+    recount(s);
     return true;
 }
 

@@ -62,10 +62,14 @@ typedef struct {
     int checkpoint_steps[TRAIN_CHECKPOINTS + 1]; // the step of each saved checkpoint, oldest first
 } SessionTrain;
 
+typedef struct SessionRetrace SessionRetrace; // an edit's trace on a worker thread (session_retrace.c)
 typedef struct {
     Lesson lesson;        // as in the file: what session_revert goes back to
     AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
     Trace trace;          // the trace of edit
+    int edit_count;       // the values of edit that differ from the file's (session_edit_count), kept up to date
+    bool retrace_async;   // the window: session_edit traces on a worker (session_retrace_poll shows it)
+    SessionRetrace *rt;   // that worker's job (NULL before the first such edit)
     bool loaded;          // a lesson is held (false until the first session_load that succeeds)
     char path[1024];      // the watched file ("" for the built-in lesson)
     SessionStamp stamp;   // of path, when last looked at
@@ -110,6 +114,18 @@ Lesson session_shown(const Session *s);
 // again. Returns false when nothing changed: c is not an editable cell (err->message ""), or the value would
 // not be finite or the trace fails (the edit is undone; err says why).
 bool session_edit(Session *s, CellRef c, double delta, SessionError *err);
+
+// With retrace_async, session_edit changes the value at once and traces a copy on a worker thread; until the
+// trace is shown (session_retrace_poll) s->trace is the previous one (the screen marks it as recomputing). Edits
+// made meanwhile are traced together when it ends; a trace that fails undoes the edits since the last good one.
+// Every other call that changes the session first waits for it (session_settle).
+typedef enum { SESSION_RETRACE_IDLE = 0, SESSION_RETRACE_SHOWN, SESSION_RETRACE_FAILED } SessionRetracePoll;
+// SHOWN: the new trace is s->trace; FAILED: the edits were undone, err says why; IDLE: nothing ended.
+SessionRetracePoll session_retrace_poll(Session *s, SessionError *err);
+// True while an edit's trace runs (s->trace is then the one before it).
+bool session_retrace_busy(const Session *s);
+// Waits until the edits are traced and shown (or undone), as session_retrace_poll.
+SessionRetracePoll session_settle(Session *s, SessionError *err);
 
 // How many editable values differ from the file's.
 int session_edit_count(const Session *s);

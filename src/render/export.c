@@ -474,6 +474,10 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
     }
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err) : NULL;
     ok = w != NULL;
+    if (ok && req->progress && !req->progress(req->progress_ctx, 0, nfiles)) {
+        export_fail(err, false, "stopped before anything was written");
+        ok = false;
+    }
     // One image at a time: laid out, encoded, written to its temporary and freed.
     size_t k = 0;
     for (size_t i = 0; ok && i < jobs->count; i++) {
@@ -502,6 +506,10 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
             if (ok) ok = export_writer_add(w, k, data, size, err);
             free(data);
             k++;
+            if (ok && req->progress && !req->progress(req->progress_ctx, k, nfiles)) {
+                export_fail(err, false, "stopped before anything was written");
+                ok = false;
+            }
         }
     }
     scene_free(&scene);

@@ -49,6 +49,11 @@ typedef struct {
     // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
     // for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;
+    // Called from the thread running the export after each file is made (done of total files), and once with
+    // done 0 before the first; returning false stops the export (nothing is written, err says "stopped").
+    // NULL: none (the window's worker shows its progress through it).
+    bool (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
 } ExportRequest;
 
 // The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis, head 0,

@@ -118,6 +118,11 @@ void scene_append(Scene *dst, const Scene *src, int dx, int dy);
 bool scene_build(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, int w, int h,
                  const TextMetrics *tm, const char *banner);
 // What the window shows beyond the lesson and its trace (every field may be NULL).
+// The all-heads grid draws at most SCENE_GRID_MAX_CELLS cells (issue 27: 15 heads of 512 x 512 took 1 GB and
+// 28 s as a PNG, and as many commands every frame in the window): every stride-th query and key of each head,
+// each drawn over the stride x stride cells it stands for, and a line under the grid says so.
+#define SCENE_GRID_MAX_CELLS (1024.0 * 1024.0)
+
 typedef struct {
     const AttnParams *original; // the lesson as in its file: cells of lesson->params that differ are marked edited
     const Comparison *compare;  // the single-head version of lesson->params, for PANEL_COMPARE
@@ -129,6 +134,8 @@ typedef struct {
     const LessonQuestion *question;
     const SessionTrain *train;  // training on the lesson's task: a strip with the loss curve and the checkpoints
                                 // under the header while train->active (NULL or inactive: none)
+    const int *edits;           // the count of lesson->params' values that differ from original, when the caller
+                                // keeps it (session_edit_count); NULL: counted here (every weight compared)
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.

@@ -28,7 +28,7 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     *color = c->th->status_bg;
     if (c->ex->status) return c->ex->status;
     if (!c->ex->original) return NULL;
-    int n = view_param_edit_count(c->ex->original, &c->L->params);
+    int n = c->ex->edits ? *c->ex->edits : view_param_edit_count(c->ex->original, &c->L->params);
     if (n == 0) return NULL;
     *color = c->th->edited;
     if (training_status(c, buf, cap)) return buf; // the edits are the training's

@@ -247,6 +247,8 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
 // The columns of the all-heads grid in w x h pixels: the number that gives the largest cells (the slide
 // pages choose their size by it).
 int heat_grid_cols(const AttnParams *p, double w, double h);
+// The stride of the all-heads grid's sample (SCENE_GRID_MAX_CELLS, scene.h); 1: every cell.
+int heat_grid_stride(const AttnParams *p);
 // A slide's first line: the lesson's title (bold) at (x, y), cut to w; returns its height (0, nothing drawn, in the
 // window or for a lesson without a title). Draws when `draw`.
 int scene_page_title(Ctx *c, int x, int y, int w, bool draw);

@@ -79,6 +79,7 @@ typedef struct {
     int down_lines;
     int gx, gy, gw;         // the cells' top-left and width
     bool numbers;           // every number fits its cell
+    int stride;             // every stride-th query and key drawn, each over stride x stride cells (1: all)
 } Heat;
 
 // "Head 0 · attention weights A₀" (or title_text) on one line, or split at " · " onto two when it must wrap.
@@ -269,10 +270,15 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
     int inset = cell_w >= 8 && cell_h >= 8 ? 1 : 0;
     rect(c, hm->gx - inset, hm->gy - inset, hm->gw + inset, cell_h * p->n + inset, c->th->grid);
     char buf[64];
-    for (int i = 0; i < p->n; i++) {
-        for (int j = 0; j < p->m; j++) {
+    int s = hm->stride > 1 ? hm->stride : 1;
+    for (int i = 0; i < p->n; i += s) {
+        for (int j = 0; j < p->m; j += s) {
             CellRef ref = {hm->m, hm->head, i, j};
-            int cx = hm->gx + j * cell_w, cy = hm->gy + i * cell_h;
+            int cx = hm->gx + j * hm->cell_w, cy = hm->gy + i * hm->cell_h;
+            if (s > 1) { // a sample: this cell's value over the block it stands for (cut at the grid's edges)
+                cell_w = (j + s <= p->m ? s : p->m - j) * hm->cell_w;
+                cell_h = (i + s <= p->n ? s : p->n - i) * hm->cell_h;
+            }
             double v = cell_value(c, ref);
             bool masked = causal && j > i;
             Rgba bgc = masked && prob ? c->th->masked_bg : cell_color(c, hm->m, v, hm->range);
@@ -338,7 +344,8 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
 {
     *grid_y = y;
     *grid_h = h;
-    Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact};
+    Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact,
+               .stride = compact ? heat_grid_stride(&c->L->params) : 1};
     hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
     hm.label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
     hm.num_font = compact ? hm.label_font : c->num_font;
@@ -360,6 +367,14 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     heat_draw_cells(c, &hm);
     heat_draw_focus(c, &hm);
     if (selected && compact) heat_draw_selection(c, &hm);
+}
+
+int heat_grid_stride(const AttnParams *p)
+{
+    double cells = (double)p->heads * p->n * p->m;
+    int s = 1;
+    while (cells / ((double)s * s) > SCENE_GRID_MAX_CELLS) s++;
+    return s;
 }
 
 int heat_grid_cols(const AttnParams *p, double w, double h)
@@ -395,6 +410,10 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     double range = group_range(c, m);
     int bar = colorbar_width(c, m);
     int gw = w - bar - c->num_font / 2;
+    int stride = heat_grid_stride(p);
+    int nf = c->num_font * 3 / 5, nh = stride > 1 ? line_h(c, FONT_REGULAR, nf) + c->num_font / 6 : 0;
+    h -= nh; // (a line under the grid for the sample's note)
+    size_t first_cmd = c->s->count;
     int cols = heat_grid_cols(p, gw, h), rows = (p->heads + cols - 1) / cols;
     int pw = gw / cols, ph = h / rows;
     int pad = c->num_font / 4;
@@ -403,6 +422,17 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
         int gy, gh;
         draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
                      NULL);
+    }
+    bool cells = false; // (too small a panel draws no cells: then there is no sample to speak of)
+    for (size_t k = first_cmd; k < c->s->count && !cells; k++) cells = c->s->cmds[k].role == ROLE_CELL;
+    if (stride > 1 && cells) { // said under the grid: the class must not take a sample for every cell
+        char note[300], fitted[300];
+        // TRANSLATORS: under the all-heads grid of a huge lesson: "Sampled: 256 of 512 queries and keys per head
+        // shown (one in 2), each square standing for 2x2 cells".
+        snprintf(note, sizeof note, TR("Sampled: %d of %d queries and keys per head shown (one in %d), each square standing for %dx%d cells"),
+                 (p->m + stride - 1) / stride, p->m, stride, stride, stride);
+        fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
+        text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h, w, nh, CENTER, fitted);
     }
     draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
 }
