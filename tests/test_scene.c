@@ -943,8 +943,11 @@ static void check_heat_labels(const Scene *s, const Lesson *L, int head, const H
             for (size_t k = 0; k < s->count; k++) {
                 const DrawCmd *c = &s->cmds[k];
                 if (c->kind != CMD_TEXT || (axis && c->font == FONT_BOLD)) continue; // a panel's title is no label
-                bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y && c->x >= cx[i] - 1 &&
-                                     c->x + c->w <= cx[i] + cw[i] + 1
+                // (or, staggered on two lines, wider than its column and centred over it)
+                bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y &&
+                                     ((c->x >= cx[i] - 1 && c->x + c->w <= cx[i] + cw[i] + 1) ||
+                                      (c->w > cw[i] && c->w <= 2 * cw[i] && c->x + c->w / 2 >= cx[i] &&
+                                       c->x + c->w / 2 <= cx[i] + cw[i]))
                                : c->x + c->w <= gx && c->x >= panel->x && c->y + c->h / 2 >= ry[i] &&
                                      c->y + c->h / 2 < ry[i] + rh[i];
                 if (!at) continue;
@@ -1063,6 +1066,45 @@ static bool cut_label(const Lesson *L, const char *t)
         if (strcmp(t, label) && label_ok(t, label)) return true;
     }
     return false;
+}
+
+// Issue 25: the Arabic lesson's heatmaps at 1280x720 and 1920x1080 keep every token whole ("…جل" was cut):
+// the key labels staggered on two lines when one cell is too narrow, the query labels in a wider column, on every
+// stage with a heatmap, beside the board and in the all-heads grid.
+static void test_arabic_heat_labels(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/jalasat-al-qitta.json", &L, &T)) return;
+    static const int SIZES[2][2] = {{1280, 720}, {1920, 1080}};
+    ViewDims dims = view_dims_from_params(&L.params);
+    Scene s;
+    scene_init(&s);
+    for (int k = 0; k < 2; k++) {
+        int w = SIZES[k][0], h = SIZES[k][1], cut = 0, screens = 0;
+        ViewState st;
+        view_init(&st, &dims);
+        for (int i = 0; i < st.stage_count; i++) {
+            st.stage_index = i;
+            if (model_stage_heatmap(&L.params, view_stage(&st)) == MAT_NONE) continue;
+            for (int v = 0; v < 2; v++)
+                for (int hd = 0; hd < L.params.heads; hd++) {
+                    st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+                    st.head = hd;
+                    scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+                    screens++;
+                    for (size_t c = 0; c < s.count; c++)
+                        if (s.cmds[c].kind == CMD_TEXT && cut_label(&L, scene_text(&s, &s.cmds[c])) && cut++ < 3)
+                            fprintf(stderr, "  arabic %dx%d %s head %d%s: '%s'\n", w, h, stage_key(view_stage(&st)), hd,
+                                    v ? " (all heads)" : "", scene_text(&s, &s.cmds[c]));
+                }
+        }
+        CHECK(screens >= 8 && cut == 0, "arabic %dx%d: %d token labels cut on %d screens", w, h, cut, screens);
+        heat_label_views("arabic", &L, &T, w, h, STAGE_COUNT);
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
 }
 
 // Short-token lessons at 1280x720 and 1920x1080: every stage shows numbers on the board, and when the heatmap
@@ -2068,6 +2110,7 @@ int main(void)
     test_windows("lessons/paper-base.json");      // (3)
     test_windows("lessons/bert-base-shape.json"); // (3)
     test_heat_labels();                           // (4)
+    test_arabic_heat_labels();
     test_huge_embeddings();                       // (5)
     test_notes();
     test_one_head();

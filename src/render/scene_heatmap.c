@@ -71,11 +71,14 @@ typedef struct {
     int title_font, label_font, row_font, col_font, num_font;
     int title_h, title_w;   // the title's lines, and the width of its text
     int label_w, label_h;   // the query labels' column, and a label line's height
+    int label_need;         // the column the longest query label needs
     int top_h;              // the key labels above the cells
     const char *axes;       // the axes' caption under the cells (NULL: none)
     int axes_w, cap_h;
     int cell_w, cell_h;
     bool down;              // key labels written downwards, one character a line (down_lines at most)
+    bool stagger;           // key labels whole on two lines, each over its column and half its neighbours'
+    int stagger_h;          // a staggered line's height
     int down_lines;
     int gx, gy, gw;         // the cells' top-left and width
     bool numbers;           // every number fits its cell
@@ -122,7 +125,8 @@ static void heat_measure_labels(const Ctx *c, Heat *hm)
         int tw = text_w(c, FONT_REGULAR, hm->label_font, buf);
         if (tw > lw) lw = tw;
     }
-    if (lw > hm->w / 4) lw = hm->w / 4;
+    hm->label_need = lw + c->num_font / 4;
+    if (lw > hm->w / 3) lw = hm->w / 3;
     hm->label_w = lw + c->num_font / 4;
     hm->label_h = line_h(c, FONT_REGULAR, hm->label_font);
     hm->top_h = hm->label_h + c->num_font / 6;
@@ -161,6 +165,36 @@ static bool heat_size_cells(const Ctx *c, Heat *hm)
 // Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a line (at
 // most 6), so that narrow columns keep a readable label each, the cells giving them their room. False when
 // no cell row is left.
+// Whether every key label fits width at size f.
+static bool key_labels_fit(const Ctx *c, int f, int width)
+{
+    char buf[160];
+    for (int j = 0; j < c->L->params.m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
+    }
+    return true;
+}
+
+// Whether every query label fits width at size f.
+static bool query_labels_fit(const Ctx *c, int f, int width)
+{
+    char buf[160];
+    for (int i = 0; i < c->L->params.n; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
+    }
+    return true;
+}
+
+// Lowers the cells so that the rows fit under key labels top_h high. False when no cell row is left.
+static bool heat_fit_rows(Heat *hm, int n)
+{
+    int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
+    if (n > 0 && rows_h / n < hm->cell_h) hm->cell_h = rows_h / n;
+    return hm->cell_h >= 1;
+}
+
 static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -168,7 +202,33 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
     hm->down = text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2;
     hm->down_lines = 0;
+    hm->stagger = false;
     hm->col_font = col_font;
+    // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines (each label over
+    // its column and half of each neighbour's), at the largest size from the labels' own down to the size a cut
+    // label would have.
+    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2)) return true; // every label whole already
+    int least = col_font;
+    if (hm->down) { // not below the size of the letters written downwards
+        least = cell_w + cell_w / 3;
+        if (least > hm->label_font) least = hm->label_font;
+    }
+    for (int f = hm->label_font; f >= least && f >= 8; f--) {
+        if (key_labels_fit(c, f, cell_w - 2)) {
+            hm->col_font = f;
+            hm->down = false;
+            return true;
+        }
+        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
+            hm->col_font = f;
+            hm->down = false;
+            hm->stagger = true;
+            hm->stagger_h = line_h(c, FONT_REGULAR, f);
+            int extra = 2 * hm->stagger_h + c->num_font / 6 - hm->top_h;
+            if (extra > 0) hm->top_h += extra;
+            return heat_fit_rows(hm, p->n);
+        }
+    }
     if (!hm->down) return true;
     col_font = cell_w + cell_w / 3;
     if (col_font > hm->label_font) col_font = hm->label_font;
@@ -185,9 +245,7 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     int extra = hm->down_lines * (line_h(c, FONT_REGULAR, col_font) * 4 / 5) + 2 - hm->top_h;
     if (extra > 0) {
         hm->top_h += extra;
-        int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
-        if (p->n > 0 && rows_h / p->n < hm->cell_h) hm->cell_h = rows_h / p->n;
-        if (hm->cell_h < 1) return false;
+        return heat_fit_rows(hm, p->n);
     }
     return true;
 }
@@ -230,6 +288,16 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
                 q += k;
                 line++;
             }
+            continue;
+        }
+        if (hm->stagger) { // every other label a line lower, centred over its column, inside the heatmap
+            int bx = cx - cell_w / 2, bw = 2 * cell_w;
+            if (bx < hm->x) bx = hm->x;
+            if (bx + bw > hm->x + hm->w) bx = hm->x + hm->w - bw;
+            int tw = text_w(c, FONT_REGULAR, col_font, buf), tx = cx + cell_w / 2 - tw / 2;
+            if (tx < bx) tx = bx;
+            if (tx + tw > bx + bw) tx = bx + bw - tw;
+            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h, buf);
             continue;
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
@@ -344,8 +412,14 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     hm.num_font = compact ? hm.label_font : c->num_font;
     heat_draw_title(c, &hm, selected, title_text);
     heat_measure_labels(c, &hm);
-    if (!heat_size_cells(c, &hm) || !heat_fit_key_labels(c, &hm)) return;
+    if (!heat_size_cells(c, &hm)) return;
     const AttnParams *p = &c->L->params;
+    // The query labels' column takes the room the cells leave, so that a label fits whole where it can.
+    int room = w - hm.cell_w * p->m;
+    if (hm.label_need > hm.label_w && room > hm.label_w) hm.label_w = hm.label_need < room ? hm.label_need : room;
+    if (!heat_fit_key_labels(c, &hm)) return;
+    // A query label whole at the key labels' size rather than cut at a larger one.
+    while (hm.row_font > hm.col_font && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4)) hm.row_font--;
     hm.gw = hm.cell_w * p->m;
     hm.gx = x + hm.label_w + (w - hm.label_w - hm.gw) / 2;
     hm.gy = y + hm.title_h + hm.top_h;
