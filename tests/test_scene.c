@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "lesson_trace.h"
+#include "core/utf8.h"
 #include "render/colormap.h"
 #include "render/scene.h"
 #include "model/questions.h"
@@ -1100,6 +1101,29 @@ static void test_arabic_heat_labels(void)
                 }
         }
         CHECK(screens >= 8 && cut == 0, "arabic %dx%d: %d token labels cut on %d screens", w, h, cut, screens);
+        // The notes on the first stage: right-to-left lines aligned right, "(d_k = 4)" kept in its order (an
+        // isolate), lines far enough apart for the Arabic letters' reach, the last one inside the window.
+        st.stage_index = 0;
+        st.view = VIEW_ONE_HEAD;
+        st.notes = true;
+        scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+        int lines = 0, right = -1, misaligned = 0, last_y = -1, tight = 0, low = 0, isolated = 0;
+        for (size_t c = 0; c < s.count; c++) {
+            const DrawCmd *d = &s.cmds[c];
+            const char *t = scene_text(&s, d);
+            if (d->kind != CMD_TEXT || !utf8_is_rtl(t) || strlen(t) < 40 || d->y < h / 2) continue; // a notes line
+            lines++;
+            if (getenv("MHA_TEST_VERBOSE")) fprintf(stderr, "  %d,%d %dx%d '%s'\n", d->x, d->y, d->w, d->h, t);
+            if (right < 0) right = d->x + d->w;
+            misaligned += abs(d->x + d->w - right) > 1;
+            if (last_y >= 0 && d->y - last_y < d->h + d->h / 4) tight++;
+            last_y = d->y;
+            if (d->y + d->h + d->h / 4 > h) low++;
+            isolated += strstr(t, "(\xe2\x81\xa6" "d_k = 4\xe2\x81\xa9)") != NULL;
+        }
+        CHECK(lines >= 2 && misaligned == 0, "arabic %dx%d: %d notes lines, %d not aligned right", w, h, lines, misaligned);
+        CHECK(tight == 0 && low == 0, "arabic %dx%d: %d notes lines too close, %d at the bottom edge", w, h, tight, low);
+        CHECK(isolated == 1, "arabic %dx%d: (d_k = 4) kept left to right in the notes (%d)", w, h, isolated);
         heat_label_views("arabic", &L, &T, w, h, STAGE_COUNT);
     }
     scene_free(&s);
