@@ -252,18 +252,43 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 
 // Numbers only at the board's size, when every one fits its cell: the widest is the range's end, or one with
 // its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as "−2.8284").
-static bool heat_numbers_fit(const Ctx *c, const Heat *hm)
+static bool heat_numbers_fit_at(const Ctx *c, const Heat *hm, int f)
 {
-    // The window's grid of heads has no numbers (at its label size they would be below the back row's limit);
-    // a slide of every head has them at its labels' size when they fit (the page is sized for them).
-    if (hm->compact && !c->ex->slide) return false;
     bool prob = prob_matrix(hm->m);
     char wide[32], wide4[32];
     model_format_value(prob ? 0.5555 : -hm->range, wide, sizeof wide);
     model_format_value(prob ? 0.5555 : -(floor(hm->range) + 0.5555), wide4, sizeof wide4);
-    int ww = text_w(c, FONT_REGULAR, hm->num_font, wide), ww4 = text_w(c, FONT_REGULAR, hm->num_font, wide4);
+    int ww = text_w(c, FONT_REGULAR, f, wide), ww4 = text_w(c, FONT_REGULAR, f, wide4);
     if (ww4 > ww) ww = ww4;
-    return ww + hm->num_font / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, hm->num_font) <= hm->cell_h;
+    return ww + f / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, f) <= hm->cell_h;
+}
+
+// Numbers at the board's one size when they fit the cells (every number of a screen at one size); the window's
+// grid of heads has none (at its label size they would be below the back row's limit); a slide of every head
+// has them at its labels' size when they fit (the page is sized for them).
+static bool heat_numbers_fit(const Ctx *c, Heat *hm)
+{
+    if (hm->compact && !c->ex->slide) return false;
+    return heat_numbers_fit_at(c, hm, hm->num_font);
+}
+
+// A heatmap in the window whose cells are too small for their numbers says so under its cells, lowering them
+// when there is no room (a slide does not: it is the picture). Returns the note's height (0: none).
+static int heat_place_note(Ctx *c, Heat *hm, const char **note)
+{
+    *note = NULL;
+    if (hm->numbers || hm->compact || c->ex->slide) return 0;
+    const AttnParams *p = &c->L->params;
+    const char *t = TR("(cells too small for their numbers here)");
+    int f = hm->label_font, nh = wrap_text(c, FONT_REGULAR, f, c->th->muted, 0, 0, hm->w, 3, t, false);
+    int bottom = hm->gy + hm->cell_h * p->n + hm->cap_h + c->num_font / 6;
+    if (bottom + nh > hm->y + hm->h) {
+        int ch = p->n > 0 ? (hm->y + hm->h - nh - hm->cap_h - c->num_font / 6 - hm->gy) / p->n : 0;
+        if (ch < 4) return 0; // no room: the colours alone, as before
+        hm->cell_h = ch;
+    }
+    *note = t;
+    return nh;
 }
 
 // Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in "…").
@@ -429,6 +454,12 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     *grid_h = hm.cell_h * p->n;
     scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
     hm.numbers = heat_numbers_fit(c, &hm);
+    const char *note;
+    if (heat_place_note(c, &hm, &note)) {
+        *grid_h = hm.cell_h * p->n;
+        wrap_text(c, FONT_REGULAR, hm.label_font, c->th->muted, x, hm.gy + hm.cell_h * p->n + hm.cap_h + c->num_font / 6, w,
+                  3, note, true);
+    }
     heat_draw_key_labels(c, &hm);
     heat_draw_query_labels(c, &hm);
     heat_draw_cells(c, &hm);
