@@ -7,6 +7,10 @@ mha_test(test_decode_panels mha_render)
 # Small lessons (<= 8 tokens, d_model <= 8) whole on every stage at 1280x720, window and boards (issue 25).
 mha_test(test_layout_whole mha_render)
 mha_test(test_contrast mha_render)
+# The help (H) for the back row: 2.6 % letters in pages, every language, both projector sizes (issue 25).
+mha_test(test_help mha_render)
+# The questions before edits are lost (quit, a dropped lesson) decided without a window (issue 25).
+mha_test(test_gui_class mha_gui)
 mha_test(test_explain_text mha_render)
 # Training in the window without a window: keys, the session trainer, the strip on the scene (issue 15).
 mha_test(test_train_window mha_render)

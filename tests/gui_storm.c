@@ -282,6 +282,15 @@ static bool storm_step(Gui *g, Storm *s)
             memset(&e, 0, sizeof e);
             storm_drop(g, s, &e, s->target, SK_DROP_GOOD);
             if (SDL_PushEvent(&e) != 1) SDL_free(e.drop.file);
+            // A drop on unsaved edits asks first (issue 25): Enter opens it without saving, as a teacher would.
+            SDL_Event enter;
+            memset(&enter, 0, sizeof enter);
+            enter.type = SDL_KEYDOWN;
+            enter.key.windowID = SDL_GetWindowID(gui_window(g));
+            enter.key.state = SDL_PRESSED;
+            enter.key.keysym.sym = SDLK_RETURN;
+            enter.key.keysym.scancode = SDL_SCANCODE_RETURN;
+            SDL_PushEvent(&enter);
             s->await_drop = true;
         }
         return true;

@@ -122,6 +122,7 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
             for (int p = 0; p < 4; p++) {
                 ViewState o = st;
                 o.help = p == 0;
+                o.help_page = i; // the help's pages, over the stages
                 o.panel = p == 1 ? PANEL_COST : p == 2 ? PANEL_COMPARE : p == 3 ? PANEL_SHUFFLE : PANEL_NONE;
                 static const char *const NAMES[] = {"help", "cost", "compare", "shuffle"};
                 snprintf(what, sizeof what, "%s %dx%d %s stage %d %s", L.title, w, h, THEMES[th].name, i, NAMES[p]);

@@ -279,6 +279,19 @@ int main(void)
     for (int y = 0; y < H; y++)
         for (int x = 0; x < w2 - w1; x++) left += b[y * W + x];
     CHECK(left > 10, "the ellipsis is on the left (%ld pixels of ink there)", left);
+
+    // A line of several fonts keeps what hangs below its line box: the underscore of d_k in a Chinese sentence
+    // (issue 25: the Chinese help showed "1/d k"), at every size the help and the board use.
+    for (int sz = 10; sz <= 44; sz++) {
+        // "停在 1/d" and then "____": only the underscores add ink (the text before them is drawn the same).
+        draw(&c, "\xe5\x81\x9c\xe5\x9c\xa8 1/d", sz);
+        ink(&c, b);
+        draw(&c, "\xe5\x81\x9c\xe5\x9c\xa8 1/d____", sz);
+        ink(&c, a);
+        long under = 0;
+        for (int k = 0; k < W * H; k++) under += a[k] && !b[k];
+        CHECK(under >= sz, "size %d: the underscores after Chinese text have %ld pixels of ink", sz, under);
+    }
     canvas_close(&c);
 
     // SVG: an Arabic text reads right to left there too (its ellipsis on the left); a Latin one does not say so.

@@ -144,6 +144,44 @@ static int check_lesson(Scene *s, Lesson *L, Trace *T, uint64_t ablate, const Te
     return t.windowed;
 }
 
+// A lesson too big to show whole (paper-base: 10 tokens, d_k = 64) at 1280x720: on the softmax each matrix shows
+// at least half its columns in its part (its inputs, then the weights), not 2 and 3 of 10 side by side (issue 25).
+static void check_paper_base(const TextMetrics *tm)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/paper-base.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    st.width = 1280;
+    st.height = 720;
+    for (int i = 0; i < st.stage_count; i++)
+        if (st.stages[i] == STAGE_SOFTMAX) st.stage_index = i;
+    Scene s;
+    scene_init(&s);
+    int parts = 1, narrow = 0, windows = 0;
+    for (int k = 0; k < parts && k < 8; k++) {
+        st.substep = k;
+        CHECK(scene_build(&s, &st, &L, &T, 1280, 720, tm, NULL), "paper-base softmax builds");
+        if (k == 0) parts = s.substeps;
+        for (size_t i = 0; i < s.count; i++) {
+            if (s.cmds[i].kind != CMD_TEXT) continue;
+            int a, b, n;
+            char dash[4] = {0};
+            if (sscanf(scene_text(&s, &s.cmds[i]), "cols %d%3c%d of %d", &a, dash, &b, &n) != 4) continue;
+            windows++;
+            if (2 * (b - a + 1) < n && narrow++ < 4)
+                fprintf(stderr, "  paper-base softmax part %d/%d: '%s'\n", k + 1, parts, scene_text(&s, &s.cmds[i]));
+        }
+    }
+    CHECK(narrow == 0, "paper-base softmax at 1280x720: %d of %d column windows show less than half their columns", narrow,
+          windows);
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 int main(void)
 {
     ExportError err;
@@ -190,6 +228,7 @@ int main(void)
             trace_free(&T);
             lesson_free(&L);
         }
+    check_paper_base(&tm);
     CHECK(lessons >= 24 && checked > 500, "%d lessons, %d screens checked", lessons, checked);
     fprintf(stderr, "%d lessons, %d screens, %d with a window\n", lessons, checked, windowed);
     scene_free(&s);

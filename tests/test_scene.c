@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "lesson_trace.h"
+#include "core/utf8.h"
 #include "render/colormap.h"
 #include "render/scene.h"
 #include "model/questions.h"
@@ -31,6 +32,21 @@ static bool has_text(const Scene *s, const char *needle)
     for (size_t i = 0; i < s->count; i++)
         if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) return true;
     return false;
+}
+
+// Whether the help (its pages 1 to 6, built at 1280x720 with the extras ex, may be NULL) shows needle.
+static bool help_lists(Scene *s, ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, const char *needle)
+{
+    SceneExtras none = {0};
+    bool found = false;
+    for (int p = 0; p < 6 && !found; p++) {
+        st->help_page = p;
+        scene_build_ex(s, st, L, T, ex ? ex : &none, 1280, 720, &TM, NULL);
+        found = has_text(s, needle);
+    }
+    st->help_page = 0;
+    scene_build_ex(s, st, L, T, ex ? ex : &none, 1280, 720, &TM, NULL);
+    return found;
 }
 
 static int count_text(const Scene *s, const char *needle)
@@ -629,8 +645,10 @@ static void test_cat(void)
     // The help overlay lists the keys.
     press(&st, VIEW_KEY_H);
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-    CHECK(has_text(&s, "PageDown") && has_text(&s, "Tab") && has_text(&s, "fullscreen"), "help lists the keys");
-    CHECK(has_text(&s, "notes"), "help lists N (notes)");
+    CHECK(help_lists(&s, &st, &L, &T, NULL, "PageDown") && help_lists(&s, &st, &L, &T, NULL, "Tab") &&
+              help_lists(&s, &st, &L, &T, NULL, "fullscreen"),
+          "help lists the keys");
+    CHECK(help_lists(&s, &st, &L, &T, NULL, "notes"), "help lists N (notes)");
     check_bounds(&s, 1280, 720, "help");
     press(&st, VIEW_KEY_H);
 
@@ -862,7 +880,7 @@ static void test_edit_marks(void)
     CHECK(has_text(&s, "Point at"), "the window invites the pointer");
     st.help = true;
     scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
-    CHECK(has_text(&s, "Shift+E"), "the help lists E and Shift+E");
+    CHECK(help_lists(&s, &st, &shown, &t2, &ex, "Shift+E"), "the help lists E and Shift+E");
     check_bounds(&s, 1280, 720, "help");
     scene_free(&s);
     params_free(&e);
@@ -926,8 +944,11 @@ static void check_heat_labels(const Scene *s, const Lesson *L, int head, const H
             for (size_t k = 0; k < s->count; k++) {
                 const DrawCmd *c = &s->cmds[k];
                 if (c->kind != CMD_TEXT || (axis && c->font == FONT_BOLD)) continue; // a panel's title is no label
-                bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y && c->x >= cx[i] - 1 &&
-                                     c->x + c->w <= cx[i] + cw[i] + 1
+                // (or, staggered on two lines, wider than its column and centred over it)
+                bool at = axis ? c->y + c->h <= gy + 1 && c->y >= panel->y &&
+                                     ((c->x >= cx[i] - 1 && c->x + c->w <= cx[i] + cw[i] + 1) ||
+                                      (c->w > cw[i] && c->w <= 2 * cw[i] && c->x + c->w / 2 >= cx[i] &&
+                                       c->x + c->w / 2 <= cx[i] + cw[i]))
                                : c->x + c->w <= gx && c->x >= panel->x && c->y + c->h / 2 >= ry[i] &&
                                      c->y + c->h / 2 < ry[i] + rh[i];
                 if (!at) continue;
@@ -1046,6 +1067,68 @@ static bool cut_label(const Lesson *L, const char *t)
         if (strcmp(t, label) && label_ok(t, label)) return true;
     }
     return false;
+}
+
+// Issue 25: the Arabic lesson's heatmaps at 1280x720 and 1920x1080 keep every token whole ("…جل" was cut):
+// the key labels staggered on two lines when one cell is too narrow, the query labels in a wider column, on every
+// stage with a heatmap, beside the board and in the all-heads grid.
+static void test_arabic_heat_labels(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/jalasat-al-qitta.json", &L, &T)) return;
+    static const int SIZES[2][2] = {{1280, 720}, {1920, 1080}};
+    ViewDims dims = view_dims_from_params(&L.params);
+    Scene s;
+    scene_init(&s);
+    for (int k = 0; k < 2; k++) {
+        int w = SIZES[k][0], h = SIZES[k][1], cut = 0, screens = 0;
+        ViewState st;
+        view_init(&st, &dims);
+        for (int i = 0; i < st.stage_count; i++) {
+            st.stage_index = i;
+            if (model_stage_heatmap(&L.params, view_stage(&st)) == MAT_NONE) continue;
+            for (int v = 0; v < 2; v++)
+                for (int hd = 0; hd < L.params.heads; hd++) {
+                    st.view = v ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+                    st.head = hd;
+                    scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+                    screens++;
+                    for (size_t c = 0; c < s.count; c++)
+                        if (s.cmds[c].kind == CMD_TEXT && cut_label(&L, scene_text(&s, &s.cmds[c])) && cut++ < 3)
+                            fprintf(stderr, "  arabic %dx%d %s head %d%s: '%s'\n", w, h, stage_key(view_stage(&st)), hd,
+                                    v ? " (all heads)" : "", scene_text(&s, &s.cmds[c]));
+                }
+        }
+        CHECK(screens >= 8 && cut == 0, "arabic %dx%d: %d token labels cut on %d screens", w, h, cut, screens);
+        // The notes on the first stage: right-to-left lines aligned right, "(d_k = 4)" kept in its order (an
+        // isolate), lines far enough apart for the Arabic letters' reach, the last one inside the window.
+        st.stage_index = 0;
+        st.view = VIEW_ONE_HEAD;
+        st.notes = true;
+        scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+        int lines = 0, right = -1, misaligned = 0, last_y = -1, tight = 0, low = 0, isolated = 0;
+        for (size_t c = 0; c < s.count; c++) {
+            const DrawCmd *d = &s.cmds[c];
+            const char *t = scene_text(&s, d);
+            if (d->kind != CMD_TEXT || !utf8_is_rtl(t) || strlen(t) < 40 || d->y < h / 2) continue; // a notes line
+            lines++;
+            if (getenv("MHA_TEST_VERBOSE")) fprintf(stderr, "  %d,%d %dx%d '%s'\n", d->x, d->y, d->w, d->h, t);
+            if (right < 0) right = d->x + d->w;
+            misaligned += abs(d->x + d->w - right) > 1;
+            if (last_y >= 0 && d->y - last_y < d->h + d->h / 4) tight++;
+            last_y = d->y;
+            if (d->y + d->h + d->h / 4 > h) low++;
+            isolated += strstr(t, "(\xe2\x81\xa6" "d_k = 4\xe2\x81\xa9)") != NULL;
+        }
+        CHECK(lines >= 2 && misaligned == 0, "arabic %dx%d: %d notes lines, %d not aligned right", w, h, lines, misaligned);
+        CHECK(tight == 0 && low == 0, "arabic %dx%d: %d notes lines too close, %d at the bottom edge", w, h, tight, low);
+        CHECK(isolated == 1, "arabic %dx%d: (d_k = 4) kept left to right in the notes (%d)", w, h, isolated);
+        heat_label_views("arabic", &L, &T, w, h, STAGE_COUNT);
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
 }
 
 // Short-token lessons at 1280x720 and 1920x1080: every stage shows numbers on the board, and when the heatmap
@@ -1759,7 +1842,9 @@ static void test_question_panel(void)
     CHECK(!has_text(&s, "Question"), "no box without a question on screen");
     st.help = true;
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
-    CHECK(has_text(&s, "predict: an automatic question") && has_text(&s, "answer a question"), "the help lists P and answers");
+    CHECK(help_lists(&s, &st, &L, &T, NULL, "predict: an automatic question") &&
+              help_lists(&s, &st, &L, &T, NULL, "answer a question"),
+          "the help lists P and answers");
     check_bounds(&s, 1280, 720, "help with the question keys");
     scene_free(&s);
     trace_free(&T);
@@ -2049,6 +2134,7 @@ int main(void)
     test_windows("lessons/paper-base.json");      // (3)
     test_windows("lessons/bert-base-shape.json"); // (3)
     test_heat_labels();                           // (4)
+    test_arabic_heat_labels();
     test_huge_embeddings();                       // (5)
     test_notes();
     test_one_head();

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "model/session.h"
 #include "model/view.h"
+#include "render/export_png.h"
 #include "render/scene.h"
 
 #include "fake_font.h"
@@ -114,6 +115,66 @@ static int check_scene(const Session *doc, ViewState *st, int w, int h, bool wan
     return curve_w;
 }
 
+// The heatmap beside the board while training (issue 25): its cells carry their numbers at 2.6 % of the height
+// or more when they fit, else it says that they are too small for them (one head, the softmax's first part).
+static void check_heat_numbers(const Session *doc, ViewState *st, int w, int h, const TextMetrics *tm)
+{
+    Scene sc;
+    scene_init(&sc);
+    Lesson shown = session_shown(doc);
+    SceneExtras ex = {.original = &doc->lesson.params, .train = &doc->train};
+    ViewState one = *st;
+    one.view = VIEW_ONE_HEAD;
+    one.substep = 0;
+    CHECK(scene_build_ex(&sc, &one, &shown, &doc->trace, &ex, w, h, tm, NULL), "scene builds at %dx%d", w, h);
+    int numbers = 0, small = 0;
+    bool said = false, heat = false;
+    for (size_t i = 0; i < sc.count; i++) {
+        const DrawCmd *c = &sc.cmds[i];
+        if (c->kind != CMD_TEXT) continue;
+        said |= strncmp(scene_text(&sc, c), "(cells too", 10) == 0; // (its first line)
+        heat |= strstr(scene_text(&sc, c), "attention weights A") != NULL; // the heatmap's title
+        if (c->role == ROLE_NUMBER && c->cell.mat == MAT_WEIGHTS) {
+            numbers++;
+            small += c->size * 0.729 < 0.026 * h; // the digits of the fonts shipped
+        }
+    }
+    if (getenv("MHA_TEST_VERBOSE")) fprintf(stderr, "  %dx%d: %d numbers, said %d, substeps %d\n", w, h, numbers, said, sc.substeps);
+    CHECK(small == 0, "%dx%d: %d of the heatmap's numbers below 2.6 %% of the height", w, h, small);
+    CHECK(!heat || numbers > 0 || said, "%dx%d: the heatmap while training has no numbers (%d) and does not say why", w, h,
+          numbers);
+    scene_free(&sc);
+}
+
+// The first-token lesson (6 tokens, causal) training: its heatmap beside the softmax's board is small.
+static void test_training_heatmap(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/lessons/learn-first-token.json", MHA_SOURCE_DIR);
+    Session doc;
+    session_init(&doc);
+    SessionError err;
+    CHECK(session_load(&doc, path, &err), "the first-token lesson loads: %s", err.message);
+    if (!doc.loaded) return;
+    ViewState st;
+    ViewDims d = view_dims_from_params(&doc.edit);
+    view_init(&st, &d);
+    for (int i = 0; i < st.stage_count; i++)
+        if (st.stages[i] == STAGE_SOFTMAX) st.stage_index = i;
+    CHECK(session_train_toggle(&doc, &err), "T starts: %s", err.message);
+    CHECK(session_train_steps(&doc, 20, &err), "20 steps: %s", err.message);
+    ExportError xerr;
+    Exporter *x = export_open(MHA_SOURCE_DIR "/assets/fonts", &xerr); // measured with the fonts shipped
+    CHECK(x != NULL, "export_open: %s", xerr.message);
+    if (x) {
+        TextMetrics tm = export_metrics(x);
+        check_heat_numbers(&doc, &st, 1280, 720, &tm);
+        check_heat_numbers(&doc, &st, 1920, 1080, &tm);
+        export_close(x);
+    }
+    session_free(&doc);
+}
+
 static void test_session_training(void)
 {
     char path[600];
@@ -141,6 +202,7 @@ static void test_session_training(void)
     CHECK(session_edit_count(&doc) > 0, "the trained weights count as edits (Ctrl+S saves them)");
     check_scene(&doc, &st, 1280, 720, true);
     check_scene(&doc, &st, 1920, 1080, true);
+    check_heat_numbers(&doc, &st, 1280, 720, &TM);
     CHECK(session_train_toggle(&doc, &err) && !doc.train.running, "T pauses");
     int paused_w = check_scene(&doc, &st, 1280, 720, true);
     session_train_show(&doc, -1, &err);
@@ -264,6 +326,7 @@ int main(void)
     test_append();
     test_keys();
     test_session_training();
+    test_training_heatmap();
     test_session_async();
     return check_report("test_train_window");
 }

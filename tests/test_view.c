@@ -186,8 +186,10 @@ static void test_other_keys(void)
     CHECK(press(&s, VIEW_KEY_H) && !s.help, "H closes it");
     CHECK(press(&s, VIEW_KEY_F1) && s.help, "F1 opens the help");
     CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.help && !s.quit, "Esc closes the help first");
-    CHECK(press(&s, VIEW_KEY_F1) && press(&s, VIEW_KEY_RIGHT) && !s.help && view_stage(&s) == STAGE_PROJECT,
-          "another key closes the help and acts");
+    CHECK(press(&s, VIEW_KEY_F1) && press(&s, VIEW_KEY_RIGHT) && s.help && s.help_page == 1 && view_stage(&s) == STAGE_INPUT,
+          "in the help, the next-stage key turns its page, the stage stays");
+    CHECK(press(&s, VIEW_KEY_TAB) && !s.help && view_stage(&s) == STAGE_INPUT, "another key closes the help and acts");
+    CHECK(press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_PROJECT, "then the key steps the stage");
     CHECK(press(&s, VIEW_KEY_ESCAPE) && !s.quit && s.request == VIEW_REQ_QUIT_HINT,
           "Esc with nothing open does not quit: it asks the owner to say how (Q)");
     view_init(&s, &cat);

@@ -219,7 +219,7 @@ static void report_frame(Gui *g, int w, int h)
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
             (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
             g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, g->confirm_quit ? 1 : 0, g->doc.edit.rope_shift,
+            g->banner[0] || g->edit_error[0] ? 1 : 0, gui_asking(g) != GUI_ASK_NONE ? 1 : 0, g->doc.edit.rope_shift,
             session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }
@@ -258,7 +258,7 @@ static void build_scene(Gui *g, int w, int h)
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     char confirm[600];
-    if (g->confirm_quit) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
+    if (gui_asking(g) != GUI_ASK_NONE) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
     view_set_substeps(&g->st, g->scene.substeps, g->scene.substep); // the keys step through what was shown
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
     if (g->st.panel == PANEL_TILES) view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
@@ -682,11 +682,15 @@ static bool export_blocks(ViewRequest r)
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
-    if (g->confirm_quit) {
+    if (gui_asking(g) != GUI_ASK_NONE) {
+        bool quitting = g->confirm_quit;
         GuiConfirm answer = gui_confirm_answer(g, ev);
         if (answer == GUI_CONFIRM_SAVE) {
             gui_save(g);
-            g->quit = !session_unsaved(&g->doc);
+            if (quitting) g->quit = !session_unsaved(&g->doc);
+            else if (!session_unsaved(&g->doc) && g->confirm_open) gui_load_lesson(g, g->confirm_open); // saved: open it
+            free(g->confirm_open);
+            g->confirm_open = NULL;
         }
         return answer != GUI_CONFIRM_NONE;
     }
@@ -776,7 +780,9 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         SDL_free(in.drop_file);
         dirty = true;
     } else if (in.drop_file) {
-        gui_load_lesson(g, in.drop_file);
+        SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
+        if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+        gui_ask_open(g, in.drop_file); // with unsaved edits, the question first (gui_class.c)
         SDL_free(in.drop_file);
     }
     return dirty;
@@ -811,6 +817,7 @@ static void gui_free(Gui *g)
     if (g->win) SDL_DestroyWindow(g->win);
     session_free(&g->doc);
     lesson_question_free(&g->auto_q);
+    free(g->confirm_open);
     if (g->frame_file) fclose(g->frame_file);
     TTF_Quit();
     SDL_Quit();

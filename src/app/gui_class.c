@@ -1,9 +1,10 @@
-// What the window does for the class around the board: quitting (Esc never quits; Q and the close button ask
-// before unsaved edits are lost), the lesson's notes on the first stage, and a question on another head than
+// What the window does for the class around the board: quitting and opening a dropped lesson (Esc never quits;
+// Q, the close button and a drop ask before unsaved edits are lost), the lesson's notes on the first stage, and a question on another head than
 // the class's (said, and the board back on the class's head after it). Declared in gui_private.h.
 #include <SDL.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gui_private.h"
@@ -18,14 +19,56 @@ void gui_ask_quit(Gui *g)
 #else
     if (g->confirm_quit || !session_unsaved(&g->doc)) g->quit = true;
     else g->confirm_quit = true;
+    free(g->confirm_open); // quitting is asked now: the dropped lesson waits no more
+    g->confirm_open = NULL;
 #endif
+}
+
+bool gui_drop_opens(bool unsaved) { return !unsaved; }
+
+void gui_ask_open(Gui *g, const char *path)
+{
+    if (gui_drop_opens(session_unsaved(&g->doc))) {
+        gui_load_lesson(g, path);
+        return;
+    }
+    char *copy = malloc(strlen(path) + 1);
+    if (!copy) return; // no memory: the drop is left, the edits kept
+    strcpy(copy, path);
+    free(g->confirm_open); // a second drop while asking: the newest one is asked about
+    g->confirm_open = copy;
+    g->confirm_quit = false;
+}
+
+GuiAsk gui_asking(const Gui *g) { return g->confirm_quit ? GUI_ASK_QUIT : g->confirm_open ? GUI_ASK_OPEN : GUI_ASK_NONE; }
+
+GuiAnswer gui_confirm_decide(GuiAsk ask, const ViewEvent *ev)
+{
+    if (ask == GUI_ASK_NONE || ev->kind != VIEW_EV_KEY) return GUI_ANSWER_NONE;
+    if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) return GUI_ANSWER_SAVE_GO;
+    if (ev->key == VIEW_KEY_ESCAPE) return GUI_ANSWER_STAY;
+    if (ev->key == (ask == GUI_ASK_QUIT ? VIEW_KEY_Q : VIEW_KEY_ENTER)) return GUI_ANSWER_GO;
+    return GUI_ANSWER_NONE;
 }
 
 // The question before quitting (scene_add_confirm): a title line, then the answers, one a line.
 const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
 {
     int n = session_edit_count(&g->doc);
-    char title[200];
+    char title[400];
+    if (g->confirm_open && !g->confirm_quit) {
+        const char *name = strrchr(g->confirm_open, '/');
+#ifdef _WIN32
+        if (strrchr(g->confirm_open, '\\') > name) name = strrchr(g->confirm_open, '\\');
+#endif
+        name = name ? name + 1 : g->confirm_open;
+        // TRANSLATORS: a lesson file dropped on the window while edits are not saved; %s is the file's name.
+        snprintf(title, sizeof title, TRN("Open %s? %d edited value is not saved.", "Open %s? %d edited values are not saved.", n),
+                 name, n);
+        snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson), then open it"),
+                 TR("Enter: open it without saving"), TR("Esc: keep the edits (the dropped file is not opened)"));
+        return buf;
+    }
     snprintf(title, sizeof title, TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n), n);
     snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
              TR("Q: quit without saving"), TR("Esc: stay"));
@@ -35,15 +78,20 @@ const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
 // While the question before quitting is up: Ctrl+S saves and quits (the caller saves, then quits when the
 // save succeeded: a failed one stays, with its reason in the banner), Q quits without saving, Esc stays; the
 // board takes no other key or click until then.
+// The same for a dropped lesson: Ctrl+S saves and opens it, Enter opens it without saving, Esc keeps the edits
+// (the caller opens the lesson after a save; g->confirm_open is then the caller's to free).
 GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
 {
-    if (ev->kind != VIEW_EV_KEY) return GUI_CONFIRM_NONE;
-    GuiConfirm r = GUI_CONFIRM_REDRAW;
-    if (ev->key == VIEW_KEY_Q) g->quit = true;
-    else if (ev->key == VIEW_KEY_S && (ev->mods & VIEW_MOD_CTRL)) r = GUI_CONFIRM_SAVE;
-    else if (ev->key != VIEW_KEY_ESCAPE) return GUI_CONFIRM_NONE;
+    GuiAsk ask = gui_asking(g);
+    GuiAnswer a = gui_confirm_decide(ask, ev);
+    if (a == GUI_ANSWER_NONE) return GUI_CONFIRM_NONE;
     g->confirm_quit = false;
-    return r;
+    if (a == GUI_ANSWER_SAVE_GO) return GUI_CONFIRM_SAVE;
+    if (a == GUI_ANSWER_GO && ask == GUI_ASK_QUIT) g->quit = true;
+    if (a == GUI_ANSWER_GO && ask == GUI_ASK_OPEN) gui_load_lesson(g, g->confirm_open);
+    free(g->confirm_open);
+    g->confirm_open = NULL;
+    return GUI_CONFIRM_REDRAW;
 }
 
 // A note in the header for FLASH_MS (gui_private.h).

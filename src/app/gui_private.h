@@ -55,6 +55,7 @@ struct Gui {
     bool font_told;         // the status line said which character no font shows (said once)
     const char *lang;       // --lang, or NULL: each lesson's "language", else LANG
     bool confirm_quit;      // Q or the close button with unsaved edits: the question on top waits for Ctrl+S, Q or Esc
+    char *confirm_open;     // a lesson dropped on unsaved edits (malloc'd path): the question waits for Ctrl+S, Enter or Esc
     bool notes_auto;        // the notes are shown because the first stage is (README: "shown on the first stage")
     int class_head;         // a question moved the board from this head (-1: none): it goes back after the question
     int quiz_head;          // ... to this one
@@ -94,6 +95,18 @@ const char *gui_confirm_text(const Gui *g, char *buf, size_t cap);
 // NONE (ignored, the board does not see it either). REDRAW or SAVE: the question closed.
 typedef enum { GUI_CONFIRM_NONE = 0, GUI_CONFIRM_REDRAW, GUI_CONFIRM_SAVE } GuiConfirm;
 GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev);
+// What the question on top asks (none, before quitting, before opening a dropped lesson), and what a key answers:
+// nothing (ignored), stay (the question closes, nothing lost), go (quit / open, the edits lost), save then go.
+// A pure decision, tested without a window (tests/test_gui_class.c).
+typedef enum { GUI_ASK_NONE = 0, GUI_ASK_QUIT, GUI_ASK_OPEN } GuiAsk;
+typedef enum { GUI_ANSWER_NONE = 0, GUI_ANSWER_STAY, GUI_ANSWER_GO, GUI_ANSWER_SAVE_GO } GuiAnswer;
+GuiAnswer gui_confirm_decide(GuiAsk ask, const ViewEvent *ev);
+// Whether a dropped lesson is opened at once (true) or first asked about (false): unsaved edits would be lost.
+bool gui_drop_opens(bool unsaved);
+// A lesson dropped on the window: opened, or (unsaved edits) the question first; the drop's path is copied.
+void gui_ask_open(Gui *g, const char *path);
+// The question on top now (GUI_ASK_NONE: none).
+GuiAsk gui_asking(const Gui *g);
 // Esc with nothing open: the header says that Q quits.
 void gui_quit_hint(Gui *g);
 bool gui_has_notes(const Gui *g);

@@ -416,6 +416,14 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     }
     bool shift = (ev->mods & VIEW_MOD_SHIFT) != 0;
     double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
+    if (s->help) { // the help's pages turn with the keys that step the stages: the class's place stays
+        switch (ev->key) {
+        case VIEW_KEY_RIGHT: case VIEW_KEY_DOWN: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_SPACE: s->help_page++; return true;
+        case VIEW_KEY_LEFT: case VIEW_KEY_UP: case VIEW_KEY_PAGEUP: case VIEW_KEY_BACKSPACE: s->help_page--; return true;
+        case VIEW_KEY_HOME: s->help_page = 0; return true;
+        default: break;
+        }
+    }
     if (s->help && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_H
         && ev->key != VIEW_KEY_F1 && ev->key != VIEW_KEY_F && ev->key != VIEW_KEY_F11) {
         s->help = false; // any other key closes the overlay and acts
@@ -482,7 +490,10 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
     case VIEW_KEY_0: s->pan_x = s->pan_y = 0.5; return set_zoom(s, 1.0) || true;
     case VIEW_KEY_H:
-    case VIEW_KEY_F1: s->help = !s->help; return true;
+    case VIEW_KEY_F1:
+        s->help = !s->help;
+        s->help_page = 0;
+        return true;
     case VIEW_KEY_P:
         if (s->dims.n < 1 || s->stage_count < 1) return false;
         s->quiz_auto_count++;

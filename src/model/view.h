@@ -168,6 +168,7 @@ typedef struct {
     bool dark;                 // the dark theme (key D); the greyscale colour map prints on the print theme
     ColormapId colormap;
     bool help;                 // key overlay shown
+    int help_page;             // its page (the scene wraps it to the pages there are: any integer)
     bool fullscreen;
     bool quit;                 // Q: the owner quits (asking first when edits would be lost)
     int reveal;                // -1: the whole result; else how many result cells are filled

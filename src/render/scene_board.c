@@ -75,6 +75,20 @@ static long arrangement_cells(const Arrangement *a)
     return cells;
 }
 
+// The smallest share of its cells that a matrix of the arrangement shows (1: every one whole).
+static double arrangement_least_share(const Arrangement *a)
+{
+    double least = 1.0;
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++) {
+            const MatBox *b = &a->rows[r].t[k].box;
+            if (a->rows[r].t[k].is_op || b->rows * b->cols <= 0) continue;
+            double share = (double)b->nr * b->nc / ((double)b->rows * b->cols);
+            if (share < least) least = share;
+        }
+    return least;
+}
+
 // Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x 1).
 void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
 {
@@ -343,6 +357,7 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
             }
         }
     }
+    int asked = *sub;
     *sub = 0;
     // One equation that does not fit: the arrangement that keeps the most cells after windowing.
     Arrangement best, alt;
@@ -351,6 +366,29 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
     build_arrangement(c, g, eq, neq, ARR_STACKED, 0, &alt);
     window_to_fit(c, g, &alt, w, h);
     *out = arrangement_cells(&alt) > arrangement_cells(&best) ? alt : best;
+    // Or its inputs, then "= result", each windowed on its own, when each matrix shows more
+    // of itself so (issue 25: paper-base's softmax showed 2 and 3 of its 10 columns, no row's sum to check).
+    if (neq == 1) {
+        Arrangement halves[2];
+        build_arrangement(c, g, eq, 1, ARR_STACKED, 0, &halves[0]);
+        if (halves[0].count != 2) return;
+        halves[1] = halves[0];
+        halves[0].count = 1;
+        halves[1].rows[0] = halves[1].rows[1];
+        halves[1].count = 1;
+        double least = 1.0;
+        for (int k = 0; k < 2; k++) {
+            window_to_fit(c, g, &halves[k], w, h);
+            double share = arrangement_least_share(&halves[k]);
+            if (share < least) least = share;
+        }
+        if (least <= arrangement_least_share(out)) return;
+        *substeps = 2;
+        *sub = asked >= VIEW_SUBSTEP_RESULT ? 1 : asked > 1 ? 1 : asked < 0 ? 0 : asked;
+        *out = halves[*sub];
+        snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : TR("what goes in"));
+        snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
+    }
 }
 
 static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
@@ -358,6 +396,8 @@ static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, i
     snprintf(c->caption, sizeof c->caption, "%s", a->caption);
     snprintf(c->next, sizeof c->next, "%s", a->next);
     if (arrangement_windowed(a)) c->windowed = true;
+    double share = arrangement_least_share(a);
+    if (share < c->least_share) c->least_share = share;
     int total = arrangement_height(g, a);
     int yy = y + (h - total) / 2;
     if (yy < y) yy = y;
@@ -448,7 +488,24 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
     bool windowed = c->windowed, heat = c->heat_shown;
     int subs = s->substeps, sub = s->substep;
     if (windowed && !s->oom && draw_stage_whole(c, mark, x, y, w, h)) return;
-    if (windowed && !s->oom) { // nothing whole: the windows at the preferred size
+    if (windowed && !s->oom) { // nothing whole: the windows at the preferred size, or at the floor when each
+        // matrix shows more of itself there (paper-base's softmax: all 10 columns of S' then of A, issue 25)
+        c->windowed = c->heat_shown = false;
+        c->least_share = 1.0;
+        draw_stage_at(c, x, y, w, h);
+        double preferred = c->least_share;
+        scene_rewind(s, mark);
+        c->num_font = floor_font(base);
+        c->windowed = c->heat_shown = false;
+        c->least_share = 1.0;
+        draw_stage_at(c, x, y, w, h);
+        if (!s->oom && c->least_share > preferred + 1e-9) {
+            s->num_font = c->num_font;
+            c->num_font = base;
+            return;
+        }
+        scene_rewind(s, mark);
+        c->num_font = base;
         c->windowed = c->heat_shown = false;
         draw_stage_at(c, x, y, w, h);
         return;

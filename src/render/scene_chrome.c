@@ -406,34 +406,53 @@ static const char *const HELP[][2] = {
 #endif
 };
 
+// The help at the back row's size (letters of 2.6 % of the height, the board's number floor), each key beside
+// its meaning, both wrapped in their columns, in pages when they do not all fit: the page shown is the
+// view's help_page (any integer: it wraps around), and the last line says how to turn the pages and close.
 void draw_help(Ctx *c, int w, int h)
 {
-    int rows = (int)(sizeof HELP / sizeof HELP[0]);
-    int kf = px(c, 19), lh = line_h(c, FONT_BOLD, kf) + px(c, 8);
-    while (kf > c->min_font && (rows + 1) * lh + 2 * px(c, 28) > h - 20) { // all rows on the screen
-        kf--;
-        lh = line_h(c, FONT_BOLD, kf) + px(c, 6);
-    }
-    int kw = 0, dw = 0;
-    for (int i = 0; i < rows; i++) {
-        int a = text_w(c, FONT_BOLD, kf, TR(HELP[i][0])), b = text_w(c, FONT_REGULAR, kf, TR(HELP[i][1]));
-        if (a > kw) kw = a;
-        if (b > dw) dw = b;
-    }
-    int pad = px(c, 28);
-    int pw = kw + dw + 3 * pad, ph = (rows + 1) * lh + 2 * pad;
-    int x, y;
+    enum { ROWS = (int)(sizeof HELP / sizeof HELP[0]) };
+    int f = scene_number_floor(h), pad = f * 3 / 4, gap = f / 4;
+    int pw = w - 20, ph = h - 20, x, y;
     draw_overlay(c, w, h, &pw, &ph, &x, &y);
-    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, y + pad / 2, pw - 2 * pad, lh, LEFT, TR("Keys"));
-    for (int i = 0; i < rows; i++) {
-        int yy = y + pad / 2 + (i + 1) * lh;
-        if (yy + lh > y + ph) break;
-        char fitted[256];
-        fit_text(c, FONT_BOLD, kf, TR(HELP[i][0]), kw, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, kf, c->th->ink, x + pad, yy, kw, lh, LEFT, fitted);
-        fit_text(c, FONT_REGULAR, kf, TR(HELP[i][1]), pw - kw - 3 * pad, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, kf, c->th->ink, x + 2 * pad + kw, yy, pw - kw - 3 * pad, lh, LEFT, fitted);
+    int iw = pw - 2 * pad, kw = 0;
+    for (int i = 0; i < ROWS; i++) {
+        int a = text_w(c, FONT_BOLD, f, TR(HELP[i][0]));
+        if (a > kw) kw = a;
     }
+    if (kw > iw * 3 / 10) kw = iw * 3 / 10; // a long key wraps in its column
+    int dw = iw - kw - pad;
+    // The pages: page_of[i] the page of row i, each page's rows from its top down to the footer's lines.
+    char foot[320];
+    int title_h = line_h(c, FONT_BOLD, f) + gap;
+    snprintf(foot, sizeof foot, TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 PageUp: previous page  \xc2\xb7  Esc, H: close"),
+             9, 9);
+    int foot_h = wrap_text(c, FONT_BOLD, f, c->th->result, 0, 0, iw, 2, foot, false);
+    int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS], row_h[ROWS];
+    for (int i = 0; i < ROWS; i++) {
+        int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(HELP[i][0]), false);
+        int b = wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(HELP[i][1]), false);
+        row_h[i] = (a > b ? a : b) + gap;
+        if (used > 0 && used + row_h[i] > body) {
+            pages++;
+            used = 0;
+        }
+        page_of[i] = pages - 1;
+        used += row_h[i];
+    }
+    int page = ((c->st->help_page % pages) + pages) % pages;
+    text_at(c, FONT_BOLD, f, c->th->result, x + pad, y + pad, TR("Keys"));
+    int yy = y + pad + title_h;
+    for (int i = 0; i < ROWS; i++) {
+        if (page_of[i] != page) continue;
+        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(HELP[i][0]), true);
+        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, TR(HELP[i][1]), true);
+        yy += row_h[i];
+    }
+    // TRANSLATORS: the help's last line: the page shown, of how many, and the keys that turn the pages and close it.
+    snprintf(foot, sizeof foot, TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 PageUp: previous page  \xc2\xb7  Esc, H: close"),
+             page + 1, pages);
+    wrap_text(c, FONT_BOLD, f, c->th->result, x + pad, y + ph - pad - foot_h, iw, 2, foot, true);
 }
 
 // A question on top of everything (SceneExtras.confirm): its first line as the title, the rest below, at the

@@ -45,6 +45,7 @@ typedef struct {
     int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix
+    double least_share; // the smallest share of its cells a matrix drawn shows (1: all whole; draw_stage sets 1)
     int split_level;    // parts before windows (plan_parts) down to this level (0: none; 2: inputs, then
                         // "= result"; 3: the inputs in runs; 4: as 3, with tight cells)
     char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)

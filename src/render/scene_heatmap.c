@@ -71,11 +71,14 @@ typedef struct {
     int title_font, label_font, row_font, col_font, num_font;
     int title_h, title_w;   // the title's lines, and the width of its text
     int label_w, label_h;   // the query labels' column, and a label line's height
+    int label_need;         // the column the longest query label needs
     int top_h;              // the key labels above the cells
     const char *axes;       // the axes' caption under the cells (NULL: none)
     int axes_w, cap_h;
     int cell_w, cell_h;
     bool down;              // key labels written downwards, one character a line (down_lines at most)
+    bool stagger;           // key labels whole on two lines, each over its column and half its neighbours'
+    int stagger_h;          // a staggered line's height
     int down_lines;
     int gx, gy, gw;         // the cells' top-left and width
     bool numbers;           // every number fits its cell
@@ -123,7 +126,8 @@ static void heat_measure_labels(const Ctx *c, Heat *hm)
         int tw = text_w(c, FONT_REGULAR, hm->label_font, buf);
         if (tw > lw) lw = tw;
     }
-    if (lw > hm->w / 4) lw = hm->w / 4;
+    hm->label_need = lw + c->num_font / 4;
+    if (lw > hm->w / 3) lw = hm->w / 3;
     hm->label_w = lw + c->num_font / 4;
     hm->label_h = line_h(c, FONT_REGULAR, hm->label_font);
     hm->top_h = hm->label_h + c->num_font / 6;
@@ -162,6 +166,36 @@ static bool heat_size_cells(const Ctx *c, Heat *hm)
 // Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a line (at
 // most 6), so that narrow columns keep a readable label each, the cells giving them their room. False when
 // no cell row is left.
+// Whether every key label fits width at size f.
+static bool key_labels_fit(const Ctx *c, int f, int width)
+{
+    char buf[160];
+    for (int j = 0; j < c->L->params.m; j++) {
+        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
+        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
+    }
+    return true;
+}
+
+// Whether every query label fits width at size f.
+static bool query_labels_fit(const Ctx *c, int f, int width)
+{
+    char buf[160];
+    for (int i = 0; i < c->L->params.n; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
+    }
+    return true;
+}
+
+// Lowers the cells so that the rows fit under key labels top_h high. False when no cell row is left.
+static bool heat_fit_rows(Heat *hm, int n)
+{
+    int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
+    if (n > 0 && rows_h / n < hm->cell_h) hm->cell_h = rows_h / n;
+    return hm->cell_h >= 1;
+}
+
 static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -169,7 +203,33 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
     hm->down = text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2;
     hm->down_lines = 0;
+    hm->stagger = false;
     hm->col_font = col_font;
+    // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines (each label over
+    // its column and half of each neighbour's), at the largest size from the labels' own down to the size a cut
+    // label would have.
+    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2)) return true; // every label whole already
+    int least = col_font;
+    if (hm->down) { // not below the size of the letters written downwards
+        least = cell_w + cell_w / 3;
+        if (least > hm->label_font) least = hm->label_font;
+    }
+    for (int f = hm->label_font; f >= least && f >= 8; f--) {
+        if (key_labels_fit(c, f, cell_w - 2)) {
+            hm->col_font = f;
+            hm->down = false;
+            return true;
+        }
+        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
+            hm->col_font = f;
+            hm->down = false;
+            hm->stagger = true;
+            hm->stagger_h = line_h(c, FONT_REGULAR, f);
+            int extra = 2 * hm->stagger_h + c->num_font / 6 - hm->top_h;
+            if (extra > 0) hm->top_h += extra;
+            return heat_fit_rows(hm, p->n);
+        }
+    }
     if (!hm->down) return true;
     col_font = cell_w + cell_w / 3;
     if (col_font > hm->label_font) col_font = hm->label_font;
@@ -186,27 +246,50 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     int extra = hm->down_lines * (line_h(c, FONT_REGULAR, col_font) * 4 / 5) + 2 - hm->top_h;
     if (extra > 0) {
         hm->top_h += extra;
-        int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
-        if (p->n > 0 && rows_h / p->n < hm->cell_h) hm->cell_h = rows_h / p->n;
-        if (hm->cell_h < 1) return false;
+        return heat_fit_rows(hm, p->n);
     }
     return true;
 }
 
 // Numbers only at the board's size, when every one fits its cell: the widest is the range's end, or one with
 // its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as "−2.8284").
-static bool heat_numbers_fit(const Ctx *c, const Heat *hm)
+static bool heat_numbers_fit_at(const Ctx *c, const Heat *hm, int f)
 {
-    // The window's grid of heads has no numbers (at its label size they would be below the back row's limit);
-    // a slide of every head has them at its labels' size when they fit (the page is sized for them).
-    if (hm->compact && !c->ex->slide) return false;
     bool prob = prob_matrix(hm->m);
     char wide[32], wide4[32];
     model_format_value(prob ? 0.5555 : -hm->range, wide, sizeof wide);
     model_format_value(prob ? 0.5555 : -(floor(hm->range) + 0.5555), wide4, sizeof wide4);
-    int ww = text_w(c, FONT_REGULAR, hm->num_font, wide), ww4 = text_w(c, FONT_REGULAR, hm->num_font, wide4);
+    int ww = text_w(c, FONT_REGULAR, f, wide), ww4 = text_w(c, FONT_REGULAR, f, wide4);
     if (ww4 > ww) ww = ww4;
-    return ww + hm->num_font / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, hm->num_font) <= hm->cell_h;
+    return ww + f / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, f) <= hm->cell_h;
+}
+
+// Numbers at the board's one size when they fit the cells (every number of a screen at one size); the window's
+// grid of heads has none (at its label size they would be below the back row's limit); a slide of every head
+// has them at its labels' size when they fit (the page is sized for them).
+static bool heat_numbers_fit(const Ctx *c, Heat *hm)
+{
+    if (hm->compact && !c->ex->slide) return false;
+    return heat_numbers_fit_at(c, hm, hm->num_font);
+}
+
+// A heatmap in the window whose cells are too small for their numbers says so under its cells, lowering them
+// when there is no room (a slide does not: it is the picture). Returns the note's height (0: none).
+static int heat_place_note(Ctx *c, Heat *hm, const char **note)
+{
+    *note = NULL;
+    if (hm->numbers || hm->compact || c->ex->slide) return 0;
+    const AttnParams *p = &c->L->params;
+    const char *t = TR("(cells too small for their numbers here)");
+    int f = hm->label_font, nh = wrap_text(c, FONT_REGULAR, f, c->th->muted, 0, 0, hm->w, 3, t, false);
+    int bottom = hm->gy + hm->cell_h * p->n + hm->cap_h + c->num_font / 6;
+    if (bottom + nh > hm->y + hm->h) {
+        int ch = p->n > 0 ? (hm->y + hm->h - nh - hm->cap_h - c->num_font / 6 - hm->gy) / p->n : 0;
+        if (ch < 4) return 0; // no room: the colours alone, as before
+        hm->cell_h = ch;
+    }
+    *note = t;
+    return nh;
 }
 
 // Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in "…").
@@ -231,6 +314,16 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
                 q += k;
                 line++;
             }
+            continue;
+        }
+        if (hm->stagger) { // every other label a line lower, centred over its column, inside the heatmap
+            int bx = cx - cell_w / 2, bw = 2 * cell_w;
+            if (bx < hm->x) bx = hm->x;
+            if (bx + bw > hm->x + hm->w) bx = hm->x + hm->w - bw;
+            int tw = text_w(c, FONT_REGULAR, col_font, buf), tx = cx + cell_w / 2 - tw / 2;
+            if (tx < bx) tx = bx;
+            if (tx + tw > bx + bw) tx = bx + bw - tw;
+            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h, buf);
             continue;
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
@@ -351,8 +444,14 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     hm.num_font = compact ? hm.label_font : c->num_font;
     heat_draw_title(c, &hm, selected, title_text);
     heat_measure_labels(c, &hm);
-    if (!heat_size_cells(c, &hm) || !heat_fit_key_labels(c, &hm)) return;
+    if (!heat_size_cells(c, &hm)) return;
     const AttnParams *p = &c->L->params;
+    // The query labels' column takes the room the cells leave, so that a label fits whole where it can.
+    int room = w - hm.cell_w * p->m;
+    if (hm.label_need > hm.label_w && room > hm.label_w) hm.label_w = hm.label_need < room ? hm.label_need : room;
+    if (!heat_fit_key_labels(c, &hm)) return;
+    // A query label whole at the key labels' size rather than cut at a larger one.
+    while (hm.row_font > hm.col_font && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4)) hm.row_font--;
     hm.gw = hm.cell_w * p->m;
     hm.gx = x + hm.label_w + (w - hm.label_w - hm.gw) / 2;
     hm.gy = y + hm.title_h + hm.top_h;
@@ -362,6 +461,12 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     *grid_h = hm.cell_h * p->n;
     scene_push_hit(c->s, x, y, w, h, (CellRef){MAT_NONE, 0, 0, 0}, head);
     hm.numbers = heat_numbers_fit(c, &hm);
+    const char *note;
+    if (heat_place_note(c, &hm, &note)) {
+        *grid_h = hm.cell_h * p->n;
+        wrap_text(c, FONT_REGULAR, hm.label_font, c->th->muted, x, hm.gy + hm.cell_h * p->n + hm.cap_h + c->num_font / 6, w,
+                  3, note, true);
+    }
     heat_draw_key_labels(c, &hm);
     heat_draw_query_labels(c, &hm);
     heat_draw_cells(c, &hm);

@@ -111,6 +111,11 @@ int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int
             size_t next = len;
             while (p[next] == ' ') next++;
             while (p[next] && p[next] != ' ' && p[next] != '\n') {
+                const char *pop = strncmp(p + next, "\xe2\x81\xa6", 3) == 0 ? strstr(p + next, "\xe2\x81\xa9") : NULL;
+                if (pop) { // an isolate (isolate_ltr's "d_k = 4") is never broken: it is one word
+                    next = (size_t)(pop - p) + 3;
+                    continue;
+                }
                 size_t at = next;
                 next = utf8_cluster_end(p, strlen(p + at) + at, at);
                 if (line_break_after(p, at, next)) break; // Chinese and Japanese break between characters
