@@ -3,7 +3,7 @@
 // window finds the assets, polls the watch, loads dropped lessons, shows errors in the banner and the results
 // of saves and exports in the header, and exports the view as slides (E, Shift+E).
 // Environment: MHA_TRACER_STATS=1 prints frame times and the time to the first frame;
-// MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see report_frame), so tests wait for the
+// MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see gui_report_frame, gui_report.c), so tests wait for the
 // program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
 // A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
 #include "gui.h"
@@ -47,7 +47,6 @@
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
-static const char *quiz_key(QuizPhase q);
 // The page's bar above the board (web/index.html asks for them through mha_web_bar_text): in the language of
 // the interface, like every string the window shows.
 static const char *const WEB_BAR[] = {
@@ -95,17 +94,7 @@ bool gui_find_assets(char *out, size_t cap)
     return false;
 }
 
-static void set_title(Gui *g)
-{
-    char t[600], count[40] = "";
-    if (g->frame_title) snprintf(count, sizeof count, " [frame %ld]", g->frames);
-    const char *title = g->doc.loaded && g->doc.lesson.title ? g->doc.lesson.title : "";
-    snprintf(t, sizeof t, "mha-tracer \xe2\x80\x94 %s%s", title, count);
-    if (g->win) SDL_SetWindowTitle(g->win, t);
-}
-
 static void set_questions(Gui *g);
-static const LessonQuestion *shown_question(const Gui *g);
 
 // The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
 static void lesson_loaded(Gui *g, bool first)
@@ -127,7 +116,7 @@ static void lesson_loaded(Gui *g, bool first)
     g->edit_error[0] = '\0';
     g->banner[0] = '\0';
     i18n_use(i18n_choose(g->lang, g->doc.lesson.language)); // the words of this class
-    set_title(g);
+    gui_set_title(g);
 }
 
 // Loads a lesson (path NULL: the built-in one), which becomes the watched file. On success it replaces the one
@@ -150,7 +139,7 @@ bool gui_load_lesson(Gui *g, const char *path)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void show_error(Gui *g, const char *fmt, ...)
+void gui_show_error(Gui *g, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -175,68 +164,6 @@ static bool poll_watch(Gui *g)
 
 
 
-static const char *panel_key(ViewPanel p)
-{
-    return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : p == PANEL_SHUFFLE ? "shuffle" : "none";
-}
-
-// MHA_TRACER_FRAME_FILE: after each frame presented, one line
-//   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
-//         ablated=B scale=S train=T
-//         running=0|1 edits=E banner=0|1 ask=0|1 shift=K retrace=0|1 export=0|1 note=0|1
-// N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and
-// the file names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
-// is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line, a
-// segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the
-// training step whose weights are shown (-1: not training); running: training steps between frames; E the
-// values edited (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
-// edits) is on screen; shift: K the shift of every position that shows RoPE's point (key S; 0: none); retrace:
-// an edit is being traced on the worker (the results shown are the previous ones); export: an export is
-// being written on the worker; note: a note (an export's, Esc's hint) is in the header. The
-// line goes out with one flush, and its last field has a one-character value, so a reader can tell a
-// complete line from one still being written.
-static const char *quiz_key(QuizPhase q)
-{
-    static const char *const keys[] = {"none", "asking", "judging", "revealed"};
-    return (int)q >= 0 && q <= QUIZ_REVEALED ? keys[q] : "none";
-}
-
-static void report_frame(Gui *g, int w, int h)
-{
-    if (g->frame_title) set_title(g);
-    if (!g->frame_file) return;
-    // The frame goes to the X server before it is reported (pumping flushes the connection): a screenshot
-    // taken after the line is read shows it.
-    SDL_PumpEvents();
-    const ViewState *st = &g->st;
-    fprintf(g->frame_file,
-            "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d view=%s panel=%s quiz=%s "
-            "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d edits=%d banner=%d ask=%d "
-            "shift=%d retrace=%d export=%d note=%d\n",
-            g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head, st->reveal, st->zoom, w, h,
-            st->view == VIEW_ALL_HEADS ? "all" : "one", panel_key(st->panel), quiz_key(st->quiz_phase), st->help ? 1 : 0, st->notes ? 1 : 0,
-            g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg, g->scene.strip_gap,
-            (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc), session_train_shown_step(&g->doc),
-            g->doc.train.running ? 1 : 0, session_edit_count(&g->doc),
-            g->banner[0] || g->edit_error[0] ? 1 : 0, gui_asking(g) != GUI_ASK_NONE ? 1 : 0, g->doc.edit.rope_shift,
-            session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
-    fflush(g->frame_file);
-}
-
-// The header while the worker exports: "Exporting 3 of 14 images…", then the last note (a key that must wait).
-static void export_progress_line(const Gui *g, char *buf, size_t cap)
-{
-    int done = atomic_load(&g->xjob.progress), total = atomic_load(&g->xjob.total);
-    if (total <= 0) snprintf(buf, cap, "%s", TR("Exporting\xe2\x80\xa6 (laying out the images)"));
-    else snprintf(buf, cap, TRN("Exporting %d of %d image\xe2\x80\xa6", "Exporting %d of %d images\xe2\x80\xa6", total),
-                  done < total ? done + 1 : total, total);
-    if (g->flash[0]) {
-        size_t n = strlen(buf);
-        snprintf(buf + n, cap - n, "   %s", g->flash);
-    }
-}
-
 static void build_scene(Gui *g, int w, int h)
 {
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
@@ -244,7 +171,7 @@ static void build_scene(Gui *g, int w, int h)
     if (g->st.quiz_phase == QUIZ_ASKING || g->st.quiz_phase == QUIZ_JUDGING) shown.params.rope_shift = 0;
     char busy[2600];
     bool recomputing = session_retrace_busy(&g->doc);
-    if (g->xjob.busy) export_progress_line(g, busy, sizeof busy);
+    if (g->xjob.busy) gui_export_progress_line(g, busy, sizeof busy);
     else if (recomputing) // the board shows the edited value beside the results of the values before it
         snprintf(busy, sizeof busy, "%s", TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the previous ones)"));
     int edits = session_edit_count(&g->doc);
@@ -254,7 +181,7 @@ static void build_scene(Gui *g, int w, int h)
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
                       .status = g->xjob.busy || recomputing ? busy : g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
-                      .question = shown_question(g)};
+                      .question = gui_shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     char confirm[600];
@@ -273,8 +200,8 @@ static void redraw(Gui *g)
     g->st.height = h;
     SessionError err;
     // (not while the worker exports: it reads the session; they are computed once it has finished)
-    if (!g->xjob.busy && g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) show_error(g, "%s", err.message);
-    if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) show_error(g, "%s", err.message);
+    if (!g->xjob.busy && g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) gui_show_error(g, "%s", err.message);
+    if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) gui_show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
@@ -301,7 +228,7 @@ static void redraw(Gui *g)
     g->frames++;
     if (g->frames == 1 || (long)w * h < (long)g->small_w * g->small_h) g->small_w = w, g->small_h = h;
     if ((long)w * h > (long)g->big_w * g->big_h) g->big_w = w, g->big_h = h;
-    report_frame(g, w, h);
+    gui_report_frame(g, w, h);
     if (g->stats) {
         double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
         fprintf(stderr, "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total %.2f ms, "
@@ -318,7 +245,7 @@ static void apply_edit(Gui *g, double delta)
 {
     SessionError err;
     if (!session_edit(&g->doc, g->st.pinned, delta, &err)) {
-        if (err.message[0]) show_error(g, TR("Edit undone: %s"), err.message);
+        if (err.message[0]) gui_show_error(g, TR("Edit undone: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -331,7 +258,7 @@ static void toggle_head(Gui *g)
     SessionError err;
     int h = g->st.head;
     if (!session_toggle_head(&g->doc, h, &err)) {
-        if (err.message[0]) show_error(g, TR("Head %d not switched: %s"), h, err.message);
+        if (err.message[0]) gui_show_error(g, TR("Head %d not switched: %s"), h, err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -349,7 +276,7 @@ static void move_scale(Gui *g, double dir, bool fine)
     double now = session_scale(&g->doc), next = view_scale_step(now, g->doc.edit.d_k, dir, fine);
     if (next == now) return;
     if (!session_set_scale(&g->doc, next, &err)) {
-        show_error(g, TR("Scale not changed: %s"), err.message);
+        gui_show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -361,7 +288,7 @@ static void set_scale(Gui *g, double scale)
     SessionError err;
     if (scale == session_scale(&g->doc)) return;
     if (!session_set_scale(&g->doc, scale, &err)) {
-        show_error(g, TR("Scale not changed: %s"), err.message);
+        gui_show_error(g, TR("Scale not changed: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -372,7 +299,7 @@ static void revert(Gui *g)
     SessionError err;
     int n = session_revert(&g->doc, &err);
     if (n < 0) {
-        show_error(g, TR("Not reverted: %s"), err.message);
+        gui_show_error(g, TR("Not reverted: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -390,7 +317,7 @@ void gui_save(Gui *g)
         return;
     }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
-        show_error(g, TR("Not saved: %s"), err.message);
+        gui_show_error(g, TR("Not saved: %s"), err.message);
         return;
     }
     // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
@@ -414,37 +341,12 @@ void gui_save(Gui *g)
 #endif
 }
 
-// E and Shift+E: the heatmap of the view, or the whole board of the stage, as PNG and SVG in exports/ beside
-// the lesson (the working directory for the built-in one), as the window shows it (edits included), written on
-// the worker thread (export_start); the header shows its progress, then names the file for FLASH_MS (export_done);
-// a failure goes to the banner.
-static void export_start(Gui *g, GuiExportKind kind)
-{
-    if (g->xjob.busy) {
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: the next export when this one has finished"));
-        g->flash_until = SDL_GetTicks() + FLASH_MS;
-        return;
-    }
-    SessionError err;
-    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
-    GuiExportJob *j = &g->xjob;
-    j->kind = kind;
-    j->doc = &g->doc;
-    j->st = g->st;
-    j->question = shown_question(g);
-    j->gate = g->export_gate;
-    snprintf(j->fonts, sizeof j->fonts, "%s/fonts", g->assets);
-    g->flash[0] = '\0';
-    g->xjob_shown = -1;
-    gui_export_start(j);
-}
-
 // The worker's export has ended: the header says what it wrote, the banner why not.
-static void export_done(Gui *g)
+void gui_export_done(Gui *g)
 {
     GuiExportJob *j = &g->xjob;
     if (!j->ok) {
-        show_error(g, TR("Not exported: %s"), j->msg);
+        gui_show_error(g, TR("Not exported: %s"), j->msg);
         g->flash[0] = '\0';
         export_result_free(&j->res);
         return;
@@ -482,46 +384,8 @@ static void export_done(Gui *g)
     export_result_free(res);
 }
 
-static void export_view(Gui *g, bool board) { export_start(g, board ? GUI_EXPORT_BOARD : GUI_EXPORT_VIEW); }
-
-// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a new count
-// of files made. Returns true when the screen changes.
-static bool export_poll(Gui *g)
-{
-    if (gui_export_poll(&g->xjob)) {
-        export_done(g);
-        if (g->quit_after_export) {
-            g->quit_after_export = false;
-            gui_ask_quit(g);
-        }
-        return true;
-    }
-    int done = g->xjob.busy ? atomic_load(&g->xjob.progress) : -1;
-    if (done == g->xjob_shown) return false;
-    g->xjob_shown = done;
-    return g->xjob.busy;
-}
-
-// Q or the close button while exporting: the export ends first (its files are written whole), then the window
-// quits as usual; a second one stops it before it writes anything.
-static void ask_quit(Gui *g)
-{
-    SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
-    if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
-    if (!g->xjob.busy) {
-        gui_ask_quit(g);
-        return;
-    }
-    if (g->quit_after_export) atomic_store(&g->xjob.stop, true);
-    g->quit_after_export = true;
-    snprintf(g->flash, sizeof g->flash, "%s",
-             atomic_load(&g->xjob.stop) ? TR("Stopping the export (nothing of it is written), then quitting")
-                                        : TR("Quitting when the export has finished (Q again: stop it and quit)"));
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-}
-
 // The question on screen: one of the lesson's, the automatic one, or NULL.
-static const LessonQuestion *shown_question(const Gui *g)
+const LessonQuestion *gui_shown_question(const Gui *g)
 {
     if (g->st.quiz == VIEW_QUIZ_AUTO) return g->auto_q.text ? &g->auto_q : NULL;
     if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count) return &g->doc.lesson.questions[g->st.quiz];
@@ -549,12 +413,12 @@ static void set_questions(Gui *g)
 // VIEW_REQ_ANSWER: the response against the trace on screen (edits included), then the reveal.
 static void judge_answer(Gui *g)
 {
-    const LessonQuestion *q = shown_question(g);
+    const LessonQuestion *q = gui_shown_question(g);
     Lesson shown = session_shown(&g->doc);
     QuestionAnswer a;
     LessonError err;
     if (!q || !question_answer(&shown, &g->doc.trace, q, g->st.quiz < 0 ? 0 : g->st.quiz, &a, &err)) {
-        if (q) show_error(g, "This question does not fit the lesson: %s", err.message);
+        if (q) gui_show_error(g, "This question does not fit the lesson: %s", err.message);
         g->st.quiz_phase = QUIZ_NONE;
         g->st.reveal = -1;
         return;
@@ -574,7 +438,7 @@ static void ask_automatic(Gui *g)
     LessonError err;
     if (!question_auto(&g->auto_q, &shown, &g->doc.trace, g->st.head, g->st.quiz_auto_count - 1) ||
         !question_answer(&shown, &g->doc.trace, &g->auto_q, 0, &a, &err)) {
-        show_error(g, "No automatic question: out of memory");
+        gui_show_error(g, "No automatic question: out of memory");
         return;
     }
     ViewQuestion vq = question_view(&g->auto_q, &a);
@@ -586,7 +450,7 @@ static void train_toggle(Gui *g)
 {
     SessionError err;
     if (!session_train_toggle(&g->doc, &err)) {
-        if (err.message[0]) show_error(g, TR("Not training: %s"), err.message);
+        if (err.message[0]) gui_show_error(g, TR("Not training: %s"), err.message);
         return;
     }
     g->edit_error[0] = '\0';
@@ -613,7 +477,7 @@ static void train_tick(Gui *g)
     g->train_started = SDL_GetPerformanceCounter();
     g->train_asked = want;
     SessionError err;
-    if (!session_train_steps(&g->doc, want, &err) && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+    if (!session_train_steps(&g->doc, want, &err) && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
 }
 
 // The worker's job, when it has finished: its weights shown (the frame is redrawn), how long a step took.
@@ -629,54 +493,25 @@ static bool train_poll(Gui *g)
         g->train_steps_total += g->train_asked;
         g->train_asked = 0;
     }
-    if (r == SESSION_TRAIN_FAILED && err.message[0]) show_error(g, TR("Training stopped: %s"), err.message);
+    if (r == SESSION_TRAIN_FAILED && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
     return true;
 }
 
 static void train_show(Gui *g, int dir)
 {
     SessionError err;
-    if (!session_train_show(&g->doc, dir, &err) && err.message[0]) show_error(g, "%s", err.message);
+    if (!session_train_show(&g->doc, dir, &err) && err.message[0]) gui_show_error(g, "%s", err.message);
 }
 
 static void train_restart(Gui *g)
 {
     SessionError err;
     if (!session_train_reset(&g->doc, &err)) {
-        if (err.message[0]) show_error(g, TR("Not reset: %s"), err.message);
+        if (err.message[0]) gui_show_error(g, TR("Not reset: %s"), err.message);
         return;
     }
     snprintf(g->flash, sizeof g->flash, "%s", TR("Back to step 0: the weights training started from (T trains again)"));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
-}
-
-// V: the attention heatmap of the current head at every saved checkpoint, a numbered series
-// NAME-train-NN-step-S.png/.svg in exports/ (NN in order, so a file browser shows them as a film strip), and a strip.
-static void train_export(Gui *g)
-{
-    if (!g->doc.train.active) {
-        show_error(g, "%s", TR("Nothing to export: start training first (T)"));
-        return;
-    }
-    if (g->xjob.busy) {
-        export_start(g, GUI_EXPORT_TRAIN); // says it must wait
-        return;
-    }
-    SessionError err;
-    if (session_train_wait(&g->doc, &err) == SESSION_TRAIN_FAILED && err.message[0]) show_error(g, "%s", err.message);
-    g->train_asked = 0;
-    export_start(g, GUI_EXPORT_TRAIN);
-}
-
-// While the worker exports, the session it reads must not change: what a request would change waits (the
-// exports themselves say they must wait; answering a question, saving and the quit hint read only).
-static bool export_blocks(ViewRequest r)
-{
-    static const ViewRequest reads_only[] = {VIEW_REQ_NONE,   VIEW_REQ_EXPORT,    VIEW_REQ_EXPORT_BOARD, VIEW_REQ_TRAIN_EXPORT,
-                                             VIEW_REQ_ANSWER, VIEW_REQ_QUIT_HINT, VIEW_REQ_SAVE};
-    for (size_t i = 0; i < sizeof reads_only / sizeof reads_only[0]; i++)
-        if (r == reads_only[i]) return false;
-    return true;
 }
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
@@ -698,7 +533,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     bool changed = view_handle(&g->st, ev);
     gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
     gui_follow_question_head(g, &before);
-    if (g->xjob.busy && export_blocks(g->st.request)) {
+    if (g->xjob.busy && gui_export_blocks(g->st.request)) {
         snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         g->st.request = VIEW_REQ_NONE;
@@ -708,8 +543,8 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
     case VIEW_REQ_REVERT: revert(g); break;
     case VIEW_REQ_SAVE: gui_save(g); break;
-    case VIEW_REQ_EXPORT: export_view(g, false); break;
-    case VIEW_REQ_EXPORT_BOARD: export_view(g, true); break;
+    case VIEW_REQ_EXPORT: gui_export_view(g, false); break;
+    case VIEW_REQ_EXPORT_BOARD: gui_export_view(g, true); break;
     case VIEW_REQ_ANSWER: judge_answer(g); break;
     case VIEW_REQ_AUTO_QUESTION: ask_automatic(g); break;
     case VIEW_REQ_ABLATE: toggle_head(g); break;
@@ -720,17 +555,17 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN: train_toggle(g); break;
     case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
     case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
-    case VIEW_REQ_TRAIN_EXPORT: train_export(g); break;
+    case VIEW_REQ_TRAIN_EXPORT: gui_train_export(g); break;
     case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
     case VIEW_REQ_ROPE_SHIFT: {
         SessionError err;
         if (!session_rope_shift(&g->doc, g->st.request_delta > 0 ? 1 : -1, &err) && err.message[0])
-            show_error(g, "%s", err.message);
+            gui_show_error(g, "%s", err.message);
         break;
     }
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
-        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) show_error(g, "%s", err.message);
+        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) gui_show_error(g, "%s", err.message);
         break;
     }
     default: break;
@@ -738,7 +573,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     g->st.request = VIEW_REQ_NONE;
     if (g->st.quit) { // Q: the view asks, the window decides
         g->st.quit = false;
-        ask_quit(g);
+        gui_quit_asked(g);
         changed = true;
     }
     return changed;
@@ -754,7 +589,7 @@ static bool copy_stage(Gui *g)
     StageTextSrc src = {&g->st, &shown, &g->doc.trace};
     StrBuf b = {0};
     if (!stage_text_tsv(&b, &src) || !b.p || SDL_SetClipboardText(b.p) != 0)
-        show_error(g, TR("Not copied: %s"), b.p ? SDL_GetError() : "out of memory");
+        gui_show_error(g, TR("Not copied: %s"), b.p ? SDL_GetError() : "out of memory");
     else {
         snprintf(g->flash, sizeof g->flash, "%s", TR("Copied the stage as text (tab-separated, with the tokens) to the clipboard"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
@@ -773,7 +608,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
-    if (in.quit) ask_quit(g);
+    if (in.quit) gui_quit_asked(g);
     if (in.drop_file && g->xjob.busy) {
         snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
@@ -781,7 +616,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
         dirty = true;
     } else if (in.drop_file) {
         SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
-        if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+        if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) gui_show_error(g, TR("Edit undone: %s"), err.message);
         gui_ask_open(g, in.drop_file); // with unsaved edits, the question first (gui_class.c)
         SDL_free(in.drop_file);
     }
@@ -914,7 +749,7 @@ static void gui_turn(Gui *g, bool block)
     if (session_retrace_busy(&g->doc)) {
         SessionError err;
         SessionRetracePoll r = session_retrace_poll(&g->doc, &err);
-        if (r == SESSION_RETRACE_FAILED) show_error(g, TR("Edit undone: %s"), err.message);
+        if (r == SESSION_RETRACE_FAILED) gui_show_error(g, TR("Edit undone: %s"), err.message);
         if (r != SESSION_RETRACE_IDLE) {
             redraw(g);
             g->dirty = false;
@@ -922,7 +757,7 @@ static void gui_turn(Gui *g, bool block)
     }
     // An export on the worker: its progress or its end shown. Training waits for it (the export reads the session).
     bool exporting = g->xjob.busy;
-    if (exporting && export_poll(g)) {
+    if (exporting && gui_export_turn(g)) {
         redraw(g);
         g->dirty = false;
     }
@@ -1053,7 +888,7 @@ int gui_run(const GuiOptions *opt)
     g->tm = draw_sdl_metrics(g->draw);
     g->st.fullscreen = opt->fullscreen;
     g->fullscreen_applied = opt->fullscreen;
-    set_title(g);
+    gui_set_title(g);
     set_icon(g);
     SDL_EventState(SDL_DROPFILE, SDL_ENABLE);
     g->window_ms = ms_since(t_entry) - lesson_ms - sdl_ms;

@@ -117,6 +117,32 @@ void gui_follow_notes(Gui *g, int stage_before, bool n_pressed);
 // board back to the class's head.
 void gui_follow_question_head(Gui *g, const ViewState *before);
 
+// gui.c: an error in the banner (and on stderr); the question on screen (one of the lesson's, the automatic
+// one, or NULL); what an export of the worker wrote, in the header (the page downloads it).
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void gui_show_error(Gui *g, const char *fmt, ...);
+const LessonQuestion *gui_shown_question(const Gui *g);
+void gui_export_done(Gui *g);
+
+// The export worker seen from the window (gui_exporting.c): E / Shift+E (board), V (the training's checkpoints),
+// the header's line while it writes, what must wait meanwhile (true: the request waits), each turn's look at it
+// (true: the screen changes), and Q or the close button while it writes.
+void gui_export_begin(Gui *g, GuiExportKind kind);
+void gui_export_view(Gui *g, bool board);
+void gui_train_export(Gui *g);
+void gui_export_progress_line(const Gui *g, char *buf, size_t cap);
+bool gui_export_blocks(ViewRequest r);
+bool gui_export_turn(Gui *g);
+void gui_quit_asked(Gui *g);
+
+// gui_report.c: the window's title; the frame line of MHA_TRACER_FRAME_FILE after each frame presented (w, h:
+// the drawable's size); a question phase's key in it ("asking").
+void gui_set_title(Gui *g);
+void gui_report_frame(Gui *g, int w, int h);
+const char *gui_quiz_key(QuizPhase q);
+
 // What one SDL event asks of the window (gui_input.c fills it, gui.c carries it out).
 typedef struct {
     bool has_event;  // event is for gui_dispatch

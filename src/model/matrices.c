@@ -109,22 +109,8 @@ static int f_krot_t(const AttnParams *p, CellRef c, CellRef *o, int max)
     (void)p;
     return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
 }
-// The same rows turned at position p + k (AttnParams.rope_shift), and their scores.
-static int f_qshift(const AttnParams *p, CellRef c, CellRef *o, int max)
-{
-    (void)p;
-    return bands(o, max, BAND(MAT_Q, c.head, c.row, -1), c, 1);
-}
-static int f_kshift(const AttnParams *p, CellRef c, CellRef *o, int max)
-{
-    (void)p;
-    return bands(o, max, BAND(MAT_K, c.head, c.row, -1), c, 1);
-}
-static int f_kshift_t(const AttnParams *p, CellRef c, CellRef *o, int max)
-{
-    (void)p;
-    return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
-}
+// The same rows turned at position p + k (AttnParams.rope_shift) read what the rows above read (f_qrot, f_krot,
+// f_krot_t); their scores:
 static int f_scores_shift(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;

@@ -56,13 +56,13 @@
     ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM,          \
       AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
     ROW(MAT_QSHIFT, "Q_shift", "Q^(R+k)", N_("rotated queries, every position shifted by k"), true, false, DIM_N,     \
-      DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, AT_HEAD(Q_shift), v_kept, NULL, f_qshift, has_shift, explain_rotated,     \
+      DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, AT_HEAD(Q_shift), v_kept, NULL, f_qrot, has_shift, explain_rotated,     \
       "Q_rotated_shifted", "Q_rotated_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                  \
     ROW(MAT_KSHIFT, "K_shift", "K^(R+k)", N_("rotated keys, every position shifted by k"), true, false, DIM_M,          \
-      DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K_shift), v_kept, NULL, f_kshift, has_shift, explain_rotated,       \
+      DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K_shift), v_kept, NULL, f_krot, has_shift, explain_rotated,       \
       "K_rotated_shifted", "K_rotated_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                  \
     ROW(MAT_KSHIFT_T, "K_shift_T", "K^(R+k)^T", N_("rotated keys shifted by k, transposed"), true, false, DIM_D_K,     \
-      DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, AT_NONE, v_kshift_t, NULL, f_kshift_t, has_shift, explain_rotated, NULL,    \
+      DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, AT_NONE, v_kshift_t, NULL, f_krot_t, has_shift, explain_rotated, NULL,    \
       NULL)                                                                                                            \
     ROW(MAT_SCORES_SHIFT, "scores_shift", "S^(k)", N_("raw scores, every position shifted by k"), true, false, DIM_N,  \
       DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, AT_HEAD(scores_shift), v_kept, NULL, f_scores_shift, has_shift,        \
