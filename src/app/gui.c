@@ -135,19 +135,6 @@ bool gui_load_lesson(Gui *g, const char *path)
     return true;
 }
 
-// The red banner for a failed edit, save or export (counted for a driver's report).
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void gui_show_error(Gui *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g->edit_error, sizeof g->edit_error, fmt, ap);
-    va_end(ap);
-    g->errors++;
-}
-
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
 static bool poll_watch(Gui *g)
 {
@@ -384,12 +371,22 @@ void gui_export_done(Gui *g)
     export_result_free(res);
 }
 
-// The question on screen: one of the lesson's, the automatic one, or NULL.
-const LessonQuestion *gui_shown_question(const Gui *g)
+// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a new count
+// of files made. Returns true when the screen changes.
+static bool export_poll(Gui *g)
 {
-    if (g->st.quiz == VIEW_QUIZ_AUTO) return g->auto_q.text ? &g->auto_q : NULL;
-    if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count) return &g->doc.lesson.questions[g->st.quiz];
-    return NULL;
+    if (gui_export_poll(&g->xjob)) {
+        gui_export_done(g);
+        if (g->quit_after_export) {
+            g->quit_after_export = false;
+            gui_ask_quit(g);
+        }
+        return true;
+    }
+    int done = g->xjob.busy ? atomic_load(&g->xjob.progress) : -1;
+    if (done == g->xjob_shown) return false;
+    g->xjob_shown = done;
+    return g->xjob.busy;
 }
 
 // The lesson's questions for the state machine; one that does not fit the lesson (--check says why) keeps
@@ -527,6 +524,11 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
             free(g->confirm_open);
             g->confirm_open = NULL;
         }
+        if (answer == GUI_CONFIRM_OPEN) { // Enter on the dropped lesson's question: opened, the edits dropped
+            gui_load_lesson(g, g->confirm_open);
+            free(g->confirm_open);
+            g->confirm_open = NULL;
+        }
         return answer != GUI_CONFIRM_NONE;
     }
     ViewState before = g->st;
@@ -617,7 +619,7 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     } else if (in.drop_file) {
         SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
         if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) gui_show_error(g, TR("Edit undone: %s"), err.message);
-        gui_ask_open(g, in.drop_file); // with unsaved edits, the question first (gui_class.c)
+        if (gui_ask_open(g, in.drop_file)) gui_load_lesson(g, in.drop_file); // unsaved edits: the question first
         SDL_free(in.drop_file);
     }
     return dirty;
@@ -757,7 +759,7 @@ static void gui_turn(Gui *g, bool block)
     }
     // An export on the worker: its progress or its end shown. Training waits for it (the export reads the session).
     bool exporting = g->xjob.busy;
-    if (exporting && gui_export_turn(g)) {
+    if (exporting && export_poll(g)) {
         redraw(g);
         g->dirty = false;
     }

@@ -26,18 +26,16 @@ void gui_ask_quit(Gui *g)
 
 bool gui_drop_opens(bool unsaved) { return !unsaved; }
 
-void gui_ask_open(Gui *g, const char *path)
+bool gui_ask_open(Gui *g, const char *path)
 {
-    if (gui_drop_opens(session_unsaved(&g->doc))) {
-        gui_load_lesson(g, path);
-        return;
-    }
+    if (gui_drop_opens(session_unsaved(&g->doc))) return true;
     char *copy = malloc(strlen(path) + 1);
-    if (!copy) return; // no memory: the drop is left, the edits kept
+    if (!copy) return false; // no memory: the drop is left, the edits kept
     strcpy(copy, path);
     free(g->confirm_open); // a second drop while asking: the newest one is asked about
     g->confirm_open = copy;
     g->confirm_quit = false;
+    return false;
 }
 
 GuiAsk gui_asking(const Gui *g) { return g->confirm_quit ? GUI_ASK_QUIT : g->confirm_open ? GUI_ASK_OPEN : GUI_ASK_NONE; }
@@ -79,7 +77,7 @@ const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
 // save succeeded: a failed one stays, with its reason in the banner), Q quits without saving, Esc stays; the
 // board takes no other key or click until then.
 // The same for a dropped lesson: Ctrl+S saves and opens it, Enter opens it without saving, Esc keeps the edits
-// (the caller opens the lesson after a save; g->confirm_open is then the caller's to free).
+// (the caller opens the lesson after a save, or at OPEN; g->confirm_open is then the caller's to free).
 GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
 {
     GuiAsk ask = gui_asking(g);
@@ -88,7 +86,7 @@ GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
     g->confirm_quit = false;
     if (a == GUI_ANSWER_SAVE_GO) return GUI_CONFIRM_SAVE;
     if (a == GUI_ANSWER_GO && ask == GUI_ASK_QUIT) g->quit = true;
-    if (a == GUI_ANSWER_GO && ask == GUI_ASK_OPEN) gui_load_lesson(g, g->confirm_open);
+    if (a == GUI_ANSWER_GO && ask == GUI_ASK_OPEN) return GUI_CONFIRM_OPEN; // the caller opens g->confirm_open
     free(g->confirm_open);
     g->confirm_open = NULL;
     return GUI_CONFIRM_REDRAW;
@@ -166,4 +164,22 @@ void gui_follow_question_head(Gui *g, const ViewState *before)
         gui_flash(g, TR("Back on head %d, where the class was before the question"), st->head);
     }
     g->class_head = -1;
+}
+
+// The red banner for a failed edit, save or export (counted for a driver's report).
+void gui_show_error(Gui *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->edit_error, sizeof g->edit_error, fmt, ap);
+    va_end(ap);
+    g->errors++;
+}
+
+// The question on screen: one of the lesson's, the automatic one, or NULL.
+const LessonQuestion *gui_shown_question(const Gui *g)
+{
+    if (g->st.quiz == VIEW_QUIZ_AUTO) return g->auto_q.text ? &g->auto_q : NULL;
+    if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count) return &g->doc.lesson.questions[g->st.quiz];
+    return NULL;
 }

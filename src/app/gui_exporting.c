@@ -51,24 +51,6 @@ void gui_export_begin(Gui *g, GuiExportKind kind)
 
 void gui_export_view(Gui *g, bool board) { gui_export_begin(g, board ? GUI_EXPORT_BOARD : GUI_EXPORT_VIEW); }
 
-// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a new count
-// of files made. Returns true when the screen changes.
-bool gui_export_turn(Gui *g)
-{
-    if (gui_export_poll(&g->xjob)) {
-        gui_export_done(g);
-        if (g->quit_after_export) {
-            g->quit_after_export = false;
-            gui_ask_quit(g);
-        }
-        return true;
-    }
-    int done = g->xjob.busy ? atomic_load(&g->xjob.progress) : -1;
-    if (done == g->xjob_shown) return false;
-    g->xjob_shown = done;
-    return g->xjob.busy;
-}
-
 // Q or the close button while exporting: the export ends first (its files are written whole), then the window
 // quits as usual; a second one stops it before it writes anything.
 void gui_quit_asked(Gui *g)

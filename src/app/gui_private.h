@@ -93,7 +93,7 @@ void gui_ask_quit(Gui *g);
 const char *gui_confirm_text(const Gui *g, char *buf, size_t cap);
 // An event while the question is up: Q quits, Esc stays, Ctrl+S asks the caller to save (then quit); anything else
 // NONE (ignored, the board does not see it either). REDRAW or SAVE: the question closed.
-typedef enum { GUI_CONFIRM_NONE = 0, GUI_CONFIRM_REDRAW, GUI_CONFIRM_SAVE } GuiConfirm;
+typedef enum { GUI_CONFIRM_NONE = 0, GUI_CONFIRM_REDRAW, GUI_CONFIRM_SAVE, GUI_CONFIRM_OPEN } GuiConfirm;
 GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev);
 // What the question on top asks (none, before quitting, before opening a dropped lesson), and what a key answers:
 // nothing (ignored), stay (the question closes, nothing lost), go (quit / open, the edits lost), save then go.
@@ -103,8 +103,9 @@ typedef enum { GUI_ANSWER_NONE = 0, GUI_ANSWER_STAY, GUI_ANSWER_GO, GUI_ANSWER_S
 GuiAnswer gui_confirm_decide(GuiAsk ask, const ViewEvent *ev);
 // Whether a dropped lesson is opened at once (true) or first asked about (false): unsaved edits would be lost.
 bool gui_drop_opens(bool unsaved);
-// A lesson dropped on the window: opened, or (unsaved edits) the question first; the drop's path is copied.
-void gui_ask_open(Gui *g, const char *path);
+// A lesson dropped on the window: true when the caller opens it now; false when (unsaved edits) the question
+// comes first (the drop's path copied into g->confirm_open) or there was no memory for it.
+bool gui_ask_open(Gui *g, const char *path);
 // The question on top now (GUI_ASK_NONE: none).
 GuiAsk gui_asking(const Gui *g);
 // Esc with nothing open: the header says that Q quits.
@@ -117,8 +118,8 @@ void gui_follow_notes(Gui *g, int stage_before, bool n_pressed);
 // board back to the class's head.
 void gui_follow_question_head(Gui *g, const ViewState *before);
 
-// gui.c: an error in the banner (and on stderr); the question on screen (one of the lesson's, the automatic
-// one, or NULL); what an export of the worker wrote, in the header (the page downloads it).
+// gui_class.c: an error in the banner; the question on screen (one of the lesson's, the automatic one, or NULL).
+// gui.c: what an export of the worker wrote, in the header (the page downloads it).
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
@@ -127,14 +128,13 @@ const LessonQuestion *gui_shown_question(const Gui *g);
 void gui_export_done(Gui *g);
 
 // The export worker seen from the window (gui_exporting.c): E / Shift+E (board), V (the training's checkpoints),
-// the header's line while it writes, what must wait meanwhile (true: the request waits), each turn's look at it
-// (true: the screen changes), and Q or the close button while it writes.
+// the header's line while it writes, what must wait meanwhile (true: the request waits), and Q or the close
+// button while it writes.
 void gui_export_begin(Gui *g, GuiExportKind kind);
 void gui_export_view(Gui *g, bool board);
 void gui_train_export(Gui *g);
 void gui_export_progress_line(const Gui *g, char *buf, size_t cap);
 bool gui_export_blocks(ViewRequest r);
-bool gui_export_turn(Gui *g);
 void gui_quit_asked(Gui *g);
 
 // gui_report.c: the window's title; the frame line of MHA_TRACER_FRAME_FILE after each frame presented (w, h:

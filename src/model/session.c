@@ -2,7 +2,7 @@
 // The file's time stamp from the platform layer; no SDL, no printing.
 #include "session.h"
 #include "rope_shift.h"
-#include "session_internal.h"
+#include "retrace.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -19,7 +19,6 @@ static void set_error(SessionError *err, const char *message)
     if (err) snprintf(err->message, sizeof err->message, "%s", message);
 }
 
-void session_error_set(SessionError *err, const char *msg) { set_error(err, msg); }
 
 // path for a message: whole when shorter than cap, else "…" and its end (from a character boundary), so
 // the file's name is kept. Returns path or buf.
@@ -72,7 +71,7 @@ static void drop_training(Session *s)
 
 void session_free(Session *s)
 {
-    session_retrace_free(s);
+    retrace_free(&s->rt);
     drop_training(s);
     drop_comparison(s);
     if (s->loaded) {
@@ -150,7 +149,7 @@ static bool load_document(Session *s, const char *path, SessionError *err)
         s->load_errors++;
         return false;
     }
-    session_retrace_free(s); // (an edit of the last lesson still being traced is dropped with it)
+    retrace_free(&s->rt); // (an edit of the last lesson still being traced is dropped with it)
     drop_comparison(s);
     drop_training(s); // the trainer belongs to the lesson it started on
     if (s->loaded) {
@@ -219,12 +218,48 @@ Lesson session_shown(const Session *s)
 // the worker made): counting them compares every weight (2.4 M at BERT's shape), too slow for every frame.
 static void recount(Session *s) { s->edit_count = s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0; }
 
-void session_took_trace(Session *s, Trace t)
+// t (the trace of s->edit as it is now) replaces s->trace; the comparisons go, the edit count is taken again.
+static void took_trace(Session *s, Trace t)
 {
     trace_free(&s->trace);
     s->trace = t;
     drop_comparison(s);
     recount(s);
+}
+
+// The worker's trace of the edits taken: shown, started again on the latest values, or the edits undone.
+static SessionRetracePoll take_retrace(Session *s, SessionError *err)
+{
+    Trace t;
+    char msg[sizeof err->message];
+    RetraceResult r = retrace_finish(s->rt, &s->edit, &t, msg, sizeof msg);
+    if (r == RETRACE_FAILED) {
+        set_error(err, msg);
+        recount(s);
+        return SESSION_RETRACE_FAILED;
+    }
+    if (r == RETRACE_IDLE) return SESSION_RETRACE_IDLE;
+    took_trace(s, t);
+    return SESSION_RETRACE_SHOWN;
+}
+
+SessionRetracePoll session_retrace_poll(Session *s, SessionError *err)
+{
+    set_error(err, "");
+    return retrace_ended(s->rt) ? take_retrace(s, err) : SESSION_RETRACE_IDLE;
+}
+
+bool session_retrace_busy(const Session *s) { return retrace_busy(s->rt); }
+
+SessionRetracePoll session_settle(Session *s, SessionError *err)
+{
+    SessionRetracePoll p = SESSION_RETRACE_IDLE;
+    set_error(err, "");
+    while (retrace_busy(s->rt)) {
+        p = take_retrace(s, err);
+        if (p == SESSION_RETRACE_FAILED) break;
+    }
+    return p;
 }
 
 // Traces s->edit again into s->trace (after an edit's trace on the worker); false (s->trace kept) when the
@@ -256,7 +291,7 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
         set_error(err, "the value must be a finite number");
         return false;
     }
-    if (session_retrace_edit(s, c, old)) return true;
+    if (s->retrace_async && retrace_edit(&s->rt, &s->edit, c, old)) return true;
     if (!retrace(s, err)) {
         view_param_set(&s->edit, c, old);
         return false;

@@ -62,14 +62,13 @@ typedef struct {
     int checkpoint_steps[TRAIN_CHECKPOINTS + 1]; // the step of each saved checkpoint, oldest first
 } SessionTrain;
 
-typedef struct SessionRetrace SessionRetrace; // an edit's trace on a worker thread (session_retrace.c)
 typedef struct {
     Lesson lesson;        // as in the file: what session_revert goes back to
     AttnParams edit;      // the editable copy (the sizes of lesson.params) the trace is computed from
     Trace trace;          // the trace of edit
     int edit_count;       // the values of edit that differ from the file's (session_edit_count), kept up to date
     bool retrace_async;   // the window: session_edit traces on a worker (session_retrace_poll shows it)
-    SessionRetrace *rt;   // that worker's job (NULL before the first such edit)
+    struct Retrace *rt;   // that worker's job (model/retrace.h; NULL before the first such edit)
     bool loaded;          // a lesson is held (false until the first session_load that succeeds)
     char path[1024];      // the watched file ("" for the built-in lesson)
     SessionStamp stamp;   // of path, when last looked at
