@@ -273,12 +273,14 @@ static bool heat_numbers_fit(const Ctx *c, Heat *hm)
     return heat_numbers_fit_at(c, hm, hm->num_font);
 }
 
-// A heatmap in the window whose cells are too small for their numbers says so under its cells, lowering them
-// when there is no room (a slide does not: it is the picture). Returns the note's height (0: none).
+// While training, a heatmap in the window whose cells are too small for their numbers says so under its cells,
+// lowering them when there is no room (issue 25: the training's heatmaps had no numbers and said nothing). On a
+// plain board the matrix beside it has the numbers, and a slide is the picture: no note. Returns the note's
+// height (0: none).
 static int heat_place_note(Ctx *c, Heat *hm, const char **note)
 {
     *note = NULL;
-    if (hm->numbers || hm->compact || c->ex->slide) return 0;
+    if (hm->numbers || hm->compact || c->ex->slide || !c->ex->train || !c->ex->train->active) return 0;
     const AttnParams *p = &c->L->params;
     const char *t = TR("(cells too small for their numbers here)");
     int f = hm->label_font, nh = wrap_text(c, FONT_REGULAR, f, c->th->muted, 0, 0, hm->w, 3, t, false);
