@@ -35,8 +35,12 @@ if [ -x /usr/bin/time ]; then
     /usr/bin/time -f "%M" -o "$WORK/rss" "$BIN" --export "$WORK/png" --what heatmaps --stage scores --format png \
         "$WORK/big15.json" >"$WORK/log" 2>&1 || fail "PNG export: $(cat "$WORK/log")"
     rss=$(tail -n 1 "$WORK/rss")
-    [ "$rss" -lt $((800 * 1024)) ] || fail "the PNG export peaked at $rss KB"
-    echo "PNG heatmaps of 15 heads of 512 tokens: peak $rss KB"
+    if [ "${MHA_SANITIZED:-0}" = 1 ]; then # AddressSanitizer doubles what a program keeps: not the program's peak
+        echo "PNG heatmaps of 15 heads of 512 tokens: peak $rss KB under AddressSanitizer (the bound is checked in the plain build)"
+    else
+        [ "$rss" -lt $((800 * 1024)) ] || fail "the PNG export peaked at $rss KB"
+        echo "PNG heatmaps of 15 heads of 512 tokens: peak $rss KB"
+    fi
 else
     "$BIN" --export "$WORK/png" --what heatmaps --stage scores --format png "$WORK/big15.json" >"$WORK/log" 2>&1 \
         || fail "PNG export: $(cat "$WORK/log")"
