@@ -638,12 +638,18 @@ static void set_icon(Gui *g)
     }
 }
 
+static double ms_since(Uint64 t0)
+{
+    return (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency();
+}
+
 static void gui_free(Gui *g)
 {
+    g->t_quit = SDL_GetPerformanceCounter();
     if (g->stats) fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
-    // Gone from the screen first: freeing every cached text's texture one by one (up to CACHE_HIGH_WATER of them,
-    // draw_sdl.c) and the renderer may take a while on some drivers (seconds under Wine, issue 25).
-    if (g->win) SDL_HideWindow(g->win);
+    // No SDL_HideWindow first: under Wine it alone took 2.0 s of the 2.1 s from Q to the process's end (Wine
+    // waits for the X server to confirm the unmap; issue 25, item 20), while freeing the cached texts and the
+    // renderer took 14 ms (MHA_TRACER_STATS=1 prints teardown_ms).
     if (g->xjob.busy) { // an export still running ends first: its files are written whole or not at all
         gui_export_wait(&g->xjob);
         export_result_free(&g->xjob.res);
@@ -651,20 +657,24 @@ static void gui_free(Gui *g)
     scene_free(&g->scene);
     draw_sdl_destroy(g->draw);
     if (g->ren) SDL_DestroyRenderer(g->ren);
+#ifndef _WIN32
     if (g->win) SDL_DestroyWindow(g->win);
+#endif
     session_free(&g->doc);
     lesson_question_free(&g->auto_q);
     free(g->confirm_open);
     if (g->frame_file) fclose(g->frame_file);
     TTF_Quit();
+#ifndef _WIN32
     SDL_Quit();
+#endif
+    // On Windows the window goes with the process: SDL_DestroyWindow (and SDL_Quit, which destroys it) took
+    // 2.0 s under Wine, waiting for the X server to confirm the unmap (issue 25, item 20). Everything written
+    // is written by now: the exports waited for, the frame file closed.
+    if (g->stats) fprintf(stderr, "teardown_ms=%.1f\n", ms_since(g->t_quit));
 }
 
 // Milliseconds since t0 on the monotonic clock (for MHA_TRACER_STATS).
-static double ms_since(Uint64 t0)
-{
-    return (double)(SDL_GetPerformanceCounter() - t0) * 1e3 / (double)SDL_GetPerformanceFrequency();
-}
 
 SDL_Window *gui_window(Gui *g) { return g->win; }
 SDL_Renderer *gui_renderer(Gui *g) { return g->ren; }

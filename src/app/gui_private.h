@@ -69,6 +69,7 @@ struct Gui {
     Uint32 next_watch;
     const GuiDriver *driver;
     Uint64 t_entry;
+    Uint64 t_quit;         // when the window began to close (MHA_TRACER_STATS: the teardown's time)
     double lesson_ms, sdl_ms, window_ms;
     double longest_turn_ms; // MHA_TRACER_STATS: the longest turn's own work (printed at the end)
 };
