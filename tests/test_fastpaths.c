@@ -147,13 +147,13 @@ static double matmul_input(int range)
 
 // Every matmul kernel this CPU runs (portable 4 x 8, AVX2 4 x 8, AVX-512 8 x 16) against the plain loop, on
 // random shapes around the block sizes and past the 256-deep slices, and mat_matmul (the one the CPU gets)
-// and mat_matmul_bt too. A kernel the CPU lacks is reported as not run.
+// mat_matmul_bt and mat_matmul_cols too. A kernel the CPU lacks is reported as not run.
 static void test_matmul(void)
 {
     long diffs[MAT_KERNEL_COUNT] = {0}, shapes[MAT_KERNEL_COUNT] = {0}, other_diffs = 0, values = 0;
     for (int s = 0; s < 600; s++) {
         int n = 1 + (int)(next_u64() % (s % 5 == 0 ? 70 : 37)), k = 1 + (int)(next_u64() % (s % 4 == 0 ? 800 : 70)),
-            p = 1 + (int)(next_u64() % (s % 3 == 0 ? 90 : 49));
+            p = 1 + (int)(next_u64() % (s % 10 == 9 ? 700 : s % 3 == 0 ? 90 : 49)); // 700: past a slab's 256 columns
         int range = s % 16 == 7 ? 540 : 8; // 2^540 * 2^540 overflows: infinities (and NaN) in the sums
         Matrix a, b, bt, fast, ref;
         if (!mat_init(&a, n, k) || !mat_init(&b, k, p) || !mat_init(&bt, p, k) || !mat_init(&fast, n, p) ||
@@ -182,6 +182,16 @@ static void test_matmul(void)
         same = same && same_bits(fast.data, ref.data, count);
         mat_matmul_bt(&fast, &a, &bt);
         same = same && same_bits(fast.data, ref.data, count);
+        // Columns [c0, c1) alone (as the output's columns are split over threads): those columns the same,
+        // the others untouched.
+        int c0 = (int)(next_u64() % (uint64_t)p), c1 = c0 + 1 + (int)(next_u64() % (uint64_t)(p - c0));
+        for (size_t i = 0; i < count; i++) fast.data[i] = 12345.0;
+        mat_matmul_cols(&fast, &a, &b, c0, c1);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < p; j++) {
+                double want = j >= c0 && j < c1 ? mat_get(&ref, i, j) : 12345.0, got = mat_get(&fast, i, j);
+                same = same && same_bits(&got, &want, 1);
+            }
         if (!same && other_diffs++ < 5) fprintf(stderr, "matmul (%d, %d) @ (%d, %d) differs from the plain loop\n", n, k, k, p);
         mat_free(&a), mat_free(&b), mat_free(&bt), mat_free(&fast), mat_free(&ref);
     }
@@ -193,7 +203,7 @@ static void test_matmul(void)
                    shapes[kern], diffs[kern]);
         CHECK(diffs[kern] == 0, "%ld matmul shapes differ with kernel %s", diffs[kern], mat_kernel_name((MatKernel)kern));
     }
-    printf("matmul: %ld values; mat_matmul uses %s; %ld shapes of mat_matmul / _portable / _bt differ\n", values,
+    printf("matmul: %ld values; mat_matmul uses %s; %ld shapes of mat_matmul / _portable / _bt / _cols differ\n", values,
            mat_kernel_name(mat_kernel_best()), other_diffs);
     CHECK(shapes[MAT_KERNEL_PORTABLE] > 0, "the portable kernel ran on no shape");
     CHECK(other_diffs == 0, "%ld matmul shapes differ", other_diffs);

@@ -65,7 +65,9 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 // them too cost a third of the time at BERT's sizes). Every out[i][j] still starts at 0.0 and adds
 // a[i][t] * b[t][j] for t = 0, 1, ..., k-1 in that order, each product rounded then added (no fused
 // multiply-add): the same bits as mat_matmul_ref, whichever kernel runs.
+#ifndef KC
 #define KC 256
+#endif
 #define MR_MAX 8
 #define NR_MAX 16
 
@@ -247,66 +249,98 @@ const char *mat_kernel_name(MatKernel k) { return k >= 0 && k < MAT_KERNEL_COUNT
 // copying it costs more than it saves: 40 % of the paper case's 10-token trace went to packing the weights).
 #define IN_PLACE_BLOCKS 3
 
-static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern)
+// At most this many panels of b are packed at a time (NC_PANELS * nr columns of KC rows: 512 KiB with the
+// AVX-512 kernel, so the slab stays in L2 while every block of a goes by; a whole slab of BERT's 768-wide
+// W_O was 1.5 MiB and the blocks went to L3 for it).
+#ifndef NC_PANELS
+#define NC_PANELS 16
+#endif
+
+// Columns [c0, c1) of out (n, p) = a (n, k) @ b (k, p) (the other columns untouched).
+static void matmul_packed_cols(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern, int c0, int c1)
 {
-    int n = a->rows, k = a->cols, p = b->cols, mr_full = kern->mr, nr_full = kern->nr;
-    if (n == 0 || p == 0) return;
+    int n = a->rows, k = a->cols, p = c1 - c0, mr_full = kern->mr, nr_full = kern->nr;
+    if (n == 0 || p <= 0) return;
     int panels = (p + nr_full - 1) / nr_full, blocks = (n + mr_full - 1) / mr_full, kcmax = k < KC ? k : KC;
-    // One slab of b: KC rows of every column, packed panel by panel (panel j holds columns j*nr ..
+    // One slab of b: KC rows of up to NC_PANELS panels, packed panel by panel (panel j holds columns j*nr ..
     // j*nr+nr-1 as KC rows of nr, zeros past the right edge). Filled panel by panel so the slab is written
     // in order (each line of b is read once; writing row by row into every panel at once scattered the
     // stores over pages). The kernel then reads it in order. With few blocks of a, only the last, partial
-    // panel is copied (into the slab's first panel) and the full ones are read in b, row stride p.
+    // panel is copied (into the slab's first panel) and the full ones are read in b, row stride ldc.
     bool in_place = blocks <= IN_PLACE_BLOCKS;
-    int packed = in_place ? 1 : panels, first_packed = in_place ? panels - 1 : 0;
+    int first_packed = in_place ? panels - 1 : 0, chunk = in_place ? panels : NC_PANELS;
+    int slab_panels = in_place ? 1 : panels < NC_PANELS ? panels : NC_PANELS;
     double *slab = NULL;
     if (k > 0 && (size_t)n * (size_t)p * (size_t)k >= 4096)
-        slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)packed * (size_t)nr_full);
+        slab = malloc(sizeof(double) * (size_t)kcmax * (size_t)slab_panels * (size_t)nr_full);
     if (!slab) { // tiny (the classroom lessons), or no memory: the plain loop
-        mat_matmul_ref(out, a, b);
+        if (c0 == 0 && c1 == b->cols) {
+            mat_matmul_ref(out, a, b);
+            return;
+        }
+        for (int i = 0; i < n; i++) { // the same loop over columns [c0, c1) only
+            double *o = mat_row(out, i) + c0;
+            const double *ar = mat_row(a, i);
+            for (int j = 0; j < p; j++) o[j] = 0.0;
+            for (int t = 0; t < k; t++) {
+                double av = ar[t];
+                const double *br = mat_row(b, t) + c0;
+                for (int j = 0; j < p; j++) o[j] += av * br[j];
+            }
+        }
         return;
     }
     double edge[MR_MAX * NR_MAX]; // a partial block at an edge, summed here then copied out
-    size_t lda = (size_t)k, ldc = (size_t)p, nrs = (size_t)nr_full;
-    for (int t0 = 0; t0 < k; t0 += KC) {
-        int kc = k - t0 < KC ? k - t0 : KC;
-        bool first = t0 == 0;
-        for (int jp = first_packed; jp < panels; jp++) {
-            int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
-            if (in_place && nr == nr_full) break; // no partial panel
-            double *d = slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
-            const double *br = b->data + (size_t)t0 * ldc + (size_t)j0;
-            for (int t = 0; t < kc; t++, d += nrs, br += ldc) { // a loop, not memcpy: 32 to 128 bytes a call
-                MAT_PREFETCH(br + 8 * ldc);                       // 8 rows ahead: a new page each row of a
-                MAT_PREFETCH(br + 8 * ldc + nrs - 1);             // wide b, where the hardware does not look
-                for (int j = 0; j < nr; j++) d[j] = br[j];
-                for (int j = nr; j < nr_full; j++) d[j] = 0.0;
-            }
-        }
-        for (int ib = 0; ib < blocks; ib++) {
-            int i0 = ib * mr_full, mr = n - i0 < mr_full ? n - i0 : mr_full;
-            const double *ar[MR_MAX];
-            for (int r = 0; r < mr_full; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
-            for (int jp = 0; jp < panels; jp++) {
+    size_t lda = (size_t)k, ldc = (size_t)out->cols, ldbs = (size_t)b->cols, nrs = (size_t)nr_full;
+    const double *b0 = b->data + c0;
+    double *out0 = out->data + c0;
+    for (int jc0 = 0; jc0 < panels; jc0 += chunk) {
+        int jc1 = jc0 + chunk < panels ? jc0 + chunk : panels;
+        for (int t0 = 0; t0 < k; t0 += KC) {
+            int kc = k - t0 < KC ? k - t0 : KC;
+            bool first = t0 == 0;
+            for (int jp = jc0 > first_packed ? jc0 : first_packed; jp < jc1; jp++) {
                 int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
-                bool from_b = in_place && nr == nr_full;
-                const double *bp = from_b ? b->data + (size_t)t0 * ldc + (size_t)j0
-                                          : slab + (size_t)(jp - first_packed) * (size_t)kc * nrs;
-                size_t ldb = from_b ? ldc : nrs;
-                double *c = out->data + (size_t)i0 * ldc + (size_t)j0;
-                if (mr == mr_full && nr == nr_full) {
-                    kern->micro(c, ldc, ar, bp, ldb, kc, first);
-                    continue;
+                if (in_place && nr == nr_full) break; // no partial panel
+                double *d = slab + (size_t)(in_place ? 0 : jp - jc0) * (size_t)kc * nrs;
+                const double *br = b0 + (size_t)t0 * ldbs + (size_t)j0;
+                for (int t = 0; t < kc; t++, d += nrs, br += ldbs) { // a loop, not memcpy: 32 to 128 bytes a call
+                    MAT_PREFETCH(br + 8 * ldbs);                      // 8 rows ahead: a new page each row of a
+                    MAT_PREFETCH(br + 8 * ldbs + nrs - 1);            // wide b, where the hardware does not look
+                    for (int j = 0; j < nr; j++) d[j] = br[j];
+                    for (int j = nr; j < nr_full; j++) d[j] = 0.0;
                 }
-                for (int r = 0; r < mr; r++)
-                    for (int j = 0; j < nr; j++) edge[r * nr_full + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-                kern->micro(edge, nrs, ar, bp, ldb, kc, first);
-                for (int r = 0; r < mr; r++)
-                    for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * nr_full + j];
+            }
+            for (int ib = 0; ib < blocks; ib++) {
+                int i0 = ib * mr_full, mr = n - i0 < mr_full ? n - i0 : mr_full;
+                const double *ar[MR_MAX];
+                for (int r = 0; r < mr_full; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
+                for (int jp = jc0; jp < jc1; jp++) {
+                    int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
+                    bool from_b = in_place && nr == nr_full;
+                    const double *bp = from_b ? b0 + (size_t)t0 * ldbs + (size_t)j0
+                                              : slab + (size_t)(in_place ? 0 : jp - jc0) * (size_t)kc * nrs;
+                    size_t ldb = from_b ? ldbs : nrs;
+                    double *c = out0 + (size_t)i0 * ldc + (size_t)j0;
+                    if (mr == mr_full && nr == nr_full) {
+                        kern->micro(c, ldc, ar, bp, ldb, kc, first);
+                        continue;
+                    }
+                    for (int r = 0; r < mr; r++)
+                        for (int j = 0; j < nr; j++) edge[r * nr_full + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
+                    kern->micro(edge, nrs, ar, bp, ldb, kc, first);
+                    for (int r = 0; r < mr; r++)
+                        for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * nr_full + j];
+                }
             }
         }
     }
     free(slab);
+}
+
+static void matmul_packed(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern)
+{
+    matmul_packed_cols(out, a, b, kern, 0, b->cols);
 }
 
 bool mat_matmul_with(Matrix *out, const Matrix *a, const Matrix *b, MatKernel k)
@@ -317,6 +351,11 @@ bool mat_matmul_with(Matrix *out, const Matrix *a, const Matrix *b, MatKernel k)
 }
 
 void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, &KERNELS[mat_kernel_best()]); }
+
+void mat_matmul_cols(Matrix *out, const Matrix *a, const Matrix *b, int c0, int c1)
+{
+    matmul_packed_cols(out, a, b, &KERNELS[mat_kernel_best()], c0, c1);
+}
 
 void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b) { matmul_packed(out, a, b, &KERNELS[MAT_KERNEL_PORTABLE]); }
 

@@ -29,6 +29,9 @@ static inline void mat_set(Matrix *m, int r, int c, double v) { m->data[(size_t)
 // A packed, register-blocked kernel (AVX-512 or AVX2 when the CPU has it); it sums in the same order as
 // mat_matmul_ref without fused multiply-add, so the bits are the same.
 void mat_matmul(Matrix *out, const Matrix *a, const Matrix *b);
+// Columns [c0, c1) of out (n, p) = a (n, k) @ b (k, p), the other columns of out untouched: the same bits as
+// those columns of mat_matmul (so the columns can be split over threads).
+void mat_matmul_cols(Matrix *out, const Matrix *a, const Matrix *b, int c0, int c1);
 // mat_matmul with the portable C block kernel the CPUs without AVX2 use (for the tests on any machine).
 void mat_matmul_portable(Matrix *out, const Matrix *a, const Matrix *b);
 // The block kernels mat_matmul chooses from at run time (the best this CPU runs); all give the same bits.
