@@ -282,48 +282,37 @@ static int thread_count(double work, int parts)
     return n > TRACE_MAX_THREADS ? TRACE_MAX_THREADS : n < 1 ? 1 : n;
 }
 
-// fn(job i) for i = 0 .. count-1 (jobs of size bytes each): job 0 on this thread, the others on their own
-// threads (or here, one after another, when a thread cannot start); returns when all are done.
-static void run_jobs(int (*fn)(void *), void *jobs, size_t size, int count)
-{
-    PlatformThread *workers[TRACE_MAX_THREADS] = {NULL};
-    char *base = jobs;
-    for (int i = 1; i < count; i++) workers[i] = platform_thread_start(fn, base + (size_t)i * size);
-    fn(base);
-    for (int i = 1; i < count; i++) {
-        if (workers[i])
-            platform_thread_join(workers[i]);
-        else
-            fn(base + (size_t)i * size);
-    }
-}
+// fn(job i) for i = 0 .. count-1 (jobs of size bytes each), job 0 on this thread, the others on the
+// platform's workers (kept between traces: starting a thread per part cost a paper-sized trace ~10 %).
+static void run_jobs(int (*fn)(void *), void *jobs, size_t size, int count) { platform_run_jobs(fn, jobs, size, count); }
 
 typedef struct {
-    Matrix out, a;
-    const Matrix *b;
+    Matrix *out;
+    const Matrix *a, *b;
+    int c0, c1;
 } MatmulJob;
 
 static int matmul_job(void *arg)
 {
     MatmulJob *job = arg;
-    if (job->a.rows > 0) mat_matmul(&job->out, &job->a, job->b);
+    if (job->c1 > job->c0) mat_matmul_cols(job->out, job->a, job->b, job->c0, job->c1);
     return 0;
 }
 
-// out (n, p) = a (n, k) @ b (k, p), the rows split over the cores when there are many (each row is
-// computed exactly as one mat_matmul would, so the bits do not depend on the split).
+// out (n, p) = a (n, k) @ b (k, p), the columns split over the cores when there are many (each column is
+// computed exactly as one mat_matmul would, so the bits do not depend on the split; by columns, not rows,
+// each thread packs only its part of b, as W_O is read once a trace).
 static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
 {
-    int n = a->rows, parts = thread_count((double)n * a->cols * b->cols, n / 16);
+    int p = b->cols, parts = thread_count((double)a->rows * a->cols * p, p / 64);
     if (parts < 2) {
         mat_matmul(out, a, b);
         return;
     }
     MatmulJob jobs[TRACE_MAX_THREADS];
-    for (int i = 0; i < parts; i++) { // rows [r0, r1), in multiples of 8 (whole blocks of the kernels)
-        int r0 = (int)((long)n * i / parts) & ~7, r1 = i + 1 == parts ? n : (int)((long)n * (i + 1) / parts) & ~7;
-        jobs[i] = (MatmulJob){{r1 - r0, out->cols, r1 > r0 ? mat_row(out, r0) : NULL},
-                              {r1 - r0, a->cols, r1 > r0 ? mat_row(a, r0) : NULL}, b};
+    for (int i = 0; i < parts; i++) { // columns [c0, c1), in multiples of 16 (whole panels of the kernels)
+        int c0 = (int)((long)p * i / parts) & ~15, c1 = i + 1 == parts ? p : (int)((long)p * (i + 1) / parts) & ~15;
+        jobs[i] = (MatmulJob){out, a, b, c0, c1};
     }
     run_jobs(matmul_job, jobs, sizeof jobs[0], parts);
 }

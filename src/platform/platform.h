@@ -16,6 +16,11 @@ typedef struct PlatformThread PlatformThread;
 PlatformThread *platform_thread_start(int (*fn)(void *), void *arg);
 // Waits for the thread to end and frees it.
 void platform_thread_join(PlatformThread *t);
+// Runs fn(jobs + i * size) for i = 0 .. count-1 and returns when all are done: job 0 on this thread, the
+// others on worker threads kept from one call to the next (platform_pool.c; started the first time they are
+// needed, ended at exit). When another thread is using the workers, each job gets a thread of its own
+// (platform_thread_start); a job whose thread cannot start runs here.
+void platform_run_jobs(int (*fn)(void *), void *jobs, size_t size, int count);
 // The processors online (at least 1; 1 where threads cannot start, as in the browser).
 int platform_cpu_count(void);
 
