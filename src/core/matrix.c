@@ -247,7 +247,12 @@ const char *mat_kernel_name(MatKernel k) { return k >= 0 && k < MAT_KERNEL_COUNT
 
 // Up to this many blocks of rows of a, b is read where it is (each value of b is used by so few blocks that
 // copying it costs more than it saves: 40 % of the paper case's 10-token trace went to packing the weights).
+#ifndef IN_PLACE_BLOCKS
 #define IN_PLACE_BLOCKS 3
+#endif
+#ifndef IN_PLACE_COLS
+#define IN_PLACE_COLS 128
+#endif
 
 // At most this many panels of b are packed at a time (NC_PANELS * nr columns of KC rows: 512 KiB with the
 // AVX-512 kernel, so the slab stays in L2 while every block of a goes by; a whole slab of BERT's 768-wide
@@ -267,7 +272,10 @@ static void matmul_packed_cols(Matrix *out, const Matrix *a, const Matrix *b, co
     // in order (each line of b is read once; writing row by row into every panel at once scattered the
     // stores over pages). The kernel then reads it in order. With few blocks of a, only the last, partial
     // panel is copied (into the slab's first panel) and the full ones are read in b, row stride ldc.
-    bool in_place = blocks <= IN_PLACE_BLOCKS;
+    // Narrow b (at most IN_PLACE_COLS columns: a head's W_Q, W_K, W_V; K^T; V) is read in place too: a slice
+    // of KC rows of it (128 KiB) stays in L2 for every block, and copying a head's weights from memory was
+    // the larger part of the packing in a BERT-sized trace.
+    bool in_place = blocks <= IN_PLACE_BLOCKS || b->cols <= IN_PLACE_COLS;
     int first_packed = in_place ? panels - 1 : 0, chunk = in_place ? panels : NC_PANELS;
     int slab_panels = in_place ? 1 : panels < NC_PANELS ? panels : NC_PANELS;
     double *slab = NULL;
@@ -428,6 +436,15 @@ void mat_softmax_rows(Matrix *out, const Matrix *in)
 bool mat_all_finite(const Matrix *m, bool allow_masked)
 {
     size_t count = (size_t)m->rows * (size_t)m->cols;
+    if (!allow_masked) { // the exponent bits all ones (inf or NaN) anywhere: integer ops the compiler vectorizes
+        uint64_t bad = 0;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t u;
+            memcpy(&u, &m->data[i], sizeof u);
+            bad |= (~u & UINT64_C(0x7ff0000000000000)) == 0;
+        }
+        return bad == 0;
+    }
     for (size_t i = 0; i < count; i++) {
         double v = m->data[i];
         if (isfinite(v)) continue;
