@@ -441,9 +441,9 @@ bool mat_all_finite(const Matrix *m, bool allow_masked)
         for (size_t i = 0; i < count; i++) {
             uint64_t u;
             memcpy(&u, &m->data[i], sizeof u);
-            bad |= (~u & UINT64_C(0x7ff0000000000000)) == 0;
+            bad |= (u & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000); // carries into bit 63
         }
-        return bad == 0;
+        return (bad >> 63) == 0;
     }
     for (size_t i = 0; i < count; i++) {
         double v = m->data[i];
