@@ -118,6 +118,44 @@ echo "Ctrl+S in the question saved and quit; N on a lesson without notes said so
 rm -rf "$WORK"
 ' || exit 1
 
+# Esc five times on every stage of a lesson with every kind of stage (RoPE's rotation, the mask, a sliding
+# window, grouped-query heads, questions), each time with something open: the question asked there, the
+# help, zoom, a panel (decode G, tiles B, compare M, shuffle X, cost K in turn). The program keeps running,
+# the first Esc closes what was open, and the last frame shows nothing open.
+run 1280 720 '
+eval "$COMMON"
+start "$SRC/lessons/mistral-sliding-window.json"
+esc5() { # WHAT: five Esc presses, each drawing a frame; still running; nothing open after
+    for i in 1 2 3 4 5; do key Escape "."; done
+    exited && fail "Esc quit on stage $stage ($1)"
+    frame_last | grep -Eq "zoom=1.000 .*panel=none quiz=none help=0 " || fail "after five Esc on stage $stage ($1): $(frame_last)"
+}
+stages=0; questions=0; seen=" "
+while :; do
+    stage=$(frame_field stage)
+    if [ "$(frame_field quiz)" = asking ]; then esc5 "a question asked"; questions=$((questions + 1)); fi
+    esc5 "the board"
+    key h "help=1 "; esc5 "help"
+    key plus "zoom=1.250 "; esc5 "zoom"
+    case " $seen " in *" $stage "*) ;; *) seen="$seen$stage "; esac
+    case $((stages % 5)) in
+    0) key g "."; esc5 "the decode panel" ;;
+    1) key b "."; esc5 "the tiles panel" ;;
+    2) key m "panel=compare "; esc5 "the compare panel" ;;
+    3) key x "panel=shuffle "; esc5 "the shuffle panel" ;;
+    4) key k "panel=cost "; esc5 "the cost panel" ;;
+    esac
+    stages=$((stages + 1))
+    [ "$stage" = output ] && break
+    key Right "."
+    while [ "$(frame_field stage)" = "$stage" ] && [ "$(frame_field quiz)" != asking ]; do key Right "."; done
+done
+[ $(echo $seen | wc -w) -eq 10 ] || fail "Esc was pressed on the stages$seen, not on 10"
+[ $questions -ge 2 ] || fail "only $questions questions were asked"
+quit_now q
+echo "Esc: five presses on each of the 10 stages, $stages screens (with $questions questions, help, zoom and a panel open): still running"
+' || exit 1
+
 # Questions: asked where their inputs show, on their head, and back to the class's head after.
 run 1280 720 '
 eval "$COMMON"

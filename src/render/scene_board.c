@@ -457,7 +457,7 @@ static bool draw_stage_whole(Ctx *c, SceneMark mark, int x, int y, int w, int h)
 {
     Scene *s = c->s;
     int base = c->num_font;
-    for (int level = 1; level <= 4; level++) // 4: level 3 with tight cells (grid_style)
+    for (int level = 1; level <= 5; level++) // 4: level 3 with tight cells (grid_style); 5: and compact rows
         for (int f = base; f >= floor_font(base); f--) {
             scene_rewind(s, mark);
             c->num_font = f;

@@ -47,7 +47,8 @@ typedef struct {
     bool windowed;      // the board drew a window of some matrix
     double least_share; // the smallest share of its cells a matrix drawn shows (1: all whole; draw_stage sets 1)
     int split_level;    // parts before windows (plan_parts) down to this level (0: none; 2: inputs, then
-                        // "= result"; 3: the inputs in runs; 4: as 3, with tight cells)
+                        // "= result"; 3: the inputs in runs; 4: as 3, with tight cells;
+                        // 5: as 4, with compact rows)
     char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)
     bool heat_shown;    // the heatmap went beside the board
     CellRef focus;      // the cell whose arithmetic is shown
@@ -163,6 +164,7 @@ typedef struct {
     int gap;            // between a matrix and its neighbour
     bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
     bool tight;         // less air in the cells and a narrower label column: a matrix whole rather than windowed
+    bool compact;       // ... and less air above and below the numbers (split_level 5)
 } GridStyle;
 
 // A term of a board row: a matrix, or an operator between matrices.

@@ -135,6 +135,7 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     for (int j = first; j <= t; j++) {
         static const MatId kinds[2] = {MAT_MASKED, MAT_WEIGHTS};
         for (int k = 0; k < 2; k++) {
+            if (k == 0 && !d->scores) continue; // no scores column: only the weights' width
             model_format_value(cell_value(c, (CellRef){kinds[k], head, t, j}), buf, sizeof buf);
             int tw = text_w(c, FONT_REGULAR, g->num_font, buf);
             if (tw > d->col_w) d->col_w = tw;
@@ -269,9 +270,11 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     // and fewer d_k columns (windows, as the board's).
     static const bool TRIES[4][2] = {{true, true}, {true, false}, {false, true}, {false, false}};
     int tried = 0;
+    bool tight = false; // the four again with tight cells (less air, narrower token labels) before any window
     d.cols = p->d_k, d.q_beside = TRIES[0][0], d.scores = TRIES[0][1];
     for (;;) {
         grid_style(c, &g);
+        g.tight = g.compact = tight;
         decode_board(c, &g, t, head, names, &d);
         int text_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false) + tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false)
                      + tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false) + c->num_font / 4;
@@ -279,6 +282,8 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         if (d.width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < 3) tried++, d.q_beside = TRIES[tried][0], d.scores = TRIES[tried][1], c->num_font = preferred;
+        else if (!tight) // issue 25: d_k = 4 beside its cache of long tokens, cut to 2 columns at 720p
+            tight = true, tried = 0, d.q_beside = TRIES[0][0], d.scores = TRIES[0][1], c->num_font = preferred;
         else if (bars < 0 && d.first < t) d.first++;
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
@@ -334,7 +339,8 @@ static void catch_tile(void *ctx, const TileStep *s)
 
 // The block's rows after the tile, a table at the board's number size: the token, the running maximum m, the
 // rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after the block's last tile, Z = O / l).
-static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w)
+// draw false: only measures (*width, when not NULL, gets the table's width). Returns its height.
+static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw, int *width)
 {
     enum { FIXED = 4 };
     int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k, rows = k->r1 - k->r0;
@@ -364,8 +370,9 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         colw[j] += f / 2;
         total += colw[j];
     }
+    if (width) *width = total;
     int x0 = x + (w - total) / 2;
-    for (int i = 0; i <= rows; i++) {
+    for (int i = 0; i <= rows && draw; i++) {
         int cx = x0;
         for (int j = 0; j < cols; j++) {
             Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
@@ -421,8 +428,14 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     GridStyle g;
     MatBox b;
     int nr = p->n, nc = p->m; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
+    // When S' would not fit whole with the table of m, l and O and the note under it: the table to the right of
+    // S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat lesson's 6 x 6 S' was
+    // cut to 5 rows at 720p with room beside the table.
+    bool beside = false, note_beside = false, tight = false; // tight: cells with less air, before any window
+    int table_w = 0;
     for (;;) {
         grid_style(c, &g);
+        g.tight = g.compact = tight;
         box_init(c, &g, &b, MAT_MASKED, head, false);
         if (nr < p->n || nc < p->m) { // a window around the tile read, as large as fits
             b.r0 = k.r1 - nr > 0 ? (k.r1 - nr < k.r0 ? k.r1 - nr : k.r0) : 0, b.nr = nr;
@@ -434,19 +447,49 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
                    wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
         bool tall = need > h, wide = box_width(&g, &b) > w;
         if (!tall && !wide) break;
+        int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
+        int box_h = box_height(&g, &b), side = box_h > table_h + g.title_h + g.col_label_h - lh
+                                                 ? box_h : table_h + g.title_h + g.col_label_h - lh;
+        int stacked = box_h + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4; // S' over the table
+        if (box_width(&g, &b) + 2 * g.gap + table_w <= w && need - stacked + side <= h) {
+            beside = true;
+            break;
+        }
+        int note_w = w - table_w - 2 * g.gap, last_h = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
+        int note_h = note_w > 8 * c->num_font ? wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, note_w, 6, last, false) : h;
+        if (!wide && need - lh * (1 + k.r1 - k.r0) - last_h + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0)) <= h) {
+            note_beside = true;
+            break;
+        }
         if (c->num_font > floor_font) c->num_font--;
+        else if (!tight) tight = true, c->num_font = preferred;
         else if (tall && nr > k.r1 - k.r0) nr--;
         else if (wide && nc > k.c1 - k.c0) nc--;
         else break;
     }
     y += say(c, FONT_REGULAR, c->th->ink, x, y, w, line) + c->num_font / 3;
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores whole.
-    int bx = x + (w - box_width(&g, &b)) / 2;
+    int bx = x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
     draw_matrix(c, &g, &b, bx, y);
     int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w, cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
     frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g), c->th->result);
-    y += box_height(&g, &b) + g.gap;
-    y += draw_tile_table(c, &k, p->d_k, x, y, w) + c->num_font / 4;
+    if (beside) { // its header on the line of S''s column labels, its rows from S''s first
+        int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4, ty = y + g.title_h + g.col_label_h - lh;
+        int th = draw_tile_table(c, &k, p->d_k, bx + box_width(&g, &b) + 2 * g.gap, ty, table_w, true, NULL);
+        y += (box_height(&g, &b) > ty - y + th ? box_height(&g, &b) : ty - y + th) + c->num_font / 4;
+    } else if (note_beside) { // the table on the left, the note to its right
+        y += box_height(&g, &b) + g.gap;
+        int th = draw_tile_table(c, &k, p->d_k, x, y, table_w, true, NULL);
+        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, c->num_font,
+                                                        k.want == computed ? c->th->result : c->th->muted, nx, y,
+                                                        w - table_w - 2 * g.gap, 6, last, true);
+        c->num_font = preferred;
+        (void)th, (void)nh;
+        return;
+    } else {
+        y += box_height(&g, &b) + g.gap;
+        y += draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL) + c->num_font / 4;
+    }
     say(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, k.want == computed ? c->th->result : c->th->muted, x, y, w, last);
     c->num_font = preferred;
 }

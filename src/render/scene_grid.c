@@ -58,6 +58,7 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->gap = (int)lround(f * 0.45);
     g->narrow = false;
     g->tight = c->split_level >= 4;
+    g->compact = c->split_level >= 5;
 }
 
 // The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
@@ -115,7 +116,9 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->nc = b->cols;
     b->range = group_range(c, m);
     b->probabilities = prob_matrix(m);
-    b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / 3;
+    // Compact rows: a little less air above and below the numbers, their size kept (issue 25: 8 rows of a RoPE
+    // lesson under the scale slider, or under a question, missed the board's height by a few pixels at the floor).
+    b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / (g->compact ? 8 : 3);
     int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);

@@ -116,6 +116,11 @@ int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int
                     next = (size_t)(pop - p) + 3;
                     continue;
                 }
+                const char *close = p[next] == '^' && p[next + 1] == '(' ? strchr(p + next + 2, ')') : NULL;
+                if (close) { // a raised group ("e^(s − m)") is never broken either: its ")" would show
+                    next = (size_t)(close - p) + 1;
+                    continue;
+                }
                 size_t at = next;
                 next = utf8_cluster_end(p, strlen(p + at) + at, at);
                 if (line_break_after(p, at, next)) break; // Chinese and Japanese break between characters
