@@ -9,9 +9,15 @@
 
 #include "platform/platform.h"
 
-#define TRACE_STAGE_KEY(id, key) [id] = key,
-static const char *const STAGE_KEYS[STAGE_COUNT] = {TRACE_STAGES(TRACE_STAGE_KEY)};
+#define TRACE_STAGE_KEY(id, key, ...) [id] = key,
+static const char *const STAGE_KEYS[STAGE_COUNT] = {STAGE_TABLE(TRACE_STAGE_KEY, TRACE_STAGE_KEY)};
 #undef TRACE_STAGE_KEY
+
+// The display-only stages' functions (the compute column of SHOWN rows): out (its shape) from the finished
+// trace t; false when out of memory or when a number is not finite.
+#define TRACE_SHOWN_DECL(id, key, compute, ...) static bool compute(Matrix *out, const Trace *t, const AttnParams *p);
+STAGE_TABLE(STAGE_TABLE_SKIP, TRACE_SHOWN_DECL)
+#undef TRACE_SHOWN_DECL
 
 const char *stage_key(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? STAGE_KEYS[s] : "?"; }
 
@@ -68,6 +74,7 @@ void trace_free(Trace *t)
     mat_free(&t->concat);
     mat_free(&t->output);
     mat_free(&t->full_output);
+    for (int s = 0; s < STAGE_COUNT; s++) mat_free(&t->shown[s]);
     memset(t, 0, sizeof *t);
 }
 
@@ -396,5 +403,13 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         overflow_detail(p, err);
         return false;
     }
+    // The display-only stages, in the table's order, from the finished trace.
+#define TRACE_SHOWN_RUN(id, key, compute, ...)                                                                  \
+    if (!compute(&t->shown[id], t, p)) {                                                                        \
+        trace_free(t);                                                                                          \
+        return fail(err, id, -1, "out of memory, or a number that is not finite");                              \
+    }
+    STAGE_TABLE(STAGE_TABLE_SKIP, TRACE_SHOWN_RUN)
+#undef TRACE_SHOWN_RUN
     return true;
 }

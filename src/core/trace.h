@@ -9,24 +9,12 @@
 #include "params.h"
 #include "attn.h"
 
-// The stages a viewer steps through, in order, as rows: X(ID, key). The key is ASCII and lower case, for
-// file names, --stage and the messages of a failed trace; what a stage shows is its row in the model's
-// table (model/stages.c). STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE.
-#define TRACE_STAGES(X)                                                                                     \
-    X(STAGE_INPUT, "input")               /* embeddings X (and source S) */                              \
-    X(STAGE_POSITIONS, "positions")       /* E + P = X (only for lessons with positions) */              \
-    X(STAGE_PROJECT, "projections")       /* Q_i, K_i, V_i */                                            \
-    X(STAGE_ROTATE, "rotate")             /* RoPE: Q_i, K_i rows turned by their positions (rope only) */ \
-    X(STAGE_SCORES, "scores")             /* Q_i K_i^T */                                                \
-    X(STAGE_SCALE, "scaled")              /* / sqrt(d_k) */                                              \
-    X(STAGE_MASK, "mask")                 /* causal mask: -inf above the diagonal */                     \
-    X(STAGE_SOFTMAX, "softmax")           /* row-wise softmax */                                         \
-    X(STAGE_WEIGHTED_SUM, "weighted-sum") /* Z_i = A_i V_i */                                            \
-    X(STAGE_CONCAT, "concat")             /* [Z_0 ... Z_{h-1}] */                                        \
-    X(STAGE_OUTPUT, "output")             /* concat W_O + b_O */
+#include "stage_table.h"
 
-#define TRACE_STAGE_ENUM(id, key) id,
-typedef enum { TRACE_STAGES(TRACE_STAGE_ENUM) STAGE_COUNT } Stage;
+// The stages a viewer steps through, in order: the rows of STAGE_TABLE (core/stage_table.h), which give each
+// its Stage value and key; what a stage shows is the model's part of its row (model/stages.c).
+#define TRACE_STAGE_ENUM(id, ...) id,
+typedef enum { STAGE_TABLE(TRACE_STAGE_ENUM, TRACE_STAGE_ENUM) STAGE_COUNT } Stage;
 #undef TRACE_STAGE_ENUM
 
 const char *stage_key(Stage s); // "scores" ("?" out of range)
@@ -53,6 +41,7 @@ typedef struct {
     Matrix concat;    // (n, heads * d_k); the ablated heads' columns are zeros
     Matrix output;    // (n, d_model) = concat W_O + b_O
     Matrix full_output; // (n, d_model) the output with no head ablated; empty when none is
+    Matrix shown[STAGE_COUNT]; // the matrix of each display-only stage (SHOWN rows), computed last; else empty
 } Trace;
 
 typedef struct {

@@ -179,12 +179,32 @@ static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
     int explain(const struct CellText *ct, char lines[][256]);
 MAT_ROWS(MAT_ROW_EXPLAIN)
 #undef MAT_ROW_EXPLAIN
+// A display-only stage's matrix (the matrix row of a SHOWN row, core/stage_table.h): its from and explain are
+// model/stages.c's.
+#define MAT_SHOWN_FNS(id, key, symbol, what, rows, cols, row_axis, col_axis, range, from, present, explain, json, \
+                      trace)                                                                                   \
+    int from(const AttnParams *p, CellRef c, CellRef *out, int max);                                           \
+    int explain(const struct CellText *ct, char lines[][256]);
+#define MAT_SHOWN_DECL(stage, key, compute, row, mat) MAT_SHOWN_FNS mat
+STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN_DECL)
+#undef MAT_SHOWN_DECL
+#undef MAT_SHOWN_FNS
 
 #define MAT_ROW(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value,      \
                 param, from, present, explain, json, trace)                                                     \
     [id] = {id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value, param,  \
             from, present, explain, json, trace},
-static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW)};
+// A display-only stage's matrix: one for the layer, given by the lesson's sizes, kept in Trace.shown[stage].
+#define MAT_SHOWN_ROW(stage, id, key, symbol, what, rows, cols, row_axis, col_axis, range, from, present, explain,  \
+                      json, trace)                                                                              \
+    MAT_ROW(id, key, symbol, what, false, false, rows, cols, row_axis, col_axis, range, AT_SHOWN(stage), v_kept,   \
+            NULL, from, present, explain, json, trace)
+#define MAT_SHOWN_CALL(m, ...) m(__VA_ARGS__)
+#define MAT_SHOWN(stage, key, compute, row, mat) MAT_SHOWN_CALL(MAT_SHOWN_ROW, stage, STAGE_TABLE_COLS mat)
+static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW) STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN)};
+#undef MAT_SHOWN
+#undef MAT_SHOWN_CALL
+#undef MAT_SHOWN_ROW
 #undef MAT_ROW
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }

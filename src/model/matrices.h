@@ -98,9 +98,15 @@
       DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_output_diff, NULL, f_output_diff,                    \
       has_ablated, explain_output_diff, NULL, NULL)
 
+// The matrix of each display-only stage (the matrix row of a SHOWN row of STAGE_TABLE, core/stage_table.h)
+// follows, in that table's order.
 #define MAT_ROW_ENUM(id, ...) id,
-typedef enum { MAT_NONE = 0, MAT_ROWS(MAT_ROW_ENUM) MAT_COUNT } MatId;
+#define MAT_SHOWN_ENUM(stage, key, compute, row, mat) MAT_SHOWN_ENUM_ID mat
+#define MAT_SHOWN_ENUM_ID(id, ...) id,
+typedef enum { MAT_NONE = 0, MAT_ROWS(MAT_ROW_ENUM) STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN_ENUM) MAT_COUNT } MatId;
 #undef MAT_ROW_ENUM
+#undef MAT_SHOWN_ENUM
+#undef MAT_SHOWN_ENUM_ID
 
 typedef struct {
     MatId mat;   // MAT_NONE: no cell
@@ -136,6 +142,7 @@ typedef struct {
 #define AT_WEIGHTS(f) {MAT_AT_WEIGHTS, offsetof(AttnParams, f)}
 #define AT_HEAD(f) {MAT_AT_HEAD, offsetof(HeadTrace, f)}
 #define AT_TRACE(f) {MAT_AT_TRACE, offsetof(Trace, f)}
+#define AT_SHOWN(stage) {MAT_AT_TRACE, offsetof(Trace, shown) + (size_t)(stage) * sizeof(Matrix)}
 
 struct CellText; // explain.h
 

@@ -500,24 +500,13 @@ int explain_rotated(const CellText *ct, char lines[][256])
 // ---------------------------------------------------------------------------------------------------
 // The table
 
-// One row per stage of the core's list (TRACE_STAGES in core/trace.h, which gives the Stage value and its key):
-// ROW_<stage> is name (a message id), title (a message id, plain text, for exported page titles), short name (a message id),
-// heatmap, {results}, present, equations, formula, explanation.
-// A stage of the core without its row here does not compile.
-#define ROW_STAGE_INPUT N_("Input"), N_("Input embeddings"), N_("X"), MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input
-#define ROW_STAGE_POSITIONS N_("Positions"), N_("Positions E + P"), N_("E + P"), MAT_NONE, {MAT_X}, has_positions, eq_positions, f_positions, x_positions
-#define ROW_STAGE_PROJECT N_("Projections Q, K, V"), N_("Projections Q, K, V"), N_("Q K V"), MAT_NONE, {MAT_Q, MAT_K, MAT_V}, NULL, eq_project, f_project, x_project
-#define ROW_STAGE_ROTATE N_("Rotation RoPE"), N_("Rotation RoPE"), N_("RoPE"), MAT_NONE, {MAT_QROT, MAT_KROT}, has_rope, eq_rotate, f_rotate, x_rotate
-#define ROW_STAGE_SCORES N_("Scores QK^T"), N_("Scores Q" "K\xe1\xb5\x80"), N_("QK^T"), MAT_SCORES, {MAT_SCORES}, NULL, eq_scores, f_scores, x_scores
-#define ROW_STAGE_SCALE N_("Scaling by " SQRT "d_k"), N_("Scaling \xc3\xb7" SQRT "d_k"), N_("\xc3\xb7" SQRT "d_k"), MAT_SCALED, {MAT_SCALED}, NULL, eq_scale, f_scale, x_scale
-#define ROW_STAGE_MASK N_("Causal mask"), N_("Causal mask"), N_("mask"), MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, x_mask
-#define ROW_STAGE_SOFTMAX N_("Softmax"), N_("Softmax"), N_("softmax"), MAT_WEIGHTS, {MAT_WEIGHTS}, NULL, eq_softmax, f_softmax, x_softmax
-#define ROW_STAGE_WEIGHTED_SUM N_("Weighted sum"), N_("Weighted sum A" DOT "V"), N_("AV"), MAT_WEIGHTS, {MAT_Z}, NULL, eq_weighted, f_weighted, x_weighted
-#define ROW_STAGE_CONCAT N_("Concatenation"), N_("Concatenation"), N_("concat"), MAT_WEIGHTS, {MAT_CONCAT}, NULL, eq_concat, f_concat, x_concat
-#define ROW_STAGE_OUTPUT N_("Output projection W^O"), N_("Output projection W\xe1\xb4\xbc"), N_("W^O"), MAT_WEIGHTS, {MAT_OUTPUT}, NULL, eq_output, f_output, x_output
-
-#define STAGE_ROW(id, key) [id] = {id, key, ROW_##id},
-static const StageInfo STAGES[STAGE_COUNT] = {TRACE_STAGES(STAGE_ROW)};
+// One row per stage of STAGE_TABLE (core/stage_table.h, which gives the Stage value and its key): the model's
+// part of the row is name, title, short name, heatmap, {results}, present, equations, formula, explanation,
+// the functions above.
+#define STAGE_ROW(id, key, row) [id] = {id, key, STAGE_TABLE_COLS row},
+#define STAGE_ROW_SHOWN(id, key, compute, row, mat) STAGE_ROW(id, key, row)
+static const StageInfo STAGES[STAGE_COUNT] = {STAGE_TABLE(STAGE_ROW, STAGE_ROW_SHOWN)};
+#undef STAGE_ROW_SHOWN
 #undef STAGE_ROW
 
 const StageInfo *stage_info(Stage s) { return (s >= 0 && s < STAGE_COUNT) ? &STAGES[s] : NULL; }

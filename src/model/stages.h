@@ -1,6 +1,6 @@
 // The table of stages: one row per stage (key, name, equation as data, matrices shown, heatmap, reveal
 // order, explanation), iterated by the view, the scene, the exporter, the command line and the tests.
-// Each row extends the core's row of its stage (TRACE_STAGES: the Stage value and its key); adding a stage is
+// Each row is the model's part of its stage's row of STAGE_TABLE (core/stage_table.h); adding a stage is
 // told in the README's "How to add a stage". No SDL.
 #ifndef MHA_STAGES_H
 #define MHA_STAGES_H
@@ -30,7 +30,7 @@ typedef struct {
 
 typedef struct {
     Stage stage;
-    const char *key;       // the core's (TRACE_STAGES): ASCII, for file names, --stage and deep links: "scores"
+    const char *key;       // STAGE_TABLE's: ASCII, for file names, --stage and deep links: "scores"
     const char *name;      // for the board's header and the progress strip, in its notation: "Scores QK^T"
     const char *title;     // plain UTF-8, for the titles of exported pages: "Scores QKᵀ" (a message id)
     const char *short_name; // for the progress strip when room is short: "QKᵀ"
