@@ -1,5 +1,5 @@
 // mha-bench --limits, the window's T: the real window (gui_run, through a GuiDriver) in a child process
-// presses T and measures every turn of its loop until the step shown reaches a goal, then presses Escape.
+// presses T and measures every turn of its loop until the step shown reaches a goal, then quits (Q, Q).
 // Built only with MHA_GUI.
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE // wait4
@@ -74,7 +74,9 @@ static int driver_step(void *ctx, Gui *g)
     if (d->quit_at == 0 && (c.train_step >= d->until || t - d->t0 > d->timeout)) {
         d->fig.seconds_to_step = t - d->t0;
         d->quit_at = t;
-        push_key(g, SDLK_ESCAPE);
+        // Q quits (Esc never does); the weights trained are unsaved edits, so it asks first: Q again quits.
+        push_key(g, SDLK_q);
+        push_key(g, SDLK_q);
     }
     return 1;
 }

@@ -313,6 +313,13 @@ for mode in trace compare json questions check; do
     run "bidi_$mode" 0 "--$mode" "$tmp/bidi.json"
     raw_bidi "$tmp/bidi_$mode.out" && bad "--$mode prints bidi controls raw: $(od -c "$tmp/bidi_$mode.out" | head -3)" || ok
 done
+# --trace --stage (the board's stage as tab-separated text) too: its tokens, and C0/C1 in a token.
+run bidi_stage 0 --trace "$tmp/bidi.json" --stage all
+raw_bidi "$tmp/bidi_stage.out" && bad "--trace --stage prints bidi controls raw: $(od -c "$tmp/bidi_stage.out" | head -3)" || ok
+has bidi_stage.out '\u2066a\u2069	'
+run ctl_stage 0 --trace "$tmp/ctl.json" --stage input
+raw_ctl "$tmp/ctl_stage.out" && bad "--trace --stage prints control characters raw: $(cat -v "$tmp/ctl_stage.out" | head -3)" || ok
+has ctl_stage.out 'a\u009b2J	'
 has bidi_trace.out 'Total \u202e0001\u202c'
 has bidi_trace.out 'tokens: \u2066a\u2069 \u2067b\u2068'
 has bidi_compare.out '\u2066a\u2069'

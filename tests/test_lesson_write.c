@@ -319,6 +319,78 @@ static void test_leftovers(void)
     rmdir(dir);
 }
 
+// Replacing the session's own earlier save (issue 27, item 3 of the review): what is at the name is taken
+// away and judged in the same step as the replacement. The judge sees the file that would be replaced: when
+// another file was put there since (the teacher moved the save away, another window saved there), it is
+// refused and that file stays, its bytes, identity and mode; the judge's own file is replaced, its mode kept,
+// nothing left beside it. Nothing at the name: claimed.
+typedef struct {
+    const char *expect; // the bytes the judge calls its own
+    int calls;
+    char seen[64];
+} Judge;
+
+static bool judge(const char *at, void *ctx)
+{
+    Judge *j = ctx;
+    j->calls++;
+    FILE *f = fopen(at, "rb");
+    size_t n = f ? fread(j->seen, 1, sizeof j->seen - 1, f) : 0;
+    j->seen[n] = '\0';
+    if (f) fclose(f);
+    return strcmp(j->seen, j->expect) == 0;
+}
+
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_own(void)
+{
+    char dir[] = "/tmp/mha-own-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    char path[300], moved[300];
+    snprintf(path, sizeof path, "%s/lesson-edited.json", dir);
+    snprintf(moved, sizeof moved, "%s/moved.json", dir);
+    LessonError err;
+    bool taken = true;
+    CHECK(lesson_write_file(path, "MINE", 4, &err) && chmod(path, 0600) == 0, "the first save");
+    // The save moved away, another window's at its name: refused, the other's file untouched.
+    CHECK(rename(path, moved) == 0 && lesson_write_file(path, "THEIRS", 6, &err), "another file at the name");
+    struct stat before, after;
+    CHECK(stat(path, &before) == 0, "stat");
+    Judge j = {"MINE", 0, ""};
+    CHECK(!lesson_write_own(path, "NEW", 3, judge, &j, &taken, &err) && taken, "not ours: refused as taken");
+    CHECK(j.calls == 1 && strcmp(j.seen, "THEIRS") == 0, "the judge saw the file at the name (%s)", j.seen);
+    CHECK(stat(path, &after) == 0 && after.st_ino == before.st_ino && file_is(path, "THEIRS"),
+          "the other file is where it was, the same file");
+    CHECK(entries(dir) == 2, "nothing left beside it (%d entries)", entries(dir));
+    // Its own file: replaced, its mode kept.
+    CHECK(unlink(path) == 0 && rename(moved, path) == 0, "the save back");
+    j = (Judge){"MINE", 0, ""};
+    CHECK(lesson_write_own(path, "NEW", 3, judge, &j, &taken, &err) && !taken, "ours: replaced: %s", err.message);
+    CHECK(j.calls == 1 && file_is(path, "NEW") && stat(path, &after) == 0 && (after.st_mode & 0777) == 0600,
+          "the new bytes, mode 0600 kept (%o)", (unsigned)(after.st_mode & 0777));
+    CHECK(entries(dir) == 1, "nothing left beside it (%d entries)", entries(dir));
+    // Nothing at the name: claimed, no judge asked.
+    CHECK(unlink(path) == 0, "gone");
+    j = (Judge){"MINE", 0, ""};
+    CHECK(lesson_write_own(path, "NEW2", 4, judge, &j, &taken, &err) && j.calls == 0 && file_is(path, "NEW2"),
+          "nothing there: claimed");
+    // A link put at the name is never written through: refused before anything is taken.
+    CHECK(unlink(path) == 0 && symlink(moved, path) == 0, "a link at the name");
+    CHECK(!lesson_write_own(path, "NEW3", 4, judge, &j, &taken, &err), "a link: refused");
+    struct stat ls;
+    CHECK(lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && access(moved, F_OK) != 0, "the link stays, nothing followed");
+    unlink(path);
+    rmdir(dir);
+}
+
 // What is written can be read back (issue 27 item 4): text over a lesson file's limits (LESSON_MAX_FILE_VALUES
 // values, LESSON_MAX_FILE_BYTES bytes) is refused by the writers, nothing written; at the limit it is written.
 static void test_readable(void)
@@ -376,6 +448,7 @@ int main(void)
     test_links();
     test_targets();
     test_leftovers();
+    test_own();
     test_readable();
     return check_report("test_lesson_write");
 }

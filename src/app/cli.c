@@ -61,12 +61,13 @@ static Piece next_piece(const unsigned char *p)
     return pc;
 }
 
-// Writes s with its control characters shown (see next_piece); '\n' too unless keep_newlines.
-static void put_text(FILE *out, const char *s, bool keep_newlines)
+// Writes s with its control characters shown (see next_piece); '\n' too unless keep_newlines, '\t' too
+// unless keep_tabs (tab-separated text).
+static void put_text_kept(FILE *out, const char *s, bool keep_newlines, bool keep_tabs)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        if (*p == '\n' && keep_newlines) {
-            fputc('\n', out);
+        if ((*p == '\n' && keep_newlines) || (*p == '\t' && keep_tabs)) {
+            fputc(*p, out);
             p++;
             continue;
         }
@@ -75,6 +76,8 @@ static void put_text(FILE *out, const char *s, bool keep_newlines)
         p += pc.in_len;
     }
 }
+
+static void put_text(FILE *out, const char *s, bool keep_newlines) { put_text_kept(out, s, keep_newlines, false); }
 
 void cli_line(FILE *out, const char *fmt, ...)
 {
@@ -892,7 +895,10 @@ int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int h
         StageTextSrc src = {&st, l, t};
         StrBuf b = {0};
         bool ok = stage_text_tsv(&b, &src);
-        if (ok && b.p) fprintf(out, "%s%s", printed ? "\n" : "", b.p);
+        if (ok && b.p) { // the lesson's tokens and texts among the lines: escaped like every line printed
+            if (printed) fputc('\n', out);
+            put_text_kept(out, b.p, true, true);
+        }
         free(b.p);
         if (!ok) return -1;
         printed++;

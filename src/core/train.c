@@ -75,6 +75,11 @@ static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
         Trace t;
         if (!trace_run(&t, &tr->work, err)) return false;
         sum += attn_loss(&t, &tr->targets[s]);
+        if (grad && atomic_load(&tr->stop)) { // between the forward and the backward pass too (Q waits less)
+            trace_free(&t);
+            if (err) snprintf(err->message, sizeof err->message, "stopped");
+            return false;
+        }
         bool ok = !grad || attn_backward(&tr->grad, &tr->work, &t, &tr->targets[s], weight);
         trace_free(&t);
         if (!ok) {

@@ -380,10 +380,14 @@ bool lesson_write_readable(const char *text, size_t len, LessonError *err)
     return false;
 }
 
-// lesson_write_file (fresh false) or lesson_write_claim (fresh true: only where nothing is; *taken then
-// tells that something was).
-static bool write_through_temporary(const char *path, const char *text, size_t len, bool fresh, bool *taken,
-                                    LessonError *err)
+// How a temporary goes into place: over whatever regular file is there (lesson_write_file), only where
+// nothing is (lesson_write_claim), or only over the caller's own file (lesson_write_own).
+typedef enum { PUT_REPLACE, PUT_NEW, PUT_OWN } PutMode;
+
+// Writes through a temporary and puts it in place as put says; *taken (when not NULL) tells that the name
+// was another's (PUT_NEW, PUT_OWN).
+static bool write_through_temporary(const char *path, const char *text, size_t len, PutMode put,
+                                    bool (*ours)(const char *, void *), void *ctx, bool *taken, LessonError *err)
 {
     if (taken) *taken = false;
     if (!lesson_write_readable(text, len, err)) {
@@ -395,14 +399,17 @@ static bool write_through_temporary(const char *path, const char *text, size_t l
     PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
     PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno, PLATFORM_REGULAR}; // errno: why begin failed
     bool ok = w && platform_writer_add(w, 0, text, len, &f) &&
-              (fresh ? platform_writer_commit_new(w, 0, &f) : platform_writer_commit(w, NULL, &f));
-    if (taken) *taken = !ok && fresh && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
+              (put == PUT_NEW   ? platform_writer_commit_new(w, 0, &f)
+               : put == PUT_OWN ? platform_writer_commit_own(w, 0, ours, ctx, &f)
+                                : platform_writer_commit(w, NULL, &f));
+    if (taken) *taken = !ok && put != PUT_REPLACE && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
     if (!ok) {
         errno = f.error;
         if (f.step == PLATFORM_WRITE_TARGET) target_error(err, path, &f);
-        else if (f.step == PLATFORM_WRITE_CREATE) io_error(err, path, "cannot create a temporary file beside");
+        else if (f.step == PLATFORM_WRITE_CREATE || f.step == PLATFORM_WRITE_KEEP)
+            io_error(err, path, "cannot create a temporary file beside");
         else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
-        else io_error(err, path, fresh ? "cannot put the temporary file in place at" : "cannot rename the temporary file to");
+        else io_error(err, path, put != PUT_REPLACE ? "cannot put the temporary file in place at" : "cannot rename the temporary file to");
     }
     platform_writer_close(w); // the temporary goes unless it is in place
     return ok;
@@ -410,12 +417,18 @@ static bool write_through_temporary(const char *path, const char *text, size_t l
 
 bool lesson_write_file(const char *path, const char *text, size_t len, LessonError *err)
 {
-    return write_through_temporary(path, text, len, false, NULL, err);
+    return write_through_temporary(path, text, len, PUT_REPLACE, NULL, NULL, NULL, err);
 }
 
 bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err)
 {
-    return write_through_temporary(path, text, len, true, taken, err);
+    return write_through_temporary(path, text, len, PUT_NEW, NULL, NULL, taken, err);
+}
+
+bool lesson_write_own(const char *path, const char *text, size_t len, bool (*ours)(const char *at, void *ctx),
+                      void *ctx, bool *taken, LessonError *err)
+{
+    return write_through_temporary(path, text, len, PUT_OWN, ours, ctx, taken, err);
 }
 
 // Anything at p, also a link (dangling or not): lstat, which never follows it.

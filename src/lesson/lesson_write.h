@@ -37,6 +37,12 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
 // one step (platform_writer_commit_new), or nothing does. When something is already there (another window
 // saved under that name a moment before), returns false with *taken true (err filled), the name untouched.
 bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err);
+// lesson_write_file over the caller's own earlier file only: what is at path is taken away in one step and
+// judged by ours(where it now is, ctx) (platform_writer_commit_own), so nothing can put another file there
+// between the look and the replacement. Not the caller's (or the name freed and claimed by another writer
+// meanwhile): false with *taken true, that file where it was. Nothing at path: claimed as lesson_write_claim.
+bool lesson_write_own(const char *path, const char *text, size_t len, bool (*ours)(const char *at, void *ctx),
+                      void *ctx, bool *taken, LessonError *err);
 // Would lesson_write_file accept path as a target (nothing there, or a regular file)? false with err filled
 // (err->io = true) as lesson_write_file would: checked before long work whose result goes there.
 bool lesson_write_target(const char *path, LessonError *err);

@@ -328,16 +328,20 @@ int session_revert(Session *s, SessionError *err)
     return n;
 }
 
-// Is the file at s->saved still the one this session wrote there: the same file (not moved away and another
-// put there, e.g. by a second window), the same stamp and the same bytes (not edited by hand)?
-static bool saved_still_ours(const Session *s)
+// Is the file at `at` the one this session saved last (at s->saved): the same file (not moved away and
+// another put there, e.g. by a second window), the same stamp and the same bytes (not edited by hand)? `at`
+// may be where the writer moved it for the look (lesson_write_own): a rename keeps all of these.
+static bool saved_file_is_ours(const char *at, void *ctx)
 {
+    const Session *s = ctx;
     SessionStamp now;
-    if (!s->saved[0] || !s->saved_as.hashed || !stamp_of(s->saved, false, &now) || !stamp_same(&now, &s->saved_as))
+    if (!s->saved[0] || !s->saved_as.hashed || !stamp_of(at, false, &now) || !stamp_same(&now, &s->saved_as))
         return false;
-    stamp_hash(s->saved, &now);
+    stamp_hash(at, &now);
     return now.hashed && now.hash == s->saved_as.hash;
 }
+
+static bool saved_still_ours(const Session *s) { return saved_file_is_ours(s->saved, (void *)s); }
 
 // FNV-1a over the bits of a matrix's values, continuing from f.
 static uint64_t matrix_fingerprint(uint64_t f, const Matrix *m)
@@ -386,9 +390,9 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
     bool ok = false, taken = true, named = true;
     for (int tries = 0; !ok && taken && named && tries < 1000; tries++) {
         named = lesson_edited_path(path, sizeof path, s->path[0] ? s->path : NULL, ours);
-        if (named && ours && strcmp(path, ours) == 0) {
-            taken = false;
-            ok = lesson_write_file(path, text, len, &lerr);
+        if (named && ours && strcmp(path, ours) == 0) { // judged again as it is replaced: no gap for another save
+            ok = lesson_write_own(path, text, len, saved_file_is_ours, s, &taken, &lerr);
+            if (!ok && taken) ours = NULL; // another's by now: this save takes a free name
         } else if (named) {
             ok = lesson_write_claim(path, text, len, &taken, &lerr);
         }

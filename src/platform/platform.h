@@ -83,6 +83,9 @@ bool platform_link(const char *from, const char *to);
 // Puts the file from in place of to in one step: rename (POSIX) / MoveFileExW with REPLACE_EXISTING and
 // WRITE_THROUGH. A link at to is replaced, never written through.
 bool platform_replace(const char *from, const char *to);
+// Swaps the files at a and b in one step (Linux: renameat2 with RENAME_EXCHANGE). false with errno: ENOENT
+// when either is missing, ENOSYS where the system or the file system has no exchange (every other system).
+bool platform_exchange(const char *a, const char *b);
 // Removes a file (unlink). 0 or -1.
 int platform_remove(const char *path);
 // Creates one folder (a missing parent is an error).
@@ -156,6 +159,14 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
 // links), so two writers choosing one free name never both get it. false with *fail filled (REPLACE; error
 // EEXIST when something is at the target: nothing there was touched).
 bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailure *fail);
+// Puts file i (added, the only one of w) in place of a file that must be the caller's own (its earlier save),
+// with no moment between the look and the replacement: what is at the target is taken away in one step
+// (swapped with the new file, or moved aside where there is no exchange), ours(where it now is, ctx) judges
+// it, and only a file ours accepts is replaced (then removed); any other is put back and the call fails
+// with REPLACE and EEXIST, as it does when the name was free and another writer claims it meanwhile. Nothing at the
+// target: claimed as platform_writer_commit_new. false with *fail filled.
+bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
+                                PlatformWriteFailure *fail);
 // Removes every temporary and copy still there (after a failure; nothing after a commit) and frees w.
 void platform_writer_close(PlatformWriter *w);
 

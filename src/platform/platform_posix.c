@@ -4,6 +4,9 @@
 #else
 #define _XOPEN_SOURCE 700 // POSIX.1-2008 with realpath
 #endif
+#if defined(__linux__)
+#define _DEFAULT_SOURCE // syscall: renameat2's exchange
+#endif
 #include "platform.h"
 
 #include <dirent.h>
@@ -17,6 +20,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
 #endif
@@ -209,6 +215,21 @@ bool platform_close(int fd) { return close(fd) == 0; }
 bool platform_link(const char *from, const char *to) { return link(from, to) == 0; }
 
 bool platform_replace(const char *from, const char *to) { return rename(from, to) == 0; }
+
+bool platform_exchange(const char *a, const char *b)
+{
+#if defined(__linux__) && defined(SYS_renameat2)
+    // renameat2(RENAME_EXCHANGE) by its number: glibc before 2.28 has no wrapper. A file system without the
+    // exchange (EINVAL) is one without the call.
+    if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 1u << 1 /* RENAME_EXCHANGE */) == 0) return true;
+    if (errno == EINVAL || errno == EOPNOTSUPP) errno = ENOSYS;
+    return false;
+#else
+    (void)a, (void)b;
+    errno = ENOSYS;
+    return false;
+#endif
+}
 
 int platform_remove(const char *path) { return unlink(path); }
 

@@ -339,6 +339,13 @@ bool platform_replace(const char *from, const char *to)
     return ok;
 }
 
+bool platform_exchange(const char *a, const char *b)
+{
+    (void)a, (void)b;
+    errno = ENOSYS; // no exchange of two names: the writer moves the file aside instead
+    return false;
+}
+
 int platform_remove(const char *path)
 {
     wchar_t *w = wide(path);

@@ -317,6 +317,91 @@ bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailur
     return true;
 }
 
+static bool create_placeholder(const char *name, void *arg)
+{
+    (void)arg;
+    int fd = platform_create_exclusive(name);
+    return fd >= 0 && platform_close(fd);
+}
+
+// The folder of f flushed: f is in place.
+static bool in_place(WriterFile *f)
+{
+    f->renamed = true;
+    char dir[4096];
+    folder_of(dir, sizeof dir, f->path);
+    platform_sync_dir(dir);
+    return true;
+}
+
+// No exchange (not Linux, or a file system without it): what is at the target renamed over a placeholder of
+// ours, judged there, and the target claimed again by a link (exclusive: a writer that took the freed name
+// meanwhile keeps it). The target is missing for that moment; no file is lost.
+static bool commit_own_aside(WriterFile *f, size_t i, bool (*ours)(const char *, void *), void *ctx,
+                             PlatformWriteFailure *fail)
+{
+    char *aside = fresh_temporary(f->path, "old", create_placeholder, NULL);
+    if (!aside) {
+        failure(fail, PLATFORM_WRITE_KEEP, i, errno);
+        return false;
+    }
+    if (!platform_replace(f->path, aside)) {
+        int e = errno;
+        platform_remove(aside);
+        free(aside);
+        if (e == ENOENT && copy_file(f->path, f->tmp)) { // nothing there after all: the name claimed
+            platform_remove(f->tmp);
+            return in_place(f);
+        }
+        failure(fail, PLATFORM_WRITE_REPLACE, i, e == ENOENT ? errno : e);
+        return false;
+    }
+    bool mine = ours(aside, ctx), placed = false;
+    int e = EEXIST;
+    if (mine && (placed = copy_file(f->path, f->tmp))) platform_remove(f->tmp);
+    else if (mine) e = errno;
+    // Ours and replaced, or ours and the name taken meanwhile (the other writer's file stays, this save fails
+    // as taken: the caller saves elsewhere): the old copy goes. Not ours: put back where it was.
+    bool back = mine && (placed || e == EEXIST) ? platform_remove(aside) == 0 : copy_file(f->path, aside);
+    if (back && !(mine && (placed || e == EEXIST))) platform_remove(aside);
+    free(aside); // (put back failed: another writer claimed the name in that moment; the file stays aside)
+    if (placed) return in_place(f);
+    failure(fail, PLATFORM_WRITE_REPLACE, i, e);
+    return false;
+}
+
+bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
+                                PlatformWriteFailure *fail)
+{
+    WriterFile *f = i < w->count ? &w->files[i] : NULL;
+    if (!f || w->count != 1 || !f->tmp || f->renamed || !ours) {
+        failure(fail, PLATFORM_WRITE_WRITE, i, EINVAL);
+        return false;
+    }
+    if (!platform_exchange(f->tmp, f->path)) {
+        if (errno == ENOENT) return platform_writer_commit_new(w, i, fail); // nothing there: claimed
+        if (errno == ENOSYS) return commit_own_aside(f, i, ours, ctx, fail);
+        failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
+        return false;
+    }
+    // The new file is at the target, what was there at f->tmp.
+    if (ours(f->tmp, ctx)) {
+        platform_remove(f->tmp);
+        return in_place(f);
+    }
+    if (platform_exchange(f->tmp, f->path)) { // put back; the new file, at its temporary again, goes on close
+        failure(fail, PLATFORM_WRITE_REPLACE, i, EEXIST);
+        return false;
+    }
+    // Cannot swap back (the folder changed under it): the other file stays at the temporary's name, never
+    // removed by this writer; the new one is in place.
+    int e = errno;
+    free(f->tmp);
+    f->tmp = NULL;
+    failure(fail, PLATFORM_WRITE_REPLACE, i, e);
+    return false;
+}
+
 void platform_writer_close(PlatformWriter *w)
 {
     if (!w) return;
