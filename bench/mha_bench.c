@@ -18,6 +18,7 @@
 #include "core/trace.h"
 #include "core/train.h"
 #include "core/matrix.h"
+#include "platform/platform.h"
 #ifndef MHA_BENCH_TRACE_ONLY
 #include "bench_limits.h"
 #endif
@@ -178,6 +179,7 @@ static int bench_versus_numpy(int rounds, int reps, const char *only)
 
 int main(int argc, char **argv)
 {
+    platform_tune_allocator(); // as the program's main does
     int reps = 20, rounds = 3;
     bool versus = false;
     const char *only = NULL;

@@ -822,6 +822,7 @@ static int run(const Args *a, const char *argv0)
 
 int main(int argc, char **argv)
 {
+    platform_tune_allocator();
     platform_console_attach();
     argv = platform_utf8_argv(argc, argv);
     Args args;

@@ -23,6 +23,11 @@ void platform_thread_join(PlatformThread *t);
 void platform_run_jobs(int (*fn)(void *), void *jobs, size_t size, int count);
 // The processors online (at least 1; 1 where threads cannot start, as in the browser).
 int platform_cpu_count(void);
+// The C library's allocator told to keep freed memory for the next trace rather than hand it back to the system
+// at once (glibc: M_TRIM_THRESHOLD 256 MiB; a trace frees and allocates the same matrices again, and returning
+// them costs each new trace page faults and zeroed pages: bert-base 13.0 -> 11.1 ms). Nothing elsewhere.
+// Called once at the start of main, before any thread.
+void platform_tune_allocator(void);
 
 // --- what is at a path ---
 typedef enum {

@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -67,6 +70,13 @@ int platform_cpu_count(void)
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 #else
     return 1;
+#endif
+}
+
+void platform_tune_allocator(void)
+{
+#if defined(__GLIBC__)
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 }
 

@@ -122,6 +122,8 @@ int platform_cpu_count(void)
     return si.dwNumberOfProcessors < 1 ? 1 : si.dwNumberOfProcessors > 1024 ? 1024 : (int)si.dwNumberOfProcessors;
 }
 
+void platform_tune_allocator(void) {} // the Windows heap keeps freed blocks by itself
+
 // --- what is at a path ---
 // 100 ns ticks since 1601 -> seconds and nanoseconds since 1970.
 static void file_time(FILETIME ft, long long *sec, long long *nsec)
