@@ -475,6 +475,15 @@ static bool draw_stage_whole(Ctx *c, SceneMark mark, int x, int y, int w, int h)
     return false;
 }
 
+// The stage drawn again from `mark` at number size `font`, what the last try drew taken back.
+static void redraw_at(Ctx *c, SceneMark mark, int font, int x, int y, int w, int h)
+{
+    scene_rewind(c->s, mark);
+    c->num_font = font;
+    c->windowed = c->heat_shown = false;
+    draw_stage_at(c, x, y, w, h);
+}
+
 // The stage at the legible size, or larger when the screen has room: the largest number size (up to
 // 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept). A matrix is
 // windowed only when it does not fit at the floor in any number of parts.
@@ -494,39 +503,27 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
         c->least_share = 1.0;
         draw_stage_at(c, x, y, w, h);
         double preferred = c->least_share;
-        scene_rewind(s, mark);
-        c->num_font = floor_font(base);
-        c->windowed = c->heat_shown = false;
         c->least_share = 1.0;
-        draw_stage_at(c, x, y, w, h);
+        redraw_at(c, mark, floor_font(base), x, y, w, h);
         if (!s->oom && c->least_share > preferred + 1e-9) {
             s->num_font = c->num_font;
             c->num_font = base;
             return;
         }
-        scene_rewind(s, mark);
-        c->num_font = base;
-        c->windowed = c->heat_shown = false;
-        draw_stage_at(c, x, y, w, h);
+        redraw_at(c, mark, base, x, y, w, h);
         return;
     }
     if (windowed || s->oom) return;
     static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
     for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) {
-        scene_rewind(s, mark);
-        c->num_font = (int)lround(base * GROW[i]);
-        c->windowed = c->heat_shown = false;
-        draw_stage_at(c, x, y, w, h);
+        redraw_at(c, mark, (int)lround(base * GROW[i]), x, y, w, h);
         if (!c->windowed && c->heat_shown == heat && s->substeps == subs && s->substep == sub) {
             s->num_font = c->num_font;
             c->num_font = base;
             return;
         }
     }
-    scene_rewind(s, mark);
-    c->num_font = base;
-    c->windowed = c->heat_shown = false;
-    draw_stage_at(c, x, y, w, h);
+    redraw_at(c, mark, base, x, y, w, h);
 }
 
 static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
