@@ -241,7 +241,11 @@ static int equation_part(const Ctx *c, const GridStyle *g, const Equation *e, in
         }
     }
     one.rows[0] = st.rows[1];
-    if (!arrangement_fits(c, g, &one, w, h) && (level == 2 || !fits_bare(c, g, &one, w, h))) return 0;
+    if (!arrangement_fits(c, g, &one, w, h) && (level == 2 || !fits_bare(c, g, &one, w, h))) {
+        if (!c->window_result) return 0;
+        one.rows[0] = st.rows[1];
+        window_to_fit(c, g, &one, w, h);
+    }
     if (parts == piece) *a = one;
     return parts + 1;
 }
@@ -366,6 +370,30 @@ static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangeme
     build_arrangement(c, g, eq, neq, ARR_STACKED, 0, &alt);
     window_to_fit(c, g, &alt, w, h);
     *out = arrangement_cells(&alt) > arrangement_cells(&best) ? alt : best;
+    // Or its inputs whole in runs, then "= result" windowed, when the result shows more of itself so than the
+    // window does (issue 25: llama-rope-gqa's Concat of 4 heads x d_k 4 showed each Z in one column, "0–0 of 4").
+    if (neq == 1 && c->last_resort) {
+        Arrangement piece;
+        c->window_result = true;
+        int level = c->split_level;
+        c->split_level = 3;
+        int n = equation_part(c, g, eq, 3, -1, w, h, &piece);
+        if (n >= 2 && n <= 6) {
+            equation_part(c, g, eq, 3, n - 1, w, h, &piece);
+            if (arrangement_least_share(&piece) > arrangement_least_share(out)) {
+                *substeps = n;
+                *sub = asked >= VIEW_SUBSTEP_RESULT ? n - 1 : asked >= n ? n - 1 : asked < 0 ? 0 : asked;
+                equation_part(c, g, eq, 3, *sub, w, h, out);
+                snprintf(out->caption, sizeof out->caption, "%s", part_caption(&eq[0], n, *sub));
+                snprintf(out->next, sizeof out->next, "%s", *sub + 1 < n ? part_caption(&eq[0], n, *sub + 1) : "");
+                c->window_result = false;
+                c->split_level = level;
+                return;
+            }
+        }
+        c->window_result = false;
+        c->split_level = level;
+    }
     // Or its inputs, then "= result", each windowed on its own, when each matrix shows more
     // of itself so (issue 25: paper-base's softmax showed 2 and 3 of its 10 columns, no row's sum to check).
     if (neq == 1) {
@@ -499,18 +527,22 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
     if (windowed && !s->oom && draw_stage_whole(c, mark, x, y, w, h)) return;
     if (windowed && !s->oom) { // nothing whole: the windows at the preferred size, or at the floor when each
         // matrix shows more of itself there (paper-base's softmax: all 10 columns of S' then of A, issue 25)
+        c->last_resort = true; // a result may now be windowed beside its inputs whole in runs (plan_board_style)
         c->windowed = c->heat_shown = false;
         c->least_share = 1.0;
         draw_stage_at(c, x, y, w, h);
         double preferred = c->least_share;
+        int parts = s->substeps; // the floor's layout only in as many parts (the part asked for stays the same)
         c->least_share = 1.0;
         redraw_at(c, mark, floor_font(base), x, y, w, h);
-        if (!s->oom && c->least_share > preferred + 1e-9) {
+        if (!s->oom && c->least_share > preferred + 1e-9 && s->substeps == parts) {
             s->num_font = c->num_font;
             c->num_font = base;
+            c->last_resort = false;
             return;
         }
         redraw_at(c, mark, base, x, y, w, h);
+        c->last_resort = false;
         return;
     }
     if (windowed || s->oom) return;

@@ -46,6 +46,8 @@ typedef struct {
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix
     double least_share; // the smallest share of its cells a matrix drawn shows (1: all whole; draw_stage sets 1)
+    bool window_result; // equation_part may window a result that does not fit whole (its inputs whole in runs)
+    bool last_resort;   // draw_stage found no layout that shows every matrix whole (window_result may be tried)
     int split_level;    // parts before windows (plan_parts) down to this level (0: none; 2: inputs, then
                         // "= result"; 3: the inputs in runs; 4: as 3, with tight cells;
                         // 5: as 4, with compact rows)
