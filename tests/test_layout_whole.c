@@ -373,6 +373,27 @@ static void check_paper_base(const TextMetrics *tm)
     lesson_free(&L);
 }
 
+// One random lesson (its JSON, the heads in `ablate` off) through check_lesson, named "KIND SEED"; the JSON is
+// printed when it shows a window, so the case can be run again.
+static int check_json(Scene *s, const char *json, uint64_t ablate, const TextMetrics *tm, const char *kind,
+                      uint64_t seed, bool wide, int *lessons, int *checked)
+{
+    Lesson L;
+    Trace T;
+    if (!parse(json, &L, &T)) {
+        fprintf(stderr, "%s\n", json);
+        return 0;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%s %llu", kind, (unsigned long long)seed);
+    int w = check_lesson(s, &L, &T, ablate, tm, name, wide, checked);
+    if (w) fprintf(stderr, "  %s is %s (heads off: %llx)\n", name, json, (unsigned long long)ablate);
+    (*lessons)++;
+    trace_free(&T);
+    lesson_free(&L);
+    return w;
+}
+
 int main(void)
 {
     ExportError err;
@@ -387,37 +408,11 @@ int main(void)
     for (uint64_t seed = 1; seed <= 40; seed++) {
         uint64_t ablate;
         make_lesson(seed, json, sizeof json, &ablate);
-        Lesson L;
-        Trace T;
-        if (!parse(json, &L, &T)) {
-            fprintf(stderr, "%s\n", json);
-            continue;
-        }
-        char name[32];
-        snprintf(name, sizeof name, "seed %llu", (unsigned long long)seed);
-        int w = check_lesson(&s, &L, &T, ablate, &tm, name, false, &checked);
-        if (w) fprintf(stderr, "  %s is %s (heads off: %llx)\n", name, json, (unsigned long long)ablate);
-        windowed += w;
-        lessons++;
-        trace_free(&T);
-        lesson_free(&L);
+        windowed += check_json(&s, json, ablate, &tm, "seed", seed, false, &lessons, &checked);
     }
     for (uint64_t seed = 1; seed <= WIDE_LESSONS; seed++) {
         make_wide(seed, json, sizeof json);
-        Lesson L;
-        Trace T;
-        if (!parse(json, &L, &T)) {
-            fprintf(stderr, "%s\n", json);
-            continue;
-        }
-        char name[32];
-        snprintf(name, sizeof name, "wide %llu", (unsigned long long)seed);
-        int w = check_lesson(&s, &L, &T, 0, &tm, name, true, &checked);
-        if (w) fprintf(stderr, "  %s is %s\n", name, json);
-        windowed += w;
-        lessons++;
-        trace_free(&T);
-        lesson_free(&L);
+        windowed += check_json(&s, json, 0, &tm, "wide", seed, true, &lessons, &checked);
     }
     // The shipped lessons of that size, with every head and with the last one off.
     static const char *const SHIPPED[] = {"lessons/the-cat-sat.json", "lessons/the-cat-sat-on-the-mat.json",
