@@ -82,13 +82,13 @@ echo "ok: Q while exporting waited for the files, then quit"
 # 3. Q twice while exporting: stopped, nothing of it written.
 rm -f "$GATE"
 start
-before=$(ls "$OUT" | wc -l)
+kept=$(ls "$OUT" | wc -l) # (not "before": key() sets that to the frame count)
 key E "export=1"
 key q "export=1 note=1"
 xdotool key --window "$WID" q 2>/dev/null
 wait_until exited || fail "a second Q did not stop the export and quit ($(frame_last))"
 wait $PID || fail "exit status $?"
-[ "$(ls "$OUT" | wc -l)" -eq "$before" ] || fail "a stopped export wrote files: $(ls "$OUT" | tr "\n" " ") $(tail -3 "$FRAMES")"
+[ "$(ls "$OUT" | wc -l)" -eq "$kept" ] || fail "a stopped export wrote files: $(ls "$OUT" | tr "\n" " ") $(tail -3 "$FRAMES")"
 [ -z "$(ls -A "$OUT" | grep "^\.")" ] || fail "temporaries left: $(ls -A "$OUT")"
 checks=$((checks + 1))
 echo "ok: a second Q stopped the export before it wrote anything"
