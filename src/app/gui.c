@@ -196,12 +196,16 @@ static void redraw(Gui *g)
     ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
     int head;
     if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
-    if (view_handle(&g->st, &hover)) build_scene(g, w, h);
+    if (view_handle(&g->st, &hover)) {
+        scene_keep_measures(&g->scene); // the same lesson and trace: only the hover moved
+        build_scene(g, w, h);
+    }
     // A character that no font on this computer shows is said once, in the status line, instead of boxes.
     const char *missing = draw_sdl_missing(g->draw);
     if (missing[0] && !g->font_told) {
         g->font_told = true;
         snprintf(g->status, sizeof g->status, "%s", missing);
+        scene_keep_measures(&g->scene); // the same lesson and trace: only the status line changed
         build_scene(g, w, h);
     }
     Uint64 t1 = SDL_GetPerformanceCounter();

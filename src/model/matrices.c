@@ -4,6 +4,7 @@
 #include "i18n.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -254,16 +255,70 @@ bool model_mat_present(const AttnParams *p, MatId m)
     return mi && (!mi->present || mi->present(p));
 }
 
+// Whether head h of a matrix has cells to read: the matrix is there, the head exists, and a computed matrix
+// has its trace (what every cell of model_cell_value needs besides its row and column being in range).
+static bool head_readable(const AttnParams *p, const Trace *t, const MatInfo *mi, int head)
+{
+    if (mi->present && !mi->present(p)) return false;
+    if (mi->per_head && (head < 0 || head >= p->heads || (!mi->param && (!t || head >= t->heads)))) return false;
+    return mi->param || t;
+}
+
 double model_cell_value(const AttnParams *p, const Trace *t, CellRef c)
 {
     const MatInfo *mi = mat_info(c.mat);
-    if (!mi || (mi->present && !mi->present(p))) return NAN;
+    if (!mi || !head_readable(p, t, mi, c.head)) return NAN;
     int rows, cols;
     model_mat_shape(p, c.mat, &rows, &cols);
     if (c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols) return NAN;
-    if (mi->per_head && (c.head < 0 || c.head >= p->heads || (!mi->param && (!t || c.head >= t->heads)))) return NAN;
-    if (!mi->param && !t) return NAN;
     return mi->value(p, t, c);
+}
+
+const Matrix *model_mat_whole(const AttnParams *p, const Trace *t, MatId m, int head)
+{
+    const MatInfo *mi = mat_info(m);
+    if (!mi || mi->value != v_kept || !head_readable(p, t, mi, head)) return NULL;
+    const Matrix *x = model_mat_stored(p, t, m, head);
+    int rows, cols;
+    model_mat_shape(p, m, &rows, &cols);
+    return x && x->rows == rows && x->cols == cols ? x : NULL;
+}
+
+// The largest finite magnitude among count numbers (0 when there is none). On their bits: a double's
+// magnitude bits (sign cleared) order as unsigned integers like the magnitudes, and the finite ones are those
+// below the exponent's all-ones; an integer maximum the compiler runs over whole vectors, exactly the same.
+static double largest_magnitude(const double *x, size_t count)
+{
+    const uint64_t magnitude = UINT64_C(0x7fffffffffffffff), infinity = UINT64_C(0x7ff0000000000000);
+    uint64_t r = 0;
+    for (size_t k = 0; k < count; k++) {
+        uint64_t b;
+        memcpy(&b, &x[k], sizeof b);
+        b &= magnitude;
+        b = b < infinity ? b : 0; // NaN and infinities left out
+        r = b > r ? b : r;
+    }
+    double out;
+    memcpy(&out, &r, sizeof out);
+    return out;
+}
+
+// The largest finite magnitude of head h of matrix m (rows x cols): read from the matrix where it is kept
+// whole, else cell by cell (a transposition, a scaling) without model_cell_value's checks, made once here.
+// The same cells either way, so the same maximum (a maximum does not depend on the order it is taken in).
+static double head_magnitude(const AttnParams *p, const Trace *t, MatId m, int h, int rows, int cols)
+{
+    const MatInfo *mi = &MATS[m];
+    if (!head_readable(p, t, mi, h)) return 0.0;
+    const Matrix *x = model_mat_whole(p, t, m, h);
+    if (x) return largest_magnitude(x->data, (size_t)rows * (size_t)cols);
+    double r = 0.0;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            double v = mi->value(p, t, (CellRef){m, h, i, j});
+            if (isfinite(v) && fabs(v) > r) r = fabs(v);
+        }
+    return r;
 }
 
 double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
@@ -278,18 +333,15 @@ double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
         if (mi->param && mi->param((AttnParams *)p, 0)) { // a parameter: its numbers are all there, in one array
             for (int h = 0; h < (mi->per_head ? p->heads : 1); h++) {
                 const Matrix *x = mi->param((AttnParams *)p, h); // read only
-                size_t count = x ? (size_t)x->rows * (size_t)x->cols : 0;
-                for (size_t k = 0; k < count; k++)
-                    if (isfinite(x->data[k]) && fabs(x->data[k]) > r) r = fabs(x->data[k]);
+                double hr = x ? largest_magnitude(x->data, (size_t)x->rows * (size_t)x->cols) : 0.0;
+                if (hr > r) r = hr;
             }
             continue;
         }
-        for (int h = 0; h < (mi->per_head ? p->heads : 1); h++)
-            for (int i = 0; i < rows; i++)
-                for (int j = 0; j < cols; j++) {
-                    double v = model_cell_value(p, t, (CellRef){(MatId)m, h, i, j});
-                    if (isfinite(v) && fabs(v) > r) r = fabs(v);
-                }
+        for (int h = 0; h < (mi->per_head ? p->heads : 1); h++) {
+            double hr = head_magnitude(p, t, (MatId)m, h, rows, cols);
+            if (hr > r) r = hr;
+        }
     }
     return r > 0.0 ? r : 1.0;
 }

@@ -176,6 +176,10 @@ const MatInfo *mat_info(MatId m);
 // The matrix m (of head `head`) as kept in p or t: NULL when it is computed cell by cell (AT_NONE) or empty
 // (not in this lesson, or no trace).
 const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int head);
+// The cells of m (head `head`) in one array, row after row, when they are exactly the ones kept in p or t
+// (its cells read from `at` and the kept matrix of the shape the board shows): NULL when the cells are
+// computed one by one, the matrix is absent or the head cannot be read. What model_cell_value would give.
+const Matrix *model_mat_whole(const AttnParams *p, const Trace *t, MatId m, int head);
 // Whether m holds numbers of its own in this lesson: present, and Y only for cross-attention (else Y is X).
 bool model_mat_own(const AttnParams *p, MatId m);
 // The input bands cell c was computed from (the table's `from`): 0 for given values.

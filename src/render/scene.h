@@ -55,6 +55,24 @@ typedef struct {
     int head;       // the head panel (-1 when none)
 } HitRegion;
 
+// What a build measured of its lesson's numbers and labels, kept by the scene for the next build (see
+// scene_keep_measures): the colour ranges of the range groups (0: not yet), each matrix's widest number and
+// the widest labels of an axis at a label size.
+typedef struct {
+    double ranges[RANGE_COUNT];
+    struct NumStats {
+        MatId m;
+        int head;
+        double big;
+        bool neg, ints, inf;
+    } nums[48];
+    int num_count;
+    struct LabelWidth {
+        int axis, size, count, w;
+    } label_ws[24];
+    int label_w_count;
+} SceneMemo;
+
 typedef struct {
     DrawCmd *cmds;
     size_t count, cap;
@@ -80,6 +98,8 @@ typedef struct {
     // The header's strip of stages (strip_n = 0: none shown): strip_n segments of strip_seg pixels, strip_gap
     // apart, from strip_x; a press on one goes to that stage (touch screens have no PageDown).
     int strip_x, strip_y, strip_seg, strip_gap, strip_h, strip_n;
+    SceneMemo memo;  // what the last build measured (scene_build_ex)
+    bool memo_kept;  // the next build starts from it (scene_keep_measures)
 } Scene;
 
 // Measures text for the backend's fonts. Widths and heights in pixels for a font role and pixel size.
@@ -141,6 +161,10 @@ typedef struct {
 // scene_build with extras: edit marks, the single-head comparison and a status line.
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, const SceneExtras *ex,
                     int w, int h, const TextMetrics *tm, const char *banner);
+// The next scene_build_ex of s starts from what the last one measured of the numbers and labels (colour
+// ranges, widest numbers, widest labels): only when its lesson and trace are the same, unchanged (the window's
+// second build of one frame, made because the pointer's cell moved). A big lesson's board costs half as much.
+void scene_keep_measures(Scene *s);
 // Adds a question on top of the window scene s just built for st (the window's "Quit? … not saved" with its
 // answers): msg's first line as the title, the rest below, in a box over the dimmed board.
 bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, const TextMetrics *tm,

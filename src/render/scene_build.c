@@ -91,6 +91,8 @@ static const Theme *window_theme(const ViewState *st)
     return st->dark ? &THEME_DARK : st->colormap == COLORMAP_GREY ? &THEME_PRINT : &THEME_LIGHT;
 }
 
+void scene_keep_measures(Scene *s) { s->memo_kept = true; }
+
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
                     const TextMetrics *tm, const char *banner)
 {
@@ -106,6 +108,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
+    if (s->memo_kept) c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
+    s->memo_kept = false;
     if (ex) c.ex = ex;
     c.th = window_theme(st);
     if (c.ex->theme) c.th = c.ex->theme;
@@ -183,6 +187,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
+    s->memo = c.memo;
     return !s->oom;
 }
 

@@ -32,16 +32,11 @@ typedef struct {
     int num_font;       // the board's numbers (and the heatmap's): legible from the back row, times the zoom
     int text_font;      // sentences: the footer, the explanation of a cell
     int min_font;       // nothing smaller is drawn
-    double ranges[RANGE_COUNT]; // colour ranges of the range groups, computed on first use
-    // What the widest number of a matrix is made of, computed on first use (one scan per matrix and frame,
-    // not one per layout tried: a 768 x 768 W^O is 590,000 cells).
-    struct NumStats {
-        MatId m;
-        int head;
-        double big;
-        bool neg, ints, inf;
-    } nums[48];
-    int num_count;
+    // What the numbers and labels measure (colour ranges, widest numbers, widest labels), computed on first
+    // use: one scan per matrix and frame, not one per layout tried (a 768 x 768 W^O is 590,000 cells; 512
+    // token labels measured for every layout cost a big lesson's frame). Carried into the next build of the
+    // same lesson and trace when the caller says so (scene_keep_measures).
+    SceneMemo memo;
     int heat_cell_w, heat_cell_h; // a heatmap beside the board: cells no larger than the result's (0: any)
     int heat_grid_x, heat_grid_w; // where the last heatmap's cells went (for its colour bar)
     bool windowed;      // the board drew a window of some matrix

@@ -19,8 +19,8 @@ double group_range(const Ctx *c, MatId m)
 {
     const MatInfo *mi = mat_info(m);
     if (!mi) return 1.0;
-    if (c->ranges[mi->range] <= 0.0) ((Ctx *)c)->ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
-    return c->ranges[mi->range];
+    if (c->memo.ranges[mi->range] <= 0.0) ((Ctx *)c)->memo.ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
+    return c->memo.ranges[mi->range];
 }
 
 bool prob_matrix(MatId m)
@@ -67,25 +67,26 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     double big = 0.0;
     bool neg = false, ints = true, inf = false, found = false;
     Ctx *cc = (Ctx *)c; // the cache only
-    for (int i = 0; i < c->num_count && !found; i++)
-        if (c->nums[i].m == m && c->nums[i].head == head) {
-            big = c->nums[i].big;
-            neg = c->nums[i].neg;
-            ints = c->nums[i].ints;
-            inf = c->nums[i].inf;
+    for (int i = 0; i < c->memo.num_count && !found; i++)
+        if (c->memo.nums[i].m == m && c->memo.nums[i].head == head) {
+            big = c->memo.nums[i].big;
+            neg = c->memo.nums[i].neg;
+            ints = c->memo.nums[i].ints;
+            inf = c->memo.nums[i].inf;
             found = true;
         }
     size_t count = found ? 0 : (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
+    const Matrix *whole = count ? model_mat_whole(&c->L->params, c->T, m, head) : NULL; // its cells, read directly
     for (size_t k = 0; k < count; k += step) {
-        double v = cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
+        double v = whole ? whole->data[k] : cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
         if (isinf(v)) { inf = true; continue; }
         if (!isfinite(v)) continue;
         if (fabs(v) > big) big = fabs(v);
         if (v < 0) neg = true;
         if (v != floor(v)) ints = false;
     }
-    if (!found && cc->num_count < (int)(sizeof cc->nums / sizeof cc->nums[0]))
-        cc->nums[cc->num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
+    if (!found && cc->memo.num_count < (int)(sizeof cc->memo.nums / sizeof cc->memo.nums[0]))
+        cc->memo.nums[cc->memo.num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
     char buf[64];
     // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an exact integer
     // when the values are not (1.5 + 0.5 would print "2", as narrow as an integer, and cut "1.5000").
@@ -98,6 +99,26 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
         int wi = text_w(c, FONT_REGULAR, g->num_font, "\xe2\x88\x92\xe2\x88\x9e");
         if (wi > w) w = wi;
     }
+    return w;
+}
+
+// The widest of labels 0 .. count-1 of an axis at a label size (kept in the context: the same for every layout).
+static int widest_label(const Ctx *c, Axis axis, int size, int count)
+{
+    Ctx *cc = (Ctx *)c; // the cache only
+    for (int k = 0; k < c->memo.label_w_count; k++) {
+        const struct LabelWidth *e = &c->memo.label_ws[k];
+        if (e->axis == (int)axis && e->size == size && e->count == count) return e->w;
+    }
+    int w = 0;
+    char buf[160];
+    for (int i = 0; i < count; i++) {
+        model_axis_label(c->L, axis, i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, size, buf);
+        if (tw > w) w = tw;
+    }
+    if (cc->memo.label_w_count < (int)(sizeof cc->memo.label_ws / sizeof cc->memo.label_ws[0]))
+        cc->memo.label_ws[cc->memo.label_w_count++] = (struct LabelWidth){(int)axis, size, count, w};
     return w;
 }
 
@@ -123,24 +144,15 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);
     if (mi->col_axis != AXIS_DIM && !g->narrow) {
-        char buf[160];
-        for (int j = 0; j < b->cols && j < 64; j++) {
-            model_axis_label(c->L, mi->col_axis, j, buf, sizeof buf);
-            int lw = text_w(c, FONT_REGULAR, g->label_font, buf) + g->num_font / 4;
-            if (lw > w) w = lw;
-        }
+        int cols = b->cols < 64 ? b->cols : 64;
+        int lw = cols > 0 ? widest_label(c, mi->col_axis, g->label_font, cols) + g->num_font / 4 : 0;
+        if (lw > w) w = lw;
         int cap = 4 * b->cell_h;
         if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
     }
     b->cell_w = w > b->cell_h ? w : b->cell_h;
     // Row labels.
-    int lw = 0;
-    char buf[160];
-    for (int i = 0; i < b->rows && i < 600; i++) {
-        model_axis_label(c->L, mi->row_axis, i, buf, sizeof buf);
-        int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
-        if (tw > lw) lw = tw;
-    }
+    int lw = widest_label(c, mi->row_axis, g->label_font, b->rows < 600 ? b->rows : 600);
     int cap = (g->tight ? 3 : 5) * g->num_font;
     // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
     // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).

@@ -189,6 +189,7 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     single.ex = &none;
     single.focus.mat = MAT_NONE;
     single.lit_count = 0;
+    single.memo.label_w_count = 0; // its own lesson's labels
     char buf[300], a[64], b[64], d[64], e[64];
     // Bottom: the cost line and both outputs.
     int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
@@ -359,6 +360,7 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     orig.lit_count = shuf.lit_count = 0;
     shuf.L = &sh->lesson;
     shuf.T = &sh->trace;
+    shuf.memo.label_w_count = 0; // its own lesson's labels
     int f = c->text_font, lh = line_h(c, FONT_BOLD, f) + c->num_font / 4;
     char buf[600], fitted[600], num[64];
     // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm).
