@@ -312,6 +312,14 @@ static double head_magnitude(const AttnParams *p, const Trace *t, MatId m, int h
     if (!head_readable(p, t, mi, h)) return 0.0;
     const Matrix *x = model_mat_whole(p, t, m, h);
     if (x) return largest_magnitude(x->data, (size_t)rows * (size_t)cols);
+    // The scaled scores: each score times a positive number (or divided by one), an odd function that never
+    // decreases, rounding included; so the largest scaled magnitude is the largest score's, scaled, unless
+    // that one overflows (then the cells are read one by one: the largest finite one is another).
+    const Matrix *sc = mi->value == v_scaled ? &t->head[h].scores : NULL;
+    if (sc && sc->data && sc->rows == rows && sc->cols == cols) {
+        double top = attn_scale_one(p, largest_magnitude(sc->data, (size_t)rows * (size_t)cols), sqrt((double)p->d_k));
+        if (isfinite(top)) return top;
+    }
     double r = 0.0;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {

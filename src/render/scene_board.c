@@ -26,13 +26,23 @@ int op_width(const Ctx *c, const GridStyle *g, const char *op)
     return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
 }
 
-int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
+// A row's width is its operators' (measured text) and its matrices' (their windows): apart, so that shrinking
+// windows does not measure the operators again.
+static int row_ops_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
 {
     int w = 0;
     for (int k = 0; k < r->count; k++)
-        w += r->t[k].is_op ? op_width(c, g, r->t[k].op) : box_width(g, &r->t[k].box) + g->gap;
+        if (r->t[k].is_op) w += op_width(c, g, r->t[k].op);
     return w;
 }
+static int row_boxes_width(const GridStyle *g, const BoardRow *r)
+{
+    int w = 0;
+    for (int k = 0; k < r->count; k++)
+        if (!r->t[k].is_op) w += box_width(g, &r->t[k].box) + g->gap;
+    return w;
+}
+int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r) { return row_ops_width(c, g, r) + row_boxes_width(g, r); }
 
 static int row_height(const GridStyle *g, const BoardRow *r)
 {
@@ -94,8 +104,9 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
 {
     for (int r = 0; r < a->count; r++) {
         BoardRow *row = &a->rows[r];
+        int ops = row_ops_width(c, g, row); // the same at every step: only the windows shrink
         for (int guard = 0; guard < 100000; guard++) {
-            int excess = row_width(c, g, row) - w;
+            int excess = ops + row_boxes_width(g, row) - w;
             if (excess <= 0) break;
             MatBox *widest = NULL;
             for (int k = 0; k < row->count; k++) {
