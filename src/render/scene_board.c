@@ -128,21 +128,31 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
             widest->nc -= cut;
         }
     }
+    // The rows' heights kept (arrangement_height's sum): a step re-measures only the row of the matrix it shrank.
+    int heights[BOARD_ROWS], total = 0;
+    for (int r = 0; r < a->count; r++) {
+        heights[r] = row_height(g, &a->rows[r]);
+        total += heights[r] + (r ? g->gap * 2 : 0);
+    }
     for (int guard = 0; guard < 100000; guard++) {
-        int excess = arrangement_height(g, a) - h;
+        int excess = total - h;
         if (excess <= 0) break;
         MatBox *tallest = NULL;
+        int in_row = 0;
         for (int r = 0; r < a->count; r++)
             for (int k = 0; k < a->rows[r].count; k++) {
                 MatBox *b = &a->rows[r].t[k].box;
                 if (a->rows[r].t[k].is_op || b->nr <= 1) continue;
-                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h) tallest = b;
+                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h) tallest = b, in_row = r;
             }
         if (!tallest) break;
         bool was = box_windowed(tallest);
         tallest->nr -= 1;
         if (!was) tallest->nr -= g->foot_h / tallest->cell_h; // the caption line takes room too
         if (tallest->nr < 1) tallest->nr = 1;
+        total -= heights[in_row];
+        heights[in_row] = row_height(g, &a->rows[in_row]);
+        total += heights[in_row];
     }
     for (int r = 0; r < a->count; r++)
         for (int k = 0; k < a->rows[r].count; k++)
