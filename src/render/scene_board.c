@@ -52,12 +52,18 @@ static int row_height(const GridStyle *g, const BoardRow *r)
     return h;
 }
 
-static int arrangement_height(const GridStyle *g, const Arrangement *a)
+// The arrangement's height; each row's own in heights when it is not NULL (a->count of them).
+static int arrangement_rows_height(const GridStyle *g, const Arrangement *a, int *heights)
 {
     int h = 0;
-    for (int r = 0; r < a->count; r++) h += row_height(g, &a->rows[r]) + (r ? g->gap * 2 : 0);
+    for (int r = 0; r < a->count; r++) {
+        int rh = row_height(g, &a->rows[r]);
+        if (heights) heights[r] = rh;
+        h += rh + (r ? g->gap * 2 : 0);
+    }
     return h;
 }
+static int arrangement_height(const GridStyle *g, const Arrangement *a) { return arrangement_rows_height(g, a, NULL); }
 
 static bool arrangement_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int w, int h)
 {
@@ -128,12 +134,8 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
             widest->nc -= cut;
         }
     }
-    // The rows' heights kept (arrangement_height's sum): a step re-measures only the row of the matrix it shrank.
-    int heights[BOARD_ROWS], total = 0;
-    for (int r = 0; r < a->count; r++) {
-        heights[r] = row_height(g, &a->rows[r]);
-        total += heights[r] + (r ? g->gap * 2 : 0);
-    }
+    // The rows' heights kept: a step re-measures only the row of the matrix it shrank.
+    int heights[BOARD_ROWS], total = arrangement_rows_height(g, a, heights);
     for (int guard = 0; guard < 100000; guard++) {
         int excess = total - h;
         if (excess <= 0) break;
