@@ -66,6 +66,19 @@ static void test_grouped_params(void)
     AttnParams q;
     CHECK(params_copy(&q, &p) && q.kv_heads == 2 && q.W_K[1].data == q.W_K[0].data && q.W_K[0].data != p.W_K[0].data,
           "a copy has groups of its own");
+    // The window takes a training step's weights by exchanging the storage (params_swap_weights): every entry of a
+    // group follows its owner, the numbers change sides, nothing is copied.
+    mat_set(&p.W_K[0], 1, 1, 2.5);
+    mat_set(&q.W_K[0], 1, 1, -7.0);
+    mat_set(&q.W_O, 0, 3, 9.0);
+    const double *p_wk = p.W_K[3].data, *q_wk = q.W_K[3].data;
+    params_swap_weights(&p, &q);
+    CHECK(p.W_K[3].data == q_wk && q.W_K[3].data == p_wk && p.W_K[5].data == q_wk && q.W_K[4].data == p_wk,
+          "the second group's entries all moved with their owner");
+    CHECK(mat_get(&p.W_K[2], 1, 1) == -7.0 && mat_get(&q.W_K[1], 1, 1) == 2.5 && mat_get(&p.W_O, 0, 3) == 9.0,
+          "the numbers changed sides, the shared entries with them");
+    CHECK(p.W_K[1].data == p.W_K[0].data && q.W_K[2].data == q.W_K[0].data && p.W_K[0].data != q.W_K[0].data,
+          "each keeps groups of its own");
     params_free(&q);
     params_free(&p);
 }

@@ -58,6 +58,8 @@ typedef struct {
     const char *title;   // the title of the lesson shown
     const char *watched; // the file watched ("" for the built-in lesson)
     int train_step;      // the training step whose weights are shown (-1: not training)
+    double last_turn_ms; // the last finished turn of the loop: its own work in ms (its wait for events left out)
+    bool last_turn_drew; // and whether it presented a frame
 } GuiCounts;
 void gui_counts(const Gui *g, GuiCounts *out);
 

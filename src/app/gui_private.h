@@ -72,6 +72,8 @@ struct Gui {
     Uint64 t_quit;         // when the window began to close (MHA_TRACER_STATS: the teardown's time)
     double lesson_ms, sdl_ms, window_ms;
     double longest_turn_ms; // MHA_TRACER_STATS: the longest turn's own work (printed at the end)
+    double last_turn_ms;    // the last turn's own work (its wait for an event left out), for a driver
+    bool last_turn_drew;    // whether it presented a frame
 };
 
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.

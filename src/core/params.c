@@ -140,6 +140,19 @@ void params_copy_weights(AttnParams *dst, const AttnParams *src)
         for (int k = 0; k < params_count(src, i); k++) copy_values(params_own(dst, i, k), params_own_const(src, i, k));
 }
 
+void params_swap_weights(AttnParams *a, AttnParams *b)
+{
+    // Every entry, the shared ones of a group too: each points at its owner's numbers in both, so after the
+    // swap it points at the other's owner, which moved with it.
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? a->heads : 1); h++) {
+            Matrix *x = params_at(a, i, h), *y = params_at(b, i, h);
+            double *keep = x->data;
+            x->data = y->data;
+            y->data = keep;
+        }
+}
+
 bool params_copy(AttnParams *out, const AttnParams *src)
 {
     if (!params_init_grouped(out, src->n, src->m, src->d_model, src->heads, src->kv_heads, src->d_k)) return false;

@@ -129,5 +129,8 @@ int params_dim(const AttnParams *p, ParamDim d);
 int params_trainable(Matrix **out, AttnParams *p);
 // dst's weights (every row of PARAMS) = src's; both of the same sizes.
 void params_copy_weights(AttnParams *dst, const AttnParams *src);
+// a and b's weights exchanged without copying a number (the same sizes and groups: one a params_copy of the
+// other): each gets the other's storage.
+void params_swap_weights(AttnParams *a, AttnParams *b);
 
 #endif
