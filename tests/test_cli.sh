@@ -302,12 +302,12 @@ has ctl_name.err 'name\x1b[2J\u009b.json: error: cannot open the lesson'
 # Bidi controls and line separators (issue 27, item 11: "Trojan Source" lines) are escaped the same way:
 # U+202E in the title, U+2066..U+2069 in tokens, U+2028/U+2029 in a question, U+202E in a key and a file's
 # name; --json keeps them as JSON escapes of the same code points (and stays valid JSON).
-printf '{"title": "Total \u202e0001\u202c", "tokens": ["\u2066a\u2069", "\u2067b\u2068"],
+printf '{"title": "Total \u202e0001\u202c \u200fR\u200e \u061c", "tokens": ["\u2066a\u2069", "\u2067b\u2068"],
  "embeddings": [[1, 0], [0, 1]], "heads": 1, "weights": {"random": {"seed": 1}},
  "questions": [{"stage": "softmax", "head": 0, "text": "Which\u2028one\u2029?",
    "answer": {"kind": "cell", "cell": [0, 0]}}]}' >"$tmp/bidi.json"
-raw_bidi() { # raw_bidi FILE: true when FILE holds the UTF-8 of U+2028..U+202E or U+2066..U+2069
-    LC_ALL=C grep -q "$(printf '\342\200')[$(printf '\250-\256')]\|$(printf '\342\201')[$(printf '\246-\251')]" "$1"
+raw_bidi() { # raw_bidi FILE: true when FILE holds the UTF-8 of U+2028..U+202E, U+2066..U+2069, LRM, RLM or ALM
+    LC_ALL=C grep -q "$(printf '\342\200')[$(printf '\216\217\250-\256')]\|$(printf '\342\201')[$(printf '\246-\251')]\|$(printf '\330\234')" "$1"
 }
 for mode in trace compare json questions check; do
     run "bidi_$mode" 0 "--$mode" "$tmp/bidi.json"
@@ -320,13 +320,13 @@ has bidi_stage.out '\u2066a\u2069	'
 run ctl_stage 0 --trace "$tmp/ctl.json" --stage input
 raw_ctl "$tmp/ctl_stage.out" && bad "--trace --stage prints control characters raw: $(cat -v "$tmp/ctl_stage.out" | head -3)" || ok
 has ctl_stage.out 'a\u009b2J	'
-has bidi_trace.out 'Total \u202e0001\u202c'
+has bidi_trace.out 'Total \u202e0001\u202c \u200fR\u200e \u061c'
 has bidi_trace.out 'tokens: \u2066a\u2069 \u2067b\u2068'
 has bidi_compare.out '\u2066a\u2069'
 has bidi_questions.out '  Which\u2028one\u2029?'
-has bidi_json.out '"title": "Total \u202e0001\u202c",'
+has bidi_json.out '"title": "Total \u202e0001\u202c \u200fR\u200e \u061c",'
 has bidi_json.out '"tokens": ["\u2066a\u2069", "\u2067b\u2068"],'
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["title"] != "Total \u202e0001\u202c")' \
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["title"] != "Total \u202e0001\u202c \u200fR\u200e \u061c")' \
     "$tmp/bidi_json.out" && ok || bad "--json of bidi controls is not the same text as JSON"
 bidi_name="$tmp/evil$(printf '\342\200\256')nosj.json"
 cp "$tmp/bidi.json" "$bidi_name"

@@ -23,6 +23,9 @@ typedef struct {
     int cols;      // display columns (one per code point)
 } Piece;
 
+// The code point of a (valid) two-byte sequence.
+static uint32_t two_bytes(const unsigned char *p) { return (uint32_t)(p[0] & 0x1F) << 6 | (uint32_t)(p[1] & 0x3F); }
+
 // The code point of a (valid) three-byte sequence.
 static uint32_t three_bytes(const unsigned char *p)
 {
@@ -49,9 +52,9 @@ static Piece next_piece(const unsigned char *p)
         snprintf(pc.text, sizeof pc.text, "\\u%04x", p[1]);
         pc.in_len = 2;
         pc.cols = 6;
-    } else if (n == 3 && utf8_reorders(three_bytes(p))) {
-        snprintf(pc.text, sizeof pc.text, "\\u%04x", (unsigned)three_bytes(p));
-        pc.in_len = 3;
+    } else if ((n == 2 && utf8_reorders(two_bytes(p))) || (n == 3 && utf8_reorders(three_bytes(p)))) {
+        snprintf(pc.text, sizeof pc.text, "\\u%04x", (unsigned)(n == 2 ? two_bytes(p) : three_bytes(p)));
+        pc.in_len = n;
         pc.cols = 6;
     } else {
         memcpy(pc.text, p, n);
@@ -615,7 +618,10 @@ static void json_string(FILE *out, const char *s)
                 fprintf(out, "\\u%04x", *p);
             else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) // C1 controls (U+0080-U+009F), e.g. CSI
                 fprintf(out, "\\u%04x", *++p);
-            else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && utf8_reorders(three_bytes(p))) {
+            else if (*p >= 0xC2 && (*p & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80 && utf8_reorders(two_bytes(p))) {
+                fprintf(out, "\\u%04x", (unsigned)two_bytes(p)); // ALM
+                p += 1;
+            } else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && utf8_reorders(three_bytes(p))) {
                 fprintf(out, "\\u%04x", (unsigned)three_bytes(p)); // the same code point: only the terminal sees less
                 p += 2;
             } else

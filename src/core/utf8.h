@@ -42,9 +42,10 @@ bool utf8_is_rtl(const char *s);
 // Invisible formatting characters (isolates, marks of direction, joiners): never a glyph of any font.
 bool utf8_invisible(uint32_t cp);
 
-// Does cp reorder or break a line where a terminal shows it? The bidi embeddings and overrides
-// (U+202A..U+202E), the isolates (U+2066..U+2069) and the line and paragraph separators (U+2028, U+2029):
-// the program prints them escaped ("Trojan Source" lines).
+// Does cp reorder or break a line where a terminal shows it? Unicode's bidi controls (Bidi_Control: the
+// marks ALM U+061C, LRM U+200E, RLM U+200F, the embeddings and overrides U+202A..U+202E, the isolates
+// U+2066..U+2069) and the line and paragraph separators (U+2028, U+2029): the program prints them escaped
+// ("Trojan Source" lines).
 bool utf8_reorders(uint32_t cp);
 
 #endif
