@@ -7,6 +7,9 @@ json_close=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$src/tests/check.sh"
+. "$src/tests/stage_table.sh"
+# The table's keys joined as the messages list them: "a, b, c" (the stages a lesson lacks left out).
+stage_list() { lesson_stage_keys "$src" "$@" | paste -s -d, - | sed 's/,/, /g'; }
 
 # run NAME EXPECTED_STATUS ARGS...: runs the binary, keeps stdout/stderr in $tmp/NAME.{out,err}
 run() {
@@ -416,7 +419,8 @@ has q_wrong2.err 'questions[2].answer: wrong answer: S₀[1, 2] is 1.3465, neare
 has q_wrong2.err "cat-wrong.json: 2 errors"
 sed 's/"stage": "scores"/"stage": "mask"/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-mask.json"
 run q_stage 2 --check "$tmp/cat-mask.json"
-has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result (projections, scores, scaled, softmax, weighted-sum, concat, output; or weights = softmax), got "mask"'
+# (the cat lesson's stages with a result: the table's, but the input (no result), positions, rotate and the mask)
+has q_stage.err 'cat-mask.json:8:13: error: questions[2].stage: expected one of this lesson'"'"'s stages with a result ('"$(stage_list input positions rotate mask)"'; or weights = softmax), got "mask"'
 # Every independent mistake of the questions in one run: a head out of range hides neither the cell outside
 # its matrix nor another question's stage name nor a cell outside the output.
 sed 's/"head": 1,/"head": 7,/; s/"cell": \[1, 1\]/"cell": [1, 5]/; s/"stage": "softmax", "head": 0/"stage": "sofmax", "head": 0/; s/"stage": "scores"/"stage": "output"/; s/"cell": \[1, 2\]/"cell": [7, 2]/' "$src/lessons/the-cat-sat.json" >"$tmp/cat-four.json"
@@ -437,7 +441,8 @@ empty q_alias.err
 run q_alias_questions 0 --questions "$tmp/cat-weights.json"
 has q_alias_questions.out "Question 2 of 3  (stage weights, head 1, cell)"
 run stage_names 2 --export "$tmp/stage-names" --stage sofmax
-has stage_names.err "mha-tracer: error: --stage expects all or a stage (input, positions, projections, rotate, scores, scaled, mask, softmax, weighted-sum, concat, output; or weights = softmax, masked = mask), got 'sofmax'"
+# (every stage of the table, in its order)
+has stage_names.err "mha-tracer: error: --stage expects all or a stage ($(stage_list); or weights = softmax, masked = mask), got 'sofmax'"
 run questions 0 --questions "$src/lessons/causal-decoder.json"
 has questions.out "Question 2 of 4  (stage softmax, head 0, cell)"
 has questions.out "  Which earlier word does “sat” attend to most in head 0?"

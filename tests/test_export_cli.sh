@@ -9,6 +9,11 @@ src=$2
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 . "$src/tests/check.sh"
+. "$src/tests/stage_table.sh"
+# The stages of the cat lesson and of the causal one: the table's, but those they lack (no positions, no RoPE;
+# the cat lesson no mask either). Each lesson's boards are one per stage, numbered in the table's order.
+cat_stages=$(stage_count "$src" positions rotate mask)
+causal_stages=$(stage_count "$src" positions rotate)
 unset DISPLAY WAYLAND_DISPLAY
 
 # run NAME EXPECTED_STATUS ARGS...: stdout/stderr in $tmp/NAME.{out,err}
@@ -109,12 +114,16 @@ fi
 if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$tmp/svg/"*.svg && ok || bad "xmllint"
 else skip "xmllint on the SVGs (no xmllint)"; fi
 
-# --what board --stage all: one image per stage, in lesson order (9 for the causal lesson: the mask); the
-# file names the head (the lesson has two), so head 1's boards sit beside head 0's. Each of the lesson's
+# --what board --stage all: one image per stage, in lesson order (one more for the causal lesson: the mask);
+# the file names the head (the lesson has two), so head 1's boards sit beside head 0's. Each of the lesson's
 # questions adds two slides after its stage's board (the question, then the answer): the cat lesson has 3.
 mkdir "$tmp/board" "$tmp/causal"
 run board 0 --export "$tmp/board" --what board --stage all --scale 1
-lines board.out 14
+lines board.out $((cat_stages + 6))
+for k in $(lesson_stage_keys "$src" positions rotate mask); do # each stage's board, named by its number and key
+    grep -q "/the-cat-sat-$(stage_file "$src" "$k" positions rotate mask)[.-]" "$tmp/board.out" && ok ||
+        bad "no board for stage $k ($(stage_file "$src" "$k" positions rotate mask)) in $(tr '\n' ' ' <"$tmp/board.out")"
+done
 # Numbered in the order asked (the scores question, third in the file, is the first).
 has board.out "the-cat-sat-stage03-scores-question1-1-ask.png"
 has board.out "the-cat-sat-stage03-scores-question1-2-answer.png"
@@ -128,7 +137,8 @@ sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in le
 run board_head1 0 --export "$tmp/board" --what board --head 1 --scale 1
 lines board_head1.out 5
 has board_head1.out "$tmp/board/the-cat-sat-stage05-softmax-head1.png"
-[ "$(count "$tmp/board")" -eq 15 ] && ok || bad "$(count "$tmp/board") files after head 1's board, expected 15"
+[ "$(count "$tmp/board")" -eq $((cat_stages + 7)) ] && ok ||
+    bad "$(count "$tmp/board") files after head 1's board, expected $((cat_stages + 7))"
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1.png" &&
     bad "head 0 and head 1 give the same board" || ok
 # --cell ROW,COL pins that cell of the stage's result on a board, and the file name carries it: boards of
@@ -140,7 +150,8 @@ cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1.png" "$tmp/board/the-cat-sa
 run cell_other 0 --export "$tmp/board" --what board --head 1 --cell 2,0 --scale 1
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row2-col0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png" &&
     bad "two cells give the same board" || ok
-[ "$(count "$tmp/board")" -eq 17 ] && ok || bad "$(count "$tmp/board") files after two --cell boards, expected 17"
+[ "$(count "$tmp/board")" -eq $((cat_stages + 9)) ] && ok ||
+    bad "$(count "$tmp/board") files after two --cell boards, expected $((cat_stages + 9))"
 run cell_missing 2 --export "$tmp/board" --what board --stage scores --cell 2,5
 has cell_missing.err "has no cell 2,5"
 run cell_bad 2 --export "$tmp/board" --what board --cell 1
@@ -169,7 +180,7 @@ grep -q "queries: the target" "$tmp/cross/cross-attention-stage05-weights-heatma
     bad "the cross-attention heatmap does not name its axes"
 grep -q "queries" "$tmp/svg/the-cat-sat-stage03-scores-heatmap-head0.svg" && ok || bad "the self-attention heatmap does not name its axes"
 run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
-lines causal.out 17
+lines causal.out $((causal_stages + 8)) # and its 4 questions' slides
 has causal.out "causal-decoder-stage07-weighted-sum-question4-2-answer.svg"
 has causal.out "causal-decoder-stage05-mask-head0.svg"
 run causal_mask 0 --export "$tmp/causal" --stage mask "$src/lessons/causal-decoder.json"
@@ -182,9 +193,12 @@ run twice2 0 --export "$tmp/b2" --what all --stage all --format both
 t0=$(date +%s.%N)
 run twice3 0 --export "$tmp/b1" --what all --stage all --format both
 t1=$(date +%s.%N)
-echo "full export of the cat lesson (--what all --stage all --format both, 46 files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
+# Each in PNG and SVG: a board per stage, the 6 slides of the 3 questions, and 9 heatmaps (scores, scaled and
+# weights, of head 0, head 1 and both).
+all=$((2 * (cat_stages + 6 + 9)))
+echo "full export of the cat lesson (--what all --stage all --format both, $all files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 n=$(count "$tmp/b1")
-[ "$n" -eq 46 ] && ok || bad "$n files from --what all --stage all --format both, expected 46"
+[ "$n" -eq $all ] && ok || bad "$n files from --what all --stage all --format both, expected $all"
 for f in "$tmp/b1"/*; do cmp -s "$f" "$tmp/b2/$(basename "$f")" || bad "$(basename "$f") differs between runs"; done
 ok
 
@@ -346,8 +360,14 @@ has "p/the-cat-sat-stage08-output-part2.svg" "Output (all heads)"
 has "p/the-cat-sat-stage08-output-part2.svg" ">Δ  (3×4)<"
 run parts_deck 0 --export "$tmp/p" --what board --stage all --format png --parts all "$src/lessons/the-cat-sat.json"
 run parts_deck_first 0 --export "$tmp/p" --what board --stage all --format png "$src/lessons/the-cat-sat.json"
+# Each stage shown in K parts gives K files for its one (the projections 3: Q, K, V; a later stage may have parts).
 n_all=$(wc -l <"$tmp/parts_deck.out"); n_first=$(wc -l <"$tmp/parts_deck_first.out")
-[ "$n_all" -eq $((n_first + 2)) ] && ok || bad "--parts all deck: $n_all files, expected $n_first + 2 (projections in 3 parts)"
+n_parts=$(grep -c -- '-part[0-9]*\.png$' "$tmp/parts_deck.out"); n_split=$(grep -c -- '-part1\.png$' "$tmp/parts_deck.out")
+[ "$n_all" -eq $((n_first + n_parts - n_split)) ] && ok ||
+    bad "--parts all deck: $n_all files, expected $n_first + $n_parts parts - $n_split stages in parts"
+grep -q -- "-stage02-projections-head0-part3\.png$" "$tmp/parts_deck.out" &&
+    ! grep -q -- "-stage02-projections-head0-part4\.png$" "$tmp/parts_deck.out" && ok ||
+    bad "--parts all deck: the projections are not in 3 parts"
 run parts_bad 2 --export "$tmp/p" --what board --parts some "$src/lessons/the-cat-sat.json"
 has parts_bad.err "--parts expects first or all, got 'some'"
 run parts_heatmaps 2 --export "$tmp/p" --parts all "$src/lessons/the-cat-sat.json"
@@ -384,7 +404,7 @@ has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" ">All 2 heads · attenti
 has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" "queries"
 has "i25/the-cat-sat-stage05-weights-heatmap-heads.svg" ">0.6111<"
 run i25_fr 0 --lang fr --export "$tmp/i25/fr" --what board --stage output --ablate 1 --parts all --format svg "$src/lessons/the-cat-sat.json"
-has "i25/fr/the-cat-sat-stage08-output-part2.svg" "<title>The cat sat — étape 8 sur 8 : Projection de sortie Wᴼ, partie 2 sur 2</title>"
+has "i25/fr/the-cat-sat-stage08-output-part2.svg" "<title>The cat sat — étape 8 sur $cat_stages : Projection de sortie Wᴼ, partie 2 sur 2</title>"
 has "i25/fr/the-cat-sat-stage08-output-part2.svg" "Output (toutes les têtes)"
 if grep -q "all heads\|stage 8 of" "$tmp/i25/fr/the-cat-sat-stage08-output-part2.svg"; then bad "English on a French slide"; else ok; fi
 run i25_cell 0 --export "$tmp/i25/c" --what board --stage softmax --head 1 --cell 4,2 --format svg \

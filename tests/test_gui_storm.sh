@@ -48,6 +48,8 @@ export BIN SRC WORK COUNT SEED
 cd "$WORK" || exit 1
 xvfb-run -a -s "-screen 0 1280x720x24" sh -c '
 . "$SRC/tests/gui_frames.sh"
+. "$SRC/tests/stage_table.sh"
+LAST=$(last_stage_key "$SRC" positions rotate mask) # where End goes in the cat lesson: the table'"'"'s last stage it has
 FRAMES=$WORK/frames
 fail() { echo "FAIL: $*"; grep -v "^frame" "$WORK/log" | tail -20; kill $PID 2>/dev/null; exit 1; }
 W=$WORK
@@ -84,11 +86,11 @@ key() {
 }
 # (Home first, unless the storm left the input stage shown: then a Home would change nothing and draw no frame.)
 if [ "$(frame_field stage)" = input ]; then
-    key End "stage=output "
+    key End "stage=$LAST "
     key Home "stage=input "
 else
     key Home "stage=input "
-    key End "stage=output "
+    key End "stage=$LAST "
 fi
 # Q quits; with the edits of the storm unsaved it asks first, and Q again quits without saving.
 before=$(frame_count)

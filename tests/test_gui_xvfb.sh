@@ -23,6 +23,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export BIN SRC SHOTS
 xvfb-run -a -s "-screen 0 1600x900x24" sh -c '
 . "$SRC/tests/gui_frames.sh"
+. "$SRC/tests/stage_table.sh"
+# The lesson is the cat lesson: every stage of the table but positions, rotate and the mask.
+LAST=$(last_stage_key "$SRC" positions rotate mask)
+BOARD=lesson-$(stage_file "$SRC" "$LAST" positions rotate mask)
 fail() { echo "FAIL: $*"; kill $PID 2>/dev/null; exit 1; }
 WORK=$(mktemp -d)
 FRAMES=$WORK/frames
@@ -56,7 +60,7 @@ echo "input: $colours colours, stage $(last_stage), frame $(frame_count)"
 prev=$(md5sum < "$SHOTS/01-input.png")
 # Right steps through the sub-steps of a stage (each one a frame), then on to the next stage.
 n=2
-for want in projections scores scaled softmax weighted-sum concat output; do
+for want in $(lesson_stage_keys "$SRC" input positions rotate mask); do
     from=$(last_stage)
     presses=0
     while [ "$(last_stage)" = "$from" ]; do
@@ -78,7 +82,7 @@ done
 key Home "stage=input "
 key Next "stage=projections "
 key Prior "stage=input "
-key End "stage=output "
+key End "stage=$LAST "
 key a "view=all "; shot 10-all-heads >/dev/null
 key a "view=one "; key 2 "head=1 .*view=one "; shot 11-head-2 >/dev/null
 key h "help=1 "; shot 12-help >/dev/null
@@ -91,7 +95,7 @@ key k "panel=cost "; shot 12a-cost >/dev/null
 key Escape "panel=none "; key m "panel=compare "; shot 12b-compare >/dev/null
 [ "$(md5sum < "$SHOTS/12b-compare.png")" != "$before" ] || fail "M did not show the comparison"
 key m "panel=none "
-# E: the heatmap on screen (head 1 of the output stage: its weights); Shift+E: the board of the stage. The
+# E: the heatmap on screen (head 1 of the last stage: the weights); Shift+E: the board of the stage. The
 # files are written before the frame with the note is drawn. The note in the header goes away by itself (a
 # timer, with no event arriving): the frame without it is waited for.
 shot 12d-before-export >/dev/null
@@ -103,13 +107,13 @@ done
 [ "$(md5sum < "$SHOTS/12e-exported.png")" != "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "E showed no note on screen"
 key shift+e "note=1$"
-for f in lesson-stage08-output.png lesson-stage08-output.svg; do
+for f in $BOARD.png $BOARD.svg; do
     [ -f "$WORK/exports/$f" ] || fail "Shift+E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
 done
-size=$(identify -format "%wx%h" "$WORK/exports/lesson-stage08-output.png") || fail "the board PNG is not valid"
+size=$(identify -format "%wx%h" "$WORK/exports/$BOARD.png") || fail "the board PNG is not valid"
 [ "$size" = 2560x1440 ] || fail "the board PNG is $size, not 2560x1440"
 identify "$WORK/exports/lesson-stage05-weights-heatmap-head1.png" >/dev/null || fail "the heatmap PNG is not valid"
-grep -q "<svg" "$WORK/exports/lesson-stage08-output.svg" || fail "the board SVG is not SVG"
+grep -q "<svg" "$WORK/exports/$BOARD.svg" || fail "the board SVG is not SVG"
 echo "E, Shift+E: $(ls "$WORK/exports" | tr "\n" " ")"
 wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away by itself"
 shot 12f-note-gone >/dev/null

@@ -41,7 +41,9 @@ static void test_stages(void)
     ViewDims cat = {3, 3, 4, 2, 2, false, false, false}, causal = {4, 4, 4, 2, 2, true, false, false};
     ViewState s;
     view_init(&s, &cat);
-    CHECK(s.stage_count == 8, "self-attention without a mask has 8 stages, got %d", s.stage_count);
+    // Every row of the table but the three this lesson lacks (positions, RoPE, the mask).
+    CHECK(s.stage_count == STAGE_COUNT - 3, "self-attention without a mask has %d stages, got %d", STAGE_COUNT - 3,
+          s.stage_count);
     for (int i = 0; i < s.stage_count; i++) CHECK(s.stages[i] != STAGE_MASK, "no mask stage at %d", i);
     CHECK(view_stage(&s) == STAGE_INPUT, "starts on the input");
     CHECK(!press(&s, VIEW_KEY_LEFT), "no stage before the first");
@@ -54,19 +56,25 @@ static void test_stages(void)
     CHECK(press(&s, VIEW_KEY_LEFT) && view_stage(&s) == STAGE_SCALE, "Left -> back to scaling");
     CHECK(press(&s, VIEW_KEY_BACKSPACE) && view_stage(&s) == STAGE_SCORES, "Backspace -> scores");
     CHECK(press(&s, VIEW_KEY_PAGEUP) && view_stage(&s) == STAGE_PROJECT, "PageUp -> projections");
-    CHECK(press(&s, VIEW_KEY_END) && view_stage(&s) == STAGE_OUTPUT, "End -> output");
-    CHECK(!press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == STAGE_OUTPUT, "no stage after the last");
+    // End: the table's last row, which every lesson has (no `present`).
+    Stage last = (Stage)(STAGE_COUNT - 1);
+    CHECK(!stage_info(last)->present, "the table's last stage is in every lesson");
+    CHECK(press(&s, VIEW_KEY_END) && view_stage(&s) == last, "End -> %s", stage_key(last));
+    CHECK(!press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == last, "no stage after the last");
     CHECK(!press(&s, VIEW_KEY_END), "End at the end changes nothing");
     CHECK(press(&s, VIEW_KEY_HOME) && view_stage(&s) == STAGE_INPUT, "Home -> input");
 
     view_init(&s, &causal);
-    CHECK(s.stage_count == 9, "a causal lesson has 9 stages, got %d", s.stage_count);
-    Stage order[9] = {STAGE_INPUT, STAGE_PROJECT, STAGE_SCORES, STAGE_SCALE, STAGE_MASK, STAGE_SOFTMAX,
-                      STAGE_WEIGHTED_SUM, STAGE_CONCAT, STAGE_OUTPUT};
-    for (int i = 0; i < 9; i++) {
-        CHECK(view_stage(&s) == order[i], "causal stage %d is %s, got %s", i, stage_key(order[i]), stage_key(view_stage(&s)));
-        press(&s, VIEW_KEY_RIGHT);
+    CHECK(s.stage_count == STAGE_COUNT - 2, "a causal lesson has %d stages, got %d", STAGE_COUNT - 2, s.stage_count);
+    // Right goes through the table's rows in order, but positions and rotate (the mask included).
+    int walked = 0;
+    for (int i = 0; i < STAGE_COUNT; i++) {
+        if (i == STAGE_POSITIONS || i == STAGE_ROTATE) continue;
+        CHECK(view_stage(&s) == (Stage)i, "causal stage %d is %s, got %s", walked, stage_key((Stage)i), stage_key(view_stage(&s)));
+        CHECK(press(&s, VIEW_KEY_RIGHT) == (i < STAGE_COUNT - 1), "Right after %s", stage_key((Stage)i));
+        walked++;
     }
+    CHECK(walked == s.stage_count && walked > STAGE_MASK, "every causal stage walked (%d)", walked);
     // Reloading a lesson without a mask while on the mask stage falls back to the stage before it.
     view_init(&s, &causal);
     for (int i = 0; i < 4; i++) press(&s, VIEW_KEY_RIGHT);
@@ -142,8 +150,8 @@ static void test_reveal(void)
     CHECK(s.reveal == -1, "after the last cell the whole result shows, got %d", s.reveal);
     press(&s, VIEW_KEY_PERIOD);
     CHECK(press(&s, VIEW_KEY_RIGHT) && s.reveal == -1, "a new stage shows its whole result");
-    press(&s, VIEW_KEY_END);
-    CHECK(view_reveal_total(&s) == 3 * 4, "output: n x d_model cells");
+    while (view_stage(&s) != STAGE_OUTPUT && press(&s, VIEW_KEY_RIGHT)) {}
+    CHECK(view_stage(&s) == STAGE_OUTPUT && view_reveal_total(&s) == 3 * 4, "output: n x d_model cells");
     press(&s, VIEW_KEY_LEFT);
     CHECK(view_stage(&s) == STAGE_CONCAT && view_reveal_total(&s) == 3 * 4, "concat: n x h*d_k cells");
     press(&s, VIEW_KEY_PERIOD);
@@ -266,7 +274,7 @@ static void test_escape_never_quits(void)
     CHECK(press(&s, VIEW_KEY_ESCAPE) && s.zoom == 1.0 && s.pan_x == 0.5 && s.request == VIEW_REQ_NONE,
           "Esc resets the zoom (one thing per press)");
     CHECK(press(&s, VIEW_KEY_Q) && s.quit, "Q quits (the owner asks first when edits would be lost)");
-    CHECK(checked == 5 * 6 * s.stage_count && s.stage_count == 10, "every stage checked (%d presses)", checked);
+    CHECK(checked == 5 * 6 * s.stage_count && s.stage_count == STAGE_COUNT - 1, "every stage checked (%d presses)", checked);
 }
 
 static void test_substeps(void)
@@ -348,9 +356,9 @@ static void test_stage_table(void)
     p.heads = 2;
     p.d_k = 2;
     Stage st[STAGE_COUNT];
-    CHECK(model_stages(&p, st) == 8, "8 stages without a mask");
+    CHECK(model_stages(&p, st) == STAGE_COUNT - 3, "every stage but positions, rotate and the mask");
     p.mask = MASK_CAUSAL;
-    CHECK(model_stages(&p, st) == 9 && st[4] == STAGE_MASK, "the mask stage for causal lessons");
+    CHECK(model_stages(&p, st) == STAGE_COUNT - 2 && st[4] == STAGE_MASK, "the mask stage for causal lessons");
     CHECK(model_stage_heatmap(&p, STAGE_PROJECT) == MAT_NONE, "no heatmap before the scores");
     CHECK(model_stage_heatmap(&p, STAGE_SCALE) == MAT_SCALED, "the scaled scores' heatmap");
     CHECK(model_stage_heatmap(&p, STAGE_OUTPUT) == MAT_WEIGHTS, "the weights after the softmax");
@@ -545,7 +553,7 @@ static void test_teaching_keys(void)
     ViewDims dims = {3, 3, 4, 2, 2, false, true, false};
     ViewState s;
     view_init(&s, &dims);
-    CHECK(s.stage_count == 9 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
+    CHECK(s.stage_count == STAGE_COUNT - 2 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
     CHECK(press(&s, VIEW_KEY_O) && s.request == VIEW_REQ_ABLATE, "O asks to switch the head off");
     CHECK(press(&s, VIEW_KEY_RIGHTBRACKET) && s.request == VIEW_REQ_SCALE && s.request_delta == 1.0, "] scale up");
     CHECK(press_mod(&s, VIEW_KEY_LEFTBRACKET, VIEW_MOD_SHIFT) && s.request == VIEW_REQ_SCALE && s.request_delta == -0.25,
