@@ -39,9 +39,6 @@
 
 #define WATCH_MS 500
 
-#define GUI_TRAIN_FRAME_MS 33   // a frame every 33 ms while training: 30 redraws a second
-#define GUI_TRAIN_BUDGET_MS 20.0 // about this much training per frame (on the worker thread: the frame never waits)
-#define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
 #define GUI_TRAIN_POLL_MS 5     // while the worker trains: how often the loop looks whether it has finished
 #define GUI_EXPORT_POLL_MS 30   // while the worker exports: how often the loop looks at its progress
 
@@ -446,75 +443,6 @@ static void ask_automatic(Gui *g)
     view_quiz_ask(&g->st, &vq, VIEW_QUIZ_AUTO);
 }
 
-// T: start, pause or resume training; the header says so (a lesson without "train" gets the reason).
-static void train_toggle(Gui *g)
-{
-    SessionError err;
-    if (!session_train_toggle(&g->doc, &err)) {
-        if (err.message[0]) gui_show_error(g, TR("Not training: %s"), err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-    g->train_next = 0; // the first steps with the next frame
-    if (g->doc.train.running)
-        snprintf(g->flash, sizeof g->flash, TR("Training on the task %s (T pauses)"), train_task_key(g->doc.lesson.train.task));
-    else
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Training paused (T resumes, J / L checkpoints, Z step 0)"));
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-}
-
-// While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S seconds of
-// frames, but about GUI_TRAIN_BUDGET_MS of work at most, so the board follows. They run on the session's
-// worker thread (issue 27): this only starts them, and train_poll shows them when they are done.
-static void train_tick(Gui *g)
-{
-    int frames = (int)(GUI_TRAIN_WATCH_S * 1000 / GUI_TRAIN_FRAME_MS);
-    int want = (g->doc.train.steps + frames - 1) / frames;
-    if (g->train_step_ms > 0) {
-        int fit = (int)(GUI_TRAIN_BUDGET_MS / g->train_step_ms);
-        if (fit < want) want = fit;
-    }
-    if (want < 1) want = 1;
-    g->train_started = SDL_GetPerformanceCounter();
-    g->train_asked = want;
-    SessionError err;
-    if (!session_train_steps(&g->doc, want, &err) && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
-}
-
-// The worker's job, when it has finished: its weights shown (the frame is redrawn), how long a step took.
-static bool train_poll(Gui *g)
-{
-    SessionError err;
-    bool stepping = g->train_asked > 0;
-    SessionTrainPoll r = session_train_poll(&g->doc, &err);
-    if (r == SESSION_TRAIN_IDLE) return false;
-    if (stepping && !session_train_busy(&g->doc)) {
-        double ms = (double)(SDL_GetPerformanceCounter() - g->train_started) * 1000.0 / (double)SDL_GetPerformanceFrequency();
-        g->train_step_ms = ms / g->train_asked;
-        g->train_steps_total += g->train_asked;
-        g->train_asked = 0;
-    }
-    if (r == SESSION_TRAIN_FAILED && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
-    return true;
-}
-
-static void train_show(Gui *g, int dir)
-{
-    SessionError err;
-    if (!session_train_show(&g->doc, dir, &err) && err.message[0]) gui_show_error(g, "%s", err.message);
-}
-
-static void train_restart(Gui *g)
-{
-    SessionError err;
-    if (!session_train_reset(&g->doc, &err)) {
-        if (err.message[0]) gui_show_error(g, TR("Not reset: %s"), err.message);
-        return;
-    }
-    snprintf(g->flash, sizeof g->flash, "%s", TR("Back to step 0: the weights training started from (T trains again)"));
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-}
-
 // Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev)
 {
@@ -558,9 +486,9 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
         move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
         break;
     case VIEW_REQ_SCALE_SET: set_scale(g, g->st.request_delta); break;
-    case VIEW_REQ_TRAIN: train_toggle(g); break;
-    case VIEW_REQ_TRAIN_SHOW: train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
-    case VIEW_REQ_TRAIN_RESET: train_restart(g); break;
+    case VIEW_REQ_TRAIN: gui_train_toggle(g); break;
+    case VIEW_REQ_TRAIN_SHOW: gui_train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
+    case VIEW_REQ_TRAIN_RESET: gui_train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: gui_train_export(g); break;
     case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
     case VIEW_REQ_ROPE_SHIFT: {
@@ -775,11 +703,11 @@ static void gui_turn(Gui *g, bool block)
     bool exporting = g->xjob.busy;
     if (exporting && export_poll(g)) g->dirty = true;
     // Training: what the worker made shown (a redraw), the steps of the next frame started when they are due.
-    if (!exporting && train_poll(g)) g->dirty = true;
+    if (!exporting && gui_train_poll(g)) g->dirty = true;
     bool training = session_train_busy(&g->doc);
     if (!exporting && g->doc.train.running && !training && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
         g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
-        train_tick(g);
+        gui_train_tick(g);
         training = true;
     }
     // Idle means idle: block until an event arrives, the file watch is due or the export note expires.

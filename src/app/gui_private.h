@@ -127,6 +127,15 @@ void gui_follow_question_head(Gui *g, const ViewState *before);
 __attribute__((format(printf, 2, 3)))
 #endif
 void gui_show_error(Gui *g, const char *fmt, ...);
+
+// Training in the window (gui_train.c): T; a frame's worth of steps started on the worker (every
+// GUI_TRAIN_FRAME_MS while it runs); the worker's job taken when done (true: redraw); J / L; Z.
+#define GUI_TRAIN_FRAME_MS 33 // a frame every 33 ms while training: 30 redraws a second
+void gui_train_toggle(Gui *g);
+void gui_train_tick(Gui *g);
+bool gui_train_poll(Gui *g);
+void gui_train_show(Gui *g, int dir);
+void gui_train_restart(Gui *g);
 const LessonQuestion *gui_shown_question(const Gui *g);
 void gui_export_done(Gui *g);
 
