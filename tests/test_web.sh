@@ -2,42 +2,56 @@
 # The page in headless Chromium (tests/test_web.mjs): serves DIST (dist/web) with python3's http.server on
 # 127.0.0.1 and drives Debian's chromium with puppeteer-core, a pinned version installed from npm into a cache
 # outside the clone (MHA_CACHE, default /var/cache/mha-tracer). Screenshots go to SHOTS.
-#   sh tests/test_web.sh SOURCE_DIR DIST SHOTS [LINUX_TRACER WEB_CLI_JS]
-# With the last two: the WebAssembly build's --json (WEB_CLI_JS under Node, single-threaded) must equal the
-# Linux build's byte for byte, for every lesson that ships.
+#   sh tests/test_web.sh SOURCE_DIR DIST SHOTS [LINUX_TRACER WEB_CLI_JS [WEB_MT_CLI_JS]]
+# With LINUX_TRACER and WEB_CLI_JS: the WebAssembly build's --json (WEB_CLI_JS under Node, single-threaded) must
+# equal the Linux build's byte for byte, for every lesson that ships and every one of tests/good; with
+# WEB_MT_CLI_JS (build-web-cli-mt/mha-tracer.js: WebAssembly threads, a trace's heads over the cores) the same.
+# The page is tested as served plainly (the one-thread build) and cross-origin isolated (the threaded one).
 set -eu
 SRC=$(cd "$1" && pwd)
 DIST=$(cd "$2" && pwd)
 mkdir -p "$3"
 SHOTS=$(cd "$3" && pwd)
-if [ $# -ge 5 ]; then
+# same_json CLI_JS WHAT: that build's --json, --decode and --tiles equal the Linux build's ($LINUX), then its
+# test_fastpaths (the WebAssembly SIMD kernel, and a trace split over the threads when it has them) under Node.
+same_json() {
     n=0
-    for l in "$SRC"/lessons/*.json; do
+    for l in "$SRC"/lessons/*.json "$SRC"/tests/good/*.json; do
         case "$l" in *lesson.schema.json) continue ;; esac
-        "$4" --json "$l" >"$SHOTS/linux.json"
-        node "$5" --json "$l" >"$SHOTS/web.json"
-        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json differs for $l"; exit 1; }
+        "$LINUX" --json "$l" >"$SHOTS/linux.json"
+        node "$1" --json "$l" >"$SHOTS/web.json"
+        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json of the $2 differs for $l"; exit 1; }
         n=$((n + 1))
     done
-    echo "ok   --json of the WebAssembly build equals the Linux build's for $n lessons"
-    # The decoding and the tiles of today's attention (issue 22), single-threaded, the same bytes.
+    echo "ok   --json of the $2 equals the Linux build's for $n lessons (lessons/, tests/good/)"
+    # The decoding and the tiles of today's attention (issue 22), the same bytes.
     for args in "--decode kv-cache-decoding" "--decode llama-rope-gqa" "--tiles 2 mistral-sliding-window" \
         "--tiles 3 flash-tiles"; do
         opt=${args% *} lesson=${args##* }
-        "$4" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/linux.json"
-        node "$5" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/web.json"
-        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json $opt differs for $lesson"; exit 1; }
+        "$LINUX" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/linux.json"
+        node "$1" --json $opt "$SRC/lessons/$lesson.json" >"$SHOTS/web.json"
+        cmp -s "$SHOTS/linux.json" "$SHOTS/web.json" || { echo "FAIL --json $opt of the $2 differs for $lesson"; exit 1; }
     done
-    echo "ok   --json --decode and --tiles of the WebAssembly build equal the Linux build's"
+    echo "ok   --json --decode and --tiles of the $2 equal the Linux build's"
     # The core's fast paths (the WebAssembly SIMD matrix kernel) against the plain loops, bit for bit, in Node.
-    WEB_DIR=$(dirname "$5")
-    if [ -f "$WEB_DIR/test_fastpaths.js" ]; then
-        node "$WEB_DIR/test_fastpaths.js" >"$SHOTS/fastpaths.txt" 2>&1 || { cat "$SHOTS/fastpaths.txt"; echo "FAIL test_fastpaths under Node"; exit 1; }
-        echo "ok   test_fastpaths under Node: $(grep '^matmul: ' "$SHOTS/fastpaths.txt")"
+    d=$(dirname "$1")
+    [ -f "$d/test_fastpaths.js" ] || { echo "FAIL no $d/test_fastpaths.js"; exit 1; }
+    node "$d/test_fastpaths.js" >"$SHOTS/fastpaths.txt" 2>&1 || { cat "$SHOTS/fastpaths.txt"; echo "FAIL test_fastpaths of the $2 under Node"; exit 1; }
+    echo "ok   test_fastpaths of the $2 under Node: $(grep '^matmul: ' "$SHOTS/fastpaths.txt"); $(grep '^trace ' "$SHOTS/fastpaths.txt" | tail -1)"
+}
+WEB_MT=
+if [ $# -ge 5 ]; then
+    LINUX=$4
+    same_json "$5" "WebAssembly build"
+    if [ $# -ge 6 ]; then
+        WEB_MT=$6
+        same_json "$WEB_MT" "threaded WebAssembly build"
     fi
     # The page's bert-base trace time beside the native build's (figures only, never a failure).
+    WEB_DIR=$(dirname "$5")
     if [ -x "$(dirname "$4")/mha-bench" ] && [ -f "$WEB_DIR/mha-bench.js" ]; then
-        sh "$SRC/tests/bench_web.sh" "$(dirname "$4")/mha-bench" "$WEB_DIR/mha-bench.js" 3 5 | sed 's/^/bench /' ||
+        sh "$SRC/tests/bench_web.sh" "$(dirname "$4")/mha-bench" "$WEB_DIR/mha-bench.js" \
+            ${WEB_MT:+"$(dirname "$WEB_MT")/mha-bench.js"} 3 5 | sed 's/^/bench /' ||
             echo "bench (tests/bench_web.sh did not finish: not a test)"
     fi
 fi
