@@ -59,6 +59,9 @@ fi
 size=$(cat "$DIST/index.html" "$DIST/mha-tracer.js" "$DIST/mha-tracer.wasm" "$DIST/mha-tracer.data" | wc -c)
 [ "$size" -lt 5000000 ] || { echo "FAIL the page is $size bytes (at most 5000000)"; exit 1; }
 echo "ok   the page is $size bytes with its fonts and the lesson library (under 5 MB)"
+size=$(cat "$DIST/index.html" "$DIST/mha-tracer-mt.js" "$DIST/mha-tracer-mt.worker.js" "$DIST/mha-tracer-mt.wasm" "$DIST/mha-tracer-mt.data" | wc -c)
+[ "$size" -lt 5000000 ] || { echo "FAIL the page with threads is $size bytes (at most 5000000)"; exit 1; }
+echo "ok   the page with threads is $size bytes with its fonts and the lesson library (under 5 MB)"
 PUPPETEER=21.11.0
 AXE=4.10.2 # axe-core: the accessibility rules (WCAG 2.0/2.1/2.2 A and AA) run in the page
 NODE_DIR=${MHA_CACHE:-/var/cache/mha-tracer}/web-test-node-$PUPPETEER-axe-$AXE
@@ -77,25 +80,26 @@ fi
 # The expected colour: viridis at A_0[The, The] = 0.6111, from the program's own colour map.
 cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
 RGB=$("$SHOTS/viridis_at" 0.6111)
-# A free port: the server binds port 0 and says which one it got.
-rm -f "$SHOTS/port"
-cd "$DIST"
-python3 -u -c '
-import http.server, socketserver, sys
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-Quiet.extensions_map[".wasm"] = "application/wasm"
-with socketserver.TCPServer(("127.0.0.1", 0), Quiet) as s:
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-' >"$SHOTS/port" 2>"$SHOTS/server.log" &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-while [ ! -s "$SHOTS/port" ]; do
-    kill -0 $SERVER 2>/dev/null || { cat "$SHOTS/server.log"; exit 1; }
-    sleep 0.1
-done
-PORT=$(head -1 "$SHOTS/port")
+# Two servers of DIST on free ports (tools/serve-web.py: each binds port 0 and says which one it got): a plain
+# one, and one that sends the headers that make the page cross-origin isolated, where it loads the build with
+# threads.
+SERVERS=
+trap 'kill $SERVERS 2>/dev/null || true' EXIT
+serve() { # serve NAME [--plain]: sets PORT
+    rm -f "$SHOTS/port-$1"
+    python3 -u "$SRC/tools/serve-web.py" --port 0 --bind 127.0.0.1 ${2:-} "$DIST" >"$SHOTS/port-$1" 2>"$SHOTS/server-$1.log" &
+    SERVERS="$SERVERS $!"
+    while [ ! -s "$SHOTS/port-$1" ]; do
+        kill -0 $! 2>/dev/null || { cat "$SHOTS/server-$1.log"; exit 1; }
+        sleep 0.1
+    done
+    PORT=$(head -1 "$SHOTS/port-$1")
+}
+serve plain --plain
+PLAIN_PORT=$PORT
+serve isolated
+ISOLATED_PORT=$PORT
 cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
-MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
+MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST \
+    MHA_WEB_ISOLATED_URL="http://127.0.0.1:$ISOLATED_PORT/index.html" node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PLAIN_PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
     "$(ls "$SRC"/lessons/*.json | grep -vc "lesson.schema.json")"
