@@ -358,8 +358,9 @@ try {
                   `(${Date.now() - t1} ms from goto to the softmax frame)`);
       const b = await p.evaluate(() => [window.mhaBuild, self.crossOriginIsolated, window.mhaState.lesson, window.mhaState.quiz]);
       check(b[0] === "threads" && b[1] === true && got.some((u) => /\/mha-tracer-mt\.worker\.js$/.test(u)) &&
-            got.some((u) => /\/mha-tracer-mt\.wasm$/.test(u)) && !got.some((u) => /\/mha-tracer\.(js|wasm|data)$/.test(u)),
-            `cross-origin isolated (${b[1]}): the build with threads (${b[0]}), its worker loaded`);
+            got.some((u) => /\/mha-tracer-mt\.wasm$/.test(u)) && !got.some((u) => /\/mha-tracer\.(js|wasm)$/.test(u)) &&
+            got.some((u) => /\/mha-tracer\.data$/.test(u)),
+            `cross-origin isolated (${b[1]}): the build with threads (${b[0]}), its worker loaded, the one data file`);
       check(b[2] === "the-cat-sat" && b[3] === "asking", `threads: the deep link opens ${b[2]}, the softmax's question asked (${b[3]})`);
       await p.keyboard.press("Escape");
       await p.waitForFunction(() => window.mhaState.quiz === "none");

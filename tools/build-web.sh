@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds mha-tracer as a WebAssembly page on Debian 12 and writes dist/web/ (index.html, mha-tracer.js,
-# mha-tracer.wasm, mha-tracer.data with the fonts and the lesson library): serve it from any static server.
-# SDL2, FreeType, HarfBuzz, SDL2_ttf, SDL2_image and cJSON are built from Debian's own source packages with
-# Debian's emscripten (emcmake) into a cache outside the clone, keyed by their source versions (its ports
-# would download them), so a second run only rebuilds mha-tracer.
+# mha-tracer.wasm, mha-tracer.data with the fonts and the lesson library; mha-tracer-mt.js, .wasm and .worker.js,
+# the build with WebAssembly threads that index.html loads when the page is cross-origin isolated, the same
+# data): serve it from any static server (tools/serve-web.py: isolated, so with threads). SDL2, FreeType,
+# HarfBuzz, SDL2_ttf, SDL2_image and cJSON are built from Debian's own source packages with Debian's emscripten
+# (emcmake) into a cache outside the clone, keyed by their source versions (its ports would download them),
+# twice (one thread; -pthread), so a second run only rebuilds mha-tracer. Also the command line under Node
+# (build-web-cli/, build-web-cli-mt/: tests/test_web.sh compares their numbers with the Linux build's).
 #
 #   tools/build-web.sh            deps (cached) + mha-tracer + dist/web
 #   MHA_CACHE=/some/dir           where the dependency builds live (default /var/cache/mha-tracer)
@@ -143,14 +146,24 @@ app_build -mt "$MT_PREFIX" "$MT_EM_CACHE" -DMHA_WEB_THREADS=ON
 OUT="$ROOT/dist/web"
 rm -rf "$OUT" && mkdir -p "$OUT/licenses"
 cp "$ROOT/web/index.html" "$BUILD/mha-tracer.js" "$BUILD/mha-tracer.wasm" "$BUILD/mha-tracer.data" "$OUT/"
-# The page with threads (index.html loads it where the server made the page cross-origin isolated).
-cp "$ROOT/build-web-mt"/mha-tracer-mt.js "$ROOT/build-web-mt"/mha-tracer-mt.wasm "$ROOT/build-web-mt"/mha-tracer-mt.data \
-    "$ROOT/build-web-mt"/mha-tracer-mt.worker.js "$OUT/"
+# The page with threads (index.html loads it where the server made the page cross-origin isolated). Its data is
+# the same bytes (the same files packed the same way): index.html points it at mha-tracer.data, one copy.
+MT="$ROOT/build-web-mt"
+cmp -s "$MT/mha-tracer-mt.data" "$BUILD/mha-tracer.data" ||
+    { echo "build-web: mha-tracer-mt.data differs from mha-tracer.data (index.html loads the one for both)" >&2; exit 1; }
+cp "$MT/mha-tracer-mt.js" "$MT/mha-tracer-mt.wasm" "$MT/mha-tracer-mt.worker.js" "$OUT/"
 cp -r "$ROOT/LICENSES/." "$OUT/licenses/" 2>/dev/null || true
 cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$OUT/licenses/"
 cp /usr/share/doc/fonts-noto-core/copyright "$OUT/licenses/fonts-noto-core.copyright.txt"
 cp /usr/share/doc/fonts-noto-cjk/copyright "$OUT/licenses/fonts-noto-cjk.copyright.txt"
+# The libraries in the .wasm: each one's copyright file from its Debian source, and emscripten's (its C library,
+# musl, and the rest of its runtime, threads included).
+for p in $SRC_PKGS; do
+    src=$(find "$CACHE/src/$p" -mindepth 1 -maxdepth 1 -type d | head -1)
+    cp "$src/debian/copyright" "$OUT/licenses/$p.copyright.txt"
+done
+cp /usr/share/doc/emscripten/copyright "$OUT/licenses/emscripten.copyright.txt"
 deps_versions $SRC_PKGS
-say "wrote dist/web: $(cd "$OUT" && du -b index.html mha-tracer*.js mha-tracer*.wasm mha-tracer*.data | awk '{printf "%s %d KB, ", $2, $1/1024}')" \
+say "wrote dist/web: $(cd "$OUT" && du -b index.html mha-tracer*.js mha-tracer*.wasm mha-tracer.data | awk '{printf "%s %d KB, ", $2, $1/1024}')" \
     "lessons $(du -cb "$DATA/lessons" | tail -1 | cut -f1) bytes of the data"
 echo "prefix: $PREFIX"
