@@ -375,6 +375,16 @@ try {
       await p.waitForFunction((f) => window.mhaState.frames > f && window.mhaState.stage === "weighted-sum" &&
                                      window.mhaState.head === 1, {}, f);
       check(true, "threads: a link to the weighted sum, head 1, goes there");
+      // One core (or a browser that does not say how many): one worker all the same, idle (a pool of none would
+      // never start the program), and the page draws.
+      const p1 = await browser.newPage();
+      p1.setDefaultTimeout(timeout);
+      await p1.evaluateOnNewDocument(() => Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => 1 }));
+      await p1.goto(isoUrl + "#lesson=the-cat-sat&stage=input&head=0");
+      await p1.waitForFunction(() => window.mhaState.frames >= 1 && window.mhaState.stage === "input");
+      const one = await p1.evaluate(() => [window.mhaBuild, navigator.hardwareConcurrency]);
+      check(one[0] === "threads" && one[1] === 1, `threads on one core (hardwareConcurrency ${one[1]}): the page draws`);
+      await p1.close();
       const isoOrigin = new URL(isoUrl).origin, away = got.filter((u) => !/^(data|blob):/.test(u) && !u.startsWith(isoOrigin + "/"));
       check(away.length === 0, `threads: no request left ${isoOrigin} (${got.length} requests)` + (away.length ? ": " + away.join(" ") : ""));
       await p.close();
