@@ -46,6 +46,8 @@ if [ $# -ge 5 ]; then
     if [ $# -ge 6 ]; then
         WEB_MT=$6
         same_json "$WEB_MT" "threaded WebAssembly build"
+    else
+        echo "skip --json and test_fastpaths of the threaded WebAssembly build: no WEB_MT_CLI_JS given"
     fi
     # The page's bert-base trace time beside the native build's (figures only, never a failure).
     WEB_DIR=$(dirname "$5")
