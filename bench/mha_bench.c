@@ -208,6 +208,7 @@ int main(int argc, char **argv)
     if (reps < 1) reps = 1;
     if (rounds < 1) rounds = 1;
     printf("# matmul kernel: %s\n", mat_kernel_name(mat_kernel_best()));
+    printf("# threads: %d\n", platform_cpu_count()); // the cores a large trace splits over (at most 8 of them)
 #ifndef MHA_BENCH_TRACE_ONLY
     if (versus) return bench_versus_numpy(rounds, reps, only);
 #else

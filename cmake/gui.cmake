@@ -47,12 +47,19 @@ target_link_libraries(mha-tracer PRIVATE mha_cli mha_gui)
 if(EMSCRIPTEN)
   # The page (tools/build-web.sh): static SDL2, SDL2_ttf (FreeType + HarfBuzz), SDL2_image and cJSON from
   # MHA_WEB_PREFIX; the fonts and the lesson library packed into mha-tracer.data, loaded into the page's
-  # memory before main. No threads, no network.
+  # memory before main. No network; threads only with MHA_WEB_THREADS (below).
   set(MHA_WEB_PREFIX "" CACHE PATH "where build-web.sh installed the dependencies")
   set_target_properties(mha-tracer PROPERTIES SUFFIX ".js")
   target_link_libraries(mha-tracer PRIVATE ${MHA_WEB_PREFIX}/lib/libSDL2_ttf.a ${MHA_WEB_PREFIX}/lib/libSDL2_image.a
     ${MHA_WEB_PREFIX}/lib/libharfbuzz.a ${MHA_WEB_PREFIX}/lib/libfreetype.a ${MHA_WEB_PREFIX}/lib/libSDL2.a)
-  target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web -sEXIT_RUNTIME=0 -sLZ4=1
+  # The page with threads (MHA_WEB_THREADS): mha-tracer-mt.js (and its .wasm, .data, .worker.js) beside the
+  # one-thread page, its workers running the same script.
+  set(MHA_WEB_ENV web)
+  if(MHA_WEB_THREADS)
+    set_target_properties(mha-tracer PROPERTIES OUTPUT_NAME mha-tracer-mt)
+    set(MHA_WEB_ENV web,worker)
+  endif()
+  target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=${MHA_WEB_ENV} -sEXIT_RUNTIME=0 -sLZ4=1
     -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text
     -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
     --preload-file ${MHA_WEB_DATA}@/)

@@ -14,6 +14,7 @@
 #include "core/exactmath.h"
 #include "core/matrix.h"
 #include "core/trace.h"
+#include "platform/platform.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
@@ -264,8 +265,8 @@ static void test_trace_split(void)
             mat_matmul_ref(&out, &concat, &p.W_O), mat_add_row(&out, &p.b_O);
             if (!same_matrix(&out, &t.output)) bad++;
         }
-        printf("trace %d x %d, %d heads%s, split over the cores: %d of %d matrices differ from the plain loops\n", N, D, H,
-               causal ? " (causal)" : "", bad, H + 1);
+        printf("trace %d x %d, %d heads%s, split over the cores (%d): %d of %d matrices differ from the plain loops\n", N, D,
+               H, causal ? " (causal)" : "", platform_cpu_count(), bad, H + 1);
         CHECK(bad == 0, "%d matrices of the split trace differ", bad);
         mat_free(&q), mat_free(&k), mat_free(&v), mat_free(&sc), mat_free(&scaled), mat_free(&w), mat_free(&z);
         mat_free(&concat), mat_free(&out);

@@ -20,6 +20,32 @@ const downloads = path.join(shots, "downloads");
 fs.rmSync(downloads, { recursive: true, force: true });
 fs.mkdirSync(downloads, { recursive: true });
 
+// The screenshot SHOT decoded in the page (from a data: URL, so no request leaves): how many pixels are in the
+// colour E, and the centre of those in the board's part (the left 60 %; the heatmap's when the board shows the
+// stage's inputs alone).
+async function colourIn(page, shot, e) {
+  const b64 = fs.readFileSync(shot).toString("base64");
+  return page.evaluate(async (b64, e) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let count = 0, sx = 0, sy = 0, n = 0, ax = 0, ay = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - e[0]) > 1 || Math.abs(d[i + 1] - e[1]) > 1 || Math.abs(d[i + 2] - e[2]) > 1) continue;
+      count++;
+      ax += (i / 4) % c.width; ay += Math.floor(i / 4 / c.width);
+      if ((i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
+    }
+    // The board's cell when the board shows A (its left part); else the one place it is, the heatmap's.
+    return { count, centre: n ? [sx / n, sy / n] : count ? [ax / count, ay / count] : [0, 0] };
+  }, b64, e);
+}
+
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: "new",
@@ -55,6 +81,9 @@ try {
   console.log(`figure: first frame ${first.toFixed(0)} ms after the navigation began (target 2000 ms: ` +
               `${first < 2000 ? "met" : "NOT met"}; ${Date.now() - t0} ms from goto to the softmax frame)`);
   const st = await page.evaluate(() => window.mhaState);
+  const plainBuild = await page.evaluate(() => [window.mhaBuild, self.crossOriginIsolated]);
+  check(plainBuild[0] === "one-thread" && plainBuild[1] === false && all.some((u) => /\/mha-tracer\.js$/.test(u)) &&
+        !all.some((u) => /mha-tracer-mt/.test(u)), `served plainly (isolated: ${plainBuild[1]}): the one-thread build (${plainBuild[0]})`);
   check(st.lesson === "the-cat-sat" && st.quiz === "asking",
         `deep link: lesson ${st.lesson}, the softmax's question asked (quiz ${st.quiz}), not its answer shown`);
   await page.keyboard.press("Escape");
@@ -74,29 +103,8 @@ try {
   check(idle1 === idle0, `idle: no redraw over 60 animation frames (frames ${idle0} -> ${idle1})`);
   const shot = path.join(shots, "web-softmax.png");
   await page.screenshot({ path: shot });
-  // The screenshot decoded in the page (from a data: URL, so no request leaves): the pixels in the expected
-  // colour, and the centre of those in the board's part (the left 60 %; the heatmap's when the board shows the
-  // stage's inputs alone), where the pointer goes next.
-  const b64 = fs.readFileSync(shot).toString("base64");
-  const { count, centre } = await page.evaluate(async (b64, e) => {
-    const img = new Image();
-    img.src = "data:image/png;base64," + b64;
-    await img.decode();
-    const c = document.createElement("canvas");
-    c.width = img.width; c.height = img.height;
-    const ctx = c.getContext("2d");
-    ctx.drawImage(img, 0, 0);
-    const d = ctx.getImageData(0, 0, c.width, c.height).data;
-    let count = 0, sx = 0, sy = 0, n = 0, ax = 0, ay = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (Math.abs(d[i] - e[0]) > 1 || Math.abs(d[i + 1] - e[1]) > 1 || Math.abs(d[i + 2] - e[2]) > 1) continue;
-      count++;
-      ax += (i / 4) % c.width; ay += Math.floor(i / 4 / c.width);
-      if ((i / 4) % c.width < c.width * 0.6) { sx += (i / 4) % c.width; sy += Math.floor(i / 4 / c.width); n++; }
-    }
-    // The board's cell when the board shows A (its left part); else the one place it is, the heatmap's.
-    return { count, centre: n ? [sx / n, sy / n] : count ? [ax / count, ay / count] : [0, 0] };
-  }, b64, expected);
+  // The pixels in the expected colour, and the centre of the board's ones, where the pointer goes next.
+  const { count, centre } = await colourIn(page, shot, expected);
   check(count >= 400, `softmax: ${count} pixels in viridis(0.6111) = rgb(${expected.join(",")}) (a cell: at least 400)`);
 
   const frames = () => page.evaluate(() => window.mhaState.frames);
@@ -328,6 +336,60 @@ try {
   else check(false, "accessibility: no axe-core given (MHA_AXE): not checked");
 
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
+
+  // 9. Served cross-origin isolated (the second server's headers): the page loads the build with threads (its
+  // worker too, nothing of the one-thread build), draws the cat lesson with the same colours, and follows a deep
+  // link to a stage.
+  {
+    const isoUrl = process.env.MHA_WEB_ISOLATED_URL;
+    check(!!isoUrl, "the cross-origin isolated server given (MHA_WEB_ISOLATED_URL)");
+    if (isoUrl) {
+      const p = await browser.newPage();
+      p.setDefaultTimeout(timeout);
+      const got = [];
+      p.on("request", (r) => got.push(r.url()));
+      p.on("console", (m) => { if (m.type() === "error") console.log("console (isolated): " + m.text()); });
+      p.on("pageerror", (e) => console.log("pageerror (isolated): " + e.message));
+      const t1 = Date.now();
+      await p.goto(isoUrl + "#lesson=the-cat-sat&stage=softmax&head=0");
+      await p.waitForFunction(() => window.mhaState.stage === "softmax" && window.mhaState.frames >= 1);
+      const first = await p.evaluate(() => window.mhaFirstFrameMs);
+      console.log(`figure: the page with threads: first frame ${first.toFixed(0)} ms after the navigation began ` +
+                  `(${Date.now() - t1} ms from goto to the softmax frame)`);
+      const b = await p.evaluate(() => [window.mhaBuild, self.crossOriginIsolated, window.mhaState.lesson, window.mhaState.quiz]);
+      check(b[0] === "threads" && b[1] === true && got.some((u) => /\/mha-tracer-mt\.worker\.js$/.test(u)) &&
+            got.some((u) => /\/mha-tracer-mt\.wasm$/.test(u)) && !got.some((u) => /\/mha-tracer\.(js|wasm)$/.test(u)) &&
+            got.some((u) => /\/mha-tracer\.data$/.test(u)),
+            `cross-origin isolated (${b[1]}): the build with threads (${b[0]}), its worker loaded, the one data file`);
+      check(b[2] === "the-cat-sat" && b[3] === "asking", `threads: the deep link opens ${b[2]}, the softmax's question asked (${b[3]})`);
+      await p.keyboard.press("Escape");
+      await p.waitForFunction(() => window.mhaState.quiz === "none");
+      await p.keyboard.press("1");
+      await p.waitForFunction(() => window.mhaState.head === 0 && window.mhaState.quiz === "none");
+      const shotMt = path.join(shots, "web-threads-softmax.png");
+      await p.screenshot({ path: shotMt });
+      const c = await colourIn(p, shotMt, expected);
+      check(c.count >= 400, `threads: softmax drawn, ${c.count} pixels in viridis(0.6111) (at least 400)`);
+      const f = await p.evaluate(() => window.mhaState.frames);
+      await p.evaluate(() => { location.hash = "#lesson=the-cat-sat&stage=weighted-sum&head=1"; });
+      await p.waitForFunction((f) => window.mhaState.frames > f && window.mhaState.stage === "weighted-sum" &&
+                                     window.mhaState.head === 1, {}, f);
+      check(true, "threads: a link to the weighted sum, head 1, goes there");
+      // One core (or a browser that does not say how many): one worker all the same, idle (a pool of none would
+      // never start the program), and the page draws.
+      const p1 = await browser.newPage();
+      p1.setDefaultTimeout(timeout);
+      await p1.evaluateOnNewDocument(() => Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => 1 }));
+      await p1.goto(isoUrl + "#lesson=the-cat-sat&stage=input&head=0");
+      await p1.waitForFunction(() => window.mhaState.frames >= 1 && window.mhaState.stage === "input");
+      const one = await p1.evaluate(() => [window.mhaBuild, navigator.hardwareConcurrency]);
+      check(one[0] === "threads" && one[1] === 1, `threads on one core (hardwareConcurrency ${one[1]}): the page draws`);
+      await p1.close();
+      const isoOrigin = new URL(isoUrl).origin, away = got.filter((u) => !/^(data|blob):/.test(u) && !u.startsWith(isoOrigin + "/"));
+      check(away.length === 0, `threads: no request left ${isoOrigin} (${got.length} requests)` + (away.length ? ": " + away.join(" ") : ""));
+      await p.close();
+    }
+  }
 } catch (e) {
   console.log("FAIL " + (e && e.stack ? e.stack : e));
   failed++;

@@ -29,6 +29,9 @@
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
 #endif
+#if defined(__EMSCRIPTEN_PTHREADS__)
+#include <emscripten/threading.h>
+#endif
 
 struct PlatformThread {
     pthread_t id;
@@ -36,15 +39,25 @@ struct PlatformThread {
     void *arg;
 };
 
+#if !defined(__EMSCRIPTEN__)
 static void *thread_main(void *p)
 {
     PlatformThread *t = p;
     t->fn(t->arg);
     return NULL;
 }
+#endif
 
 PlatformThread *platform_thread_start(int (*fn)(void *), void *arg)
 {
+#if defined(__EMSCRIPTEN__)
+    // The page: none (its callers then do the work themselves, in slices between frames). With threads its
+    // workers are the trace's pool (platform_run_jobs), made at load; one taken here would leave a trace
+    // without, and a worker made later starts only once the main thread yields.
+    (void)fn;
+    (void)arg;
+    return NULL;
+#else
     PlatformThread *t = malloc(sizeof *t);
     if (!t) return NULL;
     t->fn = fn;
@@ -54,6 +67,7 @@ PlatformThread *platform_thread_start(int (*fn)(void *), void *arg)
         return NULL;
     }
     return t;
+#endif
 }
 
 void platform_thread_join(PlatformThread *t)
@@ -65,7 +79,11 @@ void platform_thread_join(PlatformThread *t)
 
 int platform_cpu_count(void)
 {
-#if defined(_SC_NPROCESSORS_ONLN) && !defined(__EMSCRIPTEN__)
+#if defined(__EMSCRIPTEN_PTHREADS__)
+    // The browser's or Node's count of cores, at most the pool's workers (CMakeLists.txt) and the caller.
+    int n = emscripten_num_logical_cores();
+    return n < 1 ? 1 : n > MHA_WEB_POOL + 1 ? MHA_WEB_POOL + 1 : n;
+#elif defined(_SC_NPROCESSORS_ONLN) && !defined(__EMSCRIPTEN__)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 #else
