@@ -47,11 +47,15 @@ key e "export=1"
 stage=$(frame_field stage)
 # A frame with export=1 may come before the key is handled (the header'"'"'s progress): the key'"'"'s own frame is
 # the one with another stage, so the frames are followed until it comes (wait_frame fails when none does).
+# The stage and the number are read from one frame line: read apart, the frame of the key could come between the two
+# reads, and the wait then looked for a frame after it that never came (a CI failure).
 key Right "export=1"
 n=0
-while [ "$(frame_field stage)" = "$stage" ]; do
+while :; do
+    line=$(frame_last)
+    [ "$(echo "$line" | tr " " "\n" | sed -n "s/^stage=//p")" = "$stage" ] || break
     n=$((n + 1))
-    [ $n -le 50 ] && wait_frame "$(frame_count)" "export=1" || fail "→ did not move the stage while exporting: $(frame_last)"
+    [ $n -le 50 ] && wait_frame "$(echo "$line" | cut -d" " -f2)" "export=1" || fail "→ did not move the stage while exporting: $(frame_last)"
 done
 key e "export=1 note=1"
 [ ! -d "$OUT" ] || [ -z "$(ls -A "$OUT")" ] || fail "files were written before the gate opened: $(ls "$OUT")"
