@@ -68,7 +68,7 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 #ifndef KC
 #define KC 256
 #endif
-#define MR_MAX 8
+#define MR_MAX 12
 #define NR_MAX 16
 
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
@@ -86,8 +86,12 @@ typedef void (*MicroKernel)(double *c, size_t ldc, const double *const *ar, cons
 
 typedef struct {
     const char *name;
-    MicroKernel micro;
+    MicroKernel micro; // mr x nr
     int mr, nr;
+    // by_rows[r - 1] computes exactly r rows (r = 1 .. mr_max): a block may then have up to mr_max rows
+    // and the last one only what is left. NULL: every block is mr rows, zeros below the bottom of a.
+    const MicroKernel *by_rows;
+    int mr_max;
 } Kernel;
 
 // The portable block: 4 x 8 in plain C.
@@ -147,35 +151,61 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
     _mm256_storeu_pd(c + 3 * ldc, c30), _mm256_storeu_pd(c + 3 * ldc + 4, c31);
 }
 
-// AVX-512: 8 x 16, 16 accumulators of 8 doubles (of the 32 registers), so that the adds of one step never
-// wait for the previous step's; still a multiply rounded, then an add rounded.
-#define AVX512_ROW_LOAD(r)                                                                                  \
-    c##r##0 = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (r) * ldc);                               \
-    c##r##1 = first ? _mm512_setzero_pd() : _mm512_loadu_pd(c + (r) * ldc + 8)
-#define AVX512_ROW_STEP(r)                                                                                  \
-    av = _mm512_set1_pd(ar[r][t]);                                                                        \
-    c##r##0 = _mm512_add_pd(c##r##0, _mm512_mul_pd(av, b0));                                                \
-    c##r##1 = _mm512_add_pd(c##r##1, _mm512_mul_pd(av, b1))
-#define AVX512_ROW_STORE(r) _mm512_storeu_pd(c + (r) * ldc, c##r##0), _mm512_storeu_pd(c + (r) * ldc + 8, c##r##1)
-__attribute__((target("avx512f"))) static void micro_avx512(double *c, size_t ldc, const double *const *ar,
-                                                             const double *bp, size_t ldb, int kc, bool first)
+// AVX-512: mr x 16 for every mr from 1 to AVX512_MR (2 accumulators of 8 doubles a row, at most 24 of the 32
+// registers), one function per mr, so a block at the bottom edge computes only its own rows (the paper's
+// 10 tokens are one block of 10, not two of 8 with 6 rows of zeros). Still a multiply rounded, then an add
+// rounded. Each a[r][t] is broadcast inside the multiply ({1to8}, from memory): a separate broadcast
+// instruction takes the same pipes as the arithmetic on AMD's Zen 4 and cost a third of the speed there
+// (19 against 26 GMAC/s for an 8 x 16 block in L1), and GCC will not fold one used twice.
+#define AVX512_MR 12
+#define AVX512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define AVX512_DECL(r)                                                                                      \
+    __m512d c##r##_0 = _mm512_setzero_pd(), c##r##_1 = _mm512_setzero_pd();                                \
+    const double *a##r = mr > (r) ? ar[r] : NULL;                                                          \
+    if (mr > (r) && !first) c##r##_0 = _mm512_loadu_pd(c + (r) * ldc), c##r##_1 = _mm512_loadu_pd(c + (r) * ldc + 8);
+#define AVX512_MULADD(r, v)                                                                                 \
+    {                                                                                                       \
+        __m512d prod;                                                                                       \
+        __asm__("vmulpd %1%{1to8%}, %2, %0" : "=v"(prod) : "m"(a##r[t]), "v"(b##v));                        \
+        c##r##_##v = _mm512_add_pd(c##r##_##v, prod);                                                       \
+    }
+#define AVX512_STEP(r)                                                                                      \
+    if (mr > (r)) {                                                                                         \
+        AVX512_MULADD(r, 0)                                                                                 \
+        AVX512_MULADD(r, 1)                                                                                 \
+    }
+#define AVX512_STORE(r)                                                                                     \
+    if (mr > (r)) _mm512_storeu_pd(c + (r) * ldc, c##r##_0), _mm512_storeu_pd(c + (r) * ldc + 8, c##r##_1);
+__attribute__((target("avx512f"), always_inline)) static inline void avx512_rows(const int mr, double *c, size_t ldc,
+                                                                                 const double *const *ar,
+                                                                                 const double *bp, size_t ldb, int kc,
+                                                                                 bool first)
 {
-    __m512d c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, av;
-    AVX512_ROW_LOAD(0); AVX512_ROW_LOAD(1); AVX512_ROW_LOAD(2); AVX512_ROW_LOAD(3);
-    AVX512_ROW_LOAD(4); AVX512_ROW_LOAD(5); AVX512_ROW_LOAD(6); AVX512_ROW_LOAD(7);
+    AVX512_ROWS(AVX512_DECL)
     for (int t = 0; t < kc; t++, bp += ldb) {
         _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
         _mm_prefetch((const char *)(bp + 8 * ldb + 8), _MM_HINT_T0);
         __m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
-        AVX512_ROW_STEP(0); AVX512_ROW_STEP(1); AVX512_ROW_STEP(2); AVX512_ROW_STEP(3);
-        AVX512_ROW_STEP(4); AVX512_ROW_STEP(5); AVX512_ROW_STEP(6); AVX512_ROW_STEP(7);
+        AVX512_ROWS(AVX512_STEP)
     }
-    AVX512_ROW_STORE(0); AVX512_ROW_STORE(1); AVX512_ROW_STORE(2); AVX512_ROW_STORE(3);
-    AVX512_ROW_STORE(4); AVX512_ROW_STORE(5); AVX512_ROW_STORE(6); AVX512_ROW_STORE(7);
+    AVX512_ROWS(AVX512_STORE)
 }
-#undef AVX512_ROW_LOAD
-#undef AVX512_ROW_STEP
-#undef AVX512_ROW_STORE
+#define AVX512_FN(r)                                                                                        \
+    __attribute__((target("avx512f"))) static void micro_avx512_##r(double *c, size_t ldc, const double *const *ar, \
+                                                                    const double *bp, size_t ldb, int kc, bool first) \
+    {                                                                                                       \
+        avx512_rows((r) + 1, c, ldc, ar, bp, ldb, kc, first);                                               \
+    }
+AVX512_ROWS(AVX512_FN)
+#define AVX512_ENTRY(r) micro_avx512_##r,
+static const MicroKernel AVX512_BY_ROWS[AVX512_MR] = {AVX512_ROWS(AVX512_ENTRY)}; // [mr - 1]
+#undef AVX512_ENTRY
+#undef AVX512_FN
+#undef AVX512_STORE
+#undef AVX512_STEP
+#undef AVX512_MULADD
+#undef AVX512_DECL
+#undef AVX512_ROWS
 #endif
 
 #if defined(__wasm_simd128__)
@@ -209,10 +239,12 @@ static void micro_wasm(double *c, size_t ldc, const double *const *ar, const dou
 // The kernels by MatKernel (named even where not compiled in), and whether this CPU can run each.
 #ifdef MAT_HAVE_X86
 #define MICRO_AVX2 micro_avx2
-#define MICRO_AVX512 micro_avx512
+#define MICRO_AVX512 micro_avx512_7 // 8 rows
+#define AVX512_ROW_KERNELS AVX512_BY_ROWS
 #else
 #define MICRO_AVX2 NULL
 #define MICRO_AVX512 NULL
+#define AVX512_ROW_KERNELS NULL
 #endif
 #ifdef MAT_HAVE_WASM_SIMD
 #define MICRO_WASM micro_wasm
@@ -220,10 +252,10 @@ static void micro_wasm(double *c, size_t ldc, const double *const *ar, const dou
 #define MICRO_WASM NULL
 #endif
 static const Kernel KERNELS[MAT_KERNEL_COUNT] = {
-    [MAT_KERNEL_PORTABLE] = {"portable", micro_plain, 4, 8},
-    [MAT_KERNEL_AVX2] = {"avx2", MICRO_AVX2, 4, 8},
-    [MAT_KERNEL_AVX512] = {"avx512", MICRO_AVX512, 8, 16},
-    [MAT_KERNEL_WASM_SIMD] = {"wasm-simd128", MICRO_WASM, 4, 4},
+    [MAT_KERNEL_PORTABLE] = {"portable", micro_plain, 4, 8, NULL, 4},
+    [MAT_KERNEL_AVX2] = {"avx2", MICRO_AVX2, 4, 8, NULL, 4},
+    [MAT_KERNEL_AVX512] = {"avx512", MICRO_AVX512, 8, 16, AVX512_ROW_KERNELS, 12},
+    [MAT_KERNEL_WASM_SIMD] = {"wasm-simd128", MICRO_WASM, 4, 4, NULL, 4},
 };
 
 bool mat_kernel_available(MatKernel k)
@@ -261,12 +293,21 @@ const char *mat_kernel_name(MatKernel k) { return k >= 0 && k < MAT_KERNEL_COUNT
 #define NC_PANELS 16
 #endif
 
+// The rows of the next block of a, left rows from the bottom: kern->mr, or all that are left when they fit one
+// of the kernel's blocks (n = 10: one block of 10).
+static int block_rows(const Kernel *kern, int left)
+{
+    if (kern->by_rows && left <= kern->mr_max) return left;
+    return left < kern->mr ? left : kern->mr;
+}
+
 // Columns [c0, c1) of out (n, p) = a (n, k) @ b (k, p) (the other columns untouched).
 static void matmul_packed_cols(Matrix *out, const Matrix *a, const Matrix *b, const Kernel *kern, int c0, int c1)
 {
     int n = a->rows, k = a->cols, p = c1 - c0, mr_full = kern->mr, nr_full = kern->nr;
     if (n == 0 || p <= 0) return;
-    int panels = (p + nr_full - 1) / nr_full, blocks = (n + mr_full - 1) / mr_full, kcmax = k < KC ? k : KC;
+    int panels = (p + nr_full - 1) / nr_full, blocks = 0, kcmax = k < KC ? k : KC;
+    for (int i0 = 0; i0 < n; i0 += block_rows(kern, n - i0)) blocks++;
     // One slab of b: KC rows of up to NC_PANELS panels, packed panel by panel (panel j holds columns j*nr ..
     // j*nr+nr-1 as KC rows of nr, zeros past the right edge). Filled panel by panel so the slab is written
     // in order (each line of b is read once; writing row by row into every panel at once scattered the
@@ -319,10 +360,12 @@ static void matmul_packed_cols(Matrix *out, const Matrix *a, const Matrix *b, co
                     for (int j = nr; j < nr_full; j++) d[j] = 0.0;
                 }
             }
-            for (int ib = 0; ib < blocks; ib++) {
-                int i0 = ib * mr_full, mr = n - i0 < mr_full ? n - i0 : mr_full;
+            for (int i0 = 0, mr; i0 < n; i0 += mr) {
+                mr = block_rows(kern, n - i0);
                 const double *ar[MR_MAX];
-                for (int r = 0; r < mr_full; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
+                for (int r = 0; r < MR_MAX; r++) ar[r] = r < mr ? a->data + (size_t)(i0 + r) * lda + (size_t)t0 : ZEROS;
+                MicroKernel micro = kern->by_rows ? kern->by_rows[mr - 1] : kern->micro;
+                int rows = kern->by_rows ? mr : mr_full; // the rows micro computes
                 for (int jp = jc0; jp < jc1; jp++) {
                     int j0 = jp * nr_full, nr = p - j0 < nr_full ? p - j0 : nr_full;
                     bool from_b = in_place && nr == nr_full;
@@ -330,13 +373,13 @@ static void matmul_packed_cols(Matrix *out, const Matrix *a, const Matrix *b, co
                                               : slab + (size_t)(in_place ? 0 : jp - jc0) * (size_t)kc * nrs;
                     size_t ldb = from_b ? ldbs : nrs;
                     double *c = out0 + (size_t)i0 * ldc + (size_t)j0;
-                    if (mr == mr_full && nr == nr_full) {
-                        kern->micro(c, ldc, ar, bp, ldb, kc, first);
+                    if (mr == rows && nr == nr_full) {
+                        micro(c, ldc, ar, bp, ldb, kc, first);
                         continue;
                     }
                     for (int r = 0; r < mr; r++)
                         for (int j = 0; j < nr; j++) edge[r * nr_full + j] = first ? 0.0 : c[(size_t)r * ldc + (size_t)j];
-                    kern->micro(edge, nrs, ar, bp, ldb, kc, first);
+                    micro(edge, nrs, ar, bp, ldb, kc, first);
                     for (int r = 0; r < mr; r++)
                         for (int j = 0; j < nr; j++) c[(size_t)r * ldc + (size_t)j] = edge[r * nr_full + j];
                 }
