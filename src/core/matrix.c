@@ -183,8 +183,8 @@ __attribute__((target("avx512f"), always_inline)) static inline void avx512_rows
 {
     AVX512_ROWS(AVX512_DECL)
     for (int t = 0; t < kc; t++, bp += ldb) {
-        _mm_prefetch((const char *)(bp + 8 * ldb), _MM_HINT_T0); // b's rows ahead (read in place: from memory)
-        _mm_prefetch((const char *)(bp + 8 * ldb + 8), _MM_HINT_T0);
+        _mm_prefetch((const char *)(bp + 16 * ldb), _MM_HINT_T0); // 16 rows of b ahead (in place, a row may be a page)
+        _mm_prefetch((const char *)(bp + 16 * ldb + 8), _MM_HINT_T0);
         __m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
         AVX512_ROWS(AVX512_STEP)
     }
