@@ -26,9 +26,10 @@ int platform_cpu_count(void);
 // The C library's allocator told to keep freed memory for the next trace rather than hand it back to the system
 // at once (glibc: M_TRIM_THRESHOLD 256 MiB; a trace frees and allocates the same matrices again, and returning
 // them costs each new trace page faults and zeroed pages: bert-base 13.0 -> 11.1 ms). And M_MMAP_THRESHOLD
-// 32 MiB: setting the first turns off glibc's sliding mmap threshold, so every block of 128 KiB or more (a
+// 4 MiB: setting the first turns off glibc's sliding mmap threshold, so every block of 128 KiB or more (a
 // BERT head's 128 x 128 scores) was mapped anew and faulted in page by page on every trace (720 page faults a
-// bert-base trace; bert-base 10.0 -> 8.9 ms, bert-long 70 -> 54 ms). Nothing elsewhere.
+// bert-base trace; bert-base 10.0 -> 8.9 ms, bert-long 70 -> 54 ms). Not higher: at 32 MiB a training step
+// got 4 % slower (a larger block, zeroed from the heap instead of fresh pages). Nothing elsewhere.
 // Called once at the start of main, before any thread.
 void platform_tune_allocator(void);
 

@@ -95,7 +95,7 @@ void platform_tune_allocator(void)
 {
 #if defined(__GLIBC__)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
 #endif
 }
 
