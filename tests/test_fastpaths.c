@@ -146,7 +146,7 @@ static double matmul_input(int range)
     return random_double(range);
 }
 
-// Every matmul kernel this CPU runs (portable 4 x 8, AVX2 4 x 8, AVX-512 8 x 16) against the plain loop, on
+// Every matmul kernel this CPU runs (portable 4 x 8, AVX2 4 x 8, AVX-512 1 to 12 x 16) against the plain loop, on
 // random shapes around the block sizes and past the 256-deep slices, and mat_matmul (the one the CPU gets)
 // mat_matmul_bt and mat_matmul_cols too. A kernel the CPU lacks is reported as not run.
 static void test_matmul(void)

@@ -68,7 +68,8 @@ void mat_matmul_ref(Matrix *out, const Matrix *a, const Matrix *b)
 #ifndef KC
 #define KC 256
 #endif
-#define MR_MAX 12
+#define AVX512_MR 12 // the AVX-512 blocks: 1 to 12 rows (one function each, below)
+#define MR_MAX AVX512_MR
 #define NR_MAX 16
 
 static const double ZEROS[KC] = {0}; // the rows below the bottom edge of a
@@ -157,7 +158,6 @@ __attribute__((target("avx2"))) static void micro_avx2(double *c, size_t ldc, co
 // rounded. Each a[r][t] is broadcast inside the multiply ({1to8}, from memory): a separate broadcast
 // instruction takes the same pipes as the arithmetic on AMD's Zen 4 and cost a third of the speed there
 // (19 against 26 GMAC/s for an 8 x 16 block in L1), and GCC will not fold one used twice.
-#define AVX512_MR 12
 #define AVX512_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 #define AVX512_DECL(r)                                                                                      \
     __m512d c##r##_0 = _mm512_setzero_pd(), c##r##_1 = _mm512_setzero_pd();                                \
@@ -254,7 +254,7 @@ static void micro_wasm(double *c, size_t ldc, const double *const *ar, const dou
 static const Kernel KERNELS[MAT_KERNEL_COUNT] = {
     [MAT_KERNEL_PORTABLE] = {"portable", micro_plain, 4, 8, NULL, 4},
     [MAT_KERNEL_AVX2] = {"avx2", MICRO_AVX2, 4, 8, NULL, 4},
-    [MAT_KERNEL_AVX512] = {"avx512", MICRO_AVX512, 8, 16, AVX512_ROW_KERNELS, 12},
+    [MAT_KERNEL_AVX512] = {"avx512", MICRO_AVX512, 8, 16, AVX512_ROW_KERNELS, AVX512_MR},
     [MAT_KERNEL_WASM_SIMD] = {"wasm-simd128", MICRO_WASM, 4, 4, NULL, 4},
 };
 
