@@ -248,6 +248,8 @@ typedef struct {
     PartDesc part[PLAN_PARTS_MAX];
     int count;
     bool windowed;
+    int split;      // equations cut into runs (not on one screen)
+    int nwin;       // parts that show a window
     GridStyle g;
 } Plan;
 
@@ -316,7 +318,7 @@ static bool plan_add(Plan *p, PartDesc d)
 {
     if (p->count >= PLAN_PARTS_MAX) return false;
     p->part[p->count++] = d;
-    if (d.windowed) p->windowed = true;
+    if (d.windowed) p->windowed = true, p->nwin++;
     return true;
 }
 
@@ -379,6 +381,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
 {
     p->count = 0;
     p->windowed = false;
+    p->split = 0;
+    p->nwin = 0;
     if (p->neq == 0) return;
     PartDesc d;
     if (whole_fits(c, p, 0, p->neq, w, h, &d)) {
@@ -394,8 +398,10 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
                 e1++;
             }
             plan_add(p, d);
-        } else if (!plan_runs(c, p, e, w, h))
-            return;
+        } else {
+            p->split++;
+            if (!plan_runs(c, p, e, w, h)) return;
+        }
         e = e1;
     }
 }
@@ -471,13 +477,14 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     c->num_font = keep_font;
 }
 
-// Better: no window over a window, then fewer parts (an equation on one screen whenever it fits), then every
-// label whole.
+// Better: no window over a window, then fewer equations cut apart (each on one screen whenever it fits), then
+// every label whole (cut only to keep an equation together), then fewer parts.
 static bool plan_better(const Plan *a, const Plan *b)
 {
-    if (a->windowed != b->windowed) return !a->windowed;
-    if (a->count != b->count) return a->count < b->count;
-    return !a->g.narrow && b->g.narrow;
+    if (a->nwin != b->nwin) return a->nwin < b->nwin;
+    if (a->split != b->split) return a->split < b->split;
+    if (a->g.narrow != b->g.narrow) return !a->g.narrow;
+    return a->count < b->count;
 }
 
 // The best plan for a board of w x h at the frame's preferred size c->num_font (and its floor).
@@ -517,7 +524,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     for (int i = 0; i < ns && !done; i++)
         for (int style = 0; style < PLAN_STYLES && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
-            if (p->count == best->count && p->windowed == best->windowed && (!p->g.narrow || best->g.narrow)) {
+            if (p->count == best->count && p->windowed == best->windowed && p->split == best->split &&
+                p->g.narrow == best->g.narrow) {
                 *best = *p;
                 done = true;
             }

@@ -281,6 +281,8 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     if (built->board_w <= 0 || built->board_h <= 0) return false;
     Scene tmp;
     scene_init(&tmp);
+    tmp.width = built->width; // the label floor reads the height
+    tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height), scene_number_font(built->height),
