@@ -1252,7 +1252,7 @@ static int check_windows(const Scene *s, const Lesson *L, const char *what)
             }
             cap = cap_rows ? cap_rows : cap_cols;
             char name[64];
-            model_mat_name((MatId)m, hd, name, sizeof name);
+            model_mat_name(NULL, (MatId)m, hd, name, sizeof name);
             CHECK(cap != NULL, "%s: %s shows %d of %d cells and says which under it", what, name, n, R * C);
             if (!cap) continue;
             int a, b, t;

@@ -7,7 +7,7 @@
 static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
 {
     char name[64];
-    model_mat_name(m, head, name, sizeof name);
+    model_mat_name(&c->L->params, m, head, name, sizeof name);
     const MatInfo *mi = mat_info(m);
     const char *off = params_ablated(&c->L->params, head) ? TRC("a head", " off") : ""; // switched off (key O)
     if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
