@@ -114,7 +114,7 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
         const char *second = dot + 4;
         int size = title_font, least = hm->least > 0 ? hm->least : 8;
         while (size > least && math_w(c, FONT_REGULAR, size, second) > w) size--;
-        if (math_w(c, FONT_REGULAR, size, second) > w && name[0]) {
+        if (math_w(c, FONT_REGULAR, size, second) > w && name[0] && hm->least > 0) {
             second = name;
             size = title_font;
             while (size > least && math_w(c, FONT_REGULAR, size, second) > w) size--;
@@ -545,7 +545,9 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
 
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
 // numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
-// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out.
+// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out. Beside the board
+// (c->heat_shown) nothing is drawn below the floor (scene_number_floor) instead: a label whole, staggered or cut
+// keeping two letters, else the axis is left to the board beside it (issue 36).
 void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact, bool selected,
                   int *grid_y, int *grid_h, const char *title_text)
 {
