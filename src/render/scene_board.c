@@ -248,6 +248,8 @@ typedef struct {
     PartDesc part[PLAN_PARTS_MAX];
     int count;
     bool windowed;
+    int split;      // equations cut into runs (not on one screen)
+    int nwin;       // parts that show a window
     GridStyle g;
 } Plan;
 
@@ -316,7 +318,7 @@ static bool plan_add(Plan *p, PartDesc d)
 {
     if (p->count >= PLAN_PARTS_MAX) return false;
     p->part[p->count++] = d;
-    if (d.windowed) p->windowed = true;
+    if (d.windowed) p->windowed = true, p->nwin++;
     return true;
 }
 
@@ -379,6 +381,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
 {
     p->count = 0;
     p->windowed = false;
+    p->split = 0;
+    p->nwin = 0;
     if (p->neq == 0) return;
     PartDesc d;
     if (whole_fits(c, p, 0, p->neq, w, h, &d)) {
@@ -394,8 +398,10 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
                 e1++;
             }
             plan_add(p, d);
-        } else if (!plan_runs(c, p, e, w, h))
-            return;
+        } else {
+            p->split++;
+            if (!plan_runs(c, p, e, w, h)) return;
+        }
         e = e1;
     }
 }
@@ -430,15 +436,36 @@ static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangem
     snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
 }
 
-// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i.
-static int plan_pick(const Plan *p, int asked, Stage stage)
+// Whether part d shows an input of its equation (a run of the result alone shows none).
+static bool part_has_input(const Plan *p, const PartDesc *d)
 {
+    if (d->kind != LAY_RUN) return true;
+    const Equation *eq = &p->eq[d->eq_from];
+    for (int k = d->from; k < d->to; k++)
+        if (eq->t[k].mat != MAT_NONE && !eq->t[k].result) return true;
+    return false;
+}
+
+// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i. A
+// question goes where the class sees what it predicts from: the result's part when an input is beside it, else
+// the inputs' part just before (a click needs the hidden cells: there only when the heatmap beside shows them).
+static int plan_pick(const Plan *p, const ViewState *st)
+{
+    int asked = st->substep;
     if (asked >= VIEW_SUBSTEP_RESULT) {
-        const StageInfo *si = stage_info(stage);
+        const StageInfo *si = stage_info(view_stage(st));
         int i = asked - VIEW_SUBSTEP_RESULT;
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
-            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) return k;
+            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
+                // A click answers on the heatmap beside the board too when it shows the matrix asked about.
+                bool typed = st->quiz_phase == QUIZ_ASKING &&
+                             (st->quiz_q.input != QUIZ_CLICK || st->quiz_q.mat == si->heatmap);
+                if (typed && k > 0 && !part_has_input(p, &p->part[k]) && p->part[k - 1].kind == LAY_RUN &&
+                    p->part[k - 1].eq_from == p->part[k].eq_from)
+                    return k - 1;
+                return k;
+            }
         return p->count - 1;
     }
     return asked < 0 ? 0 : asked >= p->count ? p->count - 1 : asked;
@@ -471,13 +498,14 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     c->num_font = keep_font;
 }
 
-// Better: no window over a window, then fewer parts (an equation on one screen whenever it fits), then every
-// label whole.
+// Better: no window over a window, then fewer equations cut apart (each on one screen whenever it fits), then
+// every label whole (cut only to keep an equation together), then fewer parts.
 static bool plan_better(const Plan *a, const Plan *b)
 {
-    if (a->windowed != b->windowed) return !a->windowed;
-    if (a->count != b->count) return a->count < b->count;
-    return !a->g.narrow && b->g.narrow;
+    if (a->nwin != b->nwin) return a->nwin < b->nwin;
+    if (a->split != b->split) return a->split < b->split;
+    if (a->g.narrow != b->g.narrow) return !a->g.narrow;
+    return a->count < b->count;
 }
 
 // The best plan for a board of w x h at the frame's preferred size c->num_font (and its floor).
@@ -517,7 +545,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     for (int i = 0; i < ns && !done; i++)
         for (int style = 0; style < PLAN_STYLES && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
-            if (p->count == best->count && p->windowed == best->windowed && (!p->g.narrow || best->g.narrow)) {
+            if (p->count == best->count && p->windowed == best->windowed && p->split == best->split &&
+                p->g.narrow == best->g.narrow) {
                 *best = *p;
                 done = true;
             }
@@ -655,7 +684,7 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
         return;
     }
     plan_board(c, w, h, p);
-    draw_plan(c, p, plan_pick(p, c->st->substep, view_stage(c->st)), x, y, w, h);
+    draw_plan(c, p, plan_pick(p, c->st), x, y, w, h);
     free(p);
 }
 
@@ -727,7 +756,7 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
                 heat_w = tryw;
         }
         if (heat_w > 0) {
-            int sub = plan_pick(part, st->substep, view_stage(st));
+            int sub = plan_pick(part, st);
             plan_part(c, part, sub, w - heat_w - gap, h, a);
             int need = arrangement_width(c, &part->g, a) + f;
             int board_w = need < w - gap - heat_w ? need : w - gap - heat_w;
@@ -740,6 +769,6 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
             draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
         }
     }
-    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st->substep, view_stage(st)), x, y, w, h);
+    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st), x, y, w, h);
     free(full), free(part), free(a);
 }

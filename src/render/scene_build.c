@@ -158,8 +158,9 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         if (c.notes_lines < 1) c.notes_lines = 1;
     }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    int below = footer_h + (question && !asking && explain_h > 0 ? c.num_font / 4 + explain_h : 0);
-    if (below > room) room = below; // an automatic question (P) taller than the stage's room
+    if (footer_h > room) room = footer_h; // an automatic question (P) taller than the stage's room
+    // Answered: the answer's arithmetic above the question's box where the room holds both.
+    if (question && !asking && footer_h + c.num_font / 4 + explain_h > room) asking = true;
     int footer_y = h - c.num_font / 4 - (notes || asking ? room : footer_h);
     if (notes || asking) explain_h = 0;
     int explain_y = footer_y - c.num_font / 4 - explain_h;
@@ -281,6 +282,8 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     if (built->board_w <= 0 || built->board_h <= 0) return false;
     Scene tmp;
     scene_init(&tmp);
+    tmp.width = built->width; // the label floor reads the height
+    tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height), scene_number_font(built->height),

@@ -287,7 +287,10 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     else
         snprintf(head, sizeof head, TR("Question: %s"), q->text);
     int used = t + pad / 2;
-    used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
+    // Answered in the window: the verdict, the answer and (above the box) its arithmetic take the question's
+    // room; the question itself was just read (a slide keeps it: it stands alone).
+    bool revealed = st->quiz_phase != QUIZ_ASKING && st->quiz_phase != QUIZ_JUDGING;
+    if (!revealed || c->ex->slide) used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
     if (!answered) { // the lesson's question does not fit it (--check says why)
         snprintf(line, sizeof line, TR("No answer: %s"), err.message);
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
