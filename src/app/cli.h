@@ -44,11 +44,22 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // May cli_print_grad print loss and g? false when a number is infinite or not a number, with why (cap
 // bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n, d_model).
 bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
-// --json --decode: the lesson generated token by token with a KV cache, one object per step (see
-// cli_decode.c); streamed, so the memory is the caches'. Returns false when a step failed (no memory).
-bool cli_print_decode(FILE *out, const Lesson *l);
-// --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside its object.
+// --json --decode: the lesson generated token by token with a KV cache, one object per step with what the
+// step adds (see cli_decode.c and docs/json.md); streamed, so the memory is the caches'. False, before a byte
+// is printed, with why (cap bytes) when the output would pass the limit --json keeps (*usage true: exit 2)
+// or memory ran out (*usage false).
+bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *usage);
+// How many numbers --json --decode prints for p (at most LESSON_MAX_TRACE_VALUES, or it refuses).
+double cli_decode_values(const AttnParams *p);
+// May --json --tiles `block` print? false with why: the output would pass the limit --json keeps (naming a
+// block that fits), or a running sum of the tiles overflows (naming the cell); *usage false: no memory.
+bool cli_tiles_check(const Lesson *l, const Trace *t, int block, char *why, size_t cap, bool *usage);
+// --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside its object
+// (after cli_tiles_check).
 void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block);
+// The one writer of a number in every JSON the command line prints: %.17g, and null for what is not finite
+// (masked scores, -inf; the printers check first that nothing else is).
+void cli_json_number(FILE *out, double v);
 // The JSON writers cli.c uses, for cli_decode.c: a string, a row of numbers, "key": [[rows]] (last: no comma).
 void cli_json_string(FILE *out, const char *s);
 void cli_json_row(FILE *out, const double *row, int count);
