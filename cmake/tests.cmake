@@ -19,6 +19,11 @@ mha_test(test_fastpaths mha_core)
 mha_test(test_lesson mha_model)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
+# A save killed at every step, on the fallback without the atomic exchange and on the exchange (issue 39).
+# Linux: the test stands its own rename, link and unlink in front of the C library's (dlsym RTLD_NEXT).
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  mha_test(test_save_kill mha_lesson ${CMAKE_DL_LIBS})
+endif()
 # The model layer: number formatting, names and labels, the stage table, the stable softmax explanation.
 mha_test(test_model mha_model)
 # The stage as text (issue 24): the page's text view (HTML tables), the clipboard and --trace --stage.
