@@ -93,7 +93,7 @@ set_tests_properties(test_rope_shift_numpy PROPERTIES SKIP_RETURN_CODE 77)
 # Cost figures and the single-head comparison, the shipped lessons, and the lesson schema
 # (skipped without python3-jsonschema).
 mha_test(test_cost mha_core)
-mha_test(test_compare mha_lesson)
+mha_test(test_compare mha_cli)
 # The document without a window: load, edit, revert, save and reload, the file watch (src/model/session).
 mha_test(test_session mha_model)
 add_test(NAME test_lessons COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_lessons.sh $<TARGET_FILE:mha-tracer>

@@ -28,6 +28,9 @@ void cli_print_cost(FILE *out, const AttnParams *p);
 // The single head's attention pattern next to the h heads' patterns, both outputs and the cost rows.
 // t is the lesson's (multi-head) trace, c its comparison (compare_run).
 void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
+// Largest |the single head's score - the sum of the heads' scores| (before scaling and the mask); *big the
+// largest |score| of the heads (at least 1). --compare calls a gap of 1e-9 * big rounding.
+double cli_compare_score_gap(const Trace *t, const Comparison *c, double *big);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
 // --questions: one block per question of the lesson: its number, stage and head, the question, how the
