@@ -278,6 +278,8 @@ void view_set_substeps(ViewState *s, int count, int shown)
     s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
 }
 
+void view_set_notes_more(ViewState *s, bool more) { s->notes_more = s->notes && more; }
+
 void view_set_pan_span(ViewState *s, int span_x, int span_y)
 {
     s->pan_span_x = span_x > 0 ? span_x : 0;
@@ -490,7 +492,15 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     switch (ev->key) {
     case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
     case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
-    case VIEW_KEY_N: s->notes = !s->notes; return true;
+    case VIEW_KEY_N: // the notes, page by page, then hidden
+        if (s->notes && s->notes_more) {
+            s->notes_page++;
+            s->notes_more = false;
+        } else {
+            s->notes = !s->notes;
+            s->notes_page = 0;
+        }
+        return true;
     case VIEW_KEY_D: s->dark = !s->dark; return true;
     case VIEW_KEY_K:
         s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
