@@ -225,6 +225,15 @@ def check_bounds(fails, binary, tmp):
         _, r = run(binary, path, ["--tiles", str(B)], expect=2)
         if r.stdout or "O[0][0]" not in r.stderr or "head[0].tiles.steps[" not in r.stderr:
             fails.append("--tiles %d whose running O overflows: %r" % (B, r.stderr))
+    # The shipped sliding-window lesson's notes: "at most 3 keys and values per K/V head are kept".
+    mistral = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lessons", "mistral-sliding-window.json")
+    D, _ = run(binary, mistral, ["--decode"])
+    with open(mistral) as f:
+        M = json.load(f)
+    most = max(s["cache_values"] for s in D["steps"])
+    if D["cache_rows"] != 3 or "at most 3 keys and values per K/V head" not in M["notes"] or \
+            most != 2 * M["kv_heads"] * 3 * M["d_k"]:
+        fails.append("mistral-sliding-window: cache_rows %r, largest cache_values %r" % (D["cache_rows"], most))
     small = dict(big, tokens=big["tokens"][:64], d_k=8)
     path = os.path.join(tmp, "decode.json")
     with open(path, "w") as f:
