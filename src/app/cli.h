@@ -31,6 +31,9 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
 // Largest |the single head's score - the sum of the heads' scores| (before scaling and the mask); *big the
 // largest |score| of the heads (at least 1). --compare calls a gap of 1e-9 * big rounding.
 double cli_compare_score_gap(const Trace *t, const Comparison *c, double *big);
+// The lines under --compare's header for a lesson of several heads (cli_compare.c): what the single head is,
+// RoPE, the K/V heads, the mask, the scores' sum with its measured gap, the switched-off heads and the cost.
+void cli_print_compare_claims(FILE *out, const AttnParams *p, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
 // --questions: one block per question of the lesson: its number, stage and head, the question, how the
