@@ -786,7 +786,13 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     int first, count;
     reveal_span(s, &p, &first, &count);
     const StageInfo *si = stage_info(view_stage(s));
-    (void)si; // answered where it was asked: the part that shows the result
+    (void)si;
+    // Asked on the inputs' part (the result alone on the next): the answer shows on the result's part.
+    if (s->part_map && s->substep < s->substep_count && s->substep + 1 < s->substep_count &&
+        s->part_result[s->substep] == MAT_NONE && s->part_result[s->substep + 1] != MAT_NONE) {
+        s->substep++;
+        reveal_span(s, &p, &first, &count);
+    }
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
     s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
     s->pinned = answer;

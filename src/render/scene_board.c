@@ -436,15 +436,36 @@ static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangem
     snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
 }
 
-// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i.
-static int plan_pick(const Plan *p, int asked, Stage stage)
+// Whether part d shows an input of its equation (a run of the result alone shows none).
+static bool part_has_input(const Plan *p, const PartDesc *d)
 {
+    if (d->kind != LAY_RUN) return true;
+    const Equation *eq = &p->eq[d->eq_from];
+    for (int k = d->from; k < d->to; k++)
+        if (eq->t[k].mat != MAT_NONE && !eq->t[k].result) return true;
+    return false;
+}
+
+// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i. A
+// question goes where the class sees what it predicts from: the result's part when an input is beside it, else
+// the inputs' part just before (a click needs the hidden cells: there only when the heatmap beside shows them).
+static int plan_pick(const Plan *p, const ViewState *st)
+{
+    int asked = st->substep;
     if (asked >= VIEW_SUBSTEP_RESULT) {
-        const StageInfo *si = stage_info(stage);
+        const StageInfo *si = stage_info(view_stage(st));
         int i = asked - VIEW_SUBSTEP_RESULT;
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
-            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) return k;
+            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
+                // A click answers on the heatmap beside the board too when it shows the matrix asked about.
+                bool typed = st->quiz_phase == QUIZ_ASKING &&
+                             (st->quiz_q.input != QUIZ_CLICK || st->quiz_q.mat == si->heatmap);
+                if (typed && k > 0 && !part_has_input(p, &p->part[k]) && p->part[k - 1].kind == LAY_RUN &&
+                    p->part[k - 1].eq_from == p->part[k].eq_from)
+                    return k - 1;
+                return k;
+            }
         return p->count - 1;
     }
     return asked < 0 ? 0 : asked >= p->count ? p->count - 1 : asked;
@@ -663,7 +684,7 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
         return;
     }
     plan_board(c, w, h, p);
-    draw_plan(c, p, plan_pick(p, c->st->substep, view_stage(c->st)), x, y, w, h);
+    draw_plan(c, p, plan_pick(p, c->st), x, y, w, h);
     free(p);
 }
 
@@ -735,7 +756,7 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
                 heat_w = tryw;
         }
         if (heat_w > 0) {
-            int sub = plan_pick(part, st->substep, view_stage(st));
+            int sub = plan_pick(part, st);
             plan_part(c, part, sub, w - heat_w - gap, h, a);
             int need = arrangement_width(c, &part->g, a) + f;
             int board_w = need < w - gap - heat_w ? need : w - gap - heat_w;
@@ -748,6 +769,6 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
             draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
         }
     }
-    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st->substep, view_stage(st)), x, y, w, h);
+    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st), x, y, w, h);
     free(full), free(part), free(a);
 }
