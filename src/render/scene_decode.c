@@ -8,9 +8,8 @@
 #include "../core/exactmath.h"
 #include "../model/view.h"
 
-// The largest lesson the tiles panel steps through (beyond it: --json --tiles).
-#define TILES_VIEW_MAX_TOKENS 64
-#define TILES_VIEW_MAX_DK 16
+#define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
+#define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own title.
 static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result, int r0, int nr, int c0,
