@@ -511,7 +511,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     // When S' would not fit whole with the table of m, l and O and the note under it: the table to the right of
     // S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat lesson's 6 x 6 S' was
     // cut to 5 rows at 720p with room beside the table.
-    bool beside = false, note_beside = false, tight = false; // tight: cells with less air, before any window
+    bool beside = false, note_beside = false, note_right = false, tight = false; // tight: less air, before any window
     int table_w = 0;
     for (;;) {
         grid_style(c, &g);
@@ -541,6 +541,13 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             note_beside = true;
             break;
         }
+        // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the width empty).
+        int right_w = w - box_width(&g, &b) - 2 * g.gap;
+        if (!wide && right_w >= 8 * c->num_font && need - last_h <= h &&
+            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, right_w, 12, last, false) <= box_h - g.title_h) {
+            note_right = true;
+            break;
+        }
         if (c->num_font > floor_font) c->num_font--;
         else if (!tight) tight = true, c->num_font = preferred;
         else if (tall && nr > k.r1 - k.r0) nr--;
@@ -549,7 +556,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     }
     y += say(c, FONT_REGULAR, c->th->ink, x, y, w, line) + c->num_font / 3;
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores whole.
-    int bx = x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
+    int bx = note_right ? x : x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
     draw_matrix(c, &g, &b, bx, y);
     int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w, cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
     frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g), c->th->result);
@@ -565,6 +572,14 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
                                                         w - table_w - 2 * g.gap, 6, last, true);
         c->num_font = preferred;
         (void)th, (void)nh;
+        return;
+    } else if (note_right) { // the note right of S', the table under it
+        int nx = x + box_width(&g, &b) + 2 * g.gap;
+        wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, c->num_font, k.want == computed ? c->th->result : c->th->muted,
+                  nx, y + g.title_h, x + w - nx, 12, last, true);
+        y += box_height(&g, &b) + g.gap;
+        draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL);
+        c->num_font = preferred;
         return;
     } else {
         y += box_height(&g, &b) + g.gap;
