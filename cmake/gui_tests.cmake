@@ -18,6 +18,9 @@ mha_test(test_train_window mha_render)
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
 # command line (--export) with no display.
 mha_test(test_export mha_render)
+# The panels as slides with the real fonts (issue 36): the KV caches and the tiles' scores whole at 1280x720 and
+# 1920x1080, the cost sheet's numbers at the floor, the files --what decode|tiles|cost|compare|shuffle|all-heads write.
+mha_test(test_panel_slides mha_render)
 # Format marks, joiners and variation selectors (a token of one U+200B) drawn as a label, never an error.
 mha_test(test_text_marks mha_render)
 add_test(NAME test_export_cli
