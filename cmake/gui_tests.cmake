@@ -49,6 +49,12 @@ add_test(NAME test_gui_keys
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/keys-shots)
 set_tests_properties(test_gui_keys PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 
+# Shift+E in a panel exports that panel, named after it (issue 36).
+add_test(NAME test_gui_panel_export
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_panel_export.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_gui_panel_export PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
 # RoPE's point (issue 22): S shifts every position, the frame line and the board say by how much.
 add_test(NAME test_gui_rope_shift
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_rope_shift.sh $<TARGET_FILE:mha-tracer>

@@ -56,10 +56,11 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_EXPORT] = {"--export", .arg = "DIR [LESSON]", .mode = MODE_EXPORT, .flags = V | OPT_MODE_FIRST,
                     .help = "write slide images into DIR and print their paths (no display needed;\n"
                             "    DIR is made when missing)"},
-    [OPT_WHAT] = {"--what", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE, .choices = WHATS,
+    [OPT_WHAT] = {"--what", .arg = "WHAT", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
+                  .choices = WHATS,
                   .help = "heatmaps (default): one image per head and one of all heads;\n"
                           "board: the whole screen of a stage, as the window shows it;\n"
-                          "all: both; a panel as the window shows it, named after it:\n"
+                          "all: both; or a panel as the window shows it, named after it:\n"
                           "decode (G: one slide per generated token), tiles (B: one per tile,\n"
                           "see --block), cost (K), compare (M), shuffle (X: the tokens\n"
                           "reversed), all-heads (A: the stage's every head)"},
