@@ -28,10 +28,12 @@ static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *
     return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
 }
 
-// A sentence under the board at the sentence size (the footer's), wrapped in w; returns its height.
+// A sentence around the decode board, with its numbers (the token, the cache's size, the work) at the board's
+// floor (digits of 2.6 % of the window), at least the sentence size; wrapped in w; returns its height.
 static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text, bool draw)
 {
-    return wrap_text(c, f, c->text_font, color, x, y, w, 3, text, draw);
+    int size = scene_number_floor(c->s->height) > c->text_font ? scene_number_floor(c->s->height) : c->text_font;
+    return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
 
 // The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's height),
