@@ -189,9 +189,9 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
         d->width += d->op_w[k];
     }
     // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board widens.
-    d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2 : 0;
+    d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2 : 0; // (and z's frame's room)
     int under = d->op_w[2] + d->col_w;
-    if (d->sigma_w > under) d->width += d->sigma_w - under;
+    if (d->sigma_w + 2 * tile_rule(g) > under) d->width += d->sigma_w + 2 * tile_rule(g) - under;
     GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
     int qh = box_height(&gq, &d->q), kh = box_height(&gk, &d->k);
     if (beside) d->width += box_width(g, &d->q) + g->gap;
@@ -264,10 +264,11 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     int zy = ky + box_height(&gk, &d->v) + decode_air(g, d);
     if (d->shared) { // left of z's one row, under the weights, its name left of that
         int zc = zy + gz.col_label_h;
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w, zc, d->sigma_w, d->z.cell_h, CENTER, DECODE_SIGMA);
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w - 2 * tile_rule(g), zc, d->sigma_w, d->z.cell_h, CENTER,
+                DECODE_SIGMA); // clear of z's frame
         const char *zt = names_title(&d->z, title, sizeof title);
         int tw = math_w(c, FONT_BOLD, g->title_font, zt);
-        math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - d->sigma_w - tw - g->gap / 2,
+        math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
                 zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, zt);
     }
     else
@@ -364,7 +365,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         grid_style(c, &g);
         g.tight = g.compact = TRIES[tried].tight;
         decode_board(c, &g, t, head, names, &d);
-        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + c->num_font / 4) - d.height - g.gap;
+        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + c->num_font / 4) - d.height - 2 * decode_air(&g, &d);
         if (d.width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
@@ -374,7 +375,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     }
     y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 4;
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
-    y += d.height + g.gap;
+    y += d.height + 2 * decode_air(&g, &d);
     if (cache_line) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
     y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
