@@ -435,7 +435,7 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
     for (int j = 0; j < d_k; j++) snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
     for (int i = 0; i < rows; i++) {
         char (*v)[48] = text[1 + i];
-        snprintf(v[0], 48, "%s", c->L->tokens[k->r0 + i]);
+        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0], 48); // "the₅": as S''s rows
         model_format_value(k->m[i], v[1], 48);
         if (k->m_before[i] == -INFINITY) snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
         else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
