@@ -91,20 +91,29 @@ void draw_cost(Ctx *c, int w, int h)
         snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
                                    "every head, kept while generating)"), kvn);
     // The sheet: as wide as the table or the longest sentence, within the window; the sentences wrapped in it.
-    int tf = px(c, 22) > f ? px(c, 22) : f;
-    int pw = table_w, longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1),
-                                     text_w(c, FONT_REGULAR, f, line2), text_w(c, FONT_REGULAR, f, kv),
-                                     text_w(c, FONT_BOLD, f, sub)};
-    for (int k = 0; k < 5; k++)
-        if (longest[k] > pw) pw = longest[k];
-    pw += 2 * pad;
-    if (pw > w - 20) pw = w - 20;
-    int iw = pw - 2 * pad, th = line_h(c, FONT_REGULAR, f) + f / 4;
+    // Taller than the window (French at 720p): less air, then without the paper's table (a reference, not the lesson).
+    int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4, title_h = 0, body_h = 0;
     const char *lines[4] = {line1, line2, kv, concl};
-    int lines_h[4], tables_h = nfig / 2 * (head_lines * th + 2 * lh) + (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false) : 0);
-    int title_h = wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, title, false) + f / 3, body_h = title_h + tables_h + lh / 2;
-    for (int k = 0; k < 4; k++)
-        body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0, 0, iw, 3, lines[k], false) + f / 6;
+    int lines_h[4];
+    for (int air = 0; air < 3; air++) {
+        if (air > 0) lh = line_h(c, FONT_REGULAR, f) + f / 5, pad = f / 2;
+        if (air > 1) nfig = 2;
+        pw = table_w;
+        int longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1), text_w(c, FONT_REGULAR, f, line2),
+                          text_w(c, FONT_REGULAR, f, kv), text_w(c, FONT_BOLD, f, sub)};
+        for (int k = 0; k < 5; k++)
+            if (longest[k] > pw) pw = longest[k];
+        pw += 2 * pad;
+        if (pw > w - 20) pw = w - 20;
+        iw = pw - 2 * pad;
+        int tables_h = nfig / 2 * (head_lines * th + 2 * lh) +
+                       (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false) : 0);
+        title_h = wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, title, false) + f / 3;
+        body_h = title_h + tables_h + lh / 2;
+        for (int k = 0; k < 4; k++)
+            body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0, 0, iw, 4, lines[k], false) + f / 6;
+        if (body_h + 2 * pad <= h - 20) break;
+    }
     int ph = body_h + 2 * pad, x, y;
     draw_overlay(c, w, h, &pw, &ph, &x, &y);
     int yy = y + pad, tx = x + (pw - table_w) / 2;
@@ -137,7 +146,7 @@ void draw_cost(Ctx *c, int w, int h)
     yy += lh / 2;
     // In the board's notation (W^O with a raised O), like the matrices' titles; wrapped, never cut.
     for (int k = 0; k < 4; k++) {
-        wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted, x + pad, yy, iw, 3, lines[k], true);
+        wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted, x + pad, yy, iw, 4, lines[k], true);
         yy += lines_h[k];
     }
 }
