@@ -647,13 +647,16 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
         for (int k = 1; ok && k <= computed; k++) v.tile = k, ok = add_board(&jobs, prefix, L, &v, false);
         break;
     }
-    case EXPORT_WHAT_ALL_HEADS:
+    case EXPORT_WHAT_ALL_HEADS: { // each heatmap once: the weights are the heatmap of every stage from the softmax on
+        bool done[MAT_COUNT] = {false};
         v.view = VIEW_ALL_HEADS;
         for (int i = first; ok && i <= last; i++) {
             v.stage_index = i;
-            if (model_stage_heatmap(p, view_stage(&v)) != MAT_NONE) ok = add_board(&jobs, prefix, L, &v, false);
+            MatId mat = model_stage_heatmap(p, view_stage(&v));
+            if (mat != MAT_NONE && !done[mat]) done[mat] = true, ok = add_board(&jobs, prefix, L, &v, false);
         }
         break;
+    }
     default:
         v.panel = req->what == EXPORT_WHAT_COST ? PANEL_COST : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE : PANEL_SHUFFLE;
         ok = add_board(&jobs, prefix, L, &v, false);
