@@ -466,6 +466,13 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
     return lh * (1 + rows);
 }
 
+// The note under the tiles' table: words about m, l and the rescale at the sentence size (the footer's), but with
+// its number (the last tile's largest difference) at the board's size.
+static int note_font(const Ctx *c, const char *note)
+{
+    return strpbrk(note, "0123456789") || c->text_font > c->num_font ? c->num_font : c->text_font;
+}
+
 void draw_tiles(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -527,7 +534,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
         int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false) + c->num_font / 3 +
                    box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4 +
-                   wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
+                   wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
         bool tall = need > h, wide = box_width(&g, &b) > w;
         if (!tall && !wide) break;
         int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
@@ -538,16 +545,17 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             beside = true;
             break;
         }
-        int note_w = w - table_w - 2 * g.gap, last_h = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
-        int note_h = note_w > 8 * c->num_font ? wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, note_w, 6, last, false) : h;
+        int nf = note_font(c, last), note_w = w - table_w - 2 * g.gap;
+        int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, last, false);
+        int note_h = note_w > 8 * nf ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false) : h;
         if (!wide && need - lh * (1 + k.r1 - k.r0) - last_h + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0)) <= h) {
             note_beside = true;
             break;
         }
         // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the width empty).
         int right_w = w - box_width(&g, &b) - 2 * g.gap;
-        if (!wide && right_w >= 8 * c->num_font && need - last_h <= h &&
-            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, right_w, 12, last, false) <= box_h - g.title_h) {
+        if (!wide && right_w >= 8 * nf && need - last_h <= h &&
+            wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, last, false) <= box_h - g.title_h) {
             note_right = true;
             break;
         }
@@ -570,16 +578,16 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     } else if (note_beside) { // the table on the left, the note to its right
         y += box_height(&g, &b) + g.gap;
         int th = draw_tile_table(c, &k, p->d_k, x, y, table_w, true, NULL);
-        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, c->num_font,
+        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
                                                         k.want == computed ? c->th->result : c->th->muted, nx, y,
-                                                        w - table_w - 2 * g.gap, 6, last, true);
+                                                        w - table_w - 2 * g.gap, 8, last, true);
         c->num_font = preferred;
         (void)th, (void)nh;
         return;
     } else if (note_right) { // the note right of S', the table under it
         int nx = x + box_width(&g, &b) + 2 * g.gap;
-        wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, c->num_font, k.want == computed ? c->th->result : c->th->muted,
-                  nx, y + g.title_h, x + w - nx, 12, last, true);
+        wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
+                  k.want == computed ? c->th->result : c->th->muted, nx, y + g.title_h, x + w - nx, 12, last, true);
         y += box_height(&g, &b) + g.gap;
         draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL);
         c->num_font = preferred;
@@ -588,6 +596,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         y += box_height(&g, &b) + g.gap;
         y += draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL) + c->num_font / 4;
     }
-    say(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, k.want == computed ? c->th->result : c->th->muted, x, y, w, last);
+    wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
+              k.want == computed ? c->th->result : c->th->muted, x, y, w, 3, last, true);
     c->num_font = preferred;
 }
