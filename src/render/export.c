@@ -742,10 +742,9 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     if (req->name && req->name[0]) export_slug(req->name, prefix, sizeof prefix);
     else export_slug(L->title, prefix, sizeof prefix);
     if (req->what & EXPORT_WHAT_PANELS) {
+        // The stage under the panel (the cost table's board; the strip's lit stage): --stage's, the first for all.
         if (req->stage == EXPORT_ALL_STAGES && req->what != EXPORT_WHAT_ALL_HEADS) first = last = 0;
-        for (int i = first; i <= last && req->what != EXPORT_WHAT_ALL_HEADS; i++) // the board under the cost table
-            if (st.stages[i] == (Stage)req->stage) st.stage_index = i;
-        if (req->stage != EXPORT_ALL_STAGES) st.stage_index = first;
+        st.stage_index = first;
         return export_panels(req, prefix, L, T, &st, first, last, out, err);
     }
     Jobs jobs = {0};
