@@ -2,7 +2,8 @@
 // mistral-sliding-window shows every row and column of both caches at every token, at 1280x720 and 1920x1080
 // (the cells tagged in the scene's draw commands, and no "rows a–b of N" window caption); the FlashAttention
 // panel (B) shows llama's scores whole; the cost panel's (K) numbers are at the floor and no line is cut;
-// --what decode, tiles, cost, compare, shuffle and all-heads write the right files under the right names.
+// --what decode, tiles, cost, compare, shuffle and all-heads write the right files under the right names; the
+// header names the head G and B show.
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 #include <SDL.h>
 #include <SDL_image.h>
@@ -132,6 +133,38 @@ static void test_tiles(const TextMetrics *tm)
     lesson_free(&L);
 }
 
+// Whether a text command reads exactly t.
+static bool has_text(const Scene *s, const char *t)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strcmp(scene_text(s, &s->cmds[i]), t) == 0) return true;
+    return false;
+}
+
+// The header names the head the panel shows, on every stage (it said "all 4 heads" on the concat and output).
+static void test_header(const TextMetrics *tm)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/llama-rope-gqa.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    Scene s;
+    scene_init(&s);
+    ViewState st;
+    view_init(&st, &dims);
+    for (int panel = 0; panel < 2; panel++)
+        for (int i = 0; i < st.stage_count; i++) {
+            st.stage_index = i, st.head = 2;
+            st.panel = panel ? PANEL_TILES : PANEL_DECODE, st.tile = 1, st.tiles_block = 2;
+            if (!export_build_board(&s, &st, &L, &T, 1.0, EXPORT_BG_WHITE, tm)) continue;
+            CHECK(has_text(&s, "head 2  (3 of 4)") && !has_text(&s, "all 4 heads"), "%s on stage %d: the header names head 2",
+                  panel ? "tiles" : "decode", i + 1);
+        }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 // The cost panel: every text with a digit on the sheet (from its title on) at the floor, none cut with "…".
 static void test_cost(const char *rel, const TextMetrics *tm)
 {
@@ -221,6 +254,7 @@ int main(void)
     test_decode("lessons/mistral-sliding-window.json", &tm);
     test_decode("lessons/kv-cache-decoding.json", &tm);
     test_tiles(&tm);
+    test_header(&tm);
     test_cost("lessons/llama-rope-gqa.json", &tm);
     test_cost("lessons/the-cat-sat.json", &tm);
     test_cost("lessons/cross-attention.json", &tm);
