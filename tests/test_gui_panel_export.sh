@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 36 in the real window under Xvfb: Shift+E with a panel open exports that panel, named after it (G at the
-# last token: NAME-decode-head0-token7, not the stage under it, "…-stage07-softmax…"; B), and the frame
+# last token: NAME-decode-head0-token7, not the stage under it, "…-stage07-softmax…"; B, M, X), and the frame
 # line names the panel (panel=decode, panel=tiles). Every wait is for a frame the program reports.
 # usage: test_gui_panel_export.sh MHA_TRACER SOURCE_DIR      Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
@@ -36,8 +36,13 @@ grep -q "<text" "$WORK/exports/lesson-decode-head0-token7.svg" || fail "the deco
 key b "panel=tiles "
 key Right "panel=tiles "
 exported lesson-tiles-block2-head0-tile02.png lesson-tiles-block2-head0-tile02.svg
+key m "panel=compare "
+exported lesson-compare.png lesson-compare.svg
+key x "panel=shuffle "
+exported lesson-shuffle-reversed.png lesson-shuffle-reversed.svg
+grep -q "tokens reordered" "$WORK/exports/lesson-shuffle-reversed.svg" || fail "the shuffle slide does not show the shuffle test"
 ls "$WORK/exports" | grep -q stage && fail "a panel exported under a stage name: $(ls "$WORK/exports")"
-echo "Shift+E in G and B: $(ls "$WORK/exports" | tr "\n" " ")"
+echo "Shift+E in G, B, M and X: $(ls "$WORK/exports" | tr "\n" " ")"
 kill $PID
 rm -rf "$WORK"
 '
