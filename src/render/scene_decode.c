@@ -91,6 +91,8 @@ typedef struct {
 } DecodeBoard;
 
 static const char *const DECODE_OPS[3] = {"\xe2\x86\x90 q\xc2\xb7", "softmax", "\xc3\x97"};
+// "← q·" on two lines, "q·" over "←", where the width is short (shared labels).
+static const char *const DECODE_OP0_LINES[2] = {"q\xc2\xb7", "\xe2\x86\x90"};
 #define DECODE_SIGMA "\xce\xa3 ="
 
 // The matrices the decoder reads: with RoPE the rotated query and keys (the cache holds the turned k_t).
@@ -151,7 +153,7 @@ static GridStyle q_style(const GridStyle *g, const DecodeBoard *d)
 }
 
 // The air between q and the K cache, and between V and z (less with shared labels).
-static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared ? g->gap / 4 : g->gap / 2; }
+static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared ? g->gap / 8 : g->gap / 2; }
 
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64], DecodeBoard *d)
 {
@@ -186,6 +188,10 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     for (int k = 0; k < 3; k++) {
         d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
         if (shared && d->op_w[k] > 0) d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
+        if (shared && k == 0) {
+            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]), b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
+            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
+        }
         d->width += d->op_w[k];
     }
     // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board widens.
@@ -249,7 +255,12 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     draw_matrix(c, &gk, &d->k, xx, ky);
     xx += box_width(g, &d->k);
     for (int k = 0; k < 3; k++) {
-        if (d->op_w[k] > 0)
+        if (d->shared && k == 0) { // two lines about the middle of the cache
+            int lh = line_h(c, FONT_BOLD, g->op_font);
+            for (int l = 0; l < 2; l++)
+                text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh, CENTER,
+                        DECODE_OP0_LINES[l]);
+        } else if (d->op_w[k] > 0)
             text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h, CENTER, DECODE_OPS[k]);
         xx += d->op_w[k];
         if (k == 2) break;
@@ -365,7 +376,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         grid_style(c, &g);
         g.tight = g.compact = TRIES[tried].tight;
         decode_board(c, &g, t, head, names, &d);
-        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + c->num_font / 4) - d.height - 2 * decode_air(&g, &d);
+        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + decode_air(&g, &d)) - d.height - 2 * decode_air(&g, &d);
         if (d.width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
@@ -373,7 +384,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
     }
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 4;
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
     if (cache_line) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
