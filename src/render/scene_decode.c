@@ -464,40 +464,17 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         colw[j] += f / 2;
         total += colw[j];
     }
-    // Wider than w (w > 0): in bands, each with the token column, the first with m, rescale and l, then as many of
-    // O's columns as fit (issue 36: d_k = 8 ran off both sides of a 720p window).
-    int y0 = y, next = FIXED, widest = 0, per = d_k; // O's columns a band at most: as even as the bands allow
-    if (w > 0 && total > w) { // how many bands a greedy fill takes, then O's columns spread evenly over them
-        int bands = 1, bw = 0;
-        for (int j = 0; j < FIXED; j++) bw += colw[j];
-        for (int j = FIXED, n = 0; j < cols; j++, n++) {
-            if (n > 0 && bw + colw[j] > w) bands++, bw = colw[0], n = 0;
-            bw += colw[j];
+    if (width) *width = total;
+    int x0 = x + (w - total) / 2;
+    for (int i = 0; i <= rows && draw; i++) {
+        int cx = x0;
+        for (int j = 0; j < cols; j++) {
+            Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
+            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j], lh, RIGHT, text[i][j]);
+            cx += colw[j];
         }
-        per = (d_k + bands - 1) / bands;
     }
-    for (int band = 0;; band++) {
-        int list[FIXED + TILES_VIEW_MAX_DK], n = 0, bw = 0, base = band == 0 ? FIXED : 1;
-        for (int j = 0; j < base; j++) list[n++] = j, bw += colw[j];
-        while (next < cols && n - base < per && (n == base || w <= 0 || bw + colw[next] <= w))
-            list[n++] = next, bw += colw[next++];
-        int x0 = x + (w > bw ? (w - bw) / 2 : 0);
-        for (int i = 0; i <= rows && draw; i++) {
-            int cx = x0;
-            for (int m = 0; m < n; m++) {
-                int j = list[m];
-                Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
-                text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j], lh, RIGHT, text[i][j]);
-                cx += colw[j];
-            }
-        }
-        widest = bw > widest ? bw : widest;
-        y += lh * (1 + rows);
-        if (next >= cols) break;
-        y += lh / 4;
-    }
-    if (width) *width = w > 0 ? widest : total;
-    return y - y0;
+    return lh * (1 + rows);
 }
 
 // The note under the tiles' table: words about m, l and the rescale at the sentence size (the footer's), but with
@@ -566,16 +543,15 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             b.c0 = k.c1 - nc > 0 ? (k.c1 - nc < k.c0 ? k.c1 - nc : k.c0) : 0, b.nc = nc;
         }
         int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
-        int table_in_w = draw_tile_table(c, &k, p->d_k, x, y, w, false, NULL); // in bands when wider than w
         int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false) + c->num_font / 3 +
-                   box_height(&g, &b) + g.gap + table_in_w + c->num_font / 4 +
+                   box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4 +
                    wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
         bool tall = need > h, wide = box_width(&g, &b) > w;
         if (!tall && !wide) break;
         int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
         int box_h = box_height(&g, &b), side = box_h > table_h + g.title_h + g.col_label_h - lh
                                                  ? box_h : table_h + g.title_h + g.col_label_h - lh;
-        int stacked = box_h + g.gap + table_in_w + c->num_font / 4; // S' over the table
+        int stacked = box_h + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4; // S' over the table
         if (box_width(&g, &b) + 2 * g.gap + table_w <= w && need - stacked + side <= h) {
             beside = true;
             break;
@@ -583,7 +559,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         int nf = note_font(c, last), note_w = w - table_w - 2 * g.gap;
         int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, last, false);
         int note_h = note_w > 8 * nf ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false) : h;
-        if (!wide && table_w <= w && need - table_in_w - last_h + (note_h > table_h ? note_h : table_h) <= h) {
+        if (!wide && need - lh * (1 + k.r1 - k.r0) - last_h + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0)) <= h) {
             note_beside = true;
             break;
         }
