@@ -125,9 +125,12 @@ static void test_decode_panel(const char *name, const Lesson *L, const Trace *T,
             for (int c = 0; c < p->d_k; c++) {
                 check_cell(&s, (CellRef){MAT_Q, head, t, c}, d.q[head].data[c], what, whole || c == 0);
                 check_cell(&s, (CellRef){MAT_Z, head, t, c}, d.z[head].data[c], what, whole || c == 0);
-                for (int j = 0; j <= t; j++) {
-                    check_cell(&s, (CellRef){MAT_K, head, j, c}, mat_row(&d.k_cache[head], j)[c], what, whole || (j == t && c == 0));
-                    check_cell(&s, (CellRef){MAT_V, head, j, c}, mat_row(&d.v_cache[head], j)[c], what, whole || (j == t && c == 0));
+                // The rows the rolling buffer still holds (a window lets the older ones go), at their slots.
+                for (int j = t + 1 - decode_cached(&d, t), g = params_kv_head(p, head); j <= t; j++) {
+                    Matrix k = decode_cache_row(&d, g, decode_slot(&d, j), false);
+                    Matrix v = decode_cache_row(&d, g, decode_slot(&d, j), true);
+                    check_cell(&s, (CellRef){MAT_K, head, j, c}, k.data[c], what, whole || (j == t && c == 0));
+                    check_cell(&s, (CellRef){MAT_V, head, j, c}, v.data[c], what, whole || (j == t && c == 0));
                 }
             }
             for (int j = 0; j <= t; j++)

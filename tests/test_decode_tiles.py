@@ -67,25 +67,50 @@ def same_bits(a, b):
     return np.array_equal(np.array(a, dtype=float), np.array(b, dtype=float))
 
 
-def check_decode(fails, tag, J, D):
+def check_decode(fails, tag, J, D, L):
+    """Each step adds k and v rows (the trace's row t of K, rotated with RoPE, and of V, per K/V head); the
+    caches it names (cache_positions, oldest first, at slots position mod cache_rows) are the rows of those
+    positions: the last `window` with a sliding window (Mistral's rolling buffer), else all up to t."""
     heads = len(J["head"])
     n = len(J["tokens"])
-    if len(D["steps"]) != n:
-        fails.append("%s: %d steps for %d tokens" % (tag, len(D["steps"]), n))
+    window = L.get("window", 0) if L.get("mask") == "causal" else 0
+    rows = min(window, n) if window > 0 else n
+    kv = L.get("kv_heads", heads)
+    if len(D["steps"]) != n or D["cache_rows"] != rows or D["kv_heads"] != kv:
+        fails.append("%s: %d steps for %d tokens, cache_rows %r (want %d)" % (tag, len(D["steps"]), n, D["cache_rows"], rows))
         return
     total_with = total_without = 0
+    k_rows = {}  # (kv head, position) -> the k row its step printed; the same for v
+    v_rows = {}
     for t, s in enumerate(D["steps"]):
         if s["position"] != t or s["token"] != J["tokens"][t]:
             fails.append("%s step %d: position or token" % (tag, t))
+        first = max(0, t + 1 - rows)
+        if s["cache_positions"] != list(range(first, t + 1)) or s["cache_slots"] != [j % rows for j in range(first, t + 1)]:
+            fails.append("%s step %d: cache_positions %r slots %r" % (tag, t, s["cache_positions"], s["cache_slots"]))
+        if s["slot_written"] != t % rows or s["evicted_position"] != (t - rows if t >= rows else None):
+            fails.append("%s step %d: slot_written %r evicted %r" % (tag, t, s["slot_written"], s["evicted_position"]))
+        if s["cache_values"] != 2 * kv * (t + 1 - first) * L["d_k"]:
+            fails.append("%s step %d: cache_values %r" % (tag, t, s["cache_values"]))
+        if [e["kv_head"] for e in s["new_kv"]] != list(range(kv)):
+            fails.append("%s step %d: new_kv heads" % (tag, t))
+        for e in s["new_kv"]:
+            k_rows[e["kv_head"], t], v_rows[e["kv_head"], t] = e["k"], e["v"]
         for h in range(heads):
             jh, sh = J["head"][h], s["head"][h]
             q, k = ("Q_rotated", "K_rotated") if "Q_rotated" in jh else ("Q", "K")
             if sh.get("kv_head") != jh.get("kv_head"):
                 fails.append("%s step %d head %d: kv_head %r, the trace's %r" % (tag, t, h, sh.get("kv_head"), jh.get("kv_head")))
-            for key, want in (("q", jh[q][t]), ("weights", jh["weights"][t][: t + 1]), ("z", jh["Z"][t]),
-                              ("k_cache", jh[k][: t + 1]), ("v_cache", jh["V"][: t + 1])):
-                if not same_bits(sh[key], want):
+            g = jh.get("kv_head", h)
+            cache_k = [k_rows[g, j] for j in s["cache_positions"]]
+            cache_v = [v_rows[g, j] for j in s["cache_positions"]]
+            for key, got, want in (("q", sh["q"], jh[q][t]), ("weights", sh["weights"], jh["weights"][t][: t + 1]),
+                                   ("z", sh["z"], jh["Z"][t]), ("k_cache", cache_k, jh[k][first: t + 1]),
+                                   ("v_cache", cache_v, jh["V"][first: t + 1])):
+                if not same_bits(got, want):
                     fails.append("%s step %d head %d: %s is not the trace's bit for bit" % (tag, t, h, key))
+            if any(w != 0 for w in sh["weights"][:first]):
+                fails.append("%s step %d head %d: a key out of the cache weighs more than 0" % (tag, t, h))
         if not same_bits(s["output"], J["output"][t]):
             fails.append("%s step %d: the output row is not the trace's bit for bit" % (tag, t))
         w = s["multiply_adds"]
@@ -177,6 +202,48 @@ def check_tiles(fails, tag, J, L, B):
             fails.append("%s head %d: the NumPy tiles disagree with the NumPy softmax" % (tag, h))
 
 
+def check_bounds(fails, binary, tmp):
+    """--tiles 1 of 512 tokens with d_k 256 would print 34 M numbers (each 1x1 tile its O row): refused at once
+    naming a block that fits; a running O that overflows where Z does not: refused naming the cell; --decode
+    prints each k and v row once (its size grows like n, not n^2, in the rows it prints)."""
+    big = {"title": "long", "tokens": ["t%d" % i for i in range(512)], "d_model": 4, "heads": 1, "d_k": 256,
+           "mask": "causal", "embeddings": {"random": {"seed": 1, "std": 1.0}},
+           "weights": {"random": {"seed": 2, "qkv_std": 0.5, "out_std": 0.5}}}
+    path = os.path.join(tmp, "long.json")
+    with open(path, "w") as f:
+        json.dump(big, f)
+    _, r = run(binary, path, ["--tiles", "1"], expect=2)
+    if r.stdout or "--tiles 1" not in r.stderr or "at most" not in r.stderr or "fits (--tiles" not in r.stderr:
+        fails.append("--tiles 1 on 512 tokens of d_k 256: %r" % r.stderr)
+    over = {"title": "overflow", "tokens": ["a", "b", "c"], "embeddings": [[1], [1], [1]], "heads": 1, "d_k": 1,
+            "weights": {"W_Q": [[[0]]], "W_K": [[[0]]], "W_V": [[[1e308]]], "W_O": [[1e-300]]}}
+    path = os.path.join(tmp, "overflow.json")
+    with open(path, "w") as f:
+        json.dump(over, f)
+    run(binary, path, [])  # --json: Z and the output are finite
+    for B in (1, 3):
+        _, r = run(binary, path, ["--tiles", str(B)], expect=2)
+        if r.stdout or "O[0][0]" not in r.stderr or "head[0].tiles.steps[" not in r.stderr:
+            fails.append("--tiles %d whose running O overflows: %r" % (B, r.stderr))
+    # The shipped sliding-window lesson's notes: "at most 3 keys and values per K/V head are kept".
+    mistral = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lessons", "mistral-sliding-window.json")
+    D, _ = run(binary, mistral, ["--decode"])
+    with open(mistral) as f:
+        M = json.load(f)
+    most = max(s["cache_values"] for s in D["steps"])
+    if D["cache_rows"] != 3 or "at most 3 keys and values per K/V head" not in M["notes"] or \
+            most != 2 * M["kv_heads"] * 3 * M["d_k"]:
+        fails.append("mistral-sliding-window: cache_rows %r, largest cache_values %r" % (D["cache_rows"], most))
+    small = dict(big, tokens=big["tokens"][:64], d_k=8)
+    path = os.path.join(tmp, "decode.json")
+    with open(path, "w") as f:
+        json.dump(small, f)
+    D, r = run(binary, path, ["--decode"])
+    rows = sum(len(s["new_kv"]) for s in D["steps"])
+    if rows != 64 or "k_cache" in r.stdout:
+        fails.append("--decode printed %d k/v rows for 64 tokens (each step adds one)" % rows)
+
+
 def main():
     binary = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 24
@@ -197,7 +264,7 @@ def main():
                         fails.append("lesson %d head %d: the trace's Z is not NumPy's" % (k, h))
             if L.get("mask") == "causal":
                 D, _ = run(binary, path, ["--decode"])
-                check_decode(fails, "lesson %d" % k, J, D)
+                check_decode(fails, "lesson %d" % k, J, D, L)
             else:
                 _, r = run(binary, path, ["--decode"], expect=2)
                 if r.stdout or '"mask"' not in r.stderr:
@@ -224,6 +291,8 @@ def main():
             _, r = run(binary, path, args, expect=2)
             if r.stdout or needle not in r.stderr:
                 fails.append("%s: %r" % (" ".join(args), r.stderr))
+        # Issue 39: the outputs stay within --json's limit, and never print infinity.
+        check_bounds(fails, binary, tmp)
     for f in fails:
         print("FAIL:", f)
     print("%d random lessons: decoding bit for bit, %d tiles computed, %d skipped by the mask (tolerance %g)"

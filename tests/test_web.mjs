@@ -290,6 +290,17 @@ try {
     check(s3.lesson === "the-cat-sat" && s3.quiz === "asking",
           `a link to a lesson the page lacks: the banner says so over ${s3.lesson} (quiz ${s3.quiz})`);
     await p3.close();
+    // The schema beside the lessons is not a lesson (issue 39: the page stayed dead, then blamed WebGL): the banner.
+    const p4 = await browser.newPage();
+    await p4.goto(url + "#lesson=lesson.schema");
+    await p4.waitForFunction(() => window.mhaState.frames >= 1 && window.mhaState.banner === 1);
+    const s4 = await p4.evaluate(() => window.mhaState);
+    check(s4.lesson === "the-cat-sat", `a link to the schema: the banner over ${s4.lesson}`);
+    // The exported functions take only what the lesson has: a head out of range pins nothing.
+    const cells = await p4.evaluate(() => [99999, -1, 0].map(h => Module.ccall("mha_web_cell", "number",
+      ["string", "number", "number", "number", "number"], ["Q", h, 0, 0, 0])));
+    check(cells[0] === 0 && cells[1] === 0 && cells[2] === 1, `mha_web_cell heads 99999, -1, 0: ${cells}`);
+    await p4.close();
     await page.evaluate(() => { location.hash = "#lesson=mao-zuo-zai-dianzi-shang&stage=softmax&part=2&head=0"; });
     await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" &&
                                      window.mhaState.stage === "softmax");

@@ -557,10 +557,7 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
     if (h == 1)
         fprintf(out, "The lesson has one head: there is nothing to split, and both sides are the same.\n\n");
     else
-        fprintf(out, "One head of d_k = %d against %d heads of d_k = %d.\n"
-                     "The single head's W_Q, W_K and W_V (%d\xc3\x97%d) are the %d heads' joined side by side; W_O is the same.\n"
-                     "Its scores are the sum of the heads' scores: the split changes the patterns, not the cost.\n\n",
-                dk1, h, p->d_k, p->d_model, dk1, h);
+        cli_print_compare_claims(out, p, t, c);
 
     // One title and one matrix per pattern: the single head first, then head 0 ... h-1.
     int count = h + 1;
@@ -632,7 +629,7 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void json_number(FILE *out, double v)
+void cli_json_number(FILE *out, double v)
 {
     if (!isfinite(v))
         fputs("null", out); // masked (-inf) scores; JSON has no infinity
@@ -645,7 +642,7 @@ static void json_row(FILE *out, const double *row, int count)
     fputc('[', out);
     for (int c = 0; c < count; c++) {
         if (c) fputs(", ", out);
-        json_number(out, row[c]);
+        cli_json_number(out, row[c]);
     }
     fputc(']', out);
 }
@@ -714,12 +711,12 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     // The teaching switches, only when used: a lesson without them prints the bytes it always printed.
     if (p->scale > 0) {
         fputs("  \"scale\": ", out);
-        json_number(out, p->scale);
+        cli_json_number(out, p->scale);
         fputs(",\n", out);
     }
     if (p->rope != ROPE_NONE) {
         fputs("  \"rope\": {\"base\": ", out);
-        json_number(out, p->rope_base);
+        cli_json_number(out, p->rope_base);
         fprintf(out, ", \"pairs\": \"%s\"},\n", p->rope == ROPE_INTERLEAVED ? "interleaved" : "halves");
         // --rope-shift K: every position also shifted by K (each head's Q_rotated_shifted, ..., scores_shifted)
         if (p->rope_shift > 0) fprintf(out, "  \"rope_shift\": %d,\n", p->rope_shift);
@@ -739,7 +736,7 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
         fputs("  \"shuffle\": [", out);
         for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? ", " : "", x->shuffle[i]);
         fputs("],\n  \"shuffle_largest_difference\": ", out);
-        json_number(out, x->shuffle_difference);
+        cli_json_number(out, x->shuffle_difference);
         fprintf(out, ",\n  \"shuffle_only_reorders\": %s,\n", x->shuffle_same ? "true" : "false");
     }
     Item items[MAT_COUNT + PARAM_COUNT];
@@ -801,7 +798,10 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
 static void grad_row(FILE *out, const double *v, int n)
 {
     fputc('[', out);
-    for (int i = 0; i < n; i++) fprintf(out, "%s%.17g", i ? ", " : "", v[i]);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", out);
+        cli_json_number(out, v[i]); // finite: cli_grad_check came first
+    }
     fputc(']', out);
 }
 
@@ -868,7 +868,9 @@ bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, cha
 
 void cli_print_grad(FILE *out, double loss, const AttnParams *g)
 {
-    fprintf(out, "{\"loss\": %.17g, \"grad\": {\n  \"embeddings\": ", loss);
+    fputs("{\"loss\": ", out);
+    cli_json_number(out, loss); // finite: cli_grad_check came first
+    fputs(", \"grad\": {\n  \"embeddings\": ", out);
     grad_matrix(out, &g->X);
     if (g->cross) {
         fputs(",\n  \"source_embeddings\": ", out);

@@ -28,6 +28,12 @@ void cli_print_cost(FILE *out, const AttnParams *p);
 // The single head's attention pattern next to the h heads' patterns, both outputs and the cost rows.
 // t is the lesson's (multi-head) trace, c its comparison (compare_run).
 void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Comparison *c);
+// Largest |the single head's score - the sum of the heads' scores| (before scaling and the mask); *big the
+// largest |score| of the heads (at least 1). --compare calls a gap of 1e-9 * big rounding.
+double cli_compare_score_gap(const Trace *t, const Comparison *c, double *big);
+// The lines under --compare's header for a lesson of several heads (cli_compare.c): what the single head is,
+// RoPE, the K/V heads, the mask, the scores' sum with its measured gap, the switched-off heads and the cost.
+void cli_print_compare_claims(FILE *out, const AttnParams *p, const Trace *t, const Comparison *c);
 // The whole trace as one JSON object, numbers with 17 significant digits; masked scores are null.
 void cli_print_json(FILE *out, const Lesson *l, const Trace *t);
 // --questions: one block per question of the lesson: its number, stage and head, the question, how the
@@ -44,11 +50,22 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // May cli_print_grad print loss and g? false when a number is infinite or not a number, with why (cap
 // bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n, d_model).
 bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
-// --json --decode: the lesson generated token by token with a KV cache, one object per step (see
-// cli_decode.c); streamed, so the memory is the caches'. Returns false when a step failed (no memory).
-bool cli_print_decode(FILE *out, const Lesson *l);
-// --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside its object.
+// --json --decode: the lesson generated token by token with a KV cache, one object per step with what the
+// step adds (see cli_decode.c and docs/json.md); streamed, so the memory is the caches'. False, before a byte
+// is printed, with why (cap bytes) when the output would pass the limit --json keeps (*usage true: exit 2)
+// or memory ran out (*usage false).
+bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *usage);
+// How many numbers --json --decode prints for p (at most LESSON_MAX_TRACE_VALUES, or it refuses).
+double cli_decode_values(const AttnParams *p);
+// May --json --tiles `block` print? false with why: the output would pass the limit --json keeps (naming a
+// block that fits), or a running sum of the tiles overflows (naming the cell); *usage false: no memory.
+bool cli_tiles_check(const Lesson *l, const Trace *t, int block, char *why, size_t cap, bool *usage);
+// --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside its object
+// (after cli_tiles_check).
 void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block);
+// The one writer of a number in every JSON the command line prints: %.17g, and null for what is not finite
+// (masked scores, -inf; the printers check first that nothing else is).
+void cli_json_number(FILE *out, double v);
 // The JSON writers cli.c uses, for cli_decode.c: a string, a row of numbers, "key": [[rows]] (last: no comma).
 void cli_json_string(FILE *out, const char *s);
 void cli_json_row(FILE *out, const double *row, int count);

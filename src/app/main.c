@@ -669,14 +669,22 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
             cli_line(stderr, "%s: error: --decode: %s\n", name, why);
             return EXIT_USAGE;
         }
-        if (!cli_print_decode(stdout, l)) {
-            cli_line(stderr, "mha-tracer: error: out of memory\n");
-            return EXIT_IO;
+        char msg[640];
+        bool usage = true;
+        if (!cli_print_decode(stdout, l, msg, sizeof msg, &usage)) {
+            cli_line(stderr, "%s: error: %s\n", usage ? name : "mha-tracer", msg);
+            return usage ? EXIT_USAGE : EXIT_IO;
         }
         return finish_stdout();
     }
     double block = 0;
     if (!options_number(OPT_TILES, a->value[OPT_TILES], &block)) return EXIT_USAGE;
+    char msg[640];
+    bool usage = true;
+    if (!cli_tiles_check(l, t, (int)block, msg, sizeof msg, &usage)) {
+        cli_line(stderr, "%s: error: %s\n", usage ? name : "mha-tracer", msg);
+        return usage ? EXIT_USAGE : EXIT_IO;
+    }
     CliExtra x = *extra;
     x.tiles = (int)block;
     x.head_json = cli_json_tiles;

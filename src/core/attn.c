@@ -76,20 +76,27 @@ void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
 }
 
 // out (rows, d_k) = x turned by +-angle(row, j) in each pair j
+void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first, int block)
+{
+    int d_k = block > 0 && block < x->cols ? block : x->cols;
+    for (int at = 0; at + d_k <= x->cols; at += d_k)
+        for (int j = 0; 2 * j + 1 < d_k; j++) {
+            int a, b;
+            attn_rope_pair(kind, d_k, j, &a, &b);
+            a += at, b += at;
+            for (int r = 0; r < x->rows; r++) {
+                double angle = attn_rope_angle(base, d_k, first + r, j);
+                double c = core_cos(angle), s = sign > 0 ? core_sin(angle) : -core_sin(angle);
+                double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
+                mat_set(out, r, a, xa * c - xb * s);
+                mat_set(out, r, b, xa * s + xb * c);
+            }
+        }
+}
+
 void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first)
 {
-    int d_k = x->cols;
-    for (int j = 0; 2 * j + 1 < d_k; j++) {
-        int a, b;
-        attn_rope_pair(kind, d_k, j, &a, &b);
-        for (int r = 0; r < x->rows; r++) {
-            double angle = attn_rope_angle(base, d_k, first + r, j);
-            double c = core_cos(angle), s = sign > 0 ? core_sin(angle) : -core_sin(angle);
-            double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
-            mat_set(out, r, a, xa * c - xb * s);
-            mat_set(out, r, b, xa * s + xb * c);
-        }
-    }
+    attn_rope_blocks(out, x, kind, base, sign, first, 0);
 }
 
 void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign)

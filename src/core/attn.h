@@ -38,6 +38,9 @@ void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b);
 void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign);
 // The same with row r at position first + r (a decoder's one new row: first = its position).
 void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first);
+// attn_rope_from over each block of `block` columns (0: all of them) as a d_k of its own: the columns
+// [b·block, (b+1)·block) turned as a head of d_k = block turns its own.
+void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first, int block);
 // z (n, d_k) = weights (n, m) @ v (m, d_k)
 void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v);
 // concat (n, h*d_k) = [z_0 ... z_{h-1}]

@@ -25,9 +25,10 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
     out->mask = p->mask;
     out->cross = p->cross;
     out->scale = p->scale; // a lesson's own scale multiplies the one head's scores too (0: its own 1/sqrt(h d_k))
-    out->window = p->window; // the same sliding window, and RoPE over the one head's h·d_k numbers
+    out->window = p->window; // the same sliding window
     out->rope = p->rope;
     out->rope_base = p->rope_base;
+    out->rope_block = p->d_k; // each head's columns turned as that head turns them: the scores still add up
     copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);
     join_columns(&out->W_Q[0], p->W_Q, p->heads);

@@ -9,7 +9,9 @@
 // out = the single-head version of p: heads = 1 and d_k = p->heads·p->d_k;
 // W_Q (d_model, h·d_k) = [W_Q_0 ... W_Q_{h-1}] side by side, likewise W_K, W_V and the biases
 // b_Q, b_K, b_V (1, h·d_k); the same X, S, mask, W_O (h·d_k, d_model) and b_O.
-// Its Q is the heads' Q side by side and its scores are the sum of the heads' scores (before scaling).
+// With grouped K/V heads each query head's K/V head is repeated in its place; with RoPE each head's d_k
+// columns turn as that head's do (rope_block = d_k). So its Q (rotated with RoPE) is the heads' side by side
+// and its scores are the sum of the heads' scores (before scaling and the mask, which it shares).
 // Returns false (out left empty) when out of memory. Free with params_free.
 bool compare_single_head(AttnParams *out, const AttnParams *p);
 

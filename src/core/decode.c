@@ -49,27 +49,75 @@ void decode_free(Decoder *d)
     for (int i = 0; d->q && i < h; i++)
         mat_free(&d->q[i]), mat_free(&d->scores[i]), mat_free(&d->weights[i]), mat_free(&d->z[i]);
     free(d->k_cache), free(d->v_cache), free(d->q), free(d->scores), free(d->weights), free(d->z);
-    mat_free(&d->concat), mat_free(&d->output);
+    mat_free(&d->keys), mat_free(&d->values), mat_free(&d->concat), mat_free(&d->output);
     memset(d, 0, sizeof *d);
+}
+
+// The rows a cache needs: a sliding window of W keeps the last W keys (Mistral's rolling buffer).
+static int cache_rows(const AttnParams *p)
+{
+    return p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n ? p->window : p->n;
 }
 
 bool decode_init(Decoder *d, const AttnParams *p)
 {
     memset(d, 0, sizeof *d);
     d->p = p;
-    int g = kv_heads(p), h = p->heads;
+    d->cache_rows = cache_rows(p);
+    d->slot_written = -1, d->evicted = -1;
+    int g = kv_heads(p), h = p->heads, rows = d->cache_rows;
     d->k_cache = calloc((size_t)g, sizeof(Matrix)), d->v_cache = calloc((size_t)g, sizeof(Matrix));
     d->q = calloc((size_t)h, sizeof(Matrix)), d->scores = calloc((size_t)h, sizeof(Matrix));
     d->weights = calloc((size_t)h, sizeof(Matrix)), d->z = calloc((size_t)h, sizeof(Matrix));
     bool ok = d->k_cache && d->v_cache && d->q && d->scores && d->weights && d->z;
     for (int i = 0; ok && i < g; i++)
-        ok = mat_init(&d->k_cache[i], p->n, p->d_k) && mat_init(&d->v_cache[i], p->n, p->d_k);
+        ok = mat_init(&d->k_cache[i], rows, p->d_k) && mat_init(&d->v_cache[i], rows, p->d_k);
     for (int i = 0; ok && i < h; i++)
         ok = mat_init(&d->q[i], 1, p->d_k) && mat_init(&d->scores[i], 1, p->n) && mat_init(&d->weights[i], 1, p->n)
              && mat_init(&d->z[i], 1, p->d_k);
+    if (rows < p->n) // a rolling buffer: its rows are put in position order each step (else they are in it)
+        ok = ok && mat_init(&d->keys, rows, p->d_k) && mat_init(&d->values, rows, p->d_k);
     ok = ok && mat_init(&d->concat, 1, p->heads * p->d_k) && mat_init(&d->output, 1, p->d_model);
     if (!ok) decode_free(d);
     return ok;
+}
+
+int decode_cached(const Decoder *d, int t) { return t + 1 < d->cache_rows ? t + 1 : d->cache_rows; }
+
+Matrix decode_cache_row(const Decoder *d, int g, int slot, bool value)
+{
+    return rows_of(value ? &d->v_cache[g] : &d->k_cache[g], slot, 1);
+}
+
+// K/V head g's cached rows of positions first .. t, in position order, into d->keys and d->values (the
+// rolling buffer's two runs, slots first mod rows .. rows-1 then 0 ..): rows t - first + 1.
+static void gather(Decoder *d, int g, int first, int t)
+{
+    size_t row = (size_t)d->p->d_k * sizeof(double);
+    for (int j = first; j <= t; j++) {
+        int slot = decode_slot(d, j);
+        memcpy(mat_row(&d->keys, j - first), mat_row(&d->k_cache[g], slot), row);
+        memcpy(mat_row(&d->values, j - first), mat_row(&d->v_cache[g], slot), row);
+    }
+}
+
+// Token t's key and value into every K/V head's cache, slot t mod cache_rows, computed as the trace computes
+// row t of K and V (the key turned by RoPE at position t when the lesson rotates). False: a number overflowed.
+static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
+{
+    const AttnParams *p = d->p;
+    for (int g = 0; g < kv_heads(p); g++) {
+        Matrix k = rows_of(&d->k_cache[g], slot, 1), v = rows_of(&d->v_cache[g], slot, 1);
+        int h = group_head(p, g);
+        if (p->rope != ROPE_NONE) {
+            attn_project(&d->q[h], x, &p->W_K[h], &p->b_K[h]); // the unturned key, in a row of its size
+            attn_rope_from(&k, &d->q[h], p->rope, p->rope_base, +1, t);
+        } else
+            attn_project(&k, x, &p->W_K[h], &p->b_K[h]);
+        attn_project(&v, x, &p->W_V[h], &p->b_V[h]);
+        if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
+    }
+    return true;
 }
 
 bool decode_step(Decoder *d)
@@ -78,34 +126,32 @@ bool decode_step(Decoder *d)
     int t = d->steps;
     if (t >= p->n) return false;
     Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
-    // Its key and value enter every K/V head's cache: row t, computed as the trace computes row t of K and V
-    // (the key turned by RoPE at position t when the lesson rotates).
-    for (int g = 0; g < kv_heads(p); g++) {
-        Matrix k = rows_of(&d->k_cache[g], t, 1), v = rows_of(&d->v_cache[g], t, 1);
-        int h = group_head(p, g);
-        if (p->rope != ROPE_NONE) {
-            attn_project(&d->q[h], &x, &p->W_K[h], &p->b_K[h]); // the unturned key, in a row of its size
-            attn_rope_from(&k, &d->q[h], p->rope, p->rope_base, +1, t);
-        } else
-            attn_project(&k, &x, &p->W_K[h], &p->b_K[h]);
-        attn_project(&v, &x, &p->W_V[h], &p->b_V[h]);
-        if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
-    }
+    int slot = decode_slot(d, t), first = t + 1 - decode_cached(d, t), rows = t + 1 - first;
+    // The slot's old key and value (position t - cache_rows, out of the window now) are overwritten.
+    if (!write_kv(d, &x, t, slot)) return false;
     double root = sqrt((double)p->d_k);
+    int gathered = -1;
     for (int h = 0; h < p->heads; h++) {
         int g = params_kv_head(p, h);
-        Matrix keys = rows_of(&d->k_cache[g], 0, t + 1), values = rows_of(&d->v_cache[g], 0, t + 1);
+        bool rolling = d->cache_rows < p->n;
+        if (rolling && g != gathered) gather(d, g, first, t), gathered = g;
+        Matrix keys = rows_of(rolling ? &d->keys : &d->k_cache[g], 0, rows);
+        Matrix values = rows_of(rolling ? &d->values : &d->v_cache[g], 0, rows);
         Matrix s = first_cols(&d->scores[h], t + 1), w = first_cols(&d->weights[h], t + 1);
+        Matrix s_cached = {1, rows, s.data + first}, w_cached = {1, rows, w.data + first};
         if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned until below)
             attn_project(&d->z[h], &x, &p->W_Q[h], &p->b_Q[h]);
             attn_rope_from(&d->q[h], &d->z[h], p->rope, p->rope_base, +1, t);
         } else
             attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
-        attn_scores(&s, &d->q[h], &keys); // (1, t+1) = q_t K_cacheᵀ
-        for (int j = 0; j <= t; j++) s.data[j] = sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
+        attn_scores(&s_cached, &d->q[h], &keys); // (1, rows) = q_t K_cacheᵀ over the cached positions
+        for (int j = 0; j <= t; j++)
+            s.data[j] = j >= first && sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
         if (!mat_all_finite(&d->q[h], false) || !mat_all_finite(&s, true)) return false;
-        mat_softmax_rows(&w, &s);
-        attn_weighted_sum(&d->z[h], &w, &values); // (1, d_k) = weights V_cache
+        mat_softmax_rows(&w, &s); // over positions 0..t: the ones no longer cached weigh exactly 0
+        // (1, d_k) = weights V_cache over the cached rows in position order: the trace's sum without its
+        // leading zero terms, which leave its running sum +0 (so the same bits).
+        attn_weighted_sum(&d->z[h], &w_cached, &values);
         if (!mat_all_finite(&d->z[h], false)) return false;
     }
     attn_concat(&d->concat, d->z, p->heads);
@@ -113,7 +159,8 @@ bool decode_step(Decoder *d)
     mat_matmul(&d->output, &d->concat, &p->W_O);
     mat_add_row(&d->output, &p->b_O);
     if (!mat_all_finite(&d->output, false)) return false;
-    d->steps = t + 1;
+    d->evicted = t >= d->cache_rows ? t - d->cache_rows : -1;
+    d->slot_written = slot, d->first_cached = first, d->steps = t + 1;
     return true;
 }
 
@@ -151,6 +198,18 @@ void tiles_count(const AttnParams *p, int block, int64_t *computed, int64_t *ski
             if (tile_hidden(p, r0, r1, c0, c1)) ++*skipped;
             else ++*computed;
         }
+}
+
+int64_t tiles_rows(const AttnParams *p, int block)
+{
+    int64_t rows = 0;
+    int most = p->n > p->m ? p->n : p->m, b = block < most ? block : most;
+    for (int r0 = 0; r0 < p->n; r0 += b)
+        for (int c0 = 0; c0 < p->m; c0 += b) {
+            int r1 = r0 + b < p->n ? r0 + b : p->n, c1 = c0 + b < p->m ? c0 + b : p->m;
+            if (!tile_hidden(p, r0, r1, c0, c1)) rows += r1 - r0;
+        }
+    return rows;
 }
 
 // e^(a - b) for the running rescale: 0 when a is -inf (nothing was seen: no weight to carry).

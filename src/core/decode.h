@@ -9,17 +9,26 @@
 
 // ---- KV-cache decoding -------------------------------------------------------------------------------
 // Step t projects token t alone (q_t for every query head, k_t and v_t for every K/V head; with RoPE q_t and
-// k_t turned at position t), appends k_t and v_t to the caches and attends from q_t over the t + 1 cached
-// keys (those within the sliding window, when the lesson has one). The kernels are the trace's and sum in
-// the trace's order, so q_t, the weights, z_t and the output row are the same bits as row t of trace_run.
+// k_t turned at position t), writes k_t and v_t into the caches and attends from q_t over the cached keys.
+// The caches are rolling buffers (Mistral's): per K/V head `cache_rows` rows, position t in slot
+// t mod cache_rows; with a sliding window of W, cache_rows = min(W, n), so a step overwrites the key the
+// window has just left behind; without one cache_rows = n and nothing is overwritten. The kernels are the
+// trace's and sum in the trace's order over the cached keys in position order (the keys outside the window
+// weigh exactly 0, as in the trace), so q_t, the weights, z_t and the output row are the same bits as row t
+// of trace_run.
 typedef struct {
     const AttnParams *p;
-    int steps;          // steps done: the caches hold rows 0 .. steps-1
-    Matrix *k_cache;    // [kv_heads] (n, d_k): row j = k_j of that K/V head (filled up to steps)
-    Matrix *v_cache;    // [kv_heads] (n, d_k)
+    int steps;          // steps done: the caches hold positions first_cached .. steps-1
+    int cache_rows;     // rows of each cache: min(window, n) with a window, else n
+    int first_cached;   // the oldest position in the caches after the last step
+    int slot_written;   // the slot the last step wrote (its position mod cache_rows); -1 before the first step
+    int evicted;        // the position the last step overwrote (left the window); -1: none
+    Matrix *k_cache;    // [kv_heads] (cache_rows, d_k): slot s = k of position p with p mod cache_rows = s
+    Matrix *v_cache;    // [kv_heads] (cache_rows, d_k)
+    Matrix keys, values; // (cache_rows, d_k) scratch (a rolling buffer only): one K/V head's rows in position order
     Matrix *q;          // [heads] (1, d_k) the last step's query
-    Matrix *scores;     // [heads] (1, n) the last step's scaled, masked scores over the cache (first steps)
-    Matrix *weights;    // [heads] (1, n) the softmax of those (first steps entries)
+    Matrix *scores;     // [heads] (1, n) the last step's scaled, masked scores over positions 0..t (first steps)
+    Matrix *weights;    // [heads] (1, n) the softmax of those (first steps entries; 0 outside the cache)
     Matrix *z;          // [heads] (1, d_k) = weights V_cache
     Matrix concat;      // (1, heads * d_k), the ablated heads' columns zeros
     Matrix output;      // (1, d_model) = concat W_O + b_O
@@ -28,9 +37,17 @@ typedef struct {
 // NULL when p can be decoded token by token; else why not, naming the lesson's field (a source sequence:
 // cross-attention has no order to generate in; no "mask": "causal": each token would see later ones).
 const char *decode_refusal(const AttnParams *p);
-// Allocates the caches (2 · kv_heads · n · d_k numbers: at most the trace's own K and V). False: no memory.
+// Allocates the caches (2 · kv_heads · cache_rows · d_k numbers: at most the trace's own K and V). False: no
+// memory.
 bool decode_init(Decoder *d, const AttnParams *p);
-// Step d->steps: token d->steps enters. False when a number overflowed (d is then left as it was).
+// The rows each cache holds after step t (0-based): min(t + 1, cache_rows).
+int decode_cached(const Decoder *d, int t);
+// The slot of position `position` (one still cached) in every cache.
+static inline int decode_slot(const Decoder *d, int position) { return position % d->cache_rows; }
+// Row `slot` of K/V head g's key cache, or its value cache (value: true); a view, no copy.
+Matrix decode_cache_row(const Decoder *d, int g, int slot, bool value);
+// Step d->steps: token d->steps enters. False when a number overflowed (d's counters are then left as they
+// were, its caches not: decode no further).
 bool decode_step(Decoder *d);
 void decode_free(Decoder *d);
 
@@ -65,5 +82,8 @@ int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const M
                   void *ctx, Matrix *z, Matrix *m, Matrix *l);
 // The tiles a run visits and the ones the mask lets it skip.
 void tiles_count(const AttnParams *p, int block, int64_t *computed, int64_t *skipped);
+// The query rows of the tiles a run visits, summed (each tile's m, l and O have that many rows): what a
+// printout of every tile holds is this times d_k + 2 numbers.
+int64_t tiles_rows(const AttnParams *p, int block);
 
 #endif

@@ -161,6 +161,7 @@ bool params_copy(AttnParams *out, const AttnParams *src)
     out->rope = src->rope;
     out->rope_base = src->rope_base;
     out->rope_shift = src->rope_shift;
+    out->rope_block = src->rope_block;
     out->mask = src->mask;
     out->cross = src->cross;
     copy_values(&out->X, &src->X);

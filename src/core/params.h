@@ -39,6 +39,9 @@ typedef struct {
     // p + rope_shift and takes their scores (HeadTrace.Q_shift, K_shift, scores_shift), which equal the scores up
     // to rounding. Not a lesson key: the window's key S and --rope-shift set it; 0: not computed.
     int rope_shift;
+    // > 0: RoPE turns each block of rope_block columns as a d_k of its own (--compare's single head, whose
+    // h·d_k columns are the h heads' side by side, each turned as its head turns it); 0: the whole d_k.
+    int rope_block;
     bool cross;     // true when keys/values come from a separate source sequence
     Matrix X;       // (n, d_model) query-side embeddings
     Matrix S;       // (m, d_model) key/value-side embeddings; a copy of X for self-attention

@@ -233,13 +233,13 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
         return STAGE_PROJECT;
     const Matrix *q = &ht->Q, *k = &ht->K;
     if (p->rope != ROPE_NONE) {
-        attn_rope(&ht->Q_rot, &ht->Q, p->rope, p->rope_base, +1);
-        attn_rope(&ht->K_rot, &ht->K, p->rope, p->rope_base, +1);
+        attn_rope_blocks(&ht->Q_rot, &ht->Q, p->rope, p->rope_base, +1, 0, p->rope_block);
+        attn_rope_blocks(&ht->K_rot, &ht->K, p->rope, p->rope_base, +1, 0, p->rope_block);
         q = &ht->Q_rot, k = &ht->K_rot;
         if (!mat_all_finite(q, false) || !mat_all_finite(k, false)) return STAGE_ROTATE; // near DBL_MAX only
         if (p->rope_shift > 0) { // RoPE's point: every position p + k, the same scores up to rounding
-            attn_rope_from(&ht->Q_shift, &ht->Q, p->rope, p->rope_base, +1, p->rope_shift);
-            attn_rope_from(&ht->K_shift, &ht->K, p->rope, p->rope_base, +1, p->rope_shift);
+            attn_rope_blocks(&ht->Q_shift, &ht->Q, p->rope, p->rope_base, +1, p->rope_shift, p->rope_block);
+            attn_rope_blocks(&ht->K_shift, &ht->K, p->rope, p->rope_base, +1, p->rope_shift, p->rope_block);
             attn_scores(&ht->scores_shift, &ht->Q_shift, &ht->K_shift);
         }
     }

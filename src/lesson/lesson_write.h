@@ -37,9 +37,10 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
 // one step (platform_writer_commit_new), or nothing does. When something is already there (another window
 // saved under that name a moment before), returns false with *taken true (err filled), the name untouched.
 bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err);
-// lesson_write_file over the caller's own earlier file only: what is at path is taken away in one step and
-// judged by ours(where it now is, ctx) (platform_writer_commit_own), so nothing can put another file there
-// between the look and the replacement. Not the caller's (or the name freed and claimed by another writer
+// lesson_write_file over the caller's own earlier file only: what is at path is judged by ours(where it
+// is, ctx) and replaced in one step (platform_writer_commit_own: swapped out and judged where the system has
+// the exchange, so nothing can put another file there between the look and the replacement; judged in place
+// and renamed over elsewhere, so the name always holds a whole file). Not the caller's (or the name freed and claimed by another writer
 // meanwhile): false with *taken true, that file where it was. Nothing at path: claimed as lesson_write_claim.
 bool lesson_write_own(const char *path, const char *text, size_t len, bool (*ours)(const char *at, void *ctx),
                       void *ctx, bool *taken, LessonError *err);

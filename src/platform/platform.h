@@ -118,8 +118,9 @@ bool platform_path_join(char *out, size_t cap, const char *dir, const char *name
 // not fit cap. The last try is the longest name.
 bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k);
 // Removes from dir the temporaries of a writer killed midway: those named after one of names (count of
-// them) by a process that no longer runs, when they are plain files of this user. platform_writer_begin
-// does it for its targets.
+// them) by a process that no longer runs, when they are plain files of this user. A ".old" is removed only
+// when a file is at its name; where none is, it was the only copy and is put back at the name instead.
+// platform_writer_begin does it for its targets.
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count);
 
 // Writing a set of files, each through a temporary beside it, so that a reader sees every old file or
@@ -168,12 +169,15 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
 // links), so two writers choosing one free name never both get it. false with *fail filled (REPLACE; error
 // EEXIST when something is at the target: nothing there was touched).
 bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailure *fail);
-// Puts file i (added, the only one of w) in place of a file that must be the caller's own (its earlier save),
-// with no moment between the look and the replacement: what is at the target is taken away in one step
-// (swapped with the new file, or moved aside where there is no exchange), ours(where it now is, ctx) judges
-// it, and only a file ours accepts is replaced (then removed); any other is put back and the call fails
-// with REPLACE and EEXIST, as it does when the name was free and another writer claims it meanwhile. Nothing at the
-// target: claimed as platform_writer_commit_new. false with *fail filled.
+// Puts file i (added, the only one of w) in place of a file that must be the caller's own (its earlier save).
+// With the exchange (Linux), no moment between the look and the replacement: what is at the target is swapped
+// with the new file in one step, ours(where it now is, ctx) judges it, and only a file ours accepts is
+// removed; any other is swapped back. Without it (every other system, and file systems without the
+// exchange) ours judges the file where it is and the new one is renamed over it: the name holds a whole
+// file at every instant, nothing is ever moved aside, a kill leaves the old file or the new one (a file
+// another writer puts there in the microseconds between the look and the rename is replaced too). Not
+// ours: the call fails with REPLACE and EEXIST, as it does when the name was free and another writer claims
+// it meanwhile. Nothing at the target: claimed as platform_writer_commit_new. false with *fail filled.
 bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
                                 PlatformWriteFailure *fail);
 // Removes every temporary and copy still there (after a failure; nothing after a commit) and frees w.

@@ -247,6 +247,12 @@ bool platform_replace(const char *from, const char *to) { return rename(from, to
 
 bool platform_exchange(const char *a, const char *b)
 {
+    // The tests of the other systems' path (tests/test_save_kill.c): as if the exchange were missing.
+    const char *none = getenv("MHA_TEST_NO_EXCHANGE");
+    if (none && none[0] == '1') {
+        errno = ENOSYS;
+        return false;
+    }
 #if defined(__linux__) && defined(SYS_renameat2)
     // renameat2(RENAME_EXCHANGE) by its number: glibc before 2.28 has no wrapper. A file system without the
     // exchange (EINVAL) is one without the call.

@@ -344,7 +344,7 @@ bool platform_replace(const char *from, const char *to)
 bool platform_exchange(const char *a, const char *b)
 {
     (void)a, (void)b;
-    errno = ENOSYS; // no exchange of two names: the writer moves the file aside instead
+    errno = ENOSYS; // no exchange of two names: the writer judges the file in place, then renames over it
     return false;
 }
 

@@ -41,10 +41,11 @@ bool platform_temporary_name(char *out, size_t cap, const char *path, const char
     return len >= 0 && (size_t)len < cap;
 }
 
-// Is entry a temporary of one of names, left by a process that is gone?
-static bool stale_temporary(const char *entry, const char *const *names, size_t count)
+// Is entry a temporary of one of names, left by a process that is gone? Its name's index, -1 when not;
+// *old: a ".old" (a copy of the file at the name, kept while the name was being replaced).
+static int stale_temporary(const char *entry, const char *const *names, size_t count, bool *old)
 {
-    if (entry[0] != '.') return false;
+    if (entry[0] != '.') return -1;
     for (size_t i = 0; i < count; i++) {
         size_t n = strlen(names[i]);
         if (strncmp(entry + 1, names[i], n) != 0 || entry[1 + n] != '.') continue;
@@ -60,9 +61,27 @@ static bool stale_temporary(const char *entry, const char *const *names, size_t 
         long pid = strtol(digits, NULL, 10);
         if (pid <= 0 || pid == platform_pid()) continue;
         if (platform_process_alive(pid)) continue; // still running (or not ours to ask)
-        return true;
+        *old = strcmp(p, ".old") == 0;
+        return (int)i;
     }
-    return false;
+    return -1;
+}
+
+static bool copy_file(const char *name, void *target);
+
+// A dead writer's ".old" at path, the copy of the file at target: removed when target holds a file (the old
+// copy was kept only until the new one was in place); put back at target when nothing is there (a writer
+// of an earlier version, killed between moving the file aside and putting the new one in place, left it as
+// the only copy). Never removed while it may be the only copy.
+static void recover_old(const char *path, const char *target)
+{
+    PlatformStat sb;
+    if (platform_stat(target, false, &sb)) {
+        platform_remove(path);
+        return;
+    }
+    if (errno != ENOENT) return;
+    if (copy_file((char *)target, (void *)path)) platform_remove(path); // a link, else the bytes; exclusive
 }
 
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count)
@@ -72,14 +91,20 @@ void platform_temporaries_clean(const char *dir, const char *const *names, size_
     const char *e;
     long long me = platform_user();
     while ((e = platform_dir_next(d)) != NULL) {
-        if (!stale_temporary(e, names, count)) continue;
-        size_t cap = strlen(dir) + strlen(e) + 2;
-        char *path = malloc(cap);
+        bool old = false;
+        int which = stale_temporary(e, names, count, &old);
+        if (which < 0) continue;
+        size_t cap = strlen(dir) + strlen(e) + strlen(names[which]) + 2;
+        char *path = malloc(cap), *target = malloc(cap);
         PlatformStat sb;
-        if (path && platform_path_join(path, cap, dir, e) && platform_stat(path, false, &sb) &&
-            sb.kind == PLATFORM_REGULAR && sb.owner == me)
-            platform_remove(path);
+        if (path && target && platform_path_join(path, cap, dir, e) &&
+            platform_path_join(target, cap, dir, names[which]) && platform_stat(path, false, &sb) &&
+            sb.kind == PLATFORM_REGULAR && sb.owner == me) {
+            if (old) recover_old(path, target);
+            else platform_remove(path); // the new bytes of a write that never took place
+        }
         free(path);
+        free(target);
     }
     platform_dir_close(d);
 }
@@ -317,13 +342,6 @@ bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailur
     return true;
 }
 
-static bool create_placeholder(const char *name, void *arg)
-{
-    (void)arg;
-    int fd = platform_create_exclusive(name);
-    return fd >= 0 && platform_close(fd);
-}
-
 // The folder of f flushed: f is in place.
 static bool in_place(WriterFile *f)
 {
@@ -334,40 +352,33 @@ static bool in_place(WriterFile *f)
     return true;
 }
 
-// No exchange (not Linux, or a file system without it): what is at the target renamed over a placeholder of
-// ours, judged there, and the target claimed again by a link (exclusive: a writer that took the freed name
-// meanwhile keeps it). The target is missing for that moment; no file is lost.
-static bool commit_own_aside(WriterFile *f, size_t i, bool (*ours)(const char *, void *), void *ctx,
-                             PlatformWriteFailure *fail)
+// No exchange (not Linux, or a file system without it): the file at the target is judged where it is, then
+// the new one is renamed over it in one step. The name holds a whole file at every instant, the old one and
+// then the new one, and nothing is ever moved aside: a kill at any point leaves one of them at the name and
+// at most the temporary beside it (which the next writer removes). What this gives up beside the exchange:
+// a file another writer puts at the name between the look and the rename (microseconds) is replaced too.
+static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char *, void *), void *ctx,
+                                PlatformWriteFailure *fail)
 {
-    char *aside = fresh_temporary(f->path, "old", create_placeholder, NULL);
-    if (!aside) {
-        failure(fail, PLATFORM_WRITE_KEEP, i, errno);
-        return false;
-    }
-    if (!platform_replace(f->path, aside)) {
+    PlatformStat st;
+    if (!platform_stat(f->path, false, &st)) {
         int e = errno;
-        platform_remove(aside);
-        free(aside);
-        if (e == ENOENT && copy_file(f->path, f->tmp)) { // nothing there after all: the name claimed
+        if (e == ENOENT && copy_file(f->path, f->tmp)) { // nothing there: the name claimed (exclusive)
             platform_remove(f->tmp);
             return in_place(f);
         }
         failure(fail, PLATFORM_WRITE_REPLACE, i, e == ENOENT ? errno : e);
         return false;
     }
-    bool mine = ours(aside, ctx), placed = false;
-    int e = EEXIST;
-    if (mine && (placed = copy_file(f->path, f->tmp))) platform_remove(f->tmp);
-    else if (mine) e = errno;
-    // Ours and replaced, or ours and the name taken meanwhile (the other writer's file stays, this save fails
-    // as taken: the caller saves elsewhere): the old copy goes. Not ours: put back where it was.
-    bool back = mine && (placed || e == EEXIST) ? platform_remove(aside) == 0 : copy_file(f->path, aside);
-    if (back && !(mine && (placed || e == EEXIST))) platform_remove(aside);
-    free(aside); // (put back failed: another writer claimed the name in that moment; the file stays aside)
-    if (placed) return in_place(f);
-    failure(fail, PLATFORM_WRITE_REPLACE, i, e);
-    return false;
+    if (st.kind != PLATFORM_REGULAR || !ours(f->path, ctx)) {
+        failure(fail, PLATFORM_WRITE_REPLACE, i, EEXIST); // another's file: it stays, this save goes elsewhere
+        return false;
+    }
+    if (!platform_replace(f->tmp, f->path)) {
+        failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
+        return false;
+    }
+    return in_place(f);
 }
 
 bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
@@ -380,7 +391,7 @@ bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const 
     }
     if (!platform_exchange(f->tmp, f->path)) {
         if (errno == ENOENT) return platform_writer_commit_new(w, i, fail); // nothing there: claimed
-        if (errno == ENOSYS) return commit_own_aside(f, i, ours, ctx, fail);
+        if (errno == ENOSYS) return commit_own_in_place(f, i, ours, ctx, fail);
         failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
         return false;
     }
