@@ -22,6 +22,9 @@ mha_test(test_train_window mha_render)
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
 # command line (--export) with no display.
 mha_test(test_export mha_render)
+# The panels as slides with the real fonts (issue 36): the KV caches and the tiles' scores whole at 1280x720 and
+# 1920x1080, the cost sheet's numbers at the floor, the files --what decode|tiles|cost|compare|shuffle|all-heads write.
+mha_test(test_panel_slides mha_render)
 # Format marks, joiners and variation selectors (a token of one U+200B) drawn as a label, never an error.
 mha_test(test_text_marks mha_render)
 add_test(NAME test_export_cli
@@ -49,6 +52,12 @@ add_test(NAME test_gui_keys
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_keys.sh $<TARGET_FILE:mha-tracer>
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/keys-shots)
 set_tests_properties(test_gui_keys PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
+# Shift+E in a panel exports that panel, named after it (issue 36).
+add_test(NAME test_gui_panel_export
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_panel_export.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_gui_panel_export PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # RoPE's point (issue 22): S shifts every position, the frame line and the board say by how much.
 add_test(NAME test_gui_rope_shift

@@ -168,7 +168,8 @@ static int job_run(void *arg)
         char name[128];
         export_default_dir(what.lesson_path, j->dir, sizeof j->dir);
         // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
-        SceneExtras ex = {.original = what.original, .compare = what.compare, .question = j->question};
+        SceneExtras ex = {.original = what.original, .compare = what.compare, .question = j->question,
+                          .shuffle = session_shuffled(j->doc)}; // the shuffle panel's slide (Shift+E on X)
         ExportRequest req;
         gui_export_request(&req, j->dir, j->fonts, export_name_for(what.lesson_path, &what.shown, name, sizeof name),
                            j->st.dark, &ex);

@@ -183,6 +183,19 @@ static bool parse_export(const Args *a, ExportRequest *r)
     if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
     if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
     r->head = (int)head; // the lesson's own count is checked by export_run
+    if (v[OPT_BLOCK]) {
+        double block = 0;
+        if (!options_number(OPT_BLOCK, v[OPT_BLOCK], &block)) return false;
+        if (r->what != EXPORT_WHAT_TILES) {
+            cli_line(stderr, "mha-tracer: error: --block sizes the tiles: add --what tiles\n");
+            return false;
+        }
+        r->block = (int)block; // the lesson's tokens are checked by export_run
+    }
+    if (r->what == EXPORT_WHAT_SHUFFLE && v[OPT_SHUFFLE]) {
+        cli_line(stderr, "mha-tracer: error: --what shuffle reorders the lesson itself: leave out --shuffle\n");
+        return false;
+    }
     const char *cell = v[OPT_CELL];
     if (cell) {
         int row = -1, col = -1;

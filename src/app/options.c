@@ -14,8 +14,11 @@
 #include "../model/i18n.h"
 #include "../render/export.h"
 
-static const OptionChoice WHATS[] = {
-    {"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board", EXPORT_WHAT_BOARD}, {"all", EXPORT_WHAT_ALL}, {NULL, 0}};
+static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board", EXPORT_WHAT_BOARD},
+                                     {"all", EXPORT_WHAT_ALL},           {"decode", EXPORT_WHAT_DECODE},
+                                     {"tiles", EXPORT_WHAT_TILES},       {"cost", EXPORT_WHAT_COST},
+                                     {"compare", EXPORT_WHAT_COMPARE},   {"shuffle", EXPORT_WHAT_SHUFFLE},
+                                     {"all-heads", EXPORT_WHAT_ALL_HEADS}, {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
 static const OptionChoice BACKGROUNDS[] = {
@@ -53,9 +56,14 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_EXPORT] = {"--export", .arg = "DIR [LESSON]", .mode = MODE_EXPORT, .flags = V | OPT_MODE_FIRST,
                     .help = "write slide images into DIR and print their paths (no display needed;\n"
                             "    DIR is made when missing)"},
-    [OPT_WHAT] = {"--what", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE, .choices = WHATS,
+    [OPT_WHAT] = {"--what", .arg = "WHAT", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
+                  .choices = WHATS,
                   .help = "heatmaps (default): one image per head and one of all heads;\n"
-                          "board: the whole screen of a stage, as the window shows it"},
+                          "board: the whole screen of a stage, as the window shows it;\n"
+                          "all: both; or a panel as the window shows it, named after it:\n"
+                          "decode (G: one slide per generated token), tiles (B: one per tile,\n"
+                          "see --block), cost (K), compare (M), shuffle (X: the tokens\n"
+                          "reversed), all-heads (A: the stage's every head)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, scores, scaled, mask,\n"
@@ -71,7 +79,9 @@ const Option OPTIONS[OPT_COUNT] = {
                         .kind = VALUE_CHOICE, .choices = BACKGROUNDS, .help = "default white"},
     [OPT_HEAD] = {"--head", .arg = "N", .with = WITH_STAGE, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
                   .min = 0, .max = 1000000, .expects = "a head number from 0", // the lesson's count: export_run
-                  .help = "board (and --trace --stage): the head it shows (default 0)"},
+                  .help = "board, decode, tiles (and --trace --stage): the head it shows (default 0)"},
+    [OPT_BLOCK] = {"--block", .arg = "B", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
+                   .min = 1, .max = 1000000, .help = "tiles: blocks of B queries by B keys (default 2; up to the tokens)"},
     [OPT_CELL] = {"--cell", .arg = "ROW,COL", .with = WITH_EXPORT, .flags = SUB, .col = 35,
                   .help = "board: the result cell whose arithmetic it shows (default the first;\n"
                           "the file name then carries it)"},

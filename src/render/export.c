@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/compare.h"
+#include "../core/decode.h"
 #include "../model/questions.h"
 #include "platform/platform.h"
 #include "svg.h"
@@ -175,7 +177,6 @@ static bool build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
     ViewState view = *st;
     view.help = false;
     view.zoom = 1.0;
-    if (view.panel == PANEL_COST) view.panel = PANEL_NONE;
     double k = scale > 0.0 ? scale : 1.0;
     if (1280.0 * k > EXPORT_MAX_SIDE) k = EXPORT_MAX_SIDE / 1280.0;
     if (1280.0 * 720.0 * k * k > EXPORT_MAX_PIXELS) k = floor(sqrt(EXPORT_MAX_PIXELS / (1280.0 * 720.0)) * 64.0) / 64.0;
@@ -268,6 +269,65 @@ static bool add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix
     return true;
 }
 
+// Digits of the largest of count (from 1), so that a panel's slides sort in order (token01 ... token12).
+static int count_digits(int64_t count) { return count >= 1000 ? 4 : count >= 100 ? 3 : count >= 10 ? 2 : 1; }
+
+// A panel's slide (G, B, K, M, X open) is named after the panel, not the stage under it: NAME-decode-head0-token3,
+// NAME-tiles-block2-head0-tile05, NAME-cost, NAME-compare, NAME-shuffle-reversed or NAME-shuffle-swap-0-2 (no
+// head part in a one-head lesson). False when no panel is open (the board's own name).
+static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const ViewState *st)
+{
+    const AttnParams *p = &L->params;
+    char head[32] = "";
+    if (p->heads > 1) snprintf(head, sizeof head, "-head%0*d", head_digits(p->heads), st->head);
+    const char *title = lesson_title(L);
+    switch (st->panel) {
+    case PANEL_DECODE: {
+        int t = st->decode_t < p->n ? st->decode_t : p->n - 1;
+        snprintf(j->name, sizeof j->name, "%s-decode%s-token%0*d", prefix, head, count_digits(p->n), t + 1);
+        // TRANSLATORS: the <title> of an exported slide of the KV-cache panel (key G).
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 generating with a KV cache: token %d of %d, head %d"), title,
+                 t + 1, p->n, st->head);
+        return true;
+    }
+    case PANEL_TILES: {
+        int64_t computed = 0, skipped = 0;
+        tiles_count(p, st->tiles_block, &computed, &skipped);
+        snprintf(j->name, sizeof j->name, "%s-tiles-block%d%s-tile%0*d", prefix, st->tiles_block, head,
+                 count_digits(computed), st->tile);
+        // TRANSLATORS: the <title> of an exported slide of the FlashAttention panel (key B).
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 FlashAttention: tile %d of %d, blocks of %d, head %d"),
+                 title, st->tile, (int)computed, st->tiles_block, st->head);
+        return true;
+    }
+    case PANEL_COST:
+        snprintf(j->name, sizeof j->name, "%s-cost", prefix);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 what the heads cost"), title);
+        return true;
+    case PANEL_COMPARE:
+        snprintf(j->name, sizeof j->name, "%s-compare", prefix);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
+        return true;
+    case PANEL_SHUFFLE: {
+        int n = p->n, a = -1, b = -1;
+        int *perm = malloc(sizeof *perm * (size_t)(n > 0 ? n : 1));
+        if (!perm) return false;
+        view_shuffle_perm(st->shuffle, n, perm);
+        bool reversed = true;
+        for (int i = 0; i < n; i++) {
+            reversed = reversed && perm[i] == n - 1 - i;
+            if (perm[i] != i) *(a < 0 ? &a : &b) = i;
+        }
+        free(perm);
+        if (reversed || a < 0 || b < 0) snprintf(j->name, sizeof j->name, "%s-shuffle-reversed", prefix);
+        else snprintf(j->name, sizeof j->name, "%s-shuffle-swap-%d-%d", prefix, a, b);
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the shuffle test"), title);
+        return true;
+    }
+    default: return false;
+    }
+}
+
 // A board's file is named after its stage and, when the lesson has several heads, the head it shows
 // ("-head1"; "-heads" for the all-heads view), so that the boards of two heads do not overwrite each other;
 // with name_cell and a pinned cell, after that cell too ("-weights-row1-col2").
@@ -277,6 +337,7 @@ static bool add_board(Jobs *jobs, const char *prefix, const Lesson *L, const Vie
     if (!j) return false;
     j->board = true;
     j->st = *st;
+    if (panel_job_name(j, prefix, L, st)) return true;
     Stage stage = view_stage(st);
     const StageInfo *si = stage_info(stage);
     int heads = L->params.heads;
@@ -548,6 +609,99 @@ static const char *first_heat_stage(const ViewState *st, const Lesson *L)
     return "?";
 }
 
+// --what decode, tiles, cost, compare, shuffle or all-heads: the panel's slides as the window shows them, on st's
+// stage and head (all-heads: each stage first .. last that has a heatmap). The comparison and the shuffle test
+// are computed here when the request's view does not carry them (the command line).
+static bool export_panels(const ExportRequest *req, const char *prefix, const Lesson *L, const Trace *T, ViewState *st,
+                          int first, int last, ExportResult *out, ExportError *err)
+{
+    const AttnParams *p = &L->params;
+    Jobs jobs = {0};
+    bool ok = true;
+    int block = req->block > 0 ? req->block : st->tiles_block;
+    if (req->what == EXPORT_WHAT_DECODE && decode_refusal(p)) {
+        export_fail(err, false, "--what decode: %s", decode_refusal(p));
+        return false;
+    }
+    if (req->what == EXPORT_WHAT_TILES && (block < 1 || block > p->n)) {
+        export_fail(err, false, "--block %d: the tiles' block size is 1 to the lesson's %d tokens", block, p->n);
+        return false;
+    }
+    if (req->what == EXPORT_WHAT_TILES && (p->n > SCENE_TILES_MAX_TOKENS || p->m > SCENE_TILES_MAX_TOKENS ||
+                                           p->d_k > SCENE_TILES_MAX_DK)) {
+        export_fail(err, false, "--what tiles: the tiles panel steps through lessons of up to %d tokens and d_k up to %d "
+                    "(--json --tiles %d prints every tile of this one)", SCENE_TILES_MAX_TOKENS, SCENE_TILES_MAX_DK, block);
+        return false;
+    }
+    ViewState v = *st;
+    v.pinned.mat = v.hover.mat = MAT_NONE;
+    switch (req->what) {
+    case EXPORT_WHAT_DECODE:
+        v.panel = PANEL_DECODE;
+        for (int t = 0; ok && t < p->n; t++) v.decode_t = t, ok = add_board(&jobs, prefix, L, &v, false);
+        break;
+    case EXPORT_WHAT_TILES: {
+        int64_t computed = 0, skipped = 0;
+        tiles_count(p, block, &computed, &skipped);
+        v.panel = PANEL_TILES, v.tiles_block = block, v.tile_count = (int)computed;
+        for (int k = 1; ok && k <= computed; k++) v.tile = k, ok = add_board(&jobs, prefix, L, &v, false);
+        break;
+    }
+    case EXPORT_WHAT_ALL_HEADS: { // each heatmap once: the weights are the heatmap of every stage from the softmax on
+        bool done[MAT_COUNT] = {false};
+        v.view = VIEW_ALL_HEADS;
+        for (int i = first; ok && i <= last; i++) {
+            v.stage_index = i;
+            MatId mat = model_stage_heatmap(p, view_stage(&v));
+            if (mat != MAT_NONE && !done[mat]) done[mat] = true, ok = add_board(&jobs, prefix, L, &v, false);
+        }
+        break;
+    }
+    default:
+        v.panel = req->what == EXPORT_WHAT_COST ? PANEL_COST : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE : PANEL_SHUFFLE;
+        ok = add_board(&jobs, prefix, L, &v, false);
+        break;
+    }
+    if (!ok) {
+        free(jobs.jobs);
+        export_fail(err, true, "out of memory");
+        return false;
+    }
+    // What the compare and shuffle panels show beyond the lesson.
+    SceneExtras view = {0};
+    if (req->view) view = *req->view;
+    ExportRequest r = *req;
+    r.view = &view;
+    Comparison cmp;
+    SessionShuffle shuf;
+    bool have_cmp = false, have_shuf = false;
+    memset(&shuf, 0, sizeof shuf);
+    TraceError terr;
+    if (req->what == EXPORT_WHAT_COMPARE && !view.compare) {
+        if (!(ok = have_cmp = compare_run(&cmp, p, &terr))) export_fail(err, false, "--what compare: %s", terr.message);
+        else view.compare = &cmp;
+    }
+    if (ok && req->what == EXPORT_WHAT_SHUFFLE && !view.shuffle) {
+        shuf.perm = malloc(sizeof *shuf.perm * (size_t)(p->n > 0 ? p->n : 1));
+        ok = shuf.perm && (view_shuffle_perm(v.shuffle, p->n, shuf.perm), lesson_shuffle(&shuf.lesson, L, shuf.perm));
+        if (!ok) export_fail(err, true, "out of memory");
+        else if (!(ok = have_shuf = trace_run(&shuf.trace, &shuf.lesson.params, &terr))) {
+            lesson_free(&shuf.lesson);
+            export_fail(err, false, "--what shuffle: %s", terr.message);
+        } else {
+            shuf.difference = trace_shuffle_difference(T, &shuf.trace, shuf.perm);
+            shuf.same = trace_shuffle_same(T, shuf.difference);
+            view.shuffle = &shuf;
+        }
+    }
+    if (ok) ok = run_jobs(&jobs, &r, L, T, out, err);
+    if (have_cmp) compare_free(&cmp);
+    if (have_shuf) lesson_free(&shuf.lesson), trace_free(&shuf.trace);
+    free(shuf.perm);
+    free(jobs.jobs);
+    return ok;
+}
+
 bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, ExportResult *out, ExportError *err)
 {
     memset(out, 0, sizeof *out);
@@ -577,7 +731,8 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
             return false;
         }
         last = first;
-        if (req->what == EXPORT_WHAT_HEATMAPS && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
+        if ((req->what == EXPORT_WHAT_HEATMAPS || req->what == EXPORT_WHAT_ALL_HEADS) &&
+            model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
             export_fail(err, false, "there are no heatmaps at the '%s' stage: they start at the '%s' stage", si->key,
                         first_heat_stage(&st, L));
             return false;
@@ -586,6 +741,12 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     char prefix[128];
     if (req->name && req->name[0]) export_slug(req->name, prefix, sizeof prefix);
     else export_slug(L->title, prefix, sizeof prefix);
+    if (req->what & EXPORT_WHAT_PANELS) {
+        // The stage under the panel (the cost table's board; the strip's lit stage): --stage's, the first for all.
+        if (req->stage == EXPORT_ALL_STAGES && req->what != EXPORT_WHAT_ALL_HEADS) first = last = 0;
+        st.stage_index = first;
+        return export_panels(req, prefix, L, T, &st, first, last, out, err);
+    }
     Jobs jobs = {0};
     bool ok = true;
     bool done[MAT_COUNT] = {false}; // the weights are the heatmap of several stages: exported once

@@ -18,7 +18,16 @@ typedef enum {
     EXPORT_WHAT_HEATMAPS = 1, // one image per head of a score/weight matrix, plus all heads in a grid
     EXPORT_WHAT_BOARD = 2,    // the whole screen of a stage, as the window shows it
     EXPORT_WHAT_ALL = 3,
+    // The panels, each a slide as the window shows it (one kind per export), named after the panel:
+    EXPORT_WHAT_DECODE = 4,    // key G: one slide per generated token (NAME-decode-headH-tokenT)
+    EXPORT_WHAT_TILES = 8,     // key B: one slide per tile of block x block (NAME-tiles-blockB-headH-tileK)
+    EXPORT_WHAT_COST = 16,     // key K: the cost table over the stage's board (NAME-cost)
+    EXPORT_WHAT_COMPARE = 32,  // key M: one head vs the lesson's heads (NAME-compare)
+    EXPORT_WHAT_SHUFFLE = 64,  // key X: the tokens reversed beside the lesson (NAME-shuffle-reversed)
+    EXPORT_WHAT_ALL_HEADS = 128, // key A: the all-heads view of the stage (NAME-stageNN-KEY-heads)
 } ExportWhat;
+#define EXPORT_WHAT_PANELS (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE | \
+                            EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS)
 
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25
@@ -46,6 +55,7 @@ typedef struct {
     // Boards of a stage shown in parts (Q, then K, then V; the output, then Δ without switched-off heads):
     // false, its first part as NAME (one file per stage); true, one slide per part, NAME-part1, NAME-part2 …
     bool parts;
+    int block;            // EXPORT_WHAT_TILES: the tiles' block size (1 .. n; 0: the window's default)
     // What the window shows beyond the lesson (edit marks against the file, the single-head comparison),
     // for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;
@@ -78,14 +88,16 @@ bool export_run(const ExportRequest *req, const Lesson *lesson, const Trace *tra
 // The window's E and Shift+E. board false: the heatmap of what is on screen (the current head's, or the
 // all-heads grid in that view) for the stage shown (weights before the scores exist); board true: the
 // whole screen of the current stage as it is (hover, pinned cell, sub-step and colormap included, no help
-// overlay, no cost panel, no hints about the mouse or keys). req gives dir, create_dir, font_dir, name,
+// overlay, no hints about the mouse or keys), or of the panel open (G, B, K, M, X), named after the panel. req gives dir, create_dir, font_dir, name,
 // formats, scale, background and view; what, stage, head and colormap come from st. lesson and trace are
 // what the window shows (with its edits). The first path of *out is the one to show.
 // File names sort in lesson order: NAME-stageNN-KEY-heatmap-headH and NAME-stageNN-KEY-heatmap-heads for
 // heatmaps (NN: the first stage showing it; KEY: the matrix's key, "weights"), and NAME-stageNN-KEY-headH for
 // boards (KEY: the stage's key; "-heads" in the all-heads view; no head part when the lesson has one head)
 // followed by the pinned cell, "-weights-row1-col2", when one is pinned, so that nothing overwrites a
-// different picture.
+// different picture. A panel's board is named after the panel: NAME-decode-headH-tokenT, NAME-tiles-blockB-
+// headH-tileK, NAME-cost, NAME-compare, NAME-shuffle-reversed or NAME-shuffle-swap-I-J (no head part in a
+// one-head lesson; T and K from 1, as the panel counts them).
 bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *lesson,
                       const Trace *trace, ExportResult *out, ExportError *err);
 

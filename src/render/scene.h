@@ -180,6 +180,9 @@ bool scene_build(Scene *s, const ViewState *st, const Lesson *lesson, const Trac
 // 28 s as a PNG, and as many commands every frame in the window): every stride-th query and key of each head,
 // each drawn over the stride x stride cells it stands for, and a line under the grid says so.
 #define SCENE_GRID_MAX_CELLS (1024.0 * 1024.0)
+// The largest lesson the tiles panel (key B) steps through (beyond it: --json --tiles).
+#define SCENE_TILES_MAX_TOKENS 64
+#define SCENE_TILES_MAX_DK 16
 
 typedef struct {
     const AttnParams *original; // the lesson as in its file: cells of lesson->params that differ are marked edited

@@ -49,6 +49,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     char head[96], fitted[512], formula[512];
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
+        snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
     else if (stage_result_info(view_stage(st)) && !stage_result_info(view_stage(st))->per_head)

@@ -8,9 +8,8 @@
 #include "../core/exactmath.h"
 #include "../model/view.h"
 
-// The largest lesson the tiles panel steps through (beyond it: --json --tiles).
-#define TILES_VIEW_MAX_TOKENS 64
-#define TILES_VIEW_MAX_DK 16
+#define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
+#define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own title.
 static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result, int r0, int nr, int c0,
@@ -29,10 +28,12 @@ static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *
     return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
 }
 
-// A sentence under the board at the sentence size (the footer's), wrapped in w; returns its height.
+// A sentence around the decode board, with its numbers (the token, the cache's size, the work) at the board's
+// floor (digits of 2.6 % of the window), at least the sentence size; wrapped in w; returns its height.
 static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text, bool draw)
 {
-    return wrap_text(c, f, c->text_font, color, x, y, w, 3, text, draw);
+    int size = scene_number_floor(c->s->height) > c->text_font ? scene_number_floor(c->s->height) : c->text_font;
+    return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
 
 // The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's height),
@@ -71,20 +72,28 @@ const char *panel_footer_text(ViewPanel panel)
 
 // The decode board: the query above the K cache, the cache rows' scores and weights as columns beside it
 // (one row per cached token), the V cache, and z under it. Every cell is the trace's, tagged for its hover.
-// Where it does not fit at the floor the cache shows its newest rows (a window "rows a–b of t+1"), the
-// scores column is left out (the weights stay), then the d_k columns are windowed.
+// Issue 36: the caches are shown whole. Before any window the board gives up what repeats: the scores column
+// (the weights stay), air in the cells, the column labels that the box above already gives (K under q, z
+// under V), V's row labels (its rows are K's and the weights' beside it), the cache's sentence. Only a cache
+// too tall for that at the floor shows its newest rows, as many as fit (a window "rows a–b of t+1"), and only
+// then are the d_k columns windowed.
 typedef struct {
     int first;          // the first cached row shown (0: the whole cache)
     int cols;           // the d_k columns shown of q, K, V and z
     bool scores;        // the scaled scores' column beside the weights
     bool q_beside;      // the query left of the K cache (where the width allows), else above it
+    bool shared;        // labels given once: K's columns by q above it, z's by V, V's rows by K and the weights
     MatBox q, k, v, z;
     int col_w;          // the score and weight columns' cell width
     int op_w[3];        // "← q·", "softmax", "×" between them
+    int sigma_w;        // "Σ =" left of z when V has no row labels
     int width, height;
 } DecodeBoard;
 
 static const char *const DECODE_OPS[3] = {"\xe2\x86\x90 q\xc2\xb7", "softmax", "\xc3\x97"};
+// "← q·" on two lines, "q·" over "←", where the width is short (shared labels).
+static const char *const DECODE_OP0_LINES[2] = {"q\xc2\xb7", "\xe2\x86\x90"};
+#define DECODE_SIGMA "\xce\xa3 ="
 
 // The matrices the decoder reads: with RoPE the rotated query and keys (the cache holds the turned k_t).
 static MatId decode_mat(const Ctx *c, int i)
@@ -113,13 +122,46 @@ static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int 
     b->cols = c->L->params.d_k;
 }
 
+// The style of a box whose column labels the box above gives (shared labels): room only for a result's frame
+// (result) or for the cells' own thin frame.
+static GridStyle no_col_labels(const GridStyle *g, bool result)
+{
+    GridStyle s = *g;
+    s.no_col_labels = true;
+    s.col_label_h = result ? 3 * tile_rule(g) : 3;
+    return s;
+}
+
+// The K box's style (its columns are q's when q is above it) and z's (V's above it).
+static GridStyle k_style(const GridStyle *g, const DecodeBoard *d)
+{
+    return d->shared && !d->q_beside ? no_col_labels(g, false) : *g;
+}
+static GridStyle z_style(const GridStyle *g, const DecodeBoard *d)
+{
+    if (!d->shared) return *g;
+    GridStyle s = no_col_labels(g, true);
+    s.title_h = 0; // its name stands left of "Σ =", under the K cache
+    return s;
+}
+// q's: with shared labels its name stands right of its row, over the weights and V (no line of its own).
+static GridStyle q_style(const GridStyle *g, const DecodeBoard *d)
+{
+    GridStyle s = *g;
+    if (d->shared && !d->q_beside) s.title_h = 0;
+    return s;
+}
+
+// The air between q and the K cache, and between V and z (less with shared labels).
+static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared ? g->gap / 8 : g->gap / 2; }
+
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64], DecodeBoard *d)
 {
     const AttnParams *p = &c->L->params;
     int first = d->first, cols = d->cols;
-    bool scores = d->scores, beside = d->q_beside;
+    bool scores = d->scores, beside = d->q_beside, shared = d->shared;
     memset(d, 0, sizeof *d);
-    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside;
+    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared;
     part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
     cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, names[1]);
     cache_box(c, g, &d->v, MAT_V, head, t, first, cols, names[2]);
@@ -129,7 +171,7 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     d->q.cell_w = d->k.cell_w = d->q.cell_w > d->k.cell_w ? d->q.cell_w : d->k.cell_w;
     d->q.label_w = d->k.label_w = d->q.label_w > d->k.label_w ? d->q.label_w : d->k.label_w;
     d->v.cell_w = d->z.cell_w = d->v.cell_w > d->z.cell_w ? d->v.cell_w : d->z.cell_w;
-    d->v.label_w = d->z.label_w = d->v.label_w > d->z.label_w ? d->v.label_w : d->z.label_w;
+    d->v.label_w = d->z.label_w = shared ? 0 : d->v.label_w > d->z.label_w ? d->v.label_w : d->z.label_w;
     char buf[48];
     d->col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
     for (int j = first; j <= t; j++) {
@@ -141,12 +183,26 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
             if (tw > d->col_w) d->col_w = tw;
         }
     }
-    d->col_w += g->num_font / 2;
+    d->col_w += shared ? g->num_font / 3 : g->num_font / 2;
     d->width = box_width(g, &d->k) + (scores ? 2 : 1) * d->col_w + box_width(g, &d->v);
-    for (int k = 0; k < 3; k++) d->width += d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
-    int qh = box_height(g, &d->q), kh = box_height(g, &d->k);
+    for (int k = 0; k < 3; k++) {
+        d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
+        if (shared && d->op_w[k] > 0) d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
+        if (shared && k == 0) {
+            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]), b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
+            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
+        }
+        d->width += d->op_w[k];
+    }
+    // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board widens.
+    d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2 : 0; // (and z's frame's room)
+    int under = d->op_w[2] + d->col_w;
+    if (d->sigma_w + 2 * tile_rule(g) > under) d->width += d->sigma_w + 2 * tile_rule(g) - under;
+    GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
+    int qh = box_height(&gq, &d->q), kh = box_height(&gk, &d->k);
     if (beside) d->width += box_width(g, &d->q) + g->gap;
-    d->height = (beside ? (qh > kh ? qh : kh) : qh + kh) + box_height(g, &d->z) + g->gap;
+    int air = decode_air(g, d);
+    d->height = (beside ? (qh > kh ? qh : kh) : qh + air + kh) + air + box_height(&gz, &d->z);
 }
 
 // A column of cells m[t][first..t] beside the cache rows: token j's score or weight in row j.
@@ -173,19 +229,38 @@ static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, in
     frame(c, x - 2, gy - 2, cw + 3, (t + 1 - first) * ch + 3, 1, c->th->muted);
 }
 
+// A box's title as draw_matrix writes it ("Z₀[mat]  (1×4)"), for the names written beside their row.
+static const char *names_title(const MatBox *b, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s  (%d%s%d)", b->title ? b->title : "", b->rows, SCENE_TIMES, b->cols);
+    return buf;
+}
+
 static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
 {
-    int qh = box_height(g, &d->q) + g->gap / 2, ky = y + (d->q_beside ? 0 : qh), xx = x;
+    GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
+    char title[160];
+    int qh = box_height(&gq, &d->q) + decode_air(g, d), ky = y + (d->q_beside ? 0 : qh), xx = x;
+    int cells_y = ky + gk.title_h + gk.col_label_h, cells_h = d->k.nr * d->k.cell_h;
     if (d->q_beside) { // on the K cache's last row: the new token's query beside the keys it reads
-        draw_matrix(c, g, &d->q, x, ky + (d->k.nr - 1) * d->k.cell_h);
+        draw_matrix(c, g, &d->q, x, cells_y + (d->k.nr - 1) * d->k.cell_h - g->title_h - g->col_label_h);
         xx += box_width(g, &d->q) + g->gap;
-    } else
-        draw_matrix(c, g, &d->q, x, y);
-    draw_matrix(c, g, &d->k, xx, ky);
+    } else {
+        draw_matrix(c, &gq, &d->q, x, y);
+        if (gq.title_h == 0) // its name right of its row
+            math_at(c, FONT_REGULAR, g->title_font, c->th->ink, x + box_width(g, &d->q) + g->gap,
+                    y + gq.col_label_h + (d->q.cell_h - line_h(c, FONT_REGULAR, g->title_font)) / 2,
+                    names_title(&d->q, title, sizeof title));
+    }
+    draw_matrix(c, &gk, &d->k, xx, ky);
     xx += box_width(g, &d->k);
-    int cells_y = ky + g->title_h + g->col_label_h, cells_h = d->k.nr * d->k.cell_h;
     for (int k = 0; k < 3; k++) {
-        if (d->op_w[k] > 0)
+        if (d->shared && k == 0) { // two lines about the middle of the cache
+            int lh = line_h(c, FONT_BOLD, g->op_font);
+            for (int l = 0; l < 2; l++)
+                text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh, CENTER,
+                        DECODE_OP0_LINES[l]);
+        } else if (d->op_w[k] > 0)
             text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h, CENTER, DECODE_OPS[k]);
         xx += d->op_w[k];
         if (k == 2) break;
@@ -193,14 +268,24 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         MatId m = k == 0 ? MAT_MASKED : MAT_WEIGHTS;
         char name[48];
         model_mat_name(&c->L->params, m, head, name, sizeof name);
-        draw_row_as_column(c, g, m, head, t, d->first, xx, ky, d->col_w, d->k.cell_h, name);
+        draw_row_as_column(c, &gk, m, head, t, d->first, xx, ky, d->col_w, d->k.cell_h, name);
         xx += d->col_w;
     }
-    draw_matrix(c, g, &d->v, xx, ky);
-    int zy = ky + box_height(g, &d->v) + g->gap / 2;
-    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, zy, d->v.label_w, g->title_h + g->col_label_h + d->z.cell_h, RIGHT,
-            "\xce\xa3 =");
-    draw_matrix(c, g, &d->z, xx, zy);
+    draw_matrix(c, &gk, &d->v, xx, ky);
+    int zy = ky + box_height(&gk, &d->v) + decode_air(g, d);
+    if (d->shared) { // left of z's one row, under the weights, its name left of that
+        int zc = zy + gz.col_label_h;
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w - 2 * tile_rule(g), zc, d->sigma_w, d->z.cell_h, CENTER,
+                DECODE_SIGMA); // clear of z's frame
+        const char *zt = names_title(&d->z, title, sizeof title);
+        int tw = math_w(c, FONT_BOLD, g->title_font, zt);
+        math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
+                zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, zt);
+    }
+    else
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, zy, d->v.label_w, g->title_h + g->col_label_h + d->z.cell_h,
+                RIGHT, DECODE_SIGMA);
+    draw_matrix(c, &gz, &d->z, xx, zy);
 }
 
 // Bars of the multiply-adds of every step so far, with (filled) and without (outlined) the cache.
@@ -260,39 +345,48 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
                 "%s without."),
              a, b, t + 1, c1, d1);
     // The largest number size at which the sentences and the board fit, down to the floor (digits of 2.6 % of
-    // the window); then the newest cache rows, no scores column, fewer d_k columns, as the board windows.
+    // the window).
     int preferred = c->num_font, floor_font = number_floor(c), bars = 0;
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
-    // Whole matrices first: the query beside the cache with the scores, without them, the query above with and
-    // without them, each from the preferred size down to the floor; then at the floor the cache's newest rows
-    // and fewer d_k columns (windows, as the board's).
-    static const bool TRIES[4][2] = {{true, true}, {true, false}, {false, true}, {false, false}};
+    // Whole matrices first, each way from the preferred size down to the floor: the query beside the cache or
+    // above it, with the scores column or without; the same with tight cells (issue 25: d_k = 4 beside a cache
+    // of long tokens was cut to 2 columns at 720p); then with the labels given once; then without the cache's
+    // sentence. Only then, at the floor, the cache's newest rows (as many as fit) and fewer d_k columns.
+    static const struct {
+        bool beside, scores, tight, shared, cache_line;
+    } TRIES[] = {
+        {true, true, false, false, true},  {true, false, false, false, true},  {false, true, false, false, true},
+        {false, false, false, false, true}, {true, true, true, false, true},   {true, false, true, false, true},
+        {false, true, true, false, true},   {false, false, true, false, true},  {true, true, true, true, true},
+        {true, false, true, true, true},    {false, true, true, true, true},    {false, false, true, true, true},
+        {false, true, true, true, false},   {false, false, true, true, false},
+    };
+    enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
     int tried = 0;
-    bool tight = false; // the four again with tight cells (less air, narrower token labels) before any window
-    d.cols = p->d_k, d.q_beside = TRIES[0][0], d.scores = TRIES[0][1];
+    bool cache_line = true;
+    int intro_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false);
+    int cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
+    int work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false);
+    d.cols = p->d_k;
     for (;;) {
+        d.q_beside = TRIES[tried].beside, d.scores = TRIES[tried].scores, d.shared = TRIES[tried].shared;
+        cache_line = TRIES[tried].cache_line;
         grid_style(c, &g);
-        g.tight = g.compact = tight;
+        g.tight = g.compact = TRIES[tried].tight;
         decode_board(c, &g, t, head, names, &d);
-        int text_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false) + tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false)
-                     + tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false) + c->num_font / 4;
-        bars = h - text_h - d.height - g.gap;
+        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + decode_air(&g, &d)) - d.height - 2 * decode_air(&g, &d);
         if (d.width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
-        else if (tried < 3) tried++, d.q_beside = TRIES[tried][0], d.scores = TRIES[tried][1], c->num_font = preferred;
-        else if (!tight) // issue 25: d_k = 4 beside its cache of long tokens, cut to 2 columns at 720p
-            tight = true, tried = 0, d.q_beside = TRIES[0][0], d.scores = TRIES[0][1], c->num_font = preferred;
-        else if (bars < 0 && d.first < t) d.first++;
+        else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
+        else if (bars < 0 && d.first < t) d.first++; // a window of the newest rows: never while the whole fits
         else if (d.width > w && d.cols > 1) d.cols--;
         else break;
     }
-    bool cache_line = bars >= 0 || d.width > w; // no room at all: the cache's sentence gives way to the work's
-    if (!cache_line) bars += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + c->num_font / 4;
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
-    y += d.height + g.gap;
+    y += d.height + 2 * decode_air(&g, &d);
     if (cache_line) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
     y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
@@ -352,7 +446,7 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
     for (int j = 0; j < d_k; j++) snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
     for (int i = 0; i < rows; i++) {
         char (*v)[48] = text[1 + i];
-        snprintf(v[0], 48, "%s", c->L->tokens[k->r0 + i]);
+        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0], 48); // "the₅": as S''s rows
         model_format_value(k->m[i], v[1], 48);
         if (k->m_before[i] == -INFINITY) snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
         else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
@@ -381,6 +475,13 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         }
     }
     return lh * (1 + rows);
+}
+
+// The note under the tiles' table: words about m, l and the rescale at the sentence size (the footer's), but with
+// its number (the last tile's largest difference) at the board's size.
+static int note_font(const Ctx *c, const char *note)
+{
+    return strpbrk(note, "0123456789") || c->text_font > c->num_font ? c->num_font : c->text_font;
 }
 
 void draw_tiles(Ctx *c, int x, int y, int w, int h)
@@ -431,7 +532,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     // When S' would not fit whole with the table of m, l and O and the note under it: the table to the right of
     // S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat lesson's 6 x 6 S' was
     // cut to 5 rows at 720p with room beside the table.
-    bool beside = false, note_beside = false, tight = false; // tight: cells with less air, before any window
+    bool beside = false, note_beside = false, note_right = false, tight = false; // tight: less air, before any window
     int table_w = 0;
     for (;;) {
         grid_style(c, &g);
@@ -444,7 +545,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
         int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false) + c->num_font / 3 +
                    box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4 +
-                   wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
+                   wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
         bool tall = need > h, wide = box_width(&g, &b) > w;
         if (!tall && !wide) break;
         int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
@@ -455,10 +556,18 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             beside = true;
             break;
         }
-        int note_w = w - table_w - 2 * g.gap, last_h = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, last, false);
-        int note_h = note_w > 8 * c->num_font ? wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, note_w, 6, last, false) : h;
+        int nf = note_font(c, last), note_w = w - table_w - 2 * g.gap;
+        int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, last, false);
+        int note_h = note_w > 8 * nf ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false) : h;
         if (!wide && need - lh * (1 + k.r1 - k.r0) - last_h + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0)) <= h) {
             note_beside = true;
+            break;
+        }
+        // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the width empty).
+        int right_w = w - box_width(&g, &b) - 2 * g.gap;
+        if (!wide && right_w >= 8 * nf && need - last_h <= h &&
+            wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, last, false) <= box_h - g.title_h) {
+            note_right = true;
             break;
         }
         if (c->num_font > floor_font) c->num_font--;
@@ -469,7 +578,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     }
     y += say(c, FONT_REGULAR, c->th->ink, x, y, w, line) + c->num_font / 3;
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores whole.
-    int bx = x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
+    int bx = note_right ? x : x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
     draw_matrix(c, &g, &b, bx, y);
     int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w, cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
     frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g), c->th->result);
@@ -480,16 +589,25 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     } else if (note_beside) { // the table on the left, the note to its right
         y += box_height(&g, &b) + g.gap;
         int th = draw_tile_table(c, &k, p->d_k, x, y, table_w, true, NULL);
-        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, c->num_font,
+        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
                                                         k.want == computed ? c->th->result : c->th->muted, nx, y,
-                                                        w - table_w - 2 * g.gap, 6, last, true);
+                                                        w - table_w - 2 * g.gap, 8, last, true);
         c->num_font = preferred;
         (void)th, (void)nh;
+        return;
+    } else if (note_right) { // the note right of S', the table under it
+        int nx = x + box_width(&g, &b) + 2 * g.gap;
+        wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
+                  k.want == computed ? c->th->result : c->th->muted, nx, y + g.title_h, x + w - nx, 12, last, true);
+        y += box_height(&g, &b) + g.gap;
+        draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL);
+        c->num_font = preferred;
         return;
     } else {
         y += box_height(&g, &b) + g.gap;
         y += draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL) + c->num_font / 4;
     }
-    say(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, k.want == computed ? c->th->result : c->th->muted, x, y, w, last);
+    wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
+              k.want == computed ? c->th->result : c->th->muted, x, y, w, 3, last, true);
     c->num_font = preferred;
 }

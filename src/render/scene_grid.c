@@ -60,6 +60,7 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
     g->gap = (int)lround(f * 0.45);
     g->narrow = false;
+    g->no_col_labels = false;
     g->tight = c->split_level >= 4;
     g->compact = c->split_level >= 5;
 }
@@ -219,7 +220,8 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     int tw = math_w(c, tf, g->title_font, pick);
     int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
     if (tx < x) tx = x;
-    math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
+    if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
+        math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
     SceneBox rec = {b->mat, b->head, b->rows, b->cols, b->r0, b->nr, b->c0, b->nc, x, y, box_width(g, b),
                     box_height(g, b), g->num_font, b->result, ""};
     snprintf(rec.title, sizeof rec.title, "%s", name);
@@ -227,14 +229,14 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     const MatInfo *mi = mat_info(b->mat);
     int lh = line_h(c, FONT_REGULAR, g->label_font);
     // Every column label, cut to its cell when it must be.
-    for (int j = 0; j < b->nc; j++) {
+    for (int j = 0; j < b->nc && !g->no_col_labels; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
         if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
                     g->col_label_h - result_pad(g), CENTER, fitted) > 0) // clear of a result's frame
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, -1, b->c0 + j});
     }
-    for (int i = 0; i < b->nr; i++) {
+    for (int i = 0; i < b->nr && b->label_w > 0; i++) { // label_w 0: the rows are labelled by the box beside
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
         int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);

@@ -29,17 +29,33 @@ void draw_cost(Ctx *c, int w, int h)
         snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, SCENE_TIMES, (long long)f->matrix_rows,
                  SCENE_TIMES, (long long)f->matrix_cols);
     }
-    int f = px(c, 20), lh = line_h(c, FONT_REGULAR, f) + px(c, 10);
-    int colw[5], gap = px(c, 28), pad = px(c, 28);
-    for (int k = 0; k < 5; k++) {
-        colw[k] = text_w(c, FONT_BOLD, f, TR(head[k]));
-        for (int i = 0; i < nfig; i++) {
-            int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
-            if (tw > colw[k]) colw[k] = tw;
+    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p before), and the
+    // sentences wrapped, never cut ("kept while genera…").
+    int floor_font = scene_number_floor(c->s->height), f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
+    int lh = line_h(c, FONT_REGULAR, f) + f / 2, gap = f, pad = f;
+    // A column's head on two lines (at its first space) when the table is wider than the sheet can be.
+    char heads[5][2][64];
+    int colw[5], table_w = 0, head_lines = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        table_w = 4 * gap;
+        for (int k = 0; k < 5; k++) {
+            const char *t = TR(head[k]), *sp = pass ? strchr(t, ' ') : NULL;
+            snprintf(heads[k][0], sizeof heads[k][0], "%.*s", sp ? (int)(sp - t) : (int)strlen(t), t);
+            snprintf(heads[k][1], sizeof heads[k][1], "%s", sp ? sp + 1 : "");
+            colw[k] = 0;
+            for (int l = 0; l < 2; l++) {
+                int tw = text_w(c, FONT_BOLD, f, heads[k][l]);
+                if (tw > colw[k]) colw[k] = tw;
+            }
+            for (int i = 0; i < nfig; i++) {
+                int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
+                if (tw > colw[k]) colw[k] = tw;
+            }
+            table_w += colw[k];
         }
+        head_lines = pass + 1;
+        if (table_w + 2 * pad <= w - 20) break;
     }
-    int table_w = 4 * gap;
-    for (int k = 0; k < 5; k++) table_w += colw[k];
     char title[160], sub[200], line1[200], line2[200], concl[300];
     snprintf(title, sizeof title, TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model, p->n,
              p->cross ? "" : "");
@@ -74,35 +90,51 @@ void draw_cost(Ctx *c, int w, int h)
     else
         snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
                                    "every head, kept while generating)"), kvn);
-    int sf = px(c, 18);
-    int body_h = lh * (1 + 3 + (nfig == 4 ? 4 : 0) + 3) + lh / 2 * (nfig == 4 ? 2 : 1) + 2 * line_h(c, FONT_BOLD, sf) +
-                 px(c, 4);
-    int pw = table_w + 2 * pad, ph = body_h + pad + pad / 2;
-    int tw = text_w(c, FONT_BOLD, px(c, 22), title) + 2 * pad;
-    if (tw > pw) pw = tw;
-    int x, y;
+    // The sheet: as wide as the table or the longest sentence, within the window; the sentences wrapped in it.
+    // Taller than the window (French at 720p): less air, then without the paper's table (a reference, not the lesson).
+    int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4, title_h = 0, body_h = 0;
+    const char *lines[4] = {line1, line2, kv, concl};
+    int lines_h[4];
+    for (int air = 0; air < 3; air++) {
+        if (air > 0) lh = line_h(c, FONT_REGULAR, f) + f / 5, pad = f / 2;
+        if (air > 1) nfig = 2;
+        pw = table_w;
+        int longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1), text_w(c, FONT_REGULAR, f, line2),
+                          text_w(c, FONT_REGULAR, f, kv), text_w(c, FONT_BOLD, f, sub)};
+        for (int k = 0; k < 5; k++)
+            if (longest[k] > pw) pw = longest[k];
+        pw += 2 * pad;
+        if (pw > w - 20) pw = w - 20;
+        iw = pw - 2 * pad;
+        int tables_h = nfig / 2 * (head_lines * th + 2 * lh) +
+                       (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false) : 0);
+        title_h = wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, title, false) + f / 3;
+        body_h = title_h + tables_h + lh / 2;
+        for (int k = 0; k < 4; k++)
+            body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0, 0, iw, 4, lines[k], false) + f / 6;
+        if (body_h + 2 * pad <= h - 20) break;
+    }
+    int ph = body_h + 2 * pad, x, y;
     draw_overlay(c, w, h, &pw, &ph, &x, &y);
-    int yy = y + pad / 2, tx = x + (pw - table_w) / 2;
-    char fitted[300];
-    fit_text(c, FONT_BOLD, px(c, 22), title, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, px(c, 22), c->th->result, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
-    yy += lh;
+    int yy = y + pad, tx = x + (pw - table_w) / 2;
+    wrap_text(c, FONT_BOLD, tf, c->th->result, x + pad, yy, iw, 2, title, true);
+    yy += title_h;
     for (int part = 0; part < nfig / 2; part++) {
         if (part == 1) {
             yy += lh / 2;
-            fit_text(c, FONT_BOLD, f, sub, pw - 2 * pad, fitted, sizeof fitted);
-            text_in(c, FONT_BOLD, f, c->th->ink, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
-            yy += lh;
+            yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, iw, 2, sub, true);
         }
-        int xx = tx;
-        for (int k = 0; k < 5; k++) {
-            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT, TR(head[k]));
-            xx += colw[k] + gap;
+        for (int l = 0; l < head_lines; l++) {
+            int xx = tx;
+            for (int k = 0; k < 5; k++) {
+                text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], th, k == 0 ? LEFT : RIGHT, heads[k][l]);
+                xx += colw[k] + gap;
+            }
+            yy += th;
         }
-        yy += lh;
-        rect(c, tx, yy - px(c, 4), table_w, 1, c->th->empty);
+        rect(c, tx, yy + f / 8, table_w, 1, c->th->empty);
         for (int i = part * 2; i < part * 2 + 2; i++) {
-            xx = tx;
+            int xx = tx;
             for (int k = 0; k < 5; k++) {
                 text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
                         k == 0 ? LEFT : RIGHT, cell[i][k]);
@@ -112,18 +144,11 @@ void draw_cost(Ctx *c, int w, int h)
         }
     }
     yy += lh / 2;
-    // In the board's notation (W^O with a raised O), like the matrices' titles.
-    int size = sf;
-    while (size > c->min_font && math_w(c, FONT_REGULAR, size, line1) > pw - 2 * pad) size--;
-    math_at(c, FONT_REGULAR, size, c->th->muted, x + pad, yy + (lh - line_h(c, FONT_REGULAR, size)) / 2, line1);
-    yy += lh;
-    fit_text(c, FONT_REGULAR, sf, line2, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
-    yy += lh;
-    fit_text(c, FONT_REGULAR, sf, kv, pw - 2 * pad, fitted, sizeof fitted);
-    text_in(c, FONT_REGULAR, sf, c->th->muted, x + pad, yy, pw - 2 * pad, lh, LEFT, fitted);
-    yy += lh;
-    wrap_text(c, FONT_BOLD, sf, c->th->ink, x + pad, yy + px(c, 4), pw - 2 * pad, 2, concl, true);
+    // In the board's notation (W^O with a raised O), like the matrices' titles; wrapped, never cut.
+    for (int k = 0; k < 4; k++) {
+        wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted, x + pad, yy, iw, 4, lines[k], true);
+        yy += lines_h[k];
+    }
 }
 
 // Two outputs on one row, "left vs right", on one colour scale with one cell and label width, windowed like the
