@@ -465,10 +465,29 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         total += colw[j];
     }
     if (width) *width = total;
+    // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are, said in the
+    // header's last cell; never a number past the screen's edge.
+    char more[48] = "";
+    int shown = cols;
+    if (draw && w > 0 && total > w) {
+        while (shown > FIXED + 1) {
+            snprintf(more, sizeof more, TR("+%d more"), cols - shown + 1);
+            int mw = text_w(c, FONT_BOLD, f, more) + f / 2, sum = mw;
+            for (int j = 0; j < shown - 1; j++) sum += colw[j];
+            shown--;
+            if (sum <= w) break;
+        }
+        total = text_w(c, FONT_BOLD, f, more) + f / 2;
+        for (int j = 0; j < shown; j++) total += colw[j];
+    }
     int x0 = x + (w - total) / 2;
+    if (x0 < x && w > 0) x0 = x;
     for (int i = 0; i <= rows && draw; i++) {
         int cx = x0;
-        for (int j = 0; j < cols; j++) {
+        if (more[0] && i == 0)
+            text_in(c, FONT_BOLD, f, c->th->muted, x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y, text_w(c, FONT_BOLD, f, more),
+                    lh, LEFT, more);
+        for (int j = 0; j < shown; j++) {
             Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
             text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j], lh, RIGHT, text[i][j]);
             cx += colw[j];
