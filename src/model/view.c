@@ -482,7 +482,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     }
     // The cost overlay, like the help, closes on any other key, which then acts.
-    if (s->panel == PANEL_COST && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_K
+    if (s->panel == PANEL_COST && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_K && ev->key != VIEW_KEY_E
         && ev->key != VIEW_KEY_F && ev->key != VIEW_KEY_F11 && ev->key != VIEW_KEY_NONE) {
         s->panel = PANEL_NONE;
         handle_key(s, ev);
