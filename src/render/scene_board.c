@@ -308,9 +308,6 @@ static bool part_fits(const Ctx *c, const Plan *p, const PartDesc *d, int w, int
     Arrangement a;
     lay_out(c, p, d, &a);
     if (d->kind == LAY_FALK && !a.falk) return false;
-    if (getenv("MHA_DEBUG_PLAN"))
-        fprintf(stderr, "fit f=%d kind=%d eq=%d-%d terms=%d-%d: %d x %d in %d x %d\n", p->g.num_font, d->kind, d->eq_from,
-                d->eq_to, d->from, d->to, arrangement_width(c, &p->g, &a), arrangement_total_height(&p->g, &a), w, h);
     return arr_fits(c, &p->g, &a, w, h);
 }
 

@@ -161,8 +161,6 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     c.st = st;
     c.ex = given;
     int room = base_h + (explain_h > 0 ? c.num_font / 4 + explain_h : 0);
-    if (getenv("MHA_DEBUG_ROOM"))
-        fprintf(stderr, "room: base %d explain %d reserve %d\n", base_h, explain_h, reserve);
     if (reserve > room) room = reserve;
     if (notes) {
         c.notes_lines = room / line_h(&c, FONT_REGULAR, c.text_font);
