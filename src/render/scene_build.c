@@ -3,8 +3,6 @@
 #include "scene_ctx.h"
 #include "../model/view.h"
 
-#include <stdlib.h>
-
 // ---------------------------------------------------------------------------------------------------
 // Numbers and names, as the model has them
 
