@@ -11,16 +11,17 @@ elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"
 else echo "install-deps.sh: run it as root, or install sudo" >&2; exit 1; fi
 
 # Build: compiler, CMake, SDL2 (+ttf, image), cJSON, fontconfig (fallback fonts), the font, python3 (the
-# translations' generator).
+# translations' generator). Noto CJK: the Chinese interface (po/zh.po) and lessons' CJK tokens; without it
+# they show as boxes, and test_help, which pages the Chinese help, fails.
 PKGS="build-essential cmake pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcjson-dev
-      libfontconfig-dev fonts-dejavu-core python3"
+      libfontconfig-dev fonts-dejavu-core fonts-noto-cjk python3"
 if [ "${1:-}" = --tests ]; then
-    # ctest: fonts for CJK, Arabic, Hebrew, Devanagari, Thai and colour emoji (test_fonts); a virtual X server,
+    # ctest: fonts for Arabic, Hebrew, Devanagari, Thai and colour emoji (test_fonts); a virtual X server,
     # key sender, clipboard reader (test_gui_clipboard), screenshots and image comparison (ImageMagick's import,
     # compare); xmllint (SVG export); bc and GNU time (the timed tests); a JSON Schema validator (test_schema);
     # valgrind; gettext (the catalogues against the sources); git (test_add_stage applies the README's patch);
     # man (test_manpage); NumPy and PyTorch (the gradients against autograd; about 80 MB to fetch).
-    PKGS="$PKGS fonts-noto-cjk fonts-noto-color-emoji fonts-noto-core xvfb xauth xdotool xclip imagemagick
+    PKGS="$PKGS fonts-noto-color-emoji fonts-noto-core xvfb xauth xdotool xclip imagemagick
           libxml2-utils bc time python3-jsonschema python3-numpy python3-torch valgrind gettext git man-db"
     # .ci/run's other steps: clang's libFuzzer, strict C11 with clang; the .deb (dpkg-dev, lintian); Windows
     # (mingw-w64, tools/build-windows.sh, tested under Wine); the page (emscripten and fontTools for
