@@ -7,7 +7,7 @@
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 if [ "$(id -u)" -eq 0 ]; then SUDO=""
-elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"
+elif command -v sudo >/dev/null 2>&1; then SUDO="sudo env DEBIAN_FRONTEND=noninteractive" # sudo drops the environment
 else echo "install-deps.sh: run it as root, or install sudo" >&2; exit 1; fi
 
 # Build: compiler, CMake, SDL2 (+ttf, image), cJSON, fontconfig (fallback fonts), the font, python3 (the
