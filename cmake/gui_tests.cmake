@@ -84,3 +84,15 @@ add_test(NAME test_gui_export_worker
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_export_worker.sh $<TARGET_FILE:mha-tracer>
                  ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_gui_export_worker PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+
+# The layout audit (issue 36): every screen of every shipped lesson, tests/good and lessons made in the test, at
+# 1280x720 and 1920x1080, en and fr, checked against the board's rules (every operand on screen in order, one
+# part count, no window where the floor shows a matrix whole, equations together where they fit, the floor,
+# no overlap, nothing moved by a banner or the notes); the self-test drops one operand and must fail.
+add_test(NAME test_layout_audit COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_layout_audit PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+add_test(NAME test_layout_audit_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+         --drop-operand)
+set_tests_properties(test_layout_audit_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)

@@ -9,6 +9,7 @@
 #include <time.h> // clock: how long --train took
 
 #include "cli.h"
+#include "cli_layout.h"
 #include "../core/decode.h"
 #include "indexlist.h"
 #include "../core/utf8.h"
@@ -786,6 +787,57 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
 #endif
 }
 
+// --layout [LESSON] [--size WxH] [--head N]: the layout audit (cli_layout.c).
+static int run_layout(const Args *a)
+{
+#ifdef MHA_NO_GUI
+    (void)a;
+    cli_line(stderr, "mha-tracer: error: this build has no scene (built with -DMHA_GUI=OFF)\n");
+    return EXIT_USAGE;
+#else
+    int w = 1280, h = 720;
+    const char *size = a->value[OPT_SIZE];
+    if (size) {
+        char *end;
+        long pw = strtol(size, &end, 10), ph = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+        if (*end || pw < 320 || ph < 320 || pw > 8192 || ph > 8192) {
+            cli_line(stderr, "mha-tracer: error: --size expects WIDTHxHEIGHT, each from 320 to 8192, got '%s'\n", size);
+            return EXIT_USAGE;
+        }
+        w = (int)pw, h = (int)ph;
+    }
+    double head = -1;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
+    if (a->nfiles > 1) {
+        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
+        return EXIT_USAGE;
+    }
+    char fonts[1100], err[1300] = "";
+    if (!find_font_dir(fonts, sizeof fonts)) {
+        cli_line(stderr, "mha-tracer: error: --layout: the fonts (assets/fonts) were not found\n");
+        return EXIT_IO;
+    }
+    const char *path = a->nfiles ? a->files[0] : NULL;
+    Lesson probe;
+    int status = load_lesson(&probe, path); // the lesson's own errors, as every mode prints them
+    if (status != EXIT_OK) return status;
+    i18n_use(i18n_choose(a->value[OPT_LANG], probe.language));
+    if ((int)head >= probe.params.heads) {
+        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n", path ? path : "<built-in>",
+                 (int)head, probe.params.heads, probe.params.heads == 1 ? "" : "s", probe.params.heads - 1);
+        lesson_free(&probe);
+        return EXIT_USAGE;
+    }
+    lesson_free(&probe);
+    status = cli_layout(stdout, path, w, h, (int)head, fonts, err, sizeof err);
+    if (status != 0) {
+        cli_line(stderr, "%s: error: %s\n", path ? path : "mha-tracer", err);
+        return status;
+    }
+    return finish_stdout();
+#endif
+}
+
 // The command line as parsed: what it asks for.
 static int run(const Args *a, const char *argv0)
 {
@@ -798,6 +850,7 @@ static int run(const Args *a, const char *argv0)
         return finish_stdout();
     }
     if (a->mode == MODE_NEW) return run_new(a, argv0);
+    if (a->mode == MODE_LAYOUT) return run_layout(a);
 #ifdef MHA_NO_GUI
     ExportRequest *xreq = NULL;
     if (a->mode == MODE_EXPORT) {

@@ -109,6 +109,13 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_OUT] = {"--out", .arg = "FILE", .with = WITH_TRAIN, .flags = V}, // told in --train's row
     [OPT_STEPS] = {"--steps", .arg = "N", .with = WITH_TRAIN, .flags = SUB, .kind = VALUE_WHOLE, .min = 1,
                    .max = TRAIN_MAX_STEPS, .help = "train N steps instead of the lesson's \"steps\""},
+    [OPT_LAYOUT] = {"--layout", .arg = "[LESSON]", .mode = MODE_LAYOUT,
+                    .help = "the layout audit: every screen the window can show (each stage, part and head,\n"
+                            "the panels, the help, each question), one JSON object a line: each matrix's\n"
+                            "rows and columns shown, its digit height and box, the texts and their sizes"},
+    [OPT_SIZE] = {"--size", .arg = "WxH", .with = WITH_LAYOUT, .flags = SUB, .col = 25,
+                  .expects = "WIDTHxHEIGHT, each from 320 to 8192",
+                  .help = "the window's size (default 1280x720)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -125,7 +132,9 @@ static const struct {
     [WITH_TRAIN] = {1u << MODE_TRAIN | 1u << MODE_NEW, "--train LESSON"},
     [WITH_EXPORT] = {1u << MODE_EXPORT | 1u << MODE_NEW, "--export DIR"},
     [WITH_JSON] = {1u << MODE_JSON | 1u << MODE_NEW, "--json"},
-    [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_NEW, "--export DIR or --trace"},
+    [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
+                    "--export DIR, --trace or --layout"},
+    [WITH_LAYOUT] = {1u << MODE_LAYOUT | 1u << MODE_NEW, "--layout"},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";

@@ -43,6 +43,7 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->zoom = 1.0;
     s->pan_x = s->pan_y = 0.5;
     s->substep_count = 1;
+    s->part_map = false;
     s->colormap = COLORMAP_VIRIDIS;
     s->reveal = -1;
     s->width = 1280;
@@ -92,8 +93,24 @@ static int stage_results(const ViewState *s)
 
 // The part `sub` of `count` (VIEW_SUBSTEP_RESULT + i: the part that shows result i, each result's equation in
 // count / results parts, its result in the last); *per: the parts of each result (0: not so divided).
+static int result_index(const ViewState *s, MatId m)
+{
+    const StageInfo *si = stage_info(view_stage(s));
+    for (int i = 0; si && i < 3 && si->results[i] != MAT_NONE; i++)
+        if (si->results[i] == m) return i;
+    return -1;
+}
+
 static int substep_resolve(const ViewState *s, int sub, int count, int *per)
 {
+    if (s->part_map) {
+        *per = 0;
+        if (sub < VIEW_SUBSTEP_RESULT) return sub;
+        for (int k = 0; k < count && k < VIEW_PARTS_MAX; k++)
+            if (s->part_result[k] != MAT_NONE && result_index(s, s->part_result[k]) == sub - VIEW_SUBSTEP_RESULT)
+                return k;
+        return count - 1;
+    }
     int nres = stage_results(s);
     *per = nres > 0 && count >= 2 && count % nres == 0 ? count / nres : 0;
     if (sub < VIEW_SUBSTEP_RESULT) return sub;
@@ -108,6 +125,23 @@ static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int
     *first = 0;
     *count = model_reveal_total(p, stage);
     int sub = substep_resolve(s, s->substep, s->substep_count, &per);
+    if (s->part_map && s->substep_count > 1) {
+        int k = sub < 0 ? 0 : sub >= s->substep_count ? s->substep_count - 1 : sub;
+        int i = result_index(s, s->part_result[k]);
+        if (i < 0) {
+            *count = 0; // inputs only
+            return;
+        }
+        if (nres > 1) {
+            for (int j = 0; j < nres; j++) {
+                int r, c;
+                model_mat_shape(p, si->results[j], &r, &c);
+                if (j < i) *first += r * c;
+                if (j == i) *count = r * c;
+            }
+        }
+        return;
+    }
     if (per == 0) return;
     if (sub % per != per - 1 && sub < s->substep_count) {
         *count = 0; // inputs only
@@ -189,6 +223,7 @@ static bool go_stage(ViewState *s, int index)
     if (index == s->stage_index) return false;
     s->substep = index < s->stage_index ? 1000 : 0; // back: the last sub-step (the scene clamps it)
     s->substep_count = 1;
+    s->part_map = false;
     s->stage_index = index;
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
@@ -224,9 +259,20 @@ static bool pan(ViewState *s, double dx, double dy)
     return true;
 }
 
+void view_set_parts(ViewState *s, int count, int shown, const MatId *part_result)
+{
+    int per;
+    s->substep_count = count > 0 ? count : 1;
+    s->part_map = part_result != NULL && s->substep_count <= VIEW_PARTS_MAX;
+    for (int k = 0; s->part_map && k < s->substep_count; k++) s->part_result[k] = part_result[k];
+    shown = substep_resolve(s, shown, s->substep_count, &per);
+    s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
+}
+
 void view_set_substeps(ViewState *s, int count, int shown)
 {
     int per;
+    s->part_map = false;
     s->substep_count = count > 0 ? count : 1;
     shown = substep_resolve(s, shown, s->substep_count, &per);
     s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
@@ -298,6 +344,9 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
     size_t len = strlen(in);
     *changed = true;
     switch (ev->key) {
+    case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PAGEDOWN:
+        // Next while a question waits: the question skipped (its result shows) on the same screen, as Esc; the
+        // next press asks the stage's next question, and only then moves on (the class never loses a question).
     case VIEW_KEY_ESCAPE: // skip: the result shows, the question is not asked again
         if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
         quiz_close(s);
@@ -349,7 +398,7 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         quiz_submit(s);
         return 1;
     }
-    case VIEW_KEY_RIGHT: case VIEW_KEY_LEFT: case VIEW_KEY_SPACE: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_PAGEUP:
+    case VIEW_KEY_LEFT: case VIEW_KEY_PAGEUP:
     case VIEW_KEY_HOME: case VIEW_KEY_END: case VIEW_KEY_UP: case VIEW_KEY_DOWN: case VIEW_KEY_H: case VIEW_KEY_F1:
     case VIEW_KEY_F: case VIEW_KEY_F11: case VIEW_KEY_Q: case VIEW_KEY_N: case VIEW_KEY_D: case VIEW_KEY_C:
     case VIEW_KEY_PLUS:
@@ -687,6 +736,7 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
     if (at != s->stage_index) {
         s->stage_index = at;
         s->substep_count = 1;
+        s->part_map = false;
     }
     // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
     // Q, K, V), or the first one of a single result: a stage that shows its inputs alone first is asked where
@@ -698,7 +748,8 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         if (si->results[nres] == q->mat) place = nres;
         nres++;
     }
-    s->substep = nres > 1 ? VIEW_SUBSTEP_RESULT + place : 0; // one result: asked on its inputs' part
+    // Asked on the part that shows the result (hidden) beside the inputs it is made from.
+    s->substep = VIEW_SUBSTEP_RESULT + place;
     if (q->head >= 0 && q->head < s->dims.heads) s->head = q->head;
     s->view = VIEW_ONE_HEAD;
     s->panel = PANEL_NONE;
@@ -725,10 +776,7 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     int first, count;
     reveal_span(s, &p, &first, &count);
     const StageInfo *si = stage_info(view_stage(s));
-    if (si && si->results[0] != MAT_NONE && si->results[1] == MAT_NONE && s->substep == 0) {
-        s->substep = 1000; // asked on its inputs: the answer on the result's part, the last (the scene clamps it)
-        reveal_span(s, &p, &first, &count);
-    }
+    (void)si; // answered where it was asked: the part that shows the result
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
     s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
     s->pinned = answer;

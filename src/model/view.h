@@ -150,6 +150,7 @@ typedef struct {
 // ViewState.substep asked for as "the part that shows the stage's result i" (VIEW_SUBSTEP_RESULT + i): a
 // stage of several equations may show each in several parts (inputs, then "= result"), each alike.
 #define VIEW_SUBSTEP_RESULT 2000
+#define VIEW_PARTS_MAX 64 // as SCENE_PARTS_MAX
 
 typedef struct {
     ViewDims dims;
@@ -163,6 +164,8 @@ typedef struct {
     int substep;               // the part shown when the stage shows its equations in parts (0 when it shows
                                // all); VIEW_SUBSTEP_RESULT + i until the scene has found the part of result i
     int substep_count;         // how many the last frame had (the scene decides; the owner reports it back)
+    bool part_map;             // part_result below holds the scene's map of the parts (view_set_parts)
+    MatId part_result[VIEW_PARTS_MAX]; // ... the result each part shows (MAT_NONE: inputs only)
     int pan_span_x, pan_span_y; // pixels of a zoomed board outside the window in the last frame (pan 0..1 spans it)
     bool notes;                // the lesson's notes shown (key N)
     bool dark;                 // the dark theme (key D); the greyscale colour map prints on the print theme
@@ -206,6 +209,9 @@ ViewDims view_dims_from_params(const AttnParams *p);
 
 // The owner reports what the last frame showed: the stage's sub-steps and the one shown (clamped).
 void view_set_substeps(ViewState *s, int count, int shown);
+// ... with the result each part shows (count of them; MAT_NONE: the part shows inputs only): the reveal, the
+// questions and "the part of result i" follow this map instead of assuming equal parts per result.
+void view_set_parts(ViewState *s, int count, int shown, const MatId *part_result);
 // ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the pointer).
 void view_set_pan_span(ViewState *s, int span_x, int span_y);
 

@@ -379,9 +379,10 @@ static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, cons
     int parts = scene->substeps;
     if (parts <= 1 || board_shows(scene, name)) return true;
     ViewState st = j->st;
+    MatId map[SCENE_PARTS_MAX];
+    memcpy(map, scene->part_result, sizeof map);
     for (int part = 0; part < parts; part++) {
-        st.substep = part;
-        st.substep_count = parts;
+        view_set_parts(&st, parts, part, map);
         if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
         if (board_shows(scene, name)) {
             j->st = st;
@@ -404,17 +405,18 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             if (!part_of_cell(o, req, L, T, tm, scene)) return false;
             continue;
         }
+        MatId map[SCENE_PARTS_MAX];
         if (j->board && j->parts && !j->question) {
             if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
             parts = scene->substeps > 1 ? scene->substeps : 1;
+            memcpy(map, scene->part_result, sizeof map);
         }
         for (int part = 0; part < parts; part++) {
             Job *o = job_add(out);
             if (!o) return false;
             *o = *j;
             if (parts == 1) continue;
-            o->st.substep = part;
-            o->st.substep_count = parts;
+            view_set_parts(&o->st, parts, part, map);
             if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = view_reveal_cell(&o->st, 0);
             size_t n = strlen(o->name);
             snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);

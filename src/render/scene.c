@@ -13,6 +13,7 @@ void scene_free(Scene *s)
     free(s->cmds);
     free(s->text);
     free(s->hits);
+    free(s->boxes);
     memset(s, 0, sizeof *s);
 }
 
@@ -21,6 +22,7 @@ void scene_clear(Scene *s)
     s->count = 0;
     s->text_len = 0;
     s->hit_count = 0;
+    s->box_count = 0;
     s->oom = false;
 }
 
@@ -93,6 +95,15 @@ void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head
         return;
     }
     s->hits[s->hit_count++] = (HitRegion){x, y, w, h, cell, head};
+}
+
+void scene_push_box(Scene *s, const SceneBox *b)
+{
+    if (s->oom || !grow((void **)&s->boxes, &s->box_cap, s->box_count + 1, sizeof(SceneBox))) {
+        s->oom = true;
+        return;
+    }
+    s->boxes[s->box_count++] = *b;
 }
 
 // ---------------------------------------------------------------------------------------------------

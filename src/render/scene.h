@@ -73,9 +73,42 @@ typedef struct {
     int label_w_count;
 } SceneMemo;
 
+// A matrix as the scene drew it (the layout audit, --layout, and the tests read these): which matrix, its
+// whole shape, the window of it shown, the box it took (title and labels included), its number size, and the
+// equation term it stands for on the board (its equation and place; -1: a panel's, not the board's).
+typedef struct {
+    MatId mat;
+    int head;
+    int rows, cols;      // the whole matrix
+    int r0, nr, c0, nc;  // the window shown
+    int x, y, w, h;      // the box: title, labels and cells
+    int num_font;        // the pixel size of its numbers
+    bool result;         // the stage's result (framed; hidden while a question waits)
+    char title[96];      // its caption as drawn ("K₁ᴿ", "W₀ᴷ")
+} SceneBox;
+
+// A stage's board in parts (screens): at most this many.
+#define SCENE_PARTS_MAX 64
+
+// What fits on a board at the floor (digits of 2.6 % of the height), for the layout audit: each equation's
+// matrices (operands, then the result) and whether they fit on one screen together, and each alone.
+typedef struct {
+    int neq;
+    struct {
+        int terms;
+        MatId mat[24];
+        int head[24];
+        bool result[24];
+        bool alone[24];
+        bool together;
+    } eq[4];
+} SceneFits;
+
 typedef struct {
     DrawCmd *cmds;
     size_t count, cap;
+    SceneBox *boxes;     // every matrix drawn, in drawing order
+    size_t box_count, box_cap;
     char *text;     // all strings, NUL-separated (offsets stay valid as it grows)
     size_t text_len, text_cap;
     HitRegion *hits;
@@ -85,6 +118,8 @@ typedef struct {
     bool oom;       // an allocation failed: the scene is incomplete
     int substeps;   // the stage's equations are shown one at a time in this many sub-steps (1: all at once)
     int substep;    // the one shown
+    MatId part_result[SCENE_PARTS_MAX]; // the result each part shows (MAT_NONE: only inputs; one part: none)
+    int board_x, board_y, board_w, board_h; // the board's area in the last window build (w 0: no board)
     int num_font;   // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
     int tile_count;  // the tiles panel: how many tiles the current head and block compute (0: not shown)
@@ -129,6 +164,8 @@ void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color);         
 // One line of text whose top-left is (x, y) and measured size w x h; the text is copied into the scene.
 DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h, const char *utf8);
 void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head);
+// Records a matrix drawn (see SceneBox).
+void scene_push_box(Scene *s, const SceneBox *b);
 // Every draw command of src moved by (dx, dy) appended to dst (texts copied; hit regions not). For pages made
 // of other pages, such as a strip of heatmaps.
 void scene_append(Scene *dst, const Scene *src, int dx, int dy);
@@ -182,6 +219,11 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
 // (head >= 0) with every key and number whole, or every head's in a grid (head < 0) close to 16:9.
 void scene_heatmap_page(const Lesson *lesson, const Trace *trace, MatId mat, int head, double scale,
                         const TextMetrics *tm, int *w, int *h);
+
+// What fits at the floor on the board of a window scene just built for st (the layout audit's yardstick):
+// false when the scene has no board (a panel, all heads).
+bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *lesson, const Trace *trace,
+                      const TextMetrics *tm, SceneFits *fits);
 
 // The scale on the slider at pixel column x when (x, y) is on the slider (a stop when within a quarter of the
 // slider's height of it; the ends beyond the track); false when it is not.

@@ -3,6 +3,8 @@
 #include "scene_ctx.h"
 #include "../model/view.h"
 
+#include <stdlib.h>
+
 // The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
 // order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
 // (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.
@@ -65,13 +67,6 @@ static int arrangement_rows_height(const GridStyle *g, const Arrangement *a, int
 }
 static int arrangement_height(const GridStyle *g, const Arrangement *a) { return arrangement_rows_height(g, a, NULL); }
 
-static bool arrangement_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int w, int h)
-{
-    for (int r = 0; r < a->count; r++)
-        if (row_width(c, g, &a->rows[r]) > w) return false;
-    return arrangement_height(g, a) <= h;
-}
-
 // Whether some matrix of the arrangement shows a window of itself.
 static bool arrangement_windowed(const Arrangement *a)
 {
@@ -79,16 +74,6 @@ static bool arrangement_windowed(const Arrangement *a)
         for (int k = 0; k < a->rows[r].count; k++)
             if (!a->rows[r].t[k].is_op && box_windowed(&a->rows[r].t[k].box)) return true;
     return false;
-}
-
-// How many cells the arrangement's matrices show.
-static long arrangement_cells(const Arrangement *a)
-{
-    long cells = 0;
-    for (int r = 0; r < a->count; r++)
-        for (int k = 0; k < a->rows[r].count; k++)
-            if (!a->rows[r].t[k].is_op) cells += (long)a->rows[r].t[k].box.nr * a->rows[r].t[k].box.nc;
-    return cells;
 }
 
 // The smallest share of its cells that a matrix of the arrangement shows (1: every one whole).
@@ -161,15 +146,14 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
             if (!a->rows[r].t[k].is_op) box_follow(c, &a->rows[r].t[k].box);
 }
 
-// The arrangements of the stage's equations, in order of preference.
-typedef enum { ARR_ROWS = 0, ARR_STACKED, ARR_SUBSTEPS, ARR_COUNT } ArrKind;
+// The arrangements of a run of equations: each in one row, or each "A op B" stacked above "= R".
+typedef enum { ARR_ROWS = 0, ARR_STACKED } ArrKind;
 
-static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, ArrKind kind, int sub,
+static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, ArrKind kind,
                               Arrangement *a)
 {
     memset(a, 0, sizeof *a);
     for (int e = 0; e < neq; e++) {
-        if (kind == ARR_SUBSTEPS && e != sub) continue;
         int eqpos = -1;
         for (int k = 0; k < eq[e].count; k++)
             if (eq[e].t[k].mat == MAT_NONE && strstr(eq[e].t[k].op, "=")) eqpos = k;
@@ -193,253 +177,409 @@ static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *
     }
 }
 
-// Lays the stage out in (w x h): the arrangement, and the sub-step shown (clamped; reported in the scene).
-static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub);
-
 // ---------------------------------------------------------------------------------------------------
-// Parts before windows (Ctx.split_level): every equation of the stage shown at the same level of splitting, the
-// fewest parts that show every matrix whole. Level 1: one equation a part (rows or stacked); level 2: its
-// inputs, then "= result"; level 3: its inputs in runs of consecutive matrices that fit, then "= result".
-// A stage of several equations splits each into as many parts (Q, K and V alike), so that the view finds
-// the part of a result from the count alone (view.c's reveal_span).
+// Falk's scheme for a product "A · B = C", as textbooks draw it: B above C, A left of C, so each cell of C
+// sits in the row of A and the column of B it is made from. Narrower than a row, shorter than a stack.
 
-// Whether a's one row fits in w x h without the operators at its ends (they are taken off a's row then).
-static bool fits_bare(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
+static bool is_product(const BoardRow *r)
 {
-    BoardRow *r = &a->rows[0];
-    int from = 0, to = r->count;
-    while (from < to && r->t[from].is_op) from++;
-    while (to > from && r->t[to - 1].is_op) to--;
-    if (from == to || (from == 0 && to == r->count)) return false;
-    memmove(r->t, r->t + from, (size_t)(to - from) * sizeof r->t[0]);
-    r->count = to - from;
-    return arrangement_fits(c, g, a, w, h);
+    return r->count == 5 && !r->t[0].is_op && r->t[1].is_op && !strcmp(r->t[1].op, "\xc2\xb7") && !r->t[2].is_op &&
+           r->t[3].is_op && !strcmp(r->t[3].op, "=") && !r->t[4].is_op && r->t[0].box.nr == r->t[4].box.nr &&
+           r->t[2].box.nc == r->t[4].box.nc;
 }
 
-// Part `piece` of equation e at `level` into a (left empty when there is no such part); returns how many
-// parts the equation has at that level (0: some part does not fit in w x h).
-static int equation_part(const Ctx *c, const GridStyle *g, const Equation *e, int level, int piece, int w, int h,
-                         Arrangement *a)
+// Aligns the cells of a's product (B's columns over C's, A's rows beside C's); false when a is no product.
+static bool falk_align(Arrangement *a)
 {
-    Arrangement st, row;
-    build_arrangement(c, g, e, 1, ARR_STACKED, 0, &st);
-    build_arrangement(c, g, e, 1, ARR_ROWS, 0, &row);
-    memset(a, 0, sizeof *a);
-    if (level <= 1 || st.count < 2) {
-        const Arrangement *whole = arrangement_fits(c, g, &row, w, h) ? &row : &st;
-        if (!arrangement_fits(c, g, whole, w, h)) return 0;
-        if (piece == 0) *a = *whole;
-        return 1;
-    }
-    // The inputs' row in runs: each matrix with the operators after it (those before the first go with it).
-    const BoardRow *in = &st.rows[0];
-    Arrangement one;
-    memset(&one, 0, sizeof one);
-    one.count = 1;
-    int parts = 0, k = 0;
-    while (k < in->count) {
-        BoardRow run;
-        memset(&run, 0, sizeof run);
-        while (k < in->count) {
-            int j = k;
-            while (j < in->count && in->t[j].is_op) j++;
-            if (j < in->count) j++;
-            while (j < in->count && in->t[j].is_op) j++;
-            one.rows[0] = run;
-            for (int t = k; t < j && one.rows[0].count < TERM_MAX; t++) one.rows[0].t[one.rows[0].count++] = in->t[t];
-            if (!arrangement_fits(c, g, &one, w, h)) {
-                if (level == 2 || (run.count == 0 && !fits_bare(c, g, &one, w, h))) return 0;
-                if (run.count == 0) { // a matrix alone, its operators left to the header's formula
-                    run = one.rows[0];
-                    k = j;
-                }
-                break;
-            }
-            run = one.rows[0];
-            k = j;
-        }
-        if (parts++ == piece) {
-            a->count = 1;
-            a->rows[0] = run;
-        }
-    }
-    one.rows[0] = st.rows[1];
-    if (!arrangement_fits(c, g, &one, w, h) && (level == 2 || !fits_bare(c, g, &one, w, h))) {
-        if (!c->window_result) return 0;
-        one.rows[0] = st.rows[1];
-        window_to_fit(c, g, &one, w, h);
-    }
-    if (parts == piece) *a = one;
-    return parts + 1;
-}
-
-// What part k of an equation of `per` parts shows: its inputs, or the whole equation and its result.
-static const char *part_caption(const Equation *e, int per, int k) { return k < per - 1 ? TR("what goes in") : e->caption; }
-
-// The stage in parts at level Ctx.split_level (one level a call: draw_stage_whole tries each at every size
-// before the next), when every matrix is whole in them (false: then windows).
-// *sub: the part asked for, or VIEW_SUBSTEP_RESULT + i for the part that shows result i.
-static bool plan_parts(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, int w, int h, Arrangement *out,
-                       int *substeps, int *sub)
-{
-    Arrangement tmp;
-    int level = c->split_level < 3 ? c->split_level : 3, per = 0;
-    if (level < (neq > 1 ? 1 : 2)) return false; // one equation is one part at level 1: tried before
-    for (int e = 0; e < neq; e++) {
-        int n = equation_part(c, g, &eq[e], level, -1, w, h, &tmp);
-        if (n == 0 || (per && n != per)) return false; // each equation in as many parts
-        per = n;
-    }
-    int total = per * neq;
-    if (total < 2) return false;
-    if (*sub >= VIEW_SUBSTEP_RESULT) {
-        int r = *sub - VIEW_SUBSTEP_RESULT;
-        *sub = (r < neq ? r : neq - 1) * per + per - 1;
-    }
-    if (*sub >= total) *sub = total - 1;
-    if (*sub < 0) *sub = 0;
-    int e = *sub / per, k = *sub % per;
-    equation_part(c, g, &eq[e], level, k, w, h, out);
-    snprintf(out->caption, sizeof out->caption, "%s", part_caption(&eq[e], per, k));
-    snprintf(out->next, sizeof out->next, "%s",
-             *sub + 1 < total ? part_caption(&eq[(*sub + 1) / per], per, (*sub + 1) % per) : "");
-    *substeps = total;
+    if (a->count != 1 || !is_product(&a->rows[0])) return false;
+    MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
+    int cw = B->cell_w > C->cell_w ? B->cell_w : C->cell_w, ch = A->cell_h > C->cell_h ? A->cell_h : C->cell_h;
+    B->cell_w = C->cell_w = cw;
+    A->cell_h = C->cell_h = ch;
+    a->falk = true;
     return true;
 }
 
-// Cells wide enough for their labels first; when that needs windows, cells as wide as their numbers.
-static void plan_board(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
+// Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
+static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *ay, int *bx, int *by, int *cx, int *cy,
+                       int *w, int *h)
 {
-    int sub0 = *sub;
-    plan_board_style(c, g, w, h, out, substeps, sub);
-    bool windowed = arrangement_windowed(out);
-    if (!windowed && *substeps == 1) return;
-    GridStyle narrow = *g;
-    narrow.narrow = true;
-    Arrangement alt;
-    int subs = 1, s2 = sub0;
-    plan_board_style(c, &narrow, w, h, &alt, &subs, &s2);
-    bool alt_windowed = arrangement_windowed(&alt);
-    if ((windowed && !alt_windowed) || (!alt_windowed && subs < *substeps)) {
-        *out = alt;
-        out->narrow = true;
-        *substeps = subs;
-        *sub = s2;
+    const MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
+    int wa = box_width(g, A), cgrid = wa + g->gap * 2 + C->label_w; // C's cells start here
+    int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w) : 0; // B's labels wider than A and C's: all move right
+    *ax = left;
+    *cx = left + wa + g->gap * 2;
+    *bx = left + cgrid - B->label_w;
+    *by = 0;
+    int hb = box_height(g, B) - g->title_h; // C's title goes under B's cells, beside A's title line
+    *ay = *cy = hb + g->gap;
+    int right = *cx + box_width(g, C), rb = *bx + box_width(g, B);
+    *w = right > rb ? right : rb;
+    int ha = box_height(g, A), hc = box_height(g, C);
+    *h = *cy + (ha > hc ? ha : hc);
+}
+
+static void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h)
+{
+    int ax, ay, bx, by, cx, cy;
+    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, w, h);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The plan of a stage: its equations cut into parts (screens), at one number size and grid style. Every
+// operand and result of every equation is on some part, in order, inputs first. The fewest parts: the whole
+// stage on one screen; else equations together as many as fit; an equation alone in a row, in Falk's scheme
+// or stacked; else in runs of consecutive matrices that fit, the result with the inputs just before it; a
+// matrix too large for the screen alone is the only thing windowed, on a part of its own.
+
+typedef enum { LAY_ROWS, LAY_STACKED, LAY_FALK, LAY_RUN } LayKind;
+
+typedef struct {
+    int eq_from, eq_to; // the equations shown (LAY_RUN: eq_from only)
+    LayKind kind;
+    int from, to;       // LAY_RUN: the terms [from, to) of equation eq_from
+    bool windowed;      // a run of one matrix too large to show whole
+} PartDesc;
+
+#define PLAN_PARTS_MAX SCENE_PARTS_MAX
+
+typedef struct {
+    Equation eq[EQ_MAX];
+    int neq;
+    PartDesc part[PLAN_PARTS_MAX];
+    int count;
+    bool windowed;
+    GridStyle g;
+} Plan;
+
+static int arrangement_width(const Ctx *c, const GridStyle *g, const Arrangement *a)
+{
+    if (a->falk) {
+        int w, h;
+        falk_size(g, a, &w, &h);
+        return w;
+    }
+    int w = 0;
+    for (int r = 0; r < a->count; r++)
+        if (row_width(c, g, &a->rows[r]) > w) w = row_width(c, g, &a->rows[r]);
+    return w;
+}
+
+static int arrangement_total_height(const GridStyle *g, const Arrangement *a)
+{
+    if (a->falk) {
+        int w, h;
+        falk_size(g, a, &w, &h);
+        return h;
+    }
+    return arrangement_height(g, a);
+}
+
+static bool arr_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int w, int h)
+{
+    return a->count > 0 && arrangement_width(c, g, a) <= w && arrangement_total_height(g, a) <= h;
+}
+
+// A run of terms [from, to) of e in one row: its operators at the end dropped (one at the start says it goes on).
+static void run_row(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, Arrangement *a)
+{
+    memset(a, 0, sizeof *a);
+    while (to > from && e->t[to - 1].mat == MAT_NONE) to--;
+    row_from_equation(c, g, e, from, to, &a->rows[0]);
+    a->count = 1;
+}
+
+// Equations [e0, e1) of p in layout `kind` into a (LAY_RUN: p->part's terms).
+static void lay_out(const Ctx *c, const Plan *p, const PartDesc *d, Arrangement *a)
+{
+    const GridStyle *g = &p->g;
+    if (d->kind == LAY_RUN) {
+        run_row(c, g, &p->eq[d->eq_from], d->from, d->to, a);
+        return;
+    }
+    build_arrangement(c, g, p->eq + d->eq_from, d->eq_to - d->eq_from, d->kind == LAY_STACKED ? ARR_STACKED : ARR_ROWS,
+                      a);
+    if (d->kind == LAY_FALK) falk_align(a);
+}
+
+static bool part_fits(const Ctx *c, const Plan *p, const PartDesc *d, int w, int h)
+{
+    Arrangement a;
+    lay_out(c, p, d, &a);
+    if (d->kind == LAY_FALK && !a.falk) return false;
+    if (getenv("MHA_DEBUG_PLAN"))
+        fprintf(stderr, "fit f=%d kind=%d eq=%d-%d terms=%d-%d: %d x %d in %d x %d\n", p->g.num_font, d->kind, d->eq_from,
+                d->eq_to, d->from, d->to, arrangement_width(c, &p->g, &a), arrangement_total_height(&p->g, &a), w, h);
+    return arr_fits(c, &p->g, &a, w, h);
+}
+
+static bool plan_add(Plan *p, PartDesc d)
+{
+    if (p->count >= PLAN_PARTS_MAX) return false;
+    p->part[p->count++] = d;
+    if (d.windowed) p->windowed = true;
+    return true;
+}
+
+// Equations [e0, e1) on one screen: the first layout that fits (Falk's scheme for one product), or false.
+static bool whole_fits(const Ctx *c, const Plan *p, int e0, int e1, int w, int h, PartDesc *out)
+{
+    static const LayKind ORDER[] = {LAY_ROWS, LAY_FALK, LAY_STACKED};
+    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++) {
+        if (ORDER[i] == LAY_FALK && e1 - e0 != 1) continue;
+        PartDesc d = {e0, e1, ORDER[i], 0, 0, false};
+        if (part_fits(c, p, &d, w, h)) {
+            *out = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+// Where a run that starts at matrix i of eq begins: at the operators before it (" · W", "= Q"), the first at 0.
+static int run_lead(const Equation *eq, const int *starts, int i)
+{
+    if (i == 0) return 0;
+    int lead = starts[i];
+    while (lead > 0 && eq->t[lead - 1].mat == MAT_NONE) lead--;
+    return lead;
+}
+
+// Equation e in runs: from the result back, each run the most matrices that fit in one row, so the result has
+// the inputs just before it beside it; a matrix that fits nowhere whole is windowed alone.
+static bool plan_runs(const Ctx *c, Plan *p, int e, int w, int h)
+{
+    const Equation *eq = &p->eq[e];
+    int starts[TERM_MAX], nm = 0; // each matrix term's index
+    for (int k = 0; k < eq->count; k++)
+        if (eq->t[k].mat != MAT_NONE) starts[nm++] = k;
+    PartDesc runs[TERM_MAX];
+    int nr = 0;
+    for (int last = nm - 1; last >= 0;) {
+        int to = starts[last] + 1, first = last;
+        while (first > 0) {
+            PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first - 1), to, false};
+            if (!part_fits(c, p, &d, w, h)) break;
+            first--;
+        }
+        PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first), to, false};
+        if (first == last && !part_fits(c, p, &d, w, h)) {
+            d.from = starts[first]; // the matrix alone, its operators left to the header's formula
+            d.windowed = !part_fits(c, p, &d, w, h);
+        }
+        runs[nr++] = d;
+        last = first - 1;
+    }
+    for (int i = nr - 1; i >= 0; i--)
+        if (!plan_add(p, runs[i])) return false;
+    return true;
+}
+
+// The plan at p->g's number size in w x h.
+static void plan_stage(const Ctx *c, Plan *p, int w, int h)
+{
+    p->count = 0;
+    p->windowed = false;
+    if (p->neq == 0) return;
+    PartDesc d;
+    if (whole_fits(c, p, 0, p->neq, w, h, &d)) {
+        plan_add(p, d);
+        return;
+    }
+    for (int e = 0; e < p->neq;) {
+        int e1 = e + 1;
+        if (whole_fits(c, p, e, e1, w, h, &d)) {
+            PartDesc more; // the next equations on the same screen while they fit
+            while (e1 < p->neq && whole_fits(c, p, e, e1 + 1, w, h, &more) && more.kind != LAY_FALK) {
+                d = more;
+                e1++;
+            }
+            plan_add(p, d);
+        } else if (!plan_runs(c, p, e, w, h))
+            return;
+        e = e1;
     }
 }
 
-static void plan_board_style(Ctx *c, const GridStyle *g, int w, int h, Arrangement *out, int *substeps, int *sub)
+// The result a part shows (MAT_NONE: inputs only): the result term of its last equation, when it is on it.
+static MatId part_result(const Plan *p, const PartDesc *d)
 {
-    Equation eq[EQ_MAX];
+    int e = d->kind == LAY_RUN ? d->eq_from : d->eq_to - 1;
+    const Equation *eq = &p->eq[e];
+    int to = d->kind == LAY_RUN ? d->to : eq->count;
+    for (int k = d->kind == LAY_RUN ? d->from : 0; k < to; k++)
+        if (eq->t[k].mat != MAT_NONE && eq->t[k].result) return eq->t[k].mat;
+    return MAT_NONE;
+}
+
+static const char *part_caption_of(const Plan *p, int k)
+{
+    if (k < 0 || k >= p->count) return "";
+    const PartDesc *d = &p->part[k];
+    if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) return TR("what goes in");
+    return p->eq[d->kind == LAY_RUN ? d->eq_from : d->eq_to - 1].caption;
+}
+
+// The part k of the plan as an arrangement to draw in w x h (a windowed one shrunk to fit).
+static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangement *a)
+{
+    memset(a, 0, sizeof *a);
+    if (k < 0 || k >= p->count) return;
+    lay_out(c, p, &p->part[k], a);
+    if (p->part[k].windowed) window_to_fit(c, &p->g, a, w, h);
+    snprintf(a->caption, sizeof a->caption, "%s", p->count > 1 ? part_caption_of(p, k) : "");
+    snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
+}
+
+// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i.
+static int plan_pick(const Plan *p, int asked, Stage stage)
+{
+    if (asked >= VIEW_SUBSTEP_RESULT) {
+        const StageInfo *si = stage_info(stage);
+        int i = asked - VIEW_SUBSTEP_RESULT;
+        MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
+        for (int k = 0; k < p->count; k++)
+            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) return k;
+        return p->count - 1;
+    }
+    return asked < 0 ? 0 : asked >= p->count ? p->count - 1 : asked;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The stage's number size: the fewest parts (no window where the floor shows a matrix whole), then the
+// largest size up to 1.6 times the preferred one that keeps them. The plan never depends on the part shown,
+// on a banner, the notes or a question: every part of a stage is cut from the same plan.
+
+static int floor_font(int base);
+
+// A plan at number size f in style `style` (0: cells as wide as their labels; 1: as wide as their numbers;
+// 2: and less air; 3: and compact rows).
+static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
+{
+    int keep_font = c->num_font, keep_level = c->split_level;
+    c->num_font = f;
+    c->split_level = style >= 3 ? 5 : style >= 2 ? 4 : 0;
+    grid_style(c, &p->g);
+    p->g.narrow = style >= 1;
+    plan_stage(c, p, w, h);
+    c->num_font = keep_font;
+    c->split_level = keep_level;
+}
+
+// Better: no window over a window, then fewer parts.
+static bool plan_better(const Plan *a, const Plan *b)
+{
+    if (a->windowed != b->windowed) return !a->windowed;
+    return a->count < b->count;
+}
+
+#define PLAN_STYLES 4
+
+// The best plan for a board of w x h at the frame's preferred size c->num_font (and its floor).
+static void plan_board(Ctx *c, int w, int h, Plan *out)
+{
+    Plan *best = out, *p = malloc(sizeof *p);
+    if (!p) {
+        plan_at(c, out, floor_font(c->num_font), PLAN_STYLES - 1, w, h);
+        return;
+    }
     const StageInfo *si = stage_info(view_stage(c->st));
-    int neq = si ? si->equations(&c->L->params, c->st->head, eq, EQ_MAX) : 0;
-    *substeps = 1;
-    if (neq == 0) {
-        memset(out, 0, sizeof *out);
+    p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
+    out->neq = p->neq;
+    memcpy(out->eq, p->eq, sizeof p->eq);
+    int base = c->num_font, lo = floor_font(base) < base ? floor_font(base) : base;
+    // The target: the best the floor can do in any style.
+    bool have = false;
+    for (int style = 0; style < PLAN_STYLES; style++) {
+        plan_at(c, p, lo, style, w, h);
+        if (!have || plan_better(p, best)) {
+            *best = *p;
+            have = true;
+        }
+        if (!best->windowed && best->count == 1) break;
+    }
+    // A matrix too large for the screen: windowed at the floor, where its window shows the most of it.
+    if (best->windowed) {
+        free(p);
         return;
     }
-    for (int kind = ARR_ROWS; kind <= ARR_STACKED; kind++) {
-        build_arrangement(c, g, eq, neq, (ArrKind)kind, 0, out);
-        if (arrangement_fits(c, g, out, w, h)) {
-            *sub = 0;
-            return;
-        }
-    }
-    if (c->split_level > 0 && plan_parts(c, g, eq, neq, w, h, out, substeps, sub)) return;
-    if (*sub >= VIEW_SUBSTEP_RESULT) *sub -= VIEW_SUBSTEP_RESULT; // the equation of that result, or the last
-    if (neq > 1) {
-        *substeps = neq;
-        if (*sub >= neq) *sub = neq - 1;
-        if (*sub < 0) *sub = 0;
-        build_arrangement(c, g, eq, neq, ARR_SUBSTEPS, *sub, out);
-        Arrangement st;
-        // Stacked within the sub-step, when only that fits without windows.
-        Equation one = eq[*sub];
-        if (!arrangement_fits(c, g, out, w, h)) {
-            build_arrangement(c, g, &one, 1, ARR_STACKED, 0, &st);
-            if (arrangement_fits(c, g, &st, w, h)) *out = st;
-            else window_to_fit(c, g, out, w, h);
-        }
-        snprintf(out->caption, sizeof out->caption, "%s", eq[*sub].caption);
-        snprintf(out->next, sizeof out->next, "%s", *sub + 1 < neq ? eq[*sub + 1].caption : "");
-        return;
-    }
-    // One equation too wide and too tall: its inputs first, then "= result", each whole (two sub-steps).
-    if (neq == 1) {
-        Arrangement halves[2];
-        build_arrangement(c, g, eq, 1, ARR_STACKED, 0, &halves[0]);
-        if (halves[0].count == 2) {
-            halves[1] = halves[0];
-            halves[0].count = 1;
-            halves[1].rows[0] = halves[1].rows[1];
-            halves[1].count = 1;
-            if (arrangement_fits(c, g, &halves[0], w, h) && arrangement_fits(c, g, &halves[1], w, h)) {
-                *substeps = 2;
-                if (*sub > 1) *sub = 1;
-                if (*sub < 0) *sub = 0;
-                *out = halves[*sub];
-                snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : TR("what goes in"));
-                snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
-                return;
+    // The largest size that plans as well (the first style that does at each size).
+    int sizes[24], ns = 0;
+    static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
+    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) sizes[ns++] = (int)lround(base * GROW[i]);
+    for (int f = base; f > lo && ns < 24; f--) sizes[ns++] = f;
+    bool done = false;
+    for (int i = 0; i < ns && !done; i++)
+        for (int style = 0; style < PLAN_STYLES && !done; style++) {
+            plan_at(c, p, sizes[i], style, w, h);
+            if (!plan_better(best, p) && p->count == best->count && p->windowed == best->windowed) {
+                *best = *p;
+                done = true;
             }
         }
-    }
-    int asked = *sub;
-    *sub = 0;
-    // One equation that does not fit: the arrangement that keeps the most cells after windowing.
-    Arrangement best, alt;
-    build_arrangement(c, g, eq, neq, ARR_ROWS, 0, &best);
-    window_to_fit(c, g, &best, w, h);
-    build_arrangement(c, g, eq, neq, ARR_STACKED, 0, &alt);
-    window_to_fit(c, g, &alt, w, h);
-    *out = arrangement_cells(&alt) > arrangement_cells(&best) ? alt : best;
-    // Or its inputs whole in runs, then "= result" windowed, when the result shows more of itself so than the
-    // window does (issue 25: llama-rope-gqa's Concat of 4 heads x d_k 4 showed each Z in one column, "0–0 of 4").
-    if (neq == 1 && c->last_resort) {
-        Arrangement piece;
-        c->window_result = true;
-        int level = c->split_level;
-        c->split_level = 3;
-        int n = equation_part(c, g, eq, 3, -1, w, h, &piece);
-        if (n >= 2 && n <= 6) {
-            equation_part(c, g, eq, 3, n - 1, w, h, &piece);
-            if (arrangement_least_share(&piece) > arrangement_least_share(out)) {
-                *substeps = n;
-                *sub = asked >= VIEW_SUBSTEP_RESULT ? n - 1 : asked >= n ? n - 1 : asked < 0 ? 0 : asked;
-                equation_part(c, g, eq, 3, *sub, w, h, out);
-                snprintf(out->caption, sizeof out->caption, "%s", part_caption(&eq[0], n, *sub));
-                snprintf(out->next, sizeof out->next, "%s", *sub + 1 < n ? part_caption(&eq[0], n, *sub + 1) : "");
-                c->window_result = false;
-                c->split_level = level;
-                return;
+    free(p);
+}
+
+// The fits the layout audit checks the plan against, at the floor in w x h: whether each equation's matrices
+// fit on one screen together, and each matrix alone.
+void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
+{
+    memset(fits, 0, sizeof *fits);
+    Plan *p = malloc(sizeof *p);
+    if (!p) return;
+    const StageInfo *si = stage_info(view_stage(c->st));
+    p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
+    fits->neq = p->neq;
+    int lo = floor_font(c->num_font);
+    for (int e = 0; e < p->neq; e++) {
+        const Equation *eq = &p->eq[e];
+        for (int k = 0; k < eq->count && fits->eq[e].terms < TERM_MAX; k++)
+            if (eq->t[k].mat != MAT_NONE) {
+                int n = fits->eq[e].terms++;
+                fits->eq[e].mat[n] = eq->t[k].mat;
+                fits->eq[e].head[n] = eq->t[k].head;
+                fits->eq[e].result[n] = eq->t[k].result;
             }
+        for (int style = 0; style < PLAN_STYLES; style++) {
+            plan_at(c, p, lo, style, w, h); // sets p->g
+            PartDesc d;
+            if (whole_fits(c, p, e, e + 1, w, h, &d)) fits->eq[e].together = true;
+            for (int k = 0, n = 0; k < eq->count; k++)
+                if (eq->t[k].mat != MAT_NONE) {
+                    PartDesc one = {e, e + 1, LAY_RUN, k, k + 1, false};
+                    if (part_fits(c, p, &one, w, h)) fits->eq[e].alone[n] = true;
+                    n++;
+                }
         }
-        c->window_result = false;
-        c->split_level = level;
     }
-    // Or its inputs, then "= result", each windowed on its own, when each matrix shows more
-    // of itself so (issue 25: paper-base's softmax showed 2 and 3 of its 10 columns, no row's sum to check).
-    if (neq == 1) {
-        Arrangement halves[2];
-        build_arrangement(c, g, eq, 1, ARR_STACKED, 0, &halves[0]);
-        if (halves[0].count != 2) return;
-        halves[1] = halves[0];
-        halves[0].count = 1;
-        halves[1].rows[0] = halves[1].rows[1];
-        halves[1].count = 1;
-        double least = 1.0;
-        for (int k = 0; k < 2; k++) {
-            window_to_fit(c, g, &halves[k], w, h);
-            double share = arrangement_least_share(&halves[k]);
-            if (share < least) least = share;
-        }
-        if (least <= arrangement_least_share(out)) return;
-        *substeps = 2;
-        *sub = asked >= VIEW_SUBSTEP_RESULT ? 1 : asked > 1 ? 1 : asked < 0 ? 0 : asked;
-        *out = halves[*sub];
-        snprintf(out->caption, sizeof out->caption, "%s", *sub ? eq[0].caption : TR("what goes in"));
-        snprintf(out->next, sizeof out->next, "%s", *sub ? "" : eq[0].caption);
-    }
+    free(p);
+}
+
+static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char *op, int x, int y)
+{
+    int cells_top = y + g->title_h + g->col_label_h, tallest = 0;
+    for (int j = 0; j < row->count; j++)
+        if (!row->t[j].is_op && row->t[j].box.nr * row->t[j].box.cell_h > tallest)
+            tallest = row->t[j].box.nr * row->t[j].box.cell_h;
+    int oh = line_h(c, FONT_BOLD, g->op_font);
+    math_at(c, FONT_BOLD, g->op_font, c->th->ink, x + g->gap, cells_top + (tallest - oh) / 2, op);
+}
+
+static void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
+{
+    int ax, ay, bx, by, cx, cy, fw, fh;
+    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, &fw, &fh);
+    int x0 = x + (w - fw) / 2, y0 = y + (h - fh) / 2;
+    if (x0 < x) x0 = x;
+    if (y0 < y) y0 = y;
+    const BoardRow *r = &a->rows[0];
+    draw_matrix(c, g, &r->t[0].box, x0 + ax, y0 + ay);
+    draw_matrix(c, g, &r->t[2].box, x0 + bx, y0 + by);
+    draw_matrix(c, g, &r->t[4].box, x0 + cx, y0 + cy);
+    // The product's sign in the empty corner: A · B, read from the left and from above.
+    int ow = math_w(c, FONT_BOLD, g->op_font, r->t[1].op), oh = line_h(c, FONT_BOLD, g->op_font);
+    int cx_ = x0 + ax + box_width(g, &r->t[0].box) - ow, cy_ = y0 + ay - oh;
+    if (cy_ > y0 && cx_ > x0) math_at(c, FONT_BOLD, g->op_font, c->th->muted, cx_, cy_ - g->gap / 2, r->t[1].op);
 }
 
 static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
@@ -449,6 +589,10 @@ static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, i
     if (arrangement_windowed(a)) c->windowed = true;
     double share = arrangement_least_share(a);
     if (share < c->least_share) c->least_share = share;
+    if (a->falk) {
+        draw_falk(c, g, a, x, y, w, h);
+        return;
+    }
     int total = arrangement_height(g, a);
     int yy = y + (h - total) / 2;
     if (yy < y) yy = y;
@@ -460,15 +604,8 @@ static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, i
         for (int k = 0; k < row->count; k++) {
             const BoardTerm *t = &row->t[k];
             if (t->is_op) {
-                int ow = op_width(c, g, t->op);
-                int cells_top = yy + g->title_h + g->col_label_h;
-                int tallest = 0;
-                for (int j = 0; j < row->count; j++)
-                    if (!row->t[j].is_op && row->t[j].box.nr * row->t[j].box.cell_h > tallest)
-                        tallest = row->t[j].box.nr * row->t[j].box.cell_h;
-                int oh = line_h(c, FONT_BOLD, g->op_font);
-                math_at(c, FONT_BOLD, g->op_font, c->th->ink, xx + g->gap, cells_top + (tallest - oh) / 2, t->op);
-                xx += ow;
+                draw_op(c, g, row, t->op, xx, yy);
+                xx += op_width(c, g, t->op);
             } else {
                 draw_matrix(c, g, &t->box, xx, yy);
                 xx += box_width(g, &t->box) + g->gap;
@@ -478,172 +615,143 @@ static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, i
     }
 }
 
+// Tells the scene the parts of the plan and the one shown (the view reads them back: view_set_parts).
+static void report_parts(Ctx *c, const Plan *p, int sub)
+{
+    c->s->substeps = p->count > 0 ? p->count : 1;
+    c->s->substep = sub;
+    for (int k = 0; k < p->count && k < SCENE_PARTS_MAX; k++) c->s->part_result[k] = part_result(p, &p->part[k]);
+    if (p->count <= 1) c->s->part_result[0] = MAT_NONE;
+}
+
+// The board in (x, y, w, h) as planned: part `sub` of p at p's sizes.
+static void draw_plan(Ctx *c, const Plan *p, int sub, int x, int y, int w, int h)
+{
+    Arrangement *a = malloc(sizeof *a);
+    if (!a) {
+        c->s->oom = true;
+        return;
+    }
+    plan_part(c, p, sub, w, h, a);
+    int keep = c->num_font;
+    c->num_font = p->g.num_font;
+    c->s->num_font = p->g.num_font;
+    report_parts(c, p, sub);
+    draw_arrangement(c, &p->g, a, x, y, w, h);
+    c->num_font = keep;
+    free(a);
+}
+
 void draw_board(Ctx *c, int x, int y, int w, int h)
 {
-    GridStyle g;
-    grid_style(c, &g);
-    Arrangement a;
-    int substeps = 1, sub = c->st->substep;
-    plan_board(c, &g, w, h, &a, &substeps, &sub);
-    c->s->substeps = substeps;
-    c->s->substep = sub;
-    draw_arrangement(c, &g, &a, x, y, w, h);
+    Plan *p = malloc(sizeof *p);
+    if (!p) {
+        c->s->oom = true;
+        return;
+    }
+    plan_board(c, w, h, p);
+    draw_plan(c, p, plan_pick(p, c->st->substep, view_stage(c->st)), x, y, w, h);
+    free(p);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The main area of one head's stage: the board and, when the stage has one and there is room, the
-// heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board
-// always has the room it needs first: the heatmap goes when it would push the board into sub-steps or
-// windows it would not need alone.
-static void draw_stage_at(Ctx *c, int x, int y, int w, int h);
+// The main area of one head's stage: the board and, when the stage has one and there is room, the heatmap
+// beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board always has the
+// room it needs first: the heatmap goes only where the board keeps its parts, windows and number size.
 
 // The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped) of 2.6 % of
 // the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
 static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
 int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
 
-// A stage that shows a window at the preferred size: the fewest parts, then the largest size down to the
-// floor, that show every matrix whole. False (the scene rewound) when none does.
-static bool draw_stage_whole(Ctx *c, SceneMark mark, int x, int y, int w, int h)
-{
-    Scene *s = c->s;
-    int base = c->num_font;
-    for (int level = 1; level <= 5; level++) // 4: level 3 with tight cells (grid_style); 5: and compact rows
-        for (int f = base; f >= floor_font(base); f--) {
-            scene_rewind(s, mark);
-            c->num_font = f;
-            c->split_level = level;
-            c->windowed = c->heat_shown = false;
-            draw_stage_at(c, x, y, w, h);
-            c->split_level = 0;
-            c->num_font = base;
-            if (!c->windowed && !s->oom) {
-                s->num_font = f;
-                return true;
-            }
-        }
-    scene_rewind(s, mark);
-    return false;
-}
-
-// The stage drawn again from `mark` at number size `font`, what the last try drew taken back.
-static void redraw_at(Ctx *c, SceneMark mark, int font, int x, int y, int w, int h)
-{
-    scene_rewind(c->s, mark);
-    c->num_font = font;
-    c->windowed = c->heat_shown = false;
-    draw_stage_at(c, x, y, w, h);
-}
-
-// The stage at the legible size, or larger when the screen has room: the largest number size (up to
-// 1.6 times) that shows the same thing (no new windows or sub-steps, the heatmap kept). A matrix is
-// windowed only when it does not fit at the floor in any number of parts.
-void draw_stage(Ctx *c, int x, int y, int w, int h)
-{
-    Scene *s = c->s;
-    SceneMark mark = scene_mark(s);
-    int base = c->num_font;
-    c->windowed = c->heat_shown = false;
-    draw_stage_at(c, x, y, w, h);
-    bool windowed = c->windowed, heat = c->heat_shown;
-    int subs = s->substeps, sub = s->substep;
-    if (windowed && !s->oom && draw_stage_whole(c, mark, x, y, w, h)) return;
-    if (windowed && !s->oom) { // nothing whole: the windows at the preferred size, or at the floor when each
-        // matrix shows more of itself there (paper-base's softmax: all 10 columns of S' then of A, issue 25)
-        c->last_resort = true; // a result may now be windowed beside its inputs whole in runs (plan_board_style)
-        c->windowed = c->heat_shown = false;
-        c->least_share = 1.0;
-        draw_stage_at(c, x, y, w, h);
-        double preferred = c->least_share;
-        int parts = s->substeps; // the floor's layout only in as many parts (the part asked for stays the same)
-        c->least_share = 1.0;
-        redraw_at(c, mark, floor_font(base), x, y, w, h);
-        if (!s->oom && c->least_share > preferred + 1e-9 && s->substeps == parts) {
-            s->num_font = c->num_font;
-            c->num_font = base;
-            c->last_resort = false;
-            return;
-        }
-        redraw_at(c, mark, base, x, y, w, h);
-        c->last_resort = false;
-        return;
-    }
-    if (windowed || s->oom) return;
-    static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
-    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) {
-        redraw_at(c, mark, (int)lround(base * GROW[i]), x, y, w, h);
-        if (!c->windowed && c->heat_shown == heat && s->substeps == subs && s->substep == sub) {
-            s->num_font = c->num_font;
-            c->num_font = base;
-            return;
-        }
-    }
-    redraw_at(c, mark, base, x, y, w, h);
-}
-
-static void draw_stage_at(Ctx *c, int x, int y, int w, int h)
+static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head, int hx, int y,
+                              int heat_w, int h)
 {
     const ViewState *st = c->st;
-    MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
-    const MatInfo *result = stage_result_info(view_stage(st));
-    bool per_head = result && result->per_head;
-    if (m == MAT_NONE) {
-        draw_board(c, x, y, w, h);
-        return;
-    }
-    const AttnParams *p = &c->L->params;
+    int keep = c->num_font;
+    c->num_font = p->g.num_font;
     int bar = colorbar_width(c, m);
-    // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
-    int want = (p->m + 2) * c->num_font * 2 + bar;
-    if (!per_head) want = w * 3 / 10;
-    if (want > w * 2 / 5) want = w * 2 / 5;
-    int min_w = bar + c->num_font * 6;
-    int gap = c->num_font;
-    GridStyle g;
-    grid_style(c, &g);
-    Arrangement full, part;
-    int subs_full = 1, sub_full = st->substep, subs_part = 1, sub_part = st->substep;
-    plan_board(c, &g, w, h, &full, &subs_full, &sub_full);
-    int heat_w = 0;
-    for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= c->num_font) {
-        sub_part = st->substep; // each try starts from the sub-step asked for
-        plan_board(c, &g, w - tryw - gap, h, &part, &subs_part, &sub_part);
-        bool same = subs_part == subs_full && sub_part == sub_full && part.narrow == full.narrow; // labels too
-        if (same && !arrangement_windowed(&part)) heat_w = tryw;
-    }
-    // The board: given the width it needs, the rest to the heatmap.
-    if (heat_w == 0) {
-        c->s->substeps = subs_full;
-        c->s->substep = sub_full;
-        draw_arrangement(c, &g, &full, x, y, w, h);
-        return;
-    }
-    int need = 0;
-    for (int r = 0; r < part.count; r++)
-        if (row_width(c, &g, &part.rows[r]) > need) need = row_width(c, &g, &part.rows[r]);
-    int board_w = need + c->num_font;
-    if (board_w > w - gap - heat_w) board_w = w - gap - heat_w;
-    int spare = w - board_w - gap - heat_w;
-    if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
-    c->s->substeps = subs_part;
-    c->s->substep = sub_part;
-    c->heat_shown = true;
-    draw_arrangement(c, &g, &part, x, y, board_w, h);
-    int hx = x + board_w + gap;
-    rect(c, hx - gap / 2, y, 1, h, c->th->empty);
     if (!per_head) {
         draw_heads_grid(c, m, hx, y, heat_w, h);
+        c->num_font = keep;
         return;
     }
     int gy, gh;
     double range = group_range(c, m);
-    for (int r = 0; r < part.count; r++)
-        for (int k = 0; k < part.rows[r].count; k++)
-            if (!part.rows[r].t[k].is_op && part.rows[r].t[k].box.result) {
-                c->heat_cell_w = part.rows[r].t[k].box.cell_w;
-                c->heat_cell_h = part.rows[r].t[k].box.cell_h;
+    for (int r = 0; r < a->count; r++)
+        for (int k = 0; k < a->rows[r].count; k++)
+            if (!a->rows[r].t[k].is_op && a->rows[r].t[k].box.result) {
+                c->heat_cell_w = a->rows[r].t[k].box.cell_w;
+                c->heat_cell_h = a->rows[r].t[k].box.cell_h;
             }
     draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy, &gh, NULL);
     c->heat_cell_w = c->heat_cell_h = 0;
     draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
+    c->num_font = keep;
+}
+
+// Whether q plans like p: as many parts, windowed alike, at the same number size.
+static bool same_plan(const Plan *p, const Plan *q)
+{
+    if (p->count != q->count || p->windowed != q->windowed || p->g.num_font != q->g.num_font ||
+        p->g.narrow != q->g.narrow || p->g.tight != q->g.tight || p->g.compact != q->g.compact)
+        return false;
+    for (int k = 0; k < p->count; k++) { // the same cut, and nothing windowed that was whole
+        const PartDesc *a = &p->part[k], *b = &q->part[k];
+        if (a->kind != b->kind || a->eq_from != b->eq_from || a->eq_to != b->eq_to || a->from != b->from ||
+            a->to != b->to || a->windowed != b->windowed)
+            return false;
+    }
+    return !p->windowed; // a windowed board keeps all the room: its windows show the most there
+}
+
+void draw_stage(Ctx *c, int x, int y, int w, int h)
+{
+    const ViewState *st = c->st;
+    MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
+    Plan *full = malloc(sizeof *full), *part = malloc(sizeof *part);
+    Arrangement *a = malloc(sizeof *a);
+    if (!full || !part || !a) {
+        free(full), free(part), free(a);
+        c->s->oom = true;
+        return;
+    }
+    plan_board(c, w, h, full);
+    int heat_w = 0;
+    if (m != MAT_NONE) {
+        const MatInfo *result = stage_result_info(view_stage(st));
+        bool per_head = result && result->per_head;
+        const AttnParams *p = &c->L->params;
+        int f = full->g.num_font, bar = colorbar_width(c, m), gap = f;
+        // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
+        int want = per_head ? (p->m + 2) * f * 2 + bar : w * 3 / 10;
+        if (want > w * 2 / 5) want = w * 2 / 5;
+        int min_w = bar + f * 6;
+        // The same plan in the board's room beside it: the same parts at the same sizes.
+        for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= (want - min_w) / 3 + 1) {
+            *part = *full;
+            int keep = c->num_font, keep_level = c->split_level;
+            c->num_font = f;
+            c->split_level = full->g.compact ? 5 : full->g.tight ? 4 : 0;
+            plan_stage(c, part, w - tryw - gap, h);
+            c->num_font = keep;
+            c->split_level = keep_level;
+            if (same_plan(full, part)) heat_w = tryw;
+        }
+        if (heat_w > 0) {
+            int sub = plan_pick(part, st->substep, view_stage(st));
+            plan_part(c, part, sub, w - heat_w - gap, h, a);
+            int need = arrangement_width(c, &part->g, a) + f;
+            int board_w = need < w - gap - heat_w ? need : w - gap - heat_w;
+            int spare = w - board_w - gap - heat_w;
+            if (spare > 0) heat_w += spare * 2 / 3, board_w += spare - spare * 2 / 3;
+            draw_plan(c, part, sub, x, y, board_w, h);
+            c->heat_shown = true;
+            int hx = x + board_w + gap;
+            rect(c, hx - gap / 2, y, 1, h, c->th->empty);
+            draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
+        }
+    }
+    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st->substep, view_stage(st)), x, y, w, h);
+    free(full), free(part), free(a);
 }

@@ -105,6 +105,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->slider_w = 0;
     s->train_w = 0;
     s->strip_n = 0;
+    s->board_w = s->board_h = 0;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
@@ -116,13 +117,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->background = c.th->bg;
     rect(&c, 0, 0, w, h, c.th->bg);
     int margin = c.num_font * 2 / 3;
-    int y = 0;
-    if (banner && banner[0]) {
-        int bh = 0;
-        draw_banner(&c, w, banner, &bh);
-        y += bh;
-    }
-    y += c.num_font / 4;
+    int y = c.num_font / 4; // a banner goes over the header at the end: it never moves the board
     // The header is measured first and drawn last: its strip names the sub-step the board chose.
     int hh = 0, header_y = y;
     SceneMark mark = scene_mark(s);
@@ -139,13 +134,33 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         draw_training(&c, margin, y, w - 2 * margin, th);
         y += th + c.num_font / 4;
     }
+    // Below the board, a room of fixed height a stage: the explanation with the arithmetic line above it, or a
+    // question of the stage (footer_reserve), or the notes (key N) in their place. None of them moves the board.
+    bool asking = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE &&
+                  st->panel != PANEL_SHUFFLE;
+    bool notes = st->notes && L->notes && L->notes[0] && !asking && st->panel == PANEL_NONE;
+    bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
+                 st->panel == PANEL_TILES;
+    int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
+    ViewState plain = *st;
+    plain.notes = false;
+    plain.quiz_phase = QUIZ_NONE;
+    c.st = &plain;
+    int reserve = footer_reserve(&c, w - 2 * margin), base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
+    c.st = st;
+    int room = base_h + (explain_h > 0 ? c.num_font / 4 + explain_h : 0);
+    if (reserve > room) room = reserve;
+    if (notes) {
+        c.notes_lines = room / line_h(&c, FONT_REGULAR, c.text_font);
+        if (c.notes_lines < 1) c.notes_lines = 1;
+    }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    int footer_y = h - c.num_font / 4 - footer_h;
-    int explain_h = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
-                            st->panel == PANEL_TILES ? 0 : explain_height(&c, w - 2 * margin);
+    if (footer_h > room) room = footer_h; // an automatic question (P) taller than the stage's room
+    int footer_y = h - c.num_font / 4 - (notes || asking ? room : footer_h);
+    if (notes || asking) explain_h = 0;
     int explain_y = footer_y - c.num_font / 4 - explain_h;
     draw_footer(&c, margin, footer_y, w - 2 * margin, true);
-    int main_h = explain_y - c.num_font / 3 - y;
+    int main_h = h - c.num_font / 4 - room - c.num_font / 3 - y;
     int main_w = w - 2 * margin;
     if (main_h > 0) {
         if (st->panel == PANEL_COMPARE) {
@@ -175,6 +190,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             s->num_font = c.num_font;
             size_t hits0 = s->hit_count, cmds0 = s->count;
             if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
+            s->board_x = ox, s->board_y = oy, s->board_w = vw, s->board_h = vh;
             if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
             else draw_stage(&c, ox, oy, vw, vh);
             if (zoom > 1.0) {
@@ -184,6 +200,10 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         }
     }
     draw_header(&c, margin, header_y, w - 2 * margin, &hh);
+    if (banner && banner[0]) {
+        int bh = header_y + hh;
+        draw_banner(&c, w, banner, &bh);
+    }
     if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
@@ -248,4 +268,21 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     default: break;
     }
     return !s->oom;
+}
+
+bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
+                      SceneFits *fits)
+{
+    memset(fits, 0, sizeof *fits);
+    if (built->board_w <= 0 || built->board_h <= 0) return false;
+    Scene tmp;
+    scene_init(&tmp);
+    Ctx c;
+    double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
+    ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height), scene_number_font(built->height),
+             text_font_for(built->height));
+    c.num_font = (int)lround(c.num_font * zoom);
+    scene_board_fits(&c, built->board_w, built->board_h, fits);
+    scene_free(&tmp);
+    return true;
 }

@@ -344,7 +344,8 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
-        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 9, c->L->notes, draw);
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, c->notes_lines > 0 ? c->notes_lines : 9, c->L->notes,
+                         draw);
     if (model_rope_shift_note(&c->L->params, c->T, view_stage(c->st), c->st->head, text, sizeof text)) // key S
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, text, draw);
     return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
@@ -473,13 +474,48 @@ void draw_confirm(Ctx *c, int w, int h, const char *msg)
     wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad, y + pad + th + pad / 2, pw - 2 * pad, 6, body, true);
 }
 
+// The footer's reserved room: the most that the stage's explanation and each of the lesson's questions on this
+// stage (asked and answered) take, so that none of them ever moves the board.
+int footer_reserve(Ctx *c, int w)
+{
+    const ViewState *st = c->st;
+    const SceneExtras *ex = c->ex;
+    ViewState v = *st;
+    SceneExtras e = *ex;
+    c->st = &v;
+    c->ex = &e;
+    v.notes = false;
+    v.quiz_phase = QUIZ_NONE;
+    e.question = NULL;
+    int most = draw_footer(c, 0, 0, w, false), h; // the notes take the explanation's and the arithmetic's room
+    for (int i = 0; i < c->L->question_count && st->panel == PANEL_NONE; i++) {
+        Stage qs;
+        if (!model_stage_from_key(c->L->questions[i].stage, &qs) || qs != view_stage(st)) continue;
+        e.question = &c->L->questions[i];
+        v.quiz = i;
+        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
+        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
+            v.quiz_phase = PHASES[k];
+            v.quiz_right = k == 1;
+            if ((h = draw_footer(c, 0, 0, w, false)) > most) most = h;
+        }
+    }
+    c->st = st;
+    c->ex = ex;
+    return most;
+}
+
 void draw_banner(Ctx *c, int w, const char *msg, int *height)
 {
     int f = px(c, 17);
     int pad = px(c, 10);
-    int used = wrap_text(c, FONT_BOLD, f, c->th->white, 0, 0, w - 2 * pad, 3, msg, false);
+    // Over the header, never pushing the board: as many lines as the header's room holds (*height in: it).
+    int lines = *height > 0 ? (*height - 2 * pad) / line_h(c, FONT_BOLD, f) : 3;
+    if (lines < 1) lines = 1;
+    if (lines > 3) lines = 3;
+    int used = wrap_text(c, FONT_BOLD, f, c->th->white, 0, 0, w - 2 * pad, lines, msg, false);
     rect(c, 0, 0, w, used + 2 * pad, c->th->banner_bg);
-    wrap_text(c, FONT_BOLD, f, c->th->white, pad, pad, w - 2 * pad, 3, msg, true);
+    wrap_text(c, FONT_BOLD, f, c->th->white, pad, pad, w - 2 * pad, lines, msg, true);
     *height = used + 2 * pad;
 }
 

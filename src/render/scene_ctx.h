@@ -47,6 +47,7 @@ typedef struct {
                         // "= result"; 3: the inputs in runs; 4: as 3, with tight cells;
                         // 5: as 4, with compact rows)
     char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)
+    int notes_lines;    // the lesson's notes: at most this many lines (0: 9), the room reserved below the board
     bool heat_shown;    // the heatmap went beside the board
     CellRef focus;      // the cell whose arithmetic is shown
     // input rows/columns that the focused cell was computed from (row or col -1: the whole band)
@@ -119,14 +120,15 @@ static inline void frame(Ctx *c, int x, int y, int w, int h, int t, Rgba color)
 
 // Where a scene's lists end, to take back what a layout tried (scene_rewind).
 typedef struct {
-    size_t cmds, text, hits;
+    size_t cmds, text, hits, boxes;
 } SceneMark;
-static inline SceneMark scene_mark(const Scene *s) { return (SceneMark){s->count, s->text_len, s->hit_count}; }
+static inline SceneMark scene_mark(const Scene *s) { return (SceneMark){s->count, s->text_len, s->hit_count, s->box_count}; }
 static inline void scene_rewind(Scene *s, SceneMark m)
 {
     s->count = m.cmds;
     s->text_len = m.text;
     s->hit_count = m.hits;
+    s->box_count = m.boxes;
 }
 
 // The matrix table's row of the first matrix stage s fills (NULL: the stage fills none, as the input).
@@ -184,6 +186,7 @@ typedef struct {
     BoardRow rows[BOARD_ROWS];
     int count;
     bool narrow;    // cells as wide as their numbers: long column labels cut
+    bool falk;      // one product "A · B = C" in Falk's scheme: B above C, A left of C (rows[0] holds it)
     char caption[48], next[48]; // one sub-step shown: what it computes, and what the next one does
 } Arrangement;
 
@@ -231,6 +234,8 @@ int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r);
 void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h);
 // The stage's equations in (x, y, w, h), in sub-steps or windows when they do not fit.
 void draw_board(Ctx *c, int x, int y, int w, int h);
+// What the floor allows on a board of w x h (the layout audit checks the plan against it).
+void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits);
 // The board and, where there is room, the stage's heatmap beside it, at the largest legible size.
 void draw_stage(Ctx *c, int x, int y, int w, int h);
 
@@ -269,10 +274,13 @@ int explain_height(const Ctx *c, int w);
 void draw_explain(Ctx *c, int x, int y, int w, int h);
 // The footer (the stage's explanation, the notes, a question); returns its height, draws when `draw`.
 int draw_footer(Ctx *c, int x, int y, int w, bool draw);
+// The footer's room whatever it shows (the explanation, the notes, the stage's questions): its height.
+int footer_reserve(Ctx *c, int w);
 // A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place in *x, *y.
 void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
 void draw_help(Ctx *c, int w, int h);
 void draw_confirm(Ctx *c, int w, int h, const char *msg);
+// A red message over the header (*height: the room it may take in, the height it took out).
 void draw_banner(Ctx *c, int w, const char *msg, int *height);
 
 // ---------------------------------------------------------------------------------------------------

@@ -217,6 +217,10 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
     if (tx < x) tx = x;
     math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
+    SceneBox rec = {b->mat, b->head, b->rows, b->cols, b->r0, b->nr, b->c0, b->nc, x, y, box_width(g, b),
+                    box_height(g, b), g->num_font, b->result, ""};
+    snprintf(rec.title, sizeof rec.title, "%s", name);
+    scene_push_box(c->s, &rec);
     const MatInfo *mi = mat_info(b->mat);
     int lh = line_h(c, FONT_REGULAR, g->label_font);
     // Every column label, cut to its cell when it must be.

@@ -1,0 +1,315 @@
+// --layout: the layout audit. Every screen the window can show for a lesson (each stage and part of each
+// head, the all-heads view, the panels G per token, B per tile, K, M, X, the help pages, each question asked
+// and answered), built by the scene exactly as the window builds it, printed as one JSON object a line: what
+// each matrix shows of itself and at what size, the texts with their sizes, what fits at the floor, and
+// whether a banner or the notes moved anything. tests/layout_audit.py checks the rules on it.
+#include "cli_layout.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../core/decode.h"
+#include "../model/i18n.h"
+#include "../model/questions.h"
+#include "../model/session.h"
+#include "../model/stages.h"
+#include "../render/export_png.h"
+#include "../render/scene.h"
+
+typedef struct {
+    FILE *out;
+    const Lesson *L;
+    const Trace *T;
+    Session *doc;
+    TextMetrics tm;
+    int w, h;
+    long screens, matrices;
+    Scene scene, other;
+} Audit;
+
+static const char *ROLE_NAMES[] = {"chrome", "cell", "number", "label", "title", "mark"};
+
+static void json_box(FILE *out, int x, int y, int w, int h) { fprintf(out, "[%d,%d,%d,%d]", x, y, w, h); }
+
+// The boxes of two builds agree (a banner or the notes moved nothing on the board).
+static bool same_boxes(const Scene *a, const Scene *b)
+{
+    if (a->box_count != b->box_count || a->substeps != b->substeps) return false;
+    for (size_t i = 0; i < a->box_count; i++) {
+        const SceneBox *p = &a->boxes[i], *q = &b->boxes[i];
+        if (p->mat != q->mat || p->head != q->head || p->x != q->x || p->y != q->y || p->w != q->w || p->h != q->h ||
+            p->nr != q->nr || p->nc != q->nc || p->r0 != q->r0 || p->c0 != q->c0 || p->num_font != q->num_font)
+            return false;
+    }
+    return true;
+}
+
+static bool build(Audit *a, Scene *s, const ViewState *st, const SceneExtras *ex, const char *banner)
+{
+    ViewState v = *st;
+    v.width = a->w;
+    v.height = a->h;
+    Lesson shown = session_shown(a->doc);
+    return scene_build_ex(s, &v, &shown, &a->doc->trace, ex, a->w, a->h, &a->tm, banner);
+}
+
+static void print_matrices(Audit *a, const Scene *s)
+{
+    FILE *out = a->out;
+    fputs("\"matrices\":[", out);
+    for (size_t i = 0; i < s->box_count; i++) {
+        const SceneBox *b = &s->boxes[i];
+        const MatInfo *mi = mat_info(b->mat);
+        fprintf(out, "%s{\"key\":", i ? "," : "");
+        cli_json_string(out, mi && mi->key ? mi->key : "?");
+        fputs(",\"title\":", out);
+        cli_json_string(out, b->title);
+        fprintf(out, ",\"head\":%d,\"shape\":[%d,%d],\"rows\":[%d,%d],\"cols\":[%d,%d],\"num_font\":%d,"
+                     "\"digit_px\":%.1f,\"result\":%s,\"box\":",
+                b->head, b->rows, b->cols, b->r0, b->r0 + b->nr, b->c0, b->c0 + b->nc, b->num_font, b->num_font * 0.729,
+                b->result ? "true" : "false");
+        json_box(out, b->x, b->y, b->w, b->h);
+        fputc('}', out);
+        a->matrices++;
+    }
+    fputc(']', out);
+}
+
+static void print_texts(Audit *a, const Scene *s)
+{
+    FILE *out = a->out;
+    fputs("\"texts\":[", out);
+    bool first = true;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *d = &s->cmds[i];
+        if (d->kind != CMD_TEXT || d->role == ROLE_NUMBER) continue; // numbers: per matrix above
+        fprintf(out, "%s{\"t\":", first ? "" : ",");
+        first = false;
+        cli_json_string(out, scene_text(s, d));
+        fprintf(out, ",\"size\":%d,\"role\":\"%s\",\"box\":", d->size, ROLE_NAMES[d->role]);
+        json_box(out, d->x, d->y, d->w, d->h);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+static void print_fits(Audit *a, const Scene *s, const ViewState *st)
+{
+    SceneFits f;
+    Lesson shown = session_shown(a->doc);
+    if (!scene_audit_fits(s, st, &shown, &a->doc->trace, &a->tm, &f)) return;
+    fputs(",\"equations\":[", a->out);
+    for (int e = 0; e < f.neq; e++) {
+        fprintf(a->out, "%s{\"together\":%s,\"terms\":[", e ? "," : "", f.eq[e].together ? "true" : "false");
+        for (int k = 0; k < f.eq[e].terms; k++) {
+            const MatInfo *mi = mat_info(f.eq[e].mat[k]);
+            fprintf(a->out, "%s{\"key\":", k ? "," : "");
+            cli_json_string(a->out, mi && mi->key ? mi->key : "?");
+            fprintf(a->out, ",\"head\":%d,\"result\":%s,\"alone\":%s}", f.eq[e].head[k],
+                    f.eq[e].result[k] ? "true" : "false", f.eq[e].alone[k] ? "true" : "false");
+        }
+        fputs("]}", a->out);
+    }
+    fputc(']', a->out);
+}
+
+// One screen: built plain, then with a banner and with the notes to see that they move nothing.
+static void screen(Audit *a, const char *kind, const char *name, const ViewState *st, const SceneExtras *ex)
+{
+    Scene *s = &a->scene;
+    if (!build(a, s, st, ex, NULL)) return;
+    a->screens++;
+    FILE *out = a->out;
+    fputs("{\"screen\":", out);
+    cli_json_string(out, kind);
+    fputs(",\"name\":", out);
+    cli_json_string(out, name);
+    Stage stage = view_stage(st);
+    const StageInfo *si = stage_info(stage);
+    fputs(",\"stage\":", out);
+    cli_json_string(out, si ? si->key : "");
+    fprintf(out, ",\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,\"floor_digit_px\":%.2f,",
+            st->head, s->substep + 1, s->substeps, a->w, a->h, scene_number_floor(a->h), a->h * 0.026);
+    fprintf(out, "\"board\":");
+    json_box(out, s->board_x, s->board_y, s->board_w, s->board_h);
+    fputs(",\"part_results\":[", out);
+    for (int k = 0; k < s->substeps && k < SCENE_PARTS_MAX; k++) {
+        const MatInfo *mi = mat_info(s->part_result[k]);
+        if (k) fputc(',', out);
+        if (s->part_result[k] == MAT_NONE || !mi) fputs("null", out);
+        else cli_json_string(out, mi->key);
+    }
+    fputs("],", out);
+    print_matrices(a, s);
+    fputc(',', out);
+    print_texts(a, s);
+    bool board = st->panel == PANEL_NONE && st->view == VIEW_ONE_HEAD && !st->help;
+    if (board) print_fits(a, s, st);
+    // A banner and the notes must not move what the board shows.
+    bool stable = true;
+    if (board && build(a, &a->other, st, ex, "A banner: the question moved to another head (Esc: close)"))
+        stable = stable && same_boxes(s, &a->other);
+    ViewState notes = *st;
+    notes.notes = !notes.notes;
+    if (board && build(a, &a->other, &notes, ex, NULL)) stable = stable && same_boxes(s, &a->other);
+    fprintf(out, ",\"stable\":%s}\n", stable ? "true" : "false");
+}
+
+static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
+{
+    char name[96];
+    st->substep = 0;
+    if (!build(a, &a->scene, st, ex, NULL)) return;
+    int parts = a->scene.substeps;
+    MatId map[SCENE_PARTS_MAX];
+    memcpy(map, a->scene.part_result, sizeof map);
+    for (int k = 0; k < parts; k++) {
+        view_set_parts(st, parts, k, map);
+        snprintf(name, sizeof name, "%s head %d part %d/%d", stage_info(view_stage(st))->key, st->head, k + 1, parts);
+        screen(a, "stage", name, st, ex);
+    }
+}
+
+static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
+{
+    char name[96];
+    const AttnParams *p = &a->doc->edit;
+    ViewState st = base;
+    st.stage_index = st.stage_count - 1;
+    if (!decode_refusal(p)) {
+        st.panel = PANEL_DECODE;
+        for (int t = 0; t < p->n; t++) {
+            st.decode_t = t;
+            snprintf(name, sizeof name, "decode head %d token %d", st.head, t);
+            screen(a, "decode", name, &st, ex);
+        }
+    }
+    st = base;
+    st.panel = PANEL_TILES;
+    st.tile = 1;
+    if (build(a, &a->scene, &st, ex, NULL) && a->scene.tile_count > 0) {
+        int tiles = a->scene.tile_count;
+        for (int t = 1; t <= tiles; t++) {
+            st.tile = t;
+            st.tile_count = tiles;
+            snprintf(name, sizeof name, "tiles head %d tile %d/%d", st.head, t, tiles);
+            screen(a, "tiles", name, &st, ex);
+        }
+    }
+    static const struct {
+        ViewPanel panel;
+        const char *kind;
+    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}};
+    for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
+        st = base;
+        st.panel = PANELS[i].panel;
+        if (st.panel == PANEL_COMPARE && !ex->compare) continue;
+        if (st.panel == PANEL_SHUFFLE && !ex->shuffle) continue;
+        snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
+        screen(a, PANELS[i].kind, name, &st, ex);
+    }
+}
+
+static void question_screens(Audit *a, ViewState base, SceneExtras ex)
+{
+    Lesson shown = session_shown(a->doc);
+    char name[96];
+    for (int i = 0; i < shown.question_count && i < VIEW_MAX_QUESTIONS; i++) {
+        QuestionAnswer ans;
+        LessonError err;
+        if (!question_answer(&shown, &a->doc->trace, &shown.questions[i], i, &ans, &err)) continue;
+        ViewQuestion vq = question_view(&shown.questions[i], &ans);
+        ViewState st = base;
+        view_set_questions(&st, &vq, 1);
+        view_quiz_ask(&st, &vq, 0);
+        st.quiz = i;
+        ex.question = &shown.questions[i];
+        // The part the window would settle on: the scene resolves "the part of the result" on the first build.
+        if (!build(a, &a->scene, &st, &ex, NULL)) continue;
+        view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
+        snprintf(name, sizeof name, "question %d asked", i + 1);
+        screen(a, "question-asked", name, &st, &ex);
+        view_quiz_judged(&st, true, ans.cell, ans.cell);
+        snprintf(name, sizeof name, "question %d answered", i + 1);
+        screen(a, "question-answered", name, &st, &ex);
+    }
+}
+
+int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir, char *err, size_t cap)
+{
+    Audit a = {.out = out, .w = w, .h = h};
+    ExportError xerr = {0};
+    Exporter *x = export_open(font_dir, &xerr);
+    if (!x) {
+        snprintf(err, cap, "%s", xerr.message);
+        return 1;
+    }
+    a.tm = export_metrics(x);
+    Session *doc = calloc(1, sizeof *doc);
+    if (!doc) {
+        export_close(x);
+        snprintf(err, cap, "out of memory");
+        return 1;
+    }
+    session_init(doc);
+    SessionError serr;
+    if (!session_load(doc, path, &serr)) {
+        snprintf(err, cap, "%s", serr.message);
+        session_free(doc);
+        free(doc);
+        export_close(x);
+        return 2;
+    }
+    a.doc = doc;
+    scene_init(&a.scene);
+    scene_init(&a.other);
+    const AttnParams *p = &doc->edit;
+    ViewDims dims = view_dims_from_params(p);
+    SceneExtras ex = {.original = &doc->lesson.params};
+    if (session_compare(doc, &serr)) ex.compare = session_comparison(doc);
+    if (session_shuffle(doc, 0, &serr)) ex.shuffle = session_shuffled(doc);
+    for (int head = 0; head < p->heads; head++) {
+        if (only_head >= 0 && head != only_head) continue;
+        ViewState st;
+        view_init(&st, &dims);
+        st.head = head;
+        for (int i = 0; i < st.stage_count; i++) {
+            st.stage_index = i;
+            st.substep_count = 1;
+            st.part_map = false;
+            stage_screens(&a, &st, &ex);
+        }
+        if (head == (only_head >= 0 ? only_head : 0)) {
+            ViewState all = st;
+            all.view = VIEW_ALL_HEADS;
+            for (int i = 0; i < all.stage_count; i++) {
+                all.stage_index = i;
+                if (model_stage_heatmap(p, view_stage(&all)) == MAT_NONE) continue;
+                char name[64];
+                snprintf(name, sizeof name, "all heads %s", stage_info(view_stage(&all))->key);
+                screen(&a, "all-heads", name, &all, &ex);
+            }
+            ViewState help = st;
+            help.help = true;
+            for (int page = 0; page < 3; page++) {
+                help.help_page = page;
+                char name[32];
+                snprintf(name, sizeof name, "help page %d", page + 1);
+                screen(&a, "help", name, &help, &ex);
+            }
+        }
+        view_init(&st, &dims);
+        st.head = head;
+        panel_screens(&a, st, &ex);
+        if (head == (only_head >= 0 ? only_head : 0)) question_screens(&a, st, ex);
+    }
+    fprintf(out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a.screens, a.matrices);
+    scene_free(&a.scene);
+    scene_free(&a.other);
+    session_free(doc);
+    free(doc);
+    export_close(x);
+    return 0;
+}
