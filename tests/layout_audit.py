@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,7 @@ class Audit:
     def __init__(self):
         self.screens = self.matrices = self.operands = self.equations = 0
         self.errors = []
+        self.exports = 0
 
     def fail(self, where, what):
         self.errors.append("%s: %s" % (where, what))
@@ -140,6 +142,42 @@ class Audit:
                     self.fail(where, "equation %s fits on one screen at the floor but is split" % [t[0] for t in terms])
 
 
+def compare_exports(audit, lesson, tmp):
+    """The exports show the audit's screens: per stage as many board slides as parts, each with the matrices the
+    audit lists for that part (titles in the SVG's text), at 1280x720 (scale 1), head 0."""
+    out = os.path.join(tmp, "export-" + os.path.basename(lesson)[:-5])
+    r = subprocess.run([exe, "--export", out, lesson, "--what", "board", "--stage", "all", "--parts", "all",
+                        "--scale", "1", "--format", "svg"], capture_output=True, text=True)
+    if r.returncode != 0:
+        audit.fail(lesson, "--export exited %d: %s" % (r.returncode, r.stderr.strip()[:200]))
+        return
+    r = subprocess.run([exe, "--layout", lesson, "--head", "0"], capture_output=True, text=True)
+    screens = [json.loads(l) for l in r.stdout.splitlines()]
+    slides = {}
+    for f in os.listdir(out):
+        m = re.search(r"-stage\d+-(?P<key>[a-z-]+?)(-head\d+)?(-part(?P<part>\d+))?\.svg$", f)
+        if m and "question" not in f:
+            slides.setdefault(m.group("key"), {})[int(m.group("part") or 1)] = f
+    for d in screens:
+        if d.get("screen") != "stage":
+            continue
+        mine = slides.get(d["stage"], {})
+        where = "%s export of %s" % (os.path.basename(lesson), d["name"])
+        if sorted(mine) != list(range(1, d["parts"] + 1)):
+            audit.fail(where, "slides %s for %d parts" % (sorted(mine), d["parts"]))
+            continue
+        audit.exports += 1
+        name = mine.get(d["part"])
+        if not name:
+            audit.fail(where, "no slide for part %d" % d["part"])
+            continue
+        svg = open(os.path.join(out, name), encoding="utf-8").read()
+        for m in d["matrices"]:
+            head = m["title"].split("^")[0]
+            if head not in svg:
+                audit.fail(where, "%s is on the screen but not in %s" % (m["title"], name))
+
+
 def main():
     drop = "--drop-operand" in sys.argv
     tmp = tempfile.mkdtemp()
@@ -164,8 +202,13 @@ def main():
                     audit.fail(f, "--layout exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
                     continue
                 audit.check(f, size, lang, [json.loads(l) for l in r.stdout.splitlines()], drop)
-    print("layout audit: %d lessons (%d made here), %d screens, %d matrices, %d equations, %d operands checked"
-          % (len(files), len(made), audit.screens, audit.matrices, audit.equations, audit.operands))
+    for f in [os.path.join(src, "lessons", "llama-rope-gqa.json"), os.path.join(src, "lessons", "the-cat-sat.json")] + made[:6]:
+        compare_exports(audit, f, tmp)
+    print("layout audit: %d lessons (%d made here), %d screens, %d matrices, %d equations, %d operands checked; "
+          "%d board slides compared with the audit's screens"
+          % (len(files), len(made), audit.screens, audit.matrices, audit.equations, audit.operands, audit.exports))
+    if audit.exports < 20:
+        audit.fail("exports", "only %d slides compared" % audit.exports)
     for e in audit.errors[:60]:
         print("  " + e)
     if audit.errors:

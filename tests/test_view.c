@@ -533,15 +533,21 @@ static void test_questions(void)
     }
     view_quiz_judged(&s, true, (CellRef){MAT_K, 0, 1, 0}, (CellRef){MAT_K, 0, 1, 0});
     CHECK(s.reveal == 3, "K revealed through [1, 0]: %d", s.reveal);
-    // Issue 25: a single-result stage split into its inputs, then its result, asks on its inputs (A and V: what
-    // the class predicts Z from), not on Z alone; the answer shows on Z's part, filled up to the answer.
+    // Issue 36: a single-result stage in parts is asked on the part that shows its result (hidden) beside the
+    // inputs it is made from ("A" alone, then "· V = Z": asked over V and the hidden Z), and answered there.
     ViewQuestion on_z = {STAGE_WEIGHTED_SUM, 0, QUIZ_TYPE, MAT_Z, 0};
     view_quiz_ask(&s, &on_z, VIEW_QUIZ_AUTO);
-    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == 0, "the inputs' sub-step: %d", s.substep);
-    view_set_substeps(&s, 2, s.substep);
-    CHECK(s.substep == 0 && view_reveal_total(&s) == 0, "the inputs shown, Z not (%d cells)", view_reveal_total(&s));
+    CHECK(view_stage(&s) == STAGE_WEIGHTED_SUM && s.substep == VIEW_SUBSTEP_RESULT, "Z's part asked for: %d",
+          s.substep);
+    const MatId parts_az[2] = {MAT_NONE, MAT_Z};
+    view_set_parts(&s, 2, s.substep, parts_az);
+    CHECK(s.substep == 1 && view_reveal_total(&s) == 6 && s.reveal == 0, "V beside Z, Z hidden (%d cells, reveal %d)",
+          view_reveal_total(&s), s.reveal);
+    view_set_parts(&s, 2, 0, parts_az);
+    CHECK(view_reveal_total(&s) == 0, "the part of A alone reveals nothing (%d)", view_reveal_total(&s));
+    view_set_parts(&s, 2, 1, parts_az);
     view_quiz_judged(&s, true, (CellRef){MAT_Z, 0, 1, 0}, (CellRef){MAT_Z, 0, 1, 0});
-    view_set_substeps(&s, 2, s.substep); // the scene clamps the last part to its two
+    view_set_parts(&s, 2, s.substep, parts_az);
     CHECK(s.substep == 1 && view_reveal_total(&s) == 6 && s.reveal == 3, "judged: Z's part, filled through [1, 0]: "
           "sub-step %d, reveal %d", s.substep, s.reveal);
 }

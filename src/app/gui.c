@@ -171,6 +171,7 @@ static void build_scene(Gui *g, int w, int h)
     char confirm[600];
     if (gui_asking(g) != GUI_ASK_NONE) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
     view_set_parts(&g->st, g->scene.substeps, g->scene.substep, g->scene.part_result); // the keys step through what was shown
+    view_set_notes_more(&g->st, g->scene.notes_more);
     view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
     if (g->st.panel == PANEL_TILES) view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
 }

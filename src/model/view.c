@@ -278,6 +278,8 @@ void view_set_substeps(ViewState *s, int count, int shown)
     s->substep = shown < 0 ? 0 : shown >= s->substep_count ? s->substep_count - 1 : shown;
 }
 
+void view_set_notes_more(ViewState *s, bool more) { s->notes_more = s->notes && more; }
+
 void view_set_pan_span(ViewState *s, int span_x, int span_y)
 {
     s->pan_span_x = span_x > 0 ? span_x : 0;
@@ -490,7 +492,15 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     switch (ev->key) {
     case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
     case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
-    case VIEW_KEY_N: s->notes = !s->notes; return true;
+    case VIEW_KEY_N: // the notes, page by page, then hidden
+        if (s->notes && s->notes_more) {
+            s->notes_page++;
+            s->notes_more = false;
+        } else {
+            s->notes = !s->notes;
+            s->notes_page = 0;
+        }
+        return true;
     case VIEW_KEY_D: s->dark = !s->dark; return true;
     case VIEW_KEY_K:
         s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
@@ -776,7 +786,13 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     int first, count;
     reveal_span(s, &p, &first, &count);
     const StageInfo *si = stage_info(view_stage(s));
-    (void)si; // answered where it was asked: the part that shows the result
+    (void)si;
+    // Asked on the inputs' part (the result alone on the next): the answer shows on the result's part.
+    if (s->part_map && s->substep < s->substep_count && s->substep + 1 < s->substep_count &&
+        s->part_result[s->substep] == MAT_NONE && s->part_result[s->substep + 1] != MAT_NONE) {
+        s->substep++;
+        reveal_span(s, &p, &first, &count);
+    }
     int k = through.mat != MAT_NONE ? model_reveal_index(&p, view_stage(s), s->head, through) : -1;
     s->reveal = (k >= first && k < first + count && k - first + 1 < count) ? k - first + 1 : -1;
     s->pinned = answer;

@@ -168,6 +168,8 @@ typedef struct {
     MatId part_result[VIEW_PARTS_MAX]; // ... the result each part shows (MAT_NONE: inputs only)
     int pan_span_x, pan_span_y; // pixels of a zoomed board outside the window in the last frame (pan 0..1 spans it)
     bool notes;                // the lesson's notes shown (key N)
+    int notes_page;            // ... their page (N turns to the next while there is one, then hides them)
+    bool notes_more;           // the scene's word: a page follows the one shown (view_set_notes_more)
     bool dark;                 // the dark theme (key D); the greyscale colour map prints on the print theme
     ColormapId colormap;
     bool help;                 // key overlay shown
@@ -212,6 +214,8 @@ void view_set_substeps(ViewState *s, int count, int shown);
 // ... with the result each part shows (count of them; MAT_NONE: the part shows inputs only): the reveal, the
 // questions and "the part of result i" follow this map instead of assuming equal parts per result.
 void view_set_parts(ViewState *s, int count, int shown, const MatId *part_result);
+// ... whether the notes shown have another page (N turns to it instead of hiding them).
+void view_set_notes_more(ViewState *s, bool more);
 // ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the pointer).
 void view_set_pan_span(ViewState *s, int span_x, int span_y);
 

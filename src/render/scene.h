@@ -119,7 +119,8 @@ typedef struct {
     int substeps;   // the stage's equations are shown one at a time in this many sub-steps (1: all at once)
     int substep;    // the one shown
     MatId part_result[SCENE_PARTS_MAX]; // the result each part shows (MAT_NONE: only inputs; one part: none)
-    int board_x, board_y, board_w, board_h; // the board's area in the last window build (w 0: no board)
+    int board_x, board_y, board_w, board_h;
+    bool notes_more; // the notes shown go on past this page (N turns it: view_set_notes_more) // the board's area in the last window build (w 0: no board)
     int num_font;   // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
     int tile_count;  // the tiles panel: how many tiles the current head and block compute (0: not shown)

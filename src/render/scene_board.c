@@ -211,8 +211,7 @@ static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *a
     *cx = left + wa + g->gap * 2;
     *bx = left + cgrid - B->label_w;
     *by = 0;
-    int hb = box_height(g, B) - g->title_h; // C's title goes under B's cells, beside A's title line
-    *ay = *cy = hb + g->gap;
+    *ay = *cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
     int right = *cx + box_width(g, C), rb = *bx + box_width(g, B);
     *w = right > rb ? right : rb;
     int ha = box_height(g, A), hc = box_height(g, C);
@@ -249,6 +248,8 @@ typedef struct {
     PartDesc part[PLAN_PARTS_MAX];
     int count;
     bool windowed;
+    int split;      // equations cut into runs (not on one screen)
+    int nwin;       // parts that show a window
     GridStyle g;
 } Plan;
 
@@ -317,7 +318,7 @@ static bool plan_add(Plan *p, PartDesc d)
 {
     if (p->count >= PLAN_PARTS_MAX) return false;
     p->part[p->count++] = d;
-    if (d.windowed) p->windowed = true;
+    if (d.windowed) p->windowed = true, p->nwin++;
     return true;
 }
 
@@ -380,6 +381,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
 {
     p->count = 0;
     p->windowed = false;
+    p->split = 0;
+    p->nwin = 0;
     if (p->neq == 0) return;
     PartDesc d;
     if (whole_fits(c, p, 0, p->neq, w, h, &d)) {
@@ -395,8 +398,10 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
                 e1++;
             }
             plan_add(p, d);
-        } else if (!plan_runs(c, p, e, w, h))
-            return;
+        } else {
+            p->split++;
+            if (!plan_runs(c, p, e, w, h)) return;
+        }
         e = e1;
     }
 }
@@ -431,15 +436,36 @@ static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangem
     snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
 }
 
-// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i.
-static int plan_pick(const Plan *p, int asked, Stage stage)
+// Whether part d shows an input of its equation (a run of the result alone shows none).
+static bool part_has_input(const Plan *p, const PartDesc *d)
 {
+    if (d->kind != LAY_RUN) return true;
+    const Equation *eq = &p->eq[d->eq_from];
+    for (int k = d->from; k < d->to; k++)
+        if (eq->t[k].mat != MAT_NONE && !eq->t[k].result) return true;
+    return false;
+}
+
+// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i. A
+// question goes where the class sees what it predicts from: the result's part when an input is beside it, else
+// the inputs' part just before (a click needs the hidden cells: there only when the heatmap beside shows them).
+static int plan_pick(const Plan *p, const ViewState *st)
+{
+    int asked = st->substep;
     if (asked >= VIEW_SUBSTEP_RESULT) {
-        const StageInfo *si = stage_info(stage);
+        const StageInfo *si = stage_info(view_stage(st));
         int i = asked - VIEW_SUBSTEP_RESULT;
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
-            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) return k;
+            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
+                // A click answers on the heatmap beside the board too when it shows the matrix asked about.
+                bool typed = st->quiz_phase == QUIZ_ASKING &&
+                             (st->quiz_q.input != QUIZ_CLICK || st->quiz_q.mat == si->heatmap);
+                if (typed && k > 0 && !part_has_input(p, &p->part[k]) && p->part[k - 1].kind == LAY_RUN &&
+                    p->part[k - 1].eq_from == p->part[k].eq_from)
+                    return k - 1;
+                return k;
+            }
         return p->count - 1;
     }
     return asked < 0 ? 0 : asked >= p->count ? p->count - 1 : asked;
@@ -452,28 +478,35 @@ static int plan_pick(const Plan *p, int asked, Stage stage)
 
 static int floor_font(int base);
 
-// A plan at number size f in style `style` (0: cells as wide as their labels; 1: as wide as their numbers;
-// 2: and less air; 3: and compact rows).
+// The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact rows; then
+// cells as wide as their numbers (long labels cut), with less air, with compact rows too.
+static const struct {
+    bool narrow, tight, compact;
+} STYLES[] = {{false, false, false}, {false, false, true}, {true, false, false}, {true, true, false}, {true, true, true}};
+#define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]))
+
+// A plan at number size f in style `style` (STYLES).
 static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
 {
-    int keep_font = c->num_font, keep_level = c->split_level;
+    int keep_font = c->num_font;
     c->num_font = f;
-    c->split_level = style >= 3 ? 5 : style >= 2 ? 4 : 0;
     grid_style(c, &p->g);
-    p->g.narrow = style >= 1;
+    p->g.narrow = STYLES[style].narrow;
+    p->g.tight = STYLES[style].tight;
+    p->g.compact = STYLES[style].compact;
     plan_stage(c, p, w, h);
     c->num_font = keep_font;
-    c->split_level = keep_level;
 }
 
-// Better: no window over a window, then fewer parts.
+// Better: no window over a window, then fewer equations cut apart (each on one screen whenever it fits), then
+// every label whole (cut only to keep an equation together), then fewer parts.
 static bool plan_better(const Plan *a, const Plan *b)
 {
-    if (a->windowed != b->windowed) return !a->windowed;
+    if (a->nwin != b->nwin) return a->nwin < b->nwin;
+    if (a->split != b->split) return a->split < b->split;
+    if (a->g.narrow != b->g.narrow) return !a->g.narrow;
     return a->count < b->count;
 }
-
-#define PLAN_STYLES 4
 
 // The best plan for a board of w x h at the frame's preferred size c->num_font (and its floor).
 static void plan_board(Ctx *c, int w, int h, Plan *out)
@@ -512,7 +545,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     for (int i = 0; i < ns && !done; i++)
         for (int style = 0; style < PLAN_STYLES && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
-            if (!plan_better(best, p) && p->count == best->count && p->windowed == best->windowed) {
+            if (p->count == best->count && p->windowed == best->windowed && p->split == best->split &&
+                p->g.narrow == best->g.narrow) {
                 *best = *p;
                 done = true;
             }
@@ -650,7 +684,7 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
         return;
     }
     plan_board(c, w, h, p);
-    draw_plan(c, p, plan_pick(p, c->st->substep, view_stage(c->st)), x, y, w, h);
+    draw_plan(c, p, plan_pick(p, c->st), x, y, w, h);
     free(p);
 }
 
@@ -690,21 +724,6 @@ static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId
     c->num_font = keep;
 }
 
-// Whether q plans like p: as many parts, windowed alike, at the same number size.
-static bool same_plan(const Plan *p, const Plan *q)
-{
-    if (p->count != q->count || p->windowed != q->windowed || p->g.num_font != q->g.num_font ||
-        p->g.narrow != q->g.narrow || p->g.tight != q->g.tight || p->g.compact != q->g.compact)
-        return false;
-    for (int k = 0; k < p->count; k++) { // the same cut, and nothing windowed that was whole
-        const PartDesc *a = &p->part[k], *b = &q->part[k];
-        if (a->kind != b->kind || a->eq_from != b->eq_from || a->eq_to != b->eq_to || a->from != b->from ||
-            a->to != b->to || a->windowed != b->windowed)
-            return false;
-    }
-    return !p->windowed; // a windowed board keeps all the room: its windows show the most there
-}
-
 void draw_stage(Ctx *c, int x, int y, int w, int h)
 {
     const ViewState *st = c->st;
@@ -727,19 +746,17 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
         int want = per_head ? (p->m + 2) * f * 2 + bar : w * 3 / 10;
         if (want > w * 2 / 5) want = w * 2 / 5;
         int min_w = bar + f * 6;
-        // The same plan in the board's room beside it: the same parts at the same sizes.
-        for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= (want - min_w) / 3 + 1) {
-            *part = *full;
-            int keep = c->num_font, keep_level = c->split_level;
-            c->num_font = f;
-            c->split_level = full->g.compact ? 5 : full->g.tight ? 4 : 0;
-            plan_stage(c, part, w - tryw - gap, h);
-            c->num_font = keep;
-            c->split_level = keep_level;
-            if (same_plan(full, part)) heat_w = tryw;
+        // The board in the room beside it: planned again for that width, kept when it needs no more parts, no
+        // new windows, cuts no label and keeps the preferred number size (or the size the whole width has).
+        int least = full->g.num_font < c->num_font ? full->g.num_font : c->num_font;
+        for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= (want - min_w) / 2 + 1) {
+            plan_board(c, w - tryw - gap, h, part);
+            if (part->count == full->count && part->windowed == full->windowed && !full->windowed &&
+                part->g.narrow == full->g.narrow && part->g.num_font >= least)
+                heat_w = tryw;
         }
         if (heat_w > 0) {
-            int sub = plan_pick(part, st->substep, view_stage(st));
+            int sub = plan_pick(part, st);
             plan_part(c, part, sub, w - heat_w - gap, h, a);
             int need = arrangement_width(c, &part->g, a) + f;
             int board_w = need < w - gap - heat_w ? need : w - gap - heat_w;
@@ -752,6 +769,6 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
             draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
         }
     }
-    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st->substep, view_stage(st)), x, y, w, h);
+    if (heat_w == 0) draw_plan(c, full, plan_pick(full, st), x, y, w, h);
     free(full), free(part), free(a);
 }

@@ -106,6 +106,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->train_w = 0;
     s->strip_n = 0;
     s->board_w = s->board_h = 0;
+    s->notes_more = false;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
@@ -136,9 +137,10 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     }
     // Below the board, a room of fixed height a stage: the explanation with the arithmetic line above it, or a
     // question of the stage (footer_reserve), or the notes (key N) in their place. None of them moves the board.
-    bool asking = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE &&
-                  st->panel != PANEL_SHUFFLE;
-    bool notes = st->notes && L->notes && L->notes[0] && !asking && st->panel == PANEL_NONE;
+    bool question = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE &&
+                    st->panel != PANEL_SHUFFLE;
+    bool asking = question && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
+    bool notes = st->notes && L->notes && L->notes[0] && !question && st->panel == PANEL_NONE;
     bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
                  st->panel == PANEL_TILES;
     int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
@@ -146,7 +148,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     plain.notes = false;
     plain.quiz_phase = QUIZ_NONE;
     c.st = &plain;
-    int reserve = footer_reserve(&c, w - 2 * margin), base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
+    int reserve = footer_reserve(&c, w - 2 * margin, explain_h > 0 ? c.num_font / 4 + explain_h : 0),
+        base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     c.st = st;
     int room = base_h + (explain_h > 0 ? c.num_font / 4 + explain_h : 0);
     if (reserve > room) room = reserve;
@@ -156,6 +159,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     }
     int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     if (footer_h > room) room = footer_h; // an automatic question (P) taller than the stage's room
+    // Answered: the answer's arithmetic above the question's box where the room holds both.
+    if (question && !asking && footer_h + c.num_font / 4 + explain_h > room) asking = true;
     int footer_y = h - c.num_font / 4 - (notes || asking ? room : footer_h);
     if (notes || asking) explain_h = 0;
     int explain_y = footer_y - c.num_font / 4 - explain_h;
@@ -277,6 +282,8 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     if (built->board_w <= 0 || built->board_h <= 0) return false;
     Scene tmp;
     scene_init(&tmp);
+    tmp.width = built->width; // the label floor reads the height
+    tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height), scene_number_font(built->height),

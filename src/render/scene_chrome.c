@@ -287,7 +287,10 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     else
         snprintf(head, sizeof head, TR("Question: %s"), q->text);
     int used = t + pad / 2;
-    used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
+    // Answered in the window: the verdict, the answer and (above the box) its arithmetic take the question's
+    // room; the question itself was just read (a slide keeps it: it stands alone).
+    bool revealed = st->quiz_phase != QUIZ_ASKING && st->quiz_phase != QUIZ_JUDGING;
+    if (!revealed || c->ex->slide) used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
     if (!answered) { // the lesson's question does not fit it (--check says why)
         snprintf(line, sizeof line, TR("No answer: %s"), err.message);
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
@@ -344,8 +347,21 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
-        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, c->notes_lines > 0 ? c->notes_lines : 9, c->L->notes,
-                         draw);
+    {   // in pages of the room below the board: N turns them (the last line of a page says so)
+        int lines = c->notes_lines > 0 ? c->notes_lines : 9, page = c->st->notes_page > 0 ? c->st->notes_page : 0;
+        bool more = false;
+        int per = lines > 1 ? lines - 1 : 1; // a line for "N: more"
+        wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines, c->L->notes, false, &more);
+        if (!more) per = lines; // the whole rest fits on this page
+        int used = wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, per, c->L->notes, draw, &more);
+        if (more) {
+            char hint[96];
+            snprintf(hint, sizeof hint, TR("N: more of the notes (page %d)"), page + 2);
+            used += wrap_text(c, FONT_BOLD, f, c->th->result, x, y + used, w, 1, hint, draw);
+        }
+        if (draw) c->s->notes_more = more;
+        return used;
+    }
     if (model_rope_shift_note(&c->L->params, c->T, view_stage(c->st), c->st->head, text, sizeof text)) // key S
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, text, draw);
     return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
@@ -476,7 +492,7 @@ void draw_confirm(Ctx *c, int w, int h, const char *msg)
 
 // The footer's reserved room: the most that the stage's explanation and each of the lesson's questions on this
 // stage (asked and answered) take, so that none of them ever moves the board.
-int footer_reserve(Ctx *c, int w)
+int footer_reserve(Ctx *c, int w, int revealed_extra)
 {
     const ViewState *st = c->st;
     const SceneExtras *ex = c->ex;
@@ -497,7 +513,7 @@ int footer_reserve(Ctx *c, int w)
         for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
             v.quiz_phase = PHASES[k];
             v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false)) > most) most = h;
+            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most) most = h;
         }
     }
     c->st = st;

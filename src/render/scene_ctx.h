@@ -200,6 +200,9 @@ void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, cha
 // Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y); returns the
 // height used (at most max_lines); draws when `draw`.
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t, bool draw);
+// ... the lines from line `skip` on (a page of max_lines; nothing cut): *more says whether lines follow.
+int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip, int max_lines,
+                   const char *t, bool draw, bool *more);
 // The width of t in the board's notation, and t drawn with its top-left at (x, y) (returns the width).
 int math_w(const Ctx *c, FontRole f, int size, const char *t);
 int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t);
@@ -274,8 +277,9 @@ int explain_height(const Ctx *c, int w);
 void draw_explain(Ctx *c, int x, int y, int w, int h);
 // The footer (the stage's explanation, the notes, a question); returns its height, draws when `draw`.
 int draw_footer(Ctx *c, int x, int y, int w, bool draw);
-// The footer's room whatever it shows (the explanation, the notes, the stage's questions): its height.
-int footer_reserve(Ctx *c, int w);
+// The footer's room whatever it shows (the explanation, the stage's questions asked, and answered with
+// revealed_extra more for the arithmetic line above them): its height.
+int footer_reserve(Ctx *c, int w, int revealed_extra);
 // A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place in *x, *y.
 void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
 void draw_help(Ctx *c, int w, int h);

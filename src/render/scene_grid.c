@@ -49,8 +49,11 @@ void grid_style(const Ctx *c, GridStyle *g)
 {
     int f = c->num_font;
     g->num_font = f;
-    g->label_font = (int)lround(f * 0.8);
-    g->title_font = (int)lround(f * 0.8);
+    // Labels and titles the class reads too: 0.8 of the numbers, never under the back row's floor.
+    int floor = c->s ? scene_number_floor(c->s->height) : 0;
+    if (floor > f) floor = f; // a board zoomed out (key -) shrinks them all alike
+    g->label_font = (int)lround(f * 0.8) > floor ? (int)lround(f * 0.8) : floor;
+    g->title_font = g->label_font;
     g->op_font = (int)lround(f * 1.1);
     g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
     g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8 + 3 * (f / 7 < 3 ? 3 : f / 7); // + result_pad
@@ -227,15 +230,17 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     for (int j = 0; j < b->nc; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
-                g->col_label_h - result_pad(g), CENTER, fitted); // clear of a result's frame
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
+                    g->col_label_h - result_pad(g), CENTER, fitted) > 0) // clear of a result's frame
+            tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, -1, b->c0 + j});
     }
     for (int i = 0; i < b->nr; i++) {
         model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
         int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h, RIGHT,
-                fitted);
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h,
+                    RIGHT, fitted) > 0)
+            tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, b->r0 + i, -1});
     }
     (void)lh;
     // Cells on a grid of white lines inside a thin frame; the page is darker than a zero cell.

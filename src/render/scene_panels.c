@@ -193,7 +193,13 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     char buf[300], a[64], b[64], d[64], e[64];
     // Bottom: the cost line and both outputs.
     int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
-    int out_h = (int)(h * 0.36);
+    // The outputs' row whole at the board's size (labels at the floor make it taller than it was): up to 55 %.
+    GridStyle og;
+    grid_style(c, &og);
+    MatBox ob;
+    box_init(c, &og, &ob, MAT_OUTPUT, 0, false);
+    int out_h = (int)(h * 0.36), need = box_height(&og, &ob) + px(c, 8);
+    if (need > out_h) out_h = need < (int)(h * 0.55) ? need : (int)(h * 0.55);
     int top_h = h - out_h - lh - px(c, 8);
     int bar = colorbar_width(c, MAT_WEIGHTS);
     int gap = px(c, 28);

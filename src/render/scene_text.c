@@ -96,7 +96,16 @@ static void isolate_ltr(const char *t, char *out, size_t cap)
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t,
                      bool draw)
 {
-    int lh = line_h(c, f, size), used = 0, lines = 0;
+    return wrap_text_page(c, f, size, color, x, y, w, -1, max_lines, t, draw, NULL);
+}
+
+int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip, int max_lines,
+                   const char *t, bool draw, bool *more)
+{
+    bool paged = skip >= 0;
+    if (skip < 0) skip = 0;
+    if (more) *more = false;
+    int lh = line_h(c, f, size), used = 0, lines = 0, index = 0;
     char line[512], marked[2048];
     bool rtl = utf8_is_rtl(t);
     if (rtl) {
@@ -107,6 +116,7 @@ int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int
     const char *p = t;
     while (*p && lines < max_lines) {
         size_t len = 0, best = 0;
+        bool shown = index++ >= skip;
         for (;;) {
             size_t next = len;
             while (p[next] == ' ') next++;
@@ -136,17 +146,20 @@ int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int
         if (best == 0) best = strlen(p) < sizeof line - 1 ? strlen(p) : sizeof line - 1;
         memcpy(line, p, best);
         line[best] = '\0';
-        if (lines == max_lines - 1 && p[best]) {
+        if (!paged && lines == max_lines - 1 && p[best]) {
             char cut[512];
             fit_text(c, f, size, p, w, cut, sizeof cut);
             snprintf(line, sizeof line, "%s", cut);
         }
-        if (draw) math_at(c, f, size, color, rtl ? x + w - math_w(c, f, size, line) : x, y + used, line);
-        used += lh;
-        lines++;
+        if (shown) {
+            if (draw) math_at(c, f, size, color, rtl ? x + w - math_w(c, f, size, line) : x, y + used, line);
+            used += lh;
+            lines++;
+        }
         p += best;
         while (*p == ' ' || *p == '\n') p++;
     }
+    if (more) *more = *p != '\0';
     return used;
 }
 
