@@ -12,6 +12,10 @@ mha_test(test_help mha_render)
 # The questions before edits are lost (quit, a dropped lesson) decided without a window (issue 25).
 mha_test(test_gui_class mha_gui)
 mha_test(test_explain_text mha_render)
+# Grouped K/V heads named after their K/V head on every screen, sum, export and answer (issue 36).
+mha_test(test_kv_names mha_render)
+# The heatmap beside the board legible: its texts at the floor, no label one letter a line (issue 36).
+mha_test(test_heat_labels mha_render)
 # Training in the window without a window: keys, the session trainer, the strip on the scene (issue 15).
 mha_test(test_train_window mha_render)
 

@@ -16,6 +16,8 @@ import tempfile
 
 exe, src = sys.argv[1], sys.argv[2]
 SIZES = [(1280, 720), (1920, 1080)]
+KV_KEYS = {"K", "V", "W_K", "W_V", "K_rot", "K_rot_T", "K_T"}
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
 BOARD_KINDS = {"stage", "question-asked", "question-answered"}
 
 
@@ -79,6 +81,10 @@ class Audit:
 
     def check(self, lesson, size, lang, lines, drop):
         groups = {}
+        with open(lesson, encoding="utf-8") as f:
+            spec = json.load(f)
+        heads = spec.get("heads", 1) if isinstance(spec.get("heads", 1), int) else 1
+        kv = spec.get("kv_heads", heads) if isinstance(spec.get("kv_heads", heads), int) else heads
         for d in lines:
             if d.get("summary"):
                 continue
@@ -93,6 +99,13 @@ class Audit:
                     self.fail(where, "%s drawn outside the screen %s" % (m["title"], m["box"]))
                 if d["screen"] != "help" and m["num_font"] < floor:
                     self.fail(where, "%s: numbers of %d px, under the floor %d" % (m["title"], m["num_font"], floor))
+            for m in d["matrices"]:  # captions name the matrices the numbers come from: K/V heads' own index
+                if m["key"] in KV_KEYS and heads > kv > 0:
+                    sub = "".join(str(SUBSCRIPTS.index(ch)) for ch in m["title"].split("^")[0] if ch in SUBSCRIPTS)
+                    g = m["head"] // (heads // kv)
+                    if sub != str(g):
+                        self.fail(where, "%s of head %d is K/V head %d's: captioned %r" % (m["key"], m["head"], g,
+                                                                                          m["title"]))
             boxes = [m["box"] for m in d["matrices"]]
             if d["screen"] != "help":
                 for a, b in itertools.combinations(range(len(boxes)), 2):

@@ -38,6 +38,19 @@ has trace.out "0.6986   0.5105   0.3054   1.2417"
 empty trace.err
 run trace_builtin 0 --trace
 if cmp -s "$tmp/trace.out" "$tmp/trace_builtin.out"; then ok; else bad "built-in trace differs from lessons/the-cat-sat.json"; fi
+lacks() { # lacks NAME.out|NAME.err TEXT
+    if grep -qF -- "$2" "$tmp/$1"; then bad "$1 has '$2'"; else ok; fi
+}
+# The scores' titles: with RoPE they are the rotated rows' product, Q_hᴿ K_hᴿᵀ (issue 36: "Q_0 K_0ᵀ" named the
+# unrotated rows, which the scores never read); without, Q_h K_hᵀ.
+has trace.out "scores_0 = Q_0 K_0ᵀ (3×3)"
+has trace.out "scores_1 = Q_1 K_1ᵀ (3×3)"
+run trace_rope 0 --trace "$src/lessons/llama-rope-gqa.json"
+for h in 0 1 2 3; do
+    has trace_rope.out "scores_$h = Q_${h}ᴿ K_${h}ᴿᵀ (7×7)"
+    lacks trace_rope.out "scores_$h = Q_$h K_${h}ᵀ"
+done
+has trace_rope.out "scaled_2 = scores_2 / √4, causal mask (-inf above the diagonal) (7×7)"
 
 # --json equals NumPy's reference trace within 1e-12 at every stage.
 run json 0 --json "$src/lessons/the-cat-sat.json"

@@ -74,14 +74,14 @@ static void test_names(void)
     };
     char buf[64];
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
-        model_mat_name(CASES[i].m, CASES[i].head, buf, sizeof buf);
+        model_mat_name(NULL, CASES[i].m, CASES[i].head, buf, sizeof buf);
         CHECK(!strcmp(buf, CASES[i].want), "model_mat_name(%d, %d) = '%s', want '%s'", CASES[i].m, CASES[i].head, buf,
               CASES[i].want);
     }
-    model_mat_name(MAT_NONE, 0, buf, sizeof buf);
+    model_mat_name(NULL, MAT_NONE, 0, buf, sizeof buf);
     CHECK(buf[0] == '\0', "no name for MAT_NONE");
     // Cross-attention's source sequence has a letter no other matrix uses (the scores are S₀ and S′₀).
-    model_mat_name(MAT_S, 0, buf, sizeof buf);
+    model_mat_name(NULL, MAT_S, 0, buf, sizeof buf);
     CHECK(!strcmp(buf, "Y"), "the source embeddings are Y, got '%s'", buf);
     for (int m = MAT_NONE + 1; m < MAT_COUNT; m++)
         if (m != MAT_S) CHECK(mat_info((MatId)m)->symbol[0] != 'Y', "matrix %s shares the source's letter", mat_info((MatId)m)->key);

@@ -380,9 +380,9 @@ static void test_stage_table(void)
         CHECK(!mi->editable || mi->param, "editable matrix %s says where it lives", mi->key);
     }
     char name[64];
-    model_mat_name(MAT_WQ, 1, name, sizeof name);
+    model_mat_name(NULL, MAT_WQ, 1, name, sizeof name);
     CHECK(strcmp(name, "W\xe2\x82\x81^Q") == 0, "W_1^Q is written W₁^Q, got %s", name);
-    model_mat_name(MAT_MASKED, 0, name, sizeof name);
+    model_mat_name(NULL, MAT_MASKED, 0, name, sizeof name);
     CHECK(strcmp(name, "S\xe2\x80\xb2\xe2\x82\x80 + M") == 0, "S'_0 + M, got %s", name);
     model_format_value(1.0, name, sizeof name);
     CHECK(strcmp(name, "1") == 0, "exact integers without decimals: %s", name);

@@ -321,8 +321,9 @@ static const char *dim_prefix(int cols_are_d_k, int cols_are_h_d_k)
 // Whether the condition `name` of a --trace title ("{pos?...}") holds for head h.
 static bool title_holds(const AttnParams *p, int h, const char *name, size_t len)
 {
-    static const char *const names[] = {"pos", "cross", "mask", "ablated", "window"};
-    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h), p->window > 0};
+    static const char *const names[] = {"pos", "cross", "mask", "ablated", "window", "rope"};
+    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h), p->window > 0,
+                    p->rope != ROPE_NONE};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return holds[i];
     return false;

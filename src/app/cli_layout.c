@@ -115,7 +115,7 @@ static void print_fits(Audit *a, const Scene *s, const ViewState *st)
     fputc(']', a->out);
 }
 
-// One screen: built plain, then with a banner and with the notes to see that they move nothing.
+// One screen: built plain, then with a banner, a status and the notes to see that they move nothing.
 static void screen(Audit *a, const char *kind, const char *name, const ViewState *st, const SceneExtras *ex)
 {
     Scene *s = &a->scene;
@@ -151,6 +151,9 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     bool stable = true;
     if (board && build(a, &a->other, st, ex, "A banner: the question moved to another head (Esc: close)"))
         stable = stable && same_boxes(s, &a->other);
+    SceneExtras said = *ex; // a save's word or an edit count must not move it either
+    said.status = "Saved as the-cat-sat-edited.json (3 values edited): the lesson itself is untouched";
+    if (board && build(a, &a->other, st, &said, NULL)) stable = stable && same_boxes(s, &a->other);
     ViewState notes = *st;
     notes.notes = !notes.notes;
     if (board && build(a, &a->other, &notes, ex, NULL)) stable = stable && same_boxes(s, &a->other);

@@ -144,7 +144,7 @@ int explain_output_diff(const CellText *ct, char lines[][256])
     model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT_ALL, 0, ct->c.row, ct->c.col}), a, sizeof a);
     operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b, sizeof b);
     char all[64];
-    model_mat_name(MAT_OUTPUT_ALL, 0, all, sizeof all);
+    model_mat_name(ct->p, MAT_OUTPUT_ALL, 0, all, sizeof all);
     snprintf(lines[n++], 256, "%s[%s, %d] = %s[%s, %d] \xe2\x88\x92 Output[%s, %d]", ct->name, ct->rl, ct->c.col, all, ct->rl,
              ct->c.col, ct->rl, ct->c.col);
     snprintf(lines[n++], 256, TR("= %s \xe2\x88\x92 %s = %s   (what the heads switched off add)"), a, b, ct->vs);
@@ -173,10 +173,10 @@ int explain_projection(const CellText *ct, char lines[][256])
     char tok[96], wn[32];
     model_axis_label(ct->L, ct->c.mat == MAT_Q ? AXIS_QUERY : AXIS_KEY, r, tok, sizeof tok);
     isolate(tok, sizeof tok);
-    model_mat_name(ct->c.mat == MAT_Q ? MAT_WQ : ct->c.mat == MAT_V ? MAT_WV : MAT_WK, ct->h, wn, sizeof wn);
+    model_mat_name(ct->p, ct->c.mat == MAT_Q ? MAT_WQ : ct->c.mat == MAT_V ? MAT_WV : MAT_WK, ct->h, wn, sizeof wn);
     char bn[8];
     snprintf(bn, sizeof bn, "%c", ct->c.mat == MAT_Q ? 'Q' : ct->c.mat == MAT_V ? 'V' : 'K');
-    snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, ct->hn, tok, col,
+    snprintf(lines[n++], 256, "%s%s[%s, %d] = %s[%s] \xc2\xb7 %s[:, %d]%s", bn, ct->c.mat == MAT_Q ? ct->hn : ct->kvn, tok, col,
              ct->c.mat == MAT_Q ? "X" : (ct->p->cross ? "Y" : "X"), tok, wn, col,
              mat_get(bias, 0, col) != 0.0 ? " + b" : "");
     dot_terms(lines[n++], 256, mat_row(in, r), 1, w->data + col, w->cols, ct->p->d_model);
@@ -191,10 +191,11 @@ int explain_score(const CellText *ct, char lines[][256])
     char kt[96];
     model_axis_label(ct->L, AXIS_KEY, ct->c.col, kt, sizeof kt);
     isolate(kt, sizeof kt);
-    char hr[24]; // the head's subscript, and with RoPE the rotated rows' raised R: "₀^R"
+    char hr[24], kr[24]; // the head's subscript (the key's: its K/V head's), with RoPE the raised R: "₀^R"
     snprintf(hr, sizeof hr, "%s%s", ct->hn, ct->p->rope != ROPE_NONE ? "^R" : "");
+    snprintf(kr, sizeof kr, "%s%s", ct->kvn, ct->p->rope != ROPE_NONE ? "^R" : "");
     snprintf(lines[n++], 256, TR("S%s[%s, %s] = Q%s[%s] \xc2\xb7 K%s[%s]   (dot product of %d numbers)"), ct->hn, ct->rl, ct->cl,
-             hr, ct->rl, hr, kt, ct->p->d_k);
+             hr, ct->rl, kr, kt, ct->p->d_k);
     const Matrix *q = ct->ht->Q_rot.data ? &ct->ht->Q_rot : &ct->ht->Q, *k = ct->ht->K_rot.data ? &ct->ht->K_rot : &ct->ht->K;
     dot_terms(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k);
     products(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k, ct->v);
@@ -210,7 +211,7 @@ int explain_score_shift(const CellText *ct, char lines[][256])
     isolate(kt, sizeof kt);
     const char *r = "^(R+k)";
     snprintf(lines[n++], 256, TR("S%s^(k)[%s, %s] = Q%s%s[%s] \xc2\xb7 K%s%s[%s]   (every position + %d)"), ct->hn, ct->rl, ct->cl,
-             ct->hn, r, ct->rl, ct->hn, r, kt, ct->p->rope_shift);
+             ct->hn, r, ct->rl, ct->kvn, r, kt, ct->p->rope_shift);
     const Matrix *q = &ct->ht->Q_shift, *k = &ct->ht->K_shift;
     products(lines[n++], 256, mat_row(q, ct->c.row), 1, mat_row(k, ct->c.col), 1, ct->p->d_k, ct->v);
     double at0 = mat_get(&ct->ht->scores, ct->c.row, ct->c.col);
@@ -324,7 +325,7 @@ int explain_weighted(const CellText *ct, char lines[][256])
 {
     int n = 0;
     snprintf(lines[n++], 256, TR("Z%s[%s, %d] = \xce\xa3\xe2\x82\x96 A%s[%s, k] \xc2\xb7 V%s[k, %d]   (V's rows, weighted)"),
-             ct->hn, ct->rl, ct->c.col, ct->hn, ct->rl, ct->hn, ct->c.col);
+             ct->hn, ct->rl, ct->c.col, ct->hn, ct->rl, ct->kvn, ct->c.col);
     dot_terms(lines[n++], 256, mat_row(&ct->ht->weights, ct->c.row), 1, ct->ht->V.data + ct->c.col, ct->ht->V.cols, ct->p->m);
     products(lines[n++], 256, mat_row(&ct->ht->weights, ct->c.row), 1, ct->ht->V.data + ct->c.col, ct->ht->V.cols, ct->p->m, ct->v);
     return n;
@@ -362,13 +363,13 @@ int explain_output(const CellText *ct, char lines[][256])
 // The row of every matrix names its explanation (MAT_ROWS' explain column): one of the functions above.
 int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints)
 {
-    CellText ct = {L, &L->params, T, c, 0.0, "", "", "", "", "", c.head, NULL, 0.0, hints};
+    CellText ct = {L, &L->params, T, c, 0.0, "", "", "", "", "", "", c.head, NULL, 0.0, hints};
     const AttnParams *p = &L->params;
     if (c.mat == MAT_NONE || max_lines < CELL_TEXT_LINES) return 0;
     ct.v = model_cell_value(p, T, c);
     if (isnan(ct.v)) return 0;
     const MatInfo *mi = mat_info(c.mat);
-    model_mat_name(c.mat, c.head, ct.name, sizeof ct.name);
+    model_mat_name(p, c.mat, c.head, ct.name, sizeof ct.name);
     model_axis_label(L, mi->row_axis, c.row, ct.rl, sizeof ct.rl);
     model_axis_label(L, mi->col_axis, c.col, ct.cl, sizeof ct.cl);
     isolate(ct.rl, sizeof ct.rl);
@@ -376,6 +377,7 @@ int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256],
     model_format_value(ct.v, ct.vs, sizeof ct.vs);
     ct.ht = mi->per_head && mi->at.kind != MAT_AT_WEIGHTS ? &T->head[c.head] : NULL; // a computed per-head matrix
     model_subscript(ct.hn, sizeof ct.hn, c.head);
+    model_subscript(ct.kvn, sizeof ct.kvn, model_mat_head(p, MAT_K, c.head));
     ct.root = sqrt((double)p->d_k);
     return mi->explain ? mi->explain(&ct, lines) : 0;
 }

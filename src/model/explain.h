@@ -19,6 +19,7 @@ typedef struct CellText {
     char rl[96], cl[96]; // the row's and the column's labels: "cat", "3"
     char vs[32];       // v formatted: "0.6111"
     char hn[16];       // the head as a subscript: "₀"
+    char kvn[16];      // its K/V head's (model_mat_head): what K, V, W^K and W^V carry; hn but with grouped heads
     int h;             // the head
     const HeadTrace *ht; // the head's trace for a computed per-head matrix, else NULL
     double root;       // sqrt(d_k)

@@ -371,12 +371,20 @@ void model_subscript(char *buf, size_t cap, int n)
     }
 }
 
-void model_mat_name(MatId m, int head, char *buf, size_t cap)
+int model_mat_head(const AttnParams *p, MatId m, int head)
+{
+    const MatInfo *mi = mat_info(m);
+    bool grouped = p && p->kv_heads > 0 && p->kv_heads < p->heads && head >= 0;
+    return mi && mi->per_head == PER_KV && grouped ? params_kv_head(p, head) : head;
+}
+
+void model_mat_name(const AttnParams *p, MatId m, int head, char *buf, size_t cap)
 {
     const MatInfo *mi = mat_info(m);
     if (!cap) return;
     buf[0] = '\0';
     if (!mi) return;
+    head = model_mat_head(p, m, head);
     // The notation is the same in every language; a qualifier in words ("Output (all heads)") is translated.
     const char *sym = strstr(mi->symbol, " (") ? TR(mi->symbol) : mi->symbol;
     if (!mi->per_head) {

@@ -15,7 +15,8 @@
 //   present, explain, json, trace) — see MatInfo for the columns. The rows make the MatId enum here and the
 // table in matrices.c; the functions they name are matrices.c's (value, param, from, present: NULL for none)
 // and explain.c's (explain). The order is the order of --json and --trace: the embeddings, then the
-// per-head matrices, then the layer's.
+// per-head matrices, then the layer's. per_head: false (the layer's), true (each head's) or PER_KV (each K/V
+// head's: the keys and values and their weights, which the heads of a group share with grouped K/V heads).
 #define MAT_ROWS(ROW)                                                                                                  \
     ROW(MAT_E, "E", "E", N_("token embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM,                \
       RANGE_EMBED, AT_PARAMS(E), v_kept, p_e, NULL, has_positions, explain_token, "token_embeddings",                    \
@@ -35,33 +36,33 @@
       "{cross?== Source embeddings Y}{cross?{pos? = source tokens + source positions}}")                               \
     ROW(MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
       RANGE_WEIGHT, AT_WEIGHTS(W_Q), v_kept, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
-    ROW(MAT_WK, "W_K", "W^K", N_("key weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,                 \
+    ROW(MAT_WK, "W_K", "W^K", N_("key weights"), PER_KV, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
       RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{g}")                         \
-    ROW(MAT_WV, "W_V", "W^V", N_("value weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
+    ROW(MAT_WV, "W_V", "W^V", N_("value weights"), PER_KV, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,             \
       RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{g}")                         \
     ROW(MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV,                  \
       AT_HEAD(Q), v_kept, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
-    ROW(MAT_K, "K", "K", N_("keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),           \
+    ROW(MAT_K, "K", "K", N_("keys"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),         \
       v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{g} + b_K_{g}")                                \
-    ROW(MAT_V, "V", "V", N_("values"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),         \
+    ROW(MAT_V, "V", "V", N_("values"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),       \
       v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{g} + b_V_{g}")                                \
     ROW(MAT_QROT, "Q_rot", "Q^R", N_("rotated queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM,            \
       RANGE_QKV, AT_HEAD(Q_rot), v_kept, NULL, f_qrot, has_rope, explain_rotated, "Q_rotated",                           \
       "Q_rotated_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                                         \
-    ROW(MAT_KROT, "K_rot", "K^R", N_("rotated keys"), true, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV,      \
+    ROW(MAT_KROT, "K_rot", "K^R", N_("rotated keys"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV,    \
       AT_HEAD(K_rot), v_kept, NULL, f_krot, has_rope, explain_rotated, "K_rotated",                                      \
       "K_rotated_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                         \
-    ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,                 \
+    ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,               \
       RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
-    ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), true, false, DIM_D_K, DIM_M, AXIS_DIM,          \
+    ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM,       \
       AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
     ROW(MAT_QSHIFT, "Q_shift", "Q^(R+k)", N_("rotated queries, every position shifted by k"), true, false, DIM_N,     \
       DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, AT_HEAD(Q_shift), v_kept, NULL, f_qrot, has_shift, explain_rotated,     \
       "Q_rotated_shifted", "Q_rotated_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                  \
-    ROW(MAT_KSHIFT, "K_shift", "K^(R+k)", N_("rotated keys, every position shifted by k"), true, false, DIM_M,          \
+    ROW(MAT_KSHIFT, "K_shift", "K^(R+k)", N_("rotated keys, every position shifted by k"), PER_KV, false, DIM_M,       \
       DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K_shift), v_kept, NULL, f_krot, has_shift, explain_rotated,       \
       "K_rotated_shifted", "K_rotated_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                  \
-    ROW(MAT_KSHIFT_T, "K_shift_T", "K^(R+k)^T", N_("rotated keys shifted by k, transposed"), true, false, DIM_D_K,     \
+    ROW(MAT_KSHIFT_T, "K_shift_T", "K^(R+k)^T", N_("rotated keys shifted by k, transposed"), PER_KV, false, DIM_D_K,   \
       DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, AT_NONE, v_kshift_t, NULL, f_krot_t, has_shift, explain_rotated, NULL,    \
       NULL)                                                                                                            \
     ROW(MAT_SCORES_SHIFT, "scores_shift", "S^(k)", N_("raw scores, every position shifted by k"), true, false, DIM_N,  \
@@ -69,7 +70,7 @@
       explain_score_shift, "scores_shifted", "scores_shifted_{h} = Q_rotated_shifted_{h} K_rotated_shifted_{h}\xe1\xb5\x80") \
     ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
       RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
-      "scores_{h} = Q_{h} K_{h}\xe1\xb5\x80")                                                                          \
+      "scores_{h} = Q_{h}{rope?\xe1\xb4\xbf} K_{h}{rope?\xe1\xb4\xbf}\xe1\xb5\x80")                                    \
     ROW(MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,             \
       AXIS_KEY, RANGE_SCORES, AT_NONE, v_scaled, NULL, f_scaled, NULL, explain_scaled, NULL, NULL)                     \
     ROW(MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK,        \
@@ -144,6 +145,11 @@ typedef struct {
 #define AT_TRACE(f) {MAT_AT_TRACE, offsetof(Trace, f)}
 #define AT_SHOWN(stage) {MAT_AT_TRACE, offsetof(Trace, shown) + (size_t)(stage) * sizeof(Matrix)}
 
+// Whose a matrix is (MatInfo.per_head): the layer's, each head's, or each K/V head's — with grouped K/V heads
+// (kv_heads < heads) the query heads of a group read one W^K, W^V, K, V (and rotated K), named after the K/V
+// head (model_mat_head). Nonzero: one per head, as the other columns and the trace count them.
+typedef enum { PER_LAYER = 0, PER_HEAD = 1, PER_KV = 2 } MatPer;
+
 struct CellText; // explain.h
 
 typedef struct {
@@ -151,7 +157,7 @@ typedef struct {
     const char *key;       // ASCII, for file names and tests: "scores"
     const char *symbol;    // the symbol in the board's notation: "W^Q" (raised Q), "K^T", "S'"
     const char *what;      // plain words: "raw scores"
-    bool per_head;
+    MatPer per_head;       // nonzero: one per head (PER_KV: named after the head's K/V head)
     bool editable;         // a parameter of the lesson the class may change
     Dim rows, cols;
     Axis row_axis, col_axis;
@@ -167,7 +173,7 @@ typedef struct {
     // The lines explaining cell ct->c (explain.c's, at most 3; model_explain calls it): returns how many.
     int (*explain)(const struct CellText *ct, char lines[][256]);
     const char *json;      // its key in --json (NULL: not written)
-    // Its title in --trace (NULL: not written; see cli.c for {h}, {g}, {kv}, {last}, {scale} and {pos?…} parts).
+    // Its title in --trace (NULL: not written; see cli.c for {h}, {g}, {kv}, {last}, {scale} and {pos?…}, {rope?…} parts).
     const char *trace;
 } MatInfo;
 
@@ -194,9 +200,14 @@ double model_cell_value(const AttnParams *p, const Trace *t, CellRef c);
 // Largest |value| over the matrices of the range group (every head); 1 for probabilities; 1 when all are 0.
 double model_range(const AttnParams *p, const Trace *t, RangeGroup g);
 
-// The matrix's name in the board's notation for a head: "Q₀", "K₀^T", "W₀^Q", "S′₀", "A₀", "Concat".
-// A '^' raises what follows it (one letter, or up to the next space); everything else is plain UTF-8.
-void model_mat_name(MatId m, int head, char *buf, size_t cap);
+// Whose matrix m of query head `head` is, as its name's subscript: the K/V head params_kv_head(p, head) =
+// head / (heads / kv_heads) for a matrix of each K/V head (PER_KV: W^K, W^V, K, V, the rotated keys), else head.
+// The one place a caption, a worked sum or a title finds its K/V head; the numbers are the same either way.
+int model_mat_head(const AttnParams *p, MatId m, int head);
+// The matrix's name in the board's notation for query head `head`: "Q₀", "K₀^T", "W₀^Q", "S′₀", "A₀", "Concat";
+// with grouped K/V heads, head 2 of llama-rope-gqa has W₂^Q but W₁^K, K₁, V₁ (model_mat_head). p NULL: the
+// subscript is head itself. A '^' raises what follows it (one letter, or up to the next space); else plain UTF-8.
+void model_mat_name(const AttnParams *p, MatId m, int head, char *buf, size_t cap);
 // The label of index i along an axis: the token ("cat"), with its position as a subscript when the same
 // token occurs twice ("the₀", "the₄"); the index for dimensions ("3").
 void model_axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap);

@@ -93,14 +93,13 @@ static bool cell_check(const LessonQuestion *q, const QuestionAnswer *a, const L
 {
     double stated = value_at(&L->params, t, a->mat, a->head, q->row, q->col);
     if (stated == a->value) return true; // a tie with the first extreme is right too
-    char name[64], right[256], said[256], rv[32], sv[32];
-    model_mat_name(a->mat, a->head, name, sizeof name);
+    char right[256], said[256], rv[32], sv[32];
     cell_words(L, a->mat, a->cell.row, a->cell.col, right, sizeof right);
     cell_words(L, a->mat, q->row, q->col, said, sizeof said);
     fmt_value(a->value, rv, sizeof rv);
     fmt_value(stated, sv, sizeof sv);
     snprintf(msg, cap, "wrong answer: the %s value of %s in %s is at [%d, %d], %s: %s; the lesson says [%d, %d], %s: %s",
-             q->pick_min ? "smallest" : "largest", among_words(q), name, a->cell.row, a->cell.col, right, rv, q->row,
+             q->pick_min ? "smallest" : "largest", among_words(q), a->name, a->cell.row, a->cell.col, right, rv, q->row,
              q->col, said, sv);
     return false;
 }
@@ -148,11 +147,10 @@ static bool value_check(const LessonQuestion *q, const QuestionAnswer *a, const 
     (void)L;
     (void)t;
     if (fabs(q->value - a->value) <= q->tolerance) return true;
-    char name[64], v[32], exact[40] = "";
-    model_mat_name(a->mat, a->head, name, sizeof name);
+    char v[32], exact[40] = "";
     fmt_value(a->value, v, sizeof v);
     if (a->value != floor(a->value)) snprintf(exact, sizeof exact, " (%.17g)", a->value); // the digits to compare
-    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s%s, not within %g \xc2\xb1 %g", name, a->cell.row, a->cell.col,
+    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s%s, not within %g \xc2\xb1 %g", a->name, a->cell.row, a->cell.col,
              v, exact, q->value, q->tolerance);
     return false;
 }
@@ -202,11 +200,10 @@ static bool choice_check(const LessonQuestion *q, const QuestionAnswer *a, const
     (void)L;
     (void)t;
     if (q->correct == a->choice) return true;
-    char name[64], v[32];
-    model_mat_name(a->mat, a->head, name, sizeof name);
+    char v[32];
     fmt_value(a->value, v, sizeof v);
     snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s, nearest to choices[%d] = %g (\"correct\": %d); the lesson "
-             "says \"correct\": %d (%g)", name, a->cell.row, a->cell.col, v, a->choice, q->choices[a->choice], a->choice,
+             "says \"correct\": %d (%g)", a->name, a->cell.row, a->cell.col, v, a->choice, q->choices[a->choice], a->choice,
              q->correct, q->choices[q->correct]);
     return false;
 }
@@ -231,9 +228,7 @@ static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, co
 static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     (void)q;
-    char name[64];
-    model_mat_name(a->mat, a->head, name, sizeof name);
-    snprintf(buf, cap, TR("Click the cell of %s you predict."), name);
+    snprintf(buf, cap, TR("Click the cell of %s you predict."), a->name);
 }
 
 static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
@@ -362,6 +357,7 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     a->stage = st;
     a->mat = m;
     a->head = mat_info(m)->per_head ? q->head : 0;
+    model_mat_name(p, m, a->head, a->name, sizeof a->name);
     a->asked = (CellRef){m, a->head, q->row, q->col};
     if (!KINDS[q->kind].compute(q, p, t, a, msg, sizeof msg)) return q_fail(L, err, index, "answer", msg);
     return true;

@@ -19,6 +19,7 @@ typedef struct {
     CellRef cell;      // "cell": the right cell (the first largest/smallest); else the cell asked about
     double value;      // the value of `cell` in the trace
     int choice;        // "choice": the choice nearest the value (else -1)
+    char name[64];     // the matrix's name as the board writes it (model_mat_name): "A₁"; K₁ on head 2 of 2 K/V heads
 } QuestionAnswer;
 
 // What a student gave: a clicked cell, a typed number, or a choice (0-based).

@@ -82,7 +82,7 @@ static bool table_of(const StageTextSrc *src, MatId m, int head, StageTable *t)
     t->head = mi->per_head ? head : 0;
     model_mat_shape(p, m, &t->rows, &t->cols);
     if (t->rows <= 0 || t->cols <= 0) return false;
-    model_mat_name(m, t->head, t->name, sizeof t->name);
+    model_mat_name(p, m, t->head, t->name, sizeof t->name);
     int used = snprintf(t->caption, sizeof t->caption, "%s: %s, %d " TIMES " %d", t->name, TR(mi->what), t->rows, t->cols);
     if (mi->per_head && p->heads > 1 && used > 0 && (size_t)used < sizeof t->caption)
         snprintf(t->caption + used, sizeof t->caption - (size_t)used, TR(", head %d (%d of %d)"), t->head, t->head + 1,

@@ -210,6 +210,9 @@ static void head_sub(char *h, size_t cap, int head)
     h[0] = '\0';
     model_subscript(h, cap, head);
 }
+// The subscript of the keys and values head `head` reads: its K/V head's with grouped K/V heads ("₁" on head 2
+// of llama-rope-gqa), else its own (model_mat_head).
+static void kv_sub(char *g, size_t cap, const AttnParams *p, int head) { head_sub(g, cap, model_mat_head(p, MAT_K, head)); }
 
 static void f_input(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -245,39 +248,43 @@ static void f_project(const AttnParams *p, int head, char *buf, size_t cap)
     // Grouped-query: the keys and values are the K/V head's, shared by the query heads of its group.
     int g = params_kv_head(p, head), per = p->heads / p->kv_heads;
     char gs[16];
-    head_sub(gs, sizeof gs, g);
-    snprintf(buf, cap, TR("Q%s = X W%s^Q,  K%s = %s W%s^K,  V%s = %s W%s^V   (K/V head %d: heads %d\xe2\x80\x93%d)"), h, h, h, kv, gs,
-             h, kv, gs, g, g * per, g * per + per - 1);
+    kv_sub(gs, sizeof gs, p, head);
+    snprintf(buf, cap, TR("Q%s = X W%s^Q,  K%s = %s W%s^K,  V%s = %s W%s^V   (K/V head %d: heads %d\xe2\x80\x93%d)"), h, h, gs, kv,
+             gs, gs, kv, gs, g, g * per, g * per + per - 1);
 }
 static void f_rotate(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    char h[16];
+    char h[16], g[16];
     head_sub(h, sizeof h, head);
+    kv_sub(g, sizeof g, p, head);
     char base[32];
     model_format_value(p->rope_base, base, sizeof base);
     const char *pairs = p->rope == ROPE_INTERLEAVED ? "(2j, 2j+1)" : "(j, j+d_k/2)";
     if (p->rope_shift > 0) // every position shifted (key S)
         snprintf(buf, cap, TR("Q%s^(R+k), K%s^(R+k): row p turned by (p + %d)\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
-                 h, h, p->rope_shift, base, p->d_k, pairs);
+                 h, g, p->rope_shift, base, p->d_k, pairs);
     else
         snprintf(buf, cap, TR("Q%s^R, K%s^R: row p turned by p\xc2\xb7\xce\xb8_j in pair j,   \xce\xb8_j = 1 / %s^(2j/%d),   pairs %s"),
-                 h, h, base, p->d_k, pairs);
+                 h, g, base, p->d_k, pairs);
 }
-// "R = A B" with the head's subscript on each of the three letters: "S₁ = Q₁ K₁^T".
-static void three_of_head(char *buf, size_t cap, int head, char r, char a, char b, const char *after)
+// "R = A B" with the head's subscript on the first two letters and on B its K/V head's (B is K or V): "S₁ = Q₁ K₁^T",
+// and with grouped K/V heads "S₂ = Q₂ K₁^T" on head 2 of 4 sharing 2.
+static void three_of_head(const AttnParams *p, char *buf, size_t cap, int head, char r, char a, char b, const char *after)
 {
-    char h[16];
+    char h[16], g[16];
     head_sub(h, sizeof h, head);
-    snprintf(buf, cap, "%c%s = %c%s %c%s%s", r, h, a, h, b, h, after);
+    kv_sub(g, sizeof g, p, head);
+    snprintf(buf, cap, "%c%s = %c%s %c%s%s", r, h, a, h, b, g, after);
 }
 static void f_scores(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    char h[16];
+    char h[16], g[16];
     head_sub(h, sizeof h, head);
+    kv_sub(g, sizeof g, p, head);
     if (p->rope != ROPE_NONE && p->rope_shift > 0) // and every position shifted by k (key S)
-        snprintf(buf, cap, "S%s = Q%s^R K%s^R^T,   S%s^(k) = Q%s^(R+k) K%s^(R+k)^T", h, h, h, h, h, h);
-    else if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, h); // the rotated rows
-    else three_of_head(buf, cap, head, 'S', 'Q', 'K', "^T");
+        snprintf(buf, cap, "S%s = Q%s^R K%s^R^T,   S%s^(k) = Q%s^(R+k) K%s^(R+k)^T", h, h, g, h, h, g);
+    else if (p->rope != ROPE_NONE) snprintf(buf, cap, "S%s = Q%s^R K%s^R^T", h, h, g); // the rotated rows
+    else three_of_head(p, buf, cap, head, 'S', 'Q', 'K', "^T");
 }
 static void f_scale(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -312,8 +319,7 @@ static void f_softmax(const AttnParams *p, int head, char *buf, size_t cap)
 }
 static void f_weighted(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
-    three_of_head(buf, cap, head, 'Z', 'A', 'V', "");
+    three_of_head(p, buf, cap, head, 'Z', 'A', 'V', "");
 }
 static void f_concat(const AttnParams *p, int head, char *buf, size_t cap)
 {
@@ -483,10 +489,10 @@ int explain_rotated(const CellText *ct, char lines[][256])
     int n = 0;
     if (col == a)
         snprintf(lines[n++], 256, "%c%s%s[%s, %d] = %c[%d] cos \xce\xb1 \xe2\x88\x92 %c[%d] sin \xce\xb1 = (%s)(%s) \xe2\x88\x92 (%s)(%s) = %s",
-                 L, ct->hn, R, tok, col, L, a, L, b, va, cs, vb, sn, ct->vs);
+                 L, q ? ct->hn : ct->kvn, R, tok, col, L, a, L, b, va, cs, vb, sn, ct->vs);
     else
         snprintf(lines[n++], 256, "%c%s%s[%s, %d] = %c[%d] sin \xce\xb1 + %c[%d] cos \xce\xb1 = (%s)(%s) + (%s)(%s) = %s",
-                 L, ct->hn, R, tok, col, L, a, L, b, va, sn, vb, cs, ct->vs);
+                 L, q ? ct->hn : ct->kvn, R, tok, col, L, a, L, b, va, sn, vb, cs, ct->vs);
     if (moved)
         snprintf(lines[n++], 256, TR("pair %d = dimensions (%d, %d);   \xce\xb1 = position (%d + k = %d) \xc3\x97 1/%s^(%d/%d) = %s rad (%.1f\xc2\xb0)"),
                  j, a, b, row, pos, base, 2 * j, d_k, an, fmod(angle * 57.29577951308232, 360.0));

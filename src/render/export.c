@@ -375,7 +375,7 @@ static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, cons
 {
     if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
     char name[64];
-    model_mat_name(j->st.pinned.mat, j->st.pinned.head, name, sizeof name);
+    model_mat_name(&L->params, j->st.pinned.mat, j->st.pinned.head, name, sizeof name);
     int parts = scene->substeps;
     if (parts <= 1 || board_shows(scene, name)) return true;
     ViewState st = j->st;

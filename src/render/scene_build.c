@@ -3,6 +3,8 @@
 #include "scene_ctx.h"
 #include "../model/view.h"
 
+#include <stdlib.h>
+
 // ---------------------------------------------------------------------------------------------------
 // Numbers and names, as the model has them
 
@@ -147,11 +149,19 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     ViewState plain = *st;
     plain.notes = false;
     plain.quiz_phase = QUIZ_NONE;
+    SceneExtras quiet_ex = *c.ex; // the room does not depend on a status either (it shows in the room)
+    quiet_ex.status = NULL;
+    quiet_ex.original = NULL;
+    const SceneExtras *given = c.ex;
+    c.ex = &quiet_ex;
     c.st = &plain;
     int reserve = footer_reserve(&c, w - 2 * margin, explain_h > 0 ? c.num_font / 4 + explain_h : 0),
         base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     c.st = st;
+    c.ex = given;
     int room = base_h + (explain_h > 0 ? c.num_font / 4 + explain_h : 0);
+    if (getenv("MHA_DEBUG_ROOM"))
+        fprintf(stderr, "room: base %d explain %d reserve %d\n", base_h, explain_h, reserve);
     if (reserve > room) room = reserve;
     if (notes) {
         c.notes_lines = room / line_h(&c, FONT_REGULAR, c.text_font);

@@ -100,9 +100,6 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     int l2 = line_h(c, FONT_REGULAR, pf) + c->num_font / 4;
     char title[256];
     snprintf(title, sizeof title, "%s", c->L->title ? c->L->title : "");
-    char note[1600];
-    Rgba ncol;
-    const char *status = status_text(c, note, sizeof note, &ncol);
     int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
     // The title beside the strip, in what the strip's names leave (a quarter of the width at least); a title
     // longer than that has the line to itself, above the strip, rather than being cut.
@@ -160,15 +157,6 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
             math_at(c, lf, size, col, sx0 + (seg - lw) / 2, y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
     }
     int used = l1 + l2 + c->num_font / 5;
-    if (status) {
-        // What the last save or revert did, or the edit count: a line of its own, read whole.
-        int bh = line_h(c, FONT_BOLD, pf) + 6;
-        fit_text(c, FONT_BOLD, pf, status, w - 16, fitted, sizeof fitted);
-        int bw = text_w(c, FONT_BOLD, pf, fitted) + 16;
-        rect(c, x, y + used, bw, bh, ncol);
-        text_in(c, FONT_BOLD, pf, c->th->white, x + 8, y + used, bw - 16, bh, LEFT, fitted);
-        used += bh + 4;
-    }
     *height = used;
 }
 
@@ -346,6 +334,20 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
+    char note[1600];
+    Rgba ncol;
+    const char *status = status_text(c, note, sizeof note, &ncol);
+    if (status && !(c->st->notes && c->L->notes && c->L->notes[0])) {
+        // What the last save or revert did, or the edit count: in the explanation's place (the room below the
+        // board is reserved, so it never moves the board), on its colour, whole.
+        int pad = c->num_font / 6;
+        int used = wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3, status, false) + 2 * pad;
+        if (draw) {
+            rect(c, x, y, w, used, ncol);
+            wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3, status, true);
+        }
+        return used;
+    }
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
     {   // in pages of the room below the board: N turns them (the last line of a page says so)
         int lines = c->notes_lines > 0 ? c->notes_lines : 9, page = c->st->notes_page > 0 ? c->st->notes_page : 0;

@@ -97,7 +97,7 @@ static MatId decode_mat(const Ctx *c, int i)
 static void decode_names(const Ctx *c, int t, int head, char names[4][64])
 {
     for (int i = 0; i < 4; i++) {
-        model_mat_name(decode_mat(c, i), head, names[i], 64);
+        model_mat_name(&c->L->params, decode_mat(c, i), head, names[i], 64);
         size_t n = strlen(names[i]);
         if (i == 1 || i == 2) snprintf(names[i] + n, 64 - n, " %s", TR("cache"));
         else snprintf(names[i] + n, 64 - n, "[%s]", c->L->tokens[t]);
@@ -192,7 +192,7 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         if (k == 0 && !d->scores) continue;
         MatId m = k == 0 ? MAT_MASKED : MAT_WEIGHTS;
         char name[48];
-        model_mat_name(m, head, name, sizeof name);
+        model_mat_name(&c->L->params, m, head, name, sizeof name);
         draw_row_as_column(c, g, m, head, t, d->first, xx, ky, d->col_w, d->k.cell_h, name);
         xx += d->col_w;
     }

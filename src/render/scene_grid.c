@@ -205,7 +205,7 @@ void box_follow(const Ctx *c, MatBox *b)
 void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
 {
     char title[160], name[96], buf[160], fitted[160];
-    model_mat_name(b->mat, b->head, name, sizeof name);
+    model_mat_name(&c->L->params, b->mat, b->head, name, sizeof name);
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
     // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))

@@ -3,11 +3,15 @@
 #include "scene_ctx.h"
 #include "../model/view.h"
 
-// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap.
-static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap)
+#include <stdlib.h>
+
+// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap. name: the
+// matrix's name alone ("A₀"), what a narrow heatmap's second line keeps (may be NULL).
+static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap, char *name, size_t name_cap)
 {
-    char name[64];
-    model_mat_name(m, head, name, sizeof name);
+    char own[64];
+    if (!name) name = own, name_cap = sizeof own;
+    model_mat_name(&c->L->params, m, head, name, name_cap);
     const MatInfo *mi = mat_info(m);
     const char *off = params_ablated(&c->L->params, head) ? TRC("a head", " off") : ""; // switched off (key O)
     if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
@@ -69,6 +73,10 @@ typedef struct {
     int x, y, w, h;         // the whole heatmap
     bool compact;           // a panel of the all-heads grid: smaller labels, no axes' caption, numbers on slides only
     int title_font, label_font, row_font, col_font, num_font;
+    int least;              // beside the board: the smallest size of its texts (scene_number_floor, or the numbers'
+                            // size when zoomed out below it); 0 in the grid of heads
+    bool keys_off;          // no key labels: none fits at `least` even cut or staggered (the board beside has them)
+    bool rows_off;          // no query labels: their rows are lower than a line at `least`
     int title_h, title_w;   // the title's lines, and the width of its text
     int label_w, label_h;   // the query labels' column, and a label line's height
     int label_need;         // the column the longest query label needs
@@ -88,9 +96,9 @@ typedef struct {
 // "Head 0 · attention weights A₀" (or title_text) on one line, or split at " · " onto two when it must wrap.
 static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_text)
 {
-    char title[160], fitted[160];
+    char title[160], fitted[160], name[64] = "";
     if (title_text) snprintf(title, sizeof title, "%s", title_text);
-    else heat_title(c, hm->m, hm->head, hm->compact, title, sizeof title);
+    else heat_title(c, hm->m, hm->head, hm->compact, title, sizeof title, name, sizeof name);
     int x = hm->x, y = hm->y, w = hm->w, title_font = hm->title_font;
     int tlh = line_h(c, FONT_BOLD, title_font);
     hm->title_h = tlh + c->num_font / 5;
@@ -101,9 +109,21 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
-        int size = title_font;
-        while (size > 8 && math_w(c, FONT_REGULAR, size, dot + 4) > w) size--;
-        if (math_w(c, FONT_REGULAR, size, dot + 4) <= w) math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, dot + 4);
+        // The second line ("attention weights A₀") as large as fits down to the floor; narrower, the name alone
+        // ("A₀"); narrower still, cut.
+        const char *second = dot + 4;
+        int size = title_font, least = hm->least > 0 ? hm->least : 8;
+        while (size > least && math_w(c, FONT_REGULAR, size, second) > w) size--;
+        if (math_w(c, FONT_REGULAR, size, second) > w && name[0] && hm->least > 0) {
+            second = name;
+            size = title_font;
+            while (size > least && math_w(c, FONT_REGULAR, size, second) > w) size--;
+        }
+        if (math_w(c, FONT_REGULAR, size, second) <= w) math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, second);
+        else if (hm->least > 0) {
+            fit_text(c, FONT_REGULAR, size, second, w, fitted, sizeof fitted);
+            if (fitted[0]) text_in(c, FONT_REGULAR, size, tcol, x, y + tlh, w, tlh, LEFT, fitted);
+        }
         hm->title_h = 2 * tlh + c->num_font / 5;
         hm->title_w = w;
     } else {
@@ -143,23 +163,55 @@ static void heat_measure_labels(const Ctx *c, Heat *hm)
     hm->cap_h = axes ? hm->label_h + c->num_font / 6 : 0;
 }
 
-// Cells as large as the rest of the room holds (at most 3:1, and beside the board no larger than the result's
-// cells: the result stays first); the row labels' font, shrunk to the cells. False when no cell fits.
-static bool heat_size_cells(const Ctx *c, Heat *hm)
+// The cells' size in avail_w x avail_h: as large as fit, at most 3:1 wide and 2:1 tall (taller: square), beside
+// the board no larger than the result's cells.
+static void heat_cells(const Ctx *c, const Heat *hm, int avail_w, int avail_h, int *cw, int *ch)
 {
     const AttnParams *p = &c->L->params;
-    int avail_w = hm->w - hm->label_w, avail_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
     int cell_h = p->n > 0 ? avail_h / p->n : 0, cell_w = p->m > 0 ? avail_w / p->m : 0;
     if (cell_h > cell_w * 2 / 1) cell_h = cell_w;
     if (cell_w > cell_h * 3) cell_w = cell_h * 3;
     if (!hm->compact && c->heat_cell_w > 0 && cell_w > c->heat_cell_w) cell_w = c->heat_cell_w;
     if (!hm->compact && c->heat_cell_h > 0 && cell_h > c->heat_cell_h) cell_h = c->heat_cell_h;
+    *cw = cell_w;
+    *ch = cell_h;
+}
+
+// Cells as large as the rest of the room holds (at most 3:1, and beside the board no larger than the result's
+// cells: the result stays first); the row labels' font, shrunk to the cells. False when no cell fits.
+static bool heat_size_cells(const Ctx *c, Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int avail_w = hm->w - hm->label_w, avail_h = hm->h - hm->title_h - hm->top_h - hm->cap_h, cell_w, cell_h;
+    heat_cells(c, hm, avail_w, avail_h, &cell_w, &cell_h);
+    // Beside the board a row holds a query's label at the floor: narrow cells stand up to twice as tall as wide
+    // for it; narrower (or no room), the labels are left to the board beside, whose rows name the same tokens,
+    // and the cells take their column.
+    hm->rows_off = false;
+    int row_need = hm->least > 0 ? line_h(c, FONT_REGULAR, hm->least) - 2 : 0;
+    if (hm->least > 0 && hm->label_need > hm->label_w) { // the tokens whole when the cells keep a row's height at 2:1
+        int most = hm->w - p->m * ((row_need + 1) / 2), lw = hm->label_need < most ? hm->label_need : most, cw, ch;
+        heat_cells(c, hm, hm->w - lw, avail_h, &cw, &ch);
+        if (2 * cw >= row_need && p->n * row_need <= avail_h && cw >= 1) {
+            hm->label_w = lw;
+            cell_w = cw;
+            cell_h = ch;
+        }
+    }
+    if (cell_h < row_need && (row_need > 2 * cell_w || p->n * row_need > avail_h)) {
+        hm->rows_off = true;
+        hm->label_w = hm->label_need = c->num_font / 4;
+        heat_cells(c, hm, hm->w - hm->label_w, avail_h, &cell_w, &cell_h);
+    } else if (cell_h < row_need)
+        cell_h = row_need;
     hm->cell_w = cell_w;
     hm->cell_h = cell_h;
     if (cell_h < 1 || cell_w < 1) return false;
-    // Row labels shrink when the cells are lower than the text (every token keeps its label).
+    // Row labels shrink when the cells are lower than the text (every token keeps its label); beside the board not
+    // below the floor (the rows are high enough for it, or have none).
+    int least = hm->least > 0 ? hm->least : 6;
     hm->row_font = hm->label_font;
-    while (hm->row_font > 6 && line_h(c, FONT_REGULAR, hm->row_font) > cell_h + 2) hm->row_font--;
+    while (hm->row_font > least && line_h(c, FONT_REGULAR, hm->row_font) > cell_h + 2) hm->row_font--;
     return true;
 }
 
@@ -196,8 +248,66 @@ static bool heat_fit_rows(Heat *hm, int n)
     return hm->cell_h >= 1;
 }
 
+// Whether every label of an axis (the keys, the queries) cut to width at size f (fit_label: "extra…", its index
+// kept) keeps two letters of its token at least, and no two read the same ("c…" for "cat" and "cut" would name
+// neither).
+static bool labels_cut_fit(const Ctx *c, Axis axis, int f, int width)
+{
+    int m = axis == AXIS_KEY ? c->L->params.m : c->L->params.n;
+    char buf[160], (*fitted)[160] = calloc((size_t)(m > 0 ? m : 1), sizeof *fitted);
+    bool ok = fitted != NULL;
+    for (int j = 0; j < m && ok; j++) {
+        model_axis_label(c->L, axis, j, buf, sizeof buf);
+        fit_label(c, FONT_REGULAR, f, buf, width, fitted[j], sizeof fitted[j]);
+        const char *dots = strstr(fitted[j], "\xe2\x80\xa6");
+        int letters = 0;
+        for (const char *q = fitted[j]; *q && (!dots || q < dots); q++) letters += ((unsigned char)*q & 0xC0) != 0x80;
+        ok = fitted[j][0] && (letters >= 2 || !strcmp(fitted[j], buf)) && text_w(c, FONT_REGULAR, f, fitted[j]) <= width;
+        for (int i = 0; i < j && ok; i++) ok = strcmp(fitted[i], fitted[j]) != 0;
+    }
+    free(fitted);
+    return ok;
+}
+
+// Staggered key labels at size f: two lines, each label over its column and half of each neighbour's.
+static bool heat_stagger(const Ctx *c, Heat *hm, int f)
+{
+    hm->col_font = f;
+    hm->down = false;
+    hm->stagger = true;
+    hm->stagger_h = line_h(c, FONT_REGULAR, f);
+    int extra = 2 * hm->stagger_h + c->num_font / 6 - hm->top_h;
+    if (extra > 0) hm->top_h += extra;
+    return heat_fit_rows(hm, c->L->params.n);
+}
+
+// Beside the board the key labels are never below the floor (hm->least) nor one letter a line: whole across from
+// the labels' size down to the floor, else whole on two staggered lines, else cut at the floor ("extra…₀", each
+// keeping a letter), across or staggered; else none — the board beside has them. False when no row is left.
+static bool heat_fit_key_labels_floor(const Ctx *c, Heat *hm)
+{
+    const AttnParams *p = &c->L->params;
+    int cell_w = hm->cell_w, least = hm->least;
+    hm->down = hm->stagger = hm->keys_off = false;
+    hm->down_lines = 0;
+    for (int f = hm->label_font; f >= least; f--) {
+        if (key_labels_fit(c, f, cell_w - 2)) {
+            hm->col_font = f;
+            return true;
+        }
+        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) return heat_stagger(c, hm, f);
+    }
+    hm->col_font = least;
+    if (labels_cut_fit(c, AXIS_KEY, least, cell_w - 2)) return true;
+    if (p->m > 1 && labels_cut_fit(c, AXIS_KEY, least, 2 * cell_w - least / 2)) return heat_stagger(c, hm, least);
+    hm->keys_off = true;
+    hm->top_h = c->num_font / 6;
+    return true;
+}
+
 static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
 {
+    if (hm->least > 0) return heat_fit_key_labels_floor(c, hm);
     const AttnParams *p = &c->L->params;
     int col_font = hm->label_font, cell_w = hm->cell_w;
     while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
@@ -300,6 +410,7 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
     const AttnParams *p = &c->L->params;
     char buf[160], fitted[160];
     int cell_w = hm->cell_w, col_font = hm->col_font, top = hm->gy - hm->top_h;
+    if (hm->keys_off) return;
     for (int j = 0; j < p->m; j++) {
         model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
         int cx = hm->gx + j * cell_w;
@@ -322,10 +433,11 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
             int bx = cx - cell_w / 2, bw = 2 * cell_w;
             if (bx < hm->x) bx = hm->x;
             if (bx + bw > hm->x + hm->w) bx = hm->x + hm->w - bw;
-            int tw = text_w(c, FONT_REGULAR, col_font, buf), tx = cx + cell_w / 2 - tw / 2;
+            fit_label(c, FONT_REGULAR, col_font, buf, 2 * cell_w - col_font / 2, fitted, sizeof fitted); // whole, or cut
+            int tw = text_w(c, FONT_REGULAR, col_font, fitted), tx = cx + cell_w / 2 - tw / 2;
             if (tx < bx) tx = bx;
             if (tx + tw > bx + bw) tx = bx + bw - tw;
-            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h, buf);
+            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h, fitted);
             continue;
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
@@ -347,7 +459,7 @@ static void heat_draw_query_labels(Ctx *c, const Heat *hm)
                 hm->label_h, LEFT, hm->axes);
     }
     char buf[160], fitted[160];
-    for (int i = 0; i < p->n; i++) {
+    for (int i = 0; i < p->n && !hm->rows_off; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, hm->row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h, lw - c->num_font / 4,
@@ -433,7 +545,9 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
 
 // One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
 // numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
-// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out.
+// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out. Beside the board
+// (c->heat_shown) nothing is drawn below the floor (scene_number_floor) instead: a label whole, staggered or cut
+// keeping two letters, else the axis is left to the board beside it (issue 36).
 void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact, bool selected,
                   int *grid_y, int *grid_h, const char *title_text)
 {
@@ -441,8 +555,14 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     *grid_h = h;
     Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact,
                .stride = compact ? heat_grid_stride(&c->L->params) : 1};
+    // Beside the board what the class reads is at the floor at least (digits of 2.6 % of the height; when
+    // zoomed out, the numbers' size): the title, the tokens, the axes' caption.
+    int floor = scene_number_floor(c->s->height);
+    hm.least = compact || !c->heat_shown ? 0 : floor < c->num_font ? floor : c->num_font;
     hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
     hm.label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
+    if (hm.title_font < hm.least) hm.title_font = hm.least;
+    if (hm.label_font < hm.least) hm.label_font = hm.least;
     hm.num_font = compact ? hm.label_font : c->num_font;
     heat_draw_title(c, &hm, selected, title_text);
     heat_measure_labels(c, &hm);
@@ -450,10 +570,13 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     const AttnParams *p = &c->L->params;
     // The query labels' column takes the room the cells leave, so that a label fits whole where it can.
     int room = w - hm.cell_w * p->m;
-    if (hm.label_need > hm.label_w && room > hm.label_w) hm.label_w = hm.label_need < room ? hm.label_need : room;
+    if (!hm.rows_off && hm.label_need > hm.label_w && room > hm.label_w) hm.label_w = hm.label_need < room ? hm.label_need : room;
     if (!heat_fit_key_labels(c, &hm)) return;
     // A query label whole at the key labels' size rather than cut at a larger one.
     while (hm.row_font > hm.col_font && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4)) hm.row_font--;
+    // Beside the board a query label cut to its column keeps two letters, no two alike; else the board names them.
+    if (hm.least > 0 && !hm.rows_off && !labels_cut_fit(c, AXIS_QUERY, hm.row_font, hm.label_w - c->num_font / 4))
+        hm.rows_off = true;
     hm.gw = hm.cell_w * p->m;
     hm.gx = x + hm.label_w + (w - hm.label_w - hm.gw) / 2;
     hm.gy = y + hm.title_h + hm.top_h;

@@ -77,7 +77,7 @@ static void heatmap_page(const Measure *me, const Lesson *L, const Trace *T, Mat
     cell_w = imin(cell_w, 3 * cell_h);
     cell_h = imin(cell_h, 2 * cell_w);
     int lw = widest_label(me, L, AXIS_QUERY, p->n, lf) + nf / 4;
-    model_mat_name(mat, head, name, sizeof name);
+    model_mat_name(p, mat, head, name, sizeof name);
     snprintf(title, sizeof title, TR("Head %d \xc2\xb7 %s %s"), head, TR(mi->what), name);
     int heat_w = imax(lw + p->m * cell_w, m_text_w(me, FONT_BOLD, lf, title) + nf);
     heat_w = imax(heat_w, 4 * lw); // the scene gives the query labels a quarter of the width at most
