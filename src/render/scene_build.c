@@ -142,7 +142,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     bool question = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE &&
                     st->panel != PANEL_SHUFFLE;
     bool asking = question && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
-    bool notes = st->notes && L->notes && L->notes[0] && !question && st->panel == PANEL_NONE;
+    bool notes = st->notes && L->notes && L->notes[0] && !question &&
+                 (st->panel == PANEL_NONE || st->panel == PANEL_COST); // the cost panel lies over the board
     bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
                  st->panel == PANEL_TILES;
     int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
