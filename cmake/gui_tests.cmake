@@ -113,3 +113,8 @@ add_test(NAME test_layout_audit_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/t
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
          --drop-operand)
 set_tests_properties(test_layout_audit_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)
+
+# Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock
+# file in /tmp: two starting at once can take the same one. Under ctest -j (.ci/run) they run one at a time.
+set_tests_properties(test_gui_xvfb test_gui_keys test_gui_rope_shift test_gui_storm test_gui_train
+                     test_gui_train_idle test_gui_clipboard test_gui_export_worker PROPERTIES RESOURCE_LOCK xserver)

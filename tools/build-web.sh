@@ -77,11 +77,11 @@ deps_flavour() { # deps_flavour st|mt: sets CACHE, PREFIX, EM_CACHE and builds (
 dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
     local src=$1 bld=$2
     shift 2
-    nice emcmake cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+    $NICE emcmake cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_ROOT_PATH="$PREFIX" -DBUILD_SHARED_LIBS=OFF \
         ${DEP_CFLAGS:+-DCMAKE_C_FLAGS=$DEP_CFLAGS -DCMAKE_CXX_FLAGS=$DEP_CFLAGS} "$@" \
         >"$bld.configure.log" 2>&1 || { tail -40 "$bld.configure.log"; return 1; }
-    nice cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
+    $NICE cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
     cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
 }
 deps_flavour mt
@@ -127,7 +127,7 @@ app_build() {
         -DMHA_WEB_DATA="$DATA" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" \
         >"$log/mha-configure.log" 2>&1 || { tail -40 "$log/mha-configure.log"; exit 1; }
     rm -f "$ROOT/build-web$sfx"/mha-tracer*.js # the data is packed at link time: always link again
-    nice cmake --build "$ROOT/build-web$sfx" -j"$JOBS" --target mha-tracer >"$log/mha-build.log" 2>&1 \
+    $NICE cmake --build "$ROOT/build-web$sfx" -j"$JOBS" --target mha-tracer >"$log/mha-build.log" 2>&1 \
         || { tail -60 "$log/mha-build.log"; exit 1; }
     say "mha-tracer$sfx (the page): $((SECONDS - t_app)) s"
     # The same sources as a command-line program under Node (no window): tests/test_web.sh compares its --json
@@ -135,7 +135,7 @@ app_build() {
     emcmake cmake -S "$ROOT" -B "$ROOT/build-web-cli$sfx" -DCMAKE_BUILD_TYPE=Release -DMHA_GUI=OFF \
         -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_ROOT_PATH="$prefix" "$@" >"$log/cli-configure.log" 2>&1 \
         || { tail -40 "$log/cli-configure.log"; exit 1; }
-    nice cmake --build "$ROOT/build-web-cli$sfx" -j"$JOBS" --target mha-tracer mha-bench test_fastpaths \
+    $NICE cmake --build "$ROOT/build-web-cli$sfx" -j"$JOBS" --target mha-tracer mha-bench test_fastpaths \
         >"$log/cli-build.log" 2>&1 || { tail -60 "$log/cli-build.log"; exit 1; }
     say "mha-tracer$sfx (page and Node command line): $((SECONDS - t_app)) s"
 }

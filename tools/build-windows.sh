@@ -37,10 +37,10 @@ TOOLCHAIN="$ROOT/cmake/mingw-w64-x86_64.cmake"
 dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
     local src=$1 bld=$2
     shift 2
-    nice cmake -S "$src" -B "$bld" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DMHA_WINDOWS_PREFIX="$PREFIX" \
+    $NICE cmake -S "$src" -B "$bld" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DMHA_WINDOWS_PREFIX="$PREFIX" \
         -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX" \
         -DBUILD_SHARED_LIBS=ON "$@" >"$bld.configure.log" 2>&1 || { tail -40 "$bld.configure.log"; return 1; }
-    nice cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
+    $NICE cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
     cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
 }
 mkdir -p "$CACHE"
@@ -72,7 +72,7 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DMHA_WINDOWS_P
 # The program, and the test programs that need no POSIX (links, FIFOs, modes, setenv are Linux' tests).
 WIN_TESTS="test_matrix test_rng test_exactmath test_trace test_lesson test_bad_lessons test_model test_cost test_utf8
            test_compare test_view test_edit test_scene json_close"
-nice cmake --build "$BUILD" -j"$JOBS" --target mha-tracer $WIN_TESTS >"$CACHE/mha-build.log" 2>&1 \
+$NICE cmake --build "$BUILD" -j"$JOBS" --target mha-tracer $WIN_TESTS >"$CACHE/mha-build.log" 2>&1 \
     || { tail -60 "$CACHE/mha-build.log"; exit 1; }
 
 # --- 5. The zip: mha-tracer/ with the exe, the DLLs it loads (found by walking the imports), assets,

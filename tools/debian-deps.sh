@@ -5,6 +5,10 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
+# The long builds run niced, beside a developer's other work; MHA_NICE= (empty) runs them at the caller's
+# priority (.ci/run: a CI run is timed by its builds, and nice made them crawl on a shared, loaded machine).
+NICE=${MHA_NICE-nice}
+
 say() { printf '== %s\n' "$*"; }
 
 # deb-src lines in a sources file of our own (the same mirrors as the system's deb lines), once.
