@@ -21,6 +21,13 @@ if [ ! -x "$DIR/usr/bin/apt-get" ]; then
     debootstrap bookworm "$DIR" "$MIRROR" >"$DIR.debootstrap.log" 2>&1 || { tail -20 "$DIR.debootstrap.log"; exit 1; }
 fi
 cp /etc/resolv.conf "$DIR/etc/resolv.conf"
+# The network's trust as this machine has it (a CI machine like it has the same): the local certificate
+# authorities, which Debian's ca-certificates adds to the system's list when .ci/run installs it, and Node's
+# pointer to that list (npm checks the registry's certificate with Node's own list otherwise).
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$DIR/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$DIR/usr/local/share/ca-certificates/"
+fi
 rm -rf "$DIR/root/mha-tracer"
 git clone -q -b "$BRANCH" "$SRC" "$DIR/root/mha-tracer"
 echo "== $(git -C "$DIR/root/mha-tracer" log -1 --format='%h %s')"
@@ -31,8 +38,8 @@ mount --rbind /dev "$DIR/dev"
 mount --make-rslave "$DIR/dev"
 mount --bind /tmp "$DIR/tmp"
 trap 'for m in tmp dev sys proc; do umount -R "$DIR/$m" || umount -lR "$DIR/$m"; done' EXIT
-# A clean environment, as a new machine's root login has: no MHA_CACHE (the default, inside DIR, cold the
+# A clean environment, as a new machine's root login has (and Node's certificates as above): no MHA_CACHE (the default, inside DIR, cold the
 # first time), no PATH of this machine's.
-chroot "$DIR" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+chroot "$DIR" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 ${NODE_EXTRA_CA_CERTS:+NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS} \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     /bin/bash -c 'cd /root/mha-tracer && time bash .ci/run'
