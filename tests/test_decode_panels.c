@@ -82,6 +82,25 @@ static void test_keys(const Lesson *L)
     CHECK(st.decode_t == L->params.n - 2, "Left goes back a token");
     press(&st, VIEW_KEY_HOME);
     CHECK(st.decode_t == 0 && st.stage_index == 0, "Home: the first token; the stage did not move");
+    // A step shown in two parts (the scene says so): → shows its second part, then the next token's first.
+    view_set_decode_parts(&st, 2);
+    press(&st, VIEW_KEY_RIGHT);
+    CHECK(st.decode_t == 0 && st.decode_part == 1, "→: the step's second part (token %d part %d)", st.decode_t, st.decode_part);
+    press(&st, VIEW_KEY_RIGHT);
+    CHECK(st.decode_t == 1 && st.decode_part == 0, "→: the next token's first part (token %d part %d)", st.decode_t,
+          st.decode_part);
+    press(&st, VIEW_KEY_LEFT);
+    CHECK(st.decode_t == 0 && st.decode_part == 1, "←: back to the token before, its last part (token %d part %d)",
+          st.decode_t, st.decode_part);
+    press(&st, VIEW_KEY_LEFT);
+    press(&st, VIEW_KEY_LEFT);
+    CHECK(st.decode_t == 0 && st.decode_part == 0, "← stops at the first part of the first token");
+    press(&st, VIEW_KEY_RIGHT);
+    view_set_decode_parts(&st, 1); // a step that fits whole: no second part to stay on
+    CHECK(st.decode_part == 0, "one part: the part clamps to it");
+    press(&st, VIEW_KEY_END);
+    CHECK(st.decode_t == L->params.n - 1 && st.decode_part == 0, "End: the last token, its first part");
+    press(&st, VIEW_KEY_HOME);
     press(&st, VIEW_KEY_B);
     CHECK(st.panel == PANEL_TILES && st.tile == 1 && st.tiles_block == 2, "B opens the tiles panel, blocks of 2");
     view_set_tiles(&st, 4);
@@ -118,24 +137,36 @@ static void test_decode_panel(const char *name, const Lesson *L, const Trace *T,
         CHECK(decode_step(&d), "%s: step %d", name, t);
         for (int head = 0; head < p->heads; head++) {
             st.head = head;
-            snprintf(what, sizeof what, "%s %dx%d token %d head %d", name, w, h, t, head);
-            CHECK(scene_build(&s, &st, L, T, w, h, &TM, NULL), "%s: builds", what);
-            check_frame(&s, w, h, what);
-            // Every number drawn is the decoder's; the whole cache when it fits, else its newest row.
-            for (int c = 0; c < p->d_k; c++) {
-                check_cell(&s, (CellRef){MAT_Q, head, t, c}, d.q[head].data[c], what, whole || c == 0);
-                check_cell(&s, (CellRef){MAT_Z, head, t, c}, d.z[head].data[c], what, whole || c == 0);
-                // The rows the rolling buffer still holds (a window lets the older ones go), at their slots.
-                for (int j = t + 1 - decode_cached(&d, t), g = params_kv_head(p, head); j <= t; j++) {
-                    Matrix k = decode_cache_row(&d, g, decode_slot(&d, j), false);
-                    Matrix v = decode_cache_row(&d, g, decode_slot(&d, j), true);
-                    check_cell(&s, (CellRef){MAT_K, head, j, c}, k.data[c], what, whole || (j == t && c == 0));
-                    check_cell(&s, (CellRef){MAT_V, head, j, c}, v.data[c], what, whole || (j == t && c == 0));
+            // A step too big for one screen comes in two parts, each whole: q·K (q, the keys, the weights), then
+            // A·V (the weights, the values, z). Every number is on one of them.
+            int parts = 1;
+            for (int part = 0; part < parts; part++) {
+                st.decode_part = part;
+                snprintf(what, sizeof what, "%s %dx%d token %d head %d part %d", name, w, h, t, head, part + 1);
+                CHECK(scene_build(&s, &st, L, T, w, h, &TM, NULL), "%s: builds", what);
+                if (part == 0) parts = s.decode_parts;
+                CHECK(s.decode_parts == parts && parts >= 1 && parts <= 2, "%s: %d parts", what, s.decode_parts);
+                check_frame(&s, w, h, what);
+                bool keys = parts == 1 || part == 0, values = parts == 1 || part == 1;
+                // Every number drawn is the decoder's; the whole cache when it fits, else its newest row.
+                for (int c = 0; c < p->d_k; c++) {
+                    if (keys) check_cell(&s, (CellRef){MAT_Q, head, t, c}, d.q[head].data[c], what, whole || c == 0);
+                    else CHECK(!number_in(&s, (CellRef){MAT_Q, head, t, c}), "%s: q is the first part's", what);
+                    if (values) check_cell(&s, (CellRef){MAT_Z, head, t, c}, d.z[head].data[c], what, whole || c == 0);
+                    else CHECK(!number_in(&s, (CellRef){MAT_Z, head, t, c}), "%s: z is the second part's", what);
+                    // The rows the rolling buffer still holds (a window lets the older ones go), at their slots.
+                    for (int j = t + 1 - decode_cached(&d, t), g = params_kv_head(p, head); j <= t; j++) {
+                        Matrix k = decode_cache_row(&d, g, decode_slot(&d, j), false);
+                        Matrix v = decode_cache_row(&d, g, decode_slot(&d, j), true);
+                        if (keys) check_cell(&s, (CellRef){MAT_K, head, j, c}, k.data[c], what, whole || (j == t && c == 0));
+                        if (values) check_cell(&s, (CellRef){MAT_V, head, j, c}, v.data[c], what, whole || (j == t && c == 0));
+                    }
                 }
+                for (int j = 0; j <= t; j++)
+                    check_cell(&s, (CellRef){MAT_WEIGHTS, head, t, j}, d.weights[head].data[j], what, whole || j == t);
+                CHECK(!number_in(&s, (CellRef){MAT_K, head, t + 1, 0}), "%s: no key of a token not generated yet", what);
             }
-            for (int j = 0; j <= t; j++)
-                check_cell(&s, (CellRef){MAT_WEIGHTS, head, t, j}, d.weights[head].data[j], what, whole || j == t);
-            CHECK(!number_in(&s, (CellRef){MAT_K, head, t + 1, 0}), "%s: no key of a token not generated yet", what);
+            st.decode_part = 0;
         }
         press(&st, VIEW_KEY_RIGHT);
     }

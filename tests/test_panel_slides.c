@@ -49,6 +49,8 @@ static const char *window_caption(const Scene *s)
     return NULL;
 }
 
+enum { TEST_MAX_ROWS = 16, TEST_MAX_DK = 16 };
+
 // Every cell of both caches, q and z drawn at the floor or larger, at every token, both sizes.
 static void test_decode(const char *rel, const TextMetrics *tm)
 {
@@ -61,42 +63,60 @@ static void test_decode(const char *rel, const TextMetrics *tm)
     Scene s;
     scene_init(&s);
     for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
-        int missing = 0, small = 0, windows = 0;
+        int missing = 0, small = 0, windows = 0, parts_seen = 0;
         for (int head = 0; head < p->heads; head += p->heads > 1 ? p->heads - 1 : 1) { // the first and the last
             for (int t = 0; t < p->n; t++) {
-                ViewState st;
-                view_init(&st, &dims);
-                st.panel = PANEL_DECODE, st.decode_t = t, st.head = head;
-                if (!export_build_board(&s, &st, &L, &T, SIZES[z].scale, EXPORT_BG_WHITE, tm)) {
-                    CHECK(false, "%s: the decode board of token %d builds", rel, t);
-                    continue;
-                }
-                int floor = scene_number_floor(s.height);
-                const char *w = window_caption(&s);
-                if (w) {
-                    windows++;
-                    CHECK(false, "%s at %s, head %d, token %d: a window \"%s\"", rel, SIZES[z].name, head, t + 1, w);
-                }
-                for (int r = 0; r <= t; r++)
-                    for (int j = 0; j < p->d_k; j++) {
-                        CellRef cells[2] = {{kmat, head, r, j}, {MAT_V, head, r, j}};
-                        for (int k = 0; k < 2; k++) {
-                            int size = number_size(&s, cells[k]);
-                            if (size == 0) missing++;
-                            else if (size < floor) small++;
-                        }
+                // A step too wide or tall for one screen comes in two parts (q·K, then A·V), each whole: a cell
+                // counts as shown when one of the parts draws it.
+                int size[4][TEST_MAX_ROWS][TEST_MAX_DK] = {{{0}}}, wsize[TEST_MAX_ROWS] = {0}, parts = 1;
+                MatId qz[2] = {p->rope != ROPE_NONE ? MAT_QROT : MAT_Q, MAT_Z};
+                for (int part = 0; part < parts; part++) {
+                    ViewState st;
+                    view_init(&st, &dims);
+                    st.panel = PANEL_DECODE, st.decode_t = t, st.head = head, st.decode_part = part;
+                    if (!export_build_board(&s, &st, &L, &T, SIZES[z].scale, EXPORT_BG_WHITE, tm)) {
+                        CHECK(false, "%s: the decode board of token %d builds", rel, t);
+                        break;
                     }
-                for (int j = 0; j < p->d_k; j++) { // the query and the result
-                    MatId qz[2] = {p->rope != ROPE_NONE ? MAT_QROT : MAT_Q, MAT_Z};
-                    for (int k = 0; k < 2; k++) missing += number_size(&s, (CellRef){qz[k], head, t, j}) == 0;
+                    if (part == 0) parts = s.decode_parts > 1 ? s.decode_parts : 1;
+                    const char *w = window_caption(&s);
+                    if (w) {
+                        windows++;
+                        CHECK(false, "%s at %s, head %d, token %d, part %d: a window \"%s\"", rel, SIZES[z].name, head,
+                              t + 1, part + 1, w);
+                    }
+                    for (int r = 0; r <= t && r < TEST_MAX_ROWS; r++)
+                        for (int j = 0; j < p->d_k && j < TEST_MAX_DK; j++) {
+                            CellRef cells[4] = {{kmat, head, r, j}, {MAT_V, head, r, j}, {qz[0], head, t, j}, {qz[1], head, t, j}};
+                            for (int k = 0; k < 4; k++) {
+                                int got = number_size(&s, cells[k]);
+                                if (got) size[k][r][j] = got;
+                            }
+                        }
+                    for (int r = 0; r <= t && r < TEST_MAX_ROWS; r++) {
+                        int got = number_size(&s, (CellRef){MAT_WEIGHTS, head, t, r});
+                        if (got) wsize[r] = got;
+                    }
                 }
-                for (int r = 0; r <= t; r++) missing += number_size(&s, (CellRef){MAT_WEIGHTS, head, t, r}) == 0;
+                parts_seen += parts > 1;
+                int floor = scene_number_floor(s.height);
+                for (int r = 0; r <= t && r < TEST_MAX_ROWS; r++) {
+                    for (int j = 0; j < p->d_k && j < TEST_MAX_DK; j++)
+                        for (int k = 0; k < 4; k++) {
+                            if (k >= 2 && r > 0) continue; // q and z: the token's one row
+                            if (size[k][r][j] == 0) missing++;
+                            else if (k < 2 && size[k][r][j] < floor) small++;
+                        }
+                    missing += wsize[r] == 0;
+                }
             }
         }
         CHECK(missing == 0, "%s at %s: %d cells of q, the caches, the weights or z not drawn", rel, SIZES[z].name, missing);
         CHECK(small == 0, "%s at %s: %d cache numbers below the floor", rel, SIZES[z].name, small);
         CHECK(windows == 0, "%s at %s: %d decode boards windowed", rel, SIZES[z].name, windows);
-        printf("%s at %s: every token's K and V caches whole (%d tokens, d_k %d)\n", rel, SIZES[z].name, p->n, p->d_k);
+        CHECK(p->n <= TEST_MAX_ROWS && p->d_k <= TEST_MAX_DK, "%s: within the test's sizes", rel);
+        printf("%s at %s: every token's K and V caches whole (%d tokens, d_k %d; %d steps in two parts)\n", rel,
+               SIZES[z].name, p->n, p->d_k, parts_seen);
     }
     scene_free(&s);
     trace_free(&T);
@@ -253,6 +273,7 @@ int main(void)
     test_decode("lessons/llama-rope-gqa.json", &tm);
     test_decode("lessons/mistral-sliding-window.json", &tm);
     test_decode("lessons/kv-cache-decoding.json", &tm);
+    test_decode("tests/good/kv-cache-wide-head.json", &tm); // d_k 8: q·K, then A·V
     test_tiles(&tm);
     test_header(&tm);
     test_cost("lessons/llama-rope-gqa.json", &tm);

@@ -131,7 +131,8 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     fputs(",\"stage\":", out);
     cli_json_string(out, si ? si->key : "");
     fprintf(out, ",\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,\"floor_digit_px\":%.2f,",
-            st->head, s->substep + 1, s->substeps, a->w, a->h, scene_number_floor(a->h), a->h * 0.026);
+            st->head, st->panel == PANEL_DECODE ? st->decode_part + 1 : s->substep + 1,
+            st->panel == PANEL_DECODE ? s->decode_parts : s->substeps, a->w, a->h, scene_number_floor(a->h), a->h * 0.026);
     fprintf(out, "\"board\":");
     json_box(out, s->board_x, s->board_y, s->board_w, s->board_h);
     fputs(",\"part_results\":[", out);
@@ -185,8 +186,15 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
         st.panel = PANEL_DECODE;
         for (int t = 0; t < p->n; t++) {
             st.decode_t = t;
-            snprintf(name, sizeof name, "decode head %d token %d", st.head, t);
-            screen(a, "decode", name, &st, ex);
+            st.decode_part = 0;
+            if (!build(a, &a->scene, &st, ex, NULL)) continue;
+            int parts = a->scene.decode_parts > 1 ? a->scene.decode_parts : 1;
+            for (int k = 0; k < parts; k++) {
+                st.decode_part = k;
+                if (parts > 1) snprintf(name, sizeof name, "decode head %d token %d part %d/%d", st.head, t, k + 1, parts);
+                else snprintf(name, sizeof name, "decode head %d token %d", st.head, t);
+                screen(a, "decode", name, &st, ex);
+            }
         }
     }
     st = base;

@@ -67,6 +67,7 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     // The decode and tiles panels keep their place where it still exists (an edit reloads the sizes too).
     int most = dims->n > dims->m ? dims->n : dims->m;
     if (s->decode_t >= dims->n) s->decode_t = dims->n > 0 ? dims->n - 1 : 0;
+    s->decode_part = 0;
     if (s->tiles_block < 1) s->tiles_block = 2;
     if (s->tiles_block > most) s->tiles_block = most > 0 ? most : 1;
     if (s->tile < 1) s->tile = 1;
@@ -411,21 +412,25 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
 
 // The decode and tiles panels step through their own sequence: the next / previous token or tile
 // (→ Space . / ← Backspace ,), the first and last (Home, End); in the tiles panel ↑ ↓ change the block size.
+// A token's step shown in parts (q·K, then A·V) is stepped through part by part; ← into the token before
+// lands on its last part (the scene clamps it to the parts that token has).
 // Returns whether the key was theirs (other keys act as everywhere: Tab changes head, Esc closes).
 static bool panel_step_key(ViewState *s, const ViewEvent *ev)
 {
     bool decode = s->panel == PANEL_DECODE;
     int *at = decode ? &s->decode_t : &s->tile, first = decode ? 0 : 1;
-    int last = decode ? s->dims.n - 1 : s->tile_count;
+    int last = decode ? s->dims.n - 1 : s->tile_count, parts = decode && s->decode_parts > 1 ? s->decode_parts : 1;
     switch (ev->key) {
     case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PERIOD: case VIEW_KEY_PAGEDOWN:
-        if (*at < last) ++*at;
+        if (decode && s->decode_part < parts - 1) s->decode_part++;
+        else if (*at < last) ++*at, s->decode_part = 0;
         return true;
     case VIEW_KEY_LEFT: case VIEW_KEY_BACKSPACE: case VIEW_KEY_COMMA: case VIEW_KEY_PAGEUP:
-        if (*at > first) --*at;
+        if (decode && s->decode_part > 0) s->decode_part--;
+        else if (*at > first) --*at, s->decode_part = decode ? parts - 1 : 0;
         return true;
-    case VIEW_KEY_HOME: *at = first; return true;
-    case VIEW_KEY_END: *at = last > first ? last : first; return true;
+    case VIEW_KEY_HOME: *at = first, s->decode_part = 0; return true;
+    case VIEW_KEY_END: *at = last > first ? last : first, s->decode_part = 0; return true;
     case VIEW_KEY_UP:
     case VIEW_KEY_DOWN: {
         if (decode) return true;
@@ -600,6 +605,13 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     default: return false;
     }
+}
+
+void view_set_decode_parts(ViewState *s, int count)
+{
+    s->decode_parts = count > 1 ? count : 1;
+    if (s->decode_part >= s->decode_parts) s->decode_part = s->decode_parts - 1;
+    if (s->decode_part < 0) s->decode_part = 0;
 }
 
 void view_set_tiles(ViewState *s, int count)

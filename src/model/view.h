@@ -198,6 +198,8 @@ typedef struct {
     unsigned quiz_auto_count;  // automatic questions asked so far: the next one's counter
     int shuffle;               // the reordering the shuffle panel shows (view_shuffle_perm), from 0
     int decode_t;              // the decode panel: the token generated (0 .. n-1)
+    int decode_part;           // ... the part of its step shown, from 0 (q·K then A·V where both do not fit at once)
+    int decode_parts;          // ... of how many (the scene reports it back: view_set_decode_parts)
     int tile;                  // the tiles panel: the tiles computed so far, from 1 (the mask's skipped not counted)
     int tile_count;            // ... of how many (the scene reports it back: view_set_tiles)
     int tiles_block;           // ... in blocks of this many queries and keys (1 .. n; default 2)
@@ -221,6 +223,8 @@ void view_set_pan_span(ViewState *s, int span_x, int span_y);
 
 // The owner reports how many tiles the tiles panel computes for the current head and block (clamps tile).
 void view_set_tiles(ViewState *s, int count);
+// ... and in how many parts the decode panel shows the current token's step (clamps decode_part).
+void view_set_decode_parts(ViewState *s, int count);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);

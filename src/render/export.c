@@ -467,6 +467,22 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             continue;
         }
         MatId map[SCENE_PARTS_MAX];
+        if (j->board && j->st.panel == PANEL_DECODE) { // a token's step in two parts (q·K, A·V): a slide each
+            if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+            int dparts = scene->decode_parts > 1 ? scene->decode_parts : 1;
+            for (int part = 0; part < dparts; part++) {
+                Job *o = job_add(out);
+                if (!o) return false;
+                *o = *j;
+                o->st.decode_part = part;
+                if (dparts == 1) continue;
+                size_t n = strlen(o->name);
+                snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
+                n = strlen(o->title);
+                snprintf(o->title + n, sizeof o->title - n, TR(", part %d of %d"), part + 1, dparts);
+            }
+            continue;
+        }
         if (j->board && j->parts && !j->question) {
             if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
             parts = scene->substeps > 1 ? scene->substeps : 1;

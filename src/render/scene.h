@@ -124,6 +124,7 @@ typedef struct {
     int num_font;   // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
     int tile_count;  // the tiles panel: how many tiles the current head and block compute (0: not shown)
+    int decode_parts; // the decode panel: the parts of the token's step (2: q·K and A·V do not fit at once)
     // The softmax scale's slider (slider_w = 0: none shown): its track, and the head size whose scales it spans
     // (view_scale_min .. VIEW_SCALE_MAX on a log axis) with their stops (view_scale_stops), which a press within
     // a few pixels lands on.

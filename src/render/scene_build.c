@@ -101,6 +101,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->height = h;
     s->substeps = 1;
     s->substep = 0;
+    s->decode_parts = 1;
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
     s->train_w = 0;
@@ -249,6 +250,7 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     s->height = h;
     s->substeps = 1;
     s->substep = 0;
+    s->decode_parts = 1;
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
     ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));

@@ -83,6 +83,8 @@ typedef struct {
     bool scores;        // the scaled scores' column beside the weights
     bool q_beside;      // the query left of the K cache (where the width allows), else above it
     bool shared;        // labels given once: K's columns by q above it, z's by V, V's rows by K and the weights
+    int half;           // 0: the whole step; 1: q over the K cache, the scores and the weights; 2: the weights,
+                        // the V cache and z (two parts, each whole, where the step does not fit whole at once)
     MatBox q, k, v, z;
     int col_w;          // the score and weight columns' cell width
     int op_w[3];        // "← q·", "softmax", "×" between them
@@ -144,11 +146,26 @@ static GridStyle z_style(const GridStyle *g, const DecodeBoard *d)
     s.title_h = 0; // its name stands left of "Σ =", under the K cache
     return s;
 }
+// z's in the second of two parts: V's column labels above it serve, its name stands left of its row.
+static GridStyle z_values_style(const GridStyle *g)
+{
+    GridStyle s = no_col_labels(g, true);
+    s.title_h = 0;
+    return s;
+}
+
+// A box's title as draw_matrix writes it ("Z₀[mat]  (1×4)"), for the names written beside their row.
+static const char *names_title(const MatBox *b, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s  (%d%s%d)", b->title ? b->title : "", b->rows, SCENE_TIMES, b->cols);
+    return buf;
+}
+
 // q's: with shared labels its name stands right of its row, over the weights and V (no line of its own).
 static GridStyle q_style(const GridStyle *g, const DecodeBoard *d)
 {
     GridStyle s = *g;
-    if (d->shared && !d->q_beside) s.title_h = 0;
+    if (d->shared && !d->q_beside && d->half != 1) s.title_h = 0; // (the first of two parts has room above it)
     return s;
 }
 
@@ -158,10 +175,11 @@ static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shar
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64], DecodeBoard *d)
 {
     const AttnParams *p = &c->L->params;
-    int first = d->first, cols = d->cols;
-    bool scores = d->scores, beside = d->q_beside, shared = d->shared;
+    int first = d->first, cols = d->cols, half = d->half;
+    // The second of two parts has V alone: its own row and column labels, z's name over it.
+    bool scores = d->scores, beside = d->q_beside, shared = d->shared && half != 2;
     memset(d, 0, sizeof *d);
-    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared;
+    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared, d->half = half;
     part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
     cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, names[1]);
     cache_box(c, g, &d->v, MAT_V, head, t, first, cols, names[2]);
@@ -203,6 +221,22 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     if (beside) d->width += box_width(g, &d->q) + g->gap;
     int air = decode_air(g, d);
     d->height = (beside ? (qh > kh ? qh : kh) : qh + air + kh) + air + box_height(&gz, &d->z);
+    if (half == 1) { // q and the K cache, then the scores and the weights: no × V, no z
+        d->width = (beside ? box_width(g, &d->q) + g->gap : 0) + box_width(g, &d->k) + d->op_w[0] + d->op_w[1] +
+                   (scores ? 2 : 1) * d->col_w;
+        d->height = beside ? (qh > kh ? qh : kh) : qh + air + kh;
+    } else if (half == 2) { // the weights again, × the V cache, z under it: z's name and "Σ =" left of its row
+        GridStyle gzv = z_values_style(g);
+        // z's row label is its name's token: "Σ =" in V's label column, the name (without its shape: V's width)
+        // left of it, under the weights and ×.
+        d->z.label_w = 0;
+        int left = d->col_w + d->op_w[2] + d->v.label_w;
+        int need = math_w(c, FONT_BOLD, g->title_font, d->z.title) + g->gap / 2 +
+                   text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
+        d->sigma_w = need > left ? need - left : 0; // how far the name reaches left of the weights
+        d->width = d->sigma_w + d->col_w + d->op_w[2] + box_width(g, &d->v);
+        d->height = box_height(g, &d->v) + air + box_height(&gzv, &d->z);
+    }
 }
 
 // A column of cells m[t][first..t] beside the cache rows: token j's score or weight in row j.
@@ -229,15 +263,34 @@ static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, in
     frame(c, x - 2, gy - 2, cw + 3, (t + 1 - first) * ch + 3, 1, c->th->muted);
 }
 
-// A box's title as draw_matrix writes it ("Z₀[mat]  (1×4)"), for the names written beside their row.
-static const char *names_title(const MatBox *b, char *buf, size_t cap)
+// The second part of a step shown in two: the weights (as in the first part), × the V cache, z under it.
+static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
 {
-    snprintf(buf, cap, "%s  (%d%s%d)", b->title ? b->title : "", b->rows, SCENE_TIMES, b->cols);
-    return buf;
+    char name[48];
+    model_mat_name(&c->L->params, MAT_WEIGHTS, head, name, sizeof name);
+    x += d->sigma_w;
+    draw_row_as_column(c, g, MAT_WEIGHTS, head, t, d->first, x, y, d->col_w, d->v.cell_h, name);
+    int xx = x + d->col_w, cells_y = y + g->title_h + g->col_label_h;
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h, CENTER, DECODE_OPS[2]);
+    xx += d->op_w[2];
+    draw_matrix(c, g, &d->v, xx, y);
+    GridStyle gzv = z_values_style(g);
+    int zy = y + box_height(g, &d->v) + decode_air(g, d), zc = zy + gzv.col_label_h;
+    int sw = text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
+    xx += d->v.label_w; // V's cells: z's under them
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - sw, zc, sw, d->z.cell_h, CENTER, DECODE_SIGMA);
+    const char *title = d->z.title;
+    math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - sw - math_w(c, FONT_BOLD, g->title_font, title) - g->gap / 2,
+            zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, title);
+    draw_matrix(c, &gzv, &d->z, xx, zy);
 }
 
 static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
 {
+    if (d->half == 2) {
+        draw_decode_values(c, g, d, t, head, x, y);
+        return;
+    }
     GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
     char title[160];
     int qh = box_height(&gq, &d->q) + decode_air(g, d), ky = y + (d->q_beside ? 0 : qh), xx = x;
@@ -270,6 +323,7 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         model_mat_name(&c->L->params, m, head, name, sizeof name);
         draw_row_as_column(c, &gk, m, head, t, d->first, xx, ky, d->col_w, d->k.cell_h, name);
         xx += d->col_w;
+        if (k == 1 && d->half == 1) return; // the first of two parts ends with the weights
     }
     draw_matrix(c, &gk, &d->v, xx, ky);
     int zy = ky + box_height(&gk, &d->v) + decode_air(g, d);
@@ -302,6 +356,13 @@ static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int
         frame(c, bx, y + h - hw, bw, hw, 1, i <= t ? c->th->muted : c->th->empty);
         rect(c, bx + bw, y + h - hc, bw, hc, i <= t ? c->th->result : c->th->empty);
     }
+}
+
+// The sentences under the board: the cache's (with the keys: the whole step, or its first part) and the work's
+// (with the sum: the whole step, or its second part).
+static int said_h(int half, bool cache_line, int cache_h, int work_h)
+{
+    return (cache_line && half != 2 ? cache_h : 0) + (half != 1 ? work_h : 0);
 }
 
 void draw_decode(Ctx *c, int x, int y, int w, int h)
@@ -353,20 +414,42 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     // Whole matrices first, each way from the preferred size down to the floor: the query beside the cache or
     // above it, with the scores column or without; the same with tight cells (issue 25: d_k = 4 beside a cache
     // of long tokens was cut to 2 columns at 720p); then with the labels given once; then without the cache's
-    // sentence. Only then, at the floor, the cache's newest rows (as many as fit) and fewer d_k columns.
+    // sentence. Then the step in two parts, each whole: q·K with the scores and weights, then the weights × V
+    // and z (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
+    // at the floor, the cache's newest rows (as many as fit) and fewer d_k columns.
     static const struct {
-        bool beside, scores, tight, shared, cache_line;
+        bool beside, scores, tight, shared, cache_line, split;
     } TRIES[] = {
-        {true, true, false, false, true},  {true, false, false, false, true},  {false, true, false, false, true},
-        {false, false, false, false, true}, {true, true, true, false, true},   {true, false, true, false, true},
-        {false, true, true, false, true},   {false, false, true, false, true},  {true, true, true, true, true},
-        {true, false, true, true, true},    {false, true, true, true, true},    {false, false, true, true, true},
-        {false, true, true, true, false},   {false, false, true, true, false},
+        {true, true, false, false, true, false},  {true, false, false, false, true, false},
+        {false, true, false, false, true, false}, {false, false, false, false, true, false},
+        {true, true, true, false, true, false},   {true, false, true, false, true, false},
+        {false, true, true, false, true, false},  {false, false, true, false, true, false},
+        {true, true, true, true, true, false},    {true, false, true, true, true, false},
+        {false, true, true, true, true, false},   {false, false, true, true, true, false},
+        {false, true, true, true, false, false},  {false, false, true, true, false, false},
+        {true, true, false, false, true, true},   {false, true, false, false, true, true},
+        {true, true, true, false, true, true},    {false, true, true, false, true, true},
+        {false, false, true, false, true, true},  {false, true, true, true, true, true},
+        {false, false, true, true, true, true},   {false, false, true, true, false, true},
     };
     enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
     int tried = 0;
     bool cache_line = true;
-    int intro_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false);
+    int want_half = c->st->decode_part > 0 ? 2 : 1;
+    char said[2][400];
+    // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it does not fit at once.
+    snprintf(said[0], sizeof said[0],
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q against the %d cached keys "
+                "(\xe2\x86\x92 the values)."),
+             t + 1, p->n, c->L->tokens[t], t + 1);
+    // TRANSLATORS: the second part of the decode panel's step (key G).
+    snprintf(said[1], sizeof said[1],
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights sum the %d cached values "
+                "(\xe2\x86\x90 the keys)."),
+             t + 1, p->n, c->L->tokens[t], t + 1);
+    int intro_h[3] = {tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false),
+                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[0], false),
+                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[1], false)};
     int cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
     int work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false);
     d.cols = p->d_k;
@@ -375,22 +458,37 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         cache_line = TRIES[tried].cache_line;
         grid_style(c, &g);
         g.tight = g.compact = TRIES[tried].tight;
-        decode_board(c, &g, t, head, names, &d);
-        bars = h - (intro_h + (cache_line ? cache_h : 0) + work_h + decode_air(&g, &d)) - d.height - 2 * decode_air(&g, &d);
-        if (d.width <= w && bars >= 0) break;
+        // Two parts fit when each does: the wider and the taller of the two decide.
+        int width = 0;
+        bars = h;
+        for (int half = TRIES[tried].split ? 1 : 0; half <= (TRIES[tried].split ? 2 : 0); half++) {
+            d.half = half, d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
+            decode_board(c, &g, t, head, names, &d);
+            int b = h - (intro_h[half] + said_h(half, cache_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
+                    2 * decode_air(&g, &d);
+            if (d.width > width) width = d.width;
+            if (b < bars) bars = b;
+        }
+        if (width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
         else if (bars < 0 && d.first < t) d.first++; // a window of the newest rows: never while the whole fits
-        else if (d.width > w && d.cols > 1) d.cols--;
+        else if (width > w && d.cols > 1) d.cols--;
         else break;
     }
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, true) + decode_air(&g, &d);
+    int half = TRIES[tried].split ? want_half : 0;
+    c->s->decode_parts = TRIES[tried].split ? 2 : 1;
+    d.half = half, d.shared = TRIES[tried].shared;
+    decode_board(c, &g, t, head, names, &d);
+    bars = h - (intro_h[half] + said_h(half, cache_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
+           2 * decode_air(&g, &d);
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true) + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
-    if (cache_line) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
-    y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
+    if (cache_line && half != 2) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
+    if (half != 1) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
-    if (room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
+    if (half != 1 && room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
     c->num_font = preferred;
 }
 
