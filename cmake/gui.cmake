@@ -86,7 +86,7 @@ install(FILES assets/mha-tracer.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/app
 install(FILES assets/mha-tracer.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
 install(FILES assets/mha-tracer.png DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/256x256/apps)
 
-# --- Linux package: cpack -G DEB in a build configured with -DCMAKE_INSTALL_PREFIX=/usr (README, ".deb") ---
+# --- Linux package: cpack -G DEB in a build configured with -DCMAKE_INSTALL_PREFIX=/usr (docs/install.md, ".deb") ---
 if(UNIX AND NOT APPLE)
   set(CPACK_PACKAGE_NAME mha-tracer)
   set(CPACK_PACKAGE_VENDOR "mha-tracer")

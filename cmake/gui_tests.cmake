@@ -34,7 +34,7 @@ add_test(NAME test_export_cli
 set_tests_properties(test_export_cli PROPERTIES SKIP_RETURN_CODE 77)
 # An SVG export above its size cap refused before a byte is written (issue 27).
 add_test(NAME test_export_cap COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_export_cap.sh $<TARGET_FILE:mha-tracer>)
-if(MHA_SANITIZE) # AddressSanitizer's shadow memory: the peak is printed, the README's bound held in the plain build
+if(MHA_SANITIZE) # AddressSanitizer's shadow memory: the peak is printed, the bound of docs/lesson-format.md held in the plain build
   set_tests_properties(test_export_cap PROPERTIES ENVIRONMENT MHA_SANITIZED=1)
   # The layout sweep on a quarter of its made lessons (all of them in the plain build).
   set_tests_properties(test_layout_whole PROPERTIES ENVIRONMENT MHA_SANITIZED=1)

@@ -56,7 +56,7 @@ add_test(NAME test_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_cli.sh 
 # A part left out for a missing tool (python3, timeout) makes the script exit 77: reported as skipped.
 set_tests_properties(test_cli PROPERTIES SKIP_RETURN_CODE 77)
 
-# The README's "How to add a stage" (issue 26): docs/add-a-stage.patch (the layer norm of the output) touches only
+# "How to add a stage" (issue 26, docs/architecture.md): docs/add-a-stage.patch (the layer norm of the output) touches only
 # the files the recipe names and no test, applies to a copy of the sources, which builds without the window and
 # gives each row of the norm mean 0 and variance 1. Skipped (77) without python3, or without git and patch.
 add_test(NAME test_add_stage COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_add_stage.sh ${CMAKE_CURRENT_SOURCE_DIR}
@@ -137,3 +137,6 @@ endif()
 # none stale; the generator leaves fuzzy and empty entries out. Skipped (77) without gettext's xgettext and msgfmt.
 add_test(NAME test_i18n_catalogs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/i18n_catalogs.py ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)
+# The README as a front door (issue 37): at most 300 lines, a quick start of exactly two commands, the docs/ pages
+# linked, and every relative link of README.md, CHANGELOG.md and docs/*.md naming a file and heading that exist.
+add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR})

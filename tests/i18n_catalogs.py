@@ -37,7 +37,7 @@ with open(os.path.join(po_dir, "mha-tracer.pot"), encoding="utf-8") as f:
 if fresh != kept:
     problem("po/mha-tracer.pot is not what the sources give: run  python3 tools/po2c.py pot src po/mha-tracer.pot"
             "  then  msgmerge --update --no-wrap --no-location --sort-output po/CODE.po po/mha-tracer.pot  for each"
-            " language (README: Translations)")
+            " language (docs/translations.md)")
 with tempfile.TemporaryDirectory() as tmp:
     pot_path = os.path.join(tmp, "fresh.pot")
     with open(pot_path, "w", encoding="utf-8") as f:

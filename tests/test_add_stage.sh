@@ -1,6 +1,6 @@
 #!/bin/sh
-# The README's "How to add a stage", checked: docs/add-a-stage.patch (a display-only stage, the layer norm of
-# the output, LN(Output)) touches only the files the README names (the row, the computation, the text, the
+# "How to add a stage" (docs/architecture.md), checked: docs/add-a-stage.patch (a display-only stage, the layer
+# norm of the output, LN(Output)) touches only the files the recipe names (the row, the computation, the text, the
 # template and one catalogue per language; no test file), applies to a copy of the sources, and the copy
 # builds without the window (-DMHA_GUI=OFF, the program only); its --trace --stage norm runs and its --json
 # gives every row of the norm mean 0 and variance 1, recomputed here from the output it prints.
@@ -47,10 +47,11 @@ n=$(wc -l <"$tmp/touched" | tr -d ' ')
 nl=$(echo $langs | wc -w | tr -d ' ')
 [ "$n" -eq $((4 + nl)) ] && ok || bad "$n files, expected 4 and $nl catalogues"
 grep -q '^diff --git a/tests/' "$patchfile" && bad "the patch changes a test" || ok
-# Each of the developer's files is named in the README's "How to add a stage".
-sed -n '/^### How to add a stage/,/^##* [^H]/p' "$src/README.md" >"$tmp/recipe"
+# Each of the developer's files is named in "How to add a stage" (docs/architecture.md).
+sed -n '/^### How to add a stage/,/^##* [^H]/p' "$src/docs/architecture.md" >"$tmp/recipe"
+[ -s "$tmp/recipe" ] && ok || bad "docs/architecture.md has no \"### How to add a stage\""
 for f in src/core/stage_table.h src/core/trace.c src/model/stages.c po/mha-tracer.pot; do
-    grep -qF "$f" "$tmp/recipe" && ok || bad "the README's recipe does not name $f"
+    grep -qF "$f" "$tmp/recipe" && ok || bad "the recipe in docs/architecture.md does not name $f"
 done
 echo "the patch: $n files ($(tr '\n' ' ' <"$tmp/touched"))"
 

@@ -27,7 +27,7 @@ grep -q "above the cap of 64 MB for one SVG" "$WORK/log" && grep -q "nothing was
 [ -z "$(ls -A "$WORK/out")" ] || fail "files were written: $(ls -A "$WORK/out" | head -3)"
 echo "refused: $(cat "$WORK/log")"
 # The PNG heatmaps of the same lesson with 15 heads: the all-heads grid (3.9 M cells) is a sample of at most
-# 1 M cells (test_export checks the scene), so the export stays within the README's memory (peak RSS under
+# 1 M cells (test_export checks the scene), so the export stays within the memory bound (docs/lesson-format.md) (peak RSS under
 # 800 MiB; it was 1.08 GB and 38 s unsampled).
 sed 's/"d_model": 2, "heads": 2/"d_model": 15, "heads": 15/' "$WORK/big.json" >"$WORK/big15.json"
 mkdir "$WORK/png"

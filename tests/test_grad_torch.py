@@ -2,7 +2,7 @@
 # Issue 15 against PyTorch autograd (float64): random lessons in every weight form (explicit with biases,
 # {"random": {"seed"}}, PyTorch's in_proj form), causal, cross-attention, positions (sinusoidal, explicit),
 # "scale", targets given or made by a "train" task; our --grad must match within 1e-9. Then --train (40 steps
-# of two shipped lessons) against torch.optim.Adam on the sequences drawn in Python as the README documents
+# of two shipped lessons) against torch.optim.Adam on the sequences drawn in Python as docs/lesson-format.md documents
 # (numpy.random.default_rng(seed).random((sequences, n)) * V): the trained weights within 1e-9.
 #   python3 tests/test_grad_torch.py path/to/mha-tracer [COUNT]
 import json
@@ -195,8 +195,8 @@ def autograd(L, form, pos):
 
 
 def train_check(binary, src, tmp, name, steps):
-    """--train LESSON --steps N against torch.optim.Adam on the same sequences, drawn in Python with NumPy as the
-    README says: the written weights within 1e-9. Returns the largest difference (inf on failure)."""
+    """--train LESSON --steps N against torch.optim.Adam on the same sequences, drawn in Python with NumPy as
+    docs/lesson-format.md says: the written weights within 1e-9. Returns the largest difference (inf on failure)."""
     path = os.path.join(src, "lessons", name)
     L = json.load(open(path))
     out = os.path.join(tmp, "trained-" + name)

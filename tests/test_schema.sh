@@ -20,6 +20,7 @@ exec "$py" - "$src" <<'EOF'
 import glob
 import json
 import os
+import re
 import sys
 
 from jsonschema import Draft202012Validator
@@ -124,11 +125,21 @@ for path in sorted(glob.glob(os.path.join(src, "tests", "good", "*.json"))):
     errs = errors(strict_load(path))
     check(not errs, "good/%s: %s" % (os.path.basename(path), "; ".join("%s: %s" % (where(e), e.message[:160]) for e in errs[:3])))
 
-# The README's minimal lesson is valid.
+# The lessons of the format's page (docs/lesson-format.md) are valid: its minimal lesson, read from the page,
+# is the one below (the hand-made bad lessons start from it), and every whole lesson of the page's json blocks.
 minimal = {"title": "Two words, one head", "tokens": ["hello", "world"], "embeddings": [[1, 0], [0, 1]], "heads": 1,
            "weights": {"W_Q": [[[1, 0], [0, 1]]], "W_K": [[[1, 0], [0, 1]]], "W_V": [[[1, 0], [0, 1]]],
                        "W_O": [[1, 0], [0, 1]]}}
-check(not errors(minimal), "the README's minimal lesson")
+check(not errors(minimal), "the minimal lesson")
+with open(os.path.join(src, "docs", "lesson-format.md"), encoding="utf-8") as f:
+    page = f.read()
+blocks = re.findall(r"^```json\n(.*?)^```", page, re.S | re.M)
+whole = [json.loads(b) for b in blocks if b.lstrip().startswith("{")]
+check(len(whole) >= 3, "docs/lesson-format.md: %d whole lessons in its json blocks, expected 3 or more" % len(whole))
+check(minimal in whole, "docs/lesson-format.md: its minimal lesson is not the one this test checks")
+for doc in whole:
+    check(not errors(doc), "docs/lesson-format.md: %r is not valid: %s" % (doc.get("title"), "; ".join(
+        "%s: %s" % (where(e), e.message[:160]) for e in errors(doc)[:3])))
 
 # Hand-made bad lessons, so the test means something however tests/bad grows.
 def variant(**changes):

@@ -23,7 +23,7 @@ unset DISPLAY WAYLAND_DISPLAY
 (cd "$tmp" && unzip -q "$ZIP") || { echo "FAIL: cannot unzip $ZIP"; exit 1; }
 WIN="$tmp/mha-tracer/mha-tracer.exe"
 [ -f "$WIN" ] || { echo "FAIL: the zip has no mha-tracer/mha-tracer.exe"; exit 1; }
-for f in README.md assets/fonts/DejaVuSans.ttf lessons/the-cat-sat.json licenses/LICENSE-DejaVu.txt SDL2.dll; do
+for f in README.md docs/keys.md docs/board-softmax-1080p.png assets/fonts/DejaVuSans.ttf lessons/the-cat-sat.json licenses/LICENSE-DejaVu.txt SDL2.dll; do
     [ -f "$tmp/mha-tracer/$f" ] && ok || bad "the zip lacks mha-tracer/$f"
 done
 wineserver -p 2>/dev/null # one server for all the runs below

@@ -76,7 +76,7 @@ $NICE cmake --build "$BUILD" -j"$JOBS" --target mha-tracer $WIN_TESTS >"$CACHE/m
     || { tail -60 "$CACHE/mha-build.log"; exit 1; }
 
 # --- 5. The zip: mha-tracer/ with the exe, the DLLs it loads (found by walking the imports), assets,
-# lessons, a README and the licences ---
+# lessons, the README with the docs/ pages it links to, and the licences ---
 STAGE="$BUILD/zip/mha-tracer"
 rm -rf "$BUILD/zip" && mkdir -p "$STAGE/licenses"
 cp "$BUILD/mha-tracer.exe" "$STAGE/"
@@ -102,6 +102,8 @@ mkdir -p "$STAGE/assets"
 cp -r "$ROOT/assets/fonts" "$ROOT/assets/mha-tracer.png" "$STAGE/assets/"
 cp -r "$ROOT/lessons" "$STAGE/lessons"
 cp "$ROOT/README.md" "$STAGE/README.md"
+mkdir -p "$STAGE/docs"
+cp "$ROOT"/docs/*.md "$ROOT"/docs/*.png "$STAGE/docs/"
 cp -r "$ROOT/LICENSES/." "$STAGE/licenses/" 2>/dev/null || true
 cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$STAGE/licenses/"
 for p in $SRC_PKGS; do # each dependency's own copyright file, from its Debian source

@@ -30,7 +30,7 @@ if [ "$what" = --tests ]; then
     # ctest: fonts for Arabic, Hebrew, Devanagari, Thai and colour emoji (test_fonts); a virtual X server,
     # key sender, clipboard reader (test_gui_clipboard), screenshots and image comparison (ImageMagick's import,
     # compare); xmllint (SVG export); bc and GNU time (the timed tests); a JSON Schema validator (test_schema);
-    # valgrind; gettext (the catalogues against the sources); git (test_add_stage applies the README's patch);
+    # valgrind; gettext (the catalogues against the sources); git (test_add_stage applies docs/add-a-stage.patch);
     # man (test_manpage); NumPy and PyTorch (the gradients against autograd; about 80 MB to fetch).
     PKGS="$PKGS fonts-noto-color-emoji xvfb xauth xdotool xclip imagemagick libxml2-utils bc time
           python3-jsonschema python3-numpy python3-torch valgrind gettext git man-db"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# The translations' tool (README: "Translations"): gettext catalogues in, C tables or a template out.
+# The translations' tool (docs/translations.md): gettext catalogues in, C tables or a template out.
 #   po2c.py c   PO_DIR OUT.c         po/LINGUAS + po/CODE.po -> the tables src/model/i18n.c searches (the build
 #                                    runs it: python3 only, no gettext needed to build)
 #   po2c.py pot SRC_DIR OUT.pot      the template, from the sources, by xgettext (the keywords of i18n.h)
