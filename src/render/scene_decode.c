@@ -649,6 +649,8 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     // When S' would not fit whole with the table of m, l and O and the note under it: the table to the right of
     // S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat lesson's 6 x 6 S' was
     // cut to 5 rows at 720p with room beside the table.
+    // Issue 36: then without the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8 S'
+    // showed 5 rows at 720p).
     bool beside = false, note_beside = false, note_right = false, tight = false; // tight: less air, before any window
     int table_w = 0;
     for (;;) {
@@ -689,6 +691,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         }
         if (c->num_font > floor_font) c->num_font--;
         else if (!tight) tight = true, c->num_font = preferred;
+        else if (tall && last[0] && k.want != computed) last[0] = '\0', c->num_font = preferred; // the legend, not S'
         else if (tall && nr > k.r1 - k.r0) nr--;
         else if (wide && nc > k.c1 - k.c0) nc--;
         else break;
