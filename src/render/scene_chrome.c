@@ -331,8 +331,8 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
-    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(COMPARE_TEXT), draw);
-    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 2, TR(SHUFFLE_TEXT), draw);
+    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(COMPARE_TEXT), draw);
+    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
     const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
