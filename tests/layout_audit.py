@@ -127,6 +127,8 @@ class Audit:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:
                         self.fail(where, "%s windowed (rows %s, cols %s of %s)" % (m["title"], m["rows"], m["cols"],
                                                                                    m["shape"]))
+            if not d.get("themes_alike", False):
+                self.fail(where, "the dark theme moves the screen")
             if d["screen"] in BOARD_KINDS and not d["stable"]:
                 self.fail(where, "a banner or the notes moved the board")
             if d["screen"] == "stage":

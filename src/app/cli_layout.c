@@ -158,7 +158,11 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     ViewState notes = *st;
     notes.notes = !notes.notes;
     if (board && build(a, &a->other, &notes, ex, NULL)) stable = stable && same_boxes(s, &a->other);
-    fprintf(out, ",\"stable\":%s}\n", stable ? "true" : "false");
+    // Light and dark (key D) draw the same screen: only the colours differ.
+    ViewState dark = *st;
+    dark.dark = !dark.dark;
+    bool themes = !build(a, &a->other, &dark, ex, NULL) || same_boxes(s, &a->other);
+    fprintf(out, ",\"stable\":%s,\"themes_alike\":%s}\n", stable ? "true" : "false", themes ? "true" : "false");
 }
 
 static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
