@@ -142,3 +142,5 @@ set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR})
 # Tests skip through one helper, which fails them where MHA_REQUIRE_TOOLS is set (issue 37).
 add_test(NAME test_require_tool COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_require_tool.sh ${CMAKE_CURRENT_SOURCE_DIR})
+# The window's key table (the only place SDL key codes appear) against docs/keys.md and the help page (issue 37).
+add_test(NAME test_keys_doc COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_keys_doc.py ${CMAKE_CURRENT_SOURCE_DIR})
