@@ -21,6 +21,15 @@ static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *
             box_init(c, g, &t->box, e->t[k].mat, e->t[k].head, e->t[k].result);
         }
     }
+    // Issue 36: "S₀ / √d_k = S′₀" of a 4-token lesson with two-digit scores was split at 720p for want of one
+    // label column. With share_rows, a matrix whose rows are its left neighbour's (across one operator) is
+    // drawn without its own row labels.
+    for (int k = 2; g->share_rows && k < r->count; k++) {
+        BoardTerm *a = &r->t[k - 2], *b = &r->t[k];
+        if (a->is_op || b->is_op || !r->t[k - 1].is_op || a->box.label_w == 0) continue;
+        const MatInfo *ia = mat_info(a->box.mat), *ib = mat_info(b->box.mat);
+        if (ia && ib && ia->row_axis == ib->row_axis && a->box.rows == b->box.rows) b->box.label_w = 0;
+    }
 }
 
 int op_width(const Ctx *c, const GridStyle *g, const char *op)
@@ -477,9 +486,13 @@ static int floor_font(int base);
 
 // The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact rows; then
 // cells as wide as their numbers (long labels cut), with less air, with compact rows too.
+// Last, the rows' labels given once across an operator (share_rows), with compact rows and every label whole:
+// taken only where it keeps an equation together that the others cut, and never with a window (the two
+// matrices' rows must be the same).
 static const struct {
-    bool narrow, tight, compact;
-} STYLES[] = {{false, false, false}, {false, false, true}, {true, false, false}, {true, true, false}, {true, true, true}};
+    bool narrow, tight, compact, share;
+} STYLES[] = {{false, false, false, false}, {false, false, true, false}, {true, false, false, false},
+              {true, true, false, false},   {true, true, true, false},   {false, false, true, true}};
 #define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]))
 
 // A plan at number size f in style `style` (STYLES).
@@ -491,7 +504,9 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     p->g.narrow = STYLES[style].narrow;
     p->g.tight = STYLES[style].tight;
     p->g.compact = STYLES[style].compact;
+    p->g.share_rows = STYLES[style].share;
     plan_stage(c, p, w, h);
+    if (p->g.share_rows && p->windowed) p->nwin = 1 << 20; // shared labels over two windows could disagree
     c->num_font = keep_font;
 }
 

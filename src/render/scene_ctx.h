@@ -164,6 +164,8 @@ typedef struct {
     bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
     bool tight;         // less air in the cells and a narrower label column: a matrix whole rather than windowed
     bool compact;       // ... and less air above and below the numbers (split_level 5)
+    bool share_rows;    // a matrix right of another across an operator, with the same rows, gives its row labels
+                        // to the left one's (the board's last style: an equation together rather than split)
     bool no_col_labels; // the column labels are the box's above (the decode panel): col_label_h only clears a
                         // result's frame
 } GridStyle;
