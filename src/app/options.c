@@ -126,6 +126,15 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_SIZE] = {"--size", .arg = "WxH", .with = WITH_LAYOUT, .flags = SUB, .col = 25,
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
+    [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
+                   .help = "with --json or --trace: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+                           "or its shards, tokenizer.json; llama, mistral, qwen2; F32, F16, BF16) instead of a\n"
+                           "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
+                           "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities)"},
+    [OPT_TEXT] = {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+                  .help = "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
+    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24, .kind = VALUE_WHOLE,
+                   .min = 0, .max = 1000, .help = "the layer whose attention is traced, from 0 (default 0)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -136,6 +145,7 @@ const Option OPTIONS[OPT_COUNT] = {
 static const struct {
     unsigned modes; // the modes (bits) it goes with; --new ignores the others' options
     const char *text;
+    OptionId needs; // an option that must be given too (OPT_WINDOW: none)
 } WITH[WITH_COUNT] = {
     [WITH_NEW] = {1u << MODE_NEW, "--new FILE"},
     [WITH_TEACH] = {1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW, "--trace, --json or --export"},
@@ -145,6 +155,8 @@ static const struct {
     [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                     "--export DIR, --trace or --layout"},
     [WITH_LAYOUT] = {1u << MODE_LAYOUT | 1u << MODE_NEW, "--layout"},
+    [WITH_MODEL] = {1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, "--json or --trace"},
+    [WITH_MODEL_SETTING] = {1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, "--model DIR", OPT_MODEL},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";
@@ -230,7 +242,7 @@ int options_parse(Args *a, int argc, char **argv)
         }
     }
     for (int w = WITH_ANY + 1; w < WITH_COUNT; w++)
-        if (first[w] && !(WITH[w].modes & 1u << a->mode)) {
+        if (first[w] && (!(WITH[w].modes & 1u << a->mode) || (WITH[w].needs && !a->value[WITH[w].needs]))) {
             cli_line(stderr, "mha-tracer: error: %s only works with %s (see --help)\n", first[w]->name, WITH[w].text);
             return EXIT_USAGE;
         }

@@ -1,0 +1,80 @@
+// --model DIR [--text T] [--layer L] --json|--trace: the checkpoint opened, the forward pass run, layer L's
+// attention printed as a lesson's trace is, with the text's token ids and the next token's top 5.
+#include "cli_model.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../lesson/hf_model.h"
+
+// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] (--json's top-level keys after the tokens).
+static void model_json(FILE *out, const void *ctx)
+{
+    const HfRun *r = ctx;
+    fputs("  \"token_ids\": [", out);
+    for (int i = 0; i < r->n; i++) fprintf(out, "%s%d", i ? ", " : "", r->ids[i]);
+    fputs("],\n  \"next_token\": [", out);
+    for (int k = 0; k < HF_TOP && r->next[k].token; k++) {
+        fprintf(out, "%s\n    {\"id\": %d, \"token\": ", k ? "," : "", r->next[k].id);
+        cli_json_string(out, r->next[k].token);
+        fputs(", \"p\": ", out);
+        cli_json_number(out, r->next[k].p);
+        fputc('}', out);
+    }
+    fputs("\n  ],\n", out);
+}
+
+// The options that change a lesson's trace, which a model's run does not take (yet).
+static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE,
+                                          OPT_HEAD};
+
+static int print_error(const LessonError *e)
+{
+    char buf[1400];
+    cli_line(stderr, "%s\n", lesson_error_format(e, buf, sizeof buf));
+    return EXIT_USAGE;
+}
+
+int cli_run_model(const Args *a)
+{
+    for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
+        if (a->value[NOT_WITH_MODEL[i]]) {
+            cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
+            return EXIT_USAGE;
+        }
+    if (a->nfiles > 0) {
+        cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n", a->files[0]);
+        return EXIT_USAGE;
+    }
+    double layer = 0;
+    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], &layer)) return EXIT_USAGE;
+    const char *text = a->value[OPT_TEXT] ? a->value[OPT_TEXT] : "The cat sat on the mat";
+    HfModel m;
+    LessonError err;
+    if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
+    HfRun r;
+    if (!hf_model_run(&r, &m, text, (int)layer, &err)) {
+        hf_model_close(&m);
+        return print_error(&err);
+    }
+    Trace t;
+    TraceError terr;
+    int status = EXIT_OK;
+    if (!trace_run(&t, &r.lesson.params, &terr)) {
+        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer, terr.message);
+        status = EXIT_USAGE;
+    } else {
+        CliExtra x = {.top_json = model_json, .top_ctx = &r};
+        if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r.lesson, &t, &x);
+        else cli_print_trace(stdout, &r.lesson, &t);
+        trace_free(&t);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+            status = EXIT_IO;
+        }
+    }
+    hf_run_free(&r);
+    hf_model_close(&m);
+    return status;
+}

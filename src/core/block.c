@@ -1,0 +1,38 @@
+// RMSNorm, SwiGLU and the residual add in float64, in the order of Hugging Face's modeling_llama.py.
+#include "block.h"
+
+#include <math.h>
+
+void block_rms_norm(Matrix *out, const Matrix *x, const double *w, double eps)
+{
+    for (int i = 0; i < x->rows; i++) {
+        const double *r = mat_row(x, i);
+        double *o = mat_row(out, i), sum = 0;
+        for (int j = 0; j < x->cols; j++) sum += r[j] * r[j];
+        double inv = 1.0 / sqrt(sum / x->cols + eps); // torch.rsqrt(variance + eps)
+        for (int j = 0; j < x->cols; j++) o[j] = w[j] * (r[j] * inv);
+    }
+}
+
+void block_swiglu(Matrix *gate, const Matrix *up)
+{
+    size_t count = (size_t)gate->rows * (size_t)gate->cols;
+    for (size_t k = 0; k < count; k++) {
+        double g = gate->data[k];
+        gate->data[k] = g / (1.0 + exp(-g)) * up->data[k];
+    }
+}
+
+void block_add(Matrix *acc, const Matrix *x)
+{
+    size_t count = (size_t)acc->rows * (size_t)acc->cols;
+    for (size_t k = 0; k < count; k++) acc->data[k] += x->data[k];
+}
+
+void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b)
+{
+    mat_matmul_bt(out, x, w);
+    if (b)
+        for (int i = 0; i < out->rows; i++)
+            for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] += b[j];
+}

@@ -1,0 +1,18 @@
+// The rest of a transformer block around the attention, one plain function per operation (the order of
+// Hugging Face's modeling_llama.py): RMSNorm, the SwiGLU MLP's activation, the residual add. C11 + libm only.
+#ifndef MHA_BLOCK_H
+#define MHA_BLOCK_H
+
+#include "matrix.h"
+
+// out (n, d) = w (d) * (x (n, d) * 1/sqrt(mean_j x[i][j]^2 + eps)), row by row (LlamaRMSNorm.forward:
+// variance = x.pow(2).mean(-1); x * rsqrt(variance + eps); weight * x). out may alias x.
+void block_rms_norm(Matrix *out, const Matrix *x, const double *w, double eps);
+// gate (n, I) = silu(gate) * up (n, I), silu(g) = g / (1 + e^-g) (LlamaMLP: act_fn(gate_proj(x)) * up_proj(x)).
+void block_swiglu(Matrix *gate, const Matrix *up);
+// acc (n, d) += x (n, d): the residual stream.
+void block_add(Matrix *acc, const Matrix *x);
+// out (n, o) = x (n, i) @ w^T, w (o, i) stored as torch.nn.Linear keeps it, + b (o) when b is not NULL.
+void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b);
+
+#endif
