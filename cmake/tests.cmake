@@ -141,6 +141,10 @@ set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)
 # linked, and every relative link of README.md, CHANGELOG.md and docs/*.md naming a file and heading that exist.
 add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR})
 
+# Real models (issue 40): safetensors headers from bytes in memory, every bad header refused and a file cut at every
+# length; the pre-tokenizer patterns, BPE, byte fallback and the tokens as shown.
+mha_test(test_safetensors mha_lesson)
+mha_test(test_tokenizer mha_lesson)
 # Real models (issue 40): tiny random Hugging Face checkpoints (llama F32, BF16 sharded and tied, qwen2 F16 with
 # biases, mistral's window; byte-level and SentencePiece-style BPE tokenizers) through --model DIR --json against a
 # NumPy float64 forward written from modeling_llama.py: token ids exact, weights, output and the next token's
