@@ -322,6 +322,22 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
+def write_checkpoint(d, entries, shards):
+    """model.safetensors, or shards and model.safetensors.index.json as save_pretrained writes them."""
+    if shards == 1:
+        write_safetensors(os.path.join(d, "model.safetensors"), entries)
+        return
+    per = (len(entries) + shards - 1) // shards
+    wmap = {}
+    for s in range(shards):
+        fname = "model-%05d-of-%05d.safetensors" % (s + 1, shards)
+        part = entries[s * per:(s + 1) * per]
+        write_safetensors(os.path.join(d, fname), part)
+        wmap.update({e[0]: fname for e in part})
+    with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": 0}, "weight_map": wmap}, f, indent=2)
+
+
 def make_model(root, name, rng, *, model_type="llama", dtype="F32", hidden=16, heads=4, kv=2, layers=3, inter=24,
                theta=10000.0, tie=False, shards=1, tok=None, sliding=None, eps=1e-5, extra_vocab=3):
     d = os.path.join(root, name)
@@ -362,23 +378,89 @@ def make_model(root, name, rng, *, model_type="llama", dtype="F32", hidden=16, h
         raw, values = stored(a, dtype)
         weights[n] = values
         entries.append((n, dtype, shape, raw))
-    if shards == 1:
-        write_safetensors(os.path.join(d, "model.safetensors"), entries)
-    else:
-        per = (len(entries) + shards - 1) // shards
-        wmap = {}
-        for s in range(shards):
-            fname = "model-%05d-of-%05d.safetensors" % (s + 1, shards)
-            part = entries[s * per:(s + 1) * per]
-            write_safetensors(os.path.join(d, fname), part)
-            wmap.update({e[0]: fname for e in part})
-        with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
-            json.dump({"metadata": {"total_size": 0}, "weight_map": wmap}, f, indent=2)
+    write_checkpoint(d, entries, shards)
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     with open(os.path.join(d, "tokenizer.json"), "w", encoding="utf-8") as f:
         json.dump(tok, f, ensure_ascii=False, indent=1)
     return d, cfg, weights
+
+
+def make_gpt2(root, name, rng, *, dtype="F32", hidden=16, heads=4, layers=2, positions=64, tok=None, prefix="",
+              shards=1, inner=None):
+    """A GPT-2 checkpoint as GPT2Model (bare names) or GPT2LMHeadModel (prefix "transformer.") saves it."""
+    d = os.path.join(root, name)
+    os.makedirs(d)
+    vocab = 1 + max(max(tok["model"]["vocab"].values()), max(a["id"] for a in tok["added_tokens"])) + 2
+    cfg = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": hidden, "n_head": heads,
+           "n_layer": layers, "n_positions": positions, "n_ctx": positions, "vocab_size": vocab,
+           "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new", "n_inner": inner}
+    inner = inner or 4 * hidden
+    names = [("wte.weight", (vocab, hidden)), ("wpe.weight", (positions, hidden))]
+    for l in range(layers):
+        p = "h.%d." % l
+        names += [(p + "ln_1.weight", (hidden,)), (p + "ln_1.bias", (hidden,)),
+                  (p + "attn.c_attn.weight", (hidden, 3 * hidden)), (p + "attn.c_attn.bias", (3 * hidden,)),
+                  (p + "attn.c_proj.weight", (hidden, hidden)), (p + "attn.c_proj.bias", (hidden,)),
+                  (p + "ln_2.weight", (hidden,)), (p + "ln_2.bias", (hidden,)),
+                  (p + "mlp.c_fc.weight", (hidden, inner)), (p + "mlp.c_fc.bias", (inner,)),
+                  (p + "mlp.c_proj.weight", (inner, hidden)), (p + "mlp.c_proj.bias", (hidden,))]
+    names += [("ln_f.weight", (hidden,)), ("ln_f.bias", (hidden,))]
+    weights, entries = {}, []
+    for n, shape in names:
+        if n.endswith("ln_1.weight") or n.endswith("ln_2.weight") or n == "ln_f.weight":
+            a = 1.0 + 0.2 * rng.standard_normal(shape)
+        elif n.endswith("bias"):
+            a = 0.1 * rng.standard_normal(shape)
+        else:
+            a = rng.standard_normal(shape) * (0.8 if n in ("wte.weight", "wpe.weight") else 1.0 / np.sqrt(shape[0]))
+        raw, values = stored(a, dtype)
+        weights[n] = values
+        entries.append((prefix + n, dtype, shape, raw))
+    write_checkpoint(d, entries, shards)
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+    with open(os.path.join(d, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, ensure_ascii=False, indent=1)
+    return d, cfg, weights
+
+
+def layer_norm(x, w, b, eps):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+def reference_gpt2(cfg, W, ids, layer):
+    """modeling_gpt2.py in float64: GPT2Model.forward, GPT2Block, GPT2Attention (Conv1D: x @ W + b), GPT2MLP."""
+    hidden, heads, eps, n = cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"], len(ids)
+    hd = hidden // heads
+    h = W["wte.weight"][ids] + W["wpe.weight"][np.arange(n)]
+    mask = np.triu(np.ones((n, n), dtype=bool), 1)
+    kept = None
+    for l in range(cfg["n_layer"]):
+        p = "h.%d." % l
+        x = layer_norm(h, W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps)
+        qkv = x @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
+        q, k, v = (qkv[:, i * hidden:(i + 1) * hidden].reshape(n, heads, hd).transpose(1, 0, 2) for i in range(3))
+        scores = q @ k.transpose(0, 2, 1) / np.sqrt(hd)
+        scores = np.where(mask, -np.inf, scores)
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        weights /= weights.sum(-1, keepdims=True)
+        z = (weights @ v).transpose(1, 0, 2).reshape(n, hidden)
+        out = z @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        if l == layer:
+            kept = (weights, out)
+        h = h + out
+        x = layer_norm(h, W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
+        f = x @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"]
+        f = 0.5 * f * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (f + 0.044715 * f ** 3)))  # NewGELUActivation
+        h = h + f @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    h = layer_norm(h, W["ln_f.weight"], W["ln_f.bias"], eps)
+    logits = h[-1] @ W["wte.weight"].T
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    return kept[0], kept[1], probs
 
 
 # ---- the reference forward (modeling_llama.py, float64) ---------------------------------------------------
@@ -465,9 +547,10 @@ def compare(exe, label, d, cfg, W, tok, text, layer):
         return 0.0
     check(got["tokens"] == [display(tok, i) for i in ids],
           "%s: tokens %s, expected %s" % (what, got["tokens"], [display(tok, i) for i in ids]))
-    weights, output, probs = reference(cfg, W, ids, layer)
+    ref = reference_gpt2 if cfg["model_type"] == "gpt2" else reference
+    weights, output, probs = ref(cfg, W, ids, layer)
     worst = 0.0
-    for h in range(cfg["num_attention_heads"]):
+    for h in range(cfg.get("num_attention_heads") or cfg["n_head"]):
         w = np.array(got["head"][h]["weights"], dtype=np.float64)
         diff = np.abs(w - weights[h]).max()
         worst = max(worst, diff)
@@ -623,6 +706,18 @@ def main():
         for text in TEXTS:
             for layer in range(cfg["num_hidden_layers"]):
                 worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
+    gpt2s = [("gpt2-f32-lmhead", dict(dtype="F32", tok=gpt2, prefix="transformer.")),
+             ("gpt2-f16-sharded", dict(dtype="F16", tok=gpt2, shards=3, hidden=24, heads=3, layers=3, inner=40))]
+    for name, kw in gpt2s:
+        d, cfg, W = make_gpt2(root, name, rng, **kw)
+        built[name] = d
+        worst[name] = 0.0
+        for text in TEXTS:
+            for layer in range(cfg["n_layer"]):
+                worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
+    long_text = "the cat " * 40  # 80 tokens past the 64 positions
+    code, out, err = run(exe, "--model", built["gpt2-f32-lmhead"], "--text", long_text, "--json")
+    check(code == 2 and "n_positions" in err and "config.json" in err, "gpt2 past n_positions: %d %r" % (code, err))
     for name, w in worst.items():
         print("%-26s largest difference against the reference: %.3g" % (name, w))
     bad_cases(exe, root, built["llama-f32"], rng)

@@ -128,7 +128,7 @@ const Option OPTIONS[OPT_COUNT] = {
                   .help = "the window's size (default 1280x720)"},
     [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
                    .help = "with --json or --trace: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
-                           "or its shards, tokenizer.json; llama, mistral, qwen2; F32, F16, BF16) instead of a\n"
+                           "or its shards, tokenizer.json; llama, mistral, qwen2, gpt2; F32, F16, BF16) instead of a\n"
                            "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
                            "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities)"},
     [OPT_TEXT] = {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,

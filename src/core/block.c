@@ -1,4 +1,4 @@
-// RMSNorm, SwiGLU and the residual add in float64, in the order of Hugging Face's modeling_llama.py.
+// RMSNorm, LayerNorm, SwiGLU, GELU and the residual add in float64, in the order of Hugging Face's modeling code.
 #include "block.h"
 
 #include <math.h>
@@ -35,4 +35,27 @@ void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b
     if (b)
         for (int i = 0; i < out->rows; i++)
             for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] += b[j];
+}
+
+void block_layer_norm(Matrix *out, const Matrix *x, const double *w, const double *b, double eps)
+{
+    for (int i = 0; i < x->rows; i++) {
+        const double *r = mat_row(x, i);
+        double *o = mat_row(out, i), mean = 0, var = 0;
+        for (int j = 0; j < x->cols; j++) mean += r[j];
+        mean /= x->cols;
+        for (int j = 0; j < x->cols; j++) var += (r[j] - mean) * (r[j] - mean);
+        double inv = 1.0 / sqrt(var / x->cols + eps);
+        for (int j = 0; j < x->cols; j++) o[j] = (r[j] - mean) * inv * w[j] + b[j];
+    }
+}
+
+void block_gelu_tanh(Matrix *x)
+{
+    const double k = sqrt(2.0 / 3.14159265358979323846);
+    size_t count = (size_t)x->rows * (size_t)x->cols;
+    for (size_t i = 0; i < count; i++) {
+        double v = x->data[i];
+        x->data[i] = 0.5 * v * (1.0 + tanh(k * (v + 0.044715 * v * v * v)));
+    }
 }

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include "lesson.h"
 
-typedef enum { HF_ARCH_LLAMA } HfArch; // whose forward pass the model follows
+typedef enum { HF_ARCH_LLAMA, HF_ARCH_GPT2, HF_ARCH_COUNT } HfArch; // whose forward pass the model follows
 
 typedef struct {
-    char model_type[32]; // "llama", "mistral", "qwen2"
+    char model_type[32]; // "llama", "mistral", "qwen2", "gpt2"
     HfArch arch;
     int hidden;          // hidden_size
     int heads;           // num_attention_heads
@@ -19,12 +19,14 @@ typedef struct {
     int intermediate;    // intermediate_size
     int vocab;           // vocab_size
     int sliding_window;  // mistral's sliding_window (0: none)
-    double eps;          // rms_norm_eps
+    int positions;       // gpt2: n_positions, the learned positions (the longest text)
+    double eps;          // rms_norm_eps (gpt2: layer_norm_epsilon)
     double rope_theta;   // rope_theta
     bool tie;            // tie_word_embeddings: lm_head is embed_tokens
     bool attn_bias;      // attention_bias: q, k, v and o projections with biases (llama)
     bool qkv_bias;       // q, k and v with biases (qwen2 always; llama with attention_bias)
     bool mlp_bias;       // mlp_bias (llama)
+    bool scale_attn;     // gpt2's scale_attn_weights: the scores divided by sqrt(head_dim) (llama: always)
 } HfConfig;
 
 // Reads config.json's text (path for errors). false with err naming config.json and the field.

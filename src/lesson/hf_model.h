@@ -1,5 +1,6 @@
 // A Hugging Face checkpoint opened offline (config.json, safetensors, tokenizer.json) and its forward pass in
-// float64: a text's tokens, layer L's attention as an ordinary Lesson, the next token's probabilities.
+// float64 (llama, mistral, qwen2, gpt2): a text's tokens, layer L's attention as an ordinary Lesson, the next
+// token's probabilities.
 #ifndef MHA_HF_MODEL_H
 #define MHA_HF_MODEL_H
 
@@ -8,8 +9,12 @@
 #include "safetensors.h"
 #include "tokenizer.h"
 
+struct HfArchOps;
+
 typedef struct {
     char dir[1024];
+    const struct HfArchOps *ops; // the family's forward pass (hf_arch.h)
+    char prefix[16];             // what comes before every tensor's name in this checkpoint ("transformer.")
     HfConfig cfg;
     StCheckpoint ck;
     Tokenizer tok;
