@@ -122,40 +122,52 @@ void hf_model_close(HfModel *m)
 
 // ---- the next token ----
 
-// logits = lm_head(norm(h[last])) over the vocabulary, read row by row in the tensor's own dtype (never converted
-// whole); softmax in float64; the HF_TOP most probable (the lower id first among equals).
+// logits (vocab) = the unembedding's rows (in their own dtype, CHUNK rows converted at a time, never the whole
+// matrix) times x (hidden). false: no memory.
+static bool unembed(double *logits, const HfModel *m, const StTensor *head, const double *x)
+{
+    enum { CHUNK = 256 };
+    const HfConfig *c = &m->cfg;
+    Matrix xs = {1, c->hidden, (double *)x}, rows;
+    if (!mat_init(&rows, CHUNK, c->hidden)) return false;
+    for (int v0 = 0; v0 < c->vocab; v0 += CHUNK) {
+        Matrix part = {c->vocab - v0 < CHUNK ? c->vocab - v0 : CHUNK, c->hidden, rows.data};
+        st_read(part.data, head, (size_t)v0 * (size_t)c->hidden, (size_t)part.rows * (size_t)c->hidden);
+        Matrix out = {1, part.rows, logits + v0};
+        block_linear(&out, &xs, &part, NULL);
+    }
+    mat_free(&rows);
+    return true;
+}
+
+// The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the embedding
+// when tied), softmax in float64, the HF_TOP most probable (the lower id first among equals).
 static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
 {
     const HfConfig *c = &m->cfg;
     const HfArchOps *ops = m->ops;
-    double *x = malloc(sizeof *x * (size_t)c->hidden), *logits = malloc(sizeof *logits * (size_t)c->vocab);
+    double *x = malloc(sizeof *x * (size_t)c->hidden), *p = malloc(sizeof *p * (size_t)c->vocab);
     const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
-    bool ok = x && logits && ops->final_norm(x, m, mat_row(h, h->rows - 1));
+    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1)) && unembed(p, m, head, x);
     if (ok) {
-        double top = -INFINITY;
+        double top = -INFINITY, sum = 0;
+        for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
+        for (int v = 0; v < c->vocab; v++) sum += p[v] = exp(p[v] - top);
+        for (int v = 0; v < c->vocab; v++) p[v] /= sum;
+    }
+    for (int k = 0; ok && k < HF_TOP && k < c->vocab; k++) {
+        int best = -1;
         for (int v = 0; v < c->vocab; v++) {
-            double s = 0;
-            for (int i = 0; i < c->hidden; i++) s += st_get(head, (size_t)v * (size_t)c->hidden + (size_t)i) * x[i];
-            logits[v] = s;
-            if (s > top) top = s;
+            bool taken = false;
+            for (int q = 0; q < k; q++) taken |= r->next[q].id == v;
+            if (!taken && (best < 0 || p[v] > p[best])) best = v;
         }
-        double sum = 0;
-        for (int v = 0; v < c->vocab; v++) sum += logits[v] = exp(logits[v] - top);
-        for (int v = 0; v < c->vocab; v++) logits[v] /= sum;
-        for (int k = 0; k < HF_TOP && k < c->vocab; k++) {
-            int best = -1;
-            for (int v = 0; v < c->vocab; v++) {
-                bool taken = false;
-                for (int q = 0; q < k; q++) taken |= r->next[q].id == v;
-                if (!taken && (best < 0 || logits[v] > logits[best])) best = v;
-            }
-            r->next[k].id = best;
-            r->next[k].p = logits[best];
-            if (!(r->next[k].token = tokenizer_display(&m->tok, best))) ok = false;
-        }
+        r->next[k].id = best;
+        r->next[k].p = p[best];
+        ok = (r->next[k].token = tokenizer_display(&m->tok, best)) != NULL;
     }
     free(x);
-    free(logits);
+    free(p);
     return ok;
 }
 
