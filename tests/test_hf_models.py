@@ -166,7 +166,7 @@ def make_byte_level(pattern, bos, merges_as_lists=False):
     return tok
 
 
-def make_sentencepiece():
+def make_sentencepiece(metaspace=False):
     text = CORPUS.replace(" ", "\u2581")
     words = ["\u2581" + w for w in CORPUS.split(" ") if w]
     merges = learn_bpe([w.replace(" ", "\u2581") for w in words], 50)
@@ -179,11 +179,14 @@ def make_sentencepiece():
         vocab.setdefault(a + b, len(vocab))
     added = [{"id": 0, "content": "<unk>", "special": True}, {"id": 1, "content": "<s>", "special": True},
              {"id": 2, "content": "</s>", "special": True}]
-    return {"version": "1.0", "added_tokens": added,
-            "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
-                                                               {"type": "Replace", "pattern": {"String": " "},
-                                                                "content": "\u2581"}]},
-            "pre_tokenizer": None,
+    normalizer = {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                      {"type": "Replace", "pattern": {"String": " "},
+                                                       "content": "\u2581"}]}
+    pre = None
+    if metaspace:  # transformers >= 4.38 writes Llama-2-style tokenizers this way
+        normalizer = None
+        pre = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True}
+    return {"version": "1.0", "added_tokens": added, "normalizer": normalizer, "pre_tokenizer": pre,
             "post_processor": {"type": "TemplateProcessing",
                                "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
                                           {"Sequence": {"id": "A", "type_id": 0}}],
@@ -229,19 +232,27 @@ def encode(tok, text):
                     ids += p["special_tokens"][item["SpecialToken"]["id"]]["ids"]
     added = {a["content"]: a["id"] for a in tok["added_tokens"]}
     parts = re.split("(" + "|".join(re.escape(a) for a in sorted(added, key=len, reverse=True)) + ")", text)
+    at = 0
     for part in parts:
+        start, at = at, at + len(part)
         if part in added:
             ids.append(added[part])
             continue
         if not part:
             continue
         if model["byte_fallback"]:
-            piece = "\u2581" + part.replace(" ", "\u2581")
-            for sym in bpe(list(piece), ranks):
-                if sym in vocab:
-                    ids.append(vocab[sym])
-                else:
-                    ids += [vocab["<0x%02X>" % b] for b in sym.encode()]
+            pre = tok["pre_tokenizer"]
+            if pre:  # Metaspace: "▁" first only at the text's start, then split before each "▁"
+                text_ = ("\u2581" if start == 0 else "") + part.replace(" ", "\u2581")
+                pieces = re.findall("\u2581[^\u2581]*|[^\u2581]+", text_)
+            else:
+                pieces = ["\u2581" + part.replace(" ", "\u2581")]
+            for piece in pieces:
+                for sym in bpe(list(piece), ranks):
+                    if sym in vocab:
+                        ids.append(vocab[sym])
+                    else:
+                        ids += [vocab["<0x%02X>" % b] for b in sym.encode()]
             continue
         pre = tok["pre_tokenizer"]
         pattern = GPT2 if pre["type"] == "ByteLevel" else pre["pretokenizers"][0]["pattern"]["Regex"]
@@ -259,6 +270,8 @@ def display(tok, i):
     inv = {v: k for k, v in tok["model"]["vocab"].items()}
     for a in tok["added_tokens"]:
         inv[a["id"]] = a["content"]
+    if i not in inv:
+        return "<%d>" % i  # a row of the embedding past the tokenizer's vocabulary
     s = inv[i]
     if any(a["id"] == i for a in tok["added_tokens"]):
         raw = s.encode()
@@ -570,7 +583,7 @@ def compare(exe, label, d, cfg, W, tok, text, layer):
 
 
 TEXTS = ["The cat sat on the mat", "Hello, world! it's 1234567 THE dog's LOG\n\n  end  ",
-         "naïve café über 中文 x\ty", "<|begin_of_text|>the cat<|end_of_text|>"]
+         "naïve café über 中文 x\ty", "<|begin_of_text|>the cat<|end_of_text|>", "the<s> cat  sat</s>"]
 
 
 def bad_cases(exe, root, good, rng):
@@ -696,6 +709,7 @@ def main():
                                          theta=500000.0)),
         ("qwen2-f16-mqa", dict(model_type="qwen2", dtype="F16", tok=qwen2, kv=1, hidden=24, heads=3, layers=2)),
         ("mistral-window", dict(model_type="mistral", dtype="F32", tok=sp, sliding=3, kv=4)),
+        ("llama-metaspace", dict(model_type="llama", dtype="F32", tok=make_sentencepiece(metaspace=True), layers=2)),
     ]
     worst = {}
     built = {}

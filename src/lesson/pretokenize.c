@@ -118,11 +118,20 @@ static int match_llama3(const uint32_t *cp, int n, int i, int digits)
     return spaces(cp, n, i);
 }
 
+// From i up to the next "▁" (U+2581), which starts the next piece.
+static int match_metaspace(const uint32_t *cp, int n, int i)
+{
+    int j = i + 1;
+    while (j < n && cp[j] != 0x2581) j++;
+    return j - i;
+}
+
 int pretok_match(PretokKind k, const uint32_t *cp, int n, int i)
 {
     int m = k == PRETOK_GPT2 ? match_gpt2(cp, n, i)
             : k == PRETOK_LLAMA3 ? match_llama3(cp, n, i, 3)
             : k == PRETOK_QWEN2 ? match_llama3(cp, n, i, 1)
+            : k == PRETOK_METASPACE ? match_metaspace(cp, n, i)
                                 : n - i;
     return m > 0 ? m : 1;
 }

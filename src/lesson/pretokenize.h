@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { PRETOK_NONE = 0, PRETOK_GPT2, PRETOK_LLAMA3, PRETOK_QWEN2 } PretokKind;
+// PRETOK_METASPACE: SentencePiece's split, each piece from one "▁" up to the next (Metaspace with split true).
+typedef enum { PRETOK_NONE = 0, PRETOK_GPT2, PRETOK_LLAMA3, PRETOK_QWEN2, PRETOK_METASPACE } PretokKind;
 
 // The pattern a tokenizer.json names ("Regex" of a Split), or false when it is none of the known ones.
 bool pretok_from_pattern(const char *regex, PretokKind *out);

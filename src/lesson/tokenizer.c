@@ -190,7 +190,12 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
         return true;
     }
     if (type && strcmp(type, "Metaspace") == 0) {
+        const char *scheme = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
+        const cJSON *add = cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space"); // before transformers 4.38
         t->sp_spaces = true;
+        t->sp_prepend = scheme ? strcmp(scheme, "never") != 0 : !cJSON_IsFalse(add);
+        t->sp_first_only = scheme && strcmp(scheme, "first") == 0;
+        if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "split"))) t->pretok = PRETOK_METASPACE;
         return true;
     }
     return hf_fail(err, path, "pre_tokenizer.type", "\"%.40s\" is not read here", type ? type : "none");
@@ -209,7 +214,8 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
     }
     const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, type && !strcmp(type, "Prepend") ? "prepend" : "content"));
     if (type && (strcmp(type, "Prepend") == 0 || strcmp(type, "Replace") == 0) && content && strcmp(content, SP_SPACE) == 0) {
-        t->sp_spaces = true;
+        if (strcmp(type, "Prepend") == 0) t->sp_prepend = true;
+        else t->sp_spaces = true;
         return true;
     }
     return hf_fail(err, path, "normalizer.type", "\"%.40s\" is not read here", type ? type : "none");
@@ -290,7 +296,7 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
     if (ok) ok = read_normalizer(t, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), path, err);
     if (ok) ok = read_pretok(t, cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), path, err);
     if (ok) ok = read_post(t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), path, err);
-    if (ok && t->byte_level == t->sp_spaces)
+    if (ok && t->byte_level == (t->sp_spaces || t->sp_prepend))
         ok = hf_fail(err, path, "pre_tokenizer", "neither byte-level (ByteLevel) nor SentencePiece-style (\"▁\" spaces)");
     cJSON_Delete(root);
     if (!ok) tokenizer_free(t);
@@ -405,7 +411,8 @@ static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, 
 
 // A stretch of text with no added token in it: normalized, split by the pre-tokenizer, each piece mapped
 // (bytes to code points) and merged.
-static bool encode_plain(const Tokenizer *t, const char *s, size_t len, IdList *out, const char *path, LessonError *err)
+static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
+                         LessonError *err)
 {
     if (len == 0) return true;
     // SentencePiece style: "▁" before the text and for each space; at most 3 bytes for each byte.
@@ -414,7 +421,7 @@ static bool encode_plain(const Tokenizer *t, const char *s, size_t len, IdList *
     size_t *at = malloc(sizeof *at * (3 * len + 5));
     bool ok = norm && mapped && cp && at;
     size_t nlen = 0;
-    if (ok && t->sp_spaces) memcpy(norm, SP_SPACE, 3), nlen = 3;
+    if (ok && t->sp_prepend && (first || !t->sp_first_only)) memcpy(norm, SP_SPACE, 3), nlen = 3;
     for (size_t i = 0; ok && i < len; i++)
         if (t->sp_spaces && s[i] == ' ') memcpy(norm + nlen, SP_SPACE, 3), nlen += 3;
         else norm[nlen++] = s[i];
@@ -468,7 +475,7 @@ bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, c
             i++;
             continue;
         }
-        ok = encode_plain(t, text + plain, i - plain, &out, path, err);
+        ok = encode_plain(t, text + plain, i - plain, plain == 0, &out, path, err);
         if (id < 0) break;
         if (ok) ok = push_id(&out, id) || hf_fail(err, path, NULL, "out of memory");
         i += k;

@@ -25,7 +25,9 @@ typedef struct {
     bool byte_level;     // the ByteLevel map: each byte is one printable code point (GPT-2's bytes_to_unicode)
     bool byte_fallback;  // a piece not in the vocabulary becomes its bytes' <0xNN> tokens
     bool ignore_merges;  // a whole piece in the vocabulary is taken as it is (Llama 3)
-    bool sp_spaces;      // the normalizer: "▁" before the text and for every space (SentencePiece style)
+    bool sp_spaces;      // "▁" for every space (SentencePiece style: a Replace normalizer or Metaspace)
+    bool sp_prepend;     // "▁" before the text (a Prepend normalizer, or Metaspace's prepend_scheme)
+    bool sp_first_only;  // ... before the first stretch only, not after an added token (prepend_scheme "first")
     int unk;             // the unknown token's id, or -1
     int prefix[4], nprefix; // what the post-processor adds before the text (bos), and after it
     int suffix[4], nsuffix;
