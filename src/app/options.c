@@ -147,16 +147,18 @@ static const struct {
     const char *text;
     OptionId needs; // an option that must be given too (OPT_WINDOW: none)
 } WITH[WITH_COUNT] = {
-    [WITH_NEW] = {1u << MODE_NEW, "--new FILE"},
-    [WITH_TEACH] = {1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW, "--trace, --json or --export"},
-    [WITH_TRAIN] = {1u << MODE_TRAIN | 1u << MODE_NEW, "--train LESSON"},
-    [WITH_EXPORT] = {1u << MODE_EXPORT | 1u << MODE_NEW, "--export DIR"},
-    [WITH_JSON] = {1u << MODE_JSON | 1u << MODE_NEW, "--json"},
-    [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
-                    "--export DIR, --trace or --layout"},
-    [WITH_LAYOUT] = {1u << MODE_LAYOUT | 1u << MODE_NEW, "--layout"},
-    [WITH_MODEL] = {1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, "--json or --trace"},
-    [WITH_MODEL_SETTING] = {1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, "--model DIR", OPT_MODEL},
+    [WITH_NEW] = {.modes = 1u << MODE_NEW, .text = "--new FILE"},
+    [WITH_TEACH] = {.modes = 1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                    .text = "--trace, --json or --export"},
+    [WITH_TRAIN] = {.modes = 1u << MODE_TRAIN | 1u << MODE_NEW, .text = "--train LESSON"},
+    [WITH_EXPORT] = {.modes = 1u << MODE_EXPORT | 1u << MODE_NEW, .text = "--export DIR"},
+    [WITH_JSON] = {.modes = 1u << MODE_JSON | 1u << MODE_NEW, .text = "--json"},
+    [WITH_STAGE] = {.modes = 1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
+                    .text = "--export DIR, --trace or --layout"},
+    [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
+    [WITH_MODEL] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, .text = "--json or --trace"},
+    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, .text = "--model DIR",
+                            .needs = OPT_MODEL},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";
