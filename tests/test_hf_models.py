@@ -131,7 +131,8 @@ def learn_bpe(words, merges_wanted):
     return merges
 
 
-def make_byte_level(pattern, bos, merges_as_lists=False):
+def make_byte_level(pattern, bos, merges_as_lists=False, digits=False, nfc=False):
+    """digits: SmolLM2's Digits pre-tokenizer first; nfc: Qwen2's NFC normalizer."""
     rx = python_regex(pattern)
     words = ["".join(B2U[b] for b in piece.encode()) for piece in rx.findall(CORPUS)]
     merges = learn_bpe(words, 60)
@@ -147,6 +148,8 @@ def make_byte_level(pattern, bos, merges_as_lists=False):
         pre = {"type": "Sequence", "pretokenizers": [
             {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+    if digits:
+        pre = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True}, pre]}
     post = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True}
     if bos:
         post = {"type": "Sequence", "processors": [
@@ -157,7 +160,8 @@ def make_byte_level(pattern, bos, merges_as_lists=False):
              "pair": [], "special_tokens": {"<|begin_of_text|>": {"id": "<|begin_of_text|>",
                                                                     "ids": [added[0]["id"]],
                                                                     "tokens": ["<|begin_of_text|>"]}}}]}
-    tok = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+    tok = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+           "normalizer": {"type": "NFC"} if nfc else None,
            "pre_tokenizer": pre, "post_processor": post, "decoder": {"type": "ByteLevel"},
            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
@@ -255,8 +259,16 @@ def encode(tok, text):
                         ids += [vocab["<0x%02X>" % b] for b in sym.encode()]
             continue
         pre = tok["pre_tokenizer"]
-        pattern = GPT2 if pre["type"] == "ByteLevel" else pre["pretokenizers"][0]["pattern"]["Regex"]
-        for piece in python_regex(pattern).findall(part):
+        steps = pre["pretokenizers"] if pre["type"] == "Sequence" else [pre]
+        pattern = GPT2
+        segments = [part]
+        for step in steps:
+            if step["type"] == "Split":
+                pattern = step["pattern"]["Regex"]
+            if step["type"] == "Digits":  # each digit (\p{N}) alone
+                segments = [x for x in re.split("([" + NUMBERS + "])", part) if x]
+        pieces = [p for seg in segments for p in python_regex(pattern).findall(seg)]
+        for piece in pieces:
             mapped = "".join(B2U[b] for b in piece.encode())
             if model["ignore_merges"] and mapped in vocab:
                 ids.append(vocab[mapped])
@@ -701,7 +713,8 @@ def main():
     rng = np.random.default_rng(40)
     llama3 = make_byte_level(LLAMA3, bos=True, merges_as_lists=True)
     gpt2 = make_byte_level(GPT2, bos=False)
-    qwen2 = make_byte_level(QWEN2, bos=False)
+    qwen2 = make_byte_level(QWEN2, bos=False, nfc=True)
+    smol = make_byte_level(GPT2, bos=False, digits=True)
     sp = make_sentencepiece()
     models = [
         ("llama-f32", dict(model_type="llama", dtype="F32", tok=llama3)),
@@ -720,7 +733,7 @@ def main():
         for text in TEXTS:
             for layer in range(cfg["num_hidden_layers"]):
                 worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
-    gpt2s = [("gpt2-f32-lmhead", dict(dtype="F32", tok=gpt2, prefix="transformer.")),
+    gpt2s = [("gpt2-f32-lmhead", dict(dtype="F32", tok=smol, prefix="transformer.")),
              ("gpt2-f16-sharded", dict(dtype="F16", tok=gpt2, shards=3, hidden=24, heads=3, layers=3, inner=40))]
     for name, kw in gpt2s:
         d, cfg, W = make_gpt2(root, name, rng, **kw)
@@ -729,6 +742,8 @@ def main():
         for text in TEXTS:
             for layer in range(cfg["n_layer"]):
                 worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
+    code, out, err = run(exe, "--model", built["qwen2-f16-mqa"], "--text", "cafe\u0301", "--json")
+    check(code == 2 and "tokenizer.json" in err and "normalizer" in err, "NFC and a combining mark: %d %r" % (code, err))
     long_text = "the cat " * 40  # 80 tokens past the 64 positions
     code, out, err = run(exe, "--model", built["gpt2-f32-lmhead"], "--text", long_text, "--json")
     check(code == 2 and "n_positions" in err and "config.json" in err, "gpt2 past n_positions: %d %r" % (code, err))

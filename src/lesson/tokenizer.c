@@ -12,6 +12,7 @@
 #include "../core/utf8.h"
 #include "hf_config.h"
 #include "hf_error.h"
+#include "unicode_classes.h"
 
 static const char SP_SPACE[] = "\xe2\x96\x81"; // U+2581 "▁": SentencePiece's space
 
@@ -189,6 +190,12 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
                            "isolated)");
         return true;
     }
+    if (type && strcmp(type, "Digits") == 0) {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "individual_digits")))
+            return hf_fail(err, path, "pre_tokenizer.individual_digits", "only true (each digit alone) is read");
+        t->split_digits = true;
+        return true;
+    }
     if (type && strcmp(type, "Metaspace") == 0) {
         const char *scheme = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
         const cJSON *add = cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space"); // before transformers 4.38
@@ -210,6 +217,10 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(n, "normalizers");
         for (const cJSON *j = list ? list->child : NULL; j; j = j->next)
             if (!read_normalizer(t, j, path, err)) return false;
+        return true;
+    }
+    if (type && strcmp(type, "NFC") == 0) { // Qwen2: typed text is NFC already; tokenizer_encode checks
+        t->nfc = true;
         return true;
     }
     const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, type && !strcmp(type, "Prepend") ? "prepend" : "content"));
@@ -432,7 +443,13 @@ static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool fir
     }
     if (ok) at[count] = nlen;
     for (int i = 0; ok && i < count;) {
-        int k = pretok_match(t->pretok, cp, count, i);
+        int end = count; // Digits: a digit alone, else up to the next digit, each then split by the pattern
+        if (t->split_digits) {
+            end = i + 1;
+            if (!unicode_is_number(cp[i]))
+                while (end < count && !unicode_is_number(cp[end])) end++;
+        }
+        int k = pretok_match(t->pretok, cp, end, i);
         size_t a = at[i], b = at[i + k], m = 0;
         if (t->byte_level)
             for (size_t q = a; q < b; q++) m += put_utf8(mapped + m, byte_code_point((unsigned char)norm[q]));
@@ -462,12 +479,26 @@ static int added_at(const Tokenizer *t, const char *s, size_t left, size_t *len)
     return best;
 }
 
+// A code point that NFC may join with the one before it: the combining marks' main blocks and Hangul's
+// conjoining jamo. Without Unicode's composition tables a text holding one is refused rather than misread.
+static bool may_compose(uint32_t c)
+{
+    return (c >= 0x300 && c <= 0x36F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF)
+           || (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F) || (c >= 0x1100 && c <= 0x11FF)
+           || (c >= 0x3099 && c <= 0x309A);
+}
+
 bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path, LessonError *err)
 {
+    size_t len = strlen(text);
+    for (size_t i = 0, at = 0; t->nfc && i < len; at = i)
+        if (may_compose(utf8_decode(text, len, &i)))
+            return hf_fail(err, path, "normalizer", "NFC: the text has a combining character at byte %zu; write it "
+                           "precomposed (NFC), as keyboards do: only that form is read here", at + 1);
     IdList out = {0};
     bool ok = true;
     for (int i = 0; ok && i < t->nprefix; i++) ok = push_id(&out, t->prefix[i]);
-    size_t len = strlen(text), plain = 0;
+    size_t plain = 0;
     for (size_t i = 0; ok && i <= len;) {
         size_t k = 0;
         int id = i < len ? added_at(t, text + i, len - i, &k) : -1;

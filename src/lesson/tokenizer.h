@@ -28,6 +28,8 @@ typedef struct {
     bool sp_spaces;      // "▁" for every space (SentencePiece style: a Replace normalizer or Metaspace)
     bool sp_prepend;     // "▁" before the text (a Prepend normalizer, or Metaspace's prepend_scheme)
     bool sp_first_only;  // ... before the first stretch only, not after an added token (prepend_scheme "first")
+    bool split_digits;   // the Digits pre-tokenizer (individual_digits): each digit a piece of its own first
+    bool nfc;            // the NFC normalizer: taken as the identity, and a text that may not be NFC refused
     int unk;             // the unknown token's id, or -1
     int prefix[4], nprefix; // what the post-processor adds before the text (bos), and after it
     int suffix[4], nsuffix;
