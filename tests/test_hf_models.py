@@ -594,6 +594,27 @@ def compare(exe, label, d, cfg, W, tok, text, layer):
     return worst
 
 
+def save_lesson_round_trip(exe, root, name, d):
+    """--save-lesson writes layer 1 as a lesson whose own --json has the same weights and output, bit for bit."""
+    path = os.path.join(root, name + "-layer1.json")
+    text = "The cat sat on the mat, 42 times."
+    code, out, err = run(exe, "--model", d, "--text", text, "--layer", "1", "--save-lesson", path)
+    check(code == 0 and out.strip() == "wrote " + path, "%s --save-lesson: %d %r %r" % (name, code, out, err))
+    if code != 0:
+        return
+    code, lesson_out, err = run(exe, "--json", path)
+    code2, model_out, err2 = run(exe, "--model", d, "--text", text, "--layer", "1", "--json")
+    check(code == 0 and code2 == 0, "%s: the saved lesson's --json: %d %r" % (name, code, err))
+    if code or code2:
+        return
+    a, b = json.loads(lesson_out), json.loads(model_out)
+    same = a["output"] == b["output"] and all(x["weights"] == y["weights"] for x, y in zip(a["head"], b["head"]))
+    check(same and a["tokens"] == b["tokens"] and a["title"] == b["title"],
+          "%s: the saved lesson traces otherwise than the model's layer" % name)
+    code, out, err = run(exe, "--check", path)
+    check(code == 0, "%s: --check of the saved lesson: %d %r" % (name, code, err))
+
+
 TEXTS = ["The cat sat on the mat", "Hello, world! it's 1234567 THE dog's LOG\n\n  end  ",
          "naïve café über 中文 x\ty", "<|begin_of_text|>the cat<|end_of_text|>", "the<s> cat  sat</s>"]
 
@@ -742,6 +763,8 @@ def main():
         for text in TEXTS:
             for layer in range(cfg["n_layer"]):
                 worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
+    for name in ("llama-f32", "qwen2-f16-mqa", "mistral-window", "gpt2-f16-sharded"):
+        save_lesson_round_trip(exe, root, name, built[name])
     code, out, err = run(exe, "--model", built["qwen2-f16-mqa"], "--text", "cafe\u0301", "--json")
     check(code == 2 and "tokenizer.json" in err and "normalizer" in err, "NFC and a combining mark: %d %r" % (code, err))
     long_text = "the cat " * 40  # 80 tokens past the 64 positions

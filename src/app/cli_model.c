@@ -3,9 +3,11 @@
 #include "cli_model.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "../lesson/lesson_write.h"
 #include "../lesson/hf_model.h"
 
 // "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] (--json's top-level keys after the tokens).
@@ -36,6 +38,31 @@ static int print_error(const LessonError *e)
     return EXIT_USAGE;
 }
 
+// --save-lesson FILE: layer L as an ordinary lesson, refused (exit 2) when it would be more than a lesson may hold.
+static int save_lesson(const Lesson *l, const char *path)
+{
+    size_t len = 0;
+    char *json = lesson_write_json(l, &l->params, NULL, &len);
+    LessonError err;
+    int status = EXIT_OK;
+    if (!json) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    if (!lesson_write_readable(json, len, &err)) {
+        cli_line(stderr, "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written\n", path,
+                 err.message);
+        status = EXIT_USAGE;
+    } else if (!lesson_write_file(path, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        status = EXIT_IO;
+    } else
+        cli_line(stdout, "wrote %s\n", path);
+    free(json);
+    return status;
+}
+
 int cli_run_model(const Args *a)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
@@ -61,7 +88,10 @@ int cli_run_model(const Args *a)
     Trace t;
     TraceError terr;
     int status = EXIT_OK;
-    if (!trace_run(&t, &r.lesson.params, &terr)) {
+    if (a->mode == MODE_SAVE_LESSON) {
+        status = save_lesson(&r.lesson, a->value[OPT_SAVE_LESSON]);
+        if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
+    } else if (!trace_run(&t, &r.lesson.params, &terr)) {
         cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer, terr.message);
         status = EXIT_USAGE;
     } else {

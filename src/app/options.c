@@ -127,7 +127,7 @@ const Option OPTIONS[OPT_COUNT] = {
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
     [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
-                   .help = "with --json or --trace: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+                   .help = "with --json, --trace or --save-lesson: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
                            "or its shards, tokenizer.json; llama, mistral, qwen2, gpt2; F32, F16, BF16) instead of a\n"
                            "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
                            "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities)"},
@@ -135,6 +135,10 @@ const Option OPTIONS[OPT_COUNT] = {
                   .help = "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
     [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24, .kind = VALUE_WHOLE,
                    .min = 0, .max = 1000, .help = "the layer whose attention is traced, from 0 (default 0)"},
+    [OPT_SAVE_LESSON] = {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
+                         .flags = SUB, .col = 26,
+                         .help = "instead of --json or --trace: write layer L as an ordinary lesson into FILE\n"
+                                 "(its normed input as the embeddings, explicit weights, the tokens)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -156,8 +160,10 @@ static const struct {
     [WITH_STAGE] = {.modes = 1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                     .text = "--export DIR, --trace or --layout"},
     [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
-    [WITH_MODEL] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, .text = "--json or --trace"},
-    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_NEW, .text = "--model DIR",
+    [WITH_MODEL] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
+                    .text = "--json, --trace or --save-lesson FILE"},
+    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
+                            .text = "--model DIR",
                             .needs = OPT_MODEL},
 };
 

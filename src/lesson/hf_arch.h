@@ -33,6 +33,7 @@ typedef struct HfArchOps {
     int unembedding;               // the row of model_rows the logits read (tied: 0, the embedding)
     int unembedding_untied;        // ... when the config does not tie them
     const char *layers_key;        // config.json's name for the number of layers
+    const char *input_norm;        // what makes a layer's attention input, in words (a lesson's notes)
 } HfArchOps;
 
 extern const HfArchOps HF_LLAMA_OPS;

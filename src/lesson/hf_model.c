@@ -221,6 +221,19 @@ static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonEr
     return true;
 }
 
+// The lesson's notes: where it comes from and what its embeddings are.
+static char *run_notes(const HfModel *m, const char *text, int layer)
+{
+    const char *fmt = "Layer %d of the %s checkpoint %s on the text \"%s\", computed in float64 by mha-tracer --model. "
+                      "The embeddings are the layer's input after its norm (%s); the output is the attention's, before "
+                      "the residual add.";
+    const char *norm = m->ops->input_norm;
+    size_t cap = strlen(fmt) + strlen(m->dir) + strlen(text) + 64;
+    char *notes = malloc(cap);
+    if (notes) snprintf(notes, cap, fmt, layer, m->cfg.model_type, m->dir, text, norm);
+    return notes;
+}
+
 bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err)
 {
     memset(r, 0, sizeof *r);
@@ -246,6 +259,7 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
     }
     if (ok) ok = run_layers(r, m, &h, layer, err);
     if (ok && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
     if (!ok) hf_run_free(r);
     return ok;
