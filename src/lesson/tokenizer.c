@@ -286,8 +286,11 @@ static bool read_ids(Tokenizer *t, const cJSON *added, const char *path, LessonE
         return hf_fail(err, path, NULL, "out of memory");
     for (size_t i = 0; i < t->vocab.cap; i++)
         if (t->vocab.keys[i]) t->token[t->vocab.values[i]] = t->vocab.keys[i];
+    if (!(t->added_ids = malloc(sizeof *t->added_ids * (size_t)(cJSON_GetArraySize(added) + 1))))
+        return hf_fail(err, path, NULL, "out of memory");
     for (const cJSON *j = added ? added->child : NULL; j; j = j->next) {
         int id = (int)cJSON_GetObjectItemCaseSensitive(j, "id")->valuedouble;
+        if (!t->added[id]) t->added_ids[t->nadded++] = id;
         const char *content = cJSON_GetObjectItemCaseSensitive(j, "content")->valuestring;
         if (!map_put(&t->vocab, content, strlen(content), id)) return hf_fail(err, path, NULL, "out of memory");
         t->token[id] = t->vocab.keys[map_slot(&t->vocab, content, strlen(content))];
@@ -332,6 +335,7 @@ void tokenizer_free(Tokenizer *t)
     map_free(&t->merges);
     free(t->token);
     free(t->added);
+    free(t->added_ids);
     memset(t, 0, sizeof *t);
 }
 
@@ -471,11 +475,11 @@ static int added_at(const Tokenizer *t, const char *s, size_t left, size_t *len)
 {
     int best = -1;
     *len = 0;
-    for (int id = 0; id < t->size; id++)
-        if (t->added[id]) {
-            size_t k = strlen(t->token[id]);
-            if (k > *len && k <= left && memcmp(s, t->token[id], k) == 0) best = id, *len = k;
-        }
+    for (int a = 0; a < t->nadded; a++) {
+        int id = t->added_ids[a];
+        size_t k = strlen(t->token[id]);
+        if (k > *len && k <= left && memcmp(s, t->token[id], k) == 0) best = id, *len = k;
+    }
     return best;
 }
 

@@ -19,6 +19,8 @@ typedef struct {
     int size;            // ids 0 .. size-1
     char **token;        // [size] each id's string as the vocabulary stores it (NULL: no token has that id)
     unsigned char *added; // [size] 1 for an added token (matched in the text as it is, shown as it is)
+    int *added_ids;      // [nadded] the added tokens' ids
+    int nadded;
     StrMap vocab;        // token string -> id
     StrMap merges;       // "left\x01right" -> rank
     PretokKind pretok;
