@@ -145,6 +145,8 @@ add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests
 # length; the pre-tokenizer patterns, BPE, byte fallback and the tokens as shown.
 mha_test(test_safetensors mha_lesson)
 mha_test(test_tokenizer mha_lesson)
+# config.json of each family with Hugging Face's defaults, and each field that cannot be followed refused by name.
+mha_test(test_model_hf_config mha_lesson)
 # Real models (issue 40): tiny random Hugging Face checkpoints (llama F32, BF16 sharded and tied, qwen2 F16 with
 # biases, mistral's window, gpt2 F32 as GPT2LMHeadModel saves it and F16 sharded; byte-level and SentencePiece-style
 # BPE tokenizers) through --model DIR --json against NumPy float64 forwards written from modeling_llama.py and
