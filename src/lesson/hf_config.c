@@ -60,7 +60,8 @@ char *hf_read_file(const char *path, size_t *len, LessonError *err)
     bool opened = true;
     FILE *f = platform_open_regular(path, &st, &opened);
     if (!f) {
-        hf_fail(err, path, NULL, "cannot be read: %s", opened && st.kind != PLATFORM_REGULAR ? "not a file" : strerror(errno));
+        hf_fail(err, path, NULL, "cannot be read: %s",
+                opened && st.kind != PLATFORM_REGULAR ? "not a file" : strerror(errno));
         return NULL;
     }
     char *text = NULL;

@@ -67,7 +67,8 @@ static void llama_weights(AttnParams *p, const HfModel *m, int layer)
         if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)r));
     }
     for (int r = 0; r < c->hidden; r++) {
-        for (int i = 0; i < c->heads * d; i++) mat_set(&p->W_O, i, r, st_get(o, (size_t)r * (size_t)(c->heads * d) + (size_t)i));
+        for (int i = 0; i < c->heads * d; i++)
+            mat_set(&p->W_O, i, r, st_get(o, (size_t)r * (size_t)(c->heads * d) + (size_t)i));
         if (ob) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
     }
 }

@@ -68,7 +68,8 @@ static bool check_tensor(const HfModel *m, const HfTensorRow *row, int layer, Le
     const StTensor *t = st_find(&m->ck, name);
     if (!t) return hf_fail(err, m->ck.source, name, "missing: %s reads it", m->cfg.model_type);
     const char *file = m->ck.paths[t->file];
-    if (t->dtype == ST_OTHER) return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read", t->dtype_name);
+    if (t->dtype == ST_OTHER)
+        return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read", t->dtype_name);
     int rows = dim_size(&m->cfg, row->rows), cols = dim_size(&m->cfg, row->cols);
     int ndim = row->cols == D_NONE ? 1 : 2;
     if (t->ndim != ndim || t->shape[0] != rows || (ndim == 2 && t->shape[1] != cols)) {
@@ -189,7 +190,8 @@ static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
     bool ok = l->title && l->tokens && l->source_tokens;
     if (ok) strcpy(l->title, title);
     for (int i = 0; ok && i < r->n; i++)
-        ok = (l->tokens[i] = tokenizer_display(&m->tok, r->ids[i])) && (l->source_tokens[i] = tokenizer_display(&m->tok, r->ids[i]));
+        ok = (l->tokens[i] = tokenizer_display(&m->tok, r->ids[i]))
+             && (l->source_tokens[i] = tokenizer_display(&m->tok, r->ids[i]));
     return ok;
 }
 
@@ -255,7 +257,8 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
     Matrix h = {0};
     if (ok) {
         memset(err, 0, sizeof *err);
-        if (!m->ops->embed(&h, m, r->ids, r->n, err)) ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+        if (!m->ops->embed(&h, m, r->ids, r->n, err))
+            ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     }
     if (ok) ok = run_layers(r, m, &h, layer, err);
     if (ok && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");

@@ -182,7 +182,9 @@ static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area,
 
 bool st_parse(StCheckpoint *c, const unsigned char *bytes, size_t size, int file, const char *path, LessonError *err)
 {
-    if (size < 8) return hf_fail(err, path, NULL, "%zu bytes: not a safetensors file (it starts with 8 bytes of header length)", size);
+    if (size < 8)
+        return hf_fail(err, path, NULL, "%zu bytes: not a safetensors file (it starts with 8 bytes of header length)",
+                       size);
     uint64_t n = load64(bytes);
     if (n > size - 8 || n > ST_MAX_HEADER)
         return hf_fail(err, path, NULL, "the header's length %llu passes the file's %zu bytes%s", (unsigned long long)n,

@@ -111,7 +111,8 @@ static size_t put_utf8(char *out, uint32_t cp)
     if (cp < 0x80) return out[0] = (char)cp, 1;
     if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
     if (cp < 0x10000)
-        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)), out[2] = (char)(0x80 | (cp & 0x3F)), 3;
+        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
+               out[2] = (char)(0x80 | (cp & 0x3F)), 3;
     out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
     out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
     return 4;
@@ -132,12 +133,14 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
     if (!cJSON_IsArray(merges)) return hf_fail(err, path, "model.merges", "missing: a list of merges");
     t->byte_fallback = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "byte_fallback"));
     t->ignore_merges = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
-    if (!map_init(&t->vocab, (size_t)cJSON_GetArraySize(vocab)) || !map_init(&t->merges, (size_t)cJSON_GetArraySize(merges)))
+    if (!map_init(&t->vocab, (size_t)cJSON_GetArraySize(vocab))
+        || !map_init(&t->merges, (size_t)cJSON_GetArraySize(merges)))
         return hf_fail(err, path, NULL, "out of memory");
     for (const cJSON *j = vocab->child; j; j = j->next) {
         if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble >= 16777216 || j->valuedouble != (int)j->valuedouble)
             return hf_fail(err, path, "model.vocab", "the id of \"%.60s\" is not a whole number from 0", j->string);
-        if (!map_put(&t->vocab, j->string, strlen(j->string), (int)j->valuedouble)) return hf_fail(err, path, NULL, "out of memory");
+        if (!map_put(&t->vocab, j->string, strlen(j->string), (int)j->valuedouble))
+            return hf_fail(err, path, NULL, "out of memory");
     }
     char key[1024];
     int rank = 0;
@@ -223,12 +226,13 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
         t->nfc = true;
         return true;
     }
-    const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, type && !strcmp(type, "Prepend") ? "prepend" : "content"));
-    if (type && (strcmp(type, "Prepend") == 0 || strcmp(type, "Replace") == 0) && content && strcmp(content, SP_SPACE) == 0) {
-        if (strcmp(type, "Prepend") == 0) t->sp_prepend = true;
-        else t->sp_spaces = true;
-        return true;
-    }
+    bool prepend = type && strcmp(type, "Prepend") == 0, replace = type && strcmp(type, "Replace") == 0;
+    const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, prepend ? "prepend" : "content"));
+    const char *from = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(n, "pattern"), "String"));
+    bool to_mark = content && strcmp(content, SP_SPACE) == 0;
+    if (prepend && to_mark) return t->sp_prepend = true;
+    if (replace && to_mark && from && strcmp(from, " ") == 0) return t->sp_spaces = true;
     return hf_fail(err, path, "normalizer.type", "\"%.40s\" is not read here", type ? type : "none");
 }
 
@@ -256,7 +260,8 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
         }
         const char *id = cJSON_GetStringValue(
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "SpecialToken"), "id"));
-        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(specials, id ? id : ""), "ids");
+        const cJSON *ids =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(specials, id ? id : ""), "ids");
         for (const cJSON *k = ids ? ids->child : NULL; k; k = k->next) {
             int *list = after ? t->suffix : t->prefix, *count = after ? &t->nsuffix : &t->nprefix;
             if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= t->size || *count >= 4)
@@ -379,7 +384,8 @@ static bool symbol_ids(const Tokenizer *t, const char *w, size_t a, size_t b, Id
         if (all) return true;
     }
     if (t->unk >= 0) return push_id(out, t->unk) || hf_fail(err, path, NULL, "out of memory");
-    return hf_fail(err, path, "model.vocab", "no token for \"%.*s\" and no unk_token", (int)(b - a < 60 ? b - a : 60), w + a);
+    return hf_fail(err, path, "model.vocab", "no token for \"%.*s\" and no unk_token", (int)(b - a < 60 ? b - a : 60),
+                   w + a);
 }
 
 // BPE on one piece w (n bytes, already mapped): its characters as symbols, then the merge of lowest rank (the
