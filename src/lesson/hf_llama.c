@@ -42,9 +42,16 @@ static const HfTensorRow MODEL_TENSORS[T_MODEL_COUNT] = {
     [T_LM_HEAD] = {"lm_head.weight", D_VOCAB, D_HIDDEN, NEED_UNTIED},
 };
 
+// Column j of dst (rows, cols) = row r of the 2-D tensor t (rows elements), converted into buf first.
+static void column_from_row(Matrix *dst, int j, const StTensor *t, int r, double *buf)
+{
+    st_read(buf, t, (size_t)r * (size_t)dst->rows, (size_t)dst->rows);
+    for (int i = 0; i < dst->rows; i++) mat_set(dst, i, j, buf[i]);
+}
+
 // p's weights from layer's q, k, v and o projections: W_Q[h] (hidden, d) = q_proj.weight[h*d + j][i] (a
-// torch Linear keeps (out, in)); K/V head g's in the group's first head; W_O = o_proj.weight^T.
-static void llama_weights(AttnParams *p, const HfModel *m, int layer)
+// torch Linear keeps (out, in)); K/V head g's in the group's first head; W_O = o_proj.weight^T. false: no memory.
+static bool llama_weights(AttnParams *p, const HfModel *m, int layer)
 {
     const HfConfig *c = &m->cfg;
     int d = c->head_dim, group = c->heads / c->kv_heads;
@@ -52,25 +59,25 @@ static void llama_weights(AttnParams *p, const HfModel *m, int layer)
     const StTensor *v = hf_tensor(m, &LAYER_TENSORS[T_V], layer), *o = hf_tensor(m, &LAYER_TENSORS[T_O], layer);
     const StTensor *qb = hf_tensor(m, &LAYER_TENSORS[T_QB], layer), *kb = hf_tensor(m, &LAYER_TENSORS[T_KB], layer);
     const StTensor *vb = hf_tensor(m, &LAYER_TENSORS[T_VB], layer), *ob = hf_tensor(m, &LAYER_TENSORS[T_OB], layer);
+    double *buf = malloc(sizeof *buf * (size_t)(c->hidden > c->heads * d ? c->hidden : c->heads * d));
+    if (!buf) return false;
     for (int r = 0; r < c->heads * d; r++) {
-        int h = r / d, j = r % d;
-        for (int i = 0; i < c->hidden; i++) mat_set(&p->W_Q[h], i, j, st_get(q, (size_t)r * (size_t)c->hidden + (size_t)i));
-        if (qb) mat_set(&p->b_Q[h], 0, j, st_get(qb, (size_t)r));
+        column_from_row(&p->W_Q[r / d], r % d, q, r, buf);
+        if (qb) mat_set(&p->b_Q[r / d], 0, r % d, st_get(qb, (size_t)r));
     }
     for (int r = 0; r < c->kv_heads * d; r++) {
         int h = r / d * group, j = r % d; // the group's first query head holds its K/V head
-        for (int i = 0; i < c->hidden; i++) {
-            mat_set(&p->W_K[h], i, j, st_get(k, (size_t)r * (size_t)c->hidden + (size_t)i));
-            mat_set(&p->W_V[h], i, j, st_get(v, (size_t)r * (size_t)c->hidden + (size_t)i));
-        }
+        column_from_row(&p->W_K[h], j, k, r, buf);
+        column_from_row(&p->W_V[h], j, v, r, buf);
         if (kb) mat_set(&p->b_K[h], 0, j, st_get(kb, (size_t)r));
         if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)r));
     }
     for (int r = 0; r < c->hidden; r++) {
-        for (int i = 0; i < c->heads * d; i++)
-            mat_set(&p->W_O, i, r, st_get(o, (size_t)r * (size_t)(c->heads * d) + (size_t)i));
+        column_from_row(&p->W_O, r, o, r, buf);
         if (ob) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
     }
+    free(buf);
+    return true;
 }
 
 // Layer `layer`'s attention on the residual stream h (n, hidden): p with X = input_layernorm(h) and its weights.
@@ -92,8 +99,9 @@ static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Ma
     p->window = c->sliding_window;
     p->rope = ROPE_HALVES;
     p->rope_base = c->rope_theta;
-    llama_weights(p, m, layer);
-    return true;
+    if (llama_weights(p, m, layer)) return true;
+    params_free(p);
+    return false;
 }
 
 // h (n, hidden) += down_proj(silu(gate_proj(x)) * up_proj(x)), x = post_attention_layernorm(h).
