@@ -104,6 +104,8 @@ bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
 {
     memset(m, 0, sizeof *m);
     snprintf(m->dir, sizeof m->dir, "%s", dir);
+    for (size_t n = strlen(m->dir); n > 1 && m->dir[n - 1] == '/'; n--) m->dir[n - 1] = '\0'; // "DIR/": DIR
+    dir = m->dir;
     if (!hf_config_load(&m->cfg, dir, err)) return false;
     m->ops = ARCHS[m->cfg.arch];
     if (!st_open_dir(&m->ck, dir, err)) return false;
