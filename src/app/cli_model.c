@@ -27,6 +27,16 @@ static void model_json(FILE *out, const void *ctx)
     fputs("\n  ],\n", out);
 }
 
+// --trace's last lines: the token ids and the next token's top 5 with their probabilities.
+static void model_trace_tail(FILE *out, const HfRun *r)
+{
+    fputs("\n==== The model ====\n\ntoken ids:", out);
+    for (int i = 0; i < r->n; i++) fprintf(out, " %d", r->ids[i]);
+    fputs("\nnext token after the last position:\n", out);
+    for (int k = 0; k < HF_TOP && r->next[k].token; k++)
+        cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);
+}
+
 // The options that change a lesson's trace, which a model's run does not take (yet).
 static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE,
                                           OPT_HEAD};
@@ -97,7 +107,10 @@ int cli_run_model(const Args *a)
     } else {
         CliExtra x = {.top_json = model_json, .top_ctx = &r};
         if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r.lesson, &t, &x);
-        else cli_print_trace(stdout, &r.lesson, &t);
+        else {
+            cli_print_trace(stdout, &r.lesson, &t);
+            model_trace_tail(stdout, &r);
+        }
         trace_free(&t);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
