@@ -140,6 +140,10 @@ set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)
 # The README as a front door (issue 37): at most 300 lines, a quick start of exactly two commands, the docs/ pages
 # linked, and every relative link of README.md, CHANGELOG.md and docs/*.md naming a file and heading that exist.
 add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR})
+# Tests skip through one helper, which fails them where MHA_REQUIRE_TOOLS is set (issue 37).
+add_test(NAME test_require_tool COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_require_tool.sh ${CMAKE_CURRENT_SOURCE_DIR})
+# The window's key table (the only place SDL key codes appear) against docs/keys.md and the help page (issue 37).
+add_test(NAME test_keys_doc COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_keys_doc.py ${CMAKE_CURRENT_SOURCE_DIR})
 
 # Real models (issue 40): safetensors headers from bytes in memory, every bad header refused and a file cut at every
 # length; the pre-tokenizer patterns, BPE, byte fallback and the tokens as shown.

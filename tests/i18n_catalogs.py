@@ -16,9 +16,11 @@ root = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.join(root, "tools"))
 import po2c  # noqa: E402
 
-if not shutil.which("xgettext") or not shutil.which("msgfmt"):
-    print("SKIP: no xgettext / msgfmt (Debian package gettext)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from require_tool import require_tool  # noqa: E402
+
+require_tool("xgettext", "gettext")
+require_tool("msgfmt", "gettext")
 
 problems = []
 

@@ -82,7 +82,7 @@ class Audit:
         self.errors.append("%s: %s" % (where, what))
 
     def check(self, lesson, size, lang, lines, drop):
-        groups = {}
+        groups, plain, asked = {}, {}, []
         with open(lesson, encoding="utf-8") as f:
             spec = json.load(f)
         heads = spec.get("heads", 1) if isinstance(spec.get("heads", 1), int) else 1
@@ -127,10 +127,26 @@ class Audit:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:
                         self.fail(where, "%s windowed (rows %s, cols %s of %s)" % (m["title"], m["rows"], m["cols"],
                                                                                    m["shape"]))
+            if not d.get("themes_alike", False):
+                self.fail(where, "the dark theme moves the screen")
             if d["screen"] in BOARD_KINDS and not d["stable"]:
                 self.fail(where, "a banner or the notes moved the board")
             if d["screen"] == "stage":
                 groups.setdefault((d["stage"], d["head"]), []).append(d)
+                plain[(d["stage"], d["head"], d["part"], d["parts"])] = d
+            elif d["screen"] in ("question-asked", "question-answered"):
+                asked.append((where, d))
+        # A question never moves what the board shows: each matrix on its screen where the stage's own screen of
+        # that part has it.
+        for where, d in asked:
+            base = plain.get((d["stage"], d["head"], d["part"], d["parts"]))
+            if not base:
+                continue
+            boxes = {(m["key"], m["head"]): m["box"] for m in base["matrices"]}
+            for m in d["matrices"]:
+                b = boxes.get((m["key"], m["head"]))
+                if b and b != m["box"]:
+                    self.fail(where, "the question moved %s from %s to %s" % (m["title"], b, m["box"]))
         for (stage, head), screens in groups.items():
             where = "%s %dx%d %s: %s head %d" % (os.path.basename(lesson), size[0], size[1], lang, stage, head)
             counts = {d["parts"] for d in screens}

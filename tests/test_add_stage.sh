@@ -18,7 +18,8 @@ py=
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null 2>&1; then py=$p; break; fi
 done
-if [ -z "$py" ]; then echo "SKIP: no python3"; exit 77; fi
+. "$(dirname "$0")/require.sh"
+[ -n "$py" ] || missing_tool "python3 (Debian: python3)"
 # patch_check, patch_apply, patch_applied PATCH: in the current directory, with git apply (no repository needed)
 # or patch.
 if command -v git >/dev/null 2>&1; then
@@ -31,7 +32,7 @@ elif command -v patch >/dev/null 2>&1; then
     patch_check() { patch -p1 -s -N --dry-run <"$1"; }
     patch_apply() { patch -p1 -s -N <"$1"; }
     patch_applied() { patch -p1 -s -R -f --dry-run <"$1"; }
-else echo "SKIP: neither git nor patch"; exit 77; fi
+else missing_tool "git or patch (Debian: git)"; fi
 [ -f "$patchfile" ] || { echo "FAIL: no $patchfile"; exit 1; }
 
 # The files it touches: the developer's four and one catalogue per language of po/LINGUAS, nothing else.

@@ -6,12 +6,10 @@
 # (gui_frames.sh). usage: test_gui_clipboard.sh MHA_TRACER SOURCE_DIR      Exit 77 (skip) only without xvfb-run.
 BIN=$1
 SRC=$2
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "SKIP: xvfb-run not installed"
-    exit 77
-fi
+. "$(dirname "$0")/require.sh"
+require_tool xvfb-run xvfb
 for tool in xdotool xclip; do
-    command -v $tool >/dev/null 2>&1 || { echo "FAIL: $tool not installed (needed with xvfb-run)"; exit 1; }
+    require_tool $tool "$tool (xdotool, xclip; import: imagemagick)"
 done
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export BIN SRC

@@ -5,11 +5,9 @@
 # usage: test_gui_panel_export.sh MHA_TRACER SOURCE_DIR      Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
 SRC=$2
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "SKIP: xvfb-run not installed"
-    exit 77
-fi
-command -v xdotool >/dev/null 2>&1 || { echo "FAIL: xdotool not installed (needed with xvfb-run)"; exit 1; }
+. "$(dirname "$0")/require.sh"
+require_tool xvfb-run xvfb
+require_tool xdotool xdotool
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export BIN SRC
 xvfb-run -a -s "-screen 0 1280x720x24" sh -c '

@@ -23,11 +23,9 @@ if [ -n "$TRACER" ]; then
     fi
     echo "mha-tracer holds no storm code (nm, grep)"
 fi
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "SKIP: xvfb-run not installed"
-    exit 77
-fi
-command -v xdotool >/dev/null 2>&1 || { echo "FAIL: xdotool not installed (needed with xvfb-run)"; exit 1; }
+. "$(dirname "$0")/require.sh"
+require_tool xvfb-run xvfb
+require_tool xdotool xdotool
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # The lesson the storm rewrites, with a title of its own; good drops are other lessons; bad drops are broken

@@ -8,12 +8,10 @@
 BIN=$1
 SRC=$2
 SHOTS=${3:-${TMPDIR:-/tmp}/mha-train-shots}
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "SKIP: xvfb-run not installed"
-    exit 77
-fi
+. "$(dirname "$0")/require.sh"
+require_tool xvfb-run xvfb
 for tool in xdotool import convert; do
-    command -v $tool >/dev/null 2>&1 || { echo "FAIL: $tool not installed (needed with xvfb-run)"; exit 1; }
+    require_tool $tool "$tool (xdotool, xclip; import: imagemagick)"
 done
 mkdir -p "$SHOTS"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"

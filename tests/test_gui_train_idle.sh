@@ -8,12 +8,10 @@
 # usage: test_gui_train_idle.sh MHA_TRACER SOURCE_DIR      Exit 77 (skip) only when xvfb-run is absent.
 BIN=$1
 SRC=$2
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "SKIP: xvfb-run not installed"
-    exit 77
-fi
-command -v xdotool >/dev/null 2>&1 || { echo "FAIL: xdotool not installed (needed with xvfb-run)"; exit 1; }
-[ -r /proc/self/task/$$/stat ] || { echo "SKIP: no /proc"; exit 77; }
+. "$(dirname "$0")/require.sh"
+require_tool xvfb-run xvfb
+require_tool xdotool xdotool
+[ -r /proc/self/task/$$/stat ] || missing_tool "/proc"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -144,6 +144,18 @@ static void test_strings(void)
     }
     free(text);
     lesson_free(&l);
+    // The one escaping rule of every JSON output (issue 37): DEL, a C1 control (CSI) and a bidi override are
+    // written escaped in a saved lesson as in --json, and read back as they were.
+    const char *odd = "{\"title\": \"del \\u007f csi \\u009b rlo \\u202e end\", \"tokens\": [\"a\", \"b\"], "
+                      "\"embeddings\": [[1, 0], [0, 1]], \"heads\": 1, \"weights\": {\"random\": {\"seed\": 1}}}";
+    CHECK(lesson_parse(&l, odd, strlen(odd), "odd", &err), "the odd title parses: %s", err.message);
+    text = lesson_write_json(&l, &l.params, NULL, &len);
+    CHECK(text && strstr(text, "\"del \\u007f csi \\u009b rlo \\u202e end\""), "DEL, C1 and RLO escaped in the saved lesson");
+    CHECK(text && lesson_parse(&back, text, len, "written", &err) && strcmp(back.title, l.title) == 0,
+          "the escaped title reads back the same");
+    if (text) lesson_free(&back);
+    free(text);
+    lesson_free(&l);
 }
 
 static void test_files(void)

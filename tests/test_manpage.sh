@@ -3,7 +3,8 @@
 # warning from man and groff, and names every option --help lists. Skipped (77) where man is not installed.
 set -u
 bin=$1 page=$2
-command -v man >/dev/null 2>&1 || { echo "SKIP: man is not installed"; exit 77; }
+. "$(dirname "$0")/require.sh"
+require_tool man man-db
 out=$(mktemp -d) || exit 1
 trap 'rm -rf "$out"' EXIT
 MANWIDTH=100 man --warnings -E UTF-8 -l "$page" >"$out/man.txt" 2>"$out/man.err" || { echo "FAIL: man exits $?"; exit 1; }

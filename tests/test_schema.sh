@@ -12,8 +12,8 @@ for cand in /usr/bin/python3 python3; do
     fi
 done
 if [ -z "$py" ]; then
-    echo "skipped: no Python with jsonschema (apt-get install python3-jsonschema)"
-    exit 77
+    . "$(dirname "$0")/require.sh"
+    missing_tool "a Python with jsonschema (Debian: python3-jsonschema)"
 fi
 
 exec "$py" - "$src" <<'EOF'

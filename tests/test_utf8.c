@@ -37,8 +37,20 @@ static void runs_of(const char *s, char *out, size_t cap, bool *rtl)
                                  r[i].rtl ? "rtl" : "ltr");
 }
 
+static void put_str(void *ctx, const char *bytes, size_t n)
+{
+    size_t used = strlen((char *)ctx);
+    if (used + n < 256) memcpy((char *)ctx + used, bytes, n), ((char *)ctx)[used + n] = '\0';
+}
+
 int main(void)
 {
+    // The one JSON string writer: quotes, backslash, \n \r \t, C0, DEL, C1 and reordering code points escaped,
+    // the rest of UTF-8 as it is.
+    char js[256] = "";
+    utf8_json_string(put_str, js, "a\"b\\c\n\r\t\x01\x7f\xc2\x9b\xe2\x80\xae\xd8\x9c caf\xc3\xa9 \xe7\x8c\xab");
+    CHECK(strcmp(js, "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u007f\\u009b\\u202e\\u061c caf\xc3\xa9 \xe7\x8c\xab\"") == 0,
+          "utf8_json_string: %s", js);
     // Decoding: every length, and malformed bytes one at a time.
     const char *s = "a\xc3\xa9\xe7\x8c\xab\xf0\x9f\x90\xb1\xff\xe7\x8c";
     size_t len = strlen(s), i = 0;

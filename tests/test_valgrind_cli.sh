@@ -1,10 +1,11 @@
 #!/bin/sh
 # The command line on every shipped lesson and on the bad corpus, under valgrind: no leaks, no errors.
 # ("still reachable" blocks are the shared libraries' own start-up allocations, not leaks of ours.)
-# usage: test_valgrind_cli.sh PATH/TO/mha-tracer SOURCE_DIR   (exit 77 = skipped: no valgrind)
+# usage: test_valgrind_cli.sh PATH/TO/mha-tracer SOURCE_DIR   (skipped without valgrind: tests/require.sh)
 bin=$1
 src=$2
-command -v valgrind >/dev/null 2>&1 || { echo "valgrind not installed: skipped"; exit 77; }
+. "$(dirname "$0")/require.sh"
+require_tool valgrind valgrind
 pass=0
 fail=0
 vg() { # vg EXPECTED_STATUS ARGS...

@@ -305,9 +305,9 @@ try {
     await page.waitForFunction(() => window.mhaState.lesson === "mao-zuo-zai-dianzi-shang" &&
                                      window.mhaState.stage === "softmax");
     await page.waitForFunction(() => window.mhaState.part !== 1);
-    const s4 = await page.evaluate(() => ({ part: window.mhaState.part, hash: location.hash }));
-    check(s4.part === 2 ? /&part=2&/.test(s4.hash) : s4.part === 0 && !/part=/.test(s4.hash),
-          `a link to softmax part 2: part ${s4.part} shown (0: not split), address ${s4.hash}`);
+    const s5 = await page.evaluate(() => ({ part: window.mhaState.part, hash: location.hash }));
+    check(s5.part === 2 ? /&part=2&/.test(s5.hash) : s5.part === 0 && !/part=/.test(s5.hash),
+          `a link to softmax part 2: part ${s5.part} shown (0: not split), address ${s5.hash}`);
     await page.select("#lessons", "the-cat-sat");
     await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat");
   }

@@ -11,7 +11,8 @@ ZIP=$(realpath "$2")
 SRC=$(realpath "$3")
 WINBUILD=${4:-}
 SHOTS=${5:-${TMPDIR:-/tmp}/mha-wine-shots}
-command -v wine >/dev/null 2>&1 || { echo "SKIP: wine not installed"; exit 77; }
+. "$(dirname "$0")/require.sh"
+require_tool wine "wine wine64"
 export WINEDEBUG=-all WINEARCH=win64 WINEDLLOVERRIDES="mscoree,mshtml="
 export WINEPREFIX=${WINEPREFIX:-${MHA_CACHE:-/var/cache/mha-tracer}/wine-prefix}
 mkdir -p "$WINEPREFIX" "$SHOTS"

@@ -10,6 +10,5 @@ for py in python3 /usr/bin/python3 /usr/local/bin/python3; do
         exec "$py" "$script" "$@"
     fi
 done
-echo "no python3 with $imports (Debian: $(for m in $modules; do printf 'python3-%s ' "$m"; done)): skipped"
-[ -z "$MHA_REQUIRE_TOOLS" ] || { echo "FAIL: MHA_REQUIRE_TOOLS is set"; exit 1; }
-exit 77
+. "$(dirname "$0")/require.sh"
+missing_tool "a python3 with $imports (Debian: $(for m in $modules; do printf 'python3-%s ' "$m"; done))"

@@ -601,33 +601,10 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
 
 // ---- JSON ----------------------------------------------------------------------------------------
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (*p < 0x20 || *p == 0x7F)
-                fprintf(out, "\\u%04x", *p);
-            else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) // C1 controls (U+0080-U+009F), e.g. CSI
-                fprintf(out, "\\u%04x", *++p);
-            else if (*p >= 0xC2 && (*p & 0xE0) == 0xC0 && (p[1] & 0xC0) == 0x80 && utf8_reorders(two_bytes(p))) {
-                fprintf(out, "\\u%04x", (unsigned)two_bytes(p)); // ALM
-                p += 1;
-            } else if ((*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 && utf8_reorders(three_bytes(p))) {
-                fprintf(out, "\\u%04x", (unsigned)three_bytes(p)); // the same code point: only the terminal sees less
-                p += 2;
-            } else
-                fputc(*p, out);
-        }
-    }
-    fputc('"', out);
-}
+static void put_file(void *ctx, const char *bytes, size_t n) { fwrite(bytes, 1, n, (FILE *)ctx); }
+
+// The one JSON string writer's escaping (utf8_json_string), onto a stream.
+static void json_string(FILE *out, const char *s) { utf8_json_string(put_file, out, s); }
 
 void cli_json_number(FILE *out, double v)
 {

@@ -158,7 +158,11 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     ViewState notes = *st;
     notes.notes = !notes.notes;
     if (board && build(a, &a->other, &notes, ex, NULL)) stable = stable && same_boxes(s, &a->other);
-    fprintf(out, ",\"stable\":%s}\n", stable ? "true" : "false");
+    // Light and dark (key D) draw the same screen: only the colours differ.
+    ViewState dark = *st;
+    dark.dark = !dark.dark;
+    bool themes = !build(a, &a->other, &dark, ex, NULL) || same_boxes(s, &a->other);
+    fprintf(out, ",\"stable\":%s,\"themes_alike\":%s}\n", stable ? "true" : "false", themes ? "true" : "false");
 }
 
 static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
@@ -245,6 +249,28 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
         view_quiz_judged(&st, true, ans.cell, ans.cell);
         snprintf(name, sizeof name, "question %d answered", i + 1);
         screen(a, "question-answered", name, &st, &ex);
+    }
+    // P's automatic questions (the softmax weights of the head shown), as the window asks them: a few rows.
+    for (unsigned k = 0; k < 4 && k < (unsigned)shown.params.n; k++) {
+        LessonQuestion q;
+        QuestionAnswer ans;
+        LessonError err;
+        if (!question_auto(&q, &shown, &a->doc->trace, base.head, k)) break;
+        if (question_answer(&shown, &a->doc->trace, &q, 0, &ans, &err)) {
+            ViewQuestion vq = question_view(&q, &ans);
+            ViewState st = base;
+            view_quiz_ask(&st, &vq, VIEW_QUIZ_AUTO);
+            ex.question = &q;
+            if (build(a, &a->scene, &st, &ex, NULL)) {
+                view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
+                snprintf(name, sizeof name, "automatic question %u asked", k + 1);
+                screen(a, "question-asked", name, &st, &ex);
+                view_quiz_judged(&st, true, ans.cell, ans.cell);
+                snprintf(name, sizeof name, "automatic question %u answered", k + 1);
+                screen(a, "question-answered", name, &st, &ex);
+            }
+        }
+        lesson_question_free(&q);
     }
 }
 

@@ -539,7 +539,7 @@ static bool copy_stage(Gui *g)
 static bool handle_event(Gui *g, const SDL_Event *e)
 {
 #ifndef __EMSCRIPTEN__
-    if (e->type == SDL_KEYDOWN && e->key.keysym.sym == SDLK_c && (e->key.keysym.mod & KMOD_CTRL)) return copy_stage(g);
+    if (gui_input_is_copy(e)) return copy_stage(g);
 #endif
     GuiInput in;
     bool dirty = gui_input_translate(g, e, &in);

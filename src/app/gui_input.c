@@ -6,6 +6,30 @@
 #include "gui_private.h"
 #include "platform/platform.h"
 
+// The window's keys: the only place SDL's key codes appear (issue 37). A key not here is ignored; 1 to 9 (and
+// the keypad's) are VIEW_KEY_DIGIT with their value. What each key does is the view's (src/model/view.c), its
+// help line the help page's (scene_chrome.c HELP), the teacher's table docs/keys.md.
+static const struct {
+    SDL_Keycode sym;
+    ViewKey key;
+} KEYS[] = {
+    {SDLK_RIGHT, VIEW_KEY_RIGHT}, {SDLK_LEFT, VIEW_KEY_LEFT}, {SDLK_SPACE, VIEW_KEY_SPACE},
+    {SDLK_BACKSPACE, VIEW_KEY_BACKSPACE}, {SDLK_PAGEDOWN, VIEW_KEY_PAGEDOWN}, {SDLK_PAGEUP, VIEW_KEY_PAGEUP},
+    {SDLK_DOWN, VIEW_KEY_DOWN}, {SDLK_UP, VIEW_KEY_UP}, {SDLK_HOME, VIEW_KEY_HOME}, {SDLK_END, VIEW_KEY_END},
+    {SDLK_PERIOD, VIEW_KEY_PERIOD}, {SDLK_KP_PERIOD, VIEW_KEY_PERIOD}, {SDLK_COMMA, VIEW_KEY_COMMA},
+    {SDLK_KP_COMMA, VIEW_KEY_COMMA}, {SDLK_TAB, VIEW_KEY_TAB}, {SDLK_a, VIEW_KEY_A}, {SDLK_f, VIEW_KEY_F},
+    {SDLK_F11, VIEW_KEY_F11}, {SDLK_PLUS, VIEW_KEY_PLUS}, {SDLK_EQUALS, VIEW_KEY_PLUS},
+    {SDLK_KP_PLUS, VIEW_KEY_PLUS}, {SDLK_MINUS, VIEW_KEY_MINUS}, {SDLK_KP_MINUS, VIEW_KEY_MINUS},
+    {SDLK_0, VIEW_KEY_0}, {SDLK_KP_0, VIEW_KEY_0}, {SDLK_h, VIEW_KEY_H}, {SDLK_F1, VIEW_KEY_F1},
+    {SDLK_ESCAPE, VIEW_KEY_ESCAPE}, {SDLK_q, VIEW_KEY_Q}, {SDLK_c, VIEW_KEY_C}, {SDLK_k, VIEW_KEY_K},
+    {SDLK_m, VIEW_KEY_M}, {SDLK_r, VIEW_KEY_R}, {SDLK_s, VIEW_KEY_S}, {SDLK_e, VIEW_KEY_E},
+    {SDLK_n, VIEW_KEY_N}, {SDLK_d, VIEW_KEY_D}, {SDLK_p, VIEW_KEY_P}, {SDLK_RETURN, VIEW_KEY_ENTER},
+    {SDLK_KP_ENTER, VIEW_KEY_ENTER}, {SDLK_o, VIEW_KEY_O}, {SDLK_LEFTBRACKET, VIEW_KEY_LEFTBRACKET},
+    {SDLK_RIGHTBRACKET, VIEW_KEY_RIGHTBRACKET}, {SDLK_x, VIEW_KEY_X}, {SDLK_g, VIEW_KEY_G},
+    {SDLK_b, VIEW_KEY_B}, {SDLK_t, VIEW_KEY_T}, {SDLK_j, VIEW_KEY_J}, {SDLK_l, VIEW_KEY_L},
+    {SDLK_z, VIEW_KEY_Z}, {SDLK_v, VIEW_KEY_V},
+};
+
 // An SDL key as the view knows it (VIEW_KEY_NONE: one it ignores); *digit for 1 to 9.
 static ViewKey map_key(SDL_Keycode k, int *digit)
 {
@@ -18,60 +42,16 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
         *digit = (int)(k - SDLK_KP_1) + 1;
         return VIEW_KEY_DIGIT;
     }
-    switch (k) {
-    case SDLK_RIGHT: return VIEW_KEY_RIGHT;
-    case SDLK_LEFT: return VIEW_KEY_LEFT;
-    case SDLK_SPACE: return VIEW_KEY_SPACE;
-    case SDLK_BACKSPACE: return VIEW_KEY_BACKSPACE;
-    case SDLK_PAGEDOWN: return VIEW_KEY_PAGEDOWN;
-    case SDLK_PAGEUP: return VIEW_KEY_PAGEUP;
-    case SDLK_DOWN: return VIEW_KEY_DOWN;
-    case SDLK_UP: return VIEW_KEY_UP;
-    case SDLK_HOME: return VIEW_KEY_HOME;
-    case SDLK_END: return VIEW_KEY_END;
-    case SDLK_PERIOD:
-    case SDLK_KP_PERIOD: return VIEW_KEY_PERIOD;
-    case SDLK_COMMA:
-    case SDLK_KP_COMMA: return VIEW_KEY_COMMA;
-    case SDLK_TAB: return VIEW_KEY_TAB;
-    case SDLK_a: return VIEW_KEY_A;
-    case SDLK_f: return VIEW_KEY_F;
-    case SDLK_F11: return VIEW_KEY_F11;
-    case SDLK_PLUS:
-    case SDLK_EQUALS:
-    case SDLK_KP_PLUS: return VIEW_KEY_PLUS;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS: return VIEW_KEY_MINUS;
-    case SDLK_0:
-    case SDLK_KP_0: return VIEW_KEY_0;
-    case SDLK_h: return VIEW_KEY_H;
-    case SDLK_F1: return VIEW_KEY_F1;
-    case SDLK_ESCAPE: return VIEW_KEY_ESCAPE;
-    case SDLK_q: return VIEW_KEY_Q;
-    case SDLK_c: return VIEW_KEY_C;
-    case SDLK_k: return VIEW_KEY_K;
-    case SDLK_m: return VIEW_KEY_M;
-    case SDLK_r: return VIEW_KEY_R;
-    case SDLK_s: return VIEW_KEY_S;
-    case SDLK_e: return VIEW_KEY_E;
-    case SDLK_n: return VIEW_KEY_N;
-    case SDLK_d: return VIEW_KEY_D;
-    case SDLK_p: return VIEW_KEY_P;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER: return VIEW_KEY_ENTER;
-    case SDLK_o: return VIEW_KEY_O;
-    case SDLK_LEFTBRACKET: return VIEW_KEY_LEFTBRACKET;
-    case SDLK_RIGHTBRACKET: return VIEW_KEY_RIGHTBRACKET;
-    case SDLK_x: return VIEW_KEY_X;
-    case SDLK_g: return VIEW_KEY_G;
-    case SDLK_b: return VIEW_KEY_B;
-    case SDLK_t: return VIEW_KEY_T;
-    case SDLK_j: return VIEW_KEY_J;
-    case SDLK_l: return VIEW_KEY_L;
-    case SDLK_z: return VIEW_KEY_Z;
-    case SDLK_v: return VIEW_KEY_V;
-    default: return VIEW_KEY_NONE;
-    }
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+        if (KEYS[i].sym == k) return KEYS[i].key;
+    return VIEW_KEY_NONE;
+}
+
+// Ctrl+C (the stage's numbers to the clipboard): the window's own key, before the view sees it.
+bool gui_input_is_copy(const SDL_Event *e)
+{
+    int digit;
+    return e->type == SDL_KEYDOWN && map_key(e->key.keysym.sym, &digit) == VIEW_KEY_C && (e->key.keysym.mod & KMOD_CTRL);
 }
 
 // Window coordinates -> drawable pixels (HiDPI).

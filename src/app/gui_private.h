@@ -165,5 +165,7 @@ typedef struct {
 // Translates one SDL event into *out (the window's drags and pointer are followed in g); returns true when the
 // screen must be redrawn whatever *out holds.
 bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out);
+// Whether e is Ctrl+C (the stage copied to the clipboard), from the same key table.
+bool gui_input_is_copy(const SDL_Event *e);
 
 #endif

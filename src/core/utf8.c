@@ -1,6 +1,7 @@
 // UTF-8 decoding, clusters and the script and direction of each code point (a table of Unicode blocks).
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 uint32_t utf8_decode(const char *str, size_t len, size_t *i)
@@ -181,4 +182,44 @@ bool utf8_reorders(uint32_t cp)
 {
     return cp == 0x061C || cp == 0x200E || cp == 0x200F || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
            (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// The code point of a (valid) two- or three-byte sequence.
+static uint32_t two_bytes(const unsigned char *p) { return (uint32_t)(p[0] & 0x1F) << 6 | (uint32_t)(p[1] & 0x3F); }
+static uint32_t three_bytes(const unsigned char *p)
+{
+    return (uint32_t)(p[0] & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (uint32_t)(p[2] & 0x3F);
+}
+
+void utf8_json_string(Utf8JsonPut put, void *ctx, const char *s)
+{
+    static const struct {
+        unsigned char c;
+        const char *esc;
+    } SHORT[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}};
+    char esc[8];
+    put(ctx, "\"", 1);
+    const unsigned char *run = (const unsigned char *)s, *p = run; // bytes as they are, from run to p
+    for (; *p; p++) {
+        const char *out = NULL;
+        size_t skip = 0; // the sequence's bytes after the first
+        for (size_t k = 0; k < sizeof SHORT / sizeof SHORT[0] && !out; k++)
+            if (*p == SHORT[k].c) out = SHORT[k].esc;
+        uint32_t cp = 0;
+        if (!out && (*p < 0x20 || *p == 0x7F)) cp = *p, out = esc;
+        else if (!out && *p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0) cp = p[1], skip = 1, out = esc; // C1, e.g. CSI
+        else if (!out && (*p & 0xE0) == 0xC0 && *p >= 0xC2 && (p[1] & 0xC0) == 0x80 && utf8_reorders(two_bytes(p)))
+            cp = two_bytes(p), skip = 1, out = esc; // ALM
+        else if (!out && (*p & 0xF0) == 0xE0 && (p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80 &&
+                 utf8_reorders(three_bytes(p)))
+            cp = three_bytes(p), skip = 2, out = esc; // the same code point: only the terminal sees less
+        if (!out) continue;
+        if (p > run) put(ctx, (const char *)run, (size_t)(p - run));
+        if (out == esc) snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+        put(ctx, out, strlen(out));
+        p += skip;
+        run = p + 1;
+    }
+    if (p > run) put(ctx, (const char *)run, (size_t)(p - run));
+    put(ctx, "\"", 1);
 }

@@ -48,4 +48,11 @@ bool utf8_invisible(uint32_t cp);
 // ("Trojan Source" lines).
 bool utf8_reorders(uint32_t cp);
 
+// The one way the program writes a JSON string (--json, --decode, --tiles, --grad, --layout, saved lessons):
+// in quotes, with " and \\ escaped, \n \r \t, the other C0 controls and DEL as \u00XX, the C1 controls and
+// the code points that reorder text (utf8_reorders) as \uXXXX; all other UTF-8 as it is. The pieces go to
+// put(ctx, bytes, n) in order.
+typedef void (*Utf8JsonPut)(void *ctx, const char *bytes, size_t n);
+void utf8_json_string(Utf8JsonPut put, void *ctx, const char *s);
+
 #endif

@@ -4,6 +4,7 @@
 #include "json_locate.h"
 #include "platform/platform.h"
 #include "strbuf.h"
+#include "core/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,28 +22,10 @@ static void number(StrBuf *o, double v)
     strbuf_puts(o, tmp);
 }
 
-// A JSON string: quotes, backslashes and control characters escaped; UTF-8 passes through.
-static void string(StrBuf *o, const char *s)
-{
-    strbuf_puts(o, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        char esc[8];
-        switch (*p) {
-        case '"': strbuf_puts(o, "\\\""); break;
-        case '\\': strbuf_puts(o, "\\\\"); break;
-        case '\n': strbuf_puts(o, "\\n"); break;
-        case '\t': strbuf_puts(o, "\\t"); break;
-        case '\r': strbuf_puts(o, "\\r"); break;
-        default:
-            if (*p < 0x20) {
-                snprintf(esc, sizeof esc, "\\u%04x", *p);
-                strbuf_puts(o, esc);
-            } else
-                strbuf_put(o, (const char *)p, 1);
-        }
-    }
-    strbuf_puts(o, "\"");
-}
+static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
+
+// A JSON string, escaped as every JSON output of the program is (utf8_json_string).
+static void string(StrBuf *o, const char *s) { utf8_json_string(put_buf, o, s); }
 
 static void row(StrBuf *o, const double *v, int n)
 {

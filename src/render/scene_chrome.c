@@ -520,6 +520,22 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
             if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most) most = h;
         }
     }
+    // P's automatic questions (the softmax stage's, of the head shown): asked and answered in the same room, over
+    // the rows they ask about (the token's name changes the question's length).
+    for (int row = 0; row < c->L->params.n && row < 16 && c->T && st->panel == PANEL_NONE &&
+                      view_stage(st) == STAGE_SOFTMAX; row++) {
+        LessonQuestion q;
+        if (!question_auto(&q, c->L, c->T, st->head, (unsigned)row)) break;
+        e.question = &q;
+        v.quiz = VIEW_QUIZ_AUTO;
+        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
+        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
+            v.quiz_phase = PHASES[k];
+            v.quiz_right = k == 1;
+            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most) most = h;
+        }
+        lesson_question_free(&q);
+    }
     c->st = st;
     c->ex = ex;
     return most;
