@@ -29,9 +29,9 @@ void block_add(Matrix *acc, const Matrix *x)
     for (size_t k = 0; k < count; k++) acc->data[k] += x->data[k];
 }
 
-// sum_k a[k] b[k] in four running sums (k mod 4), added at the end: the loop the compiler can keep in
-// registers and lanes without reordering a sum it was not told to.
-static double dot4(const double *a, const double *b, int n)
+// Four running sums: the loop the compiler can keep in registers and lanes without reordering a sum it was not
+// told to.
+double block_dot(const double *a, const double *b, int n)
 {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int k = 0;
@@ -51,7 +51,7 @@ void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b
     // transpose all of w, which costs more than the product itself.
     if (x->rows < 16)
         for (int i = 0; i < out->rows; i++)
-            for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] = dot4(mat_row(x, i), mat_row(w, j), x->cols);
+            for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] = block_dot(mat_row(x, i), mat_row(w, j), x->cols);
     else
         mat_matmul_bt(out, x, w);
     if (b)

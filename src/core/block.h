@@ -18,6 +18,8 @@ void block_layer_norm(Matrix *out, const Matrix *x, const double *w, const doubl
 void block_gelu_tanh(Matrix *x);
 // acc (n, d) += x (n, d): the residual stream.
 void block_add(Matrix *acc, const Matrix *x);
+// sum_k a[k] b[k] over n in four running sums (k mod 4) added at the end: the dot product block_linear takes.
+double block_dot(const double *a, const double *b, int n);
 // out (n, o) = x (n, i) @ w^T, w (o, i) stored as torch.nn.Linear keeps it, + b (o) when b is not NULL.
 void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b);
 

@@ -45,5 +45,9 @@ const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer);
 double *hf_vector(const HfModel *m, const HfTensorRow *row, int layer, bool *ok);
 // out (rows, cols) = a 2-D tensor converted. false: no memory.
 bool hf_matrix(Matrix *out, const StTensor *t);
+// out (n, o) = x (n, i) @ w^T + b (b NULL: none), w the tensor (o, i) as torch.nn.Linear keeps it, read a row at a
+// time in its own dtype (never converted whole) and the rows shared out over the processors: the same bits on
+// any number of them. false: no memory.
+bool hf_linear(Matrix *out, const Matrix *x, const StTensor *w, const double *b);
 
 #endif

@@ -108,7 +108,7 @@ static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Ma
 static bool llama_mlp(Matrix *h, const HfModel *m, int layer)
 {
     const HfConfig *c = &m->cfg;
-    Matrix x = {0}, w = {0}, gate = {0}, up = {0}, down = {0};
+    Matrix x = {0}, gate = {0}, up = {0}, down = {0};
     bool ok = true;
     double *norm = hf_vector(m, &LAYER_TENSORS[T_POST_NORM], layer, &ok);
     double *bg = hf_vector(m, &LAYER_TENSORS[T_GATE_B], layer, &ok), *bu = hf_vector(m, &LAYER_TENSORS[T_UP_B], layer, &ok);
@@ -116,14 +116,11 @@ static bool llama_mlp(Matrix *h, const HfModel *m, int layer)
     ok = ok && mat_init(&x, h->rows, h->cols) && mat_init(&gate, h->rows, c->intermediate)
          && mat_init(&up, h->rows, c->intermediate) && mat_init(&down, h->rows, c->hidden);
     if (ok) block_rms_norm(&x, h, norm, c->eps);
-    // One (intermediate, hidden) weight converted at a time.
-    if (ok && (ok = hf_matrix(&w, hf_tensor(m, &LAYER_TENSORS[T_GATE], layer)))) block_linear(&gate, &x, &w, bg);
-    mat_free(&w);
-    if (ok && (ok = hf_matrix(&w, hf_tensor(m, &LAYER_TENSORS[T_UP], layer)))) block_linear(&up, &x, &w, bu);
-    mat_free(&w);
+    // Each weight read a row at a time in its own dtype, never converted whole.
+    ok = ok && hf_linear(&gate, &x, hf_tensor(m, &LAYER_TENSORS[T_GATE], layer), bg)
+         && hf_linear(&up, &x, hf_tensor(m, &LAYER_TENSORS[T_UP], layer), bu);
     if (ok) block_swiglu(&gate, &up);
-    if (ok && (ok = hf_matrix(&w, hf_tensor(m, &LAYER_TENSORS[T_DOWN], layer)))) block_linear(&down, &gate, &w, bd);
-    mat_free(&w);
+    ok = ok && hf_linear(&down, &gate, hf_tensor(m, &LAYER_TENSORS[T_DOWN], layer), bd);
     if (ok) block_add(h, &down);
     free(norm);
     free(bg);

@@ -11,6 +11,7 @@
 #include "../core/block.h"
 #include "hf_arch.h"
 #include "hf_error.h"
+#include "platform/platform.h"
 
 static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS};
 
@@ -56,6 +57,47 @@ bool hf_matrix(Matrix *out, const StTensor *t)
 {
     if (!mat_init(out, (int)t->shape[0], (int)t->shape[1])) return false;
     st_read(out->data, t, 0, t->count);
+    return true;
+}
+
+enum { LINEAR_MAX_JOBS = 8 };
+
+typedef struct {
+    Matrix *out;
+    const Matrix *x;
+    const StTensor *w;
+    const double *b;
+    int first, last; // the weight rows (output columns) of this job
+} LinearJob;
+
+// Columns [first, last) of out: each weight row converted once into a buffer, then dotted with every row of x.
+static int linear_job(void *arg)
+{
+    LinearJob *j = arg;
+    int in = j->x->cols;
+    double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
+    if (!row) return 1;
+    for (int o = j->first; o < j->last; o++) {
+        st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
+        for (int i = 0; i < j->x->rows; i++)
+            mat_row(j->out, i)[o] = block_dot(mat_row(j->x, i), row, in) + (j->b ? j->b[o] : 0.0);
+    }
+    free(row);
+    j->first = j->last; // done
+    return 0;
+}
+
+bool hf_linear(Matrix *out, const Matrix *x, const StTensor *w, const double *b)
+{
+    LinearJob jobs[LINEAR_MAX_JOBS];
+    int rows = out->cols, count = platform_cpu_count();
+    if (count > LINEAR_MAX_JOBS) count = LINEAR_MAX_JOBS;
+    if (count > rows / 64) count = rows / 64 > 0 ? rows / 64 : 1; // a few rows: not worth a thread
+    for (int k = 0; k < count; k++)
+        jobs[k] = (LinearJob){out, x, w, b, (int)((long long)rows * k / count), (int)((long long)rows * (k + 1) / count)};
+    platform_run_jobs(linear_job, jobs, sizeof jobs[0], count);
+    for (int k = 0; k < count; k++)
+        if (jobs[k].first != jobs[k].last) return false;
     return true;
 }
 
@@ -125,24 +167,6 @@ void hf_model_close(HfModel *m)
 
 // ---- the next token ----
 
-// logits (vocab) = the unembedding's rows (in their own dtype, CHUNK rows converted at a time, never the whole
-// matrix) times x (hidden). false: no memory.
-static bool unembed(double *logits, const HfModel *m, const StTensor *head, const double *x)
-{
-    enum { CHUNK = 256 };
-    const HfConfig *c = &m->cfg;
-    Matrix xs = {1, c->hidden, (double *)x}, rows;
-    if (!mat_init(&rows, CHUNK, c->hidden)) return false;
-    for (int v0 = 0; v0 < c->vocab; v0 += CHUNK) {
-        Matrix part = {c->vocab - v0 < CHUNK ? c->vocab - v0 : CHUNK, c->hidden, rows.data};
-        st_read(part.data, head, (size_t)v0 * (size_t)c->hidden, (size_t)part.rows * (size_t)c->hidden);
-        Matrix out = {1, part.rows, logits + v0};
-        block_linear(&out, &xs, &part, NULL);
-    }
-    mat_free(&rows);
-    return true;
-}
-
 // The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the embedding
 // when tied), softmax in float64, the HF_TOP most probable (the lower id first among equals).
 static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
@@ -151,7 +175,8 @@ static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
     const HfArchOps *ops = m->ops;
     double *x = malloc(sizeof *x * (size_t)c->hidden), *p = malloc(sizeof *p * (size_t)c->vocab);
     const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
-    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1)) && unembed(p, m, head, x);
+    Matrix xs = {1, c->hidden, x}, logits = {1, c->vocab, p};
+    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1)) && hf_linear(&logits, &xs, head, NULL);
     if (ok) {
         double top = -INFINITY, sum = 0;
         for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
