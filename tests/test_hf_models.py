@@ -615,6 +615,21 @@ def save_lesson_round_trip(exe, root, name, d):
     check(code == 0, "%s: --check of the saved lesson: %d %r" % (name, code, err))
 
 
+def cli_cases(exe, d):
+    """The options around --model: what goes with it and what does not (yet)."""
+    code, out, err = run(exe, "--model", d, "--text", "The cat", "--trace")
+    check(code == 0 and "==== The model ====" in out and "next token after the last position" in out,
+          "--model --trace: %d %r" % (code, err))
+    for args, word in [(["--text", "x", "--json"], "--model DIR"), (["--layer", "1", "--trace"], "--model DIR"),
+                       (["--model", d], "--json, --trace or --save-lesson"),
+                       (["--model", d, "--json", "--ablate", "0"], "--ablate"),
+                       (["--model", d, "--json", "--layer", "x"], "--layer"),
+                       (["--model", d, "--json", "lessons/the-cat-sat.json"], "no lesson file"),
+                       (["--save-lesson", "x.json"], "--model DIR")]:
+        code, out, err = run(exe, *args)
+        check(code == 2 and word in err and out == "", "%s: exit %d, %r" % (" ".join(args), code, err))
+
+
 TEXTS = ["The cat sat on the mat", "Hello, world! it's 1234567 THE dog's LOG\n\n  end  ",
          "naïve café über 中文 x\ty", "<|begin_of_text|>the cat<|end_of_text|>", "the<s> cat  sat</s>"]
 
@@ -767,6 +782,7 @@ def main():
         save_lesson_round_trip(exe, root, name, built[name])
     code, out, err = run(exe, "--model", built["qwen2-f16-mqa"], "--text", "cafe\u0301", "--json")
     check(code == 2 and "tokenizer.json" in err and "normalizer" in err, "NFC and a combining mark: %d %r" % (code, err))
+    cli_cases(exe, built["llama-f32"])
     long_text = "the cat " * 40  # 80 tokens past the 64 positions
     code, out, err = run(exe, "--model", built["gpt2-f32-lmhead"], "--text", long_text, "--json")
     check(code == 2 and "n_positions" in err and "config.json" in err, "gpt2 past n_positions: %d %r" % (code, err))
