@@ -70,19 +70,51 @@ typedef struct {
     int first, last; // the weight rows (output columns) of this job
 } LinearJob;
 
-// Columns [first, last) of out: each weight row converted once into a buffer, then dotted with every row of x.
-static int linear_job(void *arg)
+// Columns [first, last) of out, a few tokens: each weight row converted once into a buffer, then dotted with every
+// row of x (block_dot). false: no memory.
+static bool linear_rows(LinearJob *j)
 {
-    LinearJob *j = arg;
     int in = j->x->cols;
     double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
-    if (!row) return 1;
+    if (!row) return false;
     for (int o = j->first; o < j->last; o++) {
         st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
         for (int i = 0; i < j->x->rows; i++)
             mat_row(j->out, i)[o] = block_dot(mat_row(j->x, i), row, in) + (j->b ? j->b[o] : 0.0);
     }
     free(row);
+    return true;
+}
+
+// The same for many tokens: LINEAR_CHUNK weight rows converted at a time and multiplied by the matrix kernel
+// (mat_matmul_bt), whose packed blocks pay off once x has rows enough. false: no memory.
+static bool linear_chunks(LinearJob *j)
+{
+    enum { LINEAR_CHUNK = 128 };
+    int in = j->x->cols, n = j->x->rows;
+    Matrix w, part;
+    if (!mat_init(&w, LINEAR_CHUNK, in)) return false;
+    if (!mat_init(&part, n, LINEAR_CHUNK)) {
+        mat_free(&w);
+        return false;
+    }
+    for (int o = j->first; o < j->last; o += LINEAR_CHUNK) {
+        int rows = j->last - o < LINEAR_CHUNK ? j->last - o : LINEAR_CHUNK;
+        Matrix wc = {rows, in, w.data}, pc = {n, rows, part.data};
+        st_read(wc.data, j->w, (size_t)o * (size_t)in, (size_t)rows * (size_t)in);
+        mat_matmul_bt(&pc, j->x, &wc);
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < rows; c++) mat_row(j->out, i)[o + c] = mat_get(&pc, i, c) + (j->b ? j->b[o + c] : 0.0);
+    }
+    mat_free(&w);
+    mat_free(&part);
+    return true;
+}
+
+static int linear_job(void *arg)
+{
+    LinearJob *j = arg;
+    if (!(j->x->rows < 16 ? linear_rows(j) : linear_chunks(j))) return 1;
     j->first = j->last; // done
     return 0;
 }
