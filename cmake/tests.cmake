@@ -144,3 +144,18 @@ add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests
 add_test(NAME test_require_tool COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_require_tool.sh ${CMAKE_CURRENT_SOURCE_DIR})
 # The window's key table (the only place SDL key codes appear) against docs/keys.md and the help page (issue 37).
 add_test(NAME test_keys_doc COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_keys_doc.py ${CMAKE_CURRENT_SOURCE_DIR})
+
+# Real models (issue 40): safetensors headers from bytes in memory, every bad header refused and a file cut at every
+# length; the pre-tokenizer patterns, BPE, byte fallback and the tokens as shown.
+mha_test(test_safetensors mha_lesson)
+mha_test(test_tokenizer mha_lesson)
+# config.json of each family with Hugging Face's defaults, and each field that cannot be followed refused by name.
+mha_test(test_model_hf_config mha_lesson)
+# Real models (issue 40): tiny random Hugging Face checkpoints (llama F32, BF16 sharded and tied, qwen2 F16 with
+# biases, mistral's window, gpt2 F32 as GPT2LMHeadModel saves it and F16 sharded; byte-level and SentencePiece-style
+# BPE tokenizers) through --model DIR --json against NumPy float64 forwards written from modeling_llama.py and
+# modeling_gpt2.py: token ids exact, weights, output and the next token's probabilities within 1e-9; bad checkpoints
+# exit 2 naming the file and the field (skipped without python3-numpy).
+add_test(NAME test_model_hf COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_hf_models.py $<TARGET_FILE:mha-tracer>)
+set_tests_properties(test_model_hf PROPERTIES SKIP_RETURN_CODE 77)

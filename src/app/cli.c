@@ -683,6 +683,7 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     fputs(",\n", out);
     json_tokens(out, "tokens", l->tokens, p->n);
     json_tokens(out, "source_tokens", l->source_tokens, p->m);
+    if (x && x->top_json) x->top_json(out, x->top_ctx);
     fprintf(out, "  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n  \"mask\": \"%s\",\n", p->d_model, p->heads,
             p->d_k, p->mask == MASK_CAUSAL ? "causal" : "none");
     // The teaching switches, only when used: a lesson without them prints the bytes it always printed.

@@ -16,6 +16,10 @@ typedef struct {
     int tiles;                 // > 0: --tiles B: head_json (cli_json_tiles) adds each head's "tiles" to --json
     // More of a head's object in --json, after its matrices (NULL: none): writes `"key": value` without a comma.
     void (*head_json)(FILE *out, const Lesson *l, const Trace *t, int h, int tiles);
+    // More top-level keys after "source_tokens" (NULL: none): writes `"key": value,` lines (--model's
+    // "token_ids" and "next_token"), with top_ctx.
+    void (*top_json)(FILE *out, const void *top_ctx);
+    const void *top_ctx;
 } CliExtra;
 
 // Every stage of every head, then concat and output, rounded to 4 decimals and labelled with tokens,

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_layout.h"
+#include "cli_model.h"
 #include "../core/decode.h"
 #include "indexlist.h"
 #include "../core/utf8.h"
@@ -887,6 +888,7 @@ static int run(const Args *a, const char *argv0)
         cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
         return EXIT_USAGE;
     }
+    if (a->value[OPT_MODEL]) return cli_run_model(a);
     if (a->nfiles > 1) {
         cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
         return EXIT_USAGE;

@@ -126,6 +126,19 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_SIZE] = {"--size", .arg = "WxH", .with = WITH_LAYOUT, .flags = SUB, .col = 25,
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
+    [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
+                   .help = "with --json, --trace or --save-lesson: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+                           "or its shards, tokenizer.json; llama, mistral, qwen2, gpt2; F32, F16, BF16) instead of a\n"
+                           "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
+                           "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities)"},
+    [OPT_TEXT] = {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+                  .help = "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
+    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24, .kind = VALUE_WHOLE,
+                   .min = 0, .max = 1000, .help = "the layer whose attention is traced, from 0 (default 0)"},
+    [OPT_SAVE_LESSON] = {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
+                         .flags = SUB, .col = 26,
+                         .help = "instead of --json or --trace: write layer L as an ordinary lesson into FILE\n"
+                                 "(its normed input as the embeddings, explicit weights, the tokens)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -136,15 +149,22 @@ const Option OPTIONS[OPT_COUNT] = {
 static const struct {
     unsigned modes; // the modes (bits) it goes with; --new ignores the others' options
     const char *text;
+    OptionId needs; // an option that must be given too (OPT_WINDOW: none)
 } WITH[WITH_COUNT] = {
-    [WITH_NEW] = {1u << MODE_NEW, "--new FILE"},
-    [WITH_TEACH] = {1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW, "--trace, --json or --export"},
-    [WITH_TRAIN] = {1u << MODE_TRAIN | 1u << MODE_NEW, "--train LESSON"},
-    [WITH_EXPORT] = {1u << MODE_EXPORT | 1u << MODE_NEW, "--export DIR"},
-    [WITH_JSON] = {1u << MODE_JSON | 1u << MODE_NEW, "--json"},
-    [WITH_STAGE] = {1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
-                    "--export DIR, --trace or --layout"},
-    [WITH_LAYOUT] = {1u << MODE_LAYOUT | 1u << MODE_NEW, "--layout"},
+    [WITH_NEW] = {.modes = 1u << MODE_NEW, .text = "--new FILE"},
+    [WITH_TEACH] = {.modes = 1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                    .text = "--trace, --json or --export"},
+    [WITH_TRAIN] = {.modes = 1u << MODE_TRAIN | 1u << MODE_NEW, .text = "--train LESSON"},
+    [WITH_EXPORT] = {.modes = 1u << MODE_EXPORT | 1u << MODE_NEW, .text = "--export DIR"},
+    [WITH_JSON] = {.modes = 1u << MODE_JSON | 1u << MODE_NEW, .text = "--json"},
+    [WITH_STAGE] = {.modes = 1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
+                    .text = "--export DIR, --trace or --layout"},
+    [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
+    [WITH_MODEL] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
+                    .text = "--json, --trace or --save-lesson FILE"},
+    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
+                            .text = "--model DIR",
+                            .needs = OPT_MODEL},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";
@@ -230,7 +250,7 @@ int options_parse(Args *a, int argc, char **argv)
         }
     }
     for (int w = WITH_ANY + 1; w < WITH_COUNT; w++)
-        if (first[w] && !(WITH[w].modes & 1u << a->mode)) {
+        if (first[w] && (!(WITH[w].modes & 1u << a->mode) || (WITH[w].needs && !a->value[WITH[w].needs]))) {
             cli_line(stderr, "mha-tracer: error: %s only works with %s (see --help)\n", first[w]->name, WITH[w].text);
             return EXIT_USAGE;
         }

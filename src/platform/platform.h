@@ -63,6 +63,16 @@ FILE *platform_fopen(const char *path, const char *mode);
 // Opens path for reading bytes, never through a link at path and never blocking on a FIFO. NULL with errno.
 FILE *platform_fopen_nofollow(const char *path);
 
+// --- a file mapped into memory, read only (safetensors checkpoints: gigabytes never copied) ---
+typedef struct {
+    const unsigned char *data; // size bytes; NULL for an empty file
+    size_t size;
+    void *handle; // the system's own (Win32: the mapping); NULL on POSIX
+} PlatformMap;
+// Maps the regular file at path for reading. false with errno (EISDIR, ENOENT, ...) and *m empty.
+bool platform_map_file(const char *path, PlatformMap *m);
+void platform_unmap_file(PlatformMap *m);
+
 // --- folders ---
 typedef struct PlatformDir PlatformDir;
 // The names in a folder (".", ".." included or not), or NULL with errno.

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +132,40 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
 }
 
 FILE *platform_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+
+bool platform_map_file(const char *path, PlatformMap *m)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); // never blocking on a FIFO
+    if (fd < 0) return false;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX) {
+        int e = errno;
+        close(fd);
+        errno = e ? e : EISDIR;
+        return false;
+    }
+    m->size = (size_t)st.st_size;
+    if (m->size > 0) {
+        void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            memset(m, 0, sizeof *m);
+            errno = e;
+            return false;
+        }
+        m->data = p;
+    }
+    close(fd); // the mapping keeps the file
+    return true;
+}
+
+void platform_unmap_file(PlatformMap *m)
+{
+    if (m->data) munmap((void *)m->data, m->size);
+    memset(m, 0, sizeof *m);
+}
 
 FILE *platform_fopen_nofollow(const char *path)
 {

@@ -185,6 +185,44 @@ FILE *platform_fopen(const char *path, const char *mode)
     return f;
 }
 
+bool platform_map_file(const char *path, PlatformMap *m)
+{
+    memset(m, 0, sizeof *m);
+    wchar_t *w = wide(path);
+    HANDLE f = w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+                 : INVALID_HANDLE_VALUE;
+    free(w);
+    LARGE_INTEGER size;
+    if (f == INVALID_HANDLE_VALUE || !GetFileSizeEx(f, &size) || (unsigned long long)size.QuadPart > SIZE_MAX) {
+        if (f != INVALID_HANDLE_VALUE) CloseHandle(f);
+        errno = ENOENT;
+        return false;
+    }
+    m->size = (size_t)size.QuadPart;
+    if (m->size > 0) {
+        HANDLE map = CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
+        const void *p = map ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0) : NULL;
+        if (!p) {
+            if (map) CloseHandle(map);
+            CloseHandle(f);
+            memset(m, 0, sizeof *m);
+            errno = EIO;
+            return false;
+        }
+        m->data = p;
+        m->handle = map;
+    }
+    CloseHandle(f); // the view keeps the file
+    return true;
+}
+
+void platform_unmap_file(PlatformMap *m)
+{
+    if (m->data) UnmapViewOfFile(m->data);
+    if (m->handle) CloseHandle((HANDLE)m->handle);
+    memset(m, 0, sizeof *m);
+}
+
 FILE *platform_fopen_nofollow(const char *path)
 {
     PlatformStat st;

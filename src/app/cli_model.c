@@ -1,0 +1,123 @@
+// --model DIR [--text T] [--layer L] --json|--trace: the checkpoint opened, the forward pass run, layer L's
+// attention printed as a lesson's trace is, with the text's token ids and the next token's top 5.
+#include "cli_model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../lesson/lesson_write.h"
+#include "../lesson/hf_model.h"
+
+// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] (--json's top-level keys after the tokens).
+static void model_json(FILE *out, const void *ctx)
+{
+    const HfRun *r = ctx;
+    fputs("  \"token_ids\": [", out);
+    for (int i = 0; i < r->n; i++) fprintf(out, "%s%d", i ? ", " : "", r->ids[i]);
+    fputs("],\n  \"next_token\": [", out);
+    for (int k = 0; k < HF_TOP && r->next[k].token; k++) {
+        fprintf(out, "%s\n    {\"id\": %d, \"token\": ", k ? "," : "", r->next[k].id);
+        cli_json_string(out, r->next[k].token);
+        fputs(", \"p\": ", out);
+        cli_json_number(out, r->next[k].p);
+        fputc('}', out);
+    }
+    fputs("\n  ],\n", out);
+}
+
+// --trace's last lines: the token ids and the next token's top 5 with their probabilities.
+static void model_trace_tail(FILE *out, const HfRun *r)
+{
+    fputs("\n==== The model ====\n\ntoken ids:", out);
+    for (int i = 0; i < r->n; i++) fprintf(out, " %d", r->ids[i]);
+    fputs("\nnext token after the last position:\n", out);
+    for (int k = 0; k < HF_TOP && r->next[k].token; k++)
+        cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);
+}
+
+// The options that change a lesson's trace, which a model's run does not take (yet).
+static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE,
+                                          OPT_HEAD};
+
+static int print_error(const LessonError *e)
+{
+    char buf[1400];
+    cli_line(stderr, "%s\n", lesson_error_format(e, buf, sizeof buf));
+    return EXIT_USAGE;
+}
+
+// --save-lesson FILE: layer L as an ordinary lesson, refused (exit 2) when it would be more than a lesson may hold.
+static int save_lesson(const Lesson *l, const char *path)
+{
+    size_t len = 0;
+    char *json = lesson_write_json(l, &l->params, NULL, &len);
+    LessonError err;
+    int status = EXIT_OK;
+    if (!json) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        return EXIT_IO;
+    }
+    if (!lesson_write_readable(json, len, &err)) {
+        cli_line(stderr, "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written\n", path,
+                 err.message);
+        status = EXIT_USAGE;
+    } else if (!lesson_write_file(path, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        status = EXIT_IO;
+    } else
+        cli_line(stdout, "wrote %s\n", path);
+    free(json);
+    return status;
+}
+
+int cli_run_model(const Args *a)
+{
+    for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
+        if (a->value[NOT_WITH_MODEL[i]]) {
+            cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
+            return EXIT_USAGE;
+        }
+    if (a->nfiles > 0) {
+        cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n", a->files[0]);
+        return EXIT_USAGE;
+    }
+    double layer = 0;
+    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], &layer)) return EXIT_USAGE;
+    const char *text = a->value[OPT_TEXT] ? a->value[OPT_TEXT] : "The cat sat on the mat";
+    HfModel m;
+    LessonError err;
+    if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
+    HfRun r;
+    if (!hf_model_run(&r, &m, text, (int)layer, &err)) {
+        hf_model_close(&m);
+        return print_error(&err);
+    }
+    Trace t;
+    TraceError terr;
+    int status = EXIT_OK;
+    if (a->mode == MODE_SAVE_LESSON) {
+        status = save_lesson(&r.lesson, a->value[OPT_SAVE_LESSON]);
+        if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
+    } else if (!trace_run(&t, &r.lesson.params, &terr)) {
+        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer, terr.message);
+        status = EXIT_USAGE;
+    } else {
+        CliExtra x = {.top_json = model_json, .top_ctx = &r};
+        if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r.lesson, &t, &x);
+        else {
+            cli_print_trace(stdout, &r.lesson, &t);
+            model_trace_tail(stdout, &r);
+        }
+        trace_free(&t);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+            status = EXIT_IO;
+        }
+    }
+    hf_run_free(&r);
+    hf_model_close(&m);
+    return status;
+}

@@ -1,0 +1,236 @@
+// config.json -> HfConfig: one row per field (its key, kind, default, limits), one row per model_type.
+#include "hf_config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "hf_error.h"
+#include "platform/platform.h"
+
+typedef enum { F_INT, F_NUM, F_BOOL } FieldKind;
+
+typedef struct {
+    const char *key;
+    unsigned arch;  // the families that read it (bits of HfArch)
+    FieldKind kind;
+    size_t offset;
+    bool required;
+    double dflt; // when absent and not required (F_INT -1: set from the other fields, check_config)
+    double min, max;
+} ConfigField;
+
+#define AT(f) offsetof(HfConfig, f)
+#define LLAMA (1u << HF_ARCH_LLAMA)
+#define GPT2 (1u << HF_ARCH_GPT2)
+static const ConfigField FIELDS[] = {
+    {"hidden_size", LLAMA, F_INT, AT(hidden), true, 0, 1, 65536},
+    {"num_attention_heads", LLAMA, F_INT, AT(heads), true, 0, 1, 64},
+    {"num_key_value_heads", LLAMA, F_INT, AT(kv_heads), false, -1, 1, 64},
+    {"head_dim", LLAMA, F_INT, AT(head_dim), false, -1, 2, 4096},
+    {"num_hidden_layers", LLAMA, F_INT, AT(layers), true, 0, 1, 1000},
+    {"intermediate_size", LLAMA, F_INT, AT(intermediate), true, 0, 1, 1048576},
+    {"vocab_size", LLAMA | GPT2, F_INT, AT(vocab), true, 0, 1, 16777216},
+    {"rms_norm_eps", LLAMA, F_NUM, AT(eps), false, 1e-6, 0, 1},
+    {"rope_theta", LLAMA, F_NUM, AT(rope_theta), false, 10000, 1, 1e12},
+    {"tie_word_embeddings", LLAMA, F_BOOL, AT(tie), false, 0, 0, 1},
+    {"attention_bias", LLAMA, F_BOOL, AT(attn_bias), false, 0, 0, 1},
+    {"mlp_bias", LLAMA, F_BOOL, AT(mlp_bias), false, 0, 0, 1},
+    // GPT2Config's names and defaults
+    {"n_embd", GPT2, F_INT, AT(hidden), true, 0, 1, 65536},
+    {"n_head", GPT2, F_INT, AT(heads), true, 0, 1, 64},
+    {"n_layer", GPT2, F_INT, AT(layers), true, 0, 1, 1000},
+    {"n_inner", GPT2, F_INT, AT(intermediate), false, -1, 1, 1048576},
+    {"n_positions", GPT2, F_INT, AT(positions), true, 0, 1, 1048576},
+    {"layer_norm_epsilon", GPT2, F_NUM, AT(eps), false, 1e-5, 0, 1},
+    {"tie_word_embeddings", GPT2, F_BOOL, AT(tie), false, 1, 0, 1},
+    {"scale_attn_weights", GPT2, F_BOOL, AT(scale_attn), false, 1, 0, 1},
+};
+#undef LLAMA
+#undef GPT2
+#undef AT
+
+
+char *hf_read_file(const char *path, size_t *len, LessonError *err)
+{
+    PlatformStat st;
+    bool opened = true;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    if (!f) {
+        hf_fail(err, path, NULL, "cannot be read: %s",
+                opened && st.kind != PLATFORM_REGULAR ? "not a file" : strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t used = 0, cap = 0;
+    for (;;) {
+        if (used + 65536 + 1 > cap) {
+            char *g = realloc(text, cap = 2 * cap + 65536 + 1);
+            if (!g) {
+                free(text);
+                fclose(f);
+                hf_fail(err, path, NULL, "out of memory");
+                return NULL;
+            }
+            text = g;
+        }
+        size_t got = fread(text + used, 1, cap - used - 1, f);
+        used += got;
+        if (got == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        hf_fail(err, path, NULL, "cannot be read: an I/O error");
+        return NULL;
+    }
+    text[used] = '\0';
+    *len = used;
+    return text;
+}
+
+static bool read_field(HfConfig *c, const ConfigField *f, const cJSON *root, const char *path, LessonError *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, f->key);
+    if (!strcmp(f->key, "rope_theta") && !j) // transformers 5 keeps it in rope_parameters
+        j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "rope_parameters"), "rope_theta");
+    char *at = (char *)c + f->offset;
+    if (!j || cJSON_IsNull(j)) {
+        if (f->required) return hf_fail(err, path, f->key, "missing: the model's %s is needed", f->key);
+        if (f->kind == F_INT) *(int *)at = (int)f->dflt;
+        else if (f->kind == F_NUM) *(double *)at = f->dflt;
+        else *(bool *)at = f->dflt != 0;
+        return true;
+    }
+    if (f->kind == F_BOOL) {
+        if (!cJSON_IsBool(j)) return hf_fail(err, path, f->key, "expected true or false");
+        *(bool *)at = cJSON_IsTrue(j);
+        return true;
+    }
+    double v = cJSON_IsNumber(j) ? j->valuedouble : -1e300;
+    if (!cJSON_IsNumber(j) || !(v >= f->min && v <= f->max) || (f->kind == F_INT && v != (double)(long long)v))
+        return hf_fail(err, path, f->key, "expected %s from %g to %g", f->kind == F_INT ? "a whole number" : "a number",
+                       f->min, f->max);
+    if (f->kind == F_INT) *(int *)at = (int)v;
+    else *(double *)at = v;
+    return true;
+}
+
+// The one value a field may have for the forward pass followed here (NULL or absent: fine too).
+static bool only(const cJSON *root, const char *key, const char *const *allowed, const char *path, const char *why,
+                 LessonError *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!j || cJSON_IsNull(j)) return true;
+    for (int i = 0; allowed[i]; i++)
+        if (cJSON_IsString(j) && strcmp(j->valuestring, allowed[i]) == 0) return true;
+    return hf_fail(err, path, key, "%s", why);
+}
+
+// GPT-2: the MLP 4 * n_embd wide unless n_inner says, GELU's tanh form, the unembedding tied.
+static bool check_gpt2(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
+{
+    static const char *const GELU[] = {"gelu_new", "gelu_pytorch_tanh", NULL};
+    c->kv_heads = c->heads;
+    if (c->intermediate < 0) c->intermediate = 4 * c->hidden;
+    if (c->hidden % c->heads != 0)
+        return hf_fail(err, path, "n_head", "%d heads do not divide n_embd %d", c->heads, c->hidden);
+    c->head_dim = c->hidden / c->heads;
+    c->qkv_bias = c->attn_bias = c->mlp_bias = true;
+    if (!c->tie) return hf_fail(err, path, "tie_word_embeddings", "gpt2's unembedding is its wte: only true is followed");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "scale_attn_by_inverse_layer_idx")))
+        return hf_fail(err, path, "scale_attn_by_inverse_layer_idx", "true is not followed yet");
+    return only(root, "activation_function", GELU, path, "only GELU's tanh form (\"gelu_new\") is followed for gpt2", err);
+}
+
+// Llama and its kin: heads and K/V heads, the head size, SiLU, no RoPE scaling.
+static bool check_llama(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
+{
+    static const char *const SILU[] = {"silu", NULL};
+    c->scale_attn = true;
+    if (c->kv_heads < 0) c->kv_heads = c->heads;
+    if (c->head_dim < 0) {
+        if (c->hidden % c->heads != 0)
+            return hf_fail(err, path, "num_attention_heads", "%d heads do not divide hidden_size %d", c->heads, c->hidden);
+        c->head_dim = c->hidden / c->heads;
+    }
+    if (c->heads % c->kv_heads != 0)
+        return hf_fail(err, path, "num_key_value_heads", "%d K/V heads do not divide the %d heads", c->kv_heads, c->heads);
+    if (c->head_dim % 2 != 0) return hf_fail(err, path, "head_dim", "RoPE turns pairs: head_dim %d is odd", c->head_dim);
+    if (!only(root, "hidden_act", SILU, path, "only \"silu\" (SwiGLU) is followed", err)) return false;
+    const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
+    if (scaling && !cJSON_IsNull(scaling)) {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(scaling, "rope_type");
+        if (!type) type = cJSON_GetObjectItemCaseSensitive(scaling, "type");
+        if (!(cJSON_IsString(type) && strcmp(type->valuestring, "default") == 0))
+            return hf_fail(err, path, "rope_scaling", "RoPE scaling (%s) is not followed yet: only plain RoPE",
+                           cJSON_IsString(type) ? type->valuestring : "of no type");
+    }
+    return true;
+}
+
+// The families by model_type: the forward pass each follows, what it adds, and what its fields say together.
+static const struct {
+    const char *model_type;
+    HfArch arch;
+    bool qkv_bias;       // q, k, v biases whatever attention_bias says (qwen2)
+    bool sliding_window; // reads "sliding_window" (mistral)
+    bool (*check)(HfConfig *c, const cJSON *root, const char *path, LessonError *err);
+} FAMILIES[] = {
+    {"llama", HF_ARCH_LLAMA, false, false, check_llama},
+    {"mistral", HF_ARCH_LLAMA, false, true, check_llama},
+    {"qwen2", HF_ARCH_LLAMA, true, false, check_llama},
+    {"gpt2", HF_ARCH_GPT2, false, false, check_gpt2},
+};
+
+bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path, LessonError *err)
+{
+    memset(c, 0, sizeof *c);
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return hf_fail(err, path, NULL, "not a JSON object");
+    }
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    int family = -1;
+    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof FAMILIES / sizeof FAMILIES[0]); i++)
+        if (strcmp(type->valuestring, FAMILIES[i].model_type) == 0) family = i;
+    bool ok = true;
+    if (family < 0) {
+        char shown[64];
+        ok = hf_fail(err, path, "model_type", "%s%s%s: the families read are llama, mistral, qwen2 and gpt2",
+                     cJSON_IsString(type) ? "unknown model_type \"" : "missing",
+                     cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "",
+                     cJSON_IsString(type) ? "\"" : "");
+    } else {
+        snprintf(c->model_type, sizeof c->model_type, "%s", FAMILIES[family].model_type);
+        c->arch = FAMILIES[family].arch;
+    }
+    for (size_t i = 0; ok && i < sizeof FIELDS / sizeof FIELDS[0]; i++)
+        if (FIELDS[i].arch & 1u << c->arch) ok = read_field(c, &FIELDS[i], root, path, err);
+    if (ok) ok = FAMILIES[family].check(c, root, path, err);
+    if (ok && c->arch == HF_ARCH_LLAMA) {
+        c->qkv_bias = FAMILIES[family].qkv_bias || c->attn_bias;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "sliding_window");
+        if (FAMILIES[family].sliding_window && cJSON_IsNumber(w) && w->valuedouble >= 1 && w->valuedouble < 1e9)
+            c->sliding_window = (int)w->valuedouble;
+    }
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool hf_config_load(HfConfig *c, const char *dir, LessonError *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    size_t len = 0;
+    char *text = hf_read_file(path, &len, err);
+    if (!text) return false;
+    bool ok = hf_config_parse(c, text, len, path, err);
+    free(text);
+    return ok;
+}

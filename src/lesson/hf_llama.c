@@ -1,0 +1,165 @@
+// Llama and its kin (mistral, qwen2) as Hugging Face's modeling_llama.py (transformers 4.4x) computes them:
+//   h = embed_tokens(ids)                                          LlamaModel.forward
+//   per layer: x = input_layernorm(h)  (RMSNorm)                   LlamaDecoderLayer.forward
+//              a = self_attn(x): q, k, v = q_proj(x), k_proj(x), v_proj(x) per head; q, k turned by RoPE
+//                  (apply_rotary_pos_emb: rotate_half, the pairs (j, j + d/2), inv_freq = theta^(-2j/d));
+//                  k, v repeated over the group (repeat_kv); softmax(q k^T / sqrt(d) + causal mask) v;
+//                  o_proj of the heads side by side                LlamaAttention.forward, eager_attention_forward
+//              h = h + a;  h = h + mlp(post_attention_layernorm(h)),
+//              mlp(x) = down_proj(silu(gate_proj(x)) * up_proj(x))  LlamaMLP.forward
+//   logits = lm_head(norm(h)) (lm_head = embed_tokens when tied)    LlamaForCausalLM.forward
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/block.h"
+#include "hf_arch.h"
+
+enum { T_IN_NORM, T_Q, T_QB, T_K, T_KB, T_V, T_VB, T_O, T_OB, T_POST_NORM, T_GATE, T_GATE_B, T_UP, T_UP_B, T_DOWN,
+       T_DOWN_B, T_LAYER_COUNT };
+static const HfTensorRow LAYER_TENSORS[T_LAYER_COUNT] = {
+    [T_IN_NORM] = {"model.layers.%d.input_layernorm.weight", D_HIDDEN, D_NONE, NEED_ALWAYS},
+    [T_Q] = {"model.layers.%d.self_attn.q_proj.weight", D_Q, D_HIDDEN, NEED_ALWAYS},
+    [T_QB] = {"model.layers.%d.self_attn.q_proj.bias", D_Q, D_NONE, NEED_QKV_BIAS},
+    [T_K] = {"model.layers.%d.self_attn.k_proj.weight", D_KV, D_HIDDEN, NEED_ALWAYS},
+    [T_KB] = {"model.layers.%d.self_attn.k_proj.bias", D_KV, D_NONE, NEED_QKV_BIAS},
+    [T_V] = {"model.layers.%d.self_attn.v_proj.weight", D_KV, D_HIDDEN, NEED_ALWAYS},
+    [T_VB] = {"model.layers.%d.self_attn.v_proj.bias", D_KV, D_NONE, NEED_QKV_BIAS},
+    [T_O] = {"model.layers.%d.self_attn.o_proj.weight", D_HIDDEN, D_Q, NEED_ALWAYS},
+    [T_OB] = {"model.layers.%d.self_attn.o_proj.bias", D_HIDDEN, D_NONE, NEED_O_BIAS},
+    [T_POST_NORM] = {"model.layers.%d.post_attention_layernorm.weight", D_HIDDEN, D_NONE, NEED_ALWAYS},
+    [T_GATE] = {"model.layers.%d.mlp.gate_proj.weight", D_INTER, D_HIDDEN, NEED_ALWAYS},
+    [T_GATE_B] = {"model.layers.%d.mlp.gate_proj.bias", D_INTER, D_NONE, NEED_MLP_BIAS},
+    [T_UP] = {"model.layers.%d.mlp.up_proj.weight", D_INTER, D_HIDDEN, NEED_ALWAYS},
+    [T_UP_B] = {"model.layers.%d.mlp.up_proj.bias", D_INTER, D_NONE, NEED_MLP_BIAS},
+    [T_DOWN] = {"model.layers.%d.mlp.down_proj.weight", D_HIDDEN, D_INTER, NEED_ALWAYS},
+    [T_DOWN_B] = {"model.layers.%d.mlp.down_proj.bias", D_HIDDEN, D_NONE, NEED_MLP_BIAS},
+};
+
+enum { T_EMBED, T_NORM, T_LM_HEAD, T_MODEL_COUNT };
+static const HfTensorRow MODEL_TENSORS[T_MODEL_COUNT] = {
+    [T_EMBED] = {"model.embed_tokens.weight", D_VOCAB, D_HIDDEN, NEED_ALWAYS},
+    [T_NORM] = {"model.norm.weight", D_HIDDEN, D_NONE, NEED_ALWAYS},
+    [T_LM_HEAD] = {"lm_head.weight", D_VOCAB, D_HIDDEN, NEED_UNTIED},
+};
+
+// Column j of dst (rows, cols) = row r of the 2-D tensor t (rows elements), converted into buf first.
+static void column_from_row(Matrix *dst, int j, const StTensor *t, int r, double *buf)
+{
+    st_read(buf, t, (size_t)r * (size_t)dst->rows, (size_t)dst->rows);
+    for (int i = 0; i < dst->rows; i++) mat_set(dst, i, j, buf[i]);
+}
+
+// p's weights from layer's q, k, v and o projections: W_Q[h] (hidden, d) = q_proj.weight[h*d + j][i] (a
+// torch Linear keeps (out, in)); K/V head g's in the group's first head; W_O = o_proj.weight^T. false: no memory.
+static bool llama_weights(AttnParams *p, const HfModel *m, int layer)
+{
+    const HfConfig *c = &m->cfg;
+    int d = c->head_dim, group = c->heads / c->kv_heads;
+    const StTensor *q = hf_tensor(m, &LAYER_TENSORS[T_Q], layer), *k = hf_tensor(m, &LAYER_TENSORS[T_K], layer);
+    const StTensor *v = hf_tensor(m, &LAYER_TENSORS[T_V], layer), *o = hf_tensor(m, &LAYER_TENSORS[T_O], layer);
+    const StTensor *qb = hf_tensor(m, &LAYER_TENSORS[T_QB], layer), *kb = hf_tensor(m, &LAYER_TENSORS[T_KB], layer);
+    const StTensor *vb = hf_tensor(m, &LAYER_TENSORS[T_VB], layer), *ob = hf_tensor(m, &LAYER_TENSORS[T_OB], layer);
+    double *buf = malloc(sizeof *buf * (size_t)(c->hidden > c->heads * d ? c->hidden : c->heads * d));
+    if (!buf) return false;
+    for (int r = 0; r < c->heads * d; r++) {
+        column_from_row(&p->W_Q[r / d], r % d, q, r, buf);
+        if (qb) mat_set(&p->b_Q[r / d], 0, r % d, st_get(qb, (size_t)r));
+    }
+    for (int r = 0; r < c->kv_heads * d; r++) {
+        int h = r / d * group, j = r % d; // the group's first query head holds its K/V head
+        column_from_row(&p->W_K[h], j, k, r, buf);
+        column_from_row(&p->W_V[h], j, v, r, buf);
+        if (kb) mat_set(&p->b_K[h], 0, j, st_get(kb, (size_t)r));
+        if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)r));
+    }
+    for (int r = 0; r < c->hidden; r++) {
+        column_from_row(&p->W_O, r, o, r, buf);
+        if (ob) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
+    }
+    free(buf);
+    return true;
+}
+
+// Layer `layer`'s attention on the residual stream h (n, hidden): p with X = input_layernorm(h) and its weights.
+static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Matrix *h)
+{
+    const HfConfig *c = &m->cfg;
+    if (!params_init_grouped(p, h->rows, h->rows, c->hidden, c->heads, c->kv_heads, c->head_dim)) return false;
+    bool ok = true;
+    double *w = hf_vector(m, &LAYER_TENSORS[T_IN_NORM], layer, &ok);
+    if (!ok) {
+        params_free(p);
+        return false;
+    }
+    block_rms_norm(&p->X, h, w, c->eps);
+    free(w);
+    memcpy(p->S.data, p->X.data, sizeof(double) * (size_t)h->rows * (size_t)h->cols);
+    p->kv_given = c->kv_heads < c->heads;
+    p->mask = MASK_CAUSAL;
+    p->window = c->sliding_window;
+    p->rope = ROPE_HALVES;
+    p->rope_base = c->rope_theta;
+    if (llama_weights(p, m, layer)) return true;
+    params_free(p);
+    return false;
+}
+
+// h (n, hidden) += down_proj(silu(gate_proj(x)) * up_proj(x)), x = post_attention_layernorm(h).
+static bool llama_mlp(Matrix *h, const HfModel *m, int layer)
+{
+    const HfConfig *c = &m->cfg;
+    Matrix x = {0}, gate = {0}, up = {0}, down = {0};
+    bool ok = true;
+    double *norm = hf_vector(m, &LAYER_TENSORS[T_POST_NORM], layer, &ok);
+    double *bg = hf_vector(m, &LAYER_TENSORS[T_GATE_B], layer, &ok), *bu = hf_vector(m, &LAYER_TENSORS[T_UP_B], layer, &ok);
+    double *bd = hf_vector(m, &LAYER_TENSORS[T_DOWN_B], layer, &ok);
+    ok = ok && mat_init(&x, h->rows, h->cols) && mat_init(&gate, h->rows, c->intermediate)
+         && mat_init(&up, h->rows, c->intermediate) && mat_init(&down, h->rows, c->hidden);
+    if (ok) block_rms_norm(&x, h, norm, c->eps);
+    // Each weight read a row at a time in its own dtype, never converted whole.
+    ok = ok && hf_linear(&gate, &x, hf_tensor(m, &LAYER_TENSORS[T_GATE], layer), bg)
+         && hf_linear(&up, &x, hf_tensor(m, &LAYER_TENSORS[T_UP], layer), bu);
+    if (ok) block_swiglu(&gate, &up);
+    ok = ok && hf_linear(&down, &gate, hf_tensor(m, &LAYER_TENSORS[T_DOWN], layer), bd);
+    if (ok) block_add(h, &down);
+    free(norm);
+    free(bg);
+    free(bu);
+    free(bd);
+    mat_free(&x);
+    mat_free(&gate);
+    mat_free(&up);
+    mat_free(&down);
+    return ok;
+}
+
+
+static bool llama_embed(Matrix *h, const HfModel *m, const int *ids, int n, LessonError *err)
+{
+    (void)err;
+    if (!mat_init(h, n, m->cfg.hidden)) return false;
+    const StTensor *e = hf_tensor(m, &MODEL_TENSORS[T_EMBED], -1);
+    for (int i = 0; i < n; i++) st_read(mat_row(h, i), e, (size_t)ids[i] * (size_t)m->cfg.hidden, (size_t)m->cfg.hidden);
+    return true;
+}
+
+static bool llama_final_norm(double *out, const HfModel *m, const double *row)
+{
+    bool ok = true;
+    double *w = hf_vector(m, &MODEL_TENSORS[T_NORM], -1, &ok);
+    if (ok) {
+        Matrix in = {1, m->cfg.hidden, (double *)row}, o = {1, m->cfg.hidden, out};
+        block_rms_norm(&o, &in, w, m->cfg.eps);
+    }
+    free(w);
+    return ok;
+}
+
+static const char *const NO_PREFIX[] = {"", NULL};
+
+const HfArchOps HF_LLAMA_OPS = {
+    .model_rows = MODEL_TENSORS, .model_count = T_MODEL_COUNT, .layer_rows = LAYER_TENSORS,
+    .layer_count = T_LAYER_COUNT, .prefixes = NO_PREFIX, .embed = llama_embed, .attention = llama_attention,
+    .mlp = llama_mlp, .final_norm = llama_final_norm, .unembedding = T_EMBED, .unembedding_untied = T_LM_HEAD,
+    .layers_key = "num_hidden_layers",
+    .input_norm = "input_layernorm, an RMSNorm"};

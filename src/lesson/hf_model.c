@@ -1,0 +1,336 @@
+// A Hugging Face checkpoint opened (its config, tensors checked against it, tokenizer) and run: the family's
+// steps (hf_arch.h: hf_llama.c, hf_gpt2.c) layer by layer, each layer's attention the project's own trace
+// (trace_run), so layer L is what the window steps through; the next token from the last position.
+#include "hf_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/block.h"
+#include "hf_arch.h"
+#include "hf_error.h"
+#include "platform/platform.h"
+
+static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS};
+
+static int dim_size(const HfConfig *c, HfDim d)
+{
+    int sizes[] = {[D_NONE] = 0, [D_HIDDEN] = c->hidden, [D_Q] = c->heads * c->head_dim,
+                   [D_KV] = c->kv_heads * c->head_dim, [D_QKV] = (c->heads + 2 * c->kv_heads) * c->head_dim,
+                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions};
+    return sizes[d];
+}
+
+static bool needed(const HfConfig *c, HfNeed need)
+{
+    bool when[] = {[NEED_ALWAYS] = true, [NEED_QKV_BIAS] = c->qkv_bias, [NEED_O_BIAS] = c->attn_bias,
+                   [NEED_MLP_BIAS] = c->mlp_bias, [NEED_UNTIED] = !c->tie};
+    return when[need];
+}
+
+static void tensor_name(char *out, size_t cap, const HfModel *m, const HfTensorRow *row, int layer)
+{
+    size_t k = (size_t)snprintf(out, cap, "%s", m->prefix);
+    if (k < cap) snprintf(out + k, cap - k, row->name, layer);
+}
+
+const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer)
+{
+    char name[200];
+    tensor_name(name, sizeof name, m, row, layer);
+    return needed(&m->cfg, row->need) ? st_find(&m->ck, name) : NULL;
+}
+
+double *hf_vector(const HfModel *m, const HfTensorRow *row, int layer, bool *ok)
+{
+    const StTensor *t = hf_tensor(m, row, layer);
+    if (!t) return NULL;
+    double *v = malloc(sizeof *v * (t->count ? t->count : 1));
+    if (v) st_read(v, t, 0, t->count);
+    else *ok = false;
+    return v;
+}
+
+bool hf_matrix(Matrix *out, const StTensor *t)
+{
+    if (!mat_init(out, (int)t->shape[0], (int)t->shape[1])) return false;
+    st_read(out->data, t, 0, t->count);
+    return true;
+}
+
+enum { LINEAR_MAX_JOBS = 8 };
+
+typedef struct {
+    Matrix *out;
+    const Matrix *x;
+    const StTensor *w;
+    const double *b;
+    int first, last; // the weight rows (output columns) of this job
+} LinearJob;
+
+// Columns [first, last) of out, a few tokens: each weight row converted once into a buffer, then dotted with every
+// row of x (block_dot). false: no memory.
+static bool linear_rows(LinearJob *j)
+{
+    int in = j->x->cols;
+    double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
+    if (!row) return false;
+    for (int o = j->first; o < j->last; o++) {
+        st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
+        for (int i = 0; i < j->x->rows; i++)
+            mat_row(j->out, i)[o] = block_dot(mat_row(j->x, i), row, in) + (j->b ? j->b[o] : 0.0);
+    }
+    free(row);
+    return true;
+}
+
+// The same for many tokens: LINEAR_CHUNK weight rows converted at a time and multiplied by the matrix kernel
+// (mat_matmul_bt), whose packed blocks pay off once x has rows enough. false: no memory.
+static bool linear_chunks(LinearJob *j)
+{
+    enum { LINEAR_CHUNK = 128 };
+    int in = j->x->cols, n = j->x->rows;
+    Matrix w, part;
+    if (!mat_init(&w, LINEAR_CHUNK, in)) return false;
+    if (!mat_init(&part, n, LINEAR_CHUNK)) {
+        mat_free(&w);
+        return false;
+    }
+    for (int o = j->first; o < j->last; o += LINEAR_CHUNK) {
+        int rows = j->last - o < LINEAR_CHUNK ? j->last - o : LINEAR_CHUNK;
+        Matrix wc = {rows, in, w.data}, pc = {n, rows, part.data};
+        st_read(wc.data, j->w, (size_t)o * (size_t)in, (size_t)rows * (size_t)in);
+        mat_matmul_bt(&pc, j->x, &wc);
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < rows; c++) mat_row(j->out, i)[o + c] = mat_get(&pc, i, c) + (j->b ? j->b[o + c] : 0.0);
+    }
+    mat_free(&w);
+    mat_free(&part);
+    return true;
+}
+
+static int linear_job(void *arg)
+{
+    LinearJob *j = arg;
+    if (!(j->x->rows < 16 ? linear_rows(j) : linear_chunks(j))) return 1;
+    j->first = j->last; // done
+    return 0;
+}
+
+bool hf_linear(Matrix *out, const Matrix *x, const StTensor *w, const double *b)
+{
+    LinearJob jobs[LINEAR_MAX_JOBS];
+    int rows = out->cols, count = platform_cpu_count();
+    if (count > LINEAR_MAX_JOBS) count = LINEAR_MAX_JOBS;
+    if (count > rows / 64) count = rows / 64 > 0 ? rows / 64 : 1; // a few rows: not worth a thread
+    for (int k = 0; k < count; k++)
+        jobs[k] = (LinearJob){out, x, w, b, (int)((long long)rows * k / count), (int)((long long)rows * (k + 1) / count)};
+    platform_run_jobs(linear_job, jobs, sizeof jobs[0], count);
+    for (int k = 0; k < count; k++)
+        if (jobs[k].first != jobs[k].last) return false;
+    return true;
+}
+
+// Is the tensor of row there, with the shape the config gives and a dtype read here?
+static bool check_tensor(const HfModel *m, const HfTensorRow *row, int layer, LessonError *err)
+{
+    if (!needed(&m->cfg, row->need)) return true;
+    char name[200];
+    tensor_name(name, sizeof name, m, row, layer);
+    const StTensor *t = st_find(&m->ck, name);
+    if (!t) return hf_fail(err, m->ck.source, name, "missing: %s reads it", m->cfg.model_type);
+    const char *file = m->ck.paths[t->file];
+    if (t->dtype == ST_OTHER)
+        return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read", t->dtype_name);
+    int rows = dim_size(&m->cfg, row->rows), cols = dim_size(&m->cfg, row->cols);
+    int ndim = row->cols == D_NONE ? 1 : 2;
+    if (t->ndim != ndim || t->shape[0] != rows || (ndim == 2 && t->shape[1] != cols)) {
+        char has[96] = "", want[48];
+        for (int d = 0, used = 0; d < t->ndim && used < (int)sizeof has; d++)
+            used += snprintf(has + used, sizeof has - (size_t)used, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+        if (ndim == 1) snprintf(want, sizeof want, "[%d]", rows);
+        else snprintf(want, sizeof want, "[%d, %d]", rows, cols);
+        return hf_fail(err, file, name, "shape [%s], but config.json's sizes make it %s", has, want);
+    }
+    return true;
+}
+
+// Every tensor the forward pass reads, checked before a number is read; the prefix first, from the embedding.
+static bool check_tensors(HfModel *m, LessonError *err)
+{
+    const HfArchOps *ops = m->ops;
+    for (int i = 0; ops->prefixes[i]; i++) {
+        snprintf(m->prefix, sizeof m->prefix, "%s", ops->prefixes[i]);
+        if (hf_tensor(m, &ops->model_rows[0], -1)) break;
+        m->prefix[0] = '\0';
+    }
+    for (int i = 0; i < ops->model_count; i++)
+        if (!check_tensor(m, &ops->model_rows[i], -1, err)) return false;
+    for (int l = 0; l < m->cfg.layers; l++)
+        for (int i = 0; i < ops->layer_count; i++)
+            if (!check_tensor(m, &ops->layer_rows[i], l, err)) return false;
+    return true;
+}
+
+bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->dir, sizeof m->dir, "%s", dir);
+    for (size_t n = strlen(m->dir); n > 1 && m->dir[n - 1] == '/'; n--) m->dir[n - 1] = '\0'; // "DIR/": DIR
+    dir = m->dir;
+    if (!hf_config_load(&m->cfg, dir, err)) return false;
+    m->ops = ARCHS[m->cfg.arch];
+    if (!st_open_dir(&m->ck, dir, err)) return false;
+    if (!check_tensors(m, err) || !tokenizer_load(&m->tok, dir, err)) {
+        st_close(&m->ck);
+        return false;
+    }
+    return true;
+}
+
+void hf_model_close(HfModel *m)
+{
+    st_close(&m->ck);
+    tokenizer_free(&m->tok);
+    memset(m, 0, sizeof *m);
+}
+
+// ---- the next token ----
+
+// The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the embedding
+// when tied), softmax in float64, the HF_TOP most probable (the lower id first among equals).
+static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
+{
+    const HfConfig *c = &m->cfg;
+    const HfArchOps *ops = m->ops;
+    double *x = malloc(sizeof *x * (size_t)c->hidden), *p = malloc(sizeof *p * (size_t)c->vocab);
+    const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    Matrix xs = {1, c->hidden, x}, logits = {1, c->vocab, p};
+    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1)) && hf_linear(&logits, &xs, head, NULL);
+    if (ok) {
+        double top = -INFINITY, sum = 0;
+        for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
+        for (int v = 0; v < c->vocab; v++) sum += p[v] = exp(p[v] - top);
+        for (int v = 0; v < c->vocab; v++) p[v] /= sum;
+    }
+    for (int k = 0; ok && k < HF_TOP && k < c->vocab; k++) {
+        int best = -1;
+        for (int v = 0; v < c->vocab; v++) {
+            bool taken = false;
+            for (int q = 0; q < k; q++) taken |= r->next[q].id == v;
+            if (!taken && (best < 0 || p[v] > p[best])) best = v;
+        }
+        r->next[k].id = best;
+        r->next[k].p = p[best];
+        ok = (r->next[k].token = tokenizer_display(&m->tok, best)) != NULL;
+    }
+    free(x);
+    free(p);
+    return ok;
+}
+
+// ---- the run ----
+
+// r->lesson from layer's params (taken over): its title, tokens and the params.
+static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
+{
+    Lesson *l = &r->lesson;
+    const char *base = strrchr(m->dir, '/');
+    base = base && base[1] ? base + 1 : m->dir;
+    char title[1200];
+    snprintf(title, sizeof title, "%s: layer %d of %d (%s)", base, layer, m->cfg.layers, m->cfg.model_type);
+    l->title = malloc(strlen(title) + 1);
+    l->tokens = calloc((size_t)r->n, sizeof *l->tokens);
+    l->source_tokens = calloc((size_t)r->n, sizeof *l->source_tokens);
+    l->params = *p;
+    memset(p, 0, sizeof *p);
+    bool ok = l->title && l->tokens && l->source_tokens;
+    if (ok) strcpy(l->title, title);
+    for (int i = 0; ok && i < r->n; i++)
+        ok = (l->tokens[i] = tokenizer_display(&m->tok, r->ids[i]))
+             && (l->source_tokens[i] = tokenizer_display(&m->tok, r->ids[i]));
+    return ok;
+}
+
+// Every layer on h: attention (the trace) and residual, MLP and residual; layer `keep`'s params into r->lesson.
+static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonError *err)
+{
+    for (int l = 0; l < m->cfg.layers; l++) {
+        AttnParams p;
+        Trace t;
+        TraceError terr;
+        if (!m->ops->attention(&p, m, l, h)) return hf_fail(err, m->dir, NULL, "out of memory");
+        if (!trace_run(&t, &p, &terr)) {
+            params_free(&p);
+            char field[64];
+            snprintf(field, sizeof field, "model.layers.%d.self_attn", l);
+            return hf_fail(err, m->ck.source, field, "%s", terr.message);
+        }
+        block_add(h, &t.output);
+        trace_free(&t);
+        bool ok = l != keep || make_lesson(r, m, l, &p);
+        params_free(&p);
+        if (!ok || !m->ops->mlp(h, m, l)) return hf_fail(err, m->dir, NULL, "out of memory");
+        if (!mat_all_finite(h, false)) {
+            char field[64];
+            snprintf(field, sizeof field, "model.layers.%d", l);
+            return hf_fail(err, m->ck.source, field, "the residual stream overflows after this layer");
+        }
+    }
+    return true;
+}
+
+// The lesson's notes: where it comes from and what its embeddings are.
+static char *run_notes(const HfModel *m, const char *text, int layer)
+{
+    const char *fmt = "Layer %d of the %s checkpoint %s on the text \"%s\", computed in float64 by mha-tracer --model. "
+                      "The embeddings are the layer's input after its norm (%s); the output is the attention's, before "
+                      "the residual add.";
+    const char *norm = m->ops->input_norm;
+    size_t cap = strlen(fmt) + strlen(m->dir) + strlen(text) + 64;
+    char *notes = malloc(cap);
+    if (notes) snprintf(notes, cap, fmt, layer, m->cfg.model_type, m->dir, text, norm);
+    return notes;
+}
+
+bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err)
+{
+    memset(r, 0, sizeof *r);
+    char config[1100];
+    snprintf(config, sizeof config, "%s/config.json", m->dir);
+    if (layer < 0 || layer >= m->cfg.layers)
+        return hf_fail(err, config, m->ops->layers_key, "--layer %d: the model has %d layers (0 to %d)", layer,
+                       m->cfg.layers, m->cfg.layers - 1);
+    char tok_path[1100];
+    snprintf(tok_path, sizeof tok_path, "%s/tokenizer.json", m->dir);
+    if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
+    bool ok = true;
+    if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
+        ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n, LESSON_MAX_TOKENS);
+    for (int i = 0; ok && i < r->n; i++)
+        if (r->ids[i] < 0 || r->ids[i] >= m->cfg.vocab)
+            ok = hf_fail(err, config, "vocab_size", "token id %d of the text is past the vocabulary's %d", r->ids[i],
+                         m->cfg.vocab);
+    Matrix h = {0};
+    if (ok) {
+        memset(err, 0, sizeof *err);
+        if (!m->ops->embed(&h, m, r->ids, r->n, err))
+            ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+    }
+    if (ok) ok = run_layers(r, m, &h, layer, err);
+    if (ok && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    mat_free(&h);
+    if (!ok) hf_run_free(r);
+    return ok;
+}
+
+void hf_run_free(HfRun *r)
+{
+    free(r->ids);
+    lesson_free(&r->lesson);
+    for (int k = 0; k < HF_TOP; k++) free(r->next[k].token);
+    memset(r, 0, sizeof *r);
+}

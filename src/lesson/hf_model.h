@@ -1,0 +1,49 @@
+// A Hugging Face checkpoint opened offline (config.json, safetensors, tokenizer.json) and its forward pass in
+// float64 (llama, mistral, qwen2, gpt2): a text's tokens, layer L's attention as an ordinary Lesson, the next
+// token's probabilities.
+#ifndef MHA_HF_MODEL_H
+#define MHA_HF_MODEL_H
+
+#include "hf_config.h"
+#include "lesson.h"
+#include "safetensors.h"
+#include "tokenizer.h"
+
+struct HfArchOps;
+
+typedef struct {
+    char dir[1024];
+    const struct HfArchOps *ops; // the family's forward pass (hf_arch.h)
+    char prefix[16];             // what comes before every tensor's name in this checkpoint ("transformer.")
+    HfConfig cfg;
+    StCheckpoint ck;
+    Tokenizer tok;
+} HfModel;
+
+// Opens DIR: config.json, the tensors (every one the forward pass reads, its shape against the config and its
+// dtype F32, F16, BF16 or F64, checked now) and tokenizer.json. false with err naming the file and the field or
+// tensor. Close with hf_model_close.
+bool hf_model_open(HfModel *m, const char *dir, LessonError *err);
+void hf_model_close(HfModel *m);
+
+#define HF_TOP 5
+
+typedef struct {
+    int id;
+    char *token; // tokenizer_display's
+    double p;
+} HfNext;
+
+typedef struct {
+    int n;
+    int *ids;          // [n] the text's token ids
+    Lesson lesson;     // layer L's attention: its tokens, X = the normed input, the weights, RoPE, K/V heads, causal
+    HfNext next[HF_TOP]; // the most probable next tokens after the last position, most probable first
+} HfRun;
+
+// The forward pass of text through every layer, keeping layer `layer`'s attention as r->lesson. false with err
+// (an empty text, a layer out of range, no memory, numbers that overflow). Free with hf_run_free.
+bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err);
+void hf_run_free(HfRun *r);
+
+#endif
