@@ -169,8 +169,9 @@ static GridStyle q_style(const GridStyle *g, const DecodeBoard *d)
     return s;
 }
 
-// The air between q and the K cache, and between V and z (less with shared labels).
-static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared ? g->gap / 8 : g->gap / 2; }
+// The air between q and the K cache, and between V and z (less with shared labels, and in the second of two
+// parts, where z sits under V's columns).
+static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared || d->half == 2 ? g->gap / 8 : g->gap / 2; }
 
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64], DecodeBoard *d)
 {
