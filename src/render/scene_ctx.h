@@ -154,6 +154,8 @@ typedef struct {
     bool probabilities; // 0..1 on the sequential map
     const char *title;  // instead of the matrix's name (NULL: its name)
     int side_w;         // a column right of the cells: each softmax row's entropy in bits (0: none)
+    bool positions;     // every row label with its position ("mat₅"), not only a repeated token's (a rolling
+                        // buffer's rows: the decode panel)
 } MatBox;
 
 // The board's sizes at its number font.
@@ -223,6 +225,8 @@ void grid_style(const Ctx *c, GridStyle *g);
 // The whole of matrix m (of a head) in a box, cells wide enough for its numbers and labels.
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result);
 bool box_windowed(const MatBox *b);
+// The label of row `row` of b as draw_matrix writes it (with its position when b->positions).
+void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap);
 int box_width(const GridStyle *g, const MatBox *b);
 int box_height(const GridStyle *g, const MatBox *b);
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
