@@ -718,7 +718,7 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
         fputs("  \"rope\": {\"base\": ", out);
         cli_json_number(out, p->rope_base);
         fprintf(out, ", \"pairs\": \"%s\"},\n", p->rope == ROPE_INTERLEAVED ? "interleaved" : "halves");
-        // --rope-shift K: every position also shifted by K (each head's Q_rotated_shifted, ..., scores_shifted)
+        // --rope-shift K: every position also shifted by K (each head's Q_rot_shifted, ..., scores_shifted)
         if (p->rope_shift > 0) fprintf(out, "  \"rope_shift\": %d,\n", p->rope_shift);
     }
     if (p->kv_given) fprintf(out, "  \"kv_heads\": %d,\n", p->kv_heads);

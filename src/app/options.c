@@ -66,8 +66,9 @@ const Option OPTIONS[OPT_COUNT] = {
                           "reversed), all-heads (A: the stage's every head)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
-                           "board: input, positions, projections, scores, scaled, mask,\n"
-                           "softmax (default), weighted-sum, concat or output;\n"
+                           "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
+                           "scores, scaled, mask, softmax (default), weighted-sum, concat\n"
+                           "or output;\n"
                            "with --trace: print only that stage (or all) as the board shows it,\n"
                            "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
@@ -99,8 +100,8 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_ROPE_SHIFT] = {"--rope-shift", .arg = "K", .with = WITH_TEACH, .flags = V, .kind = VALUE_WHOLE, .min = 0,
                         .max = ATTN_MAX_ROPE_SHIFT,
                         .help = "with --trace, --json or --export (a lesson with \"rope\"): every query and key also\n"
-                                "turned at position p + K, and their scores again (Q_rotated_shifted,\n"
-                                "K_rotated_shifted, scores_shifted): the same scores up to rounding"},
+                                "turned at position p + K, and their scores again (Q_rot_shifted,\n"
+                                "K_rot_shifted, scores_shifted): the same scores up to rounding"},
     [OPT_DECODE] = {"--decode", .with = WITH_JSON,
                     .help = "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
                             "without a source): per step each head's q, caches, weights and z, the output row\n"
