@@ -453,6 +453,39 @@ static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, cons
     return true;
 }
 
+// Whether the board drew matrix m (of any head) as a box of its own.
+static bool board_has(const Scene *s, MatId m)
+{
+    for (size_t i = 0; i < s->box_count; i++)
+        if (s->boxes[i].mat == m) return true;
+    return false;
+}
+
+// A stage's one slide (--parts first) of a stage in parts: the part that shows what the stage brings
+// (model_stage_slide_mat: the mask M), with that part's first result cell pinned; else its first part.
+static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T, const TextMetrics *tm,
+                          Scene *scene)
+{
+    MatId want = model_stage_slide_mat(view_stage(&j->st));
+    if (want == MAT_NONE) return true;
+    if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+    int parts = scene->substeps;
+    if (parts <= 1 || board_has(scene, want)) return true;
+    MatId map[SCENE_PARTS_MAX];
+    memcpy(map, scene->part_result, sizeof map);
+    for (int part = 0; part < parts; part++) {
+        ViewState st = j->st;
+        view_set_parts(&st, parts, part, map);
+        if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+        if (board_has(scene, want)) {
+            if (view_reveal_total(&st) > 0) st.pinned = view_reveal_cell(&st, 0);
+            j->st = st;
+            return true;
+        }
+    }
+    return true;
+}
+
 static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L, const Trace *T,
                          const TextMetrics *tm, Scene *scene)
 {
@@ -464,6 +497,13 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             if (!o) return false;
             *o = *j;
             if (!part_of_cell(o, req, L, T, tm, scene)) return false;
+            continue;
+        }
+        if (j->board && !j->parts && !j->question && j->st.panel == PANEL_NONE) {
+            Job *o = job_add(out);
+            if (!o) return false;
+            *o = *j;
+            if (!part_of_point(o, req, L, T, tm, scene)) return false;
             continue;
         }
         MatId map[SCENE_PARTS_MAX];
