@@ -34,6 +34,32 @@ static bool has_text(const Scene *s, const char *needle)
     return false;
 }
 
+// Whether the texts drawn, run together in their order without their spaces (a sentence wrapped over lines, its
+// raised letters drawn apart), contain needle without its spaces.
+static bool said_squeezed(const Scene *s, const char *needle)
+{
+    size_t cap = 1, used = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT) cap += strlen(scene_text(s, &s->cmds[i]));
+    char *all = malloc(cap), *want = malloc(strlen(needle) + 1);
+    bool found = false;
+    if (all && want) {
+        for (size_t i = 0; i < s->count; i++)
+            if (s->cmds[i].kind == CMD_TEXT)
+                for (const char *t = scene_text(s, &s->cmds[i]); *t; t++)
+                    if (*t != ' ') all[used++] = *t;
+        all[used] = '\0';
+        size_t k = 0;
+        for (const char *t = needle; *t; t++)
+            if (*t != ' ') want[k++] = *t;
+        want[k] = '\0';
+        found = strstr(all, want) != NULL;
+    }
+    free(all);
+    free(want);
+    return found;
+}
+
 // Whether the help (its pages 1 to 6, built at 1280x720 with the extras ex, may be NULL) shows needle.
 static bool help_lists(Scene *s, ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, const char *needle)
 {
@@ -753,11 +779,12 @@ static void test_cost_panel(void)
     lesson_free(&L);
 }
 
-// Key M: one head's pattern beside the h patterns and both outputs; the cost line says they are the same.
+// Key M: one head's pattern beside the h patterns and both outputs; the cost line says they are the same, or
+// (grouped K/V heads: llama, mistral) that the heads' weights are fewer, as the footer does (issue 38).
 static void test_compare_view(void)
 {
     const char *files[] = {"lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json", "lessons/cross-attention.json",
-                           "lessons/bert-base-shape.json"};
+                           "lessons/bert-base-shape.json", "lessons/llama-rope-gqa.json", "lessons/mistral-sliding-window.json"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         Lesson L;
         Trace T;
@@ -778,7 +805,23 @@ static void test_compare_view(void)
             snprintf(what, sizeof what, "%s compare %dx%d", files[f], sizes[z][0], sizes[z][1]);
             CHECK(scene_build_ex(&s, &st, &L, &T, &ex, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
             check_bounds(&s, sizes[z][0], sizes[z][1], what);
-            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head") && has_text(&s, "Same cost"), "%s: titles", what);
+            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head"), "%s: titles", what);
+            bool same = cmp.cost_one.projection_weights == cmp.cost_multi.projection_weights;
+            CHECK(same == (L.params.kv_heads == L.params.heads), "%s: the same cost exactly without grouped heads", what);
+            CHECK(has_text(&s, "Same cost") == same, "%s: \"Same cost\" said %d, the costs %s", what, has_text(&s, "Same cost"),
+                  same ? "equal" : "differ");
+            if (!same) {
+                char want[160], a[32], b[32];
+                cost_format_int(a, sizeof a, cmp.cost_one.projection_weights);
+                cost_format_int(b, sizeof b, cmp.cost_multi.projection_weights);
+                snprintf(want, sizeof want, "Cost: %s vs %s projection weights (%d K/V head%s, not %d)", a, b, L.params.kv_heads,
+                         L.params.kv_heads == 1 ? "" : "s", L.params.heads);
+                CHECK(has_text(&s, want), "%s: %s", what, want);
+                CHECK(said_squeezed(&s, "The single head holds the heads' WQ joined side by side and each K/V head's WK") &&
+                          !said_squeezed(&s, "holds exactly the heads' weights"),
+                      "%s: the footer says the K/V heads' weights repeat", what);
+            } else
+                CHECK(said_squeezed(&s, "holds exactly the heads' weights"), "%s: the footer", what);
         }
         if (f == 0) {
             // The single head's pattern is drawn, and its numbers are the single trace's.

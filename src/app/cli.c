@@ -580,8 +580,10 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
         titles[i + 1] = tb;
         ms[i + 1] = &t->head[i].weights;
     }
-    fprintf(out, "==== Attention weights%s ====\n\n",
-            p->mask == MASK_CAUSAL ? " (causal mask)" : "");
+    if (p->mask == MASK_CAUSAL && p->window > 0)
+        fprintf(out, "==== Attention weights (causal mask, window %d) ====\n\n", p->window);
+    else
+        fprintf(out, "==== Attention weights%s ====\n\n", p->mask == MASK_CAUSAL ? " (causal mask)" : "");
     print_side_by_side(out, titles, ms, count, l->tokens, l->source_tokens);
     free(ms);
     free(titles_buf);

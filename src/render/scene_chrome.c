@@ -75,10 +75,18 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
+        const AttnParams *p = &c->L->params;
         char last[16] = "";
-        model_subscript(last, sizeof last, c->L->params.heads - 1);
-        snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
-                 last);
+        model_subscript(last, sizeof last, p->heads - 1);
+        if (p->kv_heads > 0 && p->kv_heads < p->heads) { // grouped K/V heads: each K/V head's W^K once per query head
+            // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V heads: W^K and W^V join each
+            // K/V head's matrix once for every query head that reads it (×%d). Keep it as short: the header's room.
+            snprintf(formula, sizeof formula,
+                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; the same W^O"),
+                     last, p->heads / p->kv_heads);
+        } else
+            snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
+                     last);
     } else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
@@ -253,6 +261,11 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
 static const char COMPARE_TEXT[] =
     N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
     "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
+// With grouped K/V heads the single head repeats each K/V head's W^K and W^V: it holds more weights (issue 38).
+static const char COMPARE_GROUPED_TEXT[] =
+    N_("The single head holds the heads' W^Q joined side by side and each K/V head's W^K and W^V once for every query head "
+       "that reads it. It computes one attention pattern where the heads compute one each: the split changes the patterns "
+       "and the output, and the shared K/V heads need fewer weights; the multiplications are the same.");
 
 // Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
 // it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
@@ -331,7 +344,10 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
-    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(COMPARE_TEXT), draw);
+    if (c->st->panel == PANEL_COMPARE) {
+        bool grouped = c->L->params.kv_heads > 0 && c->L->params.kv_heads < c->L->params.heads;
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT), draw);
+    }
     if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
     const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);

@@ -251,9 +251,21 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
     cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
     cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
-                              "pattern vs %d"),
-             a, b, d, e, p->heads);
+    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's: not the same cost.
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights &&
+        cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
+                                  "pattern vs %d"),
+                 a, b, d, e, p->heads);
+    else
+        // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V heads (fewer K/V heads
+        // than query heads): the heads' projection weights are fewer than the single head's.
+        snprintf(buf, sizeof buf, TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                                   "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                                   cmp->cost_multi.kv_heads),
+                 a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
