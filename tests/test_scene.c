@@ -837,6 +837,90 @@ static void test_compare_view(void)
     }
 }
 
+// The text command whose text is exactly t, or NULL.
+static const DrawCmd *text_cmd(const Scene *s, const char *t)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strcmp(scene_text(s, &s->cmds[i]), t) == 0) return &s->cmds[i];
+    return NULL;
+}
+
+// Issue 38: grouped-query attention seen. The all-heads view puts the heads of one K/V head under its name
+// ("K/V head 1", at the floor) and a band in its colour, one colour per K/V head; the header names the head's
+// K/V head and how many there are. A lesson without grouped heads shows none of it.
+static void test_kv_groups(void)
+{
+    static const char *const files[] = {"lessons/llama-rope-gqa.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        const AttnParams *p = &L.params;
+        bool grouped = p->kv_heads < p->heads;
+        ViewDims dims = view_dims_from_params(p);
+        ViewState st;
+        view_init(&st, &dims);
+        go(&st, STAGE_SOFTMAX);
+        Scene s;
+        scene_init(&s);
+        int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+        for (int z = 0; z < 2; z++) {
+            int w = sizes[z][0], h = sizes[z][1];
+            st.view = VIEW_ONE_HEAD;
+            st.head = p->heads - 1;
+            scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+            char want[128];
+            snprintf(want, sizeof want, "head %d  (%d of %d) \xc2\xb7 K/V head %d", p->heads - 1, p->heads, p->heads,
+                     params_kv_head(p, p->heads - 1));
+            CHECK(has_text(&s, want) == grouped, "%s %dx%d: the header says '%s': %d", files[f], w, h, want, has_text(&s, want));
+            press(&st, VIEW_KEY_A);
+            scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+            snprintf(want, sizeof want, "all %d heads \xc2\xb7 %d K/V heads", p->heads, p->kv_heads);
+            CHECK(has_text(&s, want) == grouped, "%s %dx%d all heads: the header says '%s'", files[f], w, h, want);
+            Rgba colors[LESSON_MAX_HEADS];
+            int found = 0;
+            for (int g = 0; g < p->kv_heads; g++) {
+                snprintf(want, sizeof want, "K/V head %d", g);
+                const DrawCmd *label = text_cmd(&s, want);
+                if (!grouped) {
+                    CHECK(!label, "%s: no K/V heads' names without grouped heads", files[f]);
+                    continue;
+                }
+                CHECK(label && label->size >= scene_number_floor(h), "%s %dx%d: '%s' at the floor (%d px)", files[f], w, h, want,
+                      label ? label->size : 0);
+                if (!label) continue;
+                found++;
+                // Its band: the rectangle drawn right after its name, under it and as wide as its heads' panels.
+                const DrawCmd *band = NULL;
+                for (const DrawCmd *k = label + 1; k < s.cmds + s.count && !band; k++)
+                    if (k->kind == CMD_RECT) band = k;
+                bool band_ok = band && band->y >= label->y && band->x <= label->x && band->x + band->w >= label->x + label->w;
+                CHECK(band_ok, "%s: K/V head %d has its band under its name", files[f], g);
+                if (!band_ok) continue;
+                colors[g] = band->color;
+                // Over its heads' panels: the titles "head i" of the group's heads lie under the band, no other's.
+                for (int i = 0; i < p->heads; i++) {
+                    char title[32];
+                    snprintf(title, sizeof title, "head %d", i);
+                    const DrawCmd *t = text_cmd(&s, title);
+                    bool under = t && t->x + t->w / 2 >= band->x && t->x + t->w / 2 <= band->x + band->w && t->y > band->y;
+                    CHECK(under == (params_kv_head(p, i) == g), "%s %dx%d: head %d %s K/V head %d's band", files[f], w, h, i,
+                          under ? "under" : "not under", g);
+                }
+            }
+            for (int a = 0; a < found; a++)
+                for (int b = a + 1; b < found; b++)
+                    CHECK(memcmp(&colors[a], &colors[b], sizeof colors[a]) != 0, "%s: K/V heads %d and %d share a colour",
+                          files[f], a, b);
+            check_bounds(&s, w, h, "K/V groups");
+            press(&st, VIEW_KEY_A);
+        }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
 // Edit marks of the frame: a frame of thickness `t` in the edited colour with a filled square of the same
 // colour in its top-right corner.
 static int edit_marks(const Scene *s, int *thickness, int *corners)
@@ -2234,6 +2318,7 @@ int main(void)
     test_extreme_sizes();
     test_cost_panel();
     test_compare_view();
+    test_kv_groups();
     test_edit_marks();
     test_board_labels("lessons/causal-decoder.json");
     test_board_labels("lessons/the-cat-sat.json");

@@ -46,16 +46,33 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const ViewState *st = c->st;
     int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
     int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
-    char head[96], fitted[512], formula[512];
+    char head[160], fitted[512], formula[512];
+    const AttnParams *hp = &c->L->params;
+    // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads share.
+    bool grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
+    char one[96], all[96], plain[2][96];
+    snprintf(plain[0], sizeof plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1, hp->heads);
+    snprintf(plain[1], sizeof plain[1], TR("all %d heads"), hp->heads);
+    if (grouped) {
+        // TRANSLATORS: the header's head with grouped K/V heads: "head 2  (3 of 4) · K/V head 1".
+        snprintf(one, sizeof one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head, st->head + 1, hp->heads,
+                 params_kv_head(hp, st->head));
+        // TRANSLATORS: the header of every head with grouped K/V heads: "all 4 heads · 2 K/V heads".
+        snprintf(all, sizeof all, TRN("all %d heads \xc2\xb7 %d K/V head", "all %d heads \xc2\xb7 %d K/V heads", hp->kv_heads),
+                 hp->heads, hp->kv_heads);
+    } else {
+        snprintf(one, sizeof one, "%s", plain[0]);
+        snprintf(all, sizeof all, "%s", plain[1]);
+    }
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
-        snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
-    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+        snprintf(head, sizeof head, "%s", one);
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
     else if (stage_result_info(view_stage(st)) && !stage_result_info(view_stage(st))->per_head)
-        snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
-    else snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
+        snprintf(head, sizeof head, "%s", all);
+    else snprintf(head, sizeof head, "%s", one);
     // Heads switched off (key O), on every stage: which ones.
     int off = 0, first_off = -1;
     for (int i = 0; i < c->L->params.heads; i++)
@@ -66,7 +83,6 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
         snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"), (int)lround(st->zoom * 100));
     int hw = text_w(c, FONT_BOLD, sf, head);
-    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
@@ -99,6 +115,15 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     else
         stage_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
+    // The formula first: where it does not fit beside the head's K/V head, the head without it (the projections'
+    // formula names the K/V head itself).
+    const char *shorter = !grouped ? NULL : !strcmp(head, one) ? plain[0] : !strcmp(head, all) ? plain[1] : NULL;
+    if (shorter && math_w(c, FONT_REGULAR, c->text_font, formula) > room) {
+        snprintf(head, sizeof head, "%s", shorter);
+        room += hw - text_w(c, FONT_BOLD, sf, head);
+        hw = text_w(c, FONT_BOLD, sf, head);
+    }
+    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
