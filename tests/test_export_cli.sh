@@ -265,7 +265,7 @@ run bad_scale 2 --export "$tmp/a" --scale 0
 has bad_scale.err "--scale"
 run bad_scale2 2 --export "$tmp/a" --scale 2x
 run bad_what 2 --export "$tmp/a" --what slides
-has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle or all-heads"
+has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads or cache-size"
 run bad_bg 2 --export "$tmp/a" --background pink
 has bad_bg.err "white, transparent or dark"
 run bad_stage 2 --export "$tmp/a" --stage nine

@@ -306,6 +306,8 @@ int main(void)
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_COMPARE, 0, compare, 1);
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_SHUFFLE, 0, shuffle, 1);
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_ALL_HEADS, 0, heads, 1);
+    static const char *const cache[] = {"lesson-cache-size"};
+    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_CACHE, 0, cache, 1);
     IMG_Quit();
     SDL_Quit();
     return check_report("test_panel_slides");

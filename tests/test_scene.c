@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "lesson_trace.h"
+#include "core/cost.h"
 #include "core/utf8.h"
 #include "render/colormap.h"
 #include "render/scene.h"
@@ -915,6 +916,66 @@ static void test_kv_groups(void)
             check_bounds(&s, w, h, "K/V groups");
             press(&st, VIEW_KEY_A);
         }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// Issue 38: Shift+K opens the KV cache's size (K still the cost panel, Shift+K again or Esc closes it): the published
+// shape's bytes a token and for 8,192 tokens with MHA, GQA, MQA and Mistral-7B's window, and the lesson's, each
+// the core's number as the panel formats it, at the floor, inside the window; its chart draws a line per row.
+static void test_cache_size(void)
+{
+    static const char *const files[] = {"lessons/mistral-sliding-window.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        const AttnParams *p = &L.params;
+        ViewDims dims = view_dims_from_params(p);
+        ViewState st;
+        view_init(&st, &dims);
+        ViewEvent sk = key(VIEW_KEY_K);
+        sk.mods = VIEW_MOD_SHIFT;
+        view_handle(&st, &sk);
+        CHECK(st.panel == PANEL_CACHE, "Shift+K opens the KV cache's size");
+        Scene s;
+        scene_init(&s);
+        int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+        for (int z = 0; z < 2; z++) {
+            int w = sizes[z][0], h = sizes[z][1];
+            char what[160], want[32];
+            snprintf(what, sizeof what, "%s cache size %dx%d", files[f], w, h);
+            CHECK(scene_build(&s, &st, &L, &T, w, h, &TM, NULL), "%s builds", what);
+            check_bounds(&s, w, h, what);
+            static const int64_t PUB[4][2] = {{32, 0}, {8, 0}, {1, 0}, {8, 4096}}; // MHA, GQA, MQA, window
+            for (int r = 0; r < 4; r++) {
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(32, PUB[r][0], 128, 2, 1, 0));
+                CHECK(has_text(&s, want), "%s: %s a token", what, want);
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(32, PUB[r][0], 128, 2, 8192, PUB[r][1]));
+                const DrawCmd *t = text_cmd(&s, want);
+                CHECK(t && t->size >= scene_number_floor(h), "%s: %s for 8,192 tokens at the floor", what, want);
+            }
+            int kv = p->kv_heads > 0 ? p->kv_heads : p->heads;
+            cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(1, p->heads, p->d_k, 2, p->n, 0));
+            CHECK(has_text(&s, want), "%s: the lesson's MHA, %s", what, want);
+            if (p->window > 0) {
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(1, kv, p->d_k, 2, p->n, p->window));
+                CHECK(has_text(&s, want), "%s: the lesson's window, %s", what, want);
+            }
+            int lines = 0;
+            for (size_t i = 0; i < s.count; i++) lines += s.cmds[i].kind == CMD_LINE;
+            CHECK(lines >= 5, "%s: a line per row of the chart (%d segments)", what, lines);
+        }
+        view_handle(&st, &sk);
+        CHECK(st.panel == PANEL_NONE, "Shift+K again closes it");
+        press(&st, VIEW_KEY_K);
+        CHECK(st.panel == PANEL_COST, "K is still the cost panel");
+        press(&st, VIEW_KEY_K);
+        view_handle(&st, &sk);
+        press(&st, VIEW_KEY_ESCAPE);
+        CHECK(st.panel == PANEL_NONE && !st.quit, "Esc closes it");
         scene_free(&s);
         trace_free(&T);
         lesson_free(&L);
@@ -2319,6 +2380,7 @@ int main(void)
     test_cost_panel();
     test_compare_view();
     test_kv_groups();
+    test_cache_size();
     test_edit_marks();
     test_board_labels("lessons/causal-decoder.json");
     test_board_labels("lessons/the-cat-sat.json");

@@ -304,6 +304,11 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         snprintf(j->name, sizeof j->name, "%s-cost", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 what the heads cost"), title);
         return true;
+    case PANEL_CACHE:
+        snprintf(j->name, sizeof j->name, "%s-cache-size", prefix);
+        // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
+        return true;
     case PANEL_COMPARE:
         snprintf(j->name, sizeof j->name, "%s-compare", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
@@ -714,7 +719,10 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
         break;
     }
     default:
-        v.panel = req->what == EXPORT_WHAT_COST ? PANEL_COST : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE : PANEL_SHUFFLE;
+        v.panel = req->what == EXPORT_WHAT_COST      ? PANEL_COST
+                  : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE
+                  : req->what == EXPORT_WHAT_CACHE   ? PANEL_CACHE
+                                                     : PANEL_SHUFFLE;
         ok = add_board(&jobs, prefix, L, &v, false);
         break;
     }

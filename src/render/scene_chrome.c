@@ -66,6 +66,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     }
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+    else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
@@ -86,8 +87,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
-    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES;
-    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test")
+    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
@@ -103,7 +104,10 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         } else
             snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
                      last);
-    } else if (decode)
+    } else if (cache)
+        // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
+        snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
+    else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
         snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
@@ -429,6 +433,7 @@ static const char *const HELP[][2] = {
     {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
     {N_("D"), N_("dark board / light board")},
     {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
+    {N_("Shift+K"), N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
     {N_("M"), N_("single head vs multi-head, side by side")},
     {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
     {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},

@@ -297,6 +297,12 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height);
 // Panels (scene_panels.c)
 
 void draw_cost(Ctx *c, int w, int h);
+// The KV cache's size (Shift+K; scene_cache.c): a published shape's chart of bytes against tokens and the
+// lesson's table, MHA, GQA, MQA and a window.
+void draw_cache_size(Ctx *c, int x, int y, int w, int h);
+// The colour of series g (a K/V head's band in the all-heads grid, a line of the cache chart): the Okabe-Ito
+// colours, which colour-blind eyes tell apart; in greyscale ink and grey by turns.
+Rgba scene_series_color(const Ctx *c, int g);
 void draw_compare(Ctx *c, int x, int y, int w, int h);
 void draw_shuffle(Ctx *c, int x, int y, int w, int h);
 bool slider_shown(const Ctx *c);

@@ -634,9 +634,7 @@ int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
     return lh + c->num_font / 5;
 }
 
-// The colour of K/V head g's band in the all-heads grid (grouped-query attention): the Okabe-Ito colours, which
-// colour-blind eyes tell apart; in the print theme (greyscale) ink and grey by turns.
-static Rgba group_color(const Ctx *c, int g)
+Rgba scene_series_color(const Ctx *c, int g)
 {
     static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {213, 94, 0, 255},
                                      {204, 121, 167, 255}, {86, 180, 233, 255}, {240, 228, 66, 255}};
@@ -660,7 +658,7 @@ static void draw_group_bands(Ctx *c, int x, int y, int cols, int pw, int label_h
         snprintf(name, sizeof name, TR("K/V head %d"), g);
         fit_text(c, FONT_BOLD, font, name, bw, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, font, c->th->ink, bx, y, bw, label_h - 2 * rule, CENTER, fitted);
-        rect(c, bx, y + label_h - 2 * rule, bw, rule, group_color(c, g));
+        rect(c, bx, y + label_h - 2 * rule, bw, rule, scene_series_color(c, g));
         i = j + 1;
     }
 }
