@@ -972,6 +972,13 @@ static void test_cache_size(void)
         CHECK(st.panel == PANEL_NONE, "Shift+K again closes it");
         press(&st, VIEW_KEY_K);
         CHECK(st.panel == PANEL_COST, "K is still the cost panel");
+        // The cost panel's KV-cache line says what the window keeps: 2·G·d_k·W numbers.
+        scene_build(&s, &st, &L, &T, 1920, 1080, &TM, NULL);
+        char line[128];
+        snprintf(line, sizeof line, "the window of %d keeps %d tokens at most: %d numbers", p->window, p->window,
+                 2 * (p->kv_heads > 0 ? p->kv_heads : p->heads) * p->d_k * p->window);
+        CHECK(said_squeezed(&s, line) == (p->window > 0), "%s: the cost panel says '%s': %d", files[f], line,
+              said_squeezed(&s, line));
         press(&st, VIEW_KEY_K);
         view_handle(&st, &sk);
         press(&st, VIEW_KEY_ESCAPE);

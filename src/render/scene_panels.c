@@ -90,6 +90,14 @@ void draw_cost(Ctx *c, int w, int h)
     else
         snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
                                    "every head, kept while generating)"), kvn);
+    if (p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
+        char most[32];
+        cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
+        size_t used = strlen(kv);
+        // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the cache keeps W tokens at most.
+        snprintf(kv + used, sizeof kv - used, TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window,
+                 p->window, most);
+    }
     // The sheet: as wide as the table or the longest sentence, within the window; the sentences wrapped in it.
     // Taller than the window (French at 720p): less air, then without the paper's table (a reference, not the lesson).
     int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4, title_h = 0, body_h = 0;
