@@ -41,13 +41,16 @@ if cmp -s "$tmp/trace.out" "$tmp/trace_builtin.out"; then ok; else bad "built-in
 lacks() { # lacks NAME.out|NAME.err TEXT
     if grep -qF -- "$2" "$tmp/$1"; then bad "$1 has '$2'"; else ok; fi
 }
-# The scores' titles: with RoPE they are the rotated rows' product, Q_hᴿ K_hᴿᵀ (issue 36: "Q_0 K_0ᵀ" named the
-# unrotated rows, which the scores never read); without, Q_h K_hᵀ.
+# The scores' titles: with RoPE they are the rotated rows' product, Q_rot_h K_rot_hᵀ (issue 36: "Q_0 K_0ᵀ" named
+# the unrotated rows, which the scores never read; issue 38: the rotated matrices have one name, Q_rot and K_rot,
+# in --trace and --json); without, Q_h K_hᵀ.
 has trace.out "scores_0 = Q_0 K_0ᵀ (3×3)"
 has trace.out "scores_1 = Q_1 K_1ᵀ (3×3)"
 run trace_rope 0 --trace "$src/lessons/llama-rope-gqa.json"
 for h in 0 1 2 3; do
-    has trace_rope.out "scores_$h = Q_${h}ᴿ K_${h}ᴿᵀ (7×7)"
+    has trace_rope.out "scores_$h = Q_rot_$h K_rot_${h}ᵀ (7×7)"
+    has trace_rope.out "Q_rot_$h = RoPE(Q_$h)"
+    has trace_rope.out "K_rot_$h = RoPE(K_$h)"
     lacks trace_rope.out "scores_$h = Q_$h K_${h}ᵀ"
 done
 has trace_rope.out "scaled_2 = scores_2 / √4, causal mask (-inf above the diagonal) (7×7)"
@@ -83,6 +86,24 @@ run check_none 2 --check
 run mixed_modes 2 --trace --json
 run help 0 --help
 has help.out "--trace"
+# Issue 38: every stage of the table is named where the stages are listed: --help's --stage (the manual page is
+# made from the same table), the schema's question stage, the docs' lists of --stage names; and the rotated
+# matrices have one name, Q_rot and K_rot, in --help, the schema and the docs (not Q_rotated).
+sed -n '/--stage NAME/,/--format/p' "$tmp/help.out" | tr -s ' \n' '  ' >"$tmp/help_stage.txt"
+sed -n 's/.*"description": "The stage whose result the question is about\(.*\)/\1/p' "$src/lessons/lesson.schema.json" \
+    >"$tmp/schema_stage.txt"
+grep -F '| `stage` | required |' "$src/docs/lesson-format.md" >"$tmp/doc_stage.txt"
+sed -n '/`--what board` writes/,/`--what all` writes/p' "$src/docs/slides.md" | tr -s ' \n' '  ' >"$tmp/slides_stage.txt"
+for key in $(stage_keys "$src"); do
+    for where in help_stage schema_stage doc_stage slides_stage; do
+        [ "$key" = input ] && [ "$where" != help_stage ] && [ "$where" != slides_stage ] && continue # nothing to ask
+        if grep -qE "(^|[^a-z-])$key([^a-z-]|\$)" "$tmp/$where.txt"; then ok; else bad "$where does not name the stage $key"; fi
+    done
+done
+for where in help.out schema_stage.txt doc_stage.txt; do
+    if grep -q "rotated_\|_rotated" "$tmp/$where"; then bad "$where spells the rotated matrices Q_rotated"; else ok; fi
+done
+if grep -q "Q_rot, K_rot" "$tmp/help_stage.txt"; then ok; else bad "--help's rotate does not name Q_rot, K_rot"; fi
 run version 0 --version
 has version.out "mha-tracer "
 if [ -w /dev/full ]; then

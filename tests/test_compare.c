@@ -189,6 +189,141 @@ static void test_error_names_single_head(void)
     params_free(&p);
 }
 
+// The sentence on the weights, with its sizes, against the single head's matrices: W_Q the heads' side by side;
+// W_K and W_V the K/V heads' each repeated for its query heads (grouped), or the heads' side by side; W_O the same.
+static void check_weights_sentence(const char *name, const char *text, const AttnParams *p, const Comparison *c)
+{
+    int h = p->heads, kv = p->kv_heads > 0 ? p->kv_heads : h;
+    char want[512];
+    if (kv == h)
+        snprintf(want, sizeof want, "The single head's W_Q, W_K and W_V (%d\xc3\x97%d) are the %d heads' joined side by side; "
+                 "W_O is the same.\n", p->d_model, h * p->d_k, h);
+    else
+        snprintf(want, sizeof want, "The single head's W_Q (%d\xc3\x97%d) is the %d heads' joined side by side; its W_K and W_V "
+                 "repeat each of the %d K/V heads' for the %d query heads that share it; W_O is the same.\n",
+                 p->d_model, h * p->d_k, h, kv, h / kv);
+    CHECK(strstr(text, want) != NULL, "%s: %s", name, want);
+    const AttnParams *s = &c->single;
+    double worst = 0.0;
+    for (int i = 0; i < h; i++) {
+        int g = params_kv_head(p, i), first = g * (h / kv); // the group's matrices, held by its first head
+        for (int r = 0; r < p->d_model; r++)
+            for (int k = 0; k < p->d_k; k++) {
+                worst = fmax(worst, fabs(mat_get(&s->W_Q[0], r, i * p->d_k + k) - mat_get(&p->W_Q[i], r, k)));
+                worst = fmax(worst, fabs(mat_get(&s->W_K[0], r, i * p->d_k + k) - mat_get(&p->W_K[first], r, k)));
+                worst = fmax(worst, fabs(mat_get(&s->W_V[0], r, i * p->d_k + k) - mat_get(&p->W_V[first], r, k)));
+            }
+    }
+    CHECK(worst == 0.0 && mat_max_abs_diff(&s->W_O, &p->W_O) == 0.0,
+          "%s: the single head's weights are the heads' (K/V heads' repeated): %g", name, worst);
+}
+
+// With RoPE: "each head's d_k columns of the single head turn as that head's do": the single head's rotated Q
+// and K are the heads' rotated Q and K side by side.
+static void check_rope_sentence(const char *name, const char *text, const AttnParams *p, const Trace *t,
+                                const Comparison *c)
+{
+    char want[256];
+    snprintf(want, sizeof want, "With RoPE each head's %d columns of the single head turn as that head's do, not as one "
+             "head of d_k = %d would turn them.\n", p->d_k, p->heads * p->d_k);
+    CHECK((strstr(text, want) != NULL) == (p->rope != ROPE_NONE), "%s: %s", name, want);
+    if (p->rope == ROPE_NONE) return;
+    const HeadTrace *one = &c->trace.head[0];
+    double worst = 0.0;
+    for (int i = 0; i < p->heads; i++)
+        for (int r = 0; r < p->n; r++)
+            for (int k = 0; k < p->d_k; k++) {
+                worst = fmax(worst, fabs(mat_get(&one->Q_rot, r, i * p->d_k + k) - mat_get(&t->head[i].Q_rot, r, k)));
+                worst = fmax(worst, fabs(mat_get(&one->K_rot, r, i * p->d_k + k) - mat_get(&t->head[i].K_rot, r, k)));
+            }
+    CHECK(worst <= 1e-12, "%s: the single head's rotated Q, K differ from the heads' side by side by %g", name, worst);
+}
+
+// "Both use the causal mask (with the window of W)": the single head's masked cells (-inf) are every head's.
+static void check_mask_sentence(const char *name, const char *text, const AttnParams *p, const Trace *t,
+                                const Comparison *c)
+{
+    bool said = strstr(text, "Both use the causal mask") != NULL;
+    CHECK(said == (p->mask == MASK_CAUSAL), "%s: the mask said %d", name, said);
+    int differ = 0, masked = 0;
+    for (int i = 0; i < p->heads; i++)
+        for (int r = 0; r < p->n; r++)
+            for (int col = 0; col < p->m; col++) {
+                bool a = isinf(mat_get(&c->trace.head[0].scaled, r, col)), b = isinf(mat_get(&t->head[i].scaled, r, col));
+                differ += a != b;
+                masked += a;
+            }
+    CHECK(differ == 0, "%s: %d cells masked in one and not the other", name, differ);
+    CHECK((masked > 0) == (p->mask == MASK_CAUSAL), "%s: %d masked cells", name, masked);
+    const char *heading = p->mask != MASK_CAUSAL ? "==== Attention weights ====\n"
+                          : p->window > 0        ? NULL
+                                                 : "==== Attention weights (causal mask) ====\n";
+    char want[128];
+    if (!heading) {
+        snprintf(want, sizeof want, "==== Attention weights (causal mask, window %d) ====\n", p->window);
+        heading = want;
+    }
+    CHECK(strstr(text, heading) != NULL, "%s: %s", name, heading);
+}
+
+// "The split changes the patterns": some head's weights are not the single head's. With heads switched off,
+// "zeros in the heads' concatenation only": their columns of the concat are 0, the single head's Z is not.
+static void check_pattern_sentences(const char *name, const char *text, const AttnParams *p, const Trace *t,
+                                    const Comparison *c)
+{
+    CHECK(strstr(text, "The split changes the patterns") != NULL, "%s: the patterns' sentence", name);
+    double most = 0.0;
+    for (int i = 0; i < p->heads; i++) most = fmax(most, mat_max_abs_diff(&c->trace.head[0].weights, &t->head[i].weights));
+    CHECK(most > 1e-6, "%s: the patterns differ (by up to %g)", name, most);
+    if (!p->ablated) return;
+    double off = 0.0, kept = 0.0;
+    for (int i = 0; i < p->heads; i++) {
+        if (!params_ablated(p, i)) continue;
+        for (int r = 0; r < p->n; r++)
+            for (int k = 0; k < p->d_k; k++) {
+                off = fmax(off, fabs(mat_get(&t->concat, r, i * p->d_k + k)));
+                kept = fmax(kept, fabs(mat_get(&c->trace.head[0].Z, r, i * p->d_k + k)));
+            }
+    }
+    CHECK(off == 0.0 && kept > 0.0, "%s: switched-off heads: concat %g, the single head's columns %g", name, off, kept);
+}
+
+// A one-head lesson: "nothing to split, and both sides are the same": the same weights and output, bit for bit.
+static void test_one_head(void)
+{
+    static const char json[] =
+        "{\"title\": \"one\", \"tokens\": [\"a\", \"b\", \"c\"], \"d_model\": 4, \"heads\": 1, \"mask\": \"causal\", "
+        "\"window\": 2, \"rope\": true, \"embeddings\": {\"random\": {\"seed\": 3}}, \"weights\": {\"random\": {\"seed\": 4}}}";
+    Lesson l;
+    LessonError err;
+    Trace t;
+    Comparison c;
+    TraceError terr;
+    if (!lesson_parse(&l, json, strlen(json), "one.json", &err)) {
+        CHECK(false, "one head: %s", err.message);
+        return;
+    }
+    if (trace_run(&t, &l.params, &terr) && compare_run(&c, &l.params, &terr)) {
+        FILE *out = tmpfile();
+        char text[16384] = "";
+        if (out) {
+            cli_print_compare(out, &l, &t, &c);
+            rewind(out);
+            text[fread(text, 1, sizeof text - 1, out)] = '\0';
+            fclose(out);
+        }
+        CHECK(strstr(text, "The lesson has one head: there is nothing to split, and both sides are the same.") != NULL,
+              "one head: the sentence");
+        CHECK(mat_max_abs_diff(&c.trace.head[0].weights, &t.head[0].weights) == 0.0 &&
+                  mat_max_abs_diff(&c.trace.output, &t.output) == 0.0,
+              "one head: the same weights and output");
+        compare_free(&c);
+        trace_free(&t);
+    } else
+        CHECK(false, "one head traces: %s", terr.message);
+    lesson_free(&l);
+}
+
 // Issue 39, item 4: every sentence --compare prints about the single head, against the numbers: RoPE (both
 // pairings), grouped K/V heads, the window and switched-off heads included. The red team's RoPE lesson was
 // told "its scores are the sum of the heads' scores" while they differed by up to 0.988.
@@ -220,15 +355,19 @@ static void check_sentences(const char *name, Lesson *l)
     }
     text[got] = '\0';
     int h = p->heads, kv = p->kv_heads > 0 ? p->kv_heads : h;
-    char want[256];
+    char want[512];
     snprintf(want, sizeof want, "One head of d_k = %d against %d heads of d_k = %d.\n", h * p->d_k, h, p->d_k);
     CHECK(strstr(text, want) != NULL, "%s: %s", name, want);
+    check_weights_sentence(name, text, p, &c);
+    check_rope_sentence(name, text, p, &t, &c);
+    check_mask_sentence(name, text, p, &t, &c);
+    check_pattern_sentences(name, text, p, &t, &c);
     CHECK(c.single.d_k == h * p->d_k, "%s: the single head's d_k", name);
     double big, gap = cli_compare_score_gap(&t, &c, &big);
     // The single head is built so that the claim holds, RoPE and grouped heads included: rounding only.
     CHECK(gap <= 1e-12 * big, "%s: the single head's scores differ from the sum of the heads' by %g", name, gap);
-    CHECK(strstr(text, "Its scores are the sum of the heads' scores (largest difference") != NULL,
-          "%s: the scores' sentence", name);
+    snprintf(want, sizeof want, "Its scores are the sum of the heads' scores (largest difference %.1e: rounding).", gap);
+    CHECK(strstr(text, want) != NULL, "%s: the scores' sentence with its number: %s", name, want);
     bool rope_said = strstr(text, "With RoPE each head's") != NULL;
     CHECK(rope_said == (p->rope != ROPE_NONE), "%s: RoPE said %d", name, rope_said);
     snprintf(want, sizeof want, "with the window of %d.", p->window);
@@ -238,13 +377,23 @@ static void check_sentences(const char *name, Lesson *l)
     CHECK(same_cost == (kv == h), "%s: the cost is the same exactly without grouped K/V heads", name);
     CHECK((strstr(text, "not the cost.") != NULL) == same_cost, "%s: \"not the cost\" said where the cost differs", name);
     if (!same_cost) {
-        snprintf(want, sizeof want, "make the heads cheaper: %lld projection weights against the single head's %lld.",
+        snprintf(want, sizeof want, "and %d K/V head%s instead of %d make%s the heads cheaper: %lld projection weights "
+                 "against the single head's %lld.", kv, kv == 1 ? "" : "s", h, kv == 1 ? "s" : "",
                  (long long)c.cost_multi.projection_weights, (long long)c.cost_one.projection_weights);
+        CHECK(c.cost_multi.projection_weights < c.cost_one.projection_weights, "%s: the heads are cheaper", name);
         CHECK(strstr(text, want) != NULL, "%s: %s", name, want);
     }
     snprintf(want, sizeof want, "repeat each of the %d K/V heads'", kv);
     CHECK((strstr(text, want) != NULL) == (kv < h), "%s: the K/V heads' sentence", name);
     CHECK((strstr(text, "The heads switched off") != NULL) == (p->ablated != 0), "%s: the switched-off heads", name);
+    // The cost rows are the cost table's, and the outputs' difference is the one printed.
+    char line[256];
+    snprintf(want, sizeof want, "%s\n", cost_format(line, sizeof line, &c.cost_one));
+    CHECK(strstr(text, want) != NULL, "%s: the single head's cost row %s", name, want);
+    snprintf(want, sizeof want, "%s\n", cost_format(line, sizeof line, &c.cost_multi));
+    CHECK(strstr(text, want) != NULL, "%s: the heads' cost row %s", name, want);
+    snprintf(want, sizeof want, "largest difference between the two outputs: %.4f\n", mat_max_abs_diff(&c.trace.output, &t.output));
+    CHECK(strstr(text, want) != NULL, "%s: %s", name, want);
     free(text);
     compare_free(&c);
     trace_free(&t);
@@ -280,6 +429,7 @@ static void test_sentences(void)
 int main(void)
 {
     test_sentences();
+    test_one_head();
     test_cat_lesson();
     test_random(false, MASK_NONE);
     test_random(false, MASK_CAUSAL);

@@ -111,8 +111,36 @@ static void test_grouped(void)
     params_free(&p);
 }
 
+// Issue 38: the KV cache's bytes, against the published figures worked by hand: Llama-3-8B (32 layers, 8 K/V heads
+// of 128, bfloat16) keeps 2·32·8·128·2 = 131,072 bytes (128 KiB) a token, 1 GiB for its 8,192-token context; with
+// a K/V head per query head (32) 512 KiB and 4 GiB; with one K/V head 16 KiB and 128 MiB; Mistral-7B's window of
+// 4,096 stops it at 512 MiB.
+static void test_kv_cache(void)
+{
+    int count = 0;
+    const CacheShape *s = cost_cache_shapes(&count);
+    CHECK(count == 2 && !strcmp(s[0].name, "Llama-3-8B") && s[0].layers == 32 && s[0].heads == 32 && s[0].kv_heads == 8 &&
+              s[0].d_k == 128 && s[0].bytes == 2 && s[0].window == 0,
+          "Llama-3-8B's shape");
+    CHECK(count == 2 && !strcmp(s[1].name, "Mistral-7B") && s[1].kv_heads == 8 && s[1].window == 4096, "Mistral-7B's shape");
+    CHECK(cost_kv_cache_bytes(32, 8, 128, 2, 1, 0) == 131072, "GQA: 128 KiB a token");
+    CHECK(cost_kv_cache_bytes(32, 8, 128, 2, 8192, 0) == (int64_t)1 << 30, "GQA: 1 GiB for 8,192 tokens");
+    CHECK(cost_kv_cache_bytes(32, 32, 128, 2, 8192, 0) == (int64_t)4 << 30, "MHA: 4 GiB");
+    CHECK(cost_kv_cache_bytes(32, 1, 128, 2, 8192, 0) == (int64_t)128 << 20, "MQA: 128 MiB");
+    CHECK(cost_kv_cache_bytes(32, 8, 128, 2, 8192, 4096) == (int64_t)512 << 20, "a window of 4,096: 512 MiB");
+    CHECK(cost_kv_cache_bytes(32, 8, 128, 2, 100, 4096) == 100 * 131072, "under the window: every token");
+    CHECK(cost_kv_cache_bytes(1, 1, 4, 2, 8, 3) == 48, "the Mistral lesson's window: 2·1·1·4·2·3 = 48 bytes");
+    char buf[32];
+    CHECK(!strcmp(cost_format_bytes(buf, sizeof buf, (int64_t)4 << 30), "4 GiB"), "4 GiB: %s", buf);
+    CHECK(!strcmp(cost_format_bytes(buf, sizeof buf, 131072), "128 KiB"), "128 KiB: %s", buf);
+    CHECK(!strcmp(cost_format_bytes(buf, sizeof buf, 48), "48 B"), "48 B: %s", buf);
+    CHECK(!strcmp(cost_format_bytes(buf, sizeof buf, 1536), "1.5 KiB"), "1.5 KiB: %s", buf);
+    CHECK(!strcmp(cost_format_bytes(buf, sizeof buf, 1023), "1023 B"), "1023 B: %s", buf);
+}
+
 int main(void)
 {
+    test_kv_cache();
     test_grouped();
     test_document_table();
     test_cat_lesson();

@@ -58,6 +58,116 @@ static void check_frame(const Scene *s, int w, int h, const char *what)
     CHECK(numbers > 0, "%s: numbers drawn", what);
 }
 
+// The command that draws the number of cell ref, or NULL.
+static const DrawCmd *number_cmd(const Scene *s, CellRef ref)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_TEXT && c->role == ROLE_NUMBER && c->cell.mat == ref.mat && c->cell.head == ref.head &&
+            c->cell.row == ref.row && c->cell.col == ref.col)
+            return c;
+    }
+    return NULL;
+}
+
+// The number written on the line of cell ref left of its matrix's label (a rolling buffer's slot), or -1;
+// *bold: whether it is bold (the slot this step wrote).
+static int slot_left_of(const Scene *s, CellRef ref, int cells_x, bool *bold)
+{
+    const DrawCmd *cell = number_cmd(s, ref);
+    if (!cell) return -1;
+    int mid = cell->y + cell->h / 2;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind != CMD_TEXT || c->role == ROLE_NUMBER || c->x + c->w > cells_x || c->y > mid || c->y + c->h < mid)
+            continue;
+        const char *t = scene_text(s, c);
+        if (!t[0] || strspn(t, "0123456789") != strlen(t)) continue;
+        *bold = c->font == FONT_BOLD;
+        return atoi(t);
+    }
+    return -1;
+}
+
+// The text of the row label tagged with (mat, head, row), or NULL.
+static const char *row_label(const Scene *s, MatId mat, int head, int row)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_TEXT && c->role == ROLE_LABEL && c->cell.mat == mat && c->cell.head == head && c->cell.row == row &&
+            c->cell.col == -1)
+            return scene_text(s, c);
+    }
+    return NULL;
+}
+
+// Whether the texts drawn, joined by spaces in their order (a sentence wrapped over lines), contain needle.
+static bool said(const Scene *s, const char *needle)
+{
+    size_t cap = 1, used = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT) cap += strlen(scene_text(s, &s->cmds[i])) + 1;
+    char *all = malloc(cap);
+    if (!all) return false;
+    all[0] = '\0';
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT) used += (size_t)sprintf(all + used, "%s%s", used ? " " : "", scene_text(s, &s->cmds[i]));
+    bool found = strstr(all, needle) != NULL;
+    free(all);
+    return found;
+}
+
+// A rolling buffer (a sliding window): each cache row drawn (keys in the first part or the whole step, values
+// in the second part) has its slot left of its label, which carries its position; the slot this step wrote is
+// the bold one; the sentence says how many keys q reads (min(t + 1, W), the window's) and names the key let go.
+static void check_buffer(const Scene *s, const Lesson *L, const Decoder *d, int t, int head, bool keys, bool values,
+                         const char *what)
+{
+    const AttnParams *p = &L->params;
+    DecodeBuffer b = decode_buffer(p, t);
+    CHECK(b.rows == p->window && b.cached == (t + 1 < p->window ? t + 1 : p->window) && b.first == t + 1 - b.cached &&
+              b.slot == t % p->window && b.evicted == (t >= p->window ? t - p->window : -1),
+          "%s: the buffer at step %d: %d rows, %d cached from %d, slot %d, evicted %d", what, t, b.rows, b.cached, b.first,
+          b.slot, b.evicted);
+    CHECK(d->slot_written == b.slot && d->evicted == b.evicted && d->first_cached == b.first,
+          "%s: the decoder wrote slot %d and let go %d", what, d->slot_written, d->evicted);
+    MatId kid = p->rope != ROPE_NONE ? MAT_KROT : MAT_K;
+    for (int m = 0; m < 2; m++) {
+        MatId id = m == 0 ? kid : MAT_V;
+        if (m == 0 ? !keys : !values) continue;
+        const DrawCmd *first = number_cmd(s, (CellRef){id, head, b.first, 0});
+        int cells_x = first ? first->x : 0;
+        for (int j = b.first; j <= t; j++) {
+            bool bold = false;
+            int slot = slot_left_of(s, (CellRef){id, head, j, 0}, cells_x, &bold);
+            if (m == 1 && keys) continue; // the whole step: V's rows are labelled by K's beside them
+            CHECK(slot == j % b.rows && bold == (j == t), "%s: %s row %d in slot %d (drawn: %d%s)", what,
+                  m ? "V" : "K", j, j % b.rows, slot, bold ? ", bold" : "");
+            const char *label = row_label(s, id, head, j);
+            char want[160];
+            snprintf(want, sizeof want, "%s", L->tokens[j]);
+            model_subscript(want, sizeof want, j);
+            CHECK(label && strcmp(label, want) == 0, "%s: %s row %d labelled '%s', not '%s'", what, m ? "V" : "K", j,
+                  label ? label : "(none)", want);
+        }
+        for (int j = 0; j < b.first; j++)
+            CHECK(!number_in(s, (CellRef){id, head, j, 0}), "%s: %s row %d (out of the buffer) drawn", what, m ? "V" : "K", j);
+    }
+    for (int j = 0; j < b.first; j++)
+        CHECK(!number_in(s, (CellRef){MAT_WEIGHTS, head, t, j}), "%s: the weight of key %d (out of the buffer) drawn", what, j);
+    char want[200];
+    if (keys && values) snprintf(want, sizeof want, "its q reads the %d cached keys", b.cached);
+    else if (keys) snprintf(want, sizeof want, "its q against the %d cached keys", b.cached);
+    else snprintf(want, sizeof want, "the weights sum the %d cached values", b.cached);
+    CHECK(said(s, want), "%s: says '%s'", what, want);
+    if (b.evicted >= 0)
+        snprintf(want, sizeof want, "overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window.", b.slot,
+                 L->tokens[b.evicted], b.evicted);
+    else
+        snprintf(want, sizeof want, "go into slot %d of %d.", b.slot, b.rows);
+    CHECK(said(s, want), "%s: says '%s'", what, want);
+}
+
 // The one value v as the board writes it, against the text drawn in ref (which must be drawn when `shown`).
 static void check_cell(const Scene *s, CellRef ref, double v, const char *what, bool shown)
 {
@@ -130,6 +240,9 @@ static void test_decode_panel(const char *name, const Lesson *L, const Trace *T,
     press(&st, VIEW_KEY_G);
     Decoder d;
     CHECK(decode_init(&d, p), "%s: the decoder starts", name);
+    // With RoPE the decoder's q and keys are the rotated ones (the cache holds the turned k_t).
+    MatId qid = p->rope != ROPE_NONE ? MAT_QROT : MAT_Q, kid = p->rope != ROPE_NONE ? MAT_KROT : MAT_K;
+    bool rolling = p->window > 0 && p->window < p->n;
     Scene s;
     scene_init(&s);
     char what[160];
@@ -150,21 +263,22 @@ static void test_decode_panel(const char *name, const Lesson *L, const Trace *T,
                 bool keys = parts == 1 || part == 0, values = parts == 1 || part == 1;
                 // Every number drawn is the decoder's; the whole cache when it fits, else its newest row.
                 for (int c = 0; c < p->d_k; c++) {
-                    if (keys) check_cell(&s, (CellRef){MAT_Q, head, t, c}, d.q[head].data[c], what, whole || c == 0);
-                    else CHECK(!number_in(&s, (CellRef){MAT_Q, head, t, c}), "%s: q is the first part's", what);
+                    if (keys) check_cell(&s, (CellRef){qid, head, t, c}, d.q[head].data[c], what, whole || c == 0);
+                    else CHECK(!number_in(&s, (CellRef){qid, head, t, c}), "%s: q is the first part's", what);
                     if (values) check_cell(&s, (CellRef){MAT_Z, head, t, c}, d.z[head].data[c], what, whole || c == 0);
                     else CHECK(!number_in(&s, (CellRef){MAT_Z, head, t, c}), "%s: z is the second part's", what);
                     // The rows the rolling buffer still holds (a window lets the older ones go), at their slots.
                     for (int j = t + 1 - decode_cached(&d, t), g = params_kv_head(p, head); j <= t; j++) {
                         Matrix k = decode_cache_row(&d, g, decode_slot(&d, j), false);
                         Matrix v = decode_cache_row(&d, g, decode_slot(&d, j), true);
-                        if (keys) check_cell(&s, (CellRef){MAT_K, head, j, c}, k.data[c], what, whole || (j == t && c == 0));
+                        if (keys) check_cell(&s, (CellRef){kid, head, j, c}, k.data[c], what, whole || (j == t && c == 0));
                         if (values) check_cell(&s, (CellRef){MAT_V, head, j, c}, v.data[c], what, whole || (j == t && c == 0));
                     }
                 }
-                for (int j = 0; j <= t; j++)
+                for (int j = t + 1 - decode_cached(&d, t); j <= t; j++) // (the keys the window let go: check_buffer)
                     check_cell(&s, (CellRef){MAT_WEIGHTS, head, t, j}, d.weights[head].data[j], what, whole || j == t);
-                CHECK(!number_in(&s, (CellRef){MAT_K, head, t + 1, 0}), "%s: no key of a token not generated yet", what);
+                CHECK(!number_in(&s, (CellRef){kid, head, t + 1, 0}), "%s: no key of a token not generated yet", what);
+                if (rolling) check_buffer(&s, L, &d, t, head, keys, values, what);
             }
             st.decode_part = 0;
         }
@@ -227,6 +341,17 @@ int main(void)
         }
         trace_free(&T);
         lesson_free(&L);
+    }
+    // A sliding window of 3 over 8 tokens (Mistral's rolling buffer), with RoPE and one K/V head: the caches hold
+    // 3 rows, shown whole with their slots.
+    {
+        Lesson L;
+        Trace T;
+        if (load("lessons/mistral-sliding-window.json", &L, &T)) {
+            for (int k = 0; k < 2; k++) test_decode_panel("mistral-sliding-window", &L, &T, SIZES[k][0], SIZES[k][1], true);
+            trace_free(&T);
+            lesson_free(&L);
+        }
     }
     // The largest lesson the panels must show whole at the floor: 8 tokens, d_model 8, 2 heads of 4.
     Lesson L;

@@ -98,7 +98,7 @@ def check_decode(fails, tag, J, D, L):
             k_rows[e["kv_head"], t], v_rows[e["kv_head"], t] = e["k"], e["v"]
         for h in range(heads):
             jh, sh = J["head"][h], s["head"][h]
-            q, k = ("Q_rotated", "K_rotated") if "Q_rotated" in jh else ("Q", "K")
+            q, k = ("Q_rot", "K_rot") if "Q_rot" in jh else ("Q", "K")
             if sh.get("kv_head") != jh.get("kv_head"):
                 fails.append("%s step %d head %d: kv_head %r, the trace's %r" % (tag, t, h, sh.get("kv_head"), jh.get("kv_head")))
             g = jh.get("kv_head", h)
@@ -174,7 +174,7 @@ def check_tiles(fails, tag, J, L, B):
     for h, jh in enumerate(J["head"]):
         T = jh["tiles"]
         # The tiles' inputs are the trace's rows (checked against NumPy by test_numpy_features and test_modern).
-        q, k = ("Q_rotated", "K_rotated") if "Q_rotated" in jh else ("Q", "K")
+        q, k = ("Q_rot", "K_rot") if "Q_rot" in jh else ("Q", "K")
         rh = {"Q": np.array(jh[q], dtype=float), "K": np.array(jh[k], dtype=float), "V": np.array(jh["V"], dtype=float),
               "Z": np.array(jh["Z"], dtype=float),
               "scaled": np.array([[-np.inf if x is None else x for x in row] for row in jh["scaled"]], dtype=float)}

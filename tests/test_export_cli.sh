@@ -265,7 +265,7 @@ run bad_scale 2 --export "$tmp/a" --scale 0
 has bad_scale.err "--scale"
 run bad_scale2 2 --export "$tmp/a" --scale 2x
 run bad_what 2 --export "$tmp/a" --what slides
-has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle or all-heads"
+has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads or cache-size"
 run bad_bg 2 --export "$tmp/a" --background pink
 has bad_bg.err "white, transparent or dark"
 run bad_stage 2 --export "$tmp/a" --stage nine
@@ -369,6 +369,21 @@ n_parts=$(grep -c -- '-part[0-9]*\.png$' "$tmp/parts_deck.out"); n_split=$(grep 
 grep -q -- "-stage02-projections-head0-part2\.png$" "$tmp/parts_deck.out" &&
     ! grep -q -- "-stage02-projections-head0-part3\.png$" "$tmp/parts_deck.out" && ok ||
     bad "--parts all deck: the projections are not in 2 parts"
+# Issue 38: the mask stage's one slide (--parts first) shows the mask M with its band, not S′₀ alone (the scaled
+# stage's result again): the 8-token window lesson comes in 3 parts (S′₀, M, S′₀ + M), its slide is the second; the
+# 5-token causal lesson shows S′₀ + M on its first part, and that stays its slide.
+run mask_slide 0 --export "$tmp/p" --what board --stage mask --format svg "$src/lessons/mistral-sliding-window.json"
+lines mask_slide.out 1
+has "p/mistral-sliding-window-stage06-mask-head0.svg" ">M  (8×8)<"
+if grep -qF ">S′₀  (8×8)<" "$tmp/p/mistral-sliding-window-stage06-mask-head0.svg"; then
+    bad "the mask slide shows S′₀ alone"
+else ok; fi
+run mask_parts 0 --export "$tmp/p" --what board --stage mask --format svg --parts all "$src/lessons/mistral-sliding-window.json"
+lines mask_parts.out 3
+has "p/mistral-sliding-window-stage06-mask-head0-part1.svg" ">S′₀  (8×8)<"
+run mask_small 0 --export "$tmp/p" --what board --stage mask --format svg "$src/lessons/causal-decoder.json"
+has "p/causal-decoder-stage05-mask-head0.svg" ">M  (5×5)<"
+has "p/causal-decoder-stage05-mask-head0.svg" ">S′₀  (5×5)<"
 run parts_bad 2 --export "$tmp/p" --what board --parts some "$src/lessons/the-cat-sat.json"
 has parts_bad.err "--parts expects first or all, got 'some'"
 run parts_heatmaps 2 --export "$tmp/p" --parts all "$src/lessons/the-cat-sat.json"

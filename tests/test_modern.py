@@ -87,7 +87,7 @@ def forward(L, X, S, W, ops):
         h = {"kv_head": g, "W_K": W["W_K"][g], "W_V": W["W_V"][g], "Q": Q, "K": K, "V": V}
         if rope:
             Q, K = rotate(Q, *rope, ops), rotate(K, *rope, ops)
-            h["Q_rotated"], h["K_rotated"] = Q, K
+            h["Q_rot"], h["K_rot"] = Q, K
         scores = Q @ K.T
         scaled, A = ops.softmax(scores * L["scale"] if "scale" in L else scores / np.sqrt(dk), hidden)
         Z = A @ V
@@ -263,8 +263,8 @@ def check_numpy(binary, path, L, failures):
         if ("kv_head" in jh) != ("kv_heads" in L) or ("kv_heads" in L and jh["kv_head"] != rh["kv_head"]):
             failures.append("%s head %d: kv_head %r, reference %r" % (tag, i, jh.get("kv_head"), rh["kv_head"]))
         keys = ["W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z"]
-        keys += ["Q_rotated", "K_rotated"] if rope_of(L) else []
-        if not rope_of(L) and ("Q_rotated" in jh or "K_rotated" in jh):
+        keys += ["Q_rot", "K_rot"] if rope_of(L) else []
+        if not rope_of(L) and ("Q_rot" in jh or "K_rot" in jh):
             failures.append("%s head %d: rotated rows without rope" % (tag, i))
         for key in keys:
             if key not in jh:

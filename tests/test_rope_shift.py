@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # RoPE's point against NumPy (issue 22): `--json --rope-shift K` on the shipped Llama lesson, with both pair
-# conventions and several bases. Each head's Q_rotated_shifted and K_rotated_shifted must be Q and K turned by NumPy
+# conventions and several bases. Each head's Q_rot_shifted and K_rot_shifted must be Q and K turned by NumPy
 # at positions p + K, its scores_shifted their product, all within 1e-12; and scores_shifted must equal the
 # scores (of K = 0) within 1e-12 (for K up to 100). Bad uses of the option exit 2 naming it.
 #   python3 tests/test_rope_shift.py BIN SOURCE_DIR
@@ -69,9 +69,9 @@ def main():
                         Q, K = np.array(head["Q"]), np.array(head["K"])
                         qs, ks = turned(Q, pairs, base, k), turned(K, pairs, base, k)
                         ss = qs @ ks.T
-                        got_q, got_k = np.array(head["Q_rotated_shifted"]), np.array(head["K_rotated_shifted"])
+                        got_q, got_k = np.array(head["Q_rot_shifted"]), np.array(head["K_rot_shifted"])
                         got_s, scores = np.array(head["scores_shifted"]), np.array(head["scores"])
-                        for name, got, want in (("Q_rotated_shifted", got_q, qs), ("K_rotated_shifted", got_k, ks),
+                        for name, got, want in (("Q_rot_shifted", got_q, qs), ("K_rot_shifted", got_k, ks),
                                                 ("scores_shifted", got_s, ss)):
                             diff = float(np.max(np.abs(got - want)))
                             check(diff < 1e-12, "%s %g k=%d head %d: %s differs from NumPy by %g" % (pairs, base, k, h, name, diff))

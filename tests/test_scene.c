@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "lesson_trace.h"
+#include "core/cost.h"
 #include "core/utf8.h"
 #include "render/colormap.h"
 #include "render/scene.h"
@@ -32,6 +33,32 @@ static bool has_text(const Scene *s, const char *needle)
     for (size_t i = 0; i < s->count; i++)
         if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) return true;
     return false;
+}
+
+// Whether the texts drawn, run together in their order without their spaces (a sentence wrapped over lines, its
+// raised letters drawn apart), contain needle without its spaces.
+static bool said_squeezed(const Scene *s, const char *needle)
+{
+    size_t cap = 1, used = 0;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT) cap += strlen(scene_text(s, &s->cmds[i]));
+    char *all = malloc(cap), *want = malloc(strlen(needle) + 1);
+    bool found = false;
+    if (all && want) {
+        for (size_t i = 0; i < s->count; i++)
+            if (s->cmds[i].kind == CMD_TEXT)
+                for (const char *t = scene_text(s, &s->cmds[i]); *t; t++)
+                    if (*t != ' ') all[used++] = *t;
+        all[used] = '\0';
+        size_t k = 0;
+        for (const char *t = needle; *t; t++)
+            if (*t != ' ') want[k++] = *t;
+        want[k] = '\0';
+        found = strstr(all, want) != NULL;
+    }
+    free(all);
+    free(want);
+    return found;
 }
 
 // Whether the help (its pages 1 to 6, built at 1280x720 with the extras ex, may be NULL) shows needle.
@@ -753,11 +780,12 @@ static void test_cost_panel(void)
     lesson_free(&L);
 }
 
-// Key M: one head's pattern beside the h patterns and both outputs; the cost line says they are the same.
+// Key M: one head's pattern beside the h patterns and both outputs; the cost line says they are the same, or
+// (grouped K/V heads: llama, mistral) that the heads' weights are fewer, as the footer does (issue 38).
 static void test_compare_view(void)
 {
     const char *files[] = {"lessons/the-cat-sat-on-the-mat.json", "lessons/causal-decoder.json", "lessons/cross-attention.json",
-                           "lessons/bert-base-shape.json"};
+                           "lessons/bert-base-shape.json", "lessons/llama-rope-gqa.json", "lessons/mistral-sliding-window.json"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         Lesson L;
         Trace T;
@@ -778,7 +806,23 @@ static void test_compare_view(void)
             snprintf(what, sizeof what, "%s compare %dx%d", files[f], sizes[z][0], sizes[z][1]);
             CHECK(scene_build_ex(&s, &st, &L, &T, &ex, sizes[z][0], sizes[z][1], &TM, NULL), "%s builds", what);
             check_bounds(&s, sizes[z][0], sizes[z][1], what);
-            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head") && has_text(&s, "Same cost"), "%s: titles", what);
+            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head"), "%s: titles", what);
+            bool same = cmp.cost_one.projection_weights == cmp.cost_multi.projection_weights;
+            CHECK(same == (L.params.kv_heads == L.params.heads), "%s: the same cost exactly without grouped heads", what);
+            CHECK(has_text(&s, "Same cost") == same, "%s: \"Same cost\" said %d, the costs %s", what, has_text(&s, "Same cost"),
+                  same ? "equal" : "differ");
+            if (!same) {
+                char want[160], a[32], b[32];
+                cost_format_int(a, sizeof a, cmp.cost_one.projection_weights);
+                cost_format_int(b, sizeof b, cmp.cost_multi.projection_weights);
+                snprintf(want, sizeof want, "Cost: %s vs %s projection weights (%d K/V head%s, not %d)", a, b, L.params.kv_heads,
+                         L.params.kv_heads == 1 ? "" : "s", L.params.heads);
+                CHECK(has_text(&s, want), "%s: %s", what, want);
+                CHECK(said_squeezed(&s, "The single head holds the heads' WQ joined side by side and each K/V head's WK") &&
+                          !said_squeezed(&s, "holds exactly the heads' weights"),
+                      "%s: the footer says the K/V heads' weights repeat", what);
+            } else
+                CHECK(said_squeezed(&s, "holds exactly the heads' weights"), "%s: the footer", what);
         }
         if (f == 0) {
             // The single head's pattern is drawn, and its numbers are the single trace's.
@@ -789,6 +833,157 @@ static void test_compare_view(void)
         }
         scene_free(&s);
         compare_free(&cmp);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// The text command whose text is exactly t, or NULL.
+static const DrawCmd *text_cmd(const Scene *s, const char *t)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->cmds[i].kind == CMD_TEXT && strcmp(scene_text(s, &s->cmds[i]), t) == 0) return &s->cmds[i];
+    return NULL;
+}
+
+// Issue 38: grouped-query attention seen. The all-heads view puts the heads of one K/V head under its name
+// ("K/V head 1", at the floor) and a band in its colour, one colour per K/V head; the header names the head's
+// K/V head and how many there are. A lesson without grouped heads shows none of it.
+static void test_kv_groups(void)
+{
+    static const char *const files[] = {"lessons/llama-rope-gqa.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        const AttnParams *p = &L.params;
+        bool grouped = p->kv_heads < p->heads;
+        ViewDims dims = view_dims_from_params(p);
+        ViewState st;
+        view_init(&st, &dims);
+        go(&st, STAGE_SOFTMAX);
+        Scene s;
+        scene_init(&s);
+        int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+        for (int z = 0; z < 2; z++) {
+            int w = sizes[z][0], h = sizes[z][1];
+            st.view = VIEW_ONE_HEAD;
+            st.head = p->heads - 1;
+            scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+            char want[128];
+            snprintf(want, sizeof want, "head %d  (%d of %d) \xc2\xb7 K/V head %d", p->heads - 1, p->heads, p->heads,
+                     params_kv_head(p, p->heads - 1));
+            CHECK(has_text(&s, want) == grouped, "%s %dx%d: the header says '%s': %d", files[f], w, h, want, has_text(&s, want));
+            press(&st, VIEW_KEY_A);
+            scene_build(&s, &st, &L, &T, w, h, &TM, NULL);
+            snprintf(want, sizeof want, "all %d heads \xc2\xb7 %d K/V heads", p->heads, p->kv_heads);
+            CHECK(has_text(&s, want) == grouped, "%s %dx%d all heads: the header says '%s'", files[f], w, h, want);
+            Rgba colors[LESSON_MAX_HEADS];
+            int found = 0;
+            for (int g = 0; g < p->kv_heads; g++) {
+                snprintf(want, sizeof want, "K/V head %d", g);
+                const DrawCmd *label = text_cmd(&s, want);
+                if (!grouped) {
+                    CHECK(!label, "%s: no K/V heads' names without grouped heads", files[f]);
+                    continue;
+                }
+                CHECK(label && label->size >= scene_number_floor(h), "%s %dx%d: '%s' at the floor (%d px)", files[f], w, h, want,
+                      label ? label->size : 0);
+                if (!label) continue;
+                found++;
+                // Its band: the rectangle drawn right after its name, under it and as wide as its heads' panels.
+                const DrawCmd *band = NULL;
+                for (const DrawCmd *k = label + 1; k < s.cmds + s.count && !band; k++)
+                    if (k->kind == CMD_RECT) band = k;
+                bool band_ok = band && band->y >= label->y && band->x <= label->x && band->x + band->w >= label->x + label->w;
+                CHECK(band_ok, "%s: K/V head %d has its band under its name", files[f], g);
+                if (!band_ok) continue;
+                colors[g] = band->color;
+                // Over its heads' panels: the titles "head i" of the group's heads lie under the band, no other's.
+                for (int i = 0; i < p->heads; i++) {
+                    char title[32];
+                    snprintf(title, sizeof title, "head %d", i);
+                    const DrawCmd *t = text_cmd(&s, title);
+                    bool under = t && t->x + t->w / 2 >= band->x && t->x + t->w / 2 <= band->x + band->w && t->y > band->y;
+                    CHECK(under == (params_kv_head(p, i) == g), "%s %dx%d: head %d %s K/V head %d's band", files[f], w, h, i,
+                          under ? "under" : "not under", g);
+                }
+            }
+            for (int a = 0; a < found; a++)
+                for (int b = a + 1; b < found; b++)
+                    CHECK(memcmp(&colors[a], &colors[b], sizeof colors[a]) != 0, "%s: K/V heads %d and %d share a colour",
+                          files[f], a, b);
+            check_bounds(&s, w, h, "K/V groups");
+            press(&st, VIEW_KEY_A);
+        }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// Issue 38: Shift+K opens the KV cache's size (K still the cost panel, Shift+K again or Esc closes it): the published
+// shape's bytes a token and for 8,192 tokens with MHA, GQA, MQA and Mistral-7B's window, and the lesson's, each
+// the core's number as the panel formats it, at the floor, inside the window; its chart draws a line per row.
+static void test_cache_size(void)
+{
+    static const char *const files[] = {"lessons/mistral-sliding-window.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        const AttnParams *p = &L.params;
+        ViewDims dims = view_dims_from_params(p);
+        ViewState st;
+        view_init(&st, &dims);
+        ViewEvent sk = key(VIEW_KEY_K);
+        sk.mods = VIEW_MOD_SHIFT;
+        view_handle(&st, &sk);
+        CHECK(st.panel == PANEL_CACHE, "Shift+K opens the KV cache's size");
+        Scene s;
+        scene_init(&s);
+        int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+        for (int z = 0; z < 2; z++) {
+            int w = sizes[z][0], h = sizes[z][1];
+            char what[160], want[32];
+            snprintf(what, sizeof what, "%s cache size %dx%d", files[f], w, h);
+            CHECK(scene_build(&s, &st, &L, &T, w, h, &TM, NULL), "%s builds", what);
+            check_bounds(&s, w, h, what);
+            static const int64_t PUB[4][2] = {{32, 0}, {8, 0}, {1, 0}, {8, 4096}}; // MHA, GQA, MQA, window
+            for (int r = 0; r < 4; r++) {
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(32, PUB[r][0], 128, 2, 1, 0));
+                CHECK(has_text(&s, want), "%s: %s a token", what, want);
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(32, PUB[r][0], 128, 2, 8192, PUB[r][1]));
+                const DrawCmd *t = text_cmd(&s, want);
+                CHECK(t && t->size >= scene_number_floor(h), "%s: %s for 8,192 tokens at the floor", what, want);
+            }
+            int kv = p->kv_heads > 0 ? p->kv_heads : p->heads;
+            cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(1, p->heads, p->d_k, 2, p->n, 0));
+            CHECK(has_text(&s, want), "%s: the lesson's MHA, %s", what, want);
+            if (p->window > 0) {
+                cost_format_bytes(want, sizeof want, cost_kv_cache_bytes(1, kv, p->d_k, 2, p->n, p->window));
+                CHECK(has_text(&s, want), "%s: the lesson's window, %s", what, want);
+            }
+            int lines = 0;
+            for (size_t i = 0; i < s.count; i++) lines += s.cmds[i].kind == CMD_LINE;
+            CHECK(lines >= 5, "%s: a line per row of the chart (%d segments)", what, lines);
+        }
+        view_handle(&st, &sk);
+        CHECK(st.panel == PANEL_NONE, "Shift+K again closes it");
+        press(&st, VIEW_KEY_K);
+        CHECK(st.panel == PANEL_COST, "K is still the cost panel");
+        // The cost panel's KV-cache line says what the window keeps: 2·G·d_k·W numbers.
+        scene_build(&s, &st, &L, &T, 1920, 1080, &TM, NULL);
+        char line[128];
+        snprintf(line, sizeof line, "the window of %d keeps %d tokens at most: %d numbers", p->window, p->window,
+                 2 * (p->kv_heads > 0 ? p->kv_heads : p->heads) * p->d_k * p->window);
+        CHECK(said_squeezed(&s, line) == (p->window > 0), "%s: the cost panel says '%s': %d", files[f], line,
+              said_squeezed(&s, line));
+        press(&st, VIEW_KEY_K);
+        view_handle(&st, &sk);
+        press(&st, VIEW_KEY_ESCAPE);
+        CHECK(st.panel == PANEL_NONE && !st.quit, "Esc closes it");
+        scene_free(&s);
         trace_free(&T);
         lesson_free(&L);
     }
@@ -2191,6 +2386,8 @@ int main(void)
     test_extreme_sizes();
     test_cost_panel();
     test_compare_view();
+    test_kv_groups();
+    test_cache_size();
     test_edit_marks();
     test_board_labels("lessons/causal-decoder.json");
     test_board_labels("lessons/the-cat-sat.json");

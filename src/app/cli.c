@@ -580,8 +580,10 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
         titles[i + 1] = tb;
         ms[i + 1] = &t->head[i].weights;
     }
-    fprintf(out, "==== Attention weights%s ====\n\n",
-            p->mask == MASK_CAUSAL ? " (causal mask)" : "");
+    if (p->mask == MASK_CAUSAL && p->window > 0)
+        fprintf(out, "==== Attention weights (causal mask, window %d) ====\n\n", p->window);
+    else
+        fprintf(out, "==== Attention weights%s ====\n\n", p->mask == MASK_CAUSAL ? " (causal mask)" : "");
     print_side_by_side(out, titles, ms, count, l->tokens, l->source_tokens);
     free(ms);
     free(titles_buf);
@@ -696,7 +698,7 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
         fputs("  \"rope\": {\"base\": ", out);
         cli_json_number(out, p->rope_base);
         fprintf(out, ", \"pairs\": \"%s\"},\n", p->rope == ROPE_INTERLEAVED ? "interleaved" : "halves");
-        // --rope-shift K: every position also shifted by K (each head's Q_rotated_shifted, ..., scores_shifted)
+        // --rope-shift K: every position also shifted by K (each head's Q_rot_shifted, ..., scores_shifted)
         if (p->rope_shift > 0) fprintf(out, "  \"rope_shift\": %d,\n", p->rope_shift);
     }
     if (p->kv_given) fprintf(out, "  \"kv_heads\": %d,\n", p->kv_heads);

@@ -55,7 +55,8 @@ void cli_print_compare_claims(FILE *out, const AttnParams *p, const Trace *t, co
     if (one->projection_weights == multi->projection_weights && one->score_multiplications == multi->score_multiplications)
         fprintf(out, "The split changes the patterns, not the cost.\n\n");
     else
-        fprintf(out, "The split changes the patterns, and %d K/V head%s instead of %d make the heads cheaper: %lld "
+        fprintf(out, "The split changes the patterns, and %d K/V head%s instead of %d make%s the heads cheaper: %lld "
                      "projection weights against the single head's %lld.\n\n",
-                kv, kv == 1 ? "" : "s", h, (long long)multi->projection_weights, (long long)one->projection_weights);
+                kv, kv == 1 ? "" : "s", h, kv == 1 ? "s" : "", (long long)multi->projection_weights,
+                (long long)one->projection_weights);
 }

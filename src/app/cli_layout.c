@@ -216,7 +216,7 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     static const struct {
         ViewPanel panel;
         const char *kind;
-    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}};
+    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"}};
     for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
         st = base;
         st.panel = PANELS[i].panel;

@@ -18,7 +18,8 @@ static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board
                                      {"all", EXPORT_WHAT_ALL},           {"decode", EXPORT_WHAT_DECODE},
                                      {"tiles", EXPORT_WHAT_TILES},       {"cost", EXPORT_WHAT_COST},
                                      {"compare", EXPORT_WHAT_COMPARE},   {"shuffle", EXPORT_WHAT_SHUFFLE},
-                                     {"all-heads", EXPORT_WHAT_ALL_HEADS}, {NULL, 0}};
+                                     {"all-heads", EXPORT_WHAT_ALL_HEADS}, {"cache-size", EXPORT_WHAT_CACHE},
+                                     {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
 static const OptionChoice BACKGROUNDS[] = {
@@ -63,11 +64,13 @@ const Option OPTIONS[OPT_COUNT] = {
                           "all: both; or a panel as the window shows it, named after it:\n"
                           "decode (G: one slide per generated token), tiles (B: one per tile,\n"
                           "see --block), cost (K), compare (M), shuffle (X: the tokens\n"
-                          "reversed), all-heads (A: the stage's every head)"},
+                          "reversed), all-heads (A: the stage's every head), cache-size\n"
+                          "(Shift+K: the KV cache's bytes, MHA, GQA, MQA and a window)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
-                           "board: input, positions, projections, scores, scaled, mask,\n"
-                           "softmax (default), weighted-sum, concat or output;\n"
+                           "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
+                           "scores, scaled, mask, softmax (default), weighted-sum, concat\n"
+                           "or output;\n"
                            "with --trace: print only that stage (or all) as the board shows it,\n"
                            "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
@@ -99,8 +102,8 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_ROPE_SHIFT] = {"--rope-shift", .arg = "K", .with = WITH_TEACH, .flags = V, .kind = VALUE_WHOLE, .min = 0,
                         .max = ATTN_MAX_ROPE_SHIFT,
                         .help = "with --trace, --json or --export (a lesson with \"rope\"): every query and key also\n"
-                                "turned at position p + K, and their scores again (Q_rotated_shifted,\n"
-                                "K_rotated_shifted, scores_shifted): the same scores up to rounding"},
+                                "turned at position p + K, and their scores again (Q_rot_shifted,\n"
+                                "K_rot_shifted, scores_shifted): the same scores up to rounding"},
     [OPT_DECODE] = {"--decode", .with = WITH_JSON,
                     .help = "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
                             "without a source): per step each head's q, caches, weights and z, the output row\n"

@@ -2,6 +2,7 @@
 #include "cost.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 CostFigures cost_compute_grouped(int d_model, int n, int m, int heads, int kv_heads, int d_k)
@@ -52,6 +53,37 @@ const char *cost_format_int(char *buf, size_t cap, int64_t v)
         buf[o++] = digits[i];
     }
     buf[o] = '\0';
+    return buf;
+}
+
+int64_t cost_kv_cache_bytes(int64_t layers, int64_t kv_heads, int64_t d_k, int64_t bytes, int64_t tokens, int64_t window)
+{
+    int64_t kept = window > 0 && window < tokens ? window : tokens;
+    return 2 * layers * kv_heads * d_k * bytes * kept;
+}
+
+// config.json of meta-llama/Meta-Llama-3-8B: num_hidden_layers 32, num_attention_heads 32, num_key_value_heads 8,
+// hidden_size 4096 (head_dim 4096 / 32 = 128), torch_dtype bfloat16; of mistralai/Mistral-7B-v0.1: the same, and
+// sliding_window 4096.
+static const CacheShape SHAPES[] = {
+    {"Llama-3-8B", 32, 32, 8, 128, 2, 0},
+    {"Mistral-7B", 32, 32, 8, 128, 2, 4096},
+};
+
+const CacheShape *cost_cache_shapes(int *count)
+{
+    *count = (int)(sizeof SHAPES / sizeof SHAPES[0]);
+    return SHAPES;
+}
+
+const char *cost_format_bytes(char *buf, size_t cap, int64_t v)
+{
+    static const char *const UNITS[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double x = (double)v;
+    while (x >= 1024.0 && u < 4) x /= 1024.0, u++;
+    if (u == 0 || x == floor(x)) snprintf(buf, cap, "%.0f %s", x, UNITS[u]);
+    else snprintf(buf, cap, "%.3g %s", x, UNITS[u]);
     return buf;
 }
 

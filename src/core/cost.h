@@ -25,6 +25,24 @@ CostFigures cost_compute_cross(int d_model, int n, int m, int heads, int d_k);
 // cost_compute_cross is this with kv_heads = heads. The scores still take h·n·m·d_k multiplications.
 CostFigures cost_compute_grouped(int d_model, int n, int m, int heads, int kv_heads, int d_k);
 
+// ---- The KV cache's size (grouped-query attention, sliding windows) ------------------------------------
+// What generating keeps per layer and token: K and V of each K/V head, d_k numbers each.
+// Bytes of the KV cache of a model: 2 (K and V) · layers · kv_heads · d_k · bytes per number · the tokens kept,
+// min(tokens, window) with a sliding window (window > 0), else tokens.
+int64_t cost_kv_cache_bytes(int64_t layers, int64_t kv_heads, int64_t d_k, int64_t bytes, int64_t tokens, int64_t window);
+
+// A model's shape as far as its KV cache goes: a published one or the lesson's.
+typedef struct {
+    const char *name;  // "Llama-3-8B"
+    int64_t layers, heads, kv_heads, d_k, bytes, window; // window 0: none
+} CacheShape;
+// The published shapes the chart compares with (their config.json): Llama-3-8B (32 layers, 32 query heads, 8 K/V
+// heads, head_dim 128, bfloat16) and Mistral-7B-v0.1 (the same, sliding_window 4096). count gets how many.
+const CacheShape *cost_cache_shapes(int *count);
+// "1 GiB", "128 KiB", "640 B": v bytes in the largest binary unit it reaches, with up to 3 significant digits
+// ("1.5 GiB"). Returns buf.
+const char *cost_format_bytes(char *buf, size_t cap, int64_t v);
+
 // v with thousands separators: 1048576 -> "1,048,576". Returns buf (always NUL-terminated).
 const char *cost_format_int(char *buf, size_t cap, int64_t v);
 // The document's line for c, e.g.

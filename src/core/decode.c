@@ -59,6 +59,17 @@ static int cache_rows(const AttnParams *p)
     return p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n ? p->window : p->n;
 }
 
+DecodeBuffer decode_buffer(const AttnParams *p, int t)
+{
+    DecodeBuffer b;
+    b.rows = cache_rows(p);
+    b.cached = t + 1 < b.rows ? t + 1 : b.rows;
+    b.first = t + 1 - b.cached;
+    b.slot = t % b.rows;
+    b.evicted = t >= b.rows ? t - b.rows : -1;
+    return b;
+}
+
 bool decode_init(Decoder *d, const AttnParams *p)
 {
     memset(d, 0, sizeof *d);
@@ -126,7 +137,8 @@ bool decode_step(Decoder *d)
     int t = d->steps;
     if (t >= p->n) return false;
     Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
-    int slot = decode_slot(d, t), first = t + 1 - decode_cached(d, t), rows = t + 1 - first;
+    DecodeBuffer buf = decode_buffer(p, t);
+    int slot = buf.slot, first = buf.first, rows = buf.cached;
     // The slot's old key and value (position t - cache_rows, out of the window now) are overwritten.
     if (!write_kv(d, &x, t, slot)) return false;
     double root = sqrt((double)p->d_k);
@@ -159,7 +171,7 @@ bool decode_step(Decoder *d)
     mat_matmul(&d->output, &d->concat, &p->W_O);
     mat_add_row(&d->output, &p->b_O);
     if (!mat_all_finite(&d->output, false)) return false;
-    d->evicted = t >= d->cache_rows ? t - d->cache_rows : -1;
+    d->evicted = buf.evicted;
     d->slot_written = slot, d->first_cached = first, d->steps = t + 1;
     return true;
 }

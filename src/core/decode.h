@@ -34,6 +34,17 @@ typedef struct {
     Matrix output;      // (1, d_model) = concat W_O + b_O
 } Decoder;
 
+// The rolling buffer at step t (0-based): the one place its arithmetic lives (the decoder, --json --decode and
+// the G panel read it).
+typedef struct {
+    int rows;    // slots per K/V head: min(window, n) with a sliding window, else n
+    int cached;  // the rows held after step t: min(t + 1, rows)
+    int first;   // the oldest position held after step t: t + 1 - cached
+    int slot;    // the slot step t writes: t mod rows
+    int evicted; // the position step t overwrites (t - rows: it has left the window); -1: none
+} DecodeBuffer;
+DecodeBuffer decode_buffer(const AttnParams *p, int t);
+
 // NULL when p can be decoded token by token; else why not, naming the lesson's field (a source sequence:
 // cross-attention has no order to generate in; no "mask": "causal": each token would see later ones).
 const char *decode_refusal(const AttnParams *p);

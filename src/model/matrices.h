@@ -47,30 +47,30 @@
     ROW(MAT_V, "V", "V", N_("values"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),       \
       v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{g} + b_V_{g}")                                \
     ROW(MAT_QROT, "Q_rot", "Q^R", N_("rotated queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM,            \
-      RANGE_QKV, AT_HEAD(Q_rot), v_kept, NULL, f_qrot, has_rope, explain_rotated, "Q_rotated",                           \
-      "Q_rotated_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                                         \
+      RANGE_QKV, AT_HEAD(Q_rot), v_kept, NULL, f_qrot, has_rope, explain_rotated, "Q_rot",                               \
+      "Q_rot_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                                             \
     ROW(MAT_KROT, "K_rot", "K^R", N_("rotated keys"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV,    \
-      AT_HEAD(K_rot), v_kept, NULL, f_krot, has_rope, explain_rotated, "K_rotated",                                      \
-      "K_rotated_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                         \
+      AT_HEAD(K_rot), v_kept, NULL, f_krot, has_rope, explain_rotated, "K_rot",                                          \
+      "K_rot_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                             \
     ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,               \
       RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
     ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM,       \
       AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
     ROW(MAT_QSHIFT, "Q_shift", "Q^(R+k)", N_("rotated queries, every position shifted by k"), true, false, DIM_N,     \
       DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, AT_HEAD(Q_shift), v_kept, NULL, f_qrot, has_shift, explain_rotated,     \
-      "Q_rotated_shifted", "Q_rotated_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                  \
+      "Q_rot_shifted", "Q_rot_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                          \
     ROW(MAT_KSHIFT, "K_shift", "K^(R+k)", N_("rotated keys, every position shifted by k"), PER_KV, false, DIM_M,       \
       DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K_shift), v_kept, NULL, f_krot, has_shift, explain_rotated,       \
-      "K_rotated_shifted", "K_rotated_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                  \
+      "K_rot_shifted", "K_rot_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                          \
     ROW(MAT_KSHIFT_T, "K_shift_T", "K^(R+k)^T", N_("rotated keys shifted by k, transposed"), PER_KV, false, DIM_D_K,   \
       DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, AT_NONE, v_kshift_t, NULL, f_krot_t, has_shift, explain_rotated, NULL,    \
       NULL)                                                                                                            \
     ROW(MAT_SCORES_SHIFT, "scores_shift", "S^(k)", N_("raw scores, every position shifted by k"), true, false, DIM_N,  \
       DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, AT_HEAD(scores_shift), v_kept, NULL, f_scores_shift, has_shift,        \
-      explain_score_shift, "scores_shifted", "scores_shifted_{h} = Q_rotated_shifted_{h} K_rotated_shifted_{h}\xe1\xb5\x80") \
+      explain_score_shift, "scores_shifted", "scores_shifted_{h} = Q_rot_shifted_{h} K_rot_shifted_{h}\xe1\xb5\x80")         \
     ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
       RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
-      "scores_{h} = Q_{h}{rope?\xe1\xb4\xbf} K_{h}{rope?\xe1\xb4\xbf}\xe1\xb5\x80")                                    \
+      "scores_{h} = Q_{rope?rot_}{h} K_{rope?rot_}{h}\xe1\xb5\x80")                                                   \
     ROW(MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,             \
       AXIS_KEY, RANGE_SCORES, AT_NONE, v_scaled, NULL, f_scaled, NULL, explain_scaled, NULL, NULL)                     \
     ROW(MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK,        \

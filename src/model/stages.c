@@ -539,6 +539,18 @@ static const struct {
 } STAGE_ALIASES[] = {{"weights", STAGE_SOFTMAX}, {"masked", STAGE_MASK}};
 #define STAGE_ALIAS_COUNT (int)(sizeof STAGE_ALIASES / sizeof STAGE_ALIASES[0])
 
+static const struct {
+    Stage stage;
+    MatId mat;
+} SLIDE_MATS[] = {{STAGE_MASK, MAT_MASK}};
+
+MatId model_stage_slide_mat(Stage s)
+{
+    for (size_t i = 0; i < sizeof SLIDE_MATS / sizeof SLIDE_MATS[0]; i++)
+        if (SLIDE_MATS[i].stage == s) return SLIDE_MATS[i].mat;
+    return MAT_NONE;
+}
+
 bool model_stage_from_key(const char *key, Stage *out)
 {
     for (int i = 0; key && i < STAGE_COUNT; i++)

@@ -48,6 +48,10 @@ typedef struct {
 const StageInfo *stage_info(Stage s);
 // The stages of a lesson in order (the mask only for causal lessons). Returns how many (<= STAGE_COUNT).
 int model_stages(const AttnParams *p, Stage *out);
+// The matrix a stage's one slide (--export --what board, --parts first) shows when the stage comes in parts:
+// what the stage brings (the mask M with its band: issue 38, the first part showed S′ alone, the scaled
+// stage's result again); MAT_NONE: the first part, as the window opens it.
+MatId model_stage_slide_mat(Stage s);
 // The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
 // The stage whose key is `key` ("softmax"), or whose heatmap's name it is ("weights": the softmax,

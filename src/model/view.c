@@ -508,7 +508,8 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_KEY_D: s->dark = !s->dark; return true;
     case VIEW_KEY_K:
-        s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
+        if (shift) s->panel = s->panel == PANEL_CACHE ? PANEL_NONE : PANEL_CACHE; // the KV cache's size
+        else s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
         return true;
     case VIEW_KEY_M:
         s->panel = s->panel == PANEL_COMPARE ? PANEL_NONE : PANEL_COMPARE;

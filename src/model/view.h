@@ -24,7 +24,7 @@ typedef enum {
     VIEW_KEY_ESCAPE, VIEW_KEY_Q,
     VIEW_KEY_C,                         // next colormap
     VIEW_KEY_UP, VIEW_KEY_DOWN,          // edit the pinned weight/embedding; otherwise previous / next stage
-    VIEW_KEY_K,                         // cost panel
+    VIEW_KEY_K,                         // cost panel; with VIEW_MOD_SHIFT the KV cache's size
     VIEW_KEY_M,                         // single head vs multi-head, side by side
     VIEW_KEY_R,                         // revert the edits to the file
     VIEW_KEY_S,                         // with VIEW_MOD_CTRL: save the edited lesson; alone (RoPE lessons): shift
@@ -58,6 +58,7 @@ typedef enum {
     PANEL_SHUFFLE,  // the lesson with its tokens reordered beside the original: the outputs (key X)
     PANEL_DECODE,   // generation with a KV cache: token decode_t's query over the cache, the work saved (key G)
     PANEL_TILES,    // FlashAttention: tile `tile` of tiles_block x tiles_block, the running m, l, O (key B)
+    PANEL_CACHE,    // the KV cache's size: MHA, GQA, MQA and a window, published shapes and the lesson (Shift+K)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).

@@ -304,6 +304,11 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         snprintf(j->name, sizeof j->name, "%s-cost", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 what the heads cost"), title);
         return true;
+    case PANEL_CACHE:
+        snprintf(j->name, sizeof j->name, "%s-cache-size", prefix);
+        // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
+        return true;
     case PANEL_COMPARE:
         snprintf(j->name, sizeof j->name, "%s-compare", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
@@ -453,6 +458,39 @@ static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, cons
     return true;
 }
 
+// Whether the board drew matrix m (of any head) as a box of its own.
+static bool board_has(const Scene *s, MatId m)
+{
+    for (size_t i = 0; i < s->box_count; i++)
+        if (s->boxes[i].mat == m) return true;
+    return false;
+}
+
+// A stage's one slide (--parts first) of a stage in parts: the part that shows what the stage brings
+// (model_stage_slide_mat: the mask M), with that part's first result cell pinned; else its first part.
+static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T, const TextMetrics *tm,
+                          Scene *scene)
+{
+    MatId want = model_stage_slide_mat(view_stage(&j->st));
+    if (want == MAT_NONE) return true;
+    if (!build_board(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+    int parts = scene->substeps;
+    if (parts <= 1 || board_has(scene, want)) return true;
+    MatId map[SCENE_PARTS_MAX];
+    memcpy(map, scene->part_result, sizeof map);
+    for (int part = 0; part < parts; part++) {
+        ViewState st = j->st;
+        view_set_parts(&st, parts, part, map);
+        if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
+        if (board_has(scene, want)) {
+            if (view_reveal_total(&st) > 0) st.pinned = view_reveal_cell(&st, 0);
+            j->st = st;
+            return true;
+        }
+    }
+    return true;
+}
+
 static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L, const Trace *T,
                          const TextMetrics *tm, Scene *scene)
 {
@@ -464,6 +502,13 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             if (!o) return false;
             *o = *j;
             if (!part_of_cell(o, req, L, T, tm, scene)) return false;
+            continue;
+        }
+        if (j->board && !j->parts && !j->question && j->st.panel == PANEL_NONE) {
+            Job *o = job_add(out);
+            if (!o) return false;
+            *o = *j;
+            if (!part_of_point(o, req, L, T, tm, scene)) return false;
             continue;
         }
         MatId map[SCENE_PARTS_MAX];
@@ -674,7 +719,10 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
         break;
     }
     default:
-        v.panel = req->what == EXPORT_WHAT_COST ? PANEL_COST : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE : PANEL_SHUFFLE;
+        v.panel = req->what == EXPORT_WHAT_COST      ? PANEL_COST
+                  : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE
+                  : req->what == EXPORT_WHAT_CACHE   ? PANEL_CACHE
+                                                     : PANEL_SHUFFLE;
         ok = add_board(&jobs, prefix, L, &v, false);
         break;
     }

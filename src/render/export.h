@@ -25,9 +25,10 @@ typedef enum {
     EXPORT_WHAT_COMPARE = 32,  // key M: one head vs the lesson's heads (NAME-compare)
     EXPORT_WHAT_SHUFFLE = 64,  // key X: the tokens reversed beside the lesson (NAME-shuffle-reversed)
     EXPORT_WHAT_ALL_HEADS = 128, // key A: the all-heads view of the stage (NAME-stageNN-KEY-heads)
+    EXPORT_WHAT_CACHE = 256,     // Shift+K: the KV cache's size, MHA, GQA, MQA and a window (NAME-cache-size)
 } ExportWhat;
 #define EXPORT_WHAT_PANELS (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE | \
-                            EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS)
+                            EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS | EXPORT_WHAT_CACHE)
 
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25

@@ -46,16 +46,34 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const ViewState *st = c->st;
     int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
     int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
-    char head[96], fitted[512], formula[512];
+    char head[160], fitted[512], formula[512];
+    const AttnParams *hp = &c->L->params;
+    // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads share.
+    bool grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
+    char one[96], all[96], plain[2][96];
+    snprintf(plain[0], sizeof plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1, hp->heads);
+    snprintf(plain[1], sizeof plain[1], TR("all %d heads"), hp->heads);
+    if (grouped) {
+        // TRANSLATORS: the header's head with grouped K/V heads: "head 2  (3 of 4) · K/V head 1".
+        snprintf(one, sizeof one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head, st->head + 1, hp->heads,
+                 params_kv_head(hp, st->head));
+        // TRANSLATORS: the header of every head with grouped K/V heads: "all 4 heads · 2 K/V heads".
+        snprintf(all, sizeof all, TRN("all %d heads \xc2\xb7 %d K/V head", "all %d heads \xc2\xb7 %d K/V heads", hp->kv_heads),
+                 hp->heads, hp->kv_heads);
+    } else {
+        snprintf(one, sizeof one, "%s", plain[0]);
+        snprintf(all, sizeof all, "%s", plain[1]);
+    }
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+    else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
-        snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
-    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
+        snprintf(head, sizeof head, "%s", one);
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
     else if (stage_result_info(view_stage(st)) && !stage_result_info(view_stage(st))->per_head)
-        snprintf(head, sizeof head, TR("all %d heads"), c->L->params.heads);
-    else snprintf(head, sizeof head, TR("head %d  (%d of %d)"), st->head, st->head + 1, c->L->params.heads);
+        snprintf(head, sizeof head, "%s", all);
+    else snprintf(head, sizeof head, "%s", one);
     // Heads switched off (key O), on every stage: which ones.
     int off = 0, first_off = -1;
     for (int i = 0; i < c->L->params.heads; i++)
@@ -66,20 +84,30 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
         snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"), (int)lround(st->zoom * 100));
     int hw = text_w(c, FONT_BOLD, sf, head);
-    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
-    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES;
-    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test")
+    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
+        const AttnParams *p = &c->L->params;
         char last[16] = "";
-        model_subscript(last, sizeof last, c->L->params.heads - 1);
-        snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
-                 last);
-    } else if (decode)
+        model_subscript(last, sizeof last, p->heads - 1);
+        if (p->kv_heads > 0 && p->kv_heads < p->heads) { // grouped K/V heads: each K/V head's W^K once per query head
+            // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V heads: W^K and W^V join each
+            // K/V head's matrix once for every query head that reads it (×%d). Keep it as short: the header's room.
+            snprintf(formula, sizeof formula,
+                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; the same W^O"),
+                     last, p->heads / p->kv_heads);
+        } else
+            snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
+                     last);
+    } else if (cache)
+        // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
+        snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
+    else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
         snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
@@ -91,6 +119,15 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     else
         stage_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
+    // The formula first: where it does not fit beside the head's K/V head, the head without it (the projections'
+    // formula names the K/V head itself).
+    const char *shorter = !grouped ? NULL : !strcmp(head, one) ? plain[0] : !strcmp(head, all) ? plain[1] : NULL;
+    if (shorter && math_w(c, FONT_REGULAR, c->text_font, formula) > room) {
+        snprintf(head, sizeof head, "%s", shorter);
+        room += hw - text_w(c, FONT_BOLD, sf, head);
+        hw = text_w(c, FONT_BOLD, sf, head);
+    }
+    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
@@ -253,6 +290,11 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
 static const char COMPARE_TEXT[] =
     N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
     "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
+// With grouped K/V heads the single head repeats each K/V head's W^K and W^V: it holds more weights (issue 38).
+static const char COMPARE_GROUPED_TEXT[] =
+    N_("The single head holds the heads' W^Q joined side by side and each K/V head's W^K and W^V once for every query head "
+       "that reads it. It computes one attention pattern where the heads compute one each: the split changes the patterns "
+       "and the output, and the shared K/V heads need fewer weights; the multiplications are the same.");
 
 // Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
 // it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
@@ -331,7 +373,10 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
-    if (c->st->panel == PANEL_COMPARE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(COMPARE_TEXT), draw);
+    if (c->st->panel == PANEL_COMPARE) {
+        bool grouped = c->L->params.kv_heads > 0 && c->L->params.kv_heads < c->L->params.heads;
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT), draw);
+    }
     if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
     const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
@@ -388,6 +433,7 @@ static const char *const HELP[][2] = {
     {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
     {N_("D"), N_("dark board / light board")},
     {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
+    {N_("Shift+K"), N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
     {N_("M"), N_("single head vs multi-head, side by side")},
     {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
     {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},

@@ -154,6 +154,8 @@ typedef struct {
     bool probabilities; // 0..1 on the sequential map
     const char *title;  // instead of the matrix's name (NULL: its name)
     int side_w;         // a column right of the cells: each softmax row's entropy in bits (0: none)
+    bool positions;     // every row label with its position ("mat₅"), not only a repeated token's (a rolling
+                        // buffer's rows: the decode panel)
 } MatBox;
 
 // The board's sizes at its number font.
@@ -225,6 +227,8 @@ void grid_style(const Ctx *c, GridStyle *g);
 // The whole of matrix m (of a head) in a box, cells wide enough for its numbers and labels.
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result);
 bool box_windowed(const MatBox *b);
+// The label of row `row` of b as draw_matrix writes it (with its position when b->positions).
+void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap);
 int box_width(const GridStyle *g, const MatBox *b);
 int box_height(const GridStyle *g, const MatBox *b);
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
@@ -295,6 +299,12 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height);
 // Panels (scene_panels.c)
 
 void draw_cost(Ctx *c, int w, int h);
+// The KV cache's size (Shift+K; scene_cache.c): a published shape's chart of bytes against tokens and the
+// lesson's table, MHA, GQA, MQA and a window.
+void draw_cache_size(Ctx *c, int x, int y, int w, int h);
+// The colour of series g (a K/V head's band in the all-heads grid, a line of the cache chart): the Okabe-Ito
+// colours, which colour-blind eyes tell apart; in greyscale ink and grey by turns.
+Rgba scene_series_color(const Ctx *c, int g);
 void draw_compare(Ctx *c, int x, int y, int w, int h);
 void draw_shuffle(Ctx *c, int x, int y, int w, int h);
 bool slider_shown(const Ctx *c);

@@ -56,6 +56,8 @@ static const struct {
 } FOOTERS[] = {
     {PANEL_DECODE, N_("Generating, a model adds one token at a time; the keys and values before it never change, so they "
                       "are kept (the KV cache): each token costs work in proportion to its position, not its square.")},
+    {PANEL_CACHE, N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V heads (GQA, "
+                     "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the model stores them.")},
     {PANEL_TILES, N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys in blocks, and "
                      "per query the largest score m, the sum l and the output O, rescaled when m grows: memory n, not n\xc2\xb2.")},
 };
@@ -85,6 +87,8 @@ typedef struct {
     bool shared;        // labels given once: K's columns by q above it, z's by V, V's rows by K and the weights
     int half;           // 0: the whole step; 1: q over the K cache, the scores and the weights; 2: the weights,
                         // the V cache and z (two parts, each whole, where the step does not fit whole at once)
+    DecodeBuffer buf;   // the step's rolling buffer (a sliding window): its rows, the slot written, the key let go
+    int slot_w;         // with a window, the column of slots left of the caches' row labels (0: none)
     MatBox q, k, v, z;
     int col_w;          // the score and weight columns' cell width
     int op_w[3];        // "← q·", "softmax", "×" between them
@@ -115,13 +119,42 @@ static void decode_names(const Ctx *c, int t, int head, char names[4][64])
     }
 }
 
-// A cache box: rows first .. t of K or V, the caption saying which of the t + 1 cached when not all.
+// A cache box: rows first .. t of K or V, of the `cached` rows the cache holds (t + 1, or the window's with
+// a rolling buffer, whose rows carry their positions).
 static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, int t, int first, int cols,
-                      const char *title)
+                      const DecodeBuffer *buf, const char *title)
 {
     part_box(c, g, b, m, head, false, first, t + 1 - first, 0, cols, title);
-    b->rows = t + 1;
+    b->rows = buf->cached;
     b->cols = c->L->params.d_k;
+    b->positions = buf->rows < c->L->params.n;
+}
+
+// The air between the slots' column and the row labels right of it.
+static int slot_air(const GridStyle *g) { return g->num_font / 5; }
+
+// With a sliding window: the slots' column left of a cache's row labels, as wide as its numbers (the word
+// "slot" stands over it on the cache's title line, left of the title).
+static int slot_width(const Ctx *c, const GridStyle *g, const DecodeBuffer *buf)
+{
+    if (buf->rows >= c->L->params.n) return 0;
+    char last[16];
+    snprintf(last, sizeof last, "%d", buf->rows - 1);
+    return text_w(c, FONT_BOLD, g->label_font, last) + g->num_font / 3 + slot_air(g);
+}
+
+// A row-label column as wide as the labels of the rows shown (a rolling buffer's with their positions, "mat₅":
+// the buffer holds W rows, not every token's), padded as box_init pads it.
+static int shown_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
+{
+    char buf[160];
+    int w = 0, cap = (g->tight ? 3 : 5) * g->num_font;
+    for (int i = 0; i < b->nr; i++) {
+        box_row_label(c, b, b->r0 + i, buf, sizeof buf);
+        int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
+        if (tw > w) w = tw;
+    }
+    return (w > cap ? cap : w) + g->num_font / 3 + 3 * tile_rule(g);
 }
 
 // The style of a box whose column labels the box above gives (shared labels): room only for a result's frame
@@ -181,9 +214,10 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     bool scores = d->scores, beside = d->q_beside, shared = d->shared && half != 2;
     memset(d, 0, sizeof *d);
     d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared, d->half = half;
+    d->buf = decode_buffer(p, t);
     part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
-    cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, names[1]);
-    cache_box(c, g, &d->v, MAT_V, head, t, first, cols, names[2]);
+    cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, &d->buf, names[1]);
+    cache_box(c, g, &d->v, MAT_V, head, t, first, cols, &d->buf, names[2]);
     part_box(c, g, &d->z, MAT_Z, head, true, t, 1, 0, cols, names[3]);
     d->q.cols = d->z.cols = p->d_k;
     // One cell width for the query and the K cache (the query sits on the cache's columns), and for V and z.
@@ -191,6 +225,15 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     d->q.label_w = d->k.label_w = d->q.label_w > d->k.label_w ? d->q.label_w : d->k.label_w;
     d->v.cell_w = d->z.cell_w = d->v.cell_w > d->z.cell_w ? d->v.cell_w : d->z.cell_w;
     d->v.label_w = d->z.label_w = shared ? 0 : d->v.label_w > d->z.label_w ? d->v.label_w : d->z.label_w;
+    // A rolling buffer: its rows' labels with their positions, the slots left of K's (and of V's in the values'
+    // part); q keeps K's columns, z V's.
+    d->slot_w = slot_width(c, g, &d->buf);
+    if (d->slot_w > 0) {
+        int lw = shown_label_w(c, g, &d->k), ql = shown_label_w(c, g, &d->q);
+        d->k.label_w = d->slot_w + (lw > ql || beside ? lw : ql);
+        if (!beside) d->q.label_w = d->k.label_w;
+        if (!shared) d->v.label_w = d->z.label_w = (half == 2 ? d->slot_w : 0) + lw;
+    }
     char buf[48];
     d->col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
     for (int j = first; j <= t; j++) {
@@ -264,6 +307,29 @@ static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, in
     frame(c, x - 2, gy - 2, cw + 3, (t + 1 - first) * ch + 3, 1, c->th->muted);
 }
 
+// A rolling buffer's slots left of a cache drawn at (x, y) with style gb: each row's slot, the slot this step
+// wrote framed in the result's colour, the word "slot" over them on the cache's title line (left of the title,
+// which stands over the cells).
+static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const DecodeBoard *d, const MatBox *b, int x, int y)
+{
+    if (d->slot_w <= 0) return;
+    const AttnParams *p = &c->L->params;
+    // TRANSLATORS: the decode panel (G): the header of the rolling buffer's column of slot numbers; keep it short.
+    const char *word = TR("slot");
+    text_in(c, FONT_BOLD, g->label_font, c->th->muted, x, y, text_w(c, FONT_BOLD, g->label_font, word), gb->title_h, LEFT, word);
+    int cells_y = y + gb->title_h + gb->col_label_h, rule = tile_rule(g) / 2 > 1 ? tile_rule(g) / 2 : 1;
+    for (int i = 0; i < b->nr; i++) {
+        int j = b->r0 + i, slot = decode_buffer(p, j).slot, y0 = cells_y + i * b->cell_h;
+        bool written = slot == d->buf.slot;
+        char num[16];
+        snprintf(num, sizeof num, "%d", slot);
+        int w = d->slot_w - slot_air(g);
+        text_in(c, written ? FONT_BOLD : FONT_REGULAR, g->label_font, written ? c->th->result : c->th->muted, x, y0, w,
+                b->cell_h, CENTER, num);
+        if (written) frame(c, x, y0 + rule, w, b->cell_h - 2 * rule, rule, c->th->result);
+    }
+}
+
 // The second part of a step shown in two: the weights (as in the first part), × the V cache, z under it.
 static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
 {
@@ -275,6 +341,7 @@ static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d,
     text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h, CENTER, DECODE_OPS[2]);
     xx += d->op_w[2];
     draw_matrix(c, g, &d->v, xx, y);
+    draw_slots(c, g, g, d, &d->v, xx, y);
     GridStyle gzv = z_values_style(g);
     int zy = y + box_height(g, &d->v) + decode_air(g, d), zc = zy + gzv.col_label_h;
     int sw = text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
@@ -307,6 +374,7 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
                     names_title(&d->q, title, sizeof title));
     }
     draw_matrix(c, &gk, &d->k, xx, ky);
+    draw_slots(c, g, &gk, d, &d->k, xx, ky);
     xx += box_width(g, &d->k);
     for (int k = 0; k < 3; k++) {
         if (d->shared && k == 0) { // two lines about the middle of the cache
@@ -378,19 +446,39 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         return;
     }
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
-    char names[4][64], intro[400], cache[400], work[400], a[32], b[32], c1[32], d1[32], e1[32];
+    char names[4][64], intro[700], cache[400], work[400], a[32], b[32], c1[32], d1[32], e1[32], slot[300] = "";
     decode_names(c, t, head, names);
+    // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the keys the
+    // window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window has just let go.
+    DecodeBuffer buf = decode_buffer(p, t);
+    int cached = buf.cached;
+    bool rolling = buf.rows < p->n;
     snprintf(intro, sizeof intro,
              TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
                 "(\xe2\x86\x92 \xe2\x86\x90 step)."),
-             t + 1, p->n, c->L->tokens[t], t + 1);
-    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * (t + 1) * p->d_k);
-    snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
-                                     "kept, never computed again."),
-             t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
+             t + 1, p->n, c->L->tokens[t], cached);
+    if (rolling && buf.evicted >= 0)
+        // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this step's k and v take.
+        snprintf(slot, sizeof slot, TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window."),
+                 buf.slot, c->L->tokens[buf.evicted], buf.evicted);
+    else if (rolling)
+        // TRANSLATORS: the decode panel (G) with a sliding window, before the buffer is full.
+        snprintf(slot, sizeof slot, TR(" Its k and v go into slot %d of %d."), buf.slot, buf.rows);
+    snprintf(intro + strlen(intro), sizeof intro - strlen(intro), "%s", slot);
+    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
+    if (rolling)
+        snprintf(cache, sizeof cache,
+                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are rolling buffers of W rows.
+                 TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t mod %d): K and V of %d "
+                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the window keeps it from growing."),
+                 buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
+    else
+        snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
+                                         "kept, never computed again."),
+                 t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
     if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
         size_t used = strlen(cache);
-        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * (t + 1) * p->d_k);
+        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);
         snprintf(cache + used, sizeof cache - used, TR(" %d query heads share them; one K/V per head would hold %s."),
                  p->heads, e1);
     }
@@ -412,6 +500,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
+    d.first = buf.first; // the buffer's oldest row
     // Whole matrices first, each way from the preferred size down to the floor: the query beside the cache or
     // above it, with the scores column or without; the same with tight cells (issue 25: d_k = 4 beside a cache
     // of long tokens was cut to 2 columns at 720p); then with the labels given once; then without the cache's
@@ -437,17 +526,18 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     int tried = 0;
     bool cache_line = true;
     int want_half = c->st->decode_part > 0 ? 2 : 1;
-    char said[2][400];
+    char said[2][700];
     // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it does not fit at once.
     snprintf(said[0], sizeof said[0],
              TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q against the %d cached keys "
                 "(\xe2\x86\x92 the values)."),
-             t + 1, p->n, c->L->tokens[t], t + 1);
+             t + 1, p->n, c->L->tokens[t], cached);
     // TRANSLATORS: the second part of the decode panel's step (key G).
     snprintf(said[1], sizeof said[1],
              TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights sum the %d cached values "
                 "(\xe2\x86\x90 the keys)."),
-             t + 1, p->n, c->L->tokens[t], t + 1);
+             t + 1, p->n, c->L->tokens[t], cached);
+    for (int k = 0; k < 2; k++) snprintf(said[k] + strlen(said[k]), sizeof said[k] - strlen(said[k]), "%s", slot);
     int intro_h[3] = {tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false),
                       tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[0], false),
                       tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[1], false)};
@@ -470,7 +560,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
             if (d.width > width) width = d.width;
             if (b < bars) bars = b;
         }
-        if (width <= w && bars >= 0) break;
+            if (width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
         else if (bars < 0 && d.first < t) d.first++; // a window of the newest rows: never while the whole fits

@@ -169,6 +169,14 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     }
 }
 
+void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap)
+{
+    Axis a = mat_info(b->mat)->row_axis;
+    model_axis_label(c->L, a, row, buf, cap);
+    char *const *tokens = a == AXIS_QUERY ? c->L->tokens : a == AXIS_KEY ? c->L->source_tokens : NULL;
+    if (b->positions && tokens && tokens[row] && strcmp(buf, tokens[row]) == 0) model_subscript(buf, cap, row);
+}
+
 bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
 int box_width(const GridStyle *g, const MatBox *b)
 {
@@ -237,7 +245,7 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, -1, b->c0 + j});
     }
     for (int i = 0; i < b->nr && b->label_w > 0; i++) { // label_w 0: the rows are labelled by the box beside
-        model_axis_label(c->L, mi->row_axis, b->r0 + i, buf, sizeof buf);
+        box_row_label(c, b, b->r0 + i, buf, sizeof buf);
         int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
         if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h,

@@ -634,6 +634,35 @@ int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
     return lh + c->num_font / 5;
 }
 
+Rgba scene_series_color(const Ctx *c, int g)
+{
+    static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {213, 94, 0, 255},
+                                     {204, 121, 167, 255}, {86, 180, 233, 255}, {240, 228, 66, 255}};
+    if (c->st->colormap == COLORMAP_GREY) return g % 2 ? c->th->muted : c->th->ink;
+    return OKABE_ITO[g % (int)(sizeof OKABE_ITO / sizeof OKABE_ITO[0])];
+}
+
+// With grouped K/V heads, over each grid row the heads of one K/V head share a band in its colour and its name
+// ("K/V head 1"), so the class sees which patterns read the same keys and values. label_h: the line they take.
+static void draw_group_bands(Ctx *c, int x, int y, int cols, int pw, int label_h, int font, int row)
+{
+    const AttnParams *p = &c->L->params;
+    int first = row * cols, last = first + cols < p->heads ? first + cols : p->heads, pad = c->num_font / 4;
+    int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2;
+    for (int i = first; i < last;) {
+        int g = params_kv_head(p, i), j = i;
+        while (j + 1 < last && params_kv_head(p, j + 1) == g) j++;
+        int bx = x + (i - first) * pw + pad, bw = (j - i + 1) * pw - 2 * pad;
+        char name[64], fitted[64];
+        // TRANSLATORS: over the heads that share one K/V head in the all-heads view (grouped-query attention).
+        snprintf(name, sizeof name, TR("K/V head %d"), g);
+        fit_text(c, FONT_BOLD, font, name, bw, fitted, sizeof fitted);
+        text_in(c, FONT_BOLD, font, c->th->ink, bx, y, bw, label_h - 2 * rule, CENTER, fitted);
+        rect(c, bx, y + label_h - 2 * rule, bw, rule, scene_series_color(c, g));
+        i = j + 1;
+    }
+}
+
 void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -644,11 +673,16 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     int nf = c->num_font * 3 / 5, nh = stride > 1 ? line_h(c, FONT_REGULAR, nf) + c->num_font / 6 : 0;
     h -= nh; // (a line under the grid for the sample's note)
     size_t first_cmd = c->s->count;
+    // Grouped K/V heads: a line over each grid row for the groups' bands, at the board's floor (it names a head).
+    bool grouped = p->kv_heads > 0 && p->kv_heads < p->heads && p->heads > 1;
+    int gf = scene_number_floor(c->s->height), rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2;
+    int gl = grouped ? line_h(c, FONT_BOLD, gf) + 2 * rule : 0;
     int cols = heat_grid_cols(p, gw, h), rows = (p->heads + cols - 1) / cols;
-    int pw = gw / cols, ph = h / rows;
+    int pw = gw / cols, ph = (h - rows * gl) / rows;
     int pad = c->num_font / 4;
+    for (int r = 0; grouped && r < rows; r++) draw_group_bands(c, x, y + r * (ph + gl), cols, pw, gl, gf, r);
     for (int i = 0; i < p->heads; i++) {
-        int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * ph;
+        int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * (ph + gl) + gl;
         int gy, gh;
         draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
                      NULL);

@@ -90,6 +90,14 @@ void draw_cost(Ctx *c, int w, int h)
     else
         snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
                                    "every head, kept while generating)"), kvn);
+    if (p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
+        char most[32];
+        cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
+        size_t used = strlen(kv);
+        // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the cache keeps W tokens at most.
+        snprintf(kv + used, sizeof kv - used, TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window,
+                 p->window, most);
+    }
     // The sheet: as wide as the table or the longest sentence, within the window; the sentences wrapped in it.
     // Taller than the window (French at 720p): less air, then without the paper's table (a reference, not the lesson).
     int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4, title_h = 0, body_h = 0;
@@ -251,9 +259,21 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
     cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
     cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
-                              "pattern vs %d"),
-             a, b, d, e, p->heads);
+    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's: not the same cost.
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights &&
+        cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
+                                  "pattern vs %d"),
+                 a, b, d, e, p->heads);
+    else
+        // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V heads (fewer K/V heads
+        // than query heads): the heads' projection weights are fewer than the single head's.
+        snprintf(buf, sizeof buf, TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                                   "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                                   cmp->cost_multi.kv_heads),
+                 a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
