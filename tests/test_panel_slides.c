@@ -15,6 +15,7 @@
 #include "check.h"
 #include "lesson_trace.h"
 #include "core/decode.h"
+#include "model/i18n.h"
 #include "render/export.h"
 
 #define FONTS MHA_SOURCE_DIR "/assets/fonts"
@@ -282,6 +283,15 @@ int main(void)
     test_decode("lessons/mistral-sliding-window.json", &tm);
     test_decode("lessons/kv-cache-decoding.json", &tm);
     test_decode("tests/good/kv-cache-wide-head.json", &tm); // d_k 8: q·K, then A·V
+    // Issue 38: in French the longer sentences left the 8-row caches of d_k 8 windowed at 720p (the full layout
+    // audit found it): the work's sentence gives way first. Every cell is drawn in French too.
+    Lang fr;
+    if (i18n_parse("fr", &fr)) {
+        i18n_use(fr);
+        test_decode("tests/good/kv-cache-wide-head.json", &tm);
+        i18n_use(LANG_EN);
+    } else
+        CHECK(false, "French is one of the languages");
     test_tiles(&tm);
     test_header(&tm);
     test_cost("lessons/llama-rope-gqa.json", &tm);

@@ -429,9 +429,9 @@ static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int
 
 // The sentences under the board: the cache's (with the keys: the whole step, or its first part) and the work's
 // (with the sum: the whole step, or its second part).
-static int said_h(int half, bool cache_line, int cache_h, int work_h)
+static int said_h(int half, bool cache_line, bool work_line, int cache_h, int work_h)
 {
-    return (cache_line && half != 2 ? cache_h : 0) + (half != 1 ? work_h : 0);
+    return (cache_line && half != 2 ? cache_h : 0) + (work_line && half != 1 ? work_h : 0);
 }
 
 void draw_decode(Ctx *c, int x, int y, int w, int h)
@@ -506,21 +506,24 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     // of long tokens was cut to 2 columns at 720p); then with the labels given once; then without the cache's
     // sentence. Then the step in two parts, each whole: q·K with the scores and weights, then the weights × V
     // and z (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
-    // at the floor, the cache's newest rows (as many as fit) and fewer d_k columns.
+    // at the floor, the cache's newest rows (as many as fit) and fewer d_k columns. The last try gives up the
+    // work's sentence and bars too (no_work), before any window: French's longer sentences left 8 px short for an
+    // 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
     static const struct {
-        bool beside, scores, tight, shared, cache_line, split;
+        bool beside, scores, tight, shared, cache_line, split, no_work;
     } TRIES[] = {
-        {true, true, false, false, true, false},  {true, false, false, false, true, false},
-        {false, true, false, false, true, false}, {false, false, false, false, true, false},
-        {true, true, true, false, true, false},   {true, false, true, false, true, false},
-        {false, true, true, false, true, false},  {false, false, true, false, true, false},
-        {true, true, true, true, true, false},    {true, false, true, true, true, false},
-        {false, true, true, true, true, false},   {false, false, true, true, true, false},
-        {false, true, true, true, false, false},  {false, false, true, true, false, false},
-        {true, true, false, false, true, true},   {false, true, false, false, true, true},
-        {true, true, true, false, true, true},    {false, true, true, false, true, true},
-        {false, false, true, false, true, true},  {false, true, true, true, true, true},
-        {false, false, true, true, true, true},   {false, false, true, true, false, true},
+        {true, true, false, false, true, false, false},  {true, false, false, false, true, false, false},
+        {false, true, false, false, true, false, false}, {false, false, false, false, true, false, false},
+        {true, true, true, false, true, false, false},   {true, false, true, false, true, false, false},
+        {false, true, true, false, true, false, false},  {false, false, true, false, true, false, false},
+        {true, true, true, true, true, false, false},    {true, false, true, true, true, false, false},
+        {false, true, true, true, true, false, false},   {false, false, true, true, true, false, false},
+        {false, true, true, true, false, false, false},  {false, false, true, true, false, false, false},
+        {true, true, false, false, true, true, false},   {false, true, false, false, true, true, false},
+        {true, true, true, false, true, true, false},    {false, true, true, false, true, true, false},
+        {false, false, true, false, true, true, false},  {false, true, true, true, true, true, false},
+        {false, false, true, true, true, true, false},   {false, false, true, true, false, true, false},
+        {false, false, true, true, false, true, true},
     };
     enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
     int tried = 0;
@@ -555,7 +558,7 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         for (int half = TRIES[tried].split ? 1 : 0; half <= (TRIES[tried].split ? 2 : 0); half++) {
             d.half = half, d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
             decode_board(c, &g, t, head, names, &d);
-            int b = h - (intro_h[half] + said_h(half, cache_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
+            int b = h - (intro_h[half] + said_h(half, cache_line, !TRIES[tried].no_work, cache_h, work_h) + decode_air(&g, &d)) - d.height -
                     2 * decode_air(&g, &d);
             if (d.width > width) width = d.width;
             if (b < bars) bars = b;
@@ -571,15 +574,16 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     c->s->decode_parts = TRIES[tried].split ? 2 : 1;
     d.half = half, d.shared = TRIES[tried].shared;
     decode_board(c, &g, t, head, names, &d);
-    bars = h - (intro_h[half] + said_h(half, cache_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
+    bool work_line = !TRIES[tried].no_work;
+    bars = h - (intro_h[half] + said_h(half, cache_line, work_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
            2 * decode_air(&g, &d);
     y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true) + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
     if (cache_line && half != 2) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
-    if (half != 1) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
+    if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
-    if (half != 1 && room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
+    if (half != 1 && work_line && room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
     c->num_font = preferred;
 }
 
