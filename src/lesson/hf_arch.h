@@ -24,7 +24,8 @@ typedef struct HfArchOps {
     const char *const *prefixes;   // what may come before every name ("transformer." for GPT2LMHeadModel), NULL-ended
     // h (n, hidden) = the input of the first layer for ids (n of them); false: no memory, or why in err.
     bool (*embed)(Matrix *h, const HfModel *m, const int *ids, int n, LessonError *err);
-    // p = layer's attention on h (n, hidden): X = its norm of h, its weights. false: no memory.
+    // p = layer's attention on h (n, hidden): X = its norm of h, its weights. p is empty (all zeros: made here) or
+    // the previous layer's (the same shapes: every number the config reads overwritten). false: no memory (p freed).
     bool (*attention)(AttnParams *p, const HfModel *m, int layer, const Matrix *h);
     // h += the layer's MLP of its norm of h. false: no memory.
     bool (*mlp)(Matrix *h, const HfModel *m, int layer);
