@@ -23,6 +23,15 @@ void block_swiglu(Matrix *gate, const Matrix *up)
     }
 }
 
+void block_gelu_erf(Matrix *x)
+{
+    size_t count = (size_t)x->rows * (size_t)x->cols;
+    for (size_t k = 0; k < count; k++) {
+        double v = x->data[k];
+        x->data[k] = v * 0.5 * (1.0 + erf(v / sqrt(2.0))); // GELUActivation: x * 0.5 * (1 + erf(x / sqrt(2)))
+    }
+}
+
 void block_add(Matrix *acc, const Matrix *x)
 {
     size_t count = (size_t)acc->rows * (size_t)acc->cols;

@@ -16,6 +16,8 @@ void block_swiglu(Matrix *gate, const Matrix *up);
 void block_layer_norm(Matrix *out, const Matrix *x, const double *w, const double *b, double eps);
 // x (n, d) = GELU's tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (transformers' NewGELUActivation).
 void block_gelu_tanh(Matrix *x);
+// x (n, d) = GELU's exact form, x * 0.5 * (1 + erf(x / sqrt(2))) (transformers' GELUActivation, BERT's "gelu").
+void block_gelu_erf(Matrix *x);
 // acc (n, d) += x (n, d): the residual stream.
 void block_add(Matrix *acc, const Matrix *x);
 // sum_k a[k] b[k] over n in four running sums (k mod 4) added at the end: the dot product block_linear takes.

@@ -6,7 +6,7 @@
 #include "hf_model.h"
 
 // The sizes a tensor's shape is given in.
-typedef enum { D_NONE, D_HIDDEN, D_Q, D_KV, D_QKV, D_INTER, D_VOCAB, D_POSITIONS } HfDim;
+typedef enum { D_NONE, D_HIDDEN, D_Q, D_KV, D_QKV, D_INTER, D_VOCAB, D_POSITIONS, D_TYPES } HfDim;
 // When a tensor is read.
 typedef enum { NEED_ALWAYS, NEED_QKV_BIAS, NEED_O_BIAS, NEED_MLP_BIAS, NEED_UNTIED } HfNeed;
 
@@ -29,9 +29,9 @@ typedef struct HfArchOps {
     bool (*attention)(AttnParams *p, const HfModel *m, int layer, const Matrix *h);
     // h += the layer's MLP of its norm of h. false: no memory.
     bool (*mlp)(Matrix *h, const HfModel *m, int layer);
-    // out (hidden) = the final norm of one row. false: no memory.
+    // out (hidden) = the final norm of one row. false: no memory. NULL: no next token (BERT).
     bool (*final_norm)(double *out, const HfModel *m, const double *row);
-    int unembedding;               // the row of model_rows the logits read (tied: 0, the embedding)
+    int unembedding;               // the row of model_rows the logits read (tied: 0, the embedding; -1: none)
     int unembedding_untied;        // ... when the config does not tie them
     const char *layers_key;        // config.json's name for the number of layers
     const char *input_norm;        // what makes a layer's attention input, in words (a lesson's notes)
@@ -39,6 +39,7 @@ typedef struct HfArchOps {
 
 extern const HfArchOps HF_LLAMA_OPS;
 extern const HfArchOps HF_GPT2_OPS;
+extern const HfArchOps HF_BERT_OPS;
 
 // The tensor of a table's row for layer (ignored by a model row), or NULL when the config does not read it.
 const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer);

@@ -13,13 +13,15 @@
 #include "hf_error.h"
 #include "platform/platform.h"
 
-static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS};
+static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS,
+                                                      [HF_ARCH_BERT] = &HF_BERT_OPS};
 
 static int dim_size(const HfConfig *c, HfDim d)
 {
     int sizes[] = {[D_NONE] = 0, [D_HIDDEN] = c->hidden, [D_Q] = c->heads * c->head_dim,
                    [D_KV] = c->kv_heads * c->head_dim, [D_QKV] = (c->heads + 2 * c->kv_heads) * c->head_dim,
-                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions};
+                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions,
+                   [D_TYPES] = c->type_vocab};
     return sizes[d];
 }
 
@@ -338,7 +340,7 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     }
     if (ok) ok = run_layers(r, m, &h, layer, err);
-    if (ok && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && m->ops->final_norm && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
     if (!ok) hf_run_free(r);

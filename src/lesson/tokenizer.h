@@ -32,6 +32,11 @@ typedef struct {
     bool sp_first_only;  // ... before the first stretch only, not after an added token (prepend_scheme "first")
     bool split_digits;   // the Digits pre-tokenizer (individual_digits): each digit a piece of its own first
     bool nfc;            // the NFC normalizer: taken as the identity, and a text that may not be NFC refused
+    bool wordpiece;      // a WordPiece model (BERT): wordpiece.c encodes the text
+    bool bert_clean, bert_chinese, bert_strip, bert_lower; // BertNormalizer's clean_text, handle_chinese_chars,
+                                                           // strip_accents, lowercase
+    char wp_prefix[16];  // WordPiece's continuing_subword_prefix ("##")
+    int wp_max_chars;    // max_input_chars_per_word: a longer word is the unknown token
     int unk;             // the unknown token's id, or -1
     int prefix[4], nprefix; // what the post-processor adds before the text (bos), and after it
     int suffix[4], nsuffix;
@@ -48,5 +53,7 @@ bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, c
 // The token as the class reads it (malloc'd: free it): its text, a space shown as "▁", a newline as "↵", a tab
 // as "⇥", a byte that is no whole character as <0xNN>. NULL when out of memory.
 char *tokenizer_display(const Tokenizer *t, int id);
+// The id of the vocabulary's token s (n bytes), or -1.
+int tokenizer_vocab_id(const Tokenizer *t, const char *s, size_t n);
 
 #endif
