@@ -280,6 +280,48 @@ def bad_cases(exe, root, good):
     hf.check(code == 2 and "max_position_embeddings" in err, "bert past its positions: %d %r" % (code, err))
 
 
+def older_files(exe, root, rng, built):
+    """No tokenizer.json: GPT-2's vocab.json and merges.txt, BERT's vocab.txt (with tokenizer_config.json)."""
+    import copy
+    tok = hf.make_byte_level(hf.GPT2, bos=False)
+    d, cfg, W = hf.make_gpt2(root, "gpt2-vocab-merges", rng, tok=tok)
+    os.remove(os.path.join(d, "tokenizer.json"))
+    vocab = dict(tok["model"]["vocab"])
+    eot = len(vocab)
+    vocab["<|endoftext|>"] = eot
+    with open(os.path.join(d, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(os.path.join(d, "merges.txt"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "".join(m + "\n" for m in tok["model"]["merges"]))
+    old = copy.deepcopy(tok)
+    old["added_tokens"] = [{"id": eot, "content": "<|endoftext|>", "special": True}]
+    worst = 0.0
+    for text in hf.TEXTS[:3] + ["the cat<|endoftext|>The dog"]:
+        for layer in range(cfg["n_layer"]):
+            worst = max(worst, hf.compare(exe, "gpt2 vocab.json", d, cfg, W, old, text, layer))
+    print("%-30s largest difference against the reference: %.3g" % ("gpt2 vocab.json + merges.txt", worst))
+    for name, lower in (("bert-f32-uncased", True), ("bert-bf16-sharded-cased-mlm", False)):
+        src, cfg, W, tok = built[name]
+        d = os.path.join(root, name + "-vocab-txt")
+        shutil.copytree(src, d)
+        os.remove(os.path.join(d, "tokenizer.json"))
+        inv = sorted(tok["model"]["vocab"].items(), key=lambda kv: kv[1])
+        assert [i for _, i in inv] == list(range(len(inv)))
+        with open(os.path.join(d, "vocab.txt"), "w", encoding="utf-8") as f:
+            f.write("".join(t + "\n" for t, _ in inv))
+        with open(os.path.join(d, "tokenizer_config.json"), "w") as f:
+            json.dump({"do_lower_case": lower, "tokenizer_class": "BertTokenizer"}, f)
+        worst = 0.0
+        for text in TEXTS:
+            worst = max(worst, compare(exe, name + " vocab.txt", d, cfg, W, tok, text, 0))
+        print("%-30s largest difference against the reference: %.3g" % (name + " vocab.txt", worst))
+    empty = os.path.join(root, "no-tokenizer")
+    shutil.copytree(built["bert-f32-uncased"][0], empty)
+    os.remove(os.path.join(empty, "tokenizer.json"))
+    code, out, err = hf.run(exe, "--model", empty, "--json")
+    hf.check(code == 2 and "tokenizer.json" in err and "vocab.txt" in err, "no tokenizer files: %d %r" % (code, err))
+
+
 def main():
     exe = sys.argv[1]
     root = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="mha-bert-")
@@ -291,17 +333,18 @@ def main():
     worst, built = {}, {}
     for name, kw in models:
         d, cfg, W = make_bert(root, name, rng, **kw)
-        built[name] = d
+        built[name] = (d, cfg, W, kw["tok"])
         worst[name] = 0.0
         for text in TEXTS:
             for layer in range(cfg["num_hidden_layers"]):
                 worst[name] = max(worst[name], compare(exe, name, d, cfg, W, kw["tok"], text, layer))
-    hf.save_lesson_round_trip(exe, root, "bert-f32-uncased", built["bert-f32-uncased"])
-    code, out, err = hf.run(exe, "--model", built["bert-f32-uncased"], "--text", "the cat", "--trace")
+    hf.save_lesson_round_trip(exe, root, "bert-f32-uncased", built["bert-f32-uncased"][0])
+    code, out, err = hf.run(exe, "--model", built["bert-f32-uncased"][0], "--text", "the cat", "--trace")
     hf.check(code == 0 and "no next token" in out, "bert --trace: %d %r" % (code, err))
     for name, w in worst.items():
         print("%-30s largest difference against the reference: %.3g" % (name, w))
-    bad_cases(exe, root, built["bert-f32-uncased"])
+    older_files(exe, root, rng, built)
+    bad_cases(exe, root, built["bert-f32-uncased"][0])
     if len(sys.argv) <= 2:
         shutil.rmtree(root)
     print("%d checks, %d failed" % (hf.checks, len(hf.failures)))

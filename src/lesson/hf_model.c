@@ -323,8 +323,7 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
     if (layer < 0 || layer >= m->cfg.layers)
         return hf_fail(err, config, m->ops->layers_key, "--layer %d: the model has %d layers (0 to %d)", layer,
                        m->cfg.layers, m->cfg.layers - 1);
-    char tok_path[1100];
-    snprintf(tok_path, sizeof tok_path, "%s/tokenizer.json", m->dir);
+    const char *tok_path = m->tok.source;
     if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)

@@ -3,6 +3,7 @@
 // Hugging Face's tokenizers apply them), the post-processor's special tokens around.
 #include "tokenizer.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "../core/utf8.h"
 #include "hf_config.h"
 #include "hf_error.h"
+#include "platform/platform.h"
 #include "unicode_classes.h"
 #include "wordpiece.h"
 
@@ -356,13 +358,25 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
 
 bool tokenizer_load(Tokenizer *t, const char *dir, LessonError *err)
 {
-    char path[1024];
+    char path[1024], source[1024];
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-    size_t len = 0;
-    char *text = hf_read_file(path, &len, err);
-    if (!text) return false;
-    bool ok = tokenizer_parse(t, text, len, path, err);
-    free(text);
+    PlatformStat st;
+    bool opened = true;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    bool absent = !f && !opened && errno == ENOENT;
+    if (f) fclose(f);
+    bool ok;
+    if (absent) { // no tokenizer.json: the files older checkpoints have
+        ok = tokenizer_load_files(t, dir, source, sizeof source, err);
+    } else {
+        size_t len = 0;
+        char *text = hf_read_file(path, &len, err);
+        if (!text) return false;
+        ok = tokenizer_parse(t, text, len, path, err);
+        free(text);
+        snprintf(source, sizeof source, "%s", path);
+    }
+    if (ok) snprintf(t->source, sizeof t->source, "%s", source);
     return ok;
 }
 
