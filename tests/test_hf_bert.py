@@ -315,6 +315,17 @@ def older_files(exe, root, rng, built):
         for text in TEXTS:
             worst = max(worst, compare(exe, name + " vocab.txt", d, cfg, W, tok, text, 0))
         print("%-30s largest difference against the reference: %.3g" % (name + " vocab.txt", worst))
+    bad = os.path.join(root, "gpt2-no-merges")
+    shutil.copytree(os.path.join(root, "gpt2-vocab-merges"), bad)
+    os.remove(os.path.join(bad, "merges.txt"))
+    code, out, err = hf.run(exe, "--model", bad, "--json")
+    hf.check(code == 2 and "merges.txt" in err, "vocab.json without merges.txt: %d %r" % (code, err))
+    with open(os.path.join(bad, "merges.txt"), "w") as f:
+        f.write("#version: 0.2\n")
+    with open(os.path.join(bad, "vocab.json"), "w") as f:
+        f.write('{"a": ')
+    code, out, err = hf.run(exe, "--model", bad, "--json")
+    hf.check(code == 2 and "vocab.json" in err, "vocab.json not JSON: %d %r" % (code, err))
     empty = os.path.join(root, "no-tokenizer")
     shutil.copytree(built["bert-f32-uncased"][0], empty)
     os.remove(os.path.join(empty, "tokenizer.json"))
