@@ -282,20 +282,25 @@ static void test_trace_split(void)
 static void test_dot_many(void)
 {
     enum { MAXIN = 300 };
-    static double xt[MAXIN * BLOCK_DOT_LANES], x[BLOCK_DOT_LANES][MAXIN], w[MAXIN];
+    static double x[BLOCK_DOT_LANES][MAXIN], w[MAXIN];
     long diffs = 0;
     double worst = 0;
     for (int in = 0; in <= MAXIN; in += in < 40 ? 1 : 37) {
         for (int k = 0; k < in; k++) {
             w[k] = random_double(k % 3 == 0 ? 40 : 4);
-            for (int i = 0; i < BLOCK_DOT_LANES; i++) xt[k * BLOCK_DOT_LANES + i] = x[i][k] = random_double(8);
+            for (int i = 0; i < BLOCK_DOT_LANES; i++) x[i][k] = random_double(8);
         }
-        double out[BLOCK_DOT_LANES];
-        block_dot_many(out, xt, w, in);
-        for (int i = 0; i < BLOCK_DOT_LANES; i++) {
-            double ref = block_dot(x[i], w, in);
-            if (bits(out[i]) != bits(ref)) diffs++;
-            if (fabs(out[i] - ref) > worst) worst = fabs(out[i] - ref);
+        for (int lanes = 8; lanes <= BLOCK_DOT_LANES; lanes += BLOCK_DOT_LANES - 8) {
+            static double packed[MAXIN * BLOCK_DOT_LANES];
+            for (int k = 0; k < in; k++)
+                for (int i = 0; i < lanes; i++) packed[k * lanes + i] = x[i][k];
+            double out[BLOCK_DOT_LANES];
+            block_dot_many(out, packed, w, in, lanes);
+            for (int i = 0; i < lanes; i++) {
+                double ref = block_dot(x[i], w, in);
+                if (bits(out[i]) != bits(ref)) diffs++;
+                if (fabs(out[i] - ref) > worst) worst = fabs(out[i] - ref);
+            }
         }
     }
     printf("block_dot_many against block_dot: largest difference %g\n", worst);

@@ -80,8 +80,11 @@ static void transposed(Matrix *dst, int c0, const StTensor *t, int r0, double *b
 {
     int rows = dst->rows, count = dst->cols - c0 < 64 ? dst->cols - c0 : 64;
     st_read(buf, t, (size_t)r0 * (size_t)rows, (size_t)count * (size_t)rows);
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < count; j++) mat_row(dst, i)[c0 + j] = buf[(size_t)j * (size_t)rows + (size_t)i];
+    for (int i0 = 0; i0 < rows; i0 += 8) { // 8 rows of dst at a time: one cache line of each buf row read
+        int i1 = rows - i0 < 8 ? rows : i0 + 8;
+        for (int j = 0; j < count; j++)
+            for (int i = i0; i < i1; i++) mat_row(dst, i)[c0 + j] = buf[(size_t)j * (size_t)rows + (size_t)i];
+    }
 }
 
 // p's weights: W_Q[h] (hidden, d) = query.weight[h*d + j][i], its bias; K, V the same; W_O = dense.weight^T.

@@ -76,20 +76,20 @@ typedef struct {
 // buffer, then dotted with every row of x at once (block_dot_many: block_dot's bits). false: no memory.
 static bool linear_rows(LinearJob *j)
 {
-    int in = j->x->cols, n = j->x->rows;
+    int in = j->x->cols, n = j->x->rows, lanes = n <= 8 ? 8 : BLOCK_DOT_LANES; // 8: the unembedding's one row
     double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
-    double *xt = calloc((size_t)(in > 0 ? in : 1) * BLOCK_DOT_LANES, sizeof *xt);
+    double *xt = calloc((size_t)(in > 0 ? in : 1) * (size_t)lanes, sizeof *xt);
     if (!row || !xt) {
         free(row);
         free(xt);
         return false;
     }
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < in; k++) xt[(size_t)k * BLOCK_DOT_LANES + (size_t)i] = mat_row(j->x, i)[k];
+        for (int k = 0; k < in; k++) xt[(size_t)k * (size_t)lanes + (size_t)i] = mat_row(j->x, i)[k];
     double dots[BLOCK_DOT_LANES];
     for (int o = j->first; o < j->last; o++) {
         st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
-        block_dot_many(dots, xt, row, in);
+        block_dot_many(dots, xt, row, in, lanes);
         for (int i = 0; i < n; i++) mat_row(j->out, i)[o] = dots[i] + (j->b ? j->b[o] : 0.0);
     }
     free(row);
