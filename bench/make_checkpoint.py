@@ -7,6 +7,7 @@
 #   python3 bench/make_checkpoint.py llama-1b DIR        (Llama-3.2-1B's sizes without its rope_scaling: 16 layers,
 #                                                          hidden 2048, 32 heads, 8 K/V heads, intermediate 8192,
 #                                                          vocab 128256, tied; 2.5 GB: put it under /tmp)
+#   python3 bench/make_checkpoint.py tiny DIR            (2 layers, hidden 64, untied: the bench's smoke test)
 #
 # The weights are drawn from a pool of 2^22 normal numbers (scaled per tensor by 1/sqrt(in)) at random offsets,
 # so a 1.2B-parameter file is written in seconds; the numbers are random enough for timing, not for learning.
@@ -19,6 +20,7 @@ import numpy as np
 
 SHAPES = {
     "smollm2-135m": dict(layers=30, hidden=576, heads=9, kv=3, inter=1536, vocab=49152, theta=100000.0, tie=True),
+    "tiny": dict(layers=2, hidden=64, heads=4, kv=2, inter=96, vocab=300, theta=10000.0, tie=False),
     "llama-1b": dict(layers=16, hidden=2048, heads=32, kv=8, inter=8192, vocab=128256, theta=500000.0, tie=True),
 }
 
@@ -43,6 +45,8 @@ def tensors(s):
         yield p + "mlp.up_proj.weight", (s["inter"], h)
         yield p + "mlp.down_proj.weight", (h, s["inter"])
     yield "model.norm.weight", (h,)
+    if not s["tie"]:
+        yield "lm_head.weight", (s["vocab"], h)
 
 
 def tokenizer():
