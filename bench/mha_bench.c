@@ -3,6 +3,8 @@
 // the window built, of a full 1920x1080 redraw, the cat lesson's PNG export and start to first frame.
 // Usage: mha-bench [--reps N] [--case NAME]   (default 20; CI runs --reps 1 as a smoke run, never timed)
 //        mha-bench --limits                     (time and peak memory of every mode at the size limits)
+//        mha-bench --model DIR [--text T] [--reps N]   (a checkpoint: --json start to output, the forward pass,
+//            the memory beyond the mapped file, NumPy's forward beside it; bench/make_checkpoint.py makes one)
 //        mha-bench --versus-numpy [--rounds R] [--reps N] [--case NAME]
 //            (the trace cases here and in bench/numpy_bench.py, alternately, R rounds; each case's ratio last)
 // Built for WebAssembly (build-web-cli/mha-bench.js under Node, MHA_BENCH_TRACE_ONLY) it has the trace and
@@ -21,6 +23,7 @@
 #include "platform/platform.h"
 #ifndef MHA_BENCH_TRACE_ONLY
 #include "bench_limits.h"
+#include "bench_model.h"
 #endif
 #ifdef MHA_BENCH_GUI
 #include "bench_gui.h"
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
     platform_tune_allocator(); // as the program's main does
     int reps = 20, rounds = 3;
     bool versus = false;
-    const char *only = NULL;
+    const char *only = NULL, *model = NULL, *text = "The cat sat";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -193,6 +196,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc)
             only = argv[++i];
 #ifndef MHA_BENCH_TRACE_ONLY
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
+        else if (strcmp(argv[i], "--text") == 0 && i + 1 < argc)
+            text = argv[++i];
         else if (strcmp(argv[i], "--limits") == 0) {
             const char *tracer = getenv("MHA_TRACER");
             bool training = i + 1 < argc && strcmp(argv[i + 1], "train") == 0; // only --train and the window's T
@@ -201,7 +208,7 @@ int main(int argc, char **argv)
 #endif
         else {
             fprintf(stderr, "usage: mha-bench [--reps N] [--case NAME] | --limits [train] | --versus-numpy [--rounds R] "
-                            "[--reps N] [--case NAME]\n");
+                            "[--reps N] [--case NAME] | --model DIR [--text T] [--reps N]\n");
             return 2;
         }
     }
@@ -210,6 +217,12 @@ int main(int argc, char **argv)
     printf("# matmul kernel: %s\n", mat_kernel_name(mat_kernel_best()));
     printf("# threads: %d\n", platform_cpu_count()); // the cores a large trace splits over (at most 8 of them)
 #ifndef MHA_BENCH_TRACE_ONLY
+    if (model) {
+        const char *tracer = getenv("MHA_TRACER");
+        BenchModelSpec spec = {model, text, 0, reps > 5 ? 5 : reps, tracer && tracer[0] ? tracer : MHA_TRACER_PATH,
+                               numpy_python(), MHA_NUMPY_BENCH, reps > 3 ? 3 : reps};
+        return bench_model(&spec);
+    }
     if (versus) return bench_versus_numpy(rounds, reps, only);
 #else
     if (versus) {

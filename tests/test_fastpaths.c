@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/attn.h"
+#include "core/block.h"
 #include "core/exactmath.h"
 #include "core/matrix.h"
 #include "core/trace.h"
@@ -275,8 +277,76 @@ static void test_trace_split(void)
     }
 }
 
+// block_dot_many (the real-model linear layers' few-token path) against block_dot, lane by lane, bit for bit, on
+// lengths 0 to 300 (every remainder mod 4) with products of every size; the largest difference printed.
+static void test_dot_many(void)
+{
+    enum { MAXIN = 300 };
+    static double x[BLOCK_DOT_LANES][MAXIN], w[MAXIN];
+    long diffs = 0;
+    double worst = 0;
+    for (int in = 0; in <= MAXIN; in += in < 40 ? 1 : 37) {
+        for (int k = 0; k < in; k++) {
+            w[k] = random_double(k % 3 == 0 ? 40 : 4);
+            for (int i = 0; i < BLOCK_DOT_LANES; i++) x[i][k] = random_double(8);
+        }
+        for (int lanes = 8; lanes <= BLOCK_DOT_LANES; lanes += BLOCK_DOT_LANES - 8) {
+            static double packed[MAXIN * BLOCK_DOT_LANES];
+            for (int k = 0; k < in; k++)
+                for (int i = 0; i < lanes; i++) packed[k * lanes + i] = x[i][k];
+            double out[BLOCK_DOT_LANES];
+            block_dot_many(out, packed, w, in, lanes);
+            for (int i = 0; i < lanes; i++) {
+                double ref = block_dot(x[i], w, in);
+                if (bits(out[i]) != bits(ref)) diffs++;
+                if (fabs(out[i] - ref) > worst) worst = fabs(out[i] - ref);
+            }
+        }
+    }
+    printf("block_dot_many against block_dot: largest difference %g\n", worst);
+    CHECK(diffs == 0, "%ld block_dot_many lanes differ from block_dot", diffs);
+}
+
+// RoPE by the table made once per trace against the angles computed where they are used (the plain loop).
+static void test_rope_table(void)
+{
+    long diffs = 0;
+    for (int d_k = 2; d_k <= 130; d_k += 16)
+        for (int first = 0; first < 40; first += 13) {
+            Matrix x, a, b;
+            if (!mat_init(&x, 9, d_k) || !mat_init(&a, 9, d_k) || !mat_init(&b, 9, d_k)) {
+                CHECK(false, "no memory");
+                return;
+            }
+            for (size_t k = 0; k < (size_t)9 * (size_t)d_k; k++) x.data[k] = uniform(-3, 3);
+            for (int kind = ROPE_HALVES; kind <= ROPE_INTERLEAVED; kind++)
+                for (int sign = -1; sign <= 1; sign += 2) {
+                    RopeTable t;
+                    if (!attn_rope_table_init(&t, 500000.0, d_k, first, 9)) continue;
+                    attn_rope_apply(&a, &x, (RopeKind)kind, &t, sign);
+                    attn_rope_table_free(&t);
+                    for (int r = 0; r < 9; r++)
+                        for (int j = 0; 2 * j + 1 < d_k; j++) {
+                            int pa, pb;
+                            attn_rope_pair((RopeKind)kind, d_k, j, &pa, &pb);
+                            double angle = attn_rope_angle(500000.0, d_k, first + r, j);
+                            double c = core_cos(angle), sn = sign > 0 ? core_sin(angle) : -core_sin(angle);
+                            double xa = mat_get(&x, r, pa), xb = mat_get(&x, r, pb);
+                            mat_set(&b, r, pa, xa * c - xb * sn);
+                            mat_set(&b, r, pb, xa * sn + xb * c);
+                        }
+                    for (int r = 0; r < 9; r++)
+                        for (int j = 0; j < d_k - (d_k & 1); j++) diffs += bits(mat_get(&a, r, j)) != bits(mat_get(&b, r, j));
+                }
+            mat_free(&x), mat_free(&a), mat_free(&b);
+        }
+    CHECK(diffs == 0, "%ld RoPE values by the table differ", diffs);
+}
+
 int main(void)
 {
+    test_dot_many();
+    test_rope_table();
     test_fma();
     test_exp();
     test_exp_rows();

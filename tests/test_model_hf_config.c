@@ -1,5 +1,5 @@
 // Tests src/lesson/hf_config: config.json of each family read with Hugging Face's defaults (llama, mistral,
-// qwen2, gpt2; transformers 5's rope_parameters), and every field that cannot be followed refused by name.
+// qwen2, gpt2, bert; transformers 5's rope_parameters), and every field that cannot be followed refused by name.
 #include <string.h>
 #include "check.h"
 #include "lesson/hf_config.h"
@@ -49,6 +49,10 @@ static void test_defaults(void)
     CHECK(c.arch == HF_ARCH_GPT2 && c.intermediate == 192 && c.head_dim == 16 && c.kv_heads == 3 && c.tie
               && c.eps == 1e-5 && c.positions == 32 && c.qkv_bias && c.attn_bias && c.mlp_bias && c.scale_attn,
           "gpt2's defaults");
+    CHECK(parse(&c, "{\"model_type\": \"bert\", \"hidden_act\": \"gelu\", " LLAMA "}", &err), "%s", err.message);
+    CHECK(c.arch == HF_ARCH_BERT && c.positions == 512 && c.type_vocab == 2 && c.eps == 1e-12 && c.head_dim == 16
+              && c.kv_heads == 4 && c.qkv_bias && c.attn_bias && c.mlp_bias && c.scale_attn,
+          "bert's defaults");
 }
 
 static void test_refused(void)
@@ -69,6 +73,11 @@ static void test_refused(void)
     refused("{" GPT2 ", \"tie_word_embeddings\": false}", "tie_word_embeddings");
     refused("{\"model_type\": \"gpt2\", \"n_embd\": 50, \"n_head\": 3, \"n_layer\": 2, \"n_positions\": 32, "
             "\"vocab_size\": 90}", "n_head");
+    refused("{\"model_type\": \"bert\", \"hidden_act\": \"relu\", " LLAMA "}", "hidden_act");
+    refused("{\"model_type\": \"bert\", \"position_embedding_type\": \"relative_key\", " LLAMA "}",
+            "position_embedding_type");
+    refused("{\"model_type\": \"bert\", \"is_decoder\": true, " LLAMA "}", "is_decoder");
+    refused("{\"model_type\": \"bert\", \"layer_norm_eps\": 2, " LLAMA "}", "layer_norm_eps");
     refused("[]", "");
 }
 

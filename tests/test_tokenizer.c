@@ -144,6 +144,35 @@ static void test_sentencepiece(void)
     tokenizer_free(&t);
 }
 
+// WordPiece (BERT): the normalizer lowercases and strips accents, punctuation is a word of its own, "##" pieces,
+// [UNK] for a word that cannot be cut, a Chinese character alone, [CLS] ... [SEP] by BertProcessing.
+static void test_wordpiece(void)
+{
+    const char *json = "{\"added_tokens\": [{\"id\": 0, \"content\": \"[UNK]\"}, {\"id\": 1, \"content\": \"[CLS]\"},"
+                       " {\"id\": 2, \"content\": \"[SEP]\"}],"
+                       " \"normalizer\": {\"type\": \"BertNormalizer\", \"lowercase\": true, \"strip_accents\": null},"
+                       " \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"},"
+                       " \"post_processor\": {\"type\": \"BertProcessing\", \"sep\": [\"[SEP]\", 2], \"cls\": [\"[CLS]\", 1]},"
+                       " \"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"continuing_subword_prefix\": \"##\","
+                       " \"vocab\": {\"[UNK]\": 0, \"[CLS]\": 1, \"[SEP]\": 2, \"hel\": 3, \"##lo\": 4, \",\": 5, \"world\": 6,"
+                       " \"!\": 7, \"\xe4\xb8\xad\": 8, \"cafe\": 9}}}";
+    Tokenizer t;
+    LessonError err;
+    bool ok = tokenizer_parse(&t, json, strlen(json), "wp.json", &err);
+    CHECK(ok, "the WordPiece tokenizer refused: %s", err.message);
+    if (!ok) return;
+    int *ids = NULL, n = 0;
+    ok = tokenizer_encode(&t, "H\xc3\xa9llo, WORLD!\t\xe4\xb8\xad\xe6\x96\x87 CAF\xc3\x89 [SEP]", &ids, &n, "wp.json", &err);
+    int want[] = {1, 3, 4, 5, 6, 7, 8, 0, 9, 2, 2}; // [CLS] hel ##lo , world ! 中 [UNK] cafe [SEP] [SEP]
+    CHECK(ok && n == 11, "%d ids (%s)", n, err.message);
+    for (int i = 0; ok && i < n && i < 11; i++) CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
+    char *s = tokenizer_display(&t, 4);
+    CHECK(s && strcmp(s, "##lo") == 0, "shown %s", s);
+    free(s);
+    free(ids);
+    tokenizer_free(&t);
+}
+
 static void refused(const char *json, const char *field)
 {
     Tokenizer t;
@@ -156,7 +185,8 @@ static void refused(const char *json, const char *field)
 
 static void test_refused(void)
 {
-    refused("{\"model\":{\"type\":\"WordPiece\"}}", "model.type");
+    refused("{\"model\":{\"type\":\"Unigram\"}}", "model.type");
+    refused("{\"model\":{\"type\":\"WordPiece\"}}", "model.vocab");
     refused("{\"model\":{\"type\":\"BPE\",\"merges\":[]}}", "model.vocab");
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}", "model.vocab");
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[\"ab\"]}}", "model.merges");
@@ -172,5 +202,6 @@ int main(void)
     test_byte_level();
     test_sentencepiece();
     test_refused();
+    test_wordpiece();
     return check_report("test_tokenizer");
 }

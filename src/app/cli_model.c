@@ -10,12 +10,17 @@
 #include "../lesson/lesson_write.h"
 #include "../lesson/hf_model.h"
 
-// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] (--json's top-level keys after the tokens).
+// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] or null for an encoder (--json's top-level keys
+// after the tokens).
 static void model_json(FILE *out, const void *ctx)
 {
     const HfRun *r = ctx;
     fputs("  \"token_ids\": [", out);
     for (int i = 0; i < r->n; i++) fprintf(out, "%s%d", i ? ", " : "", r->ids[i]);
+    if (!r->next[0].token) { // an encoder (BERT): no next token
+        fputs("],\n  \"next_token\": null,\n", out);
+        return;
+    }
     fputs("],\n  \"next_token\": [", out);
     for (int k = 0; k < HF_TOP && r->next[k].token; k++) {
         fprintf(out, "%s\n    {\"id\": %d, \"token\": ", k ? "," : "", r->next[k].id);
@@ -32,6 +37,10 @@ static void model_trace_tail(FILE *out, const HfRun *r)
 {
     fputs("\n==== The model ====\n\ntoken ids:", out);
     for (int i = 0; i < r->n; i++) fprintf(out, " %d", r->ids[i]);
+    if (!r->next[0].token) {
+        fputs("\nno next token: the model is an encoder (BERT)\n", out);
+        return;
+    }
     fputs("\nnext token after the last position:\n", out);
     for (int k = 0; k < HF_TOP && r->next[k].token; k++)
         cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);

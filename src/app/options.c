@@ -131,9 +131,10 @@ const Option OPTIONS[OPT_COUNT] = {
                   .help = "the window's size (default 1280x720)"},
     [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
                    .help = "with --json, --trace or --save-lesson: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
-                           "or its shards, tokenizer.json; llama, mistral, qwen2, gpt2; F32, F16, BF16) instead of a\n"
-                           "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
-                           "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities)"},
+                           "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, mistral,\n"
+                           "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the text,\n"
+                           "computed in float64, and the next token; --json adds \"token_ids\" and \"next_token\"\n"
+                           "(the top 5 with their probabilities; null for bert)"},
     [OPT_TEXT] = {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
                   .help = "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
     [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24, .kind = VALUE_WHOLE,

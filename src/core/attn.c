@@ -3,6 +3,7 @@
 #include "exactmath.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)
@@ -79,6 +80,13 @@ void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
 void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first, int block)
 {
     int d_k = block > 0 && block < x->cols ? block : x->cols;
+    RopeTable t;
+    if (attn_rope_table_init(&t, base, d_k, first, x->rows)) {
+        attn_rope_apply(out, x, kind, &t, sign);
+        attn_rope_table_free(&t);
+        return;
+    }
+    // No memory for the table: the same numbers, each angle computed where it is used.
     for (int at = 0; at + d_k <= x->cols; at += d_k)
         for (int j = 0; 2 * j + 1 < d_k; j++) {
             int a, b;
@@ -87,6 +95,51 @@ void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, 
             for (int r = 0; r < x->rows; r++) {
                 double angle = attn_rope_angle(base, d_k, first + r, j);
                 double c = core_cos(angle), s = sign > 0 ? core_sin(angle) : -core_sin(angle);
+                double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
+                mat_set(out, r, a, xa * c - xb * s);
+                mat_set(out, r, b, xa * s + xb * c);
+            }
+        }
+}
+
+bool attn_rope_table_init(RopeTable *t, double base, int d_k, int first, int rows)
+{
+    int pairs = d_k / 2;
+    size_t count = (size_t)(rows > 0 ? rows : 1) * (size_t)(pairs > 0 ? pairs : 1);
+    t->rows = rows, t->pairs = pairs, t->d_k = d_k;
+    t->cos = malloc(sizeof *t->cos * count);
+    t->sin = malloc(sizeof *t->sin * count);
+    if (!t->cos || !t->sin) {
+        attn_rope_table_free(t);
+        return false;
+    }
+    for (int j = 0; j < pairs; j++)
+        for (int r = 0; r < rows; r++) {
+            double angle = attn_rope_angle(base, d_k, first + r, j);
+            t->cos[(size_t)r * (size_t)pairs + (size_t)j] = core_cos(angle);
+            t->sin[(size_t)r * (size_t)pairs + (size_t)j] = core_sin(angle);
+        }
+    return true;
+}
+
+void attn_rope_table_free(RopeTable *t)
+{
+    free(t->cos);
+    free(t->sin);
+    t->cos = t->sin = NULL;
+}
+
+void attn_rope_apply(Matrix *out, const Matrix *x, RopeKind kind, const RopeTable *t, int sign)
+{
+    int d_k = t->d_k;
+    for (int at = 0; at + d_k <= x->cols; at += d_k)
+        for (int j = 0; j < t->pairs; j++) {
+            int a, b;
+            attn_rope_pair(kind, d_k, j, &a, &b);
+            a += at, b += at;
+            for (int r = 0; r < x->rows; r++) {
+                size_t k = (size_t)r * (size_t)t->pairs + (size_t)j;
+                double c = t->cos[k], s = sign > 0 ? t->sin[k] : -t->sin[k];
                 double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
                 mat_set(out, r, a, xa * c - xb * s);
                 mat_set(out, r, b, xa * s + xb * c);

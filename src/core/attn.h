@@ -41,6 +41,17 @@ void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, in
 // attn_rope_from over each block of `block` columns (0: all of them) as a d_k of its own: the columns
 // [b·block, (b+1)·block) turned as a head of d_k = block turns its own.
 void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first, int block);
+// The cos and sin of every angle a RoPE turn of `rows` positions (from `first`) takes, computed once and read by
+// every head (each angle is attn_rope_angle's, so a turn by the table has the bits of one without it).
+typedef struct {
+    int rows, pairs, d_k; // pairs = d_k / 2
+    double *cos, *sin;    // (rows, pairs): [r * pairs + j] = cos, sin of attn_rope_angle(base, d_k, first + r, j)
+} RopeTable;
+// false: no memory (t holds nothing). Free with attn_rope_table_free.
+bool attn_rope_table_init(RopeTable *t, double base, int d_k, int first, int rows);
+void attn_rope_table_free(RopeTable *t);
+// attn_rope_blocks(out, x, kind, base, sign, first, t->d_k) by the table (x has at most t->rows rows).
+void attn_rope_apply(Matrix *out, const Matrix *x, RopeKind kind, const RopeTable *t, int sign);
 // z (n, d_k) = weights (n, m) @ v (m, d_k)
 void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v);
 // concat (n, h*d_k) = [z_0 ... z_{h-1}]

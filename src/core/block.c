@@ -23,11 +23,80 @@ void block_swiglu(Matrix *gate, const Matrix *up)
     }
 }
 
+void block_gelu_erf(Matrix *x)
+{
+    size_t count = (size_t)x->rows * (size_t)x->cols;
+    for (size_t k = 0; k < count; k++) {
+        double v = x->data[k];
+        x->data[k] = v * 0.5 * (1.0 + erf(v / sqrt(2.0))); // GELUActivation: x * 0.5 * (1 + erf(x / sqrt(2)))
+    }
+}
+
 void block_add(Matrix *acc, const Matrix *x)
 {
     size_t count = (size_t)acc->rows * (size_t)acc->cols;
     for (size_t k = 0; k < count; k++) acc->data[k] += x->data[k];
 }
+
+// block_dot of `lanes` token rows at once: xt (in, lanes) holds them side by side, each lane its own four running
+// sums (k mod 4), so every lane is block_dot's arithmetic in block_dot's order.
+static void dot_many_plain(double *out, const double *xt, const double *w, int in, int lanes)
+{
+    double s[4][BLOCK_DOT_LANES] = {{0}};
+    int k = 0;
+    for (; k + 4 <= in; k += 4)
+        for (int q = 0; q < 4; q++) {
+            const double *x = xt + (size_t)(k + q) * (size_t)lanes, wk = w[k + q];
+            for (int i = 0; i < lanes; i++) s[q][i] += x[i] * wk;
+        }
+    for (; k < in; k++)
+        for (int i = 0; i < lanes; i++) s[0][i] += xt[(size_t)k * (size_t)lanes + (size_t)i] * w[k];
+    for (int i = 0; i < lanes; i++) out[i] = (s[0][i] + s[1][i]) + (s[2][i] + s[3][i]);
+}
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+// The same with AVX-512: H registers of 8 lanes for each of the four sums; a multiply, then an add.
+#define DOT_MANY_AVX512(H)                                                                                         \
+    __attribute__((target("avx512f"))) static void dot_many_avx512_##H(double *out, const double *xt, const double *w, \
+                                                                        int in)                                    \
+    {                                                                                                              \
+        __m512d s[4][H];                                                                                           \
+        for (int q = 0; q < 4; q++)                                                                                \
+            for (int h = 0; h < H; h++) s[q][h] = _mm512_setzero_pd();                                             \
+        int k = 0;                                                                                                 \
+        for (; k + 4 <= in; k += 4)                                                                                \
+            for (int q = 0; q < 4; q++) {                                                                          \
+                const double *x = xt + (size_t)(k + q) * 8 * H;                                                    \
+                __m512d wk = _mm512_set1_pd(w[k + q]);                                                             \
+                for (int h = 0; h < H; h++)                                                                        \
+                    s[q][h] = _mm512_add_pd(s[q][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk));               \
+            }                                                                                                      \
+        for (; k < in; k++) {                                                                                      \
+            const double *x = xt + (size_t)k * 8 * H;                                                              \
+            __m512d wk = _mm512_set1_pd(w[k]);                                                                     \
+            for (int h = 0; h < H; h++) s[0][h] = _mm512_add_pd(s[0][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk)); \
+        }                                                                                                          \
+        for (int h = 0; h < H; h++)                                                                                \
+            _mm512_storeu_pd(out + 8 * h, _mm512_add_pd(_mm512_add_pd(s[0][h], s[1][h]), _mm512_add_pd(s[2][h], s[3][h]))); \
+    }
+DOT_MANY_AVX512(1)
+DOT_MANY_AVX512(2)
+#define DOT_MANY_X86 1
+#endif
+
+void block_dot_many(double *out, const double *xt, const double *w, int in, int lanes)
+{
+#ifdef DOT_MANY_X86
+    if (__builtin_cpu_supports("avx512f")) {
+        if (lanes == 8) dot_many_avx512_1(out, xt, w, in);
+        else dot_many_avx512_2(out, xt, w, in);
+        return;
+    }
+#endif
+    dot_many_plain(out, xt, w, in, lanes);
+}
+
 
 // Four running sums: the loop the compiler can keep in registers and lanes without reordering a sum it was not
 // told to.

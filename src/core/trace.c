@@ -224,7 +224,8 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
 
 // One head's stages, Q_i, K_i, V_i to Z_i, into ht (already allocated). Returns the stage where a
 // non-finite number first appeared, or STAGE_COUNT when all is well.
-static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
+// rope[0], rope[1]: the RoPE turns at positions 0 .. and rope_shift .., made once for all the heads.
+static Stage run_head(HeadTrace *ht, const AttnParams *p, int h, const RopeTable rope[2])
 {
     attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
     attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]); // the group's K/V head's (shared numbers)
@@ -233,13 +234,13 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h)
         return STAGE_PROJECT;
     const Matrix *q = &ht->Q, *k = &ht->K;
     if (p->rope != ROPE_NONE) {
-        attn_rope_blocks(&ht->Q_rot, &ht->Q, p->rope, p->rope_base, +1, 0, p->rope_block);
-        attn_rope_blocks(&ht->K_rot, &ht->K, p->rope, p->rope_base, +1, 0, p->rope_block);
+        attn_rope_apply(&ht->Q_rot, &ht->Q, p->rope, &rope[0], +1);
+        attn_rope_apply(&ht->K_rot, &ht->K, p->rope, &rope[0], +1);
         q = &ht->Q_rot, k = &ht->K_rot;
         if (!mat_all_finite(q, false) || !mat_all_finite(k, false)) return STAGE_ROTATE; // near DBL_MAX only
         if (p->rope_shift > 0) { // RoPE's point: every position p + k, the same scores up to rounding
-            attn_rope_blocks(&ht->Q_shift, &ht->Q, p->rope, p->rope_base, +1, p->rope_shift, p->rope_block);
-            attn_rope_blocks(&ht->K_shift, &ht->K, p->rope, p->rope_base, +1, p->rope_shift, p->rope_block);
+            attn_rope_apply(&ht->Q_shift, &ht->Q, p->rope, &rope[1], +1);
+            attn_rope_apply(&ht->K_shift, &ht->K, p->rope, &rope[1], +1);
             attn_scores(&ht->scores_shift, &ht->Q_shift, &ht->K_shift);
         }
     }
@@ -263,12 +264,13 @@ typedef struct {
     const AttnParams *p;
     int h0, h1;
     Stage *failed; // [heads]
+    const RopeTable *rope; // [2]: at positions 0 .. and rope_shift ..
 } HeadJob;
 
 static int run_heads(void *arg)
 {
     HeadJob *job = arg;
-    for (int h = job->h0; h < job->h1; h++) job->failed[h] = run_head(&job->t->head[h], job->p, h);
+    for (int h = job->h0; h < job->h1; h++) job->failed[h] = run_head(&job->t->head[h], job->p, h, job->rope);
     return 0;
 }
 
@@ -361,9 +363,25 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
                                                         + 2.0 * (double)p->n * p->m);
     int parts = thread_count(work, p->heads);
+    // RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads × 2 times).
+    RopeTable rope[2] = {{0}, {0}};
+    if (p->rope != ROPE_NONE) {
+        int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
+        int rows = p->n > p->m ? p->n : p->m;
+        if (!attn_rope_table_init(&rope[0], p->rope_base, d_k, 0, rows)
+            || (p->rope_shift > 0 && !attn_rope_table_init(&rope[1], p->rope_base, d_k, p->rope_shift, rows))) {
+            attn_rope_table_free(&rope[0]);
+            free(failed);
+            trace_free(t);
+            return fail(err, STAGE_INPUT, -1, "out of memory");
+        }
+    }
     HeadJob jobs[TRACE_MAX_THREADS];
-    for (int i = 0; i < parts; i++) jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed};
+    for (int i = 0; i < parts; i++)
+        jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed, rope};
     run_jobs(run_heads, jobs, sizeof jobs[0], parts);
+    attn_rope_table_free(&rope[0]);
+    attn_rope_table_free(&rope[1]);
     for (int h = 0; h < p->heads; h++) {
         if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
             Stage stage = failed[h];

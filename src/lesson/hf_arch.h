@@ -6,7 +6,7 @@
 #include "hf_model.h"
 
 // The sizes a tensor's shape is given in.
-typedef enum { D_NONE, D_HIDDEN, D_Q, D_KV, D_QKV, D_INTER, D_VOCAB, D_POSITIONS } HfDim;
+typedef enum { D_NONE, D_HIDDEN, D_Q, D_KV, D_QKV, D_INTER, D_VOCAB, D_POSITIONS, D_TYPES } HfDim;
 // When a tensor is read.
 typedef enum { NEED_ALWAYS, NEED_QKV_BIAS, NEED_O_BIAS, NEED_MLP_BIAS, NEED_UNTIED } HfNeed;
 
@@ -24,13 +24,14 @@ typedef struct HfArchOps {
     const char *const *prefixes;   // what may come before every name ("transformer." for GPT2LMHeadModel), NULL-ended
     // h (n, hidden) = the input of the first layer for ids (n of them); false: no memory, or why in err.
     bool (*embed)(Matrix *h, const HfModel *m, const int *ids, int n, LessonError *err);
-    // p = layer's attention on h (n, hidden): X = its norm of h, its weights. false: no memory.
+    // p = layer's attention on h (n, hidden): X = its norm of h, its weights. p is empty (all zeros: made here) or
+    // the previous layer's (the same shapes: every number the config reads overwritten). false: no memory (p freed).
     bool (*attention)(AttnParams *p, const HfModel *m, int layer, const Matrix *h);
     // h += the layer's MLP of its norm of h. false: no memory.
     bool (*mlp)(Matrix *h, const HfModel *m, int layer);
-    // out (hidden) = the final norm of one row. false: no memory.
+    // out (hidden) = the final norm of one row. false: no memory. NULL: no next token (BERT).
     bool (*final_norm)(double *out, const HfModel *m, const double *row);
-    int unembedding;               // the row of model_rows the logits read (tied: 0, the embedding)
+    int unembedding;               // the row of model_rows the logits read (tied: 0, the embedding; -1: none)
     int unembedding_untied;        // ... when the config does not tie them
     const char *layers_key;        // config.json's name for the number of layers
     const char *input_norm;        // what makes a layer's attention input, in words (a lesson's notes)
@@ -38,6 +39,7 @@ typedef struct HfArchOps {
 
 extern const HfArchOps HF_LLAMA_OPS;
 extern const HfArchOps HF_GPT2_OPS;
+extern const HfArchOps HF_BERT_OPS;
 
 // The tensor of a table's row for layer (ignored by a model row), or NULL when the config does not read it.
 const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer);

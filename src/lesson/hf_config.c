@@ -26,14 +26,15 @@ typedef struct {
 #define AT(f) offsetof(HfConfig, f)
 #define LLAMA (1u << HF_ARCH_LLAMA)
 #define GPT2 (1u << HF_ARCH_GPT2)
+#define BERT (1u << HF_ARCH_BERT)
 static const ConfigField FIELDS[] = {
-    {"hidden_size", LLAMA, F_INT, AT(hidden), true, 0, 1, 65536},
-    {"num_attention_heads", LLAMA, F_INT, AT(heads), true, 0, 1, 64},
+    {"hidden_size", LLAMA | BERT, F_INT, AT(hidden), true, 0, 1, 65536},
+    {"num_attention_heads", LLAMA | BERT, F_INT, AT(heads), true, 0, 1, 64},
     {"num_key_value_heads", LLAMA, F_INT, AT(kv_heads), false, -1, 1, 64},
     {"head_dim", LLAMA, F_INT, AT(head_dim), false, -1, 2, 4096},
-    {"num_hidden_layers", LLAMA, F_INT, AT(layers), true, 0, 1, 1000},
-    {"intermediate_size", LLAMA, F_INT, AT(intermediate), true, 0, 1, 1048576},
-    {"vocab_size", LLAMA | GPT2, F_INT, AT(vocab), true, 0, 1, 16777216},
+    {"num_hidden_layers", LLAMA | BERT, F_INT, AT(layers), true, 0, 1, 1000},
+    {"intermediate_size", LLAMA | BERT, F_INT, AT(intermediate), true, 0, 1, 1048576},
+    {"vocab_size", LLAMA | GPT2 | BERT, F_INT, AT(vocab), true, 0, 1, 16777216},
     {"rms_norm_eps", LLAMA, F_NUM, AT(eps), false, 1e-6, 0, 1},
     {"rope_theta", LLAMA, F_NUM, AT(rope_theta), false, 10000, 1, 1e12},
     {"tie_word_embeddings", LLAMA, F_BOOL, AT(tie), false, 0, 0, 1},
@@ -48,7 +49,12 @@ static const ConfigField FIELDS[] = {
     {"layer_norm_epsilon", GPT2, F_NUM, AT(eps), false, 1e-5, 0, 1},
     {"tie_word_embeddings", GPT2, F_BOOL, AT(tie), false, 1, 0, 1},
     {"scale_attn_weights", GPT2, F_BOOL, AT(scale_attn), false, 1, 0, 1},
+    // BertConfig's names and defaults
+    {"max_position_embeddings", BERT, F_INT, AT(positions), false, 512, 1, 1048576},
+    {"type_vocab_size", BERT, F_INT, AT(type_vocab), false, 2, 1, 1048576},
+    {"layer_norm_eps", BERT, F_NUM, AT(eps), false, 1e-12, 0, 1},
 };
+#undef BERT
 #undef LLAMA
 #undef GPT2
 #undef AT
@@ -147,6 +153,21 @@ static bool check_gpt2(HfConfig *c, const cJSON *root, const char *path, LessonE
     return only(root, "activation_function", GELU, path, "only GELU's tanh form (\"gelu_new\") is followed for gpt2", err);
 }
 
+// BERT: every head d = hidden / heads wide, biases everywhere, the exact (erf) GELU, absolute positions, an encoder.
+static bool check_bert(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
+{
+    static const char *const GELU[] = {"gelu", NULL}, *const ABSOLUTE[] = {"absolute", NULL};
+    c->kv_heads = c->heads;
+    if (c->hidden % c->heads != 0)
+        return hf_fail(err, path, "num_attention_heads", "%d heads do not divide hidden_size %d", c->heads, c->hidden);
+    c->head_dim = c->hidden / c->heads;
+    c->qkv_bias = c->attn_bias = c->mlp_bias = c->scale_attn = true;
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_decoder")))
+        return hf_fail(err, path, "is_decoder", "BERT as a decoder is not followed: only the encoder");
+    return only(root, "hidden_act", GELU, path, "only \"gelu\" (erf's GELU) is followed for bert", err)
+           && only(root, "position_embedding_type", ABSOLUTE, path, "only \"absolute\" positions are followed", err);
+}
+
 // Llama and its kin: heads and K/V heads, the head size, SiLU, no RoPE scaling.
 static bool check_llama(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
 {
@@ -185,6 +206,7 @@ static const struct {
     {"mistral", HF_ARCH_LLAMA, false, true, check_llama},
     {"qwen2", HF_ARCH_LLAMA, true, false, check_llama},
     {"gpt2", HF_ARCH_GPT2, false, false, check_gpt2},
+    {"bert", HF_ARCH_BERT, false, false, check_bert},
 };
 
 bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path, LessonError *err)
@@ -202,7 +224,7 @@ bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path
     bool ok = true;
     if (family < 0) {
         char shown[64];
-        ok = hf_fail(err, path, "model_type", "%s%s%s: the families read are llama, mistral, qwen2 and gpt2",
+        ok = hf_fail(err, path, "model_type", "%s%s%s: the families read are llama, mistral, qwen2, gpt2 and bert",
                      cJSON_IsString(type) ? "unknown model_type \"" : "missing",
                      cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "",
                      cJSON_IsString(type) ? "\"" : "");

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include "lesson.h"
 
-typedef enum { HF_ARCH_LLAMA, HF_ARCH_GPT2, HF_ARCH_COUNT } HfArch; // whose forward pass the model follows
+typedef enum { HF_ARCH_LLAMA, HF_ARCH_GPT2, HF_ARCH_BERT, HF_ARCH_COUNT } HfArch; // whose forward pass the model follows
 
 typedef struct {
-    char model_type[32]; // "llama", "mistral", "qwen2", "gpt2"
+    char model_type[32]; // "llama", "mistral", "qwen2", "gpt2", "bert"
     HfArch arch;
     int hidden;          // hidden_size
     int heads;           // num_attention_heads
@@ -19,8 +19,9 @@ typedef struct {
     int intermediate;    // intermediate_size
     int vocab;           // vocab_size
     int sliding_window;  // mistral's sliding_window (0: none)
-    int positions;       // gpt2: n_positions, the learned positions (the longest text)
-    double eps;          // rms_norm_eps (gpt2: layer_norm_epsilon)
+    int positions;       // gpt2: n_positions, bert: max_position_embeddings: the learned positions (the longest text)
+    int type_vocab;      // bert: type_vocab_size (the text is all type 0)
+    double eps;          // rms_norm_eps (gpt2: layer_norm_epsilon, bert: layer_norm_eps)
     double rope_theta;   // rope_theta
     bool tie;            // tie_word_embeddings: lm_head is embed_tokens
     bool attn_bias;      // attention_bias: q, k, v and o projections with biases (llama)

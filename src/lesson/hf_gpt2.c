@@ -82,7 +82,7 @@ static void gpt2_weights(AttnParams *p, const HfModel *m, int layer)
 static bool gpt2_attention(AttnParams *p, const HfModel *m, int layer, const Matrix *h)
 {
     const HfConfig *c = &m->cfg;
-    if (!params_init(p, h->rows, h->rows, c->hidden, c->heads, c->head_dim)) return false;
+    if (!p->X.data && !params_init(p, h->rows, h->rows, c->hidden, c->heads, c->head_dim)) return false;
     bool ok = true;
     double *w = hf_vector(m, &LAYER_TENSORS[G_LN1_W], layer, &ok), *b = hf_vector(m, &LAYER_TENSORS[G_LN1_B], layer, &ok);
     if (ok) block_layer_norm(&p->X, h, w, b, c->eps);

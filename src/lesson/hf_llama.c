@@ -42,11 +42,26 @@ static const HfTensorRow MODEL_TENSORS[T_MODEL_COUNT] = {
     [T_LM_HEAD] = {"lm_head.weight", D_VOCAB, D_HIDDEN, NEED_UNTIED},
 };
 
-// Column j of dst (rows, cols) = row r of the 2-D tensor t (rows elements), converted into buf first.
-static void column_from_row(Matrix *dst, int j, const StTensor *t, int r, double *buf)
+enum { COLUMN_BLOCK = 64 }; // the tensor rows converted at a time into one transposed block
+
+// Columns [c0, c0 + count) of dst (rows, cols) = rows [r0, r0 + count) of the 2-D tensor t (each `rows` long),
+// transposed: dst[i][c0 + j] = t[r0 + j][i]; count <= COLUMN_BLOCK, buf holds count * rows numbers.
+static void columns_from_rows(Matrix *dst, int c0, const StTensor *t, int r0, int count, double *buf)
 {
-    st_read(buf, t, (size_t)r * (size_t)dst->rows, (size_t)dst->rows);
-    for (int i = 0; i < dst->rows; i++) mat_set(dst, i, j, buf[i]);
+    int rows = dst->rows;
+    st_read(buf, t, (size_t)r0 * (size_t)rows, (size_t)count * (size_t)rows);
+    for (int i0 = 0; i0 < rows; i0 += 8) { // 8 rows of dst at a time: one cache line of each buf row read
+        int i1 = rows - i0 < 8 ? rows : i0 + 8;
+        for (int j = 0; j < count; j++)
+            for (int i = i0; i < i1; i++) mat_row(dst, i)[c0 + j] = buf[(size_t)j * (size_t)rows + (size_t)i];
+    }
+}
+
+// All the columns of dst from the rows of t from r0, COLUMN_BLOCK at a time.
+static void matrix_from_rows(Matrix *dst, const StTensor *t, int r0, double *buf)
+{
+    for (int c = 0; c < dst->cols; c += COLUMN_BLOCK)
+        columns_from_rows(dst, c, t, r0 + c, dst->cols - c < COLUMN_BLOCK ? dst->cols - c : COLUMN_BLOCK, buf);
 }
 
 // p's weights from layer's q, k, v and o projections: W_Q[h] (hidden, d) = q_proj.weight[h*d + j][i] (a
@@ -59,23 +74,24 @@ static bool llama_weights(AttnParams *p, const HfModel *m, int layer)
     const StTensor *v = hf_tensor(m, &LAYER_TENSORS[T_V], layer), *o = hf_tensor(m, &LAYER_TENSORS[T_O], layer);
     const StTensor *qb = hf_tensor(m, &LAYER_TENSORS[T_QB], layer), *kb = hf_tensor(m, &LAYER_TENSORS[T_KB], layer);
     const StTensor *vb = hf_tensor(m, &LAYER_TENSORS[T_VB], layer), *ob = hf_tensor(m, &LAYER_TENSORS[T_OB], layer);
-    double *buf = malloc(sizeof *buf * (size_t)(c->hidden > c->heads * d ? c->hidden : c->heads * d));
+    int widest = c->hidden > c->heads * d ? c->hidden : c->heads * d;
+    double *buf = malloc(sizeof *buf * (size_t)widest * (size_t)(d > COLUMN_BLOCK ? d : COLUMN_BLOCK));
     if (!buf) return false;
-    for (int r = 0; r < c->heads * d; r++) {
-        column_from_row(&p->W_Q[r / d], r % d, q, r, buf);
-        if (qb) mat_set(&p->b_Q[r / d], 0, r % d, st_get(qb, (size_t)r));
+    for (int h = 0; h < c->heads; h++) {
+        matrix_from_rows(&p->W_Q[h], q, h * d, buf);
+        for (int j = 0; qb && j < d; j++) mat_set(&p->b_Q[h], 0, j, st_get(qb, (size_t)(h * d + j)));
     }
-    for (int r = 0; r < c->kv_heads * d; r++) {
-        int h = r / d * group, j = r % d; // the group's first query head holds its K/V head
-        column_from_row(&p->W_K[h], j, k, r, buf);
-        column_from_row(&p->W_V[h], j, v, r, buf);
-        if (kb) mat_set(&p->b_K[h], 0, j, st_get(kb, (size_t)r));
-        if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)r));
+    for (int g = 0; g < c->kv_heads; g++) {
+        int h = g * group; // the group's first query head holds its K/V head
+        matrix_from_rows(&p->W_K[h], k, g * d, buf);
+        matrix_from_rows(&p->W_V[h], v, g * d, buf);
+        for (int j = 0; j < d; j++) {
+            if (kb) mat_set(&p->b_K[h], 0, j, st_get(kb, (size_t)(g * d + j)));
+            if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)(g * d + j)));
+        }
     }
-    for (int r = 0; r < c->hidden; r++) {
-        column_from_row(&p->W_O, r, o, r, buf);
-        if (ob) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
-    }
+    matrix_from_rows(&p->W_O, o, 0, buf);
+    for (int r = 0; ob && r < c->hidden; r++) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
     free(buf);
     return true;
 }
@@ -84,7 +100,7 @@ static bool llama_weights(AttnParams *p, const HfModel *m, int layer)
 static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Matrix *h)
 {
     const HfConfig *c = &m->cfg;
-    if (!params_init_grouped(p, h->rows, h->rows, c->hidden, c->heads, c->kv_heads, c->head_dim)) return false;
+    if (!p->X.data && !params_init_grouped(p, h->rows, h->rows, c->hidden, c->heads, c->kv_heads, c->head_dim)) return false;
     bool ok = true;
     double *w = hf_vector(m, &LAYER_TENSORS[T_IN_NORM], layer, &ok);
     if (!ok) {

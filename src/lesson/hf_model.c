@@ -13,13 +13,15 @@
 #include "hf_error.h"
 #include "platform/platform.h"
 
-static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS};
+static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS,
+                                                      [HF_ARCH_BERT] = &HF_BERT_OPS};
 
 static int dim_size(const HfConfig *c, HfDim d)
 {
     int sizes[] = {[D_NONE] = 0, [D_HIDDEN] = c->hidden, [D_Q] = c->heads * c->head_dim,
                    [D_KV] = c->kv_heads * c->head_dim, [D_QKV] = (c->heads + 2 * c->kv_heads) * c->head_dim,
-                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions};
+                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions,
+                   [D_TYPES] = c->type_vocab};
     return sizes[d];
 }
 
@@ -70,19 +72,28 @@ typedef struct {
     int first, last; // the weight rows (output columns) of this job
 } LinearJob;
 
-// Columns [first, last) of out, a few tokens: each weight row converted once into a buffer, then dotted with every
-// row of x (block_dot). false: no memory.
+// Columns [first, last) of out, a few tokens (at most BLOCK_DOT_LANES): each weight row converted once into a
+// buffer, then dotted with every row of x at once (block_dot_many: block_dot's bits). false: no memory.
 static bool linear_rows(LinearJob *j)
 {
-    int in = j->x->cols;
+    int in = j->x->cols, n = j->x->rows, lanes = n <= 8 ? 8 : BLOCK_DOT_LANES; // 8: the unembedding's one row
     double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
-    if (!row) return false;
+    double *xt = calloc((size_t)(in > 0 ? in : 1) * (size_t)lanes, sizeof *xt);
+    if (!row || !xt) {
+        free(row);
+        free(xt);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < in; k++) xt[(size_t)k * (size_t)lanes + (size_t)i] = mat_row(j->x, i)[k];
+    double dots[BLOCK_DOT_LANES];
     for (int o = j->first; o < j->last; o++) {
         st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
-        for (int i = 0; i < j->x->rows; i++)
-            mat_row(j->out, i)[o] = block_dot(mat_row(j->x, i), row, in) + (j->b ? j->b[o] : 0.0);
+        block_dot_many(dots, xt, row, in, lanes);
+        for (int i = 0; i < n; i++) mat_row(j->out, i)[o] = dots[i] + (j->b ? j->b[o] : 0.0);
     }
     free(row);
+    free(xt);
     return true;
 }
 
@@ -255,31 +266,40 @@ static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
 }
 
 // Every layer on h: attention (the trace) and residual, MLP and residual; layer `keep`'s params into r->lesson.
+// One layer's params are kept for the next (the same shapes, every number overwritten): a 1B model's layer is
+// ~100 MB of weights in float64, and fresh pages each layer cost the kernel more time zeroing them than the
+// layer's arithmetic.
 static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonError *err)
 {
-    for (int l = 0; l < m->cfg.layers; l++) {
-        AttnParams p;
+    AttnParams p = {0};
+    bool ok = true;
+    for (int l = 0; ok && l < m->cfg.layers; l++) {
         Trace t;
         TraceError terr;
-        if (!m->ops->attention(&p, m, l, h)) return hf_fail(err, m->dir, NULL, "out of memory");
+        char field[64];
+        if (!m->ops->attention(&p, m, l, h)) {
+            ok = hf_fail(err, m->dir, NULL, "out of memory");
+            break;
+        }
         if (!trace_run(&t, &p, &terr)) {
-            params_free(&p);
-            char field[64];
             snprintf(field, sizeof field, "model.layers.%d.self_attn", l);
-            return hf_fail(err, m->ck.source, field, "%s", terr.message);
+            ok = hf_fail(err, m->ck.source, field, "%s", terr.message);
+            break;
         }
         block_add(h, &t.output);
         trace_free(&t);
-        bool ok = l != keep || make_lesson(r, m, l, &p);
-        params_free(&p);
-        if (!ok || !m->ops->mlp(h, m, l)) return hf_fail(err, m->dir, NULL, "out of memory");
-        if (!mat_all_finite(h, false)) {
-            char field[64];
+        if (l == keep) { // the lesson takes p over; the next layer makes its own
+            ok = make_lesson(r, m, l, &p);
+            memset(&p, 0, sizeof p);
+        }
+        if (!ok || !m->ops->mlp(h, m, l)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+        else if (!mat_all_finite(h, false)) {
             snprintf(field, sizeof field, "model.layers.%d", l);
-            return hf_fail(err, m->ck.source, field, "the residual stream overflows after this layer");
+            ok = hf_fail(err, m->ck.source, field, "the residual stream overflows after this layer");
         }
     }
-    return true;
+    if (p.X.data) params_free(&p);
+    return ok;
 }
 
 // The lesson's notes: where it comes from and what its embeddings are.
@@ -303,8 +323,7 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
     if (layer < 0 || layer >= m->cfg.layers)
         return hf_fail(err, config, m->ops->layers_key, "--layer %d: the model has %d layers (0 to %d)", layer,
                        m->cfg.layers, m->cfg.layers - 1);
-    char tok_path[1100];
-    snprintf(tok_path, sizeof tok_path, "%s/tokenizer.json", m->dir);
+    const char *tok_path = m->tok.source;
     if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
@@ -320,7 +339,7 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     }
     if (ok) ok = run_layers(r, m, &h, layer, err);
-    if (ok && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && m->ops->final_norm && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
     if (!ok) hf_run_free(r);

@@ -3,6 +3,7 @@
 // Hugging Face's tokenizers apply them), the post-processor's special tokens around.
 #include "tokenizer.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 #include "../core/utf8.h"
 #include "hf_config.h"
 #include "hf_error.h"
+#include "platform/platform.h"
 #include "unicode_classes.h"
+#include "wordpiece.h"
 
 static const char SP_SPACE[] = "\xe2\x96\x81"; // U+2581 "▁": SentencePiece's space
 
@@ -88,6 +91,8 @@ static int map_get(const StrMap *m, const char *key, size_t n)
     return m->keys[i] ? m->values[i] : -1;
 }
 
+int tokenizer_vocab_id(const Tokenizer *t, const char *s, size_t n) { return map_get(&t->vocab, s, n); }
+
 // ---- GPT-2's bytes_to_unicode: the printable bytes as themselves, the others as 256, 257, ... ----
 
 static uint32_t byte_code_point(int b)
@@ -124,13 +129,23 @@ static size_t put_utf8(char *out, uint32_t cp)
 static bool read_model(Tokenizer *t, const cJSON *model, const char *path, LessonError *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(model, "type");
-    if (!cJSON_IsString(type) || strcmp(type->valuestring, "BPE") != 0)
-        return hf_fail(err, path, "model.type", "only BPE models are read (got %s)",
+    t->wordpiece = cJSON_IsString(type) && strcmp(type->valuestring, "WordPiece") == 0;
+    if (!cJSON_IsString(type) || (strcmp(type->valuestring, "BPE") != 0 && !t->wordpiece))
+        return hf_fail(err, path, "model.type", "only BPE and WordPiece models are read (got %s)",
                        cJSON_IsString(type) ? type->valuestring : "none");
     const cJSON *vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab");
     const cJSON *merges = cJSON_GetObjectItemCaseSensitive(model, "merges");
     if (!cJSON_IsObject(vocab)) return hf_fail(err, path, "model.vocab", "missing: an object from token to id");
-    if (!cJSON_IsArray(merges)) return hf_fail(err, path, "model.merges", "missing: a list of merges");
+    if (t->wordpiece) {
+        const char *prefix = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(model, "continuing_subword_prefix"));
+        const cJSON *max = cJSON_GetObjectItemCaseSensitive(model, "max_input_chars_per_word");
+        if (prefix && strlen(prefix) >= sizeof t->wp_prefix)
+            return hf_fail(err, path, "model.continuing_subword_prefix", "longer than %zu bytes", sizeof t->wp_prefix - 1);
+        snprintf(t->wp_prefix, sizeof t->wp_prefix, "%s", prefix ? prefix : "##");
+        t->wp_max_chars = cJSON_IsNumber(max) && max->valuedouble >= 1 && max->valuedouble < 1e6 ? (int)max->valuedouble : 100;
+        merges = NULL;
+    } else if (!cJSON_IsArray(merges))
+        return hf_fail(err, path, "model.merges", "missing: a list of merges");
     t->byte_fallback = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "byte_fallback"));
     t->ignore_merges = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
     if (!map_init(&t->vocab, (size_t)cJSON_GetArraySize(vocab))
@@ -144,7 +159,7 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
     }
     char key[1024];
     int rank = 0;
-    for (const cJSON *j = merges->child; j; j = j->next, rank++) {
+    for (const cJSON *j = merges ? merges->child : NULL; j; j = j->next, rank++) {
         const char *a = NULL, *b = NULL;
         char pair[1024];
         if (cJSON_IsString(j) && strlen(j->valuestring) < sizeof pair) {
@@ -199,6 +214,7 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
         t->split_digits = true;
         return true;
     }
+    if (type && strcmp(type, "BertPreTokenizer") == 0 && t->wordpiece) return true; // wordpiece.c splits
     if (type && strcmp(type, "Metaspace") == 0) {
         const char *scheme = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
         const cJSON *add = cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space"); // before transformers 4.38
@@ -220,6 +236,14 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(n, "normalizers");
         for (const cJSON *j = list ? list->child : NULL; j; j = j->next)
             if (!read_normalizer(t, j, path, err)) return false;
+        return true;
+    }
+    if (type && strcmp(type, "BertNormalizer") == 0) { // its four switches and their defaults (normalizers/bert.rs)
+        const cJSON *strip = cJSON_GetObjectItemCaseSensitive(n, "strip_accents");
+        t->bert_clean = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "clean_text"));
+        t->bert_chinese = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "handle_chinese_chars"));
+        t->bert_lower = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "lowercase"));
+        t->bert_strip = cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : t->bert_lower; // null: as lowercase
         return true;
     }
     if (type && strcmp(type, "NFC") == 0) { // Qwen2: typed text is NFC already; tokenizer_encode checks
@@ -248,6 +272,16 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
         return true;
     }
     if (type && strcmp(type, "ByteLevel") == 0) return true;
+    if (type && strcmp(type, "BertProcessing") == 0) { // "cls": ["[CLS]", 101] before, "sep" after
+        const cJSON *cls = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "cls"), 1);
+        const cJSON *sep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "sep"), 1);
+        if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep) || cls->valuedouble < 0 || cls->valuedouble >= t->size
+            || sep->valuedouble < 0 || sep->valuedouble >= t->size)
+            return hf_fail(err, path, "post_processor.cls", "cls and sep need [token, id] with an id of the vocabulary");
+        t->prefix[t->nprefix++] = (int)cls->valuedouble;
+        t->suffix[t->nsuffix++] = (int)sep->valuedouble;
+        return true;
+    }
     if (!type || strcmp(type, "TemplateProcessing") != 0)
         return hf_fail(err, path, "post_processor.type", "\"%.40s\" is not read here", type ? type : "none");
     const cJSON *single = cJSON_GetObjectItemCaseSensitive(p, "single");
@@ -315,7 +349,7 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
     if (ok) ok = read_normalizer(t, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), path, err);
     if (ok) ok = read_pretok(t, cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), path, err);
     if (ok) ok = read_post(t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), path, err);
-    if (ok && t->byte_level == (t->sp_spaces || t->sp_prepend))
+    if (ok && !t->wordpiece && t->byte_level == (t->sp_spaces || t->sp_prepend))
         ok = hf_fail(err, path, "pre_tokenizer", "neither byte-level (ByteLevel) nor SentencePiece-style (\"▁\" spaces)");
     cJSON_Delete(root);
     if (!ok) tokenizer_free(t);
@@ -324,13 +358,25 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
 
 bool tokenizer_load(Tokenizer *t, const char *dir, LessonError *err)
 {
-    char path[1024];
+    char path[1024], source[1024];
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-    size_t len = 0;
-    char *text = hf_read_file(path, &len, err);
-    if (!text) return false;
-    bool ok = tokenizer_parse(t, text, len, path, err);
-    free(text);
+    PlatformStat st;
+    bool opened = true;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    bool absent = !f && !opened && errno == ENOENT;
+    if (f) fclose(f);
+    bool ok;
+    if (absent) { // no tokenizer.json: the files older checkpoints have
+        ok = tokenizer_load_files(t, dir, source, sizeof source, err);
+    } else {
+        size_t len = 0;
+        char *text = hf_read_file(path, &len, err);
+        if (!text) return false;
+        ok = tokenizer_parse(t, text, len, path, err);
+        free(text);
+        snprintf(source, sizeof source, "%s", path);
+    }
+    if (ok) snprintf(t->source, sizeof t->source, "%s", source);
     return ok;
 }
 
@@ -436,6 +482,12 @@ static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool fir
                          LessonError *err)
 {
     if (len == 0) return true;
+    if (t->wordpiece) {
+        WpIds ids = {out->ids, out->n, out->cap};
+        bool ok = wordpiece_encode(t, s, len, &ids, path, err);
+        out->ids = ids.ids, out->n = ids.n, out->cap = ids.cap;
+        return ok;
+    }
     // SentencePiece style: "▁" before the text and for each space; at most 3 bytes for each byte.
     char *norm = malloc(3 * len + 4), *mapped = malloc(4 * (3 * len + 4));
     uint32_t *cp = malloc(sizeof *cp * (3 * len + 4));

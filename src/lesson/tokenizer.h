@@ -32,6 +32,12 @@ typedef struct {
     bool sp_first_only;  // ... before the first stretch only, not after an added token (prepend_scheme "first")
     bool split_digits;   // the Digits pre-tokenizer (individual_digits): each digit a piece of its own first
     bool nfc;            // the NFC normalizer: taken as the identity, and a text that may not be NFC refused
+    bool wordpiece;      // a WordPiece model (BERT): wordpiece.c encodes the text
+    bool bert_clean, bert_chinese, bert_strip, bert_lower; // BertNormalizer's clean_text, handle_chinese_chars,
+                                                           // strip_accents, lowercase
+    char wp_prefix[16];  // WordPiece's continuing_subword_prefix ("##")
+    int wp_max_chars;    // max_input_chars_per_word: a longer word is the unknown token
+    char source[1024];   // the file it was read from: DIR/tokenizer.json, DIR/vocab.json or DIR/vocab.txt
     int unk;             // the unknown token's id, or -1
     int prefix[4], nprefix; // what the post-processor adds before the text (bos), and after it
     int suffix[4], nsuffix;
@@ -39,8 +45,11 @@ typedef struct {
 
 // Parses tokenizer.json's text (path for errors). false with err naming the file and the field.
 bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *path, LessonError *err);
-// DIR/tokenizer.json.
+// DIR/tokenizer.json; without it GPT-2's DIR/vocab.json and merges.txt, or BERT's DIR/vocab.txt (with
+// tokenizer_config.json when there is one).
 bool tokenizer_load(Tokenizer *t, const char *dir, LessonError *err);
+// The older files alone (tokenizer_files.c); source (cap bytes) = the file that names the tokens.
+bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t cap, LessonError *err);
 void tokenizer_free(Tokenizer *t);
 // The ids of text (UTF-8), special tokens included, into *ids (malloc'd: free it) and *n. false with err
 // (file "tokenizer.json" of dir) when a piece has no token.
@@ -48,5 +57,7 @@ bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, c
 // The token as the class reads it (malloc'd: free it): its text, a space shown as "▁", a newline as "↵", a tab
 // as "⇥", a byte that is no whole character as <0xNN>. NULL when out of memory.
 char *tokenizer_display(const Tokenizer *t, int id);
+// The id of the vocabulary's token s (n bytes), or -1.
+int tokenizer_vocab_id(const Tokenizer *t, const char *s, size_t n);
 
 #endif
