@@ -185,7 +185,10 @@ int main(int argc, char **argv)
     platform_tune_allocator(); // as the program's main does
     int reps = 20, rounds = 3;
     bool versus = false;
-    const char *only = NULL, *model = NULL, *text = "The cat sat";
+    const char *only = NULL;
+#ifndef MHA_BENCH_TRACE_ONLY
+    const char *model = NULL, *text = "The cat sat"; // --model: the native build's (the page's has no files)
+#endif
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
