@@ -888,7 +888,14 @@ static int run(const Args *a, const char *argv0)
         cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
         return EXIT_USAGE;
     }
+#ifndef __EMSCRIPTEN__
     if (a->value[OPT_MODEL]) return cli_run_model(a);
+#else
+    if (a->value[OPT_MODEL]) { // the page has no checkpoint files; its readers stay out of the 5 MB it may weigh
+        cli_line(stderr, "mha-tracer: error: --model: real models are read by the desktop program, not the page\n");
+        return 2;
+    }
+#endif
     if (a->nfiles > 1) {
         cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
         return EXIT_USAGE;
