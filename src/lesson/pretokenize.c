@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "unicode_classes.h"
+#include "unicode_bert.h" // unicode_in: the one range search
 
 static const char GPT2_PATTERN[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 static const char LLAMA3_PATTERN[] =
@@ -29,20 +29,8 @@ bool pretok_from_pattern(const char *regex, PretokKind *out)
     return false;
 }
 
-static bool in_ranges(const UnicodeRange *r, int count, uint32_t cp)
-{
-    int lo = 0, hi = count - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (cp < r[mid].first) hi = mid - 1;
-        else if (cp > r[mid].last) lo = mid + 1;
-        else return true;
-    }
-    return false;
-}
-
-bool unicode_is_letter(uint32_t cp) { return in_ranges(UNICODE_LETTERS, UNICODE_LETTERS_COUNT, cp); }
-bool unicode_is_number(uint32_t cp) { return in_ranges(UNICODE_NUMBERS, UNICODE_NUMBERS_COUNT, cp); }
+bool unicode_is_letter(uint32_t cp) { return unicode_in(UNICODE_LETTERS, UNICODE_LETTERS_COUNT, cp); }
+bool unicode_is_number(uint32_t cp) { return unicode_in(UNICODE_NUMBERS, UNICODE_NUMBERS_COUNT, cp); }
 
 bool unicode_is_space(uint32_t cp)
 {
