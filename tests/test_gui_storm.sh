@@ -82,6 +82,12 @@ key() {
     xdotool key --window "$WID" "$1"
     wait_frame "$before" "$2" || fail "$1 after the storm: stage $(frame_field stage)"
 }
+# The storm may have left the help or the decode/tiles panel open, where Home turns to the first page, token or
+# tile (where the class is in that panel) and not to the first stage: Esc closes one of them per press.
+for _ in 1 2 3; do
+    [ "$(frame_field help)" = 1 ] || [ "$(frame_field panel)" = decode ] || [ "$(frame_field panel)" = tiles ] || break
+    key Escape .
+done
 # (Home first, unless the storm left the input stage shown: then a Home would change nothing and draw no frame.)
 if [ "$(frame_field stage)" = input ]; then
     key End "stage=$LAST "
