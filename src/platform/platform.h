@@ -133,8 +133,8 @@ bool platform_temporary_name(char *out, size_t cap, const char *path, const char
 // platform_writer_begin does it for its targets.
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count);
 
-// Writing a set of files, each through a temporary beside it, so that a reader sees every old file or
-// every new one: begin (the temporaries that killed writers left for these targets go; nothing else is
+// Writing a set of files, each through a temporary beside it, so that a set switches at one instant (see
+// platform_writer_commit: a reader sees each file old or new, whole; the set is whole on disk): begin (the temporaries that killed writers left for these targets go; nothing else is
 // touched), add each file's bytes (a fresh temporary, created exclusively, written and flushed, with the
 // permission bits of the file it replaces), commit (the renames), close. Only a regular file is replaced:
 // a link, a device, a FIFO, a socket or a folder at a target is refused (PLATFORM_WRITE_TARGET).
