@@ -309,6 +309,14 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
         return true;
+    case PANEL_ROPE: {
+        int t = st->rope_t < p->n ? st->rope_t : p->n - 1;
+        snprintf(j->name, sizeof j->name, "%s-rotation%s-token%0*d", prefix, head, count_digits(p->n), t + 1);
+        // TRANSLATORS: the <title> of an exported slide of the rotation panel (key W): RoPE as a picture.
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 RoPE: token %d of %d turned, head %d"), title, t + 1, p->n,
+                 st->head);
+        return true;
+    }
     case PANEL_COMPARE:
         snprintf(j->name, sizeof j->name, "%s-compare", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
@@ -694,9 +702,17 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
                     "(--json --tiles %d prints every tile of this one)", SCENE_TILES_MAX_TOKENS, SCENE_TILES_MAX_DK, block);
         return false;
     }
+    if (req->what == EXPORT_WHAT_ROTATION && p->rope == ROPE_NONE) {
+        export_fail(err, false, "--what rotation: the lesson has no \"rope\" (RoPE), so nothing turns");
+        return false;
+    }
     ViewState v = *st;
     v.pinned.mat = v.hover.mat = MAT_NONE;
     switch (req->what) {
+    case EXPORT_WHAT_ROTATION: // the last token: the largest turns
+        v.panel = PANEL_ROPE, v.rope_t = p->n - 1;
+        ok = add_board(&jobs, prefix, L, &v, false);
+        break;
     case EXPORT_WHAT_DECODE:
         v.panel = PANEL_DECODE;
         for (int t = 0; ok && t < p->n; t++) v.decode_t = t, ok = add_board(&jobs, prefix, L, &v, false);

@@ -67,7 +67,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
     else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
-    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
+    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE) && c->L->params.heads > 1)
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
@@ -88,7 +88,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
     bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    bool rope = st->panel == PANEL_ROPE;
     const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
+                       : rope ? TR("RoPE: the pairs turn")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
@@ -107,7 +109,13 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     } else if (cache)
         // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
         snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
-    else if (decode)
+    else if (rope) {
+        char base[32];
+        model_format_value(hp->rope_base, base, sizeof base);
+        // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at position p turns by p·θ_i.
+        snprintf(formula, sizeof formula, TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
+                 hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
+    } else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
         snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
@@ -434,6 +442,7 @@ static const char *const HELP[][2] = {
     {N_("D"), N_("dark board / light board")},
     {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
     {N_("Shift+K"), N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
+    {N_("W"), N_("RoPE as a picture: a token's pairs turned, the frequencies (\xe2\x86\x90 \xe2\x86\x92 the token)")},
     {N_("M"), N_("single head vs multi-head, side by side")},
     {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
     {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},
