@@ -55,11 +55,12 @@ static int check_lesson(const Lesson *L, const Trace *T, const char *what, doubl
             }
             const RopeRelative *rl = &rp.rel;
             int key = tok > 0 ? 0 : p->m - 1;
-            CHECK(rl->query == tok && rl->key == key && rl->moved_q == 0 && rl->moved_k == key - tok,
-                  "%s: q at %d with k at %d, moved to 0 and %d", what, tok, key, key - tok);
+            int mq = tok > 0 ? 0 : tok - key, mk = tok > 0 ? key - tok : 0;
+            CHECK(rl->query == tok && rl->key == key && rl->moved_q == mq && rl->moved_k == mk,
+                  "%s: q at %d with k at %d, moved to %d and %d", what, tok, key, mq, mk);
             turn_ref(k, &ht->K, key, key, il, p->rope_base);
-            turn_ref(qm, &ht->Q, tok, 0, il, p->rope_base);
-            turn_ref(km, &ht->K, key, key - tok, il, p->rope_base);
+            turn_ref(qm, &ht->Q, tok, mq, il, p->rope_base);
+            turn_ref(km, &ht->K, key, mk, il, p->rope_base);
             double s = 0, sm = 0;
             for (int c = 0; c < p->d_k; c++) s += q[c] * k[c], sm += qm[c] * km[c];
             CHECK(fabs(rl->score - s) < 1e-12 && fabs(rl->score_moved - sm) < 1e-12,

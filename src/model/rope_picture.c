@@ -35,7 +35,8 @@ static bool relative(RopeRelative *r, const AttnParams *p, const HeadTrace *ht, 
     int a, b;
     attn_rope_pair(p->rope, p->d_k, 0, &a, &b);
     r->query = query, r->key = key;
-    r->moved_q = 0, r->moved_k = key - query;
+    int shift = query > 0 ? -query : -key; // the query to 0; when it stands there already, the key
+    r->moved_q = query + shift, r->moved_k = key + shift;
     r->score = mat_get(&ht->scores, query, key);
     r->q_angle = atan2(mat_get(&ht->Q_rot, query, b), mat_get(&ht->Q_rot, query, a));
     r->angle = pair_angle(mat_get(&ht->Q_rot, query, a), mat_get(&ht->Q_rot, query, b), mat_get(&ht->K_rot, key, a),

@@ -22,7 +22,7 @@ typedef struct {
 // distance, the same score.
 typedef struct {
     int query, key;         // the tokens (rows of Q and K), at positions query and key
-    int moved_q, moved_k;   // the positions they are moved to: 0 and key − query
+    int moved_q, moved_k;   // the positions they are moved to: 0 and key − query (query 0: query − key and 0)
     double score;           // Q_rot[query] · K_rot[key]: the trace's scores[query][key]
     double score_moved;     // the same Q and K rows turned at moved_q and moved_k, then their dot product
     double angle, angle_moved; // pair 0's angle from the query's arrow to the key's, in radians, at each placing
@@ -41,7 +41,8 @@ typedef struct {
 } RopePicture;
 
 // Gathers the picture of query head `head` and token `token` (clamped to the lesson's) of a RoPE lesson's trace;
-// the relative view pairs the token with key 0 (with key m−1 when the token is 0). False (out untouched) without
+// the relative view pairs the token with key 0 (with key m−1 when the token is 0) and moves both so that the query
+// stands at 0 (the key, when the query already does). False (out untouched) without
 // RoPE or without the trace's rotated matrices.
 bool model_rope_picture(RopePicture *out, const AttnParams *p, const Trace *t, int head, int token);
 // θ_j = base^(-2j/d_k) for j = 0 .. count-1 (core's attn_rope_angle at position 1): the frequency plot's points.

@@ -711,6 +711,8 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
     switch (req->what) {
     case EXPORT_WHAT_ROTATION: // the last token: the largest turns
         v.panel = PANEL_ROPE, v.rope_t = p->n - 1;
+        for (int i = 0; i < v.stage_count; i++) // the strip marks the stage it pictures
+            if (v.stages[i] == STAGE_ROTATE) v.stage_index = i;
         ok = add_board(&jobs, prefix, L, &v, false);
         break;
     case EXPORT_WHAT_DECODE:

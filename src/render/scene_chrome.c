@@ -1,6 +1,7 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status line), the
 // explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
 #include "scene_ctx.h"
+#include "../core/cost.h"
 #include "../model/questions.h"
 #include "../model/rope_shift.h"
 #include "../model/view.h"
@@ -111,7 +112,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
     else if (rope) {
         char base[32];
-        model_format_value(hp->rope_base, base, sizeof base);
+        if (hp->rope_base == floor(hp->rope_base) && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
+            cost_format_int(base, sizeof base, (int64_t)hp->rope_base);
+        else model_format_value(hp->rope_base, base, sizeof base);
         // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at position p turns by p·θ_i.
         snprintf(formula, sizeof formula, TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
                  hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);

@@ -83,15 +83,18 @@ static void pair_circle(Ctx *c, const RopePair *q, double cx, double cy, double 
 // The three lines under a pair's circle: which coordinates and its θ, its angle, its numbers before and after.
 static void pair_lines(const RopePicture *rp, const RopePair *q, char out[3][160])
 {
-    char th[48], an[48], a[32], b[32], ar[32], br[32];
+    char th[48], an[48], deg[48], a[32], b[32], ar[32], br[32];
     fmt_sig(th, sizeof th, q->theta);
     fmt_sig(an, sizeof an, q->angle);
+    double d = q->angle * ROPE_DEG;
+    if (d == 0.0 || d >= 0.1) snprintf(deg, sizeof deg, "%.1f", d); // the slow pairs' small angles: their digits
+    else fmt_sig(deg, sizeof deg, d);
     model_format_value(q->x, a, sizeof a), model_format_value(q->y, b, sizeof b);
     model_format_value(q->xr, ar, sizeof ar), model_format_value(q->yr, br, sizeof br);
     // TRANSLATORS: the rotation panel (key W): pair i of a query, its two coordinates and its frequency θ_i.
     snprintf(out[0], 160, TR("pair %d (q%d, q%d)  \xce\xb8 = %s"), q->j, q->a, q->b, th);
     // TRANSLATORS: the rotation panel (key W): the pair's angle, the position times θ, in radians and degrees.
-    snprintf(out[1], 160, TR("%d\xc2\xb7\xce\xb8 = %s rad = %.1f\xc2\xb0"), rp->token, an, q->angle * ROPE_DEG);
+    snprintf(out[1], 160, TR("%d\xc2\xb7\xce\xb8 = %s rad = %s\xc2\xb0"), rp->token, an, deg);
     snprintf(out[2], 160, "(%s, %s) \xe2\x86\x92 (%s, %s)", a, b, ar, br);
 }
 
@@ -121,7 +124,8 @@ static void draw_circles(Ctx *c, const RopePicture *rp, int shown, int x, int y,
     double r = (h - text_h - f / 2) / 2.0;
     if (r > cw / 2.0 - f / 2.0) r = cw / 2.0 - f / 2.0;
     for (int j = 0; j < shown; j++) {
-        const RopePair *q = &rp->pair[j];
+        // Where not every pair fits: the fastest ones and the slowest (the last), which barely turns.
+        const RopePair *q = &rp->pair[j == shown - 1 && shown >= 2 ? rp->pairs - 1 : j];
         int cx = x + j * cw;
         if (r >= f) pair_circle(c, q, cx + cw / 2.0, y + r, r, f);
         char l[3][160];
@@ -192,13 +196,13 @@ static void draw_thetas(Ctx *c, const RopePicture *rp, int x, int y, int w, int 
         for (int j = 0; j < pairs; j++) {
             double xx = px0 + (pairs > 1 ? (double)j / (pairs - 1) : 0.5) * pw;
             double yy = py0 + (span > 0 ? -log10(th[b][j]) / span : 0.0) * (ph - t);
-            rect(c, (int)lround(xx) - t, (int)lround(yy) - t, 2 * t + 1, 2 * t + 1, col);
+            if (pairs <= 16) rect(c, (int)lround(xx) - t, (int)lround(yy) - t, 2 * t + 1, 2 * t + 1, col);
             if (j > 0) line_seg(c, prev_x, prev_y, xx, yy, b == 0 ? t + 1 : t, col);
             prev_x = xx, prev_y = yy;
         }
         end_y[b] = prev_y - lh / 2.0;
     }
-    label_ends(c, end_y, nb, y, y + h - 2 * lh, lh);
+    label_ends(c, end_y, nb, y, py0 + ph + f / 4 - lh, lh); // above the axis's caption
     for (int b = 0; b < nb; b++)
         text_at(c, b == 0 ? FONT_BOLD : FONT_REGULAR, f, b == 0 ? c->th->result : scene_series_color(c, b),
                 px0 + pw + f / 2, (int)lround(end_y[b]), label[b]);
@@ -255,6 +259,7 @@ void draw_rope(Ctx *c, int x, int y, int w, int h)
 {
     RopePicture rp;
     const AttnParams *p = &c->L->params;
+    size_t first = c->s->count;
     int floor_font = scene_number_floor(c->s->height), f = c->text_font > floor_font ? c->text_font : floor_font;
     int lh = line_h(c, FONT_BOLD, f);
     if (!model_rope_picture(&rp, p, c->T, c->st->head, c->st->rope_t)) {
@@ -267,9 +272,14 @@ void draw_rope(Ctx *c, int x, int y, int w, int h)
     int cell_w = 0, shown = circles_fit(c, &rp, w, f, &cell_w);
     // TRANSLATORS: the rotation panel's title (key W): the query row of a token, its position, and which of its
     // pairs are drawn ("pairs 0–3 of 64") when not all fit; grey the pair before the turn, coloured after it.
-    if (shown < rp.pairs)
+    if (shown < rp.pairs) { // the first shown − 1 pairs and the last
+        char which[48];
+        if (shown > 2) snprintf(which, sizeof which, "0\xe2\x80\x93%d, %d", shown - 2, rp.pairs - 1);
+        else if (shown == 2) snprintf(which, sizeof which, "0, %d", rp.pairs - 1);
+        else snprintf(which, sizeof which, "0");
         snprintf(title, sizeof title, TR("%s of \xe2\x80\x9c%s\xe2\x80\x9d at position %d, grey before, coloured after "
-                                         "the turn: pairs 0\xe2\x80\x93%d of %d"), qn, tok, rp.token, shown - 1, rp.pairs);
+                                         "the turn: pairs %s of %d"), qn, tok, rp.token, which, rp.pairs);
+    }
     else
         snprintf(title, sizeof title, TR("%s of \xe2\x80\x9c%s\xe2\x80\x9d at position %d, grey before, coloured after the turn"),
                  qn, tok, rp.token);
@@ -281,4 +291,7 @@ void draw_rope(Ctx *c, int x, int y, int w, int h)
     int by = y + h - bottom;
     draw_thetas(c, &rp, x, by, w / 2 - f, bottom, f);
     draw_relative(c, &rp, x + w / 2 + f, by, w - w / 2 - f, bottom, f);
+    // The panel's texts are its labels (the layout audit holds them to the floor and apart; the footer is chrome).
+    for (size_t i = first; i < c->s->count && !c->s->oom; i++)
+        if (c->s->cmds[i].kind == CMD_TEXT) c->s->cmds[i].role = ROLE_LABEL;
 }
