@@ -474,6 +474,18 @@ static bool board_has(const Scene *s, MatId m)
     return false;
 }
 
+// The cell a slide with no pointer works out: its first result cell in the stage's slide row or below
+// (model_stage_slide_row: at the rotation a position > 0), else its first; `fallback` when it computes none.
+static CellRef slide_cell(const ViewState *st, CellRef fallback)
+{
+    int total = view_reveal_total(st), row = model_stage_slide_row(view_stage(st));
+    for (int k = 0; k < total; k++) {
+        CellRef c = view_reveal_cell(st, k);
+        if (c.row >= row) return c;
+    }
+    return total > 0 ? view_reveal_cell(st, 0) : fallback;
+}
+
 // A stage's one slide (--parts first) of a stage in parts: the part that shows what the stage brings
 // (model_stage_slide_mat: the mask M), with that part's first result cell pinned; else its first part.
 static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T, const TextMetrics *tm,
@@ -491,7 +503,7 @@ static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, con
         view_set_parts(&st, parts, part, map);
         if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
         if (board_has(scene, want)) {
-            if (view_reveal_total(&st) > 0) st.pinned = view_reveal_cell(&st, 0);
+            if (view_reveal_total(&st) > 0) st.pinned = slide_cell(&st, st.pinned);
             j->st = st;
             return true;
         }
@@ -547,7 +559,7 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             *o = *j;
             if (parts == 1) continue;
             view_set_parts(&o->st, parts, part, map);
-            if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = view_reveal_cell(&o->st, 0);
+            if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = slide_cell(&o->st, o->st.pinned);
             size_t n = strlen(o->name);
             snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
             n = strlen(o->title);
@@ -840,7 +852,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
             // or the cell asked for (the first result matrix of the stage that has it).
             ViewState b = st;
             int total = view_reveal_total(&b);
-            b.pinned = total > 0 ? view_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
+            b.pinned = slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
             bool named = false;
             if (req->cell_row >= 0) {
                 for (int c = 0; c < total && !named; c++) {

@@ -165,6 +165,7 @@ typedef struct {
     int gap;            // between a matrix and its neighbour
     bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
     bool tight;         // less air in the cells and a narrower label column: a matrix whole rather than windowed
+    bool whole_labels;  // with tight: the label column stays as wide as its labels (only the cells lose air)
     bool compact;       // ... and less air above and below the numbers (split_level 5)
     bool share_rows;    // a matrix right of another across an operator, with the same rows, gives its row labels
                         // to the left one's (the board's last style: an equation together rather than split)
