@@ -80,8 +80,10 @@ static void pair_circle(Ctx *c, const RopePair *q, double cx, double cy, double 
     arrow(c, cx, cy, r, q->xr, q->yr, t + 1, c->th->result);
 }
 
-// The three lines under a pair's circle: which coordinates and its θ, its angle, its numbers before and after.
-static void pair_lines(const RopePicture *rp, const RopePair *q, char out[3][160])
+// The lines under a pair's circle: which coordinates and its θ, its angle, its numbers before (grey, as its arrow)
+// and after (coloured) the turn.
+#define PAIR_LINES 4
+static void pair_lines(const RopePicture *rp, const RopePair *q, char out[PAIR_LINES][160])
 {
     char th[48], an[48], deg[48], a[32], b[32], ar[32], br[32];
     fmt_sig(th, sizeof th, q->theta);
@@ -95,7 +97,8 @@ static void pair_lines(const RopePicture *rp, const RopePair *q, char out[3][160
     snprintf(out[0], 160, TR("pair %d (q%d, q%d)  \xce\xb8 = %s"), q->j, q->a, q->b, th);
     // TRANSLATORS: the rotation panel (key W): the pair's angle, the position times θ, in radians and degrees.
     snprintf(out[1], 160, TR("%d\xc2\xb7\xce\xb8 = %s rad = %s\xc2\xb0"), rp->token, an, deg);
-    snprintf(out[2], 160, "(%s, %s) \xe2\x86\x92 (%s, %s)", a, b, ar, br);
+    snprintf(out[2], 160, "(%s, %s) \xe2\x86\x92", a, b);
+    snprintf(out[3], 160, "(%s, %s)", ar, br);
 }
 
 // How many circles fit side by side at font f in width w: each as wide as its widest line.
@@ -103,9 +106,9 @@ static int circles_fit(Ctx *c, const RopePicture *rp, int w, int f, int *cell_w)
 {
     int need = 0;
     for (int j = 0; j < rp->pairs; j++) {
-        char l[3][160];
+        char l[PAIR_LINES][160];
         pair_lines(rp, &rp->pair[j], l);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < PAIR_LINES; k++) {
             int tw = text_w(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, l[k]) + f;
             if (tw > need) need = tw;
         }
@@ -120,7 +123,7 @@ static int circles_fit(Ctx *c, const RopePicture *rp, int w, int f, int *cell_w)
 // The row of circles in (x, y, w, h): as many pairs as fit at their lines' width.
 static void draw_circles(Ctx *c, const RopePicture *rp, int shown, int x, int y, int w, int h, int f)
 {
-    int lh = line_h(c, FONT_REGULAR, f), cw = w / shown, text_h = 3 * lh;
+    int lh = line_h(c, FONT_REGULAR, f), cw = w / shown, text_h = PAIR_LINES * lh;
     double r = (h - text_h - f / 2) / 2.0;
     if (r > cw / 2.0 - f / 2.0) r = cw / 2.0 - f / 2.0;
     for (int j = 0; j < shown; j++) {
@@ -128,12 +131,14 @@ static void draw_circles(Ctx *c, const RopePicture *rp, int shown, int x, int y,
         const RopePair *q = &rp->pair[j == shown - 1 && shown >= 2 ? rp->pairs - 1 : j];
         int cx = x + j * cw;
         if (r >= f) pair_circle(c, q, cx + cw / 2.0, y + r, r, f);
-        char l[3][160];
+        char l[PAIR_LINES][160];
         pair_lines(rp, q, l);
         int ty = y + (int)(2 * r) + f / 2;
-        for (int k = 0; k < 3; k++)
-            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 ? c->th->ink : k == 1 ? c->th->result : c->th->ink, cx,
-                    ty + k * lh, cw, lh, CENTER, l[k]);
+        static const int INK[PAIR_LINES] = {0, 1, 2, 1}; // ink, the result's colour (the turn, after), muted (before)
+        for (int k = 0; k < PAIR_LINES; k++) {
+            Rgba ink = INK[k] == 0 ? c->th->ink : INK[k] == 1 ? c->th->result : c->th->muted;
+            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, ty + k * lh, cw, lh, CENTER, l[k]);
+        }
     }
 }
 
