@@ -923,6 +923,44 @@ static void test_kv_groups(void)
     }
 }
 
+// Issue 38: with grouped K/V heads the header underlines the head with its K/V head's colour (the all-heads grid's
+// Okabe-Ito band: K/V head 0 blue, 1 orange), every K/V head's colour under "all heads"; no band without groups.
+static void test_header_groups(void)
+{
+    static const Rgba BLUE = {0, 114, 178, 255}, ORANGE = {230, 159, 0, 255};
+    static const char *const files[] = {"lessons/llama-rope-gqa.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < 2; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        ViewDims dims = view_dims_from_params(&L.params);
+        Scene s;
+        scene_init(&s);
+        for (int head = 0; head < L.params.heads; head++)
+            for (int all = 0; all < 2; all++) {
+                ViewState st;
+                view_init(&st, &dims);
+                st.head = head;
+                st.view = all ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+                if (!scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL)) continue;
+                int blue = 0, orange = 0;
+                for (size_t i = 0; i < s.count; i++) {
+                    const DrawCmd *c = &s.cmds[i];
+                    if (c->kind != CMD_RECT || c->y >= s.strip_y) continue;
+                    blue += !memcmp(&c->color, &BLUE, sizeof BLUE);
+                    orange += !memcmp(&c->color, &ORANGE, sizeof ORANGE);
+                }
+                if (f == 1) CHECK(blue + orange == 0, "%s: no K/V band in the header without groups", files[f]);
+                else if (all) CHECK(blue == 1 && orange == 1, "%s all heads: both K/V heads' colours (%d, %d)", files[f], blue, orange);
+                else CHECK(blue == (head < 2) && orange == (head >= 2), "%s head %d: its K/V head's colour (%d, %d)", files[f],
+                           head, blue, orange);
+            }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
 // Issue 38: W opens RoPE as a picture: every pair's numbers before and after the turn (the trace's Q and Q_rot,
 // formatted as the board formats numbers), the two scores of the relative view, the bases of the plot, all at the
 // floor, inside the window, at both sizes, for each token; the circles drawn as lines. W again closes it.
@@ -2456,6 +2494,7 @@ int main(void)
     test_kv_groups();
     test_cache_size();
     test_rotation_panel();
+    test_header_groups();
     test_edit_marks();
     test_board_labels("lessons/causal-decoder.json");
     test_board_labels("lessons/the-cat-sat.json");

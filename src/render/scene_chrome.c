@@ -139,6 +139,15 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         hw = text_w(c, FONT_BOLD, sf, head);
     }
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
+    // Grouped K/V heads: the head's K/V head in its colour under it (as its band in the all-heads grid), or every
+    // K/V head's colour in turn under "all 4 heads" (issue 38).
+    if (grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE) {
+        int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2, by = y + l1 - rule;
+        bool every = !strncmp(head, all, strlen(all)) || !strncmp(head, plain[1], strlen(plain[1]));
+        for (int g = 0, n = every ? hp->kv_heads : 1; g < n; g++)
+            rect(c, x + w - hw + g * hw / n, by, hw / n - (n > 1 ? rule : 0), rule,
+                 scene_series_color(c, every ? g : params_kv_head(hp, st->head)));
+    }
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
