@@ -130,3 +130,7 @@ endif()
 # file in /tmp: two starting at once can take the same one. Under ctest -j (.ci/run) they run one at a time.
 set_tests_properties(test_gui_xvfb test_gui_keys test_gui_rope_shift test_gui_storm test_gui_train
                      test_gui_train_idle test_gui_clipboard test_gui_export_worker PROPERTIES RESOURCE_LOCK xserver)
+# RoPE as a picture (issue 38): --json's Q_rot against NumPy, and the rotation slide's numbers against --json.
+add_test(NAME test_rope_picture_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_rope_picture.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_rope_picture_numpy PROPERTIES SKIP_RETURN_CODE 77)

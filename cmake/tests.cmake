@@ -44,6 +44,7 @@ mha_test(test_questions mha_model)
 mha_test(test_modern mha_model)
 # RoPE's point: every position shifted by k, the same scores (model/rope_shift.c, the board's key S).
 mha_test(test_rope_shift mha_model)
+mha_test(test_rope_picture mha_model)
 # Gradients against central finite differences and the Adam trainer (issue 15).
 mha_test(test_grad mha_lesson)
 # The shipped training lessons: loss falls 100x, the pattern forms, the trained file is reproduced bit for bit.

@@ -122,6 +122,17 @@ class Audit:
                     self.fail(where, "text %r outside the screen" % t["t"][:30])
                 if d["screen"] in BOARD_KINDS and t["role"] == "label" and t["size"] < floor:
                     self.fail(where, "axis label %r of %d px under the floor %d" % (t["t"][:20], t["size"], floor))
+            if d["screen"] == "rotation":  # RoPE as a picture (key W): its labels at the floor, apart, all there
+                labels = [t for t in d["texts"] if t["role"] == "label"]
+                for t in labels:
+                    if t["size"] < floor:
+                        self.fail(where, "rotation label %r of %d px under the floor %d" % (t["t"][:30], t["size"], floor))
+                for a, b in itertools.combinations(labels, 2):
+                    if overlap(a["box"], b["box"]):
+                        self.fail(where, "rotation labels %r and %r overlap" % (a["t"][:20], b["t"][:20]))
+                for want in ("rad", "\u03b8 =", "q\u00b7k ="):
+                    if not any(want in t["t"] for t in labels):
+                        self.fail(where, "the rotation panel writes no %r" % want)
             if d["screen"] == "decode" and small:  # the decode slides whole: the caches, q and z (a token's row)
                 for m in d["matrices"]:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:

@@ -318,6 +318,8 @@ int main(void)
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_ALL_HEADS, 0, heads, 1);
     static const char *const cache[] = {"lesson-cache-size"};
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_CACHE, 0, cache, 1);
+    static const char *const rotation[] = {"lesson-rotation-head0-token7"};
+    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_ROTATION, 0, rotation, 1);
     IMG_Quit();
     SDL_Quit();
     return check_report("test_panel_slides");

@@ -14,6 +14,7 @@
 #include "render/colormap.h"
 #include "render/scene.h"
 #include "model/questions.h"
+#include "model/rope_picture.h"
 
 #define MINUS "\xe2\x88\x92"    // U+2212
 #define INF "\xe2\x88\x9e"      // ∞
@@ -916,6 +917,110 @@ static void test_kv_groups(void)
             check_bounds(&s, w, h, "K/V groups");
             press(&st, VIEW_KEY_A);
         }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// Issue 38: with grouped K/V heads the header underlines the head with its K/V head's colour (the all-heads grid's
+// Okabe-Ito band: K/V head 0 blue, 1 orange), every K/V head's colour under "all heads"; no band without groups.
+static void test_header_groups(void)
+{
+    static const Rgba BLUE = {0, 114, 178, 255}, ORANGE = {230, 159, 0, 255};
+    static const char *const files[] = {"lessons/llama-rope-gqa.json", "lessons/the-cat-sat.json"};
+    for (size_t f = 0; f < 2; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        ViewDims dims = view_dims_from_params(&L.params);
+        Scene s;
+        scene_init(&s);
+        for (int head = 0; head < L.params.heads; head++)
+            for (int all = 0; all < 2; all++) {
+                ViewState st;
+                view_init(&st, &dims);
+                st.head = head;
+                st.view = all ? VIEW_ALL_HEADS : VIEW_ONE_HEAD;
+                if (!scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL)) continue;
+                int blue = 0, orange = 0;
+                for (size_t i = 0; i < s.count; i++) {
+                    const DrawCmd *c = &s.cmds[i];
+                    if (c->kind != CMD_RECT || c->y >= s.strip_y) continue;
+                    blue += !memcmp(&c->color, &BLUE, sizeof BLUE);
+                    orange += !memcmp(&c->color, &ORANGE, sizeof ORANGE);
+                }
+                if (f == 1) CHECK(blue + orange == 0, "%s: no K/V band in the header without groups", files[f]);
+                else if (all) CHECK(blue == 1 && orange == 1, "%s all heads: both K/V heads' colours (%d, %d)", files[f], blue, orange);
+                else CHECK(blue == (head < 2) && orange == (head >= 2), "%s head %d: its K/V head's colour (%d, %d)", files[f],
+                           head, blue, orange);
+            }
+        scene_free(&s);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// Issue 38: W opens RoPE as a picture: every pair's numbers before and after the turn (the trace's Q and Q_rot,
+// formatted as the board formats numbers), the two scores of the relative view, the bases of the plot, all at the
+// floor, inside the window, at both sizes, for each token; the circles drawn as lines. W again closes it.
+static void test_rotation_panel(void)
+{
+    static const char *const files[] = {"lessons/llama-rope-gqa.json", "lessons/mistral-sliding-window.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(files[f], &L, &T)) continue;
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        press(&st, VIEW_KEY_W);
+        CHECK(st.panel == PANEL_ROPE && st.rope_t == L.params.n - 1, "W opens the rotation panel at the last token");
+        Scene s;
+        scene_init(&s);
+        static const int sizes[2][2] = {{1280, 720}, {1920, 1080}};
+        for (int tok = 0; tok < L.params.n; tok++)
+            for (int z = 0; z < 2; z++) {
+                int w = sizes[z][0], h = sizes[z][1];
+                st.rope_t = tok;
+                st.head = (tok + z) % L.params.heads;
+                char what[160], want[160], a[32], b[32], ar[32], br[32];
+                snprintf(what, sizeof what, "%s rotation token %d head %d %dx%d", files[f], tok, st.head, w, h);
+                CHECK(scene_build(&s, &st, &L, &T, w, h, &TM, NULL), "%s builds", what);
+                check_layout(&s, w, h, what, false); // a panel's figures at the floor, checked below
+                RopePicture rp;
+                if (!model_rope_picture(&rp, &L.params, &T, st.head, tok)) {
+                    CHECK(false, "%s: a picture", what);
+                    continue;
+                }
+                const HeadTrace *ht = &T.head[st.head];
+                for (int j = 0; j < rp.pairs; j++) {
+                    const RopePair *q = &rp.pair[j];
+                    model_format_value(mat_get(&ht->Q, tok, q->a), a, sizeof a);
+                    model_format_value(mat_get(&ht->Q, tok, q->b), b, sizeof b);
+                    model_format_value(mat_get(&ht->Q_rot, tok, q->a), ar, sizeof ar);
+                    model_format_value(mat_get(&ht->Q_rot, tok, q->b), br, sizeof br);
+                    snprintf(want, sizeof want, "(%s, %s) \xe2\x86\x92", a, b);
+                    const DrawCmd *t = text_cmd(&s, want);
+                    CHECK(t && t->size >= scene_number_floor(h), "%s: pair %d before '%s' at the floor", what, j, want);
+                    snprintf(want, sizeof want, "(%s, %s)", ar, br);
+                    t = text_cmd(&s, want);
+                    CHECK(t && t->size >= scene_number_floor(h), "%s: pair %d after '%s' at the floor", what, j, want);
+                }
+                model_format_value(mat_get(&ht->scores, tok, rp.rel.key), a, sizeof a);
+                snprintf(want, sizeof want, "q\xc2\xb7k = %s", a);
+                int same = 0;
+                for (size_t i = 0; i < s.count; i++)
+                    same += s.cmds[i].kind == CMD_TEXT && !strcmp(s.text + s.cmds[i].text, want) &&
+                            s.cmds[i].size >= scene_number_floor(h);
+                CHECK(same == 2, "%s: '%s' written twice (both placings), %d", what, want, same);
+                CHECK(has_text(&s, "500,000") && has_text(&s, "10,000 (this lesson)"), "%s: the plot's bases", what);
+                int lines = 0;
+                for (size_t i = 0; i < s.count; i++) lines += s.cmds[i].kind == CMD_LINE;
+                CHECK(lines >= 4 * 64, "%s: the circles drawn (%d segments)", what, lines);
+            }
+        press(&st, VIEW_KEY_W);
+        CHECK(st.panel == PANEL_NONE, "W again closes it");
         scene_free(&s);
         trace_free(&T);
         lesson_free(&L);
@@ -2388,6 +2493,8 @@ int main(void)
     test_compare_view();
     test_kv_groups();
     test_cache_size();
+    test_rotation_panel();
+    test_header_groups();
     test_edit_marks();
     test_board_labels("lessons/causal-decoder.json");
     test_board_labels("lessons/the-cat-sat.json");

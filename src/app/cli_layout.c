@@ -216,13 +216,23 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     static const struct {
         ViewPanel panel;
         const char *kind;
-    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"}};
+    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"},
+                   {PANEL_ROPE, "rotation"}};
     for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
         st = base;
         st.panel = PANELS[i].panel;
         if (st.panel == PANEL_COMPARE && !ex->compare) continue;
         if (st.panel == PANEL_SHUFFLE && !ex->shuffle) continue;
+        if (st.panel == PANEL_ROPE && !st.dims.rope) continue;
         snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
+        if (st.panel == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns
+            for (int t = st.dims.n - 1; t >= 0; t = t > 0 ? 0 : -1) {
+                st.rope_t = t;
+                snprintf(name, sizeof name, "rotation head %d token %d", st.head, t);
+                screen(a, PANELS[i].kind, name, &st, ex);
+            }
+            continue;
+        }
         screen(a, PANELS[i].kind, name, &st, ex);
     }
 }

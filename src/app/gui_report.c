@@ -21,12 +21,13 @@ void gui_set_title(Gui *g)
 static const char *panel_key(ViewPanel p)
 {
     return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : p == PANEL_SHUFFLE ? "shuffle"
-           : p == PANEL_DECODE ? "decode" : p == PANEL_TILES ? "tiles" : p == PANEL_CACHE ? "cache-size" : "none";
+           : p == PANEL_DECODE ? "decode" : p == PANEL_TILES ? "tiles" : p == PANEL_CACHE ? "cache-size"
+           : p == PANEL_ROPE ? "rotation" : "none";
 }
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
-//         panel=none|cost|compare|shuffle|decode|tiles|cache-size quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
+//         panel=none|cost|compare|shuffle|decode|tiles|cache-size|rotation quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP
 //         ablated=B scale=S train=T
 //         running=0|1 edits=E banner=0|1 ask=0|1 shift=K retrace=0|1 export=0|1 note=0|1
 // N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and

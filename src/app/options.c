@@ -19,7 +19,7 @@ static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board
                                      {"tiles", EXPORT_WHAT_TILES},       {"cost", EXPORT_WHAT_COST},
                                      {"compare", EXPORT_WHAT_COMPARE},   {"shuffle", EXPORT_WHAT_SHUFFLE},
                                      {"all-heads", EXPORT_WHAT_ALL_HEADS}, {"cache-size", EXPORT_WHAT_CACHE},
-                                     {NULL, 0}};
+                                     {"rotation", EXPORT_WHAT_ROTATION}, {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
 static const OptionChoice BACKGROUNDS[] = {
@@ -65,7 +65,9 @@ const Option OPTIONS[OPT_COUNT] = {
                           "decode (G: one slide per generated token), tiles (B: one per tile,\n"
                           "see --block), cost (K), compare (M), shuffle (X: the tokens\n"
                           "reversed), all-heads (A: the stage's every head), cache-size\n"
-                          "(Shift+K: the KV cache's bytes, MHA, GQA, MQA and a window)"},
+                          "(Shift+K: the KV cache's bytes, MHA, GQA, MQA and a window),\n"
+                          "rotation (W, RoPE lessons: a token's pairs turned, the\n"
+                          "frequencies; --head N)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"

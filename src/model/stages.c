@@ -539,10 +539,20 @@ static const struct {
 } STAGE_ALIASES[] = {{"weights", STAGE_SOFTMAX}, {"masked", STAGE_MASK}};
 #define STAGE_ALIAS_COUNT (int)(sizeof STAGE_ALIASES / sizeof STAGE_ALIASES[0])
 
+// What a stage's default slide shows: the matrix of its part (MAT_NONE: its first part) and the first row its
+// worked cell may be in (the rotation turns nothing at position 0: its slide works out a cell at position 1).
 static const struct {
     Stage stage;
     MatId mat;
-} SLIDE_MATS[] = {{STAGE_MASK, MAT_MASK}};
+    int first_row;
+} SLIDE_MATS[] = {{STAGE_MASK, MAT_MASK, 0}, {STAGE_ROTATE, MAT_NONE, 1}};
+
+int model_stage_slide_row(Stage s)
+{
+    for (size_t i = 0; i < sizeof SLIDE_MATS / sizeof SLIDE_MATS[0]; i++)
+        if (SLIDE_MATS[i].stage == s) return SLIDE_MATS[i].first_row;
+    return 0;
+}
 
 MatId model_stage_slide_mat(Stage s)
 {

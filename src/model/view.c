@@ -67,6 +67,8 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     // The decode and tiles panels keep their place where it still exists (an edit reloads the sizes too).
     int most = dims->n > dims->m ? dims->n : dims->m;
     if (s->decode_t >= dims->n) s->decode_t = dims->n > 0 ? dims->n - 1 : 0;
+    if (s->rope_t >= dims->n) s->rope_t = dims->n > 0 ? dims->n - 1 : 0;
+    if (!dims->rope && s->panel == PANEL_ROPE) s->panel = PANEL_NONE;
     s->decode_part = 0;
     if (s->tiles_block < 1) s->tiles_block = 2;
     if (s->tiles_block > most) s->tiles_block = most > 0 ? most : 1;
@@ -414,12 +416,13 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
 // (→ Space . / ← Backspace ,), the first and last (Home, End); in the tiles panel ↑ ↓ change the block size.
 // A token's step shown in parts (q·K, then A·V) is stepped through part by part; ← into the token before
 // lands on its last part (the scene clamps it to the parts that token has).
+// The rotation panel steps through the tokens likewise (whose query pairs turn).
 // Returns whether the key was theirs (other keys act as everywhere: Tab changes head, Esc closes).
 static bool panel_step_key(ViewState *s, const ViewEvent *ev)
 {
-    bool decode = s->panel == PANEL_DECODE;
-    int *at = decode ? &s->decode_t : &s->tile, first = decode ? 0 : 1;
-    int last = decode ? s->dims.n - 1 : s->tile_count, parts = decode && s->decode_parts > 1 ? s->decode_parts : 1;
+    bool decode = s->panel == PANEL_DECODE, rope = s->panel == PANEL_ROPE;
+    int *at = decode ? &s->decode_t : rope ? &s->rope_t : &s->tile, first = decode || rope ? 0 : 1;
+    int last = decode || rope ? s->dims.n - 1 : s->tile_count, parts = decode && s->decode_parts > 1 ? s->decode_parts : 1;
     switch (ev->key) {
     case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PERIOD: case VIEW_KEY_PAGEDOWN:
         if (decode && s->decode_part < parts - 1) s->decode_part++;
@@ -433,7 +436,7 @@ static bool panel_step_key(ViewState *s, const ViewEvent *ev)
     case VIEW_KEY_END: *at = last > first ? last : first, s->decode_part = 0; return true;
     case VIEW_KEY_UP:
     case VIEW_KEY_DOWN: {
-        if (decode) return true;
+        if (decode || rope) return true;
         int most = s->dims.n > s->dims.m ? s->dims.n : s->dims.m;
         int b = s->tiles_block + (ev->key == VIEW_KEY_UP ? 1 : -1);
         s->tiles_block = b < 1 ? 1 : b > most ? most : b;
@@ -459,6 +462,26 @@ static bool rope_shift_key(ViewState *s, bool back)
     // The part that shows what the shift changes: the turned queries, or at the scores the shifted scores
     // (their second row; with the shift back at 0 the scene takes the last there is, the scores).
     s->substep = VIEW_SUBSTEP_RESULT + (view_stage(s) == STAGE_SCORES ? 1 : 0);
+    return true;
+}
+
+// W (RoPE lessons): the rotation panel, at the token of the cell pointed at when its rows are the queries (or
+// the keys, which sit at the same positions in self-attention), else at the last token; W again closes it.
+static bool rope_panel_key(ViewState *s)
+{
+    if (!s->dims.rope) return false;
+    if (s->panel == PANEL_ROPE) {
+        s->panel = PANEL_NONE;
+        return true;
+    }
+    CellRef at = view_focus_cell(s);
+    const MatInfo *mi = at.mat != MAT_NONE ? mat_info(at.mat) : NULL;
+    int token = s->dims.n - 1;
+    if (mi && (mi->row_axis == AXIS_QUERY || mi->row_axis == AXIS_KEY) && at.row < s->dims.n) token = at.row;
+    else if (mi && (mi->col_axis == AXIS_QUERY || mi->col_axis == AXIS_KEY) && at.col < s->dims.n) token = at.col;
+    s->rope_t = token > 0 ? token : 0;
+    s->panel = PANEL_ROPE;
+    memset(&s->hover, 0, sizeof s->hover);
     return true;
 }
 
@@ -493,7 +516,8 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         handle_key(s, ev);
         return true;
     }
-    if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES) && panel_step_key(s, ev)) return true;
+    if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES || s->panel == PANEL_ROPE) && panel_step_key(s, ev))
+        return true;
     switch (ev->key) {
     case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
     case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
@@ -596,6 +620,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         memset(&s->pinned, 0, sizeof s->pinned);
         return true;
     }
+    case VIEW_KEY_W: return rope_panel_key(s);
     case VIEW_KEY_X:
         if (shift) { // the next reordering (opening the panel if it is closed)
             if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);

@@ -44,6 +44,7 @@ typedef enum {
     VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series) and a strip
     VIEW_KEY_G,                         // generate: KV-cache decoding, a token at a time (causal lessons)
     VIEW_KEY_B,                         // blocks: FlashAttention's tiles and online softmax
+    VIEW_KEY_W,                         // RoPE as a picture: a token's pairs turned, the frequencies (RoPE lessons)
 } ViewKey;
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
@@ -59,6 +60,7 @@ typedef enum {
     PANEL_DECODE,   // generation with a KV cache: token decode_t's query over the cache, the work saved (key G)
     PANEL_TILES,    // FlashAttention: tile `tile` of tiles_block x tiles_block, the running m, l, O (key B)
     PANEL_CACHE,    // the KV cache's size: MHA, GQA, MQA and a window, published shapes and the lesson (Shift+K)
+    PANEL_ROPE,     // RoPE as a picture: token rope_t's query pairs turned, the frequencies, a moved pair (key W)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -204,6 +206,8 @@ typedef struct {
     int tile;                  // the tiles panel: the tiles computed so far, from 1 (the mask's skipped not counted)
     int tile_count;            // ... of how many (the scene reports it back: view_set_tiles)
     int tiles_block;           // ... in blocks of this many queries and keys (1 .. n; default 2)
+    int rope_t;                // the rotation panel: the token whose query pairs turn (0 .. n-1; opened at the
+                               // token of the cell pointed at, else the last)
 } ViewState;
 
 // Sets a fresh state for a lesson of these sizes: first stage, head 0, one-head view, zoom 1, viridis.

@@ -309,6 +309,14 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
         return true;
+    case PANEL_ROPE: {
+        int t = st->rope_t < p->n ? st->rope_t : p->n - 1;
+        snprintf(j->name, sizeof j->name, "%s-rotation%s-token%0*d", prefix, head, count_digits(p->n), t + 1);
+        // TRANSLATORS: the <title> of an exported slide of the rotation panel (key W): RoPE as a picture.
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 RoPE: token %d of %d turned, head %d"), title, t + 1, p->n,
+                 st->head);
+        return true;
+    }
     case PANEL_COMPARE:
         snprintf(j->name, sizeof j->name, "%s-compare", prefix);
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
@@ -466,6 +474,18 @@ static bool board_has(const Scene *s, MatId m)
     return false;
 }
 
+// The cell a slide with no pointer works out: its first result cell in the stage's slide row or below
+// (model_stage_slide_row: at the rotation a position > 0), else its first; `fallback` when it computes none.
+static CellRef slide_cell(const ViewState *st, CellRef fallback)
+{
+    int total = view_reveal_total(st), row = model_stage_slide_row(view_stage(st));
+    for (int k = 0; k < total; k++) {
+        CellRef c = view_reveal_cell(st, k);
+        if (c.row >= row) return c;
+    }
+    return total > 0 ? view_reveal_cell(st, 0) : fallback;
+}
+
 // A stage's one slide (--parts first) of a stage in parts: the part that shows what the stage brings
 // (model_stage_slide_mat: the mask M), with that part's first result cell pinned; else its first part.
 static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T, const TextMetrics *tm,
@@ -483,7 +503,7 @@ static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, con
         view_set_parts(&st, parts, part, map);
         if (!build_board(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm)) return false;
         if (board_has(scene, want)) {
-            if (view_reveal_total(&st) > 0) st.pinned = view_reveal_cell(&st, 0);
+            if (view_reveal_total(&st) > 0) st.pinned = slide_cell(&st, st.pinned);
             j->st = st;
             return true;
         }
@@ -539,7 +559,7 @@ static bool expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             *o = *j;
             if (parts == 1) continue;
             view_set_parts(&o->st, parts, part, map);
-            if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = view_reveal_cell(&o->st, 0);
+            if (!j->pinned_named && view_reveal_total(&o->st) > 0) o->st.pinned = slide_cell(&o->st, o->st.pinned);
             size_t n = strlen(o->name);
             snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
             n = strlen(o->title);
@@ -694,9 +714,19 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
                     "(--json --tiles %d prints every tile of this one)", SCENE_TILES_MAX_TOKENS, SCENE_TILES_MAX_DK, block);
         return false;
     }
+    if (req->what == EXPORT_WHAT_ROTATION && p->rope == ROPE_NONE) {
+        export_fail(err, false, "--what rotation: the lesson has no \"rope\" (RoPE), so nothing turns");
+        return false;
+    }
     ViewState v = *st;
     v.pinned.mat = v.hover.mat = MAT_NONE;
     switch (req->what) {
+    case EXPORT_WHAT_ROTATION: // the last token: the largest turns
+        v.panel = PANEL_ROPE, v.rope_t = p->n - 1;
+        for (int i = 0; i < v.stage_count; i++) // the strip marks the stage it pictures
+            if (v.stages[i] == STAGE_ROTATE) v.stage_index = i;
+        ok = add_board(&jobs, prefix, L, &v, false);
+        break;
     case EXPORT_WHAT_DECODE:
         v.panel = PANEL_DECODE;
         for (int t = 0; ok && t < p->n; t++) v.decode_t = t, ok = add_board(&jobs, prefix, L, &v, false);
@@ -822,7 +852,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
             // or the cell asked for (the first result matrix of the stage that has it).
             ViewState b = st;
             int total = view_reveal_total(&b);
-            b.pinned = total > 0 ? view_reveal_cell(&b, 0) : (CellRef){MAT_X, b.head, 0, 0};
+            b.pinned = slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
             bool named = false;
             if (req->cell_row >= 0) {
                 for (int c = 0; c < total && !named; c++) {

@@ -490,10 +490,14 @@ static int floor_font(int base);
 // taken only where it keeps an equation together that the others cut, and never with a window (the two
 // matrices' rows must be the same).
 static const struct {
-    bool narrow, tight, compact, share;
-} STYLES[] = {{false, false, false, false}, {false, false, true, false}, {true, false, false, false},
-              {true, true, false, false},   {true, true, true, false},   {false, false, true, true}};
-#define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]))
+    bool narrow, tight, compact, share, whole;
+} STYLES[] = {{false, false, false, false, false}, {false, false, true, false, false}, {true, false, false, false, false},
+              {true, true, false, false, false},   {true, true, true, false, false},   {false, false, true, true, false},
+              {false, true, true, true, true}};
+// The last style, shared labels over cells with less air, is the last resort: taken only where it keeps more
+// equations together than every other style (RoPE's Q = Q^R side by side at 1280x720: issue 38).
+#define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]) - 1)
+#define PLAN_STYLE_LAST PLAN_STYLES
 
 // A plan at number size f in style `style` (STYLES).
 static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
@@ -505,6 +509,7 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     p->g.tight = STYLES[style].tight;
     p->g.compact = STYLES[style].compact;
     p->g.share_rows = STYLES[style].share;
+    p->g.whole_labels = STYLES[style].whole;
     plan_stage(c, p, w, h);
     if (p->g.share_rows && p->windowed) p->nwin = 1 << 20; // shared labels over two windows could disagree
     c->num_font = keep_font;
@@ -543,6 +548,11 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
         }
         if (!best->windowed && best->count == 1) break;
     }
+    int styles = PLAN_STYLES;
+    if (best->split > 0) {
+        plan_at(c, p, lo, PLAN_STYLE_LAST, w, h);
+        if (p->nwin <= best->nwin && p->split < best->split) *best = *p, styles = PLAN_STYLE_LAST + 1;
+    }
     // A matrix too large for the screen: windowed at the floor, where its window shows the most of it.
     if (best->windowed) {
         free(p);
@@ -555,7 +565,7 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     for (int f = base; f > lo && ns < 24; f--) sizes[ns++] = f;
     bool done = false;
     for (int i = 0; i < ns && !done; i++)
-        for (int style = 0; style < PLAN_STYLES && !done; style++) {
+        for (int style = 0; style < styles && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
             if (p->count == best->count && p->windowed == best->windowed && p->split == best->split &&
                 p->g.narrow == best->g.narrow) {
@@ -586,7 +596,7 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
                 fits->eq[e].head[n] = eq->t[k].head;
                 fits->eq[e].result[n] = eq->t[k].result;
             }
-        for (int style = 0; style < PLAN_STYLES; style++) {
+        for (int style = 0; style <= PLAN_STYLE_LAST; style++) {
             plan_at(c, p, lo, style, w, h); // sets p->g
             PartDesc d;
             if (whole_fits(c, p, e, e + 1, w, h, &d)) fits->eq[e].together = true;

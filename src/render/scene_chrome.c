@@ -1,6 +1,7 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status line), the
 // explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
 #include "scene_ctx.h"
+#include "../core/cost.h"
 #include "../model/questions.h"
 #include "../model/rope_shift.h"
 #include "../model/view.h"
@@ -67,7 +68,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
     else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
-    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
+    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE) && c->L->params.heads > 1)
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
@@ -88,7 +89,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
     bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    bool rope = st->panel == PANEL_ROPE;
     const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
+                       : rope ? TR("RoPE: the pairs turn")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
@@ -107,7 +110,15 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     } else if (cache)
         // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
         snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
-    else if (decode)
+    else if (rope) {
+        char base[32];
+        if (hp->rope_base == floor(hp->rope_base) && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
+            cost_format_int(base, sizeof base, (int64_t)hp->rope_base);
+        else model_format_value(hp->rope_base, base, sizeof base);
+        // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at position p turns by p·θ_i.
+        snprintf(formula, sizeof formula, TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
+                 hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
+    } else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
         snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
@@ -128,6 +139,15 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         hw = text_w(c, FONT_BOLD, sf, head);
     }
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
+    // Grouped K/V heads: the head's K/V head in its colour under it (as its band in the all-heads grid), or every
+    // K/V head's colour in turn under "all 4 heads" (issue 38).
+    if (grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE) {
+        int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2, by = y + l1 - rule;
+        bool every = !strncmp(head, all, strlen(all)) || !strncmp(head, plain[1], strlen(plain[1]));
+        for (int g = 0, n = every ? hp->kv_heads : 1; g < n; g++)
+            rect(c, x + w - hw + g * hw / n, by, hw / n - (n > 1 ? rule : 0), rule,
+                 scene_series_color(c, every ? g : params_kv_head(hp, st->head)));
+    }
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
@@ -440,7 +460,8 @@ static const char *const HELP[][2] = {
     {N_("X  /  Shift+X"), N_("shuffle test: the tokens reordered beside the original / another order")},
     {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 \xe2\x86\x90 step)")},
     {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
-    {N_("S  /  Shift+S"), N_("RoPE: shift every position by k = 1, 2, 3, 5, 10, 100, 1000 / back: the scores stay the same")},
+    {N_("S  /  Shift+S  \xc2\xb7  W"), N_("RoPE: every position + k = 1, 2, 3, 5, 10, 100, 1000 / back, the same scores \xc2\xb7 W: a "
+                                           "token's pairs turning (\xe2\x86\x90 \xe2\x86\x92 the token)")},
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},

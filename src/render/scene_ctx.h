@@ -165,6 +165,7 @@ typedef struct {
     int gap;            // between a matrix and its neighbour
     bool narrow;        // cells as wide as their numbers: long token labels are abbreviated instead
     bool tight;         // less air in the cells and a narrower label column: a matrix whole rather than windowed
+    bool whole_labels;  // with tight: the label column stays as wide as its labels (only the cells lose air)
     bool compact;       // ... and less air above and below the numbers (split_level 5)
     bool share_rows;    // a matrix right of another across an operator, with the same rows, gives its row labels
                         // to the left one's (the board's last style: an equation together rather than split)
@@ -302,6 +303,9 @@ void draw_cost(Ctx *c, int w, int h);
 // The KV cache's size (Shift+K; scene_cache.c): a published shape's chart of bytes against tokens and the
 // lesson's table, MHA, GQA, MQA and a window.
 void draw_cache_size(Ctx *c, int x, int y, int w, int h);
+// RoPE as a picture (key W; scene_rope.c): token rope_t's query pairs on circles before and after their turn, the
+// frequencies θ_i over i beside the published bases, and a query and key moved together keeping their score.
+void draw_rope(Ctx *c, int x, int y, int w, int h);
 // The colour of series g (a K/V head's band in the all-heads grid, a line of the cache chart): the Okabe-Ito
 // colours, which colour-blind eyes tell apart; in greyscale ink and grey by turns.
 Rgba scene_series_color(const Ctx *c, int g);

@@ -58,6 +58,8 @@ static const struct {
                       "are kept (the KV cache): each token costs work in proportion to its position, not its square.")},
     {PANEL_CACHE, N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V heads (GQA, "
                      "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the model stores them.")},
+    {PANEL_ROPE, N_("Each pair of a query's numbers turns by its position times the pair's frequency; its length stays. A key "
+                    "turns the same way, so a score depends only on how far apart the two are: move both, the same score.")},
     {PANEL_TILES, N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys in blocks, and "
                      "per query the largest score m, the sum l and the output O, rescaled when m grows: memory n, not n\xc2\xb2.")},
 };

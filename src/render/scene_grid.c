@@ -62,6 +62,7 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->narrow = false;
     g->no_col_labels = false;
     g->tight = c->split_level >= 4;
+    g->whole_labels = false;
     g->compact = c->split_level >= 5;
 }
 
@@ -157,7 +158,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->cell_w = w > b->cell_h ? w : b->cell_h;
     // Row labels.
     int lw = widest_label(c, mi->row_axis, g->label_font, b->rows < 600 ? b->rows : 600);
-    int cap = (g->tight ? 3 : 5) * g->num_font;
+    int cap = (g->tight && !g->whole_labels ? 3 : 5) * g->num_font;
     // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
     // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
     b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);
