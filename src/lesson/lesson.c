@@ -53,71 +53,6 @@ static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool 
     return true;
 }
 
-// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN"); the window
-// and the exports show their words in it when they have it (see model/i18n.h), else in the next choice.
-static bool read_language(Ctx *c, const cJSON *root, char **out)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "language", &k);
-    if (!v) return true;
-    lesson_push_key(c, "language", k);
-    const char *str = NULL;
-    if (!lesson_get_string(c, v, &str)) return false;
-    size_t i = 0, run = 0;
-    while (((str[i] | 32) >= 'a' && (str[i] | 32) <= 'z')) i++;
-    bool ok = i >= 2 && i <= 3;
-    while (ok && str[i]) {
-        if (str[i] != '-' && str[i] != '_') ok = false;
-        i++;
-        for (run = 0; (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9'); i++) run++;
-        if (run < 1 || run > 8) ok = false;
-    }
-    if (!ok) {
-        char shown[80];
-        snprintf(shown, sizeof shown, "%.60s%s", str, strlen(str) > 60 ? "..." : "");
-        return lesson_fail(c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"", shown);
-    }
-    if (out && !(*out = lesson_dup_string(str, strlen(str)))) return lesson_fail(c, "out of memory");
-    lesson_pop(c);
-    return true;
-}
-
-static bool read_mask(Ctx *c, const cJSON *root, bool cross, MaskKind *mask)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "mask", &k);
-    if (!v) return true;
-    lesson_push_key(c, "mask", k);
-    if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"none\" or \"causal\", got %s", lesson_type_name(v));
-    char shown[80];
-    if (strcmp(v->valuestring, "causal") == 0)
-        *mask = MASK_CAUSAL;
-    else if (strcmp(v->valuestring, "none") != 0)
-        return lesson_fail(c, "expected \"none\" or \"causal\", got \"%s\"", lesson_show_key(v->valuestring, shown, sizeof shown));
-    if (*mask == MASK_CAUSAL && cross)
-        return lesson_fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
-    lesson_pop(c);
-    return true;
-}
-
-// "scale": a positive number that multiplies the scores instead of 1/sqrt(d_k) (0 when absent: the default).
-static bool read_scale(Ctx *c, const cJSON *root, double *scale)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "scale", &k);
-    if (!v) return true;
-    lesson_push_key(c, "scale", k);
-    char num[40];
-    if (!cJSON_IsNumber(v)) return lesson_fail(c, "expected a positive number (it multiplies the scores), got %s", lesson_type_name(v));
-    if (!isfinite(v->valuedouble)) return lesson_fail(c, "number out of range");
-    if (!(v->valuedouble > 0))
-        return lesson_fail(c, "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a" "d_k), got %s",
-                           lesson_fmt_num(v->valuedouble, num, sizeof num));
-    *scale = v->valuedouble;
-    lesson_pop(c);
-    return true;
-}
-
 // "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
@@ -146,10 +81,17 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
+    // The top level's keys (in the order "unknown key" lists them), then the field table's other rows.
     static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
                                            "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
                                            "weights", "positions", "scale", "rope", "kv_heads", "window", "targets",
-                                           "train", "questions", NULL};
+                                           "train", "questions"};
+    enum { TOP_KEYS = sizeof top_keys / sizeof top_keys[0] };
+    const char *keys[TOP_KEYS + 64];
+    memcpy(keys, top_keys, sizeof top_keys);
+    char expected[1024] = "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, "
+                          "mask, source, weights, positions, scale, rope, kv_heads, window, targets, train, questions";
+    lesson_fields_keys(keys, TOP_KEYS, TOP_KEYS + 64, expected, sizeof expected);
     if (!cJSON_IsObject(root)) return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -159,10 +101,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     bool stop = false;
 #define STOP_IF_FAST \
     if (stop) return false
-    STEP(lesson_check_keys(c, root, top_keys,
-                           "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                           "source, weights, positions, scale, rope, kv_heads, window, targets, train, "
-                           "questions"));
+    STEP(lesson_check_keys(c, root, keys, expected));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -170,41 +109,25 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "notes", false, &b->notes));
     STOP_IF_FAST;
-    STEP(read_language(c, root, &b->language));
+    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_TITLE)); // "language"
     STOP_IF_FAST;
     bool tokens_ok = STEP(lesson_read_tokens(c, root, &b->tokens, &b->n));
     STOP_IF_FAST;
 
-    int d_model = -1, heads = 0, d_k = -1, d_model_member = -1, heads_member = -1, d_k_member = -1;
+    int d_model = -1, d_model_member = -1, heads_member = -1, rope_member = -1;
     bool d_model_ok = STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
     STOP_IF_FAST;
-    bool heads_ok = lesson_member(root, "heads", &heads_member) != NULL;
-    if (!heads_ok) STEP(lesson_fail(c, "missing required key \"heads\""));
-    STOP_IF_FAST;
-    if (heads_ok) heads_ok = STEP(optional_int(c, root, "heads", LESSON_MAX_HEADS, &heads, &heads_member));
-    STOP_IF_FAST;
-    bool d_k_ok = STEP(optional_int(c, root, "d_k", LESSON_MAX_D_K, &d_k, &d_k_member));
-    STOP_IF_FAST;
-
-    MaskKind mask = MASK_NONE;
+    // The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...) into b->cfg.
     int source_member, k;
     const cJSON *source = lesson_member(root, "source", &source_member), *v;
-    STEP(read_mask(c, root, source != NULL, &mask));
+    b->cfg.cross = source != NULL;
+    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_SHAPE));
     STOP_IF_FAST;
-    double scale = 0.0;
-    STEP(read_scale(c, root, &scale));
-    STOP_IF_FAST;
-    // Today's attention: RoPE, grouped-query heads, the sliding window (lesson_modern.c).
-    RopeKind rope = ROPE_NONE;
-    double rope_base = 0.0;
-    int rope_member = -1, kv_heads = 0, window = 0;
-    bool kv_given = false;
-    STEP(lesson_read_rope(c, root, &rope, &rope_base, &rope_member));
-    STOP_IF_FAST;
-    bool kv_ok = STEP(lesson_read_kv_heads(c, root, heads_ok ? heads : 0, &kv_heads, &kv_given));
-    STOP_IF_FAST;
-    STEP(lesson_read_window(c, root, mask, &window));
-    STOP_IF_FAST;
+    bool heads_ok = lesson_field_ok(b, "heads") && lesson_member(root, "heads", &heads_member) != NULL;
+    bool d_k_ok = lesson_field_ok(b, "d_k"), kv_ok = lesson_field_ok(b, "kv_heads");
+    int heads = b->cfg.heads, d_k = b->cfg.d_k;
+    RopeKind rope = b->cfg.rope;
+    lesson_member(root, "rope", &rope_member);
 
     // The embeddings need the tokens (their rows) and a valid d_model when one is given.
     bool embeddings_ok = false;
@@ -226,7 +149,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
             shape_ok = STEP(lesson_fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
                                             heads, d_model));
         else
-            d_k = d_model / heads;
+            d_k = b->cfg.d_k = d_model / heads;
     }
     STOP_IF_FAST;
     if (shape_ok) shape_ok = kv_ok && STEP(lesson_check_rope_d_k(c, rope, rope_member, d_k));
@@ -284,15 +207,9 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     // The weights' shapes need only d_model, heads and d_k: a report checks them even when the tokens or the
     // embeddings are broken (on a one-token stand-in).
     bool whole = ok && source_ok;
-    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, kv_heads, d_k))
+    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, b->cfg.kv_heads, d_k))
         return lesson_fail(c, "out of memory");
-    b->p.kv_given = kv_given;
-    b->p.rope = rope;
-    b->p.rope_base = rope_base;
-    b->p.window = window;
-    b->p.mask = mask;
-    b->p.cross = source != NULL;
-    b->p.scale = scale;
+    b->p.cfg = b->cfg;
     if (whole) { // the embeddings move into the params (same shapes)
         mat_free(&b->p.X);
         mat_free(&b->p.S);

@@ -1,6 +1,7 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
 #include "lesson_write.h"
+#include "lesson_fields.h"
 #include "json_locate.h"
 #include "platform/platform.h"
 #include "strbuf.h"
@@ -12,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void number(StrBuf *o, double v)
-{
-    char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v && (v != 0.0 || signbit(strtod(tmp, NULL)) == signbit(v))) break;
-    }
-    strbuf_puts(o, tmp);
-}
+static void number(StrBuf *o, double v) { lesson_put_number(o, v); }
 
 static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
 
@@ -163,10 +156,7 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"notes\": ");
         string(&o, l->notes);
     }
-    if (l->language) {
-        strbuf_puts(&o, ",\n  \"language\": ");
-        string(&o, l->language);
-    }
+    lesson_fields_save(&o, l, p, FIELDS_WITH_TITLE); // "language"
     strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
     strbuf_puts(&o, ",\n  \"embeddings\": ");
@@ -176,32 +166,7 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"positions\": ");
         matrix(&o, &p->P, 2);
     }
-    if (p->scale > 0) {
-        strbuf_puts(&o, ",\n  \"scale\": ");
-        number(&o, p->scale);
-    }
-    snprintf(num, sizeof num, "%d", p->heads);
-    strbuf_puts(&o, ",\n  \"heads\": ");
-    strbuf_puts(&o, num);
-    snprintf(num, sizeof num, "%d", p->d_k);
-    strbuf_puts(&o, ",\n  \"d_k\": ");
-    strbuf_puts(&o, num);
-    if (p->mask == MASK_CAUSAL) strbuf_puts(&o, ",\n  \"mask\": \"causal\"");
-    if (p->window > 0) {
-        snprintf(num, sizeof num, "%d", p->window);
-        strbuf_puts(&o, ",\n  \"window\": ");
-        strbuf_puts(&o, num);
-    }
-    if (p->kv_given) {
-        snprintf(num, sizeof num, "%d", p->kv_heads);
-        strbuf_puts(&o, ",\n  \"kv_heads\": ");
-        strbuf_puts(&o, num);
-    }
-    if (p->rope != ROPE_NONE) {
-        strbuf_puts(&o, ",\n  \"rope\": {\"base\": ");
-        number(&o, p->rope_base);
-        strbuf_puts(&o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"}" : ", \"pairs\": \"halves\"}");
-    }
+    lesson_fields_save(&o, l, p, FIELDS_WITH_SHAPE); // the settings: scale, heads, d_k, mask, ...
     if (p->cross) {
         strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
         tokens(&o, l->source_tokens, p->m);
