@@ -6,7 +6,9 @@
 #include "lesson/lesson_fields.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
+#include "options.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -275,6 +277,15 @@ static void print_header(FILE *out, const Lesson *l)
 }
 
 void cli_print_trace(FILE *out, const Lesson *l, const Trace *t) { cli_print_trace_ex(out, l, t, NULL); }
+
+int cli_finish_stdout(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
 
 // ---- the matrices of --trace and --json: the rows of the matrix table -------------------------------
 
