@@ -133,10 +133,61 @@ static void questions(StrBuf *o, const Lesson *l)
     strbuf_puts(o, "\n  ]");
 }
 
+// "train": every setting written out, defaults included, so the file says how it was trained.
+static void train_section(StrBuf *o, const TrainSpec *tr)
+{
+    char num[40];
+    strbuf_puts(o, ",\n  \"train\": {\"task\": ");
+    string(o, train_task_key(tr->task));
+    snprintf(num, sizeof num, "%d", tr->sequences);
+    strbuf_puts(o, ", \"sequences\": ");
+    strbuf_puts(o, num);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)tr->seed);
+    strbuf_puts(o, ", \"seed\": ");
+    strbuf_puts(o, num);
+    snprintf(num, sizeof num, "%d", tr->steps);
+    strbuf_puts(o, ", \"steps\": ");
+    strbuf_puts(o, num);
+    strbuf_puts(o, ", \"learning_rate\": ");
+    number(o, tr->learning_rate);
+    strbuf_puts(o, "}");
+}
+
+// "weights": W_Q, W_K, W_V (one per K/V head), W_O, and the biases that are not all +0.
+static void weights_section(StrBuf *o, const AttnParams *p)
+{
+    strbuf_puts(o, ",\n  \"weights\": {\n");
+    int kv = p->heads / p->kv_heads; // W_K, W_V, b_K, b_V: one per K/V head
+    per_head(o, "W_Q", p->W_Q, p->heads, 1);
+    strbuf_puts(o, ",\n");
+    per_head(o, "W_K", p->W_K, p->kv_heads, kv);
+    strbuf_puts(o, ",\n");
+    per_head(o, "W_V", p->W_V, p->kv_heads, kv);
+    strbuf_puts(o, ",\n    \"W_O\": ");
+    matrix(o, &p->W_O, 4);
+    const char *bn[3] = {"b_Q", "b_K", "b_V"};
+    const Matrix *bs[3] = {p->b_Q, p->b_K, p->b_V};
+    for (int i = 0; i < 3; i++) {
+        if (!any_set_heads(bs[i], p->heads)) continue;
+        strbuf_puts(o, ",\n    ");
+        string(o, bn[i]);
+        strbuf_puts(o, ": [");
+        for (int h = 0; h < (i ? p->kv_heads : p->heads); h++) {
+            if (h) strbuf_puts(o, ", ");
+            row(o, bs[i][h * (i ? kv : 1)].data, bs[i][h * (i ? kv : 1)].cols);
+        }
+        strbuf_puts(o, "]");
+    }
+    if (any_set(&p->b_O)) {
+        strbuf_puts(o, ",\n    \"b_O\": ");
+        row(o, p->b_O.data, p->b_O.cols);
+    }
+    strbuf_puts(o, "\n  }");
+}
+
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len)
 {
     StrBuf o = {0};
-    char num[32];
     strbuf_puts(&o, "{\n  \"title\": ");
     const char *title = l->title ? l->title : "";
     size_t tl = strlen(title), sl = title_suffix ? strlen(title_suffix) : 0;
@@ -182,49 +233,8 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"targets\": ");
         matrix(&o, &l->targets, 2);
     }
-    if (l->trains) { // every setting written out, defaults included, so the file says how it was trained
-        strbuf_puts(&o, ",\n  \"train\": {\"task\": ");
-        string(&o, train_task_key(l->train.task));
-        snprintf(num, sizeof num, "%d", l->train.sequences);
-        strbuf_puts(&o, ", \"sequences\": ");
-        strbuf_puts(&o, num);
-        snprintf(num, sizeof num, "%llu", (unsigned long long)l->train.seed);
-        strbuf_puts(&o, ", \"seed\": ");
-        strbuf_puts(&o, num);
-        snprintf(num, sizeof num, "%d", l->train.steps);
-        strbuf_puts(&o, ", \"steps\": ");
-        strbuf_puts(&o, num);
-        strbuf_puts(&o, ", \"learning_rate\": ");
-        number(&o, l->train.learning_rate);
-        strbuf_puts(&o, "}");
-    }
-    strbuf_puts(&o, ",\n  \"weights\": {\n");
-    int kv = p->heads / p->kv_heads; // W_K, W_V, b_K, b_V: one per K/V head
-    per_head(&o, "W_Q", p->W_Q, p->heads, 1);
-    strbuf_puts(&o, ",\n");
-    per_head(&o, "W_K", p->W_K, p->kv_heads, kv);
-    strbuf_puts(&o, ",\n");
-    per_head(&o, "W_V", p->W_V, p->kv_heads, kv);
-    strbuf_puts(&o, ",\n    \"W_O\": ");
-    matrix(&o, &p->W_O, 4);
-    const char *bn[3] = {"b_Q", "b_K", "b_V"};
-    const Matrix *bs[3] = {p->b_Q, p->b_K, p->b_V};
-    for (int i = 0; i < 3; i++) {
-        if (!any_set_heads(bs[i], p->heads)) continue;
-        strbuf_puts(&o, ",\n    ");
-        string(&o, bn[i]);
-        strbuf_puts(&o, ": [");
-        for (int h = 0; h < (i ? p->kv_heads : p->heads); h++) {
-            if (h) strbuf_puts(&o, ", ");
-            row(&o, bs[i][h * (i ? kv : 1)].data, bs[i][h * (i ? kv : 1)].cols);
-        }
-        strbuf_puts(&o, "]");
-    }
-    if (any_set(&p->b_O)) {
-        strbuf_puts(&o, ",\n    \"b_O\": ");
-        row(&o, p->b_O.data, p->b_O.cols);
-    }
-    strbuf_puts(&o, "\n  }");
+    if (l->trains) train_section(&o, &l->train);
+    weights_section(&o, p);
     if (l->question_count > 0) questions(&o, l);
     strbuf_puts(&o, "\n}\n");
     if (o.oom) {
