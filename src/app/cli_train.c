@@ -72,7 +72,9 @@ static int train_update_questions(Lesson *l, const AttnParams *trained)
 }
 
 // --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
-int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
+// The request's checks before any training: a lesson with a "train" section, --out (never the lesson itself, a
+// target that can be written), --steps, and a trained lesson that would load again. EXIT_OK or the exit status.
+static int check_request(Lesson *l, const char *path, const char *steps_arg, const char *out)
 {
     if (!l->trains) {
         cli_line(stderr, "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
@@ -107,6 +109,53 @@ int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char
         cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n", path ? path : "<built-in>", why);
         return EXIT_USAGE;
     }
+    return EXIT_OK;
+}
+
+// The loss before the first step (loss0) is not finite: says why (the embedding too big to square, else the
+// sizes of the numbers).
+static void loss_refused(const Lesson *l, const char *path, double loss0)
+{
+    const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
+    size_t big = 0, count = (size_t)e->rows * (size_t)e->cols;
+    for (size_t i = 1; i < count; i++)
+        if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
+    char why[300] = "use smaller embeddings or weights";
+    if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
+        snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
+                 "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
+    cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
+             "was trained\n", path ? path : "<built-in>", isnan(loss0) ? "not a number" : "infinite", why);
+}
+
+// Writes the trained lesson (tr's weights, the questions' answers updated) to out, and the run's figures.
+static int write_trained(const Lesson *l, const Trainer *tr, const char *out, int steps, double seconds)
+{
+    size_t len;
+    char *json = lesson_write_json(l, &tr->p, " (trained)", &len);
+    int status = EXIT_OK;
+    LessonError err;
+    if (!json) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        status = EXIT_IO;
+    } else if (!lesson_write_file(out, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        status = EXIT_IO;
+    } else {
+        cli_line(stdout, "wrote %s\n", out);
+        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr->loss[0], tr->loss[steps],
+                 seconds);
+        status = cli_finish_stdout();
+    }
+    free(json);
+    return status;
+}
+
+int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
+{
+    int refused = check_request(l, path, steps_arg, out);
+    if (refused != EXIT_OK) return refused;
     Matrix vocab;
     int *ids = malloc((size_t)l->params.n * sizeof(int));
     if (!ids || !lesson_train_vocabulary(l, &vocab, ids)) {
@@ -125,16 +174,7 @@ int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char
         return EXIT_USAGE;
     }
     if (!isfinite(tr.loss[0])) { // refused before a step: no step of it could be finite
-        const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
-        size_t big = 0, count = (size_t)e->rows * (size_t)e->cols;
-        for (size_t i = 1; i < count; i++)
-            if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
-        char why[300] = "use smaller embeddings or weights";
-        if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
-            snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
-                     "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
-        cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
-                 "was trained\n", path ? path : "<built-in>", isnan(tr.loss[0]) ? "not a number" : "infinite", why);
+        loss_refused(l, path, tr.loss[0]);
         train_free(&tr);
         return EXIT_USAGE;
     }
@@ -161,24 +201,7 @@ int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char
     else if (asked > 0)
         cli_line(stderr, "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers cannot be "
                  "computed from the trained weights\n", asked, asked == 1 ? "" : "s");
-    size_t len;
-    char *json = lesson_write_json(l, &tr.p, " (trained)", &len);
-    int status = EXIT_OK;
-    LessonError err;
-    if (!json) {
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        status = EXIT_IO;
-    } else if (!lesson_write_file(out, json, len, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        status = EXIT_IO;
-    } else {
-        cli_line(stdout, "wrote %s\n", out);
-        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr.loss[0], tr.loss[steps],
-                 seconds);
-        status = cli_finish_stdout();
-    }
-    free(json);
+    int status = write_trained(l, &tr, out, steps, seconds);
     train_free(&tr);
     return status;
 }
