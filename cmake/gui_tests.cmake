@@ -22,6 +22,12 @@ mha_test(test_train_window mha_render)
 # Slide export headless: PNG decoded from memory, SVG checked as XML, all-or-nothing writes; then the
 # command line (--export) with no display.
 mha_test(test_export mha_render)
+# An export set killed at every step: the old set or the new one, never part of each (issue 39; the kill
+# shim as test_save_kill's, on Linux and, under Wine, on Windows).
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" OR WIN32)
+  mha_test(test_export_kill mha_render ${CMAKE_DL_LIBS})
+  target_sources(test_export_kill PRIVATE tests/kill_shim.c)
+endif()
 # The panels as slides with the real fonts (issue 36): the KV caches and the tiles' scores whole at 1280x720 and
 # 1920x1080, the cost sheet's numbers at the floor, the files --what decode|tiles|cost|compare|shuffle|all-heads write.
 mha_test(test_panel_slides mha_render)

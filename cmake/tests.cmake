@@ -20,9 +20,14 @@ mha_test(test_lesson mha_model)
 mha_test(test_bad_lessons mha_lesson)
 mha_test(test_lesson_write mha_lesson)
 # A save killed at every step, on the fallback without the atomic exchange and on the exchange (issue 39).
-# Linux: the test stands its own rename, link and unlink in front of the C library's (dlsym RTLD_NEXT).
-if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+# The kill shim (tests/kill_shim.c) stands its own file calls in front of the system's: Linux' rename, link
+# and unlink (dlsym RTLD_NEXT), Windows' MoveFileExW, CreateHardLinkW and DeleteFileW (their import
+# pointers); the Windows build runs it under Wine (tests/test_windows.sh).
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" OR WIN32)
   mha_test(test_save_kill mha_lesson ${CMAKE_DL_LIBS})
+  target_sources(test_save_kill PRIVATE tests/kill_shim.c)
+endif()
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   # The writer's tests again on the path of the systems without the exchange (macOS, Windows).
   add_test(NAME test_lesson_write_no_exchange COMMAND test_lesson_write)
   set_tests_properties(test_lesson_write_no_exchange PROPERTIES ENVIRONMENT MHA_TEST_NO_EXCHANGE=1)

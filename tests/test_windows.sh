@@ -169,7 +169,8 @@ wine "$WIN" --new "$winpath" >/dev/null 2>&1 && [ -f "$tmp/new.json" ] && ok || 
 wine "$WIN" --new "$tmp/new.json" >/dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "--new over an existing file did not fail with 1"
 
-# 5. The test programs built for Windows (core, lesson, model, scene headless).
+# 5. The test programs built for Windows (core, lesson, model, scene headless; the save and the export set
+# killed at every step, test_save_kill and test_export_kill, through the kill shim on Win32's file calls).
 if [ -n "$WINBUILD" ]; then
     export WINEPATH="$(dirname "$WIN")"
     for t in "$WINBUILD"/test_*.exe; do

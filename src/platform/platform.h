@@ -133,8 +133,8 @@ bool platform_temporary_name(char *out, size_t cap, const char *path, const char
 // platform_writer_begin does it for its targets.
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count);
 
-// Writing a set of files, each through a temporary beside it, so that a reader sees every old file or
-// every new one: begin (the temporaries that killed writers left for these targets go; nothing else is
+// Writing a set of files, each through a temporary beside it, so that a set switches at one instant (see
+// platform_writer_commit: a reader sees each file old or new, whole; the set is whole on disk): begin (the temporaries that killed writers left for these targets go; nothing else is
 // touched), add each file's bytes (a fresh temporary, created exclusively, written and flushed, with the
 // permission bits of the file it replaces), commit (the renames), close. Only a regular file is replaced:
 // a link, a device, a FIFO, a socket or a folder at a target is refused (PLATFORM_WRITE_TARGET).
@@ -147,6 +147,7 @@ typedef enum {
     PLATFORM_WRITE_REPLACE,    // a rename failed; every target already replaced was put back as it was
     PLATFORM_WRITE_TARGET,     // something other than a regular file is at the target (see found), or its
                                // facts could not be read (error)
+    PLATFORM_WRITE_JOURNAL,    // the set's journal could not be written (nothing was replaced)
 } PlatformWriteStep;
 
 typedef struct {
@@ -172,7 +173,12 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
 // Renames every temporary into place (each file must have been added). keep[i] (keep NULL: all false)
 // says a file is at target i that a failed rename must put back: a copy of it is kept first (a hard link,
 // or the bytes where the file system has none); without it a failed commit removes the new file there.
-// Then the copies go and the folders are flushed. false with *fail filled (KEEP or REPLACE).
+// Then the copies go and the folders are flushed. false with *fail filled (KEEP, JOURNAL or REPLACE).
+// A set (more than one file, begun with a folder) switches at one commit point: before any rename, its
+// journal (".mha-tracer-set.PID.new": each target, its temporary and its copy) appears complete in one
+// step; it goes when every rename is done. A kill before that point leaves the old set (the next writer's
+// clean removes the temporaries), after it the new set complete on disk, some of it still under the
+// temporaries' names until platform_sets_recover finishes the switch.
 bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail);
 // Puts file i (added, the only one of w) at its target only if nothing is there, in one step: a hard link
 // from its temporary (the bytes copied into an exclusively created file where the file system has no
@@ -190,6 +196,13 @@ bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailur
 // it meanwhile. Nothing at the target: claimed as platform_writer_commit_new. false with *fail filled.
 bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
                                 PlatformWriteFailure *fail);
+// Finishes the sets whose writers were killed in dir: a dead writer's committed journal is played forward
+// (each temporary still there renamed over its target, when the target is absent or a plain file that
+// ours(path, ctx) accepts, else removed; the copies of the old removed), a journal of a switch being put
+// back is played back (the copies renamed over the targets), an incomplete one only removed. Only plain
+// files of this user named as that writer names its temporaries are touched; a live writer's journal is left.
+typedef bool (*PlatformSetOurs)(const char *at, void *ctx);
+void platform_sets_recover(const char *dir, PlatformSetOurs ours, void *ctx);
 // Removes every temporary and copy still there (after a failure; nothing after a commit) and frees w.
 void platform_writer_close(PlatformWriter *w);
 

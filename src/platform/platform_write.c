@@ -2,8 +2,10 @@
 // over their calls): write-sync-close, the temporaries' names, and the writer of a set of files whose commit
 // puts every replaced file back when one rename fails, over regular files only, keeping their permissions,
 // or puts a new file only where nothing is; and the hash of what a file holds.
+// A set of files in one folder switches at one commit point, its journal (platform_set.c).
 // Used by the lesson save, --train --out, the exports and the window's watch.
 #include "platform.h"
+#include "platform_set.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,14 +33,19 @@ bool platform_path_join(char *out, size_t cap, const char *dir, const char *name
 // ---------------------------------------------------------------------------------------------------
 // Temporaries: ".NAME.PID.EXT", then ".NAME.PID-K.EXT"
 
-bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k)
+bool platform_temporary_name_of(char *out, size_t cap, const char *path, long pid, const char *ext, int k)
 {
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
     char try_k[16] = "";
     if (k > 0) snprintf(try_k, sizeof try_k, "-%d", k);
-    int len = snprintf(out, cap, "%.*s.%s.%ld%s.%s", (int)dl, path, path + dl, platform_pid(), try_k, ext);
+    int len = snprintf(out, cap, "%.*s.%s.%ld%s.%s", (int)dl, path, path + dl, pid, try_k, ext);
     return len >= 0 && (size_t)len < cap;
+}
+
+bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k)
+{
+    return platform_temporary_name_of(out, cap, path, platform_pid(), ext, k);
 }
 
 // Is entry a temporary of one of names, left by a process that is gone? Its name's index, -1 when not;
@@ -67,7 +74,6 @@ static int stale_temporary(const char *entry, const char *const *names, size_t c
     return -1;
 }
 
-static bool copy_file(const char *name, void *target);
 
 // A dead writer's ".old" at path, the copy of the file at target: removed when target holds a file (the old
 // copy was kept only until the new one was in place); put back at target when nothing is there (a writer
@@ -81,7 +87,7 @@ static void recover_old(const char *path, const char *target)
         return;
     }
     if (errno != ENOENT) return;
-    if (copy_file((char *)target, (void *)path)) platform_remove(path); // a link, else the bytes; exclusive
+    if (platform_copy_file(target, path)) platform_remove(path); // a link, else the bytes; exclusive
 }
 
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count)
@@ -143,6 +149,8 @@ typedef struct {
 struct PlatformWriter {
     size_t count;
     WriterFile *files;
+    char *dir;     // the folder of every file (begun with one), else NULL
+    char *journal; // the set's journal while it is being switched (platform_set.c), else NULL
 };
 
 static void failure(PlatformWriteFailure *fail, PlatformWriteStep step, size_t i, int error)
@@ -190,6 +198,12 @@ PlatformWriter *platform_writer_begin(const char *dir, const char *const *names,
         return NULL;
     }
     w->count = count;
+    if (dir && !(w->dir = malloc(strlen(dir) + 1))) {
+        platform_writer_close(w);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (dir) memcpy(w->dir, dir, strlen(dir) + 1);
     for (size_t i = 0; i < count; i++) {
         size_t cap = (dir ? strlen(dir) + 1 : 0) + strlen(names[i]) + 1;
         char *path = malloc(cap);
@@ -251,8 +265,7 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
     return true;
 }
 
-// name = a copy of the file at target: a hard link, or the bytes where links are not to be had.
-static bool copy_file(const char *name, void *target)
+bool platform_copy_file(const char *name, const char *target)
 {
     if (platform_link(target, name)) return true;
     if (errno == EEXIST) return false;
@@ -277,6 +290,51 @@ static bool copy_file(const char *name, void *target)
     return ok;
 }
 
+// fresh_temporary's maker of a copy: name = a copy of the file at target.
+static bool copy_to(const char *name, void *target) { return platform_copy_file(name, target); }
+
+// The set's journal, when it has one: files in one folder, more than one (platform_set.c).
+static bool journal_begin(PlatformWriter *w, PlatformWriteFailure *fail)
+{
+    if (!w->dir || w->count < 2) return true;
+    PlatformSetFile *set = calloc(w->count, sizeof *set);
+    if (set) {
+        for (size_t i = 0; i < w->count; i++) set[i] = (PlatformSetFile){w->files[i].path, w->files[i].tmp, w->files[i].old};
+        w->journal = platform_set_commit(w->dir, set, w->count);
+    }
+    int e = set ? errno : ENOMEM;
+    free(set);
+    if (w->journal) return true;
+    failure(fail, PLATFORM_WRITE_JOURNAL, 0, e);
+    return false;
+}
+
+// A rename failed at file i: every file before it is put back as it was, the new ones removed (the journal
+// first says so, for a recovery should this be killed midway).
+static void put_back(PlatformWriter *w, size_t i)
+{
+    if (w->journal) platform_set_undoing(&w->journal);
+    for (size_t j = 0; j < i; j++) {
+        WriterFile *g = &w->files[j];
+        bool back = g->old ? platform_replace(g->old, g->path) : platform_remove(g->path) == 0;
+        if (back && g->old) {
+            free(g->old);
+            g->old = NULL;
+        }
+    }
+}
+
+// The journal goes (the switch is done or put back), after the renames reached the disk.
+static void journal_end(PlatformWriter *w)
+{
+    if (!w->journal) return;
+    platform_sync_dir(w->dir);
+    platform_remove(w->journal);
+    platform_sync_dir(w->dir);
+    free(w->journal);
+    w->journal = NULL;
+}
+
 bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFailure *fail)
 {
     for (size_t i = 0; i < w->count; i++)
@@ -286,11 +344,12 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
         }
     for (size_t i = 0; keep && i < w->count; i++) {
         if (!keep[i]) continue;
-        if (!(w->files[i].old = fresh_temporary(w->files[i].path, "old", copy_file, w->files[i].path))) {
+        if (!(w->files[i].old = fresh_temporary(w->files[i].path, "old", copy_to, w->files[i].path))) {
             failure(fail, PLATFORM_WRITE_KEEP, i, errno);
             return false;
         }
     }
+    if (!journal_begin(w, fail)) return false;
     for (size_t i = 0; i < w->count; i++) {
         WriterFile *f = &w->files[i];
         if (platform_replace(f->tmp, f->path)) {
@@ -298,28 +357,27 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
             continue;
         }
         int e = errno;
-        // Put back what was replaced: every file before i is as it was again, the new ones are gone.
-        for (size_t j = 0; j < i; j++) {
-            WriterFile *g = &w->files[j];
-            bool back = g->old ? platform_replace(g->old, g->path) : platform_remove(g->path) == 0;
-            if (back && g->old) {
-                free(g->old);
-                g->old = NULL;
-            }
-        }
+        put_back(w, i);
+        journal_end(w);
         failure(fail, PLATFORM_WRITE_REPLACE, i, e);
         return false;
     }
     char dir[4096] = "", prev[4096] = "";
     for (size_t i = 0; i < w->count; i++) {
         WriterFile *f = &w->files[i];
-        if (f->old) platform_remove(f->old);
-        free(f->old);
-        f->old = NULL;
         folder_of(dir, sizeof dir, f->path);
         if (strcmp(dir, prev) != 0) platform_sync_dir(dir); // the renames themselves reach the disk
         memcpy(prev, dir, sizeof prev);
     }
+    // The new set is in place: the copies of the old go, then the journal (a kill between: the recovery
+    // removes the copies left).
+    for (size_t i = 0; i < w->count; i++) {
+        WriterFile *f = &w->files[i];
+        if (f->old) platform_remove(f->old);
+        free(f->old);
+        f->old = NULL;
+    }
+    journal_end(w);
     return true;
 }
 
@@ -330,7 +388,7 @@ bool platform_writer_commit_new(PlatformWriter *w, size_t i, PlatformWriteFailur
         failure(fail, PLATFORM_WRITE_WRITE, i, EINVAL);
         return false;
     }
-    if (!copy_file(f->path, f->tmp)) { // EEXIST: the name is taken
+    if (!platform_copy_file(f->path, f->tmp)) { // EEXIST: the name is taken
         failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
         return false;
     }
@@ -363,7 +421,7 @@ static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char
     PlatformStat st;
     if (!platform_stat(f->path, false, &st)) {
         int e = errno;
-        if (e == ENOENT && copy_file(f->path, f->tmp)) { // nothing there: the name claimed (exclusive)
+        if (e == ENOENT && platform_copy_file(f->path, f->tmp)) { // nothing there: the name claimed (exclusive)
             platform_remove(f->tmp);
             return in_place(f);
         }
@@ -424,6 +482,9 @@ void platform_writer_close(PlatformWriter *w)
         free(f->tmp);
         free(f->old);
     }
+    free(w->journal); // NULL: every commit ends its journal
+
+    free(w->dir);
     free(w->files);
     free(w);
 }

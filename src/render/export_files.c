@@ -39,6 +39,26 @@ static bool read_fully(FILE *f, unsigned char *buf, size_t cap, size_t *got)
     return *got == cap || !ferror(f);
 }
 
+// Is the file at path (size bytes; never followed through a link) an export of ours? Its first 64 KiB and
+// its last bytes.
+static bool file_is_ours(const char *path, long long size)
+{
+    static unsigned char head[65536];
+    unsigned char tail[TAIL_BYTES];
+    size_t hn = 0, tn = 0;
+    FILE *f = platform_fopen_nofollow(path);
+    bool read_ok = f && read_fully(f, head, sizeof head, &hn);
+    if (read_ok && (long long)hn < size) { // the last bytes, from where they are
+        long long at = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
+        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
+    } else if (read_ok) {
+        tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
+        memcpy(tail, head + hn - tn, tn);
+    }
+    if (f) fclose(f);
+    return read_ok && is_ours(head, hn, tail, tn);
+}
+
 // May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
 // may replace. *exists says which.
 static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists, ExportError *err)
@@ -63,24 +83,19 @@ static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exis
                         "nothing was written", path);
         return false;
     }
-    static unsigned char head[65536];
-    unsigned char tail[TAIL_BYTES];
-    size_t hn = 0, tn = 0;
-    FILE *f = platform_fopen_nofollow(path);
-    bool read_ok = f && read_fully(f, head, sizeof head, &hn);
-    if (read_ok && (long long)hn < sb.size) { // the last bytes, from where they are
-        long long at = sb.size > TAIL_BYTES ? sb.size - TAIL_BYTES : 0;
-        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
-    } else if (read_ok) {
-        tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
-        memcpy(tail, head + hn - tn, tn);
-    }
-    if (f) fclose(f);
-    if (!read_ok || !is_ours(head, hn, tail, tn)) {
+    if (!file_is_ours(path, sb.size)) {
         export_fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
         return false;
     }
     return true;
+}
+
+// The recovery's judge (platform_sets_recover): a plain file at path exported by us.
+static bool ours_at(const char *path, void *ctx)
+{
+    (void)ctx;
+    PlatformStat sb;
+    return platform_stat(path, false, &sb) && sb.kind == PLATFORM_REGULAR && file_is_ours(path, sb.size);
 }
 
 struct ExportWriter {
@@ -121,6 +136,9 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
         export_fail(err, true, "cannot write to %s: not a directory", dir);
         return NULL;
     }
+    // A set that an export killed midway switched to is finished first (or put back): the targets are
+    // then as that export left them, a whole set, when they are checked below.
+    platform_sets_recover(dir, ours_at, NULL);
     ExportWriter *w = calloc(1, sizeof *w);
     if (!w || !(w->exists = calloc(count ? count : 1, sizeof *w->exists)) ||
         !(w->files = platform_writer_begin(dir, names, count))) {
@@ -179,7 +197,9 @@ bool export_writer_commit(ExportWriter *w, ExportError *err)
         }
     PlatformWriteFailure f;
     bool ok = platform_writer_commit(w->files, w->exists, &f);
-    if (!ok && f.step == PLATFORM_WRITE_KEEP)
+    if (!ok && f.step == PLATFORM_WRITE_JOURNAL)
+        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(f.error));
+    else if (!ok && f.step == PLATFORM_WRITE_KEEP)
         export_fail(err, true, "cannot replace %s: %s; nothing was written", platform_writer_path(w->files, f.index),
                     strerror(f.error));
     else if (!ok)
