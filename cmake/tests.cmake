@@ -69,6 +69,18 @@ add_test(NAME test_add_stage COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_a
          ${CMAKE_COMMAND} ${CMAKE_C_COMPILER})
 set_tests_properties(test_add_stage PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 
+# The stage lists written by hand (--help's --stage and so the manual page, the schema, docs/lesson-format.md,
+# docs/slides.md, web/index.html) name every key of the table of stages, in its order.
+add_test(NAME test_stage_lists COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_stage_lists.sh
+         ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:mha-tracer>)
+
+# "How to add a field" (docs/architecture.md): docs/add-a-field.patch (Gemma 2's "softcap") touches at most 3 source
+# files, applies to a copy of the sources, which builds without the window and reads, checks, saves and prints the
+# new key. Skipped (77) without python3, or without git and patch.
+add_test(NAME test_add_field COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_add_field.sh ${CMAKE_CURRENT_SOURCE_DIR}
+         ${CMAKE_COMMAND} ${CMAKE_C_COMPILER})
+set_tests_properties(test_add_field PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+
 # Positions, the softmax scale, --ablate and --shuffle on random lessons against NumPy within 1e-12
 # (issue 14; skipped without python3-numpy).
 add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy

@@ -1,8 +1,9 @@
 #!/bin/sh
 # "How to add a stage" (docs/architecture.md), checked: docs/add-a-stage.patch (a display-only stage, the layer
-# norm of the output, LN(Output)) touches only the files the recipe names (the row, the computation, the text, the
-# template and one catalogue per language; no test file), applies to a copy of the sources, and the copy
-# builds without the window (-DMHA_GUI=OFF, the program only); its --trace --stage norm runs and its --json
+# norm of the output, LN(Output)) touches only the files the recipe names (the row, the computation, the text,
+# --help's list, the template, one catalogue per language and the lists of stages of the docs; no test file),
+# applies to a copy of the sources, and the copy builds without the window (-DMHA_GUI=OFF, the program only);
+# --help names the stage, test_stage_lists passes on the copy; its --trace --stage norm runs and its --json
 # gives every row of the norm mean 0 and variance 1, recomputed here from the output it prints.
 # usage: test_add_stage.sh SOURCE_DIR [CMAKE [C_COMPILER]]
 # Exit 77 (skipped) without python3, or without both git and patch.
@@ -35,26 +36,32 @@ elif command -v patch >/dev/null 2>&1; then
 else missing_tool "git or patch (Debian: git)"; fi
 [ -f "$patchfile" ] || { echo "FAIL: no $patchfile"; exit 1; }
 
-# The files it touches: the developer's four and one catalogue per language of po/LINGUAS, nothing else.
+# The files it touches: the developer's four sources (the row, the computation, the text, --help's list of
+# stages), the template and one catalogue per language, and the lists of stages in the docs, the schema and the
+# page (test_stage_lists checks them against the table); nothing else, no test.
 sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$patchfile" | sort >"$tmp/touched"
 langs=$(sed 's/#.*//' "$src/po/LINGUAS")
+dev_files="src/core/stage_table.h src/core/trace.c src/model/stages.c src/app/options.c po/mha-tracer.pot"
+lists="docs/lesson-format.md docs/slides.md lessons/lesson.schema.json web/index.html"
 {
-    printf '%s\n' src/core/stage_table.h src/core/trace.c src/model/stages.c po/mha-tracer.pot
+    printf '%s\n' $dev_files $lists
     for l in $langs; do echo "po/$l.po"; done
 } | sort >"$tmp/allowed"
 if cmp -s "$tmp/touched" "$tmp/allowed"; then ok
 else bad "the patch touches $(tr '\n' ' ' <"$tmp/touched"), not $(tr '\n' ' ' <"$tmp/allowed")"; fi
 n=$(wc -l <"$tmp/touched" | tr -d ' ')
 nl=$(echo $langs | wc -w | tr -d ' ')
-[ "$n" -eq $((4 + nl)) ] && ok || bad "$n files, expected 4 and $nl catalogues"
+nsrc=$(grep -c '^src/' "$tmp/touched")
+[ "$nsrc" -le 4 ] && ok || bad "$nsrc source files, at most 4"
+[ "$n" -eq $((9 + nl)) ] && ok || bad "$n files, expected 4 sources, the template, 4 lists and $nl catalogues"
 grep -q '^diff --git a/tests/' "$patchfile" && bad "the patch changes a test" || ok
 # Each of the developer's files is named in "How to add a stage" (docs/architecture.md).
 sed -n '/^### How to add a stage/,/^##* [^H]/p' "$src/docs/architecture.md" >"$tmp/recipe"
 [ -s "$tmp/recipe" ] && ok || bad "docs/architecture.md has no \"### How to add a stage\""
-for f in src/core/stage_table.h src/core/trace.c src/model/stages.c po/mha-tracer.pot; do
+for f in $dev_files; do
     grep -qF "$f" "$tmp/recipe" && ok || bad "the recipe in docs/architecture.md does not name $f"
 done
-echo "the patch: $n files ($(tr '\n' ' ' <"$tmp/touched"))"
+echo "the patch: $n files, $nsrc of them sources ($(tr '\n' ' ' <"$tmp/touched"))"
 
 # A copy of the sources (no build directory, no .git), the patch applied.
 mkdir "$tmp/tree"
@@ -74,6 +81,11 @@ grep -q '"norm"' "$tmp/tree/src/core/stage_table.h" && ok || bad "the copy has n
 "$cmake" --build "$tmp/build" --target mha-tracer -j2 >"$tmp/build.log" 2>&1 && ok ||
     { bad "build: $(grep -m5 -i 'error' "$tmp/build.log")"; check_done test_add_stage; }
 bin=$tmp/build/mha-tracer
+
+# --help knows the stage, and every list of stages names it in the table's order.
+"$bin" --help 2>&1 | sed -n '/^ *--stage /,/^ *--[a-z]/p' | grep -qw norm && ok || bad "--help's --stage does not name norm"
+sh "$tmp/tree/tests/test_stage_lists.sh" "$tmp/tree" "$bin" >"$tmp/lists.log" 2>&1 && ok ||
+    bad "test_stage_lists on the copy: $(grep FAIL "$tmp/lists.log")"
 
 # The stage by its key, as text: the norm's matrix is printed.
 "$bin" --trace --stage norm >"$tmp/stage.out" 2>"$tmp/stage.err" && ok || bad "--trace --stage norm: $(cat "$tmp/stage.err")"

@@ -3,9 +3,12 @@
 #include "cli.h"
 
 #include "core/utf8.h"
+#include "lesson/lesson_fields.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
+#include "options.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -259,20 +262,11 @@ static void print_header(FILE *out, const Lesson *l)
             put_text(out, l->source_tokens[i], false);
         }
     }
-    fprintf(out, "\nd_model = %d, heads = %d, d_k = %d, mask = %s%s\n", p->d_model, p->heads, p->d_k,
-            p->mask == MASK_CAUSAL ? "causal" : "none", p->cross ? ", cross-attention" : "");
-    // The teaching switches, only when used (a lesson without them prints what it always printed).
-    if (p->positions != POS_NONE)
-        fprintf(out, "positions = %s: X = E + P\n", p->positions == POS_SINUSOIDAL ? "sinusoidal" : "explicit");
-    if (p->scale > 0) fprintf(out, "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d\n", p->scale, p->d_k);
-    if (p->rope != ROPE_NONE)
-        fprintf(out, "rope = base %.17g, pairs %s: Q and K rows turned by position * base^(-2j/d_k)\n", p->rope_base,
-                p->rope == ROPE_INTERLEAVED ? "interleaved (2j, 2j+1)" : "halves (j, j+d_k/2)");
-    if (p->kv_given)
-        fprintf(out, "kv_heads = %d: query head h reads K/V head h / %d; the KV cache holds 2*%d*%d = %d values per token "
-                "(2*%d*%d = %d with one K/V head per head)\n", p->kv_heads, p->heads / p->kv_heads, p->kv_heads, p->d_k,
-                2 * p->kv_heads * p->d_k, p->heads, p->d_k, 2 * p->heads * p->d_k);
-    if (p->window > 0) fprintf(out, "window = %d: query i sees the keys j with i - %d < j <= i\n", p->window, p->window);
+    fputc('\n', out);
+    StrBuf fields = {0}; // the sizes and the settings: the lesson-field table's rows
+    lesson_fields_trace(&fields, l);
+    if (fields.p) fputs(fields.p, out);
+    free(fields.p);
     if (p->ablated) {
         fprintf(out, "ablated heads:");
         for (int h = 0; h < p->heads; h++)
@@ -283,6 +277,15 @@ static void print_header(FILE *out, const Lesson *l)
 }
 
 void cli_print_trace(FILE *out, const Lesson *l, const Trace *t) { cli_print_trace_ex(out, l, t, NULL); }
+
+int cli_finish_stdout(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
 
 // ---- the matrices of --trace and --json: the rows of the matrix table -------------------------------
 
@@ -686,23 +689,10 @@ void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtr
     json_tokens(out, "tokens", l->tokens, p->n);
     json_tokens(out, "source_tokens", l->source_tokens, p->m);
     if (x && x->top_json) x->top_json(out, x->top_ctx);
-    fprintf(out, "  \"d_model\": %d,\n  \"heads\": %d,\n  \"d_k\": %d,\n  \"mask\": \"%s\",\n", p->d_model, p->heads,
-            p->d_k, p->mask == MASK_CAUSAL ? "causal" : "none");
-    // The teaching switches, only when used: a lesson without them prints the bytes it always printed.
-    if (p->scale > 0) {
-        fputs("  \"scale\": ", out);
-        cli_json_number(out, p->scale);
-        fputs(",\n", out);
-    }
-    if (p->rope != ROPE_NONE) {
-        fputs("  \"rope\": {\"base\": ", out);
-        cli_json_number(out, p->rope_base);
-        fprintf(out, ", \"pairs\": \"%s\"},\n", p->rope == ROPE_INTERLEAVED ? "interleaved" : "halves");
-        // --rope-shift K: every position also shifted by K (each head's Q_rot_shifted, ..., scores_shifted)
-        if (p->rope_shift > 0) fprintf(out, "  \"rope_shift\": %d,\n", p->rope_shift);
-    }
-    if (p->kv_given) fprintf(out, "  \"kv_heads\": %d,\n", p->kv_heads);
-    if (p->window > 0) fprintf(out, "  \"window\": %d,\n", p->window);
+    StrBuf fields = {0}; // the sizes and the settings: the lesson-field table's rows
+    lesson_fields_json(&fields, l);
+    if (fields.p) fputs(fields.p, out);
+    free(fields.p);
     if (p->ablated) {
         fputs("  \"ablated\": [", out);
         for (int h = 0, first = 1; h < p->heads; h++)

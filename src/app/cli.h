@@ -81,5 +81,7 @@ int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int h
 // printf for one line of human-readable text (fmt ends with "\n"): control characters in the result (C0,
 // DEL, C1, a newline inside, bytes that are not UTF-8) are printed escaped, as \x1b or \u009b.
 void cli_line(FILE *out, const char *fmt, ...);
+// Flushes standard output: EXIT_OK, or EXIT_IO after saying it could not be written (a full disk, a closed pipe).
+int cli_finish_stdout(void);
 
 #endif

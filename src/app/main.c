@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h> // clock: how long --train took
 
 #include "cli.h"
 #include "cli_layout.h"
 #include "cli_model.h"
+#include "cli_train.h"
 #include "../core/decode.h"
 #include "indexlist.h"
 #include "../core/utf8.h"
@@ -50,15 +50,6 @@ static int run_trace(const Lesson *l, const char *path, Trace *t)
     if (trace_run(t, &l->params, &terr)) return EXIT_OK;
     cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
     return EXIT_USAGE;
-}
-
-static int finish_stdout(void)
-{
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
-        return EXIT_IO;
-    }
-    return EXIT_OK;
 }
 
 // lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json` names it too.
@@ -132,7 +123,7 @@ static int check_files(char **paths, int count)
         lesson_report_free(&rep);
         if (s == EXIT_USAGE || (s == EXIT_IO && status == EXIT_OK)) status = s;
     }
-    int out = finish_stdout();
+    int out = cli_finish_stdout();
     return status != EXIT_OK ? status : out;
 }
 
@@ -246,7 +237,7 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
     for (size_t i = 0; i < res.count; i++) cli_line(stdout, "%s\n", res.paths[i]);
     if (res.missing[0]) cli_line(stderr, "mha-tracer: warning: %s\n", res.missing);
     export_result_free(&res);
-    return finish_stdout();
+    return cli_finish_stdout();
 }
 #endif
 
@@ -397,7 +388,7 @@ static int run_new(const Args *a, const char *argv0)
                    d_model, heads, heads == 1 ? "" : "s");
             if (!have_schema)
                 cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
-            status = finish_stdout();
+            status = cli_finish_stdout();
         }
     }
     free(json);
@@ -479,179 +470,12 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
             status = EXIT_USAGE; // like --json of a lesson whose numbers overflow: an error of the lesson
         } else {
             cli_print_grad(stdout, loss, &g);
-            status = finish_stdout();
+            status = cli_finish_stdout();
         }
         params_free(&g);
     } else
         cli_line(stderr, "mha-tracer: error: out of memory\n");
     mat_free(&targets);
-    return status;
-}
-
-// The processor time used so far, in seconds (training runs on this one thread, so it is the time it took).
-static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
-
-// Would the trained lesson load again? Its weights are written out (4 * heads * d_model * d_k numbers): within
-// lesson_write_bound's bounds it does; else the untrained lesson written the same way holds as many values
-// (lesson_write_readable). false with why.
-static bool train_output_fits(const Lesson *l, char *why, size_t cap)
-{
-    const AttnParams *p = &l->params;
-    double weights = 4.0 * p->heads * p->d_model * p->d_k, values, bytes;
-    lesson_write_bound(l, p, &values, &bytes);
-    if (values <= LESSON_MAX_FILE_VALUES && bytes <= LESSON_MAX_FILE_BYTES) return true;
-    LessonError err;
-    size_t len = 0;
-    char *json = weights <= LESSON_MAX_FILE_VALUES ? lesson_write_json(l, p, " (trained)", &len) : NULL;
-    bool ok = json && lesson_write_readable(json, len, &err);
-    free(json);
-    if (weights > LESSON_MAX_FILE_VALUES)
-        snprintf(why, cap, "its weights written out are 4 * heads * d_model * d_k = 4 * %d * %d * %d = %.0f numbers, more than "
-                 "the %d values a lesson file may hold, so it could not be loaded again", p->heads, p->d_model, p->d_k,
-                 weights, LESSON_MAX_FILE_VALUES);
-    else if (!ok)
-        snprintf(why, cap, "%s", json || len ? err.message : "out of memory");
-    return ok;
-}
-
-// The trained lesson's questions: each stated answer recomputed from the trained weights (the file's were
-// about the untrained ones). Returns how many changed, or -1 (questions dropped) when one cannot be answered.
-static int train_update_questions(Lesson *l, const AttnParams *trained)
-{
-    Lesson shown = *l;
-    shown.params = *trained;
-    Trace t;
-    TraceError terr;
-    int changed = 0;
-    if (l->question_count == 0) return 0;
-    bool traced = trace_run(&t, trained, &terr), ok = traced;
-    for (int i = 0; ok && i < l->question_count; i++) {
-        LessonQuestion *q = &l->questions[i];
-        QuestionAnswer a;
-        LessonError err;
-        if (!(ok = question_answer(&shown, &t, q, i, &a, &err))) break;
-        bool same = q->kind == ANSWER_CELL    ? q->row == a.cell.row && q->col == a.cell.col
-                    : q->kind == ANSWER_VALUE ? q->value == a.value
-                                              : q->correct == a.choice;
-        changed += !same;
-        if (q->kind == ANSWER_CELL) q->row = a.cell.row, q->col = a.cell.col;
-        else if (q->kind == ANSWER_VALUE) q->value = a.value;
-        else q->correct = a.choice;
-    }
-    if (traced) trace_free(&t);
-    if (!ok) l->question_count = 0;
-    return ok ? changed : -1;
-}
-
-// --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
-static int run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)
-{
-    if (!l->trains) {
-        cli_line(stderr, "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
-                 path ? path : "<built-in>");
-        return EXIT_USAGE;
-    }
-    if (!out) {
-        cli_line(stderr, "mha-tracer: error: --train needs --out FILE for the trained lesson\n");
-        return EXIT_USAGE;
-    }
-    double steps_given;
-    if (steps_arg) {
-        if (!options_number(OPT_STEPS, steps_arg, &steps_given)) return EXIT_USAGE;
-        l->train.steps = (int)steps_given;
-    }
-    // The lesson itself, by any name or through a link, is refused (a hard link's other name would be replaced by
-    // a new file, as every write here renames a fresh one into place, and the lesson keep its bytes).
-    char in_real[4096], out_real[4096];
-    if (path && platform_realpath(path, in_real, sizeof in_real) && platform_realpath(out, out_real, sizeof out_real)
-        && strcmp(in_real, out_real) == 0) {
-        cli_line(stderr, "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to another file\n", out);
-        return EXIT_USAGE;
-    }
-    LessonError target_err; // refused before the training, not after it
-    if (!lesson_write_target(out, &target_err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
-        return EXIT_IO;
-    }
-    char why[600];
-    if (!train_output_fits(l, why, sizeof why)) {
-        cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n", path ? path : "<built-in>", why);
-        return EXIT_USAGE;
-    }
-    Matrix vocab;
-    int *ids = malloc((size_t)l->params.n * sizeof(int));
-    if (!ids || !lesson_train_vocabulary(l, &vocab, ids)) {
-        free(ids);
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        return EXIT_IO;
-    }
-    free(ids);
-    double t0 = seconds_now();
-    Trainer tr;
-    TraceError terr;
-    bool ok = train_init(&tr, &l->params, &l->train, &vocab, &terr);
-    mat_free(&vocab);
-    if (!ok) {
-        cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
-        return EXIT_USAGE;
-    }
-    if (!isfinite(tr.loss[0])) { // refused before a step: no step of it could be finite
-        const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
-        size_t big = 0, count = (size_t)e->rows * (size_t)e->cols;
-        for (size_t i = 1; i < count; i++)
-            if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
-        char why[300] = "use smaller embeddings or weights";
-        if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
-            snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
-                     "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
-        cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
-                 "was trained\n", path ? path : "<built-in>", isnan(tr.loss[0]) ? "not a number" : "infinite", why);
-        train_free(&tr);
-        return EXIT_USAGE;
-    }
-    int steps = l->train.steps, every = steps >= 10 ? steps / 10 : 1;
-    cli_line(stdout, "training %s: task %s, %d sequences of %d tokens from %d distinct, %d steps, learning rate %g\n",
-             path ? path : "<built-in>", train_task_key(l->train.task), l->train.sequences, l->params.n,
-             tr.vocab.rows, steps, l->train.learning_rate);
-    cli_line(stdout, "step %d/%d loss %.9g\n", 0, steps, tr.loss[0]);
-    while (ok && tr.step < steps) {
-        ok = train_step(&tr, &terr);
-        if (ok && (tr.step % every == 0 || tr.step == steps))
-            cli_line(stdout, "step %d/%d loss %.9g\n", tr.step, steps, tr.loss[tr.step == steps ? steps : tr.step - 1]);
-    }
-    if (!ok) {
-        cli_line(stderr, "%s: error: step %d: %s\n", path ? path : "<built-in>", tr.step + 1, terr.message);
-        train_free(&tr);
-        return EXIT_USAGE;
-    }
-    double seconds = seconds_now() - t0;
-    int asked = l->question_count, changed = train_update_questions(l, &tr.p);
-    if (asked > 0 && changed >= 0)
-        cli_line(stderr, "mha-tracer: note: the trained lesson keeps its %d question%s; %d stated answer%s changed to what "
-                 "the trained weights give\n", asked, asked == 1 ? "" : "s", changed, changed == 1 ? " was" : "s were");
-    else if (asked > 0)
-        cli_line(stderr, "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers cannot be "
-                 "computed from the trained weights\n", asked, asked == 1 ? "" : "s");
-    size_t len;
-    char *json = lesson_write_json(l, &tr.p, " (trained)", &len);
-    int status = EXIT_OK;
-    LessonError err;
-    if (!json) {
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        status = EXIT_IO;
-    } else if (!lesson_write_file(out, json, len, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        status = EXIT_IO;
-    } else {
-        cli_line(stdout, "wrote %s\n", out);
-        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr.loss[0], tr.loss[steps],
-                 seconds);
-        status = finish_stdout();
-    }
-    free(json);
-    train_free(&tr);
     return status;
 }
 
@@ -676,7 +500,7 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
             cli_line(stderr, "%s: error: %s\n", usage ? name : "mha-tracer", msg);
             return usage ? EXIT_USAGE : EXIT_IO;
         }
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     double block = 0;
     if (!options_number(OPT_TILES, a->value[OPT_TILES], &block)) return EXIT_USAGE;
@@ -690,7 +514,7 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
     x.tiles = (int)block;
     x.head_json = cli_json_tiles;
     cli_print_json_ex(stdout, l, t, &x);
-    return finish_stdout();
+    return cli_finish_stdout();
 }
 
 // --trace --stage NAME|all [--head N]: only that stage (or each), as the board shows it (cli_print_stage).
@@ -719,44 +543,93 @@ static int run_trace_stage(const Args *a, const Lesson *l, const char *path, con
                  a->value[OPT_STAGE]);
         return EXIT_USAGE;
     }
-    return finish_stdout();
+    return cli_finish_stdout();
 }
 
-// What a lesson's mode prints (--trace, --json, --questions, --grad, --compare, --export) from its trace.
+// The modes that run on a loaded, traced lesson: one function each, found in LESSON_MODES by the mode.
+typedef int (*LessonModeRun)(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                             ExportRequest *xreq);
+
+// --trace: the whole trace as text, or with --stage / --head one stage as the board shows it.
+static int mode_trace(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                      ExportRequest *xreq)
+{
+    (void)xreq;
+    if (a->value[OPT_STAGE] || a->value[OPT_HEAD]) return run_trace_stage(a, l, path, t);
+    cli_print_trace_ex(stdout, l, t, extra);
+    return cli_finish_stdout();
+}
+
+// --json: the whole trace, or with --decode / --tiles the generated tokens or the tiles.
+static int mode_json(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                     ExportRequest *xreq)
+{
+    (void)xreq;
+    if (a->value[OPT_DECODE] || a->value[OPT_TILES]) return run_decode_tiles(a, l, path, t, extra);
+    cli_print_json_ex(stdout, l, t, extra);
+    return cli_finish_stdout();
+}
+
+// --questions: each question with its answer from the trace; a question that does not hold is exit 2.
+static int mode_questions(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                          ExportRequest *xreq)
+{
+    (void)a, (void)extra, (void)xreq;
+    int errors = cli_print_questions(stdout, stderr, l, t, path ? path : "<built-in>");
+    int status = cli_finish_stdout();
+    return errors > 0 && status == EXIT_OK ? EXIT_USAGE : status;
+}
+
+static int mode_grad(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                     ExportRequest *xreq)
+{
+    (void)a, (void)extra, (void)xreq;
+    return run_grad(l, path, t);
+}
+
+// --compare: one head of h·d_k beside the h heads.
+static int mode_compare(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                        ExportRequest *xreq)
+{
+    (void)a, (void)extra, (void)xreq;
+    Comparison cmp;
+    TraceError terr;
+    if (!compare_run(&cmp, &l->params, &terr)) {
+        cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
+        return EXIT_USAGE;
+    }
+    cli_print_compare(stdout, l, t, &cmp);
+    compare_free(&cmp);
+    return cli_finish_stdout();
+}
+
+#ifndef MHA_NO_GUI
+static int mode_export(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
+                       ExportRequest *xreq)
+{
+    (void)extra;
+    i18n_use(i18n_choose(a->value[OPT_LANG], l->language));
+    return run_export(xreq, l, path, t);
+}
+#endif
+
+static const struct {
+    Mode mode;
+    LessonModeRun run;
+} LESSON_MODES[] = {
+    {MODE_TRACE, mode_trace},     {MODE_JSON, mode_json},       {MODE_QUESTIONS, mode_questions},
+    {MODE_GRAD, mode_grad},       {MODE_COMPARE, mode_compare},
+#ifndef MHA_NO_GUI
+    {MODE_EXPORT, mode_export},
+#endif
+};
+
+// The mode a->mode on the lesson; EXIT_OK for a mode with nothing to run here (the window, --train).
 static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
                     ExportRequest *xreq)
 {
-    if (a->mode == MODE_JSON && (a->value[OPT_DECODE] || a->value[OPT_TILES])) return run_decode_tiles(a, l, path, t, extra);
-    if (a->mode == MODE_TRACE && (a->value[OPT_STAGE] || a->value[OPT_HEAD])) return run_trace_stage(a, l, path, t);
-    if (a->mode == MODE_TRACE || a->mode == MODE_JSON) {
-        if (a->mode == MODE_TRACE) cli_print_trace_ex(stdout, l, t, extra);
-        else cli_print_json_ex(stdout, l, t, extra);
-        return finish_stdout();
-    }
-    if (a->mode == MODE_QUESTIONS) {
-        int errors = cli_print_questions(stdout, stderr, l, t, path ? path : "<built-in>");
-        int status = finish_stdout();
-        return errors > 0 && status == EXIT_OK ? EXIT_USAGE : status;
-    }
-    if (a->mode == MODE_GRAD) return run_grad(l, path, t);
-    if (a->mode == MODE_COMPARE) {
-        Comparison cmp;
-        TraceError terr;
-        if (!compare_run(&cmp, &l->params, &terr)) {
-            cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
-            return EXIT_USAGE;
-        }
-        cli_print_compare(stdout, l, t, &cmp);
-        compare_free(&cmp);
-        return finish_stdout();
-    }
-#ifndef MHA_NO_GUI
-    if (a->mode == MODE_EXPORT) {
-        i18n_use(i18n_choose(a->value[OPT_LANG], l->language));
-        return run_export(xreq, l, path, t);
-    }
-#endif
-    (void)xreq;
+    for (size_t i = 0; i < sizeof LESSON_MODES / sizeof LESSON_MODES[0]; i++)
+        if (LESSON_MODES[i].mode == a->mode) return LESSON_MODES[i].run(a, l, path, t, extra, xreq);
     return EXIT_OK;
 }
 
@@ -787,7 +660,7 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     if (ablate || shuffle) status = apply_teaching_options(&lesson, path, ablate, shuffle, &perm, &extra);
     if (status == EXIT_OK && a->value[OPT_ROPE_SHIFT]) status = apply_rope_shift(&lesson, path, a->value[OPT_ROPE_SHIFT]);
     if (status == EXIT_OK && a->mode == MODE_TRAIN)
-        status = run_train(&lesson, path, a->value[OPT_STEPS], a->value[OPT_OUT]);
+        status = cli_run_train(&lesson, path, a->value[OPT_STEPS], a->value[OPT_OUT]);
     else if (status == EXIT_OK) {
         Trace trace;
         status = run_trace(&lesson, path, &trace);
@@ -856,7 +729,7 @@ static int run_layout(const Args *a)
         cli_line(stderr, "%s: error: %s\n", path ? path : "mha-tracer", err);
         return status;
     }
-    return finish_stdout();
+    return cli_finish_stdout();
 #endif
 }
 
@@ -865,11 +738,11 @@ static int run(const Args *a, const char *argv0)
 {
     if (a->mode == MODE_HELP) {
         options_print_help(stdout);
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     if (a->mode == MODE_VERSION) {
         cli_line(stdout, "mha-tracer %s\n", MHA_VERSION);
-        return finish_stdout();
+        return cli_finish_stdout();
     }
     if (a->mode == MODE_NEW) return run_new(a, argv0);
     if (a->mode == MODE_LAYOUT) return run_layout(a);

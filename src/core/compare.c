@@ -22,12 +22,14 @@ static void copy_values(Matrix *dst, const Matrix *src)
 bool compare_single_head(AttnParams *out, const AttnParams *p)
 {
     if (!params_init(out, p->n, p->m, p->d_model, 1, p->heads * p->d_k)) return false;
-    out->mask = p->mask;
-    out->cross = p->cross;
-    out->scale = p->scale; // a lesson's own scale multiplies the one head's scores too (0: its own 1/sqrt(h d_k))
-    out->window = p->window; // the same sliding window
-    out->rope = p->rope;
-    out->rope_base = p->rope_base;
+    // The lesson's settings (its mask, sliding window, RoPE; its own scale multiplies the one head's scores too,
+    // 0: its own 1/sqrt(h d_k)) but one head of h·d_k, one K/V head, and X as it is (E + P with positions).
+    AttnConfig cfg = p->cfg;
+    cfg.heads = cfg.kv_heads = 1;
+    cfg.d_k = p->heads * p->d_k;
+    cfg.kv_given = false;
+    cfg.positions = POS_NONE;
+    out->cfg = cfg;
     out->rope_block = p->d_k; // each head's columns turned as that head turns them: the scores still add up
     copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);

@@ -156,20 +156,13 @@ void params_swap_weights(AttnParams *a, AttnParams *b)
 bool params_copy(AttnParams *out, const AttnParams *src)
 {
     if (!params_init_grouped(out, src->n, src->m, src->d_model, src->heads, src->kv_heads, src->d_k)) return false;
-    out->kv_given = src->kv_given;
-    out->window = src->window;
-    out->rope = src->rope;
-    out->rope_base = src->rope_base;
+    out->cfg = src->cfg; // every setting of the lesson
     out->rope_shift = src->rope_shift;
     out->rope_block = src->rope_block;
-    out->mask = src->mask;
-    out->cross = src->cross;
     copy_values(&out->X, &src->X);
     copy_values(&out->S, &src->S);
     params_copy_weights(out, src);
-    out->scale = src->scale;
     out->ablated = src->ablated;
-    out->positions = src->positions;
     if (src->positions != POS_NONE) {
         bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);
         if (ok && src->cross) ok = mat_copy(&out->E_S, &src->E_S) && mat_copy(&out->P_S, &src->P_S);

@@ -22,19 +22,40 @@ typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
 // The most heads an ablation mask can name (one bit each).
 #define ATTN_MAX_ABLATED_HEADS 64
 
+// A lesson's settings, apart from its matrices (llama2.c's Config): each a row of the lesson-field table
+// (src/lesson/lesson_fields.c), which reads, checks, saves and prints them. Copied as one: dst->cfg = src->cfg.
+// The members are listed once, here, for AttnConfig and for AttnParams' unnamed twin of cfg (p->heads is
+// p->cfg.heads).
+#define ATTN_CONFIG_MEMBERS                                                                                      \
+    int heads, d_k;                                                                                              \
+    /* Grouped-query attention: kv_heads K/V heads (dividing heads; == heads for plain multi-head), query   */  \
+    /* head h reading K/V head params_kv_head(p, h). kv_given: the lesson named "kv_heads" (--json says so). */  \
+    int kv_heads;                                                                                                \
+    bool kv_given;                                                                                               \
+    MaskKind mask;                                                                                               \
+    int window; /* > 0 (causal lessons only): query i sees the keys j with i - window < j <= i; 0: all j <= i */ \
+    RopeKind rope; /* ROPE_NONE: no rotation; else Q and K rows turn by position * rope_base^(-2j/d_k) */        \
+    double rope_base;                                                                                            \
+    bool cross; /* true when keys/values come from a separate source sequence */                                 \
+    /* Where X's positions come from (POS_NONE: the embeddings as given; else X = E + P, see below). */          \
+    PositionKind positions;                                                                                      \
+    double scale; /* > 0: multiplies the scores instead of the default division by sqrt(d_k); 0: the default */
+
+typedef struct {
+    ATTN_CONFIG_MEMBERS
+} AttnConfig;
+
 // Everything the computation reads. Owned by whoever filled it (usually a Lesson); free with params_free.
 typedef struct {
     int n;          // query tokens
     int m;          // key/value tokens (== n for self-attention)
-    int d_model, heads, d_k;
-    // Grouped-query attention: kv_heads K/V heads (dividing heads; == heads for plain multi-head), query
-    // head h reading K/V head params_kv_head(p, h). kv_given: the lesson named "kv_heads" (then --json says so).
-    int kv_heads;
-    bool kv_given;
-    MaskKind mask;
-    int window;     // > 0 (causal lessons only): query i sees the keys j with i - window < j <= i; 0: all j <= i
-    RopeKind rope;  // ROPE_NONE: no rotation; else Q and K rows turn by position * rope_base^(-2j/d_k)
-    double rope_base;
+    int d_model;
+    union { // the settings: as one struct (cfg), or member by member (p->heads)
+        AttnConfig cfg;
+        struct {
+            ATTN_CONFIG_MEMBERS
+        };
+    };
     // RoPE's point, shown on the board: > 0 (RoPE lessons only) the trace also turns every Q and K row at position
     // p + rope_shift and takes their scores (HeadTrace.Q_shift, K_shift, scores_shift), which equal the scores up
     // to rounding. Not a lesson key: the window's key S and --rope-shift set it; 0: not computed.
@@ -42,7 +63,6 @@ typedef struct {
     // > 0: RoPE turns each block of rope_block columns as a d_k of its own (--compare's single head, whose
     // h·d_k columns are the h heads' side by side, each turned as its head turns it); 0: the whole d_k.
     int rope_block;
-    bool cross;     // true when keys/values come from a separate source sequence
     Matrix X;       // (n, d_model) query-side embeddings
     Matrix S;       // (m, d_model) key/value-side embeddings; a copy of X for self-attention
     Matrix *W_Q, *W_K, *W_V; // [heads], each (d_model, d_k)
@@ -52,13 +72,11 @@ typedef struct {
     // the group's first head. An edit through any of them is the group's; a gradient into them sums the group.
     Matrix W_O;     // (heads * d_k, d_model)
     Matrix b_O;     // (1, d_model); zeros when the lesson gives none
-    // Positions (POS_NONE: E, P, E_S and P_S are empty and X, S are the embeddings as given). Otherwise
-    // X = E + P is what the projections read, and for cross-attention S = E_S + P_S; params_apply_positions
-    // recomputes them after E, P, E_S or P_S change.
-    PositionKind positions;
+    // Positions (cfg.positions POS_NONE: E, P, E_S and P_S are empty and X, S are the embeddings as given).
+    // Otherwise X = E + P is what the projections read, and for cross-attention S = E_S + P_S;
+    // params_apply_positions recomputes them after E, P, E_S or P_S change.
     Matrix E, P;     // (n, d_model) the token embeddings and the position vectors
     Matrix E_S, P_S; // (m, d_model) the source's, for cross-attention (empty for self-attention)
-    double scale;    // > 0: multiplies the scores instead of the default division by sqrt(d_k); 0: the default
     uint64_t ablated; // bit h: head h's Z enters the concatenation as zeros (its own stages are still computed)
 } AttnParams;
 

@@ -12,47 +12,56 @@
 //     core/trace.c, kept in Trace.shown[id]), shown, never fed back; it keeps one layer-level matrix.
 // id: the Stage value. key: ASCII and lower case, for file names, --stage, deep links and the messages of a
 // failed trace.
-// (model row): name (a message id), title (a message id, plain text, for exported page titles), short name
-//   (a message id), heatmap, {results}, present, equations, formula, explanation — StageInfo's columns; the
-//   functions are model/stages.c's.
-// (matrix row) of a SHOWN stage: MatId, key, symbol, what (a message id), rows, cols, row axis, col axis,
-//   colour range group, from, present, explain, --json key, --trace title — MatInfo's columns (see MAT_ROWS in
-//   model/matrices.h); it is not per head, not editable and read from Trace.shown[id]. Its MatId follows the
-//   rows of MAT_ROWS, in the order of this table. from and explain are extern functions (model/stages.c).
+// (model row): StageInfo's columns by name (model/stages.h; one left out is 0 or NULL): .name (a message id),
+//   .title (a message id, plain text, for exported page titles), .short_name (a message id), .heatmap,
+//   .results, .present, .equations, .formula, .explain; the functions are model/stages.c's.
+// (matrix row) of a SHOWN stage: its MatId, from and explain (extern functions of model/stages.c, whose
+//   prototypes the row gives), then MatInfo's columns by name (.key, .symbol, .what, .rows, .cols, .row_axis,
+//   .col_axis, .range, .present, .json, .trace; see MAT_ROWS in model/matrices.h); it is not per head, not
+//   editable and read from Trace.shown[id]. Its MatId follows the rows of MAT_ROWS, in the order of this table.
 // STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE (their `present`).
-#define STAGE_TABLE(STAGE, SHOWN)                                                                                  \
-    STAGE(STAGE_INPUT, "input", /* embeddings X (and source S) */                                                \
-          (N_("Input"), N_("Input embeddings"), N_("X"), MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input))  \
-    STAGE(STAGE_POSITIONS, "positions", /* E + P = X (only for lessons with positions) */                        \
-          (N_("Positions"), N_("Positions E + P"), N_("E + P"), MAT_NONE, {MAT_X}, has_positions, eq_positions,    \
-           f_positions, x_positions))                                                                             \
-    STAGE(STAGE_PROJECT, "projections", /* Q_i, K_i, V_i */                                                      \
-          (N_("Projections Q, K, V"), N_("Projections Q, K, V"), N_("Q K V"), MAT_NONE, {MAT_Q, MAT_K, MAT_V},     \
-           NULL, eq_project, f_project, x_project))                                                               \
-    STAGE(STAGE_ROTATE, "rotate", /* RoPE: Q_i, K_i rows turned by their positions (rope only) */                \
-          (N_("Rotation RoPE"), N_("Rotation RoPE"), N_("RoPE"), MAT_NONE, {MAT_QROT, MAT_KROT}, has_rope,         \
-           eq_rotate, f_rotate, x_rotate))                                                                        \
-    STAGE(STAGE_SCORES, "scores", /* Q_i K_i^T */                                                                \
-          (N_("Scores QK^T"), N_("Scores Q" "K\xe1\xb5\x80"), N_("QK^T"), MAT_SCORES, {MAT_SCORES}, NULL,          \
-           eq_scores, f_scores, x_scores))                                                                        \
-    STAGE(STAGE_SCALE, "scaled", /* / sqrt(d_k) */                                                               \
-          (N_("Scaling by " "\xe2\x88\x9a" "d_k"), N_("Scaling \xc3\xb7" "\xe2\x88\x9a" "d_k"),                   \
-           N_("\xc3\xb7" "\xe2\x88\x9a" "d_k"), MAT_SCALED, {MAT_SCALED}, NULL, eq_scale, f_scale, x_scale))      \
-    STAGE(STAGE_MASK, "mask", /* causal mask: -inf above the diagonal */                                         \
-          (N_("Causal mask"), N_("Causal mask"), N_("mask"), MAT_MASKED, {MAT_MASKED}, is_causal, eq_mask, f_mask, \
-           x_mask))                                                                                               \
-    STAGE(STAGE_SOFTMAX, "softmax", /* row-wise softmax */                                                       \
-          (N_("Softmax"), N_("Softmax"), N_("softmax"), MAT_WEIGHTS, {MAT_WEIGHTS}, NULL, eq_softmax, f_softmax,   \
-           x_softmax))                                                                                            \
-    STAGE(STAGE_WEIGHTED_SUM, "weighted-sum", /* Z_i = A_i V_i */                                                \
-          (N_("Weighted sum"), N_("Weighted sum A" "\xc2\xb7" "V"), N_("AV"), MAT_WEIGHTS, {MAT_Z}, NULL,          \
-           eq_weighted, f_weighted, x_weighted))                                                                  \
-    STAGE(STAGE_CONCAT, "concat", /* [Z_0 ... Z_{h-1}] */                                                        \
-          (N_("Concatenation"), N_("Concatenation"), N_("concat"), MAT_WEIGHTS, {MAT_CONCAT}, NULL, eq_concat,     \
-           f_concat, x_concat))                                                                                   \
-    STAGE(STAGE_OUTPUT, "output", /* concat W_O + b_O */                                                         \
-          (N_("Output projection W^O"), N_("Output projection W\xe1\xb4\xbc"), N_("W^O"), MAT_WEIGHTS,             \
-           {MAT_OUTPUT}, NULL, eq_output, f_output, x_output))
+#define STAGE_TABLE(STAGE, SHOWN)                                                                                      \
+    STAGE(STAGE_INPUT, "input", /* embeddings X (and source S) */                                                      \
+          (.name = N_("Input"), .title = N_("Input embeddings"), .short_name = N_("X"), .heatmap = MAT_NONE,           \
+           .results = {MAT_NONE}, .equations = eq_input, .formula = f_input, .explain = x_input))                      \
+    STAGE(STAGE_POSITIONS, "positions", /* E + P = X (only for lessons with positions) */                              \
+          (.name = N_("Positions"), .title = N_("Positions E + P"), .short_name = N_("E + P"), .heatmap = MAT_NONE,    \
+           .results = {MAT_X}, .present = has_positions, .equations = eq_positions, .formula = f_positions,            \
+           .explain = x_positions))                                                                                    \
+    STAGE(STAGE_PROJECT, "projections", /* Q_i, K_i, V_i */                                                            \
+          (.name = N_("Projections Q, K, V"), .title = N_("Projections Q, K, V"), .short_name = N_("Q K V"),           \
+           .heatmap = MAT_NONE, .results = {MAT_Q, MAT_K, MAT_V}, .equations = eq_project, .formula = f_project,       \
+           .explain = x_project))                                                                                      \
+    STAGE(STAGE_ROTATE, "rotate", /* RoPE: Q_i, K_i rows turned by their positions (rope only) */                      \
+          (.name = N_("Rotation RoPE"), .title = N_("Rotation RoPE"), .short_name = N_("RoPE"), .heatmap = MAT_NONE,   \
+           .results = {MAT_QROT, MAT_KROT}, .present = has_rope, .equations = eq_rotate, .formula = f_rotate,          \
+           .explain = x_rotate))                                                                                       \
+    STAGE(STAGE_SCORES, "scores", /* Q_i K_i^T */                                                                      \
+          (.name = N_("Scores QK^T"), .title = N_("Scores Q" "K\xe1\xb5\x80"), .short_name = N_("QK^T"),               \
+           .heatmap = MAT_SCORES, .results = {MAT_SCORES}, .equations = eq_scores, .formula = f_scores,                \
+           .explain = x_scores))                                                                                       \
+    STAGE(STAGE_SCALE, "scaled", /* / sqrt(d_k) */                                                                     \
+          (.name = N_("Scaling by " "\xe2\x88\x9a" "d_k"), .title = N_("Scaling \xc3\xb7" "\xe2\x88\x9a" "d_k"),       \
+           .short_name = N_("\xc3\xb7" "\xe2\x88\x9a" "d_k"), .heatmap = MAT_SCALED, .results = {MAT_SCALED},          \
+           .equations = eq_scale, .formula = f_scale, .explain = x_scale))                                             \
+    STAGE(STAGE_MASK, "mask", /* causal mask: -inf above the diagonal */                                               \
+          (.name = N_("Causal mask"), .title = N_("Causal mask"), .short_name = N_("mask"), .heatmap = MAT_MASKED,     \
+           .results = {MAT_MASKED}, .present = is_causal, .equations = eq_mask, .formula = f_mask, .explain = x_mask)) \
+    STAGE(STAGE_SOFTMAX, "softmax", /* row-wise softmax */                                                             \
+          (.name = N_("Softmax"), .title = N_("Softmax"), .short_name = N_("softmax"), .heatmap = MAT_WEIGHTS,         \
+           .results = {MAT_WEIGHTS}, .equations = eq_softmax, .formula = f_softmax, .explain = x_softmax))             \
+    STAGE(STAGE_WEIGHTED_SUM, "weighted-sum", /* Z_i = A_i V_i */                                                      \
+          (.name = N_("Weighted sum"), .title = N_("Weighted sum A" "\xc2\xb7" "V"), .short_name = N_("AV"),           \
+           .heatmap = MAT_WEIGHTS, .results = {MAT_Z}, .equations = eq_weighted, .formula = f_weighted,                \
+           .explain = x_weighted))                                                                                     \
+    STAGE(STAGE_CONCAT, "concat", /* [Z_0 ... Z_{h-1}] */                                                              \
+          (.name = N_("Concatenation"), .title = N_("Concatenation"), .short_name = N_("concat"),                      \
+           .heatmap = MAT_WEIGHTS, .results = {MAT_CONCAT}, .equations = eq_concat, .formula = f_concat,               \
+           .explain = x_concat))                                                                                       \
+    STAGE(STAGE_OUTPUT, "output", /* concat W_O + b_O */                                                               \
+          (.name = N_("Output projection W^O"), .title = N_("Output projection W\xe1\xb4\xbc"),                        \
+           .short_name = N_("W^O"), .heatmap = MAT_WEIGHTS, .results = {MAT_OUTPUT}, .equations = eq_output,           \
+           .formula = f_output, .explain = x_output))
 
 // A row's columns, unwrapped from their parentheses: STAGE_TABLE_COLS (a, b) is a, b.
 #define STAGE_TABLE_COLS(...) __VA_ARGS__

@@ -53,71 +53,6 @@ static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool 
     return true;
 }
 
-// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN"); the window
-// and the exports show their words in it when they have it (see model/i18n.h), else in the next choice.
-static bool read_language(Ctx *c, const cJSON *root, char **out)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "language", &k);
-    if (!v) return true;
-    lesson_push_key(c, "language", k);
-    const char *str = NULL;
-    if (!lesson_get_string(c, v, &str)) return false;
-    size_t i = 0, run = 0;
-    while (((str[i] | 32) >= 'a' && (str[i] | 32) <= 'z')) i++;
-    bool ok = i >= 2 && i <= 3;
-    while (ok && str[i]) {
-        if (str[i] != '-' && str[i] != '_') ok = false;
-        i++;
-        for (run = 0; (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9'); i++) run++;
-        if (run < 1 || run > 8) ok = false;
-    }
-    if (!ok) {
-        char shown[80];
-        snprintf(shown, sizeof shown, "%.60s%s", str, strlen(str) > 60 ? "..." : "");
-        return lesson_fail(c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"", shown);
-    }
-    if (out && !(*out = lesson_dup_string(str, strlen(str)))) return lesson_fail(c, "out of memory");
-    lesson_pop(c);
-    return true;
-}
-
-static bool read_mask(Ctx *c, const cJSON *root, bool cross, MaskKind *mask)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "mask", &k);
-    if (!v) return true;
-    lesson_push_key(c, "mask", k);
-    if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"none\" or \"causal\", got %s", lesson_type_name(v));
-    char shown[80];
-    if (strcmp(v->valuestring, "causal") == 0)
-        *mask = MASK_CAUSAL;
-    else if (strcmp(v->valuestring, "none") != 0)
-        return lesson_fail(c, "expected \"none\" or \"causal\", got \"%s\"", lesson_show_key(v->valuestring, shown, sizeof shown));
-    if (*mask == MASK_CAUSAL && cross)
-        return lesson_fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
-    lesson_pop(c);
-    return true;
-}
-
-// "scale": a positive number that multiplies the scores instead of 1/sqrt(d_k) (0 when absent: the default).
-static bool read_scale(Ctx *c, const cJSON *root, double *scale)
-{
-    int k;
-    const cJSON *v = lesson_member(root, "scale", &k);
-    if (!v) return true;
-    lesson_push_key(c, "scale", k);
-    char num[40];
-    if (!cJSON_IsNumber(v)) return lesson_fail(c, "expected a positive number (it multiplies the scores), got %s", lesson_type_name(v));
-    if (!isfinite(v->valuedouble)) return lesson_fail(c, "number out of range");
-    if (!(v->valuedouble > 0))
-        return lesson_fail(c, "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a" "d_k), got %s",
-                           lesson_fmt_num(v->valuedouble, num, sizeof num));
-    *scale = v->valuedouble;
-    lesson_pop(c);
-    return true;
-}
-
 // "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
@@ -142,14 +77,128 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
     return ok;
 }
 
+// The top level's keys, in the order "unknown key" lists them, then the field table's other rows: keys (NULL
+// ended, at least TOP_KEYS + 64 entries) and the same as text for the message (expected).
+#define TOP_KEYS 22
+static void top_level_keys(const char **keys, char *expected, size_t cap)
+{
+    static const char *const top_keys[TOP_KEYS] = {"$schema", "title",  "notes", "language", "tokens", "sentence",
+                                                   "split", "embeddings", "d_model", "heads", "d_k", "mask", "source",
+                                                   "weights", "positions", "scale", "rope", "kv_heads", "window",
+                                                   "targets", "train", "questions"};
+    memcpy(keys, top_keys, sizeof top_keys);
+    snprintf(expected, cap, "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, "
+                            "mask, source, weights, positions, scale, rope, kv_heads, window, targets, train, questions");
+    lesson_fields_keys(keys, TOP_KEYS, TOP_KEYS + 64, expected, cap);
+}
+
+// d_k not given: d_model / heads, which heads must divide (the error at "heads").
+static bool derive_d_k(Ctx *c, Build *b, int d_model, int heads_member)
+{
+    int heads = b->cfg.heads;
+    if (d_model % heads != 0)
+        return lesson_fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
+                               heads, d_model);
+    b->cfg.d_k = d_model / heads;
+    return true;
+}
+
+// RoPE's even d_k, then the weights' size (4 * heads * d_k * d_model numbers at most LESSON_MAX_WEIGHT_VALUES).
+static bool check_shape(Ctx *c, const Build *b, int d_model, int rope_member)
+{
+    int heads = b->cfg.heads, d_k = b->cfg.d_k;
+    if (!lesson_check_rope_d_k(c, b->cfg.rope, rope_member, d_k)) return false;
+    double weight_values = 4.0 * heads * (double)d_k * d_model;
+    if (weight_values > LESSON_MAX_WEIGHT_VALUES)
+        return lesson_fail(c,
+                           "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
+                           "the limit is %.0f",
+                           weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES);
+    return true;
+}
+
+// The trace's size, known from the sizes alone: refused before the weights are even allocated (at "heads").
+static bool check_trace_size(Ctx *c, const Build *b, int d_model, int heads_member)
+{
+    int heads = b->cfg.heads, d_k = b->cfg.d_k;
+    bool rope_on = b->cfg.rope != ROPE_NONE; // then the rotated and the shifted Q and K, and the shifted scores
+    double values = trace_values(b->n, b->m, d_model, heads, d_k, rope_on);
+    if (values <= LESSON_MAX_TRACE_VALUES) return true;
+    return lesson_fail_top(c, "heads", heads_member,
+                           "the trace would hold %.0f numbers (heads * (%s*n*m + %s*(n + m)*d_k) + "
+                           "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d%s); "
+                           "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
+                           values, rope_on ? "4" : "3", rope_on ? "4" : "2", b->n, b->m, heads, d_k, d_model,
+                           rope_on ? "; with RoPE Q and K are kept rotated and shifted too" : "", LESSON_MAX_TRACE_VALUES);
+}
+
+// Self-attention: the keys and values come from the tokens themselves (copies). false when out of memory.
+static bool self_source(Build *b)
+{
+    b->m = b->n;
+    if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens)) || !mat_copy(&b->S, &b->X)) return false;
+    for (int i = 0; i < b->m; i++)
+        if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i])))) return false;
+    return true;
+}
+
+static void warn_pytorch_heads(Ctx *c, int heads, int heads_member)
+{
+    c->depth = 0;
+    lesson_push_key(c, "heads", heads_member);
+    lesson_warn(c,
+                "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
+                "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
+                "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
+                "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
+                "confirm it",
+                heads, plural(heads), heads);
+    lesson_pop(c);
+}
+
+// The lesson's matrices once their shapes are known: the weights (w, the member at k), and for a whole lesson
+// (whole: its tokens and embeddings read; else a one-token stand-in) its positions, targets and "train".
+static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Build *b, bool whole, int d_model,
+                          int source_member)
+{
+    const cJSON *v, *source = whole ? lesson_member(root, "source", &source_member) : NULL;
+    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, b->cfg.heads, b->cfg.kv_heads,
+                             b->cfg.d_k))
+        return lesson_fail(c, "out of memory");
+    b->p.cfg = b->cfg;
+    if (whole) { // the embeddings move into the params (same shapes)
+        mat_free(&b->p.X);
+        mat_free(&b->p.S);
+        b->p.X = b->X;
+        b->p.S = b->S;
+        memset(&b->X, 0, sizeof b->X);
+        memset(&b->S, 0, sizeof b->S);
+    }
+    lesson_push_key(c, "weights", k);
+    if (!lesson_read_weights(c, w, &b->p)) return false;
+    lesson_pop(c);
+    if (whole && !lesson_read_positions(c, root, source, source_member, &b->p)) return false;
+    if (whole && (v = lesson_member(root, "targets", &k))) {
+        lesson_push_key(c, "targets", k);
+        if (!mat_init(&b->targets, b->n, d_model)) return lesson_fail(c, "out of memory");
+        if (!lesson_read_matrix(c, v, &b->targets, "one per token", "d_model")) return false;
+        lesson_pop(c);
+    }
+    if (whole && (v = lesson_member(root, "train", &k))) {
+        lesson_push_key(c, "train", k);
+        if (!lesson_read_train(c, v, b)) return false;
+        lesson_pop(c);
+    }
+    return true;
+}
+
 // Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes on with
 // each part that does not depend on a broken one, in the same order, so its first error is the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
-    static const char *const top_keys[] = {"$schema", "title",  "notes", "language", "tokens",    "sentence",
-                                           "split",   "embeddings", "d_model", "heads", "d_k", "mask", "source",
-                                           "weights", "positions", "scale", "rope", "kv_heads", "window", "targets",
-                                           "train", "questions", NULL};
+    const char *keys[TOP_KEYS + 64];
+    char expected[1024];
+    top_level_keys(keys, expected, sizeof expected);
     if (!cJSON_IsObject(root)) return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
     bool all = c->rep != NULL, ok = true;
     // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
@@ -159,10 +208,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     bool stop = false;
 #define STOP_IF_FAST \
     if (stop) return false
-    STEP(lesson_check_keys(c, root, top_keys,
-                           "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, mask, "
-                           "source, weights, positions, scale, rope, kv_heads, window, targets, train, "
-                           "questions"));
+    STEP(lesson_check_keys(c, root, keys, expected));
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "$schema", false, NULL));
     STOP_IF_FAST;
@@ -170,41 +216,24 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
     STEP(read_string_member(c, root, "notes", false, &b->notes));
     STOP_IF_FAST;
-    STEP(read_language(c, root, &b->language));
+    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_TITLE)); // "language"
     STOP_IF_FAST;
     bool tokens_ok = STEP(lesson_read_tokens(c, root, &b->tokens, &b->n));
     STOP_IF_FAST;
 
-    int d_model = -1, heads = 0, d_k = -1, d_model_member = -1, heads_member = -1, d_k_member = -1;
+    int d_model = -1, d_model_member = -1, heads_member = -1, rope_member = -1;
     bool d_model_ok = STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
     STOP_IF_FAST;
-    bool heads_ok = lesson_member(root, "heads", &heads_member) != NULL;
-    if (!heads_ok) STEP(lesson_fail(c, "missing required key \"heads\""));
-    STOP_IF_FAST;
-    if (heads_ok) heads_ok = STEP(optional_int(c, root, "heads", LESSON_MAX_HEADS, &heads, &heads_member));
-    STOP_IF_FAST;
-    bool d_k_ok = STEP(optional_int(c, root, "d_k", LESSON_MAX_D_K, &d_k, &d_k_member));
-    STOP_IF_FAST;
-
-    MaskKind mask = MASK_NONE;
+    // The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...) into b->cfg.
     int source_member, k;
     const cJSON *source = lesson_member(root, "source", &source_member), *v;
-    STEP(read_mask(c, root, source != NULL, &mask));
+    b->cfg.cross = source != NULL;
+    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_SHAPE));
     STOP_IF_FAST;
-    double scale = 0.0;
-    STEP(read_scale(c, root, &scale));
-    STOP_IF_FAST;
-    // Today's attention: RoPE, grouped-query heads, the sliding window (lesson_modern.c).
-    RopeKind rope = ROPE_NONE;
-    double rope_base = 0.0;
-    int rope_member = -1, kv_heads = 0, window = 0;
-    bool kv_given = false;
-    STEP(lesson_read_rope(c, root, &rope, &rope_base, &rope_member));
-    STOP_IF_FAST;
-    bool kv_ok = STEP(lesson_read_kv_heads(c, root, heads_ok ? heads : 0, &kv_heads, &kv_given));
-    STOP_IF_FAST;
-    STEP(lesson_read_window(c, root, mask, &window));
-    STOP_IF_FAST;
+    bool heads_ok = lesson_field_ok(b, "heads") && lesson_member(root, "heads", &heads_member) != NULL;
+    bool d_k_ok = lesson_field_ok(b, "d_k"), kv_ok = lesson_field_ok(b, "kv_heads");
+    int heads = b->cfg.heads, d_k = b->cfg.d_k;
+    lesson_member(root, "rope", &rope_member);
 
     // The embeddings need the tokens (their rows) and a valid d_model when one is given.
     bool embeddings_ok = false;
@@ -221,51 +250,20 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 
     // The shapes: d_model (given, or from the embeddings' rows), heads and d_k.
     bool shape_ok = d_model > 0 && heads_ok && d_k_ok;
-    if (shape_ok && d_k < 0) {
-        if (d_model % heads != 0)
-            shape_ok = STEP(lesson_fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
-                                            heads, d_model));
-        else
-            d_k = d_model / heads;
-    }
+    if (shape_ok && d_k < 0) shape_ok = STEP(derive_d_k(c, b, d_model, heads_member));
     STOP_IF_FAST;
-    if (shape_ok) shape_ok = kv_ok && STEP(lesson_check_rope_d_k(c, rope, rope_member, d_k));
-    STOP_IF_FAST;
-    if (shape_ok) {
-        double weight_values = 4.0 * heads * (double)d_k * d_model;
-        if (weight_values > LESSON_MAX_WEIGHT_VALUES)
-            shape_ok = STEP(lesson_fail(c,
-                                        "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
-                                        "the limit is %.0f",
-                                        weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES));
-    }
+    d_k = b->cfg.d_k;
+    if (shape_ok) shape_ok = kv_ok && STEP(check_shape(c, b, d_model, rope_member));
     STOP_IF_FAST;
 
     bool source_ok = true;
     if (source) source_ok = STEP(read_source(c, source, source_member, d_model_ok ? d_model : -1, b));
-    else if (tokens_ok && embeddings_ok) {
-        b->m = b->n;
-        if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens)) || !mat_copy(&b->S, &b->X))
-            return lesson_fail(c, "out of memory");
-        for (int i = 0; i < b->m; i++)
-            if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i]))))
-                return lesson_fail(c, "out of memory");
-    }
+    else if (tokens_ok && embeddings_ok && !self_source(b)) return lesson_fail(c, "out of memory");
     STOP_IF_FAST;
 
     // The trace's size, known from the sizes alone: refused before the weights are even allocated.
-    if (shape_ok && tokens_ok && source_ok && b->n > 0 && b->m > 0) {
-        bool rope_on = rope != ROPE_NONE; // then the rotated and the shifted Q and K, and the shifted scores
-        double values = trace_values(b->n, b->m, d_model, heads, d_k, rope_on);
-        if (values > LESSON_MAX_TRACE_VALUES)
-            shape_ok = STEP(lesson_fail_top(c, "heads", heads_member,
-                                            "the trace would hold %.0f numbers (heads * (%s*n*m + %s*(n + m)*d_k) + "
-                                            "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d%s); "
-                                            "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
-                                            values, rope_on ? "4" : "3", rope_on ? "4" : "2", b->n, b->m, heads, d_k,
-                                            d_model, rope_on ? "; with RoPE Q and K are kept rotated and shifted too" : "",
-                                            LESSON_MAX_TRACE_VALUES));
-    }
+    if (shape_ok && tokens_ok && source_ok && b->n > 0 && b->m > 0)
+        shape_ok = STEP(check_trace_size(c, b, d_model, heads_member));
     STOP_IF_FAST;
 
     // The questions' form (their answers need the trace: model/questions.c checks those).
@@ -283,51 +281,11 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     if (!shape_ok) return false; // the weights' shapes are unknown: already reported
     // The weights' shapes need only d_model, heads and d_k: a report checks them even when the tokens or the
     // embeddings are broken (on a one-token stand-in).
-    bool whole = ok && source_ok;
-    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, heads, kv_heads, d_k))
-        return lesson_fail(c, "out of memory");
-    b->p.kv_given = kv_given;
-    b->p.rope = rope;
-    b->p.rope_base = rope_base;
-    b->p.window = window;
-    b->p.mask = mask;
-    b->p.cross = source != NULL;
-    b->p.scale = scale;
-    if (whole) { // the embeddings move into the params (same shapes)
-        mat_free(&b->p.X);
-        mat_free(&b->p.S);
-        b->p.X = b->X;
-        b->p.S = b->S;
-        memset(&b->X, 0, sizeof b->X);
-        memset(&b->S, 0, sizeof b->S);
-    }
-    lesson_push_key(c, "weights", k);
-    if (!STEP(lesson_read_weights(c, v, &b->p))) return false;
-    lesson_pop(c);
-    if (whole && !STEP(lesson_read_positions(c, root, source, source_member, &b->p))) return false;
-    if (whole && (v = lesson_member(root, "targets", &k))) {
-        lesson_push_key(c, "targets", k);
-        if (!mat_init(&b->targets, b->n, d_model)) return lesson_fail(c, "out of memory");
-        if (!STEP(lesson_read_matrix(c, v, &b->targets, "one per token", "d_model"))) return false;
-        lesson_pop(c);
-    }
-    if (whole && (v = lesson_member(root, "train", &k))) {
-        lesson_push_key(c, "train", k);
-        if (!STEP(lesson_read_train(c, v, b))) return false;
-        lesson_pop(c);
-    }
-    if (ok && c->pytorch_unconfirmed) {
+    if (!read_matrices(c, root, v, k, b, ok && source_ok, d_model, source_member)) {
         c->depth = 0;
-        lesson_push_key(c, "heads", heads_member);
-        lesson_warn(c,
-                    "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
-                    "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
-                    "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
-                    "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
-                    "confirm it",
-                    heads, plural(heads), heads);
-        lesson_pop(c);
+        return false;
     }
+    if (ok && c->pytorch_unconfirmed) warn_pytorch_heads(c, heads, heads_member);
 #undef STEP
 #undef STOP_IF_FAST
     return ok;

@@ -13,6 +13,7 @@
 #define LESSON_MAX_D_MODEL 4096
 #define LESSON_MAX_HEADS 64
 #define LESSON_MAX_D_K 4096
+#define LESSON_MAX_WINDOW (1 << 30)
 // Memory is bounded by the sizes, checked before anything is allocated:
 // - W_Q, W_K, W_V and W_O together hold 4 * heads * d_model * d_k numbers: at most 8 Mi (64 MiB; e.g. d_model
 //   1024 with heads * d_k = 2048, or d_model 2048 with 16 heads of 64), so a two-line random lesson cannot

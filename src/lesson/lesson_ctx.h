@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lesson.h"
+#include "lesson_fields.h"
 
 #if defined(__GNUC__)
 #define LESSON_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -41,6 +42,8 @@ typedef struct {
     char **tokens, **source_tokens;
     int n, m;
     Matrix X, S;
+    AttnConfig cfg;       // the settings as read (lesson_fields.c), copied into p once it is allocated
+    uint64_t fields_bad;  // bit i: row i of the field table was given and is wrong
     AttnParams p;
     LessonQuestion *questions;
     int question_count;
@@ -103,12 +106,21 @@ bool lesson_embeddings_seed(const cJSON *v, uint64_t *seed);
 // lesson_questions.c: "questions" (heads < 1: not known yet, not checked).
 bool lesson_read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion **out, int *count);
 void lesson_free_questions(LessonQuestion *qs, int n);
-// lesson_modern.c: "rope" (*member: its place, -1 when absent), the check that d_k is even with it,
-// "kv_heads" (heads 0: unknown) and "window" (needs the causal mask).
-bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, int *member);
+// lesson_fields.c: the lesson-field table. Reads the rows of one part from root into b->cfg (and
+// b->language), each at its key, in the table's order: lesson_parse stops at the first error, a report goes
+// on with the next row. lesson_field_ok: row name was absent or read well.
+bool lesson_fields_read(Ctx *c, const cJSON *root, Build *b, LessonFieldPart part);
+bool lesson_field_ok(const Build *b, const char *name);
+// Appends to keys[0..count) (cap entries with the NULL that ends them) the rows not there, and ", name" for
+// each to expected: the top level's keys. Returns the new count.
+int lesson_fields_keys(const char **keys, int count, int cap, char *expected, size_t expected_cap);
+// lesson_modern.c: the readers of the rows "rope", "kv_heads" (reads b->cfg.heads: 0 when unknown) and "window"
+// (needs the causal mask), and the check that d_k is even with RoPE (at "rope", its place member).
+typedef struct LessonField LessonField;
+bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f);
+bool lesson_read_kv_heads(Ctx *c, const cJSON *v, Build *b, const LessonField *f);
+bool lesson_read_window(Ctx *c, const cJSON *v, Build *b, const LessonField *f);
 bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k);
-bool lesson_read_kv_heads(Ctx *c, const cJSON *root, int heads, int *kv_heads, bool *given);
-bool lesson_read_window(Ctx *c, const cJSON *root, MaskKind mask, int *window);
 // lesson_train.c: the "train" section t.
 bool lesson_read_train(Ctx *c, const cJSON *t, Build *b);
 

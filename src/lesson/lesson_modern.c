@@ -7,20 +7,18 @@
 #include <string.h>
 
 #define ROPE_DEFAULT_BASE 10000.0
-#define WINDOW_MAX (1 << 30)
 
-// "rope": true (base 10000, pairs "halves"), false, or {"base": B, "pairs": "halves" | "interleaved"}.
-bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, int *member)
+// "rope" (v: its value, NULL when absent): true (base 10000, pairs "halves"), false, or {"base": B, "pairs":
+// "halves" | "interleaved"}.
+bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
+    (void)f;
     static const char *const keys[] = {"base", "pairs", NULL};
-    const cJSON *v = lesson_member(root, "rope", member);
-    *rope = ROPE_NONE;
-    *base = ROPE_DEFAULT_BASE;
+    b->cfg.rope = ROPE_NONE;
+    b->cfg.rope_base = ROPE_DEFAULT_BASE;
     if (!v) return true;
-    lesson_push_key(c, "rope", *member);
     if (cJSON_IsBool(v)) {
-        if (cJSON_IsTrue(v)) *rope = ROPE_HALVES;
-        lesson_pop(c);
+        if (cJSON_IsTrue(v)) b->cfg.rope = ROPE_HALVES;
         return true;
     }
     if (!cJSON_IsObject(v))
@@ -28,15 +26,15 @@ bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, i
                            lesson_type_name(v));
     if (!lesson_check_keys(c, v, keys, "base, pairs")) return false;
     RopeKind kind = ROPE_HALVES;
-    const cJSON *b = lesson_enter(c, v, "base");
-    if (b) {
+    const cJSON *base = lesson_enter(c, v, "base");
+    if (base) {
         char num[40];
-        if (!cJSON_IsNumber(b)) return lesson_fail(c, "expected a positive number (theta_j = 1 / base^(2j/d_k)), got %s", lesson_type_name(b));
-        if (!isfinite(b->valuedouble)) return lesson_fail(c, "number out of range");
-        if (!(b->valuedouble > 0))
+        if (!cJSON_IsNumber(base)) return lesson_fail(c, "expected a positive number (theta_j = 1 / base^(2j/d_k)), got %s", lesson_type_name(base));
+        if (!isfinite(base->valuedouble)) return lesson_fail(c, "number out of range");
+        if (!(base->valuedouble > 0))
             return lesson_fail(c, "must be a positive number (theta_j = 1 / base^(2j/d_k)), got %s",
-                               lesson_fmt_num(b->valuedouble, num, sizeof num));
-        *base = b->valuedouble;
+                               lesson_fmt_num(base->valuedouble, num, sizeof num));
+        b->cfg.rope_base = base->valuedouble;
         lesson_pop(c);
     }
     const cJSON *pairs = lesson_enter(c, v, "pairs");
@@ -50,8 +48,7 @@ bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, i
                                lesson_show_key(pairs->valuestring, shown, sizeof shown));
         lesson_pop(c);
     }
-    *rope = kind;
-    lesson_pop(c);
+    b->cfg.rope = kind;
     return true;
 }
 
@@ -63,40 +60,35 @@ bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k)
                            "needs an even d_k (RoPE turns the numbers of each head two by two), but d_k is %d", d_k);
 }
 
-// "kv_heads": G from 1 to heads, dividing heads (heads 0: not known, already reported); *kv_heads is heads
-// when absent. *given: the lesson names it.
-bool lesson_read_kv_heads(Ctx *c, const cJSON *root, int heads, int *kv_heads, bool *given)
+// "kv_heads": G from 1 to heads, dividing heads (b->cfg.heads 0: not known, already reported); heads when
+// absent. kv_given: the lesson names it.
+bool lesson_read_kv_heads(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
-    int k;
-    const cJSON *v = lesson_member(root, "kv_heads", &k);
-    *kv_heads = heads;
-    *given = v != NULL;
+    (void)f;
+    int heads = b->cfg.heads;
+    b->cfg.kv_heads = heads;
+    b->cfg.kv_given = v != NULL;
     if (!v) return true;
-    lesson_push_key(c, "kv_heads", k);
     int g = 0;
     if (!lesson_get_int(c, v, 1, LESSON_MAX_HEADS, &g)) return false;
     if (heads > 0 && g > heads)
         return lesson_fail(c, "must be at most heads (%d), got %d: each K/V head serves one or more query heads", heads, g);
     if (heads > 0 && heads % g != 0)
         return lesson_fail(c, "%d does not divide heads (%d): each K/V head serves the same number of query heads", g, heads);
-    *kv_heads = g;
-    lesson_pop(c);
+    b->cfg.kv_heads = g;
     return true;
 }
 
 // "window": W >= 1, with "mask": "causal" only; 0 when absent.
-bool lesson_read_window(Ctx *c, const cJSON *root, MaskKind mask, int *window)
+bool lesson_read_window(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
-    int k;
-    const cJSON *v = lesson_member(root, "window", &k);
-    *window = 0;
+    (void)f;
+    b->cfg.window = 0;
     if (!v) return true;
-    lesson_push_key(c, "window", k);
     int w = 0;
-    if (!lesson_get_int(c, v, 1, WINDOW_MAX, &w)) return false;
-    if (mask != MASK_CAUSAL)
+    if (!lesson_get_int(c, v, 1, LESSON_MAX_WINDOW, &w)) return false;
+    if (b->cfg.mask != MASK_CAUSAL)
         return lesson_fail(c, "a sliding window needs \"mask\": \"causal\" (query i sees the keys j with i - %d < j <= i)", w);
-    *window = w;
-    lesson_pop(c);
+    b->cfg.window = w;
     return true;
 }

@@ -1,6 +1,7 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
 // ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
 #include "lesson_write.h"
+#include "lesson_fields.h"
 #include "json_locate.h"
 #include "platform/platform.h"
 #include "strbuf.h"
@@ -12,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void number(StrBuf *o, double v)
-{
-    char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v && (v != 0.0 || signbit(strtod(tmp, NULL)) == signbit(v))) break;
-    }
-    strbuf_puts(o, tmp);
-}
+static void number(StrBuf *o, double v) { lesson_put_number(o, v); }
 
 static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
 
@@ -140,10 +133,61 @@ static void questions(StrBuf *o, const Lesson *l)
     strbuf_puts(o, "\n  ]");
 }
 
+// "train": every setting written out, defaults included, so the file says how it was trained.
+static void train_section(StrBuf *o, const TrainSpec *tr)
+{
+    char num[40];
+    strbuf_puts(o, ",\n  \"train\": {\"task\": ");
+    string(o, train_task_key(tr->task));
+    snprintf(num, sizeof num, "%d", tr->sequences);
+    strbuf_puts(o, ", \"sequences\": ");
+    strbuf_puts(o, num);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)tr->seed);
+    strbuf_puts(o, ", \"seed\": ");
+    strbuf_puts(o, num);
+    snprintf(num, sizeof num, "%d", tr->steps);
+    strbuf_puts(o, ", \"steps\": ");
+    strbuf_puts(o, num);
+    strbuf_puts(o, ", \"learning_rate\": ");
+    number(o, tr->learning_rate);
+    strbuf_puts(o, "}");
+}
+
+// "weights": W_Q, W_K, W_V (one per K/V head), W_O, and the biases that are not all +0.
+static void weights_section(StrBuf *o, const AttnParams *p)
+{
+    strbuf_puts(o, ",\n  \"weights\": {\n");
+    int kv = p->heads / p->kv_heads; // W_K, W_V, b_K, b_V: one per K/V head
+    per_head(o, "W_Q", p->W_Q, p->heads, 1);
+    strbuf_puts(o, ",\n");
+    per_head(o, "W_K", p->W_K, p->kv_heads, kv);
+    strbuf_puts(o, ",\n");
+    per_head(o, "W_V", p->W_V, p->kv_heads, kv);
+    strbuf_puts(o, ",\n    \"W_O\": ");
+    matrix(o, &p->W_O, 4);
+    const char *bn[3] = {"b_Q", "b_K", "b_V"};
+    const Matrix *bs[3] = {p->b_Q, p->b_K, p->b_V};
+    for (int i = 0; i < 3; i++) {
+        if (!any_set_heads(bs[i], p->heads)) continue;
+        strbuf_puts(o, ",\n    ");
+        string(o, bn[i]);
+        strbuf_puts(o, ": [");
+        for (int h = 0; h < (i ? p->kv_heads : p->heads); h++) {
+            if (h) strbuf_puts(o, ", ");
+            row(o, bs[i][h * (i ? kv : 1)].data, bs[i][h * (i ? kv : 1)].cols);
+        }
+        strbuf_puts(o, "]");
+    }
+    if (any_set(&p->b_O)) {
+        strbuf_puts(o, ",\n    \"b_O\": ");
+        row(o, p->b_O.data, p->b_O.cols);
+    }
+    strbuf_puts(o, "\n  }");
+}
+
 char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_suffix, size_t *len)
 {
     StrBuf o = {0};
-    char num[32];
     strbuf_puts(&o, "{\n  \"title\": ");
     const char *title = l->title ? l->title : "";
     size_t tl = strlen(title), sl = title_suffix ? strlen(title_suffix) : 0;
@@ -163,10 +207,7 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"notes\": ");
         string(&o, l->notes);
     }
-    if (l->language) {
-        strbuf_puts(&o, ",\n  \"language\": ");
-        string(&o, l->language);
-    }
+    lesson_fields_save(&o, l, p, FIELDS_WITH_TITLE); // "language"
     strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
     strbuf_puts(&o, ",\n  \"embeddings\": ");
@@ -176,32 +217,7 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"positions\": ");
         matrix(&o, &p->P, 2);
     }
-    if (p->scale > 0) {
-        strbuf_puts(&o, ",\n  \"scale\": ");
-        number(&o, p->scale);
-    }
-    snprintf(num, sizeof num, "%d", p->heads);
-    strbuf_puts(&o, ",\n  \"heads\": ");
-    strbuf_puts(&o, num);
-    snprintf(num, sizeof num, "%d", p->d_k);
-    strbuf_puts(&o, ",\n  \"d_k\": ");
-    strbuf_puts(&o, num);
-    if (p->mask == MASK_CAUSAL) strbuf_puts(&o, ",\n  \"mask\": \"causal\"");
-    if (p->window > 0) {
-        snprintf(num, sizeof num, "%d", p->window);
-        strbuf_puts(&o, ",\n  \"window\": ");
-        strbuf_puts(&o, num);
-    }
-    if (p->kv_given) {
-        snprintf(num, sizeof num, "%d", p->kv_heads);
-        strbuf_puts(&o, ",\n  \"kv_heads\": ");
-        strbuf_puts(&o, num);
-    }
-    if (p->rope != ROPE_NONE) {
-        strbuf_puts(&o, ",\n  \"rope\": {\"base\": ");
-        number(&o, p->rope_base);
-        strbuf_puts(&o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"}" : ", \"pairs\": \"halves\"}");
-    }
+    lesson_fields_save(&o, l, p, FIELDS_WITH_SHAPE); // the settings: scale, heads, d_k, mask, ...
     if (p->cross) {
         strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
         tokens(&o, l->source_tokens, p->m);
@@ -217,49 +233,8 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         strbuf_puts(&o, ",\n  \"targets\": ");
         matrix(&o, &l->targets, 2);
     }
-    if (l->trains) { // every setting written out, defaults included, so the file says how it was trained
-        strbuf_puts(&o, ",\n  \"train\": {\"task\": ");
-        string(&o, train_task_key(l->train.task));
-        snprintf(num, sizeof num, "%d", l->train.sequences);
-        strbuf_puts(&o, ", \"sequences\": ");
-        strbuf_puts(&o, num);
-        snprintf(num, sizeof num, "%llu", (unsigned long long)l->train.seed);
-        strbuf_puts(&o, ", \"seed\": ");
-        strbuf_puts(&o, num);
-        snprintf(num, sizeof num, "%d", l->train.steps);
-        strbuf_puts(&o, ", \"steps\": ");
-        strbuf_puts(&o, num);
-        strbuf_puts(&o, ", \"learning_rate\": ");
-        number(&o, l->train.learning_rate);
-        strbuf_puts(&o, "}");
-    }
-    strbuf_puts(&o, ",\n  \"weights\": {\n");
-    int kv = p->heads / p->kv_heads; // W_K, W_V, b_K, b_V: one per K/V head
-    per_head(&o, "W_Q", p->W_Q, p->heads, 1);
-    strbuf_puts(&o, ",\n");
-    per_head(&o, "W_K", p->W_K, p->kv_heads, kv);
-    strbuf_puts(&o, ",\n");
-    per_head(&o, "W_V", p->W_V, p->kv_heads, kv);
-    strbuf_puts(&o, ",\n    \"W_O\": ");
-    matrix(&o, &p->W_O, 4);
-    const char *bn[3] = {"b_Q", "b_K", "b_V"};
-    const Matrix *bs[3] = {p->b_Q, p->b_K, p->b_V};
-    for (int i = 0; i < 3; i++) {
-        if (!any_set_heads(bs[i], p->heads)) continue;
-        strbuf_puts(&o, ",\n    ");
-        string(&o, bn[i]);
-        strbuf_puts(&o, ": [");
-        for (int h = 0; h < (i ? p->kv_heads : p->heads); h++) {
-            if (h) strbuf_puts(&o, ", ");
-            row(&o, bs[i][h * (i ? kv : 1)].data, bs[i][h * (i ? kv : 1)].cols);
-        }
-        strbuf_puts(&o, "]");
-    }
-    if (any_set(&p->b_O)) {
-        strbuf_puts(&o, ",\n    \"b_O\": ");
-        row(&o, p->b_O.data, p->b_O.cols);
-    }
-    strbuf_puts(&o, "\n  }");
+    if (l->trains) train_section(&o, &l->train);
+    weights_section(&o, p);
     if (l->question_count > 0) questions(&o, l);
     strbuf_puts(&o, "\n}\n");
     if (o.oom) {

@@ -175,15 +175,12 @@ static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
 // The table
 
 // The explanations are explain.c's, one function per kind of cell (see MAT_ROWS).
-#define MAT_ROW_EXPLAIN(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at,   \
-                        value, param, from, present, explain, json, trace)                                      \
-    int explain(const struct CellText *ct, char lines[][256]);
+#define MAT_ROW_EXPLAIN(id, explain, ...) int explain(const struct CellText *ct, char lines[][256]);
 MAT_ROWS(MAT_ROW_EXPLAIN)
 #undef MAT_ROW_EXPLAIN
 // A display-only stage's matrix (the matrix row of a SHOWN row, core/stage_table.h): its from and explain are
 // model/stages.c's.
-#define MAT_SHOWN_FNS(id, key, symbol, what, rows, cols, row_axis, col_axis, range, from, present, explain, json, \
-                      trace)                                                                                   \
+#define MAT_SHOWN_FNS(id, from, explain, ...)                                                               \
     int from(const AttnParams *p, CellRef c, CellRef *out, int max);                                           \
     int explain(const struct CellText *ct, char lines[][256]);
 #define MAT_SHOWN_DECL(stage, key, compute, row, mat) MAT_SHOWN_FNS mat
@@ -191,15 +188,11 @@ STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN_DECL)
 #undef MAT_SHOWN_DECL
 #undef MAT_SHOWN_FNS
 
-#define MAT_ROW(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value,      \
-                param, from, present, explain, json, trace)                                                     \
-    [id] = {id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value, param,  \
-            from, present, explain, json, trace},
+#define MAT_ROW(mat_id, explain_fn, ...) [mat_id] = {.id = mat_id, .explain = explain_fn, __VA_ARGS__},
 // A display-only stage's matrix: one for the layer, given by the lesson's sizes, kept in Trace.shown[stage].
-#define MAT_SHOWN_ROW(stage, id, key, symbol, what, rows, cols, row_axis, col_axis, range, from, present, explain,  \
-                      json, trace)                                                                              \
-    MAT_ROW(id, key, symbol, what, false, false, rows, cols, row_axis, col_axis, range, AT_SHOWN(stage), v_kept,   \
-            NULL, from, present, explain, json, trace)
+#define MAT_SHOWN_ROW(stage, mat_id, from_fn, explain_fn, ...)                                                 \
+    [mat_id] = {.id = mat_id, .from = from_fn, .explain = explain_fn, .per_head = PER_LAYER, .editable = false,  \
+            .at = AT_SHOWN(stage), .value = v_kept, __VA_ARGS__},
 #define MAT_SHOWN_CALL(m, ...) m(__VA_ARGS__)
 #define MAT_SHOWN(stage, key, compute, row, mat) MAT_SHOWN_CALL(MAT_SHOWN_ROW, stage, STAGE_TABLE_COLS mat)
 static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW) STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN)};

@@ -11,93 +11,138 @@
 #include "i18n.h"
 
 // The logical matrices a cell can belong to (what a hover or a reveal points at), one row each, written once:
-// ROW(id, key, symbol, what, per_head, editable, rows, cols, row_axis, col_axis, range, at, value, param, from,
-//   present, explain, json, trace) — see MatInfo for the columns. The rows make the MatId enum here and the
+// ROW(id, explain, .key = ..., .symbol = ..., ...): the MatId and the explanation (whose prototype the row gives)
+// first, then MatInfo's other columns by name (a column left out is 0, false or NULL). The rows make the MatId enum here and the
 // table in matrices.c; the functions they name are matrices.c's (value, param, from, present: NULL for none)
 // and explain.c's (explain). The order is the order of --json and --trace: the embeddings, then the
 // per-head matrices, then the layer's. per_head: false (the layer's), true (each head's) or PER_KV (each K/V
 // head's: the keys and values and their weights, which the heads of a group share with grouped K/V heads).
 #define MAT_ROWS(ROW)                                                                                                  \
-    ROW(MAT_E, "E", "E", N_("token embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM,                \
-      RANGE_EMBED, AT_PARAMS(E), v_kept, p_e, NULL, has_positions, explain_token, "token_embeddings",                    \
-      "== Token embeddings E")                                                                                         \
-    ROW(MAT_P, "P", "P", N_("positions"), false, false, DIM_N, DIM_D_MODEL, AXIS_DIM, AXIS_DIM, RANGE_EMBED,           \
-      AT_PARAMS(P), v_kept, NULL, NULL, has_positions, explain_position, "positions", "== Positions P")                  \
-    ROW(MAT_X, "X", "X", N_("embeddings"), false, true, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_EMBED,         \
-      AT_PARAMS(X), v_kept, p_x, f_x, NULL, explain_embedding, "embeddings", "== Input embeddings X{pos? = E + P}")      \
-    ROW(MAT_ES, "E_Y", "E^Y", N_("source token embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,      \
-      RANGE_EMBED, AT_PARAMS(E_S), v_kept, p_es, NULL, has_source_positions, explain_token,                              \
-      "source_token_embeddings", "== Source token embeddings")                                                         \
-    ROW(MAT_PS, "P_Y", "P^Y", N_("source positions"), false, false, DIM_M, DIM_D_MODEL, AXIS_DIM, AXIS_DIM,            \
-      RANGE_EMBED, AT_PARAMS(P_S), v_kept, NULL, NULL, has_source_positions, explain_position,                           \
-      "source_positions", "== Source positions")                                                                       \
-    ROW(MAT_S, "S", "Y", N_("source embeddings"), false, true, DIM_M, DIM_D_MODEL, AXIS_KEY, AXIS_DIM,                 \
-      RANGE_EMBED, AT_PARAMS(S), v_kept, p_s, f_s, NULL, explain_embedding, "source_embeddings",                         \
-      "{cross?== Source embeddings Y}{cross?{pos? = source tokens + source positions}}")                               \
-    ROW(MAT_WQ, "W_Q", "W^Q", N_("query weights"), true, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
-      RANGE_WEIGHT, AT_WEIGHTS(W_Q), v_kept, p_wq, NULL, NULL, explain_weight, "W_Q", "W_Q_{h}")                         \
-    ROW(MAT_WK, "W_K", "W^K", N_("key weights"), PER_KV, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,               \
-      RANGE_WEIGHT, AT_WEIGHTS(W_K), v_kept, p_wk, NULL, NULL, explain_weight, "W_K", "W_K_{g}")                         \
-    ROW(MAT_WV, "W_V", "W^V", N_("value weights"), PER_KV, true, DIM_D_MODEL, DIM_D_K, AXIS_DIM, AXIS_DIM,             \
-      RANGE_WEIGHT, AT_WEIGHTS(W_V), v_kept, p_wv, NULL, NULL, explain_weight, "W_V", "W_V_{g}")                         \
-    ROW(MAT_Q, "Q", "Q", N_("queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV,                  \
-      AT_HEAD(Q), v_kept, NULL, f_q, NULL, explain_projection, "Q", "Q_{h} = X W_Q_{h} + b_Q_{h}")                       \
-    ROW(MAT_K, "K", "K", N_("keys"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K),         \
-      v_kept, NULL, f_k, NULL, explain_projection, "K", "K_{h} = {kv} W_K_{g} + b_K_{g}")                                \
-    ROW(MAT_V, "V", "V", N_("values"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(V),       \
-      v_kept, NULL, f_v, NULL, explain_projection, "V", "V_{h} = {kv} W_V_{g} + b_V_{g}")                                \
-    ROW(MAT_QROT, "Q_rot", "Q^R", N_("rotated queries"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM,            \
-      RANGE_QKV, AT_HEAD(Q_rot), v_kept, NULL, f_qrot, has_rope, explain_rotated, "Q_rot",                               \
-      "Q_rot_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                                             \
-    ROW(MAT_KROT, "K_rot", "K^R", N_("rotated keys"), PER_KV, false, DIM_M, DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV,    \
-      AT_HEAD(K_rot), v_kept, NULL, f_krot, has_rope, explain_rotated, "K_rot",                                          \
-      "K_rot_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                                             \
-    ROW(MAT_KT, "K_T", "K^T", N_("keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM, AXIS_KEY,               \
-      RANGE_QKV, AT_NONE, v_kt, NULL, NULL, NULL, explain_projection, NULL, NULL)                                      \
-    ROW(MAT_KROT_T, "K_rot_T", "K^R^T", N_("rotated keys, transposed"), PER_KV, false, DIM_D_K, DIM_M, AXIS_DIM,       \
-      AXIS_KEY, RANGE_QKV, AT_NONE, v_krot_t, NULL, f_krot_t, has_rope, explain_rotated, NULL, NULL)                   \
-    ROW(MAT_QSHIFT, "Q_shift", "Q^(R+k)", N_("rotated queries, every position shifted by k"), true, false, DIM_N,     \
-      DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_QKV, AT_HEAD(Q_shift), v_kept, NULL, f_qrot, has_shift, explain_rotated,     \
-      "Q_rot_shifted", "Q_rot_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                          \
-    ROW(MAT_KSHIFT, "K_shift", "K^(R+k)", N_("rotated keys, every position shifted by k"), PER_KV, false, DIM_M,       \
-      DIM_D_K, AXIS_KEY, AXIS_DIM, RANGE_QKV, AT_HEAD(K_shift), v_kept, NULL, f_krot, has_shift, explain_rotated,       \
-      "K_rot_shifted", "K_rot_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                          \
-    ROW(MAT_KSHIFT_T, "K_shift_T", "K^(R+k)^T", N_("rotated keys shifted by k, transposed"), PER_KV, false, DIM_D_K,   \
-      DIM_M, AXIS_DIM, AXIS_KEY, RANGE_QKV, AT_NONE, v_kshift_t, NULL, f_krot_t, has_shift, explain_rotated, NULL,    \
-      NULL)                                                                                                            \
-    ROW(MAT_SCORES_SHIFT, "scores_shift", "S^(k)", N_("raw scores, every position shifted by k"), true, false, DIM_N,  \
-      DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_SCORES, AT_HEAD(scores_shift), v_kept, NULL, f_scores_shift, has_shift,        \
-      explain_score_shift, "scores_shifted", "scores_shifted_{h} = Q_rot_shifted_{h} K_rot_shifted_{h}\xe1\xb5\x80")         \
-    ROW(MAT_SCORES, "scores", "S", N_("raw scores"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,                  \
-      RANGE_SCORES, AT_HEAD(scores), v_kept, NULL, f_scores, NULL, explain_score, "scores",                              \
-      "scores_{h} = Q_{rope?rot_}{h} K_{rope?rot_}{h}\xe1\xb5\x80")                                                   \
-    ROW(MAT_SCALED, "scaled", "S\xe2\x80\xb2", N_("scaled scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,             \
-      AXIS_KEY, RANGE_SCORES, AT_NONE, v_scaled, NULL, f_scaled, NULL, explain_scaled, NULL, NULL)                     \
-    ROW(MAT_MASK, "mask", "M", N_("causal mask"), false, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY, RANGE_MASK,        \
-      AT_NONE, v_mask, NULL, NULL, NULL, explain_mask, NULL, NULL)                                                     \
-    ROW(MAT_MASKED, "masked", "S\xe2\x80\xb2 + M", N_("masked scores"), true, false, DIM_N, DIM_M, AXIS_QUERY,         \
-      AXIS_KEY, RANGE_SCORES, AT_HEAD(scaled), v_kept, NULL, f_masked, NULL, explain_masked, "scaled",                   \
-      "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}{window?, and {window} or more below it}")                                 \
-    ROW(MAT_WEIGHTS, "weights", "A", N_("attention weights"), true, false, DIM_N, DIM_M, AXIS_QUERY, AXIS_KEY,         \
-      RANGE_PROB, AT_HEAD(weights), v_kept, NULL, f_weights, NULL, explain_softmax, "weights",                           \
-      "weights_{h} = softmax(scaled_{h}), head {h} attention weights")                                                 \
-    ROW(MAT_Z, "Z", "Z", N_("head output"), true, false, DIM_N, DIM_D_K, AXIS_QUERY, AXIS_DIM, RANGE_Z,                \
-      AT_HEAD(Z), v_kept, NULL, f_z, NULL, explain_weighted, "Z",                                                        \
-      "Z_{h} = weights_{h} V_{h}{ablated? (head ablated: zeros in the concat)}")                                       \
-    ROW(MAT_CONCAT, "concat", "Concat", N_("the heads side by side"), false, false, DIM_N, DIM_H_D_K, AXIS_QUERY,      \
-      AXIS_HEAD_DIM, RANGE_Z, AT_TRACE(concat), v_kept, NULL, f_concat, NULL, explain_concat, "concat",                  \
-      "concat = [Z_0 ... Z_{last}]")                                                                                   \
-    ROW(MAT_WO, "W_O", "W^O", N_("output weights"), false, true, DIM_H_D_K, DIM_D_MODEL, AXIS_HEAD_DIM, AXIS_DIM,      \
-      RANGE_WEIGHT, AT_PARAMS(W_O), v_kept, p_wo, NULL, NULL, explain_weight, "W_O", "W_O")                              \
-    ROW(MAT_OUTPUT_ALL, "output_all", N_("Output (all heads)"), N_("output with every head"), false, false, DIM_N,         \
-      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_TRACE(full_output), v_kept, NULL, NULL, has_ablated,           \
-      explain_output_all, "output_all_heads", NULL)                                                                    \
-    ROW(MAT_OUTPUT, "output", "Output", N_("attention output"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY,          \
-      AXIS_DIM, RANGE_OUTPUT, AT_TRACE(output), v_kept, NULL, f_output, NULL, explain_output, "output",                  \
-      "output = concat W_O + b_O")                                                                                     \
-    ROW(MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", N_("what the heads switched off add"), false, false, DIM_N,        \
-      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_output_diff, NULL, f_output_diff,                    \
-      has_ablated, explain_output_diff, NULL, NULL)
+    ROW(MAT_E, explain_token, .key = "E", .symbol = "E", .what = N_("token embeddings"), .per_head = false,            \
+        .editable = true, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,            \
+        .range = RANGE_EMBED, .at = AT_PARAMS(E), .value = v_kept, .param = p_e, .present = has_positions,             \
+        .json = "token_embeddings", .trace = "== Token embeddings E")                                                  \
+    ROW(MAT_P, explain_position, .key = "P", .symbol = "P", .what = N_("positions"), .per_head = false,                \
+        .editable = false, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,             \
+        .range = RANGE_EMBED, .at = AT_PARAMS(P), .value = v_kept, .present = has_positions, .json = "positions",      \
+        .trace = "== Positions P")                                                                                     \
+    ROW(MAT_X, explain_embedding, .key = "X", .symbol = "X", .what = N_("embeddings"), .per_head = false,              \
+        .editable = true, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,            \
+        .range = RANGE_EMBED, .at = AT_PARAMS(X), .value = v_kept, .param = p_x, .from = f_x, .json = "embeddings",    \
+        .trace = "== Input embeddings X{pos? = E + P}")                                                                \
+    ROW(MAT_ES, explain_token, .key = "E_Y", .symbol = "E^Y", .what = N_("source token embeddings"),                   \
+        .per_head = false, .editable = true, .rows = DIM_M, .cols = DIM_D_MODEL, .row_axis = AXIS_KEY,                 \
+        .col_axis = AXIS_DIM, .range = RANGE_EMBED, .at = AT_PARAMS(E_S), .value = v_kept, .param = p_es,              \
+        .present = has_source_positions, .json = "source_token_embeddings", .trace = "== Source token embeddings")     \
+    ROW(MAT_PS, explain_position, .key = "P_Y", .symbol = "P^Y", .what = N_("source positions"), .per_head = false,    \
+        .editable = false, .rows = DIM_M, .cols = DIM_D_MODEL, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,             \
+        .range = RANGE_EMBED, .at = AT_PARAMS(P_S), .value = v_kept, .present = has_source_positions,                  \
+        .json = "source_positions", .trace = "== Source positions")                                                    \
+    ROW(MAT_S, explain_embedding, .key = "S", .symbol = "Y", .what = N_("source embeddings"), .per_head = false,       \
+        .editable = true, .rows = DIM_M, .cols = DIM_D_MODEL, .row_axis = AXIS_KEY, .col_axis = AXIS_DIM,              \
+        .range = RANGE_EMBED, .at = AT_PARAMS(S), .value = v_kept, .param = p_s, .from = f_s,                          \
+        .json = "source_embeddings",                                                                                   \
+        .trace = "{cross?== Source embeddings Y}{cross?{pos? = source tokens + source positions}}")                    \
+    ROW(MAT_WQ, explain_weight, .key = "W_Q", .symbol = "W^Q", .what = N_("query weights"), .per_head = true,          \
+        .editable = true, .rows = DIM_D_MODEL, .cols = DIM_D_K, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,            \
+        .range = RANGE_WEIGHT, .at = AT_WEIGHTS(W_Q), .value = v_kept, .param = p_wq, .json = "W_Q",                   \
+        .trace = "W_Q_{h}")                                                                                            \
+    ROW(MAT_WK, explain_weight, .key = "W_K", .symbol = "W^K", .what = N_("key weights"), .per_head = PER_KV,          \
+        .editable = true, .rows = DIM_D_MODEL, .cols = DIM_D_K, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,            \
+        .range = RANGE_WEIGHT, .at = AT_WEIGHTS(W_K), .value = v_kept, .param = p_wk, .json = "W_K",                   \
+        .trace = "W_K_{g}")                                                                                            \
+    ROW(MAT_WV, explain_weight, .key = "W_V", .symbol = "W^V", .what = N_("value weights"), .per_head = PER_KV,        \
+        .editable = true, .rows = DIM_D_MODEL, .cols = DIM_D_K, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,            \
+        .range = RANGE_WEIGHT, .at = AT_WEIGHTS(W_V), .value = v_kept, .param = p_wv, .json = "W_V",                   \
+        .trace = "W_V_{g}")                                                                                            \
+    ROW(MAT_Q, explain_projection, .key = "Q", .symbol = "Q", .what = N_("queries"), .per_head = true,                 \
+        .editable = false, .rows = DIM_N, .cols = DIM_D_K, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,               \
+        .range = RANGE_QKV, .at = AT_HEAD(Q), .value = v_kept, .from = f_q, .json = "Q",                               \
+        .trace = "Q_{h} = X W_Q_{h} + b_Q_{h}")                                                                        \
+    ROW(MAT_K, explain_projection, .key = "K", .symbol = "K", .what = N_("keys"), .per_head = PER_KV,                  \
+        .editable = false, .rows = DIM_M, .cols = DIM_D_K, .row_axis = AXIS_KEY, .col_axis = AXIS_DIM,                 \
+        .range = RANGE_QKV, .at = AT_HEAD(K), .value = v_kept, .from = f_k, .json = "K",                               \
+        .trace = "K_{h} = {kv} W_K_{g} + b_K_{g}")                                                                     \
+    ROW(MAT_V, explain_projection, .key = "V", .symbol = "V", .what = N_("values"), .per_head = PER_KV,                \
+        .editable = false, .rows = DIM_M, .cols = DIM_D_K, .row_axis = AXIS_KEY, .col_axis = AXIS_DIM,                 \
+        .range = RANGE_QKV, .at = AT_HEAD(V), .value = v_kept, .from = f_v, .json = "V",                               \
+        .trace = "V_{h} = {kv} W_V_{g} + b_V_{g}")                                                                     \
+    ROW(MAT_QROT, explain_rotated, .key = "Q_rot", .symbol = "Q^R", .what = N_("rotated queries"), .per_head = true,   \
+        .editable = false, .rows = DIM_N, .cols = DIM_D_K, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,               \
+        .range = RANGE_QKV, .at = AT_HEAD(Q_rot), .value = v_kept, .from = f_qrot, .present = has_rope,                \
+        .json = "Q_rot", .trace = "Q_rot_{h} = RoPE(Q_{h}): row p turned by p theta_j in each pair j")                 \
+    ROW(MAT_KROT, explain_rotated, .key = "K_rot", .symbol = "K^R", .what = N_("rotated keys"), .per_head = PER_KV,    \
+        .editable = false, .rows = DIM_M, .cols = DIM_D_K, .row_axis = AXIS_KEY, .col_axis = AXIS_DIM,                 \
+        .range = RANGE_QKV, .at = AT_HEAD(K_rot), .value = v_kept, .from = f_krot, .present = has_rope,                \
+        .json = "K_rot", .trace = "K_rot_{h} = RoPE(K_{h}): row p turned by p theta_j in each pair j")                 \
+    ROW(MAT_KT, explain_projection, .key = "K_T", .symbol = "K^T", .what = N_("keys, transposed"),                     \
+        .per_head = PER_KV, .editable = false, .rows = DIM_D_K, .cols = DIM_M, .row_axis = AXIS_DIM,                   \
+        .col_axis = AXIS_KEY, .range = RANGE_QKV, .at = AT_NONE, .value = v_kt)                                        \
+    ROW(MAT_KROT_T, explain_rotated, .key = "K_rot_T", .symbol = "K^R^T", .what = N_("rotated keys, transposed"),      \
+        .per_head = PER_KV, .editable = false, .rows = DIM_D_K, .cols = DIM_M, .row_axis = AXIS_DIM,                   \
+        .col_axis = AXIS_KEY, .range = RANGE_QKV, .at = AT_NONE, .value = v_krot_t, .from = f_krot_t,                  \
+        .present = has_rope)                                                                                           \
+    ROW(MAT_QSHIFT, explain_rotated, .key = "Q_shift", .symbol = "Q^(R+k)",                                            \
+        .what = N_("rotated queries, every position shifted by k"), .per_head = true, .editable = false,               \
+        .rows = DIM_N, .cols = DIM_D_K, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM, .range = RANGE_QKV,              \
+        .at = AT_HEAD(Q_shift), .value = v_kept, .from = f_qrot, .present = has_shift, .json = "Q_rot_shifted",        \
+        .trace = "Q_rot_shifted_{h} = RoPE(Q_{h}) with row p turned at position p + k")                                \
+    ROW(MAT_KSHIFT, explain_rotated, .key = "K_shift", .symbol = "K^(R+k)",                                            \
+        .what = N_("rotated keys, every position shifted by k"), .per_head = PER_KV, .editable = false,                \
+        .rows = DIM_M, .cols = DIM_D_K, .row_axis = AXIS_KEY, .col_axis = AXIS_DIM, .range = RANGE_QKV,                \
+        .at = AT_HEAD(K_shift), .value = v_kept, .from = f_krot, .present = has_shift, .json = "K_rot_shifted",        \
+        .trace = "K_rot_shifted_{h} = RoPE(K_{h}) with row p turned at position p + k")                                \
+    ROW(MAT_KSHIFT_T, explain_rotated, .key = "K_shift_T", .symbol = "K^(R+k)^T",                                      \
+        .what = N_("rotated keys shifted by k, transposed"), .per_head = PER_KV, .editable = false, .rows = DIM_D_K,   \
+        .cols = DIM_M, .row_axis = AXIS_DIM, .col_axis = AXIS_KEY, .range = RANGE_QKV, .at = AT_NONE,                  \
+        .value = v_kshift_t, .from = f_krot_t, .present = has_shift)                                                   \
+    ROW(MAT_SCORES_SHIFT, explain_score_shift, .key = "scores_shift", .symbol = "S^(k)",                               \
+        .what = N_("raw scores, every position shifted by k"), .per_head = true, .editable = false, .rows = DIM_N,     \
+        .cols = DIM_M, .row_axis = AXIS_QUERY, .col_axis = AXIS_KEY, .range = RANGE_SCORES,                            \
+        .at = AT_HEAD(scores_shift), .value = v_kept, .from = f_scores_shift, .present = has_shift,                    \
+        .json = "scores_shifted", .trace = "scores_shifted_{h} = Q_rot_shifted_{h} K_rot_shifted_{h}\xe1\xb5\x80")     \
+    ROW(MAT_SCORES, explain_score, .key = "scores", .symbol = "S", .what = N_("raw scores"), .per_head = true,         \
+        .editable = false, .rows = DIM_N, .cols = DIM_M, .row_axis = AXIS_QUERY, .col_axis = AXIS_KEY,                 \
+        .range = RANGE_SCORES, .at = AT_HEAD(scores), .value = v_kept, .from = f_scores, .json = "scores",             \
+        .trace = "scores_{h} = Q_{rope?rot_}{h} K_{rope?rot_}{h}\xe1\xb5\x80")                                         \
+    ROW(MAT_SCALED, explain_scaled, .key = "scaled", .symbol = "S\xe2\x80\xb2", .what = N_("scaled scores"),           \
+        .per_head = true, .editable = false, .rows = DIM_N, .cols = DIM_M, .row_axis = AXIS_QUERY,                     \
+        .col_axis = AXIS_KEY, .range = RANGE_SCORES, .at = AT_NONE, .value = v_scaled, .from = f_scaled)               \
+    ROW(MAT_MASK, explain_mask, .key = "mask", .symbol = "M", .what = N_("causal mask"), .per_head = false,            \
+        .editable = false, .rows = DIM_N, .cols = DIM_M, .row_axis = AXIS_QUERY, .col_axis = AXIS_KEY,                 \
+        .range = RANGE_MASK, .at = AT_NONE, .value = v_mask)                                                           \
+    ROW(MAT_MASKED, explain_masked, .key = "masked", .symbol = "S\xe2\x80\xb2 + M", .what = N_("masked scores"),       \
+        .per_head = true, .editable = false, .rows = DIM_N, .cols = DIM_M, .row_axis = AXIS_QUERY,                     \
+        .col_axis = AXIS_KEY, .range = RANGE_SCORES, .at = AT_HEAD(scaled), .value = v_kept, .from = f_masked,         \
+        .json = "scaled",                                                                                              \
+        .trace = "scaled_{h} = scores_{h} {scale}{mask?, causal mask (-inf above the diagonal)}{window?, and {window} or more below it}")\
+    ROW(MAT_WEIGHTS, explain_softmax, .key = "weights", .symbol = "A", .what = N_("attention weights"),                \
+        .per_head = true, .editable = false, .rows = DIM_N, .cols = DIM_M, .row_axis = AXIS_QUERY,                     \
+        .col_axis = AXIS_KEY, .range = RANGE_PROB, .at = AT_HEAD(weights), .value = v_kept, .from = f_weights,         \
+        .json = "weights", .trace = "weights_{h} = softmax(scaled_{h}), head {h} attention weights")                   \
+    ROW(MAT_Z, explain_weighted, .key = "Z", .symbol = "Z", .what = N_("head output"), .per_head = true,               \
+        .editable = false, .rows = DIM_N, .cols = DIM_D_K, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,               \
+        .range = RANGE_Z, .at = AT_HEAD(Z), .value = v_kept, .from = f_z, .json = "Z",                                 \
+        .trace = "Z_{h} = weights_{h} V_{h}{ablated? (head ablated: zeros in the concat)}")                            \
+    ROW(MAT_CONCAT, explain_concat, .key = "concat", .symbol = "Concat", .what = N_("the heads side by side"),         \
+        .per_head = false, .editable = false, .rows = DIM_N, .cols = DIM_H_D_K, .row_axis = AXIS_QUERY,                \
+        .col_axis = AXIS_HEAD_DIM, .range = RANGE_Z, .at = AT_TRACE(concat), .value = v_kept, .from = f_concat,        \
+        .json = "concat", .trace = "concat = [Z_0 ... Z_{last}]")                                                      \
+    ROW(MAT_WO, explain_weight, .key = "W_O", .symbol = "W^O", .what = N_("output weights"), .per_head = false,        \
+        .editable = true, .rows = DIM_H_D_K, .cols = DIM_D_MODEL, .row_axis = AXIS_HEAD_DIM, .col_axis = AXIS_DIM,     \
+        .range = RANGE_WEIGHT, .at = AT_PARAMS(W_O), .value = v_kept, .param = p_wo, .json = "W_O", .trace = "W_O")    \
+    ROW(MAT_OUTPUT_ALL, explain_output_all, .key = "output_all", .symbol = N_("Output (all heads)"),                   \
+        .what = N_("output with every head"), .per_head = false, .editable = false, .rows = DIM_N,                     \
+        .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM, .range = RANGE_OUTPUT,                      \
+        .at = AT_TRACE(full_output), .value = v_kept, .present = has_ablated, .json = "output_all_heads")              \
+    ROW(MAT_OUTPUT, explain_output, .key = "output", .symbol = "Output", .what = N_("attention output"),               \
+        .per_head = false, .editable = false, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY,              \
+        .col_axis = AXIS_DIM, .range = RANGE_OUTPUT, .at = AT_TRACE(output), .value = v_kept, .from = f_output,        \
+        .json = "output", .trace = "output = concat W_O + b_O")                                                        \
+    ROW(MAT_OUTPUT_DIFF, explain_output_diff, .key = "output_diff", .symbol = "\xce\x94",                              \
+        .what = N_("what the heads switched off add"), .per_head = false, .editable = false, .rows = DIM_N,            \
+        .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM, .range = RANGE_OUTPUT, .at = AT_NONE,       \
+        .value = v_output_diff, .from = f_output_diff, .present = has_ablated)
 
 // The matrix of each display-only stage (the matrix row of a SHOWN row of STAGE_TABLE, core/stage_table.h)
 // follows, in that table's order.

@@ -507,9 +507,9 @@ int explain_rotated(const CellText *ct, char lines[][256])
 // The table
 
 // One row per stage of STAGE_TABLE (core/stage_table.h, which gives the Stage value and its key): the model's
-// part of the row is name, title, short name, heatmap, {results}, present, equations, formula, explanation,
-// the functions above.
-#define STAGE_ROW(id, key, row) [id] = {id, key, STAGE_TABLE_COLS row},
+// part of the row names StageInfo's columns (.name, .title, .short_name, .heatmap, .results, .present,
+// .equations, .formula, .explain: the functions above).
+#define STAGE_ROW(stage_id, stage_key, row) [stage_id] = {.stage = stage_id, .key = stage_key, STAGE_TABLE_COLS row},
 #define STAGE_ROW_SHOWN(id, key, compute, row, mat) STAGE_ROW(id, key, row)
 static const StageInfo STAGES[STAGE_COUNT] = {STAGE_TABLE(STAGE_ROW, STAGE_ROW_SHOWN)};
 #undef STAGE_ROW_SHOWN

@@ -1,5 +1,6 @@
 // The viewer's state machine: keys, hover and sub-steps change an ViewState; nothing here draws.
 #include "view.h"
+#include "view_keys.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -202,7 +203,7 @@ static bool cell_eq(CellRef a, CellRef b)
     return a.mat == b.mat && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
 }
 
-static void quiz_close(ViewState *s)
+void view_quiz_close(ViewState *s)
 {
     s->quiz = -1;
     s->quiz_phase = QUIZ_NONE;
@@ -219,7 +220,7 @@ static bool maybe_ask(ViewState *s)
     return false;
 }
 
-static bool go_stage(ViewState *s, int index)
+bool view_go_stage(ViewState *s, int index)
 {
     if (index < 0) index = 0;
     if (index >= s->stage_count) index = s->stage_count - 1;
@@ -230,13 +231,13 @@ static bool go_stage(ViewState *s, int index)
     s->stage_index = index;
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
-    quiz_close(s); // leaving a stage leaves its question (asked again when it comes back, until answered)
+    view_quiz_close(s); // leaving a stage leaves its question (asked again when it comes back, until answered)
     maybe_ask(s);
     return true;
 }
 
 // Next / previous: through the stage's sub-steps first, then to the next stage.
-static bool step_stage(ViewState *s, int dir)
+bool view_step_stage(ViewState *s, int dir)
 {
     // After an answer, "next" asks the stage's next question before it moves on.
     if (dir > 0 && s->quiz_phase != QUIZ_ASKING && s->quiz_phase != QUIZ_JUDGING && maybe_ask(s)) return true;
@@ -247,10 +248,10 @@ static bool step_stage(ViewState *s, int dir)
         memset(&s->pinned, 0, sizeof s->pinned);
         return true;
     }
-    return go_stage(s, s->stage_index + dir);
+    return view_go_stage(s, s->stage_index + dir);
 }
 
-static bool pan(ViewState *s, double dx, double dy)
+bool view_pan(ViewState *s, double dx, double dy)
 {
     if (s->zoom <= 1.0) return false;
     double x = s->pan_x + dx, y = s->pan_y + dy;
@@ -289,7 +290,7 @@ void view_set_pan_span(ViewState *s, int span_x, int span_y)
     s->pan_span_y = span_y > 0 ? span_y : 0;
 }
 
-static bool set_head(ViewState *s, int head)
+bool view_set_head(ViewState *s, int head)
 {
     if (head < 0 || head >= s->dims.heads || head == s->head) return false;
     s->head = head;
@@ -298,7 +299,7 @@ static bool set_head(ViewState *s, int head)
     return true;
 }
 
-static bool set_zoom(ViewState *s, double z)
+bool view_set_zoom(ViewState *s, double z)
 {
     if (z < VIEW_ZOOM_MIN) z = VIEW_ZOOM_MIN;
     if (z > VIEW_ZOOM_MAX) z = VIEW_ZOOM_MAX;
@@ -308,7 +309,7 @@ static bool set_zoom(ViewState *s, double z)
 }
 
 // '.' fills one more cell; after the last cell the whole result shows again. ',' goes back one cell.
-static bool sub_step(ViewState *s, int dir)
+bool view_sub_step(ViewState *s, int dir)
 {
     int total = view_reveal_total(s);
     if (total == 0) return false;
@@ -324,7 +325,7 @@ static bool sub_step(ViewState *s, int dir)
 }
 
 // Asks the owner to change the pinned cell's value, when the pinned cell is editable.
-static bool request_edit(ViewState *s, double delta)
+bool view_request_edit(ViewState *s, double delta)
 {
     if (s->pinned.mat == MAT_NONE || !view_mat_editable(s->pinned.mat) || delta == 0.0) return false;
     s->request = VIEW_REQ_EDIT;
@@ -354,7 +355,7 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         // next press asks the stage's next question, and only then moves on (the class never loses a question).
     case VIEW_KEY_ESCAPE: // skip: the result shows, the question is not asked again
         if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
-        quiz_close(s);
+        view_quiz_close(s);
         s->reveal = -1;
         return 1;
     case VIEW_KEY_DIGIT:
@@ -447,44 +448,6 @@ static bool panel_step_key(ViewState *s, const ViewEvent *ev)
     }
 }
 
-// S alone (RoPE lessons): every position one stop further (Shift: back), shown where it shows: at the rotate
-// stage, unless the scores stage (which shows the shifted scores too) is on screen.
-static bool rope_shift_key(ViewState *s, bool back)
-{
-    if (!s->dims.rope || s->panel != PANEL_NONE || s->quiz_phase == QUIZ_ASKING || s->quiz_phase == QUIZ_JUDGING)
-        return false; // a question first: it asks about the lesson's own positions
-    s->request = VIEW_REQ_ROPE_SHIFT;
-    s->request_delta = back ? -1.0 : 1.0;
-    Stage at = view_stage(s);
-    if (at != STAGE_ROTATE && at != STAGE_SCORES)
-        for (int i = 0; i < s->stage_count; i++)
-            if (s->stages[i] == STAGE_ROTATE) go_stage(s, i);
-    // The part that shows what the shift changes: the turned queries, or at the scores the shifted scores
-    // (their second row; with the shift back at 0 the scene takes the last there is, the scores).
-    s->substep = VIEW_SUBSTEP_RESULT + (view_stage(s) == STAGE_SCORES ? 1 : 0);
-    return true;
-}
-
-// W (RoPE lessons): the rotation panel, at the token of the cell pointed at when its rows are the queries (or
-// the keys, which sit at the same positions in self-attention), else at the last token; W again closes it.
-static bool rope_panel_key(ViewState *s)
-{
-    if (!s->dims.rope) return false;
-    if (s->panel == PANEL_ROPE) {
-        s->panel = PANEL_NONE;
-        return true;
-    }
-    CellRef at = view_focus_cell(s);
-    const MatInfo *mi = at.mat != MAT_NONE ? mat_info(at.mat) : NULL;
-    int token = s->dims.n - 1;
-    if (mi && (mi->row_axis == AXIS_QUERY || mi->row_axis == AXIS_KEY) && at.row < s->dims.n) token = at.row;
-    else if (mi && (mi->col_axis == AXIS_QUERY || mi->col_axis == AXIS_KEY) && at.col < s->dims.n) token = at.col;
-    s->rope_t = token > 0 ? token : 0;
-    s->panel = PANEL_ROPE;
-    memset(&s->hover, 0, sizeof s->hover);
-    return true;
-}
-
 static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
     if (s->quiz_phase == QUIZ_ASKING && !s->help) {
@@ -494,7 +457,6 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         if (used < 0) return false;
     }
     bool shift = (ev->mods & VIEW_MOD_SHIFT) != 0;
-    double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
     if (s->help) { // the help's pages turn with the keys that step the stages: the class's place stays
         switch (ev->key) {
         case VIEW_KEY_RIGHT: case VIEW_KEY_DOWN: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_SPACE: s->help_page++; return true;
@@ -518,119 +480,7 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     }
     if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES || s->panel == PANEL_ROPE) && panel_step_key(s, ev))
         return true;
-    switch (ev->key) {
-    case VIEW_KEY_UP: return request_edit(s, step) || pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, -1));
-    case VIEW_KEY_DOWN: return request_edit(s, -step) || pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && step_stage(s, 1));
-    case VIEW_KEY_N: // the notes, page by page, then hidden
-        if (s->notes && s->notes_more) {
-            s->notes_page++;
-            s->notes_more = false;
-        } else {
-            s->notes = !s->notes;
-            s->notes_page = 0;
-        }
-        return true;
-    case VIEW_KEY_D: s->dark = !s->dark; return true;
-    case VIEW_KEY_K:
-        if (shift) s->panel = s->panel == PANEL_CACHE ? PANEL_NONE : PANEL_CACHE; // the KV cache's size
-        else s->panel = s->panel == PANEL_COST ? PANEL_NONE : PANEL_COST;
-        return true;
-    case VIEW_KEY_M:
-        s->panel = s->panel == PANEL_COMPARE ? PANEL_NONE : PANEL_COMPARE;
-        memset(&s->hover, 0, sizeof s->hover);
-        return true;
-    case VIEW_KEY_R: s->request = VIEW_REQ_REVERT; return true;
-    case VIEW_KEY_S:
-        if (!(ev->mods & VIEW_MOD_CTRL)) return rope_shift_key(s, shift);
-        s->request = VIEW_REQ_SAVE;
-        return true;
-    case VIEW_KEY_E: s->request = shift ? VIEW_REQ_EXPORT_BOARD : VIEW_REQ_EXPORT; return true;
-    case VIEW_KEY_RIGHT: return s->zoom > 1.0 ? pan(s, VIEW_PAN_STEP, 0.0) : step_stage(s, 1);
-    case VIEW_KEY_LEFT: return s->zoom > 1.0 ? pan(s, -VIEW_PAN_STEP, 0.0) : step_stage(s, -1);
-    case VIEW_KEY_SPACE:
-    case VIEW_KEY_PAGEDOWN: return step_stage(s, 1);
-    case VIEW_KEY_BACKSPACE:
-    case VIEW_KEY_PAGEUP: return step_stage(s, -1);
-    case VIEW_KEY_HOME: return go_stage(s, 0);
-    case VIEW_KEY_END: return go_stage(s, s->stage_count - 1);
-    case VIEW_KEY_PERIOD: return sub_step(s, +1);
-    case VIEW_KEY_COMMA: return sub_step(s, -1);
-    case VIEW_KEY_DIGIT: {
-        bool changed = set_head(s, ev->digit - 1);
-        if (ev->digit >= 1 && ev->digit <= s->dims.heads && s->view != VIEW_ONE_HEAD) {
-            s->view = VIEW_ONE_HEAD;
-            changed = true;
-        }
-        return changed;
-    }
-    case VIEW_KEY_TAB: {
-        int h = s->dims.heads;
-        if (h <= 1) return false;
-        return set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
-    }
-    case VIEW_KEY_A:
-        s->view = s->view == VIEW_ALL_HEADS ? VIEW_ONE_HEAD : VIEW_ALL_HEADS;
-        memset(&s->hover, 0, sizeof s->hover);
-        memset(&s->pinned, 0, sizeof s->pinned);
-        return true;
-    case VIEW_KEY_F:
-    case VIEW_KEY_F11: s->fullscreen = !s->fullscreen; return true;
-    case VIEW_KEY_PLUS: return set_zoom(s, s->zoom * 1.25);
-    case VIEW_KEY_MINUS: return set_zoom(s, s->zoom / 1.25);
-    case VIEW_KEY_0: s->pan_x = s->pan_y = 0.5; return set_zoom(s, 1.0) || true;
-    case VIEW_KEY_H:
-    case VIEW_KEY_F1:
-        s->help = !s->help;
-        s->help_page = 0;
-        return true;
-    case VIEW_KEY_P:
-        if (s->dims.n < 1 || s->stage_count < 1) return false;
-        s->quiz_auto_count++;
-        s->request = VIEW_REQ_AUTO_QUESTION;
-        return true;
-    case VIEW_KEY_ESCAPE: // closes one thing per press and never quits (a class would lose its place)
-        if (s->help) s->help = false;
-        else if (s->quiz_phase == QUIZ_REVEALED) quiz_close(s); // the verdict first
-        else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
-        else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
-        else if (s->zoom != 1.0) s->pan_x = s->pan_y = 0.5, s->zoom = 1.0;
-        else s->request = VIEW_REQ_QUIT_HINT;
-        return true;
-    case VIEW_KEY_Q: s->quit = true; return true;
-    case VIEW_KEY_C: s->colormap = (ColormapId)((s->colormap + 1) % COLORMAP_COUNT); return true;
-    case VIEW_KEY_O: s->request = VIEW_REQ_ABLATE; return true;
-    case VIEW_KEY_T: s->request = VIEW_REQ_TRAIN; return true;
-    case VIEW_KEY_J:
-    case VIEW_KEY_L:
-        s->request = VIEW_REQ_TRAIN_SHOW;
-        s->request_delta = ev->key == VIEW_KEY_L ? 1.0 : -1.0;
-        return true;
-    case VIEW_KEY_Z: s->request = VIEW_REQ_TRAIN_RESET; return true;
-    case VIEW_KEY_V: s->request = VIEW_REQ_TRAIN_EXPORT; return true;
-    case VIEW_KEY_LEFTBRACKET:
-    case VIEW_KEY_RIGHTBRACKET:
-        s->request = VIEW_REQ_SCALE;
-        s->request_delta = (ev->key == VIEW_KEY_RIGHTBRACKET ? 1.0 : -1.0) * (shift ? 0.25 : 1.0);
-        return true;
-    case VIEW_KEY_G:
-    case VIEW_KEY_B: {
-        ViewPanel want = ev->key == VIEW_KEY_G ? PANEL_DECODE : PANEL_TILES;
-        s->panel = s->panel == want ? PANEL_NONE : want;
-        memset(&s->hover, 0, sizeof s->hover);
-        memset(&s->pinned, 0, sizeof s->pinned);
-        return true;
-    }
-    case VIEW_KEY_W: return rope_panel_key(s);
-    case VIEW_KEY_X:
-        if (shift) { // the next reordering (opening the panel if it is closed)
-            if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
-            s->panel = PANEL_SHUFFLE;
-        } else
-            s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
-        memset(&s->hover, 0, sizeof s->hover);
-        return true;
-    default: return false;
-    }
+    return view_key_act(s, ev, shift); // the key table (view_keys.c)
 }
 
 void view_set_decode_parts(ViewState *s, int count)
@@ -677,10 +527,10 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_EV_WHEEL:
         if (ev->wheel == 0) return false;
-        if (ev->mods & VIEW_MOD_CTRL) return set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
-        return request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
+        if (ev->mods & VIEW_MOD_CTRL) return view_set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
+        return view_request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
     case VIEW_EV_DRAG:
-        return request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+        return view_request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
     case VIEW_EV_SCALE:
         if (!(ev->value > 0) || !isfinite(ev->value)) return false;
         s->request = VIEW_REQ_SCALE_SET;
@@ -697,7 +547,7 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
             memset(&s->pinned, 0, sizeof s->pinned);
             return true;
         }
-        go_stage(s, index);
+        view_go_stage(s, index);
         if (s->quiz_phase == QUIZ_NONE) s->substep = 0; // chosen by its name: its first part, from either side
         return true;
     }
@@ -707,7 +557,7 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->request_delta = ev->value;
         return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
-        return pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
+        return view_pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
                    s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);
     case VIEW_EV_RESIZE:
         if (ev->x == s->width && ev->y == s->height) return false;
@@ -772,7 +622,7 @@ void view_set_questions(ViewState *s, const ViewQuestion *qs, int count)
     s->question_count = count;
     if (count) memcpy(s->questions, qs, (size_t)count * sizeof *qs);
     memset(s->question_done, 0, sizeof s->question_done);
-    quiz_close(s);
+    view_quiz_close(s);
 }
 
 void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
