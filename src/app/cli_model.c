@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#ifndef MHA_NO_GUI
+#include "gui.h"
+#endif
 #include "../lesson/lesson_write.h"
 #include "../lesson/hf_model.h"
 
@@ -46,9 +49,9 @@ static void model_trace_tail(FILE *out, const HfRun *r)
         cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);
 }
 
-// The options that change a lesson's trace, which a model's run does not take (yet).
-static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE,
-                                          OPT_HEAD};
+// The options that change a lesson's trace, which a model's run does not take (yet); --head only in the window
+// (where it picks the head the window opens on).
+static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE};
 
 static int print_error(const LessonError *e)
 {
@@ -82,6 +85,22 @@ static int save_lesson(const Lesson *l, const char *path)
     return status;
 }
 
+// The window on layer L of the run (its lesson taken over), opened on head `head` (-1: the first).
+static int open_window(const Args *a, HfRun *r, int head)
+{
+#ifdef MHA_NO_GUI
+    (void)r;
+    (void)head;
+    (void)a;
+    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
+    return EXIT_USAGE;
+#else
+    GuiOptions opt = {.lesson = &r->lesson, .head = head, .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
+                      .lang = a->value[OPT_LANG]};
+    return gui_run(&opt);
+#endif
+}
+
 int cli_run_model(const Args *a)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
@@ -89,6 +108,14 @@ int cli_run_model(const Args *a)
             cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
             return EXIT_USAGE;
         }
+    bool window = a->mode == MODE_WINDOW;
+    if (a->value[OPT_HEAD] && !window) {
+        cli_line(stderr, "mha-tracer: error: --head with --model picks the head the window opens on: it does not "
+                         "work with --json, --trace or --save-lesson (every head is printed)\n");
+        return EXIT_USAGE;
+    }
+    double head = -1;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
     if (a->nfiles > 0) {
         cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n", a->files[0]);
         return EXIT_USAGE;
@@ -100,9 +127,23 @@ int cli_run_model(const Args *a)
     LessonError err;
     if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
     HfRun r;
-    if (!hf_model_run(&r, &m, text, (int)layer, &err)) {
+    HfRunWant want = {.stream = true, .top = HF_TOP_WINDOW, .overview = true};
+    if (!hf_model_run_ex(&r, &m, text, (int)layer, window ? &want : NULL, &err)) {
         hf_model_close(&m);
         return print_error(&err);
+    }
+    if (window && (int)head >= r.lesson.params.heads) {
+        cli_line(stderr, "%s/config.json: error: --head %d: the model has %d heads (0 to %d)\n", m.dir, (int)head,
+                 r.lesson.params.heads, r.lesson.params.heads - 1);
+        hf_run_free(&r);
+        hf_model_close(&m);
+        return EXIT_USAGE;
+    }
+    if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages show
+        hf_model_close(&m);
+        int status = open_window(a, &r, (int)head);
+        hf_run_free(&r);
+        return status;
     }
     Trace t;
     TraceError terr;
