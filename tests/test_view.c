@@ -38,7 +38,7 @@ static bool digit(ViewState *s, int d)
 
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false}, causal = {4, 4, 4, 2, 2, true, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL}, causal = {4, 4, 4, 2, 2, true, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     // Every row of the table but the three this lesson lacks (positions, RoPE, the mask).
@@ -88,7 +88,7 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false}, two = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false, NULL}, two = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -109,14 +109,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false, NULL});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
@@ -170,7 +170,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -242,7 +242,7 @@ static void test_other_keys(void)
 // cell, the zoom, a question), it closes one thing per press and leaves the program running.
 static void test_escape_never_quits(void)
 {
-    ViewDims dims = {5, 5, 4, 2, 2, true, true, false};
+    ViewDims dims = {5, 5, 4, 2, 2, true, true, false, NULL};
     ViewQuestion qs[2] = {{STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0}, {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3}};
     static const ViewKey OPEN[] = {VIEW_KEY_NONE, VIEW_KEY_H, VIEW_KEY_K, VIEW_KEY_M, VIEW_KEY_X, VIEW_KEY_PLUS};
     ViewState s;
@@ -279,7 +279,7 @@ static void test_escape_never_quits(void)
 
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -316,7 +316,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -409,7 +409,7 @@ static void go_to(ViewState *s, Stage st)
 // hidden); the keys answer it, not the view; the owner judges (VIEW_REQ_ANSWER) and the reveal runs.
 static void test_questions(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
@@ -556,7 +556,7 @@ static void test_questions(void)
 // panel; the slider's steps land on its stops and stay between its ends.
 static void test_teaching_keys(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, true, false};
+    ViewDims dims = {3, 3, 4, 2, 2, false, true, false, NULL};
     ViewState s;
     view_init(&s, &dims);
     CHECK(s.stage_count == STAGE_COUNT - 2 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
@@ -609,7 +609,7 @@ static void test_teaching_keys(void)
 // through its parts and back to the first; overlays close; nonsense indices change nothing.
 static void test_strip_press(void)
 {
-    ViewDims d = {4, 4, 4, 2, 2, true, false, false}; // causal: 9 stages
+    ViewDims d = {4, 4, 4, 2, 2, true, false, false, NULL}; // causal: 9 stages
     ViewState s;
     view_init(&s, &d);
     ViewEvent e;

@@ -19,8 +19,12 @@
 //   colour range group, from, present, explain, --json key, --trace title — MatInfo's columns (see MAT_ROWS in
 //   model/matrices.h); it is not per head, not editable and read from Trace.shown[id]. Its MatId follows the
 //   rows of MAT_ROWS, in the order of this table. from and explain are extern functions (model/stages.c).
-// STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE (their `present`).
+// STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE (their `present`); STAGE_NORM_IN,
+// STAGE_RESIDUAL and STAGE_NEXT only for a checkpoint's layer (--model in the window: AttnParams.stream).
 #define STAGE_TABLE(STAGE, SHOWN)                                                                                  \
+    STAGE(STAGE_NORM_IN, "input-norm", /* a checkpoint's layer: the stream h -> its norm -> X (--model only) */  \
+          (N_("Norm"), N_("The norm that makes X"), N_("norm"), MAT_NONE, {MAT_X}, has_norm, eq_norm_in,           \
+           f_norm_in, x_norm_in))                                                                                 \
     STAGE(STAGE_INPUT, "input", /* embeddings X (and source S) */                                                \
           (N_("Input"), N_("Input embeddings"), N_("X"), MAT_NONE, {MAT_NONE}, NULL, eq_input, f_input, x_input))  \
     STAGE(STAGE_POSITIONS, "positions", /* E + P = X (only for lessons with positions) */                        \
@@ -52,7 +56,13 @@
            f_concat, x_concat))                                                                                   \
     STAGE(STAGE_OUTPUT, "output", /* concat W_O + b_O */                                                         \
           (N_("Output projection W^O"), N_("Output projection W\xe1\xb4\xbc"), N_("W^O"), MAT_WEIGHTS,             \
-           {MAT_OUTPUT}, NULL, eq_output, f_output, x_output))
+           {MAT_OUTPUT}, NULL, eq_output, f_output, x_output))                                               \
+    STAGE(STAGE_RESIDUAL, "residual", /* a checkpoint's layer: h + Output (--model only) */                        \
+          (N_("Residual add"), N_("Residual add h + Output"), N_("h + out"), MAT_NONE, {MAT_RESIDUAL}, has_stream,  \
+           eq_residual, f_residual, x_residual))                                                                  \
+    STAGE(STAGE_NEXT, "next-token", /* a checkpoint's next token at each position (--model only, not BERT) */     \
+          (N_("Next token"), N_("Next-token prediction"), N_("next"), MAT_NONE, {MAT_NEXT}, has_next, eq_next,     \
+           f_next, x_next))
 
 // A row's columns, unwrapped from their parentheses: STAGE_TABLE_COLS (a, b) is a, b.
 #define STAGE_TABLE_COLS(...) __VA_ARGS__

@@ -97,7 +97,18 @@
       "output = concat W_O + b_O")                                                                                     \
     ROW(MAT_OUTPUT_DIFF, "output_diff", "\xce\x94", N_("what the heads switched off add"), false, false, DIM_N,        \
       DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_output_diff, NULL, f_output_diff,                    \
-      has_ablated, explain_output_diff, NULL, NULL)
+      has_ablated, explain_output_diff, NULL, NULL)                                                                 \
+    ROW(MAT_STREAM, "stream", "h", N_("the residual stream"), false, false, DIM_N, DIM_D_MODEL, AXIS_QUERY, AXIS_DIM,   \
+      RANGE_OUTPUT, AT_NONE, v_stream, NULL, NULL, has_stream, explain_stream, NULL, NULL)                             \
+    ROW(MAT_GAIN, "norm_weight", "g", N_("the norm's weight"), false, false, DIM_ONE, DIM_D_MODEL, AXIS_DIM, AXIS_DIM,  \
+      RANGE_WEIGHT, AT_NONE, v_gain, NULL, NULL, has_norm, explain_norm_weight, NULL, NULL)                            \
+    ROW(MAT_SHIFT, "norm_bias", "b", N_("the norm's bias"), false, false, DIM_ONE, DIM_D_MODEL, AXIS_DIM, AXIS_DIM,     \
+      RANGE_WEIGHT, AT_NONE, v_shift, NULL, NULL, has_norm_bias, explain_norm_weight, NULL, NULL)                      \
+    ROW(MAT_RESIDUAL, "residual", "h\xe2\x80\xb2", N_("the stream after the attention"), false, false, DIM_N,            \
+      DIM_D_MODEL, AXIS_QUERY, AXIS_DIM, RANGE_OUTPUT, AT_NONE, v_residual, NULL, f_residual, has_stream,              \
+      explain_residual, NULL, NULL)                                                                                    \
+    ROW(MAT_NEXT, "next", "p", N_("the next token's probabilities"), false, false, DIM_N, DIM_TOP, AXIS_QUERY,          \
+      AXIS_DIM, RANGE_PROB, AT_NONE, v_next, NULL, NULL, has_next, explain_next, NULL, NULL)
 
 // The matrix of each display-only stage (the matrix row of a SHOWN row of STAGE_TABLE, core/stage_table.h)
 // follows, in that table's order.
@@ -122,7 +133,7 @@ typedef enum {
 } Axis;
 
 // The sizes a matrix's shape is made of.
-typedef enum { DIM_N = 0, DIM_M, DIM_D_MODEL, DIM_D_K, DIM_H_D_K, DIM_ONE } Dim;
+typedef enum { DIM_N = 0, DIM_M, DIM_D_MODEL, DIM_D_K, DIM_H_D_K, DIM_ONE, DIM_TOP } Dim; // TOP: a model's next tokens
 
 // Matrices of one range group share one colour scale (over every head too), so that the same value has the
 // same colour in each: Z_i and Concat; the scores before and after the scaling (the shrink by √d_k shows).

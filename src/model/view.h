@@ -142,6 +142,7 @@ typedef struct {
     bool causal;
     bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
     bool rope;      // the lesson turns Q and K (RoPE): the Rotation stage is shown
+    const LayerStream *stream; // a checkpoint's layer: the norm, residual and next-token stages (NULL: none)
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
