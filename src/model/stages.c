@@ -546,8 +546,8 @@ static void x_residual(const AttnParams *p, char *buf, size_t cap)
 static void x_next(const AttnParams *p, char *buf, size_t cap)
 {
     snprintf(buf, cap, TR("After every layer, the final norm and the unembedding turn each position's stream into a "
-             "probability for every token of the vocabulary: the %d most probable next tokens. I and Shift+I: the "
-             "position."), p->stream->top);
+             "probability for every token of the vocabulary: the %d most probable next tokens at each position, most "
+             "probable first (point at a cell: which token)."), p->stream->top);
 }
 
 static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
