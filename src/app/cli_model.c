@@ -7,9 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#ifndef MHA_NO_GUI
-#include "gui.h"
-#endif
 #include "../lesson/lesson_write.h"
 #include "../lesson/hf_model.h"
 
@@ -85,23 +82,7 @@ static int save_lesson(const Lesson *l, const char *path)
     return status;
 }
 
-// The window on layer L of the run (its lesson taken over), opened on head `head` (-1: the first).
-static int open_window(const Args *a, HfRun *r, int head)
-{
-#ifdef MHA_NO_GUI
-    (void)r;
-    (void)head;
-    (void)a;
-    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
-    return EXIT_USAGE;
-#else
-    GuiOptions opt = {.lesson = &r->lesson, .head = head, .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
-                      .lang = a->value[OPT_LANG]};
-    return gui_run(&opt);
-#endif
-}
-
-int cli_run_model(const Args *a)
+int cli_run_model(const Args *a, CliModelWindow window_fn)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
         if (a->value[NOT_WITH_MODEL[i]]) {
@@ -141,7 +122,11 @@ int cli_run_model(const Args *a)
     }
     if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages show
         hf_model_close(&m);
-        int status = open_window(a, &r, (int)head);
+        int status = EXIT_USAGE;
+        if (window_fn) status = window_fn(a, &r.lesson, (int)head);
+        else
+            cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or "
+                             "--json\n");
         hf_run_free(&r);
         return status;
     }
