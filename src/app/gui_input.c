@@ -27,7 +27,7 @@ static const struct {
     {SDLK_KP_ENTER, VIEW_KEY_ENTER}, {SDLK_o, VIEW_KEY_O}, {SDLK_LEFTBRACKET, VIEW_KEY_LEFTBRACKET},
     {SDLK_RIGHTBRACKET, VIEW_KEY_RIGHTBRACKET}, {SDLK_x, VIEW_KEY_X}, {SDLK_g, VIEW_KEY_G},
     {SDLK_b, VIEW_KEY_B}, {SDLK_t, VIEW_KEY_T}, {SDLK_j, VIEW_KEY_J}, {SDLK_l, VIEW_KEY_L},
-    {SDLK_z, VIEW_KEY_Z}, {SDLK_v, VIEW_KEY_V},
+    {SDLK_z, VIEW_KEY_Z}, {SDLK_v, VIEW_KEY_V}, {SDLK_w, VIEW_KEY_W},
 };
 
 // An SDL key as the view knows it (VIEW_KEY_NONE: one it ignores); *digit for 1 to 9.

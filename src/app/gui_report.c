@@ -21,7 +21,8 @@ void gui_set_title(Gui *g)
 static const char *panel_key(ViewPanel p)
 {
     return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : p == PANEL_SHUFFLE ? "shuffle"
-           : p == PANEL_DECODE ? "decode" : p == PANEL_TILES ? "tiles" : p == PANEL_CACHE ? "cache-size" : "none";
+           : p == PANEL_DECODE ? "decode" : p == PANEL_TILES ? "tiles" : p == PANEL_CACHE ? "cache-size"
+           : p == PANEL_OVERVIEW ? "overview" : "none";
 }
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line

@@ -70,7 +70,8 @@ const Option OPTIONS[OPT_COUNT] = {
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
                            "scores, scaled, mask, softmax (default), weighted-sum, concat\n"
-                           "or output;\n"
+                           "or output (a checkpoint's layer in the window also has input-norm,\n"
+                           "residual and next-token);\n"
                            "with --trace: print only that stage (or all) as the board shows it,\n"
                            "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,

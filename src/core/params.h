@@ -36,6 +36,7 @@ typedef struct LayerStream {
     int *top_id;        // [n * top]
     double *top_p;      // [n * top]
     char **top_token;   // [n * top] as the class reads them
+    int layer;          // the layer stepped through (from 0)
     int layers, heads, n; // the overview: every layer's attention weights (layers 0: not kept)
     float *overview;    // [layers][heads][n][n]
 } LayerStream;

@@ -298,6 +298,7 @@ static bool stream_keep_input(LayerStream *s, const HfModel *m, int layer, const
     const HfArchOps *ops = m->ops;
     s->norm = ops->norm;
     s->eps = m->cfg.eps;
+    s->layer = layer;
     if (!mat_copy(&s->x, h)) return false;
     const int rows[2] = {ops->norm_gain, ops->norm_shift};
     Matrix *into[2] = {&s->gain, &s->shift};

@@ -584,6 +584,10 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_KEY_Z: s->request = VIEW_REQ_TRAIN_RESET; return true;
     case VIEW_KEY_V: s->request = VIEW_REQ_TRAIN_EXPORT; return true;
+    case VIEW_KEY_W: // a checkpoint's overview (nothing for a lesson)
+        if (!s->dims.stream) return false;
+        s->panel = s->panel == PANEL_OVERVIEW ? PANEL_NONE : PANEL_OVERVIEW;
+        return true;
     case VIEW_KEY_LEFTBRACKET:
     case VIEW_KEY_RIGHTBRACKET:
         s->request = VIEW_REQ_SCALE;

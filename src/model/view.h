@@ -42,6 +42,7 @@ typedef enum {
     VIEW_KEY_J, VIEW_KEY_L,             // training: the previous / next saved checkpoint
     VIEW_KEY_Z,                         // training: back to step 0 (the weights it started from)
     VIEW_KEY_V,                         // training: export every checkpoint's heatmap (a numbered series) and a strip
+    VIEW_KEY_W,                         // a checkpoint's layer: the overview of every layer's heads
     VIEW_KEY_G,                         // generate: KV-cache decoding, a token at a time (causal lessons)
     VIEW_KEY_B,                         // blocks: FlashAttention's tiles and online softmax
 } ViewKey;
@@ -59,6 +60,7 @@ typedef enum {
     PANEL_DECODE,   // generation with a KV cache: token decode_t's query over the cache, the work saved (key G)
     PANEL_TILES,    // FlashAttention: tile `tile` of tiles_block x tiles_block, the running m, l, O (key B)
     PANEL_CACHE,    // the KV cache's size: MHA, GQA, MQA and a window, published shapes and the lesson (Shift+K)
+    PANEL_OVERVIEW, // a checkpoint's every layer x every head: small attention patterns (key W, --model only)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).

@@ -66,7 +66,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     }
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
-    else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
+    else if (st->panel == PANEL_CACHE || st->panel == PANEL_OVERVIEW) snprintf(head, sizeof head, "%s", all);
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES) && c->L->params.heads > 1) // the head they show
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
@@ -88,7 +88,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
     bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    bool overview = st->panel == PANEL_OVERVIEW;
     const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
+                       : overview ? TR("Every layer's heads")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
@@ -107,6 +109,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     } else if (cache)
         // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
         snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
+    else if (overview)
+        snprintf(formula, sizeof formula, "A = softmax(Q" "K^T / \xe2\x88\x9a" "d_k)");
     else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
@@ -441,6 +445,7 @@ static const char *const HELP[][2] = {
     {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 \xe2\x86\x90 step)")},
     {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
     {N_("S  /  Shift+S"), N_("RoPE: shift every position by k = 1, 2, 3, 5, 10, 100, 1000 / back: the scores stay the same")},
+    {N_("W"), N_("a checkpoint (--model): every layer's heads, small attention patterns")},
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},
