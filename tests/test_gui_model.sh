@@ -1,7 +1,7 @@
 #!/bin/sh
 # --model DIR in the real window under Xvfb (issue 40): a tiny generated Llama checkpoint opens on layer 1 and
 # head 2 (--head), with the model's own stages around the attention — the norm that makes X first, the residual
-# add and the next token after W^O — and screenshots of them at 1280x720 and 1920x1080 into SHOT_DIR.
+# add and the next token after W^O — and the overview of every layer's heads (W); screenshots of them at 1280x720 and 1920x1080 into SHOT_DIR.
 # Every wait is for a frame the program reports (tests/gui_frames.sh), never for the clock.
 # usage: test_gui_model.sh MHA_TRACER SOURCE_DIR [SHOT_DIR]    Exit 77 (skip) without xvfb-run, xdotool,
 # import or a python3 with numpy (unless MHA_REQUIRE_TOOLS=1).
@@ -53,9 +53,12 @@ import -window root "$SHOTS/model-next-'"$size"'.png"
 key Left "stage=residual "
 key Left "stage=residual substep=1 "
 import -window root "$SHOTS/model-residual-'"$size"'.png"
+key w "panel=overview "
+import -window root "$SHOTS/model-overview-'"$size"'.png"
+key w "panel=none "
 key Home "stage=input-norm "
 kill $PID; wait $PID 2>/dev/null
-echo "ok '"$size"': norm, input, next-token, residual"
+echo "ok '"$size"': norm, input, next-token, residual, overview"
 ' || exit 1
     checks=$((checks + 1))
 done

@@ -156,8 +156,10 @@ static bool parse_stage(const char *key, int *out)
     else {
         char keys[320];
         Stage every[STAGE_COUNT];
-        for (int i = 0; i < STAGE_COUNT; i++) every[i] = (Stage)i;
-        model_stage_names(every, STAGE_COUNT, false, keys, sizeof keys);
+        int count = 0;
+        for (int i = 0; i < STAGE_COUNT; i++)
+            if (!model_stage_checkpoint_only((Stage)i)) every[count++] = (Stage)i; // a lesson's stages
+        model_stage_names(every, count, false, keys, sizeof keys);
         cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys, key);
         return false;
     }

@@ -550,6 +550,8 @@ static void x_next(const AttnParams *p, char *buf, size_t cap)
              "probable first (point at a cell: which token)."), p->stream->top);
 }
 
+bool model_stage_checkpoint_only(Stage s) { return s == STAGE_NORM_IN || s == STAGE_RESIDUAL || s == STAGE_NEXT; }
+
 static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }

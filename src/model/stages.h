@@ -52,6 +52,9 @@ int model_stages(const AttnParams *p, Stage *out);
 // what the stage brings (the mask M with its band: issue 38, the first part showed S′ alone, the scaled
 // stage's result again); MAT_NONE: the first part, as the window opens it.
 MatId model_stage_slide_mat(Stage s);
+// Whether s is one of the stages only a checkpoint's layer has (--model in the window: the norm, the residual
+// add, the next token), which no lesson, --stage or export names.
+bool model_stage_checkpoint_only(Stage s);
 // The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
 // The stage whose key is `key` ("softmax"), or whose heatmap's name it is ("weights": the softmax,

@@ -116,7 +116,7 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     }
     char head[200];
     // TRANSLATORS: the overview's heading: layers, heads, the layer stepped through.
-    snprintf(head, sizeof head, TR("Attention weights of all %d layers " SCENE_TIMES " %d heads (layer %d framed)"),
+    snprintf(head, sizeof head, TR("Attention weights of all %d layers \xc3\x97 %d heads (layer %d framed)"),
              s->layers, s->heads, s->layer);
     char cut[200];
     fit_text(c, FONT_BOLD, f, head, w, cut, sizeof cut);
