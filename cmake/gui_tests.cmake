@@ -61,6 +61,13 @@ add_test(NAME test_gui_keys
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/keys-shots)
 set_tests_properties(test_gui_keys PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 
+# --model DIR in the window (issue 40): a tiny generated checkpoint's layer with the norm, residual and
+# next-token stages, at 1280x720 and 1920x1080 (screenshots in model-shots).
+add_test(NAME test_gui_model
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_model.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/model-shots)
+set_tests_properties(test_gui_model PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
 # Shift+E in a panel exports that panel, named after it (issue 36).
 add_test(NAME test_gui_panel_export
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_panel_export.sh $<TARGET_FILE:mha-tracer>
@@ -129,7 +136,8 @@ endif()
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock
 # file in /tmp: two starting at once can take the same one. Under ctest -j (.ci/run) they run one at a time.
 set_tests_properties(test_gui_xvfb test_gui_keys test_gui_rope_shift test_gui_storm test_gui_train
-                     test_gui_train_idle test_gui_clipboard test_gui_export_worker PROPERTIES RESOURCE_LOCK xserver)
+                     test_gui_train_idle test_gui_clipboard test_gui_export_worker test_gui_model
+                     PROPERTIES RESOURCE_LOCK xserver)
 # RoPE as a picture (issue 38): --json's Q_rot against NumPy, and the rotation slide's numbers against --json.
 add_test(NAME test_rope_picture_numpy COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_rope_picture.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})

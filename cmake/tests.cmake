@@ -177,6 +177,13 @@ mha_test(test_model_hf_config mha_lesson)
 add_test(NAME test_model_hf COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_hf_models.py $<TARGET_FILE:mha-tracer>)
 set_tests_properties(test_model_hf PROPERTIES SKIP_RETURN_CODE 77)
+# What the window keeps of a checkpoint's layer (the norm, residual and next-token stages, the overview) against a
+# float64 reference: the streams and probabilities within 1e-9, the last position's equal to --json's (numpy).
+add_executable(test_model_stream tests/test_model_stream.c)
+target_link_libraries(test_model_stream PRIVATE mha_model)
+add_test(NAME test_model_stream COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_model_stream.sh
+         $<TARGET_FILE:test_model_stream> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_model_stream PROPERTIES SKIP_RETURN_CODE 77)
 # BERT (issue 40): tiny random checkpoints (BertModel's names and BertForMaskedLM's "bert.", F32 and BF16 sharded) with
 # WordPiece tokenizers (BertNormalizer lowercasing and stripping accents, or cased) against a NumPy float64 forward
 # written from modeling_bert.py and a reference BertNormalizer/BertPreTokenizer/WordPiece: token ids exact, weights

@@ -616,12 +616,14 @@ def save_lesson_round_trip(exe, root, name, d):
 
 
 def cli_cases(exe, d):
-    """The options around --model: what goes with it and what does not (yet)."""
+    """The options around --model: what goes with it and what does not (yet). Without --json, --trace or
+    --save-lesson the window opens (tests/test_gui_model.sh); a head past the model's is refused before it."""
     code, out, err = run(exe, "--model", d, "--text", "The cat", "--trace")
     check(code == 0 and "==== The model ====" in out and "next token after the last position" in out,
           "--model --trace: %d %r" % (code, err))
     for args, word in [(["--text", "x", "--json"], "--model DIR"), (["--layer", "1", "--trace"], "--model DIR"),
-                       (["--model", d], "--json, --trace or --save-lesson"),
+                       (["--model", d, "--head", "9"], "--head 9: the model has 4 heads"),
+                       (["--model", d, "--json", "--head", "1"], "--head"),
                        (["--model", d, "--json", "--ablate", "0"], "--ablate"),
                        (["--model", d, "--json", "--layer", "x"], "--layer"),
                        (["--model", d, "--json", "lessons/the-cat-sat.json"], "no lesson file"),

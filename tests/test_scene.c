@@ -24,6 +24,10 @@
 
 #include "fake_font.h"
 
+// The three stages only a checkpoint's layer has (--model in the window: the norm, the residual add, the next
+// token): no lesson has them.
+#define LESSON_STAGES (STAGE_COUNT - 3)
+
 // The height of a digit drawn at `size`: 0.73 of the line (the cap height of the fonts shipped).
 static double glyph_height(int size) { return fake_height(NULL, FONT_REGULAR, size) * 0.73; }
 
@@ -702,7 +706,7 @@ static void test_lesson_file(const char *name, int heads, bool causal)
     view_init(&st, &dims);
     bool masked = false;
     for (int i = 0; i < st.stage_count; i++) masked |= st.stages[i] == STAGE_MASK;
-    CHECK(masked == causal && st.stage_count == STAGE_COUNT - 3 + causal, "%s: mask stage only when causal (%d stages)",
+    CHECK(masked == causal && st.stage_count == LESSON_STAGES - 3 + causal, "%s: mask stage only when causal (%d stages)",
           name, st.stage_count);
     static const int SIZES[2][2] = {{1280, 720}, {3840, 2160}};
     test_number_sizes(name, &L, &T, SIZES, 2, false);
@@ -2252,7 +2256,7 @@ static void test_teaching(void)
         ViewDims dims = view_dims_from_params(&L.params);
         ViewState st;
         view_init(&st, &dims);
-        CHECK(st.stage_count == STAGE_COUNT - 2 && st.stages[1] == STAGE_POSITIONS, "the Positions stage follows the input");
+        CHECK(st.stage_count == LESSON_STAGES - 2 && st.stages[1] == STAGE_POSITIONS, "the Positions stage follows the input");
         Scene s;
         scene_init(&s);
         // Positions: E, P and X = E + P (one or two sub-steps), X's cells the trace's sums.

@@ -36,13 +36,17 @@ static bool digit(ViewState *s, int d)
     return view_handle(s, &e);
 }
 
+// The stages only a checkpoint's layer has (--model in the window: AttnParams.stream); no lesson has them.
+static bool model_only(Stage s) { return s == STAGE_NORM_IN || s == STAGE_RESIDUAL || s == STAGE_NEXT; }
+#define LESSON_STAGES (STAGE_COUNT - 3)
+
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false}, causal = {4, 4, 4, 2, 2, true, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL}, causal = {4, 4, 4, 2, 2, true, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     // Every row of the table but the three this lesson lacks (positions, RoPE, the mask).
-    CHECK(s.stage_count == STAGE_COUNT - 3, "self-attention without a mask has %d stages, got %d", STAGE_COUNT - 3,
+    CHECK(s.stage_count == LESSON_STAGES - 3, "self-attention without a mask has %d stages, got %d", LESSON_STAGES - 3,
           s.stage_count);
     for (int i = 0; i < s.stage_count; i++) CHECK(s.stages[i] != STAGE_MASK, "no mask stage at %d", i);
     CHECK(view_stage(&s) == STAGE_INPUT, "starts on the input");
@@ -56,22 +60,23 @@ static void test_stages(void)
     CHECK(press(&s, VIEW_KEY_LEFT) && view_stage(&s) == STAGE_SCALE, "Left -> back to scaling");
     CHECK(press(&s, VIEW_KEY_BACKSPACE) && view_stage(&s) == STAGE_SCORES, "Backspace -> scores");
     CHECK(press(&s, VIEW_KEY_PAGEUP) && view_stage(&s) == STAGE_PROJECT, "PageUp -> projections");
-    // End: the table's last row, which every lesson has (no `present`).
-    Stage last = (Stage)(STAGE_COUNT - 1);
-    CHECK(!stage_info(last)->present, "the table's last stage is in every lesson");
+    // End: the last row a lesson has (the model's own rows after it: MODEL_ONLY), which every lesson has.
+    Stage last = STAGE_OUTPUT;
+    CHECK(!stage_info(last)->present, "the last lesson stage is in every lesson");
+    for (int i = last + 1; i < STAGE_COUNT; i++) CHECK(model_only((Stage)i), "%s after W^O: a model's own", stage_key((Stage)i));
     CHECK(press(&s, VIEW_KEY_END) && view_stage(&s) == last, "End -> %s", stage_key(last));
     CHECK(!press(&s, VIEW_KEY_RIGHT) && view_stage(&s) == last, "no stage after the last");
     CHECK(!press(&s, VIEW_KEY_END), "End at the end changes nothing");
     CHECK(press(&s, VIEW_KEY_HOME) && view_stage(&s) == STAGE_INPUT, "Home -> input");
 
     view_init(&s, &causal);
-    CHECK(s.stage_count == STAGE_COUNT - 2, "a causal lesson has %d stages, got %d", STAGE_COUNT - 2, s.stage_count);
+    CHECK(s.stage_count == LESSON_STAGES - 2, "a causal lesson has %d stages, got %d", LESSON_STAGES - 2, s.stage_count);
     // Right goes through the table's rows in order, but positions and rotate (the mask included).
     int walked = 0;
     for (int i = 0; i < STAGE_COUNT; i++) {
-        if (i == STAGE_POSITIONS || i == STAGE_ROTATE) continue;
+        if (i == STAGE_POSITIONS || i == STAGE_ROTATE || model_only((Stage)i)) continue;
         CHECK(view_stage(&s) == (Stage)i, "causal stage %d is %s, got %s", walked, stage_key((Stage)i), stage_key(view_stage(&s)));
-        CHECK(press(&s, VIEW_KEY_RIGHT) == (i < STAGE_COUNT - 1), "Right after %s", stage_key((Stage)i));
+        CHECK(press(&s, VIEW_KEY_RIGHT) == (i < STAGE_OUTPUT), "Right after %s", stage_key((Stage)i));
         walked++;
     }
     CHECK(walked == s.stage_count && walked > STAGE_MASK, "every causal stage walked (%d)", walked);
@@ -88,7 +93,7 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false}, two = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false, NULL}, two = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -109,14 +114,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false, NULL});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD), "nothing to reveal on the input stage");
@@ -170,7 +175,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -242,7 +247,7 @@ static void test_other_keys(void)
 // cell, the zoom, a question), it closes one thing per press and leaves the program running.
 static void test_escape_never_quits(void)
 {
-    ViewDims dims = {5, 5, 4, 2, 2, true, true, false};
+    ViewDims dims = {5, 5, 4, 2, 2, true, true, false, NULL};
     ViewQuestion qs[2] = {{STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0}, {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3}};
     static const ViewKey OPEN[] = {VIEW_KEY_NONE, VIEW_KEY_H, VIEW_KEY_K, VIEW_KEY_M, VIEW_KEY_X, VIEW_KEY_PLUS};
     ViewState s;
@@ -274,12 +279,12 @@ static void test_escape_never_quits(void)
     CHECK(press(&s, VIEW_KEY_ESCAPE) && s.zoom == 1.0 && s.pan_x == 0.5 && s.request == VIEW_REQ_NONE,
           "Esc resets the zoom (one thing per press)");
     CHECK(press(&s, VIEW_KEY_Q) && s.quit, "Q quits (the owner asks first when edits would be lost)");
-    CHECK(checked == 5 * 6 * s.stage_count && s.stage_count == STAGE_COUNT - 1, "every stage checked (%d presses)", checked);
+    CHECK(checked == 5 * 6 * s.stage_count && s.stage_count == LESSON_STAGES - 1, "every stage checked (%d presses)", checked);
 }
 
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -316,7 +321,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -356,9 +361,9 @@ static void test_stage_table(void)
     p.heads = 2;
     p.d_k = 2;
     Stage st[STAGE_COUNT];
-    CHECK(model_stages(&p, st) == STAGE_COUNT - 3, "every stage but positions, rotate and the mask");
+    CHECK(model_stages(&p, st) == LESSON_STAGES - 3, "every stage but positions, rotate and the mask");
     p.mask = MASK_CAUSAL;
-    CHECK(model_stages(&p, st) == STAGE_COUNT - 2 && st[4] == STAGE_MASK, "the mask stage for causal lessons");
+    CHECK(model_stages(&p, st) == LESSON_STAGES - 2 && st[4] == STAGE_MASK, "the mask stage for causal lessons");
     CHECK(model_stage_heatmap(&p, STAGE_PROJECT) == MAT_NONE, "no heatmap before the scores");
     CHECK(model_stage_heatmap(&p, STAGE_SCALE) == MAT_SCALED, "the scaled scores' heatmap");
     CHECK(model_stage_heatmap(&p, STAGE_OUTPUT) == MAT_WEIGHTS, "the weights after the softmax");
@@ -409,7 +414,7 @@ static void go_to(ViewState *s, Stage st)
 // hidden); the keys answer it, not the view; the owner judges (VIEW_REQ_ANSWER) and the reveal runs.
 static void test_questions(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
@@ -556,10 +561,10 @@ static void test_questions(void)
 // panel; the slider's steps land on its stops and stay between its ends.
 static void test_teaching_keys(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, true, false};
+    ViewDims dims = {3, 3, 4, 2, 2, false, true, false, NULL};
     ViewState s;
     view_init(&s, &dims);
-    CHECK(s.stage_count == STAGE_COUNT - 2 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
+    CHECK(s.stage_count == LESSON_STAGES - 2 && s.stages[1] == STAGE_POSITIONS, "with positions the Positions stage is second");
     CHECK(press(&s, VIEW_KEY_O) && s.request == VIEW_REQ_ABLATE, "O asks to switch the head off");
     CHECK(press(&s, VIEW_KEY_RIGHTBRACKET) && s.request == VIEW_REQ_SCALE && s.request_delta == 1.0, "] scale up");
     CHECK(press_mod(&s, VIEW_KEY_LEFTBRACKET, VIEW_MOD_SHIFT) && s.request == VIEW_REQ_SCALE && s.request_delta == -0.25,
@@ -609,7 +614,7 @@ static void test_teaching_keys(void)
 // through its parts and back to the first; overlays close; nonsense indices change nothing.
 static void test_strip_press(void)
 {
-    ViewDims d = {4, 4, 4, 2, 2, true, false, false}; // causal: 9 stages
+    ViewDims d = {4, 4, 4, 2, 2, true, false, false, NULL}; // causal: 9 stages
     ViewState s;
     view_init(&s, &d);
     ViewEvent e;

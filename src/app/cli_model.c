@@ -46,9 +46,9 @@ static void model_trace_tail(FILE *out, const HfRun *r)
         cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);
 }
 
-// The options that change a lesson's trace, which a model's run does not take (yet).
-static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE,
-                                          OPT_HEAD};
+// The options that change a lesson's trace, which a model's run does not take (yet); --head only in the window
+// (where it picks the head the window opens on).
+static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE};
 
 static int print_error(const LessonError *e)
 {
@@ -82,13 +82,21 @@ static int save_lesson(const Lesson *l, const char *path)
     return status;
 }
 
-int cli_run_model(const Args *a)
+int cli_run_model(const Args *a, CliModelWindow window_fn)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
         if (a->value[NOT_WITH_MODEL[i]]) {
             cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
             return EXIT_USAGE;
         }
+    bool window = a->mode == MODE_WINDOW;
+    if (a->value[OPT_HEAD] && !window) {
+        cli_line(stderr, "mha-tracer: error: --head with --model picks the head the window opens on: it does not "
+                         "work with --json, --trace or --save-lesson (every head is printed)\n");
+        return EXIT_USAGE;
+    }
+    double head = -1;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
     if (a->nfiles > 0) {
         cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n", a->files[0]);
         return EXIT_USAGE;
@@ -100,9 +108,27 @@ int cli_run_model(const Args *a)
     LessonError err;
     if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
     HfRun r;
-    if (!hf_model_run(&r, &m, text, (int)layer, &err)) {
+    HfRunWant want = {.stream = true, .top = HF_TOP_WINDOW, .overview = true};
+    if (!hf_model_run_ex(&r, &m, text, (int)layer, window ? &want : NULL, &err)) {
         hf_model_close(&m);
         return print_error(&err);
+    }
+    if (window && (int)head >= r.lesson.params.heads) {
+        cli_line(stderr, "%s/config.json: error: --head %d: the model has %d heads (0 to %d)\n", m.dir, (int)head,
+                 r.lesson.params.heads, r.lesson.params.heads - 1);
+        hf_run_free(&r);
+        hf_model_close(&m);
+        return EXIT_USAGE;
+    }
+    if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages show
+        hf_model_close(&m);
+        int status = EXIT_USAGE;
+        if (window_fn) status = window_fn(a, &r.lesson, (int)head);
+        else
+            cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or "
+                             "--json\n");
+        hf_run_free(&r);
+        return status;
     }
     Trace t;
     TraceError terr;

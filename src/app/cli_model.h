@@ -3,10 +3,14 @@
 #define MHA_CLI_MODEL_H
 
 #include "options.h"
+#include "../lesson/lesson.h"
 
 // Opens the checkpoint a->value[OPT_MODEL], runs the text through it and prints layer L's trace (--json adds
 // "token_ids" and "next_token"). Returns the exit status: 2 for a bad checkpoint, text or layer (the message names
 // the file and the field or tensor), 1 when standard output cannot be written.
-int cli_run_model(const Args *a);
+// Without --json, --trace or --save-lesson the window opens on the layer: window (NULL in a build without one)
+// takes the lesson over and opens on head `head` (-1: the first), returning the exit status.
+typedef int (*CliModelWindow)(const Args *a, Lesson *lesson, int head);
+int cli_run_model(const Args *a, CliModelWindow window);
 
 #endif

@@ -777,12 +777,15 @@ int gui_run(const GuiOptions *opt)
     g->doc.train.async = true; // training on the worker thread: no frame waits for a step
     g->doc.retrace_async = true; // an edit's trace too: the frame shows the last one, marked, until it is done
     SessionError first_err;
-    if (!session_load(&g->doc, opt->lesson_path, &first_err)) {
+    bool first_ok = opt->lesson ? session_take_lesson(&g->doc, opt->lesson, opt->lesson->title, &first_err)
+                                : session_load(&g->doc, opt->lesson_path, &first_err);
+    if (!first_ok) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
         return 2;
     }
     lesson_loaded(g, true);
+    if (opt->head > 0 && opt->head < g->doc.lesson.params.heads) g->st.head = opt->head;
     if (!gui_find_assets(g->assets, sizeof g->assets)) {
         fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
         session_free(&g->doc);

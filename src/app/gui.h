@@ -33,6 +33,8 @@ typedef struct {
     bool fullscreen;
     const GuiDriver *driver;  // NULL: none (the product)
     const char *lang;         // --lang (one of i18n's codes), or NULL: each lesson's "language", else LANG
+    Lesson *lesson;           // a lesson made elsewhere (--model: a checkpoint's layer), taken over; NULL: lesson_path
+    int head;                 // the head the window opens on (-1 or 0: the first)
 } GuiOptions;
 
 // The assets folder (fonts, icon): next to the program (../share/mha-tracer/assets, as installed), then the

@@ -22,7 +22,7 @@ static const char *panel_key(ViewPanel p)
 {
     return p == PANEL_COST ? "cost" : p == PANEL_COMPARE ? "compare" : p == PANEL_SHUFFLE ? "shuffle"
            : p == PANEL_DECODE ? "decode" : p == PANEL_TILES ? "tiles" : p == PANEL_CACHE ? "cache-size"
-           : p == PANEL_ROPE ? "rotation" : "none";
+           : p == PANEL_ROPE ? "rotation" : p == PANEL_OVERVIEW ? "overview" : "none";
 }
 
 // MHA_TRACER_FRAME_FILE: after each frame presented, one line

@@ -147,8 +147,10 @@ static bool parse_stage(const char *key, int *out)
     else {
         char keys[320];
         Stage every[STAGE_COUNT];
-        for (int i = 0; i < STAGE_COUNT; i++) every[i] = (Stage)i;
-        model_stage_names(every, STAGE_COUNT, false, keys, sizeof keys);
+        int count = 0;
+        for (int i = 0; i < STAGE_COUNT; i++)
+            if (!model_stage_checkpoint_only((Stage)i)) every[count++] = (Stage)i; // a lesson's stages
+        model_stage_names(every, count, false, keys, sizeof keys);
         cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys, key);
         return false;
     }
@@ -733,6 +735,18 @@ static int run_layout(const Args *a)
 #endif
 }
 
+#ifndef MHA_NO_GUI
+// --model's window: the checkpoint's layer, taken over, opened on head `head`.
+static int model_window(const Args *a, Lesson *lesson, int head)
+{
+    GuiOptions opt = {.lesson = lesson, .head = head, .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
+                      .lang = a->value[OPT_LANG]};
+    return gui_run(&opt);
+}
+#else
+#define model_window NULL
+#endif
+
 // The command line as parsed: what it asks for.
 static int run(const Args *a, const char *argv0)
 {
@@ -762,7 +776,7 @@ static int run(const Args *a, const char *argv0)
         return EXIT_USAGE;
     }
 #ifndef __EMSCRIPTEN__
-    if (a->value[OPT_MODEL]) return cli_run_model(a);
+    if (a->value[OPT_MODEL]) return cli_run_model(a, model_window);
 #else
     if (a->value[OPT_MODEL]) { // the page has no checkpoint files; its readers stay out of the 5 MB it may weigh
         cli_line(stderr, "mha-tracer: error: --model: real models are read by the desktop program, not the page\n");

@@ -72,7 +72,8 @@ const Option OPTIONS[OPT_COUNT] = {
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
                            "scores, scaled, mask, softmax (default), weighted-sum, concat\n"
-                           "or output;\n"
+                           "or output (a checkpoint's layer in the window also has input-norm,\n"
+                           "residual and next-token);\n"
                            "with --trace: print only that stage (or all) as the board shows it,\n"
                            "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
@@ -132,7 +133,8 @@ const Option OPTIONS[OPT_COUNT] = {
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
     [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
-                   .help = "with --json, --trace or --save-lesson: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+                   .help = "in the window (with --head H: on head H), or with --json, --trace or --save-lesson:\n"
+                           "a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
                            "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, mistral,\n"
                            "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the text,\n"
                            "computed in float64, and the next token; --json adds \"token_ids\" and \"next_token\"\n"
@@ -166,9 +168,11 @@ static const struct {
     [WITH_STAGE] = {.modes = 1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                     .text = "--export DIR, --trace or --layout"},
     [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
-    [WITH_MODEL] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
-                    .text = "--json, --trace or --save-lesson FILE"},
-    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON | 1u << MODE_NEW,
+    [WITH_MODEL] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
+                             | 1u << MODE_NEW,
+                    .text = "the window, --json, --trace or --save-lesson FILE"},
+    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
+                                     | 1u << MODE_NEW,
                             .text = "--model DIR",
                             .needs = OPT_MODEL},
 };
@@ -255,8 +259,12 @@ int options_parse(Args *a, int argc, char **argv)
             if (a->mode == MODE_HELP || a->mode == MODE_VERSION) return EXIT_OK;
         }
     }
+    // --model's window opens on the head --head names (the only option of its kind a window takes).
+    bool model_head = a->mode == MODE_WINDOW && a->value[OPT_MODEL] && first[WITH_STAGE] == &OPTIONS[OPT_HEAD]
+                      && !a->value[OPT_STAGE];
     for (int w = WITH_ANY + 1; w < WITH_COUNT; w++)
-        if (first[w] && (!(WITH[w].modes & 1u << a->mode) || (WITH[w].needs && !a->value[WITH[w].needs]))) {
+        if (first[w] && !(w == WITH_STAGE && model_head)
+            && (!(WITH[w].modes & 1u << a->mode) || (WITH[w].needs && !a->value[WITH[w].needs]))) {
             cli_line(stderr, "mha-tracer: error: %s only works with %s (see --help)\n", first[w]->name, WITH[w].text);
             return EXIT_USAGE;
         }

@@ -118,6 +118,20 @@ void params_free(AttnParams *p)
     memset(p, 0, sizeof *p);
 }
 
+void layer_stream_free(LayerStream *s)
+{
+    if (!s) return;
+    mat_free(&s->x);
+    mat_free(&s->gain);
+    mat_free(&s->shift);
+    for (int i = 0; s->top_token && i < s->x.rows * s->top; i++) free(s->top_token[i]);
+    free(s->top_token);
+    free(s->top_id);
+    free(s->top_p);
+    free(s->overview);
+    memset(s, 0, sizeof *s);
+}
+
 static void copy_values(Matrix *dst, const Matrix *src)
 {
     if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
@@ -163,6 +177,7 @@ bool params_copy(AttnParams *out, const AttnParams *src)
     copy_values(&out->S, &src->S);
     params_copy_weights(out, src);
     out->ablated = src->ablated;
+    out->stream = src->stream;
     if (src->positions != POS_NONE) {
         bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);
         if (ok && src->cross) ok = mat_copy(&out->E_S, &src->E_S) && mat_copy(&out->P_S, &src->P_S);
@@ -229,6 +244,7 @@ bool params_set_positions(AttnParams *p, PositionKind kind)
 bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
 {
     if (!params_copy(out, src)) return false;
+    out->stream = NULL; // a checkpoint's stream is in the tokens' own order
     // Without positions the rows of X are the token embeddings: they move. With positions E moves and P stays.
     Matrix *moved = src->positions != POS_NONE ? &out->E : &out->X;
     const Matrix *from = src->positions != POS_NONE ? &src->E : &src->X;

@@ -44,6 +44,25 @@ typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
 typedef struct {
     ATTN_CONFIG_MEMBERS
 } AttnConfig;
+// What surrounds a real model's layer (lesson/hf_model.h: --model in the window), for the stages shown only then
+// (the norm that makes X, the residual add, the next token) and the overview of every layer's patterns. A
+// lesson has none (AttnParams.stream NULL). Owned by the Lesson made from the checkpoint; free with
+// layer_stream_free.
+typedef enum { NORM_NONE = 0, NORM_RMS, NORM_LAYER } NormKind;
+typedef struct LayerStream {
+    Matrix x;           // (n, d_model) the residual stream at the layer's input, before its norm
+    Matrix gain, shift; // (1, d_model) the norm's weight, and LayerNorm's bias (empty for RMSNorm)
+    NormKind norm;      // NORM_NONE: X is x itself (BERT normalizes after the residual add)
+    double eps;
+    int top;            // the next tokens kept per position, most probable first (0: an encoder, none)
+    int *top_id;        // [n * top]
+    double *top_p;      // [n * top]
+    char **top_token;   // [n * top] as the class reads them
+    int layer;          // the layer stepped through (from 0)
+    int layers, heads, n; // the overview: every layer's attention weights (layers 0: not kept)
+    float *overview;    // [layers][heads][n][n]
+} LayerStream;
+void layer_stream_free(LayerStream *s);
 
 // Everything the computation reads. Owned by whoever filled it (usually a Lesson); free with params_free.
 typedef struct {
@@ -78,6 +97,7 @@ typedef struct {
     Matrix E, P;     // (n, d_model) the token embeddings and the position vectors
     Matrix E_S, P_S; // (m, d_model) the source's, for cross-attention (empty for self-attention)
     uint64_t ablated; // bit h: head h's Z enters the concatenation as zeros (its own stages are still computed)
+    const LayerStream *stream; // a real model's layer: what surrounds it (borrowed; NULL for a lesson)
 } AttnParams;
 
 // Allocates every matrix of p (zeroed) for the given sizes. Free with params_free.

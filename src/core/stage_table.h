@@ -19,8 +19,13 @@
 //   prototypes the row gives), then MatInfo's columns by name (.key, .symbol, .what, .rows, .cols, .row_axis,
 //   .col_axis, .range, .present, .json, .trace; see MAT_ROWS in model/matrices.h); it is not per head, not
 //   editable and read from Trace.shown[id]. Its MatId follows the rows of MAT_ROWS, in the order of this table.
-// STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE (their `present`).
+// STAGE_MASK exists only for causal lessons, STAGE_ROTATE only with RoPE (their `present`); STAGE_NORM_IN,
+// STAGE_RESIDUAL and STAGE_NEXT only for a checkpoint's layer (--model in the window: AttnParams.stream).
 #define STAGE_TABLE(STAGE, SHOWN)                                                                                      \
+    STAGE(STAGE_NORM_IN, "input-norm", /* a checkpoint's layer: the stream h -> its norm -> X (--model only) */        \
+          (.name = N_("Norm"), .title = N_("The norm that makes X"), .short_name = N_("norm"), .heatmap = MAT_NONE,    \
+           .results = {MAT_X}, .present = has_norm, .equations = eq_norm_in, .formula = f_norm_in,                     \
+           .explain = x_norm_in))                                                                                      \
     STAGE(STAGE_INPUT, "input", /* embeddings X (and source S) */                                                      \
           (.name = N_("Input"), .title = N_("Input embeddings"), .short_name = N_("X"), .heatmap = MAT_NONE,           \
            .results = {MAT_NONE}, .equations = eq_input, .formula = f_input, .explain = x_input))                      \
@@ -61,7 +66,15 @@
     STAGE(STAGE_OUTPUT, "output", /* concat W_O + b_O */                                                               \
           (.name = N_("Output projection W^O"), .title = N_("Output projection W\xe1\xb4\xbc"),                        \
            .short_name = N_("W^O"), .heatmap = MAT_WEIGHTS, .results = {MAT_OUTPUT}, .equations = eq_output,           \
-           .formula = f_output, .explain = x_output))
+           .formula = f_output, .explain = x_output))                                                                  \
+    STAGE(STAGE_RESIDUAL, "residual", /* a checkpoint's layer: h + Output (--model only) */                            \
+          (.name = N_("Residual add"), .title = N_("Residual add h + Output"), .short_name = N_("h + out"),            \
+           .heatmap = MAT_NONE, .results = {MAT_RESIDUAL}, .present = has_stream, .equations = eq_residual,            \
+           .formula = f_residual, .explain = x_residual))                                                              \
+    STAGE(STAGE_NEXT, "next-token", /* a checkpoint's next token at each position (--model only, not BERT) */          \
+          (.name = N_("Next token"), .title = N_("Next-token prediction"), .short_name = N_("next"),                   \
+           .heatmap = MAT_NONE, .results = {MAT_NEXT}, .present = has_next, .equations = eq_next,                      \
+           .formula = f_next, .explain = x_next))
 
 // A row's columns, unwrapped from their parentheses: STAGE_TABLE_COLS (a, b) is a, b.
 #define STAGE_TABLE_COLS(...) __VA_ARGS__

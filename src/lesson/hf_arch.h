@@ -35,6 +35,8 @@ typedef struct HfArchOps {
     int unembedding_untied;        // ... when the config does not tie them
     const char *layers_key;        // config.json's name for the number of layers
     const char *input_norm;        // what makes a layer's attention input, in words (a lesson's notes)
+    NormKind norm;                 // ... that norm (NORM_NONE: X is the layer's input itself)
+    int norm_gain, norm_shift;     // its weight's and bias's rows of layer_rows (-1: none)
 } HfArchOps;
 
 extern const HfArchOps HF_LLAMA_OPS;

@@ -164,5 +164,6 @@ const HfArchOps HF_BERT_OPS = {
     .model_rows = MODEL_TENSORS, .model_count = B_MODEL_COUNT, .layer_rows = LAYER_TENSORS,
     .layer_count = B_LAYER_COUNT, .prefixes = PREFIXES, .embed = bert_embed, .attention = bert_attention,
     .mlp = bert_mlp, .final_norm = NULL, .unembedding = -1, .unembedding_untied = -1,
+    .norm = NORM_NONE, .norm_gain = -1, .norm_shift = -1,
     .layers_key = "num_hidden_layers",
     .input_norm = "none: BERT's layer input is the previous layer's output, already normed after its residual add"};

@@ -153,5 +153,6 @@ const HfArchOps HF_GPT2_OPS = {
     .model_rows = MODEL_TENSORS, .model_count = G_MODEL_COUNT, .layer_rows = LAYER_TENSORS,
     .layer_count = G_LAYER_COUNT, .prefixes = PREFIXES, .embed = gpt2_embed, .attention = gpt2_attention,
     .mlp = gpt2_mlp, .final_norm = gpt2_final_norm, .unembedding = G_WTE, .unembedding_untied = G_WTE,
+    .norm = NORM_LAYER, .norm_gain = G_LN1_W, .norm_shift = G_LN1_B,
     .layers_key = "n_layer",
     .input_norm = "ln_1, a LayerNorm"};

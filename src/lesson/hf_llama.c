@@ -177,5 +177,6 @@ const HfArchOps HF_LLAMA_OPS = {
     .model_rows = MODEL_TENSORS, .model_count = T_MODEL_COUNT, .layer_rows = LAYER_TENSORS,
     .layer_count = T_LAYER_COUNT, .prefixes = NO_PREFIX, .embed = llama_embed, .attention = llama_attention,
     .mlp = llama_mlp, .final_norm = llama_final_norm, .unembedding = T_EMBED, .unembedding_untied = T_LM_HEAD,
+    .norm = NORM_RMS, .norm_gain = T_IN_NORM, .norm_shift = -1,
     .layers_key = "num_hidden_layers",
     .input_norm = "input_layernorm, an RMSNorm"};

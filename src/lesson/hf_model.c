@@ -242,6 +242,91 @@ static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
     return ok;
 }
 
+// The k most probable of p (vocab) into id and prob, most probable first, the lower id first among equals: each
+// the largest below the one before in that order. Their tokens as the class reads them into token.
+static bool top_of(const double *p, int vocab, int k, int *id, double *prob, char **token, const Tokenizer *tok)
+{
+    for (int q = 0; q < k && q < vocab; q++) {
+        int best = -1;
+        for (int v = 0; v < vocab; v++) {
+            bool after = q == 0 || p[v] < prob[q - 1] || (p[v] == prob[q - 1] && v > id[q - 1]);
+            if (after && (best < 0 || p[v] > p[best])) best = v;
+        }
+        id[q] = best;
+        prob[q] = p[best];
+        if (!(token[q] = tokenizer_display(tok, best))) return false;
+    }
+    return true;
+}
+
+// s->top_* (n * s->top) = the top next tokens at every position of h (n, hidden): the final norm and the
+// unembedding of 8 rows at a time (one pass over the unembedding for 8 rows, as for 1), softmax in float64.
+static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h)
+{
+    enum { ROWS = 8 };
+    const HfConfig *c = &m->cfg;
+    const HfArchOps *ops = m->ops;
+    size_t all = (size_t)h->rows * (size_t)s->top;
+    s->top_id = calloc(all, sizeof *s->top_id);
+    s->top_p = calloc(all, sizeof *s->top_p);
+    s->top_token = calloc(all, sizeof *s->top_token);
+    double *x = malloc(sizeof *x * (size_t)c->hidden * ROWS), *p = malloc(sizeof *p * (size_t)c->vocab * ROWS);
+    const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    bool ok = s->top_id && s->top_p && s->top_token && x && p;
+    for (int r0 = 0; ok && r0 < h->rows; r0 += ROWS) {
+        int rows = h->rows - r0 < ROWS ? h->rows - r0 : ROWS;
+        Matrix xs = {rows, c->hidden, x}, logits = {rows, c->vocab, p};
+        for (int i = 0; ok && i < rows; i++) ok = ops->final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
+        ok = ok && hf_linear(&logits, &xs, head, NULL);
+        for (int i = 0; ok && i < rows; i++) {
+            double *row = mat_row(&logits, i), top = -INFINITY, sum = 0;
+            for (int v = 0; v < c->vocab; v++) top = row[v] > top ? row[v] : top;
+            for (int v = 0; v < c->vocab; v++) sum += row[v] = exp(row[v] - top);
+            for (int v = 0; v < c->vocab; v++) row[v] /= sum;
+            size_t at = (size_t)(r0 + i) * (size_t)s->top;
+            ok = top_of(row, c->vocab, s->top, s->top_id + at, s->top_p + at, s->top_token + at, &m->tok);
+        }
+    }
+    free(x);
+    free(p);
+    return ok;
+}
+
+// s->x = h (the layer's input), s->gain and s->shift = the weights of the norm that makes its X.
+static bool stream_keep_input(LayerStream *s, const HfModel *m, int layer, const Matrix *h)
+{
+    const HfArchOps *ops = m->ops;
+    s->norm = ops->norm;
+    s->eps = m->cfg.eps;
+    s->layer = layer;
+    if (!mat_copy(&s->x, h)) return false;
+    const int rows[2] = {ops->norm_gain, ops->norm_shift};
+    Matrix *into[2] = {&s->gain, &s->shift};
+    for (int k = 0; k < 2; k++) {
+        if (rows[k] < 0) continue;
+        bool ok = true;
+        double *v = hf_vector(m, &ops->layer_rows[rows[k]], layer, &ok);
+        if (!ok || !v || !mat_init(into[k], 1, h->cols)) {
+            free(v);
+            return false;
+        }
+        memcpy(into[k]->data, v, sizeof *v * (size_t)h->cols);
+        free(v);
+    }
+    return true;
+}
+
+// Layer l's attention weights (every head's, n x n) into the overview, as float.
+static void stream_keep_weights(LayerStream *s, const Trace *t, int l)
+{
+    size_t nn = (size_t)s->n * (size_t)s->n;
+    for (int h = 0; h < s->heads; h++) {
+        float *out = s->overview + ((size_t)l * (size_t)s->heads + (size_t)h) * nn;
+        const Matrix *w = &t->head[h].weights;
+        for (size_t k = 0; k < nn; k++) out[k] = (float)w->data[k];
+    }
+}
+
 // ---- the run ----
 
 // r->lesson from layer's params (taken over): its title, tokens and the params.
@@ -269,7 +354,7 @@ static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
 // One layer's params are kept for the next (the same shapes, every number overwritten): a 1B model's layer is
 // ~100 MB of weights in float64, and fresh pages each layer cost the kernel more time zeroing them than the
 // layer's arithmetic.
-static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonError *err)
+static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LayerStream *st, LessonError *err)
 {
     AttnParams p = {0};
     bool ok = true;
@@ -277,6 +362,10 @@ static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonEr
         Trace t;
         TraceError terr;
         char field[64];
+        if (st && l == keep && !stream_keep_input(st, m, l, h)) {
+            ok = hf_fail(err, m->dir, NULL, "out of memory");
+            break;
+        }
         if (!m->ops->attention(&p, m, l, h)) {
             ok = hf_fail(err, m->dir, NULL, "out of memory");
             break;
@@ -286,6 +375,7 @@ static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LessonEr
             ok = hf_fail(err, m->ck.source, field, "%s", terr.message);
             break;
         }
+        if (st && st->overview) stream_keep_weights(st, &t, l);
         block_add(h, &t.output);
         trace_free(&t);
         if (l == keep) { // the lesson takes p over; the next layer makes its own
@@ -315,7 +405,30 @@ static char *run_notes(const HfModel *m, const char *text, int layer)
     return notes;
 }
 
+// The stream the window asked for, before the run: the overview's room (none when too big). NULL: no memory.
+static LayerStream *stream_new(const HfModel *m, int n, const HfRunWant *want)
+{
+    LayerStream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->top = m->ops->final_norm ? (want->top < HF_TOP_WINDOW ? want->top : HF_TOP_WINDOW) : 0;
+    double numbers = (double)m->cfg.layers * m->cfg.heads * n * n;
+    if (want->overview && numbers <= HF_OVERVIEW_MAX) {
+        s->layers = m->cfg.layers, s->heads = m->cfg.heads, s->n = n;
+        if (!(s->overview = malloc(sizeof *s->overview * (size_t)numbers))) {
+            free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
 bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err)
+{
+    return hf_model_run_ex(r, m, text, layer, NULL, err);
+}
+
+bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
+                     LessonError *err)
 {
     memset(r, 0, sizeof *r);
     char config[1100];
@@ -338,8 +451,15 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
         if (!m->ops->embed(&h, m, r->ids, r->n, err))
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     }
-    if (ok) ok = run_layers(r, m, &h, layer, err);
+    LayerStream *st = NULL;
+    if (ok && want && want->stream && !(st = stream_new(m, r->n, want))) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok) ok = run_layers(r, m, &h, layer, st, err);
     if (ok && m->ops->final_norm && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && st && st->top && !stream_next_tokens(st, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (st) { // the lesson owns it (also when the run failed: hf_run_free frees it)
+        r->lesson.stream = st;
+        r->lesson.params.stream = st;
+    }
     if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
     if (!ok) hf_run_free(r);

@@ -41,9 +41,22 @@ typedef struct {
     HfNext next[HF_TOP]; // the most probable next tokens after the last position, most probable first
 } HfRun;
 
+// What the window asks of a run beyond --json's (hf_model_run_ex): r->lesson.stream (the layer's input before
+// its norm and the norm's weights, the next tokens at every position, every layer's attention weights).
+typedef struct {
+    bool stream;   // keep the layer's input and its norm's weights, the top `top` next tokens at every position
+    int top;       // how many next tokens per position (at most HF_TOP_WINDOW)
+    bool overview; // keep every layer's attention weights (as float; left out past HF_OVERVIEW_MAX numbers)
+} HfRunWant;
+#define HF_TOP_WINDOW 10
+#define HF_OVERVIEW_MAX (32 * 1024 * 1024)
+
 // The forward pass of text through every layer, keeping layer `layer`'s attention as r->lesson. false with err
 // (an empty text, a layer out of range, no memory, numbers that overflow). Free with hf_run_free.
 bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err);
+// The same, keeping what want asks for in r->lesson.stream (want NULL: nothing more; the same numbers).
+bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
+                     LessonError *err);
 void hf_run_free(HfRun *r);
 
 #endif

@@ -86,6 +86,7 @@ static void isolate(char *label, size_t cap)
 // MAT_X, MAT_S
 int explain_embedding(const CellText *ct, char lines[][256])
 {
+    if (ct->c.mat == MAT_X && model_mat_present(ct->p, MAT_GAIN)) return explain_normed(ct, lines);
     int n = 0;
     char a[32], b[32];
     if (ct->p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector

@@ -30,4 +30,7 @@ typedef struct CellText {
 // of an editable cell says how to change it (the window, not slides). 0 when c is no cell.
 int model_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines, bool hints);
 
+// X's cell of a checkpoint's layer with a norm, worked from the stream h and the norm's weights (explain_stream.c).
+int explain_normed(const CellText *ct, char lines[][256]);
+
 #endif

@@ -50,6 +50,24 @@ static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
     return t->full_output.data ? mat_get(&t->full_output, c.row, c.col) - mat_get(&t->output, c.row, c.col) : NAN;
 }
 
+// A checkpoint's layer (AttnParams.stream): its input h, the norm's weights, h + Output, the next tokens.
+static double v_stream(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->x, c.row, c.col); }
+static double v_gain(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->gain, 0, c.col); }
+static double v_shift(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->shift, 0, c.col); }
+static double v_residual(const AttnParams *p, const Trace *t, CellRef c)
+{
+    return mat_get(&p->stream->x, c.row, c.col) + mat_get(&t->output, c.row, c.col);
+}
+static double v_next(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)t;
+    return p->stream->top_p[(size_t)c.row * (size_t)p->stream->top + (size_t)c.col];
+}
+static bool has_stream(const AttnParams *p) { return p->stream && p->stream->x.data && p->stream->x.rows == p->n; }
+static bool has_norm(const AttnParams *p) { return has_stream(p) && p->stream->norm != NORM_NONE; }
+static bool has_norm_bias(const AttnParams *p) { return has_norm(p) && p->stream->shift.data; }
+static bool has_next(const AttnParams *p) { return has_stream(p) && p->stream->top > 0 && p->stream->top_p; }
+
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
 static bool has_source_positions(const AttnParams *p) { return p->positions != POS_NONE && p->cross; }
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
@@ -169,6 +187,12 @@ static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
     (void)p;
     return bands(o, max, BAND(MAT_OUTPUT_ALL, c.head, c.row, c.col), BAND(MAT_OUTPUT, c.head, c.row, c.col), 2);
 }
+// h' = h + Output, cell by cell.
+static int f_residual(const AttnParams *p, CellRef c, CellRef *o, int max)
+{
+    (void)p;
+    return bands(o, max, BAND(MAT_STREAM, 0, c.row, c.col), BAND(MAT_OUTPUT, 0, c.row, c.col), 2);
+}
 #undef BAND
 
 // ---------------------------------------------------------------------------------------------------
@@ -231,8 +255,8 @@ int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max)
 int model_dim(const AttnParams *p, Dim d)
 {
     const int dims[] = {[DIM_N] = p->n, [DIM_M] = p->m, [DIM_D_MODEL] = p->d_model, [DIM_D_K] = p->d_k,
-                        [DIM_H_D_K] = p->heads * p->d_k, [DIM_ONE] = 1};
-    return (d >= DIM_N && d <= DIM_ONE) ? dims[d] : 0;
+                        [DIM_H_D_K] = p->heads * p->d_k, [DIM_ONE] = 1, [DIM_TOP] = p->stream ? p->stream->top : 0};
+    return (d >= DIM_N && d <= DIM_TOP) ? dims[d] : 0;
 }
 
 void model_mat_shape(const AttnParams *p, MatId m, int *rows, int *cols)

@@ -142,7 +142,22 @@
     ROW(MAT_OUTPUT_DIFF, explain_output_diff, .key = "output_diff", .symbol = "\xce\x94",                              \
         .what = N_("what the heads switched off add"), .per_head = false, .editable = false, .rows = DIM_N,            \
         .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM, .range = RANGE_OUTPUT, .at = AT_NONE,       \
-        .value = v_output_diff, .from = f_output_diff, .present = has_ablated)
+        .value = v_output_diff, .from = f_output_diff, .present = has_ablated)                                         \
+    ROW(MAT_STREAM, explain_stream, .key = "stream", .symbol = "h", .what = N_("the residual stream"), .per_head = false,\
+        .editable = false, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,           \
+        .range = RANGE_OUTPUT, .at = AT_NONE, .value = v_stream, .present = has_stream)                                \
+    ROW(MAT_GAIN, explain_norm_weight, .key = "norm_weight", .symbol = "g", .what = N_("the norm's weight"), .per_head = false,\
+        .editable = false, .rows = DIM_ONE, .cols = DIM_D_MODEL, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,           \
+        .range = RANGE_WEIGHT, .at = AT_NONE, .value = v_gain, .present = has_norm)                                    \
+    ROW(MAT_SHIFT, explain_norm_weight, .key = "norm_bias", .symbol = "b", .what = N_("the norm's bias"), .per_head = false,\
+        .editable = false, .rows = DIM_ONE, .cols = DIM_D_MODEL, .row_axis = AXIS_DIM, .col_axis = AXIS_DIM,           \
+        .range = RANGE_WEIGHT, .at = AT_NONE, .value = v_shift, .present = has_norm_bias)                              \
+    ROW(MAT_RESIDUAL, explain_residual, .key = "residual", .symbol = "h\xe2\x80\xb2", .what = N_("the stream after the attention"),\
+        .per_head = false, .editable = false, .rows = DIM_N, .cols = DIM_D_MODEL, .row_axis = AXIS_QUERY,              \
+        .col_axis = AXIS_DIM, .range = RANGE_OUTPUT, .at = AT_NONE, .value = v_residual, .from = f_residual, .present = has_stream)\
+    ROW(MAT_NEXT, explain_next, .key = "next", .symbol = "p", .what = N_("the next token's probabilities"), .per_head = false,\
+        .editable = false, .rows = DIM_N, .cols = DIM_TOP, .row_axis = AXIS_QUERY, .col_axis = AXIS_DIM,               \
+        .range = RANGE_PROB, .at = AT_NONE, .value = v_next, .present = has_next)
 
 // The matrix of each display-only stage (the matrix row of a SHOWN row of STAGE_TABLE, core/stage_table.h)
 // follows, in that table's order.
@@ -167,7 +182,7 @@ typedef enum {
 } Axis;
 
 // The sizes a matrix's shape is made of.
-typedef enum { DIM_N = 0, DIM_M, DIM_D_MODEL, DIM_D_K, DIM_H_D_K, DIM_ONE } Dim;
+typedef enum { DIM_N = 0, DIM_M, DIM_D_MODEL, DIM_D_K, DIM_H_D_K, DIM_ONE, DIM_TOP } Dim; // TOP: a model's next tokens
 
 // Matrices of one range group share one colour scale (over every head too), so that the same value has the
 // same colour in each: Z_i and Concat; the scores before and after the scaling (the shrink by √d_k shows).

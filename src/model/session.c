@@ -117,6 +117,8 @@ static void stamp_hash(const char *path, SessionStamp *st)
     st->hashed = platform_file_hash(path, &st->hash, &n);
 }
 
+static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *err);
+
 // Loads path (NULL: the built-in lesson), traces it and makes it the lesson held; the watch is the caller's.
 static bool load_document(Session *s, const char *path, SessionError *err)
 {
@@ -130,6 +132,12 @@ static bool load_document(Session *s, const char *path, SessionError *err)
         s->load_errors++;
         return false;
     }
+    return adopt_lesson(s, l, path, err);
+}
+
+// l (taken over: freed on failure) traced and made the lesson held; path names it in errors (NULL: built in).
+static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *err)
+{
     Trace t;
     TraceError terr;
     if (!trace_run(&t, &l.params, &terr)) {
@@ -184,6 +192,18 @@ bool session_load(Session *s, const char *path, SessionError *err)
     if (!load_document(s, path, err)) return false;
     snprintf(s->path, sizeof s->path, "%s", path ? path : "");
     s->stamp = stamp;
+    return true;
+}
+
+bool session_take_lesson(Session *s, Lesson *l, const char *name, SessionError *err)
+{
+    Lesson taken = *l;
+    memset(l, 0, sizeof *l);
+    if (!adopt_lesson(s, taken, name, err)) return false;
+    s->path[0] = '\0'; // nothing to watch: the lesson was made, not read from a file
+    s->saved[0] = '\0';
+    memset(&s->stamp, 0, sizeof s->stamp);
+    s->stamp.size = -1;
     return true;
 }
 

@@ -96,6 +96,11 @@ void session_free(Session *s);
 // then saved under a fresh name. On failure nothing changes (the last good lesson stays) and err says why.
 bool session_load(Session *s, const char *path, SessionError *err);
 
+// The lesson *l, made elsewhere (a checkpoint's layer: lesson/hf_model.h), taken over (*l is left empty, also on
+// failure) and traced, as session_load does with a file; nothing is watched and edits are saved in the working
+// directory. name names it in errors. On failure nothing else changes and err says why.
+bool session_take_lesson(Session *s, Lesson *l, const char *name, SessionError *err);
+
 typedef enum {
     SESSION_SAME = 0,       // no change (or no file watched, or the file is being replaced: look again later)
     SESSION_RELOADED,       // the file changed and was loaded again

@@ -457,6 +457,101 @@ static void x_output(const AttnParams *p, char *buf, size_t cap)
              p->d_model);
 }
 
+// ---------------------------------------------------------------------------------------------------
+// A checkpoint's layer (AttnParams.stream: --model in the window): the norm before the attention, the residual
+// add after it, the next token.
+
+static bool has_stream(const AttnParams *p) { return model_mat_present(p, MAT_STREAM); }
+static bool has_norm(const AttnParams *p) { return model_mat_present(p, MAT_GAIN); }
+static bool has_next(const AttnParams *p) { return model_mat_present(p, MAT_NEXT); }
+
+// RMSNorm h ⊙ g = X, or LayerNorm h ⊙ g + b = X.
+static int eq_norm_in(const AttnParams *p, int head, Equation *out, int max)
+{
+    if (max < 1) return 0;
+    memset(out, 0, sizeof *out);
+    bool layer = p->stream->norm == NORM_LAYER;
+    term_op(out, layer ? "LayerNorm" : "RMSNorm");
+    term_mat(out, MAT_STREAM, head, false);
+    term_op(out, "\xe2\x8a\x99");
+    term_mat(out, MAT_GAIN, head, false);
+    if (layer) {
+        term_op(out, "+");
+        term_mat(out, MAT_SHIFT, head, false);
+    }
+    term_op(out, "=");
+    term_mat(out, MAT_X, head, true);
+    snprintf(out->caption, sizeof out->caption, "%s", TR("the attention's input X"));
+    return 1;
+}
+
+static int eq_residual(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    (void)head;
+    return binary_only(out, max, MAT_STREAM, "+", MAT_OUTPUT, MAT_RESIDUAL, 0, TR("the stream after the attention"));
+}
+
+static int eq_next(const AttnParams *p, int head, Equation *out, int max)
+{
+    (void)p;
+    (void)head;
+    if (max < 1) return 0;
+    memset(out, 0, sizeof *out);
+    term_mat(out, MAT_NEXT, 0, true);
+    snprintf(out->caption, sizeof out->caption, "%s", TR("the next token"));
+    return 1;
+}
+
+static void f_norm_in(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)head;
+    if (p->stream->norm == NORM_LAYER)
+        snprintf(buf, cap, "X = (h \xe2\x88\x92 \xce\xbc) / " SQRT "(\xcf\x83^2 + \xce\xb5) \xe2\x8a\x99 g + b");
+    else snprintf(buf, cap, "X = h / " SQRT "(mean(h^2) + \xce\xb5) \xe2\x8a\x99 g");
+}
+
+static void f_residual(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)p;
+    (void)head;
+    snprintf(buf, cap, "h\xe2\x80\xb2 = h + Output");
+}
+
+static void f_next(const AttnParams *p, int head, char *buf, size_t cap)
+{
+    (void)p;
+    (void)head;
+    snprintf(buf, cap, "p = softmax(norm(h_last) W^U)");
+}
+
+static void x_norm_in(const AttnParams *p, char *buf, size_t cap)
+{
+    if (p->stream->norm == NORM_LAYER)
+        snprintf(buf, cap, TR("Before the attention the residual stream h is normalized, row by row: minus its mean, "
+                 "divided by " SQRT "(variance + %g) over its %d numbers, times the learned weight g, plus the bias b "
+                 "(LayerNorm). That is X, what the projections read."), p->stream->eps, p->d_model);
+    else
+        snprintf(buf, cap, TR("Before the attention the residual stream h is normalized, row by row: divided by "
+                 SQRT "(mean square + %g) over its %d numbers, then times the learned weight g (RMSNorm). That is X, "
+                 "what the projections read."), p->stream->eps, p->d_model);
+}
+
+static void x_residual(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, TR("The attention's output is added to the stream it read (the residual connection): h" "\xe2\x80\xb2"
+             " = h + Output, %d " TIMES " %d. The MLP and the next layers go on from there."), p->n, p->d_model);
+}
+
+static void x_next(const AttnParams *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, TR("After every layer, the final norm and the unembedding turn each position's stream into a "
+             "probability for every token of the vocabulary: the %d most probable next tokens at each position, most "
+             "probable first (point at a cell: which token)."), p->stream->top);
+}
+
+bool model_stage_checkpoint_only(Stage s) { return s == STAGE_NORM_IN || s == STAGE_RESIDUAL || s == STAGE_NEXT; }
+
 static bool is_causal(const AttnParams *p) { return p->mask == MASK_CAUSAL; }
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }

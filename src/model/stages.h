@@ -55,6 +55,9 @@ MatId model_stage_slide_mat(Stage s);
 // The first row of the cell a stage's slide works out (it pins the first result cell in that row or below): 1 for
 // the rotation (issue 38: at position 0 nothing turns, so the slide showed Q_rot = Q), else 0.
 int model_stage_slide_row(Stage s);
+// Whether s is one of the stages only a checkpoint's layer has (--model in the window: the norm, the residual
+// add, the next token), which no lesson, --stage or export names.
+bool model_stage_checkpoint_only(Stage s);
 // The heatmap matrix of a stage for this lesson (the table's column). MAT_NONE before the scores.
 MatId model_stage_heatmap(const AttnParams *p, Stage s);
 // The stage whose key is `key` ("softmax"), or whose heatmap's name it is ("weights": the softmax,

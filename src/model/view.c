@@ -19,6 +19,7 @@ static AttnParams sizes_of(const ViewDims *d)
     p.mask = d->causal ? MASK_CAUSAL : MASK_NONE;
     p.positions = d->positions ? POS_SINUSOIDAL : POS_NONE; // which kind does not matter to the stage table
     p.rope = d->rope ? ROPE_HALVES : ROPE_NONE; // nor which pairs
+    p.stream = d->stream;
     return p;
 }
 
@@ -26,7 +27,7 @@ static AttnParams sizes_of(const ViewDims *d)
 ViewDims view_dims_from_params(const AttnParams *p)
 {
     ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL, p->positions != POS_NONE,
-                  p->rope != ROPE_NONE};
+                  p->rope != ROPE_NONE, p->stream};
     return d;
 }
 

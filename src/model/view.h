@@ -61,6 +61,7 @@ typedef enum {
     PANEL_TILES,    // FlashAttention: tile `tile` of tiles_block x tiles_block, the running m, l, O (key B)
     PANEL_CACHE,    // the KV cache's size: MHA, GQA, MQA and a window, published shapes and the lesson (Shift+K)
     PANEL_ROPE,     // RoPE as a picture: token rope_t's query pairs turned, the frequencies, a moved pair (key W)
+    PANEL_OVERVIEW, // a checkpoint's every layer x every head: small attention patterns (Shift+A, --model only)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -144,6 +145,7 @@ typedef struct {
     bool causal;
     bool positions; // the lesson adds positions: the Positions stage (E + P = X) is shown
     bool rope;      // the lesson turns Q and K (RoPE): the Rotation stage is shown
+    const LayerStream *stream; // a checkpoint's layer: the norm, residual and next-token stages (NULL: none)
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5

@@ -133,9 +133,15 @@ static bool key_tab(ViewState *s, const ViewEvent *ev, bool shift)
     return view_set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
 }
 
+// A: all heads at once / one head; Shift+A: a checkpoint's every layer x every head (nothing for a lesson).
 static bool key_all_heads(ViewState *s, const ViewEvent *ev, bool shift)
 {
-    (void)ev, (void)shift;
+    (void)ev;
+    if (shift) {
+        if (!s->dims.stream) return false;
+        s->panel = s->panel == PANEL_OVERVIEW ? PANEL_NONE : PANEL_OVERVIEW;
+        return true;
+    }
     s->view = s->view == VIEW_ALL_HEADS ? VIEW_ONE_HEAD : VIEW_ALL_HEADS;
     memset(&s->hover, 0, sizeof s->hover);
     memset(&s->pinned, 0, sizeof s->pinned);

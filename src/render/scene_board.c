@@ -749,6 +749,10 @@ static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId
 void draw_stage(Ctx *c, int x, int y, int w, int h)
 {
     const ViewState *st = c->st;
+    if (view_stage(st) == STAGE_NEXT && model_mat_present(&c->L->params, MAT_NEXT)) {
+        draw_next_chart(c, x, y, w, h); // a chart of the position's bars, not the table of every position's
+        return;
+    }
     MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
     Plan *full = malloc(sizeof *full), *part = malloc(sizeof *part);
     Arrangement *a = malloc(sizeof *a);

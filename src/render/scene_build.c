@@ -144,7 +144,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     bool notes = st->notes && L->notes && L->notes[0] && !question &&
                  (st->panel == PANEL_NONE || st->panel == PANEL_COST); // the cost panel lies over the board
     bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
-                 st->panel == PANEL_TILES || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE;
+                 st->panel == PANEL_TILES || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE ||
+                 st->panel == PANEL_OVERVIEW;
     int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
     ViewState plain = *st;
     plain.notes = false;
@@ -184,6 +185,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             draw_decode(&c, margin, y, main_w, main_h);
         } else if (st->panel == PANEL_TILES) {
             draw_tiles(&c, margin, y, main_w, main_h);
+        } else if (st->panel == PANEL_OVERVIEW) {
+            draw_overview(&c, margin, y, main_w, main_h);
         } else if (st->panel == PANEL_CACHE) {
             draw_cache_size(&c, margin, y, main_w, main_h);
         } else if (st->panel == PANEL_ROPE) {

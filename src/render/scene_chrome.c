@@ -67,7 +67,7 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     }
     if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
-    else if (st->panel == PANEL_CACHE) snprintf(head, sizeof head, "%s", all); // every head's K and V
+    else if (st->panel == PANEL_CACHE || st->panel == PANEL_OVERVIEW) snprintf(head, sizeof head, "%s", all);
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE) && c->L->params.heads > 1)
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
@@ -89,9 +89,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
     bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
-    bool rope = st->panel == PANEL_ROPE;
+    bool rope = st->panel == PANEL_ROPE, overview = st->panel == PANEL_OVERVIEW;
     const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
-                       : rope ? TR("RoPE: the pairs turn")
+                       : rope ? TR("RoPE: the pairs turn") : overview ? TR("Every layer's heads")
                        : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
     int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
@@ -118,7 +118,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at position p turns by p·θ_i.
         snprintf(formula, sizeof formula, TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
                  hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
-    } else if (decode)
+    } else if (overview)
+        snprintf(formula, sizeof formula, "A = softmax(Q" "K^T / \xe2\x88\x9a" "d_k)");
+    else if (decode)
         snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
     else if (tiles)
         snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
@@ -462,6 +464,7 @@ static const char *const HELP[][2] = {
     {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
     {N_("S  /  Shift+S  \xc2\xb7  W"), N_("RoPE: every position + k = 1, 2, 3, 5, 10, 100, 1000 / back, the same scores \xc2\xb7 W: a "
                                            "token's pairs turning (\xe2\x86\x90 \xe2\x86\x92 the token)")},
+    {N_("Shift+A"), N_("a checkpoint (--model): every layer's heads, small attention patterns")},
     {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
     {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},

@@ -246,6 +246,10 @@ int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r);
 void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h);
 // The stage's equations in (x, y, w, h), in sub-steps or windows when they do not fit.
 void draw_board(Ctx *c, int x, int y, int w, int h);
+// scene_model.c: a checkpoint's layer's next-token stage as a bar chart (in place of its board).
+void draw_next_chart(Ctx *c, int x, int y, int w, int h);
+// ... and the overview of every layer's heads (PANEL_OVERVIEW, key W).
+void draw_overview(Ctx *c, int x, int y, int w, int h);
 // What the floor allows on a board of w x h (the layout audit checks the plan against it).
 void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits);
 // The board and, where there is room, the stage's heatmap beside it, at the largest legible size.
