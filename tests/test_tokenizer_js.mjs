@@ -86,9 +86,17 @@ async function compare(name, jsonDir, corpusPath, idsPath) {
     const tok = new Tokenizer(readJson(path.join(jsonDir, "tokenizer.json")), config);
     const corpus = readJson(corpusPath);
     const lines = fs.readFileSync(idsPath, "utf8").split("\n");
-    let texts = 0, ids = 0, failed = 0;
+    // The port lowercases (BertNormalizer) with String.prototype.toLowerCase, which writes a word's last Σ as ς
+    // (Unicode's Final_Sigma); Hugging Face's Rust tokenizers lowercases one character at a time (σ), as
+    // mha-tracer does. Final_Sigma is toLowerCase's one rule that looks at the context: for such a tokenizer the
+    // port gets the text with Σ already σ (lowercasing it again changes nothing).
+    const norm = tok.normalizer?.config;
+    const lowers = norm?.type === "BertNormalizer" && norm.lowercase !== false;
+    let texts = 0, ids = 0, failed = 0, lowered = 0;
     corpus.forEach((text, i) => {
-        const want = tok.encode(text).ids.map(Number);
+        const input = lowers ? text.replaceAll("\u03a3", "\u03c3") : text;
+        if (input !== text) lowered++;
+        const want = tok.encode(input).ids.map(Number);
         const got = lines[i] === undefined ? "(no line)" : lines[i];
         if (got === want.join(" ")) {
             texts++;
@@ -103,7 +111,8 @@ async function compare(name, jsonDir, corpusPath, idsPath) {
         console.log(`FAIL ${name}: ${failed} of ${corpus.length} texts differ`);
         process.exit(1);
     }
-    console.log(`ok   ${name}: ${texts} texts, all ${ids} ids equal Hugging Face's (@huggingface/tokenizers)`);
+    console.log(`ok   ${name}: ${texts} texts, all ${ids} ids equal Hugging Face's (@huggingface/tokenizers)` +
+                (lowered ? ` (${lowered} with Σ given as σ: Rust's tokenizers lowercases a character at a time)` : ""));
 }
 
 if (mode === "prepare") {
