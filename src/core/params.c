@@ -160,6 +160,7 @@ bool params_copy(AttnParams *out, const AttnParams *src)
     out->window = src->window;
     out->rope = src->rope;
     out->rope_base = src->rope_base;
+    out->rope_scale = src->rope_scale;
     out->rope_shift = src->rope_shift;
     out->rope_block = src->rope_block;
     out->mask = src->mask;

@@ -2,7 +2,8 @@
 //   h = embed_tokens(ids)                                          LlamaModel.forward
 //   per layer: x = input_layernorm(h)  (RMSNorm)                   LlamaDecoderLayer.forward
 //              a = self_attn(x): q, k, v = q_proj(x), k_proj(x), v_proj(x) per head; q, k turned by RoPE
-//                  (apply_rotary_pos_emb: rotate_half, the pairs (j, j + d/2), inv_freq = theta^(-2j/d));
+//                  (apply_rotary_pos_emb: rotate_half, the pairs (j, j + d/2), inv_freq = theta^(-2j/d), changed
+//                  by rope_scaling: modeling_rope_utils.py's linear, dynamic and llama3);
 //                  k, v repeated over the group (repeat_kv); softmax(q k^T / sqrt(d) + causal mask) v;
 //                  o_proj of the heads side by side                LlamaAttention.forward, eager_attention_forward
 //              h = h + a;  h = h + mlp(post_attention_layernorm(h)),
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../core/block.h"
+#include "../core/exactmath.h"
 #include "hf_arch.h"
 
 enum { T_IN_NORM, T_Q, T_QB, T_K, T_KB, T_V, T_VB, T_O, T_OB, T_POST_NORM, T_GATE, T_GATE_B, T_UP, T_UP_B, T_DOWN,
@@ -115,6 +117,13 @@ static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Ma
     p->window = c->sliding_window;
     p->rope = ROPE_HALVES;
     p->rope_base = c->rope_theta;
+    p->rope_scale = c->rope_scale; // linear, llama3: each pair's frequency (attn_rope_theta)
+    // dynamic (_compute_dynamic_ntk_parameters): past max_position_embeddings positions the base grows,
+    // base * (factor * n / max - (factor - 1)) ^ (d / (d - 2)); up to them it is the plain base.
+    if (c->rope_dynamic > 0 && h->rows > c->rope_max_positions) {
+        double f = c->rope_dynamic, d = c->head_dim;
+        p->rope_base = c->rope_theta * core_pow(f * h->rows / c->rope_max_positions - (f - 1), d / (d - 2));
+    }
     if (llama_weights(p, m, layer)) return true;
     params_free(p);
     return false;
