@@ -626,7 +626,7 @@ def compare(exe, label, d, cfg, W, tok, text, layer):
 
 def rope_scaling_cases(exe, root, built, models, rng):
     """The scaled models' checks above could fail: without rope_scaling the reference's output moves by more than
-    the tolerance on some text. A scaled layer has no lesson file yet: --save-lesson refuses it, writing nothing."""
+    the tolerance on some text. --save-lesson keeps the scaling: the lesson traces the layer's bits."""
     for name, kw in models:
         if not kw.get("rope_scaling"):
             continue
@@ -637,10 +637,11 @@ def rope_scaling_cases(exe, root, built, models, rng):
             scaled, plain = reference(cfg, W, ids, 1)[1], reference(dict(cfg, rope_scaling=None), W, ids, 1)[1]
             moved = max(moved, float(np.abs(scaled - plain).max()))
         check(moved > 1e-6, "%s: rope_scaling moves the output by %g only" % (name, moved))
-    out = os.path.join(root, "scaled-lesson.json")
-    code, _, err = run(exe, "--model", built["llama3-rope-scaling"], "--save-lesson", out)
-    check(code == 2 and "rope_scaling" in err and not os.path.exists(out),
-          "--save-lesson of a llama3-scaled layer: exit %d, %r" % (code, err.strip()))
+    for name in ("llama3-rope-scaling", "llama-rope-linear"):
+        save_lesson_round_trip(exe, root, name, built[name])
+        lesson = json.load(open(os.path.join(root, name + "-layer1.json")))
+        check(lesson.get("rope", {}).get("scaling", {}).get("type") in ("llama3", "linear"),
+              "%s: the saved lesson's rope has its scaling: %r" % (name, lesson.get("rope")))
 
 
 def save_lesson_round_trip(exe, root, name, d):

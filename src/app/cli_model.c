@@ -107,11 +107,7 @@ int cli_run_model(const Args *a)
     Trace t;
     TraceError terr;
     int status = EXIT_OK;
-    if (a->mode == MODE_SAVE_LESSON && r.lesson.params.rope_scale.kind != ROPE_SCALE_NONE) {
-        cli_line(stderr, "mha-tracer: error: --save-lesson %s: %s/config.json's rope_scaling (linear or llama3) has no "
-                 "place in a lesson file yet; nothing was written\n", a->value[OPT_SAVE_LESSON], a->value[OPT_MODEL]);
-        status = EXIT_USAGE;
-    } else if (a->mode == MODE_SAVE_LESSON) {
+    if (a->mode == MODE_SAVE_LESSON) {
         status = save_lesson(&r.lesson, a->value[OPT_SAVE_LESSON]);
         if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
     } else if (!trace_run(&t, &r.lesson.params, &terr)) {

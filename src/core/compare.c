@@ -28,6 +28,7 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
     out->window = p->window; // the same sliding window
     out->rope = p->rope;
     out->rope_base = p->rope_base;
+    out->rope_scale = p->rope_scale; // a real model's RoPE scaling, each block as its head
     out->rope_block = p->d_k; // each head's columns turned as that head turns them: the scores still add up
     copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);

@@ -197,9 +197,10 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     // Today's attention: RoPE, grouped-query heads, the sliding window (lesson_modern.c).
     RopeKind rope = ROPE_NONE;
     double rope_base = 0.0;
+    RopeScale rope_scale = {0};
     int rope_member = -1, kv_heads = 0, window = 0;
     bool kv_given = false;
-    STEP(lesson_read_rope(c, root, &rope, &rope_base, &rope_member));
+    STEP(lesson_read_rope(c, root, &rope, &rope_base, &rope_scale, &rope_member));
     STOP_IF_FAST;
     bool kv_ok = STEP(lesson_read_kv_heads(c, root, heads_ok ? heads : 0, &kv_heads, &kv_given));
     STOP_IF_FAST;
@@ -289,6 +290,7 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     b->p.kv_given = kv_given;
     b->p.rope = rope;
     b->p.rope_base = rope_base;
+    b->p.rope_scale = rope_scale;
     b->p.window = window;
     b->p.mask = mask;
     b->p.cross = source != NULL;

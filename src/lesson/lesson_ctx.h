@@ -105,7 +105,7 @@ bool lesson_read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion 
 void lesson_free_questions(LessonQuestion *qs, int n);
 // lesson_modern.c: "rope" (*member: its place, -1 when absent), the check that d_k is even with it,
 // "kv_heads" (heads 0: unknown) and "window" (needs the causal mask).
-bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, int *member);
+bool lesson_read_rope(Ctx *c, const cJSON *root, RopeKind *rope, double *base, RopeScale *scale, int *member);
 bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k);
 bool lesson_read_kv_heads(Ctx *c, const cJSON *root, int heads, int *kv_heads, bool *given);
 bool lesson_read_window(Ctx *c, const cJSON *root, MaskKind mask, int *window);

@@ -200,7 +200,23 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
     if (p->rope != ROPE_NONE) {
         strbuf_puts(&o, ",\n  \"rope\": {\"base\": ");
         number(&o, p->rope_base);
-        strbuf_puts(&o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"}" : ", \"pairs\": \"halves\"}");
+        strbuf_puts(&o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"" : ", \"pairs\": \"halves\"");
+        const RopeScale *s = &p->rope_scale; // a real model's rope_scaling (--save-lesson)
+        if (s->kind != ROPE_SCALE_NONE) {
+            strbuf_puts(&o, s->kind == ROPE_SCALE_LLAMA3 ? ",\n    \"scaling\": {\"type\": \"llama3\", \"factor\": "
+                                                         : ",\n    \"scaling\": {\"type\": \"linear\", \"factor\": ");
+            number(&o, s->factor);
+            if (s->kind == ROPE_SCALE_LLAMA3) {
+                strbuf_puts(&o, ", \"low_freq_factor\": ");
+                number(&o, s->low_freq_factor);
+                strbuf_puts(&o, ", \"high_freq_factor\": ");
+                number(&o, s->high_freq_factor);
+                strbuf_puts(&o, ", \"original_max_position_embeddings\": ");
+                number(&o, s->original_max);
+            }
+            strbuf_puts(&o, "}");
+        }
+        strbuf_puts(&o, "}");
     }
     if (p->cross) {
         strbuf_puts(&o, ",\n  \"source\": {\n    \"tokens\": ");
