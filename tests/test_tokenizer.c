@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check.h"
 #include "core/utf8.h"
+#include "lesson/nfc.h"
 #include "lesson/pretokenize.h"
 #include "lesson/tokenizer.h"
 #include "lesson/unicode_classes.h"
@@ -196,6 +197,34 @@ static void test_refused(void)
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}", "pre_tokenizer");
 }
 
+// NFC (nfc.c) against Python's unicodedata.normalize("NFC", ...): a mark composed, singletons (Å, Ω sign), marks
+// reordered by class, Hangul jamo, a blocked mark, a leading mark, exclusions (U+0958, U+2ADC, U+F900), a
+// malformed byte kept as it is.
+static void test_nfc(void)
+{
+    static const char *const CASES[][2] = {
+        {"\x63\x61\x66\x65\xcc\x81", "\x63\x61\x66\xc3\xa9"},
+        {"\xe2\x84\xab\xe2\x84\xa6", "\xc3\x85\xce\xa9"},
+        {"\x71\xcc\x87\xcc\xa3", "\x71\xcc\xa3\xcc\x87"},
+        {"\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab\xe1\x84\x80\xe1\x85\xa1", "\xed\x95\x9c\xea\xb0\x80"},
+        {"\x61\xcc\xa8\xcc\x81", "\xc4\x85\xcc\x81"},
+        {"\x61\xcc\x81\xcc\x81", "\xc3\xa1\xcc\x81"},
+        {"\xcc\x81\x61", "\xcc\x81\x61"},
+        {"\x65\xcc\x84\xcc\x81\x20\xe1\xb8\x97", "\xe1\xb8\x97\x20\xe1\xb8\x97"},
+        {"\xe0\xa5\x98\x20\xe2\xab\x9c\x20\xef\xa4\x80", "\xe0\xa4\x95\xe0\xa4\xbc\x20\xe2\xab\x9d\xcc\xb8\x20\xe8\xb1\x88"},
+        {"\xc3\x85\xcc\xa7", "\xc3\x85\xcc\xa7"},
+        {"\x78\xcc\x80\xcc\x96\xcc\x81", "\x78\xcc\x96\xcc\x80\xcc\x81"},
+        {"\x61\xff\xcc\x81", "\x61\xff\xcc\x81"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t n = 0;
+        char *got = unicode_nfc(CASES[i][0], strlen(CASES[i][0]), &n);
+        CHECK(got && n == strlen(CASES[i][1]) && strcmp(got, CASES[i][1]) == 0, "NFC of case %zu: \"%s\"", i,
+              got ? got : "(no memory)");
+        free(got);
+    }
+}
+
 int main(void)
 {
     test_patterns();
@@ -203,5 +232,6 @@ int main(void)
     test_sentencepiece();
     test_refused();
     test_wordpiece();
+    test_nfc();
     return check_report("test_tokenizer");
 }

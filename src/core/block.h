@@ -22,7 +22,7 @@ void block_gelu_erf(Matrix *x);
 void block_add(Matrix *acc, const Matrix *x);
 // sum_k a[k] b[k] over n in four running sums (k mod 4) added at the end: the dot product block_linear takes.
 double block_dot(const double *a, const double *b, int n);
-// out[i] (lanes of them: 8 or BLOCK_DOT_LANES) = block_dot(x_i, w, in) for the rows x_i of x, given transposed:
+// out[i] (lanes of them: 8, 12 or BLOCK_DOT_LANES) = block_dot(x_i, w, in) for the rows x_i of x, given transposed:
 // xt (in, lanes) with xt[k * lanes + i] = x_i[k] (unused lanes zeros). The same bits as block_dot, many rows at a
 // time.
 #define BLOCK_DOT_LANES 16

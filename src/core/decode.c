@@ -122,7 +122,7 @@ static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
         int h = group_head(p, g);
         if (p->rope != ROPE_NONE) {
             attn_project(&d->q[h], x, &p->W_K[h], &p->b_K[h]); // the unturned key, in a row of its size
-            attn_rope_from(&k, &d->q[h], p->rope, p->rope_base, +1, t);
+            attn_rope_scaled(&k, &d->q[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
         } else
             attn_project(&k, x, &p->W_K[h], &p->b_K[h]);
         attn_project(&v, x, &p->W_V[h], &p->b_V[h]);
@@ -153,7 +153,7 @@ bool decode_step(Decoder *d)
         Matrix s_cached = {1, rows, s.data + first}, w_cached = {1, rows, w.data + first};
         if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned until below)
             attn_project(&d->z[h], &x, &p->W_Q[h], &p->b_Q[h]);
-            attn_rope_from(&d->q[h], &d->z[h], p->rope, p->rope_base, +1, t);
+            attn_rope_scaled(&d->q[h], &d->z[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
         } else
             attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
         attn_scores(&s_cached, &d->q[h], &keys); // (1, rows) = q_t K_cacheᵀ over the cached positions

@@ -118,8 +118,8 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
     } else { // the scores read the rotated rows; the gradients turn back by the transposed rotation
         product(&s->dQr, &s->dA, false, &ht->K_rot, false);
         product(&s->dKr, &s->dA, true, &ht->Q_rot, false);
-        attn_rope(&s->dQ, &s->dQr, p->rope, p->rope_base, -1);
-        attn_rope(&s->dK, &s->dKr, p->rope, p->rope_base, -1);
+        attn_rope_scaled(&s->dQ, &s->dQr, p->rope, p->rope_base, &p->rope_scale, -1, 0);
+        attn_rope_scaled(&s->dK, &s->dKr, p->rope, p->rope_base, &p->rope_scale, -1, 0);
     }
     // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its part.
     Matrix *dS = p->cross ? &g->S : &g->X;

@@ -15,6 +15,15 @@ typedef enum { POS_NONE = 0, POS_SINUSOIDAL, POS_EXPLICIT } PositionKind;
 // Rotary position embeddings (RoPE): none, or which coordinates of a row turn together as a pair j:
 // (j, j + d_k/2) for "halves" (GPT-NeoX, Hugging Face Llama), (2j, 2j + 1) for "interleaved" (RoFormer).
 typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
+// RoPE scaling (Hugging Face's rope_scaling, modeling_rope_utils.py): each pair's frequency changed for a longer
+// context. LINEAR: theta_j / factor; LLAMA3: theta_j / factor for the wavelengths longer than
+// original_max / low_freq_factor, theta_j for those shorter than original_max / high_freq_factor, between them a
+// blend (attn_rope_theta). NONE (zero): theta_j as it is.
+typedef enum { ROPE_SCALE_NONE = 0, ROPE_SCALE_LINEAR, ROPE_SCALE_LLAMA3 } RopeScaleKind;
+typedef struct {
+    RopeScaleKind kind;
+    double factor, low_freq_factor, high_freq_factor, original_max; // original_max_position_embeddings
+} RopeScale;
 
 // The largest shift of every position that the board's RoPE demonstration (AttnParams.rope_shift) takes.
 #define ATTN_MAX_ROPE_SHIFT 1000000
@@ -36,6 +45,7 @@ typedef enum { ROPE_NONE = 0, ROPE_HALVES, ROPE_INTERLEAVED } RopeKind;
     int window; /* > 0 (causal lessons only): query i sees the keys j with i - window < j <= i; 0: all j <= i */ \
     RopeKind rope; /* ROPE_NONE: no rotation; else Q and K rows turn by position * rope_base^(-2j/d_k) */        \
     double rope_base;                                                                                            \
+    RopeScale rope_scale; /* zero: no scaling (a real model's rope_scaling, kept by --save-lesson) */          \
     bool cross; /* true when keys/values come from a separate source sequence */                                 \
     /* Where X's positions come from (POS_NONE: the embeddings as given; else X = E + P, see below). */          \
     PositionKind positions;                                                                                      \

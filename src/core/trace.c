@@ -368,8 +368,10 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     if (p->rope != ROPE_NONE) {
         int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
         int rows = p->n > p->m ? p->n : p->m;
-        if (!attn_rope_table_init(&rope[0], p->rope_base, d_k, 0, rows)
-            || (p->rope_shift > 0 && !attn_rope_table_init(&rope[1], p->rope_base, d_k, p->rope_shift, rows))) {
+        const RopeScale *scale = &p->rope_scale;
+        if (!attn_rope_table_init_scaled(&rope[0], p->rope_base, scale, d_k, 0, rows)
+            || (p->rope_shift > 0
+                && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift, rows))) {
             attn_rope_table_free(&rope[0]);
             free(failed);
             trace_free(t);

@@ -168,7 +168,62 @@ static bool check_bert(HfConfig *c, const cJSON *root, const char *path, LessonE
            && only(root, "position_embedding_type", ABSOLUTE, path, "only \"absolute\" positions are followed", err);
 }
 
-// Llama and its kin: heads and K/V heads, the head size, SiLU, no RoPE scaling.
+// rope_scaling's types (modeling_rope_utils.py's ROPE_INIT_FUNCTIONS that are followed) and the numbers each needs,
+// in RopeScale's order: factor, low_freq_factor, high_freq_factor, original_max_position_embeddings.
+static const struct {
+    const char *type;
+    RopeScaleKind kind;
+    bool dynamic; // dynamic NTK: the base grows for a text longer than max_position_embeddings
+    const char *keys[4];
+} ROPE_TYPES[] = {
+    {"default", ROPE_SCALE_NONE, false, {NULL}},
+    {"linear", ROPE_SCALE_LINEAR, false, {"factor", NULL}},
+    {"dynamic", ROPE_SCALE_NONE, true, {"factor", NULL}},
+    {"llama3", ROPE_SCALE_LLAMA3, false, {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}},
+};
+
+// rope_scaling: null, or one of ROPE_TYPES with its numbers (each positive); others refused by name.
+static bool read_rope_scaling(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
+{
+    const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
+    if (!scaling || cJSON_IsNull(scaling)) return true;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(scaling, "rope_type");
+    if (!type) type = cJSON_GetObjectItemCaseSensitive(scaling, "type"); // its name before transformers 4.43
+    int row = -1;
+    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof ROPE_TYPES / sizeof ROPE_TYPES[0]); i++)
+        if (strcmp(type->valuestring, ROPE_TYPES[i].type) == 0) row = i;
+    if (row < 0) {
+        char shown[64];
+        return hf_fail(err, path, "rope_scaling.rope_type", "%s%s%s is not followed: default, linear, dynamic or llama3",
+                       cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "none",
+                       cJSON_IsString(type) ? "\"" : "");
+    }
+    double v[4] = {0};
+    for (int k = 0; k < 4 && ROPE_TYPES[row].keys[k]; k++) {
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(scaling, ROPE_TYPES[row].keys[k]);
+        char field[80];
+        snprintf(field, sizeof field, "rope_scaling.%s", ROPE_TYPES[row].keys[k]);
+        if (!cJSON_IsNumber(j) || !(j->valuedouble > 0) || !(j->valuedouble < 1e12))
+            return hf_fail(err, path, field, "%s for rope_type \"%s\": a positive number", j ? "not valid" : "missing",
+                           ROPE_TYPES[row].type);
+        v[k] = j->valuedouble;
+    }
+    c->rope_scale = (RopeScale){ROPE_TYPES[row].kind, v[0], v[1], v[2], v[3]};
+    if (c->rope_scale.kind == ROPE_SCALE_LLAMA3 && !(v[2] > v[1]))
+        return hf_fail(err, path, "rope_scaling.high_freq_factor", "must be greater than low_freq_factor (%g), got %g",
+                       v[1], v[2]);
+    if (ROPE_TYPES[row].dynamic) {
+        const cJSON *max = cJSON_GetObjectItemCaseSensitive(root, "max_position_embeddings");
+        c->rope_dynamic = v[0];
+        c->rope_max_positions = 2048; // LlamaConfig's default
+        if (max && (!cJSON_IsNumber(max) || max->valuedouble < 1 || max->valuedouble > 1e9))
+            return hf_fail(err, path, "max_position_embeddings", "a whole number from 1");
+        if (max) c->rope_max_positions = (int)max->valuedouble;
+    }
+    return true;
+}
+
+// Llama and its kin: heads and K/V heads, the head size, SiLU, RoPE scaling.
 static bool check_llama(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
 {
     static const char *const SILU[] = {"silu", NULL};
@@ -183,15 +238,7 @@ static bool check_llama(HfConfig *c, const cJSON *root, const char *path, Lesson
         return hf_fail(err, path, "num_key_value_heads", "%d K/V heads do not divide the %d heads", c->kv_heads, c->heads);
     if (c->head_dim % 2 != 0) return hf_fail(err, path, "head_dim", "RoPE turns pairs: head_dim %d is odd", c->head_dim);
     if (!only(root, "hidden_act", SILU, path, "only \"silu\" (SwiGLU) is followed", err)) return false;
-    const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
-    if (scaling && !cJSON_IsNull(scaling)) {
-        const cJSON *type = cJSON_GetObjectItemCaseSensitive(scaling, "rope_type");
-        if (!type) type = cJSON_GetObjectItemCaseSensitive(scaling, "type");
-        if (!(cJSON_IsString(type) && strcmp(type->valuestring, "default") == 0))
-            return hf_fail(err, path, "rope_scaling", "RoPE scaling (%s) is not followed yet: only plain RoPE",
-                           cJSON_IsString(type) ? type->valuestring : "of no type");
-    }
-    return true;
+    return read_rope_scaling(c, root, path, err);
 }
 
 // The families by model_type: the forward pass each follows, what it adds, and what its fields say together.

@@ -23,6 +23,9 @@ typedef struct {
     int type_vocab;      // bert: type_vocab_size (the text is all type 0)
     double eps;          // rms_norm_eps (gpt2: layer_norm_epsilon, bert: layer_norm_eps)
     double rope_theta;   // rope_theta
+    RopeScale rope_scale; // rope_scaling of type linear or llama3 (none: zero)
+    double rope_dynamic;  // rope_scaling of type dynamic: its factor (0: none); the base grows past
+    int rope_max_positions; // max_position_embeddings (dynamic only: the length past which it grows)
     bool tie;            // tie_word_embeddings: lm_head is embed_tokens
     bool attn_bias;      // attention_bias: q, k, v and o projections with biases (llama)
     bool qkv_bias;       // q, k and v with biases (qwen2 always; llama with attention_bias)

@@ -2,7 +2,8 @@
 //   h = embed_tokens(ids)                                          LlamaModel.forward
 //   per layer: x = input_layernorm(h)  (RMSNorm)                   LlamaDecoderLayer.forward
 //              a = self_attn(x): q, k, v = q_proj(x), k_proj(x), v_proj(x) per head; q, k turned by RoPE
-//                  (apply_rotary_pos_emb: rotate_half, the pairs (j, j + d/2), inv_freq = theta^(-2j/d));
+//                  (apply_rotary_pos_emb: rotate_half, the pairs (j, j + d/2), inv_freq = theta^(-2j/d), changed
+//                  by rope_scaling: modeling_rope_utils.py's linear, dynamic and llama3);
 //                  k, v repeated over the group (repeat_kv); softmax(q k^T / sqrt(d) + causal mask) v;
 //                  o_proj of the heads side by side                LlamaAttention.forward, eager_attention_forward
 //              h = h + a;  h = h + mlp(post_attention_layernorm(h)),
@@ -12,7 +13,9 @@
 #include <string.h>
 
 #include "../core/block.h"
+#include "../core/exactmath.h"
 #include "hf_arch.h"
+#include "platform/platform.h"
 
 enum { T_IN_NORM, T_Q, T_QB, T_K, T_KB, T_V, T_VB, T_O, T_OB, T_POST_NORM, T_GATE, T_GATE_B, T_UP, T_UP_B, T_DOWN,
        T_DOWN_B, T_LAYER_COUNT };
@@ -64,36 +67,68 @@ static void matrix_from_rows(Matrix *dst, const StTensor *t, int r0, double *buf
         columns_from_rows(dst, c, t, r0 + c, dst->cols - c < COLUMN_BLOCK ? dst->cols - c : COLUMN_BLOCK, buf);
 }
 
+enum { WEIGHT_MAX_JOBS = 8 };
+
+typedef struct {
+    AttnParams *p;
+    const HfModel *m;
+    int layer, part, parts; // this job's share: every parts-th head and K/V head from part, a slice of W_O
+    bool ok;
+} WeightJob;
+
+// One job's share of the q, k, v and o projections (the same numbers whichever job converts them).
+static int weights_job(void *arg)
+{
+    WeightJob *j = arg;
+    const HfConfig *c = &j->m->cfg;
+    AttnParams *p = j->p;
+    int d = c->head_dim, group = c->heads / c->kv_heads;
+    const StTensor *q = hf_tensor(j->m, &LAYER_TENSORS[T_Q], j->layer), *k = hf_tensor(j->m, &LAYER_TENSORS[T_K], j->layer);
+    const StTensor *v = hf_tensor(j->m, &LAYER_TENSORS[T_V], j->layer), *o = hf_tensor(j->m, &LAYER_TENSORS[T_O], j->layer);
+    int widest = c->hidden > c->heads * d ? c->hidden : c->heads * d;
+    double *buf = malloc(sizeof *buf * (size_t)widest * (size_t)(d > COLUMN_BLOCK ? d : COLUMN_BLOCK));
+    if (!(j->ok = buf != NULL)) return 1;
+    for (int h = j->part; h < c->heads; h += j->parts) matrix_from_rows(&p->W_Q[h], q, h * d, buf);
+    for (int g = j->part; g < c->kv_heads; g += j->parts) {
+        matrix_from_rows(&p->W_K[g * group], k, g * d, buf); // the group's first query head holds its K/V head
+        matrix_from_rows(&p->W_V[g * group], v, g * d, buf);
+    }
+    int blocks = (p->W_O.cols + COLUMN_BLOCK - 1) / COLUMN_BLOCK; // W_O's column blocks, in parts slices
+    for (int b = blocks * j->part / j->parts; b < blocks * (j->part + 1) / j->parts; b++) {
+        int c0 = b * COLUMN_BLOCK, count = p->W_O.cols - c0 < COLUMN_BLOCK ? p->W_O.cols - c0 : COLUMN_BLOCK;
+        columns_from_rows(&p->W_O, c0, o, c0, count, buf);
+    }
+    free(buf);
+    return 0;
+}
+
 // p's weights from layer's q, k, v and o projections: W_Q[h] (hidden, d) = q_proj.weight[h*d + j][i] (a
-// torch Linear keeps (out, in)); K/V head g's in the group's first head; W_O = o_proj.weight^T. false: no memory.
+// torch Linear keeps (out, in)); K/V head g's in the group's first head; W_O = o_proj.weight^T; converted by as
+// many jobs as there are processors (each number read and written once, by one of them). false: no memory.
 static bool llama_weights(AttnParams *p, const HfModel *m, int layer)
 {
     const HfConfig *c = &m->cfg;
     int d = c->head_dim, group = c->heads / c->kv_heads;
-    const StTensor *q = hf_tensor(m, &LAYER_TENSORS[T_Q], layer), *k = hf_tensor(m, &LAYER_TENSORS[T_K], layer);
-    const StTensor *v = hf_tensor(m, &LAYER_TENSORS[T_V], layer), *o = hf_tensor(m, &LAYER_TENSORS[T_O], layer);
     const StTensor *qb = hf_tensor(m, &LAYER_TENSORS[T_QB], layer), *kb = hf_tensor(m, &LAYER_TENSORS[T_KB], layer);
     const StTensor *vb = hf_tensor(m, &LAYER_TENSORS[T_VB], layer), *ob = hf_tensor(m, &LAYER_TENSORS[T_OB], layer);
-    int widest = c->hidden > c->heads * d ? c->hidden : c->heads * d;
-    double *buf = malloc(sizeof *buf * (size_t)widest * (size_t)(d > COLUMN_BLOCK ? d : COLUMN_BLOCK));
-    if (!buf) return false;
-    for (int h = 0; h < c->heads; h++) {
-        matrix_from_rows(&p->W_Q[h], q, h * d, buf);
+    WeightJob jobs[WEIGHT_MAX_JOBS];
+    int parts = platform_cpu_count();
+    if (parts > WEIGHT_MAX_JOBS) parts = WEIGHT_MAX_JOBS;
+    if (parts > c->heads) parts = c->heads;
+    if (parts < 1) parts = 1;
+    for (int i = 0; i < parts; i++) jobs[i] = (WeightJob){p, m, layer, i, parts, false};
+    platform_run_jobs(weights_job, jobs, sizeof jobs[0], parts);
+    bool ok = true;
+    for (int i = 0; i < parts; i++) ok = ok && jobs[i].ok;
+    for (int h = 0; h < c->heads; h++)
         for (int j = 0; qb && j < d; j++) mat_set(&p->b_Q[h], 0, j, st_get(qb, (size_t)(h * d + j)));
-    }
-    for (int g = 0; g < c->kv_heads; g++) {
-        int h = g * group; // the group's first query head holds its K/V head
-        matrix_from_rows(&p->W_K[h], k, g * d, buf);
-        matrix_from_rows(&p->W_V[h], v, g * d, buf);
+    for (int g = 0; g < c->kv_heads; g++)
         for (int j = 0; j < d; j++) {
-            if (kb) mat_set(&p->b_K[h], 0, j, st_get(kb, (size_t)(g * d + j)));
-            if (vb) mat_set(&p->b_V[h], 0, j, st_get(vb, (size_t)(g * d + j)));
+            if (kb) mat_set(&p->b_K[g * group], 0, j, st_get(kb, (size_t)(g * d + j)));
+            if (vb) mat_set(&p->b_V[g * group], 0, j, st_get(vb, (size_t)(g * d + j)));
         }
-    }
-    matrix_from_rows(&p->W_O, o, 0, buf);
     for (int r = 0; ob && r < c->hidden; r++) mat_set(&p->b_O, 0, r, st_get(ob, (size_t)r));
-    free(buf);
-    return true;
+    return ok;
 }
 
 // Layer `layer`'s attention on the residual stream h (n, hidden): p with X = input_layernorm(h) and its weights.
@@ -115,6 +150,13 @@ static bool llama_attention(AttnParams *p, const HfModel *m, int layer, const Ma
     p->window = c->sliding_window;
     p->rope = ROPE_HALVES;
     p->rope_base = c->rope_theta;
+    p->rope_scale = c->rope_scale; // linear, llama3: each pair's frequency (attn_rope_theta)
+    // dynamic (_compute_dynamic_ntk_parameters): past max_position_embeddings positions the base grows,
+    // base * (factor * n / max - (factor - 1)) ^ (d / (d - 2)); up to them it is the plain base.
+    if (c->rope_dynamic > 0 && h->rows > c->rope_max_positions) {
+        double f = c->rope_dynamic, d = c->head_dim;
+        p->rope_base = c->rope_theta * core_pow(f * h->rows / c->rope_max_positions - (f - 1), d / (d - 2));
+    }
     if (llama_weights(p, m, layer)) return true;
     params_free(p);
     return false;

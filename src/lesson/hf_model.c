@@ -76,7 +76,7 @@ typedef struct {
 // buffer, then dotted with every row of x at once (block_dot_many: block_dot's bits). false: no memory.
 static bool linear_rows(LinearJob *j)
 {
-    int in = j->x->cols, n = j->x->rows, lanes = n <= 8 ? 8 : BLOCK_DOT_LANES; // 8: the unembedding's one row
+    int in = j->x->cols, n = j->x->rows, lanes = n <= 8 ? 8 : n <= 12 ? 12 : BLOCK_DOT_LANES;
     double *row = malloc(sizeof *row * (size_t)(in > 0 ? in : 1));
     double *xt = calloc((size_t)(in > 0 ? in : 1) * (size_t)lanes, sizeof *xt);
     if (!row || !xt) {
@@ -122,10 +122,38 @@ static bool linear_chunks(LinearJob *j)
     return true;
 }
 
+// The same for one token (the unembedding at the last position): the lanes go over 8 weight rows instead of the
+// tokens, so no lane is idle. out[o] = block_dot(w_o, x) is block_dot(x, w_o)'s bits: the products are the same
+// (a * b == b * a) and so is the order of the sums. false: no memory.
+static bool linear_one(LinearJob *j)
+{
+    enum { LANES = 8 };
+    int in = j->x->cols;
+    double *rows = calloc((size_t)(in > 0 ? in : 1) * LANES, sizeof *rows); // 8 weight rows, then transposed
+    double *wt = calloc((size_t)(in > 0 ? in : 1) * LANES, sizeof *wt);
+    if (!rows || !wt) {
+        free(rows);
+        free(wt);
+        return false;
+    }
+    double dots[LANES];
+    for (int o = j->first; o < j->last; o += LANES) {
+        int count = j->last - o < LANES ? j->last - o : LANES;
+        st_read(rows, j->w, (size_t)o * (size_t)in, (size_t)count * (size_t)in); // consecutive rows: one read
+        for (int k = 0; k < in; k++)
+            for (int r = 0; r < LANES; r++) wt[(size_t)k * LANES + (size_t)r] = rows[(size_t)r * (size_t)in + (size_t)k];
+        block_dot_many(dots, wt, mat_row(j->x, 0), in, LANES);
+        for (int r = 0; r < count; r++) mat_row(j->out, 0)[o + r] = dots[r] + (j->b ? j->b[o + r] : 0.0);
+    }
+    free(rows);
+    free(wt);
+    return true;
+}
+
 static int linear_job(void *arg)
 {
     LinearJob *j = arg;
-    if (!(j->x->rows < 16 ? linear_rows(j) : linear_chunks(j))) return 1;
+    if (!(j->x->rows == 1 ? linear_one(j) : j->x->rows < 16 ? linear_rows(j) : linear_chunks(j))) return 1;
     j->first = j->last; // done
     return 0;
 }

@@ -221,12 +221,33 @@ static void trace_scale(StrBuf *o, const Lesson *l, const AttnParams *p, const L
         strbuf_printf(o, "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d", p->scale, p->d_k);
 }
 
+// A real model's rope_scaling, kept in a saved lesson (--save-lesson): ",\n    \"scaling\": {...}" (nothing when none).
+static void rope_scaling_json(StrBuf *o, const RopeScale *s)
+{
+    if (s->kind == ROPE_SCALE_NONE) return;
+    strbuf_puts(o, s->kind == ROPE_SCALE_LLAMA3 ? ",\n    \"scaling\": {\"type\": \"llama3\", \"factor\": "
+                                               : ",\n    \"scaling\": {\"type\": \"linear\", \"factor\": ");
+    lesson_put_number(o, s->factor);
+    if (s->kind == ROPE_SCALE_LLAMA3) {
+        strbuf_puts(o, ", \"low_freq_factor\": ");
+        lesson_put_number(o, s->low_freq_factor);
+        strbuf_puts(o, ", \"high_freq_factor\": ");
+        lesson_put_number(o, s->high_freq_factor);
+        strbuf_puts(o, ", \"original_max_position_embeddings\": ");
+        lesson_put_number(o, s->original_max);
+    }
+    strbuf_puts(o, "}");
+}
+
+// "rope": {"base", "pairs"} (shortest: the saved lesson's numbers, with the scaling; else --json's).
 static void rope_json(StrBuf *o, const AttnParams *p, bool shortest)
 {
     strbuf_puts(o, "\"rope\": {\"base\": ");
     if (shortest) lesson_put_number(o, p->rope_base);
     else json_number(o, p->rope_base);
-    strbuf_puts(o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"}" : ", \"pairs\": \"halves\"}");
+    strbuf_puts(o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"" : ", \"pairs\": \"halves\"");
+    if (shortest) rope_scaling_json(o, &p->rope_scale);
+    strbuf_puts(o, "}");
 }
 
 static void save_rope(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)

@@ -8,14 +8,55 @@
 
 #define ROPE_DEFAULT_BASE 10000.0
 
+// "rope"'s "scaling" (a real model's rope_scaling, kept by --save-lesson): {"type": "linear", "factor": F} or
+// {"type": "llama3", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}, each a
+// positive number, high_freq_factor above low_freq_factor.
+static bool read_rope_scaling(Ctx *c, const cJSON *rope, RopeScale *scale)
+{
+    static const char *const keys[] = {"type", "factor", "low_freq_factor", "high_freq_factor",
+                                       "original_max_position_embeddings", NULL};
+    const cJSON *v = lesson_enter(c, rope, "scaling");
+    if (!v) return true;
+    if (!cJSON_IsObject(v)) return lesson_fail(c, "expected {\"type\": \"linear\" or \"llama3\", \"factor\": F, ...}, got %s",
+                                              lesson_type_name(v));
+    if (!lesson_check_keys(c, v, keys, "type, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings"))
+        return false;
+    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "type"));
+    bool llama3 = type && strcmp(type, "llama3") == 0;
+    if (!type || (!llama3 && strcmp(type, "linear") != 0)) {
+        lesson_enter(c, v, "type");
+        return lesson_fail(c, "expected \"linear\" or \"llama3\"");
+    }
+    double x[4] = {0};
+    for (int k = 0; k < (llama3 ? 4 : 1); k++) {
+        const cJSON *j = lesson_enter(c, v, keys[k + 1]);
+        if (!j) {
+            lesson_push_key(c, keys[k + 1], -1);
+            return lesson_fail(c, "missing: a positive number (\"%s\" scaling needs it)", type);
+        }
+        if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble) || !(j->valuedouble > 0))
+            return lesson_fail(c, "expected a positive number, got %s", lesson_type_name(j));
+        x[k] = j->valuedouble;
+        lesson_pop(c);
+    }
+    if (llama3 && !(x[2] > x[1])) {
+        lesson_enter(c, v, "high_freq_factor");
+        return lesson_fail(c, "must be greater than low_freq_factor");
+    }
+    *scale = (RopeScale){llama3 ? ROPE_SCALE_LLAMA3 : ROPE_SCALE_LINEAR, x[0], x[1], x[2], x[3]};
+    lesson_pop(c);
+    return true;
+}
+
 // "rope" (v: its value, NULL when absent): true (base 10000, pairs "halves"), false, or {"base": B, "pairs":
-// "halves" | "interleaved"}.
+// "halves" | "interleaved", "scaling"}.
 bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
     (void)f;
-    static const char *const keys[] = {"base", "pairs", NULL};
+    static const char *const keys[] = {"base", "pairs", "scaling", NULL};
     b->cfg.rope = ROPE_NONE;
     b->cfg.rope_base = ROPE_DEFAULT_BASE;
+    b->cfg.rope_scale = (RopeScale){0};
     if (!v) return true;
     if (cJSON_IsBool(v)) {
         if (cJSON_IsTrue(v)) b->cfg.rope = ROPE_HALVES;
@@ -24,7 +65,8 @@ bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     if (!cJSON_IsObject(v))
         return lesson_fail(c, "expected true, false or {\"base\": 10000, \"pairs\": \"halves\" or \"interleaved\"}, got %s",
                            lesson_type_name(v));
-    if (!lesson_check_keys(c, v, keys, "base, pairs")) return false;
+    if (!lesson_check_keys(c, v, keys, "base, pairs, scaling")) return false;
+    if (!read_rope_scaling(c, v, &b->cfg.rope_scale)) return false;
     RopeKind kind = ROPE_HALVES;
     const cJSON *base = lesson_enter(c, v, "base");
     if (base) {

@@ -13,6 +13,7 @@
 #include "../core/utf8.h"
 #include "hf_config.h"
 #include "hf_error.h"
+#include "nfc.h"
 #include "platform/platform.h"
 #include "unicode_classes.h"
 #include "wordpiece.h"
@@ -246,7 +247,7 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
         t->bert_strip = cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : t->bert_lower; // null: as lowercase
         return true;
     }
-    if (type && strcmp(type, "NFC") == 0) { // Qwen2: typed text is NFC already; tokenizer_encode checks
+    if (type && strcmp(type, "NFC") == 0) { // Qwen2, Qwen3: nfc.c, on each stretch between added tokens
         t->nfc = true;
         return true;
     }
@@ -476,12 +477,30 @@ static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, 
     return ok;
 }
 
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
+                          LessonError *err);
+
 // A stretch of text with no added token in it: normalized, split by the pre-tokenizer, each piece mapped
 // (bytes to code points) and merged.
 static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
                          LessonError *err)
 {
     if (len == 0) return true;
+    if (t->nfc) { // the NFC normalizer, then the rest on its result
+        size_t nlen = 0;
+        char *norm = unicode_nfc(s, len, &nlen);
+        if (!norm) return hf_fail(err, path, NULL, "out of memory");
+        bool ok = encode_normal(t, norm, nlen, first, out, path, err);
+        free(norm);
+        return ok;
+    }
+    return encode_normal(t, s, len, first, out, path, err);
+}
+
+// encode_plain once normalized (NFC); SentencePiece's spaces and the pre-tokenizer here.
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
+                          LessonError *err)
+{
     if (t->wordpiece) {
         WpIds ids = {out->ids, out->n, out->cap};
         bool ok = wordpiece_encode(t, s, len, &ids, path, err);
@@ -541,22 +560,9 @@ static int added_at(const Tokenizer *t, const char *s, size_t left, size_t *len)
     return best;
 }
 
-// A code point that NFC may join with the one before it: the combining marks' main blocks and Hangul's
-// conjoining jamo. Without Unicode's composition tables a text holding one is refused rather than misread.
-static bool may_compose(uint32_t c)
-{
-    return (c >= 0x300 && c <= 0x36F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF)
-           || (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F) || (c >= 0x1100 && c <= 0x11FF)
-           || (c >= 0x3099 && c <= 0x309A);
-}
-
 bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path, LessonError *err)
 {
     size_t len = strlen(text);
-    for (size_t i = 0, at = 0; t->nfc && i < len; at = i)
-        if (may_compose(utf8_decode(text, len, &i)))
-            return hf_fail(err, path, "normalizer", "NFC: the text has a combining character at byte %zu; write it "
-                           "precomposed (NFC), as keyboards do: only that form is read here", at + 1);
     IdList out = {0};
     bool ok = true;
     for (int i = 0; ok && i < t->nprefix; i++) ok = push_id(&out, t->prefix[i]);

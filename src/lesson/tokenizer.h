@@ -31,7 +31,7 @@ typedef struct {
     bool sp_prepend;     // "▁" before the text (a Prepend normalizer, or Metaspace's prepend_scheme)
     bool sp_first_only;  // ... before the first stretch only, not after an added token (prepend_scheme "first")
     bool split_digits;   // the Digits pre-tokenizer (individual_digits): each digit a piece of its own first
-    bool nfc;            // the NFC normalizer: taken as the identity, and a text that may not be NFC refused
+    bool nfc;            // the NFC normalizer (nfc.c)
     bool wordpiece;      // a WordPiece model (BERT): wordpiece.c encodes the text
     bool bert_clean, bert_chinese, bert_strip, bert_lower; // BertNormalizer's clean_text, handle_chinese_chars,
                                                            // strip_accents, lowercase

@@ -18,7 +18,7 @@ static bool turn_row(Matrix *out, const Matrix *from, int row, const AttnParams 
     if (!mat_init(&x, 1, from->cols)) return false;
     memcpy(x.data, mat_row(from, row), sizeof(double) * (size_t)from->cols);
     bool ok = mat_init(out, 1, from->cols);
-    if (ok) attn_rope_blocks(out, &x, p->rope, p->rope_base, +1, pos, p->rope_block);
+    if (ok) attn_rope_blocks(out, &x, p->rope, p->rope_base, &p->rope_scale, +1, pos, p->rope_block);
     mat_free(&x);
     return ok;
 }
@@ -73,8 +73,8 @@ bool model_rope_picture(RopePicture *out, const AttnParams *p, const Trace *t, i
         RopePair *q = &r.pair[j];
         q->j = j;
         attn_rope_pair(p->rope, d_k, j, &q->a, &q->b);
-        q->theta = attn_rope_angle(p->rope_base, d_k, 1, j);
-        q->angle = attn_rope_angle(p->rope_base, d_k, r.token, j);
+        q->theta = attn_rope_theta(p->rope_base, &p->rope_scale, d_k, j);
+        q->angle = (double)r.token * attn_rope_theta(p->rope_base, &p->rope_scale, d_k, j);
         q->x = mat_get(&ht->Q, r.token, q->a), q->y = mat_get(&ht->Q, r.token, q->b);
         q->xr = mat_get(&ht->Q_rot, r.token, q->a), q->yr = mat_get(&ht->Q_rot, r.token, q->b);
     }

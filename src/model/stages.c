@@ -569,7 +569,7 @@ int explain_rotated(const CellText *ct, char lines[][256])
     int j = p->rope == ROPE_INTERLEAVED ? col / 2 : col % half, a, b;
     attn_rope_pair(p->rope, d_k, j, &a, &b);
     const Matrix *x = q ? &ct->ht->Q : &ct->ht->K;
-    double angle = attn_rope_angle(p->rope_base, d_k, pos, j), c = core_cos(angle), s = core_sin(angle);
+    double angle = (double)pos * attn_rope_theta(p->rope_base, &p->rope_scale, d_k, j), c = core_cos(angle), s = core_sin(angle);
     double xa = mat_get(x, row, a), xb = mat_get(x, row, b);
     char tok[96], base[32], an[32], cs[32], sn[32], va[32], vb[32];
     model_axis_label(ct->L, q ? AXIS_QUERY : AXIS_KEY, row, tok, sizeof tok);

@@ -117,7 +117,12 @@ CASES = [
     ("rope-not-object", lesson(_extra=[("rope", '@@"yes"')]),
      'rope: expected true, false or {"base": 10000, "pairs": "halves" or "interleaved"}, got a string'),
     ("rope-unknown-key", lesson(_extra=[("rope", '{@@"theta": 10000}')]),
-     'rope: unknown key "theta" (expected base, pairs)'),
+     'rope: unknown key "theta" (expected base, pairs, scaling)'),
+    ("rope-scaling-type", lesson(_extra=[("rope", '{"scaling": {"type": @@"yarn", "factor": 4}}')]),
+     'rope.scaling.type: expected "linear" or "llama3"'),
+    ("rope-scaling-bands", lesson(_extra=[("rope", '{"scaling": {"type": "llama3", "factor": 8, "low_freq_factor": 4, '
+                                                   '"high_freq_factor": @@1, "original_max_position_embeddings": 64}}')]),
+     "rope.scaling.high_freq_factor: must be greater than low_freq_factor"),
     ("rope-base-zero", lesson(_extra=[("rope", '{"base": @@0}')]),
      "rope.base: must be a positive number (theta_j = 1 / base^(2j/d_k)), got 0"),
     ("rope-base-negative", lesson(_extra=[("rope", '{"base": @@-10000, "pairs": "halves"}')]),
