@@ -6,10 +6,14 @@
 #include "../core/cost.h"
 #include "../core/decode.h"
 #include "../core/exactmath.h"
+#include "../model/panel_text.h"
 #include "../model/view.h"
 
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
+// The text view steps through the same lessons (model/panel_text.c).
+_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
+               "the tiles panel and its text view take the same lessons");
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own title.
 static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result, int r0, int nr, int c0,
@@ -50,24 +54,8 @@ static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->n
 // ---------------------------------------------------------------------------------------------------
 // What each panel is for (the footer under it)
 
-static const struct {
-    ViewPanel panel;
-    const char *text;
-} FOOTERS[] = {
-    {PANEL_DECODE, N_("Generating, a model adds one token at a time; the keys and values before it never change, so they "
-                      "are kept (the KV cache): each token costs work in proportion to its position, not its square.")},
-    {PANEL_CACHE, N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V heads (GQA, "
-                     "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the model stores them.")},
-    {PANEL_TILES, N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys in blocks, and "
-                     "per query the largest score m, the sum l and the output O, rescaled when m grows: memory n, not n\xc2\xb2.")},
-};
-
-const char *panel_footer_text(ViewPanel panel)
-{
-    for (size_t i = 0; i < sizeof FOOTERS / sizeof FOOTERS[0]; i++)
-        if (FOOTERS[i].panel == panel) return FOOTERS[i].text;
-    return NULL;
-}
+// The table of panels' footers is the model's (panel_text.c: the page's text view says them too).
+const char *panel_footer_text(ViewPanel panel) { return panel_text_footer(panel); }
 
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
