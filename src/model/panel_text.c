@@ -104,13 +104,14 @@ static const char *token(const Lesson *L, int i) { return L->tokens && L->tokens
 static const char *lesson_title(const Lesson *L) { return L->title ? L->title : ""; }
 
 // A table of matrix m of head `head` of lesson src (as the text view gives a stage's: its caption, token
-// headers, the board's numbers), its caption prefixed by `lead` when not NULL. The whole matrix, revealed.
+// headers, the board's numbers), its caption after `lead` and a dash when not NULL ("Output, one head — Output:
+// attention output, 3 × 4").
 static void add_matrix(PanelText *pt, const StageTextSrc *src, MatId m, int head, const char *lead)
 {
     StageTable st;
     if (!stage_text_table(src, m, head, &st)) return;
     char caption[600], label[128], v[32];
-    snprintf(caption, sizeof caption, "%s%s%s", lead ? lead : "", lead ? ": " : "", st.caption);
+    snprintf(caption, sizeof caption, "%s%s%s", lead ? lead : "", lead ? " \xe2\x80\x94 " : "", st.caption);
     PanelTable *t = add_table(pt, caption, "", st.rows, st.cols);
     for (int c = 0; t && c < st.cols; c++) {
         stage_text_label(src, &st, false, c, label, sizeof label);
@@ -644,7 +645,7 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
     ViewState st = *src->st;
     st.reveal = -1;
     StageTextSrc orig = {&st, src->L, src->T}, shuf = {&st, &sh->lesson, &sh->trace};
-    add_matrix(pt, &orig, MAT_OUTPUT, 0, TR("Output"));
+    add_matrix(pt, &orig, MAT_OUTPUT, 0, NULL);
     add_matrix(pt, &shuf, MAT_OUTPUT, 0, TR("Output, tokens reordered"));
 }
 
