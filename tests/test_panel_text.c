@@ -84,6 +84,9 @@ static void test_decode(const char *rel, int t, int head)
     snprintf(want, sizeof want, "generating with a KV cache: token %d of %d, head %d", t + 1, p->n, head);
     CHECK(strstr(status, want) != NULL && pt.count && pt.items[0].kind == PANEL_ITEM_TITLE && !strcmp(pt.items[0].text, status),
           "%s: status and heading '%s'", rel, status);
+    st.decode_parts = 2, st.decode_part = 1; // the board shows the step in two parts: the second said
+    panel_text_status(&src, status, sizeof status);
+    CHECK(strstr(status, ", part 2 of 2") != NULL, "%s: the part in the status '%s'", rel, status);
     printf("%s, token %d, head %d: %d numbers of the caches and weights equal the decoder's (%d cached of %d slots)\n", rel,
            t + 1, head, checked, buf.cached, buf.rows);
     decode_free(&d);

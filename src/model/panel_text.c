@@ -704,6 +704,9 @@ static void title_decode(const PanelTextSrc *src, char *buf, size_t cap)
     int t = src->st->decode_t < p->n ? src->st->decode_t : p->n - 1;
     snprintf(buf, cap, TR("%s \xe2\x80\x94 generating with a KV cache: token %d of %d, head %d"), lesson_title(src->L), t + 1,
              p->n, src->st->head);
+    size_t used = strlen(buf);
+    if (src->st->decode_parts > 1 && used < cap) // the board shows the step in parts: → goes to the next, said too
+        snprintf(buf + used, cap - used, TR(", part %d of %d"), src->st->decode_part + 1, src->st->decode_parts);
 }
 
 static void title_tiles(const PanelTextSrc *src, char *buf, size_t cap)
