@@ -146,41 +146,43 @@ static MatId decode_mat(const AttnParams *p, int i)
     return p->rope != ROPE_NONE ? rotated[i] : plain[i];
 }
 
-// The step's sentences, as the panel says them: the token entering, its slot, the cache, the work.
-static void decode_sentences(PanelText *pt, const Lesson *L, int t, const DecodeBuffer *buf)
+void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
 {
     const AttnParams *p = &L->params;
-    char line[900], e1[32], a[32], b[32], c1[32], d1[32];
-    bool rolling = buf->rows < p->n;
-    int n = snprintf(line, sizeof line,
-                     TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
-                        "(\xe2\x86\x92 \xe2\x86\x90 step)."),
-                     t + 1, p->n, token(L, t), buf->cached);
-    size_t used = n > 0 ? (size_t)n : 0;
-    if (rolling && buf->evicted >= 0 && used < sizeof line)
-        snprintf(line + used, sizeof line - used,
-                 TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window."), buf->slot,
-                 token(L, buf->evicted), buf->evicted);
-    else if (rolling && used < sizeof line)
-        snprintf(line + used, sizeof line - used, TR(" Its k and v go into slot %d of %d."), buf->slot, buf->rows);
-    add_text(pt, PANEL_ITEM_TEXT, line);
-    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * buf->cached * p->d_k);
+    DecodeBuffer buf = decode_buffer(p, t);
+    char a[32], b[32], c1[32], d1[32], e1[32], *intro = out->intro, *slot = out->slot, *cache = out->cache, *work = out->work;
+    size_t intro_cap = sizeof out->intro, cache_cap = sizeof out->cache, work_cap = sizeof out->work;
+    slot[0] = '\0';
+    int cached = buf.cached;
+    bool rolling = buf.rows < p->n;
+    snprintf(intro, intro_cap,
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
+                "(\xe2\x86\x92 \xe2\x86\x90 step)."),
+             t + 1, p->n, token(L, t), cached);
+    if (rolling && buf.evicted >= 0)
+        // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this step's k and v take.
+        snprintf(slot, sizeof out->slot, TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window."),
+                 buf.slot, token(L, buf.evicted), buf.evicted);
+    else if (rolling)
+        // TRANSLATORS: the decode panel (G) with a sliding window, before the buffer is full.
+        snprintf(slot, sizeof out->slot, TR(" Its k and v go into slot %d of %d."), buf.slot, buf.rows);
+    snprintf(intro + strlen(intro), intro_cap - strlen(intro), "%s", slot);
+    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
     if (rolling)
-        snprintf(line, sizeof line,
+        snprintf(cache, cache_cap,
+                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are rolling buffers of W rows.
                  TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t mod %d): K and V of %d "
                     "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the window keeps it from growing."),
-                 buf->rows, buf->rows, buf->cached, p->kv_heads, p->kv_heads, buf->cached, p->d_k, e1);
+                 buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
     else
-        snprintf(line, sizeof line,
-                 TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
-                    "kept, never computed again."),
+        snprintf(cache, cache_cap, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
+                                      "kept, never computed again."),
                  t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
-    if (p->kv_heads < p->heads) {
-        used = strlen(line);
-        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * buf->cached * p->d_k);
-        snprintf(line + used, sizeof line - used, TR(" %d query heads share them; one K/V per head would hold %s."), p->heads, e1);
+    if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
+        size_t used = strlen(cache);
+        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);
+        snprintf(cache + used, cache_cap - used, TR(" %d query heads share them; one K/V per head would hold %s."), p->heads, e1);
     }
-    add_text(pt, PANEL_ITEM_TEXT, line);
     int64_t with = 0, without = 0;
     for (int i = 0; i <= t; i++) {
         DecodeWork dw = decode_work(p, i);
@@ -189,11 +191,10 @@ static void decode_sentences(PanelText *pt, const Lesson *L, int t, const Decode
     DecodeWork now = decode_work(p, t);
     cost_format_int(a, sizeof a, now.with_cache), cost_format_int(b, sizeof b, now.without_cache);
     cost_format_int(c1, sizeof c1, with), cost_format_int(d1, sizeof d1, without);
-    snprintf(line, sizeof line,
+    snprintf(work, work_cap,
              TR("This token: %s multiply-adds with the cache, %s without (the layer again over %d tokens). So far: %s with, "
                 "%s without."),
              a, b, t + 1, c1, d1);
-    add_text(pt, PANEL_ITEM_TEXT, line);
 }
 
 // Row `row` of matrix m of head `head` as a one-row table captioned "NAME[token]: what".
@@ -265,7 +266,11 @@ static void walk_decode(PanelText *pt, const PanelTextSrc *src)
     }
     int t = src->st->decode_t < p->n ? src->st->decode_t : p->n - 1, head = src->st->head;
     DecodeBuffer buf = decode_buffer(p, t);
-    decode_sentences(pt, src->L, t, &buf);
+    DecodeSentences said;
+    panel_text_decode_sentences(src->L, t, &said);
+    add_text(pt, PANEL_ITEM_TEXT, said.intro);
+    add_text(pt, PANEL_ITEM_TEXT, said.cache);
+    add_text(pt, PANEL_ITEM_TEXT, said.work);
     decode_row(pt, src, decode_mat(p, 0), head, t);
     decode_cache(pt, src, decode_mat(p, 1), head, &buf);
     decode_weights(pt, src, head, t, &buf);

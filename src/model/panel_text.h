@@ -65,6 +65,12 @@ void panel_text_free(PanelText *pt);
 // One line naming the open panel and its step (its heading: "… — FlashAttention: tile 2 of 6, blocks of 2,
 // head 0"), "" when none is open: the page's live line says it when it opens, steps or closes.
 void panel_text_status(const PanelTextSrc *src, char *buf, size_t cap);
+// The decode panel's sentences for step t (the window's and the text view's): the token entering with its slot
+// (intro; slot alone, "" without a window, for the step's parts), what the cache holds, the work with and without it.
+typedef struct {
+    char intro[700], slot[300], cache[400], work[400];
+} DecodeSentences;
+void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out);
 // What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the others.
 const char *panel_text_footer(ViewPanel panel);
 
