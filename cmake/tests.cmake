@@ -36,6 +36,8 @@ endif()
 mha_test(test_model mha_model)
 # The stage as text (issue 24): the page's text view (HTML tables), the clipboard and --trace --stage.
 mha_test(test_stage_text mha_model)
+# The panels as text (issue 38): the page's text view of G, B, K, Shift+K, M, X, A and the training's checkpoints.
+mha_test(test_panel_text mha_model)
 # The question as the page's form (issue 24): real fields named by the tokens, the verdict, typed numbers.
 mha_test(test_question_text mha_model)
 # Questions: their form, their answers from the trace, judging, the automatic question.

@@ -5,6 +5,7 @@
 import puppeteer from "puppeteer-core";
 import fs from "node:fs";
 import path from "node:path";
+import { panels } from "./test_web_panels.mjs";
 
 const [url, shots, rgbText, badLesson, dropLesson, shippedText] = process.argv.slice(2);
 const shipped = Number(shippedText);
@@ -345,6 +346,10 @@ try {
   // 8. Accessibility (issue 24): the page with axe-core, the text view in the accessibility tree, the keyboard.
   if (process.env.MHA_AXE) await accessibility(browser, url, process.env.MHA_AXE, process.env.MHA_WEB_A0);
   else check(false, "accessibility: no axe-core given (MHA_AXE): not checked");
+  // 8b. The panels in the text view (issue 38, tests/test_web_panels.mjs): each key's tables, numbers, live line, axe.
+  if (process.env.MHA_AXE && process.env.MHA_WEB_PANELS)
+    await panels(browser, url, fs.readFileSync(process.env.MHA_AXE, "utf8"), process.env.MHA_WEB_PANELS, check, timeout);
+  else check(false, "panels in the text view: no axe-core (MHA_AXE) or no Linux build's numbers (MHA_WEB_PANELS): not checked");
 
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
 

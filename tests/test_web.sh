@@ -79,6 +79,18 @@ if [ $# -ge 4 ]; then
     A0=$("$4" --trace --stage softmax --head 0 "$SRC/lessons/the-cat-sat.json" |
         awk -F'\t' '/^A₀\t/ { f = 1 } f && NF > 1 { printf "%s%s", (n++ ? "|" : ""), $0 } f && NF <= 1 { exit }')
 fi
+# The panels' numbers in the text view (issue 38, tests/test_web_panels.mjs) against the Linux build's own output
+# for the same lessons: the decoding, the tiles of 2, the comparison, the tokens reversed, every head.
+PANELS=
+if [ $# -ge 4 ]; then
+    PANELS=$SHOTS/panels
+    mkdir -p "$PANELS"
+    "$4" --json --decode "$SRC/lessons/kv-cache-decoding.json" >"$PANELS/panels-decode.json"
+    "$4" --json --tiles 2 "$SRC/lessons/flash-tiles.json" >"$PANELS/panels-tiles.json"
+    "$4" --compare "$SRC/lessons/the-cat-sat.json" >"$PANELS/panels-compare.txt"
+    "$4" --json --shuffle 2,1,0 "$SRC/lessons/the-cat-sat.json" >"$PANELS/panels-shuffle.json"
+    "$4" --json "$SRC/lessons/the-cat-sat.json" >"$PANELS/panels-all.json"
+fi
 # The expected colour: viridis at A_0[The, The] = 0.6111, from the program's own colour map.
 cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
 RGB=$("$SHOTS/viridis_at" 0.6111)
@@ -101,7 +113,7 @@ serve plain --plain
 PLAIN_PORT=$PORT
 serve isolated
 ISOLATED_PORT=$PORT
-cp "$SRC/tests/test_web.mjs" "$NODE_DIR/test_web.mjs" # resolves puppeteer-core from there
-MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST \
+cp "$SRC/tests/test_web.mjs" "$SRC/tests/test_web_panels.mjs" "$NODE_DIR/" # resolves puppeteer-core from there
+MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST MHA_WEB_PANELS=$PANELS \
     MHA_WEB_ISOLATED_URL="http://127.0.0.1:$ISOLATED_PORT/index.html" node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PLAIN_PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
     "$(ls "$SRC"/lessons/*.json | grep -vc "lesson.schema.json")"

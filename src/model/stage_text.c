@@ -71,8 +71,7 @@ bool stage_text_value(const StageTextSrc *src, const StageTable *t, int r, int c
     return true;
 }
 
-// The table of matrix m of head `head`, when the lesson has it; false otherwise.
-static bool table_of(const StageTextSrc *src, MatId m, int head, StageTable *t)
+bool stage_text_table(const StageTextSrc *src, MatId m, int head, StageTable *t)
 {
     const MatInfo *mi = mat_info(m);
     const AttnParams *p = &src->L->params;
@@ -104,7 +103,7 @@ static void walk_cell(const StageTextSrc *src, const StageTextSink *sink)
 {
     CellRef c = view_focus_cell(src->st);
     StageTable t;
-    if (c.mat == MAT_NONE || !table_of(src, c.mat, c.head, &t) || c.row >= t.rows || c.col >= t.cols) return;
+    if (c.mat == MAT_NONE || !stage_text_table(src, c.mat, c.head, &t) || c.row >= t.rows || c.col >= t.cols) return;
     char rl[96], cl[96], v[32], line[400];
     stage_text_label(src, &t, true, c.row, rl, sizeof rl);
     stage_text_label(src, &t, false, c.col, cl, sizeof cl);
@@ -144,7 +143,7 @@ void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink)
         for (int k = 0; k < eq[e].count; k++) {
             const Term *term = &eq[e].t[k];
             StageTable t;
-            if (term->mat == MAT_NONE || !table_of(src, term->mat, term->head, &t)) continue;
+            if (term->mat == MAT_NONE || !stage_text_table(src, term->mat, term->head, &t)) continue;
             bool seen = false;
             for (int i = 0; i < ngiven; i++) seen = seen || (given[i].mat == t.mat && given[i].head == t.head);
             if (seen) continue;

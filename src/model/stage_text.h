@@ -49,6 +49,8 @@ typedef struct {
 // Sends the stage's pieces to the sink, in order: title, formula, where, explanation, then each row of the board
 // (its caption, then each of its matrices not yet given), the hidden-cells note, and the focused cell.
 void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink);
+// The table of matrix m of head `head` (its name, caption and size), when the lesson has it; false otherwise.
+bool stage_text_table(const StageTextSrc *src, MatId m, int head, StageTable *t);
 // The label of row (or column) i of t: a token, or a dimension's index.
 void stage_text_label(const StageTextSrc *src, const StageTable *t, bool row, int i, char *buf, size_t cap);
 // Cell (r, c) of t as the board shows it ("0.6111", "−∞"), or "?" while the reveal or a question hides it.

@@ -6,10 +6,14 @@
 #include "../core/cost.h"
 #include "../core/decode.h"
 #include "../core/exactmath.h"
+#include "../model/panel_text.h"
 #include "../model/view.h"
 
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
+// The text view steps through the same lessons (model/panel_text.c).
+_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
+               "the tiles panel and its text view take the same lessons");
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own title.
 static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result, int r0, int nr, int c0,
@@ -50,26 +54,8 @@ static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->n
 // ---------------------------------------------------------------------------------------------------
 // What each panel is for (the footer under it)
 
-static const struct {
-    ViewPanel panel;
-    const char *text;
-} FOOTERS[] = {
-    {PANEL_DECODE, N_("Generating, a model adds one token at a time; the keys and values before it never change, so they "
-                      "are kept (the KV cache): each token costs work in proportion to its position, not its square.")},
-    {PANEL_CACHE, N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V heads (GQA, "
-                     "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the model stores them.")},
-    {PANEL_ROPE, N_("Each pair of a query's numbers turns by its position times the pair's frequency; its length stays. A key "
-                    "turns the same way, so a score depends only on how far apart the two are: move both, the same score.")},
-    {PANEL_TILES, N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys in blocks, and "
-                     "per query the largest score m, the sum l and the output O, rescaled when m grows: memory n, not n\xc2\xb2.")},
-};
-
-const char *panel_footer_text(ViewPanel panel)
-{
-    for (size_t i = 0; i < sizeof FOOTERS / sizeof FOOTERS[0]; i++)
-        if (FOOTERS[i].panel == panel) return FOOTERS[i].text;
-    return NULL;
-}
+// The table of panels' footers is the model's (panel_text.c: the page's text view says them too).
+const char *panel_footer_text(ViewPanel panel) { return panel_text_footer(panel); }
 
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
@@ -448,54 +434,16 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         return;
     }
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
-    char names[4][64], intro[700], cache[400], work[400], a[32], b[32], c1[32], d1[32], e1[32], slot[300] = "";
+    char names[4][64];
     decode_names(c, t, head, names);
     // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the keys the
-    // window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window has just let go.
+    // window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window has just let go. The
+    // sentences are the model's (the page's text view says them too).
     DecodeBuffer buf = decode_buffer(p, t);
+    DecodeSentences sentences;
+    panel_text_decode_sentences(c->L, t, &sentences);
+    const char *intro = sentences.intro, *slot = sentences.slot, *cache = sentences.cache, *work = sentences.work;
     int cached = buf.cached;
-    bool rolling = buf.rows < p->n;
-    snprintf(intro, sizeof intro,
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
-                "(\xe2\x86\x92 \xe2\x86\x90 step)."),
-             t + 1, p->n, c->L->tokens[t], cached);
-    if (rolling && buf.evicted >= 0)
-        // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this step's k and v take.
-        snprintf(slot, sizeof slot, TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window."),
-                 buf.slot, c->L->tokens[buf.evicted], buf.evicted);
-    else if (rolling)
-        // TRANSLATORS: the decode panel (G) with a sliding window, before the buffer is full.
-        snprintf(slot, sizeof slot, TR(" Its k and v go into slot %d of %d."), buf.slot, buf.rows);
-    snprintf(intro + strlen(intro), sizeof intro - strlen(intro), "%s", slot);
-    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
-    if (rolling)
-        snprintf(cache, sizeof cache,
-                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are rolling buffers of W rows.
-                 TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t mod %d): K and V of %d "
-                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the window keeps it from growing."),
-                 buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
-    else
-        snprintf(cache, sizeof cache, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
-                                         "kept, never computed again."),
-                 t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
-    if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
-        size_t used = strlen(cache);
-        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);
-        snprintf(cache + used, sizeof cache - used, TR(" %d query heads share them; one K/V per head would hold %s."),
-                 p->heads, e1);
-    }
-    int64_t with = 0, without = 0;
-    for (int i = 0; i <= t; i++) {
-        DecodeWork dw = decode_work(p, i);
-        with += dw.with_cache, without += dw.without_cache;
-    }
-    DecodeWork now = decode_work(p, t);
-    cost_format_int(a, sizeof a, now.with_cache), cost_format_int(b, sizeof b, now.without_cache);
-    cost_format_int(c1, sizeof c1, with), cost_format_int(d1, sizeof d1, without);
-    snprintf(work, sizeof work,
-             TR("This token: %s multiply-adds with the cache, %s without (the layer again over %d tokens). So far: %s with, "
-                "%s without."),
-             a, b, t + 1, c1, d1);
     // The largest number size at which the sentences and the board fit, down to the floor (digits of 2.6 % of
     // the window).
     int preferred = c->num_font, floor_font = number_floor(c), bars = 0;
