@@ -121,10 +121,11 @@ void params_free(AttnParams *p)
 void layer_stream_free(LayerStream *s)
 {
     if (!s) return;
+    int tokens = s->x.rows * s->top; // counted before x is freed (mat_free empties it)
+    for (int i = 0; s->top_token && i < tokens; i++) free(s->top_token[i]);
     mat_free(&s->x);
     mat_free(&s->gain);
     mat_free(&s->shift);
-    for (int i = 0; s->top_token && i < s->x.rows * s->top; i++) free(s->top_token[i]);
     free(s->top_token);
     free(s->top_id);
     free(s->top_p);
