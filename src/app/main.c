@@ -735,7 +735,7 @@ static int run_layout(const Args *a)
 #endif
 }
 
-#ifndef MHA_NO_GUI
+#if !defined MHA_NO_GUI && !defined __EMSCRIPTEN__ // the page reads no checkpoint (--model is not built there)
 // --model's window: the checkpoint's layer, taken over, opened on head `head`.
 static int model_window(const Args *a, Lesson *lesson, int head)
 {
