@@ -186,6 +186,11 @@ target_link_libraries(test_model_stream PRIVATE mha_model)
 add_test(NAME test_model_stream COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_model_stream.sh
          $<TARGET_FILE:test_model_stream> ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_model_stream PROPERTIES SKIP_RETURN_CODE 77)
+# --model DIR --export OUTDIR --what overview: a tiny Llama's every layer x head as SVG and PNG, one heatmap group
+# per layer x head of n x n cells with the causal zeros, the layer labels; bad requests exit 2 (python3-numpy).
+add_test(NAME test_export_model COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_export_model.sh
+         $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_export_model PROPERTIES SKIP_RETURN_CODE 77)
 # BERT (issue 40): tiny random checkpoints (BertModel's names and BertForMaskedLM's "bert.", F32 and BF16 sharded) with
 # WordPiece tokenizers (BertNormalizer lowercasing and stripping accents, or cased) against a NumPy float64 forward
 # written from modeling_bert.py and a reference BertNormalizer/BertPreTokenizer/WordPiece: token ids exact, weights

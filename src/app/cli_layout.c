@@ -29,7 +29,7 @@ typedef struct {
     Scene scene, other;
 } Audit;
 
-static const char *ROLE_NAMES[] = {"chrome", "cell", "number", "label", "title", "mark"};
+static const char *ROLE_NAMES[] = {"chrome", "cell", "number", "label", "title", "mark", "tile"};
 
 static void json_box(FILE *out, int x, int y, int w, int h) { fprintf(out, "[%d,%d,%d,%d]", x, y, w, h); }
 

@@ -82,17 +82,34 @@ static int save_lesson(const Lesson *l, const char *path)
     return status;
 }
 
-int cli_run_model(const Args *a, CliModelWindow window_fn)
+// --export with --model: only the overview (the layer itself: --save-lesson FILE, then --export it).
+static bool export_refused(const Args *a, CliModelExport export_fn)
+{
+    if (a->mode != MODE_EXPORT) return false;
+    if (!export_fn) {
+        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        return true;
+    }
+    const char *what = a->value[OPT_WHAT];
+    if (what && strcmp(what, "overview") == 0) return false;
+    cli_line(stderr, "mha-tracer: error: --export with --model writes --what overview (every layer's heads); for "
+                     "--what %s save the layer as a lesson with --save-lesson FILE and --export that\n",
+             what ? what : "heatmaps");
+    return true;
+}
+
+int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export_fn)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
         if (a->value[NOT_WITH_MODEL[i]]) {
             cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
             return EXIT_USAGE;
         }
-    bool window = a->mode == MODE_WINDOW;
+    if (export_refused(a, export_fn)) return EXIT_USAGE;
+    bool window = a->mode == MODE_WINDOW, exporting = a->mode == MODE_EXPORT;
     if (a->value[OPT_HEAD] && !window) {
         cli_line(stderr, "mha-tracer: error: --head with --model picks the head the window opens on: it does not "
-                         "work with --json, --trace or --save-lesson (every head is printed)\n");
+                         "work with --json, --trace, --save-lesson or --export (every head is shown)\n");
         return EXIT_USAGE;
     }
     double head = -1;
@@ -109,7 +126,7 @@ int cli_run_model(const Args *a, CliModelWindow window_fn)
     if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
     HfRun r;
     HfRunWant want = {.stream = true, .top = HF_TOP_WINDOW, .overview = true};
-    if (!hf_model_run_ex(&r, &m, text, (int)layer, window ? &want : NULL, &err)) {
+    if (!hf_model_run_ex(&r, &m, text, (int)layer, window || exporting ? &want : NULL, &err)) {
         hf_model_close(&m);
         return print_error(&err);
     }
@@ -139,6 +156,9 @@ int cli_run_model(const Args *a, CliModelWindow window_fn)
     } else if (!trace_run(&t, &r.lesson.params, &terr)) {
         cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer, terr.message);
         status = EXIT_USAGE;
+    } else if (exporting) {
+        status = export_fn(a, &r.lesson, &t);
+        trace_free(&t);
     } else {
         CliExtra x = {.top_json = model_json, .top_ctx = &r};
         if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r.lesson, &t, &x);

@@ -174,6 +174,11 @@ static bool parse_export(const Args *a, ExportRequest *r)
     r->formats = (unsigned)format;
     r->scale = scale;
     r->what = (ExportWhat)what;
+    if (r->what == EXPORT_WHAT_OVERVIEW && !v[OPT_MODEL]) {
+        cli_line(stderr, "mha-tracer: error: --what overview shows every layer of a checkpoint: add --model DIR (a "
+                         "lesson has one layer)\n");
+        return false;
+    }
     if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
     if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
     r->head = (int)head; // the lesson's own count is checked by export_run
@@ -743,8 +748,20 @@ static int model_window(const Args *a, Lesson *lesson, int head)
                       .lang = a->value[OPT_LANG]};
     return gui_run(&opt);
 }
+// --model DIR --export OUTDIR --what overview: the layer's slides, named after the checkpoint's folder.
+static int model_export(const Args *a, const Lesson *lesson, const Trace *t)
+{
+    ExportRequest req;
+    if (!parse_export(a, &req)) return EXIT_USAGE;
+    i18n_use(i18n_choose(a->value[OPT_LANG], lesson->language));
+    char dir[PATH_CAP]; // the files are named after the checkpoint's folder ("tiny-gpt2/" -> tiny-gpt2-overview)
+    snprintf(dir, sizeof dir, "%s", a->value[OPT_MODEL]);
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = '\0';
+    return run_export(&req, lesson, dir, t);
+}
 #else
 #define model_window NULL
+#define model_export NULL
 #endif
 
 // The command line as parsed: what it asks for.
@@ -776,7 +793,7 @@ static int run(const Args *a, const char *argv0)
         return EXIT_USAGE;
     }
 #ifndef __EMSCRIPTEN__
-    if (a->value[OPT_MODEL]) return cli_run_model(a, model_window);
+    if (a->value[OPT_MODEL]) return cli_run_model(a, model_window, model_export);
 #else
     if (a->value[OPT_MODEL]) { // the page has no checkpoint files; its readers stay out of the 5 MB it may weigh
         cli_line(stderr, "mha-tracer: error: --model: real models are read by the desktop program, not the page\n");

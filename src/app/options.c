@@ -19,7 +19,8 @@ static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board
                                      {"tiles", EXPORT_WHAT_TILES},       {"cost", EXPORT_WHAT_COST},
                                      {"compare", EXPORT_WHAT_COMPARE},   {"shuffle", EXPORT_WHAT_SHUFFLE},
                                      {"all-heads", EXPORT_WHAT_ALL_HEADS}, {"cache-size", EXPORT_WHAT_CACHE},
-                                     {"rotation", EXPORT_WHAT_ROTATION}, {NULL, 0}};
+                                     {"rotation", EXPORT_WHAT_ROTATION}, {"overview", EXPORT_WHAT_OVERVIEW},
+                                     {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
 static const OptionChoice BACKGROUNDS[] = {
@@ -67,7 +68,8 @@ const Option OPTIONS[OPT_COUNT] = {
                           "reversed), all-heads (A: the stage's every head), cache-size\n"
                           "(Shift+K: the KV cache's bytes, MHA, GQA, MQA and a window),\n"
                           "rotation (W, RoPE lessons: a token's pairs turned, the\n"
-                          "frequencies; --head N)"},
+                          "frequencies; --head N), overview (Shift+A, --model only:\n"
+                          "every layer x every head's attention weights)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
@@ -169,10 +171,10 @@ static const struct {
                     .text = "--export DIR, --trace or --layout"},
     [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
     [WITH_MODEL] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
-                             | 1u << MODE_NEW,
-                    .text = "the window, --json, --trace or --save-lesson FILE"},
+                             | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                    .text = "the window, --json, --trace, --save-lesson FILE or --export DIR --what overview"},
     [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
-                                     | 1u << MODE_NEW,
+                                     | 1u << MODE_EXPORT | 1u << MODE_NEW,
                             .text = "--model DIR",
                             .needs = OPT_MODEL},
 };

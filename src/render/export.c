@@ -349,6 +349,11 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
                     "(--json --tiles %d prints every tile of this one)", SCENE_TILES_MAX_TOKENS, SCENE_TILES_MAX_DK, block);
         return false;
     }
+    if (req->what == EXPORT_WHAT_OVERVIEW && !(p->stream && p->stream->overview)) {
+        export_fail(err, false, "--what overview: every layer's heads are kept only for a checkpoint (--model DIR), "
+                    "and only while layers x heads x tokens x tokens is at most 32 Mi numbers (a shorter --text)");
+        return false;
+    }
     if (req->what == EXPORT_WHAT_ROTATION && p->rope == ROPE_NONE) {
         export_fail(err, false, "--what rotation: the lesson has no \"rope\" (RoPE), so nothing turns");
         return false;
@@ -387,6 +392,7 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
         v.panel = req->what == EXPORT_WHAT_COST      ? PANEL_COST
                   : req->what == EXPORT_WHAT_COMPARE ? PANEL_COMPARE
                   : req->what == EXPORT_WHAT_CACHE   ? PANEL_CACHE
+                  : req->what == EXPORT_WHAT_OVERVIEW ? PANEL_OVERVIEW
                                                      : PANEL_SHUFFLE;
         ok = export_add_board(&jobs, prefix, L, &v, false);
         break;

@@ -27,10 +27,11 @@ typedef enum {
     EXPORT_WHAT_ALL_HEADS = 128, // key A: the all-heads view of the stage (NAME-stageNN-KEY-heads)
     EXPORT_WHAT_CACHE = 256,     // Shift+K: the KV cache's size, MHA, GQA, MQA and a window (NAME-cache-size)
     EXPORT_WHAT_ROTATION = 512,  // W: RoPE as a picture, the last token's pairs turned (NAME-rotation[-headH])
+    EXPORT_WHAT_OVERVIEW = 1024, // Shift+A, --model only: every layer x every head's weights (NAME-overview)
 } ExportWhat;
 #define EXPORT_WHAT_PANELS (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE | \
                             EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS | EXPORT_WHAT_CACHE | \
-                            EXPORT_WHAT_ROTATION)
+                            EXPORT_WHAT_ROTATION | EXPORT_WHAT_OVERVIEW)
 
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25

@@ -107,6 +107,11 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
         snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
         return true;
+    case PANEL_OVERVIEW:
+        snprintf(j->name, sizeof j->name, "%s-overview", prefix);
+        // TRANSLATORS: the <title> of an exported slide of a checkpoint's overview (Shift+A).
+        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 every layer's heads"), title);
+        return true;
     case PANEL_ROPE: {
         int t = st->rope_t < p->n ? st->rope_t : p->n - 1;
         snprintf(j->name, sizeof j->name, "%s-rotation%s-token%0*d", prefix, head, count_digits(p->n), t + 1);

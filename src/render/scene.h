@@ -26,7 +26,9 @@ typedef enum {
 
 // What a draw command is, beyond its geometry: the SVG and PNG writers and the tests read it instead of
 // guessing from positions and colours.
-typedef enum { ROLE_CHROME = 0, ROLE_CELL, ROLE_NUMBER, ROLE_LABEL, ROLE_TITLE, ROLE_MARK } DrawRole;
+// ROLE_TILE: a cell of one of the overview's small heatmaps (a checkpoint's layer x head; cell.head the head,
+// cell.row the layer); the SVG writer groups each heatmap's cells.
+typedef enum { ROLE_CHROME = 0, ROLE_CELL, ROLE_NUMBER, ROLE_LABEL, ROLE_TITLE, ROLE_MARK, ROLE_TILE } DrawRole;
 
 typedef struct {
     DrawKind kind;
@@ -37,7 +39,7 @@ typedef struct {
     int size;       // font pixel size (CMD_TEXT)
     size_t text;    // offset into Scene.text (CMD_TEXT)
     DrawRole role;
-    CellRef cell;   // ROLE_CELL and ROLE_NUMBER: the cell drawn
+    CellRef cell;   // ROLE_CELL and ROLE_NUMBER: the cell drawn; ROLE_TILE: the head and (row) the layer
 } DrawCmd;
 
 // The colours of a frame: one value handed to the scene (light for the window, print for greyscale slides,

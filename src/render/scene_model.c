@@ -99,7 +99,8 @@ static void overview_tile(Ctx *c, const LayerStream *s, int l, int h, int x, int
             float v = 0;
             for (int a = i * k; a < (i + 1) * k && a < n; a++)
                 for (int b = j * k; b < (j + 1) * k && b < n; b++) v = w[(size_t)a * (size_t)n + (size_t)b] > v ? w[(size_t)a * (size_t)n + (size_t)b] : v;
-            rect(c, x + j * cell, y + i * cell, cell, cell, colormap_rgb(c->st->colormap, v));
+            DrawCmd *d = scene_push(c->s, CMD_RECT, x + j * cell, y + i * cell, cell, cell, colormap_rgb(c->st->colormap, v));
+            if (d) d->role = ROLE_TILE, d->cell = (CellRef){MAT_WEIGHTS, h, l, 0};
         }
 }
 

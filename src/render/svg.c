@@ -109,8 +109,18 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         put_escaped(&o, title);
         strbuf_puts(&o, "</title>\n");
     }
+    int tile_layer = -1, tile_head = -1; // the overview's heatmap whose <g> is open (-1: none)
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
+        bool tile = c->kind == CMD_RECT && c->role == ROLE_TILE;
+        if (tile_layer >= 0 && (!tile || c->cell.row != tile_layer || c->cell.head != tile_head)) {
+            strbuf_puts(&o, "</g>\n");
+            tile_layer = tile_head = -1;
+        }
+        if (tile && tile_layer < 0) {
+            tile_layer = c->cell.row, tile_head = c->cell.head;
+            strbuf_printf(&o, "<g class=\"overview-heatmap\" data-layer=\"%d\" data-head=\"%d\">\n", tile_layer, tile_head);
+        }
         if (c->color.a == 0) continue;
         switch (c->kind) {
         case CMD_RECT: {
@@ -168,6 +178,7 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         }
         }
     }
+    if (tile_layer >= 0) strbuf_puts(&o, "</g>\n");
     strbuf_puts(&o, "</svg>\n");
     if (o.oom) {
         free(o.p);
