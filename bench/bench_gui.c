@@ -34,7 +34,8 @@ static bool load(Lesson *l, Trace *t, const char *path)
     LessonError lerr;
     TraceError terr;
     if (!(path ? lesson_load(l, path, &lerr) : lesson_load_builtin(l, &lerr))) {
-        fprintf(stderr, "mha-bench: cannot load %s: %s\n", path ? path : "the built-in lesson", lerr.message);
+        fprintf(stderr, "mha-bench: cannot load %s: %s\n", path ? path : "the built-in lesson",
+                lerr.message);
         return false;
     }
     if (!trace_run(t, &l->params, &terr)) {
@@ -57,8 +58,8 @@ static void stage_state(ViewState *st, const Lesson *l, int w, int h, Stage stag
 }
 
 // One frame: scene_build + clear + draw, as the window's redraw does (without the present).
-static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const ViewState *st, const Lesson *l, const Trace *t,
-                  const TextMetrics *tm)
+static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const ViewState *st, const Lesson *l,
+                  const Trace *t, const TextMetrics *tm)
 {
     bool ok = scene_build(sc, st, l, t, st->width, st->height, tm, NULL);
     SDL_SetRenderDrawColor(r, sc->background.r, sc->background.g, sc->background.b, 255);
@@ -66,7 +67,8 @@ static bool frame(Scene *sc, DrawSdl *d, SDL_Renderer *r, const ViewState *st, c
     return draw_sdl_scene(d, sc) && ok;
 }
 
-static int bench_frames(const char *name, const char *lesson_path, Stage stage, const char *font_dir, int reps)
+static int bench_frames(const char *name, const char *lesson_path, Stage stage,
+                        const char *font_dir, int reps)
 {
     enum { W = 1920, H = 1080 };
     Lesson l;
@@ -87,7 +89,8 @@ static int bench_frames(const char *name, const char *lesson_path, Stage stage, 
         Scene sc;
         scene_init(&sc);
         double t0 = now_seconds();
-        bool ok = frame(&sc, d, r, &st, &l, &t, &tm); // cold: every text rasterised for the first time
+        bool ok =
+            frame(&sc, d, r, &st, &l, &t, &tm); // cold: every text rasterised for the first time
         double cold = now_seconds() - t0, best = 1e30;
         for (int i = 0; i < reps && ok; i++) {
             t0 = now_seconds();
@@ -99,7 +102,8 @@ static int bench_frames(const char *name, const char *lesson_path, Stage stage, 
             fprintf(stderr, "mha-bench: %s: drawing failed\n", name);
             rc = 1;
         } else {
-            printf("case=%s seconds_per_frame=%.6f cold_first_frame_seconds=%.6f width=%d height=%d commands=%zu\n",
+            printf("case=%s seconds_per_frame=%.6f cold_first_frame_seconds=%.6f width=%d "
+                   "height=%d commands=%zu\n",
                    name, best, cold, W, H, sc.count);
         }
         scene_free(&sc);
@@ -127,7 +131,8 @@ static void empty_dir(const char *dir)
     closedir(dp);
 }
 
-static int bench_export(const char *name, ExportWhat what, int stage, const char *font_dir, int reps)
+static int bench_export(const char *name, ExportWhat what, int stage, const char *font_dir,
+                        int reps)
 {
     Lesson l;
     Trace t;
@@ -172,9 +177,9 @@ static int bench_export(const char *name, ExportWhat what, int stage, const char
     return rc;
 }
 
-// Starts the real program on the cat lesson with MHA_TRACER_STATS=1, times the wall clock from the fork to
-// its first "frame ..." line on standard error (and reads its own first_frame_ms=X when it prints one),
-// then ends it. The minimum over a few starts.
+// Starts the real program on the cat lesson with MHA_TRACER_STATS=1, times the wall clock from the
+// fork to its first "frame ..." line on standard error (and reads its own first_frame_ms=X when it
+// prints one), then ends it. The minimum over a few starts.
 static int bench_startup(const char *tracer, int reps)
 {
     if (!getenv("DISPLAY") || !getenv("DISPLAY")[0]) {
@@ -197,8 +202,9 @@ static int bench_startup(const char *tracer, int reps)
             _exit(127);
         }
         close(fds[1]);
-        // The wall time is taken at the first "frame ..." line (the first redraw); the program's own
-        // first_frame_ms (from gui_run, without exec and loading) follows it and is read when it comes.
+        // The wall time is taken at the first "frame ..." line (the first redraw); the program's
+        // own first_frame_ms (from gui_run, without exec and loading) follows it and is read when
+        // it comes.
         char buf[8192];
         size_t len = 0;
         double seen = -1, reported = -1;
@@ -229,9 +235,9 @@ static int bench_startup(const char *tracer, int reps)
         if (seen < best) best = seen, best_reported = reported;
     }
     if (best_reported >= 0)
-        printf("case=startup seconds=%.6f reported_first_frame_seconds=%.6f\n", best, best_reported);
-    else
-        printf("case=startup seconds=%.6f\n", best);
+        printf("case=startup seconds=%.6f reported_first_frame_seconds=%.6f\n", best,
+               best_reported);
+    else printf("case=startup seconds=%.6f\n", best);
     return 0;
 }
 
@@ -246,7 +252,8 @@ int bench_gui(int reps, const char *only, const char *assets, const char *tracer
     }
     int rc = 0;
     int few = reps < 5 ? reps : 5; // exports and starts take long: a few repetitions are enough
-    if (!only || strcmp(only, "frame-cat") == 0) rc |= bench_frames("frame-cat", NULL, STAGE_SOFTMAX, font_dir, reps);
+    if (!only || strcmp(only, "frame-cat") == 0)
+        rc |= bench_frames("frame-cat", NULL, STAGE_SOFTMAX, font_dir, reps);
     if (!only || strcmp(only, "frame-12-heads") == 0)
         rc |= bench_frames("frame-12-heads", twelve, STAGE_SOFTMAX, font_dir, reps);
     // The largest board of a shipped lesson: Concat (7 x 768) times W^O (768 x 768), windowed.

@@ -2,9 +2,9 @@
 #ifndef MHA_BENCH_GUI_H
 #define MHA_BENCH_GUI_H
 
-// Prints one line per case (frame-cat, frame-12-heads, export, export-deck, startup), or only the case
-// named `only` (NULL: all). assets: the repo's assets directory; tracer: the mha-tracer program.
-// Returns 0 when every case ran.
+// Prints one line per case (frame-cat, frame-12-heads, export, export-deck, startup), or only the
+// case named `only` (NULL: all). assets: the repo's assets directory; tracer: the mha-tracer
+// program. Returns 0 when every case ran.
 int bench_gui(int reps, const char *only, const char *assets, const char *tracer);
 
 #endif

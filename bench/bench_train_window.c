@@ -1,6 +1,6 @@
-// mha-bench --limits, the window's T: the real window (gui_run, through a GuiDriver) in a child process
-// presses T and measures every turn of its loop until the step shown reaches a goal, then quits (Q, Q).
-// Built only with MHA_GUI.
+// mha-bench --limits, the window's T: the real window (gui_run, through a GuiDriver) in a child
+// process presses T and measures every turn of its loop until the step shown reaches a goal, then
+// quits (Q, Q). Built only with MHA_GUI.
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE // wait4
 #include "bench_train_window.h"
@@ -18,8 +18,8 @@
 
 #include "app/gui.h"
 
-// The longest the loop may wait for an event: the window itself wakes for the worker's results and keys;
-// the driver only needs a turn now and then to look at the step shown.
+// The longest the loop may wait for an event: the window itself wakes for the worker's results and
+// keys; the driver only needs a turn now and then to look at the step shown.
 #define GUI_BENCH_WAIT_MS 10
 
 static double now_seconds(void)
@@ -30,10 +30,11 @@ static double now_seconds(void)
 }
 
 typedef struct {
-    int until;        // the step to reach
-    double timeout;   // seconds after T at most
-    bool seen_first;  // the first frame presented
-    bool pressed;     // T pressed (after the first frame: the class sees the lesson, then the teacher presses T)
+    int until; // the step to reach
+    double timeout; // seconds after T at most
+    bool seen_first; // the first frame presented
+    bool pressed; // T pressed (after the first frame: the class sees the lesson, then the teacher
+                  // presses T)
     double t0, quit_at;
     TrainWindowFigures fig;
 } Driver;
@@ -59,10 +60,10 @@ static bool driver_start(void *ctx, Gui *g)
     return true;
 }
 
-// Every turn of the loop. The first frame (the lesson opened, its text made) comes before T; then T is pressed
-// and every later turn's own work is measured as the window measures it (gui_counts: the redraw, the polls
-// and the events, its wait for the next event left out, which the real window spends asleep): the turns that
-// presented a frame and those that did not, apart.
+// Every turn of the loop. The first frame (the lesson opened, its text made) comes before T; then T
+// is pressed and every later turn's own work is measured as the window measures it (gui_counts: the
+// redraw, the polls and the events, its wait for the next event left out, which the real window
+// spends asleep): the turns that presented a frame and those that did not, apart.
 static int driver_step(void *ctx, Gui *g)
 {
     Driver *d = ctx;
@@ -70,8 +71,8 @@ static int driver_step(void *ctx, Gui *g)
     GuiCounts c;
     gui_counts(g, &c);
     if (!d->pressed) {
-        // T in the turn after the one that presented the first frame: the turn that handles T is measured
-        // whole, without the first frame's redraw.
+        // T in the turn after the one that presented the first frame: the turn that handles T is
+        // measured whole, without the first frame's redraw.
         if (c.frames >= 1 && d->seen_first) {
             push_key(g, SDLK_t);
             d->pressed = true;
@@ -90,7 +91,8 @@ static int driver_step(void *ctx, Gui *g)
         d->fig.seconds_to_step = t - d->t0;
         d->fig.frames = c.frames - d->fig.frames;
         d->quit_at = t;
-        // Q quits (Esc never does); the weights trained are unsaved edits, so it asks first: Q again quits.
+        // Q quits (Esc never does); the weights trained are unsaved edits, so it asks first: Q
+        // again quits.
         push_key(g, SDLK_q);
         push_key(g, SDLK_q);
     }
@@ -129,8 +131,7 @@ bool bench_train_window(const char *path, int until, double timeout, TrainWindow
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-    }
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {}
     out->peak_mb = (double)ru.ru_maxrss / 1024.0;
     out->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return got == (ssize_t)sizeof *out;

@@ -6,19 +6,19 @@
 
 static int check_failures = 0, check_count = 0;
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        check_count++;                                                                   \
-        if (!(cond)) {                                                                   \
-            check_failures++;                                                            \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        check_count++;                                                                             \
+        if (!(cond)) {                                                                             \
+            check_failures++;                                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
-// Prints the summary line and returns the process status: a failure when a check failed, and also when no
-// check ran at all (a program that checked nothing has not passed).
+// Prints the summary line and returns the process status: a failure when a check failed, and also
+// when no check ran at all (a program that checked nothing has not passed).
 static inline int check_report(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

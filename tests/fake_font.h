@@ -1,6 +1,6 @@
-// Test helper: a fixed-width fake font for the scene's layouts without SDL_ttf. Every character (UTF-8 code
-// point) is 0.6 em wide and a line is 1.2 em; the digits of the fonts shipped are 0.73 of the line high.
-// Include after render/scene.h.
+// Test helper: a fixed-width fake font for the scene's layouts without SDL_ttf. Every character
+// (UTF-8 code point) is 0.6 em wide and a line is 1.2 em; the digits of the fonts shipped are 0.73
+// of the line high. Include after render/scene.h.
 #ifndef MHA_TEST_FAKE_FONT_H
 #define MHA_TEST_FAKE_FONT_H
 

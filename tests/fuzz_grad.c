@@ -1,14 +1,19 @@
-// libFuzzer target for the gradient and training entry points: any bytes -> lesson parser + validator -> trace
-// -> --grad's computation (the loss against the lesson's targets, attn_backward, cli_grad_check, cli_print_grad)
-// -> a few bounded training steps (train_check, train_init, train_step, train_evaluate, train_reset) -> the
-// trained lesson written and read back. Must never crash or leak, and:
-// - the gradient is the same bits when computed twice (no uninitialised memory, no order dependence);
-// - what cli_grad_check lets through prints as JSON: no "inf" or "nan" in --grad's output (issue 27, item 5);
-// - the trained lesson that lesson_write_json writes and lesson_write_readable accepts parses again, with the
+// libFuzzer target for the gradient and training entry points: any bytes -> lesson parser +
+// validator -> trace
+// -> --grad's computation (the loss against the lesson's targets, attn_backward, cli_grad_check,
+// cli_print_grad)
+// -> a few bounded training steps (train_check, train_init, train_step, train_evaluate,
+// train_reset) -> the trained lesson written and read back. Must never crash or leak, and:
+// - the gradient is the same bits when computed twice (no uninitialised memory, no order
+// dependence);
+// - what cli_grad_check lets through prints as JSON: no "inf" or "nan" in --grad's output (issue
+// 27, item 5);
+// - the trained lesson that lesson_write_json writes and lesson_write_readable accepts parses
+// again, with the
 //   trained weights bit for bit (issue 27, item 4: whatever mha-tracer writes, it can read back).
 // Each run is small: lessons above FUZZ_MAX_* are parsed but not differentiated or trained, at most
-// FUZZ_TRAIN_STEPS steps of at most FUZZ_TRAIN_SEQUENCES sequences. Built with -DMHA_FUZZ=ON (clang); seeded
-// with lessons/, tests/good/, tests/bad/ and tests/fuzz-seeds/.
+// FUZZ_TRAIN_STEPS steps of at most FUZZ_TRAIN_SEQUENCES sequences. Built with -DMHA_FUZZ=ON
+// (clang); seeded with lessons/, tests/good/, tests/bad/ and tests/fuzz-seeds/.
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +27,7 @@
 #include "lesson/lesson.h"
 #include "lesson/lesson_write.h"
 
-#define FUZZ_MAX_VALUES 20000.0        // heads x d_model x d_k and n x d_model: the weights and embeddings
+#define FUZZ_MAX_VALUES 20000.0 // heads x d_model x d_k and n x d_model: the weights and embeddings
 #define FUZZ_MAX_STEP_MULTIPLY_ADDS 4e6 // one training step (train_step_multiply_adds)
 #define FUZZ_TRAIN_STEPS 3
 #define FUZZ_TRAIN_SEQUENCES 4
@@ -31,8 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool small(const AttnParams *p)
 {
-    return (double)p->heads * p->d_model * p->d_k <= FUZZ_MAX_VALUES && (double)p->n * p->d_model <= FUZZ_MAX_VALUES &&
-           (double)p->m * p->d_model <= FUZZ_MAX_VALUES && (double)p->heads * p->n * p->m <= FUZZ_MAX_VALUES;
+    return (double)p->heads * p->d_model * p->d_k <= FUZZ_MAX_VALUES
+           && (double)p->n * p->d_model <= FUZZ_MAX_VALUES
+           && (double)p->m * p->d_model <= FUZZ_MAX_VALUES
+           && (double)p->heads * p->n * p->m <= FUZZ_MAX_VALUES;
 }
 
 // The same bits in every gradient matrix of a and b (both from grads_init of the same parameters).
@@ -40,11 +47,14 @@ static bool same_grads(const AttnParams *a, const AttnParams *b)
 {
     const Matrix *x[] = {&a->X, &a->S}, *y[] = {&b->X, &b->S};
     for (int i = 0; i < 2; i++)
-        if (x[i]->data && memcmp(x[i]->data, y[i]->data, (size_t)x[i]->rows * x[i]->cols * sizeof(double))) return false;
+        if (x[i]->data
+            && memcmp(x[i]->data, y[i]->data, (size_t)x[i]->rows * x[i]->cols * sizeof(double)))
+            return false;
     for (int i = 0; i < PARAM_COUNT; i++)
         for (int h = 0; h < params_count(a, i); h++) {
             const Matrix *m = params_own_const(a, i, h), *n = params_own_const(b, i, h);
-            if (m->data && memcmp(m->data, n->data, (size_t)m->rows * m->cols * sizeof(double))) return false;
+            if (m->data && memcmp(m->data, n->data, (size_t)m->rows * m->cols * sizeof(double)))
+                return false;
         }
     return true;
 }
@@ -59,7 +69,8 @@ static void fuzz_grad(const Lesson *l, const Trace *t)
     if (grads_init(&g, &l->params)) {
         if (grads_init(&g2, &l->params)) {
             double loss = attn_loss(t, &targets);
-            bool a = attn_backward(&g, &l->params, t, &targets, 1.0), b = attn_backward(&g2, &l->params, t, &targets, 1.0);
+            bool a = attn_backward(&g, &l->params, t, &targets, 1.0),
+                 b = attn_backward(&g2, &l->params, t, &targets, 1.0);
             if (a != b || (a && !same_grads(&g, &g2))) abort();
             char why[400];
             if (a && cli_grad_check(loss, &g, &targets, why, sizeof why)) {
@@ -91,11 +102,13 @@ static void fuzz_written(const Lesson *l, const AttnParams *trained)
         Lesson back;
         if (!lesson_parse(&back, json, len, "trained.json", &err)) {
             char buf[1400];
-            fprintf(stderr, "the trained lesson does not load again: %s\n", lesson_error_format(&err, buf, sizeof buf));
+            fprintf(stderr, "the trained lesson does not load again: %s\n",
+                    lesson_error_format(&err, buf, sizeof buf));
             abort();
         }
         const Matrix *w = &back.params.W_Q[0], *v = &trained->W_Q[0];
-        if (w->rows != v->rows || w->cols != v->cols || memcmp(w->data, v->data, (size_t)w->rows * w->cols * sizeof(double)))
+        if (w->rows != v->rows || w->cols != v->cols
+            || memcmp(w->data, v->data, (size_t)w->rows * w->cols * sizeof(double)))
             abort();
         lesson_free(&back);
     }

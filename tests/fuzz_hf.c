@@ -1,7 +1,8 @@
-// libFuzzer target for the real-model readers (issue 40): any bytes -> a safetensors header (st_parse: every
-// tensor accepted lies inside the bytes, and each of its elements converts), and the same bytes as
-// tokenizer.json (tokenizer_parse, then a text with spaces, digits, non-ASCII and an added token encoded and
-// every id shown). Must never crash, read outside the bytes or leak. Built with -DMHA_FUZZ=ON (clang).
+// libFuzzer target for the real-model readers (issue 40): any bytes -> a safetensors header
+// (st_parse: every tensor accepted lies inside the bytes, and each of its elements converts), and
+// the same bytes as tokenizer.json (tokenizer_parse, then a text with spaces, digits, non-ASCII and
+// an added token encoded and every id shown). Must never crash, read outside the bytes or leak.
+// Built with -DMHA_FUZZ=ON (clang).
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,7 +35,8 @@ static void fuzz_tokenizer(const uint8_t *data, size_t size)
     LessonError err;
     if (!tokenizer_parse(&t, (const char *)data, size, "fuzz.json", &err)) return;
     int *ids = NULL, n = 0;
-    if (tokenizer_encode(&t, "The cat's 2024 caf\xc3\xa9 \xe4\xb8\xad\n\n  <s> x", &ids, &n, "fuzz.json", &err)) {
+    if (tokenizer_encode(&t, "The cat's 2024 caf\xc3\xa9 \xe4\xb8\xad\n\n  <s> x", &ids, &n,
+                         "fuzz.json", &err)) {
         for (int i = 0; i < n; i++) free(tokenizer_display(&t, ids[i]));
         free(ids);
     }

@@ -1,6 +1,6 @@
-// json_close A.json B.json TOL: exit 0 when the two JSON documents have the same structure, the same
-// strings, and numbers within TOL (absolute); otherwise prints the first difference with its path.
-// Keys present in B but not in A are ignored, so A may be a reference with fewer keys.
+// json_close A.json B.json TOL: exit 0 when the two JSON documents have the same structure, the
+// same strings, and numbers within TOL (absolute); otherwise prints the first difference with its
+// path. Keys present in B but not in A are ignored, so A may be a reference with fewer keys.
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +17,8 @@ static int compare(const cJSON *a, const cJSON *b, char *path, size_t cap, doubl
         double d = fabs(a->valuedouble - b->valuedouble);
         if (d > worst) worst = d;
         if (!(d <= tol)) {
-            printf("%s: %.17g vs %.17g (difference %.3g)\n", path, a->valuedouble, b->valuedouble, d);
+            printf("%s: %.17g vs %.17g (difference %.3g)\n", path, a->valuedouble, b->valuedouble,
+                   d);
             return 1;
         }
         return 0;

@@ -1,4 +1,5 @@
-// The kill shim (kill_shim.h): the file calls stood in front of the system's, and the child processes.
+// The kill shim (kill_shim.h): the file calls stood in front of the system's, and the child
+// processes.
 #ifndef _WIN32
 #define _GNU_SOURCE // RTLD_NEXT, mkdtemp
 #endif
@@ -48,7 +49,8 @@ static void die(void)
 // Before call: true when this call must fail instead of being made.
 static bool before_call(void)
 {
-    int at = env_int("MHA_KILL_AT"), when = env_int("MHA_KILL_WHEN"), second = env_int("MHA_KILL_AT2");
+    int at = env_int("MHA_KILL_AT"), when = env_int("MHA_KILL_WHEN"),
+        second = env_int("MHA_KILL_AT2");
     if (!at) return false;
     ++calls_made;
     if (calls_made == at && when == KILL_SHIM_BEFORE) die();
@@ -58,16 +60,24 @@ static bool before_call(void)
 
 static void after_call(void)
 {
-    if (calls_made && calls_made == env_int("MHA_KILL_AT") && env_int("MHA_KILL_WHEN") == KILL_SHIM_AFTER) die();
+    if (calls_made && calls_made == env_int("MHA_KILL_AT")
+        && env_int("MHA_KILL_WHEN") == KILL_SHIM_AFTER)
+        die();
 }
 
 #ifdef _WIN32
-// The writer (platform_win32.c) calls these through their import pointers: here they point at these.
-static FARPROC real_call(const char *name) { return GetProcAddress(GetModuleHandleW(L"kernel32.dll"), name); }
+// The writer (platform_win32.c) calls these through their import pointers: here they point at
+// these.
+static FARPROC real_call(const char *name)
+{
+    return GetProcAddress(GetModuleHandleW(L"kernel32.dll"), name);
+}
 
 static BOOL WINAPI shim_move(LPCWSTR from, LPCWSTR to, DWORD flags)
 {
-    BOOL(WINAPI * real)(LPCWSTR, LPCWSTR, DWORD) = (BOOL(WINAPI *)(LPCWSTR, LPCWSTR, DWORD))(void (*)(void))real_call("MoveFileExW");
+    BOOL(WINAPI * real)
+    (LPCWSTR, LPCWSTR, DWORD) =
+        (BOOL(WINAPI *)(LPCWSTR, LPCWSTR, DWORD))(void (*)(void))real_call("MoveFileExW");
     if (before_call()) {
         SetLastError(ERROR_WRITE_FAULT);
         return FALSE;
@@ -79,8 +89,9 @@ static BOOL WINAPI shim_move(LPCWSTR from, LPCWSTR to, DWORD flags)
 
 static BOOL WINAPI shim_link(LPCWSTR to, LPCWSTR from, LPSECURITY_ATTRIBUTES sa)
 {
-    BOOL(WINAPI * real)(LPCWSTR, LPCWSTR, LPSECURITY_ATTRIBUTES) =
-        (BOOL(WINAPI *)(LPCWSTR, LPCWSTR, LPSECURITY_ATTRIBUTES))(void (*)(void))real_call("CreateHardLinkW");
+    BOOL(WINAPI * real)
+    (LPCWSTR, LPCWSTR, LPSECURITY_ATTRIBUTES) = (BOOL(WINAPI *)(
+        LPCWSTR, LPCWSTR, LPSECURITY_ATTRIBUTES))(void (*)(void))real_call("CreateHardLinkW");
     if (before_call()) {
         SetLastError(ERROR_WRITE_FAULT);
         return FALSE;
@@ -92,7 +103,8 @@ static BOOL WINAPI shim_link(LPCWSTR to, LPCWSTR from, LPSECURITY_ATTRIBUTES sa)
 
 static BOOL WINAPI shim_delete(LPCWSTR path)
 {
-    BOOL(WINAPI * real)(LPCWSTR) = (BOOL(WINAPI *)(LPCWSTR))(void (*)(void))real_call("DeleteFileW");
+    BOOL(WINAPI * real)
+    (LPCWSTR) = (BOOL(WINAPI *)(LPCWSTR))(void (*)(void))real_call("DeleteFileW");
     if (before_call()) {
         SetLastError(ERROR_WRITE_FAULT);
         return FALSE;
@@ -108,7 +120,8 @@ BOOL(WINAPI *__imp_DeleteFileW)(LPCWSTR) = shim_delete;
 #else
 int rename(const char *from, const char *to)
 {
-    int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    int (*real)(const char *, const char *) =
+        (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
     if (before_call()) {
         errno = EIO;
         return -1;
@@ -120,7 +133,8 @@ int rename(const char *from, const char *to)
 
 int link(const char *from, const char *to)
 {
-    int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "link");
+    int (*real)(const char *, const char *) =
+        (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "link");
     if (before_call()) {
         errno = EIO;
         return -1;
@@ -245,7 +259,8 @@ bool kill_shim_tempdir(char *out, size_t cap, const char *prefix)
     return false;
 #else
     const char *t = getenv("TMPDIR");
-    return snprintf(out, cap, "%s/%s-XXXXXX", t && *t ? t : "/tmp", prefix) < (int)cap && mkdtemp(out) != NULL;
+    return snprintf(out, cap, "%s/%s-XXXXXX", t && *t ? t : "/tmp", prefix) < (int)cap
+           && mkdtemp(out) != NULL;
 #endif
 }
 

@@ -1,5 +1,5 @@
-// Test helper: a lesson (from a file under the source tree, or from memory) with its trace, recording a
-// failed check when either step fails. Include after check.h.
+// Test helper: a lesson (from a file under the source tree, or from memory) with its trace,
+// recording a failed check when either step fails. Include after check.h.
 #ifndef MHA_TEST_LESSON_TRACE_H
 #define MHA_TEST_LESSON_TRACE_H
 
@@ -8,7 +8,8 @@
 
 #include "lesson/lesson.h"
 
-// rel: a path under MHA_SOURCE_DIR, e.g. "lessons/the-cat-sat.json". Free with trace_free and lesson_free.
+// rel: a path under MHA_SOURCE_DIR, e.g. "lessons/the-cat-sat.json". Free with trace_free and
+// lesson_free.
 static bool load(const char *rel, Lesson *L, Trace *T)
 {
     char path[1024];

@@ -1,4 +1,5 @@
-// Test helper: a whole file into a NUL-terminated buffer (caller frees); NULL when it cannot be read.
+// Test helper: a whole file into a NUL-terminated buffer (caller frees); NULL when it cannot be
+// read.
 #ifndef MHA_TEST_READ_ALL_H
 #define MHA_TEST_READ_ALL_H
 

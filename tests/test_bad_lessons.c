@@ -1,4 +1,5 @@
-// Every tests/bad/NAME.json must fail to load with exactly the one line in tests/bad/NAME.expected, and
+// Every tests/bad/NAME.json must fail to load with exactly the one line in tests/bad/NAME.expected,
+// and
 // --check's report of it (lesson_load_report) must start with that line.
 // Also: a missing file and a directory fail as I/O errors that name the file.
 #define _POSIX_C_SOURCE 200809L // opendir, chdir
@@ -10,7 +11,10 @@
 
 #include "lesson/lesson.h"
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 // The first line of path without its line break, into buf. False when the file cannot be read.
 static bool read_line(const char *path, char *buf, size_t cap)
@@ -60,8 +64,10 @@ static bool check_case(const char *name)
     char first[1200] = "";
     bool loaded = lesson_load_report(&l, json_path, &rep);
     if (rep.count > 0) lesson_error_format(&rep.items[0], first, sizeof first);
-    // (A lesson whose only errors are its questions' form is still built, for the questions' other checks.)
-    bool same = rep.errors >= 1 && rep.count >= 1 && !rep.items[0].warning && strcmp(first, expected) == 0;
+    // (A lesson whose only errors are its questions' form is still built, for the questions' other
+    // checks.)
+    bool same =
+        rep.errors >= 1 && rep.count >= 1 && !rep.items[0].warning && strcmp(first, expected) == 0;
     if (!same) printf("FAIL %s: the report (%d errors) starts with: %s\n", name, rep.errors, first);
     if (loaded) lesson_free(&l);
     lesson_report_free(&rep);
@@ -79,7 +85,8 @@ static int check_io_errors(void)
     for (int i = 0; i < 2; i++) {
         bool loaded = lesson_load(&l, paths[i], &err);
         lesson_error_format(&err, got, sizeof got);
-        if (loaded || !err.io || strncmp(got, paths[i], strlen(paths[i])) != 0 || !strstr(got, words[i])) {
+        if (loaded || !err.io || strncmp(got, paths[i], strlen(paths[i])) != 0
+            || !strstr(got, words[i])) {
             printf("FAIL I/O error for %s: io=%d, got: %s\n", paths[i], err.io, got);
             failures++;
         } else {
@@ -129,12 +136,13 @@ int main(void)
     free(names);
     int failures = (int)(count - passed);
     if (count < 40) {
-        printf("FAIL only %zu bad lessons in %s/bad (expected at least 40)\n", count, MHA_TEST_DATA);
+        printf("FAIL only %zu bad lessons in %s/bad (expected at least 40)\n", count,
+               MHA_TEST_DATA);
         failures++;
     }
     int io_failures = check_io_errors();
     failures += io_failures;
-    printf("%zu bad lessons: %zu give their expected error, %zu do not; I/O cases: %d failure(s)\n", count, passed,
-           count - passed, io_failures);
+    printf("%zu bad lessons: %zu give their expected error, %zu do not; I/O cases: %d failure(s)\n",
+           count, passed, count - passed, io_failures);
     return failures ? 1 : 0;
 }

@@ -1,9 +1,10 @@
-// Tests that every text of every panel reads against what is under it, in every theme (light, dark, print):
-// the help (H), the cost panel (K), single head vs multi-head (M), the shuffle test (X), the notes, a question
-// asked and answered, the banner, the header with its status line, the footer, the scale slider, the training
-// strip, the board and the heatmaps with their labels (each colour map), on the window and as slides. The background of a text is
-// read from the draw commands before it (the rectangles under its middle, blended by their alpha) and the WCAG
-// contrast ratio of the text's colour against it must be at least 4.5:1.
+// Tests that every text of every panel reads against what is under it, in every theme (light, dark,
+// print): the help (H), the cost panel (K), single head vs multi-head (M), the shuffle test (X),
+// the notes, a question asked and answered, the banner, the header with its status line, the
+// footer, the scale slider, the training strip, the board and the heatmaps with their labels (each
+// colour map), on the window and as slides. The background of a text is read from the draw commands
+// before it (the rectangles under its middle, blended by their alpha) and the WCAG contrast ratio
+// of the text's colour against it must be at least 4.5:1.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ static const struct {
 static double luminance(double r, double g, double b)
 {
     double v[3] = {r / 255.0, g / 255.0, b / 255.0};
-    for (int i = 0; i < 3; i++) v[i] = v[i] <= 0.03928 ? v[i] / 12.92 : pow((v[i] + 0.055) / 1.055, 2.4);
+    for (int i = 0; i < 3; i++)
+        v[i] = v[i] <= 0.03928 ? v[i] / 12.92 : pow((v[i] + 0.055) / 1.055, 2.4);
     return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
 }
 
@@ -37,8 +39,8 @@ static double contrast(double r1, double g1, double b1, double r2, double g2, do
     return a > b ? (a + 0.05) / (b + 0.05) : (b + 0.05) / (a + 0.05);
 }
 
-// The colour at (x, y) when command `upto` is drawn: the page, then every rectangle before it that covers the
-// point, blended by its alpha.
+// The colour at (x, y) when command `upto` is drawn: the page, then every rectangle before it that
+// covers the point, blended by its alpha.
 static void colour_under(const Scene *s, size_t upto, int x, int y, double rgb[3])
 {
     rgb[0] = s->background.r;
@@ -46,7 +48,8 @@ static void colour_under(const Scene *s, size_t upto, int x, int y, double rgb[3
     rgb[2] = s->background.b;
     for (size_t i = 0; i < upto; i++) {
         const DrawCmd *c = &s->cmds[i];
-        if (c->kind != CMD_RECT || x < c->x || x >= c->x + c->w || y < c->y || y >= c->y + c->h) continue;
+        if (c->kind != CMD_RECT || x < c->x || x >= c->x + c->w || y < c->y || y >= c->y + c->h)
+            continue;
         double a = c->color.a / 255.0;
         rgb[0] = a * c->color.r + (1 - a) * rgb[0];
         rgb[1] = a * c->color.g + (1 - a) * rgb[1];
@@ -54,8 +57,8 @@ static void colour_under(const Scene *s, size_t upto, int x, int y, double rgb[3
     }
 }
 
-// What was measured: how many texts, and each pair of colours (text, background) found below 4.5:1 once, with
-// the first text seen in it.
+// What was measured: how many texts, and each pair of colours (text, background) found below 4.5:1
+// once, with the first text seen in it.
 typedef struct {
     int texts, bad;
     struct Pair {
@@ -83,19 +86,21 @@ static void check_scene(const Scene *s, const char *what, Tally *t)
         t->texts++;
         if (worst >= 4.5) continue;
         t->bad++;
-        struct Pair p = {c->color, {(int)lround(under[0]), (int)lround(under[1]), (int)lround(under[2])}};
+        struct Pair p = {c->color,
+                         {(int)lround(under[0]), (int)lround(under[1]), (int)lround(under[2])}};
         bool seen = false;
         for (int k = 0; k < t->pair_count && !seen; k++)
-            seen = !memcmp(&t->pairs[k].ink, &p.ink, sizeof p.ink) && !memcmp(t->pairs[k].bg, p.bg, sizeof p.bg);
+            seen = !memcmp(&t->pairs[k].ink, &p.ink, sizeof p.ink)
+                   && !memcmp(t->pairs[k].bg, p.bg, sizeof p.bg);
         if (seen) continue;
         if (t->pair_count < 256) t->pairs[t->pair_count++] = p;
-        CHECK(false, "%s: \"%.50s\" (%d,%d,%d) on (%d,%d,%d) reads %.2f:1 (< 4.5:1)", what, txt, c->color.r, c->color.g,
-              c->color.b, p.bg[0], p.bg[1], p.bg[2], worst);
+        CHECK(false, "%s: \"%.50s\" (%d,%d,%d) on (%d,%d,%d) reads %.2f:1 (< 4.5:1)", what, txt,
+              c->color.r, c->color.g, c->color.b, p.bg[0], p.bg[1], p.bg[2], worst);
     }
 }
 
-// The window at w x h in every theme: each stage, with notes, a banner, an edit count and a status line, the
-// help, the cost panel, the comparison and the shuffle test.
+// The window at w x h in every theme: each stage, with notes, a banner, an edit count and a status
+// line, the help, the cost panel, the comparison and the shuffle test.
 static void window_screens(Session *doc, int w, int h, Tally *t)
 {
     Lesson L = session_shown(doc);
@@ -109,23 +114,33 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
     for (size_t th = 0; th < THEME_N; th++) {
         ViewState st;
         view_init(&st, &dims);
-        SceneExtras ex = {.original = &doc->lesson.params, .compare = session_comparison(doc),
-                          .shuffle = session_shuffled(doc), .theme = THEMES[th].theme};
+        SceneExtras ex = {.original = &doc->lesson.params,
+                          .compare = session_comparison(doc),
+                          .shuffle = session_shuffled(doc),
+                          .theme = THEMES[th].theme};
         for (int i = 0; i < st.stage_count; i++) {
             st.stage_index = i;
-            st.colormap = (ColormapId)((i + (int)th) % COLORMAP_COUNT); // every map in every theme, over the stages
+            st.colormap =
+                (ColormapId)((i + (int)th)
+                             % COLORMAP_COUNT); // every map in every theme, over the stages
             st.notes = i % 2 == 0;
-            st.pinned = view_reveal_total(&st) > 0 ? view_reveal_cell(&st, 0) : (CellRef){MAT_NONE, 0, 0, 0};
+            st.pinned = view_reveal_total(&st) > 0 ? view_reveal_cell(&st, 0)
+                                                   : (CellRef){MAT_NONE, 0, 0, 0};
             snprintf(what, sizeof what, "%s %dx%d %s stage %d", L.title, w, h, THEMES[th].name, i);
-            scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM, i == 1 ? "A banner: the lesson did not reload" : NULL);
+            scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM,
+                           i == 1 ? "A banner: the lesson did not reload" : NULL);
             check_scene(&s, what, t);
             for (int p = 0; p < 4; p++) {
                 ViewState o = st;
                 o.help = p == 0;
                 o.help_page = i; // the help's pages, over the stages
-                o.panel = p == 1 ? PANEL_COST : p == 2 ? PANEL_COMPARE : p == 3 ? PANEL_SHUFFLE : PANEL_NONE;
+                o.panel = p == 1   ? PANEL_COST
+                          : p == 2 ? PANEL_COMPARE
+                          : p == 3 ? PANEL_SHUFFLE
+                                   : PANEL_NONE;
                 static const char *const NAMES[] = {"help", "cost", "compare", "shuffle"};
-                snprintf(what, sizeof what, "%s %dx%d %s stage %d %s", L.title, w, h, THEMES[th].name, i, NAMES[p]);
+                snprintf(what, sizeof what, "%s %dx%d %s stage %d %s", L.title, w, h,
+                         THEMES[th].name, i, NAMES[p]);
                 SceneExtras e2 = ex;
                 e2.status = p == 0 ? "Saved the-cat-sat-edited.json" : NULL;
                 scene_build_ex(&s, &o, &L, &doc->trace, &e2, w, h, &TM, NULL);
@@ -138,7 +153,8 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
             st.colormap = (ColormapId)((i + (int)th + 1) % COLORMAP_COUNT);
             for (ScenePart part = SCENE_PART_BOARD; part <= SCENE_PART_ALL_HEADS; part++) {
                 SceneExtras slide = {.slide = true, .theme = THEMES[th].theme};
-                snprintf(what, sizeof what, "%s %s slide part %d stage %d", L.title, THEMES[th].name, (int)part, i);
+                snprintf(what, sizeof what, "%s %s slide part %d stage %d", L.title,
+                         THEMES[th].name, (int)part, i);
                 scene_build_part_ex(&s, part, &st, &L, &doc->trace, &slide, w, h, 1.0, &TM);
                 check_scene(&s, what, t);
             }
@@ -171,7 +187,8 @@ static void question_screens(const Session *doc, int w, int h, Tally *t)
                     st.quiz_phase = QUIZ_REVEALED;
                     st.quiz_right = k == 1;
                 }
-                snprintf(what, sizeof what, "%s %dx%d %s question %d phase %d", L.title, w, h, THEMES[th].name, i, k);
+                snprintf(what, sizeof what, "%s %dx%d %s question %d phase %d", L.title, w, h,
+                         THEMES[th].name, i, k);
                 scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM, NULL);
                 check_scene(&s, what, t);
             }
@@ -196,17 +213,20 @@ static void strip_screens(Session *doc, int w, int h, Tally *t)
     for (size_t th = 0; th < THEME_N; th++) {
         ViewState st;
         view_init(&st, &dims);
-        SceneExtras ex = {.original = &doc->lesson.params, .train = &doc->train, .theme = THEMES[th].theme};
+        SceneExtras ex = {
+            .original = &doc->lesson.params, .train = &doc->train, .theme = THEMES[th].theme};
         for (int i = 0; i < st.stage_count; i++) {
             st.stage_index = i;
-            snprintf(what, sizeof what, "%s %dx%d %s training, stage %d", L.title, w, h, THEMES[th].name, i);
+            snprintf(what, sizeof what, "%s %dx%d %s training, stage %d", L.title, w, h,
+                     THEMES[th].name, i);
             scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM, NULL);
             sliders += s.slider_w > 0;
             strips += s.train_w > 0;
             check_scene(&s, what, t);
         }
     }
-    CHECK(sliders > 0 && strips > 0, "the slider (%d) and the training strip (%d) were drawn", sliders, strips);
+    CHECK(sliders > 0 && strips > 0, "the slider (%d) and the training strip (%d) were drawn",
+          sliders, strips);
     scene_free(&s);
 }
 
@@ -224,14 +244,16 @@ static void test_lesson(const char *rel, bool train)
             session_free(&doc);
             return;
         }
-        session_edit(&doc, (CellRef){MAT_X, 0, 0, 0}, 0.5, &err); // an edit: the header's count, the marks
+        session_edit(&doc, (CellRef){MAT_X, 0, 0, 0}, 0.5,
+                     &err); // an edit: the header's count, the marks
         static Tally t;
         memset(&t, 0, sizeof t);
         window_screens(&doc, SIZES[k][0], SIZES[k][1], &t);
         question_screens(&doc, SIZES[k][0], SIZES[k][1], &t);
         if (train) strip_screens(&doc, SIZES[k][0], SIZES[k][1], &t);
         CHECK(t.texts > 1000, "%s: texts measured (%d)", rel, t.texts);
-        printf("%s %dx%d: %d texts measured, %d below 4.5:1\n", rel, SIZES[k][0], SIZES[k][1], t.texts, t.bad);
+        printf("%s %dx%d: %d texts measured, %d below 4.5:1\n", rel, SIZES[k][0], SIZES[k][1],
+               t.texts, t.bad);
         session_free(&doc);
     }
 }

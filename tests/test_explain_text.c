@@ -1,8 +1,10 @@
-// Tests the words of the cell arithmetic (issue 25): a negative number after an operator is in parentheses
-// ("a − (−0.4458)", never "a − −0.4458"); the softmax's cell names its row's entropy, the "bits" beside it;
-// a right-to-left lesson's "S′₀[row, column]" keeps row, then column, also where a renderer knows no bidi
-// isolates (the isolates removed before the text is laid out in visual order); the footer of the softmax says
-// what the bits are; the cost panel writes W^O in the board's notation (a raised O), not "W^O".
+// Tests the words of the cell arithmetic (issue 25): a negative number after an operator is in
+// parentheses
+// ("a − (−0.4458)", never "a − −0.4458"); the softmax's cell names its row's entropy, the "bits"
+// beside it; a right-to-left lesson's "S′₀[row, column]" keeps row, then column, also where a
+// renderer knows no bidi isolates (the isolates removed before the text is laid out in visual
+// order); the footer of the softmax says what the bits are; the cost panel writes W^O in the
+// board's notation (a raised O), not "W^O".
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +21,15 @@
 
 #define MINUS "\xe2\x88\x92"
 
-// Each result cell of every stage and head of the lesson, its lines checked for an operator, a space, then a
-// minus sign.
+// Each result cell of every stage and head of the lesson, its lines checked for an operator, a
+// space, then a minus sign.
 static void check_signs(const char *rel)
 {
     Lesson L;
     Trace T;
     if (!load(rel, &L, &T)) return;
-    static const char *const BAD[] = {" " MINUS " " MINUS, " + " MINUS, " \xc3\x97 " MINUS, " / " MINUS};
+    static const char *const BAD[] = {" " MINUS " " MINUS, " + " MINUS, " \xc3\x97 " MINUS,
+                                      " / " MINUS};
     Stage stages[STAGE_COUNT];
     int ns = model_stages(&L.params, stages), lines_seen = 0, bad = 0, bits = 0;
     for (int s = 0; s < ns; s++) {
@@ -40,13 +43,16 @@ static void check_signs(const char *rel)
                 for (int i = 0; i < rows && i < 12; i++)
                     for (int j = 0; j < cols && j < 12; j++) {
                         char lines[CELL_TEXT_LINES + 1][256];
-                        int n = model_explain(&L, &T, (CellRef){m, h, i, j}, lines, CELL_TEXT_LINES + 1, false);
+                        int n = model_explain(&L, &T, (CellRef){m, h, i, j}, lines,
+                                              CELL_TEXT_LINES + 1, false);
                         for (int k = 0; k < n; k++) {
                             lines_seen++;
                             if (m == MAT_WEIGHTS && strstr(lines[k], "bits")) bits++;
                             for (size_t b = 0; b < sizeof BAD / sizeof BAD[0]; b++)
                                 if (strstr(lines[k], BAD[b])) {
-                                    if (bad++ < 5) CHECK(false, "%s: a bare negative after an operator: %s", rel, lines[k]);
+                                    if (bad++ < 5)
+                                        CHECK(false, "%s: a bare negative after an operator: %s",
+                                              rel, lines[k]);
                                 }
                         }
                     }
@@ -57,7 +63,8 @@ static void check_signs(const char *rel)
     CHECK(bits > 0, "%s: the softmax's cells name their row's entropy in bits", rel);
     char foot[768];
     stage_info(STAGE_SOFTMAX)->explain(&L.params, foot, sizeof foot);
-    CHECK(strstr(foot, "Bits") && strstr(foot, "entropy"), "%s: the softmax's footer says what the bits are: %s", rel, foot);
+    CHECK(strstr(foot, "Bits") && strstr(foot, "entropy"),
+          "%s: the softmax's footer says what the bits are: %s", rel, foot);
     trace_free(&T);
     lesson_free(&L);
 }
@@ -70,15 +77,15 @@ static int one_font(void *user, uint32_t cp, bool emoji)
     return 0;
 }
 
-// t laid out in visual order by a renderer that knows no isolates (U+2066..U+2069 dropped first): the runs'
-// texts concatenated, left to right.
+// t laid out in visual order by a renderer that knows no isolates (U+2066..U+2069 dropped first):
+// the runs' texts concatenated, left to right.
 static void visual_without_isolates(const char *t, char *out, size_t cap)
 {
     char plain[512];
     size_t n = 0;
     for (const char *p = t; *p && n + 1 < sizeof plain;) {
-        if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x81 && (unsigned char)p[2] >= 0xA6 &&
-            (unsigned char)p[2] <= 0xA9) {
+        if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x81
+            && (unsigned char)p[2] >= 0xA6 && (unsigned char)p[2] <= 0xA9) {
             p += 3;
             continue;
         }
@@ -94,8 +101,8 @@ static void visual_without_isolates(const char *t, char *out, size_t cap)
     }
 }
 
-// The Arabic lesson's scaled score S′₀[القطة, على]: in visual order the row's run comes before the column's, and
-// the comma between them.
+// The Arabic lesson's scaled score S′₀[القطة, على]: in visual order the row's run comes before the
+// column's, and the comma between them.
 static void check_rtl_order(void)
 {
     Lesson L;
@@ -104,7 +111,8 @@ static void check_rtl_order(void)
     char row[96], col[96], lines[CELL_TEXT_LINES + 1][256], vis[1024];
     model_axis_label(&L, AXIS_QUERY, 1, row, sizeof row);
     model_axis_label(&L, AXIS_KEY, 2, col, sizeof col);
-    int n = model_explain(&L, &T, (CellRef){MAT_SCALED, 0, 1, 2}, lines, CELL_TEXT_LINES + 1, false);
+    int n =
+        model_explain(&L, &T, (CellRef){MAT_SCALED, 0, 1, 2}, lines, CELL_TEXT_LINES + 1, false);
     CHECK(n > 0, "the scaled score explains itself");
     if (n > 0) {
         visual_without_isolates(lines[0], vis, sizeof vis);
@@ -112,7 +120,8 @@ static void check_rtl_order(void)
         snprintf(rrun, sizeof rrun, "[%s]", row);
         snprintf(crun, sizeof crun, "[%s]", col);
         const char *a = strstr(vis, rrun), *b = strstr(vis, crun);
-        CHECK(a && b && a < b, "without isolates the row's label comes first, then the column's: %s", vis);
+        CHECK(a && b && a < b,
+              "without isolates the row's label comes first, then the column's: %s", vis);
     }
     trace_free(&T);
     lesson_free(&L);
@@ -140,8 +149,9 @@ static void check_cost_notation(void)
         if (strstr(t, "W^") || strstr(t, "W_Q")) caret++;
         if (!strcmp(t, "O") && i > 0 && s.cmds[i].size < s.cmds[i - 1].size) raised_o++;
     }
-    CHECK(caret == 0 && raised_o >= 1, "the cost panel writes W with a raised O (%d texts with W^ or W_Q, %d raised O)",
-          caret, raised_o);
+    CHECK(caret == 0 && raised_o >= 1,
+          "the cost panel writes W with a raised O (%d texts with W^ or W_Q, %d raised O)", caret,
+          raised_o);
     scene_free(&s);
     trace_free(&T);
     lesson_free(&L);

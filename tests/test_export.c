@@ -1,9 +1,10 @@
-// Tests slide export headless (no display, no SDL_Init): the heatmap PNG of head 0 of the cat lesson
-// decoded back from memory (size at scale 1 and 2, the colour at the centre of cell (The, The) = viridis of
-// 0.6111), every cell's fill and number, the SVG (well-formed XML, one cell per token pair per head with the
-// right fill, labels as text, escaping), same bytes twice, which files count as ours, all-or-nothing writes,
-// heatmaps and boards on each background drawn with the theme's own colours, and the whole export into a
-// directory (a board per head, the directory made when missing).
+// Tests slide export headless (no display, no SDL_Init): the heatmap PNG of head 0 of the cat
+// lesson decoded back from memory (size at scale 1 and 2, the colour at the centre of cell (The,
+// The) = viridis of 0.6111), every cell's fill and number, the SVG (well-formed XML, one cell per
+// token pair per head with the right fill, labels as text, escaping), same bytes twice, which files
+// count as ours, all-or-nothing writes, heatmaps and boards on each background drawn with the
+// theme's own colours, and the whole export into a directory (a board per head, the directory made
+// when missing).
 #define _POSIX_C_SOURCE 200809L // mkdtemp
 #include <SDL.h>
 #include <SDL_image.h>
@@ -53,18 +54,22 @@ static const HitRegion *cell_hit(const Scene *s, int head, int row, int col)
 {
     for (size_t i = 0; i < s->hit_count; i++) {
         const HitRegion *r = &s->hits[i];
-        if (r->cell.mat != MAT_NONE && r->cell.head == head && r->cell.row == row && r->cell.col == col) return r;
+        if (r->cell.mat != MAT_NONE && r->cell.head == head && r->cell.row == row
+            && r->cell.col == col)
+            return r;
     }
     return NULL;
 }
 
-// The fill of the cell drawn on the hit region (the scene tags each cell's rectangle with its cell).
+// The fill of the cell drawn on the hit region (the scene tags each cell's rectangle with its
+// cell).
 static bool cell_rect(const Scene *s, const HitRegion *r, Rgba *fill)
 {
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
-        if (c->kind == CMD_RECT && c->role == ROLE_CELL && c->cell.mat == r->cell.mat && c->cell.head == r->cell.head &&
-            c->cell.row == r->cell.row && c->cell.col == r->cell.col && c->x == r->x && c->y == r->y) {
+        if (c->kind == CMD_RECT && c->role == ROLE_CELL && c->cell.mat == r->cell.mat
+            && c->cell.head == r->cell.head && c->cell.row == r->cell.row
+            && c->cell.col == r->cell.col && c->x == r->x && c->y == r->y) {
             *fill = c->color;
             return true;
         }
@@ -104,7 +109,8 @@ static Rgba pixel(const SDL_Surface *s, int x, int y)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// A small XML well-formedness check: one root, matched tags, quoted attributes, known entities only.
+// A small XML well-formedness check: one root, matched tags, quoted attributes, known entities
+// only.
 
 static bool xml_entity(const char **p)
 {
@@ -152,7 +158,8 @@ static bool xml_well_formed(const char *doc, char *why, size_t cap)
                 if (!xml_entity(&p)) return snprintf(why, cap, "bad entity at %.20s", p), false;
                 continue;
             }
-            if (depth == 0 && !isspace((unsigned char)*p)) return snprintf(why, cap, "text outside the root"), false;
+            if (depth == 0 && !isspace((unsigned char)*p))
+                return snprintf(why, cap, "text outside the root"), false;
             p++;
             continue;
         }
@@ -164,15 +171,19 @@ static bool xml_well_formed(const char *doc, char *why, size_t cap)
         }
         if (p[1] == '/') {
             p += 2;
-            if (!xml_name(&p, name, sizeof name) || *p != '>') return snprintf(why, cap, "bad end tag"), false;
+            if (!xml_name(&p, name, sizeof name) || *p != '>')
+                return snprintf(why, cap, "bad end tag"), false;
             if (depth == 0 || strcmp(stack[depth - 1], name) != 0)
-                return snprintf(why, cap, "</%s> does not close <%s>", name, depth ? stack[depth - 1] : ""), false;
+                return snprintf(why, cap, "</%s> does not close <%s>", name,
+                                depth ? stack[depth - 1] : ""),
+                       false;
             depth--;
             p++;
             continue;
         }
         p++;
-        if (!xml_name(&p, name, sizeof name)) return snprintf(why, cap, "bad tag at %.20s", p), false;
+        if (!xml_name(&p, name, sizeof name))
+            return snprintf(why, cap, "bad tag at %.20s", p), false;
         if (depth == 0 && ++roots > 1) return snprintf(why, cap, "two roots"), false;
         for (;;) {
             while (isspace((unsigned char)*p)) p++;
@@ -183,9 +194,11 @@ static bool xml_well_formed(const char *doc, char *why, size_t cap)
             char quote = p[1];
             p += 2;
             while (*p && *p != quote) {
-                if (*p == '<') return snprintf(why, cap, "'<' in an attribute of <%s>", name), false;
+                if (*p == '<')
+                    return snprintf(why, cap, "'<' in an attribute of <%s>", name), false;
                 if (*p == '&') {
-                    if (!xml_entity(&p)) return snprintf(why, cap, "bad entity in an attribute"), false;
+                    if (!xml_entity(&p))
+                        return snprintf(why, cap, "bad entity in an attribute"), false;
                 } else p++;
             }
             if (!*p) return snprintf(why, cap, "unterminated attribute"), false;
@@ -198,21 +211,25 @@ static bool xml_well_formed(const char *doc, char *why, size_t cap)
             p++;
         }
     }
-    if (depth != 0 || roots != 1) return snprintf(why, cap, "unclosed <%s>", depth ? stack[depth - 1] : "?"), false;
+    if (depth != 0 || roots != 1)
+        return snprintf(why, cap, "unclosed <%s>", depth ? stack[depth - 1] : "?"), false;
     return true;
 }
 
 // Counts cells of one head in an SVG and checks each fill against want(row, col).
-static int svg_cells(const char *svg, int head, const Lesson *L, const Trace *T, MatId mat, int *wrong)
+static int svg_cells(const char *svg, int head, const Lesson *L, const Trace *T, MatId mat,
+                     int *wrong)
 {
     int n = 0;
     *wrong = 0;
     char want_mat[64];
     snprintf(want_mat, sizeof want_mat, "data-matrix=\"%s\"", export_matrix_key(mat));
-    for (const char *p = strstr(svg, "<rect class=\"cell\""); p; p = strstr(p + 1, "<rect class=\"cell\"")) {
+    for (const char *p = strstr(svg, "<rect class=\"cell\""); p;
+         p = strstr(p + 1, "<rect class=\"cell\"")) {
         int h, r, c;
         const char *end = strchr(p, '>'), *d = strstr(p, "data-head=");
-        if (!end || !d || d > end || sscanf(d, "data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", &h, &r, &c) != 3) {
+        if (!end || !d || d > end
+            || sscanf(d, "data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"", &h, &r, &c) != 3) {
             (*wrong)++;
             continue;
         }
@@ -228,7 +245,8 @@ static int svg_cells(const char *svg, int head, const Lesson *L, const Trace *T,
         }
         double v = scene_cell_value(L, T, (CellRef){mat, h, r, c});
         Rgba want = colormap_rgb(COLORMAP_VIRIDIS, v);
-        if (!near((Rgba){(unsigned char)rr, (unsigned char)gg, (unsigned char)bb, 255}, want, 0)) (*wrong)++;
+        if (!near((Rgba){(unsigned char)rr, (unsigned char)gg, (unsigned char)bb, 255}, want, 0))
+            (*wrong)++;
     }
     return n;
 }
@@ -256,7 +274,8 @@ static void test_names(void)
     CHECK(strcmp(buf, "exports") == 0, "dir '%s'", buf);
 }
 
-// The PNG of head 0's weights: size, the colour under (The, The), every cell's fill and number, labels.
+// The PNG of head 0's weights: size, the colour under (The, The), every cell's fill and number,
+// labels.
 static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
 {
     TextMetrics tm = export_metrics(x);
@@ -267,14 +286,16 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
     CHECK(export_build_heatmap(&s1, &spec, L, T, &tm), "heatmap at scale 1");
     spec.scale = 2.0;
     CHECK(export_build_heatmap(&s2, &spec, L, T, &tm), "heatmap at scale 2");
-    printf("head 0 weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width, s2.height);
-    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "scale 2 is %dx%d, scale 1 %dx%d", s2.width,
-          s2.height, s1.width, s1.height);
+    printf("head 0 weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width,
+           s2.height);
+    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "scale 2 is %dx%d, scale 1 %dx%d",
+          s2.width, s2.height, s1.width, s1.height);
     // A 3x3 heatmap with its labels, title and colour bar: under half a 1280x720 window at scale 1.
-    CHECK(s1.width >= 400 && s1.width <= 800 && s1.height >= 180 && s1.height <= 500, "scale 1 size %dx%d", s1.width,
-          s1.height);
+    CHECK(s1.width >= 400 && s1.width <= 800 && s1.height >= 180 && s1.height <= 500,
+          "scale 1 size %dx%d", s1.width, s1.height);
     int other, cells = tagged_cells(&s1, MAT_WEIGHTS, &other);
-    CHECK(cells == 9 && other == 0, "%d cells, %d of another matrix than the weights", cells, other);
+    CHECK(cells == 9 && other == 0, "%d cells, %d of another matrix than the weights", cells,
+          other);
 
     double w00 = mat_get(&T->head[0].weights, 0, 0);
     CHECK(fabs(w00 - 0.6111) < 5e-5, "weights[0][0] = %.6f", w00);
@@ -287,17 +308,19 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
         CHECK(png.size > 100 && memcmp(png.data, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG signature");
         CHECK(png.data[25] == 2, "colour type %d (RGB expected on white)", png.data[25]);
         CHECK(export_bytes_are_ours(png.data, png.size), "our tEXt chunk is found");
-        CHECK(contains(png.data, 80, "tEXtSoftware\0mha-tracer", 23), "tEXt Software: mha-tracer after IHDR");
+        CHECK(contains(png.data, 80, "tEXtSoftware\0mha-tracer", 23),
+              "tEXt Software: mha-tracer after IHDR");
         SDL_Surface *img = decode(&png);
         CHECK(img != NULL, "IMG_Load_RW: %s", SDL_GetError());
         if (img) {
-            CHECK(img->w == s->width && img->h == s->height, "decoded %dx%d, scene %dx%d", img->w, img->h, s->width,
-                  s->height);
+            CHECK(img->w == s->width && img->h == s->height, "decoded %dx%d, scene %dx%d", img->w,
+                  img->h, s->width, s->height);
             const HitRegion *r = cell_hit(s, 0, 0, 0);
             CHECK(r != NULL, "cell (The, The) has a hit region");
             if (r) {
                 Rgba got = pixel(img, r->x + r->w / 2, r->y + r->h / 2);
-                CHECK(near(got, want, 2), "scale %d: centre of (The, The) is %d,%d,%d, viridis(0.6111) is %d,%d,%d",
+                CHECK(near(got, want, 2),
+                      "scale %d: centre of (The, The) is %d,%d,%d, viridis(0.6111) is %d,%d,%d",
                       pass + 1, got.r, got.g, got.b, want.r, want.g, want.b);
                 Rgba corner = pixel(img, 2, 2);
                 CHECK(near(corner, (Rgba){255, 255, 255, 255}, 0), "white background");
@@ -307,7 +330,8 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
         // Same scene, same bytes.
         ExportBuffer again;
         CHECK(export_png_encode(x, s, EXPORT_BG_WHITE, &again, &err), "png again");
-        CHECK(again.size == png.size && memcmp(again.data, png.data, png.size) == 0, "PNG bytes differ between runs");
+        CHECK(again.size == png.size && memcmp(again.data, png.data, png.size) == 0,
+              "PNG bytes differ between runs");
         export_buffer_free(&again);
         export_buffer_free(&png);
     }
@@ -322,15 +346,18 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
                 const HitRegion *r = cell_hit(s, 0, i, j);
                 Rgba fill;
                 double v = mat_get(&T->head[0].weights, i, j);
-                if (!r || !cell_rect(s, r, &fill) || !near(fill, colormap_rgb(COLORMAP_VIRIDIS, v), 0)) bad_fill++;
+                if (!r || !cell_rect(s, r, &fill)
+                    || !near(fill, colormap_rgb(COLORMAP_VIRIDIS, v), 0))
+                    bad_fill++;
                 char buf[32];
                 scene_format_value(v, buf, sizeof buf);
                 bool found = false;
                 for (size_t k = 0; r && k < s->count; k++) {
                     const DrawCmd *c = &s->cmds[k];
-                    if (c->kind == CMD_TEXT && strcmp(scene_text(s, c), buf) == 0 && c->x >= r->x && c->y >= r->y &&
-                        c->x + c->w <= r->x + r->w && c->y + c->h <= r->y + r->h &&
-                        c->size == scene_number_font(720 * (pass + 1))) // the board's number size
+                    if (c->kind == CMD_TEXT && strcmp(scene_text(s, c), buf) == 0 && c->x >= r->x
+                        && c->y >= r->y && c->x + c->w <= r->x + r->w && c->y + c->h <= r->y + r->h
+                        && c->size
+                               == scene_number_font(720 * (pass + 1))) // the board's number size
                         found = true;
                 }
                 if (!found) bad_text++;
@@ -338,7 +365,8 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
         CHECK(bad_fill == 0, "%d cells with the wrong fill", bad_fill);
         CHECK(bad_text == 0, "%d cells without their number inside them", bad_text);
     }
-    CHECK(has_text(&s1, "Head 0") && has_text(&s1, "attention weights"), "head and matrix in the title");
+    CHECK(has_text(&s1, "Head 0") && has_text(&s1, "attention weights"),
+          "head and matrix in the title");
     CHECK(count_text(&s1, "The") == 2 && count_text(&s1, "cat") == 2 && count_text(&s1, "sat") == 2,
           "tokens on both axes");
     CHECK(count_text(&s1, "0") == 1 && count_text(&s1, "1") == 1, "colour bar ends");
@@ -348,9 +376,12 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
         int out = 0;
         for (size_t i = 0; i < s->count; i++) {
             const DrawCmd *c = &s->cmds[i];
-            if (c->kind != CMD_CLIP && (c->x < 0 || c->y < 0 || c->x + c->w > s->width || c->y + c->h > s->height)) out++;
+            if (c->kind != CMD_CLIP
+                && (c->x < 0 || c->y < 0 || c->x + c->w > s->width || c->y + c->h > s->height))
+                out++;
         }
-        CHECK(out == 0, "scale %d: %d commands run off the %dx%d page", pass + 1, out, s->width, s->height);
+        CHECK(out == 0, "scale %d: %d commands run off the %dx%d page", pass + 1, out, s->width,
+              s->height);
     }
     // The raw scores: the matrix asked for, diverging colours; its colour bar's ends fit the page.
     HeatmapSpec scores = {MAT_SCORES, 1, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
@@ -358,14 +389,16 @@ static void test_heatmap_png(Exporter *x, const Lesson *L, const Trace *T)
     cells = tagged_cells(&s1, MAT_SCORES, &other);
     CHECK(cells == 9 && other == 0, "%d cells, %d of another matrix than the scores", cells, other);
     CHECK(has_text(&s1, "Head 1") && has_text(&s1, "raw scores"), "scores title");
-    // All heads: scale 2 is twice scale 1 too; every head's cells, and no head marked as the current one.
+    // All heads: scale 2 is twice scale 1 too; every head's cells, and no head marked as the
+    // current one.
     HeatmapSpec all = {MAT_WEIGHTS, -1, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
     CHECK(export_build_heatmap(&s1, &all, L, T, &tm), "all heads at scale 1");
     all.scale = 2.0;
     CHECK(export_build_heatmap(&s2, &all, L, T, &tm), "all heads at scale 2");
-    printf("all heads' weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height, s2.width, s2.height);
-    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height, "all heads: scale 2 is %dx%d, scale 1 %dx%d",
-          s2.width, s2.height, s1.width, s1.height);
+    printf("all heads' weights: %dx%d at scale 1, %dx%d at scale 2\n", s1.width, s1.height,
+           s2.width, s2.height);
+    CHECK(s2.width == 2 * s1.width && s2.height == 2 * s1.height,
+          "all heads: scale 2 is %dx%d, scale 1 %dx%d", s2.width, s2.height, s1.width, s1.height);
     cells = tagged_cells(&s2, MAT_WEIGHTS, &other);
     CHECK(cells == 18 && other == 0, "all heads: %d cells, %d of another matrix", cells, other);
     int marked = 0;
@@ -385,7 +418,8 @@ static void test_backgrounds(Exporter *x, const Lesson *L, const Trace *T)
     scene_init(&s);
     HeatmapSpec spec = {MAT_SCORES, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_DARK};
     CHECK(export_build_heatmap(&s, &spec, L, T, &tm), "dark heatmap");
-    CHECK(s.count > 0 && same(s.cmds[0].color, THEME_DARK.bg) && same(s.background, THEME_DARK.bg), "dark page");
+    CHECK(s.count > 0 && same(s.cmds[0].color, THEME_DARK.bg) && same(s.background, THEME_DARK.bg),
+          "dark page");
     CHECK(has_text(&s, "Head 0"), "title");
     for (size_t i = 0; i < s.count; i++)
         if (s.cmds[i].kind == CMD_TEXT && strstr(scene_text(&s, &s.cmds[i]), "Head 0"))
@@ -406,7 +440,8 @@ static void test_backgrounds(Exporter *x, const Lesson *L, const Trace *T)
         CHECK(r && cell_rect(&s, r, &fill), "cell (The, The)");
         if (r) {
             Rgba got = pixel(img, r->x + r->w / 2 - r->w / 3, r->y + 2);
-            CHECK(got.a == 255 && near(got, fill, 1), "an opaque cell: %d,%d,%d,%d", got.r, got.g, got.b, got.a);
+            CHECK(got.a == 255 && near(got, fill, 1), "an opaque cell: %d,%d,%d,%d", got.r, got.g,
+                  got.b, got.a);
         }
         SDL_FreeSurface(img);
     }
@@ -422,7 +457,8 @@ static void test_backgrounds(Exporter *x, const Lesson *L, const Trace *T)
     scene_free(&s);
 }
 
-// The SVG of all heads: well-formed, one cell per token pair per head with viridis fills, labels as text.
+// The SVG of all heads: well-formed, one cell per token pair per head with viridis fills, labels as
+// text.
 static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
 {
     TextMetrics tm = export_metrics(x);
@@ -433,15 +469,19 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
     size_t size = 0, size2 = 0;
     char *svg = svg_encode(&s, "The cat sat \xe2\x80\x94 all heads", &size);
     char *svg2 = svg_encode(&s, "The cat sat \xe2\x80\x94 all heads", &size2);
-    CHECK(svg && svg2 && size == size2 && memcmp(svg, svg2, size) == 0, "SVG bytes differ between runs");
+    CHECK(svg && svg2 && size == size2 && memcmp(svg, svg2, size) == 0,
+          "SVG bytes differ between runs");
     if (svg) {
         char why[200] = "";
         CHECK(xml_well_formed(svg, why, sizeof why), "SVG is not well-formed: %s", why);
-        CHECK(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n", 66) == 0, "declaration and mark");
+        CHECK(strncmp(svg, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n", 66) == 0,
+              "declaration and mark");
         CHECK(export_bytes_are_ours((const unsigned char *)svg, size), "our mark is found");
         CHECK(strstr(svg, "<image") == NULL && strstr(svg, "base64") == NULL, "no raster inside");
-        CHECK(strstr(svg, "font-family=\"DejaVu Sans, Verdana, Noto Sans, Noto Sans CJK JP,") != NULL &&
-                  strstr(svg, "Noto Sans Arabic") && strstr(svg, "Noto Color Emoji") && strstr(svg, "Emoji, sans-serif\""),
+        CHECK(strstr(svg, "font-family=\"DejaVu Sans, Verdana, Noto Sans, Noto Sans CJK JP,")
+                      != NULL
+                  && strstr(svg, "Noto Sans Arabic") && strstr(svg, "Noto Color Emoji")
+                  && strstr(svg, "Emoji, sans-serif\""),
               "fonts with fallbacks for every script and a generic family last");
         for (int h = 0; h < L->params.heads; h++) {
             int wrong;
@@ -449,7 +489,9 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
             CHECK(n == L->params.n * L->params.m, "head %d: %d cells in the SVG", h, n);
             CHECK(wrong == 0, "head %d: %d cells with the wrong fill", h, wrong);
         }
-        CHECK(strstr(svg, ">The</text>") && strstr(svg, ">cat</text>") && strstr(svg, ">sat</text>"), "labels as text");
+        CHECK(strstr(svg, ">The</text>") && strstr(svg, ">cat</text>")
+                  && strstr(svg, ">sat</text>"),
+              "labels as text");
     }
     free(svg);
     free(svg2);
@@ -468,7 +510,8 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
     // Tokens that need escaping, and bytes that are not UTF-8.
     static const char lesson[] =
         "{\"title\": \"Quotes & <tags> \\\"here\\\"\", \"tokens\": [\"a&b\", \"<c>\", \"\\\"d'\"],"
-        " \"embeddings\": [[1, 0], [0, 1], [1, 1]], \"heads\": 1, \"weights\": {\"random\": {\"seed\": 3}}}";
+        " \"embeddings\": [[1, 0], [0, 1], [1, 1]], \"heads\": 1, \"weights\": {\"random\": "
+        "{\"seed\": 3}}}";
     Lesson E;
     LessonError lerr;
     Trace ET;
@@ -489,9 +532,11 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
     if (svg) {
         char why[200] = "";
         CHECK(xml_well_formed(svg, why, sizeof why), "escaped SVG is not well-formed: %s", why);
-        CHECK(strstr(svg, ">a&amp;b</text>") && strstr(svg, ">&lt;c&gt;</text>") && strstr(svg, ">&quot;d&apos;</text>"),
+        CHECK(strstr(svg, ">a&amp;b</text>") && strstr(svg, ">&lt;c&gt;</text>")
+                  && strstr(svg, ">&quot;d&apos;</text>"),
               "tokens escaped");
-        CHECK(strstr(svg, "<title>Quotes &amp; &lt;tags&gt; &quot;here&quot;</title>") != NULL, "title escaped");
+        CHECK(strstr(svg, "<title>Quotes &amp; &lt;tags&gt; &quot;here&quot;</title>") != NULL,
+              "title escaped");
         CHECK(strstr(svg, "<c>") == NULL, "no raw tag from a token");
     }
     free(svg);
@@ -503,10 +548,12 @@ static void test_svg(Exporter *x, const Lesson *L, const Trace *T)
     memcpy(raw.text, "a\x01\xff\xc3(b", 7);
     raw.text_len = raw.text_cap = 7;
     raw.cmds = calloc(1, sizeof(DrawCmd));
-    raw.cmds[0] = (DrawCmd){.kind = CMD_TEXT, .w = 5, .h = 5, .color = {0, 0, 0, 255}, .size = 5, .text = 0};
+    raw.cmds[0] =
+        (DrawCmd){.kind = CMD_TEXT, .w = 5, .h = 5, .color = {0, 0, 0, 255}, .size = 5, .text = 0};
     raw.count = raw.cap = 1;
     svg = svg_encode(&raw, NULL, &size);
-    CHECK(svg && strstr(svg, ">a\xef\xbf\xbd\xef\xbf\xbd(b</text>"), "control bytes dropped, bad UTF-8 replaced");
+    CHECK(svg && strstr(svg, ">a\xef\xbf\xbd\xef\xbf\xbd(b</text>"),
+          "control bytes dropped, bad UTF-8 replaced");
     free(svg);
     scene_free(&raw);
     scene_free(&e);
@@ -528,9 +575,11 @@ static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
     scene_init(&s);
     CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_WHITE, &tm), "board");
     CHECK(s.width == 1280 && s.height == 720, "board %dx%d", s.width, s.height);
-    CHECK(s.count > 0 && s.cmds[0].kind == CMD_RECT && near(s.cmds[0].color, (Rgba){255, 255, 255, 255}, 0),
+    CHECK(s.count > 0 && s.cmds[0].kind == CMD_RECT
+              && near(s.cmds[0].color, (Rgba){255, 255, 255, 255}, 0),
           "white background");
-    CHECK(!has_text(&s, "Point at") && !has_text(&s, "click it"), "no hints about the mouse on a slide");
+    CHECK(!has_text(&s, "Point at") && !has_text(&s, "click it"),
+          "no hints about the mouse on a slide");
     CHECK(export_build_board(&s, &st, L, T, 2.0, EXPORT_BG_TRANSPARENT, &tm), "board");
     CHECK(s.width == 2560 && s.height == 1440, "board %dx%d", s.width, s.height);
     CHECK(s.cmds[0].color.a == 0, "transparent background");
@@ -555,20 +604,26 @@ static void test_boards(Exporter *x, const Lesson *L, const Trace *T)
         bool on_cell = false;
         for (size_t k = 0; k < s.hit_count; k++) {
             const HitRegion *r = &s.hits[k];
-            if (r->cell.mat != MAT_NONE && mx >= r->x && my >= r->y && mx < r->x + r->w && my < r->y + r->h) on_cell = true;
+            if (r->cell.mat != MAT_NONE && mx >= r->x && my >= r->y && mx < r->x + r->w
+                && my < r->y + r->h)
+                on_cell = true;
         }
-        // (the current stage's name is dark on its light-blue segment: test_contrast measures what is under a text)
-        if (!on_cell && !same(c->color, THEME_DARK.on_result) && !is_light(c->color) && c->color.b < 150) {
+        // (the current stage's name is dark on its light-blue segment: test_contrast measures what
+        // is under a text)
+        if (!on_cell && !same(c->color, THEME_DARK.on_result) && !is_light(c->color)
+            && c->color.b < 150) {
             if (dark_text++ < 3) fprintf(stderr, "  dark text on dark: '%s'\n", scene_text(&s, c));
         }
     }
     CHECK(dark_text == 0, "%d dark texts on the dark background", dark_text);
     const HitRegion *r = NULL;
     for (size_t k = 0; k < s.hit_count && !r; k++)
-        if (s.hits[k].cell.mat == MAT_WEIGHTS && s.hits[k].cell.row == 0 && s.hits[k].cell.col == 0) r = &s.hits[k];
+        if (s.hits[k].cell.mat == MAT_WEIGHTS && s.hits[k].cell.row == 0 && s.hits[k].cell.col == 0)
+            r = &s.hits[k];
     Rgba fill = {0, 0, 0, 0};
     CHECK(r && cell_rect(&s, r, &fill), "weights cell (The, The) on the dark board");
-    CHECK(near(fill, colormap_rgb(COLORMAP_VIRIDIS, mat_get(&T->head[0].weights, 0, 0)), 0), "cells keep their colours");
+    CHECK(near(fill, colormap_rgb(COLORMAP_VIRIDIS, mat_get(&T->head[0].weights, 0, 0)), 0),
+          "cells keep their colours");
     // White with the grey colour map: the print theme, as the window shows it.
     st.colormap = COLORMAP_GREY;
     CHECK(export_build_board(&s, &st, L, T, 1.0, EXPORT_BG_WHITE, &tm), "grey board");
@@ -621,10 +676,10 @@ static void write_file(const char *path, const char *text)
     }
 }
 
-// Head 0's weights at scale 1, the bytes the file tests write: the SVG titled title (malloc'd) returned, and
-// the PNG into *png unless png is NULL.
-static char *heatmap_files(Exporter *x, const Lesson *L, const Trace *T, const char *title, ExportBuffer *png,
-                           size_t *svg_size)
+// Head 0's weights at scale 1, the bytes the file tests write: the SVG titled title (malloc'd)
+// returned, and the PNG into *png unless png is NULL.
+static char *heatmap_files(Exporter *x, const Lesson *L, const Trace *T, const char *title,
+                           ExportBuffer *png, size_t *svg_size)
 {
     TextMetrics tm = export_metrics(x);
     Scene s;
@@ -645,7 +700,8 @@ static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char 
     ExportError err;
     size_t svg_size;
     char *svg = heatmap_files(x, L, T, "t", &png, &svg_size);
-    ExportFile files[2] = {{"a.png", png.data, png.size}, {"a.svg", (unsigned char *)svg, svg_size}};
+    ExportFile files[2] = {{"a.png", png.data, png.size},
+                           {"a.svg", (unsigned char *)svg, svg_size}};
 
     char dir[600], path[700];
     snprintf(dir, sizeof dir, "%s/out", tmp);
@@ -667,20 +723,26 @@ static void test_files(Exporter *x, const Lesson *L, const Trace *T, const char 
     snprintf(path, sizeof path, "%s/a.svg", dir);
     write_file(path, "<svg>a teacher's own drawing</svg>");
     ExportFile three[3] = {{"b.png", png.data, png.size}, files[0], files[1]};
-    CHECK(!export_write_files(dir, false, three, 3, &err) && err.io, "a foreign file in the way must fail");
-    CHECK(strstr(err.message, "a.svg") && strstr(err.message, "not an mha-tracer export"), "message: %s", err.message);
-    CHECK(file_equals(path, "<svg>a teacher's own drawing</svg>", 34), "the foreign file is untouched");
+    CHECK(!export_write_files(dir, false, three, 3, &err) && err.io,
+          "a foreign file in the way must fail");
+    CHECK(strstr(err.message, "a.svg") && strstr(err.message, "not an mha-tracer export"),
+          "message: %s", err.message);
+    CHECK(file_equals(path, "<svg>a teacher's own drawing</svg>", 34),
+          "the foreign file is untouched");
     CHECK(count_files(dir) == 2, "b.png was not written (%d files)", count_files(dir));
     // A PNG without our chunk (as IMG_SavePNG writes it) is not ours either.
-    CHECK(!export_bytes_are_ours((const unsigned char *)"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), "plain PNG is not ours");
-    CHECK(!export_bytes_are_ours((const unsigned char *)"{\"title\": \"x\"}", 14), "a lesson is not ours");
+    CHECK(!export_bytes_are_ours((const unsigned char *)"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16),
+          "plain PNG is not ours");
+    CHECK(!export_bytes_are_ours((const unsigned char *)"{\"title\": \"x\"}", 14),
+          "a lesson is not ours");
     // An unwritable directory: nothing written, no temporaries.
     char ro[600];
     snprintf(ro, sizeof ro, "%s/ro", tmp);
     mkdir(ro, 0555);
     chmod(ro, 0555);
     const char *unwritable = geteuid() == 0 ? "/sys" : ro; // root writes anywhere but in /sys
-    CHECK(!export_write_files(unwritable, false, files, 2, &err) && err.io, "unwritable %s must fail", unwritable);
+    CHECK(!export_write_files(unwritable, false, files, 2, &err) && err.io,
+          "unwritable %s must fail", unwritable);
     CHECK(strstr(err.message, "nothing was written") != NULL, "message: %s", err.message);
     CHECK(geteuid() == 0 || count_files(ro) == 0, "nothing in the unwritable directory");
     chmod(ro, 0755);
@@ -699,9 +761,9 @@ static unsigned char *slurp(const char *path, size_t *n)
     return b;
 }
 
-// All or nothing at the edges (issue 16, item 6): a rename that fails midway puts back what was replaced;
-// temporaries of a killed export are cleaned; paths that do not fit fail before anything is written; a file
-// is ours only by its whole shape, not by our comment somewhere in it.
+// All or nothing at the edges (issue 16, item 6): a rename that fails midway puts back what was
+// replaced; temporaries of a killed export are cleaned; paths that do not fit fail before anything
+// is written; a file is ours only by its whole shape, not by our comment somewhere in it.
 static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, const char *tmp)
 {
     ExportBuffer png;
@@ -712,15 +774,18 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     char dir[600], path[700], p1[700], p2[700], p3[700];
     snprintf(dir, sizeof dir, "%s/aon", tmp);
     mkdir(dir, 0755);
-    // Two files of ours, then a new export of those and a third, h1.svg, whose rename fails (a directory
-    // appears at its name after the checks): h0 is put back as it was, h2 untouched, nothing else is left.
-    ExportFile olds[3] = {{"h0.svg", (unsigned char *)svg, svg_size}, {"h2.png", png.data, png.size},
+    // Two files of ours, then a new export of those and a third, h1.svg, whose rename fails (a
+    // directory appears at its name after the checks): h0 is put back as it was, h2 untouched,
+    // nothing else is left.
+    ExportFile olds[3] = {{"h0.svg", (unsigned char *)svg, svg_size},
+                          {"h2.png", png.data, png.size},
                           {"h1.svg", (unsigned char *)svg, svg_size}};
     CHECK(export_write_files(dir, false, olds, 2, &err), "first export: %s", err.message);
     // New content: the same SVG with another title (still ours).
     size_t svg2_size;
     char *svg2 = heatmap_files(x, L, T, "another title", NULL, &svg2_size);
-    CHECK(svg2 && (svg2_size != svg_size || memcmp(svg, svg2, svg_size) != 0), "the new SVG differs");
+    CHECK(svg2 && (svg2_size != svg_size || memcmp(svg, svg2, svg_size) != 0),
+          "the new SVG differs");
     const char *names[3] = {"h0.svg", "h1.svg", "h2.png"};
     ExportWriter *w = export_writer_begin(dir, false, names, 3, &err);
     CHECK(w != NULL, "begin: %s", err.message);
@@ -735,20 +800,22 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
         write_file(path, "x");
         CHECK(!export_writer_commit(w, &err) && err.io, "the commit fails at the second rename");
         CHECK(count_files(p1) == 1, "the directory in the way is left as it was");
-        CHECK(strstr(err.message, "h1.svg") && strstr(err.message, "put back"), "message: %s", err.message);
+        CHECK(strstr(err.message, "h1.svg") && strstr(err.message, "put back"), "message: %s",
+              err.message);
         snprintf(p1, sizeof p1, "%s/h0.svg", dir);
         CHECK(file_equals(p1, svg, svg_size), "h0.svg was put back as it was");
         snprintf(p3, sizeof p3, "%s/h2.png", dir);
         CHECK(file_equals(p3, png.data, png.size), "h2.png untouched");
-        CHECK(count_files(dir) == 3, "no temporaries or copies left: %d entries (h0, h2, the folder)", count_files(dir));
+        CHECK(count_files(dir) == 3,
+              "no temporaries or copies left: %d entries (h0, h2, the folder)", count_files(dir));
         unlink(path);
         snprintf(p2, sizeof p2, "%s/h1.svg", dir);
         rmdir(p2);
         CHECK(export_write_files(dir, false, olds, 3, &err), "then the three: %s", err.message);
     }
 
-    // A killed export's temporaries (a process that is gone) are cleaned by the next export of those names;
-    // a running process's and other names' are left alone.
+    // A killed export's temporaries (a process that is gone) are cleaned by the next export of
+    // those names; a running process's and other names' are left alone.
     char stale[700], stale_old[700], live[700], other[700];
     snprintf(stale, sizeof stale, "%s/.h0.svg.2147483646.tmp", dir);
     snprintf(stale_old, sizeof stale_old, "%s/.h2.png.2147483646.old", dir);
@@ -769,8 +836,8 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     unlink(live);
     unlink(other);
 
-    // Paths that do not fit: a folder path near PATH_MAX (made of 250-byte components), and a name too long
-    // for its temporary: an I/O error before anything is written, never a cut name.
+    // Paths that do not fit: a folder path near PATH_MAX (made of 250-byte components), and a name
+    // too long for its temporary: an I/O error before anything is written, never a cut name.
     char deep[4200];
     size_t len = (size_t)snprintf(deep, sizeof deep, "%s", dir);
     char comp[251];
@@ -792,40 +859,49 @@ static void test_all_or_nothing(Exporter *x, const Lesson *L, const Trace *T, co
     CHECK(made && strlen(deep) == 4080, "a 4080-byte folder path: %zu", strlen(deep));
     if (made) {
         ExportFile one[1] = {{"the-cat-sat-stage05-softmax-head0.png", png.data, png.size}};
-        CHECK(!export_write_files(deep, false, one, 1, &err) && err.io, "a path that does not fit fails");
-        CHECK(strstr(err.message, "too long") && strstr(err.message, "nothing was written"), "message: %s", err.message);
+        CHECK(!export_write_files(deep, false, one, 1, &err) && err.io,
+              "a path that does not fit fails");
+        CHECK(strstr(err.message, "too long") && strstr(err.message, "nothing was written"),
+              "message: %s", err.message);
         CHECK(count_files(deep) == 0, "nothing in the deep folder (%d entries)", count_files(deep));
     }
     char long_name[300];
     memset(long_name, 'n', 250);
     strcpy(long_name + 250, ".png");
     ExportFile lng[1] = {{long_name, png.data, png.size}};
-    CHECK(!export_write_files(dir, false, lng, 1, &err) && err.io && strstr(err.message, "too long"),
+    CHECK(!export_write_files(dir, false, lng, 1, &err) && err.io
+              && strstr(err.message, "too long"),
           "a 254-byte name has no room for its temporary: %s", err.message);
 
-    // Recognised by more than a comment: our mark inside someone else's SVG or text, an SVG of ours cut
-    // short, a PNG with our chunk but a wrong CRC or no IEND.
-    static const char mark_in_text[] = "Notes about exports.\n<!-- mha-tracer export -->\n<svg></svg>\n";
-    CHECK(!export_bytes_are_ours((const unsigned char *)mark_in_text, sizeof mark_in_text - 1), "a comment is not enough");
+    // Recognised by more than a comment: our mark inside someone else's SVG or text, an SVG of ours
+    // cut short, a PNG with our chunk but a wrong CRC or no IEND.
+    static const char mark_in_text[] =
+        "Notes about exports.\n<!-- mha-tracer export -->\n<svg></svg>\n";
+    CHECK(!export_bytes_are_ours((const unsigned char *)mark_in_text, sizeof mark_in_text - 1),
+          "a comment is not enough");
     CHECK(export_bytes_are_ours((const unsigned char *)svg, svg_size), "our SVG is ours");
-    CHECK(!export_bytes_are_ours((const unsigned char *)svg, svg_size / 2), "half an SVG of ours is not");
+    CHECK(!export_bytes_are_ours((const unsigned char *)svg, svg_size / 2),
+          "half an SVG of ours is not");
     CHECK(export_bytes_are_ours(png.data, png.size), "our PNG is ours");
     CHECK(!export_bytes_are_ours(png.data, png.size - 12), "a PNG without IEND is not");
     unsigned char *bad_crc = malloc(png.size);
     if (bad_crc) {
         memcpy(bad_crc, png.data, png.size);
         bad_crc[33 + 8 + 4] ^= 1; // inside our tEXt chunk's data: its CRC no longer matches
-        CHECK(!export_bytes_are_ours(bad_crc, png.size), "a PNG whose chunk has a wrong CRC is not");
+        CHECK(!export_bytes_are_ours(bad_crc, png.size),
+              "a PNG whose chunk has a wrong CRC is not");
         free(bad_crc);
     }
     // On disk: a teacher's file that quotes our comment is left alone.
     snprintf(path, sizeof path, "%s/h0.svg", dir);
     write_file(path, mark_in_text);
-    CHECK(!export_write_files(dir, false, olds, 3, &err) && strstr(err.message, "not an mha-tracer export"),
+    CHECK(!export_write_files(dir, false, olds, 3, &err)
+              && strstr(err.message, "not an mha-tracer export"),
           "a file with our comment but not our shape is not replaced: %s", err.message);
     size_t n = 0;
     unsigned char *now = slurp(path, &n);
-    CHECK(now && n == sizeof mark_in_text - 1 && memcmp(now, mark_in_text, n) == 0, "and is untouched");
+    CHECK(now && n == sizeof mark_in_text - 1 && memcmp(now, mark_in_text, n) == 0,
+          "and is untouched");
     free(now);
     free(svg);
     free(svg2);
@@ -852,26 +928,30 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     ViewState st;
     view_init(&st, &dims);
     CHECK(export_run(&req, L, T, &res, &err), "board, all stages: %s", err.message);
-    // Each stage's board, then two slides (asked, answered) for each of the lesson's questions on that stage,
-    // numbered in the order asked (the stages' order): the scores question, third in the file, is question 1.
+    // Each stage's board, then two slides (asked, answered) for each of the lesson's questions on
+    // that stage, numbered in the order asked (the stages' order): the scores question, third in
+    // the file, is question 1.
     char want[40][700];
     int nwant = 0, asked = 0;
     for (int i = 0; i < st.stage_count && nwant < 38; i++) {
         const char *key = stage_info(st.stages[i])->key;
         // the stages whose result belongs to no head (input, concat, output) are named for none
         const MatInfo *ri = mat_info(stage_info(st.stages[i])->results[0]);
-        snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s%s.png", dir, i + 1, key,
-                 ri && ri->per_head ? "-head0" : "");
+        snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s%s.png", dir, i + 1,
+                 key, ri && ri->per_head ? "-head0" : "");
         for (int q = 0; q < L->question_count && nwant < 38; q++) {
             if (strcmp(L->questions[q].stage, key) != 0) continue;
             asked++;
-            snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s-question%d-1-ask.png", dir, i + 1, key, asked);
-            snprintf(want[nwant++], sizeof want[0], "%s/the-cat-sat-stage%02d-%s-question%d-2-answer.png", dir, i + 1, key,
-                     asked);
+            snprintf(want[nwant++], sizeof want[0],
+                     "%s/the-cat-sat-stage%02d-%s-question%d-1-ask.png", dir, i + 1, key, asked);
+            snprintf(want[nwant++], sizeof want[0],
+                     "%s/the-cat-sat-stage%02d-%s-question%d-2-answer.png", dir, i + 1, key, asked);
         }
     }
-    CHECK(L->question_count == 3 && nwant == st.stage_count + 6, "the cat lesson's 3 questions give 6 slides");
-    CHECK((int)res.count == nwant, "%zu images for %d stages and their questions", res.count, st.stage_count);
+    CHECK(L->question_count == 3 && nwant == st.stage_count + 6,
+          "the cat lesson's 3 questions give 6 slides");
+    CHECK((int)res.count == nwant, "%zu images for %d stages and their questions", res.count,
+          st.stage_count);
     for (size_t i = 0; i < res.count && (int)i < nwant; i++)
         CHECK(strcmp(res.paths[i], want[i]) == 0, "path %s, expected %s", res.paths[i], want[i]);
     export_result_free(&res);
@@ -882,8 +962,10 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(export_run(&req, L, T, &res, &err), "heatmaps: %s", err.message);
     CHECK(res.count == 6, "%zu files: two heads and the grid, PNG and SVG", res.count);
     if (res.count == 6) {
-        CHECK(strstr(res.paths[0], "/the-cat-sat-stage05-weights-heatmap-head0.png") != NULL, "first %s", res.paths[0]);
-        CHECK(strstr(res.paths[5], "/the-cat-sat-stage05-weights-heatmap-heads.svg") != NULL, "last %s", res.paths[5]);
+        CHECK(strstr(res.paths[0], "/the-cat-sat-stage05-weights-heatmap-head0.png") != NULL,
+              "first %s", res.paths[0]);
+        CHECK(strstr(res.paths[5], "/the-cat-sat-stage05-weights-heatmap-heads.svg") != NULL,
+              "last %s", res.paths[5]);
     }
     // Same request, same bytes.
     FILE *f = fopen(res.paths[0], "rb");
@@ -892,7 +974,8 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     if (f) fclose(f);
     ExportResult again;
     CHECK(export_run(&req, L, T, &again, &err), "again: %s", err.message);
-    CHECK(again.count == res.count && file_equals(again.paths[0], first, n1), "a second export gives other bytes");
+    CHECK(again.count == res.count && file_equals(again.paths[0], first, n1),
+          "a second export gives other bytes");
     export_result_free(&again);
     export_result_free(&res);
     // Heatmaps exist from the scores on; a non-causal lesson has no mask stage.
@@ -900,27 +983,33 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "'scores'"),
           "heatmaps of the input stage must fail as bad usage: %s", err.message);
     req.stage = STAGE_MASK;
-    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "mask"), "no mask: %s", err.message);
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "mask"),
+          "no mask: %s", err.message);
     // Every stage: each matrix once (the weights are the heatmap of the later stages too).
     req.stage = EXPORT_ALL_STAGES;
     req.formats = EXPORT_PNG;
     CHECK(export_run(&req, L, T, &res, &err), "heatmaps of every stage: %s", err.message);
-    CHECK(res.count == 9, "%zu heatmaps: scores, scaled and weights of two heads and the grid", res.count);
+    CHECK(res.count == 9, "%zu heatmaps: scores, scaled and weights of two heads and the grid",
+          res.count);
     export_result_free(&res);
     // The stage of the output shows the weights.
     req.stage = STAGE_OUTPUT;
-    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && strstr(res.paths[0], "-stage05-weights-heatmap-head0.png"),
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3
+              && strstr(res.paths[0], "-stage05-weights-heatmap-head0.png"),
           "heatmaps of the output stage: %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     // A head the lesson does not have.
     req.what = EXPORT_WHAT_BOARD;
     req.head = 2;
-    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "head 2"), "head 2: %s", err.message);
+    CHECK(!export_run(&req, L, T, &res, &err) && !err.io && strstr(err.message, "head 2"),
+          "head 2: %s", err.message);
     req.head = 1;
     req.stage = STAGE_SOFTMAX;
-    CHECK(export_run(&req, L, T, &res, &err) && res.count == 5 && strstr(res.paths[0], "-stage05-softmax-head1.png") &&
-              strstr(res.paths[4], "-stage05-softmax-question3-2-answer.png"),
-          "board of head 1 and the softmax's two questions: %s", res.count ? res.paths[0] : err.message);
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 5
+              && strstr(res.paths[0], "-stage05-softmax-head1.png")
+              && strstr(res.paths[4], "-stage05-softmax-question3-2-answer.png"),
+          "board of head 1 and the softmax's two questions: %s",
+          res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     req.formats = EXPORT_PNG | EXPORT_SVG;
 
@@ -931,11 +1020,12 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     req.create_dir = true;
     req.what = EXPORT_WHAT_HEATMAPS;
     req.formats = EXPORT_PNG;
-    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && count_files(made) == 3, "into a new directory: %s",
-          res.count ? res.paths[0] : err.message);
+    CHECK(export_run(&req, L, T, &res, &err) && res.count == 3 && count_files(made) == 3,
+          "into a new directory: %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
 
-    // The window: E in the all-heads view of the scores stage, Shift+E on head 1 of the softmax stage.
+    // The window: E in the all-heads view of the scores stage, Shift+E on head 1 of the softmax
+    // stage.
     st.stage_index = 2;
     st.view = VIEW_ALL_HEADS;
     ExportRequest w;
@@ -945,40 +1035,42 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     w.formats = EXPORT_PNG | EXPORT_SVG;
     w.scale = 1.0;
     CHECK(export_from_view(&w, false, &st, L, T, &res, &err), "E: %s", err.message);
-    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage03-scores-heatmap-heads.png"), "E wrote %s",
-          res.count ? res.paths[0] : "nothing");
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage03-scores-heatmap-heads.png"),
+          "E wrote %s", res.count ? res.paths[0] : "nothing");
     export_result_free(&res);
     st.view = VIEW_ONE_HEAD;
     st.head = 1;
     st.stage_index = 4;
     CHECK(export_from_view(&w, true, &st, L, T, &res, &err), "Shift+E: %s", err.message);
-    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head1.png"), "Shift+E wrote %s",
-          res.count ? res.paths[0] : "nothing");
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head1.png"),
+          "Shift+E wrote %s", res.count ? res.paths[0] : "nothing");
     char head1[700];
     snprintf(head1, sizeof head1, "%s", res.count ? res.paths[0] : "");
     export_result_free(&res);
-    // Shift+E on head 0 then leaves head 1's board alone (issue 17), and the all-heads view has its own.
+    // Shift+E on head 0 then leaves head 1's board alone (issue 17), and the all-heads view has its
+    // own.
     st.head = 0;
     CHECK(export_from_view(&w, true, &st, L, T, &res, &err), "Shift+E on head 0: %s", err.message);
-    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0.png"), "Shift+E wrote %s",
-          res.count ? res.paths[0] : "nothing");
+    CHECK(res.count == 2 && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0.png"),
+          "Shift+E wrote %s", res.count ? res.paths[0] : "nothing");
     struct stat sb;
     CHECK(stat(head1, &sb) == 0, "head 1's board is still there");
     export_result_free(&res);
     // A pinned cell is in the board's name: pinning another cell gives another file.
     st.pinned = (CellRef){MAT_WEIGHTS, 0, 2, 1};
-    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2 &&
-              strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0-weights-row2-col1.png"),
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2
+              && strstr(res.paths[0], "the-cat-sat-stage05-softmax-head0-weights-row2-col1.png"),
           "Shift+E with a pinned cell wrote %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     st.pinned = (CellRef){MAT_NONE, 0, 0, 0};
     st.view = VIEW_ALL_HEADS;
-    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2 &&
-              strstr(res.paths[0], "the-cat-sat-stage05-softmax-heads.png"),
+    CHECK(export_from_view(&w, true, &st, L, T, &res, &err) && res.count == 2
+              && strstr(res.paths[0], "the-cat-sat-stage05-softmax-heads.png"),
           "Shift+E in the all-heads view wrote %s", res.count ? res.paths[0] : err.message);
     export_result_free(&res);
     st.view = VIEW_ONE_HEAD;
-    // An edited lesson: the board shows the window's numbers and marks, with the count but not the keys.
+    // An edited lesson: the board shows the window's numbers and marks, with the count but not the
+    // keys.
     AttnParams e;
     CHECK(params_copy(&e, &L->params), "copy");
     CHECK(view_param_set(&e, (CellRef){MAT_X, 0, 0, 0}, 7.25), "edit");
@@ -987,14 +1079,16 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(trace_run(&et, &e, &terr), "trace");
     Lesson shown = *L;
     shown.params = e;
-    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL, NULL};
+    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL,
+                      NULL,       NULL};
     w.view = &ex;
     st.stage_index = 0;
     st.pinned = (CellRef){MAT_X, 0, 0, 0};
     st.panel = PANEL_NONE; // (a panel's slide is the panel's: tests/test_panel_slides.c)
     ExportRequest svg_only = w;
     svg_only.formats = EXPORT_SVG;
-    CHECK(export_from_view(&svg_only, true, &st, &shown, &et, &res, &err), "edited board: %s", err.message);
+    CHECK(export_from_view(&svg_only, true, &st, &shown, &et, &res, &err), "edited board: %s",
+          err.message);
     CHECK(res.count == 1, "one SVG for the edited board, got %zu", res.count);
     if (res.count == 1) {
         FILE *f = fopen(res.paths[0], "rb");
@@ -1029,17 +1123,19 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
-
-// Issue 27: the all-heads grid of a huge lesson (512 tokens, 15 heads of d_k 1: 3.9 M cells) is a sample of at
-// most SCENE_GRID_MAX_CELLS cells, said under it; one head's heatmap keeps every cell.
+// Issue 27: the all-heads grid of a huge lesson (512 tokens, 15 heads of d_k 1: 3.9 M cells) is a
+// sample of at most SCENE_GRID_MAX_CELLS cells, said under it; one head's heatmap keeps every cell.
 static void test_sampled_grid(Exporter *x)
 {
     char *json = malloc(8000);
     if (!json) return;
     int at = snprintf(json, 8000, "{\"title\": \"big\", \"sentence\": \"");
-    for (int i = 0; i < 512; i++) at += snprintf(json + at, 8000 - (size_t)at, "%st%d", i ? " " : "", i);
-    snprintf(json + at, 8000 - (size_t)at, "\", \"embeddings\": {\"random\": {\"seed\": 1, \"std\": 0.5}}, \"d_model\": 15, "
-             "\"heads\": 15, \"d_k\": 1, \"mask\": \"causal\", \"weights\": {\"random\": {\"seed\": 2}}}");
+    for (int i = 0; i < 512; i++)
+        at += snprintf(json + at, 8000 - (size_t)at, "%st%d", i ? " " : "", i);
+    snprintf(json + at, 8000 - (size_t)at,
+             "\", \"embeddings\": {\"random\": {\"seed\": 1, \"std\": 0.5}}, \"d_model\": 15, "
+             "\"heads\": 15, \"d_k\": 1, \"mask\": \"causal\", \"weights\": {\"random\": "
+             "{\"seed\": 2}}}");
     Lesson B;
     LessonError lerr;
     Trace BT;
@@ -1058,15 +1154,19 @@ static void test_sampled_grid(Exporter *x)
         HeatmapSpec all = {MAT_SCORES, -1, 2.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
         CHECK(export_build_heatmap(&s, &all, &B, &BT, &tm), "the all-heads grid of the big lesson");
         int cells = tagged_cells(&s, MAT_SCORES, &other);
-        CHECK(cells > 0 && cells <= SCENE_GRID_MAX_CELLS, "all heads: %d cells drawn (at most %.0f)", cells,
-              SCENE_GRID_MAX_CELLS);
-        CHECK(cells == 15 * 256 * 256, "all heads: every 2nd query and key of 15 heads, %d cells", cells);
-        CHECK(has_text(&s, "Sampled: 256 of 512 queries and keys per head shown (one in 2)"), "the sample is said");
-        CHECK(s.width * (double)s.height <= 1.25 * EXPORT_MAX_PIXELS, "page %dx%d within the pixel cap", s.width, s.height);
+        CHECK(cells > 0 && cells <= SCENE_GRID_MAX_CELLS,
+              "all heads: %d cells drawn (at most %.0f)", cells, SCENE_GRID_MAX_CELLS);
+        CHECK(cells == 15 * 256 * 256, "all heads: every 2nd query and key of 15 heads, %d cells",
+              cells);
+        CHECK(has_text(&s, "Sampled: 256 of 512 queries and keys per head shown (one in 2)"),
+              "the sample is said");
+        CHECK(s.width * (double)s.height <= 1.25 * EXPORT_MAX_PIXELS,
+              "page %dx%d within the pixel cap", s.width, s.height);
         HeatmapSpec one = {MAT_SCORES, 3, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
         CHECK(export_build_heatmap(&s, &one, &B, &BT, &tm), "head 3 of the big lesson");
         cells = tagged_cells(&s, MAT_SCORES, &other);
-        CHECK(cells == 512 * 512 && !has_text(&s, "Sampled"), "one head: every cell (%d), no sample", cells);
+        CHECK(cells == 512 * 512 && !has_text(&s, "Sampled"),
+              "one head: every cell (%d), no sample", cells);
         scene_free(&s);
         trace_free(&BT);
     }
@@ -1108,19 +1208,23 @@ static void test_progress(const Lesson *L, const Trace *T, const char *tmp)
     ExportError err;
     bool ok = export_run(&req, L, T, &res, &err);
     CHECK(ok, "export with progress: %s", err.message);
-    CHECK(progress_calls == (int)res.count + 1 && progress_last == res.count && progress_total == res.count,
-          "progress: %d calls, last %zu of %zu, %zu files", progress_calls, progress_last, progress_total, res.count);
+    CHECK(progress_calls == (int)res.count + 1 && progress_last == res.count
+              && progress_total == res.count,
+          "progress: %d calls, last %zu of %zu, %zu files", progress_calls, progress_last,
+          progress_total, res.count);
     size_t written = res.count;
     if (ok) export_result_free(&res);
-    // Stopped after the first file: nothing new is written (the first file was the export's own, replaced whole).
+    // Stopped after the first file: nothing new is written (the first file was the export's own,
+    // replaced whole).
     snprintf(dir, sizeof dir, "%s/progress-stop", tmp);
     req.dir = dir;
     req.progress = progress_stop_at_1;
     progress_calls = 0;
     ok = export_run(&req, L, T, &res, &err);
-    CHECK(!ok && strstr(err.message, "stopped") && progress_last == 1, "stopped: %s (at %zu)", ok ? "ok" : err.message,
-          progress_last);
-    CHECK(count_files(dir) == 0, "a stopped export leaves nothing: %d entries (of %zu)", count_files(dir), written);
+    CHECK(!ok && strstr(err.message, "stopped") && progress_last == 1, "stopped: %s (at %zu)",
+          ok ? "ok" : err.message, progress_last);
+    CHECK(count_files(dir) == 0, "a stopped export leaves nothing: %d entries (of %zu)",
+          count_files(dir), written);
 }
 
 int main(void)

@@ -1,8 +1,8 @@
-// Tests text in any script as the SDL backend draws it (offscreen, no window): a CJK token drawn from the
-// system's fallback font matches a reference rendering of that font, two different tokens differ (no
-// boxes), a colour emoji keeps its colours, an Arabic ellipsis lands on the left, and with no font on the
-// computer for a character the backend says which one and what to install. Needs the fonts .ci/run
-// installs (fonts-noto-cjk, fonts-noto-color-emoji, fonts-noto-core).
+// Tests text in any script as the SDL backend draws it (offscreen, no window): a CJK token drawn
+// from the system's fallback font matches a reference rendering of that font, two different tokens
+// differ (no boxes), a colour emoji keeps its colours, an Arabic ellipsis lands on the left, and
+// with no font on the computer for a character the backend says which one and what to install.
+// Needs the fonts .ci/run installs (fonts-noto-cjk, fonts-noto-color-emoji, fonts-noto-core).
 #define _POSIX_C_SOURCE 200809L
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -49,7 +49,8 @@ static int draw(Canvas *c, const char *t, int size)
     Scene s;
     scene_init(&s);
     TextMetrics tm = draw_sdl_metrics(c->d);
-    int w = tm.text_width(tm.user, FONT_REGULAR, size, t), h = tm.line_height(tm.user, FONT_REGULAR, size);
+    int w = tm.text_width(tm.user, FONT_REGULAR, size, t),
+        h = tm.line_height(tm.user, FONT_REGULAR, size);
     scene_push_text(&s, FONT_REGULAR, size, (Rgba){0, 0, 0, 255}, 0, 0, w, h, t);
     SDL_SetRenderDrawColor(c->ren, 255, 255, 255, 255);
     SDL_RenderClear(c->ren);
@@ -59,7 +60,10 @@ static int draw(Canvas *c, const char *t, int size)
     return w;
 }
 
-static Uint32 px(SDL_Surface *s, int x, int y) { return ((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x]; }
+static Uint32 px(SDL_Surface *s, int x, int y)
+{
+    return ((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x];
+}
 static bool dark(Uint32 p) { return ((p >> 16 & 255) + (p >> 8 & 255) + (p & 255)) < 3 * 128; }
 
 // The canvas's ink (dark pixels) as a 0/1 mask.
@@ -92,15 +96,19 @@ static bool covers(void *user, const char *path, int index, uint32_t cp)
     return yes;
 }
 
-// A Japanese lesson's heatmap exported as PNG: every token label, read back from the PNG, is that token as the
-// system's CJK font draws it (a reference made with SDL_ttf directly), and no two labels look alike.
+// A Japanese lesson's heatmap exported as PNG: every token label, read back from the PNG, is that
+// token as the system's CJK font draws it (a reference made with SDL_ttf directly), and no two
+// labels look alike.
 static void test_export_png(void)
 {
-    static const char *const TOK[] = {"\xe7\x8c\xab", "\xe3\x81\x8c", "\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f",
+    static const char *const TOK[] = {"\xe7\x8c\xab", "\xe3\x81\x8c",
+                                      "\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f",
                                       "\xe7\x8a\xac"}; // 猫 が 座った 犬
-    const char *json = "{\"title\": \"\xe7\x8c\xab\", \"tokens\": [\"\xe7\x8c\xab\", \"\xe3\x81\x8c\", "
-                       "\"\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f\", \"\xe7\x8a\xac\"], \"d_model\": 4, "
-                       "\"embeddings\": {\"random\": {\"seed\": 7}}, \"heads\": 1, \"weights\": {\"random\": {\"seed\": 8}}}";
+    const char *json =
+        "{\"title\": \"\xe7\x8c\xab\", \"tokens\": [\"\xe7\x8c\xab\", \"\xe3\x81\x8c\", "
+        "\"\xe5\xba\xa7\xe3\x81\xa3\xe3\x81\x9f\", \"\xe7\x8a\xac\"], \"d_model\": 4, "
+        "\"embeddings\": {\"random\": {\"seed\": 7}}, \"heads\": 1, \"weights\": {\"random\": "
+        "{\"seed\": 8}}}";
     Lesson L;
     Trace T;
     LessonError lerr;
@@ -119,7 +127,8 @@ static void test_export_png(void)
     HeatmapSpec spec = {MAT_WEIGHTS, 0, 1.0, COLORMAP_VIRIDIS, EXPORT_BG_WHITE};
     ExportBuffer png = {0};
     SDL_Surface *img = NULL;
-    if (x && export_build_heatmap(&s, &spec, &L, &T, &tm) && export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err)) {
+    if (x && export_build_heatmap(&s, &spec, &L, &T, &tm)
+        && export_png_encode(x, &s, EXPORT_BG_WHITE, &png, &err)) {
         SDL_Surface *raw = IMG_Load_RW(SDL_RWFromConstMem(png.data, (int)png.size), 1);
         img = raw ? SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_ARGB8888, 0) : NULL;
         SDL_FreeSurface(raw);
@@ -135,8 +144,10 @@ static void test_export_png(void)
         int t = -1;
         for (int k = 0; k < 4; k++)
             if (strcmp(scene_text(&s, c), TOK[k]) == 0) t = k;
-        if (t < 0 || c->w > W || c->h > H || c->font != FONT_REGULAR) continue; // (the lesson's title "猫" is bold)
-        // The label's ink in the PNG (dark on the white page) and in the reference, both from its top-left.
+        if (t < 0 || c->w > W || c->h > H || c->font != FONT_REGULAR)
+            continue; // (the lesson's title "猫" is bold)
+        // The label's ink in the PNG (dark on the white page) and in the reference, both from its
+        // top-left.
         unsigned char *m = got[t], ref[W * H];
         memset(m, 0, W * H);
         memset(ref, 0, sizeof ref);
@@ -148,9 +159,11 @@ static void test_export_png(void)
                 }
         char path[1024];
         int index = 0;
-        const unsigned char *u = (const unsigned char *)TOK[t]; // its first character, three UTF-8 bytes
+        const unsigned char *u =
+            (const unsigned char *)TOK[t]; // its first character, three UTF-8 bytes
         uint32_t cp = (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
-        if (!fontfind_for(ff, cp, false, covers, NULL, NULL, 0, path, sizeof path, &index)) continue;
+        if (!fontfind_for(ff, cp, false, covers, NULL, NULL, 0, path, sizeof path, &index))
+            continue;
         TTF_Font *rf = TTF_OpenFontIndex(path, c->size, index);
         TTF_SetFontSize(dv, c->size);
         SDL_Surface *g = rf ? TTF_RenderUTF8_Blended(rf, TOK[t], (SDL_Color){0, 0, 0, 255}) : NULL;
@@ -159,10 +172,12 @@ static void test_export_png(void)
             int dy = TTF_FontAscent(dv) - TTF_FontAscent(rf);
             for (int y = 0; y < g32->h; y++)
                 for (int xx = 0; xx < g32->w && xx < W; xx++)
-                    if (y + dy >= 0 && y + dy < H && (px(g32, xx, y) >> 24) >= 128) ref[(y + dy) * W + xx] = 1;
+                    if (y + dy >= 0 && y + dy < H && (px(g32, xx, y) >> 24) >= 128)
+                        ref[(y + dy) * W + xx] = 1;
             double d = differ(ref, m, 0);
-            CHECK(d < 0.15, "label %s in the PNG differs from %s's own rendering in %.1f %% of its ink", TOK[t], path,
-                  100 * d);
+            CHECK(d < 0.15,
+                  "label %s in the PNG differs from %s's own rendering in %.1f %% of its ink",
+                  TOK[t], path, 100 * d);
             labels++;
         }
         SDL_FreeSurface(g32);
@@ -171,7 +186,8 @@ static void test_export_png(void)
     }
     CHECK(labels >= 8, "%d token labels compared (rows and columns)", labels);
     for (int a = 0; a < 4; a++)
-        for (int b = a + 1; b < 4; b++) CHECK(differ(got[a], got[b], 0) > 0.3, "labels %s and %s look alike", TOK[a], TOK[b]);
+        for (int b = a + 1; b < 4; b++)
+            CHECK(differ(got[a], got[b], 0) > 0.3, "labels %s and %s look alike", TOK[a], TOK[b]);
     if (dv) TTF_CloseFont(dv);
     fontfind_close(ff);
     if (img) SDL_FreeSurface(img);
@@ -185,19 +201,24 @@ static void test_export_png(void)
 int main(void)
 {
     if (TTF_Init() != 0) return 1;
-    // The scripts this test draws need fonts the program does not ship. Without them (a machine set up by the
-    // README's quick start) the test says what to install and is skipped; CI installs them and sets
-    // MHA_REQUIRE_FONTS=1, so there a missing font is a failure, not a skip.
-    static const uint32_t NEEDED[] = {0x732B, 0x1F431, 0x0627, 0x0915, 0x0E01, 0x05D0}; // 猫 🐱 ا क ก א
+    // The scripts this test draws need fonts the program does not ship. Without them (a machine set
+    // up by the README's quick start) the test says what to install and is skipped; CI installs
+    // them and sets MHA_REQUIRE_FONTS=1, so there a missing font is a failure, not a skip.
+    static const uint32_t NEEDED[] = {0x732B, 0x1F431, 0x0627,
+                                      0x0915, 0x0E01,  0x05D0}; // 猫 🐱 ا क ก א
     FontFind *probe = fontfind_open();
     for (size_t i = 0; i < sizeof NEEDED / sizeof NEEDED[0]; i++) {
         char where[1024];
         int idx;
-        if (fontfind_for(probe, NEEDED[i], NEEDED[i] == 0x1F431, covers, NULL, NULL, 0, where, sizeof where, &idx)) continue;
+        if (fontfind_for(probe, NEEDED[i], NEEDED[i] == 0x1F431, covers, NULL, NULL, 0, where,
+                         sizeof where, &idx))
+            continue;
         const char *require = getenv("MHA_REQUIRE_FONTS");
-        printf("%s: no font on this computer shows U+%04X: install %s (sudo apt-get install -y fonts-noto-cjk "
+        printf("%s: no font on this computer shows U+%04X: install %s (sudo apt-get install -y "
+               "fonts-noto-cjk "
                "fonts-noto-color-emoji fonts-noto-core)\n",
-               require && require[0] == '1' ? "FAIL" : "SKIP", (unsigned)NEEDED[i], fontfind_install_hint(NEEDED[i]));
+               require && require[0] == '1' ? "FAIL" : "SKIP", (unsigned)NEEDED[i],
+               fontfind_install_hint(NEEDED[i]));
         fontfind_close(probe);
         TTF_Quit();
         return require && require[0] == '1' ? 1 : 77;
@@ -208,7 +229,8 @@ int main(void)
     static unsigned char a[W * H], b[W * H], r[W * H];
     const int size = 48;
 
-    // 猫 from the system's CJK font, exactly as that font draws it (a reference made with SDL_ttf directly).
+    // 猫 from the system's CJK font, exactly as that font draws it (a reference made with SDL_ttf
+    // directly).
     draw(&c, "\xe7\x8c\xab", size);
     ink(&c, a);
     FontFind *ff = fontfind_open();
@@ -217,18 +239,23 @@ int main(void)
     bool found = fontfind_for(ff, 0x732B, false, covers, NULL, NULL, 0, path, sizeof path, &index);
     CHECK(found, "no font on this computer shows 猫: install fonts-noto-cjk");
     if (found) {
-        TTF_Font *ref = TTF_OpenFontIndex(path, size, index), *dv = TTF_OpenFont(MHA_SOURCE_DIR "/assets/fonts/DejaVuSans.ttf", size);
-        SDL_Surface *g = ref ? TTF_RenderUTF8_Blended(ref, "\xe7\x8c\xab", (SDL_Color){0, 0, 0, 255}) : NULL;
+        TTF_Font *ref = TTF_OpenFontIndex(path, size, index),
+                 *dv = TTF_OpenFont(MHA_SOURCE_DIR "/assets/fonts/DejaVuSans.ttf", size);
+        SDL_Surface *g =
+            ref ? TTF_RenderUTF8_Blended(ref, "\xe7\x8c\xab", (SDL_Color){0, 0, 0, 255}) : NULL;
         CHECK(g && dv, "reference rendering with %s", path);
         if (g && dv) {
             memset(r, 0, sizeof r);
             SDL_Surface *g32 = SDL_ConvertSurfaceFormat(g, SDL_PIXELFORMAT_ARGB8888, 0);
-            int dy = TTF_FontAscent(dv) - TTF_FontAscent(ref); // the backend puts baselines on DejaVu's
+            int dy =
+                TTF_FontAscent(dv) - TTF_FontAscent(ref); // the backend puts baselines on DejaVu's
             for (int y = 0; y < g32->h; y++)
                 for (int x = 0; x < g32->w && x < W; x++)
-                    if (y + dy >= 0 && y + dy < H && (px(g32, x, y) >> 24) >= 128) r[(y + dy) * W + x] = 1;
+                    if (y + dy >= 0 && y + dy < H && (px(g32, x, y) >> 24) >= 128)
+                        r[(y + dy) * W + x] = 1;
             double d = differ(r, a, 0);
-            CHECK(d < 0.08, "猫 differs from %s's own rendering in %.1f %% of its ink", path, 100 * d);
+            CHECK(d < 0.08, "猫 differs from %s's own rendering in %.1f %% of its ink", path,
+                  100 * d);
             long n = 0;
             for (int k = 0; k < W * H; k++) n += a[k];
             CHECK(n > 200, "猫 has ink (%ld pixels)", n);
@@ -250,10 +277,13 @@ int main(void)
     ink(&c, b);
     CHECK(differ(a, b, 0) > 0.1, "座った and 立った look alike (%.2f)", differ(a, b, 0));
     // Korean, Hindi and Thai have their fonts too.
-    draw(&c, "\xea\xb3\xa0\xec\x96\x91\xec\x9d\xb4 \xe0\xa4\xac\xe0\xa4\xbf\xe0\xa4\xb2\xe0\xa5\x8d\xe0\xa4\xb2\xe0\xa5\x80 "
-             "\xe0\xb9\x81\xe0\xb8\xa1\xe0\xb8\xa7",
+    draw(&c,
+         "\xea\xb3\xa0\xec\x96\x91\xec\x9d\xb4 "
+         "\xe0\xa4\xac\xe0\xa4\xbf\xe0\xa4\xb2\xe0\xa5\x8d\xe0\xa4\xb2\xe0\xa5\x80 "
+         "\xe0\xb9\x81\xe0\xb8\xa1\xe0\xb8\xa7",
          size);
-    CHECK(draw_sdl_missing(c.d)[0] == '\0', "every character had a font, yet: %s", draw_sdl_missing(c.d));
+    CHECK(draw_sdl_missing(c.d)[0] == '\0', "every character had a font, yet: %s",
+          draw_sdl_missing(c.d));
 
     // A colour emoji keeps its colours and is about as tall as the line.
     int ew = draw(&c, "\xf0\x9f\x90\xb1", size);
@@ -264,10 +294,12 @@ int main(void)
             int R = p >> 16 & 255, G = p >> 8 & 255, B = p & 255;
             if (abs(R - G) > 50 || abs(G - B) > 50 || abs(R - B) > 50) colored++;
         }
-    CHECK(colored > 300, "🐱 is drawn in colour (%ld coloured pixels): install fonts-noto-color-emoji", colored);
+    CHECK(colored > 300,
+          "🐱 is drawn in colour (%ld coloured pixels): install fonts-noto-color-emoji", colored);
     CHECK(ew > size / 2 && ew < 2 * size, "🐱 is %d pixels wide at size %d", ew, size);
 
-    // Arabic: "قطة…" is "قطة" with the ellipsis added on its left (the text's end in right-to-left order).
+    // Arabic: "قطة…" is "قطة" with the ellipsis added on its left (the text's end in right-to-left
+    // order).
     int w1 = draw(&c, "\xd9\x82\xd8\xb7\xd8\xa9", size);
     ink(&c, a);
     int w2 = draw(&c, "\xd9\x82\xd8\xb7\xd8\xa9\xe2\x80\xa6", size);
@@ -280,32 +312,39 @@ int main(void)
         for (int x = 0; x < w2 - w1; x++) left += b[y * W + x];
     CHECK(left > 10, "the ellipsis is on the left (%ld pixels of ink there)", left);
 
-    // A line of several fonts keeps what hangs below its line box: the underscore of d_k in a Chinese sentence
-    // (issue 25: the Chinese help showed "1/d k"), at every size the help and the board use.
+    // A line of several fonts keeps what hangs below its line box: the underscore of d_k in a
+    // Chinese sentence (issue 25: the Chinese help showed "1/d k"), at every size the help and the
+    // board use.
     for (int sz = 10; sz <= 44; sz++) {
-        // "停在 1/d" and then "____": only the underscores add ink (the text before them is drawn the same).
+        // "停在 1/d" and then "____": only the underscores add ink (the text before them is drawn
+        // the same).
         draw(&c, "\xe5\x81\x9c\xe5\x9c\xa8 1/d", sz);
         ink(&c, b);
         draw(&c, "\xe5\x81\x9c\xe5\x9c\xa8 1/d____", sz);
         ink(&c, a);
         long under = 0;
         for (int k = 0; k < W * H; k++) under += a[k] && !b[k];
-        CHECK(under >= sz, "size %d: the underscores after Chinese text have %ld pixels of ink", sz, under);
+        CHECK(under >= sz, "size %d: the underscores after Chinese text have %ld pixels of ink", sz,
+              under);
     }
     canvas_close(&c);
 
-    // SVG: an Arabic text reads right to left there too (its ellipsis on the left); a Latin one does not say so.
+    // SVG: an Arabic text reads right to left there too (its ellipsis on the left); a Latin one
+    // does not say so.
     Scene sc;
     scene_init(&sc);
-    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 10, 10, 80, 24, "\xd9\x82\xd8\xb7\xd8\xa9\xe2\x80\xa6");
+    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 10, 10, 80, 24,
+                    "\xd9\x82\xd8\xb7\xd8\xa9\xe2\x80\xa6");
     scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 10, 40, 80, 24, "cat");
     sc.width = 100;
     sc.height = 80;
     size_t n = 0;
     char *svg = svg_encode(&sc, "t", &n);
-    const char *ar = svg ? strstr(svg, "\xd9\x82\xd8\xb7") : NULL, *lat = svg ? strstr(svg, ">cat<") : NULL;
+    const char *ar = svg ? strstr(svg, "\xd9\x82\xd8\xb7") : NULL,
+               *lat = svg ? strstr(svg, ">cat<") : NULL;
     const char *rtl1 = svg ? strstr(svg, "direction=\"rtl\"") : NULL;
-    CHECK(ar && lat && rtl1 && rtl1 < ar && !strstr(rtl1 + 1, "direction=\"rtl\""), "one right-to-left text in the SVG");
+    CHECK(ar && lat && rtl1 && rtl1 < ar && !strstr(rtl1 + 1, "direction=\"rtl\""),
+          "one right-to-left text in the SVG");
     free(svg);
     scene_free(&sc);
 
@@ -326,9 +365,12 @@ int main(void)
         CHECK(draw_sdl_missing(c.d)[0] == '\0', "nothing is missing in 'cat'");
         draw(&c, "\xe7\x8c\xab", size);
         const char *m = draw_sdl_missing(c.d);
-        CHECK(strstr(m, "no font on this computer shows \xe7\x8c\xab") && strstr(m, "fonts-noto-cjk"), "message: %s", m);
+        CHECK(strstr(m, "no font on this computer shows \xe7\x8c\xab")
+                  && strstr(m, "fonts-noto-cjk"),
+              "message: %s", m);
         draw(&c, "\xea\xb3\xa0", size); // the first one is the one told
-        CHECK(strstr(draw_sdl_missing(c.d), "\xe7\x8c\xab") != NULL, "still the first: %s", draw_sdl_missing(c.d));
+        CHECK(strstr(draw_sdl_missing(c.d), "\xe7\x8c\xab") != NULL, "still the first: %s",
+              draw_sdl_missing(c.d));
         canvas_close(&c);
     }
     remove("test_fonts_empty.conf");

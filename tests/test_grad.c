@@ -1,7 +1,8 @@
-// Tests the gradients (src/core/grad.c) against central finite differences on random attention layers:
-// every combination of causal mask, cross-attention, positions (none, sinusoidal, explicit), scale,
-// biases and an ablated head, plus lessons loaded in each weight form; and the trainer: Adam's first step,
-// the same bits on a second run, the numpy draw of the training sequences, the tasks' targets.
+// Tests the gradients (src/core/grad.c) against central finite differences on random attention
+// layers: every combination of causal mask, cross-attention, positions (none, sinusoidal,
+// explicit), scale, biases and an ablated head, plus lessons loaded in each weight form; and the
+// trainer: Adam's first step, the same bits on a second run, the numpy draw of the training
+// sequences, the tasks' targets.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,14 @@ static double loss_of(const AttnParams *p, const Matrix *targets)
 static void refresh(AttnParams *p)
 {
     if (p->positions != POS_NONE) params_apply_positions(p);
-    else if (!p->cross) memcpy(p->S.data, p->X.data, (size_t)p->n * (size_t)p->d_model * sizeof(double));
+    else if (!p->cross)
+        memcpy(p->S.data, p->X.data, (size_t)p->n * (size_t)p->d_model * sizeof(double));
 }
 
-// Compares every entry of the analytic gradient ga with (L(x + h) - L(x - h)) / 2h of the matching entry x.
-static void check_matrix(AttnParams *p, Matrix *x, const Matrix *ga, const Matrix *targets, const char *what)
+// Compares every entry of the analytic gradient ga with (L(x + h) - L(x - h)) / 2h of the matching
+// entry x.
+static void check_matrix(AttnParams *p, Matrix *x, const Matrix *ga, const Matrix *targets,
+                         const char *what)
 {
     const double h = 1e-5;
     size_t count = (size_t)x->rows * (size_t)x->cols;
@@ -51,7 +55,8 @@ static void check_matrix(AttnParams *p, Matrix *x, const Matrix *ga, const Matri
         double diff = fabs(fd - g);
         if (diff > worst_fd) worst_fd = diff;
         fd_values++;
-        CHECK(diff <= 1e-8 * (1.0 + fabs(g)), "%s[%zu]: analytic %.17g, finite difference %.17g", what, i, g, fd);
+        CHECK(diff <= 1e-8 * (1.0 + fabs(g)), "%s[%zu]: analytic %.17g, finite difference %.17g",
+              what, i, g, fd);
     }
 }
 
@@ -94,8 +99,10 @@ static void fill(Rng *r, Matrix *m, double std)
     rng_normal_fill(r, 0.0, std, m->data, (size_t)m->rows * (size_t)m->cols);
 }
 
-// A random layer: mask, cross, positions (0 none, 1 sinusoidal, 2 explicit), scale, biases, ablated head 1.
-static void test_combination(int mask, int cross, int pos, int scale, int bias, int ablate, uint64_t seed)
+// A random layer: mask, cross, positions (0 none, 1 sinusoidal, 2 explicit), scale, biases, ablated
+// head 1.
+static void test_combination(int mask, int cross, int pos, int scale, int bias, int ablate,
+                             uint64_t seed)
 {
     Rng r;
     rng_seed(&r, seed);
@@ -133,15 +140,15 @@ static void test_combination(int mask, int cross, int pos, int scale, int bias, 
     mat_init(&targets, n, d);
     fill(&r, &targets, 1.0);
     char name[120];
-    snprintf(name, sizeof name, "mask %d cross %d positions %d scale %d bias %d ablate %d", mask, cross, pos, scale, bias,
-             ablate);
+    snprintf(name, sizeof name, "mask %d cross %d positions %d scale %d bias %d ablate %d", mask,
+             cross, pos, scale, bias, ablate);
     check_all(&p, &targets, name);
     mat_free(&targets);
     params_free(&p);
 }
 
-// The shipped lessons in each weight form (random, PyTorch, explicit; cross-attention; causal), with
-// targets drawn at random.
+// The shipped lessons in each weight form (random, PyTorch, explicit; cross-attention; causal),
+// with targets drawn at random.
 static void test_lesson(const char *file, uint64_t seed)
 {
     Lesson l;
@@ -210,7 +217,8 @@ static void test_draw(void)
     train_draw_ids(ids, 6, 5, 7);
     for (int i = 0; i < 6; i++) CHECK(ids[i] == (int)(u[i] * 5), "id %d = floor(u * 5)", i);
     static const int numpy_ids[6] = {3, 4, 3, 1, 1, 4};
-    for (int i = 0; i < 6; i++) CHECK(ids[i] == numpy_ids[i], "id %d: %d, NumPy %d", i, ids[i], numpy_ids[i]);
+    for (int i = 0; i < 6; i++)
+        CHECK(ids[i] == numpy_ids[i], "id %d: %d, NumPy %d", i, ids[i], numpy_ids[i]);
 }
 
 static void test_targets(void)
@@ -221,14 +229,16 @@ static void test_targets(void)
     mat_init(&t, 3, 4);
     int ids[3] = {2, 0, 1};
     train_targets(&t, TASK_PREVIOUS_TOKEN, &vocab, ids, 3);
-    CHECK(mat_get(&t, 0, 0) == 9 && mat_get(&t, 1, 0) == 9 && mat_get(&t, 2, 3) == 4, "previous-token targets");
+    CHECK(mat_get(&t, 0, 0) == 9 && mat_get(&t, 1, 0) == 9 && mat_get(&t, 2, 3) == 4,
+          "previous-token targets");
     train_targets(&t, TASK_FIRST_TOKEN, &vocab, ids, 3);
     CHECK(mat_get(&t, 0, 1) == 10 && mat_get(&t, 2, 1) == 10, "first-token targets");
     train_targets(&t, TASK_PREVIOUS_AND_FIRST, &vocab, ids, 3);
     // row 2: previous token 0 (1 2 ..) in columns 0-1, first token 2 (9 10 ..) in columns 2-3
-    CHECK(mat_get(&t, 2, 0) == 1 && mat_get(&t, 2, 1) == 2 && mat_get(&t, 2, 2) == 9 && mat_get(&t, 2, 3) == 10,
-          "previous-and-first targets: %g %g %g %g", mat_get(&t, 2, 0), mat_get(&t, 2, 1), mat_get(&t, 2, 2),
-          mat_get(&t, 2, 3));
+    CHECK(mat_get(&t, 2, 0) == 1 && mat_get(&t, 2, 1) == 2 && mat_get(&t, 2, 2) == 9
+              && mat_get(&t, 2, 3) == 10,
+          "previous-and-first targets: %g %g %g %g", mat_get(&t, 2, 0), mat_get(&t, 2, 1),
+          mat_get(&t, 2, 2), mat_get(&t, 2, 3));
     mat_free(&vocab);
     mat_free(&t);
 }
@@ -246,7 +256,8 @@ static void small_layer(AttnParams *p, Matrix *vocab)
     fill(&r, &p->W_O, 0.5);
     mat_init(vocab, 3, 6);
     for (int i = 0; i < 3; i++) mat_set(vocab, i, i, 1.0);
-    for (int i = 0; i < 4; i++) memcpy(mat_row(&p->X, i), mat_row(vocab, i % 3), 6 * sizeof(double));
+    for (int i = 0; i < 4; i++)
+        memcpy(mat_row(&p->X, i), mat_row(vocab, i % 3), 6 * sizeof(double));
     params_set_positions(p, POS_EXPLICIT);
     for (int i = 0; i < 3; i++) mat_set(&p->P, i + 1, 3 + i, 1.0);
     params_apply_positions(p);
@@ -274,21 +285,25 @@ static void test_trainer(void)
     CHECK(worst < 1e-15, "Adam's first step is lr * g / (|g| + eps), off by %g", worst);
     while (a.step < spec.steps) train_step(&a, &err);
     while (b.step < spec.steps) train_step(&b, &err);
-    CHECK(a.loss_count == spec.steps + 1 && b.loss_count == spec.steps + 1, "every loss known: %d", a.loss_count);
-    CHECK(memcmp(a.loss, b.loss, sizeof(double) * (size_t)(spec.steps + 1)) == 0, "two runs, the same loss bits");
+    CHECK(a.loss_count == spec.steps + 1 && b.loss_count == spec.steps + 1, "every loss known: %d",
+          a.loss_count);
+    CHECK(memcmp(a.loss, b.loss, sizeof(double) * (size_t)(spec.steps + 1)) == 0,
+          "two runs, the same loss bits");
     CHECK(memcmp(a.p.W_Q[0].data, b.p.W_Q[0].data, 24 * sizeof(double)) == 0
               && memcmp(a.p.W_O.data, b.p.W_O.data, 24 * sizeof(double)) == 0,
           "two runs, the same weight bits");
-    CHECK(a.loss[spec.steps] < a.loss[0], "the loss falls: %g -> %g", a.loss[0], a.loss[spec.steps]);
+    CHECK(a.loss[spec.steps] < a.loss[0], "the loss falls: %g -> %g", a.loss[0],
+          a.loss[spec.steps]);
     // loss[k] is the loss of the weights after k steps: the checkpoint at step k evaluates to it.
     int every = a.checkpoint_every;
     CHECK(a.checkpoint_count == spec.steps / every + 1, "checkpoints: %d", a.checkpoint_count);
     double l;
     CHECK(train_evaluate(&a, &a.checkpoints[1].p, &l, &err), "evaluate checkpoint 1");
-    CHECK(l == a.loss[a.checkpoints[1].step], "checkpoint step %d loss %.17g vs %.17g", a.checkpoints[1].step, l,
-          a.loss[a.checkpoints[1].step]);
+    CHECK(l == a.loss[a.checkpoints[1].step], "checkpoint step %d loss %.17g vs %.17g",
+          a.checkpoints[1].step, l, a.loss[a.checkpoints[1].step]);
     train_reset(&a);
-    CHECK(a.step == 0 && a.checkpoint_count == 1 && memcmp(a.p.W_Q[0].data, p.W_Q[0].data, 24 * sizeof(double)) == 0,
+    CHECK(a.step == 0 && a.checkpoint_count == 1
+              && memcmp(a.p.W_Q[0].data, p.W_Q[0].data, 24 * sizeof(double)) == 0,
           "reset: the initial weights");
     train_free(&a);
     train_free(&b);
@@ -304,14 +319,17 @@ int main(void)
             for (int pos = 0; pos < 3; pos++)
                 for (int scale = 0; scale < 2; scale++) {
                     if (mask && cross) continue; // causal masking is for self-attention
-                    test_combination(mask, cross, pos, scale, (int)(seed % 2), (int)(seed % 3 == 0), seed);
+                    test_combination(mask, cross, pos, scale, (int)(seed % 2), (int)(seed % 3 == 0),
+                                     seed);
                     seed++;
                 }
     test_combination(1, 0, 2, 1, 1, 1, 999);
-    static const char *const files[] = {"the-cat-sat.json", "pytorch-layer.json", "cross-attention.json",
-                                        "causal-decoder.json", "the-cat-sat-on-the-mat-positions.json"};
+    static const char *const files[] = {"the-cat-sat.json", "pytorch-layer.json",
+                                        "cross-attention.json", "causal-decoder.json",
+                                        "the-cat-sat-on-the-mat-positions.json"};
     for (int i = 0; i < 5; i++) test_lesson(files[i], 40 + (uint64_t)i);
-    printf("finite differences: %d values, largest |analytic - central difference| %.3g\n", fd_values, worst_fd);
+    printf("finite differences: %d values, largest |analytic - central difference| %.3g\n",
+           fd_values, worst_fd);
     test_ablated_zero();
     test_draw();
     test_targets();

@@ -1,9 +1,9 @@
-// Issue 36, the heatmap beside the board: what a student reads there — its title, the tokens along its axes,
-// the axes' caption, its numbers — is at least the floor size (scene_number_floor: digits of 2.6 % of the
-// height), and no token is written one letter a line. At 1280x720 an 8-token lesson's heatmap once had its key
-// labels stacked letter by letter at 7-13 px. Every stage, head and part of 8-token lessons (short and long
-// tokens, d_model 4 and 8, one to four heads, with and without the causal mask and RoPE) at 1280x720 and
-// 1920x1080, measured with the fonts shipped.
+// Issue 36, the heatmap beside the board: what a student reads there — its title, the tokens along
+// its axes, the axes' caption, its numbers — is at least the floor size (scene_number_floor: digits
+// of 2.6 % of the height), and no token is written one letter a line. At 1280x720 an 8-token
+// lesson's heatmap once had its key labels stacked letter by letter at 7-13 px. Every stage, head
+// and part of 8-token lessons (short and long tokens, d_model 4 and 8, one to four heads, with and
+// without the causal mask and RoPE) at 1280x720 and 1920x1080, measured with the fonts shipped.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +22,12 @@
 #endif
 
 typedef struct {
-    int screens;   // screens of a per-head stage with a heatmap beside the board
-    int texts;     // texts read in them
-    int small;     // of which below the floor
-    int stacked;   // key labels written one letter a line
-    int smallest;  // the smallest text's size
-    int tokens;    // texts that are a token's whole label
+    int screens; // screens of a per-head stage with a heatmap beside the board
+    int texts; // texts read in them
+    int small; // of which below the floor
+    int stacked; // key labels written one letter a line
+    int smallest; // the smallest text's size
+    int tokens; // texts that are a token's whole label
 } Tally;
 
 // Whether a text is one character (one UTF-8 sequence; "…" too).
@@ -39,8 +39,8 @@ static bool one_char(const char *t)
     return t[k] == '\0';
 }
 
-// The heatmap beside the board (the hit region of a whole heatmap: no cell, a head): every text inside it at the
-// floor or above, and no column of single letters (a label written downwards).
+// The heatmap beside the board (the hit region of a whole heatmap: no cell, a head): every text
+// inside it at the floor or above, and no column of single letters (a label written downwards).
 // Whether t is the whole label of one of the lesson's tokens.
 static bool token_label(const Lesson *L, const char *t)
 {
@@ -62,31 +62,37 @@ static void check_scene(const Scene *s, const Lesson *L, int h, const char *what
     int floor = scene_number_floor(h);
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
-        if (c->kind != CMD_TEXT || c->x < heat->x || c->y < heat->y || c->x >= heat->x + heat->w ||
-            c->y >= heat->y + heat->h)
+        if (c->kind != CMD_TEXT || c->x < heat->x || c->y < heat->y || c->x >= heat->x + heat->w
+            || c->y >= heat->y + heat->h)
             continue;
         const char *txt = scene_text(s, c);
         t->texts++;
         t->tokens += token_label(L, txt);
         if (c->size < t->smallest) t->smallest = c->size;
         if (c->size < floor && t->small++ < 6)
-            fprintf(stderr, "  %s: '%s' at %d px, below the floor %d px\n", what, txt, c->size, floor);
+            fprintf(stderr, "  %s: '%s' at %d px, below the floor %d px\n", what, txt, c->size,
+                    floor);
         if (!one_char(txt)) continue;
-        for (size_t j = i + 1; j < s->count; j++) { // another letter right under it: a label written downwards
+        for (size_t j = i + 1; j < s->count;
+             j++) { // another letter right under it: a label written downwards
             const DrawCmd *d = &s->cmds[j];
-            if (d->kind == CMD_TEXT && one_char(scene_text(s, d)) && d->x == c->x && d->w == c->w && d->y > c->y &&
-                d->y <= c->y + c->size && !strchr("0123456789", scene_text(s, d)[0])) {
-                if (t->stacked++ < 4) fprintf(stderr, "  %s: '%s' over '%s': a label one letter a line\n", what, txt, scene_text(s, d));
+            if (d->kind == CMD_TEXT && one_char(scene_text(s, d)) && d->x == c->x && d->w == c->w
+                && d->y > c->y && d->y <= c->y + c->size
+                && !strchr("0123456789", scene_text(s, d)[0])) {
+                if (t->stacked++ < 4)
+                    fprintf(stderr, "  %s: '%s' over '%s': a label one letter a line\n", what, txt,
+                            scene_text(s, d));
                 break;
             }
         }
     }
 }
 
-// draw_heatmap beside the board on its own, as draw_stage calls it (c->heat_shown), over the widths the planner
-// tries (from the colour bar and six numbers to two numbers a column), at the window's sizes: whatever the planner
-// of the day gives it, the heatmap keeps its texts at the floor.
-static void check_widths(const Lesson *L, const Trace *T, const TextMetrics *tm, const char *name, int w, int h, Tally *t)
+// draw_heatmap beside the board on its own, as draw_stage calls it (c->heat_shown), over the widths
+// the planner tries (from the colour bar and six numbers to two numbers a column), at the window's
+// sizes: whatever the planner of the day gives it, the heatmap keeps its texts at the floor.
+static void check_widths(const Lesson *L, const Trace *T, const TextMetrics *tm, const char *name,
+                         int w, int h, Tally *t)
 {
     ViewDims dims = view_dims_from_params(&L->params);
     ViewState st;
@@ -110,16 +116,19 @@ static void check_widths(const Lesson *L, const Trace *T, const TextMetrics *tm,
         if (heat_w > want) break;
         c.heat_shown = true;
         int gy, gh;
-        draw_heatmap(&c, MAT_WEIGHTS, 0, 1.0, w - heat_w, h / 6, heat_w - bar - f / 3, h * 3 / 5, false, true, &gy, &gh, NULL);
+        draw_heatmap(&c, MAT_WEIGHTS, 0, 1.0, w - heat_w, h / 6, heat_w - bar - f / 3, h * 3 / 5,
+                     false, true, &gy, &gh, NULL);
         char what[200];
-        snprintf(what, sizeof what, "%s, a heatmap %d px wide beside the board at %dx%d", name, heat_w, w, h);
+        snprintf(what, sizeof what, "%s, a heatmap %d px wide beside the board at %dx%d", name,
+                 heat_w, w, h);
         check_scene(&s, L, h, what, t);
     }
     scene_free(&s);
 }
 
 // Every stage, head and part of lesson L in the window at w x h.
-static void check_lesson(const Lesson *L, const Trace *T, const TextMetrics *tm, const char *name, int w, int h, Tally *t)
+static void check_lesson(const Lesson *L, const Trace *T, const TextMetrics *tm, const char *name,
+                         int w, int h, Tally *t)
 {
     ViewDims dims = view_dims_from_params(&L->params);
     ViewState st;
@@ -139,27 +148,39 @@ static void check_lesson(const Lesson *L, const Trace *T, const TextMetrics *tm,
                 CHECK(scene_build(&s, &st, L, T, w, h, tm, NULL), "%s: the scene is built", name);
                 if (part == 0) parts = s.substeps > 0 ? s.substeps : 1;
                 char what[200];
-                snprintf(what, sizeof what, "%s %s head %d part %d/%d %dx%d", name, stage_info(st.stages[si])->key, head,
-                         part + 1, parts, w, h);
+                snprintf(what, sizeof what, "%s %s head %d part %d/%d %dx%d", name,
+                         stage_info(st.stages[si])->key, head, part + 1, parts, w, h);
                 const StageInfo *info = stage_info(st.stages[si]);
-                if (info->results[0] != MAT_NONE && mat_info(info->results[0])->per_head) check_scene(&s, L, h, what, t);
+                if (info->results[0] != MAT_NONE && mat_info(info->results[0])->per_head)
+                    check_scene(&s, L, h, what, t);
             }
         }
     scene_free(&s);
 }
 
 static const char *const SHORT[8] = {"the", "cat", "sat", "on", "the", "mat", "by", "door"};
-static const char *const LONG[8] = {"extraordinarily", "cat", "internationalization", "on", "the", "transformer",
-                                    "jumped", "\xe5\x9e\xab\xe5\xad\x90\xe4\xb8\x8a"};
+static const char *const LONG[8] = {"extraordinarily",
+                                    "cat",
+                                    "internationalization",
+                                    "on",
+                                    "the",
+                                    "transformer",
+                                    "jumped",
+                                    "\xe5\x9e\xab\xe5\xad\x90\xe4\xb8\x8a"};
 
 // An 8-token lesson of d_model d and the given heads, random numbers of a fixed seed.
-static void lesson_json(char *buf, size_t cap, const char *const *tokens, int d, int heads, int kv, bool causal, bool rope)
+static void lesson_json(char *buf, size_t cap, const char *const *tokens, int d, int heads, int kv,
+                        bool causal, bool rope)
 {
     size_t k = (size_t)snprintf(buf, cap, "{\"title\": \"Eight tokens\", \"tokens\": [");
-    for (int i = 0; i < 8; i++) k += (size_t)snprintf(buf + k, cap - k, "%s\"%s\"", i ? ", " : "", tokens[i]);
-    k += (size_t)snprintf(buf + k, cap - k, "], \"embeddings\": {\"random\": {\"seed\": 3, \"std\": 0.5}}, \"d_model\": %d, "
-                          "\"heads\": %d%s%s", d, heads, causal ? ", \"mask\": \"causal\"" : "",
-                          rope ? ", \"rope\": {\"base\": 10000, \"pairs\": \"halves\"}" : "");
+    for (int i = 0; i < 8; i++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s\"%s\"", i ? ", " : "", tokens[i]);
+    k += (size_t)snprintf(
+        buf + k, cap - k,
+        "], \"embeddings\": {\"random\": {\"seed\": 3, \"std\": 0.5}}, \"d_model\": %d, "
+        "\"heads\": %d%s%s",
+        d, heads, causal ? ", \"mask\": \"causal\"" : "",
+        rope ? ", \"rope\": {\"base\": 10000, \"pairs\": \"halves\"}" : "");
     if (kv) k += (size_t)snprintf(buf + k, cap - k, ", \"kv_heads\": %d", kv);
     snprintf(buf + k, cap - k, ", \"weights\": {\"random\": {\"seed\": 4}}}");
 }
@@ -174,8 +195,9 @@ int main(void)
     static const struct {
         int d, heads, kv;
         bool causal, rope;
-    } SHAPES[] = {{4, 2, 0, false, false}, {4, 1, 0, true, false}, {8, 2, 0, true, false}, {8, 4, 0, false, false},
-                  {8, 2, 0, true, true}, {8, 4, 2, true, true}, {4, 4, 0, true, false}, {8, 1, 0, false, false}};
+    } SHAPES[] = {{4, 2, 0, false, false}, {4, 1, 0, true, false}, {8, 2, 0, true, false},
+                  {8, 4, 0, false, false}, {8, 2, 0, true, true},  {8, 4, 2, true, true},
+                  {4, 4, 0, true, false},  {8, 1, 0, false, false}};
     static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
     Tally at720 = {0, 0, 0, 0, 1000, 0};
     for (int z = 0; z < 2; z++) {
@@ -183,10 +205,11 @@ int main(void)
         for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++)
             for (int words = 0; words < 2; words++) {
                 char json[4096], name[96];
-                lesson_json(json, sizeof json, words ? LONG : SHORT, SHAPES[i].d, SHAPES[i].heads, SHAPES[i].kv,
-                            SHAPES[i].causal, SHAPES[i].rope);
-                snprintf(name, sizeof name, "8 %s tokens, d_model %d, %d heads%s%s", words ? "long" : "short", SHAPES[i].d,
-                         SHAPES[i].heads, SHAPES[i].causal ? ", causal" : "", SHAPES[i].rope ? ", RoPE" : "");
+                lesson_json(json, sizeof json, words ? LONG : SHORT, SHAPES[i].d, SHAPES[i].heads,
+                            SHAPES[i].kv, SHAPES[i].causal, SHAPES[i].rope);
+                snprintf(name, sizeof name, "8 %s tokens, d_model %d, %d heads%s%s",
+                         words ? "long" : "short", SHAPES[i].d, SHAPES[i].heads,
+                         SHAPES[i].causal ? ", causal" : "", SHAPES[i].rope ? ", RoPE" : "");
                 Lesson L;
                 Trace T;
                 if (!parse(json, &L, &T)) continue;
@@ -203,22 +226,30 @@ int main(void)
             trace_free(&T);
             lesson_free(&L);
         }
-        printf("%dx%d: %d screens with a heatmap beside the board, %d texts in them (%d tokens), the smallest %d px "
-               "(floor %d px)\n", SIZES[z][0], SIZES[z][1], t.screens, t.texts, t.tokens, t.smallest,
+        printf("%dx%d: %d screens with a heatmap beside the board, %d texts in them (%d tokens), "
+               "the smallest %d px "
+               "(floor %d px)\n",
+               SIZES[z][0], SIZES[z][1], t.screens, t.texts, t.tokens, t.smallest,
                scene_number_floor(SIZES[z][1]));
-        CHECK(t.small == 0, "%dx%d: %d of %d texts of the heatmaps beside the board below the floor (%d px)", SIZES[z][0],
-              SIZES[z][1], t.small, t.texts, scene_number_floor(SIZES[z][1]));
-        CHECK(t.stacked == 0, "%dx%d: %d key labels written one letter a line", SIZES[z][0], SIZES[z][1], t.stacked);
+        CHECK(t.small == 0,
+              "%dx%d: %d of %d texts of the heatmaps beside the board below the floor (%d px)",
+              SIZES[z][0], SIZES[z][1], t.small, t.texts, scene_number_floor(SIZES[z][1]));
+        CHECK(t.stacked == 0, "%dx%d: %d key labels written one letter a line", SIZES[z][0],
+              SIZES[z][1], t.stacked);
         // The same heatmap at every width the planner may give it.
-        printf("%dx%d: %d widths of a heatmap beside the board, %d texts in them (%d tokens), the smallest %d px\n",
+        printf("%dx%d: %d widths of a heatmap beside the board, %d texts in them (%d tokens), the "
+               "smallest %d px\n",
                SIZES[z][0], SIZES[z][1], wide.screens, wide.texts, wide.tokens, wide.smallest);
-        CHECK(wide.screens > 0 && wide.small == 0, "%dx%d: %d of %d texts of the heatmaps at the planner's widths below the "
-              "floor (%d px)", SIZES[z][0], SIZES[z][1], wide.small, wide.texts, scene_number_floor(SIZES[z][1]));
-        CHECK(wide.stacked == 0, "%dx%d: %d key labels one letter a line at the planner's widths", SIZES[z][0], SIZES[z][1],
-              wide.stacked);
-        // ... and the tokens are not all left to the board: where the room holds them, they are there at the floor.
-        CHECK(wide.tokens > 0, "%dx%d: the heatmaps at the planner's widths label tokens (%d)", SIZES[z][0], SIZES[z][1],
-              wide.tokens);
+        CHECK(wide.screens > 0 && wide.small == 0,
+              "%dx%d: %d of %d texts of the heatmaps at the planner's widths below the "
+              "floor (%d px)",
+              SIZES[z][0], SIZES[z][1], wide.small, wide.texts, scene_number_floor(SIZES[z][1]));
+        CHECK(wide.stacked == 0, "%dx%d: %d key labels one letter a line at the planner's widths",
+              SIZES[z][0], SIZES[z][1], wide.stacked);
+        // ... and the tokens are not all left to the board: where the room holds them, they are
+        // there at the floor.
+        CHECK(wide.tokens > 0, "%dx%d: the heatmaps at the planner's widths label tokens (%d)",
+              SIZES[z][0], SIZES[z][1], wide.tokens);
         if (z == 0) at720 = t;
     }
     printf("(1280x720: %d screens of the window with a heatmap beside the board)\n", at720.screens);

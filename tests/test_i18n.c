@@ -1,8 +1,8 @@
-// The interface in every language (en, es, fr, zh): the tables agree with each other (the same messages,
-// the same printf conversions), every message the screens and exports ask for is in every table, no
-// English is left on a translated screen, and every screen fits in every language at 1280x720 and
-// 1920x1080 (nothing outside the window, no two texts overlapping), measured with the real fonts.
-// Numbers and --json never change with the language (test_cli checks the CLI side).
+// The interface in every language (en, es, fr, zh): the tables agree with each other (the same
+// messages, the same printf conversions), every message the screens and exports ask for is in every
+// table, no English is left on a translated screen, and every screen fits in every language at
+// 1280x720 and 1920x1080 (nothing outside the window, no two texts overlapping), measured with the
+// real fonts. Numbers and --json never change with the language (test_cli checks the CLI side).
 #define _POSIX_C_SOURCE 200809L
 #include <SDL.h>
 #include <SDL_ttf.h>
@@ -58,18 +58,23 @@ static void test_tables(void)
     Lang l;
     const Lang es = lang_of("es"), fr = lang_of("fr"), zh = lang_of("zh");
     CHECK(i18n_parse("es_ES.UTF-8", &l) && l == es, "es_ES.UTF-8 is Spanish");
-    CHECK(i18n_parse("zh_CN.UTF-8", &l) && l == zh && i18n_parse("zh-Hans", &l) && l == zh, "zh_CN, zh-Hans");
-    CHECK(i18n_parse("fr-CA", &l) && l == fr && i18n_parse("en_US", &l) && l == LANG_EN, "fr-CA, en_US");
-    CHECK(!i18n_parse("C", &l) && !i18n_parse("POSIX", &l) && !i18n_parse("de_DE", &l) && !i18n_parse("esx", &l),
+    CHECK(i18n_parse("zh_CN.UTF-8", &l) && l == zh && i18n_parse("zh-Hans", &l) && l == zh,
+          "zh_CN, zh-Hans");
+    CHECK(i18n_parse("fr-CA", &l) && l == fr && i18n_parse("en_US", &l) && l == LANG_EN,
+          "fr-CA, en_US");
+    CHECK(!i18n_parse("C", &l) && !i18n_parse("POSIX", &l) && !i18n_parse("de_DE", &l)
+              && !i18n_parse("esx", &l),
           "C, POSIX, de_DE and esx are none of ours");
-    CHECK(i18n_choose("fr", "es") == fr && i18n_choose(NULL, "es-MX") == es, "--lang first, then the lesson");
+    CHECK(i18n_choose("fr", "es") == fr && i18n_choose(NULL, "es-MX") == es,
+          "--lang first, then the lesson");
     setenv("LANG", "zh_CN.UTF-8", 1);
     unsetenv("LC_ALL");
     unsetenv("LC_MESSAGES");
     CHECK(i18n_choose(NULL, "ja") == zh && i18n_choose(NULL, NULL) == zh, "then LANG");
     setenv("LANG", "C.UTF-8", 1);
     CHECK(i18n_choose(NULL, NULL) == LANG_EN, "else English");
-    // The one list (po/LINGUAS) gives the codes --lang names, and each catalogue its language's own name.
+    // The one list (po/LINGUAS) gives the codes --lang names, and each catalogue its language's own
+    // name.
     char want[256] = "en", word[64];
     int langs = 1;
     FILE *list = fopen(MHA_SOURCE_DIR "/po/LINGUAS", "r");
@@ -83,10 +88,14 @@ static void test_tables(void)
         langs++;
     }
     if (list) fclose(list);
-    CHECK(strcmp(i18n_codes(), want) == 0 && i18n_count() == langs, "languages: %s (po/LINGUAS: %s)", i18n_codes(), want);
-    CHECK(strcmp(i18n_table(es)->name, "espa\xc3\xb1ol") == 0 && strcmp(i18n_table(zh)->name, "\xe4\xb8\xad\xe6\x96\x87") == 0,
+    CHECK(strcmp(i18n_codes(), want) == 0 && i18n_count() == langs,
+          "languages: %s (po/LINGUAS: %s)", i18n_codes(), want);
+    CHECK(strcmp(i18n_table(es)->name, "espa\xc3\xb1ol") == 0
+              && strcmp(i18n_table(zh)->name, "\xe4\xb8\xad\xe6\x96\x87") == 0,
           "names from the catalogues: %s, %s", i18n_table(es)->name, i18n_table(zh)->name);
-    CHECK(i18n_table(es)->nplurals == 2 && i18n_table(fr)->nplurals == 2 && i18n_table(zh)->nplurals == 1, "nplurals");
+    CHECK(i18n_table(es)->nplurals == 2 && i18n_table(fr)->nplurals == 2
+              && i18n_table(zh)->nplurals == 1,
+          "nplurals");
     for (Lang k = 1; k < i18n_count(); k++) {
         const LangTable *t = i18n_table(k);
         CHECK(t->count > 100, "%s: %zu messages", t->code, t->count);
@@ -94,57 +103,75 @@ static void test_tables(void)
         for (size_t i = 0; i < t->count; i++) {
             const I18nMessage *m = &t->messages[i];
             if (i && strcmp(t->messages[i - 1].key, m->key) >= 0 && order++ < 3)
-                fprintf(stderr, "  %s: '%s' after '%s': not sorted\n", t->code, m->key, t->messages[i - 1].key);
+                fprintf(stderr, "  %s: '%s' after '%s': not sorted\n", t->code, m->key,
+                        t->messages[i - 1].key);
             found += i18n_find(t, m->key) == m; // the binary search finds every key
             char a[128], b[128];
             conversions(msgid_of(m->key), a, sizeof a);
             int forms = m->forms[1] ? t->nplurals : 1; // a plural message has every form
             for (int f = 0; f < I18N_MAX_FORMS; f++) {
                 if ((f < forms) != (m->forms[f] != NULL) || (f < forms && !m->forms[f][0])) {
-                    if (bad++ < 3) fprintf(stderr, "  %s: '%s': form %d missing, empty or extra\n", t->code, m->key, f);
+                    if (bad++ < 3)
+                        fprintf(stderr, "  %s: '%s': form %d missing, empty or extra\n", t->code,
+                                m->key, f);
                     continue;
                 }
                 if (f >= forms) continue;
                 conversions(m->forms[f], b, sizeof b);
-                if (strcmp(a, b) != 0 && bad++ < 3) fprintf(stderr, "  %s: '%s': %s vs %s\n", t->code, m->key, a, b);
+                if (strcmp(a, b) != 0 && bad++ < 3)
+                    fprintf(stderr, "  %s: '%s': %s vs %s\n", t->code, m->key, a, b);
             }
         }
-        CHECK(bad == 0, "%s: %d translations with other conversions, or forms missing", t->code, bad);
-        CHECK(order == 0 && found == (int)t->count, "%s: sorted (%d out of order), %d of %zu found", t->code, order, found,
-              t->count);
+        CHECK(bad == 0, "%s: %d translations with other conversions, or forms missing", t->code,
+              bad);
+        CHECK(order == 0 && found == (int)t->count, "%s: sorted (%d out of order), %d of %zu found",
+              t->code, order, found, t->count);
         CHECK(!i18n_find(t, "no such message"), "%s: an unknown message is not found", t->code);
     }
     i18n_use(fr);
-    CHECK(strcmp(TR("Input"), "Entr\xc3\xa9" "e") == 0 && strcmp(TR("QK^T"), "QK^T") == 0, "lookups (symbols stay)");
-    // Plurals by each catalogue's Plural-Forms: French says 0 and 1 alike, Spanish 0 as 2, Chinese has one form.
+    CHECK(strcmp(TR("Input"), "Entr\xc3\xa9"
+                              "e")
+                  == 0
+              && strcmp(TR("QK^T"), "QK^T") == 0,
+          "lookups (symbols stay)");
+    // Plurals by each catalogue's Plural-Forms: French says 0 and 1 alike, Spanish 0 as 2, Chinese
+    // has one form.
     static const char *const ONE = "Saved %d edit as %s", *const MANY = "Saved %d edits as %s";
-    CHECK(strstr(TRN(ONE, MANY, 0), "modification)") && strstr(TRN(ONE, MANY, 1), "modification)") &&
-              strstr(TRN(ONE, MANY, 2), "modifications)"), "fr: %s / %s / %s", TRN(ONE, MANY, 0), TRN(ONE, MANY, 1), TRN(ONE, MANY, 2));
+    CHECK(strstr(TRN(ONE, MANY, 0), "modification)") && strstr(TRN(ONE, MANY, 1), "modification)")
+              && strstr(TRN(ONE, MANY, 2), "modifications)"),
+          "fr: %s / %s / %s", TRN(ONE, MANY, 0), TRN(ONE, MANY, 1), TRN(ONE, MANY, 2));
     i18n_use(es);
-    CHECK(strstr(TRN(ONE, MANY, 0), "cambios)") && strstr(TRN(ONE, MANY, 1), "cambio)") && strstr(TRN(ONE, MANY, 5), "cambios)"),
+    CHECK(strstr(TRN(ONE, MANY, 0), "cambios)") && strstr(TRN(ONE, MANY, 1), "cambio)")
+              && strstr(TRN(ONE, MANY, 5), "cambios)"),
           "es: %s / %s / %s", TRN(ONE, MANY, 0), TRN(ONE, MANY, 1), TRN(ONE, MANY, 5));
-    // One English message, two meanings: the context picks the translation (" off": a head, feminine in Spanish).
+    // One English message, two meanings: the context picks the translation (" off": a head,
+    // feminine in Spanish).
     i18n_missing_reset();
-    CHECK(strcmp(TRC("a head", " off"), " desactivada") == 0 && i18n_missing(NULL) == 0, "es: the context's translation");
-    CHECK(strcmp(TR(" off"), " off") == 0 && i18n_missing(NULL) == 1, "es: ' off' without its context is not the same message");
+    CHECK(strcmp(TRC("a head", " off"), " desactivada") == 0 && i18n_missing(NULL) == 0,
+          "es: the context's translation");
+    CHECK(strcmp(TR(" off"), " off") == 0 && i18n_missing(NULL) == 1,
+          "es: ' off' without its context is not the same message");
     i18n_missing_reset();
     i18n_use(zh);
-    CHECK(TRN(ONE, MANY, 1) == TRN(ONE, MANY, 7) && strcmp(TRN(ONE, MANY, 1), ONE) != 0, "zh: one form for every n");
+    CHECK(TRN(ONE, MANY, 1) == TRN(ONE, MANY, 7) && strcmp(TRN(ONE, MANY, 1), ONE) != 0,
+          "zh: one form for every n");
     i18n_use(LANG_EN);
-    CHECK(strcmp(TR("Input"), "Input") == 0 && TRN(ONE, MANY, 1) == ONE && TRN(ONE, MANY, 0) == MANY && TRN(ONE, MANY, 2) == MANY,
+    CHECK(strcmp(TR("Input"), "Input") == 0 && TRN(ONE, MANY, 1) == ONE && TRN(ONE, MANY, 0) == MANY
+              && TRN(ONE, MANY, 2) == MANY,
           "English is the message, n == 1 the singular");
 }
 
 // ---------------------------------------------------------------------------------------------------
-// English that the catalogue holds, left on a translated screen: a text of the screen that holds a piece of a
-// message (its text between conversions, of two words or more), or a line that is part of one (a wrapped
-// message), when the language's translations do not hold that piece too (a formula, "d_model = ").
+// English that the catalogue holds, left on a translated screen: a text of the screen that holds a
+// piece of a message (its text between conversions, of two words or more), or a line that is part
+// of one (a wrapped message), when the language's translations do not hold that piece too (a
+// formula, "d_model = ").
 
 typedef struct {
-    char **pieces;       // the messages' pieces between conversions, of two words or more
+    char **pieces; // the messages' pieces between conversions, of two words or more
     size_t count;
-    char *translations;  // every form of every message of the language, one after the other
-    char **seen;         // texts already looked at (open addressing, SEEN_CAP slots)
+    char *translations; // every form of every message of the language, one after the other
+    char **seen; // texts already looked at (open addressing, SEEN_CAP slots)
 } English;
 
 enum { SEEN_CAP = 1 << 15 };
@@ -153,7 +180,9 @@ static bool wordy(const char *s) // two words of two lower-case letters or more
 {
     int words = 0;
     for (const char *p = s; p[0] && p[1]; p++)
-        if (p[0] >= 'a' && p[0] <= 'z' && p[1] >= 'a' && p[1] <= 'z' && (p == s || !(p[-1] >= 'a' && p[-1] <= 'z'))) words++;
+        if (p[0] >= 'a' && p[0] <= 'z' && p[1] >= 'a' && p[1] <= 'z'
+            && (p == s || !(p[-1] >= 'a' && p[-1] <= 'z')))
+            words++;
     return words >= 2;
 }
 
@@ -162,7 +191,8 @@ static void english_init(English *e, const LangTable *t)
     memset(e, 0, sizeof *e);
     size_t len = 1;
     for (size_t i = 0; i < t->count; i++)
-        for (int f = 0; f < I18N_MAX_FORMS && t->messages[i].forms[f]; f++) len += strlen(t->messages[i].forms[f]) + 1;
+        for (int f = 0; f < I18N_MAX_FORMS && t->messages[i].forms[f]; f++)
+            len += strlen(t->messages[i].forms[f]) + 1;
     e->translations = calloc(len, 1);
     e->pieces = calloc(4 * t->count + 1, sizeof *e->pieces);
     e->seen = calloc(SEEN_CAP, sizeof *e->seen);
@@ -199,7 +229,8 @@ static void english_free(English *e)
     free(e->translations);
 }
 
-// The first piece of English in text t, or NULL. Each text is looked at once (the screens repeat them).
+// The first piece of English in text t, or NULL. Each text is looked at once (the screens repeat
+// them).
 static const char *english_in(English *e, const char *t)
 {
     if (!wordy(t)) return NULL;
@@ -234,7 +265,8 @@ static const char *english_in(English *e, const char *t)
 // ---------------------------------------------------------------------------------------------------
 // Every screen in every language
 
-// A window-sized canvas the screens of a right-to-left lesson are drawn on, to look at the labels' ink.
+// A window-sized canvas the screens of a right-to-left lesson are drawn on, to look at the labels'
+// ink.
 typedef struct {
     SDL_Surface *surf;
     SDL_Renderer *ren;
@@ -243,8 +275,9 @@ typedef struct {
 
 typedef struct {
     TextMetrics tm;
-    Canvas *ink;        // not NULL: draw each screen and measure the gap between a label's ink and the matrix
-    English *en;        // the catalogue's English, for the language in use (NULL in English)
+    Canvas
+        *ink; // not NULL: draw each screen and measure the gap between a label's ink and the matrix
+    English *en; // the catalogue's English, for the language in use (NULL in English)
     const Lesson *L;
     const char *what;
     int screens, overlaps, outside, english, touching;
@@ -252,14 +285,16 @@ typedef struct {
 
 static bool content(const Lesson *L, const char *t)
 {
-    // Lesson text (title, notes, tokens) is the teacher's, in the lesson's language: not ours to translate.
+    // Lesson text (title, notes, tokens) is the teacher's, in the lesson's language: not ours to
+    // translate.
     char stem[512];
     snprintf(stem, sizeof stem, "%s", t);
     char *cut = strstr(stem, "\xe2\x80\xa6");
     if (cut) *cut = '\0';
     if (!stem[0]) return true;
     if ((L->title && strstr(L->title, stem)) || (L->notes && strstr(L->notes, stem))) return true;
-    // So are its questions: a line inside one, or a line whose end (after our "Question 1 of 3: ") begins one.
+    // So are its questions: a line inside one, or a line whose end (after our "Question 1 of 3: ")
+    // begins one.
     for (int i = 0; i < L->question_count; i++) {
         const char *qt = L->questions[i].text;
         if (strstr(qt, stem)) return true;
@@ -269,16 +304,18 @@ static bool content(const Lesson *L, const char *t)
     return false;
 }
 
-// Is where texts i and j meet hidden under a (nearly) opaque rectangle drawn after i and before j (an overlay:
-// help, the cost panel)? Then only j is seen there.
+// Is where texts i and j meet hidden under a (nearly) opaque rectangle drawn after i and before j
+// (an overlay: help, the cost panel)? Then only j is seen there.
 static bool covered(const Scene *s, size_t i, size_t j)
 {
     const DrawCmd *a = &s->cmds[i], *b = &s->cmds[j];
     int x0 = a->x > b->x ? a->x : b->x, y0 = a->y > b->y ? a->y : b->y;
-    int x1 = a->x + a->w < b->x + b->w ? a->x + a->w : b->x + b->w, y1 = a->y + a->h < b->y + b->h ? a->y + a->h : b->y + b->h;
+    int x1 = a->x + a->w < b->x + b->w ? a->x + a->w : b->x + b->w,
+        y1 = a->y + a->h < b->y + b->h ? a->y + a->h : b->y + b->h;
     for (size_t k = i + 1; k < j; k++) {
         const DrawCmd *r = &s->cmds[k];
-        if (r->kind == CMD_RECT && r->color.a >= 200 && r->x <= x0 && r->y <= y0 && r->x + r->w >= x1 && r->y + r->h >= y1)
+        if (r->kind == CMD_RECT && r->color.a >= 200 && r->x <= x0 && r->y <= y0
+            && r->x + r->w >= x1 && r->y + r->h >= y1)
             return true;
     }
     return false;
@@ -290,11 +327,11 @@ static bool hidden(const Scene *s, size_t i)
     const DrawCmd *a = &s->cmds[i];
     for (size_t k = i + 1; k < s->count; k++) {
         const DrawCmd *r = &s->cmds[k];
-        if (r->kind == CMD_RECT && r->color.a >= 40 && r->color.a < 255 && r->x < a->x + a->w && a->x < r->x + r->w && r->y < a->y + a->h &&
-            a->y < r->y + r->h)
+        if (r->kind == CMD_RECT && r->color.a >= 40 && r->color.a < 255 && r->x < a->x + a->w
+            && a->x < r->x + r->w && r->y < a->y + a->h && a->y < r->y + r->h)
             return true; // a dimming layer (help, cost panel) over it
-        if (r->kind == CMD_RECT && r->color.a == 255 && r->x < a->x + a->w && a->x < r->x + r->w && r->y < a->y + a->h &&
-            a->y < r->y + r->h && r->role != ROLE_CELL)
+        if (r->kind == CMD_RECT && r->color.a == 255 && r->x < a->x + a->w && a->x < r->x + r->w
+            && r->y < a->y + a->h && a->y < r->y + r->h && r->role != ROLE_CELL)
             return true; // an overlay's panel over it, even in part
     }
     return false;
@@ -315,65 +352,83 @@ static void check_fit(Fit *f, const Scene *s, int w, int h, const char *screen)
         if (a->kind == CMD_CLIP) continue;
         if (a->x < 0 || a->y < 0 || a->x + a->w > w || a->y + a->h > h) {
             if (f->outside++ < 4)
-                fprintf(stderr, "  %s %s %s %dx%d: '%s' at %d,%d %dx%d is outside\n", i18n_table(lang)->code, f->what,
-                        screen, w, h, a->kind == CMD_TEXT ? scene_text(s, a) : "(shape)", a->x, a->y, a->w, a->h);
+                fprintf(stderr, "  %s %s %s %dx%d: '%s' at %d,%d %dx%d is outside\n",
+                        i18n_table(lang)->code, f->what, screen, w, h,
+                        a->kind == CMD_TEXT ? scene_text(s, a) : "(shape)", a->x, a->y, a->w, a->h);
         }
         if (a->kind != CMD_TEXT) continue;
         const char *ta = scene_text(s, a);
-        // The lesson's tokens are its own words ("the cat sleeps → cat the sleeps" in the shuffle test): left out.
+        // The lesson's tokens are its own words ("the cat sleeps → cat the sleeps" in the shuffle
+        // test): left out.
         char plain[1024];
         snprintf(plain, sizeof plain, " %s ", ta);
         for (int t = 0; t < f->L->params.n; t++) {
             char word[128];
             snprintf(word, sizeof word, " %s ", f->L->tokens[t]);
-            for (char *q; (q = strstr(plain, word)) != NULL;) memmove(q, q + strlen(word) - 1, strlen(q + strlen(word) - 1) + 1);
+            for (char *q; (q = strstr(plain, word)) != NULL;)
+                memmove(q, q + strlen(word) - 1, strlen(q + strlen(word) - 1) + 1);
         }
         const char *piece = f->en && !content(f->L, ta) ? english_in(f->en, ta) : NULL;
         if (piece && f->english++ < 4)
-            fprintf(stderr, "  %s %s %s: English of the catalogue left: '%s' (the message's '%s')\n", i18n_table(lang)->code,
-                    f->what, screen, ta, piece);
-        if (lang != LANG_EN && !content(f->L, ta) &&
-            (strstr(plain, " the ") || strstr(ta, "The ") == ta || strstr(plain, " of the") || strstr(plain, " and ") ||
-             strstr(plain, " is "))) {
-            if (f->english++ < 4) fprintf(stderr, "  %s %s %s: English left: '%s'\n", i18n_table(lang)->code, f->what, screen, ta);
+            fprintf(stderr,
+                    "  %s %s %s: English of the catalogue left: '%s' (the message's '%s')\n",
+                    i18n_table(lang)->code, f->what, screen, ta, piece);
+        if (lang != LANG_EN && !content(f->L, ta)
+            && (strstr(plain, " the ") || strstr(ta, "The ") == ta || strstr(plain, " of the")
+                || strstr(plain, " and ") || strstr(plain, " is "))) {
+            if (f->english++ < 4)
+                fprintf(stderr, "  %s %s %s: English left: '%s'\n", i18n_table(lang)->code, f->what,
+                        screen, ta);
         }
-        // A token's row label stays clear of the cells and frames to its right: 3 pixels of page at least
-        // between its ink and them (an Arabic label ends at its first letter, whose ink reaches past its box).
+        // A token's row label stays clear of the cells and frames to its right: 3 pixels of page at
+        // least between its ink and them (an Arabic label ends at its first letter, whose ink
+        // reaches past its box).
         bool token = false;
         for (int t = 0; t < f->L->params.n && !token; t++) token = strcmp(ta, f->L->tokens[t]) == 0;
         if (token && hidden(s, i)) token = false;
-        // The nearest cell or frame to its right, on its line, close enough to be the matrix it labels.
+        // The nearest cell or frame to its right, on its line, close enough to be the matrix it
+        // labels.
         const DrawCmd *r = NULL;
         for (size_t j = 0; token && j < s->count; j++) {
             const DrawCmd *q = &s->cmds[j];
             if (!(q->kind == CMD_FRAME || (q->kind == CMD_RECT && q->role == ROLE_CELL))) continue;
-            if (q->y < a->y + a->h && a->y < q->y + q->h && q->x >= a->x + a->w / 2 && (!r || q->x < r->x)) r = q;
+            if (q->y < a->y + a->h && a->y < q->y + q->h && q->x >= a->x + a->w / 2
+                && (!r || q->x < r->x))
+                r = q;
         }
         if (r && r->x - (a->x + a->w) <= a->h) {
             int end = a->x + a->w; // the box's right edge, or the ink's when the screen is drawn
             if (f->ink && r->x <= f->ink->surf->w) {
                 end = a->x;
-                for (int y = a->y > r->y ? a->y : r->y; y < a->y + a->h && y < r->y + r->h && y < f->ink->surf->h; y++)
+                for (int y = a->y > r->y ? a->y : r->y;
+                     y < a->y + a->h && y < r->y + r->h && y < f->ink->surf->h; y++)
                     for (int xx = a->x; xx < r->x; xx++) {
-                        Uint32 p = ((Uint32 *)((Uint8 *)f->ink->surf->pixels + y * f->ink->surf->pitch))[xx];
-                        if (((p >> 16 & 255) + (p >> 8 & 255) + (p & 255)) < 3 * 190 && xx + 1 > end) end = xx + 1;
+                        Uint32 p = ((Uint32 *)((Uint8 *)f->ink->surf->pixels
+                                               + y * f->ink->surf->pitch))[xx];
+                        if (((p >> 16 & 255) + (p >> 8 & 255) + (p & 255)) < 3 * 190
+                            && xx + 1 > end)
+                            end = xx + 1;
                     }
             }
             if (r->x - end < 3 && f->touching++ < 4)
-                fprintf(stderr, "  %s %s %s: label '%s' (%d..%d) touches what starts at x %d\n", i18n_table(lang)->code,
-                        f->what, screen, ta, a->x, end, r->x);
+                fprintf(stderr, "  %s %s %s: label '%s' (%d..%d) touches what starts at x %d\n",
+                        i18n_table(lang)->code, f->what, screen, ta, a->x, end, r->x);
         }
         for (size_t j = i + 1; j < s->count; j++) {
             const DrawCmd *b = &s->cmds[j];
             if (b->kind != CMD_TEXT) continue;
-            int ox = (a->x + a->w < b->x + b->w ? a->x + a->w : b->x + b->w) - (a->x > b->x ? a->x : b->x);
-            int oy = (a->y + a->h < b->y + b->h ? a->y + a->h : b->y + b->h) - (a->y > b->y ? a->y : b->y);
-            // Lines of text touch (line height) and raised notation sits on its base: only ink-deep overlaps count.
+            int ox = (a->x + a->w < b->x + b->w ? a->x + a->w : b->x + b->w)
+                     - (a->x > b->x ? a->x : b->x);
+            int oy = (a->y + a->h < b->y + b->h ? a->y + a->h : b->y + b->h)
+                     - (a->y > b->y ? a->y : b->y);
+            // Lines of text touch (line height) and raised notation sits on its base: only ink-deep
+            // overlaps count.
             if (ox > 2 && oy > (a->h < b->h ? a->h : b->h) / 2 && !covered(s, i, j)) {
                 if (f->overlaps++ < 6)
-                    fprintf(stderr, "  %s %s %s %dx%d: '%s' (%d,%d %dx%d) overlaps '%s' (%d,%d %dx%d)\n",
-                            i18n_table(lang)->code, f->what, screen, w, h, ta, a->x, a->y, a->w, a->h,
-                            scene_text(s, b), b->x, b->y, b->w, b->h);
+                    fprintf(stderr,
+                            "  %s %s %s %dx%d: '%s' (%d,%d %dx%d) overlaps '%s' (%d,%d %dx%d)\n",
+                            i18n_table(lang)->code, f->what, screen, w, h, ta, a->x, a->y, a->w,
+                            a->h, scene_text(s, b), b->x, b->y, b->w, b->h);
             }
         }
     }
@@ -386,8 +441,8 @@ static void press(ViewState *st, ViewKey k)
 }
 
 // Every stage from the first, one frame each (the last sub-step of each).
-static void press_all(ViewState *st, const Lesson *L, const Trace *T, Fit *f, Scene *s, const SceneExtras *ex, int w,
-                      int h, const char *what)
+static void press_all(ViewState *st, const Lesson *L, const Trace *T, Fit *f, Scene *s,
+                      const SceneExtras *ex, int w, int h, const char *what)
 {
     press(st, VIEW_KEY_HOME);
     char name[96];
@@ -402,16 +457,18 @@ static void press_all(ViewState *st, const Lesson *L, const Trace *T, Fit *f, Sc
     }
 }
 
-// The board with the pointer on one cell of each matrix it shows: the explanation under it (hover arithmetic).
-static void hovers(Fit *f, ViewState *st, Scene *s, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
-                   const char *what)
+// The board with the pointer on one cell of each matrix it shows: the explanation under it (hover
+// arithmetic).
+static void hovers(Fit *f, ViewState *st, Scene *s, const Lesson *L, const Trace *T,
+                   const SceneExtras *ex, int w, int h, const char *what)
 {
     CellRef cells[MAT_COUNT];
     int n = 0;
     for (size_t i = 0; i < s->hit_count && n < MAT_COUNT; i++) {
         CellRef c = s->hits[i].cell;
         bool seen = c.mat == MAT_NONE;
-        for (int k = 0; k < n && !seen; k++) seen = cells[k].mat == c.mat && cells[k].head == c.head;
+        for (int k = 0; k < n && !seen; k++)
+            seen = cells[k].mat == c.mat && cells[k].head == c.head;
         if (!seen) cells[n++] = c;
     }
     CellRef none = st->hover;
@@ -425,7 +482,8 @@ static void hovers(Fit *f, ViewState *st, Scene *s, const Lesson *L, const Trace
     st->hover = none;
 }
 
-// The arithmetic of every cell of every matrix, for each head, as the window explains it (with the edit hint).
+// The arithmetic of every cell of every matrix, for each head, as the window explains it (with the
+// edit hint).
 static void explanations(Fit *f, const Lesson *L, const Trace *T)
 {
     char lines[8][256];
@@ -438,10 +496,14 @@ static void explanations(Fit *f, const Lesson *L, const Trace *T)
                 for (int c = 0; c < cols; c++) {
                     int n = model_explain(L, T, (CellRef){(MatId)m, head, r, c}, lines, 8, true);
                     for (int i = 0; i < n; i++) {
-                        const char *piece = f->en && !content(f->L, lines[i]) ? english_in(f->en, lines[i]) : NULL;
+                        const char *piece =
+                            f->en && !content(f->L, lines[i]) ? english_in(f->en, lines[i]) : NULL;
                         if (piece && f->english++ < 4)
-                            fprintf(stderr, "  %s %s: the explanation of %s[%d, %d] keeps English: '%s' (the message's '%s')\n",
-                                    i18n_table(i18n_current())->code, f->what, mi->key, r, c, lines[i], piece);
+                            fprintf(stderr,
+                                    "  %s %s: the explanation of %s[%d, %d] keeps English: '%s' "
+                                    "(the message's '%s')\n",
+                                    i18n_table(i18n_current())->code, f->what, mi->key, r, c,
+                                    lines[i], piece);
                     }
                 }
     }
@@ -467,7 +529,8 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
         press(&st, VIEW_KEY_HOME);
         for (int guard = 0; guard < 64; guard++) {
             scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
-            snprintf(name, sizeof name, "%s stage %d.%d", view ? "all heads" : "one head", st.stage_index, st.substep);
+            snprintf(name, sizeof name, "%s stage %d.%d", view ? "all heads" : "one head",
+                     st.stage_index, st.substep);
             check_fit(f, &s, w, h, name);
             view_set_substeps(&st, s.substeps, s.substep);
             hovers(f, &st, &s, L, T, &ex, w, h, name);
@@ -506,15 +569,16 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
     }
     st.panel = PANEL_NONE;
     char banner[300];
-    snprintf(banner, sizeof banner, TR("%s   (still showing the last good lesson)"), "lessons/x.json:3:5: error");
+    snprintf(banner, sizeof banner, TR("%s   (still showing the last good lesson)"),
+             "lessons/x.json:3:5: error");
     scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, banner);
     check_fit(f, &s, w, h, "banner");
     if (have_cmp) compare_free(&cmp);
     scene_free(&s);
 }
 
-// Each question of the lesson (and an automatic one) asked, a value typed, then revealed, right and wrong; and
-// as slides (asked, then answered).
+// Each question of the lesson (and an automatic one) asked, a value typed, then revealed, right and
+// wrong; and as slides (asked, then answered).
 static void question_screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
 {
     Scene s;
@@ -549,8 +613,8 @@ static void question_screens(Fit *f, const Lesson *L, const Trace *T, int w, int
             SceneExtras e = ex;
             e.slide = k == 1 || k == 4;
             scene_build_ex(&s, &shown, L, T, &e, w, h, &f->tm, NULL);
-            static const char *const what[5] = {"question asked", "question slide", "question right", "question wrong",
-                                                "answer slide"};
+            static const char *const what[5] = {"question asked", "question slide",
+                                                "question right", "question wrong", "answer slide"};
             check_fit(f, &s, w, h, what[k]);
         }
     }
@@ -627,13 +691,16 @@ int main(void)
     DrawSdl *d = ren ? draw_sdl_create(ren, MHA_SOURCE_DIR "/assets/fonts", err, sizeof err) : NULL;
     CHECK(d != NULL, "fonts: %s", err);
     if (!d) return check_report("test_i18n");
-    Canvas ink = {SDL_CreateRGBSurfaceWithFormat(0, 1920, 1080, 32, SDL_PIXELFORMAT_ARGB8888), NULL, NULL};
+    Canvas ink = {SDL_CreateRGBSurfaceWithFormat(0, 1920, 1080, 32, SDL_PIXELFORMAT_ARGB8888), NULL,
+                  NULL};
     ink.ren = ink.surf ? SDL_CreateSoftwareRenderer(ink.surf) : NULL;
-    ink.d = ink.ren ? draw_sdl_create(ink.ren, MHA_SOURCE_DIR "/assets/fonts", err, sizeof err) : NULL;
+    ink.d =
+        ink.ren ? draw_sdl_create(ink.ren, MHA_SOURCE_DIR "/assets/fonts", err, sizeof err) : NULL;
     CHECK(ink.d != NULL, "canvas: %s", err);
-    static const char *const FILES[] = {"lessons/the-cat-sat.json", "lessons/causal-decoder.json",
-                                        "lessons/cross-attention.json", "lessons/mao-zuo-zai-dianzi-shang.json",
-                                        "lessons/the-dog-bit-the-man.json", "lessons/jalasat-al-qitta.json"};
+    static const char *const FILES[] = {
+        "lessons/the-cat-sat.json",         "lessons/causal-decoder.json",
+        "lessons/cross-attention.json",     "lessons/mao-zuo-zai-dianzi-shang.json",
+        "lessons/the-dog-bit-the-man.json", "lessons/jalasat-al-qitta.json"};
     static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
     for (Lang lang = 0; lang < i18n_count(); lang++) {
         i18n_use(lang);
@@ -647,7 +714,8 @@ int main(void)
             if (!load(FILES[k], &L, &T)) continue;
             f.L = &L;
             f.what = FILES[k] + 8;
-            f.ink = utf8_is_rtl(L.tokens[0]) && ink.d ? &ink : NULL; // the right-to-left lesson, drawn
+            f.ink =
+                utf8_is_rtl(L.tokens[0]) && ink.d ? &ink : NULL; // the right-to-left lesson, drawn
             for (size_t z = 0; z < sizeof SIZES / sizeof SIZES[0]; z++) {
                 screens(&f, &L, &T, SIZES[z][0], SIZES[z][1]);
                 question_screens(&f, &L, &T, SIZES[z][0], SIZES[z][1]);
@@ -662,9 +730,12 @@ int main(void)
         size_t missing = i18n_missing(&first);
         english_free(&en);
         const char *code = i18n_table(lang)->code;
-        CHECK(missing == 0, "%s: %zu messages not in the table, the first: '%s'", code, missing, first ? first : "");
-        CHECK(f.outside == 0, "%s: %d commands outside the window in %d screens", code, f.outside, f.screens);
-        CHECK(f.overlaps == 0, "%s: %d overlapping texts in %d screens", code, f.overlaps, f.screens);
+        CHECK(missing == 0, "%s: %zu messages not in the table, the first: '%s'", code, missing,
+              first ? first : "");
+        CHECK(f.outside == 0, "%s: %d commands outside the window in %d screens", code, f.outside,
+              f.screens);
+        CHECK(f.overlaps == 0, "%s: %d overlapping texts in %d screens", code, f.overlaps,
+              f.screens);
         CHECK(f.english == 0, "%s: %d texts still in English", code, f.english);
         CHECK(f.touching == 0, "%s: %d token labels touching a matrix", code, f.touching);
         printf("%s: %d screens and slides checked\n", code, f.screens);

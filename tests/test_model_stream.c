@@ -1,10 +1,10 @@
-// What the window keeps of a checkpoint's layer (issue 40: hf_model_run_ex's LayerStream) against a float64
-// reference forward (tests/model_stream_ref.py): the stream at the layer's input and after the residual add
-// (as the residual stage shows it: h + Output, from the trace), X as the norm stage makes it from h and g, the
-// top 10 next tokens at every position (ids exact, probabilities within 1e-9), the last position's equal to
-// --json's (hf_model_run) within 1e-9, the overview's weights the trace's (as float), and the three stages present
-// only with the stream.
-// usage: test_model_stream CHECKPOINT_DIR EXPECTED LAYER
+// What the window keeps of a checkpoint's layer (issue 40: hf_model_run_ex's LayerStream) against a
+// float64 reference forward (tests/model_stream_ref.py): the stream at the layer's input and after
+// the residual add (as the residual stage shows it: h + Output, from the trace), X as the norm
+// stage makes it from h and g, the top 10 next tokens at every position (ids exact, probabilities
+// within 1e-9), the last position's equal to
+// --json's (hf_model_run) within 1e-9, the overview's weights the trace's (as float), and the three
+// stages present only with the stream. usage: test_model_stream CHECKPOINT_DIR EXPECTED LAYER
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,8 @@ typedef struct {
     double top_p[MAX_N][10];
 } Expected;
 
-// EXPECTED's lines: "ids ...", "before ..." and "after ..." (a row each), "top POS id:p ..." (10 each).
+// EXPECTED's lines: "ids ...", "before ..." and "after ..." (a row each), "top POS id:p ..." (10
+// each).
 static bool read_expected(Expected *e, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -85,13 +86,14 @@ static void check_stream(const HfRun *r, const HfRun *plain, const Expected *e, 
             worst_h = fmax(worst_h, fabs(mat_get(&s->x, i, j) - e->before[i][j]));
             double after = model_cell_value(&L->params, &t, (CellRef){MAT_RESIDUAL, 0, i, j});
             worst_after = fmax(worst_after, fabs(after - e->after[i][j]));
-            double x = mat_get(&s->x, i, j) / root * mat_get(&s->gain, 0, j); // the norm stage's formula
+            double x =
+                mat_get(&s->x, i, j) / root * mat_get(&s->gain, 0, j); // the norm stage's formula
             worst_x = fmax(worst_x, fabs(x - mat_get(&L->params.X, i, j)));
         }
         for (int k = 0; k < s->top; k++) {
             size_t at = (size_t)i * (size_t)s->top + (size_t)k;
-            CHECK(s->top_id[at] == e->top_id[i][k], "position %d rank %d: token %d, expected %d", i, k, s->top_id[at],
-                  e->top_id[i][k]);
+            CHECK(s->top_id[at] == e->top_id[i][k], "position %d rank %d: token %d, expected %d", i,
+                  k, s->top_id[at], e->top_id[i][k]);
             worst_p = fmax(worst_p, fabs(s->top_p[at] - e->top_p[i][k]));
             double shown = model_cell_value(&L->params, &t, (CellRef){MAT_NEXT, 0, i, k});
             worst_view = fmax(worst_view, fabs(shown - s->top_p[at]));
@@ -106,22 +108,26 @@ static void check_stream(const HfRun *r, const HfRun *plain, const Expected *e, 
     size_t nn = (size_t)s->n * (size_t)s->n;
     for (int h = 0; s->overview && h < s->heads; h++)
         for (size_t q = 0; q < nn; q++)
-            worst_w = fmax(worst_w, fabs(s->overview[((size_t)layer * (size_t)s->heads + (size_t)h) * nn + q]
-                                         - t.head[h].weights.data[q]));
+            worst_w = fmax(worst_w,
+                           fabs(s->overview[((size_t)layer * (size_t)s->heads + (size_t)h) * nn + q]
+                                - t.head[h].weights.data[q]));
     CHECK(s->overview && s->layers > layer, "the overview is kept");
     CHECK(worst_h <= 1e-9, "h differs from the reference by %g", worst_h);
     CHECK(worst_after <= 1e-9, "h' = h + Output differs from the reference by %g", worst_after);
     CHECK(worst_x <= 1e-12, "X differs from h / sqrt(mean(h^2) + eps) * g by %g", worst_x);
-    CHECK(worst_p <= 1e-9, "the next tokens' probabilities differ from the reference by %g", worst_p);
+    CHECK(worst_p <= 1e-9, "the next tokens' probabilities differ from the reference by %g",
+          worst_p);
     CHECK(worst_json <= 1e-9, "the last position's differ from --json's by %g", worst_json);
     CHECK(worst_view == 0, "the stage's cells are the run's numbers (%g)", worst_view);
     CHECK(worst_w <= 1e-6, "the overview's layer differs from the trace by %g (float)", worst_w);
-    printf("largest differences: h %.3g, h' %.3g, X %.3g, p %.3g (--json %.3g), overview %.3g\n", worst_h, worst_after,
-           worst_x, worst_p, worst_json, worst_w);
-    CHECK(has_stage(&L->params, STAGE_NORM_IN) && has_stage(&L->params, STAGE_RESIDUAL) && has_stage(&L->params, STAGE_NEXT),
+    printf("largest differences: h %.3g, h' %.3g, X %.3g, p %.3g (--json %.3g), overview %.3g\n",
+           worst_h, worst_after, worst_x, worst_p, worst_json, worst_w);
+    CHECK(has_stage(&L->params, STAGE_NORM_IN) && has_stage(&L->params, STAGE_RESIDUAL)
+              && has_stage(&L->params, STAGE_NEXT),
           "a checkpoint's layer has the norm, residual and next-token stages");
-    CHECK(!has_stage(&plain->lesson.params, STAGE_NORM_IN) && !has_stage(&plain->lesson.params, STAGE_RESIDUAL) &&
-              !has_stage(&plain->lesson.params, STAGE_NEXT) && !plain->lesson.stream,
+    CHECK(!has_stage(&plain->lesson.params, STAGE_NORM_IN)
+              && !has_stage(&plain->lesson.params, STAGE_RESIDUAL)
+              && !has_stage(&plain->lesson.params, STAGE_NEXT) && !plain->lesson.stream,
           "--json's run keeps nothing more: no such stages");
     trace_free(&t);
 }

@@ -20,7 +20,7 @@
 typedef struct {
     uint64_t seed;
     RngU128 state, inc;
-    uint64_t *bits;  // bits[i] = value i, as IEEE-754 binary64
+    uint64_t *bits; // bits[i] = value i, as IEEE-754 binary64
     size_t count, cap;
 } SeedBlock;
 
@@ -31,34 +31,32 @@ typedef struct {
 
 static int failures = 0;
 
-static uint64_t dbl_bits(double d) {
+static uint64_t dbl_bits(double d)
+{
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     return b;
 }
 
-static double bits_dbl(uint64_t b) {
+static double bits_dbl(uint64_t b)
+{
     double d;
     memcpy(&d, &b, sizeof d);
     return d;
 }
 
-static bool parse_u128_hex(const char *s, RngU128 *out) {
-    if (strncmp(s, "0x", 2) != 0)
-        return false;
+static bool parse_u128_hex(const char *s, RngU128 *out)
+{
+    if (strncmp(s, "0x", 2) != 0) return false;
     s += 2;
     RngU128 v = {0, 0};
     int n = 0;
     for (; *s && *s != ' ' && *s != '\n' && *s != '\r'; s++, n++) {
         int d;
-        if (*s >= '0' && *s <= '9')
-            d = *s - '0';
-        else if (*s >= 'a' && *s <= 'f')
-            d = *s - 'a' + 10;
-        else if (*s >= 'A' && *s <= 'F')
-            d = *s - 'A' + 10;
-        else
-            return false;
+        if (*s >= '0' && *s <= '9') d = *s - '0';
+        else if (*s >= 'a' && *s <= 'f') d = *s - 'a' + 10;
+        else if (*s >= 'A' && *s <= 'F') d = *s - 'A' + 10;
+        else return false;
         v.hi = (v.hi << 4) | (v.lo >> 60);
         v.lo = (v.lo << 4) | (unsigned)d;
     }
@@ -66,19 +64,21 @@ static bool parse_u128_hex(const char *s, RngU128 *out) {
     return n > 0 && n <= 32;
 }
 
-static void print_u128(const char *label, RngU128 v) {
+static void print_u128(const char *label, RngU128 v)
+{
     printf("%s0x%016" PRIx64 "%016" PRIx64, label, v.hi, v.lo);
 }
 
-static SeedBlock *find_seed(Vectors *v, uint64_t seed) {
+static SeedBlock *find_seed(Vectors *v, uint64_t seed)
+{
     for (int i = 0; i < v->nseeds; i++)
-        if (v->seeds[i].seed == seed)
-            return &v->seeds[i];
+        if (v->seeds[i].seed == seed) return &v->seeds[i];
     return NULL;
 }
 
 // Reads the CSV: "# seed S state 0x.. inc 0x.." comment lines and "seed,index,bits,value" lines.
-static bool vectors_load(Vectors *v, const char *path) {
+static bool vectors_load(Vectors *v, const char *path)
+{
     memset(v, 0, sizeof *v);
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -93,7 +93,8 @@ static bool vectors_load(Vectors *v, const char *path) {
         if (line[0] == '#') {
             char state_hex[64], inc_hex[64];
             uint64_t seed;
-            if (sscanf(line, "# seed %" SCNu64 " state %63s inc %63s", &seed, state_hex, inc_hex) == 3) {
+            if (sscanf(line, "# seed %" SCNu64 " state %63s inc %63s", &seed, state_hex, inc_hex)
+                == 3) {
                 if (v->nseeds == MAX_SEEDS || find_seed(v, seed)) {
                     printf("FAIL %s:%d: too many or repeated seed blocks\n", path, lineno);
                     ok = false;
@@ -108,8 +109,7 @@ static bool vectors_load(Vectors *v, const char *path) {
             }
             continue;
         }
-        if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0')
-            continue;
+        if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0') continue;
         uint64_t seed, bits;
         size_t index;
         if (sscanf(line, "%" SCNu64 ",%zu,%" SCNx64 ",", &seed, &index, &bits) != 3) {
@@ -120,7 +120,8 @@ static bool vectors_load(Vectors *v, const char *path) {
         SeedBlock *b = find_seed(v, seed);
         // Values must come after their seed's header and in index order, so draw i is line i.
         if (!b || index != b->count) {
-            printf("FAIL %s:%d: value for seed %" PRIu64 " index %zu out of order\n", path, lineno, seed, index);
+            printf("FAIL %s:%d: value for seed %" PRIu64 " index %zu out of order\n", path, lineno,
+                   seed, index);
             ok = false;
             break;
         }
@@ -140,17 +141,18 @@ static bool vectors_load(Vectors *v, const char *path) {
     return ok;
 }
 
-static void vectors_free(Vectors *v) {
-    for (int i = 0; i < v->nseeds; i++)
-        free(v->seeds[i].bits);
+static void vectors_free(Vectors *v)
+{
+    for (int i = 0; i < v->nseeds; i++) free(v->seeds[i].bits);
     memset(v, 0, sizeof *v);
 }
 
-// Compares got against expected bits; prints only the group's first mismatch. Returns true if equal.
-static bool check_value(const char *group, uint64_t seed, size_t index, uint64_t expected, double got,
-                        int *group_fail) {
-    if (dbl_bits(got) == expected)
-        return true;
+// Compares got against expected bits; prints only the group's first mismatch. Returns true if
+// equal.
+static bool check_value(const char *group, uint64_t seed, size_t index, uint64_t expected,
+                        double got, int *group_fail)
+{
+    if (dbl_bits(got) == expected) return true;
     if (*group_fail == 0)
         printf("  first mismatch in %s: seed %" PRIu64 " index %zu expected 0x%016" PRIx64
                " (%.17g) got 0x%016" PRIx64 " (%.17g)\n",
@@ -159,21 +161,23 @@ static bool check_value(const char *group, uint64_t seed, size_t index, uint64_t
     return false;
 }
 
-static void report(const char *group, size_t checked, int group_fail) {
-    printf("%s %s: %zu checked, %d mismatched\n", group_fail ? "FAIL" : "ok  ", group, checked, group_fail);
-    if (group_fail)
-        failures++;
+static void report(const char *group, size_t checked, int group_fail)
+{
+    printf("%s %s: %zu checked, %d mismatched\n", group_fail ? "FAIL" : "ok  ", group, checked,
+           group_fail);
+    if (group_fail) failures++;
 }
 
 // PCG64 state and increment right after rng_seed, for every seed in the CSV.
-static void test_seeding(const Vectors *v) {
+static void test_seeding(const Vectors *v)
+{
     int fail = 0;
     for (int i = 0; i < v->nseeds; i++) {
         const SeedBlock *b = &v->seeds[i];
         Rng r;
         rng_seed(&r, b->seed);
-        if (r.state.hi != b->state.hi || r.state.lo != b->state.lo || r.inc.hi != b->inc.hi ||
-            r.inc.lo != b->inc.lo) {
+        if (r.state.hi != b->state.hi || r.state.lo != b->state.lo || r.inc.hi != b->inc.hi
+            || r.inc.lo != b->inc.lo) {
             if (fail == 0) {
                 printf("  first mismatch in seeding: seed %" PRIu64 "\n", b->seed);
                 print_u128("    expected state ", b->state);
@@ -189,7 +193,8 @@ static void test_seeding(const Vectors *v) {
 }
 
 // Every value line, drawn one by one with rng_standard_normal.
-static size_t test_standard_normal(const Vectors *v) {
+static size_t test_standard_normal(const Vectors *v)
+{
     int fail = 0;
     size_t checked = 0;
     for (int i = 0; i < v->nseeds; i++) {
@@ -197,15 +202,18 @@ static size_t test_standard_normal(const Vectors *v) {
         Rng r;
         rng_seed(&r, b->seed);
         for (size_t k = 0; k < b->count; k++, checked++)
-            check_value("rng_standard_normal", b->seed, k, b->bits[k], rng_standard_normal(&r), &fail);
+            check_value("rng_standard_normal", b->seed, k, b->bits[k], rng_standard_normal(&r),
+                        &fail);
     }
     report("rng_standard_normal, every value of every seed", checked, fail);
     return checked - (size_t)fail;
 }
 
-// rng_normal_fill(loc 0, scale 1) must give the same bits as the standard normal, including when one
-// stream is split over several calls (the project fills W_Q, W_K, W_V of one head one after another).
-static void test_fill_unit(const Vectors *v) {
+// rng_normal_fill(loc 0, scale 1) must give the same bits as the standard normal, including when
+// one stream is split over several calls (the project fills W_Q, W_K, W_V of one head one after
+// another).
+static void test_fill_unit(const Vectors *v)
+{
     int fail = 0;
     size_t checked = 0;
     for (int i = 0; i < v->nseeds; i++) {
@@ -228,24 +236,26 @@ static void test_fill_unit(const Vectors *v) {
 }
 
 // The project's seed 42 stream: head 0's W_Q is the first normal(0, 1, (4, 2)) draw, row-major.
-static void test_seed42_head0(void) {
+static void test_seed42_head0(void)
+{
     const double w_q_top[2][2] = {{0.30471707975443135, -1.0399841062404955},
                                   {0.7504511958064572, 0.9405647163912139}};
-    double w[3][4][2];  // W_Q, W_K, W_V of head 0, each (4, 2)
+    double w[3][4][2]; // W_Q, W_K, W_V of head 0, each (4, 2)
     Rng r;
     rng_seed(&r, 42);
-    for (int m = 0; m < 3; m++)
-        rng_normal_fill(&r, 0.0, 1.0, &w[m][0][0], 8);
+    for (int m = 0; m < 3; m++) rng_normal_fill(&r, 0.0, 1.0, &w[m][0][0], 8);
     int fail = 0;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
-            check_value("seed 42 W_Q", 42, (size_t)(i * 2 + j), dbl_bits(w_q_top[i][j]), w[0][i][j], &fail);
+            check_value("seed 42 W_Q", 42, (size_t)(i * 2 + j), dbl_bits(w_q_top[i][j]), w[0][i][j],
+                        &fail);
     report("seed 42 head 0 W_Q[0..1][0..1] row-major", 4, fail);
 }
 
 // loc + scale * z for other scales and locs, expected computed from the CSV's z. volatile keeps the
 // compiler from fusing the expected value into an FMA whatever the flags.
-static void test_fill_scaled(const Vectors *v, double loc, double scale, const char *name) {
+static void test_fill_scaled(const Vectors *v, double loc, double scale, const char *name)
+{
     const SeedBlock *b = find_seed((Vectors *)v, 42);
     int fail = 0;
     if (!b) {
@@ -266,8 +276,7 @@ static void test_fill_scaled(const Vectors *v, double loc, double scale, const c
         volatile double prod = scale * z;
         volatile double expected = loc + prod;
         // How many values an FMA would change: shows whether this group can tell the two apart.
-        if (dbl_bits(fma(scale, z, loc)) != dbl_bits(expected))
-            fma_differs++;
+        if (dbl_bits(fma(scale, z, loc)) != dbl_bits(expected)) fma_differs++;
         check_value(name, 42, k, dbl_bits(expected), out[k], &fail);
     }
     free(out);
@@ -275,20 +284,21 @@ static void test_fill_scaled(const Vectors *v, double loc, double scale, const c
     printf("     (an FMA would have changed %zu of these %zu values)\n", fma_differs, b->count);
 }
 
-// Anchors produced by NumPy itself (1.24.2, Debian's python3-numpy, the CSV's version), written here
-// because the CSV's 5,800 values never reach the ziggurat's tail branch (|z| > r, about 1 draw in
-// 3,900). These seed 42 draws past the CSV's 5,000 all come from the tail, both signs.
-static void test_tail_anchors(void) {
+// Anchors produced by NumPy itself (1.24.2, Debian's python3-numpy, the CSV's version), written
+// here because the CSV's 5,800 values never reach the ziggurat's tail branch (|z| > r, about 1 draw
+// in 3,900). These seed 42 draws past the CSV's 5,000 all come from the tail, both signs.
+static void test_tail_anchors(void)
+{
     static const struct {
         size_t index;
         uint64_t bits;
     } tail[] = {
-        {5627, UINT64_C(0xc0118e740dc1907a)},   // -4.389114584864837
-        {8091, UINT64_C(0x40101a719e2bdb3f)},   //  4.0258240427272645
-        {11589, UINT64_C(0x40109adf06585883)},  //  4.151241397039601
-        {13755, UINT64_C(0xc00f1a3929a406b2)},  // -3.887804341619664
-        {19173, UINT64_C(0xc00d99c99a73ffea)},  // -3.700091559090642
-        {27130, UINT64_C(0x400d75c78b3b38c0)},  //  3.6825095059822104
+        {5627, UINT64_C(0xc0118e740dc1907a)}, // -4.389114584864837
+        {8091, UINT64_C(0x40101a719e2bdb3f)}, //  4.0258240427272645
+        {11589, UINT64_C(0x40109adf06585883)}, //  4.151241397039601
+        {13755, UINT64_C(0xc00f1a3929a406b2)}, // -3.887804341619664
+        {19173, UINT64_C(0xc00d99c99a73ffea)}, // -3.700091559090642
+        {27130, UINT64_C(0x400d75c78b3b38c0)}, //  3.6825095059822104
     };
     const size_t n = sizeof tail / sizeof tail[0];
     Rng r;
@@ -308,7 +318,8 @@ static void test_tail_anchors(void) {
 
 // numpy.random.default_rng(42).normal(0.1, 2.5, 20) as NumPy itself printed it (1.24.2): with a
 // non-zero loc an FMA changes some of these (index 9 among them), so this pins down "no FMA".
-static void test_loc_scale_anchors(void) {
+static void test_loc_scale_anchors(void)
+{
     static const uint64_t expected[20] = {
         UINT64_C(0x3feb93ce48796eb9), UINT64_C(0xc003ffeb2af07451), UINT64_C(0x3fff9e3861fae9be),
         UINT64_C(0x40039c7dc8fa3c4f), UINT64_C(0xc0131c40056fbbf3), UINT64_C(0xc0093e5bec5919ed),
@@ -329,30 +340,30 @@ static void test_loc_scale_anchors(void) {
 }
 
 // The comparison must be able to fail: seed 0's values must not match seed 42's stream.
-static void test_negative_control(const Vectors *v) {
+static void test_negative_control(const Vectors *v)
+{
     const SeedBlock *b = find_seed((Vectors *)v, 0);
     Rng r;
     rng_seed(&r, 42);
     size_t equal = 0, n = b ? b->count : 0;
     for (size_t k = 0; k < n; k++)
-        if (dbl_bits(rng_standard_normal(&r)) == b->bits[k])
-            equal++;
+        if (dbl_bits(rng_standard_normal(&r)) == b->bits[k]) equal++;
     int fail = (n == 0 || equal == n) ? 1 : 0;
-    printf("%s negative control (seed 42 stream vs seed 0 values): %zu of %zu equal, expected few\n",
-           fail ? "FAIL" : "ok  ", equal, n);
-    if (fail)
-        failures++;
+    printf(
+        "%s negative control (seed 42 stream vs seed 0 values): %zu of %zu equal, expected few\n",
+        fail ? "FAIL" : "ok  ", equal, n);
+    if (fail) failures++;
 }
 
-int main(void) {
+int main(void)
+{
     Vectors v;
     if (!vectors_load(&v, VECTORS_PATH)) {
         vectors_free(&v);
         return 1;
     }
     size_t total = 0;
-    for (int i = 0; i < v.nseeds; i++)
-        total += v.seeds[i].count;
+    for (int i = 0; i < v.nseeds; i++) total += v.seeds[i].count;
     printf("loaded %s: %d seeds, %zu values\n", VECTORS_PATH, v.nseeds, total);
     if (v.nseeds != 5 || total != 5800) {
         printf("FAIL expected 5 seeds and 5800 values\n");

@@ -1,7 +1,7 @@
-// Tests src/lesson/safetensors: headers parsed from bytes in memory, the dtypes converted exactly, and every
-// kind of bad header (short file, header past the end, offsets past the end, shapes that disagree with the
-// bytes, overflowing shapes, not JSON) refused naming the tensor; a file cut at every length never accepted
-// with a tensor reaching outside it.
+// Tests src/lesson/safetensors: headers parsed from bytes in memory, the dtypes converted exactly,
+// and every kind of bad header (short file, header past the end, offsets past the end, shapes that
+// disagree with the bytes, overflowing shapes, not JSON) refused naming the tensor; a file cut at
+// every length never accepted with a tensor reaching outside it.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +11,8 @@
 #include "lesson/safetensors.h"
 
 // header (JSON) + data into a safetensors file in buf; its size.
-static size_t make_file(unsigned char *buf, const char *header, const unsigned char *data, size_t data_len)
+static size_t make_file(unsigned char *buf, const char *header, const unsigned char *data,
+                        size_t data_len)
 {
     size_t n = strlen(header);
     for (int i = 0; i < 8; i++) buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
@@ -33,7 +34,8 @@ static void free_parsed(StCheckpoint *c)
     memset(c, 0, sizeof *c);
 }
 
-// A header that must be refused, naming field (NULL: no tensor) in err.path and word in the message.
+// A header that must be refused, naming field (NULL: no tensor) in err.path and word in the
+// message.
 static void refused(const char *header, size_t data_len, const char *field, const char *word)
 {
     unsigned char buf[4096], data[256] = {0};
@@ -44,8 +46,10 @@ static void refused(const char *header, size_t data_len, const char *field, cons
     CHECK(!ok, "accepted %s", header);
     if (!ok) {
         CHECK(strcmp(err.file, "mem.safetensors") == 0, "file %s", err.file);
-        CHECK(!field || strcmp(err.path, field) == 0, "%s: path %s, expected %s", header, err.path, field);
-        CHECK(strstr(err.message, word) != NULL, "%s: message %s lacks %s", header, err.message, word);
+        CHECK(!field || strcmp(err.path, field) == 0, "%s: path %s, expected %s", header, err.path,
+              field);
+        CHECK(strstr(err.message, word) != NULL, "%s: message %s lacks %s", header, err.message,
+              word);
     }
     free_parsed(&c);
 }
@@ -80,33 +84,45 @@ static void test_dtypes(void)
         if (strcmp(c.tensors[i].name, "h") == 0) t = &c.tensors[i];
     CHECK(t && t->ndim == 2 && t->shape[0] == 2 && t->count == 4, "h's shape");
     if (t) {
-        CHECK(st_get(t, 0) == 1.0 && st_get(t, 1) == -2.0 && st_get(t, 2) == ldexp(1.0, -24) && isinf(st_get(t, 3)),
+        CHECK(st_get(t, 0) == 1.0 && st_get(t, 1) == -2.0 && st_get(t, 2) == ldexp(1.0, -24)
+                  && isinf(st_get(t, 3)),
               "F16 values %g %g %g %g", st_get(t, 0), st_get(t, 1), st_get(t, 2), st_get(t, 3));
     }
     for (int i = 0; i < c.count; i++) {
         const StTensor *x = &c.tensors[i];
         if (!strcmp(x->name, "f")) CHECK(st_get(x, 0) == 1.5 && st_get(x, 1) == -2.0, "F32");
-        if (!strcmp(x->name, "b")) CHECK(st_get(x, 0) == 1.0 && st_get(x, 1) == 3.140625, "BF16 %g", st_get(x, 1));
+        if (!strcmp(x->name, "b"))
+            CHECK(st_get(x, 0) == 1.0 && st_get(x, 1) == 3.140625, "BF16 %g", st_get(x, 1));
         if (!strcmp(x->name, "d")) CHECK(st_get(x, 0) == 0.1, "F64");
-        if (!strcmp(x->name, "e")) CHECK(x->dtype == ST_OTHER && x->count == 0, "I64 kept, not read");
+        if (!strcmp(x->name, "e"))
+            CHECK(x->dtype == ST_OTHER && x->count == 0, "I64 kept, not read");
     }
-    CHECK(st_half_to_double(0x7bff) == 65504.0 && st_half_to_double(0x0400) == ldexp(1.0, -14), "F16 range");
-    CHECK(isnan(st_half_to_double(0x7e00)) && st_half_to_double(0x8000) == 0.0 && signbit(st_half_to_double(0x8000)),
+    CHECK(st_half_to_double(0x7bff) == 65504.0 && st_half_to_double(0x0400) == ldexp(1.0, -14),
+          "F16 range");
+    CHECK(isnan(st_half_to_double(0x7e00)) && st_half_to_double(0x8000) == 0.0
+              && signbit(st_half_to_double(0x8000)),
           "F16 NaN, -0");
     free_parsed(&c);
 }
 
 static void test_refused(void)
 {
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}", 12, "t", "past the end");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,12]}}", 16, "t", "need 16");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,4]}}", 16, "t", "begin <= end");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,16]}}", 16, "t", "overflow");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,0]}}", 16, "t", "shape[0]");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,4]}}", 16, "t", "shape[0]");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}", 12, "t",
+            "past the end");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,12]}}", 16, "t",
+            "need 16");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,4]}}", 16, "t",
+            "begin <= end");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,16]}}",
+            16, "t", "overflow");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,0]}}", 16, "t",
+            "shape[0]");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,4]}}", 16, "t",
+            "shape[0]");
     refused("{\"t\":{\"dtype\":\"Q4\",\"shape\":[1],\"data_offsets\":[0,4]}}", 16, "t", "dtype");
     refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[1]}}", 16, "t", "data_offsets");
-    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,1e300]}}", 16, "t", "data_offsets");
+    refused("{\"t\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,1e300]}}", 16, "t",
+            "data_offsets");
     refused("[1, 2]", 0, NULL, "not a JSON object");
     refused("{\"t\": ", 0, NULL, "not a JSON object");
     // A header length past the file, and a file shorter than the length itself.
@@ -129,7 +145,8 @@ static void test_every_cut(void)
     size_t size = make_file(buf, header, data, 48);
     int accepted = 0;
     for (size_t cut = 0; cut <= size; cut++) {
-        unsigned char *copy = malloc(cut ? cut : 1); // exactly cut bytes: ASan sees any read past them
+        unsigned char *copy =
+            malloc(cut ? cut : 1); // exactly cut bytes: ASan sees any read past them
         memcpy(copy, buf, cut);
         StCheckpoint c;
         LessonError err;
@@ -137,7 +154,8 @@ static void test_every_cut(void)
             accepted++;
             for (int i = 0; i < c.count; i++) {
                 const StTensor *t = &c.tensors[i];
-                CHECK(t->data + t->count * st_dtype_size(t->dtype) <= copy + cut, "cut %zu: %s outside", cut, t->name);
+                CHECK(t->data + t->count * st_dtype_size(t->dtype) <= copy + cut,
+                      "cut %zu: %s outside", cut, t->name);
                 for (size_t k = 0; k < t->count; k++) (void)st_get(t, k);
             }
         }

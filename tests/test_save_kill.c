@@ -1,12 +1,13 @@
-// A save killed at every step (issue 39, item 5): the second Ctrl+S replaces the session's own earlier save
-// (lesson_write_own); where the atomic exchange is missing (macOS, Windows, Linux file systems without
-// renameat2's exchange; forced here by MHA_TEST_NO_EXCHANGE=1), the fallback must keep a whole copy under the
-// real name at every instant, and the next writer must never delete a ".old" that is the only copy. A child
-// process saves and is killed right before, or right after, its k-th call of rename, link or unlink (the kill
-// shim, kill_shim.c: on Windows MoveFileExW, CreateHardLinkW and DeleteFileW, where the save always takes the
-// fallback), for k = 1, 2, ... until a save runs to its end; after each kill the name must hold the old bytes
-// or the new ones, and the next save must succeed with nothing left beside it. Then the same on the
-// exchange's path (Linux).
+// A save killed at every step (issue 39, item 5): the second Ctrl+S replaces the session's own
+// earlier save (lesson_write_own); where the atomic exchange is missing (macOS, Windows, Linux file
+// systems without renameat2's exchange; forced here by MHA_TEST_NO_EXCHANGE=1), the fallback must
+// keep a whole copy under the real name at every instant, and the next writer must never delete a
+// ".old" that is the only copy. A child process saves and is killed right before, or right after,
+// its k-th call of rename, link or unlink (the kill shim, kill_shim.c: on Windows MoveFileExW,
+// CreateHardLinkW and DeleteFileW, where the save always takes the fallback), for k = 1, 2, ...
+// until a save runs to its end; after each kill the name must hold the old bytes or the new ones,
+// and the next save must succeed with nothing left beside it. Then the same on the exchange's path
+// (Linux).
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,9 +77,10 @@ static int child_save(const char *role, void *ctx)
     return lesson_write_own(path, NEW, strlen(NEW), judge, &own, &taken, &err) ? 0 : 1;
 }
 
-// One run of the second save killed before or after (when) call k. Returns true when the child was killed
-// (false: it ended).
-static bool killed_save(const char *dir, const char *path, int k, KillShimWhen when, const char *how)
+// One run of the second save killed before or after (when) call k. Returns true when the child was
+// killed (false: it ended).
+static bool killed_save(const char *dir, const char *path, int k, KillShimWhen when,
+                        const char *how)
 {
     const char *at = when == KILL_SHIM_BEFORE ? "before" : "after";
     int r = kill_shim_child(self, "save", when, k, 0);
@@ -91,15 +93,17 @@ static bool killed_save(const char *dir, const char *path, int k, KillShimWhen w
         return false;
     }
     // The name holds a whole file at every instant: the old save or the new one.
-    CHECK(file_is(path, OLD) || file_is(path, NEW), "%s, killed %s call %d: the name holds neither save whole", how,
-          at, k);
+    CHECK(file_is(path, OLD) || file_is(path, NEW),
+          "%s, killed %s call %d: the name holds neither save whole", how, at, k);
     // The next save (the teacher presses Ctrl+S again) succeeds, and the temporaries go.
     Own next = {OLD, NEW};
     bool taken = false;
     LessonError err;
-    CHECK(lesson_write_own(path, NEXT, strlen(NEXT), judge, &next, &taken, &err) && file_is(path, NEXT),
+    CHECK(lesson_write_own(path, NEXT, strlen(NEXT), judge, &next, &taken, &err)
+              && file_is(path, NEXT),
           "%s, killed %s call %d: the next save: %s", how, at, k, err.message);
-    CHECK(entries(dir, list, sizeof list) == 1, "%s, killed %s call %d: left beside the save: %s", how, at, k, list);
+    CHECK(entries(dir, list, sizeof list) == 1, "%s, killed %s call %d: left beside the save: %s",
+          how, at, k, list);
     return true;
 }
 
@@ -115,7 +119,8 @@ static void kill_at_every_step(const char *how)
         for (int k = 1; k < 50; k++) {
             LessonError err;
             unlink(path);
-            CHECK(lesson_write_file(path, OLD, strlen(OLD), &err), "the first save: %s", err.message);
+            CHECK(lesson_write_file(path, OLD, strlen(OLD), &err), "the first save: %s",
+                  err.message);
             if (!killed_save(dir, path, k, w ? KILL_SHIM_AFTER : KILL_SHIM_BEFORE, how)) break;
             kills++;
         }
@@ -124,9 +129,10 @@ static void kill_at_every_step(const char *how)
     kill_shim_rmdir(dir);
 }
 
-// What a writer of an earlier version could leave when killed between moving the file aside and putting
-// the new one in place: no file at the name, the only copy at ".NAME.PID.old". The next writer puts it back:
-// a claim (only where nothing is) finds the name taken by it, and the bytes are the teacher's.
+// What a writer of an earlier version could leave when killed between moving the file aside and
+// putting the new one in place: no file at the name, the only copy at ".NAME.PID.old". The next
+// writer puts it back: a claim (only where nothing is) finds the name taken by it, and the bytes
+// are the teacher's.
 static void only_copy_kept(void)
 {
     char dir[1024];
@@ -147,7 +153,8 @@ static void only_copy_kept(void)
     // With a file at the name, a dead writer's ".old" is a second copy: it goes.
     f = fopen(old, "wb");
     CHECK(f && fputs(OLD, f) >= 0 && fclose(f) == 0, "planted %s again", old);
-    CHECK(lesson_write_file(path, NEW, strlen(NEW), &err) && file_is(path, NEW), "a save: %s", err.message);
+    CHECK(lesson_write_file(path, NEW, strlen(NEW), &err) && file_is(path, NEW), "a save: %s",
+          err.message);
     CHECK(access(old, F_OK) != 0, "the second copy went");
     kill_shim_rmdir(dir);
 }

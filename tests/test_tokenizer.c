@@ -1,6 +1,7 @@
-// Tests src/lesson/pretokenize and tokenizer: the pre-tokenizer patterns' pieces (GPT-2's, Llama 3's, Qwen2's:
-// contractions, the optional space, digits, newlines, the (?!\S) look-ahead), the Unicode classes, BPE merges by
-// rank, the added and special tokens, byte fallback, the tokens as shown, and tokenizer.json refused.
+// Tests src/lesson/pretokenize and tokenizer: the pre-tokenizer patterns' pieces (GPT-2's, Llama
+// 3's, Qwen2's: contractions, the optional space, digits, newlines, the (?!\S) look-ahead), the
+// Unicode classes, BPE merges by rank, the added and special tokens, byte fallback, the tokens as
+// shown, and tokenizer.json refused.
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -24,7 +25,8 @@ static void pieces(PretokKind kind, const char *text, char *out, size_t cap)
     out[0] = '\0';
     for (int i = 0; i < n;) {
         int k = pretok_match(kind, cp, n, i);
-        used += (size_t)snprintf(out + used, cap - used, "%s%.*s", i ? "|" : "", (int)(at[i + k] - at[i]), text + at[i]);
+        used += (size_t)snprintf(out + used, cap - used, "%s%.*s", i ? "|" : "",
+                                 (int)(at[i + k] - at[i]), text + at[i]);
         i += k;
     }
 }
@@ -41,47 +43,60 @@ static void test_patterns(void)
     expect_pieces(PRETOK_GPT2, "Hello world  !!\n", "Hello| world| | !!|\n");
     expect_pieces(PRETOK_GPT2, "it's I'M 2024ab", "it|'s| I|'|M| 2024|ab");
     expect_pieces(PRETOK_GPT2, "a   b", "a|  | b");
-    expect_pieces(PRETOK_GPT2, "caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87!", "caf\xc3\xa9| \xe4\xb8\xad\xe6\x96\x87|!");
+    expect_pieces(PRETOK_GPT2, "caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87!",
+                  "caf\xc3\xa9| \xe4\xb8\xad\xe6\x96\x87|!");
     expect_pieces(PRETOK_LLAMA3, "I'M 12345 ok\n\n x", "I|'M| |123|45| ok|\n\n| x");
     expect_pieces(PRETOK_LLAMA3, "(hi) ...\n\nyes", "(hi|)| ...\n\n|yes");
     expect_pieces(PRETOK_LLAMA3, "a \n b", "a| \n| b");
     expect_pieces(PRETOK_QWEN2, "x 123", "x| |1|2|3");
     PretokKind k;
-    CHECK(pretok_from_pattern("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", &k)
-              && k == PRETOK_GPT2, "GPT-2's pattern");
+    CHECK(pretok_from_pattern(
+              "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+              &k)
+              && k == PRETOK_GPT2,
+          "GPT-2's pattern");
     CHECK(!pretok_from_pattern("\\w+", &k), "an unknown pattern");
-    CHECK(unicode_is_letter(0xE9) && unicode_is_letter(0x4E2D) && !unicode_is_letter('1') && !unicode_is_letter(0x301),
+    CHECK(unicode_is_letter(0xE9) && unicode_is_letter(0x4E2D) && !unicode_is_letter('1')
+              && !unicode_is_letter(0x301),
           "\\p{L}: é, 中, not 1, not a combining mark");
-    CHECK(unicode_is_number(0x0663) && unicode_is_number(0xB2) && !unicode_is_number('x'), "\\p{N}: Arabic-Indic 3, ²");
-    CHECK(unicode_is_space(0x3000) && unicode_is_space(0x85) && !unicode_is_space(0x200B), "\\s: White_Space only");
+    CHECK(unicode_is_number(0x0663) && unicode_is_number(0xB2) && !unicode_is_number('x'),
+          "\\p{N}: Arabic-Indic 3, ²");
+    CHECK(unicode_is_space(0x3000) && unicode_is_space(0x85) && !unicode_is_space(0x200B),
+          "\\s: White_Space only");
 }
 
-// A byte-level tokenizer: every byte a token (ids in GPT-2's order), then "Ġt" "he" "Ġthe", an added token.
+// A byte-level tokenizer: every byte a token (ids in GPT-2's order), then "Ġt" "he" "Ġthe", an
+// added token.
 static char *byte_level_json(void)
 {
     static const char *const MERGED[] = {"\xc4\xa0t", "he", "\xc4\xa0the"};
     char *s = malloc(20000);
-    size_t n = (size_t)sprintf(s, "{\"added_tokens\":[{\"id\":259,\"content\":\"<|bos|>\"}],\"normalizer\":null,"
-                                  "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
-                                  "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":"
-                                  "{\"id\":\"<|bos|>\"}},{\"Sequence\":{\"id\":\"A\"}}],\"special_tokens\":{\"<|bos|>\":"
-                                  "{\"id\":\"<|bos|>\",\"ids\":[259]}}},"
-                                  "\"model\":{\"type\":\"BPE\",\"vocab\":{");
+    size_t n = (size_t)sprintf(
+        s,
+        "{\"added_tokens\":[{\"id\":259,\"content\":\"<|bos|>\"}],\"normalizer\":null,"
+        "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
+        "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":"
+        "{\"id\":\"<|bos|>\"}},{\"Sequence\":{\"id\":\"A\"}}],\"special_tokens\":{\"<|bos|>\":"
+        "{\"id\":\"<|bos|>\",\"ids\":[259]}}},"
+        "\"model\":{\"type\":\"BPE\",\"vocab\":{");
     // bytes_to_unicode's order: the printable bytes, then the others as U+0100 ...
     int id = 0, extra = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int b = 0; b < 256; b++) {
-            bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+            bool printable =
+                (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
             if (printable != (pass == 0)) continue;
             uint32_t cp = printable ? (uint32_t)b : 256u + (uint32_t)extra++;
             char u[8];
-            int k = cp < 0x80 ? sprintf(u, "%c", (char)cp)
-                               : sprintf(u, "%c%c", (char)(0xC0 | cp >> 6), (char)(0x80 | (cp & 0x3F)));
+            int k = cp < 0x80
+                        ? sprintf(u, "%c", (char)cp)
+                        : sprintf(u, "%c%c", (char)(0xC0 | cp >> 6), (char)(0x80 | (cp & 0x3F)));
             (void)k;
             if (cp == '"' || cp == '\\') n += (size_t)sprintf(s + n, "\"\\%s\":%d,", u, id++);
             else n += (size_t)sprintf(s + n, "\"%s\":%d,", u, id++);
         }
-    for (int i = 0; i < 3; i++) n += (size_t)sprintf(s + n, "\"%s\":%d%s", MERGED[i], id++, i < 2 ? "," : "");
+    for (int i = 0; i < 3; i++)
+        n += (size_t)sprintf(s + n, "\"%s\":%d%s", MERGED[i], id++, i < 2 ? "," : "");
     sprintf(s + n, "},\"merges\":[\"\xc4\xa0 t\",[\"h\",\"e\"],\"\xc4\xa0t he\"]}}");
     return s;
 }
@@ -98,14 +113,17 @@ static void test_byte_level(void)
     int *ids = NULL, n = 0;
     ok = tokenizer_encode(&t, "the the<|bos|>\n", &ids, &n, "tok.json", &err);
     CHECK(ok, "%s", err.message);
-    // bos, t h e (no merge "t h": "he" then), Ġthe, bos, \n (byte 10: the 11th unprintable: 256 + 10)
+    // bos, t h e (no merge "t h": "he" then), Ġthe, bos, \n (byte 10: the 11th unprintable: 256 +
+    // 10)
     int want[] = {259, 't' - 33, 257, 258, 259, 188 + 10};
     CHECK(ok && n == 6, "%d ids", n);
-    for (int i = 0; ok && i < n && i < 6; i++) CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
+    for (int i = 0; ok && i < n && i < 6; i++)
+        CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
     const char *shown[] = {"<|bos|>", "t", "he", "\xe2\x96\x81the", "<|bos|>", "\xe2\x86\xb5"};
     for (int i = 0; ok && i < n && i < 6; i++) {
         char *s = tokenizer_display(&t, ids[i]);
-        CHECK(s && strcmp(s, shown[i]) == 0, "token %d shown \"%s\", expected \"%s\"", i, s, shown[i]);
+        CHECK(s && strcmp(s, shown[i]) == 0, "token %d shown \"%s\", expected \"%s\"", i, s,
+              shown[i]);
         free(s);
     }
     char *half = tokenizer_display(&t, 106 + 0xC3 - 174); // byte 0xC3 alone: no whole character
@@ -120,13 +138,20 @@ static void test_sentencepiece(void)
 {
     const char *json =
         "{\"added_tokens\":[{\"id\":1,\"content\":\"<s>\"}],"
-        "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\xe2\x96\x81\"},"
-        "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xe2\x96\x81\"}]},\"pre_tokenizer\":null,"
-        "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<s>\"}},"
+        "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":"
+        "\"\xe2\x96\x81\"},"
+        "{\"type\":\"Replace\",\"pattern\":{\"String\":\" "
+        "\"},\"content\":\"\xe2\x96\x81\"}]},\"pre_tokenizer\":null,"
+        "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":"
+        "\"<s>\"}},"
         "{\"Sequence\":{\"id\":\"A\"}}],\"special_tokens\":{\"<s>\":{\"id\":\"<s>\",\"ids\":[1]}}},"
-        "\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"unk_token\":\"<unk>\",\"vocab\":{\"<unk>\":0,\"<s>\":1,"
-        "\"<0xC3>\":2,\"<0xA9>\":3,\"\xe2\x96\x81\":4,\"a\":5,\"b\":6,\"\xe2\x96\x81" "a\":7,\"\xe2\x96\x81" "ab\":8},"
-        "\"merges\":[\"\xe2\x96\x81 a\",\"\xe2\x96\x81" "a b\"]}}";
+        "\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"unk_token\":\"<unk>\",\"vocab\":{\"<"
+        "unk>\":0,\"<s>\":1,"
+        "\"<0xC3>\":2,\"<0xA9>\":3,\"\xe2\x96\x81\":4,\"a\":5,\"b\":6,\"\xe2\x96\x81"
+        "a\":7,\"\xe2\x96\x81"
+        "ab\":8},"
+        "\"merges\":[\"\xe2\x96\x81 a\",\"\xe2\x96\x81"
+        "a b\"]}}";
     Tokenizer t;
     LessonError err;
     bool ok = tokenizer_parse(&t, json, strlen(json), "sp.json", &err);
@@ -136,26 +161,38 @@ static void test_sentencepiece(void)
     ok = tokenizer_encode(&t, "ab \xc3\xa9", &ids, &n, "sp.json", &err);
     int want[] = {1, 8, 4, 2, 3}; // <s> ▁ab ▁ <0xC3> <0xA9>
     CHECK(ok && n == 5, "%d ids (%s)", n, err.message);
-    for (int i = 0; ok && i < n && i < 5; i++) CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
+    for (int i = 0; ok && i < n && i < 5; i++)
+        CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
     char *s = tokenizer_display(&t, 8), *b = tokenizer_display(&t, 2);
-    CHECK(s && strcmp(s, "\xe2\x96\x81" "ab") == 0 && b && strcmp(b, "<0xC3>") == 0, "shown %s %s", s, b);
+    CHECK(s
+              && strcmp(s, "\xe2\x96\x81"
+                           "ab")
+                     == 0
+              && b && strcmp(b, "<0xC3>") == 0,
+          "shown %s %s", s, b);
     free(s);
     free(b);
     free(ids);
     tokenizer_free(&t);
 }
 
-// WordPiece (BERT): the normalizer lowercases and strips accents, punctuation is a word of its own, "##" pieces,
-// [UNK] for a word that cannot be cut, a Chinese character alone, [CLS] ... [SEP] by BertProcessing.
+// WordPiece (BERT): the normalizer lowercases and strips accents, punctuation is a word of its own,
+// "##" pieces, [UNK] for a word that cannot be cut, a Chinese character alone, [CLS] ... [SEP] by
+// BertProcessing.
 static void test_wordpiece(void)
 {
-    const char *json = "{\"added_tokens\": [{\"id\": 0, \"content\": \"[UNK]\"}, {\"id\": 1, \"content\": \"[CLS]\"},"
+    const char *json = "{\"added_tokens\": [{\"id\": 0, \"content\": \"[UNK]\"}, {\"id\": 1, "
+                       "\"content\": \"[CLS]\"},"
                        " {\"id\": 2, \"content\": \"[SEP]\"}],"
-                       " \"normalizer\": {\"type\": \"BertNormalizer\", \"lowercase\": true, \"strip_accents\": null},"
+                       " \"normalizer\": {\"type\": \"BertNormalizer\", \"lowercase\": true, "
+                       "\"strip_accents\": null},"
                        " \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"},"
-                       " \"post_processor\": {\"type\": \"BertProcessing\", \"sep\": [\"[SEP]\", 2], \"cls\": [\"[CLS]\", 1]},"
-                       " \"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"continuing_subword_prefix\": \"##\","
-                       " \"vocab\": {\"[UNK]\": 0, \"[CLS]\": 1, \"[SEP]\": 2, \"hel\": 3, \"##lo\": 4, \",\": 5, \"world\": 6,"
+                       " \"post_processor\": {\"type\": \"BertProcessing\", \"sep\": [\"[SEP]\", "
+                       "2], \"cls\": [\"[CLS]\", 1]},"
+                       " \"model\": {\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", "
+                       "\"continuing_subword_prefix\": \"##\","
+                       " \"vocab\": {\"[UNK]\": 0, \"[CLS]\": 1, \"[SEP]\": 2, \"hel\": 3, "
+                       "\"##lo\": 4, \",\": 5, \"world\": 6,"
                        " \"!\": 7, \"\xe4\xb8\xad\": 8, \"cafe\": 9}}}";
     Tokenizer t;
     LessonError err;
@@ -163,10 +200,13 @@ static void test_wordpiece(void)
     CHECK(ok, "the WordPiece tokenizer refused: %s", err.message);
     if (!ok) return;
     int *ids = NULL, n = 0;
-    ok = tokenizer_encode(&t, "H\xc3\xa9llo, WORLD!\t\xe4\xb8\xad\xe6\x96\x87 CAF\xc3\x89 [SEP]", &ids, &n, "wp.json", &err);
-    int want[] = {1, 3, 4, 5, 6, 7, 8, 0, 9, 2, 2}; // [CLS] hel ##lo , world ! 中 [UNK] cafe [SEP] [SEP]
+    ok = tokenizer_encode(&t, "H\xc3\xa9llo, WORLD!\t\xe4\xb8\xad\xe6\x96\x87 CAF\xc3\x89 [SEP]",
+                          &ids, &n, "wp.json", &err);
+    int want[] = {1, 3, 4, 5, 6, 7,
+                  8, 0, 9, 2, 2}; // [CLS] hel ##lo , world ! 中 [UNK] cafe [SEP] [SEP]
     CHECK(ok && n == 11, "%d ids (%s)", n, err.message);
-    for (int i = 0; ok && i < n && i < 11; i++) CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
+    for (int i = 0; ok && i < n && i < 11; i++)
+        CHECK(ids[i] == want[i], "id %d: %d, expected %d", i, ids[i], want[i]);
     char *s = tokenizer_display(&t, 4);
     CHECK(s && strcmp(s, "##lo") == 0, "shown %s", s);
     free(s);
@@ -179,8 +219,8 @@ static void refused(const char *json, const char *field)
     Tokenizer t;
     LessonError err;
     bool ok = tokenizer_parse(&t, json, strlen(json), "bad.json", &err);
-    CHECK(!ok && strcmp(err.path, field) == 0 && strcmp(err.file, "bad.json") == 0, "%s: %s, expected %s", json,
-          ok ? "accepted" : err.path, field);
+    CHECK(!ok && strcmp(err.path, field) == 0 && strcmp(err.file, "bad.json") == 0,
+          "%s: %s, expected %s", json, ok ? "accepted" : err.path, field);
     if (ok) tokenizer_free(&t);
 }
 
@@ -191,27 +231,33 @@ static void test_refused(void)
     refused("{\"model\":{\"type\":\"BPE\",\"merges\":[]}}", "model.vocab");
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}", "model.vocab");
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[\"ab\"]}}", "model.merges");
-    refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"pre_tokenizer\":{\"type\":\"Split\","
-            "\"pattern\":{\"Regex\":\"\\\\w+\"},\"behavior\":\"Isolated\"}}", "pre_tokenizer.pattern");
-    refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"normalizer\":{\"type\":\"NFKC\"}}", "normalizer.type");
+    refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"pre_tokenizer\":{\"type\":"
+            "\"Split\","
+            "\"pattern\":{\"Regex\":\"\\\\w+\"},\"behavior\":\"Isolated\"}}",
+            "pre_tokenizer.pattern");
+    refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"normalizer\":{\"type\":"
+            "\"NFKC\"}}",
+            "normalizer.type");
     refused("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}", "pre_tokenizer");
 }
 
-// NFC (nfc.c) against Python's unicodedata.normalize("NFC", ...): a mark composed, singletons (Å, Ω sign), marks
-// reordered by class, Hangul jamo, a blocked mark, a leading mark, exclusions (U+0958, U+2ADC, U+F900), a
-// malformed byte kept as it is.
+// NFC (nfc.c) against Python's unicodedata.normalize("NFC", ...): a mark composed, singletons (Å, Ω
+// sign), marks reordered by class, Hangul jamo, a blocked mark, a leading mark, exclusions (U+0958,
+// U+2ADC, U+F900), a malformed byte kept as it is.
 static void test_nfc(void)
 {
     static const char *const CASES[][2] = {
         {"\x63\x61\x66\x65\xcc\x81", "\x63\x61\x66\xc3\xa9"},
         {"\xe2\x84\xab\xe2\x84\xa6", "\xc3\x85\xce\xa9"},
         {"\x71\xcc\x87\xcc\xa3", "\x71\xcc\xa3\xcc\x87"},
-        {"\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab\xe1\x84\x80\xe1\x85\xa1", "\xed\x95\x9c\xea\xb0\x80"},
+        {"\xe1\x84\x92\xe1\x85\xa1\xe1\x86\xab\xe1\x84\x80\xe1\x85\xa1",
+         "\xed\x95\x9c\xea\xb0\x80"},
         {"\x61\xcc\xa8\xcc\x81", "\xc4\x85\xcc\x81"},
         {"\x61\xcc\x81\xcc\x81", "\xc3\xa1\xcc\x81"},
         {"\xcc\x81\x61", "\xcc\x81\x61"},
         {"\x65\xcc\x84\xcc\x81\x20\xe1\xb8\x97", "\xe1\xb8\x97\x20\xe1\xb8\x97"},
-        {"\xe0\xa5\x98\x20\xe2\xab\x9c\x20\xef\xa4\x80", "\xe0\xa4\x95\xe0\xa4\xbc\x20\xe2\xab\x9d\xcc\xb8\x20\xe8\xb1\x88"},
+        {"\xe0\xa5\x98\x20\xe2\xab\x9c\x20\xef\xa4\x80",
+         "\xe0\xa4\x95\xe0\xa4\xbc\x20\xe2\xab\x9d\xcc\xb8\x20\xe8\xb1\x88"},
         {"\xc3\x85\xcc\xa7", "\xc3\x85\xcc\xa7"},
         {"\x78\xcc\x80\xcc\x96\xcc\x81", "\x78\xcc\x96\xcc\x80\xcc\x81"},
         {"\x61\xff\xcc\x81", "\x61\xff\xcc\x81"},
@@ -219,8 +265,8 @@ static void test_nfc(void)
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         size_t n = 0;
         char *got = unicode_nfc(CASES[i][0], strlen(CASES[i][0]), &n);
-        CHECK(got && n == strlen(CASES[i][1]) && strcmp(got, CASES[i][1]) == 0, "NFC of case %zu: \"%s\"", i,
-              got ? got : "(no memory)");
+        CHECK(got && n == strlen(CASES[i][1]) && strcmp(got, CASES[i][1]) == 0,
+              "NFC of case %zu: \"%s\"", i, got ? got : "(no memory)");
         free(got);
     }
 }

@@ -44,15 +44,17 @@ static void test_reference(void)
     ok = trace_run(&t, &l.params, &terr);
     CHECK(ok, "trace runs: %s", terr.message);
     if (!ok) return;
-    static const char *const keys[] = {"W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "weights", "Z"};
+    static const char *const keys[] = {"W_Q", "W_K",    "W_V",    "Q",       "K",
+                                       "V",   "scores", "scaled", "weights", "Z"};
     double worst = 0.0;
     const cJSON *heads = cJSON_GetObjectItem(ref, "head");
     CHECK(cJSON_GetArraySize(heads) == 2, "two heads in the reference");
     for (int h = 0; h < 2; h++) {
         const cJSON *rh = cJSON_GetArrayItem(heads, h);
         const HeadTrace *ht = &t.head[h];
-        const Matrix *mine[] = {&l.params.W_Q[h], &l.params.W_K[h], &l.params.W_V[h], &ht->Q, &ht->K,
-                                &ht->V, &ht->scores, &ht->scaled, &ht->weights, &ht->Z};
+        const Matrix *mine[] = {
+            &l.params.W_Q[h], &l.params.W_K[h], &l.params.W_V[h], &ht->Q,       &ht->K,
+            &ht->V,           &ht->scores,      &ht->scaled,      &ht->weights, &ht->Z};
         for (int k = 0; k < 10; k++) {
             double d = diff_json(cJSON_GetObjectItem(rh, keys[k]), mine[k]);
             CHECK(d <= 1e-12, "head %d %s differs from NumPy by %g", h, keys[k], d);
@@ -129,7 +131,8 @@ static void test_formulas_with_bias_and_cross(void)
                 sum += exp(mat_get(&ht->scaled, r, c) - row_max);
             }
             for (int c = 0; c < 5; c++)
-                worst = fmax(worst, fabs(exp(mat_get(&ht->scaled, r, c) - row_max) / sum - mat_get(&ht->weights, r, c)));
+                worst = fmax(worst, fabs(exp(mat_get(&ht->scaled, r, c) - row_max) / sum
+                                         - mat_get(&ht->weights, r, c)));
         }
     }
     for (int r = 0; r < 3; r++)
@@ -139,7 +142,8 @@ static void test_formulas_with_bias_and_cross(void)
             worst = fmax(worst, fabs(o - mat_get(&t.output, r, c)));
         }
     // concat puts head h's Z in columns 2h, 2h+1
-    CHECK(mat_get(&t.concat, 1, 4) == mat_get(&t.head[2].Z, 1, 0), "concat column 4 is head 2's first column");
+    CHECK(mat_get(&t.concat, 1, 4) == mat_get(&t.head[2].Z, 1, 0),
+          "concat column 4 is head 2's first column");
     CHECK(worst < 1e-12, "formulas recomputed by hand agree: %g", worst);
     trace_free(&t);
     params_free(&p);
@@ -164,14 +168,14 @@ static void test_causal(void)
                 if (c > r) {
                     CHECK(mat_get(w, r, c) == 0.0, "masked weight [%d][%d] exactly 0", r, c);
                     CHECK(mat_get(&t.head[h].scaled, r, c) == -INFINITY, "masked score is -inf");
-                } else
-                    CHECK(mat_get(w, r, c) > 0.0, "visible weight [%d][%d] positive", r, c);
+                } else CHECK(mat_get(w, r, c) > 0.0, "visible weight [%d][%d] positive", r, c);
             }
             CHECK(fabs(sum - 1.0) < 1e-15, "row %d sums to 1 (%.17g)", r, sum);
         }
         CHECK(mat_get(w, 0, 0) == 1.0, "the first token can only attend to itself");
         // Z's first row is exactly V's first row
-        CHECK(fabs(mat_get(&t.head[h].Z, 0, 1) - mat_get(&t.head[h].V, 0, 1)) < 1e-15, "Z[0] = V[0]");
+        CHECK(fabs(mat_get(&t.head[h].Z, 0, 1) - mat_get(&t.head[h].V, 0, 1)) < 1e-15,
+              "Z[0] = V[0]");
     }
     trace_free(&t);
     params_free(&p);
@@ -182,11 +186,13 @@ static void test_overflow_named(void)
     AttnParams p;
     params_init(&p, 2, 2, 2, 1, 2);
     for (int i = 0; i < 4; i++) p.X.data[i] = p.S.data[i] = 1e200;
-    for (int i = 0; i < 4; i++) p.W_Q[0].data[i] = p.W_K[0].data[i] = p.W_V[0].data[i] = p.W_O.data[i] = 1.0;
+    for (int i = 0; i < 4; i++)
+        p.W_Q[0].data[i] = p.W_K[0].data[i] = p.W_V[0].data[i] = p.W_O.data[i] = 1.0;
     Trace t;
     TraceError err;
     CHECK(!trace_run(&t, &p, &err), "1e200 embeddings overflow");
-    CHECK(err.stage == STAGE_SCORES && strstr(err.message, "scores") != NULL, "names the stage: %s", err.message);
+    CHECK(err.stage == STAGE_SCORES && strstr(err.message, "scores") != NULL, "names the stage: %s",
+          err.message);
     CHECK(t.head == NULL, "a failed trace is left empty");
 
     // Large but finite scaled scores: softmax still exact (max subtraction), no NaN.
@@ -205,30 +211,36 @@ static void test_stage_names(void)
 {
     CHECK(strcmp(stage_key(STAGE_SOFTMAX), "softmax") == 0, "softmax key");
     CHECK(strcmp(stage_key(STAGE_SCALE), "scaled") == 0, "scale key");
-    CHECK(strcmp(stage_key(STAGE_COUNT), "?") == 0 && strcmp(stage_key((Stage)-1), "?") == 0, "out of range: ?");
+    CHECK(strcmp(stage_key(STAGE_COUNT), "?") == 0 && strcmp(stage_key((Stage)-1), "?") == 0,
+          "out of range: ?");
     for (int s = 0; s < STAGE_COUNT; s++) {
         const char *k = stage_key((Stage)s);
         bool plain = k[0] != '\0';
         for (const char *c = k; *c; c++) plain = plain && ((*c >= 'a' && *c <= 'z') || *c == '-');
         CHECK(plain, "stage %d's key '%s' is lower-case ASCII", s, k);
-        for (int o = 0; o < s; o++) CHECK(strcmp(k, stage_key((Stage)o)) != 0, "stage %d's key '%s' is its own", s, k);
+        for (int o = 0; o < s; o++)
+            CHECK(strcmp(k, stage_key((Stage)o)) != 0, "stage %d's key '%s' is its own", s, k);
     }
 }
 
-// The table of weights: its rows are the matrices params_init made, in the trainable order, with their shapes.
+// The table of weights: its rows are the matrices params_init made, in the trainable order, with
+// their shapes.
 static void test_param_table(void)
 {
     AttnParams p;
     CHECK(params_init(&p, 3, 4, 5, 2, 3), "init");
-    const Matrix *expect[] = {&p.W_Q[0], &p.W_K[0], &p.W_V[0], &p.b_Q[0], &p.b_K[0], &p.b_V[0],
-                              &p.W_Q[1], &p.W_K[1], &p.W_V[1], &p.b_Q[1], &p.b_K[1], &p.b_V[1], &p.W_O, &p.b_O};
+    const Matrix *expect[] = {&p.W_Q[0], &p.W_K[0], &p.W_V[0], &p.b_Q[0], &p.b_K[0],
+                              &p.b_V[0], &p.W_Q[1], &p.W_K[1], &p.W_V[1], &p.b_Q[1],
+                              &p.b_K[1], &p.b_V[1], &p.W_O,    &p.b_O};
     Matrix *got[PARAM_COUNT * 2];
     int count = params_trainable(got, &p);
     CHECK(count == 14, "6 per head and 2 for the layer: %d", count);
-    for (int i = 0; i < count && i < 14; i++) CHECK(got[i] == expect[i], "trainable %d in order", i);
+    for (int i = 0; i < count && i < 14; i++)
+        CHECK(got[i] == expect[i], "trainable %d in order", i);
     for (int i = 0; i < PARAM_COUNT; i++) {
         const Matrix *m = params_at(&p, i, PARAMS[i].per_head ? 1 : 0);
-        CHECK(m->rows == params_dim(&p, PARAMS[i].rows) && m->cols == params_dim(&p, PARAMS[i].cols),
+        CHECK(m->rows == params_dim(&p, PARAMS[i].rows)
+                  && m->cols == params_dim(&p, PARAMS[i].cols),
               "%s is %dx%d", PARAMS[i].name, m->rows, m->cols);
         CHECK(PARAMS[i].bias == (m->rows == 1), "%s: a bias is one row", PARAMS[i].name);
     }
@@ -243,24 +255,30 @@ static void test_param_table(void)
     params_free(&p);
 }
 
-// Issue 14: positions, the scale, the entropy, ablation and the shuffle, on small hand-checked cases.
+// Issue 14: positions, the scale, the entropy, ablation and the shuffle, on small hand-checked
+// cases.
 static void test_positions(void)
 {
     Matrix P;
     CHECK(mat_init(&P, 3, 5), "alloc");
     positions_sinusoidal(&P);
     // Position 0: sin 0 = 0 and cos 0 = 1 alternate; the odd last column (4) takes the sine.
-    CHECK(mat_get(&P, 0, 0) == 0.0 && mat_get(&P, 0, 1) == 1.0 && mat_get(&P, 0, 4) == 0.0, "position 0");
-    CHECK(mat_get(&P, 1, 0) == sin(1.0) && mat_get(&P, 1, 1) == cos(1.0), "position 1, i = 0: sin 1, cos 1");
+    CHECK(mat_get(&P, 0, 0) == 0.0 && mat_get(&P, 0, 1) == 1.0 && mat_get(&P, 0, 4) == 0.0,
+          "position 0");
+    CHECK(mat_get(&P, 1, 0) == sin(1.0) && mat_get(&P, 1, 1) == cos(1.0),
+          "position 1, i = 0: sin 1, cos 1");
     double a = 2.0 / pow(10000.0, 2.0 / 5.0);
-    CHECK(fabs(mat_get(&P, 2, 2) - sin(a)) < 1e-15 && fabs(mat_get(&P, 2, 3) - cos(a)) < 1e-15, "position 2, i = 1");
+    CHECK(fabs(mat_get(&P, 2, 2) - sin(a)) < 1e-15 && fabs(mat_get(&P, 2, 3) - cos(a)) < 1e-15,
+          "position 2, i = 1");
     double b = 2.0 / pow(10000.0, 4.0 / 5.0);
-    CHECK(fabs(mat_get(&P, 2, 4) - sin(b)) < 1e-15, "odd last column: sin, got %g", mat_get(&P, 2, 4));
+    CHECK(fabs(mat_get(&P, 2, 4) - sin(b)) < 1e-15, "odd last column: sin, got %g",
+          mat_get(&P, 2, 4));
     mat_free(&P);
 
     AttnParams p;
     CHECK(params_init(&p, 3, 3, 2, 1, 2), "params");
-    for (int i = 0; i < 3; i++) mat_set(&p.X, i, 0, 10.0 * (i + 1)), mat_set(&p.S, i, 0, 10.0 * (i + 1));
+    for (int i = 0; i < 3; i++)
+        mat_set(&p.X, i, 0, 10.0 * (i + 1)), mat_set(&p.S, i, 0, 10.0 * (i + 1));
     CHECK(params_set_positions(&p, POS_SINUSOIDAL), "positions");
     CHECK(p.positions == POS_SINUSOIDAL && mat_get(&p.E, 2, 0) == 30.0, "E keeps the embeddings");
     CHECK(mat_get(&p.X, 2, 0) == 30.0 + sin(2.0) && mat_get(&p.X, 2, 1) == cos(2.0), "X = E + P");
@@ -269,12 +287,15 @@ static void test_positions(void)
     AttnParams q;
     int perm[3] = {2, 0, 1};
     CHECK(params_shuffle(&q, &p, perm), "shuffle");
-    CHECK(mat_get(&q.E, 0, 0) == 30.0 && mat_get(&q.X, 0, 0) == 30.0 + 0.0, "token 2 at position 0: 30 + sin 0");
-    CHECK(mat_get(&q.X, 1, 0) == 10.0 + sin(1.0) && mat_get(&q.P, 1, 0) == sin(1.0), "positions stay");
+    CHECK(mat_get(&q.E, 0, 0) == 30.0 && mat_get(&q.X, 0, 0) == 30.0 + 0.0,
+          "token 2 at position 0: 30 + sin 0");
+    CHECK(mat_get(&q.X, 1, 0) == 10.0 + sin(1.0) && mat_get(&q.P, 1, 0) == sin(1.0),
+          "positions stay");
     CHECK(mat_get(&q.S, 1, 0) == mat_get(&q.X, 1, 0), "shuffled S is X");
     AttnParams c;
     CHECK(params_copy(&c, &q), "copy");
-    CHECK(c.positions == POS_SINUSOIDAL && mat_max_abs_diff(&c.P, &q.P) == 0.0 && mat_max_abs_diff(&c.E, &q.E) == 0.0,
+    CHECK(c.positions == POS_SINUSOIDAL && mat_max_abs_diff(&c.P, &q.P) == 0.0
+              && mat_max_abs_diff(&c.E, &q.E) == 0.0,
           "params_copy copies the positions");
     params_free(&c);
     params_free(&q);
@@ -293,29 +314,34 @@ static void test_scale_entropy_ablation(void)
     CHECK(params_scale(&p) == 1.0 / sqrt(2.0), "default scale 1/sqrt(d_k)");
     p.scale = 0.25;
     CHECK(trace_run(&t, &p, &terr), "scaled trace");
-    CHECK(mat_get(&t.head[1].scaled, 2, 1) == mat_get(&t.head[1].scores, 2, 1) * 0.25, "scaled = scores * scale");
-    // Entropy: the weights' own -sum w log2 w; a larger scale makes the rows sharper (lower entropy).
+    CHECK(mat_get(&t.head[1].scaled, 2, 1) == mat_get(&t.head[1].scores, 2, 1) * 0.25,
+          "scaled = scores * scale");
+    // Entropy: the weights' own -sum w log2 w; a larger scale makes the rows sharper (lower
+    // entropy).
     double h = 0.0;
-    for (int j = 0; j < 3; j++) h -= mat_get(&t.head[0].weights, 1, j) * log2(mat_get(&t.head[0].weights, 1, j));
+    for (int j = 0; j < 3; j++)
+        h -= mat_get(&t.head[0].weights, 1, j) * log2(mat_get(&t.head[0].weights, 1, j));
     CHECK(fabs(mat_get(&t.head[0].entropy, 1, 0) - h) < 1e-15, "entropy of row 1");
     trace_free(&t);
     p.scale = 1e-300; // all scores 0: uniform rows, log2(3) bits
     CHECK(trace_run(&t, &p, &terr), "tiny scale");
-    CHECK(fabs(mat_get(&t.head[0].entropy, 0, 0) - log2(3.0)) < 1e-12, "uniform row: log2 3 bits, got %.17g",
-          mat_get(&t.head[0].entropy, 0, 0));
+    CHECK(fabs(mat_get(&t.head[0].entropy, 0, 0) - log2(3.0)) < 1e-12,
+          "uniform row: log2 3 bits, got %.17g", mat_get(&t.head[0].entropy, 0, 0));
     trace_free(&t);
     p.scale = 1e300; // the rows go one-hot: 0 bits
     CHECK(trace_run(&t, &p, &terr), "huge scale");
-    CHECK(mat_get(&t.head[1].entropy, 2, 0) == 0.0, "one-hot row: 0 bits, got %g", mat_get(&t.head[1].entropy, 2, 0));
+    CHECK(mat_get(&t.head[1].entropy, 2, 0) == 0.0, "one-hot row: 0 bits, got %g",
+          mat_get(&t.head[1].entropy, 2, 0));
     trace_free(&t);
     p.scale = 1e308; // scores beyond 1.8 overflow: a named error, not NaN weights
-    CHECK(!trace_run(&t, &p, &terr) && terr.stage == STAGE_SCALE, "a huge scale overflows at the scaling: %s",
-          terr.message);
+    CHECK(!trace_run(&t, &p, &terr) && terr.stage == STAGE_SCALE,
+          "a huge scale overflows at the scaling: %s", terr.message);
     p.scale = 0;
 
     p.ablated = 1u << 1;
     CHECK(trace_run(&t, &p, &terr), "ablated trace");
-    CHECK(mat_max_abs_diff(&t.head[1].Z, &base.head[1].Z) == 0.0, "the ablated head's own Z is still computed");
+    CHECK(mat_max_abs_diff(&t.head[1].Z, &base.head[1].Z) == 0.0,
+          "the ablated head's own Z is still computed");
     bool zeros = true, kept = true;
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 2; c++) {
@@ -323,7 +349,8 @@ static void test_scale_entropy_ablation(void)
             kept = kept && mat_get(&t.concat, r, c) == mat_get(&base.concat, r, c);
         }
     CHECK(zeros && kept, "head 1's columns of the concat are zeros, head 0's kept");
-    CHECK(mat_max_abs_diff(&t.full_output, &base.output) == 0.0, "full_output is the unablated output");
+    CHECK(mat_max_abs_diff(&t.full_output, &base.output) == 0.0,
+          "full_output is the unablated output");
     // Output with head 1 off = Z_0 W_O[0:2] + b_O.
     double want = 0.0;
     for (int k = 0; k < 2; k++) want += mat_get(&base.head[0].Z, 1, k) * mat_get(&p.W_O, k, 3);

@@ -1,7 +1,8 @@
-// The shipped training lessons (issue 15): each trains (the lesson's own steps), its loss falls at least
-// 100 times, the trained trace shows the task's pattern on the lesson's own tokens (some head with >= 0.8 of
-// each row's weight one token back, or on the first token), and the trained lesson written out is byte for
-// byte the shipped "-trained" file (the same bits on every run and machine) and loads like any lesson.
+// The shipped training lessons (issue 15): each trains (the lesson's own steps), its loss falls at
+// least 100 times, the trained trace shows the task's pattern on the lesson's own tokens (some head
+// with >= 0.8 of each row's weight one token back, or on the first token), and the trained lesson
+// written out is byte for byte the shipped "-trained" file (the same bits on every run and machine)
+// and loads like any lesson.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,8 @@
 #include "lesson/lesson_write.h"
 #include "read_all.h"
 
-// The smallest weight, over rows 1..n-1, that head h puts one token back (back) or on the first token.
+// The smallest weight, over rows 1..n-1, that head h puts one token back (back) or on the first
+// token.
 static double pattern(const Trace *t, int h, bool back)
 {
     const Matrix *w = &t->head[h].weights;
@@ -34,7 +36,8 @@ static void train_lesson(const char *name)
     CHECK(ok, "%s loads: %s", name, err.message);
     if (!ok) return;
     CHECK(l.trains, "%s has a train section", name);
-    CHECK(l.notes && strstr(l.notes, "What to look for"), "%s: its notes say what to look for", name);
+    CHECK(l.notes && strstr(l.notes, "What to look for"), "%s: its notes say what to look for",
+          name);
     Matrix vocab;
     int *ids = malloc(sizeof(int) * (size_t)l.params.n);
     lesson_train_vocabulary(&l, &vocab, ids);
@@ -45,8 +48,10 @@ static void train_lesson(const char *name)
     while (ok && tr.step < l.train.steps) ok = train_step(&tr, &terr);
     CHECK(ok, "%s: every step runs: %s", name, terr.message);
     double start = tr.loss[0], end = tr.loss[l.train.steps];
-    printf("%s: %d steps, loss %.6g -> %.6g (%.0f times lower)\n", name, l.train.steps, start, end, start / end);
-    CHECK(end * 100.0 <= start, "%s: the loss falls at least 100 times: %g -> %g", name, start, end);
+    printf("%s: %d steps, loss %.6g -> %.6g (%.0f times lower)\n", name, l.train.steps, start, end,
+           start / end);
+    CHECK(end * 100.0 <= start, "%s: the loss falls at least 100 times: %g -> %g", name, start,
+          end);
     Trace t;
     ok = ok && trace_run(&t, &tr.p, &terr);
     CHECK(ok, "%s: the trained trace runs", name);
@@ -60,12 +65,14 @@ static void train_lesson(const char *name)
             if (f > best_first) best_first = f, head_first = h;
         }
         if (l.train.task != TASK_FIRST_TOKEN)
-            CHECK(best_back >= 0.8, "%s: some head puts >= 0.8 one token back, best %.4f", name, best_back);
+            CHECK(best_back >= 0.8, "%s: some head puts >= 0.8 one token back, best %.4f", name,
+                  best_back);
         if (l.train.task != TASK_PREVIOUS_TOKEN)
-            CHECK(best_first >= 0.8, "%s: some head puts >= 0.8 on the first token, best %.4f", name, best_first);
+            CHECK(best_first >= 0.8, "%s: some head puts >= 0.8 on the first token, best %.4f",
+                  name, best_first);
         if (l.train.task == TASK_PREVIOUS_AND_FIRST)
-            CHECK(head_back != head_first, "%s: two heads, two jobs (head %d back, head %d first)", name, head_back,
-                  head_first);
+            CHECK(head_back != head_first, "%s: two heads, two jobs (head %d back, head %d first)",
+                  name, head_back, head_first);
         trace_free(&t);
     }
     size_t len, shipped_len = 0;
@@ -77,13 +84,14 @@ static void train_lesson(const char *name)
     ok = json && lesson_parse(&again, json, len, "trained", &err);
     CHECK(ok, "%s: the trained lesson loads: %s", name, err.message);
     if (ok) {
-        CHECK(again.params.positions == POS_EXPLICIT && again.trains, "%s: it keeps positions and the train section",
-              name);
+        CHECK(again.params.positions == POS_EXPLICIT && again.trains,
+              "%s: it keeps positions and the train section", name);
         Trace t2;
         if (trace_run(&t2, &again.params, &terr)) {
             Trace t1;
             trace_run(&t1, &tr.p, &terr);
-            CHECK(mat_max_abs_diff(&t1.output, &t2.output) == 0.0, "%s: it traces bit for bit as trained", name);
+            CHECK(mat_max_abs_diff(&t1.output, &t2.output) == 0.0,
+                  "%s: it traces bit for bit as trained", name);
             trace_free(&t1);
             trace_free(&t2);
         }

@@ -1,7 +1,8 @@
-// The token ids mha-tracer's tokenizer gives each text of a corpus, for tests/test_tokenizer_js.sh to compare with
-// Hugging Face's JavaScript port:  tok_ids DIR CORPUS.json  (DIR: tokenizer.json, or vocab.json + merges.txt, or
-// vocab.txt, read as --model DIR reads them; CORPUS.json: an array of strings). One line a text: its ids, spaces
-// between, or "error: " and the message; exit 2 when DIR or CORPUS cannot be read.
+// The token ids mha-tracer's tokenizer gives each text of a corpus, for tests/test_tokenizer_js.sh
+// to compare with Hugging Face's JavaScript port:  tok_ids DIR CORPUS.json  (DIR: tokenizer.json,
+// or vocab.json + merges.txt, or vocab.txt, read as --model DIR reads them; CORPUS.json: an array
+// of strings). One line a text: its ids, spaces between, or "error: " and the message; exit 2 when
+// DIR or CORPUS cannot be read.
 #include <stdio.h>
 #include <stdlib.h>
 #include <cjson/cJSON.h>
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
         int *ids = NULL, n = 0;
         LessonError e = {0};
         if (!cJSON_IsString(j)) printf("error: not a string\n");
-        else if (!tokenizer_encode(&t, j->valuestring, &ids, &n, t.source, &e)) printf("error: %s\n", e.message);
+        else if (!tokenizer_encode(&t, j->valuestring, &ids, &n, t.source, &e))
+            printf("error: %s\n", e.message);
         else
             for (int i = 0; i < n; i++) printf("%d%c", ids[i], i + 1 < n ? ' ' : '\n');
         if (cJSON_IsString(j) && n == 0 && !e.message[0]) putchar('\n');

@@ -31,9 +31,10 @@ if [ "$what" = --tests ]; then
     # key sender, clipboard reader (test_gui_clipboard), screenshots and image comparison (ImageMagick's import,
     # compare); xmllint (SVG export); bc and GNU time (the timed tests); a JSON Schema validator (test_schema);
     # valgrind; gettext (the catalogues against the sources); git (test_add_stage applies docs/add-a-stage.patch);
-    # man (test_manpage); NumPy and PyTorch (the gradients against autograd; about 80 MB to fetch).
+    # man (test_manpage); clang-format 14 (test_format); NumPy and PyTorch (the gradients against autograd;
+    # about 80 MB to fetch).
     PKGS="$PKGS fonts-noto-color-emoji xvfb xauth xdotool xclip imagemagick libxml2-utils bc time
-          python3-jsonschema python3-numpy python3-torch valgrind gettext git man-db"
+          python3-jsonschema python3-numpy python3-torch valgrind gettext git man-db clang-format-14"
     # .ci/run's other steps: clang's libFuzzer, strict C11 with clang; the .deb (lintian); Windows under Wine;
     # the page in Debian's Chromium.
     PKGS="$PKGS clang libclang-rt-14-dev lintian unzip wine wine64 chromium"

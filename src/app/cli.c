@@ -1,5 +1,5 @@
-// The command line's printing: a trace as aligned text (--trace), as JSON (--json), and the single-head
-// comparison (--compare).
+// The command line's printing: a trace as aligned text (--trace), as JSON (--json), and the
+// single-head comparison (--compare).
 #include "cli.h"
 
 #include "core/utf8.h"
@@ -17,17 +17,21 @@
 // ---- text ----------------------------------------------------------------------------------------
 
 // Text from a lesson or the command line (titles, notes, tokens, paths) goes to a terminal: control
-// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, the bidi controls and
-// line separators that reorder a line (utf8_reorders) as \u202e, a byte that is not UTF-8 as \xff; other
-// UTF-8 passes through. One piece is one code point (or one bad byte) of the input.
+// characters are shown, never sent. C0 and DEL as \x1b, C1 (U+0080-U+009F) as \u009b, the bidi
+// controls and line separators that reorder a line (utf8_reorders) as \u202e, a byte that is not
+// UTF-8 as \xff; other UTF-8 passes through. One piece is one code point (or one bad byte) of the
+// input.
 typedef struct {
     char text[12];
     size_t in_len; // bytes of input it stands for
-    int cols;      // display columns (one per code point)
+    int cols; // display columns (one per code point)
 } Piece;
 
 // The code point of a (valid) two-byte sequence.
-static uint32_t two_bytes(const unsigned char *p) { return (uint32_t)(p[0] & 0x1F) << 6 | (uint32_t)(p[1] & 0x3F); }
+static uint32_t two_bytes(const unsigned char *p)
+{
+    return (uint32_t)(p[0] & 0x1F) << 6 | (uint32_t)(p[1] & 0x3F);
+}
 
 // The code point of a (valid) three-byte sequence.
 static uint32_t three_bytes(const unsigned char *p)
@@ -39,12 +43,18 @@ static Piece next_piece(const unsigned char *p)
 {
     Piece pc = {"", 1, 1};
     unsigned c = p[0];
-    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    size_t n = c < 0x80             ? 1
+               : (c & 0xE0) == 0xC0 ? 2
+               : (c & 0xF0) == 0xE0 ? 3
+               : (c & 0xF8) == 0xF0 ? 4
+                                    : 0;
     bool valid = n > 0 && !(n == 2 && c < 0xC2) && !(n == 4 && c > 0xF4);
     for (size_t i = 1; valid && i < n; i++)
         if ((p[i] & 0xC0) != 0x80) valid = false;
-    if (valid && n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) valid = false;
-    if (valid && n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) valid = false;
+    if (valid && n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0)))
+        valid = false;
+    if (valid && n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90)))
+        valid = false;
     if (!valid) {
         snprintf(pc.text, sizeof pc.text, "\\x%02x", c);
         pc.cols = 4;
@@ -55,8 +65,10 @@ static Piece next_piece(const unsigned char *p)
         snprintf(pc.text, sizeof pc.text, "\\u%04x", p[1]);
         pc.in_len = 2;
         pc.cols = 6;
-    } else if ((n == 2 && utf8_reorders(two_bytes(p))) || (n == 3 && utf8_reorders(three_bytes(p)))) {
-        snprintf(pc.text, sizeof pc.text, "\\u%04x", (unsigned)(n == 2 ? two_bytes(p) : three_bytes(p)));
+    } else if ((n == 2 && utf8_reorders(two_bytes(p)))
+               || (n == 3 && utf8_reorders(three_bytes(p)))) {
+        snprintf(pc.text, sizeof pc.text, "\\u%04x",
+                 (unsigned)(n == 2 ? two_bytes(p) : three_bytes(p)));
         pc.in_len = n;
         pc.cols = 6;
     } else {
@@ -67,8 +79,8 @@ static Piece next_piece(const unsigned char *p)
     return pc;
 }
 
-// Writes s with its control characters shown (see next_piece); '\n' too unless keep_newlines, '\t' too
-// unless keep_tabs (tab-separated text).
+// Writes s with its control characters shown (see next_piece); '\n' too unless keep_newlines, '\t'
+// too unless keep_tabs (tab-separated text).
 static void put_text_kept(FILE *out, const char *s, bool keep_newlines, bool keep_tabs)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
@@ -83,7 +95,10 @@ static void put_text_kept(FILE *out, const char *s, bool keep_newlines, bool kee
     }
 }
 
-static void put_text(FILE *out, const char *s, bool keep_newlines) { put_text_kept(out, s, keep_newlines, false); }
+static void put_text(FILE *out, const char *s, bool keep_newlines)
+{
+    put_text_kept(out, s, keep_newlines, false);
+}
 
 void cli_line(FILE *out, const char *fmt, ...)
 {
@@ -94,7 +109,8 @@ void cli_line(FILE *out, const char *fmt, ...)
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     char *text = small;
-    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL) vsnprintf(text, (size_t)n + 1, fmt, ap2);
+    if (n >= (int)sizeof small && (text = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(text, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     if (n < 0 || !text) {
         fputs("mha-tracer: error: out of memory\n", out);
@@ -108,8 +124,8 @@ void cli_line(FILE *out, const char *fmt, ...)
     if (text != small) free(text);
 }
 
-// Labels of rows and columns (tokens) are cut to this many display columns, the last one "…", so a long
-// token cannot widen every cell of a matrix.
+// Labels of rows and columns (tokens) are cut to this many display columns, the last one "…", so a
+// long token cannot widen every cell of a matrix.
 #define LABEL_MAX_COLS 16
 
 // Display width of s as printed (control characters escaped), at most max (counting stops there).
@@ -131,7 +147,8 @@ static int utf8_width(const char *s)
     return w < LABEL_MAX_COLS ? w : LABEL_MAX_COLS;
 }
 
-// Prints a label padded to width columns: its shown form, cut to LABEL_MAX_COLS with "…" at the end.
+// Prints a label padded to width columns: its shown form, cut to LABEL_MAX_COLS with "…" at the
+// end.
 static void print_padded(FILE *out, const char *s, int width, bool right)
 {
     int full = shown_width(s, LABEL_MAX_COLS);
@@ -158,9 +175,9 @@ static void print_padded(FILE *out, const char *s, int width, bool right)
 
 static void format_cell(char *buf, size_t cap, double v)
 {
-    if (v == -INFINITY)
-        snprintf(buf, cap, "-inf");
-    else if (fabs(v) >= 1e9 && isfinite(v)) // %.4f of 1e99 is 100 digits: keep the magnitude instead
+    if (v == -INFINITY) snprintf(buf, cap, "-inf");
+    else if (fabs(v) >= 1e9
+             && isfinite(v)) // %.4f of 1e99 is 100 digits: keep the magnitude instead
         snprintf(buf, cap, "%.4e", v);
     else {
         snprintf(buf, cap, "%.4f", v);
@@ -181,7 +198,8 @@ static void print_matrix(FILE *out, const char *title, const Matrix *m, char *co
         if (w > label_w) label_w = w;
     }
     for (int c = 0; c < m->cols; c++) {
-        int w = col_labels ? utf8_width(col_labels[c]) : snprintf(buf, sizeof buf, "%s%d", col_prefix, c);
+        int w = col_labels ? utf8_width(col_labels[c])
+                           : snprintf(buf, sizeof buf, "%s%d", col_prefix, c);
         if (w > cell_w) cell_w = w;
     }
     for (size_t i = 0; i < (size_t)m->rows * (size_t)m->cols; i++) {
@@ -192,8 +210,7 @@ static void print_matrix(FILE *out, const char *title, const Matrix *m, char *co
     fprintf(out, "  %*s", label_w, "");
     for (int c = 0; c < m->cols; c++) {
         fputs("  ", out);
-        if (col_labels)
-            print_padded(out, col_labels[c], cell_w, true);
+        if (col_labels) print_padded(out, col_labels[c], cell_w, true);
         else {
             snprintf(buf, sizeof buf, "%s%d", col_prefix, c);
             print_padded(out, buf, cell_w, true);
@@ -202,8 +219,7 @@ static void print_matrix(FILE *out, const char *title, const Matrix *m, char *co
     fputc('\n', out);
     for (int r = 0; r < m->rows; r++) {
         fputs("  ", out);
-        if (row_labels)
-            print_padded(out, row_labels[r], label_w, false);
+        if (row_labels) print_padded(out, row_labels[r], label_w, false);
         else {
             snprintf(buf, sizeof buf, "%d", r);
             print_padded(out, buf, label_w, false);
@@ -231,7 +247,8 @@ static void print_header(FILE *out, const Lesson *l)
     const AttnParams *p = &l->params;
     put_text(out, l->title, false);
     fputc('\n', out);
-    if (l->notes && l->notes[0]) { // for proof-reading without the window: each line indented under "notes:"
+    if (l->notes
+        && l->notes[0]) { // for proof-reading without the window: each line indented under "notes:"
         fputs("notes:\n  ", out);
         for (const unsigned char *c = (const unsigned char *)l->notes; *c;) {
             if (*c == '\r') {
@@ -276,12 +293,16 @@ static void print_header(FILE *out, const Lesson *l)
     fputc('\n', out);
 }
 
-void cli_print_trace(FILE *out, const Lesson *l, const Trace *t) { cli_print_trace_ex(out, l, t, NULL); }
+void cli_print_trace(FILE *out, const Lesson *l, const Trace *t)
+{
+    cli_print_trace_ex(out, l, t, NULL);
+}
 
 int cli_finish_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+        cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n",
+                 strerror(errno));
         return EXIT_IO;
     }
     return EXIT_OK;
@@ -289,17 +310,17 @@ int cli_finish_stdout(void)
 
 // ---- the matrices of --trace and --json: the rows of the matrix table -------------------------------
 
-// The three parts of both, each in the matrix table's order (MAT_ROWS): the embeddings (the rows before the
-// first per-head one), each head's matrices, the layer's (the other rows). A part's biases (PARAMS) follow
-// its last weight matrix.
+// The three parts of both, each in the matrix table's order (MAT_ROWS): the embeddings (the rows
+// before the first per-head one), each head's matrices, the layer's (the other rows). A part's
+// biases (PARAMS) follow its last weight matrix.
 typedef enum { PART_INPUT, PART_HEAD, PART_LAYER } Part;
 
 // One matrix to write: a row of the matrix table, or a bias.
 typedef struct {
-    const char *json;   // its --json key
-    char title[128];    // its --trace title ("": not in --trace)
+    const char *json; // its --json key
+    char title[128]; // its --trace title ("": not in --trace)
     const Matrix *m;
-    bool bias;          // a bias: a JSON vector, and in --trace only when its part has one that is not zero
+    bool bias; // a bias: a JSON vector, and in --trace only when its part has one that is not zero
     char *const *row_labels, *const *col_labels;
     const char *col_prefix; // the column labels without col_labels: "d0", "k0", "c0"
 } Item;
@@ -307,7 +328,8 @@ typedef struct {
 static Part mat_part(MatId m)
 {
     bool head_seen = false;
-    for (int i = MAT_NONE + 1; i < (int)m; i++) head_seen = head_seen || mat_info((MatId)i)->per_head;
+    for (int i = MAT_NONE + 1; i < (int)m; i++)
+        head_seen = head_seen || mat_info((MatId)i)->per_head;
     return mat_info(m)->per_head ? PART_HEAD : head_seen ? PART_LAYER : PART_INPUT;
 }
 
@@ -325,16 +347,18 @@ static const char *dim_prefix(int cols_are_d_k, int cols_are_h_d_k)
 static bool title_holds(const AttnParams *p, int h, const char *name, size_t len)
 {
     static const char *const names[] = {"pos", "cross", "mask", "ablated", "window", "rope"};
-    bool holds[] = {p->positions != POS_NONE, p->cross, p->mask == MASK_CAUSAL, params_ablated(p, h), p->window > 0,
-                    p->rope != ROPE_NONE};
+    bool holds[] = {p->positions != POS_NONE, p->cross,      p->mask == MASK_CAUSAL,
+                    params_ablated(p, h),     p->window > 0, p->rope != ROPE_NONE};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && strncmp(names[i], name, len) == 0) return holds[i];
     return false;
 }
 
-// Appends the --trace title template [s, end) for head h to buf: {h} the head, {g} its K/V head, {kv} the keys' input (X or Y), {window},
-// {last} the last head, {scale} "× s" or "/ √d_k", and {cond?text} the text only when cond holds.
-static void title_expand(char *buf, size_t cap, const char *s, const char *end, const AttnParams *p, int h)
+// Appends the --trace title template [s, end) for head h to buf: {h} the head, {g} its K/V head,
+// {kv} the keys' input (X or Y), {window}, {last} the last head, {scale} "× s" or "/ √d_k", and
+// {cond?text} the text only when cond holds.
+static void title_expand(char *buf, size_t cap, const char *s, const char *end, const AttnParams *p,
+                         int h)
 {
     while (s < end) {
         size_t used = strlen(buf);
@@ -344,13 +368,14 @@ static void title_expand(char *buf, size_t cap, const char *s, const char *end, 
             continue;
         }
         const char *close = s + 1;
-        for (int depth = 1; close < end && (depth > 1 || *close != '}'); close++) depth += *close == '{' ? 1 : *close == '}' ? -1 : 0;
+        for (int depth = 1; close < end && (depth > 1 || *close != '}'); close++)
+            depth += *close == '{' ? 1 : *close == '}' ? -1 : 0;
         const char *q = memchr(s + 1, '?', (size_t)(close - s - 1));
         size_t len = (size_t)(close - s - 1);
         if (q) {
-            if (title_holds(p, h, s + 1, (size_t)(q - s - 1))) title_expand(buf, cap, q + 1, close, p, h);
-        } else if (len == 1 && s[1] == 'h')
-            snprintf(buf + used, cap - used, "%d", h);
+            if (title_holds(p, h, s + 1, (size_t)(q - s - 1)))
+                title_expand(buf, cap, q + 1, close, p, h);
+        } else if (len == 1 && s[1] == 'h') snprintf(buf + used, cap - used, "%d", h);
         else if (len == 2 && strncmp(s + 1, "kv", 2) == 0)
             snprintf(buf + used, cap - used, "%s", p->cross ? "Y" : "X");
         else if (len == 1 && s[1] == 'g')
@@ -371,7 +396,8 @@ static void title_expand(char *buf, size_t cap, const char *s, const char *end, 
 static int bias_items(Item *out, const Lesson *l, Part part, int h)
 {
     int n = 0;
-    for (int i = 0; part != PART_INPUT && i < PARAM_COUNT; i++) { // the embeddings' part has no bias
+    for (int i = 0; part != PART_INPUT && i < PARAM_COUNT;
+         i++) { // the embeddings' part has no bias
         if (!PARAMS[i].bias || PARAMS[i].per_head != (part == PART_HEAD)) continue;
         Item *it = &out[n++];
         memset(it, 0, sizeof *it);
@@ -394,19 +420,23 @@ static int part_items(Item *out, const Lesson *l, const Trace *t, Part part, int
     int n = 0;
     for (int m = MAT_NONE + 1; m < MAT_COUNT; m++) {
         const MatInfo *mi = mat_info((MatId)m);
-        const Matrix *x = mi->json && mat_part((MatId)m) == part ? model_mat_stored(p, t, (MatId)m, h) : NULL;
+        const Matrix *x =
+            mi->json && mat_part((MatId)m) == part ? model_mat_stored(p, t, (MatId)m, h) : NULL;
         if (!x) continue;
         Item *it = &out[n++];
         memset(it, 0, sizeof *it);
         it->json = mi->json;
-        if (mi->trace) title_expand(it->title, sizeof it->title, mi->trace, mi->trace + strlen(mi->trace), p, h);
+        if (mi->trace)
+            title_expand(it->title, sizeof it->title, mi->trace, mi->trace + strlen(mi->trace), p,
+                         h);
         it->m = x;
         it->row_labels = axis_labels(l, mi->row_axis);
         it->col_labels = axis_labels(l, mi->col_axis);
         it->col_prefix = dim_prefix(mi->cols == DIM_D_K, mi->cols == DIM_H_D_K);
         bool later_weight = false;
         for (int k = m + 1; k < MAT_COUNT; k++)
-            later_weight = later_weight || (mat_info((MatId)k)->param && mat_part((MatId)k) == part);
+            later_weight =
+                later_weight || (mat_info((MatId)k)->param && mat_part((MatId)k) == part);
         if (mi->param && !later_weight) n += bias_items(&out[n], l, part, h);
     }
     return n;
@@ -419,7 +449,8 @@ static void print_items(FILE *out, const Item *items, int count)
     for (int i = 0; i < count; i++) biases = biases || (items[i].bias && any_nonzero(items[i].m));
     for (int i = 0; i < count; i++)
         if (items[i].title[0] && (!items[i].bias || biases))
-            print_matrix(out, items[i].title, items[i].m, items[i].row_labels, items[i].col_labels, items[i].col_prefix);
+            print_matrix(out, items[i].title, items[i].m, items[i].row_labels, items[i].col_labels,
+                         items[i].col_prefix);
 }
 
 void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
@@ -431,7 +462,8 @@ void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExt
     int count = part_items(items, l, t, PART_INPUT, 0);
     print_items(out, items, count);
     for (int h = 0; h < p->heads; h++) {
-        if (p->kv_given) fprintf(out, "==== Head %d (K/V head %d) ====\n\n", h, params_kv_head(p, h));
+        if (p->kv_given)
+            fprintf(out, "==== Head %d (K/V head %d) ====\n\n", h, params_kv_head(p, h));
         else fprintf(out, "==== Head %d ====\n\n", h);
         count = part_items(items, l, t, PART_HEAD, h);
         print_items(out, items, count);
@@ -440,24 +472,32 @@ void cli_print_trace_ex(FILE *out, const Lesson *l, const Trace *t, const CliExt
     count = part_items(items, l, t, PART_LAYER, 0);
     print_items(out, items, count);
     if (t->full_output.data) {
-        print_matrix(out, "output with every head (no ablation)", &t->full_output, l->tokens, NULL, "d");
-        fprintf(out, "largest difference the ablation makes: %.4f\n\n", mat_max_abs_diff(&t->output, &t->full_output));
+        print_matrix(out, "output with every head (no ablation)", &t->full_output, l->tokens, NULL,
+                     "d");
+        fprintf(out, "largest difference the ablation makes: %.4f\n\n",
+                mat_max_abs_diff(&t->output, &t->full_output));
     }
     cli_print_cost(out, p);
     if (x && x->shuffle) {
         fprintf(out, "==== Shuffle ====\n\ntokens reordered:");
         for (int i = 0; i < p->n; i++) fprintf(out, "%s%d", i ? "," : " ", x->shuffle[i]);
-        fprintf(out, " (token i is the original token at position perm[i]; the positions stay in place)\n\n");
+        fprintf(out, " (token i is the original token at position perm[i]; the positions stay in "
+                     "place)\n\n");
         if (x->shuffle_original.data)
             print_matrix(out, "original output, row i = its row perm[i]", &x->shuffle_original,
                          l->tokens, NULL, "d");
-        fprintf(out, "largest difference between output row i and the original output row perm[i]: %.4f",
+        fprintf(out,
+                "largest difference between output row i and the original output row perm[i]: %.4f",
                 x->shuffle_difference);
-        if (x->shuffle_same && x->shuffle_difference > 0) // not 0 in the last bits: the sums ran in another order
-            fprintf(out, " (%.1e: rounding, the keys summed in another order)", x->shuffle_difference);
-        fprintf(out, "\n%s\n\n", x->shuffle_same
-                                   ? "the same rows, only reordered: without positions attention cannot tell the order"
-                                   : "the rows changed: the positions (or the causal mask) make the order matter");
+        if (x->shuffle_same
+            && x->shuffle_difference > 0) // not 0 in the last bits: the sums ran in another order
+            fprintf(out, " (%.1e: rounding, the keys summed in another order)",
+                    x->shuffle_difference);
+        fprintf(
+            out, "\n%s\n\n",
+            x->shuffle_same
+                ? "the same rows, only reordered: without positions attention cannot tell the order"
+                : "the rows changed: the positions (or the causal mask) make the order matter");
     }
 }
 
@@ -484,8 +524,8 @@ void cli_print_cost(FILE *out, const AttnParams *p)
 
 // Prints count (n, m) matrices side by side under their titles, sharing the row labels; wraps into
 // further rows of blocks when the line would pass SIDE_BY_SIDE_WIDTH characters.
-static void print_side_by_side(FILE *out, const char *const *titles, const Matrix *const *ms, int count,
-                               char *const *row_labels, char *const *col_labels)
+static void print_side_by_side(FILE *out, const char *const *titles, const Matrix *const *ms,
+                               int count, char *const *row_labels, char *const *col_labels)
 {
     const Matrix *m0 = ms[0];
     int label_w = 1, cell_w = 6;
@@ -558,9 +598,10 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
     int h = p->heads, dk1 = c->single.d_k;
     print_header(out, l);
     if (h == 1)
-        fprintf(out, "The lesson has one head: there is nothing to split, and both sides are the same.\n\n");
-    else
-        cli_print_compare_claims(out, p, t, c);
+        fprintf(
+            out,
+            "The lesson has one head: there is nothing to split, and both sides are the same.\n\n");
+    else cli_print_compare_claims(out, p, t, c);
 
     // One title and one matrix per pattern: the single head first, then head 0 ... h-1.
     int count = h + 1;
@@ -586,7 +627,8 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
     if (p->mask == MASK_CAUSAL && p->window > 0)
         fprintf(out, "==== Attention weights (causal mask, window %d) ====\n\n", p->window);
     else
-        fprintf(out, "==== Attention weights%s ====\n\n", p->mask == MASK_CAUSAL ? " (causal mask)" : "");
+        fprintf(out, "==== Attention weights%s ====\n\n",
+                p->mask == MASK_CAUSAL ? " (causal mask)" : "");
     print_side_by_side(out, titles, ms, count, l->tokens, l->source_tokens);
     free(ms);
     free(titles_buf);
@@ -597,7 +639,8 @@ void cli_print_compare(FILE *out, const Lesson *l, const Trace *t, const Compari
     char title[128];
     snprintf(title, sizeof title, "output, %d head%s = concat W_O + b_O", h, h == 1 ? "" : "s");
     print_matrix(out, title, &t->output, l->tokens, NULL, "d");
-    fprintf(out, "largest difference between the two outputs: %.4f\n\n", mat_max_abs_diff(&c->trace.output, &t->output));
+    fprintf(out, "largest difference between the two outputs: %.4f\n\n",
+            mat_max_abs_diff(&c->trace.output, &t->output));
 
     fprintf(out, "==== Cost ====\n\n");
     print_cost_rows(out, &c->cost_one, &c->cost_multi);
@@ -613,10 +656,8 @@ static void json_string(FILE *out, const char *s) { utf8_json_string(put_file, o
 
 void cli_json_number(FILE *out, double v)
 {
-    if (!isfinite(v))
-        fputs("null", out); // masked (-inf) scores; JSON has no infinity
-    else
-        fprintf(out, "%.17g", v);
+    if (!isfinite(v)) fputs("null", out); // masked (-inf) scores; JSON has no infinity
+    else fprintf(out, "%.17g", v);
 }
 
 static void json_row(FILE *out, const double *row, int count)
@@ -675,7 +716,10 @@ void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *in
     json_matrix(out, key, m, indent, last);
 }
 
-void cli_print_json(FILE *out, const Lesson *l, const Trace *t) { cli_print_json_ex(out, l, t, NULL); }
+void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
+{
+    cli_print_json_ex(out, l, t, NULL);
+}
 
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
 {
@@ -741,8 +785,8 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t, c
         bool fits = question_answer(l, t, q, i, &a, &e);
         char buf[1400], words[512];
         if (k > 0) fputc('\n', out);
-        cli_line(out, "Question %d of %d  (stage %s, head %d, %s)\n", k + 1, l->question_count, q->stage, q->head,
-                 lesson_answer_kind_name(q->kind));
+        cli_line(out, "Question %d of %d  (stage %s, head %d, %s)\n", k + 1, l->question_count,
+                 q->stage, q->head, lesson_answer_kind_name(q->kind));
         cli_line(out, "  %s\n", q->text);
         if (!fits) {
             cli_line(out, "  (no answer: %s)\n", e.message);
@@ -785,8 +829,10 @@ static void grad_matrix(FILE *out, const Matrix *m)
     fputc(']', out);
 }
 
-// The first value of m that is not finite, as "KEY[r][c]" after prefix (a bias, one row: "KEY[c]"), into at.
-static bool grad_bad_cell(const Matrix *m, bool bias, const char *prefix, char *at, size_t cap, double *v)
+// The first value of m that is not finite, as "KEY[r][c]" after prefix (a bias, one row: "KEY[c]"),
+// into at.
+static bool grad_bad_cell(const Matrix *m, bool bias, const char *prefix, char *at, size_t cap,
+                          double *v)
 {
     for (int r = 0; r < m->rows; r++)
         for (int c = 0; c < m->cols; c++) {
@@ -798,7 +844,8 @@ static bool grad_bad_cell(const Matrix *m, bool bias, const char *prefix, char *
     return false;
 }
 
-// Where cli_print_grad's output would hold its first non-finite number (JSON has none), in its keys.
+// Where cli_print_grad's output would hold its first non-finite number (JSON has none), in its
+// keys.
 static bool grad_bad(double loss, const AttnParams *g, char *at, size_t cap, double *v)
 {
     if (!isfinite(*v = loss)) {
@@ -810,9 +857,11 @@ static bool grad_bad(double loss, const AttnParams *g, char *at, size_t cap, dou
     for (int i = 0; i < PARAM_COUNT; i++)
         for (int h = 0; h < params_count(g, i); h++) {
             char prefix[64];
-            if (PARAMS[i].per_head) snprintf(prefix, sizeof prefix, "grad.%s[%d]", PARAMS[i].name, h);
+            if (PARAMS[i].per_head)
+                snprintf(prefix, sizeof prefix, "grad.%s[%d]", PARAMS[i].name, h);
             else snprintf(prefix, sizeof prefix, "grad.%s", PARAMS[i].name);
-            if (grad_bad_cell(params_own_const(g, i, h), PARAMS[i].bias, prefix, at, cap, v)) return true;
+            if (grad_bad_cell(params_own_const(g, i, h), PARAMS[i].bias, prefix, at, cap, v))
+                return true;
         }
     return false;
 }
@@ -827,12 +876,20 @@ bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, cha
         for (int c = 0; c < targets->cols; c++)
             if (fabs(mat_get(targets, r, c)) > fabs(mat_get(targets, tr, tc))) tr = r, tc = c;
     char cause[96];
-    if (isfinite(loss)) snprintf(cause, sizeof cause, "a gradient exceeds a double, the loss being %.6g", loss);
-    else snprintf(cause, sizeof cause, "the squared distance from the output to the targets exceeds a double");
+    if (isfinite(loss))
+        snprintf(cause, sizeof cause, "a gradient exceeds a double, the loss being %.6g", loss);
+    else
+        snprintf(cause, sizeof cause,
+                 "the squared distance from the output to the targets exceeds a double");
     snprintf(why, cap,
-             "--grad overflows: %s is %s, which JSON cannot hold (%s; the largest target is targets[%d][%d] = %.6g); "
+             "--grad overflows: %s is %s, which JSON cannot hold (%s; the largest target is "
+             "targets[%d][%d] = %.6g); "
              "nothing was printed",
-             at, isnan(v) ? "not a number" : v > 0 ? "infinite" : "-infinite", cause, tr, tc, mat_get(targets, tr, tc));
+             at,
+             isnan(v) ? "not a number"
+             : v > 0  ? "infinite"
+                      : "-infinite",
+             cause, tr, tc, mat_get(targets, tr, tc));
     return false;
 }
 
@@ -846,8 +903,8 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         fputs(",\n  \"source_embeddings\": ", out);
         grad_matrix(out, &g->S);
     }
-    // The weights in PARAMS' order: a per-head row as a list over the heads (W_K, W_V, b_K, b_V over the K/V
-    // heads); a bias as its one row.
+    // The weights in PARAMS' order: a per-head row as a list over the heads (W_K, W_V, b_K, b_V
+    // over the K/V heads); a bias as its one row.
     for (int i = 0; i < PARAM_COUNT; i++) {
         fprintf(out, ",\n  \"%s\": %s", PARAMS[i].name, PARAMS[i].per_head ? "[" : "");
         for (int h = 0; h < params_count(g, i); h++) {
@@ -874,7 +931,8 @@ int cli_print_stage(FILE *out, const Lesson *l, const Trace *t, int stage, int h
         StageTextSrc src = {&st, l, t};
         StrBuf b = {0};
         bool ok = stage_text_tsv(&b, &src);
-        if (ok && b.p) { // the lesson's tokens and texts among the lines: escaped like every line printed
+        if (ok && b.p) { // the lesson's tokens and texts among the lines: escaped like every line
+                         // printed
             if (printed) fputc('\n', out);
             put_text_kept(out, b.p, true, true);
         }

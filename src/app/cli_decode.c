@@ -1,7 +1,8 @@
-// The command line's JSON of the two computations beside the trace: --json --decode (generation step by step
-// with a KV cache, streamed a step at a time) and --json --tiles B (each head's FlashAttention tiles). Both
-// print what a step or a tile adds, never the whole cache again, and both are refused before a byte is
-// printed when the output would pass the limit --json itself keeps (LESSON_MAX_TRACE_VALUES numbers).
+// The command line's JSON of the two computations beside the trace: --json --decode (generation
+// step by step with a KV cache, streamed a step at a time) and --json --tiles B (each head's
+// FlashAttention tiles). Both print what a step or a tile adds, never the whole cache again, and
+// both are refused before a byte is printed when the output would pass the limit --json itself
+// keeps (LESSON_MAX_TRACE_VALUES numbers).
 #include "cli.h"
 #include "../core/decode.h"
 
@@ -9,14 +10,16 @@
 #include <stdlib.h>
 
 // A (1, c) matrix as "key": [numbers]; last: no comma after it.
-static void json_list(FILE *out, const char *indent, const char *key, const double *v, int count, bool last)
+static void json_list(FILE *out, const char *indent, const char *key, const double *v, int count,
+                      bool last)
 {
     fprintf(out, "%s\"%s\": ", indent, key);
     cli_json_row(out, v, count);
     fprintf(out, "%s\n", last ? "" : ",");
 }
 
-static void json_work(FILE *out, const char *indent, int64_t with_cache, int64_t without_cache, bool last)
+static void json_work(FILE *out, const char *indent, int64_t with_cache, int64_t without_cache,
+                      bool last)
 {
     fprintf(out, "%s\"multiply_adds\": {\"with_cache\": %lld, \"without_cache\": %lld}%s\n", indent,
             (long long)with_cache, (long long)without_cache, last ? "" : ",");
@@ -37,9 +40,10 @@ static void print_cache(FILE *out, const Decoder *d, int t)
     else fputs("null,\n", out);
 }
 
-// One step: the new token, the k and v rows it adds to every K/V head's cache (the rows before it were
-// printed by their own steps), which positions the caches hold, every query head's q, weights (over positions
-// 0..t: exact zeros for the keys the window has let go) and z, the output row and the work.
+// One step: the new token, the k and v rows it adds to every K/V head's cache (the rows before it
+// were printed by their own steps), which positions the caches hold, every query head's q, weights
+// (over positions 0..t: exact zeros for the keys the window has let go) and z, the output row and
+// the work.
 static void print_step(FILE *out, const Lesson *l, const Decoder *d, int t)
 {
     const AttnParams *p = &l->params;
@@ -47,7 +51,8 @@ static void print_step(FILE *out, const Lesson *l, const Decoder *d, int t)
     cli_json_string(out, l->tokens[t]);
     fputs(",\n      \"new_kv\": [\n", out);
     for (int g = 0; g < kv_count(p); g++) {
-        Matrix k = decode_cache_row(d, g, d->slot_written, false), v = decode_cache_row(d, g, d->slot_written, true);
+        Matrix k = decode_cache_row(d, g, d->slot_written, false),
+               v = decode_cache_row(d, g, d->slot_written, true);
         fprintf(out, "        {\n          \"kv_head\": %d,\n", g);
         json_list(out, "          ", "k", k.data, p->d_k, false);
         json_list(out, "          ", "v", v.data, p->d_k, true);
@@ -66,7 +71,8 @@ static void print_step(FILE *out, const Lesson *l, const Decoder *d, int t)
     }
     fputs("      ],\n", out);
     json_list(out, "      ", "output", d->output.data, p->d_model, false);
-    fprintf(out, "      \"cache_values\": %lld,\n", (long long)2 * kv_count(p) * decode_cached(d, t) * p->d_k);
+    fprintf(out, "      \"cache_values\": %lld,\n",
+            (long long)2 * kv_count(p) * decode_cached(d, t) * p->d_k);
     DecodeWork w = decode_work(p, t);
     json_work(out, "      ", w.with_cache, w.without_cache, true);
     fprintf(out, "    }%s\n", t + 1 < p->n ? "," : "");
@@ -78,7 +84,8 @@ double cli_decode_values(const AttnParams *p)
     double total = 0;
     for (int t = 0; t < p->n; t++) {
         double cached = t + 1 < window ? t + 1 : window;
-        total += 2.0 * kv_count(p) * p->d_k + (double)p->heads * (2.0 * p->d_k + t + 1) + p->d_model + 2 * cached + 8;
+        total += 2.0 * kv_count(p) * p->d_k + (double)p->heads * (2.0 * p->d_k + t + 1) + p->d_model
+                 + 2 * cached + 8;
     }
     return total;
 }
@@ -89,7 +96,9 @@ bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *u
     *usage = true;
     double values = cli_decode_values(p);
     if (values > LESSON_MAX_TRACE_VALUES) {
-        snprintf(why, cap, "--decode: the steps would print %.0f numbers, more than the %.0f --json prints at most",
+        snprintf(why, cap,
+                 "--decode: the steps would print %.0f numbers, more than the %.0f --json prints "
+                 "at most",
                  values, LESSON_MAX_TRACE_VALUES);
         return false;
     }
@@ -101,7 +110,9 @@ bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *u
     }
     fputs("{\n  \"title\": ", out);
     cli_json_string(out, l->title);
-    fprintf(out, ",\n  \"heads\": %d,\n  \"kv_heads\": %d,\n  \"d_k\": %d,\n  \"cache_rows\": %d,\n  \"steps\": [\n",
+    fprintf(out,
+            ",\n  \"heads\": %d,\n  \"kv_heads\": %d,\n  \"d_k\": %d,\n  \"cache_rows\": %d,\n  "
+            "\"steps\": [\n",
             p->heads, kv_count(p), p->d_k, d.cache_rows);
     int64_t with_cache = 0, without_cache = 0;
     bool ok = true;
@@ -109,7 +120,8 @@ bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *u
         ok = decode_step(&d);
         if (!ok) {
             // The trace ran first and is finite, and the steps compute its rows' bits: not reached.
-            snprintf(why, cap, "--decode: step %d (\"%s\"): a number exceeds a double", t, l->tokens[t]);
+            snprintf(why, cap, "--decode: step %d (\"%s\"): a number exceeds a double", t,
+                     l->tokens[t]);
             break;
         }
         print_step(out, l, &d, t);
@@ -136,8 +148,9 @@ static void print_tile(void *ctx, const TileStep *s)
 {
     TilePrint *tp = ctx;
     FILE *out = tp->out;
-    fprintf(out, "%s          {\n            \"rows\": [%d, %d],\n            \"cols\": [%d, %d],\n", tp->count ? ",\n" : "",
-            s->r0, s->r1, s->c0, s->c1);
+    fprintf(out,
+            "%s          {\n            \"rows\": [%d, %d],\n            \"cols\": [%d, %d],\n",
+            tp->count ? ",\n" : "", s->r0, s->r1, s->c0, s->c1);
     json_list(out, "            ", "m", s->m->data, s->m->rows, false);
     json_list(out, "            ", "l", s->l->data, s->l->rows, false);
     cli_json_matrix(out, "O", s->O, "            ", true);
@@ -145,20 +158,21 @@ static void print_tile(void *ctx, const TileStep *s)
     tp->count++;
 }
 
-// The numbers --tiles B adds to --json: per head every visited tile's m, l and O rows and its corners, then
-// the final m and l.
+// The numbers --tiles B adds to --json: per head every visited tile's m, l and O rows and its
+// corners, then the final m and l.
 static double tile_values(const AttnParams *p, int block)
 {
     int64_t computed = 0, skipped = 0;
     tiles_count(p, block, &computed, &skipped);
-    return (double)p->heads * ((double)tiles_rows(p, block) * (p->d_k + 2) + 4.0 * computed + 2.0 * p->n + 4);
+    return (double)p->heads
+           * ((double)tiles_rows(p, block) * (p->d_k + 2) + 4.0 * computed + 2.0 * p->n + 4);
 }
 
 // The first tile cell that is not a finite number: where, for the error.
 typedef struct {
     int tile, row, col; // tile -1: none yet; col -1: l's row, not O's
-    int count;          // tiles seen
-    int r0, c0, c1;     // the tile's first query and its keys
+    int count; // tiles seen
+    int r0, c0, c1; // the tile's first query and its keys
 } TileOverflow;
 
 static void find_overflow(void *ctx, const TileStep *s)
@@ -166,26 +180,31 @@ static void find_overflow(void *ctx, const TileStep *s)
     TileOverflow *o = ctx;
     for (int i = 0; o->tile < 0 && i < s->O->rows; i++) {
         for (int c = 0; o->tile < 0 && c < s->O->cols; c++)
-            if (!isfinite(mat_row(s->O, i)[c])) *o = (TileOverflow){o->count, i, c, o->count, s->r0, s->c0, s->c1};
+            if (!isfinite(mat_row(s->O, i)[c]))
+                *o = (TileOverflow){o->count, i, c, o->count, s->r0, s->c0, s->c1};
         if (o->tile < 0 && !isfinite(s->l->data[i]))
             *o = (TileOverflow){o->count, i, -1, o->count, s->r0, s->c0, s->c1};
     }
     o->count++;
 }
 
-// Runs head h's tiles once unprinted: false with why when a running sum overflows (JSON has no infinity).
-static bool tiles_finite(const Lesson *l, const Trace *t, int h, int block, char *why, size_t cap, bool *memory)
+// Runs head h's tiles once unprinted: false with why when a running sum overflows (JSON has no
+// infinity).
+static bool tiles_finite(const Lesson *l, const Trace *t, int h, int block, char *why, size_t cap,
+                         bool *memory)
 {
     const AttnParams *p = &l->params;
     const HeadTrace *ht = &t->head[h];
     Matrix z, m, lsum;
-    bool ok = mat_init(&z, p->n, p->d_k), okm = mat_init(&m, p->n, 1), okl = mat_init(&lsum, p->n, 1);
+    bool ok = mat_init(&z, p->n, p->d_k), okm = mat_init(&m, p->n, 1),
+         okl = mat_init(&lsum, p->n, 1);
     TileOverflow o = {-1, 0, 0, 0, 0, 0, 0};
     bool rope = p->rope != ROPE_NONE;
     *memory = !(ok && okm && okl);
     if (!*memory
-        && tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block, find_overflow, &o, &z,
-                     &m, &lsum) < 0)
+        && tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
+                     find_overflow, &o, &z, &m, &lsum)
+               < 0)
         *memory = true;
     mat_free(&z), mat_free(&m), mat_free(&lsum);
     if (*memory) {
@@ -195,12 +214,15 @@ static bool tiles_finite(const Lesson *l, const Trace *t, int h, int block, char
     if (o.tile < 0) return true;
     if (o.col >= 0)
         snprintf(why, cap,
-                 "--tiles %d: head[%d].tiles.steps[%d].O[%d][%d] (query %d, the tile of keys %d..%d) exceeds a double: "
-                 "the running output O sums e^(s - m) times the values before it is divided by l, and these values' "
+                 "--tiles %d: head[%d].tiles.steps[%d].O[%d][%d] (query %d, the tile of keys "
+                 "%d..%d) exceeds a double: "
+                 "the running output O sums e^(s - m) times the values before it is divided by l, "
+                 "and these values' "
                  "sum overflows where the softmax's Z does not (JSON has no infinity)",
                  block, h, o.tile, o.row, o.col, o.r0 + o.row, o.c0, o.c1 - 1);
     else
-        snprintf(why, cap, "--tiles %d: head[%d].tiles.steps[%d].l[%d] exceeds a double", block, h, o.tile, o.row);
+        snprintf(why, cap, "--tiles %d: head[%d].tiles.steps[%d].l[%d] exceeds a double", block, h,
+                 o.tile, o.row);
     return false;
 }
 
@@ -217,11 +239,14 @@ bool cli_tiles_check(const Lesson *l, const Trace *t, int block, char *why, size
             if (trace + tile_values(p, b) <= LESSON_MAX_TRACE_VALUES) fits = b;
         }
         int len = snprintf(why, cap,
-                           "--tiles %d: the tiles would print %.0f numbers beside the trace's %.0f, more than the %.0f "
+                           "--tiles %d: the tiles would print %.0f numbers beside the trace's "
+                           "%.0f, more than the %.0f "
                            "--json prints at most",
                            block, tiles, trace, LESSON_MAX_TRACE_VALUES);
         if (len > 0 && (size_t)len < cap) {
-            if (fits) snprintf(why + len, cap - (size_t)len, "; a block of %d fits (--tiles %d)", fits, fits);
+            if (fits)
+                snprintf(why + len, cap - (size_t)len, "; a block of %d fits (--tiles %d)", fits,
+                         fits);
             else snprintf(why + len, cap - (size_t)len, "; no block size fits this lesson");
         }
         return false;
@@ -241,20 +266,27 @@ void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block
     const AttnParams *p = &l->params;
     const HeadTrace *ht = &t->head[h];
     Matrix z, m, lsum;
-    bool ok = mat_init(&z, p->n, p->d_k), okm = mat_init(&m, p->n, 1), okl = mat_init(&lsum, p->n, 1);
+    bool ok = mat_init(&z, p->n, p->d_k), okm = mat_init(&m, p->n, 1),
+         okl = mat_init(&lsum, p->n, 1);
     int64_t computed = 0, skipped = 0;
     tiles_count(p, block, &computed, &skipped);
-    fprintf(out, "      \"tiles\": {\n        \"block\": %d,\n        \"computed\": %lld,\n        \"skipped\": %lld,\n"
-                 "        \"steps\": [\n", block, (long long)computed, (long long)skipped);
+    fprintf(out,
+            "      \"tiles\": {\n        \"block\": %d,\n        \"computed\": %lld,\n        "
+            "\"skipped\": %lld,\n"
+            "        \"steps\": [\n",
+            block, (long long)computed, (long long)skipped);
     TilePrint tp = {out, 0};
     bool rope = p->rope != ROPE_NONE; // the scores read the rotated rows
     if (ok && okm && okl)
-        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block, print_tile, &tp, &z, &m, &lsum);
+        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
+                  print_tile, &tp, &z, &m, &lsum);
     fputs(tp.count ? "\n        ],\n" : "        ],\n", out);
-    // The largest |O / l - Z| against the softmax stage's Z: rounding only (the sums run in another order).
+    // The largest |O / l - Z| against the softmax stage's Z: rounding only (the sums run in another
+    // order).
     double diff = 0.0;
     for (int i = 0; ok && i < p->n; i++)
-        for (int c = 0; c < p->d_k; c++) diff = fmax(diff, fabs(mat_row(&z, i)[c] - mat_row(&ht->Z, i)[c]));
+        for (int c = 0; c < p->d_k; c++)
+            diff = fmax(diff, fabs(mat_row(&z, i)[c] - mat_row(&ht->Z, i)[c]));
     json_list(out, "        ", "m", m.data, m.rows, false);
     json_list(out, "        ", "l", lsum.data, lsum.rows, false);
     fputs("        \"largest_difference_from_Z\": ", out);

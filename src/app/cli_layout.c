@@ -1,8 +1,9 @@
-// --layout: the layout audit. Every screen the window can show for a lesson (each stage and part of each
-// head, the all-heads view, the panels G per token, B per tile, K, M, X, the help pages, each question asked
-// and answered), built by the scene exactly as the window builds it, printed as one JSON object a line: what
-// each matrix shows of itself and at what size, the texts with their sizes, what fits at the floor, and
-// whether a banner or the notes moved anything. tests/layout_audit.py checks the rules on it.
+// --layout: the layout audit. Every screen the window can show for a lesson (each stage and part of
+// each head, the all-heads view, the panels G per token, B per tile, K, M, X, the help pages, each
+// question asked and answered), built by the scene exactly as the window builds it, printed as one
+// JSON object a line: what each matrix shows of itself and at what size, the texts with their
+// sizes, what fits at the floor, and whether a banner or the notes moved anything.
+// tests/layout_audit.py checks the rules on it.
 #include "cli_layout.h"
 
 #include <math.h>
@@ -31,7 +32,10 @@ typedef struct {
 
 static const char *ROLE_NAMES[] = {"chrome", "cell", "number", "label", "title", "mark", "tile"};
 
-static void json_box(FILE *out, int x, int y, int w, int h) { fprintf(out, "[%d,%d,%d,%d]", x, y, w, h); }
+static void json_box(FILE *out, int x, int y, int w, int h)
+{
+    fprintf(out, "[%d,%d,%d,%d]", x, y, w, h);
+}
 
 // The boxes of two builds agree (a banner or the notes moved nothing on the board).
 static bool same_boxes(const Scene *a, const Scene *b)
@@ -39,14 +43,16 @@ static bool same_boxes(const Scene *a, const Scene *b)
     if (a->box_count != b->box_count || a->substeps != b->substeps) return false;
     for (size_t i = 0; i < a->box_count; i++) {
         const SceneBox *p = &a->boxes[i], *q = &b->boxes[i];
-        if (p->mat != q->mat || p->head != q->head || p->x != q->x || p->y != q->y || p->w != q->w || p->h != q->h ||
-            p->nr != q->nr || p->nc != q->nc || p->r0 != q->r0 || p->c0 != q->c0 || p->num_font != q->num_font)
+        if (p->mat != q->mat || p->head != q->head || p->x != q->x || p->y != q->y || p->w != q->w
+            || p->h != q->h || p->nr != q->nr || p->nc != q->nc || p->r0 != q->r0 || p->c0 != q->c0
+            || p->num_font != q->num_font)
             return false;
     }
     return true;
 }
 
-static bool build(Audit *a, Scene *s, const ViewState *st, const SceneExtras *ex, const char *banner)
+static bool build(Audit *a, Scene *s, const ViewState *st, const SceneExtras *ex,
+                  const char *banner)
 {
     ViewState v = *st;
     v.width = a->w;
@@ -66,10 +72,11 @@ static void print_matrices(Audit *a, const Scene *s)
         cli_json_string(out, mi && mi->key ? mi->key : "?");
         fputs(",\"title\":", out);
         cli_json_string(out, b->title);
-        fprintf(out, ",\"head\":%d,\"shape\":[%d,%d],\"rows\":[%d,%d],\"cols\":[%d,%d],\"num_font\":%d,"
-                     "\"digit_px\":%.1f,\"result\":%s,\"box\":",
-                b->head, b->rows, b->cols, b->r0, b->r0 + b->nr, b->c0, b->c0 + b->nc, b->num_font, b->num_font * 0.729,
-                b->result ? "true" : "false");
+        fprintf(out,
+                ",\"head\":%d,\"shape\":[%d,%d],\"rows\":[%d,%d],\"cols\":[%d,%d],\"num_font\":%d,"
+                "\"digit_px\":%.1f,\"result\":%s,\"box\":",
+                b->head, b->rows, b->cols, b->r0, b->r0 + b->nr, b->c0, b->c0 + b->nc, b->num_font,
+                b->num_font * 0.729, b->result ? "true" : "false");
         json_box(out, b->x, b->y, b->w, b->h);
         fputc('}', out);
         a->matrices++;
@@ -102,7 +109,8 @@ static void print_fits(Audit *a, const Scene *s, const ViewState *st)
     if (!scene_audit_fits(s, st, &shown, &a->doc->trace, &a->tm, &f)) return;
     fputs(",\"equations\":[", a->out);
     for (int e = 0; e < f.neq; e++) {
-        fprintf(a->out, "%s{\"together\":%s,\"terms\":[", e ? "," : "", f.eq[e].together ? "true" : "false");
+        fprintf(a->out, "%s{\"together\":%s,\"terms\":[", e ? "," : "",
+                f.eq[e].together ? "true" : "false");
         for (int k = 0; k < f.eq[e].terms; k++) {
             const MatInfo *mi = mat_info(f.eq[e].mat[k]);
             fprintf(a->out, "%s{\"key\":", k ? "," : "");
@@ -115,8 +123,10 @@ static void print_fits(Audit *a, const Scene *s, const ViewState *st)
     fputc(']', a->out);
 }
 
-// One screen: built plain, then with a banner, a status and the notes to see that they move nothing.
-static void screen(Audit *a, const char *kind, const char *name, const ViewState *st, const SceneExtras *ex)
+// One screen: built plain, then with a banner, a status and the notes to see that they move
+// nothing.
+static void screen(Audit *a, const char *kind, const char *name, const ViewState *st,
+                   const SceneExtras *ex)
 {
     Scene *s = &a->scene;
     if (!build(a, s, st, ex, NULL)) return;
@@ -130,9 +140,12 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     const StageInfo *si = stage_info(stage);
     fputs(",\"stage\":", out);
     cli_json_string(out, si ? si->key : "");
-    fprintf(out, ",\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,\"floor_digit_px\":%.2f,",
+    fprintf(out,
+            ",\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,\"floor_"
+            "digit_px\":%.2f,",
             st->head, st->panel == PANEL_DECODE ? st->decode_part + 1 : s->substep + 1,
-            st->panel == PANEL_DECODE ? s->decode_parts : s->substeps, a->w, a->h, scene_number_floor(a->h), a->h * 0.026);
+            st->panel == PANEL_DECODE ? s->decode_parts : s->substeps, a->w, a->h,
+            scene_number_floor(a->h), a->h * 0.026);
     fprintf(out, "\"board\":");
     json_box(out, s->board_x, s->board_y, s->board_w, s->board_h);
     fputs(",\"part_results\":[", out);
@@ -150,10 +163,12 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     if (board) print_fits(a, s, st);
     // A banner and the notes must not move what the board shows.
     bool stable = true;
-    if (board && build(a, &a->other, st, ex, "A banner: the question moved to another head (Esc: close)"))
+    if (board
+        && build(a, &a->other, st, ex, "A banner: the question moved to another head (Esc: close)"))
         stable = stable && same_boxes(s, &a->other);
     SceneExtras said = *ex; // a save's word or an edit count must not move it either
-    said.status = "Saved as the-cat-sat-edited.json (3 values edited): the lesson itself is untouched";
+    said.status =
+        "Saved as the-cat-sat-edited.json (3 values edited): the lesson itself is untouched";
     if (board && build(a, &a->other, st, &said, NULL)) stable = stable && same_boxes(s, &a->other);
     ViewState notes = *st;
     notes.notes = !notes.notes;
@@ -162,7 +177,8 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     ViewState dark = *st;
     dark.dark = !dark.dark;
     bool themes = !build(a, &a->other, &dark, ex, NULL) || same_boxes(s, &a->other);
-    fprintf(out, ",\"stable\":%s,\"themes_alike\":%s}\n", stable ? "true" : "false", themes ? "true" : "false");
+    fprintf(out, ",\"stable\":%s,\"themes_alike\":%s}\n", stable ? "true" : "false",
+            themes ? "true" : "false");
 }
 
 static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
@@ -175,7 +191,8 @@ static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
     memcpy(map, a->scene.part_result, sizeof map);
     for (int k = 0; k < parts; k++) {
         view_set_parts(st, parts, k, map);
-        snprintf(name, sizeof name, "%s head %d part %d/%d", stage_info(view_stage(st))->key, st->head, k + 1, parts);
+        snprintf(name, sizeof name, "%s head %d part %d/%d", stage_info(view_stage(st))->key,
+                 st->head, k + 1, parts);
         screen(a, "stage", name, st, ex);
     }
 }
@@ -195,7 +212,9 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
             int parts = a->scene.decode_parts > 1 ? a->scene.decode_parts : 1;
             for (int k = 0; k < parts; k++) {
                 st.decode_part = k;
-                if (parts > 1) snprintf(name, sizeof name, "decode head %d token %d part %d/%d", st.head, t, k + 1, parts);
+                if (parts > 1)
+                    snprintf(name, sizeof name, "decode head %d token %d part %d/%d", st.head, t,
+                             k + 1, parts);
                 else snprintf(name, sizeof name, "decode head %d token %d", st.head, t);
                 screen(a, "decode", name, &st, ex);
             }
@@ -216,8 +235,11 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     static const struct {
         ViewPanel panel;
         const char *kind;
-    } PANELS[] = {{PANEL_COST, "cost"}, {PANEL_COMPARE, "compare"}, {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"},
-                   {PANEL_ROPE, "rotation"}};
+    } PANELS[] = {{PANEL_COST, "cost"},
+                  {PANEL_COMPARE, "compare"},
+                  {PANEL_SHUFFLE, "shuffle"},
+                  {PANEL_CACHE, "cache-size"},
+                  {PANEL_ROPE, "rotation"}};
     for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
         st = base;
         st.panel = PANELS[i].panel;
@@ -225,7 +247,8 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
         if (st.panel == PANEL_SHUFFLE && !ex->shuffle) continue;
         if (st.panel == PANEL_ROPE && !st.dims.rope) continue;
         snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
-        if (st.panel == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns
+        if (st.panel
+            == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns
             for (int t = st.dims.n - 1; t >= 0; t = t > 0 ? 0 : -1) {
                 st.rope_t = t;
                 snprintf(name, sizeof name, "rotation head %d token %d", st.head, t);
@@ -251,7 +274,8 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
         view_quiz_ask(&st, &vq, 0);
         st.quiz = i;
         ex.question = &shown.questions[i];
-        // The part the window would settle on: the scene resolves "the part of the result" on the first build.
+        // The part the window would settle on: the scene resolves "the part of the result" on the
+        // first build.
         if (!build(a, &a->scene, &st, &ex, NULL)) continue;
         view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
         snprintf(name, sizeof name, "question %d asked", i + 1);
@@ -260,7 +284,8 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
         snprintf(name, sizeof name, "question %d answered", i + 1);
         screen(a, "question-answered", name, &st, &ex);
     }
-    // P's automatic questions (the softmax weights of the head shown), as the window asks them: a few rows.
+    // P's automatic questions (the softmax weights of the head shown), as the window asks them: a
+    // few rows.
     for (unsigned k = 0; k < 4 && k < (unsigned)shown.params.n; k++) {
         LessonQuestion q;
         QuestionAnswer ans;
@@ -284,7 +309,8 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
     }
 }
 
-int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir, char *err, size_t cap)
+int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir,
+               char *err, size_t cap)
 {
     Audit a = {.out = out, .w = w, .h = h};
     ExportError xerr = {0};

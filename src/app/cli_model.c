@@ -1,5 +1,6 @@
-// --model DIR [--text T] [--layer L] --json|--trace: the checkpoint opened, the forward pass run, layer L's
-// attention printed as a lesson's trace is, with the text's token ids and the next token's top 5.
+// --model DIR [--text T] [--layer L] --json|--trace: the checkpoint opened, the forward pass run,
+// layer L's attention printed as a lesson's trace is, with the text's token ids and the next
+// token's top 5.
 #include "cli_model.h"
 
 #include <errno.h>
@@ -10,8 +11,8 @@
 #include "../lesson/lesson_write.h"
 #include "../lesson/hf_model.h"
 
-// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] or null for an encoder (--json's top-level keys
-// after the tokens).
+// "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] or null for an encoder (--json's
+// top-level keys after the tokens).
 static void model_json(FILE *out, const void *ctx)
 {
     const HfRun *r = ctx;
@@ -46,9 +47,10 @@ static void model_trace_tail(FILE *out, const HfRun *r)
         cli_line(out, "  %-12s id %-7d p = %.6f\n", r->next[k].token, r->next[k].id, r->next[k].p);
 }
 
-// The options that change a lesson's trace, which a model's run does not take (yet); --head only in the window
-// (where it picks the head the window opens on).
-static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT, OPT_DECODE, OPT_TILES, OPT_STAGE};
+// The options that change a lesson's trace, which a model's run does not take (yet); --head only in
+// the window (where it picks the head the window opens on).
+static const OptionId NOT_WITH_MODEL[] = {OPT_ABLATE, OPT_SHUFFLE, OPT_ROPE_SHIFT,
+                                          OPT_DECODE, OPT_TILES,   OPT_STAGE};
 
 static int print_error(const LessonError *e)
 {
@@ -57,7 +59,8 @@ static int print_error(const LessonError *e)
     return EXIT_USAGE;
 }
 
-// --save-lesson FILE: layer L as an ordinary lesson, refused (exit 2) when it would be more than a lesson may hold.
+// --save-lesson FILE: layer L as an ordinary lesson, refused (exit 2) when it would be more than a
+// lesson may hold.
 static int save_lesson(const Lesson *l, const char *path)
 {
     size_t len = 0;
@@ -69,31 +72,36 @@ static int save_lesson(const Lesson *l, const char *path)
         return EXIT_IO;
     }
     if (!lesson_write_readable(json, len, &err)) {
-        cli_line(stderr, "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written\n", path,
-                 err.message);
+        cli_line(
+            stderr,
+            "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written\n",
+            path, err.message);
         status = EXIT_USAGE;
     } else if (!lesson_write_file(path, json, len, &err)) {
         char buf[1400];
         cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
         status = EXIT_IO;
-    } else
-        cli_line(stdout, "wrote %s\n", path);
+    } else cli_line(stdout, "wrote %s\n", path);
     free(json);
     return status;
 }
 
-// --export with --model: only the overview (the layer itself: --save-lesson FILE, then --export it).
+// --export with --model: only the overview (the layer itself: --save-lesson FILE, then --export
+// it).
 static bool export_refused(const Args *a, CliModelExport export_fn)
 {
     if (a->mode != MODE_EXPORT) return false;
     if (!export_fn) {
-        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        cli_line(stderr,
+                 "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
         return true;
     }
     const char *what = a->value[OPT_WHAT];
     if (what && strcmp(what, "overview") == 0) return false;
-    cli_line(stderr, "mha-tracer: error: --export with --model writes --what overview (every layer's heads); for "
-                     "--what %s save the layer as a lesson with --save-lesson FILE and --export that\n",
+    cli_line(stderr,
+             "mha-tracer: error: --export with --model writes --what overview (every layer's "
+             "heads); for "
+             "--what %s save the layer as a lesson with --save-lesson FILE and --export that\n",
              what ? what : "heatmaps");
     return true;
 }
@@ -102,24 +110,30 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
         if (a->value[NOT_WITH_MODEL[i]]) {
-            cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n", OPTIONS[NOT_WITH_MODEL[i]].name);
+            cli_line(stderr, "mha-tracer: error: %s does not work with --model yet\n",
+                     OPTIONS[NOT_WITH_MODEL[i]].name);
             return EXIT_USAGE;
         }
     if (export_refused(a, export_fn)) return EXIT_USAGE;
     bool window = a->mode == MODE_WINDOW, exporting = a->mode == MODE_EXPORT;
     if (a->value[OPT_HEAD] && !window) {
-        cli_line(stderr, "mha-tracer: error: --head with --model picks the head the window opens on: it does not "
-                         "work with --json, --trace, --save-lesson or --export (every head is shown)\n");
+        cli_line(stderr,
+                 "mha-tracer: error: --head with --model picks the head the window opens on: it "
+                 "does not "
+                 "work with --json, --trace, --save-lesson or --export (every head is shown)\n");
         return EXIT_USAGE;
     }
     double head = -1;
-    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
+        return EXIT_USAGE;
     if (a->nfiles > 0) {
-        cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n", a->files[0]);
+        cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n",
+                 a->files[0]);
         return EXIT_USAGE;
     }
     double layer = 0;
-    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], &layer)) return EXIT_USAGE;
+    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], &layer))
+        return EXIT_USAGE;
     const char *text = a->value[OPT_TEXT] ? a->value[OPT_TEXT] : "The cat sat on the mat";
     HfModel m;
     LessonError err;
@@ -131,18 +145,20 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
         return print_error(&err);
     }
     if (window && (int)head >= r.lesson.params.heads) {
-        cli_line(stderr, "%s/config.json: error: --head %d: the model has %d heads (0 to %d)\n", m.dir, (int)head,
-                 r.lesson.params.heads, r.lesson.params.heads - 1);
+        cli_line(stderr, "%s/config.json: error: --head %d: the model has %d heads (0 to %d)\n",
+                 m.dir, (int)head, r.lesson.params.heads, r.lesson.params.heads - 1);
         hf_run_free(&r);
         hf_model_close(&m);
         return EXIT_USAGE;
     }
-    if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages show
+    if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages
+                  // show
         hf_model_close(&m);
         int status = EXIT_USAGE;
         if (window_fn) status = window_fn(a, &r.lesson, (int)head);
         else
-            cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or "
+            cli_line(stderr, "mha-tracer: error: this build has no window (built with "
+                             "-DMHA_GUI=OFF); use --trace or "
                              "--json\n");
         hf_run_free(&r);
         return status;
@@ -154,7 +170,8 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
         status = save_lesson(&r.lesson, a->value[OPT_SAVE_LESSON]);
         if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
     } else if (!trace_run(&t, &r.lesson.params, &terr)) {
-        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer, terr.message);
+        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer,
+                 terr.message);
         status = EXIT_USAGE;
     } else if (exporting) {
         status = export_fn(a, &r.lesson, &t);
@@ -168,7 +185,8 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
         }
         trace_free(&t);
         if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n", strerror(errno));
+            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n",
+                     strerror(errno));
             status = EXIT_IO;
         }
     }

@@ -1,5 +1,5 @@
-// --train LESSON --out FILE: trains the lesson as its "train" section says, on this one thread, and writes the
-// trained lesson (its questions' answers updated) with the figures of the run. No SDL.
+// --train LESSON --out FILE: trains the lesson as its "train" section says, on this one thread, and
+// writes the trained lesson (its questions' answers updated) with the figures of the run. No SDL.
 #include "cli_train.h"
 
 #include <errno.h>
@@ -16,12 +16,13 @@
 #include "../model/questions.h"
 #include "platform/platform.h"
 
-// The processor time used so far, in seconds (training runs on this one thread, so it is the time it took).
+// The processor time used so far, in seconds (training runs on this one thread, so it is the time
+// it took).
 static double seconds_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-// Would the trained lesson load again? Its weights are written out (4 * heads * d_model * d_k numbers): within
-// lesson_write_bound's bounds it does; else the untrained lesson written the same way holds as many values
-// (lesson_write_readable). false with why.
+// Would the trained lesson load again? Its weights are written out (4 * heads * d_model * d_k
+// numbers): within lesson_write_bound's bounds it does; else the untrained lesson written the same
+// way holds as many values (lesson_write_readable). false with why.
 static bool train_output_fits(const Lesson *l, char *why, size_t cap)
 {
     const AttnParams *p = &l->params;
@@ -30,20 +31,23 @@ static bool train_output_fits(const Lesson *l, char *why, size_t cap)
     if (values <= LESSON_MAX_FILE_VALUES && bytes <= LESSON_MAX_FILE_BYTES) return true;
     LessonError err;
     size_t len = 0;
-    char *json = weights <= LESSON_MAX_FILE_VALUES ? lesson_write_json(l, p, " (trained)", &len) : NULL;
+    char *json =
+        weights <= LESSON_MAX_FILE_VALUES ? lesson_write_json(l, p, " (trained)", &len) : NULL;
     bool ok = json && lesson_write_readable(json, len, &err);
     free(json);
     if (weights > LESSON_MAX_FILE_VALUES)
-        snprintf(why, cap, "its weights written out are 4 * heads * d_model * d_k = 4 * %d * %d * %d = %.0f numbers, more than "
-                 "the %d values a lesson file may hold, so it could not be loaded again", p->heads, p->d_model, p->d_k,
-                 weights, LESSON_MAX_FILE_VALUES);
-    else if (!ok)
-        snprintf(why, cap, "%s", json || len ? err.message : "out of memory");
+        snprintf(why, cap,
+                 "its weights written out are 4 * heads * d_model * d_k = 4 * %d * %d * %d = %.0f "
+                 "numbers, more than "
+                 "the %d values a lesson file may hold, so it could not be loaded again",
+                 p->heads, p->d_model, p->d_k, weights, LESSON_MAX_FILE_VALUES);
+    else if (!ok) snprintf(why, cap, "%s", json || len ? err.message : "out of memory");
     return ok;
 }
 
-// The trained lesson's questions: each stated answer recomputed from the trained weights (the file's were
-// about the untrained ones). Returns how many changed, or -1 (questions dropped) when one cannot be answered.
+// The trained lesson's questions: each stated answer recomputed from the trained weights (the
+// file's were about the untrained ones). Returns how many changed, or -1 (questions dropped) when
+// one cannot be answered.
 static int train_update_questions(Lesson *l, const AttnParams *trained)
 {
     Lesson shown = *l;
@@ -72,12 +76,14 @@ static int train_update_questions(Lesson *l, const AttnParams *trained)
 }
 
 // --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
-// The request's checks before any training: a lesson with a "train" section, --out (never the lesson itself, a
-// target that can be written), --steps, and a trained lesson that would load again. EXIT_OK or the exit status.
+// The request's checks before any training: a lesson with a "train" section, --out (never the
+// lesson itself, a target that can be written), --steps, and a trained lesson that would load
+// again. EXIT_OK or the exit status.
 static int check_request(Lesson *l, const char *path, const char *steps_arg, const char *out)
 {
     if (!l->trains) {
-        cli_line(stderr, "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
+        cli_line(stderr,
+                 "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
                  path ? path : "<built-in>");
         return EXIT_USAGE;
     }
@@ -90,12 +96,16 @@ static int check_request(Lesson *l, const char *path, const char *steps_arg, con
         if (!options_number(OPT_STEPS, steps_arg, &steps_given)) return EXIT_USAGE;
         l->train.steps = (int)steps_given;
     }
-    // The lesson itself, by any name or through a link, is refused (a hard link's other name would be replaced by
-    // a new file, as every write here renames a fresh one into place, and the lesson keep its bytes).
+    // The lesson itself, by any name or through a link, is refused (a hard link's other name would
+    // be replaced by a new file, as every write here renames a fresh one into place, and the lesson
+    // keep its bytes).
     char in_real[4096], out_real[4096];
-    if (path && platform_realpath(path, in_real, sizeof in_real) && platform_realpath(out, out_real, sizeof out_real)
-        && strcmp(in_real, out_real) == 0) {
-        cli_line(stderr, "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to another file\n", out);
+    if (path && platform_realpath(path, in_real, sizeof in_real)
+        && platform_realpath(out, out_real, sizeof out_real) && strcmp(in_real, out_real) == 0) {
+        cli_line(stderr,
+                 "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to "
+                 "another file\n",
+                 out);
         return EXIT_USAGE;
     }
     LessonError target_err; // refused before the training, not after it
@@ -106,14 +116,15 @@ static int check_request(Lesson *l, const char *path, const char *steps_arg, con
     }
     char why[600];
     if (!train_output_fits(l, why, sizeof why)) {
-        cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n", path ? path : "<built-in>", why);
+        cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n",
+                 path ? path : "<built-in>", why);
         return EXIT_USAGE;
     }
     return EXIT_OK;
 }
 
-// The loss before the first step (loss0) is not finite: says why (the embedding too big to square, else the
-// sizes of the numbers).
+// The loss before the first step (loss0) is not finite: says why (the embedding too big to square,
+// else the sizes of the numbers).
 static void loss_refused(const Lesson *l, const char *path, double loss0)
 {
     const Matrix *e = l->params.positions != POS_NONE ? &l->params.E : &l->params.X;
@@ -121,15 +132,24 @@ static void loss_refused(const Lesson *l, const char *path, double loss0)
     for (size_t i = 1; i < count; i++)
         if (fabs(e->data[i]) > fabs(e->data[big])) big = i;
     char why[300] = "use smaller embeddings or weights";
-    if (fabs(e->data[big]) > 1e154) // a target (a token's embedding) whose square is beyond a double
-        snprintf(why, sizeof why, "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
-                 "exceeds a double: give embeddings below 1e154", big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
-    cli_line(stderr, "%s: error: the training loss mean((output - target)^2) is %s before the first step: %s; nothing "
-             "was trained\n", path ? path : "<built-in>", isnan(loss0) ? "not a number" : "infinite", why);
+    if (fabs(e->data[big])
+        > 1e154) // a target (a token's embedding) whose square is beyond a double
+        snprintf(
+            why, sizeof why,
+            "the task's targets are the lesson's embeddings, and embeddings[%zu][%zu] = %g squared "
+            "exceeds a double: give embeddings below 1e154",
+            big / (size_t)e->cols, big % (size_t)e->cols, e->data[big]);
+    cli_line(stderr,
+             "%s: error: the training loss mean((output - target)^2) is %s before the first step: "
+             "%s; nothing "
+             "was trained\n",
+             path ? path : "<built-in>", isnan(loss0) ? "not a number" : "infinite", why);
 }
 
-// Writes the trained lesson (tr's weights, the questions' answers updated) to out, and the run's figures.
-static int write_trained(const Lesson *l, const Trainer *tr, const char *out, int steps, double seconds)
+// Writes the trained lesson (tr's weights, the questions' answers updated) to out, and the run's
+// figures.
+static int write_trained(const Lesson *l, const Trainer *tr, const char *out, int steps,
+                         double seconds)
 {
     size_t len;
     char *json = lesson_write_json(l, &tr->p, " (trained)", &len);
@@ -144,8 +164,8 @@ static int write_trained(const Lesson *l, const Trainer *tr, const char *out, in
         status = EXIT_IO;
     } else {
         cli_line(stdout, "wrote %s\n", out);
-        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr->loss[0], tr->loss[steps],
-                 seconds);
+        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps,
+                 tr->loss[0], tr->loss[steps], seconds);
         status = cli_finish_stdout();
     }
     free(json);
@@ -179,30 +199,39 @@ int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char
         return EXIT_USAGE;
     }
     int steps = l->train.steps, every = steps >= 10 ? steps / 10 : 1;
-    cli_line(stdout, "training %s: task %s, %d sequences of %d tokens from %d distinct, %d steps, learning rate %g\n",
-             path ? path : "<built-in>", train_task_key(l->train.task), l->train.sequences, l->params.n,
-             tr.vocab.rows, steps, l->train.learning_rate);
+    cli_line(stdout,
+             "training %s: task %s, %d sequences of %d tokens from %d distinct, %d steps, learning "
+             "rate %g\n",
+             path ? path : "<built-in>", train_task_key(l->train.task), l->train.sequences,
+             l->params.n, tr.vocab.rows, steps, l->train.learning_rate);
     cli_line(stdout, "step %d/%d loss %.9g\n", 0, steps, tr.loss[0]);
     while (ok && tr.step < steps) {
         ok = train_step(&tr, &terr);
         if (ok && (tr.step % every == 0 || tr.step == steps))
-            cli_line(stdout, "step %d/%d loss %.9g\n", tr.step, steps, tr.loss[tr.step == steps ? steps : tr.step - 1]);
+            cli_line(stdout, "step %d/%d loss %.9g\n", tr.step, steps,
+                     tr.loss[tr.step == steps ? steps : tr.step - 1]);
     }
     if (!ok) {
-        cli_line(stderr, "%s: error: step %d: %s\n", path ? path : "<built-in>", tr.step + 1, terr.message);
+        cli_line(stderr, "%s: error: step %d: %s\n", path ? path : "<built-in>", tr.step + 1,
+                 terr.message);
         train_free(&tr);
         return EXIT_USAGE;
     }
     double seconds = seconds_now() - t0;
     int asked = l->question_count, changed = train_update_questions(l, &tr.p);
     if (asked > 0 && changed >= 0)
-        cli_line(stderr, "mha-tracer: note: the trained lesson keeps its %d question%s; %d stated answer%s changed to what "
-                 "the trained weights give\n", asked, asked == 1 ? "" : "s", changed, changed == 1 ? " was" : "s were");
+        cli_line(stderr,
+                 "mha-tracer: note: the trained lesson keeps its %d question%s; %d stated answer%s "
+                 "changed to what "
+                 "the trained weights give\n",
+                 asked, asked == 1 ? "" : "s", changed, changed == 1 ? " was" : "s were");
     else if (asked > 0)
-        cli_line(stderr, "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers cannot be "
-                 "computed from the trained weights\n", asked, asked == 1 ? "" : "s");
+        cli_line(stderr,
+                 "mha-tracer: note: the trained lesson leaves out its %d question%s: their answers "
+                 "cannot be "
+                 "computed from the trained weights\n",
+                 asked, asked == 1 ? "" : "s");
     int status = write_trained(l, &tr, out, steps, seconds);
     train_free(&tr);
     return status;
 }
-

@@ -1,11 +1,12 @@
-// The window: SDL events -> ViewEvent -> ViewState, scene_build -> draw_sdl, redrawn only when something changed.
-// The document (the lesson, its edits, the file watch, revert, save: src/model/session.h) is a Session; the
-// window finds the assets, polls the watch, loads dropped lessons, shows errors in the banner and the results
-// of saves and exports in the header, and exports the view as slides (E, Shift+E).
-// Environment: MHA_TRACER_STATS=1 prints frame times and the time to the first frame;
-// MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see gui_report_frame, gui_report.c), so tests wait for the
-// program and not the clock; MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title.
-// A GuiDriver (gui.h) may run inside the loop: the event storm of tests/gui_storm.c; the product has none.
+// The window: SDL events -> ViewEvent -> ViewState, scene_build -> draw_sdl, redrawn only when
+// something changed. The document (the lesson, its edits, the file watch, revert, save:
+// src/model/session.h) is a Session; the window finds the assets, polls the watch, loads dropped
+// lessons, shows errors in the banner and the results of saves and exports in the header, and
+// exports the view as slides (E, Shift+E). Environment: MHA_TRACER_STATS=1 prints frame times and
+// the time to the first frame; MHA_TRACER_FRAME_FILE=PATH appends one line per frame presented (see
+// gui_report_frame, gui_report.c), so tests wait for the program and not the clock;
+// MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title. A GuiDriver (gui.h) may run inside
+// the loop: the event storm of tests/gui_storm.c; the product has none.
 #include "gui.h"
 #include "gui_export.h"
 #include "gui_private.h"
@@ -39,13 +40,14 @@
 
 #define WATCH_MS 500
 
-#define GUI_TRAIN_POLL_MS 5     // while the worker trains: how often the loop looks whether it has finished
-#define GUI_EXPORT_POLL_MS 30   // while the worker exports: how often the loop looks at its progress
+#define GUI_TRAIN_POLL_MS                                                                          \
+    5 // while the worker trains: how often the loop looks whether it has finished
+#define GUI_EXPORT_POLL_MS 30 // while the worker exports: how often the loop looks at its progress
 
 #ifdef __EMSCRIPTEN__
 static void gui_turn(Gui *g, bool block);
-// The page's bar above the board (web/index.html asks for them through mha_web_bar_text): in the language of
-// the interface, like every string the window shows.
+// The page's bar above the board (web/index.html asks for them through mha_web_bar_text): in the
+// language of the interface, like every string the window shows.
 static const char *const WEB_BAR[] = {
     N_("Lesson"),
     N_("Open lesson\xe2\x80\xa6"),
@@ -61,14 +63,15 @@ static bool file_exists(const char *p)
     return platform_stat(p, true, &st);
 }
 
-// The assets directory: next to the program (../share/mha-tracer/assets, as installed), then the source
-// tree the program was built from, then the install prefix.
+// The assets directory: next to the program (../share/mha-tracer/assets, as installed), then the
+// source tree the program was built from, then the install prefix.
 bool gui_find_assets(char *out, size_t cap)
 {
     char probe[1200];
     char *base = SDL_GetBasePath();
     if (base) {
-        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets", "../Resources/assets"};
+        const char *rel[] = {"../share/mha-tracer/assets", "assets", "../assets",
+                             "../Resources/assets"};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
             snprintf(probe, sizeof probe, "%s%s/fonts/DejaVuSans.ttf", base, rel[i]);
             if (file_exists(probe)) {
@@ -93,7 +96,8 @@ bool gui_find_assets(char *out, size_t cap)
 
 static void set_questions(Gui *g);
 
-// The lesson held by the session is new: the view follows its sizes and the messages of the last one go.
+// The lesson held by the session is new: the view follows its sizes and the messages of the last
+// one go.
 static void lesson_loaded(Gui *g, bool first)
 {
     ViewDims dims = view_dims_from_params(&g->doc.lesson.params);
@@ -116,15 +120,16 @@ static void lesson_loaded(Gui *g, bool first)
     gui_set_title(g);
 }
 
-// Loads a lesson (path NULL: the built-in one), which becomes the watched file. On success it replaces the one
-// shown (the view keeps its stage, head and zoom where they still fit); on failure the last good one stays
-// and the banner says why. Returns true on success.
+// Loads a lesson (path NULL: the built-in one), which becomes the watched file. On success it
+// replaces the one shown (the view keeps its stage, head and zoom where they still fit); on failure
+// the last good one stays and the banner says why. Returns true on success.
 bool gui_load_lesson(Gui *g, const char *path)
 {
     bool first = !g->doc.loaded;
     SessionError err;
     if (!session_load(&g->doc, path, &err)) {
-        snprintf(g->banner, sizeof g->banner, TR("%s   (still showing the last good lesson)"), err.message);
+        snprintf(g->banner, sizeof g->banner, TR("%s   (still showing the last good lesson)"),
+                 err.message);
         g->errors++;
         return false;
     }
@@ -132,49 +137,63 @@ bool gui_load_lesson(Gui *g, const char *path)
     return true;
 }
 
-// Polls the watched file; reloads it when its time stamp or size changed. Returns true when the screen changes.
+// Polls the watched file; reloads it when its time stamp or size changed. Returns true when the
+// screen changes.
 static bool poll_watch(Gui *g)
 {
     SessionError err;
     switch (session_poll(&g->doc, &err)) {
     case SESSION_RELOADED: lesson_loaded(g, false); return true;
     case SESSION_RELOAD_FAILED:
-        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)", err.message);
+        snprintf(g->banner, sizeof g->banner, "%s   (still showing the last good lesson)",
+                 err.message);
         g->errors++;
         return true;
     default: return false;
     }
 }
 
-
-
 static void build_scene(Gui *g, int w, int h)
 {
     Lesson shown = session_shown(&g->doc); // the file's tokens and title with the edited numbers
-    // A question on screen asks about the lesson's own positions: the board shows them, not the shift (key S).
-    if (g->st.quiz_phase == QUIZ_ASKING || g->st.quiz_phase == QUIZ_JUDGING) shown.params.rope_shift = 0;
+    // A question on screen asks about the lesson's own positions: the board shows them, not the
+    // shift (key S).
+    if (g->st.quiz_phase == QUIZ_ASKING || g->st.quiz_phase == QUIZ_JUDGING)
+        shown.params.rope_shift = 0;
     char busy[2600];
     bool recomputing = session_retrace_busy(&g->doc);
     if (g->xjob.busy) gui_export_progress_line(g, busy, sizeof busy);
-    else if (recomputing) // the board shows the edited value beside the results of the values before it
-        snprintf(busy, sizeof busy, "%s", TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the previous ones)"));
+    else if (recomputing) // the board shows the edited value beside the results of the values
+                          // before it
+        snprintf(busy, sizeof busy, "%s",
+                 TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the "
+                    "previous ones)"));
     int edits = session_edit_count(&g->doc);
     SceneExtras ex = {.original = &g->doc.lesson.params,
                       .edits = &edits,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
-                      .status = g->xjob.busy || recomputing ? busy : g->flash[0] ? g->flash : g->status[0] ? g->status : NULL,
+                      .status = g->xjob.busy || recomputing ? busy
+                                : g->flash[0]               ? g->flash
+                                : g->status[0]              ? g->status
+                                                            : NULL,
                       .question = gui_shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
     scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
     char confirm[600];
-    if (gui_asking(g) != GUI_ASK_NONE) scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm, gui_confirm_text(g, confirm, sizeof confirm));
-    view_set_parts(&g->st, g->scene.substeps, g->scene.substep, g->scene.part_result); // the keys step through what was shown
+    if (gui_asking(g) != GUI_ASK_NONE)
+        scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm,
+                          gui_confirm_text(g, confirm, sizeof confirm));
+    view_set_parts(&g->st, g->scene.substeps, g->scene.substep,
+                   g->scene.part_result); // the keys step through what was shown
     view_set_notes_more(&g->st, g->scene.notes_more);
-    view_set_pan_span(&g->st, g->scene.pan_span_x, g->scene.pan_span_y); // a drag moves a zoomed board with it
-    if (g->st.panel == PANEL_TILES) view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
-    if (g->st.panel == PANEL_DECODE) view_set_decode_parts(&g->st, g->scene.decode_parts); // q·K, then A·V
+    view_set_pan_span(&g->st, g->scene.pan_span_x,
+                      g->scene.pan_span_y); // a drag moves a zoomed board with it
+    if (g->st.panel == PANEL_TILES)
+        view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
+    if (g->st.panel == PANEL_DECODE)
+        view_set_decode_parts(&g->st, g->scene.decode_parts); // q·K, then A·V
 }
 
 // Builds the scene and presents it: one frame per change.
@@ -186,20 +205,25 @@ static void redraw(Gui *g)
     g->st.height = h;
     SessionError err;
     // (not while the worker exports: it reads the session; they are computed once it has finished)
-    if (!g->xjob.busy && g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err)) gui_show_error(g, "%s", err.message);
-    if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE && !session_shuffle(&g->doc, g->st.shuffle, &err)) gui_show_error(g, "%s", err.message);
+    if (!g->xjob.busy && g->st.panel == PANEL_COMPARE && !session_compare(&g->doc, &err))
+        gui_show_error(g, "%s", err.message);
+    if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE
+        && !session_shuffle(&g->doc, g->st.shuffle, &err))
+        gui_show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
-    // The layout may have moved under a still pointer: what it points at now is the hover. The scene is built
-    // again before anything is presented, so no frame shows the stale hover.
+    // The layout may have moved under a still pointer: what it points at now is the hover. The
+    // scene is built again before anything is presented, so no frame shows the stale hover.
     ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
     int head;
-    if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head)) hover.cell.mat = MAT_NONE;
+    if (g->mouse_in && !scene_hit(&g->scene, g->mouse_x, g->mouse_y, &hover.cell, &head))
+        hover.cell.mat = MAT_NONE;
     if (view_handle(&g->st, &hover)) {
         scene_keep_measures(&g->scene); // the same lesson and trace: only the hover moved
         build_scene(g, w, h);
     }
-    // A character that no font on this computer shows is said once, in the status line, instead of boxes.
+    // A character that no font on this computer shows is said once, in the status line, instead of
+    // boxes.
     const char *missing = draw_sdl_missing(g->draw);
     if (missing[0] && !g->font_told) {
         g->font_told = true;
@@ -216,21 +240,24 @@ static void redraw(Gui *g)
     SDL_RenderPresent(g->ren);
     Uint64 t3 = SDL_GetPerformanceCounter();
     g->frames++;
-    if (g->frames == 1 || (long)w * h < (long)g->small_w * g->small_h) g->small_w = w, g->small_h = h;
+    if (g->frames == 1 || (long)w * h < (long)g->small_w * g->small_h)
+        g->small_w = w, g->small_h = h;
     if ((long)w * h > (long)g->big_w * g->big_h) g->big_w = w, g->big_h = h;
     gui_report_frame(g, w, h);
     if (g->stats) {
         double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
-        fprintf(stderr, "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total %.2f ms, "
-                        "%zu commands, %zu cached texts\n",
-                w, h, stage_key(view_stage(&g->st)), g->st.view == VIEW_ALL_HEADS ? "all" : "one", (double)(t1 - t0) * f,
-                (double)(t2 - t1) * f, (double)(t3 - t2) * f, (double)(t3 - t0) * f, g->scene.count,
-                draw_sdl_cached(g->draw));
+        fprintf(stderr,
+                "frame %dx%d stage=%s view=%s: scene %.2f ms, draw %.2f ms, present %.2f ms, total "
+                "%.2f ms, "
+                "%zu commands, %zu cached texts\n",
+                w, h, stage_key(view_stage(&g->st)), g->st.view == VIEW_ALL_HEADS ? "all" : "one",
+                (double)(t1 - t0) * f, (double)(t2 - t1) * f, (double)(t3 - t2) * f,
+                (double)(t3 - t0) * f, g->scene.count, draw_sdl_cached(g->draw));
     }
 }
 
-// Adds delta to the pinned cell (rounded to 4 decimals, as shown) and re-traces; an edit that makes the
-// trace fail is undone and the reason shown in the banner.
+// Adds delta to the pinned cell (rounded to 4 decimals, as shown) and re-traces; an edit that makes
+// the trace fail is undone and the reason shown in the banner.
 static void apply_edit(Gui *g, double delta)
 {
     SessionError err;
@@ -253,8 +280,9 @@ static void toggle_head(Gui *g)
     }
     g->edit_error[0] = '\0';
     snprintf(g->flash, sizeof g->flash,
-             params_ablated(&g->doc.edit, h) ? TR("Head %d switched off: its Z enters the concat as zeros (O: on again)")
-                                             : TR("Head %d switched on again"),
+             params_ablated(&g->doc.edit, h)
+                 ? TR("Head %d switched off: its Z enters the concat as zeros (O: on again)")
+                 : TR("Head %d switched on again"),
              h);
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
@@ -293,8 +321,11 @@ static void revert(Gui *g)
         return;
     }
     g->edit_error[0] = '\0';
-    snprintf(g->status, sizeof g->status, n ? TRN("Reverted %d edited value to the file", "Reverted %d edited values to the file", n)
-                                            : TR("Nothing to revert: no value is edited"), n);
+    snprintf(
+        g->status, sizeof g->status,
+        n ? TRN("Reverted %d edited value to the file", "Reverted %d edited values to the file", n)
+          : TR("Nothing to revert: no value is edited"),
+        n);
 }
 
 void gui_save(Gui *g)
@@ -302,32 +333,45 @@ void gui_save(Gui *g)
     char out[1100], shown[1800];
     SessionError err;
     int n = session_edit_count(&g->doc);
-    if (n == 0 && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
-        snprintf(g->status, sizeof g->status, "%s", TR("Nothing to save: no value is edited (click an embedding or a weight, then \xe2\x86\x91 \xe2\x86\x93 or the wheel)"));
+    if (n == 0
+        && !g->doc.saved[0]) { // a copy of the file would teach nothing and is not what was asked
+        snprintf(g->status, sizeof g->status, "%s",
+                 TR("Nothing to save: no value is edited (click an embedding or a weight, then "
+                    "\xe2\x86\x91 \xe2\x86\x93 or the wheel)"));
         return;
     }
     if (!session_save(&g->doc, out, sizeof out, &err)) {
         gui_show_error(g, TR("Not saved: %s"), err.message);
         return;
     }
-    // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be cut.
+    // "Saved as NAME-edited.json in DIR": the file name first, so it survives if the line must be
+    // cut.
     char cwd[600] = ".";
     const char *slash = strrchr(out, '/');
     if (slash) snprintf(shown, sizeof shown, "%s in %.*s", slash + 1, (int)(slash - out), out);
-    else snprintf(shown, sizeof shown, "%s in %s", out, platform_realpath(".", cwd, sizeof cwd) ? cwd : ".");
-    if (n == 0) // edited and saved before, then reverted: the saved file gets the file's values back
-        snprintf(g->status, sizeof g->status, TR("Saved the file's values (no value is edited now) as %s"), shown);
     else
-        snprintf(g->status, sizeof g->status, TRN("Saved %d edit as %s", "Saved %d edits as %s", n), n, shown);
+        snprintf(shown, sizeof shown, "%s in %s", out,
+                 platform_realpath(".", cwd, sizeof cwd) ? cwd : ".");
+    if (n
+        == 0) // edited and saved before, then reverted: the saved file gets the file's values back
+        snprintf(g->status, sizeof g->status,
+                 TR("Saved the file's values (no value is edited now) as %s"), shown);
+    else
+        snprintf(g->status, sizeof g->status, TRN("Saved %d edit as %s", "Saved %d edits as %s", n),
+                 n, shown);
     g->edit_error[0] = '\0';
 #ifdef __EMSCRIPTEN__
     const char *saved = out;
-    web_download_files(&saved, 1); // the page's memory is no place to keep it: the browser downloads it
+    web_download_files(&saved,
+                       1); // the page's memory is no place to keep it: the browser downloads it
     const char *saved_name = strrchr(out, '/') ? strrchr(out, '/') + 1 : out;
     if (n == 0)
-        snprintf(g->status, sizeof g->status, TR("Downloaded %s with the file's values (no value is edited now)"), saved_name);
+        snprintf(g->status, sizeof g->status,
+                 TR("Downloaded %s with the file's values (no value is edited now)"), saved_name);
     else
-        snprintf(g->status, sizeof g->status, TRN("Downloaded %s with %d edit", "Downloaded %s with %d edits", n), saved_name, n);
+        snprintf(g->status, sizeof g->status,
+                 TRN("Downloaded %s with %d edit", "Downloaded %s with %d edits", n), saved_name,
+                 n);
 #endif
 }
 
@@ -346,36 +390,44 @@ void gui_export_done(Gui *g)
     if (j->kind == GUI_EXPORT_TRAIN) {
         GuiTrainExport *out = &j->train;
         snprintf(g->flash, sizeof g->flash,
-                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a strip of them, to %s"),
+                 TR("Exported %d checkpoints' heatmaps as %s-train-NN-step-S.png and .svg, and a "
+                    "strip of them, to %s"),
                  out->written, out->base, out->dir);
 #ifdef __EMSCRIPTEN__
-        const char *strip = out->strip_path; // the page downloads the strip (the checkpoints stay in its memory)
+        const char *strip =
+            out->strip_path; // the page downloads the strip (the checkpoints stay in its memory)
         web_download_files(&strip, 1);
-        snprintf(g->flash, sizeof g->flash, TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), out->written,
-                 strrchr(out->strip_path, '/') ? strrchr(out->strip_path, '/') + 1 : out->strip_path);
+        snprintf(g->flash, sizeof g->flash,
+                 TR("Downloaded a strip of %d checkpoints' heatmaps as %s"), out->written,
+                 strrchr(out->strip_path, '/') ? strrchr(out->strip_path, '/') + 1
+                                               : out->strip_path);
 #endif
         return;
     }
-    // "Exported NAME.png and .svg to DIR": the file name first, so it survives if the line must be cut.
+    // "Exported NAME.png and .svg to DIR": the file name first, so it survives if the line must be
+    // cut.
     ExportResult *res = &j->res;
     const char *first = res->count > 0 ? res->paths[0] : "";
     const char *slash = strrchr(first, '/');
     const char *file = slash ? slash + 1 : first;
     char where[1800], cwd[600];
     if (j->dir[0] == '/') snprintf(where, sizeof where, "%s", j->dir);
-    else snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".", j->dir);
+    else
+        snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".",
+                 j->dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
-    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file, res->count > 1 ? TR(" and .svg") : "",
-             where);
+    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file,
+             res->count > 1 ? TR(" and .svg") : "", where);
 #ifdef __EMSCRIPTEN__
     web_download_files((const char *const *)res->paths, res->count);
-    snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file, res->count > 1 ? TR(" and .svg") : "");
+    snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file,
+             res->count > 1 ? TR(" and .svg") : "");
 #endif
     export_result_free(res);
 }
 
-// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a new count
-// of files made. Returns true when the screen changes.
+// Each turn while the worker exports: its end shown (and a quit asked meanwhile carried out), or a
+// new count of files made. Returns true when the screen changes.
 static bool export_poll(Gui *g)
 {
     if (gui_export_poll(&g->xjob)) {
@@ -392,8 +444,8 @@ static bool export_poll(Gui *g)
     return g->xjob.busy;
 }
 
-// The lesson's questions for the state machine; one that does not fit the lesson (--check says why) keeps
-// its place but is never asked.
+// The lesson's questions for the state machine; one that does not fit the lesson (--check says why)
+// keeps its place but is never asked.
 static void set_questions(Gui *g)
 {
     ViewQuestion vq[VIEW_MAX_QUESTIONS];
@@ -404,8 +456,7 @@ static void set_questions(Gui *g)
         LessonError err;
         if (question_answer(&shown, &g->doc.trace, &shown.questions[i], i, &a, &err))
             vq[i] = question_view(&shown.questions[i], &a);
-        else
-            vq[i] = (ViewQuestion){.stage = STAGE_COUNT};
+        else vq[i] = (ViewQuestion){.stage = STAGE_COUNT};
     }
     view_set_questions(&g->st, vq, n);
 }
@@ -417,7 +468,8 @@ static void judge_answer(Gui *g)
     Lesson shown = session_shown(&g->doc);
     QuestionAnswer a;
     LessonError err;
-    if (!q || !question_answer(&shown, &g->doc.trace, q, g->st.quiz < 0 ? 0 : g->st.quiz, &a, &err)) {
+    if (!q
+        || !question_answer(&shown, &g->doc.trace, q, g->st.quiz < 0 ? 0 : g->st.quiz, &a, &err)) {
         if (q) gui_show_error(g, "This question does not fit the lesson: %s", err.message);
         g->st.quiz_phase = QUIZ_NONE;
         g->st.reveal = -1;
@@ -426,7 +478,8 @@ static void judge_answer(Gui *g)
     QuestionResponse r = {g->st.quiz_cell, g->st.quiz_value, g->st.quiz_choice};
     CellRef answer, through;
     question_reveal_cells(q, &a, &shown.params, &answer, &through);
-    view_quiz_judged(&g->st, question_judge(q, &a, &shown.params, &g->doc.trace, &r), answer, through);
+    view_quiz_judged(&g->st, question_judge(q, &a, &shown.params, &g->doc.trace, &r), answer,
+                     through);
 }
 
 // VIEW_REQ_AUTO_QUESTION: which key one row of the current head's weights attends to most.
@@ -436,8 +489,8 @@ static void ask_automatic(Gui *g)
     lesson_question_free(&g->auto_q);
     QuestionAnswer a;
     LessonError err;
-    if (!question_auto(&g->auto_q, &shown, &g->doc.trace, g->st.head, g->st.quiz_auto_count - 1) ||
-        !question_answer(&shown, &g->doc.trace, &g->auto_q, 0, &a, &err)) {
+    if (!question_auto(&g->auto_q, &shown, &g->doc.trace, g->st.head, g->st.quiz_auto_count - 1)
+        || !question_answer(&shown, &g->doc.trace, &g->auto_q, 0, &a, &err)) {
         gui_show_error(g, "No automatic question: out of memory");
         return;
     }
@@ -454,11 +507,13 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
         if (answer == GUI_CONFIRM_SAVE) {
             gui_save(g);
             if (quitting) g->quit = !session_unsaved(&g->doc);
-            else if (!session_unsaved(&g->doc) && g->confirm_open) gui_load_lesson(g, g->confirm_open); // saved: open it
+            else if (!session_unsaved(&g->doc) && g->confirm_open)
+                gui_load_lesson(g, g->confirm_open); // saved: open it
             free(g->confirm_open);
             g->confirm_open = NULL;
         }
-        if (answer == GUI_CONFIRM_OPEN) { // Enter on the dropped lesson's question: opened, the edits dropped
+        if (answer == GUI_CONFIRM_OPEN) { // Enter on the dropped lesson's question: opened, the
+                                          // edits dropped
             gui_load_lesson(g, g->confirm_open);
             free(g->confirm_open);
             g->confirm_open = NULL;
@@ -470,7 +525,8 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
     gui_follow_question_head(g, &before);
     if (g->xjob.busy && gui_export_blocks(g->st.request)) {
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
+        snprintf(g->flash, sizeof g->flash, "%s",
+                 TR("Still exporting: edits, training and loads wait until it has finished"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         g->st.request = VIEW_REQ_NONE;
         changed = true;
@@ -501,7 +557,8 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     }
     case VIEW_REQ_TRAIN_SEEK: {
         SessionError err;
-        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0]) gui_show_error(g, "%s", err.message);
+        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0])
+            gui_show_error(g, "%s", err.message);
         break;
     }
     default: break;
@@ -516,9 +573,10 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
 }
 
 #ifndef __EMSCRIPTEN__ // the page has the text view for this (gui_web.inc)
-// Ctrl+C: the stage on screen as tab-separated text on the clipboard (stage_text_tsv: its title, formula and
-// explanation, each matrix with its token headers, cells hidden by a question as "?"), for a spreadsheet or a
-// screen reader's document; the header says so. Returns true (the header changed).
+// Ctrl+C: the stage on screen as tab-separated text on the clipboard (stage_text_tsv: its title,
+// formula and explanation, each matrix with its token headers, cells hidden by a question as "?"),
+// for a spreadsheet or a screen reader's document; the header says so. Returns true (the header
+// changed).
 static bool copy_stage(Gui *g)
 {
     Lesson shown = session_shown(&g->doc);
@@ -527,7 +585,8 @@ static bool copy_stage(Gui *g)
     if (!stage_text_tsv(&b, &src) || !b.p || SDL_SetClipboardText(b.p) != 0)
         gui_show_error(g, TR("Not copied: %s"), b.p ? SDL_GetError() : "out of memory");
     else {
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Copied the stage as text (tab-separated, with the tokens) to the clipboard"));
+        snprintf(g->flash, sizeof g->flash, "%s",
+                 TR("Copied the stage as text (tab-separated, with the tokens) to the clipboard"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
     }
     free(b.p);
@@ -546,20 +605,22 @@ static bool handle_event(Gui *g, const SDL_Event *e)
     if (in.has_event) dirty |= gui_dispatch(g, &in.event);
     if (in.quit) gui_quit_asked(g);
     if (in.drop_file && g->xjob.busy) {
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Still exporting: edits, training and loads wait until it has finished"));
+        snprintf(g->flash, sizeof g->flash, "%s",
+                 TR("Still exporting: edits, training and loads wait until it has finished"));
         g->flash_until = SDL_GetTicks() + FLASH_MS;
         SDL_free(in.drop_file);
         dirty = true;
     } else if (in.drop_file) {
-        SessionError err; // an edit still being traced counts as unsaved: it is shown (or undone) first
-        if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED) gui_show_error(g, TR("Edit undone: %s"), err.message);
-        if (gui_ask_open(g, in.drop_file)) gui_load_lesson(g, in.drop_file); // unsaved edits: the question first
+        SessionError
+            err; // an edit still being traced counts as unsaved: it is shown (or undone) first
+        if (session_settle(&g->doc, &err) == SESSION_RETRACE_FAILED)
+            gui_show_error(g, TR("Edit undone: %s"), err.message);
+        if (gui_ask_open(g, in.drop_file))
+            gui_load_lesson(g, in.drop_file); // unsaved edits: the question first
         SDL_free(in.drop_file);
     }
     return dirty;
 }
-
-
 
 static void set_icon(Gui *g)
 {
@@ -580,11 +641,13 @@ static double ms_since(Uint64 t0)
 static void gui_free(Gui *g)
 {
     g->t_quit = SDL_GetPerformanceCounter();
-    if (g->stats) fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
-    // No SDL_HideWindow first: under Wine it alone took 2.0 s of the 2.1 s from Q to the process's end (Wine
-    // waits for the X server to confirm the unmap; issue 25, item 20), while freeing the cached texts and the
-    // renderer took 14 ms (MHA_TRACER_STATS=1 prints teardown_ms).
-    if (g->xjob.busy) { // an export still running ends first: its files are written whole or not at all
+    if (g->stats)
+        fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
+    // No SDL_HideWindow first: under Wine it alone took 2.0 s of the 2.1 s from Q to the process's
+    // end (Wine waits for the X server to confirm the unmap; issue 25, item 20), while freeing the
+    // cached texts and the renderer took 14 ms (MHA_TRACER_STATS=1 prints teardown_ms).
+    if (g->xjob.busy) { // an export still running ends first: its files are written whole or not at
+                        // all
         gui_export_wait(&g->xjob);
         export_result_free(&g->xjob.res);
     }
@@ -602,9 +665,9 @@ static void gui_free(Gui *g)
 #ifndef _WIN32
     SDL_Quit();
 #endif
-    // On Windows the window goes with the process: SDL_DestroyWindow (and SDL_Quit, which destroys it) took
-    // 2.0 s under Wine, waiting for the X server to confirm the unmap (issue 25, item 20). Everything written
-    // is written by now: the exports waited for, the frame file closed.
+    // On Windows the window goes with the process: SDL_DestroyWindow (and SDL_Quit, which destroys
+    // it) took 2.0 s under Wine, waiting for the X server to confirm the unmap (issue 25, item 20).
+    // Everything written is written by now: the exports waited for, the frame file closed.
     if (g->stats) fprintf(stderr, "teardown_ms=%.1f\n", ms_since(g->t_quit));
 }
 
@@ -633,11 +696,12 @@ void gui_counts(const Gui *g, GuiCounts *out)
 
 // What to do instead when no window can be opened (after the reason, on its own line).
 static const char NO_DISPLAY_HINT[] =
-    "mha-tracer: without a display, use --export DIR to write the slides as images or --trace to print every "
+    "mha-tracer: without a display, use --export DIR to write the slides as images or --trace to "
+    "print every "
     "stage (see --help); set DISPLAY or WAYLAND_DISPLAY to open the window.\n";
 
-// False when SDL chose a video driver that shows nothing ("offscreen", "dummy") without being asked to
-// by SDL_VIDEODRIVER: SDL falls back on them when no X server or Wayland compositor answers.
+// False when SDL chose a video driver that shows nothing ("offscreen", "dummy") without being asked
+// to by SDL_VIDEODRIVER: SDL falls back on them when no X server or Wayland compositor answers.
 static bool display_is_usable(void)
 {
     const char *driver = SDL_GetCurrentVideoDriver();
@@ -647,9 +711,10 @@ static bool display_is_usable(void)
     return asked && strstr(asked, driver) != NULL;
 }
 
-// F / F11: full screen, or back to the window's own place and size. The window is first made as large as the
-// screen, so that without a window manager to honour the request (a bare X server, a kiosk) it still covers
-// the screen and SDL's size (the screen's) is the window's: the board is laid out for the pixels there are.
+// F / F11: full screen, or back to the window's own place and size. The window is first made as
+// large as the screen, so that without a window manager to honour the request (a bare X server, a
+// kiosk) it still covers the screen and SDL's size (the screen's) is the window's: the board is
+// laid out for the pixels there are.
 static void apply_fullscreen(Gui *g)
 {
     bool full = g->st.fullscreen;
@@ -671,8 +736,9 @@ static void apply_fullscreen(Gui *g)
     g->fullscreen_applied = full;
 }
 
-// One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or the end of the
-// export note) and the browser (never block: one turn per animation frame). Redraws only when something changed.
+// One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or
+// the end of the export note) and the browser (never block: one turn per animation frame). Redraws
+// only when something changed.
 static void gui_turn(Gui *g, bool block)
 {
     Uint64 turn_start = SDL_GetPerformanceCounter();
@@ -685,7 +751,9 @@ static void gui_turn(Gui *g, bool block)
         redraw(g);
         g->dirty = false;
         if (g->first_frame && g->stats)
-            fprintf(stderr, "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from gui_run)\n",
+            fprintf(stderr,
+                    "first_frame_ms=%.1f lesson_ms=%.1f sdl_init_ms=%.1f window_ms=%.1f (from "
+                    "gui_run)\n",
                     ms_since(g->t_entry), g->lesson_ms, g->sdl_ms, g->window_ms);
         g->first_frame = false;
     }
@@ -701,30 +769,39 @@ static void gui_turn(Gui *g, bool block)
         if (r == SESSION_RETRACE_FAILED) gui_show_error(g, TR("Edit undone: %s"), err.message);
         if (r != SESSION_RETRACE_IDLE) g->dirty = true;
     }
-    // An export on the worker: its progress or its end shown. Training waits for it (the export reads the session).
+    // An export on the worker: its progress or its end shown. Training waits for it (the export
+    // reads the session).
     bool exporting = g->xjob.busy;
     if (exporting && export_poll(g)) g->dirty = true;
-    // Training: what the worker made shown (a redraw), the steps of the next frame started when they are due.
+    // Training: what the worker made shown (a redraw), the steps of the next frame started when
+    // they are due.
     if (!exporting && gui_train_poll(g)) g->dirty = true;
     bool training = session_train_busy(&g->doc);
-    if (!exporting && g->doc.train.running && !training && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
+    if (!exporting && g->doc.train.running && !training
+        && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
         g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
         gui_train_tick(g);
         training = true;
     }
-    // Idle means idle: block until an event arrives, the file watch is due or the export note expires.
+    // Idle means idle: block until an event arrives, the file watch is due or the export note
+    // expires.
     Uint32 now = SDL_GetTicks(), wake = g->next_watch;
-    // The next steps' start is a reason to wake only when they could start: while the worker runs a step (or an
-    // export holds training back) its due time has passed, and waking for it spun the loop, a core taken from
-    // the worker (8 s of CPU in 15 s of T at the weight limit; the worker had 3).
-    if (g->doc.train.running && !training && !exporting && SDL_TICKS_PASSED(wake, g->train_next)) wake = g->train_next;
+    // The next steps' start is a reason to wake only when they could start: while the worker runs a
+    // step (or an export holds training back) its due time has passed, and waking for it spun the
+    // loop, a core taken from the worker (8 s of CPU in 15 s of T at the weight limit; the worker
+    // had 3).
+    if (g->doc.train.running && !training && !exporting && SDL_TICKS_PASSED(wake, g->train_next))
+        wake = g->train_next;
     if (training && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
-    if (g->xjob.busy && SDL_TICKS_PASSED(wake, now + GUI_EXPORT_POLL_MS)) wake = now + GUI_EXPORT_POLL_MS;
-    if (session_retrace_busy(&g->doc) && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS)) wake = now + GUI_TRAIN_POLL_MS;
+    if (g->xjob.busy && SDL_TICKS_PASSED(wake, now + GUI_EXPORT_POLL_MS))
+        wake = now + GUI_EXPORT_POLL_MS;
+    if (session_retrace_busy(&g->doc) && SDL_TICKS_PASSED(wake, now + GUI_TRAIN_POLL_MS))
+        wake = now + GUI_TRAIN_POLL_MS;
     if (g->flash[0] && SDL_TICKS_PASSED(wake, g->flash_until)) wake = g->flash_until;
     int wait = SDL_TICKS_PASSED(now, wake) ? 0 : (int)(wake - now);
-    // What a worker made is drawn by the next turn's one redraw, with the events that came meanwhile (a turn
-    // redrew twice when a key and a worker's result came together: 648 + 379 ms at the weight limit).
+    // What a worker made is drawn by the next turn's one redraw, with the events that came
+    // meanwhile (a turn redrew twice when a key and a worker's result came together: 648 + 379 ms
+    // at the weight limit).
     if (g->dirty) wait = 0;
     if (g->driver && wait > driver_wait) wait = driver_wait;
     if (!block) wait = 0;
@@ -741,26 +818,31 @@ static void gui_turn(Gui *g, bool block)
         g->flash[0] = '\0';
         g->dirty = true;
     }
-    if (!g->xjob.busy && SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) { // (a reload waits for an export)
+    if (!g->xjob.busy
+        && SDL_TICKS_PASSED(SDL_GetTicks(), g->next_watch)) { // (a reload waits for an export)
         g->dirty |= poll_watch(g);
         g->next_watch = SDL_GetTicks() + WATCH_MS;
     }
     // The turn's own work (its wait for an event left out): a frame should not wait on it long.
     double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
-    double before = (double)(wait_start - turn_start) * f, after = (double)(SDL_GetPerformanceCounter() - events_start) * f;
+    double before = (double)(wait_start - turn_start) * f,
+           after = (double)(SDL_GetPerformanceCounter() - events_start) * f;
     g->last_turn_ms = before + after;
     g->last_turn_drew = g->frames != frames_before;
     if (g->stats) {
         if (before + after > g->longest_turn_ms) g->longest_turn_ms = before + after;
         if (before + after > 20.0)
-            fprintf(stderr, "slow turn: %.1f ms (redraw and polls %.1f ms, events %.1f ms, first event 0x%x)\n", before + after,
-                    before, after, (unsigned)first_type);
+            fprintf(
+                stderr,
+                "slow turn: %.1f ms (redraw and polls %.1f ms, events %.1f ms, first event 0x%x)\n",
+                before + after, before, after, (unsigned)first_type);
     }
 }
 
 int gui_run(const GuiOptions *opt)
 {
-    Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work before is the CLI's)
+    Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work
+                                                  // before is the CLI's)
     Gui *g = calloc(1, sizeof *g);
     if (!g) return 1;
     scene_init(&g->scene);
@@ -775,10 +857,12 @@ int gui_run(const GuiOptions *opt)
     // The first lesson must be valid: there is no last good lesson to fall back on.
     session_init(&g->doc);
     g->doc.train.async = true; // training on the worker thread: no frame waits for a step
-    g->doc.retrace_async = true; // an edit's trace too: the frame shows the last one, marked, until it is done
+    g->doc.retrace_async =
+        true; // an edit's trace too: the frame shows the last one, marked, until it is done
     SessionError first_err;
-    bool first_ok = opt->lesson ? session_take_lesson(&g->doc, opt->lesson, opt->lesson->title, &first_err)
-                                : session_load(&g->doc, opt->lesson_path, &first_err);
+    bool first_ok = opt->lesson
+                        ? session_take_lesson(&g->doc, opt->lesson, opt->lesson->title, &first_err)
+                        : session_load(&g->doc, opt->lesson_path, &first_err);
     if (!first_ok) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         free(g);
@@ -794,7 +878,8 @@ int gui_run(const GuiOptions *opt)
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
     if (frame_path && frame_path[0] && !(g->frame_file = platform_fopen(frame_path, "ab"))) {
-        cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path, strerror(errno));
+        cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path,
+                 strerror(errno));
         gui_free(g);
         free(g);
         return 1;
@@ -802,17 +887,20 @@ int gui_run(const GuiOptions *opt)
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
     double lesson_ms = ms_since(t_entry);
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0 || TTF_Init() != 0) {
-        fprintf(stderr, "mha-tracer: error: cannot open a window: %s.\n%s", SDL_GetError(), NO_DISPLAY_HINT);
+        fprintf(stderr, "mha-tracer: error: cannot open a window: %s.\n%s", SDL_GetError(),
+                NO_DISPLAY_HINT);
         gui_free(g);
         free(g);
         return 1;
     }
-    // With no display SDL falls back on a driver that draws nowhere: the window would run unseen for ever.
+    // With no display SDL falls back on a driver that draws nowhere: the window would run unseen
+    // for ever.
     if (!display_is_usable()) {
-        fprintf(stderr,
-                "mha-tracer: error: there is no display to open the window on: no X server or Wayland "
-                "compositor answered (SDL would draw to its '%s' driver, which nobody sees).\n%s",
-                SDL_GetCurrentVideoDriver(), NO_DISPLAY_HINT);
+        fprintf(
+            stderr,
+            "mha-tracer: error: there is no display to open the window on: no X server or Wayland "
+            "compositor answered (SDL would draw to its '%s' driver, which nobody sees).\n%s",
+            SDL_GetCurrentVideoDriver(), NO_DISPLAY_HINT);
         gui_free(g);
         free(g);
         return 1;
@@ -820,7 +908,8 @@ int gui_run(const GuiOptions *opt)
     double sdl_ms = ms_since(t_entry) - lesson_ms;
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-    // Full screen from the start: made as large as the screen (see apply_fullscreen); F goes back to 1280x720.
+    // Full screen from the start: made as large as the screen (see apply_fullscreen); F goes back
+    // to 1280x720.
     g->windowed = (SDL_Rect){SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720};
     SDL_Rect at = g->windowed, screen;
     if (opt->fullscreen && SDL_GetDisplayBounds(0, &screen) == 0) at = screen;
@@ -831,7 +920,8 @@ int gui_run(const GuiOptions *opt)
     snprintf(font_dir, sizeof font_dir, "%s/fonts", g->assets);
     if (g->ren) g->draw = draw_sdl_create(g->ren, font_dir, err, sizeof err);
     if (!g->win || !g->ren || !g->draw) {
-        cli_line(stderr, "mha-tracer: cannot open the window: %s\n", g->draw || !g->ren ? SDL_GetError() : err);
+        cli_line(stderr, "mha-tracer: cannot open the window: %s\n",
+                 g->draw || !g->ren ? SDL_GetError() : err);
         gui_free(g);
         free(g);
         return 1;
@@ -852,8 +942,8 @@ int gui_run(const GuiOptions *opt)
     g->dirty = true;
     g->next_watch = SDL_GetTicks() + WATCH_MS;
 #ifdef __EMSCRIPTEN__
-    // The browser owns the loop: one turn per animation frame, never blocking; a turn with nothing new
-    // handles no event and draws nothing. gui_run returns at once and the page keeps running.
+    // The browser owns the loop: one turn per animation frame, never blocking; a turn with nothing
+    // new handles no event and draws nothing. gui_run returns at once and the page keeps running.
     web_started(g);
     emscripten_set_main_loop_arg(web_turn, g, 0, 0);
     return 0;

@@ -1,6 +1,7 @@
-// What the window does for the class around the board: quitting and opening a dropped lesson (Esc never quits;
-// Q, the close button and a drop ask before unsaved edits are lost), the lesson's notes on the first stage, and a question on another head than
-// the class's (said, and the board back on the class's head after it). Declared in gui_private.h.
+// What the window does for the class around the board: quitting and opening a dropped lesson (Esc
+// never quits; Q, the close button and a drop ask before unsaved edits are lost), the lesson's
+// notes on the first stage, and a question on another head than the class's (said, and the board
+// back on the class's head after it). Declared in gui_private.h.
 #include <SDL.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +11,8 @@
 #include "gui_private.h"
 #include "../model/i18n.h"
 
-// Q or the window's close button: quits, unless edits would be lost; then a question on top asks first (a
-// second close quits). The page never quits: it stays open until its tab is closed.
+// Q or the window's close button: quits, unless edits would be lost; then a question on top asks
+// first (a second close quits). The page never quits: it stays open until its tab is closed.
 void gui_ask_quit(Gui *g)
 {
 #ifdef __EMSCRIPTEN__
@@ -29,8 +30,9 @@ bool gui_drop_opens(bool unsaved) { return !unsaved; }
 bool gui_ask_open(Gui *g, const char *path)
 {
 #ifdef __EMSCRIPTEN__
-    // The page opens what its menu, picker, drop or address asks for at once, as it never asks before quitting:
-    // the question is drawn on the canvas, out of a screen reader's reach, and its address must be the screen.
+    // The page opens what its menu, picker, drop or address asks for at once, as it never asks
+    // before quitting: the question is drawn on the canvas, out of a screen reader's reach, and its
+    // address must be the screen.
     (void)g;
     (void)path;
     return true;
@@ -46,7 +48,10 @@ bool gui_ask_open(Gui *g, const char *path)
 #endif
 }
 
-GuiAsk gui_asking(const Gui *g) { return g->confirm_quit ? GUI_ASK_QUIT : g->confirm_open ? GUI_ASK_OPEN : GUI_ASK_NONE; }
+GuiAsk gui_asking(const Gui *g)
+{
+    return g->confirm_quit ? GUI_ASK_QUIT : g->confirm_open ? GUI_ASK_OPEN : GUI_ASK_NONE;
+}
 
 GuiAnswer gui_confirm_decide(GuiAsk ask, const ViewEvent *ev)
 {
@@ -68,24 +73,32 @@ const char *gui_confirm_text(const Gui *g, char *buf, size_t cap)
         if (strrchr(g->confirm_open, '\\') > name) name = strrchr(g->confirm_open, '\\');
 #endif
         name = name ? name + 1 : g->confirm_open;
-        // TRANSLATORS: a lesson file dropped on the window while edits are not saved; %s is the file's name.
-        snprintf(title, sizeof title, TRN("Open %s? %d edited value is not saved.", "Open %s? %d edited values are not saved.", n),
+        snprintf(title, sizeof title,
+                 // TRANSLATORS: a lesson file dropped on the window while edits are not saved; %s
+                 // is the file's name.
+                 TRN("Open %s? %d edited value is not saved.",
+                     "Open %s? %d edited values are not saved.", n),
                  name, n);
-        snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson), then open it"),
-                 TR("Enter: open it without saving"), TR("Esc: keep the edits (the dropped file is not opened)"));
+        snprintf(buf, cap, "%s\n%s\n%s\n%s", title,
+                 TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson), then open it"),
+                 TR("Enter: open it without saving"),
+                 TR("Esc: keep the edits (the dropped file is not opened)"));
         return buf;
     }
-    snprintf(title, sizeof title, TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n), n);
-    snprintf(buf, cap, "%s\n%s\n%s\n%s", title, TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
+    snprintf(title, sizeof title,
+             TRN("Quit? %d edited value is not saved.", "Quit? %d edited values are not saved.", n),
+             n);
+    snprintf(buf, cap, "%s\n%s\n%s\n%s", title,
+             TR("Ctrl+S: save the edits (NAME-edited.json beside the lesson) and quit"),
              TR("Q: quit without saving"), TR("Esc: stay"));
     return buf;
 }
 
-// While the question before quitting is up: Ctrl+S saves and quits (the caller saves, then quits when the
-// save succeeded: a failed one stays, with its reason in the banner), Q quits without saving, Esc stays; the
-// board takes no other key or click until then.
-// The same for a dropped lesson: Ctrl+S saves and opens it, Enter opens it without saving, Esc keeps the edits
-// (the caller opens the lesson after a save, or at OPEN; g->confirm_open is then the caller's to free).
+// While the question before quitting is up: Ctrl+S saves and quits (the caller saves, then quits
+// when the save succeeded: a failed one stays, with its reason in the banner), Q quits without
+// saving, Esc stays; the board takes no other key or click until then. The same for a dropped
+// lesson: Ctrl+S saves and opens it, Enter opens it without saving, Esc keeps the edits (the caller
+// opens the lesson after a save, or at OPEN; g->confirm_open is then the caller's to free).
 GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
 {
     GuiAsk ask = gui_asking(g);
@@ -94,7 +107,8 @@ GuiConfirm gui_confirm_answer(Gui *g, const ViewEvent *ev)
     g->confirm_quit = false;
     if (a == GUI_ANSWER_SAVE_GO) return GUI_CONFIRM_SAVE;
     if (a == GUI_ANSWER_GO && ask == GUI_ASK_QUIT) g->quit = true;
-    if (a == GUI_ANSWER_GO && ask == GUI_ASK_OPEN) return GUI_CONFIRM_OPEN; // the caller opens g->confirm_open
+    if (a == GUI_ANSWER_GO && ask == GUI_ASK_OPEN)
+        return GUI_CONFIRM_OPEN; // the caller opens g->confirm_open
     free(g->confirm_open);
     g->confirm_open = NULL;
     return GUI_CONFIRM_REDRAW;
@@ -110,7 +124,8 @@ void gui_flash(Gui *g, const char *fmt, ...)
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
-// Esc with nothing open to close: the header says how to quit instead (the page has nothing to say).
+// Esc with nothing open to close: the header says how to quit instead (the page has nothing to
+// say).
 void gui_quit_hint(Gui *g)
 {
 #ifdef __EMSCRIPTEN__
@@ -122,9 +137,9 @@ void gui_quit_hint(Gui *g)
 
 bool gui_has_notes(const Gui *g) { return g->doc.lesson.notes && g->doc.lesson.notes[0]; }
 
-// The lesson's notes are shown on the first stage, and go with it; N shows or hides them on any stage (then
-// they stay as N left them), and says so when the lesson has none. stage_before: the stage index before the
-// event (-1: a lesson was loaded).
+// The lesson's notes are shown on the first stage, and go with it; N shows or hides them on any
+// stage (then they stay as N left them), and says so when the lesson has none. stage_before: the
+// stage index before the event (-1: a lesson was loaded).
 void gui_follow_notes(Gui *g, int stage_before, bool n_pressed)
 {
     ViewState *st = &g->st;
@@ -141,30 +156,35 @@ void gui_follow_notes(Gui *g, int stage_before, bool n_pressed)
     else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
 }
 
-// A question is asked on its own head: when that is not the head the class was on, the header says so, and
-// after the question (its verdict closed, or its stage left; a skipped one shows its result until the stage
-// is left) the board goes back to the class's head. A head chosen meanwhile (a digit, Tab) is the class's.
-// before: the state before the event.
+// A question is asked on its own head: when that is not the head the class was on, the header says
+// so, and after the question (its verdict closed, or its stage left; a skipped one shows its result
+// until the stage is left) the board goes back to the class's head. A head chosen meanwhile (a
+// digit, Tab) is the class's. before: the state before the event.
 void gui_follow_question_head(Gui *g, const ViewState *before)
 {
     ViewState *st = &g->st;
-    bool asked = st->quiz_phase == QUIZ_ASKING &&
-                 (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED || st->quiz != before->quiz);
+    bool asked = st->quiz_phase == QUIZ_ASKING
+                 && (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED
+                     || st->quiz != before->quiz);
     if (asked) {
         if (g->class_head < 0) g->class_head = before->head;
         g->quiz_head = st->head;
         if (st->head != g->class_head)
-            gui_flash(g, TR("This question is on head %d: the board moved here from head %d, and goes back after it"),
-                  st->head, g->class_head);
+            gui_flash(g,
+                      TR("This question is on head %d: the board moved here from head %d, and goes "
+                         "back after it"),
+                      st->head, g->class_head);
         return;
     }
     if (g->class_head < 0 || st->quiz_phase != QUIZ_NONE) return;
-    if (st->head != g->quiz_head || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
+    if (st->head != g->quiz_head
+        || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
         g->class_head = -1;
         return;
     }
     bool skipped_here = before->quiz_phase == QUIZ_ASKING && st->stage_index == before->stage_index;
-    bool over = before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
+    bool over =
+        before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
     if (!over) return;
     if (st->head != g->class_head) {
         st->head = g->class_head;
@@ -188,6 +208,7 @@ void gui_show_error(Gui *g, const char *fmt, ...)
 const LessonQuestion *gui_shown_question(const Gui *g)
 {
     if (g->st.quiz == VIEW_QUIZ_AUTO) return g->auto_q.text ? &g->auto_q : NULL;
-    if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count) return &g->doc.lesson.questions[g->st.quiz];
+    if (g->st.quiz >= 0 && g->st.quiz < g->doc.lesson.question_count)
+        return &g->doc.lesson.questions[g->st.quiz];
     return NULL;
 }

@@ -1,5 +1,6 @@
-// The window's exports as files: a slide's request as the window shows it, and the training's checkpoints (V)
-// re-traced and exported one by one, then as a strip; both on a worker thread with their progress (issue 27).
+// The window's exports as files: a slide's request as the window shows it, and the training's
+// checkpoints (V) re-traced and exported one by one, then as a strip; both on a worker thread with
+// their progress (issue 27).
 #include "gui_export.h"
 
 #include <SDL.h>
@@ -10,8 +11,8 @@
 #include "../model/i18n.h"
 #include "platform/platform.h"
 
-// The progress of the files of one export call, counted from `base` of the job's whole: the worker's job is
-// stopped (before anything is written) once the window asks.
+// The progress of the files of one export call, counted from `base` of the job's whole: the
+// worker's job is stopped (before anything is written) once the window asks.
 typedef struct {
     GuiExportJob *job;
     int base, total; // total: of the whole job (0: the export's own count)
@@ -26,8 +27,8 @@ static bool progress_note(void *ctx, size_t done, size_t total)
     return !atomic_load(&p->job->stop);
 }
 
-void gui_export_request(ExportRequest *req, const char *dir, const char *fonts, const char *name, bool dark,
-                        const SceneExtras *ex)
+void gui_export_request(ExportRequest *req, const char *dir, const char *fonts, const char *name,
+                        bool dark, const SceneExtras *ex)
 {
     export_request_defaults(req);
     req->dir = dir;
@@ -39,9 +40,10 @@ void gui_export_request(ExportRequest *req, const char *dir, const char *fonts, 
     req->view = ex;
 }
 
-// The strip: the head's heatmap at up to GUI_STRIP_FRAMES checkpoints spread over the run, side by side.
-static bool export_strip(const Session *doc, const ViewState *st, const Lesson *shown, const char *fonts,
-                         GuiTrainExport *out, char *msg, size_t cap)
+// The strip: the head's heatmap at up to GUI_STRIP_FRAMES checkpoints spread over the run, side by
+// side.
+static bool export_strip(const Session *doc, const ViewState *st, const Lesson *shown,
+                         const char *fonts, GuiTrainExport *out, char *msg, size_t cap)
 {
     const Trainer *tr = &doc->train.tr;
     int k = tr->checkpoint_count < GUI_STRIP_FRAMES ? tr->checkpoint_count : GUI_STRIP_FRAMES;
@@ -51,7 +53,8 @@ static bool export_strip(const Session *doc, const ViewState *st, const Lesson *
     StripFrame fr[GUI_STRIP_FRAMES];
     char caps[GUI_STRIP_FRAMES][64], name[200];
     int made = 0;
-    bool traced = true; // (a checkpoint that does not trace, or no memory, leaves the strip out: not an error)
+    bool traced = true; // (a checkpoint that does not trace, or no memory, leaves the strip out:
+                        // not an error)
     for (int i = 0; traced && i < k; i++) {
         int c = k > 1 ? (int)lround((double)i * (tr->checkpoint_count - 1) / (k - 1)) : 0;
         TraceError terr;
@@ -69,11 +72,13 @@ static bool export_strip(const Session *doc, const ViewState *st, const Lesson *
         made++;
     }
     ExportError err;
-    HeatmapSpec spec = {MAT_WEIGHTS, st->head, 1.0, st->colormap, st->dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
+    HeatmapSpec spec = {MAT_WEIGHTS, st->head, 1.0, st->colormap,
+                        st->dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
     snprintf(name, sizeof name, "%s-train-strip-head%d", out->base, st->head);
     bool ok = true;
-    if (traced && !export_heatmap_strip(out->dir, true, fonts, name, &spec, fr, (size_t)made, out->strip_path,
-                                    sizeof out->strip_path, &err)) {
+    if (traced
+        && !export_heatmap_strip(out->dir, true, fonts, name, &spec, fr, (size_t)made,
+                                 out->strip_path, sizeof out->strip_path, &err)) {
         snprintf(msg, cap, "%s", err.message);
         ok = false;
     }
@@ -84,14 +89,14 @@ static bool export_strip(const Session *doc, const ViewState *st, const Lesson *
     return ok;
 }
 
-bool gui_export_training(const Session *doc, const ViewState *view, const char *fonts, GuiTrainExport *out, char *msg,
-                         size_t cap)
+bool gui_export_training(const Session *doc, const ViewState *view, const char *fonts,
+                         GuiTrainExport *out, char *msg, size_t cap)
 {
     return gui_export_training_job(doc, view, fonts, out, msg, cap, NULL);
 }
 
-bool gui_export_training_job(const Session *doc, const ViewState *view, const char *fonts, GuiTrainExport *out,
-                             char *msg, size_t cap, GuiExportJob *job)
+bool gui_export_training_job(const Session *doc, const ViewState *view, const char *fonts,
+                             GuiTrainExport *out, char *msg, size_t cap, GuiExportJob *job)
 {
     const Trainer *t = &doc->train.tr;
     SessionExport what;
@@ -128,7 +133,8 @@ bool gui_export_training_job(const Session *doc, const ViewState *view, const ch
         SceneExtras ex = {0};
         ExportRequest req;
         gui_export_request(&req, out->dir, fonts, name, view->dark, &ex);
-        Progress prog = {job, 2 * i, 2 * t->checkpoint_count + 1}; // a PNG and an SVG each, then the strip
+        Progress prog = {job, 2 * i,
+                         2 * t->checkpoint_count + 1}; // a PNG and an SVG each, then the strip
         req.progress = progress_note;
         req.progress_ctx = &prog;
         ExportResult res;
@@ -152,7 +158,8 @@ static int job_run(void *arg)
 {
     GuiExportJob *j = arg;
     PlatformStat st;
-    while (j->gate && j->gate[0] && !atomic_load(&j->stop) && !platform_stat(j->gate, true, &st)) SDL_Delay(10);
+    while (j->gate && j->gate[0] && !atomic_load(&j->stop) && !platform_stat(j->gate, true, &st))
+        SDL_Delay(10);
     j->ok = true;
     j->msg[0] = '\0';
     memset(&j->res, 0, sizeof j->res);
@@ -160,24 +167,31 @@ static int job_run(void *arg)
         j->ok = false;
         snprintf(j->msg, sizeof j->msg, "stopped before anything was written");
     } else if (j->kind == GUI_EXPORT_TRAIN) {
-        j->ok = gui_export_training_job(j->doc, &j->st, j->fonts, &j->train, j->msg, sizeof j->msg, j);
+        j->ok =
+            gui_export_training_job(j->doc, &j->st, j->fonts, &j->train, j->msg, sizeof j->msg, j);
         snprintf(j->dir, sizeof j->dir, "%s", j->train.dir);
     } else {
         SessionExport what;
         session_export(j->doc, j->kind == GUI_EXPORT_BOARD, &what);
         char name[128];
         export_default_dir(what.lesson_path, j->dir, sizeof j->dir);
-        // The question on screen goes on the board's slide too (its answer, once revealed: E waits till then).
-        SceneExtras ex = {.original = what.original, .compare = what.compare, .question = j->question,
-                          .shuffle = session_shuffled(j->doc)}; // the shuffle panel's slide (Shift+E on X)
+        // The question on screen goes on the board's slide too (its answer, once revealed: E waits
+        // till then).
+        SceneExtras ex = {.original = what.original,
+                          .compare = what.compare,
+                          .question = j->question,
+                          .shuffle =
+                              session_shuffled(j->doc)}; // the shuffle panel's slide (Shift+E on X)
         ExportRequest req;
-        gui_export_request(&req, j->dir, j->fonts, export_name_for(what.lesson_path, &what.shown, name, sizeof name),
+        gui_export_request(&req, j->dir, j->fonts,
+                           export_name_for(what.lesson_path, &what.shown, name, sizeof name),
                            j->st.dark, &ex);
         Progress prog = {j, 0, 0};
         req.progress = progress_note;
         req.progress_ctx = &prog;
         ExportError err;
-        if (!(j->ok = export_from_view(&req, what.board, &j->st, &what.shown, what.trace, &j->res, &err)))
+        if (!(j->ok = export_from_view(&req, what.board, &j->st, &what.shown, what.trace, &j->res,
+                                       &err)))
             snprintf(j->msg, sizeof j->msg, "%s", err.message);
     }
     atomic_store(&j->done, true);

@@ -1,33 +1,71 @@
-// The window's input: SDL's keys, pointer, wheel, window and drop events translated into the view's own events
-// (ViewEvent, src/model/view.h), with the drags (a cell's value, the board's pan, the scale slider, the training
-// strip) they start.
+// The window's input: SDL's keys, pointer, wheel, window and drop events translated into the view's
+// own events (ViewEvent, src/model/view.h), with the drags (a cell's value, the board's pan, the
+// scale slider, the training strip) they start.
 #include <string.h>
 
 #include "gui_private.h"
 #include "platform/platform.h"
 
-// The window's keys: the only place SDL's key codes appear (issue 37). A key not here is ignored; 1 to 9 (and
-// the keypad's) are VIEW_KEY_DIGIT with their value. What each key does is the view's (src/model/view.c), its
-// help line the help page's (scene_chrome.c HELP), the teacher's table docs/keys.md.
+// The window's keys: the only place SDL's key codes appear (issue 37). A key not here is ignored; 1
+// to 9 (and the keypad's) are VIEW_KEY_DIGIT with their value. What each key does is the view's
+// (src/model/view.c), its help line the help page's (scene_chrome.c HELP), the teacher's table
+// docs/keys.md.
 static const struct {
     SDL_Keycode sym;
     ViewKey key;
 } KEYS[] = {
-    {SDLK_RIGHT, VIEW_KEY_RIGHT}, {SDLK_LEFT, VIEW_KEY_LEFT}, {SDLK_SPACE, VIEW_KEY_SPACE},
-    {SDLK_BACKSPACE, VIEW_KEY_BACKSPACE}, {SDLK_PAGEDOWN, VIEW_KEY_PAGEDOWN}, {SDLK_PAGEUP, VIEW_KEY_PAGEUP},
-    {SDLK_DOWN, VIEW_KEY_DOWN}, {SDLK_UP, VIEW_KEY_UP}, {SDLK_HOME, VIEW_KEY_HOME}, {SDLK_END, VIEW_KEY_END},
-    {SDLK_PERIOD, VIEW_KEY_PERIOD}, {SDLK_KP_PERIOD, VIEW_KEY_PERIOD}, {SDLK_COMMA, VIEW_KEY_COMMA},
-    {SDLK_KP_COMMA, VIEW_KEY_COMMA}, {SDLK_TAB, VIEW_KEY_TAB}, {SDLK_a, VIEW_KEY_A}, {SDLK_f, VIEW_KEY_F},
-    {SDLK_F11, VIEW_KEY_F11}, {SDLK_PLUS, VIEW_KEY_PLUS}, {SDLK_EQUALS, VIEW_KEY_PLUS},
-    {SDLK_KP_PLUS, VIEW_KEY_PLUS}, {SDLK_MINUS, VIEW_KEY_MINUS}, {SDLK_KP_MINUS, VIEW_KEY_MINUS},
-    {SDLK_0, VIEW_KEY_0}, {SDLK_KP_0, VIEW_KEY_0}, {SDLK_h, VIEW_KEY_H}, {SDLK_F1, VIEW_KEY_F1},
-    {SDLK_ESCAPE, VIEW_KEY_ESCAPE}, {SDLK_q, VIEW_KEY_Q}, {SDLK_c, VIEW_KEY_C}, {SDLK_k, VIEW_KEY_K},
-    {SDLK_m, VIEW_KEY_M}, {SDLK_r, VIEW_KEY_R}, {SDLK_s, VIEW_KEY_S}, {SDLK_e, VIEW_KEY_E},
-    {SDLK_n, VIEW_KEY_N}, {SDLK_d, VIEW_KEY_D}, {SDLK_p, VIEW_KEY_P}, {SDLK_RETURN, VIEW_KEY_ENTER},
-    {SDLK_KP_ENTER, VIEW_KEY_ENTER}, {SDLK_o, VIEW_KEY_O}, {SDLK_LEFTBRACKET, VIEW_KEY_LEFTBRACKET},
-    {SDLK_RIGHTBRACKET, VIEW_KEY_RIGHTBRACKET}, {SDLK_x, VIEW_KEY_X}, {SDLK_g, VIEW_KEY_G},
-    {SDLK_b, VIEW_KEY_B}, {SDLK_t, VIEW_KEY_T}, {SDLK_j, VIEW_KEY_J}, {SDLK_l, VIEW_KEY_L},
-    {SDLK_z, VIEW_KEY_Z}, {SDLK_v, VIEW_KEY_V}, {SDLK_w, VIEW_KEY_W},
+    {SDLK_RIGHT, VIEW_KEY_RIGHT},
+    {SDLK_LEFT, VIEW_KEY_LEFT},
+    {SDLK_SPACE, VIEW_KEY_SPACE},
+    {SDLK_BACKSPACE, VIEW_KEY_BACKSPACE},
+    {SDLK_PAGEDOWN, VIEW_KEY_PAGEDOWN},
+    {SDLK_PAGEUP, VIEW_KEY_PAGEUP},
+    {SDLK_DOWN, VIEW_KEY_DOWN},
+    {SDLK_UP, VIEW_KEY_UP},
+    {SDLK_HOME, VIEW_KEY_HOME},
+    {SDLK_END, VIEW_KEY_END},
+    {SDLK_PERIOD, VIEW_KEY_PERIOD},
+    {SDLK_KP_PERIOD, VIEW_KEY_PERIOD},
+    {SDLK_COMMA, VIEW_KEY_COMMA},
+    {SDLK_KP_COMMA, VIEW_KEY_COMMA},
+    {SDLK_TAB, VIEW_KEY_TAB},
+    {SDLK_a, VIEW_KEY_A},
+    {SDLK_f, VIEW_KEY_F},
+    {SDLK_F11, VIEW_KEY_F11},
+    {SDLK_PLUS, VIEW_KEY_PLUS},
+    {SDLK_EQUALS, VIEW_KEY_PLUS},
+    {SDLK_KP_PLUS, VIEW_KEY_PLUS},
+    {SDLK_MINUS, VIEW_KEY_MINUS},
+    {SDLK_KP_MINUS, VIEW_KEY_MINUS},
+    {SDLK_0, VIEW_KEY_0},
+    {SDLK_KP_0, VIEW_KEY_0},
+    {SDLK_h, VIEW_KEY_H},
+    {SDLK_F1, VIEW_KEY_F1},
+    {SDLK_ESCAPE, VIEW_KEY_ESCAPE},
+    {SDLK_q, VIEW_KEY_Q},
+    {SDLK_c, VIEW_KEY_C},
+    {SDLK_k, VIEW_KEY_K},
+    {SDLK_m, VIEW_KEY_M},
+    {SDLK_r, VIEW_KEY_R},
+    {SDLK_s, VIEW_KEY_S},
+    {SDLK_e, VIEW_KEY_E},
+    {SDLK_n, VIEW_KEY_N},
+    {SDLK_d, VIEW_KEY_D},
+    {SDLK_p, VIEW_KEY_P},
+    {SDLK_RETURN, VIEW_KEY_ENTER},
+    {SDLK_KP_ENTER, VIEW_KEY_ENTER},
+    {SDLK_o, VIEW_KEY_O},
+    {SDLK_LEFTBRACKET, VIEW_KEY_LEFTBRACKET},
+    {SDLK_RIGHTBRACKET, VIEW_KEY_RIGHTBRACKET},
+    {SDLK_x, VIEW_KEY_X},
+    {SDLK_g, VIEW_KEY_G},
+    {SDLK_b, VIEW_KEY_B},
+    {SDLK_t, VIEW_KEY_T},
+    {SDLK_j, VIEW_KEY_J},
+    {SDLK_l, VIEW_KEY_L},
+    {SDLK_z, VIEW_KEY_Z},
+    {SDLK_v, VIEW_KEY_V},
+    {SDLK_w, VIEW_KEY_W},
 };
 
 // An SDL key as the view knows it (VIEW_KEY_NONE: one it ignores); *digit for 1 to 9.
@@ -51,7 +89,8 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
 bool gui_input_is_copy(const SDL_Event *e)
 {
     int digit;
-    return e->type == SDL_KEYDOWN && map_key(e->key.keysym.sym, &digit) == VIEW_KEY_C && (e->key.keysym.mod & KMOD_CTRL);
+    return e->type == SDL_KEYDOWN && map_key(e->key.keysym.sym, &digit) == VIEW_KEY_C
+           && (e->key.keysym.mod & KMOD_CTRL);
 }
 
 // Window coordinates -> drawable pixels (HiDPI).
@@ -64,9 +103,10 @@ static void to_pixels(Gui *g, int x, int y, int *px, int *py)
     *py = wh > 0 ? y * ph / wh : y;
 }
 
-// A drag along a strip (the training's checkpoints, the scale slider): while the button is held, the value
-// under the pointer (hit) as an event of kind; released, the drag (*active) ends. Returns true to redraw.
-// The event the window is to carry out (gui.c dispatches it): returns false, as nothing is redrawn yet.
+// A drag along a strip (the training's checkpoints, the scale slider): while the button is held,
+// the value under the pointer (hit) as an event of kind; released, the drag (*active) ends. Returns
+// true to redraw. The event the window is to carry out (gui.c dispatches it): returns false, as
+// nothing is redrawn yet.
 static bool emit(GuiInput *out, const ViewEvent *ev)
 {
     out->event = *ev;
@@ -74,7 +114,8 @@ static bool emit(GuiInput *out, const ViewEvent *ev)
     return false;
 }
 
-static bool drag_along(GuiInput *out, bool *active, Uint32 buttons, bool hit, ViewEventKind kind, double value)
+static bool drag_along(GuiInput *out, bool *active, Uint32 buttons, bool hit, ViewEventKind kind,
+                       double value)
 {
     if (!(buttons & SDL_BUTTON_LMASK)) {
         *active = false;
@@ -154,18 +195,22 @@ bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out)
         double v;
         int step;
         int stage_index;
-        if (scene_stage_at(&g->scene, x, y, &stage_index)) { // a press on the header's strip of stages: go there
+        if (scene_stage_at(&g->scene, x, y,
+                           &stage_index)) { // a press on the header's strip of stages: go there
             ev.kind = VIEW_EV_STAGE;
             ev.value = stage_index;
             return emit(out, &ev);
         }
-        if (scene_train_at(&g->scene, x, y, &step)) { // a press on the training strip: that checkpoint; a drag follows
+        if (scene_train_at(
+                &g->scene, x, y,
+                &step)) { // a press on the training strip: that checkpoint; a drag follows
             g->seeking = true;
             ev.kind = VIEW_EV_TRAIN_SEEK;
             ev.value = step;
             return emit(out, &ev);
         }
-        if (scene_slider_at(&g->scene, x, y, &v)) { // a press on the slider: that scale, and a drag follows
+        if (scene_slider_at(&g->scene, x, y,
+                            &v)) { // a press on the slider: that scale, and a drag follows
             g->sliding = true;
             ev.kind = VIEW_EV_SCALE;
             ev.value = v;
@@ -176,14 +221,15 @@ bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out)
             ev.cell.mat = MAT_NONE;
             ev.head = -1;
         }
-        if (ev.cell.mat == MAT_NONE && ev.head < 0 && g->st.zoom > 1.0) { // on the page of a zoomed board: pan
+        if (ev.cell.mat == MAT_NONE && ev.head < 0
+            && g->st.zoom > 1.0) { // on the page of a zoomed board: pan
             g->panning = true;
             g->pan_x = x;
             g->pan_y = y;
         }
         CellRef p = g->st.pinned;
-        bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head &&
-                         ev.cell.row == p.row && ev.cell.col == p.col;
+        bool on_pinned = ev.cell.mat != MAT_NONE && ev.cell.mat == p.mat && ev.cell.head == p.head
+                         && ev.cell.row == p.row && ev.cell.col == p.col;
         if (view_mat_editable(ev.cell.mat)) {
             g->dragging = true; // a press on a weight or embedding pins it and may drag its value
             g->dragged = false;
@@ -230,8 +276,8 @@ bool gui_input_translate(Gui *g, const SDL_Event *e, GuiInput *out)
         char *file = e->drop.file;
         if (!file) return false;
         platform_path_normalize(file); // Windows: C:/x/y.json, so its edits are saved beside it
-        g->flash[0] = '\0';             // the last lesson's "Exported …" does not belong on the next one
-        out->drop_file = file;           // gui.c loads it and frees it with SDL_free
+        g->flash[0] = '\0'; // the last lesson's "Exported …" does not belong on the next one
+        out->drop_file = file; // gui.c loads it and frees it with SDL_free
         return true;
     }
     case SDL_DROPTEXT: // dragged text, not a file: nothing to open, but the string is ours to free

@@ -1,5 +1,6 @@
-// The window's side of training (T, J, L, Z): the worker's steps started a frame's worth at a time and shown
-// when done; the session (src/model/session.c) trains, this only paces it and says so in the header.
+// The window's side of training (T, J, L, Z): the worker's steps started a frame's worth at a time
+// and shown when done; the session (src/model/session.c) trains, this only paces it and says so in
+// the header.
 #include "gui_private.h"
 #include "../model/i18n.h"
 #include "../model/session.h"
@@ -7,10 +8,13 @@
 #include <SDL.h>
 #include <stdio.h>
 
-#define GUI_TRAIN_BUDGET_MS 20.0 // about this much training per frame (on the worker thread: the frame never waits)
-#define GUI_TRAIN_WATCH_S 12.0  // a run spread over about this long, so the class sees the pattern form
+#define GUI_TRAIN_BUDGET_MS                                                                        \
+    20.0 // about this much training per frame (on the worker thread: the frame never waits)
+#define GUI_TRAIN_WATCH_S                                                                          \
+    12.0 // a run spread over about this long, so the class sees the pattern form
 
-// T: start, pause or resume training; the header says so (a lesson without "train" gets the reason).
+// T: start, pause or resume training; the header says so (a lesson without "train" gets the
+// reason).
 void gui_train_toggle(Gui *g)
 {
     SessionError err;
@@ -21,15 +25,18 @@ void gui_train_toggle(Gui *g)
     g->edit_error[0] = '\0';
     g->train_next = 0; // the first steps with the next frame
     if (g->doc.train.running)
-        snprintf(g->flash, sizeof g->flash, TR("Training on the task %s (T pauses)"), train_task_key(g->doc.lesson.train.task));
+        snprintf(g->flash, sizeof g->flash, TR("Training on the task %s (T pauses)"),
+                 train_task_key(g->doc.lesson.train.task));
     else
-        snprintf(g->flash, sizeof g->flash, "%s", TR("Training paused (T resumes, J / L checkpoints, Z step 0)"));
+        snprintf(g->flash, sizeof g->flash, "%s",
+                 TR("Training paused (T resumes, J / L checkpoints, Z step 0)"));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }
 
-// While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S seconds of
-// frames, but about GUI_TRAIN_BUDGET_MS of work at most, so the board follows. They run on the session's
-// worker thread (issue 27): this only starts them, and gui_train_poll shows them when they are done.
+// While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S
+// seconds of frames, but about GUI_TRAIN_BUDGET_MS of work at most, so the board follows. They run
+// on the session's worker thread (issue 27): this only starts them, and gui_train_poll shows them
+// when they are done.
 void gui_train_tick(Gui *g)
 {
     int frames = (int)(GUI_TRAIN_WATCH_S * 1000 / GUI_TRAIN_FRAME_MS);
@@ -42,10 +49,12 @@ void gui_train_tick(Gui *g)
     g->train_started = SDL_GetPerformanceCounter();
     g->train_asked = want;
     SessionError err;
-    if (!session_train_steps(&g->doc, want, &err) && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
+    if (!session_train_steps(&g->doc, want, &err) && err.message[0])
+        gui_show_error(g, TR("Training stopped: %s"), err.message);
 }
 
-// The worker's job, when it has finished: its weights shown (the frame is redrawn), how long a step took.
+// The worker's job, when it has finished: its weights shown (the frame is redrawn), how long a step
+// took.
 bool gui_train_poll(Gui *g)
 {
     SessionError err;
@@ -53,19 +62,22 @@ bool gui_train_poll(Gui *g)
     SessionTrainPoll r = session_train_poll(&g->doc, &err);
     if (r == SESSION_TRAIN_IDLE) return false;
     if (stepping && !session_train_busy(&g->doc)) {
-        double ms = (double)(SDL_GetPerformanceCounter() - g->train_started) * 1000.0 / (double)SDL_GetPerformanceFrequency();
+        double ms = (double)(SDL_GetPerformanceCounter() - g->train_started) * 1000.0
+                    / (double)SDL_GetPerformanceFrequency();
         g->train_step_ms = ms / g->train_asked;
         g->train_steps_total += g->train_asked;
         g->train_asked = 0;
     }
-    if (r == SESSION_TRAIN_FAILED && err.message[0]) gui_show_error(g, TR("Training stopped: %s"), err.message);
+    if (r == SESSION_TRAIN_FAILED && err.message[0])
+        gui_show_error(g, TR("Training stopped: %s"), err.message);
     return true;
 }
 
 void gui_train_show(Gui *g, int dir)
 {
     SessionError err;
-    if (!session_train_show(&g->doc, dir, &err) && err.message[0]) gui_show_error(g, "%s", err.message);
+    if (!session_train_show(&g->doc, dir, &err) && err.message[0])
+        gui_show_error(g, "%s", err.message);
 }
 
 void gui_train_restart(Gui *g)
@@ -75,6 +87,7 @@ void gui_train_restart(Gui *g)
         if (err.message[0]) gui_show_error(g, TR("Not reset: %s"), err.message);
         return;
     }
-    snprintf(g->flash, sizeof g->flash, "%s", TR("Back to step 0: the weights training started from (T trains again)"));
+    snprintf(g->flash, sizeof g->flash, "%s",
+             TR("Back to step 0: the weights training started from (T trains again)"));
     g->flash_until = SDL_GetTicks() + FLASH_MS;
 }

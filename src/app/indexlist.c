@@ -1,5 +1,5 @@
-// Comma-separated lists of indices on the command line (--shuffle, --ablate, --cell): each entry a whole number from 0,
-// checked against the lesson.
+// Comma-separated lists of indices on the command line (--shuffle, --ablate, --cell): each entry a
+// whole number from 0, checked against the lesson.
 #include "indexlist.h"
 
 #include <errno.h>
@@ -36,10 +36,12 @@ bool indexlist_parse_permutation(const char *text, int n, int *perm, char *msg, 
     bool ok = true;
     while (ok && *s) {
         if (!next_index(&s, &v)) {
-            snprintf(msg, cap, "expects a reordering of the token positions such as 2,0,1, got '%s'", text);
+            snprintf(msg, cap,
+                     "expects a reordering of the token positions such as 2,0,1, got '%s'", text);
             ok = false;
         } else if (v >= n) {
-            snprintf(msg, cap, "position %ld does not exist: the lesson has %d token%s (0 to %d)", v, n, plural(n), n - 1);
+            snprintf(msg, cap, "position %ld does not exist: the lesson has %d token%s (0 to %d)",
+                     v, n, plural(n), n - 1);
             ok = false;
         } else if (seen[v]) {
             snprintf(msg, cap, "position %ld is given twice in '%s'", v, text);
@@ -50,7 +52,8 @@ bool indexlist_parse_permutation(const char *text, int n, int *perm, char *msg, 
         }
     }
     if (ok && count != n) {
-        snprintf(msg, cap, "expects all %d token positions (0 to %d) once each, got %d in '%s'", n, n - 1, count, text);
+        snprintf(msg, cap, "expects all %d token positions (0 to %d) once each, got %d in '%s'", n,
+                 n - 1, count, text);
         ok = false;
     }
     free(seen);
@@ -72,8 +75,8 @@ bool indexlist_parse_heads(const char *text, int heads, uint64_t *set, char *msg
             return false;
         }
         if (v >= heads) {
-            snprintf(msg, cap, "head %ld does not exist: the lesson has %d head%s (0 to %d)", v, heads, plural(heads),
-                     heads - 1);
+            snprintf(msg, cap, "head %ld does not exist: the lesson has %d head%s (0 to %d)", v,
+                     heads, plural(heads), heads - 1);
             return false;
         }
         *set |= (uint64_t)1 << v;

@@ -1,5 +1,7 @@
-// mha-tracer's entry point: what the command line asks for (--trace, --json, --compare, --check, --export, --new,
-// --grad, --train, --help, --version) and the window. The options are read from their table (options.c).
+// mha-tracer's entry point: what the command line asks for (--trace, --json, --compare, --check,
+// --export, --new,
+// --grad, --train, --help, --version) and the window. The options are read from their table
+// (options.c).
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -33,7 +35,8 @@
 
 enum { PATH_CAP = 4096 }; // the longest path this program builds or resolves
 
-// Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on failure.
+// Loads path (or the built-in lesson when NULL); prints the error and returns the exit status on
+// failure.
 static int load_lesson(Lesson *l, const char *path)
 {
     LessonError err;
@@ -52,7 +55,8 @@ static int run_trace(const Lesson *l, const char *path, Trace *t)
     return EXIT_USAGE;
 }
 
-// lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json` names it too.
+// lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json`
+// names it too.
 static bool is_schema_file(const char *path)
 {
     static const char suffix[] = ".schema.json";
@@ -60,27 +64,30 @@ static bool is_schema_file(const char *path)
     return n >= k && strcmp(path + n - k, suffix) == 0;
 }
 
-// Prints a report's errors and warnings (stderr), then "FILE: ok" (stdout) or the count of errors (stderr).
-// Returns the exit status of the file.
+// Prints a report's errors and warnings (stderr), then "FILE: ok" (stdout) or the count of errors
+// (stderr). Returns the exit status of the file.
 static int print_report(const char *path, const LessonReport *rep, bool io)
 {
     char buf[1400];
-    for (int i = 0; i < rep->count; i++) cli_line(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
+    for (int i = 0; i < rep->count; i++)
+        cli_line(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
     int unlisted = rep->errors + rep->warnings - rep->count;
     if (unlisted > 0) cli_line(stderr, "%s: ... and %d more not listed\n", path, unlisted);
     char warnings[64] = "";
     if (rep->warnings)
-        snprintf(warnings, sizeof warnings, ", %d warning%s", rep->warnings, rep->warnings == 1 ? "" : "s");
+        snprintf(warnings, sizeof warnings, ", %d warning%s", rep->warnings,
+                 rep->warnings == 1 ? "" : "s");
     if (rep->errors == 0) {
         cli_line(stdout, "%s: ok%s\n", path, warnings);
         return EXIT_OK;
     }
-    cli_line(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s", warnings);
+    cli_line(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s",
+             warnings);
     return io ? EXIT_IO : EXIT_USAGE;
 }
 
-// One lesson's report for --check: the file's errors and warnings, then its trace's (an overflow, the
-// saturated softmax rows, the questions' stated answers). Free *rep with lesson_report_free.
+// One lesson's report for --check: the file's errors and warnings, then its trace's (an overflow,
+// the saturated softmax rows, the questions' stated answers). Free *rep with lesson_report_free.
 static void check_lesson(const char *path, LessonReport *rep)
 {
     Lesson l;
@@ -101,23 +108,23 @@ static void check_lesson(const char *path, LessonReport *rep)
     lesson_free(&l);
 }
 
-// --check: every independent error of each file with its line:column and field, then the count; warnings
-// (which leave the file valid) from the lesson and from its numbers.
+// --check: every independent error of each file with its line:column and field, then the count;
+// warnings (which leave the file valid) from the lesson and from its numbers.
 static int check_files(char **paths, int count)
 {
     int status = EXIT_OK;
     for (int i = 0; i < count; i++) {
         LessonReport rep;
-        // A file named like the schema is skipped when it is a JSON Schema; a broken one is an error (its
-        // I/O or syntax error), any other JSON under that name is checked as the lesson it claims to be.
+        // A file named like the schema is skipped when it is a JSON Schema; a broken one is an
+        // error (its I/O or syntax error), any other JSON under that name is checked as the lesson
+        // it claims to be.
         if (is_schema_file(paths[i])) {
             bool schema = lesson_load_schema(paths[i], &rep);
             if (schema) cli_line(stdout, "%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
             if (schema || rep.count == 0) lesson_report_free(&rep);
             if (schema) continue;
             if (rep.count == 0) check_lesson(paths[i], &rep);
-        } else
-            check_lesson(paths[i], &rep);
+        } else check_lesson(paths[i], &rep);
         bool io = rep.count > 0 && rep.items[0].io;
         int s = print_report(paths[i], &rep, io);
         lesson_report_free(&rep);
@@ -138,7 +145,8 @@ static bool find_font_dir(char *out, size_t cap)
 }
 #endif
 
-// --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights, masked).
+// --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights,
+// masked).
 static bool parse_stage(const char *key, int *out)
 {
     Stage s;
@@ -149,16 +157,19 @@ static bool parse_stage(const char *key, int *out)
         Stage every[STAGE_COUNT];
         int count = 0;
         for (int i = 0; i < STAGE_COUNT; i++)
-            if (!model_stage_checkpoint_only((Stage)i)) every[count++] = (Stage)i; // a lesson's stages
+            if (!model_stage_checkpoint_only((Stage)i))
+                every[count++] = (Stage)i; // a lesson's stages
         model_stage_names(every, count, false, keys, sizeof keys);
-        cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys, key);
+        cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys,
+                 key);
         return false;
     }
     return true;
 }
 
 #ifndef MHA_NO_GUI
-// Turns the --export options into a request; prints what was expected and returns false when one is wrong.
+// Turns the --export options into a request; prints what was expected and returns false when one is
+// wrong.
 static bool parse_export(const Args *a, ExportRequest *r)
 {
     export_request_defaults(r);
@@ -175,7 +186,8 @@ static bool parse_export(const Args *a, ExportRequest *r)
     r->scale = scale;
     r->what = (ExportWhat)what;
     if (r->what == EXPORT_WHAT_OVERVIEW && !v[OPT_MODEL]) {
-        cli_line(stderr, "mha-tracer: error: --what overview shows every layer of a checkpoint: add --model DIR (a "
+        cli_line(stderr, "mha-tracer: error: --what overview shows every layer of a checkpoint: "
+                         "add --model DIR (a "
                          "lesson has one layer)\n");
         return false;
     }
@@ -192,18 +204,25 @@ static bool parse_export(const Args *a, ExportRequest *r)
         r->block = (int)block; // the lesson's tokens are checked by export_run
     }
     if (r->what == EXPORT_WHAT_SHUFFLE && v[OPT_SHUFFLE]) {
-        cli_line(stderr, "mha-tracer: error: --what shuffle reorders the lesson itself: leave out --shuffle\n");
+        cli_line(
+            stderr,
+            "mha-tracer: error: --what shuffle reorders the lesson itself: leave out --shuffle\n");
         return false;
     }
     const char *cell = v[OPT_CELL];
     if (cell) {
         int row = -1, col = -1;
         if (!indexlist_parse_pair(cell, &row, &col)) {
-            cli_line(stderr, "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n", cell);
+            cli_line(
+                stderr,
+                "mha-tracer: error: --cell expects ROW,COL (numbers from 0, e.g. 1,2), got '%s'\n",
+                cell);
             return false;
         }
         if (!(r->what & EXPORT_WHAT_BOARD)) {
-            cli_line(stderr, "mha-tracer: error: --cell pins a cell on boards: add --what board (or all)\n");
+            cli_line(
+                stderr,
+                "mha-tracer: error: --cell pins a cell on boards: add --what board (or all)\n");
             return false;
         }
         r->cell_row = row;
@@ -213,11 +232,13 @@ static bool parse_export(const Args *a, ExportRequest *r)
         if (!options_choice(OPT_PARTS, v[OPT_PARTS], &parts)) return false;
         r->parts = parts != 0;
         if (r->parts && !(r->what & EXPORT_WHAT_BOARD)) {
-            cli_line(stderr, "mha-tracer: error: --parts all writes the parts of boards: add --what board (or all)\n");
+            cli_line(stderr, "mha-tracer: error: --parts all writes the parts of boards: add "
+                             "--what board (or all)\n");
             return false;
         }
     }
-    if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background)) return false;
+    if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background))
+        return false;
     r->background = (ExportBackground)background;
     return true;
 }
@@ -227,7 +248,8 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
 {
     char font_dir[1200], name[128];
     if (!find_font_dir(font_dir, sizeof font_dir)) {
-        cli_line(stderr, "mha-tracer: error: cannot find the fonts (assets/fonts/DejaVuSans.ttf)\n");
+        cli_line(stderr,
+                 "mha-tracer: error: cannot find the fonts (assets/fonts/DejaVuSans.ttf)\n");
         return EXIT_IO;
     }
     req->font_dir = font_dir;
@@ -252,7 +274,8 @@ static int run_export(ExportRequest *req, const Lesson *l, const char *path, con
 static bool program_dir(const char *argv0, char *out, size_t cap)
 {
     char buf[PATH_CAP];
-    if (!platform_exe_path(buf, sizeof buf) && !(argv0 && strchr(argv0, '/') && platform_realpath(argv0, buf, sizeof buf)))
+    if (!platform_exe_path(buf, sizeof buf)
+        && !(argv0 && strchr(argv0, '/') && platform_realpath(argv0, buf, sizeof buf)))
         return false;
     char *slash = strrchr(buf, '/');
     if (!slash) return false;
@@ -261,19 +284,21 @@ static bool program_dir(const char *argv0, char *out, size_t cap)
     return true;
 }
 
-// lesson.schema.json where it is installed (beside the program: ../share/mha-tracer/lessons), else in the
-// source tree built from, else under the install prefix: its real path, or false.
+// lesson.schema.json where it is installed (beside the program: ../share/mha-tracer/lessons), else
+// in the source tree built from, else under the install prefix: its real path, or false.
 static bool find_schema(const char *argv0, char *out, size_t cap)
 {
     char dir[PATH_CAP], probe[PATH_CAP + 64];
     const char *fixed[] = {MHA_SOURCE_LESSONS, MHA_INSTALL_LESSONS};
     for (int i = -2; i < 2; i++) {
-        if (i < 0) { // installed (../share/...), or unzipped on Windows (lessons/ beside the program)
+        if (i
+            < 0) { // installed (../share/...), or unzipped on Windows (lessons/ beside the program)
             if (!program_dir(argv0, dir, sizeof dir)) continue;
-            snprintf(probe, sizeof probe, i == -2 ? "%s/../share/mha-tracer/lessons/lesson.schema.json"
-                                                  : "%s/lessons/lesson.schema.json", dir);
-        } else
-            snprintf(probe, sizeof probe, "%s/lesson.schema.json", fixed[i]);
+            snprintf(probe, sizeof probe,
+                     i == -2 ? "%s/../share/mha-tracer/lessons/lesson.schema.json"
+                             : "%s/lessons/lesson.schema.json",
+                     dir);
+        } else snprintf(probe, sizeof probe, "%s/lesson.schema.json", fixed[i]);
         char real[PATH_CAP];
         if (platform_realpath(probe, real, sizeof real)) {
             snprintf(out, cap, "%s", real);
@@ -283,8 +308,8 @@ static bool find_schema(const char *argv0, char *out, size_t cap)
     return false;
 }
 
-// to (an absolute real path) relative to the folder of the file `from` (which need not exist yet), as an
-// editor resolves "$schema": "./x.json", "../lessons/x.json". Falls back on `to` itself.
+// to (an absolute real path) relative to the folder of the file `from` (which need not exist yet),
+// as an editor resolves "$schema": "./x.json", "../lessons/x.json". Falls back on `to` itself.
 static void relative_to(const char *from, const char *to, char *out, size_t cap)
 {
     char dir[PATH_CAP], real[PATH_CAP];
@@ -296,7 +321,8 @@ static void relative_to(const char *from, const char *to, char *out, size_t cap)
         snprintf(out, cap, "%s", to);
         return;
     }
-    // The common leading folders (real + "/" against to), then one ".." for each folder of real left.
+    // The common leading folders (real + "/" against to), then one ".." for each folder of real
+    // left.
     size_t n = strlen(real);
     if (n + 2 > sizeof real) {
         snprintf(out, cap, "%s", to);
@@ -309,7 +335,8 @@ static void relative_to(const char *from, const char *to, char *out, size_t cap)
     int ups = 0;
     for (size_t i = common; real[i]; i++) ups += real[i] == '/';
     size_t used = (size_t)snprintf(out, cap, "%s", ups ? "" : "./");
-    for (int i = 0; i < ups && used < cap; i++) used += (size_t)snprintf(out + used, cap - used, "../");
+    for (int i = 0; i < ups && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "../");
     if (used < cap) snprintf(out + used, cap - used, "%s", to + common);
 }
 
@@ -317,7 +344,8 @@ static void relative_to(const char *from, const char *to, char *out, size_t cap)
 static int run_new(const Args *a, const char *argv0)
 {
     if (a->nfiles > 0) {
-        cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n", a->files[0]);
+        cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n",
+                 a->files[0]);
         return EXIT_USAGE;
     }
     char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
@@ -329,21 +357,30 @@ static int run_new(const Args *a, const char *argv0)
     }
     double given_heads = 2, given_d_model = 4;
     if ((a->value[OPT_HEADS] && !options_number(OPT_HEADS, a->value[OPT_HEADS], &given_heads))
-        || (a->value[OPT_D_MODEL] && !options_number(OPT_D_MODEL, a->value[OPT_D_MODEL], &given_d_model)))
+        || (a->value[OPT_D_MODEL]
+            && !options_number(OPT_D_MODEL, a->value[OPT_D_MODEL], &given_d_model)))
         return EXIT_USAGE;
     long heads = (long)given_heads, d_model = (long)given_d_model;
-    if (a->value[OPT_HEADS] && !a->value[OPT_D_MODEL] && d_model % heads != 0) d_model = heads * 2; // two per head
+    if (a->value[OPT_HEADS] && !a->value[OPT_D_MODEL] && d_model % heads != 0)
+        d_model = heads * 2; // two per head
     if (d_model % heads != 0) {
-        cli_line(stderr, "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets d_model / heads "
-                        "dimensions\n", heads, d_model);
+        cli_line(stderr,
+                 "mha-tracer: error: --heads %ld does not divide --d-model %ld: each head gets "
+                 "d_model / heads "
+                 "dimensions\n",
+                 heads, d_model);
         return EXIT_USAGE;
     }
     // The tokens: UTF-8 text (a lesson is), split on white space (as "sentence" is).
     const char *text = a->value[OPT_TOKENS] ? a->value[OPT_TOKENS] : "The cat sat";
     for (size_t i = 0, len = strlen(text), at = 0; i < len; at = i)
-        if (utf8_decode(text, len, &i) == 0xFFFD && !(i - at == 3 && memcmp(text + at, "\xef\xbf\xbd", 3) == 0)) {
-            cli_line(stderr, "mha-tracer: error: --tokens is not UTF-8 text (byte 0x%02X at byte %zu of it); give the "
-                             "tokens as UTF-8\n", (unsigned)(unsigned char)text[at], at + 1);
+        if (utf8_decode(text, len, &i) == 0xFFFD
+            && !(i - at == 3 && memcmp(text + at, "\xef\xbf\xbd", 3) == 0)) {
+            cli_line(stderr,
+                     "mha-tracer: error: --tokens is not UTF-8 text (byte 0x%02X at byte %zu of "
+                     "it); give the "
+                     "tokens as UTF-8\n",
+                     (unsigned)(unsigned char)text[at], at + 1);
             return EXIT_USAGE;
         }
     char *copy = malloc(strlen(text) + 1);
@@ -359,16 +396,17 @@ static int run_new(const Args *a, const char *argv0)
     for (char *t = strtok(copy, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v")) toks[n++] = t;
     int status = EXIT_OK;
     if (n < 1 || n > LESSON_MAX_TOKENS) {
-        cli_line(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n", LESSON_MAX_TOKENS, n);
+        cli_line(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n",
+                 LESSON_MAX_TOKENS, n);
         status = EXIT_USAGE;
     }
     char schema[PATH_CAP], rel[PATH_CAP];
     bool have_schema = status == EXIT_OK && find_schema(argv0, schema, sizeof schema);
     if (have_schema) relative_to(path, schema, rel, sizeof rel);
     size_t len = 0;
-    char *json = status == EXIT_OK
-                     ? lesson_write_starter(toks, n, (int)heads, (int)d_model, have_schema ? rel : NULL, &len)
-                     : NULL;
+    char *json = status == EXIT_OK ? lesson_write_starter(toks, n, (int)heads, (int)d_model,
+                                                          have_schema ? rel : NULL, &len)
+                                   : NULL;
     if (status == EXIT_OK && !json) {
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         status = EXIT_IO;
@@ -379,10 +417,9 @@ static int run_new(const Args *a, const char *argv0)
         if (!lesson_parse(&l, json, len, path, &err)) {
             char buf[1400];
             cli_line(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
-                    lesson_error_format(&err, buf, sizeof buf));
+                     lesson_error_format(&err, buf, sizeof buf));
             status = EXIT_USAGE;
-        } else
-            lesson_free(&l);
+        } else lesson_free(&l);
     }
     if (status == EXIT_OK) {
         LessonError err;
@@ -391,10 +428,11 @@ static int run_new(const Args *a, const char *argv0)
             cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
             status = EXIT_IO;
         } else {
-            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", path, n, n == 1 ? "" : "s",
-                   d_model, heads, heads == 1 ? "" : "s");
+            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", path, n,
+                     n == 1 ? "" : "s", d_model, heads, heads == 1 ? "" : "s");
             if (!have_schema)
-                cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the lesson has no \"$schema\"\n");
+                cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the "
+                                 "lesson has no \"$schema\"\n");
             status = cli_finish_stdout();
         }
     }
@@ -404,11 +442,11 @@ static int run_new(const Args *a, const char *argv0)
     return status;
 }
 
-// --ablate and --shuffle on a loaded lesson: the heads switched off; the lesson replaced by its shuffled
-// copy (*perm, malloc'd and the caller's to free whatever the result, and extra say how; the output's change is
-// measured against the original's trace).
-static int apply_teaching_options(Lesson *l, const char *path, const char *ablate, const char *shuffle, int **perm,
-                                  CliExtra *extra)
+// --ablate and --shuffle on a loaded lesson: the heads switched off; the lesson replaced by its
+// shuffled copy (*perm, malloc'd and the caller's to free whatever the result, and extra say how;
+// the output's change is measured against the original's trace).
+static int apply_teaching_options(Lesson *l, const char *path, const char *ablate,
+                                  const char *shuffle, int **perm, CliExtra *extra)
 {
     char msg[300];
     if (ablate) {
@@ -443,11 +481,13 @@ static int apply_teaching_options(Lesson *l, const char *path, const char *ablat
         extra->shuffle_difference = trace_shuffle_difference(&before, &after, *perm);
         extra->shuffle_same = trace_shuffle_same(&before, extra->shuffle_difference);
         trace_free(&after);
-        // The original output beside the shuffled one, its rows in the new order (as --ablate shows both).
+        // The original output beside the shuffled one, its rows in the new order (as --ablate shows
+        // both).
         Matrix *o = &extra->shuffle_original;
         if (mat_init(o, before.output.rows, before.output.cols))
             for (int i = 0; i < o->rows; i++)
-                memcpy(mat_row(o, i), mat_row(&before.output, (*perm)[i]), sizeof(double) * (size_t)o->cols);
+                memcpy(mat_row(o, i), mat_row(&before.output, (*perm)[i]),
+                       sizeof(double) * (size_t)o->cols);
     }
     trace_free(&before);
     lesson_free(l);
@@ -461,8 +501,11 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
     Matrix targets;
     bool missing;
     if (!lesson_targets(l, &targets, &missing)) {
-        cli_line(stderr, missing ? "%s: error: --grad needs \"targets\" (n rows of d_model numbers) or a \"train\" section\n"
-                                 : "%s: error: out of memory\n", path ? path : "<built-in>");
+        cli_line(stderr,
+                 missing ? "%s: error: --grad needs \"targets\" (n rows of d_model numbers) or a "
+                           "\"train\" section\n"
+                         : "%s: error: out of memory\n",
+                 path ? path : "<built-in>");
         return missing ? EXIT_USAGE : EXIT_IO;
     }
     AttnParams g;
@@ -474,25 +517,28 @@ static int run_grad(const Lesson *l, const char *path, const Trace *t)
             cli_line(stderr, "mha-tracer: error: out of memory\n");
         } else if (!cli_grad_check(loss, &g, &targets, why, sizeof why)) {
             cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", why);
-            status = EXIT_USAGE; // like --json of a lesson whose numbers overflow: an error of the lesson
+            status = EXIT_USAGE; // like --json of a lesson whose numbers overflow: an error of the
+                                 // lesson
         } else {
             cli_print_grad(stdout, loss, &g);
             status = cli_finish_stdout();
         }
         params_free(&g);
-    } else
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
+    } else cli_line(stderr, "mha-tracer: error: out of memory\n");
     mat_free(&targets);
     return status;
 }
 
-// --json --decode (the lesson generated with a KV cache, after the full trace it must agree with) and
+// --json --decode (the lesson generated with a KV cache, after the full trace it must agree with)
+// and
 // --json --tiles B (the trace's JSON with each head's tiles).
-static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra)
+static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                            const CliExtra *extra)
 {
     const char *name = path ? path : "<built-in>";
     if (a->value[OPT_DECODE] && a->value[OPT_TILES]) {
-        cli_line(stderr, "mha-tracer: error: --decode and --tiles are two views: give one of them\n");
+        cli_line(stderr,
+                 "mha-tracer: error: --decode and --tiles are two views: give one of them\n");
         return EXIT_USAGE;
     }
     if (a->value[OPT_DECODE]) {
@@ -524,20 +570,25 @@ static int run_decode_tiles(const Args *a, const Lesson *l, const char *path, co
     return cli_finish_stdout();
 }
 
-// --trace --stage NAME|all [--head N]: only that stage (or each), as the board shows it (cli_print_stage).
+// --trace --stage NAME|all [--head N]: only that stage (or each), as the board shows it
+// (cli_print_stage).
 static int run_trace_stage(const Args *a, const Lesson *l, const char *path, const Trace *t)
 {
     int stage = EXPORT_ALL_STAGES;
     double head = 0;
     if (!a->value[OPT_STAGE]) {
-        cli_line(stderr, "mha-tracer: error: --head with --trace prints one stage: add --stage NAME (or all)\n");
+        cli_line(
+            stderr,
+            "mha-tracer: error: --head with --trace prints one stage: add --stage NAME (or all)\n");
         return EXIT_USAGE;
     }
     if (!parse_stage(a->value[OPT_STAGE], &stage)) return EXIT_USAGE;
-    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
+        return EXIT_USAGE;
     if ((int)head >= l->params.heads) {
-        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n", path ? path : "<built-in>",
-                 (int)head, l->params.heads, l->params.heads == 1 ? "" : "s", l->params.heads - 1);
+        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n",
+                 path ? path : "<built-in>", (int)head, l->params.heads,
+                 l->params.heads == 1 ? "" : "s", l->params.heads - 1);
         return EXIT_USAGE;
     }
     int n = cli_print_stage(stdout, l, t, stage, (int)head);
@@ -546,20 +597,21 @@ static int run_trace_stage(const Args *a, const Lesson *l, const char *path, con
         return EXIT_IO;
     }
     if (n == 0) {
-        cli_line(stderr, "%s: error: --stage %s: this lesson has no such stage\n", path ? path : "<built-in>",
-                 a->value[OPT_STAGE]);
+        cli_line(stderr, "%s: error: --stage %s: this lesson has no such stage\n",
+                 path ? path : "<built-in>", a->value[OPT_STAGE]);
         return EXIT_USAGE;
     }
     return cli_finish_stdout();
 }
 
-// The modes that run on a loaded, traced lesson: one function each, found in LESSON_MODES by the mode.
-typedef int (*LessonModeRun)(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                             ExportRequest *xreq);
+// The modes that run on a loaded, traced lesson: one function each, found in LESSON_MODES by the
+// mode.
+typedef int (*LessonModeRun)(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                             const CliExtra *extra, ExportRequest *xreq);
 
 // --trace: the whole trace as text, or with --stage / --head one stage as the board shows it.
-static int mode_trace(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                      ExportRequest *xreq)
+static int mode_trace(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                      const CliExtra *extra, ExportRequest *xreq)
 {
     (void)xreq;
     if (a->value[OPT_STAGE] || a->value[OPT_HEAD]) return run_trace_stage(a, l, path, t);
@@ -568,8 +620,8 @@ static int mode_trace(const Args *a, const Lesson *l, const char *path, const Tr
 }
 
 // --json: the whole trace, or with --decode / --tiles the generated tokens or the tiles.
-static int mode_json(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                     ExportRequest *xreq)
+static int mode_json(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                     const CliExtra *extra, ExportRequest *xreq)
 {
     (void)xreq;
     if (a->value[OPT_DECODE] || a->value[OPT_TILES]) return run_decode_tiles(a, l, path, t, extra);
@@ -577,9 +629,10 @@ static int mode_json(const Args *a, const Lesson *l, const char *path, const Tra
     return cli_finish_stdout();
 }
 
-// --questions: each question with its answer from the trace; a question that does not hold is exit 2.
-static int mode_questions(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                          ExportRequest *xreq)
+// --questions: each question with its answer from the trace; a question that does not hold is
+// exit 2.
+static int mode_questions(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                          const CliExtra *extra, ExportRequest *xreq)
 {
     (void)a, (void)extra, (void)xreq;
     int errors = cli_print_questions(stdout, stderr, l, t, path ? path : "<built-in>");
@@ -587,16 +640,16 @@ static int mode_questions(const Args *a, const Lesson *l, const char *path, cons
     return errors > 0 && status == EXIT_OK ? EXIT_USAGE : status;
 }
 
-static int mode_grad(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                     ExportRequest *xreq)
+static int mode_grad(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                     const CliExtra *extra, ExportRequest *xreq)
 {
     (void)a, (void)extra, (void)xreq;
     return run_grad(l, path, t);
 }
 
 // --compare: one head of h·d_k beside the h heads.
-static int mode_compare(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                        ExportRequest *xreq)
+static int mode_compare(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                        const CliExtra *extra, ExportRequest *xreq)
 {
     (void)a, (void)extra, (void)xreq;
     Comparison cmp;
@@ -611,8 +664,8 @@ static int mode_compare(const Args *a, const Lesson *l, const char *path, const 
 }
 
 #ifndef MHA_NO_GUI
-static int mode_export(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                       ExportRequest *xreq)
+static int mode_export(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                       const CliExtra *extra, ExportRequest *xreq)
 {
     (void)extra;
     i18n_use(i18n_choose(a->value[OPT_LANG], l->language));
@@ -624,16 +677,17 @@ static const struct {
     Mode mode;
     LessonModeRun run;
 } LESSON_MODES[] = {
-    {MODE_TRACE, mode_trace},     {MODE_JSON, mode_json},       {MODE_QUESTIONS, mode_questions},
-    {MODE_GRAD, mode_grad},       {MODE_COMPARE, mode_compare},
+    {MODE_TRACE, mode_trace},   {MODE_JSON, mode_json},       {MODE_QUESTIONS, mode_questions},
+    {MODE_GRAD, mode_grad},     {MODE_COMPARE, mode_compare},
 #ifndef MHA_NO_GUI
     {MODE_EXPORT, mode_export},
 #endif
 };
 
-// The mode a->mode on the lesson; EXIT_OK for a mode with nothing to run here (the window, --train).
-static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t, const CliExtra *extra,
-                    ExportRequest *xreq)
+// The mode a->mode on the lesson; EXIT_OK for a mode with nothing to run here (the window,
+// --train).
+static int run_mode(const Args *a, const Lesson *l, const char *path, const Trace *t,
+                    const CliExtra *extra, ExportRequest *xreq)
 {
     for (size_t i = 0; i < sizeof LESSON_MODES / sizeof LESSON_MODES[0]; i++)
         if (LESSON_MODES[i].mode == a->mode) return LESSON_MODES[i].run(a, l, path, t, extra, xreq);
@@ -646,7 +700,9 @@ static int apply_rope_shift(Lesson *l, const char *path, const char *value)
     double k = 0;
     if (!options_number(OPT_ROPE_SHIFT, value, &k)) return EXIT_USAGE;
     if (l->params.rope == ROPE_NONE) {
-        cli_line(stderr, "%s: error: --rope-shift: the lesson has no \"rope\": no position turns its queries and keys\n",
+        cli_line(stderr,
+                 "%s: error: --rope-shift: the lesson has no \"rope\": no position turns its "
+                 "queries and keys\n",
                  path ? path : "<built-in>");
         return EXIT_USAGE;
     }
@@ -654,8 +710,8 @@ static int apply_rope_shift(Lesson *l, const char *path, const char *value)
     return EXIT_OK;
 }
 
-// The modes on one lesson (path, or the built-in one): loaded, changed by --ablate and --shuffle, traced, then
-// printed, exported, trained or shown in the window.
+// The modes on one lesson (path, or the built-in one): loaded, changed by --ablate and --shuffle,
+// traced, then printed, exported, trained or shown in the window.
 static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
 {
     Lesson lesson;
@@ -664,8 +720,10 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     CliExtra extra = {0};
     int *perm = NULL;
     const char *ablate = a->value[OPT_ABLATE], *shuffle = a->value[OPT_SHUFFLE];
-    if (ablate || shuffle) status = apply_teaching_options(&lesson, path, ablate, shuffle, &perm, &extra);
-    if (status == EXIT_OK && a->value[OPT_ROPE_SHIFT]) status = apply_rope_shift(&lesson, path, a->value[OPT_ROPE_SHIFT]);
+    if (ablate || shuffle)
+        status = apply_teaching_options(&lesson, path, ablate, shuffle, &perm, &extra);
+    if (status == EXIT_OK && a->value[OPT_ROPE_SHIFT])
+        status = apply_rope_shift(&lesson, path, a->value[OPT_ROPE_SHIFT]);
     if (status == EXIT_OK && a->mode == MODE_TRAIN)
         status = cli_run_train(&lesson, path, a->value[OPT_STEPS], a->value[OPT_OUT]);
     else if (status == EXIT_OK) {
@@ -681,10 +739,13 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     mat_free(&extra.shuffle_original);
     if (status != EXIT_OK || a->mode != MODE_WINDOW) return status;
 #ifdef MHA_NO_GUI
-    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use --trace or --json\n");
+    cli_line(stderr, "mha-tracer: error: this build has no window (built with -DMHA_GUI=OFF); use "
+                     "--trace or --json\n");
     return EXIT_USAGE;
 #else
-    GuiOptions opt = {.lesson_path = path, .fullscreen = a->value[OPT_FULLSCREEN] != NULL, .lang = a->value[OPT_LANG]};
+    GuiOptions opt = {.lesson_path = path,
+                      .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
+                      .lang = a->value[OPT_LANG]};
     return gui_run(&opt);
 #endif
 }
@@ -703,15 +764,20 @@ static int run_layout(const Args *a)
         char *end;
         long pw = strtol(size, &end, 10), ph = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
         if (*end || pw < 320 || ph < 320 || pw > 8192 || ph > 8192) {
-            cli_line(stderr, "mha-tracer: error: --size expects WIDTHxHEIGHT, each from 320 to 8192, got '%s'\n", size);
+            cli_line(
+                stderr,
+                "mha-tracer: error: --size expects WIDTHxHEIGHT, each from 320 to 8192, got '%s'\n",
+                size);
             return EXIT_USAGE;
         }
         w = (int)pw, h = (int)ph;
     }
     double head = -1;
-    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head)) return EXIT_USAGE;
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
+        return EXIT_USAGE;
     if (a->nfiles > 1) {
-        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
+        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n",
+                 a->nfiles);
         return EXIT_USAGE;
     }
     char fonts[1100], err[1300] = "";
@@ -725,8 +791,9 @@ static int run_layout(const Args *a)
     if (status != EXIT_OK) return status;
     i18n_use(i18n_choose(a->value[OPT_LANG], probe.language));
     if ((int)head >= probe.params.heads) {
-        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n", path ? path : "<built-in>",
-                 (int)head, probe.params.heads, probe.params.heads == 1 ? "" : "s", probe.params.heads - 1);
+        cli_line(stderr, "%s: error: --head %d: the lesson has %d head%s (0 to %d)\n",
+                 path ? path : "<built-in>", (int)head, probe.params.heads,
+                 probe.params.heads == 1 ? "" : "s", probe.params.heads - 1);
         lesson_free(&probe);
         return EXIT_USAGE;
     }
@@ -740,21 +807,26 @@ static int run_layout(const Args *a)
 #endif
 }
 
-#if !defined MHA_NO_GUI && !defined __EMSCRIPTEN__ // the page reads no checkpoint (--model is not built there)
+#if !defined MHA_NO_GUI                                                                            \
+    && !defined __EMSCRIPTEN__ // the page reads no checkpoint (--model is not built there)
 // --model's window: the checkpoint's layer, taken over, opened on head `head`.
 static int model_window(const Args *a, Lesson *lesson, int head)
 {
-    GuiOptions opt = {.lesson = lesson, .head = head, .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
+    GuiOptions opt = {.lesson = lesson,
+                      .head = head,
+                      .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
                       .lang = a->value[OPT_LANG]};
     return gui_run(&opt);
 }
-// --model DIR --export OUTDIR --what overview: the layer's slides, named after the checkpoint's folder.
+// --model DIR --export OUTDIR --what overview: the layer's slides, named after the checkpoint's
+// folder.
 static int model_export(const Args *a, const Lesson *lesson, const Trace *t)
 {
     ExportRequest req;
     if (!parse_export(a, &req)) return EXIT_USAGE;
     i18n_use(i18n_choose(a->value[OPT_LANG], lesson->language));
-    char dir[PATH_CAP]; // the files are named after the checkpoint's folder ("tiny-gpt2/" -> tiny-gpt2-overview)
+    char dir[PATH_CAP]; // the files are named after the checkpoint's folder ("tiny-gpt2/" ->
+                        // tiny-gpt2-overview)
     snprintf(dir, sizeof dir, "%s", a->value[OPT_MODEL]);
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = '\0';
     return run_export(&req, lesson, dir, t);
@@ -780,7 +852,8 @@ static int run(const Args *a, const char *argv0)
 #ifdef MHA_NO_GUI
     ExportRequest *xreq = NULL;
     if (a->mode == MODE_EXPORT) {
-        cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
+        cli_line(stderr,
+                 "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
         return EXIT_USAGE;
     }
 #else
@@ -795,13 +868,16 @@ static int run(const Args *a, const char *argv0)
 #ifndef __EMSCRIPTEN__
     if (a->value[OPT_MODEL]) return cli_run_model(a, model_window, model_export);
 #else
-    if (a->value[OPT_MODEL]) { // the page has no checkpoint files; its readers stay out of the 5 MB it may weigh
-        cli_line(stderr, "mha-tracer: error: --model: real models are read by the desktop program, not the page\n");
+    if (a->value[OPT_MODEL]) { // the page has no checkpoint files; its readers stay out of the 5 MB
+                               // it may weigh
+        cli_line(stderr, "mha-tracer: error: --model: real models are read by the desktop program, "
+                         "not the page\n");
         return 2;
     }
 #endif
     if (a->nfiles > 1) {
-        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n", a->nfiles);
+        cli_line(stderr, "mha-tracer: error: expected one lesson file, got %d (see --help)\n",
+                 a->nfiles);
         return EXIT_USAGE;
     }
     return run_lesson(a, a->nfiles ? a->files[0] : NULL, xreq);

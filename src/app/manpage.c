@@ -1,5 +1,6 @@
-// mha-manpage VERSION: prints the manual page mha-tracer.1 (troff) from the command line's option table, the
-// rows --help prints; run at build time for the installed page (CMakeLists.txt, the .deb).
+// mha-manpage VERSION: prints the manual page mha-tracer.1 (troff) from the command line's option
+// table, the rows --help prints; run at build time for the installed page (CMakeLists.txt, the
+// .deb).
 #include <stdio.h>
 
 #include "options.h"

@@ -1,5 +1,5 @@
-// The table of mha-tracer's options and what reads it: the parser (modes, values, where each option goes),
-// the value checks with their messages, --help and the manual page.
+// The table of mha-tracer's options and what reads it: the parser (modes, values, where each option
+// goes), the value checks with their messages, --help and the manual page.
 #include "options.h"
 
 #include <ctype.h>
@@ -14,17 +14,25 @@
 #include "../model/i18n.h"
 #include "../render/export.h"
 
-static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS}, {"board", EXPORT_WHAT_BOARD},
-                                     {"all", EXPORT_WHAT_ALL},           {"decode", EXPORT_WHAT_DECODE},
-                                     {"tiles", EXPORT_WHAT_TILES},       {"cost", EXPORT_WHAT_COST},
-                                     {"compare", EXPORT_WHAT_COMPARE},   {"shuffle", EXPORT_WHAT_SHUFFLE},
-                                     {"all-heads", EXPORT_WHAT_ALL_HEADS}, {"cache-size", EXPORT_WHAT_CACHE},
-                                     {"rotation", EXPORT_WHAT_ROTATION}, {"overview", EXPORT_WHAT_OVERVIEW},
+static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS},
+                                     {"board", EXPORT_WHAT_BOARD},
+                                     {"all", EXPORT_WHAT_ALL},
+                                     {"decode", EXPORT_WHAT_DECODE},
+                                     {"tiles", EXPORT_WHAT_TILES},
+                                     {"cost", EXPORT_WHAT_COST},
+                                     {"compare", EXPORT_WHAT_COMPARE},
+                                     {"shuffle", EXPORT_WHAT_SHUFFLE},
+                                     {"all-heads", EXPORT_WHAT_ALL_HEADS},
+                                     {"cache-size", EXPORT_WHAT_CACHE},
+                                     {"rotation", EXPORT_WHAT_ROTATION},
+                                     {"overview", EXPORT_WHAT_OVERVIEW},
                                      {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
-static const OptionChoice BACKGROUNDS[] = {
-    {"white", EXPORT_BG_WHITE}, {"transparent", EXPORT_BG_TRANSPARENT}, {"dark", EXPORT_BG_DARK}, {NULL, 0}};
+static const OptionChoice BACKGROUNDS[] = {{"white", EXPORT_BG_WHITE},
+                                           {"transparent", EXPORT_BG_TRANSPARENT},
+                                           {"dark", EXPORT_BG_DARK},
+                                           {NULL, 0}};
 static const OptionChoice PARTS[] = {{"first", 0}, {"all", 1}, {NULL, 0}};
 
 #define V OPT_VALUE
@@ -33,33 +41,43 @@ static const OptionChoice PARTS[] = {{"first", 0}, {"all", 1}, {NULL, 0}};
 const Option OPTIONS[OPT_COUNT] = {
     [OPT_WINDOW] = {.arg = "(no option)", .help = "open the window on LESSON"},
     [OPT_FULLSCREEN] = {"--fullscreen", .help = "open the window full screen"},
-    [OPT_LANG] = {"--lang", .arg = "CODE", .flags = V | OPT_NOW, .kind = VALUE_LANG,
-                  .help = "the window's and the exports' words in en, es, fr or zh (default: the lesson's\n"
-                          "\"language\", else LANG); numbers, tokens and --trace/--json never change"},
+    [OPT_LANG] =
+        {"--lang", .arg = "CODE", .flags = V | OPT_NOW, .kind = VALUE_LANG,
+         .help = "the window's and the exports' words in en, es, fr or zh (default: the lesson's\n"
+                 "\"language\", else LANG); numbers, tokens and --trace/--json never change"},
     [OPT_TRACE] = {"--trace", .arg = "[LESSON]", .mode = MODE_TRACE,
                    .help = "print every stage of every head, rounded to 4 decimals"},
     [OPT_JSON] = {"--json", .arg = "[LESSON]", .mode = MODE_JSON,
                   .help = "print the whole trace as JSON (17 significant digits)"},
-    [OPT_COMPARE] = {"--compare", .arg = "[LESSON]", .mode = MODE_COMPARE,
-                     .help = "print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost"},
-    [OPT_CHECK] = {"--check", .arg = "LESSON...", .mode = MODE_CHECK,
-                   .help = "validate lesson files: 'FILE: ok' (and any warnings) or every error and their count\n"
-                           "(each question's stated answer is checked against the trace)"},
-    [OPT_QUESTIONS] = {"--questions", .arg = "[LESSON]", .mode = MODE_QUESTIONS,
-                       .help = "print each question with its answer computed from the trace (teacher's notes)"},
-    [OPT_NEW] = {"--new", .arg = "FILE", .mode = MODE_NEW, .flags = V | OPT_ONCE,
-                 .help = "write a starter lesson into FILE (never over an existing file), then edit it"},
+    [OPT_COMPARE] =
+        {"--compare", .arg = "[LESSON]", .mode = MODE_COMPARE,
+         .help = "print one head of d_k = h*d_k next to the h heads: patterns, outputs, cost"},
+    [OPT_CHECK] =
+        {"--check", .arg = "LESSON...", .mode = MODE_CHECK,
+         .help =
+             "validate lesson files: 'FILE: ok' (and any warnings) or every error and their count\n"
+             "(each question's stated answer is checked against the trace)"},
+    [OPT_QUESTIONS] =
+        {"--questions", .arg = "[LESSON]", .mode = MODE_QUESTIONS,
+         .help = "print each question with its answer computed from the trace (teacher's notes)"},
+    [OPT_NEW] =
+        {"--new", .arg = "FILE", .mode = MODE_NEW, .flags = V | OPT_ONCE,
+         .help = "write a starter lesson into FILE (never over an existing file), then edit it"},
     [OPT_TOKENS] = {"--tokens", .arg = "\"a b c\"", .with = WITH_NEW, .flags = SUB, .col = 24,
                     .help = "its tokens (default \"The cat sat\")"},
-    [OPT_HEADS] = {"--heads", .arg = "H", .with = WITH_NEW, .flags = SUB, .col = 25, .kind = VALUE_WHOLE, .min = 1,
-                   .max = LESSON_MAX_HEADS, .help = "its heads (default 2)"},
-    [OPT_D_MODEL] = {"--d-model", .arg = "D", .with = WITH_NEW, .flags = SUB, .col = 25, .kind = VALUE_WHOLE,
-                     .min = 1, .max = 64, .help = "its d_model, a multiple of H up to 64 (default 4)"},
-    [OPT_EXPORT] = {"--export", .arg = "DIR [LESSON]", .mode = MODE_EXPORT, .flags = V | OPT_MODE_FIRST,
-                    .help = "write slide images into DIR and print their paths (no display needed;\n"
-                            "    DIR is made when missing)"},
-    [OPT_WHAT] = {"--what", .arg = "WHAT", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
-                  .choices = WHATS,
+    [OPT_HEADS] = {"--heads", .arg = "H", .with = WITH_NEW, .flags = SUB, .col = 25,
+                   .kind = VALUE_WHOLE, .min = 1, .max = LESSON_MAX_HEADS,
+                   .help = "its heads (default 2)"},
+    [OPT_D_MODEL] = {"--d-model", .arg = "D", .with = WITH_NEW, .flags = SUB, .col = 25,
+                     .kind = VALUE_WHOLE, .min = 1, .max = 64,
+                     .help = "its d_model, a multiple of H up to 64 (default 4)"},
+    [OPT_EXPORT] = {"--export", .arg = "DIR [LESSON]", .mode = MODE_EXPORT,
+                    .flags = V | OPT_MODE_FIRST,
+                    .help =
+                        "write slide images into DIR and print their paths (no display needed;\n"
+                        "    DIR is made when missing)"},
+    [OPT_WHAT] = {"--what", .arg = "WHAT", .with = WITH_EXPORT, .flags = SUB, .col = 35,
+                  .kind = VALUE_CHOICE, .choices = WHATS,
                   .help = "heatmaps (default): one image per head and one of all heads;\n"
                           "board: the whole screen of a stage, as the window shows it;\n"
                           "all: both; or a panel as the window shows it, named after it:\n"
@@ -80,75 +98,105 @@ const Option OPTIONS[OPT_COUNT] = {
                            "tab-separated with token headers"},
     [OPT_FORMAT] = {"--format", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
                     .choices = FORMATS, .help = "default png"},
-    [OPT_SCALE] = {"--scale", .arg = "K", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_NUMBER,
-                   .min = EXPORT_SCALE_MIN, .max = EXPORT_SCALE_MAX,
+    [OPT_SCALE] = {"--scale", .arg = "K", .with = WITH_EXPORT, .flags = SUB, .col = 35,
+                   .kind = VALUE_NUMBER, .min = EXPORT_SCALE_MIN, .max = EXPORT_SCALE_MAX,
                    .help = "pixel size from 0.25 to 8 (default 2: crisp on a 1080p slide)"},
     [OPT_BACKGROUND] = {"--background", .with = WITH_EXPORT, .flags = SUB, .col = 35, .gap = 3,
                         .kind = VALUE_CHOICE, .choices = BACKGROUNDS, .help = "default white"},
-    [OPT_HEAD] = {"--head", .arg = "N", .with = WITH_STAGE, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
-                  .min = 0, .max = 1000000, .expects = "a head number from 0", // the lesson's count: export_run
-                  .help = "board, decode, tiles (and --trace --stage): the head it shows (default 0)"},
-    [OPT_BLOCK] = {"--block", .arg = "B", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_WHOLE,
-                   .min = 1, .max = 1000000, .help = "tiles: blocks of B queries by B keys (default 2; up to the tokens)"},
+    [OPT_HEAD] = {"--head", .arg = "N", .with = WITH_STAGE, .flags = SUB, .col = 35,
+                  .kind = VALUE_WHOLE, .min = 0, .max = 1000000,
+                  .expects = "a head number from 0", // the lesson's count: export_run
+                  .help =
+                      "board, decode, tiles (and --trace --stage): the head it shows (default 0)"},
+    [OPT_BLOCK] = {"--block", .arg = "B", .with = WITH_EXPORT, .flags = SUB, .col = 35,
+                   .kind = VALUE_WHOLE, .min = 1, .max = 1000000,
+                   .help = "tiles: blocks of B queries by B keys (default 2; up to the tokens)"},
     [OPT_CELL] = {"--cell", .arg = "ROW,COL", .with = WITH_EXPORT, .flags = SUB, .col = 35,
                   .help = "board: the result cell whose arithmetic it shows (default the first;\n"
                           "the file name then carries it)"},
-    [OPT_PARTS] = {"--parts", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE, .choices = PARTS,
+    [OPT_PARTS] = {"--parts", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
+                   .choices = PARTS,
                    .help = "board: a stage shown in parts (Q, then K, then V; the output, then\n"
                            "the difference without switched-off heads): its first part (default)\n"
                            "or one slide per part, NAME-part1, NAME-part2, ..."},
     [OPT_ABLATE] = {"--ablate", .arg = "H[,H...]", .with = WITH_TEACH, .flags = V,
-                    .help = "with --trace, --json or --export: those heads' Z enter the concat as zeros (their own\n"
-                            "stages are still computed); the output with every head is shown beside"},
-    [OPT_SHUFFLE] = {"--shuffle", .arg = "PERM", .with = WITH_TEACH, .flags = V,
-                     .help = "with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
-                             "(token i is the token at position PERM[i]; positions stay in place), compared\n"
-                             "with the original output"},
-    [OPT_ROPE_SHIFT] = {"--rope-shift", .arg = "K", .with = WITH_TEACH, .flags = V, .kind = VALUE_WHOLE, .min = 0,
-                        .max = ATTN_MAX_ROPE_SHIFT,
-                        .help = "with --trace, --json or --export (a lesson with \"rope\"): every query and key also\n"
-                                "turned at position p + K, and their scores again (Q_rot_shifted,\n"
-                                "K_rot_shifted, scores_shifted): the same scores up to rounding"},
-    [OPT_DECODE] = {"--decode", .with = WITH_JSON,
-                    .help = "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
-                            "without a source): per step each head's q, caches, weights and z, the output row\n"
-                            "and the multiply-adds with and without the cache"},
-    [OPT_TILES] = {"--tiles", .arg = "B", .with = WITH_JSON, .flags = V, .kind = VALUE_WHOLE, .min = 1,
-                   .max = 1000000, .help = "with --json: each head's attention also in tiles of B queries by B keys\n"
-                                           "(FlashAttention's online softmax): per tile the running m, l and O"},
-    [OPT_GRAD] = {"--grad", .arg = "LESSON", .mode = MODE_GRAD,
-                  .help = "print the loss mean((output - targets)^2) and its gradient for every embedding and\n"
-                          "weight (explicit per-head form) as JSON; the targets are the lesson's \"targets\", or\n"
-                          "its \"train\" task's for its own tokens"},
-    [OPT_TRAIN] = {"--train", .arg = "LESSON --out FILE", .mode = MODE_TRAIN, .gap = 3,
-                   .help = "train the weights of a lesson with a \"train\" section (Adam) and write\n"
-                           "the trained lesson, explicit weights, into FILE (never over LESSON); the last line\n"
-                           "says steps=N loss_start=A loss_end=B seconds=S"},
+                    .help =
+                        "with --trace, --json or --export: those heads' Z enter the concat as "
+                        "zeros (their own\n"
+                        "stages are still computed); the output with every head is shown beside"},
+    [OPT_SHUFFLE] =
+        {"--shuffle", .arg = "PERM", .with = WITH_TEACH, .flags = V,
+         .help =
+             "with --trace, --json or --export: the lesson with its tokens reordered, e.g. 2,0,1\n"
+             "(token i is the token at position PERM[i]; positions stay in place), compared\n"
+             "with the original output"},
+    [OPT_ROPE_SHIFT] =
+        {"--rope-shift", .arg = "K", .with = WITH_TEACH, .flags = V, .kind = VALUE_WHOLE, .min = 0,
+         .max = ATTN_MAX_ROPE_SHIFT,
+         .help =
+             "with --trace, --json or --export (a lesson with \"rope\"): every query and key also\n"
+             "turned at position p + K, and their scores again (Q_rot_shifted,\n"
+             "K_rot_shifted, scores_shifted): the same scores up to rounding"},
+    [OPT_DECODE] =
+        {"--decode", .with = WITH_JSON,
+         .help =
+             "with --json: generate the tokens one at a time with a KV cache (a causal lesson\n"
+             "without a source): per step each head's q, caches, weights and z, the output row\n"
+             "and the multiply-adds with and without the cache"},
+    [OPT_TILES] = {"--tiles", .arg = "B", .with = WITH_JSON, .flags = V, .kind = VALUE_WHOLE,
+                   .min = 1, .max = 1000000,
+                   .help =
+                       "with --json: each head's attention also in tiles of B queries by B keys\n"
+                       "(FlashAttention's online softmax): per tile the running m, l and O"},
+    [OPT_GRAD] =
+        {"--grad", .arg = "LESSON", .mode = MODE_GRAD,
+         .help =
+             "print the loss mean((output - targets)^2) and its gradient for every embedding and\n"
+             "weight (explicit per-head form) as JSON; the targets are the lesson's \"targets\", "
+             "or\n"
+             "its \"train\" task's for its own tokens"},
+    [OPT_TRAIN] =
+        {"--train", .arg = "LESSON --out FILE", .mode = MODE_TRAIN, .gap = 3,
+         .help =
+             "train the weights of a lesson with a \"train\" section (Adam) and write\n"
+             "the trained lesson, explicit weights, into FILE (never over LESSON); the last line\n"
+             "says steps=N loss_start=A loss_end=B seconds=S"},
     [OPT_OUT] = {"--out", .arg = "FILE", .with = WITH_TRAIN, .flags = V}, // told in --train's row
-    [OPT_STEPS] = {"--steps", .arg = "N", .with = WITH_TRAIN, .flags = SUB, .kind = VALUE_WHOLE, .min = 1,
-                   .max = TRAIN_MAX_STEPS, .help = "train N steps instead of the lesson's \"steps\""},
-    [OPT_LAYOUT] = {"--layout", .arg = "[LESSON]", .mode = MODE_LAYOUT,
-                    .help = "the layout audit: every screen the window can show (each stage, part and head,\n"
-                            "the panels, the help, each question), one JSON object a line: each matrix's\n"
-                            "rows and columns shown, its digit height and box, the texts and their sizes"},
+    [OPT_STEPS] = {"--steps", .arg = "N", .with = WITH_TRAIN, .flags = SUB, .kind = VALUE_WHOLE,
+                   .min = 1, .max = TRAIN_MAX_STEPS,
+                   .help = "train N steps instead of the lesson's \"steps\""},
+    [OPT_LAYOUT] =
+        {"--layout", .arg = "[LESSON]", .mode = MODE_LAYOUT,
+         .help = "the layout audit: every screen the window can show (each stage, part and head,\n"
+                 "the panels, the help, each question), one JSON object a line: each matrix's\n"
+                 "rows and columns shown, its digit height and box, the texts and their sizes"},
     [OPT_SIZE] = {"--size", .arg = "WxH", .with = WITH_LAYOUT, .flags = SUB, .col = 25,
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
-    [OPT_MODEL] = {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
-                   .help = "in the window (with --head H: on head H), or with --json, --trace or --save-lesson:\n"
-                           "a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
-                           "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, mistral,\n"
-                           "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the text,\n"
-                           "computed in float64, and the next token; --json adds \"token_ids\" and \"next_token\"\n"
-                           "(the top 5 with their probabilities; null for bert)"},
-    [OPT_TEXT] = {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
-                  .help = "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
-    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24, .kind = VALUE_WHOLE,
-                   .min = 0, .max = 1000, .help = "the layer whose attention is traced, from 0 (default 0)"},
-    [OPT_SAVE_LESSON] = {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
-                         .flags = SUB, .col = 26,
-                         .help = "instead of --json or --trace: write layer L as an ordinary lesson into FILE\n"
-                                 "(its normed input as the embeddings, explicit weights, the tokens)"},
+    [OPT_MODEL] =
+        {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
+         .help =
+             "in the window (with --head H: on head H), or with --json, --trace or --save-lesson:\n"
+             "a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+             "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, "
+             "mistral,\n"
+             "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the "
+             "text,\n"
+             "computed in float64, and the next token; --json adds \"token_ids\" and "
+             "\"next_token\"\n"
+             "(the top 5 with their probabilities; null for bert)"},
+    [OPT_TEXT] =
+        {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+         .help =
+             "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
+    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+                   .kind = VALUE_WHOLE, .min = 0, .max = 1000,
+                   .help = "the layer whose attention is traced, from 0 (default 0)"},
+    [OPT_SAVE_LESSON] =
+        {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
+         .flags = SUB, .col = 26,
+         .help = "instead of --json or --trace: write layer L as an ordinary lesson into FILE\n"
+                 "(its normed input as the embeddings, explicit weights, the tokens)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -162,29 +210,34 @@ static const struct {
     OptionId needs; // an option that must be given too (OPT_WINDOW: none)
 } WITH[WITH_COUNT] = {
     [WITH_NEW] = {.modes = 1u << MODE_NEW, .text = "--new FILE"},
-    [WITH_TEACH] = {.modes = 1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
+    [WITH_TEACH] = {.modes =
+                        1u << MODE_TRACE | 1u << MODE_JSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
                     .text = "--trace, --json or --export"},
     [WITH_TRAIN] = {.modes = 1u << MODE_TRAIN | 1u << MODE_NEW, .text = "--train LESSON"},
     [WITH_EXPORT] = {.modes = 1u << MODE_EXPORT | 1u << MODE_NEW, .text = "--export DIR"},
     [WITH_JSON] = {.modes = 1u << MODE_JSON | 1u << MODE_NEW, .text = "--json"},
-    [WITH_STAGE] = {.modes = 1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
+    [WITH_STAGE] = {.modes =
+                        1u << MODE_EXPORT | 1u << MODE_TRACE | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                     .text = "--export DIR, --trace or --layout"},
     [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
-    [WITH_MODEL] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
-                             | 1u << MODE_EXPORT | 1u << MODE_NEW,
-                    .text = "the window, --json, --trace, --save-lesson FILE or --export DIR --what overview"},
-    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
-                                     | 1u << MODE_EXPORT | 1u << MODE_NEW,
+    [WITH_MODEL] =
+        {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
+                  | 1u << MODE_EXPORT | 1u << MODE_NEW,
+         .text = "the window, --json, --trace, --save-lesson FILE or --export DIR --what overview"},
+    [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE
+                                     | 1u << MODE_SAVE_LESSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
                             .text = "--model DIR",
                             .needs = OPT_MODEL},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";
-static const char HELP_ABOUT[] = "Steps through multi-head attention one stage at a time, in a window or on the command line.";
+static const char HELP_ABOUT[] =
+    "Steps through multi-head attention one stage at a time, in a window or on the command line.";
 static const char HELP_DEFAULT[] = "With no LESSON the built-in lesson \"The cat sat\" is used.";
 static const char HELP_EXIT[] = "0 success, 1 I/O failure, 2 bad usage or an invalid lesson.";
 
-// The row spelt a ("--name", "-h", or "--name=VALUE" for an option with a value: *value then points at VALUE).
+// The row spelt a ("--name", "-h", or "--name=VALUE" for an option with a value: *value then points
+// at VALUE).
 static const Option *find_option(const char *a, const char **value)
 {
     *value = NULL;
@@ -209,7 +262,8 @@ static int needs_value(const Option *o)
     return EXIT_USAGE;
 }
 
-// Reads the option at argv[*i] (its value too, advancing *i). Returns EXIT_OK or the error's status.
+// Reads the option at argv[*i] (its value too, advancing *i). Returns EXIT_OK or the error's
+// status.
 static int read_option(Args *a, int argc, char **argv, int *i, const Option **first)
 {
     const char *value;
@@ -223,15 +277,14 @@ static int read_option(Args *a, int argc, char **argv, int *i, const Option **fi
         return EXIT_OK;
     }
     if (!(o->flags & OPT_VALUE)) value = o->name;
-    else if (!value && *i + 1 < argc)
-        value = argv[++*i];
+    else if (!value && *i + 1 < argc) value = argv[++*i];
     if (o->flags & OPT_NOW) {
         if (!check_value(o, value ? value : "")) return EXIT_USAGE;
-    } else if (!value || (!value[0] && !(o->flags & OPT_MODE_FIRST)))
-        return needs_value(o);
+    } else if (!value || (!value[0] && !(o->flags & OPT_MODE_FIRST))) return needs_value(o);
     if (o->mode != MODE_WINDOW) {
         if (a->mode != MODE_WINDOW && (a->mode != o->mode || (o->flags & OPT_ONCE))) {
-            cli_line(stderr, "mha-tracer: error: %s cannot be combined with another mode\n", o->name);
+            cli_line(stderr, "mha-tracer: error: %s cannot be combined with another mode\n",
+                     o->name);
             return EXIT_USAGE;
         }
         if (!value[0]) return needs_value(o);
@@ -247,14 +300,15 @@ int options_parse(Args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->files = malloc(sizeof(char *) * (size_t)(argc > 0 ? argc : 1));
     if (!a->files) return EXIT_IO;
-    const Option *first[WITH_COUNT] = {NULL}; // the first option seen of each kind (where it goes is checked last)
+    const Option *first[WITH_COUNT] = {
+        NULL}; // the first option seen of each kind (where it goes is checked last)
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
         if (options_done || argv[i][0] != '-' || argv[i][1] == '\0') {
-            platform_path_normalize(argv[i]); // Windows: a backslash becomes '/', where the program splits paths
+            platform_path_normalize(
+                argv[i]); // Windows: a backslash becomes '/', where the program splits paths
             a->files[a->nfiles++] = argv[i];
-        } else if (strcmp(argv[i], "--") == 0)
-            options_done = true;
+        } else if (strcmp(argv[i], "--") == 0) options_done = true;
         else {
             int status = read_option(a, argc, argv, &i, first);
             if (status != EXIT_OK) return status;
@@ -262,12 +316,13 @@ int options_parse(Args *a, int argc, char **argv)
         }
     }
     // --model's window opens on the head --head names (the only option of its kind a window takes).
-    bool model_head = a->mode == MODE_WINDOW && a->value[OPT_MODEL] && first[WITH_STAGE] == &OPTIONS[OPT_HEAD]
-                      && !a->value[OPT_STAGE];
+    bool model_head = a->mode == MODE_WINDOW && a->value[OPT_MODEL]
+                      && first[WITH_STAGE] == &OPTIONS[OPT_HEAD] && !a->value[OPT_STAGE];
     for (int w = WITH_ANY + 1; w < WITH_COUNT; w++)
         if (first[w] && !(w == WITH_STAGE && model_head)
             && (!(WITH[w].modes & 1u << a->mode) || (WITH[w].needs && !a->value[WITH[w].needs]))) {
-            cli_line(stderr, "mha-tracer: error: %s only works with %s (see --help)\n", first[w]->name, WITH[w].text);
+            cli_line(stderr, "mha-tracer: error: %s only works with %s (see --help)\n",
+                     first[w]->name, WITH[w].text);
             return EXIT_USAGE;
         }
     return EXIT_OK;
@@ -285,7 +340,10 @@ static void choice_list(const Option *o, const char *sep, const char *last, char
     size_t used = 0;
     out[0] = '\0';
     for (int k = 0; o->choices[k].key && used < cap; k++)
-        used += (size_t)snprintf(out + used, cap - used, "%s%s", k == 0 ? "" : o->choices[k + 1].key ? sep : last,
+        used += (size_t)snprintf(out + used, cap - used, "%s%s",
+                                 k == 0                  ? ""
+                                 : o->choices[k + 1].key ? sep
+                                                         : last,
                                  o->choices[k].key);
 }
 
@@ -293,8 +351,10 @@ static bool expected(const Option *o, const char *text)
 {
     char what[160];
     if (o->expects) snprintf(what, sizeof what, "%s", o->expects);
-    else if (o->kind == VALUE_WHOLE) snprintf(what, sizeof what, "a whole number from %.0f to %.0f", o->min, o->max);
-    else if (o->kind == VALUE_NUMBER) snprintf(what, sizeof what, "a number from %g to %g", o->min, o->max);
+    else if (o->kind == VALUE_WHOLE)
+        snprintf(what, sizeof what, "a whole number from %.0f to %.0f", o->min, o->max);
+    else if (o->kind == VALUE_NUMBER)
+        snprintf(what, sizeof what, "a number from %g to %g", o->min, o->max);
     else if (o->kind == VALUE_LANG) snprintf(what, sizeof what, "one of %s", i18n_codes());
     else choice_list(o, ", ", " or ", what, sizeof what);
     cli_line(stderr, "mha-tracer: error: %s expects %s, got '%s'\n", o->name, what, text);
@@ -370,31 +430,33 @@ void options_print_help(FILE *out)
     fprintf(out, "\nExit status: %s\n", HELP_EXIT);
 }
 
-// text for troff: a backslash as \e, '-' as \- when it is a minus (options), a line never starting with '.'
-// or '\''; the help's line breaks (and the spaces that align them) become one space.
+// text for troff: a backslash as \e, '-' as \- when it is a minus (options), a line never starting
+// with '.' or '\''; the help's line breaks (and the spaces that align them) become one space.
 static void put_troff(FILE *out, const char *text, bool minus)
 {
     for (const char *s = text; *s; s++) {
         if (*s == '\n') {
             while (s[1] == ' ') s++;
             fputc(' ', out);
-        } else if (*s == '\\')
-            fputs("\\e", out);
-        else if (*s == '-' && minus)
-            fputs("\\-", out);
+        } else if (*s == '\\') fputs("\\e", out);
+        else if (*s == '-' && minus) fputs("\\-", out);
         else if ((*s == '.' || *s == '\'') && (s == text || s[-1] == '\n'))
             fprintf(out, "\\&%c", *s);
-        else
-            fputc(*s, out);
+        else fputc(*s, out);
     }
 }
 
 void options_print_man(FILE *out, const char *version)
 {
-    // NAME, the whatis line: "mha-tracer \- steps through ..." (the help's first line, without its full stop).
-    fprintf(out, ".TH MHA-TRACER 1 \"\" \"mha-tracer %s\" \"User Commands\"\n.SH NAME\nmha-tracer \\- %c%.*s\n", version,
-            tolower((unsigned char)HELP_ABOUT[0]), (int)strlen(HELP_ABOUT) - 2, HELP_ABOUT + 1);
-    fputs(".SH SYNOPSIS\n.B mha-tracer\n[\\fIOPTIONS\\fR] [\\fILESSON.json\\fR]\n.SH DESCRIPTION\n", out);
+    // NAME, the whatis line: "mha-tracer \- steps through ..." (the help's first line, without its
+    // full stop).
+    fprintf(out,
+            ".TH MHA-TRACER 1 \"\" \"mha-tracer %s\" \"User Commands\"\n.SH NAME\nmha-tracer \\- "
+            "%c%.*s\n",
+            version, tolower((unsigned char)HELP_ABOUT[0]), (int)strlen(HELP_ABOUT) - 2,
+            HELP_ABOUT + 1);
+    fputs(".SH SYNOPSIS\n.B mha-tracer\n[\\fIOPTIONS\\fR] [\\fILESSON.json\\fR]\n.SH DESCRIPTION\n",
+          out);
     put_troff(out, HELP_ABOUT, false);
     fputs("\n.PP\n", out);
     put_troff(out, HELP_DEFAULT, false);
@@ -416,8 +478,7 @@ void options_print_man(FILE *out, const char *version)
                 put_troff(out, o->alias, true);
             }
             fputs(arg ? "\\fR \\fI" : "\\fR", out);
-        } else if (arg)
-            fputs("\\fI", out);
+        } else if (arg) fputs("\\fI", out);
         if (arg) {
             put_troff(out, arg, true);
             fputs("\\fR", out);

@@ -16,7 +16,8 @@ void attn_project(Matrix *q, const Matrix *x, const Matrix *w, const Matrix *b)
 // scores (n, m) = q (n, d_k) @ k^T (d_k, m)
 void attn_scores(Matrix *scores, const Matrix *q, const Matrix *k) { mat_matmul_bt(scores, q, k); }
 
-// scaled (n, m) = scores / sqrt(d_k). Divides (not multiplies by 1/sqrt) to match NumPy's `/ np.sqrt(d_k)`.
+// scaled (n, m) = scores / sqrt(d_k). Divides (not multiplies by 1/sqrt) to match NumPy's `/
+// np.sqrt(d_k)`.
 void attn_scale(Matrix *scaled, const Matrix *scores, int d_k)
 {
     double root = sqrt((double)d_k);
@@ -48,7 +49,8 @@ void attn_ablate(Matrix *concat, uint64_t ablated, int heads, int d_k)
 {
     for (int h = 0; h < heads && h < ATTN_MAX_ABLATED_HEADS; h++) {
         if (!((ablated >> h) & 1u)) continue;
-        for (int r = 0; r < concat->rows; r++) memset(mat_row(concat, r) + (size_t)h * (size_t)d_k, 0, (size_t)d_k * sizeof(double));
+        for (int r = 0; r < concat->rows; r++)
+            memset(mat_row(concat, r) + (size_t)h * (size_t)d_k, 0, (size_t)d_k * sizeof(double));
     }
 }
 
@@ -70,11 +72,12 @@ double attn_rope_angle(double base, int d_k, int pos, int j)
     return (double)pos * theta;
 }
 
-// Hugging Face's _compute_linear_scaling_rope_parameters (inv_freq /= factor) and _compute_llama3_parameters
-// (modeling_rope_utils.py, transformers 4.4x), step by step in float64: wavelen = 2 pi / inv_freq; above
-// original_max / low_freq_factor inv_freq / factor, below original_max / high_freq_factor inv_freq, between
-// (1 - smooth) * inv_freq / factor + smooth * inv_freq with smooth = (original_max / wavelen - low_freq_factor) /
-// (high_freq_factor - low_freq_factor).
+// Hugging Face's _compute_linear_scaling_rope_parameters (inv_freq /= factor) and
+// _compute_llama3_parameters (modeling_rope_utils.py, transformers 4.4x), step by step in float64:
+// wavelen = 2 pi / inv_freq; above original_max / low_freq_factor inv_freq / factor, below
+// original_max / high_freq_factor inv_freq, between (1 - smooth) * inv_freq / factor + smooth *
+// inv_freq with smooth = (original_max / wavelen - low_freq_factor) / (high_freq_factor -
+// low_freq_factor).
 double attn_rope_theta(double base, const RopeScale *scale, int d_k, int j)
 {
     double inv = 1.0 / core_pow(base, (double)(2 * j) / (double)d_k);
@@ -103,8 +106,8 @@ void attn_rope_pair(RopeKind kind, int d_k, int j, int *a, int *b)
 }
 
 // out (rows, d_k) = x turned by +-angle(row, j) in each pair j
-void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base, const RopeScale *scale, int sign,
-                      int first, int block)
+void attn_rope_blocks(Matrix *out, const Matrix *x, RopeKind kind, double base,
+                      const RopeScale *scale, int sign, int first, int block)
 {
     int d_k = block > 0 && block < x->cols ? block : x->cols;
     RopeTable t;
@@ -134,7 +137,8 @@ bool attn_rope_table_init(RopeTable *t, double base, int d_k, int first, int row
     return attn_rope_table_init_scaled(t, base, NULL, d_k, first, rows);
 }
 
-bool attn_rope_table_init_scaled(RopeTable *t, double base, const RopeScale *scale, int d_k, int first, int rows)
+bool attn_rope_table_init_scaled(RopeTable *t, double base, const RopeScale *scale, int d_k,
+                                 int first, int rows)
 {
     int pairs = d_k / 2;
     size_t count = (size_t)(rows > 0 ? rows : 1) * (size_t)(pairs > 0 ? pairs : 1);
@@ -184,8 +188,8 @@ void attn_rope_from(Matrix *out, const Matrix *x, RopeKind kind, double base, in
     attn_rope_blocks(out, x, kind, base, NULL, sign, first, 0);
 }
 
-void attn_rope_scaled(Matrix *out, const Matrix *x, RopeKind kind, double base, const RopeScale *scale, int sign,
-                      int first)
+void attn_rope_scaled(Matrix *out, const Matrix *x, RopeKind kind, double base,
+                      const RopeScale *scale, int sign, int first)
 {
     attn_rope_blocks(out, x, kind, base, scale, sign, first, 0);
 }
@@ -196,7 +200,10 @@ void attn_rope(Matrix *out, const Matrix *x, RopeKind kind, double base, int sig
 }
 
 // z (n, d_k) = weights (n, m) @ v (m, d_k)
-void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v) { mat_matmul(z, weights, v); }
+void attn_weighted_sum(Matrix *z, const Matrix *weights, const Matrix *v)
+{
+    mat_matmul(z, weights, v);
+}
 
 // concat (n, h * d_k) = [z_0 ... z_{h-1}] side by side
 void attn_concat(Matrix *concat, const Matrix *z, int heads)
@@ -204,7 +211,7 @@ void attn_concat(Matrix *concat, const Matrix *z, int heads)
     for (int h = 0; h < heads; h++) {
         int d_k = z[h].cols;
         for (int r = 0; r < z[h].rows; r++)
-            memcpy(mat_row(concat, r) + (size_t)h * (size_t)d_k, mat_row(&z[h], r), (size_t)d_k * sizeof(double));
+            memcpy(mat_row(concat, r) + (size_t)h * (size_t)d_k, mat_row(&z[h], r),
+                   (size_t)d_k * sizeof(double));
     }
 }
-

@@ -1,4 +1,5 @@
-// RMSNorm, LayerNorm, SwiGLU, GELU and the residual add in float64, in the order of Hugging Face's modeling code.
+// RMSNorm, LayerNorm, SwiGLU, GELU and the residual add in float64, in the order of Hugging Face's
+// modeling code.
 #include "block.h"
 
 #include <math.h>
@@ -28,7 +29,9 @@ void block_gelu_erf(Matrix *x)
     size_t count = (size_t)x->rows * (size_t)x->cols;
     for (size_t k = 0; k < count; k++) {
         double v = x->data[k];
-        x->data[k] = v * 0.5 * (1.0 + erf(v / sqrt(2.0))); // GELUActivation: x * 0.5 * (1 + erf(x / sqrt(2)))
+        x->data[k] =
+            v * 0.5
+            * (1.0 + erf(v / sqrt(2.0))); // GELUActivation: x * 0.5 * (1 + erf(x / sqrt(2)))
     }
 }
 
@@ -38,8 +41,8 @@ void block_add(Matrix *acc, const Matrix *x)
     for (size_t k = 0; k < count; k++) acc->data[k] += x->data[k];
 }
 
-// block_dot of `lanes` token rows at once: xt (in, lanes) holds them side by side, each lane its own four running
-// sums (k mod 4), so every lane is block_dot's arithmetic in block_dot's order.
+// block_dot of `lanes` token rows at once: xt (in, lanes) holds them side by side, each lane its
+// own four running sums (k mod 4), so every lane is block_dot's arithmetic in block_dot's order.
 static void dot_many_plain(double *out, const double *xt, const double *w, int in, int lanes)
 {
     double s[4][BLOCK_DOT_LANES] = {{0}};
@@ -57,34 +60,38 @@ static void dot_many_plain(double *out, const double *xt, const double *w, int i
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 // The same with AVX-512: H registers of 8 lanes for each of the four sums; a multiply, then an add.
-#define DOT_MANY_AVX512(H)                                                                                         \
-    __attribute__((target("avx512f"))) static void dot_many_avx512_##H(double *out, const double *xt, const double *w, \
-                                                                        int in)                                    \
-    {                                                                                                              \
-        __m512d s[4][H];                                                                                           \
-        for (int q = 0; q < 4; q++)                                                                                \
-            for (int h = 0; h < H; h++) s[q][h] = _mm512_setzero_pd();                                             \
-        int k = 0;                                                                                                 \
-        for (; k + 4 <= in; k += 4)                                                                                \
-            for (int q = 0; q < 4; q++) {                                                                          \
-                const double *x = xt + (size_t)(k + q) * 8 * H;                                                    \
-                __m512d wk = _mm512_set1_pd(w[k + q]);                                                             \
-                for (int h = 0; h < H; h++)                                                                        \
-                    s[q][h] = _mm512_add_pd(s[q][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk));               \
-            }                                                                                                      \
-        for (; k < in; k++) {                                                                                      \
-            const double *x = xt + (size_t)k * 8 * H;                                                              \
-            __m512d wk = _mm512_set1_pd(w[k]);                                                                     \
-            for (int h = 0; h < H; h++) s[0][h] = _mm512_add_pd(s[0][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk)); \
-        }                                                                                                          \
-        for (int h = 0; h < H; h++)                                                                                \
-            _mm512_storeu_pd(out + 8 * h, _mm512_add_pd(_mm512_add_pd(s[0][h], s[1][h]), _mm512_add_pd(s[2][h], s[3][h]))); \
+#define DOT_MANY_AVX512(H)                                                                         \
+    __attribute__((target("avx512f"))) static void dot_many_avx512_##H(                            \
+        double *out, const double *xt, const double *w, int in)                                    \
+    {                                                                                              \
+        __m512d s[4][H];                                                                           \
+        for (int q = 0; q < 4; q++)                                                                \
+            for (int h = 0; h < H; h++) s[q][h] = _mm512_setzero_pd();                             \
+        int k = 0;                                                                                 \
+        for (; k + 4 <= in; k += 4)                                                                \
+            for (int q = 0; q < 4; q++) {                                                          \
+                const double *x = xt + (size_t)(k + q) * 8 * H;                                    \
+                __m512d wk = _mm512_set1_pd(w[k + q]);                                             \
+                for (int h = 0; h < H; h++)                                                        \
+                    s[q][h] =                                                                      \
+                        _mm512_add_pd(s[q][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk));     \
+            }                                                                                      \
+        for (; k < in; k++) {                                                                      \
+            const double *x = xt + (size_t)k * 8 * H;                                              \
+            __m512d wk = _mm512_set1_pd(w[k]);                                                     \
+            for (int h = 0; h < H; h++)                                                            \
+                s[0][h] = _mm512_add_pd(s[0][h], _mm512_mul_pd(_mm512_loadu_pd(x + 8 * h), wk));   \
+        }                                                                                          \
+        for (int h = 0; h < H; h++)                                                                \
+            _mm512_storeu_pd(out + 8 * h, _mm512_add_pd(_mm512_add_pd(s[0][h], s[1][h]),           \
+                                                        _mm512_add_pd(s[2][h], s[3][h])));         \
     }
 DOT_MANY_AVX512(1)
 DOT_MANY_AVX512(2)
-// 12 lanes (a dozen tokens): one register of 8 and one of 4 for each sum, where two of 8 left a quarter idle
-// (a 4-lane operation costs a processor that splits 8-lane ones half as much).
-__attribute__((target("avx512f"))) static void dot_many_avx512_12(double *out, const double *xt, const double *w, int in)
+// 12 lanes (a dozen tokens): one register of 8 and one of 4 for each sum, where two of 8 left a
+// quarter idle (a 4-lane operation costs a processor that splits 8-lane ones half as much).
+__attribute__((target("avx512f"))) static void dot_many_avx512_12(double *out, const double *xt,
+                                                                  const double *w, int in)
 {
     __m512d s[4];
     __m256d t[4];
@@ -121,9 +128,8 @@ void block_dot_many(double *out, const double *xt, const double *w, int in, int 
     dot_many_plain(out, xt, w, in, lanes);
 }
 
-
-// Four running sums: the loop the compiler can keep in registers and lanes without reordering a sum it was not
-// told to.
+// Four running sums: the loop the compiler can keep in registers and lanes without reordering a sum
+// it was not told to.
 double block_dot(const double *a, const double *b, int n)
 {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -140,13 +146,13 @@ double block_dot(const double *a, const double *b, int n)
 
 void block_linear(Matrix *out, const Matrix *x, const Matrix *w, const double *b)
 {
-    // A few rows (a sentence): dot products that read both operands in order; mat_matmul_bt would first
-    // transpose all of w, which costs more than the product itself.
+    // A few rows (a sentence): dot products that read both operands in order; mat_matmul_bt would
+    // first transpose all of w, which costs more than the product itself.
     if (x->rows < 16)
         for (int i = 0; i < out->rows; i++)
-            for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] = block_dot(mat_row(x, i), mat_row(w, j), x->cols);
-    else
-        mat_matmul_bt(out, x, w);
+            for (int j = 0; j < out->cols; j++)
+                mat_row(out, i)[j] = block_dot(mat_row(x, i), mat_row(w, j), x->cols);
+    else mat_matmul_bt(out, x, w);
     if (b)
         for (int i = 0; i < out->rows; i++)
             for (int j = 0; j < out->cols; j++) mat_row(out, i)[j] += b[j];

@@ -10,27 +10,32 @@ static void join_columns(Matrix *dst, const Matrix *src, int heads)
     for (int i = 0; i < heads; i++) {
         const Matrix *s = &src[i];
         for (int r = 0; r < s->rows; r++)
-            if (s->cols) memcpy(mat_row(dst, r) + (size_t)i * (size_t)s->cols, mat_row(s, r), (size_t)s->cols * sizeof(double));
+            if (s->cols)
+                memcpy(mat_row(dst, r) + (size_t)i * (size_t)s->cols, mat_row(s, r),
+                       (size_t)s->cols * sizeof(double));
     }
 }
 
 static void copy_values(Matrix *dst, const Matrix *src)
 {
-    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+    if (src->data)
+        memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
 }
 
 bool compare_single_head(AttnParams *out, const AttnParams *p)
 {
     if (!params_init(out, p->n, p->m, p->d_model, 1, p->heads * p->d_k)) return false;
-    // The lesson's settings (its mask, sliding window, RoPE; its own scale multiplies the one head's scores too,
-    // 0: its own 1/sqrt(h d_k)) but one head of h·d_k, one K/V head, and X as it is (E + P with positions).
+    // The lesson's settings (its mask, sliding window, RoPE; its own scale multiplies the one
+    // head's scores too, 0: its own 1/sqrt(h d_k)) but one head of h·d_k, one K/V head, and X as it
+    // is (E + P with positions).
     AttnConfig cfg = p->cfg;
     cfg.heads = cfg.kv_heads = 1;
     cfg.d_k = p->heads * p->d_k;
     cfg.kv_given = false;
     cfg.positions = POS_NONE;
     out->cfg = cfg;
-    out->rope_block = p->d_k; // each head's columns turned as that head turns them: the scores still add up
+    out->rope_block =
+        p->d_k; // each head's columns turned as that head turns them: the scores still add up
     copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);
     join_columns(&out->W_Q[0], p->W_Q, p->heads);
@@ -39,7 +44,8 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
     join_columns(&out->b_Q[0], p->b_Q, p->heads);
     join_columns(&out->b_K[0], p->b_K, p->heads);
     join_columns(&out->b_V[0], p->b_V, p->heads);
-    copy_values(&out->W_O, &p->W_O); // (h·d_k, d_model) either way: the concat and the single Z line up
+    copy_values(&out->W_O,
+                &p->W_O); // (h·d_k, d_model) either way: the concat and the single Z line up
     copy_values(&out->b_O, &p->b_O);
     return true;
 }
@@ -47,8 +53,10 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
 void compare_costs(CostFigures *one, CostFigures *multi, const AttnParams *p)
 {
     *one = cost_compute_cross(p->d_model, p->n, p->m, 1, p->heads * p->d_k);
-    // Grouped-query attention: W_K and W_V are the kv_heads K/V heads' (the single head joins every head's).
-    *multi = cost_compute_grouped(p->d_model, p->n, p->m, p->heads, p->kv_heads > 0 ? p->kv_heads : p->heads, p->d_k);
+    // Grouped-query attention: W_K and W_V are the kv_heads K/V heads' (the single head joins every
+    // head's).
+    *multi = cost_compute_grouped(p->d_model, p->n, p->m, p->heads,
+                                  p->kv_heads > 0 ? p->kv_heads : p->heads, p->d_k);
 }
 
 bool compare_run(Comparison *c, const AttnParams *p, TraceError *err)
@@ -64,7 +72,8 @@ bool compare_run(Comparison *c, const AttnParams *p, TraceError *err)
         // Name the single head: the multi-head trace of the same lesson may well have succeeded.
         char inner[sizeof err->message];
         memcpy(inner, err->message, sizeof inner);
-        snprintf(err->message, sizeof err->message, "single head: %.*s", (int)sizeof err->message - 16, inner);
+        snprintf(err->message, sizeof err->message, "single head: %.*s",
+                 (int)sizeof err->message - 16, inner);
         params_free(&c->single);
         memset(c, 0, sizeof *c);
         return false;

@@ -1,5 +1,6 @@
-// KV-cache decoding (a step per token, the caches growing) and FlashAttention's tiles (an online softmax per
-// key block): both on the trace's own kernels, see decode.h for the shapes and the promises.
+// KV-cache decoding (a step per token, the caches growing) and FlashAttention's tiles (an online
+// softmax per key block): both on the trace's own kernels, see decode.h for the shapes and the
+// promises.
 #include "decode.h"
 #include "attn.h"
 #include "exactmath.h"
@@ -13,9 +14,12 @@ static int kv_heads(const AttnParams *p) { return p->kv_heads > 0 ? p->kv_heads 
 // The first query head of K/V head g: its W_K, W_V, b_K, b_V entries hold the group's matrices.
 static int group_head(const AttnParams *p, int g) { return g * (p->heads / kv_heads(p)); }
 
-// Whether query i sees key j: the causal mask (keys up to i, within the lesson's sliding window) when the
-// lesson has it, else every key.
-static bool sees(const AttnParams *p, int i, int j) { return p->mask != MASK_CAUSAL || !attn_masked(i, j, p->window); }
+// Whether query i sees key j: the causal mask (keys up to i, within the lesson's sliding window)
+// when the lesson has it, else every key.
+static bool sees(const AttnParams *p, int i, int j)
+{
+    return p->mask != MASK_CAUSAL || !attn_masked(i, j, p->window);
+}
 
 // How many keys query i sees of the first `keys`.
 static int64_t seen(const AttnParams *p, int i, int keys)
@@ -26,7 +30,10 @@ static int64_t seen(const AttnParams *p, int i, int keys)
 }
 
 // A view of rows r0 .. r0+rows-1 of m (no copy).
-static Matrix rows_of(const Matrix *m, int r0, int rows) { return (Matrix){rows, m->cols, mat_row(m, r0)}; }
+static Matrix rows_of(const Matrix *m, int r0, int rows)
+{
+    return (Matrix){rows, m->cols, mat_row(m, r0)};
+}
 
 // The first `cols` columns of a one-row matrix (no copy).
 static Matrix first_cols(const Matrix *m, int cols) { return (Matrix){1, cols, m->data}; }
@@ -36,9 +43,12 @@ static Matrix first_cols(const Matrix *m, int cols) { return (Matrix){1, cols, m
 
 const char *decode_refusal(const AttnParams *p)
 {
-    if (p->cross) return "\"source\": decoding generates one sequence, and a lesson with a source attends to another one";
+    if (p->cross)
+        return "\"source\": decoding generates one sequence, and a lesson with a source attends to "
+               "another one";
     if (p->mask != MASK_CAUSAL)
-        return "\"mask\": decoding needs \"mask\": \"causal\" (without it each token would see the tokens after it)";
+        return "\"mask\": decoding needs \"mask\": \"causal\" (without it each token would see the "
+               "tokens after it)";
     return NULL;
 }
 
@@ -84,9 +94,10 @@ bool decode_init(Decoder *d, const AttnParams *p)
     for (int i = 0; ok && i < g; i++)
         ok = mat_init(&d->k_cache[i], rows, p->d_k) && mat_init(&d->v_cache[i], rows, p->d_k);
     for (int i = 0; ok && i < h; i++)
-        ok = mat_init(&d->q[i], 1, p->d_k) && mat_init(&d->scores[i], 1, p->n) && mat_init(&d->weights[i], 1, p->n)
-             && mat_init(&d->z[i], 1, p->d_k);
-    if (rows < p->n) // a rolling buffer: its rows are put in position order each step (else they are in it)
+        ok = mat_init(&d->q[i], 1, p->d_k) && mat_init(&d->scores[i], 1, p->n)
+             && mat_init(&d->weights[i], 1, p->n) && mat_init(&d->z[i], 1, p->d_k);
+    if (rows < p->n) // a rolling buffer: its rows are put in position order each step (else they
+                     // are in it)
         ok = ok && mat_init(&d->keys, rows, p->d_k) && mat_init(&d->values, rows, p->d_k);
     ok = ok && mat_init(&d->concat, 1, p->heads * p->d_k) && mat_init(&d->output, 1, p->d_model);
     if (!ok) decode_free(d);
@@ -100,8 +111,8 @@ Matrix decode_cache_row(const Decoder *d, int g, int slot, bool value)
     return rows_of(value ? &d->v_cache[g] : &d->k_cache[g], slot, 1);
 }
 
-// K/V head g's cached rows of positions first .. t, in position order, into d->keys and d->values (the
-// rolling buffer's two runs, slots first mod rows .. rows-1 then 0 ..): rows t - first + 1.
+// K/V head g's cached rows of positions first .. t, in position order, into d->keys and d->values
+// (the rolling buffer's two runs, slots first mod rows .. rows-1 then 0 ..): rows t - first + 1.
 static void gather(Decoder *d, int g, int first, int t)
 {
     size_t row = (size_t)d->p->d_k * sizeof(double);
@@ -112,8 +123,9 @@ static void gather(Decoder *d, int g, int first, int t)
     }
 }
 
-// Token t's key and value into every K/V head's cache, slot t mod cache_rows, computed as the trace computes
-// row t of K and V (the key turned by RoPE at position t when the lesson rotates). False: a number overflowed.
+// Token t's key and value into every K/V head's cache, slot t mod cache_rows, computed as the trace
+// computes row t of K and V (the key turned by RoPE at position t when the lesson rotates). False:
+// a number overflowed.
 static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
 {
     const AttnParams *p = d->p;
@@ -121,10 +133,10 @@ static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
         Matrix k = rows_of(&d->k_cache[g], slot, 1), v = rows_of(&d->v_cache[g], slot, 1);
         int h = group_head(p, g);
         if (p->rope != ROPE_NONE) {
-            attn_project(&d->q[h], x, &p->W_K[h], &p->b_K[h]); // the unturned key, in a row of its size
+            attn_project(&d->q[h], x, &p->W_K[h],
+                         &p->b_K[h]); // the unturned key, in a row of its size
             attn_rope_scaled(&k, &d->q[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
-        } else
-            attn_project(&k, x, &p->W_K[h], &p->b_K[h]);
+        } else attn_project(&k, x, &p->W_K[h], &p->b_K[h]);
         attn_project(&v, x, &p->W_V[h], &p->b_V[h]);
         if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
     }
@@ -139,7 +151,8 @@ bool decode_step(Decoder *d)
     Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
     DecodeBuffer buf = decode_buffer(p, t);
     int slot = buf.slot, first = buf.first, rows = buf.cached;
-    // The slot's old key and value (position t - cache_rows, out of the window now) are overwritten.
+    // The slot's old key and value (position t - cache_rows, out of the window now) are
+    // overwritten.
     if (!write_kv(d, &x, t, slot)) return false;
     double root = sqrt((double)p->d_k);
     int gathered = -1;
@@ -151,18 +164,20 @@ bool decode_step(Decoder *d)
         Matrix values = rows_of(rolling ? &d->values : &d->v_cache[g], 0, rows);
         Matrix s = first_cols(&d->scores[h], t + 1), w = first_cols(&d->weights[h], t + 1);
         Matrix s_cached = {1, rows, s.data + first}, w_cached = {1, rows, w.data + first};
-        if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned until below)
+        if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned
+                                    // until below)
             attn_project(&d->z[h], &x, &p->W_Q[h], &p->b_Q[h]);
             attn_rope_scaled(&d->q[h], &d->z[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
-        } else
-            attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
-        attn_scores(&s_cached, &d->q[h], &keys); // (1, rows) = q_t K_cacheᵀ over the cached positions
+        } else attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
+        attn_scores(&s_cached, &d->q[h],
+                    &keys); // (1, rows) = q_t K_cacheᵀ over the cached positions
         for (int j = 0; j <= t; j++)
-            s.data[j] = j >= first && sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
+            s.data[j] =
+                j >= first && sees(p, t, j) ? attn_scale_one(p, s.data[j], root) : -INFINITY;
         if (!mat_all_finite(&d->q[h], false) || !mat_all_finite(&s, true)) return false;
         mat_softmax_rows(&w, &s); // over positions 0..t: the ones no longer cached weigh exactly 0
-        // (1, d_k) = weights V_cache over the cached rows in position order: the trace's sum without its
-        // leading zero terms, which leave its running sum +0 (so the same bits).
+        // (1, d_k) = weights V_cache over the cached rows in position order: the trace's sum
+        // without its leading zero terms, which leave its running sum +0 (so the same bits).
         attn_weighted_sum(&d->z[h], &w_cached, &values);
         if (!mat_all_finite(&d->z[h], false)) return false;
     }
@@ -178,10 +193,13 @@ bool decode_step(Decoder *d)
 
 DecodeWork decode_work(const AttnParams *p, int t)
 {
-    int64_t h = p->heads, g = kv_heads(p), d_model = p->d_model, d_k = p->d_k, rows = (int64_t)t + 1;
-    // (RoPE's rotation, 4 multiplications a pair, is left out: it is not a multiply-add of the layer's.)
-    int64_t project = h * d_model * d_k + 2 * g * d_model * d_k; // one token's q (every head), k and v
-    int64_t out_row = h * d_k * d_model;                         // one output row: concat W_O
+    int64_t h = p->heads, g = kv_heads(p), d_model = p->d_model, d_k = p->d_k,
+            rows = (int64_t)t + 1;
+    // (RoPE's rotation, 4 multiplications a pair, is left out: it is not a multiply-add of the
+    // layer's.)
+    int64_t project =
+        h * d_model * d_k + 2 * g * d_model * d_k; // one token's q (every head), k and v
+    int64_t out_row = h * d_k * d_model; // one output row: concat W_O
     DecodeWork w;
     w.with_cache = project + 2 * h * seen(p, t, t + 1) * d_k + out_row;
     w.without_cache = rows * project + 2 * h * rows * rows * d_k + rows * out_row;
@@ -227,16 +245,16 @@ int64_t tiles_rows(const AttnParams *p, int block)
 // e^(a - b) for the running rescale: 0 when a is -inf (nothing was seen: no weight to carry).
 static double rescale(double a, double b) { return a == -INFINITY ? 0.0 : core_exp(a - b); }
 
-int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const Matrix *v, int block, TileVisit visit,
-                  void *ctx, Matrix *z, Matrix *mz, Matrix *lz)
+int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const Matrix *v, int block,
+                  TileVisit visit, void *ctx, Matrix *z, Matrix *mz, Matrix *lz)
 {
     Matrix s, pv, m, l, O;
     memset(&s, 0, sizeof s), memset(&pv, 0, sizeof pv);
     memset(&m, 0, sizeof m), memset(&l, 0, sizeof l), memset(&O, 0, sizeof O);
     int most = p->n > p->m ? p->n : p->m, b = block < most ? block : most, d_k = p->d_k;
     int64_t computed = 0;
-    bool ok = mat_init(&s, b, b) && mat_init(&pv, b, d_k) && mat_init(&m, b, 1) && mat_init(&l, b, 1)
-              && mat_init(&O, b, d_k);
+    bool ok = mat_init(&s, b, b) && mat_init(&pv, b, d_k) && mat_init(&m, b, 1)
+              && mat_init(&l, b, 1) && mat_init(&O, b, d_k);
     double root = sqrt((double)d_k);
     for (int r0 = 0; ok && r0 < p->n; r0 += b) {
         int r1 = r0 + b < p->n ? r0 + b : p->n, rb = r1 - r0;
@@ -245,7 +263,8 @@ int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const M
         Matrix qb = rows_of(q, r0, rb);
         for (int c0 = 0; c0 < p->m; c0 += b) {
             int c1 = c0 + b < p->m ? c0 + b : p->m, cb = c1 - c0;
-            if (tile_hidden(p, r0, r1, c0, c1)) continue; // FlashAttention skips what the mask hides entirely
+            if (tile_hidden(p, r0, r1, c0, c1))
+                continue; // FlashAttention skips what the mask hides entirely
             Matrix kb = rows_of(k, c0, cb), vb = rows_of(v, c0, cb);
             Matrix sb = {rb, cb, s.data}, pb = {rb, d_k, pv.data};
             attn_scores(&sb, &qb, &kb); // (rb, cb) = Q_blk K_blkᵀ: the only scores held
@@ -275,7 +294,8 @@ int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const M
                 visit(ctx, &st);
             }
         }
-        for (int i = 0; i < rb; i++) { // Z = O / l (a row that sees nothing: zeros, as the softmax gives)
+        for (int i = 0; i < rb;
+             i++) { // Z = O / l (a row that sees nothing: zeros, as the softmax gives)
             mz->data[r0 + i] = m.data[i], lz->data[r0 + i] = l.data[i];
             for (int c = 0; c < d_k; c++)
                 mat_row(z, r0 + i)[c] = l.data[i] > 0 ? mat_row(&O, i)[c] / l.data[i] : 0.0;

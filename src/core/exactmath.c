@@ -1,15 +1,16 @@
-// exp, log1p, pow, sin and cos as glibc computes them on x86-64, in plain C11 arithmetic, so every platform gets Linux'
-// bits (the build uses -ffp-contract=off; the fused multiply-adds are emulated exactly, below).
+// exp, log1p, pow, sin and cos as glibc computes them on x86-64, in plain C11 arithmetic, so every
+// platform gets Linux' bits (the build uses -ffp-contract=off; the fused multiply-adds are emulated
+// exactly, below).
 //
-// exp: the table-driven algorithm of ARM's optimized-routines (Szabolcs Nagy), glibc's exp since 2.28:
-// e^x = 2^(k/128) e^r, |r| <= ln2/256, e^r by a degree-5 polynomial; the constants below are that
-// algorithm's (optimized-routines is MIT-licensed). glibc picks its FMA build on a CPU with FMA and AVX2;
-// its contractions are written out here as fma_exact() calls. Where the CPU has the FMA instruction (it
-// rounds a * b + c once, exactly what fma_exact emulates) exp uses it instead: the same bits, faster.
-// log1p: Sun's fdlibm algorithm (freely granted: "Permission to use, copy, modify, and distribute this
-// software is freely granted, provided that this notice is preserved"), with glibc's order of evaluation
-// and, again, the products its x86-64 FMA build fuses (GCC's contraction of that code, read from GCC's
-// widening_mul dump) as fma_exact() calls.
+// exp: the table-driven algorithm of ARM's optimized-routines (Szabolcs Nagy), glibc's exp
+// since 2.28: e^x = 2^(k/128) e^r, |r| <= ln2/256, e^r by a degree-5 polynomial; the constants
+// below are that algorithm's (optimized-routines is MIT-licensed). glibc picks its FMA build on a
+// CPU with FMA and AVX2; its contractions are written out here as fma_exact() calls. Where the CPU
+// has the FMA instruction (it rounds a * b + c once, exactly what fma_exact emulates) exp uses it
+// instead: the same bits, faster. log1p: Sun's fdlibm algorithm (freely granted: "Permission to
+// use, copy, modify, and distribute this software is freely granted, provided that this notice is
+// preserved"), with glibc's order of evaluation and, again, the products its x86-64 FMA build fuses
+// (GCC's contraction of that code, read from GCC's widening_mul dump) as fma_exact() calls.
 #include "exactmath.h"
 
 #include <float.h>
@@ -62,8 +63,9 @@ static double sum_odd(double a, double b)
     return from_bits(bs);
 }
 
-// a * b + c rounded once, as an FMA instruction gives it (Boldo and Melquiond's emulation through rounding
-// to odd, IEEE Trans. Computers 57(4), 2008). Exact for the magnitudes exp uses (no overflow, no underflow).
+// a * b + c rounded once, as an FMA instruction gives it (Boldo and Melquiond's emulation through
+// rounding to odd, IEEE Trans. Computers 57(4), 2008). Exact for the magnitudes exp uses (no
+// overflow, no underflow).
 static double fma_exact(double a, double b, double c)
 {
     double uh, ul, th, tl;
@@ -75,8 +77,8 @@ static double fma_exact(double a, double b, double c)
 // a * b + c rounded once, by one of the two above.
 typedef double (*Fma3)(double a, double b, double c);
 
-// scale * tmp + scale for scale = H * 2^e (H in [1, 2)): the FMA done on H and scaled back exactly, so the
-// split in two_prod never overflows. The result stays in the normal range.
+// scale * tmp + scale for scale = H * 2^e (H in [1, 2)): the FMA done on H and scaled back exactly,
+// so the split in two_prod never overflows. The result stays in the normal range.
 static inline double scaled_fma(double scale, double tmp, double add, Fma3 fma3)
 {
     uint64_t b = bits_of(scale);
@@ -101,8 +103,8 @@ static double exp_special(double tmp, uint64_t sbits, uint64_t ki)
         double scale = from_bits(sbits);
         return 0x1p1009 * scaled_fma(scale, tmp, scale, fma_exact);
     }
-    // k < 0: round once at the subnormal step, not twice. (glibc's FMA build fuses nothing here: measured,
-    // 0 of 10^6 inputs differ this way, 188 with the two products fused.)
+    // k < 0: round once at the subnormal step, not twice. (glibc's FMA build fuses nothing here:
+    // measured, 0 of 10^6 inputs differ this way, 188 with the two products fused.)
     sbits += UINT64_C(1022) << 52;
     double scale = from_bits(sbits);
     double y = scale + scale * tmp;
@@ -151,8 +153,8 @@ double core_exp_portable(double x) { return exp_with(x, fma_exact); }
 
 double core_fma_portable(double a, double b, double c) { return fma_exact(a, b, c); }
 
-// e^d, 0 straight away from -746 down: past the smallest subnormal, the value exp_with gives there anyway,
-// without its slow two-step scaling (common with large random weights).
+// e^d, 0 straight away from -746 down: past the smallest subnormal, the value exp_with gives there
+// anyway, without its slow two-step scaling (common with large random weights).
 static inline double core_exp_shifted_one(double d, double (*exp1)(double))
 {
     return d < -746.0 ? 0.0 : exp1(d);
@@ -163,8 +165,9 @@ void core_exp_row_portable(double *y, const double *x, double shift, size_t n)
     for (size_t j = 0; j < n; j++) y[j] = core_exp_shifted_one(x[j] - shift, core_exp_portable);
 }
 
-// The FMA instruction, where the compiler can target it and the CPU has it (checked at run time, so the
-// build runs everywhere). x86-64 with GCC or clang (MinGW included); elsewhere the portable code only.
+// The FMA instruction, where the compiler can target it and the CPU has it (checked at run time, so
+// the build runs everywhere). x86-64 with GCC or clang (MinGW included); elsewhere the portable
+// code only.
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define EXACT_HAVE_FMA 1
 #include <immintrin.h>
@@ -182,34 +185,41 @@ double core_fma_hw(double a, double b, double c) { return fma_hw(a, b, c); }
 
 double core_exp(double x) { return core_fma_hw_available() ? exp_hw(x) : core_exp_portable(x); }
 
-// Four lanes of exp_with's main path (0x1p-54 <= |x| < 512) with AVX2 and the FMA instruction: the same
-// operations in the same order, the table read by gathers. scaled_fma's detour through H is not needed
-// with the instruction (it never overflows; the result is normal, so scaling by 2^e is exact either way).
-// Lanes outside that range, and the tail of the row, go through exp_hw one by one.
-__attribute__((target("avx2,fma"))) static void exp_row_avx2(double *y, const double *x, double shift, size_t n)
+// Four lanes of exp_with's main path (0x1p-54 <= |x| < 512) with AVX2 and the FMA instruction: the
+// same operations in the same order, the table read by gathers. scaled_fma's detour through H is
+// not needed with the instruction (it never overflows; the result is normal, so scaling by 2^e is
+// exact either way). Lanes outside that range, and the tail of the row, go through exp_hw one by
+// one.
+__attribute__((target("avx2,fma"))) static void exp_row_avx2(double *y, const double *x,
+                                                             double shift, size_t n)
 {
-    const __m256d inv = _mm256_set1_pd(INV_LN2_N), sh = _mm256_set1_pd(SHIFT), hi = _mm256_set1_pd(NEG_LN2_HI_N),
-                  lo = _mm256_set1_pd(NEG_LN2_LO_N), c2 = _mm256_set1_pd(C2), c3 = _mm256_set1_pd(C3),
-                  c4 = _mm256_set1_pd(C4), c5 = _mm256_set1_pd(C5), s = _mm256_set1_pd(shift);
-    const __m256i lowest = _mm256_set1_epi64x(top12(0x1p-54) - 1), highest = _mm256_set1_epi64x(top12(512)),
-                  m127 = _mm256_set1_epi64x(127), m7ff = _mm256_set1_epi64x(0x7ff), one = _mm256_set1_epi64x(1);
+    const __m256d inv = _mm256_set1_pd(INV_LN2_N), sh = _mm256_set1_pd(SHIFT),
+                  hi = _mm256_set1_pd(NEG_LN2_HI_N), lo = _mm256_set1_pd(NEG_LN2_LO_N),
+                  c2 = _mm256_set1_pd(C2), c3 = _mm256_set1_pd(C3), c4 = _mm256_set1_pd(C4),
+                  c5 = _mm256_set1_pd(C5), s = _mm256_set1_pd(shift);
+    const __m256i lowest = _mm256_set1_epi64x(top12(0x1p-54) - 1),
+                  highest = _mm256_set1_epi64x(top12(512)), m127 = _mm256_set1_epi64x(127),
+                  m7ff = _mm256_set1_epi64x(0x7ff), one = _mm256_set1_epi64x(1);
     const long long *table = (const long long *)(const void *)exp_table;
     size_t j = 0;
     for (; j + 4 <= n; j += 4) {
         __m256d d = _mm256_sub_pd(_mm256_loadu_pd(x + j), s);
         __m256i abstop = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(d), 52), m7ff);
-        __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(abstop, lowest), _mm256_cmpgt_epi64(highest, abstop));
+        __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(abstop, lowest),
+                                      _mm256_cmpgt_epi64(highest, abstop));
         __m256d kd = _mm256_fmadd_pd(inv, d, sh);
         __m256i ki = _mm256_castpd_si256(kd);
         kd = _mm256_sub_pd(kd, sh);
         __m256d r = _mm256_fmadd_pd(kd, lo, _mm256_fmadd_pd(kd, hi, d));
         __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, m127), 1);
         __m256d tail = _mm256_castsi256_pd(_mm256_i64gather_epi64(table, idx, 8));
-        __m256i sbits = _mm256_add_epi64(_mm256_i64gather_epi64(table, _mm256_add_epi64(idx, one), 8),
-                                         _mm256_slli_epi64(ki, 45));
+        __m256i sbits =
+            _mm256_add_epi64(_mm256_i64gather_epi64(table, _mm256_add_epi64(idx, one), 8),
+                             _mm256_slli_epi64(ki, 45));
         __m256d r2 = _mm256_mul_pd(r, r);
-        __m256d tmp = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), _mm256_fmadd_pd(r, c5, c4),
-                                      _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, c3, c2), _mm256_add_pd(tail, r)));
+        __m256d tmp = _mm256_fmadd_pd(
+            _mm256_mul_pd(r2, r2), _mm256_fmadd_pd(r, c5, c4),
+            _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, c3, c2), _mm256_add_pd(tail, r)));
         __m256d scale = _mm256_castsi256_pd(sbits);
         int inside = _mm256_movemask_pd(_mm256_castsi256_pd(in));
         double dl[4];
@@ -236,7 +246,10 @@ double core_fma_hw(double a, double b, double c) { return fma_exact(a, b, c); }
 
 double core_exp(double x) { return core_exp_portable(x); }
 
-void core_exp_row(double *y, const double *x, double shift, size_t n) { core_exp_row_portable(y, x, shift, n); }
+void core_exp_row(double *y, const double *x, double shift, size_t n)
+{
+    core_exp_row_portable(y, x, shift, n);
+}
 #endif
 
 // --- log1p: fdlibm's, in glibc's order of evaluation ---
@@ -279,8 +292,7 @@ double core_log1p(double x)
             f = x;
             hu = 1;
         }
-    } else if (hx >= 0x7ff00000)
-        return x + x;
+    } else if (hx >= 0x7ff00000) return x + x;
     if (k != 0) {
         if (hx < 0x43400000) {
             u = 1.0 + x;
@@ -319,7 +331,8 @@ double core_log1p(double x)
     z = s * s;
     // R = z Lp1 + z^2 (Lp2 + z Lp3) + z^4 (Lp4 + z Lp5) + z^6 (Lp6 + z Lp7)
     double z2 = z * z, z4 = z2 * z2, z6 = z2 * z4;
-    double R2 = fma_exact(z, LP[3], LP[2]), R3 = fma_exact(z, LP[5], LP[4]), R4 = fma_exact(z, LP[7], LP[6]);
+    double R2 = fma_exact(z, LP[3], LP[2]), R3 = fma_exact(z, LP[5], LP[4]),
+           R4 = fma_exact(z, LP[7], LP[6]);
     R = fma_exact(z6, R4, fma_exact(z4, R3, fma_exact(z, LP[1], z2 * R2)));
     double sr = s * (R + hfsq);
     if (k == 0) return f - (hfsq - sr);
@@ -327,8 +340,9 @@ double core_log1p(double x)
 }
 
 // --- pow: glibc's (ARM's optimized-routines): ln x to ~68 bits from a 128-entry table and a polynomial,
-// times y, then the exp above with the low part of the product added to r. The contractions of glibc's
-// x86-64 FMA build (and its two explicit fma calls) as fma_exact. The table from tools/gen_exp_table.py.
+// times y, then the exp above with the low part of the product added to r. The contractions of
+// glibc's x86-64 FMA build (and its two explicit fma calls) as fma_exact. The table from
+// tools/gen_exp_table.py.
 static const double PW_LN2_HI = 0x1.62e42fefa3800p-1, PW_LN2_LO = 0x1.ef35793c76730p-45;
 static const double PW_A[7] = {-0x1p-1,
                                -0x1.5555555555560p-1,
@@ -355,8 +369,9 @@ static double pow_log(uint64_t ix, double *tail)
     double hi = t2 + ar2;
     double lo3 = fma_exact(r, ar, -ar2);
     double lo4 = ar2 + (t2 - hi);
-    double q = fma_exact(ar2, fma_exact(ar2, fma_exact(r, PW_A[6], PW_A[5]), fma_exact(r, PW_A[4], PW_A[3])),
-                         fma_exact(r, PW_A[2], PW_A[1]));
+    double q = fma_exact(
+        ar2, fma_exact(ar2, fma_exact(r, PW_A[6], PW_A[5]), fma_exact(r, PW_A[4], PW_A[3])),
+        fma_exact(r, PW_A[2], PW_A[1]));
     double lo = fma_exact(ar3, q, lo4 + (lo3 + (lo1 + lo2)));
     double y = hi + lo;
     *tail = lo + (hi - y);
@@ -367,12 +382,14 @@ double core_pow(double x, double y)
 {
     if (y == 0.0 || x == 1.0) return 1.0;
     uint32_t topy = (uint32_t)(bits_of(y) >> 52) & 0x7ff;
-    if (!(x >= DBL_MIN) || !isfinite(x) || topy - 0x3be >= 0x43e - 0x3be) return pow(x, y); // not the core's
+    if (!(x >= DBL_MIN) || !isfinite(x) || topy - 0x3be >= 0x43e - 0x3be)
+        return pow(x, y); // not the core's
     double lo, hi = pow_log(bits_of(x), &lo);
     double ehi = y * hi;
     double elo = fma_exact(y, lo, fma_exact(y, hi, -ehi));
     unsigned abstop = (unsigned)(bits_of(ehi) >> 52) & 0x7ff;
-    if (abstop - 0x3c9 >= 0x408 - 0x3c9) return pow(x, y); // |y ln x| < 2^-54 or >= 512: not the core's
+    if (abstop - 0x3c9 >= 0x408 - 0x3c9)
+        return pow(x, y); // |y ln x| < 2^-54 or >= 512: not the core's
     double kd = fma_exact(INV_LN2_N, ehi, SHIFT);
     uint64_t ki = bits_of(kd);
     kd -= SHIFT;
@@ -381,18 +398,21 @@ double core_pow(double x, double y)
     double tail = from_bits(exp_table[idx]);
     double scale = from_bits(exp_table[idx + 1] + (ki << 45));
     double r2 = r * r;
-    double tmp = fma_exact(r2 * r2, fma_exact(r, C5, C4), fma_exact(r2, fma_exact(r, C3, C2), r + tail));
+    double tmp =
+        fma_exact(r2 * r2, fma_exact(r, C5, C4), fma_exact(r2, fma_exact(r, C3, C2), r + tail));
     return scaled_fma(scale, tmp, scale, fma_exact);
 }
 
 // --- sin and cos: IBM's algorithm as in glibc (s_sin.c), its x86-64 FMA build's contractions as fma_exact:
-// x = k pi/2 + (a + da), then sin/cos of the nearest j/128 from sincos_table and short polynomials for the
-// rest. The constants are glibc's (LGPL); the table comes from tools/gen_exp_table.py.
+// x = k pi/2 + (a + da), then sin/cos of the nearest j/128 from sincos_table and short polynomials
+// for the rest. The constants are glibc's (LGPL); the table comes from tools/gen_exp_table.py.
 static const double SC_BIG = 0x1.8p45, SC_HP0 = 0x1.921fb54442d18p0, SC_HP1 = 0x1.1a62633145c07p-54,
                     SC_HPINV = 0x1.45f306dc9c883p-1, SC_TOINT = 0x1.8p52, SC_MP1 = 0x1.921fb58p0,
-                    SC_MP2 = -0x1.dde973cp-27, SC_PP3 = -0x1.cb3b398p-55, SC_PP4 = -0x1.d747f23e32ed7p-83;
-static const double SC_S1 = -0x1.5555555555555p-3, SC_S2 = 0x1.1111111110ecep-7, SC_S3 = -0x1.a01a019db08b8p-13,
-                    SC_S4 = 0x1.71de27b9a7ed9p-19, SC_S5 = -0x1.addffc2fcdf59p-26;
+                    SC_MP2 = -0x1.dde973cp-27, SC_PP3 = -0x1.cb3b398p-55,
+                    SC_PP4 = -0x1.d747f23e32ed7p-83;
+static const double SC_S1 = -0x1.5555555555555p-3, SC_S2 = 0x1.1111111110ecep-7,
+                    SC_S3 = -0x1.a01a019db08b8p-13, SC_S4 = 0x1.71de27b9a7ed9p-19,
+                    SC_S5 = -0x1.addffc2fcdf59p-26;
 static const double SC_SN3 = -0x1.5555555555515p-3, SC_SN5 = 0x1.11110e829872fp-7, SC_CS2 = 0.5,
                     SC_CS4 = -0x1.5555555555535p-5, SC_CS6 = 0x1.6c16bedd9e239p-10;
 
@@ -400,7 +420,8 @@ static const double SC_SN3 = -0x1.5555555555515p-3, SC_SN5 = 0x1.11110e829872fp-
 static double sc_taylor_sin(double a, double da)
 {
     double xx = a * a;
-    double p = fma_exact(xx, fma_exact(xx, fma_exact(xx, fma_exact(xx, SC_S5, SC_S4), SC_S3), SC_S2), SC_S1);
+    double p = fma_exact(
+        xx, fma_exact(xx, fma_exact(xx, fma_exact(xx, SC_S5, SC_S4), SC_S3), SC_S2), SC_S1);
     double t = fma_exact(xx, fma_exact(a, p, -(da * 0.5)), da);
     return a + t;
 }

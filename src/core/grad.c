@@ -1,5 +1,6 @@
-// The backward pass of multi-head attention for a squared-error loss: plain loops, one per product, in a
-// fixed order, so the gradients are the same bits every run (no threads, no fused multiply-add).
+// The backward pass of multi-head attention for a squared-error loss: plain loops, one per product,
+// in a fixed order, so the gradients are the same bits every run (no threads, no fused
+// multiply-add).
 #include "grad.h"
 
 #include <stdlib.h>
@@ -7,7 +8,8 @@
 
 bool grads_init(AttnParams *g, const AttnParams *p)
 {
-    if (!params_init_grouped(g, p->n, p->m, p->d_model, p->heads, p->kv_heads, p->d_k)) return false;
+    if (!params_init_grouped(g, p->n, p->m, p->d_model, p->heads, p->kv_heads, p->d_k))
+        return false;
     g->kv_given = p->kv_given;
     g->mask = p->mask;
     g->cross = p->cross;
@@ -42,7 +44,8 @@ double attn_loss(const Trace *t, const Matrix *targets)
 
 // dw (d_in, d_out) += x^T (d_in, rows) @ dy (rows, d_out); db (1, d_out) += column sums of dy;
 // dx (rows, d_in) += dy (rows, d_out) @ w^T (d_out, d_in). The backward of y = x w + b.
-static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x, const Matrix *w, const Matrix *dy)
+static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x, const Matrix *w,
+                             const Matrix *dy)
 {
     int rows = x->rows, d_in = x->cols, d_out = dy->cols;
     for (int a = 0; a < d_in; a++)
@@ -64,8 +67,8 @@ static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x
         }
 }
 
-// out (r, c) = op(a) @ op(b), op transposing when its flag is set; each sum runs over the inner index in
-// increasing order, a's factor first, so the bits are those of the plain loops.
+// out (r, c) = op(a) @ op(b), op transposing when its flag is set; each sum runs over the inner
+// index in increasing order, a's factor first, so the bits are those of the plain loops.
 static void product(Matrix *out, const Matrix *a, bool a_t, const Matrix *b, bool b_t)
 {
     int inner = a_t ? a->rows : a->cols;
@@ -73,13 +76,14 @@ static void product(Matrix *out, const Matrix *a, bool a_t, const Matrix *b, boo
         for (int j = 0; j < out->cols; j++) {
             double acc = 0.0;
             for (int k = 0; k < inner; k++)
-                acc += (a_t ? mat_get(a, k, i) : mat_get(a, i, k)) * (b_t ? mat_get(b, j, k) : mat_get(b, k, j));
+                acc += (a_t ? mat_get(a, k, i) : mat_get(a, i, k))
+                       * (b_t ? mat_get(b, j, k) : mat_get(b, k, j));
             mat_set(out, i, j, acc);
         }
 }
 
-// The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m, d_k);
-// with RoPE dQ_rot (n, d_k) and dK_rot (m, d_k), the gradients of the rotated rows.
+// The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m,
+// d_k); with RoPE dQ_rot (n, d_k) and dK_rot (m, d_k), the gradients of the rotated rows.
 typedef struct {
     Matrix dZ, dA, dQ, dK, dV, dQr, dKr;
 } HeadScratch;
@@ -90,26 +94,30 @@ static void scratch_free(HeadScratch *s)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mat_free(all[i]);
 }
 
-// One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the biases
-// and the embeddings (g->X for the queries; the keys and values into g->X too for self-attention, else g->S).
-static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *ht, const Matrix *dC, int h,
-                          HeadScratch *s)
+// One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the
+// biases and the embeddings (g->X for the queries; the keys and values into g->X too for
+// self-attention, else g->S).
+static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *ht, const Matrix *dC,
+                          int h, HeadScratch *s)
 {
     int n = p->n, m = p->m, dk = p->d_k;
     const Matrix *A = &ht->weights;
     // dZ (n, d_k) = dC's columns of head h
     for (int i = 0; i < n; i++)
-        memcpy(mat_row(&s->dZ, i), mat_row(dC, i) + (size_t)h * (size_t)dk, (size_t)dk * sizeof(double));
+        memcpy(mat_row(&s->dZ, i), mat_row(dC, i) + (size_t)h * (size_t)dk,
+               (size_t)dk * sizeof(double));
     // dA (n, m) = dZ (n, d_k) @ V^T (d_k, m);  dV (m, d_k) = A^T (m, n) @ dZ (n, d_k)
     product(&s->dA, &s->dZ, false, &ht->V, true);
     product(&s->dV, A, true, &s->dZ, false);
-    // Softmax backward, row by row: dscaled = A * (dA - sum_j A dA); a masked entry has A = 0 and gets 0.
-    // Then the scale: dscores = dscaled * scale (the trace divides by sqrt(d_k), i.e. scale = 1/sqrt(d_k)).
+    // Softmax backward, row by row: dscaled = A * (dA - sum_j A dA); a masked entry has A = 0 and
+    // gets 0. Then the scale: dscores = dscaled * scale (the trace divides by sqrt(d_k), i.e. scale
+    // = 1/sqrt(d_k)).
     double scale = params_scale(p);
     for (int i = 0; i < n; i++) {
         double dot = 0.0;
         for (int j = 0; j < m; j++) dot += mat_get(A, i, j) * mat_get(&s->dA, i, j);
-        for (int j = 0; j < m; j++) mat_set(&s->dA, i, j, mat_get(A, i, j) * (mat_get(&s->dA, i, j) - dot) * scale);
+        for (int j = 0; j < m; j++)
+            mat_set(&s->dA, i, j, mat_get(A, i, j) * (mat_get(&s->dA, i, j) - dot) * scale);
     }
     // dQ (n, d_k) = dscores (n, m) @ K (m, d_k);  dK (m, d_k) = dscores^T (m, n) @ Q (n, d_k)
     if (p->rope == ROPE_NONE) {
@@ -121,28 +129,33 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
         attn_rope_scaled(&s->dQ, &s->dQr, p->rope, p->rope_base, &p->rope_scale, -1, 0);
         attn_rope_scaled(&s->dK, &s->dKr, p->rope, p->rope_base, &p->rope_scale, -1, 0);
     }
-    // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its part.
+    // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its
+    // part.
     Matrix *dS = p->cross ? &g->S : &g->X;
     project_backward(&g->W_Q[h], &g->b_Q[h], &g->X, &p->X, &p->W_Q[h], &s->dQ);
     project_backward(&g->W_K[h], &g->b_K[h], dS, &p->S, &p->W_K[h], &s->dK);
     project_backward(&g->W_V[h], &g->b_V[h], dS, &p->S, &p->W_V[h], &s->dV);
 }
 
-bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets, double weight)
+bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
+                   double weight)
 {
     int n = p->n, d = p->d_model, hd = p->heads * p->d_k;
     Matrix dOut = {0}, dC = {0};
     HeadScratch s = {0};
     bool ok = mat_init(&dOut, n, d) && mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k)
-           && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k) && mat_init(&s.dK, p->m, p->d_k)
-           && mat_init(&s.dV, p->m, p->d_k)
-           && (p->rope == ROPE_NONE || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
+              && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k)
+              && mat_init(&s.dK, p->m, p->d_k) && mat_init(&s.dV, p->m, p->d_k)
+              && (p->rope == ROPE_NONE
+                  || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
     if (ok) {
         // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
         double f = weight * 2.0 / ((double)n * (double)d);
         size_t count = (size_t)n * (size_t)d;
-        for (size_t i = 0; i < count; i++) dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
-        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has it)
+        for (size_t i = 0; i < count; i++)
+            dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
+        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
+        // it)
         project_backward(&g->W_O, &g->b_O, &dC, &t->concat, &p->W_O, &dOut);
         for (int h = 0; h < p->heads; h++)
             if (!params_ablated(p, h)) head_backward(g, p, &t->head[h], &dC, h, &s);

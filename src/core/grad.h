@@ -1,13 +1,15 @@
-// Gradients of the squared-error loss L = mean((output - targets)^2) through every stage of a trace,
-// with respect to the embeddings and every weight in the explicit per-head form (C11 + libm only).
+// Gradients of the squared-error loss L = mean((output - targets)^2) through every stage of a
+// trace, with respect to the embeddings and every weight in the explicit per-head form (C11 + libm
+// only).
 #ifndef MHA_GRAD_H
 #define MHA_GRAD_H
 
 #include "trace.h"
 
-// Gradients are kept in an AttnParams of the lesson's sizes: W_Q..b_O hold dL/dW_Q..dL/db_O, X holds dL/dE
-// (the token embeddings; positions are fixed, so dL/dE = dL/dX) and S, for cross-attention, dL/dE_S.
-// grads_init allocates them zeroed (free with params_free); grads_zero clears them again.
+// Gradients are kept in an AttnParams of the lesson's sizes: W_Q..b_O hold dL/dW_Q..dL/db_O, X
+// holds dL/dE (the token embeddings; positions are fixed, so dL/dE = dL/dX) and S, for
+// cross-attention, dL/dE_S. grads_init allocates them zeroed (free with params_free); grads_zero
+// clears them again.
 bool grads_init(AttnParams *g, const AttnParams *p);
 void grads_zero(AttnParams *g);
 
@@ -15,10 +17,12 @@ void grads_zero(AttnParams *g);
 // targets (n, d_model).
 double attn_loss(const Trace *t, const Matrix *targets);
 
-// g += weight * dL/d(each parameter and embedding) for L = attn_loss(t, targets), where t = trace_run(p):
-// back through the output projection, the concatenation (an ablated head's Z gets no gradient), the
-// weighted sum, the softmax, the mask (masked scores get none), the scale, the scores and the projections.
-// targets (n, d_model). Returns false when out of memory (g then unchanged in part: zero it before reuse).
-bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets, double weight);
+// g += weight * dL/d(each parameter and embedding) for L = attn_loss(t, targets), where t =
+// trace_run(p): back through the output projection, the concatenation (an ablated head's Z gets no
+// gradient), the weighted sum, the softmax, the mask (masked scores get none), the scale, the
+// scores and the projections. targets (n, d_model). Returns false when out of memory (g then
+// unchanged in part: zero it before reuse).
+bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
+                   double weight);
 
 #endif

@@ -1,5 +1,5 @@
-// The lesson's parameters: allocating, copying and shuffling them, the table of its weights, and the
-// positions added to the embeddings (sinusoidal or given).
+// The lesson's parameters: allocating, copying and shuffling them, the table of its weights, and
+// the positions added to the embeddings (sinusoidal or given).
 #include "params.h"
 #include "exactmath.h"
 
@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Frees an array of `count` matrices allocated with alloc_matrices (group: entries sharing one's data).
+// Frees an array of `count` matrices allocated with alloc_matrices (group: entries sharing one's
+// data).
 static void free_matrices(Matrix *ms, int count, int group)
 {
     if (!ms) return;
@@ -15,7 +16,8 @@ static void free_matrices(Matrix *ms, int count, int group)
     free(ms);
 }
 
-// `count` matrices (rows, cols), zeroed; each run of `group` of them shares the first one's numbers.
+// `count` matrices (rows, cols), zeroed; each run of `group` of them shares the first one's
+// numbers.
 static Matrix *alloc_matrices(int count, int group, int rows, int cols)
 {
     Matrix *ms = calloc((size_t)count, sizeof(Matrix));
@@ -46,11 +48,17 @@ const ParamInfo PARAMS[PARAM_COUNT] = {
 
 int params_dim(const AttnParams *p, ParamDim d)
 {
-    return d == PDIM_D_MODEL ? p->d_model : d == PDIM_D_K ? p->d_k : d == PDIM_H_D_K ? p->heads * p->d_k : 1;
+    return d == PDIM_D_MODEL ? p->d_model
+           : d == PDIM_D_K   ? p->d_k
+           : d == PDIM_H_D_K ? p->heads * p->d_k
+                             : 1;
 }
 
 // The per-head array of row i (a Matrix * inside p).
-static Matrix **param_array(AttnParams *p, int i) { return (Matrix **)(void *)((char *)p + PARAMS[i].offset); }
+static Matrix **param_array(AttnParams *p, int i)
+{
+    return (Matrix **)(void *)((char *)p + PARAMS[i].offset);
+}
 
 Matrix *params_at(AttnParams *p, int i, int h)
 {
@@ -58,7 +66,10 @@ Matrix *params_at(AttnParams *p, int i, int h)
     return (Matrix *)(void *)((char *)p + PARAMS[i].offset);
 }
 
-const Matrix *params_at_const(const AttnParams *p, int i, int h) { return params_at((AttnParams *)p, i, h); }
+const Matrix *params_at_const(const AttnParams *p, int i, int h)
+{
+    return params_at((AttnParams *)p, i, h);
+}
 
 int params_count(const AttnParams *p, int i)
 {
@@ -66,11 +77,17 @@ int params_count(const AttnParams *p, int i)
 }
 
 // How many consecutive heads share one matrix of row i.
-static int group_of(const AttnParams *p, int i) { return PARAMS[i].per_kv ? p->heads / p->kv_heads : 1; }
+static int group_of(const AttnParams *p, int i)
+{
+    return PARAMS[i].per_kv ? p->heads / p->kv_heads : 1;
+}
 
 Matrix *params_own(AttnParams *p, int i, int k) { return params_at(p, i, k * group_of(p, i)); }
 
-const Matrix *params_own_const(const AttnParams *p, int i, int k) { return params_own((AttnParams *)p, i, k); }
+const Matrix *params_own_const(const AttnParams *p, int i, int k)
+{
+    return params_own((AttnParams *)p, i, k);
+}
 
 const Matrix *params_at_offset(const AttnParams *p, size_t offset, int h)
 {
@@ -96,7 +113,8 @@ bool params_init_grouped(AttnParams *p, int n, int m, int d_model, int heads, in
     bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model);
     for (int i = 0; ok && i < PARAM_COUNT; i++) {
         int rows = params_dim(p, PARAMS[i].rows), cols = params_dim(p, PARAMS[i].cols);
-        if (PARAMS[i].per_head) ok = (*param_array(p, i) = alloc_matrices(heads, group_of(p, i), rows, cols)) != NULL;
+        if (PARAMS[i].per_head)
+            ok = (*param_array(p, i) = alloc_matrices(heads, group_of(p, i), rows, cols)) != NULL;
         else ok = mat_init(params_at(p, i, 0), rows, cols);
     }
     if (!ok) params_free(p);
@@ -108,7 +126,8 @@ void params_free(AttnParams *p)
     mat_free(&p->X);
     mat_free(&p->S);
     for (int i = 0; i < PARAM_COUNT; i++) {
-        if (PARAMS[i].per_head) free_matrices(*param_array(p, i), p->heads, p->kv_heads > 0 ? group_of(p, i) : 1);
+        if (PARAMS[i].per_head)
+            free_matrices(*param_array(p, i), p->heads, p->kv_heads > 0 ? group_of(p, i) : 1);
         else mat_free(params_at(p, i, 0));
     }
     mat_free(&p->E);
@@ -135,7 +154,8 @@ void layer_stream_free(LayerStream *s)
 
 static void copy_values(Matrix *dst, const Matrix *src)
 {
-    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+    if (src->data)
+        memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
 }
 
 int params_trainable(Matrix **out, AttnParams *p)
@@ -152,13 +172,14 @@ int params_trainable(Matrix **out, AttnParams *p)
 void params_copy_weights(AttnParams *dst, const AttnParams *src)
 {
     for (int i = 0; i < PARAM_COUNT; i++)
-        for (int k = 0; k < params_count(src, i); k++) copy_values(params_own(dst, i, k), params_own_const(src, i, k));
+        for (int k = 0; k < params_count(src, i); k++)
+            copy_values(params_own(dst, i, k), params_own_const(src, i, k));
 }
 
 void params_swap_weights(AttnParams *a, AttnParams *b)
 {
-    // Every entry, the shared ones of a group too: each points at its owner's numbers in both, so after the
-    // swap it points at the other's owner, which moved with it.
+    // Every entry, the shared ones of a group too: each points at its owner's numbers in both, so
+    // after the swap it points at the other's owner, which moved with it.
     for (int i = 0; i < PARAM_COUNT; i++)
         for (int h = 0; h < (PARAMS[i].per_head ? a->heads : 1); h++) {
             Matrix *x = params_at(a, i, h), *y = params_at(b, i, h);
@@ -170,7 +191,9 @@ void params_swap_weights(AttnParams *a, AttnParams *b)
 
 bool params_copy(AttnParams *out, const AttnParams *src)
 {
-    if (!params_init_grouped(out, src->n, src->m, src->d_model, src->heads, src->kv_heads, src->d_k)) return false;
+    if (!params_init_grouped(out, src->n, src->m, src->d_model, src->heads, src->kv_heads,
+                             src->d_k))
+        return false;
     out->cfg = src->cfg; // every setting of the lesson
     out->rope_shift = src->rope_shift;
     out->rope_block = src->rope_block;
@@ -246,7 +269,8 @@ bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
 {
     if (!params_copy(out, src)) return false;
     out->stream = NULL; // a checkpoint's stream is in the tokens' own order
-    // Without positions the rows of X are the token embeddings: they move. With positions E moves and P stays.
+    // Without positions the rows of X are the token embeddings: they move. With positions E moves
+    // and P stays.
     Matrix *moved = src->positions != POS_NONE ? &out->E : &out->X;
     const Matrix *from = src->positions != POS_NONE ? &src->E : &src->X;
     for (int i = 0; i < src->n; i++)
@@ -256,5 +280,7 @@ bool params_shuffle(AttnParams *out, const AttnParams *src, const int *perm)
     return true;
 }
 
-double params_scale(const AttnParams *p) { return p->scale > 0 ? p->scale : 1.0 / sqrt((double)p->d_k); }
-
+double params_scale(const AttnParams *p)
+{
+    return p->scale > 0 ? p->scale : 1.0 / sqrt((double)p->d_k);
+}

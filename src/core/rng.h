@@ -18,9 +18,10 @@ typedef struct {
 // Seeds like numpy.random.default_rng(seed) (any 64-bit seed; 2^32 and up take two words).
 void rng_seed(Rng *r, uint64_t seed);
 uint64_t rng_next64(Rng *r);
-double rng_next_double(Rng *r);          // [0, 1), 53 bits
-double rng_standard_normal(Rng *r);      // NumPy's random_standard_normal
-// out[0..count) = loc + scale * z, row-major, one shared stream, like rng.normal(loc, scale, shape).
+double rng_next_double(Rng *r); // [0, 1), 53 bits
+double rng_standard_normal(Rng *r); // NumPy's random_standard_normal
+// out[0..count) = loc + scale * z, row-major, one shared stream, like rng.normal(loc, scale,
+// shape).
 void rng_normal_fill(Rng *r, double loc, double scale, double *out, size_t count);
 
 #endif

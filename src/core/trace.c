@@ -1,5 +1,5 @@
-// Runs the stages of multi-head attention, keeps every intermediate in a Trace, and says where and why a
-// run failed (the stage, the head, and for an overflow the input that made it).
+// Runs the stages of multi-head attention, keeps every intermediate in a Trace, and says where and
+// why a run failed (the stage, the head, and for an overflow the input that made it).
 #include "trace.h"
 
 #include <math.h>
@@ -13,9 +13,10 @@
 static const char *const STAGE_KEYS[STAGE_COUNT] = {STAGE_TABLE(TRACE_STAGE_KEY, TRACE_STAGE_KEY)};
 #undef TRACE_STAGE_KEY
 
-// The display-only stages' functions (the compute column of SHOWN rows): out (its shape) from the finished
-// trace t; false when out of memory or when a number is not finite.
-#define TRACE_SHOWN_DECL(id, key, compute, ...) static bool compute(Matrix *out, const Trace *t, const AttnParams *p);
+// The display-only stages' functions (the compute column of SHOWN rows): out (its shape) from the
+// finished trace t; false when out of memory or when a number is not finite.
+#define TRACE_SHOWN_DECL(id, key, compute, ...)                                                    \
+    static bool compute(Matrix *out, const Trace *t, const AttnParams *p);
 STAGE_TABLE(STAGE_TABLE_SKIP, TRACE_SHOWN_DECL)
 #undef TRACE_SHOWN_DECL
 
@@ -62,7 +63,9 @@ static void head_free(HeadTrace *ht)
 double trace_values(int n, int m, int d_model, int heads, int d_k, bool rope)
 {
     double per_head = 2.0 * n * d_k + 2.0 * m * d_k + 3.0 * n * m;
-    if (rope) per_head += 2.0 * (n + (double)m) * d_k + (double)n * m; // Q_rot, K_rot; Q_shift, K_shift; scores_shift
+    if (rope)
+        per_head += 2.0 * (n + (double)m) * d_k
+                    + (double)n * m; // Q_rot, K_rot; Q_shift, K_shift; scores_shift
     return heads * per_head + (double)n * heads * d_k + (double)n * d_model;
 }
 
@@ -84,19 +87,23 @@ static bool fail(TraceError *err, Stage stage, int head, const char *message)
         err->stage = stage;
         err->head = head;
         if (head >= 0)
-            snprintf(err->message, sizeof err->message, "stage '%s', head %d: %s", stage_key(stage), head, message);
+            snprintf(err->message, sizeof err->message, "stage '%s', head %d: %s", stage_key(stage),
+                     head, message);
         else
-            snprintf(err->message, sizeof err->message, "stage '%s': %s", stage_key(stage), message);
+            snprintf(err->message, sizeof err->message, "stage '%s': %s", stage_key(stage),
+                     message);
     }
     return false;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Where a trace overflowed, in the lesson's terms: the first cell that became infinite or NaN and the
-// product of inputs that made it (the largest term of its sum), so the message names the field to fix.
+// Where a trace overflowed, in the lesson's terms: the first cell that became infinite or NaN and
+// the product of inputs that made it (the largest term of its sum), so the message names the field
+// to fix.
 
-// The term k of row r of a (n, K) times column c of b (K, p) with the largest magnitude (a non-finite
-// product counts as the largest); b_t: b is given transposed (p, K), as K is for the scores.
+// The term k of row r of a (n, K) times column c of b (K, p) with the largest magnitude (a
+// non-finite product counts as the largest); b_t: b is given transposed (p, K), as K is for the
+// scores.
 static int largest_term(const Matrix *a, int r, const Matrix *b, int c, bool b_t)
 {
     int best = 0;
@@ -126,10 +133,10 @@ static bool first_bad(const Matrix *m, int *r, int *c)
 
 static const char *what(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
-// One head's projection of x by w + b (the matrices of trace_run) and, when it has a non-finite cell, the
-// sentence naming the product that made it.
-static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, const char *x_path, const Matrix *w,
-                               const Matrix *b, const char *name)
+// One head's projection of x by w + b (the matrices of trace_run) and, when it has a non-finite
+// cell, the sentence naming the product that made it.
+static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, const char *x_path,
+                                const Matrix *w, const Matrix *b, const char *name)
 {
     Matrix q;
     if (!mat_init(&q, x->rows, w->cols)) return false;
@@ -138,18 +145,24 @@ static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, c
     bool found = first_bad(&q, &r, &c);
     if (found) {
         int k = largest_term(x, r, w, c, false);
-        snprintf(out, cap, "head %d: %s[%d][%d] is %s, from %s[%d][%d] = %.6g times weights.%s[%d][%d][%d] = %.6g",
-                 h, name, r, c, what(mat_row(&q, r)[c]), x_path, r, k, mat_row(x, r)[k], name[0] == 'Q' ? "W_Q"
-                 : name[0] == 'K' ? "W_K" : "W_V", h, k, c, mat_row(w, k)[c]);
+        snprintf(
+            out, cap,
+            "head %d: %s[%d][%d] is %s, from %s[%d][%d] = %.6g times weights.%s[%d][%d][%d] = %.6g",
+            h, name, r, c, what(mat_row(&q, r)[c]), x_path, r, k, mat_row(x, r)[k],
+            name[0] == 'Q'   ? "W_Q"
+            : name[0] == 'K' ? "W_K"
+                             : "W_V",
+            h, k, c, mat_row(w, k)[c]);
     }
     mat_free(&q);
     return found;
 }
 
-// err is a failed run's error (a value overflowed at err->stage, in head err->head). Recomputes what is needed
-// from p and appends, in parentheses, the first cell that became infinite or NaN and the product that made it
-// with the lesson's field paths, e.g. "(head 1: Q[0][1] is +inf, from embeddings[0][2] = 1e+200 times
-// weights.W_Q[1][2][1] = 1e+200)". Leaves err alone when nothing more can be said.
+// err is a failed run's error (a value overflowed at err->stage, in head err->head). Recomputes
+// what is needed from p and appends, in parentheses, the first cell that became infinite or NaN and
+// the product that made it with the lesson's field paths, e.g. "(head 1: Q[0][1] is +inf, from
+// embeddings[0][2] = 1e+200 times weights.W_Q[1][2][1] = 1e+200)". Leaves err alone when nothing
+// more can be said.
 static void overflow_detail(const AttnParams *p, TraceError *err)
 {
     if (!err) return;
@@ -157,23 +170,30 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
     int h = err->head, r, c;
     const char *src_path = p->cross ? "source.embeddings" : "embeddings";
     if (err->stage == STAGE_PROJECT && h >= 0 && h < p->heads) {
-        if (!projection_overflow(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h], &p->b_Q[h], "Q"))
-            if (!projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h], &p->b_K[h], "K"))
-                projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h], &p->b_V[h], "V");
-    } else if ((err->stage == STAGE_SCORES || err->stage == STAGE_WEIGHTED_SUM) && h >= 0 && h < p->heads) {
+        if (!projection_overflow(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h],
+                                 &p->b_Q[h], "Q"))
+            if (!projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h],
+                                     &p->b_K[h], "K"))
+                projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h],
+                                    &p->b_V[h], "V");
+    } else if ((err->stage == STAGE_SCORES || err->stage == STAGE_WEIGHTED_SUM) && h >= 0
+               && h < p->heads) {
         Matrix Q, K, V, S;
-        memset(&Q, 0, sizeof Q), memset(&K, 0, sizeof K), memset(&V, 0, sizeof V), memset(&S, 0, sizeof S);
-        if (mat_init(&Q, p->n, p->d_k) && mat_init(&K, p->m, p->d_k) && mat_init(&V, p->m, p->d_k) &&
-            mat_init(&S, p->n, p->m)) {
+        memset(&Q, 0, sizeof Q), memset(&K, 0, sizeof K), memset(&V, 0, sizeof V),
+            memset(&S, 0, sizeof S);
+        if (mat_init(&Q, p->n, p->d_k) && mat_init(&K, p->m, p->d_k) && mat_init(&V, p->m, p->d_k)
+            && mat_init(&S, p->n, p->m)) {
             attn_project(&Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
             attn_project(&K, &p->S, &p->W_K[h], &p->b_K[h]);
             attn_scores(&S, &Q, &K);
             if (err->stage == STAGE_SCORES && first_bad(&S, &r, &c)) {
                 int k = largest_term(&Q, r, &K, c, true);
                 snprintf(detail, sizeof detail,
-                         "head %d: the score of row %d, column %d is %s, from Q[%d][%d] = %.6g times K[%d][%d] = %.6g "
+                         "head %d: the score of row %d, column %d is %s, from Q[%d][%d] = %.6g "
+                         "times K[%d][%d] = %.6g "
                          "(smaller embeddings, W_Q or W_K)",
-                         h, r, c, what(mat_row(&S, r)[c]), r, k, mat_row(&Q, r)[k], c, k, mat_row(&K, c)[k]);
+                         h, r, c, what(mat_row(&S, r)[c]), r, k, mat_row(&Q, r)[k], c, k,
+                         mat_row(&K, c)[k]);
             } else if (err->stage == STAGE_WEIGHTED_SUM) {
                 attn_project(&V, &p->S, &p->W_V[h], &p->b_V[h]);
                 int bad_r = 0, bad_c = 0;
@@ -184,9 +204,11 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
                     double big = 0;
                     for (int i = 0; i < V.rows; i++)
                         for (int j = 0; j < V.cols; j++)
-                            if (fabs(mat_row(&V, i)[j]) > big) big = fabs(mat_row(&V, i)[j]), bad_r = i, bad_c = j;
+                            if (fabs(mat_row(&V, i)[j]) > big)
+                                big = fabs(mat_row(&V, i)[j]), bad_r = i, bad_c = j;
                     snprintf(detail, sizeof detail,
-                             "head %d: the weighted sum of the values overflows; the largest value is V[%d][%d] = %.6g "
+                             "head %d: the weighted sum of the values overflows; the largest value "
+                             "is V[%d][%d] = %.6g "
                              "(smaller embeddings or W_V)",
                              h, bad_r, bad_c, big);
                 }
@@ -195,11 +217,14 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
         mat_free(&Q), mat_free(&K), mat_free(&V), mat_free(&S);
     } else if (err->stage == STAGE_SCALE && h >= 0 && h < p->heads) {
         // Only a lesson's own "scale" (or the window's slider) can overflow finite scores.
-        snprintf(detail, sizeof detail, "head %d: a score times \"scale\" = %.6g is beyond the largest double "
-                 "(a smaller scale)", h, p->scale);
+        snprintf(detail, sizeof detail,
+                 "head %d: a score times \"scale\" = %.6g is beyond the largest double "
+                 "(a smaller scale)",
+                 h, p->scale);
     } else if (err->stage == STAGE_OUTPUT) {
-        // The output is concat (n, h·d_k) @ W_O: recomputed from the heads' Z would need the whole trace;
-        // the largest product of W_O's column with any Z value is what can be named without it.
+        // The output is concat (n, h·d_k) @ W_O: recomputed from the heads' Z would need the whole
+        // trace; the largest product of W_O's column with any Z value is what can be named without
+        // it.
         int best_j = 0, best_c = 0;
         double best = -1;
         for (int j = 0; j < p->W_O.rows; j++)
@@ -208,7 +233,8 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
                 if (v > best) best = v, best_j = j, best_c = cc;
             }
         snprintf(detail, sizeof detail,
-                 "the output Concat · W^O overflows; the largest number of W^O is weights.W_O[%d][%d] = %.6g "
+                 "the output Concat · W^O overflows; the largest number of W^O is "
+                 "weights.W_O[%d][%d] = %.6g "
                  "(smaller W_O, or values V)",
                  best_j, best_c, best);
     }
@@ -224,21 +250,25 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
 
 // One head's stages, Q_i, K_i, V_i to Z_i, into ht (already allocated). Returns the stage where a
 // non-finite number first appeared, or STAGE_COUNT when all is well.
-// rope[0], rope[1]: the RoPE turns at positions 0 .. and rope_shift .., made once for all the heads.
+// rope[0], rope[1]: the RoPE turns at positions 0 .. and rope_shift .., made once for all the
+// heads.
 static Stage run_head(HeadTrace *ht, const AttnParams *p, int h, const RopeTable rope[2])
 {
     attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
     attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]); // the group's K/V head's (shared numbers)
     attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
-    if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false) || !mat_all_finite(&ht->V, false))
+    if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false)
+        || !mat_all_finite(&ht->V, false))
         return STAGE_PROJECT;
     const Matrix *q = &ht->Q, *k = &ht->K;
     if (p->rope != ROPE_NONE) {
         attn_rope_apply(&ht->Q_rot, &ht->Q, p->rope, &rope[0], +1);
         attn_rope_apply(&ht->K_rot, &ht->K, p->rope, &rope[0], +1);
         q = &ht->Q_rot, k = &ht->K_rot;
-        if (!mat_all_finite(q, false) || !mat_all_finite(k, false)) return STAGE_ROTATE; // near DBL_MAX only
-        if (p->rope_shift > 0) { // RoPE's point: every position p + k, the same scores up to rounding
+        if (!mat_all_finite(q, false) || !mat_all_finite(k, false))
+            return STAGE_ROTATE; // near DBL_MAX only
+        if (p->rope_shift
+            > 0) { // RoPE's point: every position p + k, the same scores up to rounding
             attn_rope_apply(&ht->Q_shift, &ht->Q, p->rope, &rope[1], +1);
             attn_rope_apply(&ht->K_shift, &ht->K, p->rope, &rope[1], +1);
             attn_scores(&ht->scores_shift, &ht->Q_shift, &ht->K_shift);
@@ -270,7 +300,8 @@ typedef struct {
 static int run_heads(void *arg)
 {
     HeadJob *job = arg;
-    for (int h = job->h0; h < job->h1; h++) job->failed[h] = run_head(&job->t->head[h], job->p, h, job->rope);
+    for (int h = job->h0; h < job->h1; h++)
+        job->failed[h] = run_head(&job->t->head[h], job->p, h, job->rope);
     return 0;
 }
 
@@ -279,21 +310,26 @@ static int run_heads(void *arg)
 // At most this many threads for one trace (a classroom's machine has 2 to 8 cores).
 #define TRACE_MAX_THREADS 8
 
-// How many threads a trace of this much work splits over: 1 below TRACE_THREAD_MIN_WORK, else one a core,
-// at most parts (heads, or blocks of rows), TRACE_MAX_THREADS, and one per half of TRACE_THREAD_MIN_WORK
-// (starting a thread costs about what a thread does with less).
+// How many threads a trace of this much work splits over: 1 below TRACE_THREAD_MIN_WORK, else one a
+// core, at most parts (heads, or blocks of rows), TRACE_MAX_THREADS, and one per half of
+// TRACE_THREAD_MIN_WORK (starting a thread costs about what a thread does with less).
 static int thread_count(double work, int parts)
 {
     if (work < TRACE_THREAD_MIN_WORK || parts < 2) return 1;
     int n = platform_cpu_count();
     if (n > parts) n = parts;
-    if ((double)n > work / (TRACE_THREAD_MIN_WORK / 2)) n = (int)(work / (TRACE_THREAD_MIN_WORK / 2));
+    if ((double)n > work / (TRACE_THREAD_MIN_WORK / 2))
+        n = (int)(work / (TRACE_THREAD_MIN_WORK / 2));
     return n > TRACE_MAX_THREADS ? TRACE_MAX_THREADS : n < 1 ? 1 : n;
 }
 
 // fn(job i) for i = 0 .. count-1 (jobs of size bytes each), job 0 on this thread, the others on the
-// platform's workers (kept between traces: starting a thread per part cost a paper-sized trace ~10 %).
-static void run_jobs(int (*fn)(void *), void *jobs, size_t size, int count) { platform_run_jobs(fn, jobs, size, count); }
+// platform's workers (kept between traces: starting a thread per part cost a paper-sized trace ~10
+// %).
+static void run_jobs(int (*fn)(void *), void *jobs, size_t size, int count)
+{
+    platform_run_jobs(fn, jobs, size, count);
+}
 
 typedef struct {
     Matrix *out;
@@ -308,9 +344,9 @@ static int matmul_job(void *arg)
     return 0;
 }
 
-// out (n, p) = a (n, k) @ b (k, p), the columns split over the cores when there are many (each column is
-// computed exactly as one mat_matmul would, so the bits do not depend on the split; by columns, not rows,
-// each thread packs only its part of b, as W_O is read once a trace).
+// out (n, p) = a (n, k) @ b (k, p), the columns split over the cores when there are many (each
+// column is computed exactly as one mat_matmul would, so the bits do not depend on the split; by
+// columns, not rows, each thread packs only its part of b, as W_O is read once a trace).
 static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
 {
     int p = b->cols, parts = thread_count((double)a->rows * a->cols * p, p / 64);
@@ -319,8 +355,10 @@ static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
         return;
     }
     MatmulJob jobs[TRACE_MAX_THREADS];
-    for (int i = 0; i < parts; i++) { // columns [c0, c1), in multiples of 16 (whole panels of the kernels)
-        int c0 = (int)((long)p * i / parts) & ~15, c1 = i + 1 == parts ? p : (int)((long)p * (i + 1) / parts) & ~15;
+    for (int i = 0; i < parts;
+         i++) { // columns [c0, c1), in multiples of 16 (whole panels of the kernels)
+        int c0 = (int)((long)p * i / parts) & ~15,
+            c1 = i + 1 == parts ? p : (int)((long)p * (i + 1) / parts) & ~15;
         jobs[i] = (MatmulJob){out, a, b, c0, c1};
     }
     run_jobs(matmul_job, jobs, sizeof jobs[0], parts);
@@ -345,11 +383,12 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     }
     for (int h = 0; h < p->heads; h++) {
         HeadTrace *ht = &t->head[h];
-        if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k) || !mat_init(&ht->V, p->m, p->d_k)
-            || !mat_init(&ht->scores, p->n, p->m) || !mat_init(&ht->scaled, p->n, p->m)
-            || !mat_init(&ht->weights, p->n, p->m) || !mat_init(&ht->Z, p->n, p->d_k)
-            || !mat_init(&ht->entropy, p->n, 1)
-            || (p->rope != ROPE_NONE && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
+        if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k)
+            || !mat_init(&ht->V, p->m, p->d_k) || !mat_init(&ht->scores, p->n, p->m)
+            || !mat_init(&ht->scaled, p->n, p->m) || !mat_init(&ht->weights, p->n, p->m)
+            || !mat_init(&ht->Z, p->n, p->d_k) || !mat_init(&ht->entropy, p->n, 1)
+            || (p->rope != ROPE_NONE
+                && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
             || (p->rope != ROPE_NONE && p->rope_shift > 0
                 && (!mat_init(&ht->Q_shift, p->n, p->d_k) || !mat_init(&ht->K_shift, p->m, p->d_k)
                     || !mat_init(&ht->scores_shift, p->n, p->m)))) {
@@ -358,12 +397,15 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
             return fail(err, STAGE_INPUT, h, "out of memory");
         }
     }
-    // Large lessons: the heads split over the cores (a classroom's machine has at least two), each thread a
-    // run of consecutive heads. Small ones, or when no thread can be started: all on this one.
-    double work = (double)p->heads * (double)p->d_k * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model
-                                                        + 2.0 * (double)p->n * p->m);
+    // Large lessons: the heads split over the cores (a classroom's machine has at least two), each
+    // thread a run of consecutive heads. Small ones, or when no thread can be started: all on this
+    // one.
+    double work =
+        (double)p->heads * (double)p->d_k
+        * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model + 2.0 * (double)p->n * p->m);
     int parts = thread_count(work, p->heads);
-    // RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads × 2 times).
+    // RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads
+    // × 2 times).
     RopeTable rope[2] = {{0}, {0}};
     if (p->rope != ROPE_NONE) {
         int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
@@ -371,7 +413,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         const RopeScale *scale = &p->rope_scale;
         if (!attn_rope_table_init_scaled(&rope[0], p->rope_base, scale, d_k, 0, rows)
             || (p->rope_shift > 0
-                && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift, rows))) {
+                && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift,
+                                                rows))) {
             attn_rope_table_free(&rope[0]);
             free(failed);
             trace_free(t);
@@ -385,7 +428,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     attn_rope_table_free(&rope[0]);
     attn_rope_table_free(&rope[1]);
     for (int h = 0; h < p->heads; h++) {
-        if (failed[h] != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
+        if (failed[h]
+            != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
             Stage stage = failed[h];
             free(failed);
             trace_free(t);
@@ -396,7 +440,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     }
     free(failed);
     Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
-    if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k) || !mat_init(&t->output, p->n, p->d_model)) {
+    if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k)
+        || !mat_init(&t->output, p->n, p->d_model)) {
         free(zs);
         trace_free(t);
         return fail(err, STAGE_CONCAT, -1, "out of memory");
@@ -406,7 +451,8 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     free(zs);
     uint64_t ablated = p->ablated;
     if (p->heads < ATTN_MAX_ABLATED_HEADS) ablated &= ((uint64_t)1 << p->heads) - 1;
-    if (ablated) { // the output as it would be with every head, for the screen's with / without / difference
+    if (ablated) { // the output as it would be with every head, for the screen's with / without /
+                   // difference
         if (!mat_init(&t->full_output, p->n, p->d_model)) {
             trace_free(t);
             return fail(err, STAGE_OUTPUT, -1, "out of memory");
@@ -417,17 +463,18 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
     }
     matmul_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
     mat_add_row(&t->output, &p->b_O);
-    if (!mat_all_finite(&t->output, false) || (ablated && !mat_all_finite(&t->full_output, false))) {
+    if (!mat_all_finite(&t->output, false)
+        || (ablated && !mat_all_finite(&t->full_output, false))) {
         trace_free(t);
         fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
         overflow_detail(p, err);
         return false;
     }
     // The display-only stages, in the table's order, from the finished trace.
-#define TRACE_SHOWN_RUN(id, key, compute, ...)                                                                  \
-    if (!compute(&t->shown[id], t, p)) {                                                                        \
-        trace_free(t);                                                                                          \
-        return fail(err, id, -1, "out of memory, or a number that is not finite");                              \
+#define TRACE_SHOWN_RUN(id, key, compute, ...)                                                     \
+    if (!compute(&t->shown[id], t, p)) {                                                           \
+        trace_free(t);                                                                             \
+        return fail(err, id, -1, "out of memory, or a number that is not finite");                 \
     }
     STAGE_TABLE(STAGE_TABLE_SKIP, TRACE_SHOWN_RUN)
 #undef TRACE_SHOWN_RUN

@@ -1,5 +1,5 @@
-// Adam on the squared-error loss of a task's training sequences: full batch, sequences in order, one thread,
-// so a run gives the same bits every time.
+// Adam on the squared-error loss of a task's training sequences: full batch, sequences in order,
+// one thread, so a run gives the same bits every time.
 #include "train.h"
 
 #include <math.h>
@@ -9,7 +9,8 @@
 
 #include "cost.h"
 
-static const char *const TASK_KEYS[TASK_COUNT] = {"previous-token", "first-token", "previous-and-first"};
+static const char *const TASK_KEYS[TASK_COUNT] = {"previous-token", "first-token",
+                                                  "previous-and-first"};
 
 const char *train_task_key(TrainTask t) { return (t >= 0 && t < TASK_COUNT) ? TASK_KEYS[t] : "?"; }
 
@@ -44,11 +45,12 @@ void train_draw_ids(int *ids, size_t count, int vocab, uint64_t seed)
 
 static void copy_values(Matrix *dst, const Matrix *src)
 {
-    if (src->data) memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+    if (src->data)
+        memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
 }
 
-// work's embeddings = the training sequence s: E (or X without positions) rows from the vocabulary, then
-// X = E + P and S = X.
+// work's embeddings = the training sequence s: E (or X without positions) rows from the vocabulary,
+// then X = E + P and S = X.
 static void load_sequence(Trainer *tr, int s)
 {
     AttnParams *w = &tr->work;
@@ -60,7 +62,8 @@ static void load_sequence(Trainer *tr, int s)
     else copy_values(&w->S, &w->X);
 }
 
-// The mean loss over the sequences of work's weights; with grad, tr->grad = its gradient (zeroed first).
+// The mean loss over the sequences of work's weights; with grad, tr->grad = its gradient (zeroed
+// first).
 static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
 {
     int count = tr->spec.sequences;
@@ -75,7 +78,9 @@ static bool run_batch(Trainer *tr, bool grad, double *loss, TraceError *err)
         Trace t;
         if (!trace_run(&t, &tr->work, err)) return false;
         sum += attn_loss(&t, &tr->targets[s]);
-        if (grad && atomic_load(&tr->stop)) { // between the forward and the backward pass too (Q waits less)
+        if (grad
+            && atomic_load(
+                &tr->stop)) { // between the forward and the backward pass too (Q waits less)
             trace_free(&t);
             if (err) snprintf(err->message, sizeof err->message, "stopped");
             return false;
@@ -99,7 +104,8 @@ bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceE
 
 static bool add_checkpoint(Trainer *tr)
 {
-    if (tr->checkpoint_count == tr->checkpoint_cap) return false; // (checkpoint_every keeps them within the cap)
+    if (tr->checkpoint_count == tr->checkpoint_cap)
+        return false; // (checkpoint_every keeps them within the cap)
     TrainCheckpoint *c = &tr->checkpoints[tr->checkpoint_count];
     if (!params_copy(&c->p, &tr->p)) return false;
     c->step = tr->step;
@@ -120,7 +126,8 @@ static bool oom(TraceError *err)
 double train_step_multiply_adds(const AttnParams *p, int sequences)
 {
     CostFigures c = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
-    double forward = (double)p->n * (double)c.projection_weights + 2.0 * (double)c.score_multiplications;
+    double forward =
+        (double)p->n * (double)c.projection_weights + 2.0 * (double)c.score_multiplications;
     return 3.0 * (double)sequences * forward;
 }
 
@@ -134,21 +141,26 @@ bool train_check(const AttnParams *p, const TrainSpec *spec, TraceError *err)
         err->stage = STAGE_INPUT;
         err->head = -1;
         snprintf(err->message, sizeof err->message,
-                 "one training step would take %.3g multiply-adds (3 x %d sequences x (%d tokens x %s projection "
-                 "weights + 2 x %s score multiplications)); the bound is %.3g (about 10 s of one core): use fewer "
+                 "one training step would take %.3g multiply-adds (3 x %d sequences x (%d tokens x "
+                 "%s projection "
+                 "weights + 2 x %s score multiplications)); the bound is %.3g (about 10 s of one "
+                 "core): use fewer "
                  "sequences or a smaller lesson",
                  macs, spec->sequences, p->n, cost_format_int(w, sizeof w, c.projection_weights),
-                 cost_format_int(s, sizeof s, c.score_multiplications), TRAIN_MAX_STEP_MULTIPLY_ADDS);
+                 cost_format_int(s, sizeof s, c.score_multiplications),
+                 TRAIN_MAX_STEP_MULTIPLY_ADDS);
     }
     return false;
 }
 
-// How many checkpoints fit TRAIN_CHECKPOINT_BYTES (at least 2, at most TRAIN_CHECKPOINTS + 1) for weights like p.
+// How many checkpoints fit TRAIN_CHECKPOINT_BYTES (at least 2, at most TRAIN_CHECKPOINTS + 1) for
+// weights like p.
 static int checkpoint_capacity(const AttnParams *p)
 {
     double values = 0;
     const Matrix *m[] = {&p->X, &p->S, &p->E, &p->P, &p->E_S, &p->P_S};
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) values += (double)m[i]->rows * (double)m[i]->cols;
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        values += (double)m[i]->rows * (double)m[i]->cols;
     for (int i = 0; i < PARAM_COUNT; i++)
         for (int h = 0; h < (PARAMS[i].per_head ? p->heads : 1); h++) {
             const Matrix *w = params_at_const(p, i, h);
@@ -158,7 +170,8 @@ static int checkpoint_capacity(const AttnParams *p)
     return fit >= TRAIN_CHECKPOINTS + 1 ? TRAIN_CHECKPOINTS + 1 : fit < 2 ? 2 : (int)fit;
 }
 
-bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab, TraceError *err)
+bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, const Matrix *vocab,
+                TraceError *err)
 {
     memset(tr, 0, sizeof *tr);
     atomic_init(&tr->stop, false);
@@ -166,18 +179,19 @@ bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, c
     tr->spec = *spec;
     int n = initial->n, count = spec->sequences;
     tr->beta1_t = tr->beta2_t = 1.0;
-    // A checkpoint every steps / k steps (rounded up) makes at most k after step 0, the last among them or after
-    // them (k of them only when they end at the last): k + 1 in all, the capacity.
+    // A checkpoint every steps / k steps (rounded up) makes at most k after step 0, the last among
+    // them or after them (k of them only when they end at the last): k + 1 in all, the capacity.
     tr->checkpoint_cap = checkpoint_capacity(initial);
     int k = tr->checkpoint_cap - 1;
     tr->checkpoint_every = (spec->steps + k - 1) / k;
     if (tr->checkpoint_every < 1) tr->checkpoint_every = 1;
     bool ok = (tr->checkpoints = calloc((size_t)tr->checkpoint_cap, sizeof *tr->checkpoints))
-           && params_copy(&tr->p, initial) && params_copy(&tr->work, initial) && grads_init(&tr->grad, initial)
-           && grads_init(&tr->m, initial) && grads_init(&tr->v, initial) && mat_copy(&tr->vocab, vocab)
-           && (tr->ids = malloc((size_t)count * (size_t)n * sizeof(int)))
-           && (tr->targets = calloc((size_t)count, sizeof(Matrix)))
-           && (tr->loss = malloc(((size_t)spec->steps + 1) * sizeof(double)));
+              && params_copy(&tr->p, initial) && params_copy(&tr->work, initial)
+              && grads_init(&tr->grad, initial) && grads_init(&tr->m, initial)
+              && grads_init(&tr->v, initial) && mat_copy(&tr->vocab, vocab)
+              && (tr->ids = malloc((size_t)count * (size_t)n * sizeof(int)))
+              && (tr->targets = calloc((size_t)count, sizeof(Matrix)))
+              && (tr->loss = malloc(((size_t)spec->steps + 1) * sizeof(double)));
     for (int s = 0; ok && s < count; s++) ok = mat_init(&tr->targets[s], n, initial->d_model);
     if (!ok) {
         train_free(tr);
@@ -185,7 +199,8 @@ bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, c
     }
     tr->p.ablated = tr->work.ablated = 0;
     train_draw_ids(tr->ids, (size_t)count * (size_t)n, vocab->rows, spec->seed);
-    for (int s = 0; s < count; s++) train_targets(&tr->targets[s], spec->task, vocab, tr->ids + (size_t)s * (size_t)n, n);
+    for (int s = 0; s < count; s++)
+        train_targets(&tr->targets[s], spec->task, vocab, tr->ids + (size_t)s * (size_t)n, n);
     double loss;
     if (!train_evaluate(tr, &tr->p, &loss, err)) {
         train_free(tr);
@@ -220,7 +235,8 @@ void train_free(Trainer *tr)
 
 // p -= lr * m_hat / (sqrt(v_hat) + eps) for one matrix, with m, v updated from the gradient g.
 // p, g, m, v (rows, cols) alike.
-static void adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1, double c2)
+static void adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1,
+                        double c2)
 {
     size_t count = (size_t)p->rows * (size_t)p->cols;
     for (size_t i = 0; i < count; i++) {
@@ -247,16 +263,21 @@ bool train_step(Trainer *tr, TraceError *err)
     params_trainable(ml, &tr->m);
     params_trainable(vl, &tr->v);
     params_trainable(gl, &tr->grad);
-    for (int i = 0; i < count; i++) adam_update(pl[i], ml[i], vl[i], gl[i], tr->spec.learning_rate, c1, c2);
-    tr->loss[tr->step] = loss; // the loss of the weights before this step (known already but for step 0)
+    for (int i = 0; i < count; i++)
+        adam_update(pl[i], ml[i], vl[i], gl[i], tr->spec.learning_rate, c1, c2);
+    tr->loss[tr->step] =
+        loss; // the loss of the weights before this step (known already but for step 0)
     tr->step++;
     tr->loss_count = tr->step;
-    if (tr->step == tr->spec.steps) { // the last loss needs one more pass; the others come with the next step
+    if (tr->step
+        == tr->spec
+               .steps) { // the last loss needs one more pass; the others come with the next step
         if (!train_evaluate(tr, &tr->p, &loss, err)) return false;
         tr->loss[tr->step] = loss;
         tr->loss_count = tr->step + 1;
     }
-    if ((tr->step % tr->checkpoint_every == 0 || tr->step == tr->spec.steps) && !add_checkpoint(tr)) return oom(err);
+    if ((tr->step % tr->checkpoint_every == 0 || tr->step == tr->spec.steps) && !add_checkpoint(tr))
+        return oom(err);
     return true;
 }
 

@@ -1,4 +1,5 @@
-// config.json -> HfConfig: one row per field (its key, kind, default, limits), one row per model_type.
+// config.json -> HfConfig: one row per field (its key, kind, default, limits), one row per
+// model_type.
 #include "hf_config.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@ typedef enum { F_INT, F_NUM, F_BOOL } FieldKind;
 
 typedef struct {
     const char *key;
-    unsigned arch;  // the families that read it (bits of HfArch)
+    unsigned arch; // the families that read it (bits of HfArch)
     FieldKind kind;
     size_t offset;
     bool required;
@@ -59,7 +60,6 @@ static const ConfigField FIELDS[] = {
 #undef GPT2
 #undef AT
 
-
 char *hf_read_file(const char *path, size_t *len, LessonError *err)
 {
     PlatformStat st;
@@ -99,14 +99,17 @@ char *hf_read_file(const char *path, size_t *len, LessonError *err)
     return text;
 }
 
-static bool read_field(HfConfig *c, const ConfigField *f, const cJSON *root, const char *path, LessonError *err)
+static bool read_field(HfConfig *c, const ConfigField *f, const cJSON *root, const char *path,
+                       LessonError *err)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, f->key);
     if (!strcmp(f->key, "rope_theta") && !j) // transformers 5 keeps it in rope_parameters
-        j = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "rope_parameters"), "rope_theta");
+        j = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(root, "rope_parameters"), "rope_theta");
     char *at = (char *)c + f->offset;
     if (!j || cJSON_IsNull(j)) {
-        if (f->required) return hf_fail(err, path, f->key, "missing: the model's %s is needed", f->key);
+        if (f->required)
+            return hf_fail(err, path, f->key, "missing: the model's %s is needed", f->key);
         if (f->kind == F_INT) *(int *)at = (int)f->dflt;
         else if (f->kind == F_NUM) *(double *)at = f->dflt;
         else *(bool *)at = f->dflt != 0;
@@ -118,17 +121,18 @@ static bool read_field(HfConfig *c, const ConfigField *f, const cJSON *root, con
         return true;
     }
     double v = cJSON_IsNumber(j) ? j->valuedouble : -1e300;
-    if (!cJSON_IsNumber(j) || !(v >= f->min && v <= f->max) || (f->kind == F_INT && v != (double)(long long)v))
-        return hf_fail(err, path, f->key, "expected %s from %g to %g", f->kind == F_INT ? "a whole number" : "a number",
-                       f->min, f->max);
+    if (!cJSON_IsNumber(j) || !(v >= f->min && v <= f->max)
+        || (f->kind == F_INT && v != (double)(long long)v))
+        return hf_fail(err, path, f->key, "expected %s from %g to %g",
+                       f->kind == F_INT ? "a whole number" : "a number", f->min, f->max);
     if (f->kind == F_INT) *(int *)at = (int)v;
     else *(double *)at = v;
     return true;
 }
 
 // The one value a field may have for the forward pass followed here (NULL or absent: fine too).
-static bool only(const cJSON *root, const char *key, const char *const *allowed, const char *path, const char *why,
-                 LessonError *err)
+static bool only(const cJSON *root, const char *key, const char *const *allowed, const char *path,
+                 const char *why, LessonError *err)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!j || cJSON_IsNull(j)) return true;
@@ -144,32 +148,42 @@ static bool check_gpt2(HfConfig *c, const cJSON *root, const char *path, LessonE
     c->kv_heads = c->heads;
     if (c->intermediate < 0) c->intermediate = 4 * c->hidden;
     if (c->hidden % c->heads != 0)
-        return hf_fail(err, path, "n_head", "%d heads do not divide n_embd %d", c->heads, c->hidden);
+        return hf_fail(err, path, "n_head", "%d heads do not divide n_embd %d", c->heads,
+                       c->hidden);
     c->head_dim = c->hidden / c->heads;
     c->qkv_bias = c->attn_bias = c->mlp_bias = true;
-    if (!c->tie) return hf_fail(err, path, "tie_word_embeddings", "gpt2's unembedding is its wte: only true is followed");
+    if (!c->tie)
+        return hf_fail(err, path, "tie_word_embeddings",
+                       "gpt2's unembedding is its wte: only true is followed");
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "scale_attn_by_inverse_layer_idx")))
         return hf_fail(err, path, "scale_attn_by_inverse_layer_idx", "true is not followed yet");
-    return only(root, "activation_function", GELU, path, "only GELU's tanh form (\"gelu_new\") is followed for gpt2", err);
+    return only(root, "activation_function", GELU, path,
+                "only GELU's tanh form (\"gelu_new\") is followed for gpt2", err);
 }
 
-// BERT: every head d = hidden / heads wide, biases everywhere, the exact (erf) GELU, absolute positions, an encoder.
+// BERT: every head d = hidden / heads wide, biases everywhere, the exact (erf) GELU, absolute
+// positions, an encoder.
 static bool check_bert(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
 {
     static const char *const GELU[] = {"gelu", NULL}, *const ABSOLUTE[] = {"absolute", NULL};
     c->kv_heads = c->heads;
     if (c->hidden % c->heads != 0)
-        return hf_fail(err, path, "num_attention_heads", "%d heads do not divide hidden_size %d", c->heads, c->hidden);
+        return hf_fail(err, path, "num_attention_heads", "%d heads do not divide hidden_size %d",
+                       c->heads, c->hidden);
     c->head_dim = c->hidden / c->heads;
     c->qkv_bias = c->attn_bias = c->mlp_bias = c->scale_attn = true;
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "is_decoder")))
-        return hf_fail(err, path, "is_decoder", "BERT as a decoder is not followed: only the encoder");
-    return only(root, "hidden_act", GELU, path, "only \"gelu\" (erf's GELU) is followed for bert", err)
-           && only(root, "position_embedding_type", ABSOLUTE, path, "only \"absolute\" positions are followed", err);
+        return hf_fail(err, path, "is_decoder",
+                       "BERT as a decoder is not followed: only the encoder");
+    return only(root, "hidden_act", GELU, path, "only \"gelu\" (erf's GELU) is followed for bert",
+                err)
+           && only(root, "position_embedding_type", ABSOLUTE, path,
+                   "only \"absolute\" positions are followed", err);
 }
 
-// rope_scaling's types (modeling_rope_utils.py's ROPE_INIT_FUNCTIONS that are followed) and the numbers each needs,
-// in RopeScale's order: factor, low_freq_factor, high_freq_factor, original_max_position_embeddings.
+// rope_scaling's types (modeling_rope_utils.py's ROPE_INIT_FUNCTIONS that are followed) and the
+// numbers each needs, in RopeScale's order: factor, low_freq_factor, high_freq_factor,
+// original_max_position_embeddings.
 static const struct {
     const char *type;
     RopeScaleKind kind;
@@ -179,24 +193,34 @@ static const struct {
     {"default", ROPE_SCALE_NONE, false, {NULL}},
     {"linear", ROPE_SCALE_LINEAR, false, {"factor", NULL}},
     {"dynamic", ROPE_SCALE_NONE, true, {"factor", NULL}},
-    {"llama3", ROPE_SCALE_LLAMA3, false, {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}},
+    {"llama3",
+     ROPE_SCALE_LLAMA3,
+     false,
+     {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}},
 };
 
-// rope_scaling: null, or one of ROPE_TYPES with its numbers (each positive); others refused by name.
+// rope_scaling: null, or one of ROPE_TYPES with its numbers (each positive); others refused by
+// name.
 static bool read_rope_scaling(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
 {
     const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
     if (!scaling || cJSON_IsNull(scaling)) return true;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(scaling, "rope_type");
-    if (!type) type = cJSON_GetObjectItemCaseSensitive(scaling, "type"); // its name before transformers 4.43
+    if (!type)
+        type =
+            cJSON_GetObjectItemCaseSensitive(scaling, "type"); // its name before transformers 4.43
     int row = -1;
-    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof ROPE_TYPES / sizeof ROPE_TYPES[0]); i++)
+    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof ROPE_TYPES / sizeof ROPE_TYPES[0]);
+         i++)
         if (strcmp(type->valuestring, ROPE_TYPES[i].type) == 0) row = i;
     if (row < 0) {
         char shown[64];
-        return hf_fail(err, path, "rope_scaling.rope_type", "%s%s%s is not followed: default, linear, dynamic or llama3",
-                       cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "none",
-                       cJSON_IsString(type) ? "\"" : "");
+        return hf_fail(
+            err, path, "rope_scaling.rope_type",
+            "%s%s%s is not followed: default, linear, dynamic or llama3",
+            cJSON_IsString(type) ? "\"" : "",
+            cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "none",
+            cJSON_IsString(type) ? "\"" : "");
     }
     double v[4] = {0};
     for (int k = 0; k < 4 && ROPE_TYPES[row].keys[k]; k++) {
@@ -204,14 +228,14 @@ static bool read_rope_scaling(HfConfig *c, const cJSON *root, const char *path, 
         char field[80];
         snprintf(field, sizeof field, "rope_scaling.%s", ROPE_TYPES[row].keys[k]);
         if (!cJSON_IsNumber(j) || !(j->valuedouble > 0) || !(j->valuedouble < 1e12))
-            return hf_fail(err, path, field, "%s for rope_type \"%s\": a positive number", j ? "not valid" : "missing",
-                           ROPE_TYPES[row].type);
+            return hf_fail(err, path, field, "%s for rope_type \"%s\": a positive number",
+                           j ? "not valid" : "missing", ROPE_TYPES[row].type);
         v[k] = j->valuedouble;
     }
     c->rope_scale = (RopeScale){ROPE_TYPES[row].kind, v[0], v[1], v[2], v[3]};
     if (c->rope_scale.kind == ROPE_SCALE_LLAMA3 && !(v[2] > v[1]))
-        return hf_fail(err, path, "rope_scaling.high_freq_factor", "must be greater than low_freq_factor (%g), got %g",
-                       v[1], v[2]);
+        return hf_fail(err, path, "rope_scaling.high_freq_factor",
+                       "must be greater than low_freq_factor (%g), got %g", v[1], v[2]);
     if (ROPE_TYPES[row].dynamic) {
         const cJSON *max = cJSON_GetObjectItemCaseSensitive(root, "max_position_embeddings");
         c->rope_dynamic = v[0];
@@ -231,21 +255,26 @@ static bool check_llama(HfConfig *c, const cJSON *root, const char *path, Lesson
     if (c->kv_heads < 0) c->kv_heads = c->heads;
     if (c->head_dim < 0) {
         if (c->hidden % c->heads != 0)
-            return hf_fail(err, path, "num_attention_heads", "%d heads do not divide hidden_size %d", c->heads, c->hidden);
+            return hf_fail(err, path, "num_attention_heads",
+                           "%d heads do not divide hidden_size %d", c->heads, c->hidden);
         c->head_dim = c->hidden / c->heads;
     }
     if (c->heads % c->kv_heads != 0)
-        return hf_fail(err, path, "num_key_value_heads", "%d K/V heads do not divide the %d heads", c->kv_heads, c->heads);
-    if (c->head_dim % 2 != 0) return hf_fail(err, path, "head_dim", "RoPE turns pairs: head_dim %d is odd", c->head_dim);
-    if (!only(root, "hidden_act", SILU, path, "only \"silu\" (SwiGLU) is followed", err)) return false;
+        return hf_fail(err, path, "num_key_value_heads", "%d K/V heads do not divide the %d heads",
+                       c->kv_heads, c->heads);
+    if (c->head_dim % 2 != 0)
+        return hf_fail(err, path, "head_dim", "RoPE turns pairs: head_dim %d is odd", c->head_dim);
+    if (!only(root, "hidden_act", SILU, path, "only \"silu\" (SwiGLU) is followed", err))
+        return false;
     return read_rope_scaling(c, root, path, err);
 }
 
-// The families by model_type: the forward pass each follows, what it adds, and what its fields say together.
+// The families by model_type: the forward pass each follows, what it adds, and what its fields say
+// together.
 static const struct {
     const char *model_type;
     HfArch arch;
-    bool qkv_bias;       // q, k, v biases whatever attention_bias says (qwen2)
+    bool qkv_bias; // q, k, v biases whatever attention_bias says (qwen2)
     bool sliding_window; // reads "sliding_window" (mistral)
     bool (*check)(HfConfig *c, const cJSON *root, const char *path, LessonError *err);
 } FAMILIES[] = {
@@ -271,9 +300,11 @@ bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path
     bool ok = true;
     if (family < 0) {
         char shown[64];
-        ok = hf_fail(err, path, "model_type", "%s%s%s: the families read are llama, mistral, qwen2, gpt2 and bert",
+        ok = hf_fail(err, path, "model_type",
+                     "%s%s%s: the families read are llama, mistral, qwen2, gpt2 and bert",
                      cJSON_IsString(type) ? "unknown model_type \"" : "missing",
-                     cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "",
+                     cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown)
+                                          : "",
                      cJSON_IsString(type) ? "\"" : "");
     } else {
         snprintf(c->model_type, sizeof c->model_type, "%s", FAMILIES[family].model_type);
@@ -285,7 +316,8 @@ bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path
     if (ok && c->arch == HF_ARCH_LLAMA) {
         c->qkv_bias = FAMILIES[family].qkv_bias || c->attn_bias;
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "sliding_window");
-        if (FAMILIES[family].sliding_window && cJSON_IsNumber(w) && w->valuedouble >= 1 && w->valuedouble < 1e9)
+        if (FAMILIES[family].sliding_window && cJSON_IsNumber(w) && w->valuedouble >= 1
+            && w->valuedouble < 1e9)
             c->sliding_window = (int)w->valuedouble;
     }
     cJSON_Delete(root);

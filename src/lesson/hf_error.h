@@ -1,5 +1,6 @@
-// The one way the real-model readers (safetensors, config.json, tokenizer.json, the forward pass) report a
-// problem: a LessonError naming the file and the field or tensor, never an exit or a print.
+// The one way the real-model readers (safetensors, config.json, tokenizer.json, the forward pass)
+// report a problem: a LessonError naming the file and the field or tensor, never an exit or a
+// print.
 #ifndef MHA_HF_ERROR_H
 #define MHA_HF_ERROR_H
 
@@ -11,7 +12,9 @@
 #define HF_PRINTF(a, b)
 #endif
 
-// Fills e: file (a path), field (the JSON key or the tensor's name; NULL: none), the message; returns false.
-bool hf_fail(LessonError *e, const char *file, const char *field, const char *fmt, ...) HF_PRINTF(4, 5);
+// Fills e: file (a path), field (the JSON key or the tensor's name; NULL: none), the message;
+// returns false.
+bool hf_fail(LessonError *e, const char *file, const char *field, const char *fmt, ...)
+    HF_PRINTF(4, 5);
 
 #endif

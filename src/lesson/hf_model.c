@@ -1,6 +1,7 @@
-// A Hugging Face checkpoint opened (its config, tensors checked against it, tokenizer) and run: the family's
-// steps (hf_arch.h: hf_llama.c, hf_gpt2.c) layer by layer, each layer's attention the project's own trace
-// (trace_run), so layer L is what the window steps through; the next token from the last position.
+// A Hugging Face checkpoint opened (its config, tensors checked against it, tokenizer) and run: the
+// family's steps (hf_arch.h: hf_llama.c, hf_gpt2.c) layer by layer, each layer's attention the
+// project's own trace (trace_run), so layer L is what the window steps through; the next token from
+// the last position.
 #include "hf_model.h"
 
 #include <math.h>
@@ -13,22 +14,30 @@
 #include "hf_error.h"
 #include "platform/platform.h"
 
-static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {[HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS,
-                                                      [HF_ARCH_BERT] = &HF_BERT_OPS};
+static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {
+    [HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS, [HF_ARCH_BERT] = &HF_BERT_OPS};
 
 static int dim_size(const HfConfig *c, HfDim d)
 {
-    int sizes[] = {[D_NONE] = 0, [D_HIDDEN] = c->hidden, [D_Q] = c->heads * c->head_dim,
-                   [D_KV] = c->kv_heads * c->head_dim, [D_QKV] = (c->heads + 2 * c->kv_heads) * c->head_dim,
-                   [D_INTER] = c->intermediate, [D_VOCAB] = c->vocab, [D_POSITIONS] = c->positions,
+    int sizes[] = {[D_NONE] = 0,
+                   [D_HIDDEN] = c->hidden,
+                   [D_Q] = c->heads * c->head_dim,
+                   [D_KV] = c->kv_heads * c->head_dim,
+                   [D_QKV] = (c->heads + 2 * c->kv_heads) * c->head_dim,
+                   [D_INTER] = c->intermediate,
+                   [D_VOCAB] = c->vocab,
+                   [D_POSITIONS] = c->positions,
                    [D_TYPES] = c->type_vocab};
     return sizes[d];
 }
 
 static bool needed(const HfConfig *c, HfNeed need)
 {
-    bool when[] = {[NEED_ALWAYS] = true, [NEED_QKV_BIAS] = c->qkv_bias, [NEED_O_BIAS] = c->attn_bias,
-                   [NEED_MLP_BIAS] = c->mlp_bias, [NEED_UNTIED] = !c->tie};
+    bool when[] = {[NEED_ALWAYS] = true,
+                   [NEED_QKV_BIAS] = c->qkv_bias,
+                   [NEED_O_BIAS] = c->attn_bias,
+                   [NEED_MLP_BIAS] = c->mlp_bias,
+                   [NEED_UNTIED] = !c->tie};
     return when[need];
 }
 
@@ -72,8 +81,9 @@ typedef struct {
     int first, last; // the weight rows (output columns) of this job
 } LinearJob;
 
-// Columns [first, last) of out, a few tokens (at most BLOCK_DOT_LANES): each weight row converted once into a
-// buffer, then dotted with every row of x at once (block_dot_many: block_dot's bits). false: no memory.
+// Columns [first, last) of out, a few tokens (at most BLOCK_DOT_LANES): each weight row converted
+// once into a buffer, then dotted with every row of x at once (block_dot_many: block_dot's bits).
+// false: no memory.
 static bool linear_rows(LinearJob *j)
 {
     int in = j->x->cols, n = j->x->rows, lanes = n <= 8 ? 8 : n <= 12 ? 12 : BLOCK_DOT_LANES;
@@ -85,7 +95,8 @@ static bool linear_rows(LinearJob *j)
         return false;
     }
     for (int i = 0; i < n; i++)
-        for (int k = 0; k < in; k++) xt[(size_t)k * (size_t)lanes + (size_t)i] = mat_row(j->x, i)[k];
+        for (int k = 0; k < in; k++)
+            xt[(size_t)k * (size_t)lanes + (size_t)i] = mat_row(j->x, i)[k];
     double dots[BLOCK_DOT_LANES];
     for (int o = j->first; o < j->last; o++) {
         st_read(row, j->w, (size_t)o * (size_t)in, (size_t)in);
@@ -97,8 +108,9 @@ static bool linear_rows(LinearJob *j)
     return true;
 }
 
-// The same for many tokens: LINEAR_CHUNK weight rows converted at a time and multiplied by the matrix kernel
-// (mat_matmul_bt), whose packed blocks pay off once x has rows enough. false: no memory.
+// The same for many tokens: LINEAR_CHUNK weight rows converted at a time and multiplied by the
+// matrix kernel (mat_matmul_bt), whose packed blocks pay off once x has rows enough. false: no
+// memory.
 static bool linear_chunks(LinearJob *j)
 {
     enum { LINEAR_CHUNK = 128 };
@@ -115,21 +127,24 @@ static bool linear_chunks(LinearJob *j)
         st_read(wc.data, j->w, (size_t)o * (size_t)in, (size_t)rows * (size_t)in);
         mat_matmul_bt(&pc, j->x, &wc);
         for (int i = 0; i < n; i++)
-            for (int c = 0; c < rows; c++) mat_row(j->out, i)[o + c] = mat_get(&pc, i, c) + (j->b ? j->b[o + c] : 0.0);
+            for (int c = 0; c < rows; c++)
+                mat_row(j->out, i)[o + c] = mat_get(&pc, i, c) + (j->b ? j->b[o + c] : 0.0);
     }
     mat_free(&w);
     mat_free(&part);
     return true;
 }
 
-// The same for one token (the unembedding at the last position): the lanes go over 8 weight rows instead of the
-// tokens, so no lane is idle. out[o] = block_dot(w_o, x) is block_dot(x, w_o)'s bits: the products are the same
-// (a * b == b * a) and so is the order of the sums. false: no memory.
+// The same for one token (the unembedding at the last position): the lanes go over 8 weight rows
+// instead of the tokens, so no lane is idle. out[o] = block_dot(w_o, x) is block_dot(x, w_o)'s
+// bits: the products are the same (a * b == b * a) and so is the order of the sums. false: no
+// memory.
 static bool linear_one(LinearJob *j)
 {
     enum { LANES = 8 };
     int in = j->x->cols;
-    double *rows = calloc((size_t)(in > 0 ? in : 1) * LANES, sizeof *rows); // 8 weight rows, then transposed
+    double *rows =
+        calloc((size_t)(in > 0 ? in : 1) * LANES, sizeof *rows); // 8 weight rows, then transposed
     double *wt = calloc((size_t)(in > 0 ? in : 1) * LANES, sizeof *wt);
     if (!rows || !wt) {
         free(rows);
@@ -139,11 +154,14 @@ static bool linear_one(LinearJob *j)
     double dots[LANES];
     for (int o = j->first; o < j->last; o += LANES) {
         int count = j->last - o < LANES ? j->last - o : LANES;
-        st_read(rows, j->w, (size_t)o * (size_t)in, (size_t)count * (size_t)in); // consecutive rows: one read
+        st_read(rows, j->w, (size_t)o * (size_t)in,
+                (size_t)count * (size_t)in); // consecutive rows: one read
         for (int k = 0; k < in; k++)
-            for (int r = 0; r < LANES; r++) wt[(size_t)k * LANES + (size_t)r] = rows[(size_t)r * (size_t)in + (size_t)k];
+            for (int r = 0; r < LANES; r++)
+                wt[(size_t)k * LANES + (size_t)r] = rows[(size_t)r * (size_t)in + (size_t)k];
         block_dot_many(dots, wt, mat_row(j->x, 0), in, LANES);
-        for (int r = 0; r < count; r++) mat_row(j->out, 0)[o + r] = dots[r] + (j->b ? j->b[o + r] : 0.0);
+        for (int r = 0; r < count; r++)
+            mat_row(j->out, 0)[o + r] = dots[r] + (j->b ? j->b[o + r] : 0.0);
     }
     free(rows);
     free(wt);
@@ -153,7 +171,8 @@ static bool linear_one(LinearJob *j)
 static int linear_job(void *arg)
 {
     LinearJob *j = arg;
-    if (!(j->x->rows == 1 ? linear_one(j) : j->x->rows < 16 ? linear_rows(j) : linear_chunks(j))) return 1;
+    if (!(j->x->rows == 1 ? linear_one(j) : j->x->rows < 16 ? linear_rows(j) : linear_chunks(j)))
+        return 1;
     j->first = j->last; // done
     return 0;
 }
@@ -165,7 +184,12 @@ bool hf_linear(Matrix *out, const Matrix *x, const StTensor *w, const double *b)
     if (count > LINEAR_MAX_JOBS) count = LINEAR_MAX_JOBS;
     if (count > rows / 64) count = rows / 64 > 0 ? rows / 64 : 1; // a few rows: not worth a thread
     for (int k = 0; k < count; k++)
-        jobs[k] = (LinearJob){out, x, w, b, (int)((long long)rows * k / count), (int)((long long)rows * (k + 1) / count)};
+        jobs[k] = (LinearJob){out,
+                              x,
+                              w,
+                              b,
+                              (int)((long long)rows * k / count),
+                              (int)((long long)rows * (k + 1) / count)};
     platform_run_jobs(linear_job, jobs, sizeof jobs[0], count);
     for (int k = 0; k < count; k++)
         if (jobs[k].first != jobs[k].last) return false;
@@ -182,21 +206,25 @@ static bool check_tensor(const HfModel *m, const HfTensorRow *row, int layer, Le
     if (!t) return hf_fail(err, m->ck.source, name, "missing: %s reads it", m->cfg.model_type);
     const char *file = m->ck.paths[t->file];
     if (t->dtype == ST_OTHER)
-        return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read", t->dtype_name);
+        return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read",
+                       t->dtype_name);
     int rows = dim_size(&m->cfg, row->rows), cols = dim_size(&m->cfg, row->cols);
     int ndim = row->cols == D_NONE ? 1 : 2;
     if (t->ndim != ndim || t->shape[0] != rows || (ndim == 2 && t->shape[1] != cols)) {
         char has[96] = "", want[48];
         for (int d = 0, used = 0; d < t->ndim && used < (int)sizeof has; d++)
-            used += snprintf(has + used, sizeof has - (size_t)used, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+            used += snprintf(has + used, sizeof has - (size_t)used, "%s%lld", d ? ", " : "",
+                             (long long)t->shape[d]);
         if (ndim == 1) snprintf(want, sizeof want, "[%d]", rows);
         else snprintf(want, sizeof want, "[%d, %d]", rows, cols);
-        return hf_fail(err, file, name, "shape [%s], but config.json's sizes make it %s", has, want);
+        return hf_fail(err, file, name, "shape [%s], but config.json's sizes make it %s", has,
+                       want);
     }
     return true;
 }
 
-// Every tensor the forward pass reads, checked before a number is read; the prefix first, from the embedding.
+// Every tensor the forward pass reads, checked before a number is read; the prefix first, from the
+// embedding.
 static bool check_tensors(HfModel *m, LessonError *err)
 {
     const HfArchOps *ops = m->ops;
@@ -217,7 +245,8 @@ bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
 {
     memset(m, 0, sizeof *m);
     snprintf(m->dir, sizeof m->dir, "%s", dir);
-    for (size_t n = strlen(m->dir); n > 1 && m->dir[n - 1] == '/'; n--) m->dir[n - 1] = '\0'; // "DIR/": DIR
+    for (size_t n = strlen(m->dir); n > 1 && m->dir[n - 1] == '/'; n--)
+        m->dir[n - 1] = '\0'; // "DIR/": DIR
     dir = m->dir;
     if (!hf_config_load(&m->cfg, dir, err)) return false;
     m->ops = ARCHS[m->cfg.arch];
@@ -238,16 +267,19 @@ void hf_model_close(HfModel *m)
 
 // ---- the next token ----
 
-// The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the embedding
-// when tied), softmax in float64, the HF_TOP most probable (the lower id first among equals).
+// The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the
+// embedding when tied), softmax in float64, the HF_TOP most probable (the lower id first among
+// equals).
 static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
 {
     const HfConfig *c = &m->cfg;
     const HfArchOps *ops = m->ops;
     double *x = malloc(sizeof *x * (size_t)c->hidden), *p = malloc(sizeof *p * (size_t)c->vocab);
-    const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    const StTensor *head =
+        hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
     Matrix xs = {1, c->hidden, x}, logits = {1, c->vocab, p};
-    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1)) && hf_linear(&logits, &xs, head, NULL);
+    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1))
+              && hf_linear(&logits, &xs, head, NULL);
     if (ok) {
         double top = -INFINITY, sum = 0;
         for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
@@ -270,9 +302,11 @@ static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
     return ok;
 }
 
-// The k most probable of p (vocab) into id and prob, most probable first, the lower id first among equals: each
-// the largest below the one before in that order. Their tokens as the class reads them into token.
-static bool top_of(const double *p, int vocab, int k, int *id, double *prob, char **token, const Tokenizer *tok)
+// The k most probable of p (vocab) into id and prob, most probable first, the lower id first among
+// equals: each the largest below the one before in that order. Their tokens as the class reads them
+// into token.
+static bool top_of(const double *p, int vocab, int k, int *id, double *prob, char **token,
+                   const Tokenizer *tok)
 {
     for (int q = 0; q < k && q < vocab; q++) {
         int best = -1;
@@ -287,8 +321,9 @@ static bool top_of(const double *p, int vocab, int k, int *id, double *prob, cha
     return true;
 }
 
-// s->top_* (n * s->top) = the top next tokens at every position of h (n, hidden): the final norm and the
-// unembedding of 8 rows at a time (one pass over the unembedding for 8 rows, as for 1), softmax in float64.
+// s->top_* (n * s->top) = the top next tokens at every position of h (n, hidden): the final norm
+// and the unembedding of 8 rows at a time (one pass over the unembedding for 8 rows, as for 1),
+// softmax in float64.
 static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h)
 {
     enum { ROWS = 8 };
@@ -298,13 +333,16 @@ static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h
     s->top_id = calloc(all, sizeof *s->top_id);
     s->top_p = calloc(all, sizeof *s->top_p);
     s->top_token = calloc(all, sizeof *s->top_token);
-    double *x = malloc(sizeof *x * (size_t)c->hidden * ROWS), *p = malloc(sizeof *p * (size_t)c->vocab * ROWS);
-    const StTensor *head = hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    double *x = malloc(sizeof *x * (size_t)c->hidden * ROWS),
+           *p = malloc(sizeof *p * (size_t)c->vocab * ROWS);
+    const StTensor *head =
+        hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
     bool ok = s->top_id && s->top_p && s->top_token && x && p;
     for (int r0 = 0; ok && r0 < h->rows; r0 += ROWS) {
         int rows = h->rows - r0 < ROWS ? h->rows - r0 : ROWS;
         Matrix xs = {rows, c->hidden, x}, logits = {rows, c->vocab, p};
-        for (int i = 0; ok && i < rows; i++) ok = ops->final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
+        for (int i = 0; ok && i < rows; i++)
+            ok = ops->final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
         ok = ok && hf_linear(&logits, &xs, head, NULL);
         for (int i = 0; ok && i < rows; i++) {
             double *row = mat_row(&logits, i), top = -INFINITY, sum = 0;
@@ -312,7 +350,8 @@ static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h
             for (int v = 0; v < c->vocab; v++) sum += row[v] = exp(row[v] - top);
             for (int v = 0; v < c->vocab; v++) row[v] /= sum;
             size_t at = (size_t)(r0 + i) * (size_t)s->top;
-            ok = top_of(row, c->vocab, s->top, s->top_id + at, s->top_p + at, s->top_token + at, &m->tok);
+            ok = top_of(row, c->vocab, s->top, s->top_id + at, s->top_p + at, s->top_token + at,
+                        &m->tok);
         }
     }
     free(x);
@@ -364,7 +403,8 @@ static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
     const char *base = strrchr(m->dir, '/');
     base = base && base[1] ? base + 1 : m->dir;
     char title[1200];
-    snprintf(title, sizeof title, "%s: layer %d of %d (%s)", base, layer, m->cfg.layers, m->cfg.model_type);
+    snprintf(title, sizeof title, "%s: layer %d of %d (%s)", base, layer, m->cfg.layers,
+             m->cfg.model_type);
     l->title = malloc(strlen(title) + 1);
     l->tokens = calloc((size_t)r->n, sizeof *l->tokens);
     l->source_tokens = calloc((size_t)r->n, sizeof *l->source_tokens);
@@ -378,11 +418,12 @@ static bool make_lesson(HfRun *r, const HfModel *m, int layer, AttnParams *p)
     return ok;
 }
 
-// Every layer on h: attention (the trace) and residual, MLP and residual; layer `keep`'s params into r->lesson.
-// One layer's params are kept for the next (the same shapes, every number overwritten): a 1B model's layer is
-// ~100 MB of weights in float64, and fresh pages each layer cost the kernel more time zeroing them than the
-// layer's arithmetic.
-static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LayerStream *st, LessonError *err)
+// Every layer on h: attention (the trace) and residual, MLP and residual; layer `keep`'s params
+// into r->lesson. One layer's params are kept for the next (the same shapes, every number
+// overwritten): a 1B model's layer is ~100 MB of weights in float64, and fresh pages each layer
+// cost the kernel more time zeroing them than the layer's arithmetic.
+static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LayerStream *st,
+                       LessonError *err)
 {
     AttnParams p = {0};
     bool ok = true;
@@ -413,7 +454,8 @@ static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LayerStr
         if (!ok || !m->ops->mlp(h, m, l)) ok = hf_fail(err, m->dir, NULL, "out of memory");
         else if (!mat_all_finite(h, false)) {
             snprintf(field, sizeof field, "model.layers.%d", l);
-            ok = hf_fail(err, m->ck.source, field, "the residual stream overflows after this layer");
+            ok =
+                hf_fail(err, m->ck.source, field, "the residual stream overflows after this layer");
         }
     }
     if (p.X.data) params_free(&p);
@@ -423,8 +465,10 @@ static bool run_layers(HfRun *r, const HfModel *m, Matrix *h, int keep, LayerStr
 // The lesson's notes: where it comes from and what its embeddings are.
 static char *run_notes(const HfModel *m, const char *text, int layer)
 {
-    const char *fmt = "Layer %d of the %s checkpoint %s on the text \"%s\", computed in float64 by mha-tracer --model. "
-                      "The embeddings are the layer's input after its norm (%s); the output is the attention's, before "
+    const char *fmt = "Layer %d of the %s checkpoint %s on the text \"%s\", computed in float64 by "
+                      "mha-tracer --model. "
+                      "The embeddings are the layer's input after its norm (%s); the output is the "
+                      "attention's, before "
                       "the residual add.";
     const char *norm = m->ops->input_norm;
     size_t cap = strlen(fmt) + strlen(m->dir) + strlen(text) + 64;
@@ -433,7 +477,8 @@ static char *run_notes(const HfModel *m, const char *text, int layer)
     return notes;
 }
 
-// The stream the window asked for, before the run: the overview's room (none when too big). NULL: no memory.
+// The stream the window asked for, before the run: the overview's room (none when too big). NULL:
+// no memory.
 static LayerStream *stream_new(const HfModel *m, int n, const HfRunWant *want)
 {
     LayerStream *s = calloc(1, sizeof *s);
@@ -462,16 +507,19 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
     char config[1100];
     snprintf(config, sizeof config, "%s/config.json", m->dir);
     if (layer < 0 || layer >= m->cfg.layers)
-        return hf_fail(err, config, m->ops->layers_key, "--layer %d: the model has %d layers (0 to %d)", layer,
-                       m->cfg.layers, m->cfg.layers - 1);
+        return hf_fail(err, config, m->ops->layers_key,
+                       "--layer %d: the model has %d layers (0 to %d)", layer, m->cfg.layers,
+                       m->cfg.layers - 1);
     const char *tok_path = m->tok.source;
     if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
-        ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n, LESSON_MAX_TOKENS);
+        ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n,
+                     LESSON_MAX_TOKENS);
     for (int i = 0; ok && i < r->n; i++)
         if (r->ids[i] < 0 || r->ids[i] >= m->cfg.vocab)
-            ok = hf_fail(err, config, "vocab_size", "token id %d of the text is past the vocabulary's %d", r->ids[i],
+            ok = hf_fail(err, config, "vocab_size",
+                         "token id %d of the text is past the vocabulary's %d", r->ids[i],
                          m->cfg.vocab);
     Matrix h = {0};
     if (ok) {
@@ -480,15 +528,19 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     }
     LayerStream *st = NULL;
-    if (ok && want && want->stream && !(st = stream_new(m, r->n, want))) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && want && want->stream && !(st = stream_new(m, r->n, want)))
+        ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok) ok = run_layers(r, m, &h, layer, st, err);
-    if (ok && m->ops->final_norm && !next_tokens(r, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
-    if (ok && st && st->top && !stream_next_tokens(st, m, &h)) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && m->ops->final_norm && !next_tokens(r, m, &h))
+        ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && st && st->top && !stream_next_tokens(st, m, &h))
+        ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (st) { // the lesson owns it (also when the run failed: hf_run_free frees it)
         r->lesson.stream = st;
         r->lesson.params.stream = st;
     }
-    if (ok && !(r->lesson.notes = run_notes(m, text, layer))) ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && !(r->lesson.notes = run_notes(m, text, layer)))
+        ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
     if (!ok) hf_run_free(r);
     return ok;

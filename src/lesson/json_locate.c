@@ -31,8 +31,8 @@ static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' |
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 static bool is_word(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '.' || c == '+' ||
-           c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '.'
+           || c == '+' || c == '-';
 }
 
 static void skip_ws(Scanner *sc)
@@ -46,7 +46,10 @@ static size_t utf8_seq_len(const unsigned char *s, size_t len, size_t i)
 {
     unsigned char c = s[i];
     if (c < 0x80) return 1;
-    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
     if (n == 0 || len - i < n) return 0;
     unsigned char lo = 0x80, hi = 0xBF; // the allowed range of the second byte
     if (c == 0xE0) lo = 0xA0;
@@ -117,9 +120,10 @@ static bool fail_eof(Scanner *sc, int depth, const unsigned char *types, const s
     int line, col;
     size_t at = opened[depth - 1];
     json_line_col((const char *)sc->s, sc->len, at, &line, &col);
-    return fail_at(sc, content_end(sc),
-                   "unexpected end of file: the %s opened with '%c' at line %d, column %d is not closed",
-                   types[depth - 1] == '{' ? "object" : "array", types[depth - 1], line, col);
+    return fail_at(
+        sc, content_end(sc),
+        "unexpected end of file: the %s opened with '%c' at line %d, column %d is not closed",
+        types[depth - 1] == '{' ? "object" : "array", types[depth - 1], line, col);
 }
 
 static int hex_value(unsigned char c)
@@ -133,7 +137,8 @@ static int hex_value(unsigned char c)
 // Reads the 4 hex digits after "\u" at pos (pos points at the backslash). -1 when malformed.
 static long read_u_escape(const Scanner *sc, size_t pos)
 {
-    if (pos > sc->len || sc->len - pos < 6 || sc->s[pos] != '\\' || sc->s[pos + 1] != 'u') return -1;
+    if (pos > sc->len || sc->len - pos < 6 || sc->s[pos] != '\\' || sc->s[pos + 1] != 'u')
+        return -1;
     long v = 0;
     for (int k = 0; k < 4; k++) {
         int h = hex_value(sc->s[pos + 2 + (size_t)k]);
@@ -156,10 +161,13 @@ static bool scan_string(Scanner *sc, bool *eof)
         }
         if (c == '\n' || c == '\r')
             return fail_at(sc, sc->pos,
-                           "line break inside a string: is a closing '\"' missing? (write \\n for a new line)");
+                           "line break inside a string: is a closing '\"' missing? (write \\n for "
+                           "a new line)");
         if (c < 0x20)
-            return fail_at(sc, sc->pos, "control character U+%04X inside a string (write it as an escape such as \\t)",
-                           (unsigned)c);
+            return fail_at(
+                sc, sc->pos,
+                "control character U+%04X inside a string (write it as an escape such as \\t)",
+                (unsigned)c);
         if (c != '\\') {
             sc->pos++;
             continue;
@@ -174,7 +182,8 @@ static bool scan_string(Scanner *sc, bool *eof)
         if (e != 'u') {
             char d[48];
             return fail_at(sc, esc,
-                           "invalid escape in a string: '\\' followed by %s (valid escapes: \\\" \\\\ \\/ \\b \\f \\n "
+                           "invalid escape in a string: '\\' followed by %s (valid escapes: \\\" "
+                           "\\\\ \\/ \\b \\f \\n "
                            "\\r \\t \\uXXXX)",
                            describe_char(sc, esc + 1, d, sizeof d));
         }
@@ -183,12 +192,16 @@ static bool scan_string(Scanner *sc, bool *eof)
         if (u == 0) return fail_at(sc, esc, "\\u0000 (a NUL character) is not allowed in a lesson");
         if (u >= 0xDC00 && u <= 0xDFFF)
             return fail_at(sc, esc,
-                           "invalid \\u escape: \\u%04lX is the second half of a surrogate pair with no first half", u);
+                           "invalid \\u escape: \\u%04lX is the second half of a surrogate pair "
+                           "with no first half",
+                           u);
         if (u >= 0xD800 && u <= 0xDBFF) {
             long lo = read_u_escape(sc, esc + 6);
             if (lo < 0xDC00 || lo > 0xDFFF)
                 return fail_at(sc, esc,
-                               "invalid \\u escape: \\u%04lX must be followed by a low surrogate \\uDC00..\\uDFFF", u);
+                               "invalid \\u escape: \\u%04lX must be followed by a low surrogate "
+                               "\\uDC00..\\uDFFF",
+                               u);
             sc->pos += 12;
         } else {
             sc->pos += 6;
@@ -198,13 +211,15 @@ static bool scan_string(Scanner *sc, bool *eof)
     return false;
 }
 
-// Overflow check for a number token that strtod could turn into inf. Uses the locale's decimal point,
-// like cJSON does, so a program that set LC_NUMERIC still agrees with cJSON.
+// Overflow check for a number token that strtod could turn into inf. Uses the locale's decimal
+// point, like cJSON does, so a program that set LC_NUMERIC still agrees with cJSON.
 static bool number_overflows(const unsigned char *tok, size_t n)
 {
     char small[128];
     char *buf = n < sizeof small ? small : malloc(n + 1);
-    if (!buf) return false; // cannot check: let cJSON parse it; the loader still rejects non-finite values
+    if (!buf)
+        return false; // cannot check: let cJSON parse it; the loader still rejects non-finite
+                      // values
     memcpy(buf, tok, n);
     buf[n] = '\0';
     const struct lconv *lc = localeconv();
@@ -229,9 +244,11 @@ static bool scan_number(Scanner *sc, bool *eof)
             *eof = true;
             return false;
         }
-        if ((s[p] == 'I' || s[p] == 'i') && (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true)))
+        if ((s[p] == 'I' || s[p] == 'i')
+            && (word_equals(sc, p, "Infinity", true) || word_equals(sc, p, "inf", true)))
             return fail_at(sc, start,
-                           "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; write a number)",
+                           "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; "
+                           "write a number)",
                            describe_word(sc, start, w, sizeof w));
         if (!is_digit(s[p]))
             return fail_at(sc, start, "invalid number near %s: expected a digit after '-'",
@@ -265,7 +282,8 @@ static bool scan_number(Scanner *sc, bool *eof)
     }
     // Without an exponent only a number of more than 308 integer digits can overflow.
     if ((has_exp || int_digits > 300) && number_overflows(s + start, p - start))
-        return fail_at(sc, start, "number out of range near %s (a double holds at most about 1.8e308)",
+        return fail_at(sc, start,
+                       "number out of range near %s (a double holds at most about 1.8e308)",
                        describe_word(sc, start, w, sizeof w));
     sc->pos = p;
     return true;
@@ -288,29 +306,35 @@ static bool scan_scalar(Scanner *sc, bool *eof)
         sc->pos += 5;
         return true;
     }
-    if (c == '\'') return fail_at(sc, at, "invalid JSON: strings must be in double quotes, not single quotes");
+    if (c == '\'')
+        return fail_at(sc, at, "invalid JSON: strings must be in double quotes, not single quotes");
     if (c == '/') return fail_at(sc, at, "invalid JSON: JSON has no comments");
-    if (word_equals(sc, at, "NaN", true) || word_equals(sc, at, "Infinity", true) || word_equals(sc, at, "inf", true))
-        return fail_at(sc, at, "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; write a number)",
-                       describe_word(sc, at, w, sizeof w));
-    if (word_equals(sc, at, "true", true) || word_equals(sc, at, "false", true) || word_equals(sc, at, "null", true) ||
-        word_equals(sc, at, "none", true))
+    if (word_equals(sc, at, "NaN", true) || word_equals(sc, at, "Infinity", true)
+        || word_equals(sc, at, "inf", true))
         return fail_at(
             sc, at,
-            "invalid JSON: expected a value near %s (the JSON literals are true, false and null, in lower case)",
+            "invalid JSON: expected a value near %s (JSON has no NaN or Infinity; write a number)",
             describe_word(sc, at, w, sizeof w));
+    if (word_equals(sc, at, "true", true) || word_equals(sc, at, "false", true)
+        || word_equals(sc, at, "null", true) || word_equals(sc, at, "none", true))
+        return fail_at(sc, at,
+                       "invalid JSON: expected a value near %s (the JSON literals are true, false "
+                       "and null, in lower case)",
+                       describe_word(sc, at, w, sizeof w));
     if (c == '+')
         return fail_at(sc, at, "invalid number near %s: JSON numbers cannot start with '+'",
                        describe_word(sc, at, w, sizeof w));
     if (c == '.')
         return fail_at(sc, at, "invalid number near %s: write a digit before the '.' (0.5, not .5)",
                        describe_word(sc, at, w, sizeof w));
-    return fail_at(sc, at, "invalid JSON: expected a value near %s", describe_word(sc, at, w, sizeof w));
+    return fail_at(sc, at, "invalid JSON: expected a value near %s",
+                   describe_word(sc, at, w, sizeof w));
 }
 
 static bool value_start(unsigned char c)
 {
-    return c == '"' || c == '{' || c == '[' || c == '-' || is_digit(c) || c == 't' || c == 'f' || c == 'n';
+    return c == '"' || c == '{' || c == '[' || c == '-' || is_digit(c) || c == 't' || c == 'f'
+           || c == 'n';
 }
 
 // Whole-file checks: emptiness, byte order marks, NUL bytes, UTF-8.
@@ -324,14 +348,20 @@ static bool check_bytes(Scanner *sc)
         return false;
     }
     if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
-        return fail_at(sc, 0, "file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM");
+        return fail_at(sc, 0,
+                       "file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM");
     if (len >= 2 && ((s[0] == 0xFF && s[1] == 0xFE) || (s[0] == 0xFE && s[1] == 0xFF)))
-        return fail_at(sc, 0, "file starts with a UTF-16 byte order mark; save it as UTF-8 (without BOM)");
+        return fail_at(sc, 0,
+                       "file starts with a UTF-16 byte order mark; save it as UTF-8 (without BOM)");
     for (size_t i = 0; i < len;) {
         if (s[i] == 0)
-            return fail_at(sc, i, "file contains a NUL byte; a lesson is UTF-8 text (is it UTF-16 or binary?)");
+            return fail_at(
+                sc, i,
+                "file contains a NUL byte; a lesson is UTF-8 text (is it UTF-16 or binary?)");
         size_t n = utf8_seq_len(s, len, i);
-        if (n == 0) return fail_at(sc, i, "invalid UTF-8 (byte 0x%02X); save the file as UTF-8", (unsigned)s[i]);
+        if (n == 0)
+            return fail_at(sc, i, "invalid UTF-8 (byte 0x%02X); save the file as UTF-8",
+                           (unsigned)s[i]);
         i += n;
     }
     return true;
@@ -350,7 +380,8 @@ bool json_check(const char *text, size_t len, JsonSyntaxError *err)
     bool eof = false;
     size_t at = 0; // where the current string or value starts
     long values = 0; // values begun so far (bounded by JSON_MAX_VALUES)
-    size_t top_key = 0, top_key_end = 0; // the current member of the top-level object (offsets of its key)
+    size_t top_key = 0,
+           top_key_end = 0; // the current member of the top-level object (offsets of its key)
 
     skip_ws(&sc);
     if (sc.pos >= len) {
@@ -363,21 +394,26 @@ value:
     skip_ws(&sc);
     if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
     if (++values > JSON_MAX_VALUES) {
-        // Name the top-level member the values are in: that is where a teacher looks ("$schema", "weights").
+        // Name the top-level member the values are in: that is where a teacher looks ("$schema",
+        // "weights").
         int key_len = (int)(top_key_end - top_key);
         if (depth >= 2 && types[0] == '{' && key_len > 0 && key_len <= 64)
-            return fail_at(&sc, sc.pos,
-                           "too many values: more than %d numbers, strings, arrays and objects in one file (the "
-                           "limit); this one is inside \"%.*s\" — give large matrices as {\"random\": {...}}",
-                           JSON_MAX_VALUES, key_len, text + top_key);
+            return fail_at(
+                &sc, sc.pos,
+                "too many values: more than %d numbers, strings, arrays and objects in one file "
+                "(the "
+                "limit); this one is inside \"%.*s\" — give large matrices as {\"random\": {...}}",
+                JSON_MAX_VALUES, key_len, text + top_key);
         return fail_at(&sc, sc.pos,
-                       "too many values: more than %d numbers, strings, arrays and objects in one file (the limit); "
+                       "too many values: more than %d numbers, strings, arrays and objects in one "
+                       "file (the limit); "
                        "give large matrices as {\"random\": {...}}",
                        JSON_MAX_VALUES);
     }
     if (sc.s[sc.pos] == '{' || sc.s[sc.pos] == '[') {
         if (depth >= JSON_MAX_DEPTH)
-            return fail_at(&sc, sc.pos, "nesting too deep: more than %d levels of '[' and '{'", JSON_MAX_DEPTH);
+            return fail_at(&sc, sc.pos, "nesting too deep: more than %d levels of '[' and '{'",
+                           JSON_MAX_DEPTH);
         unsigned char open = sc.s[sc.pos];
         types[depth] = open;
         opened[depth++] = sc.pos++;
@@ -397,8 +433,10 @@ value:
             if (sc.s[at] == '"') {
                 int line, col;
                 json_line_col(text, len, at, &line, &col);
-                return fail_at(&sc, content_end(&sc),
-                               "unexpected end of file inside the string that starts at line %d, column %d", line, col);
+                return fail_at(
+                    &sc, content_end(&sc),
+                    "unexpected end of file inside the string that starts at line %d, column %d",
+                    line, col);
             }
             return fail_eof(&sc, depth, types, opened);
         }
@@ -412,7 +450,9 @@ key:
     if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
     if (sc.s[sc.pos] != '"') {
         unsigned char c = sc.s[sc.pos];
-        if (c == '\'') return fail_at(&sc, sc.pos, "invalid JSON: keys must be in double quotes, not single quotes");
+        if (c == '\'')
+            return fail_at(&sc, sc.pos,
+                           "invalid JSON: keys must be in double quotes, not single quotes");
         if (c == '/') return fail_at(&sc, sc.pos, "invalid JSON: JSON has no comments");
         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
             return fail_at(&sc, sc.pos, "invalid JSON: expected a key in double quotes near %s",
@@ -425,8 +465,10 @@ key:
         if (eof) {
             int line, col;
             json_line_col(text, len, at, &line, &col);
-            return fail_at(&sc, content_end(&sc),
-                           "unexpected end of file inside the key that starts at line %d, column %d", line, col);
+            return fail_at(
+                &sc, content_end(&sc),
+                "unexpected end of file inside the key that starts at line %d, column %d", line,
+                col);
         }
         return false;
     }
@@ -446,9 +488,10 @@ after_value:
     skip_ws(&sc);
     if (depth == 0) {
         if (sc.pos < len)
-            return fail_at(&sc, sc.pos,
-                           "unexpected %s after the end of the JSON value (one file holds one lesson object)",
-                           describe_char(&sc, sc.pos, d, sizeof d));
+            return fail_at(
+                &sc, sc.pos,
+                "unexpected %s after the end of the JSON value (one file holds one lesson object)",
+                describe_char(&sc, sc.pos, d, sizeof d));
         return true;
     }
     if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
@@ -465,19 +508,24 @@ after_value:
             size_t comma = sc.pos++;
             skip_ws(&sc);
             if (sc.pos < len && (sc.s[sc.pos] == '}' || sc.s[sc.pos] == ']'))
-                return fail_at(&sc, comma, "trailing comma before '%c': JSON allows no comma after the last %s",
+                return fail_at(&sc, comma,
+                               "trailing comma before '%c': JSON allows no comma after the last %s",
                                sc.s[sc.pos], in_object ? "member" : "element");
             if (in_object) goto key;
             goto value;
         }
         if (c == '/') return fail_at(&sc, sc.pos, "invalid JSON: JSON has no comments");
         if (in_object && c == '"')
-            return fail_at(&sc, sc.pos, "invalid JSON: expected ',' or '}' before the next key (is a comma missing?)");
+            return fail_at(
+                &sc, sc.pos,
+                "invalid JSON: expected ',' or '}' before the next key (is a comma missing?)");
         if (!in_object && value_start(c))
-            return fail_at(&sc, sc.pos,
-                           "invalid JSON: expected ',' or ']' before the next element (is a comma missing?)");
+            return fail_at(
+                &sc, sc.pos,
+                "invalid JSON: expected ',' or ']' before the next element (is a comma missing?)");
         return fail_at(&sc, sc.pos, "invalid JSON: expected ',' or '%c' after %s, got %s", close,
-                       in_object ? "a member" : "an element", describe_char(&sc, sc.pos, d, sizeof d));
+                       in_object ? "a member" : "an element",
+                       describe_char(&sc, sc.pos, d, sizeof d));
     }
 }
 
@@ -488,17 +536,16 @@ static void skip_string_raw(Scanner *sc)
     sc->pos++; // opening quote
     while (sc->pos < sc->len) {
         unsigned char c = sc->s[sc->pos];
-        if (c == '\\')
-            sc->pos += (sc->len - sc->pos >= 2) ? 2 : 1;
+        if (c == '\\') sc->pos += (sc->len - sc->pos >= 2) ? 2 : 1;
         else if (c == '"') {
             sc->pos++;
             return;
-        } else
-            sc->pos++;
+        } else sc->pos++;
     }
 }
 
-// Skips one value at sc->pos (after white space); nested containers by counting brackets outside strings.
+// Skips one value at sc->pos (after white space); nested containers by counting brackets outside
+// strings.
 static void skip_value_raw(Scanner *sc)
 {
     if (sc->pos >= sc->len) return;
@@ -515,8 +562,7 @@ static void skip_value_raw(Scanner *sc)
                 skip_string_raw(sc);
                 continue;
             }
-            if (c == '{' || c == '[')
-                level++;
+            if (c == '{' || c == '[') level++;
             else if (c == '}' || c == ']') {
                 level--;
                 if (level == 0) {
@@ -528,12 +574,13 @@ static void skip_value_raw(Scanner *sc)
         }
         return;
     }
-    while (sc->pos < sc->len && !is_ws(sc->s[sc->pos]) && sc->s[sc->pos] != ',' && sc->s[sc->pos] != ']' &&
-           sc->s[sc->pos] != '}')
+    while (sc->pos < sc->len && !is_ws(sc->s[sc->pos]) && sc->s[sc->pos] != ','
+           && sc->s[sc->pos] != ']' && sc->s[sc->pos] != '}')
         sc->pos++;
 }
 
-bool json_locate(const char *text, size_t len, const int *path, int depth, bool want_key, size_t *offset)
+bool json_locate(const char *text, size_t len, const int *path, int depth, bool want_key,
+                 size_t *offset)
 {
     JsonSyntaxError unused;
     Scanner sc = {(const unsigned char *)text, len, 0, &unused};

@@ -1,6 +1,7 @@
-// Lesson format 1: JSON text -> a validated Lesson (tokens + AttnParams), or the first problem with its
-// file, line:column (code points), JSON path and a message: the top level (which part is read when), the
-// file's reading, free, shuffle and the error line. Each part is read in its room (lesson_ctx.h lists them).
+// Lesson format 1: JSON text -> a validated Lesson (tokens + AttnParams), or the first problem with
+// its file, line:column (code points), JSON path and a message: the top level (which part is read
+// when), the file's reading, free, shuffle and the error line. Each part is read in its room
+// (lesson_ctx.h lists them).
 #include "lesson.h"
 
 #include <cjson/cJSON.h>
@@ -32,15 +33,18 @@ static void build_free(Build *b)
     memset(b, 0, sizeof *b);
 }
 
-// A whole number from 1 to max at key (left as it is when absent); *member_index its place (-1: absent).
-static bool optional_int(Ctx *c, const cJSON *root, const char *key, int max, int *out, int *member_index)
+// A whole number from 1 to max at key (left as it is when absent); *member_index its place (-1:
+// absent).
+static bool optional_int(Ctx *c, const cJSON *root, const char *key, int max, int *out,
+                         int *member_index)
 {
     lesson_member(root, key, member_index);
     return lesson_optional_int(c, root, key, 1, max, out);
 }
 
 // A string member of root: out NULL only checks it is a string; required names a missing one.
-static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool required, char **out)
+static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool required,
+                               char **out)
 {
     int k;
     const char *str = NULL;
@@ -48,20 +52,26 @@ static bool read_string_member(Ctx *c, const cJSON *root, const char *key, bool 
     if (!v) return required ? lesson_fail(c, "missing required key \"%s\"", key) : true;
     lesson_push_key(c, key, k);
     if (!lesson_get_string(c, v, &str)) return false;
-    if (out && !(*out = lesson_dup_string(str, strlen(str)))) return lesson_fail(c, "out of memory");
+    if (out && !(*out = lesson_dup_string(str, strlen(str))))
+        return lesson_fail(c, "out of memory");
     lesson_pop(c);
     return true;
 }
 
-// "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already reported).
+// "source": its tokens, and its embeddings when d_model is known (d_model < 0: skipped, already
+// reported).
 static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_model, Build *b)
 {
-    static const char *const source_keys[] = {"tokens", "sentence", "split", "embeddings", "positions", NULL};
+    static const char *const source_keys[] = {"tokens",     "sentence",  "split",
+                                              "embeddings", "positions", NULL};
     lesson_push_key(c, "source", source_member);
     if (!cJSON_IsObject(source))
-        return lesson_fail(c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s", lesson_type_name(source));
+        return lesson_fail(
+            c, "expected an object {\"tokens\" or \"sentence\", \"embeddings\"}, got %s",
+            lesson_type_name(source));
     int d0 = c->depth;
-    bool ok = lesson_check_keys(c, source, source_keys, "tokens, sentence, split, embeddings, positions");
+    bool ok =
+        lesson_check_keys(c, source, source_keys, "tokens, sentence, split, embeddings, positions");
     if (!ok && !c->rep) return false;
     c->depth = d0;
     if (!lesson_read_tokens(c, source, &b->source_tokens, &b->m)) return false;
@@ -70,25 +80,31 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
     if (!v) return lesson_fail(c, "missing required key \"embeddings\"");
     if (d_model < 0) return false;
     lesson_push_key(c, "embeddings", k);
-    if (!lesson_read_embeddings(c, v, b->m, "one per source token", &d_model, -1, &b->S)) return false;
+    if (!lesson_read_embeddings(c, v, b->m, "one per source token", &d_model, -1, &b->S))
+        return false;
     c->emb_seeded[1] = lesson_embeddings_seed(v, &c->emb_seed[1]);
     lesson_pop(c);
     lesson_pop(c);
     return ok;
 }
 
-// The top level's keys, in the order "unknown key" lists them, then the field table's other rows: keys (NULL
-// ended, at least TOP_KEYS + 64 entries) and the same as text for the message (expected).
+// The top level's keys, in the order "unknown key" lists them, then the field table's other rows:
+// keys (NULL ended, at least TOP_KEYS + 64 entries) and the same as text for the message
+// (expected).
 #define TOP_KEYS 22
 static void top_level_keys(const char **keys, char *expected, size_t cap)
 {
-    static const char *const top_keys[TOP_KEYS] = {"$schema", "title",  "notes", "language", "tokens", "sentence",
-                                                   "split", "embeddings", "d_model", "heads", "d_k", "mask", "source",
-                                                   "weights", "positions", "scale", "rope", "kv_heads", "window",
-                                                   "targets", "train", "questions"};
+    static const char *const top_keys[TOP_KEYS] = {
+        "$schema", "title",      "notes",     "language", "tokens", "sentence",
+        "split",   "embeddings", "d_model",   "heads",    "d_k",    "mask",
+        "source",  "weights",    "positions", "scale",    "rope",   "kv_heads",
+        "window",  "targets",    "train",     "questions"};
     memcpy(keys, top_keys, sizeof top_keys);
-    snprintf(expected, cap, "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, heads, d_k, "
-                            "mask, source, weights, positions, scale, rope, kv_heads, window, targets, train, questions");
+    snprintf(expected, cap,
+             "$schema, title, notes, language, tokens, sentence, split, embeddings, d_model, "
+             "heads, d_k, "
+             "mask, source, weights, positions, scale, rope, kv_heads, window, targets, train, "
+             "questions");
     lesson_fields_keys(keys, TOP_KEYS, TOP_KEYS + 64, expected, cap);
 }
 
@@ -97,48 +113,59 @@ static bool derive_d_k(Ctx *c, Build *b, int d_model, int heads_member)
 {
     int heads = b->cfg.heads;
     if (d_model % heads != 0)
-        return lesson_fail_top(c, "heads", heads_member, "%d does not divide d_model (%d); change heads or give d_k",
-                               heads, d_model);
+        return lesson_fail_top(c, "heads", heads_member,
+                               "%d does not divide d_model (%d); change heads or give d_k", heads,
+                               d_model);
     b->cfg.d_k = d_model / heads;
     return true;
 }
 
-// RoPE's even d_k, then the weights' size (4 * heads * d_k * d_model numbers at most LESSON_MAX_WEIGHT_VALUES).
+// RoPE's even d_k, then the weights' size (4 * heads * d_k * d_model numbers at most
+// LESSON_MAX_WEIGHT_VALUES).
 static bool check_shape(Ctx *c, const Build *b, int d_model, int rope_member)
 {
     int heads = b->cfg.heads, d_k = b->cfg.d_k;
     if (!lesson_check_rope_d_k(c, b->cfg.rope, rope_member, d_k)) return false;
     double weight_values = 4.0 * heads * (double)d_k * d_model;
     if (weight_values > LESSON_MAX_WEIGHT_VALUES)
-        return lesson_fail(c,
-                           "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
-                           "the limit is %.0f",
-                           weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES);
+        return lesson_fail(
+            c,
+            "the weights would hold %.0f numbers (4 * heads * d_k * d_model = 4 * %d * %d * %d); "
+            "the limit is %.0f",
+            weight_values, heads, d_k, d_model, LESSON_MAX_WEIGHT_VALUES);
     return true;
 }
 
-// The trace's size, known from the sizes alone: refused before the weights are even allocated (at "heads").
+// The trace's size, known from the sizes alone: refused before the weights are even allocated (at
+// "heads").
 static bool check_trace_size(Ctx *c, const Build *b, int d_model, int heads_member)
 {
     int heads = b->cfg.heads, d_k = b->cfg.d_k;
-    bool rope_on = b->cfg.rope != ROPE_NONE; // then the rotated and the shifted Q and K, and the shifted scores
+    bool rope_on = b->cfg.rope
+                   != ROPE_NONE; // then the rotated and the shifted Q and K, and the shifted scores
     double values = trace_values(b->n, b->m, d_model, heads, d_k, rope_on);
     if (values <= LESSON_MAX_TRACE_VALUES) return true;
-    return lesson_fail_top(c, "heads", heads_member,
-                           "the trace would hold %.0f numbers (heads * (%s*n*m + %s*(n + m)*d_k) + "
-                           "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d%s); "
-                           "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
-                           values, rope_on ? "4" : "3", rope_on ? "4" : "2", b->n, b->m, heads, d_k, d_model,
-                           rope_on ? "; with RoPE Q and K are kept rotated and shifted too" : "", LESSON_MAX_TRACE_VALUES);
+    return lesson_fail_top(
+        c, "heads", heads_member,
+        "the trace would hold %.0f numbers (heads * (%s*n*m + %s*(n + m)*d_k) + "
+        "n*heads*d_k + n*d_model with n = %d, m = %d, heads = %d, d_k = %d, d_model = %d%s); "
+        "the limit is %.0f: use fewer tokens or heads, or a smaller d_k",
+        values, rope_on ? "4" : "3", rope_on ? "4" : "2", b->n, b->m, heads, d_k, d_model,
+        rope_on ? "; with RoPE Q and K are kept rotated and shifted too" : "",
+        LESSON_MAX_TRACE_VALUES);
 }
 
-// Self-attention: the keys and values come from the tokens themselves (copies). false when out of memory.
+// Self-attention: the keys and values come from the tokens themselves (copies). false when out of
+// memory.
 static bool self_source(Build *b)
 {
     b->m = b->n;
-    if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens)) || !mat_copy(&b->S, &b->X)) return false;
+    if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens))
+        || !mat_copy(&b->S, &b->X))
+        return false;
     for (int i = 0; i < b->m; i++)
-        if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i])))) return false;
+        if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i]))))
+            return false;
     return true;
 }
 
@@ -146,24 +173,29 @@ static void warn_pytorch_heads(Ctx *c, int heads, int heads_member)
 {
     c->depth = 0;
     lesson_push_key(c, "heads", heads_member);
-    lesson_warn(c,
-                "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. \"heads\" "
-                "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other divisor of "
-                "d_model loads as well but splits in_proj_weight into other heads and gives other attention. Add "
-                "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
-                "confirm it",
-                heads, plural(heads), heads);
+    lesson_warn(
+        c,
+        "PyTorch weights cannot confirm these %d head%s: a state_dict does not record num_heads. "
+        "\"heads\" "
+        "must be the layer's num_heads (nn.MultiheadAttention(embed_dim, num_heads)); any other "
+        "divisor of "
+        "d_model loads as well but splits in_proj_weight into other heads and gives other "
+        "attention. Add "
+        "\"num_heads\": the layer's own (layer.num_heads, which need not be %d) to \"pytorch\" to "
+        "confirm it",
+        heads, plural(heads), heads);
     lesson_pop(c);
 }
 
-// The lesson's matrices once their shapes are known: the weights (w, the member at k), and for a whole lesson
-// (whole: its tokens and embeddings read; else a one-token stand-in) its positions, targets and "train".
-static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Build *b, bool whole, int d_model,
-                          int source_member)
+// The lesson's matrices once their shapes are known: the weights (w, the member at k), and for a
+// whole lesson (whole: its tokens and embeddings read; else a one-token stand-in) its positions,
+// targets and "train".
+static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Build *b, bool whole,
+                          int d_model, int source_member)
 {
     const cJSON *v, *source = whole ? lesson_member(root, "source", &source_member) : NULL;
-    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, b->cfg.heads, b->cfg.kv_heads,
-                             b->cfg.d_k))
+    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, b->cfg.heads,
+                             b->cfg.kv_heads, b->cfg.d_k))
         return lesson_fail(c, "out of memory");
     b->p.cfg = b->cfg;
     if (whole) { // the embeddings move into the params (same shapes)
@@ -192,21 +224,23 @@ static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Buil
     return true;
 }
 
-// Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes on with
-// each part that does not depend on a broken one, in the same order, so its first error is the same.
+// Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes
+// on with each part that does not depend on a broken one, in the same order, so its first error is
+// the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
     const char *keys[TOP_KEYS + 64];
     char expected[1024];
     top_level_keys(keys, expected, sizeof expected);
-    if (!cJSON_IsObject(root)) return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
+    if (!cJSON_IsObject(root))
+        return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
     bool all = c->rep != NULL, ok = true;
-    // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes on.
-#define STEP(check)                  \
-    ((check) ? true                  \
-             : (c->depth = 0, ok = false, all ? false : (stop = true, false)))
+    // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes
+    // on.
+#define STEP(check)                                                                                \
+    ((check) ? true : (c->depth = 0, ok = false, all ? false : (stop = true, false)))
     bool stop = false;
-#define STOP_IF_FAST \
+#define STOP_IF_FAST                                                                               \
     if (stop) return false
     STEP(lesson_check_keys(c, root, keys, expected));
     STOP_IF_FAST;
@@ -222,25 +256,30 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
 
     int d_model = -1, d_model_member = -1, heads_member = -1, rope_member = -1;
-    bool d_model_ok = STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
+    bool d_model_ok =
+        STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
     STOP_IF_FAST;
-    // The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...) into b->cfg.
+    // The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...)
+    // into b->cfg.
     int source_member, k;
     const cJSON *source = lesson_member(root, "source", &source_member), *v;
     b->cfg.cross = source != NULL;
     STEP(lesson_fields_read(c, root, b, FIELDS_WITH_SHAPE));
     STOP_IF_FAST;
-    bool heads_ok = lesson_field_ok(b, "heads") && lesson_member(root, "heads", &heads_member) != NULL;
+    bool heads_ok =
+        lesson_field_ok(b, "heads") && lesson_member(root, "heads", &heads_member) != NULL;
     bool d_k_ok = lesson_field_ok(b, "d_k"), kv_ok = lesson_field_ok(b, "kv_heads");
     int heads = b->cfg.heads, d_k = b->cfg.d_k;
     lesson_member(root, "rope", &rope_member);
 
     // The embeddings need the tokens (their rows) and a valid d_model when one is given.
     bool embeddings_ok = false;
-    if (!(v = lesson_member(root, "embeddings", &k))) STEP(lesson_fail(c, "missing required key \"embeddings\""));
+    if (!(v = lesson_member(root, "embeddings", &k)))
+        STEP(lesson_fail(c, "missing required key \"embeddings\""));
     else if (tokens_ok && d_model_ok) {
         lesson_push_key(c, "embeddings", k);
-        embeddings_ok = STEP(lesson_read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X));
+        embeddings_ok = STEP(
+            lesson_read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X));
         if (embeddings_ok) {
             lesson_pop(c);
             c->emb_seeded[0] = lesson_embeddings_seed(v, &c->emb_seed[0]);
@@ -257,7 +296,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
 
     bool source_ok = true;
-    if (source) source_ok = STEP(read_source(c, source, source_member, d_model_ok ? d_model : -1, b));
+    if (source)
+        source_ok = STEP(read_source(c, source, source_member, d_model_ok ? d_model : -1, b));
     else if (tokens_ok && embeddings_ok && !self_source(b)) return lesson_fail(c, "out of memory");
     STOP_IF_FAST;
 
@@ -267,8 +307,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     STOP_IF_FAST;
 
     // The questions' form (their answers need the trace: model/questions.c checks those).
-    // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check then
-    // checks their answers against the trace); lesson_parse stops.
+    // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check
+    // then checks their answers against the trace); lesson_parse stops.
     if (!lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count)) {
         c->depth = 0;
         if (!all) return false;
@@ -279,8 +319,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
         return false;
     }
     if (!shape_ok) return false; // the weights' shapes are unknown: already reported
-    // The weights' shapes need only d_model, heads and d_k: a report checks them even when the tokens or the
-    // embeddings are broken (on a one-token stand-in).
+    // The weights' shapes need only d_model, heads and d_k: a report checks them even when the
+    // tokens or the embeddings are broken (on a one-token stand-in).
     if (!read_matrices(c, root, v, k, b, ok && source_ok, d_model, source_member)) {
         c->depth = 0;
         return false;
@@ -297,16 +337,19 @@ static void error_init(LessonError *err, const char *filename)
     lesson_error_set_file(err, filename);
 }
 
-// Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on failure.
-// rep: NULL, or a report to collect every error and the warnings into (err is then scratch space).
-// Is text valid JSON? Otherwise err (and rep, when not NULL) holds the first syntax error and its place.
+// Takes ownership of text (len bytes plus a NUL at text[len]): kept in the Lesson, or freed on
+// failure. rep: NULL, or a report to collect every error and the warnings into (err is then scratch
+// space). Is text valid JSON? Otherwise err (and rep, when not NULL) holds the first syntax error
+// and its place.
 static bool syntax_ok(const char *text, size_t len, LessonError *err, LessonReport *rep)
 {
     JsonSyntaxError syn;
     if (json_check(text, len, &syn)) return true;
     if (syn.has_offset) json_line_col(text, len, syn.offset, &err->line, &err->col);
     snprintf(err->message, sizeof err->message, "%s", syn.message);
-    if (rep) lesson_report_add(rep, err); // a syntax error stops everything: nothing after it can be read
+    if (rep)
+        lesson_report_add(rep,
+                          err); // a syntax error stops everything: nothing after it can be read
     return false;
 }
 
@@ -322,10 +365,12 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
     if (!root) {
-        // json_check accepted it, so this is cJSON running out of memory (or disagreeing): say where it stopped.
+        // json_check accepted it, so this is cJSON running out of memory (or disagreeing): say
+        // where it stopped.
         if (end && end >= text && (size_t)(end - text) <= len)
             json_line_col(text, len, (size_t)(end - text), &err->line, &err->col);
-        snprintf(err->message, sizeof err->message, "cJSON could not parse the file here (out of memory?)");
+        snprintf(err->message, sizeof err->message,
+                 "cJSON could not parse the file here (out of memory?)");
         if (rep) lesson_report_add(rep, err);
         free(text);
         return false;
@@ -367,7 +412,8 @@ bool lesson_parse(Lesson *out, const char *text, size_t len, const char *filenam
     memset(out, 0, sizeof *out);
     error_init(err, filename);
     if (len > LESSON_MAX_FILE_BYTES) {
-        snprintf(err->message, sizeof err->message, "file is too large: %zu bytes (the limit is %u MiB)", len,
+        snprintf(err->message, sizeof err->message,
+                 "file is too large: %zu bytes (the limit is %u MiB)", len,
                  LESSON_MAX_FILE_BYTES / (1024u * 1024u));
         return false;
     }
@@ -381,7 +427,8 @@ bool lesson_parse(Lesson *out, const char *text, size_t len, const char *filenam
     return parse_owned(out, copy, len, err, NULL);
 }
 
-bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename, LessonReport *rep)
+bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *filename,
+                         LessonReport *rep)
 {
     memset(out, 0, sizeof *out);
     memset(rep, 0, sizeof *rep);
@@ -389,8 +436,10 @@ bool lesson_parse_report(Lesson *out, const char *text, size_t len, const char *
     error_init(&err, filename);
     char *copy = len <= LESSON_MAX_FILE_BYTES ? malloc(len + 1) : NULL;
     if (!copy) {
-        snprintf(err.message, sizeof err.message, len > LESSON_MAX_FILE_BYTES ? "file is too large: %zu bytes (the limit is %u MiB)" : "out of memory", len,
-                 LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        snprintf(err.message, sizeof err.message,
+                 len > LESSON_MAX_FILE_BYTES ? "file is too large: %zu bytes (the limit is %u MiB)"
+                                             : "out of memory",
+                 len, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
         lesson_report_add(rep, &err);
         return false;
     }
@@ -406,10 +455,12 @@ static bool io_fail(LessonError *err, const char *what, int errnum)
     return false;
 }
 
-// The whole file (at most LESSON_MAX_FILE_BYTES) into *text (malloc'd, NUL-terminated), or an I/O error.
+// The whole file (at most LESSON_MAX_FILE_BYTES) into *text (malloc'd, NUL-terminated), or an I/O
+// error.
 static bool read_file(const char *path, char **text, size_t *text_len, LessonError *err)
 {
-    // Only a regular file is read; a FIFO (or a device) at path never blocks the open (platform layer).
+    // Only a regular file is read; a FIFO (or a device) at path never blocks the open (platform
+    // layer).
     PlatformStat st;
     bool opened;
     FILE *f = platform_open_regular(path, &st, &opened);
@@ -418,18 +469,23 @@ static bool read_file(const char *path, char **text, size_t *text_len, LessonErr
     if (!f && st.kind == PLATFORM_DIRECTORY) return io_fail(err, "cannot read the lesson", EISDIR);
     if (!f) {
         err->io = true;
-        snprintf(err->message, sizeof err->message, "cannot read the lesson: not a regular file (%s)",
-                 st.kind == PLATFORM_FIFO ? "a FIFO" : st.kind == PLATFORM_SOCKET ? "a socket" : "a device");
+        snprintf(err->message, sizeof err->message,
+                 "cannot read the lesson: not a regular file (%s)",
+                 st.kind == PLATFORM_FIFO     ? "a FIFO"
+                 : st.kind == PLATFORM_SOCKET ? "a socket"
+                                              : "a device");
         return false;
     }
     if ((uintmax_t)st.size > LESSON_MAX_FILE_BYTES) {
         fclose(f);
         err->io = true;
-        snprintf(err->message, sizeof err->message, "file is too large: %jd bytes (the limit is %u MiB)",
-                 (intmax_t)st.size, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+        snprintf(err->message, sizeof err->message,
+                 "file is too large: %jd bytes (the limit is %u MiB)", (intmax_t)st.size,
+                 LESSON_MAX_FILE_BYTES / (1024u * 1024u));
         return false;
     }
-    // Read in chunks up to the limit + 1 byte, so a file that grows while it is read is bounded too.
+    // Read in chunks up to the limit + 1 byte, so a file that grows while it is read is bounded
+    // too.
     size_t cap = (size_t)st.size + 1, len = 0;
     char *buf = malloc(cap + 1);
     if (!buf) {
@@ -440,7 +496,9 @@ static bool read_file(const char *path, char **text, size_t *text_len, LessonErr
     }
     for (;;) {
         if (len == cap) {
-            size_t ncap = cap * 2 > (size_t)LESSON_MAX_FILE_BYTES + 1 ? (size_t)LESSON_MAX_FILE_BYTES + 1 : cap * 2;
+            size_t ncap = cap * 2 > (size_t)LESSON_MAX_FILE_BYTES + 1
+                              ? (size_t)LESSON_MAX_FILE_BYTES + 1
+                              : cap * 2;
             if (ncap <= cap) break; // limit + 1 bytes read: the size check below reports it
             char *nb = realloc(buf, ncap + 1);
             if (!nb) {
@@ -488,7 +546,8 @@ bool lesson_load(Lesson *out, const char *path, LessonError *err)
 }
 
 // A fresh report and err for path, then read_file; its failure is the report's one error.
-static bool read_reported(const char *path, char **text, size_t *len, LessonError *err, LessonReport *rep)
+static bool read_reported(const char *path, char **text, size_t *len, LessonError *err,
+                          LessonReport *rep)
 {
     memset(rep, 0, sizeof *rep);
     error_init(err, path);
@@ -517,7 +576,8 @@ bool lesson_load_schema(const char *path, LessonReport *rep)
         cJSON *root = cJSON_ParseWithLength(text, len);
         const cJSON *dialect = cJSON_GetObjectItemCaseSensitive(root, "$schema");
         const char *d = cJSON_IsObject(root) && cJSON_IsString(dialect) ? dialect->valuestring : "";
-        schema = strncmp(d, "https://json-schema.org/", 24) == 0 || strncmp(d, "http://json-schema.org/", 23) == 0;
+        schema = strncmp(d, "https://json-schema.org/", 24) == 0
+                 || strncmp(d, "http://json-schema.org/", 23) == 0;
         cJSON_Delete(root);
     }
     free(text);
@@ -529,7 +589,8 @@ bool lesson_load_builtin(Lesson *out, LessonError *err)
     return lesson_parse(out, lesson_builtin_text, lesson_builtin_len, "<built-in>", err);
 }
 
-// repeats of tokens (n of them): 1 where a token occurs again. NULL when out of memory (labels compare then).
+// repeats of tokens (n of them): 1 where a token occurs again. NULL when out of memory (labels
+// compare then).
 static unsigned char *find_repeats(char *const *tokens, int n)
 {
     unsigned char *r = tokens && n > 0 ? calloc((size_t)n, 1) : NULL;
@@ -575,7 +636,8 @@ bool lesson_shuffle(Lesson *out, const Lesson *l, const int *perm)
     out->source_tokens = calloc((size_t)p->m, sizeof *out->source_tokens);
     bool ok = out->title && (out->notes || !l->notes) && out->tokens && out->source_tokens;
     for (int i = 0; ok && i < p->n; i++)
-        ok = (out->tokens[i] = lesson_dup_string(l->tokens[perm[i]], strlen(l->tokens[perm[i]]))) != NULL;
+        ok = (out->tokens[i] = lesson_dup_string(l->tokens[perm[i]], strlen(l->tokens[perm[i]])))
+             != NULL;
     for (int i = 0; ok && i < p->m; i++) {
         const char *t = p->cross ? l->source_tokens[i] : l->source_tokens[perm[i]];
         ok = (out->source_tokens[i] = lesson_dup_string(t, strlen(t))) != NULL;

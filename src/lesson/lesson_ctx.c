@@ -1,5 +1,6 @@
-// The lesson's validation context: the JSON path being read, problems (errors and warnings) positioned at it
-// by line:column, and the typed readers (numbers, whole numbers, seeds, strings, vectors, matrices) on it.
+// The lesson's validation context: the JSON path being read, problems (errors and warnings)
+// positioned at it by line:column, and the typed readers (numbers, whole numbers, seeds, strings,
+// vectors, matrices) on it.
 #include "lesson_ctx.h"
 
 #include <math.h>
@@ -54,8 +55,8 @@ void lesson_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     if (n > 0) *used = (*used + (size_t)n < cap) ? *used + (size_t)n : cap;
 }
 
-// Describes a problem at the current path into *e: at the value, or (at_key) at the key of the last member,
-// whose name is then left out of the path because the message names it.
+// Describes a problem at the current path into *e: at the value, or (at_key) at the key of the last
+// member, whose name is then left out of the path because the message names it.
 static void describe(Ctx *c, bool at_key, LessonError *e, const char *fmt, va_list ap)
 {
     int depth = c->depth < MAX_PATH ? c->depth : MAX_PATH;
@@ -65,8 +66,7 @@ static void describe(Ctx *c, bool at_key, LessonError *e, const char *fmt, va_li
     for (int i = 0; i < shown; i++) {
         if (c->path[i].key)
             lesson_append(e->path, sizeof e->path, &used, "%s%s", used ? "." : "", c->path[i].key);
-        else
-            lesson_append(e->path, sizeof e->path, &used, "[%d]", c->path[i].index);
+        else lesson_append(e->path, sizeof e->path, &used, "[%d]", c->path[i].index);
     }
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     int idx[MAX_PATH];
@@ -168,7 +168,8 @@ const char *lesson_fmt_num(double x, char *buf, size_t cap)
 const char *lesson_show_key(const char *key, char *buf, size_t cap)
 {
     size_t n = 0, i = 0;
-    for (; key[i] && i < 60 && n + 4 < cap; i++) buf[n++] = ((unsigned char)key[i] < 0x20) ? '?' : key[i];
+    for (; key[i] && i < 60 && n + 4 < cap; i++)
+        buf[n++] = ((unsigned char)key[i] < 0x20) ? '?' : key[i];
     if (key[i]) {
         if (((unsigned char)key[i] & 0xC0) == 0x80) {
             // The cut fell inside a character: drop the part of it that was copied.
@@ -230,7 +231,8 @@ bool lesson_check_keys(Ctx *c, const cJSON *obj, const char *const *allowed, con
         for (int a = 0; allowed[a]; a++) known = known || strcmp(allowed[a], name) == 0;
         if (!known) {
             lesson_push_key(c, name, k);
-            ok = lesson_fail_key(c, "unknown key \"%s\" (expected %s)", lesson_show_key(name, shown, sizeof shown), expected);
+            ok = lesson_fail_key(c, "unknown key \"%s\" (expected %s)",
+                                 lesson_show_key(name, shown, sizeof shown), expected);
             if (!c->rep) return false;
             c->depth = d0;
         }
@@ -246,16 +248,23 @@ bool lesson_get_number(Ctx *c, const cJSON *v, double *out)
     return true;
 }
 
-// An integer in [min, max]. The path names the key, so messages read "heads: must be at least 1, got 0".
+// An integer in [min, max]. The path names the key, so messages read "heads: must be at least 1,
+// got 0".
 bool lesson_get_int(Ctx *c, const cJSON *v, int min, int max, int *out)
 {
     char num[40];
-    if (!cJSON_IsNumber(v)) return lesson_fail(c, "expected a whole number, got %s", lesson_type_name(v));
+    if (!cJSON_IsNumber(v))
+        return lesson_fail(c, "expected a whole number, got %s", lesson_type_name(v));
     double x = v->valuedouble;
     if (!isfinite(x)) return lesson_fail(c, "number out of range");
-    if (x != floor(x)) return lesson_fail(c, "must be a whole number, got %s", lesson_fmt_num(x, num, sizeof num));
-    if (x < min) return lesson_fail(c, "must be at least %d, got %s", min, lesson_fmt_num(x, num, sizeof num));
-    if (x > max) return lesson_fail(c, "must be at most %d, got %s", max, lesson_fmt_num(x, num, sizeof num));
+    if (x != floor(x))
+        return lesson_fail(c, "must be a whole number, got %s", lesson_fmt_num(x, num, sizeof num));
+    if (x < min)
+        return lesson_fail(c, "must be at least %d, got %s", min,
+                           lesson_fmt_num(x, num, sizeof num));
+    if (x > max)
+        return lesson_fail(c, "must be at most %d, got %s", max,
+                           lesson_fmt_num(x, num, sizeof num));
     *out = (int)x;
     return true;
 }
@@ -263,13 +272,18 @@ bool lesson_get_int(Ctx *c, const cJSON *v, int min, int max, int *out)
 bool lesson_get_seed(Ctx *c, const cJSON *v, uint64_t *out)
 {
     char num[40];
-    if (!cJSON_IsNumber(v)) return lesson_fail(c, "expected a whole number from 0 to 2^53 - 1, got %s", lesson_type_name(v));
+    if (!cJSON_IsNumber(v))
+        return lesson_fail(c, "expected a whole number from 0 to 2^53 - 1, got %s",
+                           lesson_type_name(v));
     double x = v->valuedouble;
     if (!isfinite(x)) return lesson_fail(c, "number out of range");
-    if (x < 0) return lesson_fail(c, "must not be negative, got %s", lesson_fmt_num(x, num, sizeof num));
-    if (x != floor(x)) return lesson_fail(c, "must be a whole number, got %s", lesson_fmt_num(x, num, sizeof num));
+    if (x < 0)
+        return lesson_fail(c, "must not be negative, got %s", lesson_fmt_num(x, num, sizeof num));
+    if (x != floor(x))
+        return lesson_fail(c, "must be a whole number, got %s", lesson_fmt_num(x, num, sizeof num));
     if (x > LESSON_MAX_SEED)
-        return lesson_fail(c, "must be at most 9007199254740991 (2^53 - 1), got %s", lesson_fmt_num(x, num, sizeof num));
+        return lesson_fail(c, "must be at most 9007199254740991 (2^53 - 1), got %s",
+                           lesson_fmt_num(x, num, sizeof num));
     *out = (uint64_t)x;
     return true;
 }
@@ -279,13 +293,16 @@ bool lesson_get_std(Ctx *c, const cJSON *v, double *out)
 {
     char num[40];
     if (!lesson_get_number(c, v, out)) return false;
-    if (*out < 0) return lesson_fail(c, "must not be negative, got %s", lesson_fmt_num(*out, num, sizeof num));
+    if (*out < 0)
+        return lesson_fail(c, "must not be negative, got %s",
+                           lesson_fmt_num(*out, num, sizeof num));
     return true;
 }
 
 bool lesson_get_string(Ctx *c, const cJSON *v, const char **out)
 {
-    if (!cJSON_IsString(v) || !v->valuestring) return lesson_fail(c, "expected a string, got %s", lesson_type_name(v));
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return lesson_fail(c, "expected a string, got %s", lesson_type_name(v));
     *out = v->valuestring;
     return true;
 }
@@ -311,9 +328,11 @@ void lesson_free_strings(char **s, int n)
 bool lesson_read_vector(Ctx *c, const cJSON *v, double *dst, int count, const char *what)
 {
     if (!cJSON_IsArray(v))
-        return lesson_fail(c, "expected an array of %d number%s (%s), got %s", count, plural(count), what, lesson_type_name(v));
+        return lesson_fail(c, "expected an array of %d number%s (%s), got %s", count, plural(count),
+                           what, lesson_type_name(v));
     int got = cJSON_GetArraySize(v);
-    if (got != count) return lesson_fail(c, "expected %d number%s (%s), got %d", count, plural(count), what, got);
+    if (got != count)
+        return lesson_fail(c, "expected %d number%s (%s), got %d", count, plural(count), what, got);
     int j = 0;
     for (const cJSON *x = v->child; x; x = x->next, j++) {
         lesson_push_index(c, j);
@@ -324,12 +343,16 @@ bool lesson_read_vector(Ctx *c, const cJSON *v, double *dst, int count, const ch
 }
 
 // m (already shaped) = the array of rows v; rows_what and cols_what name the sizes in messages.
-bool lesson_read_matrix(Ctx *c, const cJSON *v, Matrix *m, const char *rows_what, const char *cols_what)
+bool lesson_read_matrix(Ctx *c, const cJSON *v, Matrix *m, const char *rows_what,
+                        const char *cols_what)
 {
     if (!cJSON_IsArray(v))
-        return lesson_fail(c, "expected an array of %d row%s (%s), got %s", m->rows, plural(m->rows), rows_what, lesson_type_name(v));
+        return lesson_fail(c, "expected an array of %d row%s (%s), got %s", m->rows,
+                           plural(m->rows), rows_what, lesson_type_name(v));
     int got = cJSON_GetArraySize(v);
-    if (got != m->rows) return lesson_fail(c, "expected %d row%s (%s), got %d", m->rows, plural(m->rows), rows_what, got);
+    if (got != m->rows)
+        return lesson_fail(c, "expected %d row%s (%s), got %d", m->rows, plural(m->rows), rows_what,
+                           got);
     int r = 0, d0 = c->depth;
     bool ok = true;
     for (const cJSON *row = v->child; row; row = row->next, r++) {

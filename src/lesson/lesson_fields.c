@@ -1,6 +1,7 @@
-// The lesson-field table: one row per setting of a lesson (its key, type, default, limits, JSON reader, and
-// how a saved lesson, --json and --trace write it). Reading, checking, saving and printing iterate it; a new
-// setting is a row here, its member in AttnConfig (core/params.h) and the code that uses it.
+// The lesson-field table: one row per setting of a lesson (its key, type, default, limits, JSON
+// reader, and how a saved lesson, --json and --trace write it). Reading, checking, saving and
+// printing iterate it; a new setting is a row here, its member in AttnConfig (core/params.h) and
+// the code that uses it.
 #include "lesson_fields.h"
 
 #include <math.h>
@@ -14,39 +15,50 @@
 typedef enum { FIELD_INT, FIELD_NUMBER, FIELD_OTHER } FieldType;
 
 typedef struct LessonField LessonField;
-// Writes the field's part of an output into o, or nothing when the output leaves it out (a default that is
-// not written): the saved lesson's "\"window\": 2", --json's "\"window\": 2", --trace's "window = 2: ...".
-// The driver adds the separators and indentation. p: the parameters written (a saved lesson's may be an
-// edited copy of l->params).
+// Writes the field's part of an output into o, or nothing when the output leaves it out (a default
+// that is not written): the saved lesson's "\"window\": 2", --json's "\"window\": 2", --trace's
+// "window = 2: ...". The driver adds the separators and indentation. p: the parameters written (a
+// saved lesson's may be an edited copy of l->params).
 typedef void (*FieldPut)(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f);
 
 struct LessonField {
-    const char *name;      // the lesson's key and --json's
-    FieldType type;        // FIELD_INT (an int of AttnConfig), FIELD_NUMBER (a double), FIELD_OTHER (its own)
-    size_t offset;         // FIELD_INT, FIELD_NUMBER: where it lives in AttnConfig
-    double def;            // FIELD_INT, FIELD_NUMBER: the value when absent; written only when it differs
-    double min, max;       // FIELD_INT: the limits; FIELD_NUMBER: min < value <= max
-    LessonFieldPart part;  // when it is read (and a saved lesson writes it)
-    bool required;         // absent: "missing required key"
-    bool always;           // written even when it holds its default
-    // The value v at its key (pushed; the driver pops it), or v NULL when the key is absent: then the default.
-    // Reads into b->cfg (settings read before it are there: window reads the mask), or fails at the path.
+    const char *name; // the lesson's key and --json's
+    FieldType
+        type; // FIELD_INT (an int of AttnConfig), FIELD_NUMBER (a double), FIELD_OTHER (its own)
+    size_t offset; // FIELD_INT, FIELD_NUMBER: where it lives in AttnConfig
+    double def; // FIELD_INT, FIELD_NUMBER: the value when absent; written only when it differs
+    double min, max; // FIELD_INT: the limits; FIELD_NUMBER: min < value <= max
+    LessonFieldPart part; // when it is read (and a saved lesson writes it)
+    bool required; // absent: "missing required key"
+    bool always; // written even when it holds its default
+    // The value v at its key (pushed; the driver pops it), or v NULL when the key is absent: then
+    // the default. Reads into b->cfg (settings read before it are there: window reads the mask), or
+    // fails at the path.
     bool (*read)(Ctx *c, const cJSON *v, Build *b, const LessonField *f);
-    int save_at;           // its place among the settings of its part of a saved lesson (1, 2, ...)
+    int save_at; // its place among the settings of its part of a saved lesson (1, 2, ...)
     FieldPut save, json, trace; // NULL: not written there
-    bool trace_inline;     // --trace: on the sizes line ("heads = 2") instead of a line of its own
+    bool trace_inline; // --trace: on the sizes line ("heads = 2") instead of a line of its own
 };
 
 // --- the types: an int or a double of AttnConfig ---
 
-static int *cfg_int(AttnConfig *cfg, const LessonField *f) { return (int *)((char *)cfg + f->offset); }
-static double *cfg_number(AttnConfig *cfg, const LessonField *f) { return (double *)((char *)cfg + f->offset); }
+static int *cfg_int(AttnConfig *cfg, const LessonField *f)
+{
+    return (int *)((char *)cfg + f->offset);
+}
+static double *cfg_number(AttnConfig *cfg, const LessonField *f)
+{
+    return (double *)((char *)cfg + f->offset);
+}
 static double value_of(const AttnParams *p, const LessonField *f)
 {
     const char *at = (const char *)&p->cfg + f->offset;
     return f->type == FIELD_INT ? *(const int *)at : *(const double *)at;
 }
-static bool written(const AttnParams *p, const LessonField *f) { return f->always || value_of(p, f) != f->def; }
+static bool written(const AttnParams *p, const LessonField *f)
+{
+    return f->always || value_of(p, f) != f->def;
+}
 
 static bool read_int(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
@@ -63,8 +75,9 @@ static bool read_number(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     char num[40], lo[40], hi[40];
     if (v && !lesson_get_number(c, v, &x)) return false;
     if (v && !(x > f->min && x <= f->max))
-        return lesson_fail(c, "must be more than %s and at most %s, got %s", lesson_fmt_num(f->min, lo, sizeof lo),
-                           lesson_fmt_num(f->max, hi, sizeof hi), lesson_fmt_num(x, num, sizeof num));
+        return lesson_fail(
+            c, "must be more than %s and at most %s, got %s", lesson_fmt_num(f->min, lo, sizeof lo),
+            lesson_fmt_num(f->max, hi, sizeof hi), lesson_fmt_num(x, num, sizeof num));
     *cfg_number(&b->cfg, f) = x;
     return true;
 }
@@ -75,7 +88,8 @@ static bool read_value(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     return f->type == FIELD_INT ? read_int(c, v, b, f) : read_number(c, v, b, f);
 }
 
-// The shortest of %.15g, %.16g, %.17g that reads back to the same double (a saved lesson's numbers).
+// The shortest of %.15g, %.16g, %.17g that reads back to the same double (a saved lesson's
+// numbers).
 void lesson_put_number(StrBuf *o, double v)
 {
     char tmp[40];
@@ -121,8 +135,9 @@ static void trace_value(StrBuf *o, const Lesson *l, const AttnParams *p, const L
 
 // --- the settings with readers and writers of their own ---
 
-// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN"); the window
-// and the exports show their words in it when they have it (see model/i18n.h), else in the next choice.
+// "language": a language code (ISO 639 letters, then subtags: "es", "fr-CA", "zh-Hans", "zh_CN");
+// the window and the exports show their words in it when they have it (see model/i18n.h), else in
+// the next choice.
 static bool read_language(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
     (void)f;
@@ -135,15 +150,21 @@ static bool read_language(Ctx *c, const cJSON *v, Build *b, const LessonField *f
     while (ok && str[i]) {
         if (str[i] != '-' && str[i] != '_') ok = false;
         i++;
-        for (run = 0; (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9'); i++) run++;
+        for (run = 0;
+             (str[i] | 32) >= 'a' && (str[i] | 32) <= 'z' ? true : (str[i] >= '0' && str[i] <= '9');
+             i++)
+            run++;
         if (run < 1 || run > 8) ok = false;
     }
     if (!ok) {
         char shown[80];
         snprintf(shown, sizeof shown, "%.60s%s", str, strlen(str) > 60 ? "..." : "");
-        return lesson_fail(c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"", shown);
+        return lesson_fail(
+            c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"",
+            shown);
     }
-    if (!(b->language = lesson_dup_string(str, strlen(str)))) return lesson_fail(c, "out of memory");
+    if (!(b->language = lesson_dup_string(str, strlen(str))))
+        return lesson_fail(c, "out of memory");
     return true;
 }
 
@@ -164,18 +185,23 @@ static bool read_mask(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     (void)f;
     b->cfg.mask = MASK_NONE;
     if (!v) return true;
-    if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"none\" or \"causal\", got %s", lesson_type_name(v));
+    if (!cJSON_IsString(v))
+        return lesson_fail(c, "expected \"none\" or \"causal\", got %s", lesson_type_name(v));
     char shown[80];
-    if (strcmp(v->valuestring, "causal") == 0)
-        b->cfg.mask = MASK_CAUSAL;
+    if (strcmp(v->valuestring, "causal") == 0) b->cfg.mask = MASK_CAUSAL;
     else if (strcmp(v->valuestring, "none") != 0)
-        return lesson_fail(c, "expected \"none\" or \"causal\", got \"%s\"", lesson_show_key(v->valuestring, shown, sizeof shown));
+        return lesson_fail(c, "expected \"none\" or \"causal\", got \"%s\"",
+                           lesson_show_key(v->valuestring, shown, sizeof shown));
     if (b->cfg.mask == MASK_CAUSAL && b->cfg.cross)
-        return lesson_fail(c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
+        return lesson_fail(
+            c, "\"causal\" masking is for self-attention only; it cannot be used with \"source\"");
     return true;
 }
 
-static const char *mask_name(const AttnParams *p) { return p->mask == MASK_CAUSAL ? "causal" : "none"; }
+static const char *mask_name(const AttnParams *p)
+{
+    return p->mask == MASK_CAUSAL ? "causal" : "none";
+}
 
 static void save_mask(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
 {
@@ -198,17 +224,23 @@ static void trace_mask(StrBuf *o, const Lesson *l, const AttnParams *p, const Le
     strbuf_printf(o, "mask = %s", mask_name(p));
 }
 
-// "scale": a positive number that multiplies the scores instead of 1/sqrt(d_k) (0 when absent: the default).
+// "scale": a positive number that multiplies the scores instead of 1/sqrt(d_k) (0 when absent: the
+// default).
 static bool read_scale(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
     (void)f;
     if (!v) return true;
     char num[40];
-    if (!cJSON_IsNumber(v)) return lesson_fail(c, "expected a positive number (it multiplies the scores), got %s", lesson_type_name(v));
+    if (!cJSON_IsNumber(v))
+        return lesson_fail(c, "expected a positive number (it multiplies the scores), got %s",
+                           lesson_type_name(v));
     if (!isfinite(v->valuedouble)) return lesson_fail(c, "number out of range");
     if (!(v->valuedouble > 0))
-        return lesson_fail(c, "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a" "d_k), got %s",
-                           lesson_fmt_num(v->valuedouble, num, sizeof num));
+        return lesson_fail(
+            c,
+            "must be a positive number (it multiplies the scores instead of 1/\xe2\x88\x9a"
+            "d_k), got %s",
+            lesson_fmt_num(v->valuedouble, num, sizeof num));
     b->cfg.scale = v->valuedouble;
     return true;
 }
@@ -218,15 +250,20 @@ static void trace_scale(StrBuf *o, const Lesson *l, const AttnParams *p, const L
     (void)l;
     (void)f;
     if (p->scale > 0)
-        strbuf_printf(o, "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d", p->scale, p->d_k);
+        strbuf_printf(
+            o,
+            "scale = %.17g: the scores are multiplied by it instead of divided by \xe2\x88\x9a%d",
+            p->scale, p->d_k);
 }
 
-// A real model's rope_scaling, kept in a saved lesson (--save-lesson): ",\n    \"scaling\": {...}" (nothing when none).
+// A real model's rope_scaling, kept in a saved lesson (--save-lesson): ",\n    \"scaling\": {...}"
+// (nothing when none).
 static void rope_scaling_json(StrBuf *o, const RopeScale *s)
 {
     if (s->kind == ROPE_SCALE_NONE) return;
-    strbuf_puts(o, s->kind == ROPE_SCALE_LLAMA3 ? ",\n    \"scaling\": {\"type\": \"llama3\", \"factor\": "
-                                               : ",\n    \"scaling\": {\"type\": \"linear\", \"factor\": ");
+    strbuf_puts(o, s->kind == ROPE_SCALE_LLAMA3
+                       ? ",\n    \"scaling\": {\"type\": \"llama3\", \"factor\": "
+                       : ",\n    \"scaling\": {\"type\": \"linear\", \"factor\": ");
     lesson_put_number(o, s->factor);
     if (s->kind == ROPE_SCALE_LLAMA3) {
         strbuf_puts(o, ", \"low_freq_factor\": ");
@@ -239,13 +276,15 @@ static void rope_scaling_json(StrBuf *o, const RopeScale *s)
     strbuf_puts(o, "}");
 }
 
-// "rope": {"base", "pairs"} (shortest: the saved lesson's numbers, with the scaling; else --json's).
+// "rope": {"base", "pairs"} (shortest: the saved lesson's numbers, with the scaling; else
+// --json's).
 static void rope_json(StrBuf *o, const AttnParams *p, bool shortest)
 {
     strbuf_puts(o, "\"rope\": {\"base\": ");
     if (shortest) lesson_put_number(o, p->rope_base);
     else json_number(o, p->rope_base);
-    strbuf_puts(o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\"" : ", \"pairs\": \"halves\"");
+    strbuf_puts(o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\""
+                                               : ", \"pairs\": \"halves\"");
     if (shortest) rope_scaling_json(o, &p->rope_scale);
     strbuf_puts(o, "}");
 }
@@ -263,7 +302,8 @@ static void json_rope(StrBuf *o, const Lesson *l, const AttnParams *p, const Les
     (void)f;
     if (p->rope == ROPE_NONE) return;
     rope_json(o, p, false);
-    // --rope-shift K: every position also shifted by K (each head's Q_rot_shifted, ..., scores_shifted)
+    // --rope-shift K: every position also shifted by K (each head's Q_rot_shifted, ...,
+    // scores_shifted)
     if (p->rope_shift > 0) strbuf_printf(o, ",\n  \"rope_shift\": %d", p->rope_shift);
 }
 
@@ -272,8 +312,10 @@ static void trace_rope(StrBuf *o, const Lesson *l, const AttnParams *p, const Le
     (void)l;
     (void)f;
     if (p->rope != ROPE_NONE)
-        strbuf_printf(o, "rope = base %.17g, pairs %s: Q and K rows turned by position * base^(-2j/d_k)", p->rope_base,
-                      p->rope == ROPE_INTERLEAVED ? "interleaved (2j, 2j+1)" : "halves (j, j+d_k/2)");
+        strbuf_printf(
+            o, "rope = base %.17g, pairs %s: Q and K rows turned by position * base^(-2j/d_k)",
+            p->rope_base,
+            p->rope == ROPE_INTERLEAVED ? "interleaved (2j, 2j+1)" : "halves (j, j+d_k/2)");
 }
 
 static void put_kv_heads(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
@@ -288,53 +330,127 @@ static void trace_kv_heads(StrBuf *o, const Lesson *l, const AttnParams *p, cons
     (void)l;
     (void)f;
     if (p->kv_given)
-        strbuf_printf(o, "kv_heads = %d: query head h reads K/V head h / %d; the KV cache holds 2*%d*%d = %d values per "
-                      "token (2*%d*%d = %d with one K/V head per head)", p->kv_heads, p->heads / p->kv_heads, p->kv_heads,
-                      p->d_k, 2 * p->kv_heads * p->d_k, p->heads, p->d_k, 2 * p->heads * p->d_k);
+        strbuf_printf(o,
+                      "kv_heads = %d: query head h reads K/V head h / %d; the KV cache holds "
+                      "2*%d*%d = %d values per "
+                      "token (2*%d*%d = %d with one K/V head per head)",
+                      p->kv_heads, p->heads / p->kv_heads, p->kv_heads, p->d_k,
+                      2 * p->kv_heads * p->d_k, p->heads, p->d_k, 2 * p->heads * p->d_k);
 }
 
 static void trace_window(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
 {
     (void)l;
     (void)f;
-    if (p->window > 0) strbuf_printf(o, "window = %d: query i sees the keys j with i - %d < j <= i", p->window, p->window);
+    if (p->window > 0)
+        strbuf_printf(o, "window = %d: query i sees the keys j with i - %d < j <= i", p->window,
+                      p->window);
 }
 
-// "positions" is read and saved with the matrices (lesson_matrices.c, lesson_write.c): it may be one.
+// "positions" is read and saved with the matrices (lesson_matrices.c, lesson_write.c): it may be
+// one.
 static void trace_positions(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
 {
     (void)l;
     (void)f;
     if (p->positions != POS_NONE)
-        strbuf_printf(o, "positions = %s: X = E + P", p->positions == POS_SINUSOIDAL ? "sinusoidal" : "explicit");
+        strbuf_printf(o, "positions = %s: X = E + P",
+                      p->positions == POS_SINUSOIDAL ? "sinusoidal" : "explicit");
 }
 
 #define CFG(member) offsetof(AttnConfig, member)
 
-// The rows, in the order they are read and --json and --trace print them. save_at: their order in a saved
-// lesson (which writes the scale before the sizes, as it always did).
+// The rows, in the order they are read and --json and --trace print them. save_at: their order in a
+// saved lesson (which writes the scale before the sizes, as it always did).
 static const LessonField FIELDS[] = {
-    {.name = "language", .type = FIELD_OTHER, .part = FIELDS_WITH_TITLE, .read = read_language, .save_at = 1,
+    {.name = "language",
+     .type = FIELD_OTHER,
+     .part = FIELDS_WITH_TITLE,
+     .read = read_language,
+     .save_at = 1,
      .save = save_language},
-    {.name = "heads", .type = FIELD_INT, .offset = CFG(heads), .def = 0, .min = 1, .max = LESSON_MAX_HEADS,
-     .part = FIELDS_WITH_SHAPE, .required = true, .always = true, .read = read_value, .save_at = 2, .save = save_value,
-     .json = json_value, .trace = trace_value, .trace_inline = true},
+    {.name = "heads",
+     .type = FIELD_INT,
+     .offset = CFG(heads),
+     .def = 0,
+     .min = 1,
+     .max = LESSON_MAX_HEADS,
+     .part = FIELDS_WITH_SHAPE,
+     .required = true,
+     .always = true,
+     .read = read_value,
+     .save_at = 2,
+     .save = save_value,
+     .json = json_value,
+     .trace = trace_value,
+     .trace_inline = true},
     // d_k absent (-1): d_model / heads, worked out with the shapes (lesson.c).
-    {.name = "d_k", .type = FIELD_INT, .offset = CFG(d_k), .def = -1, .min = 1, .max = LESSON_MAX_D_K,
-     .part = FIELDS_WITH_SHAPE, .always = true, .read = read_value, .save_at = 3, .save = save_value, .json = json_value,
-     .trace = trace_value, .trace_inline = true},
-    {.name = "mask", .type = FIELD_OTHER, .part = FIELDS_WITH_SHAPE, .read = read_mask, .save_at = 4,
-     .save = save_mask, .json = json_mask, .trace = trace_mask, .trace_inline = true},
-    {.name = "positions", .type = FIELD_OTHER, .part = FIELDS_WITH_MATRICES, .trace = trace_positions},
-    {.name = "scale", .type = FIELD_NUMBER, .offset = CFG(scale), .def = 0, .min = 0, .max = INFINITY,
-     .part = FIELDS_WITH_SHAPE, .read = read_scale, .save_at = 1, .save = save_value, .json = json_value,
+    {.name = "d_k",
+     .type = FIELD_INT,
+     .offset = CFG(d_k),
+     .def = -1,
+     .min = 1,
+     .max = LESSON_MAX_D_K,
+     .part = FIELDS_WITH_SHAPE,
+     .always = true,
+     .read = read_value,
+     .save_at = 3,
+     .save = save_value,
+     .json = json_value,
+     .trace = trace_value,
+     .trace_inline = true},
+    {.name = "mask",
+     .type = FIELD_OTHER,
+     .part = FIELDS_WITH_SHAPE,
+     .read = read_mask,
+     .save_at = 4,
+     .save = save_mask,
+     .json = json_mask,
+     .trace = trace_mask,
+     .trace_inline = true},
+    {.name = "positions",
+     .type = FIELD_OTHER,
+     .part = FIELDS_WITH_MATRICES,
+     .trace = trace_positions},
+    {.name = "scale",
+     .type = FIELD_NUMBER,
+     .offset = CFG(scale),
+     .def = 0,
+     .min = 0,
+     .max = INFINITY,
+     .part = FIELDS_WITH_SHAPE,
+     .read = read_scale,
+     .save_at = 1,
+     .save = save_value,
+     .json = json_value,
      .trace = trace_scale},
-    {.name = "rope", .type = FIELD_OTHER, .part = FIELDS_WITH_SHAPE, .read = lesson_read_rope, .save_at = 7,
-     .save = save_rope, .json = json_rope, .trace = trace_rope},
-    {.name = "kv_heads", .type = FIELD_OTHER, .part = FIELDS_WITH_SHAPE, .read = lesson_read_kv_heads, .save_at = 6,
-     .save = put_kv_heads, .json = put_kv_heads, .trace = trace_kv_heads},
-    {.name = "window", .type = FIELD_INT, .offset = CFG(window), .def = 0, .min = 1, .max = LESSON_MAX_WINDOW,
-     .part = FIELDS_WITH_SHAPE, .read = lesson_read_window, .save_at = 5, .save = save_value, .json = json_value,
+    {.name = "rope",
+     .type = FIELD_OTHER,
+     .part = FIELDS_WITH_SHAPE,
+     .read = lesson_read_rope,
+     .save_at = 7,
+     .save = save_rope,
+     .json = json_rope,
+     .trace = trace_rope},
+    {.name = "kv_heads",
+     .type = FIELD_OTHER,
+     .part = FIELDS_WITH_SHAPE,
+     .read = lesson_read_kv_heads,
+     .save_at = 6,
+     .save = put_kv_heads,
+     .json = put_kv_heads,
+     .trace = trace_kv_heads},
+    {.name = "window",
+     .type = FIELD_INT,
+     .offset = CFG(window),
+     .def = 0,
+     .min = 1,
+     .max = LESSON_MAX_WINDOW,
+     .part = FIELDS_WITH_SHAPE,
+     .read = lesson_read_window,
+     .save_at = 5,
+     .save = save_value,
+     .json = json_value,
      .trace = trace_window},
 };
 #define FIELD_COUNT ((int)(sizeof FIELDS / sizeof FIELDS[0]))
@@ -386,8 +502,8 @@ int lesson_fields_keys(const char **keys, int count, int cap, char *expected, si
 // --- writing ---
 
 // f's part of an output, put into o between before and after when it writes anything.
-static void put_field(StrBuf *o, FieldPut put, const Lesson *l, const AttnParams *p, const LessonField *f,
-                      const char *before, const char *after)
+static void put_field(StrBuf *o, FieldPut put, const Lesson *l, const AttnParams *p,
+                      const LessonField *f, const char *before, const char *after)
 {
     StrBuf one = {0};
     put(&one, l, p, f);
@@ -420,9 +536,11 @@ void lesson_fields_trace(StrBuf *o, const Lesson *l)
     const AttnParams *p = &l->params;
     strbuf_printf(o, "d_model = %d", p->d_model);
     for (int i = 0; i < FIELD_COUNT; i++)
-        if (FIELDS[i].trace && FIELDS[i].trace_inline) put_field(o, FIELDS[i].trace, l, p, &FIELDS[i], ", ", "");
+        if (FIELDS[i].trace && FIELDS[i].trace_inline)
+            put_field(o, FIELDS[i].trace, l, p, &FIELDS[i], ", ", "");
     strbuf_puts(o, p->cross ? ", cross-attention\n" : "\n");
     // The teaching switches, only when used (a lesson without them prints what it always printed).
     for (int i = 0; i < FIELD_COUNT; i++)
-        if (FIELDS[i].trace && !FIELDS[i].trace_inline) put_field(o, FIELDS[i].trace, l, p, &FIELDS[i], "", "\n");
+        if (FIELDS[i].trace && !FIELDS[i].trace_inline)
+            put_field(o, FIELDS[i].trace, l, p, &FIELDS[i], "", "\n");
 }

@@ -1,5 +1,6 @@
-// The keys of the attention today's models use: "rope" (rotary position embeddings), "kv_heads" (grouped-
-// and multi-query attention) and "window" (a sliding causal window), read and checked at their fields.
+// The keys of the attention today's models use: "rope" (rotary position embeddings), "kv_heads"
+// (grouped- and multi-query attention) and "window" (a sliding causal window), read and checked at
+// their fields.
 #include "lesson_ctx.h"
 
 #include <math.h>
@@ -8,18 +9,25 @@
 
 #define ROPE_DEFAULT_BASE 10000.0
 
-// "rope"'s "scaling" (a real model's rope_scaling, kept by --save-lesson): {"type": "linear", "factor": F} or
-// {"type": "llama3", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}, each a
-// positive number, high_freq_factor above low_freq_factor.
+// "rope"'s "scaling" (a real model's rope_scaling, kept by --save-lesson): {"type": "linear",
+// "factor": F} or
+// {"type": "llama3", "factor", "low_freq_factor", "high_freq_factor",
+// "original_max_position_embeddings"}, each a positive number, high_freq_factor above
+// low_freq_factor.
 static bool read_rope_scaling(Ctx *c, const cJSON *rope, RopeScale *scale)
 {
-    static const char *const keys[] = {"type", "factor", "low_freq_factor", "high_freq_factor",
-                                       "original_max_position_embeddings", NULL};
+    static const char *const keys[] = {
+        "type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
+        NULL};
     const cJSON *v = lesson_enter(c, rope, "scaling");
     if (!v) return true;
-    if (!cJSON_IsObject(v)) return lesson_fail(c, "expected {\"type\": \"linear\" or \"llama3\", \"factor\": F, ...}, got %s",
-                                              lesson_type_name(v));
-    if (!lesson_check_keys(c, v, keys, "type, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings"))
+    if (!cJSON_IsObject(v))
+        return lesson_fail(
+            c, "expected {\"type\": \"linear\" or \"llama3\", \"factor\": F, ...}, got %s",
+            lesson_type_name(v));
+    if (!lesson_check_keys(
+            c, v, keys,
+            "type, factor, low_freq_factor, high_freq_factor, original_max_position_embeddings"))
         return false;
     const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "type"));
     bool llama3 = type && strcmp(type, "llama3") == 0;
@@ -48,8 +56,8 @@ static bool read_rope_scaling(Ctx *c, const cJSON *rope, RopeScale *scale)
     return true;
 }
 
-// "rope" (v: its value, NULL when absent): true (base 10000, pairs "halves"), false, or {"base": B, "pairs":
-// "halves" | "interleaved", "scaling"}.
+// "rope" (v: its value, NULL when absent): true (base 10000, pairs "halves"), false, or {"base": B,
+// "pairs": "halves" | "interleaved", "scaling"}.
 bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
     (void)f;
@@ -63,7 +71,9 @@ bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
         return true;
     }
     if (!cJSON_IsObject(v))
-        return lesson_fail(c, "expected true, false or {\"base\": 10000, \"pairs\": \"halves\" or \"interleaved\"}, got %s",
+        return lesson_fail(c,
+                           "expected true, false or {\"base\": 10000, \"pairs\": \"halves\" or "
+                           "\"interleaved\"}, got %s",
                            lesson_type_name(v));
     if (!lesson_check_keys(c, v, keys, "base, pairs, scaling")) return false;
     if (!read_rope_scaling(c, v, &b->cfg.rope_scale)) return false;
@@ -71,7 +81,10 @@ bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     const cJSON *base = lesson_enter(c, v, "base");
     if (base) {
         char num[40];
-        if (!cJSON_IsNumber(base)) return lesson_fail(c, "expected a positive number (theta_j = 1 / base^(2j/d_k)), got %s", lesson_type_name(base));
+        if (!cJSON_IsNumber(base))
+            return lesson_fail(c,
+                               "expected a positive number (theta_j = 1 / base^(2j/d_k)), got %s",
+                               lesson_type_name(base));
         if (!isfinite(base->valuedouble)) return lesson_fail(c, "number out of range");
         if (!(base->valuedouble > 0))
             return lesson_fail(c, "must be a positive number (theta_j = 1 / base^(2j/d_k)), got %s",
@@ -83,10 +96,13 @@ bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     if (pairs) {
         char shown[80];
         if (!cJSON_IsString(pairs))
-            return lesson_fail(c, "expected \"halves\" or \"interleaved\", got %s", lesson_type_name(pairs));
+            return lesson_fail(c, "expected \"halves\" or \"interleaved\", got %s",
+                               lesson_type_name(pairs));
         if (strcmp(pairs->valuestring, "interleaved") == 0) kind = ROPE_INTERLEAVED;
         else if (strcmp(pairs->valuestring, "halves") != 0)
-            return lesson_fail(c, "expected \"halves\" (pairs j, j + d_k/2) or \"interleaved\" (pairs 2j, 2j + 1), got \"%s\"",
+            return lesson_fail(c,
+                               "expected \"halves\" (pairs j, j + d_k/2) or \"interleaved\" (pairs "
+                               "2j, 2j + 1), got \"%s\"",
                                lesson_show_key(pairs->valuestring, shown, sizeof shown));
         lesson_pop(c);
     }
@@ -94,16 +110,18 @@ bool lesson_read_rope(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     return true;
 }
 
-// RoPE turns pairs of numbers: d_k must be even. At "rope" (member), since it is what needs the pairs.
+// RoPE turns pairs of numbers: d_k must be even. At "rope" (member), since it is what needs the
+// pairs.
 bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k)
 {
     if (rope == ROPE_NONE || d_k % 2 == 0) return true;
-    return lesson_fail_top(c, "rope", member,
-                           "needs an even d_k (RoPE turns the numbers of each head two by two), but d_k is %d", d_k);
+    return lesson_fail_top(
+        c, "rope", member,
+        "needs an even d_k (RoPE turns the numbers of each head two by two), but d_k is %d", d_k);
 }
 
-// "kv_heads": G from 1 to heads, dividing heads (b->cfg.heads 0: not known, already reported); heads when
-// absent. kv_given: the lesson names it.
+// "kv_heads": G from 1 to heads, dividing heads (b->cfg.heads 0: not known, already reported);
+// heads when absent. kv_given: the lesson names it.
 bool lesson_read_kv_heads(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
 {
     (void)f;
@@ -114,9 +132,13 @@ bool lesson_read_kv_heads(Ctx *c, const cJSON *v, Build *b, const LessonField *f
     int g = 0;
     if (!lesson_get_int(c, v, 1, LESSON_MAX_HEADS, &g)) return false;
     if (heads > 0 && g > heads)
-        return lesson_fail(c, "must be at most heads (%d), got %d: each K/V head serves one or more query heads", heads, g);
+        return lesson_fail(
+            c, "must be at most heads (%d), got %d: each K/V head serves one or more query heads",
+            heads, g);
     if (heads > 0 && heads % g != 0)
-        return lesson_fail(c, "%d does not divide heads (%d): each K/V head serves the same number of query heads", g, heads);
+        return lesson_fail(
+            c, "%d does not divide heads (%d): each K/V head serves the same number of query heads",
+            g, heads);
     b->cfg.kv_heads = g;
     return true;
 }
@@ -130,7 +152,10 @@ bool lesson_read_window(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     int w = 0;
     if (!lesson_get_int(c, v, 1, LESSON_MAX_WINDOW, &w)) return false;
     if (b->cfg.mask != MASK_CAUSAL)
-        return lesson_fail(c, "a sliding window needs \"mask\": \"causal\" (query i sees the keys j with i - %d < j <= i)", w);
+        return lesson_fail(c,
+                           "a sliding window needs \"mask\": \"causal\" (query i sees the keys j "
+                           "with i - %d < j <= i)",
+                           w);
     b->cfg.window = w;
     return true;
 }

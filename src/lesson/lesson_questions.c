@@ -1,5 +1,5 @@
-// A lesson's "questions" (predict, then reveal): their form and the answer kinds' table. Whether a stated
-// answer is right needs the trace: model/questions.c judges that.
+// A lesson's "questions" (predict, then reveal): their form and the answer kinds' table. Whether a
+// stated answer is right needs the trace: model/questions.c judges that.
 #include "lesson_ctx.h"
 
 #include <stdlib.h>
@@ -39,19 +39,24 @@ static bool parse_cell_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
     char shown[80];
     if ((v = lesson_enter(c, ans, "among"))) {
         const char *s = NULL;
-        if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got %s", lesson_type_name(v));
+        if (!cJSON_IsString(v))
+            return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got %s",
+                               lesson_type_name(v));
         s = v->valuestring;
         if (strcmp(s, "column") == 0) q->among_column = true;
         else if (strcmp(s, "matrix") == 0) q->among_matrix = true;
         else if (strcmp(s, "row") != 0)
-            return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got \"%s\"", lesson_show_key(s, shown, sizeof shown));
+            return lesson_fail(c, "expected \"row\", \"column\" or \"matrix\", got \"%s\"",
+                               lesson_show_key(s, shown, sizeof shown));
         lesson_pop(c);
     }
     if ((v = lesson_enter(c, ans, "pick"))) {
-        if (!cJSON_IsString(v)) return lesson_fail(c, "expected \"max\" or \"min\", got %s", lesson_type_name(v));
+        if (!cJSON_IsString(v))
+            return lesson_fail(c, "expected \"max\" or \"min\", got %s", lesson_type_name(v));
         if (strcmp(v->valuestring, "min") == 0) q->pick_min = true;
         else if (strcmp(v->valuestring, "max") != 0)
-            return lesson_fail(c, "expected \"max\" or \"min\", got \"%s\"", lesson_show_key(v->valuestring, shown, sizeof shown));
+            return lesson_fail(c, "expected \"max\" or \"min\", got \"%s\"",
+                               lesson_show_key(v->valuestring, shown, sizeof shown));
         lesson_pop(c);
     }
     return read_answer_cell(c, ans, q);
@@ -61,7 +66,8 @@ static bool parse_cell_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
 static bool parse_value_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
 {
     char num[40];
-    if (!read_answer_cell(c, ans, q) || !read_answer_number(c, ans, "value", &q->value)) return false;
+    if (!read_answer_cell(c, ans, q) || !read_answer_number(c, ans, "value", &q->value))
+        return false;
     int k;
     lesson_member(ans, "tolerance", &k);
     if (!read_answer_number(c, ans, "tolerance", &q->tolerance)) return false;
@@ -79,11 +85,13 @@ static bool parse_choice_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
     if (!read_answer_cell(c, ans, q)) return false;
     const cJSON *v = lesson_need(c, ans, "choices");
     if (!v) return false;
-    if (!cJSON_IsArray(v)) return lesson_fail(c, "expected an array of 2 to %d numbers, got %s", LESSON_MAX_CHOICES, lesson_type_name(v));
+    if (!cJSON_IsArray(v))
+        return lesson_fail(c, "expected an array of 2 to %d numbers, got %s", LESSON_MAX_CHOICES,
+                           lesson_type_name(v));
     int n = cJSON_GetArraySize(v);
     if (n < 2 || n > LESSON_MAX_CHOICES)
-        return lesson_fail(c, "expected 2 to %d choices (keys 1 to %d pick them), got %d", LESSON_MAX_CHOICES,
-                           LESSON_MAX_CHOICES, n);
+        return lesson_fail(c, "expected 2 to %d choices (keys 1 to %d pick them), got %d",
+                           LESSON_MAX_CHOICES, LESSON_MAX_CHOICES, n);
     if (!lesson_read_vector(c, v, q->choices, n, "the choices")) return false;
     q->choice_count = n;
     lesson_pop(c);
@@ -93,7 +101,8 @@ static bool parse_choice_answer(Ctx *c, const cJSON *ans, LessonQuestion *q)
     return true;
 }
 
-// The answer kinds: a row each {name, its keys, parse}; checking against the trace is model/questions.c.
+// The answer kinds: a row each {name, its keys, parse}; checking against the trace is
+// model/questions.c.
 static const struct {
     AnswerKind kind;
     const char *name;
@@ -103,9 +112,11 @@ static const struct {
 } ANSWER_KINDS[ANSWER_KIND_COUNT] = {
     {ANSWER_CELL, "cell", (const char *const[]){"kind", "matrix", "cell", "among", "pick", NULL},
      "kind, matrix, cell, among, pick", parse_cell_answer},
-    {ANSWER_VALUE, "value", (const char *const[]){"kind", "matrix", "cell", "value", "tolerance", NULL},
+    {ANSWER_VALUE, "value",
+     (const char *const[]){"kind", "matrix", "cell", "value", "tolerance", NULL},
      "kind, matrix, cell, value, tolerance", parse_value_answer},
-    {ANSWER_CHOICE, "choice", (const char *const[]){"kind", "matrix", "cell", "choices", "correct", NULL},
+    {ANSWER_CHOICE, "choice",
+     (const char *const[]){"kind", "matrix", "cell", "choices", "correct", NULL},
      "kind, matrix, cell, choices, correct", parse_choice_answer},
 };
 
@@ -147,7 +158,8 @@ static bool read_head(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
     if (!x) return true;
     if (!lesson_get_int(c, x, 0, LESSON_MAX_HEADS - 1, &q->head)) return false;
     if (heads > 0 && q->head >= heads)
-        return lesson_fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads), heads - 1, q->head);
+        return lesson_fail(c, "the lesson has %d head%s (0 to %d), got %d", heads, plural(heads),
+                           heads - 1, q->head);
     lesson_pop(c);
     return true;
 }
@@ -169,22 +181,29 @@ static bool read_answer(Ctx *c, const cJSON *v, LessonQuestion *q)
     const cJSON *ans = lesson_need(c, v, "answer"), *x;
     if (!ans) return false;
     if (!cJSON_IsObject(ans))
-        return lesson_fail(c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s", lesson_type_name(ans));
+        return lesson_fail(
+            c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s",
+            lesson_type_name(ans));
     int k;
     const cJSON *kv = lesson_member(ans, "kind", &k);
-    if (!kv) return lesson_fail(c, "missing required key \"kind\" (\"cell\", \"value\" or \"choice\")");
+    if (!kv)
+        return lesson_fail(c, "missing required key \"kind\" (\"cell\", \"value\" or \"choice\")");
     lesson_push_key(c, "kind", k);
-    if (!cJSON_IsString(kv)) return lesson_fail(c, "expected \"cell\", \"value\" or \"choice\", got %s", lesson_type_name(kv));
+    if (!cJSON_IsString(kv))
+        return lesson_fail(c, "expected \"cell\", \"value\" or \"choice\", got %s",
+                           lesson_type_name(kv));
     int kind = -1;
     for (int i = 0; i < ANSWER_KIND_COUNT; i++)
         if (strcmp(kv->valuestring, ANSWER_KINDS[i].name) == 0) kind = i;
     char shown[80];
     if (kind < 0)
-        return lesson_fail(c, "expected \"cell\", \"value\" or \"choice\", got \"%s\"", lesson_show_key(kv->valuestring, shown, sizeof shown));
+        return lesson_fail(c, "expected \"cell\", \"value\" or \"choice\", got \"%s\"",
+                           lesson_show_key(kv->valuestring, shown, sizeof shown));
     lesson_pop(c);
     q->kind = (AnswerKind)kind;
     int d1 = c->depth;
-    if (!lesson_check_keys(c, ans, ANSWER_KINDS[kind].keys, ANSWER_KINDS[kind].expected)) return false;
+    if (!lesson_check_keys(c, ans, ANSWER_KINDS[kind].keys, ANSWER_KINDS[kind].expected))
+        return false;
     c->depth = d1;
     const char *s = NULL;
     if ((x = lesson_enter(c, ans, "matrix"))) {
@@ -195,26 +214,29 @@ static bool read_answer(Ctx *c, const cJSON *v, LessonQuestion *q)
     return ANSWER_KINDS[kind].parse(c, ans, q);
 }
 
-// One question object (the current path is its place in the list); heads < 1: not known (not checked).
-// Its fields are checks of their own: lesson_parse stops at the first error, a report (c->rep) goes on with
-// the others and marks the broken ones in q->broken (the model then checks only what does not depend on them).
+// One question object (the current path is its place in the list); heads < 1: not known (not
+// checked). Its fields are checks of their own: lesson_parse stops at the first error, a report
+// (c->rep) goes on with the others and marks the broken ones in q->broken (the model then checks
+// only what does not depend on them).
 static bool read_question(Ctx *c, const cJSON *v, int heads, LessonQuestion *q)
 {
     static const char *const keys[] = {"stage", "head", "text", "answer", NULL};
     if (!cJSON_IsObject(v)) {
         q->broken = LESSON_QUESTION_BROKEN_STAGE | LESSON_QUESTION_BROKEN_ANSWER;
-        return lesson_fail(c, "expected a question {\"stage\", \"text\", \"answer\", \"head\"}, got %s", lesson_type_name(v));
+        return lesson_fail(
+            c, "expected a question {\"stage\", \"text\", \"answer\", \"head\"}, got %s",
+            lesson_type_name(v));
     }
     int d0 = c->depth;
     bool ok = true;
-#define FIELD(bit, check)                      \
-    do {                                       \
-        if (!(check)) {                        \
-            q->broken |= (bit);                \
-            ok = false;                        \
-            if (!c->rep) return false;         \
-        }                                      \
-        c->depth = d0;                         \
+#define FIELD(bit, check)                                                                          \
+    do {                                                                                           \
+        if (!(check)) {                                                                            \
+            q->broken |= (bit);                                                                    \
+            ok = false;                                                                            \
+            if (!c->rep) return false;                                                             \
+        }                                                                                          \
+        c->depth = d0;                                                                             \
     } while (0)
     FIELD(0u, lesson_check_keys(c, v, keys, "stage, head, text, answer"));
     FIELD(LESSON_QUESTION_BROKEN_STAGE, read_stage(c, v, q));
@@ -233,9 +255,11 @@ bool lesson_read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion 
     const cJSON *v = lesson_member(root, "questions", &k);
     if (!v) return true;
     lesson_push_key(c, "questions", k);
-    if (!cJSON_IsArray(v)) return lesson_fail(c, "expected an array of questions, got %s", lesson_type_name(v));
+    if (!cJSON_IsArray(v))
+        return lesson_fail(c, "expected an array of questions, got %s", lesson_type_name(v));
     int n = cJSON_GetArraySize(v);
-    if (n > LESSON_MAX_QUESTIONS) return lesson_fail(c, "too many questions: %d (the limit is %d)", n, LESSON_MAX_QUESTIONS);
+    if (n > LESSON_MAX_QUESTIONS)
+        return lesson_fail(c, "too many questions: %d (the limit is %d)", n, LESSON_MAX_QUESTIONS);
     LessonQuestion *qs = n ? calloc((size_t)n, sizeof *qs) : NULL;
     if (n && !qs) return lesson_fail(c, "out of memory");
     int i = 0, d0 = c->depth;
@@ -253,7 +277,8 @@ bool lesson_read_questions(Ctx *c, const cJSON *root, int heads, LessonQuestion 
         return false;
     }
     lesson_pop(c);
-    *out = qs; // a report keeps them, the broken ones marked: --check checks the rest against the trace
+    *out = qs; // a report keeps them, the broken ones marked: --check checks the rest against the
+               // trace
     *count = n;
     return ok;
 }

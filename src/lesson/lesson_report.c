@@ -1,5 +1,5 @@
-// What --check collects about a lesson (its errors and warnings), and fields of a lesson's text positioned
-// by name (lesson_locate: "questions[2].answer.cell" -> line:column).
+// What --check collects about a lesson (its errors and warnings), and fields of a lesson's text
+// positioned by name (lesson_locate: "questions[2].answer.cell" -> line:column).
 #include "lesson_ctx.h"
 
 #include <stdio.h>
@@ -34,7 +34,8 @@ static void locate(const Lesson *l, const char *path, bool at_key, LessonError *
     if (!l->text) return;
     cJSON *root = cJSON_ParseWithLength(l->text, l->text_len);
     if (!root) return;
-    // Turns the names into member positions (json_locate walks positions), then finds the value or its key.
+    // Turns the names into member positions (json_locate walks positions), then finds the value or
+    // its key.
     int idx[MAX_PATH], depth = 0;
     const cJSON *at = root;
     const char *p = path;
@@ -72,4 +73,7 @@ static void locate(const Lesson *l, const char *path, bool at_key, LessonError *
 
 void lesson_locate(const Lesson *l, const char *path, LessonError *e) { locate(l, path, false, e); }
 
-void lesson_locate_key(const Lesson *l, const char *path, LessonError *e) { locate(l, path, true, e); }
+void lesson_locate_key(const Lesson *l, const char *path, LessonError *e)
+{
+    locate(l, path, true, e);
+}

@@ -1,61 +1,79 @@
-// A lesson's "train" section (the task and the trainer's settings), and what training reads from a lesson:
-// its vocabulary of distinct tokens and its targets.
+// A lesson's "train" section (the task and the trainer's settings), and what training reads from a
+// lesson: its vocabulary of distinct tokens and its targets.
 #include "lesson_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-// "train": {"task": ..., "sequences": N, "seed": S, "steps": K, "learning_rate": R} (all but the task
-// optional). Needs self-attention, and the same embedding wherever a token repeats (the vocabulary is the
-// lesson's distinct tokens).
+// "train": {"task": ..., "sequences": N, "seed": S, "steps": K, "learning_rate": R} (all but the
+// task optional). Needs self-attention, and the same embedding wherever a token repeats (the
+// vocabulary is the lesson's distinct tokens).
 bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
 {
     static const char *const keys[] = {"task", "sequences", "seed", "steps", "learning_rate", NULL};
     if (!cJSON_IsObject(t))
-        return lesson_fail(c, "expected an object {\"task\": \"previous-token\", \"steps\": ...}, got %s", lesson_type_name(t));
+        return lesson_fail(
+            c, "expected an object {\"task\": \"previous-token\", \"steps\": ...}, got %s",
+            lesson_type_name(t));
     if (!lesson_check_keys(c, t, keys, "task, sequences, seed, steps, learning_rate")) return false;
-    TrainSpec s = {TASK_PREVIOUS_TOKEN, TRAIN_DEFAULT_SEQUENCES, 0, TRAIN_DEFAULT_STEPS, TRAIN_DEFAULT_LEARNING_RATE};
+    TrainSpec s = {TASK_PREVIOUS_TOKEN, TRAIN_DEFAULT_SEQUENCES, 0, TRAIN_DEFAULT_STEPS,
+                   TRAIN_DEFAULT_LEARNING_RATE};
     int k;
     const cJSON *v = lesson_member(t, "task", &k);
-    if (!v) return lesson_fail(c, "missing required key \"task\" (previous-token, first-token or previous-and-first)");
+    if (!v)
+        return lesson_fail(
+            c, "missing required key \"task\" (previous-token, first-token or previous-and-first)");
     lesson_push_key(c, "task", k);
     char shown[80];
     if (!cJSON_IsString(v))
-        return lesson_fail(c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got %s", lesson_type_name(v));
+        return lesson_fail(
+            c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got %s",
+            lesson_type_name(v));
     int task = 0;
-    while (task < TASK_COUNT && strcmp(v->valuestring, train_task_key((TrainTask)task)) != 0) task++;
+    while (task < TASK_COUNT && strcmp(v->valuestring, train_task_key((TrainTask)task)) != 0)
+        task++;
     if (task == TASK_COUNT)
-        return lesson_fail(c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got \"%s\"",
-                           lesson_show_key(v->valuestring, shown, sizeof shown));
+        return lesson_fail(
+            c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got \"%s\"",
+            lesson_show_key(v->valuestring, shown, sizeof shown));
     s.task = (TrainTask)task;
     if (s.task == TASK_PREVIOUS_AND_FIRST && b->p.d_model < 2)
-        return lesson_fail(c, "\"previous-and-first\" needs d_model of at least 2 (half for each token), got %d", b->p.d_model);
+        return lesson_fail(
+            c, "\"previous-and-first\" needs d_model of at least 2 (half for each token), got %d",
+            b->p.d_model);
     lesson_pop(c);
-    if (!lesson_optional_int(c, t, "sequences", 1, TRAIN_MAX_SEQUENCES, &s.sequences) ||
-        !lesson_optional_seed(c, t, "seed", &s.seed) || !lesson_optional_int(c, t, "steps", 1, TRAIN_MAX_STEPS, &s.steps))
+    if (!lesson_optional_int(c, t, "sequences", 1, TRAIN_MAX_SEQUENCES, &s.sequences)
+        || !lesson_optional_seed(c, t, "seed", &s.seed)
+        || !lesson_optional_int(c, t, "steps", 1, TRAIN_MAX_STEPS, &s.steps))
         return false;
     if ((v = lesson_enter(c, t, "learning_rate"))) {
         char num[40];
         if (!lesson_get_number(c, v, &s.learning_rate)) return false;
         if (!(s.learning_rate > 0 && s.learning_rate <= 1))
-            return lesson_fail(c, "must be a number above 0 and at most 1, got %s", lesson_fmt_num(s.learning_rate, num, sizeof num));
+            return lesson_fail(c, "must be a number above 0 and at most 1, got %s",
+                               lesson_fmt_num(s.learning_rate, num, sizeof num));
         lesson_pop(c);
     }
-    if (b->p.cross) return lesson_fail(c, "training is for self-attention only; this lesson has a \"source\"");
+    if (b->p.cross)
+        return lesson_fail(c, "training is for self-attention only; this lesson has a \"source\"");
     double held = (double)s.sequences * b->n * b->p.d_model; // the targets the trainer keeps
     if (held > LESSON_MAX_TRACE_VALUES)
-        return lesson_fail(c, "the training targets would hold %.0f numbers (sequences * n * d_model = %d * %d * %d); the limit "
-                              "is %.0f: use fewer sequences",
+        return lesson_fail(c,
+                           "the training targets would hold %.0f numbers (sequences * n * d_model "
+                           "= %d * %d * %d); the limit "
+                           "is %.0f: use fewer sequences",
                            held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
     const Matrix *e = b->p.positions != POS_NONE ? &b->p.E : &b->p.X;
     for (int i = 0; i < b->n; i++)
         for (int j = 0; j < i; j++)
             if (strcmp(b->tokens[i], b->tokens[j]) == 0
                 && memcmp(mat_row(e, i), mat_row(e, j), (size_t)e->cols * sizeof(double)) != 0)
-                return lesson_fail(c,
-                                   "the token \"%s\" has two different embeddings (tokens %d and %d); training draws its "
-                                   "sequences from the lesson's distinct tokens, so each needs one embedding",
-                                   lesson_show_key(b->tokens[i], shown, sizeof shown), j, i);
+                return lesson_fail(
+                    c,
+                    "the token \"%s\" has two different embeddings (tokens %d and %d); training "
+                    "draws its "
+                    "sequences from the lesson's distinct tokens, so each needs one embedding",
+                    lesson_show_key(b->tokens[i], shown, sizeof shown), j, i);
     b->trains = true;
     b->train = s;
     return true;
@@ -88,7 +106,8 @@ bool lesson_targets(const Lesson *l, Matrix *targets, bool *missing)
     }
     Matrix vocab = {0};
     int *ids = malloc((size_t)l->params.n * sizeof(int));
-    bool ok = ids && lesson_train_vocabulary(l, &vocab, ids) && mat_init(targets, l->params.n, l->params.d_model);
+    bool ok = ids && lesson_train_vocabulary(l, &vocab, ids)
+              && mat_init(targets, l->params.n, l->params.d_model);
     if (ok) train_targets(targets, l->train.task, &vocab, ids, l->params.n);
     free(ids);
     mat_free(&vocab);

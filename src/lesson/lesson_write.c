@@ -1,5 +1,6 @@
-// Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original without
-// ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the same double.
+// Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original
+// without ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the
+// same double.
 #include "lesson_write.h"
 #include "lesson_fields.h"
 #include "json_locate.h"
@@ -56,7 +57,8 @@ static void tokens(StrBuf *o, char **t, int n)
     strbuf_puts(o, "]");
 }
 
-// "name": [h matrices], ms[0], ms[stride], ... (stride > 1: one per K/V head, the group's first head's)
+// "name": [h matrices], ms[0], ms[stride], ... (stride > 1: one per K/V head, the group's first
+// head's)
 static void per_head(StrBuf *o, const char *name, const Matrix *ms, int heads, int stride)
 {
     strbuf_puts(o, "    ");
@@ -70,7 +72,8 @@ static void per_head(StrBuf *o, const char *name, const Matrix *ms, int heads, i
     strbuf_puts(o, "    ]");
 }
 
-// True when some value is not +0 (the loader fills absent biases with +0, so those need not be written).
+// True when some value is not +0 (the loader fills absent biases with +0, so those need not be
+// written).
 static bool any_set(const Matrix *m)
 {
     size_t n = (size_t)m->rows * (size_t)m->cols;
@@ -86,8 +89,8 @@ static bool any_set_heads(const Matrix *ms, int heads)
     return false;
 }
 
-// "questions": each as it was read, one per line (the stated answers as in the file: edited numbers may
-// make one wrong, which --check then names).
+// "questions": each as it was read, one per line (the stated answers as in the file: edited numbers
+// may make one wrong, which --check then names).
 static void questions(StrBuf *o, const Lesson *l)
 {
     char num[32];
@@ -112,7 +115,8 @@ static void questions(StrBuf *o, const Lesson *l)
         strbuf_puts(o, num);
         if (q->kind == ANSWER_CELL) {
             if (q->among_column || q->among_matrix)
-                strbuf_puts(o, q->among_matrix ? ", \"among\": \"matrix\"" : ", \"among\": \"column\"");
+                strbuf_puts(o, q->among_matrix ? ", \"among\": \"matrix\""
+                                               : ", \"among\": \"column\"");
             if (q->pick_min) strbuf_puts(o, ", \"pick\": \"min\"");
         } else if (q->kind == ANSWER_VALUE) {
             strbuf_puts(o, ", \"value\": ");
@@ -201,8 +205,7 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
         memcpy(t + tl, title_suffix, sl + 1);
         string(&o, t);
         free(t);
-    } else
-        string(&o, title);
+    } else string(&o, title);
     if (l->notes) {
         strbuf_puts(&o, ",\n  \"notes\": ");
         string(&o, l->notes);
@@ -211,7 +214,8 @@ char *lesson_write_json(const Lesson *l, const AttnParams *p, const char *title_
     strbuf_puts(&o, ",\n  \"tokens\": ");
     tokens(&o, l->tokens, p->n);
     strbuf_puts(&o, ",\n  \"embeddings\": ");
-    matrix(&o, p->positions != POS_NONE ? &p->E : &p->X, 2); // with positions the file holds E (X = E + P)
+    matrix(&o, p->positions != POS_NONE ? &p->E : &p->X,
+           2); // with positions the file holds E (X = E + P)
     if (p->positions == POS_SINUSOIDAL) strbuf_puts(&o, ",\n  \"positions\": \"sinusoidal\"");
     if (p->positions == POS_EXPLICIT) {
         strbuf_puts(&o, ",\n  \"positions\": ");
@@ -255,8 +259,8 @@ static void io_error(LessonError *err, const char *path, const char *what)
 
 // What is at a target that is not a regular file, by PlatformKind.
 static const char *const not_a_file[] = {
-    [PLATFORM_DIRECTORY] = "a folder",  [PLATFORM_LINK] = "a link",     [PLATFORM_FIFO] = "a FIFO",
-    [PLATFORM_SOCKET] = "a socket",     [PLATFORM_DEVICE] = "a device",
+    [PLATFORM_DIRECTORY] = "a folder", [PLATFORM_LINK] = "a link",     [PLATFORM_FIFO] = "a FIFO",
+    [PLATFORM_SOCKET] = "a socket",    [PLATFORM_DEVICE] = "a device",
 };
 
 static void target_error(LessonError *err, const char *path, const PlatformWriteFailure *f)
@@ -270,7 +274,8 @@ static void target_error(LessonError *err, const char *path, const PlatformWrite
     err->io = true;
     lesson_error_set_file(err, path);
     snprintf(err->message, sizeof err->message,
-             "is %s, not a regular file: only a regular file is replaced (never a link, a device or a FIFO); "
+             "is %s, not a regular file: only a regular file is replaced (never a link, a device "
+             "or a FIFO); "
              "nothing was written",
              not_a_file[f->found] ? not_a_file[f->found] : "not a regular file");
 }
@@ -298,20 +303,23 @@ void lesson_write_bound(const Lesson *l, const AttnParams *p, double *values, do
     double d = p->d_model, hk = (double)p->heads * p->d_k;
     *values = 64;
     *bytes = 4096;
-    bound_matrix(values, bytes, p->n, d);                                    // the embeddings (X or E)
+    bound_matrix(values, bytes, p->n, d); // the embeddings (X or E)
     if (p->positions == POS_EXPLICIT) bound_matrix(values, bytes, p->n, d); // P
-    if (p->cross) bound_matrix(values, bytes, p->m, d * (p->positions == POS_EXPLICIT ? 2 : 1)); // S, P_S
+    if (p->cross)
+        bound_matrix(values, bytes, p->m, d * (p->positions == POS_EXPLICIT ? 2 : 1)); // S, P_S
     if (l->targets.data) bound_matrix(values, bytes, p->n, d);
     for (int w = 0; w < 3; w++) bound_matrix(values, bytes, d * p->heads, p->d_k); // W_Q, W_K, W_V
-    bound_matrix(values, bytes, hk, d);                                     // W_O
-    bound_matrix(values, bytes, 4, hk > d ? hk : d);                        // the biases
+    bound_matrix(values, bytes, hk, d); // W_O
+    bound_matrix(values, bytes, 4, hk > d ? hk : d); // the biases
     // Strings: each byte escaped at most 6-fold ("\u001f"); a question's fields.
-    size_t text = strlen(l->title) + 16 + (l->notes ? strlen(l->notes) : 0) + (l->language ? strlen(l->language) : 0);
+    size_t text = strlen(l->title) + 16 + (l->notes ? strlen(l->notes) : 0)
+                  + (l->language ? strlen(l->language) : 0);
     for (int i = 0; i < p->n; i++) text += strlen(l->tokens[i]) + 4;
     for (int i = 0; p->cross && i < p->m; i++) text += strlen(l->source_tokens[i]) + 4;
     *values += p->n + p->m + 40.0 * l->question_count;
     for (int i = 0; i < l->question_count; i++)
-        text += strlen(l->questions[i].text) + strlen(l->questions[i].stage) + (l->questions[i].matrix ? strlen(l->questions[i].matrix) : 0);
+        text += strlen(l->questions[i].text) + strlen(l->questions[i].stage)
+                + (l->questions[i].matrix ? strlen(l->questions[i].matrix) : 0);
     *bytes += 6.0 * (double)text + 1000.0 * l->question_count;
 }
 
@@ -322,30 +330,35 @@ bool lesson_write_readable(const char *text, size_t len, LessonError *err)
     JsonSyntaxError syn;
     bool too_large = len > LESSON_MAX_FILE_BYTES;
     // Only the limits: other text (not a lesson) is the caller's business.
-    if (!too_large && (json_check(text, len, &syn) || strncmp(syn.message, "too many values", 15) != 0)) return true;
+    if (!too_large
+        && (json_check(text, len, &syn) || strncmp(syn.message, "too many values", 15) != 0))
+        return true;
     memset(err, 0, sizeof *err);
     err->io = true;
     if (too_large)
         snprintf(err->message, sizeof err->message,
-                 "the lesson would be %zu bytes, more than the %u MiB a lesson file may have, so it could not be loaded "
+                 "the lesson would be %zu bytes, more than the %u MiB a lesson file may have, so "
+                 "it could not be loaded "
                  "again",
                  len, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
     else
         snprintf(err->message, sizeof err->message,
-                 "the lesson would hold more than %d numbers, strings, arrays and objects, the most a lesson file may "
+                 "the lesson would hold more than %d numbers, strings, arrays and objects, the "
+                 "most a lesson file may "
                  "hold, so it could not be loaded again",
                  JSON_MAX_VALUES);
     return false;
 }
 
-// How a temporary goes into place: over whatever regular file is there (lesson_write_file), only where
-// nothing is (lesson_write_claim), or only over the caller's own file (lesson_write_own).
+// How a temporary goes into place: over whatever regular file is there (lesson_write_file), only
+// where nothing is (lesson_write_claim), or only over the caller's own file (lesson_write_own).
 typedef enum { PUT_REPLACE, PUT_NEW, PUT_OWN } PutMode;
 
-// Writes through a temporary and puts it in place as put says; *taken (when not NULL) tells that the name
-// was another's (PUT_NEW, PUT_OWN).
+// Writes through a temporary and puts it in place as put says; *taken (when not NULL) tells that
+// the name was another's (PUT_NEW, PUT_OWN).
 static bool write_through_temporary(const char *path, const char *text, size_t len, PutMode put,
-                                    bool (*ours)(const char *, void *), void *ctx, bool *taken, LessonError *err)
+                                    bool (*ours)(const char *, void *), void *ctx, bool *taken,
+                                    LessonError *err)
 {
     if (taken) *taken = false;
     if (!lesson_write_readable(text, len, err)) {
@@ -355,19 +368,25 @@ static bool write_through_temporary(const char *path, const char *text, size_t l
         return false;
     }
     PlatformWriter *w = platform_writer_begin(NULL, &path, 1);
-    PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno, PLATFORM_REGULAR}; // errno: why begin failed
-    bool ok = w && platform_writer_add(w, 0, text, len, &f) &&
-              (put == PUT_NEW   ? platform_writer_commit_new(w, 0, &f)
-               : put == PUT_OWN ? platform_writer_commit_own(w, 0, ours, ctx, &f)
-                                : platform_writer_commit(w, NULL, &f));
-    if (taken) *taken = !ok && put != PUT_REPLACE && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
+    PlatformWriteFailure f = {PLATFORM_WRITE_CREATE, 0, errno,
+                              PLATFORM_REGULAR}; // errno: why begin failed
+    bool ok = w && platform_writer_add(w, 0, text, len, &f)
+              && (put == PUT_NEW   ? platform_writer_commit_new(w, 0, &f)
+                  : put == PUT_OWN ? platform_writer_commit_own(w, 0, ours, ctx, &f)
+                                   : platform_writer_commit(w, NULL, &f));
+    if (taken)
+        *taken = !ok && put != PUT_REPLACE && f.step == PLATFORM_WRITE_REPLACE && f.error == EEXIST;
     if (!ok) {
         errno = f.error;
         if (f.step == PLATFORM_WRITE_TARGET) target_error(err, path, &f);
         else if (f.step == PLATFORM_WRITE_CREATE || f.step == PLATFORM_WRITE_KEEP)
             io_error(err, path, "cannot create a temporary file beside");
-        else if (f.step == PLATFORM_WRITE_WRITE) io_error(err, platform_writer_temporary(w, 0), "cannot write");
-        else io_error(err, path, put != PUT_REPLACE ? "cannot put the temporary file in place at" : "cannot rename the temporary file to");
+        else if (f.step == PLATFORM_WRITE_WRITE)
+            io_error(err, platform_writer_temporary(w, 0), "cannot write");
+        else
+            io_error(err, path,
+                     put != PUT_REPLACE ? "cannot put the temporary file in place at"
+                                        : "cannot rename the temporary file to");
     }
     platform_writer_close(w); // the temporary goes unless it is in place
     return ok;
@@ -378,13 +397,15 @@ bool lesson_write_file(const char *path, const char *text, size_t len, LessonErr
     return write_through_temporary(path, text, len, PUT_REPLACE, NULL, NULL, NULL, err);
 }
 
-bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken, LessonError *err)
+bool lesson_write_claim(const char *path, const char *text, size_t len, bool *taken,
+                        LessonError *err)
 {
     return write_through_temporary(path, text, len, PUT_NEW, NULL, NULL, taken, err);
 }
 
-bool lesson_write_own(const char *path, const char *text, size_t len, bool (*ours)(const char *at, void *ctx),
-                      void *ctx, bool *taken, LessonError *err)
+bool lesson_write_own(const char *path, const char *text, size_t len,
+                      bool (*ours)(const char *at, void *ctx), void *ctx, bool *taken,
+                      LessonError *err)
 {
     return write_through_temporary(path, text, len, PUT_OWN, ours, ctx, taken, err);
 }
@@ -396,7 +417,8 @@ static bool exists(const char *p)
     return platform_stat(p, false, &st);
 }
 
-// A plain file at p (not a link, not a folder): only then is a file this session saved before written over.
+// A plain file at p (not a link, not a folder): only then is a file this session saved before
+// written over.
 static bool is_plain_file(const char *p)
 {
     PlatformStat st;
@@ -422,32 +444,42 @@ bool lesson_edited_path(char *out, size_t cap, const char *original, const char 
     return false;
 }
 
-char *lesson_write_starter(const char *const *toks, int n, int heads, int d_model, const char *schema, size_t *len)
+char *lesson_write_starter(const char *const *toks, int n, int heads, int d_model,
+                           const char *schema, size_t *len)
 {
-    if (n < 1 || n > LESSON_MAX_TOKENS || heads < 1 || heads > LESSON_MAX_HEADS || d_model < 1 ||
-        d_model > LESSON_MAX_D_MODEL || d_model % heads != 0)
+    if (n < 1 || n > LESSON_MAX_TOKENS || heads < 1 || heads > LESSON_MAX_HEADS || d_model < 1
+        || d_model > LESSON_MAX_D_MODEL || d_model % heads != 0)
         return NULL;
     int d_k = d_model / heads;
     Lesson l;
     memset(&l, 0, sizeof l);
     char title[] = "My lesson";
     char notes[1200];
-    snprintf(notes, sizeof notes,
-             "A starter lesson from mha-tracer --new: %d token%s, d_model %d, %d head%s of d_k %d. Change the title, "
-             "the tokens and the numbers to what your class should see. Each row of embeddings is one token "
-             "(d_model numbers). W_Q, W_K and W_V hold one d_model x d_k matrix per head; here head i reads "
-             "dimensions i*d_k to (i+1)*d_k - 1 of the embeddings, so each head compares the tokens on its own "
-             "features. W_O is (heads*d_k) x d_model. A token attends to the tokens whose keys point the same way "
-             "as its query; scores a few units apart already give a clear winner. Check the file with "
-             "mha-tracer --check after each change, or keep the window open: it reloads on save. These notes are "
-             "shown on the first stage (N shows them again): replace them with what the class should notice.",
-             n, n == 1 ? "" : "s", d_model, heads, heads == 1 ? "" : "s", d_k);
+    snprintf(
+        notes, sizeof notes,
+        "A starter lesson from mha-tracer --new: %d token%s, d_model %d, %d head%s of d_k %d. "
+        "Change the title, "
+        "the tokens and the numbers to what your class should see. Each row of embeddings is one "
+        "token "
+        "(d_model numbers). W_Q, W_K and W_V hold one d_model x d_k matrix per head; here head i "
+        "reads "
+        "dimensions i*d_k to (i+1)*d_k - 1 of the embeddings, so each head compares the tokens on "
+        "its own "
+        "features. W_O is (heads*d_k) x d_model. A token attends to the tokens whose keys point "
+        "the same way "
+        "as its query; scores a few units apart already give a clear winner. Check the file with "
+        "mha-tracer --check after each change, or keep the window open: it reloads on save. These "
+        "notes are "
+        "shown on the first stage (N shows them again): replace them with what the class should "
+        "notice.",
+        n, n == 1 ? "" : "s", d_model, heads, heads == 1 ? "" : "s", d_k);
     l.title = title;
     l.notes = notes;
     l.tokens = (char **)toks;
     AttnParams p;
     if (!params_init(&p, n, n, d_model, heads, d_k)) return NULL;
-    for (int i = 0; i < n; i++) { // one main dimension per token and half of the next: no two tokens alike
+    for (int i = 0; i < n;
+         i++) { // one main dimension per token and half of the next: no two tokens alike
         mat_set(&p.X, i, i % d_model, 1.0);
         if (d_model > 1) mat_set(&p.X, i, (i + 1) % d_model, 0.5);
     }
@@ -487,7 +519,8 @@ bool lesson_write_new_file(const char *path, const char *text, size_t len, Lesso
         io_error(err, path, "cannot create the lesson");
         if (e == EEXIST)
             snprintf(err->message, sizeof err->message,
-                     "already exists (a file or a link); a new lesson never replaces anything: choose another name");
+                     "already exists (a file or a link); a new lesson never replaces anything: "
+                     "choose another name");
         return false;
     }
     bool ok = platform_write_sync_close(fd, text, len);

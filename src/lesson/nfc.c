@@ -1,7 +1,8 @@
-// NFC as UAX #15 defines it (and as Hugging Face's NFC normalizer runs it, through the unicode-normalization
-// crate): the full canonical decomposition of every code point, canonical ordering of each run of marks by their
-// combining class, then canonical composition of each starter with the marks and the starter after it that are not
-// blocked. Hangul syllables by Unicode's formula (chapter 3.12).
+// NFC as UAX #15 defines it (and as Hugging Face's NFC normalizer runs it, through the
+// unicode-normalization crate): the full canonical decomposition of every code point, canonical
+// ordering of each run of marks by their combining class, then canonical composition of each
+// starter with the marks and the starter after it that are not blocked. Hangul syllables by
+// Unicode's formula (chapter 3.12).
 #include "nfc.h"
 
 #include <stdbool.h>
@@ -10,9 +11,19 @@
 
 #include "../core/utf8.h"
 
-enum { S_BASE = 0xAC00, L_BASE = 0x1100, V_BASE = 0x1161, T_BASE = 0x11A7, L_COUNT = 19, V_COUNT = 21, T_COUNT = 28,
-       N_COUNT = V_COUNT * T_COUNT, S_COUNT = L_COUNT * N_COUNT };
-// A byte that is no UTF-8 stays that byte: it travels as RAW + the byte, a starter that nothing composes with.
+enum {
+    S_BASE = 0xAC00,
+    L_BASE = 0x1100,
+    V_BASE = 0x1161,
+    T_BASE = 0x11A7,
+    L_COUNT = 19,
+    V_COUNT = 21,
+    T_COUNT = 28,
+    N_COUNT = V_COUNT * T_COUNT,
+    S_COUNT = L_COUNT * N_COUNT
+};
+// A byte that is no UTF-8 stays that byte: it travels as RAW + the byte, a starter that nothing
+// composes with.
 #define RAW 0x110000u
 
 static int ccc(uint32_t c)
@@ -44,7 +55,8 @@ static uint32_t composite(uint32_t a, uint32_t b)
 {
     if (a >= L_BASE && a < L_BASE + L_COUNT && b >= V_BASE && b < V_BASE + V_COUNT)
         return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
-    if (a >= S_BASE && a < S_BASE + S_COUNT && (a - S_BASE) % T_COUNT == 0 && b > T_BASE && b < T_BASE + T_COUNT)
+    if (a >= S_BASE && a < S_BASE + S_COUNT && (a - S_BASE) % T_COUNT == 0 && b > T_BASE
+        && b < T_BASE + T_COUNT)
         return a + (b - T_BASE);
     int lo = 0, hi = NFC_COMPOSE_COUNT - 1;
     while (lo <= hi) {
@@ -68,11 +80,11 @@ static void decompose(uint32_t *out, size_t *n, uint32_t c)
         if (t) out[(*n)++] = T_BASE + t;
     } else if ((d = decomposition(c)) != NULL) {
         for (int k = 0; k < d->n; k++) out[(*n)++] = d->to[k];
-    } else
-        out[(*n)++] = c;
+    } else out[(*n)++] = c;
 }
 
-// Canonical ordering: each run of non-starters sorted by combining class, stably (equal classes keep their order).
+// Canonical ordering: each run of non-starters sorted by combining class, stably (equal classes
+// keep their order).
 static void reorder(uint32_t *cp, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -84,8 +96,9 @@ static void reorder(uint32_t *cp, size_t n)
     }
 }
 
-// Canonical composition in place (UAX #15's algorithm): a code point joins the last starter when a composite
-// exists and nothing between them blocks it (a mark of the same or a higher class, or a starter). The new length.
+// Canonical composition in place (UAX #15's algorithm): a code point joins the last starter when a
+// composite exists and nothing between them blocks it (a mark of the same or a higher class, or a
+// starter). The new length.
 static size_t compose(uint32_t *cp, size_t n)
 {
     if (n == 0) return 0;
@@ -120,8 +133,8 @@ static size_t put_utf8(char *out, uint32_t cp)
 
 char *unicode_nfc(const char *s, size_t len, size_t *out_len)
 {
-    // A byte decomposes to at most 4 code points (a 1-byte code point has no decomposition; the longest, 4, come
-    // from 2 or 3 bytes), each written back in at most 4 bytes.
+    // A byte decomposes to at most 4 code points (a 1-byte code point has no decomposition; the
+    // longest, 4, come from 2 or 3 bytes), each written back in at most 4 bytes.
     uint32_t *cp = malloc(sizeof *cp * (4 * len + 1));
     char *out = malloc(4 * 4 * len + 1);
     if (!cp || !out) {

@@ -1,5 +1,6 @@
-// Unicode's Normalization Form C (UAX #15), for tokenizer.json's NFC normalizer (Qwen2, Qwen3): each code point
-// fully decomposed, the marks put in canonical order, then composed again; tables in unicode_nfc.c.
+// Unicode's Normalization Form C (UAX #15), for tokenizer.json's NFC normalizer (Qwen2, Qwen3):
+// each code point fully decomposed, the marks put in canonical order, then composed again; tables
+// in unicode_nfc.c.
 #ifndef MHA_NFC_H
 #define MHA_NFC_H
 
@@ -8,7 +9,7 @@
 
 typedef struct {
     uint32_t cp;
-    int n;          // 2 to 4 code points
+    int n; // 2 to 4 code points
     uint32_t to[4]; // the full canonical decomposition
 } NfcDecomp;
 
@@ -23,13 +24,13 @@ typedef struct {
 
 extern const NfcDecomp NFC_DECOMP[];
 extern const int NFC_DECOMP_COUNT;
-extern const NfcPair NFC_COMPOSE[];   // sorted by (first, second)
+extern const NfcPair NFC_COMPOSE[]; // sorted by (first, second)
 extern const int NFC_COMPOSE_COUNT;
 extern const NfcClass NFC_CCC[];
 extern const int NFC_CCC_COUNT;
 
-// The NFC form of s (len bytes of UTF-8; a malformed byte stays U+FFFD as utf8_decode reads it), malloc'd with a
-// NUL after it and its length in *out_len; NULL when out of memory.
+// The NFC form of s (len bytes of UTF-8; a malformed byte stays U+FFFD as utf8_decode reads it),
+// malloc'd with a NUL after it and its length in *out_len; NULL when out of memory.
 char *unicode_nfc(const char *s, size_t len, size_t *out_len);
 
 #endif

@@ -1,23 +1,26 @@
-// GPT-2's, Llama 3's and Qwen2's pre-tokenizer patterns, as hand-written matchers with the same results as the
-// regex engine (ordered alternatives, greedy runs, the (?!\S) look-ahead), over code points.
+// GPT-2's, Llama 3's and Qwen2's pre-tokenizer patterns, as hand-written matchers with the same
+// results as the regex engine (ordered alternatives, greedy runs, the (?!\S) look-ahead), over code
+// points.
 #include "pretokenize.h"
 
 #include <string.h>
 
 #include "unicode_bert.h" // unicode_in: the one range search
 
-static const char GPT2_PATTERN[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
-static const char LLAMA3_PATTERN[] =
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
-    "\\s+(?!\\S)|\\s+";
-static const char QWEN2_PATTERN[] =
-    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
-    "\\s+(?!\\S)|\\s+";
+static const char GPT2_PATTERN[] =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+static const char LLAMA3_PATTERN[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|"
+                                     "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+                                     "\\s+(?!\\S)|\\s+";
+static const char QWEN2_PATTERN[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|"
+                                    "\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+                                    "\\s+(?!\\S)|\\s+";
 
 static const struct {
     const char *pattern;
     PretokKind kind;
-} PATTERNS[] = {{GPT2_PATTERN, PRETOK_GPT2}, {LLAMA3_PATTERN, PRETOK_LLAMA3}, {QWEN2_PATTERN, PRETOK_QWEN2}};
+} PATTERNS[] = {
+    {GPT2_PATTERN, PRETOK_GPT2}, {LLAMA3_PATTERN, PRETOK_LLAMA3}, {QWEN2_PATTERN, PRETOK_QWEN2}};
 
 bool pretok_from_pattern(const char *regex, PretokKind *out)
 {
@@ -29,17 +32,26 @@ bool pretok_from_pattern(const char *regex, PretokKind *out)
     return false;
 }
 
-bool unicode_is_letter(uint32_t cp) { return unicode_in(UNICODE_LETTERS, UNICODE_LETTERS_COUNT, cp); }
-bool unicode_is_number(uint32_t cp) { return unicode_in(UNICODE_NUMBERS, UNICODE_NUMBERS_COUNT, cp); }
+bool unicode_is_letter(uint32_t cp)
+{
+    return unicode_in(UNICODE_LETTERS, UNICODE_LETTERS_COUNT, cp);
+}
+bool unicode_is_number(uint32_t cp)
+{
+    return unicode_in(UNICODE_NUMBERS, UNICODE_NUMBERS_COUNT, cp);
+}
 
 bool unicode_is_space(uint32_t cp)
 {
     return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680
-           || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F
-           || cp == 0x3000;
+           || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F
+           || cp == 0x205F || cp == 0x3000;
 }
 
-static bool is_other(uint32_t c) { return !unicode_is_space(c) && !unicode_is_letter(c) && !unicode_is_number(c); }
+static bool is_other(uint32_t c)
+{
+    return !unicode_is_space(c) && !unicode_is_letter(c) && !unicode_is_number(c);
+}
 static bool is_newline(uint32_t c) { return c == '\r' || c == '\n'; }
 
 // The length of the run of code points from i that pass test.
@@ -59,13 +71,16 @@ static int contraction(const uint32_t *cp, int n, int i, bool icase)
     if (cp[i] != '\'') return 0;
     for (size_t e = 0; e < sizeof ENDS / sizeof ENDS[0]; e++) {
         int k = (int)strlen(ENDS[e]), j = 0;
-        while (j < k && i + 1 + j < n && (icase ? lower_ascii(cp[i + 1 + j]) : cp[i + 1 + j]) == (uint32_t)ENDS[e][j]) j++;
+        while (j < k && i + 1 + j < n
+               && (icase ? lower_ascii(cp[i + 1 + j]) : cp[i + 1 + j]) == (uint32_t)ENDS[e][j])
+            j++;
         if (j == k) return k + 1;
     }
     return 0;
 }
 
-// \s+(?!\S)|\s+ at a space i: the run, less its last space when a non-space follows it (and it is longer than 1).
+// \s+(?!\S)|\s+ at a space i: the run, less its last space when a non-space follows it (and it is
+// longer than 1).
 static int spaces(const uint32_t *cp, int n, int i)
 {
     int r = run(unicode_is_space, cp, n, i);
@@ -88,7 +103,8 @@ static int match_llama3(const uint32_t *cp, int n, int i, int digits)
     int k = contraction(cp, n, i, true);
     if (k) return k;
     uint32_t c = cp[i];
-    if (!is_newline(c) && !unicode_is_letter(c) && !unicode_is_number(c) && i + 1 < n && unicode_is_letter(cp[i + 1]))
+    if (!is_newline(c) && !unicode_is_letter(c) && !unicode_is_number(c) && i + 1 < n
+        && unicode_is_letter(cp[i + 1]))
         return 1 + run(unicode_is_letter, cp, n, i + 1);
     if (unicode_is_letter(c)) return run(unicode_is_letter, cp, n, i);
     if (unicode_is_number(c)) {
@@ -116,10 +132,10 @@ static int match_metaspace(const uint32_t *cp, int n, int i)
 
 int pretok_match(PretokKind k, const uint32_t *cp, int n, int i)
 {
-    int m = k == PRETOK_GPT2 ? match_gpt2(cp, n, i)
-            : k == PRETOK_LLAMA3 ? match_llama3(cp, n, i, 3)
-            : k == PRETOK_QWEN2 ? match_llama3(cp, n, i, 1)
+    int m = k == PRETOK_GPT2        ? match_gpt2(cp, n, i)
+            : k == PRETOK_LLAMA3    ? match_llama3(cp, n, i, 3)
+            : k == PRETOK_QWEN2     ? match_llama3(cp, n, i, 1)
             : k == PRETOK_METASPACE ? match_metaspace(cp, n, i)
-                                : n - i;
+                                    : n - i;
     return m > 0 ? m : 1;
 }

@@ -1,5 +1,6 @@
-// safetensors read through a read-only mapping: each header's JSON (cJSON) checked tensor by tensor against the
-// file's size, so a truncated file or a lying header is refused before a byte of a tensor is read.
+// safetensors read through a read-only mapping: each header's JSON (cJSON) checked tensor by tensor
+// against the file's size, so a truncated file or a lying header is refused before a byte of a
+// tensor is read.
 #include "safetensors.h"
 
 #include <errno.h>
@@ -31,10 +32,11 @@ static const struct {
     const char *name;
     StDtype dtype;
     size_t size;
-} DTYPES[] = {{"F32", ST_F32, 4}, {"F16", ST_F16, 2}, {"BF16", ST_BF16, 2}, {"F64", ST_F64, 8},
-              {"I64", ST_OTHER, 8}, {"I32", ST_OTHER, 4}, {"I16", ST_OTHER, 2}, {"I8", ST_OTHER, 1},
-              {"U8", ST_OTHER, 1}, {"BOOL", ST_OTHER, 1}, {"U16", ST_OTHER, 2}, {"U32", ST_OTHER, 4},
-              {"U64", ST_OTHER, 8}, {"F8_E4M3", ST_OTHER, 1}, {"F8_E5M2", ST_OTHER, 1}};
+} DTYPES[] = {{"F32", ST_F32, 4},    {"F16", ST_F16, 2},       {"BF16", ST_BF16, 2},
+              {"F64", ST_F64, 8},    {"I64", ST_OTHER, 8},     {"I32", ST_OTHER, 4},
+              {"I16", ST_OTHER, 2},  {"I8", ST_OTHER, 1},      {"U8", ST_OTHER, 1},
+              {"BOOL", ST_OTHER, 1}, {"U16", ST_OTHER, 2},     {"U32", ST_OTHER, 4},
+              {"U64", ST_OTHER, 8},  {"F8_E4M3", ST_OTHER, 1}, {"F8_E5M2", ST_OTHER, 1}};
 
 size_t st_dtype_size(StDtype d)
 {
@@ -67,7 +69,10 @@ static uint32_t load32(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static uint64_t load64(const unsigned char *p) { return (uint64_t)load32(p) | (uint64_t)load32(p + 4) << 32; }
+static uint64_t load64(const unsigned char *p)
+{
+    return (uint64_t)load32(p) | (uint64_t)load32(p + 4) << 32;
+}
 
 double st_get(const StTensor *t, size_t i)
 {
@@ -93,9 +98,11 @@ double st_get(const StTensor *t, size_t i)
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-// BF16 to double 16 at a time with AVX-512 (x86 is little-endian): each 16-bit pattern put in the top half of a
-// float, the floats widened to doubles: st_bf16_to_double's bits (widening a float is exact). The count done.
-__attribute__((target("avx512f"))) static size_t bf16_avx512(double *out, const unsigned char *p, size_t count)
+// BF16 to double 16 at a time with AVX-512 (x86 is little-endian): each 16-bit pattern put in the
+// top half of a float, the floats widened to doubles: st_bf16_to_double's bits (widening a float is
+// exact). The count done.
+__attribute__((target("avx512f"))) static size_t bf16_avx512(double *out, const unsigned char *p,
+                                                             size_t count)
 {
     size_t k = 0;
     for (; k + 16 <= count; k += 16) {
@@ -114,7 +121,8 @@ void st_read(double *out, const StTensor *t, size_t first, size_t count)
 {
     const unsigned char *p = t->data + first * st_dtype_size(t->dtype);
     size_t done = 0;
-    switch (t->dtype) { // the dtype once, then a plain loop (a layer's weights are millions of these)
+    switch (
+        t->dtype) { // the dtype once, then a plain loop (a layer's weights are millions of these)
     case ST_BF16:
 #ifdef BF16_X86
         if (__builtin_cpu_supports("avx512f")) done = bf16_avx512(out, p, count);
@@ -159,9 +167,10 @@ static bool whole(const cJSON *j, double max, uint64_t *out)
     return true;
 }
 
-// One entry of the header into *t: its dtype, shape and data_offsets inside a data area of `avail` bytes.
-static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area, uint64_t avail, const char *path,
-                         LessonError *err)
+// One entry of the header into *t: its dtype, shape and data_offsets inside a data area of `avail`
+// bytes.
+static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area, uint64_t avail,
+                         const char *path, LessonError *err)
 {
     const char *name = j->string;
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(j, "dtype");
@@ -169,20 +178,25 @@ static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area,
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(j, "data_offsets");
     if (!cJSON_IsObject(j) || !cJSON_IsString(dt) || !cJSON_IsArray(shape) || !cJSON_IsArray(off)
         || cJSON_GetArraySize(off) != 2)
-        return hf_fail(err, path, name, "the header's entry needs \"dtype\", \"shape\" and \"data_offsets\" [begin, end]");
+        return hf_fail(
+            err, path, name,
+            "the header's entry needs \"dtype\", \"shape\" and \"data_offsets\" [begin, end]");
     size_t size = 0;
     for (size_t i = 0; i < sizeof DTYPES / sizeof DTYPES[0]; i++)
-        if (strcmp(dt->valuestring, DTYPES[i].name) == 0) t->dtype = DTYPES[i].dtype, size = DTYPES[i].size;
+        if (strcmp(dt->valuestring, DTYPES[i].name) == 0)
+            t->dtype = DTYPES[i].dtype, size = DTYPES[i].size;
     if (!size) return hf_fail(err, path, name, "unknown dtype \"%.20s\"", dt->valuestring);
     snprintf(t->dtype_name, sizeof t->dtype_name, "%s", dt->valuestring);
     int ndim = cJSON_GetArraySize(shape);
-    if (ndim > ST_MAX_DIMS) return hf_fail(err, path, name, "%d dimensions (at most %d)", ndim, ST_MAX_DIMS);
+    if (ndim > ST_MAX_DIMS)
+        return hf_fail(err, path, name, "%d dimensions (at most %d)", ndim, ST_MAX_DIMS);
     uint64_t count = 1, begin, end;
     for (int d = 0; d < ndim; d++) {
         uint64_t v;
         if (!whole(cJSON_GetArrayItem(shape, d), 9007199254740991.0, &v))
             return hf_fail(err, path, name, "shape[%d] is not a whole number >= 0", d);
-        if (v && count > UINT64_MAX / v) return hf_fail(err, path, name, "its shape's product overflows");
+        if (v && count > UINT64_MAX / v)
+            return hf_fail(err, path, name, "its shape's product overflows");
         count *= v;
         t->shape[d] = (int64_t)v;
     }
@@ -191,11 +205,14 @@ static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area,
         || !whole(cJSON_GetArrayItem(off, 1), 9007199254740991.0, &end) || begin > end)
         return hf_fail(err, path, name, "data_offsets is not [begin, end] with 0 <= begin <= end");
     if (end > avail)
-        return hf_fail(err, path, name, "data_offsets [%llu, %llu] reach past the end of the file (%llu bytes of tensor "
-                       "data): a truncated file or a wrong header", (unsigned long long)begin, (unsigned long long)end,
-                       (unsigned long long)avail);
+        return hf_fail(
+            err, path, name,
+            "data_offsets [%llu, %llu] reach past the end of the file (%llu bytes of tensor "
+            "data): a truncated file or a wrong header",
+            (unsigned long long)begin, (unsigned long long)end, (unsigned long long)avail);
     if (count > UINT64_MAX / size || end - begin != count * size)
-        return hf_fail(err, path, name, "data_offsets hold %llu bytes, but its shape and dtype %s need %llu",
+        return hf_fail(err, path, name,
+                       "data_offsets hold %llu bytes, but its shape and dtype %s need %llu",
                        (unsigned long long)(end - begin), t->dtype_name,
                        count > UINT64_MAX / size ? 0ull : (unsigned long long)(count * size));
     t->count = (size_t)count;
@@ -203,15 +220,18 @@ static bool parse_tensor(StTensor *t, const cJSON *j, const unsigned char *area,
     return true;
 }
 
-bool st_parse(StCheckpoint *c, const unsigned char *bytes, size_t size, int file, const char *path, LessonError *err)
+bool st_parse(StCheckpoint *c, const unsigned char *bytes, size_t size, int file, const char *path,
+              LessonError *err)
 {
     if (size < 8)
-        return hf_fail(err, path, NULL, "%zu bytes: not a safetensors file (it starts with 8 bytes of header length)",
-                       size);
+        return hf_fail(
+            err, path, NULL,
+            "%zu bytes: not a safetensors file (it starts with 8 bytes of header length)", size);
     uint64_t n = load64(bytes);
     if (n > size - 8 || n > ST_MAX_HEADER)
-        return hf_fail(err, path, NULL, "the header's length %llu passes the file's %zu bytes%s", (unsigned long long)n,
-                       size, n > ST_MAX_HEADER ? " or the 100 MB limit" : ": a truncated file");
+        return hf_fail(err, path, NULL, "the header's length %llu passes the file's %zu bytes%s",
+                       (unsigned long long)n, size,
+                       n > ST_MAX_HEADER ? " or the 100 MB limit" : ": a truncated file");
     cJSON *root = cJSON_ParseWithLength((const char *)bytes + 8, (size_t)n);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
@@ -232,7 +252,8 @@ bool st_parse(StCheckpoint *c, const unsigned char *bytes, size_t size, int file
         StTensor *t = &c->tensors[c->count];
         memset(t, 0, sizeof *t);
         ok = parse_tensor(t, j, area, avail, path, err);
-        if (ok && !(t->name = malloc(strlen(j->string) + 1))) ok = hf_fail(err, path, NULL, "out of memory");
+        if (ok && !(t->name = malloc(strlen(j->string) + 1)))
+            ok = hf_fail(err, path, NULL, "out of memory");
         if (ok) {
             strcpy(t->name, j->string);
             t->file = file;
@@ -257,7 +278,8 @@ void st_close(StCheckpoint *c)
 }
 
 // Maps DIR/name as file number c->nfiles and parses its header.
-static bool add_file(StCheckpoint *c, const char *dir, const char *name, const char *named_by, LessonError *err)
+static bool add_file(StCheckpoint *c, const char *dir, const char *name, const char *named_by,
+                     LessonError *err)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -272,7 +294,9 @@ static bool add_file(StCheckpoint *c, const char *dir, const char *name, const c
     if (!platform_map_file(path, m)) {
         int e = errno;
         free(copy);
-        if (named_by) return hf_fail(err, named_by, name, "the shard %s cannot be read: %s", path, strerror(e));
+        if (named_by)
+            return hf_fail(err, named_by, name, "the shard %s cannot be read: %s", path,
+                           strerror(e));
         return hf_fail(err, path, NULL, "cannot be read: %s", strerror(e));
     }
     c->paths[c->nfiles] = copy;
@@ -301,24 +325,29 @@ static bool open_shards(StCheckpoint *c, const char *dir, const char *index, Les
     cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
     free(text);
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
-    bool ok = cJSON_IsObject(map) || hf_fail(err, index, "weight_map", "missing: an object from tensor to shard file");
+    bool ok = cJSON_IsObject(map)
+              || hf_fail(err, index, "weight_map", "missing: an object from tensor to shard file");
     for (const cJSON *j = ok ? map->child : NULL; ok && j; j = j->next) {
         const char *shard = cJSON_GetStringValue(j);
-        if (!shard || !shard[0] || strchr(shard, '/') || strchr(shard, '\\') || strcmp(shard, "..") == 0) {
+        if (!shard || !shard[0] || strchr(shard, '/') || strchr(shard, '\\')
+            || strcmp(shard, "..") == 0) {
             ok = hf_fail(err, index, j->string, "names no shard file in the folder");
             break;
         }
         bool seen = false;
-        for (const cJSON *k = map->child; k != j && !seen; k = k->next) seen = strcmp(cJSON_GetStringValue(k), shard) == 0;
+        for (const cJSON *k = map->child; k != j && !seen; k = k->next)
+            seen = strcmp(cJSON_GetStringValue(k), shard) == 0;
         if (!seen) ok = add_file(c, dir, shard, index, err);
     }
     if (ok) qsort(c->tensors, (size_t)c->count, sizeof *c->tensors, by_name);
-    for (const cJSON *j = ok ? map->child : NULL; ok && j; j = j->next) { // every tensor in the shard it is said to be in
+    for (const cJSON *j = ok ? map->child : NULL; ok && j;
+         j = j->next) { // every tensor in the shard it is said to be in
         const StTensor *t = st_find(c, j->string);
         char shard[1024];
         snprintf(shard, sizeof shard, "%s/%s", dir, cJSON_GetStringValue(j));
         if (!t || strcmp(c->paths[t->file], shard) != 0)
-            ok = hf_fail(err, shard, j->string, "the tensor is missing, though %s names this shard for it", index);
+            ok = hf_fail(err, shard, j->string,
+                         "the tensor is missing, though %s names this shard for it", index);
     }
     cJSON_Delete(root);
     return ok;
@@ -342,7 +371,8 @@ bool st_open_dir(StCheckpoint *c, const char *dir, LessonError *err)
     }
     for (int i = 1; ok && i < c->count; i++)
         if (strcmp(c->tensors[i - 1].name, c->tensors[i].name) == 0)
-            ok = hf_fail(err, c->paths[c->tensors[i].file], c->tensors[i].name, "the tensor is stored twice");
+            ok = hf_fail(err, c->paths[c->tensors[i].file], c->tensors[i].name,
+                         "the tensor is stored twice");
     if (!ok) st_close(c);
     return ok;
 }

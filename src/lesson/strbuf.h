@@ -1,5 +1,6 @@
-// A growable NUL-terminated text buffer for writers that build a whole file in memory (lesson JSON, SVG).
-// Allocation failure is sticky: later appends do nothing and `oom` stays set, so callers check once at the end.
+// A growable NUL-terminated text buffer for writers that build a whole file in memory (lesson JSON,
+// SVG). Allocation failure is sticky: later appends do nothing and `oom` stays set, so callers
+// check once at the end.
 #ifndef MHA_STRBUF_H
 #define MHA_STRBUF_H
 
@@ -7,7 +8,8 @@
 #include <stddef.h>
 
 typedef struct {
-    char *p;     // the text so far, NUL-terminated (NULL until the first append); caller frees with free()
+    char *p; // the text so far, NUL-terminated (NULL until the first append); caller frees with
+             // free()
     size_t len, cap;
     bool oom;
 } StrBuf;

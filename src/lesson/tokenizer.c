@@ -1,6 +1,6 @@
-// tokenizer.json -> Tokenizer, and text -> ids: the added tokens split out first, the normalizer, the
-// pre-tokenizer's pieces, BPE merges by rank in each piece (the lowest rank first, the leftmost of equals, as
-// Hugging Face's tokenizers apply them), the post-processor's special tokens around.
+// tokenizer.json -> Tokenizer, and text -> ids: the added tokens split out first, the normalizer,
+// the pre-tokenizer's pieces, BPE merges by rank in each piece (the lowest rank first, the leftmost
+// of equals, as Hugging Face's tokenizers apply them), the post-processor's special tokens around.
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -33,7 +33,8 @@ static uint64_t hash_bytes(const char *s, size_t n)
 static size_t map_slot(const StrMap *m, const char *key, size_t n)
 {
     size_t i = (size_t)(hash_bytes(key, n) & (m->cap - 1));
-    while (m->keys[i] && !(strlen(m->keys[i]) == n && memcmp(m->keys[i], key, n) == 0)) i = (i + 1) & (m->cap - 1);
+    while (m->keys[i] && !(strlen(m->keys[i]) == n && memcmp(m->keys[i], key, n) == 0))
+        i = (i + 1) & (m->cap - 1);
     return i;
 }
 
@@ -55,13 +56,15 @@ static void map_free(StrMap *m)
     memset(m, 0, sizeof *m);
 }
 
-// Adds key (n bytes) -> value unless it is there (the first one stays, as in the vocabulary's JSON). false: no memory.
+// Adds key (n bytes) -> value unless it is there (the first one stays, as in the vocabulary's
+// JSON). false: no memory.
 static bool map_put(StrMap *m, const char *key, size_t n, int value)
 {
     size_t i = map_slot(m, key, n);
     if (m->keys[i]) return true;
     if (2 * (m->used + 1) > m->cap) { // twice the slots, every key moved to its new one
-        StrMap g = {calloc(2 * m->cap, sizeof *g.keys), calloc(2 * m->cap, sizeof *g.values), 2 * m->cap, m->used};
+        StrMap g = {calloc(2 * m->cap, sizeof *g.keys), calloc(2 * m->cap, sizeof *g.values),
+                    2 * m->cap, m->used};
         if (!g.keys || !g.values) {
             free(g.keys);
             free(g.values);
@@ -92,15 +95,20 @@ static int map_get(const StrMap *m, const char *key, size_t n)
     return m->keys[i] ? m->values[i] : -1;
 }
 
-int tokenizer_vocab_id(const Tokenizer *t, const char *s, size_t n) { return map_get(&t->vocab, s, n); }
+int tokenizer_vocab_id(const Tokenizer *t, const char *s, size_t n)
+{
+    return map_get(&t->vocab, s, n);
+}
 
 // ---- GPT-2's bytes_to_unicode: the printable bytes as themselves, the others as 256, 257, ... ----
 
 static uint32_t byte_code_point(int b)
 {
-    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255)) return (uint32_t)b;
+    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255))
+        return (uint32_t)b;
     int k = 0; // how many unprintable bytes come before b
-    for (int c = 0; c < b; c++) k += !((c >= 33 && c <= 126) || (c >= 161 && c <= 172) || (c >= 174 && c <= 255));
+    for (int c = 0; c < b; c++)
+        k += !((c >= 33 && c <= 126) || (c >= 161 && c <= 172) || (c >= 174 && c <= 255));
     return 256u + (uint32_t)k;
 }
 
@@ -126,7 +134,8 @@ static size_t put_utf8(char *out, uint32_t cp)
 
 // ---- reading tokenizer.json ----
 
-// The model: type BPE, its vocab, merges ("a b" or ["a", "b"]), byte_fallback, ignore_merges, unk_token.
+// The model: type BPE, its vocab, merges ("a b" or ["a", "b"]), byte_fallback, ignore_merges,
+// unk_token.
 static bool read_model(Tokenizer *t, const cJSON *model, const char *path, LessonError *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(model, "type");
@@ -136,14 +145,19 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
                        cJSON_IsString(type) ? type->valuestring : "none");
     const cJSON *vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab");
     const cJSON *merges = cJSON_GetObjectItemCaseSensitive(model, "merges");
-    if (!cJSON_IsObject(vocab)) return hf_fail(err, path, "model.vocab", "missing: an object from token to id");
+    if (!cJSON_IsObject(vocab))
+        return hf_fail(err, path, "model.vocab", "missing: an object from token to id");
     if (t->wordpiece) {
-        const char *prefix = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(model, "continuing_subword_prefix"));
+        const char *prefix = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(model, "continuing_subword_prefix"));
         const cJSON *max = cJSON_GetObjectItemCaseSensitive(model, "max_input_chars_per_word");
         if (prefix && strlen(prefix) >= sizeof t->wp_prefix)
-            return hf_fail(err, path, "model.continuing_subword_prefix", "longer than %zu bytes", sizeof t->wp_prefix - 1);
+            return hf_fail(err, path, "model.continuing_subword_prefix", "longer than %zu bytes",
+                           sizeof t->wp_prefix - 1);
         snprintf(t->wp_prefix, sizeof t->wp_prefix, "%s", prefix ? prefix : "##");
-        t->wp_max_chars = cJSON_IsNumber(max) && max->valuedouble >= 1 && max->valuedouble < 1e6 ? (int)max->valuedouble : 100;
+        t->wp_max_chars = cJSON_IsNumber(max) && max->valuedouble >= 1 && max->valuedouble < 1e6
+                              ? (int)max->valuedouble
+                              : 100;
         merges = NULL;
     } else if (!cJSON_IsArray(merges))
         return hf_fail(err, path, "model.merges", "missing: a list of merges");
@@ -153,8 +167,10 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
         || !map_init(&t->merges, (size_t)cJSON_GetArraySize(merges)))
         return hf_fail(err, path, NULL, "out of memory");
     for (const cJSON *j = vocab->child; j; j = j->next) {
-        if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble >= 16777216 || j->valuedouble != (int)j->valuedouble)
-            return hf_fail(err, path, "model.vocab", "the id of \"%.60s\" is not a whole number from 0", j->string);
+        if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble >= 16777216
+            || j->valuedouble != (int)j->valuedouble)
+            return hf_fail(err, path, "model.vocab",
+                           "the id of \"%.60s\" is not a whole number from 0", j->string);
         if (!map_put(&t->vocab, j->string, strlen(j->string), (int)j->valuedouble))
             return hf_fail(err, path, NULL, "out of memory");
     }
@@ -172,9 +188,11 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
             b = cJSON_GetStringValue(cJSON_GetArrayItem(j, 1));
         }
         if (!a || !b || strlen(a) + strlen(b) + 2 > sizeof key)
-            return hf_fail(err, path, "model.merges", "merge %d is not \"left right\" or [left, right]", rank);
+            return hf_fail(err, path, "model.merges",
+                           "merge %d is not \"left right\" or [left, right]", rank);
         int n = snprintf(key, sizeof key, "%s\x01%s", a, b);
-        if (!map_put(&t->merges, key, (size_t)n, rank)) return hf_fail(err, path, NULL, "out of memory");
+        if (!map_put(&t->merges, key, (size_t)n, rank))
+            return hf_fail(err, path, NULL, "out of memory");
     }
     const char *unk = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(model, "unk_token"));
     t->unk = unk ? map_get(&t->vocab, unk, strlen(unk)) : -1;
@@ -201,31 +219,40 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
         return true;
     }
     if (type && strcmp(type, "Split") == 0) {
-        const char *regex = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "pattern"), "Regex"));
-        const char *behavior = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "behavior"));
-        if (!regex || !pretok_from_pattern(regex, &t->pretok) || !behavior || strcmp(behavior, "Isolated") != 0)
-            return hf_fail(err, path, "pre_tokenizer.pattern", "not a pattern read here (GPT-2's, Llama 3's, Qwen2's, "
+        const char *regex = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(p, "pattern"), "Regex"));
+        const char *behavior =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "behavior"));
+        if (!regex || !pretok_from_pattern(regex, &t->pretok) || !behavior
+            || strcmp(behavior, "Isolated") != 0)
+            return hf_fail(err, path, "pre_tokenizer.pattern",
+                           "not a pattern read here (GPT-2's, Llama 3's, Qwen2's, "
                            "isolated)");
         return true;
     }
     if (type && strcmp(type, "Digits") == 0) {
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "individual_digits")))
-            return hf_fail(err, path, "pre_tokenizer.individual_digits", "only true (each digit alone) is read");
+            return hf_fail(err, path, "pre_tokenizer.individual_digits",
+                           "only true (each digit alone) is read");
         t->split_digits = true;
         return true;
     }
-    if (type && strcmp(type, "BertPreTokenizer") == 0 && t->wordpiece) return true; // wordpiece.c splits
+    if (type && strcmp(type, "BertPreTokenizer") == 0 && t->wordpiece)
+        return true; // wordpiece.c splits
     if (type && strcmp(type, "Metaspace") == 0) {
-        const char *scheme = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
-        const cJSON *add = cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space"); // before transformers 4.38
+        const char *scheme =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
+        const cJSON *add =
+            cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space"); // before transformers 4.38
         t->sp_spaces = true;
         t->sp_prepend = scheme ? strcmp(scheme, "never") != 0 : !cJSON_IsFalse(add);
         t->sp_first_only = scheme && strcmp(scheme, "first") == 0;
-        if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "split"))) t->pretok = PRETOK_METASPACE;
+        if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "split")))
+            t->pretok = PRETOK_METASPACE;
         return true;
     }
-    return hf_fail(err, path, "pre_tokenizer.type", "\"%.40s\" is not read here", type ? type : "none");
+    return hf_fail(err, path, "pre_tokenizer.type", "\"%.40s\" is not read here",
+                   type ? type : "none");
 }
 
 // The normalizer: none, or SentencePiece's Prepend("▁") and Replace(" ", "▁").
@@ -239,26 +266,34 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
             if (!read_normalizer(t, j, path, err)) return false;
         return true;
     }
-    if (type && strcmp(type, "BertNormalizer") == 0) { // its four switches and their defaults (normalizers/bert.rs)
+    if (type
+        && strcmp(type, "BertNormalizer")
+               == 0) { // its four switches and their defaults (normalizers/bert.rs)
         const cJSON *strip = cJSON_GetObjectItemCaseSensitive(n, "strip_accents");
         t->bert_clean = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "clean_text"));
-        t->bert_chinese = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "handle_chinese_chars"));
+        t->bert_chinese =
+            !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "handle_chinese_chars"));
         t->bert_lower = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "lowercase"));
-        t->bert_strip = cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : t->bert_lower; // null: as lowercase
+        t->bert_strip =
+            cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : t->bert_lower; // null: as lowercase
         return true;
     }
-    if (type && strcmp(type, "NFC") == 0) { // Qwen2, Qwen3: nfc.c, on each stretch between added tokens
+    if (type
+        && strcmp(type, "NFC") == 0) { // Qwen2, Qwen3: nfc.c, on each stretch between added tokens
         t->nfc = true;
         return true;
     }
-    bool prepend = type && strcmp(type, "Prepend") == 0, replace = type && strcmp(type, "Replace") == 0;
-    const char *content = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, prepend ? "prepend" : "content"));
+    bool prepend = type && strcmp(type, "Prepend") == 0,
+         replace = type && strcmp(type, "Replace") == 0;
+    const char *content =
+        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, prepend ? "prepend" : "content"));
     const char *from = cJSON_GetStringValue(
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(n, "pattern"), "String"));
     bool to_mark = content && strcmp(content, SP_SPACE) == 0;
     if (prepend && to_mark) return t->sp_prepend = true;
     if (replace && to_mark && from && strcmp(from, " ") == 0) return t->sp_spaces = true;
-    return hf_fail(err, path, "normalizer.type", "\"%.40s\" is not read here", type ? type : "none");
+    return hf_fail(err, path, "normalizer.type", "\"%.40s\" is not read here",
+                   type ? type : "none");
 }
 
 // The post-processor's template for one sequence: the special tokens' ids before and after "A".
@@ -276,15 +311,17 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
     if (type && strcmp(type, "BertProcessing") == 0) { // "cls": ["[CLS]", 101] before, "sep" after
         const cJSON *cls = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "cls"), 1);
         const cJSON *sep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "sep"), 1);
-        if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep) || cls->valuedouble < 0 || cls->valuedouble >= t->size
-            || sep->valuedouble < 0 || sep->valuedouble >= t->size)
-            return hf_fail(err, path, "post_processor.cls", "cls and sep need [token, id] with an id of the vocabulary");
+        if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep) || cls->valuedouble < 0
+            || cls->valuedouble >= t->size || sep->valuedouble < 0 || sep->valuedouble >= t->size)
+            return hf_fail(err, path, "post_processor.cls",
+                           "cls and sep need [token, id] with an id of the vocabulary");
         t->prefix[t->nprefix++] = (int)cls->valuedouble;
         t->suffix[t->nsuffix++] = (int)sep->valuedouble;
         return true;
     }
     if (!type || strcmp(type, "TemplateProcessing") != 0)
-        return hf_fail(err, path, "post_processor.type", "\"%.40s\" is not read here", type ? type : "none");
+        return hf_fail(err, path, "post_processor.type", "\"%.40s\" is not read here",
+                       type ? type : "none");
     const cJSON *single = cJSON_GetObjectItemCaseSensitive(p, "single");
     const cJSON *specials = cJSON_GetObjectItemCaseSensitive(p, "special_tokens");
     bool after = false;
@@ -293,22 +330,26 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
             after = true;
             continue;
         }
-        const char *id = cJSON_GetStringValue(
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "SpecialToken"), "id"));
-        const cJSON *ids =
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(specials, id ? id : ""), "ids");
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(j, "SpecialToken"), "id"));
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(specials, id ? id : ""), "ids");
         for (const cJSON *k = ids ? ids->child : NULL; k; k = k->next) {
             int *list = after ? t->suffix : t->prefix, *count = after ? &t->nsuffix : &t->nprefix;
-            if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= t->size || *count >= 4)
-                return hf_fail(err, path, "post_processor.special_tokens", "the ids of \"%.40s\" are not tokens", id);
+            if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= t->size
+                || *count >= 4)
+                return hf_fail(err, path, "post_processor.special_tokens",
+                               "the ids of \"%.40s\" are not tokens", id);
             list[(*count)++] = (int)k->valuedouble;
         }
-        if (!ids) return hf_fail(err, path, "post_processor.single", "a special token without its ids");
+        if (!ids)
+            return hf_fail(err, path, "post_processor.single", "a special token without its ids");
     }
     return true;
 }
 
-// The id -> string table from the vocabulary and the added tokens (which the text is split on first).
+// The id -> string table from the vocabulary and the added tokens (which the text is split on
+// first).
 static bool read_ids(Tokenizer *t, const cJSON *added, const char *path, LessonError *err)
 {
     int size = 0;
@@ -318,11 +359,13 @@ static bool read_ids(Tokenizer *t, const cJSON *added, const char *path, LessonE
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
         if (!cJSON_IsNumber(id) || id->valuedouble < 0 || id->valuedouble >= 16777216
             || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "content")))
-            return hf_fail(err, path, "added_tokens", "an added token needs \"id\" and \"content\"");
+            return hf_fail(err, path, "added_tokens",
+                           "an added token needs \"id\" and \"content\"");
         if ((int)id->valuedouble + 1 > size) size = (int)id->valuedouble + 1;
     }
     t->size = size;
-    if (!(t->token = calloc((size_t)size + 1, sizeof *t->token)) || !(t->added = calloc((size_t)size + 1, 1)))
+    if (!(t->token = calloc((size_t)size + 1, sizeof *t->token))
+        || !(t->added = calloc((size_t)size + 1, 1)))
         return hf_fail(err, path, NULL, "out of memory");
     for (size_t i = 0; i < t->vocab.cap; i++)
         if (t->vocab.keys[i]) t->token[t->vocab.values[i]] = t->vocab.keys[i];
@@ -332,7 +375,8 @@ static bool read_ids(Tokenizer *t, const cJSON *added, const char *path, LessonE
         int id = (int)cJSON_GetObjectItemCaseSensitive(j, "id")->valuedouble;
         if (!t->added[id]) t->added_ids[t->nadded++] = id;
         const char *content = cJSON_GetObjectItemCaseSensitive(j, "content")->valuestring;
-        if (!map_put(&t->vocab, content, strlen(content), id)) return hf_fail(err, path, NULL, "out of memory");
+        if (!map_put(&t->vocab, content, strlen(content), id))
+            return hf_fail(err, path, NULL, "out of memory");
         t->token[id] = t->vocab.keys[map_slot(&t->vocab, content, strlen(content))];
         t->added[id] = 1;
     }
@@ -347,11 +391,13 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
     bool ok = cJSON_IsObject(root) || hf_fail(err, path, NULL, "not a JSON object");
     if (ok) ok = read_model(t, cJSON_GetObjectItemCaseSensitive(root, "model"), path, err);
     if (ok) ok = read_ids(t, cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), path, err);
-    if (ok) ok = read_normalizer(t, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), path, err);
+    if (ok)
+        ok = read_normalizer(t, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), path, err);
     if (ok) ok = read_pretok(t, cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), path, err);
     if (ok) ok = read_post(t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), path, err);
     if (ok && !t->wordpiece && t->byte_level == (t->sp_spaces || t->sp_prepend))
-        ok = hf_fail(err, path, "pre_tokenizer", "neither byte-level (ByteLevel) nor SentencePiece-style (\"▁\" spaces)");
+        ok = hf_fail(err, path, "pre_tokenizer",
+                     "neither byte-level (ByteLevel) nor SentencePiece-style (\"▁\" spaces)");
     cJSON_Delete(root);
     if (!ok) tokenizer_free(t);
     return ok;
@@ -409,10 +455,10 @@ static bool push_id(IdList *l, int id)
     return true;
 }
 
-// One symbol (w[a, b)) of a merged piece as ids: its token, else its bytes' <0xNN> tokens (byte fallback),
-// else the unknown token.
-static bool symbol_ids(const Tokenizer *t, const char *w, size_t a, size_t b, IdList *out, const char *path,
-                       LessonError *err)
+// One symbol (w[a, b)) of a merged piece as ids: its token, else its bytes' <0xNN> tokens (byte
+// fallback), else the unknown token.
+static bool symbol_ids(const Tokenizer *t, const char *w, size_t a, size_t b, IdList *out,
+                       const char *path, LessonError *err)
 {
     int id = map_get(&t->vocab, w + a, b - a);
     if (id >= 0) return push_id(out, id) || hf_fail(err, path, NULL, "out of memory");
@@ -426,18 +472,20 @@ static bool symbol_ids(const Tokenizer *t, const char *w, size_t a, size_t b, Id
         for (size_t k = a; k < b && all; k++) {
             char name[8];
             snprintf(name, sizeof name, "<0x%02X>", (unsigned)(unsigned char)w[k]);
-            if (!push_id(out, map_get(&t->vocab, name, 6))) return hf_fail(err, path, NULL, "out of memory");
+            if (!push_id(out, map_get(&t->vocab, name, 6)))
+                return hf_fail(err, path, NULL, "out of memory");
         }
         if (all) return true;
     }
     if (t->unk >= 0) return push_id(out, t->unk) || hf_fail(err, path, NULL, "out of memory");
-    return hf_fail(err, path, "model.vocab", "no token for \"%.*s\" and no unk_token", (int)(b - a < 60 ? b - a : 60),
-                   w + a);
+    return hf_fail(err, path, "model.vocab", "no token for \"%.*s\" and no unk_token",
+                   (int)(b - a < 60 ? b - a : 60), w + a);
 }
 
-// BPE on one piece w (n bytes, already mapped): its characters as symbols, then the merge of lowest rank (the
-// leftmost of equal ones) again and again, then each symbol's id.
-static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, const char *path, LessonError *err)
+// BPE on one piece w (n bytes, already mapped): its characters as symbols, then the merge of lowest
+// rank (the leftmost of equal ones) again and again, then each symbol's id.
+static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, const char *path,
+                      LessonError *err)
 {
     if (t->ignore_merges) {
         int id = map_get(&t->vocab, w, n);
@@ -471,19 +519,20 @@ static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, 
         count--;
     }
     bool ok = true;
-    for (int i = 0; ok && i < count; i++) ok = symbol_ids(t, w, start[i], start[i + 1], out, path, err);
+    for (int i = 0; ok && i < count; i++)
+        ok = symbol_ids(t, w, start[i], start[i + 1], out, path, err);
     free(start);
     free(key);
     return ok;
 }
 
-static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
-                          LessonError *err);
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
+                          const char *path, LessonError *err);
 
-// A stretch of text with no added token in it: normalized, split by the pre-tokenizer, each piece mapped
-// (bytes to code points) and merged.
-static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
-                         LessonError *err)
+// A stretch of text with no added token in it: normalized, split by the pre-tokenizer, each piece
+// mapped (bytes to code points) and merged.
+static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
+                         const char *path, LessonError *err)
 {
     if (len == 0) return true;
     if (t->nfc) { // the NFC normalizer, then the rest on its result
@@ -498,8 +547,8 @@ static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool fir
 }
 
 // encode_plain once normalized (NFC); SentencePiece's spaces and the pre-tokenizer here.
-static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out, const char *path,
-                          LessonError *err)
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
+                          const char *path, LessonError *err)
 {
     if (t->wordpiece) {
         WpIds ids = {out->ids, out->n, out->cap};
@@ -524,7 +573,8 @@ static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool fi
     }
     if (ok) at[count] = nlen;
     for (int i = 0; ok && i < count;) {
-        int end = count; // Digits: a digit alone, else up to the next digit, each then split by the pattern
+        int end = count; // Digits: a digit alone, else up to the next digit, each then split by the
+                         // pattern
         if (t->split_digits) {
             end = i + 1;
             if (!unicode_is_number(cp[i]))
@@ -533,9 +583,9 @@ static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool fi
         int k = pretok_match(t->pretok, cp, end, i);
         size_t a = at[i], b = at[i + k], m = 0;
         if (t->byte_level)
-            for (size_t q = a; q < b; q++) m += put_utf8(mapped + m, byte_code_point((unsigned char)norm[q]));
-        else
-            memcpy(mapped, norm + a, m = b - a);
+            for (size_t q = a; q < b; q++)
+                m += put_utf8(mapped + m, byte_code_point((unsigned char)norm[q]));
+        else memcpy(mapped, norm + a, m = b - a);
         ok = bpe_piece(t, mapped, m, out, path, err);
         i += k;
     }
@@ -560,7 +610,8 @@ static int added_at(const Tokenizer *t, const char *s, size_t left, size_t *len)
     return best;
 }
 
-bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path, LessonError *err)
+bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path,
+                      LessonError *err)
 {
     size_t len = strlen(text);
     IdList out = {0};
@@ -593,7 +644,8 @@ bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, c
 
 // ---- display ----
 
-// The bytes token id stands for (its text for an added token): into out (at least 4 * strlen + 1), the count.
+// The bytes token id stands for (its text for an added token): into out (at least 4 * strlen + 1),
+// the count.
 static size_t token_bytes(const Tokenizer *t, int id, char *out)
 {
     const char *s = t->token[id];
@@ -612,7 +664,8 @@ static size_t token_bytes(const Tokenizer *t, int id, char *out)
         uint32_t c = utf8_decode(s, len, &i);
         int b = t->byte_level ? code_point_byte(c) : -1;
         if (b >= 0) out[n++] = (char)b;
-        else if (t->sp_spaces && i - from == 3 && memcmp(s + from, SP_SPACE, 3) == 0) out[n++] = ' ';
+        else if (t->sp_spaces && i - from == 3 && memcmp(s + from, SP_SPACE, 3) == 0)
+            out[n++] = ' ';
         else memcpy(out + n, s + from, i - from), n += i - from;
     }
     return n;
@@ -641,9 +694,9 @@ char *tokenizer_display(const Tokenizer *t, int id)
         else if (c == '\n') memcpy(out + m, "\xe2\x86\xb5", 3), m += 3; // ↵
         else if (c == '\t') memcpy(out + m, "\xe2\x87\xa5", 3), m += 3; // ⇥
         else if (!whole || c < 0x20 || c == 0x7f)
-            for (size_t k = from; k < i; k++) m += (size_t)sprintf(out + m, "<0x%02X>", (unsigned)(unsigned char)bytes[k]);
-        else
-            memcpy(out + m, bytes + from, i - from), m += i - from;
+            for (size_t k = from; k < i; k++)
+                m += (size_t)sprintf(out + m, "<0x%02X>", (unsigned)(unsigned char)bytes[k]);
+        else memcpy(out + m, bytes + from, i - from), m += i - from;
     }
     out[m] = '\0';
     free(bytes);

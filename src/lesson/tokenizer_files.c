@@ -1,7 +1,8 @@
-// The tokenizer files older checkpoints ship instead of tokenizer.json: GPT-2's vocab.json and merges.txt (byte-level
-// BPE, GPT-2's pattern, <|endoftext|> and added_tokens.json's tokens whole) and BERT's vocab.txt (WordPiece, one
-// token a line, tokenizer_config.json's do_lower_case, strip_accents and tokenize_chinese_chars; [CLS] ... [SEP]),
-// written as the tokenizer.json Hugging Face's converters make of them and read by tokenizer_parse.
+// The tokenizer files older checkpoints ship instead of tokenizer.json: GPT-2's vocab.json and
+// merges.txt (byte-level BPE, GPT-2's pattern, <|endoftext|> and added_tokens.json's tokens whole)
+// and BERT's vocab.txt (WordPiece, one token a line, tokenizer_config.json's do_lower_case,
+// strip_accents and tokenize_chinese_chars; [CLS] ... [SEP]), written as the tokenizer.json Hugging
+// Face's converters make of them and read by tokenizer_parse.
 #include "tokenizer.h"
 
 #include <errno.h>
@@ -45,8 +46,8 @@ static void add_token(cJSON *added, const char *content, int id)
     cJSON_AddItemToArray(added, a);
 }
 
-// GPT2Tokenizer: vocab.json {token: id}, merges.txt "a b" a line after "#version"; <|endoftext|> and the tokens of
-// added_tokens.json matched whole.
+// GPT2Tokenizer: vocab.json {token: id}, merges.txt "a b" a line after "#version"; <|endoftext|>
+// and the tokens of added_tokens.json matched whole.
 static cJSON *gpt2_files(const char *dir, char *source, size_t cap, LessonError *err)
 {
     char path[1100];
@@ -72,7 +73,8 @@ static cJSON *gpt2_files(const char *dir, char *source, size_t cap, LessonError 
         if (next) *next++ = '\0';
         size_t n = strlen(line);
         if (n && line[n - 1] == '\r') line[--n] = '\0';
-        if (n && strncmp(line, "#version", 8) != 0) cJSON_AddItemToArray(merges, cJSON_CreateString(line));
+        if (n && strncmp(line, "#version", 8) != 0)
+            cJSON_AddItemToArray(merges, cJSON_CreateString(line));
     }
     free(text);
     const cJSON *eot = cJSON_GetObjectItemCaseSensitive(vocab, "<|endoftext|>");
@@ -91,7 +93,8 @@ static cJSON *gpt2_files(const char *dir, char *source, size_t cap, LessonError 
     return root;
 }
 
-// BertTokenizer: vocab.txt, a token a line (its id the line's number); tokenizer_config.json's switches.
+// BertTokenizer: vocab.txt, a token a line (its id the line's number); tokenizer_config.json's
+// switches.
 static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError *err)
 {
     char path[1100];
@@ -106,14 +109,17 @@ static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError 
         return NULL;
     }
     cJSON *root = cJSON_CreateObject(), *model = cJSON_AddObjectToObject(root, "model");
-    cJSON *vocab = cJSON_AddObjectToObject(model, "vocab"), *added = cJSON_AddArrayToObject(root, "added_tokens");
+    cJSON *vocab = cJSON_AddObjectToObject(model, "vocab"),
+          *added = cJSON_AddArrayToObject(root, "added_tokens");
     int id = 0;
-    for (char *line = text, *next; line && (*line || (line - text) < (long)len); line = next, id++) {
+    for (char *line = text, *next; line && (*line || (line - text) < (long)len);
+         line = next, id++) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
         size_t n = strlen(line);
         if (n && line[n - 1] == '\r') line[--n] = '\0';
-        if (!cJSON_GetObjectItemCaseSensitive(vocab, line)) cJSON_AddNumberToObject(vocab, line, id);
+        if (!cJSON_GetObjectItemCaseSensitive(vocab, line))
+            cJSON_AddNumberToObject(vocab, line, id);
         if (!next) break;
     }
     free(text);
@@ -129,12 +135,15 @@ static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError 
     const cJSON *chinese = cJSON_GetObjectItemCaseSensitive(config, "tokenize_chinese_chars");
     cJSON *norm = cJSON_AddObjectToObject(root, "normalizer");
     cJSON_AddStringToObject(norm, "type", "BertNormalizer");
-    cJSON_AddBoolToObject(norm, "lowercase", !cJSON_IsFalse(lower)); // BertTokenizer's default: True
+    cJSON_AddBoolToObject(norm, "lowercase",
+                          !cJSON_IsFalse(lower)); // BertTokenizer's default: True
     cJSON_AddBoolToObject(norm, "handle_chinese_chars", !cJSON_IsFalse(chinese));
     if (cJSON_IsBool(strip)) cJSON_AddBoolToObject(norm, "strip_accents", cJSON_IsTrue(strip));
     cJSON_Delete(config);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "pre_tokenizer"), "type", "BertPreTokenizer");
-    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(vocab, "[CLS]"), *sep = cJSON_GetObjectItemCaseSensitive(vocab, "[SEP]");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "pre_tokenizer"), "type",
+                            "BertPreTokenizer");
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(vocab, "[CLS]"),
+                *sep = cJSON_GetObjectItemCaseSensitive(vocab, "[SEP]");
     if (cJSON_IsNumber(cls) && cJSON_IsNumber(sep)) {
         cJSON *post = cJSON_AddObjectToObject(root, "post_processor");
         cJSON_AddStringToObject(post, "type", "BertProcessing");
@@ -156,7 +165,8 @@ bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t ca
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
     if (!gpt2 && !exists(path)) {
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-        return hf_fail(err, path, NULL, "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
+        return hf_fail(err, path, NULL,
+                       "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
                        strerror(ENOENT));
     }
     cJSON *root = gpt2 ? gpt2_files(dir, source, cap, err) : bert_files(dir, source, cap, err);

@@ -1,5 +1,6 @@
-// What BERT's normalizer and pre-tokenizer read of Unicode (generated tables, unicode_bert.c): punctuation,
-// the "other" categories clean_text drops, the marks strip_accents drops, lowercase and NFD.
+// What BERT's normalizer and pre-tokenizer read of Unicode (generated tables, unicode_bert.c):
+// punctuation, the "other" categories clean_text drops, the marks strip_accents drops, lowercase
+// and NFD.
 #ifndef MHA_UNICODE_BERT_H
 #define MHA_UNICODE_BERT_H
 
@@ -10,7 +11,7 @@
 
 typedef struct {
     uint32_t cp;
-    int n;           // 0 to 3 code points
+    int n; // 0 to 3 code points
     uint32_t to[3];
 } UnicodeMap;
 

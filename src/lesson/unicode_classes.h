@@ -17,6 +17,6 @@ extern const int UNICODE_NUMBERS_COUNT;
 
 bool unicode_is_letter(uint32_t cp); // \p{L}
 bool unicode_is_number(uint32_t cp); // \p{N}
-bool unicode_is_space(uint32_t cp);  // \s: the White_Space property
+bool unicode_is_space(uint32_t cp); // \s: the White_Space property
 
 #endif

@@ -1,6 +1,7 @@
-// The explanations of a checkpoint's layer's own cells (AttnParams.stream: --model in the window): the norm that
-// makes X from the residual stream h, worked for one row; the residual add h + Output; the next token's
-// probabilities. The explain column of MAT_ROWS (matrices.h) for those rows, and X's when the layer has a norm.
+// The explanations of a checkpoint's layer's own cells (AttnParams.stream: --model in the window):
+// the norm that makes X from the residual stream h, worked for one row; the residual add h +
+// Output; the next token's probabilities. The explain column of MAT_ROWS (matrices.h) for those
+// rows, and X's when the layer has a norm.
 #include "explain.h"
 #include "i18n.h"
 
@@ -20,8 +21,8 @@ static void operand(double v, char *buf, size_t cap)
     snprintf(buf, cap, strncmp(num, "\xe2\x88\x92", 3) ? "%s" : "(%s)", num);
 }
 
-// What the norm divides row `row` of h by: sqrt(mean(h^2) + eps) (RMSNorm) or sqrt(var + eps) (LayerNorm), and
-// the mean square or (mean, variance) it comes from.
+// What the norm divides row `row` of h by: sqrt(mean(h^2) + eps) (RMSNorm) or sqrt(var + eps)
+// (LayerNorm), and the mean square or (mean, variance) it comes from.
 static double norm_root(const LayerStream *s, int row, double *mean, double *square)
 {
     const Matrix *x = &s->x;
@@ -53,19 +54,27 @@ int explain_normed(const CellText *ct, char lines[][256])
     model_format_value(square, q, sizeof q);
     snprintf(e, sizeof e, "%g", s->eps);
     if (s->norm == NORM_RMS) {
-        snprintf(lines[n++], 256, "%s[%s, %s] = h[%s, %s] / \xe2\x88\x9a(mean(h\xc2\xb2) + \xce\xb5) \xc2\xb7 g[%s] = %s / %s \xc2\xb7 %s = %s",
+        snprintf(lines[n++], 256,
+                 "%s[%s, %s] = h[%s, %s] / \xe2\x88\x9a(mean(h\xc2\xb2) + \xce\xb5) \xc2\xb7 g[%s] "
+                 "= %s / %s \xc2\xb7 %s = %s",
                  ct->name, ct->rl, ct->cl, ct->rl, ct->cl, ct->cl, h, r, g, ct->vs);
-        snprintf(lines[n++], 256, TR("mean square of h's row %s over its %d numbers = %s;   \xce\xb5 = %s;   "
-                 "\xe2\x88\x9a(%s + \xce\xb5) = %s"), ct->rl, s->x.cols, q, e, q, r);
+        snprintf(lines[n++], 256,
+                 TR("mean square of h's row %s over its %d numbers = %s;   \xce\xb5 = %s;   "
+                    "\xe2\x88\x9a(%s + \xce\xb5) = %s"),
+                 ct->rl, s->x.cols, q, e, q, r);
     } else {
         operand(mat_get(&s->shift, 0, j), b, sizeof b);
-        snprintf(lines[n++], 256, "%s[%s, %s] = (%s \xe2\x88\x92 %s) / %s \xc2\xb7 %s + %s = %s", ct->name, ct->rl, ct->cl, h,
-                 m, r, g, b, ct->vs);
+        snprintf(lines[n++], 256, "%s[%s, %s] = (%s \xe2\x88\x92 %s) / %s \xc2\xb7 %s + %s = %s",
+                 ct->name, ct->rl, ct->cl, h, m, r, g, b, ct->vs);
         model_format_value(mean, m, sizeof m);
-        snprintf(lines[n++], 256, TR("h's row %s: mean \xce\xbc = %s, variance \xcf\x83\xc2\xb2 = %s over its %d numbers;   "
-                 "\xce\xb5 = %s;   \xe2\x88\x9a(\xcf\x83\xc2\xb2 + \xce\xb5) = %s"), ct->rl, m, q, s->x.cols, e, r);
+        snprintf(lines[n++], 256,
+                 TR("h's row %s: mean \xce\xbc = %s, variance \xcf\x83\xc2\xb2 = %s over its %d "
+                    "numbers;   "
+                    "\xce\xb5 = %s;   \xe2\x88\x9a(\xcf\x83\xc2\xb2 + \xce\xb5) = %s"),
+                 ct->rl, m, q, s->x.cols, e, r);
     }
-    snprintf(lines[n++], 256, "%s", TR("every row is scaled to the same size, then each dimension by its own weight g"));
+    snprintf(lines[n++], 256, "%s",
+             TR("every row is scaled to the same size, then each dimension by its own weight g"));
     return n;
 }
 
@@ -74,8 +83,9 @@ int explain_stream(const CellText *ct, char lines[][256])
 {
     int n = 0;
     snprintf(lines[n++], 256, "%s[%s, %s] = %s", ct->name, ct->rl, ct->cl, ct->vs);
-    snprintf(lines[n++], 256, "%s", TR("the residual stream at this layer's input: the embedding plus what every layer "
-             "before it added"));
+    snprintf(lines[n++], 256, "%s",
+             TR("the residual stream at this layer's input: the embedding plus what every layer "
+                "before it added"));
     return n;
 }
 
@@ -84,8 +94,10 @@ int explain_norm_weight(const CellText *ct, char lines[][256])
 {
     int n = 0;
     snprintf(lines[n++], 256, "%s[%s] = %s", ct->name, ct->cl, ct->vs);
-    snprintf(lines[n++], 256, "%s", ct->c.mat == MAT_GAIN ? TR("the norm's learned weight for this dimension (from the checkpoint)")
-                                                           : TR("the norm's learned bias for this dimension (from the checkpoint)"));
+    snprintf(lines[n++], 256, "%s",
+             ct->c.mat == MAT_GAIN
+                 ? TR("the norm's learned weight for this dimension (from the checkpoint)")
+                 : TR("the norm's learned bias for this dimension (from the checkpoint)"));
     return n;
 }
 
@@ -94,11 +106,15 @@ int explain_residual(const CellText *ct, char lines[][256])
 {
     int n = 0;
     char a[32], b[32];
-    model_format_value(model_cell_value(ct->p, ct->T, (CellRef){MAT_STREAM, 0, ct->c.row, ct->c.col}), a, sizeof a);
-    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b, sizeof b);
-    snprintf(lines[n++], 256, "%s[%s, %s] = h[%s, %s] + Output[%s, %s] = %s + %s = %s", ct->name, ct->rl, ct->cl, ct->rl,
-             ct->cl, ct->rl, ct->cl, a, b, ct->vs);
-    snprintf(lines[n++], 256, "%s", TR("the residual add: the attention's output joins the stream it read"));
+    model_format_value(
+        model_cell_value(ct->p, ct->T, (CellRef){MAT_STREAM, 0, ct->c.row, ct->c.col}), a,
+        sizeof a);
+    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b,
+            sizeof b);
+    snprintf(lines[n++], 256, "%s[%s, %s] = h[%s, %s] + Output[%s, %s] = %s + %s = %s", ct->name,
+             ct->rl, ct->cl, ct->rl, ct->cl, ct->rl, ct->cl, a, b, ct->vs);
+    snprintf(lines[n++], 256, "%s",
+             TR("the residual add: the attention's output joins the stream it read"));
     return n;
 }
 
@@ -108,8 +124,10 @@ int explain_next(const CellText *ct, char lines[][256])
     const LayerStream *s = ct->p->stream;
     int n = 0;
     const char *tok = s->top_token[(size_t)ct->c.row * (size_t)s->top + (size_t)ct->c.col];
-    snprintf(lines[n++], 256, TR("p(\"%s\" after \"%s\") = %s   (rank %d)"), tok, ct->rl, ct->vs, ct->c.col + 1);
-    snprintf(lines[n++], 256, "%s", TR("softmax of the logits: the final norm of the last layer's stream, times the "
-             "unembedding"));
+    snprintf(lines[n++], 256, TR("p(\"%s\" after \"%s\") = %s   (rank %d)"), tok, ct->rl, ct->vs,
+             ct->c.col + 1);
+    snprintf(lines[n++], 256, "%s",
+             TR("softmax of the logits: the final norm of the last layer's stream, times the "
+                "unembedding"));
     return n;
 }

@@ -1,11 +1,12 @@
-// Languages: choosing one and looking a message up in its catalogue (the tables tools/po2c.py writes from
-// po/LINGUAS and po/*.po into the build folder: i18n_catalog.c).
+// Languages: choosing one and looking a message up in its catalogue (the tables tools/po2c.py
+// writes from po/LINGUAS and po/*.po into the build folder: i18n_catalog.c).
 #include "i18n.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-// From i18n_catalog.c: English, then the languages of po/LINGUAS; and their codes, "en, es, fr, zh".
+// From i18n_catalog.c: English, then the languages of po/LINGUAS; and their codes, "en, es, fr,
+// zh".
 extern const LangTable I18N_TABLES[];
 extern const int I18N_TABLE_COUNT;
 extern const char I18N_CODES[];
@@ -19,7 +20,10 @@ static struct {
 
 int i18n_count(void) { return I18N_TABLE_COUNT; }
 
-const LangTable *i18n_table(Lang l) { return &I18N_TABLES[l >= 0 && l < I18N_TABLE_COUNT ? l : LANG_EN]; }
+const LangTable *i18n_table(Lang l)
+{
+    return &I18N_TABLES[l >= 0 && l < I18N_TABLE_COUNT ? l : LANG_EN];
+}
 
 bool i18n_parse(const char *code, Lang *out)
 {
@@ -27,8 +31,9 @@ bool i18n_parse(const char *code, Lang *out)
     for (int l = 0; l < I18N_TABLE_COUNT; l++) {
         const char *c = I18N_TABLES[l].code;
         size_t n = strlen(c);
-        if (strncmp(code, c, n) == 0 && (code[n] == '\0' || code[n] == '-' || code[n] == '_' || code[n] == '.' ||
-                                         code[n] == '@')) {
+        if (strncmp(code, c, n) == 0
+            && (code[n] == '\0' || code[n] == '-' || code[n] == '_' || code[n] == '.'
+                || code[n] == '@')) {
             *out = l;
             return true;
         }
@@ -58,8 +63,8 @@ const char *i18n_codes(void) { return I18N_CODES; }
 void i18n_use(Lang l) { state.lang = l >= 0 && l < I18N_TABLE_COUNT ? l : LANG_EN; }
 Lang i18n_current(void) { return state.lang; }
 
-// A message without a word (two lower-case ASCII letters in a row) is a symbol or a key ("A", "1 … 9",
-// "QK^T", "W^O"), the same in every language, so it is not looked up.
+// A message without a word (two lower-case ASCII letters in a row) is a symbol or a key ("A", "1 …
+// 9", "QK^T", "W^O"), the same in every language, so it is not looked up.
 static bool has_word(const char *s)
 {
     for (; s[0] && s[1]; s++)
@@ -93,9 +98,13 @@ static const I18nMessage *find(const LangTable *t, const char *ctx, const char *
     return NULL;
 }
 
-const I18nMessage *i18n_find(const LangTable *t, const char *key) { return t ? find(t, NULL, key) : NULL; }
+const I18nMessage *i18n_find(const LangTable *t, const char *key)
+{
+    return t ? find(t, NULL, key) : NULL;
+}
 
-// The message of ctx/id in the language in use, or NULL (counted as missing) when its catalogue lacks it.
+// The message of ctx/id in the language in use, or NULL (counted as missing) when its catalogue
+// lacks it.
 static const I18nMessage *lookup(const char *ctx, const char *id)
 {
     if (state.lang == LANG_EN || !id || !has_word(id)) return NULL;

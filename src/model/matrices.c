@@ -1,5 +1,5 @@
-// The table of logical matrices and what is read from it: shapes, values (the trace's own numbers), names,
-// axis labels and shared colour ranges.
+// The table of logical matrices and what is read from it: shapes, values (the trace's own numbers),
+// names, axis labels and shared colour ranges.
 #include "matrices.h"
 #include "i18n.h"
 
@@ -22,7 +22,11 @@ static double v_kept(const AttnParams *p, const Trace *t, CellRef c)
     return x ? mat_get(x, c.row, c.col) : NAN;
 }
 // Cells computed one by one.
-static double v_kt(const AttnParams *p, const Trace *t, CellRef c) { (void)p; return mat_get(&t->head[c.head].K, c.col, c.row); }
+static double v_kt(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)p;
+    return mat_get(&t->head[c.head].K, c.col, c.row);
+}
 static double v_krot_t(const AttnParams *p, const Trace *t, CellRef c)
 {
     (void)p;
@@ -33,7 +37,8 @@ static double v_kshift_t(const AttnParams *p, const Trace *t, CellRef c)
     (void)p;
     return mat_get(&t->head[c.head].K_shift, c.col, c.row);
 }
-// Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it is not masked.
+// Before the mask: the same operation as the trace's scaling, so the bits are the trace's where it
+// is not masked.
 static double v_scaled(const AttnParams *p, const Trace *t, CellRef c)
 {
     return attn_scale_one(p, mat_get(&t->head[c.head].scores, c.row, c.col), sqrt((double)p->d_k));
@@ -47,13 +52,28 @@ static double v_mask(const AttnParams *p, const Trace *t, CellRef c)
 static double v_output_diff(const AttnParams *p, const Trace *t, CellRef c)
 {
     (void)p;
-    return t->full_output.data ? mat_get(&t->full_output, c.row, c.col) - mat_get(&t->output, c.row, c.col) : NAN;
+    return t->full_output.data
+               ? mat_get(&t->full_output, c.row, c.col) - mat_get(&t->output, c.row, c.col)
+               : NAN;
 }
 
-// A checkpoint's layer (AttnParams.stream): its input h, the norm's weights, h + Output, the next tokens.
-static double v_stream(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->x, c.row, c.col); }
-static double v_gain(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->gain, 0, c.col); }
-static double v_shift(const AttnParams *p, const Trace *t, CellRef c) { (void)t; return mat_get(&p->stream->shift, 0, c.col); }
+// A checkpoint's layer (AttnParams.stream): its input h, the norm's weights, h + Output, the next
+// tokens.
+static double v_stream(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)t;
+    return mat_get(&p->stream->x, c.row, c.col);
+}
+static double v_gain(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)t;
+    return mat_get(&p->stream->gain, 0, c.col);
+}
+static double v_shift(const AttnParams *p, const Trace *t, CellRef c)
+{
+    (void)t;
+    return mat_get(&p->stream->shift, 0, c.col);
+}
 static double v_residual(const AttnParams *p, const Trace *t, CellRef c)
 {
     return mat_get(&p->stream->x, c.row, c.col) + mat_get(&t->output, c.row, c.col);
@@ -63,13 +83,22 @@ static double v_next(const AttnParams *p, const Trace *t, CellRef c)
     (void)t;
     return p->stream->top_p[(size_t)c.row * (size_t)p->stream->top + (size_t)c.col];
 }
-static bool has_stream(const AttnParams *p) { return p->stream && p->stream->x.data && p->stream->x.rows == p->n; }
+static bool has_stream(const AttnParams *p)
+{
+    return p->stream && p->stream->x.data && p->stream->x.rows == p->n;
+}
 static bool has_norm(const AttnParams *p) { return has_stream(p) && p->stream->norm != NORM_NONE; }
 static bool has_norm_bias(const AttnParams *p) { return has_norm(p) && p->stream->shift.data; }
-static bool has_next(const AttnParams *p) { return has_stream(p) && p->stream->top > 0 && p->stream->top_p; }
+static bool has_next(const AttnParams *p)
+{
+    return has_stream(p) && p->stream->top > 0 && p->stream->top_p;
+}
 
 static bool has_positions(const AttnParams *p) { return p->positions != POS_NONE; }
-static bool has_source_positions(const AttnParams *p) { return p->positions != POS_NONE && p->cross; }
+static bool has_source_positions(const AttnParams *p)
+{
+    return p->positions != POS_NONE && p->cross;
+}
 static bool has_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
 static bool has_shift(const AttnParams *p) { return p->rope != ROPE_NONE && p->rope_shift > 0; }
 static bool has_ablated(const AttnParams *p)
@@ -80,14 +109,34 @@ static bool has_ablated(const AttnParams *p)
 }
 
 // With positions X = E + P is computed: E is what the class edits (view_param_set recomputes X).
-static Matrix *p_x(AttnParams *p, int h) { (void)h; return p->positions == POS_NONE ? &p->X : NULL; }
-static Matrix *p_s(AttnParams *p, int h) { (void)h; return p->cross && p->positions == POS_NONE ? &p->S : NULL; }
-static Matrix *p_e(AttnParams *p, int h) { (void)h; return p->positions != POS_NONE ? &p->E : NULL; }
-static Matrix *p_es(AttnParams *p, int h) { (void)h; return p->positions != POS_NONE && p->cross ? &p->E_S : NULL; }
+static Matrix *p_x(AttnParams *p, int h)
+{
+    (void)h;
+    return p->positions == POS_NONE ? &p->X : NULL;
+}
+static Matrix *p_s(AttnParams *p, int h)
+{
+    (void)h;
+    return p->cross && p->positions == POS_NONE ? &p->S : NULL;
+}
+static Matrix *p_e(AttnParams *p, int h)
+{
+    (void)h;
+    return p->positions != POS_NONE ? &p->E : NULL;
+}
+static Matrix *p_es(AttnParams *p, int h)
+{
+    (void)h;
+    return p->positions != POS_NONE && p->cross ? &p->E_S : NULL;
+}
 static Matrix *p_wq(AttnParams *p, int h) { return &p->W_Q[h]; }
 static Matrix *p_wk(AttnParams *p, int h) { return &p->W_K[h]; }
 static Matrix *p_wv(AttnParams *p, int h) { return &p->W_V[h]; }
-static Matrix *p_wo(AttnParams *p, int h) { (void)h; return &p->W_O; }
+static Matrix *p_wo(AttnParams *p, int h)
+{
+    (void)h;
+    return &p->W_O;
+}
 
 // What each computed matrix is made of: the row and column bands its cell reads (-1: all of them).
 static int bands(CellRef *out, int max, CellRef a, CellRef b, int n)
@@ -128,12 +177,13 @@ static int f_krot_t(const AttnParams *p, CellRef c, CellRef *o, int max)
     (void)p;
     return bands(o, max, BAND(MAT_KT, c.head, -1, c.col), c, 1);
 }
-// The same rows turned at position p + k (AttnParams.rope_shift) read what the rows above read (f_qrot, f_krot,
-// f_krot_t); their scores:
+// The same rows turned at position p + k (AttnParams.rope_shift) read what the rows above read
+// (f_qrot, f_krot, f_krot_t); their scores:
 static int f_scores_shift(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;
-    return bands(o, max, BAND(MAT_QSHIFT, c.head, c.row, -1), BAND(MAT_KSHIFT_T, c.head, -1, c.col), 2);
+    return bands(o, max, BAND(MAT_QSHIFT, c.head, c.row, -1), BAND(MAT_KSHIFT_T, c.head, -1, c.col),
+                 2);
 }
 // With RoPE the scores read the rotated rows.
 static int f_scores(const AttnParams *p, CellRef c, CellRef *o, int max)
@@ -150,11 +200,13 @@ static int f_scaled(const AttnParams *p, CellRef c, CellRef *o, int max)
 static int f_masked(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;
-    return bands(o, max, BAND(MAT_SCALED, c.head, c.row, c.col), BAND(MAT_MASK, c.head, c.row, c.col), 2);
+    return bands(o, max, BAND(MAT_SCALED, c.head, c.row, c.col),
+                 BAND(MAT_MASK, c.head, c.row, c.col), 2);
 }
 static int f_weights(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
-    return bands(o, max, BAND(p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, c.head, c.row, -1), c, 1);
+    return bands(o, max, BAND(p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, c.head, c.row, -1),
+                 c, 1);
 }
 static int f_z(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
@@ -185,7 +237,8 @@ static int f_s(const AttnParams *p, CellRef c, CellRef *o, int max)
 static int f_output_diff(const AttnParams *p, CellRef c, CellRef *o, int max)
 {
     (void)p;
-    return bands(o, max, BAND(MAT_OUTPUT_ALL, c.head, c.row, c.col), BAND(MAT_OUTPUT, c.head, c.row, c.col), 2);
+    return bands(o, max, BAND(MAT_OUTPUT_ALL, c.head, c.row, c.col),
+                 BAND(MAT_OUTPUT, c.head, c.row, c.col), 2);
 }
 // h' = h + Output, cell by cell.
 static int f_residual(const AttnParams *p, CellRef c, CellRef *o, int max)
@@ -202,23 +255,32 @@ static int f_residual(const AttnParams *p, CellRef c, CellRef *o, int max)
 #define MAT_ROW_EXPLAIN(id, explain, ...) int explain(const struct CellText *ct, char lines[][256]);
 MAT_ROWS(MAT_ROW_EXPLAIN)
 #undef MAT_ROW_EXPLAIN
-// A display-only stage's matrix (the matrix row of a SHOWN row, core/stage_table.h): its from and explain are
-// model/stages.c's.
-#define MAT_SHOWN_FNS(id, from, explain, ...)                                                               \
-    int from(const AttnParams *p, CellRef c, CellRef *out, int max);                                           \
+// A display-only stage's matrix (the matrix row of a SHOWN row, core/stage_table.h): its from and
+// explain are model/stages.c's.
+#define MAT_SHOWN_FNS(id, from, explain, ...)                                                      \
+    int from(const AttnParams *p, CellRef c, CellRef *out, int max);                               \
     int explain(const struct CellText *ct, char lines[][256]);
 #define MAT_SHOWN_DECL(stage, key, compute, row, mat) MAT_SHOWN_FNS mat
 STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN_DECL)
 #undef MAT_SHOWN_DECL
 #undef MAT_SHOWN_FNS
 
-#define MAT_ROW(mat_id, explain_fn, ...) [mat_id] = {.id = mat_id, .explain = explain_fn, __VA_ARGS__},
-// A display-only stage's matrix: one for the layer, given by the lesson's sizes, kept in Trace.shown[stage].
-#define MAT_SHOWN_ROW(stage, mat_id, from_fn, explain_fn, ...)                                                 \
-    [mat_id] = {.id = mat_id, .from = from_fn, .explain = explain_fn, .per_head = PER_LAYER, .editable = false,  \
-            .at = AT_SHOWN(stage), .value = v_kept, __VA_ARGS__},
+#define MAT_ROW(mat_id, explain_fn, ...)                                                           \
+    [mat_id] = {.id = mat_id, .explain = explain_fn, __VA_ARGS__},
+// A display-only stage's matrix: one for the layer, given by the lesson's sizes, kept in
+// Trace.shown[stage].
+#define MAT_SHOWN_ROW(stage, mat_id, from_fn, explain_fn, ...)                                     \
+    [mat_id] = {.id = mat_id,                                                                      \
+                .from = from_fn,                                                                   \
+                .explain = explain_fn,                                                             \
+                .per_head = PER_LAYER,                                                             \
+                .editable = false,                                                                 \
+                .at = AT_SHOWN(stage),                                                             \
+                .value = v_kept,                                                                   \
+                __VA_ARGS__},
 #define MAT_SHOWN_CALL(m, ...) m(__VA_ARGS__)
-#define MAT_SHOWN(stage, key, compute, row, mat) MAT_SHOWN_CALL(MAT_SHOWN_ROW, stage, STAGE_TABLE_COLS mat)
+#define MAT_SHOWN(stage, key, compute, row, mat)                                                   \
+    MAT_SHOWN_CALL(MAT_SHOWN_ROW, stage, STAGE_TABLE_COLS mat)
 static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW) STAGE_TABLE(STAGE_TABLE_SKIP, MAT_SHOWN)};
 #undef MAT_SHOWN
 #undef MAT_SHOWN_CALL
@@ -232,19 +294,28 @@ const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int
     const MatInfo *mi = mat_info(m);
     const Matrix *x = NULL;
     if (!mi) return NULL;
-    switch (mi->at.kind) { // the four places a matrix can live: a table of them would be four rows of this
+    switch (mi->at.kind) { // the four places a matrix can live: a table of them would be four rows
+                           // of this
     case MAT_AT_PARAMS: x = (const Matrix *)(const void *)((const char *)p + mi->at.offset); break;
-    case MAT_AT_WEIGHTS: x = *(Matrix *const *)(const void *)((const char *)p + mi->at.offset) + head; break;
-    case MAT_AT_HEAD:
-        if (t && t->head && head >= 0 && head < t->heads) x = (const Matrix *)(const void *)((const char *)&t->head[head] + mi->at.offset);
+    case MAT_AT_WEIGHTS:
+        x = *(Matrix *const *)(const void *)((const char *)p + mi->at.offset) + head;
         break;
-    case MAT_AT_TRACE: if (t) x = (const Matrix *)(const void *)((const char *)t + mi->at.offset); break;
+    case MAT_AT_HEAD:
+        if (t && t->head && head >= 0 && head < t->heads)
+            x = (const Matrix *)(const void *)((const char *)&t->head[head] + mi->at.offset);
+        break;
+    case MAT_AT_TRACE:
+        if (t) x = (const Matrix *)(const void *)((const char *)t + mi->at.offset);
+        break;
     default: break;
     }
     return x && x->data ? x : NULL;
 }
 
-bool model_mat_own(const AttnParams *p, MatId m) { return model_mat_present(p, m) && (m != MAT_S || p->cross); }
+bool model_mat_own(const AttnParams *p, MatId m)
+{
+    return model_mat_present(p, m) && (m != MAT_S || p->cross);
+}
 
 int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max)
 {
@@ -254,8 +325,13 @@ int model_mat_inputs(const AttnParams *p, CellRef c, CellRef *out, int max)
 
 int model_dim(const AttnParams *p, Dim d)
 {
-    const int dims[] = {[DIM_N] = p->n, [DIM_M] = p->m, [DIM_D_MODEL] = p->d_model, [DIM_D_K] = p->d_k,
-                        [DIM_H_D_K] = p->heads * p->d_k, [DIM_ONE] = 1, [DIM_TOP] = p->stream ? p->stream->top : 0};
+    const int dims[] = {[DIM_N] = p->n,
+                        [DIM_M] = p->m,
+                        [DIM_D_MODEL] = p->d_model,
+                        [DIM_D_K] = p->d_k,
+                        [DIM_H_D_K] = p->heads * p->d_k,
+                        [DIM_ONE] = 1,
+                        [DIM_TOP] = p->stream ? p->stream->top : 0};
     return (d >= DIM_N && d <= DIM_TOP) ? dims[d] : 0;
 }
 
@@ -272,12 +348,14 @@ bool model_mat_present(const AttnParams *p, MatId m)
     return mi && (!mi->present || mi->present(p));
 }
 
-// Whether head h of a matrix has cells to read: the matrix is there, the head exists, and a computed matrix
-// has its trace (what every cell of model_cell_value needs besides its row and column being in range).
+// Whether head h of a matrix has cells to read: the matrix is there, the head exists, and a
+// computed matrix has its trace (what every cell of model_cell_value needs besides its row and
+// column being in range).
 static bool head_readable(const AttnParams *p, const Trace *t, const MatInfo *mi, int head)
 {
     if (mi->present && !mi->present(p)) return false;
-    if (mi->per_head && (head < 0 || head >= p->heads || (!mi->param && (!t || head >= t->heads)))) return false;
+    if (mi->per_head && (head < 0 || head >= p->heads || (!mi->param && (!t || head >= t->heads))))
+        return false;
     return mi->param || t;
 }
 
@@ -301,12 +379,14 @@ const Matrix *model_mat_whole(const AttnParams *p, const Trace *t, MatId m, int 
     return x && x->rows == rows && x->cols == cols ? x : NULL;
 }
 
-// The largest finite magnitude among count numbers (0 when there is none). On their bits: a double's
-// magnitude bits (sign cleared) order as unsigned integers like the magnitudes, and the finite ones are those
-// below the exponent's all-ones; an integer maximum the compiler runs over whole vectors, exactly the same.
+// The largest finite magnitude among count numbers (0 when there is none). On their bits: a
+// double's magnitude bits (sign cleared) order as unsigned integers like the magnitudes, and the
+// finite ones are those below the exponent's all-ones; an integer maximum the compiler runs over
+// whole vectors, exactly the same.
 static double largest_magnitude(const double *x, size_t count)
 {
-    const uint64_t magnitude = UINT64_C(0x7fffffffffffffff), infinity = UINT64_C(0x7ff0000000000000);
+    const uint64_t magnitude = UINT64_C(0x7fffffffffffffff),
+                   infinity = UINT64_C(0x7ff0000000000000);
     uint64_t r = 0;
     for (size_t k = 0; k < count; k++) {
         uint64_t b;
@@ -320,21 +400,25 @@ static double largest_magnitude(const double *x, size_t count)
     return out;
 }
 
-// The largest finite magnitude of head h of matrix m (rows x cols): read from the matrix where it is kept
-// whole, else cell by cell (a transposition, a scaling) without model_cell_value's checks, made once here.
-// The same cells either way, so the same maximum (a maximum does not depend on the order it is taken in).
-static double head_magnitude(const AttnParams *p, const Trace *t, MatId m, int h, int rows, int cols)
+// The largest finite magnitude of head h of matrix m (rows x cols): read from the matrix where it
+// is kept whole, else cell by cell (a transposition, a scaling) without model_cell_value's checks,
+// made once here. The same cells either way, so the same maximum (a maximum does not depend on the
+// order it is taken in).
+static double head_magnitude(const AttnParams *p, const Trace *t, MatId m, int h, int rows,
+                             int cols)
 {
     const MatInfo *mi = &MATS[m];
     if (!head_readable(p, t, mi, h)) return 0.0;
     const Matrix *x = model_mat_whole(p, t, m, h);
     if (x) return largest_magnitude(x->data, (size_t)rows * (size_t)cols);
-    // The scaled scores: each score times a positive number (or divided by one), an odd function that never
-    // decreases, rounding included; so the largest scaled magnitude is the largest score's, scaled, unless
-    // that one overflows (then the cells are read one by one: the largest finite one is another).
+    // The scaled scores: each score times a positive number (or divided by one), an odd function
+    // that never decreases, rounding included; so the largest scaled magnitude is the largest
+    // score's, scaled, unless that one overflows (then the cells are read one by one: the largest
+    // finite one is another).
     const Matrix *sc = mi->value == v_scaled ? &t->head[h].scores : NULL;
     if (sc && sc->data && sc->rows == rows && sc->cols == cols) {
-        double top = attn_scale_one(p, largest_magnitude(sc->data, (size_t)rows * (size_t)cols), sqrt((double)p->d_k));
+        double top = attn_scale_one(p, largest_magnitude(sc->data, (size_t)rows * (size_t)cols),
+                                    sqrt((double)p->d_k));
         if (isfinite(top)) return top;
     }
     double r = 0.0;
@@ -355,7 +439,9 @@ double model_range(const AttnParams *p, const Trace *t, RangeGroup g)
         if (mi->range != g || !model_mat_own(p, (MatId)m)) continue;
         int rows, cols;
         model_mat_shape(p, (MatId)m, &rows, &cols);
-        if (mi->param && mi->param((AttnParams *)p, 0)) { // a parameter: its numbers are all there, in one array
+        if (mi->param
+            && mi->param((AttnParams *)p,
+                         0)) { // a parameter: its numbers are all there, in one array
             for (int h = 0; h < (mi->per_head ? p->heads : 1); h++) {
                 const Matrix *x = mi->param((AttnParams *)p, h); // read only
                 double hr = x ? largest_magnitude(x->data, (size_t)x->rows * (size_t)x->cols) : 0.0;
@@ -402,13 +488,15 @@ void model_mat_name(const AttnParams *p, MatId m, int head, char *buf, size_t ca
     buf[0] = '\0';
     if (!mi) return;
     head = model_mat_head(p, m, head);
-    // The notation is the same in every language; a qualifier in words ("Output (all heads)") is translated.
+    // The notation is the same in every language; a qualifier in words ("Output (all heads)") is
+    // translated.
     const char *sym = strstr(mi->symbol, " (") ? TR(mi->symbol) : mi->symbol;
     if (!mi->per_head) {
         snprintf(buf, cap, "%s", sym);
         return;
     }
-    // The head's subscript goes after the letter and before a raised part or a " + M": W₀^Q, S′₀ + M.
+    // The head's subscript goes after the letter and before a raised part or a " + M": W₀^Q, S′₀ +
+    // M.
     const char *cut = strchr(sym, '^');
     const char *plus = strstr(sym, " + ");
     if (!cut || (plus && plus < cut)) cut = plus;
@@ -457,10 +545,12 @@ void model_format_value(double v, char *buf, size_t cap)
         return;
     }
     char tmp[64];
-    if (v == floor(v) && fabs(v) < 1e5) snprintf(tmp, sizeof tmp, "%.0f", fabs(v)); // exact integers: "1", "0"
+    if (v == floor(v) && fabs(v) < 1e5)
+        snprintf(tmp, sizeof tmp, "%.0f", fabs(v)); // exact integers: "1", "0"
     else {
         if (fabs(v) < 0.00005) v = 0.0;
-        snprintf(tmp, sizeof tmp, fabs(v) >= 1e5 ? "%.3e" : "%.4f", fabs(v)); // huge sums stay short
+        snprintf(tmp, sizeof tmp, fabs(v) >= 1e5 ? "%.3e" : "%.4f",
+                 fabs(v)); // huge sums stay short
     }
     snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp); // U+2212 minus sign
 }

@@ -1,6 +1,7 @@
-// The panels as text (panel_text.h): one walk per panel, in a table from the panel to its walk and heading; each
-// reads the numbers the window's panel draws (the trace's rows, decode_buffer, tiles_run, the cost figures, the
-// comparison, the shuffled lesson) and rounds them as the board does (model_format_value).
+// The panels as text (panel_text.h): one walk per panel, in a table from the panel to its walk and
+// heading; each reads the numbers the window's panel draws (the trace's rows, decode_buffer,
+// tiles_run, the cost figures, the comparison, the shuffled lesson) and rounds them as the board
+// does (model_format_value).
 #include "panel_text.h"
 
 #include <math.h>
@@ -28,7 +29,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static char *dupf(const char *fmt, ...)
+static char *
+dupf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,7 +71,8 @@ static void add_text(PanelText *pt, PanelItemKind kind, const char *text)
 }
 
 // A table of rows x cols empty cells under its caption; NULL when out of memory.
-static PanelTable *add_table(PanelText *pt, const char *caption, const char *corner, int rows, int cols)
+static PanelTable *add_table(PanelText *pt, const char *caption, const char *corner, int rows,
+                             int cols)
 {
     PanelItem *it = add_item(pt, PANEL_ITEM_TABLE);
     if (!it) return NULL;
@@ -101,18 +104,22 @@ static void put_value(PanelText *pt, char **slot, double v)
     put(pt, slot, num);
 }
 
-static const char *token(const Lesson *L, int i) { return L->tokens && L->tokens[i] ? L->tokens[i] : ""; }
+static const char *token(const Lesson *L, int i)
+{
+    return L->tokens && L->tokens[i] ? L->tokens[i] : "";
+}
 static const char *lesson_title(const Lesson *L) { return L->title ? L->title : ""; }
 
-// A table of matrix m of head `head` of lesson src (as the text view gives a stage's: its caption, token
-// headers, the board's numbers), its caption after `lead` and a dash when not NULL ("Output, one head — Output:
-// attention output, 3 × 4").
+// A table of matrix m of head `head` of lesson src (as the text view gives a stage's: its caption,
+// token headers, the board's numbers), its caption after `lead` and a dash when not NULL ("Output,
+// one head — Output: attention output, 3 × 4").
 static void add_matrix(PanelText *pt, const StageTextSrc *src, MatId m, int head, const char *lead)
 {
     StageTable st;
     if (!stage_text_table(src, m, head, &st)) return;
     char caption[600], label[128], v[32];
-    snprintf(caption, sizeof caption, "%s%s%s", lead ? lead : "", lead ? " \xe2\x80\x94 " : "", st.caption);
+    snprintf(caption, sizeof caption, "%s%s%s", lead ? lead : "", lead ? " \xe2\x80\x94 " : "",
+             st.caption);
     PanelTable *t = add_table(pt, caption, "", st.rows, st.cols);
     for (int c = 0; t && c < st.cols; c++) {
         stage_text_label(src, &st, false, c, label, sizeof label);
@@ -143,7 +150,8 @@ static void dim_labels(PanelText *pt, const Lesson *L, MatId m, PanelTable *t)
 // The matrices the decoder reads (the scene's): with RoPE the rotated query and keys.
 static MatId decode_mat(const AttnParams *p, int i)
 {
-    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z}, rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
+    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z},
+                       rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
     return p->rope != ROPE_NONE ? rotated[i] : plain[i];
 }
 
@@ -151,38 +159,51 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
 {
     const AttnParams *p = &L->params;
     DecodeBuffer buf = decode_buffer(p, t);
-    char a[32], b[32], c1[32], d1[32], e1[32], *intro = out->intro, *slot = out->slot, *cache = out->cache, *work = out->work;
-    size_t intro_cap = sizeof out->intro, cache_cap = sizeof out->cache, work_cap = sizeof out->work;
+    char a[32], b[32], c1[32], d1[32], e1[32], *intro = out->intro, *slot = out->slot,
+                                               *cache = out->cache, *work = out->work;
+    size_t intro_cap = sizeof out->intro, cache_cap = sizeof out->cache,
+           work_cap = sizeof out->work;
     slot[0] = '\0';
     int cached = buf.cached;
     bool rolling = buf.rows < p->n;
     snprintf(intro, intro_cap,
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the cache, its q reads the %d cached keys "
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
+                "cache, its q reads the %d cached keys "
                 "(\xe2\x86\x92 \xe2\x86\x90 step)."),
              t + 1, p->n, token(L, t), cached);
     if (rolling && buf.evicted >= 0)
-        // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this step's k and v take.
-        snprintf(slot, sizeof out->slot, TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has left the window."),
+        snprintf(slot, sizeof out->slot,
+                 // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this
+                 // step's k and v take.
+                 TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has "
+                    "left the window."),
                  buf.slot, token(L, buf.evicted), buf.evicted);
     else if (rolling)
         // TRANSLATORS: the decode panel (G) with a sliding window, before the buffer is full.
-        snprintf(slot, sizeof out->slot, TR(" Its k and v go into slot %d of %d."), buf.slot, buf.rows);
+        snprintf(slot, sizeof out->slot, TR(" Its k and v go into slot %d of %d."), buf.slot,
+                 buf.rows);
     snprintf(intro + strlen(intro), intro_cap - strlen(intro), "%s", slot);
     cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
     if (rolling)
         snprintf(cache, cache_cap,
-                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are rolling buffers of W rows.
-                 TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t mod %d): K and V of %d "
-                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the window keeps it from growing."),
+                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are
+                 // rolling buffers of W rows.
+                 TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t "
+                    "mod %d): K and V of %d "
+                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the "
+                    "window keeps it from growing."),
                  buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
     else
-        snprintf(cache, cache_cap, TR("The cache: K and V of %d tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
-                                      "kept, never computed again."),
+        snprintf(cache, cache_cap,
+                 TR("The cache: K and V of %d tokens for %d K/V heads = "
+                    "2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
+                    "kept, never computed again."),
                  t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
     if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
         size_t used = strlen(cache);
         cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);
-        snprintf(cache + used, cache_cap - used, TR(" %d query heads share them; one K/V per head would hold %s."), p->heads, e1);
+        snprintf(cache + used, cache_cap - used,
+                 TR(" %d query heads share them; one K/V per head would hold %s."), p->heads, e1);
     }
     int64_t with = 0, without = 0;
     for (int i = 0; i <= t; i++) {
@@ -193,7 +214,8 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
     cost_format_int(a, sizeof a, now.with_cache), cost_format_int(b, sizeof b, now.without_cache);
     cost_format_int(c1, sizeof c1, with), cost_format_int(d1, sizeof d1, without);
     snprintf(work, work_cap,
-             TR("This token: %s multiply-adds with the cache, %s without (the layer again over %d tokens). So far: %s with, "
+             TR("This token: %s multiply-adds with the cache, %s without (the layer again over %d "
+                "tokens). So far: %s with, "
                 "%s without."),
              a, b, t + 1, c1, d1);
 }
@@ -206,43 +228,53 @@ static void decode_row(PanelText *pt, const PanelTextSrc *src, MatId m, int head
     int rows, cols;
     model_mat_shape(p, m, &rows, &cols);
     model_mat_name(p, m, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, row), TR(mat_info(m)->what));
+    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, row),
+             TR(mat_info(m)->what));
     PanelTable *t = add_table(pt, caption, "", 1, cols);
     dim_labels(pt, src->L, m, t);
     model_axis_label(src->L, mat_info(m)->row_axis, row, label, sizeof label);
     if (t) put(pt, &t->row_label[0], label);
-    for (int j = 0; t && j < cols; j++) put_value(pt, &t->cell[j], model_cell_value(p, src->T, (CellRef){m, head, row, j}));
+    for (int j = 0; t && j < cols; j++)
+        put_value(pt, &t->cell[j], model_cell_value(p, src->T, (CellRef){m, head, row, j}));
 }
 
-// The K or V cache of the head's K/V head after step t: its rows in position order, each headed by its token
-// and slot (position p in slot p mod rows), with the numbers of K (K rotated) or V.
-static void decode_cache(PanelText *pt, const PanelTextSrc *src, MatId m, int head, const DecodeBuffer *buf)
+// The K or V cache of the head's K/V head after step t: its rows in position order, each headed by
+// its token and slot (position p in slot p mod rows), with the numbers of K (K rotated) or V.
+static void decode_cache(PanelText *pt, const PanelTextSrc *src, MatId m, int head,
+                         const DecodeBuffer *buf)
 {
     const AttnParams *p = &src->L->params;
     char name[64], caption[300], label[96], row[160];
     model_mat_name(p, m, head, name, sizeof name);
-    // TRANSLATORS: the caption of a KV cache's table in the page's text view: "K₀ cache: keys, 3 of 3 rows".
-    snprintf(caption, sizeof caption, TR("%s %s: %s, %d of %d rows"), name, TR("cache"), TR(mat_info(m)->what), buf->cached,
-             buf->rows);
+    // TRANSLATORS: the caption of a KV cache's table in the page's text view: "K₀ cache: keys, 3 of
+    // 3 rows".
+    snprintf(caption, sizeof caption, TR("%s %s: %s, %d of %d rows"), name, TR("cache"),
+             TR(mat_info(m)->what), buf->cached, buf->rows);
     PanelTable *t = add_table(pt, caption, "", buf->cached, p->d_k);
     dim_labels(pt, src->L, m, t);
     for (int i = 0; t && i < buf->cached; i++) {
         int pos = buf->first + i;
         model_axis_label(src->L, mat_info(m)->row_axis, pos, label, sizeof label);
-        // TRANSLATORS: a cached row's header in the page's text view: the token (with its position) and its slot.
+        // TRANSLATORS: a cached row's header in the page's text view: the token (with its position)
+        // and its slot.
         snprintf(row, sizeof row, TR("%s, slot %d"), label, pos % buf->rows);
         put(pt, &t->row_label[i], row);
-        for (int j = 0; j < p->d_k; j++) put_value(pt, &t->cell[i * p->d_k + j], model_cell_value(p, src->T, (CellRef){m, head, pos, j}));
+        for (int j = 0; j < p->d_k; j++)
+            put_value(pt, &t->cell[i * p->d_k + j],
+                      model_cell_value(p, src->T, (CellRef){m, head, pos, j}));
     }
 }
 
-// The step's weights over the cached keys: the trace's row t of A at the cached positions (the others are 0).
-static void decode_weights(PanelText *pt, const PanelTextSrc *src, int head, int t, const DecodeBuffer *buf)
+// The step's weights over the cached keys: the trace's row t of A at the cached positions (the
+// others are 0).
+static void decode_weights(PanelText *pt, const PanelTextSrc *src, int head, int t,
+                           const DecodeBuffer *buf)
 {
     const AttnParams *p = &src->L->params;
     char name[64], caption[300], label[96];
     model_mat_name(p, MAT_WEIGHTS, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, t), TR(mat_info(MAT_WEIGHTS)->what));
+    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, t),
+             TR(mat_info(MAT_WEIGHTS)->what));
     PanelTable *t_ = add_table(pt, caption, "", 1, buf->cached);
     model_axis_label(src->L, mat_info(MAT_WEIGHTS)->row_axis, t, label, sizeof label);
     if (t_) put(pt, &t_->row_label[0], label);
@@ -250,7 +282,8 @@ static void decode_weights(PanelText *pt, const PanelTextSrc *src, int head, int
         int pos = buf->first + i;
         model_axis_label(src->L, mat_info(MAT_WEIGHTS)->col_axis, pos, label, sizeof label);
         put(pt, &t_->col_label[i], label);
-        put_value(pt, &t_->cell[i], model_cell_value(p, src->T, (CellRef){MAT_WEIGHTS, head, t, pos}));
+        put_value(pt, &t_->cell[i],
+                  model_cell_value(p, src->T, (CellRef){MAT_WEIGHTS, head, t, pos}));
     }
 }
 
@@ -259,7 +292,8 @@ static void walk_decode(PanelText *pt, const PanelTextSrc *src)
     const AttnParams *p = &src->L->params;
     if (decode_refusal(p) || !src->T) {
         char msg[400];
-        snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
+        snprintf(msg, sizeof msg, "%s %s",
+                 TR("This lesson cannot be generated one token at a time:"),
                  p->cross ? TR("its keys and values come from another sequence.")
                           : TR("it has no causal mask, so each token sees the tokens after it."));
         add_text(pt, PANEL_ITEM_TEXT, msg);
@@ -281,8 +315,9 @@ static void walk_decode(PanelText *pt, const PanelTextSrc *src)
 
 // ---- FlashAttention's tiles (B) ---------------------------------------------------------------------------
 
-// The tile asked for, caught as the run passes it (the scene's TileCatch): its place, the block's running m, l
-// and O after it, the m before it (to say the rescale) and whether it was its block's last (O / l is then Z).
+// The tile asked for, caught as the run passes it (the scene's TileCatch): its place, the block's
+// running m, l and O after it, the m before it (to say the rescale) and whether it was its block's
+// last (O / l is then Z).
 typedef struct {
     int want, seen;
     int r0, r1, c0, c1;
@@ -308,7 +343,8 @@ static void see_tile(void *ctx, const TileStep *s)
         for (int i = 0; i < rb && i < PANEL_TILES_MAX_TOKENS; i++) {
             k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
             k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < PANEL_TILES_MAX_DK; j++) k->O[i][j] = mat_row(s->O, i)[j];
+            for (int j = 0; j < s->O->cols && j < PANEL_TILES_MAX_DK; j++)
+                k->O[i][j] = mat_row(s->O, i)[j];
         }
         k->block_done = true;
         return;
@@ -316,17 +352,20 @@ static void see_tile(void *ctx, const TileStep *s)
     if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
 }
 
-// The block's rows after the tile: the token, m, the rescale this tile applied, l, and O (Z = O / l after the
-// block's last tile), as the panel's table.
+// The block's rows after the tile: the token, m, the rescale this tile applied, l, and O (Z = O / l
+// after the block's last tile), as the panel's table.
 static void tile_table(PanelText *pt, const Lesson *L, const TileSeen *k, int d_k)
 {
     char caption[300], label[96], num[32];
     if (k->block_done)
-        // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view, after a block's last tile.
-        snprintf(caption, sizeof caption, TR("After tile %d: m, l and Z = O / l of its queries"), k->want);
+        // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view, after a
+        // block's last tile.
+        snprintf(caption, sizeof caption, TR("After tile %d: m, l and Z = O / l of its queries"),
+                 k->want);
     else
-        // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view.
-        snprintf(caption, sizeof caption, TR("After tile %d: the running m, l and O of its queries"), k->want);
+        snprintf(caption, sizeof caption,
+                 // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view.
+                 TR("After tile %d: the running m, l and O of its queries"), k->want);
     int rows = k->r1 - k->r0;
     PanelTable *t = add_table(pt, caption, "", rows, 3 + d_k);
     if (!t) return;
@@ -342,22 +381,25 @@ static void tile_table(PanelText *pt, const Lesson *L, const TileSeen *k, int d_
         model_axis_label(L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, label, sizeof label);
         put(pt, &t->row_label[i], label);
         put_value(pt, &cell[0], k->m[i]);
-        if (k->m_before[i] == -INFINITY) put(pt, &cell[1], "\xe2\x80\x94"); // the row's first tile: nothing to rescale
+        if (k->m_before[i] == -INFINITY)
+            put(pt, &cell[1], "\xe2\x80\x94"); // the row's first tile: nothing to rescale
         else put_value(pt, &cell[1], core_exp(k->m_before[i] - k->m[i]));
         put_value(pt, &cell[2], k->l[i]);
         for (int j = 0; j < d_k; j++)
-            put_value(pt, &cell[3 + j], k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j]);
+            put_value(pt, &cell[3 + j],
+                      k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j]);
     }
 }
 
-// The tile's own scores: S′ of the head at its query rows and key columns (the only scores that exist).
+// The tile's own scores: S′ of the head at its query rows and key columns (the only scores that
+// exist).
 static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TileSeen *k, int head)
 {
     const AttnParams *p = &src->L->params;
     char name[64], caption[300], label[96];
     model_mat_name(p, MAT_MASKED, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s: %s, %d" EN_DASH "%d " TIMES " %d" EN_DASH "%d", name, TR(mat_info(MAT_MASKED)->what),
-             k->r0, k->r1 - 1, k->c0, k->c1 - 1);
+    snprintf(caption, sizeof caption, "%s: %s, %d" EN_DASH "%d " TIMES " %d" EN_DASH "%d", name,
+             TR(mat_info(MAT_MASKED)->what), k->r0, k->r1 - 1, k->c0, k->c1 - 1);
     PanelTable *t = add_table(pt, caption, "", k->r1 - k->r0, k->c1 - k->c0);
     for (int j = 0; t && j < t->cols; j++) {
         model_axis_label(src->L, mat_info(MAT_MASKED)->col_axis, k->c0 + j, label, sizeof label);
@@ -367,7 +409,9 @@ static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TileSeen *
         model_axis_label(src->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, label, sizeof label);
         put(pt, &t->row_label[i], label);
         for (int j = 0; j < t->cols; j++)
-            put_value(pt, &t->cell[i * t->cols + j], model_cell_value(p, src->T, (CellRef){MAT_MASKED, head, k->r0 + i, k->c0 + j}));
+            put_value(
+                pt, &t->cell[i * t->cols + j],
+                model_cell_value(p, src->T, (CellRef){MAT_MASKED, head, k->r0 + i, k->c0 + j}));
     }
 }
 
@@ -375,9 +419,11 @@ static void walk_tiles(PanelText *pt, const PanelTextSrc *src)
 {
     const AttnParams *p = &src->L->params;
     char line[600], last[600];
-    if (!src->T || p->n > PANEL_TILES_MAX_TOKENS || p->m > PANEL_TILES_MAX_TOKENS || p->d_k > PANEL_TILES_MAX_DK) {
-        snprintf(line, sizeof line, TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                                       "mha-tracer --json --tiles B prints every tile of this one."),
+    if (!src->T || p->n > PANEL_TILES_MAX_TOKENS || p->m > PANEL_TILES_MAX_TOKENS
+        || p->d_k > PANEL_TILES_MAX_DK) {
+        snprintf(line, sizeof line,
+                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
+                    "mha-tracer --json --tiles B prints every tile of this one."),
                  PANEL_TILES_MAX_TOKENS, PANEL_TILES_MAX_DK);
         add_text(pt, PANEL_ITEM_TEXT, line);
         return;
@@ -396,29 +442,37 @@ static void walk_tiles(PanelText *pt, const PanelTextSrc *src)
     const HeadTrace *ht = &src->T->head[head];
     bool rope = p->rope != ROPE_NONE;
     if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block, see_tile, k, &z, &m, &l);
-    else
-        pt->oom = true;
+        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
+                  see_tile, k, &z, &m, &l);
+    else pt->oom = true;
     double diff = 0.0;
     for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++) diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
+        for (int j = 0; j < p->d_k; j++)
+            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
     mat_free(&z), mat_free(&m), mat_free(&l);
     snprintf(line, sizeof line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries %d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block size)."),
-             k->want, (int)computed, block, block, (long long)skipped, k->r0, k->r1 - 1, k->c0, k->c1 - 1);
+             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
+                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
+                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
+                "size)."),
+             k->want, (int)computed, block, block, (long long)skipped, k->r0, k->r1 - 1, k->c0,
+             k->c1 - 1);
     add_text(pt, PANEL_ITEM_TEXT, line);
     if (k->r1 > k->r0 && k->c1 > k->c0) {
         tile_scores(pt, src, k, head);
         tile_table(pt, src->L, k, p->d_k);
     }
     if (k->want == computed)
-        snprintf(last, sizeof last, TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the sums run in another order)."),
+        snprintf(last, sizeof last,
+                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
+                    "sums run in another order)."),
                  diff);
     else
         snprintf(last, sizeof last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the new maximum."));
+                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
+                    "grows, l and O are multiplied by the "
+                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
+                    "new maximum."));
     add_text(pt, PANEL_ITEM_TEXT, last);
     free(k);
 }
@@ -428,22 +482,24 @@ static void walk_tiles(PanelText *pt, const PanelTextSrc *src)
 // Rows of cost figures under a caption, with the panel's columns.
 static void cost_table(PanelText *pt, const char *caption, const CostFigures *fig, int n)
 {
-    static const char *const head[4] = {N_("d_k"), N_("projection weights"), N_("score multiplications"),
-                                        N_("attention matrices")};
+    static const char *const head[4] = {N_("d_k"), N_("projection weights"),
+                                        N_("score multiplications"), N_("attention matrices")};
     PanelTable *t = add_table(pt, caption, "", n, 4);
     char cell[96];
     for (int k = 0; t && k < 4; k++) put(pt, &t->col_label[k], TR(head[k]));
     for (int i = 0; t && i < n; i++) {
         const CostFigures *f = &fig[i];
         snprintf(cell, sizeof cell, "h = %lld", (long long)f->heads);
-        if (f->kv_heads != f->heads) snprintf(cell + strlen(cell), sizeof cell - strlen(cell), ", G = %lld", (long long)f->kv_heads);
+        if (f->kv_heads != f->heads)
+            snprintf(cell + strlen(cell), sizeof cell - strlen(cell), ", G = %lld",
+                     (long long)f->kv_heads);
         put(pt, &t->row_label[i], cell);
         snprintf(cell, sizeof cell, "%lld", (long long)f->d_k);
         put(pt, &t->cell[i * 4], cell);
         put(pt, &t->cell[i * 4 + 1], cost_format_int(cell, sizeof cell, f->projection_weights));
         put(pt, &t->cell[i * 4 + 2], cost_format_int(cell, sizeof cell, f->score_multiplications));
-        snprintf(cell, sizeof cell, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, TIMES, (long long)f->matrix_rows,
-                 TIMES, (long long)f->matrix_cols);
+        snprintf(cell, sizeof cell, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, TIMES,
+                 (long long)f->matrix_rows, TIMES, (long long)f->matrix_cols);
         put(pt, &t->cell[i * 4 + 3], cell);
     }
 }
@@ -454,48 +510,74 @@ static void walk_cost(PanelText *pt, const PanelTextSrc *src)
     CostFigures fig[4];
     compare_costs(&fig[0], &fig[1], p);
     char line[400];
-    snprintf(line, sizeof line, TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model, p->n, "");
-    if (p->cross) snprintf(line + strlen(line), sizeof line - strlen(line), TR(", m = %d source tokens"), p->m);
+    snprintf(line, sizeof line,
+             TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
+             p->n, "");
+    if (p->cross)
+        snprintf(line + strlen(line), sizeof line - strlen(line), TR(", m = %d source tokens"),
+                 p->m);
     cost_table(pt, line, fig, 2);
     if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
         fig[2] = cost_compute(512, 10, 1, 512);
         fig[3] = cost_compute(512, 10, 8, 64);
-        cost_table(pt, TR("The paper's layer: d_model = 512, n = 10 (the document's table)"), fig + 2, 2);
+        cost_table(pt, TR("The paper's layer: d_model = 512, n = 10 (the document's table)"),
+                   fig + 2, 2);
     }
     bool grouped = p->kv_heads < p->heads;
     add_text(pt, PANEL_ITEM_TEXT,
-             grouped ? TR("projection weights = h\xc2\xb7" "d_model\xc2\xb7" "d_k + 2\xc2\xb7G\xc2\xb7" "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7" "d_k\xc2\xb7" "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
-                     : TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+             grouped ? TR("projection weights = h\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + 2\xc2\xb7G\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
+                          "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
+                     : TR("projection weights = h\xc2\xb7"
+                          "3\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
                           "d_model   (W^Q, W^K, W^V per head + W^O)"));
-    snprintf(line, sizeof line, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
+    snprintf(line, sizeof line,
+             TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
+                "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     add_text(pt, PANEL_ITEM_TEXT, line);
     char kvn[32], full[32];
     cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
     cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
     if (grouped)
-        snprintf(line, sizeof line, TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7" "d_k = %s numbers (%d K/V heads; "
-                                       "full multi-head, 2\xc2\xb7h\xc2\xb7" "d_k: %s)"), kvn, p->kv_heads, full);
+        snprintf(line, sizeof line,
+                 TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
+                    "d_k = %s numbers (%d K/V heads; "
+                    "full multi-head, 2\xc2\xb7h\xc2\xb7"
+                    "d_k: %s)"),
+                 kvn, p->kv_heads, full);
     else
-        snprintf(line, sizeof line, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
-                                       "every head, kept while generating)"), kvn);
+        snprintf(line, sizeof line,
+                 TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
+                    "d_k = %s numbers (K and V of "
+                    "every head, kept while generating)"),
+                 kvn);
     if (p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n) {
         char most[32];
         cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
         size_t used = strlen(line);
-        snprintf(line + used, sizeof line - used, TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window,
-                 p->window, most);
+        snprintf(line + used, sizeof line - used,
+                 TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
+                 most);
     }
     add_text(pt, PANEL_ITEM_TEXT, line);
     if (grouped)
         snprintf(line, sizeof line,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications and %d attention patterns "
+                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
+                    "and %d attention patterns "
                     "instead of 1; the %d K/V heads need fewer weights than %d would."),
                  p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
     else
         snprintf(line, sizeof line,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
+                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the "
+                    "same multiplications, "
                     "but %d attention patterns instead of 1."),
                  p->d_k, p->heads * p->d_k, p->heads);
     add_text(pt, PANEL_ITEM_TEXT, line);
@@ -503,7 +585,8 @@ static void walk_cost(PanelText *pt, const PanelTextSrc *src)
 
 // ---- the KV cache's size (Shift+K) ------------------------------------------------------------------------
 
-// The rows of a shape (the scene's cache_rows_of): MHA, its own grouping (GQA), MQA, and its window.
+// The rows of a shape (the scene's cache_rows_of): MHA, its own grouping (GQA), MQA, and its
+// window.
 typedef struct {
     char name[64];
     int64_t kv_heads, window;
@@ -525,8 +608,8 @@ static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *ou
     return n;
 }
 
-static void cache_table(PanelText *pt, const char *caption, const CacheShape *s, const CacheRow *rows, int count,
-                        int64_t tokens)
+static void cache_table(PanelText *pt, const char *caption, const CacheShape *s,
+                        const CacheRow *rows, int count, int64_t tokens)
 {
     PanelTable *t = add_table(pt, caption, "", count, 3);
     char cell[64], tok[32];
@@ -540,9 +623,12 @@ static void cache_table(PanelText *pt, const char *caption, const CacheShape *s,
         put(pt, &t->row_label[i], rows[i].name);
         snprintf(cell, sizeof cell, "%lld", (long long)rows[i].kv_heads);
         put(pt, &t->cell[i * 3], cell);
-        cost_format_bytes(cell, sizeof cell, cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, 1, 0));
+        cost_format_bytes(cell, sizeof cell,
+                          cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, 1, 0));
         put(pt, &t->cell[i * 3 + 1], cell);
-        cost_format_bytes(cell, sizeof cell, cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens, rows[i].window));
+        cost_format_bytes(cell, sizeof cell,
+                          cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
+                                              rows[i].window));
         put(pt, &t->cell[i * 3 + 2], cell);
     }
 }
@@ -558,30 +644,42 @@ static void walk_cache(PanelText *pt, const PanelTextSrc *src)
         if (shapes[i].window > 0) window = shapes[i].window;
     CacheRow prow[4], lrow[4];
     int pn = cache_rows_of(pub.heads, pub.kv_heads, window, prow);
-    CacheShape mine = {lesson_title(src->L), 1, p->heads, p->kv_heads > 0 ? p->kv_heads : p->heads, p->d_k, 2,
+    CacheShape mine = {lesson_title(src->L),
+                       1,
+                       p->heads,
+                       p->kv_heads > 0 ? p->kv_heads : p->heads,
+                       p->d_k,
+                       2,
                        p->mask == MASK_CAUSAL ? p->window : 0};
     int ln = cache_rows_of(mine.heads, mine.kv_heads, mine.window, lrow);
     char t1[200], t2[200];
-    snprintf(t1, sizeof t1, TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"), shapes[0].name,
-             count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers, (long long)pub.heads, (long long)pub.d_k);
-    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"), p->heads, p->d_k);
+    snprintf(t1, sizeof t1,
+             TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"),
+             shapes[0].name, count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers,
+             (long long)pub.heads, (long long)pub.d_k);
+    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"),
+             p->heads, p->d_k);
     cache_table(pt, t1, &pub, prow, pn, 8192); // Llama-3-8B's context length, as the chart
     cache_table(pt, t2, &mine, lrow, ln, p->n);
 }
 
 // ---- RoPE as a picture (W) -------------------------------------------------------------------------------
 
-// The token's pairs before and after their turn, then the query and key moved together (the same score): the
-// rotation panel's numbers (model_rope_picture, as the canvas reads them). Its labels are symbols (no words).
+// The token's pairs before and after their turn, then the query and key moved together (the same
+// score): the rotation panel's numbers (model_rope_picture, as the canvas reads them). Its labels
+// are symbols (no words).
 static void walk_rope(PanelText *pt, const PanelTextSrc *src)
 {
     RopePicture r;
-    if (!src->T || !model_rope_picture(&r, &src->L->params, src->T, src->st->head, src->st->rope_t)) return;
+    if (!src->T || !model_rope_picture(&r, &src->L->params, src->T, src->st->head, src->st->rope_t))
+        return;
     char cap[160], a[64], b[64], cell[160];
-    snprintf(cap, sizeof cap, "Q%d \xe2\x86\x92 Q%d\xe1\xb4\xbf: %s, p = %d", r.head, r.head, token(src->L, r.token), r.token);
+    snprintf(cap, sizeof cap, "Q%d \xe2\x86\x92 Q%d\xe1\xb4\xbf: %s, p = %d", r.head, r.head,
+             token(src->L, r.token), r.token);
     PanelTable *t = add_table(pt, cap, "", r.pairs, 5);
     if (!t) return;
-    static const char *const cols[] = {"\xce\xb8", "p\xc2\xb7\xce\xb8", "\xc2\xb0", "(q_a, q_b)", "(q_a, q_b)\xe1\xb4\xbf"};
+    static const char *const cols[] = {"\xce\xb8", "p\xc2\xb7\xce\xb8", "\xc2\xb0", "(q_a, q_b)",
+                                       "(q_a, q_b)\xe1\xb4\xbf"};
     for (int c = 0; c < 5; c++) put(pt, &t->col_label[c], cols[c]);
     for (int i = 0; i < r.pairs; i++) {
         const RopePair *q = &r.pair[i];
@@ -616,7 +714,8 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
     const AttnParams *p = &src->L->params;
     const Comparison *cmp = src->compare;
     if (!cmp) {
-        add_text(pt, PANEL_ITEM_TEXT, TR("The single-head version could not be computed (see the banner)."));
+        add_text(pt, PANEL_ITEM_TEXT,
+                 TR("The single-head version could not be computed (see the banner)."));
         return;
     }
     ViewState st = *src->st; // whole patterns, whatever is being revealed
@@ -627,25 +726,30 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
     char buf[400], a[64], b[64], d[64], e[64];
     snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
     add_matrix(pt, &single, MAT_WEIGHTS, 0, buf);
-    snprintf(buf, sizeof buf, TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"), p->heads,
-             p->d_k);
+    snprintf(
+        buf, sizeof buf,
+        TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"),
+        p->heads, p->d_k);
     add_text(pt, PANEL_ITEM_TEXT, buf);
     for (int h = 0; h < p->heads; h++) add_matrix(pt, &multi, MAT_WEIGHTS, h, NULL);
     cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
     cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
     cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights &&
-        cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
-                                     "pattern vs %d"),
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
+        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, sizeof buf,
+                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
+                    "\xe2\x80\x94 but 1 "
+                    "pattern vs %d"),
                  a, b, d, e, p->heads);
     else
-        snprintf(buf, sizeof buf, TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                                      "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                                      "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                                      "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                                      cmp->cost_multi.kv_heads),
+        snprintf(buf, sizeof buf,
+                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     cmp->cost_multi.kv_heads),
                  a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
     add_text(pt, PANEL_ITEM_TEXT, buf);
     add_matrix(pt, &single, MAT_OUTPUT, 0, TR("Output, one head"));
@@ -659,7 +763,8 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
 {
     const SessionShuffle *sh = src->shuffle;
     if (!sh) {
-        add_text(pt, PANEL_ITEM_TEXT, TR("The shuffled lesson could not be computed (see the banner)."));
+        add_text(pt, PANEL_ITEM_TEXT,
+                 TR("The shuffled lesson could not be computed (see the banner)."));
         return;
     }
     const AttnParams *p = &src->L->params;
@@ -671,22 +776,34 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
         if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
     }
     size_t used;
-    if (reversed || a < 0 || b < 0) used = (size_t)snprintf(buf, sizeof buf, "%s", TR("The tokens reversed:  "));
-    else used = (size_t)snprintf(buf, sizeof buf, TR("\"%s\" and \"%s\" swapped:  "), token(src->L, a), token(src->L, b));
+    if (reversed || a < 0 || b < 0)
+        used = (size_t)snprintf(buf, sizeof buf, "%s", TR("The tokens reversed:  "));
+    else
+        used = (size_t)snprintf(buf, sizeof buf, TR("\"%s\" and \"%s\" swapped:  "),
+                                token(src->L, a), token(src->L, b));
     for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", token(src->L, i));
-    if (used < sizeof buf) used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
+        used +=
+            (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", token(src->L, i));
+    if (used < sizeof buf)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
     for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", token(&sh->lesson, i));
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+                                 token(&sh->lesson, i));
     add_text(pt, PANEL_ITEM_TEXT, buf);
     model_format_value(sh->difference, num, sizeof num);
     if (sh->same)
-        snprintf(buf, sizeof buf, TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
-                 p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
+        snprintf(
+            buf, sizeof buf,
+            TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
+            p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
     else
-        snprintf(buf, sizeof buf, TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
-                 p->positions != POS_NONE ? TR("With positions") : p->mask == MASK_CAUSAL ? TR("With the causal mask") : TR("Changed"),
-                 num);
+        snprintf(
+            buf, sizeof buf,
+            TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
+            p->positions != POS_NONE ? TR("With positions")
+            : p->mask == MASK_CAUSAL ? TR("With the causal mask")
+                                     : TR("Changed"),
+            num);
     add_text(pt, PANEL_ITEM_TEXT, buf);
     ViewState st = *src->st;
     st.reveal = -1;
@@ -702,7 +819,9 @@ static void walk_all_heads(PanelText *pt, const PanelTextSrc *src)
     const AttnParams *p = &src->L->params;
     MatId m = model_stage_heatmap(p, view_stage(src->st));
     if (m == MAT_NONE) {
-        add_text(pt, PANEL_ITEM_TEXT, TR("The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92)."));
+        add_text(pt, PANEL_ITEM_TEXT,
+                 TR("The heads' attention patterns appear from the Scores stage on (press "
+                    "\xe2\x86\x92)."));
         return;
     }
     ViewState st = *src->st;
@@ -710,7 +829,8 @@ static void walk_all_heads(PanelText *pt, const PanelTextSrc *src)
     StageTextSrc s = {&st, src->L, src->T};
     for (int h = 0; h < p->heads; h++) {
         char lead[96] = "";
-        if (p->kv_heads < p->heads) snprintf(lead, sizeof lead, TR("K/V head %d"), model_mat_head(p, MAT_K, h));
+        if (p->kv_heads < p->heads)
+            snprintf(lead, sizeof lead, TR("K/V head %d"), model_mat_head(p, MAT_K, h));
         add_matrix(pt, &s, m, h, lead[0] ? lead : NULL);
     }
 }
@@ -727,8 +847,10 @@ static void walk_training(PanelText *pt, const PanelTextSrc *src)
     const SessionTrain *t = src->train;
     int rows = 0;
     for (int i = 0; i < t->checkpoint_count; i++) rows += t->checkpoint_steps[i] < t->loss_count;
-    // TRANSLATORS: the caption of the training's table in the page's text view (J and L move between checkpoints).
-    PanelTable *tb = add_table(pt, TR("The loss at each saved checkpoint (J L move between them)"), TR("step"), rows, 1);
+    // TRANSLATORS: the caption of the training's table in the page's text view (J and L move
+    // between checkpoints).
+    PanelTable *tb = add_table(pt, TR("The loss at each saved checkpoint (J L move between them)"),
+                               TR("step"), rows, 1);
     if (!tb) return;
     put(pt, &tb->col_label[0], TR("loss"));
     char num[32];
@@ -748,11 +870,13 @@ static void title_decode(const PanelTextSrc *src, char *buf, size_t cap)
 {
     const AttnParams *p = &src->L->params;
     int t = src->st->decode_t < p->n ? src->st->decode_t : p->n - 1;
-    snprintf(buf, cap, TR("%s \xe2\x80\x94 generating with a KV cache: token %d of %d, head %d"), lesson_title(src->L), t + 1,
-             p->n, src->st->head);
+    snprintf(buf, cap, TR("%s \xe2\x80\x94 generating with a KV cache: token %d of %d, head %d"),
+             lesson_title(src->L), t + 1, p->n, src->st->head);
     size_t used = strlen(buf);
-    if (src->st->decode_parts > 1 && used < cap) // the board shows the step in parts: → goes to the next, said too
-        snprintf(buf + used, cap - used, TR(", part %d of %d"), src->st->decode_part + 1, src->st->decode_parts);
+    if (src->st->decode_parts > 1
+        && used < cap) // the board shows the step in parts: → goes to the next, said too
+        snprintf(buf + used, cap - used, TR(", part %d of %d"), src->st->decode_part + 1,
+                 src->st->decode_parts);
 }
 
 static void title_tiles(const PanelTextSrc *src, char *buf, size_t cap)
@@ -760,8 +884,8 @@ static void title_tiles(const PanelTextSrc *src, char *buf, size_t cap)
     int64_t computed = 0, skipped = 0;
     tiles_count(&src->L->params, src->st->tiles_block, &computed, &skipped);
     int tile = src->st->tile < 1 ? 1 : src->st->tile > computed ? (int)computed : src->st->tile;
-    snprintf(buf, cap, TR("%s \xe2\x80\x94 FlashAttention: tile %d of %d, blocks of %d, head %d"), lesson_title(src->L), tile,
-             (int)computed, src->st->tiles_block, src->st->head);
+    snprintf(buf, cap, TR("%s \xe2\x80\x94 FlashAttention: tile %d of %d, blocks of %d, head %d"),
+             lesson_title(src->L), tile, (int)computed, src->st->tiles_block, src->st->head);
 }
 
 static void title_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
@@ -770,15 +894,22 @@ static void title_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
     size_t used = strlen(buf);
     if (src->shuffle && used < cap) // which order: the announcement changes with Shift+X
         for (int i = 0; i < src->L->params.n && used < cap; i++)
-            used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? " " : ": ", token(&src->shuffle->lesson, i));
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? " " : ": ",
+                                     token(&src->shuffle->lesson, i));
 }
 
 static void title_plain(const PanelTextSrc *src, const char *fmt, char *buf, size_t cap)
 {
     snprintf(buf, cap, TR(fmt), lesson_title(src->L));
 }
-static void title_cost(const PanelTextSrc *s, char *b, size_t c) { title_plain(s, N_("%s \xe2\x80\x94 what the heads cost"), b, c); }
-static void title_cache(const PanelTextSrc *s, char *b, size_t c) { title_plain(s, N_("%s \xe2\x80\x94 the KV cache's size"), b, c); }
+static void title_cost(const PanelTextSrc *s, char *b, size_t c)
+{
+    title_plain(s, N_("%s \xe2\x80\x94 what the heads cost"), b, c);
+}
+static void title_cache(const PanelTextSrc *s, char *b, size_t c)
+{
+    title_plain(s, N_("%s \xe2\x80\x94 the KV cache's size"), b, c);
+}
 static void title_compare(const PanelTextSrc *s, char *b, size_t c)
 {
     title_plain(s, N_("%s \xe2\x80\x94 single head vs multi-head"), b, c);
@@ -788,8 +919,8 @@ static void title_rope(const PanelTextSrc *src, char *buf, size_t cap)
 {
     const AttnParams *p = &src->L->params;
     int t = src->st->rope_t < p->n ? src->st->rope_t : p->n - 1;
-    snprintf(buf, cap, TR("%s \xe2\x80\x94 RoPE: token %d of %d turned, head %d"), lesson_title(src->L), t + 1, p->n,
-             src->st->head);
+    snprintf(buf, cap, TR("%s \xe2\x80\x94 RoPE: token %d of %d turned, head %d"),
+             lesson_title(src->L), t + 1, p->n, src->st->head);
 }
 
 static const struct {
@@ -799,18 +930,26 @@ static const struct {
     const char *footer; // what the panel is for, under it (NULL: none)
 } PANELS[] = {
     {PANEL_DECODE, title_decode, walk_decode,
-     N_("Generating, a model adds one token at a time; the keys and values before it never change, so they "
-        "are kept (the KV cache): each token costs work in proportion to its position, not its square.")},
+     N_("Generating, a model adds one token at a time; the keys and values before it never change, "
+        "so they "
+        "are kept (the KV cache): each token costs work in proportion to its position, not its "
+        "square.")},
     {PANEL_TILES, title_tiles, walk_tiles,
-     N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys in blocks, and "
-        "per query the largest score m, the sum l and the output O, rescaled when m grows: memory n, not n\xc2\xb2.")},
+     N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys "
+        "in blocks, and "
+        "per query the largest score m, the sum l and the output O, rescaled when m grows: memory "
+        "n, not n\xc2\xb2.")},
     {PANEL_COST, title_cost, walk_cost, NULL},
     {PANEL_CACHE, title_cache, walk_cache,
-     N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V heads (GQA, "
-        "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the model stores them.")},
+     N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V "
+        "heads (GQA, "
+        "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the "
+        "model stores them.")},
     {PANEL_ROPE, title_rope, walk_rope,
-     N_("Each pair of a query's numbers turns by its position times the pair's frequency; its length stays. A key "
-        "turns the same way, so a score depends only on how far apart the two are: move both, the same score.")},
+     N_("Each pair of a query's numbers turns by its position times the pair's frequency; its "
+        "length stays. A key "
+        "turns the same way, so a score depends only on how far apart the two are: move both, the "
+        "same score.")},
     {PANEL_COMPARE, title_compare, walk_compare, NULL},
     {PANEL_SHUFFLE, title_shuffle, walk_shuffle, NULL},
 };
@@ -862,13 +1001,16 @@ bool panel_text_build(PanelText *out, const PanelTextSrc *src)
         add_text(out, PANEL_ITEM_TITLE, title);
         PANELS[i].walk(out, src);
         if (PANELS[i].footer) add_text(out, PANEL_ITEM_TEXT, TR(PANELS[i].footer));
-    } else if (st->panel == PANEL_NONE && st->view == VIEW_ALL_HEADS && src->T && src->L->params.heads > 1) {
+    } else if (st->panel == PANEL_NONE && st->view == VIEW_ALL_HEADS && src->T
+               && src->L->params.heads > 1) {
         MatId m = model_stage_heatmap(&src->L->params, view_stage(st));
         const MatInfo *mi = mat_info(m == MAT_NONE ? MAT_WEIGHTS : m);
-        snprintf(title, sizeof title, TR("All %d heads \xc2\xb7 %s %s"), src->L->params.heads, TR(mi->what), mi->symbol);
+        snprintf(title, sizeof title, TR("All %d heads \xc2\xb7 %s %s"), src->L->params.heads,
+                 TR(mi->what), mi->symbol);
         add_text(out, PANEL_ITEM_TITLE, title);
         walk_all_heads(out, src);
     }
-    if (st->panel == PANEL_NONE && src->train && src->train->active && src->train->loss_count > 0) walk_training(out, src);
+    if (st->panel == PANEL_NONE && src->train && src->train->active && src->train->loss_count > 0)
+        walk_training(out, src);
     return !out->oom;
 }

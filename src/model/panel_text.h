@@ -1,8 +1,9 @@
-// What a panel over the board shows (G decoding, B tiles, K cost, Shift+K the KV cache's size, M compare, X
-// shuffle), the all-heads view (A) and the training strip, as plain data: headings, sentences and captioned
-// tables with row and column headers, the numbers rounded as the board rounds them. The page's text view writes
-// it as HTML (src/app/gui_web.inc); tests read it. The numbers are the program's own: the trace, the decoder's
-// buffer, the tiles' run, the cost figures, the comparison and the shuffled lesson the window draws. No SDL.
+// What a panel over the board shows (G decoding, B tiles, K cost, Shift+K the KV cache's size, M
+// compare, X shuffle), the all-heads view (A) and the training strip, as plain data: headings,
+// sentences and captioned tables with row and column headers, the numbers rounded as the board
+// rounds them. The page's text view writes it as HTML (src/app/gui_web.inc); tests read it. The
+// numbers are the program's own: the trace, the decoder's buffer, the tiles' run, the cost figures,
+// the comparison and the shuffled lesson the window draws. No SDL.
 #ifndef MHA_PANEL_TEXT_H
 #define MHA_PANEL_TEXT_H
 
@@ -13,30 +14,33 @@
 #include "session.h"
 #include "view.h"
 
-// The largest lesson the tiles panel steps through (the scene's SCENE_TILES_MAX_TOKENS, _DK: render checks).
+// The largest lesson the tiles panel steps through (the scene's SCENE_TILES_MAX_TOKENS, _DK: render
+// checks).
 #define PANEL_TILES_MAX_TOKENS 64
 #define PANEL_TILES_MAX_DK 16
 
-// A table: its caption, the header of its row-header column (corner, "" for none), a label per column and per
-// row, and rows x cols cells, row by row. Every string is the table's own (panel_text_free frees them).
+// A table: its caption, the header of its row-header column (corner, "" for none), a label per
+// column and per row, and rows x cols cells, row by row. Every string is the table's own
+// (panel_text_free frees them).
 typedef struct {
     char *caption;
     char *corner;
     int rows, cols;
     char **col_label; // [cols]
     char **row_label; // [rows]
-    char **cell;      // [rows * cols]
+    char **cell; // [rows * cols]
 } PanelTable;
 
 typedef enum {
-    PANEL_ITEM_TITLE, // the panel's heading: "The cat sat — generating with a KV cache: token 3 of 6, head 0"
-    PANEL_ITEM_TEXT,  // a sentence in the board's notation ('^' raises what follows it)
+    PANEL_ITEM_TITLE, // the panel's heading: "The cat sat — generating with a KV cache: token 3 of
+                      // 6, head 0"
+    PANEL_ITEM_TEXT, // a sentence in the board's notation ('^' raises what follows it)
     PANEL_ITEM_TABLE,
 } PanelItemKind;
 
 typedef struct {
     PanelItemKind kind;
-    char *text;       // TITLE, TEXT
+    char *text; // TITLE, TEXT
     PanelTable table; // TABLE
 } PanelItem;
 
@@ -47,31 +51,35 @@ typedef struct {
     bool oom;
 } PanelText;
 
-// What the text is made from: the view (panel, its step, head, view mode), the lesson shown and its trace, and
-// what the window computed for its panels (each may be NULL: the panel then says it could not be computed).
+// What the text is made from: the view (panel, its step, head, view mode), the lesson shown and its
+// trace, and what the window computed for its panels (each may be NULL: the panel then says it
+// could not be computed).
 typedef struct {
     const ViewState *st;
     const Lesson *L;
     const Trace *T;
-    const Comparison *compare;     // PANEL_COMPARE
+    const Comparison *compare; // PANEL_COMPARE
     const SessionShuffle *shuffle; // PANEL_SHUFFLE
-    const SessionTrain *train;     // the training strip (shown while active, with no panel open)
+    const SessionTrain *train; // the training strip (shown while active, with no panel open)
 } PanelTextSrc;
 
-// The open panel, else the all-heads view, and the training strip, into out (emptied first). Nothing when the
-// board shows one head with no panel and no training. False when out of memory.
+// The open panel, else the all-heads view, and the training strip, into out (emptied first).
+// Nothing when the board shows one head with no panel and no training. False when out of memory.
 bool panel_text_build(PanelText *out, const PanelTextSrc *src);
 void panel_text_free(PanelText *pt);
-// One line naming the open panel and its step (its heading: "… — FlashAttention: tile 2 of 6, blocks of 2,
-// head 0"), "" when none is open: the page's live line says it when it opens, steps or closes.
+// One line naming the open panel and its step (its heading: "… — FlashAttention: tile 2 of 6,
+// blocks of 2, head 0"), "" when none is open: the page's live line says it when it opens, steps or
+// closes.
 void panel_text_status(const PanelTextSrc *src, char *buf, size_t cap);
-// The decode panel's sentences for step t (the window's and the text view's): the token entering with its slot
-// (intro; slot alone, "" without a window, for the step's parts), what the cache holds, the work with and without it.
+// The decode panel's sentences for step t (the window's and the text view's): the token entering
+// with its slot (intro; slot alone, "" without a window, for the step's parts), what the cache
+// holds, the work with and without it.
 typedef struct {
     char intro[700], slot[300], cache[400], work[400];
 } DecodeSentences;
 void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out);
-// What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the others.
+// What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the
+// others.
 const char *panel_text_footer(ViewPanel panel);
 
 #endif

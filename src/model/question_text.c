@@ -1,6 +1,7 @@
-// The question on screen as the page's HTML: a form with real fields while it is asked (one row of the answer
-// kinds' table each: radio buttons over the cells searched, over the choices, or a number field), the verdict
-// once judged. The words are the window's (questions.c's prompt, response and description) where they fit.
+// The question on screen as the page's HTML: a form with real fields while it is asked (one row of
+// the answer kinds' table each: radio buttons over the cells searched, over the choices, or a
+// number field), the verdict once judged. The words are the window's (questions.c's prompt,
+// response and description) where they fit.
 #include "question_text.h"
 
 #include <stdio.h>
@@ -20,9 +21,10 @@ static void axis_label(const QuestionTextSrc *src, MatId m, bool row, int i, cha
     model_axis_label(src->L, row ? mi->row_axis : mi->col_axis, i, buf, cap);
 }
 
-// A cell the class may pick, named as the question asks for it: the key of a row ("sat"), the query of a
-// column, or "[cat, sat]" over the whole matrix.
-static void cell_label(const QuestionTextSrc *src, const QuestionAnswer *a, int r, int c, char *buf, size_t cap)
+// A cell the class may pick, named as the question asks for it: the key of a row ("sat"), the query
+// of a column, or "[cat, sat]" over the whole matrix.
+static void cell_label(const QuestionTextSrc *src, const QuestionAnswer *a, int r, int c, char *buf,
+                       size_t cap)
 {
     char rl[96], cl[96];
     axis_label(src, a->mat, true, r, rl, sizeof rl);
@@ -33,15 +35,18 @@ static void cell_label(const QuestionTextSrc *src, const QuestionAnswer *a, int 
 
 static void put_radio(StrBuf *b, int n, const char *value, const char *label)
 {
-    strbuf_printf(b, "<label class=\"st-choice\"><input type=\"radio\" name=\"quiz-answer\" id=\"quiz-opt-%d\" value=\"", n);
+    strbuf_printf(b,
+                  "<label class=\"st-choice\"><input type=\"radio\" name=\"quiz-answer\" "
+                  "id=\"quiz-opt-%d\" value=\"",
+                  n);
     stage_text_html_put(b, value, false);
     strbuf_puts(b, "\"> ");
     stage_text_html_put(b, label, false);
     strbuf_puts(b, "</label>\n");
 }
 
-// "cell": a radio button per cell of the row, column or matrix searched (a repeated token's label names its
-// place, as the board's headers do: "a₀", "a₂").
+// "cell": a radio button per cell of the row, column or matrix searched (a repeated token's label
+// names its place, as the board's headers do: "a₀", "a₂").
 static void form_cells(StrBuf *b, const QuestionTextSrc *src, const QuestionAnswer *a)
 {
     int rows, cols, n = 0;
@@ -70,15 +75,20 @@ static void form_choices(StrBuf *b, const QuestionTextSrc *src)
 // The form of a question asked; how: the line that says how to answer (also announced).
 static void form(StrBuf *b, const QuestionTextSrc *src, const QuestionAnswer *a, const char *how)
 {
-    static const char *const kind_key[] = {[QUIZ_CLICK] = "cell", [QUIZ_TYPE] = "value", [QUIZ_KEYS] = "choice"};
+    static const char *const kind_key[] = {
+        [QUIZ_CLICK] = "cell", [QUIZ_TYPE] = "value", [QUIZ_KEYS] = "choice"};
     QuizInput input = answer_kind_info(src->q->kind)->input;
-    strbuf_printf(b, "<form id=\"quiz-form\" class=\"st-quiz\" data-kind=\"%s\" aria-labelledby=\"quiz-title\" novalidate>\n",
+    strbuf_printf(b,
+                  "<form id=\"quiz-form\" class=\"st-quiz\" data-kind=\"%s\" "
+                  "aria-labelledby=\"quiz-title\" novalidate>\n",
                   kind_key[input]);
     if (input == QUIZ_TYPE) {
         strbuf_puts(b, "<p><label for=\"quiz-number\">");
         stage_text_html_put(b, TR("Your answer (a number)"), false);
-        strbuf_puts(b, "</label> <input id=\"quiz-number\" name=\"quiz-answer\" type=\"text\" inputmode=\"decimal\" "
-                       "autocomplete=\"off\" spellcheck=\"false\" size=\"10\" aria-describedby=\"quiz-how quiz-error\"></p>\n");
+        strbuf_puts(b, "</label> <input id=\"quiz-number\" name=\"quiz-answer\" type=\"text\" "
+                       "inputmode=\"decimal\" "
+                       "autocomplete=\"off\" spellcheck=\"false\" size=\"10\" "
+                       "aria-describedby=\"quiz-how quiz-error\"></p>\n");
     } else {
         strbuf_puts(b, "<fieldset aria-describedby=\"quiz-how quiz-error\"><legend>");
         stage_text_html_put(b, TR("Your answer"), false);
@@ -89,7 +99,8 @@ static void form(StrBuf *b, const QuestionTextSrc *src, const QuestionAnswer *a,
     }
     strbuf_puts(b, "<p id=\"quiz-how\" class=\"st-how\">");
     stage_text_html_put(b, how, false);
-    strbuf_puts(b, "</p>\n<p id=\"quiz-error\" class=\"st-error\"></p>\n<p class=\"st-buttons\"><button type=\"submit\">");
+    strbuf_puts(b, "</p>\n<p id=\"quiz-error\" class=\"st-error\"></p>\n<p "
+                   "class=\"st-buttons\"><button type=\"submit\">");
     stage_text_html_put(b, TR("Submit"), false);
     strbuf_puts(b, "</button> <button type=\"button\" id=\"quiz-skip\">");
     stage_text_html_put(b, TR("Skip (Esc)"), false);
@@ -106,15 +117,17 @@ void question_text_html(StrBuf *b, const QuestionTextSrc *src, char *say, size_t
     QuestionAnswer a;
     LessonError err;
     char head[1200], line[900], words[512];
-    if (st->quiz >= 0) snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(L, st->quiz), L->question_count, q->text);
+    if (st->quiz >= 0)
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(L, st->quiz),
+                 L->question_count, q->text);
     else snprintf(head, sizeof head, TR("Question: %s"), q->text);
     bool answerable = question_answer(L, src->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
     bool asking = answerable && st->quiz_phase != QUIZ_REVEALED;
-    if (!answerable)
-        snprintf(line, sizeof line, TR("No answer: %s"), err.message);
+    if (!answerable) snprintf(line, sizeof line, TR("No answer: %s"), err.message);
     else if (asking) {
         QuizInput input = answer_kind_info(q->kind)->input;
-        if (input == QUIZ_TYPE) question_prompt(q, &a, words, sizeof words); // "Type a number, then Enter (...)."
+        if (input == QUIZ_TYPE)
+            question_prompt(q, &a, words, sizeof words); // "Type a number, then Enter (...)."
         else snprintf(words, sizeof words, "%s", TR("Choose one, then Submit."));
         snprintf(line, sizeof line, "%s %s", words, TR("(Esc: skip)"));
     } else {
@@ -123,8 +136,9 @@ void question_text_html(StrBuf *b, const QuestionTextSrc *src, char *say, size_t
         question_response(q, L, &r, said, sizeof said);
         question_describe(q, &a, L, words, sizeof words);
         snprintf(answer, sizeof answer, TR("Answer: %s"), words);
-        snprintf(line, sizeof line, "%s \xe2\x80\x94 %s. %s", st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite"),
-                 said, answer);
+        snprintf(line, sizeof line, "%s \xe2\x80\x94 %s. %s",
+                 st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite"), said,
+                 answer);
     }
     strbuf_puts(b, "<div class=\"st-question\" id=\"quiz\"><h3 id=\"quiz-title\">");
     stage_text_html_put(b, head, false);
@@ -152,7 +166,8 @@ bool question_text_number(const char *in, char *out, size_t cap)
     while (*p == ' ' || *p == '\t') p++;
     if (*p == '+') p++;
     else if (*p == '-') out[o++] = '-', p++;
-    else if (strncmp(p, "\xe2\x88\x92", 3) == 0) out[o++] = '-', p += 3; // U+2212, the board's minus sign
+    else if (strncmp(p, "\xe2\x88\x92", 3) == 0)
+        out[o++] = '-', p += 3; // U+2212, the board's minus sign
     for (; *p && *p != ' ' && *p != '\t'; p++) {
         if (o + 1 >= cap) goto fail;
         if (*p >= '0' && *p <= '9') out[o++] = *p, digit = true;

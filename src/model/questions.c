@@ -1,5 +1,6 @@
-// Predict, then reveal: each question of a lesson resolved against its stages and matrices and answered
-// from the trace's own numbers; a table row per answer kind computes, checks, judges and describes.
+// Predict, then reveal: each question of a lesson resolved against its stages and matrices and
+// answered from the trace's own numbers; a table row per answer kind computes, checks, judges and
+// describes.
 #include "questions.h"
 #include "i18n.h"
 
@@ -51,8 +52,8 @@ static bool in_span(const LessonQuestion *q, const QuestionAnswer *a, int r, int
 }
 
 // The extreme finite value over the span (masked cells, -inf, are not candidates); false when none.
-static bool extreme(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t, int *br,
-                    int *bc, double *bv)
+static bool extreme(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                    const Trace *t, int *br, int *bc, double *bv)
 {
     int rows, cols;
     model_mat_shape(p, a->mat, &rows, &cols);
@@ -73,8 +74,8 @@ static bool extreme(const LessonQuestion *q, const QuestionAnswer *a, const Attn
     return found;
 }
 
-static bool cell_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t, QuestionAnswer *a, char *msg,
-                         size_t cap)
+static bool cell_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t,
+                         QuestionAnswer *a, char *msg, size_t cap)
 {
     int r = 0, c = 0;
     double v = 0;
@@ -88,8 +89,8 @@ static bool cell_compute(const LessonQuestion *q, const AttnParams *p, const Tra
     return true;
 }
 
-static bool cell_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, const Trace *t, char *msg,
-                       size_t cap)
+static bool cell_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                       const Trace *t, char *msg, size_t cap)
 {
     double stated = value_at(&L->params, t, a->mat, a->head, q->row, q->col);
     if (stated == a->value) return true; // a tie with the first extreme is right too
@@ -98,14 +99,16 @@ static bool cell_check(const LessonQuestion *q, const QuestionAnswer *a, const L
     cell_words(L, a->mat, q->row, q->col, said, sizeof said);
     fmt_value(a->value, rv, sizeof rv);
     fmt_value(stated, sv, sizeof sv);
-    snprintf(msg, cap, "wrong answer: the %s value of %s in %s is at [%d, %d], %s: %s; the lesson says [%d, %d], %s: %s",
-             q->pick_min ? "smallest" : "largest", among_words(q), a->name, a->cell.row, a->cell.col, right, rv, q->row,
-             q->col, said, sv);
+    snprintf(msg, cap,
+             "wrong answer: the %s value of %s in %s is at [%d, %d], %s: %s; the lesson says [%d, "
+             "%d], %s: %s",
+             q->pick_min ? "smallest" : "largest", among_words(q), a->name, a->cell.row,
+             a->cell.col, right, rv, q->row, q->col, said, sv);
     return false;
 }
 
-static bool cell_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
-                       const QuestionResponse *r)
+static bool cell_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                       const Trace *t, const QuestionResponse *r)
 {
     const CellRef c = r->cell;
     if (c.mat != a->mat) return false;
@@ -115,7 +118,8 @@ static bool cell_judge(const LessonQuestion *q, const QuestionAnswer *a, const A
     return value_at(p, t, a->mat, a->head, c.row, c.col) == a->value;
 }
 
-static void cell_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
+static void cell_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                          char *buf, size_t cap)
 {
     (void)q;
     char where[256], v[32];
@@ -126,44 +130,48 @@ static void cell_describe(const LessonQuestion *q, const QuestionAnswer *a, cons
 
 // --- "value": a number, right within a tolerance ---
 
-static bool point_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t, QuestionAnswer *a, char *msg,
-                          size_t cap)
+static bool point_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t,
+                          QuestionAnswer *a, char *msg, size_t cap)
 {
     (void)q;
     a->cell = a->asked;
     a->value = value_at(p, t, a->mat, a->head, a->asked.row, a->asked.col);
     a->choice = -1;
     if (!isfinite(a->value)) {
-        snprintf(msg, cap, "the cell [%d, %d] is masked (\xe2\x88\x92\xe2\x88\x9e): ask about a cell with a number",
+        snprintf(msg, cap,
+                 "the cell [%d, %d] is masked (\xe2\x88\x92\xe2\x88\x9e): ask about a cell with a "
+                 "number",
                  a->asked.row, a->asked.col);
         return false;
     }
     return true;
 }
 
-static bool value_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, const Trace *t, char *msg,
-                        size_t cap)
+static bool value_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                        const Trace *t, char *msg, size_t cap)
 {
     (void)L;
     (void)t;
     if (fabs(q->value - a->value) <= q->tolerance) return true;
     char v[32], exact[40] = "";
     fmt_value(a->value, v, sizeof v);
-    if (a->value != floor(a->value)) snprintf(exact, sizeof exact, " (%.17g)", a->value); // the digits to compare
-    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s%s, not within %g \xc2\xb1 %g", a->name, a->cell.row, a->cell.col,
-             v, exact, q->value, q->tolerance);
+    if (a->value != floor(a->value))
+        snprintf(exact, sizeof exact, " (%.17g)", a->value); // the digits to compare
+    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s%s, not within %g \xc2\xb1 %g", a->name,
+             a->cell.row, a->cell.col, v, exact, q->value, q->tolerance);
     return false;
 }
 
-static bool value_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
-                        const QuestionResponse *r)
+static bool value_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                        const Trace *t, const QuestionResponse *r)
 {
     (void)p;
     (void)t;
     return isfinite(r->value) && fabs(r->value - a->value) <= q->tolerance;
 }
 
-static void value_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
+static void value_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                           char *buf, size_t cap)
 {
     char where[256], v[32];
     cell_words(L, a->mat, a->cell.row, a->cell.col, where, sizeof where);
@@ -173,8 +181,8 @@ static void value_describe(const LessonQuestion *q, const QuestionAnswer *a, con
 
 // --- "choice": the choice nearest the cell's value ---
 
-static bool choice_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t, QuestionAnswer *a, char *msg,
-                           size_t cap)
+static bool choice_compute(const LessonQuestion *q, const AttnParams *p, const Trace *t,
+                           QuestionAnswer *a, char *msg, size_t cap)
 {
     if (!point_compute(q, p, t, a, msg, cap)) return false;
     int best = 0;
@@ -184,9 +192,12 @@ static bool choice_compute(const LessonQuestion *q, const AttnParams *p, const T
         if (i != best && fabs(q->choices[i] - a->value) == fabs(q->choices[best] - a->value)) {
             char v[32];
             fmt_value(a->value, v, sizeof v);
-            snprintf(msg, cap, "choices %d and %d (%g and %g) are equally near the value %s: the question has no "
-                     "single answer", best < i ? best : i, best < i ? i : best, q->choices[best < i ? best : i],
-                     q->choices[best < i ? i : best], v);
+            snprintf(
+                msg, cap,
+                "choices %d and %d (%g and %g) are equally near the value %s: the question has no "
+                "single answer",
+                best < i ? best : i, best < i ? i : best, q->choices[best < i ? best : i],
+                q->choices[best < i ? i : best], v);
             return false;
         }
     }
@@ -194,22 +205,25 @@ static bool choice_compute(const LessonQuestion *q, const AttnParams *p, const T
     return true;
 }
 
-static bool choice_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, const Trace *t, char *msg,
-                         size_t cap)
+static bool choice_check(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                         const Trace *t, char *msg, size_t cap)
 {
     (void)L;
     (void)t;
     if (q->correct == a->choice) return true;
     char v[32];
     fmt_value(a->value, v, sizeof v);
-    snprintf(msg, cap, "wrong answer: %s[%d, %d] is %s, nearest to choices[%d] = %g (\"correct\": %d); the lesson "
-             "says \"correct\": %d (%g)", a->name, a->cell.row, a->cell.col, v, a->choice, q->choices[a->choice], a->choice,
-             q->correct, q->choices[q->correct]);
+    snprintf(
+        msg, cap,
+        "wrong answer: %s[%d, %d] is %s, nearest to choices[%d] = %g (\"correct\": %d); the lesson "
+        "says \"correct\": %d (%g)",
+        a->name, a->cell.row, a->cell.col, v, a->choice, q->choices[a->choice], a->choice,
+        q->correct, q->choices[q->correct]);
     return false;
 }
 
-static bool choice_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
-                         const QuestionResponse *r)
+static bool choice_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                         const Trace *t, const QuestionResponse *r)
 {
     (void)q;
     (void)p;
@@ -217,7 +231,8 @@ static bool choice_judge(const LessonQuestion *q, const QuestionAnswer *a, const
     return r->choice == a->choice;
 }
 
-static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
+static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L,
+                            char *buf, size_t cap)
 {
     char where[256], v[32];
     cell_words(L, a->mat, a->cell.row, a->cell.col, where, sizeof where);
@@ -242,10 +257,12 @@ static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char
     (void)a;
     size_t used = (size_t)snprintf(buf, cap, "%s", TR("Press"));
     for (int i = 0; i < q->choice_count && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1, q->choices[i]);
+        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1,
+                                 q->choices[i]);
 }
 
-static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
+                          char *buf, size_t cap)
 {
     (void)q;
     char where[300];
@@ -257,7 +274,8 @@ static void cell_response(const LessonQuestion *q, const Lesson *L, const Questi
     snprintf(buf, cap, TR("you picked %s"), where);
 }
 
-static void value_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+static void value_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
+                           char *buf, size_t cap)
 {
     (void)q;
     (void)L;
@@ -265,21 +283,22 @@ static void value_response(const LessonQuestion *q, const Lesson *L, const Quest
     else buf[0] = '\0';
 }
 
-static void choice_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+static void choice_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
+                            char *buf, size_t cap)
 {
     (void)L;
     if (r->choice >= 0 && r->choice < q->choice_count)
         snprintf(buf, cap, TR("you pressed %d (%g)"), r->choice + 1, q->choices[r->choice]);
-    else
-        buf[0] = '\0';
+    else buf[0] = '\0';
 }
 
 static const AnswerKindInfo KINDS[ANSWER_KIND_COUNT] = {
-    {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe, cell_prompt, QUIZ_CLICK, cell_response},
-    {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe, value_prompt, QUIZ_TYPE,
-     value_response},
-    {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe, choice_prompt, QUIZ_KEYS,
-     choice_response},
+    {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe, cell_prompt,
+     QUIZ_CLICK, cell_response},
+    {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe, value_prompt,
+     QUIZ_TYPE, value_response},
+    {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe,
+     choice_prompt, QUIZ_KEYS, choice_response},
 };
 
 const AnswerKindInfo *answer_kind_info(AnswerKind k)
@@ -305,15 +324,16 @@ static bool q_fail(const Lesson *L, LessonError *err, int index, const char *fie
     return false;
 }
 
-bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, int index, QuestionAnswer *a,
-                     LessonError *err)
+bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, int index,
+                     QuestionAnswer *a, LessonError *err)
 {
     const AttnParams *p = &L->params;
     char msg[512];
     memset(a, 0, sizeof *a);
     a->choice = -1;
     err->message[0] = '\0';
-    // A field --check already found wrong: only what does not depend on it is checked (an empty message).
+    // A field --check already found wrong: only what does not depend on it is checked (an empty
+    // message).
     if (q->broken & LESSON_QUESTION_BROKEN_STAGE) return false;
     Stage st;
     Stage stages[STAGE_COUNT];
@@ -324,12 +344,15 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     if (!present) {
         char names[320];
         model_stage_names(stages, ns, true, names, sizeof names);
-        snprintf(msg, sizeof msg, "expected one of this lesson's stages with a result (%s), got \"%.60s\"", names, q->stage);
+        snprintf(msg, sizeof msg,
+                 "expected one of this lesson's stages with a result (%s), got \"%.60s\"", names,
+                 q->stage);
         return q_fail(L, err, index, "stage", msg);
     }
     const StageInfo *si = stage_info(st);
     if (si->results[0] == MAT_NONE) {
-        snprintf(msg, sizeof msg, "the %s stage computes nothing to predict: ask on a later stage", si->key);
+        snprintf(msg, sizeof msg, "the %s stage computes nothing to predict: ask on a later stage",
+                 si->key);
         return q_fail(L, err, index, "stage", msg);
     }
     if (q->broken & LESSON_QUESTION_BROKEN_ANSWER) return false;
@@ -337,20 +360,25 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     if (q->matrix) {
         m = model_mat_from_key(q->matrix);
         bool shown = false;
-        for (int i = 0; i < 3 && si->results[i] != MAT_NONE; i++) shown = shown || si->results[i] == m;
+        for (int i = 0; i < 3 && si->results[i] != MAT_NONE; i++)
+            shown = shown || si->results[i] == m;
         if (!shown) {
-            size_t used = (size_t)snprintf(msg, sizeof msg, "expected a matrix the %s stage computes (", si->key);
+            size_t used = (size_t)snprintf(msg, sizeof msg,
+                                           "expected a matrix the %s stage computes (", si->key);
             for (int i = 0; i < 3 && si->results[i] != MAT_NONE && used < sizeof msg; i++)
-                used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", i ? ", " : "", mat_info(si->results[i])->key);
-            if (used < sizeof msg) snprintf(msg + used, sizeof msg - used, "), got \"%.60s\"", q->matrix);
+                used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", i ? ", " : "",
+                                         mat_info(si->results[i])->key);
+            if (used < sizeof msg)
+                snprintf(msg + used, sizeof msg - used, "), got \"%.60s\"", q->matrix);
             return q_fail(L, err, index, "answer.matrix", msg);
         }
     }
     int rows, cols;
     model_mat_shape(p, m, &rows, &cols);
     if (q->row >= rows || q->col >= cols) {
-        snprintf(msg, sizeof msg, "[%d, %d] is outside %s, which has %d row%s and %d column%s", q->row, q->col,
-                 mat_info(m)->key, rows, rows == 1 ? "" : "s", cols, cols == 1 ? "" : "s");
+        snprintf(msg, sizeof msg, "[%d, %d] is outside %s, which has %d row%s and %d column%s",
+                 q->row, q->col, mat_info(m)->key, rows, rows == 1 ? "" : "s", cols,
+                 cols == 1 ? "" : "s");
         return q_fail(L, err, index, "answer.cell", msg);
     }
     if (q->broken & LESSON_QUESTION_BROKEN_HEAD) return false;
@@ -359,12 +387,13 @@ bool question_answer(const Lesson *L, const Trace *t, const LessonQuestion *q, i
     a->head = mat_info(m)->per_head ? q->head : 0;
     model_mat_name(p, m, a->head, a->name, sizeof a->name);
     a->asked = (CellRef){m, a->head, q->row, q->col};
-    if (!KINDS[q->kind].compute(q, p, t, a, msg, sizeof msg)) return q_fail(L, err, index, "answer", msg);
+    if (!KINDS[q->kind].compute(q, p, t, a, msg, sizeof msg))
+        return q_fail(L, err, index, "answer", msg);
     return true;
 }
 
-bool question_check(const Lesson *L, const Trace *t, const LessonQuestion *q, int index, QuestionAnswer *a,
-                    LessonError *err)
+bool question_check(const Lesson *L, const Trace *t, const LessonQuestion *q, int index,
+                    QuestionAnswer *a, LessonError *err)
 {
     if (!question_answer(L, t, q, index, a, err)) return false;
     char msg[512];
@@ -388,7 +417,8 @@ int questions_check(const Lesson *L, const Trace *t, const char *filename, Lesso
     return errors;
 }
 
-// Where question q is asked: its stage's place (the table's order); a stage the lesson cannot name, last.
+// Where question q is asked: its stage's place (the table's order); a stage the lesson cannot name,
+// last.
 static int ask_rank(const LessonQuestion *q)
 {
     Stage s;
@@ -417,13 +447,14 @@ bool question_in_span(const LessonQuestion *q, const QuestionAnswer *a, int row,
     return q->kind == ANSWER_CELL && in_span(q, a, row, col);
 }
 
-bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, const Trace *t,
-                    const QuestionResponse *r)
+bool question_judge(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                    const Trace *t, const QuestionResponse *r)
 {
     return KINDS[q->kind].judge(q, a, p, t, r);
 }
 
-void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf, size_t cap)
+void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf,
+                       size_t cap)
 {
     KINDS[q->kind].describe(q, a, L, buf, cap);
 }
@@ -433,7 +464,8 @@ void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf
     KINDS[q->kind].prompt(q, a, buf, cap);
 }
 
-void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf, size_t cap)
+void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
+                       char *buf, size_t cap)
 {
     KINDS[q->kind].response(q, L, r, buf, cap);
 }
@@ -444,8 +476,8 @@ ViewQuestion question_view(const LessonQuestion *q, const QuestionAnswer *a)
     return v;
 }
 
-void question_reveal_cells(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p, CellRef *answer,
-                           CellRef *through)
+void question_reveal_cells(const LessonQuestion *q, const QuestionAnswer *a, const AttnParams *p,
+                           CellRef *answer, CellRef *through)
 {
     int rows, cols;
     model_mat_shape(p, a->mat, &rows, &cols);
@@ -455,10 +487,8 @@ void question_reveal_cells(const LessonQuestion *q, const QuestionAnswer *a, con
     if (q->among_matrix) {
         through->row = rows - 1;
         through->col = cols - 1;
-    } else if (q->among_column)
-        through->row = rows - 1;
-    else
-        through->col = cols - 1;
+    } else if (q->among_column) through->row = rows - 1;
+    else through->col = cols - 1;
 }
 
 // splitmix64: a counter to a well-mixed number (the automatic question's row).
@@ -482,12 +512,16 @@ bool question_auto(LessonQuestion *q, const Lesson *L, const Trace *t, int head,
 {
     const AttnParams *p = &L->params;
     memset(q, 0, sizeof *q);
-    int first = (p->mask == MASK_CAUSAL && p->n > 1) ? 1 : 0; // the first causal row has one key: no question
+    int first = (p->mask == MASK_CAUSAL && p->n > 1)
+                    ? 1
+                    : 0; // the first causal row has one key: no question
     int row = first + (int)(mix(counter) % (uint64_t)(p->n - first));
     if (head < 0 || head >= p->heads) head = 0;
     char label[96], text[256];
     model_axis_label(L, AXIS_QUERY, row, label, sizeof label);
-    snprintf(text, sizeof text, TR("Which key does \xe2\x80\x9c%s\xe2\x80\x9d attend to most in head %d?"), label, head);
+    snprintf(text, sizeof text,
+             TR("Which key does \xe2\x80\x9c%s\xe2\x80\x9d attend to most in head %d?"), label,
+             head);
     q->stage = dup("softmax");
     q->text = dup(text);
     q->matrix = dup("weights");
@@ -501,7 +535,8 @@ bool question_auto(LessonQuestion *q, const Lesson *L, const Trace *t, int head,
     // The stated answer is the trace's own: the first largest weight of the row.
     int best = 0;
     for (int c = 1; c < p->m; c++)
-        if (mat_get(&t->head[head].weights, row, c) > mat_get(&t->head[head].weights, row, best)) best = c;
+        if (mat_get(&t->head[head].weights, row, c) > mat_get(&t->head[head].weights, row, best))
+            best = c;
     q->col = best;
     return true;
 }

@@ -1,8 +1,9 @@
-// The window's edits traced on a worker thread (issue 27: an edit of the trace-limit lesson, 512 tokens of
-// d_model 768, froze the window for 0.4 s): session_edit changes the value at once and starts the trace of a
-// copy of the parameters here; until it is shown the screen keeps the previous trace, marked as recomputing.
-// Edits made meanwhile are traced when it ends (the latest values, one trace); a trace that fails undoes the
-// edits since the last good one. The session (session.c) waits for it before anything else changes it.
+// The window's edits traced on a worker thread (issue 27: an edit of the trace-limit lesson, 512
+// tokens of d_model 768, froze the window for 0.4 s): session_edit changes the value at once and
+// starts the trace of a copy of the parameters here; until it is shown the screen keeps the
+// previous trace, marked as recomputing. Edits made meanwhile are traced when it ends (the latest
+// values, one trace); a trace that fails undoes the edits since the last good one. The session
+// (session.c) waits for it before anything else changes it.
 #include "retrace.h"
 
 #include <stdatomic.h>
@@ -12,19 +13,21 @@
 
 #include "platform/platform.h"
 
-#define UNDO_MAX 256 // edits remembered until their trace is shown (more: the edit is traced at once)
+#define UNDO_MAX                                                                                   \
+    256 // edits remembered until their trace is shown (more: the edit is traced at once)
 
 struct Retrace {
     PlatformThread *thread;
     atomic_bool done;
-    bool busy;           // a trace runs (or ran and is not yet finished)
-    bool again;          // edited since it started: trace the latest values when it ends
+    bool busy; // a trace runs (or ran and is not yet finished)
+    bool again; // edited since it started: trace the latest values when it ends
     bool has_p;
-    AttnParams p;        // the copy traced
+    AttnParams p; // the copy traced
     Trace t;
     bool ok;
     TraceError err;
-    int undo_count;      // the edits since the last trace shown, oldest first, with the values they replaced
+    int undo_count; // the edits since the last trace shown, oldest first, with the values they
+                    // replaced
     CellRef undo_cell[UNDO_MAX];
     double undo_old[UNDO_MAX];
 };
@@ -49,7 +52,9 @@ static bool job_start(Retrace *r, const AttnParams *edit)
     const Matrix *src[] = {&edit->X, &edit->S, &edit->E, &edit->P, &edit->E_S, &edit->P_S};
     Matrix *dst[] = {&r->p.X, &r->p.S, &r->p.E, &r->p.P, &r->p.E_S, &r->p.P_S};
     for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
-        if (src[i]->data) memcpy(dst[i]->data, src[i]->data, (size_t)src[i]->rows * (size_t)src[i]->cols * sizeof(double));
+        if (src[i]->data)
+            memcpy(dst[i]->data, src[i]->data,
+                   (size_t)src[i]->rows * (size_t)src[i]->cols * sizeof(double));
     r->again = false;
     r->busy = true;
     atomic_store(&r->done, false);
@@ -81,7 +86,8 @@ bool retrace_ended(const Retrace *r) { return r && r->busy && atomic_load(&r->do
 
 static void undo(Retrace *r, AttnParams *edit)
 {
-    for (int i = r->undo_count - 1; i >= 0; i--) view_param_set(edit, r->undo_cell[i], r->undo_old[i]);
+    for (int i = r->undo_count - 1; i >= 0; i--)
+        view_param_set(edit, r->undo_cell[i], r->undo_old[i]);
     r->undo_count = 0;
 }
 

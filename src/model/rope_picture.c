@@ -1,6 +1,7 @@
-// RoPE as a picture (rope_picture.h): a token's query pairs before and after their turn, the frequencies, and
-// a query and a key moved together. Every number is the trace's or core's own; nothing is rotated here except
-// the moved pair of the relative view, which goes through core's attn_rope_blocks as the trace's rows do.
+// RoPE as a picture (rope_picture.h): a token's query pairs before and after their turn, the
+// frequencies, and a query and a key moved together. Every number is the trace's or core's own;
+// nothing is rotated here except the moved pair of the relative view, which goes through core's
+// attn_rope_blocks as the trace's rows do.
 #include "rope_picture.h"
 
 #include <math.h>
@@ -18,7 +19,8 @@ static bool turn_row(Matrix *out, const Matrix *from, int row, const AttnParams 
     if (!mat_init(&x, 1, from->cols)) return false;
     memcpy(x.data, mat_row(from, row), sizeof(double) * (size_t)from->cols);
     bool ok = mat_init(out, 1, from->cols);
-    if (ok) attn_rope_blocks(out, &x, p->rope, p->rope_base, &p->rope_scale, +1, pos, p->rope_block);
+    if (ok)
+        attn_rope_blocks(out, &x, p->rope, p->rope_base, &p->rope_scale, +1, pos, p->rope_block);
     mat_free(&x);
     return ok;
 }
@@ -29,7 +31,8 @@ static double pair_angle(double qa, double qb, double ka, double kb)
     return remainder(atan2(kb, ka) - atan2(qb, qa), 6.283185307179586);
 }
 
-// The query `query` and the key `key` at their positions (the trace's score) and moved so the query stands at 0.
+// The query `query` and the key `key` at their positions (the trace's score) and moved so the query
+// stands at 0.
 static bool relative(RopeRelative *r, const AttnParams *p, const HeadTrace *ht, int query, int key)
 {
     int a, b;
@@ -39,8 +42,8 @@ static bool relative(RopeRelative *r, const AttnParams *p, const HeadTrace *ht, 
     r->moved_q = query + shift, r->moved_k = key + shift;
     r->score = mat_get(&ht->scores, query, key);
     r->q_angle = atan2(mat_get(&ht->Q_rot, query, b), mat_get(&ht->Q_rot, query, a));
-    r->angle = pair_angle(mat_get(&ht->Q_rot, query, a), mat_get(&ht->Q_rot, query, b), mat_get(&ht->K_rot, key, a),
-                          mat_get(&ht->K_rot, key, b));
+    r->angle = pair_angle(mat_get(&ht->Q_rot, query, a), mat_get(&ht->Q_rot, query, b),
+                          mat_get(&ht->K_rot, key, a), mat_get(&ht->K_rot, key, b));
     Matrix q, k;
     if (!turn_row(&q, &ht->Q, query, p, r->moved_q)) return false;
     if (!turn_row(&k, &ht->K, key, p, r->moved_k)) {
@@ -59,7 +62,8 @@ static bool relative(RopeRelative *r, const AttnParams *p, const HeadTrace *ht, 
 
 bool model_rope_picture(RopePicture *out, const AttnParams *p, const Trace *t, int head, int token)
 {
-    if (p->rope == ROPE_NONE || !t || head < 0 || head >= t->heads || p->n < 1 || p->d_k < 2) return false;
+    if (p->rope == ROPE_NONE || !t || head < 0 || head >= t->heads || p->n < 1 || p->d_k < 2)
+        return false;
     const HeadTrace *ht = &t->head[head];
     if (!ht->Q_rot.data || !ht->K_rot.data || !ht->scores.data) return false;
     RopePicture r;
@@ -67,7 +71,8 @@ bool model_rope_picture(RopePicture *out, const AttnParams *p, const Trace *t, i
     r.head = head;
     r.token = token < 0 ? 0 : token >= p->n ? p->n - 1 : token;
     r.d_k = p->d_k, r.base = p->rope_base, r.kind = p->rope;
-    int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k; // as the trace turns them
+    int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block
+                                                          : p->d_k; // as the trace turns them
     r.pairs = d_k / 2 < ROPE_PICTURE_MAX_PAIRS ? d_k / 2 : ROPE_PICTURE_MAX_PAIRS;
     for (int j = 0; j < r.pairs; j++) {
         RopePair *q = &r.pair[j];

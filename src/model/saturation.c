@@ -9,8 +9,9 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation" // the message is cut to its buffer on purpose
 #endif
 
-// Whether row i of a head's scaled scores (its first `keys` keys) would still be one-hot at 4 decimals with
-// the scores scaled by `factor` more: the largest weight 1 / sum exp(factor (s_j - s_max)).
+// Whether row i of a head's scaled scores (its first `keys` keys) would still be one-hot at 4
+// decimals with the scores scaled by `factor` more: the largest weight 1 / sum exp(factor (s_j -
+// s_max)).
 static bool hot_at(const Matrix *scaled, int i, int keys, double factor)
 {
     double top = -INFINITY, sum = 0;
@@ -25,8 +26,8 @@ int saturation_warn(const Lesson *l, const Trace *t, const char *filename, Lesso
 {
     const AttnParams *p = &l->params;
     int rows = 0, hot = 0, first_h = -1, first_r = 0, first_c = 0, hot_heads = 0;
-    // A lesson's "scale" above the default 1/sqrt(d_k) sharpens every row: the cause when, at the default,
-    // no row saturates.
+    // A lesson's "scale" above the default 1/sqrt(d_k) sharpens every row: the cause when, at the
+    // default, no row saturates.
     double usual = 1.0 / sqrt((double)p->d_k);
     bool scale_sharpens = p->scale > usual, hot_usual = false;
     for (int h = 0; h < p->heads && h < t->heads; h++) {
@@ -42,7 +43,8 @@ int saturation_warn(const Lesson *l, const Trace *t, const char *filename, Lesso
             if (mat_get(w, i, best) < 0.99995) continue; // below 1.0000 at 4 decimals
             hot++;
             head_hot = true;
-            hot_usual = hot_usual || !scale_sharpens || hot_at(&t->head[h].scaled, i, keys, usual / p->scale);
+            hot_usual = hot_usual || !scale_sharpens
+                        || hot_at(&t->head[h].scaled, i, keys, usual / p->scale);
             if (first_h < 0) {
                 first_h = h;
                 first_r = i;
@@ -58,16 +60,24 @@ int saturation_warn(const Lesson *l, const Trace *t, const char *filename, Lesso
     lesson_locate_key(l, "weights", &e);
     char shown[2][80], advice[300];
     if (hot_usual)
-        snprintf(advice, sizeof advice, "smaller embeddings or weights (std or qkv_std below 1, or smaller numbers)%s give",
-                 scale_sharpens ? " or a smaller \"scale\"" : "");
+        snprintf(
+            advice, sizeof advice,
+            "smaller embeddings or weights (std or qkv_std below 1, or smaller numbers)%s give",
+            scale_sharpens ? " or a smaller \"scale\"" : "");
     else
-        snprintf(advice, sizeof advice, "the lesson's \"scale\" (%g) is the cause: at the default 1/\xe2\x88\x9a" "d_k = %.4g no "
-                 "row saturates, so a smaller \"scale\" (or none) gives", p->scale, usual);
+        snprintf(advice, sizeof advice,
+                 "the lesson's \"scale\" (%g) is the cause: at the default 1/\xe2\x88\x9a"
+                 "d_k = %.4g no "
+                 "row saturates, so a smaller \"scale\" (or none) gives",
+                 p->scale, usual);
     snprintf(e.message, sizeof e.message,
-             "%d of %d softmax rows (in %d of %d head%s) saturate to one-hot at 4 decimals, e.g. head %d, query "
-             "\"%s\": 1.0000 on \"%s\" and 0.0000 on every other key. The scaled scores of such a row lie so far "
+             "%d of %d softmax rows (in %d of %d head%s) saturate to one-hot at 4 decimals, e.g. "
+             "head %d, query "
+             "\"%s\": 1.0000 on \"%s\" and 0.0000 on every other key. The scaled scores of such a "
+             "row lie so far "
              "apart that the softmax keeps only the largest; %s attention the class can compare",
-             hot, rows, hot_heads, p->heads, p->heads == 1 ? "" : "s", first_h, lesson_show_key(l->tokens[first_r], shown[0], 80),
+             hot, rows, hot_heads, p->heads, p->heads == 1 ? "" : "s", first_h,
+             lesson_show_key(l->tokens[first_r], shown[0], 80),
              lesson_show_key(l->source_tokens[first_c], shown[1], 80), advice);
     lesson_error_set_file(&e, filename);
     lesson_report_add(rep, &e);

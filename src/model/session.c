@@ -1,5 +1,5 @@
-// The document behind the window (see session.h): load, watch, edit, revert, save, compare, export data.
-// The file's time stamp from the platform layer; no SDL, no printing.
+// The document behind the window (see session.h): load, watch, edit, revert, save, compare, export
+// data. The file's time stamp from the platform layer; no SDL, no printing.
 #include "session.h"
 #include "rope_shift.h"
 #include "retrace.h"
@@ -19,9 +19,8 @@ static void set_error(SessionError *err, const char *message)
     if (err) snprintf(err->message, sizeof err->message, "%s", message);
 }
 
-
-// path for a message: whole when shorter than cap, else "…" and its end (from a character boundary), so
-// the file's name is kept. Returns path or buf.
+// path for a message: whole when shorter than cap, else "…" and its end (from a character
+// boundary), so the file's name is kept. Returns path or buf.
 static const char *path_tail(const char *path, char *buf, size_t cap)
 {
     size_t n = strlen(path);
@@ -82,9 +81,9 @@ void session_free(Session *s)
     session_init(s);
 }
 
-// The watch hashes a file's bytes when its time stamp cannot tell a change: a file of at most this size
-// always (cheap), a larger one while a write in the same tick of a coarse clock (1 s on ext2, 2 s on FAT)
-// could still come: until STAMP_TICK_S seconds past its modification time.
+// The watch hashes a file's bytes when its time stamp cannot tell a change: a file of at most this
+// size always (cheap), a larger one while a write in the same tick of a coarse clock (1 s on ext2,
+// 2 s on FAT) could still come: until STAMP_TICK_S seconds past its modification time.
 #define STAMP_HASH_ALWAYS (1024 * 1024)
 #define STAMP_TICK_S 3
 
@@ -93,23 +92,26 @@ static bool stamp_of(const char *path, bool follow, SessionStamp *out)
 {
     PlatformStat st;
     if (!platform_stat(path, follow, &st)) return false;
-    *out = (SessionStamp){st.mtime_sec, st.mtime_nsec, st.size, st.device, st.file_id, 0, false, (long long)time(NULL)};
+    *out = (SessionStamp){st.mtime_sec, st.mtime_nsec,        st.size, st.device, st.file_id, 0,
+                          false,        (long long)time(NULL)};
     return st.kind == PLATFORM_REGULAR || follow;
 }
 
 static bool stamp_same(const SessionStamp *a, const SessionStamp *b)
 {
-    return a->sec == b->sec && a->nsec == b->nsec && a->size == b->size && a->device == b->device &&
-           a->file_id == b->file_id;
+    return a->sec == b->sec && a->nsec == b->nsec && a->size == b->size && a->device == b->device
+           && a->file_id == b->file_id;
 }
 
-// Could the bytes of the file with stamp st have changed, without a new stamp, after it was looked at?
+// Could the bytes of the file with stamp st have changed, without a new stamp, after it was looked
+// at?
 static bool stamp_blind(const SessionStamp *st, long long looked)
 {
     return st->size <= STAMP_HASH_ALWAYS || looked < st->sec + STAMP_TICK_S;
 }
 
-// The hash of path's bytes into st (hashed false when it cannot be read: a new stamp is then looked for).
+// The hash of path's bytes into st (hashed false when it cannot be read: a new stamp is then looked
+// for).
 static void stamp_hash(const char *path, SessionStamp *st)
 {
     long long n = 0;
@@ -119,7 +121,8 @@ static void stamp_hash(const char *path, SessionStamp *st)
 
 static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *err);
 
-// Loads path (NULL: the built-in lesson), traces it and makes it the lesson held; the watch is the caller's.
+// Loads path (NULL: the built-in lesson), traces it and makes it the lesson held; the watch is the
+// caller's.
 static bool load_document(Session *s, const char *path, SessionError *err)
 {
     Lesson l;
@@ -135,7 +138,8 @@ static bool load_document(Session *s, const char *path, SessionError *err)
     return adopt_lesson(s, l, path, err);
 }
 
-// l (taken over: freed on failure) traced and made the lesson held; path names it in errors (NULL: built in).
+// l (taken over: freed on failure) traced and made the lesson held; path names it in errors (NULL:
+// built in).
 static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *err)
 {
     Trace t;
@@ -143,8 +147,8 @@ static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *e
     if (!trace_run(&t, &l.params, &terr)) {
         char shown[512];
         if (err)
-            snprintf(err->message, sizeof err->message, "%s: %s", path ? path_tail(path, shown, sizeof shown) : "<built-in>",
-                     terr.message);
+            snprintf(err->message, sizeof err->message, "%s: %s",
+                     path ? path_tail(path, shown, sizeof shown) : "<built-in>", terr.message);
         lesson_free(&l);
         s->load_errors++;
         return false;
@@ -181,7 +185,9 @@ bool session_load(Session *s, const char *path, SessionError *err)
 {
     if (path && strlen(path) >= sizeof s->path) {
         char shown[512];
-        if (err) snprintf(err->message, sizeof err->message, "%s: the path is too long", path_tail(path, shown, sizeof shown));
+        if (err)
+            snprintf(err->message, sizeof err->message, "%s: the path is too long",
+                     path_tail(path, shown, sizeof shown));
         s->load_errors++;
         return false;
     }
@@ -210,9 +216,11 @@ bool session_take_lesson(Session *s, Lesson *l, const char *name, SessionError *
 SessionWatch session_poll(Session *s, SessionError *err)
 {
     SessionStamp now;
-    if (!s->path[0] || !stamp_of(s->path, true, &now)) return SESSION_SAME; // missing: being replaced by an editor
+    if (!s->path[0] || !stamp_of(s->path, true, &now))
+        return SESSION_SAME; // missing: being replaced by an editor
     if (stamp_same(&now, &s->stamp)) {
-        // The same stamp: the same bytes, unless a coarse clock hides a second write (then compare hashes).
+        // The same stamp: the same bytes, unless a coarse clock hides a second write (then compare
+        // hashes).
         if (!stamp_blind(&s->stamp, s->stamp.looked)) return SESSION_SAME;
         stamp_hash(s->path, &now);
         if (!now.hashed || (s->stamp.hashed && now.hash == s->stamp.hash)) {
@@ -234,11 +242,16 @@ Lesson session_shown(const Session *s)
     return shown;
 }
 
-// The count of edited values, kept with every change of s->edit (each is traced again, or shown with the trace
-// the worker made): counting them compares every weight (2.4 M at BERT's shape), too slow for every frame.
-static void recount(Session *s) { s->edit_count = s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0; }
+// The count of edited values, kept with every change of s->edit (each is traced again, or shown
+// with the trace the worker made): counting them compares every weight (2.4 M at BERT's shape), too
+// slow for every frame.
+static void recount(Session *s)
+{
+    s->edit_count = s->loaded ? view_param_edit_count(&s->lesson.params, &s->edit) : 0;
+}
 
-// t (the trace of s->edit as it is now) replaces s->trace; the comparisons go, the edit count is taken again.
+// t (the trace of s->edit as it is now) replaces s->trace; the comparisons go, the edit count is
+// taken again.
 static void took_trace(Session *s, Trace t)
 {
     trace_free(&s->trace);
@@ -247,7 +260,8 @@ static void took_trace(Session *s, Trace t)
     recount(s);
 }
 
-// The worker's trace of the edits taken: shown, started again on the latest values, or the edits undone.
+// The worker's trace of the edits taken: shown, started again on the latest values, or the edits
+// undone.
 static SessionRetracePoll take_retrace(Session *s, SessionError *err)
 {
     Trace t;
@@ -282,8 +296,8 @@ SessionRetracePoll session_settle(Session *s, SessionError *err)
     return p;
 }
 
-// Traces s->edit again into s->trace (after an edit's trace on the worker); false (s->trace kept) when the
-// trace fails.
+// Traces s->edit again into s->trace (after an edit's trace on the worker); false (s->trace kept)
+// when the trace fails.
 static bool retrace(Session *s, SessionError *err)
 {
     if (session_settle(s, err) == SESSION_RETRACE_FAILED) return false;
@@ -333,7 +347,8 @@ int session_revert(Session *s, SessionError *err)
         set_error(err, "out of memory");
         return -1;
     }
-    if (!trace_run(&t, &p, &terr)) { // only out of memory: the file's values traced when it was loaded
+    if (!trace_run(&t, &p,
+                   &terr)) { // only out of memory: the file's values traced when it was loaded
         params_free(&p);
         set_error(err, terr.message);
         return -1;
@@ -348,14 +363,16 @@ int session_revert(Session *s, SessionError *err)
     return n;
 }
 
-// Is the file at `at` the one this session saved last (at s->saved): the same file (not moved away and
-// another put there, e.g. by a second window), the same stamp and the same bytes (not edited by hand)? `at`
-// may be where the writer moved it for the look (lesson_write_own): a rename keeps all of these.
+// Is the file at `at` the one this session saved last (at s->saved): the same file (not moved away
+// and another put there, e.g. by a second window), the same stamp and the same bytes (not edited by
+// hand)? `at` may be where the writer moved it for the look (lesson_write_own): a rename keeps all
+// of these.
 static bool saved_file_is_ours(const char *at, void *ctx)
 {
     const Session *s = ctx;
     SessionStamp now;
-    if (!s->saved[0] || !s->saved_as.hashed || !stamp_of(at, false, &now) || !stamp_same(&now, &s->saved_as))
+    if (!s->saved[0] || !s->saved_as.hashed || !stamp_of(at, false, &now)
+        || !stamp_same(&now, &s->saved_as))
         return false;
     stamp_hash(at, &now);
     return now.hashed && now.hash == s->saved_as.hash;
@@ -372,12 +389,14 @@ static uint64_t matrix_fingerprint(uint64_t f, const Matrix *m)
     return f;
 }
 
-// A fingerprint of every editable value (view_param_ref's cells: X, S, each head's W_Q, W_K, W_V, and W_O).
+// A fingerprint of every editable value (view_param_ref's cells: X, S, each head's W_Q, W_K, W_V,
+// and W_O).
 static uint64_t values_fingerprint(const AttnParams *p)
 {
     uint64_t f = matrix_fingerprint(matrix_fingerprint(14695981039346656037u, &p->X), &p->S);
     for (int h = 0; h < p->heads; h++)
-        f = matrix_fingerprint(matrix_fingerprint(matrix_fingerprint(f, &p->W_Q[h]), &p->W_K[h]), &p->W_V[h]);
+        f = matrix_fingerprint(matrix_fingerprint(matrix_fingerprint(f, &p->W_Q[h]), &p->W_K[h]),
+                               &p->W_V[h]);
     return matrix_fingerprint(f, &p->W_O);
 }
 
@@ -389,7 +408,8 @@ bool session_unsaved(const Session *s)
 
 bool session_save(Session *s, char *out, size_t cap, SessionError *err)
 {
-    if (session_settle(s, err) == SESSION_RETRACE_FAILED) return false; // the values saved are traced ones
+    if (session_settle(s, err) == SESSION_RETRACE_FAILED)
+        return false; // the values saved are traced ones
     set_error(err, "");
     if (!s->loaded) {
         set_error(err, "no lesson to save");
@@ -401,8 +421,9 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
         set_error(err, "out of memory");
         return false;
     }
-    // Over this session's own file only while it is still that file; a new name is claimed exclusively,
-    // so two windows saving at once never both take it: the one that finds it taken takes the next.
+    // Over this session's own file only while it is still that file; a new name is claimed
+    // exclusively, so two windows saving at once never both take it: the one that finds it taken
+    // takes the next.
     char path[sizeof s->saved];
     const char *ours = saved_still_ours(s) ? s->saved : NULL;
     LessonError lerr;
@@ -410,7 +431,8 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
     bool ok = false, taken = true, named = true;
     for (int tries = 0; !ok && taken && named && tries < 1000; tries++) {
         named = lesson_edited_path(path, sizeof path, s->path[0] ? s->path : NULL, ours);
-        if (named && ours && strcmp(path, ours) == 0) { // judged again as it is replaced: no gap for another save
+        if (named && ours
+            && strcmp(path, ours) == 0) { // judged again as it is replaced: no gap for another save
             ok = lesson_write_own(path, text, len, saved_file_is_ours, s, &taken, &lerr);
             if (!ok && taken) ours = NULL; // another's by now: this save takes a free name
         } else if (named) {
@@ -421,7 +443,8 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
     free(text);
     if (!ok) {
         if (!named || taken) set_error(err, "no free name for the edited lesson");
-        else if (err) snprintf(err->message, sizeof err->message, "%s: %s", lerr.file, lerr.message);
+        else if (err)
+            snprintf(err->message, sizeof err->message, "%s: %s", lerr.file, lerr.message);
         return false;
     }
     if (!stamp_of(path, false, &s->saved_as)) s->saved_as.size = -1;
@@ -452,7 +475,6 @@ const Comparison *session_comparison(const Session *s)
     return s->cmp_state == SESSION_CMP_READY ? &s->cmp : NULL;
 }
 
-
 bool session_toggle_head(Session *s, int h, SessionError *err)
 {
     set_error(err, "");
@@ -472,7 +494,8 @@ bool session_set_scale(Session *s, double scale, SessionError *err)
         set_error(err, "the scale must be a positive number");
         return false;
     }
-    if (scale == 1.0 / sqrt((double)s->edit.d_k)) scale = 0.0; // the default: the division the file's trace ran
+    if (scale == 1.0 / sqrt((double)s->edit.d_k))
+        scale = 0.0; // the default: the division the file's trace ran
     double was = s->edit.scale;
     s->edit.scale = scale;
     if (retrace(s, err)) return true;
@@ -512,8 +535,7 @@ bool session_shuffle(Session *s, int k, SessionError *err)
         lesson_free(&x->lesson);
         set_error(err, terr.message);
         ok = false;
-    } else if (!ok)
-        set_error(err, "out of memory");
+    } else if (!ok) set_error(err, "out of memory");
     if (!ok) {
         free(x->perm);
         memset(x, 0, sizeof *x);
@@ -546,26 +568,28 @@ void session_export(const Session *s, bool board, SessionExport *out)
 
 typedef enum { JOB_START, JOB_STEPS, JOB_SHOW } JobKind;
 
-// One piece of training work and what it made. The main thread fills what is asked and starts it; then only
-// the worker touches the trainer and the fields below `made` until `done`; the main thread then joins it and
-// shows what it made (job_finish). Kept between jobs: params (a copy of the edited parameters).
+// One piece of training work and what it made. The main thread fills what is asked and starts it;
+// then only the worker touches the trainer and the fields below `made` until `done`; the main
+// thread then joins it and shows what it made (job_finish). Kept between jobs: params (a copy of
+// the edited parameters).
 struct SessionTrainJob {
     PlatformThread *thread; // the worker (NULL: the job ran on the calling thread, or none runs)
-    atomic_bool done;       // set by the worker when it has finished
-    bool busy;              // started and not yet finished by job_finish
+    atomic_bool done; // set by the worker when it has finished
+    bool busy; // started and not yet finished by job_finish
     JobKind kind;
     Trainer *tr;
-    int steps;              // JOB_STEPS: how many
-    int checkpoint;         // JOB_SHOW: the checkpoint whose weights to show, -1: the newest weights
-    int shown;              // JOB_SHOW: SessionTrain.shown once they are shown
-    bool reset;             // JOB_SHOW: back to step 0 first
-    TrainSpec spec;         // JOB_START: the lesson's settings
-    Matrix vocab;           //   and its vocabulary
+    int steps; // JOB_STEPS: how many
+    int checkpoint; // JOB_SHOW: the checkpoint whose weights to show, -1: the newest weights
+    int shown; // JOB_SHOW: SessionTrain.shown once they are shown
+    bool reset; // JOB_SHOW: back to step 0 first
+    TrainSpec spec; // JOB_START: the lesson's settings
+    Matrix vocab; //   and its vocabulary
     bool has_params;
-    AttnParams params;      // the edited parameters with the weights to show (the trainer's start for JOB_START)
+    AttnParams params; // the edited parameters with the weights to show (the trainer's start for
+                       // JOB_START)
     // made:
     bool ok, traced;
-    Trace trace;            // of params (traced)
+    Trace trace; // of params (traced)
     TraceError err;
     // Asked while a job ran (J, L, a seek, Z): a JOB_SHOW started when it ends.
     bool pending, pending_reset;
@@ -578,15 +602,16 @@ static int job_run(void *arg)
     memset(&j->err, 0, sizeof j->err);
     j->ok = true;
     j->traced = false;
-    if (j->kind == JOB_START)
-        j->ok = train_init(j->tr, &j->params, &j->spec, &j->vocab, &j->err);
+    if (j->kind == JOB_START) j->ok = train_init(j->tr, &j->params, &j->spec, &j->vocab, &j->err);
     else {
-        for (int i = 0; j->kind == JOB_STEPS && j->ok && i < j->steps && j->tr->step < j->tr->spec.steps; i++)
+        for (int i = 0;
+             j->kind == JOB_STEPS && j->ok && i < j->steps && j->tr->step < j->tr->spec.steps; i++)
             j->ok = train_step(j->tr, &j->err);
         if (j->kind == JOB_SHOW && j->reset) train_reset(j->tr);
         if (j->ok) {
             bool saved = j->kind == JOB_SHOW && j->checkpoint >= 0;
-            params_copy_weights(&j->params, saved ? &j->tr->checkpoints[j->checkpoint].p : &j->tr->p);
+            params_copy_weights(&j->params,
+                                saved ? &j->tr->checkpoints[j->checkpoint].p : &j->tr->p);
             j->ok = j->traced = trace_run(&j->trace, &j->params, &j->err);
         }
     }
@@ -594,7 +619,8 @@ static int job_run(void *arg)
     return 0;
 }
 
-// Starts the job asked in t->job: on a worker with async (on this thread when none starts), else here.
+// Starts the job asked in t->job: on a worker with async (on this thread when none starts), else
+// here.
 static void job_start(SessionTrain *t, JobKind kind)
 {
     SessionTrainJob *j = t->job;
@@ -606,8 +632,9 @@ static void job_start(SessionTrain *t, JobKind kind)
     if (!j->thread) job_run(j);
 }
 
-// The matrices of the edited parameters besides the weights (the embeddings, positions) and the settings a
-// trace reads: job params takes them from edit (small: n x d_model each), or tells whether they still agree.
+// The matrices of the edited parameters besides the weights (the embeddings, positions) and the
+// settings a trace reads: job params takes them from edit (small: n x d_model each), or tells
+// whether they still agree.
 static bool embeddings_sync(AttnParams *dst, const AttnParams *src, bool copy)
 {
     Matrix *d[] = {&dst->X, &dst->S, &dst->E, &dst->P, &dst->E_S, &dst->P_S};
@@ -630,7 +657,8 @@ static bool embeddings_sync(AttnParams *dst, const AttnParams *src, bool copy)
 static void publish(SessionTrain *t)
 {
     const Trainer *tr = &t->tr;
-    int from = t->loss_count < tr->loss_count ? t->loss_count : tr->loss_count; // the others never change
+    int from =
+        t->loss_count < tr->loss_count ? t->loss_count : tr->loss_count; // the others never change
     memcpy(t->loss + from, tr->loss + from, (size_t)(tr->loss_count - from) * sizeof(double));
     t->loss_count = tr->loss_count;
     t->step = tr->step;
@@ -639,7 +667,8 @@ static void publish(SessionTrain *t)
     for (int i = 0; i < tr->checkpoint_count; i++) t->checkpoint_steps[i] = tr->checkpoints[i].step;
 }
 
-// The weights of src shown: copied into the edited parameters and traced (the previous weights back on failure).
+// The weights of src shown: copied into the edited parameters and traced (the previous weights back
+// on failure).
 static bool show_weights(Session *s, const AttnParams *src, SessionError *err)
 {
     AttnParams keep;
@@ -654,20 +683,22 @@ static bool show_weights(Session *s, const AttnParams *src, SessionError *err)
     return ok;
 }
 
-// The job's trace shown, its weights in the edited parameters; traced again here only when the embeddings
-// were edited while it ran.
+// The job's trace shown, its weights in the edited parameters; traced again here only when the
+// embeddings were edited while it ran.
 static bool show_job(Session *s, SessionError *err)
 {
     SessionTrainJob *j = s->train.job;
     j->traced = false;
-    SessionError ignored; // (an edit undone here was the user's; the training's weights are shown either way)
+    SessionError ignored; // (an edit undone here was the user's; the training's weights are shown
+                          // either way)
     (void)session_settle(s, &ignored);
     if (!embeddings_sync(&j->params, &s->edit, false)) {
         trace_free(&j->trace);
         return show_weights(s, &j->params, err);
     }
-    // The weights taken by exchanging the storage, not copied: the job's copy is written whole by its next run
-    // (job_run) before anything reads it. A copy was 40 ms of the frame at the heaviest training lesson.
+    // The weights taken by exchanging the storage, not copied: the job's copy is written whole by
+    // its next run (job_run) before anything reads it. A copy was 40 ms of the frame at the
+    // heaviest training lesson.
     params_swap_weights(&s->edit, &j->params);
     trace_free(&s->trace);
     s->trace = j->trace;
@@ -742,7 +773,8 @@ static void drop_job(SessionTrain *t)
     SessionTrainJob *j = t->job;
     if (!j) return;
     if (j->busy) {
-        if (j->kind != JOB_START) atomic_store(&t->tr.stop, true); // a step ends at its next sequence
+        if (j->kind != JOB_START)
+            atomic_store(&t->tr.stop, true); // a step ends at its next sequence
         platform_thread_join(j->thread);
         if (j->kind == JOB_START && j->ok) t->active = true; // (train_free'd by the caller)
         if (j->traced) trace_free(&j->trace);
@@ -753,8 +785,8 @@ static void drop_job(SessionTrain *t)
     t->job = NULL;
 }
 
-// J, L, a seek, Z, a resume: the weights of checkpoint (-1: the newest) shown, then shown is `shown`; after
-// the job running now when there is one.
+// J, L, a seek, Z, a resume: the weights of checkpoint (-1: the newest) shown, then shown is
+// `shown`; after the job running now when there is one.
 static bool ask_show(Session *s, int checkpoint, int shown, bool reset, SessionError *err)
 {
     SessionTrainJob *j = s->train.job;
@@ -770,10 +802,13 @@ static bool ask_show(Session *s, int checkpoint, int shown, bool reset, SessionE
 }
 
 // The checkpoint shown, or the one asked for when a show waits for the job running now.
-static int shown_now(const SessionTrain *t) { return t->job && t->job->pending ? t->job->pending_shown : t->shown; }
+static int shown_now(const SessionTrain *t)
+{
+    return t->job && t->job->pending ? t->job->pending_shown : t->shown;
+}
 
-// The first T: the trainer started on the worker from the weights shown (the file's embeddings; the trainer
-// draws its own sequences). Refused here, at once, when a step would take too long.
+// The first T: the trainer started on the worker from the weights shown (the file's embeddings; the
+// trainer draws its own sequences). Refused here, at once, when a step would take too long.
 static bool train_begin(Session *s, SessionError *err)
 {
     SessionTrain *t = &s->train;
@@ -789,7 +824,8 @@ static bool train_begin(Session *s, SessionError *err)
     SessionTrainJob *j = t->job;
     if (j->has_params) params_free(&j->params);
     int *ids = malloc((size_t)s->edit.n * sizeof(int));
-    j->has_params = ids && lesson_train_vocabulary(&s->lesson, &j->vocab, ids) && params_copy(&j->params, &s->edit);
+    j->has_params = ids && lesson_train_vocabulary(&s->lesson, &j->vocab, ids)
+                    && params_copy(&j->params, &s->edit);
     free(ids);
     if (!j->has_params) {
         mat_free(&j->vocab);
@@ -808,7 +844,8 @@ bool session_train_toggle(Session *s, SessionError *err)
     if (!s->loaded) return false;
     SessionTrain *t = &s->train;
     if (!s->lesson.trains) {
-        set_error(err, "this lesson has no \"train\" section: try lessons/learn-previous-token.json (README: Heads that learn)");
+        set_error(err, "this lesson has no \"train\" section: try "
+                       "lessons/learn-previous-token.json (README: Heads that learn)");
         return false;
     }
     if (!t->active && !(t->job && t->job->busy)) return train_begin(s, err);
@@ -821,7 +858,8 @@ bool session_train_toggle(Session *s, SessionError *err)
         return false;
     }
     t->running = !t->running;
-    if (t->running && shown_now(t) >= 0) return ask_show(s, -1, -1, false, err); // resumes from the newest weights
+    if (t->running && shown_now(t) >= 0)
+        return ask_show(s, -1, -1, false, err); // resumes from the newest weights
     return true;
 }
 
@@ -844,13 +882,17 @@ SessionTrainPoll session_train_poll(Session *s, SessionError *err)
     return job_finish(s, err);
 }
 
-bool session_train_busy(const Session *s) { return s->train.job && (s->train.job->busy || s->train.job->pending); }
+bool session_train_busy(const Session *s)
+{
+    return s->train.job && (s->train.job->busy || s->train.job->pending);
+}
 
 SessionTrainPoll session_train_wait(Session *s, SessionError *err)
 {
     set_error(err, "");
     SessionTrainPoll r = SESSION_TRAIN_IDLE;
-    while (s->train.job && s->train.job->busy) r = job_finish(s, err); // (a pending show starts, and is waited for)
+    while (s->train.job && s->train.job->busy)
+        r = job_finish(s, err); // (a pending show starts, and is waited for)
     return r;
 }
 
@@ -862,7 +904,8 @@ bool session_train_show(Session *s, int dir, SessionError *err)
     int count = t->checkpoint_count;
     // The newest weights are the last checkpoint when the run saved them there, else one beyond it.
     bool newest_saved = t->checkpoint_steps[count - 1] == t->step;
-    int last = newest_saved ? count - 1 : count; // count: the newest weights, not saved as a checkpoint
+    int last =
+        newest_saved ? count - 1 : count; // count: the newest weights, not saved as a checkpoint
     int at = shown_now(t) < 0 ? last : shown_now(t);
     int to = at + (dir < 0 ? -1 : 1);
     if (to < 0 || to > last) return false;
@@ -875,7 +918,8 @@ bool session_train_reset(Session *s, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
-    if (!t->active && !session_train_busy(s)) return false; // (while the trainer starts: once it has)
+    if (!t->active && !session_train_busy(s))
+        return false; // (while the trainer starts: once it has)
     t->running = false;
     return ask_show(s, -1, -1, true, err);
 }

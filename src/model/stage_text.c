@@ -1,6 +1,6 @@
-// The stage on screen as text: one walk over the stage's row of the stage table and its matrices' rows of the
-// matrix table (stage_text_walk), and two writers of it, HTML for the page's text view and tab-separated text for
-// the clipboard and --trace --stage.
+// The stage on screen as text: one walk over the stage's row of the stage table and its matrices'
+// rows of the matrix table (stage_text_walk), and two writers of it, HTML for the page's text view
+// and tab-separated text for the clipboard and --trace --stage.
 #include "stage_text.h"
 #include "rope_shift.h"
 
@@ -32,8 +32,11 @@ void stage_text_status(const StageTextSrc *src, char *buf, size_t cap)
     size_t used = (size_t)snprintf(buf, cap, "%s", name);
     int heads = src->L->params.heads;
     if (used < cap && heads > 1 && stage_per_head(view_stage(st))) {
-        if (st->view == VIEW_ALL_HEADS) used += (size_t)snprintf(buf + used, cap - used, TR(", all %d heads"), heads);
-        else used += (size_t)snprintf(buf + used, cap - used, TR(", head %d (%d of %d)"), st->head, st->head + 1, heads);
+        if (st->view == VIEW_ALL_HEADS)
+            used += (size_t)snprintf(buf + used, cap - used, TR(", all %d heads"), heads);
+        else
+            used += (size_t)snprintf(buf + used, cap - used, TR(", head %d (%d of %d)"), st->head,
+                                     st->head + 1, heads);
     }
     if (used < cap && st->substep_count > 1)
         snprintf(buf + used, cap - used, TR(", part %d of %d"), st->substep + 1, st->substep_count);
@@ -44,23 +47,25 @@ void stage_text_plain(const char *in, char *out, size_t cap)
     size_t o = 0;
     if (!cap) return;
     for (const char *p = in; *p && o + 4 < cap; p++) {
-        if (p[0] == '^' && p[1] == 'T' && (p[2] == '\0' || p[2] == ' ' || p[2] == ')' || p[2] == ',')) {
+        if (p[0] == '^' && p[1] == 'T'
+            && (p[2] == '\0' || p[2] == ' ' || p[2] == ')' || p[2] == ',')) {
             memcpy(out + o, "\xe1\xb5\x80", 3); // ᵀ
             o += 3;
             p++;
-        } else
-            out[o++] = *p;
+        } else out[o++] = *p;
     }
     out[o] = '\0';
 }
 
-void stage_text_label(const StageTextSrc *src, const StageTable *t, bool row, int i, char *buf, size_t cap)
+void stage_text_label(const StageTextSrc *src, const StageTable *t, bool row, int i, char *buf,
+                      size_t cap)
 {
     const MatInfo *mi = mat_info(t->mat);
     model_axis_label(src->L, row ? mi->row_axis : mi->col_axis, i, buf, cap);
 }
 
-bool stage_text_value(const StageTextSrc *src, const StageTable *t, int r, int c, char *buf, size_t cap)
+bool stage_text_value(const StageTextSrc *src, const StageTable *t, int r, int c, char *buf,
+                      size_t cap)
 {
     CellRef cell = {t->mat, t->head, r, c};
     if (!view_cell_revealed(src->st, cell)) {
@@ -82,10 +87,11 @@ bool stage_text_table(const StageTextSrc *src, MatId m, int head, StageTable *t)
     model_mat_shape(p, m, &t->rows, &t->cols);
     if (t->rows <= 0 || t->cols <= 0) return false;
     model_mat_name(p, m, t->head, t->name, sizeof t->name);
-    int used = snprintf(t->caption, sizeof t->caption, "%s: %s, %d " TIMES " %d", t->name, TR(mi->what), t->rows, t->cols);
+    int used = snprintf(t->caption, sizeof t->caption, "%s: %s, %d " TIMES " %d", t->name,
+                        TR(mi->what), t->rows, t->cols);
     if (mi->per_head && p->heads > 1 && used > 0 && (size_t)used < sizeof t->caption)
-        snprintf(t->caption + used, sizeof t->caption - (size_t)used, TR(", head %d (%d of %d)"), t->head, t->head + 1,
-                 p->heads);
+        snprintf(t->caption + used, sizeof t->caption - (size_t)used, TR(", head %d (%d of %d)"),
+                 t->head, t->head + 1, p->heads);
     return true;
 }
 
@@ -103,7 +109,9 @@ static void walk_cell(const StageTextSrc *src, const StageTextSink *sink)
 {
     CellRef c = view_focus_cell(src->st);
     StageTable t;
-    if (c.mat == MAT_NONE || !stage_text_table(src, c.mat, c.head, &t) || c.row >= t.rows || c.col >= t.cols) return;
+    if (c.mat == MAT_NONE || !stage_text_table(src, c.mat, c.head, &t) || c.row >= t.rows
+        || c.col >= t.cols)
+        return;
     char rl[96], cl[96], v[32], line[400];
     stage_text_label(src, &t, true, c.row, rl, sizeof rl);
     stage_text_label(src, &t, false, c.col, cl, sizeof cl);
@@ -131,11 +139,15 @@ void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink)
     buf[0] = '\0';
     si->explain(p, buf, sizeof buf);
     if (buf[0]) sink->text(sink->ctx, STAGE_TEXT_EXPLAIN, buf);
-    if (model_rope_shift_note(p, src->T, view_stage(st), st->head, buf, sizeof buf)) // RoPE's point (key S)
+    if (model_rope_shift_note(p, src->T, view_stage(st), st->head, buf,
+                              sizeof buf)) // RoPE's point (key S)
         sink->text(sink->ctx, STAGE_TEXT_EXPLAIN, buf);
     Equation eq[EQ_MAX];
     int neq = si->equations(p, st->head, eq, EQ_MAX);
-    struct { MatId mat; int head; } given[EQ_MAX * TERM_MAX]; // the matrices already given: each once
+    struct {
+        MatId mat;
+        int head;
+    } given[EQ_MAX * TERM_MAX]; // the matrices already given: each once
     int ngiven = 0;
     bool hidden = false;
     for (int e = 0; e < neq; e++) {
@@ -143,9 +155,11 @@ void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink)
         for (int k = 0; k < eq[e].count; k++) {
             const Term *term = &eq[e].t[k];
             StageTable t;
-            if (term->mat == MAT_NONE || !stage_text_table(src, term->mat, term->head, &t)) continue;
+            if (term->mat == MAT_NONE || !stage_text_table(src, term->mat, term->head, &t))
+                continue;
             bool seen = false;
-            for (int i = 0; i < ngiven; i++) seen = seen || (given[i].mat == t.mat && given[i].head == t.head);
+            for (int i = 0; i < ngiven; i++)
+                seen = seen || (given[i].mat == t.mat && given[i].head == t.head);
             if (seen) continue;
             given[ngiven].mat = t.mat;
             given[ngiven++].head = t.head;
@@ -153,7 +167,9 @@ void stage_text_walk(const StageTextSrc *src, const StageTextSink *sink)
             sink->table(sink->ctx, src, &t);
         }
     }
-    if (hidden) sink->text(sink->ctx, STAGE_TEXT_HIDDEN, TR("? : a cell not shown yet (fill it with . or answer the question)"));
+    if (hidden)
+        sink->text(sink->ctx, STAGE_TEXT_HIDDEN,
+                   TR("? : a cell not shown yet (fill it with . or answer the question)"));
     walk_cell(src, sink);
 }
 
@@ -208,14 +224,19 @@ void stage_text_html_put(StrBuf *b, const char *s, bool math)
 static void html_text(void *ctx, StageTextKind kind, const char *text)
 {
     static const char *const open[] = {
-        [STAGE_TEXT_TITLE] = "<h2 id=\"st-title\">", [STAGE_TEXT_FORMULA] = "<p class=\"st-formula\">",
-        [STAGE_TEXT_WHERE] = "<p class=\"st-where\">", [STAGE_TEXT_EXPLAIN] = "<p class=\"st-explain\">",
-        [STAGE_TEXT_PART] = "<h3>", [STAGE_TEXT_HIDDEN] = "<p class=\"st-hidden\">",
-        [STAGE_TEXT_CELL_TITLE] = "<h3 class=\"st-cell\">", [STAGE_TEXT_CELL] = "<p class=\"st-cell\">",
+        [STAGE_TEXT_TITLE] = "<h2 id=\"st-title\">",
+        [STAGE_TEXT_FORMULA] = "<p class=\"st-formula\">",
+        [STAGE_TEXT_WHERE] = "<p class=\"st-where\">",
+        [STAGE_TEXT_EXPLAIN] = "<p class=\"st-explain\">",
+        [STAGE_TEXT_PART] = "<h3>",
+        [STAGE_TEXT_HIDDEN] = "<p class=\"st-hidden\">",
+        [STAGE_TEXT_CELL_TITLE] = "<h3 class=\"st-cell\">",
+        [STAGE_TEXT_CELL] = "<p class=\"st-cell\">",
     };
     static const char *const close[] = {
-        [STAGE_TEXT_TITLE] = "</h2>\n", [STAGE_TEXT_FORMULA] = "</p>\n", [STAGE_TEXT_WHERE] = "</p>\n",
-        [STAGE_TEXT_EXPLAIN] = "</p>\n", [STAGE_TEXT_PART] = "</h3>\n", [STAGE_TEXT_HIDDEN] = "</p>\n",
+        [STAGE_TEXT_TITLE] = "</h2>\n",      [STAGE_TEXT_FORMULA] = "</p>\n",
+        [STAGE_TEXT_WHERE] = "</p>\n",       [STAGE_TEXT_EXPLAIN] = "</p>\n",
+        [STAGE_TEXT_PART] = "</h3>\n",       [STAGE_TEXT_HIDDEN] = "</p>\n",
         [STAGE_TEXT_CELL_TITLE] = "</h3>\n", [STAGE_TEXT_CELL] = "</p>\n",
     };
     StrBuf *b = ctx;
@@ -229,7 +250,8 @@ static void html_table(void *ctx, const StageTextSrc *src, const StageTable *t)
     StrBuf *b = ctx;
     char label[128], v[32];
     const char *key = mat_info(t->mat)->key;
-    strbuf_printf(b, "<div class=\"st-scroll\"><table data-mat=\"%s\" data-head=\"%d\"><caption>", key, t->head);
+    strbuf_printf(b, "<div class=\"st-scroll\"><table data-mat=\"%s\" data-head=\"%d\"><caption>",
+                  key, t->head);
     stage_text_html_put(b, t->caption, true);
     strbuf_puts(b, "</caption>\n<thead><tr><td></td>");
     for (int c = 0; c < t->cols; c++) {
@@ -246,7 +268,8 @@ static void html_table(void *ctx, const StageTextSrc *src, const StageTable *t)
         strbuf_puts(b, "</th>");
         for (int c = 0; c < t->cols; c++) {
             bool shown = stage_text_value(src, t, r, c, v, sizeof v);
-            strbuf_printf(b, "<td data-row=\"%d\" data-col=\"%d\"%s>%s</td>", r, c, shown ? "" : " class=\"st-hid\"", v);
+            strbuf_printf(b, "<td data-row=\"%d\" data-col=\"%d\"%s>%s</td>", r, c,
+                          shown ? "" : " class=\"st-hid\"", v);
         }
         strbuf_puts(b, "</tr>\n");
     }

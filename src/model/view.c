@@ -17,17 +17,24 @@ static AttnParams sizes_of(const ViewDims *d)
     p.heads = d->heads;
     p.d_k = d->d_k;
     p.mask = d->causal ? MASK_CAUSAL : MASK_NONE;
-    p.positions = d->positions ? POS_SINUSOIDAL : POS_NONE; // which kind does not matter to the stage table
+    p.positions =
+        d->positions ? POS_SINUSOIDAL : POS_NONE; // which kind does not matter to the stage table
     p.rope = d->rope ? ROPE_HALVES : ROPE_NONE; // nor which pairs
     p.stream = d->stream;
     return p;
 }
 
-
 ViewDims view_dims_from_params(const AttnParams *p)
 {
-    ViewDims d = {p->n, p->m, p->d_model, p->heads, p->d_k, p->mask == MASK_CAUSAL, p->positions != POS_NONE,
-                  p->rope != ROPE_NONE, p->stream};
+    ViewDims d = {p->n,
+                  p->m,
+                  p->d_model,
+                  p->heads,
+                  p->d_k,
+                  p->mask == MASK_CAUSAL,
+                  p->positions != POS_NONE,
+                  p->rope != ROPE_NONE,
+                  p->stream};
     return d;
 }
 
@@ -63,10 +70,12 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     build_stages(s);
     s->stage_index = 0;
     for (int i = 0; i < s->stage_count; i++)
-        if (s->stages[i] <= was) s->stage_index = i; // the same stage, or the one before a vanished mask
+        if (s->stages[i] <= was)
+            s->stage_index = i; // the same stage, or the one before a vanished mask
     if (s->head >= dims->heads) s->head = 0;
     s->shuffle = 0;
-    // The decode and tiles panels keep their place where it still exists (an edit reloads the sizes too).
+    // The decode and tiles panels keep their place where it still exists (an edit reloads the sizes
+    // too).
     int most = dims->n > dims->m ? dims->n : dims->m;
     if (s->decode_t >= dims->n) s->decode_t = dims->n > 0 ? dims->n - 1 : 0;
     if (s->rope_t >= dims->n) s->rope_t = dims->n > 0 ? dims->n - 1 : 0;
@@ -82,12 +91,15 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     s->quiz_phase = QUIZ_NONE;
 }
 
-Stage view_stage(const ViewState *s) { return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT; }
+Stage view_stage(const ViewState *s)
+{
+    return s->stage_count > 0 ? s->stages[s->stage_index] : STAGE_INPUT;
+}
 
-// The part of the stage's result that "." fills: the result of the equation on screen when the stage shows
-// its equations one at a time (Q, then K, then V), nothing while a part shows only inputs (each equation
-// in as many parts, its result in the last: the scene's plan_parts), else all of it. *first: its place in
-// the stage's reveal order.
+// The part of the stage's result that "." fills: the result of the equation on screen when the
+// stage shows its equations one at a time (Q, then K, then V), nothing while a part shows only
+// inputs (each equation in as many parts, its result in the last: the scene's plan_parts), else all
+// of it. *first: its place in the stage's reveal order.
 static int stage_results(const ViewState *s)
 {
     const StageInfo *si = stage_info(view_stage(s));
@@ -96,8 +108,9 @@ static int stage_results(const ViewState *s)
     return nres;
 }
 
-// The part `sub` of `count` (VIEW_SUBSTEP_RESULT + i: the part that shows result i, each result's equation in
-// count / results parts, its result in the last); *per: the parts of each result (0: not so divided).
+// The part `sub` of `count` (VIEW_SUBSTEP_RESULT + i: the part that shows result i, each result's
+// equation in count / results parts, its result in the last); *per: the parts of each result (0:
+// not so divided).
 static int result_index(const ViewState *s, MatId m)
 {
     const StageInfo *si = stage_info(view_stage(s));
@@ -112,7 +125,8 @@ static int substep_resolve(const ViewState *s, int sub, int count, int *per)
         *per = 0;
         if (sub < VIEW_SUBSTEP_RESULT) return sub;
         for (int k = 0; k < count && k < VIEW_PARTS_MAX; k++)
-            if (s->part_result[k] != MAT_NONE && result_index(s, s->part_result[k]) == sub - VIEW_SUBSTEP_RESULT)
+            if (s->part_result[k] != MAT_NONE
+                && result_index(s, s->part_result[k]) == sub - VIEW_SUBSTEP_RESULT)
                 return k;
         return count - 1;
     }
@@ -190,9 +204,11 @@ bool view_cell_revealed(const ViewState *s, CellRef c)
 
 CellRef view_focus_cell(const ViewState *s)
 {
-    // While a question waits, a hidden result cell explains nothing: its arithmetic would give the answer away.
+    // While a question waits, a hidden result cell explains nothing: its arithmetic would give the
+    // answer away.
     bool asking = s->quiz_phase == QUIZ_ASKING || s->quiz_phase == QUIZ_JUDGING;
-    if (s->pinned.mat != MAT_NONE && (!asking || view_cell_revealed(s, s->pinned))) return s->pinned;
+    if (s->pinned.mat != MAT_NONE && (!asking || view_cell_revealed(s, s->pinned)))
+        return s->pinned;
     if (s->hover.mat != MAT_NONE && (!asking || view_cell_revealed(s, s->hover))) return s->hover;
     if (s->reveal > 0) return view_reveal_cell(s, s->reveal - 1);
     CellRef none = {MAT_NONE, 0, 0, 0};
@@ -201,7 +217,8 @@ CellRef view_focus_cell(const ViewState *s)
 
 static bool cell_eq(CellRef a, CellRef b)
 {
-    return a.mat == b.mat && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
+    return a.mat == b.mat
+           && (a.mat == MAT_NONE || (a.head == b.head && a.row == b.row && a.col == b.col));
 }
 
 void view_quiz_close(ViewState *s)
@@ -210,7 +227,8 @@ void view_quiz_close(ViewState *s)
     s->quiz_phase = QUIZ_NONE;
 }
 
-// Reaching a stage asks its first question not yet answered or skipped; returns whether it asked one.
+// Reaching a stage asks its first question not yet answered or skipped; returns whether it asked
+// one.
 static bool maybe_ask(ViewState *s)
 {
     for (int i = 0; i < s->question_count; i++)
@@ -232,7 +250,8 @@ bool view_go_stage(ViewState *s, int index)
     s->stage_index = index;
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
-    view_quiz_close(s); // leaving a stage leaves its question (asked again when it comes back, until answered)
+    view_quiz_close(
+        s); // leaving a stage leaves its question (asked again when it comes back, until answered)
     maybe_ask(s);
     return true;
 }
@@ -241,7 +260,8 @@ bool view_go_stage(ViewState *s, int index)
 bool view_step_stage(ViewState *s, int dir)
 {
     // After an answer, "next" asks the stage's next question before it moves on.
-    if (dir > 0 && s->quiz_phase != QUIZ_ASKING && s->quiz_phase != QUIZ_JUDGING && maybe_ask(s)) return true;
+    if (dir > 0 && s->quiz_phase != QUIZ_ASKING && s->quiz_phase != QUIZ_JUDGING && maybe_ask(s))
+        return true;
     int next = s->substep + dir;
     if (next >= 0 && next < s->substep_count) {
         s->substep = next;
@@ -309,7 +329,8 @@ bool view_set_zoom(ViewState *s, double z)
     return true;
 }
 
-// '.' fills one more cell; after the last cell the whole result shows again. ',' goes back one cell.
+// '.' fills one more cell; after the last cell the whole result shows again. ',' goes back one
+// cell.
 bool view_sub_step(ViewState *s, int dir)
 {
     int total = view_reveal_total(s);
@@ -328,7 +349,8 @@ bool view_sub_step(ViewState *s, int dir)
 // Asks the owner to change the pinned cell's value, when the pinned cell is editable.
 bool view_request_edit(ViewState *s, double delta)
 {
-    if (s->pinned.mat == MAT_NONE || !view_mat_editable(s->pinned.mat) || delta == 0.0) return false;
+    if (s->pinned.mat == MAT_NONE || !view_mat_editable(s->pinned.mat) || delta == 0.0)
+        return false;
     s->request = VIEW_REQ_EDIT;
     s->request_delta = delta;
     return true;
@@ -342,8 +364,9 @@ static bool quiz_submit(ViewState *s)
     return true; // something visible changed
 }
 
-// Keys while a question waits for its answer. Returns 1 when the key was used, 0 when it acts as usual, and
-// -1 when it is held back (it would show the hidden result, or leave the head asked about).
+// Keys while a question waits for its answer. Returns 1 when the key was used, 0 when it acts as
+// usual, and -1 when it is held back (it would show the hidden result, or leave the head asked
+// about).
 static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
 {
     QuizInput input = s->quiz_q.input;
@@ -351,9 +374,12 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
     size_t len = strlen(in);
     *changed = true;
     switch (ev->key) {
-    case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PAGEDOWN:
-        // Next while a question waits: the question skipped (its result shows) on the same screen, as Esc; the
-        // next press asks the stage's next question, and only then moves on (the class never loses a question).
+    case VIEW_KEY_RIGHT:
+    case VIEW_KEY_SPACE:
+    case VIEW_KEY_PAGEDOWN:
+        // Next while a question waits: the question skipped (its result shows) on the same screen,
+        // as Esc; the next press asks the stage's next question, and only then moves on (the class
+        // never loses a question).
     case VIEW_KEY_ESCAPE: // skip: the result shows, the question is not asked again
         if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
         view_quiz_close(s);
@@ -405,32 +431,50 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         quiz_submit(s);
         return 1;
     }
-    case VIEW_KEY_LEFT: case VIEW_KEY_PAGEUP:
-    case VIEW_KEY_HOME: case VIEW_KEY_END: case VIEW_KEY_UP: case VIEW_KEY_DOWN: case VIEW_KEY_H: case VIEW_KEY_F1:
-    case VIEW_KEY_F: case VIEW_KEY_F11: case VIEW_KEY_Q: case VIEW_KEY_N: case VIEW_KEY_D: case VIEW_KEY_C:
-    case VIEW_KEY_PLUS:
-        return 0;
-    default: return -1; // heads, views, panels, '.', exports, edits: not while the class is predicting
+    case VIEW_KEY_LEFT:
+    case VIEW_KEY_PAGEUP:
+    case VIEW_KEY_HOME:
+    case VIEW_KEY_END:
+    case VIEW_KEY_UP:
+    case VIEW_KEY_DOWN:
+    case VIEW_KEY_H:
+    case VIEW_KEY_F1:
+    case VIEW_KEY_F:
+    case VIEW_KEY_F11:
+    case VIEW_KEY_Q:
+    case VIEW_KEY_N:
+    case VIEW_KEY_D:
+    case VIEW_KEY_C:
+    case VIEW_KEY_PLUS: return 0;
+    default:
+        return -1; // heads, views, panels, '.', exports, edits: not while the class is predicting
     }
 }
 
 // The decode and tiles panels step through their own sequence: the next / previous token or tile
-// (→ Space . / ← Backspace ,), the first and last (Home, End); in the tiles panel ↑ ↓ change the block size.
-// A token's step shown in parts (q·K, then A·V) is stepped through part by part; ← into the token before
-// lands on its last part (the scene clamps it to the parts that token has).
-// The rotation panel steps through the tokens likewise (whose query pairs turn).
-// Returns whether the key was theirs (other keys act as everywhere: Tab changes head, Esc closes).
+// (→ Space . / ← Backspace ,), the first and last (Home, End); in the tiles panel ↑ ↓ change the
+// block size. A token's step shown in parts (q·K, then A·V) is stepped through part by part; ← into
+// the token before lands on its last part (the scene clamps it to the parts that token has). The
+// rotation panel steps through the tokens likewise (whose query pairs turn). Returns whether the
+// key was theirs (other keys act as everywhere: Tab changes head, Esc closes).
 static bool panel_step_key(ViewState *s, const ViewEvent *ev)
 {
     bool decode = s->panel == PANEL_DECODE, rope = s->panel == PANEL_ROPE;
     int *at = decode ? &s->decode_t : rope ? &s->rope_t : &s->tile, first = decode || rope ? 0 : 1;
-    int last = decode || rope ? s->dims.n - 1 : s->tile_count, parts = decode && s->decode_parts > 1 ? s->decode_parts : 1;
+    int last = decode || rope ? s->dims.n - 1 : s->tile_count,
+        parts = decode && s->decode_parts > 1 ? s->decode_parts : 1;
     switch (ev->key) {
-    case VIEW_KEY_RIGHT: case VIEW_KEY_SPACE: case VIEW_KEY_PERIOD: case VIEW_KEY_PAGEDOWN:
+    case VIEW_KEY_RIGHT:
+    case VIEW_KEY_SPACE:
+    case VIEW_KEY_PERIOD:
+    case VIEW_KEY_PAGEDOWN:
         if (decode && s->decode_part < parts - 1) s->decode_part++;
         else if (*at < last) ++*at, s->decode_part = 0;
         return true;
-    case VIEW_KEY_LEFT: case VIEW_KEY_BACKSPACE: case VIEW_KEY_COMMA: case VIEW_KEY_PAGEUP:
+    case VIEW_KEY_LEFT:
+    case VIEW_KEY_BACKSPACE:
+    case VIEW_KEY_COMMA:
+    case VIEW_KEY_PAGEUP:
         if (decode && s->decode_part > 0) s->decode_part--;
         else if (*at > first) --*at, s->decode_part = decode ? parts - 1 : 0;
         return true;
@@ -458,10 +502,17 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         if (used < 0) return false;
     }
     bool shift = (ev->mods & VIEW_MOD_SHIFT) != 0;
-    if (s->help) { // the help's pages turn with the keys that step the stages: the class's place stays
+    if (s->help) { // the help's pages turn with the keys that step the stages: the class's place
+                   // stays
         switch (ev->key) {
-        case VIEW_KEY_RIGHT: case VIEW_KEY_DOWN: case VIEW_KEY_PAGEDOWN: case VIEW_KEY_SPACE: s->help_page++; return true;
-        case VIEW_KEY_LEFT: case VIEW_KEY_UP: case VIEW_KEY_PAGEUP: case VIEW_KEY_BACKSPACE: s->help_page--; return true;
+        case VIEW_KEY_RIGHT:
+        case VIEW_KEY_DOWN:
+        case VIEW_KEY_PAGEDOWN:
+        case VIEW_KEY_SPACE: s->help_page++; return true;
+        case VIEW_KEY_LEFT:
+        case VIEW_KEY_UP:
+        case VIEW_KEY_PAGEUP:
+        case VIEW_KEY_BACKSPACE: s->help_page--; return true;
         case VIEW_KEY_HOME: s->help_page = 0; return true;
         default: break;
         }
@@ -473,13 +524,15 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
         return true;
     }
     // The cost overlay, like the help, closes on any other key, which then acts.
-    if (s->panel == PANEL_COST && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q && ev->key != VIEW_KEY_K && ev->key != VIEW_KEY_E
-        && ev->key != VIEW_KEY_F && ev->key != VIEW_KEY_F11 && ev->key != VIEW_KEY_NONE) {
+    if (s->panel == PANEL_COST && ev->key != VIEW_KEY_ESCAPE && ev->key != VIEW_KEY_Q
+        && ev->key != VIEW_KEY_K && ev->key != VIEW_KEY_E && ev->key != VIEW_KEY_F
+        && ev->key != VIEW_KEY_F11 && ev->key != VIEW_KEY_NONE) {
         s->panel = PANEL_NONE;
         handle_key(s, ev);
         return true;
     }
-    if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES || s->panel == PANEL_ROPE) && panel_step_key(s, ev))
+    if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES || s->panel == PANEL_ROPE)
+        && panel_step_key(s, ev))
         return true;
     return view_key_act(s, ev, shift); // the key table (view_keys.c)
 }
@@ -509,8 +562,9 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         s->hover = ev->cell;
         return true;
     case VIEW_EV_CLICK:
-        if (s->quiz_phase == QUIZ_ASKING && s->quiz_q.input == QUIZ_CLICK && ev->cell.mat == s->quiz_q.mat &&
-            (!mat_info(ev->cell.mat)->per_head || ev->cell.head == s->quiz_q.head)) {
+        if (s->quiz_phase == QUIZ_ASKING && s->quiz_q.input == QUIZ_CLICK
+            && ev->cell.mat == s->quiz_q.mat
+            && (!mat_info(ev->cell.mat)->per_head || ev->cell.head == s->quiz_q.head)) {
             s->quiz_cell = ev->cell; // the class's prediction
             return quiz_submit(s);
         }
@@ -528,10 +582,13 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_EV_WHEEL:
         if (ev->wheel == 0) return false;
-        if (ev->mods & VIEW_MOD_CTRL) return view_set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
-        return view_request_edit(s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
+        if (ev->mods & VIEW_MOD_CTRL)
+            return view_set_zoom(s, ev->wheel > 0 ? s->zoom * 1.25 : s->zoom / 1.25);
+        return view_request_edit(
+            s, ev->wheel * ((ev->mods & VIEW_MOD_SHIFT) ? VIEW_EDIT_FINE : VIEW_EDIT_STEP));
     case VIEW_EV_DRAG:
-        return view_request_edit(s, -ev->y * VIEW_EDIT_DRAG * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
+        return view_request_edit(s, -ev->y * VIEW_EDIT_DRAG
+                                        * ((ev->mods & VIEW_MOD_SHIFT) ? 0.1 : 1.0));
     case VIEW_EV_SCALE:
         if (!(ev->value > 0) || !isfinite(ev->value)) return false;
         s->request = VIEW_REQ_SCALE_SET;
@@ -542,14 +599,16 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         int index = (int)ev->value;
         s->help = false; // a press on the strip closes the overlays, like a key
         if (s->panel == PANEL_COST) s->panel = PANEL_NONE;
-        if (index == s->stage_index) { // the stage on screen: its next part, after the last its first
+        if (index
+            == s->stage_index) { // the stage on screen: its next part, after the last its first
             s->substep = s->substep + 1 < s->substep_count ? s->substep + 1 : 0;
             s->reveal = s->quiz_phase == QUIZ_ASKING ? 0 : -1;
             memset(&s->pinned, 0, sizeof s->pinned);
             return true;
         }
         view_go_stage(s, index);
-        if (s->quiz_phase == QUIZ_NONE) s->substep = 0; // chosen by its name: its first part, from either side
+        if (s->quiz_phase == QUIZ_NONE)
+            s->substep = 0; // chosen by its name: its first part, from either side
         return true;
     }
     case VIEW_EV_TRAIN_SEEK:
@@ -559,7 +618,7 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         return true;
     case VIEW_EV_PAN: // the board moves with the pointer: dragging right shows more of the left
         return view_pan(s, s->pan_span_x > 0 ? -(double)ev->x / s->pan_span_x : 0.0,
-                   s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);
+                        s->pan_span_y > 0 ? -(double)ev->y / s->pan_span_y : 0.0);
     case VIEW_EV_RESIZE:
         if (ev->x == s->width && ev->y == s->height) return false;
         s->width = ev->x;
@@ -601,11 +660,12 @@ double view_scale_step(double scale, int d_k, double dir, bool fine)
     double lo = view_scale_min(d_k), hi = VIEW_SCALE_MAX, stops[VIEW_SCALE_STOPS];
     view_scale_stops(d_k, stops);
     double next = scale * pow(2.0, dir * (fine ? 1.0 / 16.0 : 0.25));
-    // A stop past here and up to there (or a rounding away from it) is where the step ends: the nearest one.
+    // A stop past here and up to there (or a rounding away from it) is where the step ends: the
+    // nearest one.
     for (int i = 0; i < VIEW_SCALE_STOPS; i++) {
         double st = dir > 0 ? stops[i] : stops[VIEW_SCALE_STOPS - 1 - i];
-        if ((dir > 0 && st > scale * (1 + 1e-12) && st <= next * (1 + 1e-9)) ||
-            (dir < 0 && st < scale * (1 - 1e-12) && st >= next * (1 - 1e-9))) {
+        if ((dir > 0 && st > scale * (1 + 1e-12) && st <= next * (1 + 1e-9))
+            || (dir < 0 && st < scale * (1 - 1e-12) && st >= next * (1 - 1e-9))) {
             next = st;
             break;
         }
@@ -637,10 +697,11 @@ void view_quiz_ask(ViewState *s, const ViewQuestion *q, int index)
         s->substep_count = 1;
         s->part_map = false;
     }
-    // The sub-step that shows the matrix asked about: its place among the stage's results (K: the second of
-    // Q, K, V), or the first one of a single result: a stage that shows its inputs alone first is asked where
-    // the class sees what it predicts from (the answer then shows on the result's part). The scene clamps it to
-    // the sub-steps it draws (one, when everything fits at once).
+    // The sub-step that shows the matrix asked about: its place among the stage's results (K: the
+    // second of Q, K, V), or the first one of a single result: a stage that shows its inputs alone
+    // first is asked where the class sees what it predicts from (the answer then shows on the
+    // result's part). The scene clamps it to the sub-steps it draws (one, when everything fits at
+    // once).
     const StageInfo *si = stage_info(q->stage);
     int nres = 0, place = 0;
     while (si && nres < 3 && si->results[nres] != MAT_NONE) {
@@ -676,9 +737,10 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     reveal_span(s, &p, &first, &count);
     const StageInfo *si = stage_info(view_stage(s));
     (void)si;
-    // Asked on the inputs' part (the result alone on the next): the answer shows on the result's part.
-    if (s->part_map && s->substep < s->substep_count && s->substep + 1 < s->substep_count &&
-        s->part_result[s->substep] == MAT_NONE && s->part_result[s->substep + 1] != MAT_NONE) {
+    // Asked on the inputs' part (the result alone on the next): the answer shows on the result's
+    // part.
+    if (s->part_map && s->substep < s->substep_count && s->substep + 1 < s->substep_count
+        && s->part_result[s->substep] == MAT_NONE && s->part_result[s->substep + 1] != MAT_NONE) {
         s->substep++;
         reveal_span(s, &p, &first, &count);
     }
@@ -716,7 +778,8 @@ bool view_param_set(AttnParams *p, CellRef c, double v)
     double *ref = view_param_ref(p, c);
     if (!ref || !isfinite(v)) return false;
     *ref = v;
-    if (c.mat == MAT_X && !p->cross) mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
+    if (c.mat == MAT_X && !p->cross)
+        mat_set(&p->S, c.row, c.col, v); // keys and values read the same X
     params_apply_positions(p); // an edit of E (or E^Y): X = E + P follows
     return true;
 }
@@ -724,7 +787,8 @@ bool view_param_set(AttnParams *p, CellRef c, double v)
 bool view_param_edited(const AttnParams *orig, const AttnParams *cur, CellRef c)
 {
     // The lookups do not write; the casts only reuse view_param_ref.
-    const double *a = view_param_ref((AttnParams *)orig, c), *b = view_param_ref((AttnParams *)cur, c);
+    const double *a = view_param_ref((AttnParams *)orig, c),
+                 *b = view_param_ref((AttnParams *)cur, c);
     return a && b && memcmp(a, b, sizeof *a) != 0;
 }
 
@@ -741,7 +805,7 @@ int view_param_edit_count(const AttnParams *orig, const AttnParams *cur)
     int n = count_diff(&orig->X, &cur->X) + count_diff(&orig->W_O, &cur->W_O);
     if (cur->cross) n += count_diff(&orig->S, &cur->S);
     for (int h = 0; h < cur->heads; h++)
-        n += count_diff(&orig->W_Q[h], &cur->W_Q[h]) + count_diff(&orig->W_K[h], &cur->W_K[h]) +
-             count_diff(&orig->W_V[h], &cur->W_V[h]);
+        n += count_diff(&orig->W_Q[h], &cur->W_Q[h]) + count_diff(&orig->W_K[h], &cur->W_K[h])
+             + count_diff(&orig->W_V[h], &cur->W_V[h]);
     return n;
 }

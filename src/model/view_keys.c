@@ -1,15 +1,17 @@
-// What each key does in the view: one small function per key (or the request it hands the session) and the
-// table from key to action that view_handle dispatches through. The keys' SDL codes, names and help text are
-// the window's (src/app/gui_input.c's KEYS table); which keys a help page or a question takes first is view.c's.
+// What each key does in the view: one small function per key (or the request it hands the session)
+// and the table from key to action that view_handle dispatches through. The keys' SDL codes, names
+// and help text are the window's (src/app/gui_input.c's KEYS table); which keys a help page or a
+// question takes first is view.c's.
 #include "view_keys.h"
 
 #include <string.h>
 
-// S alone (RoPE lessons): every position one stop further (Shift: back), shown where it shows: at the rotate
-// stage, unless the scores stage (which shows the shifted scores too) is on screen.
+// S alone (RoPE lessons): every position one stop further (Shift: back), shown where it shows: at
+// the rotate stage, unless the scores stage (which shows the shifted scores too) is on screen.
 static bool rope_shift_key(ViewState *s, bool back)
 {
-    if (!s->dims.rope || s->panel != PANEL_NONE || s->quiz_phase == QUIZ_ASKING || s->quiz_phase == QUIZ_JUDGING)
+    if (!s->dims.rope || s->panel != PANEL_NONE || s->quiz_phase == QUIZ_ASKING
+        || s->quiz_phase == QUIZ_JUDGING)
         return false; // a question first: it asks about the lesson's own positions
     s->request = VIEW_REQ_ROPE_SHIFT;
     s->request_delta = back ? -1.0 : 1.0;
@@ -17,31 +19,36 @@ static bool rope_shift_key(ViewState *s, bool back)
     if (at != STAGE_ROTATE && at != STAGE_SCORES)
         for (int i = 0; i < s->stage_count; i++)
             if (s->stages[i] == STAGE_ROTATE) view_go_stage(s, i);
-    // The part that shows what the shift changes: the turned queries, or at the scores the shifted scores
-    // (their second row; with the shift back at 0 the scene takes the last there is, the scores).
+    // The part that shows what the shift changes: the turned queries, or at the scores the shifted
+    // scores (their second row; with the shift back at 0 the scene takes the last there is, the
+    // scores).
     s->substep = VIEW_SUBSTEP_RESULT + (view_stage(s) == STAGE_SCORES ? 1 : 0);
     return true;
 }
 
 // --- what each key does: one small function per key (or a request the session carries out), and the table ---
-// The keys' names, SDL codes and help text are the window's (src/app/gui_input.c's KEYS table); this is the
-// view's side. shift: Shift is held (finer steps, the other direction, the other panel).
+// The keys' names, SDL codes and help text are the window's (src/app/gui_input.c's KEYS table);
+// this is the view's side. shift: Shift is held (finer steps, the other direction, the other
+// panel).
 
 static bool key_up(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev;
     double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
-    return view_request_edit(s, step) || view_pan(s, 0.0, -VIEW_PAN_STEP) || (s->zoom <= 1.0 && view_step_stage(s, -1));
+    return view_request_edit(s, step) || view_pan(s, 0.0, -VIEW_PAN_STEP)
+           || (s->zoom <= 1.0 && view_step_stage(s, -1));
 }
 
 static bool key_down(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev;
     double step = shift ? VIEW_EDIT_FINE : VIEW_EDIT_STEP;
-    return view_request_edit(s, -step) || view_pan(s, 0.0, VIEW_PAN_STEP) || (s->zoom <= 1.0 && view_step_stage(s, 1));
+    return view_request_edit(s, -step) || view_pan(s, 0.0, VIEW_PAN_STEP)
+           || (s->zoom <= 1.0 && view_step_stage(s, 1));
 }
 
-static bool key_notes(ViewState *s, const ViewEvent *ev, bool shift) // the notes, page by page, then hidden
+// The notes, page by page, then hidden.
+static bool key_notes(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
     if (s->notes && s->notes_more) {
@@ -103,16 +110,36 @@ static bool key_left(ViewState *s, const ViewEvent *ev, bool shift)
     return s->zoom > 1.0 ? view_pan(s, -VIEW_PAN_STEP, 0.0) : view_step_stage(s, -1);
 }
 
-static bool key_next(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_step_stage(s, 1); }
-static bool key_back(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_step_stage(s, -1); }
-static bool key_home(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_go_stage(s, 0); }
+static bool key_next(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_step_stage(s, 1);
+}
+static bool key_back(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_step_stage(s, -1);
+}
+static bool key_home(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_go_stage(s, 0);
+}
 static bool key_end(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
     return view_go_stage(s, s->stage_count - 1);
 }
-static bool key_part_next(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_sub_step(s, +1); }
-static bool key_part_back(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_sub_step(s, -1); }
+static bool key_part_next(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_sub_step(s, +1);
+}
+static bool key_part_back(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_sub_step(s, -1);
+}
 
 static bool key_digit(ViewState *s, const ViewEvent *ev, bool shift)
 {
@@ -133,7 +160,8 @@ static bool key_tab(ViewState *s, const ViewEvent *ev, bool shift)
     return view_set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
 }
 
-// A: all heads at once / one head; Shift+A: a checkpoint's every layer x every head (nothing for a lesson).
+// A: all heads at once / one head; Shift+A: a checkpoint's every layer x every head (nothing for a
+// lesson).
 static bool key_all_heads(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev;
@@ -155,8 +183,16 @@ static bool key_fullscreen(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
-static bool key_zoom_in(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_set_zoom(s, s->zoom * 1.25); }
-static bool key_zoom_out(ViewState *s, const ViewEvent *ev, bool shift) { (void)ev, (void)shift; return view_set_zoom(s, s->zoom / 1.25); }
+static bool key_zoom_in(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_set_zoom(s, s->zoom * 1.25);
+}
+static bool key_zoom_out(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    return view_set_zoom(s, s->zoom / 1.25);
+}
 static bool key_zoom_reset(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
@@ -181,8 +217,9 @@ static bool key_auto_question(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
-static bool key_escape(ViewState *s, const ViewEvent *ev, bool shift) // closes one thing per press and never quits
-{                                                                      // (a class would lose its place)
+// Closes one thing per press and never quits.
+static bool key_escape(ViewState *s, const ViewEvent *ev, bool shift)
+{ // (a class would lose its place)
     (void)ev, (void)shift;
     if (s->help) s->help = false;
     else if (s->quiz_phase == QUIZ_REVEALED) view_quiz_close(s); // the verdict first
@@ -207,7 +244,8 @@ static bool key_colormap(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
-static bool key_checkpoint(ViewState *s, const ViewEvent *ev, bool shift) // J, L: the training's checkpoints
+// J, L: the training's checkpoints.
+static bool key_checkpoint(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)shift;
     s->request = VIEW_REQ_TRAIN_SHOW;
@@ -222,7 +260,8 @@ static bool key_scale(ViewState *s, const ViewEvent *ev, bool shift) // [ and ]:
     return true;
 }
 
-static bool key_stepping_panel(ViewState *s, const ViewEvent *ev, bool shift) // G: decoding, B: the tiles
+// G: decoding, B: the tiles.
+static bool key_stepping_panel(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)shift;
     ViewPanel want = ev->key == VIEW_KEY_G ? PANEL_DECODE : PANEL_TILES;
@@ -236,10 +275,10 @@ static bool key_shuffle(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev;
     if (shift) { // the next reordering (opening the panel if it is closed)
-        if (s->panel == PANEL_SHUFFLE) s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
+        if (s->panel == PANEL_SHUFFLE)
+            s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
         s->panel = PANEL_SHUFFLE;
-    } else
-        s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+    } else s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
     memset(&s->hover, 0, sizeof s->hover);
     return true;
 }
@@ -251,8 +290,9 @@ typedef struct {
     ViewRequest request;
 } KeyAction;
 
-// W (RoPE lessons): the rotation panel, at the token of the cell pointed at when its rows are the queries (or
-// the keys, which sit at the same positions in self-attention), else at the last token; W again closes it.
+// W (RoPE lessons): the rotation panel, at the token of the cell pointed at when its rows are the
+// queries (or the keys, which sit at the same positions in self-attention), else at the last token;
+// W again closes it.
 static bool key_rope_panel(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
@@ -264,8 +304,10 @@ static bool key_rope_panel(ViewState *s, const ViewEvent *ev, bool shift)
     CellRef at = view_focus_cell(s);
     const MatInfo *mi = at.mat != MAT_NONE ? mat_info(at.mat) : NULL;
     int token = s->dims.n - 1;
-    if (mi && (mi->row_axis == AXIS_QUERY || mi->row_axis == AXIS_KEY) && at.row < s->dims.n) token = at.row;
-    else if (mi && (mi->col_axis == AXIS_QUERY || mi->col_axis == AXIS_KEY) && at.col < s->dims.n) token = at.col;
+    if (mi && (mi->row_axis == AXIS_QUERY || mi->row_axis == AXIS_KEY) && at.row < s->dims.n)
+        token = at.row;
+    else if (mi && (mi->col_axis == AXIS_QUERY || mi->col_axis == AXIS_KEY) && at.col < s->dims.n)
+        token = at.col;
     s->rope_t = token > 0 ? token : 0;
     s->panel = PANEL_ROPE;
     memset(&s->hover, 0, sizeof s->hover);

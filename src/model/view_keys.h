@@ -4,12 +4,13 @@
 
 #include "view.h"
 
-// Carries out key ev (shift: Shift is held) by the key table: true when the view changed or asked for
-// something (s->request). false: not a key of the view's.
+// Carries out key ev (shift: Shift is held) by the key table: true when the view changed or asked
+// for something (s->request). false: not a key of the view's.
 bool view_key_act(ViewState *s, const ViewEvent *ev, bool shift);
 
-// view.c's steps, which the keys take: the stage at index (go) or one further (dir -1 or 1), a part of the
-// stage, the head, the zoom, a pan, an edit of the hovered weight by delta, and closing a question.
+// view.c's steps, which the keys take: the stage at index (go) or one further (dir -1 or 1), a part
+// of the stage, the head, the zoom, a pan, an edit of the hovered weight by delta, and closing a
+// question.
 bool view_go_stage(ViewState *s, int index);
 bool view_step_stage(ViewState *s, int dir);
 bool view_sub_step(ViewState *s, int dir);

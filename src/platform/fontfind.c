@@ -1,5 +1,6 @@
-// Fallback fonts from the system: fontconfig where it is (MHA_HAVE_FONTCONFIG), else a scan of the system
-// font folders (Windows: %WINDIR%\Fonts; macOS: /System/Library/Fonts, /Library/Fonts, ~/Library/Fonts).
+// Fallback fonts from the system: fontconfig where it is (MHA_HAVE_FONTCONFIG), else a scan of the
+// system font folders (Windows: %WINDIR%\Fonts; macOS: /System/Library/Fonts, /Library/Fonts,
+// ~/Library/Fonts).
 #include "fontfind.h"
 
 #include <stdio.h>
@@ -17,7 +18,8 @@ static bool skipped(const char *path, const char *const *skip, int n)
 #include <fontconfig/fontconfig.h>
 
 struct FontFind {
-    FcConfig *cfg;  // loaded at the first question: text DejaVu shows never pays for reading the font list
+    FcConfig *
+        cfg; // loaded at the first question: text DejaVu shows never pays for reading the font list
     bool tried;
 };
 
@@ -30,8 +32,8 @@ void fontfind_close(FontFind *f)
     free(f);
 }
 
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user, const char *const *skip,
-                  int n_skip, char *path, size_t cap, int *index)
+bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
+                  const char *const *skip, int n_skip, char *path, size_t cap, int *index)
 {
     if (!f) return false;
     if (!f->tried) {
@@ -54,11 +56,13 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
             FcCharSet *have = NULL;
             FcChar8 *file = NULL;
             int idx = 0;
-            if (FcPatternGetCharSet(set->fonts[i], FC_CHARSET, 0, &have) != FcResultMatch || !FcCharSetHasChar(have, cp))
+            if (FcPatternGetCharSet(set->fonts[i], FC_CHARSET, 0, &have) != FcResultMatch
+                || !FcCharSetHasChar(have, cp))
                 continue;
             if (FcPatternGetString(set->fonts[i], FC_FILE, 0, &file) != FcResultMatch) continue;
             if (FcPatternGetInteger(set->fonts[i], FC_INDEX, 0, &idx) != FcResultMatch) idx = 0;
-            if (strlen((const char *)file) >= cap || skipped((const char *)file, skip, n_skip)) continue;
+            if (strlen((const char *)file) >= cap || skipped((const char *)file, skip, n_skip))
+                continue;
             if (!covers(user, (const char *)file, idx, cp)) continue;
             snprintf(path, cap, "%s", (const char *)file);
             *index = idx;
@@ -87,7 +91,8 @@ FontFind *fontfind_open(void)
     const char *win = getenv("WINDIR");
     snprintf(f->dirs[f->count++], sizeof f->dirs[0], "%s\\Fonts", win ? win : "C:\\Windows");
     const char *local = getenv("LOCALAPPDATA");
-    if (local) snprintf(f->dirs[f->count++], sizeof f->dirs[0], "%s\\Microsoft\\Windows\\Fonts", local);
+    if (local)
+        snprintf(f->dirs[f->count++], sizeof f->dirs[0], "%s\\Microsoft\\Windows\\Fonts", local);
 #else
     snprintf(f->dirs[f->count++], sizeof f->dirs[0], "/System/Library/Fonts");
     snprintf(f->dirs[f->count++], sizeof f->dirs[0], "/Library/Fonts");
@@ -109,8 +114,8 @@ static bool font_file(const char *name)
     return false;
 }
 
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user, const char *const *skip,
-                  int n_skip, char *path, size_t cap, int *index)
+bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
+                  const char *const *skip, int n_skip, char *path, size_t cap, int *index)
 {
     (void)emoji; // the folders have no notion of colour; the first file showing cp wins
     if (!f) return false;
@@ -122,7 +127,8 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
             if (!font_file(e->d_name)) continue;
             char p[2048];
             int n = snprintf(p, sizeof p, "%s/%s", f->dirs[d], e->d_name);
-            if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof p || skipped(p, skip, n_skip)) continue;
+            if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof p || skipped(p, skip, n_skip))
+                continue;
             if (covers(user, p, 0, cp)) {
                 snprintf(path, cap, "%s", p);
                 *index = 0;
@@ -136,8 +142,9 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
 }
 #endif
 
-// What to install, by block: one row per range (first match wins). N_ marks a message for the catalogues
-// (po/): the window shows it translated (draw_sdl.c), the platform layer knows no language.
+// What to install, by block: one row per range (first match wins). N_ marks a message for the
+// catalogues (po/): the window shows it translated (draw_sdl.c), the platform layer knows no
+// language.
 #define N_(s) s
 static const struct {
     uint32_t lo, hi;

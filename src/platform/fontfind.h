@@ -1,6 +1,7 @@
-// Finding a font on this computer that shows a character the shipped DejaVu fonts lack: through fontconfig
-// on Linux and the BSDs, in the system font folders elsewhere (Windows, macOS). The only OS-specific part
-// of text drawing; the renderer asks, opens what it gets with SDL_ttf and checks the glyph itself.
+// Finding a font on this computer that shows a character the shipped DejaVu fonts lack: through
+// fontconfig on Linux and the BSDs, in the system font folders elsewhere (Windows, macOS). The only
+// OS-specific part of text drawing; the renderer asks, opens what it gets with SDL_ttf and checks
+// the glyph itself.
 #ifndef MHA_FONTFIND_H
 #define MHA_FONTFIND_H
 
@@ -10,17 +11,20 @@
 
 typedef struct FontFind FontFind;
 
-// Does the font file at path (face index in a collection) show cp? The renderer's answer, with its fonts.
+// Does the font file at path (face index in a collection) show cp? The renderer's answer, with its
+// fonts.
 typedef bool (*FontCovers)(void *user, const char *path, int index, uint32_t cp);
 
-// Opens the system's font list (fontconfig's configuration, or the folders to scan). NULL when out of memory.
+// Opens the system's font list (fontconfig's configuration, or the folders to scan). NULL when out
+// of memory.
 FontFind *fontfind_open(void);
 void fontfind_close(FontFind *f);
 
-// A font file and face index that shows cp (emoji: a colour emoji font is preferred), checked with covers.
-// Files in skip (n_skip paths) are not offered again. False when no font on the computer shows it.
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user, const char *const *skip,
-                  int n_skip, char *path, size_t cap, int *index);
+// A font file and face index that shows cp (emoji: a colour emoji font is preferred), checked with
+// covers. Files in skip (n_skip paths) are not offered again. False when no font on the computer
+// shows it.
+bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
+                  const char *const *skip, int n_skip, char *path, size_t cap, int *index);
 
 // What to install when no font shows cp, e.g. "a CJK font such as fonts-noto-cjk".
 const char *fontfind_install_hint(uint32_t cp);

@@ -1,5 +1,6 @@
-// Worker threads kept from one parallel run to the next (platform_run_jobs): a trace split over the cores
-// no longer starts and joins a thread for each of its parts. POSIX threads or Win32, chosen here.
+// Worker threads kept from one parallel run to the next (platform_run_jobs): a trace split over the
+// cores no longer starts and joins a thread for each of its parts. POSIX threads or Win32, chosen
+// here.
 #if !defined(_WIN32)
 #define _XOPEN_SOURCE 700
 #endif
@@ -41,8 +42,8 @@ enum { POOL_MAX = 16 }; // workers 1 .. POOL_MAX-1 (job 0 runs on the caller)
 static PoolLock pool_use = POOL_LOCK_INIT; // held by the one caller whose jobs the workers run
 static PoolLock pool_mutex = POOL_LOCK_INIT;
 static PoolCond pool_go = POOL_COND_INIT, pool_done = POOL_COND_INIT;
-static int pool_workers;            // workers 1 .. pool_workers are running
-static unsigned pool_round;         // one more for each run
+static int pool_workers; // workers 1 .. pool_workers are running
+static unsigned pool_round; // one more for each run
 static unsigned pool_seen[POOL_MAX]; // the last round each worker looked at
 static int (*pool_fn)(void *);
 static char *pool_base;
@@ -112,24 +113,25 @@ static bool worker_start(int idx)
 }
 static bool pool_usable(void)
 {
-    if (pool_workers > 0 && pool_pid != getpid()) return false; // forked: the workers stayed in the parent
+    if (pool_workers > 0 && pool_pid != getpid())
+        return false; // forked: the workers stayed in the parent
     pool_pid = getpid();
     return !pool_quit;
 }
 #endif
 
-// The old way, when the workers are busy with another caller's jobs (or count is beyond them): a thread
-// started for each job but the first, joined at the end (or the job run here when none starts).
+// The old way, when the workers are busy with another caller's jobs (or count is beyond them): a
+// thread started for each job but the first, joined at the end (or the job run here when none
+// starts).
 static void run_on_new_threads(int (*fn)(void *), char *base, size_t size, int count)
 {
     PlatformThread *threads[POOL_MAX] = {NULL};
-    for (int i = 1; i < count && i < POOL_MAX; i++) threads[i] = platform_thread_start(fn, base + (size_t)i * size);
+    for (int i = 1; i < count && i < POOL_MAX; i++)
+        threads[i] = platform_thread_start(fn, base + (size_t)i * size);
     fn(base);
     for (int i = 1; i < count; i++) {
-        if (i < POOL_MAX && threads[i])
-            platform_thread_join(threads[i]);
-        else
-            fn(base + (size_t)i * size);
+        if (i < POOL_MAX && threads[i]) platform_thread_join(threads[i]);
+        else fn(base + (size_t)i * size);
     }
 }
 
@@ -157,7 +159,8 @@ void platform_run_jobs(int (*fn)(void *), void *jobs, size_t size, int count)
         if (!worker_start(pool_workers + 1)) break;
         pool_workers++;
     }
-    int pooled = count - 1 < pool_workers ? count - 1 : pool_workers; // jobs 1 .. pooled on the workers
+    int pooled =
+        count - 1 < pool_workers ? count - 1 : pool_workers; // jobs 1 .. pooled on the workers
     pool_fn = fn;
     pool_base = base;
     pool_size = size;
@@ -167,7 +170,8 @@ void platform_run_jobs(int (*fn)(void *), void *jobs, size_t size, int count)
     pool_wake_all(&pool_go);
     pool_unlock(&pool_mutex);
     fn(base);
-    for (int i = pooled + 1; i < count; i++) fn(base + (size_t)i * size); // workers that could not start
+    for (int i = pooled + 1; i < count; i++)
+        fn(base + (size_t)i * size); // workers that could not start
     pool_lock(&pool_mutex);
     while (pool_pending > 0) pool_wait(&pool_done, &pool_mutex);
     pool_unlock(&pool_mutex);

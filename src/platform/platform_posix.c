@@ -1,4 +1,5 @@
-// The POSIX half of the platform layer (Linux, macOS, the BSDs): pthreads, open/fsync/rename, lstat.
+// The POSIX half of the platform layer (Linux, macOS, the BSDs): pthreads, open/fsync/rename,
+// lstat.
 #if defined(__APPLE__)
 #define _DARWIN_C_SOURCE // st_mtimespec, _NSGetExecutablePath
 #else
@@ -52,9 +53,9 @@ static void *thread_main(void *p)
 PlatformThread *platform_thread_start(int (*fn)(void *), void *arg)
 {
 #if defined(__EMSCRIPTEN__)
-    // The page: none (its callers then do the work themselves, in slices between frames). With threads its
-    // workers are the trace's pool (platform_run_jobs), made at load; one taken here would leave a trace
-    // without, and a worker made later starts only once the main thread yields.
+    // The page: none (its callers then do the work themselves, in slices between frames). With
+    // threads its workers are the trace's pool (platform_run_jobs), made at load; one taken here
+    // would leave a trace without, and a worker made later starts only once the main thread yields.
     (void)fn;
     (void)arg;
     return NULL;
@@ -81,7 +82,8 @@ void platform_thread_join(PlatformThread *t)
 int platform_cpu_count(void)
 {
 #if defined(__EMSCRIPTEN_PTHREADS__)
-    // The browser's or Node's count of cores, at most the pool's workers (CMakeLists.txt) and the caller.
+    // The browser's or Node's count of cores, at most the pool's workers (CMakeLists.txt) and the
+    // caller.
     int n = emscripten_num_logical_cores();
     return n < 1 ? 1 : n > MHA_WEB_POOL + 1 ? MHA_WEB_POOL + 1 : n;
 #elif defined(_SC_NPROCESSORS_ONLN) && !defined(__EMSCRIPTEN__)
@@ -139,7 +141,8 @@ bool platform_map_file(const char *path, PlatformMap *m)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); // never blocking on a FIFO
     if (fd < 0) return false;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0
+        || (uint64_t)st.st_size > SIZE_MAX) {
         int e = errno;
         close(fd);
         errno = e ? e : EISDIR;
@@ -212,7 +215,8 @@ void platform_dir_close(PlatformDir *p)
 
 FILE *platform_open_regular(const char *path, PlatformStat *st, bool *opened)
 {
-    // O_NONBLOCK: a FIFO (or a device) at path must not block the open; blocking mode is restored for a file.
+    // O_NONBLOCK: a FIFO (or a device) at path must not block the open; blocking mode is restored
+    // for a file.
     st->kind = PLATFORM_REGULAR;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     *opened = fd >= 0;
@@ -282,16 +286,18 @@ bool platform_replace(const char *from, const char *to) { return rename(from, to
 
 bool platform_exchange(const char *a, const char *b)
 {
-    // The tests of the other systems' path (tests/test_save_kill.c): as if the exchange were missing.
+    // The tests of the other systems' path (tests/test_save_kill.c): as if the exchange were
+    // missing.
     const char *none = getenv("MHA_TEST_NO_EXCHANGE");
     if (none && none[0] == '1') {
         errno = ENOSYS;
         return false;
     }
 #if defined(__linux__) && defined(SYS_renameat2)
-    // renameat2(RENAME_EXCHANGE) by its number: glibc before 2.28 has no wrapper. A file system without the
-    // exchange (EINVAL) is one without the call.
-    if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 1u << 1 /* RENAME_EXCHANGE */) == 0) return true;
+    // renameat2(RENAME_EXCHANGE) by its number: glibc before 2.28 has no wrapper. A file system
+    // without the exchange (EINVAL) is one without the call.
+    if (syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 1u << 1 /* RENAME_EXCHANGE */) == 0)
+        return true;
     if (errno == EINVAL || errno == EOPNOTSUPP) errno = ENOSYS;
     return false;
 #else

@@ -1,6 +1,7 @@
-// A set of files replaced all or nothing (issue 39): the journal that names a set and its one commit point,
-// and the recovery that finishes (or undoes) the switch of a set whose writer was killed. Used by
-// platform_writer_commit (platform_write.c) for a set of files in one folder; the same on every system.
+// A set of files replaced all or nothing (issue 39): the journal that names a set and its one
+// commit point, and the recovery that finishes (or undoes) the switch of a set whose writer was
+// killed. Used by platform_writer_commit (platform_write.c) for a set of files in one folder; the
+// same on every system.
 #include "platform_set.h"
 
 #include <errno.h>
@@ -8,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The journal: ".mha-tracer-set.PID[-K].EXT" in the set's folder. EXT "tmp" while it is written, "new" once
-// it is complete (the commit point: from here the new set is the one), "undo" while a failed switch is being
-// put back. Its lines: a first line, then per file "TARGET\tTEMPORARY\tCOPY\n" (file names in the folder,
-// COPY empty when nothing was at the target), then "end\n": a journal without its end line (a copy cut
-// short where the file system has no links) commits nothing.
+// The journal: ".mha-tracer-set.PID[-K].EXT" in the set's folder. EXT "tmp" while it is written,
+// "new" once it is complete (the commit point: from here the new set is the one), "undo" while a
+// failed switch is being put back. Its lines: a first line, then per file
+// "TARGET\tTEMPORARY\tCOPY\n" (file names in the folder, COPY empty when nothing was at the
+// target), then "end\n": a journal without its end line (a copy cut short where the file system has
+// no links) commits nothing.
 #define SET_BASE "mha-tracer-set"
 #define SET_FIRST "mha-tracer set 1\n"
 #define SET_END "end\n"
@@ -29,7 +31,8 @@ static bool set_path(char *out, size_t cap, const char *dir, long pid, int k, co
     size_t n = strlen(dir);
     char try_k[16] = "";
     if (k > 0) snprintf(try_k, sizeof try_k, "-%d", k);
-    int len = snprintf(out, cap, "%s%s." SET_BASE ".%ld%s.%s", dir, n && dir[n - 1] == '/' ? "" : "/", pid, try_k, ext);
+    int len = snprintf(out, cap, "%s%s." SET_BASE ".%ld%s.%s", dir,
+                       n && dir[n - 1] == '/' ? "" : "/", pid, try_k, ext);
     return len >= 0 && (size_t)len < cap;
 }
 
@@ -56,9 +59,10 @@ static char *journal_text(const PlatformSetFile *files, size_t count, size_t *le
     *len = 0;
     bool ok = append(&buf, len, &cap, SET_FIRST);
     for (size_t i = 0; ok && i < count; i++)
-        ok = append(&buf, len, &cap, base_name(files[i].path)) && append(&buf, len, &cap, "\t") &&
-             append(&buf, len, &cap, base_name(files[i].tmp)) && append(&buf, len, &cap, "\t") &&
-             append(&buf, len, &cap, files[i].old ? base_name(files[i].old) : "") && append(&buf, len, &cap, "\n");
+        ok = append(&buf, len, &cap, base_name(files[i].path)) && append(&buf, len, &cap, "\t")
+             && append(&buf, len, &cap, base_name(files[i].tmp)) && append(&buf, len, &cap, "\t")
+             && append(&buf, len, &cap, files[i].old ? base_name(files[i].old) : "")
+             && append(&buf, len, &cap, "\n");
     if (ok) ok = append(&buf, len, &cap, SET_END);
     if (!ok) {
         free(buf);
@@ -83,9 +87,11 @@ char *platform_set_commit(const char *dir, const PlatformSetFile *files, size_t 
     bool ok = fd >= 0 && platform_write_sync_close(fd, text, len);
     if (fd >= 0 && !ok) e = errno;
     free(text);
-    // The commit point: the complete journal appears under its "new" name in one step (a hard link, or an
-    // exclusive copy that counts only once its end line is in).
-    if (ok && !(ok = set_path(done, sizeof done, dir, platform_pid(), k, "new") && platform_copy_file(done, tmp)))
+    // The commit point: the complete journal appears under its "new" name in one step (a hard link,
+    // or an exclusive copy that counts only once its end line is in).
+    if (ok
+        && !(ok = set_path(done, sizeof done, dir, platform_pid(), k, "new")
+                  && platform_copy_file(done, tmp)))
         e = errno;
     if (fd >= 0) platform_remove(tmp);
     if (!ok) {
@@ -122,7 +128,8 @@ bool platform_set_undoing(char **journal)
 static bool mine(const char *path)
 {
     PlatformStat st;
-    return platform_stat(path, false, &st) && st.kind == PLATFORM_REGULAR && st.owner == platform_user();
+    return platform_stat(path, false, &st) && st.kind == PLATFORM_REGULAR
+           && st.owner == platform_user();
 }
 
 // Is name one of target's temporaries of kind ext by the process pid?
@@ -136,8 +143,8 @@ static bool temporary_of(const char *name, const char *target, long pid, const c
     return false;
 }
 
-// A journal line's three names, checked: a plain name for the target (no folder, not hidden) and the
-// writer's own temporary and copy of it; anything else is not acted on.
+// A journal line's three names, checked: a plain name for the target (no folder, not hidden) and
+// the writer's own temporary and copy of it; anything else is not acted on.
 static bool entry_parse(char *line, long pid, char **target, char **tmp, char **old)
 {
     char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
@@ -147,7 +154,8 @@ static bool entry_parse(char *line, long pid, char **target, char **tmp, char **
     *tmp = t1 + 1;
     *old = t2 + 1;
     if (!**target || **target == '.' || strpbrk(*target, "/\\:")) return false;
-    return temporary_of(*tmp, *target, pid, "tmp") && (!**old || temporary_of(*old, *target, pid, "old"));
+    return temporary_of(*tmp, *target, pid, "tmp")
+           && (!**old || temporary_of(*old, *target, pid, "old"));
 }
 
 typedef struct {
@@ -164,7 +172,8 @@ static bool replaceable(const Recovery *r, const char *path)
     return st.kind == PLATFORM_REGULAR && r->ours(path, r->ctx);
 }
 
-// One file of a committed set: its temporary, where still there, goes in place; the copy of the old goes.
+// One file of a committed set: its temporary, where still there, goes in place; the copy of the old
+// goes.
 static void finish_file(const Recovery *r, const char *target, const char *tmp, const char *old)
 {
     if (mine(tmp)) {
@@ -173,8 +182,9 @@ static void finish_file(const Recovery *r, const char *target, const char *tmp, 
     if (old && mine(old)) platform_remove(old);
 }
 
-// One file of a set being put back: a temporary still there was never in place (it goes); else the new file
-// is at the target, and the copy of the old goes back over it (or, where nothing was, it goes).
+// One file of a set being put back: a temporary still there was never in place (it goes); else the
+// new file is at the target, and the copy of the old goes back over it (or, where nothing was, it
+// goes).
 static void undo_file(const Recovery *r, const char *target, const char *tmp, const char *old)
 {
     if (mine(tmp)) {
@@ -192,8 +202,8 @@ static void undo_file(const Recovery *r, const char *target, const char *tmp, co
 static char *read_journal(const char *path)
 {
     PlatformStat st;
-    if (!platform_stat(path, false, &st) || st.kind != PLATFORM_REGULAR || st.owner != platform_user() ||
-        st.size > SET_MAX_BYTES)
+    if (!platform_stat(path, false, &st) || st.kind != PLATFORM_REGULAR
+        || st.owner != platform_user() || st.size > SET_MAX_BYTES)
         return NULL;
     FILE *f = platform_fopen_nofollow(path);
     if (!f) return NULL;
@@ -203,8 +213,8 @@ static char *read_journal(const char *path)
     if (!buf) return NULL;
     buf[n] = '\0';
     size_t fl = sizeof SET_FIRST - 1, el = sizeof SET_END - 1;
-    if (n < fl + el || memcmp(buf, SET_FIRST, fl) != 0 || strcmp(buf + n - el, SET_END) != 0 ||
-        buf[n - el - 1] != '\n' || strlen(buf) != n) {
+    if (n < fl + el || memcmp(buf, SET_FIRST, fl) != 0 || strcmp(buf + n - el, SET_END) != 0
+        || buf[n - el - 1] != '\n' || strlen(buf) != n) {
         free(buf);
         return NULL;
     }
@@ -212,7 +222,8 @@ static char *read_journal(const char *path)
     return buf;
 }
 
-// Plays a dead writer's journal at path (forward when committed, back when undoing), then removes it.
+// Plays a dead writer's journal at path (forward when committed, back when undoing), then removes
+// it.
 static void replay(const Recovery *r, const char *path, long pid, bool forward)
 {
     char *text = read_journal(path);
@@ -222,8 +233,10 @@ static void replay(const Recovery *r, const char *path, long pid, bool forward)
         if (!nl) break;
         *nl = '\0';
         char tp[4096], tt[4096], to[4096];
-        if (entry_parse(line, pid, &target, &tmp, &old) && platform_path_join(tp, sizeof tp, r->dir, target) &&
-            platform_path_join(tt, sizeof tt, r->dir, tmp) && platform_path_join(to, sizeof to, r->dir, old)) {
+        if (entry_parse(line, pid, &target, &tmp, &old)
+            && platform_path_join(tp, sizeof tp, r->dir, target)
+            && platform_path_join(tt, sizeof tt, r->dir, tmp)
+            && platform_path_join(to, sizeof to, r->dir, old)) {
             if (forward) finish_file(r, tp, tt, *old ? to : NULL);
             else undo_file(r, tp, tt, *old ? to : NULL);
         }
@@ -235,7 +248,8 @@ static void replay(const Recovery *r, const char *path, long pid, bool forward)
     platform_sync_dir(r->dir);
 }
 
-// Is entry a journal of a writer that is gone? Its process number and kind ("tmp", "new" or "undo").
+// Is entry a journal of a writer that is gone? Its process number and kind ("tmp", "new" or
+// "undo").
 static bool dead_journal(const char *entry, long *pid, const char **ext)
 {
     const char *p = entry;
@@ -278,8 +292,8 @@ void platform_sets_recover(const char *dir, PlatformSetOurs ours, void *ctx)
         long pid;
         const char *ext;
         char path[4096];
-        if (dead_journal(found[i], &pid, &ext) && platform_path_join(path, sizeof path, dir, found[i]) &&
-            mine(path)) {
+        if (dead_journal(found[i], &pid, &ext)
+            && platform_path_join(path, sizeof path, dir, found[i]) && mine(path)) {
             if (!strcmp(ext, "tmp")) platform_remove(path); // never complete: commits nothing
             else replay(&r, path, pid, !strcmp(ext, "new"));
         }

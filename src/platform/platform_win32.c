@@ -1,5 +1,5 @@
-// The Win32 half of the platform layer: threads, UTF-16 file calls, MoveFileExW with write-through, the
-// program's path. UTF-8 names in, converted to UTF-16 for every call.
+// The Win32 half of the platform layer: threads, UTF-16 file calls, MoveFileExW with write-through,
+// the program's path. UTF-8 names in, converted to UTF-16 for every call.
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
@@ -37,7 +37,8 @@ static wchar_t *wide(const char *s)
 // UTF-16 -> UTF-8 into out; false when it does not fit.
 static bool narrow(const wchar_t *w, char *out, size_t cap)
 {
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)(cap > INT_MAX ? INT_MAX : cap), NULL, NULL);
+    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)(cap > INT_MAX ? INT_MAX : cap), NULL,
+                                NULL);
     if (n <= 0) {
         errno = ENAMETOOLONG;
         return false;
@@ -50,31 +51,18 @@ static void set_errno_from(DWORD e)
     switch (e) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
-    case ERROR_INVALID_NAME:
-        errno = ENOENT;
-        break;
+    case ERROR_INVALID_NAME: errno = ENOENT; break;
     case ERROR_ACCESS_DENIED:
     case ERROR_SHARING_VIOLATION:
-    case ERROR_LOCK_VIOLATION:
-        errno = EACCES;
-        break;
+    case ERROR_LOCK_VIOLATION: errno = EACCES; break;
     case ERROR_FILE_EXISTS:
-    case ERROR_ALREADY_EXISTS:
-        errno = EEXIST;
-        break;
+    case ERROR_ALREADY_EXISTS: errno = EEXIST; break;
     case ERROR_DISK_FULL:
-    case ERROR_HANDLE_DISK_FULL:
-        errno = ENOSPC;
-        break;
+    case ERROR_HANDLE_DISK_FULL: errno = ENOSPC; break;
     case ERROR_NOT_ENOUGH_MEMORY:
-    case ERROR_OUTOFMEMORY:
-        errno = ENOMEM;
-        break;
-    case ERROR_DIRECTORY:
-        errno = ENOTDIR;
-        break;
-    default:
-        errno = EIO;
+    case ERROR_OUTOFMEMORY: errno = ENOMEM; break;
+    case ERROR_DIRECTORY: errno = ENOTDIR; break;
+    default: errno = EIO;
     }
 }
 
@@ -119,7 +107,9 @@ int platform_cpu_count(void)
 {
     SYSTEM_INFO si;
     GetSystemInfo(&si);
-    return si.dwNumberOfProcessors < 1 ? 1 : si.dwNumberOfProcessors > 1024 ? 1024 : (int)si.dwNumberOfProcessors;
+    return si.dwNumberOfProcessors < 1      ? 1
+           : si.dwNumberOfProcessors > 1024 ? 1024
+                                            : (int)si.dwNumberOfProcessors;
 }
 
 void platform_tune_allocator(void) {} // the Windows heap keeps freed blocks by itself
@@ -128,7 +118,8 @@ void platform_tune_allocator(void) {} // the Windows heap keeps freed blocks by 
 // 100 ns ticks since 1601 -> seconds and nanoseconds since 1970.
 static void file_time(FILETIME ft, long long *sec, long long *nsec)
 {
-    unsigned long long t = ((unsigned long long)ft.dwHighDateTime << 32 | ft.dwLowDateTime) - 116444736000000000ULL;
+    unsigned long long t =
+        ((unsigned long long)ft.dwHighDateTime << 32 | ft.dwLowDateTime) - 116444736000000000ULL;
     *sec = (long long)(t / 10000000ULL);
     *nsec = (long long)(t % 10000000ULL) * 100;
 }
@@ -146,8 +137,8 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
     }
     if ((a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) && follow) {
         // The target's facts: open it (following the link) and ask the handle.
-        HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
-                               FILE_FLAG_BACKUP_SEMANTICS, NULL);
+        HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                               OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
         BY_HANDLE_FILE_INFORMATION info;
         if (h == INVALID_HANDLE_VALUE || !GetFileInformationByHandle(h, &info)) {
             set_errno_from(GetLastError());
@@ -189,11 +180,13 @@ bool platform_map_file(const char *path, PlatformMap *m)
 {
     memset(m, 0, sizeof *m);
     wchar_t *w = wide(path);
-    HANDLE f = w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL)
+    HANDLE f = w ? CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING,
+                               FILE_ATTRIBUTE_NORMAL, NULL)
                  : INVALID_HANDLE_VALUE;
     free(w);
     LARGE_INTEGER size;
-    if (f == INVALID_HANDLE_VALUE || !GetFileSizeEx(f, &size) || (unsigned long long)size.QuadPart > SIZE_MAX) {
+    if (f == INVALID_HANDLE_VALUE || !GetFileSizeEx(f, &size)
+        || (unsigned long long)size.QuadPart > SIZE_MAX) {
         if (f != INVALID_HANDLE_VALUE) CloseHandle(f);
         errno = ENOENT;
         return false;
@@ -246,7 +239,8 @@ PlatformDir *platform_dir_open(const char *path)
     size_t n = strlen(path);
     char *pattern = malloc(n + 3);
     if (!pattern) return NULL;
-    snprintf(pattern, n + 3, "%s%s*", path, n && (path[n - 1] == '/' || path[n - 1] == '\\') ? "" : "/");
+    snprintf(pattern, n + 3, "%s%s*", path,
+             n && (path[n - 1] == '/' || path[n - 1] == '\\') ? "" : "/");
     wchar_t *w = wide(pattern);
     free(pattern);
     PlatformDir *d = w ? calloc(1, sizeof *d) : NULL;
@@ -352,7 +346,8 @@ bool platform_sync_close(int fd)
 
 bool platform_close(int fd) { return _close(fd) == 0; }
 
-bool platform_set_mode(int fd, unsigned mode) // no POSIX permission bits to copy: the new file is the user's
+bool platform_set_mode(
+    int fd, unsigned mode) // no POSIX permission bits to copy: the new file is the user's
 {
     (void)fd;
     (void)mode;
@@ -382,7 +377,8 @@ bool platform_replace(const char *from, const char *to)
 bool platform_exchange(const char *a, const char *b)
 {
     (void)a, (void)b;
-    errno = ENOSYS; // no exchange of two names: the writer judges the file in place, then renames over it
+    errno = ENOSYS; // no exchange of two names: the writer judges the file in place, then renames
+                    // over it
     return false;
 }
 
@@ -473,10 +469,11 @@ void platform_console_attach(void)
     // Bytes as they are: "\n" stays one byte, so --json and --trace print what they print on Linux.
     _setmode(_fileno(stdout), _O_BINARY);
     _setmode(_fileno(stderr), _O_BINARY);
-    // A GUI-subsystem program has no console: when started from one (cmd, PowerShell), write to it. A
-    // stream already redirected to a file or a pipe stays where it is.
+    // A GUI-subsystem program has no console: when started from one (cmd, PowerShell), write to it.
+    // A stream already redirected to a file or a pipe stays where it is.
     HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE), err = GetStdHandle(STD_ERROR_HANDLE);
-    bool need_out = out == NULL || out == INVALID_HANDLE_VALUE, need_err = err == NULL || err == INVALID_HANDLE_VALUE;
+    bool need_out = out == NULL || out == INVALID_HANDLE_VALUE,
+         need_err = err == NULL || err == INVALID_HANDLE_VALUE;
     if (!need_out && !need_err) return;
     if (!AttachConsole(ATTACH_PARENT_PROCESS)) return;
     if (need_out && freopen("CONOUT$", "wb", stdout)) setvbuf(stdout, NULL, _IOFBF, 1 << 16);

@@ -1,9 +1,9 @@
-// Writing files all or nothing, the same on every system (compiled with platform_posix.c or platform_win32.c,
-// over their calls): write-sync-close, the temporaries' names, and the writer of a set of files whose commit
-// puts every replaced file back when one rename fails, over regular files only, keeping their permissions,
-// or puts a new file only where nothing is; and the hash of what a file holds.
-// A set of files in one folder switches at one commit point, its journal (platform_set.c).
-// Used by the lesson save, --train --out, the exports and the window's watch.
+// Writing files all or nothing, the same on every system (compiled with platform_posix.c or
+// platform_win32.c, over their calls): write-sync-close, the temporaries' names, and the writer of
+// a set of files whose commit puts every replaced file back when one rename fails, over regular
+// files only, keeping their permissions, or puts a new file only where nothing is; and the hash of
+// what a file holds. A set of files in one folder switches at one commit point, its journal
+// (platform_set.c). Used by the lesson save, --train --out, the exports and the window's watch.
 #include "platform.h"
 #include "platform_set.h"
 
@@ -33,7 +33,8 @@ bool platform_path_join(char *out, size_t cap, const char *dir, const char *name
 // ---------------------------------------------------------------------------------------------------
 // Temporaries: ".NAME.PID.EXT", then ".NAME.PID-K.EXT"
 
-bool platform_temporary_name_of(char *out, size_t cap, const char *path, long pid, const char *ext, int k)
+bool platform_temporary_name_of(char *out, size_t cap, const char *path, long pid, const char *ext,
+                                int k)
 {
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
@@ -48,8 +49,8 @@ bool platform_temporary_name(char *out, size_t cap, const char *path, const char
     return platform_temporary_name_of(out, cap, path, platform_pid(), ext, k);
 }
 
-// Is entry a temporary of one of names, left by a process that is gone? Its name's index, -1 when not;
-// *old: a ".old" (a copy of the file at the name, kept while the name was being replaced).
+// Is entry a temporary of one of names, left by a process that is gone? Its name's index, -1 when
+// not; *old: a ".old" (a copy of the file at the name, kept while the name was being replaced).
 static int stale_temporary(const char *entry, const char *const *names, size_t count, bool *old)
 {
     if (entry[0] != '.') return -1;
@@ -74,11 +75,10 @@ static int stale_temporary(const char *entry, const char *const *names, size_t c
     return -1;
 }
 
-
-// A dead writer's ".old" at path, the copy of the file at target: removed when target holds a file (the old
-// copy was kept only until the new one was in place); put back at target when nothing is there (a writer
-// of an earlier version, killed between moving the file aside and putting the new one in place, left it as
-// the only copy). Never removed while it may be the only copy.
+// A dead writer's ".old" at path, the copy of the file at target: removed when target holds a file
+// (the old copy was kept only until the new one was in place); put back at target when nothing is
+// there (a writer of an earlier version, killed between moving the file aside and putting the new
+// one in place, left it as the only copy). Never removed while it may be the only copy.
 static void recover_old(const char *path, const char *target)
 {
     PlatformStat sb;
@@ -87,7 +87,8 @@ static void recover_old(const char *path, const char *target)
         return;
     }
     if (errno != ENOENT) return;
-    if (platform_copy_file(target, path)) platform_remove(path); // a link, else the bytes; exclusive
+    if (platform_copy_file(target, path))
+        platform_remove(path); // a link, else the bytes; exclusive
 }
 
 void platform_temporaries_clean(const char *dir, const char *const *names, size_t count)
@@ -103,9 +104,9 @@ void platform_temporaries_clean(const char *dir, const char *const *names, size_
         size_t cap = strlen(dir) + strlen(e) + strlen(names[which]) + 2;
         char *path = malloc(cap), *target = malloc(cap);
         PlatformStat sb;
-        if (path && target && platform_path_join(path, cap, dir, e) &&
-            platform_path_join(target, cap, dir, names[which]) && platform_stat(path, false, &sb) &&
-            sb.kind == PLATFORM_REGULAR && sb.owner == me) {
+        if (path && target && platform_path_join(path, cap, dir, e)
+            && platform_path_join(target, cap, dir, names[which]) && platform_stat(path, false, &sb)
+            && sb.kind == PLATFORM_REGULAR && sb.owner == me) {
             if (old) recover_old(path, target);
             else platform_remove(path); // the new bytes of a write that never took place
         }
@@ -115,9 +116,11 @@ void platform_temporaries_clean(const char *dir, const char *const *names, size_
     platform_dir_close(d);
 }
 
-// Calls make(name, arg) with the tries of path's temporaries of kind ext until one is not taken (make
-// fails with EEXIST while a name is). Returns the name that worked (malloc'd), or NULL with errno.
-static char *fresh_temporary(const char *path, const char *ext, bool (*make)(const char *name, void *arg), void *arg)
+// Calls make(name, arg) with the tries of path's temporaries of kind ext until one is not taken
+// (make fails with EEXIST while a name is). Returns the name that worked (malloc'd), or NULL with
+// errno.
+static char *fresh_temporary(const char *path, const char *ext,
+                             bool (*make)(const char *name, void *arg), void *arg)
 {
     size_t cap = strlen(path) + 48;
     char *name = malloc(cap);
@@ -140,16 +143,16 @@ static char *fresh_temporary(const char *path, const char *ext, bool (*make)(con
 // The writer
 
 typedef struct {
-    char *path;    // the target
-    char *tmp;     // the new bytes (NULL until added)
-    char *old;     // the copy of the file replaced (NULL unless kept)
-    bool renamed;  // tmp is in place at path
+    char *path; // the target
+    char *tmp; // the new bytes (NULL until added)
+    char *old; // the copy of the file replaced (NULL unless kept)
+    bool renamed; // tmp is in place at path
 } WriterFile;
 
 struct PlatformWriter {
     size_t count;
     WriterFile *files;
-    char *dir;     // the folder of every file (begun with one), else NULL
+    char *dir; // the folder of every file (begun with one), else NULL
     char *journal; // the set's journal while it is being switched (platform_set.c), else NULL
 };
 
@@ -170,7 +173,8 @@ static void folder_of(char *out, size_t cap, const char *path)
     else snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
-// Removes the temporaries that writers killed midway left for path (a kill -9 during --train --out).
+// Removes the temporaries that writers killed midway left for path (a kill -9 during --train
+// --out).
 static void clean_beside(const char *path)
 {
     char dir[4096];
@@ -179,7 +183,8 @@ static void clean_beside(const char *path)
     if (*name) platform_temporaries_clean(dir, &name, 1);
 }
 
-bool platform_writer_target(const char *path, bool *exists, PlatformStat *st, PlatformWriteFailure *fail)
+bool platform_writer_target(const char *path, bool *exists, PlatformStat *st,
+                            PlatformWriteFailure *fail)
 {
     *exists = platform_stat(path, false, st);
     if (!*exists && errno == ENOENT) return true;
@@ -217,11 +222,15 @@ PlatformWriter *platform_writer_begin(const char *dir, const char *const *names,
         w->files[i].path = path;
         if (!dir) clean_beside(path);
     }
-    if (dir) platform_temporaries_clean(dir, names, count); // one pass over the folder for all of them
+    if (dir)
+        platform_temporaries_clean(dir, names, count); // one pass over the folder for all of them
     return w;
 }
 
-const char *platform_writer_path(const PlatformWriter *w, size_t i) { return i < w->count ? w->files[i].path : NULL; }
+const char *platform_writer_path(const PlatformWriter *w, size_t i)
+{
+    return i < w->count ? w->files[i].path : NULL;
+}
 
 const char *platform_writer_temporary(const PlatformWriter *w, size_t i)
 {
@@ -234,7 +243,8 @@ static bool create_fd(const char *name, void *fd)
     return *(int *)fd >= 0;
 }
 
-bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t len, PlatformWriteFailure *fail)
+bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t len,
+                         PlatformWriteFailure *fail)
 {
     if (i >= w->count || w->files[i].tmp) {
         failure(fail, PLATFORM_WRITE_CREATE, i, EINVAL);
@@ -251,7 +261,8 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
         failure(fail, PLATFORM_WRITE_CREATE, i, errno);
         return false;
     }
-    // From here on the temporary is ours to remove (made by the exclusive open). A private file stays so.
+    // From here on the temporary is ours to remove (made by the exclusive open). A private file
+    // stays so.
     if (exists && !platform_set_mode(fd, st.mode)) {
         int e = errno;
         platform_close(fd);
@@ -299,7 +310,8 @@ static bool journal_begin(PlatformWriter *w, PlatformWriteFailure *fail)
     if (!w->dir || w->count < 2) return true;
     PlatformSetFile *set = calloc(w->count, sizeof *set);
     if (set) {
-        for (size_t i = 0; i < w->count; i++) set[i] = (PlatformSetFile){w->files[i].path, w->files[i].tmp, w->files[i].old};
+        for (size_t i = 0; i < w->count; i++)
+            set[i] = (PlatformSetFile){w->files[i].path, w->files[i].tmp, w->files[i].old};
         w->journal = platform_set_commit(w->dir, set, w->count);
     }
     int e = set ? errno : ENOMEM;
@@ -309,8 +321,8 @@ static bool journal_begin(PlatformWriter *w, PlatformWriteFailure *fail)
     return false;
 }
 
-// A rename failed at file i: every file before it is put back as it was, the new ones removed (the journal
-// first says so, for a recovery should this be killed midway).
+// A rename failed at file i: every file before it is put back as it was, the new ones removed (the
+// journal first says so, for a recovery should this be killed midway).
 static void put_back(PlatformWriter *w, size_t i)
 {
     if (w->journal) platform_set_undoing(&w->journal);
@@ -344,7 +356,8 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
         }
     for (size_t i = 0; keep && i < w->count; i++) {
         if (!keep[i]) continue;
-        if (!(w->files[i].old = fresh_temporary(w->files[i].path, "old", copy_to, w->files[i].path))) {
+        if (!(w->files[i].old =
+                  fresh_temporary(w->files[i].path, "old", copy_to, w->files[i].path))) {
             failure(fail, PLATFORM_WRITE_KEEP, i, errno);
             return false;
         }
@@ -369,8 +382,8 @@ bool platform_writer_commit(PlatformWriter *w, const bool *keep, PlatformWriteFa
         if (strcmp(dir, prev) != 0) platform_sync_dir(dir); // the renames themselves reach the disk
         memcpy(prev, dir, sizeof prev);
     }
-    // The new set is in place: the copies of the old go, then the journal (a kill between: the recovery
-    // removes the copies left).
+    // The new set is in place: the copies of the old go, then the journal (a kill between: the
+    // recovery removes the copies left).
     for (size_t i = 0; i < w->count; i++) {
         WriterFile *f = &w->files[i];
         if (f->old) platform_remove(f->old);
@@ -410,18 +423,20 @@ static bool in_place(WriterFile *f)
     return true;
 }
 
-// No exchange (not Linux, or a file system without it): the file at the target is judged where it is, then
-// the new one is renamed over it in one step. The name holds a whole file at every instant, the old one and
-// then the new one, and nothing is ever moved aside: a kill at any point leaves one of them at the name and
-// at most the temporary beside it (which the next writer removes). What this gives up beside the exchange:
-// a file another writer puts at the name between the look and the rename (microseconds) is replaced too.
-static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char *, void *), void *ctx,
-                                PlatformWriteFailure *fail)
+// No exchange (not Linux, or a file system without it): the file at the target is judged where it
+// is, then the new one is renamed over it in one step. The name holds a whole file at every
+// instant, the old one and then the new one, and nothing is ever moved aside: a kill at any point
+// leaves one of them at the name and at most the temporary beside it (which the next writer
+// removes). What this gives up beside the exchange: a file another writer puts at the name between
+// the look and the rename (microseconds) is replaced too.
+static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char *, void *),
+                                void *ctx, PlatformWriteFailure *fail)
 {
     PlatformStat st;
     if (!platform_stat(f->path, false, &st)) {
         int e = errno;
-        if (e == ENOENT && platform_copy_file(f->path, f->tmp)) { // nothing there: the name claimed (exclusive)
+        if (e == ENOENT
+            && platform_copy_file(f->path, f->tmp)) { // nothing there: the name claimed (exclusive)
             platform_remove(f->tmp);
             return in_place(f);
         }
@@ -429,7 +444,8 @@ static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char
         return false;
     }
     if (st.kind != PLATFORM_REGULAR || !ours(f->path, ctx)) {
-        failure(fail, PLATFORM_WRITE_REPLACE, i, EEXIST); // another's file: it stays, this save goes elsewhere
+        failure(fail, PLATFORM_WRITE_REPLACE, i,
+                EEXIST); // another's file: it stays, this save goes elsewhere
         return false;
     }
     if (!platform_replace(f->tmp, f->path)) {
@@ -439,7 +455,8 @@ static bool commit_own_in_place(WriterFile *f, size_t i, bool (*ours)(const char
     return in_place(f);
 }
 
-bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const char *at, void *ctx), void *ctx,
+bool platform_writer_commit_own(PlatformWriter *w, size_t i,
+                                bool (*ours)(const char *at, void *ctx), void *ctx,
                                 PlatformWriteFailure *fail)
 {
     WriterFile *f = i < w->count ? &w->files[i] : NULL;
@@ -448,7 +465,8 @@ bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const 
         return false;
     }
     if (!platform_exchange(f->tmp, f->path)) {
-        if (errno == ENOENT) return platform_writer_commit_new(w, i, fail); // nothing there: claimed
+        if (errno == ENOENT)
+            return platform_writer_commit_new(w, i, fail); // nothing there: claimed
         if (errno == ENOSYS) return commit_own_in_place(f, i, ours, ctx, fail);
         failure(fail, PLATFORM_WRITE_REPLACE, i, errno);
         return false;
@@ -458,12 +476,13 @@ bool platform_writer_commit_own(PlatformWriter *w, size_t i, bool (*ours)(const 
         platform_remove(f->tmp);
         return in_place(f);
     }
-    if (platform_exchange(f->tmp, f->path)) { // put back; the new file, at its temporary again, goes on close
+    if (platform_exchange(
+            f->tmp, f->path)) { // put back; the new file, at its temporary again, goes on close
         failure(fail, PLATFORM_WRITE_REPLACE, i, EEXIST);
         return false;
     }
-    // Cannot swap back (the folder changed under it): the other file stays at the temporary's name, never
-    // removed by this writer; the new one is in place.
+    // Cannot swap back (the folder changed under it): the other file stays at the temporary's name,
+    // never removed by this writer; the new one is in place.
     int e = errno;
     free(f->tmp);
     f->tmp = NULL;

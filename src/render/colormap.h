@@ -1,5 +1,5 @@
-// Colour maps for the heatmaps and matrix cells: viridis (default), cividis, greyscale for printing,
-// and a diverging map for signed scores. Pure functions of a value; no SDL.
+// Colour maps for the heatmaps and matrix cells: viridis (default), cividis, greyscale for
+// printing, and a diverging map for signed scores. Pure functions of a value; no SDL.
 #ifndef MHA_COLORMAP_H
 #define MHA_COLORMAP_H
 
@@ -18,7 +18,8 @@ const char *colormap_name(ColormapId map);
 Rgba colormap_rgb(ColormapId map, double t);
 
 // Diverging map for signed values: t = -1 -> blue, 0 -> near white, +1 -> orange (clamped).
-// With COLORMAP_GREY the diverging map is grey too (white at 0, darker with |t|) so printouts stay clean.
+// With COLORMAP_GREY the diverging map is grey too (white at 0, darker with |t|) so printouts stay
+// clean.
 Rgba colormap_diverging(ColormapId map, double t);
 
 // Text colour (near black or white) that reads on the given background.

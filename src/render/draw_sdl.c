@@ -1,5 +1,5 @@
-// The SDL backend of the scene: fills, frames, hatching and cached text textures. Nothing here decides
-// layout; it draws what the scene (scene.h, its rooms scene*.c) computed.
+// The SDL backend of the scene: fills, frames, hatching and cached text textures. Nothing here
+// decides layout; it draws what the scene (scene.h, its rooms scene*.c) computed.
 #include "draw_sdl.h"
 
 #include <SDL_ttf.h>
@@ -13,47 +13,50 @@
 #include "textrun.h"
 
 #define FONT_SLOTS 160
-#define FONT_MARGIN 64          // fonts one line of text can need (its role font and fallbacks, bold or not)
-#define CACHE_SLOTS 8192        // power of two
-#define CACHE_HIGH_WATER 4096   // above this, textures unused in the last frame are dropped
-#define WIDTH_SLOTS 16384       // measured widths (scene_build asks for the same strings every frame)
-#define FALLBACK_MAX 24         // fonts found on the system for characters DejaVu lacks
+#define FONT_MARGIN 64 // fonts one line of text can need (its role font and fallbacks, bold or not)
+#define CACHE_SLOTS 8192 // power of two
+#define CACHE_HIGH_WATER 4096 // above this, textures unused in the last frame are dropped
+#define WIDTH_SLOTS 16384 // measured widths (scene_build asks for the same strings every frame)
+#define FALLBACK_MAX 24 // fonts found on the system for characters DejaVu lacks
 #define FILE_MAX (FONT_COUNT + FALLBACK_MAX)
-#define CP_SLOTS 4096           // power of two: which font shows a code point
-#define RUN_MAX 96              // runs of one font, script and direction in one line of text
+#define CP_SLOTS 4096 // power of two: which font shows a code point
+#define RUN_MAX 96 // runs of one font, script and direction in one line of text
 
-// A font file: the three DejaVu files (indices FONT_REGULAR .. FONT_MONO), then the fallbacks in the order found.
+// A font file: the three DejaVu files (indices FONT_REGULAR .. FONT_MONO), then the fallbacks in
+// the order found.
 typedef struct {
     char path[1024];
-    int index;      // the face in a collection (.ttc)
-    int fixed_h;    // > 0: a font of bitmap strikes only (colour emoji), glyphs this high, scaled to the line
-    bool color;     // a colour (emoji) font
+    int index; // the face in a collection (.ttc)
+    int fixed_h; // > 0: a font of bitmap strikes only (colour emoji), glyphs this high, scaled to
+                 // the line
+    bool color; // a colour (emoji) font
 } FontFile;
 
 typedef struct {
-    int file;       // a FontFile
-    int size;       // 0 for a bitmap font (one size)
-    bool bold;      // a fallback drawn emboldened for FONT_BOLD
+    int file; // a FontFile
+    int size; // 0 for a bitmap font (one size)
+    bool bold; // a fallback drawn emboldened for FONT_BOLD
     TTF_Font *font;
 } FontSlot;
 
-// Which file shows a code point (for one role: DejaVu's three files cover different sets). -1: none does.
+// Which file shows a code point (for one role: DejaVu's three files cover different sets). -1: none
+// does.
 typedef struct {
-    uint32_t cp;    // 0: empty slot
+    uint32_t cp; // 0: empty slot
     int role;
     bool emoji;
     int file;
 } CpEntry;
 
 typedef struct {
-    char *text;          // NULL: empty slot
+    char *text; // NULL: empty slot
     FontRole role;
     int size;
     Rgba color;
     SDL_Texture *tex;
     int w, h;
-    int top;             // where the texture starts above the text's box (<= 0: a glyph reaching above it)
-    unsigned frame;      // last frame it was drawn in
+    int top; // where the texture starts above the text's box (<= 0: a glyph reaching above it)
+    unsigned frame; // last frame it was drawn in
 } TextEntry;
 
 typedef struct {
@@ -70,7 +73,7 @@ struct DrawSdl {
     FontFind *find;
     CpEntry *cps;
     size_t cp_count;
-    uint32_t missing;   // the first code point no font on the computer shows (0: none yet)
+    uint32_t missing; // the first code point no font on the computer shows (0: none yet)
     char missing_msg[256];
     FontSlot fonts[FONT_SLOTS];
     int font_count;
@@ -81,7 +84,8 @@ struct DrawSdl {
     unsigned frame;
 };
 
-static const char *const FILES[FONT_COUNT] = {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"};
+static const char *const FILES[FONT_COUNT] = {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf",
+                                              "DejaVuSansMono.ttf"};
 
 static TTF_Font *file_get(DrawSdl *d, int file, int size, bool bold)
 {
@@ -89,7 +93,8 @@ static TTF_Font *file_get(DrawSdl *d, int file, int size, bool bold)
     if (size > 400) size = 400;
     if (d->files[file].fixed_h > 0) size = 0;
     for (int i = 0; i < d->font_count; i++)
-        if (d->fonts[i].file == file && d->fonts[i].size == size && d->fonts[i].bold == bold) return d->fonts[i].font;
+        if (d->fonts[i].file == file && d->fonts[i].size == size && d->fonts[i].bold == bold)
+            return d->fonts[i].font;
     if (d->font_count == FONT_SLOTS) return NULL; // fonts_trim keeps room for one line's fonts
     TTF_Font *f = TTF_OpenFontIndex(d->files[file].path, size ? size : 16, d->files[file].index);
     if (!f) return NULL;
@@ -98,7 +103,8 @@ static TTF_Font *file_get(DrawSdl *d, int file, int size, bool bold)
     return f;
 }
 
-// Many zoom levels visited: start again. Only between lines of text, as a line holds the fonts it opened.
+// Many zoom levels visited: start again. Only between lines of text, as a line holds the fonts it
+// opened.
 static void fonts_trim(DrawSdl *d)
 {
     if (d->font_count <= FONT_SLOTS - FONT_MARGIN) return;
@@ -106,7 +112,10 @@ static void fonts_trim(DrawSdl *d)
     d->font_count = 0;
 }
 
-static TTF_Font *font_get(DrawSdl *d, FontRole role, int size) { return file_get(d, (int)role, size, false); }
+static TTF_Font *font_get(DrawSdl *d, FontRole role, int size)
+{
+    return file_get(d, (int)role, size, false);
+}
 
 // Does the file show cp? (fontfind's check, with a font opened for the question only)
 static bool file_covers(void *user, const char *path, int index, uint32_t cp)
@@ -119,7 +128,8 @@ static bool file_covers(void *user, const char *path, int index, uint32_t cp)
     return yes;
 }
 
-// Adds a fallback file; a font of bitmap strikes only (same height at any size) is scaled when drawn.
+// Adds a fallback file; a font of bitmap strikes only (same height at any size) is scaled when
+// drawn.
 static int file_add(DrawSdl *d, const char *path, int index)
 {
     if (d->file_count == FILE_MAX) return -1;
@@ -138,8 +148,11 @@ static int file_add(DrawSdl *d, const char *path, int index)
 
 static CpEntry *cp_slot(DrawSdl *d, uint32_t cp, int role, bool emoji)
 {
-    size_t mask = CP_SLOTS - 1, i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
-    while (d->cps[i].cp && !(d->cps[i].cp == cp && d->cps[i].role == role && d->cps[i].emoji == emoji)) i = (i + 1) & mask;
+    size_t mask = CP_SLOTS - 1,
+           i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
+    while (d->cps[i].cp
+           && !(d->cps[i].cp == cp && d->cps[i].role == role && d->cps[i].emoji == emoji))
+        i = (i + 1) & mask;
     return &d->cps[i];
 }
 
@@ -149,13 +162,15 @@ typedef struct {
     int size;
 } FontAsk;
 
-// The file that shows cp in this role: DejaVu's, else a fallback already open, else one the system has
-// (an emoji prefers a colour font). None: DejaVu's (a box), and the code point is remembered to be told.
+// The file that shows cp in this role: DejaVu's, else a fallback already open, else one the system
+// has (an emoji prefers a colour font). None: DejaVu's (a box), and the code point is remembered to
+// be told.
 static int font_of(void *user, uint32_t cp, bool emoji)
 {
     FontAsk *a = user;
     DrawSdl *d = a->d;
-    if ((cp < 0x80 && !emoji) || utf8_invisible(cp)) return (int)a->role; // HarfBuzz draws no glyph for these
+    if ((cp < 0x80 && !emoji) || utf8_invisible(cp))
+        return (int)a->role; // HarfBuzz draws no glyph for these
     TTF_Font *base = font_get(d, a->role, a->size);
     bool in_base = base && TTF_GlyphIsProvided32(base, cp);
     if (in_base && !emoji) return (int)a->role;
@@ -173,12 +188,15 @@ static int font_of(void *user, uint32_t cp, bool emoji)
         for (int i = 0; i < d->file_count; i++) skip[i] = d->files[i].path;
         char path[1024];
         int index = 0;
-        if (fontfind_for(d->find, cp, emoji, file_covers, d, skip, d->file_count, path, sizeof path, &index))
+        if (fontfind_for(d->find, cp, emoji, file_covers, d, skip, d->file_count, path, sizeof path,
+                         &index))
             found = file_add(d, path, index);
     }
-    if (found < 0 && in_base) found = (int)a->role; // a monochrome emoji from DejaVu rather than none
+    if (found < 0 && in_base)
+        found = (int)a->role; // a monochrome emoji from DejaVu rather than none
     UClass cls = utf8_info(cp).cls;
-    if (found < 0 && !d->missing && cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER) d->missing = cp;
+    if (found < 0 && !d->missing && cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
+        d->missing = cp;
     if (d->cp_count > CP_SLOTS / 2) { // full enough: ask again
         memset(d->cps, 0, CP_SLOTS * sizeof(CpEntry));
         d->cp_count = 0;
@@ -195,14 +213,17 @@ const char *draw_sdl_missing(DrawSdl *d)
     if (!d->missing_msg[0]) {
         char ch[8] = "";
         uint32_t c = d->missing;
-        if (c < 0x800) snprintf(ch, sizeof ch, "%c%c", 0xC0 | (int)(c >> 6), 0x80 | (int)(c & 0x3F));
+        if (c < 0x800)
+            snprintf(ch, sizeof ch, "%c%c", 0xC0 | (int)(c >> 6), 0x80 | (int)(c & 0x3F));
         else if (c < 0x10000)
-            snprintf(ch, sizeof ch, "%c%c%c", 0xE0 | (int)(c >> 12), 0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
+            snprintf(ch, sizeof ch, "%c%c%c", 0xE0 | (int)(c >> 12), 0x80 | (int)(c >> 6 & 0x3F),
+                     0x80 | (int)(c & 0x3F));
         else
             snprintf(ch, sizeof ch, "%c%c%c%c", 0xF0 | (int)(c >> 18), 0x80 | (int)(c >> 12 & 0x3F),
                      0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
-        snprintf(d->missing_msg, sizeof d->missing_msg, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"),
-                 ch, (unsigned)c, TR(fontfind_install_hint(c)));
+        snprintf(d->missing_msg, sizeof d->missing_msg,
+                 TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"), ch,
+                 (unsigned)c, TR(fontfind_install_hint(c)));
     }
     return d->missing_msg;
 }
@@ -225,7 +246,8 @@ static int text_runs(DrawSdl *d, FontRole role, int size, const char *t, TextRun
     return n;
 }
 
-// The font of one run, set to its direction and script; *k the scale of a bitmap font (1 otherwise).
+// The font of one run, set to its direction and script; *k the scale of a bitmap font (1
+// otherwise).
 static TTF_Font *run_font(DrawSdl *d, FontRole role, int size, const TextRun *r, double *k)
 {
     bool fallback = r->font >= FONT_COUNT;
@@ -233,7 +255,8 @@ static TTF_Font *run_font(DrawSdl *d, FontRole role, int size, const TextRun *r,
     *k = 1.0;
     if (!f) return NULL;
     TTF_SetFontDirection(f, r->rtl ? TTF_DIRECTION_RTL : TTF_DIRECTION_LTR);
-    TTF_SetFontScriptName(f, strcmp(r->script, "Zyyy") == 0 || strcmp(r->script, "Zinh") == 0 ? "Zzzz" : r->script);
+    TTF_SetFontScriptName(
+        f, strcmp(r->script, "Zyyy") == 0 || strcmp(r->script, "Zinh") == 0 ? "Zzzz" : r->script);
     if (fallback && d->files[r->font].fixed_h > 0) {
         TTF_Font *base = font_get(d, role, size);
         *k = base ? (double)TTF_FontHeight(base) / d->files[r->font].fixed_h : 1.0;
@@ -241,7 +264,8 @@ static TTF_Font *run_font(DrawSdl *d, FontRole role, int size, const TextRun *r,
     return f;
 }
 
-// The role's own font as SDL_ttf leaves it (left to right, the script guessed), for text_simple text.
+// The role's own font as SDL_ttf leaves it (left to right, the script guessed), for text_simple
+// text.
 static TTF_Font *plain_font(DrawSdl *d, FontRole role, int size)
 {
     TTF_Font *f = font_get(d, role, size);
@@ -252,7 +276,8 @@ static TTF_Font *plain_font(DrawSdl *d, FontRole role, int size)
     return f;
 }
 
-// The width of t drawn in runs (the same sum text_render makes; a text of marks alone is its label).
+// The width of t drawn in runs (the same sum text_render makes; a text of marks alone is its
+// label).
 static bool text_size(DrawSdl *d, FontRole role, int size, const char *t, int *w)
 {
     char label[64];
@@ -271,17 +296,21 @@ static bool text_size(DrawSdl *d, FontRole role, int size, const char *t, int *w
         int rw = 0;
         snprintf(sub, sizeof sub, "%.*s", (int)runs[i].len, t + runs[i].start);
         if (!f) return false;
-        if (TTF_SizeUTF8(f, sub, &rw, &h) != 0) rw = 0; // a run of marks alone (SDL_ttf: "zero width")
+        if (TTF_SizeUTF8(f, sub, &rw, &h) != 0)
+            rw = 0; // a run of marks alone (SDL_ttf: "zero width")
         *w += (int)lround(rw * k);
     }
     return true;
 }
 
-// A bitmap shrunk by averaging the source pixels under each target pixel (colour weighted by alpha).
+// A bitmap shrunk by averaging the source pixels under each target pixel (colour weighted by
+// alpha).
 static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
 {
     SDL_Surface *s = SDL_ConvertSurfaceFormat(src, SDL_PIXELFORMAT_ARGB8888, 0);
-    SDL_Surface *o = w > 0 && h > 0 ? SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    SDL_Surface *o = w > 0 && h > 0
+                         ? SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888)
+                         : NULL;
     if (!s || !o) {
         SDL_FreeSurface(s);
         SDL_FreeSurface(o);
@@ -297,7 +326,8 @@ static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
             double sa = 0, sr = 0, sg = 0, sb = 0;
             int cnt = 0;
             for (int yy = y0; yy < y1 && yy < s->h; yy++) {
-                const Uint32 *row = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)yy * (size_t)s->pitch);
+                const Uint32 *row =
+                    (const Uint32 *)((const Uint8 *)s->pixels + (size_t)yy * (size_t)s->pitch);
                 for (int xx = x0; xx < x1 && xx < s->w; xx++) {
                     Uint32 p = row[xx];
                     double a = p >> 24;
@@ -309,7 +339,8 @@ static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
                 }
             }
             Uint32 A = cnt ? (Uint32)lround(sa / cnt) : 0;
-            Uint32 R = sa > 0 ? (Uint32)lround(sr / sa) : 0, G = sa > 0 ? (Uint32)lround(sg / sa) : 0,
+            Uint32 R = sa > 0 ? (Uint32)lround(sr / sa) : 0,
+                   G = sa > 0 ? (Uint32)lround(sg / sa) : 0,
                    B = sa > 0 ? (Uint32)lround(sb / sa) : 0;
             out[x] = A << 24 | R << 16 | G << 8 | B;
         }
@@ -321,7 +352,8 @@ static SDL_Surface *shrink(SDL_Surface *src, int w, int h)
 // A line that shows nothing (every run of it zero width): transparent, one pixel wide, a line high.
 static SDL_Surface *text_blank(TTF_Font *base)
 {
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 1, base ? TTF_FontHeight(base) : 1, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 1, base ? TTF_FontHeight(base) : 1, 32,
+                                                    SDL_PIXELFORMAT_ARGB8888);
     if (s) SDL_FillRect(s, NULL, 0);
     return s;
 }
@@ -333,12 +365,14 @@ static bool text_zero_width(TTF_Font *f, const char *t)
     return TTF_SizeUTF8(f, t, &w, &h) != 0 || w <= 0;
 }
 
-// t rendered: in one call for text_simple text, else run by run (each shaped in its font, script and
-// direction, in visual order) on one line whose baseline is the role font's. A run of marks alone is
-// left out, and a text of marks alone is drawn as its label (textrun_mark_label). The line is as tall as
-// its runs reach, above and below the role font's line (*top: how far above, <= 0), so nothing a run
-// draws below the line box is cut (an underscore after Chinese text at 12 px, Arabic descenders).
-static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char *t, SDL_Color c, int *top)
+// t rendered: in one call for text_simple text, else run by run (each shaped in its font, script
+// and direction, in visual order) on one line whose baseline is the role font's. A run of marks
+// alone is left out, and a text of marks alone is drawn as its label (textrun_mark_label). The line
+// is as tall as its runs reach, above and below the role font's line (*top: how far above, <= 0),
+// so nothing a run draws below the line box is cut (an underscore after Chinese text at 12 px,
+// Arabic descenders).
+static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char *t, SDL_Color c,
+                                int *top)
 {
     *top = 0;
     char label[64];
@@ -382,7 +416,8 @@ static SDL_Surface *text_render(DrawSdl *d, FontRole role, int size, const char 
         if (ys[i] < lo) lo = ys[i];
         if (ys[i] + parts[i]->h > hi) hi = ys[i] + parts[i]->h;
     }
-    SDL_Surface *out = ok ? SDL_CreateRGBSurfaceWithFormat(0, total, hi - lo, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    SDL_Surface *out =
+        ok ? SDL_CreateRGBSurfaceWithFormat(0, total, hi - lo, 32, SDL_PIXELFORMAT_ARGB8888) : NULL;
     if (out) SDL_FillRect(out, NULL, 0);
     *top = lo;
     int x = 0;
@@ -485,7 +520,8 @@ DrawSdl *draw_sdl_create(SDL_Renderer *r, const char *font_dir, char *err, size_
 
 static void cache_clear(DrawSdl *d, bool keep_recent)
 {
-    // Rebuild the table with only the entries drawn in the last frame (open addressing needs a rehash).
+    // Rebuild the table with only the entries drawn in the last frame (open addressing needs a
+    // rehash).
     TextEntry *old = d->cache;
     TextEntry *fresh = keep_recent ? calloc(CACHE_SLOTS, sizeof(TextEntry)) : NULL;
     d->cached = 0;
@@ -535,13 +571,15 @@ static TextEntry *text_get(DrawSdl *d, const char *t, FontRole role, int size, R
     for (;;) {
         TextEntry *e = &d->cache[i];
         if (!e->text) break;
-        if (e->role == role && e->size == size && memcmp(&e->color, &color, sizeof color) == 0 && strcmp(e->text, t) == 0) {
+        if (e->role == role && e->size == size && memcmp(&e->color, &color, sizeof color) == 0
+            && strcmp(e->text, t) == 0) {
             e->frame = d->frame;
             return e;
         }
         i = (i + 1) & mask;
     }
-    if (d->cached >= CACHE_SLOTS * 3 / 4) return NULL; // full within one frame: draw nothing rather than thrash
+    if (d->cached >= CACHE_SLOTS * 3 / 4)
+        return NULL; // full within one frame: draw nothing rather than thrash
     SDL_Color c = {color.r, color.g, color.b, color.a};
     fonts_trim(d);
     int top = 0;
@@ -573,9 +611,9 @@ typedef struct {
     bool known;
 } Pen;
 
-// Sets colour c for fills. An opaque colour is drawn without blending: blending with alpha 255 gives the
-// same pixels (src * 255 / 255 + dst * 0), but SDL's software renderer then blends every pixel one by one
-// instead of filling rows, which was most of a software redraw.
+// Sets colour c for fills. An opaque colour is drawn without blending: blending with alpha 255
+// gives the same pixels (src * 255 / 255 + dst * 0), but SDL's software renderer then blends every
+// pixel one by one instead of filling rows, which was most of a software redraw.
 static void pen_fill(Pen *p, Rgba c)
 {
     SDL_BlendMode b = c.a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND;
@@ -586,10 +624,12 @@ static void pen_fill(Pen *p, Rgba c)
     p->known = true;
 }
 
-// Sets colour c with blending, as every draw used before (lines and hatching keep SDL's blended path).
+// Sets colour c with blending, as every draw used before (lines and hatching keep SDL's blended
+// path).
 static void pen_blend(Pen *p, Rgba c)
 {
-    if (!p->known || p->blend != SDL_BLENDMODE_BLEND) SDL_SetRenderDrawBlendMode(p->r, SDL_BLENDMODE_BLEND);
+    if (!p->known || p->blend != SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawBlendMode(p->r, SDL_BLENDMODE_BLEND);
     if (!p->known || memcmp(&c, &p->color, sizeof c) != 0) set_color(p->r, c);
     p->color = c;
     p->blend = SDL_BLENDMODE_BLEND;
@@ -629,8 +669,8 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
             SDL_Rect rc[RUN];
             int n = 0;
             rc[n++] = (SDL_Rect){c->x, c->y, c->w, c->h};
-            while (n < RUN && i + 1 < s->count && s->cmds[i + 1].kind == CMD_RECT &&
-                   memcmp(&s->cmds[i + 1].color, &c->color, sizeof c->color) == 0) {
+            while (n < RUN && i + 1 < s->count && s->cmds[i + 1].kind == CMD_RECT
+                   && memcmp(&s->cmds[i + 1].color, &c->color, sizeof c->color) == 0) {
                 const DrawCmd *nx = &s->cmds[++i];
                 rc[n++] = (SDL_Rect){nx->x, nx->y, nx->w, nx->h};
             }
@@ -640,7 +680,9 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
         }
         case CMD_FRAME: {
             int t = c->thickness < 1 ? 1 : c->thickness;
-            SDL_Rect e[4] = {{c->x, c->y, c->w, t}, {c->x, c->y + c->h - t, c->w, t}, {c->x, c->y, t, c->h},
+            SDL_Rect e[4] = {{c->x, c->y, c->w, t},
+                             {c->x, c->y + c->h - t, c->w, t},
+                             {c->x, c->y, t, c->h},
                              {c->x + c->w - t, c->y, t, c->h}};
             pen_fill(&pen, c->color);
             SDL_RenderFillRects(r, e, 4);
@@ -649,8 +691,8 @@ bool draw_sdl_scene(DrawSdl *d, const Scene *s)
         case CMD_LINE:
             pen_blend(&pen, c->color);
             for (int k = 0; k < (c->thickness < 1 ? 1 : c->thickness); k++)
-                SDL_RenderDrawLine(r, c->x + (c->h ? k : 0), c->y + (c->h ? 0 : k), c->x + c->w + (c->h ? k : 0),
-                                   c->y + c->h + (c->h ? 0 : k));
+                SDL_RenderDrawLine(r, c->x + (c->h ? k : 0), c->y + (c->h ? 0 : k),
+                                   c->x + c->w + (c->h ? k : 0), c->y + c->h + (c->h ? 0 : k));
             break;
         case CMD_HATCH: hatch(&pen, c); break;
         case CMD_CLIP: {

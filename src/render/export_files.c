@@ -1,5 +1,6 @@
-// Slide export, the files: which files are ours (a PNG with our chunk, an SVG as svg.c writes it) and may be
-// replaced, and the writing of an export's files all or nothing, checked first, through the platform's writer.
+// Slide export, the files: which files are ours (a PNG with our chunk, an SVG as svg.c writes it)
+// and may be replaced, and the writing of an export's files all or nothing, checked first, through
+// the platform's writer.
 #include "export_files.h"
 
 #include <errno.h>
@@ -12,19 +13,22 @@
 #include "svg.h"
 
 // The fixed start of every SVG we write (svg.c), up to the first number.
-static const char SVG_HEAD[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK
-                               "\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"";
+static const char SVG_HEAD[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK
+    "\n<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"";
 static const char SVG_TAIL[] = "</svg>\n";
 #define TAIL_BYTES 64
 
-// A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG of ours
-// (export_png_is_ours), or an SVG that starts exactly as svg.c writes it (declaration, our comment, the svg
-// element) and ends with </svg>. A comment alone, or a PNG someone else wrote, is not enough.
+// A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG
+// of ours (export_png_is_ours), or an SVG that starts exactly as svg.c writes it (declaration, our
+// comment, the svg element) and ends with </svg>. A comment alone, or a PNG someone else wrote, is
+// not enough.
 static bool is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
 {
     if (export_png_is_ours(head, hn, tail, tn)) return true;
     size_t h = sizeof SVG_HEAD - 1, t = sizeof SVG_TAIL - 1;
-    return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t && memcmp(tail + tn - t, SVG_TAIL, t) == 0;
+    return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t
+           && memcmp(tail + tn - t, SVG_TAIL, t) == 0;
 }
 
 bool export_bytes_are_ours(const unsigned char *head, size_t n)
@@ -39,8 +43,8 @@ static bool read_fully(FILE *f, unsigned char *buf, size_t cap, size_t *got)
     return *got == cap || !ferror(f);
 }
 
-// Is the file at path (size bytes; never followed through a link) an export of ours? Its first 64 KiB and
-// its last bytes.
+// Is the file at path (size bytes; never followed through a link) an export of ours? Its first 64
+// KiB and its last bytes.
 static bool file_is_ours(const char *path, long long size)
 {
     static unsigned char head[65536];
@@ -50,7 +54,8 @@ static bool file_is_ours(const char *path, long long size)
     bool read_ok = f && read_fully(f, head, sizeof head, &hn);
     if (read_ok && (long long)hn < size) { // the last bytes, from where they are
         long long at = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
-        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0 && read_fully(f, tail, sizeof tail, &tn);
+        read_ok = at <= LONG_MAX && fseek(f, (long)at, SEEK_SET) == 0
+                  && read_fully(f, tail, sizeof tail, &tn);
     } else if (read_ok) {
         tn = hn < TAIL_BYTES ? hn : TAIL_BYTES;
         memcpy(tail, head + hn - tn, tn);
@@ -59,9 +64,10 @@ static bool file_is_ours(const char *path, long long size)
     return read_ok && is_ours(head, hn, tail, tn);
 }
 
-// May path be replaced? Only when it does not exist, or is a regular file exported by us that this user
-// may replace. *exists says which.
-static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists, ExportError *err)
+// May path be replaced? Only when it does not exist, or is a regular file exported by us that this
+// user may replace. *exists says which.
+static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exists,
+                        ExportError *err)
 {
     PlatformStat sb;
     *exists = false;
@@ -75,16 +81,22 @@ static bool may_replace(const char *path, const PlatformStat *dir_sb, bool *exis
         export_fail(err, true, "%s exists and is not a file; nothing was written", path);
         return false;
     }
-    // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may replace it:
-    // the rename would fail after others had been replaced.
+    // In a sticky directory (like /tmp) only a file's owner, the directory's owner or root may
+    // replace it: the rename would fail after others had been replaced.
     long long me = platform_user();
     if (dir_sb->sticky && me != 0 && sb.owner != me && dir_sb->owner != me) {
-        export_fail(err, true, "%s belongs to another user in a directory where only owners may replace files; "
-                        "nothing was written", path);
+        export_fail(
+            err, true,
+            "%s belongs to another user in a directory where only owners may replace files; "
+            "nothing was written",
+            path);
         return false;
     }
     if (!file_is_ours(path, sb.size)) {
-        export_fail(err, true, "%s exists and is not an mha-tracer export; it was left alone and nothing was written", path);
+        export_fail(
+            err, true,
+            "%s exists and is not an mha-tracer export; it was left alone and nothing was written",
+            path);
         return false;
     }
     return true;
@@ -95,14 +107,16 @@ static bool ours_at(const char *path, void *ctx)
 {
     (void)ctx;
     PlatformStat sb;
-    return platform_stat(path, false, &sb) && sb.kind == PLATFORM_REGULAR && file_is_ours(path, sb.size);
+    return platform_stat(path, false, &sb) && sb.kind == PLATFORM_REGULAR
+           && file_is_ours(path, sb.size);
 }
 
 struct ExportWriter {
     char dir[EXPORT_PATH_MAX];
     size_t count;
-    PlatformWriter *files; // the targets dir/names[i], their temporaries and the copies of what they replace
-    bool *exists;          // [count] a file of ours is at the target: kept until every rename is done
+    PlatformWriter
+        *files; // the targets dir/names[i], their temporaries and the copies of what they replace
+    bool *exists; // [count] a file of ours is at the target: kept until every rename is done
 };
 
 static void writer_free(ExportWriter *w)
@@ -113,13 +127,15 @@ static void writer_free(ExportWriter *w)
     free(w);
 }
 
-ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names, size_t count,
-                                  ExportError *err)
+ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *const *names,
+                                  size_t count, ExportError *err)
 {
     PlatformStat sb;
     if (strlen(dir) >= EXPORT_PATH_MAX - 2) {
-        export_fail(err, true, "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)",
-                    dir, strlen(dir), EXPORT_PATH_MAX - 1);
+        export_fail(
+            err, true,
+            "cannot write to %.200s…: the folder's path is too long (%zu bytes; the limit is %d)",
+            dir, strlen(dir), EXPORT_PATH_MAX - 1);
         return NULL;
     }
     if (!platform_stat(dir, true, &sb)) {
@@ -136,12 +152,12 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
         export_fail(err, true, "cannot write to %s: not a directory", dir);
         return NULL;
     }
-    // A set that an export killed midway switched to is finished first (or put back): the targets are
-    // then as that export left them, a whole set, when they are checked below.
+    // A set that an export killed midway switched to is finished first (or put back): the targets
+    // are then as that export left them, a whole set, when they are checked below.
     platform_sets_recover(dir, ours_at, NULL);
     ExportWriter *w = calloc(1, sizeof *w);
-    if (!w || !(w->exists = calloc(count ? count : 1, sizeof *w->exists)) ||
-        !(w->files = platform_writer_begin(dir, names, count))) {
+    if (!w || !(w->exists = calloc(count ? count : 1, sizeof *w->exists))
+        || !(w->files = platform_writer_begin(dir, names, count))) {
         writer_free(w);
         export_fail(err, true, "out of memory");
         return NULL;
@@ -149,15 +165,20 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     w->count = count;
     for (size_t i = 0; i < count; i++) {
-        // The longest temporary (the last try's) must fit as a name and as a path, like the target itself.
+        // The longest temporary (the last try's) must fit as a name and as a path, like the target
+        // itself.
         char tmp_name[EXPORT_NAME_MAX + 64], path[EXPORT_PATH_MAX];
-        bool fits = platform_temporary_name(tmp_name, sizeof tmp_name, names[i], "tmp", PLATFORM_TEMPORARY_TRIES - 1) &&
-                    strlen(tmp_name) <= EXPORT_NAME_MAX && platform_path_join(path, sizeof path, dir, names[i]) &&
-                    platform_path_join(path, sizeof path, dir, tmp_name);
+        bool fits = platform_temporary_name(tmp_name, sizeof tmp_name, names[i], "tmp",
+                                            PLATFORM_TEMPORARY_TRIES - 1)
+                    && strlen(tmp_name) <= EXPORT_NAME_MAX
+                    && platform_path_join(path, sizeof path, dir, names[i])
+                    && platform_path_join(path, sizeof path, dir, tmp_name);
         if (!fits) {
-            export_fail(err, true, "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, "
-                                   "paths up to %d); nothing was written",
-                        names[i], dir, EXPORT_NAME_MAX - 20, EXPORT_PATH_MAX - 1);
+            export_fail(
+                err, true,
+                "cannot write %.200s… in %.200s…: the path is too long (file names up to %d bytes, "
+                "paths up to %d); nothing was written",
+                names[i], dir, EXPORT_NAME_MAX - 20, EXPORT_PATH_MAX - 1);
             writer_free(w);
             return NULL;
         }
@@ -169,7 +190,8 @@ ExportWriter *export_writer_begin(const char *dir, bool create_dir, const char *
     return w;
 }
 
-bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size, ExportError *err)
+bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, size_t size,
+                       ExportError *err)
 {
     if (i >= w->count || platform_writer_temporary(w->files, i)) {
         export_fail(err, false, "file %zu written twice", i);
@@ -178,10 +200,11 @@ bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, siz
     PlatformWriteFailure f;
     if (platform_writer_add(w->files, i, data, size, &f)) return true;
     if (f.step == PLATFORM_WRITE_CREATE)
-        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(f.error));
-    else
-        export_fail(err, true, "cannot write %s: %s; nothing was written", platform_writer_path(w->files, i),
+        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir,
                     strerror(f.error));
+    else
+        export_fail(err, true, "cannot write %s: %s; nothing was written",
+                    platform_writer_path(w->files, i), strerror(f.error));
     return false;
 }
 
@@ -198,18 +221,22 @@ bool export_writer_commit(ExportWriter *w, ExportError *err)
     PlatformWriteFailure f;
     bool ok = platform_writer_commit(w->files, w->exists, &f);
     if (!ok && f.step == PLATFORM_WRITE_JOURNAL)
-        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir, strerror(f.error));
-    else if (!ok && f.step == PLATFORM_WRITE_KEEP)
-        export_fail(err, true, "cannot replace %s: %s; nothing was written", platform_writer_path(w->files, f.index),
+        export_fail(err, true, "cannot write in %s: %s; nothing was written", w->dir,
                     strerror(f.error));
-    else if (!ok)
-        export_fail(err, true, "cannot write %s: %s; nothing was written (the files already replaced were put back)",
+    else if (!ok && f.step == PLATFORM_WRITE_KEEP)
+        export_fail(err, true, "cannot replace %s: %s; nothing was written",
                     platform_writer_path(w->files, f.index), strerror(f.error));
+    else if (!ok)
+        export_fail(
+            err, true,
+            "cannot write %s: %s; nothing was written (the files already replaced were put back)",
+            platform_writer_path(w->files, f.index), strerror(f.error));
     writer_free(w);
     return ok;
 }
 
-bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count, ExportError *err)
+bool export_write_files(const char *dir, bool create_dir, const ExportFile *files, size_t count,
+                        ExportError *err)
 {
     const char **names = calloc(count ? count : 1, sizeof *names);
     if (!names) {
@@ -230,20 +257,22 @@ bool export_write_files(const char *dir, bool create_dir, const ExportFile *file
 
 // --- the size of an export, before it is written ---
 
-// Per element, more than svg.c writes: a cell's rect with its data attributes (about 130 bytes), a line, a
-// frame; a text's element (about 200) and its characters, each at most 6 bytes escaped; a hatch, a line
-// every few pixels across its box.
+// Per element, more than svg.c writes: a cell's rect with its data attributes (about 130 bytes), a
+// line, a frame; a text's element (about 200) and its characters, each at most 6 bytes escaped; a
+// hatch, a line every few pixels across its box.
 #define SVG_RECT_BYTES 192.0
 #define SVG_TEXT_BYTES 320.0
 #define SVG_HATCH_LINE_BYTES 96.0
 
 double export_svg_estimate(const Scene *s, size_t title_len)
 {
-    double bytes = 512.0 + 6.0 * (double)title_len; // the declaration, our mark, the svg element, the title
+    double bytes =
+        512.0 + 6.0 * (double)title_len; // the declaration, our mark, the svg element, the title
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
         if (c->kind == CMD_TEXT) bytes += SVG_TEXT_BYTES + 6.0 * (double)strlen(scene_text(s, c));
-        else if (c->kind == CMD_HATCH) bytes += SVG_HATCH_LINE_BYTES * ((double)c->w + (double)c->h + 2.0);
+        else if (c->kind == CMD_HATCH)
+            bytes += SVG_HATCH_LINE_BYTES * ((double)c->w + (double)c->h + 2.0);
         else bytes += SVG_RECT_BYTES;
     }
     return bytes;
@@ -257,8 +286,8 @@ static const char *bytes_text(double bytes, char *buf, size_t cap)
     return buf;
 }
 
-bool export_svg_budget(double bytes, const char *name, double *total, double *largest, char *largest_name,
-                       size_t cap, ExportError *err)
+bool export_svg_budget(double bytes, const char *name, double *total, double *largest,
+                       char *largest_name, size_t cap, ExportError *err)
 {
     *total += bytes;
     if (bytes > *largest) {
@@ -271,15 +300,18 @@ bool export_svg_budget(double bytes, const char *name, double *total, double *la
     bytes_text(EXPORT_MAX_SVG_BYTES, all, sizeof all);
     if (*largest > EXPORT_MAX_SVG_FILE_BYTES)
         export_fail(err, false,
-                    "%s.svg would be about %s of SVG (an element for every cell), above the cap of %s for one SVG (%s "
+                    "%s.svg would be about %s of SVG (an element for every cell), above the cap of "
+                    "%s for one SVG (%s "
                     "for an export): export it as PNG (--format png) or fewer stages (--stage); "
                     "nothing was written",
                     largest_name, bytes_text(*largest, a, sizeof a), one, all);
     else
         export_fail(err, false,
-                    "the SVGs would be about %s so far (the largest %s.svg, %s), above the cap of %s for an export (%s "
+                    "the SVGs would be about %s so far (the largest %s.svg, %s), above the cap of "
+                    "%s for an export (%s "
                     "for one SVG): export them as PNG (--format png) or fewer stages (--stage); "
                     "nothing was written",
-                    bytes_text(*total, a, sizeof a), largest_name, bytes_text(*largest, b, sizeof b), all, one);
+                    bytes_text(*total, a, sizeof a), largest_name,
+                    bytes_text(*largest, b, sizeof b), all, one);
     return false;
 }

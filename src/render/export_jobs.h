@@ -1,17 +1,18 @@
-// Private to the exporter (export.c, export_jobs.c): the list of slides a whole export makes (a job each:
-// its file name, title, and a board's view or a heatmap's spec), named in lesson order.
+// Private to the exporter (export.c, export_jobs.c): the list of slides a whole export makes (a job
+// each: its file name, title, and a board's view or a heatmap's spec), named in lesson order.
 #ifndef MHA_EXPORT_JOBS_H
 #define MHA_EXPORT_JOBS_H
 
 #include "export.h"
 
 typedef struct {
-    char name[300];   // without extension
-    char title[400];  // for the SVG <title>
+    char name[300]; // without extension
+    char title[400]; // for the SVG <title>
     bool board;
-    ViewState st;      // board
+    ViewState st; // board
     const LessonQuestion *question; // a board that asks or answers this question (NULL: none)
-    bool parts;       // a board of a whole stage: one slide per sub-step when the stage shows its equations in parts
+    bool parts; // a board of a whole stage: one slide per sub-step when the stage shows its
+                // equations in parts
     bool pinned_named; // the pinned cell was asked for (--cell): every part keeps it
     HeatmapSpec spec; // heatmap
 } Job;
@@ -21,23 +22,27 @@ typedef struct {
     size_t count, cap;
 } Jobs;
 
-// The cell a slide with no pointer works out (a position > 0 at the rotation); fallback when there is none.
+// The cell a slide with no pointer works out (a position > 0 at the rotation); fallback when there
+// is none.
 CellRef export_slide_cell(const ViewState *st, CellRef fallback);
 
-// The board of export_build_board with what the window shows beyond the lesson (edit marks, the comparison;
-// ex may be NULL) and the question a slide asks or answers (NULL: none).
-bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex,
-                        const LessonQuestion *question, double scale, ExportBackground background,
-                        const TextMetrics *tm);
-// Appends a job: the heatmap of mat for head (all heads: -1), the board of the view st (name_cell: its file
-// name says the pinned cell), or the boards of the lesson's questions on st's stage (asked, then answered).
-// False when out of memory (add_questions: with err filled).
-bool export_add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix, const Lesson *L, MatId mat, int head);
-bool export_add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st, bool name_cell);
-bool export_add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const Trace *T, const ViewState *st,
-                          ExportError *err);
-// out = in with each board of a whole stage that shows its equations in parts replaced by one job per part.
-bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L, const Trace *T,
-                         const TextMetrics *tm, Scene *scene);
+// The board of export_build_board with what the window shows beyond the lesson (edit marks, the
+// comparison; ex may be NULL) and the question a slide asks or answers (NULL: none).
+bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
+                        const SceneExtras *ex, const LessonQuestion *question, double scale,
+                        ExportBackground background, const TextMetrics *tm);
+// Appends a job: the heatmap of mat for head (all heads: -1), the board of the view st (name_cell:
+// its file name says the pinned cell), or the boards of the lesson's questions on st's stage
+// (asked, then answered). False when out of memory (add_questions: with err filled).
+bool export_add_heatmap(Jobs *jobs, const ExportRequest *req, const char *prefix, const Lesson *L,
+                        MatId mat, int head);
+bool export_add_board(Jobs *jobs, const char *prefix, const Lesson *L, const ViewState *st,
+                      bool name_cell);
+bool export_add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const Trace *T,
+                          const ViewState *st, ExportError *err);
+// out = in with each board of a whole stage that shows its equations in parts replaced by one job
+// per part.
+bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L,
+                         const Trace *T, const TextMetrics *tm, Scene *scene);
 
 #endif

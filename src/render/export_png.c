@@ -1,5 +1,6 @@
-// Slide export, the PNG half: the offscreen renderer (SDL's software renderer and the fonts), the scene drawn
-// into a surface, encoded to memory with our "Software: mha-tracer" chunk, and that chunk recognised again.
+// Slide export, the PNG half: the offscreen renderer (SDL's software renderer and the fonts), the
+// scene drawn into a surface, encoded to memory with our "Software: mha-tracer" chunk, and that
+// chunk recognised again.
 #include "export_png.h"
 
 #include <SDL.h>
@@ -29,7 +30,8 @@ void export_buffer_free(ExportBuffer *b)
 }
 
 struct Exporter {
-    SDL_Surface *base; // 1x1: a software renderer needs a surface; images are drawn into target textures
+    SDL_Surface
+        *base; // 1x1: a software renderer needs a surface; images are drawn into target textures
     SDL_Renderer *ren;
     DrawSdl *draw;
     bool ttf;
@@ -95,12 +97,17 @@ typedef struct {
     size_t pos;
 } MemOut;
 
-static Sint64 mem_size(SDL_RWops *rw) { return (Sint64)((MemOut *)rw->hidden.unknown.data1)->b->size; }
+static Sint64 mem_size(SDL_RWops *rw)
+{
+    return (Sint64)((MemOut *)rw->hidden.unknown.data1)->b->size;
+}
 
 static Sint64 mem_seek(SDL_RWops *rw, Sint64 off, int whence)
 {
     MemOut *m = rw->hidden.unknown.data1;
-    Sint64 base = whence == RW_SEEK_SET ? 0 : whence == RW_SEEK_CUR ? (Sint64)m->pos : (Sint64)m->b->size;
+    Sint64 base = whence == RW_SEEK_SET   ? 0
+                  : whence == RW_SEEK_CUR ? (Sint64)m->pos
+                                          : (Sint64)m->b->size;
     if (base + off < 0) return SDL_SetError("seek before the start");
     m->pos = (size_t)(base + off);
     return (Sint64)m->pos;
@@ -159,10 +166,12 @@ static const unsigned char PNG_SIG[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, 
 static const char SOFTWARE_TEXT[] = "Software\0mha-tracer"; // keyword, NUL, text (tEXt chunk data)
 #define SOFTWARE_LEN (sizeof SOFTWARE_TEXT - 1)
 
-// Inserts the tEXt chunk "Software: mha-tracer" right after IHDR (so it is found in the first bytes).
+// Inserts the tEXt chunk "Software: mha-tracer" right after IHDR (so it is found in the first
+// bytes).
 static bool png_add_text(ExportBuffer *b)
 {
-    if (b->size < 33 || memcmp(b->data, PNG_SIG, 8) != 0 || memcmp(b->data + 12, "IHDR", 4) != 0) return false;
+    if (b->size < 33 || memcmp(b->data, PNG_SIG, 8) != 0 || memcmp(b->data + 12, "IHDR", 4) != 0)
+        return false;
     size_t chunk = 12 + SOFTWARE_LEN, at = 33;
     if (!buf_reserve(b, b->size + chunk)) return false;
     memmove(b->data + at + chunk, b->data + at, b->size - at);
@@ -175,17 +184,20 @@ static bool png_add_text(ExportBuffer *b)
     return true;
 }
 
-// Draws the scene offscreen into a new surface as it will be saved: RGB24, or ARGB8888 with straight
-// (not premultiplied) alpha for a transparent background. NULL on failure (err filled).
-static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground background, ExportError *err)
+// Draws the scene offscreen into a new surface as it will be saved: RGB24, or ARGB8888 with
+// straight (not premultiplied) alpha for a transparent background. NULL on failure (err filled).
+static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground background,
+                                   ExportError *err)
 {
     int w = s->width, h = s->height;
-    if (w <= 0 || h <= 0 || w > EXPORT_MAX_SIDE || h > EXPORT_MAX_SIDE || (double)w * h > 1.25 * EXPORT_MAX_PIXELS) {
+    if (w <= 0 || h <= 0 || w > EXPORT_MAX_SIDE || h > EXPORT_MAX_SIDE
+        || (double)w * h > 1.25 * EXPORT_MAX_PIXELS) {
         export_fail(err, false, "image size %dx%d is out of range", w, h);
         return NULL;
     }
     bool transparent = background == EXPORT_BG_TRANSPARENT;
-    SDL_Texture *tex = SDL_CreateTexture(x->ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
+    SDL_Texture *tex =
+        SDL_CreateTexture(x->ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
     SDL_Surface *img = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
     bool ok = tex && img && SDL_SetRenderTarget(x->ren, tex) == 0;
     if (ok) {
@@ -195,7 +207,10 @@ static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground
         SDL_SetRenderDrawColor(x->ren, bg.r, bg.g, bg.b, transparent ? 0 : 255);
         SDL_RenderClear(x->ren);
         ok = draw_sdl_scene(x->draw, s);
-        if (ok) ok = SDL_RenderReadPixels(x->ren, NULL, SDL_PIXELFORMAT_ARGB8888, img->pixels, img->pitch) == 0;
+        if (ok)
+            ok = SDL_RenderReadPixels(x->ren, NULL, SDL_PIXELFORMAT_ARGB8888, img->pixels,
+                                      img->pitch)
+                 == 0;
         SDL_SetRenderTarget(x->ren, NULL);
     }
     if (tex) SDL_DestroyTexture(tex);
@@ -205,7 +220,8 @@ static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground
         return NULL;
     }
     if (!transparent) {
-        SDL_Surface *rgb = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_RGB24, 0); // no alpha channel in the file
+        SDL_Surface *rgb =
+            SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_RGB24, 0); // no alpha channel in the file
         SDL_FreeSurface(img);
         if (!rgb) export_fail(err, true, "cannot convert the image: %s", SDL_GetError());
         return rgb;
@@ -216,9 +232,11 @@ static SDL_Surface *render_surface(Exporter *x, const Scene *s, ExportBackground
             Uint32 p = row[xx], a = p >> 24;
             if (a == 0) row[xx] = 0;
             else if (a < 255) {
-                Uint32 r = (((p >> 16) & 0xFF) * 255 + a / 2) / a, g = (((p >> 8) & 0xFF) * 255 + a / 2) / a,
+                Uint32 r = (((p >> 16) & 0xFF) * 255 + a / 2) / a,
+                       g = (((p >> 8) & 0xFF) * 255 + a / 2) / a,
                        b = ((p & 0xFF) * 255 + a / 2) / a;
-                row[xx] = a << 24 | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b);
+                row[xx] = a << 24 | (r > 255 ? 255 : r) << 16 | (g > 255 ? 255 : g) << 8
+                          | (b > 255 ? 255 : b);
             }
         }
     }
@@ -274,12 +292,14 @@ static const unsigned char PNG_IEND[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE,
 
 bool export_png_is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
 {
-    if (hn < 33 + 12 + SOFTWARE_LEN || memcmp(head, PNG_SIG, 8) != 0 || get32(head + 8) != 13 ||
-        memcmp(head + 12, "IHDR", 4) != 0)
+    if (hn < 33 + 12 + SOFTWARE_LEN || memcmp(head, PNG_SIG, 8) != 0 || get32(head + 8) != 13
+        || memcmp(head + 12, "IHDR", 4) != 0)
         return false;
     const unsigned char *c = head + 33; // the chunk after IHDR: ours
-    if (get32(c) != SOFTWARE_LEN || memcmp(c + 4, "tEXt", 4) != 0 || memcmp(c + 8, SOFTWARE_TEXT, SOFTWARE_LEN) != 0 ||
-        get32(c + 8 + SOFTWARE_LEN) != crc32_png(c + 4, 4 + SOFTWARE_LEN))
+    if (get32(c) != SOFTWARE_LEN || memcmp(c + 4, "tEXt", 4) != 0
+        || memcmp(c + 8, SOFTWARE_TEXT, SOFTWARE_LEN) != 0
+        || get32(c + 8 + SOFTWARE_LEN) != crc32_png(c + 4, 4 + SOFTWARE_LEN))
         return false;
-    return tn >= sizeof PNG_IEND && memcmp(tail + tn - sizeof PNG_IEND, PNG_IEND, sizeof PNG_IEND) == 0;
+    return tn >= sizeof PNG_IEND
+           && memcmp(tail + tn - sizeof PNG_IEND, PNG_IEND, sizeof PNG_IEND) == 0;
 }

@@ -1,15 +1,18 @@
-// The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to fit at the
-// legible size; and the stage's main area, the board with the heatmap beside it where there is room.
+// The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to
+// fit at the legible size; and the stage's main area, the board with the heatmap beside it where
+// there is room.
 #include "scene_ctx.h"
 #include "../model/view.h"
 
 #include <stdlib.h>
 
-// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
-// order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
-// (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.
+// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are
+// tried in order: every equation in one row each; each "A op B" stacked above "= R"; one equation
+// at a time (sub-steps, the keys step through them); and only then windows of the matrices that do
+// not fit.
 
-static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, BoardRow *r)
+static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to,
+                              BoardRow *r)
 {
     memset(r, 0, sizeof *r);
     for (int k = from; k < to && r->count < TERM_MAX; k++) {
@@ -21,14 +24,15 @@ static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *
             box_init(c, g, &t->box, e->t[k].mat, e->t[k].head, e->t[k].result);
         }
     }
-    // Issue 36: "S₀ / √d_k = S′₀" of a 4-token lesson with two-digit scores was split at 720p for want of one
-    // label column. With share_rows, a matrix whose rows are its left neighbour's (across one operator) is
-    // drawn without its own row labels.
+    // Issue 36: "S₀ / √d_k = S′₀" of a 4-token lesson with two-digit scores was split at 720p for
+    // want of one label column. With share_rows, a matrix whose rows are its left neighbour's
+    // (across one operator) is drawn without its own row labels.
     for (int k = 2; g->share_rows && k < r->count; k++) {
         BoardTerm *a = &r->t[k - 2], *b = &r->t[k];
         if (a->is_op || b->is_op || !r->t[k - 1].is_op || a->box.label_w == 0) continue;
         const MatInfo *ia = mat_info(a->box.mat), *ib = mat_info(b->box.mat);
-        if (ia && ib && ia->row_axis == ib->row_axis && a->box.rows == b->box.rows) b->box.label_w = 0;
+        if (ia && ib && ia->row_axis == ib->row_axis && a->box.rows == b->box.rows)
+            b->box.label_w = 0;
     }
 }
 
@@ -37,8 +41,8 @@ int op_width(const Ctx *c, const GridStyle *g, const char *op)
     return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
 }
 
-// A row's width is its operators' (measured text) and its matrices' (their windows): apart, so that shrinking
-// windows does not measure the operators again.
+// A row's width is its operators' (measured text) and its matrices' (their windows): apart, so that
+// shrinking windows does not measure the operators again.
 static int row_ops_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
 {
     int w = 0;
@@ -53,7 +57,10 @@ static int row_boxes_width(const GridStyle *g, const BoardRow *r)
         if (!r->t[k].is_op) w += box_width(g, &r->t[k].box) + g->gap;
     return w;
 }
-int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r) { return row_ops_width(c, g, r) + row_boxes_width(g, r); }
+int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r)
+{
+    return row_ops_width(c, g, r) + row_boxes_width(g, r);
+}
 
 static int row_height(const GridStyle *g, const BoardRow *r)
 {
@@ -74,7 +81,10 @@ static int arrangement_rows_height(const GridStyle *g, const Arrangement *a, int
     }
     return h;
 }
-static int arrangement_height(const GridStyle *g, const Arrangement *a) { return arrangement_rows_height(g, a, NULL); }
+static int arrangement_height(const GridStyle *g, const Arrangement *a)
+{
+    return arrangement_rows_height(g, a, NULL);
+}
 
 // Whether some matrix of the arrangement shows a window of itself.
 static bool arrangement_windowed(const Arrangement *a)
@@ -99,7 +109,8 @@ static double arrangement_least_share(const Arrangement *a)
     return least;
 }
 
-// Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x 1).
+// Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x
+// 1).
 void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h)
 {
     for (int r = 0; r < a->count; r++) {
@@ -121,8 +132,9 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
             if (cut < 1) cut = 1;
             int others = 0;
             for (int k = 0; k < row->count; k++)
-                if (!row->t[k].is_op && &row->t[k].box != widest && row->t[k].box.nc * row->t[k].box.cell_w >
-                                                                          (widest->nc - cut) * widest->cell_w)
+                if (!row->t[k].is_op && &row->t[k].box != widest
+                    && row->t[k].box.nc * row->t[k].box.cell_w
+                           > (widest->nc - cut) * widest->cell_w)
                     others++;
             if (others) cut = 1;
             widest->nc -= cut;
@@ -139,7 +151,8 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
             for (int k = 0; k < a->rows[r].count; k++) {
                 MatBox *b = &a->rows[r].t[k].box;
                 if (a->rows[r].t[k].is_op || b->nr <= 1) continue;
-                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h) tallest = b, in_row = r;
+                if (!tallest || b->nr * b->cell_h > tallest->nr * tallest->cell_h)
+                    tallest = b, in_row = r;
             }
         if (!tallest) break;
         bool was = box_windowed(tallest);
@@ -158,8 +171,8 @@ void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int 
 // The arrangements of a run of equations: each in one row, or each "A op B" stacked above "= R".
 typedef enum { ARR_ROWS = 0, ARR_STACKED } ArrKind;
 
-static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq, ArrKind kind,
-                              Arrangement *a)
+static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *eq, int neq,
+                              ArrKind kind, Arrangement *a)
 {
     memset(a, 0, sizeof *a);
     for (int e = 0; e < neq; e++) {
@@ -187,22 +200,25 @@ static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Falk's scheme for a product "A · B = C", as textbooks draw it: B above C, A left of C, so each cell of C
-// sits in the row of A and the column of B it is made from. Narrower than a row, shorter than a stack.
+// Falk's scheme for a product "A · B = C", as textbooks draw it: B above C, A left of C, so each
+// cell of C sits in the row of A and the column of B it is made from. Narrower than a row, shorter
+// than a stack.
 
 static bool is_product(const BoardRow *r)
 {
-    return r->count == 5 && !r->t[0].is_op && r->t[1].is_op && !strcmp(r->t[1].op, "\xc2\xb7") && !r->t[2].is_op &&
-           r->t[3].is_op && !strcmp(r->t[3].op, "=") && !r->t[4].is_op && r->t[0].box.nr == r->t[4].box.nr &&
-           r->t[2].box.nc == r->t[4].box.nc;
+    return r->count == 5 && !r->t[0].is_op && r->t[1].is_op && !strcmp(r->t[1].op, "\xc2\xb7")
+           && !r->t[2].is_op && r->t[3].is_op && !strcmp(r->t[3].op, "=") && !r->t[4].is_op
+           && r->t[0].box.nr == r->t[4].box.nr && r->t[2].box.nc == r->t[4].box.nc;
 }
 
-// Aligns the cells of a's product (B's columns over C's, A's rows beside C's); false when a is no product.
+// Aligns the cells of a's product (B's columns over C's, A's rows beside C's); false when a is no
+// product.
 static bool falk_align(Arrangement *a)
 {
     if (a->count != 1 || !is_product(&a->rows[0])) return false;
     MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
-    int cw = B->cell_w > C->cell_w ? B->cell_w : C->cell_w, ch = A->cell_h > C->cell_h ? A->cell_h : C->cell_h;
+    int cw = B->cell_w > C->cell_w ? B->cell_w : C->cell_w,
+        ch = A->cell_h > C->cell_h ? A->cell_h : C->cell_h;
     B->cell_w = C->cell_w = cw;
     A->cell_h = C->cell_h = ch;
     a->falk = true;
@@ -210,12 +226,13 @@ static bool falk_align(Arrangement *a)
 }
 
 // Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
-static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *ay, int *bx, int *by, int *cx, int *cy,
-                       int *w, int *h)
+static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *ay, int *bx, int *by,
+                       int *cx, int *cy, int *w, int *h)
 {
     const MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
     int wa = box_width(g, A), cgrid = wa + g->gap * 2 + C->label_w; // C's cells start here
-    int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w) : 0; // B's labels wider than A and C's: all move right
+    int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w)
+                                      : 0; // B's labels wider than A and C's: all move right
     *ax = left;
     *cx = left + wa + g->gap * 2;
     *bx = left + cgrid - B->label_w;
@@ -234,19 +251,20 @@ static void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The plan of a stage: its equations cut into parts (screens), at one number size and grid style. Every
-// operand and result of every equation is on some part, in order, inputs first. The fewest parts: the whole
-// stage on one screen; else equations together as many as fit; an equation alone in a row, in Falk's scheme
-// or stacked; else in runs of consecutive matrices that fit, the result with the inputs just before it; a
-// matrix too large for the screen alone is the only thing windowed, on a part of its own.
+// The plan of a stage: its equations cut into parts (screens), at one number size and grid style.
+// Every operand and result of every equation is on some part, in order, inputs first. The fewest
+// parts: the whole stage on one screen; else equations together as many as fit; an equation alone
+// in a row, in Falk's scheme or stacked; else in runs of consecutive matrices that fit, the result
+// with the inputs just before it; a matrix too large for the screen alone is the only thing
+// windowed, on a part of its own.
 
 typedef enum { LAY_ROWS, LAY_STACKED, LAY_FALK, LAY_RUN } LayKind;
 
 typedef struct {
     int eq_from, eq_to; // the equations shown (LAY_RUN: eq_from only)
     LayKind kind;
-    int from, to;       // LAY_RUN: the terms [from, to) of equation eq_from
-    bool windowed;      // a run of one matrix too large to show whole
+    int from, to; // LAY_RUN: the terms [from, to) of equation eq_from
+    bool windowed; // a run of one matrix too large to show whole
 } PartDesc;
 
 #define PLAN_PARTS_MAX SCENE_PARTS_MAX
@@ -257,8 +275,8 @@ typedef struct {
     PartDesc part[PLAN_PARTS_MAX];
     int count;
     bool windowed;
-    int split;      // equations cut into runs (not on one screen)
-    int nwin;       // parts that show a window
+    int split; // equations cut into runs (not on one screen)
+    int nwin; // parts that show a window
     GridStyle g;
 } Plan;
 
@@ -290,8 +308,10 @@ static bool arr_fits(const Ctx *c, const GridStyle *g, const Arrangement *a, int
     return a->count > 0 && arrangement_width(c, g, a) <= w && arrangement_total_height(g, a) <= h;
 }
 
-// A run of terms [from, to) of e in one row: its operators at the end dropped (one at the start says it goes on).
-static void run_row(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to, Arrangement *a)
+// A run of terms [from, to) of e in one row: its operators at the end dropped (one at the start
+// says it goes on).
+static void run_row(const Ctx *c, const GridStyle *g, const Equation *e, int from, int to,
+                    Arrangement *a)
 {
     memset(a, 0, sizeof *a);
     while (to > from && e->t[to - 1].mat == MAT_NONE) to--;
@@ -307,8 +327,8 @@ static void lay_out(const Ctx *c, const Plan *p, const PartDesc *d, Arrangement 
         run_row(c, g, &p->eq[d->eq_from], d->from, d->to, a);
         return;
     }
-    build_arrangement(c, g, p->eq + d->eq_from, d->eq_to - d->eq_from, d->kind == LAY_STACKED ? ARR_STACKED : ARR_ROWS,
-                      a);
+    build_arrangement(c, g, p->eq + d->eq_from, d->eq_to - d->eq_from,
+                      d->kind == LAY_STACKED ? ARR_STACKED : ARR_ROWS, a);
     if (d->kind == LAY_FALK) falk_align(a);
 }
 
@@ -328,7 +348,8 @@ static bool plan_add(Plan *p, PartDesc d)
     return true;
 }
 
-// Equations [e0, e1) on one screen: the first layout that fits (Falk's scheme for one product), or false.
+// Equations [e0, e1) on one screen: the first layout that fits (Falk's scheme for one product), or
+// false.
 static bool whole_fits(const Ctx *c, const Plan *p, int e0, int e1, int w, int h, PartDesc *out)
 {
     static const LayKind ORDER[] = {LAY_ROWS, LAY_FALK, LAY_STACKED};
@@ -343,7 +364,8 @@ static bool whole_fits(const Ctx *c, const Plan *p, int e0, int e1, int w, int h
     return false;
 }
 
-// Where a run that starts at matrix i of eq begins: at the operators before it (" · W", "= Q"), the first at 0.
+// Where a run that starts at matrix i of eq begins: at the operators before it (" · W", "= Q"), the
+// first at 0.
 static int run_lead(const Equation *eq, const int *starts, int i)
 {
     if (i == 0) return 0;
@@ -352,8 +374,9 @@ static int run_lead(const Equation *eq, const int *starts, int i)
     return lead;
 }
 
-// Equation e in runs: from the result back, each run the most matrices that fit in one row, so the result has
-// the inputs just before it beside it; a matrix that fits nowhere whole is windowed alone.
+// Equation e in runs: from the result back, each run the most matrices that fit in one row, so the
+// result has the inputs just before it beside it; a matrix that fits nowhere whole is windowed
+// alone.
 static bool plan_runs(const Ctx *c, Plan *p, int e, int w, int h)
 {
     const Equation *eq = &p->eq[e];
@@ -399,7 +422,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
         int e1 = e + 1;
         if (whole_fits(c, p, e, e1, w, h, &d)) {
             PartDesc more; // the next equations on the same screen while they fit
-            while (e1 < p->neq && whole_fits(c, p, e, e1 + 1, w, h, &more) && more.kind != LAY_FALK) {
+            while (e1 < p->neq && whole_fits(c, p, e, e1 + 1, w, h, &more)
+                   && more.kind != LAY_FALK) {
                 d = more;
                 e1++;
             }
@@ -412,7 +436,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
     }
 }
 
-// The result a part shows (MAT_NONE: inputs only): the result term of its last equation, when it is on it.
+// The result a part shows (MAT_NONE: inputs only): the result term of its last equation, when it is
+// on it.
 static MatId part_result(const Plan *p, const PartDesc *d)
 {
     int e = d->kind == LAY_RUN ? d->eq_from : d->eq_to - 1;
@@ -452,9 +477,10 @@ static bool part_has_input(const Plan *p, const PartDesc *d)
     return false;
 }
 
-// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's result i. A
-// question goes where the class sees what it predicts from: the result's part when an input is beside it, else
-// the inputs' part just before (a click needs the hidden cells: there only when the heatmap beside shows them).
+// The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's
+// result i. A question goes where the class sees what it predicts from: the result's part when an
+// input is beside it, else the inputs' part just before (a click needs the hidden cells: there only
+// when the heatmap beside shows them).
 static int plan_pick(const Plan *p, const ViewState *st)
 {
     int asked = st->substep;
@@ -464,11 +490,13 @@ static int plan_pick(const Plan *p, const ViewState *st)
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
             if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
-                // A click answers on the heatmap beside the board too when it shows the matrix asked about.
-                bool typed = st->quiz_phase == QUIZ_ASKING &&
-                             (st->quiz_q.input != QUIZ_CLICK || st->quiz_q.mat == si->heatmap);
-                if (typed && k > 0 && !part_has_input(p, &p->part[k]) && p->part[k - 1].kind == LAY_RUN &&
-                    p->part[k - 1].eq_from == p->part[k].eq_from)
+                // A click answers on the heatmap beside the board too when it shows the matrix
+                // asked about.
+                bool typed = st->quiz_phase == QUIZ_ASKING
+                             && (st->quiz_q.input != QUIZ_CLICK || st->quiz_q.mat == si->heatmap);
+                if (typed && k > 0 && !part_has_input(p, &p->part[k])
+                    && p->part[k - 1].kind == LAY_RUN
+                    && p->part[k - 1].eq_from == p->part[k].eq_from)
                     return k - 1;
                 return k;
             }
@@ -478,24 +506,27 @@ static int plan_pick(const Plan *p, const ViewState *st)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The stage's number size: the fewest parts (no window where the floor shows a matrix whole), then the
-// largest size up to 1.6 times the preferred one that keeps them. The plan never depends on the part shown,
-// on a banner, the notes or a question: every part of a stage is cut from the same plan.
+// The stage's number size: the fewest parts (no window where the floor shows a matrix whole), then
+// the largest size up to 1.6 times the preferred one that keeps them. The plan never depends on the
+// part shown, on a banner, the notes or a question: every part of a stage is cut from the same
+// plan.
 
 static int floor_font(int base);
 
-// The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact rows; then
-// cells as wide as their numbers (long labels cut), with less air, with compact rows too.
-// Last, the rows' labels given once across an operator (share_rows), with compact rows and every label whole:
-// taken only where it keeps an equation together that the others cut, and never with a window (the two
-// matrices' rows must be the same).
+// The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact
+// rows; then cells as wide as their numbers (long labels cut), with less air, with compact rows
+// too. Last, the rows' labels given once across an operator (share_rows), with compact rows and
+// every label whole: taken only where it keeps an equation together that the others cut, and never
+// with a window (the two matrices' rows must be the same).
 static const struct {
     bool narrow, tight, compact, share, whole;
-} STYLES[] = {{false, false, false, false, false}, {false, false, true, false, false}, {true, false, false, false, false},
-              {true, true, false, false, false},   {true, true, true, false, false},   {false, false, true, true, false},
+} STYLES[] = {{false, false, false, false, false}, {false, false, true, false, false},
+              {true, false, false, false, false},  {true, true, false, false, false},
+              {true, true, true, false, false},    {false, false, true, true, false},
               {false, true, true, true, true}};
-// The last style, shared labels over cells with less air, is the last resort: taken only where it keeps more
-// equations together than every other style (RoPE's Q = Q^R side by side at 1280x720: issue 38).
+// The last style, shared labels over cells with less air, is the last resort: taken only where it
+// keeps more equations together than every other style (RoPE's Q = Q^R side by side at 1280x720:
+// issue 38).
 #define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]) - 1)
 #define PLAN_STYLE_LAST PLAN_STYLES
 
@@ -511,12 +542,13 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     p->g.share_rows = STYLES[style].share;
     p->g.whole_labels = STYLES[style].whole;
     plan_stage(c, p, w, h);
-    if (p->g.share_rows && p->windowed) p->nwin = 1 << 20; // shared labels over two windows could disagree
+    if (p->g.share_rows && p->windowed)
+        p->nwin = 1 << 20; // shared labels over two windows could disagree
     c->num_font = keep_font;
 }
 
-// Better: no window over a window, then fewer equations cut apart (each on one screen whenever it fits), then
-// every label whole (cut only to keep an equation together), then fewer parts.
+// Better: no window over a window, then fewer equations cut apart (each on one screen whenever it
+// fits), then every label whole (cut only to keep an equation together), then fewer parts.
 static bool plan_better(const Plan *a, const Plan *b)
 {
     if (a->nwin != b->nwin) return a->nwin < b->nwin;
@@ -551,9 +583,11 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     int styles = PLAN_STYLES;
     if (best->split > 0) {
         plan_at(c, p, lo, PLAN_STYLE_LAST, w, h);
-        if (p->nwin <= best->nwin && p->split < best->split) *best = *p, styles = PLAN_STYLE_LAST + 1;
+        if (p->nwin <= best->nwin && p->split < best->split)
+            *best = *p, styles = PLAN_STYLE_LAST + 1;
     }
-    // A matrix too large for the screen: windowed at the floor, where its window shows the most of it.
+    // A matrix too large for the screen: windowed at the floor, where its window shows the most of
+    // it.
     if (best->windowed) {
         free(p);
         return;
@@ -561,14 +595,15 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     // The largest size that plans as well (the first style that does at each size).
     int sizes[24], ns = 0;
     static const double GROW[] = {1.6, 1.45, 1.3, 1.15};
-    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++) sizes[ns++] = (int)lround(base * GROW[i]);
+    for (size_t i = 0; i < sizeof GROW / sizeof GROW[0]; i++)
+        sizes[ns++] = (int)lround(base * GROW[i]);
     for (int f = base; f > lo && ns < 24; f--) sizes[ns++] = f;
     bool done = false;
     for (int i = 0; i < ns && !done; i++)
         for (int style = 0; style < styles && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
-            if (p->count == best->count && p->windowed == best->windowed && p->split == best->split &&
-                p->g.narrow == best->g.narrow) {
+            if (p->count == best->count && p->windowed == best->windowed && p->split == best->split
+                && p->g.narrow == best->g.narrow) {
                 *best = *p;
                 done = true;
             }
@@ -576,8 +611,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     free(p);
 }
 
-// The fits the layout audit checks the plan against, at the floor in w x h: whether each equation's matrices
-// fit on one screen together, and each matrix alone.
+// The fits the layout audit checks the plan against, at the floor in w x h: whether each equation's
+// matrices fit on one screen together, and each matrix alone.
 void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
 {
     memset(fits, 0, sizeof *fits);
@@ -635,10 +670,12 @@ static void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, i
     // The product's sign in the empty corner: A · B, read from the left and from above.
     int ow = math_w(c, FONT_BOLD, g->op_font, r->t[1].op), oh = line_h(c, FONT_BOLD, g->op_font);
     int cx_ = x0 + ax + box_width(g, &r->t[0].box) - ow, cy_ = y0 + ay - oh;
-    if (cy_ > y0 && cx_ > x0) math_at(c, FONT_BOLD, g->op_font, c->th->muted, cx_, cy_ - g->gap / 2, r->t[1].op);
+    if (cy_ > y0 && cx_ > x0)
+        math_at(c, FONT_BOLD, g->op_font, c->th->muted, cx_, cy_ - g->gap / 2, r->t[1].op);
 }
 
-static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
+static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w,
+                             int h)
 {
     snprintf(c->caption, sizeof c->caption, "%s", a->caption);
     snprintf(c->next, sizeof c->next, "%s", a->next);
@@ -671,12 +708,14 @@ static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, i
     }
 }
 
-// Tells the scene the parts of the plan and the one shown (the view reads them back: view_set_parts).
+// Tells the scene the parts of the plan and the one shown (the view reads them back:
+// view_set_parts).
 static void report_parts(Ctx *c, const Plan *p, int sub)
 {
     c->s->substeps = p->count > 0 ? p->count : 1;
     c->s->substep = sub;
-    for (int k = 0; k < p->count && k < SCENE_PARTS_MAX; k++) c->s->part_result[k] = part_result(p, &p->part[k]);
+    for (int k = 0; k < p->count && k < SCENE_PARTS_MAX; k++)
+        c->s->part_result[k] = part_result(p, &p->part[k]);
     if (p->count <= 1) c->s->part_result[0] = MAT_NONE;
 }
 
@@ -711,17 +750,18 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The main area of one head's stage: the board and, when the stage has one and there is room, the heatmap
-// beside it (on a per-head stage, this head's; on Concat and Output, every head's). The board always has the
-// room it needs first: the heatmap goes only where the board keeps its parts, windows and number size.
+// The main area of one head's stage: the board and, when the stage has one and there is room, the
+// heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The
+// board always has the room it needs first: the heatmap goes only where the board keeps its parts,
+// windows and number size.
 
-// The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped) of 2.6 % of
-// the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
+// The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped)
+// of 2.6 % of the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
 static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
 int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
 
-static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head, int hx, int y,
-                              int heat_w, int h)
+static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head,
+                              int hx, int y, int heat_w, int h)
 {
     const ViewState *st = c->st;
     int keep = c->num_font;
@@ -740,7 +780,8 @@ static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId
                 c->heat_cell_w = a->rows[r].t[k].box.cell_w;
                 c->heat_cell_h = a->rows[r].t[k].box.cell_h;
             }
-    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy, &gh, NULL);
+    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy,
+                 &gh, NULL);
     c->heat_cell_w = c->heat_cell_h = 0;
     draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
     c->num_font = keep;
@@ -750,7 +791,8 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
 {
     const ViewState *st = c->st;
     if (view_stage(st) == STAGE_NEXT && model_mat_present(&c->L->params, MAT_NEXT)) {
-        draw_next_chart(c, x, y, w, h); // a chart of the position's bars, not the table of every position's
+        draw_next_chart(c, x, y, w,
+                        h); // a chart of the position's bars, not the table of every position's
         return;
     }
     MatId m = model_stage_heatmap(&c->L->params, view_stage(st));
@@ -768,17 +810,19 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
         bool per_head = result && result->per_head;
         const AttnParams *p = &c->L->params;
         int f = full->g.num_font, bar = colorbar_width(c, m), gap = f;
-        // The heatmap's natural width: cells of about two number heights, every label, the colour bar.
+        // The heatmap's natural width: cells of about two number heights, every label, the colour
+        // bar.
         int want = per_head ? (p->m + 2) * f * 2 + bar : w * 3 / 10;
         if (want > w * 2 / 5) want = w * 2 / 5;
         int min_w = bar + f * 6;
-        // The board in the room beside it: planned again for that width, kept when it needs no more parts, no
-        // new windows, cuts no label and keeps the preferred number size (or the size the whole width has).
+        // The board in the room beside it: planned again for that width, kept when it needs no more
+        // parts, no new windows, cuts no label and keeps the preferred number size (or the size the
+        // whole width has).
         int least = full->g.num_font < c->num_font ? full->g.num_font : c->num_font;
         for (int tryw = want; tryw >= min_w && heat_w == 0; tryw -= (want - min_w) / 2 + 1) {
             plan_board(c, w - tryw - gap, h, part);
-            if (part->count == full->count && part->windowed == full->windowed && !full->windowed &&
-                part->g.narrow == full->g.narrow && part->g.num_font >= least)
+            if (part->count == full->count && part->windowed == full->windowed && !full->windowed
+                && part->g.narrow == full->g.narrow && part->g.num_font >= least)
                 heat_w = tryw;
         }
         if (heat_w > 0) {

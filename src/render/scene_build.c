@@ -1,5 +1,6 @@
-// The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from the rooms
-// (header, board and heatmap, panels, footer, overlays) into draw commands; the model's numbers. No SDL.
+// The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from
+// the rooms (header, board and heatmap, panels, footer, overlays) into draw commands; the model's
+// numbers. No SDL.
 #include "scene_ctx.h"
 #include "../model/view.h"
 
@@ -7,8 +8,14 @@
 // Numbers and names, as the model has them
 
 void scene_format_value(double v, char *buf, size_t cap) { model_format_value(v, buf, cap); }
-double scene_cell_value(const Lesson *L, const Trace *T, CellRef c) { return model_cell_value(&L->params, T, c); }
-void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols) { model_mat_shape(&L->params, m, rows, cols); }
+double scene_cell_value(const Lesson *L, const Trace *T, CellRef c)
+{
+    return model_cell_value(&L->params, T, c);
+}
+void scene_mat_shape(const Lesson *L, MatId m, int *rows, int *cols)
+{
+    model_mat_shape(&L->params, m, rows, cols);
+}
 int scene_explain(const Lesson *L, const Trace *T, CellRef c, char lines[][256], int max_lines)
 {
     return model_explain(L, T, c, lines, max_lines, true);
@@ -23,27 +30,31 @@ static double window_scale(int w, int h)
     return sx < sy ? sx : sy;
 }
 
-bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h, const TextMetrics *tm,
-                 const char *banner)
+bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
+                 const TextMetrics *tm, const char *banner)
 {
     return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
 }
 
-// A zoomed board seen through the main area (x, y, w, h), its commands from cmds0 on: a text the edge
-// cuts is left out (no fragment of a title or a number under the slider), and each edge beyond which the
-// board goes on shows an arrow; the clip ends. Cells panned out of sight (hits from hits0) answer no hover.
+// A zoomed board seen through the main area (x, y, w, h), its commands from cmds0 on: a text the
+// edge cuts is left out (no fragment of a title or a number under the slider), and each edge beyond
+// which the board goes on shows an arrow; the clip ends. Cells panned out of sight (hits from
+// hits0) answer no hover.
 static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, int h)
 {
     Scene *s = c->s;
     size_t keep = cmds0;
     for (size_t i = cmds0; i < s->count; i++) {
         const DrawCmd *d = &s->cmds[i];
-        if (d->kind == CMD_TEXT && (d->x < x || d->y < y || d->x + d->w > x + w || d->y + d->h > y + h)) continue;
+        if (d->kind == CMD_TEXT
+            && (d->x < x || d->y < y || d->x + d->w > x + w || d->y + d->h > y + h))
+            continue;
         s->cmds[keep++] = s->cmds[i];
     }
     s->count = keep;
     const ViewState *st = c->st;
-    // An arrow where the board goes on: left of a pan beyond 0, right of one short of 1, likewise down.
+    // An arrow where the board goes on: left of a pan beyond 0, right of one short of 1, likewise
+    // down.
     const struct {
         bool more;
         const char *arrow;
@@ -54,7 +65,8 @@ static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, 
         {s->pan_span_y > 0 && st->pan_y > 0.0, "\xe2\x96\xb2", x + w / 2, y},
         {s->pan_span_y > 0 && st->pan_y < 1.0, "\xe2\x96\xbc", x + w / 2, y + h},
     };
-    int f = c->num_font * 2 / 3 > c->text_font ? c->text_font : c->num_font * 2 / 3, lh = line_h(c, FONT_BOLD, f);
+    int f = c->num_font * 2 / 3 > c->text_font ? c->text_font : c->num_font * 2 / 3,
+        lh = line_h(c, FONT_BOLD, f);
     for (size_t k = 0; k < sizeof EDGE / sizeof EDGE[0]; k++) {
         if (!EDGE[k].more) continue;
         int aw = text_w(c, FONT_BOLD, f, EDGE[k].arrow) + f / 2, ah = lh + f / 4;
@@ -93,8 +105,8 @@ static const Theme *window_theme(const ViewState *st)
 
 void scene_keep_measures(Scene *s) { s->memo_kept = true; }
 
-bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const SceneExtras *ex, int w, int h,
-                    const TextMetrics *tm, const char *banner)
+bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
+                    const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
 {
     scene_clear(s);
     s->width = w;
@@ -111,7 +123,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
-    if (s->memo_kept) c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
+    if (s->memo_kept)
+        c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
     s->memo_kept = false;
     if (ex) c.ex = ex;
     c.th = window_theme(st);
@@ -136,27 +149,33 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         draw_training(&c, margin, y, w - 2 * margin, th);
         y += th + c.num_font / 4;
     }
-    // Below the board, a room of fixed height a stage: the explanation with the arithmetic line above it, or a
-    // question of the stage (footer_reserve), or the notes (key N) in their place. None of them moves the board.
-    bool question = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE &&
-                    st->panel != PANEL_SHUFFLE;
-    bool asking = question && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
-    bool notes = st->notes && L->notes && L->notes[0] && !question &&
-                 (st->panel == PANEL_NONE || st->panel == PANEL_COST); // the cost panel lies over the board
-    bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE || st->panel == PANEL_DECODE ||
-                 st->panel == PANEL_TILES || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE ||
-                 st->panel == PANEL_OVERVIEW;
+    // Below the board, a room of fixed height a stage: the explanation with the arithmetic line
+    // above it, or a question of the stage (footer_reserve), or the notes (key N) in their place.
+    // None of them moves the board.
+    bool question = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE
+                    && st->panel != PANEL_SHUFFLE;
+    bool asking =
+        question && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
+    bool notes = st->notes && L->notes && L->notes[0] && !question
+                 && (st->panel == PANEL_NONE
+                     || st->panel == PANEL_COST); // the cost panel lies over the board
+    bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE
+                 || st->panel == PANEL_DECODE || st->panel == PANEL_TILES
+                 || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE
+                 || st->panel == PANEL_OVERVIEW;
     int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
     ViewState plain = *st;
     plain.notes = false;
     plain.quiz_phase = QUIZ_NONE;
-    SceneExtras quiet_ex = *c.ex; // the room does not depend on a status either (it shows in the room)
+    SceneExtras quiet_ex =
+        *c.ex; // the room does not depend on a status either (it shows in the room)
     quiet_ex.status = NULL;
     quiet_ex.original = NULL;
     const SceneExtras *given = c.ex;
     c.ex = &quiet_ex;
     c.st = &plain;
-    int reserve = footer_reserve(&c, w - 2 * margin, explain_h > 0 ? c.num_font / 4 + explain_h : 0),
+    int reserve =
+            footer_reserve(&c, w - 2 * margin, explain_h > 0 ? c.num_font / 4 + explain_h : 0),
         base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
     c.st = st;
     c.ex = given;
@@ -192,7 +211,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         } else if (st->panel == PANEL_ROPE) {
             draw_rope(&c, margin, y, main_w, main_h);
         } else {
-            // Zoom: the board is laid out zoom times larger and the window shows the part the pan points at.
+            // Zoom: the board is laid out zoom times larger and the window shows the part the pan
+            // points at.
             int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
             int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
             int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
@@ -213,9 +233,7 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
             s->board_x = ox, s->board_y = oy, s->board_w = vw, s->board_h = vh;
             if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
             else draw_stage(&c, ox, oy, vw, vh);
-            if (zoom > 1.0) {
-                zoom_edges(&c, hits0, cmds0, margin, y, main_w, main_h);
-            }
+            if (zoom > 1.0) { zoom_edges(&c, hits0, cmds0, margin, y, main_w, main_h); }
             c.num_font = scene_number_font(h);
         }
     }
@@ -224,15 +242,16 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
         int bh = header_y + hh;
         draw_banner(&c, w, banner, &bh);
     }
-    if (explain_h > 0) draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
+    if (explain_h > 0)
+        draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
     s->memo = c.memo;
     return !s->oom;
 }
 
-bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
-                       const char *msg)
+bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
+                       const TextMetrics *tm, const char *msg)
 {
     Ctx c;
     ctx_init(&c, s, st, L, T, tm, window_scale(s->width, s->height), scene_number_font(s->height),
@@ -242,14 +261,15 @@ bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Tra
     return !s->oom;
 }
 
-bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
-                      double scale, const TextMetrics *tm)
+bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L,
+                      const Trace *T, int w, int h, double scale, const TextMetrics *tm)
 {
     return scene_build_part_ex(s, part, st, L, T, NULL, w, h, scale, tm);
 }
 
-bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L, const Trace *T,
-                         const SceneExtras *ex, int w, int h, double scale, const TextMetrics *tm)
+bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L,
+                         const Trace *T, const SceneExtras *ex, int w, int h, double scale,
+                         const TextMetrics *tm)
 {
     if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
     scene_clear(s);
@@ -260,7 +280,8 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     s->decode_parts = 1;
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
-    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)), text_font_for((int)lround(720 * u)));
+    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)),
+             text_font_for((int)lround(720 * u)));
     if (ex) c.ex = ex;
     if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
@@ -272,15 +293,18 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
     case SCENE_PART_HEATMAP: {
         int bar = colorbar_width(&c, m);
-        int gy, gh, tt = scene_page_title(&c, m8, m8, w - 2 * m8, true); // a slide: the lesson's title first
-        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8 + tt, w - bar - 3 * m8, h - 2 * m8 - tt, false, false,
-                     &gy, &gh, NULL);
+        int gy, gh,
+            tt =
+                scene_page_title(&c, m8, m8, w - 2 * m8, true); // a slide: the lesson's title first
+        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8 + tt, w - bar - 3 * m8,
+                     h - 2 * m8 - tt, false, false, &gy, &gh, NULL);
         draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
         break;
     }
     case SCENE_PART_ALL_HEADS: {
         ViewState all = *st;
-        if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE) all.stage_index = all.stage_count - 1;
+        if (model_stage_heatmap(&L->params, view_stage(st)) == MAT_NONE)
+            all.stage_index = all.stage_count - 1;
         c.st = &all;
         draw_heads_page(&c, m8, m8, w - 2 * m8, h - 2 * m8);
         c.st = st;
@@ -291,8 +315,8 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     return !s->oom;
 }
 
-bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm,
-                      SceneFits *fits)
+bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, const Trace *T,
+                      const TextMetrics *tm, SceneFits *fits)
 {
     memset(fits, 0, sizeof *fits);
     if (built->board_w <= 0 || built->board_h <= 0) return false;
@@ -302,8 +326,8 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
-    ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height), scene_number_font(built->height),
-             text_font_for(built->height));
+    ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height),
+             scene_number_font(built->height), text_font_for(built->height));
     c.num_font = (int)lround(c.num_font * zoom);
     scene_board_fits(&c, built->board_w, built->board_h, fits);
     scene_free(&tmp);

@@ -1,7 +1,8 @@
-// The KV cache's size (Shift+K, --export --what cache-size): what generating keeps, per token and for a context,
-// with every query head's own K/V (MHA), grouped K/V heads (GQA), one K/V head (MQA) and a sliding window, for a
-// published shape (a chart of bytes against tokens, with its table) and for the lesson (its table). The numbers
-// are core/cost.c's (cost_kv_cache_bytes); this file only lays them out.
+// The KV cache's size (Shift+K, --export --what cache-size): what generating keeps, per token and
+// for a context, with every query head's own K/V (MHA), grouped K/V heads (GQA), one K/V head (MQA)
+// and a sliding window, for a published shape (a chart of bytes against tokens, with its table) and
+// for the lesson (its table). The numbers are core/cost.c's (cost_kv_cache_bytes); this file only
+// lays them out.
 #include "scene_ctx.h"
 #include "../core/cost.h"
 
@@ -9,13 +10,14 @@
 
 // One line of the chart and one row of a table: a way of keeping K and V.
 typedef struct {
-    char name[64];    // "GQA", "MHA", "window 4,096"
+    char name[64]; // "GQA", "MHA", "window 4,096"
     int64_t kv_heads; // the K/V heads it keeps
-    int64_t window;   // 0: none
+    int64_t window; // 0: none
 } CacheRow;
 
-// The rows of a shape: MHA (kv = heads), its own grouping when it has one (GQA, or MQA for one K/V head), MQA
-// when that is not its own, and its window (with its grouping) when it has one. Returns how many (<= 4).
+// The rows of a shape: MHA (kv = heads), its own grouping when it has one (GQA, or MQA for one K/V
+// head), MQA when that is not its own, and its window (with its grouping) when it has one. Returns
+// how many (<= 4).
 static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *out)
 {
     int n = 0;
@@ -32,10 +34,11 @@ static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *ou
     return n;
 }
 
-// A table of the rows of a shape: a swatch of its line's colour (chart: true), the name with its K/V heads, the
-// bytes per token and for `tokens` tokens; its title above. Returns the height used; *width its width.
-static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int count, int64_t tokens, bool chart, int x,
-                       int y, int f, bool draw, int *width)
+// A table of the rows of a shape: a swatch of its line's colour (chart: true), the name with its
+// K/V heads, the bytes per token and for `tokens` tokens; its title above. Returns the height used;
+// *width its width.
+static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int count, int64_t tokens,
+                       bool chart, int x, int y, int f, bool draw, int *width)
 {
     char cell[5][3][64], tok[32];
     cost_format_int(tok, sizeof tok, tokens);
@@ -44,9 +47,11 @@ static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int co
     snprintf(cell[0][2], 64, TRN("%s token", "%s tokens", tokens), tok);
     for (int i = 0; i < count; i++) {
         snprintf(cell[1 + i][0], 64, "%s  %lld", rows[i].name, (long long)rows[i].kv_heads);
-        cost_format_bytes(cell[1 + i][1], 64, cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, 1, 0));
-        cost_format_bytes(cell[1 + i][2], 64, cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
-                                                                  rows[i].window));
+        cost_format_bytes(cell[1 + i][1], 64,
+                          cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, 1, 0));
+        cost_format_bytes(cell[1 + i][2], 64,
+                          cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
+                                              rows[i].window));
     }
     int lh = line_h(c, FONT_REGULAR, f) + f / 4, sw = chart ? f : 0, gap = f, colw[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
@@ -61,23 +66,25 @@ static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int co
         xx += sw + (sw ? gap / 2 : 0);
         for (int k = 0; k < 3; k++) {
             Rgba ink = i == 0 ? c->th->muted : k == 2 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || k == 2 ? FONT_BOLD : FONT_REGULAR, f, ink, xx, yy, colw[k], lh, k == 0 ? LEFT : RIGHT,
-                    cell[i][k]);
+            text_in(c, i == 0 || k == 2 ? FONT_BOLD : FONT_REGULAR, f, ink, xx, yy, colw[k], lh,
+                    k == 0 ? LEFT : RIGHT, cell[i][k]);
             xx += colw[k] + gap;
         }
     }
     return lh * (count + 1);
 }
 
-// The chart of bytes against tokens 0 .. tokens for the rows of shape s in (x, y, w, h): an axis each way, the
-// largest value at the top of the y axis and the tokens at the end of the x axis, one line per row.
-static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int count, int64_t tokens, int x, int y, int w,
-                        int h, int f)
+// The chart of bytes against tokens 0 .. tokens for the rows of shape s in (x, y, w, h): an axis
+// each way, the largest value at the top of the y axis and the tokens at the end of the x axis, one
+// line per row.
+static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int count,
+                        int64_t tokens, int x, int y, int w, int h, int f)
 {
     char top[32], end[64], tok[32];
     int64_t most = 0;
     for (int i = 0; i < count; i++) {
-        int64_t b = cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens, rows[i].window);
+        int64_t b = cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
+                                        rows[i].window);
         if (b > most) most = b;
     }
     if (most <= 0 || tokens <= 0) return;
@@ -88,22 +95,27 @@ static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int c
     int px0 = x + lw, py0 = y + lh / 2, pw = w - lw - f / 2, ph = h - lh / 2 - lh - f / 4;
     if (pw < 4 * f || ph < 2 * f) return;
     int t = f / 8 > 2 ? f / 8 : 2;
-    rect(c, px0, py0, t, ph, c->th->muted);           // the y axis
-    rect(c, px0, py0 + ph - t, pw, t, c->th->muted);  // the x axis
+    rect(c, px0, py0, t, ph, c->th->muted); // the y axis
+    rect(c, px0, py0 + ph - t, pw, t, c->th->muted); // the x axis
     rect(c, px0 - f / 4, py0, f / 4, t, c->th->muted); // the top's tick
     text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 - lh / 2, lw - f / 2, lh, RIGHT, top);
     text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 + ph - lh / 2, lw - f / 2, lh, RIGHT, "0");
     text_in(c, FONT_REGULAR, f, c->th->ink, px0, py0 + ph + f / 4, pw, lh, RIGHT, end);
     for (int i = 0; i < count; i++) {
         // (0, 0) to (tokens, bytes), through the window's corner where it stops growing.
-        int64_t at_end = cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens, rows[i].window);
+        int64_t at_end = cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
+                                             rows[i].window);
         int ex = px0 + pw, ey = py0 + ph - (int)((double)at_end / (double)most * ph);
         int cx = ex;
-        if (rows[i].window > 0 && rows[i].window < tokens) cx = px0 + (int)((double)rows[i].window / (double)tokens * pw);
+        if (rows[i].window > 0 && rows[i].window < tokens)
+            cx = px0 + (int)((double)rows[i].window / (double)tokens * pw);
         int lw2 = f / 6 > 2 ? f / 6 : 2;
-        DrawCmd *d = scene_push(c->s, CMD_LINE, px0, py0 + ph, cx - px0, ey - (py0 + ph), scene_series_color(c, i));
+        DrawCmd *d = scene_push(c->s, CMD_LINE, px0, py0 + ph, cx - px0, ey - (py0 + ph),
+                                scene_series_color(c, i));
         if (d) d->thickness = lw2;
-        if (cx < ex && (d = scene_push(c->s, CMD_LINE, cx, ey, ex - cx, 0, scene_series_color(c, i)))) d->thickness = lw2;
+        if (cx < ex
+            && (d = scene_push(c->s, CMD_LINE, cx, ey, ex - cx, 0, scene_series_color(c, i))))
+            d->thickness = lw2;
     }
 }
 
@@ -112,7 +124,8 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
     const AttnParams *p = &c->L->params;
     int count = 0;
     const CacheShape *shapes = cost_cache_shapes(&count);
-    // The published shape: Llama-3-8B's, with Mistral-7B's window (the same shape) as the window's row.
+    // The published shape: Llama-3-8B's, with Mistral-7B's window (the same shape) as the window's
+    // row.
     CacheShape pub = shapes[0];
     int64_t window = 0;
     for (int i = 0; i < count; i++)
@@ -120,18 +133,29 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
     CacheRow prow[4], lrow[4];
     int pn = cache_rows_of(pub.heads, pub.kv_heads, window, prow);
     // The lesson: one layer of its heads and d_k, stored as a model stores them (16-bit numbers).
-    CacheShape mine = {c->L->title, 1, p->heads, p->kv_heads > 0 ? p->kv_heads : p->heads, p->d_k, 2,
+    CacheShape mine = {c->L->title,
+                       1,
+                       p->heads,
+                       p->kv_heads > 0 ? p->kv_heads : p->heads,
+                       p->d_k,
+                       2,
                        p->mask == MASK_CAUSAL ? p->window : 0};
     int ln = cache_rows_of(mine.heads, mine.kv_heads, mine.window, lrow);
     const int64_t context = 8192; // Llama-3-8B's context length (max_position_embeddings)
-    // Everything the class reads at the board's floor at least (digits of 2.6 % of the window's height).
-    int floor_font = scene_number_floor(c->s->height), f = c->text_font > floor_font ? c->text_font : floor_font;
+    // Everything the class reads at the board's floor at least (digits of 2.6 % of the window's
+    // height).
+    int floor_font = scene_number_floor(c->s->height),
+        f = c->text_font > floor_font ? c->text_font : floor_font;
     char t1[200], t2[200];
-    // TRANSLATORS: the KV-cache size panel (Shift+K): the published shape's heading.
-    snprintf(t1, sizeof t1, TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"), shapes[0].name,
-             count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers, (long long)pub.heads, (long long)pub.d_k);
-    // TRANSLATORS: the KV-cache size panel (Shift+K): the lesson's heading (its layer stored in 16-bit numbers).
-    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"), p->heads, p->d_k);
+    snprintf(t1, sizeof t1,
+             // TRANSLATORS: the KV-cache size panel (Shift+K): the published shape's heading.
+             TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"),
+             shapes[0].name, count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers,
+             (long long)pub.heads, (long long)pub.d_k);
+    // TRANSLATORS: the KV-cache size panel (Shift+K): the lesson's heading (its layer stored in
+    // 16-bit numbers).
+    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"),
+             p->heads, p->d_k);
     int tw1 = 0, tw2 = 0, lh = line_h(c, FONT_BOLD, f) + f / 3;
     for (;;) { // the largest size at which the tables fit beside the chart, down to the floor
         int th = cache_table(c, &pub, prow, pn, context, true, 0, 0, f, false, &tw1);

@@ -1,5 +1,6 @@
-// The text around the board: the header (stage, formula, head, the strip of stages, the status line), the
-// explanation of the focused cell, the footer (the stage's explanation, the notes, a question), help, banner.
+// The text around the board: the header (stage, formula, head, the strip of stages, the status
+// line), the explanation of the focused cell, the footer (the stage's explanation, the notes, a
+// question), help, banner.
 #include "scene_ctx.h"
 #include "../core/cost.h"
 #include "../model/questions.h"
@@ -22,8 +23,8 @@ static const char *stage_explanation(const Ctx *c, Stage s, char *buf, size_t ca
     return buf;
 }
 
-// The header's note: what the last save or revert did, else how many values are edited and how to undo or
-// keep them. Returns NULL when there is nothing to say.
+// The header's note: what the last save or revert did, else how many values are edited and how to
+// undo or keep them. Returns NULL when there is nothing to say.
 static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
 {
     *color = c->th->status_bg;
@@ -33,15 +34,21 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     if (n == 0) return NULL;
     *color = c->th->edited;
     if (training_status(c, buf, cap)) return buf; // the edits are the training's
-    if (c->ex->slide) snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited", "\xe2\x9c\x8e %d values edited", n), n);
-    else snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
-                                "\xe2\x9c\x8e %d values edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", n), n);
+    if (c->ex->slide)
+        snprintf(buf, cap, TRN("\xe2\x9c\x8e %d value edited", "\xe2\x9c\x8e %d values edited", n),
+                 n);
+    else
+        snprintf(buf, cap,
+                 TRN("\xe2\x9c\x8e %d value edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                     "\xe2\x9c\x8e %d values edited  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                     n),
+                 n);
     *color = c->th->edited;
     return buf;
 }
 
-// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a strip
-// naming every stage, the current one filled, with the lesson's title and the sub-step.
+// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a
+// strip naming every stage, the current one filled, with the lesson's title and the sub-step.
 void draw_header(Ctx *c, int x, int y, int w, int *height)
 {
     const ViewState *st = c->st;
@@ -49,26 +56,34 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
     char head[160], fitted[512], formula[512];
     const AttnParams *hp = &c->L->params;
-    // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads share.
+    // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads
+    // share.
     bool grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
     char one[96], all[96], plain[2][96];
-    snprintf(plain[0], sizeof plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1, hp->heads);
+    snprintf(plain[0], sizeof plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1,
+             hp->heads);
     snprintf(plain[1], sizeof plain[1], TR("all %d heads"), hp->heads);
     if (grouped) {
         // TRANSLATORS: the header's head with grouped K/V heads: "head 2  (3 of 4) · K/V head 1".
-        snprintf(one, sizeof one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head, st->head + 1, hp->heads,
-                 params_kv_head(hp, st->head));
-        // TRANSLATORS: the header of every head with grouped K/V heads: "all 4 heads · 2 K/V heads".
-        snprintf(all, sizeof all, TRN("all %d heads \xc2\xb7 %d K/V head", "all %d heads \xc2\xb7 %d K/V heads", hp->kv_heads),
+        snprintf(one, sizeof one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head,
+                 st->head + 1, hp->heads, params_kv_head(hp, st->head));
+        snprintf(all, sizeof all,
+                 // TRANSLATORS: the header of every head with grouped K/V heads: "all 4 heads · 2
+                 // K/V heads".
+                 TRN("all %d heads \xc2\xb7 %d K/V head", "all %d heads \xc2\xb7 %d K/V heads",
+                     hp->kv_heads),
                  hp->heads, hp->kv_heads);
     } else {
         snprintf(one, sizeof one, "%s", plain[0]);
         snprintf(all, sizeof all, "%s", plain[1]);
     }
-    if (st->panel == PANEL_COMPARE) snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
+    if (st->panel == PANEL_COMPARE)
+        snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
     else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
-    else if (st->panel == PANEL_CACHE || st->panel == PANEL_OVERVIEW) snprintf(head, sizeof head, "%s", all);
-    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE) && c->L->params.heads > 1)
+    else if (st->panel == PANEL_CACHE || st->panel == PANEL_OVERVIEW)
+        snprintf(head, sizeof head, "%s", all);
+    else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE)
+             && c->L->params.heads > 1)
         snprintf(head, sizeof head, "%s", one);
     else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
     else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
@@ -79,70 +94,106 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     int off = 0, first_off = -1;
     for (int i = 0; i < c->L->params.heads; i++)
         if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
-    if (off == 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
-    else if (off > 1) snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
+    if (off == 1)
+        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"),
+                 first_off);
+    else if (off > 1)
+        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"),
+                 off);
     // The zoom, while the board is not at its own size (key 0 resets it).
     if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
-        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"), (int)lround(st->zoom * 100));
+        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"),
+                 (int)lround(st->zoom * 100));
     int hw = text_w(c, FONT_BOLD, sf, head);
     bool cmp = st->panel == PANEL_COMPARE;
     const StageInfo *si = stage_info(view_stage(st));
     bool shuffle = st->panel == PANEL_SHUFFLE;
-    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES, cache = st->panel == PANEL_CACHE;
+    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES,
+         cache = st->panel == PANEL_CACHE;
     bool rope = st->panel == PANEL_ROPE, overview = st->panel == PANEL_OVERVIEW;
-    const char *name = cmp ? TR("Single head vs multi-head") : shuffle ? TR("Shuffle test") : cache ? TR("KV-cache size")
-                       : rope ? TR("RoPE: the pairs turn") : overview ? TR("Every layer's heads")
-                       : decode ? TR("Generating with a KV cache") : tiles ? TR("FlashAttention: tiles") : si ? TR(si->name) : "";
-    int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
+    const char *name = cmp        ? TR("Single head vs multi-head")
+                       : shuffle  ? TR("Shuffle test")
+                       : cache    ? TR("KV-cache size")
+                       : rope     ? TR("RoPE: the pairs turn")
+                       : overview ? TR("Every layer's heads")
+                       : decode   ? TR("Generating with a KV cache")
+                       : tiles    ? TR("FlashAttention: tiles")
+                       : si       ? TR(si->name)
+                                  : "";
+    int nw =
+        math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
     if (cmp) {
         const AttnParams *p = &c->L->params;
         char last[16] = "";
         model_subscript(last, sizeof last, p->heads - 1);
-        if (p->kv_heads > 0 && p->kv_heads < p->heads) { // grouped K/V heads: each K/V head's W^K once per query head
-            // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V heads: W^K and W^V join each
-            // K/V head's matrix once for every query head that reads it (×%d). Keep it as short: the header's room.
+        if (p->kv_heads > 0
+            && p->kv_heads
+                   < p->heads) { // grouped K/V heads: each K/V head's W^K once per query head
             snprintf(formula, sizeof formula,
-                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; the same W^O"),
+                     // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V
+                     // heads: W^K and W^V join each K/V head's matrix once for every query head
+                     // that reads it (×%d). Keep it as short: the header's room.
+                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; "
+                        "the same W^O"),
                      last, p->heads / p->kv_heads);
         } else
-            snprintf(formula, sizeof formula, TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the same W^O"),
+            snprintf(formula, sizeof formula,
+                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the "
+                        "same W^O"),
                      last);
     } else if (cache)
-        // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
-        snprintf(formula, sizeof formula, "%s", TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number \xc2\xb7 min(n, W)"));
+        snprintf(
+            formula, sizeof formula, "%s",
+            // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
+            TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number "
+               "\xc2\xb7 min(n, W)"));
     else if (rope) {
         char base[32];
-        if (hp->rope_base == floor(hp->rope_base) && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
+        if (hp->rope_base == floor(hp->rope_base)
+            && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
             cost_format_int(base, sizeof base, (int64_t)hp->rope_base);
         else model_format_value(hp->rope_base, base, sizeof base);
-        // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at position p turns by p·θ_i.
-        snprintf(formula, sizeof formula, TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
+        snprintf(formula, sizeof formula,
+                 // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at
+                 // position p turns by p·θ_i.
+                 TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
                  hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
     } else if (overview)
-        snprintf(formula, sizeof formula, "A = softmax(Q" "K^T / \xe2\x88\x9a" "d_k)");
+        snprintf(formula, sizeof formula,
+                 "A = softmax(Q"
+                 "K^T / \xe2\x88\x9a"
+                 "d_k)");
     else if (decode)
-        snprintf(formula, sizeof formula, "%s", TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a" "d_k) V_cache"));
+        snprintf(formula, sizeof formula, "%s",
+                 TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a"
+                    "d_k) V_cache"));
     else if (tiles)
-        snprintf(formula, sizeof formula, "%s", TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + \xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
+        snprintf(formula, sizeof formula, "%s",
+                 TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + "
+                    "\xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
     else if (shuffle)
         snprintf(formula, sizeof formula, "%s",
-                 c->L->params.positions != POS_NONE ? TR("X = E + P: the tokens move, their positions stay")
-                 : c->L->params.mask == MASK_CAUSAL ? TR("no positions, but the causal mask follows the order")
-                                                    : TR("no positions: X = E, the rows move with their tokens"));
-    else
-        stage_formula(c, formula, sizeof formula);
+                 c->L->params.positions != POS_NONE
+                     ? TR("X = E + P: the tokens move, their positions stay")
+                 : c->L->params.mask == MASK_CAUSAL
+                     ? TR("no positions, but the causal mask follows the order")
+                     : TR("no positions: X = E, the rows move with their tokens"));
+    else stage_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
-    // The formula first: where it does not fit beside the head's K/V head, the head without it (the projections'
-    // formula names the K/V head itself).
-    const char *shorter = !grouped ? NULL : !strcmp(head, one) ? plain[0] : !strcmp(head, all) ? plain[1] : NULL;
+    // The formula first: where it does not fit beside the head's K/V head, the head without it (the
+    // projections' formula names the K/V head itself).
+    const char *shorter = !grouped             ? NULL
+                          : !strcmp(head, one) ? plain[0]
+                          : !strcmp(head, all) ? plain[1]
+                                               : NULL;
     if (shorter && math_w(c, FONT_REGULAR, c->text_font, formula) > room) {
         snprintf(head, sizeof head, "%s", shorter);
         room += hw - text_w(c, FONT_BOLD, sf, head);
         hw = text_w(c, FONT_BOLD, sf, head);
     }
     text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
-    // Grouped K/V heads: the head's K/V head in its colour under it (as its band in the all-heads grid), or every
-    // K/V head's colour in turn under "all 4 heads" (issue 38).
+    // Grouped K/V heads: the head's K/V head in its colour under it (as its band in the all-heads
+    // grid), or every K/V head's colour in turn under "all 4 heads" (issue 38).
     if (grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE) {
         int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2, by = y + l1 - rule;
         bool every = !strncmp(head, all, strlen(all)) || !strncmp(head, plain[1], strlen(plain[1]));
@@ -153,8 +204,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
-        math_at(c, FONT_REGULAR, fsize, c->th->ink, x + nw + c->num_font, y + (l1 - line_h(c, FONT_REGULAR, fsize)) / 2,
-                formula);
+        math_at(c, FONT_REGULAR, fsize, c->th->ink, x + nw + c->num_font,
+                y + (l1 - line_h(c, FONT_REGULAR, fsize)) / 2, formula);
     // Line 2: the title, then one segment per stage with its short name.
     int y2 = y + l1;
     int pf = (int)lround(c->text_font * 0.85);
@@ -162,8 +213,9 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     char title[256];
     snprintf(title, sizeof title, "%s", c->L->title ? c->L->title : "");
     int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
-    // The title beside the strip, in what the strip's names leave (a quarter of the width at least); a title
-    // longer than that has the line to itself, above the strip, rather than being cut.
+    // The title beside the strip, in what the strip's names leave (a quarter of the width at
+    // least); a title longer than that has the line to itself, above the strip, rather than being
+    // cut.
     int name_w = 0;
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
@@ -183,7 +235,8 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         title[0] = '\0';
     }
     fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
-    int tw = title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted) : -c->num_font / 2;
+    int tw = title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted)
+                      : -c->num_font / 2;
     int sx = x + tw + c->num_font / 2, sw = x + w - sx;
     int seg = (sw - (n - 1) * gap) / n;
     c->s->strip_x = sx;
@@ -195,16 +248,18 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
         int sx0 = sx + i * (seg + gap);
-        // The comparison and the shuffle test stand in for the board: no stage is lit while they are up.
-        bool cur = i == st->stage_index && !cmp && !shuffle, done = i < st->stage_index && !cmp && !shuffle;
+        // The comparison and the shuffle test stand in for the board: no stage is lit while they
+        // are up.
+        bool cur = i == st->stage_index && !cmp && !shuffle,
+             done = i < st->stage_index && !cmp && !shuffle;
         rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
         frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
         const char *label = s2 ? TR(s2->short_name) : "";
         char lab[96];
-        if (cur && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
+        if (cur
+            && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
             snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
-        else
-            snprintf(lab, sizeof lab, "%s", label);
+        else snprintf(lab, sizeof lab, "%s", label);
         Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
         FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
         int size = pf;
@@ -215,17 +270,18 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
         if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
         int lw = math_w(c, lf, size, lab);
         if (lw <= seg - 2)
-            math_at(c, lf, size, col, sx0 + (seg - lw) / 2, y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
+            math_at(c, lf, size, col, sx0 + (seg - lw) / 2,
+                    y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
     }
     int used = l1 + l2 + c->num_font / 5;
     *height = used;
 }
 
-// The arithmetic of the focused cell, or a one-line hint. The arithmetic is what the class follows: at the
-// board's number size (its floor, digits of 2.6 % of the height), its three lines each wrapped into two
-// rather than shrunk, four lines at most. The room is reserved whether or not a cell is focused, so the
-// board does not move under the pointer: as many lines as the stage's first result cell takes (every cell
-// of a stage has the same terms), three at least.
+// The arithmetic of the focused cell, or a one-line hint. The arithmetic is what the class follows:
+// at the board's number size (its floor, digits of 2.6 % of the height), its three lines each
+// wrapped into two rather than shrunk, four lines at most. The room is reserved whether or not a
+// cell is focused, so the board does not move under the pointer: as many lines as the stage's first
+// result cell takes (every cell of a stage has the same terms), three at least.
 #define EXPLAIN_LINES 4
 static int explain_font(const Ctx *c)
 {
@@ -233,14 +289,18 @@ static int explain_font(const Ctx *c)
     return f > c->text_font ? f : c->text_font;
 }
 
-// The lines the arithmetic's lines take at the width w, within `budget` lines (drawn from (x, y) when draw).
-static int explain_lines(Ctx *c, char lines[][256], int n, int x, int y, int w, int budget, bool draw)
+// The lines the arithmetic's lines take at the width w, within `budget` lines (drawn from (x, y)
+// when draw).
+static int explain_lines(Ctx *c, char lines[][256], int n, int x, int y, int w, int budget,
+                         bool draw)
 {
-    int shown = n < 3 ? n : 3, fe = explain_font(c), le = line_h(c, FONT_REGULAR, fe), left = budget;
+    int shown = n < 3 ? n : 3, fe = explain_font(c), le = line_h(c, FONT_REGULAR, fe),
+        left = budget;
     for (int i = 0; i < shown; i++) {
         int room = left - (shown - 1 - i); // a line each for the lines still to come
-        left -= wrap_text(c, FONT_REGULAR, fe, i == shown - 1 && i > 0 ? c->th->result : c->th->ink, x,
-                          y + (budget - left) * le, w, room < 2 ? room : 2, lines[i], draw) / le;
+        left -= wrap_text(c, FONT_REGULAR, fe, i == shown - 1 && i > 0 ? c->th->result : c->th->ink,
+                          x, y + (budget - left) * le, w, room < 2 ? room : 2, lines[i], draw)
+                / le;
     }
     return budget - left;
 }
@@ -252,23 +312,30 @@ int explain_height(const Ctx *c, int w)
     char text[4][256];
     int n = r ? model_explain(c->L, c->T, (CellRef){r->id, c->st->head, 0, 0}, text, 4, false) : 0;
     if (n > 0) {
-        int need = explain_lines((Ctx *)c, text, n, 0, 0, w - 2 * (c->num_font / 3), EXPLAIN_LINES, false);
+        int need =
+            explain_lines((Ctx *)c, text, n, 0, 0, w - 2 * (c->num_font / 3), EXPLAIN_LINES, false);
         if (need > lines) lines = need;
     }
     return lines * line_h(c, FONT_REGULAR, explain_font(c)) + c->num_font / 3;
 }
 
-// While a question waits: predict first. When the stage is split and the matrix to click is on a later part (the
-// question is asked where its inputs show), the part shown and the key to the cells to click.
+// While a question waits: predict first. When the stage is split and the matrix to click is on a
+// later part (the question is asked where its inputs show), the part shown and the key to the cells
+// to click.
 static const char *quiz_hint(const Ctx *c, char *buf, size_t cap)
 {
     const ViewState *st = c->st;
     bool shown = false;
-    for (size_t i = 0; i < c->s->hit_count && !shown; i++) shown = c->s->hits[i].cell.mat == st->quiz_q.mat;
+    for (size_t i = 0; i < c->s->hit_count && !shown; i++)
+        shown = c->s->hits[i].cell.mat == st->quiz_q.mat;
     if (st->quiz_q.input != QUIZ_CLICK || shown || !c->next[0] || c->s->substeps < 2)
-        return TR("Predict first: the result stays hidden until the class answers the question below.");
-    snprintf(buf, cap, TR("Part %d of %d: what goes in. Predict from it, then \xe2\x86\x92 shows the cells to click "
-                          "(their values hidden)."), c->s->substep + 1, c->s->substeps);
+        return TR(
+            "Predict first: the result stays hidden until the class answers the question below.");
+    snprintf(buf, cap,
+             TR("Part %d of %d: what goes in. Predict from it, then \xe2\x86\x92 shows the cells "
+                "to click "
+                "(their values hidden)."),
+             c->s->substep + 1, c->s->substeps);
     return buf;
 }
 
@@ -282,22 +349,32 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
     int pad = c->num_font / 3;
     if (n == 0) {
         Stage at = view_stage(c->st);
-        const char *hint = at == STAGE_INPUT
-                               ? TR("Point at a number to see where it comes from.  \xe2\x86\x92 next,  N notes,  H all keys")
+        const char *hint = at == STAGE_INPUT ? TR("Point at a number to see where it comes from.  "
+                                                  "\xe2\x86\x92 next,  N notes,  H all keys")
                            : at == STAGE_ROTATE // RoPE's point, key S
-                               ? TR("Point at a cell to see how it was turned.  S shifts every position by k: the scores "
+                               ? TR("Point at a cell to see how it was turned.  S shifts every "
+                                    "position by k: the scores "
                                     "stay the same.")
-                               : TR("Point at (or click) a cell to see how it was computed.  \xe2\x80\x9c.\xe2\x80\x9d fills the "
-                                 "result one cell at a time.");
+                               : TR("Point at (or click) a cell to see how it was computed.  "
+                                    "\xe2\x80\x9c.\xe2\x80\x9d fills the "
+                                    "result one cell at a time.");
         char fitted[256], part[256];
-        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question) hint = quiz_hint(c, part, sizeof part);
-        else if (c->s->substeps > 1 && c->caption[0]) { // which part of the stage this is, and what comes next
+        if (c->st->quiz_phase == QUIZ_ASKING && c->ex->question)
+            hint = quiz_hint(c, part, sizeof part);
+        else if (c->s->substeps > 1
+                 && c->caption[0]) { // which part of the stage this is, and what comes next
             if (c->next[0])
-                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
-                         "computed."), c->s->substep + 1, c->s->substeps, c->caption, c->next);
+                snprintf(
+                    part, sizeof part,
+                    TR("Part %d of %d: %s  (\xe2\x86\x92 %s).   Point at a cell to see how it was "
+                       "computed."),
+                    c->s->substep + 1, c->s->substeps, c->caption, c->next);
             else
-                snprintf(part, sizeof part, TR("Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
-                         "how it was computed."), c->s->substep + 1, c->s->substeps, c->caption);
+                snprintf(
+                    part, sizeof part,
+                    TR("Part %d of %d: %s  (\xe2\x86\x92 next stage).   Point at a cell to see "
+                       "how it was computed."),
+                    c->s->substep + 1, c->s->substeps, c->caption);
             hint = part;
         }
         fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
@@ -309,23 +386,30 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
     explain_lines(c, lines, n, x + pad, y + pad / 2, w - 2 * pad, budget < 3 ? 3 : budget, true);
 }
 
-static const char COMPARE_TEXT[] =
-    N_("The single head holds exactly the heads' weights, joined side by side. It computes one attention pattern where the "
-    "heads compute one each: the split changes the patterns and the output, not the number of weights or multiplications.");
-// With grouped K/V heads the single head repeats each K/V head's W^K and W^V: it holds more weights (issue 38).
+static const char COMPARE_TEXT[] = N_("The single head holds exactly the heads' weights, joined "
+                                      "side by side. It computes one attention pattern where the "
+                                      "heads compute one each: the split changes the patterns and "
+                                      "the output, not the number of weights or multiplications.");
+// With grouped K/V heads the single head repeats each K/V head's W^K and W^V: it holds more weights
+// (issue 38).
 static const char COMPARE_GROUPED_TEXT[] =
-    N_("The single head holds the heads' W^Q joined side by side and each K/V head's W^K and W^V once for every query head "
-       "that reads it. It computes one attention pattern where the heads compute one each: the split changes the patterns "
-       "and the output, and the shared K/V heads need fewer weights; the multiplications are the same.");
+    N_("The single head holds the heads' W^Q joined side by side and each K/V head's W^K and W^V "
+       "once for every query head "
+       "that reads it. It computes one attention pattern where the heads compute one each: the "
+       "split changes the patterns "
+       "and the output, and the shared K/V heads need fewer weights; the multiplications are the "
+       "same.");
 
-// Predict, then reveal: the question on screen in a framed box, with how to answer (and what was typed) while
-// it waits, then the verdict and the answer computed from the trace. A slide shows the question (asked) or the
-// answer (revealed) without the verdict or the keys. Returns the height used.
+// Predict, then reveal: the question on screen in a framed box, with how to answer (and what was
+// typed) while it waits, then the verdict and the answer computed from the trace. A slide shows the
+// question (asked) or the answer (revealed) without the verdict or the keys. Returns the height
+// used.
 static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, bool draw)
 {
     const ViewState *st = c->st;
-    // The class reads the question from the back row: its letters at least 2.6 % of the height (a cap height of
-    // 0.73 of a 1.2-em line), a little above the sentences' 3 % size where that rounds down.
+    // The class reads the question from the back row: its letters at least 2.6 % of the height (a
+    // cap height of 0.73 of a 1.2-em line), a little above the sentences' 3 % size where that
+    // rounds down.
     int f = c->text_font, legible = (int)ceil(c->s->height * 0.026 / (1.2 * 0.73));
     if (f < legible) f = legible;
     int pad = c->num_font / 4, t = px(c, 2) < 1 ? 1 : px(c, 2);
@@ -335,96 +419,117 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
     bool answered = question_answer(c->L, c->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
     char head[1200], line[700], words[512];
     if (st->quiz >= 0)
-        // TRANSLATORS: questions: predict, then reveal. %s is the teacher's question, in the lesson's language.
-        snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(c->L, st->quiz), c->L->question_count,
-                 q->text);
-    else
-        snprintf(head, sizeof head, TR("Question: %s"), q->text);
+        // TRANSLATORS: questions: predict, then reveal. %s is the teacher's question, in the
+        // lesson's language.
+        snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(c->L, st->quiz),
+                 c->L->question_count, q->text);
+    else snprintf(head, sizeof head, TR("Question: %s"), q->text);
     int used = t + pad / 2;
-    // Answered in the window: the verdict, the answer and (above the box) its arithmetic take the question's
-    // room; the question itself was just read (a slide keeps it: it stands alone).
+    // Answered in the window: the verdict, the answer and (above the box) its arithmetic take the
+    // question's room; the question itself was just read (a slide keeps it: it stands alone).
     bool revealed = st->quiz_phase != QUIZ_ASKING && st->quiz_phase != QUIZ_JUDGING;
-    if (!revealed || c->ex->slide) used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
+    if (!revealed || c->ex->slide)
+        used += wrap_text(c, FONT_BOLD, f, c->th->result, x + t + pad, y + used, iw, 3, head, draw);
     if (!answered) { // the lesson's question does not fit it (--check says why)
         snprintf(line, sizeof line, TR("No answer: %s"), err.message);
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
         question_prompt(q, &a, words, sizeof words);
         if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
-            snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"), st->quiz_input);
-        else
-            snprintf(line, sizeof line, "%s", words);
-        if (!c->ex->slide) snprintf(line + strlen(line), sizeof line - strlen(line), "   %s", TR("(Esc: skip)"));
+            snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"),
+                     st->quiz_input);
+        else snprintf(line, sizeof line, "%s", words);
+        if (!c->ex->slide)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "   %s", TR("(Esc: skip)"));
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else {
         int lx = x + t + pad, room = iw;
         if (!c->ex->slide) { // the verdict: a badge, then what the class gave
-            const char *verdict = st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite");
+            const char *verdict =
+                st->quiz_right ? TR("\xe2\x9c\x93 Right") : TR("\xe2\x9c\x97 Not quite");
             Rgba bg = st->quiz_right ? (Rgba){0, 122, 84, 255} : (Rgba){190, 60, 0, 255};
             int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
             if (draw) {
                 rect(c, lx, y + used, bw, lh, bg);
-                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used, bw - 2 * pad, lh, LEFT, verdict);
+                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used,
+                        bw - 2 * pad, lh, LEFT, verdict);
             }
             char said[400];
             QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
             question_response(q, c->L, &r, said, sizeof said);
             char fitted[256];
             fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
-            if (draw) text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad, lh, LEFT, fitted);
+            if (draw)
+                text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad,
+                        lh, LEFT, fitted);
             used += lh + pad / 3;
         }
         question_describe(q, &a, c->L, words, sizeof words);
         snprintf(line, sizeof line, TR("Answer: %s"), words);
-        int fa = scene_number_floor(c->s->height); // the answer, at the board's number size as the arithmetic
-        used += wrap_text(c, FONT_BOLD, fa > f ? fa : f, c->th->ink, lx, y + used, room, 2, line, draw);
+        int fa = scene_number_floor(
+            c->s->height); // the answer, at the board's number size as the arithmetic
+        used +=
+            wrap_text(c, FONT_BOLD, fa > f ? fa : f, c->th->ink, lx, y + used, room, 2, line, draw);
     }
     used += pad / 2 + t;
-    if (draw) frame(c, x, y, w, used, t, c->th->result); // draw_footer laid the box's panel colour under the text
+    if (draw)
+        frame(c, x, y, w, used, t,
+              c->th->result); // draw_footer laid the box's panel colour under the text
     return used;
 }
 
-static const char SHUFFLE_TEXT[] =
-    N_("Attention alone cannot tell the order of the tokens: without positions, shuffling them only moves the output "
-    "rows. Positions added to the embeddings make the order count. Shift+X: another order;  X: back to the board.");
+static const char SHUFFLE_TEXT[] = N_("Attention alone cannot tell the order of the tokens: "
+                                      "without positions, shuffling them only moves the output "
+                                      "rows. Positions added to the embeddings make the order "
+                                      "count. Shift+X: another order;  X: back to the board.");
 int draw_footer(Ctx *c, int x, int y, int w, bool draw)
 {
     int f = c->text_font;
     const LessonQuestion *q = c->ex->question;
-    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE && c->st->panel != PANEL_SHUFFLE) {
+    if (q && c->st->quiz_phase != QUIZ_NONE && c->st->panel != PANEL_COMPARE
+        && c->st->panel != PANEL_SHUFFLE) {
         if (draw) rect(c, x, y, w, draw_question(c, q, x, y, w, false), c->th->panel);
         return draw_question(c, q, x, y, w, draw);
     }
     if (c->st->panel == PANEL_COMPARE) {
         bool grouped = c->L->params.kv_heads > 0 && c->L->params.kv_heads < c->L->params.heads;
-        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT), draw);
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3,
+                         TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT), draw);
     }
-    if (c->st->panel == PANEL_SHUFFLE) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
-    const char *panel = panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
+    if (c->st->panel == PANEL_SHUFFLE)
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
+    const char *panel =
+        panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     char note[1600];
     Rgba ncol;
     const char *status = status_text(c, note, sizeof note, &ncol);
     if (status && !(c->st->notes && c->L->notes && c->L->notes[0])) {
-        // What the last save or revert did, or the edit count: in the explanation's place (the room below the
-        // board is reserved, so it never moves the board), on its colour, whole.
+        // What the last save or revert did, or the edit count: in the explanation's place (the room
+        // below the board is reserved, so it never moves the board), on its colour, whole.
         int pad = c->num_font / 6;
-        int used = wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3, status, false) + 2 * pad;
+        int used = wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3,
+                             status, false)
+                   + 2 * pad;
         if (draw) {
             rect(c, x, y, w, used, ncol);
-            wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3, status, true);
+            wrap_text(c, FONT_BOLD, f, c->th->white, x + pad, y + pad, w - 2 * pad, 3, status,
+                      true);
         }
         return used;
     }
     if (c->st->notes && c->L->notes && c->L->notes[0]) // the lesson's notes (key N), on any stage
-    {   // in pages of the room below the board: N turns them (the last line of a page says so)
-        int lines = c->notes_lines > 0 ? c->notes_lines : 9, page = c->st->notes_page > 0 ? c->st->notes_page : 0;
+    { // in pages of the room below the board: N turns them (the last line of a page says so)
+        int lines = c->notes_lines > 0 ? c->notes_lines : 9,
+            page = c->st->notes_page > 0 ? c->st->notes_page : 0;
         bool more = false;
         int per = lines > 1 ? lines - 1 : 1; // a line for "N: more"
-        wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines, c->L->notes, false, &more);
+        wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines, c->L->notes,
+                       false, &more);
         if (!more) per = lines; // the whole rest fits on this page
-        int used = wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, per, c->L->notes, draw, &more);
+        int used = wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, per,
+                                  c->L->notes, draw, &more);
         if (more) {
             char hint[96];
             snprintf(hint, sizeof hint, TR("N: more of the notes (page %d)"), page + 2);
@@ -433,10 +538,11 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
         if (draw) c->s->notes_more = more;
         return used;
     }
-    if (model_rope_shift_note(&c->L->params, c->T, view_stage(c->st), c->st->head, text, sizeof text)) // key S
+    if (model_rope_shift_note(&c->L->params, c->T, view_stage(c->st), c->st->head, text,
+                              sizeof text)) // key S
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, text, draw);
-    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, stage_explanation(c, view_stage(c->st), text, sizeof text),
-                     draw);
+    return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3,
+                     stage_explanation(c, view_stage(c->st), text, sizeof text), draw);
 }
 
 static const char *const HELP[][2] = {
@@ -446,7 +552,8 @@ static const char *const HELP[][2] = {
     {N_("click the strip"), N_("that stage (the stage shown: its next part)")},
     {N_(".   ,"), N_("fill the result one cell at a time / undo")},
     {N_("1 \xe2\x80\xa6 9"), N_("show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)")},
-#ifdef __EMSCRIPTEN__ // the page: Tab moves the focus (the bar, the text view), never trapped in the board
+#ifdef __EMSCRIPTEN__ // the page: Tab moves the focus (the bar, the text view), never trapped in
+                      // the board
     {N_("Tab / Shift+Tab"), N_("the page's controls and its text view (heads: 1 \xe2\x80\xa6 9)")},
 #else
     {N_("Tab / Shift+Tab"), N_("next / previous head")},
@@ -455,18 +562,27 @@ static const char *const HELP[][2] = {
     {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
     {N_("D"), N_("dark board / light board")},
     {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
-    {N_("Shift+K"), N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
+    {N_("Shift+K"),
+     N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
     {N_("M"), N_("single head vs multi-head, side by side")},
     {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
-    {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a" "d_k, 1 (Shift: finer)")},
-    {N_("X  /  Shift+X"), N_("shuffle test: the tokens reordered beside the original / another order")},
-    {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 \xe2\x86\x90 step)")},
-    {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 \xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
-    {N_("S  /  Shift+S  \xc2\xb7  W"), N_("RoPE: every position + k = 1, 2, 3, 5, 10, 100, 1000 / back, the same scores \xc2\xb7 W: a "
-                                           "token's pairs turning (\xe2\x86\x90 \xe2\x86\x92 the token)")},
+    {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a"
+                    "d_k, 1 (Shift: finer)")},
+    {N_("X  /  Shift+X"),
+     N_("shuffle test: the tokens reordered beside the original / another order")},
+    {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 "
+                 "\xe2\x86\x90 step)")},
+    {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 "
+                 "\xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
+    {N_("S  /  Shift+S  \xc2\xb7  W"),
+     N_("RoPE: every position + k = 1, 2, 3, 5, 10, 100, 1000 / back, the same scores \xc2\xb7 W: "
+        "a "
+        "token's pairs turning (\xe2\x86\x90 \xe2\x86\x92 the token)")},
     {N_("Shift+A"), N_("a checkpoint (--model): every layer's heads, small attention patterns")},
-    {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back / on, step 0, export them")},
-    {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"), N_("change a clicked embedding or weight (Shift: finer)")},
+    {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back "
+                                "/ on, step 0, export them")},
+    {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"),
+     N_("change a clicked embedding or weight (Shift: finer)")},
     {N_("R"), N_("revert the edits to the file")},
 #ifndef __EMSCRIPTEN__
     {N_("Ctrl+C"), N_("copy the stage as text: tab-separated, with the tokens")},
@@ -488,18 +604,21 @@ static const char *const HELP[][2] = {
 #endif
     {N_("N"), N_("the lesson's notes (on any stage)")},
     {N_("P"), N_("predict: an automatic question (which key a row attends to most)")},
-    {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"), N_("answer a question (its result stays hidden till then); Esc skips")},
+    {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"),
+     N_("answer a question (its result stays hidden till then); Esc skips")},
     {N_("H  F1"), N_("this help")},
 #ifdef __EMSCRIPTEN__
     {N_("Esc"), N_("close one thing: the help, a question, a panel, the pinned cell, the zoom")},
 #else
-    {N_("Esc  /  Q"), N_("close one thing (help, question, panel, pin, zoom; never quits)  /  quit (asks if unsaved)")},
+    {N_("Esc  /  Q"), N_("close one thing (help, question, panel, pin, zoom; never quits)  /  quit "
+                         "(asks if unsaved)")},
 #endif
 };
 
-// The help at the back row's size (letters of 2.6 % of the height, the board's number floor), each key beside
-// its meaning, both wrapped in their columns, in pages when they do not all fit: the page shown is the
-// view's help_page (any integer: it wraps around), and the last line says how to turn the pages and close.
+// The help at the back row's size (letters of 2.6 % of the height, the board's number floor), each
+// key beside its meaning, both wrapped in their columns, in pages when they do not all fit: the
+// page shown is the view's help_page (any integer: it wraps around), and the last line says how to
+// turn the pages and close.
 void draw_help(Ctx *c, int w, int h)
 {
     enum { ROWS = (int)(sizeof HELP / sizeof HELP[0]) };
@@ -513,13 +632,17 @@ void draw_help(Ctx *c, int w, int h)
     }
     if (kw > iw * 3 / 10) kw = iw * 3 / 10; // a long key wraps in its column
     int dw = iw - kw - pad;
-    // The pages: page_of[i] the page of row i, each page's rows from its top down to the footer's lines.
+    // The pages: page_of[i] the page of row i, each page's rows from its top down to the footer's
+    // lines.
     char foot[320];
     int title_h = line_h(c, FONT_BOLD, f) + gap;
-    snprintf(foot, sizeof foot, TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 PageUp: previous page  \xc2\xb7  Esc, H: close"),
+    snprintf(foot, sizeof foot,
+             TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 "
+                "PageUp: previous page  \xc2\xb7  Esc, H: close"),
              9, 9);
     int foot_h = wrap_text(c, FONT_BOLD, f, c->th->result, 0, 0, iw, 2, foot, false);
-    int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS], row_h[ROWS];
+    int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS],
+        row_h[ROWS];
     for (int i = 0; i < ROWS; i++) {
         int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(HELP[i][0]), false);
         int b = wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(HELP[i][1]), false);
@@ -537,17 +660,21 @@ void draw_help(Ctx *c, int w, int h)
     for (int i = 0; i < ROWS; i++) {
         if (page_of[i] != page) continue;
         wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(HELP[i][0]), true);
-        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, TR(HELP[i][1]), true);
+        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, TR(HELP[i][1]),
+                  true);
         yy += row_h[i];
     }
-    // TRANSLATORS: the help's last line: the page shown, of how many, and the keys that turn the pages and close it.
-    snprintf(foot, sizeof foot, TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 PageUp: previous page  \xc2\xb7  Esc, H: close"),
+    snprintf(foot, sizeof foot,
+             // TRANSLATORS: the help's last line: the page shown, of how many, and the keys that
+             // turn the pages and close it.
+             TR("Page %d of %d  \xc2\xb7  \xe2\x86\x92 PageDown: next page  \xc2\xb7  \xe2\x86\x90 "
+                "PageUp: previous page  \xc2\xb7  Esc, H: close"),
              page + 1, pages);
     wrap_text(c, FONT_BOLD, f, c->th->result, x + pad, y + ph - pad - foot_h, iw, 2, foot, true);
 }
 
-// A question on top of everything (SceneExtras.confirm): its first line as the title, the rest below, at the
-// size of the board's sentences, in a box as wide as the screen allows.
+// A question on top of everything (SceneExtras.confirm): its first line as the title, the rest
+// below, at the size of the board's sentences, in a box as wide as the screen allows.
 void draw_confirm(Ctx *c, int w, int h, const char *msg)
 {
     const char *nl = strchr(msg, '\n');
@@ -557,15 +684,17 @@ void draw_confirm(Ctx *c, int w, int h, const char *msg)
     int f = c->text_font, pad = c->num_font;
     int pw = w * 7 / 10, iw = pw - 2 * pad;
     int th = wrap_text(c, FONT_BOLD, f, c->th->result, 0, 0, iw, 3, title, false);
-    int ph = 2 * pad + th + pad / 2 + wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, iw, 6, body, false);
+    int ph = 2 * pad + th + pad / 2
+             + wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, iw, 6, body, false);
     int x, y;
     draw_overlay(c, w, h, &pw, &ph, &x, &y);
     wrap_text(c, FONT_BOLD, f, c->th->result, x + pad, y + pad, pw - 2 * pad, 3, title, true);
-    wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad, y + pad + th + pad / 2, pw - 2 * pad, 6, body, true);
+    wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad, y + pad + th + pad / 2, pw - 2 * pad, 6,
+              body, true);
 }
 
-// The footer's reserved room: the most that the stage's explanation and each of the lesson's questions on this
-// stage (asked and answered) take, so that none of them ever moves the board.
+// The footer's reserved room: the most that the stage's explanation and each of the lesson's
+// questions on this stage (asked and answered) take, so that none of them ever moves the board.
 int footer_reserve(Ctx *c, int w, int revealed_extra)
 {
     const ViewState *st = c->st;
@@ -577,7 +706,8 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
     v.notes = false;
     v.quiz_phase = QUIZ_NONE;
     e.question = NULL;
-    int most = draw_footer(c, 0, 0, w, false), h; // the notes take the explanation's and the arithmetic's room
+    int most = draw_footer(c, 0, 0, w, false),
+        h; // the notes take the explanation's and the arithmetic's room
     for (int i = 0; i < c->L->question_count && st->panel == PANEL_NONE; i++) {
         Stage qs;
         if (!model_stage_from_key(c->L->questions[i].stage, &qs) || qs != view_stage(st)) continue;
@@ -587,13 +717,15 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
             v.quiz_phase = PHASES[k];
             v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most) most = h;
+            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
+                most = h;
         }
     }
-    // P's automatic questions (the softmax stage's, of the head shown): asked and answered in the same room, over
-    // the rows they ask about (the token's name changes the question's length).
-    for (int row = 0; row < c->L->params.n && row < 16 && c->T && st->panel == PANEL_NONE &&
-                      view_stage(st) == STAGE_SOFTMAX; row++) {
+    // P's automatic questions (the softmax stage's, of the head shown): asked and answered in the
+    // same room, over the rows they ask about (the token's name changes the question's length).
+    for (int row = 0; row < c->L->params.n && row < 16 && c->T && st->panel == PANEL_NONE
+                      && view_stage(st) == STAGE_SOFTMAX;
+         row++) {
         LessonQuestion q;
         if (!question_auto(&q, c->L, c->T, st->head, (unsigned)row)) break;
         e.question = &q;
@@ -602,7 +734,8 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
             v.quiz_phase = PHASES[k];
             v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most) most = h;
+            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
+                most = h;
         }
         lesson_question_free(&q);
     }
@@ -615,7 +748,8 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height)
 {
     int f = px(c, 17);
     int pad = px(c, 10);
-    // Over the header, never pushing the board: as many lines as the header's room holds (*height in: it).
+    // Over the header, never pushing the board: as many lines as the header's room holds (*height
+    // in: it).
     int lines = *height > 0 ? (*height - 2 * pad) / line_h(c, FONT_BOLD, f) : 3;
     if (lines < 1) lines = 1;
     if (lines > 3) lines = 3;
@@ -625,8 +759,9 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height)
     *height = used + 2 * pad;
 }
 
-// The help's rows for the page's help dialog (gui_web.inc: the same list as an HTML table): row i's keys (col 0)
-// or what they do (col 1), untranslated (TR them); "Keys", the title, as row -1. NULL past the end.
+// The help's rows for the page's help dialog (gui_web.inc: the same list as an HTML table): row i's
+// keys (col 0) or what they do (col 1), untranslated (TR them); "Keys", the title, as row -1. NULL
+// past the end.
 const char *scene_help_text(int i, int col)
 {
     if (i == -1) return col == 0 ? N_("Keys") : NULL;

@@ -1,22 +1,24 @@
-// The layout context of one frame: its inputs and sizes, the focused cell and the input bands it lights.
+// The layout context of one frame: its inputs and sizes, the focused cell and the input bands it
+// lights.
 #include "scene_ctx.h"
 #include "../model/view.h"
 
-// The input bands that light up for a focused cell: the cell, and what it was computed from (the matrix
-// table's `from`).
+// The input bands that light up for a focused cell: the cell, and what it was computed from (the
+// matrix table's `from`).
 static void light_inputs(Ctx *c)
 {
     CellRef f = c->focus;
     c->lit_count = 0;
     if (f.mat == MAT_NONE) return;
     c->lit[c->lit_count++] = f;
-    c->lit_count += model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
+    c->lit_count +=
+        model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
 }
 
 static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL};
 
-void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T, const TextMetrics *tm, double u,
-              int num_font, int text_font)
+void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
+              const TextMetrics *tm, double u, int num_font, int text_font)
 {
     memset(c, 0, sizeof *c);
     c->ex = &NO_EXTRAS;
@@ -31,13 +33,14 @@ void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trac
     c->text_font = text_font < 10 ? 10 : text_font;
     c->min_font = 10;
     c->focus = view_focus_cell(st);
-    if (c->focus.mat != MAT_NONE && isnan(model_cell_value(&L->params, T, c->focus))) c->focus.mat = MAT_NONE;
+    if (c->focus.mat != MAT_NONE && isnan(model_cell_value(&L->params, T, c->focus)))
+        c->focus.mat = MAT_NONE;
     light_inputs(c);
     s->num_font = c->num_font;
 }
 
-// A panel over the dimmed window: the room's primitive that the help, the cost panel and the question before
-// quitting share (scene_ctx.h).
+// A panel over the dimmed window: the room's primitive that the help, the cost panel and the
+// question before quitting share (scene_ctx.h).
 void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y)
 {
     if (*pw > w - 20) *pw = w - 20;

@@ -1,7 +1,8 @@
-// The two panels of today's attention that compute the trace's numbers another way: generation with a KV
-// cache (key G: token t's query over the cached keys and values, the cache growing, the work with and
-// without it) and FlashAttention's tiles (key B: one tile of scores at a time, the running m, l and O).
-// Their numbers are the trace's rows (core/decode.c gives the same bits, tests/test_decode_tiles.py checks).
+// The two panels of today's attention that compute the trace's numbers another way: generation with
+// a KV cache (key G: token t's query over the cached keys and values, the cache growing, the work
+// with and without it) and FlashAttention's tiles (key B: one tile of scores at a time, the running
+// m, l and O). Their numbers are the trace's rows (core/decode.c gives the same bits,
+// tests/test_decode_tiles.py checks).
 #include "scene_ctx.h"
 #include "../core/cost.h"
 #include "../core/decode.h"
@@ -12,36 +13,41 @@
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
 // The text view steps through the same lessons (model/panel_text.c).
-_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
+_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS
+                   && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
                "the tiles panel and its text view take the same lessons");
 
-// A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own title.
-static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result, int r0, int nr, int c0,
-                     int nc, const char *title)
+// A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own
+// title.
+static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result,
+                     int r0, int nr, int c0, int nc, const char *title)
 {
     box_init(c, g, b, m, head, result);
     b->r0 = r0, b->nr = nr, b->c0 = c0, b->nc = nc;
-    b->rows = nr, b->cols = nc; // the part is the whole of what this panel means: no "rows a–b of N" caption
+    b->rows = nr,
+    b->cols = nc; // the part is the whole of what this panel means: no "rows a–b of N" caption
     b->title = title;
 }
 
-// A sentence of the panel, with its numbers at the board's number size (the class reads them), wrapped in w;
-// returns its height.
+// A sentence of the panel, with its numbers at the board's number size (the class reads them),
+// wrapped in w; returns its height.
 static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
 {
     return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
 }
 
-// A sentence around the decode board, with its numbers (the token, the cache's size, the work) at the board's
-// floor (digits of 2.6 % of the window), at least the sentence size; wrapped in w; returns its height.
+// A sentence around the decode board, with its numbers (the token, the cache's size, the work) at
+// the board's floor (digits of 2.6 % of the window), at least the sentence size; wrapped in w;
+// returns its height.
 static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text, bool draw)
 {
-    int size = scene_number_floor(c->s->height) > c->text_font ? scene_number_floor(c->s->height) : c->text_font;
+    int size = scene_number_floor(c->s->height) > c->text_font ? scene_number_floor(c->s->height)
+                                                               : c->text_font;
     return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
 
-// The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's height),
-// never above the size the board uses now.
+// The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's
+// height), never above the size the board uses now.
 static int number_floor(const Ctx *c)
 {
     int f = scene_number_floor(c->s->height);
@@ -60,27 +66,30 @@ const char *panel_footer_text(ViewPanel panel) { return panel_text_footer(panel)
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
 
-// The decode board: the query above the K cache, the cache rows' scores and weights as columns beside it
-// (one row per cached token), the V cache, and z under it. Every cell is the trace's, tagged for its hover.
-// Issue 36: the caches are shown whole. Before any window the board gives up what repeats: the scores column
-// (the weights stay), air in the cells, the column labels that the box above already gives (K under q, z
-// under V), V's row labels (its rows are K's and the weights' beside it), the cache's sentence. Only a cache
-// too tall for that at the floor shows its newest rows, as many as fit (a window "rows a–b of t+1"), and only
-// then are the d_k columns windowed.
+// The decode board: the query above the K cache, the cache rows' scores and weights as columns
+// beside it (one row per cached token), the V cache, and z under it. Every cell is the trace's,
+// tagged for its hover. Issue 36: the caches are shown whole. Before any window the board gives up
+// what repeats: the scores column (the weights stay), air in the cells, the column labels that the
+// box above already gives (K under q, z under V), V's row labels (its rows are K's and the weights'
+// beside it), the cache's sentence. Only a cache too tall for that at the floor shows its newest
+// rows, as many as fit (a window "rows a–b of t+1"), and only then are the d_k columns windowed.
 typedef struct {
-    int first;          // the first cached row shown (0: the whole cache)
-    int cols;           // the d_k columns shown of q, K, V and z
-    bool scores;        // the scaled scores' column beside the weights
-    bool q_beside;      // the query left of the K cache (where the width allows), else above it
-    bool shared;        // labels given once: K's columns by q above it, z's by V, V's rows by K and the weights
-    int half;           // 0: the whole step; 1: q over the K cache, the scores and the weights; 2: the weights,
-                        // the V cache and z (two parts, each whole, where the step does not fit whole at once)
-    DecodeBuffer buf;   // the step's rolling buffer (a sliding window): its rows, the slot written, the key let go
-    int slot_w;         // with a window, the column of slots left of the caches' row labels (0: none)
+    int first; // the first cached row shown (0: the whole cache)
+    int cols; // the d_k columns shown of q, K, V and z
+    bool scores; // the scaled scores' column beside the weights
+    bool q_beside; // the query left of the K cache (where the width allows), else above it
+    bool shared; // labels given once: K's columns by q above it, z's by V, V's rows by K and the
+                 // weights
+    int half; // 0: the whole step; 1: q over the K cache, the scores and the weights; 2: the
+              // weights, the V cache and z (two parts, each whole, where the step does not fit
+              // whole at once)
+    DecodeBuffer buf; // the step's rolling buffer (a sliding window): its rows, the slot written,
+                      // the key let go
+    int slot_w; // with a window, the column of slots left of the caches' row labels (0: none)
     MatBox q, k, v, z;
-    int col_w;          // the score and weight columns' cell width
-    int op_w[3];        // "← q·", "softmax", "×" between them
-    int sigma_w;        // "Σ =" left of z when V has no row labels
+    int col_w; // the score and weight columns' cell width
+    int op_w[3]; // "← q·", "softmax", "×" between them
+    int sigma_w; // "Σ =" left of z when V has no row labels
     int width, height;
 } DecodeBoard;
 
@@ -89,11 +98,13 @@ static const char *const DECODE_OPS[3] = {"\xe2\x86\x90 q\xc2\xb7", "softmax", "
 static const char *const DECODE_OP0_LINES[2] = {"q\xc2\xb7", "\xe2\x86\x90"};
 #define DECODE_SIGMA "\xce\xa3 ="
 
-// The matrices the decoder reads: with RoPE the rotated query and keys (the cache holds the turned k_t).
+// The matrices the decoder reads: with RoPE the rotated query and keys (the cache holds the turned
+// k_t).
 static MatId decode_mat(const Ctx *c, int i)
 {
     bool rope = c->L->params.rope != ROPE_NONE;
-    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z}, rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
+    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z},
+                       rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
     return rope ? rotated[i] : plain[i];
 }
 
@@ -107,10 +118,10 @@ static void decode_names(const Ctx *c, int t, int head, char names[4][64])
     }
 }
 
-// A cache box: rows first .. t of K or V, of the `cached` rows the cache holds (t + 1, or the window's with
-// a rolling buffer, whose rows carry their positions).
-static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, int t, int first, int cols,
-                      const DecodeBuffer *buf, const char *title)
+// A cache box: rows first .. t of K or V, of the `cached` rows the cache holds (t + 1, or the
+// window's with a rolling buffer, whose rows carry their positions).
+static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, int t,
+                      int first, int cols, const DecodeBuffer *buf, const char *title)
 {
     part_box(c, g, b, m, head, false, first, t + 1 - first, 0, cols, title);
     b->rows = buf->cached;
@@ -121,8 +132,8 @@ static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int 
 // The air between the slots' column and the row labels right of it.
 static int slot_air(const GridStyle *g) { return g->num_font / 5; }
 
-// With a sliding window: the slots' column left of a cache's row labels, as wide as its numbers (the word
-// "slot" stands over it on the cache's title line, left of the title).
+// With a sliding window: the slots' column left of a cache's row labels, as wide as its numbers
+// (the word "slot" stands over it on the cache's title line, left of the title).
 static int slot_width(const Ctx *c, const GridStyle *g, const DecodeBuffer *buf)
 {
     if (buf->rows >= c->L->params.n) return 0;
@@ -131,8 +142,8 @@ static int slot_width(const Ctx *c, const GridStyle *g, const DecodeBuffer *buf)
     return text_w(c, FONT_BOLD, g->label_font, last) + g->num_font / 3 + slot_air(g);
 }
 
-// A row-label column as wide as the labels of the rows shown (a rolling buffer's with their positions, "mat₅":
-// the buffer holds W rows, not every token's), padded as box_init pads it.
+// A row-label column as wide as the labels of the rows shown (a rolling buffer's with their
+// positions, "mat₅": the buffer holds W rows, not every token's), padded as box_init pads it.
 static int shown_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
 {
     char buf[160];
@@ -145,8 +156,8 @@ static int shown_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
     return (w > cap ? cap : w) + g->num_font / 3 + 3 * tile_rule(g);
 }
 
-// The style of a box whose column labels the box above gives (shared labels): room only for a result's frame
-// (result) or for the cells' own thin frame.
+// The style of a box whose column labels the box above gives (shared labels): room only for a
+// result's frame (result) or for the cells' own thin frame.
 static GridStyle no_col_labels(const GridStyle *g, bool result)
 {
     GridStyle s = *g;
@@ -167,7 +178,8 @@ static GridStyle z_style(const GridStyle *g, const DecodeBoard *d)
     s.title_h = 0; // its name stands left of "Σ =", under the K cache
     return s;
 }
-// z's in the second of two parts: V's column labels above it serve, its name stands left of its row.
+// z's in the second of two parts: V's column labels above it serve, its name stands left of its
+// row.
 static GridStyle z_values_style(const GridStyle *g)
 {
     GridStyle s = no_col_labels(g, true);
@@ -175,46 +187,57 @@ static GridStyle z_values_style(const GridStyle *g)
     return s;
 }
 
-// A box's title as draw_matrix writes it ("Z₀[mat]  (1×4)"), for the names written beside their row.
+// A box's title as draw_matrix writes it ("Z₀[mat]  (1×4)"), for the names written beside their
+// row.
 static const char *names_title(const MatBox *b, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s  (%d%s%d)", b->title ? b->title : "", b->rows, SCENE_TIMES, b->cols);
     return buf;
 }
 
-// q's: with shared labels its name stands right of its row, over the weights and V (no line of its own).
+// q's: with shared labels its name stands right of its row, over the weights and V (no line of its
+// own).
 static GridStyle q_style(const GridStyle *g, const DecodeBoard *d)
 {
     GridStyle s = *g;
-    if (d->shared && !d->q_beside && d->half != 1) s.title_h = 0; // (the first of two parts has room above it)
+    if (d->shared && !d->q_beside && d->half != 1)
+        s.title_h = 0; // (the first of two parts has room above it)
     return s;
 }
 
-// The air between q and the K cache, and between V and z (less with shared labels, and in the second of two
-// parts, where z sits under V's columns).
-static int decode_air(const GridStyle *g, const DecodeBoard *d) { return d->shared || d->half == 2 ? g->gap / 8 : g->gap / 2; }
+// The air between q and the K cache, and between V and z (less with shared labels, and in the
+// second of two parts, where z sits under V's columns).
+static int decode_air(const GridStyle *g, const DecodeBoard *d)
+{
+    return d->shared || d->half == 2 ? g->gap / 8 : g->gap / 2;
+}
 
-static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64], DecodeBoard *d)
+static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64],
+                         DecodeBoard *d)
 {
     const AttnParams *p = &c->L->params;
     int first = d->first, cols = d->cols, half = d->half;
     // The second of two parts has V alone: its own row and column labels, z's name over it.
     bool scores = d->scores, beside = d->q_beside, shared = d->shared && half != 2;
     memset(d, 0, sizeof *d);
-    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared, d->half = half;
+    d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared,
+    d->half = half;
     d->buf = decode_buffer(p, t);
     part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
     cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, &d->buf, names[1]);
     cache_box(c, g, &d->v, MAT_V, head, t, first, cols, &d->buf, names[2]);
     part_box(c, g, &d->z, MAT_Z, head, true, t, 1, 0, cols, names[3]);
     d->q.cols = d->z.cols = p->d_k;
-    // One cell width for the query and the K cache (the query sits on the cache's columns), and for V and z.
+    // One cell width for the query and the K cache (the query sits on the cache's columns), and for
+    // V and z.
     d->q.cell_w = d->k.cell_w = d->q.cell_w > d->k.cell_w ? d->q.cell_w : d->k.cell_w;
     d->q.label_w = d->k.label_w = d->q.label_w > d->k.label_w ? d->q.label_w : d->k.label_w;
     d->v.cell_w = d->z.cell_w = d->v.cell_w > d->z.cell_w ? d->v.cell_w : d->z.cell_w;
-    d->v.label_w = d->z.label_w = shared ? 0 : d->v.label_w > d->z.label_w ? d->v.label_w : d->z.label_w;
-    // A rolling buffer: its rows' labels with their positions, the slots left of K's (and of V's in the values'
-    // part); q keeps K's columns, z V's.
+    d->v.label_w = d->z.label_w = shared                        ? 0
+                                  : d->v.label_w > d->z.label_w ? d->v.label_w
+                                                                : d->z.label_w;
+    // A rolling buffer: its rows' labels with their positions, the slots left of K's (and of V's in
+    // the values' part); q keeps K's columns, z V's.
     d->slot_w = slot_width(c, g, &d->buf);
     if (d->slot_w > 0) {
         int lw = shown_label_w(c, g, &d->k), ql = shown_label_w(c, g, &d->q);
@@ -237,15 +260,19 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     d->width = box_width(g, &d->k) + (scores ? 2 : 1) * d->col_w + box_width(g, &d->v);
     for (int k = 0; k < 3; k++) {
         d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
-        if (shared && d->op_w[k] > 0) d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
+        if (shared && d->op_w[k] > 0)
+            d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
         if (shared && k == 0) {
-            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]), b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
+            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]),
+                b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
             d->op_w[0] = (a > b ? a : b) + g->gap / 2;
         }
         d->width += d->op_w[k];
     }
-    // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board widens.
-    d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2 : 0; // (and z's frame's room)
+    // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board
+    // widens.
+    d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2
+                        : 0; // (and z's frame's room)
     int under = d->op_w[2] + d->col_w;
     if (d->sigma_w + 2 * tile_rule(g) > under) d->width += d->sigma_w + 2 * tile_rule(g) - under;
     GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
@@ -254,17 +281,18 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     int air = decode_air(g, d);
     d->height = (beside ? (qh > kh ? qh : kh) : qh + air + kh) + air + box_height(&gz, &d->z);
     if (half == 1) { // q and the K cache, then the scores and the weights: no × V, no z
-        d->width = (beside ? box_width(g, &d->q) + g->gap : 0) + box_width(g, &d->k) + d->op_w[0] + d->op_w[1] +
-                   (scores ? 2 : 1) * d->col_w;
+        d->width = (beside ? box_width(g, &d->q) + g->gap : 0) + box_width(g, &d->k) + d->op_w[0]
+                   + d->op_w[1] + (scores ? 2 : 1) * d->col_w;
         d->height = beside ? (qh > kh ? qh : kh) : qh + air + kh;
-    } else if (half == 2) { // the weights again, × the V cache, z under it: z's name and "Σ =" left of its row
+    } else if (half == 2) { // the weights again, × the V cache, z under it: z's name and "Σ =" left
+                            // of its row
         GridStyle gzv = z_values_style(g);
-        // z's row label is its name's token: "Σ =" in V's label column, the name (without its shape: V's width)
-        // left of it, under the weights and ×.
+        // z's row label is its name's token: "Σ =" in V's label column, the name (without its
+        // shape: V's width) left of it, under the weights and ×.
         d->z.label_w = 0;
         int left = d->col_w + d->op_w[2] + d->v.label_w;
-        int need = math_w(c, FONT_BOLD, g->title_font, d->z.title) + g->gap / 2 +
-                   text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
+        int need = math_w(c, FONT_BOLD, g->title_font, d->z.title) + g->gap / 2
+                   + text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
         d->sigma_w = need > left ? need - left : 0; // how far the name reaches left of the weights
         d->width = d->sigma_w + d->col_w + d->op_w[2] + box_width(g, &d->v);
         d->height = box_height(g, &d->v) + air + box_height(&gzv, &d->z);
@@ -272,8 +300,8 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
 }
 
 // A column of cells m[t][first..t] beside the cache rows: token j's score or weight in row j.
-static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, int t, int first, int x, int y, int cw,
-                               int ch, const char *title)
+static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, int t, int first,
+                               int x, int y, int cw, int ch, const char *title)
 {
     text_in(c, FONT_REGULAR, g->title_font, c->th->ink, x, y, cw, g->title_h, CENTER, title);
     int gy = y + g->title_h + g->col_label_h;
@@ -285,48 +313,57 @@ static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, in
         Rgba bg = cell_color(c, m, v, range);
         int y0 = gy + (j - first) * ch;
         cell_rect(c, x, y0, cw - 1, ch - 1, bg, ref);
-        if (isinf(v)) scene_push(c->s, CMD_HATCH, x, y0, cw - 1, ch - 1, c->th->hatch); // outside the window
+        if (isinf(v))
+            scene_push(c->s, CMD_HATCH, x, y0, cw - 1, ch - 1, c->th->hatch); // outside the window
         model_format_value(v, buf, sizeof buf);
-        if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bg), x, y0, cw - 1, ch - 1, CENTER,
-                    buf) > 0)
+        if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bg), x,
+                    y0, cw - 1, ch - 1, CENTER, buf)
+            > 0)
             tag_last(c, ROLE_NUMBER, ref);
         scene_push_hit(c->s, x, y0, cw, ch, ref, -1);
     }
     frame(c, x - 2, gy - 2, cw + 3, (t + 1 - first) * ch + 3, 1, c->th->muted);
 }
 
-// A rolling buffer's slots left of a cache drawn at (x, y) with style gb: each row's slot, the slot this step
-// wrote framed in the result's colour, the word "slot" over them on the cache's title line (left of the title,
-// which stands over the cells).
-static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const DecodeBoard *d, const MatBox *b, int x, int y)
+// A rolling buffer's slots left of a cache drawn at (x, y) with style gb: each row's slot, the slot
+// this step wrote framed in the result's colour, the word "slot" over them on the cache's title
+// line (left of the title, which stands over the cells).
+static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const DecodeBoard *d,
+                       const MatBox *b, int x, int y)
 {
     if (d->slot_w <= 0) return;
     const AttnParams *p = &c->L->params;
-    // TRANSLATORS: the decode panel (G): the header of the rolling buffer's column of slot numbers; keep it short.
+    // TRANSLATORS: the decode panel (G): the header of the rolling buffer's column of slot numbers;
+    // keep it short.
     const char *word = TR("slot");
-    text_in(c, FONT_BOLD, g->label_font, c->th->muted, x, y, text_w(c, FONT_BOLD, g->label_font, word), gb->title_h, LEFT, word);
-    int cells_y = y + gb->title_h + gb->col_label_h, rule = tile_rule(g) / 2 > 1 ? tile_rule(g) / 2 : 1;
+    text_in(c, FONT_BOLD, g->label_font, c->th->muted, x, y,
+            text_w(c, FONT_BOLD, g->label_font, word), gb->title_h, LEFT, word);
+    int cells_y = y + gb->title_h + gb->col_label_h,
+        rule = tile_rule(g) / 2 > 1 ? tile_rule(g) / 2 : 1;
     for (int i = 0; i < b->nr; i++) {
         int j = b->r0 + i, slot = decode_buffer(p, j).slot, y0 = cells_y + i * b->cell_h;
         bool written = slot == d->buf.slot;
         char num[16];
         snprintf(num, sizeof num, "%d", slot);
         int w = d->slot_w - slot_air(g);
-        text_in(c, written ? FONT_BOLD : FONT_REGULAR, g->label_font, written ? c->th->result : c->th->muted, x, y0, w,
-                b->cell_h, CENTER, num);
+        text_in(c, written ? FONT_BOLD : FONT_REGULAR, g->label_font,
+                written ? c->th->result : c->th->muted, x, y0, w, b->cell_h, CENTER, num);
         if (written) frame(c, x, y0 + rule, w, b->cell_h - 2 * rule, rule, c->th->result);
     }
 }
 
-// The second part of a step shown in two: the weights (as in the first part), × the V cache, z under it.
-static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
+// The second part of a step shown in two: the weights (as in the first part), × the V cache, z
+// under it.
+static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head,
+                               int x, int y)
 {
     char name[48];
     model_mat_name(&c->L->params, MAT_WEIGHTS, head, name, sizeof name);
     x += d->sigma_w;
     draw_row_as_column(c, g, MAT_WEIGHTS, head, t, d->first, x, y, d->col_w, d->v.cell_h, name);
     int xx = x + d->col_w, cells_y = y + g->title_h + g->col_label_h;
-    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h, CENTER, DECODE_OPS[2]);
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h,
+            CENTER, DECODE_OPS[2]);
     xx += d->op_w[2];
     draw_matrix(c, g, &d->v, xx, y);
     draw_slots(c, g, g, d, &d->v, xx, y);
@@ -334,14 +371,17 @@ static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d,
     int zy = y + box_height(g, &d->v) + decode_air(g, d), zc = zy + gzv.col_label_h;
     int sw = text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
     xx += d->v.label_w; // V's cells: z's under them
-    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - sw, zc, sw, d->z.cell_h, CENTER, DECODE_SIGMA);
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - sw, zc, sw, d->z.cell_h, CENTER,
+            DECODE_SIGMA);
     const char *title = d->z.title;
-    math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - sw - math_w(c, FONT_BOLD, g->title_font, title) - g->gap / 2,
+    math_at(c, FONT_BOLD, g->title_font, c->th->result,
+            xx - sw - math_w(c, FONT_BOLD, g->title_font, title) - g->gap / 2,
             zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, title);
     draw_matrix(c, &gzv, &d->z, xx, zy);
 }
 
-static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head, int x, int y)
+static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head,
+                              int x, int y)
 {
     if (d->half == 2) {
         draw_decode_values(c, g, d, t, head, x, y);
@@ -352,7 +392,8 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     int qh = box_height(&gq, &d->q) + decode_air(g, d), ky = y + (d->q_beside ? 0 : qh), xx = x;
     int cells_y = ky + gk.title_h + gk.col_label_h, cells_h = d->k.nr * d->k.cell_h;
     if (d->q_beside) { // on the K cache's last row: the new token's query beside the keys it reads
-        draw_matrix(c, g, &d->q, x, cells_y + (d->k.nr - 1) * d->k.cell_h - g->title_h - g->col_label_h);
+        draw_matrix(c, g, &d->q, x,
+                    cells_y + (d->k.nr - 1) * d->k.cell_h - g->title_h - g->col_label_h);
         xx += box_width(g, &d->q) + g->gap;
     } else {
         draw_matrix(c, &gq, &d->q, x, y);
@@ -368,10 +409,12 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         if (d->shared && k == 0) { // two lines about the middle of the cache
             int lh = line_h(c, FONT_BOLD, g->op_font);
             for (int l = 0; l < 2; l++)
-                text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh, CENTER,
+                text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx,
+                        cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh, CENTER,
                         DECODE_OP0_LINES[l]);
         } else if (d->op_w[k] > 0)
-            text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h, CENTER, DECODE_OPS[k]);
+            text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h,
+                    CENTER, DECODE_OPS[k]);
         xx += d->op_w[k];
         if (k == 2) break;
         if (k == 0 && !d->scores) continue;
@@ -386,16 +429,17 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     int zy = ky + box_height(&gk, &d->v) + decode_air(g, d);
     if (d->shared) { // left of z's one row, under the weights, its name left of that
         int zc = zy + gz.col_label_h;
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w - 2 * tile_rule(g), zc, d->sigma_w, d->z.cell_h, CENTER,
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w - 2 * tile_rule(g), zc,
+                d->sigma_w, d->z.cell_h, CENTER,
                 DECODE_SIGMA); // clear of z's frame
         const char *zt = names_title(&d->z, title, sizeof title);
         int tw = math_w(c, FONT_BOLD, g->title_font, zt);
-        math_at(c, FONT_BOLD, g->title_font, c->th->result, xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
+        math_at(c, FONT_BOLD, g->title_font, c->th->result,
+                xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
                 zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, zt);
-    }
-    else
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, zy, d->v.label_w, g->title_h + g->col_label_h + d->z.cell_h,
-                RIGHT, DECODE_SIGMA);
+    } else
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, zy, d->v.label_w,
+                g->title_h + g->col_label_h + d->z.cell_h, RIGHT, DECODE_SIGMA);
     draw_matrix(c, &gz, &d->z, xx, zy);
 }
 
@@ -407,7 +451,8 @@ static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int
     int slot = w / (p->n > 0 ? p->n : 1), bw = slot * 2 / 5 > 1 ? slot * 2 / 5 : 1;
     for (int i = 0; i < p->n; i++) {
         DecodeWork dw = decode_work(p, i);
-        int hw = (int)((double)dw.without_cache / (double)most * h), hc = (int)((double)dw.with_cache / (double)most * h);
+        int hw = (int)((double)dw.without_cache / (double)most * h),
+            hc = (int)((double)dw.with_cache / (double)most * h);
         hw = hw > 1 ? hw : 1, hc = hc > 1 ? hc : 1;
         int bx = x + i * slot + (slot - 2 * bw) / 2;
         frame(c, bx, y + h - hw, bw, hw, 1, i <= t ? c->th->muted : c->th->empty);
@@ -415,8 +460,8 @@ static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int
     }
 }
 
-// The sentences under the board: the cache's (with the keys: the whole step, or its first part) and the work's
-// (with the sum: the whole step, or its second part).
+// The sentences under the board: the cache's (with the keys: the whole step, or its first part) and
+// the work's (with the sum: the whole step, or its second part).
 static int said_h(int half, bool cache_line, bool work_line, int cache_h, int work_h)
 {
     return (cache_line && half != 2 ? cache_h : 0) + (work_line && half != 1 ? work_h : 0);
@@ -427,7 +472,8 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     const AttnParams *p = &c->L->params;
     if (decode_refusal(p) || !c->T) {
         char msg[400];
-        snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
+        snprintf(msg, sizeof msg, "%s %s",
+                 TR("This lesson cannot be generated one token at a time:"),
                  p->cross ? TR("its keys and values come from another sequence.")
                           : TR("it has no causal mask, so each token sees the tokens after it."));
         say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
@@ -436,43 +482,56 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
     char names[4][64];
     decode_names(c, t, head, names);
-    // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the keys the
-    // window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window has just let go. The
-    // sentences are the model's (the page's text view says them too).
+    // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the
+    // keys the window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window
+    // has just let go. The sentences are the model's (the page's text view says them too).
     DecodeBuffer buf = decode_buffer(p, t);
     DecodeSentences sentences;
     panel_text_decode_sentences(c->L, t, &sentences);
-    const char *intro = sentences.intro, *slot = sentences.slot, *cache = sentences.cache, *work = sentences.work;
+    const char *intro = sentences.intro, *slot = sentences.slot, *cache = sentences.cache,
+               *work = sentences.work;
     int cached = buf.cached;
-    // The largest number size at which the sentences and the board fit, down to the floor (digits of 2.6 % of
-    // the window).
+    // The largest number size at which the sentences and the board fit, down to the floor (digits
+    // of 2.6 % of the window).
     int preferred = c->num_font, floor_font = number_floor(c), bars = 0;
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
     d.first = buf.first; // the buffer's oldest row
-    // Whole matrices first, each way from the preferred size down to the floor: the query beside the cache or
-    // above it, with the scores column or without; the same with tight cells (issue 25: d_k = 4 beside a cache
-    // of long tokens was cut to 2 columns at 720p); then with the labels given once; then without the cache's
-    // sentence. Then the step in two parts, each whole: q·K with the scores and weights, then the weights × V
-    // and z (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
-    // at the floor, the cache's newest rows (as many as fit) and fewer d_k columns. The last try gives up the
-    // work's sentence and bars too (no_work), before any window: French's longer sentences left 8 px short for an
+    // Whole matrices first, each way from the preferred size down to the floor: the query beside
+    // the cache or above it, with the scores column or without; the same with tight cells (issue
+    // 25: d_k = 4 beside a cache of long tokens was cut to 2 columns at 720p); then with the labels
+    // given once; then without the cache's sentence. Then the step in two parts, each whole: q·K
+    // with the scores and weights, then the weights × V and z (issue 36: a d_k of 8 beside its V
+    // cache does not fit 720p, nor 1080p, at the floor). Only then, at the floor, the cache's
+    // newest rows (as many as fit) and fewer d_k columns. The last try gives up the work's sentence
+    // and bars too (no_work), before any window: French's longer sentences left 8 px short for an
     // 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
     static const struct {
         bool beside, scores, tight, shared, cache_line, split, no_work;
     } TRIES[] = {
-        {true, true, false, false, true, false, false},  {true, false, false, false, true, false, false},
-        {false, true, false, false, true, false, false}, {false, false, false, false, true, false, false},
-        {true, true, true, false, true, false, false},   {true, false, true, false, true, false, false},
-        {false, true, true, false, true, false, false},  {false, false, true, false, true, false, false},
-        {true, true, true, true, true, false, false},    {true, false, true, true, true, false, false},
-        {false, true, true, true, true, false, false},   {false, false, true, true, true, false, false},
-        {false, true, true, true, false, false, false},  {false, false, true, true, false, false, false},
-        {true, true, false, false, true, true, false},   {false, true, false, false, true, true, false},
-        {true, true, true, false, true, true, false},    {false, true, true, false, true, true, false},
-        {false, false, true, false, true, true, false},  {false, true, true, true, true, true, false},
-        {false, false, true, true, true, true, false},   {false, false, true, true, false, true, false},
+        {true, true, false, false, true, false, false},
+        {true, false, false, false, true, false, false},
+        {false, true, false, false, true, false, false},
+        {false, false, false, false, true, false, false},
+        {true, true, true, false, true, false, false},
+        {true, false, true, false, true, false, false},
+        {false, true, true, false, true, false, false},
+        {false, false, true, false, true, false, false},
+        {true, true, true, true, true, false, false},
+        {true, false, true, true, true, false, false},
+        {false, true, true, true, true, false, false},
+        {false, false, true, true, true, false, false},
+        {false, true, true, true, false, false, false},
+        {false, false, true, true, false, false, false},
+        {true, true, false, false, true, true, false},
+        {false, true, false, false, true, true, false},
+        {true, true, true, false, true, true, false},
+        {false, true, true, false, true, true, false},
+        {false, false, true, false, true, true, false},
+        {false, true, true, true, true, true, false},
+        {false, false, true, true, true, true, false},
+        {false, false, true, true, false, true, false},
         {false, false, true, true, false, true, true},
     };
     enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
@@ -480,17 +539,21 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     bool cache_line = true;
     int want_half = c->st->decode_part > 0 ? 2 : 1;
     char said[2][700];
-    // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it does not fit at once.
     snprintf(said[0], sizeof said[0],
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q against the %d cached keys "
+             // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
+             // does not fit at once.
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                "against the %d cached keys "
                 "(\xe2\x86\x92 the values)."),
              t + 1, p->n, c->L->tokens[t], cached);
-    // TRANSLATORS: the second part of the decode panel's step (key G).
     snprintf(said[1], sizeof said[1],
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights sum the %d cached values "
+             // TRANSLATORS: the second part of the decode panel's step (key G).
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
+                "sum the %d cached values "
                 "(\xe2\x86\x90 the keys)."),
              t + 1, p->n, c->L->tokens[t], cached);
-    for (int k = 0; k < 2; k++) snprintf(said[k] + strlen(said[k]), sizeof said[k] - strlen(said[k]), "%s", slot);
+    for (int k = 0; k < 2; k++)
+        snprintf(said[k] + strlen(said[k]), sizeof said[k] - strlen(said[k]), "%s", slot);
     int intro_h[3] = {tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false),
                       tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[0], false),
                       tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[1], false)};
@@ -498,7 +561,8 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     int work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false);
     d.cols = p->d_k;
     for (;;) {
-        d.q_beside = TRIES[tried].beside, d.scores = TRIES[tried].scores, d.shared = TRIES[tried].shared;
+        d.q_beside = TRIES[tried].beside, d.scores = TRIES[tried].scores,
+        d.shared = TRIES[tried].shared;
         cache_line = TRIES[tried].cache_line;
         grid_style(c, &g);
         g.tight = g.compact = TRIES[tried].tight;
@@ -506,17 +570,22 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         int width = 0;
         bars = h;
         for (int half = TRIES[tried].split ? 1 : 0; half <= (TRIES[tried].split ? 2 : 0); half++) {
-            d.half = half, d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
+            d.half = half,
+            d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
             decode_board(c, &g, t, head, names, &d);
-            int b = h - (intro_h[half] + said_h(half, cache_line, !TRIES[tried].no_work, cache_h, work_h) + decode_air(&g, &d)) - d.height -
-                    2 * decode_air(&g, &d);
+            int b =
+                h
+                - (intro_h[half] + said_h(half, cache_line, !TRIES[tried].no_work, cache_h, work_h)
+                   + decode_air(&g, &d))
+                - d.height - 2 * decode_air(&g, &d);
             if (d.width > width) width = d.width;
             if (b < bars) bars = b;
         }
-            if (width <= w && bars >= 0) break;
+        if (width <= w && bars >= 0) break;
         if (c->num_font > floor_font) c->num_font--;
         else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
-        else if (bars < 0 && d.first < t) d.first++; // a window of the newest rows: never while the whole fits
+        else if (bars < 0 && d.first < t)
+            d.first++; // a window of the newest rows: never while the whole fits
         else if (width > w && d.cols > 1) d.cols--;
         else break;
     }
@@ -525,30 +594,36 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     d.half = half, d.shared = TRIES[tried].shared;
     decode_board(c, &g, t, head, names, &d);
     bool work_line = !TRIES[tried].no_work;
-    bars = h - (intro_h[half] + said_h(half, cache_line, work_line, cache_h, work_h) + decode_air(&g, &d)) - d.height -
-           2 * decode_air(&g, &d);
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true) + decode_air(&g, &d);
+    bars = h
+           - (intro_h[half] + said_h(half, cache_line, work_line, cache_h, work_h)
+              + decode_air(&g, &d))
+           - d.height - 2 * decode_air(&g, &d);
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true)
+         + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
     if (cache_line && half != 2) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
     if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
-    if (half != 1 && work_line && room >= c->num_font * 3 / 2) draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
+    if (half != 1 && work_line && room >= c->num_font * 3 / 2)
+        draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
     c->num_font = preferred;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // FlashAttention's tiles (key B)
 
-// What the panel shows of the run: tile k's place, the rows' m before and after it, l and O after it.
+// What the panel shows of the run: tile k's place, the rows' m before and after it, l and O after
+// it.
 typedef struct {
     int want, seen;
     int r0, r1, c0, c1;
     double m_before[TILES_VIEW_MAX_TOKENS], m[TILES_VIEW_MAX_TOKENS], l[TILES_VIEW_MAX_TOKENS];
     double O[TILES_VIEW_MAX_TOKENS][TILES_VIEW_MAX_DK];
-    double last_m[TILES_VIEW_MAX_TOKENS]; // the running m after the tile before (the same block's), for the rescale
+    double last_m[TILES_VIEW_MAX_TOKENS]; // the running m after the tile before (the same block's),
+                                          // for the rescale
     int last_r0;
-    bool block_done;                      // this was the block's last tile: O / l is its Z
+    bool block_done; // this was the block's last tile: O / l is its Z
 } TileCatch;
 
 static void catch_tile(void *ctx, const TileStep *s)
@@ -566,7 +641,8 @@ static void catch_tile(void *ctx, const TileStep *s)
         for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) {
             k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
             k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < TILES_VIEW_MAX_DK; j++) k->O[i][j] = mat_row(s->O, i)[j];
+            for (int j = 0; j < s->O->cols && j < TILES_VIEW_MAX_DK; j++)
+                k->O[i][j] = mat_row(s->O, i)[j];
         }
         k->block_done = true;
         return;
@@ -574,28 +650,35 @@ static void catch_tile(void *ctx, const TileStep *s)
     if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
 }
 
-// The block's rows after the tile, a table at the board's number size: the token, the running maximum m, the
-// rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after the block's last tile, Z = O / l).
-// draw false: only measures (*width, when not NULL, gets the table's width). Returns its height.
-static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw, int *width)
+// The block's rows after the tile, a table at the board's number size: the token, the running
+// maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
+// the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
+// table's width). Returns its height.
+static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw,
+                           int *width)
 {
     enum { FIXED = 4 };
-    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k, rows = k->r1 - k->r0;
+    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k,
+        rows = k->r1 - k->r0;
     char text[1 + TILES_VIEW_MAX_TOKENS][FIXED + TILES_VIEW_MAX_DK][48];
     snprintf(text[0][0], 48, "%s", "");
     snprintf(text[0][1], 48, "m");
     snprintf(text[0][2], 48, "%s", TR("rescale"));
     snprintf(text[0][3], 48, "l");
-    for (int j = 0; j < d_k; j++) snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
+    for (int j = 0; j < d_k; j++)
+        snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
     for (int i = 0; i < rows; i++) {
-        char (*v)[48] = text[1 + i];
-        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0], 48); // "the₅": as S''s rows
+        char(*v)[48] = text[1 + i];
+        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0],
+                         48); // "the₅": as S''s rows
         model_format_value(k->m[i], v[1], 48);
-        if (k->m_before[i] == -INFINITY) snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
+        if (k->m_before[i] == -INFINITY)
+            snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
         else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
         model_format_value(k->l[i], v[3], 48);
         for (int j = 0; j < d_k; j++)
-            model_format_value(k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j], v[FIXED + j], 48);
+            model_format_value(k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j],
+                               v[FIXED + j], 48);
     }
     int colw[FIXED + TILES_VIEW_MAX_DK], total = 0;
     for (int j = 0; j < cols; j++) {
@@ -608,8 +691,8 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         total += colw[j];
     }
     if (width) *width = total;
-    // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are, said in the
-    // header's last cell; never a number past the screen's edge.
+    // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are,
+    // said in the header's last cell; never a number past the screen's edge.
     char more[48] = "";
     int shown = cols;
     if (draw && w > 0 && total > w) {
@@ -628,19 +711,21 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
     for (int i = 0; i <= rows && draw; i++) {
         int cx = x0;
         if (more[0] && i == 0)
-            text_in(c, FONT_BOLD, f, c->th->muted, x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y, text_w(c, FONT_BOLD, f, more),
-                    lh, LEFT, more);
+            text_in(c, FONT_BOLD, f, c->th->muted,
+                    x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
+                    text_w(c, FONT_BOLD, f, more), lh, LEFT, more);
         for (int j = 0; j < shown; j++) {
             Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j], lh, RIGHT, text[i][j]);
+            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j],
+                    lh, RIGHT, text[i][j]);
             cx += colw[j];
         }
     }
     return lh * (1 + rows);
 }
 
-// The note under the tiles' table: words about m, l and the rescale at the sentence size (the footer's), but with
-// its number (the last tile's largest difference) at the board's size.
+// The note under the tiles' table: words about m, l and the rescale at the sentence size (the
+// footer's), but with its number (the last tile's largest difference) at the board's size.
 static int note_font(const Ctx *c, const char *note)
 {
     return strpbrk(note, "0123456789") || c->text_font > c->num_font ? c->num_font : c->text_font;
@@ -649,10 +734,12 @@ static int note_font(const Ctx *c, const char *note)
 void draw_tiles(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
-    if (!c->T || p->n > TILES_VIEW_MAX_TOKENS || p->m > TILES_VIEW_MAX_TOKENS || p->d_k > TILES_VIEW_MAX_DK) {
+    if (!c->T || p->n > TILES_VIEW_MAX_TOKENS || p->m > TILES_VIEW_MAX_TOKENS
+        || p->d_k > TILES_VIEW_MAX_DK) {
         char msg[300];
-        snprintf(msg, sizeof msg, TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                                     "mha-tracer --json --tiles B prints every tile of this one."),
+        snprintf(msg, sizeof msg,
+                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
+                    "mha-tracer --json --tiles B prints every tile of this one."),
                  TILES_VIEW_MAX_TOKENS, TILES_VIEW_MAX_DK);
         say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
         return;
@@ -668,35 +755,46 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     Matrix z = {0}, m = {0}, l = {0};
     const HeadTrace *ht = &c->T->head[head];
     if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q, p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, block,
-                  catch_tile, &k, &z, &m, &l);
+        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q,
+                  p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, block, catch_tile, &k, &z, &m,
+                  &l);
     double diff = 0.0;
     for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++) diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
+        for (int j = 0; j < p->d_k; j++)
+            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
     mat_free(&z), mat_free(&m), mat_free(&l);
     char line[400], last[400];
     snprintf(line, sizeof line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries %d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block size)."),
-             k.want, (int)computed, block, block, (long long)skipped, k.r0, k.r1 - 1, k.c0, k.c1 - 1);
+             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
+                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
+                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
+                "size)."),
+             k.want, (int)computed, block, block, (long long)skipped, k.r0, k.r1 - 1, k.c0,
+             k.c1 - 1);
     if (k.want == computed)
-        snprintf(last, sizeof last, TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the sums run in another order)."),
+        snprintf(last, sizeof last,
+                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
+                    "sums run in another order)."),
                  diff);
     else
         snprintf(last, sizeof last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the new maximum."));
+                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
+                    "grows, l and O are multiplied by the "
+                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
+                    "new maximum."));
     // The largest number size at which it all fits, down to two thirds of it (2.6 % of the window).
     int preferred = c->num_font, floor_font = number_floor(c);
     GridStyle g;
     MatBox b;
-    int nr = p->n, nc = p->m; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
-    // When S' would not fit whole with the table of m, l and O and the note under it: the table to the right of
-    // S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat lesson's 6 x 6 S' was
-    // cut to 5 rows at 720p with room beside the table.
-    // Issue 36: then without the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8 S'
-    // showed 5 rows at 720p).
-    bool beside = false, note_beside = false, note_right = false, tight = false; // tight: less air, before any window
+    int nr = p->n, nc = p->m; // the rows and columns of S' shown: all, or at the floor the block's
+                              // and the tile's
+    // When S' would not fit whole with the table of m, l and O and the note under it: the table to
+    // the right of S' (beside), or the note to the right of the table (note_beside). Issue 25: the
+    // cat lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. Issue 36: then
+    // without the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8
+    // S' showed 5 rows at 720p).
+    bool beside = false, note_beside = false, note_right = false,
+         tight = false; // tight: less air, before any window
     int table_w = 0;
     for (;;) {
         grid_style(c, &g);
@@ -707,14 +805,17 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             b.c0 = k.c1 - nc > 0 ? (k.c1 - nc < k.c0 ? k.c1 - nc : k.c0) : 0, b.nc = nc;
         }
         int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
-        int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false) + c->num_font / 3 +
-                   box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4 +
-                   wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
+        int need =
+            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false)
+            + c->num_font / 3 + box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0)
+            + c->num_font / 4
+            + wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
         bool tall = need > h, wide = box_width(&g, &b) > w;
         if (!tall && !wide) break;
         int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
         int box_h = box_height(&g, &b), side = box_h > table_h + g.title_h + g.col_label_h - lh
-                                                 ? box_h : table_h + g.title_h + g.col_label_h - lh;
+                                                   ? box_h
+                                                   : table_h + g.title_h + g.col_label_h - lh;
         int stacked = box_h + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4; // S' over the table
         if (box_width(&g, &b) + 2 * g.gap + table_w <= w && need - stacked + side <= h) {
             beside = true;
@@ -722,48 +823,64 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         }
         int nf = note_font(c, last), note_w = w - table_w - 2 * g.gap;
         int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, last, false);
-        int note_h = note_w > 8 * nf ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false) : h;
-        if (!wide && need - lh * (1 + k.r1 - k.r0) - last_h + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0)) <= h) {
+        int note_h = note_w > 8 * nf
+                         ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false)
+                         : h;
+        if (!wide
+            && need - lh * (1 + k.r1 - k.r0) - last_h
+                       + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0))
+                   <= h) {
             note_beside = true;
             break;
         }
-        // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the width empty).
+        // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
+        // width empty).
         int right_w = w - box_width(&g, &b) - 2 * g.gap;
-        if (!wide && right_w >= 8 * nf && need - last_h <= h &&
-            wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, last, false) <= box_h - g.title_h) {
+        if (!wide && right_w >= 8 * nf && need - last_h <= h
+            && wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, last, false)
+                   <= box_h - g.title_h) {
             note_right = true;
             break;
         }
         if (c->num_font > floor_font) c->num_font--;
         else if (!tight) tight = true, c->num_font = preferred;
-        else if (tall && last[0] && k.want != computed) last[0] = '\0', c->num_font = preferred; // the legend, not S'
+        else if (tall && last[0] && k.want != computed)
+            last[0] = '\0', c->num_font = preferred; // the legend, not S'
         else if (tall && nr > k.r1 - k.r0) nr--;
         else if (wide && nc > k.c1 - k.c0) nc--;
         else break;
     }
     y += say(c, FONT_REGULAR, c->th->ink, x, y, w, line) + c->num_font / 3;
-    // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores whole.
+    // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
+    // whole.
     int bx = note_right ? x : x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
     draw_matrix(c, &g, &b, bx, y);
-    int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w, cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
-    frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g), c->th->result);
+    int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w,
+        cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
+    frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g),
+          c->th->result);
     if (beside) { // its header on the line of S''s column labels, its rows from S''s first
-        int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4, ty = y + g.title_h + g.col_label_h - lh;
-        int th = draw_tile_table(c, &k, p->d_k, bx + box_width(&g, &b) + 2 * g.gap, ty, table_w, true, NULL);
-        y += (box_height(&g, &b) > ty - y + th ? box_height(&g, &b) : ty - y + th) + c->num_font / 4;
+        int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4,
+            ty = y + g.title_h + g.col_label_h - lh;
+        int th = draw_tile_table(c, &k, p->d_k, bx + box_width(&g, &b) + 2 * g.gap, ty, table_w,
+                                 true, NULL);
+        y +=
+            (box_height(&g, &b) > ty - y + th ? box_height(&g, &b) : ty - y + th) + c->num_font / 4;
     } else if (note_beside) { // the table on the left, the note to its right
         y += box_height(&g, &b) + g.gap;
         int th = draw_tile_table(c, &k, p->d_k, x, y, table_w, true, NULL);
-        int nx = x + table_w + 2 * g.gap, nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
-                                                        k.want == computed ? c->th->result : c->th->muted, nx, y,
-                                                        w - table_w - 2 * g.gap, 8, last, true);
+        int nx = x + table_w + 2 * g.gap,
+            nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
+                           k.want == computed ? c->th->result : c->th->muted, nx, y,
+                           w - table_w - 2 * g.gap, 8, last, true);
         c->num_font = preferred;
         (void)th, (void)nh;
         return;
     } else if (note_right) { // the note right of S', the table under it
         int nx = x + box_width(&g, &b) + 2 * g.gap;
         wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
-                  k.want == computed ? c->th->result : c->th->muted, nx, y + g.title_h, x + w - nx, 12, last, true);
+                  k.want == computed ? c->th->result : c->th->muted, nx, y + g.title_h, x + w - nx,
+                  12, last, true);
         y += box_height(&g, &b) + g.gap;
         draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL);
         c->num_font = preferred;

@@ -1,11 +1,13 @@
-// Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with their
-// numbers, edit marks, lit input bands, a window that follows the focus), and the colours of its cells.
+// Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with
+// their numbers, edit marks, lit input bands, a window that follows the focus), and the colours of
+// its cells.
 #include "scene_ctx.h"
 #include "../model/view.h"
 
 // Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the
-// window height times the zoom); a matrix too big for the room shows a window of its rows and columns,
-// with where it is ("columns 0–7 of 768"), that follows the focused cell. Numbers never shrink away.
+// window height times the zoom); a matrix too big for the room shows a window of its rows and
+// columns, with where it is ("columns 0–7 of 768"), that follows the focused cell. Numbers never
+// shrink away.
 
 static bool per_head_mat(MatId m)
 {
@@ -19,7 +21,8 @@ double group_range(const Ctx *c, MatId m)
 {
     const MatInfo *mi = mat_info(m);
     if (!mi) return 1.0;
-    if (c->memo.ranges[mi->range] <= 0.0) ((Ctx *)c)->memo.ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
+    if (c->memo.ranges[mi->range] <= 0.0)
+        ((Ctx *)c)->memo.ranges[mi->range] = model_range(&c->L->params, c->T, mi->range);
     return c->memo.ranges[mi->range];
 }
 
@@ -41,7 +44,8 @@ Rgba cell_color(const Ctx *c, MatId m, double v, double range)
     const MatInfo *mi = mat_info(m);
     if (isinf(v)) return c->th->masked_bg;
     if (prob_matrix(m)) return colormap_rgb(c->st->colormap, v);
-    if (mi && mi->range == RANGE_MASK) return c->th->page_cell; // the mask's zeros: the page (its -inf hatched)
+    if (mi && mi->range == RANGE_MASK)
+        return c->th->page_cell; // the mask's zeros: the page (its -inf hatched)
     return colormap_diverging(c->st->colormap, v / range);
 }
 
@@ -56,7 +60,8 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->title_font = g->label_font;
     g->op_font = (int)lround(f * 1.1);
     g->title_h = line_h(c, FONT_BOLD, g->title_font) + f / 5;
-    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8 + 3 * (f / 7 < 3 ? 3 : f / 7); // + result_pad
+    g->col_label_h = line_h(c, FONT_REGULAR, g->label_font) + f / 8
+                     + 3 * (f / 7 < 3 ? 3 : f / 7); // + result_pad
     g->foot_h = line_h(c, FONT_REGULAR, g->label_font) + f / 3;
     g->gap = (int)lround(f * 0.45);
     g->narrow = false;
@@ -66,7 +71,8 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->compact = c->split_level >= 5;
 }
 
-// The widest number of a matrix at the number font: from its largest magnitude, sign and integer-ness.
+// The widest number of a matrix at the number font: from its largest magnitude, sign and
+// integer-ness.
 static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, int rows, int cols)
 {
     double big = 0.0;
@@ -80,11 +86,18 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
             inf = c->memo.nums[i].inf;
             found = true;
         }
-    size_t count = found ? 0 : (size_t)rows * (size_t)cols, step = count > 200000 ? count / 200000 : 1;
-    const Matrix *whole = count ? model_mat_whole(&c->L->params, c->T, m, head) : NULL; // its cells, read directly
+    size_t count = found ? 0 : (size_t)rows * (size_t)cols,
+           step = count > 200000 ? count / 200000 : 1;
+    const Matrix *whole =
+        count ? model_mat_whole(&c->L->params, c->T, m, head) : NULL; // its cells, read directly
     for (size_t k = 0; k < count; k += step) {
-        double v = whole ? whole->data[k] : cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols), (int)(k % (size_t)cols)});
-        if (isinf(v)) { inf = true; continue; }
+        double v = whole ? whole->data[k]
+                         : cell_value(c, (CellRef){m, head, (int)(k / (size_t)cols),
+                                                   (int)(k % (size_t)cols)});
+        if (isinf(v)) {
+            inf = true;
+            continue;
+        }
         if (!isfinite(v)) continue;
         if (fabs(v) > big) big = fabs(v);
         if (v < 0) neg = true;
@@ -93,8 +106,9 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     if (!found && cc->memo.num_count < (int)(sizeof cc->memo.nums / sizeof cc->memo.nums[0]))
         cc->memo.nums[cc->memo.num_count++] = (struct NumStats){m, head, big, neg, ints, inf};
     char buf[64];
-    // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an exact integer
-    // when the values are not (1.5 + 0.5 would print "2", as narrow as an integer, and cut "1.5000").
+    // A number as wide as the widest: big + 0.5 (one more digit when rounding carries), never an
+    // exact integer when the values are not (1.5 + 0.5 would print "2", as narrow as an integer,
+    // and cut "1.5000").
     double wide = big + 0.5;
     if (wide == floor(wide)) wide += 0.0001;
     model_format_value(ints ? (neg ? -big : big) : (neg ? -wide : wide), buf, sizeof buf);
@@ -107,7 +121,8 @@ static int widest_number(const Ctx *c, const GridStyle *g, MatId m, int head, in
     return w;
 }
 
-// The widest of labels 0 .. count-1 of an axis at a label size (kept in the context: the same for every layout).
+// The widest of labels 0 .. count-1 of an axis at a label size (kept in the context: the same for
+// every layout).
 static int widest_label(const Ctx *c, Axis axis, int size, int count)
 {
     Ctx *cc = (Ctx *)c; // the cache only
@@ -123,7 +138,8 @@ static int widest_label(const Ctx *c, Axis axis, int size, int count)
         if (tw > w) w = tw;
     }
     if (cc->memo.label_w_count < (int)(sizeof cc->memo.label_ws / sizeof cc->memo.label_ws[0]))
-        cc->memo.label_ws[cc->memo.label_w_count++] = (struct LabelWidth){(int)axis, size, count, w};
+        cc->memo.label_ws[cc->memo.label_w_count++] =
+            (struct LabelWidth){(int)axis, size, count, w};
     return w;
 }
 
@@ -142,15 +158,18 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->nc = b->cols;
     b->range = group_range(c, m);
     b->probabilities = prob_matrix(m);
-    // Compact rows: a little less air above and below the numbers, their size kept (issue 25: 8 rows of a RoPE
-    // lesson under the scale slider, or under a question, missed the board's height by a few pixels at the floor).
+    // Compact rows: a little less air above and below the numbers, their size kept (issue 25: 8
+    // rows of a RoPE lesson under the scale slider, or under a question, missed the board's height
+    // by a few pixels at the floor).
     b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / (g->compact ? 8 : 3);
-    int w = widest_number(c, g, m, head, b->rows, b->cols) + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
+    int w = widest_number(c, g, m, head, b->rows, b->cols)
+            + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);
     if (mi->col_axis != AXIS_DIM && !g->narrow) {
         int cols = b->cols < 64 ? b->cols : 64;
-        int lw = cols > 0 ? widest_label(c, mi->col_axis, g->label_font, cols) + g->num_font / 4 : 0;
+        int lw =
+            cols > 0 ? widest_label(c, mi->col_axis, g->label_font, cols) + g->num_font / 4 : 0;
         if (lw > w) w = lw;
         int cap = 4 * b->cell_h;
         if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
@@ -159,13 +178,16 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     // Row labels.
     int lw = widest_label(c, mi->row_axis, g->label_font, b->rows < 600 ? b->rows : 600);
     int cap = (g->tight && !g->whole_labels ? 3 : 5) * g->num_font;
-    // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label never
-    // touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches its edge).
+    // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label
+    // never touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches
+    // its edge).
     b->label_w = (lw > cap ? cap : lw) + g->num_font / 3 + result_pad(g);
-    // The softmax's result: each row's entropy beside it, so the class sees rows go one-hot as the scale grows.
-    if (b->probabilities && result && view_stage(c->st) == STAGE_SOFTMAX && c->T && head < c->T->heads &&
-        c->T->head[head].entropy.data) {
-        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"), hw = text_w(c, FONT_REGULAR, g->label_font, TR("bits"));
+    // The softmax's result: each row's entropy beside it, so the class sees rows go one-hot as the
+    // scale grows.
+    if (b->probabilities && result && view_stage(c->st) == STAGE_SOFTMAX && c->T
+        && head < c->T->heads && c->T->head[head].entropy.data) {
+        int ew = text_w(c, FONT_REGULAR, g->num_font, "0.0000"),
+            hw = text_w(c, FONT_REGULAR, g->label_font, TR("bits"));
         b->side_w = result_pad(g) + g->num_font / 2 + (ew > hw ? ew : hw);
     }
 }
@@ -174,8 +196,11 @@ void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap
 {
     Axis a = mat_info(b->mat)->row_axis;
     model_axis_label(c->L, a, row, buf, cap);
-    char *const *tokens = a == AXIS_QUERY ? c->L->tokens : a == AXIS_KEY ? c->L->source_tokens : NULL;
-    if (b->positions && tokens && tokens[row] && strcmp(buf, tokens[row]) == 0) model_subscript(buf, cap, row);
+    char *const *tokens = a == AXIS_QUERY ? c->L->tokens
+                          : a == AXIS_KEY ? c->L->source_tokens
+                                          : NULL;
+    if (b->positions && tokens && tokens[row] && strcmp(buf, tokens[row]) == 0)
+        model_subscript(buf, cap, row);
 }
 
 bool box_windowed(const MatBox *b) { return b->nr < b->rows || b->nc < b->cols; }
@@ -189,7 +214,8 @@ static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < 
 int box_height(const GridStyle *g, const MatBox *b)
 {
     int lines = caption_lines(b);
-    return g->title_h + g->col_label_h + b->nr * b->cell_h + (lines ? g->foot_h + (lines - 1) * (g->foot_h * 2 / 3) : 0);
+    return g->title_h + g->col_label_h + b->nr * b->cell_h
+           + (lines ? g->foot_h + (lines - 1) * (g->foot_h * 2 / 3) : 0);
 }
 
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
@@ -202,7 +228,8 @@ void box_follow(const Ctx *c, MatBox *b)
         if (l->row >= 0) want_r = l->row;
         if (l->col >= 0) want_c = l->col;
     }
-    if (head_columns(b->mat) && c->focus.mat == MAT_Z && want_c < 0) want_c = c->focus.head * c->L->params.d_k;
+    if (head_columns(b->mat) && c->focus.mat == MAT_Z && want_c < 0)
+        want_c = c->focus.head * c->L->params.d_k;
     b->r0 = want_r < 0 ? 0 : want_r - b->nr / 2;
     b->c0 = want_c < 0 ? 0 : want_c - b->nc / 2;
     if (b->r0 + b->nr > b->rows) b->r0 = b->rows - b->nr;
@@ -217,7 +244,8 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     char title[160], name[96], buf[160], fitted[160];
     model_mat_name(&c->L->params, b->mat, b->head, name, sizeof name);
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
-    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched below.
+    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched
+    // below.
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
         snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TRC("a matrix", " off"));
     snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
@@ -230,9 +258,11 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
     if (tx < x) tx = x;
     if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
-        math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2, pick);
-    SceneBox rec = {b->mat, b->head, b->rows, b->cols, b->r0, b->nr, b->c0, b->nc, x, y, box_width(g, b),
-                    box_height(g, b), g->num_font, b->result, ""};
+        math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2,
+                pick);
+    SceneBox rec = {b->mat,      b->head,   b->rows, b->cols, b->r0,           b->nr,
+                    b->c0,       b->nc,     x,       y,       box_width(g, b), box_height(g, b),
+                    g->num_font, b->result, ""};
     snprintf(rec.title, sizeof rec.title, "%s", name);
     scene_push_box(c->s, &rec);
     const MatInfo *mi = mat_info(b->mat);
@@ -241,16 +271,20 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     for (int j = 0; j < b->nc && !g->no_col_labels; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
-        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
-                    g->col_label_h - result_pad(g), CENTER, fitted) > 0) // clear of a result's frame
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w,
+                    gy - g->col_label_h, b->cell_w, g->col_label_h - result_pad(g), CENTER, fitted)
+            > 0) // clear of a result's frame
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, -1, b->c0 + j});
     }
-    for (int i = 0; i < b->nr && b->label_w > 0; i++) { // label_w 0: the rows are labelled by the box beside
+    for (int i = 0; i < b->nr && b->label_w > 0;
+         i++) { // label_w 0: the rows are labelled by the box beside
         box_row_label(c, b, b->r0 + i, buf, sizeof buf);
         int pad = g->num_font / 4 + result_pad(g);
-        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted, sizeof fitted);
-        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h, b->label_w - pad, b->cell_h,
-                    RIGHT, fitted) > 0)
+        fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted,
+                  sizeof fitted);
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h,
+                    b->label_w - pad, b->cell_h, RIGHT, fitted)
+            > 0)
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, b->r0 + i, -1});
     }
     (void)lh;
@@ -261,25 +295,30 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     for (int i = 0; i < b->nr; i++) {
         for (int j = 0; j < b->nc; j++) {
             CellRef ref = {b->mat, b->head, b->r0 + i, b->c0 + j};
-            int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1, ch = b->cell_h - 1;
+            int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1,
+                ch = b->cell_h - 1;
             if (b->result && !view_cell_revealed(c->st, ref)) {
                 rect(c, x0, y0, cw, ch, c->th->empty);
-                // A question waiting for a click: the hidden cell answers it (and explains nothing).
-                scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, c->st->quiz_phase == QUIZ_ASKING ? ref
-                               : (CellRef){MAT_NONE, 0, 0, 0}, -1);
+                // A question waiting for a click: the hidden cell answers it (and explains
+                // nothing).
+                scene_push_hit(
+                    c->s, x0, y0, b->cell_w, b->cell_h,
+                    c->st->quiz_phase == QUIZ_ASKING ? ref : (CellRef){MAT_NONE, 0, 0, 0}, -1);
                 continue;
             }
             double v = cell_value(c, ref);
             Rgba bgc = cell_color(c, b->mat, v, b->range);
             cell_rect(c, x0, y0, cw, ch, bgc, ref);
-            if (isinf(v) || (head_columns(b->mat) && c->L->params.d_k > 0 &&
-                             params_ablated(&c->L->params, (b->c0 + j) / c->L->params.d_k)))
+            if (isinf(v)
+                || (head_columns(b->mat) && c->L->params.d_k > 0
+                    && params_ablated(&c->L->params, (b->c0 + j) / c->L->params.d_k)))
                 scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
             else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
                 frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
             model_format_value(v, buf, sizeof buf);
-            if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0, cw, ch,
-                        CENTER, buf) > 0)
+            if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc),
+                        x0, y0, cw, ch, CENTER, buf)
+                > 0)
                 tag_last(c, ROLE_NUMBER, ref);
             if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
                 int t = px(c, 3) < 3 ? 3 : px(c, 3);
@@ -305,39 +344,47 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     int rt = result_rule(g);
     if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
     if (b->side_w > 0) { // entropy in bits of each row shown: -sum A log2 A, from the trace
-        int ex = gx + gw + result_pad(g) + g->num_font / 2, ew = b->side_w - result_pad(g) - g->num_font / 2;
-        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew, g->col_label_h - result_pad(g),
-                CENTER, TR("bits"));
+        int ex = gx + gw + result_pad(g) + g->num_font / 2,
+            ew = b->side_w - result_pad(g) - g->num_font / 2;
+        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew,
+                g->col_label_h - result_pad(g), CENTER, TR("bits"));
         const Matrix *ent = &c->T->head[b->head].entropy;
         for (int i = 0; i < b->nr; i++) {
             CellRef ref = {b->mat, b->head, b->r0 + i, 0};
-            if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref)) continue; // a row still being revealed
+            if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref))
+                continue; // a row still being revealed
             bool whole = true;
-            for (int j = 0; j < b->cols && whole; j++) whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
+            for (int j = 0; j < b->cols && whole; j++)
+                whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
             if (!whole) continue;
             model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
-            text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h, RIGHT, buf);
+            text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h,
+                    RIGHT, buf);
         }
     }
     if (box_windowed(b)) {
         char where[2][96];
         int lines = 0;
         if (b->nr < b->rows)
-            snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0, b->r0 + b->nr - 1, b->rows);
+            snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0,
+                     b->r0 + b->nr - 1, b->rows);
         if (b->nc < b->cols)
-            snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0, b->c0 + b->nc - 1, b->cols);
+            snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0,
+                     b->c0 + b->nc - 1, b->cols);
         int lh2 = line_h(c, FONT_REGULAR, g->label_font), cy = gy + gh + rt * 3;
         for (int k = 0; k < lines; k++) {
             // The whole caption: smaller rather than cut (it says where the window is).
             int size = g->label_font;
             while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > gw + b->label_w) size--;
-            text_in(c, FONT_REGULAR, size, c->th->result, x, cy, gw + b->label_w, lh2, RIGHT, where[k]);
+            text_in(c, FONT_REGULAR, size, c->th->result, x, cy, gw + b->label_w, lh2, RIGHT,
+                    where[k]);
             cy += g->foot_h * 2 / 3;
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are tried in
-// order: every equation in one row each; each "A op B" stacked above "= R"; one equation at a time
-// (sub-steps, the keys step through them); and only then windows of the matrices that do not fit.
+// The board: the stage's equations (stage table) laid out at the legible size. Arrangements are
+// tried in order: every equation in one row each; each "A op B" stacked above "= R"; one equation
+// at a time (sub-steps, the keys step through them); and only then windows of the matrices that do
+// not fit.

@@ -1,21 +1,24 @@
-// Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit, numbers when
-// they fit), every head's in a grid, and the colour bar beside them.
+// Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit,
+// numbers when they fit), every head's in a grid, and the colour bar beside them.
 #include "scene_ctx.h"
 #include "../model/view.h"
 
 #include <stdlib.h>
 
-// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap. name: the
-// matrix's name alone ("A₀"), what a narrow heatmap's second line keeps (may be NULL).
-static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap, char *name, size_t name_cap)
+// "Head 0 · attention weights A₀"; the part before " · " is the first line when it must wrap. name:
+// the matrix's name alone ("A₀"), what a narrow heatmap's second line keeps (may be NULL).
+static void heat_title(const Ctx *c, MatId m, int head, bool compact, char *buf, size_t cap,
+                       char *name, size_t name_cap)
 {
     char own[64];
     if (!name) name = own, name_cap = sizeof own;
     model_mat_name(&c->L->params, m, head, name, name_cap);
     const MatInfo *mi = mat_info(m);
-    const char *off = params_ablated(&c->L->params, head) ? TRC("a head", " off") : ""; // switched off (key O)
+    const char *off =
+        params_ablated(&c->L->params, head) ? TRC("a head", " off") : ""; // switched off (key O)
     if (compact) snprintf(buf, cap, TR("head %d%s"), head, off);
-    else snprintf(buf, cap, TR("Head %d%s \xc2\xb7 %s %s"), head, off, mi ? TR(mi->what) : "", name);
+    else
+        snprintf(buf, cap, TR("Head %d%s \xc2\xb7 %s %s"), head, off, mi ? TR(mi->what) : "", name);
 }
 
 // Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
@@ -34,7 +37,8 @@ void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
     int steps = bh < 256 ? bh : 256;
     for (int i = 0; i < steps; i++) {
         double t = 1.0 - (i + 0.5) / steps;
-        Rgba col = prob ? colormap_rgb(c->st->colormap, t) : colormap_diverging(c->st->colormap, 2.0 * t - 1.0);
+        Rgba col = prob ? colormap_rgb(c->st->colormap, t)
+                        : colormap_diverging(c->st->colormap, 2.0 * t - 1.0);
         int y0 = top + (int)((long)i * bh / steps), y1 = top + (int)((long)(i + 1) * bh / steps);
         rect(c, x, y0, bar_w, y1 - y0, col);
     }
@@ -62,7 +66,8 @@ int colorbar_width(const Ctx *c, MatId m)
 const char *scene_heat_axes(const Lesson *L, bool brief)
 {
     if (!L->params.cross) return TR("\xe2\x86\x93 queries    \xe2\x86\x92 keys");
-    return brief ? TR("\xe2\x86\x93 target   \xe2\x86\x92 source") : TR("\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source");
+    return brief ? TR("\xe2\x86\x93 target   \xe2\x86\x92 source")
+                 : TR("\xe2\x86\x93 queries: the target    \xe2\x86\x92 keys: the source");
 }
 
 // One heatmap's layout, worked out step by step by the functions below and then drawn by them.
@@ -70,30 +75,33 @@ typedef struct {
     MatId m;
     int head;
     double range;
-    int x, y, w, h;         // the whole heatmap
-    bool compact;           // a panel of the all-heads grid: smaller labels, no axes' caption, numbers on slides only
+    int x, y, w, h; // the whole heatmap
+    bool compact; // a panel of the all-heads grid: smaller labels, no axes' caption, numbers on
+                  // slides only
     int title_font, label_font, row_font, col_font, num_font;
-    int least;              // beside the board: the smallest size of its texts (scene_number_floor, or the numbers'
-                            // size when zoomed out below it); 0 in the grid of heads
-    bool keys_off;          // no key labels: none fits at `least` even cut or staggered (the board beside has them)
-    bool rows_off;          // no query labels: their rows are lower than a line at `least`
-    int title_h, title_w;   // the title's lines, and the width of its text
-    int label_w, label_h;   // the query labels' column, and a label line's height
-    int label_need;         // the column the longest query label needs
-    int top_h;              // the key labels above the cells
-    const char *axes;       // the axes' caption under the cells (NULL: none)
+    int least; // beside the board: the smallest size of its texts (scene_number_floor, or the
+               // numbers' size when zoomed out below it); 0 in the grid of heads
+    bool keys_off; // no key labels: none fits at `least` even cut or staggered (the board beside
+                   // has them)
+    bool rows_off; // no query labels: their rows are lower than a line at `least`
+    int title_h, title_w; // the title's lines, and the width of its text
+    int label_w, label_h; // the query labels' column, and a label line's height
+    int label_need; // the column the longest query label needs
+    int top_h; // the key labels above the cells
+    const char *axes; // the axes' caption under the cells (NULL: none)
     int axes_w, cap_h;
     int cell_w, cell_h;
-    bool down;              // key labels written downwards, one character a line (down_lines at most)
-    bool stagger;           // key labels whole on two lines, each over its column and half its neighbours'
-    int stagger_h;          // a staggered line's height
+    bool down; // key labels written downwards, one character a line (down_lines at most)
+    bool stagger; // key labels whole on two lines, each over its column and half its neighbours'
+    int stagger_h; // a staggered line's height
     int down_lines;
-    int gx, gy, gw;         // the cells' top-left and width
-    bool numbers;           // every number fits its cell
-    int stride;             // every stride-th query and key drawn, each over stride x stride cells (1: all)
+    int gx, gy, gw; // the cells' top-left and width
+    bool numbers; // every number fits its cell
+    int stride; // every stride-th query and key drawn, each over stride x stride cells (1: all)
 } Heat;
 
-// "Head 0 · attention weights A₀" (or title_text) on one line, or split at " · " onto two when it must wrap.
+// "Head 0 · attention weights A₀" (or title_text) on one line, or split at " · " onto two when it
+// must wrap.
 static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_text)
 {
     char title[160], fitted[160], name[64] = "";
@@ -109,7 +117,8 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
-        // The second line ("attention weights A₀") as large as fits down to the floor; narrower, the name alone
+        // The second line ("attention weights A₀") as large as fits down to the floor; narrower,
+        // the name alone
         // ("A₀"); narrower still, cut.
         const char *second = dot + 4;
         int size = title_font, least = hm->least > 0 ? hm->least : 8;
@@ -119,7 +128,8 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
             size = title_font;
             while (size > least && math_w(c, FONT_REGULAR, size, second) > w) size--;
         }
-        if (math_w(c, FONT_REGULAR, size, second) <= w) math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, second);
+        if (math_w(c, FONT_REGULAR, size, second) <= w)
+            math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, second);
         else if (hm->least > 0) {
             fit_text(c, FONT_REGULAR, size, second, w, fitted, sizeof fitted);
             if (fitted[0]) text_in(c, FONT_REGULAR, size, tcol, x, y + tlh, w, tlh, LEFT, fitted);
@@ -129,13 +139,14 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
     } else {
         fit_text(c, FONT_BOLD, title_font, title, w, fitted, sizeof fitted);
         int tw = math_w(c, FONT_BOLD, title_font, fitted);
-        math_at(c, FONT_BOLD, title_font, tcol, hm->compact ? x + (w - tw) / 2 : x, y + (hm->title_h - tlh) / 2, fitted);
+        math_at(c, FONT_BOLD, title_font, tcol, hm->compact ? x + (w - tw) / 2 : x,
+                y + (hm->title_h - tlh) / 2, fitted);
         hm->title_w = tw;
     }
 }
 
-// The query labels' column (a quarter of the width at most), the key labels' line and the axes' caption
-// under the cells (which sequence runs down, which across) when the width holds it.
+// The query labels' column (a quarter of the width at most), the key labels' line and the axes'
+// caption under the cells (which sequence runs down, which across) when the width holds it.
 static void heat_measure_labels(const Ctx *c, Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -163,8 +174,8 @@ static void heat_measure_labels(const Ctx *c, Heat *hm)
     hm->cap_h = axes ? hm->label_h + c->num_font / 6 : 0;
 }
 
-// The cells' size in avail_w x avail_h: as large as fit, at most 3:1 wide and 2:1 tall (taller: square), beside
-// the board no larger than the result's cells.
+// The cells' size in avail_w x avail_h: as large as fit, at most 3:1 wide and 2:1 tall (taller:
+// square), beside the board no larger than the result's cells.
 static void heat_cells(const Ctx *c, const Heat *hm, int avail_w, int avail_h, int *cw, int *ch)
 {
     const AttnParams *p = &c->L->params;
@@ -177,20 +188,25 @@ static void heat_cells(const Ctx *c, const Heat *hm, int avail_w, int avail_h, i
     *ch = cell_h;
 }
 
-// Cells as large as the rest of the room holds (at most 3:1, and beside the board no larger than the result's
-// cells: the result stays first); the row labels' font, shrunk to the cells. False when no cell fits.
+// Cells as large as the rest of the room holds (at most 3:1, and beside the board no larger than
+// the result's cells: the result stays first); the row labels' font, shrunk to the cells. False
+// when no cell fits.
 static bool heat_size_cells(const Ctx *c, Heat *hm)
 {
     const AttnParams *p = &c->L->params;
-    int avail_w = hm->w - hm->label_w, avail_h = hm->h - hm->title_h - hm->top_h - hm->cap_h, cell_w, cell_h;
+    int avail_w = hm->w - hm->label_w, avail_h = hm->h - hm->title_h - hm->top_h - hm->cap_h,
+        cell_w, cell_h;
     heat_cells(c, hm, avail_w, avail_h, &cell_w, &cell_h);
-    // Beside the board a row holds a query's label at the floor: narrow cells stand up to twice as tall as wide
-    // for it; narrower (or no room), the labels are left to the board beside, whose rows name the same tokens,
-    // and the cells take their column.
+    // Beside the board a row holds a query's label at the floor: narrow cells stand up to twice as
+    // tall as wide for it; narrower (or no room), the labels are left to the board beside, whose
+    // rows name the same tokens, and the cells take their column.
     hm->rows_off = false;
     int row_need = hm->least > 0 ? line_h(c, FONT_REGULAR, hm->least) - 2 : 0;
-    if (hm->least > 0 && hm->label_need > hm->label_w) { // the tokens whole when the cells keep a row's height at 2:1
-        int most = hm->w - p->m * ((row_need + 1) / 2), lw = hm->label_need < most ? hm->label_need : most, cw, ch;
+    if (hm->least > 0
+        && hm->label_need
+               > hm->label_w) { // the tokens whole when the cells keep a row's height at 2:1
+        int most = hm->w - p->m * ((row_need + 1) / 2),
+            lw = hm->label_need < most ? hm->label_need : most, cw, ch;
         heat_cells(c, hm, hm->w - lw, avail_h, &cw, &ch);
         if (2 * cw >= row_need && p->n * row_need <= avail_h && cw >= 1) {
             hm->label_w = lw;
@@ -202,23 +218,22 @@ static bool heat_size_cells(const Ctx *c, Heat *hm)
         hm->rows_off = true;
         hm->label_w = hm->label_need = c->num_font / 4;
         heat_cells(c, hm, hm->w - hm->label_w, avail_h, &cell_w, &cell_h);
-    } else if (cell_h < row_need)
-        cell_h = row_need;
+    } else if (cell_h < row_need) cell_h = row_need;
     hm->cell_w = cell_w;
     hm->cell_h = cell_h;
     if (cell_h < 1 || cell_w < 1) return false;
-    // Row labels shrink when the cells are lower than the text (every token keeps its label); beside the board not
-    // below the floor (the rows are high enough for it, or have none).
+    // Row labels shrink when the cells are lower than the text (every token keeps its label);
+    // beside the board not below the floor (the rows are high enough for it, or have none).
     int least = hm->least > 0 ? hm->least : 6;
     hm->row_font = hm->label_font;
-    while (hm->row_font > least && line_h(c, FONT_REGULAR, hm->row_font) > cell_h + 2) hm->row_font--;
+    while (hm->row_font > least && line_h(c, FONT_REGULAR, hm->row_font) > cell_h + 2)
+        hm->row_font--;
     return true;
 }
 
-// Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a line (at
-// most 6), so that narrow columns keep a readable label each, the cells giving them their room. False when
-// no cell row is left.
-// Whether every key label fits width at size f.
+// Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a
+// line (at most 6), so that narrow columns keep a readable label each, the cells giving them their
+// room. False when no cell row is left. Whether every key label fits width at size f.
 static bool key_labels_fit(const Ctx *c, int f, int width)
 {
     char buf[160];
@@ -240,7 +255,8 @@ static bool query_labels_fit(const Ctx *c, int f, int width)
     return true;
 }
 
-// Lowers the cells so that the rows fit under key labels top_h high. False when no cell row is left.
+// Lowers the cells so that the rows fit under key labels top_h high. False when no cell row is
+// left.
 static bool heat_fit_rows(Heat *hm, int n)
 {
     int rows_h = hm->h - hm->title_h - hm->top_h - hm->cap_h;
@@ -248,9 +264,9 @@ static bool heat_fit_rows(Heat *hm, int n)
     return hm->cell_h >= 1;
 }
 
-// Whether every label of an axis (the keys, the queries) cut to width at size f (fit_label: "extra…", its index
-// kept) keeps two letters of its token at least, and no two read the same ("c…" for "cat" and "cut" would name
-// neither).
+// Whether every label of an axis (the keys, the queries) cut to width at size f (fit_label:
+// "extra…", its index kept) keeps two letters of its token at least, and no two read the same ("c…"
+// for "cat" and "cut" would name neither).
 static bool labels_cut_fit(const Ctx *c, Axis axis, int f, int width)
 {
     int m = axis == AXIS_KEY ? c->L->params.m : c->L->params.n;
@@ -261,15 +277,18 @@ static bool labels_cut_fit(const Ctx *c, Axis axis, int f, int width)
         fit_label(c, FONT_REGULAR, f, buf, width, fitted[j], sizeof fitted[j]);
         const char *dots = strstr(fitted[j], "\xe2\x80\xa6");
         int letters = 0;
-        for (const char *q = fitted[j]; *q && (!dots || q < dots); q++) letters += ((unsigned char)*q & 0xC0) != 0x80;
-        ok = fitted[j][0] && (letters >= 2 || !strcmp(fitted[j], buf)) && text_w(c, FONT_REGULAR, f, fitted[j]) <= width;
+        for (const char *q = fitted[j]; *q && (!dots || q < dots); q++)
+            letters += ((unsigned char)*q & 0xC0) != 0x80;
+        ok = fitted[j][0] && (letters >= 2 || !strcmp(fitted[j], buf))
+             && text_w(c, FONT_REGULAR, f, fitted[j]) <= width;
         for (int i = 0; i < j && ok; i++) ok = strcmp(fitted[i], fitted[j]) != 0;
     }
     free(fitted);
     return ok;
 }
 
-// Staggered key labels at size f: two lines, each label over its column and half of each neighbour's.
+// Staggered key labels at size f: two lines, each label over its column and half of each
+// neighbour's.
 static bool heat_stagger(const Ctx *c, Heat *hm, int f)
 {
     hm->col_font = f;
@@ -281,9 +300,10 @@ static bool heat_stagger(const Ctx *c, Heat *hm, int f)
     return heat_fit_rows(hm, c->L->params.n);
 }
 
-// Beside the board the key labels are never below the floor (hm->least) nor one letter a line: whole across from
-// the labels' size down to the floor, else whole on two staggered lines, else cut at the floor ("extra…₀", each
-// keeping a letter), across or staggered; else none — the board beside has them. False when no row is left.
+// Beside the board the key labels are never below the floor (hm->least) nor one letter a line:
+// whole across from the labels' size down to the floor, else whole on two staggered lines, else cut
+// at the floor ("extra…₀", each keeping a letter), across or staggered; else none — the board
+// beside has them. False when no row is left.
 static bool heat_fit_key_labels_floor(const Ctx *c, Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -299,7 +319,8 @@ static bool heat_fit_key_labels_floor(const Ctx *c, Heat *hm)
     }
     hm->col_font = least;
     if (labels_cut_fit(c, AXIS_KEY, least, cell_w - 2)) return true;
-    if (p->m > 1 && labels_cut_fit(c, AXIS_KEY, least, 2 * cell_w - least / 2)) return heat_stagger(c, hm, least);
+    if (p->m > 1 && labels_cut_fit(c, AXIS_KEY, least, 2 * cell_w - least / 2))
+        return heat_stagger(c, hm, least);
     hm->keys_off = true;
     hm->top_h = c->num_font / 6;
     return true;
@@ -310,15 +331,17 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     if (hm->least > 0) return heat_fit_key_labels_floor(c, hm);
     const AttnParams *p = &c->L->params;
     int col_font = hm->label_font, cell_w = hm->cell_w;
-    while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2) col_font--;
+    while (col_font > 8 && text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2)
+        col_font--;
     hm->down = text_w(c, FONT_REGULAR, col_font, "the\xe2\x80\xa6") > cell_w - 2;
     hm->down_lines = 0;
     hm->stagger = false;
     hm->col_font = col_font;
-    // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines (each label over
-    // its column and half of each neighbour's), at the largest size from the labels' own down to the size a cut
-    // label would have.
-    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2)) return true; // every label whole already
+    // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines
+    // (each label over its column and half of each neighbour's), at the largest size from the
+    // labels' own down to the size a cut label would have.
+    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2))
+        return true; // every label whole already
     int least = col_font;
     if (hm->down) { // not below the size of the letters written downwards
         least = cell_w + cell_w / 3;
@@ -330,7 +353,8 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
             hm->down = false;
             return true;
         }
-        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
+        if (p->m > 1
+            && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
             hm->col_font = f;
             hm->down = false;
             hm->stagger = true;
@@ -361,8 +385,9 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     return true;
 }
 
-// Numbers only at the board's size, when every one fits its cell: the widest is the range's end, or one with
-// its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as "−2.8284").
+// Numbers only at the board's size, when every one fits its cell: the widest is the range's end, or
+// one with its integer digits and four decimals (a range of exactly 4 prints as "−4", its cells as
+// "−2.8284").
 static bool heat_numbers_fit_at(const Ctx *c, const Heat *hm, int f)
 {
     bool prob = prob_matrix(hm->m);
@@ -374,26 +399,28 @@ static bool heat_numbers_fit_at(const Ctx *c, const Heat *hm, int f)
     return ww + f / 4 <= hm->cell_w && line_h(c, FONT_REGULAR, f) <= hm->cell_h;
 }
 
-// Numbers at the board's one size when they fit the cells (every number of a screen at one size); the window's
-// grid of heads has none (at its label size they would be below the back row's limit); a slide of every head
-// has them at its labels' size when they fit (the page is sized for them).
+// Numbers at the board's one size when they fit the cells (every number of a screen at one size);
+// the window's grid of heads has none (at its label size they would be below the back row's limit);
+// a slide of every head has them at its labels' size when they fit (the page is sized for them).
 static bool heat_numbers_fit(const Ctx *c, Heat *hm)
 {
     if (hm->compact && !c->ex->slide) return false;
     return heat_numbers_fit_at(c, hm, hm->num_font);
 }
 
-// While training, a heatmap in the window whose cells are too small for their numbers says so under its cells,
-// lowering them when there is no room (issue 25: the training's heatmaps had no numbers and said nothing). On a
-// plain board the matrix beside it has the numbers, and a slide is the picture: no note. Returns the note's
-// height (0: none).
+// While training, a heatmap in the window whose cells are too small for their numbers says so under
+// its cells, lowering them when there is no room (issue 25: the training's heatmaps had no numbers
+// and said nothing). On a plain board the matrix beside it has the numbers, and a slide is the
+// picture: no note. Returns the note's height (0: none).
 static int heat_place_note(Ctx *c, Heat *hm, const char **note)
 {
     *note = NULL;
-    if (hm->numbers || hm->compact || c->ex->slide || !c->ex->train || !c->ex->train->active) return 0;
+    if (hm->numbers || hm->compact || c->ex->slide || !c->ex->train || !c->ex->train->active)
+        return 0;
     const AttnParams *p = &c->L->params;
     const char *t = TR("(cells too small for their numbers here)");
-    int f = hm->label_font, nh = wrap_text(c, FONT_REGULAR, f, c->th->muted, 0, 0, hm->w, 3, t, false);
+    int f = hm->label_font,
+        nh = wrap_text(c, FONT_REGULAR, f, c->th->muted, 0, 0, hm->w, 3, t, false);
     int bottom = hm->gy + hm->cell_h * p->n + hm->cap_h + c->num_font / 6;
     if (bottom + nh > hm->y + hm->h) {
         int ch = p->n > 0 ? (hm->y + hm->h - nh - hm->cap_h - c->num_font / 6 - hm->gy) / p->n : 0;
@@ -404,7 +431,8 @@ static int heat_place_note(Ctx *c, Heat *hm, const char **note)
     return nh;
 }
 
-// Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in "…").
+// Every key's label above its column: across, cut to the cell, or downwards (a longer token ends in
+// "…").
 static void heat_draw_key_labels(Ctx *c, const Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -423,26 +451,31 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
                 char ch[8];
                 bool last = line == hm->down_lines - 1 && q[k];
                 snprintf(ch, sizeof ch, "%.*s", last ? 3 : (int)k, last ? "\xe2\x80\xa6" : q);
-                text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top + line * step, cell_w, step, CENTER, ch);
+                text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top + line * step, cell_w,
+                        step, CENTER, ch);
                 q += k;
                 line++;
             }
             continue;
         }
-        if (hm->stagger) { // every other label a line lower, centred over its column, inside the heatmap
+        if (hm->stagger) { // every other label a line lower, centred over its column, inside the
+                           // heatmap
             int bx = cx - cell_w / 2, bw = 2 * cell_w;
             if (bx < hm->x) bx = hm->x;
             if (bx + bw > hm->x + hm->w) bx = hm->x + hm->w - bw;
-            fit_label(c, FONT_REGULAR, col_font, buf, 2 * cell_w - col_font / 2, fitted, sizeof fitted); // whole, or cut
+            fit_label(c, FONT_REGULAR, col_font, buf, 2 * cell_w - col_font / 2, fitted,
+                      sizeof fitted); // whole, or cut
             int tw = text_w(c, FONT_REGULAR, col_font, fitted), tx = cx + cell_w / 2 - tw / 2;
             if (tx < bx) tx = bx;
             if (tx + tw > bx + bw) tx = bx + bw - tw;
-            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h, fitted);
+            text_at(c, FONT_REGULAR, col_font, c->th->muted, tx, top + (j % 2) * hm->stagger_h,
+                    fitted);
             continue;
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
-        text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top, cell_w, hm->top_h, CENTER, fitted);
+        text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top, cell_w, hm->top_h, CENTER,
+                fitted);
     }
 }
 
@@ -455,25 +488,26 @@ static void heat_draw_query_labels(Ctx *c, const Heat *hm)
         int ax = hm->gx + hm->gw / 2 - hm->axes_w / 2;
         if (ax + hm->axes_w > hm->x + hm->w) ax = hm->x + hm->w - hm->axes_w;
         if (ax < hm->x) ax = hm->x;
-        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted, ax, hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w,
-                hm->label_h, LEFT, hm->axes);
+        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted, ax,
+                hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w, hm->label_h, LEFT, hm->axes);
     }
     char buf[160], fitted[160];
     for (int i = 0; i < p->n && !hm->rows_off; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, hm->row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h, lw - c->num_font / 4,
-                cell_h, RIGHT, fitted);
+        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h,
+                lw - c->num_font / 4, cell_h, RIGHT, fitted);
     }
 }
 
-// The cells on a grid of lines: hidden until revealed (on the current head), hatched where the causal mask
-// hides a key, numbered when the numbers fit; each answers the pointer.
+// The cells on a grid of lines: hidden until revealed (on the current head), hatched where the
+// causal mask hides a key, numbered when the numbers fit; each answers the pointer.
 static void heat_draw_cells(Ctx *c, const Heat *hm)
 {
     const AttnParams *p = &c->L->params;
     int cell_w = hm->cell_w, cell_h = hm->cell_h;
-    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK, prob = prob_matrix(hm->m);
+    bool causal = p->mask == MASK_CAUSAL && view_stage(c->st) >= STAGE_MASK,
+         prob = prob_matrix(hm->m);
     int inset = cell_w >= 8 && cell_h >= 8 ? 1 : 0;
     rect(c, hm->gx - inset, hm->gy - inset, hm->gw + inset, cell_h * p->n + inset, c->th->grid);
     char buf[64];
@@ -482,7 +516,8 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
         for (int j = 0; j < p->m; j += s) {
             CellRef ref = {hm->m, hm->head, i, j};
             int cx = hm->gx + j * hm->cell_w, cy = hm->gy + i * hm->cell_h;
-            if (s > 1) { // a sample: this cell's value over the block it stands for (cut at the grid's edges)
+            if (s > 1) { // a sample: this cell's value over the block it stands for (cut at the
+                         // grid's edges)
                 cell_w = (j + s <= p->m ? s : p->m - j) * hm->cell_w;
                 cell_h = (i + s <= p->n ? s : p->n - i) * hm->cell_h;
             }
@@ -493,27 +528,33 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
             if (!shown) bgc = c->th->empty;
             if (shown) cell_rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc, ref);
             else rect(c, cx, cy, cell_w - inset, cell_h - inset, bgc);
-            if (masked && shown) scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
+            if (masked && shown)
+                scene_push(c->s, CMD_HATCH, cx, cy, cell_w - inset, cell_h - inset, c->th->hatch);
             if (hm->numbers && shown) {
                 model_format_value(v, buf, sizeof buf);
-                if (text_in(c, FONT_REGULAR, hm->num_font, masked ? c->th->ink : colormap_text_on(bgc), cx, cy,
-                            cell_w - inset, cell_h - inset, CENTER, buf) > 0)
+                if (text_in(c, FONT_REGULAR, hm->num_font,
+                            masked ? c->th->ink : colormap_text_on(bgc), cx, cy, cell_w - inset,
+                            cell_h - inset, CENTER, buf)
+                    > 0)
                     tag_last(c, ROLE_NUMBER, ref);
             }
-            if (shown || c->st->quiz_phase == QUIZ_ASKING) scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, hm->head);
+            if (shown || c->st->quiz_phase == QUIZ_ASKING)
+                scene_push_hit(c->s, cx, cy, cell_w, cell_h, ref, hm->head);
         }
     }
 }
 
-// A per-head matrix of queries by keys: an attention pattern, before or after the softmax (the table's axes).
+// A per-head matrix of queries by keys: an attention pattern, before or after the softmax (the
+// table's axes).
 static bool attention_shaped(MatId m)
 {
     const MatInfo *mi = mat_info(m);
     return mi && mi->per_head && mi->row_axis == AXIS_QUERY && mi->col_axis == AXIS_KEY;
 }
 
-// The focus on this head's pattern: its cell when the focus is a cell of a pattern, its row when the focused
-// cell was computed from a whole row of one (the matrix table's `from`: a row of Z is A's row times V).
+// The focus on this head's pattern: its cell when the focus is a cell of a pattern, its row when
+// the focused cell was computed from a whole row of one (the matrix table's `from`: a row of Z is
+// A's row times V).
 static void heat_draw_focus(Ctx *c, const Heat *hm)
 {
     const AttnParams *p = &c->L->params;
@@ -524,10 +565,11 @@ static void heat_draw_focus(Ctx *c, const Heat *hm)
         if (c->lit[k].col < 0 && attention_shaped(c->lit[k].mat)) reads_row = true;
     int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8, cell_w = hm->cell_w, cell_h = hm->cell_h;
     if (f.col < p->m && attention_shaped(f.mat))
-        frame(c, hm->gx + f.col * cell_w - t, hm->gy + f.row * cell_h - t, cell_w + 2 * t, cell_h + 2 * t, t,
-              c->th->focus);
+        frame(c, hm->gx + f.col * cell_w - t, hm->gy + f.row * cell_h - t, cell_w + 2 * t,
+              cell_h + 2 * t, t, c->th->focus);
     else if (reads_row && !attention_shaped(f.mat))
-        frame(c, hm->gx - t, hm->gy + f.row * cell_h - t, hm->gw + 2 * t, cell_h + 2 * t, t, c->th->focus);
+        frame(c, hm->gx - t, hm->gy + f.row * cell_h - t, hm->gw + 2 * t, cell_h + 2 * t, t,
+              c->th->focus);
 }
 
 // The selected head's panel in the grid: a frame around its title and cells.
@@ -543,20 +585,28 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
     frame(c, fx, y, fr - fx, fb - y, 3, c->th->result);
 }
 
-// One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large as fit;
-// numbers at the board's size when they fit the cells, else the colours alone (the board has the numbers).
-// Every token is labelled: the labels turn or shrink to an abbreviation before any is left out. Beside the board
-// (c->heat_shown) nothing is drawn below the floor (scene_number_floor) instead: a label whole, staggered or cut
-// keeping two letters, else the axis is left to the board beside it (issue 36).
-void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact, bool selected,
-                  int *grid_y, int *grid_h, const char *title_text)
+// One head's heatmap in (x, y, w, h): title, key labels on top, query labels left, cells as large
+// as fit; numbers at the board's size when they fit the cells, else the colours alone (the board
+// has the numbers). Every token is labelled: the labels turn or shrink to an abbreviation before
+// any is left out. Beside the board (c->heat_shown) nothing is drawn below the floor
+// (scene_number_floor) instead: a label whole, staggered or cut keeping two letters, else the axis
+// is left to the board beside it (issue 36).
+void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
+                  bool selected, int *grid_y, int *grid_h, const char *title_text)
 {
     *grid_y = y;
     *grid_h = h;
-    Heat hm = {.m = m, .head = head, .range = range, .x = x, .y = y, .w = w, .h = h, .compact = compact,
+    Heat hm = {.m = m,
+               .head = head,
+               .range = range,
+               .x = x,
+               .y = y,
+               .w = w,
+               .h = h,
+               .compact = compact,
                .stride = compact ? heat_grid_stride(&c->L->params) : 1};
-    // Beside the board what the class reads is at the floor at least (digits of 2.6 % of the height; when
-    // zoomed out, the numbers' size): the title, the tokens, the axes' caption.
+    // Beside the board what the class reads is at the floor at least (digits of 2.6 % of the
+    // height; when zoomed out, the numbers' size): the title, the tokens, the axes' caption.
     int floor = scene_number_floor(c->s->height);
     hm.least = compact || !c->heat_shown ? 0 : floor < c->num_font ? floor : c->num_font;
     hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
@@ -568,14 +618,20 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     heat_measure_labels(c, &hm);
     if (!heat_size_cells(c, &hm)) return;
     const AttnParams *p = &c->L->params;
-    // The query labels' column takes the room the cells leave, so that a label fits whole where it can.
+    // The query labels' column takes the room the cells leave, so that a label fits whole where it
+    // can.
     int room = w - hm.cell_w * p->m;
-    if (!hm.rows_off && hm.label_need > hm.label_w && room > hm.label_w) hm.label_w = hm.label_need < room ? hm.label_need : room;
+    if (!hm.rows_off && hm.label_need > hm.label_w && room > hm.label_w)
+        hm.label_w = hm.label_need < room ? hm.label_need : room;
     if (!heat_fit_key_labels(c, &hm)) return;
     // A query label whole at the key labels' size rather than cut at a larger one.
-    while (hm.row_font > hm.col_font && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4)) hm.row_font--;
-    // Beside the board a query label cut to its column keeps two letters, no two alike; else the board names them.
-    if (hm.least > 0 && !hm.rows_off && !labels_cut_fit(c, AXIS_QUERY, hm.row_font, hm.label_w - c->num_font / 4))
+    while (hm.row_font > hm.col_font
+           && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4))
+        hm.row_font--;
+    // Beside the board a query label cut to its column keeps two letters, no two alike; else the
+    // board names them.
+    if (hm.least > 0 && !hm.rows_off
+        && !labels_cut_fit(c, AXIS_QUERY, hm.row_font, hm.label_w - c->num_font / 4))
         hm.rows_off = true;
     hm.gw = hm.cell_w * p->m;
     hm.gx = x + hm.label_w + (w - hm.label_w - hm.gw) / 2;
@@ -589,8 +645,8 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     const char *note;
     if (heat_place_note(c, &hm, &note)) {
         *grid_h = hm.cell_h * p->n;
-        wrap_text(c, FONT_REGULAR, hm.label_font, c->th->muted, x, hm.gy + hm.cell_h * p->n + hm.cap_h + c->num_font / 6, w,
-                  3, note, true);
+        wrap_text(c, FONT_REGULAR, hm.label_font, c->th->muted, x,
+                  hm.gy + hm.cell_h * p->n + hm.cap_h + c->num_font / 6, w, 3, note, true);
     }
     heat_draw_key_labels(c, &hm);
     heat_draw_query_labels(c, &hm);
@@ -636,25 +692,30 @@ int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
 
 Rgba scene_series_color(const Ctx *c, int g)
 {
-    static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {213, 94, 0, 255},
-                                     {204, 121, 167, 255}, {86, 180, 233, 255}, {240, 228, 66, 255}};
+    static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255},   {0, 158, 115, 255},
+                                     {213, 94, 0, 255},  {204, 121, 167, 255}, {86, 180, 233, 255},
+                                     {240, 228, 66, 255}};
     if (c->st->colormap == COLORMAP_GREY) return g % 2 ? c->th->muted : c->th->ink;
     return OKABE_ITO[g % (int)(sizeof OKABE_ITO / sizeof OKABE_ITO[0])];
 }
 
-// With grouped K/V heads, over each grid row the heads of one K/V head share a band in its colour and its name
-// ("K/V head 1"), so the class sees which patterns read the same keys and values. label_h: the line they take.
+// With grouped K/V heads, over each grid row the heads of one K/V head share a band in its colour
+// and its name
+// ("K/V head 1"), so the class sees which patterns read the same keys and values. label_h: the line
+// they take.
 static void draw_group_bands(Ctx *c, int x, int y, int cols, int pw, int label_h, int font, int row)
 {
     const AttnParams *p = &c->L->params;
-    int first = row * cols, last = first + cols < p->heads ? first + cols : p->heads, pad = c->num_font / 4;
+    int first = row * cols, last = first + cols < p->heads ? first + cols : p->heads,
+        pad = c->num_font / 4;
     int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2;
     for (int i = first; i < last;) {
         int g = params_kv_head(p, i), j = i;
         while (j + 1 < last && params_kv_head(p, j + 1) == g) j++;
         int bx = x + (i - first) * pw + pad, bw = (j - i + 1) * pw - 2 * pad;
         char name[64], fitted[64];
-        // TRANSLATORS: over the heads that share one K/V head in the all-heads view (grouped-query attention).
+        // TRANSLATORS: over the heads that share one K/V head in the all-heads view (grouped-query
+        // attention).
         snprintf(name, sizeof name, TR("K/V head %d"), g);
         fit_text(c, FONT_BOLD, font, name, bw, fitted, sizeof fitted);
         text_in(c, FONT_BOLD, font, c->th->ink, bx, y, bw, label_h - 2 * rule, CENTER, fitted);
@@ -670,30 +731,37 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     int bar = colorbar_width(c, m);
     int gw = w - bar - c->num_font / 2;
     int stride = heat_grid_stride(p);
-    int nf = c->num_font * 3 / 5, nh = stride > 1 ? line_h(c, FONT_REGULAR, nf) + c->num_font / 6 : 0;
+    int nf = c->num_font * 3 / 5,
+        nh = stride > 1 ? line_h(c, FONT_REGULAR, nf) + c->num_font / 6 : 0;
     h -= nh; // (a line under the grid for the sample's note)
     size_t first_cmd = c->s->count;
-    // Grouped K/V heads: a line over each grid row for the groups' bands, at the board's floor (it names a head).
+    // Grouped K/V heads: a line over each grid row for the groups' bands, at the board's floor (it
+    // names a head).
     bool grouped = p->kv_heads > 0 && p->kv_heads < p->heads && p->heads > 1;
     int gf = scene_number_floor(c->s->height), rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2;
     int gl = grouped ? line_h(c, FONT_BOLD, gf) + 2 * rule : 0;
     int cols = heat_grid_cols(p, gw, h), rows = (p->heads + cols - 1) / cols;
     int pw = gw / cols, ph = (h - rows * gl) / rows;
     int pad = c->num_font / 4;
-    for (int r = 0; grouped && r < rows; r++) draw_group_bands(c, x, y + r * (ph + gl), cols, pw, gl, gf, r);
+    for (int r = 0; grouped && r < rows; r++)
+        draw_group_bands(c, x, y + r * (ph + gl), cols, pw, gl, gf, r);
     for (int i = 0; i < p->heads; i++) {
         int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * (ph + gl) + gl;
         int gy, gh;
-        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true, i == c->st->head, &gy, &gh,
-                     NULL);
+        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true,
+                     i == c->st->head, &gy, &gh, NULL);
     }
     bool cells = false; // (too small a panel draws no cells: then there is no sample to speak of)
-    for (size_t k = first_cmd; k < c->s->count && !cells; k++) cells = c->s->cmds[k].role == ROLE_CELL;
-    if (stride > 1 && cells) { // said under the grid: the class must not take a sample for every cell
+    for (size_t k = first_cmd; k < c->s->count && !cells; k++)
+        cells = c->s->cmds[k].role == ROLE_CELL;
+    if (stride > 1
+        && cells) { // said under the grid: the class must not take a sample for every cell
         char note[300], fitted[300];
-        // TRANSLATORS: under the all-heads grid of a huge lesson: "Sampled: 256 of 512 queries and keys per head
-        // shown (one in 2), each square standing for 2x2 cells".
-        snprintf(note, sizeof note, TR("Sampled: %d of %d queries and keys per head shown (one in %d), each square standing for %dx%d cells"),
+        snprintf(note, sizeof note,
+                 // TRANSLATORS: under the all-heads grid of a huge lesson: "Sampled: 256 of 512
+                 // queries and keys per head shown (one in 2), each square standing for 2x2 cells".
+                 TR("Sampled: %d of %d queries and keys per head shown (one in %d), each square "
+                    "standing for %dx%d cells"),
                  (p->m + stride - 1) / stride, p->m, stride, stride, stride);
         fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
         text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h, w, nh, CENTER, fitted);
@@ -708,14 +776,15 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h)
     if (m == MAT_NONE) {
         text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
                 c->ex->slide ? TR("The heads' attention patterns appear from the Scores stage on.")
-                             : TR("The heads' attention patterns appear from the Scores stage on (press \xe2\x86\x92)."));
+                             : TR("The heads' attention patterns appear from the Scores stage on "
+                                  "(press \xe2\x86\x92)."));
         return;
     }
     draw_heads_grid(c, m, x, y, w, h);
 }
 
-// A slide of every head (SCENE_PART_ALL_HEADS): the lesson's title, what the grid shows, the grid with one colour
-// bar, and which axis is which under it.
+// A slide of every head (SCENE_PART_ALL_HEADS): the lesson's title, what the grid shows, the grid
+// with one colour bar, and which axis is which under it.
 void draw_heads_page(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -727,8 +796,10 @@ void draw_heads_page(Ctx *c, int x, int y, int w, int h)
     const MatInfo *mi = mat_info(m);
     char head[200], fitted[200];
     int f = c->num_font * 4 / 5, lh = line_h(c, FONT_BOLD, f) + c->num_font / 5;
-    // TRANSLATORS: the heading of an exported image of every head: "All 2 heads · attention weights A".
-    snprintf(head, sizeof head, TR("All %d heads \xc2\xb7 %s %s"), p->heads, mi ? TR(mi->what) : "", mi ? mi->symbol : "");
+    // TRANSLATORS: the heading of an exported image of every head: "All 2 heads · attention weights
+    // A".
+    snprintf(head, sizeof head, TR("All %d heads \xc2\xb7 %s %s"), p->heads, mi ? TR(mi->what) : "",
+             mi ? mi->symbol : "");
     fit_text(c, FONT_BOLD, f, head, w, fitted, sizeof fitted);
     math_at(c, FONT_BOLD, f, c->th->ink, x, y, fitted);
     const char *axes = scene_heat_axes(c->L, false);

@@ -1,10 +1,11 @@
-// A checkpoint's layer's own rooms (--model in the window): the next-token stage as a bar chart of the most
-// probable next tokens after one position (the pointed-at token, else the last), and the overview of every
-// layer's heads (BertViz's model view). Their numbers are the run's (AttnParams.stream); nothing is recomputed.
+// A checkpoint's layer's own rooms (--model in the window): the next-token stage as a bar chart of
+// the most probable next tokens after one position (the pointed-at token, else the last), and the
+// overview of every layer's heads (BertViz's model view). Their numbers are the run's
+// (AttnParams.stream); nothing is recomputed.
 #include "scene_ctx.h"
 
-// The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or clicked), else the
-// last one.
+// The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or
+// clicked), else the last one.
 static int next_position(const Ctx *c)
 {
     CellRef f = view_focus_cell(c->st);
@@ -12,8 +13,8 @@ static int next_position(const Ctx *c)
     return f.mat == MAT_NEXT && f.row >= 0 && f.row < n ? f.row : n - 1;
 }
 
-// The tokens in a row of chips, each a hit on its position (pointing chooses the position), the shown one
-// filled. Returns the height used.
+// The tokens in a row of chips, each a hit on its position (pointing chooses the position), the
+// shown one filled. Returns the height used.
 static int position_chips(Ctx *c, int x, int y, int w, int f, int shown)
 {
     const AttnParams *p = &c->L->params;
@@ -37,12 +38,14 @@ static int position_chips(Ctx *c, int x, int y, int w, int f, int shown)
     return rows * (lh + pad);
 }
 
-// The bars: rank r's token, a bar as long as its probability (the longest: the first), the probability.
+// The bars: rank r's token, a bar as long as its probability (the longest: the first), the
+// probability.
 static void next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
 {
     const LayerStream *s = c->L->params.stream;
     int lh = line_h(c, FONT_MONO, f), gap = f / 4, count = s->top;
-    while (count > 1 && count * (lh + gap) > h) count--; // as many as fit at the floor, the most probable first
+    while (count > 1 && count * (lh + gap) > h)
+        count--; // as many as fit at the floor, the most probable first
     int label_w = 0, num_w = text_w(c, FONT_MONO, f, "0.0000") + f / 2;
     for (int r = 0; r < count; r++) {
         int tw = text_w(c, FONT_MONO, f, s->top_token[(size_t)pos * (size_t)s->top + (size_t)r]);
@@ -58,7 +61,8 @@ static void next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
         fit_text(c, FONT_MONO, f, s->top_token[k], label_w, cut, sizeof cut);
         text_in(c, FONT_MONO, f, c->th->ink, x, ry, label_w, lh, RIGHT, cut);
         CellRef ref = {MAT_NEXT, 0, pos, r};
-        cell_rect(c, bar_x, ry + lh / 8, bw > 1 ? bw : 1, lh - lh / 4, r == 0 ? c->th->result : c->th->muted, ref);
+        cell_rect(c, bar_x, ry + lh / 8, bw > 1 ? bw : 1, lh - lh / 4,
+                  r == 0 ? c->th->result : c->th->muted, ref);
         scene_format_value(s->top_p[k], num, sizeof num);
         text_at(c, FONT_MONO, f, c->th->ink, bar_x + bw + f / 3, ry, num);
         tag_last(c, ROLE_NUMBER, ref);
@@ -75,8 +79,8 @@ void draw_next_chart(Ctx *c, int x, int y, int w, int h)
     char label[96], head[240];
     model_axis_label(c->L, AXIS_QUERY, pos, label, sizeof label);
     // TRANSLATORS: above the next-token chart: the token pointed at, its position, how many bars.
-    snprintf(head, sizeof head, TR("after \"%s\" (position %d): the %d most probable next tokens"), label, pos,
-             p->stream->top);
+    snprintf(head, sizeof head, TR("after \"%s\" (position %d): the %d most probable next tokens"),
+             label, pos, p->stream->top);
     char cut[240];
     fit_text(c, FONT_BOLD, cf, head, w, cut, sizeof cut);
     text_at(c, FONT_BOLD, cf, c->th->ink, x, y + used, cut);
@@ -87,19 +91,26 @@ void draw_next_chart(Ctx *c, int x, int y, int w, int h)
 
 // ---- the overview: every layer's heads (key W) ----
 
-// One small heatmap: head h of layer l's weights (n x n, floats) into (x, y, cell x cell pixels each); a cell
-// of several tokens when the heatmap has fewer pixels than tokens (the largest weight among them).
+// One small heatmap: head h of layer l's weights (n x n, floats) into (x, y, cell x cell pixels
+// each); a cell of several tokens when the heatmap has fewer pixels than tokens (the largest weight
+// among them).
 static void overview_tile(Ctx *c, const LayerStream *s, int l, int h, int x, int y, int side)
 {
-    const float *w = s->overview + ((size_t)l * (size_t)s->heads + (size_t)h) * (size_t)s->n * (size_t)s->n;
-    int n = s->n, k = n <= side ? 1 : (n + side - 1) / side, cells = (n + k - 1) / k, cell = side / cells;
+    const float *w =
+        s->overview + ((size_t)l * (size_t)s->heads + (size_t)h) * (size_t)s->n * (size_t)s->n;
+    int n = s->n, k = n <= side ? 1 : (n + side - 1) / side, cells = (n + k - 1) / k,
+        cell = side / cells;
     if (cell < 1) cell = 1;
     for (int i = 0; i < cells; i++)
         for (int j = 0; j < cells; j++) {
             float v = 0;
             for (int a = i * k; a < (i + 1) * k && a < n; a++)
-                for (int b = j * k; b < (j + 1) * k && b < n; b++) v = w[(size_t)a * (size_t)n + (size_t)b] > v ? w[(size_t)a * (size_t)n + (size_t)b] : v;
-            DrawCmd *d = scene_push(c->s, CMD_RECT, x + j * cell, y + i * cell, cell, cell, colormap_rgb(c->st->colormap, v));
+                for (int b = j * k; b < (j + 1) * k && b < n; b++)
+                    v = w[(size_t)a * (size_t)n + (size_t)b] > v
+                            ? w[(size_t)a * (size_t)n + (size_t)b]
+                            : v;
+            DrawCmd *d = scene_push(c->s, CMD_RECT, x + j * cell, y + i * cell, cell, cell,
+                                    colormap_rgb(c->st->colormap, v));
             if (d) d->role = ROLE_TILE, d->cell = (CellRef){MAT_WEIGHTS, h, l, 0};
         }
 }
@@ -111,13 +122,15 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     int f = scene_number_floor(c->s->height), lh = line_h(c, FONT_REGULAR, f);
     if (!s || !s->overview) {
         text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
-                TR("The overview of every layer's heads is kept only for a checkpoint's layer (--model), and only "
+                TR("The overview of every layer's heads is kept only for a checkpoint's layer "
+                   "(--model), and only "
                    "while it holds at most 32 Mi numbers."));
         return;
     }
     char head[200];
-    // TRANSLATORS: the overview's heading: layers, heads, the layer stepped through.
-    snprintf(head, sizeof head, TR("Attention weights of all %d layers \xc3\x97 %d heads (layer %d framed)"),
+    snprintf(head, sizeof head,
+             // TRANSLATORS: the overview's heading: layers, heads, the layer stepped through.
+             TR("Attention weights of all %d layers \xc3\x97 %d heads (layer %d framed)"),
              s->layers, s->heads, s->layer);
     char cut[200];
     fit_text(c, FONT_BOLD, f, head, w, cut, sizeof cut);
@@ -128,19 +141,25 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     int side_w = (w - label_w) / s->heads - gap, side_h = (h - lh) / s->layers - gap;
     int side = side_w < side_h ? side_w : side_h;
     if (side < 2) side = 2;
-    int step = (lh + gap) / (side + gap) + 1; // a label every `step` rows, so that labels at the floor never overlap
+    int step = (lh + gap) / (side + gap)
+               + 1; // a label every `step` rows, so that labels at the floor never overlap
     for (int hd = 0; hd < s->heads; hd++) {
         char t[16];
         snprintf(t, sizeof t, "%d", hd);
-        if (hd % step == 0) text_in(c, FONT_REGULAR, f, c->th->muted, x + label_w + hd * (side + gap), y, side, lh, CENTER, t);
+        if (hd % step == 0)
+            text_in(c, FONT_REGULAR, f, c->th->muted, x + label_w + hd * (side + gap), y, side, lh,
+                    CENTER, t);
     }
     y += lh;
     for (int l = 0; l < s->layers; l++) {
         int ry = y + l * (side + gap);
         char t[16];
         snprintf(t, sizeof t, "L%d", l);
-        if (l % step == 0 || l == s->layer) text_in(c, FONT_REGULAR, f, l == s->layer ? c->th->ink : c->th->muted, x, ry, label_w - f / 2, side, RIGHT, t);
-        for (int hd = 0; hd < s->heads; hd++) overview_tile(c, s, l, hd, x + label_w + hd * (side + gap), ry, side);
+        if (l % step == 0 || l == s->layer)
+            text_in(c, FONT_REGULAR, f, l == s->layer ? c->th->ink : c->th->muted, x, ry,
+                    label_w - f / 2, side, RIGHT, t);
+        for (int hd = 0; hd < s->heads; hd++)
+            overview_tile(c, s, l, hd, x + label_w + hd * (side + gap), ry, side);
     }
     int fy = y + s->layer * (side + gap) - gap, fw = s->heads * (side + gap) + gap;
     frame(c, x + label_w - gap, fy, fw, side + 2 * gap, px(c, 3), c->th->focus);

@@ -1,11 +1,12 @@
-// The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M), the shuffle
-// test (X), and the strips under the header, the softmax scale's slider and the training curve.
+// The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M),
+// the shuffle test (X), and the strips under the header, the softmax scale's slider and the
+// training curve.
 #include "scene_ctx.h"
 #include "../core/cost.h"
 #include "../model/view.h"
 
-// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its h, and
-// the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
+// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its
+// h, and the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
 void draw_cost(Ctx *c, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -17,30 +18,35 @@ void draw_cost(Ctx *c, int w, int h)
         fig[3] = cost_compute(512, 10, 8, 64);
         nfig = 4;
     }
-    static const char *const head[5] = {"", N_("d_k"), N_("projection weights"), N_("score multiplications"), N_("attention matrices")};
+    static const char *const head[5] = {"", N_("d_k"), N_("projection weights"),
+                                        N_("score multiplications"), N_("attention matrices")};
     char cell[4][5][96];
     for (int i = 0; i < nfig; i++) {
         const CostFigures *f = &fig[i];
         snprintf(cell[i][0], 96, "h = %lld", (long long)f->heads);
-        if (f->kv_heads != f->heads) snprintf(cell[i][0] + strlen(cell[i][0]), 40, ", G = %lld", (long long)f->kv_heads);
+        if (f->kv_heads != f->heads)
+            snprintf(cell[i][0] + strlen(cell[i][0]), 40, ", G = %lld", (long long)f->kv_heads);
         snprintf(cell[i][1], 96, "%lld", (long long)f->d_k);
         cost_format_int(cell[i][2], 96, f->projection_weights);
         cost_format_int(cell[i][3], 96, f->score_multiplications);
-        snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, SCENE_TIMES, (long long)f->matrix_rows,
-                 SCENE_TIMES, (long long)f->matrix_cols);
+        snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices,
+                 SCENE_TIMES, (long long)f->matrix_rows, SCENE_TIMES, (long long)f->matrix_cols);
     }
-    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p before), and the
-    // sentences wrapped, never cut ("kept while genera…").
-    int floor_font = scene_number_floor(c->s->height), f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
+    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
+    // before), and the sentences wrapped, never cut ("kept while genera…").
+    int floor_font = scene_number_floor(c->s->height),
+        f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
     int lh = line_h(c, FONT_REGULAR, f) + f / 2, gap = f, pad = f;
-    // A column's head on two lines (at its first space) when the table is wider than the sheet can be.
+    // A column's head on two lines (at its first space) when the table is wider than the sheet can
+    // be.
     char heads[5][2][64];
     int colw[5], table_w = 0, head_lines = 1;
     for (int pass = 0; pass < 2; pass++) {
         table_w = 4 * gap;
         for (int k = 0; k < 5; k++) {
             const char *t = TR(head[k]), *sp = pass ? strchr(t, ' ') : NULL;
-            snprintf(heads[k][0], sizeof heads[k][0], "%.*s", sp ? (int)(sp - t) : (int)strlen(t), t);
+            snprintf(heads[k][0], sizeof heads[k][0], "%.*s", sp ? (int)(sp - t) : (int)strlen(t),
+                     t);
             snprintf(heads[k][1], sizeof heads[k][1], "%s", sp ? sp + 1 : "");
             colw[k] = 0;
             for (int l = 0; l < 2; l++) {
@@ -57,69 +63,103 @@ void draw_cost(Ctx *c, int w, int h)
         if (table_w + 2 * pad <= w - 20) break;
     }
     char title[160], sub[200], line1[200], line2[200], concl[300];
-    snprintf(title, sizeof title, TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model, p->n,
-             p->cross ? "" : "");
-    if (p->cross) snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"), p->m);
-    snprintf(sub, sizeof sub, "%s", TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
+    snprintf(title, sizeof title,
+             TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
+             p->n, p->cross ? "" : "");
+    if (p->cross)
+        snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"),
+                 p->m);
+    snprintf(sub, sizeof sub, "%s",
+             TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
     bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
     snprintf(line1, sizeof line1, "%s",
-             grouped ? TR("projection weights = h\xc2\xb7" "d_model\xc2\xb7" "d_k + 2\xc2\xb7G\xc2\xb7" "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7" "d_k\xc2\xb7" "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
-                     : TR("projection weights = h\xc2\xb7" "3\xc2\xb7" "d_model\xc2\xb7" "d_k + h\xc2\xb7" "d_k\xc2\xb7"
+             grouped ? TR("projection weights = h\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + 2\xc2\xb7G\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
+                          "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
+                     : TR("projection weights = h\xc2\xb7"
+                          "3\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
                           "d_model   (W^Q, W^K, W^V per head + W^O)"));
-    snprintf(line2, sizeof line2, TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7" "d_k   (all the Q_i K_i%s)"),
+    snprintf(line2, sizeof line2,
+             TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
+                "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     if (grouped)
         snprintf(concl, sizeof concl,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications and %d attention patterns "
+                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
+                    "and %d attention patterns "
                     "instead of 1; the %d K/V heads need fewer weights than %d would."),
                  p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
     else
         snprintf(concl, sizeof concl,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the same multiplications, "
-                 "but %d attention patterns instead of 1."),
+                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the "
+                    "same multiplications, "
+                    "but %d attention patterns instead of 1."),
                  p->d_k, p->heads * p->d_k, p->heads);
-    // What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22: with grouped
-    // K/V heads beside full multi-head).
+    // What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue
+    // 22: with grouped K/V heads beside full multi-head).
     char kv[240], kvn[32], full[32];
     cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
     cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
     if (p->kv_heads < p->heads)
-        snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7" "d_k = %s numbers (%d K/V heads; "
-                                   "full multi-head, 2\xc2\xb7h\xc2\xb7" "d_k: %s)"), kvn, p->kv_heads, full);
+        snprintf(kv, sizeof kv,
+                 TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
+                    "d_k = %s numbers (%d K/V heads; "
+                    "full multi-head, 2\xc2\xb7h\xc2\xb7"
+                    "d_k: %s)"),
+                 kvn, p->kv_heads, full);
     else
-        snprintf(kv, sizeof kv, TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7" "d_k = %s numbers (K and V of "
-                                   "every head, kept while generating)"), kvn);
-    if (p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
+        snprintf(kv, sizeof kv,
+                 TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
+                    "d_k = %s numbers (K and V of "
+                    "every head, kept while generating)"),
+                 kvn);
+    if (p->mask == MASK_CAUSAL && p->window > 0
+        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
         char most[32];
         cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
         size_t used = strlen(kv);
-        // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the cache keeps W tokens at most.
-        snprintf(kv + used, sizeof kv - used, TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window,
-                 p->window, most);
+        snprintf(kv + used, sizeof kv - used,
+                 // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the
+                 // cache keeps W tokens at most.
+                 TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
+                 most);
     }
-    // The sheet: as wide as the table or the longest sentence, within the window; the sentences wrapped in it.
-    // Taller than the window (French at 720p): less air, then without the paper's table (a reference, not the lesson).
-    int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4, title_h = 0, body_h = 0;
+    // The sheet: as wide as the table or the longest sentence, within the window; the sentences
+    // wrapped in it. Taller than the window (French at 720p): less air, then without the paper's
+    // table (a reference, not the lesson).
+    int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4,
+        title_h = 0, body_h = 0;
     const char *lines[4] = {line1, line2, kv, concl};
     int lines_h[4];
     for (int air = 0; air < 3; air++) {
         if (air > 0) lh = line_h(c, FONT_REGULAR, f) + f / 5, pad = f / 2;
         if (air > 1) nfig = 2;
         pw = table_w;
-        int longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1), text_w(c, FONT_REGULAR, f, line2),
-                          text_w(c, FONT_REGULAR, f, kv), text_w(c, FONT_BOLD, f, sub)};
+        int longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1),
+                          text_w(c, FONT_REGULAR, f, line2), text_w(c, FONT_REGULAR, f, kv),
+                          text_w(c, FONT_BOLD, f, sub)};
         for (int k = 0; k < 5; k++)
             if (longest[k] > pw) pw = longest[k];
         pw += 2 * pad;
         if (pw > w - 20) pw = w - 20;
         iw = pw - 2 * pad;
-        int tables_h = nfig / 2 * (head_lines * th + 2 * lh) +
-                       (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false) : 0);
+        int tables_h =
+            nfig / 2 * (head_lines * th + 2 * lh)
+            + (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false)
+                         : 0);
         title_h = wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, title, false) + f / 3;
         body_h = title_h + tables_h + lh / 2;
         for (int k = 0; k < 4; k++)
-            body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0, 0, iw, 4, lines[k], false) + f / 6;
+            body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0,
+                                             0, iw, 4, lines[k], false)
+                                   + f / 6;
         if (body_h + 2 * pad <= h - 20) break;
     }
     int ph = body_h + 2 * pad, x, y;
@@ -135,7 +175,8 @@ void draw_cost(Ctx *c, int w, int h)
         for (int l = 0; l < head_lines; l++) {
             int xx = tx;
             for (int k = 0; k < 5; k++) {
-                text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], th, k == 0 ? LEFT : RIGHT, heads[k][l]);
+                text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], th, k == 0 ? LEFT : RIGHT,
+                        heads[k][l]);
                 xx += colw[k] + gap;
             }
             yy += th;
@@ -144,7 +185,8 @@ void draw_cost(Ctx *c, int w, int h)
         for (int i = part * 2; i < part * 2 + 2; i++) {
             int xx = tx;
             for (int k = 0; k < 5; k++) {
-                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
+                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f,
+                        k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
                         k == 0 ? LEFT : RIGHT, cell[i][k]);
                 xx += colw[k] + gap;
             }
@@ -154,16 +196,18 @@ void draw_cost(Ctx *c, int w, int h)
     yy += lh / 2;
     // In the board's notation (W^O with a raised O), like the matrices' titles; wrapped, never cut.
     for (int k = 0; k < 4; k++) {
-        wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted, x + pad, yy, iw, 4, lines[k], true);
+        wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted,
+                  x + pad, yy, iw, 4, lines[k], true);
         yy += lines_h[k];
     }
 }
 
-// Two outputs on one row, "left vs right", on one colour scale with one cell and label width, windowed like the
-// board when they do not fit in (x, y, w, h); each drawn from its own context (its lesson and trace). The left
-// one's cells answer no hover (they are not the lesson's); the right one's do when right_hits.
-static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_title, const char *right_title, int x,
-                             int y, int w, int h, bool right_hits)
+// Two outputs on one row, "left vs right", on one colour scale with one cell and label width,
+// windowed like the board when they do not fit in (x, y, w, h); each drawn from its own context
+// (its lesson and trace). The left one's cells answer no hover (they are not the lesson's); the
+// right one's do when right_hits.
+static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_title,
+                             const char *right_title, int x, int y, int w, int h, bool right_hits)
 {
     GridStyle g;
     grid_style(c, &g);
@@ -189,16 +233,16 @@ static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_tit
     c->s->hit_count = hits;
     xx += box_width(&g, a) + g.gap;
     int cells_top = y + g.title_h + g.col_label_h, cells_h = a->nr * a->cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h,
-            CENTER, TR("vs"));
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top,
+            op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h, CENTER, TR("vs"));
     xx += op_width(c, &g, TR("vs"));
     draw_matrix(right, &g, b, xx, y);
     if (!right_hits) c->s->hit_count = hits;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its one
-// attention pattern beside the h patterns, and both outputs, with the cost of each.
+// Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its
+// one attention pattern beside the h patterns, and both outputs, with the cost of each.
 void draw_compare(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
@@ -226,7 +270,8 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     char buf[300], a[64], b[64], d[64], e[64];
     // Bottom: the cost line and both outputs.
     int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
-    // The outputs' row whole at the board's size (labels at the floor make it taller than it was): up to 55 %.
+    // The outputs' row whole at the board's size (labels at the floor make it taller than it was):
+    // up to 55 %.
     GridStyle og;
     grid_style(c, &og);
     MatBox ob;
@@ -245,8 +290,10 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
     // Top right: the h heads.
     int rx = x + left_w + gap, rw = w - left_w - gap;
-    snprintf(buf, sizeof buf, TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"), p->heads,
-             p->d_k);
+    snprintf(
+        buf, sizeof buf,
+        TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"),
+        p->heads, p->d_k);
     char fitted[300];
     fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
     int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
@@ -259,20 +306,25 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
     cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
     cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's: not the same cost.
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights &&
-        cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, sizeof buf, TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications \xe2\x80\x94 but 1 "
-                                  "pattern vs %d"),
+    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
+    // not the same cost.
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
+        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, sizeof buf,
+                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
+                    "\xe2\x80\x94 but 1 "
+                    "pattern vs %d"),
                  a, b, d, e, p->heads);
     else
-        // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V heads (fewer K/V heads
-        // than query heads): the heads' projection weights are fewer than the single head's.
-        snprintf(buf, sizeof buf, TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                                   "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                                   "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                                   cmp->cost_multi.kv_heads),
+        snprintf(buf, sizeof buf,
+                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
+                 // heads (fewer K/V heads than query heads): the heads' projection weights are
+                 // fewer than the single head's.
+                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     cmp->cost_multi.kv_heads),
                  a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
@@ -289,34 +341,40 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
 
 #define SQRT_SIGN "\xe2\x88\x9a"
 
-// The softmax scale's slider, on the stages it acts on (scaling, mask; softmax when moved): where the scale is between
-// 1/(4 d_k) and 4 on a log axis, its stops 1/d_k, 1/√d_k and 1 marked, moved with [ and ].
+// The softmax scale's slider, on the stages it acts on (scaling, mask; softmax when moved): where
+// the scale is between 1/(4 d_k) and 4 on a log axis, its stops 1/d_k, 1/√d_k and 1 marked, moved
+// with [ and ].
 bool slider_shown(const Ctx *c)
 {
     Stage s = view_stage(c->st);
-    // On the softmax once the scale is moved: at the default the board keeps its room for the heatmap.
-    return c->st->panel == PANEL_NONE &&
-           (s == STAGE_SCALE || s == STAGE_MASK || (s == STAGE_SOFTMAX && c->L->params.scale > 0));
+    // On the softmax once the scale is moved: at the default the board keeps its room for the
+    // heatmap.
+    return c->st->panel == PANEL_NONE
+           && (s == STAGE_SCALE || s == STAGE_MASK
+               || (s == STAGE_SOFTMAX && c->L->params.scale > 0));
 }
 int slider_height(const Ctx *c)
 {
-    int lf = scene_number_floor(c->s->height) < c->num_font ? scene_number_floor(c->s->height) : c->num_font;
-    return line_h(c, FONT_REGULAR, lf) + c->num_font * 2 / 3; // the labels under a track of 2/3 of a number
+    int lf = scene_number_floor(c->s->height) < c->num_font ? scene_number_floor(c->s->height)
+                                                            : c->num_font;
+    return line_h(c, FONT_REGULAR, lf)
+           + c->num_font * 2 / 3; // the labels under a track of 2/3 of a number
 }
 
-// The slider in its one line: the scale on the left; the track in the upper part of the line with its
-// ticks and the thumb, clear of the labels under it (each stop's name and the two ends' values, pushed
-// apart so none covers another, a stop's left out before two touch); the keys that move it, explained, on
-// the right (not on a slide).
+// The slider in its one line: the scale on the left; the track in the upper part of the line with
+// its ticks and the thumb, clear of the labels under it (each stop's name and the two ends' values,
+// pushed apart so none covers another, a stop's left out before two touch); the keys that move it,
+// explained, on the right (not on a slide).
 typedef struct {
     char text[32];
-    int at, w;   // the tick it names, its width
-    int x;       // where it is drawn
+    int at, w; // the tick it names, its width
+    int x; // where it is drawn
     bool shown;
 } SliderLabel;
 
-// Spreads the labels (in the order of their ticks) so that none overlaps its neighbour inside [x0, x1];
-// the ends' labels (first and last) stay at the ends; a stop's label that cannot be placed is left out.
+// Spreads the labels (in the order of their ticks) so that none overlaps its neighbour inside [x0,
+// x1]; the ends' labels (first and last) stay at the ends; a stop's label that cannot be placed is
+// left out.
 static void slider_spread(SliderLabel *l, int n, int x0, int x1, int gap)
 {
     for (int i = 0; i < n; i++) l[i].x = l[i].at - l[i].w / 2;
@@ -328,9 +386,11 @@ static void slider_spread(SliderLabel *l, int n, int x0, int x1, int gap)
         while (prev > 0 && !l[prev].shown) prev--;
         if (l[i].x < l[prev].x + l[prev].w + gap) l[i].x = l[prev].x + l[prev].w + gap;
         int room = l[n - 1].x - gap;
-        for (int j = i + 1; j < n - 1; j++) room -= l[j].w + gap; // the stops still to come need theirs
+        for (int j = i + 1; j < n - 1; j++)
+            room -= l[j].w + gap; // the stops still to come need theirs
         if (l[i].x + l[i].w > room) l[i].x = room - l[i].w;
-        if (l[i].x < l[prev].x + l[prev].w + gap || l[i].x + l[i].w > l[n - 1].x - gap) l[i].shown = false;
+        if (l[i].x < l[prev].x + l[prev].w + gap || l[i].x + l[i].w > l[n - 1].x - gap)
+            l[i].shown = false;
     }
 }
 
@@ -338,19 +398,24 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     double now = params_scale(p), lo = view_scale_min(p->d_k), hi = VIEW_SCALE_MAX;
-    // The stops' names and the ends' values are numbers the class reads: at the board's floor (2.6 % digits).
-    int f = c->num_font, lf = scene_number_floor(c->s->height) < f ? scene_number_floor(c->s->height) : f;
+    // The stops' names and the ends' values are numbers the class reads: at the board's floor (2.6
+    // % digits).
+    int f = c->num_font,
+        lf = scene_number_floor(c->s->height) < f ? scene_number_floor(c->s->height) : f;
     int llh = line_h(c, FONT_REGULAR, lf);
     char val[64], label[96];
     model_format_value(now, val, sizeof val);
-    snprintf(label, sizeof label, TR("scale %s%s"), val, p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
-    int lw = text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
+    snprintf(label, sizeof label, TR("scale %s%s"), val,
+             p->scale > 0 ? "" : " = 1/" SQRT_SIGN "d_k");
+    int lw =
+        text_at(c, FONT_BOLD, f, c->th->result, x, y + (h - line_h(c, FONT_BOLD, f)) / 2, label);
     // TRANSLATORS: beside the softmax scale's slider: what the [ and ] keys do.
     const char *keys = c->ex->slide ? "" : TR("[ smaller   ] larger");
     int kw = keys[0] ? text_w(c, FONT_REGULAR, lf, keys) : 0;
     int tx = x + lw + f, tw = w - lw - f - (kw ? kw + f : 0) - f / 2;
     if (tw < 4 * f) return;
-    int track_h = h - llh > 8 ? h - llh : 8, my = y + track_h / 2; // the track's band, the labels under it
+    int track_h = h - llh > 8 ? h - llh : 8,
+        my = y + track_h / 2; // the track's band, the labels under it
     rect(c, tx, my - 1, tw, 3, c->th->muted);
     double span = log(hi) - log(lo);
     double stops[VIEW_SCALE_STOPS];
@@ -372,10 +437,12 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
     for (int i = 0; i < n; i++) l[i].w = math_w(c, FONT_REGULAR, lf, l[i].text);
     rect(c, tx - 1, my - track_h / 2 + 1, 2, track_h - 2, c->th->muted); // the ends
     rect(c, tx + tw - 1, my - track_h / 2 + 1, 2, track_h - 2, c->th->muted);
-    slider_spread(l, n, tx - l[0].w / 2 > x + lw + f / 2 ? tx - l[0].w / 2 : x + lw + f / 2, tx + tw + l[n - 1].w / 2,
-                  f / 2);
+    slider_spread(l, n, tx - l[0].w / 2 > x + lw + f / 2 ? tx - l[0].w / 2 : x + lw + f / 2,
+                  tx + tw + l[n - 1].w / 2, f / 2);
     for (int i = 0; i < n; i++)
-        if (l[i].shown) math_at(c, FONT_REGULAR, lf, i == 0 || i == n - 1 ? c->th->muted : c->th->ink, l[i].x, y + track_h, l[i].text);
+        if (l[i].shown)
+            math_at(c, FONT_REGULAR, lf, i == 0 || i == n - 1 ? c->th->muted : c->th->ink, l[i].x,
+                    y + track_h, l[i].text);
     Scene *s = c->s; // where a press or a drag moves the scale (scene_slider_at)
     s->slider_x = tx;
     s->slider_y = y;
@@ -389,8 +456,9 @@ void draw_scale_slider(Ctx *c, int x, int y, int w, int h)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The shuffle test (key X): the outputs of the lesson and of its tokens reversed, side by side, and whether the
-// rows only moved. The session computed both traces (core: params_shuffle); the scene shows them.
+// The shuffle test (key X): the outputs of the lesson and of its tokens reversed, side by side, and
+// whether the rows only moved. The session computed both traces (core: params_shuffle); the scene
+// shows them.
 
 void draw_shuffle(Ctx *c, int x, int y, int w, int h)
 {
@@ -423,42 +491,58 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     }
     char head[200];
     if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "%s", TR("The tokens reversed:  "));
-    else snprintf(head, sizeof head, TR("\"%s\" and \"%s\" swapped:  "), c->L->tokens[a], c->L->tokens[b]);
+    else
+        snprintf(head, sizeof head, TR("\"%s\" and \"%s\" swapped:  "), c->L->tokens[a],
+                 c->L->tokens[b]);
     size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
     for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
-    if (used < sizeof buf) used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
+        used +=
+            (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
+    if (used < sizeof buf)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
     for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", sh->lesson.tokens[i]);
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+                                 sh->lesson.tokens[i]);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->ink, x, y, w, lh, LEFT, fitted);
     // Line 2: the verdict, with the largest difference between a token's two output rows.
     model_format_value(sh->difference, num, sizeof num);
     if (sh->same)
-        snprintf(buf, sizeof buf, TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
-                 p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
+        snprintf(
+            buf, sizeof buf,
+            TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
+            p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
     else
-        snprintf(buf, sizeof buf, TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
-                 p->positions != POS_NONE ? TR("With positions") : p->mask == MASK_CAUSAL ? TR("With the causal mask") : TR("Changed"),
-                 num);
+        snprintf(
+            buf, sizeof buf,
+            TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
+            p->positions != POS_NONE ? TR("With positions")
+            : p->mask == MASK_CAUSAL ? TR("With the causal mask")
+                                     : TR("Changed"),
+            num);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
     // The two outputs; neither answers the pointer (the shuffled one is not the lesson's).
     int oy = y + 2 * lh + c->num_font / 3;
-    draw_output_pair(c, &orig, &shuf, TR("Output"), TR("Output, tokens reordered"), x, oy, w, y + h - oy, false);
+    draw_output_pair(c, &orig, &shuf, TR("Output"), TR("Output, tokens reordered"), x, oy, w,
+                     y + h - oy, false);
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Training (issue 15): under the header, the step and the loss, the loss curve (log axis, its ends labelled)
-// with the step shown marked, the saved checkpoints as ticks along its foot, the one shown as a knob (J / L
-// move it), and what the keys do. It reads the session's copy of the trainer (the trainer may be busy on the
-// worker thread).
+// Training (issue 15): under the header, the step and the loss, the loss curve (log axis, its ends
+// labelled) with the step shown marked, the saved checkpoints as ticks along its foot, the one
+// shown as a knob (J / L move it), and what the keys do. It reads the session's copy of the trainer
+// (the trainer may be busy on the worker thread).
 
 bool training_shown(const Ctx *c)
 {
-    return c->ex->train && c->ex->train->active && c->ex->train->loss_count > 0 && c->st->panel == PANEL_NONE;
+    return c->ex->train && c->ex->train->active && c->ex->train->loss_count > 0
+           && c->st->panel == PANEL_NONE;
 }
-int training_height(const Ctx *c) { return 3 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3; }
+int training_height(const Ctx *c)
+{
+    return 3 * line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 3;
+}
 
 // A loss as the strip writes it: the board's format, small ones with an exponent.
 static const char *loss_text(double v, char *buf, size_t cap)
@@ -473,9 +557,13 @@ const char *training_status(const Ctx *c, char *buf, size_t cap)
     const SessionTrain *t = c->ex->train;
     if (!t || !t->active || c->ex->slide) return NULL;
     int step = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
-    if (step == 0) return NULL; // the weights training started from: the edits, if any, are the teacher's
-    snprintf(buf, cap, TRN("\xe2\x9c\x8e trained %d step  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
-                           "\xe2\x9c\x8e trained %d steps  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves", step), step);
+    if (step == 0)
+        return NULL; // the weights training started from: the edits, if any, are the teacher's
+    snprintf(buf, cap,
+             TRN("\xe2\x9c\x8e trained %d step  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                 "\xe2\x9c\x8e trained %d steps  \xc2\xb7  R reverts  \xc2\xb7  Ctrl+S saves",
+                 step),
+             step);
     return buf;
 }
 
@@ -486,7 +574,8 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     int shown = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
     int known = t->loss_count; // loss[0 .. known)
     double loss_shown = shown < known ? t->loss[shown] : t->loss[known - 1];
-    static const char *const heads[] = {N_("Training: step %d / %d"), N_("Checkpoint: step %d / %d"), N_("Paused: step %d / %d")};
+    static const char *const heads[] = {N_("Training: step %d / %d"),
+                                        N_("Checkpoint: step %d / %d"), N_("Paused: step %d / %d")};
     int which = t->running ? 0 : shown < t->step ? 1 : 2;
     char line1[160], line2[160], num[64], start[64], wide[160];
     snprintf(line1, sizeof line1, TR(heads[which]), shown, t->steps);
@@ -494,7 +583,8 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     loss_text(t->loss[0], start, sizeof start);
     snprintf(line2, sizeof line2, TR("loss %s (from %s)"), num, start);
     const char *axis = TR("(a log scale)");
-    // The left column as wide as its widest state, so the curve keeps its width from Training to Checkpoint
+    // The left column as wide as its widest state, so the curve keeps its width from Training to
+    // Checkpoint
     int left = text_w(c, FONT_REGULAR, f, line2);
     if (text_w(c, FONT_REGULAR, f, axis) > left) left = text_w(c, FONT_REGULAR, f, axis);
     snprintf(wide, sizeof wide, TR("loss %s (from %s)"), "8.88e-08", start);
@@ -508,7 +598,8 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     text_at(c, FONT_REGULAR, f, c->th->ink, x, y + lh, line2);
     text_at(c, FONT_REGULAR, f, c->th->muted, x, y + 2 * lh, axis);
     // What the keys do, a line each at the right (not on a slide)
-    const char *keys[3] = {TR("T trains / pauses"), TR("J L checkpoints"), TR("Z step 0  \xc2\xb7  V exports")};
+    const char *keys[3] = {TR("T trains / pauses"), TR("J L checkpoints"),
+                           TR("Z step 0  \xc2\xb7  V exports")};
     int kw = 0;
     for (int i = 0; i < 3 && !c->ex->slide; i++)
         if (text_w(c, FONT_REGULAR, f, keys[i]) > kw) kw = text_w(c, FONT_REGULAR, f, keys[i]);
@@ -526,8 +617,9 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     char top[64], foot[64];
     loss_text(pow(10, hi), top, sizeof top);
     loss_text(pow(10, lo), foot, sizeof foot);
-    int aw = text_w(c, FONT_REGULAR, f, top) > text_w(c, FONT_REGULAR, f, foot) ? text_w(c, FONT_REGULAR, f, top)
-                                                                                  : text_w(c, FONT_REGULAR, f, foot);
+    int aw = text_w(c, FONT_REGULAR, f, top) > text_w(c, FONT_REGULAR, f, foot)
+                 ? text_w(c, FONT_REGULAR, f, top)
+                 : text_w(c, FONT_REGULAR, f, foot);
     int px0 = x + left + aw + f / 3, pw = w - left - aw - f / 3 - (kw ? kw + f : 0);
     if (pw < 6 * f) return;
     int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
@@ -543,7 +635,8 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
         int yy = py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
         int xx = px0 + 1 + col;
         if (prev_x >= 0) {
-            DrawCmd *d = scene_push(c->s, CMD_LINE, prev_x, prev_y, xx - prev_x, yy - prev_y, c->th->result);
+            DrawCmd *d =
+                scene_push(c->s, CMD_LINE, prev_x, prev_y, xx - prev_x, yy - prev_y, c->th->result);
             if (d) d->thickness = 2;
         }
         prev_x = xx;
@@ -564,5 +657,6 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     }
     int kwid = f / 3 < 6 ? 6 : f / 3;
     rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
-    for (int i = 0; i < 3 && kw; i++) text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + i * lh, keys[i]);
+    for (int i = 0; i < 3 && kw; i++)
+        text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + i * lh, keys[i]);
 }

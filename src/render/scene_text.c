@@ -1,5 +1,5 @@
-// Text in the board's notation: '^' raises what follows it, lines cut to a width with "…" (token labels
-// keeping their index), and word-wrapping (Chinese and Japanese between characters).
+// Text in the board's notation: '^' raises what follows it, lines cut to a width with "…" (token
+// labels keeping their index), and word-wrapping (Chinese and Japanese between characters).
 #include "scene_ctx.h"
 #include "../core/utf8.h"
 
@@ -23,8 +23,8 @@ void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_w, char
 void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap)
 {
     size_t len = strlen(t), sub = len;
-    while (sub >= 3 && (unsigned char)t[sub - 3] == 0xE2 && (unsigned char)t[sub - 2] == 0x82 &&
-           (unsigned char)t[sub - 1] >= 0x80 && (unsigned char)t[sub - 1] <= 0x89)
+    while (sub >= 3 && (unsigned char)t[sub - 3] == 0xE2 && (unsigned char)t[sub - 2] == 0x82
+           && (unsigned char)t[sub - 1] >= 0x80 && (unsigned char)t[sub - 1] <= 0x89)
         sub -= 3;
     if (sub == len || sub == 0 || text_w(c, f, size, t) <= max_w) {
         fit_text(c, f, size, t, max_w, buf, cap);
@@ -38,26 +38,30 @@ void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, cha
     snprintf(buf + strlen(buf), cap - strlen(buf), "%s", t + sub);
 }
 
-// Chinese, Japanese and Korean text has no spaces: a line may break after any of its characters (the cluster
-// p[at..end)), except before closing punctuation (，。、：；）」』！？) and after opening punctuation (（「『).
+// Chinese, Japanese and Korean text has no spaces: a line may break after any of its characters
+// (the cluster p[at..end)), except before closing punctuation (，。、：；）」』！？) and after
+// opening punctuation (（「『).
 static bool line_break_after(const char *p, size_t at, size_t end)
 {
     size_t i = at, n = strlen(p + at) + at;
     uint32_t cp = utf8_decode(p, n, &i);
-    bool wide = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x20000 && cp <= 0x3134F);
+    bool wide = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF)
+                || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60)
+                || (cp >= 0x20000 && cp <= 0x3134F);
     if (!wide || !p[end] || cp == 0xFF08 || cp == 0x300C || cp == 0x300E) return false;
     size_t j = end;
     uint32_t nx = utf8_decode(p, n, &j);
-    static const uint32_t NO_START[] = {0xFF0C, 0x3002, 0x3001, 0xFF1A, 0xFF1B, 0xFF09, 0x300D, 0x300F, 0xFF01, 0xFF1F, 0x2014};
+    static const uint32_t NO_START[] = {0xFF0C, 0x3002, 0x3001, 0xFF1A, 0xFF1B, 0xFF09,
+                                        0x300D, 0x300F, 0xFF01, 0xFF1F, 0x2014};
     for (size_t k = 0; k < sizeof NO_START / sizeof NO_START[0]; k++)
         if (nx == NO_START[k]) return false;
     return true;
 }
 
-// In a right-to-left paragraph each stretch of left-to-right text (from a Latin letter to the last letter or
-// digit before the next right-to-left letter) becomes an isolate (U+2066 ... U+2069): "(d_k = 4)" in Arabic notes
-// stays "(d_k = 4)" instead of reading "(4 = d_k)", where the digits and the sign take the paragraph's side.
+// In a right-to-left paragraph each stretch of left-to-right text (from a Latin letter to the last
+// letter or digit before the next right-to-left letter) becomes an isolate (U+2066 ... U+2069):
+// "(d_k = 4)" in Arabic notes stays "(d_k = 4)" instead of reading "(4 = d_k)", where the digits
+// and the sign take the paragraph's side.
 static void isolate_ltr(const char *t, char *out, size_t cap)
 {
     size_t len = strlen(t), o = 0, i = 0, start = 0, end = 0, from = 0;
@@ -68,16 +72,21 @@ static void isolate_ltr(const char *t, char *out, size_t cap)
         UInfo u = {0};
         if (i < len) u = utf8_info(utf8_decode(t, len, &i));
         else i++;
-        bool rtl = at < len && u.cls == UCLASS_STRONG && u.rtl, ltr = at < len && u.cls == UCLASS_STRONG && !u.rtl;
-        if (at < len && (u.cls == UCLASS_ISOLATE || u.cls == UCLASS_POP)) { // isolated already: left as it is
+        bool rtl = at < len && u.cls == UCLASS_STRONG && u.rtl,
+             ltr = at < len && u.cls == UCLASS_STRONG && !u.rtl;
+        if (at < len
+            && (u.cls == UCLASS_ISOLATE
+                || u.cls == UCLASS_POP)) { // isolated already: left as it is
             snprintf(out, cap, "%s", t);
             return;
         }
         if (ltr && !open) open = true, start = at;
         if (open && (ltr || (at < len && u.cls == UCLASS_NUMBER))) end = i;
-        if (open && (rtl || at >= len)) { // the stretch [start, end) isolated, then what follows it as it is
-            int n = snprintf(out + o, cap - o, "%.*s\xe2\x81\xa6%.*s\xe2\x81\xa9", (int)(start - from), t + from,
-                             (int)(end - start), t + start);
+        if (open
+            && (rtl
+                || at >= len)) { // the stretch [start, end) isolated, then what follows it as it is
+            int n = snprintf(out + o, cap - o, "%.*s\xe2\x81\xa6%.*s\xe2\x81\xa9",
+                             (int)(start - from), t + from, (int)(end - start), t + start);
             if (n < 0 || (size_t)n >= cap - o) {
                 snprintf(out, cap, "%s", t);
                 return;
@@ -90,17 +99,17 @@ static void isolate_ltr(const char *t, char *out, size_t cap)
     snprintf(out + o, cap - o, "%s", t + from);
 }
 
-// Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y); returns the
-// height used (at most max_lines). A right-to-left paragraph (Arabic notes) is aligned right, its Latin
-// stretches isolated (isolate_ltr), its lines a quarter further apart.
-int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines, const char *t,
-                     bool draw)
+// Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y);
+// returns the height used (at most max_lines). A right-to-left paragraph (Arabic notes) is aligned
+// right, its Latin stretches isolated (isolate_ltr), its lines a quarter further apart.
+int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
+              const char *t, bool draw)
 {
     return wrap_text_page(c, f, size, color, x, y, w, -1, max_lines, t, draw, NULL);
 }
 
-int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip, int max_lines,
-                   const char *t, bool draw, bool *more)
+int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
+                   int max_lines, const char *t, bool draw, bool *more)
 {
     bool paged = skip >= 0;
     if (skip < 0) skip = 0;
@@ -111,7 +120,9 @@ int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w
     if (rtl) {
         isolate_ltr(t, marked, sizeof marked);
         t = marked;
-        lh += lh / 4; // Arabic letters reach higher and lower than the Latin font's line: room for both
+        lh +=
+            lh
+            / 4; // Arabic letters reach higher and lower than the Latin font's line: room for both
     }
     const char *p = t;
     while (*p && lines < max_lines) {
@@ -121,19 +132,24 @@ int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w
             size_t next = len;
             while (p[next] == ' ') next++;
             while (p[next] && p[next] != ' ' && p[next] != '\n') {
-                const char *pop = strncmp(p + next, "\xe2\x81\xa6", 3) == 0 ? strstr(p + next, "\xe2\x81\xa9") : NULL;
+                const char *pop = strncmp(p + next, "\xe2\x81\xa6", 3) == 0
+                                      ? strstr(p + next, "\xe2\x81\xa9")
+                                      : NULL;
                 if (pop) { // an isolate (isolate_ltr's "d_k = 4") is never broken: it is one word
                     next = (size_t)(pop - p) + 3;
                     continue;
                 }
-                const char *close = p[next] == '^' && p[next + 1] == '(' ? strchr(p + next + 2, ')') : NULL;
-                if (close) { // a raised group ("e^(s − m)") is never broken either: its ")" would show
+                const char *close =
+                    p[next] == '^' && p[next + 1] == '(' ? strchr(p + next + 2, ')') : NULL;
+                if (close) { // a raised group ("e^(s − m)") is never broken either: its ")" would
+                             // show
                     next = (size_t)(close - p) + 1;
                     continue;
                 }
                 size_t at = next;
                 next = utf8_cluster_end(p, strlen(p + at) + at, at);
-                if (line_break_after(p, at, next)) break; // Chinese and Japanese break between characters
+                if (line_break_after(p, at, next))
+                    break; // Chinese and Japanese break between characters
             }
             if (next >= sizeof line) break;
             memcpy(line, p, next);
@@ -152,7 +168,9 @@ int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w
             snprintf(line, sizeof line, "%s", cut);
         }
         if (shown) {
-            if (draw) math_at(c, f, size, color, rtl ? x + w - math_w(c, f, size, line) : x, y + used, line);
+            if (draw)
+                math_at(c, f, size, color, rtl ? x + w - math_w(c, f, size, line) : x, y + used,
+                        line);
             used += lh;
             lines++;
         }
@@ -163,9 +181,11 @@ int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w
     return used;
 }
 
-// Text in the board's notation: '^' raises what follows it (one character, or a group in parentheses, drawn
-// without them: 10000^(2i/d)), smaller and higher: W₀^Q. Returns the width; draws when `draw`.
-static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t, bool draw)
+// Text in the board's notation: '^' raises what follows it (one character, or a group in
+// parentheses, drawn without them: 10000^(2i/d)), smaller and higher: W₀^Q. Returns the width;
+// draws when `draw`.
+static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t,
+                    bool draw)
 {
     char seg[512];
     int w = 0;
@@ -186,12 +206,16 @@ static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, cons
         p = caret + 1;
         size_t k = 0;
         const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
-        if (close && close - p > 1 && close - p < (ptrdiff_t)sizeof seg) { // ^(2i/d): the group, raised without its parentheses
+        if (close && close - p > 1
+            && close - p
+                   < (ptrdiff_t)sizeof seg) { // ^(2i/d): the group, raised without its parentheses
             k = (size_t)(close - p - 1);
             memcpy(seg, p + 1, k);
             seg[k] = '\0';
             int sw = text_w(c, f, small, seg);
-            if (draw) scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small), seg);
+            if (draw)
+                scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw,
+                                line_h(c, f, small), seg);
             w += sw + 2;
             p = close + 1;
             continue;
@@ -206,7 +230,9 @@ static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, cons
         memcpy(seg, p, k);
         seg[k] = '\0';
         int sw = text_w(c, f, small, seg);
-        if (draw) scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small), seg);
+        if (draw)
+            scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small),
+                            seg);
         w += sw + 2;
         p += k;
     }

@@ -1,5 +1,6 @@
-// Writes a Scene as SVG 1.1 text: rectangles, outlines, lines, hatching as clipped line segments (no
-// patterns or clip paths, which slide programs import badly) and text with named fonts and a generic fallback.
+// Writes a Scene as SVG 1.1 text: rectangles, outlines, lines, hatching as clipped line segments
+// (no patterns or clip paths, which slide programs import badly) and text with named fonts and a
+// generic fallback.
 #include "svg.h"
 #include "../core/utf8.h"
 #include "textrun.h"
@@ -23,24 +24,42 @@ static size_t utf8_len(const unsigned char *p)
     unsigned cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
     for (size_t i = 1; i < n; i++) cp = cp << 6 | (p[i] & 0x3F);
     if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0; // overlong
-    if (cp >= 0xD800 && cp <= 0xDFFF) return 0;                                          // surrogates
-    if (cp == 0xFFFE || cp == 0xFFFF) return 0;                                          // not XML characters
+    if (cp >= 0xD800 && cp <= 0xDFFF) return 0; // surrogates
+    if (cp == 0xFFFE || cp == 0xFFFF) return 0; // not XML characters
     return n;
 }
 
-// Text as XML character data: & < > " ' escaped, control characters dropped (XML 1.0 has no place for
-// them), bytes that are not UTF-8 replaced by U+FFFD.
+// Text as XML character data: & < > " ' escaped, control characters dropped (XML 1.0 has no place
+// for them), bytes that are not UTF-8 replaced by U+FFFD.
 static void put_escaped(StrBuf *o, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         switch (*p) {
-        case '&': strbuf_puts(o, "&amp;"); p++; continue;
-        case '<': strbuf_puts(o, "&lt;"); p++; continue;
-        case '>': strbuf_puts(o, "&gt;"); p++; continue;
-        case '"': strbuf_puts(o, "&quot;"); p++; continue;
-        case '\'': strbuf_puts(o, "&apos;"); p++; continue;
-        case '\t': strbuf_puts(o, " "); p++; continue;
+        case '&':
+            strbuf_puts(o, "&amp;");
+            p++;
+            continue;
+        case '<':
+            strbuf_puts(o, "&lt;");
+            p++;
+            continue;
+        case '>':
+            strbuf_puts(o, "&gt;");
+            p++;
+            continue;
+        case '"':
+            strbuf_puts(o, "&quot;");
+            p++;
+            continue;
+        case '\'':
+            strbuf_puts(o, "&apos;");
+            p++;
+            continue;
+        case '\t':
+            strbuf_puts(o, " ");
+            p++;
+            continue;
         default: break;
         }
         if (*p < 0x20) {
@@ -65,10 +84,13 @@ static void put_color(StrBuf *o, const char *attr, Rgba c)
     if (c.a != 255) strbuf_printf(o, " %s-opacity=\"%.3f\"", attr, c.a / 255.0);
 }
 
-// DejaVu as the window draws, then fonts for the scripts and emoji DejaVu lacks (Linux's Noto, macOS's and
-// Windows' own), so a slide program finds a glyph for a token in any script before its generic family.
-#define FALLBACKS "Noto Sans, Noto Sans CJK JP, Noto Sans CJK SC, Hiragino Sans, PingFang SC, Microsoft YaHei, " \
-    "Yu Gothic, Malgun Gothic, Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Thai, " \
+// DejaVu as the window draws, then fonts for the scripts and emoji DejaVu lacks (Linux's Noto,
+// macOS's and Windows' own), so a slide program finds a glyph for a token in any script before its
+// generic family.
+#define FALLBACKS                                                                                  \
+    "Noto Sans, Noto Sans CJK JP, Noto Sans CJK SC, Hiragino Sans, PingFang SC, Microsoft YaHei, " \
+    "Yu Gothic, Malgun Gothic, Noto Sans Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto "    \
+    "Sans Thai, "                                                                                  \
     "Segoe UI, Tahoma, Noto Color Emoji, Apple Color Emoji, Segoe UI Emoji"
 static const char *const FAMILY[FONT_COUNT] = {
     "DejaVu Sans, Verdana, " FALLBACKS ", sans-serif",
@@ -90,8 +112,8 @@ static void put_hatch(StrBuf *o, const DrawCmd *c)
         double k1 = k + 1.0;
         double t0 = k1 < 0 ? -k1 : 0.0, t1 = c->w - k1 < c->h ? c->w - k1 : c->h;
         if (t1 <= t0) continue;
-        strbuf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x + k1 + t0, c->y + c->h - t0,
-                c->x + k1 + t1, c->y + c->h - t1);
+        strbuf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", c->x + k1 + t0,
+                      c->y + c->h - t0, c->x + k1 + t1, c->y + c->h - t1);
     }
     strbuf_puts(o, "</g>\n");
 }
@@ -100,10 +122,11 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
 {
     StrBuf o = {0};
     strbuf_puts(&o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" SVG_MARK "\n");
-    strbuf_printf(&o,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" xml:space=\"preserve\" stroke=\"none\">\n",
-            s->width, s->height, s->width, s->height);
+    strbuf_printf(
+        &o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
+        "viewBox=\"0 0 %d %d\" xml:space=\"preserve\" stroke=\"none\">\n",
+        s->width, s->height, s->width, s->height);
     if (title && title[0]) {
         strbuf_puts(&o, "<title>");
         put_escaped(&o, title);
@@ -119,7 +142,8 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         }
         if (tile && tile_layer < 0) {
             tile_layer = c->cell.row, tile_head = c->cell.head;
-            strbuf_printf(&o, "<g class=\"overview-heatmap\" data-layer=\"%d\" data-head=\"%d\">\n", tile_layer, tile_head);
+            strbuf_printf(&o, "<g class=\"overview-heatmap\" data-layer=\"%d\" data-head=\"%d\">\n",
+                          tile_layer, tile_head);
         }
         if (c->color.a == 0) continue;
         switch (c->kind) {
@@ -127,9 +151,13 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
             if (c->w <= 0 || c->h <= 0) break;
             strbuf_puts(&o, "<rect");
             if (c->role == ROLE_CELL) // the scene says which cell it drew
-                strbuf_printf(&o, " class=\"cell\" data-matrix=\"%s\" data-head=\"%d\" data-row=\"%d\" data-col=\"%d\"",
-                        mat_info(c->cell.mat) ? mat_info(c->cell.mat)->key : "", c->cell.head, c->cell.row, c->cell.col);
-            strbuf_printf(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
+                strbuf_printf(&o,
+                              " class=\"cell\" data-matrix=\"%s\" data-head=\"%d\" data-row=\"%d\" "
+                              "data-col=\"%d\"",
+                              mat_info(c->cell.mat) ? mat_info(c->cell.mat)->key : "", c->cell.head,
+                              c->cell.row, c->cell.col);
+            strbuf_printf(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w,
+                          c->h);
             put_color(&o, "fill", c->color);
             strbuf_puts(&o, "/>\n");
             break;
@@ -137,18 +165,21 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         case CMD_FRAME: {
             int t = c->thickness < 1 ? 1 : c->thickness;
             if (c->w <= 0 || c->h <= 0) break;
-            strbuf_printf(&o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"", c->x + t / 2.0,
-                    c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0, c->h - t > 0 ? c->h - t : 0);
+            strbuf_printf(&o,
+                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"",
+                          c->x + t / 2.0, c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0,
+                          c->h - t > 0 ? c->h - t : 0);
             put_color(&o, "stroke", c->color);
             strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
             break;
         }
         case CMD_LINE: {
             int t = c->thickness < 1 ? 1 : c->thickness;
-            // draw_sdl draws t one-pixel lines side by side; the SVG line runs through their middle.
+            // draw_sdl draws t one-pixel lines side by side; the SVG line runs through their
+            // middle.
             double dx = c->h ? t / 2.0 : 0.5, dy = c->h ? 0.5 : t / 2.0;
-            strbuf_printf(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx, c->y + dy,
-                    c->x + c->w + dx, c->y + c->h + dy);
+            strbuf_printf(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx,
+                          c->y + dy, c->x + c->w + dx, c->y + c->h + dy);
             put_color(&o, "stroke", c->color);
             strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
             break;
@@ -159,16 +190,22 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
         case CMD_CLIP: // slides are laid out unzoomed: nothing lies outside the page
             break;
         case CMD_TEXT: {
-            // Anchored at the middle of the measured width, so another font's different width spreads
-            // evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line height).
+            // Anchored at the middle of the measured width, so another font's different width
+            // spreads evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384
+            // units of line height).
             int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
-            char label[64]; // a text of marks alone is written as the label the window draws and measured
-            const char *text = textrun_mark_label(scene_text(s, c), label, sizeof label) ? label : scene_text(s, c);
-            strbuf_printf(&o, "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s text-anchor=\"middle\"",
-                    c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
-                    c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
-            // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and an
-            // ellipsis there, on the left.
+            char label[64]; // a text of marks alone is written as the label the window draws and
+                            // measured
+            const char *text = textrun_mark_label(scene_text(s, c), label, sizeof label)
+                                   ? label
+                                   : scene_text(s, c);
+            strbuf_printf(&o,
+                          "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s "
+                          "text-anchor=\"middle\"",
+                          c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
+                          c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
+            // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and
+            // an ellipsis there, on the left.
             if (utf8_is_rtl(text)) strbuf_puts(&o, " direction=\"rtl\"");
             put_color(&o, "fill", c->color);
             strbuf_puts(&o, ">");

@@ -1,4 +1,5 @@
-// Text runs in visual order: clusters -> font, script, direction -> runs -> bidi levels -> reordered.
+// Text runs in visual order: clusters -> font, script, direction -> runs -> bidi levels ->
+// reordered.
 #include "textrun.h"
 
 #include <stdio.h>
@@ -10,10 +11,10 @@ typedef struct {
     size_t start, end;
     UInfo u;
     int font;
-    int dir;            // 1 right to left, 0 left to right, -1 not resolved yet (neutral)
-    int level;          // bidi embedding level
-    int iso;            // 0: the line itself; k > 0: inside the k-th isolate (U+2066..U+2069)
-    bool mark;          // an isolate's opening or closing mark (invisible, in no run)
+    int dir; // 1 right to left, 0 left to right, -1 not resolved yet (neutral)
+    int level; // bidi embedding level
+    int iso; // 0: the line itself; k > 0: inside the k-th isolate (U+2066..U+2069)
+    bool mark; // an isolate's opening or closing mark (invisible, in no run)
 } Cluster;
 
 // The direction of the first letter of sequence iso (-1: none).
@@ -24,7 +25,8 @@ static int first_strong(const Cluster *cl, int n, int iso)
     return -1;
 }
 
-// Neutrals of sequence iso between two letters of one direction take it; else the sequence's direction.
+// Neutrals of sequence iso between two letters of one direction take it; else the sequence's
+// direction.
 static void resolve(Cluster *cl, int n, int iso, int base_dir)
 {
     int prev = -1;
@@ -46,7 +48,8 @@ static void resolve(Cluster *cl, int n, int iso, int base_dir)
     prev = base_dir;
     for (int k = 0; k < n; k++) {
         if (cl[k].iso != iso) continue;
-        if (base < 0) base = cl[k].level; // an isolate's base level was set on its clusters beforehand
+        if (base < 0)
+            base = cl[k].level; // an isolate's base level was set on its clusters beforehand
         if (cl[k].u.cls == UCLASS_STRONG && !cl[k].mark) prev = cl[k].dir;
         if (cl[k].u.cls == UCLASS_NUMBER && !cl[k].mark) {
             cl[k].dir = 0;
@@ -59,7 +62,8 @@ static void resolve(Cluster *cl, int n, int iso, int base_dir)
     }
 }
 
-int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max, bool *rtl_paragraph)
+int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max,
+                  bool *rtl_paragraph)
 {
     size_t len = strlen(t);
     if (rtl_paragraph) *rtl_paragraph = false;
@@ -90,8 +94,14 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             depth--;
             if (depth == 0) iso = 0;
         }
-        cl[n] = (Cluster){i, e, u, mark ? -1 : font_of(user, cp, u.emoji),
-                          u.cls == UCLASS_STRONG ? (u.rtl ? 1 : 0) : -1, 0, iso, mark};
+        cl[n] = (Cluster){i,
+                          e,
+                          u,
+                          mark ? -1 : font_of(user, cp, u.emoji),
+                          u.cls == UCLASS_STRONG ? (u.rtl ? 1 : 0) : -1,
+                          0,
+                          iso,
+                          mark};
         n++;
         i = e;
     }
@@ -102,13 +112,16 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
     for (int k = 1; k <= isolates; k++) {
         int dir = kind[k] == 0 ? 0 : kind[k] == 1 ? 1 : first_strong(cl, n, k);
         if (dir < 0) dir = para;
-        int outer = para; // the isolate sits on the line's base level: the next odd (RLI) or even (LRI) above it
-        int base = dir == 1 ? (outer % 2 ? outer + 2 : outer + 1) : (outer % 2 ? outer + 1 : outer + 2);
+        int outer = para; // the isolate sits on the line's base level: the next odd (RLI) or even
+                          // (LRI) above it
+        int base =
+            dir == 1 ? (outer % 2 ? outer + 2 : outer + 1) : (outer % 2 ? outer + 1 : outer + 2);
         for (int q = 0; q < n; q++)
             if (cl[q].iso == k) cl[q].level = base;
         resolve(cl, n, k, dir);
     }
-    // A neutral takes the script of the letters before it (else after it), so a run is not cut at a space.
+    // A neutral takes the script of the letters before it (else after it), so a run is not cut at a
+    // space.
     for (int k = 0; k < n; k++) {
         if (cl[k].u.cls == UCLASS_STRONG || strcmp(cl[k].u.script, "Zyyy") != 0) continue;
         int src = -1;
@@ -127,9 +140,11 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
     }
     for (int k = 0; k < n; k++) {
         bool rtl = cl[k].dir == 1;
-        // An isolate's mark is invisible: an empty run at its level keeps two isolates apart when reordering.
-        if (!cl[k].mark && r > 0 && runs[r - 1].len > 0 && runs[r - 1].font == cl[k].font && runs[r - 1].rtl == rtl &&
-            levels[r - 1] == cl[k].level && strcmp(runs[r - 1].script, cl[k].u.script) == 0) {
+        // An isolate's mark is invisible: an empty run at its level keeps two isolates apart when
+        // reordering.
+        if (!cl[k].mark && r > 0 && runs[r - 1].len > 0 && runs[r - 1].font == cl[k].font
+            && runs[r - 1].rtl == rtl && levels[r - 1] == cl[k].level
+            && strcmp(runs[r - 1].script, cl[k].u.script) == 0) {
             runs[r - 1].len = cl[k].end - runs[r - 1].start;
             continue;
         }
@@ -138,12 +153,14 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             free(cl);
             return -1;
         }
-        runs[r] = (TextRun){cl[k].start, cl[k].mark ? 0 : cl[k].end - cl[k].start, cl[k].font, "", rtl};
+        runs[r] =
+            (TextRun){cl[k].start, cl[k].mark ? 0 : cl[k].end - cl[k].start, cl[k].font, "", rtl};
         memcpy(runs[r].script, cl[k].u.script, 5);
         levels[r] = cl[k].level;
         r++;
     }
-    // Reordering (UAX #9, L2): from the highest level down to 1, reverse every stretch at that level or above.
+    // Reordering (UAX #9, L2): from the highest level down to 1, reverse every stretch at that
+    // level or above.
     int top = 0;
     for (int k = 0; k < r; k++)
         if (levels[k] > top) top = levels[k];
@@ -179,8 +196,9 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
 // combining grapheme joiner, the Arabic letter mark and the tags.
 static bool no_glyph(uint32_t cp)
 {
-    return utf8_invisible(cp) || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF) ||
-           (cp >= 0xE0000 && cp <= 0xE007F) || cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x180E;
+    return utf8_invisible(cp) || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF)
+           || (cp >= 0xE0000 && cp <= 0xE007F) || cp == 0x00AD || cp == 0x034F || cp == 0x061C
+           || cp == 0x180E;
 }
 
 bool textrun_mark_label(const char *t, char *out, size_t cap)

@@ -1,7 +1,8 @@
-// One line of text as runs to shape: each run is one font, one script and one direction, and the runs come
-// in visual order (left to right on the screen), so a backend shapes each run with HarfBuzz and places them
-// side by side. A simplified Unicode bidi: a paragraph's direction is its first strong letter's; digits
-// stay left to right; punctuation takes the direction of the letters around it. No SDL here.
+// One line of text as runs to shape: each run is one font, one script and one direction, and the
+// runs come in visual order (left to right on the screen), so a backend shapes each run with
+// HarfBuzz and places them side by side. A simplified Unicode bidi: a paragraph's direction is its
+// first strong letter's; digits stay left to right; punctuation takes the direction of the letters
+// around it. No SDL here.
 #ifndef MHA_TEXTRUN_H
 #define MHA_TEXTRUN_H
 
@@ -10,24 +11,26 @@
 #include <stdint.h>
 
 typedef struct {
-    size_t start, len;  // bytes of the text
-    int font;           // what font_of chose for its clusters
-    char script[5];     // ISO 15924 ("Latn", "Arab", "Hani", "Zyyy")
-    bool rtl;           // shaped right to left
+    size_t start, len; // bytes of the text
+    int font; // what font_of chose for its clusters
+    char script[5]; // ISO 15924 ("Latn", "Arab", "Hani", "Zyyy")
+    bool rtl; // shaped right to left
 } TextRun;
 
 // Picks the font for a cluster: cp is its first code point, emoji whether it is a pictograph.
 typedef int (*TextFontOf)(void *user, uint32_t cp, bool emoji);
 
-// Splits the UTF-8 text t into at most max runs in visual order. *rtl_paragraph (may be NULL) tells whether
-// the text reads right to left. Returns the number of runs, 0 for "", or -1 when there would be more than
-// max runs or memory ran out.
-int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max, bool *rtl_paragraph);
+// Splits the UTF-8 text t into at most max runs in visual order. *rtl_paragraph (may be NULL) tells
+// whether the text reads right to left. Returns the number of runs, 0 for "", or -1 when there
+// would be more than max runs or memory ran out.
+int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max,
+                  bool *rtl_paragraph);
 
 // What a text of marks alone (format marks, joiners, variation selectors: no glyph in any font, so
 // nothing a class could see, e.g. a token that is one U+200B) is drawn as: its code points named,
-// "\u27e8U+200B\u27e9" or "\u27e8U+200D U+FE0F\u27e9", written into out (cap bytes). Returns false (out
-// untouched) when t is "" or has a character that shows. Every backend draws and measures the label.
+// "\u27e8U+200B\u27e9" or "\u27e8U+200D U+FE0F\u27e9", written into out (cap bytes). Returns false
+// (out untouched) when t is "" or has a character that shows. Every backend draws and measures the
+// label.
 bool textrun_mark_label(const char *t, char *out, size_t cap);
 
 #endif

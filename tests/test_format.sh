@@ -1,0 +1,42 @@
+#!/bin/sh
+# The house's shape (STYLE.md, issue 37), checked:
+#  - every hand-written C file (src/, tests/, bench/; not src/**/generated/, which tools/gen_*.py write) is as
+#    clang-format 14 leaves it with the repository's .clang-format (4 spaces, 100 columns);
+#  - at most 5 functions of src/ over 80 lines and none over 120; no hand-written file of src/ over 900 lines
+#    (tools/long_functions.py measures them).
+# usage: test_format.sh SOURCE_DIR
+# Exit 77 (skipped) without clang-format 14 or python3, failed instead where MHA_REQUIRE_TOOLS is set (CI).
+src=$1
+. "$src/tests/check.sh"
+. "$src/tests/require.sh"
+cd "$src" || exit 1
+
+# Only clang-format 14 (Debian 12's): another version formats a few constructs differently.
+fmt=
+for f in clang-format-14 clang-format; do
+    if command -v "$f" >/dev/null 2>&1 && "$f" --version | grep -q 'version 14\.'; then fmt=$f; break; fi
+done
+[ -n "$fmt" ] || missing_tool "clang-format 14 (Debian: clang-format-14)"
+require_tool python3 python3
+
+files=$(find src tests bench -name '*.[ch]' -not -path '*/generated/*' | sort)
+n=0
+for f in $files; do
+    n=$((n + 1))
+    if "$fmt" --style=file --dry-run --Werror "$f" >/dev/null 2>&1; then ok
+    else bad "$f is not as clang-format leaves it: run  $fmt -i $f"; fi
+done
+[ "$n" -gt 150 ] && ok || bad "only $n C files found under src/, tests/ and bench/"
+
+report=$(python3 tools/long_functions.py src) || bad "tools/long_functions.py failed"
+over80=$(printf '%s\n' "$report" | sed -n 's/^\([0-9]*\) functions over 80 lines:$/\1/p')
+[ -n "$over80" ] && ok || bad "tools/long_functions.py printed no count"
+[ "${over80:-99}" -le 5 ] && ok || bad "$over80 functions over 80 lines (at most 5):
+$report"
+over120=$(printf '%s\n' "$report" | awk '$1 ~ /^[0-9]+$/ && $2 ~ /:/ && $1 > 120' | wc -l)
+[ "$over120" -eq 0 ] && ok || bad "$over120 functions over 120 lines:
+$report"
+bigfiles=$(printf '%s\n' "$report" | sed -n 's/^\([0-9]*\) files over 900 lines:$/\1/p')
+[ "${bigfiles:-99}" -eq 0 ] && ok || bad "${bigfiles:-?} files over 900 lines:
+$report"
+check_done test_format "($n C files)"
