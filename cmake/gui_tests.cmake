@@ -2,6 +2,11 @@
 mha_test(test_view mha_model)
 mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
+# The scene's panels (K, M, W, Shift+K, grouped heads), the heatmaps' labels, the teaching screens
+# (notes, questions, training): the same headless checks (tests/scene_checks.h), one program per area.
+mha_test(test_scene_panels mha_render)
+mha_test(test_scene_heat mha_render)
+mha_test(test_scene_teach mha_render)
 # The KV-cache decoding and FlashAttention tiles panels (keys G and B, issue 22): the decoder's numbers, legible.
 mha_test(test_decode_panels mha_render)
 # Small lessons (<= 8 tokens, d_model <= 8) whole on every stage at 1280x720, window and boards (issue 25).

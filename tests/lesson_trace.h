@@ -10,7 +10,7 @@
 
 // rel: a path under MHA_SOURCE_DIR, e.g. "lessons/the-cat-sat.json". Free with trace_free and
 // lesson_free.
-static bool load(const char *rel, Lesson *L, Trace *T)
+static inline bool load(const char *rel, Lesson *L, Trace *T)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", MHA_SOURCE_DIR, rel);
@@ -29,7 +29,7 @@ static bool load(const char *rel, Lesson *L, Trace *T)
 }
 
 // A lesson written out in the test.
-static bool parse(const char *json, Lesson *L, Trace *T)
+static inline bool parse(const char *json, Lesson *L, Trace *T)
 {
     LessonError err;
     TraceError terr;

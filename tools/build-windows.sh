@@ -71,7 +71,8 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DMHA_WINDOWS_P
     || { tail -40 "$CACHE/mha-configure.log"; exit 1; }
 # The program, and the test programs that need no POSIX (links, FIFOs, modes, setenv are Linux' tests).
 WIN_TESTS="test_matrix test_rng test_exactmath test_trace test_lesson test_bad_lessons test_model test_cost test_utf8
-           test_compare test_view test_edit test_scene json_close test_save_kill test_export_kill"
+           test_compare test_view test_edit test_scene test_scene_panels test_scene_heat
+           test_scene_teach json_close test_save_kill test_export_kill"
 $NICE cmake --build "$BUILD" -j"$JOBS" --target mha-tracer $WIN_TESTS >"$CACHE/mha-build.log" 2>&1 \
     || { tail -60 "$CACHE/mha-build.log"; exit 1; }
 
