@@ -23,7 +23,8 @@ for c in $(git rev-list --no-merges "$range"); do
 done
 for c in $(git rev-list --merges "$range"); do
     n=$((n + 1))
-    len=$(git log -1 --format=%s "$c" | LC_ALL=C.UTF-8 wc -m)
+    subject=$(git log -1 --format=%s "$c")
+    len=$(printf "%s" "$subject" | LC_ALL=C.UTF-8 wc -m)
     [ "$len" -le 72 ] && ok || bad "$(git log -1 --format=%h "$c"): a merge subject of $len characters"
 done
 [ "$n" -gt 0 ] || ok # no commit after the base yet: nothing to check, and that is not a failure
