@@ -515,8 +515,8 @@ static void walk_training(PanelText *pt, const PanelTextSrc *src)
     for (int i = 0; i < t->checkpoint_count; i++) rows += t->checkpoint_steps[i] < t->loss_count;
     // TRANSLATORS: the caption of the training's table in the page's text view (J and L move
     // between checkpoints).
-    PanelTable *tb = panel_add_table(
-        pt, TR("The loss at each saved checkpoint (J L move between them)"), TR("step"), rows, 1);
+    const char *caption = TR("The loss at each saved checkpoint (J L move between them)");
+    PanelTable *tb = panel_add_table(pt, caption, TR("step"), rows, 1);
     if (!tb) return;
     panel_put(pt, &tb->col_label[0], TR("loss"));
     char num[32];
