@@ -560,9 +560,10 @@ static bool check_after_value(Checker *ck, CheckStep *next)
     return check_separator(ck, next);
 }
 
+// A step of the walk: false with err set, else true with *next the place it reached.
+typedef bool CheckStepFn(Checker *ck, CheckStep *next);
 // The step for each place of the walk, indexed by CheckStep.
-static bool (*const check_steps[])(Checker *, CheckStep *) = {check_value, check_key,
-                                                              check_after_value};
+static CheckStepFn *const check_steps[] = {check_value, check_key, check_after_value};
 
 bool json_check(const char *text, size_t len, JsonSyntaxError *err)
 {
