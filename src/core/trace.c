@@ -364,6 +364,108 @@ static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
     run_jobs(matmul_job, jobs, sizeof jobs[0], parts);
 }
 
+// Allocates every head's matrices; false with *bad_head the first head that could not have them.
+static bool heads_init(Trace *t, const AttnParams *p, int *bad_head)
+{
+    for (int h = 0; h < p->heads; h++) {
+        HeadTrace *ht = &t->head[h];
+        if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k)
+            || !mat_init(&ht->V, p->m, p->d_k) || !mat_init(&ht->scores, p->n, p->m)
+            || !mat_init(&ht->scaled, p->n, p->m) || !mat_init(&ht->weights, p->n, p->m)
+            || !mat_init(&ht->Z, p->n, p->d_k) || !mat_init(&ht->entropy, p->n, 1)
+            || (p->rope != ROPE_NONE
+                && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
+            || (p->rope != ROPE_NONE && p->rope_shift > 0
+                && (!mat_init(&ht->Q_shift, p->n, p->d_k) || !mat_init(&ht->K_shift, p->m, p->d_k)
+                    || !mat_init(&ht->scores_shift, p->n, p->m)))) {
+            *bad_head = h;
+            return false;
+        }
+    }
+    return true;
+}
+
+// RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads
+// × 2 times): rope[0] from position 0, rope[1] from rope_shift. False when out of memory.
+static bool rope_tables_init(RopeTable rope[2], const AttnParams *p)
+{
+    if (p->rope == ROPE_NONE) return true;
+    int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
+    int rows = p->n > p->m ? p->n : p->m;
+    const RopeScale *scale = &p->rope_scale;
+    if (!attn_rope_table_init_scaled(&rope[0], p->rope_base, scale, d_k, 0, rows)
+        || (p->rope_shift > 0
+            && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift,
+                                            rows))) {
+        attn_rope_table_free(&rope[0]);
+        return false;
+    }
+    return true;
+}
+
+// Runs every head (failed[h] is set by each); false with the first head that overflowed, as a
+// one-thread run would report it.
+static bool trace_heads(Trace *t, const AttnParams *p, Stage *failed, TraceError *err)
+{
+    // Large lessons: the heads split over the cores (a classroom's machine has at least two), each
+    // thread a run of consecutive heads. Small ones, or when no thread can be started: all on this
+    // one.
+    double work =
+        (double)p->heads * (double)p->d_k
+        * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model + 2.0 * (double)p->n * p->m);
+    int parts = thread_count(work, p->heads);
+    RopeTable rope[2] = {{0}, {0}};
+    if (!rope_tables_init(rope, p)) return fail(err, STAGE_INPUT, -1, "out of memory");
+    HeadJob jobs[TRACE_MAX_THREADS];
+    for (int i = 0; i < parts; i++)
+        jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed, rope};
+    run_jobs(run_heads, jobs, sizeof jobs[0], parts);
+    attn_rope_table_free(&rope[0]);
+    attn_rope_table_free(&rope[1]);
+    for (int h = 0; h < p->heads; h++) {
+        if (failed[h] != STAGE_COUNT) {
+            fail(err, failed[h], h, OVERFLOW_MSG);
+            overflow_detail(p, err);
+            return false;
+        }
+    }
+    return true;
+}
+
+// concat = the heads' Z side by side; output = concat @ W_O + b_O, and with heads ablated also
+// full_output, the output as it would be with every head.
+static bool trace_output(Trace *t, const AttnParams *p, TraceError *err)
+{
+    Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
+    if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k)
+        || !mat_init(&t->output, p->n, p->d_model)) {
+        free(zs);
+        return fail(err, STAGE_CONCAT, -1, "out of memory");
+    }
+    for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
+    attn_concat(&t->concat, zs, p->heads);
+    free(zs);
+    uint64_t ablated = p->ablated;
+    if (p->heads < ATTN_MAX_ABLATED_HEADS) ablated &= ((uint64_t)1 << p->heads) - 1;
+    if (ablated) { // the output as it would be with every head, for the screen's with / without /
+                   // difference
+        if (!mat_init(&t->full_output, p->n, p->d_model))
+            return fail(err, STAGE_OUTPUT, -1, "out of memory");
+        matmul_threads(&t->full_output, &t->concat, &p->W_O);
+        mat_add_row(&t->full_output, &p->b_O);
+        attn_ablate(&t->concat, ablated, p->heads, p->d_k);
+    }
+    matmul_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
+    mat_add_row(&t->output, &p->b_O);
+    if (!mat_all_finite(&t->output, false)
+        || (ablated && !mat_all_finite(&t->full_output, false))) {
+        fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
+        overflow_detail(p, err);
+        return false;
+    }
+    return true;
+}
+
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
 {
     memset(t, 0, sizeof *t);
@@ -381,93 +483,16 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         trace_free(t);
         return fail(err, STAGE_INPUT, -1, "the embeddings contain a non-finite number");
     }
-    for (int h = 0; h < p->heads; h++) {
-        HeadTrace *ht = &t->head[h];
-        if (!mat_init(&ht->Q, p->n, p->d_k) || !mat_init(&ht->K, p->m, p->d_k)
-            || !mat_init(&ht->V, p->m, p->d_k) || !mat_init(&ht->scores, p->n, p->m)
-            || !mat_init(&ht->scaled, p->n, p->m) || !mat_init(&ht->weights, p->n, p->m)
-            || !mat_init(&ht->Z, p->n, p->d_k) || !mat_init(&ht->entropy, p->n, 1)
-            || (p->rope != ROPE_NONE
-                && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
-            || (p->rope != ROPE_NONE && p->rope_shift > 0
-                && (!mat_init(&ht->Q_shift, p->n, p->d_k) || !mat_init(&ht->K_shift, p->m, p->d_k)
-                    || !mat_init(&ht->scores_shift, p->n, p->m)))) {
-            free(failed);
-            trace_free(t);
-            return fail(err, STAGE_INPUT, h, "out of memory");
-        }
+    int bad_head = -1;
+    if (!heads_init(t, p, &bad_head)) {
+        free(failed);
+        trace_free(t);
+        return fail(err, STAGE_INPUT, bad_head, "out of memory");
     }
-    // Large lessons: the heads split over the cores (a classroom's machine has at least two), each
-    // thread a run of consecutive heads. Small ones, or when no thread can be started: all on this
-    // one.
-    double work =
-        (double)p->heads * (double)p->d_k
-        * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model + 2.0 * (double)p->n * p->m);
-    int parts = thread_count(work, p->heads);
-    // RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads
-    // × 2 times).
-    RopeTable rope[2] = {{0}, {0}};
-    if (p->rope != ROPE_NONE) {
-        int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
-        int rows = p->n > p->m ? p->n : p->m;
-        const RopeScale *scale = &p->rope_scale;
-        if (!attn_rope_table_init_scaled(&rope[0], p->rope_base, scale, d_k, 0, rows)
-            || (p->rope_shift > 0
-                && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift,
-                                                rows))) {
-            attn_rope_table_free(&rope[0]);
-            free(failed);
-            trace_free(t);
-            return fail(err, STAGE_INPUT, -1, "out of memory");
-        }
-    }
-    HeadJob jobs[TRACE_MAX_THREADS];
-    for (int i = 0; i < parts; i++)
-        jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed, rope};
-    run_jobs(run_heads, jobs, sizeof jobs[0], parts);
-    attn_rope_table_free(&rope[0]);
-    attn_rope_table_free(&rope[1]);
-    for (int h = 0; h < p->heads; h++) {
-        if (failed[h]
-            != STAGE_COUNT) { // the first head that overflowed, as a one-thread run would report
-            Stage stage = failed[h];
-            free(failed);
-            trace_free(t);
-            fail(err, stage, h, OVERFLOW_MSG);
-            overflow_detail(p, err);
-            return false;
-        }
-    }
+    bool heads_ok = trace_heads(t, p, failed, err);
     free(failed);
-    Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
-    if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k)
-        || !mat_init(&t->output, p->n, p->d_model)) {
-        free(zs);
+    if (!heads_ok || !trace_output(t, p, err)) {
         trace_free(t);
-        return fail(err, STAGE_CONCAT, -1, "out of memory");
-    }
-    for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
-    attn_concat(&t->concat, zs, p->heads);
-    free(zs);
-    uint64_t ablated = p->ablated;
-    if (p->heads < ATTN_MAX_ABLATED_HEADS) ablated &= ((uint64_t)1 << p->heads) - 1;
-    if (ablated) { // the output as it would be with every head, for the screen's with / without /
-                   // difference
-        if (!mat_init(&t->full_output, p->n, p->d_model)) {
-            trace_free(t);
-            return fail(err, STAGE_OUTPUT, -1, "out of memory");
-        }
-        matmul_threads(&t->full_output, &t->concat, &p->W_O);
-        mat_add_row(&t->full_output, &p->b_O);
-        attn_ablate(&t->concat, ablated, p->heads, p->d_k);
-    }
-    matmul_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
-    mat_add_row(&t->output, &p->b_O);
-    if (!mat_all_finite(&t->output, false)
-        || (ablated && !mat_all_finite(&t->full_output, false))) {
-        trace_free(t);
-        fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
-        overflow_detail(p, err);
         return false;
     }
     // The display-only stages, in the table's order, from the finished trace.

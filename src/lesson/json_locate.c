@@ -367,166 +367,222 @@ static bool check_bytes(Scanner *sc)
     return true;
 }
 
-bool json_check(const char *text, size_t len, JsonSyntaxError *err)
-{
-    Scanner sc = {(const unsigned char *)text, len, 0, err};
-    memset(err, 0, sizeof *err);
-    if (!check_bytes(&sc)) return false;
-
+// The state of json_check's walk: the open containers and the current top-level member.
+typedef struct {
+    Scanner sc;
     unsigned char types[JSON_MAX_DEPTH]; // '{' or '[' for each open container
     size_t opened[JSON_MAX_DEPTH]; // offset of its bracket
-    int depth = 0;
-    char d[48];
-    bool eof = false;
-    size_t at = 0; // where the current string or value starts
-    long values = 0; // values begun so far (bounded by JSON_MAX_VALUES)
-    size_t top_key = 0,
-           top_key_end = 0; // the current member of the top-level object (offsets of its key)
+    int depth;
+    long values; // values begun so far (bounded by JSON_MAX_VALUES)
+    size_t top_key,
+        top_key_end; // the current member of the top-level object (offsets of its key)
+} Checker;
 
-    skip_ws(&sc);
-    if (sc.pos >= len) {
-        err->has_offset = false;
-        snprintf(err->message, sizeof err->message, "file is empty (only white space)");
-        return false;
-    }
-    // Loop invariant at "value": sc.pos is where a value must start.
-value:
-    skip_ws(&sc);
-    if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
-    if (++values > JSON_MAX_VALUES) {
-        // Name the top-level member the values are in: that is where a teacher looks ("$schema",
-        // "weights").
-        int key_len = (int)(top_key_end - top_key);
-        if (depth >= 2 && types[0] == '{' && key_len > 0 && key_len <= 64)
-            return fail_at(
-                &sc, sc.pos,
-                "too many values: more than %d numbers, strings, arrays and objects in one file "
-                "(the "
-                "limit); this one is inside \"%.*s\" — give large matrices as {\"random\": {...}}",
-                JSON_MAX_VALUES, key_len, text + top_key);
-        return fail_at(&sc, sc.pos,
+// Where json_check's walk is: the three places of the grammar, and the end of the text.
+typedef enum { AT_VALUE, AT_KEY, AFTER_VALUE, CHECK_DONE } CheckStep;
+
+static bool check_eof(Checker *ck) { return fail_eof(&ck->sc, ck->depth, ck->types, ck->opened); }
+
+// Counts one more value; past JSON_MAX_VALUES, fails naming the top-level member it is in.
+static bool count_value(Checker *ck)
+{
+    if (++ck->values <= JSON_MAX_VALUES) return true;
+    // Name the top-level member the values are in: that is where a teacher looks ("$schema",
+    // "weights").
+    int key_len = (int)(ck->top_key_end - ck->top_key);
+    if (ck->depth >= 2 && ck->types[0] == '{' && key_len > 0 && key_len <= 64)
+        return fail_at(&ck->sc, ck->sc.pos,
                        "too many values: more than %d numbers, strings, arrays and objects in one "
-                       "file (the limit); "
-                       "give large matrices as {\"random\": {...}}",
-                       JSON_MAX_VALUES);
+                       "file (the limit); this one is inside \"%.*s\" — give large matrices as "
+                       "{\"random\": {...}}",
+                       JSON_MAX_VALUES, key_len, (const char *)ck->sc.s + ck->top_key);
+    return fail_at(&ck->sc, ck->sc.pos,
+                   "too many values: more than %d numbers, strings, arrays and objects in one "
+                   "file (the limit); give large matrices as {\"random\": {...}}",
+                   JSON_MAX_VALUES);
+}
+
+// At a '{' or '[': opens the container; an empty one is closed at once.
+static bool check_open(Checker *ck, CheckStep *next)
+{
+    Scanner *sc = &ck->sc;
+    if (ck->depth >= JSON_MAX_DEPTH)
+        return fail_at(sc, sc->pos, "nesting too deep: more than %d levels of '[' and '{'",
+                       JSON_MAX_DEPTH);
+    unsigned char open = sc->s[sc->pos];
+    ck->types[ck->depth] = open;
+    ck->opened[ck->depth++] = sc->pos++;
+    skip_ws(sc);
+    if (sc->pos >= sc->len) return check_eof(ck);
+    if (sc->s[sc->pos] == (open == '{' ? '}' : ']')) {
+        ck->depth--;
+        sc->pos++;
+        *next = AFTER_VALUE;
+        return true;
     }
-    if (sc.s[sc.pos] == '{' || sc.s[sc.pos] == '[') {
-        if (depth >= JSON_MAX_DEPTH)
-            return fail_at(&sc, sc.pos, "nesting too deep: more than %d levels of '[' and '{'",
-                           JSON_MAX_DEPTH);
-        unsigned char open = sc.s[sc.pos];
-        types[depth] = open;
-        opened[depth++] = sc.pos++;
-        skip_ws(&sc);
-        if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
-        if (sc.s[sc.pos] == (open == '{' ? '}' : ']')) {
-            depth--;
-            sc.pos++;
-            goto after_value;
-        }
-        if (open == '{') goto key;
-        goto value;
-    }
-    at = sc.pos;
-    if (!scan_scalar(&sc, &eof)) {
+    *next = open == '{' ? AT_KEY : AT_VALUE;
+    return true;
+}
+
+// At a value (sc.pos is where one must start): a container opens, a scalar is scanned.
+static bool check_value(Checker *ck, CheckStep *next)
+{
+    Scanner *sc = &ck->sc;
+    skip_ws(sc);
+    if (sc->pos >= sc->len) return check_eof(ck);
+    if (!count_value(ck)) return false;
+    if (sc->s[sc->pos] == '{' || sc->s[sc->pos] == '[') return check_open(ck, next);
+    size_t at = sc->pos; // where the value starts
+    bool eof = false;
+    if (!scan_scalar(sc, &eof)) {
         if (eof) {
-            if (sc.s[at] == '"') {
+            if (sc->s[at] == '"') {
                 int line, col;
-                json_line_col(text, len, at, &line, &col);
+                json_line_col((const char *)sc->s, sc->len, at, &line, &col);
                 return fail_at(
-                    &sc, content_end(&sc),
+                    sc, content_end(sc),
                     "unexpected end of file inside the string that starts at line %d, column %d",
                     line, col);
             }
-            return fail_eof(&sc, depth, types, opened);
+            return check_eof(ck);
         }
         return false;
     }
-    goto after_value;
+    *next = AFTER_VALUE;
+    return true;
+}
 
-    // At "key": inside an object, after '{' or ',' (white space not yet skipped).
-key:
-    skip_ws(&sc);
-    if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
-    if (sc.s[sc.pos] != '"') {
-        unsigned char c = sc.s[sc.pos];
-        if (c == '\'')
-            return fail_at(&sc, sc.pos,
-                           "invalid JSON: keys must be in double quotes, not single quotes");
-        if (c == '/') return fail_at(&sc, sc.pos, "invalid JSON: JSON has no comments");
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
-            return fail_at(&sc, sc.pos, "invalid JSON: expected a key in double quotes near %s",
-                           describe_word(&sc, sc.pos, d, sizeof d));
-        return fail_at(&sc, sc.pos, "invalid JSON: expected a key in double quotes, got %s",
-                       describe_char(&sc, sc.pos, d, sizeof d));
-    }
-    at = sc.pos;
-    if (!scan_string(&sc, &eof)) {
+// Names what stands where a key in double quotes should be.
+static bool fail_not_key(Scanner *sc)
+{
+    char d[48];
+    unsigned char c = sc->s[sc->pos];
+    if (c == '\'')
+        return fail_at(sc, sc->pos,
+                       "invalid JSON: keys must be in double quotes, not single quotes");
+    if (c == '/') return fail_at(sc, sc->pos, "invalid JSON: JSON has no comments");
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')
+        return fail_at(sc, sc->pos, "invalid JSON: expected a key in double quotes near %s",
+                       describe_word(sc, sc->pos, d, sizeof d));
+    return fail_at(sc, sc->pos, "invalid JSON: expected a key in double quotes, got %s",
+                   describe_char(sc, sc->pos, d, sizeof d));
+}
+
+// At a key: inside an object, after '{' or ',' (white space not yet skipped); scans the key
+// and its ':'.
+static bool check_key(Checker *ck, CheckStep *next)
+{
+    Scanner *sc = &ck->sc;
+    char d[48];
+    bool eof = false;
+    skip_ws(sc);
+    if (sc->pos >= sc->len) return check_eof(ck);
+    if (sc->s[sc->pos] != '"') return fail_not_key(sc);
+    size_t at = sc->pos; // where the key starts
+    if (!scan_string(sc, &eof)) {
         if (eof) {
             int line, col;
-            json_line_col(text, len, at, &line, &col);
+            json_line_col((const char *)sc->s, sc->len, at, &line, &col);
             return fail_at(
-                &sc, content_end(&sc),
+                sc, content_end(sc),
                 "unexpected end of file inside the key that starts at line %d, column %d", line,
                 col);
         }
         return false;
     }
-    if (depth == 1) { // the key's text without its quotes
-        top_key = at + 1;
-        top_key_end = sc.pos - 1;
+    if (ck->depth == 1) { // the key's text without its quotes
+        ck->top_key = at + 1;
+        ck->top_key_end = sc->pos - 1;
     }
-    skip_ws(&sc);
-    if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
-    if (sc.s[sc.pos] != ':')
-        return fail_at(&sc, sc.pos, "invalid JSON: expected ':' after the key, got %s",
-                       describe_char(&sc, sc.pos, d, sizeof d));
-    sc.pos++;
-    goto value;
+    skip_ws(sc);
+    if (sc->pos >= sc->len) return check_eof(ck);
+    if (sc->s[sc->pos] != ':')
+        return fail_at(sc, sc->pos, "invalid JSON: expected ':' after the key, got %s",
+                       describe_char(sc, sc->pos, d, sizeof d));
+    sc->pos++;
+    *next = AT_VALUE;
+    return true;
+}
 
-after_value:
-    skip_ws(&sc);
-    if (depth == 0) {
-        if (sc.pos < len)
-            return fail_at(
-                &sc, sc.pos,
-                "unexpected %s after the end of the JSON value (one file holds one lesson object)",
-                describe_char(&sc, sc.pos, d, sizeof d));
+// After a value inside a container: a close, a comma, or the error that names what is missing.
+static bool check_separator(Checker *ck, CheckStep *next)
+{
+    Scanner *sc = &ck->sc;
+    char d[48];
+    unsigned char c = sc->s[sc->pos];
+    bool in_object = ck->types[ck->depth - 1] == '{';
+    unsigned char close = in_object ? '}' : ']';
+    if (c == close) {
+        ck->depth--;
+        sc->pos++;
+        *next = AFTER_VALUE;
         return true;
     }
-    if (sc.pos >= len) return fail_eof(&sc, depth, types, opened);
-    {
-        unsigned char c = sc.s[sc.pos];
-        bool in_object = types[depth - 1] == '{';
-        unsigned char close = in_object ? '}' : ']';
-        if (c == close) {
-            depth--;
-            sc.pos++;
-            goto after_value;
-        }
-        if (c == ',') {
-            size_t comma = sc.pos++;
-            skip_ws(&sc);
-            if (sc.pos < len && (sc.s[sc.pos] == '}' || sc.s[sc.pos] == ']'))
-                return fail_at(&sc, comma,
-                               "trailing comma before '%c': JSON allows no comma after the last %s",
-                               sc.s[sc.pos], in_object ? "member" : "element");
-            if (in_object) goto key;
-            goto value;
-        }
-        if (c == '/') return fail_at(&sc, sc.pos, "invalid JSON: JSON has no comments");
-        if (in_object && c == '"')
-            return fail_at(
-                &sc, sc.pos,
-                "invalid JSON: expected ',' or '}' before the next key (is a comma missing?)");
-        if (!in_object && value_start(c))
-            return fail_at(
-                &sc, sc.pos,
-                "invalid JSON: expected ',' or ']' before the next element (is a comma missing?)");
-        return fail_at(&sc, sc.pos, "invalid JSON: expected ',' or '%c' after %s, got %s", close,
-                       in_object ? "a member" : "an element",
-                       describe_char(&sc, sc.pos, d, sizeof d));
+    if (c == ',') {
+        size_t comma = sc->pos++;
+        skip_ws(sc);
+        if (sc->pos < sc->len && (sc->s[sc->pos] == '}' || sc->s[sc->pos] == ']'))
+            return fail_at(sc, comma,
+                           "trailing comma before '%c': JSON allows no comma after the last %s",
+                           sc->s[sc->pos], in_object ? "member" : "element");
+        *next = in_object ? AT_KEY : AT_VALUE;
+        return true;
     }
+    if (c == '/') return fail_at(sc, sc->pos, "invalid JSON: JSON has no comments");
+    if (in_object && c == '"')
+        return fail_at(
+            sc, sc->pos,
+            "invalid JSON: expected ',' or '}' before the next key (is a comma missing?)");
+    if (!in_object && value_start(c))
+        return fail_at(
+            sc, sc->pos,
+            "invalid JSON: expected ',' or ']' before the next element (is a comma missing?)");
+    return fail_at(sc, sc->pos, "invalid JSON: expected ',' or '%c' after %s, got %s", close,
+                   in_object ? "a member" : "an element", describe_char(sc, sc->pos, d, sizeof d));
+}
+
+// After a value: the end of the text at depth 0, else the separator of its container.
+static bool check_after_value(Checker *ck, CheckStep *next)
+{
+    Scanner *sc = &ck->sc;
+    char d[48];
+    skip_ws(sc);
+    if (ck->depth == 0) {
+        if (sc->pos < sc->len)
+            return fail_at(
+                sc, sc->pos,
+                "unexpected %s after the end of the JSON value (one file holds one lesson object)",
+                describe_char(sc, sc->pos, d, sizeof d));
+        *next = CHECK_DONE;
+        return true;
+    }
+    if (sc->pos >= sc->len) return check_eof(ck);
+    return check_separator(ck, next);
+}
+
+// A step of the walk: false with err set, else true with *next the place it reached.
+typedef bool CheckStepFn(Checker *ck, CheckStep *next);
+// The step for each place of the walk, indexed by CheckStep.
+static CheckStepFn *const check_steps[] = {check_value, check_key, check_after_value};
+
+bool json_check(const char *text, size_t len, JsonSyntaxError *err)
+{
+    Checker ck;
+    ck.sc = (Scanner){(const unsigned char *)text, len, 0, err};
+    ck.depth = 0;
+    ck.values = 0;
+    ck.top_key = ck.top_key_end = 0;
+    memset(err, 0, sizeof *err);
+    if (!check_bytes(&ck.sc)) return false;
+    skip_ws(&ck.sc);
+    if (ck.sc.pos >= len) {
+        err->has_offset = false;
+        snprintf(err->message, sizeof err->message, "file is empty (only white space)");
+        return false;
+    }
+    for (CheckStep step = AT_VALUE; step != CHECK_DONE;)
+        if (!check_steps[step](&ck, &step)) return false;
+    return true;
 }
 
 // --- json_locate: walking checked text ---

@@ -224,111 +224,151 @@ static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Buil
     return true;
 }
 
+// What build_lesson knows so far: how its steps went, which parts read well, the shapes and the
+// members' places.
+typedef struct {
+    Ctx *c;
+    bool all, ok,
+        stop; // all: a report, that goes on past a failed step; ok: none failed; stop: return
+    bool tokens_ok, d_model_ok, heads_ok, d_k_ok, kv_ok, embeddings_ok, shape_ok, source_ok;
+    int d_model, d_model_member, heads_member, rope_member, source_member;
+    int heads, d_k; // the settings as read, before d_k is derived
+    const cJSON *source;
+} Progress;
+
+// Each step is a check of its own: on failure lesson_parse returns (g->stop), a report notes it and
+// goes on. Returns passed.
+static bool step(Progress *g, bool passed)
+{
+    if (passed) return true;
+    g->c->depth = 0;
+    g->ok = false;
+    if (g->all) return false;
+    g->stop = true;
+    return false;
+}
+
+// The members read before the shapes: the keys, "$schema", "title", "notes", "language", the tokens
+// and d_model. False when lesson_parse stops.
+static bool read_head(Progress *g, const cJSON *root, Build *b)
+{
+    Ctx *c = g->c;
+    const char *keys[TOP_KEYS + 64];
+    char expected[1024];
+    top_level_keys(keys, expected, sizeof expected);
+    step(g, lesson_check_keys(c, root, keys, expected));
+    if (g->stop) return false;
+    step(g, read_string_member(c, root, "$schema", false, NULL));
+    if (g->stop) return false;
+    step(g, read_string_member(c, root, "title", true, &b->title));
+    if (g->stop) return false;
+    step(g, read_string_member(c, root, "notes", false, &b->notes));
+    if (g->stop) return false;
+    step(g, lesson_fields_read(c, root, b, FIELDS_WITH_TITLE)); // "language"
+    if (g->stop) return false;
+    g->tokens_ok = step(g, lesson_read_tokens(c, root, &b->tokens, &b->n));
+    if (g->stop) return false;
+    g->d_model_ok = step(
+        g, optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &g->d_model, &g->d_model_member));
+    return !g->stop;
+}
+
+// The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...) into
+// b->cfg, then the embeddings, which need the tokens (their rows) and a valid d_model when one is
+// given. False when lesson_parse stops.
+static bool read_settings(Progress *g, const cJSON *root, Build *b)
+{
+    Ctx *c = g->c;
+    int k;
+    const cJSON *v;
+    g->source = lesson_member(root, "source", &g->source_member);
+    b->cfg.cross = g->source != NULL;
+    step(g, lesson_fields_read(c, root, b, FIELDS_WITH_SHAPE));
+    if (g->stop) return false;
+    g->heads_ok =
+        lesson_field_ok(b, "heads") && lesson_member(root, "heads", &g->heads_member) != NULL;
+    g->d_k_ok = lesson_field_ok(b, "d_k");
+    g->kv_ok = lesson_field_ok(b, "kv_heads");
+    g->heads = b->cfg.heads;
+    g->d_k = b->cfg.d_k;
+    lesson_member(root, "rope", &g->rope_member);
+
+    g->embeddings_ok = false;
+    if (!(v = lesson_member(root, "embeddings", &k)))
+        step(g, lesson_fail(c, "missing required key \"embeddings\""));
+    else if (g->tokens_ok && g->d_model_ok) {
+        lesson_push_key(c, "embeddings", k);
+        g->embeddings_ok = step(g, lesson_read_embeddings(c, v, b->n, "one per token", &g->d_model,
+                                                          g->d_model_member, &b->X));
+        if (g->embeddings_ok) {
+            lesson_pop(c);
+            c->emb_seeded[0] = lesson_embeddings_seed(v, &c->emb_seed[0]);
+        }
+    }
+    return !g->stop;
+}
+
+// The shapes: d_model (given, or from the embeddings' rows), heads and d_k; the source; the trace's
+// size. False when lesson_parse stops.
+static bool read_shapes(Progress *g, Build *b)
+{
+    Ctx *c = g->c;
+    g->shape_ok = g->d_model > 0 && g->heads_ok && g->d_k_ok;
+    if (g->shape_ok && g->d_k < 0)
+        g->shape_ok = step(g, derive_d_k(c, b, g->d_model, g->heads_member));
+    if (g->stop) return false;
+    if (g->shape_ok)
+        g->shape_ok = g->kv_ok && step(g, check_shape(c, b, g->d_model, g->rope_member));
+    if (g->stop) return false;
+
+    g->source_ok = true;
+    if (g->source)
+        g->source_ok = step(
+            g, read_source(c, g->source, g->source_member, g->d_model_ok ? g->d_model : -1, b));
+    else if (g->tokens_ok && g->embeddings_ok && !self_source(b))
+        return lesson_fail(c, "out of memory");
+    if (g->stop) return false;
+
+    // The trace's size, known from the sizes alone: refused before the weights are even allocated.
+    if (g->shape_ok && g->tokens_ok && g->source_ok && b->n > 0 && b->m > 0)
+        g->shape_ok = step(g, check_trace_size(c, b, g->d_model, g->heads_member));
+    return !g->stop;
+}
+
 // Reads and checks the whole lesson. lesson_parse stops at the first error; a report (c->rep) goes
 // on with each part that does not depend on a broken one, in the same order, so its first error is
 // the same.
 static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
 {
-    const char *keys[TOP_KEYS + 64];
-    char expected[1024];
-    top_level_keys(keys, expected, sizeof expected);
     if (!cJSON_IsObject(root))
         return lesson_fail(c, "expected a lesson object { ... }, got %s", lesson_type_name(root));
-    bool all = c->rep != NULL, ok = true;
-    // Each STEP is a check of its own: on failure lesson_parse returns, a report notes it and goes
-    // on.
-#define STEP(check)                                                                                \
-    ((check) ? true : (c->depth = 0, ok = false, all ? false : (stop = true, false)))
-    bool stop = false;
-#define STOP_IF_FAST                                                                               \
-    if (stop) return false
-    STEP(lesson_check_keys(c, root, keys, expected));
-    STOP_IF_FAST;
-    STEP(read_string_member(c, root, "$schema", false, NULL));
-    STOP_IF_FAST;
-    STEP(read_string_member(c, root, "title", true, &b->title));
-    STOP_IF_FAST;
-    STEP(read_string_member(c, root, "notes", false, &b->notes));
-    STOP_IF_FAST;
-    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_TITLE)); // "language"
-    STOP_IF_FAST;
-    bool tokens_ok = STEP(lesson_read_tokens(c, root, &b->tokens, &b->n));
-    STOP_IF_FAST;
-
-    int d_model = -1, d_model_member = -1, heads_member = -1, rope_member = -1;
-    bool d_model_ok =
-        STEP(optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &d_model, &d_model_member));
-    STOP_IF_FAST;
-    // The settings (the field table's rows: heads, d_k, mask, scale, rope, kv_heads, window, ...)
-    // into b->cfg.
-    int source_member, k;
-    const cJSON *source = lesson_member(root, "source", &source_member), *v;
-    b->cfg.cross = source != NULL;
-    STEP(lesson_fields_read(c, root, b, FIELDS_WITH_SHAPE));
-    STOP_IF_FAST;
-    bool heads_ok =
-        lesson_field_ok(b, "heads") && lesson_member(root, "heads", &heads_member) != NULL;
-    bool d_k_ok = lesson_field_ok(b, "d_k"), kv_ok = lesson_field_ok(b, "kv_heads");
-    int heads = b->cfg.heads, d_k = b->cfg.d_k;
-    lesson_member(root, "rope", &rope_member);
-
-    // The embeddings need the tokens (their rows) and a valid d_model when one is given.
-    bool embeddings_ok = false;
-    if (!(v = lesson_member(root, "embeddings", &k)))
-        STEP(lesson_fail(c, "missing required key \"embeddings\""));
-    else if (tokens_ok && d_model_ok) {
-        lesson_push_key(c, "embeddings", k);
-        embeddings_ok = STEP(
-            lesson_read_embeddings(c, v, b->n, "one per token", &d_model, d_model_member, &b->X));
-        if (embeddings_ok) {
-            lesson_pop(c);
-            c->emb_seeded[0] = lesson_embeddings_seed(v, &c->emb_seed[0]);
-        }
-    }
-    STOP_IF_FAST;
-
-    // The shapes: d_model (given, or from the embeddings' rows), heads and d_k.
-    bool shape_ok = d_model > 0 && heads_ok && d_k_ok;
-    if (shape_ok && d_k < 0) shape_ok = STEP(derive_d_k(c, b, d_model, heads_member));
-    STOP_IF_FAST;
-    d_k = b->cfg.d_k;
-    if (shape_ok) shape_ok = kv_ok && STEP(check_shape(c, b, d_model, rope_member));
-    STOP_IF_FAST;
-
-    bool source_ok = true;
-    if (source)
-        source_ok = STEP(read_source(c, source, source_member, d_model_ok ? d_model : -1, b));
-    else if (tokens_ok && embeddings_ok && !self_source(b)) return lesson_fail(c, "out of memory");
-    STOP_IF_FAST;
-
-    // The trace's size, known from the sizes alone: refused before the weights are even allocated.
-    if (shape_ok && tokens_ok && source_ok && b->n > 0 && b->m > 0)
-        shape_ok = STEP(check_trace_size(c, b, d_model, heads_member));
-    STOP_IF_FAST;
+    Progress g = {.c = c, .all = c->rep != NULL, .ok = true, .d_model = -1};
+    g.d_model_member = g.heads_member = g.rope_member = g.source_member = -1;
+    if (!read_head(&g, root, b) || !read_settings(&g, root, b) || !read_shapes(&g, b)) return false;
 
     // The questions' form (their answers need the trace: model/questions.c checks those).
     // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check
     // then checks their answers against the trace); lesson_parse stops.
-    if (!lesson_read_questions(c, root, heads_ok ? heads : 0, &b->questions, &b->question_count)) {
+    if (!lesson_read_questions(c, root, g.heads_ok ? g.heads : 0, &b->questions,
+                               &b->question_count)) {
         c->depth = 0;
-        if (!all) return false;
+        if (!g.all) return false;
     }
-
-    if (!(v = lesson_member(root, "weights", &k))) {
-        STEP(lesson_fail(c, "missing required key \"weights\""));
+    int k;
+    const cJSON *v = lesson_member(root, "weights", &k);
+    if (!v) {
+        step(&g, lesson_fail(c, "missing required key \"weights\""));
         return false;
     }
-    if (!shape_ok) return false; // the weights' shapes are unknown: already reported
+    if (!g.shape_ok) return false; // the weights' shapes are unknown: already reported
     // The weights' shapes need only d_model, heads and d_k: a report checks them even when the
     // tokens or the embeddings are broken (on a one-token stand-in).
-    if (!read_matrices(c, root, v, k, b, ok && source_ok, d_model, source_member)) {
+    if (!read_matrices(c, root, v, k, b, g.ok && g.source_ok, g.d_model, g.source_member)) {
         c->depth = 0;
         return false;
     }
-    if (ok && c->pytorch_unconfirmed) warn_pytorch_heads(c, heads, heads_member);
-#undef STEP
-#undef STOP_IF_FAST
-    return ok;
+    if (g.ok && c->pytorch_unconfirmed) warn_pytorch_heads(c, g.heads, g.heads_member);
+    return g.ok;
 }
 
 static void error_init(LessonError *err, const char *filename)

@@ -268,9 +268,9 @@ static bool read_weights_explicit(Ctx *c, const cJSON *w, AttnParams *p)
     return ok;
 }
 
-// torch.nn.MultiheadAttention's state_dict: q = x Wq^T + bq with Wq the first d_model rows of
-// in_proj_weight (then Wk, Wv); head i takes rows i*d_k .. (i+1)*d_k - 1 of each third, transposed.
-static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
+// The pytorch object's keys and shape: "num_heads" (optional) confirms "heads", one K/V head per
+// head, heads * d_k == d_model, in_proj_weight and out_proj_weight present.
+static bool check_pytorch_form(Ctx *c, const cJSON *t, const AttnParams *p)
 {
     static const char *const keys[] = {"in_proj_weight", "in_proj_bias", "out_proj_weight",
                                        "out_proj_bias",  "num_heads",    NULL};
@@ -314,43 +314,66 @@ static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
         return lesson_fail(c, "missing required key \"in_proj_weight\"");
     if (!lesson_member(t, "out_proj_weight", &k))
         return lesson_fail(c, "missing required key \"out_proj_weight\"");
+    return true;
+}
 
-    Matrix in_w = {0}, in_b = {0}, out_w = {0};
-    bool ok = mat_init(&in_w, 3 * d, d) && mat_init(&in_b, 1, 3 * d) && mat_init(&out_w, d, d);
-    if (!ok) {
-        ok = lesson_fail(c, "out of memory");
-        goto done;
-    }
+// The state_dict's tensors as they are: in_w (3 d_model, d_model), in_b (1, 3 d_model), out_w
+// (d_model, d_model), and out_proj_bias straight into b_O.
+static bool read_pytorch_tensors(Ctx *c, const cJSON *t, AttnParams *p, Matrix *in_w, Matrix *in_b,
+                                 Matrix *out_w)
+{
+    int d = p->d_model, k;
     const cJSON *v = lesson_member(t, "in_proj_weight", &k);
     lesson_push_key(c, "in_proj_weight", k);
-    if (!(ok = lesson_read_matrix(c, v, &in_w, "3 * d_model", "d_model"))) goto done;
+    if (!lesson_read_matrix(c, v, in_w, "3 * d_model", "d_model")) return false;
     lesson_pop(c);
     if ((v = lesson_enter(c, t, "in_proj_bias"))) {
-        if (!(ok = lesson_read_vector(c, v, in_b.data, 3 * d, "3 * d_model"))) goto done;
+        if (!lesson_read_vector(c, v, in_b->data, 3 * d, "3 * d_model")) return false;
         lesson_pop(c);
     }
     v = lesson_member(t, "out_proj_weight", &k);
     lesson_push_key(c, "out_proj_weight", k);
-    if (!(ok = lesson_read_matrix(c, v, &out_w, "d_model", "d_model"))) goto done;
+    if (!lesson_read_matrix(c, v, out_w, "d_model", "d_model")) return false;
     lesson_pop(c);
     if ((v = lesson_enter(c, t, "out_proj_bias"))) {
-        if (!(ok = lesson_read_vector(c, v, p->b_O.data, d, "d_model"))) goto done;
+        if (!lesson_read_vector(c, v, p->b_O.data, d, "d_model")) return false;
         lesson_pop(c);
     }
+    return true;
+}
+
+// Head h's W_Q, W_K, W_V (d_model, d_k) = rows h*d_k .. of each third of in_w, transposed, and its
+// biases from in_b; W_O (d_model, d_model) = out_w transposed.
+static void split_pytorch(AttnParams *p, const Matrix *in_w, const Matrix *in_b,
+                          const Matrix *out_w)
+{
+    int d = p->d_model, dk = p->d_k;
     Matrix *W[3] = {p->W_Q, p->W_K, p->W_V};
     Matrix *B[3] = {p->b_Q, p->b_K, p->b_V};
     for (int part = 0; part < 3; part++) {
         for (int h = 0; h < p->heads; h++) {
             for (int j = 0; j < dk; j++) {
                 int row = part * d + h * dk + j;
-                for (int a = 0; a < d; a++) mat_set(&W[part][h], a, j, mat_get(&in_w, row, a));
-                mat_set(&B[part][h], 0, j, mat_get(&in_b, 0, row));
+                for (int a = 0; a < d; a++) mat_set(&W[part][h], a, j, mat_get(in_w, row, a));
+                mat_set(&B[part][h], 0, j, mat_get(in_b, 0, row));
             }
         }
     }
     for (int r = 0; r < d; r++)
-        for (int col = 0; col < d; col++) mat_set(&p->W_O, r, col, mat_get(&out_w, col, r));
-done:
+        for (int col = 0; col < d; col++) mat_set(&p->W_O, r, col, mat_get(out_w, col, r));
+}
+
+// torch.nn.MultiheadAttention's state_dict: q = x Wq^T + bq with Wq the first d_model rows of
+// in_proj_weight (then Wk, Wv); head i takes rows i*d_k .. (i+1)*d_k - 1 of each third, transposed.
+static bool read_weights_pytorch(Ctx *c, const cJSON *t, AttnParams *p)
+{
+    if (!check_pytorch_form(c, t, p)) return false;
+    int d = p->d_model;
+    Matrix in_w = {0}, in_b = {0}, out_w = {0};
+    bool ok = mat_init(&in_w, 3 * d, d) && mat_init(&in_b, 1, 3 * d) && mat_init(&out_w, d, d);
+    if (!ok) ok = lesson_fail(c, "out of memory");
+    else if ((ok = read_pytorch_tensors(c, t, p, &in_w, &in_b, &out_w)))
+        split_pytorch(p, &in_w, &in_b, &out_w);
     mat_free(&in_w);
     mat_free(&in_b);
     mat_free(&out_w);

@@ -76,6 +76,79 @@ static const struct {
     {"characters", split_chars, "characters"},
 };
 
+// "tokens" (t, the member at ti): an array of 1 to LESSON_MAX_TOKENS non-empty strings, copied into
+// *out.
+static bool read_token_list(Ctx *c, const cJSON *t, int ti, char ***out, int *count)
+{
+    lesson_push_key(c, "tokens", ti);
+    if (!cJSON_IsArray(t))
+        return lesson_fail(c, "expected an array of strings, got %s", lesson_type_name(t));
+    int n = cJSON_GetArraySize(t);
+    if (n == 0) return lesson_fail(c, "expected at least one token, got an empty array");
+    if (n > LESSON_MAX_TOKENS)
+        return lesson_fail(c, "too many tokens: %d (the limit is %d)", n, LESSON_MAX_TOKENS);
+    int i = 0;
+    for (const cJSON *x = t->child; x; x = x->next, i++) {
+        lesson_push_index(c, i);
+        const char *str = NULL;
+        if (!lesson_get_string(c, x, &str)) return false;
+        if (!str[0]) return lesson_fail(c, "empty token: every token needs at least one character");
+        lesson_pop(c);
+    }
+    char **toks = calloc((size_t)n, sizeof *toks);
+    if (!toks) return lesson_fail(c, "out of memory");
+    i = 0;
+    for (const cJSON *x = t->child; x; x = x->next, i++) {
+        toks[i] = lesson_dup_string(x->valuestring, strlen(x->valuestring));
+        if (!toks[i]) {
+            lesson_free_strings(toks, n);
+            return lesson_fail(c, "out of memory");
+        }
+    }
+    lesson_pop(c);
+    *out = toks;
+    *count = n;
+    return true;
+}
+
+// "sentence" (s, the member at si) split into *out as "split" (sp, at pi; NULL: words) says.
+static bool read_sentence(Ctx *c, const cJSON *s, int si, const cJSON *sp, int pi, char ***out,
+                          int *count)
+{
+    size_t how = 0;
+    if (sp) {
+        lesson_push_key(c, "split", pi);
+        const char *name = NULL;
+        if (!lesson_get_string(c, sp, &name)) return false;
+        while (how < sizeof SPLITS / sizeof SPLITS[0] && strcmp(SPLITS[how].name, name) != 0) how++;
+        if (how == sizeof SPLITS / sizeof SPLITS[0])
+            return lesson_fail(
+                c,
+                "expected \"words\" (split on white space) or \"characters\" (for a sentence "
+                "written without spaces), got \"%s\"",
+                name);
+        lesson_pop(c);
+    }
+    lesson_push_key(c, "sentence", si);
+    const char *str = NULL;
+    if (!lesson_get_string(c, s, &str)) return false;
+    int n = SPLITS[how].split(str, NULL);
+    if (n == 0)
+        return lesson_fail(c, "no %s: the sentence is empty or only white space", SPLITS[how].unit);
+    if (n > LESSON_MAX_TOKENS)
+        return lesson_fail(c, "too many tokens: the sentence has %d %s (the limit is %d)", n,
+                           SPLITS[how].unit, LESSON_MAX_TOKENS);
+    char **toks = calloc((size_t)n, sizeof *toks);
+    if (!toks || SPLITS[how].split(str, toks) < 0) {
+        lesson_free_strings(toks, n);
+        return lesson_fail(c, "out of memory");
+    }
+    lesson_pop(c);
+    *out = toks;
+    *count = n;
+    return true;
+}
+
 // "tokens" (non-empty strings) or "sentence" of obj (the current path: the top level or "source"),
 // the sentence split as "split" says.
 bool lesson_read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
@@ -96,70 +169,6 @@ bool lesson_read_tokens(Ctx *c, const cJSON *obj, char ***out, int *count)
             "\"split\" says how a \"sentence\" becomes tokens, and this lesson gives \"tokens\"; "
             "remove \"split\"");
     }
-
-    char **toks = NULL;
-    int n;
-    if (t) {
-        lesson_push_key(c, "tokens", ti);
-        if (!cJSON_IsArray(t))
-            return lesson_fail(c, "expected an array of strings, got %s", lesson_type_name(t));
-        n = cJSON_GetArraySize(t);
-        if (n == 0) return lesson_fail(c, "expected at least one token, got an empty array");
-        if (n > LESSON_MAX_TOKENS)
-            return lesson_fail(c, "too many tokens: %d (the limit is %d)", n, LESSON_MAX_TOKENS);
-        int i = 0;
-        for (const cJSON *x = t->child; x; x = x->next, i++) {
-            lesson_push_index(c, i);
-            const char *str = NULL;
-            if (!lesson_get_string(c, x, &str)) return false;
-            if (!str[0])
-                return lesson_fail(c, "empty token: every token needs at least one character");
-            lesson_pop(c);
-        }
-        toks = calloc((size_t)n, sizeof *toks);
-        if (!toks) return lesson_fail(c, "out of memory");
-        i = 0;
-        for (const cJSON *x = t->child; x; x = x->next, i++) {
-            toks[i] = lesson_dup_string(x->valuestring, strlen(x->valuestring));
-            if (!toks[i]) {
-                lesson_free_strings(toks, n);
-                return lesson_fail(c, "out of memory");
-            }
-        }
-    } else {
-        size_t how = 0;
-        if (sp) {
-            lesson_push_key(c, "split", pi);
-            const char *name = NULL;
-            if (!lesson_get_string(c, sp, &name)) return false;
-            while (how < sizeof SPLITS / sizeof SPLITS[0] && strcmp(SPLITS[how].name, name) != 0)
-                how++;
-            if (how == sizeof SPLITS / sizeof SPLITS[0])
-                return lesson_fail(
-                    c,
-                    "expected \"words\" (split on white space) or \"characters\" (for a sentence "
-                    "written without spaces), got \"%s\"",
-                    name);
-            lesson_pop(c);
-        }
-        lesson_push_key(c, "sentence", si);
-        const char *str = NULL;
-        if (!lesson_get_string(c, s, &str)) return false;
-        n = SPLITS[how].split(str, NULL);
-        if (n == 0)
-            return lesson_fail(c, "no %s: the sentence is empty or only white space",
-                               SPLITS[how].unit);
-        if (n > LESSON_MAX_TOKENS)
-            return lesson_fail(c, "too many tokens: the sentence has %d %s (the limit is %d)", n,
-                               SPLITS[how].unit, LESSON_MAX_TOKENS);
-        toks = calloc((size_t)n, sizeof *toks);
-        if (!toks || SPLITS[how].split(str, toks) < 0) {
-            lesson_free_strings(toks, n);
-            return lesson_fail(c, "out of memory");
-        }
-    }
-    lesson_pop(c);
-    *out = toks;
-    *count = n;
-    return true;
+    if (t) return read_token_list(c, t, ti, out, count);
+    return read_sentence(c, s, si, sp, pi, out, count);
 }

@@ -1,8 +1,9 @@
 // The panels as text (panel_text.h): one walk per panel, in a table from the panel to its walk and
 // heading; each reads the numbers the window's panel draws (the trace's rows, decode_buffer,
 // tiles_run, the cost figures, the comparison, the shuffled lesson) and rounds them as the board
-// does (model_format_value).
+// does (model_format_value). The decoding panels (G, B) walk in panel_decode.c.
 #include "panel_text.h"
+#include "panel_text_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -17,12 +18,7 @@
 #include "rope_picture.h"
 #include "stage_text.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-#endif
-
 #define TIMES "\xc3\x97"
-#define EN_DASH "\xe2\x80\x93"
 
 // ---- building the pieces -------------------------------------------------------------------------------
 
@@ -63,7 +59,7 @@ static PanelItem *add_item(PanelText *pt, PanelItemKind kind)
     return it;
 }
 
-static void add_text(PanelText *pt, PanelItemKind kind, const char *text)
+void panel_add_text(PanelText *pt, PanelItemKind kind, const char *text)
 {
     if (!text || !text[0]) return;
     PanelItem *it = add_item(pt, kind);
@@ -71,8 +67,8 @@ static void add_text(PanelText *pt, PanelItemKind kind, const char *text)
 }
 
 // A table of rows x cols empty cells under its caption; NULL when out of memory.
-static PanelTable *add_table(PanelText *pt, const char *caption, const char *corner, int rows,
-                             int cols)
+PanelTable *panel_add_table(PanelText *pt, const char *caption, const char *corner, int rows,
+                            int cols)
 {
     PanelItem *it = add_item(pt, PANEL_ITEM_TABLE);
     if (!it) return NULL;
@@ -91,20 +87,20 @@ static PanelTable *add_table(PanelText *pt, const char *caption, const char *cor
 }
 
 // Sets a string of a table (a label or a cell) to text.
-static void put(PanelText *pt, char **slot, const char *text)
+void panel_put(PanelText *pt, char **slot, const char *text)
 {
     free(*slot);
     if (!(*slot = dupf("%s", text ? text : ""))) pt->oom = true;
 }
 
-static void put_value(PanelText *pt, char **slot, double v)
+void panel_put_value(PanelText *pt, char **slot, double v)
 {
     char num[32];
     model_format_value(v, num, sizeof num);
-    put(pt, slot, num);
+    panel_put(pt, slot, num);
 }
 
-static const char *token(const Lesson *L, int i)
+const char *panel_token(const Lesson *L, int i)
 {
     return L->tokens && L->tokens[i] ? L->tokens[i] : "";
 }
@@ -120,361 +116,29 @@ static void add_matrix(PanelText *pt, const StageTextSrc *src, MatId m, int head
     char caption[600], label[128], v[32];
     snprintf(caption, sizeof caption, "%s%s%s", lead ? lead : "", lead ? " \xe2\x80\x94 " : "",
              st.caption);
-    PanelTable *t = add_table(pt, caption, "", st.rows, st.cols);
+    PanelTable *t = panel_add_table(pt, caption, "", st.rows, st.cols);
     for (int c = 0; t && c < st.cols; c++) {
         stage_text_label(src, &st, false, c, label, sizeof label);
-        put(pt, &t->col_label[c], label);
+        panel_put(pt, &t->col_label[c], label);
     }
     for (int r = 0; t && r < st.rows; r++) {
         stage_text_label(src, &st, true, r, label, sizeof label);
-        put(pt, &t->row_label[r], label);
+        panel_put(pt, &t->row_label[r], label);
         for (int c = 0; c < st.cols; c++) {
             stage_text_value(src, &st, r, c, v, sizeof v);
-            put(pt, &t->cell[r * st.cols + c], v);
+            panel_put(pt, &t->cell[r * st.cols + c], v);
         }
     }
 }
 
 // The d_k columns' labels of matrix m (its column axis) into t.
-static void dim_labels(PanelText *pt, const Lesson *L, MatId m, PanelTable *t)
+void panel_dim_labels(PanelText *pt, const Lesson *L, MatId m, PanelTable *t)
 {
     char label[64];
     for (int j = 0; t && j < t->cols; j++) {
         model_axis_label(L, mat_info(m)->col_axis, j, label, sizeof label);
-        put(pt, &t->col_label[j], label);
+        panel_put(pt, &t->col_label[j], label);
     }
-}
-
-// ---- KV-cache decoding (G) -------------------------------------------------------------------------------
-
-// The matrices the decoder reads (the scene's): with RoPE the rotated query and keys.
-static MatId decode_mat(const AttnParams *p, int i)
-{
-    static const MatId plain[4] = {MAT_Q, MAT_K, MAT_V, MAT_Z},
-                       rotated[4] = {MAT_QROT, MAT_KROT, MAT_V, MAT_Z};
-    return p->rope != ROPE_NONE ? rotated[i] : plain[i];
-}
-
-void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
-{
-    const AttnParams *p = &L->params;
-    DecodeBuffer buf = decode_buffer(p, t);
-    char a[32], b[32], c1[32], d1[32], e1[32], *intro = out->intro, *slot = out->slot,
-                                               *cache = out->cache, *work = out->work;
-    size_t intro_cap = sizeof out->intro, cache_cap = sizeof out->cache,
-           work_cap = sizeof out->work;
-    slot[0] = '\0';
-    int cached = buf.cached;
-    bool rolling = buf.rows < p->n;
-    snprintf(intro, intro_cap,
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
-                "cache, its q reads the %d cached keys "
-                "(\xe2\x86\x92 \xe2\x86\x90 step)."),
-             t + 1, p->n, token(L, t), cached);
-    if (rolling && buf.evicted >= 0)
-        snprintf(slot, sizeof out->slot,
-                 // TRANSLATORS: the decode panel (G) with a sliding window: the key whose slot this
-                 // step's k and v take.
-                 TR(" Its k and v overwrite slot %d: \xe2\x80\x9c%s\xe2\x80\x9d (position %d) has "
-                    "left the window."),
-                 buf.slot, token(L, buf.evicted), buf.evicted);
-    else if (rolling)
-        // TRANSLATORS: the decode panel (G) with a sliding window, before the buffer is full.
-        snprintf(slot, sizeof out->slot, TR(" Its k and v go into slot %d of %d."), buf.slot,
-                 buf.rows);
-    snprintf(intro + strlen(intro), intro_cap - strlen(intro), "%s", slot);
-    cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
-    if (rolling)
-        snprintf(cache, cache_cap,
-                 // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are
-                 // rolling buffers of W rows.
-                 TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t "
-                    "mod %d): K and V of %d "
-                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the "
-                    "window keeps it from growing."),
-                 buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
-    else
-        snprintf(cache, cache_cap,
-                 TR("The cache: K and V of %d tokens for %d K/V heads = "
-                    "2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
-                    "kept, never computed again."),
-                 t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
-    if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
-        size_t used = strlen(cache);
-        cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);
-        snprintf(cache + used, cache_cap - used,
-                 TR(" %d query heads share them; one K/V per head would hold %s."), p->heads, e1);
-    }
-    int64_t with = 0, without = 0;
-    for (int i = 0; i <= t; i++) {
-        DecodeWork dw = decode_work(p, i);
-        with += dw.with_cache, without += dw.without_cache;
-    }
-    DecodeWork now = decode_work(p, t);
-    cost_format_int(a, sizeof a, now.with_cache), cost_format_int(b, sizeof b, now.without_cache);
-    cost_format_int(c1, sizeof c1, with), cost_format_int(d1, sizeof d1, without);
-    snprintf(work, work_cap,
-             TR("This token: %s multiply-adds with the cache, %s without (the layer again over %d "
-                "tokens). So far: %s with, "
-                "%s without."),
-             a, b, t + 1, c1, d1);
-}
-
-// Row `row` of matrix m of head `head` as a one-row table captioned "NAME[token]: what".
-static void decode_row(PanelText *pt, const PanelTextSrc *src, MatId m, int head, int row)
-{
-    const AttnParams *p = &src->L->params;
-    char name[64], caption[300], label[96];
-    int rows, cols;
-    model_mat_shape(p, m, &rows, &cols);
-    model_mat_name(p, m, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, row),
-             TR(mat_info(m)->what));
-    PanelTable *t = add_table(pt, caption, "", 1, cols);
-    dim_labels(pt, src->L, m, t);
-    model_axis_label(src->L, mat_info(m)->row_axis, row, label, sizeof label);
-    if (t) put(pt, &t->row_label[0], label);
-    for (int j = 0; t && j < cols; j++)
-        put_value(pt, &t->cell[j], model_cell_value(p, src->T, (CellRef){m, head, row, j}));
-}
-
-// The K or V cache of the head's K/V head after step t: its rows in position order, each headed by
-// its token and slot (position p in slot p mod rows), with the numbers of K (K rotated) or V.
-static void decode_cache(PanelText *pt, const PanelTextSrc *src, MatId m, int head,
-                         const DecodeBuffer *buf)
-{
-    const AttnParams *p = &src->L->params;
-    char name[64], caption[300], label[96], row[160];
-    model_mat_name(p, m, head, name, sizeof name);
-    // TRANSLATORS: the caption of a KV cache's table in the page's text view: "K₀ cache: keys, 3 of
-    // 3 rows".
-    snprintf(caption, sizeof caption, TR("%s %s: %s, %d of %d rows"), name, TR("cache"),
-             TR(mat_info(m)->what), buf->cached, buf->rows);
-    PanelTable *t = add_table(pt, caption, "", buf->cached, p->d_k);
-    dim_labels(pt, src->L, m, t);
-    for (int i = 0; t && i < buf->cached; i++) {
-        int pos = buf->first + i;
-        model_axis_label(src->L, mat_info(m)->row_axis, pos, label, sizeof label);
-        // TRANSLATORS: a cached row's header in the page's text view: the token (with its position)
-        // and its slot.
-        snprintf(row, sizeof row, TR("%s, slot %d"), label, pos % buf->rows);
-        put(pt, &t->row_label[i], row);
-        for (int j = 0; j < p->d_k; j++)
-            put_value(pt, &t->cell[i * p->d_k + j],
-                      model_cell_value(p, src->T, (CellRef){m, head, pos, j}));
-    }
-}
-
-// The step's weights over the cached keys: the trace's row t of A at the cached positions (the
-// others are 0).
-static void decode_weights(PanelText *pt, const PanelTextSrc *src, int head, int t,
-                           const DecodeBuffer *buf)
-{
-    const AttnParams *p = &src->L->params;
-    char name[64], caption[300], label[96];
-    model_mat_name(p, MAT_WEIGHTS, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s[%s]: %s", name, token(src->L, t),
-             TR(mat_info(MAT_WEIGHTS)->what));
-    PanelTable *t_ = add_table(pt, caption, "", 1, buf->cached);
-    model_axis_label(src->L, mat_info(MAT_WEIGHTS)->row_axis, t, label, sizeof label);
-    if (t_) put(pt, &t_->row_label[0], label);
-    for (int i = 0; t_ && i < buf->cached; i++) {
-        int pos = buf->first + i;
-        model_axis_label(src->L, mat_info(MAT_WEIGHTS)->col_axis, pos, label, sizeof label);
-        put(pt, &t_->col_label[i], label);
-        put_value(pt, &t_->cell[i],
-                  model_cell_value(p, src->T, (CellRef){MAT_WEIGHTS, head, t, pos}));
-    }
-}
-
-static void walk_decode(PanelText *pt, const PanelTextSrc *src)
-{
-    const AttnParams *p = &src->L->params;
-    if (decode_refusal(p) || !src->T) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s %s",
-                 TR("This lesson cannot be generated one token at a time:"),
-                 p->cross ? TR("its keys and values come from another sequence.")
-                          : TR("it has no causal mask, so each token sees the tokens after it."));
-        add_text(pt, PANEL_ITEM_TEXT, msg);
-        return;
-    }
-    int t = src->st->decode_t < p->n ? src->st->decode_t : p->n - 1, head = src->st->head;
-    DecodeBuffer buf = decode_buffer(p, t);
-    DecodeSentences said;
-    panel_text_decode_sentences(src->L, t, &said);
-    add_text(pt, PANEL_ITEM_TEXT, said.intro);
-    add_text(pt, PANEL_ITEM_TEXT, said.cache);
-    add_text(pt, PANEL_ITEM_TEXT, said.work);
-    decode_row(pt, src, decode_mat(p, 0), head, t);
-    decode_cache(pt, src, decode_mat(p, 1), head, &buf);
-    decode_weights(pt, src, head, t, &buf);
-    decode_cache(pt, src, decode_mat(p, 2), head, &buf);
-    decode_row(pt, src, decode_mat(p, 3), head, t);
-}
-
-// ---- FlashAttention's tiles (B) ---------------------------------------------------------------------------
-
-// The tile asked for, caught as the run passes it (the scene's TileCatch): its place, the block's
-// running m, l and O after it, the m before it (to say the rescale) and whether it was its block's
-// last (O / l is then Z).
-typedef struct {
-    int want, seen;
-    int r0, r1, c0, c1;
-    double m_before[PANEL_TILES_MAX_TOKENS], m[PANEL_TILES_MAX_TOKENS], l[PANEL_TILES_MAX_TOKENS];
-    double O[PANEL_TILES_MAX_TOKENS][PANEL_TILES_MAX_DK];
-    double last_m[PANEL_TILES_MAX_TOKENS];
-    int last_r0;
-    bool block_done;
-} TileSeen;
-
-static void see_tile(void *ctx, const TileStep *s)
-{
-    TileSeen *k = ctx;
-    k->seen++;
-    int rb = s->r1 - s->r0;
-    if (k->seen < k->want) {
-        k->last_r0 = s->r0;
-        for (int i = 0; i < rb && i < PANEL_TILES_MAX_TOKENS; i++) k->last_m[i] = s->m->data[i];
-        return;
-    }
-    if (k->seen == k->want) {
-        k->r0 = s->r0, k->r1 = s->r1, k->c0 = s->c0, k->c1 = s->c1;
-        for (int i = 0; i < rb && i < PANEL_TILES_MAX_TOKENS; i++) {
-            k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
-            k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < PANEL_TILES_MAX_DK; j++)
-                k->O[i][j] = mat_row(s->O, i)[j];
-        }
-        k->block_done = true;
-        return;
-    }
-    if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
-}
-
-// The block's rows after the tile: the token, m, the rescale this tile applied, l, and O (Z = O / l
-// after the block's last tile), as the panel's table.
-static void tile_table(PanelText *pt, const Lesson *L, const TileSeen *k, int d_k)
-{
-    char caption[300], label[96], num[32];
-    if (k->block_done)
-        // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view, after a
-        // block's last tile.
-        snprintf(caption, sizeof caption, TR("After tile %d: m, l and Z = O / l of its queries"),
-                 k->want);
-    else
-        snprintf(caption, sizeof caption,
-                 // TRANSLATORS: the caption of the tiles panel's table (B) in the page's text view.
-                 TR("After tile %d: the running m, l and O of its queries"), k->want);
-    int rows = k->r1 - k->r0;
-    PanelTable *t = add_table(pt, caption, "", rows, 3 + d_k);
-    if (!t) return;
-    put(pt, &t->col_label[0], "m");
-    put(pt, &t->col_label[1], TR("rescale"));
-    put(pt, &t->col_label[2], "l");
-    for (int j = 0; j < d_k; j++) {
-        snprintf(num, sizeof num, k->block_done ? "Z[%d]" : "O[%d]", j);
-        put(pt, &t->col_label[3 + j], num);
-    }
-    for (int i = 0; i < rows; i++) {
-        char **cell = &t->cell[i * t->cols];
-        model_axis_label(L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, label, sizeof label);
-        put(pt, &t->row_label[i], label);
-        put_value(pt, &cell[0], k->m[i]);
-        if (k->m_before[i] == -INFINITY)
-            put(pt, &cell[1], "\xe2\x80\x94"); // the row's first tile: nothing to rescale
-        else put_value(pt, &cell[1], core_exp(k->m_before[i] - k->m[i]));
-        put_value(pt, &cell[2], k->l[i]);
-        for (int j = 0; j < d_k; j++)
-            put_value(pt, &cell[3 + j],
-                      k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j]);
-    }
-}
-
-// The tile's own scores: S′ of the head at its query rows and key columns (the only scores that
-// exist).
-static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TileSeen *k, int head)
-{
-    const AttnParams *p = &src->L->params;
-    char name[64], caption[300], label[96];
-    model_mat_name(p, MAT_MASKED, head, name, sizeof name);
-    snprintf(caption, sizeof caption, "%s: %s, %d" EN_DASH "%d " TIMES " %d" EN_DASH "%d", name,
-             TR(mat_info(MAT_MASKED)->what), k->r0, k->r1 - 1, k->c0, k->c1 - 1);
-    PanelTable *t = add_table(pt, caption, "", k->r1 - k->r0, k->c1 - k->c0);
-    for (int j = 0; t && j < t->cols; j++) {
-        model_axis_label(src->L, mat_info(MAT_MASKED)->col_axis, k->c0 + j, label, sizeof label);
-        put(pt, &t->col_label[j], label);
-    }
-    for (int i = 0; t && i < t->rows; i++) {
-        model_axis_label(src->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, label, sizeof label);
-        put(pt, &t->row_label[i], label);
-        for (int j = 0; j < t->cols; j++)
-            put_value(
-                pt, &t->cell[i * t->cols + j],
-                model_cell_value(p, src->T, (CellRef){MAT_MASKED, head, k->r0 + i, k->c0 + j}));
-    }
-}
-
-static void walk_tiles(PanelText *pt, const PanelTextSrc *src)
-{
-    const AttnParams *p = &src->L->params;
-    char line[600], last[600];
-    if (!src->T || p->n > PANEL_TILES_MAX_TOKENS || p->m > PANEL_TILES_MAX_TOKENS
-        || p->d_k > PANEL_TILES_MAX_DK) {
-        snprintf(line, sizeof line,
-                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                    "mha-tracer --json --tiles B prints every tile of this one."),
-                 PANEL_TILES_MAX_TOKENS, PANEL_TILES_MAX_DK);
-        add_text(pt, PANEL_ITEM_TEXT, line);
-        return;
-    }
-    int head = src->st->head, block = src->st->tiles_block;
-    int64_t computed = 0, skipped = 0;
-    tiles_count(p, block, &computed, &skipped);
-    TileSeen *k = calloc(1, sizeof *k);
-    Matrix z = {0}, m = {0}, l = {0};
-    if (!k) {
-        pt->oom = true;
-        return;
-    }
-    k->want = src->st->tile < 1 ? 1 : src->st->tile > computed ? (int)computed : src->st->tile;
-    k->last_r0 = -1;
-    const HeadTrace *ht = &src->T->head[head];
-    bool rope = p->rope != ROPE_NONE;
-    if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
-                  see_tile, k, &z, &m, &l);
-    else pt->oom = true;
-    double diff = 0.0;
-    for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++)
-            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
-    mat_free(&z), mat_free(&m), mat_free(&l);
-    snprintf(line, sizeof line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
-                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
-                "size)."),
-             k->want, (int)computed, block, block, (long long)skipped, k->r0, k->r1 - 1, k->c0,
-             k->c1 - 1);
-    add_text(pt, PANEL_ITEM_TEXT, line);
-    if (k->r1 > k->r0 && k->c1 > k->c0) {
-        tile_scores(pt, src, k, head);
-        tile_table(pt, src->L, k, p->d_k);
-    }
-    if (k->want == computed)
-        snprintf(last, sizeof last,
-                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
-                    "sums run in another order)."),
-                 diff);
-    else
-        snprintf(last, sizeof last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
-                    "grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
-                    "new maximum."));
-    add_text(pt, PANEL_ITEM_TEXT, last);
-    free(k);
 }
 
 // ---- the cost (K) ---------------------------------------------------------------------------------------
@@ -484,23 +148,25 @@ static void cost_table(PanelText *pt, const char *caption, const CostFigures *fi
 {
     static const char *const head[4] = {N_("d_k"), N_("projection weights"),
                                         N_("score multiplications"), N_("attention matrices")};
-    PanelTable *t = add_table(pt, caption, "", n, 4);
+    PanelTable *t = panel_add_table(pt, caption, "", n, 4);
     char cell[96];
-    for (int k = 0; t && k < 4; k++) put(pt, &t->col_label[k], TR(head[k]));
+    for (int k = 0; t && k < 4; k++) panel_put(pt, &t->col_label[k], TR(head[k]));
     for (int i = 0; t && i < n; i++) {
         const CostFigures *f = &fig[i];
         snprintf(cell, sizeof cell, "h = %lld", (long long)f->heads);
         if (f->kv_heads != f->heads)
             snprintf(cell + strlen(cell), sizeof cell - strlen(cell), ", G = %lld",
                      (long long)f->kv_heads);
-        put(pt, &t->row_label[i], cell);
+        panel_put(pt, &t->row_label[i], cell);
         snprintf(cell, sizeof cell, "%lld", (long long)f->d_k);
-        put(pt, &t->cell[i * 4], cell);
-        put(pt, &t->cell[i * 4 + 1], cost_format_int(cell, sizeof cell, f->projection_weights));
-        put(pt, &t->cell[i * 4 + 2], cost_format_int(cell, sizeof cell, f->score_multiplications));
+        panel_put(pt, &t->cell[i * 4], cell);
+        panel_put(pt, &t->cell[i * 4 + 1],
+                  cost_format_int(cell, sizeof cell, f->projection_weights));
+        panel_put(pt, &t->cell[i * 4 + 2],
+                  cost_format_int(cell, sizeof cell, f->score_multiplications));
         snprintf(cell, sizeof cell, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, TIMES,
                  (long long)f->matrix_rows, TIMES, (long long)f->matrix_cols);
-        put(pt, &t->cell[i * 4 + 3], cell);
+        panel_put(pt, &t->cell[i * 4 + 3], cell);
     }
 }
 
@@ -524,25 +190,25 @@ static void walk_cost(PanelText *pt, const PanelTextSrc *src)
                    fig + 2, 2);
     }
     bool grouped = p->kv_heads < p->heads;
-    add_text(pt, PANEL_ITEM_TEXT,
-             grouped ? TR("projection weights = h\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + 2\xc2\xb7G\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7"
-                          "d_k\xc2\xb7"
-                          "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
-                     : TR("projection weights = h\xc2\xb7"
-                          "3\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7"
-                          "d_k\xc2\xb7"
-                          "d_model   (W^Q, W^K, W^V per head + W^O)"));
+    panel_add_text(pt, PANEL_ITEM_TEXT,
+                   grouped ? TR("projection weights = h\xc2\xb7"
+                                "d_model\xc2\xb7"
+                                "d_k + 2\xc2\xb7G\xc2\xb7"
+                                "d_model\xc2\xb7"
+                                "d_k + h\xc2\xb7"
+                                "d_k\xc2\xb7"
+                                "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
+                           : TR("projection weights = h\xc2\xb7"
+                                "3\xc2\xb7"
+                                "d_model\xc2\xb7"
+                                "d_k + h\xc2\xb7"
+                                "d_k\xc2\xb7"
+                                "d_model   (W^Q, W^K, W^V per head + W^O)"));
     snprintf(line, sizeof line,
              TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
                 "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
-    add_text(pt, PANEL_ITEM_TEXT, line);
+    panel_add_text(pt, PANEL_ITEM_TEXT, line);
     char kvn[32], full[32];
     cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
     cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
@@ -567,7 +233,7 @@ static void walk_cost(PanelText *pt, const PanelTextSrc *src)
                  TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
                  most);
     }
-    add_text(pt, PANEL_ITEM_TEXT, line);
+    panel_add_text(pt, PANEL_ITEM_TEXT, line);
     if (grouped)
         snprintf(line, sizeof line,
                  TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
@@ -580,7 +246,7 @@ static void walk_cost(PanelText *pt, const PanelTextSrc *src)
                     "same multiplications, "
                     "but %d attention patterns instead of 1."),
                  p->d_k, p->heads * p->d_k, p->heads);
-    add_text(pt, PANEL_ITEM_TEXT, line);
+    panel_add_text(pt, PANEL_ITEM_TEXT, line);
 }
 
 // ---- the KV cache's size (Shift+K) ------------------------------------------------------------------------
@@ -611,25 +277,25 @@ static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *ou
 static void cache_table(PanelText *pt, const char *caption, const CacheShape *s,
                         const CacheRow *rows, int count, int64_t tokens)
 {
-    PanelTable *t = add_table(pt, caption, "", count, 3);
+    PanelTable *t = panel_add_table(pt, caption, "", count, 3);
     char cell[64], tok[32];
     if (!t) return;
     cost_format_int(tok, sizeof tok, tokens);
-    put(pt, &t->col_label[0], TR("K/V heads"));
-    put(pt, &t->col_label[1], TR("per token"));
+    panel_put(pt, &t->col_label[0], TR("K/V heads"));
+    panel_put(pt, &t->col_label[1], TR("per token"));
     snprintf(cell, sizeof cell, TRN("%s token", "%s tokens", tokens), tok);
-    put(pt, &t->col_label[2], cell);
+    panel_put(pt, &t->col_label[2], cell);
     for (int i = 0; i < count; i++) {
-        put(pt, &t->row_label[i], rows[i].name);
+        panel_put(pt, &t->row_label[i], rows[i].name);
         snprintf(cell, sizeof cell, "%lld", (long long)rows[i].kv_heads);
-        put(pt, &t->cell[i * 3], cell);
+        panel_put(pt, &t->cell[i * 3], cell);
         cost_format_bytes(cell, sizeof cell,
                           cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, 1, 0));
-        put(pt, &t->cell[i * 3 + 1], cell);
+        panel_put(pt, &t->cell[i * 3 + 1], cell);
         cost_format_bytes(cell, sizeof cell,
                           cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
                                               rows[i].window));
-        put(pt, &t->cell[i * 3 + 2], cell);
+        panel_put(pt, &t->cell[i * 3 + 2], cell);
     }
 }
 
@@ -675,36 +341,36 @@ static void walk_rope(PanelText *pt, const PanelTextSrc *src)
         return;
     char cap[160], a[64], b[64], cell[160];
     snprintf(cap, sizeof cap, "Q%d \xe2\x86\x92 Q%d\xe1\xb4\xbf: %s, p = %d", r.head, r.head,
-             token(src->L, r.token), r.token);
-    PanelTable *t = add_table(pt, cap, "", r.pairs, 5);
+             panel_token(src->L, r.token), r.token);
+    PanelTable *t = panel_add_table(pt, cap, "", r.pairs, 5);
     if (!t) return;
     static const char *const cols[] = {"\xce\xb8", "p\xc2\xb7\xce\xb8", "\xc2\xb0", "(q_a, q_b)",
                                        "(q_a, q_b)\xe1\xb4\xbf"};
-    for (int c = 0; c < 5; c++) put(pt, &t->col_label[c], cols[c]);
+    for (int c = 0; c < 5; c++) panel_put(pt, &t->col_label[c], cols[c]);
     for (int i = 0; i < r.pairs; i++) {
         const RopePair *q = &r.pair[i];
         snprintf(cell, sizeof cell, "%d: (%d, %d)", q->j, q->a, q->b);
-        put(pt, &t->row_label[i], cell);
-        put_value(pt, &t->cell[i * 5], q->theta);
-        put_value(pt, &t->cell[i * 5 + 1], q->angle);
-        put_value(pt, &t->cell[i * 5 + 2], q->angle * 180.0 / 3.141592653589793);
+        panel_put(pt, &t->row_label[i], cell);
+        panel_put_value(pt, &t->cell[i * 5], q->theta);
+        panel_put_value(pt, &t->cell[i * 5 + 1], q->angle);
+        panel_put_value(pt, &t->cell[i * 5 + 2], q->angle * 180.0 / 3.141592653589793);
         model_format_value(q->x, a, sizeof a), model_format_value(q->y, b, sizeof b);
         snprintf(cell, sizeof cell, "(%s, %s)", a, b);
-        put(pt, &t->cell[i * 5 + 3], cell);
+        panel_put(pt, &t->cell[i * 5 + 3], cell);
         model_format_value(q->xr, a, sizeof a), model_format_value(q->yr, b, sizeof b);
         snprintf(cell, sizeof cell, "(%s, %s)", a, b);
-        put(pt, &t->cell[i * 5 + 4], cell);
+        panel_put(pt, &t->cell[i * 5 + 4], cell);
     }
     const RopeRelative *rel = &r.rel;
-    PanelTable *m = add_table(pt, "q\xc2\xb7k", "", 2, 1);
+    PanelTable *m = panel_add_table(pt, "q\xc2\xb7k", "", 2, 1);
     if (!m) return;
-    put(pt, &m->col_label[0], "q\xc2\xb7k");
+    panel_put(pt, &m->col_label[0], "q\xc2\xb7k");
     snprintf(cell, sizeof cell, "q %d, k %d", rel->query, rel->key);
-    put(pt, &m->row_label[0], cell);
+    panel_put(pt, &m->row_label[0], cell);
     snprintf(cell, sizeof cell, "q %d, k %d", rel->moved_q, rel->moved_k);
-    put(pt, &m->row_label[1], cell);
-    put_value(pt, &m->cell[0], rel->score);
-    put_value(pt, &m->cell[1], rel->score_moved);
+    panel_put(pt, &m->row_label[1], cell);
+    panel_put_value(pt, &m->cell[0], rel->score);
+    panel_put_value(pt, &m->cell[1], rel->score_moved);
 }
 
 // ---- single head vs multi-head (M) ------------------------------------------------------------------------
@@ -714,8 +380,8 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
     const AttnParams *p = &src->L->params;
     const Comparison *cmp = src->compare;
     if (!cmp) {
-        add_text(pt, PANEL_ITEM_TEXT,
-                 TR("The single-head version could not be computed (see the banner)."));
+        panel_add_text(pt, PANEL_ITEM_TEXT,
+                       TR("The single-head version could not be computed (see the banner)."));
         return;
     }
     ViewState st = *src->st; // whole patterns, whatever is being revealed
@@ -730,7 +396,7 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
         buf, sizeof buf,
         TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"),
         p->heads, p->d_k);
-    add_text(pt, PANEL_ITEM_TEXT, buf);
+    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     for (int h = 0; h < p->heads; h++) add_matrix(pt, &multi, MAT_WEIGHTS, h, NULL);
     cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
     cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
@@ -751,7 +417,7 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
                      "multiplications \xe2\x80\x94 and 1 pattern vs %d",
                      cmp->cost_multi.kv_heads),
                  a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
-    add_text(pt, PANEL_ITEM_TEXT, buf);
+    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     add_matrix(pt, &single, MAT_OUTPUT, 0, TR("Output, one head"));
     snprintf(buf, sizeof buf, TR("Output, %d heads"), p->heads);
     add_matrix(pt, &multi, MAT_OUTPUT, 0, buf);
@@ -763,8 +429,8 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
 {
     const SessionShuffle *sh = src->shuffle;
     if (!sh) {
-        add_text(pt, PANEL_ITEM_TEXT,
-                 TR("The shuffled lesson could not be computed (see the banner)."));
+        panel_add_text(pt, PANEL_ITEM_TEXT,
+                       TR("The shuffled lesson could not be computed (see the banner)."));
         return;
     }
     const AttnParams *p = &src->L->params;
@@ -780,16 +446,16 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
         used = (size_t)snprintf(buf, sizeof buf, "%s", TR("The tokens reversed:  "));
     else
         used = (size_t)snprintf(buf, sizeof buf, TR("\"%s\" and \"%s\" swapped:  "),
-                                token(src->L, a), token(src->L, b));
+                                panel_token(src->L, a), panel_token(src->L, b));
     for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used +=
-            (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", token(src->L, i));
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+                                 panel_token(src->L, i));
     if (used < sizeof buf)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
     for (int i = 0; i < p->n && used < sizeof buf; i++)
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
-                                 token(&sh->lesson, i));
-    add_text(pt, PANEL_ITEM_TEXT, buf);
+                                 panel_token(&sh->lesson, i));
+    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     model_format_value(sh->difference, num, sizeof num);
     if (sh->same)
         snprintf(
@@ -804,7 +470,7 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
             : p->mask == MASK_CAUSAL ? TR("With the causal mask")
                                      : TR("Changed"),
             num);
-    add_text(pt, PANEL_ITEM_TEXT, buf);
+    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     ViewState st = *src->st;
     st.reveal = -1;
     StageTextSrc orig = {&st, src->L, src->T}, shuf = {&st, &sh->lesson, &sh->trace};
@@ -819,9 +485,9 @@ static void walk_all_heads(PanelText *pt, const PanelTextSrc *src)
     const AttnParams *p = &src->L->params;
     MatId m = model_stage_heatmap(p, view_stage(src->st));
     if (m == MAT_NONE) {
-        add_text(pt, PANEL_ITEM_TEXT,
-                 TR("The heads' attention patterns appear from the Scores stage on (press "
-                    "\xe2\x86\x92)."));
+        panel_add_text(pt, PANEL_ITEM_TEXT,
+                       TR("The heads' attention patterns appear from the Scores stage on (press "
+                          "\xe2\x86\x92)."));
         return;
     }
     ViewState st = *src->st;
@@ -849,18 +515,18 @@ static void walk_training(PanelText *pt, const PanelTextSrc *src)
     for (int i = 0; i < t->checkpoint_count; i++) rows += t->checkpoint_steps[i] < t->loss_count;
     // TRANSLATORS: the caption of the training's table in the page's text view (J and L move
     // between checkpoints).
-    PanelTable *tb = add_table(pt, TR("The loss at each saved checkpoint (J L move between them)"),
-                               TR("step"), rows, 1);
+    const char *caption = TR("The loss at each saved checkpoint (J L move between them)");
+    PanelTable *tb = panel_add_table(pt, caption, TR("step"), rows, 1);
     if (!tb) return;
-    put(pt, &tb->col_label[0], TR("loss"));
+    panel_put(pt, &tb->col_label[0], TR("loss"));
     char num[32];
     for (int i = 0, r = 0; i < t->checkpoint_count; i++) {
         int step = t->checkpoint_steps[i];
         if (step >= t->loss_count) continue;
         snprintf(num, sizeof num, "%d", step);
-        put(pt, &tb->row_label[r], num);
+        panel_put(pt, &tb->row_label[r], num);
         loss_text(t->loss[step], num, sizeof num);
-        put(pt, &tb->cell[r++], num);
+        panel_put(pt, &tb->cell[r++], num);
     }
 }
 
@@ -895,7 +561,7 @@ static void title_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
     if (src->shuffle && used < cap) // which order: the announcement changes with Shift+X
         for (int i = 0; i < src->L->params.n && used < cap; i++)
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? " " : ": ",
-                                     token(&src->shuffle->lesson, i));
+                                     panel_token(&src->shuffle->lesson, i));
 }
 
 static void title_plain(const PanelTextSrc *src, const char *fmt, char *buf, size_t cap)
@@ -929,12 +595,12 @@ static const struct {
     void (*walk)(PanelText *pt, const PanelTextSrc *src);
     const char *footer; // what the panel is for, under it (NULL: none)
 } PANELS[] = {
-    {PANEL_DECODE, title_decode, walk_decode,
+    {PANEL_DECODE, title_decode, panel_walk_decode,
      N_("Generating, a model adds one token at a time; the keys and values before it never change, "
         "so they "
         "are kept (the KV cache): each token costs work in proportion to its position, not its "
         "square.")},
-    {PANEL_TILES, title_tiles, walk_tiles,
+    {PANEL_TILES, title_tiles, panel_walk_tiles,
      N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys "
         "in blocks, and "
         "per query the largest score m, the sum l and the output O, rescaled when m grows: memory "
@@ -998,16 +664,16 @@ bool panel_text_build(PanelText *out, const PanelTextSrc *src)
     int i = panel_row(st->panel);
     if (i >= 0 && src->L && src->T) {
         PANELS[i].title(src, title, sizeof title);
-        add_text(out, PANEL_ITEM_TITLE, title);
+        panel_add_text(out, PANEL_ITEM_TITLE, title);
         PANELS[i].walk(out, src);
-        if (PANELS[i].footer) add_text(out, PANEL_ITEM_TEXT, TR(PANELS[i].footer));
+        if (PANELS[i].footer) panel_add_text(out, PANEL_ITEM_TEXT, TR(PANELS[i].footer));
     } else if (st->panel == PANEL_NONE && st->view == VIEW_ALL_HEADS && src->T
                && src->L->params.heads > 1) {
         MatId m = model_stage_heatmap(&src->L->params, view_stage(st));
         const MatInfo *mi = mat_info(m == MAT_NONE ? MAT_WEIGHTS : m);
         snprintf(title, sizeof title, TR("All %d heads \xc2\xb7 %s %s"), src->L->params.heads,
                  TR(mi->what), mi->symbol);
-        add_text(out, PANEL_ITEM_TITLE, title);
+        panel_add_text(out, PANEL_ITEM_TITLE, title);
         walk_all_heads(out, src);
     }
     if (st->panel == PANEL_NONE && src->train && src->train->active && src->train->loss_count > 0)

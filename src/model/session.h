@@ -48,7 +48,7 @@ typedef struct {
 // shown) runs on a worker thread and session_train_poll shows what it made, so no frame waits for
 // it (issue 27); without, every call does its work before it returns. The screen reads only the
 // fields below `job`, never the trainer's own.
-typedef struct SessionTrainJob SessionTrainJob; // the work on the worker thread (session.c)
+typedef struct SessionTrainJob SessionTrainJob; // the work on the worker thread (session_train.c)
 typedef struct {
     Trainer tr; // valid when active; while a job runs only the job touches it
     bool active; // a trainer exists (T pressed on this lesson; until reset by a reload)

@@ -364,14 +364,86 @@ static bool quiz_submit(ViewState *s)
     return true; // something visible changed
 }
 
+// Skips the question waiting: the result shows, the question is not asked again.
+static int quiz_skip(ViewState *s)
+{
+    if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
+    view_quiz_close(s);
+    s->reveal = -1;
+    return 1;
+}
+
+// A digit (1..9 or 0): picks a choice (QUIZ_KEYS) or is typed into the number (QUIZ_TYPE).
+static int quiz_digit(ViewState *s, const ViewEvent *ev)
+{
+    QuizInput input = s->quiz_q.input;
+    char *in = s->quiz_input;
+    size_t len = strlen(in);
+    if (input == QUIZ_KEYS) {
+        int d = ev->key == VIEW_KEY_0 ? 0 : ev->digit;
+        if (d < 1 || d > s->quiz_q.choices) return -1;
+        s->quiz_choice = d - 1;
+        quiz_submit(s);
+        return 1;
+    }
+    if (input != QUIZ_TYPE) return -1;
+    if (len + 1 < sizeof s->quiz_input) {
+        in[len] = (char)(ev->key == VIEW_KEY_0 ? '0' : '0' + ev->digit);
+        in[len + 1] = '\0';
+    }
+    return 1;
+}
+
+// The keys that edit a typed number: '.' or ',' (a decimal comma too) once, '-' first, Backspace.
+// Without a typed answer '-' zooms out and Backspace steps back as usual; '.' and ',' are held.
+static int quiz_edit(ViewState *s, ViewKey key)
+{
+    bool typed = s->quiz_q.input == QUIZ_TYPE;
+    char *in = s->quiz_input;
+    size_t len = strlen(in);
+    if (key == VIEW_KEY_PERIOD || key == VIEW_KEY_COMMA) {
+        if (!typed) return -1;
+        if (!strchr(in, '.') && len + 1 < sizeof s->quiz_input) {
+            in[len] = '.';
+            in[len + 1] = '\0';
+        }
+        return 1;
+    }
+    if (key == VIEW_KEY_MINUS) {
+        if (!typed) return 0; // zoom out
+        if (len == 0) {
+            in[0] = '-';
+            in[1] = '\0';
+        }
+        return 1;
+    }
+    if (!typed) return 0; // Backspace: previous step
+    if (len > 0) in[len - 1] = '\0';
+    return 1;
+}
+
+// Enter: submits the typed number; one that does not read as a finite number changes nothing.
+static int quiz_enter(ViewState *s, bool *changed)
+{
+    if (s->quiz_q.input != QUIZ_TYPE) return -1;
+    const char *in = s->quiz_input;
+    size_t len = strlen(in);
+    char *end;
+    double v = strtod(in, &end);
+    if (len == 0 || *end != '\0' || !isfinite(v)) {
+        *changed = false;
+        return 1;
+    }
+    s->quiz_value = v;
+    quiz_submit(s);
+    return 1;
+}
+
 // Keys while a question waits for its answer. Returns 1 when the key was used, 0 when it acts as
 // usual, and -1 when it is held back (it would show the hidden result, or leave the head asked
 // about).
 static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
 {
-    QuizInput input = s->quiz_q.input;
-    char *in = s->quiz_input;
-    size_t len = strlen(in);
     *changed = true;
     switch (ev->key) {
     case VIEW_KEY_RIGHT:
@@ -380,57 +452,14 @@ static int quiz_key(ViewState *s, const ViewEvent *ev, bool *changed)
         // Next while a question waits: the question skipped (its result shows) on the same screen,
         // as Esc; the next press asks the stage's next question, and only then moves on (the class
         // never loses a question).
-    case VIEW_KEY_ESCAPE: // skip: the result shows, the question is not asked again
-        if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
-        view_quiz_close(s);
-        s->reveal = -1;
-        return 1;
+    case VIEW_KEY_ESCAPE: return quiz_skip(s); // skip
     case VIEW_KEY_DIGIT:
-    case VIEW_KEY_0:
-        if (input == QUIZ_KEYS) {
-            int d = ev->key == VIEW_KEY_0 ? 0 : ev->digit;
-            if (d < 1 || d > s->quiz_q.choices) return -1;
-            s->quiz_choice = d - 1;
-            quiz_submit(s);
-            return 1;
-        }
-        if (input != QUIZ_TYPE) return -1;
-        if (len + 1 < sizeof s->quiz_input) {
-            in[len] = (char)(ev->key == VIEW_KEY_0 ? '0' : '0' + ev->digit);
-            in[len + 1] = '\0';
-        }
-        return 1;
+    case VIEW_KEY_0: return quiz_digit(s, ev);
     case VIEW_KEY_PERIOD:
-    case VIEW_KEY_COMMA: // a decimal comma too
-        if (input != QUIZ_TYPE) return -1;
-        if (!strchr(in, '.') && len + 1 < sizeof s->quiz_input) {
-            in[len] = '.';
-            in[len + 1] = '\0';
-        }
-        return 1;
+    case VIEW_KEY_COMMA:
     case VIEW_KEY_MINUS:
-        if (input != QUIZ_TYPE) return 0; // zoom out
-        if (len == 0) {
-            in[0] = '-';
-            in[1] = '\0';
-        }
-        return 1;
-    case VIEW_KEY_BACKSPACE:
-        if (input != QUIZ_TYPE) return 0; // previous step
-        if (len > 0) in[len - 1] = '\0';
-        return 1;
-    case VIEW_KEY_ENTER: {
-        if (input != QUIZ_TYPE) return -1;
-        char *end;
-        double v = strtod(in, &end);
-        if (len == 0 || *end != '\0' || !isfinite(v)) {
-            *changed = false;
-            return 1;
-        }
-        s->quiz_value = v;
-        quiz_submit(s);
-        return 1;
-    }
+    case VIEW_KEY_BACKSPACE: return quiz_edit(s, ev->key);
+    case VIEW_KEY_ENTER: return quiz_enter(s, changed);
     case VIEW_KEY_LEFT:
     case VIEW_KEY_PAGEUP:
     case VIEW_KEY_HOME:
