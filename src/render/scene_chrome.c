@@ -141,8 +141,8 @@ static void header_compare_formula(const Ctx *c, char *formula, size_t cap)
     const AttnParams *p = &c->L->params;
     char last[16] = "";
     model_subscript(last, sizeof last, p->heads - 1);
-    if (p->kv_heads > 0 && p->kv_heads < p->heads) { // grouped K/V heads: each K/V head's W^K
-                                                     // once per query head
+    // Grouped K/V heads: each K/V head's W^K once per query head.
+    if (p->kv_heads > 0 && p->kv_heads < p->heads) {
         snprintf(formula, cap,
                  // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V
                  // heads: W^K and W^V join each K/V head's matrix once for every query head
