@@ -105,8 +105,8 @@ static const Theme *window_theme(const ViewState *st)
 
 void scene_keep_measures(Scene *s) { s->memo_kept = true; }
 
-bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-                    const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
+// A new frame of w by h: the scene emptied, what the last frame laid out forgotten.
+static void scene_start(Scene *s, int w, int h)
 {
     scene_clear(s);
     s->width = w;
@@ -120,8 +120,148 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     s->strip_n = 0;
     s->board_w = s->board_h = 0;
     s->notes_more = false;
-    Ctx c;
+}
+
+// The strips under the header, from *y (moved under them), w wide: the softmax scale's slider and
+// the training curve.
+static void draw_strips(Ctx *c, int x, int w, int *y)
+{
+    if (slider_shown(c)) {
+        int sh = slider_height(c);
+        draw_scale_slider(c, x, *y, w, sh);
+        *y += sh + c->num_font / 4;
+    }
+    if (training_shown(c)) {
+        int th = training_height(c);
+        draw_training(c, x, *y, w, th);
+        *y += th + c->num_font / 4;
+    }
+}
+
+// Below the board, a room of fixed height a stage: the explanation with the arithmetic line above
+// it, or a question of the stage (footer_reserve), or the notes (key N) in their place. None of
+// them moves the board.
+typedef struct {
+    bool question, asking, notes; // a question is up (and not answered yet); the notes are
+    int room; // the room's height
+    int footer_y, footer_h; // the footer's top and height
+    int explain_y, explain_h; // the arithmetic line's; 0 high when the room leaves it no place
+} FooterRoom;
+
+// The room's height, fw wide: what the stage's footer and arithmetic line take with neither notes
+// nor a question (nor a status: it shows in the room), or what the stage's questions reserve.
+static int footer_base_room(Ctx *c, int fw, int explain_h)
+{
+    const ViewState *st = c->st;
+    ViewState plain = *st;
+    plain.notes = false;
+    plain.quiz_phase = QUIZ_NONE;
+    SceneExtras quiet_ex =
+        *c->ex; // the room does not depend on a status either (it shows in the room)
+    quiet_ex.status = NULL;
+    quiet_ex.original = NULL;
+    const SceneExtras *given = c->ex;
+    c->ex = &quiet_ex;
+    c->st = &plain;
+    int reserve = footer_reserve(c, fw, explain_h > 0 ? c->num_font / 4 + explain_h : 0),
+        base_h = draw_footer(c, 0, 0, fw, false);
+    c->st = st;
+    c->ex = given;
+    int room = base_h + (explain_h > 0 ? c->num_font / 4 + explain_h : 0);
+    if (reserve > room) room = reserve;
+    return room;
+}
+
+// The room under the board, fw wide: its height, where the footer and the arithmetic line go.
+static void footer_room(Ctx *c, int fw, FooterRoom *fr)
+{
+    const ViewState *st = c->st;
+    int h = c->s->height;
+    fr->question = c->ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE
+                   && st->panel != PANEL_SHUFFLE;
+    fr->asking = fr->question
+                 && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
+    fr->notes = st->notes && c->L->notes && c->L->notes[0] && !fr->question
+                && (st->panel == PANEL_NONE
+                    || st->panel == PANEL_COST); // the cost panel lies over the board
+    bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE
+                 || st->panel == PANEL_DECODE || st->panel == PANEL_TILES
+                 || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE
+                 || st->panel == PANEL_OVERVIEW;
+    fr->explain_h = quiet ? 0 : explain_height(c, fw);
+    fr->room = footer_base_room(c, fw, fr->explain_h);
+    if (fr->notes) {
+        c->notes_lines = fr->room / line_h(c, FONT_REGULAR, c->text_font);
+        if (c->notes_lines < 1) c->notes_lines = 1;
+    }
+    fr->footer_h = draw_footer(c, 0, 0, fw, false);
+    if (fr->footer_h > fr->room)
+        fr->room = fr->footer_h; // an automatic question (P) taller than the stage's room
+    // Answered: the answer's arithmetic above the question's box where the room holds both.
+    if (fr->question && !fr->asking && fr->footer_h + c->num_font / 4 + fr->explain_h > fr->room)
+        fr->asking = true;
+    fr->footer_y = h - c->num_font / 4 - (fr->notes || fr->asking ? fr->room : fr->footer_h);
+    if (fr->notes || fr->asking) fr->explain_h = 0;
+    fr->explain_y = fr->footer_y - c->num_font / 4 - fr->explain_h;
+}
+
+// The board in the main area (x, y, w, h), zoomed: laid out zoom times larger, the window showing
+// the part the pan points at.
+static void draw_zoomed_board(Ctx *c, int x, int y, int w, int h)
+{
+    Scene *s = c->s;
+    const ViewState *st = c->st;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
+    int vw = (int)lround(w * zoom), vh = (int)lround(h * zoom);
+    int ox = x - (int)lround((vw - w) * (zoom > 1.0 ? st->pan_x : 0.5));
+    int oy = y - (int)lround((vh - h) * (zoom > 1.0 ? st->pan_y : 0.5));
+    s->pan_span_x = vw > w ? vw - w : 0;
+    s->pan_span_y = vh > h ? vh - h : 0;
+    if (zoom < 1.0) {
+        s->pan_span_x = s->pan_span_y = 0;
+        vw = w;
+        vh = h;
+        ox = x;
+        oy = y;
+    }
+    c->num_font = (int)lround(c->num_font * zoom);
+    if (c->num_font < 8) c->num_font = 8;
+    s->num_font = c->num_font;
+    size_t hits0 = s->hit_count, cmds0 = s->count;
+    if (zoom > 1.0) scene_push(s, CMD_CLIP, x, y, w, h, c->th->bg);
+    s->board_x = ox, s->board_y = oy, s->board_w = vw, s->board_h = vh;
+    if (st->view == VIEW_ALL_HEADS) draw_all_heads(c, ox, oy, vw, vh);
+    else draw_stage(c, ox, oy, vw, vh);
+    if (zoom > 1.0) { zoom_edges(c, hits0, cmds0, x, y, w, h); }
+    c->num_font = scene_number_font(s->height);
+}
+
+// The panels that stand in for the board, and what draws each.
+static const struct {
+    ViewPanel panel;
+    void (*draw)(Ctx *c, int x, int y, int w, int h);
+} MAIN_PANELS[] = {
+    {PANEL_COMPARE, draw_compare}, {PANEL_SHUFFLE, draw_shuffle},   {PANEL_DECODE, draw_decode},
+    {PANEL_TILES, draw_tiles},     {PANEL_OVERVIEW, draw_overview}, {PANEL_CACHE, draw_cache_size},
+    {PANEL_ROPE, draw_rope},
+};
+
+// The main area (x, y, w, h): the panel that stands in for the board, else the board.
+static void draw_main(Ctx *c, int x, int y, int w, int h)
+{
+    for (size_t k = 0; k < sizeof MAIN_PANELS / sizeof MAIN_PANELS[0]; k++)
+        if (c->st->panel == MAIN_PANELS[k].panel) {
+            MAIN_PANELS[k].draw(c, x, y, w, h);
+            return;
+        }
+    draw_zoomed_board(c, x, y, w, h);
+}
+
+bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
+                    const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
+{
+    scene_start(s, w, h);
+    Ctx c;
     ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
     if (s->memo_kept)
         c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
@@ -139,111 +279,19 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
     draw_header(&c, margin, y, w - 2 * margin, &hh);
     scene_rewind(s, mark);
     y += hh + c.num_font / 4;
-    if (slider_shown(&c)) {
-        int sh = slider_height(&c);
-        draw_scale_slider(&c, margin, y, w - 2 * margin, sh);
-        y += sh + c.num_font / 4;
-    }
-    if (training_shown(&c)) {
-        int th = training_height(&c);
-        draw_training(&c, margin, y, w - 2 * margin, th);
-        y += th + c.num_font / 4;
-    }
-    // Below the board, a room of fixed height a stage: the explanation with the arithmetic line
-    // above it, or a question of the stage (footer_reserve), or the notes (key N) in their place.
-    // None of them moves the board.
-    bool question = c.ex->question && st->quiz_phase != QUIZ_NONE && st->panel != PANEL_COMPARE
-                    && st->panel != PANEL_SHUFFLE;
-    bool asking =
-        question && st->quiz_phase != QUIZ_REVEALED; // answered: the answer's arithmetic shows too
-    bool notes = st->notes && L->notes && L->notes[0] && !question
-                 && (st->panel == PANEL_NONE
-                     || st->panel == PANEL_COST); // the cost panel lies over the board
-    bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE
-                 || st->panel == PANEL_DECODE || st->panel == PANEL_TILES
-                 || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE
-                 || st->panel == PANEL_OVERVIEW;
-    int explain_h = quiet ? 0 : explain_height(&c, w - 2 * margin);
-    ViewState plain = *st;
-    plain.notes = false;
-    plain.quiz_phase = QUIZ_NONE;
-    SceneExtras quiet_ex =
-        *c.ex; // the room does not depend on a status either (it shows in the room)
-    quiet_ex.status = NULL;
-    quiet_ex.original = NULL;
-    const SceneExtras *given = c.ex;
-    c.ex = &quiet_ex;
-    c.st = &plain;
-    int reserve =
-            footer_reserve(&c, w - 2 * margin, explain_h > 0 ? c.num_font / 4 + explain_h : 0),
-        base_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    c.st = st;
-    c.ex = given;
-    int room = base_h + (explain_h > 0 ? c.num_font / 4 + explain_h : 0);
-    if (reserve > room) room = reserve;
-    if (notes) {
-        c.notes_lines = room / line_h(&c, FONT_REGULAR, c.text_font);
-        if (c.notes_lines < 1) c.notes_lines = 1;
-    }
-    int footer_h = draw_footer(&c, 0, 0, w - 2 * margin, false);
-    if (footer_h > room) room = footer_h; // an automatic question (P) taller than the stage's room
-    // Answered: the answer's arithmetic above the question's box where the room holds both.
-    if (question && !asking && footer_h + c.num_font / 4 + explain_h > room) asking = true;
-    int footer_y = h - c.num_font / 4 - (notes || asking ? room : footer_h);
-    if (notes || asking) explain_h = 0;
-    int explain_y = footer_y - c.num_font / 4 - explain_h;
-    draw_footer(&c, margin, footer_y, w - 2 * margin, true);
-    int main_h = h - c.num_font / 4 - room - c.num_font / 3 - y;
-    int main_w = w - 2 * margin;
-    if (main_h > 0) {
-        if (st->panel == PANEL_COMPARE) {
-            draw_compare(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_SHUFFLE) {
-            draw_shuffle(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_DECODE) {
-            draw_decode(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_TILES) {
-            draw_tiles(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_OVERVIEW) {
-            draw_overview(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_CACHE) {
-            draw_cache_size(&c, margin, y, main_w, main_h);
-        } else if (st->panel == PANEL_ROPE) {
-            draw_rope(&c, margin, y, main_w, main_h);
-        } else {
-            // Zoom: the board is laid out zoom times larger and the window shows the part the pan
-            // points at.
-            int vw = (int)lround(main_w * zoom), vh = (int)lround(main_h * zoom);
-            int ox = margin - (int)lround((vw - main_w) * (zoom > 1.0 ? st->pan_x : 0.5));
-            int oy = y - (int)lround((vh - main_h) * (zoom > 1.0 ? st->pan_y : 0.5));
-            s->pan_span_x = vw > main_w ? vw - main_w : 0;
-            s->pan_span_y = vh > main_h ? vh - main_h : 0;
-            if (zoom < 1.0) {
-                s->pan_span_x = s->pan_span_y = 0;
-                vw = main_w;
-                vh = main_h;
-                ox = margin;
-                oy = y;
-            }
-            c.num_font = (int)lround(c.num_font * zoom);
-            if (c.num_font < 8) c.num_font = 8;
-            s->num_font = c.num_font;
-            size_t hits0 = s->hit_count, cmds0 = s->count;
-            if (zoom > 1.0) scene_push(s, CMD_CLIP, margin, y, main_w, main_h, c.th->bg);
-            s->board_x = ox, s->board_y = oy, s->board_w = vw, s->board_h = vh;
-            if (st->view == VIEW_ALL_HEADS) draw_all_heads(&c, ox, oy, vw, vh);
-            else draw_stage(&c, ox, oy, vw, vh);
-            if (zoom > 1.0) { zoom_edges(&c, hits0, cmds0, margin, y, main_w, main_h); }
-            c.num_font = scene_number_font(h);
-        }
-    }
+    draw_strips(&c, margin, w - 2 * margin, &y);
+    FooterRoom fr;
+    footer_room(&c, w - 2 * margin, &fr);
+    draw_footer(&c, margin, fr.footer_y, w - 2 * margin, true);
+    int main_h = h - c.num_font / 4 - fr.room - c.num_font / 3 - y;
+    if (main_h > 0) draw_main(&c, margin, y, w - 2 * margin, main_h);
     draw_header(&c, margin, header_y, w - 2 * margin, &hh);
     if (banner && banner[0]) {
         int bh = header_y + hh;
         draw_banner(&c, w, banner, &bh);
     }
-    if (explain_h > 0)
-        draw_explain(&c, margin, explain_y, w - 2 * margin, explain_h); // names the sub-step
+    if (fr.explain_h > 0)
+        draw_explain(&c, margin, fr.explain_y, w - 2 * margin, fr.explain_h); // names the sub-step
     if (st->panel == PANEL_COST) draw_cost(&c, w, h);
     if (st->help) draw_help(&c, w, h);
     s->memo = c.memo;

@@ -47,175 +47,222 @@ static const char *status_text(const Ctx *c, char *buf, size_t cap, Rgba *color)
     return buf;
 }
 
-// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a
-// strip naming every stage, the current one filled, with the lesson's title and the sub-step.
-void draw_header(Ctx *c, int x, int y, int w, int *height)
+// The header's values, shared by its steps.
+typedef struct {
+    int x, y, w; // the header's box; y the top of line 1
+    int ff, sf, l1; // line 1: the name's and formula's font, the head's font, its height
+    char head[160]; // the head (or heads) shown at the right of line 1
+    char one[96], all[96]; // this head, every head (with their K/V heads when grouped)
+    char plain[2][96]; // the same without the K/V heads
+    bool grouped; // fewer K/V heads than query heads (issue 38)
+    int y2, pf, l2, n, gap; // line 2: its top, font, height, segments and the gap between them
+} Header;
+
+// The head's variants: this head and every head, with their K/V heads when grouped (issue 38).
+static void header_head_variants(const Ctx *c, Header *hd)
 {
     const ViewState *st = c->st;
-    int ff = (int)lround(c->num_font * 0.95), sf = c->text_font;
-    int l1 = line_h(c, FONT_BOLD, ff) + c->num_font / 4;
-    char head[160], fitted[512], formula[512];
     const AttnParams *hp = &c->L->params;
     // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads
     // share.
-    bool grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
-    char one[96], all[96], plain[2][96];
-    snprintf(plain[0], sizeof plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1,
+    hd->grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
+    snprintf(hd->plain[0], sizeof hd->plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1,
              hp->heads);
-    snprintf(plain[1], sizeof plain[1], TR("all %d heads"), hp->heads);
-    if (grouped) {
+    snprintf(hd->plain[1], sizeof hd->plain[1], TR("all %d heads"), hp->heads);
+    if (hd->grouped) {
         // TRANSLATORS: the header's head with grouped K/V heads: "head 2  (3 of 4) · K/V head 1".
-        snprintf(one, sizeof one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head,
+        snprintf(hd->one, sizeof hd->one, TR("head %d  (%d of %d) \xc2\xb7 K/V head %d"), st->head,
                  st->head + 1, hp->heads, params_kv_head(hp, st->head));
-        snprintf(all, sizeof all,
+        snprintf(hd->all, sizeof hd->all,
                  // TRANSLATORS: the header of every head with grouped K/V heads: "all 4 heads · 2
                  // K/V heads".
                  TRN("all %d heads \xc2\xb7 %d K/V head", "all %d heads \xc2\xb7 %d K/V heads",
                      hp->kv_heads),
                  hp->heads, hp->kv_heads);
     } else {
-        snprintf(one, sizeof one, "%s", plain[0]);
-        snprintf(all, sizeof all, "%s", plain[1]);
+        snprintf(hd->one, sizeof hd->one, "%s", hd->plain[0]);
+        snprintf(hd->all, sizeof hd->all, "%s", hd->plain[1]);
     }
-    if (st->panel == PANEL_COMPARE)
-        snprintf(head, sizeof head, TR("1 head vs %d"), c->L->params.heads);
-    else if (st->panel == PANEL_SHUFFLE) snprintf(head, sizeof head, "%s", TR("shuffle test"));
+}
+
+// The head the header names: one head, every head or the panel's, then the heads switched off and
+// the zoom.
+static void header_head(const Ctx *c, Header *hd)
+{
+    const ViewState *st = c->st;
+    char *head = hd->head;
+    size_t cap = sizeof hd->head;
+    header_head_variants(c, hd);
+    if (st->panel == PANEL_COMPARE) snprintf(head, cap, TR("1 head vs %d"), c->L->params.heads);
+    else if (st->panel == PANEL_SHUFFLE) snprintf(head, cap, "%s", TR("shuffle test"));
     else if (st->panel == PANEL_CACHE || st->panel == PANEL_OVERVIEW)
-        snprintf(head, sizeof head, "%s", all);
+        snprintf(head, cap, "%s", hd->all);
     else if ((st->panel == PANEL_DECODE || st->panel == PANEL_TILES || st->panel == PANEL_ROPE)
              && c->L->params.heads > 1)
-        snprintf(head, sizeof head, "%s", one);
-    else if (st->view == VIEW_ALL_HEADS) snprintf(head, sizeof head, "%s", all);
-    else if (c->L->params.heads == 1) snprintf(head, sizeof head, "%s", TR("one head"));
+        snprintf(head, cap, "%s", hd->one);
+    else if (st->view == VIEW_ALL_HEADS) snprintf(head, cap, "%s", hd->all);
+    else if (c->L->params.heads == 1) snprintf(head, cap, "%s", TR("one head"));
     else if (stage_result_info(view_stage(st)) && !stage_result_info(view_stage(st))->per_head)
-        snprintf(head, sizeof head, "%s", all);
-    else snprintf(head, sizeof head, "%s", one);
+        snprintf(head, cap, "%s", hd->all);
+    else snprintf(head, cap, "%s", hd->one);
     // Heads switched off (key O), on every stage: which ones.
     int off = 0, first_off = -1;
     for (int i = 0; i < c->L->params.heads; i++)
         if (params_ablated(&c->L->params, i)) off++, first_off = first_off < 0 ? i : first_off;
     if (off == 1)
-        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  head %d off"),
-                 first_off);
+        snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
     else if (off > 1)
-        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  %d heads off"),
-                 off);
+        snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
     // The zoom, while the board is not at its own size (key 0 resets it).
     if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
-        snprintf(head + strlen(head), sizeof head - strlen(head), TR("  \xc2\xb7  zoom %d %%"),
+        snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  zoom %d %%"),
                  (int)lround(st->zoom * 100));
-    int hw = text_w(c, FONT_BOLD, sf, head);
-    bool cmp = st->panel == PANEL_COMPARE;
-    const StageInfo *si = stage_info(view_stage(st));
-    bool shuffle = st->panel == PANEL_SHUFFLE;
-    bool decode = st->panel == PANEL_DECODE, tiles = st->panel == PANEL_TILES,
-         cache = st->panel == PANEL_CACHE;
-    bool rope = st->panel == PANEL_ROPE, overview = st->panel == PANEL_OVERVIEW;
-    const char *name = cmp        ? TR("Single head vs multi-head")
-                       : shuffle  ? TR("Shuffle test")
-                       : cache    ? TR("KV-cache size")
-                       : rope     ? TR("RoPE: the pairs turn")
-                       : overview ? TR("Every layer's heads")
-                       : decode   ? TR("Generating with a KV cache")
-                       : tiles    ? TR("FlashAttention: tiles")
-                       : si       ? TR(si->name)
-                                  : "";
-    int nw =
-        math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2, name);
-    if (cmp) {
-        const AttnParams *p = &c->L->params;
-        char last[16] = "";
-        model_subscript(last, sizeof last, p->heads - 1);
-        if (p->kv_heads > 0
-            && p->kv_heads
-                   < p->heads) { // grouped K/V heads: each K/V head's W^K once per query head
-            snprintf(formula, sizeof formula,
-                     // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V
-                     // heads: W^K and W^V join each K/V head's matrix once for every query head
-                     // that reads it (×%d). Keep it as short: the header's room.
-                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; "
-                        "the same W^O"),
-                     last, p->heads / p->kv_heads);
-        } else
-            snprintf(formula, sizeof formula,
-                     TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the "
-                        "same W^O"),
-                     last);
-    } else if (cache)
+}
+
+// The name at the left of line 1: the panel's, else the stage's.
+static const char *header_name(const Ctx *c)
+{
+    ViewPanel panel = c->st->panel;
+    const StageInfo *si = stage_info(view_stage(c->st));
+    return panel == PANEL_COMPARE    ? TR("Single head vs multi-head")
+           : panel == PANEL_SHUFFLE  ? TR("Shuffle test")
+           : panel == PANEL_CACHE    ? TR("KV-cache size")
+           : panel == PANEL_ROPE     ? TR("RoPE: the pairs turn")
+           : panel == PANEL_OVERVIEW ? TR("Every layer's heads")
+           : panel == PANEL_DECODE   ? TR("Generating with a KV cache")
+           : panel == PANEL_TILES    ? TR("FlashAttention: tiles")
+           : si                      ? TR(si->name)
+                                     : "";
+}
+
+// The single-head comparison's formula (key M): the one head's W^Q beside the heads'.
+static void header_compare_formula(const Ctx *c, char *formula, size_t cap)
+{
+    const AttnParams *p = &c->L->params;
+    char last[16] = "";
+    model_subscript(last, sizeof last, p->heads - 1);
+    // Grouped K/V heads: each K/V head's W^K once per query head.
+    if (p->kv_heads > 0 && p->kv_heads < p->heads) {
+        snprintf(formula, cap,
+                 // TRANSLATORS: the single-head comparison's formula (key M) with grouped K/V
+                 // heads: W^K and W^V join each K/V head's matrix once for every query head
+                 // that reads it (×%d). Keep it as short: the header's room.
+                 TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], W^K, W^V each \xc3\x97%d; "
+                    "the same W^O"),
+                 last, p->heads / p->kv_heads);
+    } else
+        snprintf(formula, cap,
+                 TR("W^Q = [W\xe2\x82\x80^Q | \xe2\x80\xa6 | W%s^Q], likewise W^K, W^V; the "
+                    "same W^O"),
+                 last);
+}
+
+// The rotation panel's formula (key W): which pairs turn, and by how much.
+static void header_rope_formula(const Ctx *c, char *formula, size_t cap)
+{
+    const AttnParams *hp = &c->L->params;
+    char base[32];
+    if (hp->rope_base == floor(hp->rope_base)
+        && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
+        cost_format_int(base, sizeof base, (int64_t)hp->rope_base);
+    else model_format_value(hp->rope_base, base, sizeof base);
+    snprintf(formula, cap,
+             // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at
+             // position p turns by p·θ_i.
+             TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
+             hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
+}
+
+// The formula beside the name: the panel's, else the stage's.
+static void header_formula(const Ctx *c, char *formula, size_t cap)
+{
+    ViewPanel panel = c->st->panel;
+    if (panel == PANEL_COMPARE) header_compare_formula(c, formula, cap);
+    else if (panel == PANEL_CACHE)
         snprintf(
-            formula, sizeof formula, "%s",
+            formula, cap, "%s",
             // TRANSLATORS: the KV-cache size panel's formula: G K/V heads, n tokens, a window of W.
             TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number "
                "\xc2\xb7 min(n, W)"));
-    else if (rope) {
-        char base[32];
-        if (hp->rope_base == floor(hp->rope_base)
-            && hp->rope_base < 1e15) // 500,000 rather than 5.000e+05
-            cost_format_int(base, sizeof base, (int64_t)hp->rope_base);
-        else model_format_value(hp->rope_base, base, sizeof base);
-        snprintf(formula, sizeof formula,
-                 // TRANSLATORS: the rotation panel's formula (key W): the pair i of a row at
-                 // position p turns by p·θ_i.
-                 TR("pair i = %s turned by p\xc2\xb7\xce\xb8_i,   \xce\xb8_i = 1 / %s^(2i/%d)"),
-                 hp->rope == ROPE_INTERLEAVED ? "(2i, 2i+1)" : "(i, i+d_k/2)", base, hp->d_k);
-    } else if (overview)
-        snprintf(formula, sizeof formula,
+    else if (panel == PANEL_ROPE) header_rope_formula(c, formula, cap);
+    else if (panel == PANEL_OVERVIEW)
+        snprintf(formula, cap,
                  "A = softmax(Q"
                  "K^T / \xe2\x88\x9a"
                  "d_k)");
-    else if (decode)
-        snprintf(formula, sizeof formula, "%s",
+    else if (panel == PANEL_DECODE)
+        snprintf(formula, cap, "%s",
                  TR("z_t = softmax(q_t K_cache^T / \xe2\x88\x9a"
                     "d_k) V_cache"));
-    else if (tiles)
-        snprintf(formula, sizeof formula, "%s",
+    else if (panel == PANEL_TILES)
+        snprintf(formula, cap, "%s",
                  TR("m\xe2\x80\xb2 = max(m, rowmax S), l = l e^(m\xe2\x88\x92m\xe2\x80\xb2) + "
                     "\xce\xa3 e^(S\xe2\x88\x92m\xe2\x80\xb2), Z = O / l"));
-    else if (shuffle)
-        snprintf(formula, sizeof formula, "%s",
+    else if (panel == PANEL_SHUFFLE)
+        snprintf(formula, cap, "%s",
                  c->L->params.positions != POS_NONE
                      ? TR("X = E + P: the tokens move, their positions stay")
                  : c->L->params.mask == MASK_CAUSAL
                      ? TR("no positions, but the causal mask follows the order")
                      : TR("no positions: X = E, the rows move with their tokens"));
-    else stage_formula(c, formula, sizeof formula);
+    else stage_formula(c, formula, cap);
+}
+
+// Grouped K/V heads: the head's K/V head in its colour under the head (as its band in the all-heads
+// grid), or every K/V head's colour in turn under "all 4 heads" (issue 38).
+static void header_kv_rule(Ctx *c, const Header *hd, int hw)
+{
+    const AttnParams *hp = &c->L->params;
+    int x = hd->x, w = hd->w;
+    int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2, by = hd->y + hd->l1 - rule;
+    bool every = !strncmp(hd->head, hd->all, strlen(hd->all))
+                 || !strncmp(hd->head, hd->plain[1], strlen(hd->plain[1]));
+    for (int g = 0, n = every ? hp->kv_heads : 1; g < n; g++)
+        rect(c, x + w - hw + g * hw / n, by, hw / n - (n > 1 ? rule : 0), rule,
+             scene_series_color(c, every ? g : params_kv_head(hp, c->st->head)));
+}
+
+// Line 1: the name, then the formula in the room the head leaves it, the head at the right.
+static void header_line1(Ctx *c, Header *hd)
+{
+    const ViewState *st = c->st;
+    int x = hd->x, y = hd->y, w = hd->w, ff = hd->ff, sf = hd->sf, l1 = hd->l1;
+    char formula[512];
+    int hw = text_w(c, FONT_BOLD, sf, hd->head);
+    int nw = math_at(c, FONT_BOLD, ff, c->th->result, x, y + (l1 - line_h(c, FONT_BOLD, ff)) / 2,
+                     header_name(c));
+    header_formula(c, formula, sizeof formula);
     int room = w - nw - hw - c->num_font * 2;
     // The formula first: where it does not fit beside the head's K/V head, the head without it (the
     // projections' formula names the K/V head itself).
-    const char *shorter = !grouped             ? NULL
-                          : !strcmp(head, one) ? plain[0]
-                          : !strcmp(head, all) ? plain[1]
-                                               : NULL;
+    const char *shorter = !hd->grouped                 ? NULL
+                          : !strcmp(hd->head, hd->one) ? hd->plain[0]
+                          : !strcmp(hd->head, hd->all) ? hd->plain[1]
+                                                       : NULL;
     if (shorter && math_w(c, FONT_REGULAR, c->text_font, formula) > room) {
-        snprintf(head, sizeof head, "%s", shorter);
-        room += hw - text_w(c, FONT_BOLD, sf, head);
-        hw = text_w(c, FONT_BOLD, sf, head);
+        snprintf(hd->head, sizeof hd->head, "%s", shorter);
+        room += hw - text_w(c, FONT_BOLD, sf, hd->head);
+        hw = text_w(c, FONT_BOLD, sf, hd->head);
     }
-    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, head);
-    // Grouped K/V heads: the head's K/V head in its colour under it (as its band in the all-heads
-    // grid), or every K/V head's colour in turn under "all 4 heads" (issue 38).
-    if (grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE) {
-        int rule = c->num_font / 8 > 2 ? c->num_font / 8 : 2, by = y + l1 - rule;
-        bool every = !strncmp(head, all, strlen(all)) || !strncmp(head, plain[1], strlen(plain[1]));
-        for (int g = 0, n = every ? hp->kv_heads : 1; g < n; g++)
-            rect(c, x + w - hw + g * hw / n, by, hw / n - (n > 1 ? rule : 0), rule,
-                 scene_series_color(c, every ? g : params_kv_head(hp, st->head)));
-    }
+    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, hd->head);
+    if (hd->grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE)
+        header_kv_rule(c, hd, hw);
     int fsize = ff;
     while (fsize > c->text_font && math_w(c, FONT_REGULAR, fsize, formula) > room) fsize--;
     if (math_w(c, FONT_REGULAR, fsize, formula) <= room)
         math_at(c, FONT_REGULAR, fsize, c->th->ink, x + nw + c->num_font,
                 y + (l1 - line_h(c, FONT_REGULAR, fsize)) / 2, formula);
-    // Line 2: the title, then one segment per stage with its short name.
-    int y2 = y + l1;
-    int pf = (int)lround(c->text_font * 0.85);
-    int l2 = line_h(c, FONT_REGULAR, pf) + c->num_font / 4;
-    char title[256];
+}
+
+// Line 2's title beside the strip, in what the strip's names leave (a quarter of the width at
+// least); a title longer than that has the line to itself, above the strip, rather than being
+// cut. Returns the width it takes beside the strip.
+static int header_title(Ctx *c, Header *hd)
+{
+    const ViewState *st = c->st;
+    int x = hd->x, w = hd->w, pf = hd->pf, l2 = hd->l2, n = hd->n, gap = hd->gap;
+    char title[256], fitted[512];
     snprintf(title, sizeof title, "%s", c->L->title ? c->L->title : "");
-    int n = st->stage_count > 0 ? st->stage_count : 1, gap = 3;
-    // The title beside the strip, in what the strip's names leave (a quarter of the width at
-    // least); a title longer than that has the line to itself, above the strip, rather than being
-    // cut.
     int name_w = 0;
     for (int i = 0; i < st->stage_count; i++) {
         const StageInfo *s2 = stage_info(st->stages[i]);
@@ -229,52 +276,86 @@ void draw_header(Ctx *c, int x, int y, int w, int *height)
     int title_w = text_w(c, FONT_BOLD, tf, title);
     if (title_w > w / 4 && title_w > tw_max) { // a line of its own
         fit_text(c, FONT_BOLD, pf, title, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, pf, c->th->ink, x, y2, w, l2, LEFT, fitted);
-        y2 += l2;
-        l1 += l2;
+        text_in(c, FONT_BOLD, pf, c->th->ink, x, hd->y2, w, l2, LEFT, fitted);
+        hd->y2 += l2;
+        hd->l1 += l2;
         title[0] = '\0';
     }
     fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
-    int tw = title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, y2, tw_max, l2, LEFT, fitted)
-                      : -c->num_font / 2;
-    int sx = x + tw + c->num_font / 2, sw = x + w - sx;
-    int seg = (sw - (n - 1) * gap) / n;
+    return title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, hd->y2, tw_max, l2, LEFT, fitted)
+                    : -c->num_font / 2;
+}
+
+// One segment of the strip: its stage's short name, with the sub-step on the current one, as much
+// of it as fits.
+static void header_segment(Ctx *c, const Header *hd, int i, int sx0, int seg, bool cur, bool done)
+{
+    const StageInfo *s2 = stage_info(c->st->stages[i]);
+    int y2 = hd->y2, l2 = hd->l2, pf = hd->pf;
+    rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
+    frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
+    const char *label = s2 ? TR(s2->short_name) : "";
+    char lab[96];
+    if (cur && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
+        snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
+    else snprintf(lab, sizeof lab, "%s", label);
+    Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
+    FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
+    int size = pf;
+    // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
+    while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
+    if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
+        snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
+    if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
+    int lw = math_w(c, lf, size, lab);
+    if (lw <= seg - 2)
+        math_at(c, lf, size, col, sx0 + (seg - lw) / 2,
+                y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
+}
+
+// The strip of stages right of the title (tw wide), the current one filled; where it lies is kept
+// for the pointer.
+static void header_strip(Ctx *c, const Header *hd, int tw)
+{
+    const ViewState *st = c->st;
+    int sx = hd->x + tw + c->num_font / 2, sw = hd->x + hd->w - sx;
+    int seg = (sw - (hd->n - 1) * hd->gap) / hd->n;
     c->s->strip_x = sx;
-    c->s->strip_y = y2 + 1;
+    c->s->strip_y = hd->y2 + 1;
     c->s->strip_seg = seg;
-    c->s->strip_gap = gap;
-    c->s->strip_h = l2 - 2;
+    c->s->strip_gap = hd->gap;
+    c->s->strip_h = hd->l2 - 2;
     c->s->strip_n = seg > 0 ? st->stage_count : 0;
-    for (int i = 0; i < st->stage_count; i++) {
-        const StageInfo *s2 = stage_info(st->stages[i]);
-        int sx0 = sx + i * (seg + gap);
-        // The comparison and the shuffle test stand in for the board: no stage is lit while they
-        // are up.
-        bool cur = i == st->stage_index && !cmp && !shuffle,
-             done = i < st->stage_index && !cmp && !shuffle;
-        rect(c, sx0, y2 + 1, seg, l2 - 2, cur ? c->th->result : done ? c->th->panel : c->th->bg);
-        frame(c, sx0, y2 + 1, seg, l2 - 2, 1, cur ? c->th->result : c->th->grid);
-        const char *label = s2 ? TR(s2->short_name) : "";
-        char lab[96];
-        if (cur
-            && c->s->substeps > 1) // the board decided this frame's sub-steps (it is drawn first)
-            snprintf(lab, sizeof lab, "%s %d/%d", label, c->s->substep + 1, c->s->substeps);
-        else snprintf(lab, sizeof lab, "%s", label);
-        Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
-        FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
-        int size = pf;
-        // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
-        while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
-        if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
-            snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
-        if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
-        int lw = math_w(c, lf, size, lab);
-        if (lw <= seg - 2)
-            math_at(c, lf, size, col, sx0 + (seg - lw) / 2,
-                    y2 + (l2 - line_h(c, FONT_REGULAR, size)) / 2, lab);
-    }
-    int used = l1 + l2 + c->num_font / 5;
-    *height = used;
+    // The comparison and the shuffle test stand in for the board: no stage is lit while they are
+    // up.
+    bool board = st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE;
+    for (int i = 0; i < st->stage_count; i++)
+        header_segment(c, hd, i, sx + i * (seg + hd->gap), seg, i == st->stage_index && board,
+                       i < st->stage_index && board);
+}
+
+// Header: line 1 the stage's name and formula (what the class reads first) and the head; line 2 a
+// strip naming every stage, the current one filled, with the lesson's title and the sub-step.
+void draw_header(Ctx *c, int x, int y, int w, int *height)
+{
+    Header hd;
+    hd.x = x;
+    hd.y = y;
+    hd.w = w;
+    hd.ff = (int)lround(c->num_font * 0.95);
+    hd.sf = c->text_font;
+    hd.l1 = line_h(c, FONT_BOLD, hd.ff) + c->num_font / 4;
+    header_head(c, &hd);
+    header_line1(c, &hd);
+    // Line 2: the title, then one segment per stage with its short name.
+    hd.y2 = y + hd.l1;
+    hd.pf = (int)lround(c->text_font * 0.85);
+    hd.l2 = line_h(c, FONT_REGULAR, hd.pf) + c->num_font / 4;
+    hd.n = c->st->stage_count > 0 ? c->st->stage_count : 1;
+    hd.gap = 3;
+    int tw = header_title(c, &hd);
+    header_strip(c, &hd, tw);
+    *height = hd.l1 + hd.l2 + c->num_font / 5;
 }
 
 // The arithmetic of the focused cell, or a one-line hint. The arithmetic is what the class follows:

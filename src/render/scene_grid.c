@@ -238,10 +238,17 @@ void box_follow(const Ctx *c, MatBox *b)
     if (b->c0 < 0) b->c0 = 0;
 }
 
-// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box.
-void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
+// Where a matrix is drawn: its box's top-left (x, y) and its grid of cells (gx, gy, gw, gh).
+typedef struct {
+    int x, y, gx, gy, gw, gh;
+} MatrixAt;
+
+// The title over the cells: the name and shape (the name alone where both do not fit), and the
+// box's record for the layout audit and the screen reader.
+static void matrix_title(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
 {
-    char title[160], name[96], buf[160], fitted[160];
+    char title[160], name[96];
+    int x = at->x, y = at->y, gx = at->gx, gw = at->gw;
     model_mat_name(&c->L->params, b->mat, b->head, name, sizeof name);
     if (b->title) snprintf(name, sizeof name, "%s", b->title);
     // A head switched off (key O): its own matrices say so; its columns of Concat are hatched
@@ -249,8 +256,6 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
         snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TRC("a matrix", " off"));
     snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
-    int gx = x + b->label_w, gy = y + g->title_h + g->col_label_h;
-    int gw = b->nc * b->cell_w, gh = b->nr * b->cell_h;
     FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
     Rgba tcol = b->result ? c->th->result : c->th->ink;
     const char *pick = math_w(c, tf, g->title_font, title) <= gw + b->label_w ? title : name;
@@ -265,9 +270,14 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
                     g->num_font, b->result, ""};
     snprintf(rec.title, sizeof rec.title, "%s", name);
     scene_push_box(c->s, &rec);
+}
+
+// Every column label and row label, cut to its cell when it must be.
+static void matrix_labels(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
+{
+    char buf[160], fitted[160];
+    int gx = at->gx, gy = at->gy;
     const MatInfo *mi = mat_info(b->mat);
-    int lh = line_h(c, FONT_REGULAR, g->label_font);
-    // Every column label, cut to its cell when it must be.
     for (int j = 0; j < b->nc && !g->no_col_labels; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
@@ -282,54 +292,67 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
         int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted,
                   sizeof fitted);
-        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, x, gy + i * b->cell_h,
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, at->x, gy + i * b->cell_h,
                     b->label_w - pad, b->cell_h, RIGHT, fitted)
             > 0)
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, b->r0 + i, -1});
     }
-    (void)lh;
-    // Cells on a grid of white lines inside a thin frame; the page is darker than a zero cell.
+}
+
+// One cell at (x0, y0): hidden until revealed (then it answers a question's click), else its colour
+// and number, hatched for -∞ and a switched-off head, framed where the teacher edited it.
+static void matrix_cell(Ctx *c, const GridStyle *g, const MatBox *b, CellRef ref, int x0, int y0,
+                        bool editable)
+{
+    char buf[160];
+    int cw = b->cell_w - 1, ch = b->cell_h - 1;
+    if (b->result && !view_cell_revealed(c->st, ref)) {
+        rect(c, x0, y0, cw, ch, c->th->empty);
+        // A question waiting for a click: the hidden cell answers it (and explains nothing).
+        scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h,
+                       c->st->quiz_phase == QUIZ_ASKING ? ref : (CellRef){MAT_NONE, 0, 0, 0}, -1);
+        return;
+    }
+    double v = cell_value(c, ref);
+    Rgba bgc = cell_color(c, b->mat, v, b->range);
+    cell_rect(c, x0, y0, cw, ch, bgc, ref);
+    if (isinf(v)
+        || (head_columns(b->mat) && c->L->params.d_k > 0
+            && params_ablated(&c->L->params, ref.col / c->L->params.d_k)))
+        scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
+    else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
+        frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
+    model_format_value(v, buf, sizeof buf);
+    if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0,
+                cw, ch, CENTER, buf)
+        > 0)
+        tag_last(c, ROLE_NUMBER, ref);
+    if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
+        int t = px(c, 3) < 3 ? 3 : px(c, 3);
+        frame(c, x0, y0, cw, ch, t, c->th->edited);
+        int k = ch / 3;
+        rect(c, x0 + cw - k, y0, k, k, c->th->edited);
+    }
+    scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, ref, -1);
+}
+
+// Cells on a grid of white lines inside a thin frame; the page is darker than a zero cell.
+static void matrix_cells(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
+{
+    int gx = at->gx, gy = at->gy, gw = at->gw, gh = at->gh;
     rect(c, gx - 1, gy - 1, gw + 1, gh + 1, c->th->grid);
     if (!b->result) frame(c, gx - 2, gy - 2, gw + 3, gh + 3, 1, c->th->muted);
     bool editable = c->ex->original && view_mat_editable(b->mat);
-    for (int i = 0; i < b->nr; i++) {
-        for (int j = 0; j < b->nc; j++) {
-            CellRef ref = {b->mat, b->head, b->r0 + i, b->c0 + j};
-            int x0 = gx + j * b->cell_w, y0 = gy + i * b->cell_h, cw = b->cell_w - 1,
-                ch = b->cell_h - 1;
-            if (b->result && !view_cell_revealed(c->st, ref)) {
-                rect(c, x0, y0, cw, ch, c->th->empty);
-                // A question waiting for a click: the hidden cell answers it (and explains
-                // nothing).
-                scene_push_hit(
-                    c->s, x0, y0, b->cell_w, b->cell_h,
-                    c->st->quiz_phase == QUIZ_ASKING ? ref : (CellRef){MAT_NONE, 0, 0, 0}, -1);
-                continue;
-            }
-            double v = cell_value(c, ref);
-            Rgba bgc = cell_color(c, b->mat, v, b->range);
-            cell_rect(c, x0, y0, cw, ch, bgc, ref);
-            if (isinf(v)
-                || (head_columns(b->mat) && c->L->params.d_k > 0
-                    && params_ablated(&c->L->params, (b->c0 + j) / c->L->params.d_k)))
-                scene_push(c->s, CMD_HATCH, x0, y0, cw, ch, c->th->hatch);
-            else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
-                frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
-            model_format_value(v, buf, sizeof buf);
-            if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc),
-                        x0, y0, cw, ch, CENTER, buf)
-                > 0)
-                tag_last(c, ROLE_NUMBER, ref);
-            if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
-                int t = px(c, 3) < 3 ? 3 : px(c, 3);
-                frame(c, x0, y0, cw, ch, t, c->th->edited);
-                int k = ch / 3;
-                rect(c, x0 + cw - k, y0, k, k, c->th->edited);
-            }
-            scene_push_hit(c->s, x0, y0, b->cell_w, b->cell_h, ref, -1);
-        }
-    }
-    // Lit input bands and the focused cell (after the cells so they sit on top).
+    for (int i = 0; i < b->nr; i++)
+        for (int j = 0; j < b->nc; j++)
+            matrix_cell(c, g, b, (CellRef){b->mat, b->head, b->r0 + i, b->c0 + j},
+                        gx + j * b->cell_w, gy + i * b->cell_h, editable);
+}
+
+// Lit input bands and the focused cell (after the cells so they sit on top).
+static void matrix_lit(Ctx *c, const MatBox *b, const MatrixAt *at)
+{
+    int gx = at->gx, gy = at->gy;
     int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8;
     for (int k = 0; k < c->lit_count; k++) {
         const CellRef *l = &c->lit[k];
@@ -341,46 +364,72 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
         int y0 = gy + (r0 - b->r0) * b->cell_h, y1 = gy + (r1 - b->r0) * b->cell_h;
         frame(c, x0 - t, y0 - t, x1 - x0 + 2 * t, y1 - y0 + 2 * t, t, c->th->focus);
     }
+}
+
+// Entropy in bits of each row shown, beside it: -sum A log2 A, from the trace; a row once it is
+// revealed whole.
+static void matrix_entropy(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
+{
+    char buf[160];
+    int gy = at->gy;
+    int ex = at->gx + at->gw + result_pad(g) + g->num_font / 2,
+        ew = b->side_w - result_pad(g) - g->num_font / 2;
+    text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew,
+            g->col_label_h - result_pad(g), CENTER, TR("bits"));
+    const Matrix *ent = &c->T->head[b->head].entropy;
+    for (int i = 0; i < b->nr; i++) {
+        CellRef ref = {b->mat, b->head, b->r0 + i, 0};
+        if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref))
+            continue; // a row still being revealed
+        bool whole = true;
+        for (int j = 0; j < b->cols && whole; j++)
+            whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
+        if (!whole) continue;
+        model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
+        text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h,
+                RIGHT, buf);
+    }
+}
+
+// A window's caption under it, from cy: which rows and columns it shows, smaller rather than cut
+// (it says where the window is).
+static void matrix_caption(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at, int cy)
+{
+    char where[2][96];
+    int lines = 0, room = at->gw + b->label_w;
+    if (b->nr < b->rows)
+        snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0,
+                 b->r0 + b->nr - 1, b->rows);
+    if (b->nc < b->cols)
+        snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0,
+                 b->c0 + b->nc - 1, b->cols);
+    int lh2 = line_h(c, FONT_REGULAR, g->label_font);
+    for (int k = 0; k < lines; k++) {
+        int size = g->label_font;
+        while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > room) size--;
+        text_in(c, FONT_REGULAR, size, c->th->result, at->x, cy, room, lh2, RIGHT, where[k]);
+        cy += g->foot_h * 2 / 3;
+    }
+}
+
+// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box.
+void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
+{
+    MatrixAt at = {x,
+                   y,
+                   x + b->label_w,
+                   y + g->title_h + g->col_label_h,
+                   b->nc * b->cell_w,
+                   b->nr * b->cell_h};
+    matrix_title(c, g, b, &at);
+    matrix_labels(c, g, b, &at);
+    matrix_cells(c, g, b, &at);
+    matrix_lit(c, b, &at);
     int rt = result_rule(g);
-    if (b->result) frame(c, gx - 2 * rt, gy - 2 * rt, gw + 4 * rt, gh + 4 * rt, rt, c->th->result);
-    if (b->side_w > 0) { // entropy in bits of each row shown: -sum A log2 A, from the trace
-        int ex = gx + gw + result_pad(g) + g->num_font / 2,
-            ew = b->side_w - result_pad(g) - g->num_font / 2;
-        text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew,
-                g->col_label_h - result_pad(g), CENTER, TR("bits"));
-        const Matrix *ent = &c->T->head[b->head].entropy;
-        for (int i = 0; i < b->nr; i++) {
-            CellRef ref = {b->mat, b->head, b->r0 + i, 0};
-            if (b->r0 + i >= ent->rows || !view_cell_revealed(c->st, ref))
-                continue; // a row still being revealed
-            bool whole = true;
-            for (int j = 0; j < b->cols && whole; j++)
-                whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
-            if (!whole) continue;
-            model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
-            text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h,
-                    RIGHT, buf);
-        }
-    }
-    if (box_windowed(b)) {
-        char where[2][96];
-        int lines = 0;
-        if (b->nr < b->rows)
-            snprintf(where[lines++], sizeof where[0], TR("rows %d\xe2\x80\x93%d of %d"), b->r0,
-                     b->r0 + b->nr - 1, b->rows);
-        if (b->nc < b->cols)
-            snprintf(where[lines++], sizeof where[0], TR("cols %d\xe2\x80\x93%d of %d"), b->c0,
-                     b->c0 + b->nc - 1, b->cols);
-        int lh2 = line_h(c, FONT_REGULAR, g->label_font), cy = gy + gh + rt * 3;
-        for (int k = 0; k < lines; k++) {
-            // The whole caption: smaller rather than cut (it says where the window is).
-            int size = g->label_font;
-            while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > gw + b->label_w) size--;
-            text_in(c, FONT_REGULAR, size, c->th->result, x, cy, gw + b->label_w, lh2, RIGHT,
-                    where[k]);
-            cy += g->foot_h * 2 / 3;
-        }
-    }
+    if (b->result)
+        frame(c, at.gx - 2 * rt, at.gy - 2 * rt, at.gw + 4 * rt, at.gh + 4 * rt, rt, c->th->result);
+    if (b->side_w > 0) matrix_entropy(c, g, b, &at);
+    if (box_windowed(b)) matrix_caption(c, g, b, &at, at.gy + at.gh + rt * 3);
 }
 
 // ---------------------------------------------------------------------------------------------------

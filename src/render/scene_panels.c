@@ -5,74 +5,120 @@
 #include "../core/cost.h"
 #include "../model/view.h"
 
-// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its
-// h, and the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
-void draw_cost(Ctx *c, int w, int h)
-{
-    const AttnParams *p = &c->L->params;
+// The cost panel's table and sentences, and how they are laid out.
+typedef struct {
     CostFigures fig[4];
-    compare_costs(&fig[0], &fig[1], p);
-    int nfig = 2;
+    int nfig; // 2: this lesson's figures; 4: and the paper's
+    char cell[4][5][96]; // a row per figure: h, d_k, weights, multiplications, matrices
+    char heads[5][2][64]; // the columns' heads, on one line or two
+    int colw[5], table_w, head_lines;
+    char title[160], sub[200], line1[200], line2[200], concl[300], kv[240];
+    int f, tf, lh, th, gap, pad; // the fonts, line heights and spacing
+    int pw, iw, title_h, body_h, lines_h[4]; // the sheet's width, its inner width, the heights
+} CostSheet;
+
+// The table's figures: the lesson's with h = 1 and its h, and the paper's (512, 10, h = 1 and 8)
+// when the lesson is not the paper's; a row of cells each.
+static void cost_cells(const AttnParams *p, CostSheet *cs)
+{
+    compare_costs(&cs->fig[0], &cs->fig[1], p);
+    cs->nfig = 2;
     if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
-        fig[2] = cost_compute(512, 10, 1, 512);
-        fig[3] = cost_compute(512, 10, 8, 64);
-        nfig = 4;
+        cs->fig[2] = cost_compute(512, 10, 1, 512);
+        cs->fig[3] = cost_compute(512, 10, 8, 64);
+        cs->nfig = 4;
     }
+    for (int i = 0; i < cs->nfig; i++) {
+        const CostFigures *f = &cs->fig[i];
+        char(*cell)[96] = cs->cell[i];
+        snprintf(cell[0], 96, "h = %lld", (long long)f->heads);
+        if (f->kv_heads != f->heads)
+            snprintf(cell[0] + strlen(cell[0]), 40, ", G = %lld", (long long)f->kv_heads);
+        snprintf(cell[1], 96, "%lld", (long long)f->d_k);
+        cost_format_int(cell[2], 96, f->projection_weights);
+        cost_format_int(cell[3], 96, f->score_multiplications);
+        snprintf(cell[4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices, SCENE_TIMES,
+                 (long long)f->matrix_rows, SCENE_TIMES, (long long)f->matrix_cols);
+    }
+}
+
+// The columns' widths: a column's head on two lines (at its first space) when the table is wider
+// than the sheet can be (w).
+static void cost_columns(Ctx *c, CostSheet *cs, int w)
+{
     static const char *const head[5] = {"", N_("d_k"), N_("projection weights"),
                                         N_("score multiplications"), N_("attention matrices")};
-    char cell[4][5][96];
-    for (int i = 0; i < nfig; i++) {
-        const CostFigures *f = &fig[i];
-        snprintf(cell[i][0], 96, "h = %lld", (long long)f->heads);
-        if (f->kv_heads != f->heads)
-            snprintf(cell[i][0] + strlen(cell[i][0]), 40, ", G = %lld", (long long)f->kv_heads);
-        snprintf(cell[i][1], 96, "%lld", (long long)f->d_k);
-        cost_format_int(cell[i][2], 96, f->projection_weights);
-        cost_format_int(cell[i][3], 96, f->score_multiplications);
-        snprintf(cell[i][4], 96, "%lld %s (%lld%s%lld)", (long long)f->attention_matrices,
-                 SCENE_TIMES, (long long)f->matrix_rows, SCENE_TIMES, (long long)f->matrix_cols);
-    }
-    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
-    // before), and the sentences wrapped, never cut ("kept while genera…").
-    int floor_font = scene_number_floor(c->s->height),
-        f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
-    int lh = line_h(c, FONT_REGULAR, f) + f / 2, gap = f, pad = f;
-    // A column's head on two lines (at its first space) when the table is wider than the sheet can
-    // be.
-    char heads[5][2][64];
-    int colw[5], table_w = 0, head_lines = 1;
+    int f = cs->f;
     for (int pass = 0; pass < 2; pass++) {
-        table_w = 4 * gap;
+        cs->table_w = 4 * cs->gap;
         for (int k = 0; k < 5; k++) {
             const char *t = TR(head[k]), *sp = pass ? strchr(t, ' ') : NULL;
-            snprintf(heads[k][0], sizeof heads[k][0], "%.*s", sp ? (int)(sp - t) : (int)strlen(t),
-                     t);
-            snprintf(heads[k][1], sizeof heads[k][1], "%s", sp ? sp + 1 : "");
-            colw[k] = 0;
+            snprintf(cs->heads[k][0], sizeof cs->heads[k][0], "%.*s",
+                     sp ? (int)(sp - t) : (int)strlen(t), t);
+            snprintf(cs->heads[k][1], sizeof cs->heads[k][1], "%s", sp ? sp + 1 : "");
+            cs->colw[k] = 0;
             for (int l = 0; l < 2; l++) {
-                int tw = text_w(c, FONT_BOLD, f, heads[k][l]);
-                if (tw > colw[k]) colw[k] = tw;
+                int tw = text_w(c, FONT_BOLD, f, cs->heads[k][l]);
+                if (tw > cs->colw[k]) cs->colw[k] = tw;
             }
-            for (int i = 0; i < nfig; i++) {
-                int tw = text_w(c, FONT_REGULAR, f, cell[i][k]);
-                if (tw > colw[k]) colw[k] = tw;
+            for (int i = 0; i < cs->nfig; i++) {
+                int tw = text_w(c, FONT_REGULAR, f, cs->cell[i][k]);
+                if (tw > cs->colw[k]) cs->colw[k] = tw;
             }
-            table_w += colw[k];
+            cs->table_w += cs->colw[k];
         }
-        head_lines = pass + 1;
-        if (table_w + 2 * pad <= w - 20) break;
+        cs->head_lines = pass + 1;
+        if (cs->table_w + 2 * cs->pad <= w - 20) break;
     }
-    char title[160], sub[200], line1[200], line2[200], concl[300];
-    snprintf(title, sizeof title,
+}
+
+// What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22:
+// with grouped K/V heads beside full multi-head), and what a sliding window bounds it to.
+static void cost_kv_text(const AttnParams *p, char *kv, size_t cap)
+{
+    char kvn[32], full[32];
+    cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
+    cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
+    if (p->kv_heads < p->heads)
+        snprintf(kv, cap,
+                 TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
+                    "d_k = %s numbers (%d K/V heads; "
+                    "full multi-head, 2\xc2\xb7h\xc2\xb7"
+                    "d_k: %s)"),
+                 kvn, p->kv_heads, full);
+    else
+        snprintf(kv, cap,
+                 TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
+                    "d_k = %s numbers (K and V of "
+                    "every head, kept while generating)"),
+                 kvn);
+    if (p->mask == MASK_CAUSAL && p->window > 0
+        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
+        char most[32];
+        cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
+        size_t used = strlen(kv);
+        snprintf(kv + used, cap - used,
+                 // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the
+                 // cache keeps W tokens at most.
+                 TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
+                 most);
+    }
+}
+
+// The sentences: the title, the paper's table's heading, the two formulas, the KV cache and the
+// conclusion.
+static void cost_texts(const AttnParams *p, CostSheet *cs)
+{
+    snprintf(cs->title, sizeof cs->title,
              TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
              p->n, p->cross ? "" : "");
     if (p->cross)
-        snprintf(title + strlen(title), sizeof title - strlen(title), TR(", m = %d source tokens"),
-                 p->m);
-    snprintf(sub, sizeof sub, "%s",
+        snprintf(cs->title + strlen(cs->title), sizeof cs->title - strlen(cs->title),
+                 TR(", m = %d source tokens"), p->m);
+    snprintf(cs->sub, sizeof cs->sub, "%s",
              TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
     bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
-    snprintf(line1, sizeof line1, "%s",
+    snprintf(cs->line1, sizeof cs->line1, "%s",
              grouped ? TR("projection weights = h\xc2\xb7"
                           "d_model\xc2\xb7"
                           "d_k + 2\xc2\xb7G\xc2\xb7"
@@ -86,120 +132,135 @@ void draw_cost(Ctx *c, int w, int h)
                           "d_k + h\xc2\xb7"
                           "d_k\xc2\xb7"
                           "d_model   (W^Q, W^K, W^V per head + W^O)"));
-    snprintf(line2, sizeof line2,
+    snprintf(cs->line2, sizeof cs->line2,
              TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
                 "d_k   (all the Q_i K_i%s)"),
              p->cross ? "m" : "n", "\xe1\xb5\x80");
     if (grouped)
-        snprintf(concl, sizeof concl,
+        snprintf(cs->concl, sizeof cs->concl,
                  TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
                     "and %d attention patterns "
                     "instead of 1; the %d K/V heads need fewer weights than %d would."),
                  p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
     else
-        snprintf(concl, sizeof concl,
+        snprintf(cs->concl, sizeof cs->concl,
                  TR("Each head works in d_k = %d numbers instead of %d: the same weights and the "
                     "same multiplications, "
                     "but %d attention patterns instead of 1."),
                  p->d_k, p->heads * p->d_k, p->heads);
-    // What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue
-    // 22: with grouped K/V heads beside full multi-head).
-    char kv[240], kvn[32], full[32];
-    cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
-    cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
-    if (p->kv_heads < p->heads)
-        snprintf(kv, sizeof kv,
-                 TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
-                    "d_k = %s numbers (%d K/V heads; "
-                    "full multi-head, 2\xc2\xb7h\xc2\xb7"
-                    "d_k: %s)"),
-                 kvn, p->kv_heads, full);
-    else
-        snprintf(kv, sizeof kv,
-                 TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
-                    "d_k = %s numbers (K and V of "
-                    "every head, kept while generating)"),
-                 kvn);
-    if (p->mask == MASK_CAUSAL && p->window > 0
-        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
-        char most[32];
-        cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
-        size_t used = strlen(kv);
-        snprintf(kv + used, sizeof kv - used,
-                 // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the
-                 // cache keeps W tokens at most.
-                 TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
-                 most);
-    }
-    // The sheet: as wide as the table or the longest sentence, within the window; the sentences
-    // wrapped in it. Taller than the window (French at 720p): less air, then without the paper's
-    // table (a reference, not the lesson).
-    int tf = px(c, 22) > f ? px(c, 22) : f, pw = 0, iw = 0, th = line_h(c, FONT_REGULAR, f) + f / 4,
-        title_h = 0, body_h = 0;
-    const char *lines[4] = {line1, line2, kv, concl};
-    int lines_h[4];
+    cost_kv_text(p, cs->kv, sizeof cs->kv);
+}
+
+// The sheet: as wide as the table or the longest sentence, within the window (w, h); the sentences
+// wrapped in it. Taller than the window (French at 720p): less air, then without the paper's table
+// (a reference, not the lesson).
+static void cost_fit(Ctx *c, CostSheet *cs, int w, int h)
+{
+    int f = cs->f, tf = cs->tf;
+    const char *lines[4] = {cs->line1, cs->line2, cs->kv, cs->concl};
     for (int air = 0; air < 3; air++) {
-        if (air > 0) lh = line_h(c, FONT_REGULAR, f) + f / 5, pad = f / 2;
-        if (air > 1) nfig = 2;
-        pw = table_w;
-        int longest[5] = {text_w(c, FONT_BOLD, tf, title), math_w(c, FONT_REGULAR, f, line1),
-                          text_w(c, FONT_REGULAR, f, line2), text_w(c, FONT_REGULAR, f, kv),
-                          text_w(c, FONT_BOLD, f, sub)};
+        if (air > 0) cs->lh = line_h(c, FONT_REGULAR, f) + f / 5, cs->pad = f / 2;
+        if (air > 1) cs->nfig = 2;
+        cs->pw = cs->table_w;
+        int longest[5] = {text_w(c, FONT_BOLD, tf, cs->title),
+                          math_w(c, FONT_REGULAR, f, cs->line1),
+                          text_w(c, FONT_REGULAR, f, cs->line2), text_w(c, FONT_REGULAR, f, cs->kv),
+                          text_w(c, FONT_BOLD, f, cs->sub)};
         for (int k = 0; k < 5; k++)
-            if (longest[k] > pw) pw = longest[k];
-        pw += 2 * pad;
-        if (pw > w - 20) pw = w - 20;
-        iw = pw - 2 * pad;
+            if (longest[k] > cs->pw) cs->pw = longest[k];
+        cs->pw += 2 * cs->pad;
+        if (cs->pw > w - 20) cs->pw = w - 20;
+        cs->iw = cs->pw - 2 * cs->pad;
+        int iw = cs->iw, lh = cs->lh;
         int tables_h =
-            nfig / 2 * (head_lines * th + 2 * lh)
-            + (nfig == 4 ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, sub, false)
-                         : 0);
-        title_h = wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, title, false) + f / 3;
-        body_h = title_h + tables_h + lh / 2;
+            cs->nfig / 2 * (cs->head_lines * cs->th + 2 * lh)
+            + (cs->nfig == 4
+                   ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, cs->sub, false)
+                   : 0);
+        cs->title_h =
+            wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, cs->title, false) + f / 3;
+        cs->body_h = cs->title_h + tables_h + lh / 2;
         for (int k = 0; k < 4; k++)
-            body_h += lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, c->th->ink, 0,
-                                             0, iw, 4, lines[k], false)
-                                   + f / 6;
-        if (body_h + 2 * pad <= h - 20) break;
+            cs->body_h += cs->lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f,
+                                                     c->th->ink, 0, 0, iw, 4, lines[k], false)
+                                           + f / 6;
+        if (cs->body_h + 2 * cs->pad <= h - 20) break;
     }
-    int ph = body_h + 2 * pad, x, y;
-    draw_overlay(c, w, h, &pw, &ph, &x, &y);
-    int yy = y + pad, tx = x + (pw - table_w) / 2;
-    wrap_text(c, FONT_BOLD, tf, c->th->result, x + pad, yy, iw, 2, title, true);
-    yy += title_h;
-    for (int part = 0; part < nfig / 2; part++) {
+}
+
+// One of the tables (part 0 the lesson's, 1 the paper's) from tx, yy: its heads, a rule, its two
+// rows. Returns the y under it.
+static int cost_draw_table(Ctx *c, const CostSheet *cs, int part, int tx, int yy)
+{
+    int f = cs->f, lh = cs->lh;
+    for (int l = 0; l < cs->head_lines; l++) {
+        int xx = tx;
+        for (int k = 0; k < 5; k++) {
+            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, cs->colw[k], cs->th,
+                    k == 0 ? LEFT : RIGHT, cs->heads[k][l]);
+            xx += cs->colw[k] + cs->gap;
+        }
+        yy += cs->th;
+    }
+    rect(c, tx, yy + f / 8, cs->table_w, 1, c->th->empty);
+    for (int i = part * 2; i < part * 2 + 2; i++) {
+        int xx = tx;
+        for (int k = 0; k < 5; k++) {
+            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f,
+                    k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, cs->colw[k], lh,
+                    k == 0 ? LEFT : RIGHT, cs->cell[i][k]);
+            xx += cs->colw[k] + cs->gap;
+        }
+        yy += lh;
+    }
+    return yy;
+}
+
+// The sheet over the board: the title, the tables, the sentences.
+static void cost_draw(Ctx *c, CostSheet *cs, int w, int h)
+{
+    int f = cs->f, lh = cs->lh, pad = cs->pad, iw = cs->iw;
+    const char *lines[4] = {cs->line1, cs->line2, cs->kv, cs->concl};
+    int ph = cs->body_h + 2 * pad, x, y;
+    draw_overlay(c, w, h, &cs->pw, &ph, &x, &y);
+    int yy = y + pad, tx = x + (cs->pw - cs->table_w) / 2;
+    wrap_text(c, FONT_BOLD, cs->tf, c->th->result, x + pad, yy, iw, 2, cs->title, true);
+    yy += cs->title_h;
+    for (int part = 0; part < cs->nfig / 2; part++) {
         if (part == 1) {
             yy += lh / 2;
-            yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, iw, 2, sub, true);
+            yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, iw, 2, cs->sub, true);
         }
-        for (int l = 0; l < head_lines; l++) {
-            int xx = tx;
-            for (int k = 0; k < 5; k++) {
-                text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, colw[k], th, k == 0 ? LEFT : RIGHT,
-                        heads[k][l]);
-                xx += colw[k] + gap;
-            }
-            yy += th;
-        }
-        rect(c, tx, yy + f / 8, table_w, 1, c->th->empty);
-        for (int i = part * 2; i < part * 2 + 2; i++) {
-            int xx = tx;
-            for (int k = 0; k < 5; k++) {
-                text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f,
-                        k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, colw[k], lh,
-                        k == 0 ? LEFT : RIGHT, cell[i][k]);
-                xx += colw[k] + gap;
-            }
-            yy += lh;
-        }
+        yy = cost_draw_table(c, cs, part, tx, yy);
     }
     yy += lh / 2;
     // In the board's notation (W^O with a raised O), like the matrices' titles; wrapped, never cut.
     for (int k = 0; k < 4; k++) {
         wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f, k == 3 ? c->th->ink : c->th->muted,
                   x + pad, yy, iw, 4, lines[k], true);
-        yy += lines_h[k];
+        yy += cs->lines_h[k];
     }
+}
+
+// The cost panel (key K): the document's figures for the lesson's d_model and n with h = 1 and its
+// h, and the paper's (512, 10, h = 1 and 8) when the lesson is not the paper's.
+void draw_cost(Ctx *c, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    CostSheet cs;
+    memset(&cs, 0, sizeof cs);
+    cost_cells(p, &cs);
+    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
+    // before), and the sentences wrapped, never cut ("kept while genera…").
+    int floor_font = scene_number_floor(c->s->height);
+    cs.f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
+    cs.lh = line_h(c, FONT_REGULAR, cs.f) + cs.f / 2, cs.gap = cs.f, cs.pad = cs.f;
+    cost_columns(c, &cs, w);
+    cost_texts(p, &cs);
+    cs.tf = px(c, 22) > cs.f ? px(c, 22) : cs.f;
+    cs.th = line_h(c, FONT_REGULAR, cs.f) + cs.f / 4;
+    cost_fit(c, &cs, w, h);
+    cost_draw(c, &cs, w, h);
 }
 
 // Two outputs on one row, "left vs right", on one colour scale with one cell and label width,
@@ -240,6 +301,117 @@ static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_tit
     if (!right_hits) c->s->hit_count = hits;
 }
 
+// The comparison's two contexts: the lesson's heads (multi) and the one head that holds their
+// weights (single), with what they point at.
+typedef struct {
+    ViewState st; // the whole patterns, whatever is being revealed, no head singled out
+    Lesson one; // the lesson with the single head's parameters
+    SceneExtras none; // the single head has no edits, status or question
+    Ctx multi, single;
+} CompareCtx;
+
+// The comparison's layout in (x, y, w, h): the patterns on top (top_h high, the one head left_w
+// wide), then the cost line (lh high, in font f), then the outputs.
+typedef struct {
+    int x, y, w, h, f, lh, top_h, left_w, gap;
+} CompareLayout;
+
+// Both contexts drawn from c: the lesson's, and the single head's lesson and trace.
+static void compare_contexts(const Ctx *c, const Comparison *cmp, CompareCtx *cc)
+{
+    cc->st = *c->st;
+    cc->st.reveal = -1;
+    cc->st.head = -1;
+    cc->one = *c->L;
+    cc->one.params = cmp->single;
+    memset(&cc->none, 0, sizeof cc->none);
+    cc->multi = *c;
+    cc->single = *c;
+    cc->multi.st = &cc->st;
+    cc->single.st = &cc->st;
+    cc->single.L = &cc->one;
+    cc->single.T = &cmp->trace;
+    cc->single.ex = &cc->none;
+    cc->single.focus.mat = MAT_NONE;
+    cc->single.lit_count = 0;
+    cc->single.memo.label_w_count = 0; // its own lesson's labels
+}
+
+// Top: the one head's pattern at the left, the h heads' at the right, a rule between them.
+static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, const CompareLayout *l)
+{
+    const AttnParams *p = &c->L->params;
+    char buf[300], fitted[300];
+    int x = l->x, y = l->y, w = l->w, top_h = l->top_h, left_w = l->left_w, gap = l->gap;
+    int gy, gh;
+    size_t hits = c->s->hit_count;
+    snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
+    draw_heatmap(&cc->single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh,
+                 buf);
+    c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
+    // Top right: the h heads.
+    int rx = x + left_w + gap, rw = w - left_w - gap;
+    snprintf(
+        buf, sizeof buf,
+        TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"),
+        p->heads, p->d_k);
+    fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
+    int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
+    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, rx, y, rw, hth, LEFT, fitted);
+    draw_heads_grid(&cc->multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
+    rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
+}
+
+// The cost line: the one head's figures against the heads'.
+static void compare_cost_text(const Comparison *cmp, int heads, char *buf, size_t cap)
+{
+    char a[64], b[64], d[64], e[64];
+    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
+    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
+    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
+    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
+    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
+    // not the same cost.
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
+        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, cap,
+                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
+                    "\xe2\x80\x94 but 1 "
+                    "pattern vs %d"),
+                 a, b, d, e, heads);
+    else
+        snprintf(buf, cap,
+                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
+                 // heads (fewer K/V heads than query heads): the heads' projection weights are
+                 // fewer than the single head's.
+                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     cmp->cost_multi.kv_heads),
+                 a, b, (int)cmp->cost_multi.kv_heads, heads, d, e, heads);
+}
+
+// The rows of the comparison in (x, y, w, h): the outputs' row whole at the board's size (labels at
+// the floor make it taller than it was), up to 55 %; the patterns above the cost line.
+static void compare_layout(Ctx *c, CompareLayout *l)
+{
+    const AttnParams *p = &c->L->params;
+    int h = l->h;
+    l->f = px(c, 18);
+    l->lh = line_h(c, FONT_BOLD, l->f) + px(c, 6);
+    GridStyle og;
+    grid_style(c, &og);
+    MatBox ob;
+    box_init(c, &og, &ob, MAT_OUTPUT, 0, false);
+    int out_h = (int)(h * 0.36), need = box_height(&og, &ob) + px(c, 8);
+    if (need > out_h) out_h = need < (int)(h * 0.55) ? need : (int)(h * 0.55);
+    l->top_h = h - out_h - l->lh - px(c, 8);
+    int bar = colorbar_width(c, MAT_WEIGHTS);
+    l->gap = px(c, 28);
+    l->left_w = (l->w - bar - l->gap) / (p->heads >= 4 ? 4 : 3);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Single head vs multi-head (key M): the one head that holds the h heads' weights side by side, its
 // one attention pattern beside the h patterns, and both outputs, with the cost of each.
@@ -252,88 +424,23 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
                 TR("The single-head version could not be computed (see the banner)."));
         return;
     }
-    ViewState st = *c->st; // the whole patterns, whatever is being revealed, no head singled out
-    st.reveal = -1;
-    st.head = -1;
-    Lesson one = *c->L;
-    one.params = cmp->single;
-    SceneExtras none = {0};
-    Ctx multi = *c, single = *c;
-    multi.st = &st;
-    single.st = &st;
-    single.L = &one;
-    single.T = &cmp->trace;
-    single.ex = &none;
-    single.focus.mat = MAT_NONE;
-    single.lit_count = 0;
-    single.memo.label_w_count = 0; // its own lesson's labels
-    char buf[300], a[64], b[64], d[64], e[64];
-    // Bottom: the cost line and both outputs.
-    int f = px(c, 18), lh = line_h(c, FONT_BOLD, f) + px(c, 6);
-    // The outputs' row whole at the board's size (labels at the floor make it taller than it was):
-    // up to 55 %.
-    GridStyle og;
-    grid_style(c, &og);
-    MatBox ob;
-    box_init(c, &og, &ob, MAT_OUTPUT, 0, false);
-    int out_h = (int)(h * 0.36), need = box_height(&og, &ob) + px(c, 8);
-    if (need > out_h) out_h = need < (int)(h * 0.55) ? need : (int)(h * 0.55);
-    int top_h = h - out_h - lh - px(c, 8);
-    int bar = colorbar_width(c, MAT_WEIGHTS);
-    int gap = px(c, 28);
-    int left_w = (w - bar - gap) / (p->heads >= 4 ? 4 : 3);
-    // Top left: the one head.
-    int gy, gh;
-    size_t hits = c->s->hit_count;
-    snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
-    draw_heatmap(&single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh, buf);
-    c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
-    // Top right: the h heads.
-    int rx = x + left_w + gap, rw = w - left_w - gap;
-    snprintf(
-        buf, sizeof buf,
-        TR("%d heads \xc2\xb7 d_k = %d each: each head is a full scaled dot-product attention"),
-        p->heads, p->d_k);
-    char fitted[300];
-    fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
-    int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
-    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, rx, y, rw, hth, LEFT, fitted);
-    draw_heads_grid(&multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
-    rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
+    CompareCtx cc;
+    compare_contexts(c, cmp, &cc);
+    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0};
+    compare_layout(c, &l);
+    compare_patterns(c, &cc, cmp, &l);
     // The cost line.
-    int cy = y + top_h + px(c, 4);
-    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
-    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
-    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
-    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
-    // not the same cost.
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
-        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, sizeof buf,
-                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
-                    "\xe2\x80\x94 but 1 "
-                    "pattern vs %d"),
-                 a, b, d, e, p->heads);
-    else
-        snprintf(buf, sizeof buf,
-                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
-                 // heads (fewer K/V heads than query heads): the heads' projection weights are
-                 // fewer than the single head's.
-                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     cmp->cost_multi.kv_heads),
-                 a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
-    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, f, c->th->result, x, cy, w, lh, CENTER, fitted);
+    char buf[300], fitted[300];
+    int cy = y + l.top_h + px(c, 4);
+    compare_cost_text(cmp, p->heads, buf, sizeof buf);
+    fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
+    text_in(c, FONT_BOLD, l.f, c->th->result, x, cy, w, l.lh, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
     char t1[64], t2[64];
     snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
     snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
-    int oy = cy + lh + px(c, 4);
-    draw_output_pair(c, &single, &multi, t1, t2, x, oy, w, y + h - oy, true);
+    int oy = cy + l.lh + px(c, 4);
+    draw_output_pair(c, &cc.single, &cc.multi, t1, t2, x, oy, w, y + h - oy, true);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -567,45 +674,51 @@ const char *training_status(const Ctx *c, char *buf, size_t cap)
     return buf;
 }
 
-void draw_training(Ctx *c, int x, int y, int w, int h)
+// The training strip's values: the font, the step shown, the losses known, and the plot's place
+// and range (log10 of the loss).
+typedef struct {
+    int f, lh; // the font and its line height
+    int shown, known; // the step shown; loss[0 .. known) are known
+    int px0, py0, pw, ph, steps;
+    double lo, hi;
+} TrainPlot;
+
+static const char *const TRAIN_HEADS[] = {
+    N_("Training: step %d / %d"), N_("Checkpoint: step %d / %d"), N_("Paused: step %d / %d")};
+
+// The left column: the step, the loss and the axis's scale. Returns its width: that of its widest
+// state, so the curve keeps its width from Training to Checkpoint.
+static int training_left(Ctx *c, const SessionTrain *t, const TrainPlot *tp, int x, int y)
 {
-    const SessionTrain *t = c->ex->train;
-    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f);
-    int shown = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
-    int known = t->loss_count; // loss[0 .. known)
+    int f = tp->f, lh = tp->lh, shown = tp->shown, known = tp->known;
     double loss_shown = shown < known ? t->loss[shown] : t->loss[known - 1];
-    static const char *const heads[] = {N_("Training: step %d / %d"),
-                                        N_("Checkpoint: step %d / %d"), N_("Paused: step %d / %d")};
     int which = t->running ? 0 : shown < t->step ? 1 : 2;
     char line1[160], line2[160], num[64], start[64], wide[160];
-    snprintf(line1, sizeof line1, TR(heads[which]), shown, t->steps);
+    snprintf(line1, sizeof line1, TR(TRAIN_HEADS[which]), shown, t->steps);
     loss_text(loss_shown, num, sizeof num);
     loss_text(t->loss[0], start, sizeof start);
     snprintf(line2, sizeof line2, TR("loss %s (from %s)"), num, start);
     const char *axis = TR("(a log scale)");
-    // The left column as wide as its widest state, so the curve keeps its width from Training to
-    // Checkpoint
     int left = text_w(c, FONT_REGULAR, f, line2);
     if (text_w(c, FONT_REGULAR, f, axis) > left) left = text_w(c, FONT_REGULAR, f, axis);
     snprintf(wide, sizeof wide, TR("loss %s (from %s)"), "8.88e-08", start);
     if (text_w(c, FONT_REGULAR, f, wide) > left) left = text_w(c, FONT_REGULAR, f, wide);
     for (int i = 0; i < 3; i++) {
-        snprintf(wide, sizeof wide, TR(heads[i]), t->steps, t->steps);
+        snprintf(wide, sizeof wide, TR(TRAIN_HEADS[i]), t->steps, t->steps);
         if (text_w(c, FONT_BOLD, f, wide) > left) left = text_w(c, FONT_BOLD, f, wide);
     }
     left += f;
     text_at(c, FONT_BOLD, f, c->th->result, x, y, line1);
     text_at(c, FONT_REGULAR, f, c->th->ink, x, y + lh, line2);
     text_at(c, FONT_REGULAR, f, c->th->muted, x, y + 2 * lh, axis);
-    // What the keys do, a line each at the right (not on a slide)
-    const char *keys[3] = {TR("T trains / pauses"), TR("J L checkpoints"),
-                           TR("Z step 0  \xc2\xb7  V exports")};
-    int kw = 0;
-    for (int i = 0; i < 3 && !c->ex->slide; i++)
-        if (text_w(c, FONT_REGULAR, f, keys[i]) > kw) kw = text_w(c, FONT_REGULAR, f, keys[i]);
-    // log10 of the loss from the smallest to the largest known (at least one decade)
+    return left;
+}
+
+// log10 of the loss from the smallest to the largest known (at least one decade).
+static void training_range(const SessionTrain *t, TrainPlot *tp)
+{
     double lo = INFINITY, hi = -INFINITY;
-    for (int i = 0; i < known; i++)
+    for (int i = 0; i < tp->known; i++)
         if (t->loss[i] > 0) {
             double v = log10(t->loss[i]);
             if (v < lo) lo = v;
@@ -613,27 +726,21 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
         }
     if (!(hi >= lo)) lo = hi = 0;
     if (hi - lo < 1) lo = hi - 1;
-    // The axis: the loss at the top and at the foot of the plot, at its left
-    char top[64], foot[64];
-    loss_text(pow(10, hi), top, sizeof top);
-    loss_text(pow(10, lo), foot, sizeof foot);
-    int aw = text_w(c, FONT_REGULAR, f, top) > text_w(c, FONT_REGULAR, f, foot)
-                 ? text_w(c, FONT_REGULAR, f, top)
-                 : text_w(c, FONT_REGULAR, f, foot);
-    int px0 = x + left + aw + f / 3, pw = w - left - aw - f / 3 - (kw ? kw + f : 0);
-    if (pw < 6 * f) return;
-    int py0 = y + 2, ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
-    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, py0, aw, lh, RIGHT, top);
-    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, py0 + ph - lh, aw, lh, RIGHT, foot);
-    frame(c, px0, py0, pw, ph, 1, c->th->grid);
-    int steps = t->steps > 0 ? t->steps : 1;
-    int prev_x = -1, prev_y = 0;
-    for (int col = 0; col < pw - 2; col++) { // one point per pixel column: the loss at that step
-        int k = (int)((double)col / (pw - 3 > 0 ? pw - 3 : 1) * steps);
-        if (k >= known) break;
+    tp->lo = lo;
+    tp->hi = hi;
+}
+
+// The curve: one point per pixel column, the loss at that step.
+static void training_curve(Ctx *c, const SessionTrain *t, const TrainPlot *tp)
+{
+    int prev_x = -1, prev_y = 0, pw = tp->pw, ph = tp->ph;
+    double lo = tp->lo, hi = tp->hi;
+    for (int col = 0; col < pw - 2; col++) {
+        int k = (int)((double)col / (pw - 3 > 0 ? pw - 3 : 1) * tp->steps);
+        if (k >= tp->known) break;
         double v = t->loss[k] > 0 ? log10(t->loss[k]) : lo;
-        int yy = py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
-        int xx = px0 + 1 + col;
+        int yy = tp->py0 + 1 + (int)lround((hi - v) / (hi - lo) * (ph - 3));
+        int xx = tp->px0 + 1 + col;
         if (prev_x >= 0) {
             DrawCmd *d =
                 scene_push(c->s, CMD_LINE, prev_x, prev_y, xx - prev_x, yy - prev_y, c->th->result);
@@ -642,21 +749,66 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
         prev_x = xx;
         prev_y = yy;
     }
+}
+
+// The step shown, a line across the plot; the checkpoints under it, a tick each, the one shown (or
+// the newest weights) a knob. The plot's place is kept for the pointer.
+static void training_marks(Ctx *c, const SessionTrain *t, const TrainPlot *tp, int y, int h)
+{
+    int px0 = tp->px0, py0 = tp->py0, pw = tp->pw, ph = tp->ph, steps = tp->steps;
     c->s->train_x = px0 + 1;
     c->s->train_w = pw - 3;
     c->s->train_y = py0;
     c->s->train_h = h - (py0 - y);
     c->s->train_steps = steps;
-    int sx = px0 + 1 + (int)lround((double)shown / steps * (pw - 3));
+    int sx = px0 + 1 + (int)lround((double)tp->shown / steps * (pw - 3));
     rect(c, sx - 1, py0, 2, ph, c->th->ink);
-    // the checkpoints: a tick each, the one shown (or the newest weights) a knob
     int ty = py0 + ph + 2, thh = h - (ty - y);
     for (int i = 0; i < t->checkpoint_count; i++) {
         int cx = px0 + 1 + (int)lround((double)t->checkpoint_steps[i] / steps * (pw - 3));
         rect(c, cx, ty, 1, thh > 2 ? thh - 2 : 1, c->th->muted);
     }
-    int kwid = f / 3 < 6 ? 6 : f / 3;
+    int kwid = tp->f / 3 < 6 ? 6 : tp->f / 3;
     rect(c, sx - kwid / 2, ty, kwid, thh, c->th->result);
+}
+
+// The training strip: the step and the loss at the left, the loss curve on a log scale with its
+// checkpoints, the keys at the right.
+void draw_training(Ctx *c, int x, int y, int w, int h)
+{
+    const SessionTrain *t = c->ex->train;
+    TrainPlot tp;
+    tp.f = c->num_font;
+    tp.lh = line_h(c, FONT_REGULAR, tp.f);
+    tp.shown = t->shown >= 0 ? t->checkpoint_steps[t->shown] : t->step;
+    tp.known = t->loss_count;
+    int f = tp.f, lh = tp.lh;
+    int left = training_left(c, t, &tp, x, y);
+    // What the keys do, a line each at the right (not on a slide)
+    const char *keys[3] = {TR("T trains / pauses"), TR("J L checkpoints"),
+                           TR("Z step 0  \xc2\xb7  V exports")};
+    int kw = 0;
+    for (int i = 0; i < 3 && !c->ex->slide; i++)
+        if (text_w(c, FONT_REGULAR, f, keys[i]) > kw) kw = text_w(c, FONT_REGULAR, f, keys[i]);
+    training_range(t, &tp);
+    // The axis: the loss at the top and at the foot of the plot, at its left
+    char top[64], foot[64];
+    loss_text(pow(10, tp.hi), top, sizeof top);
+    loss_text(pow(10, tp.lo), foot, sizeof foot);
+    int aw = text_w(c, FONT_REGULAR, f, top) > text_w(c, FONT_REGULAR, f, foot)
+                 ? text_w(c, FONT_REGULAR, f, top)
+                 : text_w(c, FONT_REGULAR, f, foot);
+    tp.px0 = x + left + aw + f / 3;
+    tp.pw = w - left - aw - f / 3 - (kw ? kw + f : 0);
+    if (tp.pw < 6 * f) return;
+    tp.py0 = y + 2;
+    tp.ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
+    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, tp.py0, aw, lh, RIGHT, top);
+    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, tp.py0 + tp.ph - lh, aw, lh, RIGHT, foot);
+    frame(c, tp.px0, tp.py0, tp.pw, tp.ph, 1, c->th->grid);
+    tp.steps = t->steps > 0 ? t->steps : 1;
+    training_curve(c, t, &tp);
+    training_marks(c, t, &tp, y, h);
     for (int i = 0; i < 3 && kw; i++)
         text_at(c, FONT_REGULAR, f, c->th->muted, x + w - kw, y + i * lh, keys[i]);
 }
