@@ -204,6 +204,43 @@ static int decode_air(const GridStyle *g, const DecodeBoard *d)
     return d->shared || d->half == 2 ? g->gap / 8 : g->gap / 2;
 }
 
+// The width of the score and weight columns beside the cache: their widest number (or "S′"),
+// with air.
+static int decode_col_w(const Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head)
+{
+    char buf[48];
+    int col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
+    for (int j = d->first; j <= t; j++) {
+        static const MatId kinds[2] = {MAT_MASKED, MAT_WEIGHTS};
+        for (int k = 0; k < 2; k++) {
+            if (k == 0 && !d->scores) continue; // no scores column: only the weights' width
+            model_format_value(cell_value(c, (CellRef){kinds[k], head, t, j}), buf, sizeof buf);
+            int tw = text_w(c, FONT_REGULAR, g->num_font, buf);
+            if (tw > col_w) col_w = tw;
+        }
+    }
+    return col_w + (d->shared ? g->num_font / 3 : g->num_font / 2);
+}
+
+// The widths of the operators between the board's columns (d->op_w; "← q·" on two lines with
+// shared labels); returns their sum.
+static int decode_op_widths(const Ctx *c, const GridStyle *g, DecodeBoard *d)
+{
+    int sum = 0;
+    for (int k = 0; k < 3; k++) {
+        d->op_w[k] = k == 1 && !d->scores ? 0 : op_width(c, g, DECODE_OPS[k]);
+        if (d->shared && d->op_w[k] > 0)
+            d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
+        if (d->shared && k == 0) {
+            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]),
+                b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
+            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
+        }
+        sum += d->op_w[k];
+    }
+    return sum;
+}
+
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64],
                          DecodeBoard *d)
 {
@@ -237,30 +274,9 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
         if (!beside) d->q.label_w = d->k.label_w;
         if (!shared) d->v.label_w = d->z.label_w = (half == 2 ? d->slot_w : 0) + lw;
     }
-    char buf[48];
-    d->col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
-    for (int j = first; j <= t; j++) {
-        static const MatId kinds[2] = {MAT_MASKED, MAT_WEIGHTS};
-        for (int k = 0; k < 2; k++) {
-            if (k == 0 && !d->scores) continue; // no scores column: only the weights' width
-            model_format_value(cell_value(c, (CellRef){kinds[k], head, t, j}), buf, sizeof buf);
-            int tw = text_w(c, FONT_REGULAR, g->num_font, buf);
-            if (tw > d->col_w) d->col_w = tw;
-        }
-    }
-    d->col_w += shared ? g->num_font / 3 : g->num_font / 2;
+    d->col_w = decode_col_w(c, g, d, t, head);
     d->width = box_width(g, &d->k) + (scores ? 2 : 1) * d->col_w + box_width(g, &d->v);
-    for (int k = 0; k < 3; k++) {
-        d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
-        if (shared && d->op_w[k] > 0)
-            d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
-        if (shared && k == 0) {
-            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]),
-                b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
-            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
-        }
-        d->width += d->op_w[k];
-    }
+    d->width += decode_op_widths(c, g, d);
     // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board
     // widens.
     d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2
@@ -459,16 +475,144 @@ static int said_h(int half, bool cache_line, bool work_line, int cache_h, int wo
     return (cache_line && half != 2 ? cache_h : 0) + (work_line && half != 1 ? work_h : 0);
 }
 
+// The ways to try the decode board, in order. Whole matrices first, each way from the preferred
+// size down to the floor: the query beside the cache or above it, with the scores column or
+// without; the same with tight cells (issue 25: d_k = 4 beside a cache of long tokens was cut to 2
+// columns at 720p); then with the labels given once; then without the cache's sentence. Then the
+// step in two parts, each whole: q·K with the scores and weights, then the weights × V and z
+// (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
+// at the floor, the cache's newest rows (as many as fit) and fewer d_k columns. The last try gives
+// up the work's sentence and bars too (no_work), before any window: French's longer sentences left
+// 8 px short for an 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
+typedef struct {
+    bool beside, scores, tight, shared, cache_line, split, no_work;
+} DecodeTry;
+static const DecodeTry DECODE_TRIES[] = {
+    {true, true, false, false, true, false, false},
+    {true, false, false, false, true, false, false},
+    {false, true, false, false, true, false, false},
+    {false, false, false, false, true, false, false},
+    {true, true, true, false, true, false, false},
+    {true, false, true, false, true, false, false},
+    {false, true, true, false, true, false, false},
+    {false, false, true, false, true, false, false},
+    {true, true, true, true, true, false, false},
+    {true, false, true, true, true, false, false},
+    {false, true, true, true, true, false, false},
+    {false, false, true, true, true, false, false},
+    {false, true, true, true, false, false, false},
+    {false, false, true, true, false, false, false},
+    {true, true, false, false, true, true, false},
+    {false, true, false, false, true, true, false},
+    {true, true, true, false, true, true, false},
+    {false, true, true, false, true, true, false},
+    {false, false, true, false, true, true, false},
+    {false, true, true, true, true, true, false},
+    {false, false, true, true, true, true, false},
+    {false, false, true, true, false, true, false},
+    {false, false, true, true, false, true, true},
+};
+enum { DECODE_NTRIES = sizeof DECODE_TRIES / sizeof DECODE_TRIES[0] };
+
+// The sentences around the decode board and their heights: the model's (the page's text view says
+// them too: the intro over the whole step, the cache's and the work's under it), and said[0] and
+// said[1] over the step's two parts.
+typedef struct {
+    DecodeSentences text;
+    char said[2][700];
+    int intro_h[3]; // the intro's, said[0]'s, said[1]'s
+    int cache_h, work_h;
+} DecodeTexts;
+
+// Token t's sentences, measured in width w.
+static void decode_texts(Ctx *c, int t, int x, int y, int w, DecodeTexts *s)
+{
+    const AttnParams *p = &c->L->params;
+    int cached = decode_buffer(p, t).cached;
+    panel_text_decode_sentences(c->L, t, &s->text);
+    snprintf(s->said[0], sizeof s->said[0],
+             // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
+             // does not fit at once.
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                "against the %d cached keys "
+                "(\xe2\x86\x92 the values)."),
+             t + 1, p->n, c->L->tokens[t], cached);
+    snprintf(s->said[1], sizeof s->said[1],
+             // TRANSLATORS: the second part of the decode panel's step (key G).
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
+                "sum the %d cached values "
+                "(\xe2\x86\x90 the keys)."),
+             t + 1, p->n, c->L->tokens[t], cached);
+    for (int k = 0; k < 2; k++)
+        snprintf(s->said[k] + strlen(s->said[k]), sizeof s->said[k] - strlen(s->said[k]), "%s",
+                 s->text.slot);
+    s->intro_h[0] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->text.intro, false);
+    s->intro_h[1] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->said[0], false);
+    s->intro_h[2] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->said[1], false);
+    s->cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->text.cache, false);
+    s->work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, s->text.work, false);
+}
+
+// The room left for the work's bars in height h under the board d (part `half`) and its sentences.
+static int decode_bars(const GridStyle *g, const DecodeBoard *d, const DecodeTexts *s, int half,
+                       bool cache_line, bool work_line, int h)
+{
+    return h
+           - (s->intro_h[half] + said_h(half, cache_line, work_line, s->cache_h, s->work_h)
+              + decode_air(g, d))
+           - d->height - 2 * decode_air(g, d);
+}
+
+// The first of DECODE_TRIES (and the number size, in c->num_font, down to the floor) at which the
+// board and its sentences fit w x h; past the last, a window of the cache's newest rows, then fewer
+// d_k columns. Sets g and d's first and cols; returns the try's index.
+static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, int t, int head, char names[4][64],
+                      const DecodeTexts *s, int w, int h)
+{
+    int preferred = c->num_font, floor_font = number_floor(c), tried = 0;
+    d->cols = c->L->params.d_k;
+    for (;;) {
+        const DecodeTry *try = &DECODE_TRIES[tried];
+        d->q_beside = try->beside, d->scores = try->scores, d->shared = try->shared;
+        grid_style(c, g);
+        g->tight = g->compact = try->tight;
+        // Two parts fit when each does: the wider and the taller of the two decide.
+        int width = 0, bars = h;
+        for (int half = try->split ? 1 : 0; half <= (try->split ? 2 : 0); half++) {
+            d->half = half,
+            d->shared = try->shared; // (the second part's board has its own labels)
+            decode_board(c, g, t, head, names, d);
+            int b = decode_bars(g, d, s, half, try->cache_line, !try->no_work, h);
+            if (d->width > width) width = d->width;
+            if (b < bars) bars = b;
+        }
+        if (width <= w && bars >= 0) break;
+        if (c->num_font > floor_font) c->num_font--;
+        else if (tried < DECODE_NTRIES - 1) tried++, c->num_font = preferred;
+        else if (bars < 0 && d->first < t)
+            d->first++; // a window of the newest rows: never while the whole fits
+        else if (width > w && d->cols > 1) d->cols--;
+        else break;
+    }
+    return tried;
+}
+
+// The refusal of a lesson that cannot be generated one token at a time.
+static void decode_refuse(Ctx *c, int x, int y, int w)
+{
+    const AttnParams *p = &c->L->params;
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
+             p->cross ? TR("its keys and values come from another sequence.")
+                      : TR("it has no causal mask, so each token sees the tokens after it."));
+    say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+}
+
 void draw_decode(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     if (decode_refusal(p) || !c->T) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s %s",
-                 TR("This lesson cannot be generated one token at a time:"),
-                 p->cross ? TR("its keys and values come from another sequence.")
-                          : TR("it has no causal mask, so each token sees the tokens after it."));
-        say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+        decode_refuse(c, x, y, w);
         return;
     }
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
@@ -476,126 +620,30 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     decode_names(c, t, head, names);
     // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the
     // keys the window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window
-    // has just let go. The sentences are the model's (the page's text view says them too).
-    DecodeBuffer buf = decode_buffer(p, t);
-    DecodeSentences sentences;
-    panel_text_decode_sentences(c->L, t, &sentences);
-    const char *intro = sentences.intro, *slot = sentences.slot, *cache = sentences.cache,
-               *work = sentences.work;
-    int cached = buf.cached;
+    // has just let go.
+    DecodeTexts s;
+    decode_texts(c, t, x, y, w, &s);
     // The largest number size at which the sentences and the board fit, down to the floor (digits
     // of 2.6 % of the window).
-    int preferred = c->num_font, floor_font = number_floor(c), bars = 0;
+    int preferred = c->num_font;
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
-    d.first = buf.first; // the buffer's oldest row
-    // Whole matrices first, each way from the preferred size down to the floor: the query beside
-    // the cache or above it, with the scores column or without; the same with tight cells (issue
-    // 25: d_k = 4 beside a cache of long tokens was cut to 2 columns at 720p); then with the labels
-    // given once; then without the cache's sentence. Then the step in two parts, each whole: q·K
-    // with the scores and weights, then the weights × V and z (issue 36: a d_k of 8 beside its V
-    // cache does not fit 720p, nor 1080p, at the floor). Only then, at the floor, the cache's
-    // newest rows (as many as fit) and fewer d_k columns. The last try gives up the work's sentence
-    // and bars too (no_work), before any window: French's longer sentences left 8 px short for an
-    // 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
-    static const struct {
-        bool beside, scores, tight, shared, cache_line, split, no_work;
-    } TRIES[] = {
-        {true, true, false, false, true, false, false},
-        {true, false, false, false, true, false, false},
-        {false, true, false, false, true, false, false},
-        {false, false, false, false, true, false, false},
-        {true, true, true, false, true, false, false},
-        {true, false, true, false, true, false, false},
-        {false, true, true, false, true, false, false},
-        {false, false, true, false, true, false, false},
-        {true, true, true, true, true, false, false},
-        {true, false, true, true, true, false, false},
-        {false, true, true, true, true, false, false},
-        {false, false, true, true, true, false, false},
-        {false, true, true, true, false, false, false},
-        {false, false, true, true, false, false, false},
-        {true, true, false, false, true, true, false},
-        {false, true, false, false, true, true, false},
-        {true, true, true, false, true, true, false},
-        {false, true, true, false, true, true, false},
-        {false, false, true, false, true, true, false},
-        {false, true, true, true, true, true, false},
-        {false, false, true, true, true, true, false},
-        {false, false, true, true, false, true, false},
-        {false, false, true, true, false, true, true},
-    };
-    enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
-    int tried = 0;
-    bool cache_line = true;
-    int want_half = c->st->decode_part > 0 ? 2 : 1;
-    char said[2][700];
-    snprintf(said[0], sizeof said[0],
-             // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
-             // does not fit at once.
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
-                "against the %d cached keys "
-                "(\xe2\x86\x92 the values)."),
-             t + 1, p->n, c->L->tokens[t], cached);
-    snprintf(said[1], sizeof said[1],
-             // TRANSLATORS: the second part of the decode panel's step (key G).
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
-                "sum the %d cached values "
-                "(\xe2\x86\x90 the keys)."),
-             t + 1, p->n, c->L->tokens[t], cached);
-    for (int k = 0; k < 2; k++)
-        snprintf(said[k] + strlen(said[k]), sizeof said[k] - strlen(said[k]), "%s", slot);
-    int intro_h[3] = {tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false),
-                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[0], false),
-                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[1], false)};
-    int cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
-    int work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false);
-    d.cols = p->d_k;
-    for (;;) {
-        d.q_beside = TRIES[tried].beside, d.scores = TRIES[tried].scores,
-        d.shared = TRIES[tried].shared;
-        cache_line = TRIES[tried].cache_line;
-        grid_style(c, &g);
-        g.tight = g.compact = TRIES[tried].tight;
-        // Two parts fit when each does: the wider and the taller of the two decide.
-        int width = 0;
-        bars = h;
-        for (int half = TRIES[tried].split ? 1 : 0; half <= (TRIES[tried].split ? 2 : 0); half++) {
-            d.half = half,
-            d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
-            decode_board(c, &g, t, head, names, &d);
-            int b =
-                h
-                - (intro_h[half] + said_h(half, cache_line, !TRIES[tried].no_work, cache_h, work_h)
-                   + decode_air(&g, &d))
-                - d.height - 2 * decode_air(&g, &d);
-            if (d.width > width) width = d.width;
-            if (b < bars) bars = b;
-        }
-        if (width <= w && bars >= 0) break;
-        if (c->num_font > floor_font) c->num_font--;
-        else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
-        else if (bars < 0 && d.first < t)
-            d.first++; // a window of the newest rows: never while the whole fits
-        else if (width > w && d.cols > 1) d.cols--;
-        else break;
-    }
-    int half = TRIES[tried].split ? want_half : 0;
-    c->s->decode_parts = TRIES[tried].split ? 2 : 1;
-    d.half = half, d.shared = TRIES[tried].shared;
+    d.first = decode_buffer(p, t).first; // the buffer's oldest row
+    const DecodeTry *try = &DECODE_TRIES[decode_fit(c, &g, &d, t, head, names, &s, w, h)];
+    int half = try->split ? (c->st->decode_part > 0 ? 2 : 1) : 0;
+    c->s->decode_parts = try->split ? 2 : 1;
+    d.half = half, d.shared = try->shared;
     decode_board(c, &g, t, head, names, &d);
-    bool work_line = !TRIES[tried].no_work;
-    bars = h
-           - (intro_h[half] + said_h(half, cache_line, work_line, cache_h, work_h)
-              + decode_air(&g, &d))
-           - d.height - 2 * decode_air(&g, &d);
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true)
+    bool cache_line = try->cache_line, work_line = !try->no_work;
+    int bars = decode_bars(&g, &d, &s, half, cache_line, work_line, h);
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? s.said[half - 1] : s.text.intro, true)
          + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
-    if (cache_line && half != 2) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
-    if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
+    if (cache_line && half != 2)
+        y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, s.text.cache, true);
+    if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, s.text.work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
     if (half != 1 && work_line && room >= c->num_font * 3 / 2)
         draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
