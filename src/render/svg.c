@@ -192,7 +192,8 @@ static void put_text(StrBuf *o, const Scene *s, const DrawCmd *c)
 
 // Each kind of draw command's writer; none for a clip (slides are laid out unzoomed: nothing lies
 // outside the page).
-static void (*const PUT[])(StrBuf *o, const Scene *s, const DrawCmd *c) = {
+typedef void (*PutCmd)(StrBuf *o, const Scene *s, const DrawCmd *c);
+static const PutCmd PUT[] = {
     [CMD_RECT] = put_rect, [CMD_FRAME] = put_frame,   [CMD_LINE] = put_line,
     [CMD_TEXT] = put_text, [CMD_HATCH] = put_hatched, [CMD_CLIP] = NULL,
 };
