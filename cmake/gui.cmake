@@ -14,6 +14,7 @@ add_library(mha_render STATIC
   src/render/scene_chrome.c
   src/render/scene_panels.c
   src/render/scene_decode.c
+  src/render/scene_tiles.c
   src/render/scene_cache.c
   src/render/scene_rope.c
   src/render/scene_pages.c

@@ -218,122 +218,176 @@ bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Tr
 // ---------------------------------------------------------------------------------------------------
 // Whole exports (the jobs: export_jobs.c)
 
-static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *L, const Trace *T,
-                     ExportResult *out, ExportError *err)
-{
-    unsigned formats = req->formats & (EXPORT_PNG | EXPORT_SVG);
-    if (formats == 0) {
-        export_fail(err, false, "no format asked for (png, svg or both)");
-        return false;
-    }
-    Exporter *x = export_open(req->font_dir, err);
-    if (!x) return false;
-    TextMetrics tm = export_metrics(x);
+// A whole export while it runs: the request, the exporter and its metrics, the one scene each image
+// is laid out in, the jobs and every file's name (one per job and format asked for, in that order).
+typedef struct {
+    const ExportRequest *req;
+    const Lesson *L;
+    const Trace *T;
+    unsigned formats; // EXPORT_PNG, EXPORT_SVG or both
+    Exporter *x;
+    TextMetrics tm;
     Scene scene;
-    scene_init(&scene);
-    Jobs expanded = {0};
-    if (!export_expand_parts(given, &expanded, req, L, T, &tm, &scene)) {
-        free(expanded.jobs);
-        scene_free(&scene);
-        export_close(x);
-        export_fail(err, true, "out of memory while laying out the boards");
-        return false;
-    }
-    const Jobs *jobs = &expanded;
-    // Every file's name first: the writer checks all targets before anything is drawn or written.
-    size_t nfiles = 0, per = (formats & EXPORT_PNG ? 1 : 0) + (formats & EXPORT_SVG ? 1 : 0);
+    const Jobs *jobs;
+    char **names;
+    size_t nfiles;
+} JobRun;
+
+// Lays job j out in R->scene: its board (a slide) or its heatmap.
+static bool job_layout(JobRun *R, const Job *j)
+{
+    const ExportRequest *req = R->req;
+    return j->board ? export_board_scene(&R->scene, &j->st, R->L, R->T, req->view, j->question,
+                                         req->scale, req->background, &R->tm)
+                    : export_build_heatmap(&R->scene, &j->spec, R->L, R->T, &R->tm);
+}
+
+// Every file's name first (R->names, R->nfiles): the writer checks all targets before anything is
+// drawn or written.
+static bool job_names(JobRun *R, ExportError *err)
+{
+    const Jobs *jobs = R->jobs;
+    size_t per = (R->formats & EXPORT_PNG ? 1 : 0) + (R->formats & EXPORT_SVG ? 1 : 0);
     size_t cap = jobs->count * per + 1;
-    char **names = calloc(cap, sizeof *names);
-    bool ok = names != NULL;
+    R->names = calloc(cap, sizeof *R->names);
+    bool ok = R->names != NULL;
     for (size_t i = 0; ok && i < jobs->count; i++)
         for (unsigned f = EXPORT_PNG; ok && f <= EXPORT_SVG; f <<= 1) {
-            if (!(formats & f)) continue;
+            if (!(R->formats & f)) continue;
             const char *ext = f == EXPORT_PNG ? "png" : "svg";
             size_t len = strlen(jobs->jobs[i].name) + strlen(ext) + 2;
-            if (!(names[nfiles] = malloc(len))) ok = false;
-            else snprintf(names[nfiles++], len, "%s.%s", jobs->jobs[i].name, ext);
+            if (!(R->names[R->nfiles] = malloc(len))) ok = false;
+            else snprintf(R->names[R->nfiles++], len, "%s.%s", jobs->jobs[i].name, ext);
         }
     if (!ok) export_fail(err, true, "out of memory");
-    // The SVGs' size before anything is written (export_svg_budget): each laid out once more to be
-    // measured.
+    return ok;
+}
+
+// The SVGs' size before anything is written (export_svg_budget): each laid out once more to be
+// measured.
+static bool job_svg_budget(JobRun *R, ExportError *err)
+{
     double svg_total = 0, svg_largest = 0;
     char svg_name[300] = "";
-    for (size_t i = 0; ok && (formats & EXPORT_SVG) && i < jobs->count; i++) {
-        const Job *j = &jobs->jobs[i];
-        ok = j->board ? export_board_scene(&scene, &j->st, L, T, req->view, j->question, req->scale,
-                                           req->background, &tm)
-                      : export_build_heatmap(&scene, &j->spec, L, T, &tm);
+    bool ok = true;
+    for (size_t i = 0; ok && (R->formats & EXPORT_SVG) && i < R->jobs->count; i++) {
+        const Job *j = &R->jobs->jobs[i];
+        ok = job_layout(R, j);
         if (!ok) export_fail(err, true, "out of memory while laying out %s", j->name);
         else
-            ok = export_svg_budget(export_svg_estimate(&scene, strlen(j->title)), j->name,
+            ok = export_svg_budget(export_svg_estimate(&R->scene, strlen(j->title)), j->name,
                                    &svg_total, &svg_largest, svg_name, sizeof svg_name, err);
     }
-    ExportWriter *w =
-        ok ? export_writer_begin(req->dir, req->create_dir, (const char *const *)names, nfiles, err)
-           : NULL;
-    ok = w != NULL;
-    if (ok && req->progress && !req->progress(req->progress_ctx, 0, nfiles)) {
-        export_fail(err, false, "stopped before anything was written");
-        ok = false;
+    return ok;
+}
+
+// File k: job j's scene (laid out) encoded in format f and handed to the writer.
+static bool job_file(JobRun *R, ExportWriter *w, const Job *j, unsigned f, size_t k,
+                     ExportError *err)
+{
+    unsigned char *data = NULL;
+    size_t size = 0;
+    bool ok;
+    if (f == EXPORT_PNG) {
+        ExportBuffer b;
+        ok = export_png_encode(R->x, &R->scene, R->req->background, &b, err);
+        data = b.data;
+        size = b.size;
+    } else {
+        data = (unsigned char *)svg_encode(&R->scene, j->title, &size);
+        if (!(ok = data != NULL))
+            export_fail(err, true, "out of memory while writing %s", R->names[k]);
     }
-    // One image at a time: laid out, encoded, written to its temporary and freed.
+    if (ok) ok = export_writer_add(w, k, data, size, err);
+    free(data);
+    return ok;
+}
+
+// One image at a time: laid out, encoded, written to its temporary and freed; the progress told
+// after each file (it may stop the export).
+static bool job_write_all(JobRun *R, ExportWriter *w, ExportError *err)
+{
+    const ExportRequest *req = R->req;
+    bool ok = true;
     size_t k = 0;
-    for (size_t i = 0; ok && i < jobs->count; i++) {
-        const Job *j = &jobs->jobs[i];
-        bool built = j->board ? export_board_scene(&scene, &j->st, L, T, req->view, j->question,
-                                                   req->scale, req->background, &tm)
-                              : export_build_heatmap(&scene, &j->spec, L, T, &tm);
-        if (!built) {
+    for (size_t i = 0; ok && i < R->jobs->count; i++) {
+        const Job *j = &R->jobs->jobs[i];
+        if (!job_layout(R, j)) {
             export_fail(err, true, "out of memory while laying out %s", j->name);
-            ok = false;
-            break;
+            return false;
         }
         for (unsigned f = EXPORT_PNG; ok && f <= EXPORT_SVG; f <<= 1) {
-            if (!(formats & f)) continue;
-            unsigned char *data = NULL;
-            size_t size = 0;
-            if (f == EXPORT_PNG) {
-                ExportBuffer b;
-                ok = export_png_encode(x, &scene, req->background, &b, err);
-                data = b.data;
-                size = b.size;
-            } else {
-                data = (unsigned char *)svg_encode(&scene, j->title, &size);
-                if (!(ok = data != NULL))
-                    export_fail(err, true, "out of memory while writing %s", names[k]);
-            }
-            if (ok) ok = export_writer_add(w, k, data, size, err);
-            free(data);
+            if (!(R->formats & f)) continue;
+            ok = job_file(R, w, j, f, k, err);
             k++;
-            if (ok && req->progress && !req->progress(req->progress_ctx, k, nfiles)) {
+            if (ok && req->progress && !req->progress(req->progress_ctx, k, R->nfiles)) {
                 export_fail(err, false, "stopped before anything was written");
                 ok = false;
             }
         }
     }
-    scene_free(&scene);
-    if (x) snprintf(out->missing, sizeof out->missing, "%s", export_missing(x));
-    export_close(x);
+    return ok;
+}
+
+// The written files' paths in out (the folder joined to each name).
+static void job_list_paths(const JobRun *R, ExportResult *out, ExportError *err)
+{
+    const char *dir = R->req->dir;
+    out->paths = calloc(R->nfiles + 1, sizeof *out->paths);
+    bool listed = out->paths != NULL;
+    for (size_t i = 0; listed && i < R->nfiles; i++) {
+        size_t len = strlen(dir) + strlen(R->names[i]) + 2;
+        if (!(out->paths[i] = malloc(len))) break;
+        (void)platform_path_join(out->paths[i], len, dir,
+                                 R->names[i]); // fits: the writer checked every path
+        out->count++;
+    }
+    // The files are written; a path list cut short by no memory is still a success.
+    if (out->count < R->nfiles) export_fail(err, true, "out of memory");
+}
+
+static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *L, const Trace *T,
+                     ExportResult *out, ExportError *err)
+{
+    JobRun R = {.req = req, .L = L, .T = T, .formats = req->formats & (EXPORT_PNG | EXPORT_SVG)};
+    if (R.formats == 0) {
+        export_fail(err, false, "no format asked for (png, svg or both)");
+        return false;
+    }
+    R.x = export_open(req->font_dir, err);
+    if (!R.x) return false;
+    R.tm = export_metrics(R.x);
+    scene_init(&R.scene);
+    Jobs expanded = {0};
+    if (!export_expand_parts(given, &expanded, req, L, T, &R.tm, &R.scene)) {
+        free(expanded.jobs);
+        scene_free(&R.scene);
+        export_close(R.x);
+        export_fail(err, true, "out of memory while laying out the boards");
+        return false;
+    }
+    R.jobs = &expanded;
+    bool ok = job_names(&R, err) && job_svg_budget(&R, err);
+    ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir,
+                                               (const char *const *)R.names, R.nfiles, err)
+                         : NULL;
+    ok = w != NULL;
+    if (ok && req->progress && !req->progress(req->progress_ctx, 0, R.nfiles)) {
+        export_fail(err, false, "stopped before anything was written");
+        ok = false;
+    }
+    if (ok) ok = job_write_all(&R, w, err);
+    scene_free(&R.scene);
+    if (R.x) snprintf(out->missing, sizeof out->missing, "%s", export_missing(R.x));
+    export_close(R.x);
     if (ok) {
         ok = export_writer_commit(w, err);
         w = NULL;
     }
     if (w) export_writer_abort(w);
-    if (ok) {
-        out->paths = calloc(nfiles + 1, sizeof *out->paths);
-        bool listed = out->paths != NULL;
-        for (size_t i = 0; listed && i < nfiles; i++) {
-            size_t len = strlen(req->dir) + strlen(names[i]) + 2;
-            if (!(out->paths[i] = malloc(len))) break;
-            (void)platform_path_join(out->paths[i], len, req->dir,
-                                     names[i]); // fits: the writer checked every path
-            out->count++;
-        }
-        // The files are written; a path list cut short by no memory is still a success.
-        if (out->count < nfiles) export_fail(err, true, "out of memory");
-    }
-    for (size_t i = 0; names && i < nfiles; i++) free(names[i]);
-    free(names);
+    if (ok) job_list_paths(&R, out, err);
+    for (size_t i = 0; R.names && i < R.nfiles; i++) free(R.names[i]);
+    free(R.names);
     free(expanded.jobs);
     return ok;
 }
@@ -347,18 +401,11 @@ static const char *first_heat_stage(const ViewState *st, const Lesson *L)
     return "?";
 }
 
-// --what decode, tiles, cost, compare, shuffle or all-heads: the panel's slides as the window shows
-// them, on st's stage and head (all-heads: each stage first .. last that has a heatmap). The
-// comparison and the shuffle test are computed here when the request's view does not carry them
-// (the command line).
-static bool export_panels(const ExportRequest *req, const char *prefix, const Lesson *L,
-                          const Trace *T, ViewState *st, int first, int last, ExportResult *out,
-                          ExportError *err)
+// Why the lesson has no slides of the panel req->what (with a block of `block` for the tiles): the
+// error said in err; true when it has them.
+static bool panels_possible(const ExportRequest *req, const AttnParams *p, int block,
+                            ExportError *err)
 {
-    const AttnParams *p = &L->params;
-    Jobs jobs = {0};
-    bool ok = true;
-    int block = req->block > 0 ? req->block : st->tiles_block;
     if (req->what == EXPORT_WHAT_DECODE && decode_refusal(p)) {
         export_fail(err, false, "--what decode: %s", decode_refusal(p));
         return false;
@@ -391,89 +438,227 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
                     "--what rotation: the lesson has no \"rope\" (RoPE), so nothing turns");
         return false;
     }
-    ViewState v = *st;
-    v.pinned.mat = v.hover.mat = MAT_NONE;
+    return true;
+}
+
+// The panel's slides as jobs, on the view v (st's, without a pointer): one per token (decode), per
+// tile (tiles), per heatmap of stages first .. last (all-heads), else one. False: out of memory.
+static bool panels_add_jobs(Jobs *jobs, const ExportRequest *req, const char *prefix,
+                            const Lesson *L, ViewState *v, int first, int last, int block)
+{
+    const AttnParams *p = &L->params;
+    bool ok = true;
     switch (req->what) {
     case EXPORT_WHAT_ROTATION: // the last token: the largest turns
-        v.panel = PANEL_ROPE, v.rope_t = p->n - 1;
-        for (int i = 0; i < v.stage_count; i++) // the strip marks the stage it pictures
-            if (v.stages[i] == STAGE_ROTATE) v.stage_index = i;
-        ok = export_add_board(&jobs, prefix, L, &v, false);
-        break;
+        v->panel = PANEL_ROPE, v->rope_t = p->n - 1;
+        for (int i = 0; i < v->stage_count; i++) // the strip marks the stage it pictures
+            if (v->stages[i] == STAGE_ROTATE) v->stage_index = i;
+        return export_add_board(jobs, prefix, L, v, false);
     case EXPORT_WHAT_DECODE:
-        v.panel = PANEL_DECODE;
+        v->panel = PANEL_DECODE;
         for (int t = 0; ok && t < p->n; t++)
-            v.decode_t = t, ok = export_add_board(&jobs, prefix, L, &v, false);
-        break;
+            v->decode_t = t, ok = export_add_board(jobs, prefix, L, v, false);
+        return ok;
     case EXPORT_WHAT_TILES: {
         int64_t computed = 0, skipped = 0;
         tiles_count(p, block, &computed, &skipped);
-        v.panel = PANEL_TILES, v.tiles_block = block, v.tile_count = (int)computed;
+        v->panel = PANEL_TILES, v->tiles_block = block, v->tile_count = (int)computed;
         for (int k = 1; ok && k <= computed; k++)
-            v.tile = k, ok = export_add_board(&jobs, prefix, L, &v, false);
-        break;
+            v->tile = k, ok = export_add_board(jobs, prefix, L, v, false);
+        return ok;
     }
     case EXPORT_WHAT_ALL_HEADS: { // each heatmap once: the weights are the heatmap of every stage
                                   // from the softmax on
         bool done[MAT_COUNT] = {false};
-        v.view = VIEW_ALL_HEADS;
+        v->view = VIEW_ALL_HEADS;
         for (int i = first; ok && i <= last; i++) {
-            v.stage_index = i;
-            MatId mat = model_stage_heatmap(p, view_stage(&v));
+            v->stage_index = i;
+            MatId mat = model_stage_heatmap(p, view_stage(v));
             if (mat != MAT_NONE && !done[mat])
-                done[mat] = true, ok = export_add_board(&jobs, prefix, L, &v, false);
+                done[mat] = true, ok = export_add_board(jobs, prefix, L, v, false);
         }
-        break;
+        return ok;
     }
     default:
-        v.panel = req->what == EXPORT_WHAT_COST       ? PANEL_COST
-                  : req->what == EXPORT_WHAT_COMPARE  ? PANEL_COMPARE
-                  : req->what == EXPORT_WHAT_CACHE    ? PANEL_CACHE
-                  : req->what == EXPORT_WHAT_OVERVIEW ? PANEL_OVERVIEW
-                                                      : PANEL_SHUFFLE;
-        ok = export_add_board(&jobs, prefix, L, &v, false);
-        break;
+        v->panel = req->what == EXPORT_WHAT_COST       ? PANEL_COST
+                   : req->what == EXPORT_WHAT_COMPARE  ? PANEL_COMPARE
+                   : req->what == EXPORT_WHAT_CACHE    ? PANEL_CACHE
+                   : req->what == EXPORT_WHAT_OVERVIEW ? PANEL_OVERVIEW
+                                                       : PANEL_SHUFFLE;
+        return export_add_board(jobs, prefix, L, v, false);
     }
-    if (!ok) {
+}
+
+// What the compare and shuffle panels show beyond the lesson, computed here when the request's view
+// does not carry them (the command line); panels_extras_free frees what was computed.
+typedef struct {
+    SceneExtras view;
+    Comparison cmp;
+    SessionShuffle shuf;
+    bool have_cmp, have_shuf;
+} PanelExtras;
+
+// The comparison (--what compare) or the shuffled lesson's trace (--what shuffle, v's permutation)
+// in e->view; false with err set when it cannot be made.
+static bool panels_extras(PanelExtras *e, const ExportRequest *req, const Lesson *L, const Trace *T,
+                          const ViewState *v, ExportError *err)
+{
+    const AttnParams *p = &L->params;
+    SessionShuffle *shuf = &e->shuf;
+    bool ok = true;
+    TraceError terr;
+    if (req->what == EXPORT_WHAT_COMPARE && !e->view.compare) {
+        if (!(ok = e->have_cmp = compare_run(&e->cmp, p, &terr)))
+            export_fail(err, false, "--what compare: %s", terr.message);
+        else e->view.compare = &e->cmp;
+    }
+    if (ok && req->what == EXPORT_WHAT_SHUFFLE && !e->view.shuffle) {
+        shuf->perm = malloc(sizeof *shuf->perm * (size_t)(p->n > 0 ? p->n : 1));
+        ok = shuf->perm
+             && (view_shuffle_perm(v->shuffle, p->n, shuf->perm),
+                 lesson_shuffle(&shuf->lesson, L, shuf->perm));
+        if (!ok) export_fail(err, true, "out of memory");
+        else if (!(ok = e->have_shuf = trace_run(&shuf->trace, &shuf->lesson.params, &terr))) {
+            lesson_free(&shuf->lesson);
+            export_fail(err, false, "--what shuffle: %s", terr.message);
+        } else {
+            shuf->difference = trace_shuffle_difference(T, &shuf->trace, shuf->perm);
+            shuf->same = trace_shuffle_same(T, shuf->difference);
+            e->view.shuffle = shuf;
+        }
+    }
+    return ok;
+}
+
+static void panels_extras_free(PanelExtras *e)
+{
+    if (e->have_cmp) compare_free(&e->cmp);
+    if (e->have_shuf) lesson_free(&e->shuf.lesson), trace_free(&e->shuf.trace);
+    free(e->shuf.perm);
+}
+
+// --what decode, tiles, cost, compare, shuffle or all-heads: the panel's slides as the window shows
+// them, on st's stage and head (all-heads: each stage first .. last that has a heatmap). The
+// comparison and the shuffle test are computed here when the request's view does not carry them
+// (the command line).
+static bool export_panels(const ExportRequest *req, const char *prefix, const Lesson *L,
+                          const Trace *T, ViewState *st, int first, int last, ExportResult *out,
+                          ExportError *err)
+{
+    Jobs jobs = {0};
+    int block = req->block > 0 ? req->block : st->tiles_block;
+    if (!panels_possible(req, &L->params, block, err)) return false;
+    ViewState v = *st;
+    v.pinned.mat = v.hover.mat = MAT_NONE;
+    if (!panels_add_jobs(&jobs, req, prefix, L, &v, first, last, block)) {
         free(jobs.jobs);
         export_fail(err, true, "out of memory");
         return false;
     }
-    // What the compare and shuffle panels show beyond the lesson.
-    SceneExtras view = {0};
-    if (req->view) view = *req->view;
+    PanelExtras e;
+    memset(&e, 0, sizeof e);
+    if (req->view) e.view = *req->view;
     ExportRequest r = *req;
-    r.view = &view;
-    Comparison cmp;
-    SessionShuffle shuf;
-    bool have_cmp = false, have_shuf = false;
-    memset(&shuf, 0, sizeof shuf);
-    TraceError terr;
-    if (req->what == EXPORT_WHAT_COMPARE && !view.compare) {
-        if (!(ok = have_cmp = compare_run(&cmp, p, &terr)))
-            export_fail(err, false, "--what compare: %s", terr.message);
-        else view.compare = &cmp;
+    r.view = &e.view;
+    bool ok = panels_extras(&e, req, L, T, &v, err);
+    if (ok) ok = run_jobs(&jobs, &r, L, T, out, err);
+    panels_extras_free(&e);
+    free(jobs.jobs);
+    return ok;
+}
+
+// The stages to export (first .. last, indices of st's stages): all, or --stage's alone; false with
+// err set when the lesson has no such stage or (for heatmaps) the stage has none.
+static bool export_stage_range(const ExportRequest *req, const Lesson *L, const ViewState *st,
+                               int *first, int *last, ExportError *err)
+{
+    *first = 0, *last = st->stage_count - 1;
+    if (req->stage == EXPORT_ALL_STAGES) return true;
+    const StageInfo *si = stage_info((Stage)req->stage);
+    *first = -1;
+    for (int i = 0; i < st->stage_count; i++)
+        if ((int)st->stages[i] == req->stage) *first = i;
+    if (*first < 0) {
+        export_fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
+                    req->stage == STAGE_MASK ? " (it is not causal)" : "");
+        return false;
     }
-    if (ok && req->what == EXPORT_WHAT_SHUFFLE && !view.shuffle) {
-        shuf.perm = malloc(sizeof *shuf.perm * (size_t)(p->n > 0 ? p->n : 1));
-        ok = shuf.perm
-             && (view_shuffle_perm(v.shuffle, p->n, shuf.perm),
-                 lesson_shuffle(&shuf.lesson, L, shuf.perm));
-        if (!ok) export_fail(err, true, "out of memory");
-        else if (!(ok = have_shuf = trace_run(&shuf.trace, &shuf.lesson.params, &terr))) {
-            lesson_free(&shuf.lesson);
-            export_fail(err, false, "--what shuffle: %s", terr.message);
-        } else {
-            shuf.difference = trace_shuffle_difference(T, &shuf.trace, shuf.perm);
-            shuf.same = trace_shuffle_same(T, shuf.difference);
-            view.shuffle = &shuf;
+    *last = *first;
+    if ((req->what == EXPORT_WHAT_HEATMAPS || req->what == EXPORT_WHAT_ALL_HEADS)
+        && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
+        export_fail(err, false,
+                    "there are no heatmaps at the '%s' stage: they start at the '%s' stage",
+                    si->key, first_heat_stage(st, L));
+        return false;
+    }
+    return true;
+}
+
+// The cell asked for (req->cell_row, cell_col) pinned in b, among the stage's `total` revealed
+// cells; false when the stage has no such cell.
+static bool pin_asked_cell(ViewState *b, const ExportRequest *req, int total)
+{
+    for (int c = 0; c < total; c++) {
+        CellRef r = view_reveal_cell(b, c);
+        if (r.row == req->cell_row && r.col == req->cell_col) {
+            b->pinned = r;
+            return true;
         }
     }
-    if (ok) ok = run_jobs(&jobs, &r, L, T, out, err);
-    if (have_cmp) compare_free(&cmp);
-    if (have_shuf) lesson_free(&shuf.lesson), trace_free(&shuf.trace);
-    free(shuf.perm);
-    free(jobs.jobs);
+    return false;
+}
+
+// The error for a cell asked for that stage `stage` (b's) does not compute: the stage's last cell.
+static void fail_no_cell(const ViewState *b, const ExportRequest *req, int total, Stage stage,
+                         ExportError *err)
+{
+    const MatInfo *mi = total > 0 ? mat_info(view_reveal_cell(b, total - 1).mat) : NULL;
+    CellRef lastc = total > 0 ? view_reveal_cell(b, total - 1) : (CellRef){MAT_NONE, 0, 0, 0};
+    if (total == 0 || !mi)
+        export_fail(err, false, "the '%s' stage computes no cells to pin", stage_info(stage)->key);
+    else
+        export_fail(err, false,
+                    "the '%s' stage has no cell %d,%d: its %s run to row %d, "
+                    "column %d (from 0)",
+                    stage_info(stage)->key, req->cell_row, req->cell_col, mi->what, lastc.row,
+                    lastc.col);
+}
+
+// How adding a stage's jobs went: added, out of memory, or an error already in err.
+typedef enum { STEP_ADDED, STEP_NO_MEMORY, STEP_FAILED } StepResult;
+
+// The board of st's stage as a slide: a slide has no pointer, so the first result cell is pinned
+// (the board shows how it is computed), or the cell asked for (the first result matrix of the stage
+// that has it; an error when one stage is exported and it has none); then its questions.
+static StepResult stage_board_jobs(Jobs *jobs, const ExportRequest *req, const char *prefix,
+                                   const Lesson *L, const Trace *T, ViewState *st, bool one_stage,
+                                   ExportError *err)
+{
+    ViewState b = *st;
+    int total = view_reveal_total(&b);
+    b.pinned = export_slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
+    bool named = false;
+    if (req->cell_row >= 0) {
+        named = pin_asked_cell(&b, req, total);
+        if (!named && one_stage) {
+            fail_no_cell(&b, req, total, view_stage(st), err);
+            return STEP_FAILED;
+        }
+    }
+    if (!export_add_board(jobs, prefix, L, &b, named)) return STEP_NO_MEMORY;
+    jobs->jobs[jobs->count - 1].parts = req->parts;
+    jobs->jobs[jobs->count - 1].pinned_named = named;
+    return export_add_questions(jobs, prefix, L, T, st, err) ? STEP_ADDED : STEP_FAILED;
+}
+
+// The heatmaps of matrix mat: one per head, and all heads side by side where there are several.
+static bool heatmap_jobs(Jobs *jobs, const ExportRequest *req, const char *prefix, const Lesson *L,
+                         MatId mat)
+{
+    bool ok = true;
+    for (int h = 0; ok && h < L->params.heads; h++)
+        ok = export_add_heatmap(jobs, req, prefix, L, mat, h);
+    if (ok && L->params.heads > 1) ok = export_add_heatmap(jobs, req, prefix, L, mat, -1);
     return ok;
 }
 
@@ -497,26 +682,8 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         return false;
     }
     st.head = req->head;
-    int first = 0, last = st.stage_count - 1;
-    if (req->stage != EXPORT_ALL_STAGES) {
-        const StageInfo *si = stage_info((Stage)req->stage);
-        first = -1;
-        for (int i = 0; i < st.stage_count; i++)
-            if ((int)st.stages[i] == req->stage) first = i;
-        if (first < 0) {
-            export_fail(err, false, "this lesson has no '%s' stage%s", si ? si->key : "?",
-                        req->stage == STAGE_MASK ? " (it is not causal)" : "");
-            return false;
-        }
-        last = first;
-        if ((req->what == EXPORT_WHAT_HEATMAPS || req->what == EXPORT_WHAT_ALL_HEADS)
-            && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
-            export_fail(err, false,
-                        "there are no heatmaps at the '%s' stage: they start at the '%s' stage",
-                        si->key, first_heat_stage(&st, L));
-            return false;
-        }
-    }
+    int first, last;
+    if (!export_stage_range(req, L, &st, &first, &last, err)) return false;
     char prefix[128];
     if (req->name && req->name[0]) export_slug(req->name, prefix, sizeof prefix);
     else export_slug(L->title, prefix, sizeof prefix);
@@ -534,54 +701,17 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         st.stage_index = i;
         Stage stage = view_stage(&st);
         if (req->what & EXPORT_WHAT_BOARD) {
-            // A slide has no pointer: the first result cell is pinned, so the board shows how it is
-            // computed, or the cell asked for (the first result matrix of the stage that has it).
-            ViewState b = st;
-            int total = view_reveal_total(&b);
-            b.pinned = export_slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
-            bool named = false;
-            if (req->cell_row >= 0) {
-                for (int c = 0; c < total && !named; c++) {
-                    CellRef r = view_reveal_cell(&b, c);
-                    if (r.row == req->cell_row && r.col == req->cell_col) {
-                        b.pinned = r;
-                        named = true;
-                    }
-                }
-                if (!named && first == last) {
-                    const MatInfo *mi =
-                        total > 0 ? mat_info(view_reveal_cell(&b, total - 1).mat) : NULL;
-                    CellRef lastc =
-                        total > 0 ? view_reveal_cell(&b, total - 1) : (CellRef){MAT_NONE, 0, 0, 0};
-                    free(jobs.jobs);
-                    if (total == 0 || !mi)
-                        export_fail(err, false, "the '%s' stage computes no cells to pin",
-                                    stage_info(stage)->key);
-                    else
-                        export_fail(err, false,
-                                    "the '%s' stage has no cell %d,%d: its %s run to row %d, "
-                                    "column %d (from 0)",
-                                    stage_info(stage)->key, req->cell_row, req->cell_col, mi->what,
-                                    lastc.row, lastc.col);
-                    return false;
-                }
-            }
-            ok = export_add_board(&jobs, prefix, L, &b, named);
-            if (ok) {
-                jobs.jobs[jobs.count - 1].parts = req->parts;
-                jobs.jobs[jobs.count - 1].pinned_named = named;
-            }
-            if (ok && !export_add_questions(&jobs, prefix, L, T, &st, err)) {
+            StepResult r = stage_board_jobs(&jobs, req, prefix, L, T, &st, first == last, err);
+            if (r == STEP_FAILED) {
                 free(jobs.jobs);
                 return false;
             }
+            ok = r == STEP_ADDED;
         }
         MatId mat = export_stage_matrix(stage, L);
         if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && mat != MAT_NONE && !done[mat]) {
             done[mat] = true;
-            for (int h = 0; ok && h < L->params.heads; h++)
-                ok = export_add_heatmap(&jobs, req, prefix, L, mat, h);
-            if (ok && L->params.heads > 1) ok = export_add_heatmap(&jobs, req, prefix, L, mat, -1);
+            ok = heatmap_jobs(&jobs, req, prefix, L, mat);
         }
     }
     if (!ok) {

@@ -6,16 +6,8 @@
 #include "scene_ctx.h"
 #include "../core/cost.h"
 #include "../core/decode.h"
-#include "../core/exactmath.h"
 #include "../model/panel_text.h"
 #include "../model/view.h"
-
-#define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
-#define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
-// The text view steps through the same lessons (model/panel_text.c).
-_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS
-                   && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
-               "the tiles panel and its text view take the same lessons");
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own
 // title.
@@ -212,6 +204,43 @@ static int decode_air(const GridStyle *g, const DecodeBoard *d)
     return d->shared || d->half == 2 ? g->gap / 8 : g->gap / 2;
 }
 
+// The width of the score and weight columns beside the cache: their widest number (or "S′"),
+// with air.
+static int decode_col_w(const Ctx *c, const GridStyle *g, const DecodeBoard *d, int t, int head)
+{
+    char buf[48];
+    int col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
+    for (int j = d->first; j <= t; j++) {
+        static const MatId kinds[2] = {MAT_MASKED, MAT_WEIGHTS};
+        for (int k = 0; k < 2; k++) {
+            if (k == 0 && !d->scores) continue; // no scores column: only the weights' width
+            model_format_value(cell_value(c, (CellRef){kinds[k], head, t, j}), buf, sizeof buf);
+            int tw = text_w(c, FONT_REGULAR, g->num_font, buf);
+            if (tw > col_w) col_w = tw;
+        }
+    }
+    return col_w + (d->shared ? g->num_font / 3 : g->num_font / 2);
+}
+
+// The widths of the operators between the board's columns (d->op_w; "← q·" on two lines with
+// shared labels); returns their sum.
+static int decode_op_widths(const Ctx *c, const GridStyle *g, DecodeBoard *d)
+{
+    int sum = 0;
+    for (int k = 0; k < 3; k++) {
+        d->op_w[k] = k == 1 && !d->scores ? 0 : op_width(c, g, DECODE_OPS[k]);
+        if (d->shared && d->op_w[k] > 0)
+            d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
+        if (d->shared && k == 0) {
+            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]),
+                b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
+            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
+        }
+        sum += d->op_w[k];
+    }
+    return sum;
+}
+
 static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64],
                          DecodeBoard *d)
 {
@@ -245,30 +274,9 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
         if (!beside) d->q.label_w = d->k.label_w;
         if (!shared) d->v.label_w = d->z.label_w = (half == 2 ? d->slot_w : 0) + lw;
     }
-    char buf[48];
-    d->col_w = text_w(c, FONT_BOLD, g->title_font, "S\xe2\x80\xb2");
-    for (int j = first; j <= t; j++) {
-        static const MatId kinds[2] = {MAT_MASKED, MAT_WEIGHTS};
-        for (int k = 0; k < 2; k++) {
-            if (k == 0 && !d->scores) continue; // no scores column: only the weights' width
-            model_format_value(cell_value(c, (CellRef){kinds[k], head, t, j}), buf, sizeof buf);
-            int tw = text_w(c, FONT_REGULAR, g->num_font, buf);
-            if (tw > d->col_w) d->col_w = tw;
-        }
-    }
-    d->col_w += shared ? g->num_font / 3 : g->num_font / 2;
+    d->col_w = decode_col_w(c, g, d, t, head);
     d->width = box_width(g, &d->k) + (scores ? 2 : 1) * d->col_w + box_width(g, &d->v);
-    for (int k = 0; k < 3; k++) {
-        d->op_w[k] = k == 1 && !scores ? 0 : op_width(c, g, DECODE_OPS[k]);
-        if (shared && d->op_w[k] > 0)
-            d->op_w[k] += g->gap / 4 - 2 * g->gap; // little air around the operators
-        if (shared && k == 0) {
-            int a = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[0]),
-                b = math_w(c, FONT_BOLD, g->op_font, DECODE_OP0_LINES[1]);
-            d->op_w[0] = (a > b ? a : b) + g->gap / 2;
-        }
-        d->width += d->op_w[k];
-    }
+    d->width += decode_op_widths(c, g, d);
     // Without V's row labels "Σ =" stands left of z, under the weights: wider than them, the board
     // widens.
     d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2
@@ -467,16 +475,144 @@ static int said_h(int half, bool cache_line, bool work_line, int cache_h, int wo
     return (cache_line && half != 2 ? cache_h : 0) + (work_line && half != 1 ? work_h : 0);
 }
 
+// The ways to try the decode board, in order. Whole matrices first, each way from the preferred
+// size down to the floor: the query beside the cache or above it, with the scores column or
+// without; the same with tight cells (issue 25: d_k = 4 beside a cache of long tokens was cut to 2
+// columns at 720p); then with the labels given once; then without the cache's sentence. Then the
+// step in two parts, each whole: q·K with the scores and weights, then the weights × V and z
+// (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
+// at the floor, the cache's newest rows (as many as fit) and fewer d_k columns. The last try gives
+// up the work's sentence and bars too (no_work), before any window: French's longer sentences left
+// 8 px short for an 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
+typedef struct {
+    bool beside, scores, tight, shared, cache_line, split, no_work;
+} DecodeTry;
+static const DecodeTry DECODE_TRIES[] = {
+    {true, true, false, false, true, false, false},
+    {true, false, false, false, true, false, false},
+    {false, true, false, false, true, false, false},
+    {false, false, false, false, true, false, false},
+    {true, true, true, false, true, false, false},
+    {true, false, true, false, true, false, false},
+    {false, true, true, false, true, false, false},
+    {false, false, true, false, true, false, false},
+    {true, true, true, true, true, false, false},
+    {true, false, true, true, true, false, false},
+    {false, true, true, true, true, false, false},
+    {false, false, true, true, true, false, false},
+    {false, true, true, true, false, false, false},
+    {false, false, true, true, false, false, false},
+    {true, true, false, false, true, true, false},
+    {false, true, false, false, true, true, false},
+    {true, true, true, false, true, true, false},
+    {false, true, true, false, true, true, false},
+    {false, false, true, false, true, true, false},
+    {false, true, true, true, true, true, false},
+    {false, false, true, true, true, true, false},
+    {false, false, true, true, false, true, false},
+    {false, false, true, true, false, true, true},
+};
+enum { DECODE_NTRIES = sizeof DECODE_TRIES / sizeof DECODE_TRIES[0] };
+
+// The sentences around the decode board and their heights: the model's (the page's text view says
+// them too: the intro over the whole step, the cache's and the work's under it), and said[0] and
+// said[1] over the step's two parts.
+typedef struct {
+    DecodeSentences text;
+    char said[2][700];
+    int intro_h[3]; // the intro's, said[0]'s, said[1]'s
+    int cache_h, work_h;
+} DecodeTexts;
+
+// Token t's sentences, measured in width w.
+static void decode_texts(Ctx *c, int t, int x, int y, int w, DecodeTexts *s)
+{
+    const AttnParams *p = &c->L->params;
+    int cached = decode_buffer(p, t).cached;
+    panel_text_decode_sentences(c->L, t, &s->text);
+    snprintf(s->said[0], sizeof s->said[0],
+             // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
+             // does not fit at once.
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                "against the %d cached keys "
+                "(\xe2\x86\x92 the values)."),
+             t + 1, p->n, c->L->tokens[t], cached);
+    snprintf(s->said[1], sizeof s->said[1],
+             // TRANSLATORS: the second part of the decode panel's step (key G).
+             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
+                "sum the %d cached values "
+                "(\xe2\x86\x90 the keys)."),
+             t + 1, p->n, c->L->tokens[t], cached);
+    for (int k = 0; k < 2; k++)
+        snprintf(s->said[k] + strlen(s->said[k]), sizeof s->said[k] - strlen(s->said[k]), "%s",
+                 s->text.slot);
+    s->intro_h[0] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->text.intro, false);
+    s->intro_h[1] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->said[0], false);
+    s->intro_h[2] = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->said[1], false);
+    s->cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, s->text.cache, false);
+    s->work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, s->text.work, false);
+}
+
+// The room left for the work's bars in height h under the board d (part `half`) and its sentences.
+static int decode_bars(const GridStyle *g, const DecodeBoard *d, const DecodeTexts *s, int half,
+                       bool cache_line, bool work_line, int h)
+{
+    return h
+           - (s->intro_h[half] + said_h(half, cache_line, work_line, s->cache_h, s->work_h)
+              + decode_air(g, d))
+           - d->height - 2 * decode_air(g, d);
+}
+
+// The first of DECODE_TRIES (and the number size, in c->num_font, down to the floor) at which the
+// board and its sentences fit w x h; past the last, a window of the cache's newest rows, then fewer
+// d_k columns. Sets g and d's first and cols; returns the try's index.
+static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, int t, int head, char names[4][64],
+                      const DecodeTexts *s, int w, int h)
+{
+    int preferred = c->num_font, floor_font = number_floor(c), tried = 0;
+    d->cols = c->L->params.d_k;
+    for (;;) {
+        const DecodeTry *try = &DECODE_TRIES[tried];
+        d->q_beside = try->beside, d->scores = try->scores, d->shared = try->shared;
+        grid_style(c, g);
+        g->tight = g->compact = try->tight;
+        // Two parts fit when each does: the wider and the taller of the two decide.
+        int width = 0, bars = h;
+        for (int half = try->split ? 1 : 0; half <= (try->split ? 2 : 0); half++) {
+            d->half = half,
+            d->shared = try->shared; // (the second part's board has its own labels)
+            decode_board(c, g, t, head, names, d);
+            int b = decode_bars(g, d, s, half, try->cache_line, !try->no_work, h);
+            if (d->width > width) width = d->width;
+            if (b < bars) bars = b;
+        }
+        if (width <= w && bars >= 0) break;
+        if (c->num_font > floor_font) c->num_font--;
+        else if (tried < DECODE_NTRIES - 1) tried++, c->num_font = preferred;
+        else if (bars < 0 && d->first < t)
+            d->first++; // a window of the newest rows: never while the whole fits
+        else if (width > w && d->cols > 1) d->cols--;
+        else break;
+    }
+    return tried;
+}
+
+// The refusal of a lesson that cannot be generated one token at a time.
+static void decode_refuse(Ctx *c, int x, int y, int w)
+{
+    const AttnParams *p = &c->L->params;
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
+             p->cross ? TR("its keys and values come from another sequence.")
+                      : TR("it has no causal mask, so each token sees the tokens after it."));
+    say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+}
+
 void draw_decode(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
     if (decode_refusal(p) || !c->T) {
-        char msg[400];
-        snprintf(msg, sizeof msg, "%s %s",
-                 TR("This lesson cannot be generated one token at a time:"),
-                 p->cross ? TR("its keys and values come from another sequence.")
-                          : TR("it has no causal mask, so each token sees the tokens after it."));
-        say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+        decode_refuse(c, x, y, w);
         return;
     }
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
@@ -484,412 +620,32 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     decode_names(c, t, head, names);
     // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the
     // keys the window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window
-    // has just let go. The sentences are the model's (the page's text view says them too).
-    DecodeBuffer buf = decode_buffer(p, t);
-    DecodeSentences sentences;
-    panel_text_decode_sentences(c->L, t, &sentences);
-    const char *intro = sentences.intro, *slot = sentences.slot, *cache = sentences.cache,
-               *work = sentences.work;
-    int cached = buf.cached;
+    // has just let go.
+    DecodeTexts s;
+    decode_texts(c, t, x, y, w, &s);
     // The largest number size at which the sentences and the board fit, down to the floor (digits
     // of 2.6 % of the window).
-    int preferred = c->num_font, floor_font = number_floor(c), bars = 0;
+    int preferred = c->num_font;
     GridStyle g;
     DecodeBoard d;
     memset(&d, 0, sizeof d);
-    d.first = buf.first; // the buffer's oldest row
-    // Whole matrices first, each way from the preferred size down to the floor: the query beside
-    // the cache or above it, with the scores column or without; the same with tight cells (issue
-    // 25: d_k = 4 beside a cache of long tokens was cut to 2 columns at 720p); then with the labels
-    // given once; then without the cache's sentence. Then the step in two parts, each whole: q·K
-    // with the scores and weights, then the weights × V and z (issue 36: a d_k of 8 beside its V
-    // cache does not fit 720p, nor 1080p, at the floor). Only then, at the floor, the cache's
-    // newest rows (as many as fit) and fewer d_k columns. The last try gives up the work's sentence
-    // and bars too (no_work), before any window: French's longer sentences left 8 px short for an
-    // 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
-    static const struct {
-        bool beside, scores, tight, shared, cache_line, split, no_work;
-    } TRIES[] = {
-        {true, true, false, false, true, false, false},
-        {true, false, false, false, true, false, false},
-        {false, true, false, false, true, false, false},
-        {false, false, false, false, true, false, false},
-        {true, true, true, false, true, false, false},
-        {true, false, true, false, true, false, false},
-        {false, true, true, false, true, false, false},
-        {false, false, true, false, true, false, false},
-        {true, true, true, true, true, false, false},
-        {true, false, true, true, true, false, false},
-        {false, true, true, true, true, false, false},
-        {false, false, true, true, true, false, false},
-        {false, true, true, true, false, false, false},
-        {false, false, true, true, false, false, false},
-        {true, true, false, false, true, true, false},
-        {false, true, false, false, true, true, false},
-        {true, true, true, false, true, true, false},
-        {false, true, true, false, true, true, false},
-        {false, false, true, false, true, true, false},
-        {false, true, true, true, true, true, false},
-        {false, false, true, true, true, true, false},
-        {false, false, true, true, false, true, false},
-        {false, false, true, true, false, true, true},
-    };
-    enum { NTRIES = sizeof TRIES / sizeof TRIES[0] };
-    int tried = 0;
-    bool cache_line = true;
-    int want_half = c->st->decode_part > 0 ? 2 : 1;
-    char said[2][700];
-    snprintf(said[0], sizeof said[0],
-             // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
-             // does not fit at once.
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
-                "against the %d cached keys "
-                "(\xe2\x86\x92 the values)."),
-             t + 1, p->n, c->L->tokens[t], cached);
-    snprintf(said[1], sizeof said[1],
-             // TRANSLATORS: the second part of the decode panel's step (key G).
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
-                "sum the %d cached values "
-                "(\xe2\x86\x90 the keys)."),
-             t + 1, p->n, c->L->tokens[t], cached);
-    for (int k = 0; k < 2; k++)
-        snprintf(said[k] + strlen(said[k]), sizeof said[k] - strlen(said[k]), "%s", slot);
-    int intro_h[3] = {tell(c, FONT_REGULAR, c->th->ink, x, y, w, intro, false),
-                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[0], false),
-                      tell(c, FONT_REGULAR, c->th->ink, x, y, w, said[1], false)};
-    int cache_h = tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, false);
-    int work_h = tell(c, FONT_BOLD, c->th->ink, x, y, w, work, false);
-    d.cols = p->d_k;
-    for (;;) {
-        d.q_beside = TRIES[tried].beside, d.scores = TRIES[tried].scores,
-        d.shared = TRIES[tried].shared;
-        cache_line = TRIES[tried].cache_line;
-        grid_style(c, &g);
-        g.tight = g.compact = TRIES[tried].tight;
-        // Two parts fit when each does: the wider and the taller of the two decide.
-        int width = 0;
-        bars = h;
-        for (int half = TRIES[tried].split ? 1 : 0; half <= (TRIES[tried].split ? 2 : 0); half++) {
-            d.half = half,
-            d.shared = TRIES[tried].shared; // (the second part's board has its own labels)
-            decode_board(c, &g, t, head, names, &d);
-            int b =
-                h
-                - (intro_h[half] + said_h(half, cache_line, !TRIES[tried].no_work, cache_h, work_h)
-                   + decode_air(&g, &d))
-                - d.height - 2 * decode_air(&g, &d);
-            if (d.width > width) width = d.width;
-            if (b < bars) bars = b;
-        }
-        if (width <= w && bars >= 0) break;
-        if (c->num_font > floor_font) c->num_font--;
-        else if (tried < NTRIES - 1) tried++, c->num_font = preferred;
-        else if (bars < 0 && d.first < t)
-            d.first++; // a window of the newest rows: never while the whole fits
-        else if (width > w && d.cols > 1) d.cols--;
-        else break;
-    }
-    int half = TRIES[tried].split ? want_half : 0;
-    c->s->decode_parts = TRIES[tried].split ? 2 : 1;
-    d.half = half, d.shared = TRIES[tried].shared;
+    d.first = decode_buffer(p, t).first; // the buffer's oldest row
+    const DecodeTry *try = &DECODE_TRIES[decode_fit(c, &g, &d, t, head, names, &s, w, h)];
+    int half = try->split ? (c->st->decode_part > 0 ? 2 : 1) : 0;
+    c->s->decode_parts = try->split ? 2 : 1;
+    d.half = half, d.shared = try->shared;
     decode_board(c, &g, t, head, names, &d);
-    bool work_line = !TRIES[tried].no_work;
-    bars = h
-           - (intro_h[half] + said_h(half, cache_line, work_line, cache_h, work_h)
-              + decode_air(&g, &d))
-           - d.height - 2 * decode_air(&g, &d);
-    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? said[half - 1] : intro, true)
+    bool cache_line = try->cache_line, work_line = !try->no_work;
+    int bars = decode_bars(&g, &d, &s, half, cache_line, work_line, h);
+    y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? s.said[half - 1] : s.text.intro, true)
          + decode_air(&g, &d);
     draw_decode_board(c, &g, &d, t, head, x + (w - d.width) / 2, y);
     y += d.height + 2 * decode_air(&g, &d);
-    if (cache_line && half != 2) y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, cache, true);
-    if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, work, true);
+    if (cache_line && half != 2)
+        y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, s.text.cache, true);
+    if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, s.text.work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
     if (half != 1 && work_line && room >= c->num_font * 3 / 2)
         draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
-    c->num_font = preferred;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// FlashAttention's tiles (key B)
-
-// What the panel shows of the run: tile k's place, the rows' m before and after it, l and O after
-// it.
-typedef struct {
-    int want, seen;
-    int r0, r1, c0, c1;
-    double m_before[TILES_VIEW_MAX_TOKENS], m[TILES_VIEW_MAX_TOKENS], l[TILES_VIEW_MAX_TOKENS];
-    double O[TILES_VIEW_MAX_TOKENS][TILES_VIEW_MAX_DK];
-    double last_m[TILES_VIEW_MAX_TOKENS]; // the running m after the tile before (the same block's),
-                                          // for the rescale
-    int last_r0;
-    bool block_done; // this was the block's last tile: O / l is its Z
-} TileCatch;
-
-static void catch_tile(void *ctx, const TileStep *s)
-{
-    TileCatch *k = ctx;
-    k->seen++;
-    int rb = s->r1 - s->r0;
-    if (k->seen < k->want) {
-        if (k->last_r0 != s->r0) k->last_r0 = s->r0;
-        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) k->last_m[i] = s->m->data[i];
-        return;
-    }
-    if (k->seen == k->want) {
-        k->r0 = s->r0, k->r1 = s->r1, k->c0 = s->c0, k->c1 = s->c1;
-        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) {
-            k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
-            k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < TILES_VIEW_MAX_DK; j++)
-                k->O[i][j] = mat_row(s->O, i)[j];
-        }
-        k->block_done = true;
-        return;
-    }
-    if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
-}
-
-// The block's rows after the tile, a table at the board's number size: the token, the running
-// maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
-// the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
-// table's width). Returns its height.
-static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw,
-                           int *width)
-{
-    enum { FIXED = 4 };
-    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k,
-        rows = k->r1 - k->r0;
-    char text[1 + TILES_VIEW_MAX_TOKENS][FIXED + TILES_VIEW_MAX_DK][48];
-    snprintf(text[0][0], 48, "%s", "");
-    snprintf(text[0][1], 48, "m");
-    snprintf(text[0][2], 48, "%s", TR("rescale"));
-    snprintf(text[0][3], 48, "l");
-    for (int j = 0; j < d_k; j++)
-        snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
-    for (int i = 0; i < rows; i++) {
-        char(*v)[48] = text[1 + i];
-        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0],
-                         48); // "the₅": as S''s rows
-        model_format_value(k->m[i], v[1], 48);
-        if (k->m_before[i] == -INFINITY)
-            snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
-        else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
-        model_format_value(k->l[i], v[3], 48);
-        for (int j = 0; j < d_k; j++)
-            model_format_value(k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j],
-                               v[FIXED + j], 48);
-    }
-    int colw[FIXED + TILES_VIEW_MAX_DK], total = 0;
-    for (int j = 0; j < cols; j++) {
-        colw[j] = 0;
-        for (int i = 0; i <= rows; i++) {
-            int tw = text_w(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, text[i][j]);
-            if (tw > colw[j]) colw[j] = tw;
-        }
-        colw[j] += f / 2;
-        total += colw[j];
-    }
-    if (width) *width = total;
-    // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are,
-    // said in the header's last cell; never a number past the screen's edge.
-    char more[48] = "";
-    int shown = cols;
-    if (draw && w > 0 && total > w) {
-        while (shown > FIXED + 1) {
-            snprintf(more, sizeof more, TR("+%d more"), cols - shown + 1);
-            int mw = text_w(c, FONT_BOLD, f, more) + f / 2, sum = mw;
-            for (int j = 0; j < shown - 1; j++) sum += colw[j];
-            shown--;
-            if (sum <= w) break;
-        }
-        total = text_w(c, FONT_BOLD, f, more) + f / 2;
-        for (int j = 0; j < shown; j++) total += colw[j];
-    }
-    int x0 = x + (w - total) / 2;
-    if (x0 < x && w > 0) x0 = x;
-    for (int i = 0; i <= rows && draw; i++) {
-        int cx = x0;
-        if (more[0] && i == 0)
-            text_in(c, FONT_BOLD, f, c->th->muted,
-                    x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
-                    text_w(c, FONT_BOLD, f, more), lh, LEFT, more);
-        for (int j = 0; j < shown; j++) {
-            Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j],
-                    lh, RIGHT, text[i][j]);
-            cx += colw[j];
-        }
-    }
-    return lh * (1 + rows);
-}
-
-// The note under the tiles' table: words about m, l and the rescale at the sentence size (the
-// footer's), but with its number (the last tile's largest difference) at the board's size.
-static int note_font(const Ctx *c, const char *note)
-{
-    return strpbrk(note, "0123456789") || c->text_font > c->num_font ? c->num_font : c->text_font;
-}
-
-void draw_tiles(Ctx *c, int x, int y, int w, int h)
-{
-    const AttnParams *p = &c->L->params;
-    if (!c->T || p->n > TILES_VIEW_MAX_TOKENS || p->m > TILES_VIEW_MAX_TOKENS
-        || p->d_k > TILES_VIEW_MAX_DK) {
-        char msg[300];
-        snprintf(msg, sizeof msg,
-                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                    "mha-tracer --json --tiles B prints every tile of this one."),
-                 TILES_VIEW_MAX_TOKENS, TILES_VIEW_MAX_DK);
-        say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
-        return;
-    }
-    int head = c->st->head, block = c->st->tiles_block;
-    int64_t computed = 0, skipped = 0;
-    tiles_count(p, block, &computed, &skipped);
-    c->s->tile_count = (int)computed;
-    TileCatch k;
-    memset(&k, 0, sizeof k);
-    k.want = c->st->tile < 1 ? 1 : c->st->tile > computed ? (int)computed : c->st->tile;
-    k.last_r0 = -1;
-    Matrix z = {0}, m = {0}, l = {0};
-    const HeadTrace *ht = &c->T->head[head];
-    if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q,
-                  p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, block, catch_tile, &k, &z, &m,
-                  &l);
-    double diff = 0.0;
-    for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++)
-            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
-    mat_free(&z), mat_free(&m), mat_free(&l);
-    char line[400], last[400];
-    snprintf(line, sizeof line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
-                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
-                "size)."),
-             k.want, (int)computed, block, block, (long long)skipped, k.r0, k.r1 - 1, k.c0,
-             k.c1 - 1);
-    if (k.want == computed)
-        snprintf(last, sizeof last,
-                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
-                    "sums run in another order)."),
-                 diff);
-    else
-        snprintf(last, sizeof last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
-                    "grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
-                    "new maximum."));
-    // The largest number size at which it all fits, down to two thirds of it (2.6 % of the window).
-    int preferred = c->num_font, floor_font = number_floor(c);
-    GridStyle g;
-    MatBox b;
-    int nr = p->n, nc = p->m; // the rows and columns of S' shown: all, or at the floor the block's
-                              // and the tile's
-    // When S' would not fit whole with the table of m, l and O and the note under it: the table to
-    // the right of S' (beside), or the note to the right of the table (note_beside). Issue 25: the
-    // cat lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. Issue 36: then
-    // without the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8
-    // S' showed 5 rows at 720p).
-    bool beside = false, note_beside = false, note_right = false,
-         tight = false; // tight: less air, before any window
-    int table_w = 0;
-    for (;;) {
-        grid_style(c, &g);
-        g.tight = g.compact = tight;
-        box_init(c, &g, &b, MAT_MASKED, head, false);
-        if (nr < p->n || nc < p->m) { // a window around the tile read, as large as fits
-            b.r0 = k.r1 - nr > 0 ? (k.r1 - nr < k.r0 ? k.r1 - nr : k.r0) : 0, b.nr = nr;
-            b.c0 = k.c1 - nc > 0 ? (k.c1 - nc < k.c0 ? k.c1 - nc : k.c0) : 0, b.nc = nc;
-        }
-        int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
-        int need =
-            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, line, false)
-            + c->num_font / 3 + box_height(&g, &b) + g.gap + lh * (1 + k.r1 - k.r0)
-            + c->num_font / 4
-            + wrap_text(c, FONT_REGULAR, note_font(c, last), c->th->ink, x, y, w, 3, last, false);
-        bool tall = need > h, wide = box_width(&g, &b) > w;
-        if (!tall && !wide) break;
-        int table_h = draw_tile_table(c, &k, p->d_k, 0, 0, 0, false, &table_w);
-        int box_h = box_height(&g, &b), side = box_h > table_h + g.title_h + g.col_label_h - lh
-                                                   ? box_h
-                                                   : table_h + g.title_h + g.col_label_h - lh;
-        int stacked = box_h + g.gap + lh * (1 + k.r1 - k.r0) + c->num_font / 4; // S' over the table
-        if (box_width(&g, &b) + 2 * g.gap + table_w <= w && need - stacked + side <= h) {
-            beside = true;
-            break;
-        }
-        int nf = note_font(c, last), note_w = w - table_w - 2 * g.gap;
-        int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, last, false);
-        int note_h = note_w > 8 * nf
-                         ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, last, false)
-                         : h;
-        if (!wide
-            && need - lh * (1 + k.r1 - k.r0) - last_h
-                       + (note_h > lh * (1 + k.r1 - k.r0) ? note_h : lh * (1 + k.r1 - k.r0))
-                   <= h) {
-            note_beside = true;
-            break;
-        }
-        // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
-        // width empty).
-        int right_w = w - box_width(&g, &b) - 2 * g.gap;
-        if (!wide && right_w >= 8 * nf && need - last_h <= h
-            && wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, last, false)
-                   <= box_h - g.title_h) {
-            note_right = true;
-            break;
-        }
-        if (c->num_font > floor_font) c->num_font--;
-        else if (!tight) tight = true, c->num_font = preferred;
-        else if (tall && last[0] && k.want != computed)
-            last[0] = '\0', c->num_font = preferred; // the legend, not S'
-        else if (tall && nr > k.r1 - k.r0) nr--;
-        else if (wide && nc > k.c1 - k.c0) nc--;
-        else break;
-    }
-    y += say(c, FONT_REGULAR, c->th->ink, x, y, w, line) + c->num_font / 3;
-    // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
-    // whole.
-    int bx = note_right ? x : x + (w - box_width(&g, &b) - (beside ? 2 * g.gap + table_w : 0)) / 2;
-    draw_matrix(c, &g, &b, bx, y);
-    int cx = bx + b.label_w + (k.c0 - b.c0) * b.cell_w,
-        cy = y + g.title_h + g.col_label_h + (k.r0 - b.r0) * b.cell_h;
-    frame(c, cx, cy, (k.c1 - k.c0) * b.cell_w, (k.r1 - k.r0) * b.cell_h, tile_rule(&g),
-          c->th->result);
-    if (beside) { // its header on the line of S''s column labels, its rows from S''s first
-        int lh = line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4,
-            ty = y + g.title_h + g.col_label_h - lh;
-        int th = draw_tile_table(c, &k, p->d_k, bx + box_width(&g, &b) + 2 * g.gap, ty, table_w,
-                                 true, NULL);
-        y +=
-            (box_height(&g, &b) > ty - y + th ? box_height(&g, &b) : ty - y + th) + c->num_font / 4;
-    } else if (note_beside) { // the table on the left, the note to its right
-        y += box_height(&g, &b) + g.gap;
-        int th = draw_tile_table(c, &k, p->d_k, x, y, table_w, true, NULL);
-        int nx = x + table_w + 2 * g.gap,
-            nh = wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
-                           k.want == computed ? c->th->result : c->th->muted, nx, y,
-                           w - table_w - 2 * g.gap, 8, last, true);
-        c->num_font = preferred;
-        (void)th, (void)nh;
-        return;
-    } else if (note_right) { // the note right of S', the table under it
-        int nx = x + box_width(&g, &b) + 2 * g.gap;
-        wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
-                  k.want == computed ? c->th->result : c->th->muted, nx, y + g.title_h, x + w - nx,
-                  12, last, true);
-        y += box_height(&g, &b) + g.gap;
-        draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL);
-        c->num_font = preferred;
-        return;
-    } else {
-        y += box_height(&g, &b) + g.gap;
-        y += draw_tile_table(c, &k, p->d_k, x, y, w, true, NULL) + c->num_font / 4;
-    }
-    wrap_text(c, k.want == computed ? FONT_BOLD : FONT_REGULAR, note_font(c, last),
-              k.want == computed ? c->th->result : c->th->muted, x, y, w, 3, last, true);
     c->num_font = preferred;
 }

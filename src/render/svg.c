@@ -118,6 +118,103 @@ static void put_hatch(StrBuf *o, const DrawCmd *c)
     strbuf_puts(o, "</g>\n");
 }
 
+// A filled rectangle; a cell of a matrix says which (its class and data- attributes).
+static void put_rect(StrBuf *o, const Scene *s, const DrawCmd *c)
+{
+    (void)s;
+    if (c->w <= 0 || c->h <= 0) return;
+    strbuf_puts(o, "<rect");
+    if (c->role == ROLE_CELL) // the scene says which cell it drew
+        strbuf_printf(o,
+                      " class=\"cell\" data-matrix=\"%s\" data-head=\"%d\" data-row=\"%d\" "
+                      "data-col=\"%d\"",
+                      mat_info(c->cell.mat) ? mat_info(c->cell.mat)->key : "", c->cell.head,
+                      c->cell.row, c->cell.col);
+    strbuf_printf(o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w, c->h);
+    put_color(o, "fill", c->color);
+    strbuf_puts(o, "/>\n");
+}
+
+// A rectangle's outline, its stroke inside the rectangle as draw_sdl draws it.
+static void put_frame(StrBuf *o, const Scene *s, const DrawCmd *c)
+{
+    (void)s;
+    int t = c->thickness < 1 ? 1 : c->thickness;
+    if (c->w <= 0 || c->h <= 0) return;
+    strbuf_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"",
+                  c->x + t / 2.0, c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0,
+                  c->h - t > 0 ? c->h - t : 0);
+    put_color(o, "stroke", c->color);
+    strbuf_printf(o, " stroke-width=\"%d\"/>\n", t);
+}
+
+// A line: draw_sdl draws t one-pixel lines side by side; the SVG line runs through their middle.
+static void put_line(StrBuf *o, const Scene *s, const DrawCmd *c)
+{
+    (void)s;
+    int t = c->thickness < 1 ? 1 : c->thickness;
+    double dx = c->h ? t / 2.0 : 0.5, dy = c->h ? 0.5 : t / 2.0;
+    strbuf_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx, c->y + dy,
+                  c->x + c->w + dx, c->y + c->h + dy);
+    put_color(o, "stroke", c->color);
+    strbuf_printf(o, " stroke-width=\"%d\"/>\n", t);
+}
+
+// Hatching, where the rectangle is not empty.
+static void put_hatched(StrBuf *o, const Scene *s, const DrawCmd *c)
+{
+    (void)s;
+    if (c->w > 0 && c->h > 0) put_hatch(o, c);
+}
+
+// A line of text, anchored at the middle of the measured width, so another font's different width
+// spreads evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384 units of line
+// height).
+static void put_text(StrBuf *o, const Scene *s, const DrawCmd *c)
+{
+    int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
+    char label[64]; // a text of marks alone is written as the label the window draws and measured
+    const char *text =
+        textrun_mark_label(scene_text(s, c), label, sizeof label) ? label : scene_text(s, c);
+    strbuf_printf(o,
+                  "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s "
+                  "text-anchor=\"middle\"",
+                  c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
+                  c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
+    // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and an
+    // ellipsis there, on the left.
+    if (utf8_is_rtl(text)) strbuf_puts(o, " direction=\"rtl\"");
+    put_color(o, "fill", c->color);
+    strbuf_puts(o, ">");
+    put_escaped(o, text);
+    strbuf_puts(o, "</text>\n");
+}
+
+// Each kind of draw command's writer; none for a clip (slides are laid out unzoomed: nothing lies
+// outside the page).
+typedef void (*PutCmd)(StrBuf *o, const Scene *s, const DrawCmd *c);
+static const PutCmd PUT[] = {
+    [CMD_RECT] = put_rect, [CMD_FRAME] = put_frame,   [CMD_LINE] = put_line,
+    [CMD_TEXT] = put_text, [CMD_HATCH] = put_hatched, [CMD_CLIP] = NULL,
+};
+
+// The overview's small heatmaps each in a <g> of their own (layer, head): closes the open one
+// (*layer >= 0) when c is not one of its cells, opens one at c's; *layer and *head say which is
+// open (-1: none).
+static void put_tile_group(StrBuf *o, const DrawCmd *c, int *layer, int *head)
+{
+    bool tile = c->kind == CMD_RECT && c->role == ROLE_TILE;
+    if (*layer >= 0 && (!tile || c->cell.row != *layer || c->cell.head != *head)) {
+        strbuf_puts(o, "</g>\n");
+        *layer = *head = -1;
+    }
+    if (tile && *layer < 0) {
+        *layer = c->cell.row, *head = c->cell.head;
+        strbuf_printf(o, "<g class=\"overview-heatmap\" data-layer=\"%d\" data-head=\"%d\">\n",
+                      *layer, *head);
+    }
+}
+
 char *svg_encode(const Scene *s, const char *title, size_t *size)
 {
     StrBuf o = {0};
@@ -135,85 +232,9 @@ char *svg_encode(const Scene *s, const char *title, size_t *size)
     int tile_layer = -1, tile_head = -1; // the overview's heatmap whose <g> is open (-1: none)
     for (size_t i = 0; i < s->count; i++) {
         const DrawCmd *c = &s->cmds[i];
-        bool tile = c->kind == CMD_RECT && c->role == ROLE_TILE;
-        if (tile_layer >= 0 && (!tile || c->cell.row != tile_layer || c->cell.head != tile_head)) {
-            strbuf_puts(&o, "</g>\n");
-            tile_layer = tile_head = -1;
-        }
-        if (tile && tile_layer < 0) {
-            tile_layer = c->cell.row, tile_head = c->cell.head;
-            strbuf_printf(&o, "<g class=\"overview-heatmap\" data-layer=\"%d\" data-head=\"%d\">\n",
-                          tile_layer, tile_head);
-        }
+        put_tile_group(&o, c, &tile_layer, &tile_head);
         if (c->color.a == 0) continue;
-        switch (c->kind) {
-        case CMD_RECT: {
-            if (c->w <= 0 || c->h <= 0) break;
-            strbuf_puts(&o, "<rect");
-            if (c->role == ROLE_CELL) // the scene says which cell it drew
-                strbuf_printf(&o,
-                              " class=\"cell\" data-matrix=\"%s\" data-head=\"%d\" data-row=\"%d\" "
-                              "data-col=\"%d\"",
-                              mat_info(c->cell.mat) ? mat_info(c->cell.mat)->key : "", c->cell.head,
-                              c->cell.row, c->cell.col);
-            strbuf_printf(&o, " x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"", c->x, c->y, c->w,
-                          c->h);
-            put_color(&o, "fill", c->color);
-            strbuf_puts(&o, "/>\n");
-            break;
-        }
-        case CMD_FRAME: {
-            int t = c->thickness < 1 ? 1 : c->thickness;
-            if (c->w <= 0 || c->h <= 0) break;
-            strbuf_printf(&o,
-                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"",
-                          c->x + t / 2.0, c->y + t / 2.0, c->w - t > 0 ? c->w - t : 0,
-                          c->h - t > 0 ? c->h - t : 0);
-            put_color(&o, "stroke", c->color);
-            strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
-            break;
-        }
-        case CMD_LINE: {
-            int t = c->thickness < 1 ? 1 : c->thickness;
-            // draw_sdl draws t one-pixel lines side by side; the SVG line runs through their
-            // middle.
-            double dx = c->h ? t / 2.0 : 0.5, dy = c->h ? 0.5 : t / 2.0;
-            strbuf_printf(&o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"", c->x + dx,
-                          c->y + dy, c->x + c->w + dx, c->y + c->h + dy);
-            put_color(&o, "stroke", c->color);
-            strbuf_printf(&o, " stroke-width=\"%d\"/>\n", t);
-            break;
-        }
-        case CMD_HATCH:
-            if (c->w > 0 && c->h > 0) put_hatch(&o, c);
-            break;
-        case CMD_CLIP: // slides are laid out unzoomed: nothing lies outside the page
-            break;
-        case CMD_TEXT: {
-            // Anchored at the middle of the measured width, so another font's different width
-            // spreads evenly on both sides; the baseline sits at DejaVu's ascent (1901 of 2384
-            // units of line height).
-            int f = c->font >= 0 && c->font < FONT_COUNT ? (int)c->font : 0;
-            char label[64]; // a text of marks alone is written as the label the window draws and
-                            // measured
-            const char *text = textrun_mark_label(scene_text(s, c), label, sizeof label)
-                                   ? label
-                                   : scene_text(s, c);
-            strbuf_printf(&o,
-                          "<text x=\"%.1f\" y=\"%.1f\" font-family=\"%s\" font-size=\"%d\"%s "
-                          "text-anchor=\"middle\"",
-                          c->x + c->w / 2.0, c->y + c->h * (1901.0 / 2384.0), FAMILY[f], c->size,
-                          c->font == FONT_BOLD ? " font-weight=\"bold\"" : "");
-            // A right-to-left paragraph (Arabic, Hebrew) laid out as the window does: its end, and
-            // an ellipsis there, on the left.
-            if (utf8_is_rtl(text)) strbuf_puts(&o, " direction=\"rtl\"");
-            put_color(&o, "fill", c->color);
-            strbuf_puts(&o, ">");
-            put_escaped(&o, text);
-            strbuf_puts(&o, "</text>\n");
-            break;
-        }
-        }
+        if ((unsigned)c->kind < sizeof PUT / sizeof PUT[0] && PUT[c->kind]) PUT[c->kind](&o, s, c);
     }
     if (tile_layer >= 0) strbuf_puts(&o, "</g>\n");
     strbuf_puts(&o, "</svg>\n");

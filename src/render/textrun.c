@@ -62,16 +62,14 @@ static void resolve(Cluster *cl, int n, int iso, int base_dir)
     }
 }
 
-int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max,
-                  bool *rtl_paragraph)
+// The clusters of t (len bytes) into cl, each with its font, class, direction (letters only) and
+// isolate; kind[k] gets the k-th isolate's kind (0 LRI, 1 RLI, 2 FSI). Returns the number of
+// clusters, *isolates the number of isolates.
+static int clusters_read(const char *t, size_t len, TextFontOf font_of, void *user, Cluster *cl,
+                         int kind[64], int *isolates)
 {
-    size_t len = strlen(t);
-    if (rtl_paragraph) *rtl_paragraph = false;
-    if (len == 0) return 0;
-    Cluster *cl = malloc(len * sizeof *cl);
-    if (!cl) return -1;
-    int n = 0, depth = 0, isolates = 0;
-    int kind[64] = {0}; // per isolate: 0 LRI, 1 RLI, 2 FSI
+    int n = 0, depth = 0;
+    *isolates = 0;
     for (size_t i = 0; i < len;) {
         size_t e = utf8_cluster_end(t, len, i), k = i;
         uint32_t cp = utf8_decode(t, len, &k);
@@ -82,11 +80,11 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             if (m == 0xFE0F || m == 0x200D || (m >= 0x1F3FB && m <= 0x1F3FF)) u.emoji = true;
         }
         bool mark = u.cls == UCLASS_ISOLATE || u.cls == UCLASS_POP;
-        int iso = isolates > 0 && depth > 0 ? isolates : 0;
+        int iso = *isolates > 0 && depth > 0 ? *isolates : 0;
         if (u.cls == UCLASS_ISOLATE) {
-            if (depth == 0 && isolates < 63) {
-                isolates++;
-                kind[isolates] = (int)(cp - 0x2066);
+            if (depth == 0 && *isolates < 63) {
+                (*isolates)++;
+                kind[*isolates] = (int)(cp - 0x2066);
                 iso = 0;
             }
             depth++;
@@ -105,9 +103,16 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
         n++;
         i = e;
     }
+    return n;
+}
+
+// The paragraph's direction (its first letter's; 1 right to left) and every cluster's direction
+// and level: the line's, then each isolate's from its base level. Returns the paragraph's
+// direction.
+static int levels_resolve(Cluster *cl, int n, const int kind[64], int isolates)
+{
     int para = first_strong(cl, n, 0);
     if (para < 0) para = 0;
-    if (rtl_paragraph) *rtl_paragraph = para == 1;
     resolve(cl, n, 0, para);
     for (int k = 1; k <= isolates; k++) {
         int dir = kind[k] == 0 ? 0 : kind[k] == 1 ? 1 : first_strong(cl, n, k);
@@ -120,8 +125,13 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             if (cl[q].iso == k) cl[q].level = base;
         resolve(cl, n, k, dir);
     }
-    // A neutral takes the script of the letters before it (else after it), so a run is not cut at a
-    // space.
+    return para;
+}
+
+// A neutral takes the script of the letters before it (else after it), so a run is not cut at a
+// space.
+static void neutral_scripts(Cluster *cl, int n)
+{
     for (int k = 0; k < n; k++) {
         if (cl[k].u.cls == UCLASS_STRONG || strcmp(cl[k].u.script, "Zyyy") != 0) continue;
         int src = -1;
@@ -131,13 +141,13 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             if (cl[q].u.cls == UCLASS_STRONG && cl[q].iso == cl[k].iso) src = q;
         if (src >= 0 && cl[src].dir == cl[k].dir) memcpy(cl[k].u.script, cl[src].u.script, 5);
     }
-    // Runs: one font, script, direction and level.
+}
+
+// Runs of one font, script, direction and level, in logical order, with their levels; returns
+// their number, -1 when more than max.
+static int runs_build(const Cluster *cl, int n, TextRun *runs, int *levels, int max)
+{
     int r = 0;
-    int *levels = malloc((size_t)n * sizeof *levels);
-    if (!levels) {
-        free(cl);
-        return -1;
-    }
     for (int k = 0; k < n; k++) {
         bool rtl = cl[k].dir == 1;
         // An isolate's mark is invisible: an empty run at its level keeps two isolates apart when
@@ -148,19 +158,20 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             runs[r - 1].len = cl[k].end - runs[r - 1].start;
             continue;
         }
-        if (r == max) {
-            free(levels);
-            free(cl);
-            return -1;
-        }
+        if (r == max) return -1;
         runs[r] =
             (TextRun){cl[k].start, cl[k].mark ? 0 : cl[k].end - cl[k].start, cl[k].font, "", rtl};
         memcpy(runs[r].script, cl[k].u.script, 5);
         levels[r] = cl[k].level;
         r++;
     }
-    // Reordering (UAX #9, L2): from the highest level down to 1, reverse every stretch at that
-    // level or above.
+    return r;
+}
+
+// Reordering (UAX #9, L2): from the highest level down to 1, reverse every stretch of the r runs at
+// that level or above.
+static void runs_reorder(TextRun *runs, int *levels, int r)
+{
     int top = 0;
     for (int k = 0; k < r; k++)
         if (levels[k] > top) top = levels[k];
@@ -183,10 +194,35 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
             k = e;
         }
     }
-    int kept = 0;
-    for (int k = 0; k < r; k++)
-        if (runs[k].len > 0) runs[kept++] = runs[k];
-    r = kept;
+}
+
+int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, int max,
+                  bool *rtl_paragraph)
+{
+    size_t len = strlen(t);
+    if (rtl_paragraph) *rtl_paragraph = false;
+    if (len == 0) return 0;
+    Cluster *cl = malloc(len * sizeof *cl);
+    if (!cl) return -1;
+    int isolates = 0;
+    int kind[64] = {0}; // per isolate: 0 LRI, 1 RLI, 2 FSI
+    int n = clusters_read(t, len, font_of, user, cl, kind, &isolates);
+    int para = levels_resolve(cl, n, kind, isolates);
+    if (rtl_paragraph) *rtl_paragraph = para == 1;
+    neutral_scripts(cl, n);
+    int *levels = malloc((size_t)n * sizeof *levels);
+    if (!levels) {
+        free(cl);
+        return -1;
+    }
+    int r = runs_build(cl, n, runs, levels, max);
+    if (r >= 0) {
+        runs_reorder(runs, levels, r);
+        int kept = 0; // without the isolates' empty runs
+        for (int k = 0; k < r; k++)
+            if (runs[k].len > 0) runs[kept++] = runs[k];
+        r = kept;
+    }
     free(levels);
     free(cl);
     return r;

@@ -1,0 +1,390 @@
+// FlashAttention's tiles (key B): one tile of scores at a time over S', the running m, l and O of
+// the block's rows (tests/test_decode_tiles.py checks the numbers against the trace's).
+#include "scene_ctx.h"
+#include "../core/decode.h"
+#include "../core/exactmath.h"
+#include "../model/panel_text.h"
+#include "../model/view.h"
+
+#define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
+#define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
+// The text view steps through the same lessons (model/panel_text.c).
+_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS
+                   && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
+               "the tiles panel and its text view take the same lessons");
+
+// A sentence of the panel, with its numbers at the board's number size (the class reads them),
+// wrapped in w; returns its height.
+static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
+{
+    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
+}
+
+// The smallest number size of the panel: the board's floor (digits of 2.6 % of the window's
+// height), never above the size the board uses now.
+static int number_floor(const Ctx *c)
+{
+    int f = scene_number_floor(c->s->height);
+    return f < c->num_font ? f : c->num_font;
+}
+
+// The frame around the tile read: as thick as a result's.
+static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
+
+// What the panel shows of the run: tile k's place, the rows' m before and after it, l and O after
+// it.
+typedef struct {
+    int want, seen;
+    int r0, r1, c0, c1;
+    double m_before[TILES_VIEW_MAX_TOKENS], m[TILES_VIEW_MAX_TOKENS], l[TILES_VIEW_MAX_TOKENS];
+    double O[TILES_VIEW_MAX_TOKENS][TILES_VIEW_MAX_DK];
+    double last_m[TILES_VIEW_MAX_TOKENS]; // the running m after the tile before (the same block's),
+                                          // for the rescale
+    int last_r0;
+    bool block_done; // this was the block's last tile: O / l is its Z
+} TileCatch;
+
+static void catch_tile(void *ctx, const TileStep *s)
+{
+    TileCatch *k = ctx;
+    k->seen++;
+    int rb = s->r1 - s->r0;
+    if (k->seen < k->want) {
+        if (k->last_r0 != s->r0) k->last_r0 = s->r0;
+        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) k->last_m[i] = s->m->data[i];
+        return;
+    }
+    if (k->seen == k->want) {
+        k->r0 = s->r0, k->r1 = s->r1, k->c0 = s->c0, k->c1 = s->c1;
+        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) {
+            k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
+            k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
+            for (int j = 0; j < s->O->cols && j < TILES_VIEW_MAX_DK; j++)
+                k->O[i][j] = mat_row(s->O, i)[j];
+        }
+        k->block_done = true;
+        return;
+    }
+    if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
+}
+
+// The block's rows after the tile, a table at the board's number size: the token, the running
+// maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
+// the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
+// table's width). Returns its height.
+static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw,
+                           int *width)
+{
+    enum { FIXED = 4 };
+    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k,
+        rows = k->r1 - k->r0;
+    char text[1 + TILES_VIEW_MAX_TOKENS][FIXED + TILES_VIEW_MAX_DK][48];
+    snprintf(text[0][0], 48, "%s", "");
+    snprintf(text[0][1], 48, "m");
+    snprintf(text[0][2], 48, "%s", TR("rescale"));
+    snprintf(text[0][3], 48, "l");
+    for (int j = 0; j < d_k; j++)
+        snprintf(text[0][FIXED + j], 48, k->block_done ? "Z[%d]" : "O[%d]", j);
+    for (int i = 0; i < rows; i++) {
+        char(*v)[48] = text[1 + i];
+        model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0],
+                         48); // "the₅": as S''s rows
+        model_format_value(k->m[i], v[1], 48);
+        if (k->m_before[i] == -INFINITY)
+            snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
+        else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
+        model_format_value(k->l[i], v[3], 48);
+        for (int j = 0; j < d_k; j++)
+            model_format_value(k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j],
+                               v[FIXED + j], 48);
+    }
+    int colw[FIXED + TILES_VIEW_MAX_DK], total = 0;
+    for (int j = 0; j < cols; j++) {
+        colw[j] = 0;
+        for (int i = 0; i <= rows; i++) {
+            int tw = text_w(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, text[i][j]);
+            if (tw > colw[j]) colw[j] = tw;
+        }
+        colw[j] += f / 2;
+        total += colw[j];
+    }
+    if (width) *width = total;
+    // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are,
+    // said in the header's last cell; never a number past the screen's edge.
+    char more[48] = "";
+    int shown = cols;
+    if (draw && w > 0 && total > w) {
+        while (shown > FIXED + 1) {
+            snprintf(more, sizeof more, TR("+%d more"), cols - shown + 1);
+            int mw = text_w(c, FONT_BOLD, f, more) + f / 2, sum = mw;
+            for (int j = 0; j < shown - 1; j++) sum += colw[j];
+            shown--;
+            if (sum <= w) break;
+        }
+        total = text_w(c, FONT_BOLD, f, more) + f / 2;
+        for (int j = 0; j < shown; j++) total += colw[j];
+    }
+    int x0 = x + (w - total) / 2;
+    if (x0 < x && w > 0) x0 = x;
+    for (int i = 0; i <= rows && draw; i++) {
+        int cx = x0;
+        if (more[0] && i == 0)
+            text_in(c, FONT_BOLD, f, c->th->muted,
+                    x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
+                    text_w(c, FONT_BOLD, f, more), lh, LEFT, more);
+        for (int j = 0; j < shown; j++) {
+            Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
+            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j],
+                    lh, RIGHT, text[i][j]);
+            cx += colw[j];
+        }
+    }
+    return lh * (1 + rows);
+}
+
+// The note under the tiles' table: words about m, l and the rescale at the sentence size (the
+// footer's), but with its number (the last tile's largest difference) at the board's size.
+static int note_font(const Ctx *c, const char *note)
+{
+    return strpbrk(note, "0123456789") || c->text_font > c->num_font ? c->num_font : c->text_font;
+}
+
+// The panel's state while it is laid out and drawn: the tile caught, its sentences, and the layout
+// found (S' as large as fits, the table and the note placed around it).
+typedef struct {
+    int x, y, w, h; // the panel's room
+    int head, block;
+    int64_t computed, skipped; // the tiles run and those the mask hides
+    TileCatch k;
+    double diff; // the largest difference between the tiles' Z and the trace's
+    char line[400], last[400]; // the sentence over S' and the note under the table
+    int preferred, floor_font; // the number size wanted and the smallest allowed
+    GridStyle g;
+    MatBox b;
+    int nr, nc; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
+    bool tight; // less air, before any window
+    bool beside, note_beside,
+        note_right; // the table right of S', the note right of the table or S'
+    int table_w;
+} TilesPanel;
+
+// Runs the tiles to the one wanted (caught in P->k) and measures the tiles' Z against the trace's.
+static void tiles_replay(Ctx *c, TilesPanel *P)
+{
+    const AttnParams *p = &c->L->params;
+    tiles_count(p, P->block, &P->computed, &P->skipped);
+    c->s->tile_count = (int)P->computed;
+    TileCatch *k = &P->k;
+    memset(k, 0, sizeof *k);
+    k->want = c->st->tile < 1 ? 1 : c->st->tile > P->computed ? (int)P->computed : c->st->tile;
+    k->last_r0 = -1;
+    Matrix z = {0}, m = {0}, l = {0};
+    const HeadTrace *ht = &c->T->head[P->head];
+    if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
+        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q,
+                  p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, P->block, catch_tile, k, &z,
+                  &m, &l);
+    double diff = 0.0;
+    for (int i = 0; z.data && i < p->n; i++)
+        for (int j = 0; j < p->d_k; j++)
+            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
+    mat_free(&z), mat_free(&m), mat_free(&l);
+    P->diff = diff;
+}
+
+// The sentence over S' (which tile, which rows and keys) and the note under the table (the legend
+// of m, l and the rescale, or after the last tile the difference from the trace's Z).
+static void tiles_sentences(TilesPanel *P)
+{
+    const TileCatch *k = &P->k;
+    snprintf(P->line, sizeof P->line,
+             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
+                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
+                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
+                "size)."),
+             k->want, (int)P->computed, P->block, P->block, (long long)P->skipped, k->r0, k->r1 - 1,
+             k->c0, k->c1 - 1);
+    if (k->want == P->computed)
+        snprintf(P->last, sizeof P->last,
+                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
+                    "sums run in another order)."),
+                 P->diff);
+    else
+        snprintf(P->last, sizeof P->last, "%s",
+                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
+                    "grows, l and O are multiplied by the "
+                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
+                    "new maximum."));
+}
+
+// The grid style and S''s box at the size tried: the whole matrix, or a window around the tile read
+// as large as P->nr x P->nc.
+static void tiles_box(Ctx *c, TilesPanel *P)
+{
+    const AttnParams *p = &c->L->params;
+    const TileCatch *k = &P->k;
+    MatBox *b = &P->b;
+    grid_style(c, &P->g);
+    P->g.tight = P->g.compact = P->tight;
+    box_init(c, &P->g, b, MAT_MASKED, P->head, false);
+    if (P->nr < p->n || P->nc < p->m) { // a window around the tile read, as large as fits
+        b->r0 = k->r1 - P->nr > 0 ? (k->r1 - P->nr < k->r0 ? k->r1 - P->nr : k->r0) : 0,
+        b->nr = P->nr;
+        b->c0 = k->c1 - P->nc > 0 ? (k->c1 - P->nc < k->c0 ? k->c1 - P->nc : k->c0) : 0,
+        b->nc = P->nc;
+    }
+}
+
+// The height of a line of the tiles' table.
+static int table_line_h(const Ctx *c)
+{
+    return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
+}
+
+// When S' over the table over the note does not fit (need: their height): the other arrangements,
+// the table right of S', the note right of the table, the note right of S'. Returns whether one
+// fits (and sets it in P).
+static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
+{
+    const GridStyle *g = &P->g;
+    const MatBox *b = &P->b;
+    int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c);
+    int rows_h = lh * (1 + P->k.r1 - P->k.r0);
+    int table_h = draw_tile_table(c, &P->k, c->L->params.d_k, 0, 0, 0, false, &P->table_w);
+    int box_h = box_height(g, b), side = box_h > table_h + g->title_h + g->col_label_h - lh
+                                             ? box_h
+                                             : table_h + g->title_h + g->col_label_h - lh;
+    int stacked = box_h + g->gap + rows_h + c->num_font / 4; // S' over the table
+    if (box_width(g, b) + 2 * g->gap + P->table_w <= w && need - stacked + side <= h)
+        return P->beside = true;
+    int nf = note_font(c, P->last), note_w = w - P->table_w - 2 * g->gap;
+    int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, P->last, false);
+    int note_h = note_w > 8 * nf
+                     ? wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, note_w, 8, P->last, false)
+                     : h;
+    if (!wide && need - rows_h - last_h + (note_h > rows_h ? note_h : rows_h) <= h)
+        return P->note_beside = true;
+    // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
+    // width empty).
+    int right_w = w - box_width(g, b) - 2 * g->gap;
+    if (!wide && right_w >= 8 * nf && need - last_h <= h
+        && wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, P->last, false)
+               <= box_h - g->title_h)
+        return P->note_right = true;
+    return false;
+}
+
+// The next, smaller try: a smaller number size down to the floor, then tight cells, then without
+// the legend, then a window of S' (rows, then columns). Returns false when nothing is left to give.
+static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
+{
+    const TileCatch *k = &P->k;
+    if (c->num_font > P->floor_font) c->num_font--;
+    else if (!P->tight) P->tight = true, c->num_font = P->preferred;
+    else if (tall && P->last[0] && k->want != P->computed)
+        P->last[0] = '\0', c->num_font = P->preferred; // the legend, not S'
+    else if (tall && P->nr > k->r1 - k->r0) P->nr--;
+    else if (wide && P->nc > k->c1 - k->c0) P->nc--;
+    else return false;
+    return true;
+}
+
+// The largest number size at which it all fits, down to two thirds of it (2.6 % of the window).
+// When S' would not fit whole with the table of m, l and O and the note under it: the table to the
+// right of S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat
+// lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. Issue 36: then without
+// the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8 S' showed 5
+// rows at 720p).
+static void tiles_fit(Ctx *c, TilesPanel *P)
+{
+    int x = P->x, y = P->y, w = P->w, h = P->h;
+    for (;;) {
+        tiles_box(c, P);
+        int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->line, false)
+                   + c->num_font / 3 + box_height(&P->g, &P->b) + P->g.gap
+                   + table_line_h(c) * (1 + P->k.r1 - P->k.r0) + c->num_font / 4
+                   + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
+                               P->last, false);
+        bool tall = need > h, wide = box_width(&P->g, &P->b) > w;
+        if (!tall && !wide) break;
+        if (tiles_arrange(c, P, need, wide)) break;
+        if (!tiles_shrink(c, P, tall, wide)) break;
+    }
+}
+
+// The note at (x, y) in width w, over at most `lines` lines: bold in the result's colour after the
+// last tile, muted before.
+static void tiles_note(Ctx *c, const TilesPanel *P, int x, int y, int w, int lines)
+{
+    bool done = P->k.want == P->computed;
+    wrap_text(c, done ? FONT_BOLD : FONT_REGULAR, note_font(c, P->last),
+              done ? c->th->result : c->th->muted, x, y, w, lines, P->last, true);
+}
+
+// The sentence, S' with the tile read framed, then the table and the note as tiles_fit placed them.
+static void tiles_draw(Ctx *c, TilesPanel *P)
+{
+    const GridStyle *g = &P->g;
+    const MatBox *b = &P->b;
+    const TileCatch *k = &P->k;
+    int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
+    y += say(c, FONT_REGULAR, c->th->ink, x, y, w, P->line) + c->num_font / 3;
+    // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
+    // whole.
+    int bx = P->note_right
+                 ? x
+                 : x + (w - box_width(g, b) - (P->beside ? 2 * g->gap + P->table_w : 0)) / 2;
+    draw_matrix(c, g, b, bx, y);
+    int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
+        cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
+    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, tile_rule(g),
+          c->th->result);
+    if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
+        int ty = y + g->title_h + g->col_label_h - table_line_h(c);
+        int th = draw_tile_table(c, k, d_k, bx + box_width(g, b) + 2 * g->gap, ty, P->table_w, true,
+                                 NULL);
+        y += (box_height(g, b) > ty - y + th ? box_height(g, b) : ty - y + th) + c->num_font / 4;
+    } else if (P->note_beside) { // the table on the left, the note to its right
+        y += box_height(g, b) + g->gap;
+        draw_tile_table(c, k, d_k, x, y, P->table_w, true, NULL);
+        int nx = x + P->table_w + 2 * g->gap;
+        tiles_note(c, P, nx, y, w - P->table_w - 2 * g->gap, 8);
+        return;
+    } else if (P->note_right) { // the note right of S', the table under it
+        int nx = x + box_width(g, b) + 2 * g->gap;
+        tiles_note(c, P, nx, y + g->title_h, x + w - nx, 12);
+        y += box_height(g, b) + g->gap;
+        draw_tile_table(c, k, d_k, x, y, w, true, NULL);
+        return;
+    } else {
+        y += box_height(g, b) + g->gap;
+        y += draw_tile_table(c, k, d_k, x, y, w, true, NULL) + c->num_font / 4;
+    }
+    tiles_note(c, P, x, y, w, 3);
+}
+
+void draw_tiles(Ctx *c, int x, int y, int w, int h)
+{
+    const AttnParams *p = &c->L->params;
+    if (!c->T || p->n > TILES_VIEW_MAX_TOKENS || p->m > TILES_VIEW_MAX_TOKENS
+        || p->d_k > TILES_VIEW_MAX_DK) {
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
+                    "mha-tracer --json --tiles B prints every tile of this one."),
+                 TILES_VIEW_MAX_TOKENS, TILES_VIEW_MAX_DK);
+        say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+        return;
+    }
+    TilesPanel P;
+    memset(&P, 0, sizeof P);
+    P.x = x, P.y = y, P.w = w, P.h = h;
+    P.head = c->st->head, P.block = c->st->tiles_block;
+    tiles_replay(c, &P);
+    tiles_sentences(&P);
+    P.preferred = c->num_font, P.floor_font = number_floor(c);
+    P.nr = p->n, P.nc = p->m;
+    tiles_fit(c, &P);
+    tiles_draw(c, &P);
+    c->num_font = P.preferred;
+}
