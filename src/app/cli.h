@@ -54,9 +54,9 @@ int cli_print_questions(FILE *out, FILE *err, const Lesson *l, const Trace *t,
 // positions, "scale" or ablated heads add "token_embeddings", "positions" (and the source's),
 // "scale", "ablated".
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x);
-// --grad: {"loss": L, "grad": {"embeddings", ["source_embeddings",] "W_Q", "W_K", "W_V", "b_Q",
-// "b_K", "b_V", "W_O", "b_O"}} with 17 significant digits; g as attn_backward fills it (X: dL/dE,
-// S: dL/dE_S).
+// --grad (cli_grad.c): {"loss": L, "grad": {"embeddings", ["source_embeddings",] "W_Q", "W_K",
+// "W_V", "b_Q", "b_K", "b_V", "W_O", "b_O"}} with 17 significant digits; g as attn_backward fills
+// it (X: dL/dE, S: dL/dE_S).
 void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // May cli_print_grad print loss and g? false when a number is infinite or not a number, with why
 // (cap bytes) naming the first such key (e.g. "grad.W_Q[0][1][2]") and the largest of targets (n,

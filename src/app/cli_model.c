@@ -106,7 +106,9 @@ static bool export_refused(const Args *a, CliModelExport export_fn)
     return true;
 }
 
-int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export_fn)
+// The options a model's run refuses or reads: EXIT_OK with *head (-1: none) and *layer, else
+// EXIT_USAGE after saying why.
+static int model_options(const Args *a, CliModelExport export_fn, double *head, double *layer)
 {
     for (size_t i = 0; i < sizeof NOT_WITH_MODEL / sizeof NOT_WITH_MODEL[0]; i++)
         if (a->value[NOT_WITH_MODEL[i]]) {
@@ -115,25 +117,80 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
             return EXIT_USAGE;
         }
     if (export_refused(a, export_fn)) return EXIT_USAGE;
-    bool window = a->mode == MODE_WINDOW, exporting = a->mode == MODE_EXPORT;
-    if (a->value[OPT_HEAD] && !window) {
+    if (a->value[OPT_HEAD] && a->mode != MODE_WINDOW) {
         cli_line(stderr,
                  "mha-tracer: error: --head with --model picks the head the window opens on: it "
                  "does not "
                  "work with --json, --trace, --save-lesson or --export (every head is shown)\n");
         return EXIT_USAGE;
     }
-    double head = -1;
-    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
+    if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], head))
         return EXIT_USAGE;
     if (a->nfiles > 0) {
         cli_line(stderr, "mha-tracer: error: --model DIR takes no lesson file, got '%s'\n",
                  a->files[0]);
         return EXIT_USAGE;
     }
-    double layer = 0;
-    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], &layer))
+    if (a->value[OPT_LAYER] && !options_number(OPT_LAYER, a->value[OPT_LAYER], layer))
         return EXIT_USAGE;
+    return EXIT_OK;
+}
+
+// The window on the layer's lesson: the checkpoint is closed first (the window keeps only what the
+// layer's stages show), the run freed after.
+static int model_open_window(const Args *a, HfModel *m, HfRun *r, int head,
+                             CliModelWindow window_fn)
+{
+    hf_model_close(m);
+    int status = EXIT_USAGE;
+    if (window_fn) status = window_fn(a, &r->lesson, head);
+    else
+        cli_line(stderr, "mha-tracer: error: this build has no window (built with "
+                         "-DMHA_GUI=OFF); use --trace or "
+                         "--json\n");
+    hf_run_free(r);
+    return status;
+}
+
+// --save-lesson, --export, --json or --trace of the layer's lesson (layer: its number, for an
+// error); the exit status.
+static int model_output(const Args *a, HfRun *r, int layer, CliModelExport export_fn)
+{
+    Trace t;
+    TraceError terr;
+    int status = EXIT_OK;
+    if (a->mode == MODE_SAVE_LESSON) {
+        status = save_lesson(&r->lesson, a->value[OPT_SAVE_LESSON]);
+        if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
+    } else if (!trace_run(&t, &r->lesson.params, &terr)) {
+        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], layer, terr.message);
+        status = EXIT_USAGE;
+    } else if (a->mode == MODE_EXPORT) {
+        status = export_fn(a, &r->lesson, &t);
+        trace_free(&t);
+    } else {
+        CliExtra x = {.top_json = model_json, .top_ctx = r};
+        if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r->lesson, &t, &x);
+        else {
+            cli_print_trace(stdout, &r->lesson, &t);
+            model_trace_tail(stdout, r);
+        }
+        trace_free(&t);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n",
+                     strerror(errno));
+            status = EXIT_IO;
+        }
+    }
+    return status;
+}
+
+int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export_fn)
+{
+    double head = -1, layer = 0;
+    int status = model_options(a, export_fn, &head, &layer);
+    if (status != EXIT_OK) return status;
+    bool window = a->mode == MODE_WINDOW, exporting = a->mode == MODE_EXPORT;
     const char *text = a->value[OPT_TEXT] ? a->value[OPT_TEXT] : "The cat sat on the mat";
     HfModel m;
     LessonError err;
@@ -151,45 +208,8 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
         hf_model_close(&m);
         return EXIT_USAGE;
     }
-    if (window) { // the checkpoint is closed first: the window keeps only what the layer's stages
-                  // show
-        hf_model_close(&m);
-        int status = EXIT_USAGE;
-        if (window_fn) status = window_fn(a, &r.lesson, (int)head);
-        else
-            cli_line(stderr, "mha-tracer: error: this build has no window (built with "
-                             "-DMHA_GUI=OFF); use --trace or "
-                             "--json\n");
-        hf_run_free(&r);
-        return status;
-    }
-    Trace t;
-    TraceError terr;
-    int status = EXIT_OK;
-    if (a->mode == MODE_SAVE_LESSON) {
-        status = save_lesson(&r.lesson, a->value[OPT_SAVE_LESSON]);
-        if (status == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) status = EXIT_IO;
-    } else if (!trace_run(&t, &r.lesson.params, &terr)) {
-        cli_line(stderr, "%s: error: layer %d: %s\n", a->value[OPT_MODEL], (int)layer,
-                 terr.message);
-        status = EXIT_USAGE;
-    } else if (exporting) {
-        status = export_fn(a, &r.lesson, &t);
-        trace_free(&t);
-    } else {
-        CliExtra x = {.top_json = model_json, .top_ctx = &r};
-        if (a->mode == MODE_JSON) cli_print_json_ex(stdout, &r.lesson, &t, &x);
-        else {
-            cli_print_trace(stdout, &r.lesson, &t);
-            model_trace_tail(stdout, &r);
-        }
-        trace_free(&t);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            cli_line(stderr, "mha-tracer: error: cannot write to standard output: %s\n",
-                     strerror(errno));
-            status = EXIT_IO;
-        }
-    }
+    if (window) return model_open_window(a, &m, &r, (int)head, window_fn);
+    status = model_output(a, &r, (int)layer, export_fn);
     hf_run_free(&r);
     hf_model_close(&m);
     return status;

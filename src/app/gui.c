@@ -256,78 +256,6 @@ static void redraw(Gui *g)
     }
 }
 
-// Adds delta to the pinned cell (rounded to 4 decimals, as shown) and re-traces; an edit that makes
-// the trace fail is undone and the reason shown in the banner.
-static void apply_edit(Gui *g, double delta)
-{
-    SessionError err;
-    if (!session_edit(&g->doc, g->st.pinned, delta, &err)) {
-        if (err.message[0]) gui_show_error(g, TR("Edit undone: %s"), err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-    g->status[0] = '\0';
-}
-
-// O: the current head off (its Z zeros in the concat) or on again; the header says which are off.
-static void toggle_head(Gui *g)
-{
-    SessionError err;
-    int h = g->st.head;
-    if (!session_toggle_head(&g->doc, h, &err)) {
-        if (err.message[0]) gui_show_error(g, TR("Head %d not switched: %s"), h, err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-    snprintf(g->flash, sizeof g->flash,
-             params_ablated(&g->doc.edit, h)
-                 ? TR("Head %d switched off: its Z enters the concat as zeros (O: on again)")
-                 : TR("Head %d switched on again"),
-             h);
-    g->flash_until = SDL_GetTicks() + FLASH_MS;
-}
-
-// [ and ]: the softmax scale a step down or up the slider; every later stage is traced again.
-static void move_scale(Gui *g, double dir, bool fine)
-{
-    SessionError err;
-    double now = session_scale(&g->doc), next = view_scale_step(now, g->doc.edit.d_k, dir, fine);
-    if (next == now) return;
-    if (!session_set_scale(&g->doc, next, &err)) {
-        gui_show_error(g, TR("Scale not changed: %s"), err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-}
-
-// A press or a drag on the slider: the scale under the pointer.
-static void set_scale(Gui *g, double scale)
-{
-    SessionError err;
-    if (scale == session_scale(&g->doc)) return;
-    if (!session_set_scale(&g->doc, scale, &err)) {
-        gui_show_error(g, TR("Scale not changed: %s"), err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-}
-
-static void revert(Gui *g)
-{
-    SessionError err;
-    int n = session_revert(&g->doc, &err);
-    if (n < 0) {
-        gui_show_error(g, TR("Not reverted: %s"), err.message);
-        return;
-    }
-    g->edit_error[0] = '\0';
-    snprintf(
-        g->status, sizeof g->status,
-        n ? TRN("Reverted %d edited value to the file", "Reverted %d edited values to the file", n)
-          : TR("Nothing to revert: no value is edited"),
-        n);
-}
-
 void gui_save(Gui *g)
 {
     char out[1100], shown[1800];
@@ -459,117 +387,6 @@ static void set_questions(Gui *g)
         else vq[i] = (ViewQuestion){.stage = STAGE_COUNT};
     }
     view_set_questions(&g->st, vq, n);
-}
-
-// VIEW_REQ_ANSWER: the response against the trace on screen (edits included), then the reveal.
-static void judge_answer(Gui *g)
-{
-    const LessonQuestion *q = gui_shown_question(g);
-    Lesson shown = session_shown(&g->doc);
-    QuestionAnswer a;
-    LessonError err;
-    if (!q
-        || !question_answer(&shown, &g->doc.trace, q, g->st.quiz < 0 ? 0 : g->st.quiz, &a, &err)) {
-        if (q) gui_show_error(g, "This question does not fit the lesson: %s", err.message);
-        g->st.quiz_phase = QUIZ_NONE;
-        g->st.reveal = -1;
-        return;
-    }
-    QuestionResponse r = {g->st.quiz_cell, g->st.quiz_value, g->st.quiz_choice};
-    CellRef answer, through;
-    question_reveal_cells(q, &a, &shown.params, &answer, &through);
-    view_quiz_judged(&g->st, question_judge(q, &a, &shown.params, &g->doc.trace, &r), answer,
-                     through);
-}
-
-// VIEW_REQ_AUTO_QUESTION: which key one row of the current head's weights attends to most.
-static void ask_automatic(Gui *g)
-{
-    Lesson shown = session_shown(&g->doc);
-    lesson_question_free(&g->auto_q);
-    QuestionAnswer a;
-    LessonError err;
-    if (!question_auto(&g->auto_q, &shown, &g->doc.trace, g->st.head, g->st.quiz_auto_count - 1)
-        || !question_answer(&shown, &g->doc.trace, &g->auto_q, 0, &a, &err)) {
-        gui_show_error(g, "No automatic question: out of memory");
-        return;
-    }
-    ViewQuestion vq = question_view(&g->auto_q, &a);
-    view_quiz_ask(&g->st, &vq, VIEW_QUIZ_AUTO);
-}
-
-// Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
-bool gui_dispatch(Gui *g, const ViewEvent *ev)
-{
-    if (gui_asking(g) != GUI_ASK_NONE) {
-        bool quitting = g->confirm_quit;
-        GuiConfirm answer = gui_confirm_answer(g, ev);
-        if (answer == GUI_CONFIRM_SAVE) {
-            gui_save(g);
-            if (quitting) g->quit = !session_unsaved(&g->doc);
-            else if (!session_unsaved(&g->doc) && g->confirm_open)
-                gui_load_lesson(g, g->confirm_open); // saved: open it
-            free(g->confirm_open);
-            g->confirm_open = NULL;
-        }
-        if (answer == GUI_CONFIRM_OPEN) { // Enter on the dropped lesson's question: opened, the
-                                          // edits dropped
-            gui_load_lesson(g, g->confirm_open);
-            free(g->confirm_open);
-            g->confirm_open = NULL;
-        }
-        return answer != GUI_CONFIRM_NONE;
-    }
-    ViewState before = g->st;
-    bool changed = view_handle(&g->st, ev);
-    gui_follow_notes(g, before.stage_index, ev->kind == VIEW_EV_KEY && ev->key == VIEW_KEY_N);
-    gui_follow_question_head(g, &before);
-    if (g->xjob.busy && gui_export_blocks(g->st.request)) {
-        snprintf(g->flash, sizeof g->flash, "%s",
-                 TR("Still exporting: edits, training and loads wait until it has finished"));
-        g->flash_until = SDL_GetTicks() + FLASH_MS;
-        g->st.request = VIEW_REQ_NONE;
-        changed = true;
-    }
-    switch (g->st.request) {
-    case VIEW_REQ_EDIT: apply_edit(g, g->st.request_delta); break;
-    case VIEW_REQ_REVERT: revert(g); break;
-    case VIEW_REQ_SAVE: gui_save(g); break;
-    case VIEW_REQ_EXPORT: gui_export_view(g, false); break;
-    case VIEW_REQ_EXPORT_BOARD: gui_export_view(g, true); break;
-    case VIEW_REQ_ANSWER: judge_answer(g); break;
-    case VIEW_REQ_AUTO_QUESTION: ask_automatic(g); break;
-    case VIEW_REQ_ABLATE: toggle_head(g); break;
-    case VIEW_REQ_SCALE:
-        move_scale(g, g->st.request_delta > 0 ? 1.0 : -1.0, fabs(g->st.request_delta) < 1.0);
-        break;
-    case VIEW_REQ_SCALE_SET: set_scale(g, g->st.request_delta); break;
-    case VIEW_REQ_TRAIN: gui_train_toggle(g); break;
-    case VIEW_REQ_TRAIN_SHOW: gui_train_show(g, g->st.request_delta > 0 ? 1 : -1); break;
-    case VIEW_REQ_TRAIN_RESET: gui_train_restart(g); break;
-    case VIEW_REQ_TRAIN_EXPORT: gui_train_export(g); break;
-    case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
-    case VIEW_REQ_ROPE_SHIFT: {
-        SessionError err;
-        if (!session_rope_shift(&g->doc, g->st.request_delta > 0 ? 1 : -1, &err) && err.message[0])
-            gui_show_error(g, "%s", err.message);
-        break;
-    }
-    case VIEW_REQ_TRAIN_SEEK: {
-        SessionError err;
-        if (!session_train_seek(&g->doc, (int)g->st.request_delta, &err) && err.message[0])
-            gui_show_error(g, "%s", err.message);
-        break;
-    }
-    default: break;
-    }
-    g->st.request = VIEW_REQ_NONE;
-    if (g->st.quit) { // Q: the view asks, the window decides
-        g->st.quit = false;
-        gui_quit_asked(g);
-        changed = true;
-    }
-    return changed;
 }
 
 #ifndef __EMSCRIPTEN__ // the page has the text view for this (gui_web.inc)
@@ -736,13 +553,10 @@ static void apply_fullscreen(Gui *g)
     g->fullscreen_applied = full;
 }
 
-// One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or
-// the end of the export note) and the browser (never block: one turn per animation frame). Redraws
-// only when something changed.
-static void gui_turn(Gui *g, bool block)
+// A turn's first step: full screen applied when F asked for it, and the frame drawn when something
+// changed (MHA_TRACER_STATS: the time to the first frame).
+static void turn_redraw(Gui *g)
 {
-    Uint64 turn_start = SDL_GetPerformanceCounter();
-    long frames_before = g->frames;
     if (g->st.fullscreen != g->fullscreen_applied) {
         apply_fullscreen(g);
         g->dirty = true;
@@ -757,11 +571,25 @@ static void gui_turn(Gui *g, bool block)
                     ms_since(g->t_entry), g->lesson_ms, g->sdl_ms, g->window_ms);
         g->first_frame = false;
     }
+}
+
+// The driver's step (the event storm of a test), when one runs: how long it may wait (ms); its end
+// redraws.
+static int turn_driver(Gui *g)
+{
     int driver_wait = g->driver ? g->driver->step(g->driver->ctx, g) : 0;
     if (g->driver && driver_wait == GUI_DRIVER_DONE) {
         g->driver = NULL;
         g->dirty = true;
     }
+    return driver_wait;
+}
+
+// What the workers made taken: an edit's trace, an export's progress or end, training's steps (the
+// next frame's started when due). *exporting: whether an export ran before its poll. Returns
+// whether training's steps run on the worker now.
+static bool turn_poll_workers(Gui *g, bool *exporting)
+{
     // An edit's trace on the worker: shown when done (or the edits undone when it fails).
     if (session_retrace_busy(&g->doc)) {
         SessionError err;
@@ -771,18 +599,26 @@ static void gui_turn(Gui *g, bool block)
     }
     // An export on the worker: its progress or its end shown. Training waits for it (the export
     // reads the session).
-    bool exporting = g->xjob.busy;
-    if (exporting && export_poll(g)) g->dirty = true;
+    *exporting = g->xjob.busy;
+    if (*exporting && export_poll(g)) g->dirty = true;
     // Training: what the worker made shown (a redraw), the steps of the next frame started when
     // they are due.
-    if (!exporting && gui_train_poll(g)) g->dirty = true;
+    if (!*exporting && gui_train_poll(g)) g->dirty = true;
     bool training = session_train_busy(&g->doc);
-    if (!exporting && g->doc.train.running && !training
+    if (!*exporting && g->doc.train.running && !training
         && SDL_TICKS_PASSED(SDL_GetTicks(), g->train_next)) {
         g->train_next = SDL_GetTicks() + GUI_TRAIN_FRAME_MS;
         gui_train_tick(g);
         training = true;
     }
+    return training;
+}
+
+// How long the turn may wait for an event (ms): until the file watch, training's next steps, a
+// worker's poll or the end of the header's note is due; 0 when there is something to draw or the
+// loop must not block (the browser's).
+static int turn_wait_ms(Gui *g, bool training, bool exporting, int driver_wait, bool block)
+{
     // Idle means idle: block until an event arrives, the file watch is due or the export note
     // expires.
     Uint32 now = SDL_GetTicks(), wake = g->next_watch;
@@ -805,15 +641,29 @@ static void gui_turn(Gui *g, bool block)
     if (g->dirty) wait = 0;
     if (g->driver && wait > driver_wait) wait = driver_wait;
     if (!block) wait = 0;
+    return wait;
+}
+
+// Waits up to wait ms for an event, then carries out every event that came. Returns the first
+// one's type (0: none); *wait_start and *events_start: when the wait and the events began.
+static Uint32 turn_events(Gui *g, int wait, Uint64 *wait_start, Uint64 *events_start)
+{
     SDL_Event e;
-    Uint64 wait_start = SDL_GetPerformanceCounter();
+    *wait_start = SDL_GetPerformanceCounter();
     bool got = SDL_WaitEventTimeout(&e, wait);
-    Uint64 events_start = SDL_GetPerformanceCounter();
+    *events_start = SDL_GetPerformanceCounter();
     Uint32 first_type = got ? e.type : 0;
     if (got) {
         g->dirty |= handle_event(g, &e);
         while (!g->quit && SDL_PollEvent(&e)) g->dirty |= handle_event(g, &e);
     }
+    return first_type;
+}
+
+// After the events: the header's note goes when its time is up, the watched file is looked at when
+// it is due.
+static void turn_expire(Gui *g)
+{
     if (g->flash[0] && SDL_TICKS_PASSED(SDL_GetTicks(), g->flash_until)) {
         g->flash[0] = '\0';
         g->dirty = true;
@@ -823,7 +673,13 @@ static void gui_turn(Gui *g, bool block)
         g->dirty |= poll_watch(g);
         g->next_watch = SDL_GetTicks() + WATCH_MS;
     }
-    // The turn's own work (its wait for an event left out): a frame should not wait on it long.
+}
+
+// The turn's own work (its wait for an event left out), for a driver and MHA_TRACER_STATS: a frame
+// should not wait on it long.
+static void turn_measure(Gui *g, Uint64 turn_start, Uint64 wait_start, Uint64 events_start,
+                         long frames_before, Uint32 first_type)
+{
     double f = 1000.0 / (double)SDL_GetPerformanceFrequency();
     double before = (double)(wait_start - turn_start) * f,
            after = (double)(SDL_GetPerformanceCounter() - events_start) * f;
@@ -839,12 +695,28 @@ static void gui_turn(Gui *g, bool block)
     }
 }
 
-int gui_run(const GuiOptions *opt)
+// One turn of the loop, shared by the desktop (block: wait for the next event, the file watch or
+// the end of the export note) and the browser (never block: one turn per animation frame). Redraws
+// only when something changed.
+static void gui_turn(Gui *g, bool block)
 {
-    Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work
-                                                  // before is the CLI's)
-    Gui *g = calloc(1, sizeof *g);
-    if (!g) return 1;
+    Uint64 turn_start = SDL_GetPerformanceCounter();
+    long frames_before = g->frames;
+    turn_redraw(g);
+    int driver_wait = turn_driver(g);
+    bool exporting;
+    bool training = turn_poll_workers(g, &exporting);
+    int wait = turn_wait_ms(g, training, exporting, driver_wait, block);
+    Uint64 wait_start, events_start;
+    Uint32 first_type = turn_events(g, wait, &wait_start, &events_start);
+    turn_expire(g);
+    turn_measure(g, turn_start, wait_start, events_start, frames_before, first_type);
+}
+
+// The window's settings before anything opens: its first size, the environment's switches
+// (MHA_TRACER_STATS, MHA_TRACER_FRAME_TITLE, MHA_TRACER_EXPORT_GATE) and --lang.
+static void read_settings(Gui *g, const GuiOptions *opt)
+{
     scene_init(&g->scene);
     g->st.width = 1280;
     g->st.height = 720;
@@ -854,7 +726,13 @@ int gui_run(const GuiOptions *opt)
     g->frame_title = frame_title && frame_title[0] == '1';
     g->lang = opt->lang;
     g->export_gate = getenv("MHA_TRACER_EXPORT_GATE");
-    // The first lesson must be valid: there is no last good lesson to fall back on.
+}
+
+// The first lesson (it must be valid: there is no last good lesson to fall back on), the head
+// --head asks for, the assets and MHA_TRACER_FRAME_FILE. Returns 0, or the exit status after saying
+// why (what it took freed; g itself is the caller's to free).
+static int open_first_lesson(Gui *g, const GuiOptions *opt)
+{
     session_init(&g->doc);
     g->doc.train.async = true; // training on the worker thread: no frame waits for a step
     g->doc.retrace_async =
@@ -865,7 +743,6 @@ int gui_run(const GuiOptions *opt)
                         : session_load(&g->doc, opt->lesson_path, &first_err);
     if (!first_ok) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
-        free(g);
         return 2;
     }
     lesson_loaded(g, true);
@@ -873,7 +750,6 @@ int gui_run(const GuiOptions *opt)
     if (!gui_find_assets(g->assets, sizeof g->assets)) {
         fprintf(stderr, "mha-tracer: cannot find the assets directory (fonts)\n");
         session_free(&g->doc);
-        free(g);
         return 1;
     }
     const char *frame_path = getenv("MHA_TRACER_FRAME_FILE");
@@ -881,16 +757,19 @@ int gui_run(const GuiOptions *opt)
         cli_line(stderr, "mha-tracer: cannot open MHA_TRACER_FRAME_FILE %s: %s\n", frame_path,
                  strerror(errno));
         gui_free(g);
-        free(g);
         return 1;
     }
-    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
-    double lesson_ms = ms_since(t_entry);
+    return 0;
+}
+
+// SDL's video and fonts started, on a display that someone sees. Returns 0, or 1 after saying why
+// (everything freed but g).
+static int start_sdl(Gui *g)
+{
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0 || TTF_Init() != 0) {
         fprintf(stderr, "mha-tracer: error: cannot open a window: %s.\n%s", SDL_GetError(),
                 NO_DISPLAY_HINT);
         gui_free(g);
-        free(g);
         return 1;
     }
     // With no display SDL falls back on a driver that draws nowhere: the window would run unseen
@@ -902,10 +781,15 @@ int gui_run(const GuiOptions *opt)
             "compositor answered (SDL would draw to its '%s' driver, which nobody sees).\n%s",
             SDL_GetCurrentVideoDriver(), NO_DISPLAY_HINT);
         gui_free(g);
-        free(g);
         return 1;
     }
-    double sdl_ms = ms_since(t_entry) - lesson_ms;
+    return 0;
+}
+
+// The window (the screen's size with --fullscreen), its renderer and the drawing backend with the
+// assets' fonts, its title and icon. Returns 0, or 1 after saying why (everything freed but g).
+static int open_window(Gui *g, const GuiOptions *opt)
+{
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     if (opt->fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
     // Full screen from the start: made as large as the screen (see apply_fullscreen); F goes back
@@ -923,7 +807,6 @@ int gui_run(const GuiOptions *opt)
         cli_line(stderr, "mha-tracer: cannot open the window: %s\n",
                  g->draw || !g->ren ? SDL_GetError() : err);
         gui_free(g);
-        free(g);
         return 1;
     }
     SDL_SetWindowMinimumSize(g->win, GUI_MIN_W, GUI_MIN_H);
@@ -933,6 +816,30 @@ int gui_run(const GuiOptions *opt)
     gui_set_title(g);
     set_icon(g);
     SDL_EventState(SDL_DROPFILE, SDL_ENABLE);
+    return 0;
+}
+
+int gui_run(const GuiOptions *opt)
+{
+    Uint64 t_entry = SDL_GetPerformanceCounter(); // start to first frame, from here (main's work
+                                                  // before is the CLI's)
+    Gui *g = calloc(1, sizeof *g);
+    if (!g) return 1;
+    read_settings(g, opt);
+    int status = open_first_lesson(g, opt);
+    if (status != 0) {
+        free(g);
+        return status;
+    }
+    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
+    double lesson_ms = ms_since(t_entry);
+    status = start_sdl(g);
+    double sdl_ms = ms_since(t_entry) - lesson_ms;
+    if (status == 0) status = open_window(g, opt);
+    if (status != 0) {
+        free(g);
+        return status;
+    }
     g->window_ms = ms_since(t_entry) - lesson_ms - sdl_ms;
     g->lesson_ms = lesson_ms;
     g->sdl_ms = sdl_ms;

@@ -83,7 +83,8 @@ struct Gui {
     bool last_turn_drew; // whether it presented a frame
 };
 
-// Passes one event to the state machine and carries out what it asks for. Returns true to redraw.
+// Passes one event to the state machine and carries out what it asks for (gui_requests.c). Returns
+// true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev);
 // Loads path (first or again) into the window; false with the banner set when it fails.
 bool gui_load_lesson(Gui *g, const char *path);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_check.h"
 #include "cli_layout.h"
 #include "cli_model.h"
 #include "cli_train.h"
@@ -19,8 +20,6 @@
 #include "options.h"
 #include "../model/i18n.h"
 #include "../lesson/lesson_write.h"
-#include "../model/questions.h"
-#include "../model/saturation.h"
 #include "platform/platform.h"
 #include "../render/export.h" // ExportRequest (also where this build has no exporter)
 #ifndef MHA_NO_GUI
@@ -53,85 +52,6 @@ static int run_trace(const Lesson *l, const char *path, Trace *t)
     if (trace_run(t, &l->params, &terr)) return EXIT_OK;
     cli_line(stderr, "%s: error: %s\n", path ? path : "<built-in>", terr.message);
     return EXIT_USAGE;
-}
-
-// lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json`
-// names it too.
-static bool is_schema_file(const char *path)
-{
-    static const char suffix[] = ".schema.json";
-    size_t n = strlen(path), k = sizeof suffix - 1;
-    return n >= k && strcmp(path + n - k, suffix) == 0;
-}
-
-// Prints a report's errors and warnings (stderr), then "FILE: ok" (stdout) or the count of errors
-// (stderr). Returns the exit status of the file.
-static int print_report(const char *path, const LessonReport *rep, bool io)
-{
-    char buf[1400];
-    for (int i = 0; i < rep->count; i++)
-        cli_line(stderr, "%s\n", lesson_error_format(&rep->items[i], buf, sizeof buf));
-    int unlisted = rep->errors + rep->warnings - rep->count;
-    if (unlisted > 0) cli_line(stderr, "%s: ... and %d more not listed\n", path, unlisted);
-    char warnings[64] = "";
-    if (rep->warnings)
-        snprintf(warnings, sizeof warnings, ", %d warning%s", rep->warnings,
-                 rep->warnings == 1 ? "" : "s");
-    if (rep->errors == 0) {
-        cli_line(stdout, "%s: ok%s\n", path, warnings);
-        return EXIT_OK;
-    }
-    cli_line(stderr, "%s: %d error%s%s\n", path, rep->errors, rep->errors == 1 ? "" : "s",
-             warnings);
-    return io ? EXIT_IO : EXIT_USAGE;
-}
-
-// One lesson's report for --check: the file's errors and warnings, then its trace's (an overflow,
-// the saturated softmax rows, the questions' stated answers). Free *rep with lesson_report_free.
-static void check_lesson(const char *path, LessonReport *rep)
-{
-    Lesson l;
-    if (!lesson_load_report(&l, path, rep)) return;
-    Trace t;
-    TraceError terr;
-    if (trace_run(&t, &l.params, &terr)) {
-        saturation_warn(&l, &t, path, rep);
-        questions_check(&l, &t, path, rep);
-        trace_free(&t);
-    } else { // valid JSON whose numbers overflow: an error of the file
-        LessonError e;
-        memset(&e, 0, sizeof e);
-        lesson_error_set_file(&e, path);
-        snprintf(e.message, sizeof e.message, "%s", terr.message);
-        lesson_report_add(rep, &e);
-    }
-    lesson_free(&l);
-}
-
-// --check: every independent error of each file with its line:column and field, then the count;
-// warnings (which leave the file valid) from the lesson and from its numbers.
-static int check_files(char **paths, int count)
-{
-    int status = EXIT_OK;
-    for (int i = 0; i < count; i++) {
-        LessonReport rep;
-        // A file named like the schema is skipped when it is a JSON Schema; a broken one is an
-        // error (its I/O or syntax error), any other JSON under that name is checked as the lesson
-        // it claims to be.
-        if (is_schema_file(paths[i])) {
-            bool schema = lesson_load_schema(paths[i], &rep);
-            if (schema) cli_line(stdout, "%s: skipped (a JSON Schema, not a lesson)\n", paths[i]);
-            if (schema || rep.count == 0) lesson_report_free(&rep);
-            if (schema) continue;
-            if (rep.count == 0) check_lesson(paths[i], &rep);
-        } else check_lesson(paths[i], &rep);
-        bool io = rep.count > 0 && rep.items[0].io;
-        int s = print_report(paths[i], &rep, io);
-        lesson_report_free(&rep);
-        if (s == EXIT_USAGE || (s == EXIT_IO && status == EXIT_OK)) status = s;
-    }
-    int out = cli_finish_stdout();
-    return status != EXIT_OK ? status : out;
 }
 
 #ifndef MHA_NO_GUI
@@ -340,21 +260,18 @@ static void relative_to(const char *from, const char *to, char *out, size_t cap)
     if (used < cap) snprintf(out + used, cap - used, "%s", to + common);
 }
 
-// --new: a starter lesson, checked in memory, written to a file that did not exist.
-static int run_new(const Args *a, const char *argv0)
+// What --new writes: where, the tokens (pointing into one copy of --tokens) and the sizes.
+typedef struct {
+    const char *path;
+    const char **toks;
+    int n;
+    long heads, d_model;
+} Starter;
+
+// --new's --heads and --d-model (2 and 4; --heads alone: two dimensions per head) into s. Returns
+// EXIT_OK, or EXIT_USAGE after saying why.
+static int new_sizes(const Args *a, Starter *s)
 {
-    if (a->nfiles > 0) {
-        cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n",
-                 a->files[0]);
-        return EXIT_USAGE;
-    }
-    char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
-    const char *path = a->value[OPT_NEW];
-    if (strlen(path) < sizeof file) {
-        snprintf(file, sizeof file, "%s", path);
-        platform_path_normalize(file);
-        path = file;
-    }
     double given_heads = 2, given_d_model = 4;
     if ((a->value[OPT_HEADS] && !options_number(OPT_HEADS, a->value[OPT_HEADS], &given_heads))
         || (a->value[OPT_D_MODEL]
@@ -371,7 +288,16 @@ static int run_new(const Args *a, const char *argv0)
                  heads, d_model);
         return EXIT_USAGE;
     }
-    // The tokens: UTF-8 text (a lesson is), split on white space (as "sentence" is).
+    s->heads = heads;
+    s->d_model = d_model;
+    return EXIT_OK;
+}
+
+// --new's tokens: --tokens (UTF-8 text, as a lesson is) split on white space (as "sentence" is)
+// into s->toks, which point into *copy (both malloc'd, the caller's to free whatever the result).
+// Returns EXIT_OK, or the exit status after saying why.
+static int new_tokens(const Args *a, Starter *s, char **copy)
+{
     const char *text = a->value[OPT_TOKENS] ? a->value[OPT_TOKENS] : "The cat sat";
     for (size_t i = 0, len = strlen(text), at = 0; i < len; at = i)
         if (utf8_decode(text, len, &i) == 0xFFFD
@@ -383,62 +309,98 @@ static int run_new(const Args *a, const char *argv0)
                      (unsigned)(unsigned char)text[at], at + 1);
             return EXIT_USAGE;
         }
-    char *copy = malloc(strlen(text) + 1);
-    const char **toks = malloc(sizeof *toks * (strlen(text) / 2 + 1));
-    if (!copy || !toks) {
-        free(copy);
-        free(toks);
+    *copy = malloc(strlen(text) + 1);
+    s->toks = malloc(sizeof *s->toks * (strlen(text) / 2 + 1));
+    if (!*copy || !s->toks) {
         cli_line(stderr, "mha-tracer: error: out of memory\n");
         return EXIT_IO;
     }
-    strcpy(copy, text);
-    int n = 0;
-    for (char *t = strtok(copy, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v")) toks[n++] = t;
-    int status = EXIT_OK;
-    if (n < 1 || n > LESSON_MAX_TOKENS) {
+    strcpy(*copy, text);
+    s->n = 0;
+    for (char *t = strtok(*copy, " \t\n\r\f\v"); t; t = strtok(NULL, " \t\n\r\f\v"))
+        s->toks[s->n++] = t;
+    if (s->n < 1 || s->n > LESSON_MAX_TOKENS) {
         cli_line(stderr, "mha-tracer: error: --tokens expects 1 to %d words, got %d\n",
-                 LESSON_MAX_TOKENS, n);
-        status = EXIT_USAGE;
+                 LESSON_MAX_TOKENS, s->n);
+        return EXIT_USAGE;
     }
+    return EXIT_OK;
+}
+
+// The starter lesson's JSON (*len bytes, malloc'd), with "$schema" relative to its file when
+// lesson.schema.json is found (*have_schema), checked to load before the file exists. NULL with
+// *status after saying why.
+static char *new_json(const Starter *s, const char *argv0, size_t *len, bool *have_schema,
+                      int *status)
+{
     char schema[PATH_CAP], rel[PATH_CAP];
-    bool have_schema = status == EXIT_OK && find_schema(argv0, schema, sizeof schema);
-    if (have_schema) relative_to(path, schema, rel, sizeof rel);
-    size_t len = 0;
-    char *json = status == EXIT_OK ? lesson_write_starter(toks, n, (int)heads, (int)d_model,
-                                                          have_schema ? rel : NULL, &len)
-                                   : NULL;
-    if (status == EXIT_OK && !json) {
+    *have_schema = find_schema(argv0, schema, sizeof schema);
+    if (*have_schema) relative_to(s->path, schema, rel, sizeof rel);
+    char *json = lesson_write_starter(s->toks, s->n, (int)s->heads, (int)s->d_model,
+                                      *have_schema ? rel : NULL, len);
+    if (!json) {
         cli_line(stderr, "mha-tracer: error: out of memory\n");
-        status = EXIT_IO;
+        *status = EXIT_IO;
+        return NULL;
     }
-    if (status == EXIT_OK) { // what is written must load: checked before the file exists
-        Lesson l;
-        LessonError err;
-        if (!lesson_parse(&l, json, len, path, &err)) {
-            char buf[1400];
-            cli_line(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
-                     lesson_error_format(&err, buf, sizeof buf));
-            status = EXIT_USAGE;
-        } else lesson_free(&l);
+    Lesson l; // what is written must load
+    LessonError err;
+    if (!lesson_parse(&l, json, *len, s->path, &err)) {
+        char buf[1400];
+        cli_line(stderr, "mha-tracer: internal error: the starter lesson does not load: %s\n",
+                 lesson_error_format(&err, buf, sizeof buf));
+        *status = EXIT_USAGE;
+        free(json);
+        return NULL;
     }
-    if (status == EXIT_OK) {
-        LessonError err;
-        if (!lesson_write_new_file(path, json, len, &err)) {
-            char buf[1400];
-            cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-            status = EXIT_IO;
-        } else {
-            cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", path, n,
-                     n == 1 ? "" : "s", d_model, heads, heads == 1 ? "" : "s");
-            if (!have_schema)
-                cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the "
-                                 "lesson has no \"$schema\"\n");
-            status = cli_finish_stdout();
-        }
+    lesson_free(&l);
+    return json;
+}
+
+// The starter written to a file that did not exist, and said on standard output. Returns the exit
+// status.
+static int new_write(const Starter *s, const char *json, size_t len, bool have_schema)
+{
+    LessonError err;
+    if (!lesson_write_new_file(s->path, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        return EXIT_IO;
     }
+    cli_line(stdout, "%s: a starter lesson: %d token%s, d_model %ld, %ld head%s\n", s->path, s->n,
+             s->n == 1 ? "" : "s", s->d_model, s->heads, s->heads == 1 ? "" : "s");
+    if (!have_schema)
+        cli_line(stderr, "mha-tracer: note: lesson.schema.json was not found, so the "
+                         "lesson has no \"$schema\"\n");
+    return cli_finish_stdout();
+}
+
+// --new: a starter lesson, checked in memory, written to a file that did not exist.
+static int run_new(const Args *a, const char *argv0)
+{
+    if (a->nfiles > 0) {
+        cli_line(stderr, "mha-tracer: error: --new takes its FILE only, got also '%s'\n",
+                 a->files[0]);
+        return EXIT_USAGE;
+    }
+    char file[PATH_CAP]; // Windows: '/' for '\\', so "$schema" is made relative to the right folder
+    Starter s = {.path = a->value[OPT_NEW]};
+    if (strlen(s.path) < sizeof file) {
+        snprintf(file, sizeof file, "%s", s.path);
+        platform_path_normalize(file);
+        s.path = file;
+    }
+    int status = new_sizes(a, &s);
+    if (status != EXIT_OK) return status;
+    char *copy = NULL;
+    status = new_tokens(a, &s, &copy);
+    size_t len = 0;
+    bool have_schema = false;
+    char *json = status == EXIT_OK ? new_json(&s, argv0, &len, &have_schema, &status) : NULL;
+    if (json) status = new_write(&s, json, len, have_schema);
     free(json);
     free(copy);
-    free(toks);
+    free(s.toks);
     return status;
 }
 
@@ -861,7 +823,7 @@ static int run(const Args *a, const char *argv0)
     if (a->mode == MODE_EXPORT && !parse_export(a, xreq)) return EXIT_USAGE;
 #endif
     if (a->mode == MODE_CHECK) {
-        if (a->nfiles > 0) return check_files(a->files, a->nfiles);
+        if (a->nfiles > 0) return cli_check_files(a->files, a->nfiles);
         cli_line(stderr, "mha-tracer: error: --check needs at least one lesson file\n");
         return EXIT_USAGE;
     }
