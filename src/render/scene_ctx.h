@@ -363,7 +363,7 @@ const char *training_status(const Ctx *c, char *buf, size_t cap);
 void draw_training(Ctx *c, int x, int y, int w, int h);
 
 // ---------------------------------------------------------------------------------------------------
-// Today's attention computed another way (scene_decode.c)
+// Today's attention computed another way (scene_decode.c; the tiles panel scene_tiles.c)
 
 // KV-cache decoding (key G): the token generated, its query over the cache, the cache and the work
 // saved.
