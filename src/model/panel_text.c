@@ -170,95 +170,107 @@ static void cost_table(PanelText *pt, const char *caption, const CostFigures *fi
     }
 }
 
-static void walk_cost(PanelText *pt, const PanelTextSrc *src)
+// What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22:
+// with grouped K/V heads beside full multi-head), and what a sliding window bounds it to.
+static void cost_kv_text(const AttnParams *p, char *kv, size_t cap)
 {
-    const AttnParams *p = &src->L->params;
-    CostFigures fig[4];
-    compare_costs(&fig[0], &fig[1], p);
-    char line[400];
-    snprintf(line, sizeof line,
-             TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
-             p->n, "");
-    if (p->cross)
-        snprintf(line + strlen(line), sizeof line - strlen(line), TR(", m = %d source tokens"),
-                 p->m);
-    cost_table(pt, line, fig, 2);
-    if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
-        fig[2] = cost_compute(512, 10, 1, 512);
-        fig[3] = cost_compute(512, 10, 8, 64);
-        cost_table(pt, TR("The paper's layer: d_model = 512, n = 10 (the document's table)"),
-                   fig + 2, 2);
-    }
-    bool grouped = p->kv_heads < p->heads;
-    panel_add_text(pt, PANEL_ITEM_TEXT,
-                   grouped ? TR("projection weights = h\xc2\xb7"
-                                "d_model\xc2\xb7"
-                                "d_k + 2\xc2\xb7G\xc2\xb7"
-                                "d_model\xc2\xb7"
-                                "d_k + h\xc2\xb7"
-                                "d_k\xc2\xb7"
-                                "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
-                           : TR("projection weights = h\xc2\xb7"
-                                "3\xc2\xb7"
-                                "d_model\xc2\xb7"
-                                "d_k + h\xc2\xb7"
-                                "d_k\xc2\xb7"
-                                "d_model   (W^Q, W^K, W^V per head + W^O)"));
-    snprintf(line, sizeof line,
-             TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
-                "d_k   (all the Q_i K_i%s)"),
-             p->cross ? "m" : "n", "\xe1\xb5\x80");
-    panel_add_text(pt, PANEL_ITEM_TEXT, line);
     char kvn[32], full[32];
     cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
     cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
-    if (grouped)
-        snprintf(line, sizeof line,
+    if (p->kv_heads < p->heads)
+        snprintf(kv, cap,
                  TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
                     "d_k = %s numbers (%d K/V heads; "
                     "full multi-head, 2\xc2\xb7h\xc2\xb7"
                     "d_k: %s)"),
                  kvn, p->kv_heads, full);
     else
-        snprintf(line, sizeof line,
+        snprintf(kv, cap,
                  TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
                     "d_k = %s numbers (K and V of "
                     "every head, kept while generating)"),
                  kvn);
-    if (p->mask == MASK_CAUSAL && p->window > 0 && p->window < p->n) {
+    if (p->mask == MASK_CAUSAL && p->window > 0
+        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
         char most[32];
         cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
-        size_t used = strlen(line);
-        snprintf(line + used, sizeof line - used,
+        size_t used = strlen(kv);
+        snprintf(kv + used, cap - used,
+                 // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the
+                 // cache keeps W tokens at most.
                  TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
                  most);
     }
-    panel_add_text(pt, PANEL_ITEM_TEXT, line);
+}
+
+// The cost panel's figures and sentences (panel_text.h).
+void panel_text_cost(const AttnParams *p, CostText *cs)
+{
+    compare_costs(&cs->fig[0], &cs->fig[1], p);
+    cs->nfig = 2;
+    if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
+        cs->fig[2] = cost_compute(512, 10, 1, 512);
+        cs->fig[3] = cost_compute(512, 10, 8, 64);
+        cs->nfig = 4;
+    }
+    snprintf(cs->title, sizeof cs->title,
+             TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
+             p->n, p->cross ? "" : "");
+    if (p->cross)
+        snprintf(cs->title + strlen(cs->title), sizeof cs->title - strlen(cs->title),
+                 TR(", m = %d source tokens"), p->m);
+    snprintf(cs->sub, sizeof cs->sub, "%s",
+             TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
+    bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
+    snprintf(cs->line1, sizeof cs->line1, "%s",
+             grouped ? TR("projection weights = h\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + 2\xc2\xb7G\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
+                          "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
+                     : TR("projection weights = h\xc2\xb7"
+                          "3\xc2\xb7"
+                          "d_model\xc2\xb7"
+                          "d_k + h\xc2\xb7"
+                          "d_k\xc2\xb7"
+                          "d_model   (W^Q, W^K, W^V per head + W^O)"));
+    snprintf(cs->line2, sizeof cs->line2,
+             TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
+                "d_k   (all the Q_i K_i%s)"),
+             p->cross ? "m" : "n", "\xe1\xb5\x80");
     if (grouped)
-        snprintf(line, sizeof line,
+        snprintf(cs->concl, sizeof cs->concl,
                  TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
                     "and %d attention patterns "
                     "instead of 1; the %d K/V heads need fewer weights than %d would."),
                  p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
     else
-        snprintf(line, sizeof line,
+        snprintf(cs->concl, sizeof cs->concl,
                  TR("Each head works in d_k = %d numbers instead of %d: the same weights and the "
                     "same multiplications, "
                     "but %d attention patterns instead of 1."),
                  p->d_k, p->heads * p->d_k, p->heads);
-    panel_add_text(pt, PANEL_ITEM_TEXT, line);
+    cost_kv_text(p, cs->kv, sizeof cs->kv);
+}
+
+static void walk_cost(PanelText *pt, const PanelTextSrc *src)
+{
+    CostText ct;
+    panel_text_cost(&src->L->params, &ct);
+    cost_table(pt, ct.title, ct.fig, 2);
+    if (ct.nfig == 4) cost_table(pt, ct.sub, ct.fig + 2, 2);
+    panel_add_text(pt, PANEL_ITEM_TEXT, ct.line1);
+    panel_add_text(pt, PANEL_ITEM_TEXT, ct.line2);
+    panel_add_text(pt, PANEL_ITEM_TEXT, ct.kv);
+    panel_add_text(pt, PANEL_ITEM_TEXT, ct.concl);
 }
 
 // ---- the KV cache's size (Shift+K) ------------------------------------------------------------------------
 
-// The rows of a shape (the scene's cache_rows_of): MHA, its own grouping (GQA), MQA, and its
-// window.
-typedef struct {
-    char name[64];
-    int64_t kv_heads, window;
-} CacheRow;
-
-static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *out)
+// The rows of a KV cache's shape (panel_text.h).
+int panel_text_cache_rows(int64_t heads, int64_t kv, int64_t window, CacheRow *out)
 {
     int n = 0;
     out[n++] = (CacheRow){"MHA", heads, 0};
@@ -309,7 +321,7 @@ static void walk_cache(PanelText *pt, const PanelTextSrc *src)
     for (int i = 0; i < count; i++)
         if (shapes[i].window > 0) window = shapes[i].window;
     CacheRow prow[4], lrow[4];
-    int pn = cache_rows_of(pub.heads, pub.kv_heads, window, prow);
+    int pn = panel_text_cache_rows(pub.heads, pub.kv_heads, window, prow);
     CacheShape mine = {lesson_title(src->L),
                        1,
                        p->heads,
@@ -317,7 +329,7 @@ static void walk_cache(PanelText *pt, const PanelTextSrc *src)
                        p->d_k,
                        2,
                        p->mask == MASK_CAUSAL ? p->window : 0};
-    int ln = cache_rows_of(mine.heads, mine.kv_heads, mine.window, lrow);
+    int ln = panel_text_cache_rows(mine.heads, mine.kv_heads, mine.window, lrow);
     char t1[200], t2[200];
     snprintf(t1, sizeof t1,
              TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"),

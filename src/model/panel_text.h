@@ -78,6 +78,26 @@ typedef struct {
     char intro[700], slot[300], cache[400], work[400];
 } DecodeSentences;
 void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out);
+// The cost panel's (K) figures and sentences, the window's and the text view's: this lesson's
+// figures with h = 1 and with its h, and the paper's (d_model 512, n 10, h = 1 and 8) when the
+// lesson is not the paper's; the title, the paper's heading, the two formulas, the KV cache, the
+// conclusion.
+typedef struct {
+    CostFigures fig[4];
+    int nfig; // 2: this lesson's figures; 4: and the paper's
+    char title[400], sub[200], line1[200], line2[200], kv[400], concl[400];
+} CostText;
+void panel_text_cost(const AttnParams *p, CostText *out);
+// One way of keeping K and V (Shift+K): a line of the chart and a row of a table.
+typedef struct {
+    char name[64]; // "GQA", "MHA", "window 4,096"
+    int64_t kv_heads; // the K/V heads it keeps
+    int64_t window; // 0: none
+} CacheRow;
+// The rows of a shape: MHA (kv = heads), its own grouping when it has one (GQA, or MQA for one K/V
+// head), MQA when that is not its own, and its window (with its grouping) when it has one. Returns
+// how many (<= 4).
+int panel_text_cache_rows(int64_t heads, int64_t kv, int64_t window, CacheRow *out);
 // What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the
 // others.
 const char *panel_text_footer(ViewPanel panel);

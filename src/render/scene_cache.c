@@ -5,34 +5,9 @@
 // lays them out.
 #include "scene_ctx.h"
 #include "../core/cost.h"
+#include "../model/panel_text.h"
 
 #include <string.h>
-
-// One line of the chart and one row of a table: a way of keeping K and V.
-typedef struct {
-    char name[64]; // "GQA", "MHA", "window 4,096"
-    int64_t kv_heads; // the K/V heads it keeps
-    int64_t window; // 0: none
-} CacheRow;
-
-// The rows of a shape: MHA (kv = heads), its own grouping when it has one (GQA, or MQA for one K/V
-// head), MQA when that is not its own, and its window (with its grouping) when it has one. Returns
-// how many (<= 4).
-static int cache_rows_of(int64_t heads, int64_t kv, int64_t window, CacheRow *out)
-{
-    int n = 0;
-    out[n++] = (CacheRow){"MHA", heads, 0};
-    if (kv > 1 && kv < heads) out[n++] = (CacheRow){"GQA", kv, 0};
-    if (heads > 1) out[n++] = (CacheRow){"MQA", 1, 0};
-    if (window > 0) {
-        char w[32];
-        cost_format_int(w, sizeof w, window);
-        out[n] = (CacheRow){"", kv, window};
-        snprintf(out[n].name, sizeof out[n].name, TR("window %s"), w);
-        n++;
-    }
-    return n;
-}
 
 // A table of the rows of a shape: a swatch of its line's colour (chart: true), the name with its
 // K/V heads, the bytes per token and for `tokens` tokens; its title above. Returns the height used;
@@ -131,7 +106,7 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
     for (int i = 0; i < count; i++)
         if (shapes[i].window > 0) window = shapes[i].window;
     CacheRow prow[4], lrow[4];
-    int pn = cache_rows_of(pub.heads, pub.kv_heads, window, prow);
+    int pn = panel_text_cache_rows(pub.heads, pub.kv_heads, window, prow);
     // The lesson: one layer of its heads and d_k, stored as a model stores them (16-bit numbers).
     CacheShape mine = {c->L->title,
                        1,
@@ -140,7 +115,7 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
                        p->d_k,
                        2,
                        p->mask == MASK_CAUSAL ? p->window : 0};
-    int ln = cache_rows_of(mine.heads, mine.kv_heads, mine.window, lrow);
+    int ln = panel_text_cache_rows(mine.heads, mine.kv_heads, mine.window, lrow);
     const int64_t context = 8192; // Llama-3-8B's context length (max_position_embeddings)
     // Everything the class reads at the board's floor at least (digits of 2.6 % of the window's
     // height).

@@ -3,33 +3,24 @@
 // training curve.
 #include "scene_ctx.h"
 #include "../core/cost.h"
+#include "../model/panel_text.h"
 #include "../model/view.h"
 
 // The cost panel's table and sentences, and how they are laid out.
 typedef struct {
-    CostFigures fig[4];
-    int nfig; // 2: this lesson's figures; 4: and the paper's
+    CostText t; // the figures and the sentences (the text view's too)
     char cell[4][5][96]; // a row per figure: h, d_k, weights, multiplications, matrices
     char heads[5][2][64]; // the columns' heads, on one line or two
     int colw[5], table_w, head_lines;
-    char title[160], sub[200], line1[200], line2[200], concl[300], kv[240];
     int f, tf, lh, th, gap, pad; // the fonts, line heights and spacing
     int pw, iw, title_h, body_h, lines_h[4]; // the sheet's width, its inner width, the heights
 } CostSheet;
 
-// The table's figures: the lesson's with h = 1 and its h, and the paper's (512, 10, h = 1 and 8)
-// when the lesson is not the paper's; a row of cells each.
-static void cost_cells(const AttnParams *p, CostSheet *cs)
+// The table's cells: a row for each of the figures (panel_text_cost's).
+static void cost_cells(CostSheet *cs)
 {
-    compare_costs(&cs->fig[0], &cs->fig[1], p);
-    cs->nfig = 2;
-    if (!(p->d_model == 512 && p->n == 10 && p->heads == 8 && p->d_k == 64 && !p->cross)) {
-        cs->fig[2] = cost_compute(512, 10, 1, 512);
-        cs->fig[3] = cost_compute(512, 10, 8, 64);
-        cs->nfig = 4;
-    }
-    for (int i = 0; i < cs->nfig; i++) {
-        const CostFigures *f = &cs->fig[i];
+    for (int i = 0; i < cs->t.nfig; i++) {
+        const CostFigures *f = &cs->t.fig[i];
         char(*cell)[96] = cs->cell[i];
         snprintf(cell[0], 96, "h = %lld", (long long)f->heads);
         if (f->kv_heads != f->heads)
@@ -61,7 +52,7 @@ static void cost_columns(Ctx *c, CostSheet *cs, int w)
                 int tw = text_w(c, FONT_BOLD, f, cs->heads[k][l]);
                 if (tw > cs->colw[k]) cs->colw[k] = tw;
             }
-            for (int i = 0; i < cs->nfig; i++) {
+            for (int i = 0; i < cs->t.nfig; i++) {
                 int tw = text_w(c, FONT_REGULAR, f, cs->cell[i][k]);
                 if (tw > cs->colw[k]) cs->colw[k] = tw;
             }
@@ -72,100 +63,21 @@ static void cost_columns(Ctx *c, CostSheet *cs, int w)
     }
 }
 
-// What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22:
-// with grouped K/V heads beside full multi-head), and what a sliding window bounds it to.
-static void cost_kv_text(const AttnParams *p, char *kv, size_t cap)
-{
-    char kvn[32], full[32];
-    cost_format_int(kvn, sizeof kvn, (int64_t)2 * p->kv_heads * p->d_k);
-    cost_format_int(full, sizeof full, (int64_t)2 * p->heads * p->d_k);
-    if (p->kv_heads < p->heads)
-        snprintf(kv, cap,
-                 TR("KV cache per token and layer = 2\xc2\xb7G\xc2\xb7"
-                    "d_k = %s numbers (%d K/V heads; "
-                    "full multi-head, 2\xc2\xb7h\xc2\xb7"
-                    "d_k: %s)"),
-                 kvn, p->kv_heads, full);
-    else
-        snprintf(kv, cap,
-                 TR("KV cache per token and layer = 2\xc2\xb7h\xc2\xb7"
-                    "d_k = %s numbers (K and V of "
-                    "every head, kept while generating)"),
-                 kvn);
-    if (p->mask == MASK_CAUSAL && p->window > 0
-        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
-        char most[32];
-        cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
-        size_t used = strlen(kv);
-        snprintf(kv + used, cap - used,
-                 // TRANSLATORS: the cost panel (K) of a lesson with a sliding window of W: the
-                 // cache keeps W tokens at most.
-                 TR("; the window of %d keeps %d tokens at most: %s numbers"), p->window, p->window,
-                 most);
-    }
-}
-
-// The sentences: the title, the paper's table's heading, the two formulas, the KV cache and the
-// conclusion.
-static void cost_texts(const AttnParams *p, CostSheet *cs)
-{
-    snprintf(cs->title, sizeof cs->title,
-             TR("What the heads cost \xe2\x80\x94 this lesson: d_model = %d, n = %d%s"), p->d_model,
-             p->n, p->cross ? "" : "");
-    if (p->cross)
-        snprintf(cs->title + strlen(cs->title), sizeof cs->title - strlen(cs->title),
-                 TR(", m = %d source tokens"), p->m);
-    snprintf(cs->sub, sizeof cs->sub, "%s",
-             TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
-    bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
-    snprintf(cs->line1, sizeof cs->line1, "%s",
-             grouped ? TR("projection weights = h\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + 2\xc2\xb7G\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7"
-                          "d_k\xc2\xb7"
-                          "d_model   (W^Q per head, W^K, W^V per K/V head + W^O)")
-                     : TR("projection weights = h\xc2\xb7"
-                          "3\xc2\xb7"
-                          "d_model\xc2\xb7"
-                          "d_k + h\xc2\xb7"
-                          "d_k\xc2\xb7"
-                          "d_model   (W^Q, W^K, W^V per head + W^O)"));
-    snprintf(cs->line2, sizeof cs->line2,
-             TR("score multiplications = h\xc2\xb7n\xc2\xb7%s\xc2\xb7"
-                "d_k   (all the Q_i K_i%s)"),
-             p->cross ? "m" : "n", "\xe1\xb5\x80");
-    if (grouped)
-        snprintf(cs->concl, sizeof cs->concl,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same multiplications "
-                    "and %d attention patterns "
-                    "instead of 1; the %d K/V heads need fewer weights than %d would."),
-                 p->d_k, p->heads * p->d_k, p->heads, p->kv_heads, p->heads);
-    else
-        snprintf(cs->concl, sizeof cs->concl,
-                 TR("Each head works in d_k = %d numbers instead of %d: the same weights and the "
-                    "same multiplications, "
-                    "but %d attention patterns instead of 1."),
-                 p->d_k, p->heads * p->d_k, p->heads);
-    cost_kv_text(p, cs->kv, sizeof cs->kv);
-}
-
 // The sheet: as wide as the table or the longest sentence, within the window (w, h); the sentences
 // wrapped in it. Taller than the window (French at 720p): less air, then without the paper's table
 // (a reference, not the lesson).
 static void cost_fit(Ctx *c, CostSheet *cs, int w, int h)
 {
     int f = cs->f, tf = cs->tf;
-    const char *lines[4] = {cs->line1, cs->line2, cs->kv, cs->concl};
+    const char *lines[4] = {cs->t.line1, cs->t.line2, cs->t.kv, cs->t.concl};
     for (int air = 0; air < 3; air++) {
         if (air > 0) cs->lh = line_h(c, FONT_REGULAR, f) + f / 5, cs->pad = f / 2;
-        if (air > 1) cs->nfig = 2;
+        if (air > 1) cs->t.nfig = 2;
         cs->pw = cs->table_w;
-        int longest[5] = {text_w(c, FONT_BOLD, tf, cs->title),
-                          math_w(c, FONT_REGULAR, f, cs->line1),
-                          text_w(c, FONT_REGULAR, f, cs->line2), text_w(c, FONT_REGULAR, f, cs->kv),
-                          text_w(c, FONT_BOLD, f, cs->sub)};
+        int longest[5] = {text_w(c, FONT_BOLD, tf, cs->t.title),
+                          math_w(c, FONT_REGULAR, f, cs->t.line1),
+                          text_w(c, FONT_REGULAR, f, cs->t.line2),
+                          text_w(c, FONT_REGULAR, f, cs->t.kv), text_w(c, FONT_BOLD, f, cs->t.sub)};
         for (int k = 0; k < 5; k++)
             if (longest[k] > cs->pw) cs->pw = longest[k];
         cs->pw += 2 * cs->pad;
@@ -173,12 +85,12 @@ static void cost_fit(Ctx *c, CostSheet *cs, int w, int h)
         cs->iw = cs->pw - 2 * cs->pad;
         int iw = cs->iw, lh = cs->lh;
         int tables_h =
-            cs->nfig / 2 * (cs->head_lines * cs->th + 2 * lh)
-            + (cs->nfig == 4
-                   ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, cs->sub, false)
+            cs->t.nfig / 2 * (cs->head_lines * cs->th + 2 * lh)
+            + (cs->t.nfig == 4
+                   ? lh / 2 + wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, iw, 2, cs->t.sub, false)
                    : 0);
         cs->title_h =
-            wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, cs->title, false) + f / 3;
+            wrap_text(c, FONT_BOLD, tf, c->th->result, 0, 0, iw, 2, cs->t.title, false) + f / 3;
         cs->body_h = cs->title_h + tables_h + lh / 2;
         for (int k = 0; k < 4; k++)
             cs->body_h += cs->lines_h[k] = wrap_text(c, k == 3 ? FONT_BOLD : FONT_REGULAR, f,
@@ -220,16 +132,16 @@ static int cost_draw_table(Ctx *c, const CostSheet *cs, int part, int tx, int yy
 static void cost_draw(Ctx *c, CostSheet *cs, int w, int h)
 {
     int f = cs->f, lh = cs->lh, pad = cs->pad, iw = cs->iw;
-    const char *lines[4] = {cs->line1, cs->line2, cs->kv, cs->concl};
+    const char *lines[4] = {cs->t.line1, cs->t.line2, cs->t.kv, cs->t.concl};
     int ph = cs->body_h + 2 * pad, x, y;
     draw_overlay(c, w, h, &cs->pw, &ph, &x, &y);
     int yy = y + pad, tx = x + (cs->pw - cs->table_w) / 2;
-    wrap_text(c, FONT_BOLD, cs->tf, c->th->result, x + pad, yy, iw, 2, cs->title, true);
+    wrap_text(c, FONT_BOLD, cs->tf, c->th->result, x + pad, yy, iw, 2, cs->t.title, true);
     yy += cs->title_h;
-    for (int part = 0; part < cs->nfig / 2; part++) {
+    for (int part = 0; part < cs->t.nfig / 2; part++) {
         if (part == 1) {
             yy += lh / 2;
-            yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, iw, 2, cs->sub, true);
+            yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, iw, 2, cs->t.sub, true);
         }
         yy = cost_draw_table(c, cs, part, tx, yy);
     }
@@ -249,14 +161,14 @@ void draw_cost(Ctx *c, int w, int h)
     const AttnParams *p = &c->L->params;
     CostSheet cs;
     memset(&cs, 0, sizeof cs);
-    cost_cells(p, &cs);
+    panel_text_cost(p, &cs.t); // the figures and the sentences, the text view's too
+    cost_cells(&cs);
     // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
     // before), and the sentences wrapped, never cut ("kept while genera…").
     int floor_font = scene_number_floor(c->s->height);
     cs.f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
     cs.lh = line_h(c, FONT_REGULAR, cs.f) + cs.f / 2, cs.gap = cs.f, cs.pad = cs.f;
     cost_columns(c, &cs, w);
-    cost_texts(p, &cs);
     cs.tf = px(c, 22) > cs.f ? px(c, 22) : cs.f;
     cs.th = line_h(c, FONT_REGULAR, cs.f) + cs.f / 4;
     cost_fit(c, &cs, w, h);
