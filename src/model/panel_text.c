@@ -437,16 +437,12 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
 
 // ---- the shuffle test (X) ---------------------------------------------------------------------------------
 
-static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
+// The shuffle panel's (X) two lines (panel_text.h).
+void panel_text_shuffle_lines(const Lesson *L, const SessionShuffle *sh, char *order,
+                              size_t order_cap, char *verdict, size_t verdict_cap)
 {
-    const SessionShuffle *sh = src->shuffle;
-    if (!sh) {
-        panel_add_text(pt, PANEL_ITEM_TEXT,
-                       TR("The shuffled lesson could not be computed (see the banner)."));
-        return;
-    }
-    const AttnParams *p = &src->L->params;
-    char buf[1200], num[64];
+    const AttnParams *p = &L->params;
+    char num[64];
     bool reversed = true;
     int a = -1, b = -1;
     for (int i = 0; i < p->n; i++) {
@@ -455,34 +451,46 @@ static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
     }
     size_t used;
     if (reversed || a < 0 || b < 0)
-        used = (size_t)snprintf(buf, sizeof buf, "%s", TR("The tokens reversed:  "));
+        used = (size_t)snprintf(order, order_cap, "%s", TR("The tokens reversed:  "));
     else
-        used = (size_t)snprintf(buf, sizeof buf, TR("\"%s\" and \"%s\" swapped:  "),
-                                panel_token(src->L, a), panel_token(src->L, b));
-    for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
-                                 panel_token(src->L, i));
-    if (used < sizeof buf)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
-    for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
+        used = (size_t)snprintf(order, order_cap, TR("\"%s\" and \"%s\" swapped:  "),
+                                panel_token(L, a), panel_token(L, b));
+    for (int i = 0; i < p->n && used < order_cap; i++)
+        used += (size_t)snprintf(order + used, order_cap - used, "%s%s", i ? " " : "",
+                                 panel_token(L, i));
+    if (used < order_cap)
+        used += (size_t)snprintf(order + used, order_cap - used, "  \xe2\x86\x92  ");
+    for (int i = 0; i < p->n && used < order_cap; i++)
+        used += (size_t)snprintf(order + used, order_cap - used, "%s%s", i ? " " : "",
                                  panel_token(&sh->lesson, i));
-    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     model_format_value(sh->difference, num, sizeof num);
     if (sh->same)
         snprintf(
-            buf, sizeof buf,
+            verdict, verdict_cap,
             TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
             p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
     else
         snprintf(
-            buf, sizeof buf,
+            verdict, verdict_cap,
             TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
             p->positions != POS_NONE ? TR("With positions")
             : p->mask == MASK_CAUSAL ? TR("With the causal mask")
                                      : TR("Changed"),
             num);
-    panel_add_text(pt, PANEL_ITEM_TEXT, buf);
+}
+
+static void walk_shuffle(PanelText *pt, const PanelTextSrc *src)
+{
+    const SessionShuffle *sh = src->shuffle;
+    if (!sh) {
+        panel_add_text(pt, PANEL_ITEM_TEXT,
+                       TR("The shuffled lesson could not be computed (see the banner)."));
+        return;
+    }
+    char order[1200], verdict[400];
+    panel_text_shuffle_lines(src->L, sh, order, sizeof order, verdict, sizeof verdict);
+    panel_add_text(pt, PANEL_ITEM_TEXT, order);
+    panel_add_text(pt, PANEL_ITEM_TEXT, verdict);
     ViewState st = *src->st;
     st.reveal = -1;
     StageTextSrc orig = {&st, src->L, src->T}, shuf = {&st, &sh->lesson, &sh->trace};

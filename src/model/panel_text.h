@@ -98,6 +98,11 @@ typedef struct {
 // head), MQA when that is not its own, and its window (with its grouping) when it has one. Returns
 // how many (<= 4).
 int panel_text_cache_rows(int64_t heads, int64_t kv, int64_t window, CacheRow *out);
+// The shuffle panel's (X) two lines, the window's and the text view's: the two orders ("…
+// swapped:  a b c  →  c b a") and the verdict with the largest difference between a token's two
+// output rows.
+void panel_text_shuffle_lines(const Lesson *L, const SessionShuffle *sh, char *order,
+                              size_t order_cap, char *verdict, size_t verdict_cap);
 // What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the
 // others.
 const char *panel_text_footer(ViewPanel panel);

@@ -487,7 +487,6 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
                 TR("The shuffled lesson could not be computed (see the banner)."));
         return;
     }
-    const AttnParams *p = &c->L->params;
     ViewState st = *c->st;
     st.reveal = -1;
     SceneExtras none = {0};
@@ -500,45 +499,12 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     shuf.T = &sh->trace;
     shuf.memo.label_w_count = 0; // its own lesson's labels
     int f = c->text_font, lh = line_h(c, FONT_BOLD, f) + c->num_font / 4;
-    char buf[600], fitted[600], num[64];
-    // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm).
-    bool reversed = true;
-    int a = -1, b = -1;
-    for (int i = 0; i < p->n; i++) {
-        reversed = reversed && sh->perm[i] == p->n - 1 - i;
-        if (sh->perm[i] != i) *(a < 0 ? &a : &b) = i;
-    }
-    char head[200];
-    if (reversed || a < 0 || b < 0) snprintf(head, sizeof head, "%s", TR("The tokens reversed:  "));
-    else
-        snprintf(head, sizeof head, TR("\"%s\" and \"%s\" swapped:  "), c->L->tokens[a],
-                 c->L->tokens[b]);
-    size_t used = (size_t)snprintf(buf, sizeof buf, "%s", head);
-    for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used +=
-            (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "", c->L->tokens[i]);
-    if (used < sizeof buf)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "  \xe2\x86\x92  ");
-    for (int i = 0; i < p->n && used < sizeof buf; i++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
-                                 sh->lesson.tokens[i]);
-    fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
+    // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm); line 2: the
+    // verdict, with the largest difference between a token's two output rows.
+    char order[600], buf[600], fitted[600];
+    panel_text_shuffle_lines(c->L, sh, order, sizeof order, buf, sizeof buf);
+    fit_text(c, FONT_BOLD, f, order, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->ink, x, y, w, lh, LEFT, fitted);
-    // Line 2: the verdict, with the largest difference between a token's two output rows.
-    model_format_value(sh->difference, num, sizeof num);
-    if (sh->same)
-        snprintf(
-            buf, sizeof buf,
-            TR("%s: each token's row is the same, only moved \xe2\x80\x94 largest difference %s"),
-            p->positions == POS_NONE ? TR("Without positions") : TR("The rows only moved"), num);
-    else
-        snprintf(
-            buf, sizeof buf,
-            TR("%s: the rows change \xe2\x80\x94 largest difference between a token's two rows %s"),
-            p->positions != POS_NONE ? TR("With positions")
-            : p->mask == MASK_CAUSAL ? TR("With the causal mask")
-                                     : TR("Changed"),
-            num);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
     // The two outputs; neither answers the pointer (the shuffled one is not the lesson's).
