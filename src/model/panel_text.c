@@ -311,34 +311,45 @@ static void cache_table(PanelText *pt, const char *caption, const CacheShape *s,
     }
 }
 
-static void walk_cache(PanelText *pt, const PanelTextSrc *src)
+// The cache-size panel's shapes, rows and headings (panel_text.h).
+void panel_text_cache_sheet(const Lesson *L, CacheSheet *out)
 {
-    const AttnParams *p = &src->L->params;
+    const AttnParams *p = &L->params;
     int count = 0;
     const CacheShape *shapes = cost_cache_shapes(&count);
-    CacheShape pub = shapes[0];
+    out->pub = shapes[0];
     int64_t window = 0;
     for (int i = 0; i < count; i++)
         if (shapes[i].window > 0) window = shapes[i].window;
-    CacheRow prow[4], lrow[4];
-    int pn = panel_text_cache_rows(pub.heads, pub.kv_heads, window, prow);
-    CacheShape mine = {lesson_title(src->L),
-                       1,
-                       p->heads,
-                       p->kv_heads > 0 ? p->kv_heads : p->heads,
-                       p->d_k,
-                       2,
-                       p->mask == MASK_CAUSAL ? p->window : 0};
-    int ln = panel_text_cache_rows(mine.heads, mine.kv_heads, mine.window, lrow);
-    char t1[200], t2[200];
-    snprintf(t1, sizeof t1,
+    out->pn = panel_text_cache_rows(out->pub.heads, out->pub.kv_heads, window, out->prow);
+    out->mine = (CacheShape){lesson_title(L),
+                             1,
+                             p->heads,
+                             p->kv_heads > 0 ? p->kv_heads : p->heads,
+                             p->d_k,
+                             2,
+                             p->mask == MASK_CAUSAL ? p->window : 0};
+    out->ln =
+        panel_text_cache_rows(out->mine.heads, out->mine.kv_heads, out->mine.window, out->lrow);
+    out->context = 8192; // Llama-3-8B's context length (max_position_embeddings)
+    snprintf(out->t1, sizeof out->t1,
+             // TRANSLATORS: the KV-cache size panel (Shift+K): the published shape's heading.
              TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"),
-             shapes[0].name, count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers,
-             (long long)pub.heads, (long long)pub.d_k);
-    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"),
-             p->heads, p->d_k);
-    cache_table(pt, t1, &pub, prow, pn, 8192); // Llama-3-8B's context length, as the chart
-    cache_table(pt, t2, &mine, lrow, ln, p->n);
+             shapes[0].name, count > 1 ? shapes[1].name : shapes[0].name,
+             (long long)out->pub.layers, (long long)out->pub.heads, (long long)out->pub.d_k);
+    snprintf(out->t2, sizeof out->t2,
+             // TRANSLATORS: the KV-cache size panel (Shift+K): the lesson's heading (its layer
+             // stored in 16-bit numbers).
+             TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"), p->heads,
+             p->d_k);
+}
+
+static void walk_cache(PanelText *pt, const PanelTextSrc *src)
+{
+    CacheSheet cs;
+    panel_text_cache_sheet(src->L, &cs);
+    cache_table(pt, cs.t1, &cs.pub, cs.prow, cs.pn, cs.context); // as the chart
+    cache_table(pt, cs.t2, &cs.mine, cs.lrow, cs.ln, src->L->params.n);
 }
 
 // ---- RoPE as a picture (W) -------------------------------------------------------------------------------

@@ -98,6 +98,18 @@ typedef struct {
 // head), MQA when that is not its own, and its window (with its grouping) when it has one. Returns
 // how many (<= 4).
 int panel_text_cache_rows(int64_t heads, int64_t kv, int64_t window, CacheRow *out);
+// The cache-size panel (Shift+K), the window's and the text view's: the published shape
+// (Llama-3-8B's, with Mistral-7B's window as its window's row) over a context of `context` tokens,
+// and the lesson's one layer stored as a model stores it (16-bit numbers), with their rows and
+// headings.
+typedef struct {
+    CacheShape pub, mine;
+    CacheRow prow[4], lrow[4];
+    int pn, ln;
+    int64_t context;
+    char t1[200], t2[200];
+} CacheSheet;
+void panel_text_cache_sheet(const Lesson *L, CacheSheet *out);
 // The shuffle panel's (X) two lines, the window's and the text view's: the two orders ("…
 // swapped:  a b c  →  c b a") and the verdict with the largest difference between a token's two
 // output rows.

@@ -97,40 +97,20 @@ static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int c
 void draw_cache_size(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
-    int count = 0;
-    const CacheShape *shapes = cost_cache_shapes(&count);
-    // The published shape: Llama-3-8B's, with Mistral-7B's window (the same shape) as the window's
-    // row.
-    CacheShape pub = shapes[0];
-    int64_t window = 0;
-    for (int i = 0; i < count; i++)
-        if (shapes[i].window > 0) window = shapes[i].window;
-    CacheRow prow[4], lrow[4];
-    int pn = panel_text_cache_rows(pub.heads, pub.kv_heads, window, prow);
-    // The lesson: one layer of its heads and d_k, stored as a model stores them (16-bit numbers).
-    CacheShape mine = {c->L->title,
-                       1,
-                       p->heads,
-                       p->kv_heads > 0 ? p->kv_heads : p->heads,
-                       p->d_k,
-                       2,
-                       p->mask == MASK_CAUSAL ? p->window : 0};
-    int ln = panel_text_cache_rows(mine.heads, mine.kv_heads, mine.window, lrow);
-    const int64_t context = 8192; // Llama-3-8B's context length (max_position_embeddings)
+    // The published shape (Llama-3-8B's, with Mistral-7B's window as the window's row) and the
+    // lesson's one layer stored as a model stores it (16-bit numbers): panel_text's, the text
+    // view's.
+    CacheSheet sheet;
+    panel_text_cache_sheet(c->L, &sheet);
+    const CacheShape pub = sheet.pub, mine = sheet.mine;
+    const CacheRow *prow = sheet.prow, *lrow = sheet.lrow;
+    int pn = sheet.pn, ln = sheet.ln;
+    const int64_t context = sheet.context;
+    const char *t1 = sheet.t1, *t2 = sheet.t2;
     // Everything the class reads at the board's floor at least (digits of 2.6 % of the window's
     // height).
     int floor_font = scene_number_floor(c->s->height),
         f = c->text_font > floor_font ? c->text_font : floor_font;
-    char t1[200], t2[200];
-    snprintf(t1, sizeof t1,
-             // TRANSLATORS: the KV-cache size panel (Shift+K): the published shape's heading.
-             TR("%s and %s: %lld layers, %lld query heads, d_k = %lld, 16-bit numbers"),
-             shapes[0].name, count > 1 ? shapes[1].name : shapes[0].name, (long long)pub.layers,
-             (long long)pub.heads, (long long)pub.d_k);
-    // TRANSLATORS: the KV-cache size panel (Shift+K): the lesson's heading (its layer stored in
-    // 16-bit numbers).
-    snprintf(t2, sizeof t2, TR("This lesson: 1 layer, %d query heads, d_k = %d, 16-bit numbers"),
-             p->heads, p->d_k);
     int tw1 = 0, tw2 = 0, lh = line_h(c, FONT_BOLD, f) + f / 3;
     for (;;) { // the largest size at which the tables fit beside the chart, down to the floor
         int th = cache_table(c, &pub, prow, pn, context, true, 0, 0, f, false, &tw1);
