@@ -1,6 +1,6 @@
 #!/bin/sh
 # The house's shape (STYLE.md, issue 37), checked:
-#  - every hand-written C file (src/, tests/, bench/; not src/**/generated/, which tools/gen_*.py write) is as
+#  - every hand-written C file (.c, .h, .inc; src/, tests/, bench/; not src/**/generated/, which tools/gen_*.py write) is as
 #    clang-format 14 leaves it with the repository's .clang-format (4 spaces, 100 columns);
 #  - at most 5 functions of src/ over 80 lines and none over 120; no hand-written file of src/ over 900 lines
 #    (tools/long_functions.py measures them).
@@ -19,12 +19,15 @@ done
 [ -n "$fmt" ] || missing_tool "clang-format 14 (Debian: clang-format-14)"
 require_tool python3 python3
 
-files=$(find src tests bench -name '*.[ch]' -not -path '*/generated/*' | sort)
+files=$(find src tests bench \( -name '*.[ch]' -o -name '*.inc' \) -not -path '*/generated/*' | sort)
 n=0
 for f in $files; do
     n=$((n + 1))
-    if "$fmt" --style=file --dry-run --Werror "$f" >/dev/null 2>&1; then ok
-    else bad "$f is not as clang-format leaves it: run  $fmt -i $f"; fi
+    # A .inc is C included by a .c (the page's part of the window): formatted as C.
+    as=$f
+    case $f in *.inc) as=${f%.inc}.c ;; esac
+    if "$fmt" --style=file --assume-filename="$as" --dry-run --Werror <"$f" >/dev/null 2>&1; then ok
+    else bad "$f is not as clang-format leaves it: run  $fmt -i $f  (a .inc: --assume-filename=x.c)"; fi
 done
 [ "$n" -gt 150 ] && ok || bad "only $n C files found under src/, tests/ and bench/"
 
