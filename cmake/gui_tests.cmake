@@ -130,6 +130,15 @@ add_test(NAME test_layout_audit COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/wit
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
          ${MHA_AUDIT_QUICK})
 set_tests_properties(test_layout_audit PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+# The same rules on a checkpoint's layers (--layout --model): tiny Llama (grouped K/V heads), Mistral (sliding
+# window) and GPT-2 checkpoints made by tests/test_hf_models.py, first and last layer, with their own stages (the
+# norm, the residual, the next token's chart) and the overview. Needs NumPy to make the checkpoints.
+if(NOT WIN32)
+  add_test(NAME test_layout_models COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --models)
+  set_tests_properties(test_layout_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endif()
 # The audit's own self-test (its rules catch a dropped operand): Python's, so the plain build's only.
 if(NOT MHA_SANITIZE)
   add_test(NAME test_layout_audit_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json

@@ -3,9 +3,11 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand] [--quick]
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand] [--quick] [--models]
   --drop-operand: the self-test, which must fail; --quick: English at 1280x720 on a third of the made lessons (the
-  sanitizer builds)
+  sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
+  Llama with grouped K/V heads, Mistral's sliding window, GPT-2) with `--layout --model`, first and last layer: their
+  own stages (the norm, the residual, the next token) and the overview under the same rules (needs NumPy)
 """
 import itertools
 import json
@@ -228,7 +230,63 @@ def compare_exports(audit, lesson, tmp):
                 audit.fail(where, "%s is on the screen but not in %s" % (m["title"], name))
 
 
+MODEL_STAGES = ("input-norm", "residual", "next-token")
+
+
+def audit_models(tmp):
+    """--layout --model on tiny checkpoints: every screen of the first and the last layer under the lessons' rules
+    (the layer saved as a lesson gives check() its heads and shapes), and the model's own screens there."""
+    sys.path.insert(0, os.path.join(src, "tests"))
+    import numpy as np
+    import test_hf_models as T
+    rng = np.random.default_rng(37)
+    llama3 = T.make_byte_level(T.LLAMA3, bos=True, merges_as_lists=True)
+    gpt2 = T.make_byte_level(T.GPT2, bos=False)
+    built = [(T.make_model(tmp, "llama-gqa", rng, tok=llama3)[0], 3),
+             (T.make_model(tmp, "mistral-window", rng, model_type="mistral", tok=T.make_sentencepiece(), sliding=3,
+                           kv=4)[0], 3),
+             (T.make_gpt2(tmp, "gpt2", rng, tok=gpt2)[0], 2)]
+    audit, own = Audit(), {}
+    for d, layers in built:
+        for layer in sorted({0, layers - 1}):
+            spec = os.path.join(tmp, "%s-layer%d.json" % (os.path.basename(d), layer))
+            r = subprocess.run([exe, "--model", d, "--layer", str(layer), "--save-lesson", spec],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                audit.fail(d, "--save-lesson exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+                continue
+            for size in SIZES:
+                for lang in ("en", "fr") if size == SIZES[0] else ("en",):
+                    r = subprocess.run([exe, "--layout", "--model", d, "--layer", str(layer), "--size",
+                                        "%dx%d" % size, "--lang", lang], capture_output=True, text=True)
+                    if r.returncode != 0:
+                        audit.fail(d, "--layout --model exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
+                        continue
+                    lines = [json.loads(l) for l in r.stdout.splitlines()]
+                    for x in lines:
+                        key = x.get("stage") if x.get("screen") == "stage" else x.get("screen")
+                        own[(os.path.basename(d), key)] = own.get((os.path.basename(d), key), 0) + 1
+                    audit.check(spec, size, lang, lines, False)
+    for name in ("llama-gqa", "mistral-window", "gpt2"):
+        for key in MODEL_STAGES + ("overview",):
+            if not own.get((name, key)):
+                audit.fail(name, "no %s screen audited" % key)
+    print("layout audit of checkpoints: %d layers, %d screens (%d of the model's own stages, %d overviews), "
+          "%d matrices, %d equations, %d operands checked"
+          % (sum(len({0, n - 1}) for _, n in built), audit.screens,
+             sum(v for (n, k), v in own.items() if k in MODEL_STAGES),
+             sum(v for (n, k), v in own.items() if k == "overview"), audit.matrices, audit.equations, audit.operands))
+    for e in audit.errors[:60]:
+        print("  " + e)
+    if audit.errors:
+        print("layout audit of checkpoints: %d violations" % len(audit.errors))
+        return 1
+    return 0 if audit.screens >= 200 else 1
+
+
 def main():
+    if "--models" in sys.argv:
+        return audit_models(tempfile.mkdtemp())
     drop = "--drop-operand" in sys.argv
     tmp = tempfile.mkdtemp()
     files = sorted(os.path.join(src, "lessons", f) for f in os.listdir(os.path.join(src, "lessons"))

@@ -235,17 +235,16 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     static const struct {
         ViewPanel panel;
         const char *kind;
-    } PANELS[] = {{PANEL_COST, "cost"},
-                  {PANEL_COMPARE, "compare"},
-                  {PANEL_SHUFFLE, "shuffle"},
-                  {PANEL_CACHE, "cache-size"},
-                  {PANEL_ROPE, "rotation"}};
+    } PANELS[] = {{PANEL_COST, "cost"},       {PANEL_COMPARE, "compare"},
+                  {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"},
+                  {PANEL_ROPE, "rotation"},   {PANEL_OVERVIEW, "overview"}};
     for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
         st = base;
         st.panel = PANELS[i].panel;
         if (st.panel == PANEL_COMPARE && !ex->compare) continue;
         if (st.panel == PANEL_SHUFFLE && !ex->shuffle) continue;
         if (st.panel == PANEL_ROPE && !st.dims.rope) continue;
+        if (st.panel == PANEL_OVERVIEW && !st.dims.stream) continue; // a checkpoint's (Shift+A)
         snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
         if (st.panel
             == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns
@@ -309,40 +308,39 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
     }
 }
 
-int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir,
-               char *err, size_t cap)
+// The screens of the first head only: the all-heads view of each stage that has a heatmap, the help
+// pages.
+static void head_screens(Audit *a, ViewState st, const SceneExtras *ex)
 {
-    Audit a = {.out = out, .w = w, .h = h};
-    ExportError xerr = {0};
-    Exporter *x = export_open(font_dir, &xerr);
-    if (!x) {
-        snprintf(err, cap, "%s", xerr.message);
-        return 1;
+    const AttnParams *p = &a->doc->edit;
+    ViewState all = st;
+    all.view = VIEW_ALL_HEADS;
+    for (int i = 0; i < all.stage_count; i++) {
+        all.stage_index = i;
+        if (model_stage_heatmap(p, view_stage(&all)) == MAT_NONE) continue;
+        char name[64];
+        snprintf(name, sizeof name, "all heads %s", stage_info(view_stage(&all))->key);
+        screen(a, "all-heads", name, &all, ex);
     }
-    a.tm = export_metrics(x);
-    Session *doc = calloc(1, sizeof *doc);
-    if (!doc) {
-        export_close(x);
-        snprintf(err, cap, "out of memory");
-        return 1;
+    ViewState help = st;
+    help.help = true;
+    for (int page = 0; page < 3; page++) {
+        help.help_page = page;
+        char name[32];
+        snprintf(name, sizeof name, "help page %d", page + 1);
+        screen(a, "help", name, &help, ex);
     }
-    session_init(doc);
-    SessionError serr;
-    if (!session_load(doc, path, &serr)) {
-        snprintf(err, cap, "%s", serr.message);
-        session_free(doc);
-        free(doc);
-        export_close(x);
-        return 2;
-    }
-    a.doc = doc;
-    scene_init(&a.scene);
-    scene_init(&a.other);
-    const AttnParams *p = &doc->edit;
+}
+
+// Every screen of every head (only_head's when >= 0) of the document's lesson, then the summary.
+static void audit_screens(Audit *a, int only_head)
+{
+    const AttnParams *p = &a->doc->edit;
     ViewDims dims = view_dims_from_params(p);
-    SceneExtras ex = {.original = &doc->lesson.params};
-    if (session_compare(doc, &serr)) ex.compare = session_comparison(doc);
-    if (session_shuffle(doc, 0, &serr)) ex.shuffle = session_shuffled(doc);
+    SceneExtras ex = {.original = &a->doc->lesson.params};
+    SessionError serr;
+    if (session_compare(a->doc, &serr)) ex.compare = session_comparison(a->doc);
+    if (session_shuffle(a->doc, 0, &serr)) ex.shuffle = session_shuffled(a->doc);
     for (int head = 0; head < p->heads; head++) {
         if (only_head >= 0 && head != only_head) continue;
         ViewState st;
@@ -352,37 +350,68 @@ int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const c
             st.stage_index = i;
             st.substep_count = 1;
             st.part_map = false;
-            stage_screens(&a, &st, &ex);
+            stage_screens(a, &st, &ex);
         }
-        if (head == (only_head >= 0 ? only_head : 0)) {
-            ViewState all = st;
-            all.view = VIEW_ALL_HEADS;
-            for (int i = 0; i < all.stage_count; i++) {
-                all.stage_index = i;
-                if (model_stage_heatmap(p, view_stage(&all)) == MAT_NONE) continue;
-                char name[64];
-                snprintf(name, sizeof name, "all heads %s", stage_info(view_stage(&all))->key);
-                screen(&a, "all-heads", name, &all, &ex);
-            }
-            ViewState help = st;
-            help.help = true;
-            for (int page = 0; page < 3; page++) {
-                help.help_page = page;
-                char name[32];
-                snprintf(name, sizeof name, "help page %d", page + 1);
-                screen(&a, "help", name, &help, &ex);
-            }
-        }
+        if (head == (only_head >= 0 ? only_head : 0)) head_screens(a, st, &ex);
         view_init(&st, &dims);
         st.head = head;
-        panel_screens(&a, st, &ex);
-        if (head == (only_head >= 0 ? only_head : 0)) question_screens(&a, st, ex);
+        panel_screens(a, st, &ex);
+        if (head == (only_head >= 0 ? only_head : 0)) question_screens(a, st, ex);
     }
-    fprintf(out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a.screens, a.matrices);
+    fprintf(a->out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a->screens,
+            a->matrices);
+}
+
+// The audit of a lesson: from the file at path (NULL: the built-in one), or lesson taken over (a
+// checkpoint's layer, named name) when not NULL.
+static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *name, int w, int h,
+                      int only_head, const char *font_dir, char *err, size_t cap)
+{
+    Audit a = {.out = out, .w = w, .h = h};
+    ExportError xerr = {0};
+    Exporter *x = export_open(font_dir, &xerr);
+    if (!x) {
+        if (lesson) lesson_free(lesson);
+        snprintf(err, cap, "%s", xerr.message);
+        return 1;
+    }
+    a.tm = export_metrics(x);
+    Session *doc = calloc(1, sizeof *doc);
+    if (!doc) {
+        if (lesson) lesson_free(lesson);
+        export_close(x);
+        snprintf(err, cap, "out of memory");
+        return 1;
+    }
+    session_init(doc);
+    SessionError serr;
+    if (lesson ? !session_take_lesson(doc, lesson, name, &serr) : !session_load(doc, path, &serr)) {
+        snprintf(err, cap, "%s", serr.message);
+        session_free(doc);
+        free(doc);
+        export_close(x);
+        return 2;
+    }
+    a.doc = doc;
+    scene_init(&a.scene);
+    scene_init(&a.other);
+    audit_screens(&a, only_head);
     scene_free(&a.scene);
     scene_free(&a.other);
     session_free(doc);
     free(doc);
     export_close(x);
     return 0;
+}
+
+int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir,
+               char *err, size_t cap)
+{
+    return layout_run(out, path, NULL, NULL, w, h, only_head, font_dir, err, cap);
+}
+
+int cli_layout_lesson(FILE *out, Lesson *lesson, const char *name, int w, int h, int only_head,
+                      const char *font_dir, char *err, size_t cap)
+{
+    return layout_run(out, NULL, lesson, name, w, h, only_head, font_dir, err, cap);
 }

@@ -117,7 +117,7 @@ static int model_options(const Args *a, CliModelExport export_fn, double *head, 
             return EXIT_USAGE;
         }
     if (export_refused(a, export_fn)) return EXIT_USAGE;
-    if (a->value[OPT_HEAD] && a->mode != MODE_WINDOW) {
+    if (a->value[OPT_HEAD] && a->mode != MODE_WINDOW && a->mode != MODE_LAYOUT) {
         cli_line(stderr,
                  "mha-tracer: error: --head with --model picks the head the window opens on: it "
                  "does not "
@@ -190,7 +190,9 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
     double head = -1, layer = 0;
     int status = model_options(a, export_fn, &head, &layer);
     if (status != EXIT_OK) return status;
-    bool window = a->mode == MODE_WINDOW, exporting = a->mode == MODE_EXPORT;
+    // The window, or its layout audit (--layout): the layer with its stream and the overview.
+    bool window = a->mode == MODE_WINDOW || a->mode == MODE_LAYOUT,
+         exporting = a->mode == MODE_EXPORT;
     const char *text = a->value[OPT_TEXT] ? a->value[OPT_TEXT] : "The cat sat on the mat";
     HfModel m;
     LessonError err;

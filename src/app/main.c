@@ -712,15 +712,12 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
 #endif
 }
 
-// --layout [LESSON] [--size WxH] [--head N]: the layout audit (cli_layout.c).
-static int run_layout(const Args *a)
+#ifndef MHA_NO_GUI
+// --layout's window size (--size WxH, default 1280x720) and fonts: EXIT_OK, else the status after
+// saying why.
+static int layout_setup(const Args *a, int *w, int *h, char *fonts, size_t cap)
 {
-#ifdef MHA_NO_GUI
-    (void)a;
-    cli_line(stderr, "mha-tracer: error: this build has no scene (built with -DMHA_GUI=OFF)\n");
-    return EXIT_USAGE;
-#else
-    int w = 1280, h = 720;
+    *w = 1280, *h = 720;
     const char *size = a->value[OPT_SIZE];
     if (size) {
         char *end;
@@ -732,8 +729,24 @@ static int run_layout(const Args *a)
                 size);
             return EXIT_USAGE;
         }
-        w = (int)pw, h = (int)ph;
+        *w = (int)pw, *h = (int)ph;
     }
+    if (!find_font_dir(fonts, cap)) {
+        cli_line(stderr, "mha-tracer: error: --layout: the fonts (assets/fonts) were not found\n");
+        return EXIT_IO;
+    }
+    return EXIT_OK;
+}
+#endif
+
+// --layout [LESSON] [--size WxH] [--head N]: the layout audit (cli_layout.c).
+static int run_layout(const Args *a)
+{
+#ifdef MHA_NO_GUI
+    (void)a;
+    cli_line(stderr, "mha-tracer: error: this build has no scene (built with -DMHA_GUI=OFF)\n");
+    return EXIT_USAGE;
+#else
     double head = -1;
     if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
         return EXIT_USAGE;
@@ -743,13 +756,11 @@ static int run_layout(const Args *a)
         return EXIT_USAGE;
     }
     char fonts[1100], err[1300] = "";
-    if (!find_font_dir(fonts, sizeof fonts)) {
-        cli_line(stderr, "mha-tracer: error: --layout: the fonts (assets/fonts) were not found\n");
-        return EXIT_IO;
-    }
+    int w, h, status = layout_setup(a, &w, &h, fonts, sizeof fonts);
+    if (status != EXIT_OK) return status;
     const char *path = a->nfiles ? a->files[0] : NULL;
     Lesson probe;
-    int status = load_lesson(&probe, path); // the lesson's own errors, as every mode prints them
+    status = load_lesson(&probe, path); // the lesson's own errors, as every mode prints them
     if (status != EXIT_OK) return status;
     i18n_use(i18n_choose(a->value[OPT_LANG], probe.language));
     if ((int)head >= probe.params.heads) {
@@ -771,9 +782,31 @@ static int run_layout(const Args *a)
 
 #if !defined MHA_NO_GUI                                                                            \
     && !defined __EMSCRIPTEN__ // the page reads no checkpoint (--model is not built there)
-// --model's window: the checkpoint's layer, taken over, opened on head `head`.
+// --layout --model DIR: the layout audit of the checkpoint's layer (its own stages and the
+// overview too), taken over; head -1: every head.
+static int model_layout(const Args *a, Lesson *lesson, int head)
+{
+    char fonts[1100], err[1300] = "";
+    int w, h, status = layout_setup(a, &w, &h, fonts, sizeof fonts);
+    if (status != EXIT_OK) {
+        lesson_free(lesson);
+        return status;
+    }
+    i18n_use(i18n_choose(a->value[OPT_LANG], lesson->language));
+    status =
+        cli_layout_lesson(stdout, lesson, a->value[OPT_MODEL], w, h, head, fonts, err, sizeof err);
+    if (status != 0) {
+        cli_line(stderr, "%s: error: %s\n", a->value[OPT_MODEL], err);
+        return status;
+    }
+    return cli_finish_stdout();
+}
+
+// --model's window: the checkpoint's layer, taken over, opened on head `head` (or, with --layout,
+// its layout audit).
 static int model_window(const Args *a, Lesson *lesson, int head)
 {
+    if (a->mode == MODE_LAYOUT) return model_layout(a, lesson, head);
     GuiOptions opt = {.lesson = lesson,
                       .head = head,
                       .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
@@ -810,7 +843,7 @@ static int run(const Args *a, const char *argv0)
         return cli_finish_stdout();
     }
     if (a->mode == MODE_NEW) return run_new(a, argv0);
-    if (a->mode == MODE_LAYOUT) return run_layout(a);
+    if (a->mode == MODE_LAYOUT && !a->value[OPT_MODEL]) return run_layout(a);
 #ifdef MHA_NO_GUI
     ExportRequest *xreq = NULL;
     if (a->mode == MODE_EXPORT) {

@@ -169,15 +169,16 @@ const Option OPTIONS[OPT_COUNT] = {
         {"--layout", .arg = "[LESSON]", .mode = MODE_LAYOUT,
          .help = "the layout audit: every screen the window can show (each stage, part and head,\n"
                  "the panels, the help, each question), one JSON object a line: each matrix's\n"
-                 "rows and columns shown, its digit height and box, the texts and their sizes"},
+                 "rows and columns shown, its digit height and box, the texts and their sizes;\n"
+                 "with --model DIR instead of LESSON: a checkpoint's layer (--layer, --text)"},
     [OPT_SIZE] = {"--size", .arg = "WxH", .with = WITH_LAYOUT, .flags = SUB, .col = 25,
                   .expects = "WIDTHxHEIGHT, each from 320 to 8192",
                   .help = "the window's size (default 1280x720)"},
     [OPT_MODEL] =
         {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
          .help =
-             "in the window (with --head H: on head H), or with --json, --trace or --save-lesson:\n"
-             "a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
+             "in the window (with --head H: on head H), or with --json, --trace, --save-lesson\n"
+             "or --layout: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
              "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, "
              "mistral,\n"
              "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the "
@@ -222,10 +223,12 @@ static const struct {
     [WITH_LAYOUT] = {.modes = 1u << MODE_LAYOUT | 1u << MODE_NEW, .text = "--layout"},
     [WITH_MODEL] =
         {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
-                  | 1u << MODE_EXPORT | 1u << MODE_NEW,
-         .text = "the window, --json, --trace, --save-lesson FILE or --export DIR --what overview"},
+                  | 1u << MODE_EXPORT | 1u << MODE_LAYOUT | 1u << MODE_NEW,
+         .text = "the window, --json, --trace, --save-lesson FILE, --layout or --export DIR --what "
+                 "overview"},
     [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE
-                                     | 1u << MODE_SAVE_LESSON | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                                     | 1u << MODE_SAVE_LESSON | 1u << MODE_EXPORT
+                                     | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                             .text = "--model DIR",
                             .needs = OPT_MODEL},
 };

@@ -616,6 +616,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
 void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
 {
     memset(fits, 0, sizeof *fits);
+    if (view_stage(c->st) == STAGE_NEXT && model_mat_present(&c->L->params, MAT_NEXT))
+        return; // a chart of one position's bars (draw_next_chart), no equation on a board
     Plan *p = malloc(sizeof *p);
     if (!p) return;
     const StageInfo *si = stage_info(view_stage(c->st));

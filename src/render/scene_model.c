@@ -39,8 +39,8 @@ static int position_chips(Ctx *c, int x, int y, int w, int f, int shown)
 }
 
 // The bars: rank r's token, a bar as long as its probability (the longest: the first), the
-// probability.
-static void next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
+// probability. Returns how many bars (as many as fit at the floor).
+static int next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
 {
     const LayerStream *s = c->L->params.stream;
     int lh = line_h(c, FONT_MONO, f), gap = f / 4, count = s->top;
@@ -68,6 +68,7 @@ static void next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
         tag_last(c, ROLE_NUMBER, ref);
         scene_push_hit(c->s, x, ry, w, lh, ref, -1);
     }
+    return count;
 }
 
 void draw_next_chart(Ctx *c, int x, int y, int w, int h)
@@ -86,7 +87,22 @@ void draw_next_chart(Ctx *c, int x, int y, int w, int h)
     text_at(c, FONT_BOLD, cf, c->th->ink, x, y + used, cut);
     used += line_h(c, FONT_BOLD, cf) + f / 3;
     while (f > floor_f && p->stream->top * (line_h(c, FONT_MONO, f) + f / 4) > h - used) f--;
-    next_bars(c, x, y + used, w, h - used, pos, f);
+    int bars = next_bars(c, x, y + used, w, h - used, pos, f);
+    // The chart as the layout audit reads a matrix: position pos's row of the top tokens, its bars
+    // shown, at the bars' number size.
+    SceneBox box = {.mat = MAT_NEXT,
+                    .rows = 1,
+                    .cols = p->stream->top,
+                    .nr = 1,
+                    .nc = bars,
+                    .x = x,
+                    .y = y,
+                    .w = w,
+                    .h = used + bars * (line_h(c, FONT_MONO, f) + f / 4),
+                    .num_font = f,
+                    .result = true};
+    snprintf(box.title, sizeof box.title, "%s", cut);
+    scene_push_box(c->s, &box);
 }
 
 // ---- the overview: every layer's heads (key W) ----
