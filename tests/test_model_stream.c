@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lesson/hf_model.h"
+#include "hf/hf_model.h"
 #include "model/matrices.h"
 #include "model/stages.h"
 

@@ -1,4 +1,4 @@
-// Tests src/lesson/safetensors: headers parsed from bytes in memory, the dtypes converted exactly,
+// Tests src/hf/safetensors: headers parsed from bytes in memory, the dtypes converted exactly,
 // and every kind of bad header (short file, header past the end, offsets past the end, shapes that
 // disagree with the bytes, overflowing shapes, not JSON) refused naming the tensor; a file cut at
 // every length never accepted with a tensor reaching outside it.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "lesson/safetensors.h"
+#include "hf/safetensors.h"
 
 // header (JSON) + data into a safetensors file in buf; its size.
 static size_t make_file(unsigned char *buf, const char *header, const unsigned char *data,

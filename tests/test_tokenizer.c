@@ -1,4 +1,4 @@
-// Tests src/lesson/pretokenize and tokenizer: the pre-tokenizer patterns' pieces (GPT-2's, Llama
+// Tests src/hf/pretokenize and tokenizer: the pre-tokenizer patterns' pieces (GPT-2's, Llama
 // 3's, Qwen2's: contractions, the optional space, digits, newlines, the (?!\S) look-ahead), the
 // Unicode classes, BPE merges by rank, the added and special tokens, byte fallback, the tokens as
 // shown, and tokenizer.json refused.
@@ -6,10 +6,10 @@
 #include <string.h>
 #include "check.h"
 #include "core/utf8.h"
-#include "lesson/nfc.h"
-#include "lesson/pretokenize.h"
-#include "lesson/tokenizer.h"
-#include "lesson/unicode_classes.h"
+#include "hf/nfc.h"
+#include "hf/pretokenize.h"
+#include "hf/tokenizer.h"
+#include "hf/unicode_classes.h"
 
 // The pieces of text under kind, joined by '|'.
 static void pieces(PretokKind kind, const char *text, char *out, size_t cap)

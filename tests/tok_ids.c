@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cjson/cJSON.h>
 
-#include "lesson/tokenizer.h"
+#include "hf/tokenizer.h"
 #include "read_all.h"
 
 int main(int argc, char **argv)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes src/lesson/generated/unicode_bert.c: what BERT's normalizer and pre-tokenizer need of Unicode (Hugging Face
+"""Writes src/hf/generated/unicode_bert.c: what BERT's normalizer and pre-tokenizer need of Unicode (Hugging Face
 tokenizers' BertNormalizer and BertPreTokenizer), from Python's unicodedata: the categories P (punctuation), C
 (control, format, surrogates, private use, unassigned) and Mn (the marks strip_accents drops), each code point's
 lowercase (the full mapping: one to three code points) and its canonical decomposition (NFD) without its Mn marks.
-Usage: python3 tools/gen_unicode_bert.py > src/lesson/generated/unicode_bert.c"""
+Usage: python3 tools/gen_unicode_bert.py > src/hf/generated/unicode_bert.c"""
 import unicodedata
 
 

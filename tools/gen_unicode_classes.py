@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes src/lesson/unicode_classes.c: the code point ranges of the Unicode categories L (letters) and N
+"""Writes src/hf/unicode_classes.c: the code point ranges of the Unicode categories L (letters) and N
 (numbers) that the tokenizers' pre-tokenizer patterns name as \\p{L} and \\p{N}, from Python's unicodedata.
-Usage: python3 tools/gen_unicode_classes.py > src/lesson/unicode_classes.c"""
+Usage: python3 tools/gen_unicode_classes.py > src/hf/unicode_classes.c"""
 import sys
 import unicodedata
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes src/lesson/generated/unicode_nfc.c: what Unicode's NFC needs (the NFC normalizer of Qwen's tokenizer.json), from
+"""Writes src/hf/generated/unicode_nfc.c: what Unicode's NFC needs (the NFC normalizer of Qwen's tokenizer.json), from
 Python's unicodedata: each code point's full canonical decomposition (NFD; Hangul syllables are left to their
 formula), the canonical combining classes as ranges, and the canonical compositions (the pairs NFC joins, the
 composition exclusions left out).
-Usage: python3 tools/gen_unicode_nfc.py > src/lesson/generated/unicode_nfc.c"""
+Usage: python3 tools/gen_unicode_nfc.py > src/hf/generated/unicode_nfc.c"""
 import unicodedata
 
 

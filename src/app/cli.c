@@ -1,12 +1,12 @@
 // The command line's printing: a trace as aligned text (--trace), as JSON (--json), and the
 // single-head comparison (--compare).
-#include "cli.h"
+#include "app/cli.h"
 
 #include "core/utf8.h"
 #include "lesson/lesson_fields.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
-#include "options.h"
+#include "app/options.h"
 
 #include <errno.h>
 #include <math.h>

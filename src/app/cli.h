@@ -4,8 +4,8 @@
 #define MHA_CLI_H
 
 #include <stdio.h>
-#include "../core/compare.h"
-#include "../lesson/lesson.h"
+#include "core/compare.h"
+#include "lesson/lesson.h"
 
 // What the command line adds to a trace: the tokens' reordering (--shuffle) and how the output
 // changed.

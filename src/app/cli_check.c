@@ -1,14 +1,14 @@
 // --check: each lesson file's report (lesson_load_report: every independent error with its
 // line:column and field, the warnings), then its trace's warnings, printed file by file.
-#include "cli_check.h"
+#include "app/cli_check.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "options.h"
-#include "../model/questions.h"
-#include "../model/saturation.h"
+#include "app/cli.h"
+#include "app/options.h"
+#include "model/questions.h"
+#include "model/saturation.h"
 
 // lessons/lesson.schema.json sits beside the lessons (for editors), so `--check lessons/*.json`
 // names it too.

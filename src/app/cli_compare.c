@@ -1,7 +1,7 @@
 // --compare's sentences about the single head, each said as the numbers have it (issue 39: with
 // RoPE the single head's scores were said to be the sum of the heads' while they differed by up to
 // 0.988).
-#include "cli.h"
+#include "app/cli.h"
 
 #include <math.h>
 

@@ -3,8 +3,8 @@
 // FlashAttention tiles). Both print what a step or a tile adds, never the whole cache again, and
 // both are refused before a byte is printed when the output would pass the limit --json itself
 // keeps (LESSON_MAX_TRACE_VALUES numbers).
-#include "cli.h"
-#include "../core/decode.h"
+#include "app/cli.h"
+#include "core/decode.h"
 
 #include <math.h>
 #include <stdlib.h>

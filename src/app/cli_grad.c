@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "app/cli.h"
 #include "core/params.h"
 
 // One row of numbers as a JSON list.

@@ -4,20 +4,20 @@
 // JSON object a line: what each matrix shows of itself and at what size, the texts with their
 // sizes, what fits at the floor, and whether a banner or the notes moved anything.
 // tests/layout_audit.py checks the rules on it.
-#include "cli_layout.h"
+#include "app/cli_layout.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../core/decode.h"
-#include "../model/i18n.h"
-#include "../model/questions.h"
-#include "../model/session.h"
-#include "../model/stages.h"
-#include "../render/export_png.h"
-#include "../render/scene.h"
+#include "app/cli.h"
+#include "core/decode.h"
+#include "model/i18n.h"
+#include "model/questions.h"
+#include "model/session.h"
+#include "model/stages.h"
+#include "render/export_png.h"
+#include "render/scene.h"
 
 typedef struct {
     FILE *out;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 // Prints one JSON object a line for every screen of the lesson at path (NULL: the built-in one) in
 // a w x h window (only head only_head's when >= 0), then a summary line. Returns 0, or 1 (I/O: the

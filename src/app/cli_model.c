@@ -1,15 +1,15 @@
 // --model DIR [--text T] [--layer L] --json|--trace: the checkpoint opened, the forward pass run,
 // layer L's attention printed as a lesson's trace is, with the text's token ids and the next
 // token's top 5.
-#include "cli_model.h"
+#include "app/cli_model.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../lesson/lesson_write.h"
-#include "../lesson/hf_model.h"
+#include "app/cli.h"
+#include "lesson/lesson_write.h"
+#include "hf/hf_model.h"
 
 // "token_ids": [...], "next_token": [{"id", "token", "p"}, ...] or null for an encoder (--json's
 // top-level keys after the tokens).

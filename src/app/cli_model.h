@@ -1,11 +1,11 @@
 // --model DIR with --json or --trace: a Hugging Face checkpoint's layer traced on a text
-// (lesson/hf_model.h).
+// (hf/hf_model.h).
 #ifndef MHA_CLI_MODEL_H
 #define MHA_CLI_MODEL_H
 
-#include "options.h"
-#include "../core/trace.h"
-#include "../lesson/lesson.h"
+#include "app/options.h"
+#include "core/trace.h"
+#include "lesson/lesson.h"
 
 // Opens the checkpoint a->value[OPT_MODEL], runs the text through it and prints layer L's trace
 // (--json adds "token_ids" and "next_token"). Returns the exit status: 2 for a bad checkpoint, text

@@ -1,6 +1,6 @@
 // --train LESSON --out FILE: trains the lesson as its "train" section says, on this one thread, and
 // writes the trained lesson (its questions' answers updated) with the figures of the run. No SDL.
-#include "cli_train.h"
+#include "app/cli_train.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h> // clock: how long --train took
 
-#include "cli.h"
-#include "options.h"
-#include "../core/train.h"
-#include "../lesson/lesson_write.h"
-#include "../model/questions.h"
+#include "app/cli.h"
+#include "app/options.h"
+#include "core/train.h"
+#include "lesson/lesson_write.h"
+#include "model/questions.h"
 #include "platform/platform.h"
 
 // The processor time used so far, in seconds (training runs on this one thread, so it is the time

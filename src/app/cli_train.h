@@ -3,7 +3,7 @@
 #ifndef MHA_CLI_TRAIN_H
 #define MHA_CLI_TRAIN_H
 
-#include "../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 // Trains l (path: its file, NULL for the built-in lesson; steps_arg: --steps as given or NULL; out:
 // --out) and writes the result to out. Returns the exit status, having printed any error.

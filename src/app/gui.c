@@ -7,10 +7,10 @@
 // gui_report_frame, gui_report.c), so tests wait for the program and not the clock;
 // MHA_TRACER_FRAME_TITLE=1 puts the frame count in the title. A GuiDriver (gui.h) may run inside
 // the loop: the event storm of tests/gui_storm.c; the product has none.
-#include "gui.h"
-#include "gui_export.h"
-#include "gui_private.h"
-#include "../model/i18n.h"
+#include "app/gui.h"
+#include "app/gui_export.h"
+#include "app/gui_private.h"
+#include "model/i18n.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -21,14 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/questions.h"
-#include "../model/session.h"
-#include "../model/stage_text.h"
-#include "cli.h" // cli_line: messages to the terminal with control characters escaped
-#include "../model/view.h"
-#include "../render/draw_sdl.h"
-#include "../render/export.h"
-#include "../render/scene.h"
+#include "model/questions.h"
+#include "model/session.h"
+#include "model/stage_text.h"
+#include "app/cli.h" // cli_line: messages to the terminal with control characters escaped
+#include "model/view.h"
+#include "render/draw_sdl.h"
+#include "render/export.h"
+#include "render/scene.h"
 #include "platform/platform.h"
 
 #ifndef MHA_SOURCE_ASSETS
@@ -54,7 +54,7 @@ static const char *const WEB_BAR[] = {
     N_("Open a lesson file (.json) from this computer; or drop one on the page"),
     N_("H: keys \xc2\xb7 E: download the heatmap \xc2\xb7 Ctrl+S: download your edits"),
 };
-#include "gui_web.inc"
+#include "app/gui_web.inc"
 #endif
 
 static bool file_exists(const char *p)

@@ -5,7 +5,7 @@
 #define MHA_GUI_H
 
 #include <stdbool.h>
-#include "../render/scene.h"
+#include "render/scene.h"
 
 struct SDL_Window;
 struct SDL_Renderer;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gui_private.h"
-#include "../model/i18n.h"
+#include "app/gui_private.h"
+#include "model/i18n.h"
 
 // Q or the window's close button: quits, unless edits would be lost; then a question on top asks
 // first (a second close quits). The page never quits: it stays open until its tab is closed.

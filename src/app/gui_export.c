@@ -1,14 +1,14 @@
 // The window's exports as files: a slide's request as the window shows it, and the training's
 // checkpoints (V) re-traced and exported one by one, then as a strip; both on a worker thread with
 // their progress (issue 27).
-#include "gui_export.h"
+#include "app/gui_export.h"
 
 #include <SDL.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../model/i18n.h"
+#include "model/i18n.h"
 #include "platform/platform.h"
 
 // The progress of the files of one export call, counted from `base` of the job's whole: the

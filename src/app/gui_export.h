@@ -8,9 +8,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "../model/session.h"
-#include "../model/view.h"
-#include "../render/export.h"
+#include "model/session.h"
+#include "model/view.h"
+#include "render/export.h"
 
 #define GUI_STRIP_FRAMES 8 // checkpoints in the exported strip (V)
 

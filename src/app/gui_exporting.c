@@ -2,9 +2,9 @@
 // or the training's checkpoints (E, Shift+E, V), its progress in the header, what waits while it
 // writes, and Q while it writes (the files end whole first). What the worker wrote is shown by
 // gui_export_done (gui.c, beside the page's downloads).
-#include "gui_private.h"
-#include "../model/i18n.h"
-#include "../model/session.h"
+#include "app/gui_private.h"
+#include "model/i18n.h"
+#include "model/session.h"
 
 #include <SDL.h>
 #include <stdatomic.h>

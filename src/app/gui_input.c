@@ -3,7 +3,7 @@
 // scale slider, the training strip) they start.
 #include <string.h>
 
-#include "gui_private.h"
+#include "app/gui_private.h"
 #include "platform/platform.h"
 
 // The window's keys: the only place SDL's key codes appear (issue 37). A key not here is ignored; 1

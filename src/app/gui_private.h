@@ -6,13 +6,13 @@
 #include <SDL.h>
 #include <stdio.h>
 
-#include "gui.h"
-#include "gui_export.h"
-#include "../model/questions.h"
-#include "../model/session.h"
-#include "../model/view.h"
-#include "../render/draw_sdl.h"
-#include "../render/scene.h"
+#include "app/gui.h"
+#include "app/gui_export.h"
+#include "model/questions.h"
+#include "model/session.h"
+#include "model/view.h"
+#include "render/draw_sdl.h"
+#include "render/scene.h"
 
 // Everything the window owns; one per gui_run, passed around instead of globals.
 struct Gui {

@@ -1,10 +1,10 @@
 // What the window tells the world outside it: its title (the lesson's, and the frame count with
 // MHA_TRACER_FRAME_TITLE=1) and, with MHA_TRACER_FRAME_FILE, the line per frame presented that the
 // window tests wait for (tests/gui_frames.sh), never the clock.
-#include "gui_private.h"
-#include "../core/trace.h"
-#include "../model/session.h"
-#include "../model/view.h"
+#include "app/gui_private.h"
+#include "core/trace.h"
+#include "model/session.h"
+#include "model/view.h"
 
 #include <SDL.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gui_private.h"
-#include "../model/i18n.h"
+#include "app/gui_private.h"
+#include "model/i18n.h"
 
 // Adds delta to the pinned cell (rounded to 4 decimals, as shown) and re-traces; an edit that makes
 // the trace fail is undone and the reason shown in the banner.

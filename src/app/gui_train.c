@@ -1,9 +1,9 @@
 // The window's side of training (T, J, L, Z): the worker's steps started a frame's worth at a time
 // and shown when done; the session (src/model/session.c) trains, this only paces it and says so in
 // the header.
-#include "gui_private.h"
-#include "../model/i18n.h"
-#include "../model/session.h"
+#include "app/gui_private.h"
+#include "model/i18n.h"
+#include "model/session.h"
 
 #include <SDL.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // Comma-separated lists of indices on the command line (--shuffle, --ablate, --cell): each entry a
 // whole number from 0, checked against the lesson.
-#include "indexlist.h"
+#include "app/indexlist.h"
 
 #include <errno.h>
 #include <stdio.h>

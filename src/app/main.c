@@ -9,23 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cli_check.h"
-#include "cli_layout.h"
-#include "cli_model.h"
-#include "cli_train.h"
-#include "../core/decode.h"
-#include "indexlist.h"
-#include "../core/utf8.h"
-#include "options.h"
-#include "../model/i18n.h"
-#include "../lesson/lesson_write.h"
+#include "app/cli.h"
+#include "app/cli_check.h"
+#include "app/cli_layout.h"
+#include "app/cli_model.h"
+#include "app/cli_train.h"
+#include "core/decode.h"
+#include "app/indexlist.h"
+#include "core/utf8.h"
+#include "app/options.h"
+#include "model/i18n.h"
+#include "lesson/lesson_write.h"
 #include "platform/platform.h"
-#include "../render/export.h" // ExportRequest (also where this build has no exporter)
+#include "render/export.h" // ExportRequest (also where this build has no exporter)
 #ifndef MHA_NO_GUI
 #include <SDL.h>
 #include <SDL_image.h>
-#include "gui.h"
+#include "app/gui.h"
 #endif
 
 #ifndef MHA_VERSION

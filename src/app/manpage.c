@@ -3,7 +3,7 @@
 // .deb).
 #include <stdio.h>
 
-#include "options.h"
+#include "app/options.h"
 
 int main(int argc, char **argv)
 {

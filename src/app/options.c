@@ -1,18 +1,18 @@
 // The table of mha-tracer's options and what reads it: the parser (modes, values, where each option
 // goes), the value checks with their messages, --help and the manual page.
-#include "options.h"
+#include "app/options.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "app/cli.h"
 #include "platform/platform.h"
-#include "../core/train.h"
-#include "../lesson/lesson.h"
-#include "../model/i18n.h"
-#include "../render/export.h"
+#include "core/train.h"
+#include "lesson/lesson.h"
+#include "model/i18n.h"
+#include "render/export.h"
 
 static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS},
                                      {"board", EXPORT_WHAT_BOARD},

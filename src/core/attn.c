@@ -1,6 +1,6 @@
 // The stages of attention, each a plain loop over its matrices (see attn.h for the shapes).
-#include "attn.h"
-#include "exactmath.h"
+#include "core/attn.h"
+#include "core/exactmath.h"
 
 #include <math.h>
 #include <stdlib.h>

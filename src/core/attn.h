@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "matrix.h"
-#include "params.h"
+#include "core/matrix.h"
+#include "core/params.h"
 
 // The individual stages, each a plain function (used by trace_run, its overflow detail and the
 // viewer's explanations). q (n, d_k) = x (n, d_model) @ w (d_model, d_k) + b (1, d_k)

@@ -1,6 +1,6 @@
 // RMSNorm, LayerNorm, SwiGLU, GELU and the residual add in float64, in the order of Hugging Face's
 // modeling code.
-#include "block.h"
+#include "core/block.h"
 
 #include <math.h>
 

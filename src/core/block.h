@@ -4,7 +4,7 @@
 #ifndef MHA_BLOCK_H
 #define MHA_BLOCK_H
 
-#include "matrix.h"
+#include "core/matrix.h"
 
 // out (n, d) = w (d) * (x (n, d) * 1/sqrt(mean_j x[i][j]^2 + eps)), row by row
 // (LlamaRMSNorm.forward: variance = x.pow(2).mean(-1); x * rsqrt(variance + eps); weight * x). out

@@ -1,5 +1,5 @@
 // Builds the single head that holds a lesson's h heads side by side, and traces it.
-#include "compare.h"
+#include "core/compare.h"
 
 #include <stdio.h>
 #include <string.h>

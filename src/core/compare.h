@@ -3,8 +3,8 @@
 #ifndef MHA_COMPARE_H
 #define MHA_COMPARE_H
 
-#include "cost.h"
-#include "trace.h"
+#include "core/cost.h"
+#include "core/trace.h"
 
 // out = the single-head version of p: heads = 1 and d_k = p->heads·p->d_k;
 // W_Q (d_model, h·d_k) = [W_Q_0 ... W_Q_{h-1}] side by side, likewise W_K, W_V and the biases

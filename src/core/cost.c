@@ -1,5 +1,5 @@
 // The cost figures of multi-head attention and the document's one-line summary of them.
-#include "cost.h"
+#include "core/cost.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 // KV-cache decoding (a step per token, the caches growing) and FlashAttention's tiles (an online
 // softmax per key block): both on the trace's own kernels, see decode.h for the shapes and the
 // promises.
-#include "decode.h"
-#include "attn.h"
-#include "exactmath.h"
+#include "core/decode.h"
+#include "core/attn.h"
+#include "core/exactmath.h"
 
 #include <math.h>
 #include <stdlib.h>

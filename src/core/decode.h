@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "params.h"
+#include "core/params.h"
 
 // ---- KV-cache decoding -------------------------------------------------------------------------------
 // Step t projects token t alone (q_t for every query head, k_t and v_t for every K/V head; with

@@ -11,14 +11,14 @@
 // use, copy, modify, and distribute this software is freely granted, provided that this notice is
 // preserved"), with glibc's order of evaluation and, again, the products its x86-64 FMA build fuses
 // (GCC's contraction of that code, read from GCC's widening_mul dump) as fma_exact() calls.
-#include "exactmath.h"
+#include "core/exactmath.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "exp_table.h"
+#include "core/exp_table.h"
 
 static uint64_t bits_of(double d)
 {

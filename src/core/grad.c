@@ -1,7 +1,7 @@
 // The backward pass of multi-head attention for a squared-error loss: plain loops, one per product,
 // in a fixed order, so the gradients are the same bits every run (no threads, no fused
 // multiply-add).
-#include "grad.h"
+#include "core/grad.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef MHA_GRAD_H
 #define MHA_GRAD_H
 
-#include "trace.h"
+#include "core/trace.h"
 
 // Gradients are kept in an AttnParams of the lesson's sizes: W_Q..b_O hold dL/dW_Q..dL/db_O, X
 // holds dL/dE (the token embeddings; positions are fixed, so dL/dE = dL/dX) and S, for

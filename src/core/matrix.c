@@ -1,6 +1,6 @@
 // Dense row-major matrices of doubles: the plain reference loops every attention stage uses.
-#include "matrix.h"
-#include "exactmath.h"
+#include "core/matrix.h"
+#include "core/exactmath.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 // The lesson's parameters: allocating, copying and shuffling them, the table of its weights, and
 // the positions added to the embeddings (sinusoidal or given).
-#include "params.h"
-#include "exactmath.h"
+#include "core/params.h"
+#include "core/exactmath.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "matrix.h"
+#include "core/matrix.h"
 
 typedef enum { MASK_NONE = 0, MASK_CAUSAL = 1 } MaskKind;
 
@@ -65,7 +65,7 @@ typedef struct {
 typedef struct {
     ATTN_CONFIG_MEMBERS
 } AttnConfig;
-// What surrounds a real model's layer (lesson/hf_model.h: --model in the window), for the stages
+// What surrounds a real model's layer (hf/hf_model.h: --model in the window), for the stages
 // shown only then (the norm that makes X, the residual add, the next token) and the overview of
 // every layer's patterns. A lesson has none (AttnParams.stream NULL). Owned by the Lesson made from
 // the checkpoint; free with layer_stream_free.

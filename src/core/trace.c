@@ -1,6 +1,6 @@
 // Runs the stages of multi-head attention, keeps every intermediate in a Trace, and says where and
 // why a run failed (the stage, the head, and for an overflow the input that made it).
-#include "trace.h"
+#include "core/trace.h"
 
 #include <math.h>
 #include <stdio.h>

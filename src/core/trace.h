@@ -5,11 +5,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "matrix.h"
-#include "params.h"
-#include "attn.h"
+#include "core/matrix.h"
+#include "core/params.h"
+#include "core/attn.h"
 
-#include "stage_table.h"
+#include "core/stage_table.h"
 
 // The stages a viewer steps through, in order: the rows of STAGE_TABLE (core/stage_table.h), which
 // give each its Stage value and key; what a stage shows is the model's part of its row

@@ -1,13 +1,13 @@
 // Adam on the squared-error loss of a task's training sequences: full batch, sequences in order,
 // one thread, so a run gives the same bits every time.
-#include "train.h"
+#include "core/train.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cost.h"
+#include "core/cost.h"
 
 static const char *const TASK_KEYS[TASK_COUNT] = {"previous-token", "first-token",
                                                   "previous-and-first"};

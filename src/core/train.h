@@ -6,8 +6,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include "grad.h"
-#include "rng.h"
+#include "core/grad.h"
+#include "core/rng.h"
 
 typedef enum {
     TASK_PREVIOUS_TOKEN =

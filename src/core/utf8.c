@@ -1,6 +1,6 @@
 // UTF-8 decoding, clusters and the script and direction of each code point (a table of Unicode
 // blocks).
-#include "utf8.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // A small JSON scanner that knows byte positions: the exact place and cause of a syntax error
 // (cJSON 1.7 sometimes reports one byte late and accepts 01, 1. and raw tabs in strings), and the
 // position of a value reached by a path, for semantic errors. Iterative, bounded by len everywhere.
-#include "json_locate.h"
+#include "lesson/json_locate.h"
 
 #include <locale.h>
 #include <math.h>

@@ -2,7 +2,7 @@
 // its file, line:column (code points), JSON path and a message: the top level (which part is read
 // when), the file's reading, free, shuffle and the error line. Each part is read in its room
 // (lesson_ctx.h lists them).
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_locate.h"
-#include "lesson_ctx.h"
+#include "lesson/json_locate.h"
+#include "lesson/lesson_ctx.h"
 #include "platform/platform.h"
 
 // --- the whole lesson ---

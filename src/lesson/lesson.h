@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../core/trace.h"
-#include "../core/train.h"
+#include "core/trace.h"
+#include "core/train.h"
 
 #define LESSON_MAX_TOKENS 512
 #define LESSON_MAX_D_MODEL 4096

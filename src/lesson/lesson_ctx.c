@@ -1,7 +1,7 @@
 // The lesson's validation context: the JSON path being read, problems (errors and warnings)
 // positioned at it by line:column, and the typed readers (numbers, whole numbers, seeds, strings,
 // vectors, matrices) on it.
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_locate.h"
+#include "lesson/json_locate.h"
 
 void lesson_push_key(Ctx *c, const char *key, int member)
 {

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lesson.h"
-#include "lesson_fields.h"
+#include "lesson/lesson.h"
+#include "lesson/lesson_fields.h"
 
 #if defined(__GNUC__)
 #define LESSON_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -2,7 +2,7 @@
 // reader, and how a saved lesson, --json and --trace write it). Reading, checking, saving and
 // printing iterate it; a new setting is a row here, its member in AttnConfig (core/params.h) and
 // the code that uses it.
-#include "lesson_fields.h"
+#include "lesson/lesson_fields.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/utf8.h"
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 typedef enum { FIELD_INT, FIELD_NUMBER, FIELD_OTHER } FieldType;
 

@@ -4,8 +4,8 @@
 #ifndef MHA_LESSON_FIELDS_H
 #define MHA_LESSON_FIELDS_H
 
-#include "lesson.h"
-#include "strbuf.h"
+#include "lesson/lesson.h"
+#include "lesson/strbuf.h"
 
 // When a row is read, and where a saved lesson writes it: with the title ("language"), with the
 // shape (after "d_model": "heads", "d_k", "mask", ...), or with the matrices (its own code:

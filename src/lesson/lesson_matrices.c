@@ -1,7 +1,7 @@
 // A lesson's matrices: the embeddings (rows, or seeded {"random": ...}), the weights (seeded,
 // explicit, or a PyTorch nn.MultiheadAttention state_dict) and the positions (sinusoidal or
 // explicit).
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // The keys of the attention today's models use: "rope" (rotary position embeddings), "kv_heads"
 // (grouped- and multi-query attention) and "window" (a sliding causal window), read and checked at
 // their fields.
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // A lesson's "questions" (predict, then reveal): their form and the answer kinds' table. Whether a
 // stated answer is right needs the trace: model/questions.c judges that.
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>

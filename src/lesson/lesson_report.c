@@ -1,12 +1,12 @@
 // What --check collects about a lesson (its errors and warnings), and fields of a lesson's text
 // positioned by name (lesson_locate: "questions[2].answer.cell" -> line:column).
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_locate.h"
+#include "lesson/json_locate.h"
 
 void lesson_report_add(LessonReport *r, const LessonError *e)
 {

@@ -1,6 +1,6 @@
 // A lesson's tokens: the "tokens" list, or a "sentence" split into words (on Unicode white space)
 // or into characters (clusters, for a sentence written without spaces).
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>

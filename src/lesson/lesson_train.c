@@ -1,6 +1,6 @@
 // A lesson's "train" section (the task and the trainer's settings), and what training reads from a
 // lesson: its vocabulary of distinct tokens and its targets.
-#include "lesson_ctx.h"
+#include "lesson/lesson_ctx.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 // Writes an (edited) lesson as format-1 JSON, explicit form, and saves it beside the original
 // without ever replacing it. Numbers use the shortest of %.15g, %.16g, %.17g that reads back to the
 // same double.
-#include "lesson_write.h"
-#include "lesson_fields.h"
-#include "json_locate.h"
+#include "lesson/lesson_write.h"
+#include "lesson/lesson_fields.h"
+#include "lesson/json_locate.h"
 #include "platform/platform.h"
-#include "strbuf.h"
+#include "lesson/strbuf.h"
 #include "core/utf8.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 // The lesson l with the parameters p (the same sizes as l->params, e.g. an edited copy) as JSON
 // text: title (with title_suffix appended unless it already ends with it; NULL: none), notes,

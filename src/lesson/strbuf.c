@@ -1,5 +1,5 @@
 // A growable NUL-terminated text buffer shared by the lesson writer and the SVG writer.
-#include "strbuf.h"
+#include "lesson/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

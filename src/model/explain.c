@@ -1,9 +1,9 @@
 // The arithmetic of one cell, in words and numbers, for the hover explanation and the tests:
 // computed from the trace's own values (the stable softmax the trace ran, not a naive one). No SDL.
-#include "explain.h"
+#include "model/explain.h"
 #include "core/exactmath.h"
-#include "i18n.h"
-#include "../core/utf8.h"
+#include "model/i18n.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>

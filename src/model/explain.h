@@ -4,7 +4,7 @@
 #define MHA_EXPLAIN_H
 
 #include <stdbool.h>
-#include "matrices.h"
+#include "model/matrices.h"
 
 // What an explanation of cell c starts from, filled by model_explain for the matrix's explain
 // function: the cell, its value, its matrix's name, its row and column labels (isolated when right

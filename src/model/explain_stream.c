@@ -2,8 +2,8 @@
 // the norm that makes X from the residual stream h, worked for one row; the residual add h +
 // Output; the next token's probabilities. The explain column of MAT_ROWS (matrices.h) for those
 // rows, and X's when the layer has a norm.
-#include "explain.h"
-#include "i18n.h"
+#include "model/explain.h"
+#include "model/i18n.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // Languages: choosing one and looking a message up in its catalogue (the tables tools/po2c.py
 // writes from po/LINGUAS and po/*.po into the build folder: i18n_catalog.c).
-#include "i18n.h"
+#include "model/i18n.h"
 
 #include <stdlib.h>
 #include <string.h>

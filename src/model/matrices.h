@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../core/trace.h"
-#include "../lesson/lesson.h"
-#include "i18n.h"
+#include "core/trace.h"
+#include "lesson/lesson.h"
+#include "model/i18n.h"
 
 // The logical matrices a cell can belong to (what a hover or a reveal points at), one row each,
 // written once: ROW(id, explain, .key = ..., .symbol = ..., ...): the MatId and the explanation

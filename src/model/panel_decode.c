@@ -1,19 +1,19 @@
 // The decoding panels as text (panel_text.h): KV-cache decoding (G), step by step from the
 // decoder's buffer, and FlashAttention's tiles (B), from the tiles' run; their walks are rows of
 // panel_text.c's table.
-#include "panel_text.h"
-#include "panel_text_ctx.h"
+#include "model/panel_text.h"
+#include "model/panel_text_ctx.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/cost.h"
-#include "../core/decode.h"
-#include "../core/exactmath.h"
-#include "i18n.h"
-#include "stage_text.h"
+#include "core/cost.h"
+#include "core/decode.h"
+#include "core/exactmath.h"
+#include "model/i18n.h"
+#include "model/stage_text.h"
 
 #define TIMES "\xc3\x97"
 #define EN_DASH "\xe2\x80\x93"

@@ -2,8 +2,8 @@
 // heading; each reads the numbers the window's panel draws (the trace's rows, decode_buffer,
 // tiles_run, the cost figures, the comparison, the shuffled lesson) and rounds them as the board
 // does (model_format_value). The decoding panels (G, B) walk in panel_decode.c.
-#include "panel_text.h"
-#include "panel_text_ctx.h"
+#include "model/panel_text.h"
+#include "model/panel_text_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/cost.h"
-#include "../core/decode.h"
-#include "../core/exactmath.h"
-#include "i18n.h"
-#include "rope_picture.h"
-#include "stage_text.h"
+#include "core/cost.h"
+#include "core/decode.h"
+#include "core/exactmath.h"
+#include "model/i18n.h"
+#include "model/rope_picture.h"
+#include "model/stage_text.h"
 
 #define TIMES "\xc3\x97"
 

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/compare.h"
-#include "session.h"
-#include "view.h"
+#include "core/compare.h"
+#include "model/session.h"
+#include "model/view.h"
 
 // The largest lesson the tiles panel steps through (the scene's SCENE_TILES_MAX_TOKENS, _DK: render
 // checks).

@@ -4,7 +4,7 @@
 #ifndef MHA_PANEL_TEXT_CTX_H
 #define MHA_PANEL_TEXT_CTX_H
 
-#include "panel_text.h"
+#include "model/panel_text.h"
 
 // Sentences and captions are cut to their buffers on purpose (tokens can be long).
 #if defined(__GNUC__) && !defined(__clang__)

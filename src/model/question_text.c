@@ -2,13 +2,13 @@
 // the answer kinds' table each: radio buttons over the cells searched, over the choices, or a
 // number field), the verdict once judged. The words are the window's (questions.c's prompt,
 // response and description) where they fit.
-#include "question_text.h"
+#include "model/question_text.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "i18n.h"
-#include "stage_text.h"
+#include "model/i18n.h"
+#include "model/stage_text.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation" // texts are cut to their buffers on purpose

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../lesson/strbuf.h"
-#include "questions.h"
+#include "lesson/strbuf.h"
+#include "model/questions.h"
 
 // The question (NULL: none on screen), the view (its phase and the class's response) and the lesson
 // shown.

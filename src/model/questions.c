@@ -1,8 +1,8 @@
 // Predict, then reveal: each question of a lesson resolved against its stages and matrices and
 // answered from the trace's own numbers; a table row per answer kind computes, checks, judges and
 // describes.
-#include "questions.h"
-#include "i18n.h"
+#include "model/questions.h"
+#include "model/i18n.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "matrices.h"
-#include "stages.h"
-#include "view.h"
+#include "model/matrices.h"
+#include "model/stages.h"
+#include "model/view.h"
 
 // A question resolved against the lesson and answered from the trace.
 typedef struct {

@@ -4,7 +4,7 @@
 // previous trace, marked as recomputing. Edits made meanwhile are traced when it ends (the latest
 // values, one trace); a trace that fails undoes the edits since the last good one. The session
 // (session.c) waits for it before anything else changes it.
-#include "retrace.h"
+#include "model/retrace.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

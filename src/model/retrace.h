@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/params.h"
-#include "../core/trace.h"
-#include "view.h"
+#include "core/params.h"
+#include "core/trace.h"
+#include "model/view.h"
 
 typedef struct Retrace Retrace;
 typedef enum { RETRACE_IDLE = 0, RETRACE_DONE, RETRACE_FAILED } RetraceResult;

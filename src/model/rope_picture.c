@@ -2,7 +2,7 @@
 // frequencies, and a query and a key moved together. Every number is the trace's or core's own;
 // nothing is rotated here except the moved pair of the relative view, which goes through core's
 // attn_rope_blocks as the trace's rows do.
-#include "rope_picture.h"
+#include "model/rope_picture.h"
 
 #include <math.h>
 #include <string.h>

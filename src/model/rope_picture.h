@@ -6,7 +6,7 @@
 #define MHA_ROPE_PICTURE_H
 
 #include <stdbool.h>
-#include "../core/trace.h"
+#include "core/trace.h"
 
 // One pair j of a query row: its two coordinates, its frequency and its turn at the row's position.
 typedef struct {

@@ -1,7 +1,7 @@
 // The shift of every position that shows RoPE's point: its stops, the difference it makes to the
 // scores (the trace's own two matrices, subtracted) and the sentence that says so.
-#include "rope_shift.h"
-#include "i18n.h"
+#include "model/rope_shift.h"
+#include "model/i18n.h"
 
 #include <math.h>
 #include <stdio.h>

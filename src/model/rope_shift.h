@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../core/trace.h"
+#include "core/trace.h"
 
 // The shift a step of the key away from k: dir +1 the next stop of 0, 1, 2, 3, 5, 10, 100, 1000
 // (after 1000 back to 0), -1 the one before (from 0 to 1000). A k between stops goes to the stop

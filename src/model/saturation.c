@@ -1,5 +1,5 @@
 // The warning --check gives from the numbers: softmax rows of the trace that saturate to one-hot.
-#include "saturation.h"
+#include "model/saturation.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 #ifndef MHA_SATURATION_H
 #define MHA_SATURATION_H
 
-#include "../core/trace.h"
-#include "../lesson/lesson.h"
+#include "core/trace.h"
+#include "lesson/lesson.h"
 
 // Appends to rep one warning when some softmax rows of t (with two keys or more) saturate to
 // one-hot at 4 decimals, positioned at the lesson's "weights" key with filename as the file;

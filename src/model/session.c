@@ -1,9 +1,9 @@
 // The document behind the window (see session.h): load, watch, edit, revert, save, compare, export
 // data. The file's time stamp from the platform layer; no SDL, no printing.
-#include "session.h"
-#include "session_ctx.h"
-#include "rope_shift.h"
-#include "retrace.h"
+#include "model/session.h"
+#include "model/session_ctx.h"
+#include "model/rope_shift.h"
+#include "model/retrace.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../lesson/lesson_write.h"
+#include "lesson/lesson_write.h"
 #include "platform/platform.h"
 
 // path for a message: whole when shorter than cap, else "…" and its end (from a character

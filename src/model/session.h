@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../core/compare.h"
-#include "../lesson/lesson.h"
-#include "view.h"
+#include "core/compare.h"
+#include "lesson/lesson.h"
+#include "model/view.h"
 
 typedef struct {
     // What went wrong, for a person: "FILE:LINE:COL: error: PATH: MESSAGE" for a lesson that does
@@ -105,7 +105,7 @@ void session_free(Session *s);
 // stays) and err says why.
 bool session_load(Session *s, const char *path, SessionError *err);
 
-// The lesson *l, made elsewhere (a checkpoint's layer: lesson/hf_model.h), taken over (*l is left
+// The lesson *l, made elsewhere (a checkpoint's layer: hf/hf_model.h), taken over (*l is left
 // empty, also on failure) and traced, as session_load does with a file; nothing is watched and
 // edits are saved in the working directory. name names it in errors. On failure nothing else
 // changes and err says why.

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "session.h"
+#include "model/session.h"
 
 // err's message (err may be NULL).
 static inline void set_error(SessionError *err, const char *message)

@@ -1,7 +1,7 @@
 // Training in the window (issue 15; see session.h), its work on a worker thread (issue 27): the job
 // a worker runs, what the main thread shows when it ends, and the keys that step through it.
-#include "session.h"
-#include "session_ctx.h"
+#include "model/session.h"
+#include "model/session_ctx.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -1,14 +1,14 @@
 // The stage on screen as text: one walk over the stage's row of the stage table and its matrices'
 // rows of the matrix table (stage_text_walk), and two writers of it, HTML for the page's text view
 // and tab-separated text for the clipboard and --trace --stage.
-#include "stage_text.h"
-#include "rope_shift.h"
+#include "model/stage_text.h"
+#include "model/rope_shift.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "explain.h"
-#include "i18n.h"
+#include "model/explain.h"
+#include "model/i18n.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../lesson/strbuf.h"
-#include "view.h"
+#include "lesson/strbuf.h"
+#include "model/view.h"
 
 // What the text is made from: the view (stage, head, sub-step, reveal, question, focused cell), the
 // lesson shown (its edits and trained weights included) and its trace.

@@ -1,9 +1,9 @@
 // The table of stages: what each stage shows (its equations, heatmap and result), how it is written
 // and explained, and the order in which its result is revealed.
-#include "stages.h"
-#include "explain.h"
-#include "i18n.h"
-#include "../core/exactmath.h"
+#include "model/stages.h"
+#include "model/explain.h"
+#include "model/i18n.h"
+#include "core/exactmath.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "matrices.h"
+#include "model/matrices.h"
 
 #define TERM_MAX 24
 #define EQ_MAX 4

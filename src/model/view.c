@@ -1,6 +1,6 @@
 // The viewer's state machine: keys, hover and sub-steps change an ViewState; nothing here draws.
-#include "view.h"
-#include "view_keys.h"
+#include "model/view.h"
+#include "model/view_keys.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
 #define MHA_VIEW_H
 
 #include <stdbool.h>
-#include "../core/trace.h"
-#include "colormap_id.h"
-#include "matrices.h"
-#include "stages.h"
+#include "core/trace.h"
+#include "model/colormap_id.h"
+#include "model/matrices.h"
+#include "model/stages.h"
 
 // Keys the viewer reacts to, independent of any window system.
 typedef enum {

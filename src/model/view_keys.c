@@ -2,7 +2,7 @@
 // and the table from key to action that view_handle dispatches through. The keys' SDL codes, names
 // and help text are the window's (src/app/gui_input.c's KEYS table); which keys a help page or a
 // question takes first is view.c's.
-#include "view_keys.h"
+#include "model/view_keys.h"
 
 #include <string.h>
 

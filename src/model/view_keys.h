@@ -2,7 +2,7 @@
 #ifndef MHA_VIEW_KEYS_H
 #define MHA_VIEW_KEYS_H
 
-#include "view.h"
+#include "model/view.h"
 
 // Carries out key ev (shift: Shift is held) by the key table: true when the view changed or asked
 // for something (s->request). false: not a key of the view's.

@@ -1,7 +1,7 @@
 // Fallback fonts from the system: fontconfig where it is (MHA_HAVE_FONTCONFIG), else a scan of the
 // system font folders (Windows: %WINDIR%\Fonts; macOS: /System/Library/Fonts, /Library/Fonts,
 // ~/Library/Fonts).
-#include "fontfind.h"
+#include "platform/fontfind.h"
 
 #include <stdio.h>
 #include <stdlib.h>

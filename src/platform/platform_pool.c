@@ -4,7 +4,7 @@
 #if !defined(_WIN32)
 #define _XOPEN_SOURCE 700
 #endif
-#include "platform.h"
+#include "platform/platform.h"
 
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
 #if defined(__linux__)
 #define _DEFAULT_SOURCE // syscall: renameat2's exchange
 #endif
-#include "platform.h"
+#include "platform/platform.h"
 
 #include <dirent.h>
 #include <errno.h>

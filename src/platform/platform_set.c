@@ -2,7 +2,7 @@
 // commit point, and the recovery that finishes (or undoes) the switch of a set whose writer was
 // killed. Used by platform_writer_commit (platform_write.c) for a set of files in one folder; the
 // same on every system.
-#include "platform_set.h"
+#include "platform/platform_set.h"
 
 #include <errno.h>
 #include <stdio.h>

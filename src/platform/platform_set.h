@@ -4,7 +4,7 @@
 #ifndef MHA_PLATFORM_SET_H
 #define MHA_PLATFORM_SET_H
 
-#include "platform.h"
+#include "platform/platform.h"
 
 // name = a copy of the file at target, created exclusively (EEXIST when name is taken): a hard
 // link, or the bytes where the file system has no links. false with errno.

@@ -3,7 +3,7 @@
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
 #endif
-#include "platform.h"
+#include "platform/platform.h"
 
 #include <windows.h>
 

@@ -4,8 +4,8 @@
 // files only, keeping their permissions, or puts a new file only where nothing is; and the hash of
 // what a file holds. A set of files in one folder switches at one commit point, its journal
 // (platform_set.c). Used by the lesson save, --train --out, the exports and the window's watch.
-#include "platform.h"
-#include "platform_set.h"
+#include "platform/platform.h"
+#include "platform/platform_set.h"
 
 #include <errno.h>
 #include <stdio.h>

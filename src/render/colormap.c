@@ -1,7 +1,7 @@
 // Colour maps for values: matplotlib's viridis and cividis (the 256-entry tables, exact), greyscale
 // for printing, and a colour-blind-safe blue-white-orange diverging map for signed scores. No SDL
 // here.
-#include "colormap.h"
+#include "render/colormap.h"
 
 #include <math.h>
 

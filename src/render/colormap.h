@@ -9,7 +9,7 @@ typedef struct {
     unsigned char r, g, b, a;
 } Rgba;
 
-#include "../model/colormap_id.h"
+#include "model/colormap_id.h"
 
 const char *colormap_name(ColormapId map);
 

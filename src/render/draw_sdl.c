@@ -1,16 +1,16 @@
 // The SDL backend of the scene: fills, frames, hatching and cached text textures. Nothing here
 // decides layout; it draws what the scene (scene.h, its rooms scene*.c) computed.
-#include "draw_sdl.h"
+#include "render/draw_sdl.h"
 
 #include <SDL_ttf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../core/utf8.h"
-#include "../model/i18n.h"
-#include "../platform/fontfind.h"
-#include "textrun.h"
+#include "core/utf8.h"
+#include "model/i18n.h"
+#include "platform/fontfind.h"
+#include "render/textrun.h"
 
 #define FONT_SLOTS 160
 #define FONT_MARGIN 64 // fonts one line of text can need (its role font and fallbacks, bold or not)

@@ -6,7 +6,7 @@
 #include <SDL.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "scene.h"
+#include "render/scene.h"
 
 typedef struct DrawSdl DrawSdl;
 

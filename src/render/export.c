@@ -2,19 +2,19 @@
 // theme for the background asked for), the whole exports (what to make, named in lesson order, one
 // image at a time) and the film strip: the top room of the exporter. Rendering and PNG bytes:
 // export_png.h; which files are ours and the writing of them all or nothing: export_files.h.
-#include "export.h"
+#include "render/export.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/compare.h"
-#include "../core/decode.h"
-#include "../model/questions.h"
+#include "core/compare.h"
+#include "core/decode.h"
+#include "model/questions.h"
 #include "platform/platform.h"
-#include "export_jobs.h"
-#include "svg.h"
+#include "render/export_jobs.h"
+#include "render/svg.h"
 
 // File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)

@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../model/view.h"
-#include "../lesson/lesson.h"
-#include "colormap.h"
-#include "export_files.h"
-#include "scene.h"
+#include "model/view.h"
+#include "lesson/lesson.h"
+#include "render/colormap.h"
+#include "render/export_files.h"
+#include "render/scene.h"
 
 enum { EXPORT_PNG = 1, EXPORT_SVG = 2 }; // ExportRequest.formats: a bit set
 

@@ -1,7 +1,7 @@
 // Slide export, the files: which files are ours (a PNG with our chunk, an SVG as svg.c writes it)
 // and may be replaced, and the writing of an export's files all or nothing, checked first, through
 // the platform's writer.
-#include "export_files.h"
+#include "render/export_files.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "platform/platform.h"
-#include "svg.h"
+#include "render/svg.h"
 
 // The fixed start of every SVG we write (svg.c), up to the first number.
 static const char SVG_HEAD[] =

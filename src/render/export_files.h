@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "export_png.h"
-#include "scene.h"
+#include "render/export_png.h"
+#include "render/scene.h"
 
 // The longest path and file name this exporter writes (POSIX's usual PATH_MAX and NAME_MAX, on
 // every system).

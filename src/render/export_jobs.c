@@ -1,16 +1,16 @@
 // The slides of a whole export as jobs, named in lesson order: heatmaps per head and stage, boards
 // (with the pinned cell in the name when asked for), the lessons' questions asked and answered, and
 // the boards of a stage that comes in parts split into one job per part.
-#include "export_jobs.h"
+#include "render/export_jobs.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/compare.h"
-#include "../core/decode.h"
-#include "../model/questions.h"
+#include "core/compare.h"
+#include "core/decode.h"
+#include "model/questions.h"
 
 // File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)

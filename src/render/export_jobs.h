@@ -3,7 +3,7 @@
 #ifndef MHA_EXPORT_JOBS_H
 #define MHA_EXPORT_JOBS_H
 
-#include "export.h"
+#include "render/export.h"
 
 typedef struct {
     char name[300]; // without extension

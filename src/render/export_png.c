@@ -1,7 +1,7 @@
 // Slide export, the PNG half: the offscreen renderer (SDL's software renderer and the fonts), the
 // scene drawn into a surface, encoded to memory with our "Software: mha-tracer" chunk, and that
 // chunk recognised again.
-#include "export_png.h"
+#include "render/export_png.h"
 
 #include <SDL.h>
 #include <SDL_image.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw_sdl.h"
+#include "render/draw_sdl.h"
 
 void export_fail(ExportError *err, bool io, const char *fmt, ...)
 {

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "scene.h"
+#include "render/scene.h"
 
 // The page, as a Theme handed to the scene: white is the light theme on a white page (the print
 // theme with the grey colour map), dark the dark theme, transparent the light theme on a page of

@@ -1,6 +1,6 @@
 // The scene's command list (what a frame draws, appended to by every room of the layout and by the
 // exporter), the themes handed to it, and the number size every layout starts from.
-#include "scene.h"
+#include "render/scene.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,12 +7,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../model/explain.h"
-#include "../model/session.h"
-#include "../model/view.h"
-#include "../core/compare.h"
-#include "../lesson/lesson.h"
-#include "colormap.h"
+#include "model/explain.h"
+#include "model/session.h"
+#include "model/view.h"
+#include "core/compare.h"
+#include "lesson/lesson.h"
+#include "render/colormap.h"
 
 typedef enum { FONT_REGULAR = 0, FONT_BOLD, FONT_MONO, FONT_COUNT } FontRole;
 

@@ -1,8 +1,8 @@
 // The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to
 // fit at the legible size; and the stage's main area, the board with the heatmap beside it where
 // there is room.
-#include "scene_ctx.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "model/view.h"
 
 #include <stdlib.h>
 

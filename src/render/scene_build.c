@@ -1,8 +1,8 @@
 // The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from
 // the rooms (header, board and heatmap, panels, footer, overlays) into draw commands; the model's
 // numbers. No SDL.
-#include "scene_ctx.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "model/view.h"
 
 // ---------------------------------------------------------------------------------------------------
 // Numbers and names, as the model has them

@@ -3,9 +3,9 @@
 // and a sliding window, for a published shape (a chart of bytes against tokens, with its table) and
 // for the lesson (its table). The numbers are core/cost.c's (cost_kv_cache_bytes); this file only
 // lays them out.
-#include "scene_ctx.h"
-#include "../core/cost.h"
-#include "../model/panel_text.h"
+#include "render/scene_ctx.h"
+#include "core/cost.h"
+#include "model/panel_text.h"
 
 #include <string.h>
 

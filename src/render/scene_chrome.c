@@ -1,11 +1,11 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status
 // line), the explanation of the focused cell, the footer (the stage's explanation, the notes, a
 // question), help, banner.
-#include "scene_ctx.h"
-#include "../core/cost.h"
-#include "../model/questions.h"
-#include "../model/rope_shift.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "core/cost.h"
+#include "model/questions.h"
+#include "model/rope_shift.h"
+#include "model/view.h"
 
 static const char *stage_formula(const Ctx *c, char *buf, size_t cap)
 {

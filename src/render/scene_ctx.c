@@ -1,7 +1,7 @@
 // The layout context of one frame: its inputs and sizes, the focused cell and the input bands it
 // lights.
-#include "scene_ctx.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "model/view.h"
 
 // The input bands that light up for a focused cell: the cell, and what it was computed from (the
 // matrix table's `from`).

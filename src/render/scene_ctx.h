@@ -3,8 +3,8 @@
 #ifndef MHA_SCENE_CTX_H
 #define MHA_SCENE_CTX_H
 
-#include "scene.h"
-#include "../model/i18n.h"
+#include "render/scene.h"
+#include "model/i18n.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,11 +3,11 @@
 // with and without it) and FlashAttention's tiles (key B: one tile of scores at a time, the running
 // m, l and O). Their numbers are the trace's rows (core/decode.c gives the same bits,
 // tests/test_decode_tiles.py checks).
-#include "scene_ctx.h"
-#include "../core/cost.h"
-#include "../core/decode.h"
-#include "../model/panel_text.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "core/cost.h"
+#include "core/decode.h"
+#include "model/panel_text.h"
+#include "model/view.h"
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own
 // title.

@@ -1,8 +1,8 @@
 // Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with
 // their numbers, edit marks, lit input bands, a window that follows the focus), and the colours of
 // its cells.
-#include "scene_ctx.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "model/view.h"
 
 // Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the
 // window height times the zoom); a matrix too big for the room shows a window of its rows and

@@ -1,7 +1,7 @@
 // Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit,
 // numbers when they fit), every head's in a grid, and the colour bar beside them.
-#include "scene_ctx.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "model/view.h"
 
 #include <stdlib.h>
 

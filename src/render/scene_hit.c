@@ -1,6 +1,6 @@
 // What is under the pointer: the hit regions, the header's strip of stages, the scale slider and
 // the training strip of a scene, from the places its layout recorded (no layout here).
-#include "scene.h"
+#include "render/scene.h"
 
 #include <math.h>
 

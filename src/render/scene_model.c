@@ -2,7 +2,7 @@
 // the most probable next tokens after one position (the pointed-at token, else the last), and the
 // overview of every layer's heads (BertViz's model view). Their numbers are the run's
 // (AttnParams.stream); nothing is recomputed.
-#include "scene_ctx.h"
+#include "render/scene_ctx.h"
 
 // The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or
 // clicked), else the last one.

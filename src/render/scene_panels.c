@@ -1,10 +1,10 @@
 // The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M),
 // the shuffle test (X), and the strips under the header, the softmax scale's slider and the
 // training curve.
-#include "scene_ctx.h"
-#include "../core/cost.h"
-#include "../model/panel_text.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "core/cost.h"
+#include "model/panel_text.h"
+#include "model/view.h"
 
 // The cost panel's table and sentences, and how they are laid out.
 typedef struct {

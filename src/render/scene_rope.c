@@ -3,9 +3,9 @@
 // degrees, one circle per pair with its frequency θ_i; the frequencies over i for the lesson's base
 // beside 10,000 and 500,000; and a query and a key moved together, the same score. The numbers are
 // model/rope_picture.c's (the trace's and core's); this file only lays them out.
-#include "scene_ctx.h"
-#include "../core/cost.h"
-#include "../model/rope_picture.h"
+#include "render/scene_ctx.h"
+#include "core/cost.h"
+#include "model/rope_picture.h"
 
 #define ROPE_DEG 57.29577951308232 // degrees in a radian
 #define ROPE_TAU 6.283185307179586

@@ -1,7 +1,7 @@
 // Text in the board's notation: '^' raises what follows it, lines cut to a width with "…" (token
 // labels keeping their index), and word-wrapping (Chinese and Japanese between characters).
-#include "scene_ctx.h"
-#include "../core/utf8.h"
+#include "render/scene_ctx.h"
+#include "core/utf8.h"
 
 // Copies t into buf, cut (with "…") so it measures at most max_w.
 void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap)

@@ -1,10 +1,10 @@
 // FlashAttention's tiles (key B): one tile of scores at a time over S', the running m, l and O of
 // the block's rows (tests/test_decode_tiles.py checks the numbers against the trace's).
-#include "scene_ctx.h"
-#include "../core/decode.h"
-#include "../core/exactmath.h"
-#include "../model/panel_text.h"
-#include "../model/view.h"
+#include "render/scene_ctx.h"
+#include "core/decode.h"
+#include "core/exactmath.h"
+#include "model/panel_text.h"
+#include "model/view.h"
 
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK

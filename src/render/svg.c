@@ -1,11 +1,11 @@
 // Writes a Scene as SVG 1.1 text: rectangles, outlines, lines, hatching as clipped line segments
 // (no patterns or clip paths, which slide programs import badly) and text with named fonts and a
 // generic fallback.
-#include "svg.h"
-#include "../core/utf8.h"
-#include "textrun.h"
+#include "render/svg.h"
+#include "core/utf8.h"
+#include "render/textrun.h"
 
-#include "../lesson/strbuf.h"
+#include "lesson/strbuf.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #define MHA_SVG_H
 
 #include <stddef.h>
-#include "scene.h"
+#include "render/scene.h"
 
 // The comment near the top that marks an SVG as an export of ours (files with it may be replaced).
 #define SVG_MARK "<!-- mha-tracer export -->"

@@ -1,11 +1,11 @@
 // Text runs in visual order: clusters -> font, script, direction -> runs -> bidi levels ->
 // reordered.
-#include "textrun.h"
+#include "render/textrun.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../core/utf8.h"
+#include "core/utf8.h"
 
 typedef struct {
     size_t start, end;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "unicode_classes.h"
+#include "hf/unicode_classes.h"
 
 typedef struct {
     uint32_t cp;

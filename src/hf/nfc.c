@@ -3,13 +3,13 @@
 // ordering of each run of marks by their combining class, then canonical composition of each
 // starter with the marks and the starter after it that are not blocked. Hangul syllables by
 // Unicode's formula (chapter 3.12).
-#include "nfc.h"
+#include "hf/nfc.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/utf8.h"
+#include "core/utf8.h"
 
 enum {
     S_BASE = 0xAC00,

@@ -3,7 +3,7 @@
 // and BERT's vocab.txt (WordPiece, one token a line, tokenizer_config.json's do_lower_case,
 // strip_accents and tokenize_chinese_chars; [CLS] ... [SEP]), written as the tokenizer.json Hugging
 // Face's converters make of them and read by tokenizer_parse.
-#include "tokenizer.h"
+#include "hf/tokenizer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "hf_config.h"
-#include "hf_error.h"
+#include "hf/hf_config.h"
+#include "hf/hf_error.h"
 #include "platform/platform.h"
 
 static bool exists(const char *path)

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "lesson.h"
-#include "pretokenize.h"
+#include "lesson/lesson.h"
+#include "hf/pretokenize.h"
 
 typedef struct {
     char **keys; // [cap] owned strings, NULL where empty

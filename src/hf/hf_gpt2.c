@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/block.h"
-#include "hf_arch.h"
-#include "hf_error.h"
+#include "core/block.h"
+#include "hf/hf_arch.h"
+#include "hf/hf_error.h"
 
 enum {
     G_LN1_W,

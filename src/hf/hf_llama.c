@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/block.h"
-#include "../core/exactmath.h"
-#include "hf_arch.h"
+#include "core/block.h"
+#include "core/exactmath.h"
+#include "hf/hf_arch.h"
 #include "platform/platform.h"
 
 enum {

@@ -5,7 +5,7 @@
 #define MHA_HF_CONFIG_H
 
 #include <stdbool.h>
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 typedef enum {
     HF_ARCH_LLAMA,

@@ -4,7 +4,7 @@
 #ifndef MHA_HF_ARCH_H
 #define MHA_HF_ARCH_H
 
-#include "hf_model.h"
+#include "hf/hf_model.h"
 
 // The sizes a tensor's shape is given in.
 typedef enum { D_NONE, D_HIDDEN, D_Q, D_KV, D_QKV, D_INTER, D_VOCAB, D_POSITIONS, D_TYPES } HfDim;

@@ -1,7 +1,7 @@
 // tokenizer.json -> Tokenizer, and text -> ids: the added tokens split out first, the normalizer,
 // the pre-tokenizer's pieces, BPE merges by rank in each piece (the lowest rank first, the leftmost
 // of equals, as Hugging Face's tokenizers apply them), the post-processor's special tokens around.
-#include "tokenizer.h"
+#include "hf/tokenizer.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -10,13 +10,13 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "../core/utf8.h"
-#include "hf_config.h"
-#include "hf_error.h"
-#include "nfc.h"
+#include "core/utf8.h"
+#include "hf/hf_config.h"
+#include "hf/hf_error.h"
+#include "hf/nfc.h"
 #include "platform/platform.h"
-#include "unicode_classes.h"
-#include "wordpiece.h"
+#include "hf/unicode_classes.h"
+#include "hf/wordpiece.h"
 
 static const char SP_SPACE[] = "\xe2\x96\x81"; // U+2581 "▁": SentencePiece's space
 

@@ -1,7 +1,7 @@
 // safetensors read through a read-only mapping: each header's JSON (cJSON) checked tensor by tensor
 // against the file's size, so a truncated file or a lying header is refused before a byte of a
 // tensor is read.
-#include "safetensors.h"
+#include "hf/safetensors.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "hf_error.h"
+#include "hf/hf_error.h"
 
 // The largest header read (the format's own limit is 100 MB).
 #define ST_MAX_HEADER ((uint64_t)100 * 1000 * 1000)

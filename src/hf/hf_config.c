@@ -1,6 +1,6 @@
 // config.json -> HfConfig: one row per field (its key, kind, default, limits), one row per
 // model_type.
-#include "hf_config.h"
+#include "hf/hf_config.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "hf_error.h"
+#include "hf/hf_error.h"
 #include "platform/platform.h"
 
 typedef enum { F_INT, F_NUM, F_BOOL } FieldKind;

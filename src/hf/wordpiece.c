@@ -3,14 +3,14 @@
 // (whitespace, then each punctuation mark alone: pre_tokenizers/bert.rs) and WordPiece (the longest
 // vocabulary entry from the left, "##" before a continuation, the unknown token for a word that
 // cannot be cut: models/wordpiece/mod.rs).
-#include "wordpiece.h"
+#include "hf/wordpiece.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/utf8.h"
-#include "hf_error.h"
-#include "unicode_bert.h"
+#include "core/utf8.h"
+#include "hf/hf_error.h"
+#include "hf/unicode_bert.h"
 
 bool unicode_in(const UnicodeRange *r, int count, uint32_t cp)
 {

@@ -2,16 +2,16 @@
 // family's steps (hf_arch.h: hf_llama.c, hf_gpt2.c) layer by layer, each layer's attention the
 // project's own trace (trace_run), so layer L is what the window steps through; the next token from
 // the last position.
-#include "hf_model.h"
+#include "hf/hf_model.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/block.h"
-#include "hf_arch.h"
-#include "hf_error.h"
+#include "core/block.h"
+#include "hf/hf_arch.h"
+#include "hf/hf_error.h"
 #include "platform/platform.h"
 
 static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {

@@ -3,7 +3,7 @@
 #ifndef MHA_WORDPIECE_H
 #define MHA_WORDPIECE_H
 
-#include "tokenizer.h"
+#include "hf/tokenizer.h"
 
 typedef struct {
     int *ids;

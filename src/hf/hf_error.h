@@ -4,7 +4,7 @@
 #ifndef MHA_HF_ERROR_H
 #define MHA_HF_ERROR_H
 
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HF_PRINTF(a, b) __attribute__((format(printf, a, b)))

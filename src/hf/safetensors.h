@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "lesson.h"
+#include "lesson/lesson.h"
 #include "platform/platform.h"
 
 typedef enum { ST_F32, ST_F16, ST_BF16, ST_F64, ST_OTHER } StDtype;

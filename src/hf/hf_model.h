@@ -4,10 +4,10 @@
 #ifndef MHA_HF_MODEL_H
 #define MHA_HF_MODEL_H
 
-#include "hf_config.h"
-#include "lesson.h"
-#include "safetensors.h"
-#include "tokenizer.h"
+#include "hf/hf_config.h"
+#include "lesson/lesson.h"
+#include "hf/safetensors.h"
+#include "hf/tokenizer.h"
 
 struct HfArchOps;
 

@@ -1,11 +1,11 @@
 // GPT-2's, Llama 3's and Qwen2's pre-tokenizer patterns, as hand-written matchers with the same
 // results as the regex engine (ordered alternatives, greedy runs, the (?!\S) look-ahead), over code
 // points.
-#include "pretokenize.h"
+#include "hf/pretokenize.h"
 
 #include <string.h>
 
-#include "unicode_bert.h" // unicode_in: the one range search
+#include "hf/unicode_bert.h" // unicode_in: the one range search
 
 static const char GPT2_PATTERN[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
