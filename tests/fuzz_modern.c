@@ -105,8 +105,8 @@ static void fuzz_tiles(const Lesson *l, const Trace *t, int block)
         const HeadTrace *ht = &t->head[h];
         Matrix z, m, lsum;
         if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&lsum, p->n, 1)) {
-            tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
-                      NULL, NULL, &z, &m, &lsum);
+            TilesRequest rq = tiles_request(p, ht, block);
+            tiles_run(p, &rq, &z, &m, &lsum);
             double big = 1.0;
             for (int i = 0; i < ht->V.rows * ht->V.cols; i++) big = fmax(big, fabs(ht->V.data[i]));
             for (int i = 0; i < p->n * p->d_k; i++)

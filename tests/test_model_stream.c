@@ -67,7 +67,7 @@ static bool has_stage(const AttnParams *p, Stage s)
 static void check_stream(const HfRun *r, const HfRun *plain, const Expected *e, int layer)
 {
     const Lesson *L = &r->lesson;
-    const LayerStream *s = L->stream;
+    const LayerStream *s = r->stream;
     CHECK(s && L->params.stream == s && s->layer == layer, "the run keeps the layer's stream");
     if (!s) return;
     CHECK(r->n == e->n && !memcmp(r->ids, e->ids, sizeof(int) * (size_t)e->n), "the token ids");
@@ -127,7 +127,7 @@ static void check_stream(const HfRun *r, const HfRun *plain, const Expected *e, 
           "a checkpoint's layer has the norm, residual and next-token stages");
     CHECK(!has_stage(&plain->lesson.params, STAGE_NORM_IN)
               && !has_stage(&plain->lesson.params, STAGE_RESIDUAL)
-              && !has_stage(&plain->lesson.params, STAGE_NEXT) && !plain->lesson.stream,
+              && !has_stage(&plain->lesson.params, STAGE_NEXT) && !plain->stream,
           "--json's run keeps nothing more: no such stages");
     trace_free(&t);
 }

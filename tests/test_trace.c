@@ -255,6 +255,74 @@ static void test_param_table(void)
     params_free(&p);
 }
 
+// Fills every weight of w (shape s) with numbers of its own: k picks which.
+static void fill_weights(LayerWeights *w, LayerShape s, double k)
+{
+    Matrix *all[PARAM_COUNT * 4];
+    int count = layer_weights_trainable(all, w, s);
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < all[i]->rows * all[i]->cols; j++)
+            all[i]->data[j] = sin(k * (i + 1) + 0.37 * j) / 2;
+}
+
+static bool same_bits(const Matrix *a, const Matrix *b)
+{
+    return a->rows == b->rows && a->cols == b->cols
+           && !memcmp(a->data, b->data, sizeof(double) * (size_t)a->rows * (size_t)a->cols);
+}
+
+// A stack of two layers' weights (grouped K/V heads): each allocated, copied, swapped and freed on
+// its own; a trace through a layer's weights and a request is the trace of params holding them.
+static void test_layer_weights(void)
+{
+    LayerShape s = {.d_model = 6, .heads = 4, .kv_heads = 2, .d_k = 3};
+    LayerWeights stack[2], copy;
+    CHECK(layer_weights_init(&stack[0], s) && layer_weights_init(&stack[1], s), "two layers");
+    CHECK(stack[0].W_K[0].data == stack[0].W_K[1].data
+              && stack[0].W_K[1].data != stack[0].W_K[2].data,
+          "the heads of a K/V group share their W_K");
+    CHECK(layer_weights_count(s, 0) == 4 && layer_weights_count(s, 1) == 2
+              && layer_weights_count(s, 6) == 1,
+          "W_Q per head, W_K per K/V head, W_O one");
+    CHECK(stack[0].W_O.rows == 12 && stack[0].W_O.cols == 6, "W_O (heads * d_k, d_model)");
+    fill_weights(&stack[0], s, 1.0);
+    fill_weights(&stack[1], s, 2.0);
+    CHECK(layer_weights_copy(&copy, &stack[1], s), "copy");
+    CHECK(same_bits(&copy.W_V[3], &stack[1].W_V[3]) && copy.W_V[3].data != stack[1].W_V[3].data
+              && copy.W_V[2].data == copy.W_V[3].data,
+          "a copy has numbers and groups of its own");
+    double *was0 = stack[0].b_O.data, *was1 = stack[1].b_O.data;
+    layer_weights_swap(&stack[0], &stack[1], s);
+    CHECK(stack[0].b_O.data == was1 && stack[1].b_O.data == was0, "swapped storage");
+    layer_weights_swap(&stack[0], &stack[1], s);
+
+    AttnParams p, q;
+    CHECK(params_init_grouped(&p, 3, 3, 6, 4, 2, 3), "params");
+    for (int i = 0; i < 18; i++) p.X.data[i] = p.S.data[i] = cos(0.5 * i);
+    fill_weights(&p.w, s, 3.0);
+    p.req.ablated = 1; // p's own request, not the one given below
+    AttnRequest req = {.ablated = 2};
+    CHECK(params_copy(&q, &p), "params copy");
+    layer_weights_copy_values(&q.w, &stack[1], s);
+    q.req = req;
+    Trace a, b;
+    TraceError err;
+    bool ok = trace_run_layer(&a, &p, &stack[1], &req, &err);
+    CHECK(ok, "trace through layer 1: %s", err.message);
+    CHECK(trace_run(&b, &q, &err), "trace of params holding it: %s", err.message);
+    if (ok) {
+        CHECK(same_bits(&a.output, &b.output) && same_bits(&a.full_output, &b.full_output)
+                  && same_bits(&a.head[3].Z, &b.head[3].Z),
+              "the same bits: the weights and the request given are the ones read");
+        trace_free(&a);
+    }
+    trace_free(&b);
+    params_free(&q);
+    params_free(&p);
+    layer_weights_free(&copy, s);
+    for (int l = 0; l < 2; l++) layer_weights_free(&stack[l], s);
+}
+
 // Issue 14: positions, the scale, the entropy, ablation and the shuffle, on small hand-checked
 // cases.
 static void test_positions(void)
@@ -392,6 +460,7 @@ int main(void)
     test_overflow_named();
     test_stage_names();
     test_param_table();
+    test_layer_weights();
     test_positions();
     test_scale_entropy_ablation();
     return check_report("test_trace");

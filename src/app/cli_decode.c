@@ -199,13 +199,10 @@ static bool tiles_finite(const Lesson *l, const Trace *t, int h, int block, char
     bool ok = mat_init(&z, p->n, p->d_k), okm = mat_init(&m, p->n, 1),
          okl = mat_init(&lsum, p->n, 1);
     TileOverflow o = {-1, 0, 0, 0, 0, 0, 0};
-    bool rope = p->rope != ROPE_NONE;
+    TilesRequest rq = tiles_request(p, ht, block);
+    rq.visit = find_overflow, rq.ctx = &o;
     *memory = !(ok && okm && okl);
-    if (!*memory
-        && tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
-                     find_overflow, &o, &z, &m, &lsum)
-               < 0)
-        *memory = true;
+    if (!*memory && tiles_run(p, &rq, &z, &m, &lsum) < 0) *memory = true;
     mat_free(&z), mat_free(&m), mat_free(&lsum);
     if (*memory) {
         snprintf(why, cap, "out of memory");
@@ -276,10 +273,9 @@ void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block
             "        \"steps\": [\n",
             block, (long long)computed, (long long)skipped);
     TilePrint tp = {out, 0};
-    bool rope = p->rope != ROPE_NONE; // the scores read the rotated rows
-    if (ok && okm && okl)
-        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
-                  print_tile, &tp, &z, &m, &lsum);
+    TilesRequest rq = tiles_request(p, ht, block); // the scores read the rotated rows
+    rq.visit = print_tile, rq.ctx = &tp;
+    if (ok && okm && okl) tiles_run(p, &rq, &z, &m, &lsum);
     fputs(tp.count ? "\n        ],\n" : "        ],\n", out);
     // The largest |O / l - Z| against the softmax stage's Z: rounding only (the sums run in another
     // order).

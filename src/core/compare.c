@@ -34,19 +34,18 @@ bool compare_single_head(AttnParams *out, const AttnParams *p)
     cfg.kv_given = false;
     cfg.positions = POS_NONE;
     out->cfg = cfg;
-    out->rope_block =
-        p->d_k; // each head's columns turned as that head turns them: the scores still add up
+    // Each head's columns turned as that head turns them: the scores still add up.
+    out->req.rope_block = p->d_k;
     copy_values(&out->X, &p->X); // E + P when the lesson has positions
     copy_values(&out->S, &p->S);
-    join_columns(&out->W_Q[0], p->W_Q, p->heads);
-    join_columns(&out->W_K[0], p->W_K, p->heads);
-    join_columns(&out->W_V[0], p->W_V, p->heads);
-    join_columns(&out->b_Q[0], p->b_Q, p->heads);
-    join_columns(&out->b_K[0], p->b_K, p->heads);
-    join_columns(&out->b_V[0], p->b_V, p->heads);
-    copy_values(&out->W_O,
-                &p->W_O); // (h·d_k, d_model) either way: the concat and the single Z line up
-    copy_values(&out->b_O, &p->b_O);
+    // The per-head weights side by side; W_O (h·d_k, d_model) and b_O as they are: the concat and
+    // the single Z line up.
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        Matrix *to = layer_weights_at(&out->w, i, 0);
+        const Matrix *from = layer_weights_at_const(&p->w, i, 0);
+        if (PARAMS[i].per_head) join_columns(to, from, p->heads);
+        else copy_values(to, from);
+    }
     return true;
 }
 

@@ -129,15 +129,16 @@ static void gather(Decoder *d, int g, int first, int t)
 static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
 {
     const AttnParams *p = d->p;
+    const LayerWeights *lw = &p->w;
     for (int g = 0; g < kv_heads(p); g++) {
         Matrix k = rows_of(&d->k_cache[g], slot, 1), v = rows_of(&d->v_cache[g], slot, 1);
         int h = group_head(p, g);
         if (p->rope != ROPE_NONE) {
-            attn_project(&d->q[h], x, &p->W_K[h],
-                         &p->b_K[h]); // the unturned key, in a row of its size
+            attn_project(&d->q[h], x, &lw->W_K[h],
+                         &lw->b_K[h]); // the unturned key, in a row of its size
             attn_rope_scaled(&k, &d->q[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
-        } else attn_project(&k, x, &p->W_K[h], &p->b_K[h]);
-        attn_project(&v, x, &p->W_V[h], &p->b_V[h]);
+        } else attn_project(&k, x, &lw->W_K[h], &lw->b_K[h]);
+        attn_project(&v, x, &lw->W_V[h], &lw->b_V[h]);
         if (!mat_all_finite(&k, false) || !mat_all_finite(&v, false)) return false;
     }
     return true;
@@ -146,6 +147,7 @@ static bool write_kv(Decoder *d, const Matrix *x, int t, int slot)
 bool decode_step(Decoder *d)
 {
     const AttnParams *p = d->p;
+    const LayerWeights *lw = &p->w;
     int t = d->steps;
     if (t >= p->n) return false;
     Matrix x = rows_of(&p->X, t, 1); // (1, d_model) the new token alone
@@ -166,9 +168,9 @@ bool decode_step(Decoder *d)
         Matrix s_cached = {1, rows, s.data + first}, w_cached = {1, rows, w.data + first};
         if (p->rope != ROPE_NONE) { // the query turned at position t (z's row holds it unturned
                                     // until below)
-            attn_project(&d->z[h], &x, &p->W_Q[h], &p->b_Q[h]);
+            attn_project(&d->z[h], &x, &lw->W_Q[h], &lw->b_Q[h]);
             attn_rope_scaled(&d->q[h], &d->z[h], p->rope, p->rope_base, &p->rope_scale, +1, t);
-        } else attn_project(&d->q[h], &x, &p->W_Q[h], &p->b_Q[h]);
+        } else attn_project(&d->q[h], &x, &lw->W_Q[h], &lw->b_Q[h]);
         attn_scores(&s_cached, &d->q[h],
                     &keys); // (1, rows) = q_t K_cacheᵀ over the cached positions
         for (int j = 0; j <= t; j++)
@@ -182,9 +184,9 @@ bool decode_step(Decoder *d)
         if (!mat_all_finite(&d->z[h], false)) return false;
     }
     attn_concat(&d->concat, d->z, p->heads);
-    attn_ablate(&d->concat, p->ablated, p->heads, p->d_k);
-    mat_matmul(&d->output, &d->concat, &p->W_O);
-    mat_add_row(&d->output, &p->b_O);
+    attn_ablate(&d->concat, p->req.ablated, p->heads, p->d_k);
+    mat_matmul(&d->output, &d->concat, &lw->W_O);
+    mat_add_row(&d->output, &lw->b_O);
     if (!mat_all_finite(&d->output, false)) return false;
     d->evicted = buf.evicted;
     d->slot_written = slot, d->first_cached = first, d->steps = t + 1;
@@ -245,9 +247,17 @@ int64_t tiles_rows(const AttnParams *p, int block)
 // e^(a - b) for the running rescale: 0 when a is -inf (nothing was seen: no weight to carry).
 static double rescale(double a, double b) { return a == -INFINITY ? 0.0 : core_exp(a - b); }
 
-int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const Matrix *v, int block,
-                  TileVisit visit, void *ctx, Matrix *z, Matrix *mz, Matrix *lz)
+TilesRequest tiles_request(const AttnParams *p, const HeadTrace *ht, int block)
 {
+    bool rope = p->rope != ROPE_NONE;
+    return (TilesRequest){
+        rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block, NULL, NULL};
+}
+
+int64_t tiles_run(const AttnParams *p, const TilesRequest *req, Matrix *z, Matrix *mz, Matrix *lz)
+{
+    const Matrix *q = req->q, *k = req->k, *v = req->v;
+    int block = req->block;
     Matrix s, pv, m, l, O;
     memset(&s, 0, sizeof s), memset(&pv, 0, sizeof pv);
     memset(&m, 0, sizeof m), memset(&l, 0, sizeof l), memset(&O, 0, sizeof O);
@@ -288,10 +298,10 @@ int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const M
             for (int i = 0; i < rb; i++)
                 for (int c = 0; c < d_k; c++) mat_row(&O, i)[c] += mat_row(&pb, i)[c];
             computed++;
-            if (visit) {
+            if (req->visit) {
                 Matrix ms = {rb, 1, m.data}, ls = {rb, 1, l.data}, os = {rb, d_k, O.data};
                 TileStep st = {r0, r1, c0, c1, &ms, &ls, &os};
-                visit(ctx, &st);
+                req->visit(req->ctx, &st);
             }
         }
         for (int i = 0; i < rb;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/params.h"
+#include "core/trace.h"
 
 // ---- KV-cache decoding -------------------------------------------------------------------------------
 // Step t projects token t alone (q_t for every query head, k_t and v_t for every K/V head; with
@@ -95,13 +96,22 @@ typedef struct {
 // Called after each tile, in order; the matrices are valid during the call only.
 typedef void (*TileVisit)(void *ctx, const TileStep *s);
 
-// Runs one head of p from its q (n, d_k), k and v (m, d_k) (the trace's: rotated when the lesson
-// has RoPE) in tiles of `block` (>= 1; a block beyond the sizes is one tile), calling visit (may be
-// NULL) after each tile, into z (n, d_k) = O / l, m (n, 1) and l (n, 1), all allocated by the
-// caller. Returns the number of tiles computed, -1 when out of memory. Memory: one tile's scores
-// and one block's m, l, O (never n × m).
-int64_t tiles_run(const AttnParams *p, const Matrix *q, const Matrix *k, const Matrix *v, int block,
-                  TileVisit visit, void *ctx, Matrix *z, Matrix *m, Matrix *l);
+// What one head's tiled run reads and who watches it.
+typedef struct {
+    const Matrix *q; // (n, d_k) the trace's Q (rotated when the lesson has RoPE)
+    const Matrix *k, *v; // (m, d_k) its K (likewise) and V
+    int block; // the tiles' side (>= 1; a block beyond the sizes is one tile)
+    TileVisit visit; // called after each tile (NULL: none)
+    void *ctx; // visit's
+} TilesRequest;
+
+// The request for head ht of p's trace in tiles of block: its Q and K (the rotated ones when the
+// lesson has RoPE, as the scores read them) and V; no visit.
+TilesRequest tiles_request(const AttnParams *p, const HeadTrace *ht, int block);
+// Runs one head of p as req asks, into z (n, d_k) = O / l, m (n, 1) and l (n, 1), all allocated by
+// the caller. Returns the number of tiles computed, -1 when out of memory. Memory: one tile's
+// scores and one block's m, l, O (never n × m).
+int64_t tiles_run(const AttnParams *p, const TilesRequest *req, Matrix *z, Matrix *m, Matrix *l);
 // The tiles a run visits and the ones the mask lets it skip.
 void tiles_count(const AttnParams *p, int block, int64_t *computed, int64_t *skipped);
 // The query rows of the tiles a run visits, summed (each tile's m, l and O have that many rows):

@@ -101,6 +101,8 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
                           int h, HeadScratch *s)
 {
     int n = p->n, m = p->m, dk = p->d_k;
+    const LayerWeights *w = &p->w;
+    LayerWeights *gw = &g->w;
     const Matrix *A = &ht->weights;
     // dZ (n, d_k) = dC's columns of head h
     for (int i = 0; i < n; i++)
@@ -132,9 +134,9 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
     // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its
     // part.
     Matrix *dS = p->cross ? &g->S : &g->X;
-    project_backward(&g->W_Q[h], &g->b_Q[h], &g->X, &p->X, &p->W_Q[h], &s->dQ);
-    project_backward(&g->W_K[h], &g->b_K[h], dS, &p->S, &p->W_K[h], &s->dK);
-    project_backward(&g->W_V[h], &g->b_V[h], dS, &p->S, &p->W_V[h], &s->dV);
+    project_backward(&gw->W_Q[h], &gw->b_Q[h], &g->X, &p->X, &w->W_Q[h], &s->dQ);
+    project_backward(&gw->W_K[h], &gw->b_K[h], dS, &p->S, &w->W_K[h], &s->dK);
+    project_backward(&gw->W_V[h], &gw->b_V[h], dS, &p->S, &w->W_V[h], &s->dV);
 }
 
 bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
@@ -156,7 +158,7 @@ bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Mat
             dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
         // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
         // it)
-        project_backward(&g->W_O, &g->b_O, &dC, &t->concat, &p->W_O, &dOut);
+        project_backward(&g->w.W_O, &g->w.b_O, &dC, &t->concat, &p->w.W_O, &dOut);
         for (int h = 0; h < p->heads; h++)
             if (!params_ablated(p, h)) head_backward(g, p, &t->head[h], &dC, h, &s);
     }

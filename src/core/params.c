@@ -36,64 +36,170 @@ static Matrix *alloc_matrices(int count, int group, int rows, int cols)
 }
 
 const ParamInfo PARAMS[PARAM_COUNT] = {
-    {"W_Q", true, false, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_Q)},
-    {"W_K", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_K)},
-    {"W_V", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(AttnParams, W_V)},
-    {"b_Q", true, false, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_Q)},
-    {"b_K", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_K)},
-    {"b_V", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(AttnParams, b_V)},
-    {"W_O", false, false, false, PDIM_H_D_K, PDIM_D_MODEL, offsetof(AttnParams, W_O)},
-    {"b_O", false, false, true, PDIM_ONE, PDIM_D_MODEL, offsetof(AttnParams, b_O)},
+    {"W_Q", true, false, false, PDIM_D_MODEL, PDIM_D_K, offsetof(LayerWeights, W_Q)},
+    {"W_K", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(LayerWeights, W_K)},
+    {"W_V", true, true, false, PDIM_D_MODEL, PDIM_D_K, offsetof(LayerWeights, W_V)},
+    {"b_Q", true, false, true, PDIM_ONE, PDIM_D_K, offsetof(LayerWeights, b_Q)},
+    {"b_K", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(LayerWeights, b_K)},
+    {"b_V", true, true, true, PDIM_ONE, PDIM_D_K, offsetof(LayerWeights, b_V)},
+    {"W_O", false, false, false, PDIM_H_D_K, PDIM_D_MODEL, offsetof(LayerWeights, W_O)},
+    {"b_O", false, false, true, PDIM_ONE, PDIM_D_MODEL, offsetof(LayerWeights, b_O)},
 };
 
-int params_dim(const AttnParams *p, ParamDim d)
+static void copy_values(Matrix *dst, const Matrix *src)
 {
-    return d == PDIM_D_MODEL ? p->d_model
-           : d == PDIM_D_K   ? p->d_k
-           : d == PDIM_H_D_K ? p->heads * p->d_k
+    if (src->data)
+        memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// One layer's weights
+
+int layer_shape_dim(LayerShape s, ParamDim d)
+{
+    return d == PDIM_D_MODEL ? s.d_model
+           : d == PDIM_D_K   ? s.d_k
+           : d == PDIM_H_D_K ? s.heads * s.d_k
                              : 1;
 }
 
-// The per-head array of row i (a Matrix * inside p).
-static Matrix **param_array(AttnParams *p, int i)
+// The per-head array of row i (a Matrix * inside w).
+static Matrix **weight_array(LayerWeights *w, int i)
 {
-    return (Matrix **)(void *)((char *)p + PARAMS[i].offset);
+    return (Matrix **)(void *)((char *)w + PARAMS[i].offset);
 }
 
-Matrix *params_at(AttnParams *p, int i, int h)
+Matrix *layer_weights_at(LayerWeights *w, int i, int h)
 {
-    if (PARAMS[i].per_head) return *param_array(p, i) + h;
-    return (Matrix *)(void *)((char *)p + PARAMS[i].offset);
+    if (PARAMS[i].per_head) return *weight_array(w, i) + h;
+    return (Matrix *)(void *)((char *)w + PARAMS[i].offset);
 }
+
+const Matrix *layer_weights_at_const(const LayerWeights *w, int i, int h)
+{
+    return layer_weights_at((LayerWeights *)w, i, h);
+}
+
+int layer_weights_count(LayerShape s, int i)
+{
+    return !PARAMS[i].per_head ? 1 : PARAMS[i].per_kv ? s.kv_heads : s.heads;
+}
+
+// How many consecutive heads share one matrix of row i (1 for a shape not yet given).
+static int group_of(LayerShape s, int i)
+{
+    return PARAMS[i].per_kv && s.kv_heads > 0 ? s.heads / s.kv_heads : 1;
+}
+
+Matrix *layer_weights_own(LayerWeights *w, LayerShape s, int i, int k)
+{
+    return layer_weights_at(w, i, k * group_of(s, i));
+}
+
+const Matrix *layer_weights_own_const(const LayerWeights *w, LayerShape s, int i, int k)
+{
+    return layer_weights_own((LayerWeights *)w, s, i, k);
+}
+
+bool layer_weights_init(LayerWeights *w, LayerShape s)
+{
+    memset(w, 0, sizeof *w);
+    bool ok = true;
+    for (int i = 0; ok && i < PARAM_COUNT; i++) {
+        int rows = layer_shape_dim(s, PARAMS[i].rows), cols = layer_shape_dim(s, PARAMS[i].cols);
+        if (PARAMS[i].per_head)
+            ok =
+                (*weight_array(w, i) = alloc_matrices(s.heads, group_of(s, i), rows, cols)) != NULL;
+        else ok = mat_init(layer_weights_at(w, i, 0), rows, cols);
+    }
+    if (!ok) layer_weights_free(w, s);
+    return ok;
+}
+
+void layer_weights_free(LayerWeights *w, LayerShape s)
+{
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        if (PARAMS[i].per_head) free_matrices(*weight_array(w, i), s.heads, group_of(s, i));
+        else mat_free(layer_weights_at(w, i, 0));
+    }
+    memset(w, 0, sizeof *w);
+}
+
+void layer_weights_copy_values(LayerWeights *dst, const LayerWeights *src, LayerShape s)
+{
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int k = 0; k < layer_weights_count(s, i); k++)
+            copy_values(layer_weights_own(dst, s, i, k), layer_weights_own_const(src, s, i, k));
+}
+
+bool layer_weights_copy(LayerWeights *out, const LayerWeights *src, LayerShape s)
+{
+    if (!layer_weights_init(out, s)) return false;
+    layer_weights_copy_values(out, src, s);
+    return true;
+}
+
+void layer_weights_swap(LayerWeights *a, LayerWeights *b, LayerShape s)
+{
+    // Every entry, the shared ones of a group too: each points at its owner's numbers in both, so
+    // after the swap it points at the other's owner, which moved with it.
+    for (int i = 0; i < PARAM_COUNT; i++)
+        for (int h = 0; h < (PARAMS[i].per_head ? s.heads : 1); h++) {
+            Matrix *x = layer_weights_at(a, i, h), *y = layer_weights_at(b, i, h);
+            double *keep = x->data;
+            x->data = y->data;
+            y->data = keep;
+        }
+}
+
+int layer_weights_trainable(Matrix **out, LayerWeights *w, LayerShape s)
+{
+    int k = 0;
+    for (int h = 0; h < s.heads; h++)
+        for (int i = 0; i < PARAM_COUNT; i++)
+            if (PARAMS[i].per_head && h % group_of(s, i) == 0) out[k++] = layer_weights_at(w, i, h);
+    for (int i = 0; i < PARAM_COUNT; i++)
+        if (!PARAMS[i].per_head) out[k++] = layer_weights_at(w, i, 0);
+    return k;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The parameters of one lesson: its inputs and the weights of its layer
+
+int params_dim(const AttnParams *p, ParamDim d) { return layer_shape_dim(params_shape(p), d); }
+
+Matrix *params_at(AttnParams *p, int i, int h) { return layer_weights_at(&p->w, i, h); }
 
 const Matrix *params_at_const(const AttnParams *p, int i, int h)
 {
-    return params_at((AttnParams *)p, i, h);
+    return layer_weights_at_const(&p->w, i, h);
 }
 
-int params_count(const AttnParams *p, int i)
+int params_count(const AttnParams *p, int i) { return layer_weights_count(params_shape(p), i); }
+
+Matrix *params_own(AttnParams *p, int i, int k)
 {
-    return !PARAMS[i].per_head ? 1 : PARAMS[i].per_kv ? p->kv_heads : p->heads;
+    return layer_weights_own(&p->w, params_shape(p), i, k);
 }
-
-// How many consecutive heads share one matrix of row i.
-static int group_of(const AttnParams *p, int i)
-{
-    return PARAMS[i].per_kv ? p->heads / p->kv_heads : 1;
-}
-
-Matrix *params_own(AttnParams *p, int i, int k) { return params_at(p, i, k * group_of(p, i)); }
 
 const Matrix *params_own_const(const AttnParams *p, int i, int k)
 {
-    return params_own((AttnParams *)p, i, k);
+    return layer_weights_own_const(&p->w, params_shape(p), i, k);
 }
 
-const Matrix *params_at_offset(const AttnParams *p, size_t offset, int h)
+int params_trainable(Matrix **out, AttnParams *p)
 {
-    for (int i = 0; i < PARAM_COUNT; i++)
-        if (PARAMS[i].offset == offset) return params_at_const(p, i, PARAMS[i].per_head ? h : 0);
-    return NULL;
+    return layer_weights_trainable(out, &p->w, params_shape(p));
+}
+
+void params_copy_weights(AttnParams *dst, const AttnParams *src)
+{
+    layer_weights_copy_values(&dst->w, &src->w, params_shape(src));
+}
+
+void params_swap_weights(AttnParams *a, AttnParams *b)
+{
+    layer_weights_swap(&a->w, &b->w, params_shape(a));
 }
 
 bool params_init(AttnParams *p, int n, int m, int d_model, int heads, int d_k)
@@ -110,13 +216,8 @@ bool params_init_grouped(AttnParams *p, int n, int m, int d_model, int heads, in
     p->heads = heads;
     p->kv_heads = kv_heads;
     p->d_k = d_k;
-    bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model);
-    for (int i = 0; ok && i < PARAM_COUNT; i++) {
-        int rows = params_dim(p, PARAMS[i].rows), cols = params_dim(p, PARAMS[i].cols);
-        if (PARAMS[i].per_head)
-            ok = (*param_array(p, i) = alloc_matrices(heads, group_of(p, i), rows, cols)) != NULL;
-        else ok = mat_init(params_at(p, i, 0), rows, cols);
-    }
+    bool ok = mat_init(&p->X, n, d_model) && mat_init(&p->S, m, d_model)
+              && layer_weights_init(&p->w, params_shape(p));
     if (!ok) params_free(p);
     return ok;
 }
@@ -125,68 +226,12 @@ void params_free(AttnParams *p)
 {
     mat_free(&p->X);
     mat_free(&p->S);
-    for (int i = 0; i < PARAM_COUNT; i++) {
-        if (PARAMS[i].per_head)
-            free_matrices(*param_array(p, i), p->heads, p->kv_heads > 0 ? group_of(p, i) : 1);
-        else mat_free(params_at(p, i, 0));
-    }
+    layer_weights_free(&p->w, params_shape(p));
     mat_free(&p->E);
     mat_free(&p->P);
     mat_free(&p->E_S);
     mat_free(&p->P_S);
     memset(p, 0, sizeof *p);
-}
-
-void layer_stream_free(LayerStream *s)
-{
-    if (!s) return;
-    int tokens = s->x.rows * s->top; // counted before x is freed (mat_free empties it)
-    for (int i = 0; s->top_token && i < tokens; i++) free(s->top_token[i]);
-    mat_free(&s->x);
-    mat_free(&s->gain);
-    mat_free(&s->shift);
-    free(s->top_token);
-    free(s->top_id);
-    free(s->top_p);
-    free(s->overview);
-    memset(s, 0, sizeof *s);
-}
-
-static void copy_values(Matrix *dst, const Matrix *src)
-{
-    if (src->data)
-        memcpy(dst->data, src->data, (size_t)src->rows * (size_t)src->cols * sizeof(double));
-}
-
-int params_trainable(Matrix **out, AttnParams *p)
-{
-    int k = 0;
-    for (int h = 0; h < p->heads; h++)
-        for (int i = 0; i < PARAM_COUNT; i++)
-            if (PARAMS[i].per_head && h % group_of(p, i) == 0) out[k++] = params_at(p, i, h);
-    for (int i = 0; i < PARAM_COUNT; i++)
-        if (!PARAMS[i].per_head) out[k++] = params_at(p, i, 0);
-    return k;
-}
-
-void params_copy_weights(AttnParams *dst, const AttnParams *src)
-{
-    for (int i = 0; i < PARAM_COUNT; i++)
-        for (int k = 0; k < params_count(src, i); k++)
-            copy_values(params_own(dst, i, k), params_own_const(src, i, k));
-}
-
-void params_swap_weights(AttnParams *a, AttnParams *b)
-{
-    // Every entry, the shared ones of a group too: each points at its owner's numbers in both, so
-    // after the swap it points at the other's owner, which moved with it.
-    for (int i = 0; i < PARAM_COUNT; i++)
-        for (int h = 0; h < (PARAMS[i].per_head ? a->heads : 1); h++) {
-            Matrix *x = params_at(a, i, h), *y = params_at(b, i, h);
-            double *keep = x->data;
-            x->data = y->data;
-            y->data = keep;
-        }
 }
 
 bool params_copy(AttnParams *out, const AttnParams *src)
@@ -195,12 +240,10 @@ bool params_copy(AttnParams *out, const AttnParams *src)
                              src->d_k))
         return false;
     out->cfg = src->cfg; // every setting of the lesson
-    out->rope_shift = src->rope_shift;
-    out->rope_block = src->rope_block;
+    out->req = src->req; // and what its runs ask
     copy_values(&out->X, &src->X);
     copy_values(&out->S, &src->S);
-    params_copy_weights(out, src);
-    out->ablated = src->ablated;
+    layer_weights_copy_values(&out->w, &src->w, params_shape(src));
     out->stream = src->stream;
     if (src->positions != POS_NONE) {
         bool ok = mat_copy(&out->E, &src->E) && mat_copy(&out->P, &src->P);

@@ -65,28 +65,55 @@ typedef struct {
 typedef struct {
     ATTN_CONFIG_MEMBERS
 } AttnConfig;
-// What surrounds a real model's layer (hf/hf_model.h: --model in the window), for the stages
-// shown only then (the norm that makes X, the residual add, the next token) and the overview of
-// every layer's patterns. A lesson has none (AttnParams.stream NULL). Owned by the Lesson made from
-// the checkpoint; free with layer_stream_free.
-typedef enum { NORM_NONE = 0, NORM_RMS, NORM_LAYER } NormKind;
-typedef struct LayerStream {
-    Matrix x; // (n, d_model) the residual stream at the layer's input, before its norm
-    Matrix gain, shift; // (1, d_model) the norm's weight, and LayerNorm's bias (empty for RMSNorm)
-    NormKind norm; // NORM_NONE: X is x itself (BERT normalizes after the residual add)
-    double eps;
-    int top; // the next tokens kept per position, most probable first (0: an encoder, none)
-    int *top_id; // [n * top]
-    double *top_p; // [n * top]
-    char **top_token; // [n * top] as the class reads them
-    int layer; // the layer stepped through (from 0)
-    int layers, heads, n; // the overview: every layer's attention weights (layers 0: not kept)
-    float *overview; // [layers][heads][n][n]
-} LayerStream;
-void layer_stream_free(LayerStream *s);
+// The weights of one attention layer (llama2.c's TransformerWeights, for one layer): a stack of
+// layers, x_{l+1} = x_l + MHA_l(x_l), is an array of them, each of the sizes of one LayerShape.
+// With kv_heads < heads, W_K, W_V, b_K and b_V are shared by the heads of a group (the same data,
+// as Hugging Face's repeat_kv repeats them): entry h is K/V head params_kv_head(p, h)'s, owned by
+// the group's first head. An edit through any of them is the group's; a gradient into them sums
+// the group. The members are listed once, here, for LayerWeights and for AttnParams' unnamed twin
+// of w (p->W_Q is p->w.W_Q).
+#define LAYER_WEIGHTS_MEMBERS                                                                      \
+    Matrix *W_Q, *W_K, *W_V; /* [heads], each (d_model, d_k) */                                    \
+    Matrix *b_Q, *b_K, *b_V; /* [heads], each (1, d_k); zeros when the lesson gives none */        \
+    Matrix W_O; /* (heads * d_k, d_model) */                                                       \
+    Matrix b_O; /* (1, d_model); zeros when the lesson gives none */
 
-// Everything the computation reads. Owned by whoever filled it (usually a Lesson); free with
-// params_free.
+typedef struct {
+    LAYER_WEIGHTS_MEMBERS
+} LayerWeights;
+
+// The sizes of one layer's weights (every layer of a stack has the same).
+typedef struct {
+    int d_model, heads, kv_heads, d_k;
+} LayerShape;
+
+// What one run of a layer asks beyond the lesson (the window's keys, the command line's options):
+// not lesson keys, and not copied by saving. The members are listed once, here, for AttnRequest and
+// for AttnParams' unnamed twin of req (p->ablated is p->req.ablated).
+#define ATTN_REQUEST_MEMBERS                                                                       \
+    /* RoPE's point, shown on the board: > 0 (RoPE lessons only) the trace also turns every Q and  \
+     * K row at position p + rope_shift and takes their scores (HeadTrace.Q_shift, K_shift,        \
+     * scores_shift), which equal the scores up to rounding. The window's key S and --rope-shift   \
+     * set it; 0: not computed. */                                                                 \
+    int rope_shift;                                                                                \
+    /* > 0: RoPE turns each block of rope_block columns as a d_k of its own (--compare's single    \
+     * head, whose h·d_k columns are the h heads' side by side, each turned as its head turns     \
+     * it); 0: the whole d_k. */                                                                   \
+    int rope_block;                                                                                \
+    /* bit h: head h's Z enters the concatenation as zeros (its own stages are still computed) */  \
+    uint64_t ablated;
+
+typedef struct {
+    ATTN_REQUEST_MEMBERS
+} AttnRequest;
+
+// A real model's layer's surroundings (hf/layer_stream.h): kept by the layers above beside the
+// parameters, never read here.
+struct LayerStream;
+
+// Everything the computation reads: the sizes, the settings (cfg), what this run asks (req), the
+// inputs (X, S, and E, P, E_S, P_S with positions) and one layer's weights (w). Owned by whoever
+// filled it (usually a Lesson); free with params_free.
 typedef struct {
     int n; // query tokens
     int m; // key/value tokens (== n for self-attention)
@@ -97,34 +124,28 @@ typedef struct {
             ATTN_CONFIG_MEMBERS
         };
     };
-    // RoPE's point, shown on the board: > 0 (RoPE lessons only) the trace also turns every Q and K
-    // row at position p + rope_shift and takes their scores (HeadTrace.Q_shift, K_shift,
-    // scores_shift), which equal the scores up to rounding. Not a lesson key: the window's key S
-    // and --rope-shift set it; 0: not computed.
-    int rope_shift;
-    // > 0: RoPE turns each block of rope_block columns as a d_k of its own (--compare's single
-    // head, whose h·d_k columns are the h heads' side by side, each turned as its head turns it);
-    // 0: the whole d_k.
-    int rope_block;
+    union { // what this run asks: as one struct (req), or member by member (p->rope_shift)
+        AttnRequest req;
+        struct {
+            ATTN_REQUEST_MEMBERS
+        };
+    };
     Matrix X; // (n, d_model) query-side embeddings
     Matrix S; // (m, d_model) key/value-side embeddings; a copy of X for self-attention
-    Matrix *W_Q, *W_K, *W_V; // [heads], each (d_model, d_k)
-    Matrix *b_Q, *b_K, *b_V; // [heads], each (1, d_k); zeros when the lesson gives none
-    // W_K, W_V, b_K, b_V with kv_heads < heads: the heads of a group share one matrix's numbers
-    // (the same data, as Hugging Face's repeat_kv repeats them): entry h is K/V head
-    // params_kv_head(p, h)'s, owned by the group's first head. An edit through any of them is the
-    // group's; a gradient into them sums the group.
-    Matrix W_O; // (heads * d_k, d_model)
-    Matrix b_O; // (1, d_model); zeros when the lesson gives none
+    union { // the layer's weights: as one struct (w), or member by member (p->W_Q)
+        LayerWeights w;
+        struct {
+            LAYER_WEIGHTS_MEMBERS
+        };
+    };
     // Positions (cfg.positions POS_NONE: E, P, E_S and P_S are empty and X, S are the embeddings as
     // given). Otherwise X = E + P is what the projections read, and for cross-attention S = E_S +
     // P_S; params_apply_positions recomputes them after E, P, E_S or P_S change.
     Matrix E, P; // (n, d_model) the token embeddings and the position vectors
     Matrix E_S, P_S; // (m, d_model) the source's, for cross-attention (empty for self-attention)
-    uint64_t ablated; // bit h: head h's Z enters the concatenation as zeros (its own stages are
-                      // still computed)
-    const LayerStream
-        *stream; // a real model's layer: what surrounds it (borrowed; NULL for a lesson)
+    // A real model's layer: what surrounds it, for the display (borrowed, never read here; copied
+    // by params_copy, dropped by params_shuffle). NULL for a lesson.
+    const struct LayerStream *stream;
 } AttnParams;
 
 // Allocates every matrix of p (zeroed) for the given sizes. Free with params_free.
@@ -173,43 +194,67 @@ static inline double attn_scale_one(const AttnParams *p, double score, double ro
     return p->scale > 0 ? score * p->scale : score / root_d_k;
 }
 
-// The lesson's weights, one row each: the table that allocating, copying, zeroing, training and
+// A layer's weights, one row each: the table that allocating, copying, zeroing, training and
 // writing the weights iterate (per head W_Q, W_K, W_V, b_Q, b_K, b_V, then W_O, b_O: the trainable
 // order).
 typedef enum { PDIM_D_MODEL = 0, PDIM_D_K, PDIM_H_D_K, PDIM_ONE } ParamDim;
 typedef struct {
     const char *name; // the lesson's and the JSON's name: "W_Q"
-    bool per_head; // one matrix per head (an array of p->heads), or one for the layer
-    bool per_kv; // per head, one of each K/V head's: kv_heads of their own (params_own)
+    bool per_head; // one matrix per head (an array of heads), or one for the layer
+    bool per_kv; // per head, one of each K/V head's: kv_heads of their own (layer_weights_own)
     bool bias; // a bias: one row (1, cols), written as a vector
     ParamDim rows, cols;
-    size_t offset; // where it lives in AttnParams: a Matrix * (per head) or a Matrix
+    size_t offset; // where it lives in LayerWeights: a Matrix * (per head) or a Matrix
 } ParamInfo;
 
 #define PARAM_COUNT 8
 extern const ParamInfo PARAMS[PARAM_COUNT];
+
+// ---- One layer's weights -------------------------------------------------------------------------
+// The size a ParamDim stands for in a layer of shape s.
+int layer_shape_dim(LayerShape s, ParamDim d);
+// Allocates every matrix of w (zeroed) for shape s (1 <= kv_heads <= heads, dividing heads). False
+// when out of memory (w left empty). Free with layer_weights_free and the same shape.
+bool layer_weights_init(LayerWeights *w, LayerShape s);
+void layer_weights_free(LayerWeights *w, LayerShape s);
+// out = a deep copy of src, of shape s (free with layer_weights_free). False when out of memory.
+bool layer_weights_copy(LayerWeights *out, const LayerWeights *src, LayerShape s);
+// dst's numbers (every row of PARAMS) = src's; both of shape s.
+void layer_weights_copy_values(LayerWeights *dst, const LayerWeights *src, LayerShape s);
+// a and b's weights exchanged without copying a number (both of shape s, one a copy of the
+// other): each gets the other's storage.
+void layer_weights_swap(LayerWeights *a, LayerWeights *b, LayerShape s);
 // The matrix of weight row i (PARAMS[i]) for head h (ignored for a per-layer weight); for a
 // per-K/V-head row head h's group's.
-Matrix *params_at(AttnParams *p, int i, int h);
-const Matrix *params_at_const(const AttnParams *p, int i, int h);
+Matrix *layer_weights_at(LayerWeights *w, int i, int h);
+const Matrix *layer_weights_at_const(const LayerWeights *w, int i, int h);
 // How many matrices of its own row i has: 1 for the layer's, heads, or kv_heads (per_kv).
-int params_count(const AttnParams *p, int i);
-// The k-th of them (k < params_count): for a per-K/V-head row, K/V head k's.
-Matrix *params_own(AttnParams *p, int i, int k);
-const Matrix *params_own_const(const AttnParams *p, int i, int k);
-// The weights (AT_WEIGHTS of the model's table) at offset in AttnParams for head h: the row of
-// PARAMS kept there, read through params_at. NULL when no row is kept there.
-const Matrix *params_at_offset(const AttnParams *p, size_t offset, int h);
-// The size a ParamDim stands for in p.
-int params_dim(const AttnParams *p, ParamDim d);
-// The trainable matrices of p in the table's order (for each head the per-head rows, a K/V head's
+int layer_weights_count(LayerShape s, int i);
+// The k-th of them (k < layer_weights_count): for a per-K/V-head row, K/V head k's.
+Matrix *layer_weights_own(LayerWeights *w, LayerShape s, int i, int k);
+const Matrix *layer_weights_own_const(const LayerWeights *w, LayerShape s, int i, int k);
+// The trainable matrices of w in the table's order (for each head the per-head rows, a K/V head's
 // when the head opens its group, then the per-layer ones); out holds PARAM_COUNT * heads pointers
 // at most; returns how many.
+int layer_weights_trainable(Matrix **out, LayerWeights *w, LayerShape s);
+
+// ---- The same, for the layer of p (p->w, of shape params_shape(p)) -------------------------------
+static inline LayerShape params_shape(const AttnParams *p)
+{
+    return (LayerShape){p->d_model, p->heads, p->kv_heads, p->d_k};
+}
+Matrix *params_at(AttnParams *p, int i, int h);
+const Matrix *params_at_const(const AttnParams *p, int i, int h);
+int params_count(const AttnParams *p, int i);
+Matrix *params_own(AttnParams *p, int i, int k);
+const Matrix *params_own_const(const AttnParams *p, int i, int k);
+// The size a ParamDim stands for in p.
+int params_dim(const AttnParams *p, ParamDim d);
 int params_trainable(Matrix **out, AttnParams *p);
-// dst's weights (every row of PARAMS) = src's; both of the same sizes.
+// dst's weights = src's; both of the same sizes.
 void params_copy_weights(AttnParams *dst, const AttnParams *src);
 // a and b's weights exchanged without copying a number (the same sizes and groups: one a
-// params_copy of the other): each gets the other's storage.
+// params_copy of the other).
 void params_swap_weights(AttnParams *a, AttnParams *b);
 
 #endif

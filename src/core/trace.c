@@ -133,11 +133,15 @@ static bool first_bad(const Matrix *m, int *r, int *c)
 
 static const char *what(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
-// One head's projection of x by w + b (the matrices of trace_run) and, when it has a non-finite
+// Head h's projection `which` (0: Q, 1: K, 2: V; the rows W_Q, W_K, W_V of PARAMS, their biases
+// three rows on) of x by the layer's weights, as trace_run makes it, and, when it has a non-finite
 // cell, the sentence naming the product that made it.
-static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, const char *x_path,
-                                const Matrix *w, const Matrix *b, const char *name)
+static bool projection_overflow(char *out, size_t cap, const Matrix *x, const char *x_path,
+                                const LayerWeights *lw, int which, int h)
 {
+    const Matrix *w = layer_weights_at_const(lw, which, h),
+                 *b = layer_weights_at_const(lw, which + 3, h);
+    const char *name = which == 0 ? "Q" : which == 1 ? "K" : "V";
     Matrix q;
     if (!mat_init(&q, x->rows, w->cols)) return false;
     attn_project(&q, x, w, b);
@@ -149,33 +153,27 @@ static bool projection_overflow(char *out, size_t cap, int h, const Matrix *x, c
             out, cap,
             "head %d: %s[%d][%d] is %s, from %s[%d][%d] = %.6g times weights.%s[%d][%d][%d] = %.6g",
             h, name, r, c, what(mat_row(&q, r)[c]), x_path, r, k, mat_row(x, r)[k],
-            name[0] == 'Q'   ? "W_Q"
-            : name[0] == 'K' ? "W_K"
-                             : "W_V",
-            h, k, c, mat_row(w, k)[c]);
+            PARAMS[which].name, h, k, c, mat_row(w, k)[c]);
     }
     mat_free(&q);
     return found;
 }
 
 // err is a failed run's error (a value overflowed at err->stage, in head err->head). Recomputes
-// what is needed from p and appends, in parentheses, the first cell that became infinite or NaN and
-// the product that made it with the lesson's field paths, e.g. "(head 1: Q[0][1] is +inf, from
-// embeddings[0][2] = 1e+200 times weights.W_Q[1][2][1] = 1e+200)". Leaves err alone when nothing
-// more can be said.
-static void overflow_detail(const AttnParams *p, TraceError *err)
+// what is needed from p and the layer's weights w and appends, in parentheses, the first cell that
+// became infinite or NaN and the product that made it with the lesson's field paths, e.g. "(head 1:
+// Q[0][1] is +inf, from embeddings[0][2] = 1e+200 times weights.W_Q[1][2][1] = 1e+200)". Leaves err
+// alone when nothing more can be said.
+static void overflow_detail(const AttnParams *p, const LayerWeights *w, TraceError *err)
 {
     if (!err) return;
     char detail[300] = "";
     int h = err->head, r, c;
     const char *src_path = p->cross ? "source.embeddings" : "embeddings";
     if (err->stage == STAGE_PROJECT && h >= 0 && h < p->heads) {
-        if (!projection_overflow(detail, sizeof detail, h, &p->X, "embeddings", &p->W_Q[h],
-                                 &p->b_Q[h], "Q"))
-            if (!projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_K[h],
-                                     &p->b_K[h], "K"))
-                projection_overflow(detail, sizeof detail, h, &p->S, src_path, &p->W_V[h],
-                                    &p->b_V[h], "V");
+        if (!projection_overflow(detail, sizeof detail, &p->X, "embeddings", w, 0, h))
+            if (!projection_overflow(detail, sizeof detail, &p->S, src_path, w, 1, h))
+                projection_overflow(detail, sizeof detail, &p->S, src_path, w, 2, h);
     } else if ((err->stage == STAGE_SCORES || err->stage == STAGE_WEIGHTED_SUM) && h >= 0
                && h < p->heads) {
         Matrix Q, K, V, S;
@@ -183,8 +181,8 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
             memset(&S, 0, sizeof S);
         if (mat_init(&Q, p->n, p->d_k) && mat_init(&K, p->m, p->d_k) && mat_init(&V, p->m, p->d_k)
             && mat_init(&S, p->n, p->m)) {
-            attn_project(&Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
-            attn_project(&K, &p->S, &p->W_K[h], &p->b_K[h]);
+            attn_project(&Q, &p->X, &w->W_Q[h], &w->b_Q[h]);
+            attn_project(&K, &p->S, &w->W_K[h], &w->b_K[h]);
             attn_scores(&S, &Q, &K);
             if (err->stage == STAGE_SCORES && first_bad(&S, &r, &c)) {
                 int k = largest_term(&Q, r, &K, c, true);
@@ -195,7 +193,7 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
                          h, r, c, what(mat_row(&S, r)[c]), r, k, mat_row(&Q, r)[k], c, k,
                          mat_row(&K, c)[k]);
             } else if (err->stage == STAGE_WEIGHTED_SUM) {
-                attn_project(&V, &p->S, &p->W_V[h], &p->b_V[h]);
+                attn_project(&V, &p->S, &w->W_V[h], &w->b_V[h]);
                 int bad_r = 0, bad_c = 0;
                 if (first_bad(&V, &bad_r, &bad_c))
                     snprintf(detail, sizeof detail, "head %d: V[%d][%d] is %s", h, bad_r, bad_c,
@@ -227,9 +225,9 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
         // it.
         int best_j = 0, best_c = 0;
         double best = -1;
-        for (int j = 0; j < p->W_O.rows; j++)
-            for (int cc = 0; cc < p->W_O.cols; cc++) {
-                double v = fabs(mat_row(&p->W_O, j)[cc]);
+        for (int j = 0; j < w->W_O.rows; j++)
+            for (int cc = 0; cc < w->W_O.cols; cc++) {
+                double v = fabs(mat_row(&w->W_O, j)[cc]);
                 if (v > best) best = v, best_j = j, best_c = cc;
             }
         snprintf(detail, sizeof detail,
@@ -248,15 +246,30 @@ static void overflow_detail(const AttnParams *p, TraceError *err)
 
 #define OVERFLOW_MSG "a value overflowed to infinity or NaN; use smaller embeddings or weights"
 
+// Heads h0 .. h1-1 of a trace, for one thread. Each head reads only p, w and req and writes only
+// its own HeadTrace, so the numbers are the same whichever thread runs it.
+typedef struct {
+    Trace *t;
+    const AttnParams *p; // the settings and the inputs
+    const LayerWeights *w; // the layer's weights
+    const AttnRequest *req; // what the run asks
+    int h0, h1;
+    Stage *failed; // [heads]
+    const RopeTable *rope; // [2]: at positions 0 .. and rope_shift ..
+} HeadJob;
+
 // One head's stages, Q_i, K_i, V_i to Z_i, into ht (already allocated). Returns the stage where a
 // non-finite number first appeared, or STAGE_COUNT when all is well.
 // rope[0], rope[1]: the RoPE turns at positions 0 .. and rope_shift .., made once for all the
 // heads.
-static Stage run_head(HeadTrace *ht, const AttnParams *p, int h, const RopeTable rope[2])
+static Stage run_head(HeadTrace *ht, const HeadJob *job, int h)
 {
-    attn_project(&ht->Q, &p->X, &p->W_Q[h], &p->b_Q[h]);
-    attn_project(&ht->K, &p->S, &p->W_K[h], &p->b_K[h]); // the group's K/V head's (shared numbers)
-    attn_project(&ht->V, &p->S, &p->W_V[h], &p->b_V[h]);
+    const AttnParams *p = job->p;
+    const LayerWeights *w = job->w;
+    const RopeTable *rope = job->rope;
+    attn_project(&ht->Q, &p->X, &w->W_Q[h], &w->b_Q[h]);
+    attn_project(&ht->K, &p->S, &w->W_K[h], &w->b_K[h]); // the group's K/V head's (shared numbers)
+    attn_project(&ht->V, &p->S, &w->W_V[h], &w->b_V[h]);
     if (!mat_all_finite(&ht->Q, false) || !mat_all_finite(&ht->K, false)
         || !mat_all_finite(&ht->V, false))
         return STAGE_PROJECT;
@@ -267,8 +280,8 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h, const RopeTable
         q = &ht->Q_rot, k = &ht->K_rot;
         if (!mat_all_finite(q, false) || !mat_all_finite(k, false))
             return STAGE_ROTATE; // near DBL_MAX only
-        if (p->rope_shift
-            > 0) { // RoPE's point: every position p + k, the same scores up to rounding
+        if (job->req->rope_shift > 0) { // RoPE's point: every position p + k, the same scores up
+                                        // to rounding
             attn_rope_apply(&ht->Q_shift, &ht->Q, p->rope, &rope[1], +1);
             attn_rope_apply(&ht->K_shift, &ht->K, p->rope, &rope[1], +1);
             attn_scores(&ht->scores_shift, &ht->Q_shift, &ht->K_shift);
@@ -287,21 +300,10 @@ static Stage run_head(HeadTrace *ht, const AttnParams *p, int h, const RopeTable
     return STAGE_COUNT;
 }
 
-// Heads h0 .. h1-1 of a trace, for one thread. Each head reads only p and writes only its own
-// HeadTrace, so the numbers are the same whichever thread runs it.
-typedef struct {
-    Trace *t;
-    const AttnParams *p;
-    int h0, h1;
-    Stage *failed; // [heads]
-    const RopeTable *rope; // [2]: at positions 0 .. and rope_shift ..
-} HeadJob;
-
 static int run_heads(void *arg)
 {
     HeadJob *job = arg;
-    for (int h = job->h0; h < job->h1; h++)
-        job->failed[h] = run_head(&job->t->head[h], job->p, h, job->rope);
+    for (int h = job->h0; h < job->h1; h++) job->failed[h] = run_head(&job->t->head[h], job, h);
     return 0;
 }
 
@@ -365,7 +367,7 @@ static void matmul_threads(Matrix *out, const Matrix *a, const Matrix *b)
 }
 
 // Allocates every head's matrices; false with *bad_head the first head that could not have them.
-static bool heads_init(Trace *t, const AttnParams *p, int *bad_head)
+static bool heads_init(Trace *t, const AttnParams *p, const AttnRequest *req, int *bad_head)
 {
     for (int h = 0; h < p->heads; h++) {
         HeadTrace *ht = &t->head[h];
@@ -375,7 +377,7 @@ static bool heads_init(Trace *t, const AttnParams *p, int *bad_head)
             || !mat_init(&ht->Z, p->n, p->d_k) || !mat_init(&ht->entropy, p->n, 1)
             || (p->rope != ROPE_NONE
                 && (!mat_init(&ht->Q_rot, p->n, p->d_k) || !mat_init(&ht->K_rot, p->m, p->d_k)))
-            || (p->rope != ROPE_NONE && p->rope_shift > 0
+            || (p->rope != ROPE_NONE && req->rope_shift > 0
                 && (!mat_init(&ht->Q_shift, p->n, p->d_k) || !mat_init(&ht->K_shift, p->m, p->d_k)
                     || !mat_init(&ht->scores_shift, p->n, p->m)))) {
             *bad_head = h;
@@ -387,15 +389,15 @@ static bool heads_init(Trace *t, const AttnParams *p, int *bad_head)
 
 // RoPE's cos and sin once for every head (each head turning its own rows recomputed them heads
 // × 2 times): rope[0] from position 0, rope[1] from rope_shift. False when out of memory.
-static bool rope_tables_init(RopeTable rope[2], const AttnParams *p)
+static bool rope_tables_init(RopeTable rope[2], const AttnParams *p, const AttnRequest *req)
 {
     if (p->rope == ROPE_NONE) return true;
-    int d_k = p->rope_block > 0 && p->rope_block < p->d_k ? p->rope_block : p->d_k;
+    int d_k = req->rope_block > 0 && req->rope_block < p->d_k ? req->rope_block : p->d_k;
     int rows = p->n > p->m ? p->n : p->m;
     const RopeScale *scale = &p->rope_scale;
     if (!attn_rope_table_init_scaled(&rope[0], p->rope_base, scale, d_k, 0, rows)
-        || (p->rope_shift > 0
-            && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, p->rope_shift,
+        || (req->rope_shift > 0
+            && !attn_rope_table_init_scaled(&rope[1], p->rope_base, scale, d_k, req->rope_shift,
                                             rows))) {
         attn_rope_table_free(&rope[0]);
         return false;
@@ -403,29 +405,33 @@ static bool rope_tables_init(RopeTable rope[2], const AttnParams *p)
     return true;
 }
 
-// Runs every head (failed[h] is set by each); false with the first head that overflowed, as a
-// one-thread run would report it.
-static bool trace_heads(Trace *t, const AttnParams *p, Stage *failed, TraceError *err)
+// Runs every head of all->t (all: the whole run as one job; all->failed[h] is set by each head);
+// false with the first head that overflowed, as a one-thread run would report it.
+static bool trace_heads(const HeadJob *all, TraceError *err)
 {
     // Large lessons: the heads split over the cores (a classroom's machine has at least two), each
     // thread a run of consecutive heads. Small ones, or when no thread can be started: all on this
     // one.
+    const AttnParams *p = all->p;
     double work =
         (double)p->heads * (double)p->d_k
         * ((double)p->n * p->d_model + 2.0 * p->m * p->d_model + 2.0 * (double)p->n * p->m);
     int parts = thread_count(work, p->heads);
     RopeTable rope[2] = {{0}, {0}};
-    if (!rope_tables_init(rope, p)) return fail(err, STAGE_INPUT, -1, "out of memory");
+    if (!rope_tables_init(rope, p, all->req)) return fail(err, STAGE_INPUT, -1, "out of memory");
     HeadJob jobs[TRACE_MAX_THREADS];
-    for (int i = 0; i < parts; i++)
-        jobs[i] = (HeadJob){t, p, p->heads * i / parts, p->heads * (i + 1) / parts, failed, rope};
+    for (int i = 0; i < parts; i++) {
+        jobs[i] = *all;
+        jobs[i].h0 = p->heads * i / parts, jobs[i].h1 = p->heads * (i + 1) / parts;
+        jobs[i].rope = rope;
+    }
     run_jobs(run_heads, jobs, sizeof jobs[0], parts);
     attn_rope_table_free(&rope[0]);
     attn_rope_table_free(&rope[1]);
     for (int h = 0; h < p->heads; h++) {
-        if (failed[h] != STAGE_COUNT) {
-            fail(err, failed[h], h, OVERFLOW_MSG);
-            overflow_detail(p, err);
+        if (all->failed[h] != STAGE_COUNT) {
+            fail(err, all->failed[h], h, OVERFLOW_MSG);
+            overflow_detail(p, all->w, err);
             return false;
         }
     }
@@ -434,7 +440,8 @@ static bool trace_heads(Trace *t, const AttnParams *p, Stage *failed, TraceError
 
 // concat = the heads' Z side by side; output = concat @ W_O + b_O, and with heads ablated also
 // full_output, the output as it would be with every head.
-static bool trace_output(Trace *t, const AttnParams *p, TraceError *err)
+static bool trace_output(Trace *t, const AttnParams *p, const LayerWeights *w,
+                         const AttnRequest *req, TraceError *err)
 {
     Matrix *zs = malloc((size_t)p->heads * sizeof(Matrix));
     if (!zs || !mat_init(&t->concat, p->n, p->heads * p->d_k)
@@ -445,28 +452,34 @@ static bool trace_output(Trace *t, const AttnParams *p, TraceError *err)
     for (int h = 0; h < p->heads; h++) zs[h] = t->head[h].Z;
     attn_concat(&t->concat, zs, p->heads);
     free(zs);
-    uint64_t ablated = p->ablated;
+    uint64_t ablated = req->ablated;
     if (p->heads < ATTN_MAX_ABLATED_HEADS) ablated &= ((uint64_t)1 << p->heads) - 1;
     if (ablated) { // the output as it would be with every head, for the screen's with / without /
                    // difference
         if (!mat_init(&t->full_output, p->n, p->d_model))
             return fail(err, STAGE_OUTPUT, -1, "out of memory");
-        matmul_threads(&t->full_output, &t->concat, &p->W_O);
-        mat_add_row(&t->full_output, &p->b_O);
+        matmul_threads(&t->full_output, &t->concat, &w->W_O);
+        mat_add_row(&t->full_output, &w->b_O);
         attn_ablate(&t->concat, ablated, p->heads, p->d_k);
     }
-    matmul_threads(&t->output, &t->concat, &p->W_O); // = attn_project(output, concat, W_O, b_O)
-    mat_add_row(&t->output, &p->b_O);
+    matmul_threads(&t->output, &t->concat, &w->W_O); // = attn_project(output, concat, W_O, b_O)
+    mat_add_row(&t->output, &w->b_O);
     if (!mat_all_finite(&t->output, false)
         || (ablated && !mat_all_finite(&t->full_output, false))) {
         fail(err, STAGE_OUTPUT, -1, OVERFLOW_MSG);
-        overflow_detail(p, err);
+        overflow_detail(p, w, err);
         return false;
     }
     return true;
 }
 
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
+{
+    return trace_run_layer(t, p, &p->w, &p->req, err);
+}
+
+bool trace_run_layer(Trace *t, const AttnParams *p, const LayerWeights *w, const AttnRequest *req,
+                     TraceError *err)
 {
     memset(t, 0, sizeof *t);
     t->head = calloc((size_t)p->heads, sizeof(HeadTrace));
@@ -484,14 +497,15 @@ bool trace_run(Trace *t, const AttnParams *p, TraceError *err)
         return fail(err, STAGE_INPUT, -1, "the embeddings contain a non-finite number");
     }
     int bad_head = -1;
-    if (!heads_init(t, p, &bad_head)) {
+    if (!heads_init(t, p, req, &bad_head)) {
         free(failed);
         trace_free(t);
         return fail(err, STAGE_INPUT, bad_head, "out of memory");
     }
-    bool heads_ok = trace_heads(t, p, failed, err);
+    HeadJob all = {.t = t, .p = p, .w = w, .req = req, .failed = failed};
+    bool heads_ok = trace_heads(&all, err);
     free(failed);
-    if (!heads_ok || !trace_output(t, p, err)) {
+    if (!heads_ok || !trace_output(t, p, w, req, err)) {
         trace_free(t);
         return false;
     }

@@ -26,7 +26,7 @@ typedef struct {
     Matrix V; // (m, d_k)  = S W_V_i + b_V_i
     Matrix Q_rot; // (n, d_k)  Q with row p turned by RoPE at position p (empty without RoPE)
     Matrix K_rot; // (m, d_k)  K likewise, the source's rows from position 0 (empty without RoPE)
-    Matrix Q_shift; // (n, d_k)  Q with row p turned at position p + k, k = AttnParams.rope_shift
+    Matrix Q_shift; // (n, d_k)  Q with row p turned at position p + k, k = AttnRequest.rope_shift
                     // (empty when 0)
     Matrix K_shift; // (m, d_k)  K likewise
     Matrix
@@ -61,6 +61,10 @@ typedef struct {
 // trace with trace_free. Large lessons run half the heads, then half the output rows, on a second
 // thread (C11 threads); the numbers are the same bits as on one thread.
 bool trace_run(Trace *t, const AttnParams *p, TraceError *err);
+// The same for one layer of a stack: p's settings and inputs (X, S) through the weights w, as req
+// asks (trace_run is this with p's own w and req).
+bool trace_run_layer(Trace *t, const AttnParams *p, const LayerWeights *w, const AttnRequest *req,
+                     TraceError *err);
 void trace_free(Trace *t);
 
 // Largest |shuffled.output[i][j] - original.output[perm[i]][j]|: 0 when reordering the tokens

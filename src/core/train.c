@@ -197,7 +197,7 @@ bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, c
         train_free(tr);
         return oom(err);
     }
-    tr->p.ablated = tr->work.ablated = 0;
+    tr->p.req.ablated = tr->work.req.ablated = 0;
     train_draw_ids(tr->ids, (size_t)count * (size_t)n, vocab->rows, spec->seed);
     for (int s = 0; s < count; s++)
         train_targets(&tr->targets[s], spec->task, vocab, tr->ids + (size_t)s * (size_t)n, n);

@@ -535,8 +535,9 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
         ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok && st && st->top && !stream_next_tokens(st, m, &h))
         ok = hf_fail(err, m->dir, NULL, "out of memory");
-    if (st) { // the lesson owns it (also when the run failed: hf_run_free frees it)
-        r->lesson.stream = st;
+    if (st) { // the run owns it (also when the run failed: hf_run_free frees it); the lesson
+              // borrows it
+        r->stream = st;
         r->lesson.params.stream = st;
     }
     if (ok && !(r->lesson.notes = run_notes(m, text, layer)))
@@ -550,6 +551,8 @@ void hf_run_free(HfRun *r)
 {
     free(r->ids);
     lesson_free(&r->lesson);
+    layer_stream_free(r->stream);
+    free(r->stream);
     for (int k = 0; k < HF_TOP; k++) free(r->next[k].token);
     memset(r, 0, sizeof *r);
 }

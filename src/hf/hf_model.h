@@ -5,6 +5,7 @@
 #define MHA_HF_MODEL_H
 
 #include "hf/hf_config.h"
+#include "hf/layer_stream.h"
 #include "lesson/lesson.h"
 #include "hf/safetensors.h"
 #include "hf/tokenizer.h"
@@ -39,11 +40,13 @@ typedef struct {
     int *ids; // [n] the text's token ids
     Lesson lesson; // layer L's attention: its tokens, X = the normed input, the weights, RoPE, K/V
                    // heads, causal
+    LayerStream *stream; // what surrounds the layer (hf_model_run_ex's want; NULL: not asked),
+                         // borrowed by lesson.params.stream
     HfNext
         next[HF_TOP]; // the most probable next tokens after the last position, most probable first
 } HfRun;
 
-// What the window asks of a run beyond --json's (hf_model_run_ex): r->lesson.stream (the layer's
+// What the window asks of a run beyond --json's (hf_model_run_ex): r->stream (the layer's
 // input before its norm and the norm's weights, the next tokens at every position, every layer's
 // attention weights).
 typedef struct {
@@ -60,7 +63,7 @@ typedef struct {
 // false with err (an empty text, a layer out of range, no memory, numbers that overflow). Free with
 // hf_run_free.
 bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, LessonError *err);
-// The same, keeping what want asks for in r->lesson.stream (want NULL: nothing more; the same
+// The same, keeping what want asks for in r->stream (want NULL: nothing more; the same
 // numbers).
 bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
                      LessonError *err);

@@ -658,8 +658,6 @@ void lesson_free(Lesson *l)
     lesson_free_strings(l->tokens, l->params.n);
     lesson_free_strings(l->source_tokens, l->params.m);
     params_free(&l->params);
-    layer_stream_free(l->stream);
-    free(l->stream);
     lesson_free_questions(l->questions, l->question_count);
     mat_free(&l->targets);
     free(l->text);

@@ -87,8 +87,6 @@ typedef struct {
     // tokens: 70% of a frame's time); NULL: not known (model_axis_label then compares).
     unsigned char *repeats, *source_repeats;
     AttnParams params;
-    LayerStream *stream; // a checkpoint's layer (--model): what surrounds it, params.stream
-                         // (owned); NULL for a lesson
     LessonQuestion *questions; // [question_count]; NULL when the lesson has none
     int question_count;
     Matrix targets; // (n, d_model) "targets": what the output should be (--grad's loss); empty when

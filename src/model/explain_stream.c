@@ -3,6 +3,7 @@
 // Output; the next token's probabilities. The explain column of MAT_ROWS (matrices.h) for those
 // rows, and X's when the layer has a norm.
 #include "model/explain.h"
+#include "hf/layer_stream.h"
 #include "model/i18n.h"
 
 #include <math.h>

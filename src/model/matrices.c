@@ -1,6 +1,7 @@
 // The table of logical matrices and what is read from it: shapes, values (the trace's own numbers),
 // names, axis labels and shared colour ranges.
 #include "model/matrices.h"
+#include "hf/layer_stream.h"
 #include "model/i18n.h"
 
 #include <math.h>

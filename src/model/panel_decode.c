@@ -313,10 +313,10 @@ void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src)
     k->want = src->st->tile < 1 ? 1 : src->st->tile > computed ? (int)computed : src->st->tile;
     k->last_r0 = -1;
     const HeadTrace *ht = &src->T->head[head];
-    bool rope = p->rope != ROPE_NONE;
+    TilesRequest rq = tiles_request(p, ht, block);
+    rq.visit = see_tile, rq.ctx = k;
     if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, rope ? &ht->Q_rot : &ht->Q, rope ? &ht->K_rot : &ht->K, &ht->V, block,
-                  see_tile, k, &z, &m, &l);
+        tiles_run(p, &rq, &z, &m, &l);
     else pt->oom = true;
     double diff = 0.0;
     for (int i = 0; z.data && i < p->n; i++)

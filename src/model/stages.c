@@ -1,6 +1,7 @@
 // The table of stages: what each stage shows (its equations, heatmap and result), how it is written
 // and explained, and the order in which its result is revealed.
 #include "model/stages.h"
+#include "hf/layer_stream.h"
 #include "model/explain.h"
 #include "model/i18n.h"
 #include "core/exactmath.h"

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include "core/trace.h"
+#include "hf/layer_stream.h"
 #include "model/colormap_id.h"
 #include "model/matrices.h"
 #include "model/stages.h"

@@ -11,6 +11,7 @@
 
 #include "core/compare.h"
 #include "core/decode.h"
+#include "hf/layer_stream.h"
 #include "model/questions.h"
 #include "platform/platform.h"
 #include "render/export_jobs.h"

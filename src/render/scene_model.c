@@ -3,6 +3,7 @@
 // overview of every layer's heads (BertViz's model view). Their numbers are the run's
 // (AttnParams.stream); nothing is recomputed.
 #include "render/scene_ctx.h"
+#include "hf/layer_stream.h"
 
 // The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or
 // clicked), else the last one.

@@ -180,10 +180,10 @@ static void tiles_replay(Ctx *c, TilesPanel *P)
     k->last_r0 = -1;
     Matrix z = {0}, m = {0}, l = {0};
     const HeadTrace *ht = &c->T->head[P->head];
+    TilesRequest rq = tiles_request(p, ht, P->block);
+    rq.visit = catch_tile, rq.ctx = k;
     if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, p->rope != ROPE_NONE ? &ht->Q_rot : &ht->Q,
-                  p->rope != ROPE_NONE ? &ht->K_rot : &ht->K, &ht->V, P->block, catch_tile, k, &z,
-                  &m, &l);
+        tiles_run(p, &rq, &z, &m, &l);
     double diff = 0.0;
     for (int i = 0; z.data && i < p->n; i++)
         for (int j = 0; j < p->d_k; j++)
