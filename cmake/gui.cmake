@@ -24,6 +24,7 @@ add_library(mha_render STATIC
   src/render/svg.c
   src/render/export.c
   src/render/export_jobs.c
+  src/render/export_slide.c
   src/render/export_files.c
   src/render/export_png.c
   src/render/textrun.c
