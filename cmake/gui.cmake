@@ -24,6 +24,7 @@ add_library(mha_render STATIC
   src/render/svg.c
   src/render/export.c
   src/render/export_jobs.c
+  src/render/export_slide.c
   src/render/export_files.c
   src/render/export_png.c
   src/render/textrun.c
@@ -39,7 +40,7 @@ endif()
 
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
-add_library(mha_gui STATIC src/app/gui.c src/app/gui_requests.c src/app/cli_layout.c src/app/gui_input.c src/app/gui_export.c src/app/gui_exporting.c src/app/gui_report.c src/app/gui_class.c src/app/gui_train.c)
+add_library(mha_gui STATIC src/app/gui.c src/app/gui_requests.c src/app/gui_lesson.c src/app/cli_layout.c src/app/gui_input.c src/app/gui_export.c src/app/gui_exporting.c src/app/gui_report.c src/app/gui_class.c src/app/gui_train.c)
 target_link_libraries(mha_gui PUBLIC mha_render mha_cli)
 # Where the window looks for its fonts: next to the program (../share/mha-tracer/assets), then the source
 # tree it was built from, then the install prefix.

@@ -211,6 +211,10 @@ set_tests_properties(test_tokenizer_js PROPERTIES SKIP_RETURN_CODE 77)
 # functions of src/ over 80 lines and none over 120, no file over 900 lines. Skipped (77) without clang-format 14.
 add_test(NAME test_format COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_format.sh ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_format PROPERTIES SKIP_RETURN_CODE 77)
+# The house's rooms and floors: no .c files of src/ that use each other's functions (a pair or a longer ring), no
+# use of a higher layer from a lower one (tools/call_graph.py). Skipped (77) without python3.
+add_test(NAME test_layers COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_layers.sh ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(test_layers PROPERTIES SKIP_RETURN_CODE 77)
 
 # Commit messages (issue 37): after 42a294b a subject of at most 72 characters and a body. Skipped (77) outside a
 # git clone.

@@ -30,7 +30,7 @@ static bool ask(ViewState *st, const Lesson *L, const Trace *T, const LessonQues
 static char *html(const ViewState *st, const Lesson *L, const Trace *T, const LessonQuestion *q,
                   char *say, size_t cap)
 {
-    QuestionTextSrc src = {st, L, T, q};
+    QuestionTextSrc src = {{st, L, T}, q};
     StrBuf b = {0};
     question_text_html(&b, &src, say, cap);
     CHECK(!b.oom && (b.p || !q), "question_text_html writes");

@@ -4,6 +4,7 @@
 
 #include "core/utf8.h"
 #include "lesson/lesson_fields.h"
+#include "lesson/strbuf.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
 #include "app/options.h"
@@ -656,8 +657,8 @@ static void json_string(FILE *out, const char *s) { utf8_json_string(put_file, o
 
 void cli_json_number(FILE *out, double v)
 {
-    if (!isfinite(v)) fputs("null", out); // masked (-inf) scores; JSON has no infinity
-    else fprintf(out, "%.17g", v);
+    char num[STRBUF_NUMBER_CAP];
+    fputs(strbuf_json_number_text(v, num, sizeof num), out);
 }
 
 static void json_row(FILE *out, const double *row, int count)

@@ -77,8 +77,9 @@ bool cli_tiles_check(const Lesson *l, const Trace *t, int block, char *why, size
 // --json --tiles B: head h's "tiles" object (FlashAttention's online softmax in blocks of B) inside
 // its object (after cli_tiles_check).
 void cli_json_tiles(FILE *out, const Lesson *l, const Trace *t, int h, int block);
-// The one writer of a number in every JSON the command line prints: %.17g, and null for what is not
-// finite (masked scores, -inf; the printers check first that nothing else is).
+// A number in every JSON the command line prints, onto a stream: %.17g, and null for what is not
+// finite (masked scores, -inf; the printers check first that nothing else is): the lesson's
+// writer's (strbuf_json_number_text).
 void cli_json_number(FILE *out, double v);
 // The JSON writers cli.c uses, for cli_decode.c: a string, a row of numbers, "key": [[rows]] (last:
 // no comma).

@@ -259,10 +259,25 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     }
 }
 
+// A question's two screens, asked and answered (what: "question" or "automatic question", number:
+// from 1). The part the window would settle on: the scene resolves "the part of the result" on the
+// first build.
+static void question_pair(Audit *a, ViewState st, const SceneExtras *ex, const QuestionAnswer *ans,
+                          const char *what, int number)
+{
+    char name[96];
+    if (!build(a, &a->scene, &st, ex, NULL)) return;
+    view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
+    snprintf(name, sizeof name, "%s %d asked", what, number);
+    screen(a, "question-asked", name, &st, ex);
+    view_quiz_judged(&st, true, ans->cell, ans->cell);
+    snprintf(name, sizeof name, "%s %d answered", what, number);
+    screen(a, "question-answered", name, &st, ex);
+}
+
 static void question_screens(Audit *a, ViewState base, SceneExtras ex)
 {
     Lesson shown = session_shown(a->doc);
-    char name[96];
     for (int i = 0; i < shown.question_count && i < VIEW_MAX_QUESTIONS; i++) {
         QuestionAnswer ans;
         LessonError err;
@@ -273,15 +288,7 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
         view_quiz_ask(&st, &vq, 0);
         st.quiz = i;
         ex.question = &shown.questions[i];
-        // The part the window would settle on: the scene resolves "the part of the result" on the
-        // first build.
-        if (!build(a, &a->scene, &st, &ex, NULL)) continue;
-        view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
-        snprintf(name, sizeof name, "question %d asked", i + 1);
-        screen(a, "question-asked", name, &st, &ex);
-        view_quiz_judged(&st, true, ans.cell, ans.cell);
-        snprintf(name, sizeof name, "question %d answered", i + 1);
-        screen(a, "question-answered", name, &st, &ex);
+        question_pair(a, st, &ex, &ans, "question", i + 1);
     }
     // P's automatic questions (the softmax weights of the head shown), as the window asks them: a
     // few rows.
@@ -295,14 +302,7 @@ static void question_screens(Audit *a, ViewState base, SceneExtras ex)
             ViewState st = base;
             view_quiz_ask(&st, &vq, VIEW_QUIZ_AUTO);
             ex.question = &q;
-            if (build(a, &a->scene, &st, &ex, NULL)) {
-                view_set_parts(&st, a->scene.substeps, a->scene.substep, a->scene.part_result);
-                snprintf(name, sizeof name, "automatic question %u asked", k + 1);
-                screen(a, "question-asked", name, &st, &ex);
-                view_quiz_judged(&st, true, ans.cell, ans.cell);
-                snprintf(name, sizeof name, "automatic question %u answered", k + 1);
-                screen(a, "question-answered", name, &st, &ex);
-            }
+            question_pair(a, st, &ex, &ans, "automatic question", (int)k + 1);
         }
         lesson_question_free(&q);
     }

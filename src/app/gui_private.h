@@ -86,17 +86,30 @@ struct Gui {
 // Passes one event to the state machine and carries out what it asks for (gui_requests.c). Returns
 // true to redraw.
 bool gui_dispatch(Gui *g, const ViewEvent *ev);
-// Loads path (first or again) into the window; false with the banner set when it fails.
+
+// The lesson in the window (gui_lesson.c). Loads path (first or again) into the window; false with
+// the banner set when it fails.
 bool gui_load_lesson(Gui *g, const char *path);
+// The lesson held by the session is new (first: the window's first): the view follows its sizes and
+// questions, the messages of the last one go.
+void gui_lesson_loaded(Gui *g, bool first);
+// Polls the watched file; reloads it when its time stamp or size changed. Returns true when the
+// screen changes.
+bool gui_poll_watch(Gui *g);
+// Ctrl+S: the edited lesson saved beside its file; the header says where, the banner why not.
+void gui_save(Gui *g);
+#ifdef __EMSCRIPTEN__
+// The page's downloads: each file a save or an export wrote into the page's memory
+// (Module.mhaDownload).
+void gui_download_files(const char *const *paths, int n);
+#endif
+
 // A note in the header for a few seconds (gui.c).
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 #define FLASH_MS 4000 // how long "Exported ..." stays in the header
 void gui_flash(Gui *g, const char *fmt, ...);
-// Ctrl+S: the edited lesson saved beside its file; the header says where, the banner why not
-// (gui.c).
-void gui_save(Gui *g);
 
 // Around the board, for the class (gui_class.c). Q or the close button: quit, or first the question
 // on top when edits would be lost (a second close quits); never in the page.

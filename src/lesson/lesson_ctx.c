@@ -27,10 +27,16 @@ void lesson_pop(Ctx *c) { c->depth--; }
 
 const cJSON *lesson_need(Ctx *c, const cJSON *obj, const char *key)
 {
+    return lesson_need_hint(c, obj, key, NULL);
+}
+
+const cJSON *lesson_need_hint(Ctx *c, const cJSON *obj, const char *key, const char *hint)
+{
     int k;
     const cJSON *v = lesson_member(obj, key, &k);
     if (!v) {
-        lesson_fail(c, "missing required key \"%s\"", key);
+        lesson_fail(c, "missing required key \"%s\"%s%s%s", key, hint ? " (" : "", hint ? hint : "",
+                    hint ? ")" : "");
         return NULL;
     }
     lesson_push_key(c, key, k);

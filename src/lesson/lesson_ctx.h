@@ -67,6 +67,8 @@ const cJSON *lesson_enter(Ctx *c, const cJSON *obj, const char *key);
 // The same for a member that must be there: NULL after failing with "missing required key" when it
 // is not.
 const cJSON *lesson_need(Ctx *c, const cJSON *obj, const char *key);
+// The same, the message saying what the key is for in parentheses after it (hint NULL: nothing).
+const cJSON *lesson_need_hint(Ctx *c, const cJSON *obj, const char *key, const char *hint);
 
 // --- problems at the current path: each returns false (a warning only goes into a report) ---
 bool lesson_fail(Ctx *c, const char *fmt, ...) LESSON_PRINTF(2, 3);

@@ -100,13 +100,6 @@ void lesson_put_number(StrBuf *o, double v)
     strbuf_puts(o, tmp);
 }
 
-// --json's numbers: %.17g (null when not finite: JSON has no infinity).
-static void json_number(StrBuf *o, double v)
-{
-    if (isfinite(v)) strbuf_printf(o, "%.17g", v);
-    else strbuf_puts(o, "null");
-}
-
 static void save_value(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
 {
     (void)l;
@@ -122,7 +115,7 @@ static void json_value(StrBuf *o, const Lesson *l, const AttnParams *p, const Le
     if (!written(p, f)) return;
     strbuf_printf(o, "\"%s\": ", f->name);
     if (f->type == FIELD_INT) strbuf_printf(o, "%d", (int)value_of(p, f));
-    else json_number(o, value_of(p, f));
+    else strbuf_json_number(o, value_of(p, f));
 }
 
 static void trace_value(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
@@ -282,7 +275,7 @@ static void rope_json(StrBuf *o, const AttnParams *p, bool shortest)
 {
     strbuf_puts(o, "\"rope\": {\"base\": ");
     if (shortest) lesson_put_number(o, p->rope_base);
-    else json_number(o, p->rope_base);
+    else strbuf_json_number(o, p->rope_base);
     strbuf_puts(o, p->rope == ROPE_INTERLEAVED ? ", \"pairs\": \"interleaved\""
                                                : ", \"pairs\": \"halves\"");
     if (shortest) rope_scaling_json(o, &p->rope_scale);

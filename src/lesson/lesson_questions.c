@@ -184,11 +184,8 @@ static bool read_answer(Ctx *c, const cJSON *v, LessonQuestion *q)
         return lesson_fail(
             c, "expected an answer {\"kind\": \"cell\", \"value\" or \"choice\", ...}, got %s",
             lesson_type_name(ans));
-    int k;
-    const cJSON *kv = lesson_member(ans, "kind", &k);
-    if (!kv)
-        return lesson_fail(c, "missing required key \"kind\" (\"cell\", \"value\" or \"choice\")");
-    lesson_push_key(c, "kind", k);
+    const cJSON *kv = lesson_need_hint(c, ans, "kind", "\"cell\", \"value\" or \"choice\"");
+    if (!kv) return false;
     if (!cJSON_IsString(kv))
         return lesson_fail(c, "expected \"cell\", \"value\" or \"choice\", got %s",
                            lesson_type_name(kv));

@@ -18,12 +18,9 @@ bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
     if (!lesson_check_keys(c, t, keys, "task, sequences, seed, steps, learning_rate")) return false;
     TrainSpec s = {TASK_PREVIOUS_TOKEN, TRAIN_DEFAULT_SEQUENCES, 0, TRAIN_DEFAULT_STEPS,
                    TRAIN_DEFAULT_LEARNING_RATE};
-    int k;
-    const cJSON *v = lesson_member(t, "task", &k);
-    if (!v)
-        return lesson_fail(
-            c, "missing required key \"task\" (previous-token, first-token or previous-and-first)");
-    lesson_push_key(c, "task", k);
+    const cJSON *v =
+        lesson_need_hint(c, t, "task", "previous-token, first-token or previous-and-first");
+    if (!v) return false;
     char shown[80];
     if (!cJSON_IsString(v))
         return lesson_fail(

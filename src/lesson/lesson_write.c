@@ -93,15 +93,12 @@ static bool any_set_heads(const Matrix *ms, int heads)
 // may make one wrong, which --check then names).
 static void questions(StrBuf *o, const Lesson *l)
 {
-    char num[32];
     strbuf_puts(o, ",\n  \"questions\": [");
     for (int i = 0; i < l->question_count; i++) {
         const LessonQuestion *q = &l->questions[i];
         strbuf_puts(o, i ? ",\n    {\"stage\": " : "\n    {\"stage\": ");
         string(o, q->stage);
-        snprintf(num, sizeof num, "%d", q->head);
-        strbuf_puts(o, ", \"head\": ");
-        strbuf_puts(o, num);
+        strbuf_printf(o, ", \"head\": %d", q->head);
         strbuf_puts(o, ", \"text\": ");
         string(o, q->text);
         strbuf_puts(o, ",\n     \"answer\": {\"kind\": ");
@@ -110,9 +107,7 @@ static void questions(StrBuf *o, const Lesson *l)
             strbuf_puts(o, ", \"matrix\": ");
             string(o, q->matrix);
         }
-        snprintf(num, sizeof num, "[%d, %d]", q->row, q->col);
-        strbuf_puts(o, ", \"cell\": ");
-        strbuf_puts(o, num);
+        strbuf_printf(o, ", \"cell\": [%d, %d]", q->row, q->col);
         if (q->kind == ANSWER_CELL) {
             if (q->among_column || q->among_matrix)
                 strbuf_puts(o, q->among_matrix ? ", \"among\": \"matrix\""
@@ -129,8 +124,7 @@ static void questions(StrBuf *o, const Lesson *l)
                 if (k) strbuf_puts(o, ", ");
                 number(o, q->choices[k]);
             }
-            snprintf(num, sizeof num, "], \"correct\": %d", q->correct);
-            strbuf_puts(o, num);
+            strbuf_printf(o, "], \"correct\": %d", q->correct);
         }
         strbuf_puts(o, "}}");
     }
@@ -140,18 +134,10 @@ static void questions(StrBuf *o, const Lesson *l)
 // "train": every setting written out, defaults included, so the file says how it was trained.
 static void train_section(StrBuf *o, const TrainSpec *tr)
 {
-    char num[40];
     strbuf_puts(o, ",\n  \"train\": {\"task\": ");
     string(o, train_task_key(tr->task));
-    snprintf(num, sizeof num, "%d", tr->sequences);
-    strbuf_puts(o, ", \"sequences\": ");
-    strbuf_puts(o, num);
-    snprintf(num, sizeof num, "%llu", (unsigned long long)tr->seed);
-    strbuf_puts(o, ", \"seed\": ");
-    strbuf_puts(o, num);
-    snprintf(num, sizeof num, "%d", tr->steps);
-    strbuf_puts(o, ", \"steps\": ");
-    strbuf_puts(o, num);
+    strbuf_printf(o, ", \"sequences\": %d, \"seed\": %llu, \"steps\": %d", tr->sequences,
+                  (unsigned long long)tr->seed, tr->steps);
     strbuf_puts(o, ", \"learning_rate\": ");
     number(o, tr->learning_rate);
     strbuf_puts(o, "}");

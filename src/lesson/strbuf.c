@@ -1,6 +1,8 @@
-// A growable NUL-terminated text buffer shared by the lesson writer and the SVG writer.
+// A growable NUL-terminated text buffer shared by the lesson writer and the SVG writer, and the
+// one writer of a JSON number (the lesson's --json and the command line's).
 #include "lesson/strbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,4 +38,17 @@ void strbuf_printf(StrBuf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0) return;
     strbuf_put(b, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+const char *strbuf_json_number_text(double v, char *out, size_t cap)
+{
+    if (isfinite(v)) snprintf(out, cap, "%.17g", v);
+    else snprintf(out, cap, "null");
+    return out;
+}
+
+void strbuf_json_number(StrBuf *b, double v)
+{
+    char num[STRBUF_NUMBER_CAP];
+    strbuf_puts(b, strbuf_json_number_text(v, num, sizeof num));
 }

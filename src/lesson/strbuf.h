@@ -22,4 +22,11 @@ __attribute__((format(printf, 2, 3)))
 #endif
 void strbuf_printf(StrBuf *b, const char *fmt, ...);
 
+// A number as every JSON the program writes has it: %.17g, or null where it is not finite (JSON has
+// no infinity; masked scores are -inf). strbuf_json_number_text writes it into out (cap bytes,
+// STRBUF_NUMBER_CAP is enough) and returns out; strbuf_json_number appends it.
+#define STRBUF_NUMBER_CAP 32
+const char *strbuf_json_number_text(double v, char *out, size_t cap);
+void strbuf_json_number(StrBuf *b, double v);
+
 #endif

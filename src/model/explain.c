@@ -16,15 +16,6 @@
 #define PRIME "\xe2\x80\xb2"
 #define SQRT "\xe2\x88\x9a"
 
-// v as the 4-decimal form, in parentheses when negative: an operand after a sign ("a − (−0.4458)",
-// not "a − −0.4458").
-static void operand(double v, char *buf, size_t cap)
-{
-    char num[32];
-    model_format_value(v, num, sizeof num);
-    snprintf(buf, cap, num[0] == '-' || !strncmp(num, "\xe2\x88\x92", 3) ? "(%s)" : "%s", num);
-}
-
 // Appends "(a)(b) + (c)(d) + …" for a dot product of length k, then the sum; at most 6 terms are
 // written.
 static void dot_terms(char *line, size_t cap, const double *a, int as, const double *b, int bs,
@@ -98,12 +89,8 @@ int explain_embedding(const CellText *ct, char lines[][256])
     char a[32], b[32];
     if (ct->p->positions != POS_NONE) { // X = E + P: the token's embedding plus its place's vector
         bool x = ct->c.mat == MAT_X;
-        model_format_value(
-            model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_E : MAT_ES, 0, ct->c.row, ct->c.col}),
-            a, sizeof a);
-        operand(
-            model_cell_value(ct->p, ct->T, (CellRef){x ? MAT_P : MAT_PS, 0, ct->c.row, ct->c.col}),
-            b, sizeof b);
+        model_format_terms(ct->p, ct->T, ct->c, x ? MAT_E : MAT_ES, x ? MAT_P : MAT_PS, a, b,
+                           sizeof a);
         snprintf(lines[n++], 256, "%s[%s, %s] = %s[%s, %s] + %s[%d, %s]", ct->name, ct->rl, ct->cl,
                  x ? "E" : "E^Y", ct->rl, ct->cl, x ? "P" : "P^Y", ct->c.row, ct->cl);
         snprintf(lines[n++], 256, TR("= %s + %s = %s   (\"%s\" at position %d)"), a, b, ct->vs,
@@ -162,11 +149,7 @@ int explain_output_diff(const CellText *ct, char lines[][256])
 {
     int n = 0;
     char a[32], b[32];
-    model_format_value(
-        model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT_ALL, 0, ct->c.row, ct->c.col}), a,
-        sizeof a);
-    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b,
-            sizeof b);
+    model_format_terms(ct->p, ct->T, ct->c, MAT_OUTPUT_ALL, MAT_OUTPUT, a, b, sizeof a);
     char all[64];
     model_mat_name(ct->p, MAT_OUTPUT_ALL, 0, all, sizeof all);
     snprintf(lines[n++], 256, "%s[%s, %d] = %s[%s, %d] \xe2\x88\x92 Output[%s, %d]", ct->name,
@@ -316,8 +299,9 @@ int explain_masked(const CellText *ct, char lines[][256])
     char a[32], b[32];
     double s = attn_scale_one(ct->p, mat_get(&ct->ht->scores, ct->c.row, ct->c.col), ct->root);
     model_format_value(s, a, sizeof a);
-    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b,
-            sizeof b);
+    model_format_operand(
+        model_cell_value(ct->p, ct->T, (CellRef){MAT_MASK, ct->h, ct->c.row, ct->c.col}), b,
+        sizeof b);
     snprintf(lines[n++], 256, "S%s%s[%s, %s] + M[%s, %s]", PRIME, ct->hn, ct->rl, ct->cl, ct->rl,
              ct->cl);
     snprintf(lines[n++], 256, "= %s + %s = %s", a, b, ct->vs);
@@ -347,7 +331,7 @@ int explain_softmax(const CellText *ct, char lines[][256])
              "exp(S\xe2\x80\xb2[%s, k] \xe2\x88\x92 max)",
              ct->hn, ct->rl, ct->cl, ct->rl, ct->cl, ct->rl);
     char mx[40];
-    operand(top, mx, sizeof mx);
+    model_format_operand(top, mx, sizeof mx);
     double sum = 0.0;
     for (int k = 0; k < sc->cols; k++)
         sum += core_exp(mat_get(sc, ct->c.row, k) - top); // exp(-inf) = 0 for masked keys

@@ -14,14 +14,6 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
 
-// A number, in parentheses when negative (after an operator).
-static void operand(double v, char *buf, size_t cap)
-{
-    char num[32];
-    model_format_value(v, num, sizeof num);
-    snprintf(buf, cap, strncmp(num, "\xe2\x88\x92", 3) ? "%s" : "(%s)", num);
-}
-
 // What the norm divides row `row` of h by: sqrt(mean(h^2) + eps) (RMSNorm) or sqrt(var + eps)
 // (LayerNorm), and the mean square or (mean, variance) it comes from.
 static double norm_root(const LayerStream *s, int row, double *mean, double *square)
@@ -48,10 +40,10 @@ int explain_normed(const CellText *ct, char lines[][256])
     int i = ct->c.row, j = ct->c.col, n = 0;
     double mean, square, root = norm_root(s, i, &mean, &square);
     char h[32], g[32], r[32], m[32], q[32], e[32], b[32];
-    operand(mat_get(&s->x, i, j), h, sizeof h);
-    operand(mat_get(&s->gain, 0, j), g, sizeof g);
+    model_format_operand(mat_get(&s->x, i, j), h, sizeof h);
+    model_format_operand(mat_get(&s->gain, 0, j), g, sizeof g);
     model_format_value(root, r, sizeof r);
-    operand(mean, m, sizeof m);
+    model_format_operand(mean, m, sizeof m);
     model_format_value(square, q, sizeof q);
     snprintf(e, sizeof e, "%g", s->eps);
     if (s->norm == NORM_RMS) {
@@ -64,7 +56,7 @@ int explain_normed(const CellText *ct, char lines[][256])
                     "\xe2\x88\x9a(%s + \xce\xb5) = %s"),
                  ct->rl, s->x.cols, q, e, q, r);
     } else {
-        operand(mat_get(&s->shift, 0, j), b, sizeof b);
+        model_format_operand(mat_get(&s->shift, 0, j), b, sizeof b);
         snprintf(lines[n++], 256, "%s[%s, %s] = (%s \xe2\x88\x92 %s) / %s \xc2\xb7 %s + %s = %s",
                  ct->name, ct->rl, ct->cl, h, m, r, g, b, ct->vs);
         model_format_value(mean, m, sizeof m);
@@ -107,11 +99,7 @@ int explain_residual(const CellText *ct, char lines[][256])
 {
     int n = 0;
     char a[32], b[32];
-    model_format_value(
-        model_cell_value(ct->p, ct->T, (CellRef){MAT_STREAM, 0, ct->c.row, ct->c.col}), a,
-        sizeof a);
-    operand(model_cell_value(ct->p, ct->T, (CellRef){MAT_OUTPUT, 0, ct->c.row, ct->c.col}), b,
-            sizeof b);
+    model_format_terms(ct->p, ct->T, ct->c, MAT_STREAM, MAT_OUTPUT, a, b, sizeof a);
     snprintf(lines[n++], 256, "%s[%s, %s] = h[%s, %s] + Output[%s, %s] = %s + %s = %s", ct->name,
              ct->rl, ct->cl, ct->rl, ct->cl, ct->rl, ct->cl, a, b, ct->vs);
     snprintf(lines[n++], 256, "%s",

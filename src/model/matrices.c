@@ -555,3 +555,17 @@ void model_format_value(double v, char *buf, size_t cap)
     }
     snprintf(buf, cap, "%s%s", v < 0 ? "\xe2\x88\x92" : "", tmp); // U+2212 minus sign
 }
+
+void model_format_operand(double v, char *buf, size_t cap)
+{
+    char num[32];
+    model_format_value(v, num, sizeof num);
+    snprintf(buf, cap, strncmp(num, "\xe2\x88\x92", 3) ? "%s" : "(%s)", num);
+}
+
+void model_format_terms(const AttnParams *p, const Trace *t, CellRef c, MatId first, MatId second,
+                        char *a, char *b, size_t cap)
+{
+    model_format_value(model_cell_value(p, t, (CellRef){first, 0, c.row, c.col}), a, cap);
+    model_format_operand(model_cell_value(p, t, (CellRef){second, 0, c.row, c.col}), b, cap);
+}

@@ -366,6 +366,14 @@ void model_axis_label(const Lesson *L, Axis a, int i, char *buf, size_t cap);
 // "0.6111", "−1.2000", "−∞", "1" for exact integers (below 10^5): the 4-decimal form the seed
 // prints.
 void model_format_value(double v, char *buf, size_t cap);
+// v in that form as an operand after a sign: in parentheses when negative ("a − (−0.4458)", not
+// "a − −0.4458").
+void model_format_operand(double v, char *buf, size_t cap);
+// The two terms of a cell that is the sum or difference of two matrices' cells at its place (c's
+// row and column, head 0): first's value formatted into a, second's as an operand into b (cap bytes
+// each).
+void model_format_terms(const AttnParams *p, const Trace *t, CellRef c, MatId first, MatId second,
+                        char *a, char *b, size_t cap);
 // Appends the subscript digits of n to buf.
 void model_subscript(char *buf, size_t cap, int n);
 

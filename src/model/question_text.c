@@ -18,7 +18,7 @@
 static void axis_label(const QuestionTextSrc *src, MatId m, bool row, int i, char *buf, size_t cap)
 {
     const MatInfo *mi = mat_info(m);
-    model_axis_label(src->L, row ? mi->row_axis : mi->col_axis, i, buf, cap);
+    model_axis_label(src->on.L, row ? mi->row_axis : mi->col_axis, i, buf, cap);
 }
 
 // A cell the class may pick, named as the question asks for it: the key of a row ("sat"), the query
@@ -50,7 +50,7 @@ static void put_radio(StrBuf *b, int n, const char *value, const char *label)
 static void form_cells(StrBuf *b, const QuestionTextSrc *src, const QuestionAnswer *a)
 {
     int rows, cols, n = 0;
-    model_mat_shape(&src->L->params, a->mat, &rows, &cols);
+    model_mat_shape(&src->on.L->params, a->mat, &rows, &cols);
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) {
             if (!question_in_span(src->q, a, r, c)) continue;
@@ -109,9 +109,9 @@ static void form(StrBuf *b, const QuestionTextSrc *src, const QuestionAnswer *a,
 
 void question_text_html(StrBuf *b, const QuestionTextSrc *src, char *say, size_t cap)
 {
-    const ViewState *st = src->st;
+    const ViewState *st = src->on.st;
     const LessonQuestion *q = src->q;
-    const Lesson *L = src->L;
+    const Lesson *L = src->on.L;
     say[0] = '\0';
     if (!q || st->quiz_phase == QUIZ_NONE) return;
     QuestionAnswer a;
@@ -121,7 +121,7 @@ void question_text_html(StrBuf *b, const QuestionTextSrc *src, char *say, size_t
         snprintf(head, sizeof head, TR("Question %d of %d: %s"), question_number(L, st->quiz),
                  L->question_count, q->text);
     else snprintf(head, sizeof head, TR("Question: %s"), q->text);
-    bool answerable = question_answer(L, src->T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
+    bool answerable = question_answer(L, src->on.T, q, st->quiz < 0 ? 0 : st->quiz, &a, &err);
     bool asking = answerable && st->quiz_phase != QUIZ_REVEALED;
     if (!answerable) snprintf(line, sizeof line, TR("No answer: %s"), err.message);
     else if (asking) {

@@ -8,15 +8,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "lesson/strbuf.h"
 #include "model/questions.h"
+#include "model/stage_text.h"
 
-// The question (NULL: none on screen), the view (its phase and the class's response) and the lesson
-// shown.
+// What the stage's text is made from (the view: the question's phase and the class's response; the
+// lesson shown, its trace), and the question (NULL: none on screen).
 typedef struct {
-    const ViewState *st;
-    const Lesson *L;
-    const Trace *T;
+    StageTextSrc on;
     const LessonQuestion *q;
 } QuestionTextSrc;
 

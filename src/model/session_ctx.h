@@ -1,5 +1,6 @@
-// Private to the session's rooms (session.c: the document; session_train.c: training on a worker):
-// what one room calls in the other. Not an API: session.h is.
+// Private to the session's rooms (session.c: the document; session_train.c: training on a worker;
+// session_trace.c: the trace of the edits, below both): what one room calls in another. Not an API:
+// session.h is.
 #ifndef MHA_SESSION_CTX_H
 #define MHA_SESSION_CTX_H
 
@@ -13,7 +14,9 @@ static inline void set_error(SessionError *err, const char *message)
     if (err) snprintf(err->message, sizeof err->message, "%s", message);
 }
 
-// --- session.c ---
+// --- session_trace.c ---
+// The shuffle test's lesson and trace freed (it is made again for another shuffle).
+void session_drop_shuffle(Session *s);
 // The parameters changed: what was computed from the old ones goes.
 void session_drop_comparison(Session *s);
 // The count of edited values taken again (after every change of s->edit).

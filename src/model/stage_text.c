@@ -245,27 +245,30 @@ static void html_text(void *ctx, StageTextKind kind, const char *text)
     strbuf_puts(b, close[kind]);
 }
 
+// The header cell of row (or column) i: <th scope="row|col"> with its label.
+static void html_header(StrBuf *b, const StageTextSrc *src, const StageTable *t, bool row, int i)
+{
+    char label[128];
+    stage_text_label(src, t, row, i, label, sizeof label);
+    strbuf_puts(b, row ? "<th scope=\"row\">" : "<th scope=\"col\">");
+    stage_text_html_put(b, label, false);
+    strbuf_puts(b, "</th>");
+}
+
 static void html_table(void *ctx, const StageTextSrc *src, const StageTable *t)
 {
     StrBuf *b = ctx;
-    char label[128], v[32];
+    char v[32];
     const char *key = mat_info(t->mat)->key;
     strbuf_printf(b, "<div class=\"st-scroll\"><table data-mat=\"%s\" data-head=\"%d\"><caption>",
                   key, t->head);
     stage_text_html_put(b, t->caption, true);
     strbuf_puts(b, "</caption>\n<thead><tr><td></td>");
-    for (int c = 0; c < t->cols; c++) {
-        stage_text_label(src, t, false, c, label, sizeof label);
-        strbuf_puts(b, "<th scope=\"col\">");
-        stage_text_html_put(b, label, false);
-        strbuf_puts(b, "</th>");
-    }
+    for (int c = 0; c < t->cols; c++) html_header(b, src, t, false, c);
     strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (int r = 0; r < t->rows; r++) {
-        stage_text_label(src, t, true, r, label, sizeof label);
-        strbuf_puts(b, "<tr><th scope=\"row\">");
-        stage_text_html_put(b, label, false);
-        strbuf_puts(b, "</th>");
+        strbuf_puts(b, "<tr>");
+        html_header(b, src, t, true, r);
         for (int c = 0; c < t->cols; c++) {
             bool shown = stage_text_value(src, t, r, c, v, sizeof v);
             strbuf_printf(b, "<td data-row=\"%d\" data-col=\"%d\"%s>%s</td>", r, c,

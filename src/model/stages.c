@@ -40,6 +40,15 @@ static void term_op(Equation *e, const char *op)
     snprintf(t->op, sizeof t->op, "%s", op);
 }
 
+// R as the equation's result, then its caption: every equation's end. Returns 1 (the equation's
+// row).
+static int term_result(Equation *e, MatId r, int head, const char *caption)
+{
+    term_mat(e, r, head, true);
+    snprintf(e->caption, sizeof e->caption, "%s", caption);
+    return 1;
+}
+
 // "A op B = R"
 static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int head,
                    const char *caption)
@@ -49,8 +58,7 @@ static void binary(Equation *e, MatId a, const char *op, MatId b, MatId r, int h
     term_op(e, op);
     term_mat(e, b, head, false);
     term_op(e, "=");
-    term_mat(e, r, head, true);
-    snprintf(e->caption, sizeof e->caption, "%s", caption);
+    term_result(e, r, head, caption);
 }
 
 // A stage of one equation "A op B = R": how many rows it wrote (0 when there is no room).
@@ -68,16 +76,14 @@ static int eq_input(const AttnParams *p, int head, Equation *out, int max)
     bool pos =
         p->positions != POS_NONE; // then the tokens' own embeddings E come first; X = E + P next
     memset(out, 0, sizeof *out);
-    term_mat(out, pos ? MAT_E : MAT_X, head, true);
-    snprintf(out->caption, sizeof out->caption, "%s",
-             pos ? TR("the token embeddings E") : TR("the embeddings X"));
+    term_result(out, pos ? MAT_E : MAT_X, head,
+                pos ? TR("the token embeddings E") : TR("the embeddings X"));
     if (!p->cross) return 1;
     if (max < 2) return 1;
     memset(&out[1], 0, sizeof out[1]);
-    term_mat(&out[1], pos ? MAT_ES : MAT_S, head, true);
-    snprintf(out[1].caption, sizeof out[1].caption, "%s",
-             pos ? TR("the source token embeddings") : TR("the source embeddings Y"));
-    return 2;
+    return 1
+           + term_result(&out[1], pos ? MAT_ES : MAT_S, head,
+                         pos ? TR("the source token embeddings") : TR("the source embeddings Y"));
 }
 
 // E + P = X (and E^Y + P^Y = Y for the source).
@@ -153,9 +159,7 @@ static int eq_scale(const AttnParams *p, int head, Equation *out, int max)
     memset(out, 0, sizeof *out);
     term_mat(out, MAT_SCORES, head, false);
     term_op(out, op);
-    term_mat(out, MAT_SCALED, head, true);
-    snprintf(out->caption, sizeof out->caption, "%s", TR("the scaled scores"));
-    return 1;
+    return term_result(out, MAT_SCALED, head, TR("the scaled scores"));
 }
 
 static int eq_mask(const AttnParams *p, int head, Equation *out, int max)
@@ -172,9 +176,7 @@ static int eq_softmax(const AttnParams *p, int head, Equation *out, int max)
     term_op(out, "softmax");
     term_mat(out, p->mask == MASK_CAUSAL ? MAT_MASKED : MAT_SCALED, head, false);
     term_op(out, "=");
-    term_mat(out, MAT_WEIGHTS, head, true);
-    snprintf(out->caption, sizeof out->caption, "%s", TR("the attention weights"));
-    return 1;
+    return term_result(out, MAT_WEIGHTS, head, TR("the attention weights"));
 }
 
 static int eq_weighted(const AttnParams *p, int head, Equation *out, int max)
@@ -196,9 +198,7 @@ static int eq_concat(const AttnParams *p, int head, Equation *out, int max)
         term_mat(out, MAT_Z, i, false);
     }
     if (shown) term_op(out, "=");
-    term_mat(out, MAT_CONCAT, 0, true);
-    snprintf(out->caption, sizeof out->caption, "%s", TR("the heads joined"));
-    return 1;
+    return term_result(out, MAT_CONCAT, 0, TR("the heads joined"));
 }
 
 static int eq_output(const AttnParams *p, int head, Equation *out, int max)
@@ -593,9 +593,7 @@ static int eq_norm_in(const AttnParams *p, int head, Equation *out, int max)
         term_mat(out, MAT_SHIFT, head, false);
     }
     term_op(out, "=");
-    term_mat(out, MAT_X, head, true);
-    snprintf(out->caption, sizeof out->caption, "%s", TR("the attention's input X"));
-    return 1;
+    return term_result(out, MAT_X, head, TR("the attention's input X"));
 }
 
 static int eq_residual(const AttnParams *p, int head, Equation *out, int max)
@@ -612,9 +610,7 @@ static int eq_next(const AttnParams *p, int head, Equation *out, int max)
     (void)head;
     if (max < 1) return 0;
     memset(out, 0, sizeof *out);
-    term_mat(out, MAT_NEXT, 0, true);
-    snprintf(out->caption, sizeof out->caption, "%s", TR("the next token"));
-    return 1;
+    return term_result(out, MAT_NEXT, 0, TR("the next token"));
 }
 
 static void f_norm_in(const AttnParams *p, int head, char *buf, size_t cap)

@@ -1,11 +1,12 @@
 // Inside the platform layer (platform_write.c, platform_set.c): the journal of a set of files
-// replaced all or nothing, and the copy that both use. The public half (platform_sets_recover) is
-// in platform.h.
+// replaced all or nothing, and the copy and the temporaries' names that both use
+// (platform_files.c). The public half (platform_sets_recover) is in platform.h.
 #ifndef MHA_PLATFORM_SET_H
 #define MHA_PLATFORM_SET_H
 
 #include "platform/platform.h"
 
+// --- platform_files.c ---
 // name = a copy of the file at target, created exclusively (EEXIST when name is taken): a hard
 // link, or the bytes where the file system has no links. false with errno.
 bool platform_copy_file(const char *name, const char *target);
@@ -14,6 +15,7 @@ bool platform_copy_file(const char *name, const char *target);
 bool platform_temporary_name_of(char *out, size_t cap, const char *path, long pid, const char *ext,
                                 int k);
 
+// --- platform_set.c ---
 // One file of a set: its target, its temporary (the new bytes, written and flushed) and the copy of
 // what is at the target (NULL when nothing is). All in one folder.
 typedef struct {

@@ -1,9 +1,10 @@
 // Writing files all or nothing, the same on every system (compiled with platform_posix.c or
-// platform_win32.c, over their calls): write-sync-close, the temporaries' names, and the writer of
-// a set of files whose commit puts every replaced file back when one rename fails, over regular
-// files only, keeping their permissions, or puts a new file only where nothing is; and the hash of
-// what a file holds. A set of files in one folder switches at one commit point, its journal
-// (platform_set.c). Used by the lesson save, --train --out, the exports and the window's watch.
+// platform_win32.c, over their calls): the temporaries a dead process left cleaned, and the writer
+// of a set of files whose commit puts every replaced file back when one rename fails, over regular
+// files only, keeping their permissions, or puts a new file only where nothing is. A set of files
+// in one folder switches at one commit point, its journal (platform_set.c); the small pieces both
+// use (write-sync-close, the temporaries' names, a copy) are platform_files.c's. Used by the lesson
+// save, --train --out and the exports.
 #include "platform/platform.h"
 #include "platform/platform_set.h"
 
@@ -12,42 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool platform_write_sync_close(int fd, const void *data, size_t len)
-{
-    if (!platform_write_all(fd, data, len)) {
-        int saved = errno;
-        platform_close(fd);
-        errno = saved;
-        return false;
-    }
-    return platform_sync_close(fd);
-}
-
-bool platform_path_join(char *out, size_t cap, const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    int len = snprintf(out, cap, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-    return len >= 0 && (size_t)len < cap;
-}
-
 // ---------------------------------------------------------------------------------------------------
-// Temporaries: ".NAME.PID.EXT", then ".NAME.PID-K.EXT"
-
-bool platform_temporary_name_of(char *out, size_t cap, const char *path, long pid, const char *ext,
-                                int k)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-    char try_k[16] = "";
-    if (k > 0) snprintf(try_k, sizeof try_k, "-%d", k);
-    int len = snprintf(out, cap, "%.*s.%s.%ld%s.%s", (int)dl, path, path + dl, pid, try_k, ext);
-    return len >= 0 && (size_t)len < cap;
-}
-
-bool platform_temporary_name(char *out, size_t cap, const char *path, const char *ext, int k)
-{
-    return platform_temporary_name_of(out, cap, path, platform_pid(), ext, k);
-}
+// Temporaries: ".NAME.PID.EXT", then ".NAME.PID-K.EXT" (platform_temporary_name)
 
 // Is entry a temporary of one of names, left by a process that is gone? Its name's index, -1 when
 // not; *old: a ".old" (a copy of the file at the name, kept while the name was being replaced).
@@ -276,31 +243,6 @@ bool platform_writer_add(PlatformWriter *w, size_t i, const void *data, size_t l
     return true;
 }
 
-bool platform_copy_file(const char *name, const char *target)
-{
-    if (platform_link(target, name)) return true;
-    if (errno == EEXIST) return false;
-    FILE *in = platform_fopen_nofollow(target);
-    if (!in) return false;
-    int out = platform_create_exclusive(name);
-    bool ok = out >= 0;
-    unsigned char buf[65536];
-    size_t r = 0;
-    while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0) ok = platform_write_all(out, buf, r);
-    if (ok) ok = !ferror(in);
-    int e = errno;
-    fclose(in);
-    if (out >= 0 && ok) {
-        ok = platform_sync_close(out);
-        e = errno;
-    } else if (out >= 0) {
-        platform_close(out);
-    }
-    if (!ok && out >= 0) platform_remove(name);
-    errno = e;
-    return ok;
-}
-
 // fresh_temporary's maker of a copy: name = a copy of the file at target.
 static bool copy_to(const char *name, void *target) { return platform_copy_file(name, target); }
 
@@ -506,42 +448,4 @@ void platform_writer_close(PlatformWriter *w)
     free(w->dir);
     free(w->files);
     free(w);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// What a file holds
-
-uint64_t platform_hash(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
-    return h;
-}
-
-bool platform_file_hash(const char *path, uint64_t *hash, long long *size)
-{
-    PlatformStat st;
-    bool opened;
-    FILE *in = platform_open_regular(path, &st, &opened);
-    if (!in) {
-        if (opened && st.kind != PLATFORM_REGULAR) errno = EINVAL;
-        return false;
-    }
-    unsigned char buf[65536];
-    uint64_t h = PLATFORM_HASH_START;
-    long long n = 0;
-    size_t r;
-    while ((r = fread(buf, 1, sizeof buf, in)) > 0) {
-        h = platform_hash(h, buf, r);
-        n += (long long)r;
-    }
-    bool ok = !ferror(in);
-    int e = errno;
-    fclose(in);
-    errno = e;
-    if (ok) {
-        *hash = h;
-        *size = n;
-    }
-    return ok;
 }

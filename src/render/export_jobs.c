@@ -2,6 +2,7 @@
 // (with the pinned cell in the name when asked for), the lessons' questions asked and answered, and
 // the boards of a stage that comes in parts split into one job per part.
 #include "render/export_jobs.h"
+#include "render/export_slide.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -26,11 +26,6 @@ typedef struct {
 // is none.
 CellRef export_slide_cell(const ViewState *st, CellRef fallback);
 
-// The board of export_build_board with what the window shows beyond the lesson (edit marks, the
-// comparison; ex may be NULL) and the question a slide asks or answers (NULL: none).
-bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-                        const SceneExtras *ex, const LessonQuestion *question, double scale,
-                        ExportBackground background, const TextMetrics *tm);
 // Appends a job: the heatmap of mat for head (all heads: -1), the board of the view st (name_cell:
 // its file name says the pinned cell), or the boards of the lesson's questions on st's stage
 // (asked, then answered). False when out of memory (add_questions: with err filled).

@@ -249,15 +249,14 @@ static bool encode_surface(SDL_Surface *img, ExportBuffer *out, char *msg, size_
     memset(out, 0, sizeof *out);
     MemOut m = {out, 0};
     SDL_RWops *rw = SDL_AllocRW();
-    if (rw) {
-        rw->type = SDL_RWOPS_UNKNOWN;
-        rw->size = mem_size;
-        rw->seek = mem_seek;
-        rw->read = mem_read;
-        rw->write = mem_write;
-        rw->close = mem_close;
-        rw->hidden.unknown.data1 = &m;
-    }
+    if (rw)
+        *rw = (SDL_RWops){.size = mem_size,
+                          .seek = mem_seek,
+                          .read = mem_read,
+                          .write = mem_write,
+                          .close = mem_close,
+                          .type = SDL_RWOPS_UNKNOWN,
+                          .hidden.unknown.data1 = &m};
     bool ok = rw && IMG_SavePNG_RW(img, rw, 0) == 0;
     if (rw) SDL_FreeRW(rw);
     if (ok) ok = png_add_text(out);
