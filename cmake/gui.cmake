@@ -37,6 +37,20 @@ if(FONTCONFIG_FOUND)
   target_link_libraries(mha_render PUBLIC PkgConfig::FONTCONFIG)
 endif()
 
+# The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
+# and embedded as subsets. Off where cairo is not built (the page; Windows unless build-windows.sh built it).
+if(EMSCRIPTEN)
+  set(MHA_HANDOUT_DEFAULT OFF)
+else()
+  set(MHA_HANDOUT_DEFAULT ON)
+endif()
+option(MHA_HANDOUT "Build the PDF handout (--what handout; needs cairo, cairo-ft, FreeType and HarfBuzz)" ${MHA_HANDOUT_DEFAULT})
+if(MHA_HANDOUT)
+  pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo cairo-ft cairo-pdf freetype2 harfbuzz)
+  target_sources(mha_render PRIVATE src/render/pdf.c src/render/export_handout.c)
+  target_compile_definitions(mha_render PUBLIC MHA_HAVE_HANDOUT=1)
+  target_link_libraries(mha_render PUBLIC PkgConfig::CAIRO)
+endif()
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
 add_library(mha_gui STATIC src/app/gui.c src/app/gui_requests.c src/app/cli_layout.c src/app/gui_input.c src/app/gui_export.c src/app/gui_exporting.c src/app/gui_report.c src/app/gui_class.c src/app/gui_train.c)

@@ -111,6 +111,7 @@ static bool parse_export(const Args *a, ExportRequest *r)
                          "lesson has one layer)\n");
         return false;
     }
+    if (r->what == EXPORT_WHAT_HANDOUT) r->stage = EXPORT_ALL_STAGES; // unless --stage says one
     if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
     if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
     r->head = (int)head; // the lesson's own count is checked by export_run
@@ -156,6 +157,16 @@ static bool parse_export(const Args *a, ExportRequest *r)
                              "--what board (or all)\n");
             return false;
         }
+    }
+    if (v[OPT_HANDOUT_STYLE]) {
+        int style = 0;
+        if (!options_choice(OPT_HANDOUT_STYLE, v[OPT_HANDOUT_STYLE], &style)) return false;
+        if (r->what != EXPORT_WHAT_HANDOUT) {
+            cli_line(stderr, "mha-tracer: error: --handout-style lays out the handout: add --what "
+                             "handout\n");
+            return false;
+        }
+        r->handout_style = (ExportHandoutStyle)style;
     }
     if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background))
         return false;

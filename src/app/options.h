@@ -51,6 +51,7 @@ typedef enum {
     OPT_BLOCK,
     OPT_CELL,
     OPT_PARTS,
+    OPT_HANDOUT_STYLE,
     OPT_ABLATE,
     OPT_SHUFFLE,
     OPT_ROPE_SHIFT,
