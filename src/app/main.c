@@ -158,16 +158,10 @@ static bool parse_export(const Args *a, ExportRequest *r)
             return false;
         }
     }
-    if (v[OPT_HANDOUT_STYLE]) {
-        int style = 0;
-        if (!options_choice(OPT_HANDOUT_STYLE, v[OPT_HANDOUT_STYLE], &style)) return false;
-        if (r->what != EXPORT_WHAT_HANDOUT) {
-            cli_line(stderr, "mha-tracer: error: --handout-style lays out the handout: add --what "
-                             "handout\n");
-            return false;
-        }
-        r->handout_style = (ExportHandoutStyle)style;
-    }
+    int style = 0; // --handout-style: the handout's alone
+    if (v[OPT_HANDOUT_STYLE] && !options_handout_style(v[OPT_HANDOUT_STYLE], r->what, &style))
+        return false;
+    r->handout_style = (ExportHandoutStyle)style;
     if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background))
         return false;
     r->background = (ExportBackground)background;

@@ -506,3 +506,12 @@ void options_print_man(FILE *out, const char *version)
     put_troff(out, HELP_EXIT, false);
     fputc('\n', out);
 }
+
+bool options_handout_style(const char *value, int what, int *style)
+{
+    if (!options_choice(OPT_HANDOUT_STYLE, value, style)) return false;
+    if (what == EXPORT_WHAT_HANDOUT) return true;
+    cli_line(stderr,
+             "mha-tracer: error: --handout-style lays out the handout: add --what handout\n");
+    return false;
+}

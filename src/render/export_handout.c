@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/decode.h"
+#include "model/explain.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
 #include "platform/platform.h"
@@ -177,8 +178,8 @@ static bool page_title(Handout *H, int stages, int head)
 // ---------------------------------------------------------------------------------------------------
 // Boards: a page each (slides), or two a page with their explanation (notes)
 
-// The explanation under a board in notes style: its title, the stage's sentence, and the pinned
-// cell's arithmetic (or the question asked).
+// The explanation under a board in notes style, at a size that reads on paper: its title and the
+// stage's sentences (or the question asked). The arithmetic of the pinned cell is on the board.
 static void notes_text(Handout *H, const Job *j, int h)
 {
     text_begin(H, h);
@@ -194,13 +195,6 @@ static void notes_text(Handout *H, const Job *j, int h)
         si->explain(&H->L->params, buf, sizeof buf);
         stage_text_plain(TR(buf), plain, sizeof plain);
         text_wrap(H, FONT_REGULAR, 24, H->theme.ink, 0, &y, w, plain);
-    }
-    if (j->st.panel != PANEL_NONE || j->st.pinned.mat == MAT_NONE) return;
-    char lines[6][256];
-    int n = scene_explain(H->L, H->T, j->st.pinned, lines, 6);
-    for (int i = 0; i < n && y < h - 30; i++) {
-        stage_text_plain(lines[i], plain, sizeof plain);
-        text_wrap(H, FONT_MONO, 20, H->theme.muted, 0, &y, w, plain);
     }
 }
 
@@ -378,7 +372,7 @@ static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool 
         question_describe(q, &a, L, words, sizeof words);
         snprintf(buf, sizeof buf, TR("Answer: %s"), words);
         text_wrap(H, FONT_BOLD, 20, H->theme.ink, x + 20, y, w - 20, buf);
-        int n = scene_explain(L, H->T, a.cell, lines, 6);
+        int n = model_explain(L, H->T, a.cell, lines, 6, false);
         for (int l = 0; l < n; l++) {
             stage_text_plain(lines[l], plain, sizeof plain);
             text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, plain);

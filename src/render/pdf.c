@@ -337,7 +337,12 @@ static void put_text(PdfDoc *d, const Scene *s, const DrawCmd *c)
     }
     double total = 0; // measured first (the box is centred), then shaped again to be drawn
     for (int i = 0; i < n; i++) shape_run(d, t, &runs[i], c->size, sh), total += sh->advance;
-    double x = c->x + (c->w - total) / 2.0, y = c->y + c->h * (1901.0 / 2384.0);
+    // The window's measure (SDL_ttf, hinted) is a little wider than HarfBuzz's: the glyphs are
+    // spread to fill it, so that left-aligned labels start and right-aligned numbers end where the
+    // window draws them; a width far from it (another font) is centred instead.
+    double spread = total > 0 ? c->w / total : 1.0;
+    if (spread < 0.85 || spread > 1.2) spread = 1.0;
+    double x = c->x + (c->w - total * spread) / 2.0, y = c->y + c->h * (1901.0 / 2384.0);
     cairo_set_source_rgba(d->cr, c->color.r / 255.0, c->color.g / 255.0, c->color.b / 255.0,
                           c->color.a / 255.0);
     for (int i = 0; i < n; i++) {
@@ -348,9 +353,10 @@ static void put_text(PdfDoc *d, const Scene *s, const DrawCmd *c)
         if (f->cairo[bold]) {
             cairo_set_font_face(d->cr, f->cairo[bold]);
             cairo_set_font_size(d->cr, c->size);
+            for (int g = 0; g < sh->n; g++) sh->g[g].x *= spread;
             show_run(d, t + runs[i].start, runs[i].len, sh, x, y);
         }
-        x += sh->advance;
+        x += sh->advance * spread;
     }
     free(sh);
 }
