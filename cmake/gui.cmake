@@ -38,8 +38,9 @@ if(FONTCONFIG_FOUND)
 endif()
 
 # The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
-# and embedded as subsets. Off where cairo is not built (the page; Windows unless build-windows.sh built it).
-if(EMSCRIPTEN)
+# and embedded as subsets. Off where cairo is not built: the page, and the Windows zip (build-windows.sh does not
+# cross-build cairo yet).
+if(EMSCRIPTEN OR WIN32)
   set(MHA_HANDOUT_DEFAULT OFF)
 else()
   set(MHA_HANDOUT_DEFAULT ON)
