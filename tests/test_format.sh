@@ -1,5 +1,5 @@
 #!/bin/sh
-# The house's shape (STYLE.md, issue 37), checked:
+# The house's shape (docs/style.md), checked:
 #  - every hand-written C file (.c, .h, .inc; src/, tests/, bench/; not src/**/generated/, which tools/gen_*.py write) is as
 #    clang-format 14 leaves it with the repository's .clang-format (4 spaces, 100 columns);
 #  - at most 5 functions of src/ over 80 lines and none over 120; no hand-written file of src/ over 900 lines

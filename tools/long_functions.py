@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists the functions of src/ longer than a limit (default 80 lines, from the line of their name to their
 closing brace), longest first, and the files longer than 900 lines (not those under a generated/ folder,
-which tools/gen_*.py write): the house's two size rules (STYLE.md).
+which tools/gen_*.py write): the house's two size rules (docs/style.md).
 usage: tools/long_functions.py [--limit N] [SRC_DIR]   (exit 0; it reports, it does not judge)"""
 import os
 import re

@@ -1,5 +1,5 @@
 // numpy.random.default_rng(seed).normal(...) reproduced bit for bit:
-// SeedSequence -> PCG64 (XSL-RR) -> NumPy's 256-layer ziggurat. See shared/reference/numpy-rng.md.
+// SeedSequence -> PCG64 (XSL-RR) -> NumPy's 256-layer ziggurat. See docs/numpy-rng.md.
 #ifndef MHA_RNG_H
 #define MHA_RNG_H
 
