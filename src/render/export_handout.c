@@ -17,7 +17,9 @@
 #include "render/export_jobs.h"
 #include "render/pdf.h"
 
-// File names and titles are cut to their buffers on purpose.
+// The handout's own words (its page labels, bookmarks, title page and key headings) are English for
+// now; the boards, the stages' titles and sentences and the questions come in the lesson's
+// language. File names and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
@@ -127,16 +129,16 @@ static bool text_page_out(Handout *H, const char *label)
 static void title_shapes(const Lesson *L, char *buf, size_t cap)
 {
     const AttnParams *p = &L->params;
-    int n = snprintf(buf, cap, TR("%d tokens, d_model = %d, %d heads of d_k = %d"), p->n,
-                     p->d_model, p->heads, p->d_k);
-    if (p->cross) n += snprintf(buf + n, cap - (size_t)n, TR(", %d source tokens"), p->m);
+    int n = snprintf(buf, cap, "%d tokens, d_model = %d, %d heads of d_k = %d", p->n, p->d_model,
+                     p->heads, p->d_k);
+    if (p->cross) n += snprintf(buf + n, cap - (size_t)n, ", %d source tokens", p->m);
     if (p->kv_heads != p->heads && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, TR(", %d K/V heads"), p->kv_heads);
+        n += snprintf(buf + n, cap - (size_t)n, ", %d K/V heads", p->kv_heads);
     if (p->mask == MASK_CAUSAL && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, TR(", causal mask"));
+        n += snprintf(buf + n, cap - (size_t)n, ", causal mask");
     if (p->window > 0 && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, TR(", a window of %d"), p->window);
-    if (p->rope != ROPE_NONE && n < (int)cap) snprintf(buf + n, cap - (size_t)n, TR(", RoPE"));
+        n += snprintf(buf + n, cap - (size_t)n, ", a window of %d", p->window);
+    if (p->rope != ROPE_NONE && n < (int)cap) snprintf(buf + n, cap - (size_t)n, ", RoPE");
 }
 
 static void title_tokens(char *const *tokens, int count, char *buf, size_t cap)
@@ -156,23 +158,23 @@ static bool page_title(Handout *H, int stages, int head)
     text_wrap(H, FONT_BOLD, 40, H->theme.ink, x, &y, w, L->title ? L->title : "mha-tracer");
     y += 20;
     title_tokens(L->tokens, L->params.n, tokens, sizeof tokens);
-    snprintf(buf, sizeof buf, TR("Tokens: %s"), tokens);
+    snprintf(buf, sizeof buf, "Tokens: %s", tokens);
     text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
     if (L->params.cross && L->source_tokens) {
         title_tokens(L->source_tokens, L->params.m, tokens, sizeof tokens);
-        snprintf(buf, sizeof buf, TR("Source tokens: %s"), tokens);
+        snprintf(buf, sizeof buf, "Source tokens: %s", tokens);
         text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
     }
     title_shapes(L, buf, sizeof buf);
     text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    snprintf(buf, sizeof buf, TR("%d stages, head %d; %d questions, answered at the end"), stages,
-             head, L->question_count);
+    snprintf(buf, sizeof buf, "%d stages, head %d; %d questions, answered at the end", stages, head,
+             L->question_count);
     text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, buf);
     y += 24;
     if (L->notes) text_wrap(H, FONT_REGULAR, H->notes ? 22 : 20, H->theme.ink, x, &y, w, L->notes);
     int at = pdf_page_count(H->pdf) + 1;
     pdf_outline(H->pdf, 0, L->title ? L->title : "mha-tracer", at);
-    return text_page_out(H, TR("Title")) || fail_pdf(H, "the title page");
+    return text_page_out(H, "Title") || fail_pdf(H, "the title page");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ static void notes_text(Handout *H, const Job *j, int h)
     }
     if (j->st.panel == PANEL_NONE && si && si->explain) {
         si->explain(&H->L->params, buf, sizeof buf);
-        stage_text_plain(TR(buf), plain, sizeof plain);
+        stage_text_plain(buf, plain, sizeof plain);
         text_wrap(H, FONT_REGULAR, 24, H->theme.ink, 0, &y, w, plain);
     }
 }
@@ -253,24 +255,24 @@ static bool handout_stage(Handout *H, ViewState *st, int stage_no)
     if (ok) board.jobs[0].parts = true;
     ok = ok && export_expand_parts(&board, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
     char title[200], label[32], mark[64];
-    snprintf(title, sizeof title, TR("Stage %d: %s"), stage_no, si ? TR(si->title) : "?");
+    snprintf(title, sizeof title, "Stage %d: %s", stage_no, si ? TR(si->title) : "?");
     H->outline_stage = ok ? pdf_outline(H->pdf, 0, title, pdf_page_count(H->pdf) + 1) : 0;
     for (size_t k = 0; ok && k < qs.count; k += 2) {
         int q = job_question_number(H, &qs.jobs[k]);
         snprintf(label, sizeof label, "Q%d", q);
-        snprintf(mark, sizeof mark, TR("Question %d"), q);
+        snprintf(mark, sizeof mark, "Question %d", q);
         ok = page_board(H, &qs.jobs[k], label, mark, true);
     }
     for (size_t k = 0; ok && k < parts.count; k++) {
         if (parts.count > 1) snprintf(label, sizeof label, "%d.%d", stage_no, (int)k + 1);
         else snprintf(label, sizeof label, "%d", stage_no);
-        snprintf(mark, sizeof mark, TR("Part %d"), (int)k + 1);
+        snprintf(mark, sizeof mark, "Part %d", (int)k + 1);
         ok = page_board(H, &parts.jobs[k], label, parts.count > 1 ? mark : NULL, false);
     }
     for (size_t k = 1; ok && k < qs.count; k += 2) {
         int q = job_question_number(H, &qs.jobs[k]);
         snprintf(label, sizeof label, "A%d", q);
-        snprintf(mark, sizeof mark, TR("Answer %d"), q);
+        snprintf(mark, sizeof mark, "Answer %d", q);
         ok = page_board(H, &qs.jobs[k], label, mark, true);
     }
     if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
@@ -338,8 +340,8 @@ static bool handout_panels(Handout *H, const ViewState *st)
         ok = export_add_board(&one, H->prefix, H->L, &v, false)
              && export_expand_parts(&one, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
         for (size_t k = 0; ok && k < parts.count; k++)
-            ok = page_board(H, &parts.jobs[k], TR(PANELS[i].title),
-                            k == 0 ? TR(PANELS[i].title) : NULL, false);
+            ok = page_board(H, &parts.jobs[k], PANELS[i].title, k == 0 ? PANELS[i].title : NULL,
+                            false);
         if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
         free(one.jobs), free(parts.jobs);
     }
@@ -363,14 +365,14 @@ static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool 
     size_t mark = H->text.count;
     int y0 = *y;
     char buf[1400], plain[1024], lines[6][256];
-    snprintf(buf, sizeof buf, TR("Question %d of %d  (stage %s, head %d)"), k + 1,
-             L->question_count, q->stage, q->head);
+    snprintf(buf, sizeof buf, "Question %d of %d  (stage %s, head %d)", k + 1, L->question_count,
+             q->stage, q->head);
     text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, buf);
     text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, q->text);
     if (question_answer(L, H->T, q, i, &a, &e)) {
         char words[512];
         question_describe(q, &a, L, words, sizeof words);
-        snprintf(buf, sizeof buf, TR("Answer: %s"), words);
+        snprintf(buf, sizeof buf, "Answer: %s", words);
         text_wrap(H, FONT_BOLD, 20, H->theme.ink, x + 20, y, w - 20, buf);
         int n = model_explain(L, H->T, a.cell, lines, 6, false);
         for (int l = 0; l < n; l++) {
@@ -378,7 +380,7 @@ static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool 
             text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, plain);
         }
     } else {
-        snprintf(buf, sizeof buf, TR("(no answer: %s)"), e.message);
+        snprintf(buf, sizeof buf, "(no answer: %s)", e.message);
         text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x + 20, y, w - 20, buf);
     }
     *y += 16;
@@ -394,11 +396,11 @@ static bool handout_key(Handout *H)
     if (L->question_count == 0) return true;
     if (!notes_flush(H)) return fail_pdf(H, "the answer key");
     int h = text_page_h(H), x = 60, w = UNITS_W - 120, pages = 0;
-    pdf_outline(H->pdf, 0, TR("Answer key"), pdf_page_count(H->pdf) + 1);
+    pdf_outline(H->pdf, 0, "Answer key", pdf_page_count(H->pdf) + 1);
     for (int k = 0; k < L->question_count;) {
         text_begin(H, h);
         int y = 60;
-        if (pages == 0) text_wrap(H, FONT_BOLD, 32, H->theme.ink, x, &y, w, TR("Answer key"));
+        if (pages == 0) text_wrap(H, FONT_BOLD, 32, H->theme.ink, x, &y, w, "Answer key");
         for (int start = k; k < L->question_count && key_entry(H, k, &y, h - 40, x, w, k == start);)
             k++;
         char label[32];
@@ -437,8 +439,7 @@ bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, c
     char name[300], subject[200], msg[600];
     snprintf(name, sizeof name, "%s-handout%s-head%d.pdf", prefix, H.notes ? "-notes" : "",
              st->head);
-    snprintf(subject, sizeof subject, TR("Multi-head attention, stage by stage: head %d"),
-             st->head);
+    snprintf(subject, sizeof subject, "Multi-head attention, stage by stage: head %d", st->head);
     if (!(H.x = export_open(req->font_dir, err))) return false;
     H.tm = export_metrics(H.x);
     if (!(H.pdf = pdf_open(req->font_dir, L->title, subject, msg, sizeof msg))) {
