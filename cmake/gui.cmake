@@ -80,7 +80,7 @@ if(EMSCRIPTEN)
     set(MHA_WEB_ENV web,worker)
   endif()
   target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=${MHA_WEB_ENV} -sEXIT_RUNTIME=0 -sLZ4=1
-    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text
+    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text,_mha_web_stage_key
     -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
     --preload-file ${MHA_WEB_DATA}@/)
 endif()
