@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/decode.h"
+#include "core/utf8.h"
 #include "model/explain.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
@@ -65,20 +66,24 @@ static int text_page_h(const Handout *H)
     return H->notes ? (int)lround(UNITS_W * A4_H / A4_W) : 720;
 }
 
-// The byte length of the first line of t no wider than w (breaking after a space, or between
-// characters when a word alone is wider); 0 for "".
+// The byte length of the first line of t no wider than w, broken after a space or after a Chinese
+// or Japanese character (their text has no spaces), else between characters when a word alone is
+// wider; 0 for "".
 static size_t wrap_len(const Handout *H, FontRole f, int size, const char *t, int w)
 {
     char line[1024];
-    size_t best = 0, i = 0, last_space = 0;
+    size_t best = 0, i = 0, last_break = 0;
     while (t[i] && t[i] != '\n' && i < sizeof line - 8) {
         size_t j = i + 1;
         while (((unsigned char)t[j] & 0xC0) == 0x80) j++;
         memcpy(line, t, j);
         line[j] = '\0';
         if (H->tm.text_width(H->tm.user, f, size, line) > w && best > 0)
-            return last_space ? last_space : best;
-        if (t[i] == ' ') last_space = j;
+            return last_break ? last_break : best;
+        size_t at = i;
+        uint32_t cp = utf8_decode(t, j, &at);
+        if (t[i] == ' ' || (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xFF00 && cp <= 0xFFEF))
+            last_break = j;
         best = j;
         i = j;
     }
@@ -167,8 +172,10 @@ static bool page_title(Handout *H, int stages, int head)
     }
     title_shapes(L, buf, sizeof buf);
     text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    snprintf(buf, sizeof buf, "%d stages, head %d; %d questions, answered at the end", stages, head,
-             L->question_count);
+    if (L->question_count > 0)
+        snprintf(buf, sizeof buf, "%d stages, head %d; %d questions, answered at the end", stages,
+                 head, L->question_count);
+    else snprintf(buf, sizeof buf, "%d stages, head %d", stages, head);
     text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, buf);
     y += 24;
     if (L->notes) text_wrap(H, FONT_REGULAR, H->notes ? 22 : 20, H->theme.ink, x, &y, w, L->notes);
@@ -293,6 +300,8 @@ static bool uses_tiles(const AttnParams *p)
            && p->m <= SCENE_TILES_MAX_TOKENS && p->d_k <= SCENE_TILES_MAX_DK;
 }
 static bool uses_cost(const AttnParams *p) { return p->heads > 1; }
+// A checkpoint's layer (--model) with every layer's heads kept: the overview (Shift+A).
+static bool uses_overview(const AttnParams *p) { return p->stream && p->stream->overview; }
 
 static void at_rope(ViewState *v, const AttnParams *p)
 {
@@ -312,6 +321,7 @@ static void at_tiles(ViewState *v, const AttnParams *p)
     v->panel = PANEL_TILES, v->tile_count = (int)computed, v->tile = (int)computed; // O / l = Z
 }
 static void at_cost(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_COST; }
+static void at_overview(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_OVERVIEW; }
 
 static const struct {
     const char *title; // its bookmark and page label
@@ -323,6 +333,7 @@ static const struct {
     {"KV cache size", uses_cache, at_cache},
     {"Tiles", uses_tiles, at_tiles},
     {"Cost", uses_cost, at_cost},
+    {"Every layer's heads", uses_overview, at_overview},
 };
 
 static bool handout_panels(Handout *H, const ViewState *st)
