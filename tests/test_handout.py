@@ -31,13 +31,6 @@ def ok(cond, msg):
         fail(msg)
 
 
-def skip(msg):
-    if os.environ.get("MHA_REQUIRE_TOOLS"):
-        fail(msg + " missing, and MHA_REQUIRE_TOOLS is set")
-    print("SKIP: " + msg)
-    sys.exit(77)
-
-
 def run(*args, code=0):
     p = subprocess.run(args, capture_output=True, text=True)
     if code is not None and p.returncode != code:
@@ -45,16 +38,17 @@ def run(*args, code=0):
     return p
 
 
+sys.path.insert(0, os.path.join(SRC, "tests"))
+from require_tool import missing_tool, require_tool  # noqa: E402
+
 for tool in ("pdfinfo", "pdftotext", "pdffonts"):
-    if not shutil.which(tool):
-        skip("%s (Debian: poppler-utils)" % tool)
+    require_tool(tool, "poppler-utils")
 
 T = tempfile.mkdtemp()
 try:
     probe = run(BIN, "--export", T + "/probe", "--what", "handout", SRC + "/lessons/the-cat-sat.json", code=None)
     if probe.returncode != 0 and "no PDF writer" in probe.stderr:
-        print("SKIP: this build has no handout (%s)" % probe.stderr.strip())
-        sys.exit(77)
+        missing_tool("a build with the handout (cairo; -DMHA_HANDOUT=ON): " + probe.stderr.strip())
     ok(probe.returncode == 0, "the cat's handout failed: " + probe.stderr)
 
     def pages(pdf):
@@ -179,7 +173,6 @@ try:
     # --- a checkpoint's layer (--model), where numpy can make a tiny one
     try:
         import numpy as np
-        sys.path.insert(0, SRC + "/tests")
         import test_hf_models as HF
     except ImportError:
         np = None
