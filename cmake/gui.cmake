@@ -38,6 +38,21 @@ if(FONTCONFIG_FOUND)
   target_link_libraries(mha_render PUBLIC PkgConfig::FONTCONFIG)
 endif()
 
+# The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
+# and embedded as subsets. Off where cairo is not built: the page, and the Windows zip (build-windows.sh does not
+# cross-build cairo yet).
+if(EMSCRIPTEN OR WIN32)
+  set(MHA_HANDOUT_DEFAULT OFF)
+else()
+  set(MHA_HANDOUT_DEFAULT ON)
+endif()
+option(MHA_HANDOUT "Build the PDF handout (--what handout; needs cairo, cairo-ft, FreeType and HarfBuzz)" ${MHA_HANDOUT_DEFAULT})
+if(MHA_HANDOUT)
+  pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo cairo-ft cairo-pdf freetype2 harfbuzz)
+  target_sources(mha_render PRIVATE src/render/pdf.c src/render/export_handout.c)
+  target_compile_definitions(mha_render PUBLIC MHA_HAVE_HANDOUT=1)
+  target_link_libraries(mha_render PUBLIC PkgConfig::CAIRO)
+endif()
 
 # The window (a library, so a test program can drive the same code: mha-tracer-storm in gui_tests.cmake).
 add_library(mha_gui STATIC src/app/gui.c src/app/gui_requests.c src/app/gui_lesson.c src/app/cli_layout.c src/app/gui_input.c src/app/gui_export.c src/app/gui_exporting.c src/app/gui_report.c src/app/gui_class.c src/app/gui_train.c)
@@ -66,7 +81,7 @@ if(EMSCRIPTEN)
     set(MHA_WEB_ENV web,worker)
   endif()
   target_link_options(mha-tracer PRIVATE -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=${MHA_WEB_ENV} -sEXIT_RUNTIME=0 -sLZ4=1
-    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text
+    -sEXPORTED_FUNCTIONS=_main,_mha_web_open,_mha_web_goto,_mha_web_bar_text,_mha_web_missing,_mha_web_cell,_mha_web_a11y_text,_mha_web_stage_key
     -sEXPORTED_RUNTIME_METHODS=FS,ccall,UTF8ToString
     --preload-file ${MHA_WEB_DATA}@/)
 endif()

@@ -220,3 +220,12 @@ set_tests_properties(test_layers PROPERTIES SKIP_RETURN_CODE 77)
 # git clone.
 add_test(NAME test_commits COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_commits.sh ${CMAKE_CURRENT_SOURCE_DIR})
 set_tests_properties(test_commits PROPERTIES SKIP_RETURN_CODE 77)
+# The PDF handout (--what handout): the cat's and llama-rope-gqa's read back with poppler-utils (pages: title, every
+# part of every stage, the question slides, the panels, the answer key; every number of the cat's board as text;
+# each question before its answer; fonts embedded; under 1 MB; the same bytes twice), notes style A4, a foreign file
+# left alone, and a tiny checkpoint's layer (with numpy). Skipped without poppler-utils or a build without cairo.
+if(MHA_GUI)
+  add_test(NAME test_handout COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_handout.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})
+  set_tests_properties(test_handout PROPERTIES SKIP_RETURN_CODE 77)
+endif()

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs, on Debian 12, what mha-tracer needs: the one list of Debian packages, read by the README's quick
 # start and by .ci/run. Runs as root, or through sudo when there is one (a root shell has no sudo to call).
-#   sh tools/install-deps.sh           build: compiler, CMake, SDL2 (+ttf, image), cJSON, fontconfig, fonts
+#   sh tools/install-deps.sh           build: compiler, CMake, SDL2 (+ttf, image), cJSON, fontconfig, fonts, cairo
 #   sh tools/install-deps.sh --cross   the above, and what tools/build-windows.sh and tools/build-web.sh build with
 #   sh tools/install-deps.sh --tests   all of the above, and every tool the tests and .ci/run call (Wine,
 #                                      Chromium, Node and npm, ...): what .ci/run needs
@@ -20,6 +20,8 @@ update=yes
 # they show as boxes, and test_help, which pages the Chinese help, fails.
 PKGS="build-essential cmake pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcjson-dev
       libfontconfig-dev fonts-dejavu-core fonts-noto-cjk python3"
+# The PDF handout (--what handout): cairo's PDF surface, its FreeType faces and HarfBuzz to shape the text.
+PKGS="$PKGS libcairo2-dev libfreetype-dev libharfbuzz-dev"
 if [ "$what" = --cross ] || [ "$what" = --tests ]; then
     # Windows (mingw-w64) and the page (emscripten, fontTools for the page's CJK subset, Noto for its Arabic and
     # Hebrew): the libraries are built from Debian's source packages, which dpkg-dev unpacks; zip for the zip.
@@ -33,7 +35,8 @@ if [ "$what" = --tests ]; then
     # valgrind; gettext (the catalogues against the sources); git (test_add_stage applies docs/add-a-stage.patch);
     # man (test_manpage); clang-format 14 (test_format); NumPy and PyTorch (the gradients against autograd;
     # about 80 MB to fetch).
-    PKGS="$PKGS fonts-noto-color-emoji xvfb xauth xdotool xclip imagemagick libxml2-utils bc time
+    # poppler-utils: the handout read back (pdfinfo, pdftotext, pdffonts; test_handout).
+    PKGS="$PKGS poppler-utils fonts-noto-color-emoji xvfb xauth xdotool xclip imagemagick libxml2-utils bc time
           python3-jsonschema python3-numpy python3-torch valgrind gettext git man-db clang-format-14"
     # .ci/run's other steps: clang's libFuzzer, strict C11 with clang; the .deb (lintian); Windows under Wine;
     # the page in Debian's Chromium.

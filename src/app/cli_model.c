@@ -97,10 +97,10 @@ static bool export_refused(const Args *a, CliModelExport export_fn)
         return true;
     }
     const char *what = a->value[OPT_WHAT];
-    if (what && strcmp(what, "overview") == 0) return false;
+    if (what && (strcmp(what, "overview") == 0 || strcmp(what, "handout") == 0)) return false;
     cli_line(stderr,
              "mha-tracer: error: --export with --model writes --what overview (every layer's "
-             "heads); for "
+             "heads) or --what handout (the layer's PDF); for "
              "--what %s save the layer as a lesson with --save-lesson FILE and --export that\n",
              what ? what : "heatmaps");
     return true;
@@ -117,7 +117,9 @@ static int model_options(const Args *a, CliModelExport export_fn, double *head, 
             return EXIT_USAGE;
         }
     if (export_refused(a, export_fn)) return EXIT_USAGE;
-    if (a->value[OPT_HEAD] && a->mode != MODE_WINDOW && a->mode != MODE_LAYOUT) {
+    const char *what = a->value[OPT_WHAT];
+    bool handout = a->mode == MODE_EXPORT && what && strcmp(what, "handout") == 0;
+    if (a->value[OPT_HEAD] && a->mode != MODE_WINDOW && a->mode != MODE_LAYOUT && !handout) {
         cli_line(stderr,
                  "mha-tracer: error: --head with --model picks the head the window opens on: it "
                  "does not "

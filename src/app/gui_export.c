@@ -190,9 +190,15 @@ static int job_run(void *arg)
         req.progress = progress_note;
         req.progress_ctx = &prog;
         ExportError err;
-        if (!(j->ok = export_from_view(&req, what.board, &j->st, &what.shown, what.trace, &j->res,
-                                       &err)))
-            snprintf(j->msg, sizeof j->msg, "%s", err.message);
+        if (j->kind == GUI_EXPORT_HANDOUT) // every stage of the head shown, beside the slides
+            req.what = EXPORT_WHAT_HANDOUT, req.stage = EXPORT_ALL_STAGES,
+            req.head = j->st.head > 0 ? j->st.head : 0;
+        if (j->kind == GUI_EXPORT_HANDOUT)
+            j->ok = export_run(&req, &what.shown, what.trace, &j->res, &err);
+        else
+            j->ok =
+                export_from_view(&req, what.board, &j->st, &what.shown, what.trace, &j->res, &err);
+        if (!j->ok) snprintf(j->msg, sizeof j->msg, "%s", err.message);
     }
     atomic_store(&j->done, true);
     return 0;

@@ -34,7 +34,12 @@ bool gui_export_training(const Session *doc, const ViewState *st, const char *fo
 
 // --- the worker (issue 27: a large lesson's export froze the window for seconds) ---
 
-typedef enum { GUI_EXPORT_VIEW = 0, GUI_EXPORT_BOARD, GUI_EXPORT_TRAIN } GuiExportKind;
+typedef enum {
+    GUI_EXPORT_VIEW = 0,
+    GUI_EXPORT_BOARD,
+    GUI_EXPORT_TRAIN,
+    GUI_EXPORT_HANDOUT // Ctrl+E: the handout of the lesson shown, for the head shown
+} GuiExportKind;
 
 // One export on the worker thread. The window fills it and starts it (gui_export_start); the worker
 // then reads the session it was given, which must not change until gui_export_poll says the job has

@@ -106,8 +106,8 @@ void gui_train_export(Gui *g)
 bool gui_export_blocks(ViewRequest r)
 {
     static const ViewRequest reads_only[] = {
-        VIEW_REQ_NONE,   VIEW_REQ_EXPORT,    VIEW_REQ_EXPORT_BOARD, VIEW_REQ_TRAIN_EXPORT,
-        VIEW_REQ_ANSWER, VIEW_REQ_QUIT_HINT, VIEW_REQ_SAVE};
+        VIEW_REQ_NONE,         VIEW_REQ_EXPORT, VIEW_REQ_EXPORT_BOARD, VIEW_REQ_EXPORT_HANDOUT,
+        VIEW_REQ_TRAIN_EXPORT, VIEW_REQ_ANSWER, VIEW_REQ_QUIT_HINT,    VIEW_REQ_SAVE};
     for (size_t i = 0; i < sizeof reads_only / sizeof reads_only[0]; i++)
         if (r == reads_only[i]) return false;
     return true;

@@ -156,6 +156,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_SAVE: gui_save(g); break;
     case VIEW_REQ_EXPORT: gui_export_view(g, false); break;
     case VIEW_REQ_EXPORT_BOARD: gui_export_view(g, true); break;
+    case VIEW_REQ_EXPORT_HANDOUT: gui_export_begin(g, GUI_EXPORT_HANDOUT); break;
     case VIEW_REQ_ANSWER: judge_answer(g); break;
     case VIEW_REQ_AUTO_QUESTION: ask_automatic(g); break;
     case VIEW_REQ_ABLATE: toggle_head(g); break;

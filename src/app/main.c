@@ -111,6 +111,7 @@ static bool parse_export(const Args *a, ExportRequest *r)
                          "lesson has one layer)\n");
         return false;
     }
+    if (r->what == EXPORT_WHAT_HANDOUT) r->stage = EXPORT_ALL_STAGES; // unless --stage says one
     if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
     if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
     r->head = (int)head; // the lesson's own count is checked by export_run
@@ -157,6 +158,10 @@ static bool parse_export(const Args *a, ExportRequest *r)
             return false;
         }
     }
+    int style = 0; // --handout-style: the handout's alone
+    if (v[OPT_HANDOUT_STYLE] && !options_handout_style(v[OPT_HANDOUT_STYLE], r->what, &style))
+        return false;
+    r->handout_style = (ExportHandoutStyle)style;
     if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background))
         return false;
     r->background = (ExportBackground)background;

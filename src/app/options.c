@@ -26,6 +26,7 @@ static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS},
                                      {"cache-size", EXPORT_WHAT_CACHE},
                                      {"rotation", EXPORT_WHAT_ROTATION},
                                      {"overview", EXPORT_WHAT_OVERVIEW},
+                                     {"handout", EXPORT_WHAT_HANDOUT},
                                      {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
@@ -34,6 +35,8 @@ static const OptionChoice BACKGROUNDS[] = {{"white", EXPORT_BG_WHITE},
                                            {"dark", EXPORT_BG_DARK},
                                            {NULL, 0}};
 static const OptionChoice PARTS[] = {{"first", 0}, {"all", 1}, {NULL, 0}};
+static const OptionChoice HANDOUT_STYLES[] = {
+    {"slides", EXPORT_HANDOUT_SLIDES}, {"notes", EXPORT_HANDOUT_NOTES}, {NULL, 0}};
 
 #define V OPT_VALUE
 #define SUB (OPT_VALUE | OPT_SUB)
@@ -87,7 +90,11 @@ const Option OPTIONS[OPT_COUNT] = {
                           "(Shift+K: the KV cache's bytes, MHA, GQA, MQA and a window),\n"
                           "rotation (W, RoPE lessons: a token's pairs turned, the\n"
                           "frequencies; --head N), overview (Shift+A, --model only:\n"
-                          "every layer x every head's attention weights)"},
+                          "every layer x every head's attention weights);\n"
+                          "handout: one PDF for the class, NAME-handout-headH.pdf: a title\n"
+                          "page, every part of every stage of --head's board, each question\n"
+                          "before the page that answers it, the panels the lesson uses and\n"
+                          "an answer key (also with --model; see --handout-style)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
@@ -119,6 +126,10 @@ const Option OPTIONS[OPT_COUNT] = {
                    .help = "board: a stage shown in parts (Q, then K, then V; the output, then\n"
                            "the difference without switched-off heads): its first part (default)\n"
                            "or one slide per part, NAME-part1, NAME-part2, ..."},
+    [OPT_HANDOUT_STYLE] = {"--handout-style", .with = WITH_EXPORT, .flags = SUB, .col = 35,
+                           .kind = VALUE_CHOICE, .choices = HANDOUT_STYLES,
+                           .help = "handout: slides (default: a 16:9 page per screen) or notes\n"
+                                   "(A4, two boards a page with their explanation)"},
     [OPT_ABLATE] = {"--ablate", .arg = "H[,H...]", .with = WITH_TEACH, .flags = V,
                     .help =
                         "with --trace, --json or --export: those heads' Z enter the concat as "
@@ -494,4 +505,13 @@ void options_print_man(FILE *out, const char *version)
     fputs(".SH \"EXIT STATUS\"\n", out);
     put_troff(out, HELP_EXIT, false);
     fputc('\n', out);
+}
+
+bool options_handout_style(const char *value, int what, int *style)
+{
+    if (!options_choice(OPT_HANDOUT_STYLE, value, style)) return false;
+    if (what == EXPORT_WHAT_HANDOUT) return true;
+    cli_line(stderr,
+             "mha-tracer: error: --handout-style lays out the handout: add --what handout\n");
+    return false;
 }

@@ -51,6 +51,7 @@ typedef enum {
     OPT_BLOCK,
     OPT_CELL,
     OPT_PARTS,
+    OPT_HANDOUT_STYLE,
     OPT_ABLATE,
     OPT_SHUFFLE,
     OPT_ROPE_SHIFT,
@@ -140,6 +141,9 @@ void options_free(Args *a);
 bool options_number(OptionId id, const char *text, double *out);
 // The value of option id (VALUE_CHOICE) among its keys into *out; false with the error printed.
 bool options_choice(OptionId id, const char *text, int *out);
+// --handout-style's value into *style (an ExportHandoutStyle); false, after saying why, when it is
+// no style or --what (what) is not the handout.
+bool options_handout_style(const char *value, int what, int *style);
 
 // --help, from the rows.
 void options_print_help(FILE *out);

@@ -44,7 +44,8 @@ typedef enum {
     VIEW_KEY_R, // revert the edits to the file
     VIEW_KEY_S, // with VIEW_MOD_CTRL: save the edited lesson; alone (RoPE lessons): shift
                 // every position by the next k (Shift: the one before)
-    VIEW_KEY_E, // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board
+    VIEW_KEY_E, // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board; with
+                // VIEW_MOD_CTRL the handout (one PDF)
     VIEW_KEY_N, // the lesson's notes, on any stage
     VIEW_KEY_D, // dark board / light board
     VIEW_KEY_ENTER, // a question: submit the typed number
@@ -94,6 +95,7 @@ typedef enum {
     VIEW_REQ_SAVE, // save the edited lesson beside the original
     VIEW_REQ_EXPORT, // export the heatmap of the view as slides (PNG and SVG)
     VIEW_REQ_EXPORT_BOARD, // export the whole board of the current stage as slides
+    VIEW_REQ_EXPORT_HANDOUT, // export the lesson's handout (one PDF) for the head shown
     VIEW_REQ_ANSWER, // judge the response to the question (quiz_cell / quiz_value / quiz_choice):
                      // view_quiz_judged
     VIEW_REQ_AUTO_QUESTION, // make an automatic question (from quiz_auto_count) and view_quiz_ask

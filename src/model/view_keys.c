@@ -91,10 +91,11 @@ static bool key_s(ViewState *s, const ViewEvent *ev, bool shift) // S: RoPE's sh
     return true;
 }
 
-static bool key_export(ViewState *s, const ViewEvent *ev, bool shift)
+static bool key_export(ViewState *s, const ViewEvent *ev, bool shift) // E, Shift+E, Ctrl+E
 {
-    (void)ev;
-    s->request = shift ? VIEW_REQ_EXPORT_BOARD : VIEW_REQ_EXPORT;
+    s->request = ev->mods & VIEW_MOD_CTRL ? VIEW_REQ_EXPORT_HANDOUT
+                 : shift                  ? VIEW_REQ_EXPORT_BOARD
+                                          : VIEW_REQ_EXPORT;
     return true;
 }
 

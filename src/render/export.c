@@ -572,6 +572,16 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     char prefix[128];
     if (req->name && req->name[0]) export_slug(req->name, prefix, sizeof prefix);
     else export_slug(L->title, prefix, sizeof prefix);
+    if (req->what == EXPORT_WHAT_HANDOUT) {
+#ifdef MHA_HAVE_HANDOUT
+        return export_handout(req, L, T, &st, first, last, prefix, out, err);
+#else
+        export_fail(err, false,
+                    "--what handout: this build has no PDF writer (cairo was not built in: "
+                    "-DMHA_HANDOUT=OFF)");
+        return false;
+#endif
+    }
     if (req->what & EXPORT_WHAT_PANELS) {
         // The stage under the panel (the cost table's board; the strip's lit stage): --stage's, the
         // first for all.

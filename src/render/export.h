@@ -35,7 +35,14 @@ typedef enum {
         512, // W: RoPE as a picture, the last token's pairs turned (NAME-rotation[-headH])
     EXPORT_WHAT_OVERVIEW =
         1024, // Shift+A, --model only: every layer x every head's weights (NAME-overview)
+    // One PDF of the lesson for a class (export_handout.c): title, every part of every stage of the
+    // head, its questions before their answers, the panels it uses, an answer key
+    // (NAME-handout-headH.pdf; NAME-handout-notes-headH.pdf in notes style).
+    EXPORT_WHAT_HANDOUT = 2048,
 } ExportWhat;
+
+// The handout's pages: a 16:9 page per screen, or A4 with two boards a page and their explanation.
+typedef enum { EXPORT_HANDOUT_SLIDES = 0, EXPORT_HANDOUT_NOTES } ExportHandoutStyle;
 #define EXPORT_WHAT_PANELS                                                                         \
     (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE               \
      | EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS | EXPORT_WHAT_CACHE | EXPORT_WHAT_ROTATION      \
@@ -71,6 +78,7 @@ typedef struct {
     // NAME-part1, NAME-part2 …
     bool parts;
     int block; // EXPORT_WHAT_TILES: the tiles' block size (1 .. n; 0: the window's default)
+    ExportHandoutStyle handout_style; // EXPORT_WHAT_HANDOUT (formats and scale do not apply)
     // What the window shows beyond the lesson (edit marks against the file, the single-head
     // comparison), for boards; NULL: nothing. Its status line and hints never reach a slide.
     const SceneExtras *view;

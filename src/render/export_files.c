@@ -11,6 +11,9 @@
 
 #include "platform/platform.h"
 #include "render/svg.h"
+#ifdef MHA_HAVE_HANDOUT
+#include "render/pdf.h"
+#endif
 
 // The fixed start of every SVG we write (svg.c), up to the first number.
 static const char SVG_HEAD[] =
@@ -20,12 +23,15 @@ static const char SVG_TAIL[] = "</svg>\n";
 #define TAIL_BYTES 64
 
 // A file of ours, from its first bytes (head, hn: 64 KiB is enough) and its last (tail, tn): a PNG
-// of ours (export_png_is_ours), or an SVG that starts exactly as svg.c writes it (declaration, our
-// comment, the svg element) and ends with </svg>. A comment alone, or a PNG someone else wrote, is
-// not enough.
+// of ours (export_png_is_ours), a handout of ours (pdf_is_ours), or an SVG that starts exactly as
+// svg.c writes it (declaration, our comment, the svg element) and ends with </svg>. A comment
+// alone, or a PNG someone else wrote, is not enough.
 static bool is_ours(const unsigned char *head, size_t hn, const unsigned char *tail, size_t tn)
 {
     if (export_png_is_ours(head, hn, tail, tn)) return true;
+#ifdef MHA_HAVE_HANDOUT
+    if (pdf_is_ours(head, hn, tail, tn)) return true;
+#endif
     size_t h = sizeof SVG_HEAD - 1, t = sizeof SVG_TAIL - 1;
     return hn >= h && memcmp(head, SVG_HEAD, h) == 0 && tn >= t
            && memcmp(tail + tn - t, SVG_TAIL, t) == 0;

@@ -40,4 +40,9 @@ bool export_add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
 bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L,
                          const Trace *T, const TextMetrics *tm, Scene *scene);
 
+// --what handout: the PDF of the stages first .. last (indices of st's stages) of st's head, named
+// PREFIX-handout[-notes]-headH.pdf, written all or nothing into req->dir (export_handout.c).
+bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, const ViewState *st,
+                    int first, int last, const char *prefix, ExportResult *out, ExportError *err);
+
 #endif

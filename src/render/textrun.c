@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/utf8.h"
+#include "model/i18n.h"
+#include "platform/fontfind.h"
 
 typedef struct {
     size_t start, end;
@@ -256,4 +258,18 @@ bool textrun_mark_label(const char *t, char *out, size_t cap)
     }
     snprintf(out + n, cap - n, "\xe2\x9f\xa9");
     return true;
+}
+
+void textrun_missing_sentence(uint32_t c, char *out, size_t cap)
+{
+    char ch[8] = "";
+    if (c < 0x800) snprintf(ch, sizeof ch, "%c%c", 0xC0 | (int)(c >> 6), 0x80 | (int)(c & 0x3F));
+    else if (c < 0x10000)
+        snprintf(ch, sizeof ch, "%c%c%c", 0xE0 | (int)(c >> 12), 0x80 | (int)(c >> 6 & 0x3F),
+                 0x80 | (int)(c & 0x3F));
+    else
+        snprintf(ch, sizeof ch, "%c%c%c%c", 0xF0 | (int)(c >> 18), 0x80 | (int)(c >> 12 & 0x3F),
+                 0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
+    snprintf(out, cap, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"), ch,
+             (unsigned)c, TR(fontfind_install_hint(c)));
 }

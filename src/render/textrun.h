@@ -33,4 +33,8 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
 // label.
 bool textrun_mark_label(const char *t, char *out, size_t cap);
 
+// The sentence a backend says when no font on the computer shows cp, in the interface's language:
+// "no font on this computer shows 猫 (U+732B) — install a CJK font such as fonts-noto-cjk".
+void textrun_missing_sentence(uint32_t cp, char *out, size_t cap);
+
 #endif

@@ -1,0 +1,493 @@
+// The handout: one PDF of a lesson for a class (pdf.h draws it) — a title page, every part of every
+// stage of one head as the board shows it (each question asked on its own page before the boards
+// that reveal it, and answered after them), the panels the lesson uses, and an answer key. Slides
+// style: a 16:9 page per screen; notes style: A4 with two boards a page and the explanation text.
+#include "render/export.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/decode.h"
+#include "core/utf8.h"
+#include "model/explain.h"
+#include "model/questions.h"
+#include "model/stage_text.h"
+#include "platform/platform.h"
+#include "render/export_jobs.h"
+#include "render/pdf.h"
+
+// The handout's own words (its page labels, bookmarks, title page and key headings) are English for
+// now; the boards, the stages' titles and sentences and the questions come in the lesson's
+// language. File names and titles are cut to their buffers on purpose.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+// Pages in points: a 16:9 slide (PowerPoint's 13.33 x 7.5 in) and A4.
+#define SLIDE_W 960.0
+#define SLIDE_H 540.0
+#define A4_W 595.28
+#define A4_H 841.89
+#define NOTES_MARGIN 36.0
+// Every scene is laid out at the sizes of a 1280x720 window (scale 1): 1280 units across a board.
+#define UNITS_W 1280
+
+typedef struct {
+    const ExportRequest *req;
+    ExportRequest r; // req at scale 1 (what the boards are laid out at)
+    const Lesson *L;
+    const Trace *T;
+    Exporter *x;
+    TextMetrics tm;
+    PdfDoc *pdf;
+    Scene board, text; // a board (or panel) and the text beside it or on a page of text
+    Theme theme; // the text pages' colours (the boards' background asked for)
+    bool notes; // notes style (else slides)
+    int slot; // notes: the boards on the page begun (0: none begun)
+    int outline_stage; // the current stage's bookmark (0: none)
+    const char *prefix;
+    ExportError *err;
+} Handout;
+
+static bool fail_pdf(Handout *H, const char *what)
+{
+    export_fail(H->err, true, "out of memory or cairo failed while drawing %s", what);
+    return false;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Text pages: wrapped lines pushed into H->text (UNITS_W units across)
+
+// Page size of text in units: the slide's 1280 x 720, or A4 at the same width.
+static int text_page_h(const Handout *H)
+{
+    return H->notes ? (int)lround(UNITS_W * A4_H / A4_W) : 720;
+}
+
+// The byte length of the first line of t no wider than w, broken after a space or after a Chinese
+// or Japanese character (their text has no spaces), else between characters when a word alone is
+// wider; 0 for "".
+static size_t wrap_len(const Handout *H, FontRole f, int size, const char *t, int w)
+{
+    char line[1024];
+    size_t best = 0, i = 0, last_break = 0;
+    while (t[i] && t[i] != '\n' && i < sizeof line - 8) {
+        size_t j = i + 1;
+        while (((unsigned char)t[j] & 0xC0) == 0x80) j++;
+        memcpy(line, t, j);
+        line[j] = '\0';
+        if (H->tm.text_width(H->tm.user, f, size, line) > w && best > 0)
+            return last_break ? last_break : best;
+        size_t at = i;
+        uint32_t cp = utf8_decode(t, j, &at);
+        if (t[i] == ' ' || (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xFF00 && cp <= 0xFFEF))
+            last_break = j;
+        best = j;
+        i = j;
+    }
+    return best;
+}
+
+// Text wrapped from (x, *y) in width w at the given font, *y moved past it (line height * 1.2).
+static void text_wrap(Handout *H, FontRole f, int size, Rgba color, int x, int *y, int w,
+                      const char *t)
+{
+    int lh = H->tm.line_height(H->tm.user, f, size) * 6 / 5;
+    char line[1024];
+    while (*t) {
+        size_t n = wrap_len(H, f, size, t, w);
+        if (n == 0) n = t[0] == '\n' ? 0 : strlen(t);
+        if (n >= sizeof line) n = sizeof line - 1;
+        memcpy(line, t, n);
+        line[n] = '\0';
+        while (n > 0 && line[n - 1] == ' ') line[--n] = '\0';
+        int lw = H->tm.text_width(H->tm.user, f, size, line);
+        if (line[0]) scene_push_text(&H->text, f, size, color, x, *y, lw, lh * 5 / 6, line);
+        *y += lh;
+        t += strlen(line);
+        while (*t == ' ') t++;
+        if (*t == '\n') t++;
+    }
+}
+
+static void text_begin(Handout *H, int h)
+{
+    scene_clear(&H->text);
+    H->text.width = UNITS_W;
+    H->text.height = h;
+    H->text.background = H->theme.bg;
+}
+
+// Ends a page of text: drawn over the whole page.
+static bool text_page_out(Handout *H, const char *label)
+{
+    double pw = H->notes ? A4_W : SLIDE_W, ph = H->notes ? A4_H : SLIDE_H;
+    return pdf_page_begin(H->pdf, pw, ph, label)
+           && pdf_draw_scene(H->pdf, &H->text, 0, 0, pw / UNITS_W) && pdf_page_end(H->pdf);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The title page: the lesson's title, tokens, shapes and notes
+
+static void title_shapes(const Lesson *L, char *buf, size_t cap)
+{
+    const AttnParams *p = &L->params;
+    int n = snprintf(buf, cap, "%d tokens, d_model = %d, %d heads of d_k = %d", p->n, p->d_model,
+                     p->heads, p->d_k);
+    if (p->cross) n += snprintf(buf + n, cap - (size_t)n, ", %d source tokens", p->m);
+    if (p->kv_heads != p->heads && n < (int)cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", %d K/V heads", p->kv_heads);
+    if (p->mask == MASK_CAUSAL && n < (int)cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", causal mask");
+    if (p->window > 0 && n < (int)cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", a window of %d", p->window);
+    if (p->rope != ROPE_NONE && n < (int)cap) snprintf(buf + n, cap - (size_t)n, ", RoPE");
+}
+
+static void title_tokens(char *const *tokens, int count, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && n + 8 < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "  \xc2\xb7  " : "", tokens[i]);
+}
+
+static bool page_title(Handout *H, int stages, int head)
+{
+    const Lesson *L = H->L;
+    text_begin(H, text_page_h(H));
+    int y = 90, x = 90, w = UNITS_W - 180;
+    char buf[2048], tokens[1600];
+    text_wrap(H, FONT_BOLD, 40, H->theme.ink, x, &y, w, L->title ? L->title : "mha-tracer");
+    y += 20;
+    title_tokens(L->tokens, L->params.n, tokens, sizeof tokens);
+    snprintf(buf, sizeof buf, "Tokens: %s", tokens);
+    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
+    if (L->params.cross && L->source_tokens) {
+        title_tokens(L->source_tokens, L->params.m, tokens, sizeof tokens);
+        snprintf(buf, sizeof buf, "Source tokens: %s", tokens);
+        text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
+    }
+    title_shapes(L, buf, sizeof buf);
+    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
+    if (L->question_count > 0)
+        snprintf(buf, sizeof buf, "%d stages, head %d; %d questions, answered at the end", stages,
+                 head, L->question_count);
+    else snprintf(buf, sizeof buf, "%d stages, head %d", stages, head);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, buf);
+    y += 24;
+    if (L->notes) text_wrap(H, FONT_REGULAR, H->notes ? 22 : 20, H->theme.ink, x, &y, w, L->notes);
+    int at = pdf_page_count(H->pdf) + 1;
+    pdf_outline(H->pdf, 0, L->title ? L->title : "mha-tracer", at);
+    return text_page_out(H, "Title") || fail_pdf(H, "the title page");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Boards: a page each (slides), or two a page with their explanation (notes)
+
+// The explanation under a board in notes style, at a size that reads on paper: its title and the
+// stage's sentences (or the question asked). The arithmetic of the pinned cell is on the board.
+static void notes_text(Handout *H, const Job *j, int h)
+{
+    text_begin(H, h);
+    int y = 8, w = UNITS_W;
+    text_wrap(H, FONT_BOLD, 26, H->theme.ink, 0, &y, w, j->title);
+    const StageInfo *si = stage_info(view_stage(&j->st));
+    char buf[1024], plain[1024];
+    if (j->question && j->st.quiz_phase == QUIZ_ASKING) {
+        text_wrap(H, FONT_REGULAR, 24, H->theme.ink, 0, &y, w, j->question->text);
+        return;
+    }
+    if (j->st.panel == PANEL_NONE && si && si->explain) {
+        si->explain(&H->L->params, buf, sizeof buf);
+        stage_text_plain(buf, plain, sizeof plain);
+        text_wrap(H, FONT_REGULAR, 24, H->theme.ink, 0, &y, w, plain);
+    }
+}
+
+// Starts a page of its own for what follows in notes style (a question: alone on its page).
+static bool notes_flush(Handout *H)
+{
+    if (!H->notes || H->slot == 0) return true;
+    H->slot = 0;
+    return pdf_page_end(H->pdf);
+}
+
+// Job j's board as a page (slides) or half a page (notes; alone: a page of its own), labelled
+// label; outline (not NULL) bookmarks it under the current stage.
+static bool page_board(Handout *H, const Job *j, const char *label, const char *outline, bool alone)
+{
+    if (!export_board_scene(&H->board, &j->st, H->L, H->T, H->r.view, j->question, 1.0,
+                            H->r.background, &H->tm))
+        return fail_pdf(H, j->name);
+    if (alone && !notes_flush(H)) return fail_pdf(H, j->name);
+    bool ok = true;
+    if (!H->notes || H->slot == 0)
+        ok = pdf_page_begin(H->pdf, H->notes ? A4_W : SLIDE_W, H->notes ? A4_H : SLIDE_H, label);
+    int page = pdf_page_count(H->pdf) + 1;
+    if (outline) pdf_outline(H->pdf, H->outline_stage, outline, page);
+    if (!H->notes) {
+        ok = ok && pdf_draw_scene(H->pdf, &H->board, 0, 0, SLIDE_W / H->board.width)
+             && pdf_page_end(H->pdf);
+        return ok || fail_pdf(H, j->name);
+    }
+    double k = (A4_W - 2 * NOTES_MARGIN) / H->board.width, half = (A4_H - 2 * NOTES_MARGIN) / 2;
+    double y = NOTES_MARGIN + H->slot * half, bh = H->board.height * k;
+    notes_text(H, j, (int)((half - bh - 12) / k));
+    ok = ok && pdf_draw_scene(H->pdf, &H->board, NOTES_MARGIN, y, k)
+         && pdf_draw_scene(H->pdf, &H->text, NOTES_MARGIN, y + bh + 6, k);
+    H->slot++;
+    if (ok && (H->slot == 2 || alone)) ok = pdf_page_end(H->pdf), H->slot = 0;
+    return ok || fail_pdf(H, j->name);
+}
+
+// The number (from 1, as asked) of the question a job asks or answers.
+static int job_question_number(const Handout *H, const Job *j)
+{
+    return question_number(H->L, (int)(j->question - H->L->questions));
+}
+
+// One stage: its questions asked, every part of its board, then the answers.
+static bool handout_stage(Handout *H, ViewState *st, int stage_no)
+{
+    Jobs qs = {0}, board = {0}, parts = {0};
+    const StageInfo *si = stage_info(view_stage(st));
+    bool ok = export_add_questions(&qs, H->prefix, H->L, H->T, st, H->err);
+    if (!ok) return false;
+    ViewState b = *st;
+    b.pinned = export_slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
+    ok = export_add_board(&board, H->prefix, H->L, &b, false);
+    if (ok) board.jobs[0].parts = true;
+    ok = ok && export_expand_parts(&board, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
+    char title[200], label[32], mark[64];
+    snprintf(title, sizeof title, "Stage %d: %s", stage_no, si ? TR(si->title) : "?");
+    H->outline_stage = ok ? pdf_outline(H->pdf, 0, title, pdf_page_count(H->pdf) + 1) : 0;
+    for (size_t k = 0; ok && k < qs.count; k += 2) {
+        int q = job_question_number(H, &qs.jobs[k]);
+        snprintf(label, sizeof label, "Q%d", q);
+        snprintf(mark, sizeof mark, "Question %d", q);
+        ok = page_board(H, &qs.jobs[k], label, mark, true);
+    }
+    for (size_t k = 0; ok && k < parts.count; k++) {
+        if (parts.count > 1) snprintf(label, sizeof label, "%d.%d", stage_no, (int)k + 1);
+        else snprintf(label, sizeof label, "%d", stage_no);
+        snprintf(mark, sizeof mark, "Part %d", (int)k + 1);
+        ok = page_board(H, &parts.jobs[k], label, parts.count > 1 ? mark : NULL, false);
+    }
+    for (size_t k = 1; ok && k < qs.count; k += 2) {
+        int q = job_question_number(H, &qs.jobs[k]);
+        snprintf(label, sizeof label, "A%d", q);
+        snprintf(mark, sizeof mark, "Answer %d", q);
+        ok = page_board(H, &qs.jobs[k], label, mark, true);
+    }
+    if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
+    free(qs.jobs), free(board.jobs), free(parts.jobs);
+    return ok;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The panels a lesson uses: a row each (what the panel is, whether the lesson uses it, where its
+// slide stands)
+
+static bool uses_rope(const AttnParams *p) { return p->rope != ROPE_NONE; }
+// A decoder (causal): generating with a KV cache, and what the cache costs.
+static bool uses_cache(const AttnParams *p) { return p->mask == MASK_CAUSAL && !decode_refusal(p); }
+static bool uses_tiles(const AttnParams *p)
+{
+    return p->mask == MASK_CAUSAL && p->n <= SCENE_TILES_MAX_TOKENS
+           && p->m <= SCENE_TILES_MAX_TOKENS && p->d_k <= SCENE_TILES_MAX_DK;
+}
+static bool uses_cost(const AttnParams *p) { return p->heads > 1; }
+// A checkpoint's layer (--model) with every layer's heads kept: the overview (Shift+A).
+static bool uses_overview(const AttnParams *p) { return p->stream && p->stream->overview; }
+
+static void at_rope(ViewState *v, const AttnParams *p)
+{
+    v->panel = PANEL_ROPE, v->rope_t = p->n - 1; // the last token: the largest turns
+    for (int i = 0; i < v->stage_count; i++)
+        if (v->stages[i] == STAGE_ROTATE) v->stage_index = i;
+}
+static void at_decode(ViewState *v, const AttnParams *p)
+{
+    v->panel = PANEL_DECODE, v->decode_t = p->n - 1; // the last token: the whole cache read
+}
+static void at_cache(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_CACHE; }
+static void at_tiles(ViewState *v, const AttnParams *p)
+{
+    int64_t computed = 0, skipped = 0;
+    tiles_count(p, v->tiles_block, &computed, &skipped);
+    v->panel = PANEL_TILES, v->tile_count = (int)computed, v->tile = (int)computed; // O / l = Z
+}
+static void at_cost(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_COST; }
+static void at_overview(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_OVERVIEW; }
+
+static const struct {
+    const char *title; // its bookmark and page label
+    bool (*uses)(const AttnParams *p);
+    void (*at)(ViewState *v, const AttnParams *p);
+} PANELS[] = {
+    {"RoPE", uses_rope, at_rope},
+    {"KV cache", uses_cache, at_decode},
+    {"KV cache size", uses_cache, at_cache},
+    {"Tiles", uses_tiles, at_tiles},
+    {"Cost", uses_cost, at_cost},
+    {"Every layer's heads", uses_overview, at_overview},
+};
+
+static bool handout_panels(Handout *H, const ViewState *st)
+{
+    const AttnParams *p = &H->L->params;
+    H->outline_stage = 0;
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof PANELS / sizeof PANELS[0]; i++) {
+        if (!PANELS[i].uses(p)) continue;
+        ViewState v = *st;
+        v.pinned.mat = v.hover.mat = MAT_NONE;
+        v.stage_index = 0;
+        PANELS[i].at(&v, p);
+        Jobs one = {0}, parts = {0};
+        ok = export_add_board(&one, H->prefix, H->L, &v, false)
+             && export_expand_parts(&one, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
+        for (size_t k = 0; ok && k < parts.count; k++)
+            ok = page_board(H, &parts.jobs[k], PANELS[i].title, k == 0 ? PANELS[i].title : NULL,
+                            false);
+        if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
+        free(one.jobs), free(parts.jobs);
+    }
+    return ok;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The answer key: each question as asked, its answer from the trace and the answer cell's
+// arithmetic
+
+// Pushes the k-th question asked's entry from *y; false when it did not fit above `bottom`
+// (nothing kept then), unless it is the page's first (a page holds at least one entry).
+static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool first)
+{
+    const Lesson *L = H->L;
+    int i = questions_asked(L, k);
+    const LessonQuestion *q = &L->questions[i];
+    QuestionAnswer a;
+    LessonError e;
+    memset(&e, 0, sizeof e);
+    size_t mark = H->text.count;
+    int y0 = *y;
+    char buf[1400], plain[1024], lines[6][256];
+    snprintf(buf, sizeof buf, "Question %d of %d  (stage %s, head %d)", k + 1, L->question_count,
+             q->stage, q->head);
+    text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, buf);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, q->text);
+    if (question_answer(L, H->T, q, i, &a, &e)) {
+        char words[512];
+        question_describe(q, &a, L, words, sizeof words);
+        snprintf(buf, sizeof buf, "Answer: %s", words);
+        text_wrap(H, FONT_BOLD, 20, H->theme.ink, x + 20, y, w - 20, buf);
+        int n = model_explain(L, H->T, a.cell, lines, 6, false);
+        for (int l = 0; l < n; l++) {
+            stage_text_plain(lines[l], plain, sizeof plain);
+            text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, plain);
+        }
+    } else {
+        snprintf(buf, sizeof buf, "(no answer: %s)", e.message);
+        text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x + 20, y, w - 20, buf);
+    }
+    *y += 16;
+    if (*y <= bottom || first) return true;
+    H->text.count = mark;
+    *y = y0;
+    return false;
+}
+
+static bool handout_key(Handout *H)
+{
+    const Lesson *L = H->L;
+    if (L->question_count == 0) return true;
+    if (!notes_flush(H)) return fail_pdf(H, "the answer key");
+    int h = text_page_h(H), x = 60, w = UNITS_W - 120, pages = 0;
+    pdf_outline(H->pdf, 0, "Answer key", pdf_page_count(H->pdf) + 1);
+    for (int k = 0; k < L->question_count;) {
+        text_begin(H, h);
+        int y = 60;
+        if (pages == 0) text_wrap(H, FONT_BOLD, 32, H->theme.ink, x, &y, w, "Answer key");
+        for (int start = k; k < L->question_count && key_entry(H, k, &y, h - 40, x, w, k == start);)
+            k++;
+        char label[32];
+        snprintf(label, sizeof label, pages ? "Key %d" : "Key", pages + 1);
+        if (!text_page_out(H, label)) return fail_pdf(H, "the answer key");
+        pages++;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The whole handout
+
+static bool handout_pages(Handout *H, const ViewState *st0, int first, int last)
+{
+    ViewState st = *st0;
+    if (!page_title(H, last - first + 1, st.head)) return false;
+    for (int i = first; i <= last; i++) {
+        st.stage_index = i;
+        if (!handout_stage(H, &st, i + 1)) return false;
+    }
+    if (first == 0 && last == st.stage_count - 1 && !handout_panels(H, &st)) return false;
+    if (!handout_key(H)) return false;
+    return notes_flush(H) || fail_pdf(H, "the last page");
+}
+
+bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, const ViewState *st,
+                    int first, int last, const char *prefix, ExportResult *out, ExportError *err)
+{
+    Handout H = {.req = req, .r = *req, .L = L, .T = T, .prefix = prefix, .err = err};
+    H.r.scale = 1.0;
+    H.notes = req->handout_style == EXPORT_HANDOUT_NOTES;
+    H.theme = req->background == EXPORT_BG_DARK ? THEME_DARK : THEME_LIGHT;
+    if (req->background != EXPORT_BG_DARK) H.theme.bg = (Rgba){255, 255, 255, 255};
+    err->message[0] = '\0';
+    char name[300], subject[200], msg[600];
+    snprintf(name, sizeof name, "%s-handout%s-head%d.pdf", prefix, H.notes ? "-notes" : "",
+             st->head);
+    snprintf(subject, sizeof subject, "Multi-head attention, stage by stage: head %d", st->head);
+    if (!(H.x = export_open(req->font_dir, err))) return false;
+    H.tm = export_metrics(H.x);
+    if (!(H.pdf = pdf_open(req->font_dir, L->title, subject, msg, sizeof msg))) {
+        export_fail(err, true, "%s", msg);
+        export_close(H.x);
+        return false;
+    }
+    scene_init(&H.board);
+    scene_init(&H.text);
+    const char *names[1] = {name};
+    ExportWriter *w = export_writer_begin(req->dir, req->create_dir, names, 1, err);
+    bool ok = w && (!req->progress || req->progress(req->progress_ctx, 0, 1));
+    if (w && !ok) export_fail(err, false, "stopped before anything was written");
+    ok = ok && handout_pages(&H, st, first, last);
+    unsigned char *data = NULL;
+    size_t size = 0;
+    if (ok && !(ok = pdf_finish(H.pdf, &data, &size, msg, sizeof msg)))
+        export_fail(err, true, "%s", msg);
+    snprintf(out->missing, sizeof out->missing, "%s",
+             pdf_missing(H.pdf)[0] ? pdf_missing(H.pdf) : export_missing(H.x));
+    if (ok) ok = export_writer_add(w, 0, data, size, err);
+    if (ok && req->progress && !req->progress(req->progress_ctx, 1, 1)) {
+        export_fail(err, false, "stopped before anything was written");
+        ok = false;
+    }
+    if (ok) ok = export_writer_commit(w, err), w = NULL;
+    if (w) export_writer_abort(w);
+    free(data);
+    scene_free(&H.board), scene_free(&H.text);
+    pdf_close(H.pdf);
+    export_close(H.x);
+    if (!ok) return false;
+    size_t len = strlen(req->dir) + strlen(name) + 2;
+    out->paths = calloc(1, sizeof *out->paths);
+    if (out->paths && (out->paths[0] = malloc(len))) {
+        (void)platform_path_join(out->paths[0], len, req->dir, name);
+        out->count = 1;
+    }
+    return true;
+}
