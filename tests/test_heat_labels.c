@@ -13,7 +13,7 @@
 #include "model/view.h"
 #include "render/export_png.h"
 #include "render/scene.h"
-#include "render/scene_ctx.h"
+#include "render/scene_heatmap.h"
 
 #define FONTS MHA_SOURCE_DIR "/assets/fonts"
 

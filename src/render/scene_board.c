@@ -1,7 +1,10 @@
 // The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to
 // fit at the legible size; and the stage's main area, the board with the heatmap beside it where
 // there is room.
-#include "render/scene_ctx.h"
+#include "render/scene_board.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_model.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 #include <stdlib.h>
@@ -511,8 +514,6 @@ static int plan_pick(const Plan *p, const ViewState *st)
 // part shown, on a banner, the notes or a question: every part of a stage is cut from the same
 // plan.
 
-static int floor_font(int base);
-
 // The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact
 // rows; then cells as wide as their numbers (long labels cut), with less air, with compact rows
 // too. Last, the rows' labels given once across an operator (share_rows), with compact rows and
@@ -562,14 +563,14 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
 {
     Plan *best = out, *p = malloc(sizeof *p);
     if (!p) {
-        plan_at(c, out, floor_font(c->num_font), PLAN_STYLES - 1, w, h);
+        plan_at(c, out, font_floor(c->num_font), PLAN_STYLES - 1, w, h);
         return;
     }
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     out->neq = p->neq;
     memcpy(out->eq, p->eq, sizeof p->eq);
-    int base = c->num_font, lo = floor_font(base) < base ? floor_font(base) : base;
+    int base = c->num_font, lo = font_floor(base) < base ? font_floor(base) : base;
     // The target: the best the floor can do in any style.
     bool have = false;
     for (int style = 0; style < PLAN_STYLES; style++) {
@@ -623,7 +624,7 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     fits->neq = p->neq;
-    int lo = floor_font(c->num_font);
+    int lo = font_floor(c->num_font);
     for (int e = 0; e < p->neq; e++) {
         const Equation *eq = &p->eq[e];
         for (int k = 0; k < eq->count && fits->eq[e].terms < TERM_MAX; k++)
@@ -756,11 +757,6 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
 // heatmap beside it (on a per-head stage, this head's; on Concat and Output, every head's). The
 // board always has the room it needs first: the heatmap goes only where the board keeps its parts,
 // windows and number size.
-
-// The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped)
-// of 2.6 % of the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
-static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
-int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
 
 static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head,
                               int hx, int y, int heat_w, int h)

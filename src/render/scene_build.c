@@ -1,7 +1,11 @@
 // The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from
 // the rooms (header, board and heatmap, panels, footer, overlays) into draw commands; the model's
 // numbers. No SDL.
-#include "render/scene_ctx.h"
+#include "render/scene_board.h"
+#include "render/scene_chrome.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_model.h"
+#include "render/scene_panels.h"
 #include "model/view.h"
 
 // ---------------------------------------------------------------------------------------------------

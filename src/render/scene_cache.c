@@ -3,7 +3,8 @@
 // and a sliding window, for a published shape (a chart of bytes against tokens, with its table) and
 // for the lesson (its table). The numbers are core/cost.c's (cost_kv_cache_bytes); this file only
 // lays them out.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/panel_text.h"
 

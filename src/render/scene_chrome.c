@@ -1,8 +1,11 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status
 // line), the explanation of the focused cell, the footer (the stage's explanation, the notes, a
 // question), help, banner.
-#include "render/scene_ctx.h"
+#include "render/scene_chrome.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
+#include "model/panel_text.h"
 #include "model/questions.h"
 #include "model/rope_shift.h"
 #include "model/view.h"
@@ -580,7 +583,7 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     if (c->st->panel == PANEL_SHUFFLE)
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
     const char *panel =
-        panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
+        panel_text_footer(c->st->panel); // the decode and tiles panels (panel_text.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     char note[1600];

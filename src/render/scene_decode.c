@@ -3,7 +3,9 @@
 // with and without it) and FlashAttention's tiles (key B: one tile of scores at a time, the running
 // m, l and O). Their numbers are the trace's rows (core/decode.c gives the same bits,
 // tests/test_decode_tiles.py checks).
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_board.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "core/decode.h"
 #include "model/panel_text.h"
@@ -38,22 +40,8 @@ static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char 
     return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
 
-// The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's
-// height), never above the size the board uses now.
-static int number_floor(const Ctx *c)
-{
-    int f = scene_number_floor(c->s->height);
-    return f < c->num_font ? f : c->num_font;
-}
-
 // The frame around the tile read: as thick as a result's.
 static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
-
-// ---------------------------------------------------------------------------------------------------
-// What each panel is for (the footer under it)
-
-// The table of panels' footers is the model's (panel_text.c: the page's text view says them too).
-const char *panel_footer_text(ViewPanel panel) { return panel_text_footer(panel); }
 
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
@@ -569,7 +557,7 @@ static int decode_bars(const GridStyle *g, const DecodeBoard *d, const DecodeTex
 static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, int t, int head, char names[4][64],
                       const DecodeTexts *s, int w, int h)
 {
-    int preferred = c->num_font, floor_font = number_floor(c), tried = 0;
+    int preferred = c->num_font, floor_font = ctx_number_floor(c), tried = 0;
     d->cols = c->L->params.d_k;
     for (;;) {
         const DecodeTry *try = &DECODE_TRIES[tried];

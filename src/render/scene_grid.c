@@ -1,7 +1,8 @@
 // Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with
 // their numbers, edit marks, lit input bands, a window that follows the focus), and the colours of
 // its cells.
-#include "render/scene_ctx.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 // Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the

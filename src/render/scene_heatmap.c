@@ -1,6 +1,8 @@
 // Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit,
 // numbers when they fit), every head's in a grid, and the colour bar beside them.
-#include "render/scene_ctx.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 #include <stdlib.h>
@@ -688,15 +690,6 @@ int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
         text_at(c, FONT_BOLD, f, c->th->ink, x, y, fitted);
     }
     return lh + c->num_font / 5;
-}
-
-Rgba scene_series_color(const Ctx *c, int g)
-{
-    static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255},   {0, 158, 115, 255},
-                                     {213, 94, 0, 255},  {204, 121, 167, 255}, {86, 180, 233, 255},
-                                     {240, 228, 66, 255}};
-    if (c->st->colormap == COLORMAP_GREY) return g % 2 ? c->th->muted : c->th->ink;
-    return OKABE_ITO[g % (int)(sizeof OKABE_ITO / sizeof OKABE_ITO[0])];
 }
 
 // With grouped K/V heads, over each grid row the heads of one K/V head share a band in its colour

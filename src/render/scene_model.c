@@ -2,7 +2,8 @@
 // the most probable next tokens after one position (the pointed-at token, else the last), and the
 // overview of every layer's heads (BertViz's model view). Their numbers are the run's
 // (AttnParams.stream); nothing is recomputed.
-#include "render/scene_ctx.h"
+#include "render/scene_model.h"
+#include "render/scene_text.h"
 
 // The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or
 // clicked), else the last one.
@@ -63,7 +64,7 @@ static int next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
         CellRef ref = {MAT_NEXT, 0, pos, r};
         cell_rect(c, bar_x, ry + lh / 8, bw > 1 ? bw : 1, lh - lh / 4,
                   r == 0 ? c->th->result : c->th->muted, ref);
-        scene_format_value(s->top_p[k], num, sizeof num);
+        model_format_value(s->top_p[k], num, sizeof num);
         text_at(c, FONT_MONO, f, c->th->ink, bar_x + bw + f / 3, ry, num);
         tag_last(c, ROLE_NUMBER, ref);
         scene_push_hit(c->s, x, ry, w, lh, ref, -1);

@@ -1,7 +1,10 @@
 // The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M),
 // the shuffle test (X), and the strips under the header, the softmax scale's slider and the
 // training curve.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_board.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/panel_text.h"
 #include "model/view.h"

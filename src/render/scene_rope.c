@@ -3,7 +3,8 @@
 // degrees, one circle per pair with its frequency θ_i; the frequencies over i for the lesson's base
 // beside 10,000 and 500,000; and a query and a key moved together, the same score. The numbers are
 // model/rope_picture.c's (the trace's and core's); this file only lays them out.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/rope_picture.h"
 

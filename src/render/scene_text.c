@@ -1,6 +1,6 @@
 // Text in the board's notation: '^' raises what follows it, lines cut to a width with "…" (token
 // labels keeping their index), and word-wrapping (Chinese and Japanese between characters).
-#include "render/scene_ctx.h"
+#include "render/scene_text.h"
 #include "core/utf8.h"
 
 // Copies t into buf, cut (with "…") so it measures at most max_w.

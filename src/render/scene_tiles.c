@@ -1,6 +1,8 @@
 // FlashAttention's tiles (key B): one tile of scores at a time over S', the running m, l and O of
 // the block's rows (tests/test_decode_tiles.py checks the numbers against the trace's).
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "core/decode.h"
 #include "core/exactmath.h"
 #include "model/panel_text.h"
@@ -18,14 +20,6 @@ _Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS
 static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
 {
     return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
-}
-
-// The smallest number size of the panel: the board's floor (digits of 2.6 % of the window's
-// height), never above the size the board uses now.
-static int number_floor(const Ctx *c)
-{
-    int f = scene_number_floor(c->s->height);
-    return f < c->num_font ? f : c->num_font;
 }
 
 // The frame around the tile read: as thick as a result's.
@@ -382,7 +376,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     P.head = c->st->head, P.block = c->st->tiles_block;
     tiles_replay(c, &P);
     tiles_sentences(&P);
-    P.preferred = c->num_font, P.floor_font = number_floor(c);
+    P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
     tiles_fit(c, &P);
     tiles_draw(c, &P);

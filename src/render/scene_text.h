@@ -1,0 +1,25 @@
+// Notation text (scene_text.c): text cut to a width, word-wrapped, and the board's notation ('^'
+// raises, '_' lowers) measured and drawn.
+#ifndef MHA_SCENE_TEXT_H
+#define MHA_SCENE_TEXT_H
+
+#include "render/scene_ctx.h"
+
+// Copies t into buf, cut (with "…") so it measures at most max_w.
+void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap);
+// A token label cut to max_w keeps its subscript index ("was…₁₁"): two cut "was" must stay apart.
+void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap);
+// Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y);
+// returns the height used (at most max_lines); draws when `draw`.
+int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
+              const char *t, bool draw);
+// ... the lines from line `skip` on (a page of max_lines; nothing cut): *more says whether lines
+// follow.
+int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
+                   int max_lines, const char *t, bool draw, bool *more);
+// The width of t in the board's notation, and t drawn with its top-left at (x, y) (returns the
+// width).
+int math_w(const Ctx *c, FontRole f, int size, const char *t);
+int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t);
+
+#endif
