@@ -15,7 +15,7 @@ static void light_inputs(Ctx *c)
         model_mat_inputs(&c->L->params, f, c->lit + 1, (int)(sizeof c->lit / sizeof c->lit[0]) - 1);
 }
 
-static const SceneExtras NO_EXTRAS = {NULL, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL};
+static const SceneExtras NO_EXTRAS = {.original = NULL};
 
 void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
               const TextMetrics *tm, double u, int num_font, int text_font)

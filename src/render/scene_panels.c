@@ -277,36 +277,6 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
     rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
 }
 
-// The cost line: the one head's figures against the heads'.
-static void compare_cost_text(const Comparison *cmp, int heads, char *buf, size_t cap)
-{
-    char a[64], b[64], d[64], e[64];
-    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
-    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
-    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
-    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
-    // not the same cost.
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
-        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, cap,
-                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
-                    "\xe2\x80\x94 but 1 "
-                    "pattern vs %d"),
-                 a, b, d, e, heads);
-    else
-        snprintf(buf, cap,
-                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
-                 // heads (fewer K/V heads than query heads): the heads' projection weights are
-                 // fewer than the single head's.
-                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     cmp->cost_multi.kv_heads),
-                 a, b, (int)cmp->cost_multi.kv_heads, heads, d, e, heads);
-}
-
 // The rows of the comparison in (x, y, w, h): the outputs' row whole at the board's size (labels at
 // the floor make it taller than it was), up to 55 %; the patterns above the cost line.
 static void compare_layout(Ctx *c, CompareLayout *l)
@@ -347,7 +317,7 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     // The cost line.
     char buf[300], fitted[300];
     int cy = y + l.top_h + px(c, 4);
-    compare_cost_text(cmp, p->heads, buf, sizeof buf);
+    panel_text_compare_cost(cmp, p->heads, buf, sizeof buf);
     fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, l.f, c->th->result, x, cy, w, l.lh, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
