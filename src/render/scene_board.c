@@ -229,28 +229,33 @@ static bool falk_align(Arrangement *a)
 }
 
 // Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
-static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *ay, int *bx, int *by,
-                       int *cx, int *cy, int *w, int *h)
+typedef struct {
+    int ax, ay, bx, by, cx, cy, w, h;
+} FalkPlace;
+
+static FalkPlace falk_place(const GridStyle *g, const Arrangement *a)
 {
     const MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
     int wa = box_width(g, A), cgrid = wa + g->gap * 2 + C->label_w; // C's cells start here
     int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w)
                                       : 0; // B's labels wider than A and C's: all move right
-    *ax = left;
-    *cx = left + wa + g->gap * 2;
-    *bx = left + cgrid - B->label_w;
-    *by = 0;
-    *ay = *cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
-    int right = *cx + box_width(g, C), rb = *bx + box_width(g, B);
-    *w = right > rb ? right : rb;
+    FalkPlace f;
+    f.ax = left;
+    f.cx = left + wa + g->gap * 2;
+    f.bx = left + cgrid - B->label_w;
+    f.by = 0;
+    f.ay = f.cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
+    int right = f.cx + box_width(g, C), rb = f.bx + box_width(g, B);
+    f.w = right > rb ? right : rb;
     int ha = box_height(g, A), hc = box_height(g, C);
-    *h = *cy + (ha > hc ? ha : hc);
+    f.h = f.cy + (ha > hc ? ha : hc);
+    return f;
 }
 
 static void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h)
 {
-    int ax, ay, bx, by, cx, cy;
-    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, w, h);
+    FalkPlace f = falk_place(g, a);
+    *w = f.w, *h = f.h;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -661,8 +666,8 @@ static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char 
 
 static void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
 {
-    int ax, ay, bx, by, cx, cy, fw, fh;
-    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, &fw, &fh);
+    FalkPlace f = falk_place(g, a);
+    int ax = f.ax, ay = f.ay, bx = f.bx, by = f.by, cx = f.cx, cy = f.cy, fw = f.w, fh = f.h;
     int x0 = x + (w - fw) / 2, y0 = y + (h - fh) / 2;
     if (x0 < x) x0 = x;
     if (y0 < y) y0 = y;
@@ -758,9 +763,12 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
 // board always has the room it needs first: the heatmap goes only where the board keeps its parts,
 // windows and number size.
 
+// The heatmap of m (per_head: this head's, else every head's) in r, beside the board of plan p
+// whose arrangement a has the result whose cells it matches.
 static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head,
-                              int hx, int y, int heat_w, int h)
+                              Box r)
 {
+    int hx = r.x, y = r.y, heat_w = r.w, h = r.h;
     const ViewState *st = c->st;
     int keep = c->num_font;
     c->num_font = p->g.num_font;
@@ -778,8 +786,9 @@ static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId
                 c->heat_cell_w = a->rows[r].t[k].box.cell_w;
                 c->heat_cell_h = a->rows[r].t[k].box.cell_h;
             }
-    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy,
-                 &gh, NULL);
+    HeatRequest rq = {m,     st->head, range, {hx, y, heat_w - bar - c->num_font / 3, h},
+                      false, true,     NULL};
+    draw_heatmap(c, &rq, &gy, &gh);
     c->heat_cell_w = c->heat_cell_h = 0;
     draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
     c->num_font = keep;
@@ -834,7 +843,7 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
             c->heat_shown = true;
             int hx = x + board_w + gap;
             rect(c, hx - gap / 2, y, 1, h, c->th->empty);
-            draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
+            draw_side_heatmap(c, part, a, m, per_head, (Box){hx, y, heat_w, h});
         }
     }
     if (heat_w == 0) draw_plan(c, full, plan_pick(full, st), x, y, w, h);

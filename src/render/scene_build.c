@@ -80,7 +80,7 @@ static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, 
         if (ay < y) ay = y;
         if (ay + ah > y + h) ay = y + h - ah;
         rect(c, ax, ay, aw, ah, c->th->result);
-        text_in(c, FONT_BOLD, f, c->th->white, ax, ay, aw, ah, CENTER, EDGE[k].arrow);
+        text_in(c, FONT_BOLD, f, c->th->white, (Box){ax, ay, aw, ah}, CENTER, EDGE[k].arrow);
     }
     scene_push(s, CMD_CLIP, 0, 0, 0, 0, c->th->bg);
     for (size_t i = hits0; i < s->hit_count; i++) {
@@ -266,7 +266,8 @@ bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace 
 {
     scene_start(s, w, h);
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){window_scale(w, h), scene_number_font(h), text_font_for(h)});
     if (s->memo_kept)
         c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
     s->memo_kept = false;
@@ -306,8 +307,9 @@ bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Tra
                        const TextMetrics *tm, const char *msg)
 {
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, window_scale(s->width, s->height), scene_number_font(s->height),
-             text_font_for(s->height));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){window_scale(s->width, s->height), scene_number_font(s->height),
+                        text_font_for(s->height)});
     c.th = window_theme(st);
     draw_confirm(&c, s->width, s->height, msg);
     return !s->oom;
@@ -332,8 +334,9 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     s->decode_parts = 1;
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
-    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)),
-             text_font_for((int)lround(720 * u)));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){u, scene_number_font((int)lround(720 * u)),
+                        text_font_for((int)lround(720 * u))});
     if (ex) c.ex = ex;
     if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
@@ -348,8 +351,14 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
         int gy, gh,
             tt =
                 scene_page_title(&c, m8, m8, w - 2 * m8, true); // a slide: the lesson's title first
-        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8 + tt, w - bar - 3 * m8,
-                     h - 2 * m8 - tt, false, false, &gy, &gh, NULL);
+        HeatRequest rq = {m,
+                          st->head,
+                          group_range(&c, m),
+                          {m8, m8 + tt, w - bar - 3 * m8, h - 2 * m8 - tt},
+                          false,
+                          false,
+                          NULL};
+        draw_heatmap(&c, &rq, &gy, &gh);
         draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
         break;
     }
@@ -378,8 +387,9 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
-    ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height),
-             scene_number_font(built->height), text_font_for(built->height));
+    ctx_init(&c, &tmp, st, L, T, tm,
+             (CtxSizes){window_scale(built->width, built->height), scene_number_font(built->height),
+                        text_font_for(built->height)});
     c.num_font = (int)lround(c.num_font * zoom);
     scene_board_fits(&c, built->board_w, built->board_h, fits);
     scene_free(&tmp);

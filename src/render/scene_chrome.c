@@ -247,7 +247,7 @@ static void header_line1(Ctx *c, Header *hd)
         room += hw - text_w(c, FONT_BOLD, sf, hd->head);
         hw = text_w(c, FONT_BOLD, sf, hd->head);
     }
-    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, hd->head);
+    text_in(c, FONT_BOLD, sf, c->th->result, (Box){x + w - hw, y, hw, l1}, LEFT, hd->head);
     if (hd->grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE)
         header_kv_rule(c, hd, hw);
     int fsize = ff;
@@ -279,14 +279,15 @@ static int header_title(Ctx *c, Header *hd)
     int title_w = text_w(c, FONT_BOLD, tf, title);
     if (title_w > w / 4 && title_w > tw_max) { // a line of its own
         fit_text(c, FONT_BOLD, pf, title, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, pf, c->th->ink, x, hd->y2, w, l2, LEFT, fitted);
+        text_in(c, FONT_BOLD, pf, c->th->ink, (Box){x, hd->y2, w, l2}, LEFT, fitted);
         hd->y2 += l2;
         hd->l1 += l2;
         title[0] = '\0';
     }
     fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
-    return title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, hd->y2, tw_max, l2, LEFT, fitted)
-                    : -c->num_font / 2;
+    return title[0]
+               ? text_in(c, FONT_BOLD, tf, c->th->ink, (Box){x, hd->y2, tw_max, l2}, LEFT, fitted)
+               : -c->num_font / 2;
 }
 
 // One segment of the strip: its stage's short name, with the sub-step on the current one, as much
@@ -462,7 +463,7 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
             hint = part;
         }
         fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, f, c->th->muted, x, y, w, lh, LEFT, fitted);
+        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){x, y, w, lh}, LEFT, fitted);
         return;
     }
     rect(c, x, y, w, h, c->th->panel);
@@ -535,8 +536,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
             int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
             if (draw) {
                 rect(c, lx, y + used, bw, lh, bg);
-                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used,
-                        bw - 2 * pad, lh, LEFT, verdict);
+                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255},
+                        (Box){lx + pad, y + used, bw - 2 * pad, lh}, LEFT, verdict);
             }
             char said[400];
             QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
@@ -544,8 +545,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
             char fitted[256];
             fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
             if (draw)
-                text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad,
-                        lh, LEFT, fitted);
+                text_in(c, FONT_REGULAR, f, c->th->ink,
+                        (Box){lx + bw + pad, y + used, room - bw - pad, lh}, LEFT, fitted);
             used += lh + pad / 3;
         }
         question_describe(q, &a, c->L, words, sizeof words);
@@ -609,11 +610,11 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
             page = c->st->notes_page > 0 ? c->st->notes_page : 0;
         bool more = false;
         int per = lines > 1 ? lines - 1 : 1; // a line for "N: more"
-        wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines, c->L->notes,
-                       false, &more);
+        WrapRequest rq = {FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines};
+        wrap_text_page(c, &rq, c->L->notes, false, &more);
         if (!more) per = lines; // the whole rest fits on this page
-        int used = wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, per,
-                                  c->L->notes, draw, &more);
+        rq.skip = page * per, rq.max_lines = per;
+        int used = wrap_text_page(c, &rq, c->L->notes, draw, &more);
         if (more) {
             char hint[96];
             snprintf(hint, sizeof hint, TR("N: more of the notes (page %d)"), page + 2);

@@ -18,8 +18,10 @@ static void light_inputs(Ctx *c)
 static const SceneExtras NO_EXTRAS = {.original = NULL};
 
 void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-              const TextMetrics *tm, double u, int num_font, int text_font)
+              const TextMetrics *tm, CtxSizes z)
 {
+    double u = z.u;
+    int num_font = z.num_font, text_font = z.text_font;
     memset(c, 0, sizeof *c);
     c->ex = &NO_EXTRAS;
     c->th = &THEME_LIGHT;

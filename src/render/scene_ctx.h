@@ -65,11 +65,16 @@ typedef struct {
     int lit_count;
 } Ctx;
 
-// A context for scene s and state st at chrome scale u (1.0: a 1280x720 window) and these font
-// sizes: the light theme, no extras, the view's focused cell (none when out of range) and the bands
-// it was computed from.
+// A frame's sizes: the chrome's scale u (1.0: a 1280x720 window), the numbers' and the sentences'.
+typedef struct {
+    double u;
+    int num_font, text_font;
+} CtxSizes;
+
+// A context for scene s and state st at these sizes: the light theme, no extras, the view's focused
+// cell (none when out of range) and the bands it was computed from.
 void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-              const TextMetrics *tm, double u, int num_font, int text_font);
+              const TextMetrics *tm, CtxSizes z);
 
 // ---------------------------------------------------------------------------------------------------
 // Drawing primitives (sizes in pixels; text measured by the caller's TextMetrics)
@@ -99,13 +104,17 @@ static inline int text_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y
 
 typedef enum { LEFT, CENTER, RIGHT } Align;
 
-// Text aligned horizontally in [x, x + w) and centred vertically in [y, y + h).
-static inline int text_in(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int h,
-                          Align a, const char *t)
+// A place on the page: its top-left corner and its size in pixels (microui's mu_Rect).
+typedef struct {
+    int x, y, w, h;
+} Box;
+
+// Text aligned horizontally in [r.x, r.x + r.w) and centred vertically in [r.y, r.y + r.h).
+static inline int text_in(Ctx *c, FontRole f, int size, Rgba color, Box r, Align a, const char *t)
 {
     int tw = text_w(c, f, size, t), th = line_h(c, f, size);
-    int tx = a == LEFT ? x : a == CENTER ? x + (w - tw) / 2 : x + w - tw;
-    return text_at(c, f, size, color, tx, y + (h - th) / 2, t);
+    int tx = a == LEFT ? r.x : a == CENTER ? r.x + (r.w - tw) / 2 : r.x + r.w - tw;
+    return text_at(c, f, size, color, tx, r.y + (r.h - th) / 2, t);
 }
 
 static inline void rect(Ctx *c, int x, int y, int w, int h, Rgba color)

@@ -50,10 +50,10 @@ void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
     int lx = x + bar_w + c->num_font / 4, lw = w - bar_w - c->num_font / 4;
     if (prob) snprintf(buf, sizeof buf, "1");
     else model_format_value(hi, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top, lw, lh, LEFT, buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, (Box){lx, top, lw, lh}, LEFT, buf);
     if (prob) snprintf(buf, sizeof buf, "0");
     else model_format_value(lo, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top + bh - lh, lw, lh, LEFT, buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, (Box){lx, top + bh - lh, lw, lh}, LEFT, buf);
 }
 
 // The bar and its widest label (the range's ends, as draw_colorbar writes them).
@@ -118,7 +118,7 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
         char first[160];
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
+        text_in(c, FONT_BOLD, title_font, tcol, (Box){x, y, w, tlh}, LEFT, fitted);
         // The second line ("attention weights A₀") as large as fits down to the floor; narrower,
         // the name alone
         // ("A₀"); narrower still, cut.
@@ -134,7 +134,8 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
             math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, second);
         else if (hm->least > 0) {
             fit_text(c, FONT_REGULAR, size, second, w, fitted, sizeof fitted);
-            if (fitted[0]) text_in(c, FONT_REGULAR, size, tcol, x, y + tlh, w, tlh, LEFT, fitted);
+            if (fitted[0])
+                text_in(c, FONT_REGULAR, size, tcol, (Box){x, y + tlh, w, tlh}, LEFT, fitted);
         }
         hm->title_h = 2 * tlh + c->num_font / 5;
         hm->title_w = w;
@@ -453,8 +454,8 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
                 char ch[8];
                 bool last = line == hm->down_lines - 1 && q[k];
                 snprintf(ch, sizeof ch, "%.*s", last ? 3 : (int)k, last ? "\xe2\x80\xa6" : q);
-                text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top + line * step, cell_w,
-                        step, CENTER, ch);
+                text_in(c, FONT_REGULAR, col_font, c->th->muted,
+                        (Box){cx, top + line * step, cell_w, step}, CENTER, ch);
                 q += k;
                 line++;
             }
@@ -476,7 +477,7 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
-        text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top, cell_w, hm->top_h, CENTER,
+        text_in(c, FONT_REGULAR, col_font, c->th->muted, (Box){cx, top, cell_w, hm->top_h}, CENTER,
                 fitted);
     }
 }
@@ -490,15 +491,17 @@ static void heat_draw_query_labels(Ctx *c, const Heat *hm)
         int ax = hm->gx + hm->gw / 2 - hm->axes_w / 2;
         if (ax + hm->axes_w > hm->x + hm->w) ax = hm->x + hm->w - hm->axes_w;
         if (ax < hm->x) ax = hm->x;
-        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted, ax,
-                hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w, hm->label_h, LEFT, hm->axes);
+        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted,
+                (Box){ax, hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w, hm->label_h}, LEFT,
+                hm->axes);
     }
     char buf[160], fitted[160];
     for (int i = 0; i < p->n && !hm->rows_off; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, hm->row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h,
-                lw - c->num_font / 4, cell_h, RIGHT, fitted);
+        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted,
+                (Box){hm->gx - lw, hm->gy + i * cell_h, lw - c->num_font / 4, cell_h}, RIGHT,
+                fitted);
     }
 }
 
@@ -535,8 +538,8 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
             if (hm->numbers && shown) {
                 model_format_value(v, buf, sizeof buf);
                 if (text_in(c, FONT_REGULAR, hm->num_font,
-                            masked ? c->th->ink : colormap_text_on(bgc), cx, cy, cell_w - inset,
-                            cell_h - inset, CENTER, buf)
+                            masked ? c->th->ink : colormap_text_on(bgc),
+                            (Box){cx, cy, cell_w - inset, cell_h - inset}, CENTER, buf)
                     > 0)
                     tag_last(c, ROLE_NUMBER, ref);
             }
@@ -593,9 +596,12 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
 // any is left out. Beside the board (c->heat_shown) nothing is drawn below the floor
 // (scene_number_floor) instead: a label whole, staggered or cut keeping two letters, else the axis
 // is left to the board beside it (issue 36).
-void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
-                  bool selected, int *grid_y, int *grid_h, const char *title_text)
+void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h)
 {
+    MatId m = rq->mat;
+    int head = rq->head, x = rq->box.x, y = rq->box.y, w = rq->box.w, h = rq->box.h;
+    double range = rq->range;
+    bool compact = rq->compact, selected = rq->selected;
     *grid_y = y;
     *grid_h = h;
     Heat hm = {.m = m,
@@ -616,7 +622,7 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     if (hm.title_font < hm.least) hm.title_font = hm.least;
     if (hm.label_font < hm.least) hm.label_font = hm.least;
     hm.num_font = compact ? hm.label_font : c->num_font;
-    heat_draw_title(c, &hm, selected, title_text);
+    heat_draw_title(c, &hm, selected, rq->title);
     heat_measure_labels(c, &hm);
     if (!heat_size_cells(c, &hm)) return;
     const AttnParams *p = &c->L->params;
@@ -711,7 +717,8 @@ static void draw_group_bands(Ctx *c, int x, int y, int cols, int pw, int label_h
         // attention).
         snprintf(name, sizeof name, TR("K/V head %d"), g);
         fit_text(c, FONT_BOLD, font, name, bw, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, font, c->th->ink, bx, y, bw, label_h - 2 * rule, CENTER, fitted);
+        text_in(c, FONT_BOLD, font, c->th->ink, (Box){bx, y, bw, label_h - 2 * rule}, CENTER,
+                fitted);
         rect(c, bx, y + label_h - 2 * rule, bw, rule, scene_series_color(c, g));
         i = j + 1;
     }
@@ -741,8 +748,11 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     for (int i = 0; i < p->heads; i++) {
         int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * (ph + gl) + gl;
         int gy, gh;
-        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true,
-                     i == c->st->head, &gy, &gh, NULL);
+        HeatRequest rq = {m,     i,
+                          range, {px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad},
+                          true,  i == c->st->head,
+                          NULL};
+        draw_heatmap(c, &rq, &gy, &gh);
     }
     bool cells = false; // (too small a panel draws no cells: then there is no sample to speak of)
     for (size_t k = first_cmd; k < c->s->count && !cells; k++)
@@ -757,7 +767,7 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
                     "standing for %dx%d cells"),
                  (p->m + stride - 1) / stride, p->m, stride, stride, stride);
         fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h, w, nh, CENTER, fitted);
+        text_in(c, FONT_REGULAR, nf, c->th->muted, (Box){x, y + h, w, nh}, CENTER, fitted);
     }
     draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
 }
@@ -767,7 +777,7 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h)
 {
     MatId m = model_stage_heatmap(&c->L->params, view_stage(c->st));
     if (m == MAT_NONE) {
-        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, (Box){x, y, w, h}, CENTER,
                 c->ex->slide ? TR("The heads' attention patterns appear from the Scores stage on.")
                              : TR("The heads' attention patterns appear from the Scores stage on "
                                   "(press \xe2\x86\x92)."));
@@ -798,6 +808,6 @@ void draw_heads_page(Ctx *c, int x, int y, int w, int h)
     const char *axes = scene_heat_axes(c->L, false);
     int lf = c->num_font * 3 / 5, ah = line_h(c, FONT_REGULAR, lf) + c->num_font / 6;
     if (text_w(c, FONT_REGULAR, lf, axes) > w) axes = scene_heat_axes(c->L, true);
-    text_in(c, FONT_REGULAR, lf, c->th->muted, x, y + h - ah, w, ah, CENTER, axes);
+    text_in(c, FONT_REGULAR, lf, c->th->muted, (Box){x, y + h - ah, w, ah}, CENTER, axes);
     draw_heads_grid(c, m, x, y + lh, w, h - lh - ah);
 }

@@ -9,10 +9,18 @@
 void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h);
 // The bar and its widest label (the range's ends, as draw_colorbar writes them).
 int colorbar_width(const Ctx *c, MatId m);
-// One head's heatmap in (x, y, w, h); *grid_y and *grid_h say where its cells went (for the colour
-// bar).
-void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
-                  bool selected, int *grid_y, int *grid_h, const char *title_text);
+// One head's heatmap to draw: which, its colour scale, its room and how.
+typedef struct {
+    MatId mat;
+    int head;
+    double range; // the colour scale: |value| that reaches the ends
+    Box box; // the room of the title, the labels and the cells
+    bool compact; // a panel of the all-heads grid: smaller texts, every stride-th cell
+    bool selected; // the head shown: framed in the grid
+    const char *title; // instead of "Head 0 · attention weights A₀" (NULL: that)
+} HeatRequest;
+// One head's heatmap as asked; *grid_y and *grid_h say where its cells went (for the colour bar).
+void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h);
 // The columns of the all-heads grid in w x h pixels: the number that gives the largest cells (the
 // slide pages choose their size by it).
 int heat_grid_cols(const AttnParams *p, double w, double h);

@@ -105,12 +105,16 @@ static void isolate_ltr(const char *t, char *out, size_t cap)
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
               const char *t, bool draw)
 {
-    return wrap_text_page(c, f, size, color, x, y, w, -1, max_lines, t, draw, NULL);
+    WrapRequest rq = {f, size, color, x, y, w, -1, max_lines};
+    return wrap_text_page(c, &rq, t, draw, NULL);
 }
 
-int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
-                   int max_lines, const char *t, bool draw, bool *more)
+int wrap_text_page(Ctx *c, const WrapRequest *rq, const char *t, bool draw, bool *more)
 {
+    FontRole f = rq->font;
+    int size = rq->size, x = rq->x, y = rq->y, w = rq->w, skip = rq->skip,
+        max_lines = rq->max_lines;
+    Rgba color = rq->color;
     bool paged = skip >= 0;
     if (skip < 0) skip = 0;
     if (more) *more = false;

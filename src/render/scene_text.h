@@ -13,10 +13,18 @@ void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, cha
 // returns the height used (at most max_lines); draws when `draw`.
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
               const char *t, bool draw);
-// ... the lines from line `skip` on (a page of max_lines; nothing cut): *more says whether lines
-// follow.
-int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
-                   int max_lines, const char *t, bool draw, bool *more);
+// A page of a wrapped text: its font, size and colour, where its lines go and which of them.
+typedef struct {
+    FontRole font;
+    int size;
+    Rgba color;
+    int x, y, w; // the first line's top-left, and the width the lines wrap in
+    int skip; // the lines from this one on (-1: from the first, the last line shown cut with "…")
+    int max_lines; // at most this many (a page: nothing cut)
+} WrapRequest;
+// Word-wraps t as asked; returns the height used; draws when `draw`. *more (when not NULL) says
+// whether lines follow the page.
+int wrap_text_page(Ctx *c, const WrapRequest *rq, const char *t, bool draw, bool *more);
 // The width of t in the board's notation, and t drawn with its top-left at (x, y) (returns the
 // width).
 int math_w(const Ctx *c, FontRole f, int size, const char *t);

@@ -78,12 +78,13 @@ static int draw_tile_table(Ctx *c, const TilesSheet *k, int d_k, int x, int y, i
         int cx = x0;
         if (more[0] && i == 0)
             text_in(c, FONT_BOLD, f, c->th->muted,
-                    x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
-                    text_w(c, FONT_BOLD, f, more), lh, LEFT, more);
+                    (Box){x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
+                          text_w(c, FONT_BOLD, f, more), lh},
+                    LEFT, more);
         for (int j = 0; j < shown; j++) {
             Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j],
-                    lh, RIGHT, text[i][j]);
+            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink,
+                    (Box){cx, y + i * lh, colw[j], lh}, RIGHT, text[i][j]);
             cx += colw[j];
         }
     }
