@@ -109,7 +109,7 @@ static const Theme *window_theme(const ViewState *st)
 
 void scene_keep_measures(Scene *s) { s->memo_kept = true; }
 
-// A new frame of w by h: the scene emptied, what the last frame laid out forgotten.
+// A new page of w by h: the scene emptied, one part of one sub-step.
 static void scene_start(Scene *s, int w, int h)
 {
     scene_clear(s);
@@ -118,6 +118,12 @@ static void scene_start(Scene *s, int w, int h)
     s->substeps = 1;
     s->substep = 0;
     s->decode_parts = 1;
+}
+
+// A new window frame of w by h: as a page, and what the last frame laid out forgotten.
+static void window_start(Scene *s, int w, int h)
+{
+    scene_start(s, w, h);
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
     s->train_w = 0;
@@ -264,7 +270,7 @@ static void draw_main(Ctx *c, int x, int y, int w, int h)
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
                     const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
 {
-    scene_start(s, w, h);
+    window_start(s, w, h);
     Ctx c;
     ctx_init(&c, s, st, L, T, tm,
              (CtxSizes){window_scale(w, h), scene_number_font(h), text_font_for(h)});
@@ -326,12 +332,7 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
                          const TextMetrics *tm)
 {
     if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
-    scene_clear(s);
-    s->width = w;
-    s->height = h;
-    s->substeps = 1;
-    s->substep = 0;
-    s->decode_parts = 1;
+    scene_start(s, w, h);
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
     ctx_init(&c, s, st, L, T, tm,

@@ -778,6 +778,21 @@ void draw_confirm(Ctx *c, int w, int h, const char *msg)
               body, true);
 }
 
+// The footer's height with the question of *v (c->st is v) asked, and answered with revealed_extra
+// more: the larger.
+static int footer_asked_answered(Ctx *c, ViewState *v, int w, int revealed_extra)
+{
+    static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
+    int most = 0;
+    for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
+        v->quiz_phase = PHASES[k];
+        v->quiz_right = k == 1;
+        int h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0);
+        if (h > most) most = h;
+    }
+    return most;
+}
+
 // The footer's reserved room: the most that the stage's explanation and each of the lesson's
 // questions on this stage (asked and answered) take, so that none of them ever moves the board.
 int footer_reserve(Ctx *c, int w, int revealed_extra)
@@ -798,13 +813,7 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         if (!model_stage_from_key(c->L->questions[i].stage, &qs) || qs != view_stage(st)) continue;
         e.question = &c->L->questions[i];
         v.quiz = i;
-        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
-        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
-            v.quiz_phase = PHASES[k];
-            v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
-                most = h;
-        }
+        if ((h = footer_asked_answered(c, &v, w, revealed_extra)) > most) most = h;
     }
     // P's automatic questions (the softmax stage's, of the head shown): asked and answered in the
     // same room, over the rows they ask about (the token's name changes the question's length).
@@ -815,13 +824,7 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         if (!question_auto(&q, c->L, c->T, st->head, (unsigned)row)) break;
         e.question = &q;
         v.quiz = VIEW_QUIZ_AUTO;
-        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
-        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
-            v.quiz_phase = PHASES[k];
-            v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
-                most = h;
-        }
+        if ((h = footer_asked_answered(c, &v, w, revealed_extra)) > most) most = h;
         lesson_question_free(&q);
     }
     c->st = st;

@@ -24,13 +24,6 @@ static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, const MatBox *
     b->title = part->title;
 }
 
-// A sentence of the panel, with its numbers at the board's number size (the class reads them),
-// wrapped in w; returns its height.
-static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
-{
-    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
-}
-
 // A sentence around the decode board, with its numbers (the token, the cache's size, the work) at
 // the board's floor (digits of 2.6 % of the window), at least the sentence size; wrapped in w;
 // returns its height.
@@ -40,9 +33,6 @@ static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char 
                                                                : c->text_font;
     return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
-
-// The frame around the tile read: as thick as a result's.
-static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
 
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
@@ -142,7 +132,7 @@ static int shown_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
         int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
         if (tw > w) w = tw;
     }
-    return (w > cap ? cap : w) + g->num_font / 3 + 3 * tile_rule(g);
+    return (w > cap ? cap : w) + g->num_font / 3 + 3 * result_rule(g);
 }
 
 // The style of a box whose column labels the box above gives (shared labels): room only for a
@@ -151,7 +141,7 @@ static GridStyle no_col_labels(const GridStyle *g, bool result)
 {
     GridStyle s = *g;
     s.no_col_labels = true;
-    s.col_label_h = result ? 3 * tile_rule(g) : 3;
+    s.col_label_h = result ? 3 * result_rule(g) : 3;
     return s;
 }
 
@@ -287,7 +277,8 @@ static void decode_board(const Ctx *c, const GridStyle *g, const DecodeStep *ds,
     d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2
                         : 0; // (and z's frame's room)
     int under = d->op_w[2] + d->col_w;
-    if (d->sigma_w + 2 * tile_rule(g) > under) d->width += d->sigma_w + 2 * tile_rule(g) - under;
+    if (d->sigma_w + 2 * result_rule(g) > under)
+        d->width += d->sigma_w + 2 * result_rule(g) - under;
     GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
     int qh = box_height(&gq, &d->q), kh = box_height(&gk, &d->k);
     if (beside) d->width += box_width(g, &d->q) + g->gap;
@@ -355,7 +346,7 @@ static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const De
     text_in(c, FONT_BOLD, g->label_font, c->th->muted,
             (Box){x, y, text_w(c, FONT_BOLD, g->label_font, word), gb->title_h}, LEFT, word);
     int cells_y = y + gb->title_h + gb->col_label_h,
-        rule = tile_rule(g) / 2 > 1 ? tile_rule(g) / 2 : 1;
+        rule = result_rule(g) / 2 > 1 ? result_rule(g) / 2 : 1;
     for (int i = 0; i < b->nr; i++) {
         int j = b->r0 + i, slot = decode_buffer(p, j).slot, y0 = cells_y + i * b->cell_h;
         bool written = slot == d->buf.slot;
@@ -448,12 +439,12 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     if (d->shared) { // left of z's one row, under the weights, its name left of that
         int zc = zy + gz.col_label_h;
         text_in(c, FONT_BOLD, g->op_font, c->th->muted,
-                (Box){xx - d->sigma_w - 2 * tile_rule(g), zc, d->sigma_w, d->z.cell_h}, CENTER,
+                (Box){xx - d->sigma_w - 2 * result_rule(g), zc, d->sigma_w, d->z.cell_h}, CENTER,
                 DECODE_SIGMA); // clear of z's frame
         const char *zt = names_title(&d->z, title, sizeof title);
         int tw = math_w(c, FONT_BOLD, g->title_font, zt);
         math_at(c, FONT_BOLD, g->title_font, c->th->result,
-                xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
+                xx - d->sigma_w - 2 * result_rule(g) - tw - g->gap / 2,
                 zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, zt);
     } else
         text_in(c, FONT_BOLD, g->op_font, c->th->muted,
@@ -617,7 +608,7 @@ static void decode_refuse(Ctx *c, int x, int y, int w)
     snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
              p->cross ? TR("its keys and values come from another sequence.")
                       : TR("it has no causal mask, so each token sees the tokens after it."));
-    say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+    panel_say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
 }
 
 void draw_decode(Ctx *c, int x, int y, int w, int h)

@@ -145,7 +145,7 @@ static int widest_label(const Ctx *c, Axis axis, int size, int count)
 }
 
 // The result's frame: its thickness, and the room it takes outside the cells.
-static int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
+int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
 static int result_pad(const GridStyle *g) { return 3 * result_rule(g); }
 
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result)

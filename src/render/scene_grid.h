@@ -55,6 +55,8 @@ bool box_windowed(const MatBox *b);
 // The label of row `row` of b as draw_matrix writes it (with its position when b->positions).
 void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap);
 int box_width(const GridStyle *g, const MatBox *b);
+// The thickness of the frame around a result (and around the tile read, the slot written).
+int result_rule(const GridStyle *g);
 int box_height(const GridStyle *g, const MatBox *b);
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
 void box_follow(const Ctx *c, MatBox *b);

@@ -236,23 +236,14 @@ static bool heat_size_cells(const Ctx *c, Heat *hm)
 
 // Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a
 // line (at most 6), so that narrow columns keep a readable label each, the cells giving them their
-// room. False when no cell row is left. Whether every key label fits width at size f.
-static bool key_labels_fit(const Ctx *c, int f, int width)
+// room. False when no cell row is left. Whether every label of axis (the keys or the queries) fits
+// width at size f.
+static bool labels_fit(const Ctx *c, Axis axis, int f, int width)
 {
     char buf[160];
-    for (int j = 0; j < c->L->params.m; j++) {
-        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
-        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
-    }
-    return true;
-}
-
-// Whether every query label fits width at size f.
-static bool query_labels_fit(const Ctx *c, int f, int width)
-{
-    char buf[160];
-    for (int i = 0; i < c->L->params.n; i++) {
-        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+    int count = axis == AXIS_KEY ? c->L->params.m : c->L->params.n;
+    for (int j = 0; j < count; j++) {
+        model_axis_label(c->L, axis, j, buf, sizeof buf);
         if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
     }
     return true;
@@ -314,11 +305,12 @@ static bool heat_fit_key_labels_floor(const Ctx *c, Heat *hm)
     hm->down = hm->stagger = hm->keys_off = false;
     hm->down_lines = 0;
     for (int f = hm->label_font; f >= least; f--) {
-        if (key_labels_fit(c, f, cell_w - 2)) {
+        if (labels_fit(c, AXIS_KEY, f, cell_w - 2)) {
             hm->col_font = f;
             return true;
         }
-        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) return heat_stagger(c, hm, f);
+        if (p->m > 1 && labels_fit(c, AXIS_KEY, f, 2 * cell_w - f / 2))
+            return heat_stagger(c, hm, f);
     }
     hm->col_font = least;
     if (labels_cut_fit(c, AXIS_KEY, least, cell_w - 2)) return true;
@@ -343,7 +335,7 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines
     // (each label over its column and half of each neighbour's), at the largest size from the
     // labels' own down to the size a cut label would have.
-    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2))
+    if (!hm->down && labels_fit(c, AXIS_KEY, col_font, cell_w - 2))
         return true; // every label whole already
     int least = col_font;
     if (hm->down) { // not below the size of the letters written downwards
@@ -351,21 +343,15 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
         if (least > hm->label_font) least = hm->label_font;
     }
     for (int f = hm->label_font; f >= least && f >= 8; f--) {
-        if (key_labels_fit(c, f, cell_w - 2)) {
+        if (labels_fit(c, AXIS_KEY, f, cell_w - 2)) {
             hm->col_font = f;
             hm->down = false;
             return true;
         }
         if (p->m > 1
-            && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
-            hm->col_font = f;
-            hm->down = false;
-            hm->stagger = true;
-            hm->stagger_h = line_h(c, FONT_REGULAR, f);
-            int extra = 2 * hm->stagger_h + c->num_font / 6 - hm->top_h;
-            if (extra > 0) hm->top_h += extra;
-            return heat_fit_rows(hm, p->n);
-        }
+            && labels_fit(c, AXIS_KEY, f,
+                          2 * cell_w - f / 2)) // a space between two labels of a line
+            return heat_stagger(c, hm, f);
     }
     if (!hm->down) return true;
     col_font = cell_w + cell_w / 3;
@@ -634,7 +620,7 @@ void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h)
     if (!heat_fit_key_labels(c, &hm)) return;
     // A query label whole at the key labels' size rather than cut at a larger one.
     while (hm.row_font > hm.col_font
-           && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4))
+           && !labels_fit(c, AXIS_QUERY, hm.row_font, hm.label_w - c->num_font / 4))
         hm.row_font--;
     // Beside the board a query label cut to its column keeps two letters, no two alike; else the
     // board names them.

@@ -250,3 +250,8 @@ int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *
 {
     return math_run(c, f, size, color, x, y, t, true);
 }
+
+int panel_say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
+{
+    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
+}

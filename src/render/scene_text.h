@@ -13,6 +13,9 @@ void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, cha
 // returns the height used (at most max_lines); draws when `draw`.
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
               const char *t, bool draw);
+// A sentence of a panel, with its numbers at the board's number size (the class reads them),
+// wrapped in w over at most 3 lines; returns its height.
+int panel_say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text);
 // A page of a wrapped text: its font, size and colour, where its lines go and which of them.
 typedef struct {
     FontRole font;

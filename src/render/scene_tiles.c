@@ -9,16 +9,6 @@
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
 
-// A sentence of the panel, with its numbers at the board's number size (the class reads them),
-// wrapped in w; returns its height.
-static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
-{
-    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
-}
-
-// The frame around the tile read: as thick as a result's.
-static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
-
 // The block's rows after the tile, a table at the board's number size: the token, the running
 // maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
 // the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
@@ -227,7 +217,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     const MatBox *b = &P->b;
     const TilesSheet *k = P->k;
     int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
-    y += say(c, FONT_REGULAR, c->th->ink, x, y, w, k->line) + c->num_font / 3;
+    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, k->line) + c->num_font / 3;
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
     // whole.
     int bx = P->note_right
@@ -236,7 +226,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     draw_matrix(c, g, b, bx, y);
     int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
         cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
-    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, tile_rule(g),
+    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
           c->th->result);
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - table_line_h(c);
@@ -276,7 +266,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
         k = &own;
     }
     if (!k->fits) {
-        say(c, FONT_BOLD, c->th->ink, x, y, w, k->line);
+        panel_say(c, FONT_BOLD, c->th->ink, x, y, w, k->line);
         return;
     }
     c->s->tile_count = (int)k->computed;
