@@ -13,7 +13,7 @@
 #include "model/view.h"
 #include "render/export_png.h"
 #include "render/scene.h"
-#include "render/scene_ctx.h"
+#include "render/scene_heatmap.h"
 
 #define FONTS MHA_SOURCE_DIR "/assets/fonts"
 
@@ -109,15 +109,17 @@ static void check_widths(const Lesson *L, const Trace *T, const TextMetrics *tm,
         scene_clear(&s);
         s.width = w;
         s.height = h;
-        ctx_init(&c, &s, &st, L, T, tm, h / 720.0, f, f * 2 / 3);
+        ctx_init(&c, &s, &st, L, T, tm, (CtxSizes){h / 720.0, f, f * 2 / 3});
         if (k == 0) bar = colorbar_width(&c, MAT_WEIGHTS);
         int want = (L->params.m + 2) * f * 2 + bar, min_w = bar + f * 6, heat_w = min_w + k * f / 2;
         if (want > w * 2 / 5) want = w * 2 / 5;
         if (heat_w > want) break;
         c.heat_shown = true;
         int gy, gh;
-        draw_heatmap(&c, MAT_WEIGHTS, 0, 1.0, w - heat_w, h / 6, heat_w - bar - f / 3, h * 3 / 5,
-                     false, true, &gy, &gh, NULL);
+        HeatRequest rq = {
+            MAT_WEIGHTS, 0,    1.0, {w - heat_w, h / 6, heat_w - bar - f / 3, h * 3 / 5},
+            false,       true, NULL};
+        draw_heatmap(&c, &rq, &gy, &gh);
         char what[200];
         snprintf(what, sizeof what, "%s, a heatmap %d px wide beside the board at %dx%d", name,
                  heat_w, w, h);

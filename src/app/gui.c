@@ -115,6 +115,7 @@ static void build_scene(Gui *g, int w, int h)
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),
                       .train = &g->doc.train,
+                      .tiles = session_tiled(&g->doc),
                       .status = g->xjob.busy || recomputing ? busy
                                 : g->flash[0]               ? g->flash
                                 : g->status[0]              ? g->status
@@ -151,6 +152,10 @@ static void redraw(Gui *g)
     if (!g->xjob.busy && g->st.panel == PANEL_SHUFFLE
         && !session_shuffle(&g->doc, g->st.shuffle, &err))
         gui_show_error(g, "%s", err.message);
+    // The tiles panel is made once per step; the frame and the page's text view read it.
+    if (!g->xjob.busy && g->st.panel == PANEL_TILES
+        && !session_tiles(&g->doc, g->st.head, g->st.tiles_block, g->st.tile))
+        gui_show_error(g, "%s", "out of memory");
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
     // The layout may have moved under a still pointer: what it points at now is the hover. The

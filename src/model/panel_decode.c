@@ -1,6 +1,6 @@
 // The decoding panels as text (panel_text.h): KV-cache decoding (G), step by step from the
-// decoder's buffer, and FlashAttention's tiles (B), from the tiles' run; their walks are rows of
-// panel_text.c's table.
+// decoder's buffer, and FlashAttention's tiles (B), from the tiles' sheet (tiles_sheet.h); their
+// walks are rows of panel_text.c's table.
 #include "model/panel_text.h"
 #include "model/panel_text_ctx.h"
 
@@ -11,7 +11,6 @@
 
 #include "core/cost.h"
 #include "core/decode.h"
-#include "core/exactmath.h"
 #include "model/i18n.h"
 #include "model/stage_text.h"
 
@@ -188,46 +187,9 @@ void panel_walk_decode(PanelText *pt, const PanelTextSrc *src)
 
 // ---- FlashAttention's tiles (B) ---------------------------------------------------------------------------
 
-// The tile asked for, caught as the run passes it (the scene's TileCatch): its place, the block's
-// running m, l and O after it, the m before it (to say the rescale) and whether it was its block's
-// last (O / l is then Z).
-typedef struct {
-    int want, seen;
-    int r0, r1, c0, c1;
-    double m_before[PANEL_TILES_MAX_TOKENS], m[PANEL_TILES_MAX_TOKENS], l[PANEL_TILES_MAX_TOKENS];
-    double O[PANEL_TILES_MAX_TOKENS][PANEL_TILES_MAX_DK];
-    double last_m[PANEL_TILES_MAX_TOKENS];
-    int last_r0;
-    bool block_done;
-} TileSeen;
-
-static void see_tile(void *ctx, const TileStep *s)
-{
-    TileSeen *k = ctx;
-    k->seen++;
-    int rb = s->r1 - s->r0;
-    if (k->seen < k->want) {
-        k->last_r0 = s->r0;
-        for (int i = 0; i < rb && i < PANEL_TILES_MAX_TOKENS; i++) k->last_m[i] = s->m->data[i];
-        return;
-    }
-    if (k->seen == k->want) {
-        k->r0 = s->r0, k->r1 = s->r1, k->c0 = s->c0, k->c1 = s->c1;
-        for (int i = 0; i < rb && i < PANEL_TILES_MAX_TOKENS; i++) {
-            k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
-            k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < PANEL_TILES_MAX_DK; j++)
-                k->O[i][j] = mat_row(s->O, i)[j];
-        }
-        k->block_done = true;
-        return;
-    }
-    if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
-}
-
 // The block's rows after the tile: the token, m, the rescale this tile applied, l, and O (Z = O / l
 // after the block's last tile), as the panel's table.
-static void tile_table(PanelText *pt, const Lesson *L, const TileSeen *k, int d_k)
+static void tile_table(PanelText *pt, const Lesson *L, const TilesSheet *k, int d_k)
 {
     char caption[300], label[96], num[32];
     if (k->block_done)
@@ -254,19 +216,16 @@ static void tile_table(PanelText *pt, const Lesson *L, const TileSeen *k, int d_
         model_axis_label(L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, label, sizeof label);
         panel_put(pt, &t->row_label[i], label);
         panel_put_value(pt, &cell[0], k->m[i]);
-        if (k->m_before[i] == -INFINITY)
-            panel_put(pt, &cell[1], "\xe2\x80\x94"); // the row's first tile: nothing to rescale
-        else panel_put_value(pt, &cell[1], core_exp(k->m_before[i] - k->m[i]));
+        if (k->fresh[i]) panel_put(pt, &cell[1], "\xe2\x80\x94"); // nothing to rescale
+        else panel_put_value(pt, &cell[1], k->rescale[i]);
         panel_put_value(pt, &cell[2], k->l[i]);
-        for (int j = 0; j < d_k; j++)
-            panel_put_value(pt, &cell[3 + j],
-                            k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j]);
+        for (int j = 0; j < d_k; j++) panel_put_value(pt, &cell[3 + j], k->out[i][j]);
     }
 }
 
 // The tile's own scores: S′ of the head at its query rows and key columns (the only scores that
 // exist).
-static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TileSeen *k, int head)
+static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TilesSheet *k, int head)
 {
     const AttnParams *p = &src->L->params;
     char name[64], caption[300], label[96];
@@ -290,62 +249,23 @@ static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TileSeen *
 
 void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src)
 {
-    const AttnParams *p = &src->L->params;
-    char line[600], last[600];
-    if (!src->T || p->n > PANEL_TILES_MAX_TOKENS || p->m > PANEL_TILES_MAX_TOKENS
-        || p->d_k > PANEL_TILES_MAX_DK) {
-        snprintf(line, sizeof line,
-                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                    "mha-tracer --json --tiles B prints every tile of this one."),
-                 PANEL_TILES_MAX_TOKENS, PANEL_TILES_MAX_DK);
-        panel_add_text(pt, PANEL_ITEM_TEXT, line);
-        return;
+    const ViewState *st = src->st;
+    const TilesSheet *k = src->tiles;
+    TilesSheet *own = NULL;
+    if (!tiles_sheet_is_for(k, src->T, st->head, st->tiles_block, st->tile)) {
+        own = malloc(sizeof *own);
+        if (!own || !tiles_sheet_make(own, src->L, src->T, st->head, st->tiles_block, st->tile)) {
+            pt->oom = true;
+            free(own);
+            return;
+        }
+        k = own;
     }
-    int head = src->st->head, block = src->st->tiles_block;
-    int64_t computed = 0, skipped = 0;
-    tiles_count(p, block, &computed, &skipped);
-    TileSeen *k = calloc(1, sizeof *k);
-    Matrix z = {0}, m = {0}, l = {0};
-    if (!k) {
-        pt->oom = true;
-        return;
+    panel_add_text(pt, PANEL_ITEM_TEXT, k->line);
+    if (k->fits && k->r1 > k->r0 && k->c1 > k->c0) {
+        tile_scores(pt, src, k, st->head);
+        tile_table(pt, src->L, k, src->L->params.d_k);
     }
-    k->want = src->st->tile < 1 ? 1 : src->st->tile > computed ? (int)computed : src->st->tile;
-    k->last_r0 = -1;
-    const HeadTrace *ht = &src->T->head[head];
-    TilesRequest rq = tiles_request(p, ht, block);
-    rq.visit = see_tile, rq.ctx = k;
-    if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, &rq, &z, &m, &l);
-    else pt->oom = true;
-    double diff = 0.0;
-    for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++)
-            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
-    mat_free(&z), mat_free(&m), mat_free(&l);
-    snprintf(line, sizeof line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
-                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
-                "size)."),
-             k->want, (int)computed, block, block, (long long)skipped, k->r0, k->r1 - 1, k->c0,
-             k->c1 - 1);
-    panel_add_text(pt, PANEL_ITEM_TEXT, line);
-    if (k->r1 > k->r0 && k->c1 > k->c0) {
-        tile_scores(pt, src, k, head);
-        tile_table(pt, src->L, k, p->d_k);
-    }
-    if (k->want == computed)
-        snprintf(last, sizeof last,
-                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
-                    "sums run in another order)."),
-                 diff);
-    else
-        snprintf(last, sizeof last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
-                    "grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
-                    "new maximum."));
-    panel_add_text(pt, PANEL_ITEM_TEXT, last);
-    free(k);
+    if (k->fits) panel_add_text(pt, PANEL_ITEM_TEXT, k->last);
+    free(own);
 }

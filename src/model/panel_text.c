@@ -398,6 +398,35 @@ static void walk_rope(PanelText *pt, const PanelTextSrc *src)
 
 // ---- single head vs multi-head (M) ------------------------------------------------------------------------
 
+void panel_text_compare_cost(const Comparison *cmp, int heads, char *buf, size_t cap)
+{
+    char a[64], b[64], d[64], e[64];
+    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
+    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
+    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
+    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
+    // With grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
+    // not the same cost.
+    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
+        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
+        snprintf(buf, cap,
+                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
+                    "\xe2\x80\x94 but 1 "
+                    "pattern vs %d"),
+                 a, b, d, e, heads);
+    else
+        snprintf(buf, cap,
+                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
+                 // heads (fewer K/V heads than query heads): the heads' projection weights are
+                 // fewer than the single head's.
+                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
+                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
+                     cmp->cost_multi.kv_heads),
+                 a, b, (int)cmp->cost_multi.kv_heads, heads, d, e, heads);
+}
+
 static void walk_compare(PanelText *pt, const PanelTextSrc *src)
 {
     const AttnParams *p = &src->L->params;
@@ -412,7 +441,7 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
     Lesson one = *src->L;
     one.params = cmp->single;
     StageTextSrc multi = {&st, src->L, src->T}, single = {&st, &one, &cmp->trace};
-    char buf[400], a[64], b[64], d[64], e[64];
+    char buf[400];
     snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
     add_matrix(pt, &single, MAT_WEIGHTS, 0, buf);
     snprintf(
@@ -421,25 +450,7 @@ static void walk_compare(PanelText *pt, const PanelTextSrc *src)
         p->heads, p->d_k);
     panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     for (int h = 0; h < p->heads; h++) add_matrix(pt, &multi, MAT_WEIGHTS, h, NULL);
-    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
-    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
-    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
-    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
-        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, sizeof buf,
-                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
-                    "\xe2\x80\x94 but 1 "
-                    "pattern vs %d"),
-                 a, b, d, e, p->heads);
-    else
-        snprintf(buf, sizeof buf,
-                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     cmp->cost_multi.kv_heads),
-                 a, b, (int)cmp->cost_multi.kv_heads, p->heads, d, e, p->heads);
+    panel_text_compare_cost(cmp, p->heads, buf, sizeof buf);
     panel_add_text(pt, PANEL_ITEM_TEXT, buf);
     add_matrix(pt, &single, MAT_OUTPUT, 0, TR("Output, one head"));
     snprintf(buf, sizeof buf, TR("Output, %d heads"), p->heads);

@@ -12,12 +12,8 @@
 
 #include "core/compare.h"
 #include "model/session.h"
+#include "model/tiles_sheet.h"
 #include "model/view.h"
-
-// The largest lesson the tiles panel steps through (the scene's SCENE_TILES_MAX_TOKENS, _DK: render
-// checks).
-#define PANEL_TILES_MAX_TOKENS 64
-#define PANEL_TILES_MAX_DK 16
 
 // A table: its caption, the header of its row-header column (corner, "" for none), a label per
 // column and per row, and rows x cols cells, row by row. Every string is the table's own
@@ -61,6 +57,7 @@ typedef struct {
     const Comparison *compare; // PANEL_COMPARE
     const SessionShuffle *shuffle; // PANEL_SHUFFLE
     const SessionTrain *train; // the training strip (shown while active, with no panel open)
+    const TilesSheet *tiles; // PANEL_TILES (NULL, or made for another step: made here)
 } PanelTextSrc;
 
 // The open panel, else the all-heads view, and the training strip, into out (emptied first).
@@ -115,6 +112,9 @@ void panel_text_cache_sheet(const Lesson *L, CacheSheet *out);
 // output rows.
 void panel_text_shuffle_lines(const Lesson *L, const SessionShuffle *sh, char *order,
                               size_t order_cap, char *verdict, size_t verdict_cap);
+// The comparison's (M) cost line, the window's and the text view's: the single head's projection
+// weights and score multiplications against the `heads` heads', and 1 pattern against `heads`.
+void panel_text_compare_cost(const Comparison *cmp, int heads, char *buf, size_t cap);
 // What a panel is for (the footer under the decode, tiles and cache-size panels), NULL for the
 // others.
 const char *panel_text_footer(ViewPanel panel);

@@ -446,6 +446,17 @@ const SessionShuffle *session_shuffled(const Session *s)
     return s->shuf_state == SESSION_CMP_READY ? &s->shuf : NULL;
 }
 
+bool session_tiles(Session *s, int head, int block, int tile)
+{
+    if (!s->loaded) return true;
+    if (s->tiles_ready && tiles_sheet_is_for(&s->tiles, &s->trace, head, block, tile)) return true;
+    Lesson shown = session_shown(s);
+    s->tiles_ready = tiles_sheet_make(&s->tiles, &shown, &s->trace, head, block, tile);
+    return s->tiles_ready;
+}
+
+const TilesSheet *session_tiled(const Session *s) { return s->tiles_ready ? &s->tiles : NULL; }
+
 void session_export(const Session *s, bool board, SessionExport *out)
 {
     memset(out, 0, sizeof *out);

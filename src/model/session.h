@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "core/compare.h"
 #include "lesson/lesson.h"
+#include "model/tiles_sheet.h"
 #include "model/view.h"
 
 typedef struct {
@@ -89,6 +90,8 @@ typedef struct {
     SessionShuffle shuf; // when shuf_state is SESSION_CMP_READY
     SessionCmpState shuf_state;
     int shuf_k; // the reordering it was computed (or failed) for
+    TilesSheet tiles; // FlashAttention's tiles at one step of the trace, when tiles_ready
+    bool tiles_ready;
     SessionTrain train; // training on the lesson's task (inactive until T)
     long loads; // lessons loaded (session_load and reloads that succeeded)
     long load_errors; // loads and reloads that failed
@@ -193,6 +196,11 @@ double session_scale(const Session *s);
 bool session_shuffle(Session *s, int k, SessionError *err);
 // The shuffle test of the current parameters, or NULL when it is not computed.
 const SessionShuffle *session_shuffled(const Session *s);
+// Makes FlashAttention's tiles panel (key B) of the trace shown at this head, block size and tile
+// unless it is already made for them. False only when this call ran out of memory.
+bool session_tiles(Session *s, int head, int block, int tile);
+// The tiles panel last made for the current trace, or NULL when none is.
+const TilesSheet *session_tiled(const Session *s);
 
 // T: starts training (the first time: from the weights shown, edits included), pauses it, or
 // resumes it (from the newest weights, whatever checkpoint was shown). False when the lesson has no

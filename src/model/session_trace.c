@@ -25,6 +25,7 @@ void session_drop_comparison(Session *s)
     if (s->cmp_state == SESSION_CMP_READY) compare_free(&s->cmp);
     s->cmp_state = SESSION_CMP_NONE;
     session_drop_shuffle(s);
+    s->tiles_ready = false;
 }
 
 // The count of edited values, kept with every change of s->edit (each is traced again, or shown

@@ -16,6 +16,7 @@
 #include "model/stage_text.h"
 #include "platform/platform.h"
 #include "render/export_jobs.h"
+#include "render/export_slide.h"
 #include "render/pdf.h"
 
 // The handout's own words (its page labels, bookmarks, title page and key headings) are English for

@@ -209,8 +209,8 @@ bool scene_build(Scene *s, const ViewState *st, const Lesson *lesson, const Trac
 // the grid says so.
 #define SCENE_GRID_MAX_CELLS (1024.0 * 1024.0)
 // The largest lesson the tiles panel (key B) steps through (beyond it: --json --tiles).
-#define SCENE_TILES_MAX_TOKENS 64
-#define SCENE_TILES_MAX_DK 16
+#define SCENE_TILES_MAX_TOKENS TILES_SHEET_MAX_TOKENS
+#define SCENE_TILES_MAX_DK TILES_SHEET_MAX_DK
 
 typedef struct {
     const AttnParams *original; // the lesson as in its file: cells of lesson->params that differ
@@ -230,6 +230,8 @@ typedef struct {
     const int
         *edits; // the count of lesson->params' values that differ from original, when the caller
                 // keeps it (session_edit_count); NULL: counted here (every weight compared)
+    const TilesSheet *tiles; // PANEL_TILES at the view's step, made once by the caller
+                             // (session_tiles); NULL, or made for another step: made here
 } SceneExtras;
 
 // scene_build with extras: edit marks, the single-head comparison and a status line.

@@ -1,7 +1,10 @@
 // The board: the stage's equations (the stage table's rows) as matrices and operators, arranged to
 // fit at the legible size; and the stage's main area, the board with the heatmap beside it where
 // there is room.
-#include "render/scene_ctx.h"
+#include "render/scene_board.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_model.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 #include <stdlib.h>
@@ -226,28 +229,33 @@ static bool falk_align(Arrangement *a)
 }
 
 // Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
-static void falk_place(const GridStyle *g, const Arrangement *a, int *ax, int *ay, int *bx, int *by,
-                       int *cx, int *cy, int *w, int *h)
+typedef struct {
+    int ax, ay, bx, by, cx, cy, w, h;
+} FalkPlace;
+
+static FalkPlace falk_place(const GridStyle *g, const Arrangement *a)
 {
     const MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
     int wa = box_width(g, A), cgrid = wa + g->gap * 2 + C->label_w; // C's cells start here
     int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w)
                                       : 0; // B's labels wider than A and C's: all move right
-    *ax = left;
-    *cx = left + wa + g->gap * 2;
-    *bx = left + cgrid - B->label_w;
-    *by = 0;
-    *ay = *cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
-    int right = *cx + box_width(g, C), rb = *bx + box_width(g, B);
-    *w = right > rb ? right : rb;
+    FalkPlace f;
+    f.ax = left;
+    f.cx = left + wa + g->gap * 2;
+    f.bx = left + cgrid - B->label_w;
+    f.by = 0;
+    f.ay = f.cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
+    int right = f.cx + box_width(g, C), rb = f.bx + box_width(g, B);
+    f.w = right > rb ? right : rb;
     int ha = box_height(g, A), hc = box_height(g, C);
-    *h = *cy + (ha > hc ? ha : hc);
+    f.h = f.cy + (ha > hc ? ha : hc);
+    return f;
 }
 
 static void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h)
 {
-    int ax, ay, bx, by, cx, cy;
-    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, w, h);
+    FalkPlace f = falk_place(g, a);
+    *w = f.w, *h = f.h;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -511,8 +519,6 @@ static int plan_pick(const Plan *p, const ViewState *st)
 // part shown, on a banner, the notes or a question: every part of a stage is cut from the same
 // plan.
 
-static int floor_font(int base);
-
 // The grid styles a plan tries, in order: cells as wide as their labels (nothing cut), with compact
 // rows; then cells as wide as their numbers (long labels cut), with less air, with compact rows
 // too. Last, the rows' labels given once across an operator (share_rows), with compact rows and
@@ -562,14 +568,14 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
 {
     Plan *best = out, *p = malloc(sizeof *p);
     if (!p) {
-        plan_at(c, out, floor_font(c->num_font), PLAN_STYLES - 1, w, h);
+        plan_at(c, out, font_floor(c->num_font), PLAN_STYLES - 1, w, h);
         return;
     }
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     out->neq = p->neq;
     memcpy(out->eq, p->eq, sizeof p->eq);
-    int base = c->num_font, lo = floor_font(base) < base ? floor_font(base) : base;
+    int base = c->num_font, lo = font_floor(base) < base ? font_floor(base) : base;
     // The target: the best the floor can do in any style.
     bool have = false;
     for (int style = 0; style < PLAN_STYLES; style++) {
@@ -623,7 +629,7 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     fits->neq = p->neq;
-    int lo = floor_font(c->num_font);
+    int lo = font_floor(c->num_font);
     for (int e = 0; e < p->neq; e++) {
         const Equation *eq = &p->eq[e];
         for (int k = 0; k < eq->count && fits->eq[e].terms < TERM_MAX; k++)
@@ -660,8 +666,8 @@ static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char 
 
 static void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
 {
-    int ax, ay, bx, by, cx, cy, fw, fh;
-    falk_place(g, a, &ax, &ay, &bx, &by, &cx, &cy, &fw, &fh);
+    FalkPlace f = falk_place(g, a);
+    int ax = f.ax, ay = f.ay, bx = f.bx, by = f.by, cx = f.cx, cy = f.cy, fw = f.w, fh = f.h;
     int x0 = x + (w - fw) / 2, y0 = y + (h - fh) / 2;
     if (x0 < x) x0 = x;
     if (y0 < y) y0 = y;
@@ -757,14 +763,12 @@ void draw_board(Ctx *c, int x, int y, int w, int h)
 // board always has the room it needs first: the heatmap goes only where the board keeps its parts,
 // windows and number size.
 
-// The smallest number size the back row reads: digits (0.729 of the size in the fonts shipped)
-// of 2.6 % of the height, where the preferred size (c->num_font, the zoom in it) is 3.9 %.
-static int floor_font(int base) { return (int)ceil(base * (0.026 / 0.039) / 0.729); }
-int scene_number_floor(int h) { return floor_font(scene_number_font(h)); }
-
+// The heatmap of m (per_head: this head's, else every head's) in r, beside the board of plan p
+// whose arrangement a has the result whose cells it matches.
 static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId m, bool per_head,
-                              int hx, int y, int heat_w, int h)
+                              Box r)
 {
+    int hx = r.x, y = r.y, heat_w = r.w, h = r.h;
     const ViewState *st = c->st;
     int keep = c->num_font;
     c->num_font = p->g.num_font;
@@ -782,8 +786,9 @@ static void draw_side_heatmap(Ctx *c, const Plan *p, const Arrangement *a, MatId
                 c->heat_cell_w = a->rows[r].t[k].box.cell_w;
                 c->heat_cell_h = a->rows[r].t[k].box.cell_h;
             }
-    draw_heatmap(c, m, st->head, range, hx, y, heat_w - bar - c->num_font / 3, h, false, true, &gy,
-                 &gh, NULL);
+    HeatRequest rq = {m,     st->head, range, {hx, y, heat_w - bar - c->num_font / 3, h},
+                      false, true,     NULL};
+    draw_heatmap(c, &rq, &gy, &gh);
     c->heat_cell_w = c->heat_cell_h = 0;
     draw_colorbar(c, m, range, c->heat_grid_x + c->heat_grid_w + c->num_font / 3, gy, bar, gh);
     c->num_font = keep;
@@ -838,7 +843,7 @@ void draw_stage(Ctx *c, int x, int y, int w, int h)
             c->heat_shown = true;
             int hx = x + board_w + gap;
             rect(c, hx - gap / 2, y, 1, h, c->th->empty);
-            draw_side_heatmap(c, part, a, m, per_head, hx, y, heat_w, h);
+            draw_side_heatmap(c, part, a, m, per_head, (Box){hx, y, heat_w, h});
         }
     }
     if (heat_w == 0) draw_plan(c, full, plan_pick(full, st), x, y, w, h);

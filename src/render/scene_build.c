@@ -1,7 +1,11 @@
 // The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from
 // the rooms (header, board and heatmap, panels, footer, overlays) into draw commands; the model's
 // numbers. No SDL.
-#include "render/scene_ctx.h"
+#include "render/scene_board.h"
+#include "render/scene_chrome.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_model.h"
+#include "render/scene_panels.h"
 #include "model/view.h"
 
 // ---------------------------------------------------------------------------------------------------
@@ -76,7 +80,7 @@ static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, 
         if (ay < y) ay = y;
         if (ay + ah > y + h) ay = y + h - ah;
         rect(c, ax, ay, aw, ah, c->th->result);
-        text_in(c, FONT_BOLD, f, c->th->white, ax, ay, aw, ah, CENTER, EDGE[k].arrow);
+        text_in(c, FONT_BOLD, f, c->th->white, (Box){ax, ay, aw, ah}, CENTER, EDGE[k].arrow);
     }
     scene_push(s, CMD_CLIP, 0, 0, 0, 0, c->th->bg);
     for (size_t i = hits0; i < s->hit_count; i++) {
@@ -105,7 +109,7 @@ static const Theme *window_theme(const ViewState *st)
 
 void scene_keep_measures(Scene *s) { s->memo_kept = true; }
 
-// A new frame of w by h: the scene emptied, what the last frame laid out forgotten.
+// A new page of w by h: the scene emptied, one part of one sub-step.
 static void scene_start(Scene *s, int w, int h)
 {
     scene_clear(s);
@@ -114,6 +118,12 @@ static void scene_start(Scene *s, int w, int h)
     s->substeps = 1;
     s->substep = 0;
     s->decode_parts = 1;
+}
+
+// A new window frame of w by h: as a page, and what the last frame laid out forgotten.
+static void window_start(Scene *s, int w, int h)
+{
+    scene_start(s, w, h);
     s->pan_span_x = s->pan_span_y = 0;
     s->slider_w = 0;
     s->train_w = 0;
@@ -260,9 +270,10 @@ static void draw_main(Ctx *c, int x, int y, int w, int h)
 bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
                     const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
 {
-    scene_start(s, w, h);
+    window_start(s, w, h);
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, window_scale(w, h), scene_number_font(h), text_font_for(h));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){window_scale(w, h), scene_number_font(h), text_font_for(h)});
     if (s->memo_kept)
         c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
     s->memo_kept = false;
@@ -302,8 +313,9 @@ bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Tra
                        const TextMetrics *tm, const char *msg)
 {
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm, window_scale(s->width, s->height), scene_number_font(s->height),
-             text_font_for(s->height));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){window_scale(s->width, s->height), scene_number_font(s->height),
+                        text_font_for(s->height)});
     c.th = window_theme(st);
     draw_confirm(&c, s->width, s->height, msg);
     return !s->oom;
@@ -320,16 +332,12 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
                          const TextMetrics *tm)
 {
     if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
-    scene_clear(s);
-    s->width = w;
-    s->height = h;
-    s->substeps = 1;
-    s->substep = 0;
-    s->decode_parts = 1;
+    scene_start(s, w, h);
     Ctx c;
     double u = scale > 0.0 ? scale : window_scale(w, h);
-    ctx_init(&c, s, st, L, T, tm, u, scene_number_font((int)lround(720 * u)),
-             text_font_for((int)lround(720 * u)));
+    ctx_init(&c, s, st, L, T, tm,
+             (CtxSizes){u, scene_number_font((int)lround(720 * u)),
+                        text_font_for((int)lround(720 * u))});
     if (ex) c.ex = ex;
     if (c.ex->theme) c.th = c.ex->theme;
     s->background = c.th->bg;
@@ -344,8 +352,14 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
         int gy, gh,
             tt =
                 scene_page_title(&c, m8, m8, w - 2 * m8, true); // a slide: the lesson's title first
-        draw_heatmap(&c, m, st->head, group_range(&c, m), m8, m8 + tt, w - bar - 3 * m8,
-                     h - 2 * m8 - tt, false, false, &gy, &gh, NULL);
+        HeatRequest rq = {m,
+                          st->head,
+                          group_range(&c, m),
+                          {m8, m8 + tt, w - bar - 3 * m8, h - 2 * m8 - tt},
+                          false,
+                          false,
+                          NULL};
+        draw_heatmap(&c, &rq, &gy, &gh);
         draw_colorbar(&c, m, group_range(&c, m), w - bar - m8, gy, bar, gh);
         break;
     }
@@ -374,8 +388,9 @@ bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, 
     tmp.height = built->height;
     Ctx c;
     double zoom = st->zoom > 0.0 ? st->zoom : 1.0;
-    ctx_init(&c, &tmp, st, L, T, tm, window_scale(built->width, built->height),
-             scene_number_font(built->height), text_font_for(built->height));
+    ctx_init(&c, &tmp, st, L, T, tm,
+             (CtxSizes){window_scale(built->width, built->height), scene_number_font(built->height),
+                        text_font_for(built->height)});
     c.num_font = (int)lround(c.num_font * zoom);
     scene_board_fits(&c, built->board_w, built->board_h, fits);
     scene_free(&tmp);

@@ -3,18 +3,32 @@
 // and a sliding window, for a published shape (a chart of bytes against tokens, with its table) and
 // for the lesson (its table). The numbers are core/cost.c's (cost_kv_cache_bytes); this file only
 // lays them out.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/panel_text.h"
 
 #include <string.h>
 
+// A shape's rows over a context of `tokens` (panel_text_cache_sheet's: the published shape's, or
+// the lesson's).
+typedef struct {
+    const CacheShape *shape;
+    const CacheRow *rows;
+    int count;
+    int64_t tokens;
+} ShapeRows;
+
 // A table of the rows of a shape: a swatch of its line's colour (chart: true), the name with its
 // K/V heads, the bytes per token and for `tokens` tokens; its title above. Returns the height used;
 // *width its width.
-static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int count, int64_t tokens,
-                       bool chart, int x, int y, int f, bool draw, int *width)
+static int cache_table(Ctx *c, const ShapeRows *sr, bool chart, int x, int y, int f, bool draw,
+                       int *width)
 {
+    const CacheShape *s = sr->shape;
+    const CacheRow *rows = sr->rows;
+    int count = sr->count;
+    int64_t tokens = sr->tokens;
     char cell[5][3][64], tok[32];
     cost_format_int(tok, sizeof tok, tokens);
     snprintf(cell[0][0], 64, "%s", TR("K/V heads"));
@@ -41,8 +55,8 @@ static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int co
         xx += sw + (sw ? gap / 2 : 0);
         for (int k = 0; k < 3; k++) {
             Rgba ink = i == 0 ? c->th->muted : k == 2 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || k == 2 ? FONT_BOLD : FONT_REGULAR, f, ink, xx, yy, colw[k], lh,
-                    k == 0 ? LEFT : RIGHT, cell[i][k]);
+            text_in(c, i == 0 || k == 2 ? FONT_BOLD : FONT_REGULAR, f, ink,
+                    (Box){xx, yy, colw[k], lh}, k == 0 ? LEFT : RIGHT, cell[i][k]);
             xx += colw[k] + gap;
         }
     }
@@ -52,9 +66,12 @@ static int cache_table(Ctx *c, const CacheShape *s, const CacheRow *rows, int co
 // The chart of bytes against tokens 0 .. tokens for the rows of shape s in (x, y, w, h): an axis
 // each way, the largest value at the top of the y axis and the tokens at the end of the x axis, one
 // line per row.
-static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int count,
-                        int64_t tokens, int x, int y, int w, int h, int f)
+static void cache_chart(Ctx *c, const ShapeRows *sr, Box r, int f)
 {
+    const CacheShape *s = sr->shape;
+    const CacheRow *rows = sr->rows;
+    int count = sr->count, x = r.x, y = r.y, w = r.w, h = r.h;
+    int64_t tokens = sr->tokens;
     char top[32], end[64], tok[32];
     int64_t most = 0;
     for (int i = 0; i < count; i++) {
@@ -73,9 +90,10 @@ static void cache_chart(Ctx *c, const CacheShape *s, const CacheRow *rows, int c
     rect(c, px0, py0, t, ph, c->th->muted); // the y axis
     rect(c, px0, py0 + ph - t, pw, t, c->th->muted); // the x axis
     rect(c, px0 - f / 4, py0, f / 4, t, c->th->muted); // the top's tick
-    text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 - lh / 2, lw - f / 2, lh, RIGHT, top);
-    text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 + ph - lh / 2, lw - f / 2, lh, RIGHT, "0");
-    text_in(c, FONT_REGULAR, f, c->th->ink, px0, py0 + ph + f / 4, pw, lh, RIGHT, end);
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){x, py0 - lh / 2, lw - f / 2, lh}, RIGHT, top);
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){x, py0 + ph - lh / 2, lw - f / 2, lh}, RIGHT,
+            "0");
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){px0, py0 + ph + f / 4, pw, lh}, RIGHT, end);
     for (int i = 0; i < count; i++) {
         // (0, 0) to (tokens, bytes), through the window's corner where it stops growing.
         int64_t at_end = cost_kv_cache_bytes(s->layers, rows[i].kv_heads, s->d_k, s->bytes, tokens,
@@ -102,10 +120,8 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
     // view's.
     CacheSheet sheet;
     panel_text_cache_sheet(c->L, &sheet);
-    const CacheShape pub = sheet.pub, mine = sheet.mine;
-    const CacheRow *prow = sheet.prow, *lrow = sheet.lrow;
-    int pn = sheet.pn, ln = sheet.ln;
-    const int64_t context = sheet.context;
+    const ShapeRows pubr = {&sheet.pub, sheet.prow, sheet.pn, sheet.context},
+                    miner = {&sheet.mine, sheet.lrow, sheet.ln, p->n};
     const char *t1 = sheet.t1, *t2 = sheet.t2;
     // Everything the class reads at the board's floor at least (digits of 2.6 % of the window's
     // height).
@@ -113,8 +129,8 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
         f = c->text_font > floor_font ? c->text_font : floor_font;
     int tw1 = 0, tw2 = 0, lh = line_h(c, FONT_BOLD, f) + f / 3;
     for (;;) { // the largest size at which the tables fit beside the chart, down to the floor
-        int th = cache_table(c, &pub, prow, pn, context, true, 0, 0, f, false, &tw1);
-        int th2 = cache_table(c, &mine, lrow, ln, p->n, false, 0, 0, f, false, &tw2);
+        int th = cache_table(c, &pubr, true, 0, 0, f, false, &tw1);
+        int th2 = cache_table(c, &miner, false, 0, 0, f, false, &tw2);
         int tw = tw1 > tw2 ? tw1 : tw2;
         int need_h = 2 * lh + th + th2 + lh + f;
         if ((tw <= w / 2 && need_h <= h) || f <= floor_font) break;
@@ -124,10 +140,10 @@ void draw_cache_size(Ctx *c, int x, int y, int w, int h)
     int tw = tw1 > tw2 ? tw1 : tw2, chart_w = w - tw - 2 * f;
     wrap_text(c, FONT_BOLD, f, c->th->ink, x, y, w, 1, t1, true);
     int yy = y + lh;
-    int th = cache_table(c, &pub, prow, pn, context, true, x + w - tw, yy, f, true, &tw1);
-    cache_chart(c, &pub, prow, pn, context, x, yy, chart_w, h - 2 * lh - f, f);
+    int th = cache_table(c, &pubr, true, x + w - tw, yy, f, true, &tw1);
+    cache_chart(c, &pubr, (Box){x, yy, chart_w, h - 2 * lh - f}, f);
     yy += th + lh;
     wrap_text(c, FONT_BOLD, f, c->th->ink, x + w - tw, yy, tw, 2, t2, true);
     yy += wrap_text(c, FONT_BOLD, f, c->th->ink, x + w - tw, yy, tw, 2, t2, false);
-    cache_table(c, &mine, lrow, ln, p->n, false, x + w - tw, yy, f, true, &tw2);
+    cache_table(c, &miner, false, x + w - tw, yy, f, true, &tw2);
 }

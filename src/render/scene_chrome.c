@@ -1,8 +1,11 @@
 // The text around the board: the header (stage, formula, head, the strip of stages, the status
 // line), the explanation of the focused cell, the footer (the stage's explanation, the notes, a
 // question), help, banner.
-#include "render/scene_ctx.h"
+#include "render/scene_chrome.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
+#include "model/panel_text.h"
 #include "model/questions.h"
 #include "model/rope_shift.h"
 #include "model/view.h"
@@ -244,7 +247,7 @@ static void header_line1(Ctx *c, Header *hd)
         room += hw - text_w(c, FONT_BOLD, sf, hd->head);
         hw = text_w(c, FONT_BOLD, sf, hd->head);
     }
-    text_in(c, FONT_BOLD, sf, c->th->result, x + w - hw, y, hw, l1, LEFT, hd->head);
+    text_in(c, FONT_BOLD, sf, c->th->result, (Box){x + w - hw, y, hw, l1}, LEFT, hd->head);
     if (hd->grouped && st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE)
         header_kv_rule(c, hd, hw);
     int fsize = ff;
@@ -276,14 +279,15 @@ static int header_title(Ctx *c, Header *hd)
     int title_w = text_w(c, FONT_BOLD, tf, title);
     if (title_w > w / 4 && title_w > tw_max) { // a line of its own
         fit_text(c, FONT_BOLD, pf, title, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, pf, c->th->ink, x, hd->y2, w, l2, LEFT, fitted);
+        text_in(c, FONT_BOLD, pf, c->th->ink, (Box){x, hd->y2, w, l2}, LEFT, fitted);
         hd->y2 += l2;
         hd->l1 += l2;
         title[0] = '\0';
     }
     fit_text(c, FONT_BOLD, tf, title, tw_max, fitted, sizeof fitted);
-    return title[0] ? text_in(c, FONT_BOLD, tf, c->th->ink, x, hd->y2, tw_max, l2, LEFT, fitted)
-                    : -c->num_font / 2;
+    return title[0]
+               ? text_in(c, FONT_BOLD, tf, c->th->ink, (Box){x, hd->y2, tw_max, l2}, LEFT, fitted)
+               : -c->num_font / 2;
 }
 
 // One segment of the strip: its stage's short name, with the sub-step on the current one, as much
@@ -459,7 +463,7 @@ void draw_explain(Ctx *c, int x, int y, int w, int h)
             hint = part;
         }
         fit_text(c, FONT_REGULAR, f, hint, w - 2 * pad, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, f, c->th->muted, x, y, w, lh, LEFT, fitted);
+        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){x, y, w, lh}, LEFT, fitted);
         return;
     }
     rect(c, x, y, w, h, c->th->panel);
@@ -532,8 +536,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
             int bw = text_w(c, FONT_BOLD, f, verdict) + 2 * pad;
             if (draw) {
                 rect(c, lx, y + used, bw, lh, bg);
-                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255}, lx + pad, y + used,
-                        bw - 2 * pad, lh, LEFT, verdict);
+                text_in(c, FONT_BOLD, f, (Rgba){255, 255, 255, 255},
+                        (Box){lx + pad, y + used, bw - 2 * pad, lh}, LEFT, verdict);
             }
             char said[400];
             QuestionResponse r = {st->quiz_cell, st->quiz_value, st->quiz_choice};
@@ -541,8 +545,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
             char fitted[256];
             fit_text(c, FONT_REGULAR, f, said, room - bw - pad, fitted, sizeof fitted);
             if (draw)
-                text_in(c, FONT_REGULAR, f, c->th->ink, lx + bw + pad, y + used, room - bw - pad,
-                        lh, LEFT, fitted);
+                text_in(c, FONT_REGULAR, f, c->th->ink,
+                        (Box){lx + bw + pad, y + used, room - bw - pad, lh}, LEFT, fitted);
             used += lh + pad / 3;
         }
         question_describe(q, &a, c->L, words, sizeof words);
@@ -580,7 +584,7 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     if (c->st->panel == PANEL_SHUFFLE)
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
     const char *panel =
-        panel_footer_text(c->st->panel); // the decode and tiles panels (scene_decode.c)
+        panel_text_footer(c->st->panel); // the decode and tiles panels (panel_text.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
     char text[768];
     char note[1600];
@@ -606,11 +610,11 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
             page = c->st->notes_page > 0 ? c->st->notes_page : 0;
         bool more = false;
         int per = lines > 1 ? lines - 1 : 1; // a line for "N: more"
-        wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines, c->L->notes,
-                       false, &more);
+        WrapRequest rq = {FONT_REGULAR, f, c->th->ink, x, y, w, page * per, lines};
+        wrap_text_page(c, &rq, c->L->notes, false, &more);
         if (!more) per = lines; // the whole rest fits on this page
-        int used = wrap_text_page(c, FONT_REGULAR, f, c->th->ink, x, y, w, page * per, per,
-                                  c->L->notes, draw, &more);
+        rq.skip = page * per, rq.max_lines = per;
+        int used = wrap_text_page(c, &rq, c->L->notes, draw, &more);
         if (more) {
             char hint[96];
             snprintf(hint, sizeof hint, TR("N: more of the notes (page %d)"), page + 2);
@@ -774,6 +778,21 @@ void draw_confirm(Ctx *c, int w, int h, const char *msg)
               body, true);
 }
 
+// The footer's height with the question of *v (c->st is v) asked, and answered with revealed_extra
+// more: the larger.
+static int footer_asked_answered(Ctx *c, ViewState *v, int w, int revealed_extra)
+{
+    static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
+    int most = 0;
+    for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
+        v->quiz_phase = PHASES[k];
+        v->quiz_right = k == 1;
+        int h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0);
+        if (h > most) most = h;
+    }
+    return most;
+}
+
 // The footer's reserved room: the most that the stage's explanation and each of the lesson's
 // questions on this stage (asked and answered) take, so that none of them ever moves the board.
 int footer_reserve(Ctx *c, int w, int revealed_extra)
@@ -794,13 +813,7 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         if (!model_stage_from_key(c->L->questions[i].stage, &qs) || qs != view_stage(st)) continue;
         e.question = &c->L->questions[i];
         v.quiz = i;
-        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
-        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
-            v.quiz_phase = PHASES[k];
-            v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
-                most = h;
-        }
+        if ((h = footer_asked_answered(c, &v, w, revealed_extra)) > most) most = h;
     }
     // P's automatic questions (the softmax stage's, of the head shown): asked and answered in the
     // same room, over the rows they ask about (the token's name changes the question's length).
@@ -811,13 +824,7 @@ int footer_reserve(Ctx *c, int w, int revealed_extra)
         if (!question_auto(&q, c->L, c->T, st->head, (unsigned)row)) break;
         e.question = &q;
         v.quiz = VIEW_QUIZ_AUTO;
-        static const QuizPhase PHASES[] = {QUIZ_ASKING, QUIZ_REVEALED};
-        for (size_t k = 0; k < sizeof PHASES / sizeof PHASES[0]; k++) {
-            v.quiz_phase = PHASES[k];
-            v.quiz_right = k == 1;
-            if ((h = draw_footer(c, 0, 0, w, false) + (k == 1 ? revealed_extra : 0)) > most)
-                most = h;
-        }
+        if ((h = footer_asked_answered(c, &v, w, revealed_extra)) > most) most = h;
         lesson_question_free(&q);
     }
     c->st = st;

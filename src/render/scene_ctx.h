@@ -1,5 +1,7 @@
-// What the scene's rooms share (not an API: scene.h is): the layout context of one frame, its
-// drawing primitives, the matrix boxes and board rows, and the functions one room calls in another.
+// The layout context of one frame, which every room of the scene draws with (not an API: scene.h
+// is): its inputs and sizes, the drawing primitives, the number floor and the series colours. Each
+// room has its header (scene_text.h, scene_grid.h, scene_board.h, scene_heatmap.h, scene_model.h,
+// scene_panels.h, scene_chrome.h) and calls only rooms below it.
 #ifndef MHA_SCENE_CTX_H
 #define MHA_SCENE_CTX_H
 
@@ -63,11 +65,16 @@ typedef struct {
     int lit_count;
 } Ctx;
 
-// A context for scene s and state st at chrome scale u (1.0: a 1280x720 window) and these font
-// sizes: the light theme, no extras, the view's focused cell (none when out of range) and the bands
-// it was computed from.
+// A frame's sizes: the chrome's scale u (1.0: a 1280x720 window), the numbers' and the sentences'.
+typedef struct {
+    double u;
+    int num_font, text_font;
+} CtxSizes;
+
+// A context for scene s and state st at these sizes: the light theme, no extras, the view's focused
+// cell (none when out of range) and the bands it was computed from.
 void ctx_init(Ctx *c, Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-              const TextMetrics *tm, double u, int num_font, int text_font);
+              const TextMetrics *tm, CtxSizes z);
 
 // ---------------------------------------------------------------------------------------------------
 // Drawing primitives (sizes in pixels; text measured by the caller's TextMetrics)
@@ -97,13 +104,17 @@ static inline int text_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y
 
 typedef enum { LEFT, CENTER, RIGHT } Align;
 
-// Text aligned horizontally in [x, x + w) and centred vertically in [y, y + h).
-static inline int text_in(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int h,
-                          Align a, const char *t)
+// A place on the page: its top-left corner and its size in pixels (microui's mu_Rect).
+typedef struct {
+    int x, y, w, h;
+} Box;
+
+// Text aligned horizontally in [r.x, r.x + r.w) and centred vertically in [r.y, r.y + r.h).
+static inline int text_in(Ctx *c, FontRole f, int size, Rgba color, Box r, Align a, const char *t)
 {
     int tw = text_w(c, f, size, t), th = line_h(c, f, size);
-    int tx = a == LEFT ? x : a == CENTER ? x + (w - tw) / 2 : x + w - tw;
-    return text_at(c, f, size, color, tx, y + (h - th) / 2, t);
+    int tx = a == LEFT ? r.x : a == CENTER ? r.x + (r.w - tw) / 2 : r.x + r.w - tw;
+    return text_at(c, f, size, color, tx, r.y + (r.h - th) / 2, t);
 }
 
 static inline void rect(Ctx *c, int x, int y, int w, int h, Rgba color)
@@ -162,216 +173,19 @@ static inline const MatInfo *stage_result_info(Stage s)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Matrix boxes (scene_grid.c) and the board's rows of them (scene_board.c)
+// Layout metrics and what every room draws with (scene_ctx.c)
 
-// One matrix on the board: which, the window of it shown and its cell sizes.
-typedef struct {
-    MatId mat;
-    int head;
-    bool result; // this step's result: framed and tagged
-    int rows, cols; // the whole matrix
-    int r0, nr, c0, nc; // the window shown
-    int cell_w, cell_h;
-    int label_w; // the row-label column
-    double range; // the colour scale: |value| that reaches the ends (shared by its range group)
-    bool probabilities; // 0..1 on the sequential map
-    const char *title; // instead of the matrix's name (NULL: its name)
-    int side_w; // a column right of the cells: each softmax row's entropy in bits (0: none)
-    bool positions; // every row label with its position ("mat₅"), not only a repeated token's (a
-                    // rolling buffer's rows: the decode panel)
-} MatBox;
-
-// The board's sizes at its number font.
-typedef struct {
-    int num_font, label_font, title_font, op_font;
-    int title_h, col_label_h, foot_h;
-    int gap; // between a matrix and its neighbour
-    bool narrow; // cells as wide as their numbers: long token labels are abbreviated instead
-    bool tight; // less air in the cells and a narrower label column: a matrix whole rather than
-                // windowed
-    bool whole_labels; // with tight: the label column stays as wide as its labels (only the cells
-                       // lose air)
-    bool compact; // ... and less air above and below the numbers (split_level 5)
-    bool share_rows; // a matrix right of another across an operator, with the same rows, gives its
-                     // row labels to the left one's (the board's last style: an equation together
-                     // rather than split)
-    bool no_col_labels; // the column labels are the box's above (the decode panel): col_label_h
-                        // only clears a result's frame
-} GridStyle;
-
-// A term of a board row: a matrix, or an operator between matrices.
-typedef struct {
-    bool is_op;
-    MatBox box;
-    char op[24];
-} BoardTerm;
-
-// One row of the board: its terms from left to right ("A · B = R").
-typedef struct {
-    BoardTerm t[TERM_MAX];
-    int count;
-} BoardRow;
-
-#define BOARD_ROWS (EQ_MAX * 2)
-
-// The board as drawn: its rows, and the sub-step shown.
-typedef struct {
-    BoardRow rows[BOARD_ROWS];
-    int count;
-    bool narrow; // cells as wide as their numbers: long column labels cut
-    bool
-        falk; // one product "A · B = C" in Falk's scheme: B above C, A left of C (rows[0] holds it)
-    char caption[48], next[48]; // one sub-step shown: what it computes, and what the next one does
-} Arrangement;
-
-// ---------------------------------------------------------------------------------------------------
-// Notation text (scene_text.c)
-
-// Copies t into buf, cut (with "…") so it measures at most max_w.
-void fit_text(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap);
-// A token label cut to max_w keeps its subscript index ("was…₁₁"): two cut "was" must stay apart.
-void fit_label(const Ctx *c, FontRole f, int size, const char *t, int max_w, char *buf, size_t cap);
-// Word-wraps t (in the board's notation: '^' raises) into lines no wider than w from (x, y);
-// returns the height used (at most max_lines); draws when `draw`.
-int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
-              const char *t, bool draw);
-// ... the lines from line `skip` on (a page of max_lines; nothing cut): *more says whether lines
-// follow.
-int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
-                   int max_lines, const char *t, bool draw, bool *more);
-// The width of t in the board's notation, and t drawn with its top-left at (x, y) (returns the
-// width).
-int math_w(const Ctx *c, FontRole f, int size, const char *t);
-int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t);
-
-// ---------------------------------------------------------------------------------------------------
-// Cells and matrix boxes (scene_grid.c)
-
-double cell_value(const Ctx *c, CellRef r);
-// The colour range of m's range group (computed once a frame).
-double group_range(const Ctx *c, MatId m);
-// The fill of a cell of m holding v, on a scale whose ends are +-range.
-Rgba cell_color(const Ctx *c, MatId m, double v, double range);
-// Whether m's values are probabilities, 0..1 on the sequential map (the matrix table's range
-// group).
-bool prob_matrix(MatId m);
-void grid_style(const Ctx *c, GridStyle *g);
-// The whole of matrix m (of a head) in a box, cells wide enough for its numbers and labels.
-void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result);
-bool box_windowed(const MatBox *b);
-// The label of row `row` of b as draw_matrix writes it (with its position when b->positions).
-void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap);
-int box_width(const GridStyle *g, const MatBox *b);
-int box_height(const GridStyle *g, const MatBox *b);
-// Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
-void box_follow(const Ctx *c, MatBox *b);
-// Draws one matrix with its title, labels and cells; (x, y) is the top-left of the box.
-void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y);
-
-// ---------------------------------------------------------------------------------------------------
-// The board and the stage's main area (scene_board.c)
-
-int op_width(const Ctx *c, const GridStyle *g, const char *op);
-int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r);
-// Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x
-// 1).
-void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h);
-// The stage's equations in (x, y, w, h), in sub-steps or windows when they do not fit.
-void draw_board(Ctx *c, int x, int y, int w, int h);
-// scene_model.c: a checkpoint's layer's next-token stage as a bar chart (in place of its board).
-void draw_next_chart(Ctx *c, int x, int y, int w, int h);
-// ... and the overview of every layer's heads (PANEL_OVERVIEW, key W).
-void draw_overview(Ctx *c, int x, int y, int w, int h);
-// What the floor allows on a board of w x h (the layout audit checks the plan against it).
-void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits);
-// The board and, where there is room, the stage's heatmap beside it, at the largest legible size.
-void draw_stage(Ctx *c, int x, int y, int w, int h);
-
-// ---------------------------------------------------------------------------------------------------
-// Heatmaps (scene_heatmap.c)
-
-// Vertical colour bar with its range; (x, y, w, h) is the whole bar including its labels.
-void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h);
-// The bar and its widest label (the range's ends, as draw_colorbar writes them).
-int colorbar_width(const Ctx *c, MatId m);
-// One head's heatmap in (x, y, w, h); *grid_y and *grid_h say where its cells went (for the colour
-// bar).
-void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
-                  bool selected, int *grid_y, int *grid_h, const char *title_text);
-// The columns of the all-heads grid in w x h pixels: the number that gives the largest cells (the
-// slide pages choose their size by it).
-int heat_grid_cols(const AttnParams *p, double w, double h);
-// The stride of the all-heads grid's sample (SCENE_GRID_MAX_CELLS, scene.h); 1: every cell.
-int heat_grid_stride(const AttnParams *p);
-// A slide's first line: the lesson's title (bold) at (x, y), cut to w; returns its height (0,
-// nothing drawn, in the window or for a lesson without a title). Draws when `draw`.
-int scene_page_title(Ctx *c, int x, int y, int w, bool draw);
-// Every head's heatmap of m in a grid that fills (x, y, w, h), with one colour bar at the right.
-void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h);
-// The stage's heatmap for every head (a sentence before the scores).
-// ... as a slide: the lesson's title, a heading, the grid and the axes' caption (scene_heatmap.c).
-void draw_heads_page(Ctx *c, int x, int y, int w, int h);
-void draw_all_heads(Ctx *c, int x, int y, int w, int h);
-
-// ---------------------------------------------------------------------------------------------------
-// The text around the board (scene_chrome.c)
-
-// Header: the stage's name, formula and head, the strip of stages, the status line; *height its
-// height.
-void draw_header(Ctx *c, int x, int y, int w, int *height);
-// The room of draw_explain on a w wide board.
-int explain_height(const Ctx *c, int w);
-void draw_explain(Ctx *c, int x, int y, int w, int h);
-// The footer (the stage's explanation, the notes, a question); returns its height, draws when
-// `draw`.
-int draw_footer(Ctx *c, int x, int y, int w, bool draw);
-// The footer's room whatever it shows (the explanation, the stage's questions asked, and answered
-// with revealed_extra more for the arithmetic line above them): its height.
-int footer_reserve(Ctx *c, int w, int revealed_extra);
-// A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place
-// in *x, *y.
-void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
-void draw_help(Ctx *c, int w, int h);
-void draw_confirm(Ctx *c, int w, int h, const char *msg);
-// A red message over the header (*height: the room it may take in, the height it took out).
-void draw_banner(Ctx *c, int w, const char *msg, int *height);
-
-// ---------------------------------------------------------------------------------------------------
-// Panels (scene_panels.c)
-
-void draw_cost(Ctx *c, int w, int h);
-// The KV cache's size (Shift+K; scene_cache.c): a published shape's chart of bytes against tokens
-// and the lesson's table, MHA, GQA, MQA and a window.
-void draw_cache_size(Ctx *c, int x, int y, int w, int h);
-// RoPE as a picture (key W; scene_rope.c): token rope_t's query pairs on circles before and after
-// their turn, the frequencies θ_i over i beside the published bases, and a query and key moved
-// together keeping their score.
-void draw_rope(Ctx *c, int x, int y, int w, int h);
+// The smallest number size the back row reads at a preferred size of `base`: digits (0.729 of the
+// size in the fonts shipped) of 2.6 % of the height, where the preferred size is 3.9 %.
+int font_floor(int base);
+// The smallest number size of a panel: the board's floor (scene_number_floor), never above the
+// size the board uses now.
+int ctx_number_floor(const Ctx *c);
 // The colour of series g (a K/V head's band in the all-heads grid, a line of the cache chart): the
 // Okabe-Ito colours, which colour-blind eyes tell apart; in greyscale ink and grey by turns.
 Rgba scene_series_color(const Ctx *c, int g);
-void draw_compare(Ctx *c, int x, int y, int w, int h);
-void draw_shuffle(Ctx *c, int x, int y, int w, int h);
-bool slider_shown(const Ctx *c);
-int slider_height(const Ctx *c);
-void draw_scale_slider(Ctx *c, int x, int y, int w, int h);
-bool training_shown(const Ctx *c);
-int training_height(const Ctx *c);
-// The header's note once the weights shown are trained ("trained 20 steps · R reverts"), NULL
-// otherwise.
-const char *training_status(const Ctx *c, char *buf, size_t cap);
-void draw_training(Ctx *c, int x, int y, int w, int h);
-
-// ---------------------------------------------------------------------------------------------------
-// Today's attention computed another way (scene_decode.c; the tiles panel scene_tiles.c)
-
-// KV-cache decoding (key G): the token generated, its query over the cache, the cache and the work
-// saved.
-void draw_decode(Ctx *c, int x, int y, int w, int h);
-// FlashAttention's tiles (key B): the scores with the tile read, the running m, l and O; reports
-// the tile count.
-void draw_tiles(Ctx *c, int x, int y, int w, int h);
-// What the footer says under the decode and tiles panels (a message id), NULL for other panels.
-const char *panel_footer_text(ViewPanel panel);
+// A panel over the dimmed window (w x h), pw x ph at most 20 pixels short of it, centred: its place
+// in *x, *y.
+void draw_overlay(Ctx *c, int w, int h, int *pw, int *ph, int *x, int *y);
 
 #endif

@@ -3,7 +3,9 @@
 // with and without it) and FlashAttention's tiles (key B: one tile of scores at a time, the running
 // m, l and O). Their numbers are the trace's rows (core/decode.c gives the same bits,
 // tests/test_decode_tiles.py checks).
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_board.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "core/decode.h"
 #include "model/panel_text.h"
@@ -11,21 +13,15 @@
 
 // A matrix of the trace shown in part: rows r0 .. r0+nr-1 and columns c0 .. c0+nc-1, under its own
 // title.
-static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result,
-                     int r0, int nr, int c0, int nc, const char *title)
+// *part says which (mat, head, result), the part (r0, nr, c0, nc) and the title.
+static void part_box(const Ctx *c, const GridStyle *g, MatBox *b, const MatBox *part)
 {
-    box_init(c, g, b, m, head, result);
-    b->r0 = r0, b->nr = nr, b->c0 = c0, b->nc = nc;
-    b->rows = nr,
-    b->cols = nc; // the part is the whole of what this panel means: no "rows a–b of N" caption
-    b->title = title;
-}
-
-// A sentence of the panel, with its numbers at the board's number size (the class reads them),
-// wrapped in w; returns its height.
-static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
-{
-    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
+    box_init(c, g, b, part->mat, part->head, part->result);
+    b->r0 = part->r0, b->nr = part->nr, b->c0 = part->c0, b->nc = part->nc;
+    b->rows = part->nr,
+    b->cols =
+        part->nc; // the part is the whole of what this panel means: no "rows a–b of N" caption
+    b->title = part->title;
 }
 
 // A sentence around the decode board, with its numbers (the token, the cache's size, the work) at
@@ -37,23 +33,6 @@ static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char 
                                                                : c->text_font;
     return wrap_text(c, f, size, color, x, y, w, 3, text, draw);
 }
-
-// The smallest number size of these panels: the board's floor (digits of 2.6 % of the window's
-// height), never above the size the board uses now.
-static int number_floor(const Ctx *c)
-{
-    int f = scene_number_floor(c->s->height);
-    return f < c->num_font ? f : c->num_font;
-}
-
-// The frame around the tile read: as thick as a result's.
-static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
-
-// ---------------------------------------------------------------------------------------------------
-// What each panel is for (the footer under it)
-
-// The table of panels' footers is the model's (panel_text.c: the page's text view says them too).
-const char *panel_footer_text(ViewPanel panel) { return panel_text_footer(panel); }
 
 // ---------------------------------------------------------------------------------------------------
 // KV-cache decoding (key G)
@@ -100,8 +79,16 @@ static MatId decode_mat(const Ctx *c, int i)
     return rope ? rotated[i] : plain[i];
 }
 
-static void decode_names(const Ctx *c, int t, int head, char names[4][64])
+// The step shown: the token generated, the head, and the names of its four matrices.
+typedef struct {
+    int t, head;
+    char names[4][64];
+} DecodeStep;
+
+static void decode_names(const Ctx *c, DecodeStep *ds)
 {
+    int t = ds->t, head = ds->head;
+    char(*names)[64] = ds->names;
     for (int i = 0; i < 4; i++) {
         model_mat_name(&c->L->params, decode_mat(c, i), head, names[i], 64);
         size_t n = strlen(names[i]);
@@ -110,12 +97,12 @@ static void decode_names(const Ctx *c, int t, int head, char names[4][64])
     }
 }
 
-// A cache box: rows first .. t of K or V, of the `cached` rows the cache holds (t + 1, or the
-// window's with a rolling buffer, whose rows carry their positions).
-static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, int t,
-                      int first, int cols, const DecodeBuffer *buf, const char *title)
+// A cache box: rows first .. t of K or V (*part), of the `cached` rows the cache holds (t + 1, or
+// the window's with a rolling buffer, whose rows carry their positions).
+static void cache_box(const Ctx *c, const GridStyle *g, MatBox *b, const MatBox *part,
+                      const DecodeBuffer *buf)
 {
-    part_box(c, g, b, m, head, false, first, t + 1 - first, 0, cols, title);
+    part_box(c, g, b, part);
     b->rows = buf->cached;
     b->cols = c->L->params.d_k;
     b->positions = buf->rows < c->L->params.n;
@@ -145,7 +132,7 @@ static int shown_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
         int tw = text_w(c, FONT_REGULAR, g->label_font, buf);
         if (tw > w) w = tw;
     }
-    return (w > cap ? cap : w) + g->num_font / 3 + 3 * tile_rule(g);
+    return (w > cap ? cap : w) + g->num_font / 3 + 3 * result_rule(g);
 }
 
 // The style of a box whose column labels the box above gives (shared labels): room only for a
@@ -154,7 +141,7 @@ static GridStyle no_col_labels(const GridStyle *g, bool result)
 {
     GridStyle s = *g;
     s.no_col_labels = true;
-    s.col_label_h = result ? 3 * tile_rule(g) : 3;
+    s.col_label_h = result ? 3 * result_rule(g) : 3;
     return s;
 }
 
@@ -241,9 +228,10 @@ static int decode_op_widths(const Ctx *c, const GridStyle *g, DecodeBoard *d)
     return sum;
 }
 
-static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char names[4][64],
-                         DecodeBoard *d)
+static void decode_board(const Ctx *c, const GridStyle *g, const DecodeStep *ds, DecodeBoard *d)
 {
+    int t = ds->t, head = ds->head;
+    const char(*names)[64] = ds->names;
     const AttnParams *p = &c->L->params;
     int first = d->first, cols = d->cols, half = d->half;
     // The second of two parts has V alone: its own row and column labels, z's name over it.
@@ -252,10 +240,17 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     d->first = first, d->cols = cols, d->scores = scores, d->q_beside = beside, d->shared = shared,
     d->half = half;
     d->buf = decode_buffer(p, t);
-    part_box(c, g, &d->q, decode_mat(c, 0), head, false, t, 1, 0, cols, names[0]);
-    cache_box(c, g, &d->k, decode_mat(c, 1), head, t, first, cols, &d->buf, names[1]);
-    cache_box(c, g, &d->v, MAT_V, head, t, first, cols, &d->buf, names[2]);
-    part_box(c, g, &d->z, MAT_Z, head, true, t, 1, 0, cols, names[3]);
+    // q and z: row t; the caches: rows first .. t.
+    MatBox q = {.mat = decode_mat(c, 0), .head = head, .r0 = t, .nr = 1, .nc = cols},
+           k = {
+               .mat = decode_mat(c, 1), .head = head, .r0 = first, .nr = t + 1 - first, .nc = cols};
+    MatBox v = k, z = q;
+    q.title = names[0], k.title = names[1], v.title = names[2], z.title = names[3];
+    v.mat = MAT_V, z.mat = MAT_Z, z.result = true;
+    part_box(c, g, &d->q, &q);
+    cache_box(c, g, &d->k, &k, &d->buf);
+    cache_box(c, g, &d->v, &v, &d->buf);
+    part_box(c, g, &d->z, &z);
     d->q.cols = d->z.cols = p->d_k;
     // One cell width for the query and the K cache (the query sits on the cache's columns), and for
     // V and z.
@@ -282,7 +277,8 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
     d->sigma_w = shared ? text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2
                         : 0; // (and z's frame's room)
     int under = d->op_w[2] + d->col_w;
-    if (d->sigma_w + 2 * tile_rule(g) > under) d->width += d->sigma_w + 2 * tile_rule(g) - under;
+    if (d->sigma_w + 2 * result_rule(g) > under)
+        d->width += d->sigma_w + 2 * result_rule(g) - under;
     GridStyle gk = k_style(g, d), gz = z_style(g, d), gq = q_style(g, d);
     int qh = box_height(&gq, &d->q), kh = box_height(&gk, &d->k);
     if (beside) d->width += box_width(g, &d->q) + g->gap;
@@ -308,10 +304,13 @@ static void decode_board(const Ctx *c, const GridStyle *g, int t, int head, char
 }
 
 // A column of cells m[t][first..t] beside the cache rows: token j's score or weight in row j.
-static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, int t, int first,
-                               int x, int y, int cw, int ch, const char *title)
+// from: the matrix, head and row (t), and the first column shown; r: the column's place and one
+// cell's size (r.w x r.h).
+static void draw_row_as_column(Ctx *c, const GridStyle *g, CellRef from, Box r, const char *title)
 {
-    text_in(c, FONT_REGULAR, g->title_font, c->th->ink, x, y, cw, g->title_h, CENTER, title);
+    MatId m = from.mat;
+    int head = from.head, t = from.row, first = from.col, x = r.x, y = r.y, cw = r.w, ch = r.h;
+    text_in(c, FONT_REGULAR, g->title_font, c->th->ink, (Box){x, y, cw, g->title_h}, CENTER, title);
     int gy = y + g->title_h + g->col_label_h;
     double range = group_range(c, m);
     char buf[48];
@@ -324,8 +323,8 @@ static void draw_row_as_column(Ctx *c, const GridStyle *g, MatId m, int head, in
         if (isinf(v))
             scene_push(c->s, CMD_HATCH, x, y0, cw - 1, ch - 1, c->th->hatch); // outside the window
         model_format_value(v, buf, sizeof buf);
-        if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bg), x,
-                    y0, cw - 1, ch - 1, CENTER, buf)
+        if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bg),
+                    (Box){x, y0, cw - 1, ch - 1}, CENTER, buf)
             > 0)
             tag_last(c, ROLE_NUMBER, ref);
         scene_push_hit(c->s, x, y0, cw, ch, ref, -1);
@@ -344,10 +343,10 @@ static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const De
     // TRANSLATORS: the decode panel (G): the header of the rolling buffer's column of slot numbers;
     // keep it short.
     const char *word = TR("slot");
-    text_in(c, FONT_BOLD, g->label_font, c->th->muted, x, y,
-            text_w(c, FONT_BOLD, g->label_font, word), gb->title_h, LEFT, word);
+    text_in(c, FONT_BOLD, g->label_font, c->th->muted,
+            (Box){x, y, text_w(c, FONT_BOLD, g->label_font, word), gb->title_h}, LEFT, word);
     int cells_y = y + gb->title_h + gb->col_label_h,
-        rule = tile_rule(g) / 2 > 1 ? tile_rule(g) / 2 : 1;
+        rule = result_rule(g) / 2 > 1 ? result_rule(g) / 2 : 1;
     for (int i = 0; i < b->nr; i++) {
         int j = b->r0 + i, slot = decode_buffer(p, j).slot, y0 = cells_y + i * b->cell_h;
         bool written = slot == d->buf.slot;
@@ -355,7 +354,7 @@ static void draw_slots(Ctx *c, const GridStyle *g, const GridStyle *gb, const De
         snprintf(num, sizeof num, "%d", slot);
         int w = d->slot_w - slot_air(g);
         text_in(c, written ? FONT_BOLD : FONT_REGULAR, g->label_font,
-                written ? c->th->result : c->th->muted, x, y0, w, b->cell_h, CENTER, num);
+                written ? c->th->result : c->th->muted, (Box){x, y0, w, b->cell_h}, CENTER, num);
         if (written) frame(c, x, y0 + rule, w, b->cell_h - 2 * rule, rule, c->th->result);
     }
 }
@@ -368,10 +367,11 @@ static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d,
     char name[48];
     model_mat_name(&c->L->params, MAT_WEIGHTS, head, name, sizeof name);
     x += d->sigma_w;
-    draw_row_as_column(c, g, MAT_WEIGHTS, head, t, d->first, x, y, d->col_w, d->v.cell_h, name);
+    draw_row_as_column(c, g, (CellRef){MAT_WEIGHTS, head, t, d->first},
+                       (Box){x, y, d->col_w, d->v.cell_h}, name);
     int xx = x + d->col_w, cells_y = y + g->title_h + g->col_label_h;
-    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h,
-            CENTER, DECODE_OPS[2]);
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+            (Box){xx, cells_y, d->op_w[2], d->v.nr * d->v.cell_h}, CENTER, DECODE_OPS[2]);
     xx += d->op_w[2];
     draw_matrix(c, g, &d->v, xx, y);
     draw_slots(c, g, g, d, &d->v, xx, y);
@@ -379,7 +379,7 @@ static void draw_decode_values(Ctx *c, const GridStyle *g, const DecodeBoard *d,
     int zy = y + box_height(g, &d->v) + decode_air(g, d), zc = zy + gzv.col_label_h;
     int sw = text_w(c, FONT_BOLD, g->op_font, DECODE_SIGMA) + g->gap / 2;
     xx += d->v.label_w; // V's cells: z's under them
-    text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - sw, zc, sw, d->z.cell_h, CENTER,
+    text_in(c, FONT_BOLD, g->op_font, c->th->muted, (Box){xx - sw, zc, sw, d->z.cell_h}, CENTER,
             DECODE_SIGMA);
     const char *title = d->z.title;
     math_at(c, FONT_BOLD, g->title_font, c->th->result,
@@ -417,11 +417,11 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         if (d->shared && k == 0) { // two lines about the middle of the cache
             int lh = line_h(c, FONT_BOLD, g->op_font);
             for (int l = 0; l < 2; l++)
-                text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx,
-                        cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh, CENTER,
+                text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+                        (Box){xx, cells_y + cells_h / 2 - lh + l * lh, d->op_w[k], lh}, CENTER,
                         DECODE_OP0_LINES[l]);
         } else if (d->op_w[k] > 0)
-            text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, cells_y, d->op_w[k], cells_h,
+            text_in(c, FONT_BOLD, g->op_font, c->th->muted, (Box){xx, cells_y, d->op_w[k], cells_h},
                     CENTER, DECODE_OPS[k]);
         xx += d->op_w[k];
         if (k == 2) break;
@@ -429,7 +429,8 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
         MatId m = k == 0 ? MAT_MASKED : MAT_WEIGHTS;
         char name[48];
         model_mat_name(&c->L->params, m, head, name, sizeof name);
-        draw_row_as_column(c, &gk, m, head, t, d->first, xx, ky, d->col_w, d->k.cell_h, name);
+        draw_row_as_column(c, &gk, (CellRef){m, head, t, d->first},
+                           (Box){xx, ky, d->col_w, d->k.cell_h}, name);
         xx += d->col_w;
         if (k == 1 && d->half == 1) return; // the first of two parts ends with the weights
     }
@@ -437,17 +438,18 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     int zy = ky + box_height(&gk, &d->v) + decode_air(g, d);
     if (d->shared) { // left of z's one row, under the weights, its name left of that
         int zc = zy + gz.col_label_h;
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx - d->sigma_w - 2 * tile_rule(g), zc,
-                d->sigma_w, d->z.cell_h, CENTER,
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+                (Box){xx - d->sigma_w - 2 * result_rule(g), zc, d->sigma_w, d->z.cell_h}, CENTER,
                 DECODE_SIGMA); // clear of z's frame
         const char *zt = names_title(&d->z, title, sizeof title);
         int tw = math_w(c, FONT_BOLD, g->title_font, zt);
         math_at(c, FONT_BOLD, g->title_font, c->th->result,
-                xx - d->sigma_w - 2 * tile_rule(g) - tw - g->gap / 2,
+                xx - d->sigma_w - 2 * result_rule(g) - tw - g->gap / 2,
                 zc + (d->z.cell_h - line_h(c, FONT_BOLD, g->title_font)) / 2, zt);
     } else
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted, xx, zy, d->v.label_w,
-                g->title_h + g->col_label_h + d->z.cell_h, RIGHT, DECODE_SIGMA);
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+                (Box){xx, zy, d->v.label_w, g->title_h + g->col_label_h + d->z.cell_h}, RIGHT,
+                DECODE_SIGMA);
     draw_matrix(c, &gz, &d->z, xx, zy);
 }
 
@@ -566,10 +568,11 @@ static int decode_bars(const GridStyle *g, const DecodeBoard *d, const DecodeTex
 // The first of DECODE_TRIES (and the number size, in c->num_font, down to the floor) at which the
 // board and its sentences fit w x h; past the last, a window of the cache's newest rows, then fewer
 // d_k columns. Sets g and d's first and cols; returns the try's index.
-static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, int t, int head, char names[4][64],
+static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, const DecodeStep *ds,
                       const DecodeTexts *s, int w, int h)
 {
-    int preferred = c->num_font, floor_font = number_floor(c), tried = 0;
+    int t = ds->t;
+    int preferred = c->num_font, floor_font = ctx_number_floor(c), tried = 0;
     d->cols = c->L->params.d_k;
     for (;;) {
         const DecodeTry *try = &DECODE_TRIES[tried];
@@ -581,7 +584,7 @@ static int decode_fit(Ctx *c, GridStyle *g, DecodeBoard *d, int t, int head, cha
         for (int half = try->split ? 1 : 0; half <= (try->split ? 2 : 0); half++) {
             d->half = half,
             d->shared = try->shared; // (the second part's board has its own labels)
-            decode_board(c, g, t, head, names, d);
+            decode_board(c, g, ds, d);
             int b = decode_bars(g, d, s, half, try->cache_line, !try->no_work, h);
             if (d->width > width) width = d->width;
             if (b < bars) bars = b;
@@ -605,7 +608,7 @@ static void decode_refuse(Ctx *c, int x, int y, int w)
     snprintf(msg, sizeof msg, "%s %s", TR("This lesson cannot be generated one token at a time:"),
              p->cross ? TR("its keys and values come from another sequence.")
                       : TR("it has no causal mask, so each token sees the tokens after it."));
-    say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+    panel_say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
 }
 
 void draw_decode(Ctx *c, int x, int y, int w, int h)
@@ -616,8 +619,8 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
         return;
     }
     int t = c->st->decode_t < p->n ? c->st->decode_t : p->n - 1, head = c->st->head;
-    char names[4][64];
-    decode_names(c, t, head, names);
+    DecodeStep ds = {.t = t, .head = head};
+    decode_names(c, &ds);
     // With a sliding window the caches are rolling buffers (Mistral's): the step's query reads the
     // keys the window keeps, min(t + 1, W), its k and v take slot t mod W from the key the window
     // has just let go.
@@ -630,11 +633,11 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     DecodeBoard d;
     memset(&d, 0, sizeof d);
     d.first = decode_buffer(p, t).first; // the buffer's oldest row
-    const DecodeTry *try = &DECODE_TRIES[decode_fit(c, &g, &d, t, head, names, &s, w, h)];
+    const DecodeTry *try = &DECODE_TRIES[decode_fit(c, &g, &d, &ds, &s, w, h)];
     int half = try->split ? (c->st->decode_part > 0 ? 2 : 1) : 0;
     c->s->decode_parts = try->split ? 2 : 1;
     d.half = half, d.shared = try->shared;
-    decode_board(c, &g, t, head, names, &d);
+    decode_board(c, &g, &ds, &d);
     bool cache_line = try->cache_line, work_line = !try->no_work;
     int bars = decode_bars(&g, &d, &s, half, cache_line, work_line, h);
     y += tell(c, FONT_REGULAR, c->th->ink, x, y, w, half ? s.said[half - 1] : s.text.intro, true)

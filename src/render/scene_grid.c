@@ -1,7 +1,8 @@
 // Matrix grids: one matrix of the board in a box (title, row and column labels, coloured cells with
 // their numbers, edit marks, lit input bands, a window that follows the focus), and the colours of
 // its cells.
-#include "render/scene_ctx.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 // Every number on the board is drawn at one legible size (Ctx.num_font, 3.9 % of the
@@ -144,7 +145,7 @@ static int widest_label(const Ctx *c, Axis axis, int size, int count)
 }
 
 // The result's frame: its thickness, and the room it takes outside the cells.
-static int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
+int result_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
 static int result_pad(const GridStyle *g) { return 3 * result_rule(g); }
 
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result)
@@ -281,8 +282,10 @@ static void matrix_labels(Ctx *c, const GridStyle *g, const MatBox *b, const Mat
     for (int j = 0; j < b->nc && !g->no_col_labels; j++) {
         model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
-        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, gx + j * b->cell_w,
-                    gy - g->col_label_h, b->cell_w, g->col_label_h - result_pad(g), CENTER, fitted)
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted,
+                    (Box){gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
+                          g->col_label_h - result_pad(g)},
+                    CENTER, fitted)
             > 0) // clear of a result's frame
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, -1, b->c0 + j});
     }
@@ -292,8 +295,8 @@ static void matrix_labels(Ctx *c, const GridStyle *g, const MatBox *b, const Mat
         int pad = g->num_font / 4 + result_pad(g);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->label_w - pad - g->num_font / 12, fitted,
                   sizeof fitted);
-        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted, at->x, gy + i * b->cell_h,
-                    b->label_w - pad, b->cell_h, RIGHT, fitted)
+        if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted,
+                    (Box){at->x, gy + i * b->cell_h, b->label_w - pad, b->cell_h}, RIGHT, fitted)
             > 0)
             tag_last(c, ROLE_LABEL, (CellRef){b->mat, b->head, b->r0 + i, -1});
     }
@@ -323,8 +326,8 @@ static void matrix_cell(Ctx *c, const GridStyle *g, const MatBox *b, CellRef ref
     else if (c->st->colormap == COLORMAP_GREY && v < 0 && !b->probabilities)
         frame(c, x0 + 2, y0 + 2, cw - 4, ch - 4, 1, c->th->ink); // the sign, without colour
     model_format_value(v, buf, sizeof buf);
-    if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc), x0, y0,
-                cw, ch, CENTER, buf)
+    if (text_in(c, FONT_REGULAR, g->num_font, isinf(v) ? c->th->ink : colormap_text_on(bgc),
+                (Box){x0, y0, cw, ch}, CENTER, buf)
         > 0)
         tag_last(c, ROLE_NUMBER, ref);
     if (editable && view_param_edited(c->ex->original, &c->L->params, ref)) {
@@ -374,8 +377,8 @@ static void matrix_entropy(Ctx *c, const GridStyle *g, const MatBox *b, const Ma
     int gy = at->gy;
     int ex = at->gx + at->gw + result_pad(g) + g->num_font / 2,
         ew = b->side_w - result_pad(g) - g->num_font / 2;
-    text_in(c, FONT_REGULAR, g->label_font, c->th->muted, ex, gy - g->col_label_h, ew,
-            g->col_label_h - result_pad(g), CENTER, TR("bits"));
+    text_in(c, FONT_REGULAR, g->label_font, c->th->muted,
+            (Box){ex, gy - g->col_label_h, ew, g->col_label_h - result_pad(g)}, CENTER, TR("bits"));
     const Matrix *ent = &c->T->head[b->head].entropy;
     for (int i = 0; i < b->nr; i++) {
         CellRef ref = {b->mat, b->head, b->r0 + i, 0};
@@ -386,8 +389,8 @@ static void matrix_entropy(Ctx *c, const GridStyle *g, const MatBox *b, const Ma
             whole = view_cell_revealed(c->st, (CellRef){b->mat, b->head, b->r0 + i, j});
         if (!whole) continue;
         model_format_value(mat_get(ent, b->r0 + i, 0), buf, sizeof buf);
-        text_in(c, FONT_REGULAR, g->num_font, c->th->ink, ex, gy + i * b->cell_h, ew, b->cell_h,
-                RIGHT, buf);
+        text_in(c, FONT_REGULAR, g->num_font, c->th->ink,
+                (Box){ex, gy + i * b->cell_h, ew, b->cell_h}, RIGHT, buf);
     }
 }
 
@@ -407,7 +410,7 @@ static void matrix_caption(Ctx *c, const GridStyle *g, const MatBox *b, const Ma
     for (int k = 0; k < lines; k++) {
         int size = g->label_font;
         while (size > 8 && text_w(c, FONT_REGULAR, size, where[k]) > room) size--;
-        text_in(c, FONT_REGULAR, size, c->th->result, at->x, cy, room, lh2, RIGHT, where[k]);
+        text_in(c, FONT_REGULAR, size, c->th->result, (Box){at->x, cy, room, lh2}, RIGHT, where[k]);
         cy += g->foot_h * 2 / 3;
     }
 }

@@ -1,6 +1,8 @@
 // Heatmaps: one head's attention pattern (title, every token labelled, cells as large as fit,
 // numbers when they fit), every head's in a grid, and the colour bar beside them.
-#include "render/scene_ctx.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 #include <stdlib.h>
@@ -48,10 +50,10 @@ void draw_colorbar(Ctx *c, MatId m, double range, int x, int y, int w, int h)
     int lx = x + bar_w + c->num_font / 4, lw = w - bar_w - c->num_font / 4;
     if (prob) snprintf(buf, sizeof buf, "1");
     else model_format_value(hi, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top, lw, lh, LEFT, buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, (Box){lx, top, lw, lh}, LEFT, buf);
     if (prob) snprintf(buf, sizeof buf, "0");
     else model_format_value(lo, buf, sizeof buf);
-    text_in(c, FONT_REGULAR, font, c->th->muted, lx, top + bh - lh, lw, lh, LEFT, buf);
+    text_in(c, FONT_REGULAR, font, c->th->muted, (Box){lx, top + bh - lh, lw, lh}, LEFT, buf);
 }
 
 // The bar and its widest label (the range's ends, as draw_colorbar writes them).
@@ -116,7 +118,7 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
         char first[160];
         snprintf(first, sizeof first, "%.*s", (int)(dot - title), title);
         fit_text(c, FONT_BOLD, title_font, first, w, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, title_font, tcol, x, y, w, tlh, LEFT, fitted);
+        text_in(c, FONT_BOLD, title_font, tcol, (Box){x, y, w, tlh}, LEFT, fitted);
         // The second line ("attention weights A₀") as large as fits down to the floor; narrower,
         // the name alone
         // ("A₀"); narrower still, cut.
@@ -132,7 +134,8 @@ static void heat_draw_title(Ctx *c, Heat *hm, bool selected, const char *title_t
             math_at(c, FONT_REGULAR, size, tcol, x, y + tlh, second);
         else if (hm->least > 0) {
             fit_text(c, FONT_REGULAR, size, second, w, fitted, sizeof fitted);
-            if (fitted[0]) text_in(c, FONT_REGULAR, size, tcol, x, y + tlh, w, tlh, LEFT, fitted);
+            if (fitted[0])
+                text_in(c, FONT_REGULAR, size, tcol, (Box){x, y + tlh, w, tlh}, LEFT, fitted);
         }
         hm->title_h = 2 * tlh + c->num_font / 5;
         hm->title_w = w;
@@ -233,23 +236,14 @@ static bool heat_size_cells(const Ctx *c, Heat *hm)
 
 // Key labels: across when "the…" fits a cell at 8 px or more; else written downwards, one letter a
 // line (at most 6), so that narrow columns keep a readable label each, the cells giving them their
-// room. False when no cell row is left. Whether every key label fits width at size f.
-static bool key_labels_fit(const Ctx *c, int f, int width)
+// room. False when no cell row is left. Whether every label of axis (the keys or the queries) fits
+// width at size f.
+static bool labels_fit(const Ctx *c, Axis axis, int f, int width)
 {
     char buf[160];
-    for (int j = 0; j < c->L->params.m; j++) {
-        model_axis_label(c->L, AXIS_KEY, j, buf, sizeof buf);
-        if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
-    }
-    return true;
-}
-
-// Whether every query label fits width at size f.
-static bool query_labels_fit(const Ctx *c, int f, int width)
-{
-    char buf[160];
-    for (int i = 0; i < c->L->params.n; i++) {
-        model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
+    int count = axis == AXIS_KEY ? c->L->params.m : c->L->params.n;
+    for (int j = 0; j < count; j++) {
+        model_axis_label(c->L, axis, j, buf, sizeof buf);
         if (text_w(c, FONT_REGULAR, f, buf) > width) return false;
     }
     return true;
@@ -311,11 +305,12 @@ static bool heat_fit_key_labels_floor(const Ctx *c, Heat *hm)
     hm->down = hm->stagger = hm->keys_off = false;
     hm->down_lines = 0;
     for (int f = hm->label_font; f >= least; f--) {
-        if (key_labels_fit(c, f, cell_w - 2)) {
+        if (labels_fit(c, AXIS_KEY, f, cell_w - 2)) {
             hm->col_font = f;
             return true;
         }
-        if (p->m > 1 && key_labels_fit(c, f, 2 * cell_w - f / 2)) return heat_stagger(c, hm, f);
+        if (p->m > 1 && labels_fit(c, AXIS_KEY, f, 2 * cell_w - f / 2))
+            return heat_stagger(c, hm, f);
     }
     hm->col_font = least;
     if (labels_cut_fit(c, AXIS_KEY, least, cell_w - 2)) return true;
@@ -340,7 +335,7 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
     // Every label whole before any is cut ("…جل"): across its cell, else on two staggered lines
     // (each label over its column and half of each neighbour's), at the largest size from the
     // labels' own down to the size a cut label would have.
-    if (!hm->down && key_labels_fit(c, col_font, cell_w - 2))
+    if (!hm->down && labels_fit(c, AXIS_KEY, col_font, cell_w - 2))
         return true; // every label whole already
     int least = col_font;
     if (hm->down) { // not below the size of the letters written downwards
@@ -348,21 +343,15 @@ static bool heat_fit_key_labels(const Ctx *c, Heat *hm)
         if (least > hm->label_font) least = hm->label_font;
     }
     for (int f = hm->label_font; f >= least && f >= 8; f--) {
-        if (key_labels_fit(c, f, cell_w - 2)) {
+        if (labels_fit(c, AXIS_KEY, f, cell_w - 2)) {
             hm->col_font = f;
             hm->down = false;
             return true;
         }
         if (p->m > 1
-            && key_labels_fit(c, f, 2 * cell_w - f / 2)) { // a space between two labels of a line
-            hm->col_font = f;
-            hm->down = false;
-            hm->stagger = true;
-            hm->stagger_h = line_h(c, FONT_REGULAR, f);
-            int extra = 2 * hm->stagger_h + c->num_font / 6 - hm->top_h;
-            if (extra > 0) hm->top_h += extra;
-            return heat_fit_rows(hm, p->n);
-        }
+            && labels_fit(c, AXIS_KEY, f,
+                          2 * cell_w - f / 2)) // a space between two labels of a line
+            return heat_stagger(c, hm, f);
     }
     if (!hm->down) return true;
     col_font = cell_w + cell_w / 3;
@@ -451,8 +440,8 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
                 char ch[8];
                 bool last = line == hm->down_lines - 1 && q[k];
                 snprintf(ch, sizeof ch, "%.*s", last ? 3 : (int)k, last ? "\xe2\x80\xa6" : q);
-                text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top + line * step, cell_w,
-                        step, CENTER, ch);
+                text_in(c, FONT_REGULAR, col_font, c->th->muted,
+                        (Box){cx, top + line * step, cell_w, step}, CENTER, ch);
                 q += k;
                 line++;
             }
@@ -474,7 +463,7 @@ static void heat_draw_key_labels(Ctx *c, const Heat *hm)
         }
         fit_label(c, FONT_REGULAR, col_font, buf, cell_w - 2, fitted, sizeof fitted);
         if (!fitted[0]) snprintf(fitted, sizeof fitted, "%d", j);
-        text_in(c, FONT_REGULAR, col_font, c->th->muted, cx, top, cell_w, hm->top_h, CENTER,
+        text_in(c, FONT_REGULAR, col_font, c->th->muted, (Box){cx, top, cell_w, hm->top_h}, CENTER,
                 fitted);
     }
 }
@@ -488,15 +477,17 @@ static void heat_draw_query_labels(Ctx *c, const Heat *hm)
         int ax = hm->gx + hm->gw / 2 - hm->axes_w / 2;
         if (ax + hm->axes_w > hm->x + hm->w) ax = hm->x + hm->w - hm->axes_w;
         if (ax < hm->x) ax = hm->x;
-        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted, ax,
-                hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w, hm->label_h, LEFT, hm->axes);
+        text_in(c, FONT_REGULAR, hm->label_font, c->th->muted,
+                (Box){ax, hm->gy + cell_h * p->n + c->num_font / 6, hm->axes_w, hm->label_h}, LEFT,
+                hm->axes);
     }
     char buf[160], fitted[160];
     for (int i = 0; i < p->n && !hm->rows_off; i++) {
         model_axis_label(c->L, AXIS_QUERY, i, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, hm->row_font, buf, lw - c->num_font / 4, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted, hm->gx - lw, hm->gy + i * cell_h,
-                lw - c->num_font / 4, cell_h, RIGHT, fitted);
+        text_in(c, FONT_REGULAR, hm->row_font, c->th->muted,
+                (Box){hm->gx - lw, hm->gy + i * cell_h, lw - c->num_font / 4, cell_h}, RIGHT,
+                fitted);
     }
 }
 
@@ -533,8 +524,8 @@ static void heat_draw_cells(Ctx *c, const Heat *hm)
             if (hm->numbers && shown) {
                 model_format_value(v, buf, sizeof buf);
                 if (text_in(c, FONT_REGULAR, hm->num_font,
-                            masked ? c->th->ink : colormap_text_on(bgc), cx, cy, cell_w - inset,
-                            cell_h - inset, CENTER, buf)
+                            masked ? c->th->ink : colormap_text_on(bgc),
+                            (Box){cx, cy, cell_w - inset, cell_h - inset}, CENTER, buf)
                     > 0)
                     tag_last(c, ROLE_NUMBER, ref);
             }
@@ -591,9 +582,12 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
 // any is left out. Beside the board (c->heat_shown) nothing is drawn below the floor
 // (scene_number_floor) instead: a label whole, staggered or cut keeping two letters, else the axis
 // is left to the board beside it (issue 36).
-void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, int h, bool compact,
-                  bool selected, int *grid_y, int *grid_h, const char *title_text)
+void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h)
 {
+    MatId m = rq->mat;
+    int head = rq->head, x = rq->box.x, y = rq->box.y, w = rq->box.w, h = rq->box.h;
+    double range = rq->range;
+    bool compact = rq->compact, selected = rq->selected;
     *grid_y = y;
     *grid_h = h;
     Heat hm = {.m = m,
@@ -614,7 +608,7 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     if (hm.title_font < hm.least) hm.title_font = hm.least;
     if (hm.label_font < hm.least) hm.label_font = hm.least;
     hm.num_font = compact ? hm.label_font : c->num_font;
-    heat_draw_title(c, &hm, selected, title_text);
+    heat_draw_title(c, &hm, selected, rq->title);
     heat_measure_labels(c, &hm);
     if (!heat_size_cells(c, &hm)) return;
     const AttnParams *p = &c->L->params;
@@ -626,7 +620,7 @@ void draw_heatmap(Ctx *c, MatId m, int head, double range, int x, int y, int w, 
     if (!heat_fit_key_labels(c, &hm)) return;
     // A query label whole at the key labels' size rather than cut at a larger one.
     while (hm.row_font > hm.col_font
-           && !query_labels_fit(c, hm.row_font, hm.label_w - c->num_font / 4))
+           && !labels_fit(c, AXIS_QUERY, hm.row_font, hm.label_w - c->num_font / 4))
         hm.row_font--;
     // Beside the board a query label cut to its column keeps two letters, no two alike; else the
     // board names them.
@@ -690,15 +684,6 @@ int scene_page_title(Ctx *c, int x, int y, int w, bool draw)
     return lh + c->num_font / 5;
 }
 
-Rgba scene_series_color(const Ctx *c, int g)
-{
-    static const Rgba OKABE_ITO[] = {{0, 114, 178, 255}, {230, 159, 0, 255},   {0, 158, 115, 255},
-                                     {213, 94, 0, 255},  {204, 121, 167, 255}, {86, 180, 233, 255},
-                                     {240, 228, 66, 255}};
-    if (c->st->colormap == COLORMAP_GREY) return g % 2 ? c->th->muted : c->th->ink;
-    return OKABE_ITO[g % (int)(sizeof OKABE_ITO / sizeof OKABE_ITO[0])];
-}
-
 // With grouped K/V heads, over each grid row the heads of one K/V head share a band in its colour
 // and its name
 // ("K/V head 1"), so the class sees which patterns read the same keys and values. label_h: the line
@@ -718,7 +703,8 @@ static void draw_group_bands(Ctx *c, int x, int y, int cols, int pw, int label_h
         // attention).
         snprintf(name, sizeof name, TR("K/V head %d"), g);
         fit_text(c, FONT_BOLD, font, name, bw, fitted, sizeof fitted);
-        text_in(c, FONT_BOLD, font, c->th->ink, bx, y, bw, label_h - 2 * rule, CENTER, fitted);
+        text_in(c, FONT_BOLD, font, c->th->ink, (Box){bx, y, bw, label_h - 2 * rule}, CENTER,
+                fitted);
         rect(c, bx, y + label_h - 2 * rule, bw, rule, scene_series_color(c, g));
         i = j + 1;
     }
@@ -748,8 +734,11 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
     for (int i = 0; i < p->heads; i++) {
         int px0 = x + (i % cols) * pw, py0 = y + (i / cols) * (ph + gl) + gl;
         int gy, gh;
-        draw_heatmap(c, m, i, range, px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad, true,
-                     i == c->st->head, &gy, &gh, NULL);
+        HeatRequest rq = {m,     i,
+                          range, {px0 + pad, py0 + pad, pw - 2 * pad, ph - 2 * pad},
+                          true,  i == c->st->head,
+                          NULL};
+        draw_heatmap(c, &rq, &gy, &gh);
     }
     bool cells = false; // (too small a panel draws no cells: then there is no sample to speak of)
     for (size_t k = first_cmd; k < c->s->count && !cells; k++)
@@ -764,7 +753,7 @@ void draw_heads_grid(Ctx *c, MatId m, int x, int y, int w, int h)
                     "standing for %dx%d cells"),
                  (p->m + stride - 1) / stride, p->m, stride, stride, stride);
         fit_text(c, FONT_REGULAR, nf, note, w, fitted, sizeof fitted);
-        text_in(c, FONT_REGULAR, nf, c->th->muted, x, y + h, w, nh, CENTER, fitted);
+        text_in(c, FONT_REGULAR, nf, c->th->muted, (Box){x, y + h, w, nh}, CENTER, fitted);
     }
     draw_colorbar(c, m, range, x + w - bar, y + c->num_font, bar, h - 2 * c->num_font);
 }
@@ -774,7 +763,7 @@ void draw_all_heads(Ctx *c, int x, int y, int w, int h)
 {
     MatId m = model_stage_heatmap(&c->L->params, view_stage(c->st));
     if (m == MAT_NONE) {
-        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, (Box){x, y, w, h}, CENTER,
                 c->ex->slide ? TR("The heads' attention patterns appear from the Scores stage on.")
                              : TR("The heads' attention patterns appear from the Scores stage on "
                                   "(press \xe2\x86\x92)."));
@@ -805,6 +794,6 @@ void draw_heads_page(Ctx *c, int x, int y, int w, int h)
     const char *axes = scene_heat_axes(c->L, false);
     int lf = c->num_font * 3 / 5, ah = line_h(c, FONT_REGULAR, lf) + c->num_font / 6;
     if (text_w(c, FONT_REGULAR, lf, axes) > w) axes = scene_heat_axes(c->L, true);
-    text_in(c, FONT_REGULAR, lf, c->th->muted, x, y + h - ah, w, ah, CENTER, axes);
+    text_in(c, FONT_REGULAR, lf, c->th->muted, (Box){x, y + h - ah, w, ah}, CENTER, axes);
     draw_heads_grid(c, m, x, y + lh, w, h - lh - ah);
 }

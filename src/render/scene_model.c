@@ -2,7 +2,8 @@
 // the most probable next tokens after one position (the pointed-at token, else the last), and the
 // overview of every layer's heads (BertViz's model view). Their numbers are the run's
 // (AttnParams.stream); nothing is recomputed.
-#include "render/scene_ctx.h"
+#include "render/scene_model.h"
+#include "render/scene_text.h"
 #include "hf/layer_stream.h"
 
 // The position the chart shows: the row of the focused MAT_NEXT cell (a token pointed at or
@@ -60,11 +61,11 @@ static int next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
         int ry = y + r * (lh + gap), bw = top > 0 ? (int)lround(bar_max * s->top_p[k] / top) : 0;
         char cut[96], num[32];
         fit_text(c, FONT_MONO, f, s->top_token[k], label_w, cut, sizeof cut);
-        text_in(c, FONT_MONO, f, c->th->ink, x, ry, label_w, lh, RIGHT, cut);
+        text_in(c, FONT_MONO, f, c->th->ink, (Box){x, ry, label_w, lh}, RIGHT, cut);
         CellRef ref = {MAT_NEXT, 0, pos, r};
         cell_rect(c, bar_x, ry + lh / 8, bw > 1 ? bw : 1, lh - lh / 4,
                   r == 0 ? c->th->result : c->th->muted, ref);
-        scene_format_value(s->top_p[k], num, sizeof num);
+        model_format_value(s->top_p[k], num, sizeof num);
         text_at(c, FONT_MONO, f, c->th->ink, bar_x + bw + f / 3, ry, num);
         tag_last(c, ROLE_NUMBER, ref);
         scene_push_hit(c->s, x, ry, w, lh, ref, -1);
@@ -138,7 +139,7 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     const LayerStream *s = p->stream;
     int f = scene_number_floor(c->s->height), lh = line_h(c, FONT_REGULAR, f);
     if (!s || !s->overview) {
-        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, (Box){x, y, w, h}, CENTER,
                 TR("The overview of every layer's heads is kept only for a checkpoint's layer "
                    "(--model), and only "
                    "while it holds at most 32 Mi numbers."));
@@ -164,8 +165,8 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
         char t[16];
         snprintf(t, sizeof t, "%d", hd);
         if (hd % step == 0)
-            text_in(c, FONT_REGULAR, f, c->th->muted, x + label_w + hd * (side + gap), y, side, lh,
-                    CENTER, t);
+            text_in(c, FONT_REGULAR, f, c->th->muted,
+                    (Box){x + label_w + hd * (side + gap), y, side, lh}, CENTER, t);
     }
     y += lh;
     for (int l = 0; l < s->layers; l++) {
@@ -173,8 +174,8 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
         char t[16];
         snprintf(t, sizeof t, "L%d", l);
         if (l % step == 0 || l == s->layer)
-            text_in(c, FONT_REGULAR, f, l == s->layer ? c->th->ink : c->th->muted, x, ry,
-                    label_w - f / 2, side, RIGHT, t);
+            text_in(c, FONT_REGULAR, f, l == s->layer ? c->th->ink : c->th->muted,
+                    (Box){x, ry, label_w - f / 2, side}, RIGHT, t);
         for (int hd = 0; hd < s->heads; hd++)
             overview_tile(c, s, l, hd, x + label_w + hd * (side + gap), ry, side);
     }

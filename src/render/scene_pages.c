@@ -1,7 +1,7 @@
 // Slide pages: the size a heatmap slide needs, by the rules of scene_heatmap.c (its heat_grid_cols
 // for the all-heads grid); at scale 1 the sizes are a 1280x720 window's, the exporter multiplies
 // them by its scale.
-#include "render/scene_ctx.h"
+#include "render/scene_heatmap.h"
 
 #define MAX_GRID_W                                                                                 \
     1600 // one head's cells at scale 1: larger lessons get smaller cells (colours, no numbers)

@@ -1,7 +1,10 @@
 // The panels beside or instead of the board: the cost table (key K), single head vs multi-head (M),
 // the shuffle test (X), and the strips under the header, the softmax scale's slider and the
 // training curve.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_board.h"
+#include "render/scene_heatmap.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/panel_text.h"
 #include "model/view.h"
@@ -108,7 +111,7 @@ static int cost_draw_table(Ctx *c, const CostSheet *cs, int part, int tx, int yy
     for (int l = 0; l < cs->head_lines; l++) {
         int xx = tx;
         for (int k = 0; k < 5; k++) {
-            text_in(c, FONT_BOLD, f, c->th->muted, xx, yy, cs->colw[k], cs->th,
+            text_in(c, FONT_BOLD, f, c->th->muted, (Box){xx, yy, cs->colw[k], cs->th},
                     k == 0 ? LEFT : RIGHT, cs->heads[k][l]);
             xx += cs->colw[k] + cs->gap;
         }
@@ -119,7 +122,7 @@ static int cost_draw_table(Ctx *c, const CostSheet *cs, int part, int tx, int yy
         int xx = tx;
         for (int k = 0; k < 5; k++) {
             text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f,
-                    k == 2 || k == 3 ? c->th->result : c->th->ink, xx, yy, cs->colw[k], lh,
+                    k == 2 || k == 3 ? c->th->result : c->th->ink, (Box){xx, yy, cs->colw[k], lh},
                     k == 0 ? LEFT : RIGHT, cs->cell[i][k]);
             xx += cs->colw[k] + cs->gap;
         }
@@ -176,12 +179,14 @@ void draw_cost(Ctx *c, int w, int h)
 }
 
 // Two outputs on one row, "left vs right", on one colour scale with one cell and label width,
-// windowed like the board when they do not fit in (x, y, w, h); each drawn from its own context
-// (its lesson and trace). The left one's cells answer no hover (they are not the lesson's); the
-// right one's do when right_hits.
-static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_title,
-                             const char *right_title, int x, int y, int w, int h, bool right_hits)
+// windowed like the board when they do not fit in r; each drawn from its own context (its lesson
+// and trace), under its title (titles[0], titles[1]). The left one's cells answer no hover (they
+// are not the lesson's); the right one's do when right_hits.
+static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *const titles[2], Box r,
+                             bool right_hits)
 {
+    const char *left_title = titles[0], *right_title = titles[1];
+    int x = r.x, y = r.y, w = r.w, h = r.h;
     GridStyle g;
     grid_style(c, &g);
     Arrangement arr;
@@ -206,8 +211,9 @@ static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *left_tit
     c->s->hit_count = hits;
     xx += box_width(&g, a) + g.gap;
     int cells_top = y + g.title_h + g.col_label_h, cells_h = a->nr * a->cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted, xx + g.gap, cells_top,
-            op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h, CENTER, TR("vs"));
+    text_in(c, FONT_BOLD, g.op_font, c->th->muted,
+            (Box){xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h}, CENTER,
+            TR("vs"));
     xx += op_width(c, &g, TR("vs"));
     draw_matrix(right, &g, b, xx, y);
     if (!right_hits) c->s->hit_count = hits;
@@ -258,8 +264,8 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
     int gy, gh;
     size_t hits = c->s->hit_count;
     snprintf(buf, sizeof buf, TR("One head \xc2\xb7 d_k = %d"), cmp->single.d_k);
-    draw_heatmap(&cc->single, MAT_WEIGHTS, 0, 1.0, x, y, left_w, top_h, false, false, &gy, &gh,
-                 buf);
+    HeatRequest rq = {MAT_WEIGHTS, 0, 1.0, {x, y, left_w, top_h}, false, false, buf};
+    draw_heatmap(&cc->single, &rq, &gy, &gh);
     c->s->hit_count = hits; // its cells are not the lesson's: no hover explanation for them
     // Top right: the h heads.
     int rx = x + left_w + gap, rw = w - left_w - gap;
@@ -269,39 +275,9 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
         p->heads, p->d_k);
     fit_text(c, FONT_BOLD, px(c, 18), buf, rw, fitted, sizeof fitted);
     int hth = line_h(c, FONT_BOLD, px(c, 18)) + px(c, 6);
-    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, rx, y, rw, hth, LEFT, fitted);
+    text_in(c, FONT_BOLD, px(c, 18), c->th->ink, (Box){rx, y, rw, hth}, LEFT, fitted);
     draw_heads_grid(&cc->multi, MAT_WEIGHTS, rx, y + hth, rw, top_h - hth);
     rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
-}
-
-// The cost line: the one head's figures against the heads'.
-static void compare_cost_text(const Comparison *cmp, int heads, char *buf, size_t cap)
-{
-    char a[64], b[64], d[64], e[64];
-    cost_format_int(a, sizeof a, cmp->cost_one.projection_weights);
-    cost_format_int(b, sizeof b, cmp->cost_multi.projection_weights);
-    cost_format_int(d, sizeof d, cmp->cost_one.score_multiplications);
-    cost_format_int(e, sizeof e, cmp->cost_multi.score_multiplications);
-    // Issue 38: with grouped K/V heads the heads' W_K and W_V are smaller than the single head's:
-    // not the same cost.
-    if (cmp->cost_one.projection_weights == cmp->cost_multi.projection_weights
-        && cmp->cost_one.score_multiplications == cmp->cost_multi.score_multiplications)
-        snprintf(buf, cap,
-                 TR("Same cost: %s vs %s projection weights, %s vs %s score multiplications "
-                    "\xe2\x80\x94 but 1 "
-                    "pattern vs %d"),
-                 a, b, d, e, heads);
-    else
-        snprintf(buf, cap,
-                 // TRANSLATORS: the single-head comparison (key M) of a lesson with grouped K/V
-                 // heads (fewer K/V heads than query heads): the heads' projection weights are
-                 // fewer than the single head's.
-                 TRN("Cost: %s vs %s projection weights (%d K/V head, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     "Cost: %s vs %s projection weights (%d K/V heads, not %d), %s vs %s score "
-                     "multiplications \xe2\x80\x94 and 1 pattern vs %d",
-                     cmp->cost_multi.kv_heads),
-                 a, b, (int)cmp->cost_multi.kv_heads, heads, d, e, heads);
 }
 
 // The rows of the comparison in (x, y, w, h): the outputs' row whole at the board's size (labels at
@@ -332,7 +308,7 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     const AttnParams *p = &c->L->params;
     const Comparison *cmp = c->ex->compare;
     if (!cmp) {
-        text_in(c, FONT_REGULAR, px(c, 20), c->th->muted, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, px(c, 20), c->th->muted, (Box){x, y, w, h}, CENTER,
                 TR("The single-head version could not be computed (see the banner)."));
         return;
     }
@@ -344,15 +320,16 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     // The cost line.
     char buf[300], fitted[300];
     int cy = y + l.top_h + px(c, 4);
-    compare_cost_text(cmp, p->heads, buf, sizeof buf);
+    panel_text_compare_cost(cmp, p->heads, buf, sizeof buf);
     fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, l.f, c->th->result, x, cy, w, l.lh, CENTER, fitted);
+    text_in(c, FONT_BOLD, l.f, c->th->result, (Box){x, cy, w, l.lh}, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
     char t1[64], t2[64];
     snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
     snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
     int oy = cy + l.lh + px(c, 4);
-    draw_output_pair(c, &cc.single, &cc.multi, t1, t2, x, oy, w, y + h - oy, true);
+    draw_output_pair(c, &cc.single, &cc.multi, (const char *const[2]){t1, t2},
+                     (Box){x, oy, w, y + h - oy}, true);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -483,7 +460,7 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
 {
     const SessionShuffle *sh = c->ex->shuffle;
     if (!sh) {
-        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, x, y, w, h, CENTER,
+        text_in(c, FONT_REGULAR, c->text_font, c->th->muted, (Box){x, y, w, h}, CENTER,
                 TR("The shuffled lesson could not be computed (see the banner)."));
         return;
     }
@@ -504,13 +481,14 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     char order[600], buf[600], fitted[600];
     panel_text_shuffle_lines(c->L, sh, order, sizeof order, buf, sizeof buf);
     fit_text(c, FONT_BOLD, f, order, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, f, c->th->ink, x, y, w, lh, LEFT, fitted);
+    text_in(c, FONT_BOLD, f, c->th->ink, (Box){x, y, w, lh}, LEFT, fitted);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
-    text_in(c, FONT_BOLD, f, c->th->result, x, y + lh, w, lh, LEFT, fitted);
+    text_in(c, FONT_BOLD, f, c->th->result, (Box){x, y + lh, w, lh}, LEFT, fitted);
     // The two outputs; neither answers the pointer (the shuffled one is not the lesson's).
     int oy = y + 2 * lh + c->num_font / 3;
-    draw_output_pair(c, &orig, &shuf, TR("Output"), TR("Output, tokens reordered"), x, oy, w,
-                     y + h - oy, false);
+    draw_output_pair(c, &orig, &shuf,
+                     (const char *const[2]){TR("Output"), TR("Output, tokens reordered")},
+                     (Box){x, oy, w, y + h - oy}, false);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -681,8 +659,9 @@ void draw_training(Ctx *c, int x, int y, int w, int h)
     if (tp.pw < 6 * f) return;
     tp.py0 = y + 2;
     tp.ph = h - f / 2 - 4; // the plot; the checkpoint ticks below it
-    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, tp.py0, aw, lh, RIGHT, top);
-    text_in(c, FONT_REGULAR, f, c->th->muted, x + left, tp.py0 + tp.ph - lh, aw, lh, RIGHT, foot);
+    text_in(c, FONT_REGULAR, f, c->th->muted, (Box){x + left, tp.py0, aw, lh}, RIGHT, top);
+    text_in(c, FONT_REGULAR, f, c->th->muted, (Box){x + left, tp.py0 + tp.ph - lh, aw, lh}, RIGHT,
+            foot);
     frame(c, tp.px0, tp.py0, tp.pw, tp.ph, 1, c->th->grid);
     tp.steps = t->steps > 0 ? t->steps : 1;
     training_curve(c, t, &tp);

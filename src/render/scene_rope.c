@@ -3,7 +3,8 @@
 // degrees, one circle per pair with its frequency θ_i; the frequencies over i for the lesson's base
 // beside 10,000 and 500,000; and a query and a key moved together, the same score. The numbers are
 // model/rope_picture.c's (the trace's and core's); this file only lays them out.
-#include "render/scene_ctx.h"
+#include "render/scene_panels.h"
+#include "render/scene_text.h"
 #include "core/cost.h"
 #include "model/rope_picture.h"
 
@@ -151,8 +152,8 @@ static void draw_circles(Ctx *c, const RopePicture *rp, int shown, int x, int y,
             0, 1, 2, 1}; // ink, the result's colour (the turn, after), muted (before)
         for (int k = 0; k < PAIR_LINES; k++) {
             Rgba ink = INK[k] == 0 ? c->th->ink : INK[k] == 1 ? c->th->result : c->th->muted;
-            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, ty + k * lh, cw, lh, CENTER,
-                    l[k]);
+            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, (Box){cx, ty + k * lh, cw, lh},
+                    CENTER, l[k]);
         }
     }
 }
@@ -216,8 +217,9 @@ static void draw_thetas(Ctx *c, const RopePicture *rp, int x, int y, int w, int 
     int t = f / 8 > 2 ? f / 8 : 2;
     rect(c, px0, py0, t, ph, c->th->muted);
     rect(c, px0, py0 + ph - t, pw, t, c->th->muted);
-    text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 - lh / 2, yl - f / 2, lh, RIGHT, "1");
-    text_in(c, FONT_REGULAR, f, c->th->ink, x, py0 + ph - lh / 2, yl - f / 2, lh, RIGHT, low);
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){x, py0 - lh / 2, yl - f / 2, lh}, RIGHT, "1");
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){x, py0 + ph - lh / 2, yl - f / 2, lh}, RIGHT,
+            low);
     double span = -log10(least), end_y[3];
     for (int b = 0; b < nb; b++) {
         double prev_x = 0, prev_y = 0;
@@ -241,7 +243,7 @@ static void draw_thetas(Ctx *c, const RopePicture *rp, int x, int y, int w, int 
     // TRANSLATORS: the rotation panel's frequency plot (key W): its x axis, the pairs i, and the y
     // axis's scale.
     snprintf(ax, sizeof ax, TR("pair i = 0 \xe2\x80\xa6 %d  (\xce\xb8_i, log scale)"), pairs - 1);
-    text_in(c, FONT_REGULAR, f, c->th->muted, px0, py0 + ph + f / 4, pw + lw, lh, LEFT, ax);
+    text_in(c, FONT_REGULAR, f, c->th->muted, (Box){px0, py0 + ph + f / 4, pw + lw, lh}, LEFT, ax);
 }
 
 // One placing of the relative view: pair 0 of q and of k on a circle, their positions over it and
@@ -258,7 +260,7 @@ static void relative_circle(Ctx *c, const RopeRelative *rl, bool moved, int x, i
     snprintf(top, sizeof top, TR("q at %s, k at %s"), qp, kp);
     model_format_value(moved ? rl->score_moved : rl->score, num, sizeof num);
     snprintf(sc, sizeof sc, "q\xc2\xb7k = %s", num);
-    text_in(c, FONT_REGULAR, f, c->th->ink, x, y, w, lh, CENTER, top);
+    text_in(c, FONT_REGULAR, f, c->th->ink, (Box){x, y, w, lh}, CENTER, top);
     double r = (h - 2 * lh - f / 2) / 2.0;
     if (r > w / 2.0 - f / 2.0) r = w / 2.0 - f / 2.0;
     double cx = x + w / 2.0, cy = y + lh + f / 4 + r;
@@ -273,7 +275,7 @@ static void relative_circle(Ctx *c, const RopeRelative *rl, bool moved, int x, i
         arrow(c, cx, cy, r, cos(a_k), sin(a_k), t + 1, scene_series_color(c, 1));
         arc(c, cx, cy, r * 0.4, a_q, moved ? rl->angle_moved : rl->angle, t, c->th->muted);
     }
-    text_in(c, FONT_BOLD, f, c->th->result, x, y + h - lh, w, lh, CENTER, sc);
+    text_in(c, FONT_BOLD, f, c->th->result, (Box){x, y + h - lh, w, lh}, CENTER, sc);
 }
 
 // The relative view in (x, y, w, h): a heading, the two placings side by side.

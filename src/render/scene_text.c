@@ -1,6 +1,6 @@
 // Text in the board's notation: '^' raises what follows it, lines cut to a width with "…" (token
 // labels keeping their index), and word-wrapping (Chinese and Japanese between characters).
-#include "render/scene_ctx.h"
+#include "render/scene_text.h"
 #include "core/utf8.h"
 
 // Copies t into buf, cut (with "…") so it measures at most max_w.
@@ -105,12 +105,16 @@ static void isolate_ltr(const char *t, char *out, size_t cap)
 int wrap_text(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int max_lines,
               const char *t, bool draw)
 {
-    return wrap_text_page(c, f, size, color, x, y, w, -1, max_lines, t, draw, NULL);
+    WrapRequest rq = {f, size, color, x, y, w, -1, max_lines};
+    return wrap_text_page(c, &rq, t, draw, NULL);
 }
 
-int wrap_text_page(Ctx *c, FontRole f, int size, Rgba color, int x, int y, int w, int skip,
-                   int max_lines, const char *t, bool draw, bool *more)
+int wrap_text_page(Ctx *c, const WrapRequest *rq, const char *t, bool draw, bool *more)
 {
+    FontRole f = rq->font;
+    int size = rq->size, x = rq->x, y = rq->y, w = rq->w, skip = rq->skip,
+        max_lines = rq->max_lines;
+    Rgba color = rq->color;
     bool paged = skip >= 0;
     if (skip < 0) skip = 0;
     if (more) *more = false;
@@ -245,4 +249,9 @@ int math_w(const Ctx *c, FontRole f, int size, const char *t)
 int math_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y, const char *t)
 {
     return math_run(c, f, size, color, x, y, t, true);
+}
+
+int panel_say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
+{
+    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
 }

@@ -1,78 +1,19 @@
 // FlashAttention's tiles (key B): one tile of scores at a time over S', the running m, l and O of
-// the block's rows (tests/test_decode_tiles.py checks the numbers against the trace's).
-#include "render/scene_ctx.h"
-#include "core/decode.h"
-#include "core/exactmath.h"
-#include "model/panel_text.h"
+// the block's rows, drawn from the model's sheet (model/tiles_sheet.h; tests/test_decode_tiles.py
+// checks the numbers against the trace's).
+#include "render/scene_panels.h"
+#include "render/scene_grid.h"
+#include "render/scene_text.h"
 #include "model/view.h"
 
 #define TILES_VIEW_MAX_TOKENS SCENE_TILES_MAX_TOKENS
 #define TILES_VIEW_MAX_DK SCENE_TILES_MAX_DK
-// The text view steps through the same lessons (model/panel_text.c).
-_Static_assert(SCENE_TILES_MAX_TOKENS == PANEL_TILES_MAX_TOKENS
-                   && SCENE_TILES_MAX_DK == PANEL_TILES_MAX_DK,
-               "the tiles panel and its text view take the same lessons");
-
-// A sentence of the panel, with its numbers at the board's number size (the class reads them),
-// wrapped in w; returns its height.
-static int say(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char *text)
-{
-    return wrap_text(c, f, c->num_font, color, x, y, w, 3, text, true);
-}
-
-// The smallest number size of the panel: the board's floor (digits of 2.6 % of the window's
-// height), never above the size the board uses now.
-static int number_floor(const Ctx *c)
-{
-    int f = scene_number_floor(c->s->height);
-    return f < c->num_font ? f : c->num_font;
-}
-
-// The frame around the tile read: as thick as a result's.
-static int tile_rule(const GridStyle *g) { return g->num_font / 7 < 3 ? 3 : g->num_font / 7; }
-
-// What the panel shows of the run: tile k's place, the rows' m before and after it, l and O after
-// it.
-typedef struct {
-    int want, seen;
-    int r0, r1, c0, c1;
-    double m_before[TILES_VIEW_MAX_TOKENS], m[TILES_VIEW_MAX_TOKENS], l[TILES_VIEW_MAX_TOKENS];
-    double O[TILES_VIEW_MAX_TOKENS][TILES_VIEW_MAX_DK];
-    double last_m[TILES_VIEW_MAX_TOKENS]; // the running m after the tile before (the same block's),
-                                          // for the rescale
-    int last_r0;
-    bool block_done; // this was the block's last tile: O / l is its Z
-} TileCatch;
-
-static void catch_tile(void *ctx, const TileStep *s)
-{
-    TileCatch *k = ctx;
-    k->seen++;
-    int rb = s->r1 - s->r0;
-    if (k->seen < k->want) {
-        if (k->last_r0 != s->r0) k->last_r0 = s->r0;
-        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) k->last_m[i] = s->m->data[i];
-        return;
-    }
-    if (k->seen == k->want) {
-        k->r0 = s->r0, k->r1 = s->r1, k->c0 = s->c0, k->c1 = s->c1;
-        for (int i = 0; i < rb && i < TILES_VIEW_MAX_TOKENS; i++) {
-            k->m_before[i] = k->last_r0 == s->r0 && k->seen > 1 ? k->last_m[i] : -INFINITY;
-            k->m[i] = s->m->data[i], k->l[i] = s->l->data[i];
-            for (int j = 0; j < s->O->cols && j < TILES_VIEW_MAX_DK; j++)
-                k->O[i][j] = mat_row(s->O, i)[j];
-        }
-        k->block_done = true;
-        return;
-    }
-    if (s->r0 == k->r0) k->block_done = false; // another tile of the same block follows
-}
 
 // The block's rows after the tile, a table at the board's number size: the token, the running
 // maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
 // the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
 // table's width). Returns its height.
-static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, int w, bool draw,
+static int draw_tile_table(Ctx *c, const TilesSheet *k, int d_k, int x, int y, int w, bool draw,
                            int *width)
 {
     enum { FIXED = 4 };
@@ -90,13 +31,10 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         model_axis_label(c->L, mat_info(MAT_MASKED)->row_axis, k->r0 + i, v[0],
                          48); // "the₅": as S''s rows
         model_format_value(k->m[i], v[1], 48);
-        if (k->m_before[i] == -INFINITY)
-            snprintf(v[2], 48, "\xe2\x80\x94"); // the row's first tile: nothing to rescale
-        else model_format_value(core_exp(k->m_before[i] - k->m[i]), v[2], 48);
+        if (k->fresh[i]) snprintf(v[2], 48, "\xe2\x80\x94"); // nothing to rescale
+        else model_format_value(k->rescale[i], v[2], 48);
         model_format_value(k->l[i], v[3], 48);
-        for (int j = 0; j < d_k; j++)
-            model_format_value(k->block_done && k->l[i] > 0 ? k->O[i][j] / k->l[i] : k->O[i][j],
-                               v[FIXED + j], 48);
+        for (int j = 0; j < d_k; j++) model_format_value(k->out[i][j], v[FIXED + j], 48);
     }
     int colw[FIXED + TILES_VIEW_MAX_DK], total = 0;
     for (int j = 0; j < cols; j++) {
@@ -130,12 +68,13 @@ static int draw_tile_table(Ctx *c, const TileCatch *k, int d_k, int x, int y, in
         int cx = x0;
         if (more[0] && i == 0)
             text_in(c, FONT_BOLD, f, c->th->muted,
-                    x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
-                    text_w(c, FONT_BOLD, f, more), lh, LEFT, more);
+                    (Box){x0 + total - text_w(c, FONT_BOLD, f, more) - f / 4, y,
+                          text_w(c, FONT_BOLD, f, more), lh},
+                    LEFT, more);
         for (int j = 0; j < shown; j++) {
             Rgba ink = i == 0 ? c->th->muted : j == 1 || j == 3 ? c->th->result : c->th->ink;
-            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, cx, y + i * lh, colw[j],
-                    lh, RIGHT, text[i][j]);
+            text_in(c, i == 0 || j == 0 ? FONT_BOLD : FONT_REGULAR, f, ink,
+                    (Box){cx, y + i * lh, colw[j], lh}, RIGHT, text[i][j]);
             cx += colw[j];
         }
     }
@@ -153,11 +92,9 @@ static int note_font(const Ctx *c, const char *note)
 // found (S' as large as fits, the table and the note placed around it).
 typedef struct {
     int x, y, w, h; // the panel's room
-    int head, block;
-    int64_t computed, skipped; // the tiles run and those the mask hides
-    TileCatch k;
-    double diff; // the largest difference between the tiles' Z and the trace's
-    char line[400], last[400]; // the sentence over S' and the note under the table
+    int head;
+    const TilesSheet *k; // the step shown
+    const char *last; // the note under the table ("" once dropped for room)
     int preferred, floor_font; // the number size wanted and the smallest allowed
     GridStyle g;
     MatBox b;
@@ -168,61 +105,12 @@ typedef struct {
     int table_w;
 } TilesPanel;
 
-// Runs the tiles to the one wanted (caught in P->k) and measures the tiles' Z against the trace's.
-static void tiles_replay(Ctx *c, TilesPanel *P)
-{
-    const AttnParams *p = &c->L->params;
-    tiles_count(p, P->block, &P->computed, &P->skipped);
-    c->s->tile_count = (int)P->computed;
-    TileCatch *k = &P->k;
-    memset(k, 0, sizeof *k);
-    k->want = c->st->tile < 1 ? 1 : c->st->tile > P->computed ? (int)P->computed : c->st->tile;
-    k->last_r0 = -1;
-    Matrix z = {0}, m = {0}, l = {0};
-    const HeadTrace *ht = &c->T->head[P->head];
-    TilesRequest rq = tiles_request(p, ht, P->block);
-    rq.visit = catch_tile, rq.ctx = k;
-    if (mat_init(&z, p->n, p->d_k) && mat_init(&m, p->n, 1) && mat_init(&l, p->n, 1))
-        tiles_run(p, &rq, &z, &m, &l);
-    double diff = 0.0;
-    for (int i = 0; z.data && i < p->n; i++)
-        for (int j = 0; j < p->d_k; j++)
-            diff = fmax(diff, fabs(mat_row(&z, i)[j] - mat_row(&ht->Z, i)[j]));
-    mat_free(&z), mat_free(&m), mat_free(&l);
-    P->diff = diff;
-}
-
-// The sentence over S' (which tile, which rows and keys) and the note under the table (the legend
-// of m, l and the rescale, or after the last tile the difference from the trace's Z).
-static void tiles_sentences(TilesPanel *P)
-{
-    const TileCatch *k = &P->k;
-    snprintf(P->line, sizeof P->line,
-             TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
-                "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
-                "size)."),
-             k->want, (int)P->computed, P->block, P->block, (long long)P->skipped, k->r0, k->r1 - 1,
-             k->c0, k->c1 - 1);
-    if (k->want == P->computed)
-        snprintf(P->last, sizeof P->last,
-                 TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
-                    "sums run in another order)."),
-                 P->diff);
-    else
-        snprintf(P->last, sizeof P->last, "%s",
-                 TR("m: the largest score so far; l: the sum of e^(s \xe2\x88\x92 m); when m "
-                    "grows, l and O are multiplied by the "
-                    "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
-                    "new maximum."));
-}
-
 // The grid style and S''s box at the size tried: the whole matrix, or a window around the tile read
 // as large as P->nr x P->nc.
 static void tiles_box(Ctx *c, TilesPanel *P)
 {
     const AttnParams *p = &c->L->params;
-    const TileCatch *k = &P->k;
+    const TilesSheet *k = P->k;
     MatBox *b = &P->b;
     grid_style(c, &P->g);
     P->g.tight = P->g.compact = P->tight;
@@ -249,8 +137,8 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
     const GridStyle *g = &P->g;
     const MatBox *b = &P->b;
     int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c);
-    int rows_h = lh * (1 + P->k.r1 - P->k.r0);
-    int table_h = draw_tile_table(c, &P->k, c->L->params.d_k, 0, 0, 0, false, &P->table_w);
+    int rows_h = lh * (1 + P->k->r1 - P->k->r0);
+    int table_h = draw_tile_table(c, P->k, c->L->params.d_k, 0, 0, 0, false, &P->table_w);
     int box_h = box_height(g, b), side = box_h > table_h + g->title_h + g->col_label_h - lh
                                              ? box_h
                                              : table_h + g->title_h + g->col_label_h - lh;
@@ -278,11 +166,11 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
 // the legend, then a window of S' (rows, then columns). Returns false when nothing is left to give.
 static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
 {
-    const TileCatch *k = &P->k;
+    const TilesSheet *k = P->k;
     if (c->num_font > P->floor_font) c->num_font--;
     else if (!P->tight) P->tight = true, c->num_font = P->preferred;
-    else if (tall && P->last[0] && k->want != P->computed)
-        P->last[0] = '\0', c->num_font = P->preferred; // the legend, not S'
+    else if (tall && P->last[0] && k->want != k->computed)
+        P->last = "", c->num_font = P->preferred; // the legend, not S'
     else if (tall && P->nr > k->r1 - k->r0) P->nr--;
     else if (wide && P->nc > k->c1 - k->c0) P->nc--;
     else return false;
@@ -300,11 +188,12 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
     int x = P->x, y = P->y, w = P->w, h = P->h;
     for (;;) {
         tiles_box(c, P);
-        int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->line, false)
-                   + c->num_font / 3 + box_height(&P->g, &P->b) + P->g.gap
-                   + table_line_h(c) * (1 + P->k.r1 - P->k.r0) + c->num_font / 4
-                   + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
-                               P->last, false);
+        int need =
+            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->k->line, false)
+            + c->num_font / 3 + box_height(&P->g, &P->b) + P->g.gap
+            + table_line_h(c) * (1 + P->k->r1 - P->k->r0) + c->num_font / 4
+            + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3, P->last,
+                        false);
         bool tall = need > h, wide = box_width(&P->g, &P->b) > w;
         if (!tall && !wide) break;
         if (tiles_arrange(c, P, need, wide)) break;
@@ -316,7 +205,7 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
 // last tile, muted before.
 static void tiles_note(Ctx *c, const TilesPanel *P, int x, int y, int w, int lines)
 {
-    bool done = P->k.want == P->computed;
+    bool done = P->k->want == P->k->computed;
     wrap_text(c, done ? FONT_BOLD : FONT_REGULAR, note_font(c, P->last),
               done ? c->th->result : c->th->muted, x, y, w, lines, P->last, true);
 }
@@ -326,9 +215,9 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
 {
     const GridStyle *g = &P->g;
     const MatBox *b = &P->b;
-    const TileCatch *k = &P->k;
+    const TilesSheet *k = P->k;
     int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
-    y += say(c, FONT_REGULAR, c->th->ink, x, y, w, P->line) + c->num_font / 3;
+    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, k->line) + c->num_font / 3;
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
     // whole.
     int bx = P->note_right
@@ -337,7 +226,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     draw_matrix(c, g, b, bx, y);
     int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
         cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
-    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, tile_rule(g),
+    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
           c->th->result);
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - table_line_h(c);
@@ -366,23 +255,26 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
 void draw_tiles(Ctx *c, int x, int y, int w, int h)
 {
     const AttnParams *p = &c->L->params;
-    if (!c->T || p->n > TILES_VIEW_MAX_TOKENS || p->m > TILES_VIEW_MAX_TOKENS
-        || p->d_k > TILES_VIEW_MAX_DK) {
-        char msg[300];
-        snprintf(msg, sizeof msg,
-                 TR("The tiles panel steps through lessons of up to %d tokens and d_k up to %d; "
-                    "mha-tracer --json --tiles B prints every tile of this one."),
-                 TILES_VIEW_MAX_TOKENS, TILES_VIEW_MAX_DK);
-        say(c, FONT_BOLD, c->th->ink, x, y, w, msg);
+    const ViewState *st = c->st;
+    const TilesSheet *k = c->ex->tiles;
+    TilesSheet own;
+    if (!tiles_sheet_is_for(k, c->T, st->head, st->tiles_block, st->tile)) {
+        if (!tiles_sheet_make(&own, c->L, c->T, st->head, st->tiles_block, st->tile)) {
+            c->s->oom = true;
+            return;
+        }
+        k = &own;
+    }
+    if (!k->fits) {
+        panel_say(c, FONT_BOLD, c->th->ink, x, y, w, k->line);
         return;
     }
+    c->s->tile_count = (int)k->computed;
     TilesPanel P;
     memset(&P, 0, sizeof P);
     P.x = x, P.y = y, P.w = w, P.h = h;
-    P.head = c->st->head, P.block = c->st->tiles_block;
-    tiles_replay(c, &P);
-    tiles_sentences(&P);
-    P.preferred = c->num_font, P.floor_font = number_floor(c);
+    P.head = st->head, P.k = k, P.last = k->last;
+    P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
     tiles_fit(c, &P);
     tiles_draw(c, &P);
