@@ -308,7 +308,8 @@ static bool key_rope_panel(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
-// A key: its handler, or (act NULL) the request it hands the session.
+// A KEY row of keys.def: its handler, or (act NULL) the request it hands the session (none: a
+// question's key, which view_events.c takes).
 typedef struct {
     ViewKey key;
     unsigned mods; // the modifiers (VIEW_MOD_*) the action reads
