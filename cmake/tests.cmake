@@ -83,6 +83,13 @@ add_test(NAME test_add_field COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_a
          ${CMAKE_COMMAND} ${CMAKE_C_COMPILER})
 set_tests_properties(test_add_field PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 
+# "How to add a key" (docs/architecture.md), checked: docs/add-a-key.patch touches at most 2 source files (the
+# table's rows in src/model/keys.def, the action in view_keys.c), applies to a copy, the copy's docs pass
+# test_keys_doc and a program on the copy's model presses the new key.
+add_test(NAME test_add_key COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_add_key.sh ${CMAKE_CURRENT_SOURCE_DIR}
+         ${CMAKE_COMMAND} ${CMAKE_C_COMPILER})
+set_tests_properties(test_add_key PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+
 # Positions, the softmax scale, --ablate and --shuffle on random lessons against NumPy within 1e-12
 # (issue 14; skipped without python3-numpy).
 add_test(NAME test_numpy_features COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy

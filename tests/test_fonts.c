@@ -162,8 +162,8 @@ static void test_export_png(void)
         const unsigned char *u =
             (const unsigned char *)TOK[t]; // its first character, three UTF-8 bytes
         uint32_t cp = (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
-        if (!fontfind_for(ff, cp, false, covers, NULL, NULL, 0, path, sizeof path, &index))
-            continue;
+        FontWanted want = {.cp = cp, .covers = covers};
+        if (!fontfind_for(ff, &want, path, sizeof path, &index)) continue;
         TTF_Font *rf = TTF_OpenFontIndex(path, c->size, index);
         TTF_SetFontSize(dv, c->size);
         SDL_Surface *g = rf ? TTF_RenderUTF8_Blended(rf, TOK[t], (SDL_Color){0, 0, 0, 255}) : NULL;
@@ -210,9 +210,8 @@ int main(void)
     for (size_t i = 0; i < sizeof NEEDED / sizeof NEEDED[0]; i++) {
         char where[1024];
         int idx;
-        if (fontfind_for(probe, NEEDED[i], NEEDED[i] == 0x1F431, covers, NULL, NULL, 0, where,
-                         sizeof where, &idx))
-            continue;
+        FontWanted want = {.cp = NEEDED[i], .emoji = NEEDED[i] == 0x1F431, .covers = covers};
+        if (fontfind_for(probe, &want, where, sizeof where, &idx)) continue;
         const char *require = getenv("MHA_REQUIRE_FONTS");
         printf("%s: no font on this computer shows U+%04X: install %s (sudo apt-get install -y "
                "fonts-noto-cjk "
@@ -236,7 +235,8 @@ int main(void)
     FontFind *ff = fontfind_open();
     char path[1024] = "";
     int index = 0;
-    bool found = fontfind_for(ff, 0x732B, false, covers, NULL, NULL, 0, path, sizeof path, &index);
+    FontWanted cat = {.cp = 0x732B, .covers = covers};
+    bool found = fontfind_for(ff, &cat, path, sizeof path, &index);
     CHECK(found, "no font on this computer shows 猫: install fonts-noto-cjk");
     if (found) {
         TTF_Font *ref = TTF_OpenFontIndex(path, size, index),

@@ -276,10 +276,10 @@ def source_for_xgettext(text):
 
 
 def make_pot(src_dir, xgettext="xgettext"):
-    """The template's text: xgettext over src/*/*.c with string macros expanded, symbols left out."""
+    """The template's text: xgettext over src/*/*.c (.h, .inc, .def) with string macros expanded, symbols left out."""
     root = os.path.dirname(os.path.abspath(src_dir))
     files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(src_dir) for f in fs
-                   if f.endswith((".c", ".h", ".inc")))
+                   if f.endswith((".c", ".h", ".inc", ".def")))
     with tempfile.TemporaryDirectory() as tmp:
         for rel in files:
             os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)

@@ -364,12 +364,12 @@ static void audit_screens(Audit *a, int only_head)
 
 // The audit of a lesson: from the file at path (NULL: the built-in one), or lesson taken over (a
 // checkpoint's layer, named name) when not NULL.
-static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *name, int w, int h,
-                      int only_head, const char *font_dir, char *err, size_t cap)
+static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *name,
+                      const LayoutRequest *rq, char *err, size_t cap)
 {
-    Audit a = {.out = out, .w = w, .h = h};
+    Audit a = {.out = out, .w = rq->w, .h = rq->h};
     ExportError xerr = {0};
-    Exporter *x = export_open(font_dir, &xerr);
+    Exporter *x = export_open(rq->font_dir, &xerr);
     if (!x) {
         if (lesson) lesson_free(lesson);
         snprintf(err, cap, "%s", xerr.message);
@@ -395,7 +395,7 @@ static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *n
     a.doc = doc;
     scene_init(&a.scene);
     scene_init(&a.other);
-    audit_screens(&a, only_head);
+    audit_screens(&a, rq->only_head);
     scene_free(&a.scene);
     scene_free(&a.other);
     session_free(doc);
@@ -404,14 +404,13 @@ static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *n
     return 0;
 }
 
-int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir,
-               char *err, size_t cap)
+int cli_layout(FILE *out, const char *path, const LayoutRequest *rq, char *err, size_t cap)
 {
-    return layout_run(out, path, NULL, NULL, w, h, only_head, font_dir, err, cap);
+    return layout_run(out, path, NULL, NULL, rq, err, cap);
 }
 
-int cli_layout_lesson(FILE *out, Lesson *lesson, const char *name, int w, int h, int only_head,
-                      const char *font_dir, char *err, size_t cap)
+int cli_layout_lesson(FILE *out, Lesson *lesson, const char *name, const LayoutRequest *rq,
+                      char *err, size_t cap)
 {
-    return layout_run(out, NULL, lesson, name, w, h, only_head, font_dir, err, cap);
+    return layout_run(out, NULL, lesson, name, rq, err, cap);
 }

@@ -7,15 +7,22 @@
 
 #include "lesson/lesson.h"
 
-// Prints one JSON object a line for every screen of the lesson at path (NULL: the built-in one) in
-// a w x h window (only head only_head's when >= 0), then a summary line. Returns 0, or 1 (I/O: the
-// fonts) or 2 (the lesson) with err saying why.
-int cli_layout(FILE *out, const char *path, int w, int h, int only_head, const char *font_dir,
-               char *err, size_t cap);
+// The screens audited: a w x h window, only head only_head's screens when >= 0 (else every
+// head's), drawn with the fonts of font_dir.
+typedef struct {
+    int w, h;
+    int only_head;
+    const char *font_dir;
+} LayoutRequest;
+
+// Prints one JSON object a line for every screen of the lesson at path (NULL: the built-in one)
+// that rq asks for, then a summary line. Returns 0, or 1 (I/O: the fonts) or 2 (the lesson) with
+// err saying why.
+int cli_layout(FILE *out, const char *path, const LayoutRequest *rq, char *err, size_t cap);
 
 // The same for lesson, made elsewhere (a checkpoint's layer, --layout --model) and taken over
 // (*lesson is left empty, also on failure); name names it in errors.
-int cli_layout_lesson(FILE *out, Lesson *lesson, const char *name, int w, int h, int only_head,
-                      const char *font_dir, char *err, size_t cap);
+int cli_layout_lesson(FILE *out, Lesson *lesson, const char *name, const LayoutRequest *rq,
+                      char *err, size_t cap);
 
 #endif

@@ -6,66 +6,18 @@
 #include "app/gui_private.h"
 #include "platform/platform.h"
 
-// The window's keys: the only place SDL's key codes appear (issue 37). A key not here is ignored; 1
-// to 9 (and the keypad's) are VIEW_KEY_DIGIT with their value. What each key does is the view's
-// (src/model/view.c), its help line the help page's (scene_chrome.c HELP), the teacher's table
-// docs/keys.md.
+// The window's keys: SDL's key code of each KEY and KEY_ALSO row of src/model/keys.def (the one
+// place where those SDLK_ names are expanded); a key not there is ignored. 1 to 9 (and the
+// keypad's) are VIEW_KEY_DIGIT with their value, by their range (map_key). What each key does is
+// the view's (src/model/view_keys.c), its help line the table's too.
 static const struct {
     SDL_Keycode sym;
     ViewKey key;
 } KEYS[] = {
-    {SDLK_RIGHT, VIEW_KEY_RIGHT},
-    {SDLK_LEFT, VIEW_KEY_LEFT},
-    {SDLK_SPACE, VIEW_KEY_SPACE},
-    {SDLK_BACKSPACE, VIEW_KEY_BACKSPACE},
-    {SDLK_PAGEDOWN, VIEW_KEY_PAGEDOWN},
-    {SDLK_PAGEUP, VIEW_KEY_PAGEUP},
-    {SDLK_DOWN, VIEW_KEY_DOWN},
-    {SDLK_UP, VIEW_KEY_UP},
-    {SDLK_HOME, VIEW_KEY_HOME},
-    {SDLK_END, VIEW_KEY_END},
-    {SDLK_PERIOD, VIEW_KEY_PERIOD},
-    {SDLK_KP_PERIOD, VIEW_KEY_PERIOD},
-    {SDLK_COMMA, VIEW_KEY_COMMA},
-    {SDLK_KP_COMMA, VIEW_KEY_COMMA},
-    {SDLK_TAB, VIEW_KEY_TAB},
-    {SDLK_a, VIEW_KEY_A},
-    {SDLK_f, VIEW_KEY_F},
-    {SDLK_F11, VIEW_KEY_F11},
-    {SDLK_PLUS, VIEW_KEY_PLUS},
-    {SDLK_EQUALS, VIEW_KEY_PLUS},
-    {SDLK_KP_PLUS, VIEW_KEY_PLUS},
-    {SDLK_MINUS, VIEW_KEY_MINUS},
-    {SDLK_KP_MINUS, VIEW_KEY_MINUS},
-    {SDLK_0, VIEW_KEY_0},
-    {SDLK_KP_0, VIEW_KEY_0},
-    {SDLK_h, VIEW_KEY_H},
-    {SDLK_F1, VIEW_KEY_F1},
-    {SDLK_ESCAPE, VIEW_KEY_ESCAPE},
-    {SDLK_q, VIEW_KEY_Q},
-    {SDLK_c, VIEW_KEY_C},
-    {SDLK_k, VIEW_KEY_K},
-    {SDLK_m, VIEW_KEY_M},
-    {SDLK_r, VIEW_KEY_R},
-    {SDLK_s, VIEW_KEY_S},
-    {SDLK_e, VIEW_KEY_E},
-    {SDLK_n, VIEW_KEY_N},
-    {SDLK_d, VIEW_KEY_D},
-    {SDLK_p, VIEW_KEY_P},
-    {SDLK_RETURN, VIEW_KEY_ENTER},
-    {SDLK_KP_ENTER, VIEW_KEY_ENTER},
-    {SDLK_o, VIEW_KEY_O},
-    {SDLK_LEFTBRACKET, VIEW_KEY_LEFTBRACKET},
-    {SDLK_RIGHTBRACKET, VIEW_KEY_RIGHTBRACKET},
-    {SDLK_x, VIEW_KEY_X},
-    {SDLK_g, VIEW_KEY_G},
-    {SDLK_b, VIEW_KEY_B},
-    {SDLK_t, VIEW_KEY_T},
-    {SDLK_j, VIEW_KEY_J},
-    {SDLK_l, VIEW_KEY_L},
-    {SDLK_z, VIEW_KEY_Z},
-    {SDLK_v, VIEW_KEY_V},
-    {SDLK_w, VIEW_KEY_W},
+#define KEY_HELP(keys, text)
+#define KEY(name, mods, action, code) {code, VIEW_KEY_##name},
+#define KEY_ALSO(name, code) {code, VIEW_KEY_##name},
+#include "model/keys.def"
 };
 
 // An SDL key as the view knows it (VIEW_KEY_NONE: one it ignores); *digit for 1 to 9.
@@ -81,7 +33,8 @@ static ViewKey map_key(SDL_Keycode k, int *digit)
         return VIEW_KEY_DIGIT;
     }
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
-        if (KEYS[i].sym == k) return KEYS[i].key;
+        if (KEYS[i].sym == k && k != SDLK_UNKNOWN)
+            return KEYS[i].key; // (UNKNOWN: no code of its own)
     return VIEW_KEY_NONE;
 }
 

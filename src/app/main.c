@@ -776,7 +776,8 @@ static int run_layout(const Args *a)
         return EXIT_USAGE;
     }
     lesson_free(&probe);
-    status = cli_layout(stdout, path, w, h, (int)head, fonts, err, sizeof err);
+    LayoutRequest rq = {.w = w, .h = h, .only_head = (int)head, .font_dir = fonts};
+    status = cli_layout(stdout, path, &rq, err, sizeof err);
     if (status != 0) {
         cli_line(stderr, "%s: error: %s\n", path ? path : "mha-tracer", err);
         return status;
@@ -798,8 +799,8 @@ static int model_layout(const Args *a, Lesson *lesson, int head)
         return status;
     }
     i18n_use(i18n_choose(a->value[OPT_LANG], lesson->language));
-    status =
-        cli_layout_lesson(stdout, lesson, a->value[OPT_MODEL], w, h, head, fonts, err, sizeof err);
+    LayoutRequest rq = {.w = w, .h = h, .only_head = head, .font_dir = fonts};
+    status = cli_layout_lesson(stdout, lesson, a->value[OPT_MODEL], &rq, err, sizeof err);
     if (status != 0) {
         cli_line(stderr, "%s: error: %s\n", a->value[OPT_MODEL], err);
         return status;

@@ -11,59 +11,24 @@
 #include "model/matrices.h"
 #include "model/stages.h"
 
-// Keys the viewer reacts to, independent of any window system.
+// Keys the viewer reacts to, independent of any window system: one for each KEY row of
+// src/model/keys.def (what each does, its help line and its key code are there).
 typedef enum {
     VIEW_KEY_NONE = 0,
-    VIEW_KEY_RIGHT,
-    VIEW_KEY_LEFT,
-    VIEW_KEY_SPACE,
-    VIEW_KEY_BACKSPACE,
-    VIEW_KEY_PAGEDOWN,
-    VIEW_KEY_PAGEUP,
-    VIEW_KEY_HOME,
-    VIEW_KEY_END,
-    VIEW_KEY_PERIOD,
-    VIEW_KEY_COMMA, // sub-step forward / back
-    VIEW_KEY_DIGIT, // 1..9 (ViewEvent.digit)
-    VIEW_KEY_TAB, // with VIEW_MOD_SHIFT: previous head
-    VIEW_KEY_A, // all heads / one head
-    VIEW_KEY_F,
-    VIEW_KEY_F11, // fullscreen
-    VIEW_KEY_PLUS,
-    VIEW_KEY_MINUS,
-    VIEW_KEY_0,
-    VIEW_KEY_H,
-    VIEW_KEY_F1, // help overlay
-    VIEW_KEY_ESCAPE,
-    VIEW_KEY_Q,
-    VIEW_KEY_C, // next colormap
-    VIEW_KEY_UP,
-    VIEW_KEY_DOWN, // edit the pinned weight/embedding; otherwise previous / next stage
-    VIEW_KEY_K, // cost panel; with VIEW_MOD_SHIFT the KV cache's size
-    VIEW_KEY_M, // single head vs multi-head, side by side
-    VIEW_KEY_R, // revert the edits to the file
-    VIEW_KEY_S, // with VIEW_MOD_CTRL: save the edited lesson; alone (RoPE lessons): shift
-                // every position by the next k (Shift: the one before)
-    VIEW_KEY_E, // export a slide: the heatmap shown; with VIEW_MOD_SHIFT the whole board; with
-                // VIEW_MOD_CTRL the handout (one PDF)
-    VIEW_KEY_N, // the lesson's notes, on any stage
-    VIEW_KEY_D, // dark board / light board
-    VIEW_KEY_ENTER, // a question: submit the typed number
-    VIEW_KEY_P, // predict: an automatic question on the current head's weights
-    VIEW_KEY_O, // switch the current head off (ablation) / on again
-    VIEW_KEY_LEFTBRACKET,
-    VIEW_KEY_RIGHTBRACKET, // the softmax scale down / up (Shift: finer), with stops
-    VIEW_KEY_X, // the shuffle test: the tokens reordered, beside the original; with
-                // VIEW_MOD_SHIFT the next reordering (view_shuffle_perm)
-    VIEW_KEY_T, // training (a lesson with "train"): start / pause / resume
-    VIEW_KEY_J,
-    VIEW_KEY_L, // training: the previous / next saved checkpoint
-    VIEW_KEY_Z, // training: back to step 0 (the weights it started from)
-    VIEW_KEY_V, // training: export every checkpoint's heatmap (a numbered series) and a strip
-    VIEW_KEY_G, // generate: KV-cache decoding, a token at a time (causal lessons)
-    VIEW_KEY_B, // blocks: FlashAttention's tiles and online softmax
-    VIEW_KEY_W, // RoPE as a picture: a token's pairs turned, the frequencies (RoPE lessons)
+#define KEY_HELP(keys, text)
+#define KEY(name, mods, action, code) VIEW_KEY_##name,
+#define KEY_ALSO(name, code)
+#include "model/keys.def"
 } ViewKey;
+
+// The help overlay's lines (keys.def's KEY_HELP rows in this build; the page's differ in a few).
+enum {
+    VIEW_HELP_ROWS = 0
+#define KEY_HELP(keys, text) +1
+#define KEY(name, mods, action, code)
+#define KEY_ALSO(name, code)
+#include "model/keys.def"
+};
 
 enum { VIEW_MOD_SHIFT = 1, VIEW_MOD_CTRL = 2 };
 
@@ -283,6 +248,10 @@ void view_set_decode_parts(ViewState *s, int count);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);
+
+// The help overlay's line `row` (0 .. VIEW_HELP_ROWS - 1, keys.def's order): its keys (col 0) or
+// what they do (col 1), untranslated (N_: TR it where it is drawn). NULL past the end.
+const char *view_help_text(int row, int col);
 
 Stage view_stage(const ViewState *s);
 // Cells the current stage fills, in reveal order (0 for the input stage).

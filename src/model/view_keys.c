@@ -1,8 +1,10 @@
-// What each key does in the view: one small function per key (or the request it hands the session)
-// and the table from key to action that view_handle dispatches through. The keys' SDL codes, names
-// and help text are the window's (src/app/gui_input.c's KEYS table); which keys a help page or a
-// question takes first is view.c's.
+// What each key does in the view: one small function per key (or the request it hands the session),
+// the table from key to action that view_handle dispatches through and the help's lines, both made
+// from src/model/keys.def (where the keys' codes and help text are). Which keys a help page, a
+// panel or a question takes first is view_events.c's.
 #include "model/view_keys.h"
+#include "model/i18n.h"
+#include "model/view_moves.h"
 
 #include <string.h>
 
@@ -26,10 +28,9 @@ static bool rope_shift_key(ViewState *s, bool back)
     return true;
 }
 
-// --- what each key does: one small function per key (or a request the session carries out), and the table ---
-// The keys' names, SDL codes and help text are the window's (src/app/gui_input.c's KEYS table);
-// this is the view's side. shift: Shift is held (finer steps, the other direction, the other
-// panel).
+// --- what each key does: one small function per key (or a request the session carries out) ---
+// keys.def's ACT(function) names them. shift: Shift is held (finer steps, the other direction, the
+// other panel), when the key's row says its action reads Shift.
 
 static bool key_up(ViewState *s, const ViewEvent *ev, bool shift)
 {
@@ -284,13 +285,6 @@ static bool key_shuffle(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
-// A key: its handler, or (act NULL) the request it hands the session.
-typedef struct {
-    ViewKey key;
-    bool (*act)(ViewState *s, const ViewEvent *ev, bool shift);
-    ViewRequest request;
-} KeyAction;
-
 // W (RoPE lessons): the rotation panel, at the token of the cell pointed at when its rows are the
 // queries (or the keys, which sit at the same positions in self-attention), else at the last token;
 // W again closes it.
@@ -315,61 +309,53 @@ static bool key_rope_panel(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
+// A KEY row of keys.def: its handler, or (act NULL) the request it hands the session (none: a
+// question's key, which view_events.c takes).
+typedef struct {
+    ViewKey key;
+    unsigned mods; // the modifiers (VIEW_MOD_*) the action reads
+    bool (*act)(ViewState *s, const ViewEvent *ev, bool shift);
+    ViewRequest request;
+} KeyAction;
+
 static const KeyAction KEY_ACTIONS[] = {
-    {.key = VIEW_KEY_UP, .act = key_up},
-    {.key = VIEW_KEY_DOWN, .act = key_down},
-    {.key = VIEW_KEY_N, .act = key_notes},
-    {.key = VIEW_KEY_D, .act = key_dark},
-    {.key = VIEW_KEY_K, .act = key_cost},
-    {.key = VIEW_KEY_M, .act = key_compare},
-    {.key = VIEW_KEY_R, .request = VIEW_REQ_REVERT},
-    {.key = VIEW_KEY_S, .act = key_s},
-    {.key = VIEW_KEY_E, .act = key_export},
-    {.key = VIEW_KEY_RIGHT, .act = key_right},
-    {.key = VIEW_KEY_LEFT, .act = key_left},
-    {.key = VIEW_KEY_SPACE, .act = key_next},
-    {.key = VIEW_KEY_PAGEDOWN, .act = key_next},
-    {.key = VIEW_KEY_BACKSPACE, .act = key_back},
-    {.key = VIEW_KEY_PAGEUP, .act = key_back},
-    {.key = VIEW_KEY_HOME, .act = key_home},
-    {.key = VIEW_KEY_END, .act = key_end},
-    {.key = VIEW_KEY_PERIOD, .act = key_part_next},
-    {.key = VIEW_KEY_COMMA, .act = key_part_back},
-    {.key = VIEW_KEY_DIGIT, .act = key_digit},
-    {.key = VIEW_KEY_TAB, .act = key_tab},
-    {.key = VIEW_KEY_A, .act = key_all_heads},
-    {.key = VIEW_KEY_F, .act = key_fullscreen},
-    {.key = VIEW_KEY_F11, .act = key_fullscreen},
-    {.key = VIEW_KEY_PLUS, .act = key_zoom_in},
-    {.key = VIEW_KEY_MINUS, .act = key_zoom_out},
-    {.key = VIEW_KEY_0, .act = key_zoom_reset},
-    {.key = VIEW_KEY_H, .act = key_help},
-    {.key = VIEW_KEY_F1, .act = key_help},
-    {.key = VIEW_KEY_P, .act = key_auto_question},
-    {.key = VIEW_KEY_ESCAPE, .act = key_escape},
-    {.key = VIEW_KEY_Q, .act = key_quit},
-    {.key = VIEW_KEY_C, .act = key_colormap},
-    {.key = VIEW_KEY_O, .request = VIEW_REQ_ABLATE},
-    {.key = VIEW_KEY_T, .request = VIEW_REQ_TRAIN},
-    {.key = VIEW_KEY_J, .act = key_checkpoint},
-    {.key = VIEW_KEY_L, .act = key_checkpoint},
-    {.key = VIEW_KEY_Z, .request = VIEW_REQ_TRAIN_RESET},
-    {.key = VIEW_KEY_V, .request = VIEW_REQ_TRAIN_EXPORT},
-    {.key = VIEW_KEY_LEFTBRACKET, .act = key_scale},
-    {.key = VIEW_KEY_RIGHTBRACKET, .act = key_scale},
-    {.key = VIEW_KEY_G, .act = key_stepping_panel},
-    {.key = VIEW_KEY_B, .act = key_stepping_panel},
-    {.key = VIEW_KEY_W, .act = key_rope_panel},
-    {.key = VIEW_KEY_X, .act = key_shuffle},
+#define ACT(function) .act = function
+#define REQ(name) .request = VIEW_REQ_##name
+#define NO_ACT .act = NULL
+#define KEY_HELP(keys, text)
+#define KEY(name, mods_read, action, code) {.key = VIEW_KEY_##name, .mods = (mods_read), action},
+#define KEY_ALSO(name, code)
+#include "model/keys.def"
+#undef ACT
+#undef REQ
+#undef NO_ACT
 };
 
 bool view_key_act(ViewState *s, const ViewEvent *ev, bool shift)
 {
     for (size_t i = 0; i < sizeof KEY_ACTIONS / sizeof KEY_ACTIONS[0]; i++) {
-        if (KEY_ACTIONS[i].key != ev->key) continue;
-        if (KEY_ACTIONS[i].act) return KEY_ACTIONS[i].act(s, ev, shift);
-        s->request = KEY_ACTIONS[i].request;
+        const KeyAction *k = &KEY_ACTIONS[i];
+        if (k->key != ev->key) continue;
+        ViewEvent own = *ev; // the action sees only the modifiers its row says it reads
+        own.mods &= k->mods;
+        if (k->act) return k->act(s, &own, shift && (k->mods & VIEW_MOD_SHIFT));
+        if (k->request == VIEW_REQ_NONE) return false; // a question's key (view_events.c)
+        s->request = k->request;
         return true;
     }
     return false;
+}
+
+// The help overlay's lines, in keys.def's order.
+static const char *const HELP[][2] = {
+#define KEY_HELP(keys, text) {keys, text},
+#define KEY(name, mods, action, code)
+#define KEY_ALSO(name, code)
+#include "model/keys.def"
+};
+
+const char *view_help_text(int row, int col)
+{
+    if (row < 0 || row >= VIEW_HELP_ROWS || col < 0 || col > 1) return NULL;
+    return HELP[row][col];
 }

@@ -32,9 +32,9 @@ void fontfind_close(FontFind *f)
     free(f);
 }
 
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
-                  const char *const *skip, int n_skip, char *path, size_t cap, int *index)
+bool fontfind_for(FontFind *f, const FontWanted *want, char *path, size_t cap, int *index)
 {
+    uint32_t cp = want->cp;
     if (!f) return false;
     if (!f->tried) {
         f->tried = true;
@@ -46,8 +46,8 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
     bool found = false;
     if (pat && cs && FcCharSetAddChar(cs, cp)) {
         FcPatternAddCharSet(pat, FC_CHARSET, cs);
-        FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)(emoji ? "emoji" : "sans-serif"));
-        if (emoji) FcPatternAddBool(pat, FC_COLOR, FcTrue);
+        FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)(want->emoji ? "emoji" : "sans-serif"));
+        if (want->emoji) FcPatternAddBool(pat, FC_COLOR, FcTrue);
         FcConfigSubstitute(f->cfg, pat, FcMatchPattern);
         FcDefaultSubstitute(pat);
         FcResult res;
@@ -61,9 +61,10 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
                 continue;
             if (FcPatternGetString(set->fonts[i], FC_FILE, 0, &file) != FcResultMatch) continue;
             if (FcPatternGetInteger(set->fonts[i], FC_INDEX, 0, &idx) != FcResultMatch) idx = 0;
-            if (strlen((const char *)file) >= cap || skipped((const char *)file, skip, n_skip))
+            if (strlen((const char *)file) >= cap
+                || skipped((const char *)file, want->skip, want->n_skip))
                 continue;
-            if (!covers(user, (const char *)file, idx, cp)) continue;
+            if (!want->covers(want->user, (const char *)file, idx, cp)) continue;
             snprintf(path, cap, "%s", (const char *)file);
             *index = idx;
             found = true;
@@ -114,10 +115,10 @@ static bool font_file(const char *name)
     return false;
 }
 
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
-                  const char *const *skip, int n_skip, char *path, size_t cap, int *index)
+bool fontfind_for(FontFind *f, const FontWanted *want, char *path, size_t cap, int *index)
 {
-    (void)emoji; // the folders have no notion of colour; the first file showing cp wins
+    uint32_t cp = want->cp;
+    // (want->emoji: the folders have no notion of colour; the first file showing cp wins)
     if (!f) return false;
     for (int d = 0; d < f->count; d++) {
         DIR *dir = opendir(f->dirs[d]);
@@ -127,9 +128,10 @@ bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void 
             if (!font_file(e->d_name)) continue;
             char p[2048];
             int n = snprintf(p, sizeof p, "%s/%s", f->dirs[d], e->d_name);
-            if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof p || skipped(p, skip, n_skip))
+            if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof p
+                || skipped(p, want->skip, want->n_skip))
                 continue;
-            if (covers(user, p, 0, cp)) {
+            if (want->covers(want->user, p, 0, cp)) {
                 snprintf(path, cap, "%s", p);
                 *index = 0;
                 closedir(dir);

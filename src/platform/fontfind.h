@@ -20,11 +20,20 @@ typedef bool (*FontCovers)(void *user, const char *path, int index, uint32_t cp)
 FontFind *fontfind_open(void);
 void fontfind_close(FontFind *f);
 
-// A font file and face index that shows cp (emoji: a colour emoji font is preferred), checked with
-// covers. Files in skip (n_skip paths) are not offered again. False when no font on the computer
-// shows it.
-bool fontfind_for(FontFind *f, uint32_t cp, bool emoji, FontCovers covers, void *user,
-                  const char *const *skip, int n_skip, char *path, size_t cap, int *index);
+// What a font is looked for: the character cp (emoji: a colour emoji font is preferred), checked
+// with covers (handed user); the files in skip (n_skip paths) are not offered again.
+typedef struct {
+    uint32_t cp;
+    bool emoji;
+    FontCovers covers;
+    void *user;
+    const char *const *skip;
+    int n_skip;
+} FontWanted;
+
+// A font file (into path, cap bytes) and face index that shows want->cp. False when no font on the
+// computer shows it.
+bool fontfind_for(FontFind *f, const FontWanted *want, char *path, size_t cap, int *index);
 
 // What to install when no font shows cp, e.g. "a CJK font such as fonts-noto-cjk".
 const char *fontfind_install_hint(uint32_t cp);

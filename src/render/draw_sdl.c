@@ -188,8 +188,8 @@ static int font_of(void *user, uint32_t cp, bool emoji)
         for (int i = 0; i < d->file_count; i++) skip[i] = d->files[i].path;
         char path[1024];
         int index = 0;
-        if (fontfind_for(d->find, cp, emoji, file_covers, d, skip, d->file_count, path, sizeof path,
-                         &index))
+        FontWanted want = {cp, emoji, file_covers, d, skip, d->file_count};
+        if (fontfind_for(d->find, &want, path, sizeof path, &index))
             found = file_add(d, path, index);
     }
     if (found < 0 && in_base)

@@ -203,8 +203,8 @@ static int face_of(void *user, uint32_t cp, bool emoji)
         for (int i = 0; i < d->face_count; i++) skip[i] = d->faces[i].path;
         char path[1024];
         int index = 0;
-        if (fontfind_for(d->find, cp, emoji, file_covers, d, skip, d->face_count, path, sizeof path,
-                         &index))
+        FontWanted want = {cp, emoji, file_covers, d, skip, d->face_count};
+        if (fontfind_for(d->find, &want, path, sizeof path, &index))
             found = face_add(d, path, index);
     }
     if (found < 0 && in_base) found = a->role;

@@ -630,89 +630,19 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
                      stage_explanation(c, view_stage(c->st), text, sizeof text), draw);
 }
 
-static const char *const HELP[][2] = {
-    {N_("\xe2\x86\x92  Space  PageDown  \xe2\x86\x93"), N_("next stage")},
-    {N_("\xe2\x86\x90  Backspace  PageUp  \xe2\x86\x91"), N_("previous stage")},
-    {N_("Home / End"), N_("first / last stage")},
-    {N_("click the strip"), N_("that stage (the stage shown: its next part)")},
-    {N_(".   ,"), N_("fill the result one cell at a time / undo")},
-    {N_("1 \xe2\x80\xa6 9"), N_("show the 1st \xe2\x80\xa6 9th head (head 0 \xe2\x80\xa6 8)")},
-#ifdef __EMSCRIPTEN__ // the page: Tab moves the focus (the bar, the text view), never trapped in
-                      // the board
-    {N_("Tab / Shift+Tab"), N_("the page's controls and its text view (heads: 1 \xe2\x80\xa6 9)")},
-#else
-    {N_("Tab / Shift+Tab"), N_("next / previous head")},
-#endif
-    {N_("A"), N_("all heads at once / one head")},
-    {N_("C"), N_("colours: viridis, cividis, greyscale (black on white, signs outlined)")},
-    {N_("D"), N_("dark board / light board")},
-    {N_("K"), N_("cost panel: weights and multiplications, 1 head vs h heads")},
-    {N_("Shift+K"),
-     N_("the KV cache's size: MHA, GQA, MQA and a window, a published model's and the lesson's")},
-    {N_("M"), N_("single head vs multi-head, side by side")},
-    {N_("O"), N_("switch the current head off (its Z zeros in the concat) / on again")},
-    {N_("[  ]"), N_("softmax scale down / up, stops at 1/d_k, 1/\xe2\x88\x9a"
-                    "d_k, 1 (Shift: finer)")},
-    {N_("X  /  Shift+X"),
-     N_("shuffle test: the tokens reordered beside the original / another order")},
-    {N_("G"), N_("generate with a KV cache: a token at a time, the cache growing (\xe2\x86\x92 "
-                 "\xe2\x86\x90 step)")},
-    {N_("B"), N_("FlashAttention: the scores in tiles, the running max and sum (\xe2\x86\x92 "
-                 "\xe2\x86\x90 step, \xe2\x86\x91 \xe2\x86\x93 block size)")},
-    {N_("S  /  Shift+S  \xc2\xb7  W"),
-     N_("RoPE: every position + k = 1, 2, 3, 5, 10, 100, 1000 / back, the same scores \xc2\xb7 W: "
-        "a "
-        "token's pairs turning (\xe2\x86\x90 \xe2\x86\x92 the token)")},
-    {N_("Shift+A"), N_("a checkpoint (--model): every layer's heads, small attention patterns")},
-    {N_("T   J  L   Z   V"), N_("train (a lesson with \"train\"): start / pause, checkpoints back "
-                                "/ on, step 0, export them")},
-    {N_("click + \xe2\x86\x91 \xe2\x86\x93 / wheel / drag"),
-     N_("change a clicked embedding or weight (Shift: finer)")},
-    {N_("R"), N_("revert the edits to the file")},
-#ifndef __EMSCRIPTEN__
-    {N_("Ctrl+C"), N_("copy the stage as text: tab-separated, with the tokens")},
-#endif
-#ifdef __EMSCRIPTEN__ // the page: files become the browser's downloads
-    {N_("Ctrl+S"), N_("download the edited lesson (NAME-edited.json)")},
-    {N_("E  /  Shift+E"), N_("slides of the heatmap / of the whole board: PNG + SVG, downloaded")},
-#else
-    {N_("Ctrl+S"), N_("save the edited lesson as NAME-edited.json")},
-    {N_("E  /  Shift+E"), N_("slides of the heatmap / of the whole board: PNG + SVG in exports/")},
-#endif
-    {N_("+  \xe2\x88\x92  0"), N_("zoom in, out, reset")},
-    {N_("F11  F"), N_("fullscreen")},
-    {N_("mouse"), N_("point at a cell: how it was computed; click pins it")},
-#ifdef __EMSCRIPTEN__
-    {N_("drop a .json"), N_("open that lesson (or the bar's menu and Open lesson\xe2\x80\xa6)")},
-#else
-    {N_("drop a .json"), N_("open that lesson (saved edits reload by themselves)")},
-#endif
-    {N_("N"), N_("the lesson's notes (on any stage)")},
-    {N_("P"), N_("predict: an automatic question (which key a row attends to most)")},
-    {N_("click  /  number + Enter  /  1 \xe2\x80\xa6 9"),
-     N_("answer a question (its result stays hidden till then); Esc skips")},
-    {N_("H  F1"), N_("this help")},
-#ifdef __EMSCRIPTEN__
-    {N_("Esc"), N_("close one thing: the help, a question, a panel, the pinned cell, the zoom")},
-#else
-    {N_("Esc  /  Q"), N_("close one thing (help, question, panel, pin, zoom; never quits)  /  quit "
-                         "(asks if unsaved)")},
-#endif
-};
-
-// The help at the back row's size (letters of 2.6 % of the height, the board's number floor), each
-// key beside its meaning, both wrapped in their columns, in pages when they do not all fit: the
-// page shown is the view's help_page (any integer: it wraps around), and the last line says how to
-// turn the pages and close.
+// The help (its lines are src/model/keys.def's: view_help_text) at the back row's size (letters of
+// 2.6 % of the height, the board's number floor), each key beside its meaning, both wrapped in
+// their columns, in pages when they do not all fit: the page shown is the view's help_page (any
+// integer: it wraps around), and the last line says how to turn the pages and close.
 void draw_help(Ctx *c, int w, int h)
 {
-    enum { ROWS = (int)(sizeof HELP / sizeof HELP[0]) };
+    enum { ROWS = VIEW_HELP_ROWS };
     int f = scene_number_floor(h), pad = f * 3 / 4, gap = f / 4;
     int pw = w - 20, ph = h - 20, x, y;
     draw_overlay(c, w, h, &pw, &ph, &x, &y);
     int iw = pw - 2 * pad, kw = 0;
     for (int i = 0; i < ROWS; i++) {
-        int a = text_w(c, FONT_BOLD, f, TR(HELP[i][0]));
+        int a = text_w(c, FONT_BOLD, f, TR(view_help_text(i, 0)));
         if (a > kw) kw = a;
     }
     if (kw > iw * 3 / 10) kw = iw * 3 / 10; // a long key wraps in its column
@@ -729,8 +659,10 @@ void draw_help(Ctx *c, int w, int h)
     int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS],
         row_h[ROWS];
     for (int i = 0; i < ROWS; i++) {
-        int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(HELP[i][0]), false);
-        int b = wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(HELP[i][1]), false);
+        int a =
+            wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(view_help_text(i, 0)), false);
+        int b =
+            wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(view_help_text(i, 1)), false);
         row_h[i] = (a > b ? a : b) + gap;
         if (used > 0 && used + row_h[i] > body) {
             pages++;
@@ -744,9 +676,9 @@ void draw_help(Ctx *c, int w, int h)
     int yy = y + pad + title_h;
     for (int i = 0; i < ROWS; i++) {
         if (page_of[i] != page) continue;
-        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(HELP[i][0]), true);
-        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, TR(HELP[i][1]),
-                  true);
+        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(view_help_text(i, 0)), true);
+        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6,
+                  TR(view_help_text(i, 1)), true);
         yy += row_h[i];
     }
     snprintf(foot, sizeof foot,
@@ -853,6 +785,5 @@ void draw_banner(Ctx *c, int w, const char *msg, int *height)
 const char *scene_help_text(int i, int col)
 {
     if (i == -1) return col == 0 ? N_("Keys") : NULL;
-    if (i < 0 || i >= (int)(sizeof HELP / sizeof HELP[0]) || col < 0 || col > 1) return NULL;
-    return HELP[i][col];
+    return view_help_text(i, col);
 }
