@@ -40,6 +40,18 @@ uint32_t utf8_decode(const char *str, size_t len, size_t *i)
     return cp;
 }
 
+size_t utf8_encode(uint32_t cp, char *out)
+{
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000)
+        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
+               out[2] = (char)(0x80 | (cp & 0x3F)), 3;
+    out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 // One row per block (or part of a block): code points lo..hi are of this class, script and
 // direction. In code point order; a code point in no row is neutral and common. Marks of a script
 // come before its block row and win (the first row that holds the code point is used).

@@ -9,12 +9,10 @@
 #include <stddef.h>
 #include "lesson/lesson.h"
 #include "hf/pretokenize.h"
+#include "hf/strmap.h"
 
-typedef struct {
-    char **keys; // [cap] owned strings, NULL where empty
-    int *values; // [cap]
-    size_t cap, used;
-} StrMap;
+// U+2581 "▁": SentencePiece's space.
+#define TOKENIZER_SP_SPACE "\xe2\x96\x81"
 
 typedef struct {
     int size; // ids 0 .. size-1

@@ -2,7 +2,8 @@
 // merges.txt (byte-level BPE, GPT-2's pattern, <|endoftext|> and added_tokens.json's tokens whole)
 // and BERT's vocab.txt (WordPiece, one token a line, tokenizer_config.json's do_lower_case,
 // strip_accents and tokenize_chinese_chars; [CLS] ... [SEP]), written as the tokenizer.json Hugging
-// Face's converters make of them and read by tokenizer_parse.
+// Face's converters make of them and read by tokenizer_parse; and tokenizer_load, which picks
+// tokenizer.json or these.
 #include "hf/tokenizer.h"
 
 #include <errno.h>
@@ -176,5 +177,29 @@ bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t ca
     if (!text) return hf_fail(err, source, NULL, "out of memory");
     bool ok = tokenizer_parse(t, text, strlen(text), source, err);
     free(text);
+    return ok;
+}
+
+bool tokenizer_load(Tokenizer *t, const char *dir, LessonError *err)
+{
+    char path[1024], source[1024];
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    PlatformStat st;
+    bool opened = true;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    bool absent = !f && !opened && errno == ENOENT;
+    if (f) fclose(f);
+    bool ok;
+    if (absent) { // no tokenizer.json: the files older checkpoints have
+        ok = tokenizer_load_files(t, dir, source, sizeof source, err);
+    } else {
+        size_t len = 0;
+        char *text = hf_read_file(path, &len, err);
+        if (!text) return false;
+        ok = tokenizer_parse(t, text, len, path, err);
+        free(text);
+        snprintf(source, sizeof source, "%s", path);
+    }
+    if (ok) snprintf(t->source, sizeof t->source, "%s", source);
     return ok;
 }
