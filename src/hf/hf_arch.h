@@ -124,5 +124,10 @@ void hf_columns_from_rows(Matrix *dst, const StTensor *t, int r0, double *buf);
 // false with err (config.json, the family's positions key) when n tokens are more than the model's
 // learned positions.
 bool hf_check_positions(const HfModel *m, int n, LessonError *err);
+// false with err naming the tensor (hf_finite.c) when h (n, hidden), the embeddings of ids, holds
+// a NaN or an infinity: the embedding rows, positions, types and norm the text reads checked.
+bool hf_check_embedding(const HfModel *m, const Matrix *h, const int *ids, int n, LessonError *err);
+// The same for logits (rows, vocab): the final norm and the unembedding checked.
+bool hf_check_logits(const HfModel *m, const Matrix *logits, LessonError *err);
 
 #endif

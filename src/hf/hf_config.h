@@ -14,6 +14,8 @@ typedef enum {
     HF_ARCH_COUNT
 } HfArch; // whose forward pass the model follows
 
+#define HF_MAX_LAYERS 1000 // num_hidden_layers' limit
+
 typedef struct {
     char model_type[32]; // "llama", "mistral", "qwen2", "gpt2", "bert"
     HfArch arch;
@@ -24,7 +26,10 @@ typedef struct {
     int layers; // num_hidden_layers
     int intermediate; // intermediate_size
     int vocab; // vocab_size
-    int sliding_window; // mistral's sliding_window (0: none)
+    int sliding_window; // the window of the layers that have one (0: none): mistral's every
+                        // layer, qwen2's with use_sliding_window those layer_types or
+                        // max_window_layers make sliding
+    bool windowed[HF_MAX_LAYERS]; // [layers] which layers attend through sliding_window
     int positions; // gpt2: n_positions, bert: max_position_embeddings: the learned positions (the
                    // longest text)
     int type_vocab; // bert: type_vocab_size (the text is all type 0)
@@ -47,8 +52,16 @@ bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path
 // Reads DIR/config.json.
 bool hf_config_load(HfConfig *c, const char *dir, LessonError *err);
 
-// The whole file at path, NUL-terminated (free it); NULL with err (path, the reason) when it cannot
-// be read.
+// The largest JSON file read (config.json, tokenizer.json, the index): Qwen2's tokenizer.json is
+// 7 MB, Llama 3's 9 MB.
+#define HF_MAX_JSON_BYTES (256u * 1024u * 1024u)
+// The whole file at path, NUL-terminated (free it); NULL with err (path, the reason; err->io) when
+// it cannot be read: absent, not a regular file (a folder, a FIFO, a device), unreadable, or more
+// than HF_MAX_JSON_BYTES.
 char *hf_read_file(const char *path, size_t *len, LessonError *err);
+// text (len bytes, from path) as JSON; NULL with err naming path and the line:column of the first
+// syntax error.
+struct cJSON;
+struct cJSON *hf_parse_json(const char *text, size_t len, const char *path, LessonError *err);
 
 #endif

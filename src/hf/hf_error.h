@@ -16,5 +16,9 @@
 // returns false.
 bool hf_fail(LessonError *e, const char *file, const char *field, const char *fmt, ...)
     HF_PRINTF(4, 5);
+// The same for an I/O failure (a file absent, unreadable, not a regular file, changed while it
+// was read): err->io set, exit status 1.
+bool hf_fail_io(LessonError *e, const char *file, const char *field, const char *fmt, ...)
+    HF_PRINTF(4, 5);
 
 #endif

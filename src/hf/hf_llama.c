@@ -115,7 +115,7 @@ bool hf_llama_attention(AttnParams *p, const HfModel *m, int layer, const Matrix
     memcpy(p->S.data, p->X.data, sizeof(double) * (size_t)h->rows * (size_t)h->cols);
     p->kv_given = c->kv_heads < c->heads;
     p->mask = MASK_CAUSAL;
-    p->window = c->sliding_window;
+    p->window = c->windowed[layer] ? c->sliding_window : 0; // this layer's, as hf_config.c reads it
     p->rope = ROPE_HALVES;
     p->rope_base = c->rope_theta;
     p->rope_scale = c->rope_scale; // linear, llama3: each pair's frequency (attn_rope_theta)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/block.h"
+#include "core/utf8.h"
 #include "hf/hf_arch.h"
 #include "hf/hf_error.h"
 #include "platform/platform.h"
@@ -44,12 +45,38 @@ static void tensor_name(char *out, size_t cap, const HfModel *m, const HfTensorR
     if (k < cap) snprintf(out + k, cap - k, row->name, layer);
 }
 
+// Older checkpoints (bert-base-uncased's own files) call a LayerNorm's weight "gamma" and its bias
+// "beta"; transformers renames them as it loads (modeling_utils' _fix_key). name's older spelling
+// into alt (cap bytes), or false when it has none.
+static bool older_name(const char *name, char *alt, size_t cap)
+{
+    static const char *const PAIRS[][2] = {{".weight", ".gamma"}, {".bias", ".beta"}};
+    size_t n = strlen(name);
+    for (int i = 0; i < 2; i++) {
+        size_t k = strlen(PAIRS[i][0]);
+        if (n > k && strcmp(name + n - k, PAIRS[i][0]) == 0 && n < cap) {
+            snprintf(alt, cap, "%.*s%s", (int)(n - k), name, PAIRS[i][1]);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The tensor called name, or by its older name.
+static const StTensor *find_named(const HfModel *m, const char *name)
+{
+    const StTensor *t = st_find(&m->ck, name);
+    char alt[220];
+    if (!t && older_name(name, alt, sizeof alt)) t = st_find(&m->ck, alt);
+    return t;
+}
+
 const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer)
 {
     if (!row->name || !needed(&m->cfg, row->need)) return NULL;
     char name[200];
     tensor_name(name, sizeof name, m, row, layer);
-    return st_find(&m->ck, name);
+    return find_named(m, name);
 }
 
 const StTensor *hf_model_tensor(const HfModel *m, HfModelTensor part)
@@ -265,9 +292,14 @@ static bool check_tensor(const HfModel *m, const HfTensorRow *row, int layer, Le
     if (!row->name || !needed(&m->cfg, row->need)) return true;
     char name[200];
     tensor_name(name, sizeof name, m, row, layer);
-    const StTensor *t = st_find(&m->ck, name);
+    const StTensor *t = find_named(m, name);
+    char alt[220];
+    if (!t && older_name(name, alt, sizeof alt))
+        return hf_fail(err, m->ck.source, name, "missing: %s reads it (looked for %s and %s)",
+                       m->cfg.model_type, name, alt);
     if (!t) return hf_fail(err, m->ck.source, name, "missing: %s reads it", m->cfg.model_type);
     const char *file = m->ck.paths[t->file];
+    snprintf(name, sizeof name, "%s", t->name); // as the file names it
     if (t->dtype == ST_OTHER)
         return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read",
                        t->dtype_name);
@@ -304,6 +336,17 @@ static bool check_tensors(HfModel *m, LessonError *err)
     return true;
 }
 
+// false with err (exit 1) when a weights file shrank while it was read (platform_map_faulted).
+static bool model_unchanged(const HfModel *m, LessonError *err)
+{
+    int f = st_changed(&m->ck);
+    return f < 0
+           || hf_fail_io(err, m->ck.paths[f], NULL,
+                         "changed while it was read: it is shorter than when it was opened (a "
+                         "download or a sync still writing it?); nothing computed from it is "
+                         "shown, run again once the file is complete");
+}
+
 bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
 {
     memset(m, 0, sizeof *m);
@@ -314,7 +357,7 @@ bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
     if (!hf_config_load(&m->cfg, dir, err)) return false;
     m->ops = &HF_FAMILIES[m->cfg.arch];
     if (!st_open_dir(&m->ck, dir, err)) return false;
-    if (!check_tensors(m, err) || !tokenizer_load(&m->tok, dir, err)) {
+    if (!check_tensors(m, err) || !model_unchanged(m, err) || !tokenizer_load(&m->tok, dir, err)) {
         st_close(&m->ck);
         return false;
     }
@@ -333,7 +376,7 @@ void hf_model_close(HfModel *m)
 // The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the
 // embedding when tied), softmax in float64, the HF_TOP most probable (the lower id first among
 // equals).
-static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
+static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h, LessonError *err)
 {
     const HfConfig *c = &m->cfg;
     const HfArchOps *ops = m->ops;
@@ -342,6 +385,8 @@ static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
     Matrix xs = {1, c->hidden, x}, logits = {1, c->vocab, p};
     bool ok =
         x && p && final_norm(x, m, mat_row(h, h->rows - 1)) && hf_linear(&logits, &xs, head, NULL);
+    bool finite = !ok || hf_check_logits(m, &logits, err);
+    ok = ok && finite;
     if (ok) {
         double top = -INFINITY, sum = 0;
         for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
@@ -386,7 +431,7 @@ static bool top_of(const double *p, int vocab, int k, int *id, double *prob, cha
 // s->top_* (n * s->top) = the top next tokens at every position of h (n, hidden): the final norm
 // and the unembedding of 8 rows at a time (one pass over the unembedding for 8 rows, as for 1),
 // softmax in float64.
-static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h)
+static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h, LessonError *err)
 {
     enum { ROWS = 8 };
     const HfConfig *c = &m->cfg;
@@ -404,7 +449,7 @@ static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h
         Matrix xs = {rows, c->hidden, x}, logits = {rows, c->vocab, p};
         for (int i = 0; ok && i < rows; i++)
             ok = final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
-        ok = ok && hf_linear(&logits, &xs, head, NULL);
+        ok = ok && hf_linear(&logits, &xs, head, NULL) && hf_check_logits(m, &logits, err);
         for (int i = 0; ok && i < rows; i++) {
             double *row = mat_row(&logits, i), top = -INFINITY, sum = 0;
             for (int v = 0; v < c->vocab; v++) top = row[v] > top ? row[v] : top;
@@ -574,7 +619,14 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
                        "--layer %d: the model has %d layers (0 to %d)", layer, m->cfg.layers,
                        m->cfg.layers - 1);
     const char *tok_path = m->tok.source;
-    if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
+    size_t len = strlen(text), bad = utf8_invalid_at(text, len);
+    if (bad < len) // never a file or a JSON output that is not UTF-8
+        return hf_fail(err, "--text", NULL,
+                       "byte %zu (0x%02X) is not UTF-8 (a malformed sequence, or half of a "
+                       "surrogate pair, which UTF-8 cannot hold)",
+                       bad, (unsigned)(unsigned char)text[bad]);
+    if (!tokenizer_encode_max(&m->tok, text, LESSON_MAX_TOKENS, &r->ids, &r->n, tok_path, err))
+        return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
         ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n,
@@ -589,15 +641,16 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
         memset(err, 0, sizeof *err);
         if (!m->ops->embed(&h, m, r->ids, r->n, err))
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+        else ok = hf_check_embedding(m, &h, r->ids, r->n, err);
     }
     LayerStream *st = NULL;
     if (ok && want && want->stream && !(st = stream_new(m, r->n, want)))
         ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok) ok = run_layers(r, m, &h, layer, st, err);
-    if (ok && m->ops->final_norm != NORM_NONE && !next_tokens(r, m, &h))
-        ok = hf_fail(err, m->dir, NULL, "out of memory");
-    if (ok && st && st->top && !stream_next_tokens(st, m, &h))
-        ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && m->ops->final_norm != NORM_NONE && !next_tokens(r, m, &h, err))
+        ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && st && st->top && !stream_next_tokens(st, m, &h, err))
+        ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     if (st) { // the lesson owns it (also when the run failed: hf_run_free frees it)
         r->lesson.stream = st;
         r->lesson.params.stream = st;
@@ -605,6 +658,7 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
     if (ok && !(r->lesson.notes = run_notes(m, text, layer)))
         ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
+    if (!model_unchanged(m, err)) ok = false; // whatever was computed, it read zeros
     if (!ok) hf_run_free(r);
     return ok;
 }

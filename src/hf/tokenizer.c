@@ -69,6 +69,83 @@ static bool symbol_ids(const Tokenizer *t, const char *w, size_t a, size_t b, Id
                    (int)(b - a < 60 ? b - a : 60), w + a);
 }
 
+// A candidate merge: the pair of the symbol whose first character is `pos` and the one after it.
+typedef struct {
+    int rank, pos;
+} Merge;
+
+// The order merges are applied in: the lowest rank first, the leftmost of equal ones.
+static bool merge_before(Merge a, Merge b)
+{
+    return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos);
+}
+
+static void heap_push(Merge *h, int *n, Merge m)
+{
+    int i = (*n)++;
+    for (; i > 0 && merge_before(m, h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = m;
+}
+
+static Merge heap_pop(Merge *h, int *n)
+{
+    Merge top = h[0], last = h[--*n];
+    int i = 0;
+    for (int c = 1; c < *n; i = c, c = 2 * c + 1) {
+        if (c + 1 < *n && merge_before(h[c + 1], h[c])) c++;
+        if (!merge_before(h[c], last)) break;
+        h[i] = h[c];
+    }
+    h[i] = last;
+    return top;
+}
+
+// One piece's symbols: character i's byte offset at[i] (at[count] = the piece's length), the
+// symbols still there linked by next and prev (count: none after; -1: none before).
+typedef struct {
+    const Tokenizer *t;
+    const char *w;
+    size_t *at;
+    int *next, *prev, count;
+    char *key; // room for a pair's key
+} Symbols;
+
+// The rank of merging symbol a with the one after it, or -1.
+static int pair_rank(const Symbols *s, int a)
+{
+    if (a < 0 || s->next[a] >= s->count) return -1;
+    int b = s->next[a];
+    size_t la = s->at[b] - s->at[a], lb = s->at[s->next[b]] - s->at[b];
+    memcpy(s->key, s->w + s->at[a], la);
+    s->key[la] = '\x01';
+    memcpy(s->key + la + 1, s->w + s->at[b], lb);
+    return strmap_get(&s->t->merges, s->key, la + lb + 1);
+}
+
+// The merges of s in Hugging Face's order (tokenizers' word.rs merge_all: a heap of candidate
+// merges, the lowest rank first, the leftmost of equals; a candidate whose pair has changed since
+// is dropped): n log n in the piece's characters.
+static void merge_all(Symbols *s, Merge *heap)
+{
+    int hn = 0;
+    for (int i = 0; i + 1 < s->count; i++) {
+        int r = pair_rank(s, i);
+        if (r >= 0) heap_push(heap, &hn, (Merge){r, i});
+    }
+    while (hn > 0) {
+        Merge m = heap_pop(heap, &hn);
+        int a = m.pos;
+        if (s->prev[a] == -2 || pair_rank(s, a) != m.rank) continue; // gone, or another pair now
+        int b = s->next[a];
+        s->next[a] = s->next[b];
+        if (s->next[b] < s->count) s->prev[s->next[b]] = a;
+        s->prev[b] = -2; // merged into a
+        int r = pair_rank(s, s->prev[a]);
+        if (r >= 0) heap_push(heap, &hn, (Merge){r, s->prev[a]});
+        if ((r = pair_rank(s, a)) >= 0) heap_push(heap, &hn, (Merge){r, a});
+    }
+}
+
 // BPE on one piece w (n bytes, already mapped): its characters as symbols, then the merge of lowest
 // rank (the leftmost of equal ones) again and again, then each symbol's id.
 static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, const char *path,
@@ -78,64 +155,57 @@ static bool bpe_piece(const Tokenizer *t, const char *w, size_t n, IdList *out, 
         int id = strmap_get(&t->vocab, w, n);
         if (id >= 0) return idlist_push(out, id) || hf_fail(err, path, NULL, "out of memory");
     }
-    size_t *start = malloc(sizeof *start * (n + 1));
-    char *key = malloc(n + 2);
-    if (!start || !key) {
-        free(start);
-        free(key);
-        return hf_fail(err, path, NULL, "out of memory");
-    }
-    int count = 0;
-    for (size_t i = 0; i < n;) { // one symbol per character
-        start[count++] = i;
+    Symbols s = {t,
+                 w,
+                 malloc(sizeof *s.at * (n + 1)),
+                 malloc(sizeof *s.next * (n + 1)),
+                 malloc(sizeof *s.prev * (n + 1)),
+                 0,
+                 malloc(n + 2)};
+    Merge *heap = malloc(sizeof *heap * (3 * n + 1)); // the pairs, then two for each merge
+    bool ok = s.at && s.next && s.prev && s.key && heap;
+    for (size_t i = 0; ok && i < n; s.count++) { // one symbol per character
+        s.at[s.count] = i;
         utf8_decode(w, n, &i);
     }
-    start[count] = n;
-    for (;;) {
-        int best = -1, best_rank = 0;
-        for (int i = 0; i + 1 < count; i++) {
-            size_t la = start[i + 1] - start[i], lb = start[i + 2] - start[i + 1];
-            memcpy(key, w + start[i], la);
-            key[la] = '\x01';
-            memcpy(key + la + 1, w + start[i + 1], lb);
-            int rank = strmap_get(&t->merges, key, la + lb + 1);
-            if (rank >= 0 && (best < 0 || rank < best_rank)) best = i, best_rank = rank;
-        }
-        if (best < 0) break;
-        memmove(start + best + 1, start + best + 2, sizeof *start * (size_t)(count - best - 1));
-        count--;
-    }
-    bool ok = true;
-    for (int i = 0; ok && i < count; i++)
-        ok = symbol_ids(t, w, start[i], start[i + 1], out, path, err);
-    free(start);
-    free(key);
+    if (ok) {
+        s.at[s.count] = n;
+        for (int i = 0; i <= s.count; i++) s.next[i] = i + 1, s.prev[i] = i - 1;
+        merge_all(&s, heap);
+    } else hf_fail(err, path, NULL, "out of memory");
+    for (int i = 0; ok && i < s.count; i = s.next[i])
+        ok = symbol_ids(t, w, s.at[i], s.at[s.next[i]], out, path, err);
+    free(s.at);
+    free(s.next);
+    free(s.prev);
+    free(s.key);
+    free(heap);
     return ok;
 }
 
-static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
-                          const char *path, LessonError *err);
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, int max,
+                          IdList *out, const char *path, LessonError *err);
 
 // A stretch of text with no added token in it: normalized, split by the pre-tokenizer, each piece
 // mapped (bytes to code points) and merged.
-static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
-                         const char *path, LessonError *err)
+static bool encode_plain(const Tokenizer *t, const char *s, size_t len, bool first, int max,
+                         IdList *out, const char *path, LessonError *err)
 {
     if (len == 0) return true;
     if (t->nfc) { // the NFC normalizer, then the rest on its result
         size_t nlen = 0;
         char *norm = unicode_nfc(s, len, &nlen);
         if (!norm) return hf_fail(err, path, NULL, "out of memory");
-        bool ok = encode_normal(t, norm, nlen, first, out, path, err);
+        bool ok = encode_normal(t, norm, nlen, first, max, out, path, err);
         free(norm);
         return ok;
     }
-    return encode_normal(t, s, len, first, out, path, err);
+    return encode_normal(t, s, len, first, max, out, path, err);
 }
 
 // encode_plain once normalized (NFC); SentencePiece's spaces and the pre-tokenizer here.
-static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, IdList *out,
-                          const char *path, LessonError *err)
+static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool first, int max,
+                          IdList *out, const char *path, LessonError *err)
 {
     if (t->wordpiece) { return wordpiece_encode(t, s, len, out, path, err); }
     // SentencePiece style: "▁" before the text and for each space; at most 3 bytes for each byte.
@@ -155,7 +225,7 @@ static bool encode_normal(const Tokenizer *t, const char *s, size_t len, bool fi
         cp[count++] = utf8_decode(norm, nlen, &i);
     }
     if (ok) at[count] = nlen;
-    for (int i = 0; ok && i < count;) {
+    for (int i = 0; ok && i < count && !(max > 0 && out->n > max);) { // past max: no more
         int end = count; // Digits: a digit alone, else up to the next digit, each then split by the
                          // pattern
         if (t->split_digits) {
@@ -196,25 +266,35 @@ static int added_at(const Tokenizer *t, const char *s, size_t left, size_t *len)
 bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path,
                       LessonError *err)
 {
+    return tokenizer_encode_max(t, text, 0, ids, n, path, err);
+}
+
+bool tokenizer_encode_max(const Tokenizer *t, const char *text, int max, int **ids, int *n,
+                          const char *path, LessonError *err)
+{
     size_t len = strlen(text);
     IdList out = {0};
     bool ok = true;
+    memset(err, 0, sizeof *err);
     for (int i = 0; ok && i < t->nprefix; i++) ok = idlist_push(&out, t->prefix[i]);
     size_t plain = 0;
-    for (size_t i = 0; ok && i <= len;) {
+    for (size_t i = 0; ok && i <= len && !(max > 0 && out.n > max);) {
         size_t k = 0;
         int id = i < len ? added_at(t, text + i, len - i, &k) : -1;
         if (id < 0 && i < len) {
             i++;
             continue;
         }
-        ok = encode_plain(t, text + plain, i - plain, plain == 0, &out, path, err);
+        ok = encode_plain(t, text + plain, i - plain, plain == 0, max, &out, path, err);
         if (id < 0) break;
         if (ok) ok = idlist_push(&out, id) || hf_fail(err, path, NULL, "out of memory");
         i += k;
         plain = i;
     }
     for (int i = 0; ok && i < t->nsuffix; i++) ok = idlist_push(&out, t->suffix[i]);
+    if (ok && max > 0 && out.n > max)
+        ok = hf_fail(err, path, NULL, "the text is more than %d tokens: 1 to %d are traced", max,
+                     max);
     if (!ok) {
         free(out.ids);
         if (!err->message[0]) hf_fail(err, path, NULL, "out of memory");

@@ -32,9 +32,8 @@ static cJSON *read_json(const char *path, bool required, LessonError *err)
     size_t len = 0;
     char *text = hf_read_file(path, &len, err);
     if (!text) return NULL;
-    cJSON *j = cJSON_ParseWithLength(text, len);
+    cJSON *j = hf_parse_json(text, len, path, err);
     free(text);
-    if (!j) hf_fail(err, path, NULL, "not JSON");
     return j;
 }
 
@@ -94,6 +93,34 @@ static cJSON *gpt2_files(const char *dir, char *source, size_t cap, LessonError 
     return root;
 }
 
+// vocab.txt's lines (len bytes of text, changed in place) into vocab {token: id}: a token's id is
+// the number of its line, the last line when it is there twice (transformers' load_vocab:
+// vocab[token] = index over the lines), each token once in the order of its first line. Linear: a
+// map of the tokens seen. false with err: no memory.
+static bool vocab_lines(cJSON *vocab, char *text, size_t len, const char *path, LessonError *err)
+{
+    StrMap seen = {0}; // token -> its last line
+    char **first = malloc(sizeof *first * (len / 2 + 2)); // each token's first line, in order
+    int count = 0, id = 0;
+    bool ok = first && strmap_init(&seen, len / 8);
+    for (char *line = text, *next; ok && line && (*line || (size_t)(line - text) < len);
+         line = next, id++) {
+        next = memchr(line, '\n', len - (size_t)(line - text));
+        if (next) *next++ = '\0';
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\r') line[--n] = '\0';
+        if (strmap_get(&seen, line, n) < 0) first[count++] = line;
+        ok = strmap_put(&seen, line, n, id, true);
+        if (!next) break;
+    }
+    for (int i = 0; ok && i < count; i++)
+        ok = cJSON_AddNumberToObject(vocab, first[i], strmap_get(&seen, first[i], strlen(first[i])))
+             != NULL;
+    free(first);
+    strmap_free(&seen);
+    return ok || hf_fail(err, path, NULL, "out of memory");
+}
+
 // BertTokenizer: vocab.txt, a token a line (its id the line's number); tokenizer_config.json's
 // switches.
 static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError *err)
@@ -112,16 +139,11 @@ static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError 
     cJSON *root = cJSON_CreateObject(), *model = cJSON_AddObjectToObject(root, "model");
     cJSON *vocab = cJSON_AddObjectToObject(model, "vocab"),
           *added = cJSON_AddArrayToObject(root, "added_tokens");
-    int id = 0;
-    for (char *line = text, *next; line && (*line || (line - text) < (long)len);
-         line = next, id++) {
-        next = strchr(line, '\n');
-        if (next) *next++ = '\0';
-        size_t n = strlen(line);
-        if (n && line[n - 1] == '\r') line[--n] = '\0';
-        if (!cJSON_GetObjectItemCaseSensitive(vocab, line))
-            cJSON_AddNumberToObject(vocab, line, id);
-        if (!next) break;
+    if (!vocab_lines(vocab, text, len, source, err)) {
+        free(text);
+        cJSON_Delete(config);
+        cJSON_Delete(root);
+        return NULL;
     }
     free(text);
     static const char *const SPECIAL[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -166,9 +188,9 @@ bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t ca
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
     if (!gpt2 && !exists(path)) {
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-        return hf_fail(err, path, NULL,
-                       "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
-                       strerror(ENOENT));
+        return hf_fail_io(err, path, NULL,
+                          "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
+                          strerror(ENOENT));
     }
     cJSON *root = gpt2 ? gpt2_files(dir, source, cap, err) : bert_files(dir, source, cap, err);
     if (!root) return false;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "hf/hf_config.h"
 #include "hf/hf_error.h"
 
 // The model: type BPE, its vocab, merges ("a b" or ["a", "b"]), byte_fallback, ignore_merges,
@@ -47,7 +48,8 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
             || j->valuedouble != (int)j->valuedouble)
             return hf_fail(err, path, "model.vocab",
                            "the id of \"%.60s\" is not a whole number from 0", j->string);
-        if (!strmap_put(&t->vocab, j->string, strlen(j->string), (int)j->valuedouble, false))
+        // A key given twice: the last one's id, as serde's map and Python's json keep it.
+        if (!strmap_put(&t->vocab, j->string, strlen(j->string), (int)j->valuedouble, true))
             return hf_fail(err, path, NULL, "out of memory");
     }
     char key[1024];
@@ -191,6 +193,9 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
             || cls->valuedouble >= t->size || sep->valuedouble < 0 || sep->valuedouble >= t->size)
             return hf_fail(err, path, "post_processor.cls",
                            "cls and sep need [token, id] with an id of the vocabulary");
+        if (t->nprefix >= HF_MAX_SPECIAL || t->nsuffix >= HF_MAX_SPECIAL)
+            return hf_fail(err, path, "post_processor.processors",
+                           "more than %d special tokens before or after the text", HF_MAX_SPECIAL);
         t->prefix[t->nprefix++] = (int)cls->valuedouble;
         t->suffix[t->nsuffix++] = (int)sep->valuedouble;
         return true;
@@ -213,7 +218,7 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
         for (const cJSON *k = ids ? ids->child : NULL; k; k = k->next) {
             int *list = after ? t->suffix : t->prefix, *count = after ? &t->nsuffix : &t->nprefix;
             if (!cJSON_IsNumber(k) || k->valuedouble < 0 || k->valuedouble >= t->size
-                || *count >= 4)
+                || *count >= HF_MAX_SPECIAL)
                 return hf_fail(err, path, "post_processor.special_tokens",
                                "the ids of \"%.40s\" are not tokens", id);
             list[(*count)++] = (int)k->valuedouble;
@@ -263,8 +268,8 @@ bool tokenizer_parse(Tokenizer *t, const char *text, size_t len, const char *pat
 {
     memset(t, 0, sizeof *t);
     t->unk = -1;
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    bool ok = cJSON_IsObject(root) || hf_fail(err, path, NULL, "not a JSON object");
+    cJSON *root = hf_parse_json(text, len, path, err);
+    bool ok = root && (cJSON_IsObject(root) || hf_fail(err, path, NULL, "not a JSON object"));
     if (ok) ok = read_model(t, cJSON_GetObjectItemCaseSensitive(root, "model"), path, err);
     if (ok) ok = read_ids(t, cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), path, err);
     if (ok)
