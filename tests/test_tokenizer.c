@@ -292,9 +292,9 @@ static int naive_bpe(const char *w, int n, int ranks[4][4], int *len)
             if (r >= 0 && (best < 0 || r < best_rank)) best = i, best_rank = r;
         }
         if (best < 0) break;
-        char joined[512];
-        snprintf(joined, sizeof joined, "%s%s", sym[best], sym[best + 1]);
-        memcpy(sym[best], joined, sizeof joined);
+        size_t la = strlen(sym[best]), lb = strlen(sym[best + 1]);
+        if (la + lb >= sizeof sym[0]) break; // never: the words are 300 letters at most
+        memmove(sym[best] + la, sym[best + 1], lb + 1);
         memmove(sym[best + 1], sym[best + 2], sizeof sym[0] * (size_t)(count - best - 2));
         count--;
     }
