@@ -376,6 +376,7 @@ static void test_bpe_heap(void)
     tokenizer_free(&t);
 }
 
+#ifndef _WIN32
 // A tokenizer.json that cannot be read safely or that repeats a key, and vocab.txt: linear, the
 // last of a repeated line wins (transformers' load_vocab).
 static void test_reliability(void)
@@ -426,6 +427,7 @@ static void test_reliability(void)
     remove(path);
     rmdir(dir);
 }
+#endif
 
 // Well-formed UTF-8 only: the offset of the first byte that is not.
 static void test_utf8_valid(void)
