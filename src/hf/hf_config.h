@@ -5,6 +5,7 @@
 #define MHA_HF_CONFIG_H
 
 #include <stdbool.h>
+#include "hf/hf_error.h"
 #include "lesson/lesson.h"
 
 typedef enum {
@@ -51,17 +52,5 @@ typedef struct {
 bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path, LessonError *err);
 // Reads DIR/config.json.
 bool hf_config_load(HfConfig *c, const char *dir, LessonError *err);
-
-// The largest JSON file read (config.json, tokenizer.json, the index): Qwen2's tokenizer.json is
-// 7 MB, Llama 3's 9 MB.
-#define HF_MAX_JSON_BYTES (256u * 1024u * 1024u)
-// The whole file at path, NUL-terminated (free it); NULL with err (path, the reason; err->io) when
-// it cannot be read: absent, not a regular file (a folder, a FIFO, a device), unreadable, or more
-// than HF_MAX_JSON_BYTES.
-char *hf_read_file(const char *path, size_t *len, LessonError *err);
-// text (len bytes, from path) as JSON; NULL with err naming path and the line:column of the first
-// syntax error.
-struct cJSON;
-struct cJSON *hf_parse_json(const char *text, size_t len, const char *path, LessonError *err);
 
 #endif

@@ -11,38 +11,10 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "hf/hf_config.h"
 #include "hf/hf_error.h"
 
 // The largest header read (the format's own limit is 100 MB).
 #define ST_MAX_HEADER ((uint64_t)100 * 1000 * 1000)
-
-static void fail_v(LessonError *e, const char *file, const char *field, const char *fmt, va_list ap)
-{
-    memset(e, 0, sizeof *e);
-    lesson_error_set_file(e, file);
-    if (field) snprintf(e->path, sizeof e->path, "%s", field);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-}
-
-bool hf_fail(LessonError *e, const char *file, const char *field, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fail_v(e, file, field, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
-bool hf_fail_io(LessonError *e, const char *file, const char *field, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fail_v(e, file, field, fmt, ap);
-    va_end(ap);
-    e->io = true;
-    return false;
-}
 
 static const struct {
     const char *name;
