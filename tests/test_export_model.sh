@@ -3,7 +3,7 @@
 # causal) exported as SVG and PNG. The SVG holds one heatmap group per layer x head, each of n x n cells (n: the
 # text's tokens from --json), every cell above the diagonal the one colour of weight 0 and cell (0, 0), weight 1,
 # another; the layer labels L0..L2 and the framed layer (--layer 1). Refused with exit 2 and nothing written:
-# --what overview without --model, another --what with --model, --head with it.
+# --what overview without --model, --head with --model; the layer's board and heatmaps written directly.
 # usage: test_export_model.sh MHA_TRACER SOURCE_DIR    Exit 77 (skip) without a python3 with numpy
 # (unless MHA_REQUIRE_TOOLS=1).
 BIN=$1
@@ -63,7 +63,11 @@ refused() { # expected message part, then the arguments
     [ ! -e "$T/bad" ] || fail "$*: wrote $T/bad"
 }
 refused "add --model DIR" --export "$T/bad" --what overview
-refused "--what board" --model "$T/ck/llama" --export "$T/bad" --what board
-refused "--what heatmaps" --model "$T/ck/llama" --export "$T/bad"
+# The layer's own slides directly, without saving a lesson first.
+for what in board heatmaps; do
+    "$BIN" --model "$T/ck/llama" --layer 1 --export "$T/$what" --what $what --format svg >"$T/o" 2>"$T/e" \
+        || fail "--what $what with --model: $(cat "$T/e")"
+    ls "$T/$what"/*.svg >/dev/null 2>&1 || fail "--what $what with --model wrote no SVG: $(cat "$T/o")"
+done
 refused "--head with --model" --model "$T/ck/llama" --export "$T/bad" --what overview --head 1
 echo "ok: the overview exported, bad requests refused"

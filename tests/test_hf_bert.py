@@ -149,7 +149,7 @@ def make_wordpiece(lower=True, bert_processing=False):
 # ---- the checkpoint and the reference forward (modeling_bert.py) ------------------------------------------
 
 def make_bert(root, name, rng, *, dtype="F32", hidden=16, heads=4, layers=2, inter=40, positions=64, types=2,
-              tok=None, prefix="", shards=1):
+              tok=None, prefix="", shards=1, gamma_beta=False):
     d = os.path.join(root, name)
     os.makedirs(d)
     vocab = max(tok["model"]["vocab"].values()) + 3
@@ -180,6 +180,8 @@ def make_bert(root, name, rng, *, dtype="F32", hidden=16, heads=4, layers=2, int
             a = rng.standard_normal(shape) * (0.8 if n.startswith("embeddings") else 1.0 / np.sqrt(shape[-1]))
         raw, values = hf.stored(a, dtype)
         weights[n] = values
+        if gamma_beta:  # the names of bert-base-uncased's own files: a LayerNorm's gamma and beta
+            n = n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
         entries.append((prefix + n, dtype, shape, raw))
     if prefix:  # BertForMaskedLM's head, which the forward pass does not read
         raw, _ = hf.stored(np.zeros(vocab), dtype)
@@ -319,7 +321,7 @@ def older_files(exe, root, rng, built):
     shutil.copytree(os.path.join(root, "gpt2-vocab-merges"), bad)
     os.remove(os.path.join(bad, "merges.txt"))
     code, out, err = hf.run(exe, "--model", bad, "--json")
-    hf.check(code == 2 and "merges.txt" in err, "vocab.json without merges.txt: %d %r" % (code, err))
+    hf.check(code == 1 and "merges.txt" in err, "vocab.json without merges.txt: %d %r" % (code, err))
     with open(os.path.join(bad, "merges.txt"), "w") as f:
         f.write("#version: 0.2\n")
     with open(os.path.join(bad, "vocab.json"), "w") as f:
@@ -330,7 +332,51 @@ def older_files(exe, root, rng, built):
     shutil.copytree(built["bert-f32-uncased"][0], empty)
     os.remove(os.path.join(empty, "tokenizer.json"))
     code, out, err = hf.run(exe, "--model", empty, "--json")
-    hf.check(code == 2 and "tokenizer.json" in err and "vocab.txt" in err, "no tokenizer files: %d %r" % (code, err))
+    hf.check(code == 1 and "tokenizer.json" in err and "vocab.txt" in err, "no tokenizer files: %d %r" % (code, err))
+
+
+def repeated_lines(exe, root, bert):
+    """vocab.txt with a line repeated: the token's id is its last line's (transformers' load_vocab:
+    vocab[token] = index over the lines), and 120,000 lines read in linear time."""
+    import time
+    src, cfg, W, tok = bert
+    d = os.path.join(root, "bert-vocab-repeated")
+    shutil.copytree(src, d)
+    os.remove(os.path.join(d, "tokenizer.json"))
+    lines = [t for t, _ in sorted(tok["model"]["vocab"].items(), key=lambda kv: kv[1])]
+    lines.append("cat")  # a second "cat", the last line
+    while len(lines) < cfg["vocab_size"]:
+        lines.append("[unused%d]" % len(lines))
+    lines += ["w%d" % i for i in range(120000)]  # past vocab_size: read, never in the text
+    with open(os.path.join(d, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(t + "\n" for t in lines))
+    want = {}
+    for i, t in enumerate(lines):  # load_vocab
+        want[t] = i
+    t0 = time.monotonic()
+    code, out, err = hf.run(exe, "--model", d, "--text", "the cat sat", "--json")
+    secs = time.monotonic() - t0
+    print("vocab.txt of %d lines: --json in %.2f s" % (len(lines), secs))
+    ids = json.loads(out)["token_ids"] if code == 0 else []
+    hf.check(code == 0 and want["cat"] in ids and tok["model"]["vocab"]["cat"] not in ids,
+             "a repeated vocab.txt line: ids %r, expected cat = %d (its last line): %r" % (ids, want["cat"], err))
+    hf.check(secs < 30, "vocab.txt of %d lines took %.1f s" % (len(lines), secs))
+
+
+def missing_gamma(exe, root, good):
+    """A LayerNorm under neither name: the message names both."""
+    d = os.path.join(root, "bert-no-gamma")
+    shutil.copytree(good, d)
+    p = os.path.join(d, "model.safetensors")
+    raw = open(p, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    del header["bert.embeddings.LayerNorm.gamma"]
+    h = json.dumps(header, separators=(",", ":")).encode()
+    open(p, "wb").write(len(h + b" " * (n - len(h))).to_bytes(8, "little") + h + b" " * (n - len(h)) + raw[8 + n:])
+    code, out, err = hf.run(exe, "--model", d, "--json")
+    hf.check(code == 2 and "bert.embeddings.LayerNorm.weight" in err and "bert.embeddings.LayerNorm.gamma" in err,
+             "no LayerNorm gamma: %d %r" % (code, err))
 
 
 def main():
@@ -340,7 +386,8 @@ def main():
     rng = np.random.default_rng(41)
     models = [("bert-f32-uncased", dict(dtype="F32", tok=make_wordpiece())),
               ("bert-bf16-sharded-cased-mlm", dict(dtype="BF16", tok=make_wordpiece(lower=False, bert_processing=True),
-                                                   prefix="bert.", shards=3, hidden=24, heads=3, layers=3))]
+                                                   prefix="bert.", shards=3, hidden=24, heads=3, layers=3)),
+              ("bert-gamma-beta", dict(dtype="F32", tok=make_wordpiece(), prefix="bert.", gamma_beta=True))]
     worst, built = {}, {}
     for name, kw in models:
         d, cfg, W = make_bert(root, name, rng, **kw)
@@ -356,6 +403,8 @@ def main():
         print("%-30s largest difference against the reference: %.3g" % (name, w))
     older_files(exe, root, rng, built)
     bad_cases(exe, root, built["bert-f32-uncased"][0])
+    repeated_lines(exe, root, built["bert-f32-uncased"])
+    missing_gamma(exe, root, built["bert-gamma-beta"][0])
     if len(sys.argv) <= 2:
         shutil.rmtree(root)
     print("%d checks, %d failed" % (hf.checks, len(hf.failures)))

@@ -366,7 +366,7 @@ def write_checkpoint(d, entries, shards):
 
 def make_model(root, name, rng, *, model_type="llama", dtype="F32", hidden=16, heads=4, kv=2, layers=3, inter=24,
                theta=10000.0, tie=False, shards=1, tok=None, sliding=None, eps=1e-5, extra_vocab=3, rope_scaling=None,
-               max_positions=256):
+               max_positions=256, extra=None):
     d = os.path.join(root, name)
     os.makedirs(d)
     vocab = 1 + max(max(tok["model"]["vocab"].values()), max(a["id"] for a in tok["added_tokens"])) + extra_vocab
@@ -380,6 +380,7 @@ def make_model(root, name, rng, *, model_type="llama", dtype="F32", hidden=16, h
         cfg["sliding_window"] = sliding
     if rope_scaling:
         cfg["rope_scaling"] = rope_scaling
+    cfg.update(extra or {})
     names = [("model.embed_tokens.weight", (vocab, hidden))]
     for l in range(layers):
         p = "model.layers.%d." % l
@@ -529,6 +530,21 @@ def rope_inv_freq(cfg, hd, n):
     return inv_freq
 
 
+def layer_windows(cfg):
+    """Each layer's sliding window or None, as transformers' attention classes read the config: MistralAttention
+    every layer's config.sliding_window; Qwen2 (Qwen2Config: sliding_window None unless use_sliding_window) the
+    layers layer_types calls "sliding_attention", without layer_types those from max_window_layers on."""
+    layers = cfg["num_hidden_layers"]
+    if cfg["model_type"] == "mistral":
+        return [cfg.get("sliding_window")] * layers
+    if cfg["model_type"] != "qwen2":
+        return [None] * layers
+    sw = cfg.get("sliding_window") if cfg.get("use_sliding_window") else None
+    types = cfg.get("layer_types") or ["sliding_attention" if sw is not None and l >= cfg.get("max_window_layers", 28)
+                                       else "full_attention" for l in range(layers)]
+    return [sw if t == "sliding_attention" else None for t in types]
+
+
 def reference(cfg, W, ids, layer):
     hidden, heads, kv = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, eps, n = hidden // heads, cfg["rms_norm_eps"], len(ids)
@@ -539,11 +555,9 @@ def reference(cfg, W, ids, layer):
     freqs = np.outer(np.arange(n, dtype=np.float64), inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb), np.sin(emb)
-    mask = np.triu(np.ones((n, n), dtype=bool), 1)
-    sw = cfg.get("sliding_window")
-    if sw:
-        i, j = np.indices((n, n))
-        mask |= j <= i - sw
+    causal = np.triu(np.ones((n, n), dtype=bool), 1)
+    i, j = np.indices((n, n))
+    windows = layer_windows(cfg)
     h = W["model.embed_tokens.weight"][ids]
     kept = None
     for l in range(cfg["num_hidden_layers"]):
@@ -562,6 +576,7 @@ def reference(cfg, W, ids, layer):
         k = np.repeat(k, heads // kv, axis=0)  # repeat_kv
         v = np.repeat(v, heads // kv, axis=0)
         scores = q @ k.transpose(0, 2, 1) * hd ** -0.5
+        mask = causal | (j <= i - windows[l]) if windows[l] else causal  # sliding_window's mask
         scores = np.where(mask, -np.inf, scores)
         weights = np.exp(scores - scores.max(-1, keepdims=True))
         weights /= weights.sum(-1, keepdims=True)
@@ -689,13 +704,13 @@ TEXTS = ["The cat sat on the mat", "Hello, world! it's 1234567 THE dog's LOG\n\n
 
 
 def bad_cases(exe, root, good, rng):
-    """Bad checkpoints: each must exit 2 and name the file and the field or tensor."""
-    def case(name, mutate, *names, layer=0):
+    """Bad checkpoints: each must exit 2 (1: a file absent) and name the file and the field or tensor."""
+    def case(name, mutate, *names, layer=0, want=2):
         d = os.path.join(root, "bad-" + name)
         shutil.copytree(good, d)
         mutate(d)
         code, out, err = run(exe, "--model", d, "--layer", str(layer), "--json")
-        check(code == 2, "bad %s: exit %d (stderr %r)" % (name, code, err.strip()))
+        check(code == want, "bad %s: exit %d (stderr %r)" % (name, code, err.strip()))
         for n in names:
             check(n in err, "bad %s: %r not named in %r" % (name, n, err.strip()))
         check(out == "", "bad %s: printed %d bytes" % (name, len(out)))
@@ -713,7 +728,7 @@ def bad_cases(exe, root, good, rng):
         return f
 
     st = "model.safetensors"
-    case("no-config", lambda d: os.remove(os.path.join(d, "config.json")), "config.json")
+    case("no-config", lambda d: os.remove(os.path.join(d, "config.json")), "config.json", want=1)
     case("model-type", edit_config(model_type="falcon"), "config.json", "model_type")
     case("no-hidden", edit_config(hidden_size=None), "config.json", "hidden_size")
     case("hidden-size", edit_config(hidden_size=24), "model.embed_tokens.weight", "config.json", "shape")
@@ -774,8 +789,8 @@ def bad_cases(exe, root, good, rng):
         h = h + b" " * (n - len(h))
         open(p, "wb").write(raw[:8] + h + raw[8 + n:])
     case("missing-tensor", drop_tensor, st, "model.layers.1.mlp.up_proj.weight")
-    case("no-tokenizer", lambda d: os.remove(os.path.join(d, "tokenizer.json")), "tokenizer.json")
-    case("no-weights", lambda d: os.remove(os.path.join(d, st)), st)
+    case("no-tokenizer", lambda d: os.remove(os.path.join(d, "tokenizer.json")), "tokenizer.json", want=1)
+    case("no-weights", lambda d: os.remove(os.path.join(d, st)), st, want=1)
 
 
 def bad_shards(exe, root, sharded):
@@ -783,7 +798,7 @@ def bad_shards(exe, root, sharded):
     shutil.copytree(sharded, d)
     os.remove(os.path.join(d, "model-00002-of-00002.safetensors"))
     code, out, err = run(exe, "--model", d, "--json")
-    check(code == 2 and "model-00002-of-00002.safetensors" in err and "index.json" in err,
+    check(code == 1 and "model-00002-of-00002.safetensors" in err and "index.json" in err,
           "missing shard: exit %d, %r" % (code, err.strip()))
     d = os.path.join(root, "bad-shard-map")
     shutil.copytree(sharded, d)
@@ -819,6 +834,12 @@ def main():
                                          theta=500000.0)),
         ("qwen2-f16-mqa", dict(model_type="qwen2", dtype="F16", tok=qwen2, kv=1, hidden=24, heads=3, layers=2)),
         ("mistral-window", dict(model_type="mistral", dtype="F32", tok=sp, sliding=3, kv=4)),
+        # Qwen2's window: layers 1 and 2 windowed (max_window_layers 1), then layer_types naming layer 0 and 2.
+        ("qwen2-window", dict(model_type="qwen2", dtype="F32", tok=qwen2, layers=3,
+                              extra={"use_sliding_window": True, "sliding_window": 2, "max_window_layers": 1})),
+        ("qwen2-layer-types", dict(model_type="qwen2", dtype="F32", tok=qwen2, layers=3,
+                                   extra={"use_sliding_window": True, "sliding_window": 3, "layer_types": [
+                                       "sliding_attention", "full_attention", "sliding_attention"]})),
         ("llama-metaspace", dict(model_type="llama", dtype="F32", tok=make_sentencepiece(metaspace=True), layers=2)),
         # RoPE scaling (Llama 3.1/3.2's llama3; linear under its old key "type"; dynamic past 8 positions): d = 16,
         # so that llama3's 8 frequencies fall in all three of its bands (wavelength under 16, 16 to 64, over 64).

@@ -1,7 +1,10 @@
 // Tests src/hf/safetensors: headers parsed from bytes in memory, the dtypes converted exactly,
 // and every kind of bad header (short file, header past the end, offsets past the end, shapes that
 // disagree with the bytes, overflowing shapes, not JSON) refused naming the tensor; a file cut at
-// every length never accepted with a tensor reaching outside it.
+// every length never accepted with a tensor reaching outside it; on POSIX, a file that shrinks
+// while it is mapped read as zeros and named (no SIGBUS), a FIFO or a folder in place of the
+// weights or the index refused as I/O failures without waiting.
+#define _POSIX_C_SOURCE 200809L // mkdtemp, truncate, mkfifo
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,10 +168,81 @@ static void test_every_cut(void)
     CHECK(accepted == 1, "%d cuts accepted (only the whole file)", accepted);
 }
 
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+
+// DIR/name written with bytes.
+static void write_bytes(const char *dir, const char *name, const void *bytes, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(bytes, 1, n, f) == n, "cannot write %s", path);
+    if (f) fclose(f);
+}
+
+// A weights file cut short after it was mapped: its tensors read as zeros instead of a SIGBUS,
+// and st_changed names the file.
+static void test_shrinking(void)
+{
+    char dir[] = "/tmp/mha-st-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(false, "mkdtemp");
+        return;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    size_t count = (size_t)(4 * page) / 4; // four pages of F32
+    unsigned char *file = calloc(1, 4096 + 4 * (size_t)page);
+    float *data = malloc(sizeof *data * count);
+    char header[128];
+    snprintf(header, sizeof header,
+             "{\"w\":{\"dtype\":\"F32\",\"shape\":[%zu],\"data_offsets\":[0,%zu]}}", count,
+             4 * count);
+    for (size_t i = 0; i < count; i++) data[i] = 1.0f;
+    size_t size = make_file(file, header, (const unsigned char *)data, 4 * count);
+    write_bytes(dir, "model.safetensors", file, size);
+    StCheckpoint c;
+    LessonError err;
+    CHECK(st_open_dir(&c, dir, &err), "open: %s", err.message);
+    char path[600];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    CHECK(truncate(path, 100) == 0, "truncate %s", path);
+    double *out = malloc(sizeof *out * count);
+    const StTensor *t = c.count ? st_find(&c, "w") : NULL;
+    if (t) st_read(out, t, 0, count); // past the file's new end: zeros, not a bus error
+    CHECK(t && out[count - 1] == 0.0, "the lost bytes read as %g", t ? out[count - 1] : -1.0);
+    CHECK(st_changed(&c) == 0, "the shrunk file is not named: %d", st_changed(&c));
+    st_close(&c);
+    remove(path);
+    // A FIFO as the weights, a folder as the index: refused at once, as I/O failures.
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+    CHECK(!st_open_dir(&c, dir, &err) && err.io && strstr(err.message, "not a file"),
+          "a FIFO as model.safetensors: %s", err.message);
+    remove(path);
+    snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
+    CHECK(mkdir(path, 0700) == 0, "mkdir %s", path);
+    CHECK(!st_open_dir(&c, dir, &err) && err.io && strstr(err.message, "not a file"),
+          "a folder as the index: %s", err.message);
+    rmdir(path);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+    CHECK(!st_open_dir(&c, dir, &err) && err.io && strstr(err.message, "not a file"),
+          "a FIFO as the index: %s", err.message);
+    remove(path);
+    rmdir(dir);
+    free(out);
+    free(data);
+    free(file);
+}
+#endif
+
 int main(void)
 {
     test_dtypes();
     test_refused();
     test_every_cut();
+#ifndef _WIN32
+    test_shrinking();
+#endif
     return check_report("test_safetensors");
 }

@@ -2,8 +2,13 @@
 // 3's, Qwen2's: contractions, the optional space, digits, newlines, the (?!\S) look-ahead), the
 // Unicode classes, BPE merges by rank, the added and special tokens, byte fallback, the tokens as
 // shown, and tokenizer.json refused.
+#define _POSIX_C_SOURCE 200809L // mkdtemp, truncate, mkfifo
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 #include "check.h"
 #include "core/utf8.h"
 #include "hf/nfc.h"
@@ -271,6 +276,179 @@ static void test_nfc(void)
     }
 }
 
+// The merges of w (n symbols, one char each, ranks[a][b] of the pair "a b", -1: none) applied the
+// plain way: the lowest rank, the leftmost of equals, again and again; the symbols' lengths out.
+static int naive_bpe(const char *w, int n, int ranks[4][4], int *len)
+{
+    int count = n;
+    char sym[512][512];
+    for (int i = 0; i < n; i++) sym[i][0] = w[i], sym[i][1] = '\0';
+    for (;;) {
+        int best = -1, best_rank = 0;
+        for (int i = 0; i + 1 < count; i++) {
+            int r = strlen(sym[i]) == 1 && strlen(sym[i + 1]) == 1
+                        ? ranks[sym[i][0] - 'a'][sym[i + 1][0] - 'a']
+                        : -1;
+            if (r >= 0 && (best < 0 || r < best_rank)) best = i, best_rank = r;
+        }
+        if (best < 0) break;
+        size_t la = strlen(sym[best]), lb = strlen(sym[best + 1]);
+        if (la + lb >= sizeof sym[0]) break; // never: the words are 300 letters at most
+        memmove(sym[best] + la, sym[best + 1], lb + 1);
+        memmove(sym[best + 1], sym[best + 2], sizeof sym[0] * (size_t)(count - best - 2));
+        count--;
+    }
+    for (int i = 0; i < count; i++) len[i] = (int)strlen(sym[i]);
+    return count;
+}
+
+// BPE with a heap of merges gives the plain loop's ids on random words (pairs of single letters
+// only, so that the plain loop's symbols are easy to name), and a long piece in n log n.
+static void test_bpe_heap(void)
+{
+    int ranks[4][4], rank = 0;
+    char json[4096];
+    int used = snprintf(json, sizeof json,
+                        "{\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"use_regex\":false},"
+                        "\"model\":{\"type\":\"BPE\",\"vocab\":{");
+    const char *L = "abcd";
+    for (int a = 0; a < 4; a++)
+        used +=
+            snprintf(json + used, sizeof json - (size_t)used, "%s\"%c\":%d", a ? "," : "", L[a], a);
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            used += snprintf(json + used, sizeof json - (size_t)used, ",\"%c%c\":%d", L[a], L[b],
+                             4 + 4 * a + b);
+    used += snprintf(json + used, sizeof json - (size_t)used, "},\"merges\":[");
+    unsigned seed = 7;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) ranks[a][b] = -1;
+    for (int k = 0; k < 16; k++) { // a random order of the pairs, some left out
+        seed = seed * 1103515245u + 12345u;
+        int a = (int)(seed >> 16) % 4, b = (int)(seed >> 20) % 4;
+        if (ranks[a][b] >= 0) continue;
+        ranks[a][b] = rank++;
+        used += snprintf(json + used, sizeof json - (size_t)used, "%s\"%c %c\"",
+                         rank > 1 ? "," : "", L[a], L[b]);
+    }
+    snprintf(json + used, sizeof json - (size_t)used, "]}}");
+    Tokenizer t;
+    LessonError err;
+    if (!tokenizer_parse(&t, json, strlen(json), "bpe.json", &err)) {
+        CHECK(false, "the BPE tokenizer refused: %s", err.message);
+        return;
+    }
+    for (int trial = 0; trial < 300; trial++) {
+        char w[301];
+        int n = 1 + trial % 300, len[512];
+        for (int i = 0; i < n; i++) seed = seed * 1103515245u + 12345u, w[i] = L[(seed >> 16) % 4];
+        w[n] = '\0';
+        int count = naive_bpe(w, n, ranks, len), *ids = NULL, got = 0;
+        bool ok = tokenizer_encode(&t, w, &ids, &got, "bpe.json", &err);
+        bool same = ok && got == count;
+        for (int i = 0, at = 0; same && i < count; at += len[i++]) {
+            char piece[3] = {w[at], len[i] == 2 ? w[at + 1] : '\0', '\0'};
+            same = ids[i] == tokenizer_vocab_id(&t, piece, strlen(piece));
+        }
+        CHECK(same, "the heap's merges of \"%s\" differ from the plain loop's", w);
+        free(ids);
+    }
+    size_t big = 200000; // one piece of 200 KB: the plain loop took minutes
+    char *text = malloc(big + 1);
+    for (size_t i = 0; i < big; i++)
+        seed = seed * 1103515245u + 12345u, text[i] = L[(seed >> 16) % 4];
+    text[big] = '\0';
+    int *ids = NULL, n = 0;
+    clock_t t0 = clock();
+    bool ok = tokenizer_encode(&t, text, &ids, &n, "bpe.json", &err);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    printf("BPE of one 200 KB piece: %d ids in %.3f s of CPU\n", n, secs);
+    CHECK(ok && n >= (int)big / 2, "the long piece: %d ids (%s)", n, err.message);
+    free(ids);
+    ids = NULL;
+    t0 = clock();
+    ok = tokenizer_encode_max(&t, text, 512, &ids, &n, "bpe.json", &err);
+    printf("the same with a limit of 512 ids: %.3f s of CPU\n",
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    CHECK(!ok && strstr(err.message, "more than 512"), "past the limit: %s", err.message);
+    free(ids);
+    free(text);
+    tokenizer_free(&t);
+}
+
+#ifndef _WIN32
+// A tokenizer.json that cannot be read safely or that repeats a key, and vocab.txt: linear, the
+// last of a repeated line wins (transformers' load_vocab).
+static void test_reliability(void)
+{
+    char json[2048];
+    int used = snprintf(json, sizeof json,
+                        "{\"model\":{\"type\":\"WordPiece\",\"vocab\":{\"[CLS]\":0,"
+                        "\"[SEP]\":1,\"a\":2}},\"post_processor\":{\"type\":\"Sequence\","
+                        "\"processors\":[");
+    for (int i = 0; i < 7; i++) // seven BertProcessing: more special tokens than kept
+        used += snprintf(json + used, sizeof json - (size_t)used,
+                         "%s{\"type\":\"BertProcessing\",\"cls\":[\"[CLS]\",0],"
+                         "\"sep\":[\"[SEP]\",1]}",
+                         i ? "," : "");
+    snprintf(json + used, sizeof json - (size_t)used, "]}}");
+    refused(json, "post_processor.processors");
+    const char *dup = "{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":"
+                      "\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"a\":2},\"merges\":[]}}";
+    Tokenizer t;
+    LessonError err;
+    int *ids = NULL, n = 0;
+    bool ok = tokenizer_parse(&t, dup, strlen(dup), "dup.json", &err)
+              && tokenizer_encode(&t, "a", &ids, &n, "dup.json", &err);
+    CHECK(ok && n == 1 && ids[0] == 2, "a key given twice: id %d, expected the last (2)",
+          ok && n ? ids[0] : -1);
+    if (ok) tokenizer_free(&t);
+    free(ids);
+    char dir[] = "/tmp/mha-vocab-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[600], source[1100];
+    snprintf(path, sizeof path, "%s/vocab.txt", dir);
+    FILE *f = fopen(path, "wb");
+    fputs("[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\nhello\n", f);
+    for (int i = 0; i < 120000; i++) fprintf(f, "w%d\n", i); // bert-base-multilingual's size
+    fclose(f);
+    clock_t t0 = clock();
+    ok = tokenizer_load_files(&t, dir, source, sizeof source, &err);
+    printf("vocab.txt of 120,007 lines read in %.3f s of CPU\n",
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    CHECK(ok, "vocab.txt refused: %s", err.message);
+    ids = NULL;
+    ok = ok && tokenizer_encode(&t, "hello world w119999", &ids, &n, source, &err);
+    CHECK(ok && n == 5 && ids[1] == 6 && ids[2] == 5 && ids[3] == 120006,
+          "vocab.txt ids: hello %d (expected its last line, 6), world %d, w119999 %d",
+          ok ? ids[1] : -1, ok ? ids[2] : -1, ok ? ids[3] : -1);
+    free(ids);
+    if (ok) tokenizer_free(&t);
+    remove(path);
+    rmdir(dir);
+}
+#endif
+
+// Well-formed UTF-8 only: the offset of the first byte that is not.
+static void test_utf8_valid(void)
+{
+    static const struct {
+        const char *s;
+        size_t bad;
+    } CASES[] = {{"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80", 13},
+                 {"a\xc0\x80", 1},
+                 {"ab\xed\xa0\x80", 2}, // a lone surrogate (U+D800) as CESU-8 writes it
+                 {"\xf4\x90\x80\x80", 0},
+                 {"x\xe2\x82", 1},
+                 {"\xff", 0},
+                 {"\xe0\x9f\xbf", 0}};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        size_t len = strlen(CASES[i].s), want = CASES[i].bad == 13 ? len : CASES[i].bad;
+        CHECK(utf8_invalid_at(CASES[i].s, len) == want, "case %zu: %zu, expected %zu", i,
+              utf8_invalid_at(CASES[i].s, len), want);
+    }
+}
+
 int main(void)
 {
     test_patterns();
@@ -279,5 +457,10 @@ int main(void)
     test_refused();
     test_wordpiece();
     test_nfc();
+    test_bpe_heap();
+#ifndef _WIN32
+    test_reliability();
+#endif
+    test_utf8_valid();
     return check_report("test_tokenizer");
 }

@@ -56,7 +56,7 @@ static int print_error(const LessonError *e)
 {
     char buf[1400];
     cli_line(stderr, "%s\n", lesson_error_format(e, buf, sizeof buf));
-    return EXIT_USAGE;
+    return e->io ? EXIT_IO : EXIT_USAGE; // a file absent or unreadable: 1; what it says: 2
 }
 
 // --save-lesson FILE: layer L as an ordinary lesson, refused (exit 2) when it would be more than a
@@ -74,7 +74,9 @@ static int save_lesson(const Lesson *l, const char *path)
     if (!lesson_write_readable(json, len, &err)) {
         cli_line(
             stderr,
-            "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written\n",
+            "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written "
+            "(--export OUTDIR --what board, or any --what, writes the layer's slides without "
+            "saving it)\n",
             path, err.message);
         status = EXIT_USAGE;
     } else if (!lesson_write_file(path, json, len, &err)) {
@@ -86,23 +88,12 @@ static int save_lesson(const Lesson *l, const char *path)
     return status;
 }
 
-// --export with --model: only the overview (the layer itself: --save-lesson FILE, then --export
-// it).
+// --export with --model: the layer's slides directly, as for a lesson (--what board, heatmaps,
+// ...), or every layer's heads (--what overview); no lesson file is saved first.
 static bool export_refused(const Args *a, CliModelExport export_fn)
 {
-    if (a->mode != MODE_EXPORT) return false;
-    if (!export_fn) {
-        cli_line(stderr,
-                 "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
-        return true;
-    }
-    const char *what = a->value[OPT_WHAT];
-    if (what && (strcmp(what, "overview") == 0 || strcmp(what, "handout") == 0)) return false;
-    cli_line(stderr,
-             "mha-tracer: error: --export with --model writes --what overview (every layer's "
-             "heads) or --what handout (the layer's PDF); for "
-             "--what %s save the layer as a lesson with --save-lesson FILE and --export that\n",
-             what ? what : "heatmaps");
+    if (a->mode != MODE_EXPORT || export_fn) return false;
+    cli_line(stderr, "mha-tracer: error: this build has no exporter (built with -DMHA_GUI=OFF)\n");
     return true;
 }
 

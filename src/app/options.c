@@ -188,19 +188,21 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_MODEL] =
         {"--model", .arg = "DIR", .with = WITH_MODEL, .flags = V,
          .help =
-             "in the window (with --head H: on head H), or with --json, --trace, --save-lesson\n"
-             "or --layout: a Hugging Face checkpoint in DIR (config.json, model.safetensors\n"
-             "or its shards, tokenizer.json or vocab.json + merges.txt or vocab.txt; llama, "
-             "mistral,\n"
-             "qwen2, gpt2, bert; F32, F16, BF16) instead of a lesson: layer L's attention on the "
-             "text,\n"
-             "computed in float64, and the next token; --json adds \"token_ids\" and "
-             "\"next_token\"\n"
-             "(the top 5 with their probabilities; null for bert)"},
+             "in the window (with --head H: on head H), or with --json, --trace, --save-lesson,\n"
+             "--layout or --export DIR (any --what): a Hugging Face checkpoint in DIR\n"
+             "(config.json, model.safetensors or its shards, tokenizer.json or vocab.json +\n"
+             "merges.txt or vocab.txt; llama, mistral and qwen2 with their sliding windows,\n"
+             "gpt2, bert with weight/bias or gamma/beta names; F32, F16, BF16) instead of a\n"
+             "lesson: layer L's attention on the text, computed in float64, and the next token;\n"
+             "--json adds \"token_ids\" and \"next_token\" (the top 5 with their probabilities;\n"
+             "null for bert). Not with --ablate, --shuffle, --rope-shift, --decode, --tiles or\n"
+             "--stage. Exit 1 when a file cannot be read (absent, not a file, shrinking while\n"
+             "read), 2 when what it says is refused (the file and the field named)"},
     [OPT_TEXT] =
         {"--text", .arg = "\"...\"", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
          .help =
-             "the text, tokenized by the model's tokenizer (default \"The cat sat on the mat\")"},
+             "the text, UTF-8, tokenized by the model's tokenizer (default \"The cat sat on the\n"
+             "mat\"; at most 512 tokens)"},
     [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
                    .kind = VALUE_WHOLE, .min = 0, .max = 1000,
                    .help = "the layer whose attention is traced, from 0 (default 0)"},
@@ -208,7 +210,8 @@ const Option OPTIONS[OPT_COUNT] = {
         {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
          .flags = SUB, .col = 26,
          .help = "instead of --json or --trace: write layer L as an ordinary lesson into FILE\n"
-                 "(its normed input as the embeddings, explicit weights, the tokens)"},
+                 "(its normed input as the embeddings, explicit weights, the tokens; at most\n"
+                 "64 MiB, what a lesson file may hold)"},
     [OPT_HELP] = {"--help", "-h", .mode = MODE_HELP, .help = "show this help"},
     [OPT_VERSION] = {"--version", .mode = MODE_VERSION, .help = "show the version"},
 };
@@ -235,8 +238,7 @@ static const struct {
     [WITH_MODEL] =
         {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE | 1u << MODE_SAVE_LESSON
                   | 1u << MODE_EXPORT | 1u << MODE_LAYOUT | 1u << MODE_NEW,
-         .text = "the window, --json, --trace, --save-lesson FILE, --layout or --export DIR --what "
-                 "overview"},
+         .text = "the window, --json, --trace, --save-lesson FILE, --layout or --export DIR"},
     [WITH_MODEL_SETTING] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE
                                      | 1u << MODE_SAVE_LESSON | 1u << MODE_EXPORT
                                      | 1u << MODE_LAYOUT | 1u << MODE_NEW,

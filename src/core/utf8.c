@@ -40,6 +40,41 @@ uint32_t utf8_decode(const char *str, size_t len, size_t *i)
     return cp;
 }
 
+size_t utf8_invalid_at(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unsigned c = u[i];
+        int more = c < 0x80                 ? 0
+                   : c >= 0xC2 && c <= 0xDF ? 1
+                   : c >= 0xE0 && c <= 0xEF ? 2
+                   : c >= 0xF0 && c <= 0xF4 ? 3
+                                            : -1;
+        if (more < 0 || len - i <= (size_t)more) return i;
+        // The second byte's range narrows after E0, ED (surrogates), F0 and F4 (past U+10FFFF).
+        unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+        unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+        for (int k = 1; k <= more; k++) {
+            unsigned b = u[i + (size_t)k];
+            if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
+        }
+        i += (size_t)more + 1;
+    }
+    return len;
+}
+
+size_t utf8_encode(uint32_t cp, char *out)
+{
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000)
+        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
+               out[2] = (char)(0x80 | (cp & 0x3F)), 3;
+    out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 // One row per block (or part of a block): code points lo..hi are of this class, script and
 // direction. In code point order; a code point in no row is neutral and common. Marks of a script
 // come before its block row and win (the first row that holds the code point is used).

@@ -34,6 +34,15 @@ typedef struct {
 // byte each.
 uint32_t utf8_decode(const char *s, size_t len, size_t *i);
 
+// Writes cp as UTF-8 into out (room for 4 bytes) and returns the count: 1 to 4 bytes (cp below
+// 0x110000; a surrogate is written as its 3 bytes, as it comes).
+size_t utf8_encode(uint32_t cp, char *out);
+
+// The offset of the first byte of s (len bytes) that is not well-formed UTF-8 (Unicode's table
+// 3-7: no overlong form, no surrogate U+D800..U+DFFF, nothing past U+10FFFF, no sequence cut
+// short), or len when all of it is.
+size_t utf8_invalid_at(const char *s, size_t len);
+
 // What code point cp is (a fixed table of Unicode blocks; unknown ones are neutral, script "Zyyy").
 UInfo utf8_info(uint32_t cp);
 

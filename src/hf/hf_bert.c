@@ -16,78 +16,17 @@
 
 #include "core/block.h"
 #include "hf/hf_arch.h"
-#include "hf/hf_error.h"
-
-enum {
-    B_Q,
-    B_QB,
-    B_K,
-    B_KB,
-    B_V,
-    B_VB,
-    B_O,
-    B_OB,
-    B_LN1_W,
-    B_LN1_B,
-    B_INTER,
-    B_INTER_B,
-    B_OUT,
-    B_OUT_B,
-    B_LN2_W,
-    B_LN2_B,
-    B_LAYER_COUNT
-};
-static const HfTensorRow LAYER_TENSORS[B_LAYER_COUNT] = {
-    [B_Q] = {"encoder.layer.%d.attention.self.query.weight", D_HIDDEN, D_HIDDEN, NEED_ALWAYS},
-    [B_QB] = {"encoder.layer.%d.attention.self.query.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_K] = {"encoder.layer.%d.attention.self.key.weight", D_HIDDEN, D_HIDDEN, NEED_ALWAYS},
-    [B_KB] = {"encoder.layer.%d.attention.self.key.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_V] = {"encoder.layer.%d.attention.self.value.weight", D_HIDDEN, D_HIDDEN, NEED_ALWAYS},
-    [B_VB] = {"encoder.layer.%d.attention.self.value.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_O] = {"encoder.layer.%d.attention.output.dense.weight", D_HIDDEN, D_HIDDEN, NEED_ALWAYS},
-    [B_OB] = {"encoder.layer.%d.attention.output.dense.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_LN1_W] = {"encoder.layer.%d.attention.output.LayerNorm.weight", D_HIDDEN, D_NONE,
-                 NEED_ALWAYS},
-    [B_LN1_B] = {"encoder.layer.%d.attention.output.LayerNorm.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_INTER] = {"encoder.layer.%d.intermediate.dense.weight", D_INTER, D_HIDDEN, NEED_ALWAYS},
-    [B_INTER_B] = {"encoder.layer.%d.intermediate.dense.bias", D_INTER, D_NONE, NEED_ALWAYS},
-    [B_OUT] = {"encoder.layer.%d.output.dense.weight", D_HIDDEN, D_INTER, NEED_ALWAYS},
-    [B_OUT_B] = {"encoder.layer.%d.output.dense.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_LN2_W] = {"encoder.layer.%d.output.LayerNorm.weight", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_LN2_B] = {"encoder.layer.%d.output.LayerNorm.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-};
-
-enum { B_WORD, B_POS, B_TYPE, B_ELN_W, B_ELN_B, B_MODEL_COUNT };
-static const HfTensorRow MODEL_TENSORS[B_MODEL_COUNT] = {
-    [B_WORD] = {"embeddings.word_embeddings.weight", D_VOCAB, D_HIDDEN, NEED_ALWAYS},
-    [B_POS] = {"embeddings.position_embeddings.weight", D_POSITIONS, D_HIDDEN, NEED_ALWAYS},
-    [B_TYPE] = {"embeddings.token_type_embeddings.weight", D_TYPES, D_HIDDEN, NEED_ALWAYS},
-    [B_ELN_W] = {"embeddings.LayerNorm.weight", D_HIDDEN, D_NONE, NEED_ALWAYS},
-    [B_ELN_B] = {"embeddings.LayerNorm.bias", D_HIDDEN, D_NONE, NEED_ALWAYS},
-};
-
-// BertModel's own checkpoints name the tensors bare ("embeddings…"), BertForMaskedLM's and the
-// others' "bert.…".
-static const char *const PREFIXES[] = {"", "bert.", NULL};
 
 // h = LayerNorm((word + token type 0) + position), in BertEmbeddings.forward's order.
-static bool bert_embed(Matrix *h, const HfModel *m, const int *ids, int n, LessonError *err)
+bool hf_bert_embed(Matrix *h, const HfModel *m, const int *ids, int n, LessonError *err)
 {
     int d = m->cfg.hidden;
-    if (n > m->cfg.positions) {
-        char config[1100];
-        snprintf(config, sizeof config, "%s/config.json", m->dir);
-        return hf_fail(err, config, "max_position_embeddings",
-                       "the text is %d tokens; the model has positions for %d", n,
-                       m->cfg.positions);
-    }
-    if (!mat_init(h, n, d)) return false;
-    const StTensor *word = hf_tensor(m, &MODEL_TENSORS[B_WORD], -1),
-                   *pos = hf_tensor(m, &MODEL_TENSORS[B_POS], -1);
-    const StTensor *type = hf_tensor(m, &MODEL_TENSORS[B_TYPE], -1);
+    if (!hf_check_positions(m, n, err) || !mat_init(h, n, d)) return false;
+    const StTensor *word = hf_model_tensor(m, HF_EMBED), *pos = hf_model_tensor(m, HF_POSITIONS);
+    const StTensor *type = hf_model_tensor(m, HF_TYPES);
     bool ok = true;
-    double *w = hf_vector(m, &MODEL_TENSORS[B_ELN_W], -1, &ok),
-           *b = hf_vector(m, &MODEL_TENSORS[B_ELN_B], -1, &ok);
+    double *w = hf_model_vector(m, HF_EMBED_NORM, &ok),
+           *b = hf_model_vector(m, HF_EMBED_NORM_BIAS, &ok);
     for (int i = 0; ok && i < n; i++) {
         double *row = mat_row(h, i);
         for (int j = 0; j < d; j++)
@@ -102,48 +41,32 @@ static bool bert_embed(Matrix *h, const HfModel *m, const int *ids, int n, Lesso
     return ok;
 }
 
-// Column j of dst = row r of the 2-D tensor t (a torch Linear keeps (out, in)): dst = t^T, a block
-// at a time.
-static void transposed(Matrix *dst, int c0, const StTensor *t, int r0, double *buf)
-{
-    int rows = dst->rows, count = dst->cols - c0 < 64 ? dst->cols - c0 : 64;
-    st_read(buf, t, (size_t)r0 * (size_t)rows, (size_t)count * (size_t)rows);
-    for (int i0 = 0; i0 < rows;
-         i0 += 8) { // 8 rows of dst at a time: one cache line of each buf row read
-        int i1 = rows - i0 < 8 ? rows : i0 + 8;
-        for (int j = 0; j < count; j++)
-            for (int i = i0; i < i1; i++)
-                mat_row(dst, i)[c0 + j] = buf[(size_t)j * (size_t)rows + (size_t)i];
-    }
-}
-
 // p's weights: W_Q[h] (hidden, d) = query.weight[h*d + j][i], its bias; K, V the same; W_O =
 // dense.weight^T.
 static bool bert_weights(AttnParams *p, const HfModel *m, int layer)
 {
     int d = m->cfg.head_dim, hidden = m->cfg.hidden;
-    double *buf = malloc(sizeof *buf * (size_t)hidden * 64);
+    double *buf = malloc(sizeof *buf * (size_t)hidden * HF_COLUMN_BLOCK);
     if (!buf) return false;
-    const int rows[3][2] = {{B_Q, B_QB}, {B_K, B_KB}, {B_V, B_VB}};
+    const HfLayerTensor rows[3][2] = {{HF_Q, HF_Q_BIAS}, {HF_K, HF_K_BIAS}, {HF_V, HF_V_BIAS}};
     for (int part = 0; part < 3; part++) {
-        const StTensor *w = hf_tensor(m, &LAYER_TENSORS[rows[part][0]], layer);
-        const StTensor *b = hf_tensor(m, &LAYER_TENSORS[rows[part][1]], layer);
+        const StTensor *w = hf_layer_tensor(m, rows[part][0], layer);
+        const StTensor *b = hf_layer_tensor(m, rows[part][1], layer);
         for (int h = 0; h < m->cfg.heads; h++) {
             Matrix *mat = part == 0 ? &p->W_Q[h] : part == 1 ? &p->W_K[h] : &p->W_V[h];
             Matrix *bias = part == 0 ? &p->b_Q[h] : part == 1 ? &p->b_K[h] : &p->b_V[h];
-            for (int c = 0; c < d; c += 64) transposed(mat, c, w, h * d + c, buf);
+            hf_columns_from_rows(mat, w, h * d, buf);
             for (int j = 0; j < d; j++) mat_set(bias, 0, j, st_get(b, (size_t)(h * d + j)));
         }
     }
-    const StTensor *o = hf_tensor(m, &LAYER_TENSORS[B_O], layer),
-                   *ob = hf_tensor(m, &LAYER_TENSORS[B_OB], layer);
-    for (int c = 0; c < hidden; c += 64) transposed(&p->W_O, c, o, c, buf);
+    const StTensor *o = hf_layer_tensor(m, HF_O, layer), *ob = hf_layer_tensor(m, HF_O_BIAS, layer);
+    hf_columns_from_rows(&p->W_O, o, 0, buf);
     st_read(p->b_O.data, ob, 0, ob->count);
     free(buf);
     return true;
 }
 
-static bool bert_attention(AttnParams *p, const HfModel *m, int layer, const Matrix *h)
+bool hf_bert_attention(AttnParams *p, const HfModel *m, int layer, const Matrix *h)
 {
     const HfConfig *c = &m->cfg;
     if (!p->X.data && !params_init(p, h->rows, h->rows, c->hidden, c->heads, c->head_dim))
@@ -158,31 +81,31 @@ static bool bert_attention(AttnParams *p, const HfModel *m, int layer, const Mat
 }
 
 // out (n, o) = x (n, i) @ w^T + b for the layer's tensors (w as torch.nn.Linear keeps it).
-static bool bert_linear(Matrix *out, const Matrix *x, const HfModel *m, int layer, int wrow,
-                        int brow)
+static bool bert_linear(Matrix *out, const Matrix *x, const HfModel *m, int layer,
+                        HfLayerTensor wrow, HfLayerTensor brow)
 {
     bool ok = true;
-    double *b = hf_vector(m, &LAYER_TENSORS[brow], layer, &ok);
-    ok = ok && hf_linear(out, x, hf_tensor(m, &LAYER_TENSORS[wrow], layer), b);
+    double *b = hf_layer_vector(m, brow, layer, &ok);
+    ok = ok && hf_linear(out, x, hf_layer_tensor(m, wrow, layer), b);
     free(b);
     return ok;
 }
 
 // h holds the attention's output plus the residual (hf_model.c added them): h = LayerNorm(h), then
 // h = LayerNorm(output.dense(gelu(intermediate.dense(h))) + h).
-static bool bert_mlp(Matrix *h, const HfModel *m, int layer)
+bool hf_bert_mlp(Matrix *h, const HfModel *m, int layer)
 {
     const HfConfig *c = &m->cfg;
     Matrix inner = {0}, out = {0};
     bool ok = mat_init(&inner, h->rows, c->intermediate) && mat_init(&out, h->rows, c->hidden);
-    double *w1 = hf_vector(m, &LAYER_TENSORS[B_LN1_W], layer, &ok),
-           *b1 = hf_vector(m, &LAYER_TENSORS[B_LN1_B], layer, &ok);
-    double *w2 = hf_vector(m, &LAYER_TENSORS[B_LN2_W], layer, &ok),
-           *b2 = hf_vector(m, &LAYER_TENSORS[B_LN2_B], layer, &ok);
+    double *w1 = hf_layer_vector(m, HF_POST_NORM, layer, &ok),
+           *b1 = hf_layer_vector(m, HF_POST_NORM_BIAS, layer, &ok);
+    double *w2 = hf_layer_vector(m, HF_OUT_NORM, layer, &ok),
+           *b2 = hf_layer_vector(m, HF_OUT_NORM_BIAS, layer, &ok);
     if (ok) block_layer_norm(h, h, w1, b1, c->eps);
-    ok = ok && bert_linear(&inner, h, m, layer, B_INTER, B_INTER_B);
+    ok = ok && bert_linear(&inner, h, m, layer, HF_UP, HF_UP_BIAS);
     if (ok) block_gelu_erf(&inner);
-    ok = ok && bert_linear(&out, &inner, m, layer, B_OUT, B_OUT_B);
+    ok = ok && bert_linear(&out, &inner, m, layer, HF_DOWN, HF_DOWN_BIAS);
     if (ok) {
         block_add(&out, h); // output.dense(…) + input_tensor, in BertOutput's order
         block_layer_norm(h, &out, w2, b2, c->eps);
@@ -195,21 +118,3 @@ static bool bert_mlp(Matrix *h, const HfModel *m, int layer)
     mat_free(&out);
     return ok;
 }
-
-const HfArchOps HF_BERT_OPS = {.model_rows = MODEL_TENSORS,
-                               .model_count = B_MODEL_COUNT,
-                               .layer_rows = LAYER_TENSORS,
-                               .layer_count = B_LAYER_COUNT,
-                               .prefixes = PREFIXES,
-                               .embed = bert_embed,
-                               .attention = bert_attention,
-                               .mlp = bert_mlp,
-                               .final_norm = NULL,
-                               .unembedding = -1,
-                               .unembedding_untied = -1,
-                               .norm = NORM_NONE,
-                               .norm_gain = -1,
-                               .norm_shift = -1,
-                               .layers_key = "num_hidden_layers",
-                               .input_norm = "none: BERT's layer input is the previous layer's "
-                                             "output, already normed after its residual add"};

@@ -60,45 +60,6 @@ static const ConfigField FIELDS[] = {
 #undef GPT2
 #undef AT
 
-char *hf_read_file(const char *path, size_t *len, LessonError *err)
-{
-    PlatformStat st;
-    bool opened = true;
-    FILE *f = platform_open_regular(path, &st, &opened);
-    if (!f) {
-        hf_fail(err, path, NULL, "cannot be read: %s",
-                opened && st.kind != PLATFORM_REGULAR ? "not a file" : strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t used = 0, cap = 0;
-    for (;;) {
-        if (used + 65536 + 1 > cap) {
-            char *g = realloc(text, cap = 2 * cap + 65536 + 1);
-            if (!g) {
-                free(text);
-                fclose(f);
-                hf_fail(err, path, NULL, "out of memory");
-                return NULL;
-            }
-            text = g;
-        }
-        size_t got = fread(text + used, 1, cap - used - 1, f);
-        used += got;
-        if (got == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        hf_fail(err, path, NULL, "cannot be read: an I/O error");
-        return NULL;
-    }
-    text[used] = '\0';
-    *len = used;
-    return text;
-}
-
 static bool read_field(HfConfig *c, const ConfigField *f, const cJSON *root, const char *path,
                        LessonError *err)
 {
@@ -204,7 +165,12 @@ static const struct {
 static bool read_rope_scaling(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
 {
     const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_scaling");
-    if (!scaling || cJSON_IsNull(scaling)) return true;
+    if (!scaling || cJSON_IsNull(scaling)) { // transformers 5: rope_parameters holds the type too
+        scaling = cJSON_GetObjectItemCaseSensitive(root, "rope_parameters");
+        const char *type =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(scaling, "rope_type"));
+        if (!type || strcmp(type, "default") == 0) return true;
+    }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(scaling, "rope_type");
     if (!type)
         type =
@@ -269,57 +235,151 @@ static bool check_llama(HfConfig *c, const cJSON *root, const char *path, Lesson
     return read_rope_scaling(c, root, path, err);
 }
 
+// Which layers of a family attend through a sliding window.
+typedef enum {
+    WINDOW_NONE, // none (llama: LlamaConfig has no sliding_window)
+    WINDOW_ALL, // every layer, when sliding_window is a number (mistral: MistralAttention)
+    WINDOW_QWEN2, // with use_sliding_window, the layers layer_types names "sliding_attention", or
+                  // without it those from max_window_layers on (Qwen2Attention)
+} WindowKind;
+
 // The families by model_type: the forward pass each follows, what it adds, and what its fields say
 // together.
 static const struct {
     const char *model_type;
     HfArch arch;
     bool qkv_bias; // q, k, v biases whatever attention_bias says (qwen2)
-    bool sliding_window; // reads "sliding_window" (mistral)
+    WindowKind window;
     bool (*check)(HfConfig *c, const cJSON *root, const char *path, LessonError *err);
 } FAMILIES[] = {
-    {"llama", HF_ARCH_LLAMA, false, false, check_llama},
-    {"mistral", HF_ARCH_LLAMA, false, true, check_llama},
-    {"qwen2", HF_ARCH_LLAMA, true, false, check_llama},
-    {"gpt2", HF_ARCH_GPT2, false, false, check_gpt2},
-    {"bert", HF_ARCH_BERT, false, false, check_bert},
+    {"llama", HF_ARCH_LLAMA, false, WINDOW_NONE, check_llama},
+    {"mistral", HF_ARCH_LLAMA, false, WINDOW_ALL, check_llama},
+    {"qwen2", HF_ARCH_LLAMA, true, WINDOW_QWEN2, check_llama},
+    {"gpt2", HF_ARCH_GPT2, false, WINDOW_NONE, check_gpt2},
+    {"bert", HF_ARCH_BERT, false, WINDOW_NONE, check_bert},
 };
+
+// A whole number from lo to hi at key, or absent/null (*v = dflt). false with err otherwise.
+static bool whole_or(const cJSON *root, const char *key, int dflt, int lo, int hi, int *v,
+                     const char *path, LessonError *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
+    *v = dflt;
+    if (!j || cJSON_IsNull(j)) return true;
+    if (!cJSON_IsNumber(j) || !(j->valuedouble >= lo && j->valuedouble <= hi)
+        || j->valuedouble != (double)(long long)j->valuedouble)
+        return hf_fail(err, path, key, "expected a whole number from %d to %d", lo, hi);
+    *v = (int)j->valuedouble;
+    return true;
+}
+
+// layer_types (transformers 4.53 on): one entry per layer, "full_attention" or
+// "sliding_attention"; absent: windowed from max_window_layers on.
+static bool read_layer_types(HfConfig *c, const cJSON *root, const char *path, LessonError *err)
+{
+    const cJSON *types = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
+    int from;
+    if (!types || cJSON_IsNull(types)) {
+        if (!whole_or(root, "max_window_layers", 28, 0, 1 << 30, &from, path, err)) return false;
+        for (int l = 0; l < c->layers; l++) c->windowed[l] = l >= from;
+        return true;
+    }
+    if (!cJSON_IsArray(types) || cJSON_GetArraySize(types) != c->layers)
+        return hf_fail(err, path, "layer_types", "expected a list of %d entries, one per layer",
+                       c->layers);
+    int l = 0;
+    for (const cJSON *j = types->child; j; j = j->next, l++) {
+        const char *t = cJSON_GetStringValue(j);
+        if (!t || (strcmp(t, "full_attention") != 0 && strcmp(t, "sliding_attention") != 0)) {
+            char field[64];
+            snprintf(field, sizeof field, "layer_types[%d]", l);
+            return hf_fail(err, path, field,
+                           "only \"full_attention\" and \"sliding_attention\" are followed");
+        }
+        c->windowed[l] = strcmp(t, "sliding_attention") == 0;
+    }
+    return true;
+}
+
+// sliding_window and which layers it applies to, as the family's attention reads them.
+static bool read_window(HfConfig *c, WindowKind kind, const cJSON *root, const char *path,
+                        LessonError *err)
+{
+    if (kind == WINDOW_NONE) return true;
+    int w;
+    if (!whole_or(root, "sliding_window", 0, 1, 1 << 30, &w, path, err)) return false;
+    const cJSON *use = cJSON_GetObjectItemCaseSensitive(root, "use_sliding_window");
+    if (kind == WINDOW_QWEN2 && use && !cJSON_IsBool(use) && !cJSON_IsNull(use))
+        return hf_fail(err, path, "use_sliding_window", "expected true or false");
+    if (kind == WINDOW_QWEN2 && !cJSON_IsTrue(use)) w = 0; // Qwen2Config: None without it
+    c->sliding_window = w;
+    if (kind == WINDOW_ALL || w == 0) {
+        for (int l = 0; l < c->layers; l++) c->windowed[l] = w > 0;
+        return true;
+    }
+    return read_layer_types(c, root, path, err);
+}
+
+// Keys that change a family's forward pass in transformers and are not followed here: refused by
+// name unless absent, null or their neutral value.
+static const struct {
+    const char *key;
+    unsigned arch;
+    double neutral;
+} UNFOLLOWED[] = {
+    {"partial_rotary_factor", 1u << HF_ARCH_LLAMA, 1.0}, // modeling_rope_utils: RoPE on a part
+};
+
+static bool refuse_unfollowed(const HfConfig *c, const cJSON *root, const char *path,
+                              LessonError *err)
+{
+    for (size_t i = 0; i < sizeof UNFOLLOWED / sizeof UNFOLLOWED[0]; i++) {
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, UNFOLLOWED[i].key);
+        if (!(UNFOLLOWED[i].arch & 1u << c->arch) || !j || cJSON_IsNull(j)) continue;
+        if (!cJSON_IsNumber(j) || j->valuedouble != UNFOLLOWED[i].neutral)
+            return hf_fail(err, path, UNFOLLOWED[i].key,
+                           "changes the forward pass and is not followed here (only %g is)",
+                           UNFOLLOWED[i].neutral);
+    }
+    return true;
+}
+
+// The family of model_type; -1 with err when it is none read here.
+static int family_of(const cJSON *root, const char *path, LessonError *err)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof FAMILIES / sizeof FAMILIES[0]); i++)
+        if (strcmp(type->valuestring, FAMILIES[i].model_type) == 0) return i;
+    char shown[64];
+    hf_fail(err, path, "model_type",
+            "%s%s%s: the families read are llama, mistral, qwen2, gpt2 and bert",
+            cJSON_IsString(type) ? "unknown model_type \"" : "missing",
+            cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown) : "",
+            cJSON_IsString(type) ? "\"" : "");
+    return -1;
+}
 
 bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path, LessonError *err)
 {
     memset(c, 0, sizeof *c);
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    cJSON *root = hf_parse_json(text, len, path, err);
+    if (!root) return false;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return hf_fail(err, path, NULL, "not a JSON object");
     }
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "model_type");
-    int family = -1;
-    for (int i = 0; cJSON_IsString(type) && i < (int)(sizeof FAMILIES / sizeof FAMILIES[0]); i++)
-        if (strcmp(type->valuestring, FAMILIES[i].model_type) == 0) family = i;
-    bool ok = true;
-    if (family < 0) {
-        char shown[64];
-        ok = hf_fail(err, path, "model_type",
-                     "%s%s%s: the families read are llama, mistral, qwen2, gpt2 and bert",
-                     cJSON_IsString(type) ? "unknown model_type \"" : "missing",
-                     cJSON_IsString(type) ? lesson_show_key(type->valuestring, shown, sizeof shown)
-                                          : "",
-                     cJSON_IsString(type) ? "\"" : "");
-    } else {
+    int family = family_of(root, path, err);
+    bool ok = family >= 0;
+    if (ok) {
         snprintf(c->model_type, sizeof c->model_type, "%s", FAMILIES[family].model_type);
         c->arch = FAMILIES[family].arch;
     }
     for (size_t i = 0; ok && i < sizeof FIELDS / sizeof FIELDS[0]; i++)
         if (FIELDS[i].arch & 1u << c->arch) ok = read_field(c, &FIELDS[i], root, path, err);
     if (ok) ok = FAMILIES[family].check(c, root, path, err);
-    if (ok && c->arch == HF_ARCH_LLAMA) {
-        c->qkv_bias = FAMILIES[family].qkv_bias || c->attn_bias;
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "sliding_window");
-        if (FAMILIES[family].sliding_window && cJSON_IsNumber(w) && w->valuedouble >= 1
-            && w->valuedouble < 1e9)
-            c->sliding_window = (int)w->valuedouble;
-    }
+    if (ok && c->arch == HF_ARCH_LLAMA) c->qkv_bias = FAMILIES[family].qkv_bias || c->attn_bias;
+    if (ok) ok = read_window(c, FAMILIES[family].window, root, path, err);
+    if (ok) ok = refuse_unfollowed(c, root, path, err);
     cJSON_Delete(root);
     return ok;
 }

@@ -5,6 +5,7 @@
 #define MHA_HF_CONFIG_H
 
 #include <stdbool.h>
+#include "hf/hf_error.h"
 #include "lesson/lesson.h"
 
 typedef enum {
@@ -13,6 +14,8 @@ typedef enum {
     HF_ARCH_BERT,
     HF_ARCH_COUNT
 } HfArch; // whose forward pass the model follows
+
+#define HF_MAX_LAYERS 1000 // num_hidden_layers' limit
 
 typedef struct {
     char model_type[32]; // "llama", "mistral", "qwen2", "gpt2", "bert"
@@ -24,7 +27,10 @@ typedef struct {
     int layers; // num_hidden_layers
     int intermediate; // intermediate_size
     int vocab; // vocab_size
-    int sliding_window; // mistral's sliding_window (0: none)
+    int sliding_window; // the window of the layers that have one (0: none): mistral's every
+                        // layer, qwen2's with use_sliding_window those layer_types or
+                        // max_window_layers make sliding
+    bool windowed[HF_MAX_LAYERS]; // [layers] which layers attend through sliding_window
     int positions; // gpt2: n_positions, bert: max_position_embeddings: the learned positions (the
                    // longest text)
     int type_vocab; // bert: type_vocab_size (the text is all type 0)
@@ -46,9 +52,5 @@ typedef struct {
 bool hf_config_parse(HfConfig *c, const char *text, size_t len, const char *path, LessonError *err);
 // Reads DIR/config.json.
 bool hf_config_load(HfConfig *c, const char *dir, LessonError *err);
-
-// The whole file at path, NUL-terminated (free it); NULL with err (path, the reason) when it cannot
-// be read.
-char *hf_read_file(const char *path, size_t *len, LessonError *err);
 
 #endif

@@ -10,12 +10,10 @@
 #include <string.h>
 
 #include "core/block.h"
+#include "core/utf8.h"
 #include "hf/hf_arch.h"
 #include "hf/hf_error.h"
 #include "platform/platform.h"
-
-static const HfArchOps *const ARCHS[HF_ARCH_COUNT] = {
-    [HF_ARCH_LLAMA] = &HF_LLAMA_OPS, [HF_ARCH_GPT2] = &HF_GPT2_OPS, [HF_ARCH_BERT] = &HF_BERT_OPS};
 
 static int dim_size(const HfConfig *c, HfDim d)
 {
@@ -47,11 +45,48 @@ static void tensor_name(char *out, size_t cap, const HfModel *m, const HfTensorR
     if (k < cap) snprintf(out + k, cap - k, row->name, layer);
 }
 
+// Older checkpoints (bert-base-uncased's own files) call a LayerNorm's weight "gamma" and its bias
+// "beta"; transformers renames them as it loads (modeling_utils' _fix_key). name's older spelling
+// into alt (cap bytes), or false when it has none.
+static bool older_name(const char *name, char *alt, size_t cap)
+{
+    static const char *const PAIRS[][2] = {{".weight", ".gamma"}, {".bias", ".beta"}};
+    size_t n = strlen(name);
+    for (int i = 0; i < 2; i++) {
+        size_t k = strlen(PAIRS[i][0]);
+        if (n > k && strcmp(name + n - k, PAIRS[i][0]) == 0 && n < cap) {
+            snprintf(alt, cap, "%.*s%s", (int)(n - k), name, PAIRS[i][1]);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The tensor called name, or by its older name.
+static const StTensor *find_named(const HfModel *m, const char *name)
+{
+    const StTensor *t = st_find(&m->ck, name);
+    char alt[220];
+    if (!t && older_name(name, alt, sizeof alt)) t = st_find(&m->ck, alt);
+    return t;
+}
+
 const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer)
 {
+    if (!row->name || !needed(&m->cfg, row->need)) return NULL;
     char name[200];
     tensor_name(name, sizeof name, m, row, layer);
-    return needed(&m->cfg, row->need) ? st_find(&m->ck, name) : NULL;
+    return find_named(m, name);
+}
+
+const StTensor *hf_model_tensor(const HfModel *m, HfModelTensor part)
+{
+    return part < HF_MODEL_TENSORS ? hf_tensor(m, &m->ops->model_rows[part], -1) : NULL;
+}
+
+const StTensor *hf_layer_tensor(const HfModel *m, HfLayerTensor part, int layer)
+{
+    return hf_tensor(m, &m->ops->layer_rows[part], layer);
 }
 
 double *hf_vector(const HfModel *m, const HfTensorRow *row, int layer, bool *ok)
@@ -62,6 +97,61 @@ double *hf_vector(const HfModel *m, const HfTensorRow *row, int layer, bool *ok)
     if (v) st_read(v, t, 0, t->count);
     else *ok = false;
     return v;
+}
+
+double *hf_model_vector(const HfModel *m, HfModelTensor part, bool *ok)
+{
+    return hf_vector(m, &m->ops->model_rows[part], -1, ok);
+}
+
+double *hf_layer_vector(const HfModel *m, HfLayerTensor part, int layer, bool *ok)
+{
+    return hf_vector(m, &m->ops->layer_rows[part], layer, ok);
+}
+
+void hf_columns(Matrix *dst, int c0, const StTensor *t, int r0, int count, double *buf)
+{
+    int rows = dst->rows;
+    st_read(buf, t, (size_t)r0 * (size_t)rows, (size_t)count * (size_t)rows);
+    for (int i0 = 0; i0 < rows;
+         i0 += 8) { // 8 rows of dst at a time: one cache line of each buf row read
+        int i1 = rows - i0 < 8 ? rows : i0 + 8;
+        for (int j = 0; j < count; j++)
+            for (int i = i0; i < i1; i++)
+                mat_row(dst, i)[c0 + j] = buf[(size_t)j * (size_t)rows + (size_t)i];
+    }
+}
+
+void hf_columns_from_rows(Matrix *dst, const StTensor *t, int r0, double *buf)
+{
+    for (int c = 0; c < dst->cols; c += HF_COLUMN_BLOCK)
+        hf_columns(dst, c, t, r0 + c,
+                   dst->cols - c < HF_COLUMN_BLOCK ? dst->cols - c : HF_COLUMN_BLOCK, buf);
+}
+
+bool hf_check_positions(const HfModel *m, int n, LessonError *err)
+{
+    if (n <= m->cfg.positions) return true;
+    char config[1100];
+    snprintf(config, sizeof config, "%s/config.json", m->dir);
+    return hf_fail(err, config, m->ops->positions_key,
+                   "the text is %d tokens; the model has positions for %d", n, m->cfg.positions);
+}
+
+// out (hidden) = the family's final norm of one row. false: no memory.
+static bool final_norm(double *out, const HfModel *m, const double *row)
+{
+    bool ok = true;
+    double *w = hf_model_vector(m, HF_FINAL_NORM, &ok),
+           *b = hf_model_vector(m, HF_FINAL_NORM_BIAS, &ok);
+    if (ok) {
+        Matrix in = {1, m->cfg.hidden, (double *)row}, o = {1, m->cfg.hidden, out};
+        if (m->ops->final_norm == NORM_RMS) block_rms_norm(&o, &in, w, m->cfg.eps);
+        else block_layer_norm(&o, &in, w, b, m->cfg.eps);
+    }
+    free(w);
+    free(b);
+    return ok;
 }
 
 bool hf_matrix(Matrix *out, const StTensor *t)
@@ -199,12 +289,17 @@ bool hf_linear(Matrix *out, const Matrix *x, const StTensor *w, const double *b)
 // Is the tensor of row there, with the shape the config gives and a dtype read here?
 static bool check_tensor(const HfModel *m, const HfTensorRow *row, int layer, LessonError *err)
 {
-    if (!needed(&m->cfg, row->need)) return true;
+    if (!row->name || !needed(&m->cfg, row->need)) return true;
     char name[200];
     tensor_name(name, sizeof name, m, row, layer);
-    const StTensor *t = st_find(&m->ck, name);
+    const StTensor *t = find_named(m, name);
+    char alt[220];
+    if (!t && older_name(name, alt, sizeof alt))
+        return hf_fail(err, m->ck.source, name, "missing: %s reads it (looked for %s and %s)",
+                       m->cfg.model_type, name, alt);
     if (!t) return hf_fail(err, m->ck.source, name, "missing: %s reads it", m->cfg.model_type);
     const char *file = m->ck.paths[t->file];
+    snprintf(name, sizeof name, "%s", t->name); // as the file names it
     if (t->dtype == ST_OTHER)
         return hf_fail(err, file, name, "dtype %s: only F32, F16, BF16 and F64 are read",
                        t->dtype_name);
@@ -230,15 +325,26 @@ static bool check_tensors(HfModel *m, LessonError *err)
     const HfArchOps *ops = m->ops;
     for (int i = 0; ops->prefixes[i]; i++) {
         snprintf(m->prefix, sizeof m->prefix, "%s", ops->prefixes[i]);
-        if (hf_tensor(m, &ops->model_rows[0], -1)) break;
+        if (hf_model_tensor(m, HF_EMBED)) break;
         m->prefix[0] = '\0';
     }
-    for (int i = 0; i < ops->model_count; i++)
+    for (int i = 0; i < HF_MODEL_TENSORS; i++)
         if (!check_tensor(m, &ops->model_rows[i], -1, err)) return false;
     for (int l = 0; l < m->cfg.layers; l++)
-        for (int i = 0; i < ops->layer_count; i++)
+        for (int i = 0; i < HF_LAYER_TENSORS; i++)
             if (!check_tensor(m, &ops->layer_rows[i], l, err)) return false;
     return true;
+}
+
+// false with err (exit 1) when a weights file shrank while it was read (platform_map_faulted).
+static bool model_unchanged(const HfModel *m, LessonError *err)
+{
+    int f = st_changed(&m->ck);
+    return f < 0
+           || hf_fail_io(err, m->ck.paths[f], NULL,
+                         "changed while it was read: it is shorter than when it was opened (a "
+                         "download or a sync still writing it?); nothing computed from it is "
+                         "shown, run again once the file is complete");
 }
 
 bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
@@ -249,9 +355,9 @@ bool hf_model_open(HfModel *m, const char *dir, LessonError *err)
         m->dir[n - 1] = '\0'; // "DIR/": DIR
     dir = m->dir;
     if (!hf_config_load(&m->cfg, dir, err)) return false;
-    m->ops = ARCHS[m->cfg.arch];
+    m->ops = &HF_FAMILIES[m->cfg.arch];
     if (!st_open_dir(&m->ck, dir, err)) return false;
-    if (!check_tensors(m, err) || !tokenizer_load(&m->tok, dir, err)) {
+    if (!check_tensors(m, err) || !model_unchanged(m, err) || !tokenizer_load(&m->tok, dir, err)) {
         st_close(&m->ck);
         return false;
     }
@@ -270,16 +376,17 @@ void hf_model_close(HfModel *m)
 // The logits of the last position (the final norm of its row, then the unembedding: lm_head, or the
 // embedding when tied), softmax in float64, the HF_TOP most probable (the lower id first among
 // equals).
-static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h)
+static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h, LessonError *err)
 {
     const HfConfig *c = &m->cfg;
     const HfArchOps *ops = m->ops;
     double *x = malloc(sizeof *x * (size_t)c->hidden), *p = malloc(sizeof *p * (size_t)c->vocab);
-    const StTensor *head =
-        hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    const StTensor *head = hf_model_tensor(m, c->tie ? ops->unembedding : ops->unembedding_untied);
     Matrix xs = {1, c->hidden, x}, logits = {1, c->vocab, p};
-    bool ok = x && p && ops->final_norm(x, m, mat_row(h, h->rows - 1))
-              && hf_linear(&logits, &xs, head, NULL);
+    bool ok =
+        x && p && final_norm(x, m, mat_row(h, h->rows - 1)) && hf_linear(&logits, &xs, head, NULL);
+    bool finite = !ok || hf_check_logits(m, &logits, err);
+    ok = ok && finite;
     if (ok) {
         double top = -INFINITY, sum = 0;
         for (int v = 0; v < c->vocab; v++) top = p[v] > top ? p[v] : top;
@@ -324,7 +431,7 @@ static bool top_of(const double *p, int vocab, int k, int *id, double *prob, cha
 // s->top_* (n * s->top) = the top next tokens at every position of h (n, hidden): the final norm
 // and the unembedding of 8 rows at a time (one pass over the unembedding for 8 rows, as for 1),
 // softmax in float64.
-static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h)
+static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h, LessonError *err)
 {
     enum { ROWS = 8 };
     const HfConfig *c = &m->cfg;
@@ -335,15 +442,14 @@ static bool stream_next_tokens(LayerStream *s, const HfModel *m, const Matrix *h
     s->top_token = calloc(all, sizeof *s->top_token);
     double *x = malloc(sizeof *x * (size_t)c->hidden * ROWS),
            *p = malloc(sizeof *p * (size_t)c->vocab * ROWS);
-    const StTensor *head =
-        hf_tensor(m, &ops->model_rows[c->tie ? ops->unembedding : ops->unembedding_untied], -1);
+    const StTensor *head = hf_model_tensor(m, c->tie ? ops->unembedding : ops->unembedding_untied);
     bool ok = s->top_id && s->top_p && s->top_token && x && p;
     for (int r0 = 0; ok && r0 < h->rows; r0 += ROWS) {
         int rows = h->rows - r0 < ROWS ? h->rows - r0 : ROWS;
         Matrix xs = {rows, c->hidden, x}, logits = {rows, c->vocab, p};
         for (int i = 0; ok && i < rows; i++)
-            ok = ops->final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
-        ok = ok && hf_linear(&logits, &xs, head, NULL);
+            ok = final_norm(x + (size_t)i * (size_t)c->hidden, m, mat_row(h, r0 + i));
+        ok = ok && hf_linear(&logits, &xs, head, NULL) && hf_check_logits(m, &logits, err);
         for (int i = 0; ok && i < rows; i++) {
             double *row = mat_row(&logits, i), top = -INFINITY, sum = 0;
             for (int v = 0; v < c->vocab; v++) top = row[v] > top ? row[v] : top;
@@ -367,12 +473,12 @@ static bool stream_keep_input(LayerStream *s, const HfModel *m, int layer, const
     s->eps = m->cfg.eps;
     s->layer = layer;
     if (!mat_copy(&s->x, h)) return false;
-    const int rows[2] = {ops->norm_gain, ops->norm_shift};
+    const HfLayerTensor rows[2] = {HF_IN_NORM, HF_IN_NORM_BIAS};
     Matrix *into[2] = {&s->gain, &s->shift};
     for (int k = 0; k < 2; k++) {
-        if (rows[k] < 0) continue;
+        if (!ops->layer_rows[rows[k]].name) continue;
         bool ok = true;
-        double *v = hf_vector(m, &ops->layer_rows[rows[k]], layer, &ok);
+        double *v = hf_layer_vector(m, rows[k], layer, &ok);
         if (!ok || !v || !mat_init(into[k], 1, h->cols)) {
             free(v);
             return false;
@@ -483,7 +589,9 @@ static LayerStream *stream_new(const HfModel *m, int n, const HfRunWant *want)
 {
     LayerStream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    s->top = m->ops->final_norm ? (want->top < HF_TOP_WINDOW ? want->top : HF_TOP_WINDOW) : 0;
+    s->top = m->ops->final_norm != NORM_NONE
+                 ? (want->top < HF_TOP_WINDOW ? want->top : HF_TOP_WINDOW)
+                 : 0;
     double numbers = (double)m->cfg.layers * m->cfg.heads * n * n;
     if (want->overview && numbers <= HF_OVERVIEW_MAX) {
         s->layers = m->cfg.layers, s->heads = m->cfg.heads, s->n = n;
@@ -511,7 +619,14 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
                        "--layer %d: the model has %d layers (0 to %d)", layer, m->cfg.layers,
                        m->cfg.layers - 1);
     const char *tok_path = m->tok.source;
-    if (!tokenizer_encode(&m->tok, text, &r->ids, &r->n, tok_path, err)) return false;
+    size_t len = strlen(text), bad = utf8_invalid_at(text, len);
+    if (bad < len) // never a file or a JSON output that is not UTF-8
+        return hf_fail(err, "--text", NULL,
+                       "byte %zu (0x%02X) is not UTF-8 (a malformed sequence, or half of a "
+                       "surrogate pair, which UTF-8 cannot hold)",
+                       bad, (unsigned)(unsigned char)text[bad]);
+    if (!tokenizer_encode_max(&m->tok, text, LESSON_MAX_TOKENS, &r->ids, &r->n, tok_path, err))
+        return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
         ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n,
@@ -526,15 +641,16 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
         memset(err, 0, sizeof *err);
         if (!m->ops->embed(&h, m, r->ids, r->n, err))
             ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+        else ok = hf_check_embedding(m, &h, r->ids, r->n, err);
     }
     LayerStream *st = NULL;
     if (ok && want && want->stream && !(st = stream_new(m, r->n, want)))
         ok = hf_fail(err, m->dir, NULL, "out of memory");
     if (ok) ok = run_layers(r, m, &h, layer, st, err);
-    if (ok && m->ops->final_norm && !next_tokens(r, m, &h))
-        ok = hf_fail(err, m->dir, NULL, "out of memory");
-    if (ok && st && st->top && !stream_next_tokens(st, m, &h))
-        ok = hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && m->ops->final_norm != NORM_NONE && !next_tokens(r, m, &h, err))
+        ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
+    if (ok && st && st->top && !stream_next_tokens(st, m, &h, err))
+        ok = err->message[0] ? false : hf_fail(err, m->dir, NULL, "out of memory");
     if (st) { // the run owns it (also when the run failed: hf_run_free frees it); the lesson
               // borrows it
         r->stream = st;
@@ -543,6 +659,7 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
     if (ok && !(r->lesson.notes = run_notes(m, text, layer)))
         ok = hf_fail(err, m->dir, NULL, "out of memory");
     mat_free(&h);
+    if (!model_unchanged(m, err)) ok = false; // whatever was computed, it read zeros
     if (!ok) hf_run_free(r);
     return ok;
 }

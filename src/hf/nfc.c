@@ -38,16 +38,16 @@ static int ccc(uint32_t c)
     return 0;
 }
 
-static const NfcDecomp *decomposition(uint32_t c)
+// bsearch's order of a code point against a decomposition.
+static int decomp_order(const void *key, const void *entry)
 {
-    int lo = 0, hi = NFC_DECOMP_COUNT - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (c < NFC_DECOMP[mid].cp) hi = mid - 1;
-        else if (c > NFC_DECOMP[mid].cp) lo = mid + 1;
-        else return &NFC_DECOMP[mid];
-    }
-    return NULL;
+    uint32_t a = *(const uint32_t *)key, b = ((const NfcDecomp *)entry)->cp;
+    return (a > b) - (a < b);
+}
+
+const NfcDecomp *nfc_decomposition(uint32_t c)
+{
+    return bsearch(&c, NFC_DECOMP, (size_t)NFC_DECOMP_COUNT, sizeof *NFC_DECOMP, decomp_order);
 }
 
 // The primary composite of a and b, or 0.
@@ -78,7 +78,7 @@ static void decompose(uint32_t *out, size_t *n, uint32_t c)
         out[(*n)++] = L_BASE + s / N_COUNT;
         out[(*n)++] = V_BASE + s % N_COUNT / T_COUNT;
         if (t) out[(*n)++] = T_BASE + t;
-    } else if ((d = decomposition(c)) != NULL) {
+    } else if ((d = nfc_decomposition(c)) != NULL) {
         for (int k = 0; k < d->n; k++) out[(*n)++] = d->to[k];
     } else out[(*n)++] = c;
 }
@@ -118,17 +118,11 @@ static size_t compose(uint32_t *cp, size_t n)
     return out;
 }
 
+// cp as UTF-8 into out, a RAW byte as itself: the count.
 static size_t put_utf8(char *out, uint32_t cp)
 {
     if (cp >= RAW) return out[0] = (char)(cp - RAW), 1;
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000)
-        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
-               out[2] = (char)(0x80 | (cp & 0x3F)), 3;
-    out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
+    return utf8_encode(cp, out);
 }
 
 char *unicode_nfc(const char *s, size_t len, size_t *out_len)

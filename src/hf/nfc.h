@@ -29,6 +29,10 @@ extern const int NFC_COMPOSE_COUNT;
 extern const NfcClass NFC_CCC[];
 extern const int NFC_CCC_COUNT;
 
+// The full canonical decomposition of c (Hangul syllables excepted: Unicode's formula makes
+// theirs), or NULL when c decomposes to itself.
+const NfcDecomp *nfc_decomposition(uint32_t c);
+
 // The NFC form of s (len bytes of UTF-8; a malformed byte stays U+FFFD as utf8_decode reads it),
 // malloc'd with a NUL after it and its length in *out_len; NULL when out of memory.
 char *unicode_nfc(const char *s, size_t len, size_t *out_len);

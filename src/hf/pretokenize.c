@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "hf/unicode_bert.h" // unicode_in: the one range search
+#include "hf/unicode_classes.h"
 
 static const char GPT2_PATTERN[] =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
@@ -30,22 +30,6 @@ bool pretok_from_pattern(const char *regex, PretokKind *out)
             return true;
         }
     return false;
-}
-
-bool unicode_is_letter(uint32_t cp)
-{
-    return unicode_in(UNICODE_LETTERS, UNICODE_LETTERS_COUNT, cp);
-}
-bool unicode_is_number(uint32_t cp)
-{
-    return unicode_in(UNICODE_NUMBERS, UNICODE_NUMBERS_COUNT, cp);
-}
-
-bool unicode_is_space(uint32_t cp)
-{
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680
-           || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F
-           || cp == 0x205F || cp == 0x3000;
 }
 
 static bool is_other(uint32_t c)

@@ -16,18 +16,6 @@
 // The largest header read (the format's own limit is 100 MB).
 #define ST_MAX_HEADER ((uint64_t)100 * 1000 * 1000)
 
-bool hf_fail(LessonError *e, const char *file, const char *field, const char *fmt, ...)
-{
-    memset(e, 0, sizeof *e);
-    lesson_error_set_file(e, file);
-    if (field) snprintf(e->path, sizeof e->path, "%s", field);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 static const struct {
     const char *name;
     StDtype dtype;
@@ -291,13 +279,21 @@ static bool add_file(StCheckpoint *c, const char *dir, const char *name, const c
     if (!copy) return hf_fail(err, path, NULL, "out of memory");
     strcpy(copy, path);
     PlatformMap *m = &c->maps[c->nfiles];
+    PlatformStat st;
+    bool there = platform_stat(path, true, &st);
+    if (there && st.kind != PLATFORM_REGULAR) { // a folder, a FIFO, a device: never mapped
+        free(copy);
+        if (named_by)
+            return hf_fail_io(err, named_by, name, "the shard %s cannot be read: not a file", path);
+        return hf_fail_io(err, path, NULL, "cannot be read: not a file");
+    }
     if (!platform_map_file(path, m)) {
         int e = errno;
         free(copy);
         if (named_by)
-            return hf_fail(err, named_by, name, "the shard %s cannot be read: %s", path,
-                           strerror(e));
-        return hf_fail(err, path, NULL, "cannot be read: %s", strerror(e));
+            return hf_fail_io(err, named_by, name, "the shard %s cannot be read: %s", path,
+                              strerror(e));
+        return hf_fail_io(err, path, NULL, "cannot be read: %s", strerror(e));
     }
     c->paths[c->nfiles] = copy;
     int file = c->nfiles++;
@@ -307,23 +303,12 @@ static bool add_file(StCheckpoint *c, const char *dir, const char *name, const c
 // The shards weight_map names, each once, in order of first mention; the names stay in the folder.
 static bool open_shards(StCheckpoint *c, const char *dir, const char *index, LessonError *err)
 {
-    FILE *f = platform_fopen(index, "rb");
-    if (!f) return hf_fail(err, index, NULL, "cannot be read: %s", strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 > cap) {
-            char *g = realloc(text, cap = 2 * cap + 65536);
-            if (!g) break;
-            text = g;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    fclose(f);
-    cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
+    size_t len = 0;
+    char *text = hf_read_file(index, &len, err); // a regular file, bounded: never a FIFO's wait
+    if (!text) return false;
+    cJSON *root = hf_parse_json(text, len, index, err);
     free(text);
+    if (!root) return false;
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     bool ok = cJSON_IsObject(map)
               || hf_fail(err, index, "weight_map", "missing: an object from tensor to shard file");
@@ -375,4 +360,11 @@ bool st_open_dir(StCheckpoint *c, const char *dir, LessonError *err)
                          "the tensor is stored twice");
     if (!ok) st_close(c);
     return ok;
+}
+
+int st_changed(const StCheckpoint *c)
+{
+    for (int f = 0; f < c->nfiles; f++)
+        if (platform_map_faulted(&c->maps[f])) return f;
+    return -1;
 }

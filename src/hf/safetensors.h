@@ -52,6 +52,9 @@ const StTensor *st_find(const StCheckpoint *c, const char *name);
 double st_get(const StTensor *t, size_t i);
 // out[k] = element first + k, k < count, converted.
 void st_read(double *out, const StTensor *t, size_t first, size_t count);
+// The file (its number) that shrank while it was mapped, so that a read of it found no bytes
+// (read as zeros: platform_map_faulted), or -1 when none did.
+int st_changed(const StCheckpoint *c);
 // The bytes of one element of dtype d (0 for ST_OTHER).
 size_t st_dtype_size(StDtype d);
 // IEEE half and bfloat16 bits as doubles (exactly: every value of both is a double).

@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include "lesson/lesson.h"
 #include "hf/pretokenize.h"
+#include "hf/strmap.h"
 
-typedef struct {
-    char **keys; // [cap] owned strings, NULL where empty
-    int *values; // [cap]
-    size_t cap, used;
-} StrMap;
+// The most special tokens a post-processor adds before the text, and after it.
+#define HF_MAX_SPECIAL 4
+// U+2581 "▁": SentencePiece's space.
+#define TOKENIZER_SP_SPACE "\xe2\x96\x81"
 
 typedef struct {
     int size; // ids 0 .. size-1
@@ -47,8 +47,8 @@ typedef struct {
     char source[1024]; // the file it was read from: DIR/tokenizer.json, DIR/vocab.json or
                        // DIR/vocab.txt
     int unk; // the unknown token's id, or -1
-    int prefix[4], nprefix; // what the post-processor adds before the text (bos), and after it
-    int suffix[4], nsuffix;
+    int prefix[HF_MAX_SPECIAL], nprefix; // what the post-processor adds before the text (bos),
+    int suffix[HF_MAX_SPECIAL], nsuffix; // and after it
 } Tokenizer;
 
 // Parses tokenizer.json's text (path for errors). false with err naming the file and the field.
@@ -65,6 +65,10 @@ void tokenizer_free(Tokenizer *t);
 // with err (file "tokenizer.json" of dir) when a piece has no token.
 bool tokenizer_encode(const Tokenizer *t, const char *text, int **ids, int *n, const char *path,
                       LessonError *err);
+// The same, stopping once the ids are more than max (max > 0): false with err ("more than max
+// tokens") then, in time bounded by max rather than the text's length where the text allows.
+bool tokenizer_encode_max(const Tokenizer *t, const char *text, int max, int **ids, int *n,
+                          const char *path, LessonError *err);
 // The token as the class reads it (malloc'd: free it): its text, a space shown as "▁", a newline as
 // "↵", a tab as "⇥", a byte that is no whole character as <0xNN>. NULL when out of memory.
 char *tokenizer_display(const Tokenizer *t, int id);

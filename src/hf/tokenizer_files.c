@@ -2,7 +2,8 @@
 // merges.txt (byte-level BPE, GPT-2's pattern, <|endoftext|> and added_tokens.json's tokens whole)
 // and BERT's vocab.txt (WordPiece, one token a line, tokenizer_config.json's do_lower_case,
 // strip_accents and tokenize_chinese_chars; [CLS] ... [SEP]), written as the tokenizer.json Hugging
-// Face's converters make of them and read by tokenizer_parse.
+// Face's converters make of them and read by tokenizer_parse; and tokenizer_load, which picks
+// tokenizer.json or these.
 #include "hf/tokenizer.h"
 
 #include <errno.h>
@@ -31,9 +32,8 @@ static cJSON *read_json(const char *path, bool required, LessonError *err)
     size_t len = 0;
     char *text = hf_read_file(path, &len, err);
     if (!text) return NULL;
-    cJSON *j = cJSON_ParseWithLength(text, len);
+    cJSON *j = hf_parse_json(text, len, path, err);
     free(text);
-    if (!j) hf_fail(err, path, NULL, "not JSON");
     return j;
 }
 
@@ -93,6 +93,34 @@ static cJSON *gpt2_files(const char *dir, char *source, size_t cap, LessonError 
     return root;
 }
 
+// vocab.txt's lines (len bytes of text, changed in place) into vocab {token: id}: a token's id is
+// the number of its line, the last line when it is there twice (transformers' load_vocab:
+// vocab[token] = index over the lines), each token once in the order of its first line. Linear: a
+// map of the tokens seen. false with err: no memory.
+static bool vocab_lines(cJSON *vocab, char *text, size_t len, const char *path, LessonError *err)
+{
+    StrMap seen = {0}; // token -> its last line
+    char **first = malloc(sizeof *first * (len / 2 + 2)); // each token's first line, in order
+    int count = 0, id = 0;
+    bool ok = first && strmap_init(&seen, len / 8);
+    for (char *line = text, *next; ok && line && (*line || (size_t)(line - text) < len);
+         line = next, id++) {
+        next = memchr(line, '\n', len - (size_t)(line - text));
+        if (next) *next++ = '\0';
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\r') line[--n] = '\0';
+        if (strmap_get(&seen, line, n) < 0) first[count++] = line;
+        ok = strmap_put(&seen, line, n, id, true);
+        if (!next) break;
+    }
+    for (int i = 0; ok && i < count; i++)
+        ok = cJSON_AddNumberToObject(vocab, first[i], strmap_get(&seen, first[i], strlen(first[i])))
+             != NULL;
+    free(first);
+    strmap_free(&seen);
+    return ok || hf_fail(err, path, NULL, "out of memory");
+}
+
 // BertTokenizer: vocab.txt, a token a line (its id the line's number); tokenizer_config.json's
 // switches.
 static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError *err)
@@ -111,16 +139,11 @@ static cJSON *bert_files(const char *dir, char *source, size_t cap, LessonError 
     cJSON *root = cJSON_CreateObject(), *model = cJSON_AddObjectToObject(root, "model");
     cJSON *vocab = cJSON_AddObjectToObject(model, "vocab"),
           *added = cJSON_AddArrayToObject(root, "added_tokens");
-    int id = 0;
-    for (char *line = text, *next; line && (*line || (line - text) < (long)len);
-         line = next, id++) {
-        next = strchr(line, '\n');
-        if (next) *next++ = '\0';
-        size_t n = strlen(line);
-        if (n && line[n - 1] == '\r') line[--n] = '\0';
-        if (!cJSON_GetObjectItemCaseSensitive(vocab, line))
-            cJSON_AddNumberToObject(vocab, line, id);
-        if (!next) break;
+    if (!vocab_lines(vocab, text, len, source, err)) {
+        free(text);
+        cJSON_Delete(config);
+        cJSON_Delete(root);
+        return NULL;
     }
     free(text);
     static const char *const SPECIAL[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -165,9 +188,9 @@ bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t ca
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
     if (!gpt2 && !exists(path)) {
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-        return hf_fail(err, path, NULL,
-                       "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
-                       strerror(ENOENT));
+        return hf_fail_io(err, path, NULL,
+                          "cannot be read: %s (nor vocab.json and merges.txt, nor vocab.txt)",
+                          strerror(ENOENT));
     }
     cJSON *root = gpt2 ? gpt2_files(dir, source, cap, err) : bert_files(dir, source, cap, err);
     if (!root) return false;
@@ -176,5 +199,29 @@ bool tokenizer_load_files(Tokenizer *t, const char *dir, char *source, size_t ca
     if (!text) return hf_fail(err, source, NULL, "out of memory");
     bool ok = tokenizer_parse(t, text, strlen(text), source, err);
     free(text);
+    return ok;
+}
+
+bool tokenizer_load(Tokenizer *t, const char *dir, LessonError *err)
+{
+    char path[1024], source[1024];
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    PlatformStat st;
+    bool opened = true;
+    FILE *f = platform_open_regular(path, &st, &opened);
+    bool absent = !f && !opened && errno == ENOENT;
+    if (f) fclose(f);
+    bool ok;
+    if (absent) { // no tokenizer.json: the files older checkpoints have
+        ok = tokenizer_load_files(t, dir, source, sizeof source, err);
+    } else {
+        size_t len = 0;
+        char *text = hf_read_file(path, &len, err);
+        if (!text) return false;
+        ok = tokenizer_parse(t, text, len, path, err);
+        free(text);
+        snprintf(source, sizeof source, "%s", path);
+    }
+    if (ok) snprintf(t->source, sizeof t->source, "%s", source);
     return ok;
 }

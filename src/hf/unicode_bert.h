@@ -1,6 +1,6 @@
 // What BERT's normalizer and pre-tokenizer read of Unicode (generated tables, unicode_bert.c):
-// punctuation, the "other" categories clean_text drops, the marks strip_accents drops, lowercase
-// and NFD.
+// punctuation, the "other" categories clean_text drops, the marks strip_accents drops and
+// lowercase (strip_accents' NFD is nfc.h's).
 #ifndef MHA_UNICODE_BERT_H
 #define MHA_UNICODE_BERT_H
 
@@ -23,8 +23,6 @@ extern const UnicodeRange UNICODE_MARK_MN[];
 extern const int UNICODE_MARK_MN_COUNT;
 extern const UnicodeMap UNICODE_LOWER[];
 extern const int UNICODE_LOWER_COUNT;
-extern const UnicodeMap UNICODE_STRIP[];
-extern const int UNICODE_STRIP_COUNT;
 
 bool unicode_in(const UnicodeRange *r, int count, uint32_t cp);
 // The entry of cp in a sorted map, or NULL (cp maps to itself).

@@ -10,43 +10,8 @@
 
 #include "core/utf8.h"
 #include "hf/hf_error.h"
+#include "hf/nfc.h"
 #include "hf/unicode_bert.h"
-
-bool unicode_in(const UnicodeRange *r, int count, uint32_t cp)
-{
-    int lo = 0, hi = count - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (cp < r[mid].first) hi = mid - 1;
-        else if (cp > r[mid].last) lo = mid + 1;
-        else return true;
-    }
-    return false;
-}
-
-const UnicodeMap *unicode_map(const UnicodeMap *m, int count, uint32_t cp)
-{
-    int lo = 0, hi = count - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (cp < m[mid].cp) hi = mid - 1;
-        else if (cp > m[mid].cp) lo = mid + 1;
-        else return &m[mid];
-    }
-    return NULL;
-}
-
-static size_t utf8_encode(uint32_t cp, char *out)
-{
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000)
-        return out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
-               out[2] = (char)(0x80 | (cp & 0x3F)), 3;
-    out[0] = (char)(0xF0 | cp >> 18), out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (cp >> 6 & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 // ---- code point lists ----
 
@@ -57,11 +22,9 @@ typedef struct {
 
 static bool cp_push(CpList *l, uint32_t c)
 {
-    if (l->n == l->cap) {
-        uint32_t *g = realloc(l->cp, sizeof *g * (size_t)(l->cap = 2 * l->cap + 64));
-        if (!g) return false;
-        l->cp = g;
-    }
+    void *items = l->cp;
+    if (!list_reserve(&items, l->n, &l->cap, sizeof *l->cp, 64)) return false;
+    l->cp = items;
     l->cp[l->n++] = c;
     return true;
 }
@@ -103,10 +66,12 @@ static bool push_stripped(CpList *out, uint32_t c)
                && (t == 0 || cp_push(out, 0x11A7 + t));
     }
     if (unicode_in(UNICODE_MARK_MN, UNICODE_MARK_MN_COUNT, c)) return true;
-    const UnicodeMap *m = unicode_map(UNICODE_STRIP, UNICODE_STRIP_COUNT, c);
-    if (!m) return cp_push(out, c);
-    for (int k = 0; k < m->n; k++)
-        if (!cp_push(out, m->to[k])) return false;
+    const NfcDecomp *d = nfc_decomposition(c);
+    if (!d) return cp_push(out, c);
+    for (int k = 0; k < d->n; k++)
+        if (!unicode_in(UNICODE_MARK_MN, UNICODE_MARK_MN_COUNT, d->to[k])
+            && !cp_push(out, d->to[k]))
+            return false;
     return true;
 }
 
@@ -142,7 +107,7 @@ static bool normalize(const Tokenizer *t, const CpList *in, CpList *out)
 }
 
 // One word (code points w[0, n)) by WordPiece onto out.
-static bool wordpiece_word(const Tokenizer *t, const uint32_t *w, int n, WpIds *out,
+static bool wordpiece_word(const Tokenizer *t, const uint32_t *w, int n, IdList *out,
                            const char *path, LessonError *err)
 {
     size_t plen = strlen(t->wp_prefix);
@@ -161,7 +126,7 @@ static bool wordpiece_word(const Tokenizer *t, const uint32_t *w, int n, WpIds *
             size_t len = 0;
             if (start > 0) memcpy(buf, t->wp_prefix, len = plen);
             for (int k = start; k < end; k++) len += utf8_encode(w[k], buf + len);
-            if ((id = tokenizer_vocab_id(t, buf, len)) >= 0) break;
+            if ((id = strmap_get(&t->vocab, buf, len)) >= 0) break;
         }
         if (id < 0) bad = true;
         else found[count++] = id, start = end;
@@ -173,25 +138,14 @@ static bool wordpiece_word(const Tokenizer *t, const uint32_t *w, int n, WpIds *
             ok = hf_fail(err, path, "model.unk_token",
                          "a word has no pieces in the vocabulary and there is "
                          "no unknown token");
-        else ok = wp_push(out, t->unk);
+        else ok = idlist_push(out, t->unk);
     }
-    for (int i = 0; ok && !bad && i < count; i++) ok = wp_push(out, found[i]);
+    for (int i = 0; ok && !bad && i < count; i++) ok = idlist_push(out, found[i]);
     free(found);
     return ok || err->message[0] ? ok : hf_fail(err, path, NULL, "out of memory");
 }
 
-bool wp_push(WpIds *l, int id)
-{
-    if (l->n == l->cap) {
-        int *g = realloc(l->ids, sizeof *g * (size_t)(l->cap = 2 * l->cap + 16));
-        if (!g) return false;
-        l->ids = g;
-    }
-    l->ids[l->n++] = id;
-    return true;
-}
-
-bool wordpiece_encode(const Tokenizer *t, const char *s, size_t len, WpIds *out, const char *path,
+bool wordpiece_encode(const Tokenizer *t, const char *s, size_t len, IdList *out, const char *path,
                       LessonError *err)
 {
     CpList in = {0}, norm = {0};

@@ -323,10 +323,9 @@ bool lesson_write_readable(const char *text, size_t len, LessonError *err)
     err->io = true;
     if (too_large)
         snprintf(err->message, sizeof err->message,
-                 "the lesson would be %zu bytes, more than the %u MiB a lesson file may have, so "
-                 "it could not be loaded "
-                 "again",
-                 len, LESSON_MAX_FILE_BYTES / (1024u * 1024u));
+                 "the lesson would be %.1f MiB, more than the %u MiB a lesson file may have, so "
+                 "it could not be loaded again",
+                 (double)len / (1024.0 * 1024.0), LESSON_MAX_FILE_BYTES / (1024u * 1024u));
     else
         snprintf(err->message, sizeof err->message,
                  "the lesson would hold more than %d numbers, strings, arrays and objects, the "

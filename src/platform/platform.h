@@ -76,6 +76,11 @@ typedef struct {
 // Maps the regular file at path for reading. false with errno (EISDIR, ENOENT, ...) and *m empty.
 bool platform_map_file(const char *path, PlatformMap *m);
 void platform_unmap_file(PlatformMap *m);
+// Did a read of m find its file shorter than when it was mapped (a download finishing, a sync
+// tool)? POSIX raises a bus error there; the program's handler puts a page of zeros in its place,
+// so the read goes on, and remembers the page for this question. Windows refuses to shorten a
+// mapped file: always false there.
+bool platform_map_faulted(const PlatformMap *m);
 
 // --- folders ---
 typedef struct PlatformDir PlatformDir;

@@ -135,6 +135,92 @@ bool platform_stat(const char *path, bool follow, PlatformStat *st)
 
 FILE *platform_fopen(const char *path, const char *mode) { return fopen(path, mode); }
 
+// Bus errors in a mapped file that shrank: the mappings (start, end) are kept here; the handler
+// maps a page of zeros over a faulting page of one of them, so the read goes on, and keeps the page
+// for platform_map_faulted. A fault elsewhere gets the handler that was there before.
+enum { BUS_MAPS = 256, BUS_KEPT = 64 };
+static struct {
+    uintptr_t start, end;
+} bus_maps[BUS_MAPS];
+static uintptr_t bus_pages[BUS_KEPT];
+static int bus_count;
+static long bus_page_size = 4096;
+static struct sigaction bus_previous;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void bus_handler(int sig, siginfo_t *info, void *ctx)
+{
+    (void)sig, (void)ctx;
+    uintptr_t at = (uintptr_t)info->si_addr, page = at & ~(uintptr_t)(bus_page_size - 1);
+    bool ours = false;
+    for (int i = 0; i < BUS_MAPS && !ours; i++)
+        ours = at >= __atomic_load_n(&bus_maps[i].start, __ATOMIC_SEQ_CST)
+               && at < __atomic_load_n(&bus_maps[i].end, __ATOMIC_SEQ_CST);
+    if (ours
+        && mmap((void *)page, (size_t)bus_page_size, PROT_READ,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+               != MAP_FAILED) {
+        int k = __atomic_fetch_add(&bus_count, 1, __ATOMIC_SEQ_CST);
+        if (k < BUS_KEPT) __atomic_store_n(&bus_pages[k], page, __ATOMIC_SEQ_CST);
+        return;
+    }
+    sigaction(SIGBUS, &bus_previous, NULL); // not ours: the fault comes again, to the one before
+}
+
+static void bus_install(void)
+{
+#ifndef __EMSCRIPTEN__
+    long size = sysconf(_SC_PAGESIZE);
+    if (size > 0) bus_page_size = size;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = bus_handler;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &bus_previous);
+#endif
+}
+
+// Adds [start, start + size) to the mappings the handler serves (size 0: removes start's).
+static void bus_register(const void *start, size_t size)
+{
+    pthread_once(&bus_once, bus_install);
+    pthread_mutex_lock(&bus_lock);
+    uintptr_t a = (uintptr_t)start;
+    for (int i = 0; i < BUS_MAPS; i++) {
+        uintptr_t s = __atomic_load_n(&bus_maps[i].start, __ATOMIC_SEQ_CST);
+        if (size && s == 0) {
+            __atomic_store_n(&bus_maps[i].end, a + size, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&bus_maps[i].start, a, __ATOMIC_SEQ_CST);
+            break;
+        }
+        if (!size && s == a) { // its faults forgotten too: the addresses may be mapped again
+            uintptr_t end = __atomic_load_n(&bus_maps[i].end, __ATOMIC_SEQ_CST);
+            for (int k = 0; k < BUS_KEPT; k++) {
+                uintptr_t p = __atomic_load_n(&bus_pages[k], __ATOMIC_SEQ_CST);
+                if (p + (uintptr_t)bus_page_size > a && p < end)
+                    __atomic_store_n(&bus_pages[k], 0, __ATOMIC_SEQ_CST);
+            }
+            __atomic_store_n(&bus_maps[i].start, 0, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&bus_maps[i].end, 0, __ATOMIC_SEQ_CST);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&bus_lock);
+}
+
+bool platform_map_faulted(const PlatformMap *m)
+{
+    int n = __atomic_load_n(&bus_count, __ATOMIC_SEQ_CST);
+    uintptr_t a = (uintptr_t)m->data;
+    for (int k = 0; k < n && k < BUS_KEPT; k++) {
+        uintptr_t p = __atomic_load_n(&bus_pages[k], __ATOMIC_SEQ_CST);
+        if (m->data && p && p + (uintptr_t)bus_page_size > a && p < a + m->size) return true;
+    }
+    return false;
+}
+
 bool platform_map_file(const char *path, PlatformMap *m)
 {
     memset(m, 0, sizeof *m);
@@ -159,6 +245,7 @@ bool platform_map_file(const char *path, PlatformMap *m)
             return false;
         }
         m->data = p;
+        bus_register(p, m->size);
     }
     close(fd); // the mapping keeps the file
     return true;
@@ -166,7 +253,10 @@ bool platform_map_file(const char *path, PlatformMap *m)
 
 void platform_unmap_file(PlatformMap *m)
 {
-    if (m->data) munmap((void *)m->data, m->size);
+    if (m->data) {
+        bus_register(m->data, 0);
+        munmap((void *)m->data, m->size);
+    }
     memset(m, 0, sizeof *m);
 }
 

@@ -209,6 +209,12 @@ bool platform_map_file(const char *path, PlatformMap *m)
     return true;
 }
 
+bool platform_map_faulted(const PlatformMap *m)
+{
+    (void)m; // Windows refuses to shorten a file while a view of it is mapped
+    return false;
+}
+
 void platform_unmap_file(PlatformMap *m)
 {
     if (m->data) UnmapViewOfFile(m->data);

@@ -263,13 +263,7 @@ bool textrun_mark_label(const char *t, char *out, size_t cap)
 void textrun_missing_sentence(uint32_t c, char *out, size_t cap)
 {
     char ch[8] = "";
-    if (c < 0x800) snprintf(ch, sizeof ch, "%c%c", 0xC0 | (int)(c >> 6), 0x80 | (int)(c & 0x3F));
-    else if (c < 0x10000)
-        snprintf(ch, sizeof ch, "%c%c%c", 0xE0 | (int)(c >> 12), 0x80 | (int)(c >> 6 & 0x3F),
-                 0x80 | (int)(c & 0x3F));
-    else
-        snprintf(ch, sizeof ch, "%c%c%c%c", 0xF0 | (int)(c >> 18), 0x80 | (int)(c >> 12 & 0x3F),
-                 0x80 | (int)(c >> 6 & 0x3F), 0x80 | (int)(c & 0x3F));
+    ch[utf8_encode(c, ch)] = '\0';
     snprintf(out, cap, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"), ch,
              (unsigned)c, TR(fontfind_install_hint(c)));
 }
