@@ -1,5 +1,6 @@
 # Tests of the window: the state machine and the scene headless, then the real window under Xvfb.
 mha_test(test_view mha_model)
+mha_test(test_view_walk mha_model)
 mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
 # The scene's panels (K, M, W, Shift+K, grouped heads), the heatmaps' labels, the teaching screens
@@ -145,6 +146,11 @@ if(NOT MHA_SANITIZE)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --drop-operand)
   set_tests_properties(test_layout_audit_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)
+  # ... and a walk that skips the part before a question (→ going to the question's part at once).
+  add_test(NAME test_layout_walk_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --drop-walk)
+  set_tests_properties(test_layout_walk_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)
 endif()
 
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock

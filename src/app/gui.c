@@ -110,7 +110,6 @@ static void lesson_loaded(Gui *g, bool first)
         g->st.height = h;
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
-    g->class_head = -1;
     if (!gui_has_notes(g)) g->st.notes = g->notes_auto = false;
     gui_follow_notes(g, -1, false);
     g->status[0] = '\0';
@@ -212,6 +211,13 @@ static void redraw(Gui *g)
         gui_show_error(g, "%s", err.message);
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
+    // A stage just reached asks the question due on its first part, once the scene has said what
+    // its parts are: built again before anything is presented.
+    ViewState before = g->st;
+    if (view_walk_settle(&g->st)) {
+        gui_follow_question_head(g, &before);
+        build_scene(g, w, h);
+    }
     // The layout may have moved under a still pointer: what it points at now is the hover. The
     // scene is built again before anything is presented, so no frame shows the stale hover.
     ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};

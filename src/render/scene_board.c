@@ -477,6 +477,15 @@ static bool part_has_input(const Plan *p, const PartDesc *d)
     return false;
 }
 
+// Whether m is the stage's result i or one after it: a part that shows several equations names the
+// last one's result, and shows result i too.
+static bool result_at_or_after(const StageInfo *si, MatId m, int i)
+{
+    for (int k = 0; si && m != MAT_NONE && k < 3 && si->results[k] != MAT_NONE; k++)
+        if (si->results[k] == m) return k >= i;
+    return false;
+}
+
 // The part asked for: an index, or VIEW_SUBSTEP_RESULT + i for the part that shows the stage's
 // result i. A question goes where the class sees what it predicts from: the result's part when an
 // input is beside it, else the inputs' part just before (a click needs the hidden cells: there only
@@ -489,7 +498,7 @@ static int plan_pick(const Plan *p, const ViewState *st)
         int i = asked - VIEW_SUBSTEP_RESULT;
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
-            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
+            if (want != MAT_NONE && result_at_or_after(si, part_result(p, &p->part[k]), i)) {
                 // A click answers on the heatmap beside the board too when it shows the matrix
                 // asked about.
                 bool typed = st->quiz_phase == QUIZ_ASKING
