@@ -139,6 +139,11 @@ if(NOT WIN32)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --models)
   set_tests_properties(test_layout_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  # Its self-test: a next-token chart one bar short of what it announces must fail.
+  add_test(NAME test_layout_chart_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --models --drop-chart)
+  set_tests_properties(test_layout_chart_catches PROPERTIES WILL_FAIL TRUE SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endif()
 # The audit's own self-test (its rules catch a dropped operand): Python's, so the plain build's only.
 if(NOT MHA_SANITIZE)

@@ -3,9 +3,10 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk] [--quick] [--models]
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk] [--quick] [--models [--drop-chart]]
   --drop-operand, --drop-walk: the self-tests, which must fail (a planner that drops an operand; a walk that skips the
-  part before a question: only the walk's rule counts then); --quick: English at 1280x720 on a third of the made lessons (the
+  part before a question: only the walk's rule counts then; with --models, --drop-chart: a next-token chart one bar
+  short); --quick: English at 1280x720 on a third of the made lessons (the
   sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
   Llama with grouped K/V heads, Mistral's sliding window, GPT-2) with `--layout --model`, first and last layer: their
   own stages (the norm, the residual, the next token) and the overview under the same rules (needs NumPy)
@@ -110,6 +111,12 @@ class Audit:
                     self.fail(where, "%s drawn outside the screen %s" % (m["title"], m["box"]))
                 if d["screen"] != "help" and m["num_font"] < floor:
                     self.fail(where, "%s: numbers of %d px, under the floor %d" % (m["title"], m["num_font"], floor))
+            for m in d["matrices"]:  # the next token's chart draws every bar its header announces
+                if m["key"] == "next" and drop == "chart":  # the self-test: the chart that drew one bar less
+                    m["cols"] = [0, m["shape"][1] - 1]
+                if m["key"] == "next" and m["cols"] != [0, m["shape"][1]]:
+                    self.fail(where, "the chart announces %d bars and draws %d" % (m["shape"][1],
+                                                                                 m["cols"][1] - m["cols"][0]))
             for m in d["matrices"]:  # captions name the matrices the numbers come from: K/V heads' own index
                 if m["key"] in KV_KEYS and heads > kv > 0:
                     sub = "".join(str(SUBSCRIPTS.index(ch)) for ch in m["title"].split("^")[0] if ch in SUBSCRIPTS)
@@ -264,10 +271,11 @@ class Audit:
 
 
 def compare_exports(audit, lesson, tmp):
-    """The exports show the audit's screens: per stage as many board slides as parts, each with the matrices the
+    """The default deck (--stage all) shows the audit's screens: per stage as many board slides as parts, each with the matrices the
     audit lists for that part (titles in the SVG's text), at 1280x720 (scale 1), head 0."""
     out = os.path.join(tmp, "export-" + os.path.basename(lesson)[:-5])
-    r = subprocess.run([exe, "--export", out, lesson, "--what", "board", "--stage", "all", "--parts", "all",
+    # The whole deck as a teacher asks for it (--stage all: every part, without --parts all).
+    r = subprocess.run([exe, "--export", out, lesson, "--what", "board", "--stage", "all",
                         "--scale", "1", "--format", "svg"], capture_output=True, text=True)
     if r.returncode != 0:
         audit.fail(lesson, "--export exited %d: %s" % (r.returncode, r.stderr.strip()[:200]))
@@ -302,7 +310,7 @@ def compare_exports(audit, lesson, tmp):
 MODEL_STAGES = ("input-norm", "residual", "next-token")
 
 
-def audit_models(tmp):
+def audit_models(tmp, drop=None):
     """--layout --model on tiny checkpoints: every screen of the first and the last layer under the lessons' rules
     (the layer saved as a lesson gives check() its heads and shapes), and the model's own screens there."""
     sys.path.insert(0, os.path.join(src, "tests"))
@@ -335,7 +343,7 @@ def audit_models(tmp):
                     for x in lines:
                         key = x.get("stage") if x.get("screen") == "stage" else x.get("screen")
                         own[(os.path.basename(d), key)] = own.get((os.path.basename(d), key), 0) + 1
-                    audit.check(spec, size, lang, lines, False)
+                    audit.check(spec, size, lang, lines, drop)
     for name in ("llama-gqa", "mistral-window", "gpt2"):
         for key in MODEL_STAGES + ("overview",):
             if not own.get((name, key)):
@@ -345,6 +353,8 @@ def audit_models(tmp):
           % (sum(len({0, n - 1}) for _, n in built), audit.screens,
              sum(v for (n, k), v in own.items() if k in MODEL_STAGES),
              sum(v for (n, k), v in own.items() if k == "overview"), audit.matrices, audit.equations, audit.operands))
+    if drop == "chart":  # the self-test of the chart's rule: its violations only
+        audit.errors = [e for e in audit.errors if "the chart announces" in e]
     for e in audit.errors[:60]:
         print("  " + e)
     if audit.errors:
@@ -355,7 +365,7 @@ def audit_models(tmp):
 
 def main():
     if "--models" in sys.argv:
-        return audit_models(tempfile.mkdtemp())
+        return audit_models(tempfile.mkdtemp(), "chart" if "--drop-chart" in sys.argv else None)
     drop = next((a[len("--drop-"):] for a in sys.argv if a.startswith("--drop-")), None)
     tmp = tempfile.mkdtemp()
     files = sorted(os.path.join(src, "lessons", f) for f in os.listdir(os.path.join(src, "lessons"))
