@@ -448,12 +448,25 @@ static MatId part_result(const Plan *p, const PartDesc *d)
     return MAT_NONE;
 }
 
-static const char *part_caption_of(const Plan *p, int k)
+// What part k computes: its equation's caption, or each of its equations' ("the queries Q, the keys
+// K" where Q and K share a part).
+static void part_caption_of(const Plan *p, int k, char *out, size_t cap)
 {
-    if (k < 0 || k >= p->count) return "";
+    out[0] = '\0';
+    if (k < 0 || k >= p->count) return;
     const PartDesc *d = &p->part[k];
-    if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) return TR("what goes in");
-    return p->eq[d->kind == LAY_RUN ? d->eq_from : d->eq_to - 1].caption;
+    if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) {
+        snprintf(out, cap, "%s", TR("what goes in"));
+        return;
+    }
+    if (d->kind == LAY_RUN) {
+        snprintf(out, cap, "%s", p->eq[d->eq_from].caption);
+        return;
+    }
+    for (int e = d->eq_from; e < d->eq_to; e++) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "%s%s", e > d->eq_from ? ", " : "", p->eq[e].caption);
+    }
 }
 
 // The part k of the plan as an arrangement to draw in w x h (a windowed one shrunk to fit).
@@ -463,8 +476,9 @@ static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangem
     if (k < 0 || k >= p->count) return;
     lay_out(c, p, &p->part[k], a);
     if (p->part[k].windowed) window_to_fit(c, &p->g, a, w, h);
-    snprintf(a->caption, sizeof a->caption, "%s", p->count > 1 ? part_caption_of(p, k) : "");
-    snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
+    if (p->count > 1) part_caption_of(p, k, a->caption, sizeof a->caption);
+    else a->caption[0] = '\0';
+    part_caption_of(p, k + 1, a->next, sizeof a->next);
 }
 
 // Whether part d shows an input of its equation (a run of the result alone shows none).

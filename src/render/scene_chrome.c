@@ -696,6 +696,18 @@ static const char *const HELP[][2] = {
 #endif
 };
 
+// The width a key of the help wraps in: its column's, narrowed while it keeps as many lines, so a
+// key of two lines breaks near its middle ("←  Backspace" over "PageUp  ↑", never "↑" alone).
+static int help_key_width(Ctx *c, int f, const char *key, int kw)
+{
+    int lines = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, key, false), best = kw;
+    for (int w = kw - f / 2; w > kw / 2; w -= f / 2) {
+        if (wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, w, 4, key, false) != lines) break;
+        best = w;
+    }
+    return text_w(c, FONT_BOLD, f, key) <= kw ? kw : best;
+}
+
 // The help at the back row's size (letters of 2.6 % of the height, the board's number floor), each
 // key beside its meaning, both wrapped in their columns, in pages when they do not all fit: the
 // page shown is the view's help_page (any integer: it wraps around), and the last line says how to
@@ -725,7 +737,8 @@ void draw_help(Ctx *c, int w, int h)
     int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS],
         row_h[ROWS];
     for (int i = 0; i < ROWS; i++) {
-        int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(HELP[i][0]), false);
+        int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0,
+                          help_key_width(c, f, TR(HELP[i][0]), kw), 4, TR(HELP[i][0]), false);
         int b = wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(HELP[i][1]), false);
         row_h[i] = (a > b ? a : b) + gap;
         if (used > 0 && used + row_h[i] > body) {
@@ -740,7 +753,8 @@ void draw_help(Ctx *c, int w, int h)
     int yy = y + pad + title_h;
     for (int i = 0; i < ROWS; i++) {
         if (page_of[i] != page) continue;
-        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(HELP[i][0]), true);
+        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy,
+                  help_key_width(c, f, TR(HELP[i][0]), kw), 4, TR(HELP[i][0]), true);
         wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, TR(HELP[i][1]),
                   true);
         yy += row_h[i];
