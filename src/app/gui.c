@@ -345,7 +345,7 @@ void gui_export_done(Gui *g)
     const char *slash = strrchr(first, '/');
     const char *file = slash ? slash + 1 : first;
     char where[1800], cwd[600];
-    if (j->dir[0] == '/') snprintf(where, sizeof where, "%s", j->dir);
+    if (platform_path_absolute(j->dir)) snprintf(where, sizeof where, "%s", j->dir);
     else
         snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".",
                  j->dir);
