@@ -1,5 +1,6 @@
 # Tests of the window: the state machine and the scene headless, then the real window under Xvfb.
 mha_test(test_view mha_model)
+mha_test(test_view_walk mha_model)
 mha_test(test_edit mha_model)
 mha_test(test_scene mha_render)
 # The scene's panels (K, M, W, Shift+K, grouped heads), the heatmaps' labels, the teaching screens
@@ -138,6 +139,11 @@ if(NOT WIN32)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --models)
   set_tests_properties(test_layout_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+  # Its self-test: a next-token chart one bar short of what it announces must fail.
+  add_test(NAME test_layout_chart_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --models --drop-chart)
+  set_tests_properties(test_layout_chart_catches PROPERTIES WILL_FAIL TRUE SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endif()
 # The audit's own self-test (its rules catch a dropped operand): Python's, so the plain build's only.
 if(NOT MHA_SANITIZE)
@@ -145,6 +151,11 @@ if(NOT MHA_SANITIZE)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --drop-operand)
   set_tests_properties(test_layout_audit_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)
+  # ... and a walk that skips the part before a question (→ going to the question's part at once).
+  add_test(NAME test_layout_walk_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --drop-walk)
+  set_tests_properties(test_layout_walk_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 1800)
 endif()
 
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock

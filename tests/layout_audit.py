@@ -3,8 +3,10 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand] [--quick] [--models]
-  --drop-operand: the self-test, which must fail; --quick: English at 1280x720 on a third of the made lessons (the
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk] [--quick] [--models [--drop-chart]]
+  --drop-operand, --drop-walk: the self-tests, which must fail (a planner that drops an operand; a walk that skips the
+  part before a question: only the walk's rule counts then; with --models, --drop-chart: a next-token chart one bar
+  short); --quick: English at 1280x720 on a third of the made lessons (the
   sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
   Llama with grouped K/V heads, Mistral's sliding window, GPT-2) with `--layout --model`, first and last layer: their
   own stages (the norm, the residual, the next token) and the overview under the same rules (needs NumPy)
@@ -79,6 +81,7 @@ class Audit:
         self.screens = self.matrices = self.operands = self.equations = 0
         self.errors = []
         self.exports = 0
+        self.walks = self.walk_steps = 0
 
     def fail(self, where, what):
         self.errors.append("%s: %s" % (where, what))
@@ -92,6 +95,8 @@ class Audit:
         # The issue's small lessons (up to 8 tokens, d_model up to 8): every panel's matrix whole.
         small = isinstance(emb, list) and 0 < len(emb) <= 8 and all(isinstance(r, list) and len(r) <= 8 for r in emb)
         kv = spec.get("kv_heads", heads) if isinstance(spec.get("kv_heads", heads), int) else heads
+        walks = [d for d in lines if d.get("walk")]
+        lines = [d for d in lines if not d.get("walk")]
         for d in lines:
             if d.get("summary"):
                 continue
@@ -106,6 +111,12 @@ class Audit:
                     self.fail(where, "%s drawn outside the screen %s" % (m["title"], m["box"]))
                 if d["screen"] != "help" and m["num_font"] < floor:
                     self.fail(where, "%s: numbers of %d px, under the floor %d" % (m["title"], m["num_font"], floor))
+            for m in d["matrices"]:  # the next token's chart draws every bar its header announces
+                if m["key"] == "next" and drop == "chart":  # the self-test: the chart that drew one bar less
+                    m["cols"] = [0, m["shape"][1] - 1]
+                if m["key"] == "next" and m["cols"] != [0, m["shape"][1]]:
+                    self.fail(where, "the chart announces %d bars and draws %d" % (m["shape"][1],
+                                                                                 m["cols"][1] - m["cols"][0]))
             for m in d["matrices"]:  # captions name the matrices the numbers come from: K/V heads' own index
                 if m["key"] in KV_KEYS and heads > kv > 0:
                     sub = "".join(str(SUBSCRIPTS.index(ch)) for ch in m["title"].split("^")[0] if ch in SUBSCRIPTS)
@@ -149,6 +160,8 @@ class Audit:
                 plain[(d["stage"], d["head"], d["part"], d["parts"])] = d
             elif d["screen"] in ("question-asked", "question-answered"):
                 asked.append((where, d))
+        for w in walks:
+            self.check_walk("%s %dx%d %s" % (os.path.basename(lesson), size[0], size[1], lang), w, lines, drop)
         # A question never moves what the board shows: each matrix on its screen where the stage's own screen of
         # that part has it.
         for where, d in asked:
@@ -168,7 +181,7 @@ class Audit:
                 continue
             screens.sort(key=lambda d: d["part"])
             shown = [[(m["key"], m["head"]) for m in d["matrices"]] for d in screens]
-            if drop and shown and shown[-1]:
+            if drop == "operand" and shown and shown[-1]:
                 shown[-1] = shown[-1][:-1]  # the self-test: a planner that drops one operand
             eqs = screens[0].get("equations", [])
             for e in eqs:
@@ -194,11 +207,75 @@ class Audit:
                     self.fail(where, "equation %s fits on one screen at the floor but is split" % [t[0] for t in terms])
 
 
+    def check_walk(self, where, w, lines, drop):
+        """The walk with → from Home on one head, answering each question, then ← back: every part of
+        every stage of that head shown in order, none skipped; each question asked, on its own head,
+        after the parts before its result and before its result shows, the board then back where it
+        was; ← the same parts backwards, asking nothing."""
+        head = w["head"]
+        where = "%s: the walk on head %d" % (where, head)
+        self.walks += 1
+        expected = []
+        for d in lines:
+            if d.get("screen") == "stage" and d["head"] == head and (d["stage"], d["part"]) not in expected:
+                expected.append((d["stage"], d["part"]))
+        fwd, back = w["forward"], w["back"]
+        if drop == "walk":  # the self-test: the walk that went to a question's part at once (the part before it
+            # never shown on the class's head)
+            j = next((i for i, s in enumerate(fwd) if s["quiz"] == "asked"), 3)
+            fwd = fwd[:j - 1] + fwd[j:]
+        seq, asked = [], {}
+        for i, s in enumerate(fwd):
+            self.walk_steps += 1
+            if s["quiz"] == "asked" and s["question"] not in asked:
+                asked[s["question"]] = i
+            if s["head"] == head and (not seq or seq[-1] != (s["stage"], s["part"])):
+                seq.append((s["stage"], s["part"]))
+        if seq != expected:
+            k = next((i for i, (a, b) in enumerate(zip(seq, expected)) if a != b), min(len(seq), len(expected)))
+            self.fail(where, "→ shows %s where the stages' parts are %s (from step %d)"
+                      % (seq[max(0, k - 1):k + 3], expected[max(0, k - 1):k + 3], k))
+        if len(asked) != w["questions"]:
+            self.fail(where, "%d of the lesson's %d questions asked" % (len(asked), w["questions"]))
+        for q, j in asked.items():
+            s = fwd[j]
+            mat, qhead = s["question_matrix"], s["head"]
+            for t in fwd[:j]:  # (a verdict on the same result shows it: the next question hides it again)
+                if t["quiz"] is None and any(m[0] == mat and m[1] == qhead and m[2] for m in t["shown"]):
+                    self.fail(where, "question %d's %s of head %d shows before it is asked (%s part %d)"
+                              % (q + 1, mat, qhead, t["stage"], t["part"]))
+                    break
+            before = {(t["stage"], t["part"]) for t in fwd[:j] if t["head"] == head}
+            for k in range(1, s["part"]):
+                if qhead == head and (s["stage"], k) not in before:
+                    self.fail(where, "question %d asked on %s part %d before part %d showed"
+                              % (q + 1, s["stage"], s["part"], k))
+            if qhead != head:  # back on the class's head where it left
+                last = next((t for t in reversed(fwd[:j]) if t["head"] == head), None)
+                nxt = next((t for t in fwd[j:] if t["head"] == head), None)
+                if last and nxt and (nxt["stage"], nxt["part"]) in expected:
+                    a = expected.index((last["stage"], last["part"]))
+                    b = expected.index((nxt["stage"], nxt["part"]))
+                    if b not in (a, a + 1):
+                        self.fail(where, "after question %d the board comes back on %s part %d, not after %s part %d"
+                                  % (q + 1, nxt["stage"], nxt["part"], last["stage"], last["part"]))
+        bseq = []
+        for s in back:
+            self.walk_steps += 1
+            if s["quiz"] == "asked" or s["head"] != head:
+                self.fail(where, "← asks or moves to head %d on %s part %d" % (s["head"], s["stage"], s["part"]))
+            if not bseq or bseq[-1] != (s["stage"], s["part"]):
+                bseq.append((s["stage"], s["part"]))
+        if bseq != expected[::-1][1:]:
+            self.fail(where, "← shows %s, not the parts backwards" % bseq[:6])
+
+
 def compare_exports(audit, lesson, tmp):
-    """The exports show the audit's screens: per stage as many board slides as parts, each with the matrices the
+    """The default deck (--stage all) shows the audit's screens: per stage as many board slides as parts, each with the matrices the
     audit lists for that part (titles in the SVG's text), at 1280x720 (scale 1), head 0."""
     out = os.path.join(tmp, "export-" + os.path.basename(lesson)[:-5])
-    r = subprocess.run([exe, "--export", out, lesson, "--what", "board", "--stage", "all", "--parts", "all",
+    # The whole deck as a teacher asks for it (--stage all: every part, without --parts all).
+    r = subprocess.run([exe, "--export", out, lesson, "--what", "board", "--stage", "all",
                         "--scale", "1", "--format", "svg"], capture_output=True, text=True)
     if r.returncode != 0:
         audit.fail(lesson, "--export exited %d: %s" % (r.returncode, r.stderr.strip()[:200]))
@@ -233,7 +310,7 @@ def compare_exports(audit, lesson, tmp):
 MODEL_STAGES = ("input-norm", "residual", "next-token")
 
 
-def audit_models(tmp):
+def audit_models(tmp, drop=None):
     """--layout --model on tiny checkpoints: every screen of the first and the last layer under the lessons' rules
     (the layer saved as a lesson gives check() its heads and shapes), and the model's own screens there."""
     sys.path.insert(0, os.path.join(src, "tests"))
@@ -266,7 +343,7 @@ def audit_models(tmp):
                     for x in lines:
                         key = x.get("stage") if x.get("screen") == "stage" else x.get("screen")
                         own[(os.path.basename(d), key)] = own.get((os.path.basename(d), key), 0) + 1
-                    audit.check(spec, size, lang, lines, False)
+                    audit.check(spec, size, lang, lines, drop)
     for name in ("llama-gqa", "mistral-window", "gpt2"):
         for key in MODEL_STAGES + ("overview",):
             if not own.get((name, key)):
@@ -276,6 +353,8 @@ def audit_models(tmp):
           % (sum(len({0, n - 1}) for _, n in built), audit.screens,
              sum(v for (n, k), v in own.items() if k in MODEL_STAGES),
              sum(v for (n, k), v in own.items() if k == "overview"), audit.matrices, audit.equations, audit.operands))
+    if drop == "chart":  # the self-test of the chart's rule: its violations only
+        audit.errors = [e for e in audit.errors if "the chart announces" in e]
     for e in audit.errors[:60]:
         print("  " + e)
     if audit.errors:
@@ -286,8 +365,8 @@ def audit_models(tmp):
 
 def main():
     if "--models" in sys.argv:
-        return audit_models(tempfile.mkdtemp())
-    drop = "--drop-operand" in sys.argv
+        return audit_models(tempfile.mkdtemp(), "chart" if "--drop-chart" in sys.argv else None)
+    drop = next((a[len("--drop-"):] for a in sys.argv if a.startswith("--drop-")), None)
     tmp = tempfile.mkdtemp()
     files = sorted(os.path.join(src, "lessons", f) for f in os.listdir(os.path.join(src, "lessons"))
                    if f.endswith(".json") and "schema" not in f)
@@ -322,6 +401,9 @@ def main():
     print("layout audit: %d lessons (%d made here), %d screens, %d matrices, %d equations, %d operands checked; "
           "%d board slides compared with the audit's screens"
           % (len(files), len(made), audit.screens, audit.matrices, audit.equations, audit.operands, audit.exports))
+    print("layout audit: %d walks with → and ← (%d steps)" % (audit.walks, audit.walk_steps))
+    if drop == "walk":  # the self-test of the walk's rule: its violations only
+        audit.errors = [e for e in audit.errors if "the walk on head" in e]
     if audit.exports < 20 and not drop:
         audit.fail("exports", "only %d slides compared" % audit.exports)
     for e in audit.errors[:60]:

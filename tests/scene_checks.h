@@ -379,10 +379,13 @@ static inline ViewEvent key(ViewKey k)
     return e;
 }
 
+// A key, then what the window does before drawing: a stage just reached asks the question due
+// there.
 static inline void press(ViewState *st, ViewKey k)
 {
     ViewEvent e = key(k);
     view_handle(st, &e);
+    view_walk_settle(st);
 }
 
 // To stage s, stage by stage (the view has no sub-steps reported, so each Right is a stage).

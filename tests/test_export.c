@@ -261,7 +261,16 @@ static void test_names(void)
     export_slug("BERT-base's shape: 12 heads of 64", buf, sizeof buf);
     CHECK(strcmp(buf, "bert-bases-shape-12-heads-of-64") == 0, "slug '%s'", buf);
     export_slug("  \xc3\xa9t\xc3\xa9 / <x> ", buf, sizeof buf);
-    CHECK(strcmp(buf, "t-x") == 0, "slug '%s'", buf);
+    CHECK(strcmp(buf, "\xc3\xa9t\xc3\xa9-x") == 0, "slug '%s'", buf);
+    // The teacher's letters stay ("Leçon 1" -> "leçon-1", not "le-on-1"); punctuation separates.
+    export_slug("Le\xc3\xa7on 1 \xe2\x80\x94 \xc3\x89T\xc3\x89 \xc2\xab x \xc2\xbb", buf,
+                sizeof buf);
+    CHECK(strcmp(buf, "le\xc3\xa7on-1-\xc3\xa9t\xc3\xa9-x") == 0, "slug '%s'", buf);
+    export_slug("\xe7\x8c\xab\xe5\x9d\x90\xe3\x80\x82", buf, sizeof buf);
+    CHECK(strcmp(buf, "\xe7\x8c\xab\xe5\x9d\x90") == 0, "CJK slug '%s'", buf);
+    char small[6];
+    export_slug("ab\xc3\xa7\xc3\xa7", small, sizeof small);
+    CHECK(strcmp(small, "ab\xc3\xa7") == 0, "cut between letters '%s'", small);
     export_slug("", buf, sizeof buf);
     CHECK(strcmp(buf, "lesson") == 0, "empty slug '%s'", buf);
     export_name_for("lessons/the-cat-sat.json", NULL, buf, sizeof buf);

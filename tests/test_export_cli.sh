@@ -116,10 +116,11 @@ else skip "xmllint on the SVGs (no xmllint)"; fi
 
 # --what board --stage all: one image per stage, in lesson order (one more for the causal lesson: the mask);
 # the file names the head (the lesson has two), so head 1's boards sit beside head 0's. Each of the lesson's
-# questions adds two slides after its stage's board (the question, then the answer): the cat lesson has 3.
+# questions adds two slides after its stage's board (the question, then the answer): the cat lesson has 3. The
+# whole deck is every part: the projections come in 2 (Q and K, then V).
 mkdir "$tmp/board" "$tmp/causal"
 run board 0 --export "$tmp/board" --what board --stage all --scale 1
-lines board.out $((cat_stages + 6))
+lines board.out $((cat_stages + 6 + 1))
 for k in $(lesson_stage_keys "$src" positions rotate mask); do # each stage's board, named by its number and key
     grep -q "/the-cat-sat-$(stage_file "$src" "$k" positions rotate mask)[.-]" "$tmp/board.out" && ok ||
         bad "no board for stage $k ($(stage_file "$src" "$k" positions rotate mask)) in $(tr '\n' ' ' <"$tmp/board.out")"
@@ -137,8 +138,8 @@ sort -c "$tmp/board.out" 2>/dev/null && ok || bad "board files do not sort in le
 run board_head1 0 --export "$tmp/board" --what board --head 1 --scale 1
 lines board_head1.out 5
 has board_head1.out "$tmp/board/the-cat-sat-stage05-softmax-head1.png"
-[ "$(count "$tmp/board")" -eq $((cat_stages + 7)) ] && ok ||
-    bad "$(count "$tmp/board") files after head 1's board, expected $((cat_stages + 7))"
+[ "$(count "$tmp/board")" -eq $((cat_stages + 8)) ] && ok ||
+    bad "$(count "$tmp/board") files after head 1's board, expected $((cat_stages + 8))"
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1.png" &&
     bad "head 0 and head 1 give the same board" || ok
 # --cell ROW,COL pins that cell of the stage's result on a board, and the file name carries it: boards of
@@ -150,8 +151,8 @@ cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1.png" "$tmp/board/the-cat-sa
 run cell_other 0 --export "$tmp/board" --what board --head 1 --cell 2,0 --scale 1
 cmp -s "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row2-col0.png" "$tmp/board/the-cat-sat-stage05-softmax-head1-weights-row1-col2.png" &&
     bad "two cells give the same board" || ok
-[ "$(count "$tmp/board")" -eq $((cat_stages + 9)) ] && ok ||
-    bad "$(count "$tmp/board") files after two --cell boards, expected $((cat_stages + 9))"
+[ "$(count "$tmp/board")" -eq $((cat_stages + 10)) ] && ok ||
+    bad "$(count "$tmp/board") files after two --cell boards, expected $((cat_stages + 10))"
 run cell_missing 2 --export "$tmp/board" --what board --stage scores --cell 2,5
 has cell_missing.err "has no cell 2,5"
 run cell_bad 2 --export "$tmp/board" --what board --cell 1
@@ -179,7 +180,7 @@ grep -q "queries: the target" "$tmp/cross/cross-attention-stage05-weights-heatma
     grep -q "keys: the source" "$tmp/cross/cross-attention-stage05-weights-heatmap-head0.svg" && ok ||
     bad "the cross-attention heatmap does not name its axes"
 grep -q "queries" "$tmp/svg/the-cat-sat-stage03-scores-heatmap-head0.svg" && ok || bad "the self-attention heatmap does not name its axes"
-run causal 0 --export "$tmp/causal" --what board --stage all --format svg "$src/lessons/causal-decoder.json"
+run causal 0 --export "$tmp/causal" --what board --stage all --parts first --format svg "$src/lessons/causal-decoder.json"
 lines causal.out $((causal_stages + 8)) # and its 4 questions' slides
 has causal.out "causal-decoder-stage07-weighted-sum-question4-2-answer.svg"
 has causal.out "causal-decoder-stage05-mask-head0.svg"
@@ -193,9 +194,9 @@ run twice2 0 --export "$tmp/b2" --what all --stage all --format both
 t0=$(date +%s.%N)
 run twice3 0 --export "$tmp/b1" --what all --stage all --format both
 t1=$(date +%s.%N)
-# Each in PNG and SVG: a board per stage, the 6 slides of the 3 questions, and 9 heatmaps (scores, scaled and
-# weights, of head 0, head 1 and both).
-all=$((2 * (cat_stages + 6 + 9)))
+# Each in PNG and SVG: a board per part of each stage (the projections in 2), the 6 slides of the 3 questions,
+# and 9 heatmaps (scores, scaled and weights, of head 0, head 1 and both).
+all=$((2 * (cat_stages + 1 + 6 + 9)))
 echo "full export of the cat lesson (--what all --stage all --format both, $all files): $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }") s"
 n=$(count "$tmp/b1")
 [ "$n" -eq $all ] && ok || bad "$n files from --what all --stage all --format both, expected $all"
@@ -364,7 +365,10 @@ lines parts_output.out 2
 has "p/the-cat-sat-stage08-output-part2.svg" "Output (all heads)"
 has "p/the-cat-sat-stage08-output-part2.svg" ">Δ  (3×4)<"
 run parts_deck 0 --export "$tmp/p" --what board --stage all --format png --parts all "$src/lessons/the-cat-sat.json"
-run parts_deck_first 0 --export "$tmp/p" --what board --stage all --format png "$src/lessons/the-cat-sat.json"
+run parts_deck_first 0 --export "$tmp/p" --what board --stage all --format png --parts first "$src/lessons/the-cat-sat.json"
+run parts_deck_default 0 --export "$tmp/p" --what board --stage all --format png "$src/lessons/the-cat-sat.json"
+cmp -s "$tmp/parts_deck.out" "$tmp/parts_deck_default.out" && ok ||
+    bad "the whole deck (--stage all) is not every part: $(wc -l <"$tmp/parts_deck_default.out") files"
 # Each stage shown in K parts gives K files for its one (the projections 3: Q, K, V; a later stage may have parts).
 n_all=$(wc -l <"$tmp/parts_deck.out"); n_first=$(wc -l <"$tmp/parts_deck_first.out")
 n_parts=$(grep -c -- '-part[0-9]*\.png$' "$tmp/parts_deck.out"); n_split=$(grep -c -- '-part1\.png$' "$tmp/parts_deck.out")

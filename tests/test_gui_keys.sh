@@ -159,7 +159,10 @@ run 1280 720 '
 eval "$COMMON"
 start "$SRC/lessons/the-cat-sat-on-the-mat.json"
 while [ "$(frame_field stage)" != softmax ]; do key Right "."; done
-[ "$(frame_field quiz)" = asking ] || fail "no question on the softmax: $(frame_last)"
+# → shows the first part of the stage to the class first, then asks its question (before A shows).
+[ "$(frame_field quiz)" = none ] && [ "$(frame_field substep)" = 0 ] ||
+    fail "the first part of the softmax is not shown before its question: $(frame_last)"
+key Right "quiz=asking " || fail "no question on the softmax: $(frame_last)"
 [ "$(frame_field substeps)" = 1 ] || [ "$(frame_field substep)" = 0 ] ||
     fail "the softmax question hides S'"'"' (part $(frame_field substep) of $(frame_field substeps))"
 import -window root "$SHOTS/question-softmax-720.png"
@@ -167,10 +170,12 @@ quit_now q
 start "$SRC/lessons/causal-decoder.json"
 key 2 "head=1 "
 while [ "$(frame_field quiz)" != asking ]; do key Right "."; done
-[ "$(frame_field head)" = 1 ] || fail "the first question (head 1) is on head $(frame_field head)"
-key Escape "quiz=none "
-key Right "head=0 .*quiz=asking .*note=1$"
+# At the softmax the question on another head (0) comes first, the header saying so; then those of head 1.
+[ "$(frame_field head)" = 0 ] || fail "the first question (on head 0) is on head $(frame_field head)"
+frame_last | grep -q "note=1$" || fail "no note that the board moved to head 0: $(frame_last)"
 import -window root "$SHOTS/question-other-head-720.png"
+key Escape "quiz=none "
+key Right "head=1 .*quiz=asking "
 while [ "$(frame_field stage)" != concat ]; do
     if [ "$(frame_field quiz)" = asking ]; then key Escape "quiz=none "; else key Right "."; fi
 done

@@ -16,10 +16,13 @@ static ViewEvent key(ViewKey k)
     return e;
 }
 
+// As the window does after each event: a stage just reached asks the question due on its first
+// part (no scene here: every stage shows in one part).
 static bool press(ViewState *s, ViewKey k)
 {
     ViewEvent e = key(k);
-    return view_handle(s, &e);
+    bool changed = view_handle(s, &e);
+    return view_walk_settle(s) || changed;
 }
 
 static bool press_mod(ViewState *s, ViewKey k, unsigned mods)

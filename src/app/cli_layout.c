@@ -332,6 +332,100 @@ static void head_screens(Audit *a, ViewState st, const SceneExtras *ex)
     }
 }
 
+// The walk, as the window takes it: the scene built for the state, its parts reported, and on a
+// stage just reached the question due there asked (built again). Returns false when nothing built.
+static bool walk_frame(Audit *a, ViewState *st, SceneExtras *ex, const Lesson *shown)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        ex->question =
+            st->quiz >= 0 && st->quiz < shown->question_count ? &shown->questions[st->quiz] : NULL;
+        if (!build(a, &a->scene, st, ex, NULL)) return false;
+        view_set_parts(st, a->scene.substeps, a->scene.substep, a->scene.part_result);
+        if (pass == 1 || !view_walk_settle(st)) break;
+    }
+    return true;
+}
+
+// One screen of the walk: its stage, part, head, the question on it, and every matrix drawn with
+// whether its numbers show (a result hidden while a question waits does not).
+static void walk_step(Audit *a, const ViewState *st, bool first)
+{
+    FILE *out = a->out;
+    const Scene *s = &a->scene;
+    const StageInfo *si = stage_info(view_stage(st));
+    const char *quiz = st->quiz_phase == QUIZ_NONE       ? NULL
+                       : st->quiz_phase == QUIZ_REVEALED ? "answered"
+                                                         : "asked";
+    fprintf(out, "%s{\"stage\":", first ? "" : ",");
+    cli_json_string(out, si ? si->key : "");
+    fprintf(out, ",\"part\":%d,\"parts\":%d,\"head\":%d,\"quiz\":", s->substep + 1, s->substeps,
+            st->head);
+    if (quiz) cli_json_string(out, quiz);
+    else fputs("null", out);
+    const MatInfo *qm = quiz ? mat_info(st->quiz_q.mat) : NULL;
+    fprintf(out, ",\"question\":%d,\"question_matrix\":", quiz ? st->quiz : -1);
+    cli_json_string(out, qm && qm->key ? qm->key : "");
+    fputs(",\"shown\":[", out);
+    for (size_t i = 0; i < s->box_count; i++) {
+        const SceneBox *b = &s->boxes[i];
+        const MatInfo *mi = mat_info(b->mat);
+        fprintf(out, "%s[", i ? "," : "");
+        cli_json_string(out, mi && mi->key ? mi->key : "?");
+        fprintf(out, ",%d,%s]", b->head, b->result && st->reveal == 0 ? "false" : "true");
+    }
+    fputs("]}", out);
+}
+
+// The walk from Home on `head`: → to the end, each question answered (right) where it is asked,
+// then ← back to Home. One line: {"walk": true, "head", "questions", "forward": [...], "back"}.
+static void walk_screens(Audit *a, const ViewDims *dims, int head, SceneExtras ex)
+{
+    Lesson shown = session_shown(a->doc);
+    ViewQuestion vq[VIEW_MAX_QUESTIONS];
+    int n = shown.question_count < VIEW_MAX_QUESTIONS ? shown.question_count : VIEW_MAX_QUESTIONS;
+    int asked = 0;
+    QuestionAnswer ans[VIEW_MAX_QUESTIONS];
+    for (int i = 0; i < n; i++) {
+        LessonError err;
+        if (question_answer(&shown, &a->doc->trace, &shown.questions[i], i, &ans[i], &err)) {
+            vq[i] = question_view(&shown.questions[i], &ans[i]);
+            asked++;
+        } else vq[i] = (ViewQuestion){.stage = STAGE_COUNT};
+    }
+    ViewState st;
+    view_init(&st, dims);
+    st.width = a->w;
+    st.height = a->h;
+    view_set_questions(&st, vq, n);
+    st.head = head;
+    fprintf(a->out, "{\"walk\":true,\"head\":%d,\"questions\":%d,\"size\":[%d,%d],\"forward\":[",
+            head, asked, a->w, a->h);
+    ViewEvent right = {.kind = VIEW_EV_KEY, .key = VIEW_KEY_RIGHT, .head = -1};
+    ViewEvent left = right;
+    left.key = VIEW_KEY_LEFT;
+    bool first = true;
+    for (int guard = 0; guard < 4000 && walk_frame(a, &st, &ex, &shown); guard++) {
+        walk_step(a, &st, first);
+        first = false;
+        if (st.quiz_phase == QUIZ_ASKING && st.quiz >= 0 && st.quiz < n) {
+            CellRef answer, through;
+            question_reveal_cells(&shown.questions[st.quiz], &ans[st.quiz], &shown.params, &answer,
+                                  &through);
+            view_quiz_judged(&st, true, answer, through);
+            continue;
+        }
+        if (!view_handle(&st, &right)) break;
+    }
+    fputs("],\"back\":[", a->out);
+    first = true;
+    for (int guard = 0; guard < 4000 && view_handle(&st, &left); guard++) {
+        if (!walk_frame(a, &st, &ex, &shown)) break;
+        walk_step(a, &st, first);
+        first = false;
+    }
+    fputs("]}\n", a->out);
+}
+
 // Every screen of every head (only_head's when >= 0) of the document's lesson, then the summary.
 static void audit_screens(Audit *a, int only_head)
 {
@@ -357,6 +451,7 @@ static void audit_screens(Audit *a, int only_head)
         st.head = head;
         panel_screens(a, st, &ex);
         if (head == (only_head >= 0 ? only_head : 0)) question_screens(a, st, ex);
+        walk_screens(a, &dims, head, ex);
     }
     fprintf(a->out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a->screens,
             a->matrices);

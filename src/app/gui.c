@@ -158,6 +158,13 @@ static void redraw(Gui *g)
         gui_show_error(g, "%s", "out of memory");
     Uint64 t0 = SDL_GetPerformanceCounter();
     build_scene(g, w, h);
+    // A stage just reached asks the question due on its first part, once the scene has said what
+    // its parts are: built again before anything is presented.
+    ViewState before = g->st;
+    if (view_walk_settle(&g->st)) {
+        gui_follow_question_head(g, &before);
+        build_scene(g, w, h);
+    }
     // The layout may have moved under a still pointer: what it points at now is the hover. The
     // scene is built again before anything is presented, so no frame shows the stale hover.
     ViewEvent hover = {.kind = VIEW_EV_HOVER, .head = -1};
@@ -238,7 +245,7 @@ void gui_export_done(Gui *g)
     const char *slash = strrchr(first, '/');
     const char *file = slash ? slash + 1 : first;
     char where[1800], cwd[600];
-    if (j->dir[0] == '/') snprintf(where, sizeof where, "%s", j->dir);
+    if (platform_path_absolute(j->dir)) snprintf(where, sizeof where, "%s", j->dir);
     else
         snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".",
                  j->dir);

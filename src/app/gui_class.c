@@ -156,42 +156,23 @@ void gui_follow_notes(Gui *g, int stage_before, bool n_pressed)
     else if (st->stage_index != 0 && g->notes_auto) st->notes = g->notes_auto = false;
 }
 
-// A question is asked on its own head: when that is not the head the class was on, the header says
-// so, and after the question (its verdict closed, or its stage left; a skipped one shows its result
-// until the stage is left) the board goes back to the class's head. A head chosen meanwhile (a
-// digit, Tab) is the class's. before: the state before the event.
+// A question is asked on its own head (the walk of model/view_walk.c): when that is not the head
+// the class was on, the header says so, and again when the next → brings the board back there.
+// before: the state before the event.
 void gui_follow_question_head(Gui *g, const ViewState *before)
 {
-    ViewState *st = &g->st;
+    const ViewState *st = &g->st;
     bool asked = st->quiz_phase == QUIZ_ASKING
-                 && (before->quiz_phase == QUIZ_NONE || before->quiz_phase == QUIZ_REVEALED
-                     || st->quiz != before->quiz);
-    if (asked) {
-        if (g->class_head < 0) g->class_head = before->head;
-        g->quiz_head = st->head;
-        if (st->head != g->class_head)
-            gui_flash(g,
-                      TR("This question is on head %d: the board moved here from head %d, and goes "
-                         "back after it"),
-                      st->head, g->class_head);
-        return;
-    }
-    if (g->class_head < 0 || st->quiz_phase != QUIZ_NONE) return;
-    if (st->head != g->quiz_head
-        || g->class_head >= st->dims.heads) { // the class chose a head meanwhile
-        g->class_head = -1;
-        return;
-    }
-    bool skipped_here = before->quiz_phase == QUIZ_ASKING && st->stage_index == before->stage_index;
-    bool over =
-        before->quiz_phase != QUIZ_NONE ? !skipped_here : st->stage_index != before->stage_index;
-    if (!over) return;
-    if (st->head != g->class_head) {
-        st->head = g->class_head;
-        memset(&st->pinned, 0, sizeof st->pinned);
+                 && (before->quiz_phase != QUIZ_ASKING || st->quiz != before->quiz
+                     || st->head != before->head);
+    if (asked && st->walk_head >= 0 && st->head != st->walk_head)
+        gui_flash(g,
+                  TR("This question is on head %d: the board moved here from head %d, and goes "
+                     "back after it"),
+                  st->head, st->walk_head);
+    else if (before->walk_head >= 0 && st->walk_head < 0 && st->head == before->walk_head
+             && before->head != st->head)
         gui_flash(g, TR("Back on head %d, where the class was before the question"), st->head);
-    }
-    g->class_head = -1;
 }
 
 // The red banner for a failed edit, save or export (counted for a driver's report).

@@ -56,7 +56,6 @@ void gui_lesson_loaded(Gui *g, bool first)
         g->st.height = h;
     }
     set_questions(g); // none asked yet (a reloaded lesson asks its questions again)
-    g->class_head = -1;
     if (!gui_has_notes(g)) g->st.notes = g->notes_auto = false;
     gui_follow_notes(g, -1, false);
     g->status[0] = '\0';

@@ -60,9 +60,6 @@ struct Gui {
                         // Ctrl+S, Enter or Esc
     bool notes_auto; // the notes are shown because the first stage is (README: "shown on the first
                      // stage")
-    int class_head; // a question moved the board from this head (-1: none): it goes back after the
-                    // question
-    int quiz_head; // ... to this one
     bool quit; // the loop ends (Q, the close button, or the confirmation's answer)
     GuiExportJob
         xjob; // E, Shift+E, V on the worker thread (xjob.busy: the session must not change)

@@ -162,6 +162,11 @@ static bool parse_export(const Args *a, ExportRequest *r)
     if (v[OPT_HANDOUT_STYLE] && !options_handout_style(v[OPT_HANDOUT_STYLE], r->what, &style))
         return false;
     r->handout_style = (ExportHandoutStyle)style;
+    // The whole deck (--stage all) is every part of every stage unless --parts first says
+    // otherwise.
+    if (!v[OPT_PARTS] && r->stage == EXPORT_ALL_STAGES && v[OPT_STAGE]
+        && (r->what & EXPORT_WHAT_BOARD))
+        r->parts = true;
     if (v[OPT_BACKGROUND] && !options_choice(OPT_BACKGROUND, v[OPT_BACKGROUND], &background))
         return false;
     r->background = (ExportBackground)background;

@@ -124,8 +124,9 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_PARTS] = {"--parts", .with = WITH_EXPORT, .flags = SUB, .col = 35, .kind = VALUE_CHOICE,
                    .choices = PARTS,
                    .help = "board: a stage shown in parts (Q, then K, then V; the output, then\n"
-                           "the difference without switched-off heads): its first part (default)\n"
-                           "or one slide per part, NAME-part1, NAME-part2, ..."},
+                           "the difference without switched-off heads): its first part, or one\n"
+                           "slide per part, NAME-part1, NAME-part2, ... (default: first; all\n"
+                           "with --stage all, the whole deck)"},
     [OPT_HANDOUT_STYLE] = {"--handout-style", .with = WITH_EXPORT, .flags = SUB, .col = 35,
                            .kind = VALUE_CHOICE, .choices = HANDOUT_STYLES,
                            .help = "handout: slides (default: a 16:9 page per screen) or notes\n"

@@ -39,9 +39,13 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
     int cached = buf.cached;
     bool rolling = buf.rows < p->n;
     snprintf(intro, intro_cap,
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
-                "cache, its q reads the %d cached keys "
-                "(\xe2\x86\x92 \xe2\x86\x90 step)."),
+             TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
+                 "cache, its q reads the %d cached key "
+                 "(\xe2\x86\x92 \xe2\x86\x90 step).",
+                 "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
+                 "cache, its q reads the %d cached keys "
+                 "(\xe2\x86\x92 \xe2\x86\x90 step).",
+                 cached),
              t + 1, p->n, panel_token(L, t), cached);
     if (rolling && buf.evicted >= 0)
         snprintf(slot, sizeof out->slot,
@@ -56,21 +60,25 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
                  buf.rows);
     snprintf(intro + strlen(intro), intro_cap - strlen(intro), "%s", slot);
     cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
+    // The counts in words, each with the catalogue's plural form ("1 token", "2 K/V heads").
+    char toks[48], kvs[48];
+    int in_cache = rolling ? cached : t + 1;
+    snprintf(toks, sizeof toks, TRN("%d token", "%d tokens", in_cache), in_cache);
+    snprintf(kvs, sizeof kvs, TRN("%d K/V head", "%d K/V heads", p->kv_heads), p->kv_heads);
     if (rolling)
         snprintf(cache, cache_cap,
                  // TRANSLATORS: the decode panel (G) with a sliding window of W: the caches are
                  // rolling buffers of W rows.
                  TR("The cache is a rolling buffer of %d slots per K/V head (position t in slot t "
-                    "mod %d): K and V of %d "
-                    "tokens for %d K/V heads = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers; the "
-                    "window keeps it from growing."),
-                 buf.rows, buf.rows, cached, p->kv_heads, p->kv_heads, cached, p->d_k, e1);
+                    "mod %d): K and V of %s for %s = 2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s "
+                    "numbers; the window keeps it from growing."),
+                 buf.rows, buf.rows, toks, kvs, p->kv_heads, cached, p->d_k, e1);
     else
         snprintf(cache, cache_cap,
-                 TR("The cache: K and V of %d tokens for %d K/V heads = "
+                 TR("The cache: K and V of %s for %s = "
                     "2\xc2\xb7%d\xc2\xb7%d\xc2\xb7%d = %s numbers, "
                     "kept, never computed again."),
-                 t + 1, p->kv_heads, p->kv_heads, t + 1, p->d_k, e1);
+                 toks, kvs, p->kv_heads, t + 1, p->d_k, e1);
     if (p->kv_heads < p->heads) { // grouped-query attention: what sharing saves
         size_t used = strlen(cache);
         cost_format_int(e1, sizeof e1, (int64_t)2 * p->heads * cached * p->d_k);

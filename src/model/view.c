@@ -60,6 +60,7 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->height = 720;
     s->quiz = -1;
     s->quiz_choice = -1;
+    s->walk_head = -1;
     s->tile = 1;
     s->tiles_block = 2;
 }
@@ -90,6 +91,8 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     memset(&s->pinned, 0, sizeof s->pinned);
     s->quiz = -1;
     s->quiz_phase = QUIZ_NONE;
+    s->walk_head = -1;
+    s->walk_settle = false;
 }
 
 Stage view_stage(const ViewState *s)
@@ -148,6 +151,11 @@ static void reveal_span(const ViewState *s, const AttnParams *p, int *first, int
     if (s->part_map && s->substep_count > 1) {
         int k = sub < 0 ? 0 : sub >= s->substep_count ? s->substep_count - 1 : sub;
         int i = result_index(s, s->part_result[k]);
+        // A part of several equations names the last one's result: a question on an earlier one
+        // fills (and hides) that one.
+        int asked = s->quiz_phase != QUIZ_NONE ? result_index(s, s->quiz_q.mat) : -1;
+        if (asked >= 0 && asked < i && (k == 0 || result_index(s, s->part_result[k - 1]) < asked))
+            i = asked;
         if (i < 0) {
             *count = 0; // inputs only
             return;
@@ -222,51 +230,6 @@ void view_quiz_close(ViewState *s)
     s->quiz_phase = QUIZ_NONE;
 }
 
-// Reaching a stage asks its first question not yet answered or skipped; returns whether it asked
-// one.
-static bool maybe_ask(ViewState *s)
-{
-    for (int i = 0; i < s->question_count; i++)
-        if (!s->question_done[i] && s->questions[i].stage == view_stage(s)) {
-            view_quiz_ask(s, &s->questions[i], i);
-            return true;
-        }
-    return false;
-}
-
-bool view_go_stage(ViewState *s, int index)
-{
-    if (index < 0) index = 0;
-    if (index >= s->stage_count) index = s->stage_count - 1;
-    if (index == s->stage_index) return false;
-    s->substep = index < s->stage_index ? 1000 : 0; // back: the last sub-step (the scene clamps it)
-    s->substep_count = 1;
-    s->part_map = false;
-    s->stage_index = index;
-    s->reveal = -1;
-    memset(&s->pinned, 0, sizeof s->pinned);
-    view_quiz_close(
-        s); // leaving a stage leaves its question (asked again when it comes back, until answered)
-    maybe_ask(s);
-    return true;
-}
-
-// Next / previous: through the stage's sub-steps first, then to the next stage.
-bool view_step_stage(ViewState *s, int dir)
-{
-    // After an answer, "next" asks the stage's next question before it moves on.
-    if (dir > 0 && s->quiz_phase != QUIZ_ASKING && s->quiz_phase != QUIZ_JUDGING && maybe_ask(s))
-        return true;
-    int next = s->substep + dir;
-    if (next >= 0 && next < s->substep_count) {
-        s->substep = next;
-        s->reveal = s->quiz_phase == QUIZ_ASKING ? 0 : -1; // a question keeps the result hidden
-        memset(&s->pinned, 0, sizeof s->pinned);
-        return true;
-    }
-    return view_go_stage(s, s->stage_index + dir);
-}
-
 bool view_pan(ViewState *s, double dx, double dy)
 {
     if (s->zoom <= 1.0) return false;
@@ -310,6 +273,7 @@ bool view_set_head(ViewState *s, int head)
 {
     if (head < 0 || head >= s->dims.heads || head == s->head) return false;
     s->head = head;
+    s->walk_head = -1; // the class chose this head: a question's detour does not come back
     s->reveal = -1;
     memset(&s->pinned, 0, sizeof s->pinned);
     return true;
@@ -420,6 +384,8 @@ void view_set_questions(ViewState *s, const ViewQuestion *qs, int count)
     s->question_count = count;
     if (count) memcpy(s->questions, qs, (size_t)count * sizeof *qs);
     memset(s->question_done, 0, sizeof s->question_done);
+    memset(s->question_skipped, 0, sizeof s->question_skipped);
+    s->walk_head = -1;
     view_quiz_close(s);
 }
 
@@ -467,7 +433,10 @@ void view_quiz_judged(ViewState *s, bool right, CellRef answer, CellRef through)
     if (s->quiz_phase != QUIZ_JUDGING && s->quiz_phase != QUIZ_ASKING) return;
     s->quiz_phase = QUIZ_REVEALED;
     s->quiz_right = right;
-    if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
+    if (s->quiz >= 0 && s->quiz < s->question_count) {
+        s->question_done[s->quiz] = true;
+        s->question_skipped[s->quiz] = false;
+    }
     // The reveal runs up to `through`: the cells before it filled, the answer's arithmetic pinned.
     AttnParams p = sizes_of(&s->dims);
     int first, count;

@@ -199,6 +199,13 @@ typedef struct {
     ViewQuestion questions[VIEW_MAX_QUESTIONS];
     int question_count;
     bool question_done[VIEW_MAX_QUESTIONS];
+    bool question_skipped[VIEW_MAX_QUESTIONS]; // ... skipped: asked again once the walk goes back
+                                               // before it (or Home) and comes forward again
+    int walk_head; // a question moved the board to its head from this one (-1: none): the next →
+                   // comes back to it
+    int walk_part; // ... at this part of the stage (the one the question stood in front of)
+    int walk_parts; // ... of this many (the class's head's parts: another head's may differ)
+    bool walk_settle; // a stage reached going forward: view_walk_settle asks a question due there
     int quiz; // the question on screen: an index into questions, VIEW_QUIZ_AUTO, or -1
     ViewQuestion quiz_q; // ... and what it is
     QuizPhase quiz_phase;
@@ -234,6 +241,10 @@ void view_set_substeps(ViewState *s, int count, int shown);
 // reveal, the questions and "the part of result i" follow this map instead of assuming equal parts
 // per result.
 void view_set_parts(ViewState *s, int count, int shown, const MatId *part_result);
+// ... then, once the parts are known, asks the question due on a stage just reached (→ shows the
+// parts of the class's head in order and asks each question before the part that shows its
+// result: model/view_walk.c). Returns true when it asked one: the owner builds the scene again.
+bool view_walk_settle(ViewState *s);
 // ... whether the notes shown have another page (N turns to it instead of hiding them).
 void view_set_notes_more(ViewState *s, bool more);
 // ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the

@@ -23,10 +23,12 @@ static bool quiz_submit(ViewState *s)
     return true; // something visible changed
 }
 
-// Skips the question waiting: the result shows, the question is not asked again.
+// Skips the question waiting: the result shows; the question is asked again only when the walk
+// goes back before it and comes forward again (view_walk.c).
 static int quiz_skip(ViewState *s)
 {
-    if (s->quiz >= 0 && s->quiz < s->question_count) s->question_done[s->quiz] = true;
+    if (s->quiz >= 0 && s->quiz < s->question_count)
+        s->question_done[s->quiz] = s->question_skipped[s->quiz] = true;
     view_quiz_close(s);
     s->reveal = -1;
     return 1;
@@ -283,6 +285,7 @@ bool view_handle(ViewState *s, const ViewEvent *ev)
         view_go_stage(s, index);
         if (s->quiz_phase == QUIZ_NONE)
             s->substep = 0; // chosen by its name: its first part, from either side
+        s->walk_settle = true; // ... where a question due there is asked
         return true;
     }
     case VIEW_EV_TRAIN_SEEK:

@@ -251,6 +251,9 @@ bool platform_exe_path(char *out, size_t cap);
 // The absolute path of an existing path with links resolved (realpath), '/' as separator; false
 // with errno.
 bool platform_realpath(const char *path, char *out, size_t cap);
+// Whether path is absolute: it starts at '/' (and on Windows also at a drive, C:/ or C:\, or at a
+// backslash, a share), so it is shown as it is, not after the working directory.
+bool platform_path_absolute(const char *path);
 // Windows: stdout and stderr write bytes (binary mode) and, for a GUI-subsystem program, reach the
 // console it was started from, if any and unless they are already redirected. Nothing elsewhere.
 void platform_console_attach(void);

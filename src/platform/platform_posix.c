@@ -458,6 +458,8 @@ void platform_console_attach(void) {}
 
 void platform_path_normalize(char *path) { (void)path; }
 
+bool platform_path_absolute(const char *path) { return path && path[0] == '/'; }
+
 char **platform_utf8_argv(int argc, char **argv)
 {
     (void)argc;

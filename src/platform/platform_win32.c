@@ -488,6 +488,14 @@ void platform_console_attach(void)
 
 void platform_path_normalize(char *path) { forward_slashes(path); }
 
+bool platform_path_absolute(const char *path)
+{
+    if (!path) return false;
+    if (path[0] == '/' || path[0] == '\\') return true;
+    bool drive = (path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z');
+    return drive && path[1] == ':' && (path[2] == '/' || path[2] == '\\');
+}
+
 char **platform_utf8_argv(int argc, char **argv)
 {
     int n = 0;

@@ -48,6 +48,22 @@ void export_result_free(ExportResult *r)
 // ---------------------------------------------------------------------------------------------------
 // Names
 
+// The bytes of the UTF-8 letter at p (0: not a letter, a separator): a sequence that is valid UTF-8
+// and not punctuation (Latin-1's signs U+0080-U+00BF and ×, ÷; general punctuation U+2000-U+206F;
+// CJK punctuation U+3000-U+303F; full-width signs U+FF00-U+FF0F).
+static int slug_letter_bytes(const unsigned char *p)
+{
+    int len = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (p[0] >= 0xF5) len = 0;
+    for (int k = 1; k < len; k++)
+        if ((p[k] & 0xC0) != 0x80) return 0;
+    if (len == 2 && (p[0] == 0xC2 || (p[0] == 0xC3 && (p[1] == 0x97 || p[1] == 0xB7)))) return 0;
+    if (len == 3 && p[0] == 0xE2 && (p[1] == 0x80 || p[1] == 0x81)) return 0;
+    if (len == 3 && p[0] == 0xE3 && p[1] == 0x80) return 0;
+    if (len == 3 && p[0] == 0xEF && p[1] == 0xBC && p[2] <= 0x8F) return 0;
+    return len;
+}
+
 void export_slug(const char *title, char *out, size_t cap)
 {
     size_t n = 0, limit = cap > 61 ? 60 : (cap ? cap - 1 : 0);
@@ -56,10 +72,18 @@ void export_slug(const char *title, char *out, size_t cap)
          p++) {
         unsigned char c = *p;
         if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-            if (dash && n > 0 && n + 1 < limit) out[n++] = '-';
+        int wide = c >= 0x80 ? slug_letter_bytes(p) : 0;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || wide > 0) {
+            int len = wide > 0 ? wide : 1;
+            if (n + (dash && n > 0) + (size_t)len > limit) break; // never half a letter
+            if (dash && n > 0) out[n++] = '-';
             dash = false;
-            out[n++] = (char)c;
+            if (wide == 0) out[n++] = (char)c;
+            for (int k = 0; k < wide; k++) out[n++] = (char)p[k];
+            // The teacher's letters kept, Latin-1's capitals in lower case ("Leçon" -> "leçon").
+            if (wide == 2 && p[0] == 0xC3 && p[1] >= 0x80 && p[1] <= 0x9E)
+                out[n - 1] = (char)(p[1] + 0x20);
+            p += len - 1;
         } else if (c == '\''
                    || (c == 0xE2 && p[1] == 0x80 && p[2] == 0x99)) { // "BERT's" -> "berts"
             if (c == 0xE2) p += 2;

@@ -138,8 +138,9 @@ char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, 
 // ---------------------------------------------------------------------------------------------------
 // Lower layers, for the window and the tests
 
-// Lower-case ASCII letters and digits joined by '-' (at most 60 bytes): "The cat sat" ->
-// "the-cat-sat". "lesson" when nothing is left.
+// Letters (any script's, as UTF-8; ASCII and Latin-1 capitals in lower case) and digits joined by
+// '-' (at most 60 bytes, never half a letter): "The cat sat" -> "the-cat-sat", "Leçon 1" ->
+// "leçon-1". "lesson" when nothing is left.
 void export_slug(const char *title, char *out, size_t cap);
 
 // What a heatmap image shows.

@@ -456,12 +456,25 @@ static MatId part_result(const Plan *p, const PartDesc *d)
     return MAT_NONE;
 }
 
-static const char *part_caption_of(const Plan *p, int k)
+// What part k computes: its equation's caption, or each of its equations' ("the queries Q, the keys
+// K" where Q and K share a part).
+static void part_caption_of(const Plan *p, int k, char *out, size_t cap)
 {
-    if (k < 0 || k >= p->count) return "";
+    out[0] = '\0';
+    if (k < 0 || k >= p->count) return;
     const PartDesc *d = &p->part[k];
-    if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) return TR("what goes in");
-    return p->eq[d->kind == LAY_RUN ? d->eq_from : d->eq_to - 1].caption;
+    if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) {
+        snprintf(out, cap, "%s", TR("what goes in"));
+        return;
+    }
+    if (d->kind == LAY_RUN) {
+        snprintf(out, cap, "%s", p->eq[d->eq_from].caption);
+        return;
+    }
+    for (int e = d->eq_from; e < d->eq_to; e++) {
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, "%s%s", e > d->eq_from ? ", " : "", p->eq[e].caption);
+    }
 }
 
 // The part k of the plan as an arrangement to draw in w x h (a windowed one shrunk to fit).
@@ -471,8 +484,9 @@ static void plan_part(const Ctx *c, const Plan *p, int k, int w, int h, Arrangem
     if (k < 0 || k >= p->count) return;
     lay_out(c, p, &p->part[k], a);
     if (p->part[k].windowed) window_to_fit(c, &p->g, a, w, h);
-    snprintf(a->caption, sizeof a->caption, "%s", p->count > 1 ? part_caption_of(p, k) : "");
-    snprintf(a->next, sizeof a->next, "%s", part_caption_of(p, k + 1));
+    if (p->count > 1) part_caption_of(p, k, a->caption, sizeof a->caption);
+    else a->caption[0] = '\0';
+    part_caption_of(p, k + 1, a->next, sizeof a->next);
 }
 
 // Whether part d shows an input of its equation (a run of the result alone shows none).
@@ -482,6 +496,15 @@ static bool part_has_input(const Plan *p, const PartDesc *d)
     const Equation *eq = &p->eq[d->eq_from];
     for (int k = d->from; k < d->to; k++)
         if (eq->t[k].mat != MAT_NONE && !eq->t[k].result) return true;
+    return false;
+}
+
+// Whether m is the stage's result i or one after it: a part that shows several equations names the
+// last one's result, and shows result i too.
+static bool result_at_or_after(const StageInfo *si, MatId m, int i)
+{
+    for (int k = 0; si && m != MAT_NONE && k < 3 && si->results[k] != MAT_NONE; k++)
+        if (si->results[k] == m) return k >= i;
     return false;
 }
 
@@ -497,7 +520,7 @@ static int plan_pick(const Plan *p, const ViewState *st)
         int i = asked - VIEW_SUBSTEP_RESULT;
         MatId want = si && i >= 0 && i < 3 ? si->results[i] : MAT_NONE;
         for (int k = 0; k < p->count; k++)
-            if (want != MAT_NONE && part_result(p, &p->part[k]) == want) {
+            if (want != MAT_NONE && result_at_or_after(si, part_result(p, &p->part[k]), i)) {
                 // A click answers on the heatmap beside the board too when it shows the matrix
                 // asked about.
                 bool typed = st->quiz_phase == QUIZ_ASKING

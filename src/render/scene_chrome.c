@@ -630,6 +630,18 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
                      stage_explanation(c, view_stage(c->st), text, sizeof text), draw);
 }
 
+// The width a key of the help wraps in: its column's, narrowed while it keeps as many lines, so a
+// key of two lines breaks near its middle ("←  Backspace" over "PageUp  ↑", never "↑" alone).
+static int help_key_width(Ctx *c, int f, const char *key, int kw)
+{
+    int lines = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, key, false), best = kw;
+    for (int w = kw - f / 2; w > kw / 2; w -= f / 2) {
+        if (wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, w, 4, key, false) != lines) break;
+        best = w;
+    }
+    return text_w(c, FONT_BOLD, f, key) <= kw ? kw : best;
+}
+
 // The help (its lines are src/model/keys.def's: view_help_text) at the back row's size (letters of
 // 2.6 % of the height, the board's number floor), each key beside its meaning, both wrapped in
 // their columns, in pages when they do not all fit: the page shown is the view's help_page (any
@@ -659,10 +671,10 @@ void draw_help(Ctx *c, int w, int h)
     int body = ph - 2 * pad - title_h - foot_h - gap, used = 0, pages = 1, page_of[ROWS],
         row_h[ROWS];
     for (int i = 0; i < ROWS; i++) {
-        int a =
-            wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, kw, 4, TR(view_help_text(i, 0)), false);
-        int b =
-            wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, TR(view_help_text(i, 1)), false);
+        const char *key = TR(view_help_text(i, 0)), *text = TR(view_help_text(i, 1));
+        int a = wrap_text(c, FONT_BOLD, f, c->th->ink, 0, 0, help_key_width(c, f, key, kw), 4, key,
+                          false);
+        int b = wrap_text(c, FONT_REGULAR, f, c->th->ink, 0, 0, dw, 6, text, false);
         row_h[i] = (a > b ? a : b) + gap;
         if (used > 0 && used + row_h[i] > body) {
             pages++;
@@ -676,9 +688,10 @@ void draw_help(Ctx *c, int w, int h)
     int yy = y + pad + title_h;
     for (int i = 0; i < ROWS; i++) {
         if (page_of[i] != page) continue;
-        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, kw, 4, TR(view_help_text(i, 0)), true);
-        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6,
-                  TR(view_help_text(i, 1)), true);
+        const char *key = TR(view_help_text(i, 0)), *text = TR(view_help_text(i, 1));
+        wrap_text(c, FONT_BOLD, f, c->th->ink, x + pad, yy, help_key_width(c, f, key, kw), 4, key,
+                  true);
+        wrap_text(c, FONT_REGULAR, f, c->th->ink, x + pad + kw + pad, yy, dw, 6, text, true);
         yy += row_h[i];
     }
     snprintf(foot, sizeof foot,

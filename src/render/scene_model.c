@@ -41,13 +41,16 @@ static int position_chips(Ctx *c, int x, int y, int w, int f, int shown)
 }
 
 // The bars: rank r's token, a bar as long as its probability (the longest: the first), the
-// probability. Returns how many bars (as many as fit at the floor).
-static int next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f)
+// probability. Returns how many bars: every one the header announces, the air between them given
+// up first, else as many as fit at the floor; *row: the height of each.
+static int next_bars(Ctx *c, int x, int y, int w, int h, int pos, int f, int *row)
 {
     const LayerStream *s = c->L->params.stream;
     int lh = line_h(c, FONT_MONO, f), gap = f / 4, count = s->top;
+    while (gap > 0 && count * (lh + gap) > h) gap--;
     while (count > 1 && count * (lh + gap) > h)
         count--; // as many as fit at the floor, the most probable first
+    *row = lh + gap;
     int label_w = 0, num_w = text_w(c, FONT_MONO, f, "0.0000") + f / 2;
     for (int r = 0; r < count; r++) {
         int tw = text_w(c, FONT_MONO, f, s->top_token[(size_t)pos * (size_t)s->top + (size_t)r]);
@@ -89,7 +92,7 @@ void draw_next_chart(Ctx *c, int x, int y, int w, int h)
     text_at(c, FONT_BOLD, cf, c->th->ink, x, y + used, cut);
     used += line_h(c, FONT_BOLD, cf) + f / 3;
     while (f > floor_f && p->stream->top * (line_h(c, FONT_MONO, f) + f / 4) > h - used) f--;
-    int bars = next_bars(c, x, y + used, w, h - used, pos, f);
+    int row = 0, bars = next_bars(c, x, y + used, w, h - used, pos, f, &row);
     // The chart as the layout audit reads a matrix: position pos's row of the top tokens, its bars
     // shown, at the bars' number size.
     SceneBox box = {.mat = MAT_NEXT,
@@ -100,7 +103,7 @@ void draw_next_chart(Ctx *c, int x, int y, int w, int h)
                     .x = x,
                     .y = y,
                     .w = w,
-                    .h = used + bars * (line_h(c, FONT_MONO, f) + f / 4),
+                    .h = used + bars * row,
                     .num_font = f,
                     .result = true};
     snprintf(box.title, sizeof box.title, "%s", cut);
