@@ -65,28 +65,6 @@ static bool find_font_dir(char *out, size_t cap)
 }
 #endif
 
-// --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights,
-// masked).
-static bool parse_stage(const char *key, int *out)
-{
-    Stage s;
-    if (strcmp(key, "all") == 0) *out = EXPORT_ALL_STAGES;
-    else if (model_stage_from_key(key, &s)) *out = s;
-    else {
-        char keys[320];
-        Stage every[STAGE_COUNT];
-        int count = 0;
-        for (int i = 0; i < STAGE_COUNT; i++)
-            if (!model_stage_checkpoint_only((Stage)i))
-                every[count++] = (Stage)i; // a lesson's stages
-        model_stage_names(every, count, false, keys, sizeof keys);
-        cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys,
-                 key);
-        return false;
-    }
-    return true;
-}
-
 #ifndef MHA_NO_GUI
 // Turns the --export options into a request; prints what was expected and returns false when one is
 // wrong.
@@ -112,7 +90,7 @@ static bool parse_export(const Args *a, ExportRequest *r)
         return false;
     }
     if (r->what == EXPORT_WHAT_HANDOUT) r->stage = EXPORT_ALL_STAGES; // unless --stage says one
-    if (v[OPT_STAGE] && !parse_stage(v[OPT_STAGE], &r->stage)) return false;
+    if (v[OPT_STAGE] && !options_stage(v[OPT_STAGE], &r->stage)) return false;
     if (v[OPT_HEAD] && !options_number(OPT_HEAD, v[OPT_HEAD], &head)) return false;
     r->head = (int)head; // the lesson's own count is checked by export_run
     if (v[OPT_BLOCK]) {
@@ -554,7 +532,7 @@ static int run_trace_stage(const Args *a, const Lesson *l, const char *path, con
             "mha-tracer: error: --head with --trace prints one stage: add --stage NAME (or all)\n");
         return EXIT_USAGE;
     }
-    if (!parse_stage(a->value[OPT_STAGE], &stage)) return EXIT_USAGE;
+    if (!options_stage(a->value[OPT_STAGE], &stage)) return EXIT_USAGE;
     if (a->value[OPT_HEAD] && !options_number(OPT_HEAD, a->value[OPT_HEAD], &head))
         return EXIT_USAGE;
     if ((int)head >= l->params.heads) {

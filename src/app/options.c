@@ -12,6 +12,7 @@
 #include "core/train.h"
 #include "lesson/lesson.h"
 #include "model/i18n.h"
+#include "model/stages.h"
 #include "render/export.h"
 
 static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS},
@@ -517,4 +518,26 @@ bool options_handout_style(const char *value, int what, int *style)
     cli_line(stderr,
              "mha-tracer: error: --handout-style lays out the handout: add --what handout\n");
     return false;
+}
+
+// --stage: all, or a stage by model_stage_from_key (its key, or its heatmap's name: weights,
+// masked).
+bool options_stage(const char *key, int *out)
+{
+    Stage s;
+    if (strcmp(key, "all") == 0) *out = EXPORT_ALL_STAGES;
+    else if (model_stage_from_key(key, &s)) *out = s;
+    else {
+        char keys[320];
+        Stage every[STAGE_COUNT];
+        int count = 0;
+        for (int i = 0; i < STAGE_COUNT; i++)
+            if (!model_stage_checkpoint_only((Stage)i))
+                every[count++] = (Stage)i; // a lesson's stages
+        model_stage_names(every, count, false, keys, sizeof keys);
+        cli_line(stderr, "mha-tracer: error: --stage expects all or a stage (%s), got '%s'\n", keys,
+                 key);
+        return false;
+    }
+    return true;
 }

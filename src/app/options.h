@@ -150,4 +150,8 @@ void options_print_help(FILE *out);
 // The manual page mha-tracer.1 (troff, man(7)), from the same rows; version goes into its header.
 void options_print_man(FILE *out, const char *version);
 
+// --stage KEY: "all" (EXPORT_ALL_STAGES) or a lesson's stage into out; prints what was expected and
+// returns false otherwise.
+bool options_stage(const char *key, int *out);
+
 #endif

@@ -101,6 +101,13 @@ bool hf_bert_mlp(Matrix *h, const HfModel *m, int layer);
 // read it.
 const StTensor *hf_tensor(const HfModel *m, const HfTensorRow *row, int layer);
 // The same by part: the model's own tensor, a layer's.
+// hf_tensors.c: whether the config needs a row's tensor; its name at a layer (into out, cap bytes);
+// a LayerNorm name's older spelling (".gamma", ".beta"; false when it has none); the tensor called
+// name or by its older name (NULL: neither).
+bool hf_tensor_needed(const HfConfig *c, HfNeed need);
+void hf_tensor_name(char *out, size_t cap, const HfModel *m, const HfTensorRow *row, int layer);
+bool hf_older_name(const char *name, char *alt, size_t cap);
+const StTensor *hf_find_named(const HfModel *m, const char *name);
 const StTensor *hf_model_tensor(const HfModel *m, HfModelTensor part);
 const StTensor *hf_layer_tensor(const HfModel *m, HfLayerTensor part, int layer);
 // A row's vector converted (NULL when the config does not read it; *ok false when memory ran out).

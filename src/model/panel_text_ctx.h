@@ -11,7 +11,7 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
 
-// --- the pieces (panel_text.c); out of memory sets pt->oom ---
+// --- the pieces (panel_pieces.c); out of memory sets pt->oom ---
 // A copy of text as an item of kind (nothing for "" or NULL).
 void panel_add_text(PanelText *pt, PanelItemKind kind, const char *text);
 // A table of rows x cols empty cells under its caption; NULL when out of memory.
