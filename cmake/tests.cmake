@@ -166,7 +166,7 @@ add_test(NAME test_i18n_catalogs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_D
 set_tests_properties(test_i18n_catalogs PROPERTIES SKIP_RETURN_CODE 77)
 # The README as a front door (issue 37): at most 300 lines, a quick start of exactly two commands, the docs/ pages
 # linked, and every relative link of README.md, CHANGELOG.md and docs/*.md naming a file and heading that exist.
-add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME test_docs COMMAND ${MHA_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_docs.py ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR})
 # Tests skip through one helper, which fails them where MHA_REQUIRE_TOOLS is set (issue 37).
 add_test(NAME test_require_tool COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_require_tool.sh ${CMAKE_CURRENT_SOURCE_DIR})
 # The window's key table (the only place SDL key codes appear) against docs/keys.md and the help page (issue 37).

@@ -6,6 +6,7 @@
 import glob
 import os
 import re
+import subprocess
 import sys
 
 root = os.path.abspath(sys.argv[1])
@@ -107,6 +108,33 @@ if m:
               "the quick start's first command does not install, build and open the window: " + commands[0])
         check("ctest --test-dir build" in commands[1], "the quick start's second command runs no ctest: " + commands[1])
     check("root shell" in m.group(1), "the quick start no longer says it works in a root shell")
+
+# 4. docs/architecture.md names every source file of src/ (by its path from src/, or its name inside the
+#    paragraph of its folder; a header by its .c): a file nobody can place in the layout is a room without a door.
+arch = read(os.path.join(root, "docs", "architecture.md"))
+unnamed = []
+for dirpath, _, files in os.walk(os.path.join(root, "src")):
+    for f in sorted(files):
+        if not f.endswith((".c", ".h", ".inc", ".def")):
+            continue
+        rel = os.path.relpath(os.path.join(dirpath, f), os.path.join(root, "src")).replace(os.sep, "/")
+        names = [f] + ([f[:-2] + ".c"] if f.endswith(".h") else []) # a header goes with its .c
+        if rel in arch or (f.endswith(".h") and rel[:-2] + ".c" in arch):
+            continue
+        if not any(re.search(r"(?<![\w/.])" + re.escape(g) + r"(?![\w])", arch) for g in names):
+            unnamed.append(rel)
+check(not unnamed, "docs/architecture.md does not name %d source files: %s" % (len(unnamed), " ".join(unnamed)))
+for lib in ("mha_core", "mha_platform", "mha_lesson", "mha_hf", "mha_model", "mha_render", "mha_cli"):
+    check(lib in arch, "docs/architecture.md does not name the library " + lib)
+
+# 5. docs/ci.md's count of the README's tests is the suite's own (ctest -N in the build folder given).
+if len(sys.argv) > 2:
+    out = subprocess.run(["ctest", "-N", "--test-dir", sys.argv[2]], capture_output=True, text=True).stdout
+    total = re.search(r"Total Tests: (\d+)", out)
+    ci = read(os.path.join(root, "docs", "ci.md"))
+    said = re.search(r"ctest `--parallel 2`: (\d+) tests", ci)
+    check(total is not None and said is not None and said.group(1) == total.group(1),
+          "docs/ci.md says %s tests, ctest -N counts %s" % (said and said.group(1), total and total.group(1)))
 
 print("%d checks, %d relative links in %d pages, README %d lines, %d problems" % (checks, count, len(pages), lines,
                                                                                   len(problems)))
