@@ -1,6 +1,6 @@
-// --compare's sentences about the single head, each said as the numbers have it (issue 39: with
-// RoPE the single head's scores were said to be the sum of the heads' while they differed by up to
-// 0.988).
+// --compare's sentences about the single head, each said as the numbers have it: a sentence is
+// chosen by comparing the two computations (with RoPE the single head's scores are not the sum of
+// the heads'), never assumed.
 #include "app/cli.h"
 
 #include <math.h>

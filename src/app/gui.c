@@ -350,7 +350,7 @@ static void gui_free(Gui *g)
     if (g->stats)
         fprintf(stderr, "longest_turn_ms=%.1f frames=%ld\n", g->longest_turn_ms, g->frames);
     // No SDL_HideWindow first: under Wine it alone took 2.0 s of the 2.1 s from Q to the process's
-    // end (Wine waits for the X server to confirm the unmap; issue 25, item 20), while freeing the
+    // end (Wine waits for the X server to confirm the unmap), while freeing the
     // cached texts and the renderer took 14 ms (MHA_TRACER_STATS=1 prints teardown_ms).
     if (g->xjob.busy) { // an export still running ends first: its files are written whole or not at
                         // all
@@ -372,7 +372,7 @@ static void gui_free(Gui *g)
     SDL_Quit();
 #endif
     // On Windows the window goes with the process: SDL_DestroyWindow (and SDL_Quit, which destroys
-    // it) took 2.0 s under Wine, waiting for the X server to confirm the unmap (issue 25, item 20).
+    // it) took 2.0 s under Wine, waiting for the X server to confirm the unmap.
     // Everything written is written by now: the exports waited for, the frame file closed.
     if (g->stats) fprintf(stderr, "teardown_ms=%.1f\n", ms_since(g->t_quit));
 }

@@ -1,6 +1,6 @@
 // The window's exports as files: a slide's request as the window shows it, and the training's
 // checkpoints (V) re-traced and exported one by one, then as a strip; both on a worker thread with
-// their progress (issue 27).
+// their progress.
 #include "app/gui_export.h"
 
 #include <SDL.h>

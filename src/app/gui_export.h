@@ -32,7 +32,7 @@ typedef struct {
 bool gui_export_training(const Session *doc, const ViewState *st, const char *fonts,
                          GuiTrainExport *out, char *msg, size_t cap);
 
-// --- the worker (issue 27: a large lesson's export froze the window for seconds) ---
+// --- the worker (a large lesson's export froze the window for seconds) ---
 
 typedef enum {
     GUI_EXPORT_VIEW = 0,

@@ -35,7 +35,7 @@ void gui_train_toggle(Gui *g)
 
 // While training runs, one frame's worth of steps: as many as spread the run over GUI_TRAIN_WATCH_S
 // seconds of frames, but about GUI_TRAIN_BUDGET_MS of work at most, so the board follows. They run
-// on the session's worker thread (issue 27): this only starts them, and gui_train_poll shows them
+// on the session's worker thread: this only starts them, and gui_train_poll shows them
 // when they are done.
 void gui_train_tick(Gui *g)
 {

@@ -76,8 +76,8 @@ static void cost_table(PanelText *pt, const char *caption, const CostFigures *fi
     }
 }
 
-// What generating one token adds to the KV cache, per layer: K and V of each K/V head (issue 22:
-// with grouped K/V heads beside full multi-head), and what a sliding window bounds it to.
+// What generating one token adds to the KV cache, per layer: K and V of each K/V head (with
+// grouped K/V heads beside full multi-head), and what a sliding window bounds it to.
 static void cost_kv_text(const AttnParams *p, char *kv, size_t cap)
 {
     char kvn[32], full[32];
@@ -97,7 +97,7 @@ static void cost_kv_text(const AttnParams *p, char *kv, size_t cap)
                     "every head, kept while generating)"),
                  kvn);
     if (p->mask == MASK_CAUSAL && p->window > 0
-        && p->window < p->n) { // a rolling buffer: the window bounds it (issue 38)
+        && p->window < p->n) { // a rolling buffer: the window bounds it
         char most[32];
         cost_format_int(most, sizeof most, (int64_t)2 * p->kv_heads * p->d_k * p->window);
         size_t used = strlen(kv);
@@ -127,7 +127,7 @@ void panel_text_cost(const AttnParams *p, CostText *cs)
                  TR(", m = %d source tokens"), p->m);
     snprintf(cs->sub, sizeof cs->sub, "%s",
              TR("The paper's layer: d_model = 512, n = 10 (the document's table)"));
-    bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head (issue 22)
+    bool grouped = p->kv_heads < p->heads; // W^K, W^V: one per K/V head
     snprintf(cs->line1, sizeof cs->line1, "%s",
              grouped ? TR("projection weights = h\xc2\xb7"
                           "d_model\xc2\xb7"

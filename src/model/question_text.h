@@ -1,4 +1,4 @@
-// The question on screen as the page's HTML (issue 24): its title, how to answer and a form with
+// The question on screen as the page's HTML: its title, how to answer and a form with
 // real fields (radio buttons named by the tokens for a "cell" question, one per choice for a
 // "choice" one, a labelled text field for a "value"), then the verdict; and the form's response
 // turned into what the window's keys would give. The judging stays model/questions.c's and the

@@ -1,9 +1,9 @@
-// The window's edits traced on a worker thread (issue 27: an edit of the trace-limit lesson, 512
-// tokens of d_model 768, froze the window for 0.4 s): session_edit changes the value at once and
-// starts the trace of a copy of the parameters here; until it is shown the screen keeps the
-// previous trace, marked as recomputing. Edits made meanwhile are traced when it ends (the latest
-// values, one trace); a trace that fails undoes the edits since the last good one. The session
-// (session.c) waits for it before anything else changes it.
+// The window's edits traced on a worker thread (an edit of a lesson at the trace's
+// limit, 512 tokens of d_model 768, takes 0.4 s: too long for a frame): session_edit changes the
+// value at once and starts the trace of a copy of the parameters here; until it is shown the screen
+// keeps the previous trace, marked as recomputing. Edits made meanwhile are traced when it ends
+// (the latest values, one trace); a trace that fails undoes the edits since the last good one. The
+// session (session.c) waits for it before anything else changes it.
 #include "model/retrace.h"
 
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 // A trace of edited parameters on a worker thread, and the edits it answers for (model/retrace.c):
-// the window's edits of a large lesson traced off the frame (issue 27). Knows parameters, traces
+// the window's edits of a large lesson traced off the frame. Knows parameters, traces
 // and cells only; the session (session.c) decides when a finished trace is shown.
 #ifndef MHA_RETRACE_H
 #define MHA_RETRACE_H

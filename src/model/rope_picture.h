@@ -1,4 +1,4 @@
-// RoPE as a picture (issue 38): what the rotation panel (key W) and `--export --what rotation`
+// RoPE as a picture: what the rotation panel (key W) and `--export --what rotation`
 // draw, as numbers — each pair of a token's query before and after its turn, the frequencies, and a
 // query and a key moved together keeping their score. The numbers are the trace's (Q, Q_rot,
 // scores) and core's (attn_rope_angle, attn_rope_pair); this file only gathers them. No SDL.

@@ -1,4 +1,4 @@
-// RoPE's point on the board (issue 22): every position shifted by k and the scores stay the same,
+// RoPE's point on the board: every position shifted by k and the scores stay the same,
 // because a rotated query and key meet at the angle of p − p′ only. The shifts the key S steps
 // through, the difference the board reports, and its sentence. No SDL.
 #ifndef MHA_ROPE_SHIFT_H

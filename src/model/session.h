@@ -43,11 +43,11 @@ typedef struct {
     bool same; // trace_shuffle_same: the rows only moved
 } SessionShuffle;
 
-// Training in the window (a lesson with a "train" section, issue 15): the trainer started from the
+// Training in the window (a lesson with a "train" section): the trainer started from the
 // weights shown when T was first pressed, whether it runs, and which saved checkpoint is shown.
 // With async (the window), the work (the first evaluation, the steps, the trace of the weights
 // shown) runs on a worker thread and session_train_poll shows what it made, so no frame waits for
-// it (issue 27); without, every call does its work before it returns. The screen reads only the
+// it; without, every call does its work before it returns. The screen reads only the
 // fields below `job`, never the trainer's own.
 typedef struct SessionTrainJob SessionTrainJob; // the work on the worker thread (session_train.c)
 typedef struct {

@@ -1,4 +1,4 @@
-// Training in the window (issue 15; see session.h), its work on a worker thread (issue 27): the job
+// Training in the window (see session.h), its work on a worker thread: the job
 // a worker runs, what the main thread shows when it ends, and the keys that step through it.
 #include "model/session.h"
 #include "model/session_ctx.h"

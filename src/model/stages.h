@@ -53,11 +53,11 @@ const StageInfo *stage_info(Stage s);
 // STAGE_COUNT).
 int model_stages(const AttnParams *p, Stage *out);
 // The matrix a stage's one slide (--export --what board, --parts first) shows when the stage comes
-// in parts: what the stage brings (the mask M with its band: issue 38, the first part showed S′
+// in parts: what the stage brings (the mask M with its band: the first part showed S′
 // alone, the scaled stage's result again); MAT_NONE: the first part, as the window opens it.
 MatId model_stage_slide_mat(Stage s);
 // The first row of the cell a stage's slide works out (it pins the first result cell in that row or
-// below): 1 for the rotation (issue 38: at position 0 nothing turns, so the slide showed Q_rot =
+// below): 1 for the rotation (at position 0 nothing turns, so the slide showed Q_rot =
 // Q), else 0.
 int model_stage_slide_row(Stage s);
 // Whether s is one of the stages only a checkpoint's layer has (--model in the window: the norm,

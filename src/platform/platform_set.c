@@ -1,4 +1,4 @@
-// A set of files replaced all or nothing (issue 39): the journal that names a set and its one
+// A set of files replaced all or nothing: the journal that names a set and its one
 // commit point, and the recovery that finishes (or undoes) the switch of a set whose writer was
 // killed. Used by platform_writer_commit (platform_write.c) for a set of files in one folder; the
 // same on every system.

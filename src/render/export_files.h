@@ -51,7 +51,7 @@ bool export_writer_add(ExportWriter *w, size_t i, const unsigned char *data, siz
 bool export_writer_commit(ExportWriter *w, ExportError *err);
 void export_writer_abort(ExportWriter *w);
 
-// The size of an export before a byte is written (issue 27): an SVG is text, one element per cell,
+// The size of an export before a byte is written: an SVG is text, one element per cell,
 // so a big lesson's heatmaps (512 tokens, 15 heads: an all-heads grid of 3.9 M cells) would fill a
 // disk. Its bytes are estimated from its scene, an upper bound (export_svg_estimate); a PNG is
 // bounded by its pixels (EXPORT_MAX_PIXELS). An export whose SVGs would pass EXPORT_MAX_SVG_BYTES

@@ -203,7 +203,7 @@ void scene_append(Scene *dst, const Scene *src, int dx, int dy);
 bool scene_build(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace, int w,
                  int h, const TextMetrics *tm, const char *banner);
 // What the window shows beyond the lesson and its trace (every field may be NULL).
-// The all-heads grid draws at most SCENE_GRID_MAX_CELLS cells (issue 27: 15 heads of 512 x 512 took
+// The all-heads grid draws at most SCENE_GRID_MAX_CELLS cells (15 heads of 512 x 512 took
 // 1 GB and 28 s as a PNG, and as many commands every frame in the window): every stride-th query
 // and key of each head, each drawn over the stride x stride cells it stands for, and a line under
 // the grid says so.

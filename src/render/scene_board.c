@@ -27,7 +27,7 @@ static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *
             box_init(c, g, &t->box, e->t[k].mat, e->t[k].head, e->t[k].result);
         }
     }
-    // Issue 36: "S₀ / √d_k = S′₀" of a 4-token lesson with two-digit scores was split at 720p for
+    // "S₀ / √d_k = S′₀" of a 4-token lesson with two-digit scores was split at 720p for
     // want of one label column. With share_rows, a matrix whose rows are its left neighbour's
     // (across one operator) is drawn without its own row labels.
     for (int k = 2; g->share_rows && k < r->count; k++) {
@@ -554,8 +554,8 @@ static const struct {
               {true, true, true, false, false},    {false, false, true, true, false},
               {false, true, true, true, true}};
 // The last style, shared labels over cells with less air, is the last resort: taken only where it
-// keeps more equations together than every other style (RoPE's Q = Q^R side by side at 1280x720:
-// issue 38).
+// keeps more equations together than every other style (RoPE's Q = Q^R side by side at
+// 1280x720).
 #define PLAN_STYLES ((int)(sizeof STYLES / sizeof STYLES[0]) - 1)
 #define PLAN_STYLE_LAST PLAN_STYLES
 

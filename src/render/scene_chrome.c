@@ -57,16 +57,16 @@ typedef struct {
     char head[160]; // the head (or heads) shown at the right of line 1
     char one[96], all[96]; // this head, every head (with their K/V heads when grouped)
     char plain[2][96]; // the same without the K/V heads
-    bool grouped; // fewer K/V heads than query heads (issue 38)
+    bool grouped; // fewer K/V heads than query heads
     int y2, pf, l2, n, gap; // line 2: its top, font, height, segments and the gap between them
 } Header;
 
-// The head's variants: this head and every head, with their K/V heads when grouped (issue 38).
+// The head's variants: this head and every head, with their K/V heads when grouped.
 static void header_head_variants(const Ctx *c, Header *hd)
 {
     const ViewState *st = c->st;
     const AttnParams *hp = &c->L->params;
-    // Grouped K/V heads (issue 38): the head's K/V head, and how many K/V heads all the heads
+    // Grouped K/V heads: the head's K/V head, and how many K/V heads all the heads
     // share.
     hd->grouped = hp->kv_heads > 0 && hp->kv_heads < hp->heads && hp->heads > 1;
     snprintf(hd->plain[0], sizeof hd->plain[0], TR("head %d  (%d of %d)"), st->head, st->head + 1,
@@ -212,7 +212,7 @@ static void header_formula(const Ctx *c, char *formula, size_t cap)
 }
 
 // Grouped K/V heads: the head's K/V head in its colour under the head (as its band in the all-heads
-// grid), or every K/V head's colour in turn under "all 4 heads" (issue 38).
+// grid), or every K/V head's colour in turn under "all 4 heads".
 static void header_kv_rule(Ctx *c, const Header *hd, int hw)
 {
     const AttnParams *hp = &c->L->params;
@@ -476,7 +476,7 @@ static const char COMPARE_TEXT[] = N_("The single head holds exactly the heads' 
                                       "heads compute one each: the split changes the patterns and "
                                       "the output, not the number of weights or multiplications.");
 // With grouped K/V heads the single head repeats each K/V head's W^K and W^V: it holds more weights
-// (issue 38).
+//.
 static const char COMPARE_GROUPED_TEXT[] =
     N_("The single head holds the heads' W^Q joined side by side and each K/V head's W^K and W^V "
        "once for every query head "

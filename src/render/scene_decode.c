@@ -39,7 +39,7 @@ static int tell(Ctx *c, FontRole f, Rgba color, int x, int y, int w, const char 
 
 // The decode board: the query above the K cache, the cache rows' scores and weights as columns
 // beside it (one row per cached token), the V cache, and z under it. Every cell is the trace's,
-// tagged for its hover. Issue 36: the caches are shown whole. Before any window the board gives up
+// tagged for its hover. the caches are shown whole. Before any window the board gives up
 // what repeats: the scores column (the weights stay), air in the cells, the column labels that the
 // box above already gives (K under q, z under V), V's row labels (its rows are K's and the weights'
 // beside it), the cache's sentence. Only a cache too tall for that at the floor shows its newest
@@ -479,13 +479,13 @@ static int said_h(int half, bool cache_line, bool work_line, int cache_h, int wo
 
 // The ways to try the decode board, in order. Whole matrices first, each way from the preferred
 // size down to the floor: the query beside the cache or above it, with the scores column or
-// without; the same with tight cells (issue 25: d_k = 4 beside a cache of long tokens was cut to 2
+// without; the same with tight cells (d_k = 4 beside a cache of long tokens was cut to 2
 // columns at 720p); then with the labels given once; then without the cache's sentence. Then the
 // step in two parts, each whole: q·K with the scores and weights, then the weights × V and z
-// (issue 36: a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
+// (a d_k of 8 beside its V cache does not fit 720p, nor 1080p, at the floor). Only then,
 // at the floor, the cache's newest rows (as many as fit) and fewer d_k columns. The last try gives
 // up the work's sentence and bars too (no_work), before any window: French's longer sentences left
-// 8 px short for an 8-row cache of d_k = 8 at 720p (issue 38; the audit found its cache windowed).
+// 8 px short for an 8-row cache of d_k = 8 at 720p (the audit found its cache windowed).
 typedef struct {
     bool beside, scores, tight, shared, cache_line, split, no_work;
 } DecodeTry;

@@ -159,7 +159,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     b->nc = b->cols;
     b->range = group_range(c, m);
     b->probabilities = prob_matrix(m);
-    // Compact rows: a little less air above and below the numbers, their size kept (issue 25: 8
+    // Compact rows: a little less air above and below the numbers, their size kept (8
     // rows of a RoPE lesson under the scale slider, or under a question, missed the board's height
     // by a few pixels at the floor).
     b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / (g->compact ? 8 : 3);

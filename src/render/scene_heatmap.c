@@ -398,7 +398,7 @@ static bool heat_numbers_fit(const Ctx *c, Heat *hm)
 }
 
 // While training, a heatmap in the window whose cells are too small for their numbers says so under
-// its cells, lowering them when there is no room (issue 25: the training's heatmaps had no numbers
+// its cells, lowering them when there is no room (the training's heatmaps had no numbers
 // and said nothing). On a plain board the matrix beside it has the numbers, and a slide is the
 // picture: no note. Returns the note's height (0: none).
 static int heat_place_note(Ctx *c, Heat *hm, const char **note)
@@ -581,7 +581,7 @@ static void heat_draw_selection(Ctx *c, const Heat *hm)
 // has the numbers). Every token is labelled: the labels turn or shrink to an abbreviation before
 // any is left out. Beside the board (c->heat_shown) nothing is drawn below the floor
 // (scene_number_floor) instead: a label whole, staggered or cut keeping two letters, else the axis
-// is left to the board beside it (issue 36).
+// is left to the board beside it.
 void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h)
 {
     MatId m = rq->mat;

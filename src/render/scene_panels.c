@@ -166,7 +166,7 @@ void draw_cost(Ctx *c, int w, int h)
     memset(&cs, 0, sizeof cs);
     panel_text_cost(p, &cs.t); // the figures and the sentences, the text view's too
     cost_cells(&cs);
-    // Issue 36: every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
+    // every number at the board's floor (digits of 2.6 % of the height; 15 px at 720p
     // before), and the sentences wrapped, never cut ("kept while genera…").
     int floor_font = scene_number_floor(c->s->height);
     cs.f = px(c, 20) > floor_font ? px(c, 20) : floor_font;
@@ -492,7 +492,7 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Training (issue 15): under the header, the step and the loss, the loss curve (log axis, its ends
+// Training: under the header, the step and the loss, the loss curve (log axis, its ends
 // labelled) with the step shown marked, the saved checkpoints as ticks along its foot, the one
 // shown as a knob (J / L move it), and what the keys do. It reads the session's copy of the trainer
 // (the trainer may be busy on the worker thread).

@@ -152,7 +152,7 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
                      : h;
     if (!wide && need - rows_h - last_h + (note_h > rows_h ? note_h : rows_h) <= h)
         return P->note_beside = true;
-    // Issue 36: the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
+    // the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
     // width empty).
     int right_w = w - box_width(g, b) - 2 * g->gap;
     if (!wide && right_w >= 8 * nf && need - last_h <= h
@@ -179,8 +179,8 @@ static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
 
 // The largest number size at which it all fits, down to two thirds of it (2.6 % of the window).
 // When S' would not fit whole with the table of m, l and O and the note under it: the table to the
-// right of S' (beside), or the note to the right of the table (note_beside). Issue 25: the cat
-// lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. Issue 36: then without
+// right of S' (beside), or the note to the right of the table (note_beside). the cat
+// lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. then without
 // the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8 S' showed 5
 // rows at 720p).
 static void tiles_fit(Ctx *c, TilesPanel *P)
