@@ -165,7 +165,9 @@ static void check_buffer(const Scene *s, const Lesson *L, const Decoder *d, int 
         CHECK(!number_in(s, (CellRef){MAT_WEIGHTS, head, t, j}),
               "%s: the weight of key %d (out of the buffer) drawn", what, j);
     char want[200];
-    if (keys && values) snprintf(want, sizeof want, "its q reads the %d cached keys", b.cached);
+    if (keys && values) // the whole step's sentence, in the catalogue's plural forms
+        snprintf(want, sizeof want, "its q reads the %d cached key%s", b.cached,
+                 b.cached == 1 ? "" : "s");
     else if (keys) snprintf(want, sizeof want, "its q against the %d cached keys", b.cached);
     else snprintf(want, sizeof want, "the weights sum the %d cached values", b.cached);
     CHECK(said(s, want), "%s: says '%s'", what, want);
