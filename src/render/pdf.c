@@ -33,7 +33,7 @@ typedef struct {
     FT_Face ft; // NULL: not opened yet (or failed)
     hb_font_t *hb;
     cairo_font_face_t *cairo[2]; // regular, and emboldened (a fallback drawn for FONT_BOLD)
-    char path[1024];
+    char path[1200];
     int index;
     bool failed;
 } PdfFace;
