@@ -94,15 +94,20 @@ static void scratch_free(HeadScratch *s)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mat_free(all[i]);
 }
 
+// Where one layer's backward adds its gradients: gw (the layer's weights' shapes), dX (n, d_model)
+// for the queries' input and dS (m, d_model) for the keys' and values' (dX for self-attention).
+typedef struct {
+    LayerWeights *gw;
+    Matrix *dX, *dS;
+} LayerGrads;
+
 // One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the
-// biases and the embeddings (g->X for the queries; the keys and values into g->X too for
-// self-attention, else g->S).
-static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *ht, const Matrix *dC,
-                          int h, HeadScratch *s)
+// biases and the inputs (dX for the queries; dS for the keys and values).
+static void head_backward(const LayerGrads *g, const AttnParams *p, const LayerWeights *w,
+                          const HeadTrace *ht, const Matrix *dC, int h, HeadScratch *s)
 {
     int n = p->n, m = p->m, dk = p->d_k;
-    const LayerWeights *w = &p->w;
-    LayerWeights *gw = &g->w;
+    LayerWeights *gw = g->gw;
     const Matrix *A = &ht->weights;
     // dZ (n, d_k) = dC's columns of head h
     for (int i = 0; i < n; i++)
@@ -133,37 +138,49 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
     }
     // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its
     // part.
-    Matrix *dS = p->cross ? &g->S : &g->X;
-    project_backward(&gw->W_Q[h], &gw->b_Q[h], &g->X, &p->X, &w->W_Q[h], &s->dQ);
-    project_backward(&gw->W_K[h], &gw->b_K[h], dS, &p->S, &w->W_K[h], &s->dK);
-    project_backward(&gw->W_V[h], &gw->b_V[h], dS, &p->S, &w->W_V[h], &s->dV);
+    project_backward(&gw->W_Q[h], &gw->b_Q[h], g->dX, &p->X, &w->W_Q[h], &s->dQ);
+    project_backward(&gw->W_K[h], &gw->b_K[h], g->dS, &p->S, &w->W_K[h], &s->dK);
+    project_backward(&gw->W_V[h], &gw->b_V[h], g->dS, &p->S, &w->W_V[h], &s->dV);
+}
+
+bool attn_backward_layer(LayerWeights *gw, Matrix *dX, Matrix *dS, const AttnParams *p,
+                         const LayerWeights *w, const AttnRequest *req, const Trace *t,
+                         const Matrix *dOut)
+{
+    int n = p->n, hd = p->heads * p->d_k;
+    Matrix dC = {0};
+    HeadScratch s = {0};
+    bool ok = mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k) && mat_init(&s.dA, n, p->m)
+              && mat_init(&s.dQ, n, p->d_k) && mat_init(&s.dK, p->m, p->d_k)
+              && mat_init(&s.dV, p->m, p->d_k)
+              && (p->rope == ROPE_NONE
+                  || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
+    if (ok) {
+        LayerGrads g = {gw, dX, dS ? dS : dX};
+        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
+        // it)
+        project_backward(&gw->W_O, &gw->b_O, &dC, &t->concat, &w->W_O, dOut);
+        for (int h = 0; h < p->heads; h++)
+            if (!(h < ATTN_MAX_ABLATED_HEADS && ((req->ablated >> h) & 1u)))
+                head_backward(&g, p, w, &t->head[h], &dC, h, &s);
+    }
+    mat_free(&dC);
+    scratch_free(&s);
+    return ok;
 }
 
 bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
                    double weight)
 {
-    int n = p->n, d = p->d_model, hd = p->heads * p->d_k;
-    Matrix dOut = {0}, dC = {0};
-    HeadScratch s = {0};
-    bool ok = mat_init(&dOut, n, d) && mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k)
-              && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k)
-              && mat_init(&s.dK, p->m, p->d_k) && mat_init(&s.dV, p->m, p->d_k)
-              && (p->rope == ROPE_NONE
-                  || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
-    if (ok) {
-        // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
-        double f = weight * 2.0 / ((double)n * (double)d);
-        size_t count = (size_t)n * (size_t)d;
-        for (size_t i = 0; i < count; i++)
-            dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
-        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
-        // it)
-        project_backward(&g->w.W_O, &g->w.b_O, &dC, &t->concat, &p->w.W_O, &dOut);
-        for (int h = 0; h < p->heads; h++)
-            if (!params_ablated(p, h)) head_backward(g, p, &t->head[h], &dC, h, &s);
-    }
+    int n = p->n, d = p->d_model;
+    Matrix dOut = {0};
+    if (!mat_init(&dOut, n, d)) return false;
+    // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
+    double f = weight * 2.0 / ((double)n * (double)d);
+    size_t count = (size_t)n * (size_t)d;
+    for (size_t i = 0; i < count; i++) dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
+    bool ok =
+        attn_backward_layer(&g->w, &g->X, p->cross ? &g->S : &g->X, p, &p->w, &p->req, t, &dOut);
     mat_free(&dOut);
-    mat_free(&dC);
-    scratch_free(&s);
     return ok;
 }
