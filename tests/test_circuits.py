@@ -252,8 +252,39 @@ def train_case():
         check(r.returncode == 0, "trained lesson trains again: " + r.stderr)
 
 
+def last_line(stdout):
+    return dict(kv.split("=") for kv in stdout.strip().splitlines()[-1].split())
+
+
+def shipped_training():
+    """The shipped lessons: the two-layer one forms the circuit and reproduces its -trained file byte for
+    byte; the one-layer one does not learn the task."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lessons")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "t.json")
+        r = subprocess.run([EXE, "--train", os.path.join(here, "induction-heads.json"), "--out", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "--train induction-heads: " + r.stderr)
+        if r.returncode:
+            return
+        got = last_line(r.stdout)
+        check(float(got["repeat_accuracy"]) >= 0.9, "two layers: repeat accuracy " + got["repeat_accuracy"])
+        check(float(got["previous_token"]) >= 0.4, "two layers: previous-token " + got["previous_token"])
+        check(float(got["induction"]) >= 0.7, "two layers: induction " + got["induction"])
+        off = [float(l.split()[-3]) for l in r.stdout.splitlines() if l.startswith("switched off layer 0")]
+        check(max(off) >= 0.4 * math.log(16) + 0.3, "a layer-0 head that matters: %s" % off)
+        with open(out, "rb") as a, open(os.path.join(here, "induction-heads-trained.json"), "rb") as b:
+            check(a.read() == b.read(), "induction-heads-trained.json reproduced byte for byte")
+        r = subprocess.run([EXE, "--train", os.path.join(here, "induction-one-layer.json"), "--out", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "--train induction-one-layer: " + r.stderr)
+        if r.returncode == 0:
+            check(float(last_line(r.stdout)["repeat_accuracy"]) <= 0.8, "one layer stays below 80 %")
+
+
 random_cases()
 error_cases()
+shipped_training()
 random_weights_case()
 train_case()
 print("%d checks, %d failed" % (checks, len(failures)))
