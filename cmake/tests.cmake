@@ -108,6 +108,11 @@ set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME test_circuits COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh "numpy torch"
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_circuits.py $<TARGET_FILE:mha-tracer>)
 set_tests_properties(test_circuits PROPERTIES SKIP_RETURN_CODE 77)
+# --model --head-scores on tiny checkpoints: the probe's ids, and every head's scores agreeing with the weights
+# --json prints for them (--ids), within 1e-12.
+add_test(NAME test_head_scores COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_head_scores.py $<TARGET_FILE:mha-tracer>)
+set_tests_properties(test_head_scores PROPERTIES SKIP_RETURN_CODE 77)
 
 # KV-cache decoding bit for bit against the full trace, and FlashAttention's tiles against a NumPy run of the
 # same loop within 1e-12, on random causal lessons (issue 22, items 4 and 5; skipped without python3-numpy).
