@@ -136,7 +136,8 @@ const Option OPTIONS[OPT_COUNT] = {
                     .help =
                         "with --trace, --json or --export: those heads' Z enter the concat as "
                         "zeros (their own\n"
-                        "stages are still computed); the output with every head is shown beside"},
+                        "stages are still computed); the output with every head is shown beside;\n"
+                        "in a lesson of layers LAYER:HEAD[,LAYER:HEAD...]"},
     [OPT_SHUFFLE] =
         {"--shuffle", .arg = "PERM", .with = WITH_TEACH, .flags = V,
          .help =
@@ -212,7 +213,7 @@ const Option OPTIONS[OPT_COUNT] = {
                  .help =
                      "instead of --text: the token ids themselves (as --head-scores prints them)"},
     [OPT_HEAD_SCORES] =
-        {"--head-scores", .with = WITH_MODEL_SETTING, .col = 24,
+        {"--head-scores", .with = WITH_MODEL_SETTING, .flags = OPT_SUB, .col = 24,
          .help =
              "every layer's heads scored on a seeded probe: random tokens, then the same tokens\n"
              "again (BOS first where the model has one): the previous-token, duplicate-token\n"
