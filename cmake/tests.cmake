@@ -102,6 +102,18 @@ add_test(NAME test_grad_torch COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_
          ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_grad_torch.py $<TARGET_FILE:mha-tracer> 36)
 set_tests_properties(test_grad_torch PROPERTIES SKIP_RETURN_CODE 77)
 
+# Lessons of layers over a vocabulary against PyTorch float64: --json's residual stream, attention, logits and
+# loss within 1e-12, --grad within 1e-9, on random explicit lessons of 1 to 3 layers and 1 to 4 heads; the errors'
+# field paths, --ablate L:H, seeded layers, and --train writing a lesson that loads and trains again.
+add_test(NAME test_circuits COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh "numpy torch"
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_circuits.py $<TARGET_FILE:mha-tracer>)
+set_tests_properties(test_circuits PROPERTIES SKIP_RETURN_CODE 77)
+# --model --head-scores on tiny checkpoints: the probe's ids, and every head's scores agreeing with the weights
+# --json prints for them (--ids), within 1e-12.
+add_test(NAME test_head_scores COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy
+         ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_head_scores.py $<TARGET_FILE:mha-tracer>)
+set_tests_properties(test_head_scores PROPERTIES SKIP_RETURN_CODE 77)
+
 # KV-cache decoding bit for bit against the full trace, and FlashAttention's tiles against a NumPy run of the
 # same loop within 1e-12, on random causal lessons (issue 22, items 4 and 5; skipped without python3-numpy).
 add_test(NAME test_decode_tiles COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh numpy

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "app/cli_head_scores.h"
 #include "lesson/lesson_write.h"
 #include "hf/hf_model.h"
 
@@ -178,11 +179,70 @@ static int model_output(const Args *a, HfRun *r, int layer, CliModelExport expor
     return status;
 }
 
+// --ids I,J,...: the token ids (*n of them, malloc'd into *ids). false after saying why.
+static bool parse_ids(const char *arg, int **ids, int *n)
+{
+    *n = 0;
+    *ids = malloc((strlen(arg) / 2 + 1) * sizeof **ids);
+    for (const char *p = arg; *ids && *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 0x7fffffff || (*end && *end != ',')) {
+            cli_line(stderr,
+                     "mha-tracer: error: --ids '%s': expected token ids I,J,... (whole "
+                     "numbers from 0)\n",
+                     arg);
+            free(*ids);
+            return false;
+        }
+        (*ids)[(*n)++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    if (*ids && *n > 0) return true;
+    cli_line(stderr, "mha-tracer: error: --ids '%s': expected at least one token id\n", arg);
+    free(*ids);
+    return false;
+}
+
+// --head-scores and --ids: which modes and options they go with. EXIT_OK, else after saying why.
+static int probe_options(const Args *a)
+{
+    bool scores = a->value[OPT_HEAD_SCORES] != NULL, ids = a->value[OPT_IDS] != NULL;
+    bool printed = a->mode == MODE_JSON || a->mode == MODE_TRACE;
+    if (scores
+        && (a->value[OPT_TEXT] || ids || a->value[OPT_LAYER]
+            || !(printed || a->mode == MODE_WINDOW))) {
+        cli_line(stderr,
+                 "mha-tracer: error: --head-scores runs its own probe on every layer: "
+                 "alone, or with --json (not with --text, --ids, --layer or another mode)\n");
+        return EXIT_USAGE;
+    }
+    if (ids && (a->value[OPT_TEXT] || !(printed || a->mode == MODE_SAVE_LESSON))) {
+        cli_line(stderr, "mha-tracer: error: --ids is instead of --text, with --json, --trace or "
+                         "--save-lesson\n");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+// --head-scores: the checkpoint opened and scored.
+static int model_head_scores(const Args *a)
+{
+    HfModel m;
+    LessonError err;
+    if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
+    int status = cli_head_scores(&m, a->mode == MODE_JSON);
+    hf_model_close(&m);
+    return status;
+}
+
 int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export_fn)
 {
     double head = -1, layer = 0;
     int status = model_options(a, export_fn, &head, &layer);
+    if (status == EXIT_OK) status = probe_options(a);
     if (status != EXIT_OK) return status;
+    if (a->value[OPT_HEAD_SCORES]) return model_head_scores(a);
     // The window, or its layout audit (--layout): the layer with its stream and the overview.
     bool window = a->mode == MODE_WINDOW || a->mode == MODE_LAYOUT,
          exporting = a->mode == MODE_EXPORT;
@@ -192,7 +252,16 @@ int cli_run_model(const Args *a, CliModelWindow window_fn, CliModelExport export
     if (!hf_model_open(&m, a->value[OPT_MODEL], &err)) return print_error(&err);
     HfRun r;
     HfRunWant want = {.stream = true, .top = HF_TOP_WINDOW, .overview = true};
-    if (!hf_model_run_ex(&r, &m, text, (int)layer, window || exporting ? &want : NULL, &err)) {
+    int *ids = NULL, n = 0;
+    if (a->value[OPT_IDS] && !parse_ids(a->value[OPT_IDS], &ids, &n)) {
+        hf_model_close(&m);
+        return EXIT_USAGE;
+    }
+    bool ran =
+        ids ? hf_model_run_ids(&r, &m, ids, n, (int)layer, &err)
+            : hf_model_run_ex(&r, &m, text, (int)layer, window || exporting ? &want : NULL, &err);
+    free(ids);
+    if (!ran) {
         hf_model_close(&m);
         return print_error(&err);
     }

@@ -14,6 +14,7 @@
 #include "app/cli_layout.h"
 #include "app/cli_model.h"
 #include "app/cli_train.h"
+#include "app/cli_circuit.h"
 #include "core/decode.h"
 #include "app/indexlist.h"
 #include "core/utf8.h"
@@ -667,6 +668,12 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     Lesson lesson;
     int status = load_lesson(&lesson, path);
     if (status != EXIT_OK) return status;
+    if (lesson.circuit && cli_circuit_mode(a->mode)) { // a lesson of layers: cli_circuit.c
+        status = cli_circuit_run(a->mode, &lesson, path, a->value[OPT_ABLATE], a->value[OPT_STEPS],
+                                 a->value[OPT_OUT]);
+        lesson_free(&lesson);
+        return status;
+    }
     CliExtra extra = {0};
     int *perm = NULL;
     const char *ablate = a->value[OPT_ABLATE], *shuffle = a->value[OPT_SHUFFLE];

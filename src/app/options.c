@@ -136,7 +136,8 @@ const Option OPTIONS[OPT_COUNT] = {
                     .help =
                         "with --trace, --json or --export: those heads' Z enter the concat as "
                         "zeros (their own\n"
-                        "stages are still computed); the output with every head is shown beside"},
+                        "stages are still computed); the output with every head is shown beside;\n"
+                        "in a lesson of layers LAYER:HEAD[,LAYER:HEAD...]"},
     [OPT_SHUFFLE] =
         {"--shuffle", .arg = "PERM", .with = WITH_TEACH, .flags = V,
          .help =
@@ -208,6 +209,15 @@ const Option OPTIONS[OPT_COUNT] = {
     [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
                    .kind = VALUE_WHOLE, .min = 0, .max = 1000,
                    .help = "the layer whose attention is traced, from 0 (default 0)"},
+    [OPT_IDS] = {"--ids", .arg = "I,J,...", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+                 .help =
+                     "instead of --text: the token ids themselves (as --head-scores prints them)"},
+    [OPT_HEAD_SCORES] =
+        {"--head-scores", .with = WITH_MODEL_SETTING, .flags = OPT_SUB, .col = 24,
+         .help =
+             "every layer's heads scored on a seeded probe: random tokens, then the same tokens\n"
+             "again (BOS first where the model has one): the previous-token, duplicate-token\n"
+             "and induction scores of each head, and the probe's token ids (with --json: JSON)"},
     [OPT_SAVE_LESSON] =
         {"--save-lesson", .arg = "FILE", .mode = MODE_SAVE_LESSON, .with = WITH_MODEL_SETTING,
          .flags = SUB, .col = 26,

@@ -66,6 +66,8 @@ typedef enum {
     OPT_MODEL,
     OPT_TEXT,
     OPT_LAYER,
+    OPT_IDS,
+    OPT_HEAD_SCORES,
     OPT_SAVE_LESSON,
     OPT_HELP,
     OPT_VERSION,

@@ -43,43 +43,88 @@ double attn_loss(const Trace *t, const Matrix *targets)
 }
 
 // dw (d_in, d_out) += x^T (d_in, rows) @ dy (rows, d_out); db (1, d_out) += column sums of dy;
-// dx (rows, d_in) += dy (rows, d_out) @ w^T (d_out, d_in). The backward of y = x w + b.
+// dx (rows, d_in) += dy (rows, d_out) @ w^T (d_in, d_out)^T. The backward of y = x w + b. Each sum
+// runs over its inner index in increasing order from 0.0 and is then added to its output, as the
+// plain loops in the comments do; the sums of a row of dw (and of db) run side by side in acc (the
+// column's sum over i for every k at once), which changes no bit and lets the compiler vectorise.
+//   dw[a][k] += sum_i x[i][a] dy[i][k];  db[k] += sum_i dy[i][k];  dx[i][a] += sum_k dy[i][k]
+//   w[a][k]
 static void project_backward(Matrix *dw, Matrix *db, Matrix *dx, const Matrix *x, const Matrix *w,
                              const Matrix *dy)
 {
     int rows = x->rows, d_in = x->cols, d_out = dy->cols;
-    for (int a = 0; a < d_in; a++)
+    double stack[256], *acc = d_out <= 256 ? stack : malloc((size_t)d_out * sizeof *acc);
+    if (!acc) { // (out of memory for a row of sums: the same sums one at a time)
+        for (int a = 0; a < d_in; a++)
+            for (int k = 0; k < d_out; k++) {
+                double s = 0.0;
+                for (int i = 0; i < rows; i++) s += mat_get(x, i, a) * mat_get(dy, i, k);
+                dw->data[(size_t)a * (size_t)d_out + (size_t)k] += s;
+            }
+    }
+    for (int a = 0; acc && a < d_in; a++) {
+        for (int k = 0; k < d_out; k++) acc[k] = 0.0;
+        for (int i = 0; i < rows; i++) {
+            double xa = mat_row(x, i)[a];
+            const double *g = mat_row(dy, i);
+            for (int k = 0; k < d_out; k++) acc[k] += xa * g[k];
+        }
+        double *out = mat_row(dw, a);
+        for (int k = 0; k < d_out; k++) out[k] += acc[k];
+    }
+    if (acc) {
+        for (int k = 0; k < d_out; k++) acc[k] = 0.0;
+        for (int i = 0; i < rows; i++) {
+            const double *g = mat_row(dy, i);
+            for (int k = 0; k < d_out; k++) acc[k] += g[k];
+        }
+        for (int k = 0; k < d_out; k++) db->data[k] += acc[k];
+    } else {
         for (int k = 0; k < d_out; k++) {
             double s = 0.0;
-            for (int i = 0; i < rows; i++) s += mat_get(x, i, a) * mat_get(dy, i, k);
-            dw->data[(size_t)a * (size_t)d_out + (size_t)k] += s;
+            for (int i = 0; i < rows; i++) s += mat_get(dy, i, k);
+            db->data[k] += s;
         }
-    for (int k = 0; k < d_out; k++) {
-        double s = 0.0;
-        for (int i = 0; i < rows; i++) s += mat_get(dy, i, k);
-        db->data[k] += s;
     }
-    for (int i = 0; i < rows; i++)
+    if (acc != stack) free(acc);
+    for (int i = 0; i < rows; i++) {
+        const double *g = mat_row(dy, i);
+        double *out = mat_row(dx, i);
         for (int a = 0; a < d_in; a++) {
+            const double *wa = mat_row(w, a);
             double s = 0.0;
-            for (int k = 0; k < d_out; k++) s += mat_get(dy, i, k) * mat_get(w, a, k);
-            dx->data[(size_t)i * (size_t)d_in + (size_t)a] += s;
+            for (int k = 0; k < d_out; k++) s += g[k] * wa[k];
+            out[a] += s;
         }
+    }
 }
 
 // out (r, c) = op(a) @ op(b), op transposing when its flag is set; each sum runs over the inner
-// index in increasing order, a's factor first, so the bits are those of the plain loops.
+// index in increasing order from 0.0, a's factor first, so the bits are those of the plain loop
+// out[i][j] = sum_k op(a)[i][k] op(b)[k][j]. With b as it is, a row of out is summed side by side
+// (every j at once, k outer), which changes no bit.
 static void product(Matrix *out, const Matrix *a, bool a_t, const Matrix *b, bool b_t)
 {
     int inner = a_t ? a->rows : a->cols;
-    for (int i = 0; i < out->rows; i++)
-        for (int j = 0; j < out->cols; j++) {
-            double acc = 0.0;
-            for (int k = 0; k < inner; k++)
-                acc += (a_t ? mat_get(a, k, i) : mat_get(a, i, k))
-                       * (b_t ? mat_get(b, j, k) : mat_get(b, k, j));
-            mat_set(out, i, j, acc);
+    for (int i = 0; i < out->rows; i++) {
+        double *o = mat_row(out, i);
+        if (b_t) {
+            for (int j = 0; j < out->cols; j++) {
+                const double *bj = mat_row(b, j);
+                double acc = 0.0;
+                for (int k = 0; k < inner; k++)
+                    acc += (a_t ? mat_get(a, k, i) : mat_get(a, i, k)) * bj[k];
+                o[j] = acc;
+            }
+            continue;
         }
+        for (int j = 0; j < out->cols; j++) o[j] = 0.0;
+        for (int k = 0; k < inner; k++) {
+            double aik = a_t ? mat_get(a, k, i) : mat_get(a, i, k);
+            const double *bk = mat_row(b, k);
+            for (int j = 0; j < out->cols; j++) o[j] += aik * bk[j];
+        }
+    }
 }
 
 // The scratch one head's backward needs: dZ, dV (m, d_k); dA/dscores (n, m); dQ (n, d_k); dK (m,
@@ -94,15 +139,20 @@ static void scratch_free(HeadScratch *s)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) mat_free(all[i]);
 }
 
+// Where one layer's backward adds its gradients: gw (the layer's weights' shapes), dX (n, d_model)
+// for the queries' input and dS (m, d_model) for the keys' and values' (dX for self-attention).
+typedef struct {
+    LayerWeights *gw;
+    Matrix *dX, *dS;
+} LayerGrads;
+
 // One head h: dC (n, heads*d_k) holds dL/dconcat; adds into g the gradients of W_Q, W_K, W_V, the
-// biases and the embeddings (g->X for the queries; the keys and values into g->X too for
-// self-attention, else g->S).
-static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *ht, const Matrix *dC,
-                          int h, HeadScratch *s)
+// biases and the inputs (dX for the queries; dS for the keys and values).
+static void head_backward(const LayerGrads *g, const AttnParams *p, const LayerWeights *w,
+                          const HeadTrace *ht, const Matrix *dC, int h, HeadScratch *s)
 {
     int n = p->n, m = p->m, dk = p->d_k;
-    const LayerWeights *w = &p->w;
-    LayerWeights *gw = &g->w;
+    LayerWeights *gw = g->gw;
     const Matrix *A = &ht->weights;
     // dZ (n, d_k) = dC's columns of head h
     for (int i = 0; i < n; i++)
@@ -133,37 +183,49 @@ static void head_backward(AttnParams *g, const AttnParams *p, const HeadTrace *h
     }
     // W_K[h], W_V[h] and their biases are the group's K/V head's: each head of the group adds its
     // part.
-    Matrix *dS = p->cross ? &g->S : &g->X;
-    project_backward(&gw->W_Q[h], &gw->b_Q[h], &g->X, &p->X, &w->W_Q[h], &s->dQ);
-    project_backward(&gw->W_K[h], &gw->b_K[h], dS, &p->S, &w->W_K[h], &s->dK);
-    project_backward(&gw->W_V[h], &gw->b_V[h], dS, &p->S, &w->W_V[h], &s->dV);
+    project_backward(&gw->W_Q[h], &gw->b_Q[h], g->dX, &p->X, &w->W_Q[h], &s->dQ);
+    project_backward(&gw->W_K[h], &gw->b_K[h], g->dS, &p->S, &w->W_K[h], &s->dK);
+    project_backward(&gw->W_V[h], &gw->b_V[h], g->dS, &p->S, &w->W_V[h], &s->dV);
+}
+
+bool attn_backward_layer(LayerWeights *gw, Matrix *dX, Matrix *dS, const AttnParams *p,
+                         const LayerWeights *w, const AttnRequest *req, const Trace *t,
+                         const Matrix *dOut)
+{
+    int n = p->n, hd = p->heads * p->d_k;
+    Matrix dC = {0};
+    HeadScratch s = {0};
+    bool ok = mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k) && mat_init(&s.dA, n, p->m)
+              && mat_init(&s.dQ, n, p->d_k) && mat_init(&s.dK, p->m, p->d_k)
+              && mat_init(&s.dV, p->m, p->d_k)
+              && (p->rope == ROPE_NONE
+                  || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
+    if (ok) {
+        LayerGrads g = {gw, dX, dS ? dS : dX};
+        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
+        // it)
+        project_backward(&gw->W_O, &gw->b_O, &dC, &t->concat, &w->W_O, dOut);
+        for (int h = 0; h < p->heads; h++)
+            if (!(h < ATTN_MAX_ABLATED_HEADS && ((req->ablated >> h) & 1u)))
+                head_backward(&g, p, w, &t->head[h], &dC, h, &s);
+    }
+    mat_free(&dC);
+    scratch_free(&s);
+    return ok;
 }
 
 bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
                    double weight)
 {
-    int n = p->n, d = p->d_model, hd = p->heads * p->d_k;
-    Matrix dOut = {0}, dC = {0};
-    HeadScratch s = {0};
-    bool ok = mat_init(&dOut, n, d) && mat_init(&dC, n, hd) && mat_init(&s.dZ, n, p->d_k)
-              && mat_init(&s.dA, n, p->m) && mat_init(&s.dQ, n, p->d_k)
-              && mat_init(&s.dK, p->m, p->d_k) && mat_init(&s.dV, p->m, p->d_k)
-              && (p->rope == ROPE_NONE
-                  || (mat_init(&s.dQr, n, p->d_k) && mat_init(&s.dKr, p->m, p->d_k)));
-    if (ok) {
-        // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
-        double f = weight * 2.0 / ((double)n * (double)d);
-        size_t count = (size_t)n * (size_t)d;
-        for (size_t i = 0; i < count; i++)
-            dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
-        // output = concat W_O + b_O (concat with the ablated heads' columns zero, as the trace has
-        // it)
-        project_backward(&g->w.W_O, &g->w.b_O, &dC, &t->concat, &p->w.W_O, &dOut);
-        for (int h = 0; h < p->heads; h++)
-            if (!params_ablated(p, h)) head_backward(g, p, &t->head[h], &dC, h, &s);
-    }
+    int n = p->n, d = p->d_model;
+    Matrix dOut = {0};
+    if (!mat_init(&dOut, n, d)) return false;
+    // dOut (n, d_model) = weight * 2 (output - targets) / (n * d_model)
+    double f = weight * 2.0 / ((double)n * (double)d);
+    size_t count = (size_t)n * (size_t)d;
+    for (size_t i = 0; i < count; i++) dOut.data[i] = f * (t->output.data[i] - targets->data[i]);
+    bool ok =
+        attn_backward_layer(&g->w, &g->X, p->cross ? &g->S : &g->X, p, &p->w, &p->req, t, &dOut);
     mat_free(&dOut);
-    mat_free(&dC);
-    scratch_free(&s);
     return ok;
 }

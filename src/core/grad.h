@@ -25,4 +25,12 @@ double attn_loss(const Trace *t, const Matrix *targets);
 bool attn_backward(AttnParams *g, const AttnParams *p, const Trace *t, const Matrix *targets,
                    double weight);
 
+// The backward of one layer of a stack, given dOut (n, d_model) = dL/d(its output), for t =
+// trace_run_layer(t, p, w, req): gw (w's shape) += dL/d(each weight), dX (n, d_model) += dL/dX and
+// dS (m, d_model) += dL/dS (NULL or dX for self-attention). The heads req switches off get none.
+// False when out of memory. attn_backward is this with p's own weights and request.
+bool attn_backward_layer(LayerWeights *gw, Matrix *dX, Matrix *dS, const AttnParams *p,
+                         const LayerWeights *w, const AttnRequest *req, const Trace *t,
+                         const Matrix *dOut);
+
 #endif

@@ -528,25 +528,14 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
     return hf_model_run_ex(r, m, text, layer, NULL, err);
 }
 
-bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
-                     LessonError *err)
+// The ids in r->ids (r->n of them, checked against the vocabulary) through every layer: what
+// hf_model_run_ex and hf_model_run_ids share. text: what the notes say the run was on.
+static bool run_on_ids(HfRun *r, const HfModel *m, const char *text, int layer,
+                       const HfRunWant *want, LessonError *err)
 {
-    memset(r, 0, sizeof *r);
     char config[1100];
     snprintf(config, sizeof config, "%s/config.json", m->dir);
-    if (layer < 0 || layer >= m->cfg.layers)
-        return hf_fail(err, config, m->ops->layers_key,
-                       "--layer %d: the model has %d layers (0 to %d)", layer, m->cfg.layers,
-                       m->cfg.layers - 1);
     const char *tok_path = m->tok.source;
-    size_t len = strlen(text), bad = utf8_invalid_at(text, len);
-    if (bad < len) // never a file or a JSON output that is not UTF-8
-        return hf_fail(err, "--text", NULL,
-                       "byte %zu (0x%02X) is not UTF-8 (a malformed sequence, or half of a "
-                       "surrogate pair, which UTF-8 cannot hold)",
-                       bad, (unsigned)(unsigned char)text[bad]);
-    if (!tokenizer_encode_max(&m->tok, text, LESSON_MAX_TOKENS, &r->ids, &r->n, tok_path, err))
-        return false;
     bool ok = true;
     if (r->n < 1 || r->n > LESSON_MAX_TOKENS)
         ok = hf_fail(err, tok_path, NULL, "the text is %d tokens: 1 to %d are traced", r->n,
@@ -582,6 +571,47 @@ bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, co
     if (!model_unchanged(m, err)) ok = false; // whatever was computed, it read zeros
     if (!ok) hf_run_free(r);
     return ok;
+}
+
+// The layer asked for, in range. false with err naming config.json's field.
+static bool layer_in_range(const HfModel *m, int layer, LessonError *err)
+{
+    char config[1100];
+    snprintf(config, sizeof config, "%s/config.json", m->dir);
+    if (layer >= 0 && layer < m->cfg.layers) return true;
+    return hf_fail(err, config, m->ops->layers_key, "--layer %d: the model has %d layers (0 to %d)",
+                   layer, m->cfg.layers, m->cfg.layers - 1);
+}
+
+bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
+                     LessonError *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!layer_in_range(m, layer, err)) return false;
+    size_t len = strlen(text), bad = utf8_invalid_at(text, len);
+    if (bad < len) // never a file or a JSON output that is not UTF-8
+        return hf_fail(err, "--text", NULL,
+                       "byte %zu (0x%02X) is not UTF-8 (a malformed sequence, or half of a "
+                       "surrogate pair, which UTF-8 cannot hold)",
+                       bad, (unsigned)(unsigned char)text[bad]);
+    if (!tokenizer_encode_max(&m->tok, text, LESSON_MAX_TOKENS, &r->ids, &r->n, m->tok.source, err))
+        return false;
+    return run_on_ids(r, m, text, layer, want, err);
+}
+
+bool hf_model_run_ids(HfRun *r, const HfModel *m, const int *ids, int n, int layer,
+                      LessonError *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!layer_in_range(m, layer, err)) return false;
+    if (n < 1 || n > LESSON_MAX_TOKENS)
+        return hf_fail(err, "--ids", NULL, "%d token ids: 1 to %d are traced", n,
+                       LESSON_MAX_TOKENS);
+    if (!(r->ids = malloc((size_t)n * sizeof *r->ids)))
+        return hf_fail(err, m->dir, NULL, "out of memory");
+    memcpy(r->ids, ids, (size_t)n * sizeof *ids);
+    r->n = n;
+    return run_on_ids(r, m, "(given as token ids)", layer, NULL, err);
 }
 
 void hf_run_free(HfRun *r)

@@ -67,6 +67,10 @@ bool hf_model_run(HfRun *r, const HfModel *m, const char *text, int layer, Lesso
 // numbers).
 bool hf_model_run_ex(HfRun *r, const HfModel *m, const char *text, int layer, const HfRunWant *want,
                      LessonError *err);
+// The same run on token ids instead of a text (--ids, and --head-scores' probe): n of them, each
+// checked against the vocabulary.
+bool hf_model_run_ids(HfRun *r, const HfModel *m, const int *ids, int n, int layer,
+                      LessonError *err);
 void hf_run_free(HfRun *r);
 
 #endif

@@ -30,6 +30,7 @@ static void build_free(Build *b)
     params_free(&b->p);
     lesson_free_questions(b->questions, b->question_count);
     mat_free(&b->targets);
+    lesson_circuit_free(b->circuit);
     memset(b, 0, sizeof *b);
 }
 
@@ -423,7 +424,10 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     c.rep = rep;
     Build b;
     memset(&b, 0, sizeof b);
-    bool ok = build_lesson(&c, root, &b);
+    int vk;
+    bool ok = cJSON_IsObject(root) && lesson_member(root, "vocabulary", &vk)
+                  ? lesson_build_circuit(&c, root, &b)
+                  : build_lesson(&c, root, &b);
     cJSON_Delete(root);
     if (!ok) {
         build_free(&b);
@@ -442,6 +446,7 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
     out->targets = b.targets;
     out->trains = b.trains;
     out->train = b.train;
+    out->circuit = b.circuit;
     out->text = text;
     out->text_len = len;
     return true;
@@ -660,6 +665,7 @@ void lesson_free(Lesson *l)
     params_free(&l->params);
     lesson_free_questions(l->questions, l->question_count);
     mat_free(&l->targets);
+    lesson_circuit_free(l->circuit);
     free(l->text);
     memset(l, 0, sizeof *l);
 }

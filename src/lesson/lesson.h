@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "core/trace.h"
 #include "core/train.h"
+#include "core/circuit_train.h"
 
 #define LESSON_MAX_TOKENS 512
 #define LESSON_MAX_D_MODEL 4096
@@ -76,6 +77,21 @@ typedef struct {
 #define LESSON_QUESTION_BROKEN_TEXT 4u
 #define LESSON_QUESTION_BROKEN_ANSWER 8u
 
+// A lesson of layers over a vocabulary ("vocabulary", "token_embeddings", "unembedding", "weights"
+// a list or "layers"): the stack that --json, --grad and --train compute (core/circuit.h). The
+// Lesson's params then hold layer 0 on the lesson's tokens (X = E[tokens] + P), for what shows
+// one layer.
+typedef struct LessonCircuit {
+    char **vocabulary; // [vocab]
+    int vocab;
+    int *ids; // [params.n] the tokens as indices into the vocabulary
+    Circuit model; // the layers, E (vocab, d_model), P (n_ctx, d_model), U (d_model, vocab)
+    PositionKind positions; // POS_EXPLICIT: learned (trained, written); else fixed (sinusoidal or
+                            // none)
+    bool trains; // a "train" section: the induction task
+    CircuitTrainSpec train;
+} LessonCircuit;
+
 typedef struct {
     char *title;
     char *notes; // NULL when absent
@@ -93,6 +109,7 @@ typedef struct {
                     // absent
     bool trains; // true when the lesson has a "train" section (then train holds its settings)
     TrainSpec train;
+    LessonCircuit *circuit; // NULL for a lesson of one layer (format 1 as it always was)
     // The original text, kept so edits can be saved beside it (owned; NUL-terminated).
     char *text;
     size_t text_len;
@@ -153,6 +170,9 @@ bool lesson_load_report(Lesson *out, const char *path, LessonReport *rep);
 // the file's I/O or syntax error when it has one, or nothing (valid JSON of another kind: a lesson
 // to check). *rep is filled either way: free it with lesson_report_free.
 bool lesson_load_schema(const char *path, LessonReport *rep);
+
+// Frees a circuit and what it owns (lesson_free calls it).
+void lesson_circuit_free(LessonCircuit *c);
 
 // The answer kinds' names as written in a lesson ("cell", "value", "choice").
 const char *lesson_answer_kind_name(AnswerKind k);

@@ -16,6 +16,10 @@
 #define LESSON_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define LESSON_PRINTF(f, a)
+// lesson_circuit.c: a lesson of layers over a vocabulary (root has "vocabulary"), into b: its
+// circuit, and b->p as layer 0 on the lesson's tokens.
+bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b);
+
 #endif
 
 #define MAX_PATH 12
@@ -53,6 +57,7 @@ typedef struct {
     Matrix targets;
     bool trains;
     TrainSpec train;
+    LessonCircuit *circuit; // a lesson of layers (lesson_circuit.c)
 } Build;
 
 static inline const char *plural(int n) { return n == 1 ? "" : "s"; }
@@ -136,5 +141,9 @@ bool lesson_read_window(Ctx *c, const cJSON *v, Build *b, const LessonField *f);
 bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k);
 // lesson_train.c: the "train" section t.
 bool lesson_read_train(Ctx *c, const cJSON *t, Build *b);
+
+// lesson_circuit.c: a lesson of layers over a vocabulary (root has "vocabulary"), into b: its
+// circuit, and b->p as layer 0 on the lesson's tokens.
+bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b);
 
 #endif
