@@ -11,7 +11,7 @@
 
 #include "core/decode.h"
 #include "core/utf8.h"
-#include "model/explain.h"
+#include "model/handout_text.h"
 #include "model/i18n.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
@@ -134,73 +134,18 @@ static bool text_page_out(Handout *H, const char *label)
 // ---------------------------------------------------------------------------------------------------
 // The title page: the lesson's title, tokens, shapes and notes
 
-static void title_shapes(const Lesson *L, char *buf, size_t cap)
-{
-    const AttnParams *p = &L->params;
-    char part[200];
-    // TRANSLATORS: the handout's title page, the lesson's shapes: "3 tokens, d_model = 4, ..."
-    int n = snprintf(buf, cap, TRN("%d token", "%d tokens", p->n), p->n);
-    snprintf(part, sizeof part, ", d_model = %d, ", p->d_model);
-    n += snprintf(buf + n, cap - (size_t)n, "%s", part);
-    // TRANSLATORS: the handout's title page, after the tokens and d_model: "2 heads of d_k = 2"
-    snprintf(part, sizeof part, TRN("%d head of d_k = %d", "%d heads of d_k = %d", p->heads),
-             p->heads, p->d_k);
-    n += snprintf(buf + n, cap - (size_t)n, "%s", part);
-    if (p->cross) {
-        snprintf(part, sizeof part, TRN("%d source token", "%d source tokens", p->m), p->m);
-        n += snprintf(buf + n, cap - (size_t)n, ", %s", part);
-    }
-    if (p->kv_heads != p->heads && n < (int)cap) {
-        snprintf(part, sizeof part, TRN("%d K/V head", "%d K/V heads", p->kv_heads), p->kv_heads);
-        n += snprintf(buf + n, cap - (size_t)n, ", %s", part);
-    }
-    if (p->mask == MASK_CAUSAL && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %s", TR("causal mask"));
-    if (p->window > 0 && n < (int)cap) {
-        // TRANSLATORS: the handout's title page: a sliding window of this many tokens
-        snprintf(part, sizeof part, TR("a window of %d"), p->window);
-        n += snprintf(buf + n, cap - (size_t)n, ", %s", part);
-    }
-    if (p->rope != ROPE_NONE && n < (int)cap) snprintf(buf + n, cap - (size_t)n, ", RoPE");
-}
-
-static void title_tokens(char *const *tokens, int count, char *buf, size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < count && n + 8 < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "  \xc2\xb7  " : "", tokens[i]);
-}
-
 static bool page_title(Handout *H, int stages, int head)
 {
     const Lesson *L = H->L;
     text_begin(H, text_page_h(H));
     int y = 90, x = 90, w = UNITS_W - 180;
-    char buf[2048], tokens[1600], more[300];
+    char lines[HANDOUT_TITLE_LINES][HANDOUT_LINE_MAX];
+    handout_title_lines(L, stages, head, lines);
     text_wrap(H, FONT_BOLD, 40, H->theme.ink, x, &y, w, L->title ? L->title : "mha-tracer");
     y += 20;
-    title_tokens(L->tokens, L->params.n, tokens, sizeof tokens);
-    snprintf(buf, sizeof buf, TR("Tokens: %s"), tokens);
-    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    if (L->params.cross && L->source_tokens) {
-        title_tokens(L->source_tokens, L->params.m, tokens, sizeof tokens);
-        snprintf(buf, sizeof buf, TR("Source tokens: %s"), tokens);
-        text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    }
-    title_shapes(L, buf, sizeof buf);
-    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    // TRANSLATORS: the handout's title page: how many stages it shows, of which head
-    snprintf(buf, sizeof buf, TRN("%d stage, head %d", "%d stages, head %d", stages), stages, head);
-    if (L->question_count > 0) {
-        // TRANSLATORS: the handout's title page, after "7 stages, head 0; "
-        snprintf(more, sizeof more,
-                 TRN("%d question, answered at the end", "%d questions, answered at the end",
-                     L->question_count),
-                 L->question_count);
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "; %s", more);
-    }
-    text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, buf);
+    for (int i = HANDOUT_TITLE_TOKENS; i <= HANDOUT_TITLE_SHAPES; i++)
+        if (lines[i][0]) text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, lines[i]);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, lines[HANDOUT_TITLE_COUNTS]);
     y += 24;
     if (L->notes) text_wrap(H, FONT_REGULAR, H->notes ? 22 : 20, H->theme.ink, x, &y, w, L->notes);
     int at = pdf_page_count(H->pdf) + 1;
@@ -394,35 +339,16 @@ static bool handout_panels(Handout *H, const ViewState *st)
 // (nothing kept then), unless it is the page's first (a page holds at least one entry).
 static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool first)
 {
-    const Lesson *L = H->L;
-    int i = questions_asked(L, k);
-    const LessonQuestion *q = &L->questions[i];
-    QuestionAnswer a;
-    LessonError e;
-    memset(&e, 0, sizeof e);
+    HandoutKeyEntry e;
+    handout_key_entry(H->L, H->T, k, &e);
     size_t mark = H->text.count;
     int y0 = *y;
-    char buf[1400], plain[1024], lines[6][256];
-    // TRANSLATORS: the handout's answer key: a question's heading (the stage's name as the lesson
-    // writes it)
-    snprintf(buf, sizeof buf, TR("Question %d of %d  (stage %s, head %d)"), k + 1,
-             L->question_count, q->stage, q->head);
-    text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, buf);
-    text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, q->text);
-    if (question_answer(L, H->T, q, i, &a, &e)) {
-        char words[512];
-        question_describe(q, &a, L, words, sizeof words);
-        snprintf(buf, sizeof buf, TR("Answer: %s"), words);
-        text_wrap(H, FONT_BOLD, 20, H->theme.ink, x + 20, y, w - 20, buf);
-        int n = model_explain(L, H->T, a.cell, lines, 6, false);
-        for (int l = 0; l < n; l++) {
-            stage_text_plain(lines[l], plain, sizeof plain);
-            text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, plain);
-        }
-    } else {
-        snprintf(buf, sizeof buf, TR("(no answer: %s)"), e.message);
-        text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x + 20, y, w - 20, buf);
-    }
+    text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, e.heading);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, e.question);
+    text_wrap(H, e.answered ? FONT_BOLD : FONT_REGULAR, 20,
+              e.answered ? H->theme.ink : H->theme.muted, x + 20, y, w - 20, e.answer);
+    for (int l = 0; l < e.arithmetic_count; l++)
+        text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, e.arithmetic[l]);
     *y += 16;
     if (*y <= bottom || first) return true;
     H->text.count = mark;
