@@ -39,9 +39,9 @@ if(FONTCONFIG_FOUND)
 endif()
 
 # The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
-# and embedded as subsets. Off where cairo is not built: the page, and the Windows zip (build-windows.sh does not
-# cross-build cairo yet).
-if(EMSCRIPTEN OR WIN32)
+# and embedded as subsets. On for Linux and for Windows (tools/build-windows.sh cross-builds pixman and cairo);
+# off for the page, which has no cairo (it prints the handout's pages through the browser: web/index.html).
+if(EMSCRIPTEN)
   set(MHA_HANDOUT_DEFAULT OFF)
 else()
   set(MHA_HANDOUT_DEFAULT ON)

@@ -5,7 +5,8 @@
 # answer key. pdftotext: every number of the cat's --trace is text on some page, and each question is asked
 # on a page before the one that gives its answer ("Answer: ..." as --questions says it). pdffonts: every font
 # embedded. The cat's handout is under 1 MB and the same bytes twice; notes style is A4; a file that is not
-# ours is never replaced; a tiny checkpoint's layer (--model, with numpy) gives a handout too.
+# ours is never replaced; its own words come in each language of po/LINGUAS (--lang); a tiny checkpoint's
+# layer (--model, with numpy) gives a handout too.
 # usage: test_handout.py MHA_TRACER SOURCE_DIR     Exit 77 (skipped) without poppler-utils, or when this build
 # has no handout (-DMHA_HANDOUT=OFF).
 import os
@@ -134,6 +135,31 @@ try:
     ok(re.search(r"Page size:\s+595\.2\d? x 841\.8\d? pts", info), "notes style is not A4: " + info)
     ok(pages(notes) < pages(pdf), "notes style (two boards a page) is not shorter")
     fonts_embedded(notes)
+
+    # --- the handout's own words in each language of po/LINGUAS (--lang): the title page's and the answer
+    # key's headings as the catalogue has them, no English one left, the same pages as in English
+    def po_message(lang, msgid, ctx=None):
+        with open("%s/po/%s.po" % (SRC, lang), encoding="utf-8") as f:
+            for block in f.read().split("\n\n"):
+                c = re.search(r'^msgctxt "(.*)"$', block, re.M)
+                if re.search(r'^msgid "%s"$' % re.escape(msgid), block, re.M) and (c.group(1) if c else None) == ctx:
+                    return re.search(r'^msgstr "(.*)"$', block, re.M).group(1)
+        fail("po/%s.po has no %r" % (lang, msgid))
+
+    with open(SRC + "/po/LINGUAS") as f:
+        langs = [w for line in f if not line.startswith("#") for w in line.split()]
+    ok(len(langs) >= 3, "po/LINGUAS lists %s" % langs)
+    cat_pages = pages(pdf2)
+    for lang in langs:
+        out = handout(cat, T + "/lang-" + lang, "--lang", lang)
+        lt = page_texts(out)
+        ok(len(lt) == cat_pages, "--lang %s: %d pages, %d in English" % (lang, len(lt), cat_pages))
+        tokens = po_message(lang, "Tokens: %s").replace("%s", "").strip()
+        key = po_message(lang, "Answer key")
+        ok(tokens in norm(lt[0]) and (tokens == "Tokens:" or "Tokens:" not in lt[0]), "--lang %s: the title page says %r" % (lang, lt[0][:200]))
+        ok(norm(lt[-1]).startswith(key) and "Answer key" not in lt[-1],
+           "--lang %s: the answer key's heading is not %r: %r" % (lang, key, lt[-1][:100]))
+        print("--lang %s: %d pages, %r, %r" % (lang, len(lt), tokens, key))
 
     # --- never over a file that is not ours; a bad request writes nothing
     foreign = T + "/foreign"

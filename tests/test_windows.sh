@@ -1,8 +1,9 @@
 #!/bin/sh
 # The Windows build under Wine, held to the Linux build's bytes: the zip unpacked as a user would; --json of
 # every shipped and good lesson and of random lessons made here; every bad lesson's messages and exit code;
-# --export's SVGs byte for byte and PNGs within 1 per channel; the test programs built for Windows; then the
-# window under Wine + Xvfb, stepped through the stages with keys (screenshots in SHOT_DIR).
+# --export's SVGs byte for byte and PNGs within 1 per channel; the handout's PDF pages (their count and text);
+# the test programs built for Windows; then the window under Wine + Xvfb, stepped through the stages with keys
+# (screenshots in SHOT_DIR).
 # usage: test_windows.sh LINUX_MHA_TRACER ZIP SOURCE_DIR [WINDOWS_BUILD_DIR [SHOT_DIR]]
 # Exit 77 (skipped) when wine is not installed, and after the other parts when the window's tools (xvfb-run,
 # xdotool) are not: .ci/run (set -e) takes 77 as a failure. The Wine prefix lives in ${MHA_CACHE:-/var/cache/mha-tracer}.
@@ -151,6 +152,50 @@ for what in heatmaps board; do
     done
     echo "--export $what: $nl files; SVG identical: $svg_same; PNG identical bytes: $png_same, identical pixels: $png_pixels, within 1 per channel: $png_close"
 done
+
+# 4b. The handout (--what handout: cairo's PDF surface, cross-built for the zip): the same lessons' PDFs from
+# both builds give the same pages: pdfinfo's page count, page size and properties (a creation date aside: the
+# files carry none), pdftotext's text of every page, every font embedded. Whether the bytes are the same too
+# is printed, a figure.
+if command -v pdfinfo >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 && command -v pdffonts >/dev/null 2>&1; then
+    for spec in "the-cat-sat slides" "the-cat-sat notes" "llama-rope-gqa slides"; do
+        set -- $spec
+        lesson=$1 style=$2
+        name=$lesson-handout$([ "$style" = notes ] && echo -notes)-head0.pdf
+        rm -rf "$tmp/hl" "$tmp/hw"
+        (cd "$SRC" && "$LINUX" --export "$tmp/hl" --what handout --handout-style "$style" "lessons/$lesson.json" \
+            >/dev/null 2>"$tmp/hl.err") || bad "Linux handout of $lesson ($style): $(cat "$tmp/hl.err")"
+        (cd "$SRC" && wine "$WIN" --export "$tmp/hw" --what handout --handout-style "$style" "lessons/$lesson.json" \
+            >/dev/null 2>"$tmp/hw.err") || bad "Windows handout of $lesson ($style): $(cat "$tmp/hw.err")"
+        if [ ! -f "$tmp/hl/$name" ] || [ ! -f "$tmp/hw/$name" ]; then
+            bad "handout of $lesson ($style): no $name ($(ls "$tmp/hl" "$tmp/hw" 2>&1 | tr '\n' ' '))"
+            continue
+        fi
+        pdfinfo "$tmp/hl/$name" | grep -v "^CreationDate:\|^ModDate:\|^File size:" >"$tmp/hl.info"
+        pdfinfo "$tmp/hw/$name" | grep -v "^CreationDate:\|^ModDate:\|^File size:" >"$tmp/hw.info"
+        pl=$(sed -n 's/^Pages: *//p' "$tmp/hl.info")
+        pw=$(sed -n 's/^Pages: *//p' "$tmp/hw.info")
+        [ -n "$pl" ] && [ "$pl" = "$pw" ] && ok || bad "handout of $lesson ($style): $pl pages on Linux, $pw on Windows"
+        cmp -s "$tmp/hl.info" "$tmp/hw.info" && ok || { bad "handout of $lesson ($style): pdfinfo differs"; diff "$tmp/hl.info" "$tmp/hw.info" | head -6; }
+        pdftotext -layout "$tmp/hl/$name" "$tmp/hl.txt" && pdftotext -layout "$tmp/hw/$name" "$tmp/hw.txt"
+        if cmp -s "$tmp/hl.txt" "$tmp/hw.txt" && [ -s "$tmp/hl.txt" ]; then
+            ok
+            text=same
+        else
+            bad "handout of $lesson ($style): the pages' text differs"
+            diff "$tmp/hl.txt" "$tmp/hw.txt" | head -6
+            text=different
+        fi
+        unembedded=$(pdffonts "$tmp/hw/$name" | tail -n +3 | awk '$(NF-4) != "yes"' | wc -l)
+        [ "$unembedded" -eq 0 ] && ok || bad "handout of $lesson ($style) from Windows: $unembedded fonts not embedded"
+        bytes=different
+        cmp -s "$tmp/hl/$name" "$tmp/hw/$name" && bytes=same
+        echo "handout $lesson ($style): $pl pages on Linux, $pw under Wine; text $text ($(wc -c <"$tmp/hl.txt") bytes);" \
+            "PDF bytes $bytes ($(wc -c <"$tmp/hl/$name") / $(wc -c <"$tmp/hw/$name"))"
+    done
+else
+    skip "the handout under Wine (no pdfinfo, pdftotext, pdffonts: poppler-utils)"
+fi
 
 # All or nothing on Windows' terms: our files replaced (hard link kept, MoveFileExW), nothing left behind,
 # someone else's file refused; --new never replaces and takes a backslashed path.

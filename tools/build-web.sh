@@ -17,7 +17,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE_BASE=${MHA_CACHE:-/var/cache/mha-tracer}
 JOBS=${JOBS:-2}
-# Bump when the recipe below changes: it is part of the cache key.
+# Bump when the recipe below changes what is built: it is part of the cache key. (Seeding emscripten's cache
+# whole and unfrozen changed no library built, so the key stayed: a cache of the old recipe is reseeded.)
 RECIPE=1
 # emscripten's optimizer (-O2) needs Debian's acorn; a newer Node elsewhere on PATH does not have it.
 export NODE_PATH=/usr/share/nodejs
@@ -48,12 +49,18 @@ deps_flavour() { # deps_flavour st|mt: sets CACHE, PREFIX, EM_CACHE and builds (
     DEP_CFLAGS=$cflags
     say "dependencies ($flavour): $key_text"
     say "cache: $CACHE"
-    # emscripten writes its own cache (system libraries it compiles once) beside the dependencies: Debian's
-    # /usr/share/emscripten/cache is read-only and frozen.
-    export EM_CACHE="$CACHE/emcache"
-    if [ ! -d "$EM_CACHE" ]; then
-        mkdir -p "$EM_CACHE"
-        [ -d "$EM_SEED" ] && cp -r "$EM_SEED/." "$EM_CACHE/" 2>/dev/null || true
+    # emscripten writes its own cache (system libraries it compiles once) beside the dependencies, seeded from
+    # Debian's /usr/share/emscripten/cache (read-only, and frozen by Debian's config: FROZEN_CACHE = True, so
+    # a library it lacks, such as the C library with threads, is an error there). Ours is not frozen
+    # (EM_FROZEN_CACHE empty overrides the config): emcc builds what the seed lacks into it, once. The seed is
+    # copied whole before its stamp is written, so a run stopped half way seeds again rather than leaving an
+    # empty cache behind.
+    export EM_CACHE="$CACHE/emcache" EM_FROZEN_CACHE=""
+    if [ ! -f "$CACHE/emcache.seeded" ]; then
+        [ -d "$EM_SEED/sysroot" ] || { echo "build-web: no emscripten cache at $EM_SEED to seed from" >&2; exit 1; }
+        rm -rf "$EM_CACHE" && mkdir -p "$CACHE" && cp -r "$EM_SEED" "$EM_CACHE"
+        rm -f "$EM_CACHE/cache.lock"
+        touch "$CACHE/emcache.seeded"
     fi
     mkdir -p "$CACHE"
     export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig:$PREFIX/share/pkgconfig" PKG_CONFIG_PATH=""

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Cross-compiles mha-tracer for 64-bit Windows on Debian 12 and writes dist/mha-tracer-windows-x64.zip.
-# SDL2, FreeType, SDL2_ttf, SDL2_image and cJSON are built from Debian's own source packages (apt-get source)
-# with mingw-w64 into a cache outside the clone, keyed by their source versions, so a second run only
-# rebuilds mha-tracer.
+# SDL2, FreeType, HarfBuzz, SDL2_ttf, SDL2_image, cJSON, and pixman and cairo (the PDF handout) are built from
+# Debian's own source packages (apt-get source) with mingw-w64 into a cache outside the clone, keyed by their
+# source versions, so a second run only rebuilds mha-tracer. zlib (cairo's PDF streams) is Debian's own build
+# for mingw-w64 (libz-mingw-w64-dev), its version in the key too.
 #
 #   tools/build-windows.sh            deps (cached) + mha-tracer + the zip
 #   MHA_CACHE=/some/dir               where the dependency builds live (default /var/cache/mha-tracer)
@@ -15,16 +16,18 @@ CACHE_BASE=${MHA_CACHE:-/var/cache/mha-tracer}
 JOBS=${JOBS:-2}
 TRIPLET=x86_64-w64-mingw32
 # Bump when the recipe below changes: it is part of the cache key.
-RECIPE=2
+RECIPE=3
 
 # --- 1. Tools, and deb-src lines in a sources file of our own (the same mirrors as the system's deb lines) ---
-need_pkgs="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev cmake pkg-config dpkg-dev zip python3"
+need_pkgs="gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev cmake pkg-config dpkg-dev zip python3
+           make libz-mingw-w64-dev"
 deps_enable_sources
 deps_install $need_pkgs
 
 # --- 2. The cache key: the source versions, the compiler, the recipe ---
-SRC_PKGS="cjson libsdl2 freetype harfbuzz libsdl2-ttf libsdl2-image"
+SRC_PKGS="cjson libsdl2 freetype harfbuzz libsdl2-ttf libsdl2-image pixman cairo"
 key_text="recipe=$RECIPE gcc=$($TRIPLET-gcc -dumpfullversion 2>/dev/null || $TRIPLET-gcc -dumpversion)"
+key_text="$key_text zlib=$(dpkg-query -W -f='${Version}' libz-mingw-w64-dev)"
 deps_versions $SRC_PKGS
 KEY=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
 CACHE="$CACHE_BASE/windows-$KEY"
@@ -43,8 +46,26 @@ dep_cmake() { # dep_cmake SRC_DIR BUILD_DIR cmake-args...
     $NICE cmake --build "$bld" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
     cmake --install "$bld" >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
 }
+# dep_autotools SRC_DIR BUILD_DIR configure-args...: a library released with its configure script (pixman,
+# cairo), configured for the mingw host outside its source, its library folder (src/, pixman/) built and
+# installed. The shipped configure and Makefile.in are used as they are (Debian's patches to cairo's
+# configure.ac and Makefile.am only add its perf tools and a symbol list for Linux): touched, so make does not
+# try to run automake.
+dep_autotools() {
+    local src=$1 bld=$2 sub
+    shift 2
+    sub=$(basename "$(dirname "$(find "$src" -maxdepth 2 -name "$AUTOTOOLS_LIB" | head -1)")")
+    find "$src" \( -name aclocal.m4 -o -name configure -o -name config.h.in -o -name Makefile.in \) -exec touch {} +
+    mkdir -p "$bld"
+    (cd "$bld" && $NICE "$src/configure" --host=$TRIPLET --prefix="$PREFIX" --enable-shared --disable-static \
+        PKG_CONFIG=pkg-config CPPFLAGS="-I$PREFIX/include" LDFLAGS="-L$PREFIX/lib" "$@") >"$bld.configure.log" 2>&1 \
+        || { tail -40 "$bld.configure.log"; return 1; }
+    $NICE make -C "$bld/$sub" -j"$JOBS" >"$bld.build.log" 2>&1 || { tail -40 "$bld.build.log"; return 1; }
+    make -C "$bld/$sub" install >"$bld.install.log" 2>&1 || { tail -40 "$bld.install.log"; return 1; }
+    [ ! -f "$bld/$AUTOTOOLS_PC" ] || install -m 644 "$bld/$AUTOTOOLS_PC" "$PREFIX/lib/pkgconfig/"
+}
 mkdir -p "$CACHE"
-export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" PKG_CONFIG_PATH=""
+export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig:/usr/$TRIPLET/lib/pkgconfig" PKG_CONFIG_PATH=""
 t_deps=$SECONDS
 build_dep cjson -DENABLE_CJSON_TEST=OFF -DENABLE_CJSON_UTILS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF \
     -DENABLE_HIDDEN_SYMBOLS=OFF
@@ -60,16 +81,27 @@ build_dep libsdl2-ttf -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAM
 build_dep libsdl2-image -DSDL2IMAGE_VENDORED=OFF -DSDL2IMAGE_BACKEND_STB=ON -DSDL2IMAGE_SAMPLES=OFF \
     -DSDL2IMAGE_TESTS=OFF -DSDL2IMAGE_AVIF=OFF -DSDL2IMAGE_JXL=OFF -DSDL2IMAGE_TIF=OFF -DSDL2IMAGE_WEBP=OFF \
     -DSDL2IMAGE_DEPS_SHARED=OFF
+# The handout's PDF: pixman (cairo's pixels; SIMD as x86-64 has it, no tests or demos), then cairo with its PDF
+# surface and FreeType fonts (HarfBuzz shapes in mha-tracer), no fontconfig (the faces are opened by path), no
+# PNG, SVG, PostScript or X11. AUTOTOOLS_LIB finds the folder holding the library's sources.
+AUTOTOOLS_LIB=pixman.c AUTOTOOLS_PC=pixman-1.pc DEP_BUILDER=dep_autotools build_dep pixman \
+    --disable-gtk --disable-libpng --disable-openmp --disable-loongson-mmi --disable-arm-simd --disable-arm-neon \
+    --disable-arm-iwmmxt --disable-mips-dspr2 --disable-vmx
+# cairo's configure adds -Wp,-D_FORTIFY_SOURCE=2, whose checked copies (__memcpy_chk) mingw-w64 has only in GCC's
+# libssp (another DLL to ship): undefined again after it (CFLAGS come last on the compile line).
+AUTOTOOLS_LIB=cairo.c AUTOTOOLS_PC="" DEP_BUILDER=dep_autotools build_dep cairo CFLAGS="-O2 -Wp,-U_FORTIFY_SOURCE" \
+    --enable-ft --disable-fc --enable-pdf --disable-png --disable-svg --disable-ps --disable-script \
+    --disable-interpreter --disable-trace --disable-xlib --disable-xcb --disable-xlib-xrender --disable-gobject \
+    --disable-full-testing --disable-gtk-doc
 say "dependencies ready in $((SECONDS - t_deps)) s (0 when cached)"
 
 # --- 4. mha-tracer itself ---
 BUILD="$ROOT/build-windows"
-export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig"
+export PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig:/usr/$TRIPLET/lib/pkgconfig"
 export PKG_CONFIG_PATH=""
-# No PDF handout in the zip yet: cairo (with pixman and zlib) is not cross-built here, so --what handout says
-# it is not built in (-DMHA_HANDOUT=OFF).
+# With the PDF handout (cairo, above).
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DMHA_WINDOWS_PREFIX="$PREFIX" \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" -DMHA_HANDOUT=OFF >"$CACHE/mha-configure.log" 2>&1 \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" -DMHA_HANDOUT=ON >"$CACHE/mha-configure.log" 2>&1 \
     || { tail -40 "$CACHE/mha-configure.log"; exit 1; }
 # The program, and the test programs that need no POSIX (links, FIFOs, modes, setenv are Linux' tests).
 WIN_TESTS="test_matrix test_rng test_exactmath test_trace test_lesson test_bad_lessons test_model test_cost test_utf8
@@ -109,10 +141,12 @@ mkdir -p "$STAGE/docs"
 cp "$ROOT"/docs/*.md "$ROOT"/docs/*.png "$STAGE/docs/"
 cp -r "$ROOT/LICENSES/." "$STAGE/licenses/" 2>/dev/null || true
 cp "$ROOT/assets/fonts/LICENSE-DejaVu.txt" "$STAGE/licenses/"
-for p in $SRC_PKGS; do # each dependency's own copyright file, from its Debian source
+for p in $SRC_PKGS; do # each dependency's own copyright file, from its Debian source (its COPYING without one)
     src=$(find "$CACHE/src/$p" -mindepth 1 -maxdepth 1 -type d | head -1)
-    [ -f "$src/debian/copyright" ] && cp "$src/debian/copyright" "$STAGE/licenses/$p.copyright.txt"
+    if [ -f "$src/debian/copyright" ]; then cp "$src/debian/copyright" "$STAGE/licenses/$p.copyright.txt"
+    elif [ -f "$src/COPYING" ]; then cp "$src/COPYING" "$STAGE/licenses/$p.copyright.txt"; fi
 done
+cp /usr/share/doc/libz-mingw-w64-dev/copyright "$STAGE/licenses/zlib.copyright.txt"
 mkdir -p "$ROOT/dist"
 rm -f "$ROOT/dist/mha-tracer-windows-x64.zip"
 (cd "$BUILD/zip" && zip -qr9 "$ROOT/dist/mha-tracer-windows-x64.zip" mha-tracer)

@@ -1,6 +1,7 @@
 # Shared by tools/build-windows.sh and tools/build-web.sh (sourced, bash): Debian's source packages of the
 # libraries, built once per cache key into $CACHE. The caller sets CACHE (after deps_versions) and defines
-#   dep_cmake SRC_DIR BUILD_DIR cmake-args...   its toolchain's configure + build + install of one library.
+#   dep_cmake SRC_DIR BUILD_DIR cmake-args...   its toolchain's configure + build + install of one library;
+# a library built another way (autotools, a makefile) names its builder: DEP_BUILDER=dep_autotools build_dep ...
 export DEBIAN_FRONTEND=noninteractive
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -59,8 +60,15 @@ deps_fetch() { # deps_fetch PKG -> prints the unpacked source directory
     local p=$1 d="$CACHE/src/$1"
     if [ ! -f "$d/.unpacked" ]; then
         rm -rf "$d" && mkdir -p "$d"
-        (cd "$d" && apt-get source -qq --only-source "$p=${VER[$p]}" >/dev/null 2>&1) \
-            || { echo "apt-get source $p failed" >&2; return 1; }
+        if ! (cd "$d" && apt-get source -qq --only-source "$p=${VER[$p]}" >"$d.log" 2>&1); then
+            # A mirror that lacks the Debian part (a 1.0 source's .diff.gz) but has the upstream tarball: that
+            # tarball unpacked, as the library's authors released it (said, as it is not Debian's source).
+            local orig
+            orig=$(find "$d" -maxdepth 1 -name "*.orig.tar.*" | head -1)
+            [ -n "$orig" ] && grep -q "Not Found" "$d.log" && (cd "$d" && tar xf "$orig") \
+                || { tail -5 "$d.log" >&2; echo "apt-get source $p failed" >&2; return 1; }
+            say "$p: the mirror lacks Debian's changes to it; building its upstream tarball $(basename "$orig")" >&2
+        fi
         touch "$d/.unpacked"
     fi
     find "$d" -mindepth 1 -maxdepth 1 -type d | head -1
@@ -75,7 +83,7 @@ build_dep() { # build_dep PKG cmake-args...: once per cache key (a stamp file sa
     say "building $p ${VER[$p]}"
     mkdir -p "$CACHE/build"
     rm -rf "$CACHE/build/$p"
-    dep_cmake "$src" "$CACHE/build/$p" "$@"
+    ${DEP_BUILDER:-dep_cmake} "$src" "$CACHE/build/$p" "$@"
     echo "$p ${VER[$p]} $((SECONDS - t0)) s" >"$CACHE/stamp-$p"
     say "$p: $((SECONDS - t0)) s"
 }

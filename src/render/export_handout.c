@@ -11,7 +11,8 @@
 
 #include "core/decode.h"
 #include "core/utf8.h"
-#include "model/explain.h"
+#include "model/handout_text.h"
+#include "model/i18n.h"
 #include "model/questions.h"
 #include "model/stage_text.h"
 #include "platform/platform.h"
@@ -19,9 +20,10 @@
 #include "render/export_slide.h"
 #include "render/pdf.h"
 
-// The handout's own words (its page labels, bookmarks, title page and key headings) are English for
-// now; the boards, the stages' titles and sentences and the questions come in the lesson's
-// language. File names and titles are cut to their buffers on purpose.
+// The handout's own words (its title page, bookmarks, page labels and the key's headings) come
+// through the catalogue in the language asked, as the boards, the stages' titles and sentences and
+// the questions do; a label without a word (Q1, A2, 3.1) is the same in every language. File names
+// and titles are cut to their buffers on purpose.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
@@ -132,57 +134,24 @@ static bool text_page_out(Handout *H, const char *label)
 // ---------------------------------------------------------------------------------------------------
 // The title page: the lesson's title, tokens, shapes and notes
 
-static void title_shapes(const Lesson *L, char *buf, size_t cap)
-{
-    const AttnParams *p = &L->params;
-    int n = snprintf(buf, cap, "%d tokens, d_model = %d, %d heads of d_k = %d", p->n, p->d_model,
-                     p->heads, p->d_k);
-    if (p->cross) n += snprintf(buf + n, cap - (size_t)n, ", %d source tokens", p->m);
-    if (p->kv_heads != p->heads && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", %d K/V heads", p->kv_heads);
-    if (p->mask == MASK_CAUSAL && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", causal mask");
-    if (p->window > 0 && n < (int)cap)
-        n += snprintf(buf + n, cap - (size_t)n, ", a window of %d", p->window);
-    if (p->rope != ROPE_NONE && n < (int)cap) snprintf(buf + n, cap - (size_t)n, ", RoPE");
-}
-
-static void title_tokens(char *const *tokens, int count, char *buf, size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < count && n + 8 < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? "  \xc2\xb7  " : "", tokens[i]);
-}
-
 static bool page_title(Handout *H, int stages, int head)
 {
     const Lesson *L = H->L;
     text_begin(H, text_page_h(H));
     int y = 90, x = 90, w = UNITS_W - 180;
-    char buf[2048], tokens[1600];
+    char lines[HANDOUT_TITLE_LINES][HANDOUT_LINE_MAX];
+    handout_title_lines(L, stages, head, lines);
     text_wrap(H, FONT_BOLD, 40, H->theme.ink, x, &y, w, L->title ? L->title : "mha-tracer");
     y += 20;
-    title_tokens(L->tokens, L->params.n, tokens, sizeof tokens);
-    snprintf(buf, sizeof buf, "Tokens: %s", tokens);
-    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    if (L->params.cross && L->source_tokens) {
-        title_tokens(L->source_tokens, L->params.m, tokens, sizeof tokens);
-        snprintf(buf, sizeof buf, "Source tokens: %s", tokens);
-        text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    }
-    title_shapes(L, buf, sizeof buf);
-    text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, buf);
-    if (L->question_count > 0)
-        snprintf(buf, sizeof buf, "%d stages, head %d; %d questions, answered at the end", stages,
-                 head, L->question_count);
-    else snprintf(buf, sizeof buf, "%d stages, head %d", stages, head);
-    text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, buf);
+    for (int i = HANDOUT_TITLE_TOKENS; i <= HANDOUT_TITLE_SHAPES; i++)
+        if (lines[i][0]) text_wrap(H, FONT_REGULAR, 24, H->theme.ink, x, &y, w, lines[i]);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x, &y, w, lines[HANDOUT_TITLE_COUNTS]);
     y += 24;
     if (L->notes) text_wrap(H, FONT_REGULAR, H->notes ? 22 : 20, H->theme.ink, x, &y, w, L->notes);
     int at = pdf_page_count(H->pdf) + 1;
     pdf_outline(H->pdf, 0, L->title ? L->title : "mha-tracer", at);
-    return text_page_out(H, "Title") || fail_pdf(H, "the title page");
+    // TRANSLATORS: the handout's first page's label (a PDF reader shows it as the page number)
+    return text_page_out(H, TRC("handout page", "Title")) || fail_pdf(H, "the title page");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -263,24 +232,25 @@ static bool handout_stage(Handout *H, ViewState *st, int stage_no)
     if (ok) board.jobs[0].parts = true;
     ok = ok && export_expand_parts(&board, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
     char title[200], label[32], mark[64];
-    snprintf(title, sizeof title, "Stage %d: %s", stage_no, si ? TR(si->title) : "?");
+    // TRANSLATORS: the handout's bookmarks: a stage, then its questions, parts and answers
+    snprintf(title, sizeof title, TR("Stage %d: %s"), stage_no, si ? TR(si->title) : "?");
     H->outline_stage = ok ? pdf_outline(H->pdf, 0, title, pdf_page_count(H->pdf) + 1) : 0;
     for (size_t k = 0; ok && k < qs.count; k += 2) {
         int q = job_question_number(H, &qs.jobs[k]);
         snprintf(label, sizeof label, "Q%d", q);
-        snprintf(mark, sizeof mark, "Question %d", q);
+        snprintf(mark, sizeof mark, TR("Question %d"), q);
         ok = page_board(H, &qs.jobs[k], label, mark, true);
     }
     for (size_t k = 0; ok && k < parts.count; k++) {
         if (parts.count > 1) snprintf(label, sizeof label, "%d.%d", stage_no, (int)k + 1);
         else snprintf(label, sizeof label, "%d", stage_no);
-        snprintf(mark, sizeof mark, "Part %d", (int)k + 1);
+        snprintf(mark, sizeof mark, TR("Part %d"), (int)k + 1);
         ok = page_board(H, &parts.jobs[k], label, parts.count > 1 ? mark : NULL, false);
     }
     for (size_t k = 1; ok && k < qs.count; k += 2) {
         int q = job_question_number(H, &qs.jobs[k]);
         snprintf(label, sizeof label, "A%d", q);
-        snprintf(mark, sizeof mark, "Answer %d", q);
+        snprintf(mark, sizeof mark, TR("Answer %d"), q);
         ok = page_board(H, &qs.jobs[k], label, mark, true);
     }
     if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
@@ -325,16 +295,17 @@ static void at_cost(ViewState *v, const AttnParams *p) { (void)p, v->panel = PAN
 static void at_overview(ViewState *v, const AttnParams *p) { (void)p, v->panel = PANEL_OVERVIEW; }
 
 static const struct {
-    const char *title; // its bookmark and page label
+    const char *title; // its bookmark and page label (translated where drawn)
     bool (*uses)(const AttnParams *p);
     void (*at)(ViewState *v, const AttnParams *p);
 } PANELS[] = {
     {"RoPE", uses_rope, at_rope},
-    {"KV cache", uses_cache, at_decode},
-    {"KV cache size", uses_cache, at_cache},
-    {"Tiles", uses_tiles, at_tiles},
-    {"Cost", uses_cost, at_cost},
-    {"Every layer's heads", uses_overview, at_overview},
+    // TRANSLATORS: the handout's bookmarks and page labels of the panels it shows
+    {N_("KV cache"), uses_cache, at_decode},
+    {N_("KV-cache size"), uses_cache, at_cache},
+    {N_("Tiles"), uses_tiles, at_tiles},
+    {N_("Cost"), uses_cost, at_cost},
+    {N_("Every layer's heads"), uses_overview, at_overview},
 };
 
 static bool handout_panels(Handout *H, const ViewState *st)
@@ -351,9 +322,9 @@ static bool handout_panels(Handout *H, const ViewState *st)
         Jobs one = {0}, parts = {0};
         ok = export_add_board(&one, H->prefix, H->L, &v, false)
              && export_expand_parts(&one, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
+        const char *title = TR(PANELS[i].title);
         for (size_t k = 0; ok && k < parts.count; k++)
-            ok = page_board(H, &parts.jobs[k], PANELS[i].title, k == 0 ? PANELS[i].title : NULL,
-                            false);
+            ok = page_board(H, &parts.jobs[k], title, k == 0 ? title : NULL, false);
         if (!ok && !H->err->message[0]) export_fail(H->err, true, "out of memory");
         free(one.jobs), free(parts.jobs);
     }
@@ -368,33 +339,16 @@ static bool handout_panels(Handout *H, const ViewState *st)
 // (nothing kept then), unless it is the page's first (a page holds at least one entry).
 static bool key_entry(Handout *H, int k, int *y, int bottom, int x, int w, bool first)
 {
-    const Lesson *L = H->L;
-    int i = questions_asked(L, k);
-    const LessonQuestion *q = &L->questions[i];
-    QuestionAnswer a;
-    LessonError e;
-    memset(&e, 0, sizeof e);
+    HandoutKeyEntry e;
+    handout_key_entry(H->L, H->T, k, &e);
     size_t mark = H->text.count;
     int y0 = *y;
-    char buf[1400], plain[1024], lines[6][256];
-    snprintf(buf, sizeof buf, "Question %d of %d  (stage %s, head %d)", k + 1, L->question_count,
-             q->stage, q->head);
-    text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, buf);
-    text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, q->text);
-    if (question_answer(L, H->T, q, i, &a, &e)) {
-        char words[512];
-        question_describe(q, &a, L, words, sizeof words);
-        snprintf(buf, sizeof buf, "Answer: %s", words);
-        text_wrap(H, FONT_BOLD, 20, H->theme.ink, x + 20, y, w - 20, buf);
-        int n = model_explain(L, H->T, a.cell, lines, 6, false);
-        for (int l = 0; l < n; l++) {
-            stage_text_plain(lines[l], plain, sizeof plain);
-            text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, plain);
-        }
-    } else {
-        snprintf(buf, sizeof buf, "(no answer: %s)", e.message);
-        text_wrap(H, FONT_REGULAR, 20, H->theme.muted, x + 20, y, w - 20, buf);
-    }
+    text_wrap(H, FONT_BOLD, 22, H->theme.ink, x, y, w, e.heading);
+    text_wrap(H, FONT_REGULAR, 20, H->theme.ink, x, y, w, e.question);
+    text_wrap(H, e.answered ? FONT_BOLD : FONT_REGULAR, 20,
+              e.answered ? H->theme.ink : H->theme.muted, x + 20, y, w - 20, e.answer);
+    for (int l = 0; l < e.arithmetic_count; l++)
+        text_wrap(H, FONT_MONO, 18, H->theme.muted, x + 20, y, w - 20, e.arithmetic[l]);
     *y += 16;
     if (*y <= bottom || first) return true;
     H->text.count = mark;
@@ -408,15 +362,18 @@ static bool handout_key(Handout *H)
     if (L->question_count == 0) return true;
     if (!notes_flush(H)) return fail_pdf(H, "the answer key");
     int h = text_page_h(H), x = 60, w = UNITS_W - 120, pages = 0;
-    pdf_outline(H->pdf, 0, "Answer key", pdf_page_count(H->pdf) + 1);
+    // TRANSLATORS: the handout's last pages: each question with its answer
+    pdf_outline(H->pdf, 0, TR("Answer key"), pdf_page_count(H->pdf) + 1);
     for (int k = 0; k < L->question_count;) {
         text_begin(H, h);
         int y = 60;
-        if (pages == 0) text_wrap(H, FONT_BOLD, 32, H->theme.ink, x, &y, w, "Answer key");
+        if (pages == 0) text_wrap(H, FONT_BOLD, 32, H->theme.ink, x, &y, w, TR("Answer key"));
         for (int start = k; k < L->question_count && key_entry(H, k, &y, h - 40, x, w, k == start);)
             k++;
-        char label[32];
-        snprintf(label, sizeof label, pages ? "Key %d" : "Key", pages + 1);
+        char label[64];
+        // TRANSLATORS: the answer key's page labels (a PDF reader shows them as the page numbers)
+        if (pages) snprintf(label, sizeof label, TRC("handout page", "Key %d"), pages + 1);
+        else snprintf(label, sizeof label, "%s", TRC("handout page", "Key"));
         if (!text_page_out(H, label)) return fail_pdf(H, "the answer key");
         pages++;
     }
@@ -451,7 +408,9 @@ bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, c
     char name[300], subject[200], msg[600];
     snprintf(name, sizeof name, "%s-handout%s-head%d.pdf", prefix, H.notes ? "-notes" : "",
              st->head);
-    snprintf(subject, sizeof subject, "Multi-head attention, stage by stage: head %d", st->head);
+    // TRANSLATORS: the handout's PDF properties (Subject)
+    snprintf(subject, sizeof subject, TR("Multi-head attention, stage by stage: head %d"),
+             st->head);
     if (!(H.x = export_open(req->font_dir, err))) return false;
     H.tm = export_metrics(H.x);
     if (!(H.pdf = pdf_open(req->font_dir, L->title, subject, msg, sizeof msg))) {

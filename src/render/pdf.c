@@ -486,9 +486,9 @@ PdfDoc *pdf_open(const char *font_dir, const char *title, const char *subject, c
     }
     d->find = fontfind_open();
     for (int i = 0; i < FONT_COUNT; i++) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/%s", font_dir ? font_dir : ".", FILES[i]);
-        if (face_add(d, path, 0) != i) {
+        char path[sizeof d->faces[0].path];
+        int len = snprintf(path, sizeof path, "%s/%s", font_dir ? font_dir : ".", FILES[i]);
+        if (len < 0 || (size_t)len >= sizeof path || face_add(d, path, 0) != i) {
             snprintf(msg, cap, "cannot open the font %s", path);
             pdf_close(d);
             return NULL;
