@@ -118,6 +118,7 @@ static void scene_start(Scene *s, int w, int h)
     s->substeps = 1;
     s->substep = 0;
     s->decode_parts = 1;
+    s->panel_fits = -1;
 }
 
 // A new window frame of w by h: as a page, and what the last frame laid out forgotten.
