@@ -535,15 +535,23 @@ static void decode_texts(Ctx *c, int t, int x, int y, int w, DecodeTexts *s)
     snprintf(s->said[0], sizeof s->said[0],
              // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
              // does not fit at once.
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
-                "against the %d cached keys "
-                "(\xe2\x86\x92 the values)."),
+             TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                 "against the %d cached key "
+                 "(\xe2\x86\x92 the values).",
+                 "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                 "against the %d cached keys "
+                 "(\xe2\x86\x92 the values).",
+                 cached),
              t + 1, p->n, c->L->tokens[t], cached);
     snprintf(s->said[1], sizeof s->said[1],
              // TRANSLATORS: the second part of the decode panel's step (key G).
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
-                "sum the %d cached values "
-                "(\xe2\x86\x90 the keys)."),
+             TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the "
+                 "weights sum the %d cached value "
+                 "(\xe2\x86\x90 the keys).",
+                 "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the "
+                 "weights sum the %d cached values "
+                 "(\xe2\x86\x90 the keys).",
+                 cached),
              t + 1, p->n, c->L->tokens[t], cached);
     for (int k = 0; k < 2; k++)
         snprintf(s->said[k] + strlen(s->said[k]), sizeof s->said[k] - strlen(s->said[k]), "%s",
