@@ -172,6 +172,11 @@ class Audit:
                     if t["size"] < floor and t["t"].rstrip(SUBSCRIPTS) in tokens:
                         self.fail(where, "panel: token label %r of %d px under the floor %d" % (t["t"], t["size"],
                                                                                                floor))
+            if d["screen"] == "tiles":  # the update O <- O e^(m-m') + P V[...] written only with V on the screen
+                update = any(t["t"].startswith("O \u2190") for t in d["texts"])
+                if update != any(m["key"] == "V" for m in d["matrices"]):
+                    self.fail(where, "tiles: the update %s but V %s" % ("is written" if update else "is not",
+                                                                      "is not shown" if update else "is"))
             if not d.get("themes_alike", False):
                 self.fail(where, "the dark theme moves the screen")
             if d["screen"] in BOARD_KINDS and not d["stable"]:
