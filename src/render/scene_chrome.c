@@ -306,10 +306,21 @@ static void header_segment(Ctx *c, const Header *hd, int i, int sx0, int seg, bo
     Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
     FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
     int size = pf;
-    // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
+    // Too wide: smaller (down to 70 %), then the name over the sub-step on two lines (the stage's
+    // name is the class's bearing: never "1/3" alone), then the name alone.
     while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
-    if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
-        snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
+    if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1) {
+        char step[32];
+        snprintf(step, sizeof step, "%d/%d", c->s->substep + 1, c->s->substeps);
+        int half = size;
+        while (half > 6 && 2 * line_h(c, FONT_REGULAR, half) > l2 - 2) half--;
+        if (math_w(c, lf, half, label) <= seg - 4 && math_w(c, lf, half, step) <= seg - 4) {
+            int lh = line_h(c, FONT_REGULAR, half), top = y2 + (l2 - 2 * lh) / 2;
+            math_at(c, lf, half, col, sx0 + (seg - math_w(c, lf, half, label)) / 2, top, label);
+            math_at(c, lf, half, col, sx0 + (seg - math_w(c, lf, half, step)) / 2, top + lh, step);
+            return;
+        }
+    }
     if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
     int lw = math_w(c, lf, size, lab);
     if (lw <= seg - 2)
