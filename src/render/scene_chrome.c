@@ -594,6 +594,13 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     }
     if (c->st->panel == PANEL_SHUFFLE)
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
+    if (c->st->panel == PANEL_OVERVIEW) // not the stage's text under it
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3,
+                         // TRANSLATORS: under the overview of every layer's heads (Shift+A).
+                         TR("Each square is one head's attention weights A in one layer: its rows "
+                            "are the queries and its columns the keys, in the order of the tokens "
+                            "above; the colour bar gives the weights."),
+                         draw);
     const char *panel =
         panel_text_footer(c->st->panel); // the decode and tiles panels (panel_text.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);
