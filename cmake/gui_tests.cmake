@@ -158,6 +158,11 @@ if(NOT MHA_SANITIZE)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --drop-walk)
   set_tests_properties(test_layout_walk_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
+  # ... and a compare or shuffle panel that windows an output though both fit whole at the floor.
+  add_test(NAME test_layout_panel_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --drop-panel)
+  set_tests_properties(test_layout_panel_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
 endif()
 
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock

@@ -3,10 +3,13 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk] [--quick] [--models [--drop-chart]]
-  --drop-operand, --drop-walk: the self-tests, which must fail (a planner that drops an operand; a walk that skips the
-  part before a question: only the walk's rule counts then; with --models, --drop-chart: a next-token chart one bar
-  short); --quick: English at 1280x720 on a third of the made lessons (the
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk | --drop-panel] [--quick]
+                       [--only=LESSON,...] [--models [--drop-chart]]
+  --drop-operand, --drop-walk, --drop-panel: the self-tests, which must fail (a planner that drops an operand; a walk
+  that skips the part before a question: only the walk's rule counts then; a compare or shuffle panel that windows
+  an output though both fit at the floor: only the panels' rule counts; with --models, --drop-chart: a next-token
+  chart one bar short); --only=LESSON,...: those lessons and ten made here, both sizes, English, no deck (a look
+  after a change, not the test); --quick: English at 1280x720 on a third of the made lessons (the
   sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
   Llama with grouped K/V heads, Mistral's sliding window, GPT-2) with `--layout --model`, first and last layer: their
   own stages (the norm, the residual, the next token) and the overview under the same rules (needs NumPy)
@@ -25,6 +28,7 @@ SIZES = [(1280, 720), (1920, 1080)]
 KV_KEYS = {"K", "V", "W_K", "W_V", "K_rot", "K_rot_T", "K_T"}
 SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
 BOARD_KINDS = {"stage", "question-asked", "question-answered"}
+PAIR_PANELS = {"compare", "shuffle"}
 
 
 def lessons_made(tmp):
@@ -95,6 +99,8 @@ class Audit:
         # The issue's small lessons (up to 8 tokens, d_model up to 8): every panel's matrix whole.
         small = isinstance(emb, list) and 0 < len(emb) <= 8 and all(isinstance(r, list) and len(r) <= 8 for r in emb)
         kv = spec.get("kv_heads", heads) if isinstance(spec.get("kv_heads", heads), int) else heads
+        toks = spec.get("tokens")
+        tokens = {t for t in toks if isinstance(t, str) and t} if isinstance(toks, list) else set()
         walks = [d for d in lines if d.get("walk")]
         lines = [d for d in lines if not d.get("walk")]
         for d in lines:
@@ -151,6 +157,26 @@ class Audit:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:
                         self.fail(where, "%s windowed (rows %s, cols %s of %s)" % (m["title"], m["rows"], m["cols"],
                                                                                    m["shape"]))
+            if d["screen"] in PAIR_PANELS:  # M and X: the two outputs whole where they fit, the tokens at the floor
+                fits = d.get("panel_fits")
+                if fits is None:
+                    self.fail(where, "the panel does not say whether its outputs fit at the floor")
+                if drop == "panel" and fits and d["matrices"]:  # the self-test: a panel that windows what fits
+                    m = d["matrices"][0]
+                    m["rows"] = [0, max(1, m["shape"][0] - 1)]
+                for m in d["matrices"]:
+                    if fits and (m["rows"] != [0, m["shape"][0]] or m["cols"] != [0, m["shape"][1]]):
+                        self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) though both outputs fit "
+                                  "whole at the floor" % (m["title"], m["rows"], m["cols"], m["shape"]))
+                for t in d["texts"]:
+                    if t["size"] < floor and t["t"].rstrip(SUBSCRIPTS) in tokens:
+                        self.fail(where, "panel: token label %r of %d px under the floor %d" % (t["t"], t["size"],
+                                                                                               floor))
+            if d["screen"] == "tiles":  # the update O <- O e^(m-m') + P V[...] written only with V on the screen
+                update = any(t["t"].startswith("O \u2190") for t in d["texts"])
+                if update != any(m["key"] == "V" for m in d["matrices"]):
+                    self.fail(where, "tiles: the update %s but V %s" % ("is written" if update else "is not",
+                                                                      "is not shown" if update else "is"))
             if not d.get("themes_alike", False):
                 self.fail(where, "the dark theme moves the screen")
             if d["screen"] in BOARD_KINDS and not d["stable"]:
@@ -373,13 +399,17 @@ def main():
     files += sorted(os.path.join(src, "tests", "good", f) for f in os.listdir(os.path.join(src, "tests", "good"))
                     if f.endswith(".json"))
     made = lessons_made(tmp)
-    if drop:  # the self-test: the shipped lessons at one size are enough to see it fail
+    only = next((a[len("--only="):].split(",") for a in sys.argv if a.startswith("--only=")), None)
+    if only:  # a look at some lessons after a change (not the test): their files, both sizes, English
+        files, made, sizes, langs = [os.path.abspath(f) for f in only], made[:10], SIZES, ("en",)
+        drop = drop or "only"
+    elif drop:  # the self-test: the shipped lessons at one size are enough to see it fail
         files, made, sizes, langs = files[:8], made[:4], SIZES[:1], ("en",)
     elif "--quick" in sys.argv:  # under the sanitizers (ten times slower): English at 720p, a third of the made
         sizes, langs, made = SIZES[:1], ("en",), made[::3]
     else:
         sizes, langs = SIZES, ("en", "fr")
-    if len(made) < (4 if drop else 10):
+    if len(made) < (4 if drop else 10) and not only:
         print("layout audit: only %d lessons made pass --check" % len(made))
         return 1
     files += made
@@ -395,7 +425,7 @@ def main():
                     audit.fail(f, "--layout exited %d: %s" % (r.returncode, r.stderr.strip()[:300]))
                     continue
                 audit.check(f, size, lang, [json.loads(l) for l in r.stdout.splitlines()], drop)
-    for f in ([] if drop else [os.path.join(src, "lessons", "llama-rope-gqa.json"),
+    for f in ([] if drop or only else [os.path.join(src, "lessons", "llama-rope-gqa.json"),
                                os.path.join(src, "lessons", "the-cat-sat.json")] + made[:6]):
         compare_exports(audit, f, tmp)
     print("layout audit: %d lessons (%d made here), %d screens, %d matrices, %d equations, %d operands checked; "
@@ -404,14 +434,16 @@ def main():
     print("layout audit: %d walks with → and ← (%d steps)" % (audit.walks, audit.walk_steps))
     if drop == "walk":  # the self-test of the walk's rule: its violations only
         audit.errors = [e for e in audit.errors if "the walk on head" in e]
-    if audit.exports < 20 and not drop:
+    if drop == "panel":  # the self-test of the panels' rule: its violations only
+        audit.errors = [e for e in audit.errors if ": panel: " in e]
+    if audit.exports < 20 and not drop and not only:
         audit.fail("exports", "only %d slides compared" % audit.exports)
     for e in audit.errors[:60]:
         print("  " + e)
     if audit.errors:
         print("layout audit: %d violations" % len(audit.errors))
         return 1
-    if audit.screens < (200 if drop or "--quick" in sys.argv else 2000):
+    if audit.screens < (200 if drop or "--quick" in sys.argv else 2000) and not only:
         print("layout audit: only %d screens" % audit.screens)
         return 1
     return 0

@@ -330,13 +330,6 @@ static void test_decode_panel(const char *name, const Lesson *L, const Trace *T,
     scene_free(&s);
 }
 
-static bool has_text(const Scene *s, const char *needle)
-{
-    for (size_t i = 0; i < s->count; i++)
-        if (s->cmds[i].kind == CMD_TEXT && strstr(scene_text(s, &s->cmds[i]), needle)) return true;
-    return false;
-}
-
 static void test_tiles_panel(const char *name, const Lesson *L, const Trace *T, int w, int h)
 {
     const AttnParams *p = &L->params;
@@ -358,7 +351,7 @@ static void test_tiles_panel(const char *name, const Lesson *L, const Trace *T, 
             CHECK(s.tile_count == computed, "%s: reports %d tiles, %lld computed", what,
                   s.tile_count, (long long)computed);
             check_frame(&s, w, h, what);
-            CHECK(has_text(&s, "Same Z as the softmax stage") == (k == computed),
+            CHECK(said(&s, "Same Z as the softmax stage") == (k == computed),
                   "%s: the last tile says Z is the same", what);
             view_set_tiles(&st, s.tile_count);
             press(&st, VIEW_KEY_RIGHT);

@@ -730,6 +730,78 @@ static void test_zoom(void)
     lesson_free(&L);
 }
 
+// The board's numbers (ROLE_NUMBER inside a matrix's box: the heatmap beside it repeats the
+// result's) drawn whole inside (x, y, w, h).
+static int numbers_inside(const Scene *s, int x, int y, int w, int h)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        bool in_box = false;
+        for (size_t k = 0; k < s->box_count && !in_box; k++) {
+            const SceneBox *b = &s->boxes[k];
+            in_box = c->x >= b->x && c->y >= b->y && c->x + c->w <= b->x + b->w
+                     && c->y + c->h <= b->y + b->h;
+        }
+        n += c->kind == CMD_TEXT && c->role == ROLE_NUMBER && in_box && c->x >= x && c->y >= y
+             && c->x + c->w <= x + w && c->y + c->h <= y + h;
+    }
+    return n;
+}
+
+// Zoom keeps what the class looks at: two presses of + on the softmax of a 3-token lesson magnify
+// around the framed result A, which stays whole, its digits at least 1.3 times larger and at least
+// half of the board's numbers still on the screen; a pan then moves from there.
+static void test_zoom_follows(void)
+{
+    Lesson L;
+    Trace T;
+    if (!load("lessons/the-cat-sat.json", &L, &T)) return;
+    ViewDims dims = view_dims_from_params(&L.params);
+    ViewState st;
+    view_init(&st, &dims);
+    go(&st, STAGE_SOFTMAX);
+    Scene s;
+    scene_init(&s);
+    static const int SIZES[][2] = {{1280, 720}, {1920, 1080}};
+    for (int z = 0; z < 2; z++) {
+        int W = SIZES[z][0], H = SIZES[z][1];
+        press(&st, VIEW_KEY_0); // zoom 1
+        scene_build(&s, &st, &L, &T, W, H, &TM, NULL);
+        int base = s.num_font, before = numbers_inside(&s, 0, 0, W, H);
+        press(&st, VIEW_KEY_PLUS);
+        press(&st, VIEW_KEY_PLUS);
+        scene_build(&s, &st, &L, &T, W, H, &TM, NULL);
+        const DrawCmd *clip = NULL;
+        for (size_t i = 0; i < s.count && !clip; i++)
+            if (s.cmds[i].kind == CMD_CLIP && s.cmds[i].w > 0) clip = &s.cmds[i];
+        CHECK(clip != NULL, "%dx%d zoomed: the board is clipped to its window", W, H);
+        if (!clip) continue;
+        int after = numbers_inside(&s, clip->x, clip->y, clip->w, clip->h);
+        CHECK(s.num_font * 10 >= base * 13, "%dx%d: two + make the digits %d/%d, not 1.3 times", W,
+              H, s.num_font, base);
+        CHECK(2 * after >= before, "%dx%d: %d of the %d numbers left on screen at two +", W, H,
+              after, before);
+        const SceneBox *r = NULL;
+        for (size_t i = 0; i < s.box_count && !r; i++)
+            if (s.boxes[i].result) r = &s.boxes[i];
+        CHECK(r != NULL, "%dx%d: the softmax's result drawn", W, H);
+        if (r)
+            CHECK(r->nr == r->rows && r->nc == r->cols && r->x >= clip->x && r->y >= clip->y
+                      && r->x + r->w <= clip->x + clip->w && r->y + r->h <= clip->y + clip->h,
+                  "%dx%d: the result %s whole in the window (box %d,%d %dx%d, window %d,%d %dx%d)",
+                  W, H, r->title, r->x, r->y, r->w, r->h, clip->x, clip->y, clip->w, clip->h);
+        view_set_pan_used(&st, s.pan_x, s.pan_y);
+        double px = st.pan_x;
+        press(&st, VIEW_KEY_RIGHT);
+        CHECK(!st.pan_follow && st.pan_x > px - 1e-9,
+              "%dx%d: a pan moves on from the followed place (%g -> %g)", W, H, px, st.pan_x);
+    }
+    scene_free(&s);
+    trace_free(&T);
+    lesson_free(&L);
+}
+
 // (5) Embeddings of 40: the scaled scores are in the thousands, exp of them is ∞ in a naive
 // softmax; the explanation is the stable one and never shows ∞, on every weight of every head.
 static void test_huge_embeddings(void)
@@ -1085,6 +1157,7 @@ int main(void)
         lesson_free(&L);
     }
     test_zoom(); // (2)
+    test_zoom_follows();
     test_header_title();
     test_windows("lessons/paper-base.json"); // (3)
     test_windows("lessons/bert-base-shape.json"); // (3)

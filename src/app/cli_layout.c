@@ -156,6 +156,7 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
         else cli_json_string(out, mi->key);
     }
     fputs("],", out);
+    if (s->panel_fits >= 0) fprintf(out, "\"panel_fits\":%s,", s->panel_fits ? "true" : "false");
     print_matrices(a, s);
     fputc(',', out);
     print_texts(a, s);

@@ -132,6 +132,7 @@ static void build_scene(Gui *g, int w, int h)
     view_set_notes_more(&g->st, g->scene.notes_more);
     view_set_pan_span(&g->st, g->scene.pan_span_x,
                       g->scene.pan_span_y); // a drag moves a zoomed board with it
+    view_set_pan_used(&g->st, g->scene.pan_x, g->scene.pan_y); // ... from where it was seen
     if (g->st.panel == PANEL_TILES)
         view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
     if (g->st.panel == PANEL_DECODE)

@@ -52,6 +52,7 @@ void view_init(ViewState *s, const ViewDims *dims)
     build_stages(s);
     s->zoom = 1.0;
     s->pan_x = s->pan_y = 0.5;
+    s->pan_follow = true;
     s->substep_count = 1;
     s->part_map = false;
     s->colormap = COLORMAP_VIRIDIS;
@@ -239,6 +240,7 @@ bool view_pan(ViewState *s, double dx, double dy)
     if (x == s->pan_x && y == s->pan_y) return false;
     s->pan_x = x;
     s->pan_y = y;
+    s->pan_follow = false; // the class looks elsewhere
     return true;
 }
 
@@ -269,6 +271,13 @@ void view_set_pan_span(ViewState *s, int span_x, int span_y)
     s->pan_span_y = span_y > 0 ? span_y : 0;
 }
 
+void view_set_pan_used(ViewState *s, double pan_x, double pan_y)
+{
+    if (!s->pan_follow || s->zoom <= 1.0) return;
+    s->pan_x = pan_x < 0.0 ? 0.0 : pan_x > 1.0 ? 1.0 : pan_x;
+    s->pan_y = pan_y < 0.0 ? 0.0 : pan_y > 1.0 ? 1.0 : pan_y;
+}
+
 bool view_set_head(ViewState *s, int head)
 {
     if (head < 0 || head >= s->dims.heads || head == s->head) return false;
@@ -285,6 +294,7 @@ bool view_set_zoom(ViewState *s, double z)
     if (z > VIEW_ZOOM_MAX) z = VIEW_ZOOM_MAX;
     if (z == s->zoom) return false;
     s->zoom = z;
+    s->pan_follow = true; // around the framed result again
     return true;
 }
 

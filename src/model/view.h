@@ -171,6 +171,8 @@ typedef struct {
     double zoom; // 1.0 = fit; +/- steps of 1.25: the board itself grows, the window pans over it
     double pan_x,
         pan_y; // where a zoomed board is seen: 0 = left/top edge .. 1 = right/bottom (0.5 centred)
+    bool pan_follow; // a zoomed board is seen around its framed result (+ and - set it, a pan ends
+                     // it; the scene reports the pan it took, view_set_pan_used)
     int substep; // the part shown when the stage shows its equations in parts (0 when it shows
                  // all); VIEW_SUBSTEP_RESULT + i until the scene has found the part of result i
     int substep_count; // how many the last frame had (the scene decides; the owner reports it back)
@@ -250,6 +252,9 @@ void view_set_notes_more(ViewState *s, bool more);
 // ... and how far a zoomed board reaches beyond the window, in pixels (for panning with the
 // pointer).
 void view_set_pan_span(ViewState *s, int span_x, int span_y);
+// ... and the pan it drew a zoomed board at while following its result (kept, so that an arrow
+// or a drag moves on from what the class sees).
+void view_set_pan_used(ViewState *s, double pan_x, double pan_y);
 
 // The owner reports how many tiles the tiles panel computes for the current head and block (clamps
 // tile).

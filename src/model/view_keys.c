@@ -227,7 +227,7 @@ static bool key_escape(ViewState *s, const ViewEvent *ev, bool shift)
     else if (s->quiz_phase == QUIZ_REVEALED) view_quiz_close(s); // the verdict first
     else if (s->panel != PANEL_NONE) s->panel = PANEL_NONE;
     else if (s->pinned.mat != MAT_NONE) memset(&s->pinned, 0, sizeof s->pinned);
-    else if (s->zoom != 1.0) s->pan_x = s->pan_y = 0.5, s->zoom = 1.0;
+    else if (s->zoom != 1.0) s->pan_x = s->pan_y = 0.5, s->zoom = 1.0, s->pan_follow = true;
     else s->request = VIEW_REQ_QUIT_HINT;
     return true;
 }

@@ -140,8 +140,11 @@ typedef struct {
                      // the board's area in the last window build (w 0: no board)
     int num_font; // the pixel size of the numbers on the board
     int pan_span_x, pan_span_y; // a zoomed board: pixels beyond the window (pan 0..1 covers them)
+    double pan_x, pan_y; // ... the pan it was drawn at (the view's, or around its framed result)
     int tile_count; // the tiles panel: how many tiles the current head and block compute (0: not
                     // shown)
+    int panel_fits; // a panel of two outputs (M, X): 1 when both fit whole at the floor in its
+                    // room, 0 when not (-1: no such panel)
     int decode_parts; // the decode panel: the parts of the token's step (2: q·K and A·V do not fit
                       // at once)
     // The softmax scale's slider (slider_w = 0: none shown): its track, and the head size whose

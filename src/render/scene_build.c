@@ -1,6 +1,7 @@
 // The scene's entry points: one frame of the viewer (or one part of it, for a slide) laid out from
 // the rooms (header, board and heatmap, panels, footer, overlays) into draw commands; the model's
 // numbers. No SDL.
+#include <limits.h>
 #include "render/scene_board.h"
 #include "render/scene_chrome.h"
 #include "render/scene_heatmap.h"
@@ -56,7 +57,6 @@ static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, 
         s->cmds[keep++] = s->cmds[i];
     }
     s->count = keep;
-    const ViewState *st = c->st;
     // An arrow where the board goes on: left of a pan beyond 0, right of one short of 1, likewise
     // down.
     const struct {
@@ -64,10 +64,10 @@ static void zoom_edges(Ctx *c, size_t hits0, size_t cmds0, int x, int y, int w, 
         const char *arrow;
         int ax, ay; // where the chip's centre goes
     } EDGE[] = {
-        {s->pan_span_x > 0 && st->pan_x > 0.0, "\xe2\x97\x80", x, y + h / 2},
-        {s->pan_span_x > 0 && st->pan_x < 1.0, "\xe2\x96\xb6", x + w, y + h / 2},
-        {s->pan_span_y > 0 && st->pan_y > 0.0, "\xe2\x96\xb2", x + w / 2, y},
-        {s->pan_span_y > 0 && st->pan_y < 1.0, "\xe2\x96\xbc", x + w / 2, y + h},
+        {s->pan_span_x > 0 && s->pan_x > 0.0, "\xe2\x97\x80", x, y + h / 2},
+        {s->pan_span_x > 0 && s->pan_x < 1.0, "\xe2\x96\xb6", x + w, y + h / 2},
+        {s->pan_span_y > 0 && s->pan_y > 0.0, "\xe2\x96\xb2", x + w / 2, y},
+        {s->pan_span_y > 0 && s->pan_y < 1.0, "\xe2\x96\xbc", x + w / 2, y + h},
     };
     int f = c->num_font * 2 / 3 > c->text_font ? c->text_font : c->num_font * 2 / 3,
         lh = line_h(c, FONT_BOLD, f);
@@ -118,6 +118,7 @@ static void scene_start(Scene *s, int w, int h)
     s->substeps = 1;
     s->substep = 0;
     s->decode_parts = 1;
+    s->panel_fits = -1;
 }
 
 // A new window frame of w by h: as a page, and what the last frame laid out forgotten.
@@ -125,6 +126,7 @@ static void window_start(Scene *s, int w, int h)
 {
     scene_start(s, w, h);
     s->pan_span_x = s->pan_span_y = 0;
+    s->pan_x = s->pan_y = 0.5;
     s->slider_w = 0;
     s->train_w = 0;
     s->strip_n = 0;
@@ -215,8 +217,67 @@ static void footer_room(Ctx *c, int fw, FooterRoom *fr)
     fr->explain_y = fr->footer_y - c->num_font / 4 - fr->explain_h;
 }
 
+// Everything drawn since cmds0, hits0 and boxes0 moved by (dx, dy).
+static void scene_shift(Scene *s, size_t cmds0, size_t hits0, size_t boxes0, int dx, int dy)
+{
+    for (size_t i = cmds0; i < s->count; i++) s->cmds[i].x += dx, s->cmds[i].y += dy;
+    for (size_t i = hits0; i < s->hit_count; i++) s->hits[i].x += dx, s->hits[i].y += dy;
+    for (size_t i = boxes0; i < s->box_count; i++) s->boxes[i].x += dx, s->boxes[i].y += dy;
+    s->board_x += dx, s->board_y += dy;
+}
+
+// Where the board goes on one axis of a window [lo, lo + room): its matrices and numbers [u0, u1)
+// centred when they fit; else the result [r0, r1) whole, at the window's end when more of
+// the board lies before it (its inputs then stay in view), at its start otherwise; larger than the
+// window, its start at the window's; clear of the edges' arrows by margin where it can. Returns the
+// shift.
+static int follow_axis(int lo, int room, int u0, int u1, int r0, int r1, int margin)
+{
+    if (u1 - u0 <= room) return lo + (room - (u1 - u0)) / 2 - u0;
+    if (r1 - r0 > room) return lo - r0;
+    if (r1 - r0 > room - 2 * margin) margin = 0;
+    return r0 - u0 > u1 - r1 ? lo + room - margin - r1 : lo + margin - r0;
+}
+
+// A zoomed board laid out at (*ox, *oy) in vw x vh, seen through win: moved so that the class sees
+// its framed result (the first result drawn since boxes0) whole with as much of the board's other
+// matrices and numbers as fits (follow_axis); the board's edges never inside the window.
+static void follow_result(Ctx *c, size_t cmds0, size_t hits0, size_t boxes0, Box win, int vw,
+                          int vh, int *ox, int *oy)
+{
+    Scene *s = c->s;
+    int f = c->num_font * 2 / 3 > c->text_font ? c->text_font : c->num_font * 2 / 3,
+        margin = line_h(c, FONT_BOLD, f) + f / 4; // an edge's arrow (zoom_edges)
+    const SceneBox *r = NULL;
+    int u[4] = {INT_MAX, INT_MAX, INT_MIN, INT_MIN}; // every matrix's box: x0, y0, x1, y1
+    for (size_t i = boxes0; i < s->box_count; i++) {
+        const SceneBox *b = &s->boxes[i];
+        if (b->result && !r) r = b;
+        if (b->x < u[0]) u[0] = b->x;
+        if (b->y < u[1]) u[1] = b->y;
+        if (b->x + b->w > u[2]) u[2] = b->x + b->w;
+        if (b->y + b->h > u[3]) u[3] = b->y + b->h;
+    }
+    for (size_t i = cmds0; i < s->count; i++) { // and every number drawn (the heatmap's too)
+        const DrawCmd *d = &s->cmds[i];
+        if (d->kind != CMD_TEXT || d->role != ROLE_NUMBER) continue;
+        if (d->x < u[0]) u[0] = d->x;
+        if (d->y < u[1]) u[1] = d->y;
+        if (d->x + d->w > u[2]) u[2] = d->x + d->w;
+        if (d->y + d->h > u[3]) u[3] = d->y + d->h;
+    }
+    if (!r) return;
+    int nx = *ox + follow_axis(win.x, win.w, u[0], u[2], r->x, r->x + r->w, margin),
+        ny = *oy + follow_axis(win.y, win.h, u[1], u[3], r->y, r->y + r->h, margin);
+    int lo_x = win.x - (vw > win.w ? vw - win.w : 0), lo_y = win.y - (vh > win.h ? vh - win.h : 0);
+    nx = nx > win.x ? win.x : nx < lo_x ? lo_x : nx;
+    ny = ny > win.y ? win.y : ny < lo_y ? lo_y : ny;
+    scene_shift(s, cmds0, hits0, boxes0, nx - *ox, ny - *oy);
+    *ox = nx, *oy = ny;
+}
+
 // The board in the main area (x, y, w, h), zoomed: laid out zoom times larger, the window showing
-// the part the pan points at.
+// the part the pan points at, or (until the class pans) the framed result.
 static void draw_zoomed_board(Ctx *c, int x, int y, int w, int h)
 {
     Scene *s = c->s;
@@ -237,11 +298,16 @@ static void draw_zoomed_board(Ctx *c, int x, int y, int w, int h)
     c->num_font = (int)lround(c->num_font * zoom);
     if (c->num_font < 8) c->num_font = 8;
     s->num_font = c->num_font;
-    size_t hits0 = s->hit_count, cmds0 = s->count;
+    size_t hits0 = s->hit_count, cmds0 = s->count, boxes0 = s->box_count;
     if (zoom > 1.0) scene_push(s, CMD_CLIP, x, y, w, h, c->th->bg);
+    size_t drawn0 = s->count;
     s->board_x = ox, s->board_y = oy, s->board_w = vw, s->board_h = vh;
     if (st->view == VIEW_ALL_HEADS) draw_all_heads(c, ox, oy, vw, vh);
     else draw_stage(c, ox, oy, vw, vh);
+    if (zoom > 1.0 && st->pan_follow)
+        follow_result(c, drawn0, hits0, boxes0, (Box){x, y, w, h}, vw, vh, &ox, &oy);
+    s->pan_x = s->pan_span_x > 0 ? (double)(x - ox) / s->pan_span_x : 0.5;
+    s->pan_y = s->pan_span_y > 0 ? (double)(y - oy) / s->pan_span_y : 0.5;
     if (zoom > 1.0) { zoom_edges(c, hits0, cmds0, x, y, w, h); }
     c->num_font = scene_number_font(s->height);
 }

@@ -306,10 +306,21 @@ static void header_segment(Ctx *c, const Header *hd, int i, int sx0, int seg, bo
     Rgba col = cur ? c->th->on_result : done ? c->th->ink : c->th->muted;
     FontRole lf = cur ? FONT_BOLD : FONT_REGULAR;
     int size = pf;
-    // Too wide: smaller (down to 70 %), then the sub-step alone ("1/3"), then the name alone.
+    // Too wide: smaller (down to 70 %), then the name over the sub-step on two lines (the stage's
+    // name is the class's bearing: never "1/3" alone), then the name alone.
     while (size > pf * 7 / 10 && math_w(c, lf, size, lab) > seg - 4) size--;
-    if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1)
-        snprintf(lab, sizeof lab, "%d/%d", c->s->substep + 1, c->s->substeps);
+    if (math_w(c, lf, size, lab) > seg - 4 && cur && c->s->substeps > 1) {
+        char step[32];
+        snprintf(step, sizeof step, "%d/%d", c->s->substep + 1, c->s->substeps);
+        int half = size;
+        while (half > 6 && 2 * line_h(c, FONT_REGULAR, half) > l2 - 2) half--;
+        if (math_w(c, lf, half, label) <= seg - 4 && math_w(c, lf, half, step) <= seg - 4) {
+            int lh = line_h(c, FONT_REGULAR, half), top = y2 + (l2 - 2 * lh) / 2;
+            math_at(c, lf, half, col, sx0 + (seg - math_w(c, lf, half, label)) / 2, top, label);
+            math_at(c, lf, half, col, sx0 + (seg - math_w(c, lf, half, step)) / 2, top + lh, step);
+            return;
+        }
+    }
     if (math_w(c, lf, size, lab) > seg - 4) snprintf(lab, sizeof lab, "%s", label);
     int lw = math_w(c, lf, size, lab);
     if (lw <= seg - 2)
@@ -583,6 +594,13 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     }
     if (c->st->panel == PANEL_SHUFFLE)
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);
+    if (c->st->panel == PANEL_OVERVIEW) // not the stage's text under it
+        return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3,
+                         // TRANSLATORS: under the overview of every layer's heads (Shift+A).
+                         TR("Each square is one head's attention weights A in one layer: its rows "
+                            "are the queries and its columns the keys, in the order of the tokens "
+                            "above; the colour bar gives the weights."),
+                         draw);
     const char *panel =
         panel_text_footer(c->st->panel); // the decode and tiles panels (panel_text.c)
     if (panel) return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(panel), draw);

@@ -59,6 +59,8 @@ typedef struct {
     int notes_lines; // the lesson's notes: at most this many lines (0: 9), the room reserved below
                      // the board
     bool heat_shown; // the heatmap went beside the board
+    bool heat_floor; // a panel's heatmaps (M): token labels at the floor, or none where they do not
+                     // fit
     CellRef focus; // the cell whose arithmetic is shown
     // input rows/columns that the focused cell was computed from (row or col -1: the whole band)
     CellRef lit[8];

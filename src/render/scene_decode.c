@@ -453,12 +453,16 @@ static void draw_decode_board(Ctx *c, const GridStyle *g, const DecodeBoard *d, 
     draw_matrix(c, &gz, &d->z, xx, zy);
 }
 
-// Bars of the multiply-adds of every step so far, with (filled) and without (outlined) the cache.
-static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int w, int h)
+// Bars of the multiply-adds of every step so far, with (filled) and without (outlined) the cache,
+// each pair over its token's number, the legend at their left; their texts at the floor.
+static void draw_work_bars(Ctx *c, const AttnParams *p, int t, Box r)
 {
     int64_t most = decode_work(p, p->n - 1).without_cache;
+    int lf = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, lf);
+    int x = r.x + r.w / 4, y = r.y, w = r.w / 2, h = r.h - lh;
     if (most <= 0 || h < 4) return;
     int slot = w / (p->n > 0 ? p->n : 1), bw = slot * 2 / 5 > 1 ? slot * 2 / 5 : 1;
+    char num[16];
     for (int i = 0; i < p->n; i++) {
         DecodeWork dw = decode_work(p, i);
         int hw = (int)((double)dw.without_cache / (double)most * h),
@@ -467,6 +471,22 @@ static void draw_work_bars(Ctx *c, const AttnParams *p, int t, int x, int y, int
         int bx = x + i * slot + (slot - 2 * bw) / 2;
         frame(c, bx, y + h - hw, bw, hw, 1, i <= t ? c->th->muted : c->th->empty);
         rect(c, bx + bw, y + h - hc, bw, hc, i <= t ? c->th->result : c->th->empty);
+        snprintf(num, sizeof num, "%d", i + 1);
+        text_in(c, FONT_REGULAR, lf, i <= t ? c->th->ink : c->th->muted,
+                (Box){x + i * slot, y + h, slot, lh}, CENTER, num);
+    }
+    // TRANSLATORS: the legend of the decode panel's bars (key G): each token's multiply-adds with
+    // the KV cache (filled bar) and without it (outlined bar).
+    const char *legend[2] = {TR("with the cache"), TR("without it")};
+    int sq = lf / 2, lw = r.w / 4 - lf;
+    for (int k = 0; k < 2 && h + lh >= 2 * lh; k++) {
+        char fitted[96];
+        fit_text(c, FONT_REGULAR, lf, legend[k], lw - sq - lf / 3, fitted, sizeof fitted);
+        int tw = text_w(c, FONT_REGULAR, lf, fitted), ly = y + h + lh - (2 - k) * lh;
+        text_at(c, FONT_REGULAR, lf, k ? c->th->muted : c->th->result, x - lf / 2 - tw, ly, fitted);
+        int sx = x - lf / 2 - tw - lf / 3 - sq, sy = ly + (lh - sq) / 2;
+        if (k) frame(c, sx, sy, sq, sq, 1, c->th->muted);
+        else rect(c, sx, sy, sq, sq, c->th->result);
     }
 }
 
@@ -535,15 +555,23 @@ static void decode_texts(Ctx *c, int t, int x, int y, int w, DecodeTexts *s)
     snprintf(s->said[0], sizeof s->said[0],
              // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
              // does not fit at once.
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
-                "against the %d cached keys "
-                "(\xe2\x86\x92 the values)."),
+             TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                 "against the %d cached key "
+                 "(\xe2\x86\x92 the values).",
+                 "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 1 of 2: its q "
+                 "against the %d cached keys "
+                 "(\xe2\x86\x92 the values).",
+                 cached),
              t + 1, p->n, c->L->tokens[t], cached);
     snprintf(s->said[1], sizeof s->said[1],
              // TRANSLATORS: the second part of the decode panel's step (key G).
-             TR("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the weights "
-                "sum the %d cached values "
-                "(\xe2\x86\x90 the keys)."),
+             TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the "
+                 "weights sum the %d cached value "
+                 "(\xe2\x86\x90 the keys).",
+                 "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 part 2 of 2: the "
+                 "weights sum the %d cached values "
+                 "(\xe2\x86\x90 the keys).",
+                 cached),
              t + 1, p->n, c->L->tokens[t], cached);
     for (int k = 0; k < 2; k++)
         snprintf(s->said[k] + strlen(s->said[k]), sizeof s->said[k] - strlen(s->said[k]), "%s",
@@ -649,6 +677,6 @@ void draw_decode(Ctx *c, int x, int y, int w, int h)
     if (half != 1 && work_line) y += tell(c, FONT_BOLD, c->th->result, x, y, w, s.text.work, true);
     int room = bars < c->num_font * 3 ? bars : c->num_font * 3;
     if (half != 1 && work_line && room >= c->num_font * 3 / 2)
-        draw_work_bars(c, p, t, x + w / 4, y, w / 2, room); // n² against n, when there is room
+        draw_work_bars(c, p, t, (Box){x, y, w, room}); // n² against n, when there is room
     c->num_font = preferred;
 }

@@ -602,7 +602,10 @@ void draw_heatmap(Ctx *c, const HeatRequest *rq, int *grid_y, int *grid_h)
     // Beside the board what the class reads is at the floor at least (digits of 2.6 % of the
     // height; when zoomed out, the numbers' size): the title, the tokens, the axes' caption.
     int floor = scene_number_floor(c->s->height);
-    hm.least = compact || !c->heat_shown ? 0 : floor < c->num_font ? floor : c->num_font;
+    hm.least = c->heat_floor               ? floor
+               : compact || !c->heat_shown ? 0
+               : floor < c->num_font       ? floor
+                                           : c->num_font;
     hm.title_font = compact ? c->num_font * 2 / 3 : c->num_font * 4 / 5;
     hm.label_font = compact ? c->num_font * 3 / 5 : c->num_font * 4 / 5;
     if (hm.title_font < hm.least) hm.title_font = hm.least;

@@ -3,6 +3,7 @@
 // overview of every layer's heads (BertViz's model view). Their numbers are the run's
 // (AttnParams.stream); nothing is recomputed.
 #include "render/scene_model.h"
+#include "render/scene_heatmap.h"
 #include "render/scene_text.h"
 #include "hf/layer_stream.h"
 
@@ -158,6 +159,20 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     text_at(c, FONT_BOLD, f, c->th->ink, x, y, cut);
     y += lh + f / 3;
     h -= lh + f / 3;
+    // The tokens the squares' rows and columns stand for, in order, at the floor.
+    char toks[600] = "", tok[96];
+    for (int i = 0; i < p->n && strlen(toks) + 100 < sizeof toks; i++) {
+        model_axis_label(c->L, AXIS_QUERY, i, tok, sizeof tok);
+        snprintf(toks + strlen(toks), sizeof toks - strlen(toks), "%s%s", i ? "  " : "", tok);
+    }
+    char axes[700];
+    // TRANSLATORS: over the overview (Shift+A): each square's rows are the queries, its columns the
+    // keys, and these are the tokens, in order.
+    snprintf(axes, sizeof axes, TR("queries \xe2\x86\x93 and keys \xe2\x86\x92: %s"), toks);
+    int used = wrap_text(c, FONT_REGULAR, f, c->th->muted, x, y, w, 2, axes, true) + f / 4;
+    y += used, h -= used;
+    int bar = colorbar_width(c, MAT_WEIGHTS) + f / 2; // the weights' scale at the right
+    w -= bar;
     int label_w = text_w(c, FONT_REGULAR, f, "L00") + f / 2, gap = 2;
     int side_w = (w - label_w) / s->heads - gap, side_h = (h - lh) / s->layers - gap;
     int side = side_w < side_h ? side_w : side_h;
@@ -184,4 +199,6 @@ void draw_overview(Ctx *c, int x, int y, int w, int h)
     }
     int fy = y + s->layer * (side + gap) - gap, fw = s->heads * (side + gap) + gap;
     frame(c, x + label_w - gap, fy, fw, side + 2 * gap, px(c, 3), c->th->focus);
+    draw_colorbar(c, MAT_WEIGHTS, 1.0, x + label_w + fw + f / 2, y, colorbar_width(c, MAT_WEIGHTS),
+                  s->layers * (side + gap) - gap);
 }

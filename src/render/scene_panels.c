@@ -178,45 +178,158 @@ void draw_cost(Ctx *c, int w, int h)
     cost_draw(c, &cs, w, h);
 }
 
-// Two outputs on one row, "left vs right", on one colour scale with one cell and label width,
-// windowed like the board when they do not fit in r; each drawn from its own context (its lesson
-// and trace), under its title (titles[0], titles[1]). The left one's cells answer no hover (they
-// are not the lesson's); the right one's do when right_hits.
-static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *const titles[2], Box r,
-                             bool right_hits)
-{
-    const char *left_title = titles[0], *right_title = titles[1];
-    int x = r.x, y = r.y, w = r.w, h = r.h;
+// Two outputs on one screen, "left vs right", on one colour scale with one cell and label width:
+// side by side, or stacked (the second under the first) when side by side is too wide. The first
+// plan that shows both whole is taken: at the panel's number size from roomy cells to cells as
+// wide as their numbers with compact rows, side by side then stacked, then the same at the floor;
+// none, side by side at the panel's size, windowed like the board.
+typedef struct {
     GridStyle g;
-    grid_style(c, &g);
-    Arrangement arr;
-    memset(&arr, 0, sizeof arr);
-    arr.count = 1;
-    BoardRow *row = &arr.rows[0];
-    row->count = 3;
-    MatBox *a = &row->t[0].box, *b = &row->t[2].box;
-    box_init(left, &g, a, MAT_OUTPUT, 0, false);
-    row->t[1].is_op = true;
-    snprintf(row->t[1].op, sizeof row->t[1].op, "%s", TR("vs"));
-    box_init(right, &g, b, MAT_OUTPUT, 0, true);
+    Arrangement arr; // one row (a vs b) or two (a, then b)
+    bool stacked;
+} PairPlan;
+
+static const struct {
+    bool narrow, tight, compact;
+} PAIR_STYLES[] = {{false, false, false}, {false, false, true}, {true, true, true}};
+#define PAIR_STYLE_COUNT ((int)(sizeof PAIR_STYLES / sizeof PAIR_STYLES[0]))
+
+static MatBox *pair_box(PairPlan *pp, int k)
+{
+    return pp->stacked ? &pp->arr.rows[k].t[0].box : &pp->arr.rows[0].t[2 * k].box;
+}
+
+// The pair at number size f in PAIR_STYLES[style], windowed to w x h.
+static void pair_plan(Ctx *c, Ctx *const ctx[2], const char *const titles[2], int f, int style,
+                      bool stacked, Box room, PairPlan *pp)
+{
+    int keep[3] = {c->num_font, ctx[0]->num_font, ctx[1]->num_font};
+    c->num_font = ctx[0]->num_font = ctx[1]->num_font = f;
+    memset(pp, 0, sizeof *pp);
+    grid_style(c, &pp->g);
+    pp->g.narrow = PAIR_STYLES[style].narrow;
+    pp->g.tight = PAIR_STYLES[style].tight;
+    pp->g.compact = PAIR_STYLES[style].compact;
+    pp->stacked = stacked;
+    if (stacked) {
+        pp->arr.count = 2;
+        pp->arr.rows[0].count = pp->arr.rows[1].count = 1;
+    } else {
+        pp->arr.count = 1;
+        pp->arr.rows[0].count = 3;
+        pp->arr.rows[0].t[1].is_op = true;
+        snprintf(pp->arr.rows[0].t[1].op, sizeof pp->arr.rows[0].t[1].op, "%s", TR("vs"));
+    }
+    MatBox *a = pair_box(pp, 0), *b = pair_box(pp, 1);
+    box_init(ctx[0], &pp->g, a, MAT_OUTPUT, 0, false);
+    box_init(ctx[1], &pp->g, b, MAT_OUTPUT, 0, true);
     a->range = b->range = a->range > b->range ? a->range : b->range;
     a->cell_w = b->cell_w = a->cell_w > b->cell_w ? a->cell_w : b->cell_w;
     a->label_w = b->label_w = a->label_w > b->label_w ? a->label_w : b->label_w;
-    a->title = left_title;
-    b->title = right_title;
-    window_to_fit(c, &g, &arr, w, h);
-    int xx = x + (w - row_width(c, &g, row)) / 2;
+    a->title = titles[0];
+    b->title = titles[1];
+    window_to_fit(c, &pp->g, &pp->arr, room.w, room.h);
+    c->num_font = keep[0], ctx[0]->num_font = keep[1], ctx[1]->num_font = keep[2];
+}
+
+static bool pair_whole(PairPlan *pp)
+{
+    return !box_windowed(pair_box(pp, 0)) && !box_windowed(pair_box(pp, 1));
+}
+
+// The pair's height as planned.
+static int pair_height(PairPlan *pp)
+{
+    int ha = box_height(&pp->g, pair_box(pp, 0)), hb = box_height(&pp->g, pair_box(pp, 1));
+    return pp->stacked ? ha + 2 * pp->g.gap + hb : ha > hb ? ha : hb;
+}
+
+// The cells the plan shows of the fewer-shown output.
+static int pair_cells(PairPlan *pp)
+{
+    MatBox *a = pair_box(pp, 0), *b = pair_box(pp, 1);
+    int ca = a->nr * a->nc, cb = b->nr * b->nc;
+    return ca < cb ? ca : cb;
+}
+
+// The first plan that shows both whole in room (see above), or with `low` the lowest of those at
+// the first size that has one (the patterns above the compare panel's outputs keep the rest); false
+// when none does, with the plan side by side at the panel's size (the screen's numbers at one size)
+// that shows the most cells of both: every token's row where it can, the rows the class compares.
+static bool pair_choose(Ctx *c, Ctx *const ctx[2], const char *const titles[2], Box room, bool low,
+                        PairPlan *pp)
+{
+    int floor = scene_number_floor(c->s->height);
+    int fonts[2] = {c->num_font, floor < c->num_font ? floor : c->num_font};
+    PairPlan best;
+    int most = -1, lowest = -1;
+    for (int k = 0; k < 2 && lowest < 0; k++) {
+        if (k == 1 && fonts[1] == fonts[0]) break;
+        for (int stacked = 0; stacked < 2; stacked++)
+            for (int style = 0; style < PAIR_STYLE_COUNT; style++) {
+                pair_plan(c, ctx, titles, fonts[k], style, stacked, room, pp);
+                if (pair_whole(pp) && !low) return true;
+                if (pair_whole(pp) && (lowest < 0 || pair_height(pp) < lowest))
+                    lowest = pair_height(pp), best = *pp;
+                if (lowest < 0 && !stacked && k == 0 && pair_cells(pp) > most)
+                    most = pair_cells(pp), best = *pp;
+            }
+    }
+    *pp = best;
+    return lowest >= 0;
+}
+
+// Whether the pair fits whole at the floor in room, in the tightest style, side by side or stacked
+// (what the layout audit holds the panel to).
+static bool pair_fits_floor(Ctx *c, Ctx *const ctx[2], Box room)
+{
+    int floor = scene_number_floor(c->s->height);
+    if (floor > c->num_font) floor = c->num_font; // zoomed out: the numbers' size
+    const char *const none[2] = {"", ""};
+    PairPlan pp;
+    for (int stacked = 0; stacked < 2; stacked++) {
+        pair_plan(c, ctx, none, floor, PAIR_STYLE_COUNT - 1, stacked, room, &pp);
+        if (pair_whole(&pp)) return true;
+    }
+    return false;
+}
+
+// The pair drawn in r, each output from its own context (its lesson and trace) under its title
+// (titles[0], titles[1]). The left one's cells answer no hover (they are not the lesson's); the
+// right one's do when right_hits. fit_room: the room the audit's fit is measured in (r, or more
+// where the panel would give the outputs more).
+static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *const titles[2], Box r,
+                             Box fit_room, bool right_hits)
+{
+    Ctx *const ctx[2] = {left, right};
+    PairPlan pp;
+    pair_choose(c, ctx, titles, r, false, &pp);
+    c->s->panel_fits = pair_fits_floor(c, ctx, fit_room) ? 1 : 0;
+    GridStyle *g = &pp.g;
+    MatBox *a = pair_box(&pp, 0), *b = pair_box(&pp, 1);
+    int keep[3] = {c->num_font, left->num_font, right->num_font};
+    c->num_font = left->num_font = right->num_font = g->num_font;
     size_t hits = c->s->hit_count;
-    draw_matrix(left, &g, a, xx, y);
-    c->s->hit_count = hits;
-    xx += box_width(&g, a) + g.gap;
-    int cells_top = y + g.title_h + g.col_label_h, cells_h = a->nr * a->cell_h;
-    text_in(c, FONT_BOLD, g.op_font, c->th->muted,
-            (Box){xx + g.gap, cells_top, op_width(c, &g, TR("vs")) - 2 * g.gap, cells_h}, CENTER,
-            TR("vs"));
-    xx += op_width(c, &g, TR("vs"));
-    draw_matrix(right, &g, b, xx, y);
+    if (pp.stacked) {
+        int wa = box_width(g, a), wb = box_width(g, b), wide = wa > wb ? wa : wb;
+        int xx = r.x + (r.w - wide) / 2;
+        draw_matrix(left, g, a, xx, r.y);
+        c->s->hit_count = hits;
+        draw_matrix(right, g, b, xx, r.y + box_height(g, a) + 2 * g->gap);
+    } else {
+        int xx = r.x + (r.w - row_width(c, g, &pp.arr.rows[0])) / 2;
+        draw_matrix(left, g, a, xx, r.y);
+        c->s->hit_count = hits;
+        xx += box_width(g, a) + g->gap;
+        int cells_top = r.y + g->title_h + g->col_label_h, cells_h = a->nr * a->cell_h;
+        text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+                (Box){xx + g->gap, cells_top, op_width(c, g, TR("vs")) - 2 * g->gap, cells_h},
+                CENTER, TR("vs"));
+        xx += op_width(c, g, TR("vs"));
+        draw_matrix(right, g, b, xx, r.y);
+    }
     if (!right_hits) c->s->hit_count = hits;
+    c->num_font = keep[0], left->num_font = keep[1], right->num_font = keep[2];
 }
 
 // The comparison's two contexts: the lesson's heads (multi) and the one head that holds their
@@ -232,6 +345,7 @@ typedef struct {
 // wide), then the cost line (lh high, in font f), then the outputs.
 typedef struct {
     int x, y, w, h, f, lh, top_h, left_w, gap;
+    int out_most; // the most the outputs' row may take
 } CompareLayout;
 
 // Both contexts drawn from c: the lesson's, and the single head's lesson and trace.
@@ -253,6 +367,7 @@ static void compare_contexts(const Ctx *c, const Comparison *cmp, CompareCtx *cc
     cc->single.focus.mat = MAT_NONE;
     cc->single.lit_count = 0;
     cc->single.memo.label_w_count = 0; // its own lesson's labels
+    cc->multi.heat_floor = cc->single.heat_floor = true; // token labels at the floor, or none
 }
 
 // Top: the one head's pattern at the left, the h heads' at the right, a rule between them.
@@ -280,24 +395,26 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
     rect(c, x + left_w + gap / 2, y, 1, top_h, c->th->empty);
 }
 
-// The rows of the comparison in (x, y, w, h): the outputs' row whole at the board's size (labels at
-// the floor make it taller than it was), up to 55 %; the patterns above the cost line.
-static void compare_layout(Ctx *c, CompareLayout *l)
+// The rows of the comparison in (x, y, w, h): the outputs' row whole where a plan shows both whole
+// in up to 62 % of the height (stacked, or at the floor), else windowed in 45 % of it, the patterns
+// above the cost line keeping the room for their token labels at the floor.
+static void compare_layout(Ctx *c, CompareCtx *cc, const char *const titles[2], CompareLayout *l)
 {
-    const AttnParams *p = &c->L->params;
     int h = l->h;
     l->f = px(c, 18);
     l->lh = line_h(c, FONT_BOLD, l->f) + px(c, 6);
-    GridStyle og;
-    grid_style(c, &og);
-    MatBox ob;
-    box_init(c, &og, &ob, MAT_OUTPUT, 0, false);
-    int out_h = (int)(h * 0.36), need = box_height(&og, &ob) + px(c, 8);
-    if (need > out_h) out_h = need < (int)(h * 0.55) ? need : (int)(h * 0.55);
+    l->out_most = (int)(h * 0.62);
+    Ctx *const ctx[2] = {&cc->single, &cc->multi};
+    PairPlan pp;
+    int out_h = (int)(h * 0.45), need;
+    if (pair_choose(c, ctx, titles, (Box){l->x, l->y, l->w, l->out_most}, true, &pp)) {
+        need = pair_height(&pp) + px(c, 8);
+        if (need > out_h) out_h = need;
+    }
     l->top_h = h - out_h - l->lh - px(c, 8);
     int bar = colorbar_width(c, MAT_WEIGHTS);
     l->gap = px(c, 28);
-    l->left_w = (l->w - bar - l->gap) / (p->heads >= 4 ? 4 : 3);
+    l->left_w = (l->w - bar - l->gap) / 3;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -314,8 +431,12 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     }
     CompareCtx cc;
     compare_contexts(c, cmp, &cc);
-    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0};
-    compare_layout(c, &l);
+    char t1[64], t2[64];
+    snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
+    snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
+    const char *const titles[2] = {t1, t2};
+    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0, 0};
+    compare_layout(c, &cc, titles, &l);
     compare_patterns(c, &cc, cmp, &l);
     // The cost line.
     char buf[300], fitted[300];
@@ -324,12 +445,9 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, l.f, c->th->result, (Box){x, cy, w, l.lh}, CENTER, fitted);
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
-    char t1[64], t2[64];
-    snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
-    snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
     int oy = cy + l.lh + px(c, 4);
-    draw_output_pair(c, &cc.single, &cc.multi, (const char *const[2]){t1, t2},
-                     (Box){x, oy, w, y + h - oy}, true);
+    draw_output_pair(c, &cc.single, &cc.multi, titles, (Box){x, oy, w, y + h - oy},
+                     (Box){x, oy, w, l.out_most}, true);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -488,7 +606,7 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     int oy = y + 2 * lh + c->num_font / 3;
     draw_output_pair(c, &orig, &shuf,
                      (const char *const[2]){TR("Output"), TR("Output, tokens reordered")},
-                     (Box){x, oy, w, y + h - oy}, false);
+                     (Box){x, oy, w, y + h - oy}, (Box){x, oy, w, y + h - oy}, false);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ static void pair_circle(Ctx *c, const RopePair *q, double cx, double cy, double 
     line_seg(c, cx, cy - r, cx, cy + r, 1, c->th->hatch);
     double from = atan2(q->y, q->x), turn = fmod(q->angle, ROPE_TAU);
     if (turn > 1e-9) arc(c, cx, cy, r * 0.4, from, turn, t, c->th->result);
-    arrow(c, cx, cy, r, q->x, q->y, t, c->th->muted);
+    arrow(c, cx, cy, r, q->x, q->y, t + 1, c->th->muted); // as thick as after: grey, not faint
     arrow(c, cx, cy, r, q->xr, q->yr, t + 1, c->th->result);
 }
 
@@ -132,28 +132,43 @@ static int circles_fit(Ctx *c, const RopePicture *rp, int w, int f, int *cell_w)
     return fit;
 }
 
-// The row of circles in (x, y, w, h): as many pairs as fit at their lines' width.
+// The row of circles in (x, y, w, h): as many pairs as fit at their lines' width; each pair's lines
+// under its circle, or beside it where that lets the circle grow by a third or more (two pairs in
+// the width of a 720p window: circles of 100 px under, about twice that beside).
 static void draw_circles(Ctx *c, const RopePicture *rp, int shown, int x, int y, int w, int h,
                          int f)
 {
-    int lh = line_h(c, FONT_REGULAR, f), cw = w / shown, text_h = PAIR_LINES * lh;
+    int lh = line_h(c, FONT_REGULAR, f), cw = w / shown, text_h = PAIR_LINES * lh, tw = 0;
     double r = (h - text_h - f / 2) / 2.0;
     if (r > cw / 2.0 - f / 2.0) r = cw / 2.0 - f / 2.0;
+    char l[PAIR_LINES][160];
+    for (int j = 0; j < shown; j++) {
+        pair_lines(rp, &rp->pair[j == shown - 1 && shown >= 2 ? rp->pairs - 1 : j], l);
+        for (int k = 0; k < PAIR_LINES; k++) {
+            int lw = text_w(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, l[k]);
+            if (lw > tw) tw = lw;
+        }
+    }
+    double side = (h - f / 2) / 2.0;
+    if (side > (cw - tw - 2 * f) / 2.0) side = (cw - tw - 2 * f) / 2.0;
+    bool beside = side >= r * 4 / 3 && side >= f && h >= text_h;
+    if (beside) r = side;
     for (int j = 0; j < shown; j++) {
         // Where not every pair fits: the fastest ones and the slowest (the last), which barely
         // turns.
         const RopePair *q = &rp->pair[j == shown - 1 && shown >= 2 ? rp->pairs - 1 : j];
         int cx = x + j * cw;
-        if (r >= f) pair_circle(c, q, cx + cw / 2.0, y + r, r, f);
-        char l[PAIR_LINES][160];
+        int gx = beside ? cx + (cw - (int)(2 * r) - f - tw) / 2 : cx; // the circle and its lines
+        if (r >= f) pair_circle(c, q, beside ? gx + r : cx + cw / 2.0, y + r, r, f);
         pair_lines(rp, q, l);
-        int ty = y + (int)(2 * r) + f / 2;
+        int ty = beside ? y + (int)r - text_h / 2 : y + (int)(2 * r) + f / 2;
+        Box line = beside ? (Box){gx + (int)(2 * r) + f, ty, tw, lh} : (Box){cx, ty, cw, lh};
         static const int INK[PAIR_LINES] = {
             0, 1, 2, 1}; // ink, the result's colour (the turn, after), muted (before)
         for (int k = 0; k < PAIR_LINES; k++) {
             Rgba ink = INK[k] == 0 ? c->th->ink : INK[k] == 1 ? c->th->result : c->th->muted;
-            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, ink, (Box){cx, ty + k * lh, cw, lh},
-                    CENTER, l[k]);
+            text_in(c, k == 0 ? FONT_BOLD : FONT_REGULAR, f, ink,
+                    (Box){line.x, line.y + k * lh, line.w, lh}, beside ? LEFT : CENTER, l[k]);
         }
     }
 }

@@ -98,6 +98,10 @@ typedef struct {
     int preferred, floor_font; // the number size wanted and the smallest allowed
     GridStyle g;
     MatBox b;
+    MatBox v; // V beside S': its rows are S''s columns (the keys), the tile's block rows framed
+    int v_w; // V's width with the gap before it
+    bool v_block; // V's rows only the tile's keys (when V whole would window S')
+    bool no_v; // no V (nor the update that names it): beside S' even its block rows would window S'
     int nr, nc; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
     bool tight; // less air, before any window
     bool beside, note_beside,
@@ -114,6 +118,7 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     MatBox *b = &P->b;
     grid_style(c, &P->g);
     P->g.tight = P->g.compact = P->tight;
+    P->g.whole_labels = true; // a token's label whole in S' as in the table under it
     box_init(c, &P->g, b, MAT_MASKED, P->head, false);
     if (P->nr < p->n || P->nc < p->m) { // a window around the tile read, as large as fits
         b->r0 = k->r1 - P->nr > 0 ? (k->r1 - P->nr < k->r0 ? k->r1 - P->nr : k->r0) : 0,
@@ -121,6 +126,40 @@ static void tiles_box(Ctx *c, TilesPanel *P)
         b->c0 = k->c1 - P->nc > 0 ? (k->c1 - P->nc < k->c0 ? k->c1 - P->nc : k->c0) : 0,
         b->nc = P->nc;
     }
+    // V: the values the tile's weights sum (O += P V_block), its rows the keys S' shows.
+    if (P->no_v) {
+        memset(&P->v, 0, sizeof P->v);
+        P->v_w = 0;
+        return;
+    }
+    box_init(c, &P->g, &P->v, MAT_V, P->head, false);
+    P->v.r0 = P->v_block ? k->c0 : b->c0, P->v.nr = P->v_block ? k->c1 - k->c0 : b->nc;
+    P->v_w = 2 * P->g.gap + box_width(&P->g, &P->v);
+}
+
+// S' and V beside it: their width and height.
+static int sv_width(const TilesPanel *P) { return box_width(&P->g, &P->b) + P->v_w; }
+static int sv_height(const TilesPanel *P)
+{
+    int hb = box_height(&P->g, &P->b), hv = P->no_v ? 0 : box_height(&P->g, &P->v);
+    return hb > hv ? hb : hv;
+}
+
+// The update each tile makes to O, written over S' at the number size, with the rows of V the tile
+// reads (those framed in V beside S'); P = e^(S - m'), the tile's weights before the division by l.
+static const char *tiles_update(const TilesSheet *k, char *buf, size_t cap)
+{
+    // (symbols only: the same in every language)
+    snprintf(buf, cap,
+             "O \xe2\x86\x90 O\xc2\xb7"
+             "e^(m\xe2\x88\x92m\xe2\x80\xb2) + P\xc2\xb7V[%d\xe2\x80\x93%d],  "
+             "P = e^(S\xe2\x88\x92m\xe2\x80\xb2)",
+             k->c0, k->c1 - 1);
+    return buf;
+}
+static int update_h(const Ctx *c, const TilesPanel *P)
+{
+    return P->no_v ? 0 : line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
 }
 
 // The height of a line of the tiles' table.
@@ -135,15 +174,14 @@ static int table_line_h(const Ctx *c)
 static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
 {
     const GridStyle *g = &P->g;
-    const MatBox *b = &P->b;
     int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c);
     int rows_h = lh * (1 + P->k->r1 - P->k->r0);
     int table_h = draw_tile_table(c, P->k, c->L->params.d_k, 0, 0, 0, false, &P->table_w);
-    int box_h = box_height(g, b), side = box_h > table_h + g->title_h + g->col_label_h - lh
-                                             ? box_h
-                                             : table_h + g->title_h + g->col_label_h - lh;
+    int box_h = sv_height(P), side = box_h > table_h + g->title_h + g->col_label_h - lh
+                                         ? box_h
+                                         : table_h + g->title_h + g->col_label_h - lh;
     int stacked = box_h + g->gap + rows_h + c->num_font / 4; // S' over the table
-    if (box_width(g, b) + 2 * g->gap + P->table_w <= w && need - stacked + side <= h)
+    if (sv_width(P) + 2 * g->gap + P->table_w <= w && need - stacked + side <= h)
         return P->beside = true;
     int nf = note_font(c, P->last), note_w = w - P->table_w - 2 * g->gap;
     int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, P->last, false);
@@ -154,7 +192,7 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
         return P->note_beside = true;
     // the note right of S' (a 7 x 7 S' was cut to 5 rows at 1080p with a third of the
     // width empty).
-    int right_w = w - box_width(g, b) - 2 * g->gap;
+    int right_w = w - sv_width(P) - 2 * g->gap;
     if (!wide && right_w >= 8 * nf && need - last_h <= h
         && wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, right_w, 12, P->last, false)
                <= box_h - g->title_h)
@@ -163,7 +201,8 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
 }
 
 // The next, smaller try: a smaller number size down to the floor, then tight cells, then without
-// the legend, then a window of S' (rows, then columns). Returns false when nothing is left to give.
+// the legend, then a window of S' (rows, then columns).
+// Returns false when nothing is left to give.
 static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
 {
     const TilesSheet *k = P->k;
@@ -190,11 +229,11 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
         tiles_box(c, P);
         int need =
             wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->k->line, false)
-            + c->num_font / 3 + box_height(&P->g, &P->b) + P->g.gap
+            + c->num_font / 3 + update_h(c, P) + sv_height(P) + P->g.gap
             + table_line_h(c) * (1 + P->k->r1 - P->k->r0) + c->num_font / 4
             + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3, P->last,
                         false);
-        bool tall = need > h, wide = box_width(&P->g, &P->b) > w;
+        bool tall = need > h, wide = sv_width(P) > w;
         if (!tall && !wide) break;
         if (tiles_arrange(c, P, need, wide)) break;
         if (!tiles_shrink(c, P, tall, wide)) break;
@@ -218,35 +257,45 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     const TilesSheet *k = P->k;
     int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
     y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, k->line) + c->num_font / 3;
+    char update[160];
+    if (!P->no_v)
+        math_at(c, FONT_REGULAR, c->num_font, c->th->result, x, y,
+                tiles_update(k, update, sizeof update));
+    y += update_h(c, P);
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
     // whole.
-    int bx = P->note_right
-                 ? x
-                 : x + (w - box_width(g, b) - (P->beside ? 2 * g->gap + P->table_w : 0)) / 2;
+    int bx =
+        P->note_right ? x : x + (w - sv_width(P) - (P->beside ? 2 * g->gap + P->table_w : 0)) / 2;
     draw_matrix(c, g, b, bx, y);
+    const MatBox *v = &P->v;
+    int vx = bx + box_width(g, b) + 2 * g->gap;
+    if (!P->no_v) draw_matrix(c, g, v, vx, y);
+    if (!P->no_v)
+        frame(c, vx + v->label_w, y + g->title_h + g->col_label_h + (k->c0 - v->r0) * v->cell_h,
+              v->nc * v->cell_w, (k->c1 - k->c0) * v->cell_h, result_rule(g), c->th->result);
     int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
         cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
     frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
           c->th->result);
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - table_line_h(c);
-        int th = draw_tile_table(c, k, d_k, bx + box_width(g, b) + 2 * g->gap, ty, P->table_w, true,
-                                 NULL);
-        y += (box_height(g, b) > ty - y + th ? box_height(g, b) : ty - y + th) + c->num_font / 4;
+        int th =
+            draw_tile_table(c, k, d_k, bx + sv_width(P) + 2 * g->gap, ty, P->table_w, true, NULL);
+        y += (sv_height(P) > ty - y + th ? sv_height(P) : ty - y + th) + c->num_font / 4;
     } else if (P->note_beside) { // the table on the left, the note to its right
-        y += box_height(g, b) + g->gap;
+        y += sv_height(P) + g->gap;
         draw_tile_table(c, k, d_k, x, y, P->table_w, true, NULL);
         int nx = x + P->table_w + 2 * g->gap;
         tiles_note(c, P, nx, y, w - P->table_w - 2 * g->gap, 8);
         return;
     } else if (P->note_right) { // the note right of S', the table under it
-        int nx = x + box_width(g, b) + 2 * g->gap;
+        int nx = x + sv_width(P) + 2 * g->gap;
         tiles_note(c, P, nx, y + g->title_h, x + w - nx, 12);
-        y += box_height(g, b) + g->gap;
+        y += sv_height(P) + g->gap;
         draw_tile_table(c, k, d_k, x, y, w, true, NULL);
         return;
     } else {
-        y += box_height(g, b) + g->gap;
+        y += sv_height(P) + g->gap;
         y += draw_tile_table(c, k, d_k, x, y, w, true, NULL) + c->num_font / 4;
     }
     tiles_note(c, P, x, y, w, 3);
@@ -276,7 +325,15 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     P.head = st->head, P.k = k, P.last = k->last;
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
-    tiles_fit(c, &P);
+    // V whole beside S', else its block rows, else none: never at the cost of a window of S'.
+    TilesPanel first = P;
+    for (int mode = 0; mode < 3; mode++) {
+        P = first;
+        P.v_block = mode >= 1, P.no_v = mode == 2;
+        c->num_font = P.preferred;
+        tiles_fit(c, &P);
+        if (P.nr == p->n && P.nc == p->m) break;
+    }
     tiles_draw(c, &P);
     c->num_font = P.preferred;
 }
