@@ -180,7 +180,8 @@ static void bus_install(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, &bus_previous);
 #else
-    (void)bus_handler; // the page maps no file: nothing to serve, the handler is compiled for the same code
+    (void)bus_handler; // the page maps no file: nothing to serve, the handler is compiled for the
+                       // same code
 #endif
 }
 
