@@ -76,11 +76,23 @@ static inline bool help_lists(Scene *s, ViewState *st, const Lesson *L, const Tr
     bool found = false;
     for (int p = 0; p < 6 && !found; p++) {
         st->help_page = p;
-        scene_build_ex(s, st, L, T, ex ? ex : &none, 1280, 720, &TM, NULL);
+        scene_build_ex(s, &(SceneRequest){.st = st,
+                                          .lesson = L,
+                                          .trace = T,
+                                          .ex = ex ? ex : &none,
+                                          .w = 1280,
+                                          .h = 720,
+                                          .tm = &TM});
         found = has_text(s, needle);
     }
     st->help_page = 0;
-    scene_build_ex(s, st, L, T, ex ? ex : &none, 1280, 720, &TM, NULL);
+    scene_build_ex(s, &(SceneRequest){.st = st,
+                                      .lesson = L,
+                                      .trace = T,
+                                      .ex = ex ? ex : &none,
+                                      .w = 1280,
+                                      .h = 720,
+                                      .tm = &TM});
     return found;
 }
 

@@ -127,8 +127,16 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
             st.pinned = view_reveal_total(&st) > 0 ? view_reveal_cell(&st, 0)
                                                    : (CellRef){MAT_NONE, 0, 0, 0};
             snprintf(what, sizeof what, "%s %dx%d %s stage %d", L.title, w, h, THEMES[th].name, i);
-            scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM,
-                           i == 1 ? "A banner: the lesson did not reload" : NULL);
+            scene_build_ex(
+                &s,
+                &(SceneRequest){.st = &st,
+                                .lesson = &L,
+                                .trace = &doc->trace,
+                                .ex = &ex,
+                                .w = w,
+                                .h = h,
+                                .tm = &TM,
+                                .banner = i == 1 ? "A banner: the lesson did not reload" : NULL});
             check_scene(&s, what, t);
             for (int p = 0; p < 4; p++) {
                 ViewState o = st;
@@ -143,7 +151,13 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
                          THEMES[th].name, i, NAMES[p]);
                 SceneExtras e2 = ex;
                 e2.status = p == 0 ? "Saved the-cat-sat-edited.json" : NULL;
-                scene_build_ex(&s, &o, &L, &doc->trace, &e2, w, h, &TM, NULL);
+                scene_build_ex(&s, &(SceneRequest){.st = &o,
+                                                   .lesson = &L,
+                                                   .trace = &doc->trace,
+                                                   .ex = &e2,
+                                                   .w = w,
+                                                   .h = h,
+                                                   .tm = &TM});
                 check_scene(&s, what, t);
             }
         }
@@ -155,7 +169,15 @@ static void window_screens(Session *doc, int w, int h, Tally *t)
                 SceneExtras slide = {.slide = true, .theme = THEMES[th].theme};
                 snprintf(what, sizeof what, "%s %s slide part %d stage %d", L.title,
                          THEMES[th].name, (int)part, i);
-                scene_build_part_ex(&s, part, &st, &L, &doc->trace, &slide, w, h, 1.0, &TM);
+                scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                   .lesson = &L,
+                                                   .trace = &doc->trace,
+                                                   .ex = &slide,
+                                                   .w = w,
+                                                   .h = h,
+                                                   .tm = &TM,
+                                                   .part = part,
+                                                   .scale = 1.0});
                 check_scene(&s, what, t);
             }
         }
@@ -189,7 +211,13 @@ static void question_screens(const Session *doc, int w, int h, Tally *t)
                 }
                 snprintf(what, sizeof what, "%s %dx%d %s question %d phase %d", L.title, w, h,
                          THEMES[th].name, i, k);
-                scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM, NULL);
+                scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                   .lesson = &L,
+                                                   .trace = &doc->trace,
+                                                   .ex = &ex,
+                                                   .w = w,
+                                                   .h = h,
+                                                   .tm = &TM});
                 check_scene(&s, what, t);
             }
         }
@@ -219,7 +247,13 @@ static void strip_screens(Session *doc, int w, int h, Tally *t)
             st.stage_index = i;
             snprintf(what, sizeof what, "%s %dx%d %s training, stage %d", L.title, w, h,
                      THEMES[th].name, i);
-            scene_build_ex(&s, &st, &L, &doc->trace, &ex, w, h, &TM, NULL);
+            scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                               .lesson = &L,
+                                               .trace = &doc->trace,
+                                               .ex = &ex,
+                                               .w = w,
+                                               .h = h,
+                                               .tm = &TM});
             sliders += s.slider_w > 0;
             strips += s.train_w > 0;
             check_scene(&s, what, t);

@@ -51,7 +51,7 @@ static int draw(Canvas *c, const char *t, int size)
     TextMetrics tm = draw_sdl_metrics(c->d);
     int w = tm.text_width(tm.user, FONT_REGULAR, size, t),
         h = tm.line_height(tm.user, FONT_REGULAR, size);
-    scene_push_text(&s, FONT_REGULAR, size, (Rgba){0, 0, 0, 255}, 0, 0, w, h, t);
+    scene_push_text(&s, FONT_REGULAR, size, (Rgba){0, 0, 0, 255}, (Box){0, 0, w, h}, t);
     SDL_SetRenderDrawColor(c->ren, 255, 255, 255, 255);
     SDL_RenderClear(c->ren);
     draw_sdl_scene(c->d, &s);
@@ -333,9 +333,9 @@ int main(void)
     // does not say so.
     Scene sc;
     scene_init(&sc);
-    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 10, 10, 80, 24,
+    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, (Box){10, 10, 80, 24},
                     "\xd9\x82\xd8\xb7\xd8\xa9\xe2\x80\xa6");
-    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 10, 40, 80, 24, "cat");
+    scene_push_text(&sc, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, (Box){10, 40, 80, 24}, "cat");
     sc.width = 100;
     sc.height = 80;
     size_t n = 0;

@@ -3,7 +3,8 @@
 #  - every hand-written C file (.c, .h, .inc; src/, tests/, bench/; not src/**/generated/, which tools/gen_*.py write) is as
 #    clang-format 14 leaves it with the repository's .clang-format (4 spaces, 100 columns);
 #  - at most 5 functions of src/ over 80 lines and none over 120; no hand-written file of src/ over 900 lines
-#    (tools/long_functions.py measures them).
+#    (tools/long_functions.py measures them);
+#  - at most 5 functions of src/ with more than 8 parameters (tools/wide_signatures.py counts them).
 # usage: test_format.sh SOURCE_DIR
 # Exit 77 (skipped) without clang-format 14 or python3, failed instead where MHA_REQUIRE_TOOLS is set (CI).
 src=$1
@@ -42,4 +43,9 @@ $report"
 bigfiles=$(printf '%s\n' "$report" | sed -n 's/^\([0-9]*\) files over 900 lines:$/\1/p')
 [ "${bigfiles:-99}" -eq 0 ] && ok || bad "${bigfiles:-?} files over 900 lines:
 $report"
+wide=$(python3 tools/wide_signatures.py src) || bad "tools/wide_signatures.py failed"
+over8=$(printf '%s\n' "$wide" | sed -n 's/^[0-9]* functions with more than 6 parameters, \([0-9]*\) with more than 8:$/\1/p')
+[ -n "$over8" ] && ok || bad "tools/wide_signatures.py printed no count"
+[ "${over8:-99}" -le 5 ] && ok || bad "$over8 functions with more than 8 parameters (at most 5; a Box or a request struct):
+$(python3 tools/wide_signatures.py --over 8 src)"
 check_done test_format "($n C files)"

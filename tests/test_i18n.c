@@ -447,7 +447,9 @@ static void press_all(ViewState *st, const Lesson *L, const Trace *T, Fit *f, Sc
     press(st, VIEW_KEY_HOME);
     char name[96];
     for (int guard = 0; guard < 64; guard++) {
-        scene_build_ex(s, st, L, T, ex, w, h, &f->tm, NULL);
+        scene_build_ex(
+            s, &(SceneRequest){
+                   .st = st, .lesson = L, .trace = T, .ex = ex, .w = w, .h = h, .tm = &f->tm});
         snprintf(name, sizeof name, "%s, stage %d.%d", what, st->stage_index, st->substep);
         check_fit(f, s, w, h, name);
         view_set_substeps(st, s->substeps, s->substep);
@@ -475,7 +477,9 @@ static void hovers(Fit *f, ViewState *st, Scene *s, const Lesson *L, const Trace
     char name[96];
     for (int k = 0; k < n; k++) {
         st->hover = cells[k];
-        scene_build_ex(s, st, L, T, ex, w, h, &f->tm, NULL);
+        scene_build_ex(
+            s, &(SceneRequest){
+                   .st = st, .lesson = L, .trace = T, .ex = ex, .w = w, .h = h, .tm = &f->tm});
         snprintf(name, sizeof name, "%s, pointer on %s", what, mat_info(cells[k].mat)->key);
         check_fit(f, s, w, h, name);
     }
@@ -528,7 +532,10 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
     for (int view = 0; view < 2; view++) {
         press(&st, VIEW_KEY_HOME);
         for (int guard = 0; guard < 64; guard++) {
-            scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
+            scene_build_ex(
+                &s,
+                &(SceneRequest){
+                    .st = &st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = &f->tm});
             snprintf(name, sizeof name, "%s stage %d.%d", view ? "all heads" : "one head",
                      st.stage_index, st.substep);
             check_fit(f, &s, w, h, name);
@@ -551,27 +558,42 @@ static void screens(Fit *f, const Lesson *L, const Trace *T, int w, int h)
     press(&st, VIEW_KEY_HOME);
     // Help, notes, the cost panel, the comparison, a banner.
     st.help = true;
-    scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = &f->tm});
     check_fit(f, &s, w, h, "help");
     st.help = false;
     st.notes = true;
-    scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = &f->tm});
     check_fit(f, &s, w, h, "notes");
     st.notes = false;
     for (int k = 0; k < 4; k++) press(&st, VIEW_KEY_RIGHT);
     st.panel = PANEL_COST;
-    scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = &f->tm});
     check_fit(f, &s, w, h, "cost panel");
     if (have_cmp) {
         st.panel = PANEL_COMPARE;
-        scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, NULL);
+        scene_build_ex(
+            &s, &(SceneRequest){
+                    .st = &st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = &f->tm});
         check_fit(f, &s, w, h, "comparison");
     }
     st.panel = PANEL_NONE;
     char banner[300];
     snprintf(banner, sizeof banner, TR("%s   (still showing the last good lesson)"),
              "lessons/x.json:3:5: error");
-    scene_build_ex(&s, &st, L, T, &ex, w, h, &f->tm, banner);
+    scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                       .lesson = L,
+                                       .trace = T,
+                                       .ex = &ex,
+                                       .w = w,
+                                       .h = h,
+                                       .tm = &f->tm,
+                                       .banner = banner});
     check_fit(f, &s, w, h, "banner");
     if (have_cmp) compare_free(&cmp);
     scene_free(&s);
@@ -612,7 +634,10 @@ static void question_screens(Fit *f, const Lesson *L, const Trace *T, int w, int
             }
             SceneExtras e = ex;
             e.slide = k == 1 || k == 4;
-            scene_build_ex(&s, &shown, L, T, &e, w, h, &f->tm, NULL);
+            scene_build_ex(
+                &s,
+                &(SceneRequest){
+                    .st = &shown, .lesson = L, .trace = T, .ex = &e, .w = w, .h = h, .tm = &f->tm});
             static const char *const what[5] = {"question asked", "question slide",
                                                 "question right", "question wrong", "answer slide"};
             check_fit(f, &s, w, h, what[k]);
@@ -644,7 +669,13 @@ static void session_screens(Fit *f, const char *rel, int w, int h)
         SceneExtras ex = {.shuffle = session_shuffled(&doc)};
         st.panel = PANEL_SHUFFLE;
         st.shuffle = 1;
-        scene_build_ex(&s, &st, &shown, &doc.trace, &ex, w, h, &f->tm, NULL);
+        scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                           .lesson = &shown,
+                                           .trace = &doc.trace,
+                                           .ex = &ex,
+                                           .w = w,
+                                           .h = h,
+                                           .tm = &f->tm});
         check_fit(f, &s, w, h, "shuffle test");
         st.panel = PANEL_NONE;
     } else {

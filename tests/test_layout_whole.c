@@ -259,8 +259,11 @@ static void check_screen(Scene *s, ViewState *st, const Lesson *L, const Trace *
     st->width = export ? 1280 : w;
     st->height = export ? 720 : h;
     SceneExtras ex = {.question = q};
-    bool ok = export ? export_build_board(s, st, L, T, 1.0, EXPORT_BG_WHITE, tm)
-                     : scene_build_ex(s, st, L, T, &ex, w, h, tm, NULL);
+    bool ok =
+        export ? export_build_board(s, st, L, T, 1.0, EXPORT_BG_WHITE, tm)
+               : scene_build_ex(
+                   s, &(SceneRequest){
+                          .st = st, .lesson = L, .trace = T, .ex = &ex, .w = w, .h = h, .tm = tm});
     CHECK(ok, "%s: the scene is built", t->lesson);
     // The panels are no stages: the decode panel lays the K and V caches side by side with their
     // d_k columns (d_k = 4 of long tokens at 720p keeps 3 of 4, d_k = 8 keeps 3 of 8), the tiles

@@ -243,7 +243,14 @@ static void test_cat(void)
 
     // Export parts.
     for (int part = SCENE_PART_BOARD; part <= SCENE_PART_ALL_HEADS; part++) {
-        CHECK(scene_build_part(&s, (ScenePart)part, &st, &L, &T, 800, 600, 1.0, &TM),
+        CHECK(scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                 .lesson = &L,
+                                                 .trace = &T,
+                                                 .w = 800,
+                                                 .h = 600,
+                                                 .tm = &TM,
+                                                 .part = (ScenePart)part,
+                                                 .scale = 1.0}),
               "part %d builds", part);
         check_bounds(&s, 800, 600, "part");
         CHECK(s.count > 10, "part %d draws something", part);
@@ -292,7 +299,14 @@ static void test_lesson_file(const char *name, int heads, bool causal)
         CHECK(isinf(scene_cell_value(&L, &T, (CellRef){MAT_MASKED, 0, 0, 1})),
               "S'+M above the diagonal is -inf");
         // The heatmap of the masked scores hatches every masked cell.
-        scene_build_part(&s, SCENE_PART_HEATMAP, &st, &L, &T, 1280, 720, 1.0, &TM);
+        scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                           .lesson = &L,
+                                           .trace = &T,
+                                           .w = 1280,
+                                           .h = 720,
+                                           .tm = &TM,
+                                           .part = SCENE_PART_HEATMAP,
+                                           .scale = 1.0});
         hatches = 0;
         for (size_t i = 0; i < s.count; i++) hatches += s.cmds[i].kind == CMD_HATCH;
         int n = L.params.n;
@@ -334,7 +348,9 @@ static bool build_showing(Scene *s, ViewState *st, const Lesson *L, const Trace 
     st->substep = 0;
     for (int k = 0; k < 8; k++) {
         st->substep = k;
-        scene_build_ex(s, st, L, T, ex, w, h, &TM, NULL);
+        scene_build_ex(s,
+                       &(SceneRequest){
+                           .st = st, .lesson = L, .trace = T, .ex = ex, .w = w, .h = h, .tm = &TM});
         if (count_hits(s, m) > 0) return true;
         if (k >= s->substeps - 1) break;
     }
@@ -379,28 +395,55 @@ static void test_edit_marks(void)
     SceneExtras saved = {
         &L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL, NULL, NULL,
         NULL,      NULL};
-    scene_build_ex(&s, &st, &shown, &t2, &saved, 1280, 720, &TM, NULL);
+    scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                       .lesson = &shown,
+                                       .trace = &t2,
+                                       .ex = &saved,
+                                       .w = 1280,
+                                       .h = 720,
+                                       .tm = &TM});
     CHECK(has_text(&s, "x-edited.json in /tmp"), "the status line says where the lesson was saved");
     // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or
     // nothing focused).
     CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
     SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL, NULL, NULL, NULL};
     st.pinned = (CellRef){MAT_WK, 0, 1, 0};
-    scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
+    scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                       .lesson = &shown,
+                                       .trace = &t2,
+                                       .ex = &slide,
+                                       .w = 1280,
+                                       .h = 720,
+                                       .tm = &TM});
     CHECK(has_text(&s, "1 value edited") && !has_text(&s, "Ctrl+S") && !has_text(&s, "R reverts"),
           "a slide counts the edit without the keys");
     CHECK(has_text(&s, "a learned weight") && !has_text(&s, "click it"),
           "a slide explains a weight without the mouse");
     ex.slide = false;
-    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    scene_build_ex(
+        &s,
+        &(SceneRequest){
+            .st = &st, .lesson = &shown, .trace = &t2, .ex = &ex, .w = 1280, .h = 720, .tm = &TM});
     CHECK(has_text(&s, "click it") && has_text(&s, "Ctrl+S"), "the window keeps its hints");
     st.pinned.mat = MAT_NONE;
-    scene_build_ex(&s, &st, &shown, &t2, &slide, 1280, 720, &TM, NULL);
+    scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                       .lesson = &shown,
+                                       .trace = &t2,
+                                       .ex = &slide,
+                                       .w = 1280,
+                                       .h = 720,
+                                       .tm = &TM});
     CHECK(!has_text(&s, "Point at"), "no pointer hint on a slide");
-    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    scene_build_ex(
+        &s,
+        &(SceneRequest){
+            .st = &st, .lesson = &shown, .trace = &t2, .ex = &ex, .w = 1280, .h = 720, .tm = &TM});
     CHECK(has_text(&s, "Point at"), "the window invites the pointer");
     st.help = true;
-    scene_build_ex(&s, &st, &shown, &t2, &ex, 1280, 720, &TM, NULL);
+    scene_build_ex(
+        &s,
+        &(SceneRequest){
+            .st = &st, .lesson = &shown, .trace = &t2, .ex = &ex, .w = 1280, .h = 720, .tm = &TM});
     CHECK(help_lists(&s, &st, &shown, &t2, &ex, "Shift+E"), "the help lists E and Shift+E");
     check_bounds(&s, 1280, 720, "help");
     scene_free(&s);
@@ -431,7 +474,14 @@ static void test_board_labels(const char *file)
             char what[160];
             snprintf(what, sizeof what, "%s %s %dx%d", file, stage_key(view_stage(&st)), w, h);
             // The board alone, in the room the window gives it.
-            scene_build_part(&s, SCENE_PART_BOARD, &st, &L, &T, w, h * 3 / 4, h / 720.0, &TM);
+            scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                               .lesson = &L,
+                                               .trace = &T,
+                                               .w = w,
+                                               .h = h * 3 / 4,
+                                               .tm = &TM,
+                                               .part = SCENE_PART_BOARD,
+                                               .scale = h / 720.0});
             int alone = 0;
             for (size_t i = 0; i < s.count; i++)
                 alone += s.cmds[i].kind == CMD_TEXT && cut_label(&L, scene_text(&s, &s.cmds[i]));
@@ -910,8 +960,14 @@ static void test_extreme_sizes(void)
                 st.help = v == 4;
                 st.pinned = (CellRef){MAT_X, 0, 0, 0};
                 int w = SIZES[k][0], h = SIZES[k][1];
-                built +=
-                    scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, v == 4 ? "a banner" : NULL);
+                built += scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                            .lesson = &L,
+                                                            .trace = &T,
+                                                            .ex = &ex,
+                                                            .w = w,
+                                                            .h = h,
+                                                            .tm = &TM,
+                                                            .banner = v == 4 ? "a banner" : NULL});
                 if (w >= 1000) check_layout(&s, w, h, "8000x5000", v != 2);
             }
     CHECK(built == (int)(sizeof SIZES / sizeof SIZES[0]) * st.stage_count * 5,
@@ -1027,7 +1083,14 @@ static void test_cross_names(void)
     for (int i = 0; i < st.stage_count; i++) {
         st.stage_index = i;
         Stage stage = view_stage(&st);
-        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL), "cross board builds");
+        CHECK(scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                 .lesson = &L,
+                                                 .trace = &T,
+                                                 .ex = &ex,
+                                                 .w = 1280,
+                                                 .h = 720,
+                                                 .tm = &TM}),
+              "cross board builds");
         if (stage == STAGE_INPUT) {
             CHECK(has_text(&s, "source tokens Y"), "the input stage names the source Y");
             CHECK(count_text(&s, "Y") >= 1 && !has_text(&s, "source tokens S"),
@@ -1050,7 +1113,14 @@ static void test_cross_names(void)
     for (int i = 0; i < st.stage_count; i++) {
         st.stage_index = i;
         if (view_stage(&st) != STAGE_SOFTMAX) continue;
-        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL), "cat board builds");
+        CHECK(scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                 .lesson = &L,
+                                                 .trace = &T,
+                                                 .ex = &ex,
+                                                 .w = 1280,
+                                                 .h = 720,
+                                                 .tm = &TM}),
+              "cat board builds");
         CHECK(has_text(&s, "\xe2\x86\x93 queries    \xe2\x86\x92 keys"),
               "self-attention axes: queries down, keys across");
         CHECK(!has_text(&s, "target"), "no target/source in self-attention");

@@ -116,7 +116,14 @@ static void heat_label_views(const char *name, const Lesson *L, const Trace *T, 
         if (only != STAGE_COUNT && view_stage(&st) != only) continue;
         snprintf(what, sizeof what, "%s %s heatmap part %dx%d", name, stage_key(view_stage(&st)), w,
                  h);
-        scene_build_part(&s, SCENE_PART_HEATMAP, &st, L, T, w, h, h / 720.0, &TM);
+        scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                           .lesson = L,
+                                           .trace = T,
+                                           .w = w,
+                                           .h = h,
+                                           .tm = &TM,
+                                           .part = SCENE_PART_HEATMAP,
+                                           .scale = h / 720.0});
         const HitRegion *panel = heat_panel(&s, 0);
         CHECK(panel != NULL, "%s: drawn", what);
         if (panel) check_heat_labels(&s, L, 0, panel, what, false);
@@ -172,7 +179,14 @@ static void test_heat_labels(void)
         go(&st, STAGE_SOFTMAX);
         Scene s;
         scene_init(&s);
-        scene_build_part(&s, SCENE_PART_HEATMAP, &st, &L, &T, 1280, 720, 1.0, &TM);
+        scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                           .lesson = &L,
+                                           .trace = &T,
+                                           .w = 1280,
+                                           .h = 720,
+                                           .tm = &TM,
+                                           .part = SCENE_PART_HEATMAP,
+                                           .scale = 1.0});
         check_numbers(&s, 720, s.num_font, "40 tokens heatmap part");
         scene_free(&s);
         trace_free(&T);

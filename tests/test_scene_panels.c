@@ -79,7 +79,13 @@ static void test_compare_view(void)
         for (int z = 0; z < 2; z++) {
             char what[200];
             snprintf(what, sizeof what, "%s compare %dx%d", files[f], sizes[z][0], sizes[z][1]);
-            CHECK(scene_build_ex(&s, &st, &L, &T, &ex, sizes[z][0], sizes[z][1], &TM, NULL),
+            CHECK(scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                     .lesson = &L,
+                                                     .trace = &T,
+                                                     .ex = &ex,
+                                                     .w = sizes[z][0],
+                                                     .h = sizes[z][1],
+                                                     .tm = &TM}),
                   "%s builds", what);
             check_bounds(&s, sizes[z][0], sizes[z][1], what);
             CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head"), "%s: titles", what);

@@ -144,7 +144,11 @@ static void test_question_panel(void)
               "the softmax asks question 1");
         SceneExtras ex = {.question = &L.questions[0]};
         snprintf(what, sizeof what, "question asked %dx%d", w, h);
-        CHECK(scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL), "%s builds", what);
+        CHECK(scene_build_ex(
+                  &s,
+                  &(SceneRequest){
+                      .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = w, .h = h, .tm = &TM}),
+              "%s builds", what);
         check_bounds(&s, w, h, what);
         // Numbered in the order asked: the scores question (third in the file) came first.
         CHECK(has_text(&s, "Question 2 of 3: Which word does"), "%s: the question", what);
@@ -169,7 +173,9 @@ static void test_question_panel(void)
         view_handle(&st, &d);
         ex.question = &L.questions[1];
         snprintf(what, sizeof what, "value typed %dx%d", w, h);
-        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        scene_build_ex(
+            &s, &(SceneRequest){
+                    .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = w, .h = h, .tm = &TM});
         check_bounds(&s, w, h, what);
         CHECK(has_text(&s, "Your number: 0.6"), "%s: the typed number shows", what);
         question_texts(&s, w, h, what);
@@ -179,7 +185,9 @@ static void test_question_panel(void)
         view_quiz_judged(&st, true, (CellRef){MAT_WEIGHTS, 0, 0, 0},
                          (CellRef){MAT_WEIGHTS, 0, 0, 0});
         snprintf(what, sizeof what, "question revealed %dx%d", w, h);
-        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        scene_build_ex(
+            &s, &(SceneRequest){
+                    .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = w, .h = h, .tm = &TM});
         check_bounds(&s, w, h, what);
         CHECK(has_text(&s, "\xe2\x9c\x93 Right") && has_text(&s, "you said 0.6"), "%s: the verdict",
               what);
@@ -193,7 +201,9 @@ static void test_question_panel(void)
         question_texts(&s, w, h, what);
         // A wrong answer says so.
         st.quiz_right = false;
-        scene_build_ex(&s, &st, &L, &T, &ex, w, h, &TM, NULL);
+        scene_build_ex(
+            &s, &(SceneRequest){
+                    .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = w, .h = h, .tm = &TM});
         CHECK(has_text(&s, "\xe2\x9c\x97 Not quite"), "%s: not quite", what);
     }
     // A long question wraps inside the window, on a small window too.
@@ -207,13 +217,19 @@ static void test_question_panel(void)
     view_set_questions(&st, vq, L.question_count);
     go(&st, STAGE_SOFTMAX);
     SceneExtras ex = {.question = &longq};
-    scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = 1280, .h = 720, .tm = &TM});
     check_bounds(&s, 1280, 720, "a long question");
-    scene_build_ex(&s, &st, &L, &T, &ex, 800, 600, &TM, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = 800, .h = 600, .tm = &TM});
     check_layout(&s, 800, 600, "a long question 800x600", false);
     // No question on screen: no box, even with one given.
     press(&st, VIEW_KEY_ESCAPE);
-    scene_build_ex(&s, &st, &L, &T, &ex, 1280, 720, &TM, NULL);
+    scene_build_ex(
+        &s, &(SceneRequest){
+                .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = 1280, .h = 720, .tm = &TM});
     CHECK(!has_text(&s, "Question"), "no box without a question on screen");
     st.help = true;
     scene_build(&s, &st, &L, &T, 1280, 720, &TM, NULL);
@@ -436,8 +452,13 @@ static void test_teaching(void)
         Scene s;
         scene_init(&s);
         for (int z = 0; z < 2; z++) {
-            CHECK(scene_build_ex(&s, &st, &shown, &doc.trace, &ex, PROJECTOR[z][0], PROJECTOR[z][1],
-                                 &TM, NULL),
+            CHECK(scene_build_ex(&s, &(SceneRequest){.st = &st,
+                                                     .lesson = &shown,
+                                                     .trace = &doc.trace,
+                                                     .ex = &ex,
+                                                     .w = PROJECTOR[z][0],
+                                                     .h = PROJECTOR[z][1],
+                                                     .tm = &TM}),
                   "builds");
             check_bounds(&s, PROJECTOR[z][0], PROJECTOR[z][1], "shuffle panel");
             CHECK(has_text(&s, "man the bit dog the")

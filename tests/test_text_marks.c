@@ -23,7 +23,7 @@ static long ink_of(Exporter *x, const char *t, int w, int h)
     s.width = 400;
     s.height = 60;
     scene_push_rect(&s, 0, 0, 400, 60, (Rgba){255, 255, 255, 255});
-    scene_push_text(&s, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, 4, 4, w, h, t);
+    scene_push_text(&s, FONT_REGULAR, 20, (Rgba){0, 0, 0, 255}, (Box){4, 4, w, h}, t);
     ExportBuffer png = {0};
     ExportError err = {0};
     long dark = -1;
@@ -91,7 +91,7 @@ int main(void)
         Scene s;
         scene_init(&s);
         s.width = s.height = 100;
-        scene_push_text(&s, FONT_BOLD, 20, (Rgba){0, 0, 0, 255}, 0, 0, w, h, MARKS[i]);
+        scene_push_text(&s, FONT_BOLD, 20, (Rgba){0, 0, 0, 255}, (Box){0, 0, w, h}, MARKS[i]);
         size_t n = 0;
         char *svg = svg_encode(&s, "t", &n);
         CHECK(svg && strstr(svg, label) && !strstr(svg, MARKS[i]), "the SVG writes mark %zu as %s",

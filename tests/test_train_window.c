@@ -71,7 +71,13 @@ static int check_scene(const Session *doc, ViewState *st, int w, int h, bool wan
     SceneExtras ex = {.original = &doc->lesson.params, .train = &doc->train};
     st->width = w;
     st->height = h;
-    CHECK(scene_build_ex(&sc, st, &shown, &doc->trace, &ex, w, h, &TM, NULL),
+    CHECK(scene_build_ex(&sc, &(SceneRequest){.st = st,
+                                              .lesson = &shown,
+                                              .trace = &doc->trace,
+                                              .ex = &ex,
+                                              .w = w,
+                                              .h = h,
+                                              .tm = &TM}),
           "scene builds at %dx%d", w, h);
     bool strip = false, curve = false, log_said = false, keys_said = false, trained_said = false;
     int smallest = 1 << 20, shown_step = session_train_shown_step(doc);
@@ -140,7 +146,13 @@ static void check_heat_numbers(const Session *doc, ViewState *st, int w, int h,
     ViewState one = *st;
     one.view = VIEW_ONE_HEAD;
     one.substep = 0;
-    CHECK(scene_build_ex(&sc, &one, &shown, &doc->trace, &ex, w, h, tm, NULL),
+    CHECK(scene_build_ex(&sc, &(SceneRequest){.st = &one,
+                                              .lesson = &shown,
+                                              .trace = &doc->trace,
+                                              .ex = &ex,
+                                              .w = w,
+                                              .h = h,
+                                              .tm = tm}),
           "scene builds at %dx%d", w, h);
     int numbers = 0, small = 0;
     bool said = false, heat = false;
@@ -352,9 +364,9 @@ static void test_append(void)
     scene_init(&a);
     scene_init(&b);
     scene_push_rect(&a, 1, 2, 3, 4, (Rgba){1, 2, 3, 255});
-    scene_push_text(&a, FONT_BOLD, 20, (Rgba){0, 0, 0, 255}, 5, 6, 30, 24, "step 40");
+    scene_push_text(&a, FONT_BOLD, 20, (Rgba){0, 0, 0, 255}, (Box){5, 6, 30, 24}, "step 40");
     scene_push(&a, CMD_CLIP, 0, 0, 0, 0, (Rgba){0, 0, 0, 255});
-    scene_push_text(&b, FONT_REGULAR, 10, (Rgba){0, 0, 0, 255}, 0, 0, 5, 5, "x");
+    scene_push_text(&b, FONT_REGULAR, 10, (Rgba){0, 0, 0, 255}, (Box){0, 0, 5, 5}, "x");
     scene_append(&b, &a, 100, 10);
     CHECK(b.count == 4 && b.cmds[1].x == 101 && b.cmds[1].y == 12 && b.cmds[1].w == 3,
           "the rectangle moved");

@@ -2,7 +2,8 @@
 """Lists the functions of src/ that take many parameters: those with more than 6 and those with more than
 8 (the house's aim: at most 5 functions over 8; a call that carries a plan takes a request struct). A
 function is counted once, at its definition (a body at file level), static ones too; the generated/ folder
-is left out.
+is left out. The first line gives both counts (tests/test_format.sh reads it: at most 5 over 8); then one
+line a function, those over N (6 unless --over says) listed, widest first.
 usage: tools/wide_signatures.py [--over N] [SRC_DIR]   (exit 0; it reports, it does not judge)"""
 import os
 import re
@@ -95,6 +96,10 @@ def definitions(path):
 
 def main():
     args = sys.argv[1:]
+    over = 6
+    if args[:1] == ['--over'] and len(args) > 1:
+        over = int(args[1])
+        args = args[2:]
     src = args[0] if args else 'src'
     found = []
     for root, dirs, files in os.walk(src):
@@ -106,7 +111,7 @@ def main():
     found.sort(key=lambda x: (-x[0], x[1], x[2]))
     wide = [f for f in found if f[0] > 8]
     print(f'{len(found)} functions with more than 6 parameters, {len(wide)} with more than 8:')
-    for count, p, at, name in found:
+    for count, p, at, name in (f for f in found if f[0] > over):
         print(f'{count:3d}  {p}:{at}  {name}')
 
 

@@ -58,7 +58,26 @@ static bool build(Audit *a, Scene *s, const ViewState *st, const SceneExtras *ex
     v.width = a->w;
     v.height = a->h;
     Lesson shown = session_shown(a->doc);
-    return scene_build_ex(s, &v, &shown, &a->doc->trace, ex, a->w, a->h, &a->tm, banner);
+    SceneRequest rq = {.st = &v,
+                       .lesson = &shown,
+                       .trace = &a->doc->trace,
+                       .ex = ex,
+                       .w = a->w,
+                       .h = a->h,
+                       .tm = &a->tm,
+                       .banner = banner};
+    return scene_build_ex(s, &rq);
+}
+
+// Box i of s begun as a JSON item (after a comma but for the first): open ("{\"key\":" or "["),
+// then its matrix's key. Returns the box.
+static const SceneBox *box_begin(FILE *out, const Scene *s, size_t i, const char *open)
+{
+    const SceneBox *b = &s->boxes[i];
+    const MatInfo *mi = mat_info(b->mat);
+    fprintf(out, "%s%s", i ? "," : "", open);
+    cli_json_string(out, mi && mi->key ? mi->key : "?");
+    return b;
 }
 
 static void print_matrices(Audit *a, const Scene *s)
@@ -66,10 +85,7 @@ static void print_matrices(Audit *a, const Scene *s)
     FILE *out = a->out;
     fputs("\"matrices\":[", out);
     for (size_t i = 0; i < s->box_count; i++) {
-        const SceneBox *b = &s->boxes[i];
-        const MatInfo *mi = mat_info(b->mat);
-        fprintf(out, "%s{\"key\":", i ? "," : "");
-        cli_json_string(out, mi && mi->key ? mi->key : "?");
+        const SceneBox *b = box_begin(out, s, i, "{\"key\":");
         fputs(",\"title\":", out);
         cli_json_string(out, b->title);
         fprintf(out,
@@ -368,10 +384,7 @@ static void walk_step(Audit *a, const ViewState *st, bool first)
     cli_json_string(out, qm && qm->key ? qm->key : "");
     fputs(",\"shown\":[", out);
     for (size_t i = 0; i < s->box_count; i++) {
-        const SceneBox *b = &s->boxes[i];
-        const MatInfo *mi = mat_info(b->mat);
-        fprintf(out, "%s[", i ? "," : "");
-        cli_json_string(out, mi && mi->key ? mi->key : "?");
+        const SceneBox *b = box_begin(out, s, i, "[");
         fprintf(out, ",%d,%s]", b->head, b->result && st->reveal == 0 ? "false" : "true");
     }
     fputs("]}", out);

@@ -122,7 +122,15 @@ static void build_scene(Gui *g, int w, int h)
                                                             : NULL,
                       .question = gui_shown_question(g)};
     const char *banner = g->banner[0] ? g->banner : g->edit_error[0] ? g->edit_error : NULL;
-    scene_build_ex(&g->scene, &g->st, &shown, &g->doc.trace, &ex, w, h, &g->tm, banner);
+    SceneRequest rq = {.st = &g->st,
+                       .lesson = &shown,
+                       .trace = &g->doc.trace,
+                       .ex = &ex,
+                       .w = w,
+                       .h = h,
+                       .tm = &g->tm,
+                       .banner = banner};
+    scene_build_ex(&g->scene, &rq);
     char confirm[600];
     if (gui_asking(g) != GUI_ASK_NONE)
         scene_add_confirm(&g->scene, &g->st, &shown, &g->doc.trace, &g->tm,

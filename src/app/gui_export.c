@@ -72,13 +72,17 @@ static bool export_strip(const Session *doc, const ViewState *st, const Lesson *
         made++;
     }
     ExportError err;
-    HeatmapSpec spec = {MAT_WEIGHTS, st->head, 1.0, st->colormap,
-                        st->dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE};
     snprintf(name, sizeof name, "%s-train-strip-head%d", out->base, st->head);
+    StripRequest rq = {.dir = out->dir,
+                       .create_dir = true,
+                       .font_dir = fonts,
+                       .name = name,
+                       .spec = {MAT_WEIGHTS, st->head, 1.0, st->colormap,
+                                st->dark ? EXPORT_BG_DARK : EXPORT_BG_WHITE},
+                       .frames = fr,
+                       .count = (size_t)made};
     bool ok = true;
-    if (traced
-        && !export_heatmap_strip(out->dir, true, fonts, name, &spec, fr, (size_t)made,
-                                 out->strip_path, sizeof out->strip_path, &err)) {
+    if (traced && !export_heatmap_strip(&rq, out->strip_path, sizeof out->strip_path, &err)) {
         snprintf(msg, cap, "%s", err.message);
         ok = false;
     }

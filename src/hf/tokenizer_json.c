@@ -77,6 +77,19 @@ static bool read_model(Tokenizer *t, const cJSON *model, const char *path, Lesso
     return true;
 }
 
+// A part's "type" (NULL: none), and whether it is the type name.
+static const char *part_type(const cJSON *part)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(part, "type"));
+}
+static bool is_type(const char *type, const char *name) { return type && strcmp(type, name) == 0; }
+
+// The error for a part of a type this reader does not read (field: where its type is).
+static bool not_read(LessonError *err, const char *path, const char *field, const char *type)
+{
+    return hf_fail(err, path, field, "\"%.40s\" is not read here", type ? type : "none");
+}
+
 typedef bool (*PartReader)(Tokenizer *t, const cJSON *part, const char *path, LessonError *err);
 
 // A part that is absent (null) or a Sequence, whose items (under key) read is given one by one:
@@ -84,8 +97,8 @@ typedef bool (*PartReader)(Tokenizer *t, const cJSON *part, const char *path, Le
 static bool read_sequence(Tokenizer *t, const cJSON *part, const char *key, PartReader read,
                           const char *path, LessonError *err, bool *done)
 {
-    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(part, "type"));
-    *done = !part || cJSON_IsNull(part) || (type && strcmp(type, "Sequence") == 0);
+    const char *type = part_type(part);
+    *done = !part || cJSON_IsNull(part) || is_type(type, "Sequence");
     const cJSON *list = *done && part ? cJSON_GetObjectItemCaseSensitive(part, key) : NULL;
     for (const cJSON *j = list ? list->child : NULL; j; j = j->next)
         if (!read(t, j, path, err)) return false;
@@ -97,8 +110,8 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
 {
     bool done, ok = read_sequence(t, p, "pretokenizers", read_pretok, path, err, &done);
     if (done) return ok;
-    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "type"));
-    if (type && strcmp(type, "ByteLevel") == 0) {
+    const char *type = part_type(p);
+    if (is_type(type, "ByteLevel")) {
         t->byte_level = true;
         const cJSON *regex = cJSON_GetObjectItemCaseSensitive(p, "use_regex");
         if (!regex || cJSON_IsTrue(regex)) t->pretok = PRETOK_GPT2;
@@ -106,7 +119,7 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
             return hf_fail(err, path, "pre_tokenizer.add_prefix_space", "true is not followed yet");
         return true;
     }
-    if (type && strcmp(type, "Split") == 0) {
+    if (is_type(type, "Split")) {
         const char *regex = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(p, "pattern"), "Regex"));
         const char *behavior =
@@ -118,16 +131,15 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
                            "isolated)");
         return true;
     }
-    if (type && strcmp(type, "Digits") == 0) {
+    if (is_type(type, "Digits")) {
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "individual_digits")))
             return hf_fail(err, path, "pre_tokenizer.individual_digits",
                            "only true (each digit alone) is read");
         t->split_digits = true;
         return true;
     }
-    if (type && strcmp(type, "BertPreTokenizer") == 0 && t->wordpiece)
-        return true; // wordpiece.c splits
-    if (type && strcmp(type, "Metaspace") == 0) {
+    if (is_type(type, "BertPreTokenizer") && t->wordpiece) return true; // wordpiece.c splits
+    if (is_type(type, "Metaspace")) {
         const char *scheme =
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "prepend_scheme"));
         const cJSON *add =
@@ -139,8 +151,7 @@ static bool read_pretok(Tokenizer *t, const cJSON *p, const char *path, LessonEr
             t->pretok = PRETOK_METASPACE;
         return true;
     }
-    return hf_fail(err, path, "pre_tokenizer.type", "\"%.40s\" is not read here",
-                   type ? type : "none");
+    return not_read(err, path, "pre_tokenizer.type", type);
 }
 
 // The normalizer: none, or SentencePiece's Prepend("▁") and Replace(" ", "▁").
@@ -148,10 +159,9 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
 {
     bool done, ok = read_sequence(t, n, "normalizers", read_normalizer, path, err, &done);
     if (done) return ok;
-    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, "type"));
-    if (type
-        && strcmp(type, "BertNormalizer")
-               == 0) { // its four switches and their defaults (normalizers/bert.rs)
+    const char *type = part_type(n);
+    if (is_type(type,
+                "BertNormalizer")) { // its four switches and their defaults (normalizers/bert.rs)
         const cJSON *strip = cJSON_GetObjectItemCaseSensitive(n, "strip_accents");
         t->bert_clean = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(n, "clean_text"));
         t->bert_chinese =
@@ -161,13 +171,11 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
             cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : t->bert_lower; // null: as lowercase
         return true;
     }
-    if (type
-        && strcmp(type, "NFC") == 0) { // Qwen2, Qwen3: nfc.c, on each stretch between added tokens
+    if (is_type(type, "NFC")) { // Qwen2, Qwen3: nfc.c, on each stretch between added tokens
         t->nfc = true;
         return true;
     }
-    bool prepend = type && strcmp(type, "Prepend") == 0,
-         replace = type && strcmp(type, "Replace") == 0;
+    bool prepend = is_type(type, "Prepend"), replace = is_type(type, "Replace");
     const char *content =
         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(n, prepend ? "prepend" : "content"));
     const char *from = cJSON_GetStringValue(
@@ -175,8 +183,7 @@ static bool read_normalizer(Tokenizer *t, const cJSON *n, const char *path, Less
     bool to_mark = content && strcmp(content, TOKENIZER_SP_SPACE) == 0;
     if (prepend && to_mark) return t->sp_prepend = true;
     if (replace && to_mark && from && strcmp(from, " ") == 0) return t->sp_spaces = true;
-    return hf_fail(err, path, "normalizer.type", "\"%.40s\" is not read here",
-                   type ? type : "none");
+    return not_read(err, path, "normalizer.type", type);
 }
 
 // The post-processor's template for one sequence: the special tokens' ids before and after "A".
@@ -184,9 +191,9 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
 {
     bool done, ok = read_sequence(t, p, "processors", read_post, path, err, &done);
     if (done) return ok;
-    const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "type"));
-    if (type && strcmp(type, "ByteLevel") == 0) return true;
-    if (type && strcmp(type, "BertProcessing") == 0) { // "cls": ["[CLS]", 101] before, "sep" after
+    const char *type = part_type(p);
+    if (is_type(type, "ByteLevel")) return true;
+    if (is_type(type, "BertProcessing")) { // "cls": ["[CLS]", 101] before, "sep" after
         const cJSON *cls = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "cls"), 1);
         const cJSON *sep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "sep"), 1);
         if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep) || cls->valuedouble < 0
@@ -201,8 +208,7 @@ static bool read_post(Tokenizer *t, const cJSON *p, const char *path, LessonErro
         return true;
     }
     if (!type || strcmp(type, "TemplateProcessing") != 0)
-        return hf_fail(err, path, "post_processor.type", "\"%.40s\" is not read here",
-                       type ? type : "none");
+        return not_read(err, path, "post_processor.type", type);
     const cJSON *single = cJSON_GetObjectItemCaseSensitive(p, "single");
     const cJSON *specials = cJSON_GetObjectItemCaseSensitive(p, "special_tokens");
     bool after = false;

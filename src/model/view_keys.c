@@ -62,11 +62,17 @@ static bool key_notes(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
+// A switch turned over; the key did something.
+static bool toggle(bool *on)
+{
+    *on = !*on;
+    return true;
+}
+
 static bool key_dark(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
-    s->dark = !s->dark;
-    return true;
+    return toggle(&s->dark);
 }
 
 static bool key_cost(ViewState *s, const ViewEvent *ev, bool shift)
@@ -181,8 +187,7 @@ static bool key_all_heads(ViewState *s, const ViewEvent *ev, bool shift)
 static bool key_fullscreen(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
-    s->fullscreen = !s->fullscreen;
-    return true;
+    return toggle(&s->fullscreen);
 }
 
 static bool key_zoom_in(ViewState *s, const ViewEvent *ev, bool shift)

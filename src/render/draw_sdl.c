@@ -19,7 +19,6 @@
 #define WIDTH_SLOTS 16384 // measured widths (scene_build asks for the same strings every frame)
 #define FALLBACK_MAX 24 // fonts found on the system for characters DejaVu lacks
 #define FILE_MAX (FONT_COUNT + FALLBACK_MAX)
-#define CP_SLOTS 4096 // power of two: which font shows a code point
 #define RUN_MAX 96 // runs of one font, script and direction in one line of text
 
 // A font file: the three DejaVu files (indices FONT_REGULAR .. FONT_MONO), then the fallbacks in
@@ -38,15 +37,6 @@ typedef struct {
     bool bold; // a fallback drawn emboldened for FONT_BOLD
     TTF_Font *font;
 } FontSlot;
-
-// Which file shows a code point (for one role: DejaVu's three files cover different sets). -1: none
-// does.
-typedef struct {
-    uint32_t cp; // 0: empty slot
-    int role;
-    bool emoji;
-    int file;
-} CpEntry;
 
 typedef struct {
     char *text; // NULL: empty slot
@@ -71,8 +61,7 @@ struct DrawSdl {
     FontFile files[FILE_MAX];
     int file_count;
     FontFind *find;
-    CpEntry *cps;
-    size_t cp_count;
+    TextFontMemo cps; // which file shows a code point in a role
     uint32_t missing; // the first code point no font on the computer shows (0: none yet)
     char missing_msg[256];
     FontSlot fonts[FONT_SLOTS];
@@ -146,16 +135,6 @@ static int file_add(DrawSdl *d, const char *path, int index)
     return d->file_count++;
 }
 
-static CpEntry *cp_slot(DrawSdl *d, uint32_t cp, int role, bool emoji)
-{
-    size_t mask = CP_SLOTS - 1,
-           i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
-    while (d->cps[i].cp
-           && !(d->cps[i].cp == cp && d->cps[i].role == role && d->cps[i].emoji == emoji))
-        i = (i + 1) & mask;
-    return &d->cps[i];
-}
-
 typedef struct {
     DrawSdl *d;
     FontRole role;
@@ -174,8 +153,8 @@ static int font_of(void *user, uint32_t cp, bool emoji)
     TTF_Font *base = font_get(d, a->role, a->size);
     bool in_base = base && TTF_GlyphIsProvided32(base, cp);
     if (in_base && !emoji) return (int)a->role;
-    CpEntry *e = cp_slot(d, cp, (int)a->role, emoji);
-    if (e->cp) return e->file >= 0 ? e->file : (int)a->role;
+    const TextFontEntry *e = textrun_memo_find(&d->cps, cp, (int)a->role, emoji);
+    if (e->cp) return e->font >= 0 ? e->font : (int)a->role;
     int found = -1;
     for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
         for (int i = FONT_COUNT; i < d->file_count && found < 0; i++) {
@@ -194,17 +173,7 @@ static int font_of(void *user, uint32_t cp, bool emoji)
     }
     if (found < 0 && in_base)
         found = (int)a->role; // a monochrome emoji from DejaVu rather than none
-    UClass cls = utf8_info(cp).cls;
-    if (found < 0 && !d->missing && cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
-        d->missing = cp;
-    if (d->cp_count > CP_SLOTS / 2) { // full enough: ask again
-        memset(d->cps, 0, CP_SLOTS * sizeof(CpEntry));
-        d->cp_count = 0;
-        e = cp_slot(d, cp, (int)a->role, emoji);
-    }
-    *e = (CpEntry){cp, (int)a->role, emoji, found};
-    d->cp_count++;
-    return found >= 0 ? found : (int)a->role;
+    return textrun_memo_put(&d->cps, (TextFontEntry){cp, (int)a->role, emoji, found}, &d->missing);
 }
 
 const char *draw_sdl_missing(DrawSdl *d)
@@ -481,13 +450,12 @@ DrawSdl *draw_sdl_create(SDL_Renderer *r, const char *font_dir, char *err, size_
     DrawSdl *d = calloc(1, sizeof *d);
     if (d) d->cache = calloc(CACHE_SLOTS, sizeof(TextEntry));
     if (d) d->widths = calloc(WIDTH_SLOTS, sizeof(WidthEntry));
-    if (d) d->cps = calloc(CP_SLOTS, sizeof(CpEntry));
-    if (d && d->cps) d->find = fontfind_open();
-    if (!d || !d->cache || !d->widths || !d->cps || !d->find) {
+    if (d && textrun_memo_init(&d->cps)) d->find = fontfind_open();
+    if (!d || !d->cache || !d->widths || !d->cps.slots || !d->find) {
         snprintf(err, cap, "out of memory");
         if (d) free(d->cache);
         if (d) free(d->widths);
-        if (d) free(d->cps);
+        if (d) textrun_memo_free(&d->cps);
         if (d) fontfind_close(d->find);
         free(d);
         return NULL;
@@ -545,7 +513,7 @@ void draw_sdl_destroy(DrawSdl *d)
         free(d->widths);
     }
     for (int i = 0; i < d->font_count; i++) TTF_CloseFont(d->fonts[i].font);
-    free(d->cps);
+    textrun_memo_free(&d->cps);
     fontfind_close(d->find);
     free(d);
 }

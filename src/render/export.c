@@ -140,14 +140,13 @@ typedef struct {
     const Jobs *jobs;
     char **names;
     size_t nfiles;
+    SlideSource src; // req, L, T and tm, for the boards
 } JobRun;
 
 // Lays job j out in R->scene: its board (a slide) or its heatmap.
 static bool job_layout(JobRun *R, const Job *j)
 {
-    const ExportRequest *req = R->req;
-    return j->board ? export_board_scene(&R->scene, &j->st, R->L, R->T, req->view, j->question,
-                                         req->scale, req->background, &R->tm)
+    return j->board ? export_board_scene(&R->scene, &R->src, &j->st, j->question)
                     : export_build_heatmap(&R->scene, &j->spec, R->L, R->T, &R->tm);
 }
 
@@ -266,9 +265,10 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
     R.x = export_open(req->font_dir, err);
     if (!R.x) return false;
     R.tm = export_metrics(R.x);
+    R.src = (SlideSource){req, L, T, &R.tm};
     scene_init(&R.scene);
     Jobs expanded = {0};
-    if (!export_expand_parts(given, &expanded, req, L, T, &R.tm, &R.scene)) {
+    if (!export_expand_parts(given, &expanded, &R.src, &R.scene)) {
         free(expanded.jobs);
         scene_free(&R.scene);
         export_close(R.x);
@@ -350,11 +350,14 @@ static bool panels_possible(const ExportRequest *req, const AttnParams *p, int b
     return true;
 }
 
-// The panel's slides as jobs, on the view v (st's, without a pointer): one per token (decode), per
-// tile (tiles), per heatmap of stages first .. last (all-heads), else one. False: out of memory.
-static bool panels_add_jobs(Jobs *jobs, const ExportRequest *req, const char *prefix,
-                            const Lesson *L, ViewState *v, int first, int last, int block)
+// The panel's slides as jobs, on the view v (the plan's, without a pointer): one per token
+// (decode), per tile (tiles), per heatmap of the plan's stages (all-heads), else one. False: out of
+// memory.
+static bool panels_add_jobs(Jobs *jobs, const ExportPlan *plan, ViewState *v, int block)
 {
+    const ExportRequest *req = plan->req;
+    const char *prefix = plan->prefix;
+    const Lesson *L = plan->L;
     const AttnParams *p = &L->params;
     bool ok = true;
     switch (req->what) {
@@ -380,7 +383,7 @@ static bool panels_add_jobs(Jobs *jobs, const ExportRequest *req, const char *pr
                                   // from the softmax on
         bool done[MAT_COUNT] = {false};
         v->view = VIEW_ALL_HEADS;
-        for (int i = first; ok && i <= last; i++) {
+        for (int i = plan->first; ok && i <= plan->last; i++) {
             v->stage_index = i;
             MatId mat = model_stage_heatmap(p, view_stage(v));
             if (mat != MAT_NONE && !done[mat])
@@ -447,19 +450,19 @@ static void panels_extras_free(PanelExtras *e)
 }
 
 // --what decode, tiles, cost, compare, shuffle or all-heads: the panel's slides as the window shows
-// them, on st's stage and head (all-heads: each stage first .. last that has a heatmap). The
+// them, on the plan's stage and head (all-heads: each of its stages that has a heatmap). The
 // comparison and the shuffle test are computed here when the request's view does not carry them
 // (the command line).
-static bool export_panels(const ExportRequest *req, const char *prefix, const Lesson *L,
-                          const Trace *T, ViewState *st, int first, int last, ExportResult *out,
-                          ExportError *err)
+static bool export_panels(const ExportPlan *plan, ExportResult *out, ExportError *err)
 {
+    const ExportRequest *req = plan->req;
+    const Lesson *L = plan->L;
     Jobs jobs = {0};
-    int block = req->block > 0 ? req->block : st->tiles_block;
+    int block = req->block > 0 ? req->block : plan->st.tiles_block;
     if (!panels_possible(req, &L->params, block, err)) return false;
-    ViewState v = *st;
+    ViewState v = plan->st;
     v.pinned.mat = v.hover.mat = MAT_NONE;
-    if (!panels_add_jobs(&jobs, req, prefix, L, &v, first, last, block)) {
+    if (!panels_add_jobs(&jobs, plan, &v, block)) {
         free(jobs.jobs);
         export_fail(err, true, "out of memory");
         return false;
@@ -469,18 +472,20 @@ static bool export_panels(const ExportRequest *req, const char *prefix, const Le
     if (req->view) e.view = *req->view;
     ExportRequest r = *req;
     r.view = &e.view;
-    bool ok = panels_extras(&e, req, L, T, &v, err);
-    if (ok) ok = run_jobs(&jobs, &r, L, T, out, err);
+    bool ok = panels_extras(&e, req, L, plan->T, &v, err);
+    if (ok) ok = run_jobs(&jobs, &r, L, plan->T, out, err);
     panels_extras_free(&e);
     free(jobs.jobs);
     return ok;
 }
 
-// The stages to export (first .. last, indices of st's stages): all, or --stage's alone; false with
-// err set when the lesson has no such stage or (for heatmaps) the stage has none.
-static bool export_stage_range(const ExportRequest *req, const Lesson *L, const ViewState *st,
-                               int *first, int *last, ExportError *err)
+// The plan's stages to export (first .. last, indices of its view's stages): all, or --stage's
+// alone; false with err set when the lesson has no such stage or (for heatmaps) the stage has none.
+static bool export_stage_range(ExportPlan *plan, ExportError *err)
 {
+    const ExportRequest *req = plan->req;
+    const ViewState *st = &plan->st;
+    int *first = &plan->first, *last = &plan->last;
     *first = 0, *last = st->stage_count - 1;
     if (req->stage == EXPORT_ALL_STAGES) return true;
     const StageInfo *si = stage_info((Stage)req->stage);
@@ -494,10 +499,10 @@ static bool export_stage_range(const ExportRequest *req, const Lesson *L, const 
     }
     *last = *first;
     if ((req->what == EXPORT_WHAT_HEATMAPS || req->what == EXPORT_WHAT_ALL_HEADS)
-        && model_stage_heatmap(&L->params, (Stage)req->stage) == MAT_NONE) {
+        && model_stage_heatmap(&plan->L->params, (Stage)req->stage) == MAT_NONE) {
         export_fail(err, false,
                     "there are no heatmaps at the '%s' stage: they start at the '%s' stage",
-                    si->key, first_heat_stage(st, L));
+                    si->key, first_heat_stage(st, plan->L));
         return false;
     }
     return true;
@@ -536,13 +541,15 @@ static void fail_no_cell(const ViewState *b, const ExportRequest *req, int total
 // How adding a stage's jobs went: added, out of memory, or an error already in err.
 typedef enum { STEP_ADDED, STEP_NO_MEMORY, STEP_FAILED } StepResult;
 
-// The board of st's stage as a slide: a slide has no pointer, so the first result cell is pinned
-// (the board shows how it is computed), or the cell asked for (the first result matrix of the stage
-// that has it; an error when one stage is exported and it has none); then its questions.
-static StepResult stage_board_jobs(Jobs *jobs, const ExportRequest *req, const char *prefix,
-                                   const Lesson *L, const Trace *T, ViewState *st, bool one_stage,
-                                   ExportError *err)
+// The board of the plan's stage (plan->st's) as a slide: a slide has no pointer, so the first
+// result cell is pinned (the board shows how it is computed), or the cell asked for (the first
+// result matrix of the stage that has it; an error when one stage is exported and it has none);
+// then its questions.
+static StepResult stage_board_jobs(Jobs *jobs, const ExportPlan *plan, ExportError *err)
 {
+    const ExportRequest *req = plan->req;
+    const ViewState *st = &plan->st;
+    bool one_stage = plan->first == plan->last;
     ViewState b = *st;
     int total = view_reveal_total(&b);
     b.pinned = export_slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
@@ -554,10 +561,11 @@ static StepResult stage_board_jobs(Jobs *jobs, const ExportRequest *req, const c
             return STEP_FAILED;
         }
     }
-    if (!export_add_board(jobs, prefix, L, &b, named)) return STEP_NO_MEMORY;
+    if (!export_add_board(jobs, plan->prefix, plan->L, &b, named)) return STEP_NO_MEMORY;
     jobs->jobs[jobs->count - 1].parts = req->parts;
     jobs->jobs[jobs->count - 1].pinned_named = named;
-    return export_add_questions(jobs, prefix, L, T, st, err) ? STEP_ADDED : STEP_FAILED;
+    return export_add_questions(jobs, plan->prefix, plan->L, plan->T, st, err) ? STEP_ADDED
+                                                                               : STEP_FAILED;
 }
 
 // The heatmaps of matrix mat: one per head, and all heads side by side where there are several.
@@ -580,25 +588,24 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
                     EXPORT_SCALE_MAX);
         return false;
     }
+    ExportPlan plan = {.req = req, .L = L, .T = T};
+    ViewState *st = &plan.st;
     ViewDims dims = view_dims_from_params(&L->params);
-    ViewState st;
-    view_init(&st, &dims);
-    st.colormap = req->colormap;
+    view_init(st, &dims);
+    st->colormap = req->colormap;
     if (req->head < 0 || req->head >= L->params.heads) {
         export_fail(err, false, "there is no head %d: this lesson has %d head%s (0 to %d)",
                     req->head, L->params.heads, L->params.heads == 1 ? "" : "s",
                     L->params.heads - 1);
         return false;
     }
-    st.head = req->head;
-    int first, last;
-    if (!export_stage_range(req, L, &st, &first, &last, err)) return false;
-    char prefix[128];
-    if (req->name && req->name[0]) export_slug(req->name, prefix, sizeof prefix);
-    else export_slug(L->title, prefix, sizeof prefix);
+    st->head = req->head;
+    if (!export_stage_range(&plan, err)) return false;
+    if (req->name && req->name[0]) export_slug(req->name, plan.prefix, sizeof plan.prefix);
+    else export_slug(L->title, plan.prefix, sizeof plan.prefix);
     if (req->what == EXPORT_WHAT_HANDOUT) {
 #ifdef MHA_HAVE_HANDOUT
-        return export_handout(req, L, T, &st, first, last, prefix, out, err);
+        return export_handout(&plan, out, err);
 #else
         export_fail(err, false,
                     "--what handout: this build has no PDF writer (cairo was not built in: "
@@ -609,18 +616,19 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     if (req->what & EXPORT_WHAT_PANELS) {
         // The stage under the panel (the cost table's board; the strip's lit stage): --stage's, the
         // first for all.
-        if (req->stage == EXPORT_ALL_STAGES && req->what != EXPORT_WHAT_ALL_HEADS) first = last = 0;
-        st.stage_index = first;
-        return export_panels(req, prefix, L, T, &st, first, last, out, err);
+        if (req->stage == EXPORT_ALL_STAGES && req->what != EXPORT_WHAT_ALL_HEADS)
+            plan.first = plan.last = 0;
+        st->stage_index = plan.first;
+        return export_panels(&plan, out, err);
     }
     Jobs jobs = {0};
     bool ok = true;
     bool done[MAT_COUNT] = {false}; // the weights are the heatmap of several stages: exported once
-    for (int i = first; ok && i <= last; i++) {
-        st.stage_index = i;
-        Stage stage = view_stage(&st);
+    for (int i = plan.first; ok && i <= plan.last; i++) {
+        st->stage_index = i;
+        Stage stage = view_stage(st);
         if (req->what & EXPORT_WHAT_BOARD) {
-            StepResult r = stage_board_jobs(&jobs, req, prefix, L, T, &st, first == last, err);
+            StepResult r = stage_board_jobs(&jobs, &plan, err);
             if (r == STEP_FAILED) {
                 free(jobs.jobs);
                 return false;
@@ -630,7 +638,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         MatId mat = export_stage_matrix(stage, L);
         if (ok && (req->what & EXPORT_WHAT_HEATMAPS) && mat != MAT_NONE && !done[mat]) {
             done[mat] = true;
-            ok = heatmap_jobs(&jobs, req, prefix, L, mat);
+            ok = heatmap_jobs(&jobs, req, plan.prefix, L, mat);
         }
     }
     if (!ok) {
@@ -674,11 +682,11 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
     return ok;
 }
 
-bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir, const char *name,
-                          const HeatmapSpec *spec, const StripFrame *frames, size_t count,
-                          char *path, size_t cap, ExportError *err)
+bool export_heatmap_strip(const StripRequest *rq, char *path, size_t cap, ExportError *err)
 {
-    Exporter *x = export_open(font_dir, err);
+    const HeatmapSpec *spec = &rq->spec;
+    const StripFrame *frames = rq->frames;
+    Exporter *x = export_open(rq->font_dir, err);
     if (!x) return false;
     TextMetrics tm = export_metrics(x);
     Scene strip, part;
@@ -691,7 +699,7 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
     int at = pad, tallest = 0;
     bool ok = true;
     Rgba ink = {30, 30, 30, 255};
-    for (size_t i = 0; ok && i < count; i++) {
+    for (size_t i = 0; ok && i < rq->count; i++) {
         if (!(ok = export_build_heatmap(&part, spec, frames[i].lesson, frames[i].trace, &tm))) {
             export_fail(err, true, "out of memory while laying out the strip");
             break;
@@ -701,8 +709,8 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
             ink = part.background.r < 128 ? (Rgba){230, 230, 230, 255} : ink;
         const char *caption = frames[i].caption ? frames[i].caption : "";
         int cw = tm.text_width(tm.user, FONT_BOLD, cap_size, caption);
-        scene_push_text(&strip, FONT_BOLD, cap_size, ink, at + (part.width - cw) / 2, pad, cw,
-                        cap_h, caption);
+        scene_push_text(&strip, FONT_BOLD, cap_size, ink,
+                        (Box){at + (part.width - cw) / 2, pad, cw, cap_h}, caption);
         scene_append(&strip, &part, at, pad + cap_h);
         at += part.width + pad;
         if (part.height > tallest) tallest = part.height;
@@ -720,10 +728,10 @@ bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir
         export_fail(err, true, "out of memory while laying out the strip");
     }
     char file[300];
-    snprintf(file, sizeof file, "%s.png", name);
+    snprintf(file, sizeof file, "%s.png", rq->name);
     ExportFile f = {file, b.data, b.size};
-    if (ok) ok = export_write_files(dir, create_dir, &f, 1, err);
-    if (ok && path) snprintf(path, cap, "%s/%s", dir, file);
+    if (ok) ok = export_write_files(rq->dir, rq->create_dir, &f, 1, err);
+    if (ok && path) snprintf(path, cap, "%s/%s", rq->dir, file);
     export_buffer_free(&b);
     scene_free(&part);
     scene_free(&strip);

@@ -157,7 +157,14 @@ typedef struct {
 MatId export_stage_matrix(Stage stage, const Lesson *lesson);
 const char *export_matrix_key(MatId mat);
 
-// Lays out a heatmap image with the scene (scene_build_part_ex: SCENE_PART_HEATMAP for one head,
+// One heatmap of a strip: a lesson, its trace and the caption above it (e.g. "step 40").
+typedef struct {
+    const Lesson *lesson;
+    const Trace *trace;
+    const char *caption;
+} StripFrame;
+
+// Lays out a heatmap image with the scene (scene_build_ex: SCENE_PART_HEATMAP for one head,
 // SCENE_PART_ALL_HEADS for head -1), as the window draws it: a title, every token labelled, the
 // numbers at the board's size when they fit the cells, a colour bar. The page size follows from the
 // lesson (its sizes, tokens and widest number) and the scale (s->width, s->height); a scale of 2
@@ -167,19 +174,20 @@ const char *export_matrix_key(MatId mat);
 bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *lesson,
                           const Trace *trace, const TextMetrics *tm);
 
-// One heatmap of a strip: a lesson, its trace and the caption above it (e.g. "step 40").
+// A film strip to make: the frames in order, what each heatmap shows, the folder (made, one level,
+// when create_dir), the fonts' folder and the file's name without ".png".
 typedef struct {
-    const Lesson *lesson;
-    const Trace *trace;
-    const char *caption;
-} StripFrame;
+    const StripFrame *frames;
+    size_t count;
+    HeatmapSpec spec;
+    const char *dir, *font_dir, *name;
+    bool create_dir;
+} StripRequest;
 
-// A film strip: the heatmap spec shows of each frame, side by side in order, each under its
+// A film strip: the heatmap rq->spec shows of each frame, side by side in order, each under its
 // caption, as one PNG "DIR/NAME.png" (written all or nothing, never over a file that is not ours).
 // path (cap bytes) gets the file's path. False with err filled on failure.
-bool export_heatmap_strip(const char *dir, bool create_dir, const char *font_dir, const char *name,
-                          const HeatmapSpec *spec, const StripFrame *frames, size_t count,
-                          char *path, size_t cap, ExportError *err);
+bool export_heatmap_strip(const StripRequest *rq, char *path, size_t cap, ExportError *err);
 
 // The window's screen for state st (its stage and head) at 1280x720 times scale, laid out with the
 // theme of the background. Returns false when memory ran out.

@@ -40,6 +40,7 @@
 typedef struct {
     const ExportRequest *req;
     ExportRequest r; // req at scale 1 (what the boards are laid out at)
+    SlideSource src; // r, L, T and tm: what the boards are laid out from
     const Lesson *L;
     const Trace *T;
     Exporter *x;
@@ -107,7 +108,7 @@ static void text_wrap(Handout *H, FontRole f, int size, Rgba color, int x, int *
         line[n] = '\0';
         while (n > 0 && line[n - 1] == ' ') line[--n] = '\0';
         int lw = H->tm.text_width(H->tm.user, f, size, line);
-        if (line[0]) scene_push_text(&H->text, f, size, color, x, *y, lw, lh * 5 / 6, line);
+        if (line[0]) scene_push_text(&H->text, f, size, color, (Box){x, *y, lw, lh * 5 / 6}, line);
         *y += lh;
         t += strlen(line);
         while (*t == ' ') t++;
@@ -189,9 +190,7 @@ static bool notes_flush(Handout *H)
 // label; outline (not NULL) bookmarks it under the current stage.
 static bool page_board(Handout *H, const Job *j, const char *label, const char *outline, bool alone)
 {
-    if (!export_board_scene(&H->board, &j->st, H->L, H->T, H->r.view, j->question, 1.0,
-                            H->r.background, &H->tm))
-        return fail_pdf(H, j->name);
+    if (!export_board_scene(&H->board, &H->src, &j->st, j->question)) return fail_pdf(H, j->name);
     if (alone && !notes_flush(H)) return fail_pdf(H, j->name);
     bool ok = true;
     if (!H->notes || H->slot == 0)
@@ -230,7 +229,7 @@ static bool handout_stage(Handout *H, ViewState *st, int stage_no)
     b.pinned = export_slide_cell(&b, (CellRef){MAT_X, b.head, 0, 0});
     ok = export_add_board(&board, H->prefix, H->L, &b, false);
     if (ok) board.jobs[0].parts = true;
-    ok = ok && export_expand_parts(&board, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
+    ok = ok && export_expand_parts(&board, &parts, &H->src, &H->board);
     char title[200], label[32], mark[64];
     // TRANSLATORS: the handout's bookmarks: a stage, then its questions, parts and answers
     snprintf(title, sizeof title, TR("Stage %d: %s"), stage_no, si ? TR(si->title) : "?");
@@ -321,7 +320,7 @@ static bool handout_panels(Handout *H, const ViewState *st)
         PANELS[i].at(&v, p);
         Jobs one = {0}, parts = {0};
         ok = export_add_board(&one, H->prefix, H->L, &v, false)
-             && export_expand_parts(&one, &parts, &H->r, H->L, H->T, &H->tm, &H->board);
+             && export_expand_parts(&one, &parts, &H->src, &H->board);
         const char *title = TR(PANELS[i].title);
         for (size_t k = 0; ok && k < parts.count; k++)
             ok = page_board(H, &parts.jobs[k], title, k == 0 ? title : NULL, false);
@@ -396,23 +395,26 @@ static bool handout_pages(Handout *H, const ViewState *st0, int first, int last)
     return notes_flush(H) || fail_pdf(H, "the last page");
 }
 
-bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, const ViewState *st,
-                    int first, int last, const char *prefix, ExportResult *out, ExportError *err)
+bool export_handout(const ExportPlan *plan, ExportResult *out, ExportError *err)
 {
-    Handout H = {.req = req, .r = *req, .L = L, .T = T, .prefix = prefix, .err = err};
+    const ExportRequest *req = plan->req;
+    const Lesson *L = plan->L;
+    const ViewState *st = &plan->st;
+    Handout H = {.req = req, .r = *req, .L = L, .T = plan->T, .prefix = plan->prefix, .err = err};
     H.r.scale = 1.0;
     H.notes = req->handout_style == EXPORT_HANDOUT_NOTES;
     H.theme = req->background == EXPORT_BG_DARK ? THEME_DARK : THEME_LIGHT;
     if (req->background != EXPORT_BG_DARK) H.theme.bg = (Rgba){255, 255, 255, 255};
     err->message[0] = '\0';
     char name[300], subject[200], msg[600];
-    snprintf(name, sizeof name, "%s-handout%s-head%d.pdf", prefix, H.notes ? "-notes" : "",
+    snprintf(name, sizeof name, "%s-handout%s-head%d.pdf", plan->prefix, H.notes ? "-notes" : "",
              st->head);
     // TRANSLATORS: the handout's PDF properties (Subject)
     snprintf(subject, sizeof subject, TR("Multi-head attention, stage by stage: head %d"),
              st->head);
     if (!(H.x = export_open(req->font_dir, err))) return false;
     H.tm = export_metrics(H.x);
+    H.src = (SlideSource){&H.r, L, plan->T, &H.tm};
     if (!(H.pdf = pdf_open(req->font_dir, L->title, subject, msg, sizeof msg))) {
         export_fail(err, true, "%s", msg);
         export_close(H.x);
@@ -424,7 +426,7 @@ bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, c
     ExportWriter *w = export_writer_begin(req->dir, req->create_dir, names, 1, err);
     bool ok = w && (!req->progress || req->progress(req->progress_ctx, 0, 1));
     if (w && !ok) export_fail(err, false, "stopped before anything was written");
-    ok = ok && handout_pages(&H, st, first, last);
+    ok = ok && handout_pages(&H, st, plan->first, plan->last);
     unsigned char *data = NULL;
     size_t size = 0;
     if (ok && !(ok = pdf_finish(H.pdf, &data, &size, msg, sizeof msg)))

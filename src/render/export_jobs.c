@@ -88,6 +88,15 @@ static int count_digits(int64_t count)
     return count >= 1000 ? 4 : count >= 100 ? 3 : count >= 10 ? 2 : 1;
 }
 
+// A panel with one slide: NAME-SUFFIX, its title the lesson's in the (translated) format.
+static bool single_panel_name(Job *j, const char *prefix, const char *suffix, const char *format,
+                              const char *title)
+{
+    snprintf(j->name, sizeof j->name, "%s-%s", prefix, suffix);
+    snprintf(j->title, sizeof j->title, format, title);
+    return true;
+}
+
 // A panel's slide (G, B, K, M, X open) is named after the panel, not the stage under it:
 // NAME-decode-head0-token3, NAME-tiles-block2-head0-tile05, NAME-cost, NAME-compare,
 // NAME-shuffle-reversed or NAME-shuffle-swap-0-2 (no head part in a one-head lesson). False when no
@@ -122,19 +131,18 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         return true;
     }
     case PANEL_COST:
-        snprintf(j->name, sizeof j->name, "%s-cost", prefix);
-        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 what the heads cost"), title);
-        return true;
-    case PANEL_CACHE:
-        snprintf(j->name, sizeof j->name, "%s-cache-size", prefix);
+        return single_panel_name(j, prefix, "cost", TR("%s \xe2\x80\x94 what the heads cost"),
+                                 title);
+    case PANEL_CACHE: {
         // TRANSLATORS: the <title> of an exported slide of the KV-cache size panel (Shift+K).
-        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 the KV cache's size"), title);
-        return true;
-    case PANEL_OVERVIEW:
-        snprintf(j->name, sizeof j->name, "%s-overview", prefix);
+        const char *format = TR("%s \xe2\x80\x94 the KV cache's size");
+        return single_panel_name(j, prefix, "cache-size", format, title);
+    }
+    case PANEL_OVERVIEW: {
         // TRANSLATORS: the <title> of an exported slide of a checkpoint's overview (Shift+A).
-        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 every layer's heads"), title);
-        return true;
+        const char *format = TR("%s \xe2\x80\x94 every layer's heads");
+        return single_panel_name(j, prefix, "overview", format, title);
+    }
     case PANEL_ROPE: {
         int t = st->rope_t < p->n ? st->rope_t : p->n - 1;
         snprintf(j->name, sizeof j->name, "%s-rotation%s-token%0*d", prefix, head,
@@ -147,9 +155,8 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
         return true;
     }
     case PANEL_COMPARE:
-        snprintf(j->name, sizeof j->name, "%s-compare", prefix);
-        snprintf(j->title, sizeof j->title, TR("%s \xe2\x80\x94 single head vs multi-head"), title);
-        return true;
+        return single_panel_name(j, prefix, "compare",
+                                 TR("%s \xe2\x80\x94 single head vs multi-head"), title);
     case PANEL_SHUFFLE: {
         int n = p->n, a = -1, b = -1;
         int *perm = malloc(sizeof *perm * (size_t)(n > 0 ? n : 1));
@@ -282,13 +289,11 @@ static bool board_shows(const Scene *s, const char *name)
 
 // The part of a stage shown in parts that holds the cell asked for (--cell): a board named for a
 // cell shows it.
-static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T,
-                         const TextMetrics *tm, Scene *scene)
+static bool part_of_cell(Job *j, const SlideSource *src, Scene *scene)
 {
-    if (!export_board_scene(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm))
-        return false;
+    if (!export_board_scene(scene, src, &j->st, NULL)) return false;
     char name[64];
-    model_mat_name(&L->params, j->st.pinned.mat, j->st.pinned.head, name, sizeof name);
+    model_mat_name(&src->L->params, j->st.pinned.mat, j->st.pinned.head, name, sizeof name);
     int parts = scene->substeps;
     if (parts <= 1 || board_shows(scene, name)) return true;
     ViewState st = j->st;
@@ -296,8 +301,7 @@ static bool part_of_cell(Job *j, const ExportRequest *req, const Lesson *L, cons
     memcpy(map, scene->part_result, sizeof map);
     for (int part = 0; part < parts; part++) {
         view_set_parts(&st, parts, part, map);
-        if (!export_board_scene(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm))
-            return false;
+        if (!export_board_scene(scene, src, &st, NULL)) return false;
         if (board_shows(scene, name)) {
             j->st = st;
             return true;
@@ -330,13 +334,11 @@ CellRef export_slide_cell(const ViewState *st, CellRef fallback)
 // A stage's one slide (--parts first) of a stage in parts: the part that shows what the stage
 // brings (model_stage_slide_mat: the mask M), with that part's first result cell pinned; else its
 // first part.
-static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, const Trace *T,
-                          const TextMetrics *tm, Scene *scene)
+static bool part_of_point(Job *j, const SlideSource *src, Scene *scene)
 {
     MatId want = model_stage_slide_mat(view_stage(&j->st));
     if (want == MAT_NONE) return true;
-    if (!export_board_scene(scene, &j->st, L, T, req->view, NULL, req->scale, req->background, tm))
-        return false;
+    if (!export_board_scene(scene, src, &j->st, NULL)) return false;
     int parts = scene->substeps;
     if (parts <= 1 || board_has(scene, want)) return true;
     MatId map[SCENE_PARTS_MAX];
@@ -344,8 +346,7 @@ static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, con
     for (int part = 0; part < parts; part++) {
         ViewState st = j->st;
         view_set_parts(&st, parts, part, map);
-        if (!export_board_scene(scene, &st, L, T, req->view, NULL, req->scale, req->background, tm))
-            return false;
+        if (!export_board_scene(scene, src, &st, NULL)) return false;
         if (board_has(scene, want)) {
             if (view_reveal_total(&st) > 0) st.pinned = export_slide_cell(&st, st.pinned);
             j->st = st;
@@ -355,8 +356,7 @@ static bool part_of_point(Job *j, const ExportRequest *req, const Lesson *L, con
     return true;
 }
 
-bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L,
-                         const Trace *T, const TextMetrics *tm, Scene *scene)
+bool export_expand_parts(const Jobs *in, Jobs *out, const SlideSource *src, Scene *scene)
 {
     for (size_t i = 0; i < in->count; i++) {
         const Job *j = &in->jobs[i];
@@ -365,23 +365,21 @@ bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             Job *o = job_add(out);
             if (!o) return false;
             *o = *j;
-            if (!part_of_cell(o, req, L, T, tm, scene)) return false;
+            if (!part_of_cell(o, src, scene)) return false;
             continue;
         }
         if (j->board && !j->parts && !j->question && j->st.panel == PANEL_NONE) {
             Job *o = job_add(out);
             if (!o) return false;
             *o = *j;
-            if (!part_of_point(o, req, L, T, tm, scene)) return false;
+            if (!part_of_point(o, src, scene)) return false;
             continue;
         }
         MatId map[SCENE_PARTS_MAX];
         if (j->board
             && j->st.panel
                    == PANEL_DECODE) { // a token's step in two parts (q·K, A·V): a slide each
-            if (!export_board_scene(scene, &j->st, L, T, req->view, NULL, req->scale,
-                                    req->background, tm))
-                return false;
+            if (!export_board_scene(scene, src, &j->st, NULL)) return false;
             int dparts = scene->decode_parts > 1 ? scene->decode_parts : 1;
             for (int part = 0; part < dparts; part++) {
                 Job *o = job_add(out);
@@ -398,9 +396,7 @@ bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, co
             continue;
         }
         if (j->board && j->parts && !j->question) {
-            if (!export_board_scene(scene, &j->st, L, T, req->view, NULL, req->scale,
-                                    req->background, tm))
-                return false;
+            if (!export_board_scene(scene, src, &j->st, NULL)) return false;
             parts = scene->substeps > 1 ? scene->substeps : 1;
             memcpy(map, scene->part_result, sizeof map);
         }

@@ -1,5 +1,6 @@
-// Private to the exporter (export.c, export_jobs.c): the list of slides a whole export makes (a job
-// each: its file name, title, and a board's view or a heatmap's spec), named in lesson order.
+// Private to the exporter (export*.c): the list of slides a whole export makes (a job each: its
+// file name, title, and a board's view or a heatmap's spec), named in lesson order; the plan of a
+// whole export and what its slides are laid out from.
 #ifndef MHA_EXPORT_JOBS_H
 #define MHA_EXPORT_JOBS_H
 
@@ -22,6 +23,16 @@ typedef struct {
     size_t count, cap;
 } Jobs;
 
+// What every slide of an export is laid out from: the request (its view: what the window shows
+// beyond the lesson, NULL: nothing; its scale and background), the lesson, its trace and the fonts'
+// metrics.
+typedef struct {
+    const ExportRequest *req;
+    const Lesson *L;
+    const Trace *T;
+    const TextMetrics *tm;
+} SlideSource;
+
 // The cell a slide with no pointer works out (a position > 0 at the rotation); fallback when there
 // is none.
 CellRef export_slide_cell(const ViewState *st, CellRef fallback);
@@ -37,12 +48,22 @@ bool export_add_questions(Jobs *jobs, const char *prefix, const Lesson *L, const
                           const ViewState *st, ExportError *err);
 // out = in with each board of a whole stage that shows its equations in parts replaced by one job
 // per part.
-bool export_expand_parts(const Jobs *in, Jobs *out, const ExportRequest *req, const Lesson *L,
-                         const Trace *T, const TextMetrics *tm, Scene *scene);
+bool export_expand_parts(const Jobs *in, Jobs *out, const SlideSource *src, Scene *scene);
 
-// --what handout: the PDF of the stages first .. last (indices of st's stages) of st's head, named
-// PREFIX-handout[-notes]-headH.pdf, written all or nothing into req->dir (export_handout.c).
-bool export_handout(const ExportRequest *req, const Lesson *L, const Trace *T, const ViewState *st,
-                    int first, int last, const char *prefix, ExportResult *out, ExportError *err);
+// A whole export once its request is checked: the request, the lesson and its trace, the view the
+// slides start from (the head asked for, the colormap; the stage under a panel), the stages to
+// export (first .. last, indices of st's stages) and the files' name prefix.
+typedef struct {
+    const ExportRequest *req;
+    const Lesson *L;
+    const Trace *T;
+    ViewState st;
+    int first, last;
+    char prefix[128];
+} ExportPlan;
+
+// --what handout: the PDF of the plan's stages of its head, named PREFIX-handout[-notes]-headH.pdf,
+// written all or nothing into req->dir (export_handout.c).
+bool export_handout(const ExportPlan *plan, ExportResult *out, ExportError *err);
 
 #endif

@@ -33,7 +33,7 @@ static Theme export_theme(ExportBackground b, ColormapId colormap)
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Heatmap images: the window's heatmap (scene_build_part_ex) on a page sized for the lesson. The
+// Heatmap images: the window's heatmap (a part: scene_build_ex) on a page sized for the lesson. The
 // page is worked out at scale 1 (the sizes of a 1280x720 window) and multiplied by the scale, so
 // that scale 2 is exactly twice scale 1; the scene lays the heatmap out in it at that scale and
 // fills it.
@@ -81,8 +81,16 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, co
     st.height = h;
     Theme theme = export_theme(spec->background, spec->colormap);
     SceneExtras ex = {.slide = true, .theme = &theme};
-    return scene_build_part_ex(s, spec->head < 0 ? SCENE_PART_ALL_HEADS : SCENE_PART_HEATMAP, &st,
-                               L, T, &ex, w, h, k, tm);
+    SceneRequest rq = {.st = &st,
+                       .lesson = L,
+                       .trace = T,
+                       .ex = &ex,
+                       .w = w,
+                       .h = h,
+                       .tm = tm,
+                       .part = spec->head < 0 ? SCENE_PART_ALL_HEADS : SCENE_PART_HEATMAP,
+                       .scale = k};
+    return scene_build_ex(s, &rq);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -91,10 +99,11 @@ bool export_build_heatmap(Scene *s, const HeatmapSpec *spec, const Lesson *L, co
 // The board of export_build_board with what the window shows beyond the lesson (edit marks, the
 // comparison); ex may be NULL. A slide has no pointer and no keys: their hints and any status line
 // are left out.
-bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-                        const SceneExtras *ex, const LessonQuestion *question, double scale,
-                        ExportBackground background, const TextMetrics *tm)
+bool export_board_scene(Scene *s, const SlideSource *src, const ViewState *st,
+                        const LessonQuestion *question)
 {
+    const SceneExtras *ex = src->req->view;
+    double scale = src->req->scale;
     ViewState view = *st;
     view.help = false;
     view.zoom = 1.0;
@@ -105,7 +114,7 @@ bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Tr
     int w = (int)lround(1280.0 * k), h = (int)lround(720.0 * k);
     view.width = w;
     view.height = h;
-    Theme theme = export_theme(background, st->colormap);
+    Theme theme = export_theme(src->req->background, st->colormap);
     SceneExtras slide = {0};
     if (ex) slide = *ex;
     slide.status = NULL;
@@ -116,11 +125,20 @@ bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Tr
             question; // a question slide: asked (the result hidden) or answered (st->quiz_phase)
     if (view.panel == PANEL_COMPARE && !slide.compare)
         view.panel = PANEL_NONE; // nothing to compare with
-    return scene_build_ex(s, &view, L, T, &slide, w, h, tm, NULL);
+    SceneRequest rq = {.st = &view,
+                       .lesson = src->L,
+                       .trace = src->T,
+                       .ex = &slide,
+                       .w = w,
+                       .h = h,
+                       .tm = src->tm};
+    return scene_build_ex(s, &rq);
 }
 
 bool export_build_board(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
                         double scale, ExportBackground background, const TextMetrics *tm)
 {
-    return export_board_scene(s, st, L, T, NULL, NULL, scale, background, tm);
+    ExportRequest req = {.scale = scale, .background = background};
+    SlideSource src = {&req, L, T, tm};
+    return export_board_scene(s, &src, st, NULL);
 }

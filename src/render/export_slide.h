@@ -4,12 +4,12 @@
 #ifndef MHA_EXPORT_SLIDE_H
 #define MHA_EXPORT_SLIDE_H
 
-#include "render/export.h"
+#include "render/export_jobs.h"
 
-// The board of export_build_board with what the window shows beyond the lesson (edit marks, the
-// comparison; ex may be NULL) and the question a slide asks or answers (NULL: none).
-bool export_board_scene(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-                        const SceneExtras *ex, const LessonQuestion *question, double scale,
-                        ExportBackground background, const TextMetrics *tm);
+// The board of export_build_board for the view st, with what the window shows beyond the lesson
+// (edit marks, the comparison: src->req->view) and the question a slide asks or answers (NULL:
+// none).
+bool export_board_scene(Scene *s, const SlideSource *src, const ViewState *st,
+                        const LessonQuestion *question);
 
 #endif

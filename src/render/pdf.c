@@ -38,22 +38,12 @@ typedef struct {
     bool failed;
 } PdfFace;
 
-// Which face shows a code point for a role, remembered (fontfind asks fontconfig, which is slow).
-typedef struct {
-    uint32_t cp;
-    int role;
-    bool emoji;
-    int face;
-} PdfCp;
-#define CP_SLOTS 4096
-
 struct PdfDoc {
     FT_Library lib;
     FontFind *find;
     PdfFace faces[FACE_MAX];
     int face_count;
-    PdfCp *cps;
-    size_t cp_count;
+    TextFontMemo cps; // which face shows a code point in a role
     uint32_t missing;
     char missing_msg[256];
     unsigned char *buf;
@@ -169,16 +159,6 @@ typedef struct {
     int role;
 } FaceAsk;
 
-static PdfCp *cp_slot(PdfDoc *d, uint32_t cp, int role, bool emoji)
-{
-    size_t mask = CP_SLOTS - 1,
-           i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
-    while (d->cps[i].cp
-           && !(d->cps[i].cp == cp && d->cps[i].role == role && d->cps[i].emoji == emoji))
-        i = (i + 1) & mask;
-    return &d->cps[i];
-}
-
 // The face that shows cp in this role, as the window picks it (draw_sdl.c): DejaVu's, else a
 // fallback already open (an emoji: a colour font first), else one the system has. None: DejaVu's,
 // and the code point is remembered to be told.
@@ -189,8 +169,8 @@ static int face_of(void *user, uint32_t cp, bool emoji)
     if ((cp < 0x80 && !emoji) || utf8_invisible(cp)) return a->role;
     bool in_base = face_has(d, a->role, cp);
     if (in_base && !emoji) return a->role;
-    PdfCp *e = cp_slot(d, cp, a->role, emoji);
-    if (e->cp) return e->face >= 0 ? e->face : a->role;
+    const TextFontEntry *e = textrun_memo_find(&d->cps, cp, a->role, emoji);
+    if (e->cp) return e->font >= 0 ? e->font : a->role;
     int found = -1;
     for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
         for (int i = FONT_COUNT; i < d->face_count && found < 0; i++) {
@@ -208,17 +188,7 @@ static int face_of(void *user, uint32_t cp, bool emoji)
             found = face_add(d, path, index);
     }
     if (found < 0 && in_base) found = a->role;
-    UClass cls = utf8_info(cp).cls;
-    if (found < 0 && !d->missing && cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
-        d->missing = cp;
-    if (d->cp_count > CP_SLOTS / 2) {
-        memset(d->cps, 0, CP_SLOTS * sizeof *d->cps);
-        d->cp_count = 0;
-        e = cp_slot(d, cp, a->role, emoji);
-    }
-    *e = (PdfCp){cp, a->role, emoji, found};
-    d->cp_count++;
-    return found >= 0 ? found : a->role;
+    return textrun_memo_put(&d->cps, (TextFontEntry){cp, a->role, emoji, found}, &d->missing);
 }
 
 const char *pdf_missing(PdfDoc *d)
@@ -477,10 +447,9 @@ PdfDoc *pdf_open(const char *font_dir, const char *title, const char *subject, c
                  size_t cap)
 {
     PdfDoc *d = calloc(1, sizeof *d);
-    if (d) d->cps = calloc(CP_SLOTS, sizeof *d->cps);
-    if (!d || !d->cps || FT_Init_FreeType(&d->lib) != 0) {
+    if (!d || !textrun_memo_init(&d->cps) || FT_Init_FreeType(&d->lib) != 0) {
         snprintf(msg, cap, "out of memory (or FreeType did not start)");
-        if (d) free(d->cps);
+        if (d) textrun_memo_free(&d->cps);
         free(d);
         return NULL;
     }
@@ -517,7 +486,7 @@ void pdf_close(PdfDoc *d)
     for (int i = 0; i < d->face_count; i++) face_free(&d->faces[i]);
     if (d->find) fontfind_close(d->find);
     FT_Done_FreeType(d->lib);
-    free(d->cps);
+    textrun_memo_free(&d->cps);
     free(d->buf);
     free(d);
 }

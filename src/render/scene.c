@@ -56,9 +56,10 @@ void scene_append(Scene *dst, const Scene *src, int dx, int dy)
         bool whole =
             c->kind == CMD_CLIP && (c->w == 0 || c->h == 0); // "everywhere again": no place to move
         int x = whole ? c->x : c->x + dx, y = whole ? c->y : c->y + dy;
-        DrawCmd *d = c->kind == CMD_TEXT ? scene_push_text(dst, c->font, c->size, c->color, x, y,
-                                                           c->w, c->h, scene_text(src, c))
-                                         : scene_push(dst, c->kind, x, y, c->w, c->h, c->color);
+        DrawCmd *d = c->kind == CMD_TEXT
+                         ? scene_push_text(dst, c->font, c->size, c->color, (Box){x, y, c->w, c->h},
+                                           scene_text(src, c))
+                         : scene_push(dst, c->kind, x, y, c->w, c->h, c->color);
         if (!d) return;
         d->thickness = c->thickness;
         d->font = c->font;
@@ -73,15 +74,14 @@ void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color)
     if (w > 0 && h > 0) scene_push(s, CMD_RECT, x, y, w, h, color);
 }
 
-DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h,
-                         const char *utf8)
+DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, Box at, const char *utf8)
 {
     size_t len = strlen(utf8);
     if (s->oom || !grow((void **)&s->text, &s->text_cap, s->text_len + len + 1, 1)) {
         s->oom = true;
         return NULL;
     }
-    DrawCmd *c = scene_push(s, CMD_TEXT, x, y, w, h, color);
+    DrawCmd *c = scene_push(s, CMD_TEXT, at.x, at.y, at.w, at.h, color);
     if (!c) return NULL;
     c->font = font;
     c->size = size;

@@ -16,6 +16,11 @@
 
 typedef enum { FONT_REGULAR = 0, FONT_BOLD, FONT_MONO, FONT_COUNT } FontRole;
 
+// A place on the page: its top-left corner and its size in pixels (microui's mu_Rect).
+typedef struct {
+    int x, y, w, h;
+} Box;
+
 typedef enum {
     CMD_RECT, // filled rectangle
     CMD_FRAME, // rectangle outline, `thickness` pixels inside the rectangle
@@ -190,10 +195,9 @@ static inline const char *scene_text(const Scene *s, const DrawCmd *c) { return 
 // NULL).
 DrawCmd *scene_push(Scene *s, DrawKind kind, int x, int y, int w, int h, Rgba color); // thickness 1
 void scene_push_rect(Scene *s, int x, int y, int w, int h, Rgba color); // nothing when w or h <= 0
-// One line of text whose top-left is (x, y) and measured size w x h; the text is copied into the
+// One line of text in the box at (its top-left, its measured size); the text is copied into the
 // scene.
-DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, int x, int y, int w, int h,
-                         const char *utf8);
+DrawCmd *scene_push_text(Scene *s, FontRole font, int size, Rgba color, Box at, const char *utf8);
 void scene_push_hit(Scene *s, int x, int y, int w, int h, CellRef cell, int head);
 // Records a matrix drawn (see SceneBox).
 void scene_push_box(Scene *s, const SceneBox *b);
@@ -237,9 +241,26 @@ typedef struct {
                              // (session_tiles); NULL, or made for another step: made here
 } SceneExtras;
 
-// scene_build with extras: edit marks, the single-head comparison and a status line.
-bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace,
-                    const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner);
+// What one build lays out: the view, the lesson and its trace, what the window shows beyond them,
+// the page's size, the fonts' metrics, and the window's error banner; or, for a slide, one part of
+// the window at a scale.
+typedef struct {
+    const ViewState *st;
+    const Lesson *lesson;
+    const Trace *trace;
+    const SceneExtras *ex; // edit marks, the single-head comparison, a status line (NULL: none)
+    int w, h; // the page in pixels
+    const TextMetrics *tm;
+    const char *banner; // the window's error banner (NULL: none)
+    ScenePart part; // SCENE_PART_WINDOW (0): the whole window
+    // A part's sizes times this (1.0 = as on a 1280x720 window; 0: from w x h); a window's follow
+    // w x h.
+    double scale;
+} SceneRequest;
+
+// scene_build as the request asks: with extras (the theme: light, dark, print, a theme whose bg
+// has alpha 0 leaving the page transparent; the slide flag), or one part of the window.
+bool scene_build_ex(Scene *s, const SceneRequest *rq);
 // The next scene_build_ex of s starts from what the last one measured of the numbers and labels
 // (colour ranges, widest numbers, widest labels): only when its lesson and trace are the same,
 // unchanged (the window's second build of one frame, made because the pointer's cell moved). A big
@@ -249,16 +270,6 @@ void scene_keep_measures(Scene *s);
 // with its answers): msg's first line as the title, the rest below, in a box over the dimmed board.
 bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *lesson, const Trace *trace,
                        const TextMetrics *tm, const char *msg);
-// Lays out one part into w x h pixels; scale multiplies every size (1.0 = as on a 1280x720 window).
-bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson,
-                      const Trace *trace, int w, int h, double scale, const TextMetrics *tm);
-
-// scene_build_part with extras: the theme (light, dark, print; a theme whose bg has alpha 0 leaves
-// the page transparent) and the slide flag.
-bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *lesson,
-                         const Trace *trace, const SceneExtras *ex, int w, int h, double scale,
-                         const TextMetrics *tm);
-
 // The page a heatmap slide of matrix mat needs at this scale (1: a 1280x720 window's sizes): one
 // head's (head >= 0) with every key and number whole, or every head's in a grid (head < 0) close to
 // 16:9.

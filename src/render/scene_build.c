@@ -38,7 +38,9 @@ static double window_scale(int w, int h)
 bool scene_build(Scene *s, const ViewState *st, const Lesson *L, const Trace *T, int w, int h,
                  const TextMetrics *tm, const char *banner)
 {
-    return scene_build_ex(s, st, L, T, NULL, w, h, tm, banner);
+    SceneRequest rq = {
+        .st = st, .lesson = L, .trace = T, .w = w, .h = h, .tm = tm, .banner = banner};
+    return scene_build_ex(s, &rq);
 }
 
 // A zoomed board seen through the main area (x, y, w, h), its commands from cmds0 on: a text the
@@ -333,21 +335,35 @@ static void draw_main(Ctx *c, int x, int y, int w, int h)
     draw_zoomed_board(c, x, y, w, h);
 }
 
-bool scene_build_ex(Scene *s, const ViewState *st, const Lesson *L, const Trace *T,
-                    const SceneExtras *ex, int w, int h, const TextMetrics *tm, const char *banner)
+// The context of a build as the request asks, at sizes z.
+static void ctx_for(Ctx *c, Scene *s, const SceneRequest *rq, CtxSizes z)
 {
+    ctx_init(c, s, rq->st, rq->lesson, rq->trace, rq->tm, z);
+    if (rq->ex) c->ex = rq->ex;
+}
+
+// The page w x h filled with the background of the extras' theme, else of c's.
+static void fill_page(Ctx *c, int w, int h)
+{
+    if (c->ex->theme) c->th = c->ex->theme;
+    c->s->background = c->th->bg;
+    rect(c, 0, 0, w, h, c->th->bg);
+}
+
+// The whole window: header, strips, footer, the main area, the overlays.
+static bool build_window(Scene *s, const SceneRequest *rq)
+{
+    const ViewState *st = rq->st;
+    const char *banner = rq->banner;
+    int w = rq->w, h = rq->h;
     window_start(s, w, h);
     Ctx c;
-    ctx_init(&c, s, st, L, T, tm,
-             (CtxSizes){window_scale(w, h), scene_number_font(h), text_font_for(h)});
+    ctx_for(&c, s, rq, (CtxSizes){window_scale(w, h), scene_number_font(h), text_font_for(h)});
     if (s->memo_kept)
         c.memo = s->memo; // the same lesson and trace as the last build (scene_keep_measures)
     s->memo_kept = false;
-    if (ex) c.ex = ex;
     c.th = window_theme(st);
-    if (c.ex->theme) c.th = c.ex->theme;
-    s->background = c.th->bg;
-    rect(&c, 0, 0, w, h, c.th->bg);
+    fill_page(&c, w, h);
     int margin = c.num_font * 2 / 3;
     int y = c.num_font / 4; // a banner goes over the header at the end: it never moves the board
     // The header is measured first and drawn last: its strip names the sub-step the board chose.
@@ -387,31 +403,23 @@ bool scene_add_confirm(Scene *s, const ViewState *st, const Lesson *L, const Tra
     return !s->oom;
 }
 
-bool scene_build_part(Scene *s, ScenePart part, const ViewState *st, const Lesson *L,
-                      const Trace *T, int w, int h, double scale, const TextMetrics *tm)
+// One part of the window, for a slide: the board, the heatmap or every head's heatmaps.
+static bool build_part(Scene *s, const SceneRequest *rq)
 {
-    return scene_build_part_ex(s, part, st, L, T, NULL, w, h, scale, tm);
-}
-
-bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Lesson *L,
-                         const Trace *T, const SceneExtras *ex, int w, int h, double scale,
-                         const TextMetrics *tm)
-{
-    if (part == SCENE_PART_WINDOW) return scene_build_ex(s, st, L, T, ex, w, h, tm, NULL);
+    const ViewState *st = rq->st;
+    const Lesson *L = rq->lesson;
+    int w = rq->w, h = rq->h;
+    double u = rq->scale > 0.0 ? rq->scale : window_scale(w, h);
     scene_start(s, w, h);
     Ctx c;
-    double u = scale > 0.0 ? scale : window_scale(w, h);
-    ctx_init(&c, s, st, L, T, tm,
-             (CtxSizes){u, scene_number_font((int)lround(720 * u)),
-                        text_font_for((int)lround(720 * u))});
-    if (ex) c.ex = ex;
-    if (c.ex->theme) c.th = c.ex->theme;
-    s->background = c.th->bg;
-    rect(&c, 0, 0, w, h, c.th->bg);
+    ctx_for(&c, s, rq,
+            (CtxSizes){u, scene_number_font((int)lround(720 * u)),
+                       text_font_for((int)lround(720 * u))});
+    fill_page(&c, w, h);
     int m8 = px(&c, 8);
     MatId m = model_stage_heatmap(&L->params, view_stage(st));
     if (m == MAT_NONE) m = MAT_WEIGHTS;
-    switch (part) {
+    switch (rq->part) {
     case SCENE_PART_BOARD: draw_board(&c, m8, m8, w - 2 * m8, h - 2 * m8); break;
     case SCENE_PART_HEATMAP: {
         int bar = colorbar_width(&c, m);
@@ -441,6 +449,11 @@ bool scene_build_part_ex(Scene *s, ScenePart part, const ViewState *st, const Le
     default: break;
     }
     return !s->oom;
+}
+
+bool scene_build_ex(Scene *s, const SceneRequest *rq)
+{
+    return rq->part == SCENE_PART_WINDOW ? build_window(s, rq) : build_part(s, rq);
 }
 
 bool scene_audit_fits(const Scene *built, const ViewState *st, const Lesson *L, const Trace *T,

@@ -101,15 +101,10 @@ static inline int text_at(Ctx *c, FontRole f, int size, Rgba color, int x, int y
 {
     if (!t[0]) return 0;
     int w = text_w(c, f, size, t);
-    return scene_push_text(c->s, f, size, color, x, y, w, line_h(c, f, size), t) ? w : 0;
+    return scene_push_text(c->s, f, size, color, (Box){x, y, w, line_h(c, f, size)}, t) ? w : 0;
 }
 
 typedef enum { LEFT, CENTER, RIGHT } Align;
-
-// A place on the page: its top-left corner and its size in pixels (microui's mu_Rect).
-typedef struct {
-    int x, y, w, h;
-} Box;
 
 // Text aligned horizontally in [r.x, r.x + r.w) and centred vertically in [r.y, r.y + r.h).
 static inline int text_in(Ctx *c, FontRole f, int size, Rgba color, Box r, Align a, const char *t)

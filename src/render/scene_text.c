@@ -203,42 +203,38 @@ static int math_run(Ctx *c, FontRole f, int size, Rgba color, int x, int y, cons
             memcpy(seg, p, n);
             seg[n] = '\0';
             int sw = text_w(c, f, size, seg);
-            if (draw) scene_push_text(c->s, f, size, color, x + w, y, sw, line_h(c, f, size), seg);
+            if (draw)
+                scene_push_text(c->s, f, size, color, (Box){x + w, y, sw, line_h(c, f, size)}, seg);
             w += sw;
         }
         if (!caret) break;
         p = caret + 1;
+        // What the caret raises: a group in parentheses, ^(2i/d), drawn without them; else one
+        // (UTF-8) character.
+        const char *close = p[0] == '(' ? strchr(p, ')') : NULL, *from = p, *next;
         size_t k = 0;
-        const char *close = p[0] == '(' ? strchr(p, ')') : NULL;
-        if (close && close - p > 1
-            && close - p
-                   < (ptrdiff_t)sizeof seg) { // ^(2i/d): the group, raised without its parentheses
+        if (close && close - p > 1 && close - p < (ptrdiff_t)sizeof seg) {
+            from = p + 1;
             k = (size_t)(close - p - 1);
-            memcpy(seg, p + 1, k);
-            seg[k] = '\0';
-            int sw = text_w(c, f, small, seg);
-            if (draw)
-                scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw,
-                                line_h(c, f, small), seg);
-            w += sw + 2;
-            p = close + 1;
-            continue;
-        }
-        if ((unsigned char)p[0] >= 0x80) { // one UTF-8 character
-            k = 1;
-            while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
-        } else if (p[0]) {
-            k = 1;
+            next = close + 1;
+        } else {
+            if ((unsigned char)p[0] >= 0x80) { // one UTF-8 character
+                k = 1;
+                while (((unsigned char)p[k] & 0xC0) == 0x80) k++;
+            } else if (p[0]) {
+                k = 1;
+            }
+            next = p + k;
         }
         if (k == 0) break;
-        memcpy(seg, p, k);
+        memcpy(seg, from, k);
         seg[k] = '\0';
         int sw = text_w(c, f, small, seg);
         if (draw)
-            scene_push_text(c->s, f, small, color, x + w + 1, y - size / 8, sw, line_h(c, f, small),
-                            seg);
+            scene_push_text(c->s, f, small, color,
+                            (Box){x + w + 1, y - size / 8, sw, line_h(c, f, small)}, seg);
         w += sw + 2;
-        p += k;
+        p = next;
     }
     return w;
 }

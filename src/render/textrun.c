@@ -267,3 +267,45 @@ void textrun_missing_sentence(uint32_t c, char *out, size_t cap)
     snprintf(out, cap, TR("no font on this computer shows %s (U+%04X) \xe2\x80\x94 install %s"), ch,
              (unsigned)c, TR(fontfind_install_hint(c)));
 }
+
+bool textrun_memo_init(TextFontMemo *m)
+{
+    m->count = 0;
+    m->slots = calloc(TEXT_FONT_SLOTS, sizeof *m->slots);
+    return m->slots != NULL;
+}
+
+void textrun_memo_free(TextFontMemo *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+}
+
+static TextFontEntry *memo_slot(const TextFontMemo *m, uint32_t cp, int role, bool emoji)
+{
+    size_t mask = TEXT_FONT_SLOTS - 1,
+           i = (cp * 2654435761u + (unsigned)role * 7u + (emoji ? 3u : 0u)) & mask;
+    while (m->slots[i].cp
+           && !(m->slots[i].cp == cp && m->slots[i].role == role && m->slots[i].emoji == emoji))
+        i = (i + 1) & mask;
+    return &m->slots[i];
+}
+
+const TextFontEntry *textrun_memo_find(const TextFontMemo *m, uint32_t cp, int role, bool emoji)
+{
+    return memo_slot(m, cp, role, emoji);
+}
+
+int textrun_memo_put(TextFontMemo *m, TextFontEntry e, uint32_t *missing)
+{
+    UClass cls = utf8_info(e.cp).cls;
+    if (e.font < 0 && !*missing && e.cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
+        *missing = e.cp;
+    if (m->count > TEXT_FONT_SLOTS / 2) { // full enough: ask again
+        memset(m->slots, 0, TEXT_FONT_SLOTS * sizeof *m->slots);
+        m->count = 0;
+    }
+    *memo_slot(m, e.cp, e.role, e.emoji) = e;
+    m->count++;
+    return e.font >= 0 ? e.font : e.role;
+}

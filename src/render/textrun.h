@@ -33,6 +33,30 @@ int textrun_split(const char *t, TextFontOf font_of, void *user, TextRun *runs, 
 // label.
 bool textrun_mark_label(const char *t, char *out, size_t cap);
 
+// Which font a backend found for a code point in a role (DejaVu's three files cover different sets;
+// asking the system, fontfind, is slow), remembered in TEXT_FONT_SLOTS open-addressed slots that
+// are emptied when half full.
+#define TEXT_FONT_SLOTS 4096 // a power of two
+typedef struct {
+    uint32_t cp; // 0: an empty slot
+    int role;
+    bool emoji;
+    int font; // -1: none shows it
+} TextFontEntry;
+typedef struct {
+    TextFontEntry *slots;
+    size_t count;
+} TextFontMemo;
+
+bool textrun_memo_init(TextFontMemo *m); // false: out of memory
+void textrun_memo_free(TextFontMemo *m);
+// The entry remembered for (cp, role, emoji); its cp is 0 when there is none.
+const TextFontEntry *textrun_memo_find(const TextFontMemo *m, uint32_t cp, int role, bool emoji);
+// Remembers e.font for (e.cp, e.role, e.emoji) and returns the font to draw it in: e.font, else the
+// role's own. A code point that no font shows (not a control, a mark or a joiner) is kept in
+// *missing when it is the first.
+int textrun_memo_put(TextFontMemo *m, TextFontEntry e, uint32_t *missing);
+
 // The sentence a backend says when no font on the computer shows cp, in the interface's language:
 // "no font on this computer shows 猫 (U+732B) — install a CJK font such as fonts-noto-cjk".
 void textrun_missing_sentence(uint32_t cp, char *out, size_t cap);
