@@ -9,7 +9,7 @@ path named, exit 2), --ablate L:H against the reference with that head's Z zeroe
 {"random": ...} lesson of L layers drawn from one stream, and --train: a short run that writes an
 explicit lesson which loads and trains again.
 
-Usage: test_circuits.py MHA_TRACER   (exit 77: no torch)
+Usage: test_circuits.py MHA_TRACER   (skipped, or failed under MHA_REQUIRE_TOOLS: no torch)
 """
 import json
 import math
@@ -18,12 +18,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from require_tool import missing_tool
+
 try:
     import numpy as np
     import torch
 except ImportError:
-    print("skipped: numpy and torch are needed")
-    sys.exit(77)
+    missing_tool("numpy and torch (Debian: python3-numpy, python3-torch)")
 
 torch.set_default_dtype(torch.float64)
 EXE = sys.argv[1]

@@ -3,7 +3,7 @@
 token ids are BOS (where the tokenizer has one) then 20 random ids twice; each score agrees with the attention
 weights --json prints for those ids (--ids), layer by layer, within 1e-12; the text output names the same heads.
 
-Usage: test_head_scores.py MHA_TRACER   (exit 77: no numpy)
+Usage: test_head_scores.py MHA_TRACER   (skipped, or failed under MHA_REQUIRE_TOOLS: no numpy)
 """
 import json
 import os
@@ -12,12 +12,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from require_tool import missing_tool
+
 try:
     import numpy as np
     import test_hf_models as hf
 except ImportError:
-    print("skipped: numpy is needed")
-    sys.exit(77)
+    missing_tool("numpy (Debian: python3-numpy)")
 
 EXE = sys.argv[1]
 failures, checks = [], 0
