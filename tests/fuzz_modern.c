@@ -100,7 +100,6 @@ static void fuzz_tiles(const Lesson *l, const Trace *t, int block)
     bool usage = true;
     bool allowed = cli_tiles_check(l, t, block, why, sizeof why, &usage);
     if (!allowed && !usage) return; // out of memory
-    bool rope = p->rope != ROPE_NONE;
     for (int h = 0; allowed && h < p->heads; h++) {
         const HeadTrace *ht = &t->head[h];
         Matrix z, m, lsum;
