@@ -65,7 +65,8 @@ for size in 1280x720 1920x1080; do
     [ "$(shot circuit-head0-off)" -gt 20 ] || fail "$size: ablated panel looks blank"
     key o "ablated=0 "
     key Escape "panel=none "
-    key ctrl+s "note=1"
+    key ctrl+s "edits=1 "
+    wait_until test -f "$WORK/lesson-edited.json" || fail "$size: Ctrl+S wrote no lesson-edited.json"
     [ -f "$WORK/lesson-edited.json" ] || fail "$size: Ctrl+S wrote no lesson-edited.json"
     /usr/bin/python3 -c "import json,sys; L=json.load(open(sys.argv[1])); assert isinstance(L[\"weights\"], list) and len(L[\"weights\"]) == 2, L.keys()" "$WORK/lesson-edited.json" \
         || fail "$size: the saved lesson lost its layers"

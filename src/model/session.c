@@ -237,7 +237,11 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
     return true;
 }
 
-int session_edit_count(const Session *s) { return s->loaded ? s->edit_count : 0; }
+int session_edit_count(const Session *s)
+{
+    if (s->loaded && s->circuit.on) return session_circuit_edited(s) ? 1 : 0; // trained weights
+    return s->loaded ? s->edit_count : 0;
+}
 
 int session_revert(Session *s, SessionError *err)
 {
