@@ -3,10 +3,12 @@
 // attention weights for the overview.
 #include "model/circuit_layer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/exactmath.h"
+#include "model/i18n.h"
 
 static char *dup_string(const char *s)
 {
@@ -67,6 +69,7 @@ static bool stream_of(LayerStream *s, const Lesson *l, const CircuitRun *r, int 
 {
     memset(s, 0, sizeof *s);
     s->norm = NORM_NONE;
+    s->attention_only = true;
     s->layer = layer;
     int n = r->n, V = r->logits.cols;
     bool ok = mat_init(&s->x, n, r->x[layer].cols) && overview_of(s, r, heads);
@@ -116,5 +119,42 @@ bool circuit_layer_params(AttnParams *p, LayerStream *stream, const Lesson *l, c
         return false;
     }
     p->stream = stream;
+    return true;
+}
+
+static bool is_circuit(const AttnParams *p) { return p->stream && p->stream->attention_only; }
+
+bool circuit_layer_formula(const AttnParams *p, Stage s, char *buf, size_t cap)
+{
+    if (!is_circuit(p) || (s != STAGE_RESIDUAL && s != STAGE_NEXT)) return false;
+    int l = p->stream->layer;
+    if (s == STAGE_NEXT) snprintf(buf, cap, "p = softmax(x_%d U)", p->stream->layers);
+    else snprintf(buf, cap, "h\xe2\x80\xb2 = x_%d = x_%d + MHA_%d(x_%d)", l + 1, l, l, l);
+    return true;
+}
+
+bool circuit_layer_explain(const AttnParams *p, Stage s, char *buf, size_t cap)
+{
+    if (!is_circuit(p) || (s != STAGE_RESIDUAL && s != STAGE_NEXT)) return false;
+    int l = p->stream->layer, L = p->stream->layers;
+    if (s == STAGE_NEXT)
+        snprintf(buf, cap,
+                 TR("After the last layer the logits are x_%d U: the stream times the unembedding "
+                    "U, with no final norm and no MLP in this lesson. Their softmax gives every "
+                    "token a probability: the %d most probable next tokens at each position, most "
+                    "probable first (point at a cell: which token)."),
+                 L, p->stream->top);
+    else if (l + 1 < L)
+        snprintf(buf, cap,
+                 TR("Layer %d's heads, added up (Output), join the stream they read: x_%d = x_%d + "
+                    "MHA_%d(x_%d), %d \xc3\x97 %d. Attention only: no norm and no MLP, so layer %d "
+                    "reads this sum as it is."),
+                 l, l + 1, l, l, l, p->n, p->d_model, l + 1);
+    else
+        snprintf(buf, cap,
+                 TR("Layer %d's heads, added up (Output), join the stream they read: x_%d = x_%d + "
+                    "MHA_%d(x_%d), %d \xc3\x97 %d. Attention only: no norm and no MLP; this is "
+                    "x_%d, the last stream, which the next token reads."),
+                 l, l + 1, l, l, l, p->n, p->d_model, L);
     return true;
 }

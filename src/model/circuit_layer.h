@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/circuit.h"
+#include "core/trace.h"
 #include "hf/layer_stream.h"
 #include "lesson/lesson.h"
 
@@ -23,5 +24,12 @@
 // memory (both left empty).
 bool circuit_layer_params(AttnParams *p, LayerStream *stream, const Lesson *l, const Circuit *c,
                           const CircuitRun *r, int layer, uint64_t ablated);
+
+// The formula (circuit_layer_formula) and the explanation (circuit_layer_explain) of stage s
+// around a layer of a lesson of layers (p->stream->attention_only): its residual add
+// x_{l+1} = x_l + MHA_l(x_l) and, after the last layer, the next token, logits = x_L U. There is
+// no norm and no MLP. False (buf untouched) for another stage or a layer of a real model.
+bool circuit_layer_formula(const AttnParams *p, Stage s, char *buf, size_t cap);
+bool circuit_layer_explain(const AttnParams *p, Stage s, char *buf, size_t cap);
 
 #endif
