@@ -52,6 +52,8 @@ for size in 1280x720 1920x1080; do
     frame_last | grep -q "stage=input .*layer=1 " || fail "$size: layer 1 did not start at its input: $(frame_last)"
     key Left "layer=0 .*" ; frame_last | grep -q "stage=residual " || fail "$size: ← from layer 1 did not come back to layer 0 residual"
     key y "layer=1 "
+    frame_last | grep -q "stage=residual " || fail "$size: Y did not keep the residual stage: $(frame_last)"
+    [ "$(shot layer1-residual)" -gt 20 ] || fail "$size: layer 1 residual looks blank"
     key End "stage=next-token .*layer=1 "
     [ "$(shot layer1-next)" -gt 20 ] || fail "$size: next token looks blank"
     key Home "stage=input .*layer=1 "

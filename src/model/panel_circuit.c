@@ -48,10 +48,15 @@ void panel_circuit_make(CircuitPanel *out, const Session *s)
     out->k_comp = c->k_comp;
 }
 
-void panel_circuit_title(const CircuitPanel *cp, char *buf, size_t cap)
+void panel_circuit_title(const CircuitPanel *cp, bool lesson, char *buf, size_t cap)
 {
     const char *title = cp->L && cp->L->title ? cp->L->title : "";
-    if (cp->training)
+    if (!lesson && cp->training)
+        // TRANSLATORS: the circuit panel's heading under the lesson's title: the step shown.
+        snprintf(buf, cap, TR("%d layers \xc3\x97 %d heads, step %d of %d"), cp->layers, cp->heads,
+                 cp->shown_step, cp->steps);
+    else if (!lesson) snprintf(buf, cap, TR("%d layers \xc3\x97 %d heads"), cp->layers, cp->heads);
+    else if (cp->training)
         // TRANSLATORS: the circuit panel's heading: the lesson, layers, heads, the step shown.
         snprintf(buf, cap,
                  TR("%s \xe2\x80\x94 the circuit: %d layers \xc3\x97 %d heads, step %d of %d"),
@@ -218,7 +223,7 @@ static void walk_patterns(PanelText *pt, const CircuitPanel *cp)
 
 void panel_title_circuit(const PanelTextSrc *src, char *buf, size_t cap)
 {
-    if (src->circuit && src->circuit->ready) panel_circuit_title(src->circuit, buf, cap);
+    if (src->circuit && src->circuit->ready) panel_circuit_title(src->circuit, true, buf, cap);
     else snprintf(buf, cap, "%s", TR("The circuit panel is for a lesson of layers"));
 }
 

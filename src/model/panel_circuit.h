@@ -36,8 +36,10 @@ typedef struct CircuitPanel {
 
 // The panel of what s holds (ready false for a lesson of one layer). Valid until s changes.
 void panel_circuit_make(CircuitPanel *out, const Session *s);
-// Its heading: "Induction heads … — the circuit: 2 layers × 2 heads, step 300 of 1000".
-void panel_circuit_title(const CircuitPanel *cp, char *buf, size_t cap);
+// Its heading: "Induction heads … — the circuit: 2 layers × 2 heads, step 300 of 1000"; without
+// the lesson's title (lesson false: the window shows it above the panel) "2 layers × 2 heads, step
+// 300 of 1000".
+void panel_circuit_title(const CircuitPanel *cp, bool lesson, char *buf, size_t cap);
 // The head that scores highest as previous-token head in layer 0 and as induction head in the
 // last layer (by the newest checkpoint's scores, else the weights shown's; 0 when unmeasured).
 int panel_circuit_best(const CircuitPanel *cp, bool induction);

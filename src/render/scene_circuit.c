@@ -238,7 +238,7 @@ void draw_circuit(Ctx *c, int x, int y, int w, int h)
         return;
     }
     char t[400];
-    panel_circuit_title(cp, t, sizeof t);
+    panel_circuit_title(cp, false, t, sizeof t); // the lesson's title is above
     y += title_line(c, x, y, w, t, true) + f / 3;
     h -= lh + f / 3;
     int lw = w * 2 / 5, gap = f * 3 / 2, rw = w - lw - gap, rx = x + lw + gap;
