@@ -165,6 +165,14 @@ static int patterns(Ctx *c, const CircuitPanel *cp, int x, int y, int w, int h)
 }
 
 // A row of cells at the floor: label, then values, each in a column of width cw.
+// The size at most f (down to 2/3 of it) at which t fits in w: a column's heading, not a number.
+static int heading_size(Ctx *c, int f, const char *t, int w)
+{
+    int size = f;
+    while (size > f * 2 / 3 && text_w(c, FONT_BOLD, size, t) > w) size--;
+    return size;
+}
+
 static void table_row(Ctx *c, int x, int y, int lw, int cw, const char *label, const char *const *v,
                       int count, bool bold)
 {
@@ -172,8 +180,8 @@ static void table_row(Ctx *c, int x, int y, int lw, int cw, const char *label, c
     FontRole fr = bold ? FONT_BOLD : FONT_REGULAR;
     text_in(c, fr, f, c->th->ink, (Box){x, y, lw, lh}, LEFT, label);
     for (int i = 0; i < count; i++)
-        text_in(c, fr, f, bold ? c->th->muted : c->th->ink, (Box){x + lw + i * cw, y, cw, lh},
-                RIGHT, v[i]);
+        text_in(c, fr, bold ? heading_size(c, f, v[i], cw - f / 3) : f,
+                bold ? c->th->muted : c->th->ink, (Box){x + lw + i * cw, y, cw, lh}, RIGHT, v[i]);
 }
 
 // Each head's scores and the repeats with it alone switched off; the K-composition beside.
@@ -212,7 +220,8 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     if (!kc) return;
     // K-composition of the last layer with the one before: rows its heads, columns the earlier's.
     int kx = x + w - kw + f, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f, l = cp->layers - 2;
-    text_in(c, FONT_BOLD, f, c->th->ink, (Box){kx, y, lw, lh}, LEFT, TR("K-comp"));
+    text_in(c, FONT_BOLD, heading_size(c, f, TR("K-comp"), lw - f / 3), c->th->ink,
+            (Box){kx, y, lw, lh}, LEFT, TR("K-comp"));
     for (int h1 = 0; h1 < H; h1++) {
         snprintf(t, sizeof t, "L%d H%d", l, h1);
         text_in(c, FONT_BOLD, f, c->th->muted, (Box){kx + lw + h1 * ncw, y, ncw, lh}, RIGHT, t + 3);
