@@ -194,6 +194,8 @@ static void header_formula(const Ctx *c, char *formula, size_t cap)
             TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number "
                "\xc2\xb7 min(n, W)"));
     else if (panel == PANEL_ROPE) header_rope_formula(c, formula, cap);
+    else if (panel == PANEL_CIRCUIT) // attention only: no norm, no MLP
+        snprintf(formula, cap, "x_{l+1} = x_l + MHA_l(x_l),  logits = x_L U");
     else if (panel == PANEL_OVERVIEW)
         snprintf(formula, cap,
                  "A = softmax(Q"

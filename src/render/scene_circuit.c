@@ -220,7 +220,7 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     if (!kc) return;
     // K-composition of the last layer with the one before: rows its heads, columns the earlier's.
     int kx = x + w - kw + f, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f, l = cp->layers - 2;
-    text_in(c, FONT_BOLD, heading_size(c, f, TR("K-comp"), lw - f / 3), c->th->ink,
+    text_in(c, FONT_BOLD, heading_size(c, f, TR("K-comp"), lw + f), c->th->ink,
             (Box){kx, y, lw, lh}, LEFT, TR("K-comp"));
     for (int h1 = 0; h1 < H; h1++) {
         snprintf(t, sizeof t, "L%d H%d", l, h1);
