@@ -102,6 +102,11 @@ add_test(NAME test_gui_train
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_train.sh $<TARGET_FILE:mha-tracer>
                  ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/train-shots)
 set_tests_properties(test_gui_train PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+# A lesson of layers in the window: the walk across layers, Y, U's circuit panel, T, O, Ctrl+S.
+add_test(NAME test_gui_circuit
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_circuit.sh $<TARGET_FILE:mha-tracer>
+                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/circuit-shots)
+set_tests_properties(test_gui_circuit PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 # The window's loop sleeps while the worker trains (issue 27): its thread's CPU against the worker's.
 add_test(NAME test_gui_train_idle
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/test_gui_train_idle.sh $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR})

@@ -91,6 +91,11 @@ class Audit:
         self.errors.append("%s: %s" % (where, what))
 
     def check(self, lesson, size, lang, lines, drop):
+        layers = sorted({d["layer"] for d in lines if "layer" in d})
+        if len(layers) > 1:  # a lesson of layers: each layer's screens and walks are a lesson's
+            for layer in layers:
+                self.check(lesson, size, lang, [d for d in lines if d.get("layer", layer) == layer], drop)
+            return
         groups, plain, asked = {}, {}, []
         with open(lesson, encoding="utf-8") as f:
             spec = json.load(f)

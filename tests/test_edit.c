@@ -113,7 +113,7 @@ static ViewEvent ev_key(ViewKey k, unsigned mods)
 
 static void test_requests(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     view_handle(&s, &(ViewEvent){.kind = VIEW_EV_KEY, .key = VIEW_KEY_RIGHT, .head = -1});

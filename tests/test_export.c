@@ -1088,8 +1088,9 @@ static void test_run(const Lesson *L, const Trace *T, const char *tmp)
     CHECK(trace_run(&et, &e, &terr), "trace");
     Lesson shown = *L;
     shown.params = e;
-    SceneExtras ex = {&L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL,
-                      NULL,       NULL};
+    SceneExtras ex = {
+        &L->params, NULL, "Saved 3 edits as x.json", false, NULL, NULL, NULL, NULL, NULL,
+        NULL,       NULL};
     w.view = &ex;
     st.stage_index = 0;
     st.pinned = (CellRef){MAT_X, 0, 0, 0};

@@ -49,7 +49,7 @@ static void test_decode(const char *rel, int t, int head)
     view_init(&st,
               &(ViewDims){.n = p->n, .m = p->m, .heads = p->heads, .d_k = p->d_k, .causal = true});
     st.panel = PANEL_DECODE, st.decode_t = t, st.head = head;
-    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL};
+    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL, NULL};
     PanelText pt = {0};
     CHECK(panel_text_build(&pt, &src), "%s: the decode panel's text builds", rel);
     Decoder d;
@@ -125,7 +125,7 @@ static void test_tiles(void)
     int64_t computed = 0, skipped = 0;
     st.panel = PANEL_TILES, st.tiles_block = 3, st.tile = 1000; // past the end: the last
     tiles_count(p, 3, &computed, &skipped);
-    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL};
+    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL, NULL};
     PanelText pt = {0};
     CHECK(panel_text_build(&pt, &src), "tiles: builds");
     const PanelTable *z = table_with(&pt, "Z = O / l");
@@ -167,7 +167,7 @@ static void test_tables(void)
     const AttnParams *p = &L.params;
     ViewState st;
     view_init(&st, &(ViewDims){.n = p->n, .m = p->m, .heads = p->heads, .d_k = p->d_k});
-    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL};
+    PanelTextSrc src = {&st, &L, &T, NULL, NULL, NULL, NULL, NULL};
     PanelText pt = {0};
     CHECK(panel_text_build(&pt, &src) && pt.count == 0,
           "one head, no panel, no training: no text (%d items)", pt.count);
@@ -258,7 +258,7 @@ static void test_training(void)
     tr.active = true, tr.steps = 4, tr.step = 4, tr.loss_count = 5, tr.loss = loss,
     tr.checkpoint_count = 3;
     tr.checkpoint_steps[0] = 0, tr.checkpoint_steps[1] = 2, tr.checkpoint_steps[2] = 4;
-    PanelTextSrc src = {&st, &L, &T, NULL, NULL, &tr, NULL};
+    PanelTextSrc src = {&st, &L, &T, NULL, NULL, &tr, NULL, NULL};
     PanelText pt = {0};
     CHECK(panel_text_build(&pt, &src), "training builds");
     const PanelTable *t = table_with(&pt, "checkpoint");

@@ -377,7 +377,7 @@ static void test_edit_marks(void)
     view_init(&st, &dims);
     go(&st, STAGE_PROJECT);
     st.head = 1;
-    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL};
+    SceneExtras ex = {&L.params, NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     Scene s;
     scene_init(&s);
     CHECK(build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720),
@@ -392,9 +392,10 @@ static void test_edit_marks(void)
     st.head = 0;
     build_showing(&s, &st, &shown, &t2, &ex, MAT_WK, 1280, 720);
     CHECK(edit_marks(&s, &thick, &corners) == 0, "head 0 has no edited cell");
-    SceneExtras saved = {
-        &L.params, NULL, "Saved 1 edit as x-edited.json in /tmp", false, NULL, NULL, NULL, NULL,
-        NULL,      NULL};
+    SceneExtras saved = {&L.params, NULL, "Saved 1 edit as x-edited.json in /tmp",
+                         false,     NULL, NULL,
+                         NULL,      NULL, NULL,
+                         NULL,      NULL};
     scene_build_ex(&s, &(SceneRequest){.st = &st,
                                        .lesson = &shown,
                                        .trace = &t2,
@@ -406,7 +407,7 @@ static void test_edit_marks(void)
     // A slide: the edit count stays, the keys and mouse hints go (also with a weight pinned or
     // nothing focused).
     CHECK(has_text(&s, "Ctrl+S") || has_text(&s, "x-edited"), "window status");
-    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL, NULL, NULL, NULL};
+    SceneExtras slide = {&L.params, NULL, NULL, true, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     st.pinned = (CellRef){MAT_WK, 0, 1, 0};
     scene_build_ex(&s, &(SceneRequest){.st = &st,
                                        .lesson = &shown,
@@ -948,7 +949,7 @@ static void test_extreme_sizes(void)
     Scene s;
     scene_init(&s);
     SceneExtras ex = {
-        &L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL, NULL, NULL,
+        &L.params, NULL, "Exported x.png and .svg to /tmp", false, NULL, NULL, NULL, NULL, NULL,
         NULL,      NULL};
     int built = 0;
     for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)

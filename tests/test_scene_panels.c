@@ -72,7 +72,7 @@ static void test_compare_view(void)
         ViewState st;
         view_init(&st, &dims);
         press(&st, VIEW_KEY_M);
-        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL};
+        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         Scene s;
         scene_init(&s);
         int sizes[2][2] = {{1280, 720}, {3840, 2160}};

@@ -447,8 +447,17 @@ static void test_teaching(void)
         view_init(&st, &dims);
         press(&st, VIEW_KEY_X);
         Lesson shown = session_shown(&doc);
-        SceneExtras ex = {&doc.lesson.params,     NULL, NULL, false, NULL,
-                          session_shuffled(&doc), NULL, NULL, NULL,  NULL};
+        SceneExtras ex = {&doc.lesson.params,
+                          NULL,
+                          NULL,
+                          false,
+                          NULL,
+                          session_shuffled(&doc),
+                          NULL,
+                          NULL,
+                          NULL,
+                          NULL,
+                          NULL};
         Scene s;
         scene_init(&s);
         for (int z = 0; z < 2; z++) {

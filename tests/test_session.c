@@ -20,6 +20,7 @@
 #include "check.h"
 #include "lesson/lesson_write.h"
 #include "model/session.h"
+#include "model/stages.h"
 #include "read_all.h"
 
 static char dir[256];
@@ -554,6 +555,38 @@ static void test_retrace_async(void)
     session_free(&sync);
 }
 
+// A lesson of layers has attention only: its residual add and next token say so (no norm, no
+// MLP), layer by layer: x_{l+1} = x_l + MHA_l(x_l), logits = x_L U.
+static void test_circuit_texts(void)
+{
+    Session s;
+    session_init(&s);
+    SessionError err;
+    char path[1024], f[512], x[1024];
+    snprintf(path, sizeof path, "%s/lessons/induction-heads.json", MHA_SOURCE_DIR);
+    if (!session_load(&s, path, &err)) {
+        CHECK(false, "induction-heads loads: %s", err.message);
+        return;
+    }
+    CHECK(session_circuit_layers(&s) == 2 && session_circuit_shown(&s) == 0, "two layers, 0 shown");
+    stage_info(STAGE_RESIDUAL)->formula(&s.edit, 0, f, sizeof f);
+    stage_info(STAGE_RESIDUAL)->explain(&s.edit, x, sizeof x);
+    CHECK(strcmp(f, "h\xe2\x80\xb2 = x_1 = x_0 + MHA_0(x_0)") == 0, "layer 0's add: %s", f);
+    CHECK(strstr(x, "x_1 = x_0 + MHA_0(x_0)") && strstr(x, "layer 1 reads this sum")
+              && !strstr(x, "The MLP"),
+          "layer 0's add explained: %s", x);
+    CHECK(session_circuit_layer(&s, 1, &err), "layer 1: %s", err.message);
+    stage_info(STAGE_RESIDUAL)->explain(&s.edit, x, sizeof x);
+    CHECK(strstr(x, "x_2 = x_1 + MHA_1(x_1)") && strstr(x, "x_2, the last stream"),
+          "layer 1's add explained: %s", x);
+    stage_info(STAGE_NEXT)->formula(&s.edit, 0, f, sizeof f);
+    stage_info(STAGE_NEXT)->explain(&s.edit, x, sizeof x);
+    CHECK(strcmp(f, "p = softmax(x_2 U)") == 0, "the next token's formula: %s", f);
+    CHECK(strstr(x, "logits are x_2 U") && strstr(x, "no final norm and no MLP"),
+          "the next token explained: %s", x);
+    session_free(&s);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX",
@@ -580,6 +613,7 @@ int main(void)
     }
     free(text);
     test_teaching();
+    test_circuit_texts();
     test_retrace_async();
     // Clean up the temporary directory.
     DIR *d = opendir(dir);

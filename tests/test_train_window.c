@@ -20,7 +20,7 @@
 
 static void test_keys(void)
 {
-    ViewDims d = {6, 6, 12, 2, 6, true, true, false, NULL};
+    ViewDims d = {6, 6, 12, 2, 6, true, true, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &d);
     struct {

@@ -49,8 +49,8 @@ static bool model_only(Stage s)
 
 static void test_stages(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL},
-             causal = {4, 4, 4, 2, 2, true, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0},
+             causal = {4, 4, 4, 2, 2, true, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     // Every row of the table but the three this lesson lacks (positions, RoPE, the mask).
@@ -110,8 +110,8 @@ static void test_stages(void)
 
 static void test_heads(void)
 {
-    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false, NULL},
-             two = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims twelve = {5, 5, 48, 12, 4, false, false, false, NULL, 0, 0},
+             two = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &twelve);
     CHECK(s.head == 0 && s.view == VIEW_ONE_HEAD, "head 0, one-head view");
@@ -134,14 +134,14 @@ static void test_heads(void)
     view_init(&s, &two);
     CHECK(!digit(&s, 3) && s.head == 0, "key 3 with 2 heads does nothing");
     CHECK(digit(&s, 2) && s.head == 1, "key 2 -> head 1");
-    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false, NULL});
+    view_set_dims(&s, &(ViewDims){3, 3, 4, 1, 4, false, false, false, NULL, 0, 0});
     CHECK(s.head == 0, "a reload with fewer heads resets the head");
     CHECK(!press(&s, VIEW_KEY_TAB), "Tab with one head does nothing");
 }
 
 static void test_reveal(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     CHECK(view_reveal_total(&s) == 0 && !press(&s, VIEW_KEY_PERIOD),
@@ -206,7 +206,7 @@ static void test_reveal(void)
 
 static void test_other_keys(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     CHECK(press(&s, VIEW_KEY_F11) && s.fullscreen, "F11 -> fullscreen");
@@ -286,7 +286,7 @@ static void test_other_keys(void)
 // cell, the zoom, a question), it closes one thing per press and leaves the program running.
 static void test_escape_never_quits(void)
 {
-    ViewDims dims = {5, 5, 4, 2, 2, true, true, false, NULL};
+    ViewDims dims = {5, 5, 4, 2, 2, true, true, false, NULL, 0, 0};
     ViewQuestion qs[2] = {{STAGE_SOFTMAX, 1, QUIZ_CLICK, MAT_WEIGHTS, 0},
                           {STAGE_SCORES, 0, QUIZ_KEYS, MAT_SCORES, 3}};
     static const ViewKey OPEN[] = {VIEW_KEY_NONE, VIEW_KEY_H, VIEW_KEY_K,
@@ -329,7 +329,7 @@ static void test_escape_never_quits(void)
 
 static void test_substeps(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -376,7 +376,7 @@ static void test_substeps(void)
 // Zoom: + makes the board larger, arrows pan it while zoomed (not the stage), 0 fits it again.
 static void test_zoom_pan(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     press(&s, VIEW_KEY_RIGHT);
@@ -488,7 +488,7 @@ static void go_to(ViewState *s, Stage st)
 // reveal runs.
 static void test_questions(void)
 {
-    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims cat = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &cat);
     ViewQuestion qs[3] = {
@@ -663,7 +663,7 @@ static void test_questions(void)
 // the shuffle panel; the slider's steps land on its stops and stay between its ends.
 static void test_teaching_keys(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, true, false, NULL};
+    ViewDims dims = {3, 3, 4, 2, 2, false, true, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &dims);
     CHECK(s.stage_count == LESSON_STAGES - 2 && s.stages[1] == STAGE_POSITIONS,
@@ -730,7 +730,7 @@ static void test_teaching_keys(void)
 // nothing.
 static void test_strip_press(void)
 {
-    ViewDims d = {4, 4, 4, 2, 2, true, false, false, NULL}; // causal: 9 stages
+    ViewDims d = {4, 4, 4, 2, 2, true, false, false, NULL, 0, 0}; // causal: 9 stages
     ViewState s;
     view_init(&s, &d);
     ViewEvent e;

@@ -124,7 +124,7 @@ static void walk_back(ViewState *s, int head)
 
 static void test_walk_heads(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims dims = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &dims);
     ViewQuestion qs[3] = {
@@ -171,7 +171,7 @@ static void test_walk_heads(void)
 // one is not.
 static void test_walk_skipped(void)
 {
-    ViewDims dims = {3, 3, 4, 2, 2, false, false, false, NULL};
+    ViewDims dims = {3, 3, 4, 2, 2, false, false, false, NULL, 0, 0};
     ViewState s;
     view_init(&s, &dims);
     ViewQuestion qs[2] = {

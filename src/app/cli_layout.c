@@ -13,6 +13,7 @@
 #include "app/cli.h"
 #include "core/decode.h"
 #include "model/i18n.h"
+#include "model/panel_circuit.h"
 #include "model/questions.h"
 #include "model/session.h"
 #include "model/stages.h"
@@ -157,9 +158,11 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     fputs(",\"stage\":", out);
     cli_json_string(out, si ? si->key : "");
     fprintf(out,
-            ",\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,\"floor_"
+            ",\"layer\":%d,\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,"
+            "\"floor_"
             "digit_px\":%.2f,",
-            st->head, st->panel == PANEL_DECODE ? st->decode_part + 1 : s->substep + 1,
+            st->dims.layer, st->head,
+            st->panel == PANEL_DECODE ? st->decode_part + 1 : s->substep + 1,
             st->panel == PANEL_DECODE ? s->decode_parts : s->substeps, a->w, a->h,
             scene_number_floor(a->h), a->h * 0.026);
     fprintf(out, "\"board\":");
@@ -254,7 +257,8 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
         const char *kind;
     } PANELS[] = {{PANEL_COST, "cost"},       {PANEL_COMPARE, "compare"},
                   {PANEL_SHUFFLE, "shuffle"}, {PANEL_CACHE, "cache-size"},
-                  {PANEL_ROPE, "rotation"},   {PANEL_OVERVIEW, "overview"}};
+                  {PANEL_ROPE, "rotation"},   {PANEL_OVERVIEW, "overview"},
+                  {PANEL_CIRCUIT, "circuit"}};
     for (size_t i = 0; i < sizeof PANELS / sizeof PANELS[0]; i++) {
         st = base;
         st.panel = PANELS[i].panel;
@@ -262,6 +266,7 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
         if (st.panel == PANEL_SHUFFLE && !ex->shuffle) continue;
         if (st.panel == PANEL_ROPE && !st.dims.rope) continue;
         if (st.panel == PANEL_OVERVIEW && !st.dims.stream) continue; // a checkpoint's (Shift+A)
+        if (st.panel == PANEL_CIRCUIT && st.dims.layers < 2) continue; // a lesson of layers (U)
         snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
         if (st.panel
             == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns
@@ -412,8 +417,10 @@ static void walk_screens(Audit *a, const ViewDims *dims, int head, SceneExtras e
     st.height = a->h;
     view_set_questions(&st, vq, n);
     st.head = head;
-    fprintf(a->out, "{\"walk\":true,\"head\":%d,\"questions\":%d,\"size\":[%d,%d],\"forward\":[",
-            head, asked, a->w, a->h);
+    fprintf(a->out,
+            "{\"walk\":true,\"layer\":%d,\"head\":%d,\"questions\":%d,\"size\":[%d,%d],"
+            "\"forward\":[",
+            dims->layer, head, asked, a->w, a->h);
     ViewEvent right = {.kind = VIEW_EV_KEY, .key = VIEW_KEY_RIGHT, .head = -1};
     ViewEvent left = right;
     left.key = VIEW_KEY_LEFT;
@@ -440,12 +447,16 @@ static void walk_screens(Audit *a, const ViewDims *dims, int head, SceneExtras e
     fputs("]}\n", a->out);
 }
 
-// Every screen of every head (only_head's when >= 0) of the document's lesson, then the summary.
-static void audit_screens(Audit *a, int only_head)
+// Every screen of every head (only_head's when >= 0) of the layer the session shows.
+static void layer_screens(Audit *a, int only_head)
 {
     const AttnParams *p = &a->doc->edit;
     ViewDims dims = view_dims_from_params(p);
-    SceneExtras ex = {.original = &a->doc->lesson.params};
+    dims.layers = session_circuit_layers(a->doc);
+    dims.layer = session_circuit_shown(a->doc);
+    CircuitPanel circuit;
+    panel_circuit_make(&circuit, a->doc);
+    SceneExtras ex = {.original = &a->doc->lesson.params, .circuit = &circuit};
     SessionError serr;
     if (session_compare(a->doc, &serr)) ex.compare = session_comparison(a->doc);
     if (session_shuffle(a->doc, 0, &serr)) ex.shuffle = session_shuffled(a->doc);
@@ -466,6 +477,18 @@ static void audit_screens(Audit *a, int only_head)
         panel_screens(a, st, &ex);
         if (head == (only_head >= 0 ? only_head : 0)) question_screens(a, st, ex);
         walk_screens(a, &dims, head, ex);
+    }
+}
+
+// Every layer of a lesson of layers (one for any other lesson), then the summary.
+static void audit_screens(Audit *a, int only_head)
+{
+    int layers = session_circuit_layers(a->doc);
+    for (int layer = 0; layer < layers; layer++) {
+        SessionError serr;
+        if (layer != session_circuit_shown(a->doc) && !session_circuit_layer(a->doc, layer, &serr))
+            continue;
+        layer_screens(a, only_head);
     }
     fprintf(a->out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a->screens,
             a->matrices);

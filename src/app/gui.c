@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/panel_circuit.h"
 #include "model/questions.h"
 #include "model/session.h"
 #include "model/stage_text.h"
@@ -110,7 +111,10 @@ static void build_scene(Gui *g, int w, int h)
                  TR("Recomputing the stages after the edit\xe2\x80\xa6 (the results shown are the "
                     "previous ones)"));
     int edits = session_edit_count(&g->doc);
+    CircuitPanel circuit;
+    panel_circuit_make(&circuit, &g->doc);
     SceneExtras ex = {.original = &g->doc.lesson.params,
+                      .circuit = &circuit,
                       .edits = &edits,
                       .compare = session_comparison(&g->doc),
                       .shuffle = session_shuffled(&g->doc),

@@ -44,9 +44,17 @@ static void set_questions(Gui *g)
 
 // The lesson held by the session is new: the view follows its sizes and the messages of the last
 // one go.
-void gui_lesson_loaded(Gui *g, bool first)
+ViewDims gui_lesson_dims(const Gui *g)
 {
     ViewDims dims = view_dims_from_params(&g->doc.lesson.params);
+    dims.layers = session_circuit_layers(&g->doc);
+    dims.layer = session_circuit_shown(&g->doc);
+    return dims;
+}
+
+void gui_lesson_loaded(Gui *g, bool first)
+{
+    ViewDims dims = gui_lesson_dims(g);
     if (!first) {
         view_set_dims(&g->st, &dims);
     } else {

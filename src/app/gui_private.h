@@ -90,6 +90,8 @@ bool gui_load_lesson(Gui *g, const char *path);
 // The lesson held by the session is new (first: the window's first): the view follows its sizes and
 // questions, the messages of the last one go.
 void gui_lesson_loaded(Gui *g, bool first);
+// The view's sizes of the lesson on the board (a lesson of layers: its layers and the one shown).
+ViewDims gui_lesson_dims(const Gui *g);
 // Polls the watched file; reloads it when its time stamp or size changed. Returns true when the
 // screen changes.
 bool gui_poll_watch(Gui *g);

@@ -64,6 +64,21 @@ static void set_scale(Gui *g, double scale)
     g->edit_error[0] = '\0';
 }
 
+// Y, Shift+Y, or the walk past a layer's end: the layer request_delta away on the board; the walk
+// goes on at its first stage (back: its last), Y keeps the stage.
+static void show_layer(Gui *g)
+{
+    SessionError err;
+    int dir = g->st.request_delta > 0 ? 1 : -1;
+    if (!session_circuit_layer(&g->doc, session_circuit_shown(&g->doc) + dir, &err)) {
+        if (err.message[0]) gui_show_error(g, TR("Layer not shown: %s"), err.message);
+        return;
+    }
+    ViewDims dims = gui_lesson_dims(g);
+    view_enter_layer(&g->st, &dims, g->st.request_walk ? dir : 0);
+    g->edit_error[0] = '\0';
+}
+
 static void revert(Gui *g)
 {
     SessionError err;
@@ -169,6 +184,7 @@ bool gui_dispatch(Gui *g, const ViewEvent *ev)
     case VIEW_REQ_TRAIN_RESET: gui_train_restart(g); break;
     case VIEW_REQ_TRAIN_EXPORT: gui_train_export(g); break;
     case VIEW_REQ_QUIT_HINT: gui_quit_hint(g); break;
+    case VIEW_REQ_LAYER: show_layer(g); break;
     case VIEW_REQ_ROPE_SHIFT: {
         SessionError err;
         if (!session_rope_shift(&g->doc, g->st.request_delta > 0 ? 1 : -1, &err) && err.message[0])

@@ -22,6 +22,7 @@ typedef struct LayerStream {
     double *top_p; // [n * top]
     char **top_token; // [n * top] as the class reads them
     int layer; // the layer stepped through (from 0)
+    bool attention_only; // a lesson of layers: no norm, no MLP, logits = x_L U (circuit_layer.c)
     int layers, heads, n; // the overview: every layer's attention weights (layers 0: not kept)
     float *overview; // [layers][heads][n][n]
 } LayerStream;

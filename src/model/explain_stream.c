@@ -116,7 +116,10 @@ int explain_next(const CellText *ct, char lines[][256])
     snprintf(lines[n++], 256, TR("p(\"%s\" after \"%s\") = %s   (rank %d)"), tok, ct->rl, ct->vs,
              ct->c.col + 1);
     snprintf(lines[n++], 256, "%s",
-             TR("softmax of the logits: the final norm of the last layer's stream, times the "
-                "unembedding"));
+             s->attention_only
+                 ? TR("softmax of the logits: the last layer's stream times the unembedding U (no "
+                      "norm)")
+                 : TR("softmax of the logits: the final norm of the last layer's stream, times the "
+                      "unembedding"));
     return n;
 }

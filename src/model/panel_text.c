@@ -566,6 +566,10 @@ static const struct {
         "same score.")},
     {PANEL_COMPARE, title_compare, walk_compare, NULL},
     {PANEL_SHUFFLE, title_shuffle, walk_shuffle, NULL},
+    {PANEL_CIRCUIT, panel_title_circuit, panel_walk_circuit,
+     N_("A layer-0 head that looks at the previous token writes it into the stream; a layer-1 "
+        "head's keys read it and find the position after the earlier copy of the current token: "
+        "an induction head. Switch the previous-token head off and the repeats fall to chance.")},
 };
 enum { PANEL_ROWS = sizeof PANELS / sizeof PANELS[0] };
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/compare.h"
+#include "model/panel_circuit.h"
 #include "model/session.h"
 #include "model/tiles_sheet.h"
 #include "model/view.h"
@@ -58,6 +59,7 @@ typedef struct {
     const SessionShuffle *shuffle; // PANEL_SHUFFLE
     const SessionTrain *train; // the training strip (shown while active, with no panel open)
     const TilesSheet *tiles; // PANEL_TILES (NULL, or made for another step: made here)
+    const CircuitPanel *circuit; // PANEL_CIRCUIT (NULL: none)
 } PanelTextSrc;
 
 // The open panel, else the all-heads view, and the training strip, into out (emptied first).

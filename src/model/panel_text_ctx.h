@@ -29,5 +29,8 @@ void panel_dim_labels(PanelText *pt, const Lesson *L, MatId m, PanelTable *t);
 // --- the walks of panel_decode.c (rows of the table of panels) ---
 void panel_walk_decode(PanelText *pt, const PanelTextSrc *src);
 void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src);
+// --- panel_circuit.c: the circuit panel (key U) ---
+void panel_title_circuit(const PanelTextSrc *src, char *buf, size_t cap);
+void panel_walk_circuit(PanelText *pt, const PanelTextSrc *src);
 
 #endif

@@ -37,6 +37,7 @@ void session_free(Session *s)
 {
     retrace_free(&s->rt);
     session_drop_training(s);
+    session_circuit_drop(s);
     session_drop_comparison(s);
     if (s->loaded) {
         trace_free(&s->trace);
@@ -129,6 +130,7 @@ static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *e
     retrace_free(&s->rt); // (an edit of the last lesson still being traced is dropped with it)
     session_drop_comparison(s);
     session_drop_training(s); // the trainer belongs to the lesson it started on
+    session_circuit_drop(s); // ... as do the layers' run and trainer
     if (s->loaded) {
         trace_free(&s->trace);
         params_free(&s->edit);
@@ -141,8 +143,12 @@ static bool adopt_lesson(Session *s, Lesson l, const char *path, SessionError *e
     s->trace = t;
     s->loaded = true;
     s->edit_count = 0; // the file's own values
-    s->loads++;
     set_error(err, "");
+    if (!session_circuit_adopt(s, err)) { // shown as its first layer; never saved as one
+        s->load_errors++;
+        return false;
+    }
+    s->loads++;
     return true;
 }
 
@@ -212,6 +218,11 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
     set_error(err, "");
     double *ref = s->loaded ? view_param_ref(&s->edit, c) : NULL;
     if (!ref) return false;
+    if (s->lesson.circuit) { // an edit of one layer would not reach the layers after it
+        set_error(err, "a lesson of layers is not edited in the window: its weights change by "
+                       "training (T), its numbers in its file");
+        return false;
+    }
     double old = *ref, v = round((old + delta) * 1e4) / 1e4;
     if (v == 0.0) v = 0.0; // no -0 from rounding
     if (!view_param_set(&s->edit, c, v)) {
@@ -226,12 +237,17 @@ bool session_edit(Session *s, CellRef c, double delta, SessionError *err)
     return true;
 }
 
-int session_edit_count(const Session *s) { return s->loaded ? s->edit_count : 0; }
+int session_edit_count(const Session *s)
+{
+    if (s->loaded && s->circuit.on) return session_circuit_edited(s) ? 1 : 0; // trained weights
+    return s->loaded ? s->edit_count : 0;
+}
 
 int session_revert(Session *s, SessionError *err)
 {
     set_error(err, "");
     if (!s->loaded) return 0;
+    if (s->circuit.on) return session_circuit_revert(s, err);
     (void)session_settle(s, err); // (an edit undone meanwhile is reverted anyway)
     AttnParams p;
     Trace t;
@@ -293,8 +309,28 @@ static uint64_t values_fingerprint(const AttnParams *p)
     return matrix_fingerprint(f, &p->W_O);
 }
 
+// ... of a lesson of layers: every weight shown.
+static uint64_t circuit_fingerprint(const Session *s)
+{
+    Circuit *c = (Circuit *)&s->circuit.cur;
+    Matrix **m = malloc((size_t)circuit_matrix_cap(c) * sizeof *m);
+    uint64_t f = 14695981039346656037u;
+    int n = m ? circuit_matrices(m, c, true) : 0;
+    for (int i = 0; i < n; i++) f = matrix_fingerprint(f, m[i]);
+    free(m);
+    return f;
+}
+
+static uint64_t shown_fingerprint(const Session *s)
+{
+    return s->circuit.on ? circuit_fingerprint(s) : values_fingerprint(&s->edit);
+}
+
 bool session_unsaved(const Session *s)
 {
+    if (s->circuit.on)
+        return session_circuit_edited(s)
+               && (!s->saved[0] || circuit_fingerprint(s) != s->saved_values);
     if (session_edit_count(s) == 0) return false; // the file holds these values
     return !s->saved[0] || values_fingerprint(&s->edit) != s->saved_values;
 }
@@ -308,8 +344,13 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
         set_error(err, "no lesson to save");
         return false;
     }
+    if (s->lesson.circuit && !s->circuit.on) { // written as one layer it would lose the others
+        set_error(err, "the layers of this lesson could not be run: it is not saved");
+        return false;
+    }
     size_t len = 0;
-    char *text = lesson_write_json(&s->lesson, &s->edit, " (edited)", &len);
+    char *text = s->circuit.on ? session_circuit_json(s, &len)
+                               : lesson_write_json(&s->lesson, &s->edit, " (edited)", &len);
     if (!text) {
         set_error(err, "out of memory");
         return false;
@@ -344,7 +385,7 @@ bool session_save(Session *s, char *out, size_t cap, SessionError *err)
     s->saved_as.hash = hash;
     s->saved_as.hashed = s->saved_as.size == (long long)len;
     snprintf(s->saved, sizeof s->saved, "%s", path);
-    s->saved_values = values_fingerprint(&s->edit);
+    s->saved_values = shown_fingerprint(s);
     if (out && cap > 0) snprintf(out, cap, "%s", path);
     return true;
 }
@@ -372,6 +413,7 @@ bool session_toggle_head(Session *s, int h, SessionError *err)
 {
     set_error(err, "");
     if (!s->loaded || h < 0 || h >= s->edit.heads || h >= ATTN_MAX_ABLATED_HEADS) return false;
+    if (s->circuit.on) return session_circuit_toggle(s, h, err);
     uint64_t was = s->edit.ablated;
     s->edit.ablated ^= (uint64_t)1 << h;
     if (session_retrace(s, err)) return true;
@@ -389,6 +431,7 @@ bool session_set_scale(Session *s, double scale, SessionError *err)
     }
     if (scale == 1.0 / sqrt((double)s->edit.d_k))
         scale = 0.0; // the default: the division the file's trace ran
+    if (s->circuit.on) return session_circuit_rescale(s, scale, err);
     double was = s->edit.scale;
     s->edit.scale = scale;
     if (session_retrace(s, err)) return true;
@@ -413,6 +456,16 @@ bool session_shuffle(Session *s, int k, SessionError *err)
 {
     set_error(err, "");
     if (!s->loaded || (s->shuf_state != SESSION_CMP_NONE && s->shuf_k == k)) return true;
+    if (s->lesson.circuit) { // its shuffled copy would hold one layer of the lesson
+        if (err)
+            snprintf(err->message, sizeof err->message,
+                     "the shuffle test reorders the tokens of a lesson of one layer; this lesson "
+                     "has %d layers",
+                     s->lesson.circuit->model.layers);
+        s->shuf_state = SESSION_CMP_FAILED;
+        s->shuf_k = k;
+        return false;
+    }
     session_drop_shuffle(s);
     s->shuf_k = k;
     int n = s->edit.n;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/compare.h"
+#include "core/circuit_train.h"
+#include "hf/layer_stream.h"
 #include "lesson/lesson.h"
 #include "model/tiles_sheet.h"
 #include "model/view.h"
@@ -66,6 +68,40 @@ typedef struct {
     int checkpoint_steps[TRAIN_CHECKPOINTS + 1]; // the step of each saved checkpoint, oldest first
 } SessionTrain;
 
+// A lesson of layers in the window (session_circuit.c): the weights shown (the file's, or
+// training's), their run on the lesson's tokens with the heads switched off, the layer on the
+// board, and what the circuit panel (key U) reads: the scores over training's checkpoints, the
+// scores of the weights shown with each head switched off, the K-composition. The lesson's params
+// and the edit are the layer shown (circuit_layer.h). on false: a lesson of one layer.
+#define SESSION_CIRCUIT_MAX_HEADS 16 // layers x heads measured per checkpoint (more: not measured)
+typedef struct {
+    int step;
+    double repeat_loss, repeat_accuracy;
+    double prev_token[SESSION_CIRCUIT_MAX_HEADS], induction[SESSION_CIRCUIT_MAX_HEADS];
+} SessionCircuitPoint;
+typedef struct {
+    bool on;
+    Circuit cur; // the weights shown
+    CircuitRun run; // of cur on the lesson's tokens, with ablated
+    bool has_run;
+    uint64_t ablated[CIRCUIT_MAX_LAYERS]; // per layer the heads switched off (bit h)
+    int layer; // on the board
+    LayerStream stream; // the stream entering the layer shown (its params' stream)
+    bool measured; // the lesson trains: the figures below are of cur
+    CircuitScores now; // on the evaluation repeats, with ablated
+    double *off_loss, *off_accuracy; // [layers * heads]: that head alone switched off
+    double *k_comp; // [(layers - 1) * heads * heads]: layer l+1's head h2 reading layer l's h1
+    // Training (T): the trainer, a copy of the weights at each checkpoint (SessionTrain's steps)
+    // and the scores measured there.
+    CircuitTrainer tr;
+    bool training;
+    Circuit *checkpoint; // [TRAIN_CHECKPOINTS + 1]
+    SessionCircuitPoint *point; // [TRAIN_CHECKPOINTS + 2]: the checkpoints' scores, then the
+                                // newest weights'
+    int point_count;
+    bool fresh; // steps were taken since the window last looked (session_train_poll)
+} SessionCircuit;
+
 typedef struct {
     Lesson lesson; // as in the file: what session_revert goes back to
     AttnParams edit; // the editable copy (the sizes of lesson.params) the trace is computed from
@@ -93,6 +129,7 @@ typedef struct {
     TilesSheet tiles; // FlashAttention's tiles at one step of the trace, when tiles_ready
     bool tiles_ready;
     SessionTrain train; // training on the lesson's task (inactive until T)
+    SessionCircuit circuit; // a lesson of layers (circuit.on)
     long loads; // lessons loaded (session_load and reloads that succeeded)
     long load_errors; // loads and reloads that failed
     long watch_changes; // changes of the watched file seen by session_poll
@@ -233,6 +270,14 @@ bool session_train_seek(Session *s, int step, SessionError *err);
 bool session_train_reset(Session *s, SessionError *err);
 // The step whose weights are shown (the checkpoint's, or the trainer's step), -1 when not training.
 int session_train_shown_step(const Session *s);
+
+// A lesson of layers (s->circuit.on): the board shows layer `layer` (clamped to the layers): its
+// parameters and trace become the lesson's and the edit's. False when the lesson has no layers,
+// the layer is the one shown, or the trace fails (err says why).
+bool session_circuit_layer(Session *s, int layer, SessionError *err);
+// How many layers the lesson has (1 for a lesson of one layer) and which one is shown.
+int session_circuit_layers(const Session *s);
+int session_circuit_shown(const Session *s);
 
 // What an export is to show, as data: the window's exporter (src/render/export.h) carries it out.
 typedef struct {

@@ -29,4 +29,28 @@ bool session_retrace(Session *s, SessionError *err);
 // The training goes with its lesson: the job (joined when it runs) and the trainer freed.
 void session_drop_training(Session *s);
 
+// --- session_circuit.c: a lesson of layers (Session.circuit) ---
+// The lesson just adopted: its circuit run and layer 0 shown when it has layers (else nothing).
+// False when that failed (err says why; the circuit is then off).
+bool session_circuit_adopt(Session *s, SessionError *err);
+// Everything the circuit holds freed (its trainer too); off.
+void session_circuit_drop(Session *s);
+// O: head h of the layer shown switched off or on again; every later layer and the figures follow.
+bool session_circuit_toggle(Session *s, int h, SessionError *err);
+// The softmax scale of every layer (0: the default), and all traced again.
+bool session_circuit_rescale(Session *s, double scale, SessionError *err);
+// The weights shown differ from the file's; R takes the file's again (1: done, 0: nothing to do,
+// -1: failed); the whole lesson of layers as JSON (malloc'd; NULL when out of memory).
+bool session_circuit_edited(const Session *s);
+int session_circuit_revert(Session *s, SessionError *err);
+char *session_circuit_json(const Session *s, size_t *len);
+// Training (session_train.c hands a lesson of layers to these): T, a frame's steps, whether steps
+// were taken since the last poll, J / L, a seek, Z.
+bool session_circuit_train_toggle(Session *s, SessionError *err);
+bool session_circuit_train_steps(Session *s, int steps, SessionError *err);
+bool session_circuit_train_poll(Session *s);
+bool session_circuit_train_show(Session *s, int dir, SessionError *err);
+bool session_circuit_train_seek(Session *s, int step, SessionError *err);
+bool session_circuit_train_reset(Session *s, SessionError *err);
+
 #endif

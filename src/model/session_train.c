@@ -234,7 +234,7 @@ void session_drop_training(Session *s)
 {
     bool async = s->train.async;
     drop_job(&s->train);
-    if (s->train.active) train_free(&s->train.tr);
+    if (s->train.active && !s->circuit.on) train_free(&s->train.tr); // (a circuit's: its own)
     free(s->train.loss);
     memset(&s->train, 0, sizeof s->train);
     s->train.async = async; // the window's choice outlives the lesson
@@ -298,6 +298,7 @@ bool session_train_toggle(Session *s, SessionError *err)
     set_error(err, "");
     if (!s->loaded) return false;
     SessionTrain *t = &s->train;
+    if (s->circuit.on) return session_circuit_train_toggle(s, err);
     if (!s->lesson.trains) {
         set_error(err, "this lesson has no \"train\" section: try "
                        "lessons/learn-previous-token.json (README: Heads that learn)");
@@ -322,6 +323,7 @@ bool session_train_steps(Session *s, int steps, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
+    if (s->circuit.on) return session_circuit_train_steps(s, steps, err);
     if (!t->active || !t->running || t->job->busy || t->job->pending) return false;
     embeddings_sync(&t->job->params, &s->edit, true);
     t->job->steps = steps;
@@ -332,6 +334,8 @@ bool session_train_steps(Session *s, int steps, SessionError *err)
 SessionTrainPoll session_train_poll(Session *s, SessionError *err)
 {
     set_error(err, "");
+    if (s->circuit.on)
+        return session_circuit_train_poll(s) ? SESSION_TRAIN_SHOWN : SESSION_TRAIN_IDLE;
     SessionTrainJob *j = s->train.job;
     if (!j || !j->busy || !atomic_load(&j->done)) return SESSION_TRAIN_IDLE;
     return job_finish(s, err);
@@ -355,6 +359,7 @@ bool session_train_show(Session *s, int dir, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
+    if (s->circuit.on) return session_circuit_train_show(s, dir, err);
     if (!t->active) return false;
     int count = t->checkpoint_count;
     // The newest weights are the last checkpoint when the run saved them there, else one beyond it.
@@ -373,6 +378,7 @@ bool session_train_reset(Session *s, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
+    if (s->circuit.on) return session_circuit_train_reset(s, err);
     if (!t->active && !session_train_busy(s))
         return false; // (while the trainer starts: once it has)
     t->running = false;
@@ -390,6 +396,7 @@ bool session_train_seek(Session *s, int step, SessionError *err)
 {
     set_error(err, "");
     SessionTrain *t = &s->train;
+    if (s->circuit.on) return session_circuit_train_seek(s, step, err);
     if (!t->active) return false;
     int best = -1, best_d = abs(t->step - step); // -1: the newest weights
     for (int i = 0; i < t->checkpoint_count; i++) {

@@ -2,6 +2,7 @@
 // and explained, and the order in which its result is revealed.
 #include "model/stages.h"
 #include "hf/layer_stream.h"
+#include "model/circuit_layer.h"
 #include "model/explain.h"
 #include "model/i18n.h"
 #include "core/exactmath.h"
@@ -625,15 +626,15 @@ static void f_norm_in(const AttnParams *p, int head, char *buf, size_t cap)
 
 static void f_residual(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
     (void)head;
+    if (circuit_layer_formula(p, STAGE_RESIDUAL, buf, cap)) return;
     snprintf(buf, cap, "h\xe2\x80\xb2 = h + Output");
 }
 
 static void f_next(const AttnParams *p, int head, char *buf, size_t cap)
 {
-    (void)p;
     (void)head;
+    if (circuit_layer_formula(p, STAGE_NEXT, buf, cap)) return;
     snprintf(buf, cap, "p = softmax(norm(h_last) W^U)");
 }
 
@@ -659,6 +660,7 @@ static void x_norm_in(const AttnParams *p, char *buf, size_t cap)
 
 static void x_residual(const AttnParams *p, char *buf, size_t cap)
 {
+    if (circuit_layer_explain(p, STAGE_RESIDUAL, buf, cap)) return;
     snprintf(buf, cap,
              TR("The attention's output is added to the stream it read (the residual connection): h"
                 "\xe2\x80\xb2"
@@ -668,6 +670,7 @@ static void x_residual(const AttnParams *p, char *buf, size_t cap)
 
 static void x_next(const AttnParams *p, char *buf, size_t cap)
 {
+    if (circuit_layer_explain(p, STAGE_NEXT, buf, cap)) return;
     snprintf(buf, cap,
              TR("After every layer, the final norm and the unembedding turn each position's stream "
                 "into a "

@@ -35,7 +35,9 @@ ViewDims view_dims_from_params(const AttnParams *p)
                   p->mask == MASK_CAUSAL,
                   p->positions != POS_NONE,
                   p->rope != ROPE_NONE,
-                  p->stream};
+                  p->stream,
+                  0,
+                  0};
     return d;
 }
 
@@ -64,6 +66,29 @@ void view_init(ViewState *s, const ViewDims *dims)
     s->walk_head = -1;
     s->tile = 1;
     s->tiles_block = 2;
+}
+
+void view_enter_layer(ViewState *s, const ViewDims *dims, int dir)
+{
+    view_set_dims(s, dims);
+    if (dir == 0) return;
+    s->stage_index = dir > 0 ? 0 : s->stage_count - 1;
+    s->substep = dir > 0 ? 0 : 1000; // back: the last sub-step (the scene clamps it)
+    s->substep_count = 1;
+    s->part_map = false;
+    s->reveal = -1;
+    memset(&s->pinned, 0, sizeof s->pinned);
+    s->walk_settle = dir > 0;
+}
+
+bool view_walk_layer(ViewState *s, int dir)
+{
+    int to = s->dims.layer + dir;
+    if (s->dims.layers < 2 || to < 0 || to >= s->dims.layers) return false;
+    s->request = VIEW_REQ_LAYER;
+    s->request_delta = dir;
+    s->request_walk = true;
+    return true;
 }
 
 void view_set_dims(ViewState *s, const ViewDims *dims)

@@ -50,6 +50,8 @@ typedef enum {
                 // pair (key W)
     PANEL_OVERVIEW, // a checkpoint's every layer x every head: small attention patterns (Shift+A,
                     // --model only)
+    PANEL_CIRCUIT, // a lesson of layers: training's curves, both layers' patterns, each head
+                   // switched off, the K-composition (key U)
 } ViewPanel;
 
 // Something the state machine asks its owner to do with the lesson (it holds no parameters itself).
@@ -77,6 +79,9 @@ typedef enum {
     VIEW_REQ_QUIT_HINT, // Esc with nothing open to close: say how to quit (Esc never quits)
     VIEW_REQ_ROPE_SHIFT, // S: every position shifted to the next stop (request_delta +1) or back
                          // (-1)
+    VIEW_REQ_LAYER, // a lesson of layers: the layer request_delta (+1 / -1) away on the board; the
+                    // walk (→ past the last stage, ← before the first) asks it with
+                    // request_walk: the owner then shows that layer's first (last) stage
 } ViewRequest;
 
 // Predict, then reveal: a question on screen goes from asked (its result hidden) to judged and
@@ -148,6 +153,7 @@ typedef struct {
     bool rope; // the lesson turns Q and K (RoPE): the Rotation stage is shown
     const LayerStream
         *stream; // a checkpoint's layer: the norm, residual and next-token stages (NULL: none)
+    int layers, layer; // a lesson of layers: how many (0 or 1: one) and the one on the board
 } ViewDims;
 
 #define VIEW_ZOOM_MIN 0.5
@@ -196,6 +202,7 @@ typedef struct {
     ViewPanel panel;
     ViewRequest request; // set by view_handle, carried out and cleared (VIEW_REQ_NONE) by the owner
     double request_delta; // VIEW_REQ_EDIT: how much to add
+    bool request_walk; // VIEW_REQ_LAYER: asked by the walk (the next layer from its first stage)
     // Questions: the lesson's (asked when their stage is reached, once each until answered or
     // skipped)
     ViewQuestion questions[VIEW_MAX_QUESTIONS];
@@ -236,6 +243,10 @@ void view_init(ViewState *s, const ViewDims *dims);
 // they still fit.
 void view_set_dims(ViewState *s, const ViewDims *dims);
 ViewDims view_dims_from_params(const AttnParams *p);
+// Another layer of a lesson of layers on the board (dims its sizes, dims->layer it): dir 0 keeps
+// the stage where the layer has it (Y); +1 starts at its first stage, -1 at its last stage's last
+// part (the walk: → past the end of a layer, ← before its start).
+void view_enter_layer(ViewState *s, const ViewDims *dims, int dir);
 
 // The owner reports what the last frame showed: the stage's sub-steps and the one shown (clamped).
 void view_set_substeps(ViewState *s, int count, int shown);

@@ -268,6 +268,29 @@ static bool key_scale(ViewState *s, const ViewEvent *ev, bool shift) // [ and ]:
 }
 
 // G: decoding, B: the tiles.
+// Y / Shift+Y: the next / previous layer of a lesson of layers (the owner shows it).
+static bool key_layer(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev;
+    int to = s->dims.layer + (shift ? -1 : 1);
+    if (s->dims.layers < 2 || to < 0 || to >= s->dims.layers) return false;
+    s->request = VIEW_REQ_LAYER;
+    s->request_delta = shift ? -1 : 1;
+    s->request_walk = false;
+    return true;
+}
+
+// U: the circuit panel of a lesson of layers, or back to the board.
+static bool key_circuit_panel(ViewState *s, const ViewEvent *ev, bool shift)
+{
+    (void)ev, (void)shift;
+    if (s->dims.layers < 2) return false;
+    s->panel = s->panel == PANEL_CIRCUIT ? PANEL_NONE : PANEL_CIRCUIT;
+    memset(&s->hover, 0, sizeof s->hover);
+    memset(&s->pinned, 0, sizeof s->pinned);
+    return true;
+}
+
 static bool key_stepping_panel(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)shift;

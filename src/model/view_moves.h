@@ -17,4 +17,8 @@ bool view_pan(ViewState *s, double dx, double dy);
 bool view_request_edit(ViewState *s, double delta);
 void view_quiz_close(ViewState *s);
 
+// A lesson of layers: past its last stage (dir +1) or before its first (-1), the walk asks its
+// owner for the next (previous) layer (VIEW_REQ_LAYER). False when there is none that way.
+bool view_walk_layer(ViewState *s, int dir);
+
 #endif

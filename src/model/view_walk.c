@@ -166,7 +166,7 @@ static bool walk_forward(ViewState *s)
     } else if (target < s->substep_count) {
         return walk_show_part(s, target);
     }
-    return view_go_stage(s, s->stage_index + 1);
+    return view_go_stage(s, s->stage_index + 1) || view_walk_layer(s, +1);
 }
 
 static bool walk_back(ViewState *s)
@@ -187,7 +187,7 @@ static bool walk_back(ViewState *s)
         return true;
     }
     if (view_go_stage(s, s->stage_index - 1)) return true;
-    return away || asked;
+    return view_walk_layer(s, -1) || away || asked;
 }
 
 // Next / previous: through the stage's parts first, then to the next stage; questions on the way.

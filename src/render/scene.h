@@ -239,6 +239,8 @@ typedef struct {
                 // keeps it (session_edit_count); NULL: counted here (every weight compared)
     const TilesSheet *tiles; // PANEL_TILES at the view's step, made once by the caller
                              // (session_tiles); NULL, or made for another step: made here
+    const struct CircuitPanel *circuit; // a lesson of layers (panel_circuit.h): the layer on the
+                                        // board, PANEL_CIRCUIT (NULL: one layer)
 } SceneExtras;
 
 // What one build lays out: the view, the lesson and its trace, what the window shows beyond them,

@@ -3,6 +3,7 @@
 // numbers. No SDL.
 #include <limits.h>
 #include "render/scene_board.h"
+#include "render/scene_circuit.h"
 #include "render/scene_chrome.h"
 #include "render/scene_heatmap.h"
 #include "render/scene_model.h"
@@ -201,7 +202,7 @@ static void footer_room(Ctx *c, int fw, FooterRoom *fr)
     bool quiet = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE
                  || st->panel == PANEL_DECODE || st->panel == PANEL_TILES
                  || st->panel == PANEL_CACHE || st->panel == PANEL_ROPE
-                 || st->panel == PANEL_OVERVIEW;
+                 || st->panel == PANEL_OVERVIEW || st->panel == PANEL_CIRCUIT;
     fr->explain_h = quiet ? 0 : explain_height(c, fw);
     fr->room = footer_base_room(c, fw, fr->explain_h);
     if (fr->notes) {
@@ -321,7 +322,7 @@ static const struct {
 } MAIN_PANELS[] = {
     {PANEL_COMPARE, draw_compare}, {PANEL_SHUFFLE, draw_shuffle},   {PANEL_DECODE, draw_decode},
     {PANEL_TILES, draw_tiles},     {PANEL_OVERVIEW, draw_overview}, {PANEL_CACHE, draw_cache_size},
-    {PANEL_ROPE, draw_rope},
+    {PANEL_ROPE, draw_rope},       {PANEL_CIRCUIT, draw_circuit},
 };
 
 // The main area (x, y, w, h): the panel that stands in for the board, else the board.

@@ -116,6 +116,11 @@ static void header_head(const Ctx *c, Header *hd)
         snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  head %d off"), first_off);
     else if (off > 1)
         snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  %d heads off"), off);
+    // A lesson of layers: the layer on the board (Y moves).
+    if (c->ex->circuit && c->ex->circuit->ready)
+        snprintf(head + strlen(head), cap - strlen(head),
+                 TR("  \xc2\xb7  layer %d (of 0\xe2\x80\x93%d)"), c->ex->circuit->layer,
+                 c->ex->circuit->layers - 1);
     // The zoom, while the board is not at its own size (key 0 resets it).
     if (st->zoom > 0.0 && fabs(st->zoom - 1.0) > 1e-9)
         snprintf(head + strlen(head), cap - strlen(head), TR("  \xc2\xb7  zoom %d %%"),
@@ -132,6 +137,7 @@ static const char *header_name(const Ctx *c)
            : panel == PANEL_CACHE    ? TR("KV-cache size")
            : panel == PANEL_ROPE     ? TR("RoPE: the pairs turn")
            : panel == PANEL_OVERVIEW ? TR("Every layer's heads")
+           : panel == PANEL_CIRCUIT  ? TR("The circuit")
            : panel == PANEL_DECODE   ? TR("Generating with a KV cache")
            : panel == PANEL_TILES    ? TR("FlashAttention: tiles")
            : si                      ? TR(si->name)
@@ -188,6 +194,8 @@ static void header_formula(const Ctx *c, char *formula, size_t cap)
             TR("bytes = 2 \xc2\xb7 layers \xc2\xb7 G \xc2\xb7 d_k \xc2\xb7 bytes per number "
                "\xc2\xb7 min(n, W)"));
     else if (panel == PANEL_ROPE) header_rope_formula(c, formula, cap);
+    else if (panel == PANEL_CIRCUIT) // attention only: no norm, no MLP
+        snprintf(formula, cap, "x_{l+1} = x_l + MHA_l(x_l),  logits = x_L U");
     else if (panel == PANEL_OVERVIEW)
         snprintf(formula, cap,
                  "A = softmax(Q"
