@@ -712,6 +712,28 @@ static void json_tokens(FILE *out, const char *key, char *const *tokens, int cou
 // The JSON writers for the other printers of the command line (cli_decode.c).
 void cli_json_string(FILE *out, const char *s) { json_string(out, s); }
 void cli_json_row(FILE *out, const double *row, int count) { json_row(out, row, count); }
+void cli_json_tokens(FILE *out, const char *key, char *const *tokens, int count)
+{
+    json_tokens(out, key, tokens, count);
+}
+void cli_json_title_notes(FILE *out, const Lesson *l)
+{
+    fputs("{\n  \"title\": ", out);
+    json_string(out, l->title);
+    fputs(",\n  \"notes\": ", out);
+    if (l->notes) json_string(out, l->notes);
+    else fputs("null", out);
+    fputs(",\n", out);
+}
+void cli_json_matrix_compact(FILE *out, const Matrix *m)
+{
+    fputc('[', out);
+    for (int r = 0; r < m->rows; r++) {
+        if (r) fputs(", ", out);
+        json_row(out, mat_row(m, r), m->cols);
+    }
+    fputc(']', out);
+}
 void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *indent, bool last)
 {
     json_matrix(out, key, m, indent, last);
@@ -725,12 +747,7 @@ void cli_print_json(FILE *out, const Lesson *l, const Trace *t)
 void cli_print_json_ex(FILE *out, const Lesson *l, const Trace *t, const CliExtra *x)
 {
     const AttnParams *p = &l->params;
-    fputs("{\n  \"title\": ", out);
-    json_string(out, l->title);
-    fputs(",\n  \"notes\": ", out);
-    if (l->notes) json_string(out, l->notes);
-    else fputs("null", out);
-    fputs(",\n", out);
+    cli_json_title_notes(out, l);
     json_tokens(out, "tokens", l->tokens, p->n);
     json_tokens(out, "source_tokens", l->source_tokens, p->m);
     if (x && x->top_json) x->top_json(out, x->top_ctx);

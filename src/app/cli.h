@@ -86,6 +86,12 @@ void cli_json_number(FILE *out, double v);
 void cli_json_string(FILE *out, const char *s);
 void cli_json_row(FILE *out, const double *row, int count);
 void cli_json_matrix(FILE *out, const char *key, const Matrix *m, const char *indent, bool last);
+// "  \"KEY\": [\"a\", \"b\"],\n": a list of strings (tokens, words) on one line.
+void cli_json_tokens(FILE *out, const char *key, char *const *tokens, int count);
+// A --json's opening: {, "title" and "notes" (null when it has none), each line ending in a comma.
+void cli_json_title_notes(FILE *out, const Lesson *l);
+// A matrix in --grad's compact form, on one line: [[...], [...]].
+void cli_json_matrix_compact(FILE *out, const Matrix *m);
 // --trace --stage: stage `stage` (a Stage; -1: every stage of the lesson) of head `head` as the
 // board shows it, tab-separated (stage_text_tsv). Returns how many stages it printed (0: the lesson
 // has no such stage), -1 when the head is out of range or memory ran out.

@@ -13,16 +13,6 @@
 #include "app/cli_circuit_train.h"
 #include "app/options.h"
 
-static void words(FILE *out, const char *key, char *const *w, int n)
-{
-    fprintf(out, "  \"%s\": [", key);
-    for (int i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        cli_json_string(out, w[i]);
-    }
-    fputs("],\n", out);
-}
-
 // A matrix without its key: rows a line each, indented by `indent`.
 static void rows(FILE *out, const Matrix *m, const char *indent)
 {
@@ -151,14 +141,9 @@ static void print_json(FILE *out, const Lesson *l, const CircuitRun *r, const ui
 {
     const LessonCircuit *lc = l->circuit;
     const Circuit *c = &lc->model;
-    fputs("{\n  \"title\": ", out);
-    cli_json_string(out, l->title);
-    fputs(",\n  \"notes\": ", out);
-    if (l->notes) cli_json_string(out, l->notes);
-    else fputs("null", out);
-    fputs(",\n", out);
-    words(out, "vocabulary", lc->vocabulary, lc->vocab);
-    words(out, "tokens", l->tokens, r->n);
+    cli_json_title_notes(out, l);
+    cli_json_tokens(out, "vocabulary", lc->vocabulary, lc->vocab);
+    cli_json_tokens(out, "tokens", l->tokens, r->n);
     fputs("  \"token_ids\": [", out);
     for (int i = 0; i < r->n; i++) fprintf(out, "%s%d", i ? ", " : "", lc->ids[i]);
     fputs("],\n", out);
@@ -187,25 +172,14 @@ static void print_json(FILE *out, const Lesson *l, const CircuitRun *r, const ui
     fputs("\n}\n", out);
 }
 
-// A matrix in --grad's compact form: [[...], [...]].
-static void grad_matrix(FILE *out, const Matrix *m)
-{
-    fputc('[', out);
-    for (int r = 0; r < m->rows; r++) {
-        if (r) fputs(", ", out);
-        cli_json_row(out, mat_row(m, r), m->cols);
-    }
-    fputc(']', out);
-}
-
 static void print_grad(FILE *out, double loss, const Circuit *g)
 {
     fputs("{\"loss\": ", out);
     cli_json_number(out, loss);
     fputs(", \"grad\": {\n  \"token_embeddings\": ", out);
-    grad_matrix(out, &g->E);
+    cli_json_matrix_compact(out, &g->E);
     fputs(",\n  \"positions\": ", out);
-    grad_matrix(out, &g->P);
+    cli_json_matrix_compact(out, &g->P);
     fputs(",\n  \"weights\": [", out);
     for (int l = 0; l < g->layers; l++) {
         fputs(l ? ",\n    {" : "\n    {", out);
@@ -216,14 +190,14 @@ static void print_grad(FILE *out, double loss, const Circuit *g)
                 const Matrix *m = layer_weights_own_const(&g->w[l], g->shape, i, h);
                 if (h) fputs(", ", out);
                 if (PARAMS[i].bias) cli_json_row(out, m->data, m->cols);
-                else grad_matrix(out, m);
+                else cli_json_matrix_compact(out, m);
             }
             if (PARAMS[i].per_head) fputc(']', out);
         }
         fputc('}', out);
     }
     fputs("\n  ],\n  \"unembedding\": ", out);
-    grad_matrix(out, &g->U);
+    cli_json_matrix_compact(out, &g->U);
     fputs("\n}}\n", out);
 }
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "app/cli.h"
+#include "app/cli_train.h"
 #include "app/options.h"
 #include "lesson/lesson_circuit_write.h"
 #include "lesson/lesson_write.h"
@@ -135,49 +136,14 @@ static int check_request(Lesson *l, const char *path, const char *steps_arg, con
         cli_line(stderr, "%s: error: --train needs a lesson with a \"train\" section\n", path);
         return EXIT_USAGE;
     }
-    if (!out) {
-        cli_line(stderr, "mha-tracer: error: --train needs --out FILE for the trained lesson\n");
-        return EXIT_USAGE;
-    }
-    double steps;
-    if (steps_arg) {
-        if (!options_number(OPT_STEPS, steps_arg, &steps)) return EXIT_USAGE;
-        l->circuit->train.steps = (int)steps;
-    }
-    char in_real[4096], out_real[4096];
-    if (platform_realpath(path, in_real, sizeof in_real)
-        && platform_realpath(out, out_real, sizeof out_real) && strcmp(in_real, out_real) == 0) {
-        cli_line(stderr,
-                 "mha-tracer: error: --out %s is the lesson itself; write the trained lesson to "
-                 "another file\n",
-                 out);
-        return EXIT_USAGE;
-    }
-    LessonError err;
-    if (!lesson_write_target(out, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        return EXIT_IO;
-    }
-    return EXIT_OK;
+    return cli_train_check_out(path, steps_arg, &l->circuit->train.steps, out);
 }
 
 static int write_trained(const Lesson *l, const CircuitTrainer *tr, const char *out)
 {
     size_t len = 0;
     char *json = lesson_circuit_write_json(l, &tr->c, &tr->spec, " (trained)", &len);
-    LessonError err;
-    int status = EXIT_OK;
-    if (!json) {
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        status = EXIT_IO;
-    } else if (!lesson_write_file(out, json, len, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        status = EXIT_IO;
-    } else cli_line(stdout, "wrote %s\n", out);
-    free(json);
-    return status;
+    return cli_write_lesson(out, json, len);
 }
 
 // The steps, a line every tenth of the run; false with err on failure.

@@ -6,28 +6,6 @@
 #include "app/cli.h"
 #include "core/params.h"
 
-// One row of numbers as a JSON list.
-static void grad_row(FILE *out, const double *v, int n)
-{
-    fputc('[', out);
-    for (int i = 0; i < n; i++) {
-        if (i) fputs(", ", out);
-        cli_json_number(out, v[i]); // finite: cli_grad_check came first
-    }
-    fputc(']', out);
-}
-
-// A matrix as a JSON list of its rows.
-static void grad_matrix(FILE *out, const Matrix *m)
-{
-    fputc('[', out);
-    for (int r = 0; r < m->rows; r++) {
-        if (r) fputs(", ", out);
-        grad_row(out, mat_row(m, r), m->cols);
-    }
-    fputc(']', out);
-}
-
 // The first value of m that is not finite, as "KEY[r][c]" after prefix (a bias, one row: "KEY[c]"),
 // into at.
 static bool grad_bad_cell(const Matrix *m, bool bias, const char *prefix, char *at, size_t cap,
@@ -97,10 +75,10 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
     fputs("{\"loss\": ", out);
     cli_json_number(out, loss); // finite: cli_grad_check came first
     fputs(", \"grad\": {\n  \"embeddings\": ", out);
-    grad_matrix(out, &g->X);
+    cli_json_matrix_compact(out, &g->X);
     if (g->cross) {
         fputs(",\n  \"source_embeddings\": ", out);
-        grad_matrix(out, &g->S);
+        cli_json_matrix_compact(out, &g->S);
     }
     // The weights in PARAMS' order: a per-head row as a list over the heads (W_K, W_V, b_K, b_V
     // over the K/V heads); a bias as its one row.
@@ -109,8 +87,8 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g)
         for (int h = 0; h < params_count(g, i); h++) {
             const Matrix *m = params_own_const(g, i, h);
             if (h) fputs(", ", out);
-            if (PARAMS[i].bias) grad_row(out, m->data, m->cols);
-            else grad_matrix(out, m);
+            if (PARAMS[i].bias) cli_json_row(out, m->data, m->cols);
+            else cli_json_matrix_compact(out, m);
         }
         if (PARAMS[i].per_head) fputc(']', out);
     }

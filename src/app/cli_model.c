@@ -9,6 +9,7 @@
 
 #include "app/cli.h"
 #include "app/cli_head_scores.h"
+#include "app/cli_train.h"
 #include "lesson/lesson_write.h"
 #include "hf/hf_model.h"
 
@@ -67,26 +68,17 @@ static int save_lesson(const Lesson *l, const char *path)
     size_t len = 0;
     char *json = lesson_write_json(l, &l->params, NULL, &len);
     LessonError err;
-    int status = EXIT_OK;
-    if (!json) {
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        return EXIT_IO;
-    }
-    if (!lesson_write_readable(json, len, &err)) {
+    if (json && !lesson_write_readable(json, len, &err)) {
         cli_line(
             stderr,
             "mha-tracer: error: --save-lesson %s: the layer as a lesson: %s; nothing was written "
             "(--export OUTDIR --what board, or any --what, writes the layer's slides without "
             "saving it)\n",
             path, err.message);
-        status = EXIT_USAGE;
-    } else if (!lesson_write_file(path, json, len, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        status = EXIT_IO;
-    } else cli_line(stdout, "wrote %s\n", path);
-    free(json);
-    return status;
+        free(json);
+        return EXIT_USAGE;
+    }
+    return cli_write_lesson(path, json, len);
 }
 
 // --export with --model: the layer's slides directly, as for a lesson (--what board, heatmaps,

@@ -75,18 +75,8 @@ static int train_update_questions(Lesson *l, const AttnParams *trained)
     return ok ? changed : -1;
 }
 
-// --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
-// The request's checks before any training: a lesson with a "train" section, --out (never the
-// lesson itself, a target that can be written), --steps, and a trained lesson that would load
-// again. EXIT_OK or the exit status.
-static int check_request(Lesson *l, const char *path, const char *steps_arg, const char *out)
+int cli_train_check_out(const char *path, const char *steps_arg, int *steps, const char *out)
 {
-    if (!l->trains) {
-        cli_line(stderr,
-                 "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
-                 path ? path : "<built-in>");
-        return EXIT_USAGE;
-    }
     if (!out) {
         cli_line(stderr, "mha-tracer: error: --train needs --out FILE for the trained lesson\n");
         return EXIT_USAGE;
@@ -94,7 +84,7 @@ static int check_request(Lesson *l, const char *path, const char *steps_arg, con
     double steps_given;
     if (steps_arg) {
         if (!options_number(OPT_STEPS, steps_arg, &steps_given)) return EXIT_USAGE;
-        l->train.steps = (int)steps_given;
+        *steps = (int)steps_given;
     }
     // The lesson itself, by any name or through a link, is refused (a hard link's other name would
     // be replaced by a new file, as every write here renames a fresh one into place, and the lesson
@@ -114,6 +104,23 @@ static int check_request(Lesson *l, const char *path, const char *steps_arg, con
         cli_line(stderr, "%s\n", lesson_error_format(&target_err, buf, sizeof buf));
         return EXIT_IO;
     }
+    return EXIT_OK;
+}
+
+// --train: Adam on the lesson's task, progress every tenth of the run, the trained lesson into out.
+// The request's checks before any training: a lesson with a "train" section, --out (never the
+// lesson itself, a target that can be written), --steps, and a trained lesson that would load
+// again. EXIT_OK or the exit status.
+static int check_request(Lesson *l, const char *path, const char *steps_arg, const char *out)
+{
+    if (!l->trains) {
+        cli_line(stderr,
+                 "%s: error: --train needs a lesson with a \"train\" section (see the README)\n",
+                 path ? path : "<built-in>");
+        return EXIT_USAGE;
+    }
+    int refused = cli_train_check_out(path, steps_arg, &l->train.steps, out);
+    if (refused != EXIT_OK) return refused;
     char why[600];
     if (!train_output_fits(l, why, sizeof why)) {
         cli_line(stderr, "%s: error: the trained lesson: %s; nothing was trained\n",
@@ -146,6 +153,22 @@ static void loss_refused(const Lesson *l, const char *path, double loss0)
              path ? path : "<built-in>", isnan(loss0) ? "not a number" : "infinite", why);
 }
 
+int cli_write_lesson(const char *path, char *json, size_t len)
+{
+    LessonError err;
+    int status = EXIT_OK;
+    if (!json) {
+        cli_line(stderr, "mha-tracer: error: out of memory\n");
+        status = EXIT_IO;
+    } else if (!lesson_write_file(path, json, len, &err)) {
+        char buf[1400];
+        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
+        status = EXIT_IO;
+    } else cli_line(stdout, "wrote %s\n", path);
+    free(json);
+    return status;
+}
+
 // Writes the trained lesson (tr's weights, the questions' answers updated) to out, and the run's
 // figures.
 static int write_trained(const Lesson *l, const Trainer *tr, const char *out, int steps,
@@ -153,23 +176,11 @@ static int write_trained(const Lesson *l, const Trainer *tr, const char *out, in
 {
     size_t len;
     char *json = lesson_write_json(l, &tr->p, " (trained)", &len);
-    int status = EXIT_OK;
-    LessonError err;
-    if (!json) {
-        cli_line(stderr, "mha-tracer: error: out of memory\n");
-        status = EXIT_IO;
-    } else if (!lesson_write_file(out, json, len, &err)) {
-        char buf[1400];
-        cli_line(stderr, "%s\n", lesson_error_format(&err, buf, sizeof buf));
-        status = EXIT_IO;
-    } else {
-        cli_line(stdout, "wrote %s\n", out);
-        cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps,
-                 tr->loss[0], tr->loss[steps], seconds);
-        status = cli_finish_stdout();
-    }
-    free(json);
-    return status;
+    int status = cli_write_lesson(out, json, len);
+    if (status != EXIT_OK) return status;
+    cli_line(stdout, "steps=%d loss_start=%.9g loss_end=%.9g seconds=%.3f\n", steps, tr->loss[0],
+             tr->loss[steps], seconds);
+    return cli_finish_stdout();
 }
 
 int cli_run_train(Lesson *l, const char *path, const char *steps_arg, const char *out)

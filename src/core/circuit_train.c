@@ -192,20 +192,6 @@ static int batch_job(void *arg)
     return 0;
 }
 
-// p -= lr * m_hat / (sqrt(v_hat) + eps), m and v updated from g: train.c's Adam, element by element
-static void adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1,
-                        double c2)
-{
-    size_t count = (size_t)p->rows * (size_t)p->cols;
-    for (size_t i = 0; i < count; i++) {
-        double gi = g->data[i];
-        m->data[i] = TRAIN_ADAM_BETA1 * m->data[i] + (1.0 - TRAIN_ADAM_BETA1) * gi;
-        v->data[i] = TRAIN_ADAM_BETA2 * v->data[i] + (1.0 - TRAIN_ADAM_BETA2) * (gi * gi);
-        double m_hat = m->data[i] / c1, v_hat = v->data[i] / c2;
-        p->data[i] -= lr * m_hat / (sqrt(v_hat) + TRAIN_ADAM_EPS);
-    }
-}
-
 // The step's gradient: total = each[0] + each[1] + ... in sequence order, matrix by matrix.
 static bool sum_gradients(CircuitTrainer *tr)
 {
@@ -242,7 +228,7 @@ static bool adam_step(CircuitTrainer *tr)
     tr->beta2_t *= TRAIN_ADAM_BETA2;
     double c1 = 1.0 - tr->beta1_t, c2 = 1.0 - tr->beta2_t;
     for (int k = 0; k < count; k++)
-        adam_update(p[k], m[k], v[k], g[k], tr->spec.learning_rate, c1, c2);
+        train_adam_update(p[k], m[k], v[k], g[k], tr->spec.learning_rate, c1, c2);
     free(p);
     return true;
 }

@@ -235,8 +235,8 @@ void train_free(Trainer *tr)
 
 // p -= lr * m_hat / (sqrt(v_hat) + eps) for one matrix, with m, v updated from the gradient g.
 // p, g, m, v (rows, cols) alike.
-static void adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1,
-                        double c2)
+void train_adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1,
+                       double c2)
 {
     size_t count = (size_t)p->rows * (size_t)p->cols;
     for (size_t i = 0; i < count; i++) {
@@ -264,7 +264,7 @@ bool train_step(Trainer *tr, TraceError *err)
     params_trainable(vl, &tr->v);
     params_trainable(gl, &tr->grad);
     for (int i = 0; i < count; i++)
-        adam_update(pl[i], ml[i], vl[i], gl[i], tr->spec.learning_rate, c1, c2);
+        train_adam_update(pl[i], ml[i], vl[i], gl[i], tr->spec.learning_rate, c1, c2);
     tr->loss[tr->step] =
         loss; // the loss of the weights before this step (known already but for step 0)
     tr->step++;

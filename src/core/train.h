@@ -115,5 +115,9 @@ bool train_evaluate(Trainer *tr, const AttnParams *weights, double *loss, TraceE
 // Back to the initial weights (checkpoint 0): step 0, Adam's moments zero, one loss, one
 // checkpoint.
 void train_reset(Trainer *tr);
+// p -= lr * m_hat / (sqrt(v_hat) + eps) for one matrix, with m, v updated from the gradient g
+// (p, g, m, v of one size); c1 = 1 - beta1^t, c2 = 1 - beta2^t. Also circuit_train.c's step.
+void train_adam_update(Matrix *p, Matrix *m, Matrix *v, const Matrix *g, double lr, double c1,
+                       double c2);
 
 #endif

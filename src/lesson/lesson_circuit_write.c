@@ -7,21 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/utf8.h"
 #include "lesson/lesson_fields.h"
 
-static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
-static void string(StrBuf *o, const char *s) { utf8_json_string(put_buf, o, s); }
-
-static void row(StrBuf *o, const double *v, int n)
-{
-    strbuf_puts(o, "[");
-    for (int i = 0; i < n; i++) {
-        if (i) strbuf_puts(o, ", ");
-        lesson_put_number(o, v[i]);
-    }
-    strbuf_puts(o, "]");
-}
+static void string(StrBuf *o, const char *s) { lesson_put_string(o, s); }
+static void row(StrBuf *o, const double *v, int n) { lesson_put_row(o, v, n); }
 
 // A matrix as an array of rows, a row a line, indented by pad.
 static void matrix(StrBuf *o, const Matrix *m, const char *pad)

@@ -88,6 +88,8 @@ static bool read_value(Ctx *c, const cJSON *v, Build *b, const LessonField *f)
     return f->type == FIELD_INT ? read_int(c, v, b, f) : read_number(c, v, b, f);
 }
 
+static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
+
 // The shortest of %.15g, %.16g, %.17g that reads back to the same double (a saved lesson's
 // numbers).
 void lesson_put_number(StrBuf *o, double v)
@@ -98,6 +100,19 @@ void lesson_put_number(StrBuf *o, double v)
         if (strtod(tmp, NULL) == v && (v != 0.0 || signbit(strtod(tmp, NULL)) == signbit(v))) break;
     }
     strbuf_puts(o, tmp);
+}
+
+// A saved lesson's string: escaped as every JSON output of the program is (utf8_json_string).
+void lesson_put_string(StrBuf *o, const char *s) { utf8_json_string(put_buf, o, s); }
+
+void lesson_put_row(StrBuf *o, const double *v, int n)
+{
+    strbuf_puts(o, "[");
+    for (int i = 0; i < n; i++) {
+        if (i) strbuf_puts(o, ", ");
+        lesson_put_number(o, v[i]);
+    }
+    strbuf_puts(o, "]");
 }
 
 static void save_value(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
@@ -160,8 +175,6 @@ static bool read_language(Ctx *c, const cJSON *v, Build *b, const LessonField *f
         return lesson_fail(c, "out of memory");
     return true;
 }
-
-static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
 
 static void save_language(StrBuf *o, const Lesson *l, const AttnParams *p, const LessonField *f)
 {

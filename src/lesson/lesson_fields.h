@@ -17,6 +17,9 @@ typedef enum { FIELDS_WITH_TITLE = 0, FIELDS_WITH_SHAPE, FIELDS_WITH_MATRICES } 
 void lesson_fields_save(StrBuf *o, const Lesson *l, const AttnParams *p, LessonFieldPart part);
 // The shortest of %.15g, %.16g, %.17g that reads back to the same double: a saved lesson's numbers.
 void lesson_put_number(StrBuf *o, double v);
+// A saved lesson's JSON string (escaped as utf8_json_string does) and row of numbers: [a, b].
+void lesson_put_string(StrBuf *o, const char *s);
+void lesson_put_row(StrBuf *o, const double *v, int n);
 
 // --json's sizes and settings: "  \"d_model\": 4,\n", then one line per field that --json prints
 // ("  \"heads\": 2,\n", ...), in the table's order.

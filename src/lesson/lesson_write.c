@@ -6,7 +6,6 @@
 #include "lesson/json_locate.h"
 #include "platform/platform.h"
 #include "lesson/strbuf.h"
-#include "core/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,20 +15,8 @@
 
 static void number(StrBuf *o, double v) { lesson_put_number(o, v); }
 
-static void put_buf(void *ctx, const char *bytes, size_t n) { strbuf_put((StrBuf *)ctx, bytes, n); }
-
-// A JSON string, escaped as every JSON output of the program is (utf8_json_string).
-static void string(StrBuf *o, const char *s) { utf8_json_string(put_buf, o, s); }
-
-static void row(StrBuf *o, const double *v, int n)
-{
-    strbuf_puts(o, "[");
-    for (int i = 0; i < n; i++) {
-        if (i) strbuf_puts(o, ", ");
-        number(o, v[i]);
-    }
-    strbuf_puts(o, "]");
-}
+static void string(StrBuf *o, const char *s) { lesson_put_string(o, s); }
+static void row(StrBuf *o, const double *v, int n) { lesson_put_row(o, v, n); }
 
 // A matrix as an array of rows, one row a line, indented by `ind` spaces.
 static void matrix(StrBuf *o, const Matrix *m, int ind)
