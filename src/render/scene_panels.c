@@ -354,11 +354,13 @@ typedef struct {
     bool split; // the outputs fit whole only on a part of their own
 } CompareLayout;
 
-// The outputs' room on a part of their own: all but the cost line.
+// The outputs' room on a part of their own: under the cost line, down to the window's foot (that
+// part leaves out the footer's sentence, which is the patterns': draw_footer).
 static Box compare_alone(Ctx *c, const CompareLayout *l)
 {
-    int top = l->lh + px(c, 8);
-    return (Box){l->x, l->y + top, l->w, l->h - top};
+    int top = l->y + l->lh + px(c, 8), bottom = c->s->height - c->num_font / 4;
+    if (bottom < l->y + l->h) bottom = l->y + l->h;
+    return (Box){l->x, top, l->w, bottom - top};
 }
 
 // Both contexts drawn from c: the lesson's, and the single head's lesson and trace.
@@ -465,9 +467,9 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
         return;
     }
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
-    int oy = alone ? compare_alone(c, &l).y : cy + l.lh + px(c, 4);
-    draw_output_pair(c, &cc.single, &cc.multi, titles, (Box){x, oy, w, y + h - oy},
-                     compare_alone(c, &l), true);
+    Box room = alone ? compare_alone(c, &l) : (Box){x, cy + l.lh + px(c, 4), w, 0};
+    if (!alone) room.h = y + h - room.y;
+    draw_output_pair(c, &cc.single, &cc.multi, titles, room, compare_alone(c, &l), true);
 }
 
 // ---------------------------------------------------------------------------------------------------
