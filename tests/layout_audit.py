@@ -96,7 +96,7 @@ class Audit:
             for layer in layers:
                 self.check(lesson, size, lang, [d for d in lines if d.get("layer", layer) == layer], drop)
             return
-        groups, plain, asked = {}, {}, []
+        groups, plain, asked, pairs = {}, {}, [], {}
         with open(lesson, encoding="utf-8") as f:
             spec = json.load(f)
         heads = spec.get("heads", 1) if isinstance(spec.get("heads", 1), int) else 1
@@ -173,6 +173,7 @@ class Audit:
                     if fits and (m["rows"] != [0, m["shape"][0]] or m["cols"] != [0, m["shape"][1]]):
                         self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) though both outputs fit "
                                   "whole at the floor" % (m["title"], m["rows"], m["cols"], m["shape"]))
+                pairs.setdefault((d["screen"], d["head"]), []).append(d)
                 for t in d["texts"]:
                     if t["size"] < floor and t["t"].rstrip(SUBSCRIPTS) in tokens:
                         self.fail(where, "panel: token label %r of %d px under the floor %d" % (t["t"], t["size"],
@@ -191,6 +192,18 @@ class Audit:
                 plain[(d["stage"], d["head"], d["part"], d["parts"])] = d
             elif d["screen"] in ("question-asked", "question-answered"):
                 asked.append((where, d))
+        # M and X in parts, as → walks them from the first: each output that fits whole at the floor is whole on one.
+        for (kind, head), screens in pairs.items():
+            where = "%s %dx%d %s: %s head %d" % (os.path.basename(lesson), size[0], size[1], lang, kind, head)
+            if [(d["part"], d["parts"]) for d in screens] != [(k + 1, len(screens)) for k in range(len(screens))]:
+                self.fail(where, "panel: → did not walk parts 1..N: %s" % [(d["part"], d["parts"]) for d in screens])
+            if not any(d.get("panel_fits") for d in screens):
+                continue
+            whole = {m["title"] for d in screens for m in d["matrices"] if m["key"] == "output"
+                     and m["rows"] == [0, m["shape"][0]] and m["cols"] == [0, m["shape"][1]]}
+            if len(whole) < 2:
+                self.fail(where, "panel: the outputs fit whole at the floor but no part shows both whole (%s)"
+                          % sorted(whole))
         for w in walks:
             self.check_walk("%s %dx%d %s" % (os.path.basename(lesson), size[0], size[1], lang), w, lines, drop)
         # A question never moves what the board shows: each matrix on its screen where the stage's own screen of

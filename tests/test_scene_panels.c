@@ -88,7 +88,9 @@ static void test_compare_view(void)
                                                      .tm = &TM}),
                   "%s builds", what);
             check_bounds(&s, sizes[z][0], sizes[z][1], what);
-            CHECK(has_text(&s, "One head") && has_text(&s, "Output, one head"), "%s: titles", what);
+            CHECK(has_text(&s, "One head")
+                      && (s.pair_parts == 2 || has_text(&s, "Output, one head")),
+                  "%s: titles (the outputs' on part 2 of %d)", what, s.pair_parts);
             bool same = cmp.cost_one.projection_weights == cmp.cost_multi.projection_weights;
             CHECK(same == (L.params.kv_heads == L.params.heads),
                   "%s: the same cost exactly without grouped heads", what);
@@ -116,6 +118,66 @@ static void test_compare_view(void)
             scene_format_value(mat_get(&cmp.trace.head[0].weights, 1, 2), v, sizeof v);
             CHECK(has_text(&s, v), "the single head's weight %s is shown", v);
             CHECK(has_text(&s, "Single head vs multi-head"), "the header names the view");
+        }
+        scene_free(&s);
+        compare_free(&cmp);
+        trace_free(&T);
+        lesson_free(&L);
+    }
+}
+
+// The compare panel in two parts where its outputs fit whole at the floor only on a screen of their
+// own (mao-zuo-zai-dianzi-shang's 6x8, llama-rope-gqa's 7x8 at 1280x720): the patterns, then (→)
+// the two outputs with every cell and the cost line, and ← back; a lesson whose outputs fit beside
+// the patterns keeps one part.
+static void test_compare_parts(void)
+{
+    const struct {
+        const char *file;
+        int parts;
+    } cases[] = {{"lessons/mao-zuo-zai-dianzi-shang.json", 2},
+                 {"lessons/llama-rope-gqa.json", 2},
+                 {"lessons/the-cat-sat-on-the-mat.json", 1}};
+    for (size_t f = 0; f < sizeof cases / sizeof cases[0]; f++) {
+        Lesson L;
+        Trace T;
+        if (!load(cases[f].file, &L, &T)) continue;
+        Comparison cmp;
+        TraceError terr;
+        CHECK(compare_run(&cmp, &L.params, &terr), "%s: comparison runs", cases[f].file);
+        ViewDims dims = view_dims_from_params(&L.params);
+        ViewState st;
+        view_init(&st, &dims);
+        press(&st, VIEW_KEY_M);
+        SceneExtras ex = {&L.params, &cmp, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        SceneRequest rq = {
+            .st = &st, .lesson = &L, .trace = &T, .ex = &ex, .w = 1280, .h = 720, .tm = &TM};
+        Scene s;
+        scene_init(&s);
+        CHECK(scene_build_ex(&s, &rq), "%s builds", cases[f].file);
+        CHECK(s.pair_parts == cases[f].parts, "%s: %d parts, want %d", cases[f].file, s.pair_parts,
+              cases[f].parts);
+        view_set_pair_parts(&st, s.pair_parts);
+        char first[32], last[32]; // the corners of the single head's output and of the heads'
+        scene_format_value(mat_get(&cmp.trace.output, 0, 0), first, sizeof first);
+        scene_format_value(mat_get(&T.output, L.params.n - 1, L.params.d_model - 1), last,
+                           sizeof last);
+        if (cases[f].parts == 2) {
+            CHECK(!has_text(&s, "Output, one head") && has_text(&s, "One head"),
+                  "%s part 1: the patterns without the outputs", cases[f].file);
+            press(&st, VIEW_KEY_RIGHT);
+            CHECK(st.pair_part == 1 && st.panel == PANEL_COMPARE, "%s: → goes to part 2 (%d)",
+                  cases[f].file, st.pair_part);
+            CHECK(scene_build_ex(&s, &rq), "%s part 2 builds", cases[f].file);
+            check_layout(&s, 1280, 720, cases[f].file, false); // at the floor: not the board's size
+        }
+        CHECK(has_text(&s, "Output, one head") && has_text(&s, first) && has_text(&s, last)
+                  && has_text(&s, " vs "),
+              "%s: the outputs whole (%s, %s) with the cost line", cases[f].file, first, last);
+        if (cases[f].parts == 2) {
+            press(&st, VIEW_KEY_LEFT);
+            CHECK(st.pair_part == 0 && st.panel == PANEL_COMPARE, "%s: ← back to part 1",
+                  cases[f].file);
         }
         scene_free(&s);
         compare_free(&cmp);
@@ -409,6 +471,7 @@ int main(void)
 {
     test_cost_panel();
     test_compare_view();
+    test_compare_parts();
     test_kv_groups();
     test_cache_size();
     test_rotation_panel();

@@ -142,6 +142,16 @@ static void print_fits(Audit *a, const Scene *s, const ViewState *st)
 
 // One screen: built plain, then with a banner, a status and the notes to see that they move
 // nothing.
+// The part of a panel's screen (from 1) or how many it has (parts): the KV cache's token step and
+// the compare and shuffle panels' parts, else the stage's.
+static int panel_part(const ViewState *st, const Scene *s, bool parts)
+{
+    if (st->panel == PANEL_DECODE) return parts ? s->decode_parts : st->decode_part + 1;
+    if (st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE)
+        return parts ? s->pair_parts : st->pair_part + 1;
+    return parts ? s->substeps : s->substep + 1;
+}
+
 static void screen(Audit *a, const char *kind, const char *name, const ViewState *st,
                    const SceneExtras *ex)
 {
@@ -161,9 +171,7 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
             ",\"layer\":%d,\"head\":%d,\"part\":%d,\"parts\":%d,\"size\":[%d,%d],\"floor_font\":%d,"
             "\"floor_"
             "digit_px\":%.2f,",
-            st->dims.layer, st->head,
-            st->panel == PANEL_DECODE ? st->decode_part + 1 : s->substep + 1,
-            st->panel == PANEL_DECODE ? s->decode_parts : s->substeps, a->w, a->h,
+            st->dims.layer, st->head, panel_part(st, s, false), panel_part(st, s, true), a->w, a->h,
             scene_number_floor(a->h), a->h * 0.026);
     fprintf(out, "\"board\":");
     json_box(out, s->board_x, s->board_y, s->board_w, s->board_h);
@@ -217,6 +225,28 @@ static void stage_screens(Audit *a, ViewState *st, const SceneExtras *ex)
     }
 }
 
+// The compare or shuffle panel as → walks it from its first part: each part it reaches, until →
+// leaves the panel's parts (the audit holds every output whole on one of them).
+static void pair_walk(Audit *a, const char *kind, ViewState *st, const SceneExtras *ex)
+{
+    char name[96];
+    st->pair_part = 0;
+    for (int step = 0; step < SCENE_PARTS_MAX; step++) {
+        if (!build(a, &a->scene, st, ex, NULL)) return;
+        view_set_pair_parts(st, a->scene.pair_parts);
+        if (st->pair_parts > 1)
+            snprintf(name, sizeof name, "%s head %d part %d/%d", kind, st->head, st->pair_part + 1,
+                     st->pair_parts);
+        else snprintf(name, sizeof name, "%s head %d", kind, st->head);
+        screen(a, kind, name, st, ex);
+        ViewEvent right = {.kind = VIEW_EV_KEY, .key = VIEW_KEY_RIGHT, .head = -1};
+        ViewState next = *st;
+        view_handle(&next, &right);
+        if (next.panel != st->panel || next.pair_part == st->pair_part) return;
+        *st = next;
+    }
+}
+
 static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
 {
     char name[96];
@@ -267,6 +297,10 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
         if (st.panel == PANEL_ROPE && !st.dims.rope) continue;
         if (st.panel == PANEL_OVERVIEW && !st.dims.stream) continue; // a checkpoint's (Shift+A)
         if (st.panel == PANEL_CIRCUIT && st.dims.layers < 2) continue; // a lesson of layers (U)
+        if (st.panel == PANEL_COMPARE || st.panel == PANEL_SHUFFLE) {
+            pair_walk(a, PANELS[i].kind, &st, ex);
+            continue;
+        }
         snprintf(name, sizeof name, "%s head %d", PANELS[i].kind, st.head);
         if (st.panel
             == PANEL_ROPE) { // the last token (as W opens it) and the first, where nothing turns

@@ -149,6 +149,8 @@ static void build_scene(Gui *g, int w, int h)
         view_set_tiles(&g->st, g->scene.tile_count); // the arrows stop at the last tile
     if (g->st.panel == PANEL_DECODE)
         view_set_decode_parts(&g->st, g->scene.decode_parts); // q·K, then A·V
+    if (g->st.panel == PANEL_COMPARE || g->st.panel == PANEL_SHUFFLE)
+        view_set_pair_parts(&g->st, g->scene.pair_parts); // the patterns, then the outputs
 }
 
 // Builds the scene and presents it: one frame per change.

@@ -36,19 +36,32 @@ static const char *panel_key(ViewPanel p)
 //   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=one|all
 //         panel=none|cost|compare|shuffle|decode|tiles|cache-size|rotation
 //         quiz=none|asking|judging|revealed help=0|1 notes=0|1 strip=X,Y,SEG,GAP ablated=B scale=S
-//         train=T running=0|1 edits=E banner=0|1 ask=0|1 shift=K retrace=0|1 export=0|1 note=0|1
-// N counts from 1; S is the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the
-// screen and the file names do; R is the number of result cells revealed (-1: all); quiz: where the
-// question on screen is; strip: the header's strip of stages (pixels: its first segment's left
-// edge, its middle line, a segment's width, the gap between two); B the heads switched off as bits
-// in hexadecimal (0: none); S the softmax scale in use (%.6g); train: the training step whose
-// weights are shown (-1: not training); running: training steps between frames; E the values edited
-// (session_edit_count); banner: an error is shown; ask: the question before quitting (unsaved
-// edits) is on screen; shift: K the shift of every position that shows RoPE's point (key S; 0:
-// none); retrace: an edit is being traced on the worker (the results shown are the previous ones);
-// export: an export is being written on the worker; note: a note (an export's, Esc's hint) is in
-// the header. The line goes out with one flush, and its last field has a one-character value, so a
-// reader can tell a complete line from one still being written.
+//         train=T running=0|1 edits=E banner=0|1 ask=0|1 panel_part=P/Q
+//         shift=K retrace=0|1 export=0|1 note=0|1
+// N counts from 1; P/Q: the part of the panel shown of how many (from 1: the KV cache's token step
+// in parts, the compare and shuffle panels' outputs on a part of their own; 1/1 otherwise); S is
+// the sub-step of the stage shown (0 .. C-1); H counts heads from 0, as the screen and the file
+// names do; R is the number of result cells revealed (-1: all); quiz: where the question on screen
+// is; strip: the header's strip of stages (pixels: its first segment's left edge, its middle line,
+// a segment's width, the gap between two); B the heads switched off as bits in hexadecimal (0:
+// none); S the softmax scale in use (%.6g); train: the training step whose weights are shown (-1:
+// not training); running: training steps between frames; E the values edited (session_edit_count);
+// banner: an error is shown; ask: the question before quitting (unsaved edits) is on screen; shift:
+// K the shift of every position that shows RoPE's point (key S; 0: none); retrace: an edit is being
+// traced on the worker (the results shown are the previous ones); export: an export is being
+// written on the worker; note: a note (an export's, Esc's hint) is in the header. The line goes out
+// with one flush, and its last field has a one-character value, so a reader can tell a complete
+// line from one still being written. The panel's part shown (parts 0) or how many it has (parts 1),
+// from 0: the KV cache's step in parts, the compare and shuffle panels' outputs on a part of their
+// own.
+static int panel_part(const ViewState *st, const Scene *s, int parts)
+{
+    bool pair = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE;
+    if (st->panel == PANEL_DECODE) return parts ? s->decode_parts : st->decode_part;
+    if (pair) return parts ? s->pair_parts : st->pair_part;
+    return parts ? 1 : 0;
+}
+
 const char *gui_quiz_key(QuizPhase q)
 {
     static const char *const keys[] = {"none", "asking", "judging", "revealed"};
@@ -67,7 +80,7 @@ void gui_report_frame(Gui *g, int w, int h)
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d "
             "view=%s panel=%s quiz=%s "
             "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d "
-            "edits=%d layer=%d layers=%d banner=%d ask=%d "
+            "edits=%d layer=%d layers=%d banner=%d ask=%d panel_part=%d/%d "
             "shift=%d retrace=%d export=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head,
             st->reveal, st->zoom, w, h, st->view == VIEW_ALL_HEADS ? "all" : "one",
@@ -77,7 +90,8 @@ void gui_report_frame(Gui *g, int w, int h)
             session_train_shown_step(&g->doc), g->doc.train.running ? 1 : 0,
             session_edit_count(&g->doc), session_circuit_shown(&g->doc),
             session_circuit_layers(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0,
-            gui_asking(g) != GUI_ASK_NONE ? 1 : 0, g->doc.edit.rope_shift,
+            gui_asking(g) != GUI_ASK_NONE ? 1 : 0, panel_part(st, &g->scene, 0) + 1,
+            panel_part(st, &g->scene, 1), g->doc.edit.rope_shift,
             session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
     fflush(g->frame_file);
 }

@@ -109,6 +109,7 @@ void view_set_dims(ViewState *s, const ViewDims *dims)
     if (s->rope_t >= dims->n) s->rope_t = dims->n > 0 ? dims->n - 1 : 0;
     if (!dims->rope && s->panel == PANEL_ROPE) s->panel = PANEL_NONE;
     s->decode_part = 0;
+    s->pair_part = 0;
     if (s->tiles_block < 1) s->tiles_block = 2;
     if (s->tiles_block > most) s->tiles_block = most > 0 ? most : 1;
     if (s->tile < 1) s->tile = 1;
@@ -355,6 +356,13 @@ void view_set_decode_parts(ViewState *s, int count)
     s->decode_parts = count > 1 ? count : 1;
     if (s->decode_part >= s->decode_parts) s->decode_part = s->decode_parts - 1;
     if (s->decode_part < 0) s->decode_part = 0;
+}
+
+void view_set_pair_parts(ViewState *s, int count)
+{
+    s->pair_parts = count > 1 ? count : 1;
+    if (s->pair_part >= s->pair_parts) s->pair_part = s->pair_parts - 1;
+    if (s->pair_part < 0) s->pair_part = 0;
 }
 
 void view_set_tiles(ViewState *s, int count)

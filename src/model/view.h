@@ -229,6 +229,9 @@ typedef struct {
     int decode_part; // ... the part of its step shown, from 0 (q·K then A·V where both do not fit
                      // at once)
     int decode_parts; // ... of how many (the scene reports it back: view_set_decode_parts)
+    int pair_part; // the panels of two outputs (M, X): the part shown, from 0 (the patterns, then
+                   // the two outputs whole on a screen of their own where they do not fit beside)
+    int pair_parts; // ... of how many (the scene reports it back: view_set_pair_parts)
     int tile; // the tiles panel: the tiles computed so far, from 1 (the mask's skipped not counted)
     int tile_count; // ... of how many (the scene reports it back: view_set_tiles)
     int tiles_block; // ... in blocks of this many queries and keys (1 .. n; default 2)
@@ -272,6 +275,8 @@ void view_set_pan_used(ViewState *s, double pan_x, double pan_y);
 void view_set_tiles(ViewState *s, int count);
 // ... and in how many parts the decode panel shows the current token's step (clamps decode_part).
 void view_set_decode_parts(ViewState *s, int count);
+// ... and in how many parts the compare or shuffle panel shows its outputs (clamps pair_part).
+void view_set_pair_parts(ViewState *s, int count);
 
 // Applies one event. Returns true when something visible changed (the caller redraws then).
 bool view_handle(ViewState *s, const ViewEvent *ev);

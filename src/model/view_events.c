@@ -183,6 +183,35 @@ static bool panel_step_key(ViewState *s, const ViewEvent *ev)
     }
 }
 
+// The panels of two outputs (M, X) shown in two parts (the patterns, then the outputs whole): →
+// Space . PageDown go to the outputs, ← Backspace , PageUp back, Home to the first part. Returns
+// whether the key was theirs: past either end the keys act as they do on the panel in one part.
+static bool pair_step_key(ViewState *s, const ViewEvent *ev)
+{
+    int parts = s->pair_parts > 1 ? s->pair_parts : 1;
+    switch (ev->key) {
+    case VIEW_KEY_RIGHT:
+    case VIEW_KEY_SPACE:
+    case VIEW_KEY_PERIOD:
+    case VIEW_KEY_PAGEDOWN:
+        if (s->pair_part >= parts - 1) return false;
+        s->pair_part++;
+        return true;
+    case VIEW_KEY_LEFT:
+    case VIEW_KEY_BACKSPACE:
+    case VIEW_KEY_COMMA:
+    case VIEW_KEY_PAGEUP:
+        if (s->pair_part <= 0) return false;
+        s->pair_part--;
+        return true;
+    case VIEW_KEY_HOME:
+        if (s->pair_part == 0) return false;
+        s->pair_part = 0;
+        return true;
+    default: return false;
+    }
+}
+
 static bool handle_key(ViewState *s, const ViewEvent *ev)
 {
     if (s->quiz_phase == QUIZ_ASKING && !s->help) {
@@ -223,6 +252,8 @@ static bool handle_key(ViewState *s, const ViewEvent *ev)
     }
     if ((s->panel == PANEL_DECODE || s->panel == PANEL_TILES || s->panel == PANEL_ROPE)
         && panel_step_key(s, ev))
+        return true;
+    if ((s->panel == PANEL_COMPARE || s->panel == PANEL_SHUFFLE) && !shift && pair_step_key(s, ev))
         return true;
     return view_key_act(s, ev, shift); // the key table (view_keys.c)
 }

@@ -87,6 +87,7 @@ static bool key_compare(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
     s->panel = s->panel == PANEL_COMPARE ? PANEL_NONE : PANEL_COMPARE;
+    s->pair_part = 0; // opened on the patterns
     memset(&s->hover, 0, sizeof s->hover);
     return true;
 }
@@ -308,7 +309,10 @@ static bool key_shuffle(ViewState *s, const ViewEvent *ev, bool shift)
         if (s->panel == PANEL_SHUFFLE)
             s->shuffle = (s->shuffle + 1) % view_shuffle_count(s->dims.n);
         s->panel = PANEL_SHUFFLE;
-    } else s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+    } else {
+        s->panel = s->panel == PANEL_SHUFFLE ? PANEL_NONE : PANEL_SHUFFLE;
+        s->pair_part = 0; // opened on its first part
+    }
     memset(&s->hover, 0, sizeof s->hover);
     return true;
 }

@@ -150,6 +150,8 @@ typedef struct {
                     // shown)
     int panel_fits; // a panel of two outputs (M, X): 1 when both fit whole at the floor in its
                     // room, 0 when not (-1: no such panel)
+    int pair_parts; // ... in how many parts: 2 when the outputs fit whole only on a screen of their
+                    // own (the patterns, then the outputs), else 1
     int decode_parts; // the decode panel: the parts of the token's step (2: q·K and A·V do not fit
                       // at once)
     // The softmax scale's slider (slider_w = 0: none shown): its track, and the head size whose

@@ -122,6 +122,7 @@ static void scene_start(Scene *s, int w, int h)
     s->substep = 0;
     s->decode_parts = 1;
     s->panel_fits = -1;
+    s->pair_parts = 1;
 }
 
 // A new window frame of w by h: as a page, and what the last frame laid out forgotten.

@@ -597,8 +597,11 @@ int draw_footer(Ctx *c, int x, int y, int w, bool draw)
     }
     if (c->st->panel == PANEL_COMPARE) {
         bool grouped = c->L->params.kv_heads > 0 && c->L->params.kv_heads < c->L->params.heads;
+        // The outputs' own part (pair_part 1) draws them over the sentence's room, which keeps its
+        // height: the panel's layout is the same on both parts.
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3,
-                         TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT), draw);
+                         TR(grouped ? COMPARE_GROUPED_TEXT : COMPARE_TEXT),
+                         draw && c->st->pair_part == 0);
     }
     if (c->st->panel == PANEL_SHUFFLE)
         return wrap_text(c, FONT_REGULAR, f, c->th->ink, x, y, w, 3, TR(SHUFFLE_TEXT), draw);

@@ -70,6 +70,7 @@ void grid_style(const Ctx *c, GridStyle *g)
     g->tight = c->split_level >= 4;
     g->whole_labels = false;
     g->compact = c->split_level >= 5;
+    g->dense = false;
 }
 
 // The widest number of a matrix at the number font: from its largest magnitude, sign and
@@ -163,6 +164,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     // rows of a RoPE lesson under the scale slider, or under a question, missed the board's height
     // by a few pixels at the floor).
     b->cell_h = line_h(c, FONT_REGULAR, g->num_font) + g->num_font / (g->compact ? 8 : 3);
+    if (g->dense) b->cell_h = g->num_font; // digits of 0.72 of it: a sixth of a row between two
     int w = widest_number(c, g, m, head, b->rows, b->cols)
             + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
     // Every column label must fit too: token labels are cut only beyond 4 number widths.

@@ -33,6 +33,7 @@ typedef struct {
     bool whole_labels; // with tight: the label column stays as wide as its labels (only the cells
                        // lose air)
     bool compact; // ... and less air above and below the numbers (split_level 5)
+    bool dense; // ... rows as high as the numbers' size (two outputs on a part of their own)
     bool share_rows; // a matrix right of another across an operator, with the same rows, gives its
                      // row labels to the left one's (the board's last style: an equation together
                      // rather than split)

@@ -190,8 +190,11 @@ typedef struct {
 } PairPlan;
 
 static const struct {
-    bool narrow, tight, compact;
-} PAIR_STYLES[] = {{false, false, false}, {false, false, true}, {true, true, true}};
+    bool narrow, tight, compact, dense;
+} PAIR_STYLES[] = {{false, false, false, false},
+                   {false, false, true, false},
+                   {true, true, true, false},
+                   {true, true, true, true}};
 #define PAIR_STYLE_COUNT ((int)(sizeof PAIR_STYLES / sizeof PAIR_STYLES[0]))
 
 static MatBox *pair_box(PairPlan *pp, int k)
@@ -210,6 +213,7 @@ static void pair_plan(Ctx *c, Ctx *const ctx[2], const char *const titles[2], in
     pp->g.narrow = PAIR_STYLES[style].narrow;
     pp->g.tight = PAIR_STYLES[style].tight;
     pp->g.compact = PAIR_STYLES[style].compact;
+    pp->g.dense = PAIR_STYLES[style].dense;
     pp->stacked = stacked;
     if (stacked) {
         pp->arr.count = 2;
@@ -342,11 +346,22 @@ typedef struct {
 } CompareCtx;
 
 // The comparison's layout in (x, y, w, h): the patterns on top (top_h high, the one head left_w
-// wide), then the cost line (lh high, in font f), then the outputs.
+// wide), then the cost line (lh high, in font f), then the outputs; or, split, the patterns with
+// the cost line (part 1) and the cost line with the outputs alone (part 2).
 typedef struct {
     int x, y, w, h, f, lh, top_h, left_w, gap;
     int out_most; // the most the outputs' row may take
+    bool split; // the outputs fit whole only on a part of their own
 } CompareLayout;
+
+// The outputs' room on a part of their own: under the cost line, down to the window's foot (that
+// part leaves out the footer's sentence, which is the patterns': draw_footer).
+static Box compare_alone(Ctx *c, const CompareLayout *l)
+{
+    int top = l->y + l->lh + px(c, 8), bottom = c->s->height - c->num_font / 4;
+    if (bottom < l->y + l->h) bottom = l->y + l->h;
+    return (Box){l->x, top, l->w, bottom - top};
+}
 
 // Both contexts drawn from c: the lesson's, and the single head's lesson and trace.
 static void compare_contexts(const Ctx *c, const Comparison *cmp, CompareCtx *cc)
@@ -396,8 +411,9 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
 }
 
 // The rows of the comparison in (x, y, w, h): the outputs' row whole where a plan shows both whole
-// in up to 62 % of the height (stacked, or at the floor), else windowed in 45 % of it, the patterns
-// above the cost line keeping the room for their token labels at the floor.
+// in up to 62 % of the height (stacked, or at the floor); else, where they fit whole at the floor
+// on a part of their own, none (split: the patterns take the height); else windowed in 45 % of it.
+// The patterns above the cost line keep the room for their token labels at the floor.
 static void compare_layout(Ctx *c, CompareCtx *cc, const char *const titles[2], CompareLayout *l)
 {
     int h = l->h;
@@ -410,7 +426,7 @@ static void compare_layout(Ctx *c, CompareCtx *cc, const char *const titles[2], 
     if (pair_choose(c, ctx, titles, (Box){l->x, l->y, l->w, l->out_most}, true, &pp)) {
         need = pair_height(&pp) + px(c, 8);
         if (need > out_h) out_h = need;
-    }
+    } else if (pair_fits_floor(c, ctx, compare_alone(c, l))) l->split = true, out_h = 0;
     l->top_h = h - out_h - l->lh - px(c, 8);
     int bar = colorbar_width(c, MAT_WEIGHTS);
     l->gap = px(c, 28);
@@ -435,19 +451,25 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
     snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
     const char *const titles[2] = {t1, t2};
-    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0, 0};
+    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0, 0, false};
     compare_layout(c, &cc, titles, &l);
-    compare_patterns(c, &cc, cmp, &l);
+    c->s->pair_parts = l.split ? 2 : 1;
+    bool alone = l.split && c->st->pair_part > 0; // the outputs' own part
+    if (!alone) compare_patterns(c, &cc, cmp, &l);
     // The cost line.
     char buf[300], fitted[300];
-    int cy = y + l.top_h + px(c, 4);
+    int cy = alone ? y : y + l.top_h + px(c, 4);
     panel_text_compare_cost(cmp, p->heads, buf, sizeof buf);
     fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, l.f, c->th->result, (Box){x, cy, w, l.lh}, CENTER, fitted);
+    if (l.split && !alone) {
+        c->s->panel_fits = 1; // whole on the next part
+        return;
+    }
     // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
-    int oy = cy + l.lh + px(c, 4);
-    draw_output_pair(c, &cc.single, &cc.multi, titles, (Box){x, oy, w, y + h - oy},
-                     (Box){x, oy, w, l.out_most}, true);
+    Box room = alone ? compare_alone(c, &l) : (Box){x, cy + l.lh + px(c, 4), w, 0};
+    if (!alone) room.h = y + h - room.y;
+    draw_output_pair(c, &cc.single, &cc.multi, titles, room, compare_alone(c, &l), true);
 }
 
 // ---------------------------------------------------------------------------------------------------
