@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "app/cli.h"
 #include "app/cli_train.h"
@@ -73,12 +72,7 @@ void cli_circuit_print_heads(FILE *out, const Circuit *m, const CircuitScores *s
         }
 }
 
-static double wall_seconds(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static double wall_seconds(void) { return (double)platform_time_ns() * 1e-9; }
 
 // The best previous-token score among layer 0's heads, and the best induction score among the
 // last layer's.
