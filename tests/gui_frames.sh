@@ -1,7 +1,7 @@
 # Shell helpers for the window tests (sourced): wait for the program, never for the clock.
 # The program runs with MHA_TRACER_FRAME_FILE=$FRAMES and appends one line per frame it presents:
 #   frame N stage=KEY substep=S substeps=C head=H reveal=R zoom=Z w=W h=H view=V panel=P quiz=Q help=H ... train=T
-#   running=R edits=E banner=B ask=A panel_part=P/Q shift=K note=N
+#   running=R layer=L layers=N edits=E banner=B ask=A panel_part=P/Q shift=K note=N
 # (the fields are described in src/app/gui.c, report_frame)
 # Every wait polls (every 0.05 s) for something the program does, with a generous deadline
 # (GUI_DEADLINE seconds without progress, 60 by default) that only a hung program reaches. Needs FRAMES and PID set.

@@ -80,7 +80,7 @@ void gui_report_frame(Gui *g, int w, int h)
             "frame %ld stage=%s substep=%d substeps=%d head=%d reveal=%d zoom=%.3f w=%d h=%d "
             "view=%s panel=%s quiz=%s "
             "help=%d notes=%d strip=%d,%d,%d,%d ablated=%llx scale=%.6g train=%d running=%d "
-            "edits=%d layer=%d layers=%d banner=%d ask=%d panel_part=%d/%d "
+            "layer=%d layers=%d edits=%d banner=%d ask=%d panel_part=%d/%d "
             "shift=%d retrace=%d export=%d note=%d\n",
             g->frames, stage_key(view_stage(st)), st->substep, st->substep_count, st->head,
             st->reveal, st->zoom, w, h, st->view == VIEW_ALL_HEADS ? "all" : "one",
@@ -88,8 +88,8 @@ void gui_report_frame(Gui *g, int w, int h)
             g->scene.strip_x, g->scene.strip_y + g->scene.strip_h / 2, g->scene.strip_seg,
             g->scene.strip_gap, (unsigned long long)g->doc.edit.ablated, session_scale(&g->doc),
             session_train_shown_step(&g->doc), g->doc.train.running ? 1 : 0,
-            session_edit_count(&g->doc), session_circuit_shown(&g->doc),
-            session_circuit_layers(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0,
+            session_circuit_shown(&g->doc), session_circuit_layers(&g->doc),
+            session_edit_count(&g->doc), g->banner[0] || g->edit_error[0] ? 1 : 0,
             gui_asking(g) != GUI_ASK_NONE ? 1 : 0, panel_part(st, &g->scene, 0) + 1,
             panel_part(st, &g->scene, 1), g->doc.edit.rope_shift,
             session_retrace_busy(&g->doc) ? 1 : 0, g->xjob.busy ? 1 : 0, g->flash[0] ? 1 : 0);
