@@ -336,7 +336,8 @@ static int run_lead(const Equation *eq, const int *starts, int i)
 // A product's operands on one part, then its result: "A · B", then "= C" (a transposed B by rows
 // where it is too wide: Q beside K for Q · K^T). False when the operands do not fit together or the
 // result would need a window.
-static bool plan_operands_first(const Ctx *c, Plan *p, int e, int w, int h)
+static bool operands_part(const Ctx *c, const Plan *p, int e, int w, int h, PartDesc *in,
+                          PartDesc *out)
 {
     const Equation *eq = &p->eq[e];
     int eqpos = -1;
@@ -346,21 +347,24 @@ static bool plan_operands_first(const Ctx *c, Plan *p, int e, int w, int h)
             if (strstr(eq->t[k].op, "=")) eqpos = k;
             else if (!strcmp(eq->t[k].op, "\xc2\xb7")) dot = true;
         }
-    if (eqpos < 1 || !dot) return false;
-    PartDesc in = {e, e + 1, LAY_RUN, 0, eqpos, false, false, 0},
-             out = {e, e + 1, LAY_RUN, eqpos, eq->count, false, false, 0};
-    if (!part_fits(c, p, &in, w, h)) {
-        Arrangement a;
-        lay_out(c, p, &in, &a);
-        in.by_rows = row_has_transposed(&a.rows[0]);
-        if (!in.by_rows || !part_fits(c, p, &in, w, h)) {
-            in.by_rows = false; // else B turned under A, column under column
-            for (in.under = 1; in.under <= 2 && !part_fits(c, p, &in, w, h); in.under++)
-                ;
-            if (in.under > 2) return false;
-        }
-    }
-    if (!part_fits(c, p, &out, w, h)) return false;
+    if (eqpos < 1 || !dot) return false; // (the operands-first cut is a product's)
+    *in = (PartDesc){e, e + 1, LAY_RUN, 0, eqpos, false, false, 0};
+    *out = (PartDesc){e, e + 1, LAY_RUN, eqpos, eq->count, false, false, 0};
+    if (part_fits(c, p, in, w, h)) return true;
+    Arrangement a;
+    lay_out(c, p, in, &a);
+    in->by_rows = row_has_transposed(&a.rows[0]);
+    if (in->by_rows && part_fits(c, p, in, w, h)) return true;
+    in->by_rows = false; // else B turned under A, column under column
+    for (in->under = 1; in->under <= 2; in->under++)
+        if (part_fits(c, p, in, w, h)) return true;
+    return false;
+}
+
+static bool plan_operands_first(const Ctx *c, Plan *p, int e, int w, int h)
+{
+    PartDesc in, out;
+    if (!operands_part(c, p, e, w, h, &in, &out) || !part_fits(c, p, &out, w, h)) return false;
     return plan_add(p, in) && plan_add(p, out);
 }
 
@@ -678,6 +682,10 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     fits->neq = p->neq;
+    for (int e = 0; e < p->neq; e++)
+        for (int k = 0; k < p->eq[e].count; k++)
+            if (p->eq[e].t[k].mat == MAT_NONE && !strcmp(p->eq[e].t[k].op, "\xc2\xb7"))
+                fits->eq[e].product = true;
     int lo = font_floor(c->num_font);
     for (int e = 0; e < p->neq; e++) {
         const Equation *eq = &p->eq[e];
@@ -690,8 +698,9 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
             }
         for (int style = 0; style <= PLAN_STYLE_LAST; style++) {
             plan_at(c, p, lo, style, w, h); // sets p->g
-            PartDesc d;
+            PartDesc d, in;
             if (whole_fits(c, p, e, e + 1, w, h, &d)) fits->eq[e].together = true;
+            if (operands_part(c, p, e, w, h, &in, &d)) fits->eq[e].operands_together = true;
             for (int k = 0, n = 0; k < eq->count; k++)
                 if (eq->t[k].mat != MAT_NONE) {
                     PartDesc one = {e, e + 1, LAY_RUN, k, k + 1, false, false, 0};
@@ -711,7 +720,7 @@ static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char 
             tallest = row->t[j].box.nr * row->t[j].box.cell_h;
     int oh = line_h(c, FONT_BOLD, g->op_font);
     if (op[0] == '^') { // a transpose (row_by_rows): raised beside the matrix's top corner
-        math_at(c, FONT_BOLD, g->op_font, c->th->ink, x, cells_top - oh, op);
+        math_at(c, FONT_BOLD, g->op_font, c->th->ink, x, cells_top - oh * 3 / 4, op);
         return;
     }
     math_at(c, FONT_BOLD, g->op_font, c->th->ink, x + g->gap, cells_top + (tallest - oh) / 2, op);
