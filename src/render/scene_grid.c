@@ -295,6 +295,14 @@ bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b)
     return !b->bare && math_w(c, tf, g->title_font, title) > b->nc * b->cell_w + b->label_w;
 }
 
+int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
+{
+    char title[160], name[96];
+    box_names(c, b, title, name);
+    return math_w(c, b->result ? FONT_BOLD : FONT_REGULAR, g->title_font, name) + g->num_font / 4
+           + b->label_w;
+}
+
 static void matrix_title(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
 {
     char title[160], name[96];

@@ -60,6 +60,8 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
 bool box_windowed(const MatBox *b);
 // Whether b's title is too wide for it with its shape (then it writes its name alone).
 bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b);
+// The row-label column a bare box needs: its name beside its rows' labels.
+int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b);
 // b drawn transposed (rows and columns swapped: a cell (i, j) of the box is the matrix's (j, i)).
 void box_turn(const Ctx *c, const GridStyle *g, MatBox *b);
 // The label of row `row` of b as draw_matrix writes it (with its position when b->positions).

@@ -122,6 +122,7 @@ bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r,
     MatBox *top = &a->rows[0].t[0].box, *low = &a->rows[1].t[0].box;
     box_turn(c, g, low);
     low->bare = true;
+    low->label_w = box_bare_label_w(c, g, low);
     int cw = top->cell_w > low->cell_w ? top->cell_w : low->cell_w;
     int lw = top->label_w > low->label_w ? top->label_w : low->label_w;
     top->cell_w = low->cell_w = cw;
