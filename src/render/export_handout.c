@@ -215,11 +215,29 @@ static bool notes_flush(Handout *H)
     return page_end(H);
 }
 
+// A panel drawn over the board (the cost's table) dims the whole board under it with a
+// see-through sheet: the window keeps the class's place, but on paper the greyed board only
+// muddles the page. What lies under the last such sheet is left out, the sheet too.
+static void drop_under_overlay(Scene *s)
+{
+    size_t k = s->count;
+    for (size_t i = 0; i < s->count; i++) {
+        const DrawCmd *c = &s->cmds[i];
+        if (c->kind == CMD_RECT && c->x == 0 && c->y == 0 && c->w == s->width && c->h == s->height
+            && c->color.a > 0 && c->color.a < 255)
+            k = i;
+    }
+    if (k == s->count) return;
+    memmove(s->cmds, s->cmds + k + 1, (s->count - k - 1) * sizeof *s->cmds);
+    s->count -= k + 1;
+}
+
 // Job j's board as a page (slides) or half a page (notes; alone: a page of its own), labelled
 // label; outline (not NULL) bookmarks it under the current stage.
 static bool page_board(Handout *H, const Job *j, const char *label, const char *outline, bool alone)
 {
     if (!export_board_scene(&H->board, &H->src, &j->st, j->question)) return fail_pdf(H, j->name);
+    drop_under_overlay(&H->board);
     if (alone && !notes_flush(H)) return fail_pdf(H, j->name);
     bool ok = true;
     if (!H->notes || H->slot == 0)
