@@ -42,7 +42,8 @@ endif()
 
 # The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
 # and embedded as subsets. On for Linux and for Windows (tools/build-windows.sh cross-builds pixman and cairo);
-# off for the page, which has no cairo (it prints the handout's pages through the browser: web/index.html).
+# off for the page, which has no cairo: export_handout.c draws the same pages as SVG there, which the browser
+# prints (web/index.html).
 if(EMSCRIPTEN)
   set(MHA_HANDOUT_DEFAULT OFF)
 else()

@@ -2,6 +2,8 @@
 // stage of one head as the board shows it (each question asked on its own page before the boards
 // that reveal it, and answered after them), the panels the lesson uses, and an answer key. Slides
 // style: a 16:9 page per screen; notes style: A4 with two boards a page and the explanation text.
+// The same pages go to cairo's PDF (export_handout) or, where there is no cairo (the page), as SVG
+// a page to the request's handout_page (export_handout_pages), which the browser prints.
 #include "render/export.h"
 
 #include <math.h>
@@ -258,6 +260,50 @@ static bool page_board(Handout *H, const Job *j, const char *label, const char *
     return ok || fail_pdf(H, j->name);
 }
 
+// The matrix a board shows a window of (rows or columns left out), the stage's result first; NULL
+// when it shows every matrix whole.
+static const SceneBox *windowed_box(const Scene *s)
+{
+    const SceneBox *w = NULL;
+    for (size_t i = 0; i < s->box_count; i++) {
+        const SceneBox *b = &s->boxes[i];
+        if (b->nr <= 0 || b->nc <= 0 || (b->nr >= b->rows && b->nc >= b->cols)) continue;
+        if (!w || (b->result && !w->result)) w = b;
+    }
+    return w;
+}
+
+// At most this many more pages for the rest of a part's matrix: a checkpoint's 16 columns where
+// 8 fit get theirs; a 768-wide one stays a window (its pages say which rows and columns they show).
+#define REST_PAGES_MAX 3
+
+// The rest of the matrix part j shows a window of, on pages of its own after it: the same part
+// with its pinned cell moved along the matrix, so the window follows to the rows and columns not
+// yet shown (labelled as the part, "b", "c" … after it).
+static bool page_rest(Handout *H, const Job *j, const char *label)
+{
+    const SceneBox *w = windowed_box(&H->board);
+    if (!w) return true;
+    SceneBox b = *w; // the board is laid out again below
+    int rw = (b.rows + b.nr - 1) / b.nr, cw = (b.cols + b.nc - 1) / b.nc, n = 0;
+    if (rw * cw - 1 > REST_PAGES_MAX) return true;
+    bool ok = true;
+    for (int r = 0; ok && r < rw; r++)
+        for (int c = 0; ok && c < cw; c++) {
+            int sr = r * b.nr < b.rows - b.nr ? r * b.nr : b.rows - b.nr;
+            int sc = c * b.nc < b.cols - b.nc ? c * b.nc : b.cols - b.nc;
+            if (sr == b.r0 && sc == b.c0) continue; // the part's own page
+            Job more = *j;
+            int row = rw > 1 ? sr + b.nr / 2 : 0, col = cw > 1 ? sc + b.nc / 2 : 0;
+            more.st.pinned = (CellRef){b.mat, b.head, row < b.rows ? row : b.rows - 1,
+                                       col < b.cols ? col : b.cols - 1};
+            char l[48];
+            snprintf(l, sizeof l, "%s%c", label, 'b' + n++);
+            ok = page_board(H, &more, l, NULL, false);
+        }
+    return ok;
+}
+
 // The number (from 1, as asked) of the question a job asks or answers.
 static int job_question_number(const Handout *H, const Job *j)
 {
@@ -291,6 +337,7 @@ static bool handout_stage(Handout *H, ViewState *st, int stage_no)
         else snprintf(label, sizeof label, "%d", stage_no);
         snprintf(mark, sizeof mark, TR("Part %d"), (int)k + 1);
         ok = page_board(H, &parts.jobs[k], label, parts.count > 1 ? mark : NULL, false);
+        ok = ok && page_rest(H, &parts.jobs[k], label);
     }
     for (size_t k = 1; ok && k < qs.count; k += 2) {
         int q = job_question_number(H, &qs.jobs[k]);
