@@ -275,7 +275,7 @@ static const SceneBox *windowed_box(const Scene *s)
 
 // At most this many more pages for the rest of a part's matrix: a checkpoint's 16 columns where
 // 8 fit get theirs; a 768-wide one stays a window (its pages say which rows and columns they show).
-#define REST_PAGES_MAX 3
+#define REST_PAGES_MAX 5
 
 // The rest of the matrix part j shows a window of, on pages of its own after it: the same part
 // with its pinned cell moved along the matrix, so the window follows to the rows and columns not
