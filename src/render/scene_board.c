@@ -41,7 +41,8 @@ static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *
 
 int op_width(const Ctx *c, const GridStyle *g, const char *op)
 {
-    return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
+    // A raised transpose (row_by_rows) hugs the matrix before it: no gap of its own.
+    return math_w(c, FONT_BOLD, g->op_font, op) + (op[0] == '^' ? 0 : 2 * g->gap);
 }
 
 // A row's width is its operators' (measured text) and its matrices' (their windows): apart, so that
@@ -720,7 +721,7 @@ static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char 
             tallest = row->t[j].box.nr * row->t[j].box.cell_h;
     int oh = line_h(c, FONT_BOLD, g->op_font);
     if (op[0] == '^') { // a transpose (row_by_rows): raised beside the matrix's top corner
-        math_at(c, FONT_BOLD, g->op_font, c->th->ink, x, cells_top - oh * 3 / 4, op);
+        math_at(c, FONT_BOLD, g->op_font, c->th->ink, x - g->gap, cells_top - oh * 3 / 4, op);
         return;
     }
     math_at(c, FONT_BOLD, g->op_font, c->th->ink, x + g->gap, cells_top + (tallest - oh) / 2, op);
