@@ -65,7 +65,7 @@ static void loss_curve(Ctx *c, const Plot *p, const double *loss, int count, Rgb
 // beside); returns the height taken.
 static int beside_legend(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
 {
-    int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f), dash = f * 3 / 2;
+    int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f), dash = f;
     char t[300];
     if (cp->beside_why && cp->beside_why[0]) return title_line(c, x, y, w, cp->beside_why, false);
     for (int k = 0; k < 2; k++) {
