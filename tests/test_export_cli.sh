@@ -266,7 +266,7 @@ run bad_scale 2 --export "$tmp/a" --scale 0
 has bad_scale.err "--scale"
 run bad_scale2 2 --export "$tmp/a" --scale 2x
 run bad_what 2 --export "$tmp/a" --what slides
-has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads, cache-size, rotation, overview or handout"
+has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads, cache-size, rotation, overview, handout or circuit"
 run bad_rotation 2 --export "$tmp/a" --what rotation "$src/lessons/the-cat-sat.json" # no RoPE: nothing turns
 has bad_rotation.err "--what rotation: the lesson has no"
 run rotation 0 --export "$tmp/rot" --what rotation --head 3 "$src/lessons/llama-rope-gqa.json"
