@@ -70,6 +70,13 @@ for size in 1280x720 1920x1080; do
     wait_frame "$(frame_count)" "export=0 note=1" || fail "$size: the circuit slide was not written"
     grep -q "1 layer × 4 heads" "$WORK/exports/lesson-circuit.svg" && grep -q "2 layers × 2 heads" "$WORK/exports/lesson-circuit.svg" \
         || fail "$size: lesson-circuit.svg has no legend of the two lessons"
+    # V (the training's export) on a lesson of layers: the same slide, after Esc closed the panel.
+    rm -rf "$WORK/exports"
+    key Escape "panel=none "
+    key v "export=1 "
+    wait_frame "$(frame_count)" "export=0 note=1" || fail "$size: V wrote no training slide"
+    [ -f "$WORK/exports/lesson-circuit.png" ] || fail "$size: V did not write lesson-circuit.png"
+    key u "panel=circuit "
     key o "ablated=1 "
     [ "$(shot circuit-head0-off)" -gt 20 ] || fail "$size: ablated panel looks blank"
     key o "ablated=0 "
