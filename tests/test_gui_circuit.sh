@@ -70,7 +70,7 @@ for size in 1280x720 1920x1080; do
     wait_frame "$(frame_count)" "export=0 note=1" || fail "$size: the circuit slide was not written"
     grep -q "1 layer × 4 heads" "$WORK/exports/lesson-circuit.svg" && grep -q "2 layers × 2 heads" "$WORK/exports/lesson-circuit.svg" \
         || fail "$size: lesson-circuit.svg has no legend of the two lessons"
-    # V (the training's export) on a lesson of layers: the same slide, after Esc closed the panel.
+    # V (export the training) on a lesson of layers: the same slide, after Esc closed the panel.
     rm -rf "$WORK/exports"
     key Escape "panel=none "
     key v "export=1 "
