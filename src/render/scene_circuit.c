@@ -104,8 +104,10 @@ static void loss_plot(Ctx *c, const CircuitPanel *cp, int x, int y, int w, int h
         seg(c, p.x, plot_y(&p, cp->chance * q / 4), p.x + p.w - 1, plot_y(&p, cp->chance * q / 4),
             c->th->grid, 1);
     if (!cp->training || cp->loss_count == 0) {
-        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){p.x, p.y, p.w, p.h}, CENTER,
-                TR("T trains: the loss falls off a cliff"));
+        char cut[200]; // cut to the plot in a narrow window
+        fit_text(c, FONT_REGULAR, f, TR("T trains: the loss falls off a cliff"), p.w - f / 2, cut,
+                 sizeof cut);
+        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){p.x, p.y, p.w, p.h}, CENTER, cut);
         return;
     }
     if (cp->beside && cp->beside_count > 0)
@@ -216,6 +218,15 @@ static void table_row(Ctx *c, int x, int y, int lw, int cw, const char *label, c
 }
 
 // Each head's scores and the repeats with it alone switched off; the K-composition beside.
+// Whether the K-composition fits beside the heads' table in w (else it goes under it: a narrow
+// window, the page beside its text view).
+static bool kcomp_beside(Ctx *c, const CircuitPanel *cp, int w)
+{
+    int f = ctx_number_floor(c), lw = text_w(c, FONT_REGULAR, f, "L0 H0") + f / 2;
+    int kw = lw + cp->heads * (text_w(c, FONT_REGULAR, f, "0.00") + f) + f;
+    return lw + 4 * (text_w(c, FONT_BOLD, f, "100 %") + f / 2) + kw <= w;
+}
+
 static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
 {
     int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f), LH = cp->layers * cp->heads;
@@ -234,7 +245,9 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     int lw = text_w(c, FONT_REGULAR, f, "L0 H0") + f / 2;
     int cw = text_w(c, FONT_BOLD, f, "100 %") + f;
     int kw = kc ? lw + kc * (text_w(c, FONT_REGULAR, f, "0.00") + f) + f : 0;
-    int cols = 4;
+    bool beside = kcomp_beside(c, cp, w);
+    int cols = 4, ky = y; // the K-composition's first line
+    if (kc && !beside) kw = 0, ky = y + (LH + 1) * lh + f / 2;
     if (lw + cols * cw > w - kw) cw = (w - kw - lw) / cols;
     const char *head[4] = {TR("prev"), TR("ind"), TR("loss"), TR("acc")};
     table_row(c, x, y, lw, cw, "", head, 4, true);
@@ -250,7 +263,9 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     }
     if (!kc) return;
     // K-composition of the last layer with the one before: rows its heads, columns the earlier's.
-    int kx = x + w - kw + f, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f, l = cp->layers - 2;
+    int kx = beside ? x + w - kw + f : x, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f;
+    int l = cp->layers - 2;
+    y = ky;
     text_in(c, FONT_BOLD, heading_size(c, f, TR("K-comp"), lw + f), c->th->ink,
             (Box){kx, y, lw, lh}, LEFT, TR("K-comp"));
     for (int h1 = 0; h1 < H; h1++) {
@@ -289,6 +304,8 @@ void draw_circuit(Ctx *c, int x, int y, int w, int h)
     score_plot(c, cp, 0, x, y + loss_h + f / 2, lw, score_h);
     score_plot(c, cp, 1, x, y + loss_h + score_h + 2 * (f / 2), lw, score_h);
     int table_h = (cp->layers * cp->heads + 2) * lh;
+    if (cp->measured && cp->layers > 1 && !kcomp_beside(c, cp, rw)) // the K-composition under it
+        table_h += (cp->heads + 1) * lh + f / 2;
     int ph = patterns(c, cp, rx, y, rw, h - table_h - f);
     heads_table(c, cp, rx, y + ph + f / 2, rw);
 }
