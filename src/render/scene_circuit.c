@@ -224,7 +224,7 @@ static bool kcomp_beside(Ctx *c, const CircuitPanel *cp, int w)
 {
     int f = ctx_number_floor(c), lw = text_w(c, FONT_REGULAR, f, "L0 H0") + f / 2;
     int kw = lw + cp->heads * (text_w(c, FONT_REGULAR, f, "0.00") + f) + f;
-    return lw + 4 * (text_w(c, FONT_BOLD, f, "100 %") + f / 2) + kw <= w;
+    return lw + 4 * (text_w(c, FONT_REGULAR, f, "99 %") + f / 8) + kw <= w; // a wide cell
 }
 
 static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
