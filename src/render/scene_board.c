@@ -586,6 +586,29 @@ static bool plan_better(const Plan *a, const Plan *b)
     return a->count < b->count;
 }
 
+// How much a windowed plan shows: its windows' least share of rows (each token's), then of cells.
+static double plan_window_share(Ctx *c, const Plan *p, int w, int h)
+{
+    Arrangement *a = malloc(sizeof *a);
+    int keep = c->num_font;
+    double rows = 1.0, cells = 1.0;
+    c->num_font = p->g.num_font;
+    for (int k = 0; a && k < p->count; k++) {
+        if (!p->part[k].windowed) continue;
+        plan_part(c, p, k, w, h, a);
+        for (int r = 0; r < a->count; r++)
+            for (int t = 0; t < a->rows[r].count; t++) {
+                const MatBox *m = &a->rows[r].t[t].box;
+                if (!a->rows[r].t[t].is_op && m->rows > 0 && (double)m->nr / m->rows < rows)
+                    rows = (double)m->nr / m->rows;
+            }
+        if (arrangement_least_share(a) < cells) cells = arrangement_least_share(a);
+    }
+    c->num_font = keep;
+    free(a);
+    return rows + cells / 1000;
+}
+
 // The best plan for a board of w x h at the frame's preferred size c->num_font (and its floor).
 static void plan_board(Ctx *c, int w, int h, Plan *out)
 {
@@ -599,11 +622,14 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     out->neq = p->neq;
     memcpy(out->eq, p->eq, sizeof p->eq);
     int base = c->num_font, lo = font_floor(base) < base ? font_floor(base) : base;
-    // The target: the best the floor can do in any style.
+    // The target: the best the floor can do in any style (windowed: the one showing the most).
     bool have = false;
     for (int style = 0; style < PLAN_STYLES; style++) {
         plan_at(c, p, lo, style, w, h);
-        if (!have || plan_better(p, best)) {
+        bool tie =
+            have && p->windowed && best->windowed && !plan_better(p, best) && !plan_better(best, p);
+        if (!have || plan_better(p, best)
+            || (tie && plan_window_share(c, p, w, h) > plan_window_share(c, best, w, h))) {
             *best = *p;
             have = true;
         }
