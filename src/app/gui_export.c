@@ -183,7 +183,7 @@ static int job_run(void *arg)
         // till then).
         SceneExtras ex = {.original = what.original,
                           .compare = what.compare,
-                          .question = j->question,
+                          .question = j->kind == GUI_EXPORT_HANDOUT ? NULL : j->question,
                           .shuffle =
                               session_shuffled(j->doc)}; // the shuffle panel's slide (Shift+E on X)
         ExportRequest req;
@@ -197,6 +197,7 @@ static int job_run(void *arg)
         if (j->kind == GUI_EXPORT_HANDOUT) // every stage of the head shown, beside the slides
             req.what = EXPORT_WHAT_HANDOUT, req.stage = EXPORT_ALL_STAGES,
             req.head = j->st.head > 0 ? j->st.head : 0;
+        req.with_handout = j->kind == GUI_EXPORT_BOARD; // Shift+E: the board and the handout
         if (j->kind == GUI_EXPORT_HANDOUT)
             j->ok = export_run(&req, &what.shown, what.trace, &j->res, &err);
         else

@@ -254,8 +254,10 @@ static void job_list_paths(const JobRun *R, ExportResult *out, ExportError *err)
     if (out->count < R->nfiles) export_fail(err, true, "out of memory");
 }
 
+// The jobs' files, and extra (not NULL: a handout made before) as the last file of the same write:
+// all of them or none.
 static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *L, const Trace *T,
-                     ExportResult *out, ExportError *err)
+                     const ExportHandoutFile *extra, ExportResult *out, ExportError *err)
 {
     JobRun R = {.req = req, .L = L, .T = T, .formats = req->formats & (EXPORT_PNG | EXPORT_SVG)};
     if (R.formats == 0) {
@@ -277,6 +279,11 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
     }
     R.jobs = &expanded;
     bool ok = job_names(&R, err) && job_svg_budget(&R, err);
+    if (ok && extra) {
+        size_t len = strlen(extra->name) + 1;
+        if ((R.names[R.nfiles] = malloc(len))) memcpy(R.names[R.nfiles++], extra->name, len);
+        else ok = false, export_fail(err, true, "out of memory");
+    }
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir,
                                                (const char *const *)R.names, R.nfiles, err)
                          : NULL;
@@ -286,8 +293,15 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
         ok = false;
     }
     if (ok) ok = job_write_all(&R, w, err);
+    if (ok && extra) ok = export_writer_add(w, R.nfiles - 1, extra->data, extra->size, err);
+    if (ok && extra && req->progress && !req->progress(req->progress_ctx, R.nfiles, R.nfiles)) {
+        export_fail(err, false, "stopped before anything was written");
+        ok = false;
+    }
     scene_free(&R.scene);
     if (R.x) snprintf(out->missing, sizeof out->missing, "%s", export_missing(R.x));
+    if (extra && !out->missing[0])
+        snprintf(out->missing, sizeof out->missing, "%s", extra->missing);
     export_close(R.x);
     if (ok) {
         ok = export_writer_commit(w, err);
@@ -473,7 +487,7 @@ static bool export_panels(const ExportPlan *plan, ExportResult *out, ExportError
     ExportRequest r = *req;
     r.view = &e.view;
     bool ok = panels_extras(&e, req, L, plan->T, &v, err);
-    if (ok) ok = run_jobs(&jobs, &r, L, plan->T, out, err);
+    if (ok) ok = run_jobs(&jobs, &r, L, plan->T, NULL, out, err);
     panels_extras_free(&e);
     free(jobs.jobs);
     return ok;
@@ -604,6 +618,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     if (req->name && req->name[0]) export_slug(req->name, plan.prefix, sizeof plan.prefix);
     else export_slug(L->title, plan.prefix, sizeof plan.prefix);
     if (req->what == EXPORT_WHAT_HANDOUT) {
+        if (req->handout_page) return export_handout_pages(&plan, out, err);
 #ifdef MHA_HAVE_HANDOUT
         return export_handout(&plan, out, err);
 #else
@@ -646,10 +661,33 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         export_fail(err, true, "out of memory");
         return false;
     }
-    ok = run_jobs(&jobs, req, L, T, out, err);
+    ok = run_jobs(&jobs, req, L, T, NULL, out, err);
     free(jobs.jobs);
     return ok;
 }
+
+// Shift+E's handout beside the board: the PDF of every stage of the view's head, in memory (no PDF
+// writer built in: the board alone).
+#ifdef MHA_HAVE_HANDOUT
+static bool view_handout(const ExportRequest *req, const ViewState *st, const Lesson *L,
+                         const Trace *T, ExportHandoutFile *f, ExportError *err)
+{
+    ExportRequest hr = *req;
+    SceneExtras hx = {0};
+    if (req->view) hx = *req->view;
+    hx.question = NULL; // the question on screen belongs to the board, not to every page
+    hr.view = &hx, hr.progress = NULL;
+    hr.what = EXPORT_WHAT_HANDOUT, hr.stage = EXPORT_ALL_STAGES, hr.head = st->head;
+    hr.handout_style = EXPORT_HANDOUT_SLIDES;
+    ExportPlan plan = {.req = &hr, .L = L, .T = T};
+    ViewDims dims = view_dims_from_params(&L->params);
+    view_init(&plan.st, &dims);
+    plan.st.colormap = st->colormap, plan.st.head = st->head;
+    if (req->name && req->name[0]) export_slug(req->name, plan.prefix, sizeof plan.prefix);
+    else export_slug(L->title, plan.prefix, sizeof plan.prefix);
+    return export_stage_range(&plan, err) && export_handout_pdf(&plan, f, err);
+}
+#endif
 
 bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *L,
                       const Trace *T, ExportResult *out, ExportError *err)
@@ -677,7 +715,16 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
         export_fail(err, true, "out of memory");
         return false;
     }
-    ok = run_jobs(&jobs, &r, L, T, out, err);
+    ExportHandoutFile hf;
+    memset(&hf, 0, sizeof hf);
+#ifdef MHA_HAVE_HANDOUT
+    bool with = board && r.with_handout;
+    ok = !with || view_handout(&r, st, L, T, &hf, err);
+#else
+    bool with = false;
+#endif
+    ok = ok && run_jobs(&jobs, &r, L, T, with ? &hf : NULL, out, err);
+    free(hf.data);
     free(jobs.jobs);
     return ok;
 }

@@ -77,6 +77,10 @@ typedef struct {
     // heads): false, its first part as NAME (one file per stage); true, one slide per part,
     // NAME-part1, NAME-part2 …
     bool parts;
+    // A board from the view (export_from_view; Shift+E): the handout of its head (every stage,
+    // slides style: NAME-handout-headH.pdf) beside its slides, in the same write, all or nothing.
+    // Ignored where no PDF writer is built in (the board alone).
+    bool with_handout;
     int block; // EXPORT_WHAT_TILES: the tiles' block size (1 .. n; 0: the window's default)
     ExportHandoutStyle handout_style; // EXPORT_WHAT_HANDOUT (formats and scale do not apply)
     // What the window shows beyond the lesson (edit marks against the file, the single-head
@@ -87,6 +91,11 @@ typedef struct {
     // says "stopped"). NULL: none (the window's worker shows its progress through it).
     bool (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    // EXPORT_WHAT_HANDOUT without a PDF (the page prints it): each page of the handout in order as
+    // an SVG document (svg, size bytes; page from 1, label as the PDF's page label), no file
+    // written; returning false stops. NULL: the PDF.
+    bool (*handout_page)(void *ctx, int page, const char *label, const char *svg, size_t size);
+    void *handout_page_ctx;
 } ExportRequest;
 
 // The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis,
