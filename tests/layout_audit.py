@@ -162,14 +162,14 @@ class Audit:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:
                         self.fail(where, "%s windowed (rows %s, cols %s of %s)" % (m["title"], m["rows"], m["cols"],
                                                                                    m["shape"]))
-            if drop == "panel" and d["screen"] in PAIR_PANELS | {"tiles"} and d["matrices"] \
+            if drop == "panel" and d["screen"] in PAIR_PANELS and d["matrices"] \
                     and (small or d.get("panel_fits")):  # the self-test: a panel that windows what fits
-                m = next((m for m in d["matrices"] if m["key"] in ("output", "masked")), d["matrices"][0])
+                m = d["matrices"][0]
                 m["rows"] = [0, max(1, m["shape"][0] - 1)]
-            if d["screen"] in PAIR_PANELS | {"tiles"} and small:  # a small lesson's panels: the outputs, S' whole
-                for m in d["matrices"]:  # (the tiles' V may show only the tile's rows: rule 12)
+            if d["screen"] in PAIR_PANELS and small:  # a small lesson's M and X: every output whole
+                for m in d["matrices"]:
                     shown = (m["rows"][1] - m["rows"][0], m["cols"][1] - m["cols"][0])
-                    if (d["screen"] != "tiles" or m["key"] == "masked") and shown != tuple(m["shape"]):
+                    if shown != tuple(m["shape"]):
                         self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) on a lesson of up to 8 tokens "
                                   "and d_model 8" % (m["title"], m["rows"], m["cols"], m["shape"]))
             if d["screen"] in PAIR_PANELS:  # M and X: the two outputs whole where they fit, the tokens at the floor
