@@ -661,6 +661,11 @@ static int open_first_lesson(Gui *g, const GuiOptions *opt)
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
         return 2;
     }
+    if (opt->beside && !session_beside_load(&g->doc, opt->beside, &first_err)) {
+        cli_line(stderr, "mha-tracer: %s\n", first_err.message);
+        session_free(&g->doc);
+        return 2;
+    }
     gui_lesson_loaded(g, true);
     if (opt->head > 0 && opt->head < g->doc.lesson.params.heads) g->st.head = opt->head;
     if (!gui_find_assets(g->assets, sizeof g->assets)) {

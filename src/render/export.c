@@ -13,6 +13,7 @@
 #include "core/compare.h"
 #include "core/decode.h"
 #include "hf/layer_stream.h"
+#include "model/panel_circuit.h"
 #include "model/questions.h"
 #include "platform/platform.h"
 #include "render/export_jobs.h"
@@ -112,6 +113,11 @@ char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, 
     size_t n = strlen(name);
     if (n > 5 && strcmp(name + n - 5, ".json") == 0) name[n - 5] = '\0';
     export_slug(name, out, cap);
+    // A later layer of a lesson of layers: its slides beside layer 0's, none over another's.
+    const LayerStream *ls = lesson ? lesson->params.stream : NULL;
+    n = strlen(out);
+    if (ls && ls->attention_only && ls->layer > 0 && n < cap)
+        snprintf(out + n, cap - n, "-layer%d", ls->layer);
     return out;
 }
 
@@ -356,6 +362,13 @@ static bool panels_possible(const ExportRequest *req, const AttnParams *p, int b
             "--text)");
         return false;
     }
+    if (req->what == EXPORT_WHAT_CIRCUIT
+        && !(req->view && req->view->circuit && req->view->circuit->ready)) {
+        export_fail(err, false,
+                    "--what circuit: the circuit panel is for a lesson of layers (a "
+                    "\"vocabulary\", lessons/induction-heads.json)");
+        return false;
+    }
     if (req->what == EXPORT_WHAT_ROTATION && p->rope == ROPE_NONE) {
         export_fail(err, false,
                     "--what rotation: the lesson has no \"rope\" (RoPE), so nothing turns");
@@ -410,6 +423,7 @@ static bool panels_add_jobs(Jobs *jobs, const ExportPlan *plan, ViewState *v, in
                    : req->what == EXPORT_WHAT_COMPARE  ? PANEL_COMPARE
                    : req->what == EXPORT_WHAT_CACHE    ? PANEL_CACHE
                    : req->what == EXPORT_WHAT_OVERVIEW ? PANEL_OVERVIEW
+                   : req->what == EXPORT_WHAT_CIRCUIT  ? PANEL_CIRCUIT
                                                        : PANEL_SHUFFLE;
         return export_add_board(jobs, prefix, L, v, false);
     }

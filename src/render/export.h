@@ -39,6 +39,9 @@ typedef enum {
     // head, its questions before their answers, the panels it uses, an answer key
     // (NAME-handout-headH.pdf; NAME-handout-notes-headH.pdf in notes style).
     EXPORT_WHAT_HANDOUT = 2048,
+    // U, a lesson of layers: the circuit panel as the request's view shows it (NAME-circuit); the
+    // command line trains the lesson first (and the lesson --beside names, its loss over it).
+    EXPORT_WHAT_CIRCUIT = 4096,
 } ExportWhat;
 
 // The handout's pages: a 16:9 page per screen, or A4 with two boards a page and their explanation.
@@ -46,7 +49,7 @@ typedef enum { EXPORT_HANDOUT_SLIDES = 0, EXPORT_HANDOUT_NOTES } ExportHandoutSt
 #define EXPORT_WHAT_PANELS                                                                         \
     (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE               \
      | EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS | EXPORT_WHAT_CACHE | EXPORT_WHAT_ROTATION      \
-     | EXPORT_WHAT_OVERVIEW)
+     | EXPORT_WHAT_OVERVIEW | EXPORT_WHAT_CIRCUIT)
 
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25
@@ -141,7 +144,7 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
 char *export_default_dir(const char *lesson_path, char *out, size_t cap);
 // The file name prefix: the lesson file's name without ".json" as a slug
 // ("lessons/the-cat-sat.json" -> "the-cat-sat"), or the title's slug for the built-in lesson (path
-// NULL). Returns out.
+// NULL); a lesson of layers' layer L > 0 adds "-layerL" ("induction-heads-layer1"). Returns out.
 char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, size_t cap);
 
 // ---------------------------------------------------------------------------------------------------
