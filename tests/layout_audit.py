@@ -164,16 +164,23 @@ class Audit:
                     if m["rows"][1] - m["rows"][0] != m["shape"][0] or m["cols"] != [0, m["shape"][1]]:
                         self.fail(where, "%s windowed (rows %s, cols %s of %s)" % (m["title"], m["rows"], m["cols"],
                                                                                    m["shape"]))
+            if drop == "panel" and d["screen"] in PAIR_PANELS and d["matrices"] \
+                    and (small or d.get("panel_fits")):  # the self-test: a panel that windows what fits
+                m = d["matrices"][0]
+                m["rows"] = [0, max(1, m["shape"][0] - 1)]
+            if d["screen"] in PAIR_PANELS and small:  # a small lesson's M and X: every output whole
+                for m in d["matrices"]:
+                    shown = (m["rows"][1] - m["rows"][0], m["cols"][1] - m["cols"][0])
+                    if shown != tuple(m["shape"]):
+                        self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) on a lesson of up to 8 tokens "
+                                  "and d_model 8" % (m["title"], m["rows"], m["cols"], m["shape"]))
             if d["screen"] in PAIR_PANELS:  # M and X: the two outputs whole where they fit, the tokens at the floor
                 fits = d.get("panel_fits")
                 if fits is None:
                     self.fail(where, "the panel does not say whether its outputs fit at the floor")
-                if drop == "panel" and fits and d["matrices"]:  # the self-test: a panel that windows what fits
-                    m = d["matrices"][0]
-                    m["rows"] = [0, max(1, m["shape"][0] - 1)]
                 for m in d["matrices"]:
                     if fits and (m["rows"] != [0, m["shape"][0]] or m["cols"] != [0, m["shape"][1]]):
-                        self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) though both outputs fit "
+                        self.fail(where, "panel: %s windowed (rows %s, cols %s of %s) though each output fits "
                                   "whole at the floor" % (m["title"], m["rows"], m["cols"], m["shape"]))
                 pairs.setdefault((d["screen"], d["head"]), []).append(d)
                 for t in d["texts"]:

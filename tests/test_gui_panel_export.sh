@@ -34,11 +34,12 @@ grep -q "<text" "$WORK/exports/lesson-decode-head0-token7.svg" || fail "the deco
 key b "panel=tiles "
 key Right "panel=tiles "
 exported lesson-tiles-block2-head0-tile02.png lesson-tiles-block2-head0-tile02.svg
+# M and X in parts (the 7x8 outputs of llama-rope-gqa at 1280x720): a slide per part, as a step of G in parts.
 key m "panel=compare "
-exported lesson-compare.png lesson-compare.svg
+exported lesson-compare-part1.png lesson-compare-part1.svg lesson-compare-part2.png lesson-compare-part2.svg
 key x "panel=shuffle "
-exported lesson-shuffle-reversed.png lesson-shuffle-reversed.svg
-grep -q "tokens reordered" "$WORK/exports/lesson-shuffle-reversed.svg" || fail "the shuffle slide does not show the shuffle test"
+exported lesson-shuffle-reversed-part1.png lesson-shuffle-reversed-part2.svg
+grep -q "tokens reordered" "$WORK/exports/lesson-shuffle-reversed-part2.svg" || fail "the shuffle slide does not show the shuffle test"
 ls "$WORK/exports" | grep -q stage && fail "a panel exported under a stage name: $(ls "$WORK/exports")"
 echo "Shift+E in G, B, M and X: $(ls "$WORK/exports" | tr "\n" " ")"
 kill $PID

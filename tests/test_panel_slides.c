@@ -332,12 +332,16 @@ int main(void)
         "lesson-tiles-block3-head0-tile3", "lesson-tiles-block3-head0-tile4",
         "lesson-tiles-block3-head0-tile5", "lesson-tiles-block3-head0-tile6"};
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_TILES, 3, tiles, 6);
-    static const char *const cost[] = {"lesson-cost"}, *const compare[] = {"lesson-compare"},
-                             *const shuffle[] = {"lesson-shuffle-reversed"},
-                             *const heads[] = {"lesson-stage07-softmax-heads"};
+    // The compare and shuffle panels whose outputs come on parts of their own: a slide per part.
+    static const char *const
+        cost[] = {"lesson-cost"},
+        *const compare[] = {"lesson-compare-part1", "lesson-compare-part2"},
+        *const shuffle[] = {"lesson-shuffle-reversed-part1", "lesson-shuffle-reversed-part2"},
+        *const compare1[] = {"lesson-compare"}, *const heads[] = {"lesson-stage07-softmax-heads"};
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_COST, 0, cost, 1);
-    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_COMPARE, 0, compare, 1);
-    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_SHUFFLE, 0, shuffle, 1);
+    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_COMPARE, 0, compare, 2);
+    test_files("lessons/the-cat-sat.json", EXPORT_WHAT_COMPARE, 0, compare1, 1);
+    test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_SHUFFLE, 0, shuffle, 2);
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_ALL_HEADS, 0, heads, 1);
     static const char *const cache[] = {"lesson-cache-size"};
     test_files("lessons/llama-rope-gqa.json", EXPORT_WHAT_CACHE, 0, cache, 1);

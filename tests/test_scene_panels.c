@@ -89,7 +89,7 @@ static void test_compare_view(void)
                   "%s builds", what);
             check_bounds(&s, sizes[z][0], sizes[z][1], what);
             CHECK(has_text(&s, "One head")
-                      && (s.pair_parts == 2 || has_text(&s, "Output, one head")),
+                      && (s.pair_parts >= 2 || has_text(&s, "Output, one head")),
                   "%s: titles (the outputs' on part 2 of %d)", what, s.pair_parts);
             bool same = cmp.cost_one.projection_weights == cmp.cost_multi.projection_weights;
             CHECK(same == (L.params.kv_heads == L.params.heads),
@@ -128,8 +128,9 @@ static void test_compare_view(void)
 
 // The compare panel in two parts where its outputs fit whole at the floor only on a screen of their
 // own (mao-zuo-zai-dianzi-shang's 6x8, llama-rope-gqa's 7x8 at 1280x720): the patterns, then (→)
-// the two outputs with every cell and the cost line, and ← back; a lesson whose outputs fit beside
-// the patterns keeps one part.
+// the two outputs with every cell and the cost line, and ← back; in three where each fits whole
+// only alone (mistral-sliding-window's 8x8): the patterns, the one head's output, the heads'; the
+// strip's tab says the part; a lesson whose outputs fit beside the patterns keeps one part.
 static void test_compare_parts(void)
 {
     const struct {
@@ -137,6 +138,7 @@ static void test_compare_parts(void)
         int parts;
     } cases[] = {{"lessons/mao-zuo-zai-dianzi-shang.json", 2},
                  {"lessons/llama-rope-gqa.json", 2},
+                 {"lessons/mistral-sliding-window.json", 3},
                  {"lessons/the-cat-sat-on-the-mat.json", 1}};
     for (size_t f = 0; f < sizeof cases / sizeof cases[0]; f++) {
         Lesson L;
@@ -162,7 +164,11 @@ static void test_compare_parts(void)
         scene_format_value(mat_get(&cmp.trace.output, 0, 0), first, sizeof first);
         scene_format_value(mat_get(&T.output, L.params.n - 1, L.params.d_model - 1), last,
                            sizeof last);
-        if (cases[f].parts == 2) {
+        char tab[32], heads[32];
+        snprintf(tab, sizeof tab, "part 1 of %d", cases[f].parts);
+        snprintf(heads, sizeof heads, "Output, %d heads", L.params.heads);
+        CHECK(has_text(&s, tab) == (cases[f].parts > 1), "%s: the tab '%s'", cases[f].file, tab);
+        if (cases[f].parts > 1) {
             CHECK(!has_text(&s, "Output, one head") && has_text(&s, "One head"),
                   "%s part 1: the patterns without the outputs", cases[f].file);
             press(&st, VIEW_KEY_RIGHT);
@@ -170,12 +176,25 @@ static void test_compare_parts(void)
                   cases[f].file, st.pair_part);
             CHECK(scene_build_ex(&s, &rq), "%s part 2 builds", cases[f].file);
             check_layout(&s, 1280, 720, cases[f].file, false); // at the floor: not the board's size
+            snprintf(tab, sizeof tab, "part 2 of %d", cases[f].parts);
+            CHECK(has_text(&s, tab), "%s: the tab '%s'", cases[f].file, tab);
         }
-        CHECK(has_text(&s, "Output, one head") && has_text(&s, first) && has_text(&s, last)
-                  && has_text(&s, " vs "),
-              "%s: the outputs whole (%s, %s) with the cost line", cases[f].file, first, last);
-        if (cases[f].parts == 2) {
-            press(&st, VIEW_KEY_LEFT);
+        if (cases[f].parts == 3) { // the one head's output alone, then the heads'
+            CHECK(has_text(&s, "Output, one head") && has_text(&s, first) && !has_text(&s, heads),
+                  "%s part 2: the one head's output alone (%s)", cases[f].file, first);
+            press(&st, VIEW_KEY_RIGHT);
+            CHECK(st.pair_part == 2, "%s: → goes to part 3 (%d)", cases[f].file, st.pair_part);
+            CHECK(scene_build_ex(&s, &rq), "%s part 3 builds", cases[f].file);
+            check_layout(&s, 1280, 720, cases[f].file, false);
+            CHECK(has_text(&s, heads) && has_text(&s, last) && !has_text(&s, "Output, one head")
+                      && has_text(&s, "part 3 of 3"),
+                  "%s part 3: the heads' output alone (%s)", cases[f].file, last);
+        } else
+            CHECK(has_text(&s, "Output, one head") && has_text(&s, first) && has_text(&s, last)
+                      && has_text(&s, " vs "),
+                  "%s: the outputs whole (%s, %s) with the cost line", cases[f].file, first, last);
+        if (cases[f].parts > 1) {
+            for (int k = 1; k < cases[f].parts; k++) press(&st, VIEW_KEY_LEFT);
             CHECK(st.pair_part == 0 && st.panel == PANEL_COMPARE, "%s: ← back to part 1",
                   cases[f].file);
         }
@@ -467,11 +486,73 @@ static void test_cache_size(void)
     }
 }
 
+// The shuffle panel (X) where its two outputs fit whole only each alone (llama-rope-gqa's 7x8 at
+// 1280x720): part 1 the lesson's output whole, → part 2 the reordered one whole, each with the
+// strip's tab; a lesson whose outputs fit side by side (the dog) keeps one part.
+static void test_shuffle_parts(void)
+{
+    const struct {
+        const char *file;
+        int parts;
+    } cases[] = {{MHA_SOURCE_DIR "/lessons/llama-rope-gqa.json", 2},
+                 {MHA_SOURCE_DIR "/lessons/the-dog-bit-the-man.json", 1}};
+    for (size_t f = 0; f < sizeof cases / sizeof cases[0]; f++) {
+        Session doc;
+        session_init(&doc);
+        SessionError err;
+        if (!session_load(&doc, cases[f].file, &err) || !session_shuffle(&doc, 0, &err)) {
+            CHECK(false, "%s and its shuffle: %s", cases[f].file, err.message);
+            session_free(&doc);
+            continue;
+        }
+        ViewDims dims = view_dims_from_params(&doc.edit);
+        ViewState st;
+        view_init(&st, &dims);
+        press(&st, VIEW_KEY_X);
+        Lesson shown = session_shown(&doc);
+        SceneExtras ex = {.original = &doc.lesson.params, .shuffle = session_shuffled(&doc)};
+        SceneRequest rq = {.st = &st,
+                           .lesson = &shown,
+                           .trace = &doc.trace,
+                           .ex = &ex,
+                           .w = 1280,
+                           .h = 720,
+                           .tm = &TM};
+        Scene s;
+        scene_init(&s);
+        CHECK(scene_build_ex(&s, &rq), "%s builds", cases[f].file);
+        CHECK(s.pair_parts == cases[f].parts, "%s: %d parts, want %d", cases[f].file, s.pair_parts,
+              cases[f].parts);
+        view_set_pair_parts(&st, s.pair_parts);
+        int n = doc.edit.n, d = doc.edit.d_model;
+        char first[32], last[32]; // the corners of the lesson's output and of the reordered one
+        scene_format_value(mat_get(&doc.trace.output, 0, d - 1), first, sizeof first);
+        scene_format_value(mat_get(&doc.shuf.trace.output, n - 1, d - 1), last, sizeof last);
+        CHECK(has_text(&s, "Output") && has_text(&s, first), "%s: the output whole (%s)",
+              cases[f].file, first);
+        if (cases[f].parts == 2) {
+            CHECK(has_text(&s, "part 1 of 2") && !has_text(&s, "Output, tokens reordered"),
+                  "%s part 1: the lesson's output alone, the tab says so", cases[f].file);
+            press(&st, VIEW_KEY_RIGHT);
+            CHECK(st.pair_part == 1 && st.panel == PANEL_SHUFFLE, "%s: → goes to part 2",
+                  cases[f].file);
+            CHECK(scene_build_ex(&s, &rq), "%s part 2 builds", cases[f].file);
+            CHECK(has_text(&s, "part 2 of 2"), "%s part 2: the tab", cases[f].file);
+        }
+        check_bounds(&s, 1280, 720, cases[f].file);
+        CHECK(has_text(&s, "Output, tokens reordered") && has_text(&s, last),
+              "%s: the reordered output whole (%s)", cases[f].file, last);
+        scene_free(&s);
+        session_free(&doc);
+    }
+}
+
 int main(void)
 {
     test_cost_panel();
     test_compare_view();
     test_compare_parts();
+    test_shuffle_parts();
     test_kv_groups();
     test_cache_size();
     test_rotation_panel();

@@ -502,6 +502,18 @@ static void title_tiles(const PanelTextSrc *src, char *buf, size_t cap)
              lesson_title(src->L), tile, (int)computed, src->st->tiles_block, src->st->head);
 }
 
+// The panels of two outputs (M, X) in parts: which one is shown, said after the heading (the
+// window's strip shows it in a tab).
+static void title_pair_part(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    size_t used = strlen(buf);
+    const ViewState *st = src->st;
+    if (st->pair_parts > 1 && used < cap)
+        snprintf(buf + used, cap - used, TR(", part %d of %d"),
+                 (st->pair_part < st->pair_parts ? st->pair_part : st->pair_parts - 1) + 1,
+                 st->pair_parts);
+}
+
 static void title_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
 {
     snprintf(buf, cap, TR("%s \xe2\x80\x94 the shuffle test"), lesson_title(src->L));
@@ -510,6 +522,7 @@ static void title_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
         for (int i = 0; i < src->L->params.n && used < cap; i++)
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? " " : ": ",
                                      panel_token(&src->shuffle->lesson, i));
+    title_pair_part(src, buf, cap);
 }
 
 static void title_plain(const PanelTextSrc *src, const char *fmt, char *buf, size_t cap)
@@ -527,6 +540,7 @@ static void title_cache(const PanelTextSrc *s, char *b, size_t c)
 static void title_compare(const PanelTextSrc *s, char *b, size_t c)
 {
     title_plain(s, N_("%s \xe2\x80\x94 single head vs multi-head"), b, c);
+    title_pair_part(s, b, c);
 }
 
 static void title_rope(const PanelTextSrc *src, char *buf, size_t cap)

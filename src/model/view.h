@@ -230,7 +230,8 @@ typedef struct {
                      // at once)
     int decode_parts; // ... of how many (the scene reports it back: view_set_decode_parts)
     int pair_part; // the panels of two outputs (M, X): the part shown, from 0 (the patterns, then
-                   // the two outputs whole on a screen of their own where they do not fit beside)
+                   // the two outputs whole on a screen of their own where they do not fit beside,
+                   // or each output alone where even that is too small)
     int pair_parts; // ... of how many (the scene reports it back: view_set_pair_parts)
     int tile; // the tiles panel: the tiles computed so far, from 1 (the mask's skipped not counted)
     int tile_count; // ... of how many (the scene reports it back: view_set_tiles)

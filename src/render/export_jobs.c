@@ -381,16 +381,19 @@ bool export_expand_parts(const Jobs *in, Jobs *out, const SlideSource *src, Scen
             continue;
         }
         MatId map[SCENE_PARTS_MAX];
-        if (j->board
-            && j->st.panel
-                   == PANEL_DECODE) { // a token's step in two parts (q·K, A·V): a slide each
+        // A token's step in two parts (q·K, A·V), the compare or shuffle panel's outputs on parts
+        // of their own: a slide each.
+        ViewPanel pn = j->st.panel;
+        if (j->board && (pn == PANEL_DECODE || pn == PANEL_COMPARE || pn == PANEL_SHUFFLE)) {
             if (!export_board_scene(scene, src, &j->st, NULL)) return false;
-            int dparts = scene->decode_parts > 1 ? scene->decode_parts : 1;
+            int dparts = pn == PANEL_DECODE ? scene->decode_parts : scene->pair_parts;
+            if (dparts < 1) dparts = 1;
             for (int part = 0; part < dparts; part++) {
                 Job *o = job_add(out);
                 if (!o) return false;
                 *o = *j;
-                o->st.decode_part = part;
+                if (pn == PANEL_DECODE) o->st.decode_part = part;
+                else o->st.pair_part = part, o->st.pair_parts = dparts;
                 if (dparts == 1) continue;
                 size_t n = strlen(o->name);
                 snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);

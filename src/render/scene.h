@@ -150,10 +150,11 @@ typedef struct {
     double pan_x, pan_y; // ... the pan it was drawn at (the view's, or around its framed result)
     int tile_count; // the tiles panel: how many tiles the current head and block compute (0: not
                     // shown)
-    int panel_fits; // a panel of two outputs (M, X): 1 when both fit whole at the floor in its
-                    // room, 0 when not (-1: no such panel)
-    int pair_parts; // ... in how many parts: 2 when the outputs fit whole only on a screen of their
-                    // own (the patterns, then the outputs), else 1
+    int panel_fits; // a panel of two outputs (M, X): 1 when each fits whole at the floor in its
+                    // room (both together, or each alone), 0 when not (-1: no such panel)
+    int pair_parts; // ... in how many parts: M 2 when the outputs fit whole only on a screen of
+                    // their own (the patterns, then the outputs), 3 when each only alone; X 2 when
+                    // each only alone; else 1
     int decode_parts; // the decode panel: the parts of the token's step (2: q·K and A·V do not fit
                       // at once)
     // The softmax scale's slider (slider_w = 0: none shown): its track, and the head size whose

@@ -50,8 +50,16 @@ void row_by_rows(const Ctx *c, const GridStyle *g, BoardRow *r);
 bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r, bool dense,
                             Arrangement *a);
 
+// The measures (scene_arrange.c): an operator's width, a row's width and height, an
+// arrangement's height (each row's in heights when not NULL), whether a matrix of it is windowed,
+// and the smallest share of its cells a matrix of it shows (1: every one whole).
 int op_width(const Ctx *c, const GridStyle *g, const char *op);
 int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r);
+int row_height(const GridStyle *g, const BoardRow *r);
+int arrangement_rows_height(const GridStyle *g, const Arrangement *a, int *heights);
+int arrangement_height(const GridStyle *g, const Arrangement *a);
+bool arrangement_windowed(const Arrangement *a);
+double arrangement_least_share(const Arrangement *a);
 // Shrinks the windows of the widest and tallest matrices until the arrangement fits (down to 1 x
 // 1).
 void window_to_fit(const Ctx *c, const GridStyle *g, Arrangement *a, int w, int h);

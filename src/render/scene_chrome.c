@@ -342,6 +342,19 @@ static void header_strip(Ctx *c, const Header *hd, int tw)
 {
     const ViewState *st = c->st;
     int sx = hd->x + tw + c->num_font / 2, sw = hd->x + hd->w - sx;
+    // The comparison or the shuffle test in parts: which part, in a filled tab at the strip's end
+    // (as the stage on the board says its part).
+    bool pair = st->panel == PANEL_COMPARE || st->panel == PANEL_SHUFFLE;
+    if (pair && c->s->pair_parts > 1) {
+        char lab[64];
+        int part = st->pair_part < c->s->pair_parts ? st->pair_part : c->s->pair_parts - 1;
+        snprintf(lab, sizeof lab, TR("part %d of %d"), part + 1, c->s->pair_parts);
+        int lw = text_w(c, FONT_BOLD, hd->pf, lab) + hd->pf, ty = hd->y2 + 1, th = hd->l2 - 2;
+        rect(c, hd->x + hd->w - lw, ty, lw, th, c->th->result);
+        text_in(c, FONT_BOLD, hd->pf, c->th->on_result, (Box){hd->x + hd->w - lw, ty, lw, th},
+                CENTER, lab);
+        sw -= lw + hd->gap * 3;
+    }
     int seg = (sw - (hd->n - 1) * hd->gap) / hd->n;
     c->s->strip_x = sx;
     c->s->strip_y = hd->y2 + 1;
@@ -351,7 +364,7 @@ static void header_strip(Ctx *c, const Header *hd, int tw)
     c->s->strip_n = seg > 0 ? st->stage_count : 0;
     // The comparison and the shuffle test stand in for the board: no stage is lit while they are
     // up.
-    bool board = st->panel != PANEL_COMPARE && st->panel != PANEL_SHUFFLE;
+    bool board = !pair;
     for (int i = 0; i < st->stage_count; i++)
         header_segment(c, hd, i, sx + i * (seg + hd->gap), seg, i == st->stage_index && board,
                        i < st->stage_index && board);

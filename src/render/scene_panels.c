@@ -182,29 +182,36 @@ void draw_cost(Ctx *c, int w, int h)
 // side by side, or stacked (the second under the first) when side by side is too wide. The first
 // plan that shows both whole is taken: at the panel's number size from roomy cells to cells as
 // wide as their numbers with compact rows, side by side then stacked, then the same at the floor;
-// none, side by side at the panel's size, windowed like the board.
+// where no plan shows both whole but each fits whole alone, each output on a part of its own (the
+// same scale and widths, so its colours and columns read as the other's); none, side by side at
+// the panel's size, windowed like the board.
 typedef struct {
     GridStyle g;
-    Arrangement arr; // one row (a vs b) or two (a, then b)
-    bool stacked;
+    Arrangement arr; // one row (a vs b), two (a, then b), or one output alone
+    bool stacked, bare;
+    int only; // -1: both; 0 or 1: that output alone (its part of its own)
 } PairPlan;
 
 static const struct {
-    bool narrow, tight, compact, dense;
-} PAIR_STYLES[] = {{false, false, false, false},
-                   {false, false, true, false},
-                   {true, true, true, false},
-                   {true, true, true, true}};
+    bool narrow, tight, compact, dense, bare; // bare: side by side without "vs" between them
+} PAIR_STYLES[] = {{false, false, false, false, false},
+                   {false, false, true, false, false},
+                   {true, true, true, false, false},
+                   {true, true, true, true, false},
+                   {true, true, true, true, true}};
 #define PAIR_STYLE_COUNT ((int)(sizeof PAIR_STYLES / sizeof PAIR_STYLES[0]))
 
+// Output k's box in the plan (NULL: not on it).
 static MatBox *pair_box(PairPlan *pp, int k)
 {
+    if (pp->only >= 0) return k == pp->only ? &pp->arr.rows[0].t[0].box : NULL;
     return pp->stacked ? &pp->arr.rows[k].t[0].box : &pp->arr.rows[0].t[2 * k].box;
 }
 
-// The pair at number size f in PAIR_STYLES[style], windowed to w x h.
+// The pair at number size f in PAIR_STYLES[style], windowed to the room; only >= 0: that output
+// alone (with the pair's scale and widths).
 static void pair_plan(Ctx *c, Ctx *const ctx[2], const char *const titles[2], int f, int style,
-                      bool stacked, Box room, PairPlan *pp)
+                      bool stacked, int only, Box room, PairPlan *pp)
 {
     int keep[3] = {c->num_font, ctx[0]->num_font, ctx[1]->num_font};
     c->num_font = ctx[0]->num_font = ctx[1]->num_font = f;
@@ -215,35 +222,46 @@ static void pair_plan(Ctx *c, Ctx *const ctx[2], const char *const titles[2], in
     pp->g.compact = PAIR_STYLES[style].compact;
     pp->g.dense = PAIR_STYLES[style].dense;
     pp->stacked = stacked;
-    if (stacked) {
+    pp->bare = PAIR_STYLES[style].bare && !stacked && only < 0;
+    pp->only = only;
+    if (only >= 0) {
+        pp->arr.count = 1;
+        pp->arr.rows[0].count = 1;
+    } else if (stacked) {
         pp->arr.count = 2;
         pp->arr.rows[0].count = pp->arr.rows[1].count = 1;
     } else {
         pp->arr.count = 1;
         pp->arr.rows[0].count = 3;
         pp->arr.rows[0].t[1].is_op = true;
-        snprintf(pp->arr.rows[0].t[1].op, sizeof pp->arr.rows[0].t[1].op, "%s", TR("vs"));
+        snprintf(pp->arr.rows[0].t[1].op, sizeof pp->arr.rows[0].t[1].op, "%s",
+                 pp->bare ? "" : TR("vs"));
     }
-    MatBox *a = pair_box(pp, 0), *b = pair_box(pp, 1);
-    box_init(ctx[0], &pp->g, a, MAT_OUTPUT, 0, false);
-    box_init(ctx[1], &pp->g, b, MAT_OUTPUT, 0, true);
-    a->range = b->range = a->range > b->range ? a->range : b->range;
-    a->cell_w = b->cell_w = a->cell_w > b->cell_w ? a->cell_w : b->cell_w;
-    a->label_w = b->label_w = a->label_w > b->label_w ? a->label_w : b->label_w;
-    a->title = titles[0];
-    b->title = titles[1];
+    MatBox ab[2];
+    box_init(ctx[0], &pp->g, &ab[0], MAT_OUTPUT, 0, false);
+    box_init(ctx[1], &pp->g, &ab[1], MAT_OUTPUT, 0, true);
+    ab[0].range = ab[1].range = ab[0].range > ab[1].range ? ab[0].range : ab[1].range;
+    ab[0].cell_w = ab[1].cell_w = ab[0].cell_w > ab[1].cell_w ? ab[0].cell_w : ab[1].cell_w;
+    ab[0].label_w = ab[1].label_w = ab[0].label_w > ab[1].label_w ? ab[0].label_w : ab[1].label_w;
+    for (int k = 0; k < 2; k++) {
+        ab[k].title = titles[k];
+        if (pair_box(pp, k)) *pair_box(pp, k) = ab[k];
+    }
     window_to_fit(c, &pp->g, &pp->arr, room.w, room.h);
     c->num_font = keep[0], ctx[0]->num_font = keep[1], ctx[1]->num_font = keep[2];
 }
 
 static bool pair_whole(PairPlan *pp)
 {
-    return !box_windowed(pair_box(pp, 0)) && !box_windowed(pair_box(pp, 1));
+    for (int k = 0; k < 2; k++)
+        if (pair_box(pp, k) && box_windowed(pair_box(pp, k))) return false;
+    return true;
 }
 
-// The pair's height as planned.
+// The plan's height.
 static int pair_height(PairPlan *pp)
 {
+    if (pp->only >= 0) return box_height(&pp->g, pair_box(pp, pp->only));
     int ha = box_height(&pp->g, pair_box(pp, 0)), hb = box_height(&pp->g, pair_box(pp, 1));
     return pp->stacked ? ha + 2 * pp->g.gap + hb : ha > hb ? ha : hb;
 }
@@ -271,7 +289,7 @@ static bool pair_choose(Ctx *c, Ctx *const ctx[2], const char *const titles[2], 
         if (k == 1 && fonts[1] == fonts[0]) break;
         for (int stacked = 0; stacked < 2; stacked++)
             for (int style = 0; style < PAIR_STYLE_COUNT; style++) {
-                pair_plan(c, ctx, titles, fonts[k], style, stacked, room, pp);
+                pair_plan(c, ctx, titles, fonts[k], style, stacked, -1, room, pp);
                 if (pair_whole(pp) && !low) return true;
                 if (pair_whole(pp) && (lowest < 0 || pair_height(pp) < lowest))
                     lowest = pair_height(pp), best = *pp;
@@ -283,57 +301,90 @@ static bool pair_choose(Ctx *c, Ctx *const ctx[2], const char *const titles[2], 
     return lowest >= 0;
 }
 
-// Whether the pair fits whole at the floor in room, in the tightest style, side by side or stacked
-// (what the layout audit holds the panel to).
-static bool pair_fits_floor(Ctx *c, Ctx *const ctx[2], Box room)
+// Output `only` alone in room: the first style, at the panel's size then at the floor, that shows
+// it whole. False (with the last plan tried) when none does.
+static bool pair_choose_one(Ctx *c, Ctx *const ctx[2], const char *const titles[2], Box room,
+                            int only, PairPlan *pp)
+{
+    int floor = scene_number_floor(c->s->height);
+    int fonts[2] = {c->num_font, floor < c->num_font ? floor : c->num_font};
+    for (int k = 0; k < 2; k++)
+        for (int style = 0; style < PAIR_STYLE_COUNT; style++) {
+            pair_plan(c, ctx, titles, fonts[k], style, false, only, room, pp);
+            if (pair_whole(pp)) return true;
+        }
+    return false;
+}
+
+// Whether the pair fits whole at the floor in room in the tightest style (together: side by side
+// or stacked; else each output alone), what the layout audit holds the panel to: 2 together, 1
+// each alone, 0 not even alone.
+static int pair_fits_floor(Ctx *c, Ctx *const ctx[2], Box room)
 {
     int floor = scene_number_floor(c->s->height);
     if (floor > c->num_font) floor = c->num_font; // zoomed out: the numbers' size
     const char *const none[2] = {"", ""};
     PairPlan pp;
     for (int stacked = 0; stacked < 2; stacked++) {
-        pair_plan(c, ctx, none, floor, PAIR_STYLE_COUNT - 1, stacked, room, &pp);
-        if (pair_whole(&pp)) return true;
+        pair_plan(c, ctx, none, floor, PAIR_STYLE_COUNT - 1, stacked, -1, room, &pp);
+        if (pair_whole(&pp)) return 2;
     }
-    return false;
+    for (int k = 0; k < 2; k++) {
+        pair_plan(c, ctx, none, floor, PAIR_STYLE_COUNT - 1, false, k, room, &pp);
+        if (!pair_whole(&pp)) return 0;
+    }
+    return 1;
 }
 
-// The pair drawn in r, each output from its own context (its lesson and trace) under its title
-// (titles[0], titles[1]). The left one's cells answer no hover (they are not the lesson's); the
-// right one's do when right_hits. fit_room: the room the audit's fit is measured in (r, or more
-// where the panel would give the outputs more).
+// The plan's matrices drawn in r, each output from its own context; the left one's cells answer
+// no hover (they are not the lesson's), the right one's do when right_hits.
+static void pair_draw(Ctx *c, Ctx *const ctx[2], PairPlan *pp, Box r, bool right_hits)
+{
+    GridStyle *g = &pp->g;
+    int keep[3] = {c->num_font, ctx[0]->num_font, ctx[1]->num_font};
+    c->num_font = ctx[0]->num_font = ctx[1]->num_font = g->num_font;
+    size_t hits = c->s->hit_count;
+    MatBox *a = pair_box(pp, 0), *b = pair_box(pp, 1);
+    if (pp->only >= 0) {
+        MatBox *m = pair_box(pp, pp->only);
+        draw_matrix(ctx[pp->only], g, m, r.x + (r.w - box_width(g, m)) / 2, r.y);
+        if (pp->only == 0) c->s->hit_count = hits;
+    } else if (pp->stacked) {
+        int wa = box_width(g, a), wb = box_width(g, b), wide = wa > wb ? wa : wb;
+        int xx = r.x + (r.w - wide) / 2;
+        draw_matrix(ctx[0], g, a, xx, r.y);
+        c->s->hit_count = hits;
+        draw_matrix(ctx[1], g, b, xx, r.y + box_height(g, a) + 2 * g->gap);
+    } else {
+        int xx = r.x + (r.w - row_width(c, g, &pp->arr.rows[0])) / 2;
+        draw_matrix(ctx[0], g, a, xx, r.y);
+        c->s->hit_count = hits;
+        xx += box_width(g, a) + g->gap;
+        const char *vs = pp->arr.rows[0].t[1].op;
+        int cells_top = r.y + g->title_h + g->col_label_h, cells_h = a->nr * a->cell_h;
+        if (vs[0])
+            text_in(c, FONT_BOLD, g->op_font, c->th->muted,
+                    (Box){xx + g->gap, cells_top, op_width(c, g, vs) - 2 * g->gap, cells_h}, CENTER,
+                    vs);
+        xx += op_width(c, g, vs);
+        draw_matrix(ctx[1], g, b, xx, r.y);
+    }
+    if (!right_hits) c->s->hit_count = hits;
+    c->num_font = keep[0], ctx[0]->num_font = keep[1], ctx[1]->num_font = keep[2];
+}
+
+// The pair drawn in r under its titles (titles[0], titles[1]): both together where a plan shows
+// them whole; else, with `only` >= 0, that output alone (the panel's part for it). fit_room: the
+// room the audit's fit is measured in (r, or more where the panel would give the outputs more).
 static void draw_output_pair(Ctx *c, Ctx *left, Ctx *right, const char *const titles[2], Box r,
-                             Box fit_room, bool right_hits)
+                             Box fit_room, bool right_hits, int only)
 {
     Ctx *const ctx[2] = {left, right};
     PairPlan pp;
-    pair_choose(c, ctx, titles, r, false, &pp);
-    c->s->panel_fits = pair_fits_floor(c, ctx, fit_room) ? 1 : 0;
-    GridStyle *g = &pp.g;
-    MatBox *a = pair_box(&pp, 0), *b = pair_box(&pp, 1);
-    int keep[3] = {c->num_font, left->num_font, right->num_font};
-    c->num_font = left->num_font = right->num_font = g->num_font;
-    size_t hits = c->s->hit_count;
-    if (pp.stacked) {
-        int wa = box_width(g, a), wb = box_width(g, b), wide = wa > wb ? wa : wb;
-        int xx = r.x + (r.w - wide) / 2;
-        draw_matrix(left, g, a, xx, r.y);
-        c->s->hit_count = hits;
-        draw_matrix(right, g, b, xx, r.y + box_height(g, a) + 2 * g->gap);
-    } else {
-        int xx = r.x + (r.w - row_width(c, g, &pp.arr.rows[0])) / 2;
-        draw_matrix(left, g, a, xx, r.y);
-        c->s->hit_count = hits;
-        xx += box_width(g, a) + g->gap;
-        int cells_top = r.y + g->title_h + g->col_label_h, cells_h = a->nr * a->cell_h;
-        text_in(c, FONT_BOLD, g->op_font, c->th->muted,
-                (Box){xx + g->gap, cells_top, op_width(c, g, TR("vs")) - 2 * g->gap, cells_h},
-                CENTER, TR("vs"));
-        xx += op_width(c, g, TR("vs"));
-        draw_matrix(right, g, b, xx, r.y);
-    }
-    if (!right_hits) c->s->hit_count = hits;
-    c->num_font = keep[0], left->num_font = keep[1], right->num_font = keep[2];
+    if (only < 0 || !pair_choose_one(c, ctx, titles, r, only, &pp))
+        pair_choose(c, ctx, titles, r, false, &pp);
+    c->s->panel_fits = pair_fits_floor(c, ctx, fit_room) > 0 ? 1 : 0;
+    pair_draw(c, ctx, &pp, r, right_hits);
 }
 
 // The comparison's two contexts: the lesson's heads (multi) and the one head that holds their
@@ -346,12 +397,13 @@ typedef struct {
 } CompareCtx;
 
 // The comparison's layout in (x, y, w, h): the patterns on top (top_h high, the one head left_w
-// wide), then the cost line (lh high, in font f), then the outputs; or, split, the patterns with
-// the cost line (part 1) and the cost line with the outputs alone (part 2).
+// wide), then the cost line (lh high, in font f), then the outputs; or in parts, the patterns with
+// the cost line (part 1) and the cost line with the outputs alone (part 2), or with each output
+// alone (parts 2 and 3).
 typedef struct {
     int x, y, w, h, f, lh, top_h, left_w, gap;
     int out_most; // the most the outputs' row may take
-    bool split; // the outputs fit whole only on a part of their own
+    int parts; // 1; 2: the outputs fit whole only on a part of their own; 3: each only alone
 } CompareLayout;
 
 // The outputs' room on a part of their own: under the cost line, down to the window's foot (that
@@ -412,7 +464,8 @@ static void compare_patterns(Ctx *c, CompareCtx *cc, const Comparison *cmp, cons
 
 // The rows of the comparison in (x, y, w, h): the outputs' row whole where a plan shows both whole
 // in up to 62 % of the height (stacked, or at the floor); else, where they fit whole at the floor
-// on a part of their own, none (split: the patterns take the height); else windowed in 45 % of it.
+// on a part of their own, together or each alone, none (the patterns take the height, the outputs
+// come on the next parts); else windowed in 45 % of it.
 // The patterns above the cost line keep the room for their token labels at the floor.
 static void compare_layout(Ctx *c, CompareCtx *cc, const char *const titles[2], CompareLayout *l)
 {
@@ -426,7 +479,8 @@ static void compare_layout(Ctx *c, CompareCtx *cc, const char *const titles[2], 
     if (pair_choose(c, ctx, titles, (Box){l->x, l->y, l->w, l->out_most}, true, &pp)) {
         need = pair_height(&pp) + px(c, 8);
         if (need > out_h) out_h = need;
-    } else if (pair_fits_floor(c, ctx, compare_alone(c, l))) l->split = true, out_h = 0;
+    } else if ((need = pair_fits_floor(c, ctx, compare_alone(c, l))) > 0)
+        l->parts = need == 2 ? 2 : 3, out_h = 0;
     l->top_h = h - out_h - l->lh - px(c, 8);
     int bar = colorbar_width(c, MAT_WEIGHTS);
     l->gap = px(c, 28);
@@ -451,25 +505,28 @@ void draw_compare(Ctx *c, int x, int y, int w, int h)
     snprintf(t1, sizeof t1, "%s", TR("Output, one head"));
     snprintf(t2, sizeof t2, TR("Output, %d heads"), p->heads);
     const char *const titles[2] = {t1, t2};
-    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0, 0, false};
+    CompareLayout l = {x, y, w, h, 0, 0, 0, 0, 0, 0, 1};
     compare_layout(c, &cc, titles, &l);
-    c->s->pair_parts = l.split ? 2 : 1;
-    bool alone = l.split && c->st->pair_part > 0; // the outputs' own part
+    c->s->pair_parts = l.parts;
+    int part = c->st->pair_part < l.parts ? c->st->pair_part : l.parts - 1;
+    bool alone = part > 0; // the outputs' own part
     if (!alone) compare_patterns(c, &cc, cmp, &l);
-    // The cost line.
+    // The cost line (the header's strip says which part is shown).
     char buf[300], fitted[300];
     int cy = alone ? y : y + l.top_h + px(c, 4);
     panel_text_compare_cost(cmp, p->heads, buf, sizeof buf);
     fit_text(c, FONT_BOLD, l.f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, l.f, c->th->result, (Box){x, cy, w, l.lh}, CENTER, fitted);
-    if (l.split && !alone) {
-        c->s->panel_fits = 1; // whole on the next part
+    if (l.parts > 1 && !alone) {
+        c->s->panel_fits = 1; // whole on the next parts
         return;
     }
-    // Both outputs: the single head's, and the lesson's (whose cells explain themselves).
+    // Both outputs: the single head's, and the lesson's (whose cells explain themselves); or the
+    // one of this part.
     Box room = alone ? compare_alone(c, &l) : (Box){x, cy + l.lh + px(c, 4), w, 0};
     if (!alone) room.h = y + h - room.y;
-    draw_output_pair(c, &cc.single, &cc.multi, titles, room, compare_alone(c, &l), true);
+    draw_output_pair(c, &cc.single, &cc.multi, titles, room, compare_alone(c, &l), true,
+                     l.parts == 3 ? part - 1 : -1);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -619,16 +676,22 @@ void draw_shuffle(Ctx *c, int x, int y, int w, int h)
     // Line 1: the two orders (Shift+X: the next reordering, view_shuffle_perm); line 2: the
     // verdict, with the largest difference between a token's two output rows.
     char order[600], buf[600], fitted[600];
+    // The two outputs, together where they fit whole, else each whole on a part of its own (→);
+    // neither answers the pointer (the shuffled one is not the lesson's).
+    int oy = y + 2 * lh + c->num_font / 3;
+    Box room = {x, oy, w, y + h - oy};
+    Ctx *const ctx[2] = {&orig, &shuf};
+    const char *const titles[2] = {TR("Output"), TR("Output, tokens reordered")};
+    PairPlan pp;
+    bool together = pair_choose(c, ctx, titles, room, false, &pp);
+    c->s->pair_parts = !together && pair_fits_floor(c, ctx, room) == 1 ? 2 : 1;
+    int part = c->st->pair_part < c->s->pair_parts ? c->st->pair_part : c->s->pair_parts - 1;
     panel_text_shuffle_lines(c->L, sh, order, sizeof order, buf, sizeof buf);
     fit_text(c, FONT_BOLD, f, order, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->ink, (Box){x, y, w, lh}, LEFT, fitted);
     fit_text(c, FONT_BOLD, f, buf, w, fitted, sizeof fitted);
     text_in(c, FONT_BOLD, f, c->th->result, (Box){x, y + lh, w, lh}, LEFT, fitted);
-    // The two outputs; neither answers the pointer (the shuffled one is not the lesson's).
-    int oy = y + 2 * lh + c->num_font / 3;
-    draw_output_pair(c, &orig, &shuf,
-                     (const char *const[2]){TR("Output"), TR("Output, tokens reordered")},
-                     (Box){x, oy, w, y + h - oy}, (Box){x, oy, w, y + h - oy}, false);
+    draw_output_pair(c, &orig, &shuf, titles, room, room, false, c->s->pair_parts > 1 ? part : -1);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -105,6 +105,7 @@ typedef struct {
     bool no_v; // no V (nor the update that names it): beside S' even its block rows would window S'
     int nr, nc; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
     bool tight; // less air, before any window
+    bool dense; // ... and rows as high as the numbers' size (an 8 x 8 S' whole at 720p)
     bool beside, note_beside,
         note_right; // the table right of S', the note right of the table or S'
     int table_w;
@@ -119,6 +120,7 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     MatBox *b = &P->b;
     grid_style(c, &P->g);
     P->g.tight = P->g.compact = P->tight;
+    P->g.dense = P->dense;
     P->g.whole_labels = true; // a token's label whole in S' as in the table under it
     box_init(c, &P->g, b, MAT_MASKED, P->head, false);
     if (P->nr < p->n || P->nc < p->m) { // a window around the tile read, as large as fits
@@ -201,14 +203,15 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
     return false;
 }
 
-// The next, smaller try: a smaller number size down to the floor, then tight cells, then without
-// the legend, then a window of S' (rows, then columns).
+// The next, smaller try: a smaller number size down to the floor, then tight cells, then rows as
+// high as the numbers, then without the legend, then a window of S' (rows, then columns).
 // Returns false when nothing is left to give.
 static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
 {
     const TilesSheet *k = P->k;
     if (c->num_font > P->floor_font) c->num_font--;
     else if (!P->tight) P->tight = true, c->num_font = P->preferred;
+    else if (tall && !P->dense) P->dense = true, c->num_font = P->preferred;
     else if (tall && P->last[0] && k->want != k->computed)
         P->last = "", c->num_font = P->preferred; // the legend, not S'
     else if (tall && P->nr > k->r1 - k->r0) P->nr--;
