@@ -28,6 +28,7 @@ add_library(mha_render STATIC
   src/render/export_slide.c
   src/render/export_files.c
   src/render/export_png.c
+  src/render/export_handout.c
   src/render/textrun.c
   src/platform/fontfind.c)
 target_include_directories(mha_render PUBLIC src)
@@ -41,7 +42,8 @@ endif()
 
 # The handout (--what handout): a PDF drawn by cairo's PDF surface, text shaped by HarfBuzz in FreeType faces
 # and embedded as subsets. On for Linux and for Windows (tools/build-windows.sh cross-builds pixman and cairo);
-# off for the page, which has no cairo (it prints the handout's pages through the browser: web/index.html).
+# off for the page, which has no cairo: export_handout.c draws the same pages as SVG there, which the browser
+# prints (web/index.html).
 if(EMSCRIPTEN)
   set(MHA_HANDOUT_DEFAULT OFF)
 else()
@@ -50,7 +52,7 @@ endif()
 option(MHA_HANDOUT "Build the PDF handout (--what handout; needs cairo, cairo-ft, FreeType and HarfBuzz)" ${MHA_HANDOUT_DEFAULT})
 if(MHA_HANDOUT)
   pkg_check_modules(CAIRO REQUIRED IMPORTED_TARGET cairo cairo-ft cairo-pdf freetype2 harfbuzz)
-  target_sources(mha_render PRIVATE src/render/pdf.c src/render/export_handout.c)
+  target_sources(mha_render PRIVATE src/render/pdf.c)
   target_compile_definitions(mha_render PUBLIC MHA_HAVE_HANDOUT=1)
   target_link_libraries(mha_render PUBLIC PkgConfig::CAIRO)
 endif()

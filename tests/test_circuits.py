@@ -104,6 +104,9 @@ def reference(lesson, ablated=()):
             s = (q @ k.T) / math.sqrt(dk)
             if lesson.get("mask") == "causal":
                 s = s.masked_fill(torch.triu(torch.ones(n, n, dtype=torch.bool), 1), float("-inf"))
+            if lesson.get("window"):  # query i sees the keys j with i - W < j <= i
+                s = s.masked_fill(torch.tril(torch.ones(n, n, dtype=torch.bool), -lesson["window"]),
+                                  float("-inf"))
             a = torch.softmax(s, dim=-1)
             layer_attn.append(a)
             z = a @ v
@@ -182,6 +185,24 @@ def random_cases():
                 check(got["ablated"] == [list(off)], name + ": ablated listed")
 
 
+def window_cases():
+    """A sliding window in every layer (with the causal mask): forward and gradients."""
+    rng = np.random.default_rng(4807)
+    for case, (layers, heads, window) in enumerate([(2, 2, 2), (3, 1, 3)]):
+        lesson = random_lesson(rng, layers, heads, vocab=6, n=7, d_k=2, causal=True, biases=True,
+                               list_form=True, extra_pos=1)
+        lesson["window"] = window
+        name = "window %d (%d layers, %d heads, W %d)" % (case, layers, heads, window)
+        r = run(["--json", "LESSON"], lesson)
+        check(r.returncode == 0, name + ": --json exit " + r.stderr)
+        if r.returncode == 0:
+            compare_forward(lesson, json.loads(r.stdout), reference(lesson), name)
+        r = run(["--grad", "LESSON"], lesson)
+        check(r.returncode == 0, name + ": --grad exit " + r.stderr)
+        if r.returncode == 0:
+            compare_grad(json.loads(r.stdout), reference(lesson), name)
+
+
 def error_cases():
     rng = np.random.default_rng(7)
     base = random_lesson(rng, 2, 2, 5, 4, 2, True, True, True, 0)
@@ -254,6 +275,53 @@ def train_case():
         check(r.returncode == 0, "trained lesson trains again: " + r.stderr)
 
 
+def export_cases():
+    """--export of a lesson of layers: a later layer's slides (--layer, named -layerL), the circuit panel
+    trained with the one-layer lesson beside it (--what circuit --beside), --layout of one layer, and
+    what is refused (exit 2, saying why). Skipped in a build without the scene."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lessons")
+    two, one = os.path.join(here, "induction-heads.json"), os.path.join(here, "induction-one-layer.json")
+    cat = os.path.join(here, "the-cat-sat.json")
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([EXE, "--export", d, "--what", "board", "--stage", "softmax", "--layer", "1", two],
+                           capture_output=True, text=True)
+        if "-DMHA_GUI=OFF" in r.stderr:
+            return
+        want = os.path.join(d, "induction-heads-layer1-stage06-softmax-head0.png")
+        check(r.returncode == 0 and r.stdout.split() == [want], "--layer 1 board: %s %s" % (r.stdout, r.stderr))
+        r = subprocess.run([EXE, "--export", d, "--what", "circuit", "--steps", "40", "--beside", one, two],
+                           capture_output=True, text=True)
+        want = os.path.join(d, "induction-heads-circuit.png")
+        check(r.returncode == 0 and r.stdout.split() == [want] and os.path.getsize(want) > 10000,
+              "--what circuit --beside: %s %s" % (r.stdout, r.stderr))
+        with tempfile.TemporaryDirectory() as e:
+            small = dict(json.load(open(one)))
+            small["vocabulary"] = small["vocabulary"][:12]
+            small["tokens"] = [t for t in small["tokens"] if t in small["vocabulary"]]
+            bad = os.path.join(e, "twelve.json")
+            with open(bad, "w") as f:
+                json.dump(small, f)
+            refused = [(["--layer", "2", "--what", "board"], two, "--layer 2: the lesson has 2 layers (0 to 1)"),
+                       (["--layer", "1"], cat, "--layer: the lesson has one layer"),
+                       (["--what", "circuit", "--beside", cat], two, "--beside needs a lesson of layers"),
+                       (["--what", "circuit", "--steps", "2", "--beside", bad], two,
+                        "has 12 words and 16 positions, the lesson shown 16 and 16"),
+                       (["--what", "board", "--beside", one], two, "--beside goes with --what circuit"),
+                       (["--what", "circuit"], cat, "the circuit panel is for a lesson of layers")]
+            for args, lesson, said in refused:
+                r = subprocess.run([EXE, "--export", e] + args + [lesson], capture_output=True, text=True)
+                check(r.returncode == 2 and said in r.stderr and r.stdout == "",
+                      "refused %s: exit %d %r" % (" ".join(args), r.returncode, r.stderr))
+    r = subprocess.run([EXE, "--layout", "--layer", "1", two], capture_output=True, text=True)
+    lines = [json.loads(l) for l in r.stdout.splitlines()]
+    layers = {l["layer"] for l in lines if "layer" in l}
+    check(r.returncode == 0 and layers == {1} and lines[-1].get("summary"), "--layout --layer 1: %s %s"
+          % (layers, r.stderr))
+    r = subprocess.run([EXE, "--trace", "--layer", "1", two], capture_output=True, text=True)
+    check(r.returncode == 2 and "--model DIR, or --export DIR or --layout" in r.stderr, "--trace --layer: "
+          + r.stderr)
+
+
 def last_line(stdout):
     return dict(kv.split("=") for kv in stdout.strip().splitlines()[-1].split())
 
@@ -285,7 +353,9 @@ def shipped_training():
 
 
 random_cases()
+window_cases()
 error_cases()
+export_cases()
 shipped_training()
 random_weights_case()
 train_case()

@@ -209,7 +209,7 @@ q=$tmp/b1/the-cat-sat-stage05-softmax-question2
 grep -q "Question 2 of 3: Which word does" "$q-1-ask.svg" && ok || bad "the question slide lacks its question"
 grep -q "Question 1 of 3: Roughly what is the raw score" "$tmp/b1/the-cat-sat-stage03-scores-question1-1-ask.svg" && ok ||
     bad "the first question asked is not Question 1"
-grep -q "Click the cell of" "$q-1-ask.svg" && ok || bad "the question slide lacks how to answer"
+grep -q "Mark the cell of" "$q-1-ask.svg" && ok || bad "the question slide lacks how to answer"
 grep -qF "0.5487" "$q-1-ask.svg" && bad "the question slide shows the answer" || ok
 grep -q "Esc" "$q-1-ask.svg" && bad "a slide names a key" || ok
 grep -qF "Answer: row 1 (“cat”), column 1 (“cat”): 0.5487" "$q-2-answer.svg" && ok || bad "the answer slide lacks the answer"
@@ -266,7 +266,7 @@ run bad_scale 2 --export "$tmp/a" --scale 0
 has bad_scale.err "--scale"
 run bad_scale2 2 --export "$tmp/a" --scale 2x
 run bad_what 2 --export "$tmp/a" --what slides
-has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads, cache-size, rotation, overview or handout"
+has bad_what.err "heatmaps, board, all, decode, tiles, cost, compare, shuffle, all-heads, cache-size, rotation, overview, handout or circuit"
 run bad_rotation 2 --export "$tmp/a" --what rotation "$src/lessons/the-cat-sat.json" # no RoPE: nothing turns
 has bad_rotation.err "--what rotation: the lesson has no"
 run rotation 0 --export "$tmp/rot" --what rotation --head 3 "$src/lessons/llama-rope-gqa.json"

@@ -2,7 +2,8 @@
 # A lesson of layers in the real window under Xvfb: the board walks layer 0's stages, → past its
 # residual add goes on to layer 1 (the frame line's layer=), Y / Shift+Y move between layers, the next
 # token after the last layer; U opens the circuit panel; T trains the induction lesson until it is done
-# (the cliff, the scores), O switches a layer-0 head off; Ctrl+S saves every layer (the saved lesson has
+# (the cliff, the scores) with the one-layer lesson trained beside it (--beside: both losses, Shift+E writes
+# the slide), O switches a layer-0 head off; Ctrl+S saves every layer (the saved lesson has
 # a list of 2 layers and loads). At 1280x720 and 1920x1080, with screenshots. Waits for frames, never
 # for the clock.
 # usage: test_gui_circuit.sh MHA_TRACER SOURCE_DIR [SHOT_DIR]      Exit 77 (skip) only when xvfb-run is absent.
@@ -27,7 +28,7 @@ for size in 1280x720 1920x1080; do
     cp "$SRC/lessons/induction-heads.json" "$WORK/lesson.json"
     rm -f "$WORK/lesson-edited.json"
     FRAMES=$WORK/frames-$size
-    MHA_TRACER_FRAME_FILE="$FRAMES" "$BIN" "$WORK/lesson.json" 2>"$WORK/log-$size" &
+    MHA_TRACER_FRAME_FILE="$FRAMES" "$BIN" --beside "$SRC/lessons/induction-one-layer.json" "$WORK/lesson.json" 2>"$WORK/log-$size" &
     PID=$!
     wait_frame 0 "stage=input .* layer=0 layers=2 " || fail "no first frame of layer 0 of 2"
     WID=
@@ -63,6 +64,19 @@ for size in 1280x720 1920x1080; do
     key t "running=1 "
     wait_frame "$(frame_count)" "train=1000 running=0 " || fail "$size: training did not end at step 1000"
     [ "$(shot circuit-trained)" -gt 20 ] || fail "$size: trained panel looks blank"
+    # Shift+E: the panel as a slide, the one-layer lesson trained beside in its loss plot (--beside).
+    rm -rf "$WORK/exports"
+    key shift+e "export=1 "
+    wait_frame "$(frame_count)" "export=0 note=1" || fail "$size: the circuit slide was not written"
+    grep -q "1 layer × 4 heads" "$WORK/exports/lesson-circuit.svg" && grep -q "2 layers × 2 heads" "$WORK/exports/lesson-circuit.svg" \
+        || fail "$size: lesson-circuit.svg has no legend of the two lessons"
+    # V (export the training) on a lesson of layers: the same slide, after Esc closed the panel.
+    rm -rf "$WORK/exports"
+    key Escape "panel=none "
+    key v "export=1 "
+    wait_frame "$(frame_count)" "export=0 note=1" || fail "$size: V wrote no training slide"
+    [ -f "$WORK/exports/lesson-circuit.png" ] || fail "$size: V did not write lesson-circuit.png"
+    key u "panel=circuit "
     key o "ablated=1 "
     [ "$(shot circuit-head0-off)" -gt 20 ] || fail "$size: ablated panel looks blank"
     key o "ablated=0 "
@@ -74,7 +88,7 @@ for size in 1280x720 1920x1080; do
         || fail "$size: the saved lesson lost its layers"
     "$BIN" --check "$WORK/lesson-edited.json" >/dev/null 2>&1 || fail "$size: the saved lesson does not check"
     kill $PID; wait $PID 2>/dev/null
-    echo "$size: layers walked, trained to step 1000, head off, saved with 2 layers"
+    echo "$size: layers walked, trained to step 1000 beside one layer, slide written, head off, saved with 2 layers"
 done
 echo "PASS"
 '

@@ -105,6 +105,7 @@ done
 [ "$(md5sum < "$SHOTS/12e-exported.png")" != "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "E showed no note on screen"
 key shift+e "note=1$"
+shot 12e1-board-note >/dev/null
 for f in $BOARD.png $BOARD.svg; do
     [ -f "$WORK/exports/$f" ] || fail "Shift+E did not write exports/$f (found: $(ls "$WORK/exports" 2>&1))"
 done
@@ -112,8 +113,32 @@ size=$(identify -format "%wx%h" "$WORK/exports/$BOARD.png") || fail "the board P
 [ "$size" = 2560x1440 ] || fail "the board PNG is $size, not 2560x1440"
 identify "$WORK/exports/lesson-stage05-weights-heatmap-head1.png" >/dev/null || fail "the heatmap PNG is not valid"
 grep -q "<svg" "$WORK/exports/$BOARD.svg" || fail "the board SVG is not SVG"
+# Shift+E writes the handout of the head on screen beside the board (a build with the PDF writer: cairo), in the
+# same write; Ctrl+E the handout alone (written again once removed, and no slide with it).
+HANDOUT=lesson-handout-head1.pdf
+if ldd "$BIN" 2>/dev/null | grep -q libcairo; then
+    [ "$(head -c 5 "$WORK/exports/$HANDOUT" 2>/dev/null)" = "%PDF-" ] ||
+        fail "Shift+E did not write the handout exports/$HANDOUT (found: $(ls "$WORK/exports" 2>&1))"
+    if command -v pdfinfo >/dev/null 2>&1; then
+        pages=$(pdfinfo "$WORK/exports/$HANDOUT" | sed -n "s/^Pages: *//p")
+        rm -rf "$WORK/cli-handout"
+        "$BIN" --export "$WORK/cli-handout" --what handout --head 1 "$WORK/lesson.json" >/dev/null
+        cli_pages=$(pdfinfo "$WORK/cli-handout/$HANDOUT" | sed -n "s/^Pages: *//p")
+        [ -n "$pages" ] && [ "$pages" = "$cli_pages" ] ||
+            fail "the handout of Shift+E has $pages pages, --what handout --head 1 $cli_pages"
+    fi
+fi
 echo "E, Shift+E: $(ls "$WORK/exports" | tr "\n" " ")"
 wait_frame "$(frame_count)" "note=0$" || fail "the export note did not go away by itself"
+if ldd "$BIN" 2>/dev/null | grep -q libcairo; then
+    rm -f "$WORK/exports/$HANDOUT"
+    n_before=$(ls "$WORK/exports" | wc -l)
+    key ctrl+e "note=1$"
+    [ "$(head -c 5 "$WORK/exports/$HANDOUT" 2>/dev/null)" = "%PDF-" ] || fail "Ctrl+E did not write exports/$HANDOUT"
+    [ "$(ls "$WORK/exports" | wc -l)" = $((n_before + 1)) ] || fail "Ctrl+E wrote more than the handout: $(ls "$WORK/exports" | tr "\n" " ")"
+    shot 12e2-handout-note >/dev/null
+    wait_frame "$(frame_count)" "note=0$" || fail "the note of the handout did not go away by itself"
+fi
 shot 12f-note-gone >/dev/null
 [ "$(md5sum < "$SHOTS/12f-note-gone.png")" = "$(md5sum < "$SHOTS/12d-before-export.png")" ] ||
     fail "the picture without the export note is not the one before the export"

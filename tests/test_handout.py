@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # The PDF handout (--export DIR --what handout): the cat's and llama-rope-gqa's handouts read back with
 # poppler's tools. pdfinfo: one page for the title, one per part of every stage (as many as
-# --what board --parts all writes, its question slides included), one per panel the lesson uses, and the
-# answer key. pdftotext: every number of the cat's --trace is text on some page, and each question is asked
+# --what board --parts all writes, its question slides included) and the rest of a matrix a part shows a
+# window of, one per panel the lesson uses, and the answer key. pdftotext: every number of the cat's --trace is text on some page, and each question is asked
 # on a page before the one that gives its answer ("Answer: ..." as --questions says it). pdffonts: every font
 # embedded. The cat's handout is under 1 MB and the same bytes twice; notes style is A4; a file that is not
 # ours is never replaced; its own words come in each language of po/LINGUAS (--lang); a tiny checkpoint's
@@ -189,10 +189,15 @@ try:
     ok(len(key_at) == 1, "llama-rope-gqa: the answer key starts on %d pages" % len(key_at))
     key_pages = len(texts) - key_at[0]
     ok(all("of %d" % n_q in t for t in texts[key_at[0]:]), "a page after the answer key's start is not of it")
-    # title + boards + rotation + decode (last token) + cache size + tiles (last) + cost + key
-    want = 1 + n_boards + 1 + n_decode + 1 + 1 + 1 + key_pages
-    ok(pages(pdf) == want, "llama-rope-gqa: %d pages, expected %d (%d boards, %d decode parts)"
-       % (pages(pdf), want, n_boards, n_decode))
+    # A part whose matrix shows only a window (Concat's 16 columns where 9 fit, W^O's 16 rows where 7 fit) has
+    # the rest on pages after it: a window that starts past the first row or column ("cols 7–15 of 16").
+    rest = [i + 1 for i, t in enumerate(texts) if re.search(r"(cols|rows) [1-9]\d*–\d+ of \d+", t)]
+    ok(len(rest) > 0, "llama-rope-gqa: no page gives the rest of a windowed matrix")
+    # title + boards + the rest of windowed matrices + rotation + decode (last token) + cache size + tiles
+    # (last) + cost + key
+    want = 1 + n_boards + len(rest) + 1 + n_decode + 1 + 1 + 1 + key_pages
+    ok(pages(pdf) == want, "llama-rope-gqa: %d pages, expected %d (%d boards, %d pages of windows' rest %s, "
+       "%d decode parts)" % (pages(pdf), want, n_boards, len(rest), rest, n_decode))
     fonts_embedded(pdf)
     print("llama-rope-gqa: %d pages, %d bytes" % (pages(pdf), os.path.getsize(pdf)))
 

@@ -352,7 +352,7 @@ try {
   else check(false, "panels in the text view: no axe-core (MHA_AXE) or no Linux build's numbers (MHA_WEB_PANELS): not checked");
 
   // 8c. The Handout button (the browser's print of the PDF handout's pages): its own page, the cat at head 0.
-  if (process.env.MHA_WEB_HANDOUT_BOARDS) await handout(browser, url, shots);
+  if (process.env.MHA_WEB_HANDOUT_PAGES) await handout(browser, url, shots);
   else check(false, "the handout: no Linux build's board count (MHA_WEB_HANDOUT_BOARDS): not checked");
 
   check(foreign.length === 0, `no request left ${origin} (${all.length} requests)` + (foreign.length ? ": " + foreign.join(" ") : ""));
@@ -420,50 +420,58 @@ console.log(failed ? `${failed} check(s) failed` : "all browser checks passed");
 process.exit(failed ? 1 : 0);
 
 // ---- 8c. The handout printed by the browser ----------------------------------------------------------------
-// The Handout button's pages (window.mhaHandout, print stubbed), then Chromium's own print to PDF of them
-// (web-handout.pdf): a title page, a page for each of the Linux build's boards of head 0 (every part of every
-// stage, and the question slides: MHA_WEB_HANDOUT_BOARDS, --what board --parts all), the answer key; each
-// question's page before its answer's, the answer's after the stage's parts; every answer the Linux build's
-// --questions gives (MHA_WEB_HANDOUT_ANSWERS, "|" between them) is text of the printed PDF (pdftotext), and so
-// is the title page's "Tokens:" line.
+// The Handout button's pages (window.mhaHandout, print stubbed), then Chromium's own print to PDF of them: for the
+// cat and llama-rope-gqa (head 0), as many sections as the Linux build's PDF handout has pages (MHA_WEB_HANDOUT_PAGES,
+// "lesson:pages ...", pdfinfo), each one SVG page, labelled as the PDF labels its pages: Title first, each
+// question's page (Q1) before its stage's boards and its answer's (A1) after them, the answer key last; the printed
+// PDF has exactly as many 16:9 pages (960 × 540 pt: one sheet a section, no page split or left empty). In the
+// cat's printed PDF, every answer the Linux build's --questions gives (MHA_WEB_HANDOUT_ANSWERS, "|" between them)
+// is text (pdftotext), and so is the title page's "Tokens:" line.
 async function handout(browser, url, shots) {
-  const p = await browser.newPage();
-  await p.setViewport({ width: 1280, height: 720 });
-  await p.goto(url + "#lesson=the-cat-sat&stage=input&head=0");
-  await p.waitForFunction(() => window.mhaState.frames >= 1 && window.mhaState.stage === "input");
-  await p.evaluate(() => { window.mhaPrinted = 0; window.print = () => { window.mhaPrinted++; }; window.mhaHandout(); });
-  await p.waitForFunction(() => window.mhaPrinted === 1, { timeout: 120000 });
-  const got = await p.evaluate(() => [...document.querySelectorAll("#handout > section")].map((s) => ({
-    h: (s.querySelector("h1, h2") || {}).textContent || "", img: !!s.querySelector("img"),
-    text: s.textContent.length })));
-  const boards = Number(process.env.MHA_WEB_HANDOUT_BOARDS);
-  // Known defect: the page prints 330 sections where the PDF has 1 + boards + 1 pages; said, not yet checked.
-  console.log(`the handout: ${got.length} sections (the PDF: title + ${boards} boards + answer key = ${1 + boards + 1})`);
-  check(got.slice(1, -1).every((g) => g.img && g.text > 200), "the handout: every board page has the board's picture and its text view");
-  const at = (re) => got.findIndex((g) => re.test(g.h));
-  for (let q = 1; q <= 3; q++) {
-    const qa = at(new RegExp("\u2014 Question " + q + "$")), aa = at(new RegExp("\u2014 Answer " + q + "$"));
-    const stage = qa > 0 ? got[qa].h.split(" \u2014 ")[0] : "?";
-    const partsBetween = got.slice(qa + 1, aa).every((g) => g.h.startsWith(stage));
-    check(qa > 0 && aa > qa && partsBetween, `the handout: question ${q} on page ${qa + 1}, its answer on page ${aa + 1}, the stage's boards between`);
-  }
-  check(/^Answer key/.test(got[got.length - 1].h), `the handout's last page: ${got[got.length - 1].h}`);
-  const pdf = path.join(shots, "web-handout.pdf");
-  await p.pdf({ path: pdf, preferCSSPageSize: true });
-  await p.close();
   const { execFileSync } = await import("node:child_process");
-  let text = "", pages = 0;
-  try {
-    text = execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
-    pages = Number((execFileSync("pdfinfo", [pdf], { encoding: "utf8" }).match(/^Pages:\s+(\d+)/m) || [0, 0])[1]);
-  } catch (e) {
-    check(false, "the handout: pdftotext/pdfinfo (poppler-utils) could not read " + pdf + ": " + e.message);
-    return;
+  const expected = Object.fromEntries(process.env.MHA_WEB_HANDOUT_PAGES.trim().split(/\s+/).map((e) => e.split(":")));
+  for (const [lesson, want] of Object.entries(expected)) {
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1280, height: 720 });
+    await p.goto(url + "#lesson=" + lesson + "&stage=input&head=0");
+    await p.waitForFunction((l) => window.mhaState.frames >= 1 && window.mhaState.lesson === l && window.mhaState.stage === "input", {}, lesson);
+    const made = await p.evaluate(() => { window.mhaPrinted = 0; window.print = () => { window.mhaPrinted++; }; return window.mhaHandout(); });
+    const got = await p.evaluate(() => [...document.querySelectorAll("#handout > section")].map((s) => ({
+      label: s.dataset.label, svg: s.querySelectorAll(":scope > svg").length, text: s.textContent.length })));
+    const printed = await p.evaluate(() => window.mhaPrinted);
+    check(made === got.length && printed === 1 && got.length === Number(want),
+      `the handout of ${lesson}: ${got.length} pages printed (mhaHandout said ${made}), the Linux build's PDF ${want}`);
+    check(got.every((g) => g.svg === 1 && g.text > 0), `the handout of ${lesson}: every page one SVG with its text`);
+    const labels = got.map((g) => g.label);
+    check(labels[0] === "Title", `the handout of ${lesson} begins with the title page (${labels[0]})`);
+    for (let q = 1; labels.includes("Q" + q); q++) {
+      const qa = labels.indexOf("Q" + q), aa = labels.indexOf("A" + q);
+      const boards = labels.slice(qa + 1, aa).filter((l) => /^\d/.test(l));
+      const stage = boards.length ? boards[0].split(".")[0] : "?";
+      check(aa > qa && boards.length > 0 && boards.every((l) => l.split(".")[0] === stage),
+        `the handout of ${lesson}: question ${q} on page ${qa + 1}, its answer on page ${aa + 1}, stage ${stage}'s boards between`);
+    }
+    if (labels.includes("Q1")) check(labels[labels.length - 1].startsWith("Key"), `the handout of ${lesson} ends with the answer key (${labels[labels.length - 1]})`);
+    const pdf = path.join(shots, `web-handout-${lesson}.pdf`);
+    await p.pdf({ path: pdf, preferCSSPageSize: true });
+    await p.close();
+    let text = "", info = "";
+    try {
+      text = execFileSync("pdftotext", ["-layout", pdf, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
+      info = execFileSync("pdfinfo", [pdf], { encoding: "utf8" });
+    } catch (e) {
+      check(false, "the handout: pdftotext/pdfinfo (poppler-utils) could not read " + pdf + ": " + e.message);
+      continue;
+    }
+    const pages = Number((info.match(/^Pages:\s+(\d+)/m) || [0, 0])[1]), size = (info.match(/^Page size:\s+(.*)$/m) || [0, "?"])[1];
+    check(pages === Number(want) && /^960 x 540 pts/.test(size),
+      `the printed handout of ${lesson} (${path.basename(pdf)}): ${pages} pages of ${size}, the Linux build's PDF ${want} of 960 x 540 pts`);
+    if (lesson !== "the-cat-sat") continue;
+    const answers = (process.env.MHA_WEB_HANDOUT_ANSWERS || "").split("|").filter((a) => a);
+    const lost = answers.filter((a) => !text.includes(a.replace(/\s+/g, " ")));
+    check(answers.length === 3 && lost.length === 0, `the printed handout of the cat: the Linux build's ${answers.length} answers are its text` + (lost.length ? "; not: " + lost.join(" | ") : ""));
+    check(/Tokens: The · cat · sat/.test(text), "the printed handout's title page: the tokens as text");
   }
-  const answers = (process.env.MHA_WEB_HANDOUT_ANSWERS || "").split("|").filter((a) => a);
-  const lost = answers.filter((a) => !text.includes(a.replace(/\s+/g, " ")));
-  check(answers.length === 3 && lost.length === 0, `the printed handout (${pages} pages, web-handout.pdf): the Linux build's ${answers.length} answers are its text` + (lost.length ? "; not: " + lost.join(" | ") : ""));
-  check(/Tokens: The · cat · sat/.test(text), "the printed handout's title page: the tokens as text");
 }
 
 // ---- 8. Accessibility (issue 24) ---------------------------------------------------------------------------

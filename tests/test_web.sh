@@ -92,16 +92,21 @@ if [ $# -ge 4 ]; then
     "$4" --json --shuffle 2,1,0 "$SRC/lessons/the-cat-sat.json" >"$PANELS/panels-shuffle.json"
     "$4" --json "$SRC/lessons/the-cat-sat.json" >"$PANELS/panels-all.json"
 fi
-# The handout (the Handout button, printed by the browser): the Linux build's boards of the cat's head 0 (every
-# part of every stage with the question slides, the PDF handout's board pages) and its answers (--questions).
-HANDOUT_BOARDS=
+# The handout (the Handout button, printed by the browser): the Linux build's PDF handout of head 0 of the cat and of
+# llama-rope-gqa, their page counts (pdfinfo) as "lesson:pages ..." (the page must print as many), and the cat's
+# answers (--questions).
+HANDOUT_PAGES=
 HANDOUT_ANSWERS=
-if [ $# -ge 4 ]; then
-    rm -rf "$SHOTS/handout-boards"
-    "$4" --export "$SHOTS/handout-boards" --what board --stage all --parts all --format svg \
-        "$SRC/lessons/the-cat-sat.json" >/dev/null
-    HANDOUT_BOARDS=$(ls "$SHOTS/handout-boards" | grep -c '\.svg$')
+if [ $# -ge 4 ] && command -v pdfinfo >/dev/null 2>&1; then
+    rm -rf "$SHOTS/handout-pdf"
+    for l in the-cat-sat llama-rope-gqa; do
+        "$4" --export "$SHOTS/handout-pdf" --what handout "$SRC/lessons/$l.json" >/dev/null ||
+            { echo "FAIL the Linux build's handout of $l"; exit 1; }
+        HANDOUT_PAGES="$HANDOUT_PAGES $l:$(pdfinfo "$SHOTS/handout-pdf/$l-handout-head0.pdf" | sed -n 's/^Pages: *//p')"
+    done
     HANDOUT_ANSWERS=$("$4" --questions "$SRC/lessons/the-cat-sat.json" | sed -n 's/^  \(Answer: .*\)$/\1/p' | paste -sd'|')
+elif [ "${MHA_REQUIRE_TOOLS:-}" = 1 ]; then
+    echo "FAIL the printed handout: no pdfinfo (poppler-utils)"; exit 1
 fi
 # The expected colour: viridis at A_0[The, The] = 0.6111, from the program's own colour map.
 cc -std=c11 -I"$SRC/src" "$SRC/tests/viridis_at.c" "$SRC/src/render/colormap.c" -lm -o "$SHOTS/viridis_at"
@@ -126,7 +131,7 @@ PLAIN_PORT=$PORT
 serve isolated
 ISOLATED_PORT=$PORT
 cp "$SRC/tests/test_web.mjs" "$SRC/tests/test_web_panels.mjs" "$NODE_DIR/" # resolves puppeteer-core from there
-MHA_WEB_HANDOUT_BOARDS=$HANDOUT_BOARDS MHA_WEB_HANDOUT_ANSWERS=$HANDOUT_ANSWERS \
+MHA_WEB_HANDOUT_PAGES=$HANDOUT_PAGES MHA_WEB_HANDOUT_ANSWERS=$HANDOUT_ANSWERS \
     MHA_AXE=$NODE_DIR/node_modules/axe-core/axe.min.js MHA_WEB_A0=$A0 MHA_WEB_DIST=$DIST MHA_WEB_PANELS=$PANELS \
     MHA_WEB_ISOLATED_URL="http://127.0.0.1:$ISOLATED_PORT/index.html" node "$NODE_DIR/test_web.mjs" "http://127.0.0.1:$PLAIN_PORT/index.html" "$SHOTS" "$RGB" "$SRC/tests/bad/d_k-zero.json" "$SRC/lessons/causal-decoder.json" \
     "$(ls "$SRC"/lessons/*.json | grep -vc "lesson.schema.json")"

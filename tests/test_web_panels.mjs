@@ -1,9 +1,10 @@
 // The panels in the page's text view (issue 38), for tests/test_web.mjs: G (KV-cache decoding), B (FlashAttention's
-// tiles), K (cost), Shift+K (the KV cache's size), M (compare), X (shuffle), A (all heads) and the training's
-// checkpoints are each written to the text view as captioned tables with row and column headers, the live line
-// says the panel's heading when it opens, steps and closes, and axe-core finds no WCAG 2.0/2.1/2.2 A/AA violation
-// with each open. The numbers are checked against the Linux build's own output for the same lesson (DIR, written
-// by tests/test_web.sh): --json --decode, --json --tiles 2, --compare, --json --shuffle, --json.
+// tiles), K (cost), Shift+K (the KV cache's size), M (compare), X (shuffle), A (all heads), the training's
+// checkpoints and U (a lesson of layers' circuit, trained with T) are each written to the text view as captioned
+// tables with row and column headers, the live line says the panel's heading when it opens, steps and closes, and
+// axe-core finds no WCAG 2.0/2.1/2.2 A/AA violation with each open. The numbers are checked against the Linux
+// build's own output for the same lesson (DIR, written by tests/test_web.sh): --json --decode, --json --tiles 2,
+// --compare, --json --shuffle, --json.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -180,6 +181,27 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     check(headed(t) && cols.join("|") === "step|loss" && t.rows[0][0] === "#0" && /^\d+\.\d{4}$/.test(t.rows[0][1]),
           `training: "${t ? t.caption : "?"}", ${t ? t.rows.length : 0} checkpoint(s), step 0's loss ${t ? t.rows[0][1] : "?"}`);
     await audit("the training's checkpoints");
+  }
+  // The circuit panel of a lesson of layers (U): its heading, T trains (the text says the step and the cliff),
+  // T again pauses and each head switched off is measured; every table headed, axe clean.
+  {
+    await open("induction-heads");
+    let v = await key("u", /the circuit: 2 layers × 2 heads/);
+    const body = () => page.evaluate(() => document.querySelector("#textbody").textContent);
+    check(/Not trained in the window yet/.test(await body()) && headed(tableOf(v, /^The key each position attends to most/)),
+          `U: "${v.title}", untrained, the patterns' table of every head of every layer`);
+    await page.keyboard.press("t");
+    await page.waitForFunction(() => /Training: step [1-9]\d* of 1000/.test(document.querySelector("#textbody").textContent));
+    await page.keyboard.press("t"); // pause: each head switched off is measured
+    await page.waitForFunction(() => /On the evaluation repeats/.test(document.querySelector("#textbody").textContent));
+    v = await view();
+    const off = tableOf(v, /^Each head switched off alone/), scores = tableOf(v, /^The heads' scores at each checkpoint/);
+    const kc = tableOf(v, /^K-composition: how much layer 1's keys read layer 0's heads/);
+    check(headed(off) && off.rows.length === 4 && off.rows[0][0] === "#layer 0 head 0" && headed(scores) && headed(kc),
+          `U trained: "${off ? off.caption : "?"}" ${off ? off.rows.length : 0} heads, "${scores ? scores.caption : "?"}" ` +
+          `${scores ? scores.rows.length : 0} checkpoint(s), K-composition ${kc ? kc.rows.length : 0}×${kc ? kc.cols.length : 0}`);
+    await audit("U (the circuit, trained)");
+    await key("u", null);
   }
   console.log("axe per panel (violations): " + results.join(", "));
   await page.close();

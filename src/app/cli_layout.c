@@ -514,18 +514,32 @@ static void layer_screens(Audit *a, int only_head)
     }
 }
 
-// Every layer of a lesson of layers (one for any other lesson), then the summary.
-static void audit_screens(Audit *a, int only_head)
+// Every layer of a lesson of layers (one for any other lesson; only_layer's alone when >= 0), then
+// the summary. A layer that cannot be shown stops the audit: false, err saying which and why
+// (the window could not show it either).
+static bool audit_screens(Audit *a, int only_head, int only_layer, char *err, size_t cap)
 {
     int layers = session_circuit_layers(a->doc);
+    if (only_layer >= layers) {
+        snprintf(err, cap, "--layer %d: the lesson has %d layer%s (0 to %d)", only_layer, layers,
+                 layers == 1 ? "" : "s", layers - 1);
+        return false;
+    }
     for (int layer = 0; layer < layers; layer++) {
-        SessionError serr;
-        if (layer != session_circuit_shown(a->doc) && !session_circuit_layer(a->doc, layer, &serr))
-            continue;
+        if (only_layer >= 0 && layer != only_layer) continue;
+        SessionError serr = {""};
+        if (layer != session_circuit_shown(a->doc)
+            && !session_circuit_layer(a->doc, layer, &serr)) {
+            snprintf(err, cap,
+                     "layer %d of %d could not be shown, so its screens are not audited: %s", layer,
+                     layers, serr.message[0] ? serr.message : "the layer was not switched to");
+            return false;
+        }
         layer_screens(a, only_head);
     }
     fprintf(a->out, "{\"summary\":true,\"screens\":%ld,\"matrices\":%ld}\n", a->screens,
             a->matrices);
+    return true;
 }
 
 // The audit of a lesson: from the file at path (NULL: the built-in one), or lesson taken over (a
@@ -561,13 +575,13 @@ static int layout_run(FILE *out, const char *path, Lesson *lesson, const char *n
     a.doc = doc;
     scene_init(&a.scene);
     scene_init(&a.other);
-    audit_screens(&a, rq->only_head);
+    bool ok = audit_screens(&a, rq->only_head, rq->only_layer, err, cap);
     scene_free(&a.scene);
     scene_free(&a.other);
     session_free(doc);
     free(doc);
     export_close(x);
-    return 0;
+    return ok ? 0 : 2;
 }
 
 int cli_layout(FILE *out, const char *path, const LayoutRequest *rq, char *err, size_t cap)

@@ -8,10 +8,11 @@
 #include "lesson/lesson.h"
 
 // The screens audited: a w x h window, only head only_head's screens when >= 0 (else every
-// head's), drawn with the fonts of font_dir.
+// head's), of every layer or only_layer's, drawn with the fonts of font_dir.
 typedef struct {
     int w, h;
     int only_head;
+    int only_layer; // a lesson of layers: that layer's screens alone when >= 0
     const char *font_dir;
 } LayoutRequest;
 

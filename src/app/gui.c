@@ -265,8 +265,20 @@ void gui_export_done(Gui *g)
         snprintf(where, sizeof where, "%s/%s", platform_realpath(".", cwd, sizeof cwd) ? cwd : ".",
                  j->dir);
     size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file); // without ".png"
-    snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file,
-             res->count > 1 ? TR(" and .svg") : "", where);
+    // The handout (Ctrl+E alone; Shift+E after the board's slides): a PDF, named whole.
+    const char *last = res->count > 0 ? res->paths[res->count - 1] : "";
+    size_t ln = strlen(last);
+    const char *pdf = ln > 4 && strcmp(last + ln - 4, ".pdf") == 0
+                          ? (strrchr(last, '/') ? strrchr(last, '/') + 1 : last)
+                          : NULL;
+    if (pdf && res->count == 1)
+        snprintf(g->flash, sizeof g->flash, TR("Exported %s to %s"), pdf, where);
+    else if (pdf)
+        snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png, .svg and the handout %s to %s"),
+                 (int)stem, file, pdf, where);
+    else
+        snprintf(g->flash, sizeof g->flash, TR("Exported %.*s.png%s to %s"), (int)stem, file,
+                 res->count > 1 ? TR(" and .svg") : "", where);
 #ifdef __EMSCRIPTEN__
     gui_download_files((const char *const *)res->paths, res->count);
     snprintf(g->flash, sizeof g->flash, TR("Downloaded %.*s.png%s"), (int)stem, file,
@@ -647,6 +659,11 @@ static int open_first_lesson(Gui *g, const GuiOptions *opt)
                         : session_load(&g->doc, opt->lesson_path, &first_err);
     if (!first_ok) {
         cli_line(stderr, "mha-tracer: %s\n", first_err.message);
+        return 2;
+    }
+    if (opt->beside && !session_beside_load(&g->doc, opt->beside, &first_err)) {
+        cli_line(stderr, "mha-tracer: %s\n", first_err.message);
+        session_free(&g->doc);
         return 2;
     }
     gui_lesson_loaded(g, true);

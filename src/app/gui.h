@@ -37,6 +37,7 @@ typedef struct {
     Lesson *lesson; // a lesson made elsewhere (--model: a checkpoint's layer), taken over; NULL:
                     // lesson_path
     int head; // the head the window opens on (-1 or 0: the first)
+    const char *beside; // --beside: a lesson of layers trained beside the one shown, or NULL
 } GuiOptions;
 
 // The assets folder (fonts, icon): next to the program (../share/mha-tracer/assets, as installed),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/i18n.h"
+#include "model/panel_circuit.h"
 #include "platform/platform.h"
 
 // The progress of the files of one export call, counted from `base` of the job's whole: the
@@ -181,11 +182,13 @@ static int job_run(void *arg)
         export_default_dir(what.lesson_path, j->dir, sizeof j->dir);
         // The question on screen goes on the board's slide too (its answer, once revealed: E waits
         // till then).
+        CircuitPanel circuit; // the circuit panel's slide (Shift+E on U)
+        panel_circuit_make(&circuit, j->doc);
         SceneExtras ex = {.original = what.original,
                           .compare = what.compare,
-                          .question = j->question,
-                          .shuffle =
-                              session_shuffled(j->doc)}; // the shuffle panel's slide (Shift+E on X)
+                          .question = j->kind == GUI_EXPORT_HANDOUT ? NULL : j->question,
+                          .shuffle = session_shuffled(j->doc), // the shuffle panel's (Shift+E on X)
+                          .circuit = &circuit};
         ExportRequest req;
         gui_export_request(&req, j->dir, j->fonts,
                            export_name_for(what.lesson_path, &what.shown, name, sizeof name),
@@ -197,6 +200,7 @@ static int job_run(void *arg)
         if (j->kind == GUI_EXPORT_HANDOUT) // every stage of the head shown, beside the slides
             req.what = EXPORT_WHAT_HANDOUT, req.stage = EXPORT_ALL_STAGES,
             req.head = j->st.head > 0 ? j->st.head : 0;
+        req.with_handout = j->kind == GUI_EXPORT_BOARD; // Shift+E: the board and the handout
         if (j->kind == GUI_EXPORT_HANDOUT)
             j->ok = export_run(&req, &what.shown, what.trace, &j->res, &err);
         else

@@ -82,7 +82,8 @@ void gui_quit_asked(Gui *g)
 
 // V: the attention heatmap of the current head at every saved checkpoint, a numbered series
 // NAME-train-NN-step-S.png/.svg in exports/ (NN in order, so a file browser shows them as a film
-// strip), and a strip.
+// strip), and a strip. A lesson of layers: the circuit panel, its loss curves and the heads'
+// scores over the checkpoints, as NAME-circuit.png/.svg.
 void gui_train_export(Gui *g)
 {
     if (!g->doc.train.active) {
@@ -97,6 +98,16 @@ void gui_train_export(Gui *g)
     if (session_train_wait(&g->doc, &err) == SESSION_TRAIN_FAILED && err.message[0])
         gui_show_error(g, "%s", err.message);
     g->train_asked = 0;
+    if (g->doc.circuit.on) { // a lesson of layers: the training's slide is the circuit panel (U)
+        // Its steps run on this thread between frames: paused, so the worker reads still weights.
+        if (g->doc.train.running && !session_train_toggle(&g->doc, &err))
+            gui_show_error(g, "%s", err.message);
+        ViewPanel was = g->st.panel;
+        g->st.panel = PANEL_CIRCUIT; // (the job takes a copy of the view)
+        gui_export_begin(g, GUI_EXPORT_BOARD);
+        g->st.panel = was;
+        return;
+    }
     gui_export_begin(g, GUI_EXPORT_TRAIN);
 }
 

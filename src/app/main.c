@@ -15,6 +15,7 @@
 #include "app/cli_model.h"
 #include "app/cli_train.h"
 #include "app/cli_circuit.h"
+#include "app/cli_circuit_export.h"
 #include "core/decode.h"
 #include "app/indexlist.h"
 #include "core/utf8.h"
@@ -668,6 +669,13 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
     Lesson lesson;
     int status = load_lesson(&lesson, path);
     if (status != EXIT_OK) return status;
+#ifndef MHA_NO_GUI
+    if (a->mode == MODE_EXPORT && cli_circuit_export_wanted(a, xreq, &lesson)) {
+        bool layers = lesson.circuit != NULL;
+        lesson_free(&lesson);
+        return cli_circuit_export(a, path, layers, xreq, run_export);
+    }
+#endif
     if (lesson.circuit && cli_circuit_mode(a->mode)) { // a lesson of layers: cli_circuit.c
         status = cli_circuit_run(a->mode, &lesson, path, a->value[OPT_ABLATE], a->value[OPT_STEPS],
                                  a->value[OPT_OUT]);
@@ -702,7 +710,8 @@ static int run_lesson(const Args *a, const char *path, ExportRequest *xreq)
 #else
     GuiOptions opt = {.lesson_path = path,
                       .fullscreen = a->value[OPT_FULLSCREEN] != NULL,
-                      .lang = a->value[OPT_LANG]};
+                      .lang = a->value[OPT_LANG],
+                      .beside = a->value[OPT_BESIDE]};
     return gui_run(&opt);
 #endif
 }
@@ -767,6 +776,7 @@ static int run_layout(const Args *a)
     }
     lesson_free(&probe);
     LayoutRequest rq = {.w = w, .h = h, .only_head = (int)head, .font_dir = fonts};
+    if ((status = cli_layer_option(a, &rq.only_layer)) != EXIT_OK) return status;
     status = cli_layout(stdout, path, &rq, err, sizeof err);
     if (status != 0) {
         cli_line(stderr, "%s: error: %s\n", path ? path : "mha-tracer", err);
@@ -789,7 +799,7 @@ static int model_layout(const Args *a, Lesson *lesson, int head)
         return status;
     }
     i18n_use(i18n_choose(a->value[OPT_LANG], lesson->language));
-    LayoutRequest rq = {.w = w, .h = h, .only_head = head, .font_dir = fonts};
+    LayoutRequest rq = {.w = w, .h = h, .only_head = head, .only_layer = -1, .font_dir = fonts};
     status = cli_layout_lesson(stdout, lesson, a->value[OPT_MODEL], &rq, err, sizeof err);
     if (status != 0) {
         cli_line(stderr, "%s: error: %s\n", a->value[OPT_MODEL], err);

@@ -28,6 +28,7 @@ static const OptionChoice WHATS[] = {{"heatmaps", EXPORT_WHAT_HEATMAPS},
                                      {"rotation", EXPORT_WHAT_ROTATION},
                                      {"overview", EXPORT_WHAT_OVERVIEW},
                                      {"handout", EXPORT_WHAT_HANDOUT},
+                                     {"circuit", EXPORT_WHAT_CIRCUIT},
                                      {NULL, 0}};
 static const OptionChoice FORMATS[] = {
     {"png", EXPORT_PNG}, {"svg", EXPORT_SVG}, {"both", EXPORT_PNG | EXPORT_SVG}, {NULL, 0}};
@@ -95,7 +96,9 @@ const Option OPTIONS[OPT_COUNT] = {
                           "handout: one PDF for the class, NAME-handout-headH.pdf: a title\n"
                           "page, every part of every stage of --head's board, each question\n"
                           "before the page that answers it, the panels the lesson uses and\n"
-                          "an answer key (also with --model; see --handout-style)"},
+                          "an answer key (also with --model; see --handout-style);\n"
+                          "circuit (U, a lesson of layers: trained first, its loss, the\n"
+                          "heads' scores and each head off; see --beside, --steps)"},
     [OPT_STAGE] = {"--stage", .arg = "NAME|all", .with = WITH_STAGE, .flags = SUB, .col = 35,
                    .help = "heatmaps: scores, scaled, mask or weights (default);\n"
                            "board: input, positions, projections, rotate (RoPE: Q_rot, K_rot),\n"
@@ -176,9 +179,14 @@ const Option OPTIONS[OPT_COUNT] = {
              "the trained lesson, explicit weights, into FILE (never over LESSON); the last line\n"
              "says steps=N loss_start=A loss_end=B seconds=S"},
     [OPT_OUT] = {"--out", .arg = "FILE", .with = WITH_TRAIN, .flags = V}, // told in --train's row
-    [OPT_STEPS] = {"--steps", .arg = "N", .with = WITH_TRAIN, .flags = SUB, .kind = VALUE_WHOLE,
+    [OPT_STEPS] = {"--steps", .arg = "N", .with = WITH_STEPS, .flags = SUB, .kind = VALUE_WHOLE,
                    .min = 1, .max = TRAIN_MAX_STEPS,
-                   .help = "train N steps instead of the lesson's \"steps\""},
+                   .help = "train N steps instead of the lesson's \"steps\" (also --what circuit)"},
+    [OPT_BESIDE] =
+        {"--beside", .arg = "LESSON", .with = WITH_BESIDE, .flags = V,
+         .help = "in the window or with --export DIR --what circuit (lessons of layers): train\n"
+                 "LESSON beside the lesson shown, on the same sequences (the shown lesson's\n"
+                 "\"train\" section and seed), and draw both loss curves on one plot (U)"},
     [OPT_LAYOUT] =
         {"--layout", .arg = "[LESSON]", .mode = MODE_LAYOUT,
          .help = "the layout audit: every screen the window can show (each stage, part and head,\n"
@@ -206,9 +214,10 @@ const Option OPTIONS[OPT_COUNT] = {
          .help =
              "the text, UTF-8, tokenized by the model's tokenizer (default \"The cat sat on the\n"
              "mat\"; at most 512 tokens)"},
-    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
+    [OPT_LAYER] = {"--layer", .arg = "L", .with = WITH_LAYER, .flags = SUB, .col = 24,
                    .kind = VALUE_WHOLE, .min = 0, .max = 1000,
-                   .help = "the layer whose attention is traced, from 0 (default 0)"},
+                   .help = "the layer whose attention is traced, from 0 (default 0); also\n"
+                           "--export and --layout of a lesson of layers: that layer's board"},
     [OPT_IDS] = {"--ids", .arg = "I,J,...", .with = WITH_MODEL_SETTING, .flags = SUB, .col = 24,
                  .help =
                      "instead of --text: the token ids themselves (as --head-scores prints them)"},
@@ -256,6 +265,14 @@ static const struct {
                                      | 1u << MODE_LAYOUT | 1u << MODE_NEW,
                             .text = "--model DIR",
                             .needs = OPT_MODEL},
+    [WITH_LAYER] = {.modes = 1u << MODE_WINDOW | 1u << MODE_JSON | 1u << MODE_TRACE
+                             | 1u << MODE_SAVE_LESSON | 1u << MODE_EXPORT | 1u << MODE_LAYOUT
+                             | 1u << MODE_NEW,
+                    .text = "--model DIR, or --export DIR or --layout on a lesson of layers"},
+    [WITH_STEPS] = {.modes = 1u << MODE_TRAIN | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                    .text = "--train LESSON or --export DIR --what circuit"},
+    [WITH_BESIDE] = {.modes = 1u << MODE_WINDOW | 1u << MODE_EXPORT | 1u << MODE_NEW,
+                     .text = "the window or --export DIR --what circuit"},
 };
 
 static const char HELP_USAGE[] = "mha-tracer [OPTIONS] [LESSON.json]";
@@ -353,6 +370,13 @@ int options_parse(Args *a, int argc, char **argv)
                      first[w]->name, WITH[w].text);
             return EXIT_USAGE;
         }
+    // --layer without --model: a lesson of layers' board (--export, --layout) only.
+    if (a->value[OPT_LAYER] && !a->value[OPT_MODEL] && a->mode != MODE_EXPORT
+        && a->mode != MODE_LAYOUT && a->mode != MODE_NEW) {
+        cli_line(stderr, "mha-tracer: error: --layer only works with %s (see --help)\n",
+                 WITH[WITH_LAYER].text);
+        return EXIT_USAGE;
+    }
     return EXIT_OK;
 }
 

@@ -61,6 +61,7 @@ typedef enum {
     OPT_TRAIN,
     OPT_OUT,
     OPT_STEPS,
+    OPT_BESIDE,
     OPT_LAYOUT,
     OPT_SIZE,
     OPT_MODEL,
@@ -86,6 +87,9 @@ typedef enum {
     WITH_LAYOUT,
     WITH_MODEL,
     WITH_MODEL_SETTING,
+    WITH_LAYER,
+    WITH_STEPS,
+    WITH_BESIDE,
     WITH_COUNT
 } OptionWith;
 

@@ -12,13 +12,18 @@
 
 #define CIRCUIT_MAX_VOCAB 65536
 
+// The keys of a lesson of one layer that a lesson of layers does not take: said as such, not as
+// unknown keys (CIRCUIT_KEYS lets them through lesson_check_keys).
+static const char *const ONE_LAYER_KEYS[] = {"rope",    "kv_heads",  "source",
+                                             "targets", "questions", NULL};
 static const char *const CIRCUIT_KEYS[] = {
-    "$schema",    "title",  "notes",       "language",
-    "vocabulary", "tokens", "sentence",    "split",
-    "d_model",    "heads",  "d_k",         "mask",
-    "window",     "scale",  "positions",   "token_embeddings",
-    "weights",    "layers", "unembedding", "train",
-    NULL};
+    "$schema",    "title",    "notes",       "language",
+    "vocabulary", "tokens",   "sentence",    "split",
+    "d_model",    "heads",    "d_k",         "mask",
+    "window",     "scale",    "positions",   "token_embeddings",
+    "weights",    "layers",   "unembedding", "train",
+    "rope",       "kv_heads", "source",      "targets",
+    "questions",  NULL};
 #define CIRCUIT_KEYS_TEXT                                                                          \
     "$schema, title, notes, language, vocabulary, tokens, sentence, split, d_model, heads, d_k, "  \
     "mask, window, scale, positions, token_embeddings, weights, layers, unembedding, train"
@@ -374,6 +379,25 @@ static bool read_tables(Ctx *c, const cJSON *root, LessonCircuit *lc, Matrix *E)
     return ok;
 }
 
+// Each key of ONE_LAYER_KEYS in root, refused at its place with what a lesson of layers is.
+static bool one_layer_keys(Ctx *c, const cJSON *root)
+{
+    bool ok = true;
+    int d0 = c->depth, k;
+    for (int i = 0; ONE_LAYER_KEYS[i]; i++) {
+        if (!lesson_member(root, ONE_LAYER_KEYS[i], &k)) continue;
+        lesson_push_key(c, ONE_LAYER_KEYS[i], k);
+        ok = lesson_fail_key(c,
+                             "\"%s\" is not a key of a lesson of layers (a lesson with a "
+                             "\"vocabulary\"): rope, kv_heads, source, targets and questions "
+                             "are for a lesson of one layer",
+                             ONE_LAYER_KEYS[i]);
+        if (!c->rep) return false;
+        c->depth = d0;
+    }
+    return ok;
+}
+
 bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b)
 {
     LessonCircuit *lc = calloc(1, sizeof *lc);
@@ -381,7 +405,7 @@ bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b)
     b->l.circuit = lc;
     Matrix E = {0};
     int n_ctx = 0, k;
-    bool ok = lesson_check_keys(c, root, CIRCUIT_KEYS, CIRCUIT_KEYS_TEXT)
+    bool ok = one_layer_keys(c, root) && lesson_check_keys(c, root, CIRCUIT_KEYS, CIRCUIT_KEYS_TEXT)
               && string_member(c, root, "$schema", false, NULL)
               && string_member(c, root, "title", true, &b->l.title)
               && string_member(c, root, "notes", false, &b->l.notes)

@@ -46,6 +46,33 @@ void panel_circuit_make(CircuitPanel *out, const Session *s)
     out->off_loss = c->off_loss;
     out->off_accuracy = c->off_accuracy;
     out->k_comp = c->k_comp;
+    const SessionBeside *b = &s->beside;
+    if (!b->on) return;
+    out->beside = true;
+    out->beside_layers = b->lesson.circuit->model.layers;
+    out->beside_heads = b->lesson.circuit->model.shape.heads;
+    out->beside_name = b->name;
+    out->beside_why = b->why;
+    out->beside_loss = b->loss;
+    out->beside_count = b->training ? b->loss_count : 0;
+    out->beside_measured = b->training && b->measured_step == b->tr.step && b->tr.step > 0;
+    out->beside_repeat_loss = b->repeat_loss;
+    out->beside_repeat_accuracy = b->repeat_accuracy;
+}
+
+void panel_circuit_legend(const CircuitPanel *cp, bool beside, char *buf, size_t cap)
+{
+    int layers = beside ? cp->beside_layers : cp->layers;
+    int heads = beside ? cp->beside_heads : cp->heads;
+    bool measured = beside ? cp->beside_measured : cp->measured && cp->training;
+    double acc = beside ? cp->beside_repeat_accuracy : cp->repeat_accuracy;
+    // TRANSLATORS: a lesson in the loss plot's legend: its layers and heads per layer.
+    int n =
+        snprintf(buf, cap, TRN("%d layer \xc3\x97 %d heads", "%d layers \xc3\x97 %d heads", layers),
+                 layers, heads);
+    if (measured && n > 0 && (size_t)n < cap)
+        // TRANSLATORS: after a lesson's name in the loss plot's legend: its repeat accuracy.
+        snprintf(buf + n, cap - (size_t)n, TR(": %.0f %% right"), 100.0 * acc);
 }
 
 void panel_circuit_title(const CircuitPanel *cp, bool lesson, char *buf, size_t cap)
@@ -90,6 +117,28 @@ static int first_below(const CircuitPanel *cp, double frac)
     return -1;
 }
 
+// The lesson trained beside: its loss over the same batches and its repeats, beside this one's.
+static void walk_beside(PanelText *pt, const CircuitPanel *cp)
+{
+    char line[600], mine[160], its[160];
+    if (!cp->beside) return;
+    if (cp->beside_why && cp->beside_why[0]) {
+        panel_add_text(pt, PANEL_ITEM_TEXT, cp->beside_why);
+        return;
+    }
+    if (cp->beside_count == 0) return;
+    panel_circuit_legend(cp, false, mine, sizeof mine);
+    panel_circuit_legend(cp, true, its, sizeof its);
+    snprintf(line, sizeof line,
+             // TRANSLATORS: the lesson trained beside (--beside) in the circuit panel's text: its
+             // file, its layers and heads (and accuracy), then its loss; the lesson shown's last.
+             TR("Trained beside on the same sequences: %s, %s; its batch loss went from %.3f to "
+                "%.3f (this lesson, %s: %.3f)."),
+             cp->beside_name, its, cp->beside_loss[0], cp->beside_loss[cp->beside_count - 1], mine,
+             cp->loss[cp->loss_count - 1]);
+    panel_add_text(pt, PANEL_ITEM_TEXT, line);
+}
+
 static void walk_training(PanelText *pt, const CircuitPanel *cp)
 {
     char line[600];
@@ -114,6 +163,7 @@ static void walk_training(PanelText *pt, const CircuitPanel *cp)
         snprintf(line, sizeof line, "%s",
                  TR("No cliff yet: the loss has not fallen from 0.75 ln V to 0.25 ln V."));
     panel_add_text(pt, PANEL_ITEM_TEXT, line);
+    walk_beside(pt, cp);
     int LH = cp->layers * cp->heads;
     if (LH > SESSION_CIRCUIT_MAX_HEADS) return;
     PanelTable *t =

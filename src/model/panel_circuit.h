@@ -32,6 +32,16 @@ typedef struct CircuitPanel {
     const double *prev_token, *induction; // [layers * heads] with the heads switched off now
     const double *off_loss, *off_accuracy; // [layers * heads] that head alone switched off
     const double *k_comp; // [(layers - 1) * heads * heads] layer l+1's head h2 reading l's h1
+    // The lesson trained beside (--beside): its layers and heads, its file's name, the loss of
+    // each of its steps (on the same batches), its repeats when measured; why (non-empty) it does
+    // not train beside this one.
+    bool beside;
+    int beside_layers, beside_heads;
+    const char *beside_name, *beside_why;
+    const double *beside_loss;
+    int beside_count;
+    bool beside_measured;
+    double beside_repeat_loss, beside_repeat_accuracy;
 } CircuitPanel;
 
 // The panel of what s holds (ready false for a lesson of one layer). Valid until s changes.
@@ -43,5 +53,8 @@ void panel_circuit_title(const CircuitPanel *cp, bool lesson, char *buf, size_t 
 // The head that scores highest as previous-token head in layer 0 and as induction head in the
 // last layer (by the newest checkpoint's scores, else the weights shown's; 0 when unmeasured).
 int panel_circuit_best(const CircuitPanel *cp, bool induction);
+// The loss plot's legend of a lesson: "2 layers × 2 heads", with its repeat accuracy once
+// measured ("2 layers × 2 heads: 96 % right"); beside true for the lesson trained beside.
+void panel_circuit_legend(const CircuitPanel *cp, bool beside, char *buf, size_t cap);
 
 #endif

@@ -40,11 +40,9 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
     bool rolling = buf.rows < p->n;
     snprintf(intro, intro_cap,
              TRN("Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
-                 "cache, its q reads the %d cached key "
-                 "(\xe2\x86\x92 \xe2\x86\x90 step).",
+                 "cache, its q reads the %d cached key.",
                  "Token %d of %d: \xe2\x80\x9c%s\xe2\x80\x9d \xe2\x80\x94 its k and v join the "
-                 "cache, its q reads the %d cached keys "
-                 "(\xe2\x86\x92 \xe2\x86\x90 step).",
+                 "cache, its q reads the %d cached keys.",
                  cached),
              t + 1, p->n, panel_token(L, t), cached);
     if (rolling && buf.evicted >= 0)
@@ -59,6 +57,9 @@ void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out)
         snprintf(slot, sizeof out->slot, TR(" Its k and v go into slot %d of %d."), buf.slot,
                  buf.rows);
     snprintf(intro + strlen(intro), intro_cap - strlen(intro), "%s", slot);
+    // TRANSLATORS: the decode panel (G): the keys that step it, after its first sentence (the
+    // window and the text view; a slide or a handout page leaves them out).
+    snprintf(out->keys, sizeof out->keys, "%s", TR("(\xe2\x86\x92 \xe2\x86\x90 step)"));
     cost_format_int(e1, sizeof e1, (int64_t)2 * p->kv_heads * cached * p->d_k);
     // The counts in words, each with the catalogue's plural form ("1 token", "2 K/V heads").
     char toks[48], kvs[48];
@@ -183,6 +184,8 @@ void panel_walk_decode(PanelText *pt, const PanelTextSrc *src)
     DecodeBuffer buf = decode_buffer(p, t);
     DecodeSentences said;
     panel_text_decode_sentences(src->L, t, &said);
+    snprintf(said.intro + strlen(said.intro), sizeof said.intro - strlen(said.intro), "  %s",
+             said.keys);
     panel_add_text(pt, PANEL_ITEM_TEXT, said.intro);
     panel_add_text(pt, PANEL_ITEM_TEXT, said.cache);
     panel_add_text(pt, PANEL_ITEM_TEXT, said.work);
@@ -269,7 +272,9 @@ void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src)
         }
         k = own;
     }
-    panel_add_text(pt, PANEL_ITEM_TEXT, k->line);
+    char line[sizeof k->line + sizeof k->keys + 2];
+    snprintf(line, sizeof line, "%s%s%s", k->line, k->keys[0] ? "  " : "", k->keys);
+    panel_add_text(pt, PANEL_ITEM_TEXT, line);
     if (k->fits && k->r1 > k->r0 && k->c1 > k->c0) {
         tile_scores(pt, src, k, st->head);
         tile_table(pt, src->L, k, src->L->params.d_k);

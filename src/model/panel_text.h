@@ -75,6 +75,7 @@ void panel_text_status(const PanelTextSrc *src, char *buf, size_t cap);
 // holds, the work with and without it.
 typedef struct {
     char intro[700], slot[300], cache[400], work[400];
+    char keys[80]; // the keys that step the panel, "(→ ← step)": not on a slide
 } DecodeSentences;
 void panel_text_decode_sentences(const Lesson *L, int t, DecodeSentences *out);
 // The cost panel's (K) figures and sentences, the window's and the text view's: this lesson's

@@ -261,6 +261,31 @@ static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char
                                  q->choices[i]);
 }
 
+// The same asks on paper (a slide or a handout page), where nothing is clicked, typed or pressed.
+static void cell_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)q;
+    // TRANSLATORS: a question on a printed page or slide: the student marks a cell with a pen.
+    snprintf(buf, cap, TR("Mark the cell of %s you predict."), a->name);
+}
+
+static void value_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)a;
+    // TRANSLATORS: a question on a printed page or slide: the student writes a number down.
+    snprintf(buf, cap, TR("Write down your number (right within \xc2\xb1 %g)."), q->tolerance);
+}
+
+static void choice_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    (void)a;
+    // TRANSLATORS: a question on a printed page or slide: the choices follow ("1: 0.5,  2: 1").
+    size_t used = (size_t)snprintf(buf, cap, "%s", TR("Choose one:"));
+    for (int i = 0; i < q->choice_count && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1,
+                                 q->choices[i]);
+}
+
 static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
                           char *buf, size_t cap)
 {
@@ -294,11 +319,11 @@ static void choice_response(const LessonQuestion *q, const Lesson *L, const Ques
 
 static const AnswerKindInfo KINDS[ANSWER_KIND_COUNT] = {
     {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe, cell_prompt,
-     QUIZ_CLICK, cell_response},
+     cell_paper, QUIZ_CLICK, cell_response},
     {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe, value_prompt,
-     QUIZ_TYPE, value_response},
+     value_paper, QUIZ_TYPE, value_response},
     {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe,
-     choice_prompt, QUIZ_KEYS, choice_response},
+     choice_prompt, choice_paper, QUIZ_KEYS, choice_response},
 };
 
 const AnswerKindInfo *answer_kind_info(AnswerKind k)
@@ -462,6 +487,11 @@ void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const L
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     KINDS[q->kind].prompt(q, a, buf, cap);
+}
+
+void question_prompt_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+{
+    KINDS[q->kind].paper(q, a, buf, cap);
 }
 
 void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,

@@ -1,6 +1,6 @@
 // Predict, then reveal: a lesson's questions answered from the trace. One row per answer kind
-// {name, compute, check, judge, describe, prompt, input, response} (the lesson's reader holds the
-// same kinds' parse rows), so the
+// {name, compute, check, judge, describe, prompt, paper, input, response} (the lesson's reader
+// holds the same kinds' parse rows), so the
 // --check, --questions, the window and the slides all ask and answer through this table. No SDL.
 #ifndef MHA_QUESTIONS_H
 #define MHA_QUESTIONS_H
@@ -51,6 +51,8 @@ typedef struct {
                      size_t cap);
     // How the class answers: "Click the cell of A₁ you predict."
     void (*prompt)(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
+    // The same on paper, a slide or a handout page: "Mark the cell of A₁ you predict."
+    void (*paper)(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
     QuizInput input; // ... in the window: a click, a typed number, a key
     // What the class gave, in words ("you said 0.6"); "" when it gave nothing of this kind.
     void (*response)(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf,
@@ -99,6 +101,8 @@ void question_response(const LessonQuestion *q, const Lesson *L, const QuestionR
 // How the class answers in the window: "click a cell of A₀", "type a number, then Enter",
 // "press 1 … 3". For the slides and the window alike.
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
+// How a printed page or a slide asks it (nothing to click, type or press).
+void question_prompt_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
 
 // The state machine's view of question q, answered: its stage, head, kind, matrix and choices.
 ViewQuestion question_view(const LessonQuestion *q, const QuestionAnswer *a);

@@ -38,6 +38,7 @@ void session_free(Session *s)
     retrace_free(&s->rt);
     session_drop_training(s);
     session_circuit_drop(s);
+    session_beside_free(s);
     session_drop_comparison(s);
     if (s->loaded) {
         trace_free(&s->trace);

@@ -102,6 +102,23 @@ typedef struct {
     bool fresh; // steps were taken since the window last looked (session_train_poll)
 } SessionCircuit;
 
+// A lesson of layers trained beside the one shown (--beside LESSON): the same task on the same
+// batches (the shown lesson's "train" section and seed), a step of it for each step of the shown
+// one; the circuit panel draws its loss over the shown lesson's. Kept when the shown lesson
+// reloads (session_beside.c).
+typedef struct {
+    bool on; // a lesson is held
+    Lesson lesson;
+    char name[200]; // its file's name ("induction-one-layer.json")
+    char why[800]; // why it does not train beside the lesson shown ("" when it does)
+    bool training;
+    CircuitTrainer tr;
+    double *loss; // [steps + 1]: the batch loss of each step taken
+    int loss_count;
+    int measured_step; // the step its repeats were measured at (-1: not measured)
+    double repeat_loss, repeat_accuracy;
+} SessionBeside;
+
 typedef struct {
     Lesson lesson; // as in the file: what session_revert goes back to
     AttnParams edit; // the editable copy (the sizes of lesson.params) the trace is computed from
@@ -133,7 +150,14 @@ typedef struct {
     long loads; // lessons loaded (session_load and reloads that succeeded)
     long load_errors; // loads and reloads that failed
     long watch_changes; // changes of the watched file seen by session_poll
+    SessionBeside beside; // --beside: a lesson of layers trained beside this one
 } Session;
+
+// --beside: the lesson of layers at path trained beside the lesson shown whenever it trains (T):
+// it needs the same vocabulary size and positions (n_ctx), so that both see the same sequences.
+// False (err says why: the file and what it lacks; nothing held) when it cannot be read or is not
+// a lesson of layers; a lesson shown that does not match is said in beside.why when T starts.
+bool session_beside_load(Session *s, const char *path, SessionError *err);
 
 // An empty session (nothing loaded). Free with session_free.
 void session_init(Session *s);

@@ -66,6 +66,7 @@ static void measure_shown(Session *s)
     }
     if (one.prev_token) circuit_scores_free(&one);
     c->measured = ok;
+    session_beside_measure(s);
 }
 
 static void composition(SessionCircuit *c)
@@ -146,6 +147,7 @@ void session_circuit_drop(Session *s)
     if (!c->on) return;
     if (c->has_run) circuit_run_free(&c->run);
     if (c->training) circuit_train_free(&c->tr);
+    session_beside_stop(s);
     for (int i = 0; c->checkpoint && i <= TRAIN_CHECKPOINTS; i++) circuit_free(&c->checkpoint[i]);
     free(c->checkpoint);
     free(c->point);
@@ -308,6 +310,7 @@ static bool train_begin(Session *s, SessionError *err)
     t->shown = -1;
     t->step = t->loss_count = t->checkpoint_count = 0;
     t->steps = lc->train.steps;
+    session_beside_begin(s);
     keep_checkpoint(s);
     c->fresh = true;
     return true;
@@ -354,6 +357,7 @@ bool session_circuit_train_steps(Session *s, int steps, SessionError *err)
         t->loss_count = t->step;
         if (t->step % every == 0 || t->step == t->steps) keep_checkpoint(s);
     }
+    session_beside_steps(s, t->step);
     if (t->step >= t->steps) t->running = false;
     circuit_copy_values(&c->cur, &c->tr.c);
     t->shown = -1;
@@ -447,6 +451,7 @@ bool session_circuit_train_reset(Session *s, SessionError *err)
     t->running = false;
     t->shown = -1;
     t->step = t->loss_count = t->checkpoint_count = 0;
+    session_beside_begin(s);
     keep_checkpoint(s);
     c->fresh = true;
     return refresh(s, err);

@@ -53,4 +53,18 @@ bool session_circuit_train_show(Session *s, int dir, SessionError *err);
 bool session_circuit_train_seek(Session *s, int step, SessionError *err);
 bool session_circuit_train_reset(Session *s, SessionError *err);
 
+// --- session_beside.c: the lesson trained beside (Session.beside) ---
+// Training starts or starts again from step 0 (T, Z): its trainer made with the shown lesson's
+// "train" section, or beside.why says why not.
+void session_beside_begin(Session *s);
+// Steps until it has taken `step` steps (as the lesson shown has); false on a failed step
+// (beside.why says so; it stops).
+bool session_beside_steps(Session *s, int step);
+// Its repeats measured (once per step it is at).
+void session_beside_measure(Session *s);
+// Its training stopped and freed (the lesson shown was dropped); its lesson and training freed
+// (session_free).
+void session_beside_stop(Session *s);
+void session_beside_free(Session *s);
+
 #endif

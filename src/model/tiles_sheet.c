@@ -87,10 +87,13 @@ static void tiles_sentences(TilesSheet *sh)
     snprintf(sh->line, sizeof sh->line,
              TR("Tile %d of %d (%dx%d blocks; %lld skipped: the mask hides them): queries "
                 "%d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d. "
-                "Only this tile's scores exist (\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block "
-                "size)."),
+                "Only this tile's scores exist."),
              sh->want, (int)sh->computed, sh->block, sh->block, (long long)sh->skipped, sh->r0,
              sh->r1 - 1, sh->c0, sh->c1 - 1);
+    // TRANSLATORS: the tiles panel (B): the keys that step it and change the block size, after
+    // its sentence (the window and the text view; a slide or a handout page leaves them out).
+    snprintf(sh->keys, sizeof sh->keys, "%s",
+             TR("(\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block size)"));
     if (sh->want == sh->computed)
         snprintf(sh->last, sizeof sh->last,
                  TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "

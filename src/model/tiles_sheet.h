@@ -35,6 +35,7 @@ typedef struct {
     // the note under the table (the legend of m, l and the rescale, or after the last tile the
     // difference from the trace's Z).
     char line[600], last[600];
+    char keys[80]; // the keys that step it, "(→ next, ↑ ↓ block size)" ("" without tiles)
 } TilesSheet;
 
 // Runs the tiles of head `head` of trace T (of lesson L) with blocks of `block` up to tile `tile`

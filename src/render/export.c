@@ -13,6 +13,7 @@
 #include "core/compare.h"
 #include "core/decode.h"
 #include "hf/layer_stream.h"
+#include "model/panel_circuit.h"
 #include "model/questions.h"
 #include "platform/platform.h"
 #include "render/export_jobs.h"
@@ -112,6 +113,11 @@ char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, 
     size_t n = strlen(name);
     if (n > 5 && strcmp(name + n - 5, ".json") == 0) name[n - 5] = '\0';
     export_slug(name, out, cap);
+    // A later layer of a lesson of layers: its slides beside layer 0's, none over another's.
+    const LayerStream *ls = lesson ? lesson->params.stream : NULL;
+    n = strlen(out);
+    if (ls && ls->attention_only && ls->layer > 0 && n < cap)
+        snprintf(out + n, cap - n, "-layer%d", ls->layer);
     return out;
 }
 
@@ -254,8 +260,10 @@ static void job_list_paths(const JobRun *R, ExportResult *out, ExportError *err)
     if (out->count < R->nfiles) export_fail(err, true, "out of memory");
 }
 
+// The jobs' files, and extra (not NULL: a handout made before) as the last file of the same write:
+// all of them or none.
 static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *L, const Trace *T,
-                     ExportResult *out, ExportError *err)
+                     const ExportHandoutFile *extra, ExportResult *out, ExportError *err)
 {
     JobRun R = {.req = req, .L = L, .T = T, .formats = req->formats & (EXPORT_PNG | EXPORT_SVG)};
     if (R.formats == 0) {
@@ -277,6 +285,11 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
     }
     R.jobs = &expanded;
     bool ok = job_names(&R, err) && job_svg_budget(&R, err);
+    if (ok && extra) {
+        size_t len = strlen(extra->name) + 1;
+        if ((R.names[R.nfiles] = malloc(len))) memcpy(R.names[R.nfiles++], extra->name, len);
+        else ok = false, export_fail(err, true, "out of memory");
+    }
     ExportWriter *w = ok ? export_writer_begin(req->dir, req->create_dir,
                                                (const char *const *)R.names, R.nfiles, err)
                          : NULL;
@@ -286,8 +299,15 @@ static bool run_jobs(const Jobs *given, const ExportRequest *req, const Lesson *
         ok = false;
     }
     if (ok) ok = job_write_all(&R, w, err);
+    if (ok && extra) ok = export_writer_add(w, R.nfiles - 1, extra->data, extra->size, err);
+    if (ok && extra && req->progress && !req->progress(req->progress_ctx, R.nfiles, R.nfiles)) {
+        export_fail(err, false, "stopped before anything was written");
+        ok = false;
+    }
     scene_free(&R.scene);
     if (R.x) snprintf(out->missing, sizeof out->missing, "%s", export_missing(R.x));
+    if (extra && !out->missing[0])
+        snprintf(out->missing, sizeof out->missing, "%s", extra->missing);
     export_close(R.x);
     if (ok) {
         ok = export_writer_commit(w, err);
@@ -340,6 +360,13 @@ static bool panels_possible(const ExportRequest *req, const AttnParams *p, int b
             "--what overview: every layer's heads are kept only for a checkpoint (--model DIR), "
             "and only while layers x heads x tokens x tokens is at most 32 Mi numbers (a shorter "
             "--text)");
+        return false;
+    }
+    if (req->what == EXPORT_WHAT_CIRCUIT
+        && !(req->view && req->view->circuit && req->view->circuit->ready)) {
+        export_fail(err, false,
+                    "--what circuit: the circuit panel is for a lesson of layers (a "
+                    "\"vocabulary\", lessons/induction-heads.json)");
         return false;
     }
     if (req->what == EXPORT_WHAT_ROTATION && p->rope == ROPE_NONE) {
@@ -396,6 +423,7 @@ static bool panels_add_jobs(Jobs *jobs, const ExportPlan *plan, ViewState *v, in
                    : req->what == EXPORT_WHAT_COMPARE  ? PANEL_COMPARE
                    : req->what == EXPORT_WHAT_CACHE    ? PANEL_CACHE
                    : req->what == EXPORT_WHAT_OVERVIEW ? PANEL_OVERVIEW
+                   : req->what == EXPORT_WHAT_CIRCUIT  ? PANEL_CIRCUIT
                                                        : PANEL_SHUFFLE;
         return export_add_board(jobs, prefix, L, v, false);
     }
@@ -473,7 +501,7 @@ static bool export_panels(const ExportPlan *plan, ExportResult *out, ExportError
     ExportRequest r = *req;
     r.view = &e.view;
     bool ok = panels_extras(&e, req, L, plan->T, &v, err);
-    if (ok) ok = run_jobs(&jobs, &r, L, plan->T, out, err);
+    if (ok) ok = run_jobs(&jobs, &r, L, plan->T, NULL, out, err);
     panels_extras_free(&e);
     free(jobs.jobs);
     return ok;
@@ -604,6 +632,7 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
     if (req->name && req->name[0]) export_slug(req->name, plan.prefix, sizeof plan.prefix);
     else export_slug(L->title, plan.prefix, sizeof plan.prefix);
     if (req->what == EXPORT_WHAT_HANDOUT) {
+        if (req->handout_page) return export_handout_pages(&plan, out, err);
 #ifdef MHA_HAVE_HANDOUT
         return export_handout(&plan, out, err);
 #else
@@ -646,10 +675,33 @@ bool export_run(const ExportRequest *req, const Lesson *L, const Trace *T, Expor
         export_fail(err, true, "out of memory");
         return false;
     }
-    ok = run_jobs(&jobs, req, L, T, out, err);
+    ok = run_jobs(&jobs, req, L, T, NULL, out, err);
     free(jobs.jobs);
     return ok;
 }
+
+// Shift+E's handout beside the board: the PDF of every stage of the view's head, in memory (no PDF
+// writer built in: the board alone).
+#ifdef MHA_HAVE_HANDOUT
+static bool view_handout(const ExportRequest *req, const ViewState *st, const Lesson *L,
+                         const Trace *T, ExportHandoutFile *f, ExportError *err)
+{
+    ExportRequest hr = *req;
+    SceneExtras hx = {0};
+    if (req->view) hx = *req->view;
+    hx.question = NULL; // the question on screen belongs to the board, not to every page
+    hr.view = &hx, hr.progress = NULL;
+    hr.what = EXPORT_WHAT_HANDOUT, hr.stage = EXPORT_ALL_STAGES, hr.head = st->head;
+    hr.handout_style = EXPORT_HANDOUT_SLIDES;
+    ExportPlan plan = {.req = &hr, .L = L, .T = T};
+    ViewDims dims = view_dims_from_params(&L->params);
+    view_init(&plan.st, &dims);
+    plan.st.colormap = st->colormap, plan.st.head = st->head;
+    if (req->name && req->name[0]) export_slug(req->name, plan.prefix, sizeof plan.prefix);
+    else export_slug(L->title, plan.prefix, sizeof plan.prefix);
+    return export_stage_range(&plan, err) && export_handout_pdf(&plan, f, err);
+}
+#endif
 
 bool export_from_view(const ExportRequest *req, bool board, const ViewState *st, const Lesson *L,
                       const Trace *T, ExportResult *out, ExportError *err)
@@ -677,7 +729,16 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
         export_fail(err, true, "out of memory");
         return false;
     }
-    ok = run_jobs(&jobs, &r, L, T, out, err);
+    ExportHandoutFile hf;
+    memset(&hf, 0, sizeof hf);
+#ifdef MHA_HAVE_HANDOUT
+    bool with = board && r.with_handout;
+    ok = !with || view_handout(&r, st, L, T, &hf, err);
+#else
+    bool with = false;
+#endif
+    ok = ok && run_jobs(&jobs, &r, L, T, with ? &hf : NULL, out, err);
+    free(hf.data);
     free(jobs.jobs);
     return ok;
 }

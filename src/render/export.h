@@ -39,6 +39,9 @@ typedef enum {
     // head, its questions before their answers, the panels it uses, an answer key
     // (NAME-handout-headH.pdf; NAME-handout-notes-headH.pdf in notes style).
     EXPORT_WHAT_HANDOUT = 2048,
+    // U, a lesson of layers: the circuit panel as the request's view shows it (NAME-circuit); the
+    // command line trains the lesson first (and the lesson --beside names, its loss over it).
+    EXPORT_WHAT_CIRCUIT = 4096,
 } ExportWhat;
 
 // The handout's pages: a 16:9 page per screen, or A4 with two boards a page and their explanation.
@@ -46,7 +49,7 @@ typedef enum { EXPORT_HANDOUT_SLIDES = 0, EXPORT_HANDOUT_NOTES } ExportHandoutSt
 #define EXPORT_WHAT_PANELS                                                                         \
     (EXPORT_WHAT_DECODE | EXPORT_WHAT_TILES | EXPORT_WHAT_COST | EXPORT_WHAT_COMPARE               \
      | EXPORT_WHAT_SHUFFLE | EXPORT_WHAT_ALL_HEADS | EXPORT_WHAT_CACHE | EXPORT_WHAT_ROTATION      \
-     | EXPORT_WHAT_OVERVIEW)
+     | EXPORT_WHAT_OVERVIEW | EXPORT_WHAT_CIRCUIT)
 
 #define EXPORT_ALL_STAGES (-1)
 #define EXPORT_SCALE_MIN 0.25
@@ -77,6 +80,10 @@ typedef struct {
     // heads): false, its first part as NAME (one file per stage); true, one slide per part,
     // NAME-part1, NAME-part2 …
     bool parts;
+    // A board from the view (export_from_view; Shift+E): the handout of its head (every stage,
+    // slides style: NAME-handout-headH.pdf) beside its slides, in the same write, all or nothing.
+    // Ignored where no PDF writer is built in (the board alone).
+    bool with_handout;
     int block; // EXPORT_WHAT_TILES: the tiles' block size (1 .. n; 0: the window's default)
     ExportHandoutStyle handout_style; // EXPORT_WHAT_HANDOUT (formats and scale do not apply)
     // What the window shows beyond the lesson (edit marks against the file, the single-head
@@ -87,6 +94,11 @@ typedef struct {
     // says "stopped"). NULL: none (the window's worker shows its progress through it).
     bool (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    // EXPORT_WHAT_HANDOUT without a PDF (the page prints it): each page of the handout in order as
+    // an SVG document (svg, size bytes; page from 1, label as the PDF's page label), no file
+    // written; returning false stops. NULL: the PDF.
+    bool (*handout_page)(void *ctx, int page, const char *label, const char *svg, size_t size);
+    void *handout_page_ctx;
 } ExportRequest;
 
 // The request the command line starts from: heatmaps of the weights, PNG, scale 2, white, viridis,
@@ -132,7 +144,7 @@ bool export_from_view(const ExportRequest *req, bool board, const ViewState *st,
 char *export_default_dir(const char *lesson_path, char *out, size_t cap);
 // The file name prefix: the lesson file's name without ".json" as a slug
 // ("lessons/the-cat-sat.json" -> "the-cat-sat"), or the title's slug for the built-in lesson (path
-// NULL). Returns out.
+// NULL); a lesson of layers' layer L > 0 adds "-layerL" ("induction-heads-layer1"). Returns out.
 char *export_name_for(const char *lesson_path, const Lesson *lesson, char *out, size_t cap);
 
 // ---------------------------------------------------------------------------------------------------

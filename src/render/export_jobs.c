@@ -154,6 +154,11 @@ static bool panel_job_name(Job *j, const char *prefix, const Lesson *L, const Vi
                  st->head);
         return true;
     }
+    case PANEL_CIRCUIT: {
+        // TRANSLATORS: the <title> of an exported slide of the circuit panel (key U).
+        const char *format = TR("%s \xe2\x80\x94 the circuit");
+        return single_panel_name(j, prefix, "circuit", format, title);
+    }
     case PANEL_COMPARE:
         return single_panel_name(j, prefix, "compare",
                                  TR("%s \xe2\x80\x94 single head vs multi-head"), title);

@@ -65,5 +65,16 @@ typedef struct {
 // --what handout: the PDF of the plan's stages of its head, named PREFIX-handout[-notes]-headH.pdf,
 // written all or nothing into req->dir (export_handout.c).
 bool export_handout(const ExportPlan *plan, ExportResult *out, ExportError *err);
+// The same PDF in memory (f->data malloc'd: free it) and its file name, for a write of several
+// files (Shift+E: the board and the handout, all or nothing). False with err filled.
+typedef struct {
+    char name[300];
+    unsigned char *data;
+    size_t size;
+    char missing[256];
+} ExportHandoutFile;
+bool export_handout_pdf(const ExportPlan *plan, ExportHandoutFile *f, ExportError *err);
+// The same pages as SVG, each handed to plan->req->handout_page (no file written).
+bool export_handout_pages(const ExportPlan *plan, ExportResult *out, ExportError *err);
 
 #endif

@@ -538,7 +538,8 @@ static int draw_question(Ctx *c, const LessonQuestion *q, int x, int y, int w, b
         snprintf(line, sizeof line, TR("No answer: %s"), err.message);
         used += wrap_text(c, FONT_REGULAR, f, c->th->ink, x + t + pad, y + used, iw, 2, line, draw);
     } else if (st->quiz_phase == QUIZ_ASKING || st->quiz_phase == QUIZ_JUDGING) {
-        question_prompt(q, &a, words, sizeof words);
+        if (c->ex->slide) question_prompt_paper(q, &a, words, sizeof words);
+        else question_prompt(q, &a, words, sizeof words);
         if (st->quiz_q.input == QUIZ_TYPE && !c->ex->slide)
             snprintf(line, sizeof line, "%s   %s %s\xe2\x96\x8f", words, TR("Your number:"),
                      st->quiz_input);

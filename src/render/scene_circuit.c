@@ -47,8 +47,39 @@ static int title_line(Ctx *c, int x, int y, int w, const char *t, bool bold)
     return line_h(c, FONT_REGULAR, f);
 }
 
+// A loss curve of count steps in the plot, a column a pixel.
+static void loss_curve(Ctx *c, const Plot *p, const double *loss, int count, Rgba col)
+{
+    int px = -1, py = 0;
+    for (int k0 = 0; k0 < p->w - 2; k0++) {
+        int k = (int)((double)k0 / (p->w - 3 > 0 ? p->w - 3 : 1) * p->steps);
+        if (k >= count) break;
+        int xx = p->x + 1 + k0, yy = plot_y(p, loss[k]);
+        if (px >= 0) seg(c, px, py, xx, yy, col, 2);
+        px = xx, py = yy;
+    }
+}
+
+// The legend of the two lessons (--beside): a stroke of each curve's colour (the lesson trained
+// beside in ink) and its layers and heads, a line each (or why the other lesson does not train
+// beside); returns the height taken.
+static int beside_legend(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
+{
+    int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f), dash = f;
+    char t[300];
+    if (cp->beside_why && cp->beside_why[0]) return title_line(c, x, y, w, cp->beside_why, false);
+    for (int k = 0; k < 2; k++) {
+        Rgba col = k ? c->th->ink : c->th->result;
+        seg(c, x, y + k * lh + lh / 2, x + dash, y + k * lh + lh / 2, col, 3);
+        panel_circuit_legend(cp, k == 1, t, sizeof t);
+        title_line(c, x + dash + f / 3, y + k * lh, w - dash - f / 3, t, false);
+    }
+    return 2 * lh;
+}
+
 // The loss of every step taken, chance (ln V) a grey line, the cliff's two levels marked, the
 // step shown a line across; a press there picks a checkpoint (the scene keeps the plot's place).
+// With a lesson trained beside, its loss too, in another colour, and a legend of the two.
 static void loss_plot(Ctx *c, const CircuitPanel *cp, int x, int y, int w, int h)
 {
     int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f);
@@ -56,6 +87,11 @@ static void loss_plot(Ctx *c, const CircuitPanel *cp, int x, int y, int w, int h
     snprintf(t, sizeof t, TR("Loss (chance ln %d)"), cp->vocab);
     y += title_line(c, x, y, w, t, true);
     h -= lh;
+    if (cp->beside) {
+        int taken = beside_legend(c, cp, x, y, w);
+        y += taken;
+        h -= taken;
+    }
     int aw = text_w(c, FONT_REGULAR, f, "0.00") + f / 3;
     Plot p = {x + aw, y, w - aw, h, cp->steps > 0 ? cp->steps : 1, 0.0, cp->chance * 1.15};
     frame(c, p.x, p.y, p.w, p.h, 1, c->th->grid);
@@ -68,18 +104,15 @@ static void loss_plot(Ctx *c, const CircuitPanel *cp, int x, int y, int w, int h
         seg(c, p.x, plot_y(&p, cp->chance * q / 4), p.x + p.w - 1, plot_y(&p, cp->chance * q / 4),
             c->th->grid, 1);
     if (!cp->training || cp->loss_count == 0) {
-        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){p.x, p.y, p.w, p.h}, CENTER,
-                TR("T trains: the loss falls off a cliff"));
+        char cut[200]; // cut to the plot in a narrow window
+        fit_text(c, FONT_REGULAR, f, TR("T trains: the loss falls off a cliff"), p.w - f / 2, cut,
+                 sizeof cut);
+        text_in(c, FONT_REGULAR, f, c->th->muted, (Box){p.x, p.y, p.w, p.h}, CENTER, cut);
         return;
     }
-    int px = -1, py = 0;
-    for (int col = 0; col < p.w - 2; col++) {
-        int k = (int)((double)col / (p.w - 3 > 0 ? p.w - 3 : 1) * p.steps);
-        if (k >= cp->loss_count) break;
-        int xx = p.x + 1 + col, yy = plot_y(&p, cp->loss[k]);
-        if (px >= 0) seg(c, px, py, xx, yy, c->th->result, 2);
-        px = xx, py = yy;
-    }
+    if (cp->beside && cp->beside_count > 0)
+        loss_curve(c, &p, cp->beside_loss, cp->beside_count, c->th->ink);
+    loss_curve(c, &p, cp->loss, cp->loss_count, c->th->result);
     int sx = plot_x(&p, cp->shown_step);
     seg(c, sx, p.y, sx, p.y + p.h - 1, c->th->focus, 2);
     c->s->train_x = p.x + 1, c->s->train_w = p.w - 3, c->s->train_y = p.y, c->s->train_h = p.h;
@@ -185,6 +218,15 @@ static void table_row(Ctx *c, int x, int y, int lw, int cw, const char *label, c
 }
 
 // Each head's scores and the repeats with it alone switched off; the K-composition beside.
+// Whether the K-composition fits beside the heads' table in w (else it goes under it: a narrow
+// window, the page beside its text view).
+static bool kcomp_beside(Ctx *c, const CircuitPanel *cp, int w)
+{
+    int f = ctx_number_floor(c), lw = text_w(c, FONT_REGULAR, f, "L0 H0") + f / 2;
+    int kw = lw + cp->heads * (text_w(c, FONT_REGULAR, f, "0.00") + f) + f;
+    return lw + 4 * (text_w(c, FONT_REGULAR, f, "99 %") + f / 8) + kw <= w; // a wide cell
+}
+
 static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
 {
     int f = ctx_number_floor(c), lh = line_h(c, FONT_REGULAR, f), LH = cp->layers * cp->heads;
@@ -203,7 +245,9 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     int lw = text_w(c, FONT_REGULAR, f, "L0 H0") + f / 2;
     int cw = text_w(c, FONT_BOLD, f, "100 %") + f;
     int kw = kc ? lw + kc * (text_w(c, FONT_REGULAR, f, "0.00") + f) + f : 0;
-    int cols = 4;
+    bool beside = kcomp_beside(c, cp, w);
+    int cols = 4, ky = y; // the K-composition's first line
+    if (kc && !beside) kw = 0, ky = y + (LH + 1) * lh + f / 2;
     if (lw + cols * cw > w - kw) cw = (w - kw - lw) / cols;
     const char *head[4] = {TR("prev"), TR("ind"), TR("loss"), TR("acc")};
     table_row(c, x, y, lw, cw, "", head, 4, true);
@@ -219,7 +263,9 @@ static void heads_table(Ctx *c, const CircuitPanel *cp, int x, int y, int w)
     }
     if (!kc) return;
     // K-composition of the last layer with the one before: rows its heads, columns the earlier's.
-    int kx = x + w - kw + f, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f, l = cp->layers - 2;
+    int kx = beside ? x + w - kw + f : x, ncw = text_w(c, FONT_REGULAR, f, "0.00") + f;
+    int l = cp->layers - 2;
+    y = ky;
     text_in(c, FONT_BOLD, heading_size(c, f, TR("K-comp"), lw + f), c->th->ink,
             (Box){kx, y, lw, lh}, LEFT, TR("K-comp"));
     for (int h1 = 0; h1 < H; h1++) {
@@ -251,11 +297,15 @@ void draw_circuit(Ctx *c, int x, int y, int w, int h)
     y += title_line(c, x, y, w, t, true) + f / 3;
     h -= lh + f / 3;
     int lw = w * 2 / 5, gap = f * 3 / 2, rw = w - lw - gap, rx = x + lw + gap;
-    int third = (h - 2 * (f / 2)) / 3;
-    loss_plot(c, cp, x, y, lw, third);
-    score_plot(c, cp, 0, x, y + third + f / 2, lw, third);
-    score_plot(c, cp, 1, x, y + 2 * (third + f / 2), lw, third);
+    // The loss plot a third of the column, half of it with a lesson trained beside (its legend).
+    int third = (h - 2 * (f / 2)) / 3, loss_h = cp->beside ? (h - 2 * (f / 2)) / 2 : third;
+    int score_h = cp->beside ? (h - 2 * (f / 2) - loss_h) / 2 : third;
+    loss_plot(c, cp, x, y, lw, loss_h);
+    score_plot(c, cp, 0, x, y + loss_h + f / 2, lw, score_h);
+    score_plot(c, cp, 1, x, y + loss_h + score_h + 2 * (f / 2), lw, score_h);
     int table_h = (cp->layers * cp->heads + 2) * lh;
+    if (cp->measured && cp->layers > 1 && !kcomp_beside(c, cp, rw)) // the K-composition under it
+        table_h += (cp->heads + 1) * lh + f / 2;
     int ph = patterns(c, cp, rx, y, rw, h - table_h - f);
     heads_table(c, cp, rx, y + ph + f / 2, rw);
 }

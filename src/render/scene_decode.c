@@ -552,6 +552,9 @@ static void decode_texts(Ctx *c, int t, int x, int y, int w, DecodeTexts *s)
     const AttnParams *p = &c->L->params;
     int cached = decode_buffer(p, t).cached;
     panel_text_decode_sentences(c->L, t, &s->text);
+    if (!c->ex->slide) // the keys in the window, not on paper
+        snprintf(s->text.intro + strlen(s->text.intro),
+                 sizeof s->text.intro - strlen(s->text.intro), "  %s", s->text.keys);
     snprintf(s->said[0], sizeof s->said[0],
              // TRANSLATORS: the decode panel (key G) shows a token's step in two parts where it
              // does not fit at once.

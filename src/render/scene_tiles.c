@@ -95,6 +95,7 @@ typedef struct {
     int head;
     const TilesSheet *k; // the step shown
     const char *last; // the note under the table ("" once dropped for room)
+    char said[700]; // the sentence over S', with the keys that step it in the window
     int preferred, floor_font; // the number size wanted and the smallest allowed
     GridStyle g;
     MatBox b;
@@ -227,12 +228,11 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
     int x = P->x, y = P->y, w = P->w, h = P->h;
     for (;;) {
         tiles_box(c, P);
-        int need =
-            wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->k->line, false)
-            + c->num_font / 3 + update_h(c, P) + sv_height(P) + P->g.gap
-            + table_line_h(c) * (1 + P->k->r1 - P->k->r0) + c->num_font / 4
-            + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3, P->last,
-                        false);
+        int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->said, false)
+                   + c->num_font / 3 + update_h(c, P) + sv_height(P) + P->g.gap
+                   + table_line_h(c) * (1 + P->k->r1 - P->k->r0) + c->num_font / 4
+                   + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
+                               P->last, false);
         bool tall = need > h, wide = sv_width(P) > w;
         if (!tall && !wide) break;
         if (tiles_arrange(c, P, need, wide)) break;
@@ -256,7 +256,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     const MatBox *b = &P->b;
     const TilesSheet *k = P->k;
     int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
-    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, k->line) + c->num_font / 3;
+    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, P->said) + c->num_font / 3;
     char update[160];
     if (!P->no_v)
         math_at(c, FONT_REGULAR, c->num_font, c->th->result, x, y,
@@ -323,6 +323,8 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     memset(&P, 0, sizeof P);
     P.x = x, P.y = y, P.w = w, P.h = h;
     P.head = st->head, P.k = k, P.last = k->last;
+    bool keys = !c->ex->slide && k->keys[0]; // the keys in the window, not on paper
+    snprintf(P.said, sizeof P.said, "%s%s%s", k->line, keys ? "  " : "", keys ? k->keys : "");
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
     // V whole beside S', else its block rows, else none: never at the cost of a window of S'.

@@ -46,6 +46,20 @@ PYTORCH = ('{"pytorch": {\n    "in_proj_weight": [[1, 0], [0, 1], [1, 0], [0, 1]
 
 SOURCE = '{"tokens": ["Le", "chat"], "embeddings": [[1, 0, 0, 0], [0, 1, 0, 0]]}'
 
+
+def layers(key, value):
+    """A lesson of layers (a "vocabulary", two layers) with one more member: key (marked) and value."""
+    return ('{\n  "title": "Two layers",\n  "vocabulary": ["a", "b", "c"],\n  "tokens": ["a", "b", "c"],\n'
+            '  "d_model": 2,\n  "heads": 1,\n  "layers": 2,\n'
+            '  "token_embeddings": {"random": {"seed": 1, "std": 1}},\n'
+            '  "weights": {"random": {"seed": 2, "qkv_std": 1, "out_std": 0.5}},\n'
+            '  "unembedding": {"random": {"seed": 3, "std": 1}},\n'
+            '  @@"%s": %s\n}\n' % (key, value))
+
+
+ONE_LAYER = ('is not a key of a lesson of layers (a lesson with a "vocabulary"): rope, kv_heads, '
+             'source, targets and questions are for a lesson of one layer')
+
 CASES = [
     # --- syntax ---
     ("syntax-truncated", lesson()[:lesson().index("[0, 1, 0, 1]") + 5] + "@@",
@@ -456,6 +470,12 @@ CASES = [
     ("pytorch-num-heads-type", small(weights=PYTORCH.replace('"out_proj_bias": [0, 0]',
                                                              '"out_proj_bias": [0, 0],\n    "num_heads": @@"2"')),
      "weights.pytorch.num_heads: expected a whole number, got a string"),
+    ("layers-rope", layers("rope", "true"), '"rope" ' + ONE_LAYER),
+    ("layers-kv_heads", layers("kv_heads", "1"), '"kv_heads" ' + ONE_LAYER),
+    ("layers-source", layers("source", SOURCE), '"source" ' + ONE_LAYER),
+    ("layers-targets", layers("targets", "[[0, 1], [1, 0], [0, 0]]"), '"targets" ' + ONE_LAYER),
+    ("layers-questions", layers("questions", '[{"stage": "softmax", "text": "Q?", "answer": {"kind": "cell", "cell": [1, 1]}}]'),
+     '"questions" ' + ONE_LAYER),
 ]
 
 
