@@ -9,6 +9,7 @@ add_library(mha_render STATIC
   src/render/scene_text.c
   src/render/scene_grid.c
   src/render/scene_board.c
+  src/render/scene_products.c
   src/render/scene_model.c
   src/render/scene_circuit.c
   src/render/scene_heatmap.c

@@ -168,6 +168,11 @@ if(NOT MHA_SANITIZE)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --drop-panel)
   set_tests_properties(test_layout_panel_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
+  # ... and a product whose operands fit on one screen shown one operand a part (the old planner's cut).
+  add_test(NAME test_layout_products_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --drop-products)
+  set_tests_properties(test_layout_products_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
 endif()
 
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock

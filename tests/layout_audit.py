@@ -3,11 +3,12 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk | --drop-panel] [--quick]
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk | --drop-panel | --drop-products] [--quick]
                        [--only=LESSON,...] [--models [--drop-chart]]
   --drop-operand, --drop-walk, --drop-panel: the self-tests, which must fail (a planner that drops an operand; a walk
   that skips the part before a question: only the walk's rule counts then; a compare or shuffle panel that windows
-  an output though both fit at the floor: only the panels' rule counts; with --models, --drop-chart: a next-token
+  an output though both fit at the floor: only the panels' rule counts; --drop-products: a product whose operands fit
+  on one screen shown one operand a part: only the products' rule counts; with --models, --drop-chart: a next-token
   chart one bar short); --only=LESSON,...: those lessons and ten made here, both sizes, English, no deck (a look
   after a change, not the test); --quick: English at 1280x720 on a third of the made lessons (the
   sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
@@ -29,6 +30,7 @@ KV_KEYS = {"K", "V", "W_K", "W_V", "K_rot", "K_rot_T", "K_T"}
 SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
 BOARD_KINDS = {"stage", "question-asked", "question-answered"}
 PAIR_PANELS = {"compare", "shuffle"}
+PRODUCT_STAGES = {"scores", "weighted-sum"}
 
 
 def lessons_made(tmp):
@@ -217,6 +219,10 @@ class Audit:
                 b = boxes.get((m["key"], m["head"]))
                 if b and b != m["box"]:
                     self.fail(where, "the question moved %s from %s to %s" % (m["title"], b, m["box"]))
+        # The lessons whose products always fit with their operands together at 1280x720 (rule 13).
+        shapes = {m["key"]: m["shape"] for d in lines if d.get("screen") == "stage" for m in d["matrices"]}
+        n_q, n_k = shapes.get("scores", [99, 99])
+        small_products = n_q <= 8 and n_k <= 8 and shapes.get("Q", [0, 99])[1] <= 4
         for (stage, head), screens in groups.items():
             where = "%s %dx%d %s: %s head %d" % (os.path.basename(lesson), size[0], size[1], lang, stage, head)
             counts = {d["parts"] for d in screens}
@@ -228,6 +234,19 @@ class Audit:
             if drop == "operand" and shown and shown[-1]:
                 shown[-1] = shown[-1][:-1]  # the self-test: a planner that drops one operand
             eqs = screens[0].get("equations", [])
+            if drop == "products":  # the self-test: the old planner, each operand of a product on a part of its own
+                for e in eqs:
+                    ops = [(t.get("by_rows", t["key"]), t["head"]) for t in e["terms"] if not t["result"]]
+                    ops += [(t["key"], t["head"]) for t in e["terms"] if not t["result"]]
+                    if e.get("operands_together") is not None:
+                        for s in shown:
+                            mine = [t for t in s if t in ops]
+                            for t in mine[1:]:
+                                s.remove(t)
+                                shown.append([t])
+            # A transposed operand the board shows by rows (K beside Q for Q · K^T) counts as shown.
+            alias = {(t["by_rows"], t["head"]): (t["key"], t["head"]) for e in eqs for t in e["terms"] if "by_rows" in t}
+            shown = [[alias.get(t, t) for t in s] for s in shown]
             for e in eqs:
                 self.equations += 1
                 terms = [(t["key"], t["head"]) for t in e["terms"]]
@@ -240,7 +259,10 @@ class Audit:
                         continue
                     first.append(parts[0])
                     for i in parts:
-                        m = next(m for m in screens[i]["matrices"] if (m["key"], m["head"]) == t)
+                        if i >= len(screens):
+                            continue
+                        m = next(m for m in screens[i]["matrices"] if alias.get((m["key"], m["head"]),
+                                                                               (m["key"], m["head"])) == t)
                         whole = m["rows"] == [0, m["shape"][0]] and m["cols"] == [0, m["shape"][1]]
                         if not whole and e["terms"][k]["alone"]:
                             self.fail(where, "%s windowed (rows %s, cols %s) though it fits whole at the floor"
@@ -249,6 +271,18 @@ class Audit:
                     self.fail(where, "operands out of order (first parts %s)" % first)
                 if e["together"] and not any(all(t in s for t in terms) for s in shown):
                     self.fail(where, "equation %s fits on one screen at the floor but is split" % [t[0] for t in terms])
+                # Rule 13: a product's operands on one screen where they fit at the floor; and on the small lessons
+                # (up to 8 tokens, d_k up to 4) at 1280x720, the scores' and the weighted sum's always fit.
+                if "operands_together" not in e:
+                    continue
+                ops = [(t["key"], t["head"]) for t in e["terms"] if not t["result"]]
+                pinned = stage in PRODUCT_STAGES and size == SIZES[0] and small_products
+                if pinned and not e["operands_together"]:
+                    self.fail(where, "products: the operands %s do not fit on one screen at the floor"
+                              % [t[0] for t in ops])
+                if (e["operands_together"] or pinned) and not any(all(t in s for t in ops) for s in shown):
+                    self.fail(where, "products: the operands %s fit on one screen at the floor but no part shows "
+                              "them together" % [t[0] for t in ops])
 
 
     def check_walk(self, where, w, lines, drop):
@@ -454,6 +488,8 @@ def main():
         audit.errors = [e for e in audit.errors if "the walk on head" in e]
     if drop == "panel":  # the self-test of the panels' rule: its violations only
         audit.errors = [e for e in audit.errors if ": panel: " in e]
+    if drop == "products":  # the self-test of the products' rule: its violations only
+        audit.errors = [e for e in audit.errors if ": products: " in e]
     if audit.exports < 20 and not drop and not only:
         audit.fail("exports", "only %d slides compared" % audit.exports)
     for e in audit.errors[:60]:

@@ -126,14 +126,23 @@ static void print_fits(Audit *a, const Scene *s, const ViewState *st)
     if (!scene_audit_fits(s, st, &shown, &a->doc->trace, &a->tm, &f)) return;
     fputs(",\"equations\":[", a->out);
     for (int e = 0; e < f.neq; e++) {
-        fprintf(a->out, "%s{\"together\":%s,\"terms\":[", e ? "," : "",
-                f.eq[e].together ? "true" : "false");
+        fprintf(a->out, "%s{\"together\":%s,", e ? "," : "", f.eq[e].together ? "true" : "false");
+        if (f.eq[e].product)
+            fprintf(a->out, "\"operands_together\":%s,",
+                    f.eq[e].operands_together ? "true" : "false");
+        fputs("\"terms\":[", a->out);
         for (int k = 0; k < f.eq[e].terms; k++) {
             const MatInfo *mi = mat_info(f.eq[e].mat[k]);
             fprintf(a->out, "%s{\"key\":", k ? "," : "");
             cli_json_string(a->out, mi && mi->key ? mi->key : "?");
-            fprintf(a->out, ",\"head\":%d,\"result\":%s,\"alone\":%s}", f.eq[e].head[k],
+            fprintf(a->out, ",\"head\":%d,\"result\":%s,\"alone\":%s", f.eq[e].head[k],
                     f.eq[e].result[k] ? "true" : "false", f.eq[e].alone[k] ? "true" : "false");
+            const MatInfo *rows = mat_info(model_mat_untransposed(f.eq[e].mat[k]));
+            if (rows && rows->key) { // the board may show it by rows: K for K^T
+                fputs(",\"by_rows\":", a->out);
+                cli_json_string(a->out, rows->key);
+            }
+            fputc('}', a->out);
         }
         fputs("]}", a->out);
     }

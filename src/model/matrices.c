@@ -290,6 +290,15 @@ static const MatInfo MATS[MAT_COUNT] = {MAT_ROWS(MAT_ROW) STAGE_TABLE(STAGE_TABL
 
 const MatInfo *mat_info(MatId m) { return (m > MAT_NONE && m < MAT_COUNT) ? &MATS[m] : NULL; }
 
+MatId model_mat_untransposed(MatId m)
+{
+    static const MatId PAIRS[][2] = {
+        {MAT_KT, MAT_K}, {MAT_KROT_T, MAT_KROT}, {MAT_KSHIFT_T, MAT_KSHIFT}};
+    for (size_t i = 0; i < sizeof PAIRS / sizeof PAIRS[0]; i++)
+        if (PAIRS[i][0] == m) return PAIRS[i][1];
+    return MAT_NONE;
+}
+
 const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int head)
 {
     const MatInfo *mi = mat_info(m);

@@ -324,6 +324,9 @@ typedef struct {
 
 // The row of a matrix (NULL for MAT_NONE or out of range).
 const MatInfo *mat_info(MatId m);
+// The matrix a transposed one is made from (K for K^T, K^R for K^R^T, ...), MAT_NONE for the
+// others: the board can show a product's transposed operand by rows ("row i of Q · row j of K").
+MatId model_mat_untransposed(MatId m);
 // The matrix m (of head `head`) as kept in p or t: NULL when it is computed cell by cell (AT_NONE)
 // or empty (not in this lesson, or no trace).
 const Matrix *model_mat_stored(const AttnParams *p, const Trace *t, MatId m, int head);

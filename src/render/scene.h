@@ -120,6 +120,8 @@ typedef struct {
         bool result[24];
         bool alone[24];
         bool together;
+        bool product; // a product "A · B = C"
+        bool operands_together; // its operands fit on one screen (A · B: K^T by rows, V^T under A)
     } eq[4];
 } SceneFits;
 

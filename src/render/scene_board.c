@@ -41,7 +41,8 @@ static void row_from_equation(const Ctx *c, const GridStyle *g, const Equation *
 
 int op_width(const Ctx *c, const GridStyle *g, const char *op)
 {
-    return math_w(c, FONT_BOLD, g->op_font, op) + 2 * g->gap;
+    // A raised transpose (row_by_rows) hugs the matrix before it: no gap of its own.
+    return math_w(c, FONT_BOLD, g->op_font, op) + (op[0] == '^' ? 0 : 2 * g->gap);
 }
 
 // A row's width is its operators' (measured text) and its matrices' (their windows): apart, so that
@@ -203,62 +204,6 @@ static void build_arrangement(const Ctx *c, const GridStyle *g, const Equation *
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Falk's scheme for a product "A · B = C", as textbooks draw it: B above C, A left of C, so each
-// cell of C sits in the row of A and the column of B it is made from. Narrower than a row, shorter
-// than a stack.
-
-static bool is_product(const BoardRow *r)
-{
-    return r->count == 5 && !r->t[0].is_op && r->t[1].is_op && !strcmp(r->t[1].op, "\xc2\xb7")
-           && !r->t[2].is_op && r->t[3].is_op && !strcmp(r->t[3].op, "=") && !r->t[4].is_op
-           && r->t[0].box.nr == r->t[4].box.nr && r->t[2].box.nc == r->t[4].box.nc;
-}
-
-// Aligns the cells of a's product (B's columns over C's, A's rows beside C's); false when a is no
-// product.
-static bool falk_align(Arrangement *a)
-{
-    if (a->count != 1 || !is_product(&a->rows[0])) return false;
-    MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
-    int cw = B->cell_w > C->cell_w ? B->cell_w : C->cell_w,
-        ch = A->cell_h > C->cell_h ? A->cell_h : C->cell_h;
-    B->cell_w = C->cell_w = cw;
-    A->cell_h = C->cell_h = ch;
-    a->falk = true;
-    return true;
-}
-
-// Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
-typedef struct {
-    int ax, ay, bx, by, cx, cy, w, h;
-} FalkPlace;
-
-static FalkPlace falk_place(const GridStyle *g, const Arrangement *a)
-{
-    const MatBox *A = &a->rows[0].t[0].box, *B = &a->rows[0].t[2].box, *C = &a->rows[0].t[4].box;
-    int wa = box_width(g, A), cgrid = wa + g->gap * 2 + C->label_w; // C's cells start here
-    int left = cgrid - B->label_w < 0 ? -(cgrid - B->label_w)
-                                      : 0; // B's labels wider than A and C's: all move right
-    FalkPlace f;
-    f.ax = left;
-    f.cx = left + wa + g->gap * 2;
-    f.bx = left + cgrid - B->label_w;
-    f.by = 0;
-    f.ay = f.cy = box_height(g, B) + g->gap; // A and C (and their titles) under B
-    int right = f.cx + box_width(g, C), rb = f.bx + box_width(g, B);
-    f.w = right > rb ? right : rb;
-    int ha = box_height(g, A), hc = box_height(g, C);
-    f.h = f.cy + (ha > hc ? ha : hc);
-    return f;
-}
-
-static void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h)
-{
-    FalkPlace f = falk_place(g, a);
-    *w = f.w, *h = f.h;
-}
-
-// ---------------------------------------------------------------------------------------------------
 // The plan of a stage: its equations cut into parts (screens), at one number size and grid style.
 // Every operand and result of every equation is on some part, in order, inputs first. The fewest
 // parts: the whole stage on one screen; else equations together as many as fit; an equation alone
@@ -273,6 +218,8 @@ typedef struct {
     LayKind kind;
     int from, to; // LAY_RUN: the terms [from, to) of equation eq_from
     bool windowed; // a run of one matrix too large to show whole
+    bool by_rows; // LAY_RUN: its transposed operand shown by rows (K beside Q for Q · K^T)
+    int under; // LAY_RUN "A · B": B turned under A (1), with rows as high as the numbers (2)
 } PartDesc;
 
 #define PLAN_PARTS_MAX SCENE_PARTS_MAX
@@ -285,6 +232,8 @@ typedef struct {
     bool windowed;
     int split; // equations cut into runs (not on one screen)
     int nwin; // parts that show a window
+    int apart; // products whose operands share no part
+    bool cut; // a label cut on some part
     GridStyle g;
 } Plan;
 
@@ -333,6 +282,9 @@ static void lay_out(const Ctx *c, const Plan *p, const PartDesc *d, Arrangement 
     const GridStyle *g = &p->g;
     if (d->kind == LAY_RUN) {
         run_row(c, g, &p->eq[d->eq_from], d->from, d->to, a);
+        if (d->by_rows) row_by_rows(c, g, &a->rows[0]);
+        BoardRow row = a->rows[0];
+        if (d->under && !arrangement_turn_under(c, g, &row, d->under == 2, a)) a->count = 0;
         return;
     }
     build_arrangement(c, g, p->eq + d->eq_from, d->eq_to - d->eq_from,
@@ -363,7 +315,7 @@ static bool whole_fits(const Ctx *c, const Plan *p, int e0, int e1, int w, int h
     static const LayKind ORDER[] = {LAY_ROWS, LAY_FALK, LAY_STACKED};
     for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0]; i++) {
         if (ORDER[i] == LAY_FALK && e1 - e0 != 1) continue;
-        PartDesc d = {e0, e1, ORDER[i], 0, 0, false};
+        PartDesc d = {e0, e1, ORDER[i], 0, 0, false, false, 0};
         if (part_fits(c, p, &d, w, h)) {
             *out = d;
             return true;
@@ -382,6 +334,58 @@ static int run_lead(const Equation *eq, const int *starts, int i)
     return lead;
 }
 
+// A product's operands on one part, then its result: "A · B", then "= C" (a transposed B by rows
+// where it is too wide: Q beside K for Q · K^T). False when the operands do not fit together or the
+// result would need a window.
+static bool operands_part(const Ctx *c, const Plan *p, int e, int w, int h, PartDesc *in,
+                          PartDesc *out)
+{
+    const Equation *eq = &p->eq[e];
+    int eqpos = -1;
+    bool dot = false;
+    for (int k = 0; k < eq->count && eqpos < 0; k++)
+        if (eq->t[k].mat == MAT_NONE) {
+            if (strstr(eq->t[k].op, "=")) eqpos = k;
+            else if (!strcmp(eq->t[k].op, "\xc2\xb7")) dot = true;
+        }
+    if (eqpos < 1 || !dot) return false; // (the operands-first cut is a product's)
+    *in = (PartDesc){e, e + 1, LAY_RUN, 0, eqpos, false, false, 0};
+    *out = (PartDesc){e, e + 1, LAY_RUN, eqpos, eq->count, false, false, 0};
+    if (part_fits(c, p, in, w, h)) return true;
+    Arrangement a;
+    lay_out(c, p, in, &a);
+    in->by_rows = row_has_transposed(&a.rows[0]);
+    if (in->by_rows && part_fits(c, p, in, w, h)) return true;
+    in->by_rows = false; // else B turned under A, column under column
+    for (in->under = 1; in->under <= 2; in->under++)
+        if (part_fits(c, p, in, w, h)) return true;
+    return false;
+}
+
+static bool plan_operands_first(const Ctx *c, Plan *p, int e, int w, int h)
+{
+    PartDesc in, out;
+    if (!operands_part(c, p, e, w, h, &in, &out) || !part_fits(c, p, &out, w, h)) return false;
+    return plan_add(p, in) && plan_add(p, out);
+}
+
+// Whether equation e's operands share a part of p (an equation of one operand always).
+static bool operands_together(const Plan *p, int e)
+{
+    int n = 0;
+    for (int k = 0; k < p->eq[e].count; k++)
+        n += p->eq[e].t[k].mat != MAT_NONE && !p->eq[e].t[k].result;
+    for (int i = 0; i < p->count; i++) {
+        const PartDesc *d = &p->part[i];
+        if (d->kind != LAY_RUN && d->eq_from <= e && e < d->eq_to) return true;
+        int shown = 0;
+        for (int k = d->from; d->kind == LAY_RUN && d->eq_from == e && k < d->to; k++)
+            shown += p->eq[e].t[k].mat != MAT_NONE && !p->eq[e].t[k].result;
+        if (shown == n) return true;
+    }
+    return n < 2;
+}
+
 // Equation e in runs: from the result back, each run the most matrices that fit in one row, so the
 // result has the inputs just before it beside it; a matrix that fits nowhere whole is windowed
 // alone.
@@ -396,11 +400,11 @@ static bool plan_runs(const Ctx *c, Plan *p, int e, int w, int h)
     for (int last = nm - 1; last >= 0;) {
         int to = starts[last] + 1, first = last;
         while (first > 0) {
-            PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first - 1), to, false};
+            PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first - 1), to, false, false, 0};
             if (!part_fits(c, p, &d, w, h)) break;
             first--;
         }
-        PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first), to, false};
+        PartDesc d = {e, e + 1, LAY_RUN, run_lead(eq, starts, first), to, false, false, 0};
         if (first == last && !part_fits(c, p, &d, w, h)) {
             d.from = starts[first]; // the matrix alone, its operators left to the header's formula
             d.windowed = !part_fits(c, p, &d, w, h);
@@ -420,6 +424,7 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
     p->windowed = false;
     p->split = 0;
     p->nwin = 0;
+    p->apart = 0;
     if (p->neq == 0) return;
     PartDesc d;
     if (whole_fits(c, p, 0, p->neq, w, h, &d)) {
@@ -438,7 +443,8 @@ static void plan_stage(const Ctx *c, Plan *p, int w, int h)
             plan_add(p, d);
         } else {
             p->split++;
-            if (!plan_runs(c, p, e, w, h)) return;
+            if (!plan_operands_first(c, p, e, w, h) && !plan_runs(c, p, e, w, h)) return;
+            if (!operands_together(p, e)) p->apart++;
         }
         e = e1;
     }
@@ -463,6 +469,17 @@ static void part_caption_of(const Plan *p, int k, char *out, size_t cap)
     out[0] = '\0';
     if (k < 0 || k >= p->count) return;
     const PartDesc *d = &p->part[k];
+    if (d->by_rows) { // the transpose said in words: K is shown as it is
+        snprintf(out, cap, "%s",
+                 TR("row i of Q \xc2\xb7 row j of K gives S[i, j]: K by rows, its transpose"));
+        return;
+    }
+    if (d->under) { // the second operand turned: its columns under the first's
+        snprintf(out, cap, "%s",
+                 TR("what goes in: the second matrix turned under the first, column under "
+                    "column"));
+        return;
+    }
     if (part_result(p, d) == MAT_NONE && d->kind == LAY_RUN) {
         snprintf(out, cap, "%s", TR("what goes in"));
         return;
@@ -573,16 +590,29 @@ static void plan_at(Ctx *c, Plan *p, int f, int style, int w, int h)
     plan_stage(c, p, w, h);
     if (p->g.share_rows && p->windowed)
         p->nwin = 1 << 20; // shared labels over two windows could disagree
+    p->cut = false;
+    for (int k = 0; k < p->count && !p->cut; k++) {
+        Arrangement a;
+        lay_out(c, p, &p->part[k], &a);
+        for (int r = 0; r < a.count; r++)
+            for (int t = 0; t < a.rows[r].count; t++)
+                if (!a.rows[r].t[t].is_op
+                    && (a.rows[r].t[t].box.labels_cut
+                        || box_title_cut(c, &p->g, &a.rows[r].t[t].box)))
+                    p->cut = true;
+    }
     c->num_font = keep_font;
 }
 
 // Better: no window over a window, then fewer equations cut apart (each on one screen whenever it
-// fits), then every label whole (cut only to keep an equation together), then fewer parts.
+// fits), then fewer products with their operands apart, then every label whole (cut only to keep
+// an equation or a product's operands together), then fewer parts.
 static bool plan_better(const Plan *a, const Plan *b)
 {
     if (a->nwin != b->nwin) return a->nwin < b->nwin;
     if (a->split != b->split) return a->split < b->split;
-    if (a->g.narrow != b->g.narrow) return !a->g.narrow;
+    if (a->apart != b->apart) return a->apart < b->apart;
+    if (a->cut != b->cut) return !a->cut;
     return a->count < b->count;
 }
 
@@ -612,7 +642,8 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
     int styles = PLAN_STYLES;
     if (best->split > 0) {
         plan_at(c, p, lo, PLAN_STYLE_LAST, w, h);
-        if (p->nwin <= best->nwin && p->split < best->split)
+        if (p->nwin <= best->nwin
+            && (p->split < best->split || (p->split == best->split && p->apart < best->apart)))
             *best = *p, styles = PLAN_STYLE_LAST + 1;
     }
     // A matrix too large for the screen: windowed at the floor, where its window shows the most of
@@ -632,7 +663,7 @@ static void plan_board(Ctx *c, int w, int h, Plan *out)
         for (int style = 0; style < styles && !done; style++) {
             plan_at(c, p, sizes[i], style, w, h);
             if (p->count == best->count && p->windowed == best->windowed && p->split == best->split
-                && p->g.narrow == best->g.narrow) {
+                && p->apart <= best->apart && p->cut == best->cut) {
                 *best = *p;
                 done = true;
             }
@@ -652,6 +683,10 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
     const StageInfo *si = stage_info(view_stage(c->st));
     p->neq = si ? si->equations(&c->L->params, c->st->head, p->eq, EQ_MAX) : 0;
     fits->neq = p->neq;
+    for (int e = 0; e < p->neq; e++)
+        for (int k = 0; k < p->eq[e].count; k++)
+            if (p->eq[e].t[k].mat == MAT_NONE && !strcmp(p->eq[e].t[k].op, "\xc2\xb7"))
+                fits->eq[e].product = true;
     int lo = font_floor(c->num_font);
     for (int e = 0; e < p->neq; e++) {
         const Equation *eq = &p->eq[e];
@@ -664,11 +699,12 @@ void scene_board_fits(Ctx *c, int w, int h, SceneFits *fits)
             }
         for (int style = 0; style <= PLAN_STYLE_LAST; style++) {
             plan_at(c, p, lo, style, w, h); // sets p->g
-            PartDesc d;
+            PartDesc d, in;
             if (whole_fits(c, p, e, e + 1, w, h, &d)) fits->eq[e].together = true;
+            if (operands_part(c, p, e, w, h, &in, &d)) fits->eq[e].operands_together = true;
             for (int k = 0, n = 0; k < eq->count; k++)
                 if (eq->t[k].mat != MAT_NONE) {
-                    PartDesc one = {e, e + 1, LAY_RUN, k, k + 1, false};
+                    PartDesc one = {e, e + 1, LAY_RUN, k, k + 1, false, false, 0};
                     if (part_fits(c, p, &one, w, h)) fits->eq[e].alone[n] = true;
                     n++;
                 }
@@ -684,25 +720,11 @@ static void draw_op(Ctx *c, const GridStyle *g, const BoardRow *row, const char 
         if (!row->t[j].is_op && row->t[j].box.nr * row->t[j].box.cell_h > tallest)
             tallest = row->t[j].box.nr * row->t[j].box.cell_h;
     int oh = line_h(c, FONT_BOLD, g->op_font);
+    if (op[0] == '^') { // a transpose (row_by_rows): raised beside the matrix's top corner
+        math_at(c, FONT_BOLD, g->op_font, c->th->ink, x - g->gap, cells_top - oh * 3 / 4, op);
+        return;
+    }
     math_at(c, FONT_BOLD, g->op_font, c->th->ink, x + g->gap, cells_top + (tallest - oh) / 2, op);
-}
-
-static void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h)
-{
-    FalkPlace f = falk_place(g, a);
-    int ax = f.ax, ay = f.ay, bx = f.bx, by = f.by, cx = f.cx, cy = f.cy, fw = f.w, fh = f.h;
-    int x0 = x + (w - fw) / 2, y0 = y + (h - fh) / 2;
-    if (x0 < x) x0 = x;
-    if (y0 < y) y0 = y;
-    const BoardRow *r = &a->rows[0];
-    draw_matrix(c, g, &r->t[0].box, x0 + ax, y0 + ay);
-    draw_matrix(c, g, &r->t[2].box, x0 + bx, y0 + by);
-    draw_matrix(c, g, &r->t[4].box, x0 + cx, y0 + cy);
-    // The product's sign in the empty corner: A · B, read from the left and from above.
-    int ow = math_w(c, FONT_BOLD, g->op_font, r->t[1].op), oh = line_h(c, FONT_BOLD, g->op_font);
-    int cx_ = x0 + ax + box_width(g, &r->t[0].box) - ow, cy_ = y0 + ay - oh;
-    if (cy_ > y0 && cx_ > x0)
-        math_at(c, FONT_BOLD, g->op_font, c->th->muted, cx_, cy_ - g->gap / 2, r->t[1].op);
 }
 
 static void draw_arrangement(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w,

@@ -27,8 +27,28 @@ typedef struct {
     bool narrow; // cells as wide as their numbers: long column labels cut
     bool
         falk; // one product "A · B = C" in Falk's scheme: B above C, A left of C (rows[0] holds it)
-    char caption[48], next[48]; // one sub-step shown: what it computes, and what the next one does
+    char caption[96], next[96]; // one sub-step shown: what it computes, and what the next one does
 } Arrangement;
+
+// Where Falk's scheme puts A, B and C from the arrangement's top-left, and its size.
+typedef struct {
+    int ax, ay, bx, by, cx, cy, w, h;
+} FalkPlace;
+
+// Falk's scheme (scene_products.c): aligns the cells of a's one product "A · B = C" (B's columns
+// over C's, A's rows beside C's); false when a is no product.
+bool falk_align(Arrangement *a);
+FalkPlace falk_place(const GridStyle *g, const Arrangement *a);
+void falk_size(const GridStyle *g, const Arrangement *a, int *w, int *h);
+void draw_falk(Ctx *c, const GridStyle *g, const Arrangement *a, int x, int y, int w, int h);
+// Whether r has a transposed operand (K^T) it could show by rows; and r with each such operand
+// shown by rows (K, then a raised "T" after it).
+bool row_has_transposed(const BoardRow *r);
+void row_by_rows(const Ctx *c, const GridStyle *g, BoardRow *r);
+// The row "A · B" as two rows, A above B turned (its columns under A's, the same width); dense:
+// rows as high as the numbers' size. False when B's rows are not A's columns.
+bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r, bool dense,
+                            Arrangement *a);
 
 int op_width(const Ctx *c, const GridStyle *g, const char *op);
 int row_width(const Ctx *c, const GridStyle *g, const BoardRow *r);

@@ -55,7 +55,7 @@ typedef struct {
                      // then
                      // "= result"; 3: the inputs in runs; 4: as 3, with tight cells;
                      // 5: as 4, with compact rows)
-    char caption[48], next[48]; // the sub-step on the board and the next one (for the hint line)
+    char caption[96], next[96]; // the sub-step on the board and the next one (for the hint line)
     int notes_lines; // the lesson's notes: at most this many lines (0: 9), the room reserved below
                      // the board
     bool heat_shown; // the heatmap went beside the board

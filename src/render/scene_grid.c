@@ -169,11 +169,12 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
             + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
     // Every column label must fit too: token labels are cut only beyond 4 number widths.
     const MatInfo *mi = mat_info(m);
-    if (mi->col_axis != AXIS_DIM && !g->narrow) {
+    if (mi->col_axis != AXIS_DIM) {
         int cols = b->cols < 64 ? b->cols : 64;
         int lw =
             cols > 0 ? widest_label(c, mi->col_axis, g->label_font, cols) + g->num_font / 4 : 0;
-        if (lw > w) w = lw;
+        b->labels_cut = g->narrow && lw > w + 2; // narrow cells cut the labels wider than them
+        if (lw > w && !g->narrow) w = lw;
         int cap = 4 * b->cell_h;
         if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
     }
@@ -181,6 +182,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     // Row labels.
     int lw = widest_label(c, mi->row_axis, g->label_font, b->rows < 600 ? b->rows : 600);
     int cap = (g->tight && !g->whole_labels ? 3 : 5) * g->num_font;
+    if (lw > cap) b->labels_cut = true;
     // Clear of the frame a result has, and of the focus frame any matrix's lit row can get: a label
     // never touches a border (Arabic and Hebrew labels end at their first letter, whose ink reaches
     // its edge).
@@ -195,9 +197,21 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     }
 }
 
+void box_turn(const Ctx *c, const GridStyle *g, MatBox *b)
+{
+    int t = b->rows;
+    b->rows = b->cols, b->cols = t;
+    t = b->nr, b->nr = b->nc, b->nc = t;
+    t = b->r0, b->r0 = b->c0, b->c0 = t;
+    b->turned = true;
+    const MatInfo *mi = mat_info(b->mat);
+    b->label_w = widest_label(c, mi->col_axis, g->label_font, b->rows < 600 ? b->rows : 600)
+                 + g->num_font / 3 + result_pad(g);
+}
+
 void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap)
 {
-    Axis a = mat_info(b->mat)->row_axis;
+    Axis a = b->turned ? mat_info(b->mat)->col_axis : mat_info(b->mat)->row_axis;
     model_axis_label(c->L, a, row, buf, cap);
     char *const *tokens = a == AXIS_QUERY ? c->L->tokens
                           : a == AXIS_KEY ? c->L->source_tokens
@@ -217,8 +231,20 @@ static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < 
 int box_height(const GridStyle *g, const MatBox *b)
 {
     int lines = caption_lines(b);
-    return g->title_h + g->col_label_h + b->nr * b->cell_h
+    return (b->bare ? 0 : g->title_h + g->col_label_h) + b->nr * b->cell_h
            + (lines ? g->foot_h + (lines - 1) * (g->foot_h * 2 / 3) : 0);
+}
+
+// The lit band l as b's own cells (row, col; -1 for a whole axis): a band of K^T lights K's row on
+// a board that shows K by rows. False when l is not on b.
+static bool lit_on(const MatBox *b, const CellRef *l, int *row, int *col)
+{
+    bool turned = l->mat != b->mat && model_mat_untransposed(l->mat) == b->mat;
+    if ((l->mat != b->mat && !turned) || (per_head_mat(b->mat) && l->head != b->head)) return false;
+    turned = turned != b->turned;
+    *row = turned ? l->col : l->row;
+    *col = turned ? l->row : l->col;
+    return true;
 }
 
 // Where the window of a matrix starts: around the focused cell, or the row/column the focus reads.
@@ -226,10 +252,10 @@ void box_follow(const Ctx *c, MatBox *b)
 {
     int want_r = -1, want_c = -1;
     for (int k = 0; k < c->lit_count; k++) {
-        const CellRef *l = &c->lit[k];
-        if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
-        if (l->row >= 0) want_r = l->row;
-        if (l->col >= 0) want_c = l->col;
+        int row, col;
+        if (!lit_on(b, &c->lit[k], &row, &col)) continue;
+        if (row >= 0) want_r = row;
+        if (col >= 0) want_c = col;
     }
     if (head_columns(b->mat) && c->focus.mat == MAT_Z && want_c < 0)
         want_c = c->focus.head * c->L->params.d_k;
@@ -248,29 +274,67 @@ typedef struct {
 
 // The title over the cells: the name and shape (the name alone where both do not fit), and the
 // box's record for the layout audit and the screen reader.
+// b's name as its title writes it, and the title with its shape.
+static void box_names(const Ctx *c, const MatBox *b, char *title, char *name)
+{
+    model_mat_name(&c->L->params, b->mat, b->head, name, 96);
+    if (b->title) snprintf(name, 96, "%s", b->title);
+    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched
+    // below.
+    if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
+        snprintf(name + strlen(name), 96 - strlen(name), "%s", TRC("a matrix", " off"));
+    if (b->turned) snprintf(name + strlen(name), 96 - strlen(name), "^T");
+    snprintf(title, 160, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
+}
+
+bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b)
+{
+    char title[160], name[96];
+    box_names(c, b, title, name);
+    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
+    return !b->bare && math_w(c, tf, g->title_font, title) > b->nc * b->cell_w + b->label_w;
+}
+
+int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
+{
+    char title[160], name[96];
+    box_names(c, b, title, name);
+    return math_w(c, b->result ? FONT_BOLD : FONT_REGULAR, g->title_font, name) + g->num_font / 4
+           + b->label_w;
+}
+
 static void matrix_title(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
 {
     char title[160], name[96];
     int x = at->x, y = at->y, gx = at->gx, gw = at->gw;
-    model_mat_name(&c->L->params, b->mat, b->head, name, sizeof name);
-    if (b->title) snprintf(name, sizeof name, "%s", b->title);
-    // A head switched off (key O): its own matrices say so; its columns of Concat are hatched
-    // below.
-    if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
-        snprintf(name + strlen(name), sizeof name - strlen(name), "%s", TRC("a matrix", " off"));
-    snprintf(title, sizeof title, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
+    box_names(c, b, title, name);
     FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
     Rgba tcol = b->result ? c->th->result : c->th->ink;
     const char *pick = math_w(c, tf, g->title_font, title) <= gw + b->label_w ? title : name;
     int tw = math_w(c, tf, g->title_font, pick);
     int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
     if (tx < x) tx = x;
-    if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
+    if (b->bare) // in the row-label column, left of the rows' labels
+        math_at(c, tf, g->title_font, tcol, x, at->gy, name);
+    else if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
         math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2,
                 pick);
-    SceneBox rec = {b->mat,      b->head,   b->rows, b->cols, b->r0,           b->nr,
-                    b->c0,       b->nc,     x,       y,       box_width(g, b), box_height(g, b),
-                    g->num_font, b->result, ""};
+    bool t = b->turned; // the record is the matrix's own rows and columns
+    SceneBox rec = {b->mat,
+                    b->head,
+                    t ? b->cols : b->rows,
+                    t ? b->rows : b->cols,
+                    t ? b->c0 : b->r0,
+                    t ? b->nc : b->nr,
+                    t ? b->r0 : b->c0,
+                    t ? b->nr : b->nc,
+                    x,
+                    y,
+                    box_width(g, b),
+                    box_height(g, b),
+                    g->num_font,
+                    b->result,
+                    ""};
     snprintf(rec.title, sizeof rec.title, "%s", name);
     scene_push_box(c->s, &rec);
 }
@@ -281,8 +345,8 @@ static void matrix_labels(Ctx *c, const GridStyle *g, const MatBox *b, const Mat
     char buf[160], fitted[160];
     int gx = at->gx, gy = at->gy;
     const MatInfo *mi = mat_info(b->mat);
-    for (int j = 0; j < b->nc && !g->no_col_labels; j++) {
-        model_axis_label(c->L, mi->col_axis, b->c0 + j, buf, sizeof buf);
+    for (int j = 0; j < b->nc && !g->no_col_labels && !b->bare; j++) {
+        model_axis_label(c->L, b->turned ? mi->row_axis : mi->col_axis, b->c0 + j, buf, sizeof buf);
         fit_label(c, FONT_REGULAR, g->label_font, buf, b->cell_w - 2, fitted, sizeof fitted);
         if (text_in(c, FONT_REGULAR, g->label_font, c->th->muted,
                     (Box){gx + j * b->cell_w, gy - g->col_label_h, b->cell_w,
@@ -350,7 +414,9 @@ static void matrix_cells(Ctx *c, const GridStyle *g, const MatBox *b, const Matr
     bool editable = c->ex->original && view_mat_editable(b->mat);
     for (int i = 0; i < b->nr; i++)
         for (int j = 0; j < b->nc; j++)
-            matrix_cell(c, g, b, (CellRef){b->mat, b->head, b->r0 + i, b->c0 + j},
+            matrix_cell(c, g, b,
+                        b->turned ? (CellRef){b->mat, b->head, b->c0 + j, b->r0 + i}
+                                  : (CellRef){b->mat, b->head, b->r0 + i, b->c0 + j},
                         gx + j * b->cell_w, gy + i * b->cell_h, editable);
 }
 
@@ -360,10 +426,10 @@ static void matrix_lit(Ctx *c, const MatBox *b, const MatrixAt *at)
     int gx = at->gx, gy = at->gy;
     int t = c->num_font / 8 < 3 ? 3 : c->num_font / 8;
     for (int k = 0; k < c->lit_count; k++) {
-        const CellRef *l = &c->lit[k];
-        if (l->mat != b->mat || (per_head_mat(b->mat) && l->head != b->head)) continue;
-        int r0 = l->row < 0 ? b->r0 : l->row, r1 = l->row < 0 ? b->r0 + b->nr : l->row + 1;
-        int c0 = l->col < 0 ? b->c0 : l->col, c1 = l->col < 0 ? b->c0 + b->nc : l->col + 1;
+        int row, col;
+        if (!lit_on(b, &c->lit[k], &row, &col)) continue;
+        int r0 = row < 0 ? b->r0 : row, r1 = row < 0 ? b->r0 + b->nr : row + 1;
+        int c0 = col < 0 ? b->c0 : col, c1 = col < 0 ? b->c0 + b->nc : col + 1;
         if (r0 < b->r0 || c0 < b->c0 || r1 > b->r0 + b->nr || c1 > b->c0 + b->nc) continue;
         int x0 = gx + (c0 - b->c0) * b->cell_w, x1 = gx + (c1 - b->c0) * b->cell_w;
         int y0 = gy + (r0 - b->r0) * b->cell_h, y1 = gy + (r1 - b->r0) * b->cell_h;
@@ -423,7 +489,7 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     MatrixAt at = {x,
                    y,
                    x + b->label_w,
-                   y + g->title_h + g->col_label_h,
+                   y + (b->bare ? 0 : g->title_h + g->col_label_h),
                    b->nc * b->cell_w,
                    b->nr * b->cell_h};
     matrix_title(c, g, b, &at);

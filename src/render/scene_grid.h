@@ -18,6 +18,11 @@ typedef struct {
     bool probabilities; // 0..1 on the sequential map
     const char *title; // instead of the matrix's name (NULL: its name)
     int side_w; // a column right of the cells: each softmax row's entropy in bits (0: none)
+    bool labels_cut; // a label of it is cut to fit (cells as wide as their numbers, or a row label
+                     // over its column's cap)
+    bool turned; // drawn transposed: its rows are the matrix's columns (V^T under A: box_turn)
+    bool bare; // no title row, no column labels: the box above's columns are its own; its name in
+               // the row-label column
     bool positions; // every row label with its position ("mat₅"), not only a repeated token's (a
                     // rolling buffer's rows: the decode panel)
 } MatBox;
@@ -53,6 +58,12 @@ void grid_style(const Ctx *c, GridStyle *g);
 // The whole of matrix m (of a head) in a box, cells wide enough for its numbers and labels.
 void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bool result);
 bool box_windowed(const MatBox *b);
+// Whether b's title is too wide for it with its shape (then it writes its name alone).
+bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b);
+// The row-label column a bare box needs: its name beside its rows' labels.
+int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b);
+// b drawn transposed (rows and columns swapped: a cell (i, j) of the box is the matrix's (j, i)).
+void box_turn(const Ctx *c, const GridStyle *g, MatBox *b);
 // The label of row `row` of b as draw_matrix writes it (with its position when b->positions).
 void box_row_label(const Ctx *c, const MatBox *b, int row, char *buf, size_t cap);
 int box_width(const GridStyle *g, const MatBox *b);
