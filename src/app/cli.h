@@ -63,7 +63,8 @@ void cli_print_grad(FILE *out, double loss, const AttnParams *g);
 // d_model).
 bool cli_grad_check(double loss, const AttnParams *g, const Matrix *targets, char *why, size_t cap);
 // --json --decode: the lesson generated token by token with a KV cache, one object per step with
-// what the step adds (see cli_decode.c and docs/json.md); streamed, so the memory is the caches'.
+// what the step adds (see cli_decode.c and docs/decode-and-tiles.md); streamed, so the memory is
+// the caches'.
 // False, before a byte is printed, with why (cap bytes) when the output would pass the limit --json
 // keeps (*usage true: exit 2) or memory ran out (*usage false).
 bool cli_print_decode(FILE *out, const Lesson *l, char *why, size_t cap, bool *usage);

@@ -121,16 +121,6 @@ void circuit_train_free(CircuitTrainer *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-static bool oom(TraceError *err)
-{
-    if (err) {
-        err->stage = STAGE_INPUT;
-        err->head = -1;
-        snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    return false;
-}
-
 bool circuit_train_init(CircuitTrainer *tr, const Circuit *initial, const AttnConfig *settings,
                         const CircuitTrainSpec *spec, bool learn_positions, TraceError *err)
 {
@@ -151,7 +141,7 @@ bool circuit_train_init(CircuitTrainer *tr, const Circuit *initial, const AttnCo
     for (size_t s = 0; ok && s < S; s++) ok = circuit_copy(&tr->each[s], initial);
     if (!ok) {
         circuit_train_free(tr);
-        return oom(err);
+        return trace_error_oom(err);
     }
     circuit_zero(&tr->m);
     circuit_zero(&tr->v);
@@ -186,7 +176,7 @@ static int batch_job(void *arg)
         tr->seq_loss[s] = r.loss;
         circuit_zero(&tr->each[s]);
         job->ok = circuit_backward(&tr->each[s], &tr->c, &tr->settings, &r, ids, NULL, weight);
-        if (!job->ok) oom(&job->err);
+        if (!job->ok) trace_error_oom(&job->err);
         circuit_run_free(&r);
     }
     return 0;
@@ -257,7 +247,7 @@ bool circuit_train_step(CircuitTrainer *tr, TraceError *err)
     double loss = 0.0;
     for (int s = 0; s < S; s++) loss += tr->seq_loss[s];
     tr->last_loss = loss / (double)S;
-    if (!sum_gradients(tr) || !adam_step(tr)) return oom(err);
+    if (!sum_gradients(tr) || !adam_step(tr)) return trace_error_oom(err);
     tr->step++;
     return true;
 }

@@ -519,6 +519,19 @@ void mat_softmax_rows(Matrix *out, const Matrix *in)
     }
 }
 
+void mat_top_k(int *id, double *prob, const double *p, int n, int k)
+{
+    for (int q = 0; q < k; q++) {
+        int best = -1;
+        for (int v = 0; v < n; v++) {
+            bool after = q == 0 || p[v] < prob[q - 1] || (p[v] == prob[q - 1] && v > id[q - 1]);
+            if (after && (best < 0 || p[v] > p[best])) best = v;
+        }
+        id[q] = best;
+        prob[q] = p[best];
+    }
+}
+
 bool mat_all_finite(const Matrix *m, bool allow_masked)
 {
     size_t count = (size_t)m->rows * (size_t)m->cols;

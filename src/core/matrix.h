@@ -70,6 +70,9 @@ void mat_scale(Matrix *out, const Matrix *in, double s);
 // out (n, c) = softmax of each row of in (n, c), stable: exp(x - rowmax) / sum. -INFINITY entries
 // give 0. A row of only -INFINITY gives a row of 0 (never NaN).
 void mat_softmax_rows(Matrix *out, const Matrix *in);
+// The k largest of p (n) in order, the lower index first among equals (k <= n): their indices into
+// id (k) and their values into prob (k). Each is the largest below the one before in that order.
+void mat_top_k(int *id, double *prob, const double *p, int n, int k);
 // true when every entry is finite (-INFINITY entries above the diagonal are allowed when
 // allow_masked).
 bool mat_all_finite(const Matrix *m, bool allow_masked);

@@ -81,6 +81,16 @@ void trace_free(Trace *t)
     memset(t, 0, sizeof *t);
 }
 
+bool trace_error_oom(TraceError *err)
+{
+    if (err) {
+        err->stage = STAGE_INPUT;
+        err->head = -1;
+        snprintf(err->message, sizeof err->message, "out of memory");
+    }
+    return false;
+}
+
 static bool fail(TraceError *err, Stage stage, int head, const char *message)
 {
     if (err) {

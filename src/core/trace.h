@@ -56,6 +56,10 @@ typedef struct {
                        // (trace_overflow_detail)
 } TraceError;
 
+// err (may be NULL) says "out of memory" at the input, for no head (what the trainers say when an
+// allocation fails). Returns false.
+bool trace_error_oom(TraceError *err);
+
 // Runs every stage. On failure (no memory, or a value overflowing to inf/NaN) returns false, fills
 // err (naming the stage and the first head where it happened) and leaves t empty. Free a successful
 // trace with trace_free. Large lessons run half the heads, then half the output rows, on a second

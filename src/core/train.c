@@ -113,16 +113,6 @@ static bool add_checkpoint(Trainer *tr)
     return true;
 }
 
-static bool oom(TraceError *err)
-{
-    if (err) {
-        err->stage = STAGE_INPUT;
-        err->head = -1;
-        snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    return false;
-}
-
 double train_step_multiply_adds(const AttnParams *p, int sequences)
 {
     CostFigures c = cost_compute_cross(p->d_model, p->n, p->m, p->heads, p->d_k);
@@ -195,7 +185,7 @@ bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, c
     for (int s = 0; ok && s < count; s++) ok = mat_init(&tr->targets[s], n, initial->d_model);
     if (!ok) {
         train_free(tr);
-        return oom(err);
+        return trace_error_oom(err);
     }
     tr->p.req.ablated = tr->work.req.ablated = 0;
     train_draw_ids(tr->ids, (size_t)count * (size_t)n, vocab->rows, spec->seed);
@@ -210,7 +200,7 @@ bool train_init(Trainer *tr, const AttnParams *initial, const TrainSpec *spec, c
     tr->loss_count = 1;
     if (!add_checkpoint(tr)) {
         train_free(tr);
-        return oom(err);
+        return trace_error_oom(err);
     }
     return true;
 }
@@ -258,7 +248,7 @@ bool train_step(Trainer *tr, TraceError *err)
     tr->beta2_t *= TRAIN_ADAM_BETA2;
     double c1 = 1.0 - tr->beta1_t, c2 = 1.0 - tr->beta2_t;
     Matrix *pl[6 * 64 + 2], *ml[6 * 64 + 2], *vl[6 * 64 + 2], *gl[6 * 64 + 2];
-    if (tr->p.heads > 64) return oom(err);
+    if (tr->p.heads > 64) return trace_error_oom(err);
     int count = params_trainable(pl, &tr->p);
     params_trainable(ml, &tr->m);
     params_trainable(vl, &tr->v);
@@ -277,7 +267,7 @@ bool train_step(Trainer *tr, TraceError *err)
         tr->loss_count = tr->step + 1;
     }
     if ((tr->step % tr->checkpoint_every == 0 || tr->step == tr->spec.steps) && !add_checkpoint(tr))
-        return oom(err);
+        return trace_error_oom(err);
     return true;
 }
 

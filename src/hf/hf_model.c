@@ -335,16 +335,10 @@ static bool next_tokens(HfRun *r, const HfModel *m, const Matrix *h, LessonError
 static bool top_of(const double *p, int vocab, int k, int *id, double *prob, char **token,
                    const Tokenizer *tok)
 {
-    for (int q = 0; q < k && q < vocab; q++) {
-        int best = -1;
-        for (int v = 0; v < vocab; v++) {
-            bool after = q == 0 || p[v] < prob[q - 1] || (p[v] == prob[q - 1] && v > id[q - 1]);
-            if (after && (best < 0 || p[v] > p[best])) best = v;
-        }
-        id[q] = best;
-        prob[q] = p[best];
-        if (!(token[q] = tokenizer_display(tok, best))) return false;
-    }
+    if (k > vocab) k = vocab;
+    mat_top_k(id, prob, p, vocab, k);
+    for (int q = 0; q < k; q++)
+        if (!(token[q] = tokenizer_display(tok, id[q]))) return false;
     return true;
 }
 

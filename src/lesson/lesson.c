@@ -20,17 +20,17 @@
 
 static void build_free(Build *b)
 {
-    free(b->title);
-    free(b->notes);
-    free(b->language);
-    lesson_free_strings(b->tokens, b->n);
-    lesson_free_strings(b->source_tokens, b->m);
+    free(b->l.title);
+    free(b->l.notes);
+    free(b->l.language);
+    lesson_free_strings(b->l.tokens, b->n);
+    lesson_free_strings(b->l.source_tokens, b->m);
     mat_free(&b->X);
     mat_free(&b->S);
-    params_free(&b->p);
-    lesson_free_questions(b->questions, b->question_count);
-    mat_free(&b->targets);
-    lesson_circuit_free(b->circuit);
+    params_free(&b->l.params);
+    lesson_free_questions(b->l.questions, b->l.question_count);
+    mat_free(&b->l.targets);
+    lesson_circuit_free(b->l.circuit);
     memset(b, 0, sizeof *b);
 }
 
@@ -75,7 +75,7 @@ static bool read_source(Ctx *c, const cJSON *source, int source_member, int d_mo
         lesson_check_keys(c, source, source_keys, "tokens, sentence, split, embeddings, positions");
     if (!ok && !c->rep) return false;
     c->depth = d0;
-    if (!lesson_read_tokens(c, source, &b->source_tokens, &b->m)) return false;
+    if (!lesson_read_tokens(c, source, &b->l.source_tokens, &b->m)) return false;
     int k;
     const cJSON *v = lesson_member(source, "embeddings", &k);
     if (!v) return lesson_fail(c, "missing required key \"embeddings\"");
@@ -161,11 +161,11 @@ static bool check_trace_size(Ctx *c, const Build *b, int d_model, int heads_memb
 static bool self_source(Build *b)
 {
     b->m = b->n;
-    if (!(b->source_tokens = calloc((size_t)b->m, sizeof *b->source_tokens))
+    if (!(b->l.source_tokens = calloc((size_t)b->m, sizeof *b->l.source_tokens))
         || !mat_copy(&b->S, &b->X))
         return false;
     for (int i = 0; i < b->m; i++)
-        if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i]))))
+        if (!(b->l.source_tokens[i] = lesson_dup_string(b->l.tokens[i], strlen(b->l.tokens[i]))))
             return false;
     return true;
 }
@@ -195,26 +195,26 @@ static bool read_matrices(Ctx *c, const cJSON *root, const cJSON *w, int k, Buil
                           int d_model, int source_member)
 {
     const cJSON *v, *source = whole ? lesson_member(root, "source", &source_member) : NULL;
-    if (!params_init_grouped(&b->p, whole ? b->n : 1, whole ? b->m : 1, d_model, b->cfg.heads,
-                             b->cfg.kv_heads, b->cfg.d_k))
+    if (!params_init_grouped(&b->l.params, whole ? b->n : 1, whole ? b->m : 1, d_model,
+                             b->cfg.heads, b->cfg.kv_heads, b->cfg.d_k))
         return lesson_fail(c, "out of memory");
-    b->p.cfg = b->cfg;
+    b->l.params.cfg = b->cfg;
     if (whole) { // the embeddings move into the params (same shapes)
-        mat_free(&b->p.X);
-        mat_free(&b->p.S);
-        b->p.X = b->X;
-        b->p.S = b->S;
+        mat_free(&b->l.params.X);
+        mat_free(&b->l.params.S);
+        b->l.params.X = b->X;
+        b->l.params.S = b->S;
         memset(&b->X, 0, sizeof b->X);
         memset(&b->S, 0, sizeof b->S);
     }
     lesson_push_key(c, "weights", k);
-    if (!lesson_read_weights(c, w, &b->p)) return false;
+    if (!lesson_read_weights(c, w, &b->l.params)) return false;
     lesson_pop(c);
-    if (whole && !lesson_read_positions(c, root, source, source_member, &b->p)) return false;
+    if (whole && !lesson_read_positions(c, root, source, source_member, &b->l.params)) return false;
     if (whole && (v = lesson_member(root, "targets", &k))) {
         lesson_push_key(c, "targets", k);
-        if (!mat_init(&b->targets, b->n, d_model)) return lesson_fail(c, "out of memory");
-        if (!lesson_read_matrix(c, v, &b->targets, "one per token", "d_model")) return false;
+        if (!mat_init(&b->l.targets, b->n, d_model)) return lesson_fail(c, "out of memory");
+        if (!lesson_read_matrix(c, v, &b->l.targets, "one per token", "d_model")) return false;
         lesson_pop(c);
     }
     if (whole && (v = lesson_member(root, "train", &k))) {
@@ -261,13 +261,13 @@ static bool read_head(Progress *g, const cJSON *root, Build *b)
     if (g->stop) return false;
     step(g, read_string_member(c, root, "$schema", false, NULL));
     if (g->stop) return false;
-    step(g, read_string_member(c, root, "title", true, &b->title));
+    step(g, read_string_member(c, root, "title", true, &b->l.title));
     if (g->stop) return false;
-    step(g, read_string_member(c, root, "notes", false, &b->notes));
+    step(g, read_string_member(c, root, "notes", false, &b->l.notes));
     if (g->stop) return false;
     step(g, lesson_fields_read(c, root, b, FIELDS_WITH_TITLE)); // "language"
     if (g->stop) return false;
-    g->tokens_ok = step(g, lesson_read_tokens(c, root, &b->tokens, &b->n));
+    g->tokens_ok = step(g, lesson_read_tokens(c, root, &b->l.tokens, &b->n));
     if (g->stop) return false;
     g->d_model_ok = step(
         g, optional_int(c, root, "d_model", LESSON_MAX_D_MODEL, &g->d_model, &g->d_model_member));
@@ -350,8 +350,8 @@ static bool build_lesson(Ctx *c, const cJSON *root, Build *b)
     // The questions' form (their answers need the trace: model/questions.c checks those).
     // A report keeps them, broken or not, and builds the lesson if nothing else is wrong (--check
     // then checks their answers against the trace); lesson_parse stops.
-    if (!lesson_read_questions(c, root, g.heads_ok ? g.heads : 0, &b->questions,
-                               &b->question_count)) {
+    if (!lesson_read_questions(c, root, g.heads_ok ? g.heads : 0, &b->l.questions,
+                               &b->l.question_count)) {
         c->depth = 0;
         if (!g.all) return false;
     }
@@ -434,19 +434,8 @@ static bool parse_owned(Lesson *out, char *text, size_t len, LessonError *err, L
         free(text);
         return false;
     }
-    out->title = b.title;
-    out->notes = b.notes;
-    out->language = b.language;
-    out->tokens = b.tokens;
-    out->source_tokens = b.source_tokens;
-    out->params = b.p;
+    *out = b.l;
     mark_repeats(out);
-    out->questions = b.questions;
-    out->question_count = b.question_count;
-    out->targets = b.targets;
-    out->trains = b.trains;
-    out->train = b.train;
-    out->circuit = b.circuit;
     out->text = text;
     out->text_len = len;
     return true;

@@ -87,7 +87,7 @@ static bool token_ids(Ctx *c, const cJSON *root, Build *b, LessonCircuit *lc)
     char shown[80];
     for (int i = 0; i < b->n; i++) {
         int k = 0;
-        while (k < lc->vocab && strcmp(lc->vocabulary[k], b->tokens[i]) != 0) k++;
+        while (k < lc->vocab && strcmp(lc->vocabulary[k], b->l.tokens[i]) != 0) k++;
         if (k < lc->vocab) {
             lc->ids[i] = k;
             continue;
@@ -98,7 +98,7 @@ static bool token_ids(Ctx *c, const cJSON *root, Build *b, LessonCircuit *lc)
         lesson_push_key(c, listed ? "tokens" : "sentence", member);
         if (listed) lesson_push_index(c, i);
         return lesson_fail(c, "token %d, \"%s\", is not a word of the vocabulary", i,
-                           lesson_show_key(b->tokens[i], shown, sizeof shown));
+                           lesson_show_key(b->l.tokens[i], shown, sizeof shown));
     }
     return true;
 }
@@ -141,7 +141,7 @@ static bool positions_kind(Ctx *c, const cJSON *root, Build *b, LessonCircuit *l
         return lesson_fail(c,
                            "expected \"none\", \"sinusoidal\", {\"random\": ...} or rows of %d "
                            "numbers (n_ctx of them, at least one per token)",
-                           b->p.d_model);
+                           b->l.params.d_model);
     lesson_pop(c);
     return true;
 }
@@ -219,7 +219,7 @@ static bool read_layers(Ctx *c, const cJSON *root, Build *b, LessonCircuit *lc, 
         }
         layers = count;
     }
-    LayerShape shape = {b->p.d_model, b->cfg.heads, b->cfg.heads, b->cfg.d_k};
+    LayerShape shape = {b->l.params.d_model, b->cfg.heads, b->cfg.heads, b->cfg.d_k};
     double values = 4.0 * layers * shape.heads * (double)shape.d_k * shape.d_model;
     if (values > LESSON_MAX_WEIGHT_VALUES)
         return lesson_fail_top(c, "weights", k,
@@ -304,29 +304,30 @@ static bool read_train(Ctx *c, const cJSON *t, LessonCircuit *lc, int n_ctx)
     return true;
 }
 
-// b->p: layer 0 on the lesson's tokens (E[tokens], P[0..n), explicit positions), self-attention.
+// b->l.params: layer 0 on the lesson's tokens (E[tokens], P[0..n), explicit positions),
+// self-attention.
 static bool layer_zero(Ctx *c, Build *b, const LessonCircuit *lc)
 {
     AttnConfig cfg = b->cfg;
     const Circuit *m = &lc->model;
-    if (!params_init(&b->p, b->n, b->n, m->shape.d_model, m->shape.heads, m->shape.d_k)
-        || !params_set_positions(&b->p, POS_EXPLICIT))
+    if (!params_init(&b->l.params, b->n, b->n, m->shape.d_model, m->shape.heads, m->shape.d_k)
+        || !params_set_positions(&b->l.params, POS_EXPLICIT))
         return lesson_fail(c, "out of memory");
-    b->p.cfg = cfg;
-    b->p.kv_heads = m->shape.heads;
-    b->p.positions = POS_EXPLICIT;
+    b->l.params.cfg = cfg;
+    b->l.params.kv_heads = m->shape.heads;
+    b->l.params.positions = POS_EXPLICIT;
     size_t row = (size_t)m->shape.d_model * sizeof(double);
     for (int i = 0; i < b->n; i++) {
-        memcpy(mat_row(&b->p.E, i), mat_row(&m->E, lc->ids[i]), row);
-        memcpy(mat_row(&b->p.P, i), mat_row(&m->P, i), row);
+        memcpy(mat_row(&b->l.params.E, i), mat_row(&m->E, lc->ids[i]), row);
+        memcpy(mat_row(&b->l.params.P, i), mat_row(&m->P, i), row);
     }
-    params_apply_positions(&b->p);
-    layer_weights_copy_values(&b->p.w, &m->w[0], m->shape);
-    if (!(b->source_tokens = calloc((size_t)b->n, sizeof *b->source_tokens)))
+    params_apply_positions(&b->l.params);
+    layer_weights_copy_values(&b->l.params.w, &m->w[0], m->shape);
+    if (!(b->l.source_tokens = calloc((size_t)b->n, sizeof *b->l.source_tokens)))
         return lesson_fail(c, "out of memory");
     b->m = b->n;
     for (int i = 0; i < b->n; i++)
-        if (!(b->source_tokens[i] = lesson_dup_string(b->tokens[i], strlen(b->tokens[i]))))
+        if (!(b->l.source_tokens[i] = lesson_dup_string(b->l.tokens[i], strlen(b->l.tokens[i]))))
             return lesson_fail(c, "out of memory");
     return true;
 }
@@ -353,7 +354,7 @@ static bool read_sizes(Ctx *c, const cJSON *root, Build *b, LessonCircuit *lc, M
         b->cfg.d_k = d_model / b->cfg.heads;
     }
     b->cfg.kv_heads = b->cfg.heads;
-    b->p.d_model = d_model;
+    b->l.params.d_model = d_model;
     return true;
 }
 
@@ -401,15 +402,15 @@ bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b)
 {
     LessonCircuit *lc = calloc(1, sizeof *lc);
     if (!lc) return lesson_fail(c, "out of memory");
-    b->circuit = lc;
+    b->l.circuit = lc;
     Matrix E = {0};
     int n_ctx = 0, k;
     bool ok = one_layer_keys(c, root) && lesson_check_keys(c, root, CIRCUIT_KEYS, CIRCUIT_KEYS_TEXT)
               && string_member(c, root, "$schema", false, NULL)
-              && string_member(c, root, "title", true, &b->title)
-              && string_member(c, root, "notes", false, &b->notes)
+              && string_member(c, root, "title", true, &b->l.title)
+              && string_member(c, root, "notes", false, &b->l.notes)
               && lesson_fields_read(c, root, b, FIELDS_WITH_TITLE) && read_vocabulary(c, root, lc)
-              && lesson_read_tokens(c, root, &b->tokens, &b->n) && token_ids(c, root, b, lc)
+              && lesson_read_tokens(c, root, &b->l.tokens, &b->n) && token_ids(c, root, b, lc)
               && read_sizes(c, root, b, lc, &E) && positions_kind(c, root, b, lc, &n_ctx)
               && read_layers(c, root, b, lc, n_ctx) && read_tables(c, root, lc, &E);
     mat_free(&E);
@@ -419,8 +420,8 @@ bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b)
         ok = read_train(c, t, lc, n_ctx);
         if (ok) lesson_pop(c);
     }
-    double trace =
-        lc->model.layers * trace_values(b->n, b->n, b->p.d_model, b->cfg.heads, b->cfg.d_k, false);
+    double trace = lc->model.layers
+                   * trace_values(b->n, b->n, b->l.params.d_model, b->cfg.heads, b->cfg.d_k, false);
     if (ok && trace > LESSON_MAX_TRACE_VALUES)
         ok = lesson_fail_top(c, "heads", (lesson_member(root, "heads", &k), k),
                              "the layers' traces would hold %.0f numbers; the limit is %.0f", trace,

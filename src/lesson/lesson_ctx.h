@@ -17,7 +17,7 @@
 #else
 #define LESSON_PRINTF(f, a)
 // lesson_circuit.c: a lesson of layers over a vocabulary (root has "vocabulary"), into b: its
-// circuit, and b->p as layer 0 on the lesson's tokens.
+// circuit, and b->l.params as layer 0 on the lesson's tokens.
 bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b);
 
 #endif
@@ -45,19 +45,13 @@ typedef struct {
 
 // What is built so far; freed as a whole on failure.
 typedef struct {
-    char *title, *notes, *language;
-    char **tokens, **source_tokens;
+    // The lesson's parts built so far (its params allocated once the sizes are known), moved into
+    // the Lesson as one when all is read; the reader adds the text and the repeats.
+    Lesson l;
     int n, m;
     Matrix X, S;
-    AttnConfig cfg; // the settings as read (lesson_fields.c), copied into p once it is allocated
+    AttnConfig cfg; // the settings as read (lesson_fields.c), copied into l.params once allocated
     uint64_t fields_bad; // bit i: row i of the field table was given and is wrong
-    AttnParams p;
-    LessonQuestion *questions;
-    int question_count;
-    Matrix targets;
-    bool trains;
-    TrainSpec train;
-    LessonCircuit *circuit; // a lesson of layers (lesson_circuit.c)
 } Build;
 
 static inline const char *plural(int n) { return n == 1 ? "" : "s"; }
@@ -143,7 +137,7 @@ bool lesson_check_rope_d_k(Ctx *c, RopeKind rope, int member, int d_k);
 bool lesson_read_train(Ctx *c, const cJSON *t, Build *b);
 
 // lesson_circuit.c: a lesson of layers over a vocabulary (root has "vocabulary"), into b: its
-// circuit, and b->p as layer 0 on the lesson's tokens.
+// circuit, and b->l.params as layer 0 on the lesson's tokens.
 bool lesson_build_circuit(Ctx *c, const cJSON *root, Build *b);
 
 #endif

@@ -171,7 +171,7 @@ static bool read_language(Ctx *c, const cJSON *v, Build *b, const LessonField *f
             c, "expected a language code such as \"en\", \"es\", \"fr\" or \"zh\", got \"%s\"",
             shown);
     }
-    if (!(b->language = lesson_dup_string(str, strlen(str))))
+    if (!(b->l.language = lesson_dup_string(str, strlen(str))))
         return lesson_fail(c, "out of memory");
     return true;
 }

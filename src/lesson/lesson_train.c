@@ -34,10 +34,10 @@ bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
             c, "expected \"previous-token\", \"first-token\" or \"previous-and-first\", got \"%s\"",
             lesson_show_key(v->valuestring, shown, sizeof shown));
     s.task = (TrainTask)task;
-    if (s.task == TASK_PREVIOUS_AND_FIRST && b->p.d_model < 2)
+    if (s.task == TASK_PREVIOUS_AND_FIRST && b->l.params.d_model < 2)
         return lesson_fail(
             c, "\"previous-and-first\" needs d_model of at least 2 (half for each token), got %d",
-            b->p.d_model);
+            b->l.params.d_model);
     lesson_pop(c);
     if (!lesson_optional_int(c, t, "sequences", 1, TRAIN_MAX_SEQUENCES, &s.sequences)
         || !lesson_optional_seed(c, t, "seed", &s.seed)
@@ -51,28 +51,28 @@ bool lesson_read_train(Ctx *c, const cJSON *t, Build *b)
                                lesson_fmt_num(s.learning_rate, num, sizeof num));
         lesson_pop(c);
     }
-    if (b->p.cross)
+    if (b->l.params.cross)
         return lesson_fail(c, "training is for self-attention only; this lesson has a \"source\"");
-    double held = (double)s.sequences * b->n * b->p.d_model; // the targets the trainer keeps
+    double held = (double)s.sequences * b->n * b->l.params.d_model; // the targets the trainer keeps
     if (held > LESSON_MAX_TRACE_VALUES)
         return lesson_fail(c,
                            "the training targets would hold %.0f numbers (sequences * n * d_model "
                            "= %d * %d * %d); the limit "
                            "is %.0f: use fewer sequences",
-                           held, s.sequences, b->n, b->p.d_model, LESSON_MAX_TRACE_VALUES);
-    const Matrix *e = b->p.positions != POS_NONE ? &b->p.E : &b->p.X;
+                           held, s.sequences, b->n, b->l.params.d_model, LESSON_MAX_TRACE_VALUES);
+    const Matrix *e = b->l.params.positions != POS_NONE ? &b->l.params.E : &b->l.params.X;
     for (int i = 0; i < b->n; i++)
         for (int j = 0; j < i; j++)
-            if (strcmp(b->tokens[i], b->tokens[j]) == 0
+            if (strcmp(b->l.tokens[i], b->l.tokens[j]) == 0
                 && memcmp(mat_row(e, i), mat_row(e, j), (size_t)e->cols * sizeof(double)) != 0)
                 return lesson_fail(
                     c,
                     "the token \"%s\" has two different embeddings (tokens %d and %d); training "
                     "draws its "
                     "sequences from the lesson's distinct tokens, so each needs one embedding",
-                    lesson_show_key(b->tokens[i], shown, sizeof shown), j, i);
-    b->trains = true;
-    b->train = s;
+                    lesson_show_key(b->l.tokens[i], shown, sizeof shown), j, i);
+    b->l.trains = true;
+    b->l.train = s;
     return true;
 }
 

@@ -33,16 +33,9 @@ static bool next_tokens(LayerStream *s, const Matrix *logits, char *const *vocab
     int *id = s->top_id + (size_t)i * k;
     double *prob = s->top_p + (size_t)i * k;
     bool ok = true;
-    for (int q = 0; q < k; q++) {
-        int best = -1;
-        for (int v = 0; v < V; v++) {
-            bool after = q == 0 || p[v] < prob[q - 1] || (p[v] == prob[q - 1] && v > id[q - 1]);
-            if (after && (best < 0 || p[v] > p[best])) best = v;
-        }
-        id[q] = best;
-        prob[q] = p[best];
-        ok = ok && (s->top_token[(size_t)i * k + q] = dup_string(vocabulary[best])) != NULL;
-    }
+    mat_top_k(id, prob, p, V, k);
+    for (int q = 0; q < k; q++)
+        ok = ok && (s->top_token[(size_t)i * k + q] = dup_string(vocabulary[id[q]])) != NULL;
     free(p);
     return ok;
 }

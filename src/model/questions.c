@@ -240,6 +240,15 @@ static void choice_describe(const LessonQuestion *q, const QuestionAnswer *a, co
     snprintf(buf, cap, TR("key %d: %g (%s is %s)"), a->choice + 1, q->choices[a->choice], where, v);
 }
 
+// lead, then the choices numbered from 1 ("Press  1: 0.5,  2: 1").
+static void choices_after(const LessonQuestion *q, const char *lead, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "%s", lead);
+    for (int i = 0; i < q->choice_count && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1,
+                                 q->choices[i]);
+}
+
 static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     (void)q;
@@ -255,10 +264,7 @@ static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, char 
 static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
     (void)a;
-    size_t used = (size_t)snprintf(buf, cap, "%s", TR("Press"));
-    for (int i = 0; i < q->choice_count && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1,
-                                 q->choices[i]);
+    choices_after(q, TR("Press"), buf, cap);
 }
 
 // The same asks on paper (a slide or a handout page), where nothing is clicked, typed or pressed.
@@ -280,10 +286,7 @@ static void choice_paper(const LessonQuestion *q, const QuestionAnswer *a, char 
 {
     (void)a;
     // TRANSLATORS: a question on a printed page or slide: the choices follow ("1: 0.5,  2: 1").
-    size_t used = (size_t)snprintf(buf, cap, "%s", TR("Choose one:"));
-    for (int i = 0; i < q->choice_count && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s  %d: %g", i ? "," : "", i + 1,
-                                 q->choices[i]);
+    choices_after(q, TR("Choose one:"), buf, cap);
 }
 
 static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,

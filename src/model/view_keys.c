@@ -169,6 +169,15 @@ static bool key_tab(ViewState *s, const ViewEvent *ev, bool shift)
     return view_set_head(s, (s->head + (shift ? h - 1 : 1)) % h);
 }
 
+// What the board shows changed: the cell pointed at and the pinned one are let go. Returns true
+// (the key did something).
+static bool let_go(ViewState *s)
+{
+    memset(&s->hover, 0, sizeof s->hover);
+    memset(&s->pinned, 0, sizeof s->pinned);
+    return true;
+}
+
 // A: all heads at once / one head; Shift+A: a checkpoint's every layer x every head (nothing for a
 // lesson).
 static bool key_all_heads(ViewState *s, const ViewEvent *ev, bool shift)
@@ -180,9 +189,7 @@ static bool key_all_heads(ViewState *s, const ViewEvent *ev, bool shift)
         return true;
     }
     s->view = s->view == VIEW_ALL_HEADS ? VIEW_ONE_HEAD : VIEW_ALL_HEADS;
-    memset(&s->hover, 0, sizeof s->hover);
-    memset(&s->pinned, 0, sizeof s->pinned);
-    return true;
+    return let_go(s);
 }
 
 static bool key_fullscreen(ViewState *s, const ViewEvent *ev, bool shift)
@@ -268,7 +275,6 @@ static bool key_scale(ViewState *s, const ViewEvent *ev, bool shift) // [ and ]:
     return true;
 }
 
-// G: decoding, B: the tiles.
 // Y / Shift+Y: the next / previous layer of a lesson of layers (the owner shows it).
 static bool key_layer(ViewState *s, const ViewEvent *ev, bool shift)
 {
@@ -281,25 +287,26 @@ static bool key_layer(ViewState *s, const ViewEvent *ev, bool shift)
     return true;
 }
 
+// Opens the panel want, or closes it when it is open (let_go).
+static bool toggle_panel(ViewState *s, ViewPanel want)
+{
+    s->panel = s->panel == want ? PANEL_NONE : want;
+    return let_go(s);
+}
+
 // U: the circuit panel of a lesson of layers, or back to the board.
 static bool key_circuit_panel(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)ev, (void)shift;
     if (s->dims.layers < 2) return false;
-    s->panel = s->panel == PANEL_CIRCUIT ? PANEL_NONE : PANEL_CIRCUIT;
-    memset(&s->hover, 0, sizeof s->hover);
-    memset(&s->pinned, 0, sizeof s->pinned);
-    return true;
+    return toggle_panel(s, PANEL_CIRCUIT);
 }
 
+// G: decoding, B: the tiles.
 static bool key_stepping_panel(ViewState *s, const ViewEvent *ev, bool shift)
 {
     (void)shift;
-    ViewPanel want = ev->key == VIEW_KEY_G ? PANEL_DECODE : PANEL_TILES;
-    s->panel = s->panel == want ? PANEL_NONE : want;
-    memset(&s->hover, 0, sizeof s->hover);
-    memset(&s->pinned, 0, sizeof s->pinned);
-    return true;
+    return toggle_panel(s, ev->key == VIEW_KEY_G ? PANEL_DECODE : PANEL_TILES);
 }
 
 static bool key_shuffle(ViewState *s, const ViewEvent *ev, bool shift)

@@ -62,8 +62,6 @@ struct DrawSdl {
     int file_count;
     FontFind *find;
     TextFontMemo cps; // which file shows a code point in a role
-    uint32_t missing; // the first code point no font on the computer shows (0: none yet)
-    char missing_msg[256];
     FontSlot fonts[FONT_SLOTS];
     int font_count;
     TextEntry *cache;
@@ -135,54 +133,33 @@ static int file_add(DrawSdl *d, const char *path, int index)
     return d->file_count++;
 }
 
+// What textrun_font_for's questions are asked of: the files, at the size being drawn.
 typedef struct {
     DrawSdl *d;
-    FontRole role;
     int size;
 } FontAsk;
 
-// The file that shows cp in this role: DejaVu's, else a fallback already open, else one the system
-// has (an emoji prefers a colour font). None: DejaVu's (a box), and the code point is remembered to
-// be told.
-static int font_of(void *user, uint32_t cp, bool emoji)
+static bool ask_shows(void *user, int font, uint32_t cp)
 {
     FontAsk *a = user;
-    DrawSdl *d = a->d;
-    if ((cp < 0x80 && !emoji) || utf8_invisible(cp))
-        return (int)a->role; // HarfBuzz draws no glyph for these
-    TTF_Font *base = font_get(d, a->role, a->size);
-    bool in_base = base && TTF_GlyphIsProvided32(base, cp);
-    if (in_base && !emoji) return (int)a->role;
-    const TextFontEntry *e = textrun_memo_find(&d->cps, cp, (int)a->role, emoji);
-    if (e->cp) return e->font >= 0 ? e->font : (int)a->role;
-    int found = -1;
-    for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
-        for (int i = FONT_COUNT; i < d->file_count && found < 0; i++) {
-            if (pass == 0 && !d->files[i].color) continue;
-            TTF_Font *f = file_get(d, i, a->size, false);
-            if (f && TTF_GlyphIsProvided32(f, cp)) found = i;
-        }
-    if (found < 0 && !(in_base && !emoji)) {
-        const char *skip[FILE_MAX];
-        for (int i = 0; i < d->file_count; i++) skip[i] = d->files[i].path;
-        char path[1024];
-        int index = 0;
-        FontWanted want = {cp, emoji, file_covers, d, skip, d->file_count};
-        if (fontfind_for(d->find, &want, path, sizeof path, &index))
-            found = file_add(d, path, index);
-    }
-    if (found < 0 && in_base)
-        found = (int)a->role; // a monochrome emoji from DejaVu rather than none
-    return textrun_memo_put(&d->cps, (TextFontEntry){cp, (int)a->role, emoji, found}, &d->missing);
+    TTF_Font *f = file_get(a->d, font, a->size, false);
+    return f && TTF_GlyphIsProvided32(f, cp);
 }
 
-const char *draw_sdl_missing(DrawSdl *d)
+static bool ask_color(void *user, int font) { return ((FontAsk *)user)->d->files[font].color; }
+
+static const char *ask_path(void *user, int font) { return ((FontAsk *)user)->d->files[font].path; }
+
+static int ask_add(void *user, const char *path, int index)
 {
-    if (!d->missing) return "";
-    if (!d->missing_msg[0])
-        textrun_missing_sentence(d->missing, d->missing_msg, sizeof d->missing_msg);
-    return d->missing_msg;
+    return file_add(((FontAsk *)user)->d, path, index);
 }
+
+// The file that shows a code point in a role: textrun_font_for's choice, as the PDF's.
+static const TextFontOps FONT_OPS = {ask_shows, ask_color, ask_path, ask_add, file_covers};
+_Static_assert(FILE_MAX <= TEXT_FONT_FILES, "the files fit textrun_font_for's list");
+
+const char *draw_sdl_missing(DrawSdl *d) { return textrun_memo_missing(&d->cps); }
 
 // Text a single font draws as it always did: ASCII, or one left-to-right run in the role's DejaVu.
 static bool text_simple(const char *t)
@@ -196,8 +173,9 @@ static bool text_simple(const char *t)
 static int text_runs(DrawSdl *d, FontRole role, int size, const char *t, TextRun *runs)
 {
     if (text_simple(t)) return 0;
-    FontAsk a = {d, role, size};
-    int n = textrun_split(t, font_of, &a, runs, RUN_MAX, NULL);
+    FontAsk a = {d, size};
+    TextFontAsk ask = {&FONT_OPS, &a, (int)role, FONT_COUNT, &d->file_count, d->find, &d->cps};
+    int n = textrun_split(t, textrun_font_of, &ask, runs, RUN_MAX, NULL);
     if (n <= 0 || (n == 1 && runs[0].font == (int)role && !runs[0].rtl)) return 0;
     return n;
 }

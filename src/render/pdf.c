@@ -44,8 +44,6 @@ struct PdfDoc {
     PdfFace faces[FACE_MAX];
     int face_count;
     TextFontMemo cps; // which face shows a code point in a role
-    uint32_t missing;
-    char missing_msg[256];
     unsigned char *buf;
     size_t len, cap;
     bool oom;
@@ -154,50 +152,23 @@ static bool file_covers(void *user, const char *path, int index, uint32_t cp)
     return yes;
 }
 
-typedef struct {
-    PdfDoc *d;
-    int role;
-} FaceAsk;
+static bool ask_shows(void *d, int font, uint32_t cp) { return face_has(d, font, cp); }
 
-// The face that shows cp in this role, as the window picks it (draw_sdl.c): DejaVu's, else a
-// fallback already open (an emoji: a colour font first), else one the system has. None: DejaVu's,
-// and the code point is remembered to be told.
-static int face_of(void *user, uint32_t cp, bool emoji)
+static bool ask_color(void *user, int font)
 {
-    FaceAsk *a = user;
-    PdfDoc *d = a->d;
-    if ((cp < 0x80 && !emoji) || utf8_invisible(cp)) return a->role;
-    bool in_base = face_has(d, a->role, cp);
-    if (in_base && !emoji) return a->role;
-    const TextFontEntry *e = textrun_memo_find(&d->cps, cp, a->role, emoji);
-    if (e->cp) return e->font >= 0 ? e->font : a->role;
-    int found = -1;
-    for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
-        for (int i = FONT_COUNT; i < d->face_count && found < 0; i++) {
-            bool color = face_ready(d, i) && FT_HAS_COLOR(d->faces[i].ft);
-            if ((pass == 0 && !color) || !face_has(d, i, cp)) continue;
-            found = i;
-        }
-    if (found < 0 && d->find) {
-        const char *skip[FACE_MAX];
-        for (int i = 0; i < d->face_count; i++) skip[i] = d->faces[i].path;
-        char path[1024];
-        int index = 0;
-        FontWanted want = {cp, emoji, file_covers, d, skip, d->face_count};
-        if (fontfind_for(d->find, &want, path, sizeof path, &index))
-            found = face_add(d, path, index);
-    }
-    if (found < 0 && in_base) found = a->role;
-    return textrun_memo_put(&d->cps, (TextFontEntry){cp, a->role, emoji, found}, &d->missing);
+    PdfDoc *d = user;
+    return face_ready(d, font) && FT_HAS_COLOR(d->faces[font].ft);
 }
 
-const char *pdf_missing(PdfDoc *d)
-{
-    if (!d->missing) return "";
-    if (!d->missing_msg[0])
-        textrun_missing_sentence(d->missing, d->missing_msg, sizeof d->missing_msg);
-    return d->missing_msg;
-}
+static const char *ask_path(void *d, int font) { return ((PdfDoc *)d)->faces[font].path; }
+
+static int ask_add(void *d, const char *path, int index) { return face_add(d, path, index); }
+
+// The face that shows a code point in a role: textrun_font_for's choice, as the window's.
+static const TextFontOps FACE_OPS = {ask_shows, ask_color, ask_path, ask_add, file_covers};
+_Static_assert(FACE_MAX <= TEXT_FONT_FILES, "the faces fit textrun_font_for's list");
+
+const char *pdf_missing(PdfDoc *d) { return textrun_memo_missing(&d->cps); }
 
 // ---------------------------------------------------------------------------------------------------
 // Text
@@ -280,8 +251,8 @@ static void put_text(PdfDoc *d, const Scene *s, const DrawCmd *c)
         textrun_mark_label(scene_text(s, c), label, sizeof label) ? label : scene_text(s, c);
     if (!t[0]) return;
     TextRun runs[RUN_MAX];
-    FaceAsk ask = {d, role};
-    int n = textrun_split(t, face_of, &ask, runs, RUN_MAX, NULL);
+    TextFontAsk ask = {&FACE_OPS, d, role, FONT_COUNT, &d->face_count, d->find, &d->cps};
+    int n = textrun_split(t, textrun_font_of, &ask, runs, RUN_MAX, NULL);
     if (n <= 0) { // too many runs: the role's font alone
         runs[0] = (TextRun){0, strlen(t), role, "Zyyy", utf8_is_rtl(t)};
         n = 1;

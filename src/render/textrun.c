@@ -271,6 +271,8 @@ void textrun_missing_sentence(uint32_t c, char *out, size_t cap)
 bool textrun_memo_init(TextFontMemo *m)
 {
     m->count = 0;
+    m->missing = 0;
+    m->missing_msg[0] = '\0';
     m->slots = calloc(TEXT_FONT_SLOTS, sizeof *m->slots);
     return m->slots != NULL;
 }
@@ -296,11 +298,11 @@ const TextFontEntry *textrun_memo_find(const TextFontMemo *m, uint32_t cp, int r
     return memo_slot(m, cp, role, emoji);
 }
 
-int textrun_memo_put(TextFontMemo *m, TextFontEntry e, uint32_t *missing)
+int textrun_memo_put(TextFontMemo *m, TextFontEntry e)
 {
     UClass cls = utf8_info(e.cp).cls;
-    if (e.font < 0 && !*missing && e.cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
-        *missing = e.cp;
+    if (e.font < 0 && !m->missing && e.cp > 0x20 && cls != UCLASS_MARK && cls != UCLASS_JOINER)
+        m->missing = e.cp;
     if (m->count > TEXT_FONT_SLOTS / 2) { // full enough: ask again
         memset(m->slots, 0, TEXT_FONT_SLOTS * sizeof *m->slots);
         m->count = 0;
@@ -308,4 +310,43 @@ int textrun_memo_put(TextFontMemo *m, TextFontEntry e, uint32_t *missing)
     *memo_slot(m, e.cp, e.role, e.emoji) = e;
     m->count++;
     return e.font >= 0 ? e.font : e.role;
+}
+
+int textrun_font_for(const TextFontAsk *a, uint32_t cp, bool emoji)
+{
+    const TextFontOps *ops = a->ops;
+    if ((cp < 0x80 && !emoji) || utf8_invisible(cp))
+        return a->role; // HarfBuzz draws no glyph for these
+    bool in_base = ops->shows(a->user, a->role, cp);
+    if (in_base && !emoji) return a->role;
+    const TextFontEntry *e = textrun_memo_find(a->memo, cp, a->role, emoji);
+    if (e->cp) return e->font >= 0 ? e->font : a->role;
+    int found = -1, count = *a->count < TEXT_FONT_FILES ? *a->count : TEXT_FONT_FILES;
+    for (int pass = emoji ? 0 : 1; pass < 2 && found < 0; pass++)
+        for (int i = a->first; i < count && found < 0; i++)
+            if ((pass == 1 || ops->color(a->user, i)) && ops->shows(a->user, i, cp)) found = i;
+    if (found < 0) {
+        const char *skip[TEXT_FONT_FILES];
+        for (int i = 0; i < count; i++) skip[i] = ops->path(a->user, i);
+        char path[1024];
+        int index = 0;
+        FontWanted want = {cp, emoji, ops->covers, a->user, skip, count};
+        if (fontfind_for(a->find, &want, path, sizeof path, &index))
+            found = ops->add(a->user, path, index);
+    }
+    if (found < 0 && in_base) found = a->role; // a monochrome emoji from DejaVu rather than none
+    return textrun_memo_put(a->memo, (TextFontEntry){cp, a->role, emoji, found});
+}
+
+int textrun_font_of(void *user, uint32_t cp, bool emoji)
+{
+    return textrun_font_for(user, cp, emoji);
+}
+
+const char *textrun_memo_missing(TextFontMemo *m)
+{
+    if (!m->missing) return "";
+    if (!m->missing_msg[0])
+        textrun_missing_sentence(m->missing, m->missing_msg, sizeof m->missing_msg);
+    return m->missing_msg;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "platform/fontfind.h"
 
 typedef struct {
     size_t start, len; // bytes of the text
@@ -46,6 +47,8 @@ typedef struct {
 typedef struct {
     TextFontEntry *slots;
     size_t count;
+    uint32_t missing; // the first code point no font on the computer shows (0: none yet)
+    char missing_msg[256]; // its sentence (textrun_memo_missing), made when first asked
 } TextFontMemo;
 
 bool textrun_memo_init(TextFontMemo *m); // false: out of memory
@@ -54,8 +57,41 @@ void textrun_memo_free(TextFontMemo *m);
 const TextFontEntry *textrun_memo_find(const TextFontMemo *m, uint32_t cp, int role, bool emoji);
 // Remembers e.font for (e.cp, e.role, e.emoji) and returns the font to draw it in: e.font, else the
 // role's own. A code point that no font shows (not a control, a mark or a joiner) is kept in
-// *missing when it is the first.
-int textrun_memo_put(TextFontMemo *m, TextFontEntry e, uint32_t *missing);
+// m->missing when it is the first.
+int textrun_memo_put(TextFontMemo *m, TextFontEntry e);
+// The sentence for m->missing (textrun_missing_sentence); "" when every character had a font.
+const char *textrun_memo_missing(TextFontMemo *m);
+
+// What textrun_font_for asks a backend (the window's SDL_ttf, the PDF's FreeType) of its fonts,
+// each handed the backend's user pointer.
+typedef struct {
+    bool (*shows)(void *user, int font, uint32_t cp); // font shows cp
+    bool (*color)(void *user, int font); // the fallback is a colour font (an emoji's first choice)
+    const char *(*path)(void *user, int font); // the font's file
+    int (*add)(void *user, const char *path,
+               int index); // opens a file as a fallback: its font, or -1
+    FontCovers covers; // fontfind's check, with the backend's fonts
+} TextFontOps;
+
+// The fonts a backend has: below first the roles' own (DejaVu's files), first .. *count-1 the
+// fallbacks opened so far (*count <= TEXT_FONT_FILES; read at each question, as a line's split
+// may open one); which shows a code point in a role is remembered in memo.
+#define TEXT_FONT_FILES 64
+typedef struct {
+    const TextFontOps *ops;
+    void *user; // handed to ops
+    int role, first;
+    const int *count;
+    FontFind *find;
+    TextFontMemo *memo;
+} TextFontAsk;
+
+// The font that shows cp (emoji: a pictograph) in a->role, the same in every backend: the role's
+// own, else a fallback already open (an emoji: a colour one first), else a file fontfind finds,
+// opened as a fallback. None: the role's own (a box), and cp is remembered to be told.
+int textrun_font_for(const TextFontAsk *a, uint32_t cp, bool emoji);
+// The same as a TextFontOf for textrun_split: user is the TextFontAsk.
+int textrun_font_of(void *user, uint32_t cp, bool emoji);
 
 // The sentence a backend says when no font on the computer shows cp, in the interface's language:
 // "no font on this computer shows 猫 (U+732B) — install a CJK font such as fonts-noto-cjk".
