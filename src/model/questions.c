@@ -249,44 +249,36 @@ static void choices_after(const LessonQuestion *q, const char *lead, char *buf, 
                                  q->choices[i]);
 }
 
-static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+// How the class answers in the window (a click, a typed number, a key), or on paper (a slide or a
+// handout page, where nothing is clicked, typed or pressed).
+static void cell_prompt(const LessonQuestion *q, const QuestionAnswer *a, bool paper, char *buf,
+                        size_t cap)
 {
     (void)q;
-    snprintf(buf, cap, TR("Click the cell of %s you predict."), a->name);
+    // TRANSLATORS: "Mark": a question on a printed page or slide, the student marks a cell with a
+    // pen.
+    const char *how =
+        paper ? TR("Mark the cell of %s you predict.") : TR("Click the cell of %s you predict.");
+    snprintf(buf, cap, how, a->name);
 }
 
-static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+static void value_prompt(const LessonQuestion *q, const QuestionAnswer *a, bool paper, char *buf,
+                         size_t cap)
 {
     (void)a;
-    snprintf(buf, cap, TR("Type a number, then Enter (right within \xc2\xb1 %g)."), q->tolerance);
+    // TRANSLATORS: "Write down": a question on a printed page or slide, the student writes a number
+    // down.
+    const char *how = paper ? TR("Write down your number (right within \xc2\xb1 %g).")
+                            : TR("Type a number, then Enter (right within \xc2\xb1 %g).");
+    snprintf(buf, cap, how, q->tolerance);
 }
 
-static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
-{
-    (void)a;
-    choices_after(q, TR("Press"), buf, cap);
-}
-
-// The same asks on paper (a slide or a handout page), where nothing is clicked, typed or pressed.
-static void cell_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
-{
-    (void)q;
-    // TRANSLATORS: a question on a printed page or slide: the student marks a cell with a pen.
-    snprintf(buf, cap, TR("Mark the cell of %s you predict."), a->name);
-}
-
-static void value_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
-{
-    (void)a;
-    // TRANSLATORS: a question on a printed page or slide: the student writes a number down.
-    snprintf(buf, cap, TR("Write down your number (right within \xc2\xb1 %g)."), q->tolerance);
-}
-
-static void choice_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
+static void choice_prompt(const LessonQuestion *q, const QuestionAnswer *a, bool paper, char *buf,
+                          size_t cap)
 {
     (void)a;
     // TRANSLATORS: a question on a printed page or slide: the choices follow ("1: 0.5,  2: 1").
-    choices_after(q, TR("Choose one:"), buf, cap);
+    choices_after(q, paper ? TR("Choose one:") : TR("Press"), buf, cap);
 }
 
 static void cell_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,
@@ -322,11 +314,11 @@ static void choice_response(const LessonQuestion *q, const Lesson *L, const Ques
 
 static const AnswerKindInfo KINDS[ANSWER_KIND_COUNT] = {
     {ANSWER_CELL, "cell", cell_compute, cell_check, cell_judge, cell_describe, cell_prompt,
-     cell_paper, QUIZ_CLICK, cell_response},
+     QUIZ_CLICK, cell_response},
     {ANSWER_VALUE, "value", point_compute, value_check, value_judge, value_describe, value_prompt,
-     value_paper, QUIZ_TYPE, value_response},
+     QUIZ_TYPE, value_response},
     {ANSWER_CHOICE, "choice", choice_compute, choice_check, choice_judge, choice_describe,
-     choice_prompt, choice_paper, QUIZ_KEYS, choice_response},
+     choice_prompt, QUIZ_KEYS, choice_response},
 };
 
 const AnswerKindInfo *answer_kind_info(AnswerKind k)
@@ -489,12 +481,12 @@ void question_describe(const LessonQuestion *q, const QuestionAnswer *a, const L
 
 void question_prompt(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
-    KINDS[q->kind].prompt(q, a, buf, cap);
+    KINDS[q->kind].prompt(q, a, false, buf, cap);
 }
 
 void question_prompt_paper(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap)
 {
-    KINDS[q->kind].paper(q, a, buf, cap);
+    KINDS[q->kind].prompt(q, a, true, buf, cap);
 }
 
 void question_response(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r,

@@ -1,5 +1,5 @@
 // Predict, then reveal: a lesson's questions answered from the trace. One row per answer kind
-// {name, compute, check, judge, describe, prompt, paper, input, response} (the lesson's reader
+// {name, compute, check, judge, describe, prompt, input, response} (the lesson's reader
 // holds the same kinds' parse rows), so the
 // --check, --questions, the window and the slides all ask and answer through this table. No SDL.
 #ifndef MHA_QUESTIONS_H
@@ -49,10 +49,10 @@ typedef struct {
     // The right answer in words: "column 2 (key “sat”): 0.4683".
     void (*describe)(const LessonQuestion *q, const QuestionAnswer *a, const Lesson *L, char *buf,
                      size_t cap);
-    // How the class answers: "Click the cell of A₁ you predict."
-    void (*prompt)(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
-    // The same on paper, a slide or a handout page: "Mark the cell of A₁ you predict."
-    void (*paper)(const LessonQuestion *q, const QuestionAnswer *a, char *buf, size_t cap);
+    // How the class answers: "Click the cell of A₁ you predict." in the window; on paper (a slide
+    // or a handout page): "Mark the cell of A₁ you predict."
+    void (*prompt)(const LessonQuestion *q, const QuestionAnswer *a, bool paper, char *buf,
+                   size_t cap);
     QuizInput input; // ... in the window: a click, a typed number, a key
     // What the class gave, in words ("you said 0.6"); "" when it gave nothing of this kind.
     void (*response)(const LessonQuestion *q, const Lesson *L, const QuestionResponse *r, char *buf,
