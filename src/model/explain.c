@@ -3,6 +3,7 @@
 #include "model/explain.h"
 #include "core/exactmath.h"
 #include "model/i18n.h"
+#include "hf/layer_stream.h"
 #include "core/utf8.h"
 
 #include <math.h>
@@ -164,8 +165,12 @@ int explain_weight(const CellText *ct, char lines[][256])
 {
     int n = 0;
     snprintf(lines[n++], 256, "%s[%d, %d] = %s", ct->name, ct->c.row, ct->c.col, ct->vs);
+    bool checkpoint = ct->p->stream && !ct->p->stream->attention_only;
     snprintf(lines[n++], 256, "%s",
-             TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
+             checkpoint
+                 // TRANSLATORS: a weight of a Hugging Face checkpoint's layer, read from its files.
+                 ? TR("a learned weight (read from the checkpoint's files)")
+                 : TR("a learned weight (in this lesson: given, or random with a fixed seed)"));
     if (ct->hints) snprintf(lines[n++], 256, "%s", TR(EDIT_HINT));
     return n;
 }
