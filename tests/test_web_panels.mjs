@@ -136,7 +136,7 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
           `Shift+K: "${llama ? llama.caption : "?"}": GQA ${gqa ? gqa.slice(1).join(", ") : "?"}; "${mine ? mine.caption : "?"}"`);
     await audit("Shift+K (the KV cache's size)");
     v = await key("k", null, true);
-    v = await key("m", /single head vs multi-head$/);
+    v = await key("m", /single head vs multi-head(, part 1 of \d)?$/); // in parts where the canvas is narrow
     const one = tableOf(v, /^One head/), want = /^\s+The\s+(\d\S*)/m.exec(cmp.split("==== Attention weights ====")[1]);
     check(headed(one) && want && one.rows[0][1] === want[1] && v.tables.filter((t) => /^A[₀₁]/.test(t.caption)).length === 2 &&
           headed(tableOf(v, /^Output, one head/)),

@@ -167,8 +167,8 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
     if (g->dense) b->cell_h = g->num_font; // digits of 0.72 of it: a sixth of a row between two
     int w = widest_number(c, g, m, head, b->rows, b->cols)
             + (int)lround(g->num_font * (g->tight ? 0.25 : 0.5));
-    // Every column label must fit too: token labels are cut only beyond 4 number widths (never
-    // narrower than the numbers: dense rows are low).
+    // Every column label must fit too: token labels are cut only beyond 4 row heights, and in
+    // dense rows (as low as the numbers) never narrower than the numbers.
     const MatInfo *mi = mat_info(m);
     if (mi->col_axis != AXIS_DIM) {
         int cols = b->cols < 64 ? b->cols : 64, nw = w;
@@ -176,7 +176,7 @@ void box_init(const Ctx *c, const GridStyle *g, MatBox *b, MatId m, int head, bo
             cols > 0 ? widest_label(c, mi->col_axis, g->label_font, cols) + g->num_font / 4 : 0;
         b->labels_cut = g->narrow && lw > w + 2; // narrow cells cut the labels wider than them
         if (lw > w && !g->narrow) w = lw;
-        int cap = 4 * b->cell_h > nw ? 4 * b->cell_h : nw;
+        int cap = g->dense && 4 * b->cell_h < nw ? nw : 4 * b->cell_h;
         if (w > cap) w = cap > b->cell_h ? cap : b->cell_h;
     }
     b->cell_w = w > b->cell_h ? w : b->cell_h;
