@@ -193,6 +193,9 @@ static void screen(Audit *a, const char *kind, const char *name, const ViewState
     }
     fputs("],", out);
     if (s->panel_fits >= 0) fprintf(out, "\"panel_fits\":%s,", s->panel_fits ? "true" : "false");
+    if (st->panel == PANEL_TILES)
+        fprintf(out, "\"block\":%d,\"tile\":%d,\"tiles\":%d,", st->tiles_block, st->tile,
+                s->tile_count);
     print_matrices(a, s);
     fputc(',', out);
     print_texts(a, s);
@@ -279,15 +282,20 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
             }
         }
     }
-    st = base;
-    st.panel = PANEL_TILES;
-    st.tile = 1;
-    if (build(a, &a->scene, &st, ex, NULL) && a->scene.tile_count > 0) {
+    // The tiles at every block size ↑ and ↓ reach (1 to the tokens), each tile → steps to.
+    int most = p->n > p->m ? p->n : p->m;
+    for (int block = 1; block <= most; block++) {
+        st = base;
+        st.panel = PANEL_TILES;
+        st.tiles_block = block;
+        st.tile = 1;
+        if (!build(a, &a->scene, &st, ex, NULL) || a->scene.tile_count <= 0) continue;
         int tiles = a->scene.tile_count;
         for (int t = 1; t <= tiles; t++) {
             st.tile = t;
             st.tile_count = tiles;
-            snprintf(name, sizeof name, "tiles head %d tile %d/%d", st.head, t, tiles);
+            snprintf(name, sizeof name, "tiles head %d block %d tile %d/%d", st.head, block, t,
+                     tiles);
             screen(a, "tiles", name, &st, ex);
         }
     }

@@ -12,13 +12,12 @@
 // The block's rows after the tile, a table at the board's number size: the token, the running
 // maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
 // the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
-// table's width). Returns its height.
-static int draw_tile_table(Ctx *c, const TilesSheet *k, int d_k, int x, int y, int w, bool draw,
+// table's width); lh: the height of its lines. Returns its height.
+static int draw_tile_table(Ctx *c, const TilesSheet *k, int lh, int x, int y, int w, bool draw,
                            int *width)
 {
     enum { FIXED = 4 };
-    int f = c->num_font, lh = line_h(c, FONT_REGULAR, f) + f / 4, cols = FIXED + d_k,
-        rows = k->r1 - k->r0;
+    int f = c->num_font, d_k = c->L->params.d_k, cols = FIXED + d_k, rows = k->r1 - k->r0;
     char text[1 + TILES_VIEW_MAX_TOKENS][FIXED + TILES_VIEW_MAX_DK][48];
     snprintf(text[0][0], 48, "%s", "");
     snprintf(text[0][1], 48, "m");
@@ -111,6 +110,10 @@ typedef struct {
     int table_w;
 } TilesPanel;
 
+// The room between S' and V: two gaps, one once the cells are tight (V beside an S' of 6 x 6
+// at 720p missed the width by 8 px).
+static int v_gap(const TilesPanel *P) { return (P->tight ? 1 : 2) * P->g.gap; }
+
 // The grid style and S''s box at the size tried: the whole matrix, or a window around the tile read
 // as large as P->nr x P->nc.
 static void tiles_box(Ctx *c, TilesPanel *P)
@@ -137,7 +140,7 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     }
     box_init(c, &P->g, &P->v, MAT_V, P->head, false);
     P->v.r0 = P->v_block ? k->c0 : b->c0, P->v.nr = P->v_block ? k->c1 - k->c0 : b->nc;
-    P->v_w = 2 * P->g.gap + box_width(&P->g, &P->v);
+    P->v_w = v_gap(P) + box_width(&P->g, &P->v);
 }
 
 // S' and V beside it: their width and height.
@@ -160,15 +163,21 @@ static const char *tiles_update(const TilesSheet *k, char *buf, size_t cap)
              k->c0, k->c1 - 1);
     return buf;
 }
+// The air under a line of text at the number size: less once the cells are tight (a 4 x 4 block's
+// table of five lines with V beside S' missed a 720p panel by 11 px).
+static int tiles_air(const Ctx *c, const TilesPanel *P) { return c->num_font / (P->tight ? 8 : 4); }
+static int said_gap(const Ctx *c, const TilesPanel *P) { return c->num_font / (P->tight ? 6 : 3); }
 static int update_h(const Ctx *c, const TilesPanel *P)
 {
-    return P->no_v ? 0 : line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
+    return P->no_v ? 0 : line_h(c, FONT_REGULAR, c->num_font) + tiles_air(c, P);
 }
 
-// The height of a line of the tiles' table.
-static int table_line_h(const Ctx *c)
+// The height of a line of the tiles' table: with dense cells, as high as the numbers' size and a
+// little air, as S''s rows beside it (a 5 x 5 block's six lines missed a 720p panel by 20 px).
+static int table_line_h(const Ctx *c, const TilesPanel *P)
 {
-    return line_h(c, FONT_REGULAR, c->num_font) + c->num_font / 4;
+    if (P->dense) return c->num_font + tiles_air(c, P);
+    return line_h(c, FONT_REGULAR, c->num_font) + tiles_air(c, P);
 }
 
 // When S' over the table over the note does not fit (need: their height): the other arrangements,
@@ -177,13 +186,13 @@ static int table_line_h(const Ctx *c)
 static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
 {
     const GridStyle *g = &P->g;
-    int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c);
+    int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c, P);
     int rows_h = lh * (1 + P->k->r1 - P->k->r0);
-    int table_h = draw_tile_table(c, P->k, c->L->params.d_k, 0, 0, 0, false, &P->table_w);
+    int table_h = draw_tile_table(c, P->k, lh, 0, 0, 0, false, &P->table_w);
     int box_h = sv_height(P), side = box_h > table_h + g->title_h + g->col_label_h - lh
                                          ? box_h
                                          : table_h + g->title_h + g->col_label_h - lh;
-    int stacked = box_h + g->gap + rows_h + c->num_font / 4; // S' over the table
+    int stacked = box_h + g->gap + rows_h + tiles_air(c, P); // S' over the table
     if (sv_width(P) + 2 * g->gap + P->table_w <= w && need - stacked + side <= h)
         return P->beside = true;
     int nf = note_font(c, P->last), note_w = w - P->table_w - 2 * g->gap;
@@ -232,8 +241,8 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
     for (;;) {
         tiles_box(c, P);
         int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->said, false)
-                   + c->num_font / 3 + update_h(c, P) + sv_height(P) + P->g.gap
-                   + table_line_h(c) * (1 + P->k->r1 - P->k->r0) + c->num_font / 4
+                   + said_gap(c, P) + update_h(c, P) + sv_height(P) + P->g.gap
+                   + table_line_h(c, P) * (1 + P->k->r1 - P->k->r0) + tiles_air(c, P)
                    + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
                                P->last, false);
         bool tall = need > h, wide = sv_width(P) > w;
@@ -258,8 +267,8 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     const GridStyle *g = &P->g;
     const MatBox *b = &P->b;
     const TilesSheet *k = P->k;
-    int x = P->x, y = P->y, w = P->w, d_k = c->L->params.d_k;
-    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, P->said) + c->num_font / 3;
+    int x = P->x, y = P->y, w = P->w, lh = table_line_h(c, P);
+    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, P->said) + said_gap(c, P);
     char update[160];
     if (!P->no_v)
         math_at(c, FONT_REGULAR, c->num_font, c->th->result, x, y,
@@ -271,7 +280,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
         P->note_right ? x : x + (w - sv_width(P) - (P->beside ? 2 * g->gap + P->table_w : 0)) / 2;
     draw_matrix(c, g, b, bx, y);
     const MatBox *v = &P->v;
-    int vx = bx + box_width(g, b) + 2 * g->gap;
+    int vx = bx + box_width(g, b) + v_gap(P);
     if (!P->no_v) draw_matrix(c, g, v, vx, y);
     if (!P->no_v)
         frame(c, vx + v->label_w, y + g->title_h + g->col_label_h + (k->c0 - v->r0) * v->cell_h,
@@ -281,13 +290,13 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
           c->th->result);
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
-        int ty = y + g->title_h + g->col_label_h - table_line_h(c);
+        int ty = y + g->title_h + g->col_label_h - lh;
         int th =
-            draw_tile_table(c, k, d_k, bx + sv_width(P) + 2 * g->gap, ty, P->table_w, true, NULL);
-        y += (sv_height(P) > ty - y + th ? sv_height(P) : ty - y + th) + c->num_font / 4;
+            draw_tile_table(c, k, lh, bx + sv_width(P) + 2 * g->gap, ty, P->table_w, true, NULL);
+        y += (sv_height(P) > ty - y + th ? sv_height(P) : ty - y + th) + tiles_air(c, P);
     } else if (P->note_beside) { // the table on the left, the note to its right
         y += sv_height(P) + g->gap;
-        draw_tile_table(c, k, d_k, x, y, P->table_w, true, NULL);
+        draw_tile_table(c, k, lh, x, y, P->table_w, true, NULL);
         int nx = x + P->table_w + 2 * g->gap;
         tiles_note(c, P, nx, y, w - P->table_w - 2 * g->gap, 8);
         return;
@@ -295,11 +304,11 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
         int nx = x + sv_width(P) + 2 * g->gap;
         tiles_note(c, P, nx, y + g->title_h, x + w - nx, 12);
         y += sv_height(P) + g->gap;
-        draw_tile_table(c, k, d_k, x, y, w, true, NULL);
+        draw_tile_table(c, k, lh, x, y, w, true, NULL);
         return;
     } else {
         y += sv_height(P) + g->gap;
-        y += draw_tile_table(c, k, d_k, x, y, w, true, NULL) + c->num_font / 4;
+        y += draw_tile_table(c, k, lh, x, y, w, true, NULL) + tiles_air(c, P);
     }
     tiles_note(c, P, x, y, w, 3);
 }
