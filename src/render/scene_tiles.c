@@ -12,14 +12,21 @@
 // The block's rows after the tile, a table at the board's number size: the token, the running
 // maximum m, the rescale e^(m_before - m) this tile applied, the running sum l, and O (or, after
 // the block's last tile, Z = O / l). draw false: only measures (*width, when not NULL, gets the
-// table's width); lh: the height of its lines. Returns its height.
-static int draw_tile_table(Ctx *c, const TilesSheet *k, int lh, int x, int y, int w, bool draw,
-                           int *width)
+// table's width). Returns its height.
+typedef struct {
+    int lh; // the height of its lines
+    int rows; // the block's first rows shown (0: all), the others counted in the header
+} TableLines;
+static int draw_tile_table(Ctx *c, const TilesSheet *k, TableLines t, int x, int y, int w,
+                           bool draw, int *width)
 {
     enum { FIXED = 4 };
-    int f = c->num_font, d_k = c->L->params.d_k, cols = FIXED + d_k, rows = k->r1 - k->r0;
+    int f = c->num_font, d_k = c->L->params.d_k, cols = FIXED + d_k, rows = k->r1 - k->r0,
+        lh = t.lh;
+    if (t.rows > 0 && t.rows < rows) rows = t.rows;
     char text[1 + TILES_VIEW_MAX_TOKENS][FIXED + TILES_VIEW_MAX_DK][48];
-    snprintf(text[0][0], 48, "%s", "");
+    if (rows < k->r1 - k->r0) snprintf(text[0][0], 48, TR("+%d more"), k->r1 - k->r0 - rows);
+    else snprintf(text[0][0], 48, "%s", "");
     snprintf(text[0][1], 48, "m");
     snprintf(text[0][2], 48, "%s", TR("rescale"));
     snprintf(text[0][3], 48, "l");
@@ -102,12 +109,15 @@ typedef struct {
     int v_w; // V's width with the gap before it
     bool v_block; // V's rows only the tile's keys (when V whole would window S')
     bool no_v; // no V (nor the update that names it): beside S' even its block rows would window S'
+    bool v_under; // V under S', right of the table (too wide beside S', 7 or 8 tokens at 720p)
     int nr, nc; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
     bool tight; // less air, before any window
     bool dense; // ... and rows as high as the numbers' size (an 8 x 8 S' whole at 720p)
     bool beside, note_beside,
         note_right; // the table right of S', the note right of the table or S'
     int table_w;
+    int table_rows; // the block's rows the table shows (0: all; a 7 x 7 block's eight lines under
+                    // an 8 x 8 S' at 720p: the first, not a window of S')
 } TilesPanel;
 
 // The room between S' and V: two gaps, one once the cells are tight (V beside an S' of 6 x 6
@@ -143,11 +153,14 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     P->v_w = v_gap(P) + box_width(&P->g, &P->v);
 }
 
-// S' and V beside it: their width and height.
-static int sv_width(const TilesPanel *P) { return box_width(&P->g, &P->b) + P->v_w; }
+// S' and V beside it (S' alone when V is under it): their width and height.
+static int sv_width(const TilesPanel *P)
+{
+    return box_width(&P->g, &P->b) + (P->v_under ? 0 : P->v_w);
+}
 static int sv_height(const TilesPanel *P)
 {
-    int hb = box_height(&P->g, &P->b), hv = P->no_v ? 0 : box_height(&P->g, &P->v);
+    int hb = box_height(&P->g, &P->b), hv = P->no_v || P->v_under ? 0 : box_height(&P->g, &P->v);
     return hb > hv ? hb : hv;
 }
 
@@ -179,6 +192,16 @@ static int table_line_h(const Ctx *c, const TilesPanel *P)
     if (P->dense) return c->num_font + tiles_air(c, P);
     return line_h(c, FONT_REGULAR, c->num_font) + tiles_air(c, P);
 }
+static TableLines table_lines(const Ctx *c, const TilesPanel *P)
+{
+    return (TableLines){table_line_h(c, P), P->table_rows};
+}
+// The lines of the table: its header and the block's rows it shows.
+static int table_count(const TilesPanel *P)
+{
+    int rows = P->k->r1 - P->k->r0;
+    return 1 + (P->table_rows > 0 && P->table_rows < rows ? P->table_rows : rows);
+}
 
 // When S' over the table over the note does not fit (need: their height): the other arrangements,
 // the table right of S', the note right of the table, the note right of S'. Returns whether one
@@ -187,14 +210,18 @@ static bool tiles_arrange(Ctx *c, TilesPanel *P, int need, bool wide)
 {
     const GridStyle *g = &P->g;
     int x = P->x, y = P->y, w = P->w, h = P->h, lh = table_line_h(c, P);
-    int rows_h = lh * (1 + P->k->r1 - P->k->r0);
-    int table_h = draw_tile_table(c, P->k, lh, 0, 0, 0, false, &P->table_w);
+    int rows_h = lh * table_count(P);
+    int table_h = draw_tile_table(c, P->k, table_lines(c, P), 0, 0, 0, false, &P->table_w);
     int box_h = sv_height(P), side = box_h > table_h + g->title_h + g->col_label_h - lh
                                          ? box_h
                                          : table_h + g->title_h + g->col_label_h - lh;
     int stacked = box_h + g->gap + rows_h + tiles_air(c, P); // S' over the table
     if (sv_width(P) + 2 * g->gap + P->table_w <= w && need - stacked + side <= h)
         return P->beside = true;
+    // A table wider than the room shows the columns of O that fit anyway: three fifths of the
+    // width, the note beside it (an 8 x 8 S' with d_k 8 kept its 4 x 4 block's verdict only in a
+    // window).
+    if (P->table_w > w) P->table_w = w * 3 / 5;
     int nf = note_font(c, P->last), note_w = w - P->table_w - 2 * g->gap;
     int last_h = wrap_text(c, FONT_REGULAR, nf, c->th->ink, x, y, w, 3, P->last, false);
     int note_h = note_w > 8 * nf
@@ -223,6 +250,8 @@ static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
     else if (tall && !P->dense) P->dense = true, c->num_font = P->preferred;
     else if (tall && P->last[0] && k->want != k->computed)
         P->last = "", c->num_font = P->preferred; // the legend, not S'
+    else if (tall && table_count(P) > 2) // the table's last rows, not S'
+        P->table_rows = table_count(P) - 2;
     else if (tall && P->nr > k->r1 - k->r0) P->nr--;
     else if (wide && P->nc > k->c1 - k->c0) P->nc--;
     else return false;
@@ -242,13 +271,50 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
         tiles_box(c, P);
         int need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->said, false)
                    + said_gap(c, P) + update_h(c, P) + sv_height(P) + P->g.gap
-                   + table_line_h(c, P) * (1 + P->k->r1 - P->k->r0) + tiles_air(c, P)
+                   + table_line_h(c, P) * table_count(P) + tiles_air(c, P)
                    + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
                                P->last, false);
         bool tall = need > h, wide = sv_width(P) > w;
         if (!tall && !wide) break;
         if (tiles_arrange(c, P, need, wide)) break;
         if (!tiles_shrink(c, P, tall, wide)) break;
+    }
+}
+
+// V under S', the table left of it, its header on the line of V's column labels: the row's height
+// (V's or the table's, the table's lines level with V's rows) and its width.
+static int under_h(Ctx *c, TilesPanel *P, int *width)
+{
+    const GridStyle *g = &P->g;
+    int lh = table_line_h(c, P), hv = box_height(g, &P->v);
+    int th = g->title_h + g->col_label_h - lh
+             + draw_tile_table(c, P->k, table_lines(c, P), 0, 0, 0, false, &P->table_w);
+    if (width) *width = P->table_w + 2 * g->gap + box_width(g, &P->v);
+    return hv > th ? hv : th;
+}
+
+// When V does not fit beside S': the sentence, S', then the table with V right of it (whole, or
+// the block's rows), the note under them; the largest number size at which it all fits, down to
+// the floor, with tight and dense cells, without the legend. Returns whether it fits, S' whole and
+// the table's every column shown.
+static bool tiles_fit_under(Ctx *c, TilesPanel *P)
+{
+    int x = P->x, y = P->y, w = P->w, h = P->h;
+    for (;;) {
+        tiles_box(c, P);
+        int row_w,
+            need = wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, x, y, w, 3, P->said, false)
+                   + said_gap(c, P) + update_h(c, P) + sv_height(P) + P->g.gap
+                   + under_h(c, P, &row_w) + tiles_air(c, P)
+                   + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
+                               P->last, false);
+        if (need <= h && row_w <= w && sv_width(P) <= w) return true;
+        const TilesSheet *k = P->k;
+        if (c->num_font > P->floor_font) c->num_font--;
+        else if (!P->tight) P->tight = true, c->num_font = P->preferred;
+        else if (!P->dense) P->dense = true, c->num_font = P->preferred;
+        else if (P->last[0] && k->want != k->computed) P->last = "", c->num_font = P->preferred;
+        else return false;
     }
 }
 
@@ -281,22 +347,31 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     draw_matrix(c, g, b, bx, y);
     const MatBox *v = &P->v;
     int vx = bx + box_width(g, b) + v_gap(P);
-    if (!P->no_v) draw_matrix(c, g, v, vx, y);
+    int vy = y;
+    if (P->v_under) { // the table and V right of it, centred under S'
+        int row_w, row_h = under_h(c, P, &row_w), tx = x + (w - row_w) / 2;
+        vy = y + sv_height(P) + g->gap, vx = tx + P->table_w + 2 * g->gap;
+        draw_tile_table(c, k, table_lines(c, P), tx, vy + g->title_h + g->col_label_h - lh,
+                        P->table_w, true, NULL);
+        tiles_note(c, P, x, vy + row_h + tiles_air(c, P), w, 3);
+    }
+    if (!P->no_v) draw_matrix(c, g, v, vx, vy);
     if (!P->no_v)
-        frame(c, vx + v->label_w, y + g->title_h + g->col_label_h + (k->c0 - v->r0) * v->cell_h,
+        frame(c, vx + v->label_w, vy + g->title_h + g->col_label_h + (k->c0 - v->r0) * v->cell_h,
               v->nc * v->cell_w, (k->c1 - k->c0) * v->cell_h, result_rule(g), c->th->result);
     int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
         cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
     frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
           c->th->result);
+    if (P->v_under) return;
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - lh;
-        int th =
-            draw_tile_table(c, k, lh, bx + sv_width(P) + 2 * g->gap, ty, P->table_w, true, NULL);
+        int th = draw_tile_table(c, k, table_lines(c, P), bx + sv_width(P) + 2 * g->gap, ty,
+                                 P->table_w, true, NULL);
         y += (sv_height(P) > ty - y + th ? sv_height(P) : ty - y + th) + tiles_air(c, P);
     } else if (P->note_beside) { // the table on the left, the note to its right
         y += sv_height(P) + g->gap;
-        draw_tile_table(c, k, lh, x, y, P->table_w, true, NULL);
+        draw_tile_table(c, k, table_lines(c, P), x, y, P->table_w, true, NULL);
         int nx = x + P->table_w + 2 * g->gap;
         tiles_note(c, P, nx, y, w - P->table_w - 2 * g->gap, 8);
         return;
@@ -304,11 +379,11 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
         int nx = x + sv_width(P) + 2 * g->gap;
         tiles_note(c, P, nx, y + g->title_h, x + w - nx, 12);
         y += sv_height(P) + g->gap;
-        draw_tile_table(c, k, lh, x, y, w, true, NULL);
+        draw_tile_table(c, k, table_lines(c, P), x, y, w, true, NULL);
         return;
     } else {
         y += sv_height(P) + g->gap;
-        y += draw_tile_table(c, k, lh, x, y, w, true, NULL) + tiles_air(c, P);
+        y += draw_tile_table(c, k, table_lines(c, P), x, y, w, true, NULL) + tiles_air(c, P);
     }
     tiles_note(c, P, x, y, w, 3);
 }
@@ -339,12 +414,17 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     snprintf(P.said, sizeof P.said, "%s%s%s", k->line, keys ? "  " : "", keys ? k->keys : "");
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
-    // V whole beside S', else its block rows, else none: never at the cost of a window of S'.
+    // V whole beside S', else its block rows; else under S' right of the table, whole or the
+    // block's rows; else none: never at the cost of a window of S'.
     TilesPanel first = P;
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 5; mode++) {
         P = first;
-        P.v_block = mode >= 1, P.no_v = mode == 2;
+        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3, P.no_v = mode == 4;
         c->num_font = P.preferred;
+        if (P.v_under) {
+            if (tiles_fit_under(c, &P)) break;
+            continue;
+        }
         tiles_fit(c, &P);
         if (P.nr == p->n && P.nc == p->m) break;
     }
