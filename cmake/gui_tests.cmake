@@ -173,6 +173,11 @@ if(NOT MHA_SANITIZE)
            ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
            --drop-products)
   set_tests_properties(test_layout_products_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
+  # ... and the tiles of a small lesson with S' windowed and V dropped (the tiles' old defects).
+  add_test(NAME test_layout_tiles_catches COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/with_python.sh json
+           ${CMAKE_CURRENT_SOURCE_DIR}/tests/layout_audit.py $<TARGET_FILE:mha-tracer> ${CMAKE_CURRENT_SOURCE_DIR}
+           --drop-tiles)
+  set_tests_properties(test_layout_tiles_catches PROPERTIES WILL_FAIL TRUE TIMEOUT 5400)
 endif()
 
 # Each window test starts its own X server with xvfb-run -a, which takes the first display number without a lock

@@ -3,12 +3,14 @@
 made here (rope, kv_heads, window, causal, positions, 1-8 tokens, d_model 2-8, 1-4 heads, notes, questions), at
 1280x720 and 1920x1080, in English and French. One violation fails the test; the totals are printed.
 
-usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk | --drop-panel | --drop-products] [--quick]
+usage: layout_audit.py MHA_TRACER SOURCE_DIR [--drop-operand | --drop-walk | --drop-panel | --drop-products |
+                       --drop-tiles] [--quick]
                        [--only=LESSON,...] [--models [--drop-chart]]
   --drop-operand, --drop-walk, --drop-panel: the self-tests, which must fail (a planner that drops an operand; a walk
   that skips the part before a question: only the walk's rule counts then; a compare or shuffle panel that windows
   an output though both fit at the floor: only the panels' rule counts; --drop-products: a product whose operands fit
-  on one screen shown one operand a part: only the products' rule counts; with --models, --drop-chart: a next-token
+  on one screen shown one operand a part: only the products' rule counts; --drop-tiles: the tiles of a small lesson
+  with S' windowed and V dropped: only the tiles' rule counts; with --models, --drop-chart: a next-token
   chart one bar short); --only=LESSON,...: those lessons and ten made here, both sizes, English, no deck (a look
   after a change, not the test); --quick: English at 1280x720 on a third of the made lessons (the
   sanitizer builds); --models: instead of lessons, tiny Hugging Face checkpoints made here (tests/test_hf_models.py:
@@ -110,6 +112,12 @@ class Audit:
         tokens = {t for t in toks if isinstance(t, str) and t} if isinstance(toks, list) else set()
         walks = [d for d in lines if d.get("walk")]
         lines = [d for d in lines if not d.get("walk")]
+        # The tiles' small lessons by what the screens show (random embeddings too: flash-tiles): up to 8 queries
+        # and keys, d_model up to 8; V on every tile screen where V is at most 6 x 2 (beside S' at the floor).
+        shape = {m["key"]: m["shape"] for d in lines if isinstance(d.get("matrices"), list) for m in d["matrices"]}
+        n_q, n_k = shape.get("masked", [99, 99])
+        small_tiles = n_q <= 8 and n_k <= 8 and shape.get("X", [0, 99])[1] <= 8
+        narrow_v = n_k <= 6 and shape.get("V", [0, 99])[1] <= 2
         for d in lines:
             if d.get("summary"):
                 continue
@@ -187,6 +195,24 @@ class Audit:
                     if t["size"] < floor and t["t"].rstrip(SUBSCRIPTS) in tokens:
                         self.fail(where, "panel: token label %r of %d px under the floor %d" % (t["t"], t["size"],
                                                                                                floor))
+            if drop == "tiles" and d["screen"] == "tiles" and small_tiles:  # the self-test: S' windowed, V dropped
+                d["matrices"] = [m for m in d["matrices"] if m["key"] != "V"]
+                d["texts"] = [t for t in d["texts"] if not t["t"].startswith("O \u2190")]
+                for m in d["matrices"]:
+                    m["rows"] = [0, max(1, m["shape"][0] - 1)]
+            if d["screen"] == "tiles" and small_tiles:  # every block size: S' whole, V whole or the tile's rows
+                for m in d["matrices"]:
+                    shown = (m["rows"][1] - m["rows"][0], m["cols"][1] - m["cols"][0])
+                    if m["key"] == "masked" and shown != tuple(m["shape"]):
+                        self.fail(where, "tiles: %s windowed (rows %s, cols %s of %s) on a lesson of up to 8 tokens "
+                                  "and d_model 8" % (m["title"], m["rows"], m["cols"], m["shape"]))
+                    if m["key"] == "V" and shown != tuple(m["shape"]) and \
+                            (shown[1] != m["shape"][1] or shown[0] > d.get("block", 0)):
+                        self.fail(where, "tiles: %s windowed (rows %s of %s), neither whole nor the tile's rows"
+                                  % (m["title"], m["rows"], m["shape"]))
+                if narrow_v and not any(m["key"] == "V" for m in d["matrices"]):
+                    self.fail(where, "tiles: no V (the tile's O is built from V's rows) though V is %s"
+                              % shape.get("V"))
             if d["screen"] == "tiles":  # the update O <- O e^(m-m') + P V[...] written only with V on the screen
                 update = any(t["t"].startswith("O \u2190") for t in d["texts"])
                 if update != any(m["key"] == "V" for m in d["matrices"]):
@@ -495,6 +521,8 @@ def main():
         audit.errors = [e for e in audit.errors if "the walk on head" in e]
     if drop == "panel":  # the self-test of the panels' rule: its violations only
         audit.errors = [e for e in audit.errors if ": panel: " in e]
+    if drop == "tiles":  # the self-test of the tiles' rule: its violations only
+        audit.errors = [e for e in audit.errors if ": tiles: " in e]
     if drop == "products":  # the self-test of the products' rule: its violations only
         audit.errors = [e for e in audit.errors if ": products: " in e]
     if audit.exports < 20 and not drop and not only:

@@ -264,7 +264,7 @@ static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
 // lesson's 6 x 6 S' was cut to 5 rows at 720p with room beside the table. then without
 // the legend of m and l (the last tile's sentence stays), before any window (an 8 x 8 S' showed 5
 // rows at 720p).
-static void tiles_fit(Ctx *c, TilesPanel *P)
+static bool tiles_fit(Ctx *c, TilesPanel *P)
 {
     int x = P->x, y = P->y, w = P->w, h = P->h;
     for (;;) {
@@ -275,9 +275,9 @@ static void tiles_fit(Ctx *c, TilesPanel *P)
                    + wrap_text(c, FONT_REGULAR, note_font(c, P->last), c->th->ink, x, y, w, 3,
                                P->last, false);
         bool tall = need > h, wide = sv_width(P) > w;
-        if (!tall && !wide) break;
-        if (tiles_arrange(c, P, need, wide)) break;
-        if (!tiles_shrink(c, P, tall, wide)) break;
+        if (!tall && !wide) return true;
+        if (tiles_arrange(c, P, need, wide)) return true;
+        if (!tiles_shrink(c, P, tall, wide)) return false; // (a block of every token: no window)
     }
 }
 
@@ -425,8 +425,7 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
             if (tiles_fit_under(c, &P)) break;
             continue;
         }
-        tiles_fit(c, &P);
-        if (P.nr == p->n && P.nc == p->m) break;
+        if (tiles_fit(c, &P) && P.nr == p->n && P.nc == p->m) break;
     }
     tiles_draw(c, &P);
     c->num_font = P.preferred;
