@@ -245,6 +245,19 @@ static const char *window_caption(const Scene *s, bool half)
     return NULL;
 }
 
+// The tiles panel's window, from its boxes: V's rows the tile reads (at most a block, every
+// column) are what the update names, not a window; any other matrix as window_caption's half.
+static const char *tiles_window(const Scene *s, const ViewState *st)
+{
+    for (size_t i = 0; i < s->box_count; i++) {
+        const SceneBox *b = &s->boxes[i];
+        if (b->mat == MAT_V && b->nc == b->cols && b->nr <= st->tiles_block) continue;
+        if ((2 * b->nr < b->rows && b->nr < 3) || (2 * b->nc < b->cols && b->nc < 3))
+            return b->title;
+    }
+    return NULL;
+}
+
 typedef struct {
     const char *lesson;
     int checked, windowed;
@@ -270,7 +283,7 @@ static void check_screen(Scene *s, ViewState *st, const Lesson *L, const Trace *
     // panel S' over its table and two sentences (8 long tokens keep 5 or 6 of 8 rows). There, at
     // least half of a matrix or 3 of its rows or columns.
     bool relaxed = st->panel == PANEL_DECODE || st->panel == PANEL_TILES;
-    const char *cap = window_caption(s, relaxed);
+    const char *cap = st->panel == PANEL_TILES ? tiles_window(s, st) : window_caption(s, relaxed);
     t->checked++;
     if (cap && t->windowed++ < 8)
         fprintf(stderr, "  %s: stage %d head %d part %d/%d %s%s at %dx%d: '%s'\n", t->lesson,
