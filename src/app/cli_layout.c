@@ -259,7 +259,8 @@ static void pair_walk(Audit *a, const char *kind, ViewState *st, const SceneExtr
     }
 }
 
-static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
+// every_block: the tiles at every block size (the first head's), else at the window's default.
+static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex, bool every_block)
 {
     char name[96];
     const AttnParams *p = &a->doc->edit;
@@ -284,7 +285,8 @@ static void panel_screens(Audit *a, ViewState base, const SceneExtras *ex)
     }
     // The tiles at every block size ↑ and ↓ reach (1 to the tokens), each tile → steps to.
     int most = p->n > p->m ? p->n : p->m;
-    for (int block = 1; block <= most; block++) {
+    int first = every_block ? 1 : base.tiles_block, last = every_block ? most : base.tiles_block;
+    for (int block = first; block <= last; block++) {
         st = base;
         st.panel = PANEL_TILES;
         st.tiles_block = block;
@@ -525,7 +527,7 @@ static void layer_screens(Audit *a, int only_head)
         if (head == (only_head >= 0 ? only_head : 0)) head_screens(a, st, &ex);
         view_init(&st, &dims);
         st.head = head;
-        panel_screens(a, st, &ex);
+        panel_screens(a, st, &ex, head == (only_head >= 0 ? only_head : 0));
         if (head == (only_head >= 0 ? only_head : 0)) question_screens(a, st, ex);
         walk_screens(a, &dims, head, ex);
     }
