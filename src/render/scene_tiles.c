@@ -16,6 +16,7 @@
 typedef struct {
     int lh; // the height of its lines
     int rows; // the block's first rows shown (0: all), the others counted in the header
+    int *least; // when not NULL, gets the least width: the first column of O and "+N more"
 } TableLines;
 static int draw_tile_table(Ctx *c, const TilesSheet *k, TableLines t, int x, int y, int w,
                            bool draw, int *width)
@@ -53,9 +54,15 @@ static int draw_tile_table(Ctx *c, const TilesSheet *k, TableLines t, int x, int
         total += colw[j];
     }
     if (width) *width = total;
+    char more[48] = "";
+    if (t.least) {
+        snprintf(more, sizeof more, TR("+%d more"), cols - FIXED - 1);
+        *t.least = text_w(c, FONT_BOLD, f, more) + f / 2;
+        for (int j = 0; j <= FIXED && j < cols; j++) *t.least += colw[j];
+        more[0] = '\0';
+    }
     // Wider than the room (d_k 8 at 720p): the columns of O that fit, and how many more there are,
     // said in the header's last cell; never a number past the screen's edge.
-    char more[48] = "";
     int shown = cols;
     if (draw && w > 0 && total > w) {
         while (shown > FIXED + 1) {
@@ -194,7 +201,7 @@ static int table_line_h(const Ctx *c, const TilesPanel *P)
 }
 static TableLines table_lines(const Ctx *c, const TilesPanel *P)
 {
-    return (TableLines){table_line_h(c, P), P->table_rows};
+    return (TableLines){table_line_h(c, P), P->table_rows, NULL};
 }
 // The lines of the table: its header and the block's rows it shows.
 static int table_count(const TilesPanel *P)
@@ -254,6 +261,8 @@ static bool tiles_shrink(Ctx *c, TilesPanel *P, bool tall, bool wide)
         P->table_rows = table_count(P) - 2;
     else if (tall && P->nr > k->r1 - k->r0) P->nr--;
     else if (wide && P->nc > k->c1 - k->c0) P->nc--;
+    else if (tall && P->nr > 1) P->nr--; // a tile larger than the room: part of it
+    else if (wide && P->nc > 1) P->nc--;
     else return false;
     return true;
 }
@@ -286,9 +295,15 @@ static bool tiles_fit(Ctx *c, TilesPanel *P)
 static int under_h(Ctx *c, TilesPanel *P, int *width)
 {
     const GridStyle *g = &P->g;
-    int lh = table_line_h(c, P), hv = box_height(g, &P->v);
-    int th = g->title_h + g->col_label_h - lh
-             + draw_tile_table(c, P->k, table_lines(c, P), 0, 0, 0, false, &P->table_w);
+    int lh = table_line_h(c, P), hv = box_height(g, &P->v), least = 0;
+    TableLines t = table_lines(c, P);
+    t.least = &least;
+    int th =
+        g->title_h + g->col_label_h - lh + draw_tile_table(c, P->k, t, 0, 0, 0, false, &P->table_w);
+    // Too wide with V: the columns of O that fit beside it, and how many more (V's rows, not the
+    // slide without them: llama-rope-gqa's 7 x 4 V at 720p).
+    int room = P->w - 2 * g->gap - box_width(g, &P->v);
+    if (P->table_w > room && least <= room) P->table_w = room;
     if (width) *width = P->table_w + 2 * g->gap + box_width(g, &P->v);
     return hv > th ? hv : th;
 }
@@ -356,13 +371,18 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
         tiles_note(c, P, x, vy + row_h + tiles_air(c, P), w, 3);
     }
     if (!P->no_v) draw_matrix(c, g, v, vx, vy);
-    if (!P->no_v)
-        frame(c, vx + v->label_w, vy + g->title_h + g->col_label_h + (k->c0 - v->r0) * v->cell_h,
-              v->nc * v->cell_w, (k->c1 - k->c0) * v->cell_h, result_rule(g), c->th->result);
-    int cx = bx + b->label_w + (k->c0 - b->c0) * b->cell_w,
-        cy = y + g->title_h + g->col_label_h + (k->r0 - b->r0) * b->cell_h;
-    frame(c, cx, cy, (k->c1 - k->c0) * b->cell_w, (k->r1 - k->r0) * b->cell_h, result_rule(g),
-          c->th->result);
+    // The tile's frames, within the windows shown (a tile of 12 x 12 wider than the screen).
+    int c0 = k->c0 > b->c0 ? k->c0 : b->c0, c1 = k->c1 < b->c0 + b->nc ? k->c1 : b->c0 + b->nc,
+        r0 = k->r0 > b->r0 ? k->r0 : b->r0, r1 = k->r1 < b->r0 + b->nr ? k->r1 : b->r0 + b->nr;
+    int v0 = k->c0 > v->r0 ? k->c0 : v->r0, v1 = k->c1 < v->r0 + v->nr ? k->c1 : v->r0 + v->nr;
+    if (!P->no_v && v1 > v0)
+        frame(c, vx + v->label_w, vy + g->title_h + g->col_label_h + (v0 - v->r0) * v->cell_h,
+              v->nc * v->cell_w, (v1 - v0) * v->cell_h, result_rule(g), c->th->result);
+    int cx = bx + b->label_w + (c0 - b->c0) * b->cell_w,
+        cy = y + g->title_h + g->col_label_h + (r0 - b->r0) * b->cell_h;
+    if (c1 > c0 && r1 > r0)
+        frame(c, cx, cy, (c1 - c0) * b->cell_w, (r1 - r0) * b->cell_h, result_rule(g),
+              c->th->result);
     if (P->v_under) return;
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - lh;
