@@ -87,6 +87,9 @@ bool gui_load_lesson(Gui *g, const char *path)
         return false;
     }
     gui_lesson_loaded(g, first);
+#ifdef __EMSCRIPTEN__
+    g->st.panel = PANEL_NONE; // the page: a lesson opened (menu, picker, drop) starts on its board
+#endif
     return true;
 }
 
