@@ -360,7 +360,7 @@ export async function keyboardOnly(browser, url, check, timeout, shots) {
     await rafs(10);
     const m = await page.evaluate(() => {
       let broken = 0, cells = 0, sample = "";
-      for (const td of document.querySelectorAll("#textbody td")) {
+      for (const td of document.querySelectorAll("#textbody td, #textbody th")) {
         if (!td.firstChild) continue;
         const r = document.createRange();
         r.selectNodeContents(td);
@@ -376,7 +376,7 @@ export async function keyboardOnly(browser, url, check, timeout, shots) {
     });
     await page.screenshot({ path: `${shots}/web-keyboard-concat.png` });
     check(m.cells > 100 && m.broken === 0 && m.wide >= 1 && m.named === m.wide && m.sw <= m.cw,
-          `Concat of llama-rope-gqa: ${m.broken} of ${m.cells} cells broken over lines${m.sample ? ` ("${m.sample}")` : ""}; ` +
+          `Concat of llama-rope-gqa: ${m.broken} of ${m.cells} cells and headers broken over lines${m.sample ? ` ("${m.sample}")` : ""}; ` +
           `${m.wide} table(s) wider than the view, ${m.named} in a focusable region named by its caption; the text view ${m.sw} px in ${m.cw}`);
   }
   await page.close();

@@ -646,12 +646,13 @@ static const struct {
         "per query the largest score m, the sum l and the output O, rescaled when m grows: memory "
         "n, not n\xc2\xb2."),
      step_tiles},
-    {PANEL_COST, title_cost, walk_cost, NULL},
+    {PANEL_COST, title_cost, walk_cost, NULL, NULL},
     {PANEL_CACHE, title_cache, walk_cache,
      N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V "
         "heads (GQA, "
         "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the "
-        "model stores them.")},
+        "model stores them."),
+     NULL},
     {PANEL_ROPE, title_rope, walk_rope,
      N_("Each pair of a query's numbers turns by its position times the pair's frequency; its "
         "length stays. A key "
@@ -663,7 +664,8 @@ static const struct {
     {PANEL_CIRCUIT, panel_title_circuit, panel_walk_circuit,
      N_("A layer-0 head that looks at the previous token writes it into the stream; a layer-1 "
         "head's keys read it and find the position after the earlier copy of the current token: "
-        "an induction head. Switch the previous-token head off and the repeats fall to chance.")},
+        "an induction head. Switch the previous-token head off and the repeats fall to chance."),
+     NULL},
 };
 enum { PANEL_ROWS = sizeof PANELS / sizeof PANELS[0] };
 
