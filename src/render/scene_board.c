@@ -86,7 +86,8 @@ typedef struct {
     int from, to; // LAY_RUN: the terms [from, to) of equation eq_from
     bool windowed; // a run of one matrix too large to show whole
     bool by_rows; // LAY_RUN: its transposed operand shown by rows (K beside Q for Q · K^T)
-    int under; // LAY_RUN "A · B": B turned under A (1), with rows as high as the numbers (2)
+    int under; // LAY_RUN "A · B": B turned under A, its shape beside its name (1), under it (2) or
+               // not written (3); the same with rows as high as the numbers (4, 5, 6)
 } PartDesc;
 
 #define PLAN_PARTS_MAX SCENE_PARTS_MAX
@@ -151,7 +152,10 @@ static void lay_out(const Ctx *c, const Plan *p, const PartDesc *d, Arrangement 
         run_row(c, g, &p->eq[d->eq_from], d->from, d->to, a);
         if (d->by_rows) row_by_rows(c, g, &a->rows[0]);
         BoardRow row = a->rows[0];
-        if (d->under && !arrangement_turn_under(c, g, &row, d->under == 2, a)) a->count = 0;
+        static const BareShape SHAPE[] = {BARE_SHAPE_BESIDE, BARE_SHAPE_UNDER, BARE_SHAPE_NONE};
+        if (d->under
+            && !arrangement_turn_under(c, g, &row, d->under > 3, SHAPE[(d->under - 1) % 3], a))
+            a->count = 0;
         return;
     }
     build_arrangement(c, g, p->eq + d->eq_from, d->eq_to - d->eq_from,
@@ -224,7 +228,7 @@ static bool operands_part(const Ctx *c, const Plan *p, int e, int w, int h, Part
     in->by_rows = row_has_transposed(&a.rows[0]);
     if (in->by_rows && part_fits(c, p, in, w, h)) return true;
     in->by_rows = false; // else B turned under A, column under column
-    for (in->under = 1; in->under <= 2; in->under++)
+    for (in->under = 1; in->under <= 6; in->under++)
         if (part_fits(c, p, in, w, h)) return true;
     return false;
 }

@@ -48,7 +48,7 @@ void row_by_rows(const Ctx *c, const GridStyle *g, BoardRow *r);
 // The row "A · B" as two rows, A above B turned (its columns under A's, the same width); dense:
 // rows as high as the numbers' size. False when B's rows are not A's columns.
 bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r, bool dense,
-                            Arrangement *a);
+                            BareShape shape, Arrangement *a);
 
 // The measures (scene_arrange.c): an operator's width, a row's width and height, an
 // arrangement's height (each row's in heights when not NULL), whether a matrix of it is windowed,

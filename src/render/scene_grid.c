@@ -278,14 +278,25 @@ typedef struct {
 // b's name as its title writes it, and the title with its shape.
 static void box_names(const Ctx *c, const MatBox *b, char *title, char *name)
 {
-    model_mat_name(&c->L->params, b->mat, b->head, name, 96);
+    // Turned: K^T's rows are K's (its own name), V's are V^T's.
+    MatId plain = b->turned ? model_mat_untransposed(b->mat) : MAT_NONE;
+    model_mat_name(&c->L->params, plain != MAT_NONE ? plain : b->mat, b->head, name, 96);
     if (b->title) snprintf(name, 96, "%s", b->title);
     // A head switched off (key O): its own matrices say so; its columns of Concat are hatched
     // below.
     if (per_head_mat(b->mat) && params_ablated(&c->L->params, b->head))
         snprintf(name + strlen(name), 96 - strlen(name), "%s", TRC("a matrix", " off"));
-    if (b->turned) snprintf(name + strlen(name), 96 - strlen(name), "^T");
+    if (b->turned && plain == MAT_NONE) snprintf(name + strlen(name), 96 - strlen(name), "^T");
     snprintf(title, 160, "%s  (%d%s%d)", name, b->rows, SCENE_TIMES, b->cols);
+}
+
+// What a bare box writes left of its rows: its name, or its name and shape (shape: the shape
+// alone, under the name, or "").
+static const char *bare_name(const MatBox *b, const char *title, const char *name,
+                             const char **shape)
+{
+    *shape = b->bare_shape == BARE_SHAPE_UNDER ? title + strlen(name) + 2 : "";
+    return b->bare_shape == BARE_SHAPE_BESIDE ? title : name;
 }
 
 bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b)
@@ -300,8 +311,18 @@ int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b)
 {
     char title[160], name[96];
     box_names(c, b, title, name);
-    return math_w(c, b->result ? FONT_BOLD : FONT_REGULAR, g->title_font, name) + g->num_font / 4
-           + b->label_w;
+    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
+    const char *shape, *first = bare_name(b, title, name, &shape);
+    int w = math_w(c, tf, g->title_font, first), ws = math_w(c, tf, g->title_font, shape);
+    return (w > ws ? w : ws) + g->num_font / 4 + b->label_w;
+}
+
+// Whether a bare box's name (and its shape under it) fits beside its rows.
+bool box_bare_name_fits(const Ctx *c, const GridStyle *g, const MatBox *b)
+{
+    FontRole tf = b->result ? FONT_BOLD : FONT_REGULAR;
+    int lines = b->bare_shape == BARE_SHAPE_UNDER ? 2 : 1;
+    return lines * line_h(c, tf, g->title_font) <= b->nr * b->cell_h;
 }
 
 static void matrix_title(Ctx *c, const GridStyle *g, const MatBox *b, const MatrixAt *at)
@@ -316,8 +337,12 @@ static void matrix_title(Ctx *c, const GridStyle *g, const MatBox *b, const Matr
     int tx = tw <= gw ? gx + (gw - tw) / 2 : gx + gw - tw;
     if (tx < x) tx = x;
     if (b->bare) // in the row-label column, left of the rows' labels
-        math_at(c, tf, g->title_font, tcol, x, at->gy, name);
-    else if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
+    {
+        const char *shape, *first = bare_name(b, title, name, &shape);
+        math_at(c, tf, g->title_font, tcol, x, at->gy, first);
+        if (*shape)
+            math_at(c, tf, g->title_font, tcol, x, at->gy + line_h(c, tf, g->title_font), shape);
+    } else if (g->title_h > 0) // 0: the caller writes the name beside the box (the decode panel)
         math_at(c, tf, g->title_font, tcol, tx, y + (g->title_h - line_h(c, tf, g->title_font)) / 2,
                 pick);
     bool t = b->turned; // the record is the matrix's own rows and columns

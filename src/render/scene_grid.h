@@ -5,6 +5,9 @@
 
 #include "render/scene_ctx.h"
 
+// Where a bare box (below) writes its shape: nowhere, after its name ("V₀ᵀ  (4×5)"), or under it.
+typedef enum { BARE_SHAPE_NONE, BARE_SHAPE_BESIDE, BARE_SHAPE_UNDER } BareShape;
+
 // One matrix on the board: which, the window of it shown and its cell sizes.
 typedef struct {
     MatId mat;
@@ -23,6 +26,7 @@ typedef struct {
     bool turned; // drawn transposed: its rows are the matrix's columns (V^T under A: box_turn)
     bool bare; // no title row, no column labels: the box above's columns are its own; its name in
                // the row-label column
+    BareShape bare_shape; // ... and its shape, as a title says it
     bool positions; // every row label with its position ("mat₅"), not only a repeated token's (a
                     // rolling buffer's rows: the decode panel)
 } MatBox;
@@ -62,6 +66,8 @@ bool box_windowed(const MatBox *b);
 bool box_title_cut(const Ctx *c, const GridStyle *g, const MatBox *b);
 // The row-label column a bare box needs: its name beside its rows' labels.
 int box_bare_label_w(const Ctx *c, const GridStyle *g, const MatBox *b);
+// Whether its name (and the shape under it) fits in the height of its rows.
+bool box_bare_name_fits(const Ctx *c, const GridStyle *g, const MatBox *b);
 // b drawn transposed (rows and columns swapped: a cell (i, j) of the box is the matrix's (j, i)).
 void box_turn(const Ctx *c, const GridStyle *g, MatBox *b);
 // The label of row `row` of b as draw_matrix writes it (with its position when b->positions).

@@ -104,10 +104,11 @@ void row_by_rows(const Ctx *c, const GridStyle *g, BoardRow *r)
 // "A · B" with B turned under A, where B's rows are A's columns (V's rows are the keys of A's
 // columns): B^T's columns stand under A's, cell under cell, and row i of A meets row d of B^T
 // column by column. B^T has no title row and no column labels of its own (A's are its columns);
-// dense: rows as high as the numbers' size (two matrices in the height of one).
+// dense: rows as high as the numbers' size (two matrices in the height of one); shape: where B's
+// shape is written beside its name. False where its name does not fit beside its rows.
 
 bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r, bool dense,
-                            Arrangement *a)
+                            BareShape shape, Arrangement *a)
 {
     if (r->count != 3 || r->t[0].is_op || !r->t[1].is_op || r->t[2].is_op) return false;
     const MatInfo *ia = mat_info(r->t[0].box.mat), *ib = mat_info(r->t[2].box.mat);
@@ -122,11 +123,12 @@ bool arrangement_turn_under(const Ctx *c, const GridStyle *g, const BoardRow *r,
     MatBox *top = &a->rows[0].t[0].box, *low = &a->rows[1].t[0].box;
     box_turn(c, g, low);
     low->bare = true;
+    low->bare_shape = shape;
     low->label_w = box_bare_label_w(c, g, low);
     int cw = top->cell_w > low->cell_w ? top->cell_w : low->cell_w;
     int lw = top->label_w > low->label_w ? top->label_w : low->label_w;
     top->cell_w = low->cell_w = cw;
     top->label_w = low->label_w = lw;
     if (dense) top->cell_h = low->cell_h = g->num_font;
-    return true;
+    return box_bare_name_fits(c, g, low);
 }
