@@ -5,7 +5,7 @@
 import puppeteer from "puppeteer-core";
 import fs from "node:fs";
 import path from "node:path";
-import { panels } from "./test_web_panels.mjs";
+import { panels, keyboardOnly } from "./test_web_panels.mjs";
 
 const [url, shots, rgbText, badLesson, dropLesson, shippedText] = process.argv.slice(2);
 const shipped = Number(shippedText);
@@ -350,6 +350,8 @@ try {
   if (process.env.MHA_AXE && process.env.MHA_WEB_PANELS)
     await panels(browser, url, fs.readFileSync(process.env.MHA_AXE, "utf8"), process.env.MHA_WEB_PANELS, check, timeout);
   else check(false, "panels in the text view: no axe-core (MHA_AXE) or no Linux build's numbers (MHA_WEB_PANELS): not checked");
+  // 8b'. The keyboard alone with a screen reader's live line (issue 46): the menu, the keys from the text view, the focus.
+  await keyboardOnly(browser, url, check, timeout, shots);
 
   // 8c. The Handout button (the browser's print of the PDF handout's pages): its own page, the cat at head 0.
   if (process.env.MHA_WEB_HANDOUT_PAGES) await handout(browser, url, shots);

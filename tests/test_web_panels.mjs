@@ -55,13 +55,14 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     await page.waitForFunction((b) => window.mhaState.frames > b, {}, b);
   }
   // Presses k and waits for the panel's heading to match re (null: no panel heading) and, for a panel, for the
-  // live line to say it (the all-heads view says the stage's line instead: said false).
+  // live line to say it (the all-heads view says the stage's line instead: said false; a step of a panel says
+  // what changed: said the regular expression it matches).
   async function key(k, re, shift, said = true) {
     await press(k, shift);
     await page.waitForFunction((src, said) => {
-      const h = document.querySelector("#textbody #pt-title"), t = h ? h.textContent : "";
-      return src === null ? !h : new RegExp(src).test(t) && (!said || (window.mhaSaid || "") === t);
-    }, {}, re === null ? null : re.source, said);
+      const h = document.querySelector("#textbody #pt-title"), t = h ? h.textContent : "", s = window.mhaSaid || "";
+      return src === null ? !h : new RegExp(src).test(t) && (!said || (said === true ? s === t : new RegExp(said).test(s)));
+    }, {}, re === null ? null : re.source, said instanceof RegExp ? said.source : said);
     return view();
   }
   const tableOf = (v, re) => v.tables.find((t) => re.test(t.caption));
@@ -85,16 +86,20 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     const said = v.said;
     const stepOf = (v) => Number(/token (\d+) of/.exec(v.title)[1]) - 1;
     await audit("G (KV-cache decoding)");
-    v = await key("ArrowRight", /generating with a KV cache: token \d+ of/);
+    v = await key("ArrowRight", /generating with a KV cache: token \d+ of/, false, /^token \d+ of \d+/);
     const t = stepOf(v), step = dec.steps[t];
     const k = tableOf(v, / cache: .*rows$/), a = tableOf(v, /^A₀\[/);
     const want = step.head[0].weights.map(boardNumber);
     const got = a ? a.rows[0].slice(1) : [];
     check(headed(k) && k.rows.length === step.cache_positions.length && k.rows.every((r, i) => r[0].includes(`slot ${step.cache_slots[i]}`)) &&
-          k.cols.length === dec.d_k && JSON.stringify(got) === JSON.stringify(want) && v.said === v.title && v.said !== said,
-          `G: "${v.title}" said; the K cache "${k ? k.caption : "?"}" holds ${k ? k.rows.length : 0} rows headed by their slots; ` +
+          k.cols.length === dec.d_k && JSON.stringify(got) === JSON.stringify(want) && new RegExp(`^token ${t + 1} of \\d+(, part \\d+ of \\d+)?$`).test(v.said) &&
+          / — generating with a KV cache: token \d+ of/.test(said),
+          `G: "${said}" said when it opens, "${v.said}" at a step (→); the K cache "${k ? k.caption : "?"}" holds ${k ? k.rows.length : 0} rows headed by their slots; ` +
           `A₀'s row ${got.join(" ")} is --json --decode's step ${t} (${want.join(" ")})`);
     await audit("G, a step on");
+    v = await key("End", /generating with a KV cache: token \d+ of/, false, /^token (\d+) of \1/);
+    for (let i = 0; i < 6 && !/the last$/.test(v.said); i++) v = await key("ArrowRight", /generating with a KV cache/, false, /^token/);
+    check(/^token (\d+) of \1(, part (\d+) of \3)? — the last$/.test(v.said), `G, End (→ to its last part): the last step says so: "${v.said}"`);
     v = await key("g", null);
     check(!v.title && !/KV cache/.test(v.said) && v.said !== "", `G again closes the panel: the live line says "${v.said}"`);
   }
@@ -110,9 +115,10 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
           v.region && headed(tableOf(v, /masked scores/)),
           `B: "${v.title}": "${run ? run.caption : "?"}" m ${m.join(" ")}, l ${l.join(" ")} as --json --tiles 2's first tile; its scores' table`);
     await audit("B (FlashAttention's tiles)");
-    v = await key("ArrowRight", /FlashAttention: tile 2 of/);
+    v = await key("ArrowRight", /FlashAttention: tile 2 of/, false, /^tile 2 of/);
     const s1 = tiles.steps[1], run2 = tableOf(v, /^After tile 2:/);
-    check(headed(run2) && JSON.stringify(run2.rows.map((r) => r[1])) === JSON.stringify(s1.m.map(boardNumber)) && v.said === v.title,
+    check(headed(run2) && JSON.stringify(run2.rows.map((r) => r[1])) === JSON.stringify(s1.m.map(boardNumber)) &&
+          /^tile 2 of \d+, blocks of 2$/.test(v.said),
           `B →: "${v.said}" said, tile 2's m ${run2 ? run2.rows.map((r) => r[1]).join(" ") : "?"}`);
     await audit("B, a tile on");
     v = await key("b", null);
@@ -149,8 +155,9 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     check(headed(re) && headed(tableOf(v, /^Output: attention output/)) && JSON.stringify(re.rows.map((r) => r.slice(1))) === JSON.stringify(out),
           `X: "${v.title}": the reordered output's ${out.length} rows as --json --shuffle 2,1,0's (${out[0].join(" ")} …)`);
     await audit("X (the shuffle test)");
-    v = await key("x", /the shuffle test/, true);
-    check(v.said === v.title, `Shift+X: the next order said: "${v.said}"`);
+    v = await key("x", /the shuffle test/, true, /^the order: /);
+    check(/^the order: \S+ \S+ \S+/.test(v.said) && v.title.includes(v.said.replace("the order", "")),
+          `Shift+X: the next order said: "${v.said}" (the heading "${v.title}")`);
     v = await key("x", null);
   }
   // A: every head's weights at the softmax (A₁ from --json).
@@ -206,4 +213,171 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
   console.log("axe per panel (violations): " + results.join(", "));
   await page.close();
   return results;
+}
+
+// The page with the keyboard alone and a screen reader's live line (issue 46): the lesson menu chooses with its
+// arrows and letters and opens with Enter (a pick from its list at once), and the live line names the lesson
+// opened; the board's keys reach the program from a panel's table and from a cell, PageDown there says the new
+// part (not the cell again); a panel closes when another lesson opens; the focus never falls to the page's body
+// (End G End Tab; a cell's table replaced by a question); a wide table's numbers never break, its box scrolls.
+export async function keyboardOnly(browser, url, check, timeout, shots) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(timeout);
+  await page.setViewport({ width: 1280, height: 720, deviceScaleFactor: 1 });
+  const origin = new URL(url).origin;
+  await page.setRequestInterception(true);
+  page.on("request", (r) => (r.url().startsWith(origin + "/") || /^(data|blob):/.test(r.url()) ? r.continue() : r.abort()));
+  page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  const frames = () => page.evaluate(() => window.mhaState.frames);
+  const live = () => page.evaluate(() => document.getElementById("announce").textContent);
+  // n animation frames of the browser: time for a key's frame (the program's loop runs on them) to come or not.
+  const rafs = (n) => page.evaluate((n) => new Promise((done) => {
+    let k = 0;
+    const tick = () => (++k >= n ? done() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }), n);
+  // The element focused: where it is and whether it shows (never the body).
+  const focus = () => page.evaluate(() => {
+    const a = document.activeElement, r = a ? a.getBoundingClientRect() : { width: 0, height: 0 };
+    return { body: !a || a === document.body || a === document.documentElement, id: a ? a.id : "", tag: a ? a.tagName : "",
+             cls: a ? a.className : "", inText: !!(a && a.closest && a.closest("#textbody")), inForm: !!(a && a.closest && a.closest("#quiz-form")),
+             shown: r.width > 1 && r.height > 1 && !(a.closest && a.closest(".vh")) };
+  });
+  const describe = (f) => (f.body ? "the page's body" : `${f.tag}${f.id ? "#" + f.id : ""}${f.cls ? "." + String(f.cls).split(" ")[0] : ""}`);
+  async function go(hash, test) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.waitForFunction(test);
+  }
+  await page.goto(url + "#lesson=the-cat-sat&stage=input&head=0");
+  await page.waitForFunction(() => window.mhaState.frames >= 1 && document.querySelector("#textbody table"));
+
+  // 1. The menu: ↓ and a letter choose (the lesson stays, the focus on the menu); Enter opens the one chosen and
+  // the live line names it; a pick from the list opens at once.
+  {
+    await page.focus("#lessons");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("l");
+    await rafs(20);
+    const s = await page.evaluate(() => ({ lesson: window.mhaState.lesson, value: document.getElementById("lessons").value,
+                                           focus: document.activeElement.id, hint: document.getElementById("lessons").getAttribute("aria-describedby") }));
+    check(s.lesson === "the-cat-sat" && s.value !== "the-cat-sat" && s.focus === "lessons",
+          `the lesson menu: ↓ and "l" choose ${s.value}, nothing opens (${s.lesson} shown), the focus stays on the menu (${s.focus})`);
+    const chosen = s.value, title = await page.evaluate(() => document.getElementById("lessons").selectedOptions[0].textContent);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((l) => window.mhaState.lesson === l && /^Lesson opened: /.test(document.getElementById("announce").textContent), {}, chosen);
+    const said = await live(), f = await focus();
+    check(said.startsWith(`Lesson opened: ${title} — `) && f.id === "canvas",
+          `Enter on the menu opens ${chosen}; the live line: "${said}"; the focus on the board (${describe(f)})`);
+    await page.select("#lessons", "the-cat-sat");
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat" && /^Lesson opened: The cat sat — /.test(document.getElementById("announce").textContent));
+    check(true, `a pick from the menu's list opens the cat lesson at once: "${await live()}"`);
+  }
+  // 2. End G End Tab with the text view hidden: the focus goes into the text view and stays on something shown.
+  {
+    await go("#lesson=kv-cache-decoding&stage=input&head=0", () => window.mhaState.lesson === "kv-cache-decoding" && window.mhaState.quiz === "none");
+    await page.focus("#canvas");
+    for (const k of ["End", "g", "End"]) {
+      const b = await frames();
+      await page.keyboard.press(k);
+      await page.waitForFunction((b) => window.mhaState.frames > b, {}, b);
+    }
+    await page.waitForFunction(() => document.querySelector("#textbody #pt-title"));
+    await page.keyboard.press("Tab");
+    await rafs(30);
+    const f = await focus();
+    check(!f.body && f.shown && f.inText, `End G End Tab: the focus on ${describe(f)} in the text view, shown`);
+    // 3. From the panel's table the board's keys reach the program: PageUp steps the panel (the page does not
+    // scroll), the live line says the step alone; Esc closes the panel; the focus stays in the text view.
+    const top = await page.evaluate(() => document.getElementById("textview").scrollTop);
+    await page.focus("#textbody section.st-panel .st-scroll");
+    const before = await live();
+    await page.keyboard.press("PageUp");
+    await page.waitForFunction((b) => document.getElementById("announce").textContent !== b, {}, before);
+    const step = await live(), top2 = await page.evaluate(() => document.getElementById("textview").scrollTop), f2 = await focus();
+    check(/^token \d+ of \d+(, part \d+ of \d+)?$/.test(step) && top2 === top && !f2.body && f2.inText,
+          `PageUp in the G panel's table steps the panel: the live line "${step}", the text view not scrolled (${top} -> ${top2}), the focus on ${describe(f2)}`);
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector("#textbody #pt-title"));
+    await rafs(10);
+    const f3 = await focus();
+    check(!f3.body && f3.shown, `Esc in the panel's table closes the panel (the live line "${await live()}"); the focus on ${describe(f3)}`);
+    // A panel open when another lesson opens closes.
+    await page.focus("#canvas");
+    const b = await frames();
+    await page.keyboard.press("g");
+    await page.waitForFunction((b) => window.mhaState.frames > b && document.querySelector("#textbody #pt-title"), {}, b);
+    await page.select("#lessons", "the-cat-sat");
+    await page.waitForFunction(() => window.mhaState.lesson === "the-cat-sat");
+    await rafs(10);
+    const panel = await page.evaluate(() => !!document.querySelector("#textbody #pt-title"));
+    check(!panel, `G open, then another lesson from the menu: the panel closed (${panel ? "still open" : "no panel"})`);
+    await page.screenshot({ path: `${shots}/web-keyboard-panel.png` });
+  }
+  // 4. PageDown from a cell: the live line says the new part, not the cell again; the cell keeps the focus.
+  {
+    await go("#lesson=the-cat-sat&stage=projections&head=0", () => window.mhaState.stage === "projections" && window.mhaState.quiz === "none" &&
+                                                                   document.querySelector("#textbody td[data-row]"));
+    await page.focus("#textbody td[data-row='0'][data-col='0']");
+    await page.waitForFunction(() => document.querySelector("#textbody h3.st-cell"));
+    await rafs(10);
+    const cellSaid = await live();
+    await page.keyboard.press("PageDown");
+    await page.waitForFunction((c) => document.getElementById("announce").textContent !== c, {}, cellSaid);
+    await rafs(30);
+    const said = await live(), f = await focus(), where = await page.evaluate(() => window.mhaState);
+    check(!/\] = /.test(said) && said !== cellSaid && !f.body,
+          `PageDown from a cell (${where.stage}, part ${where.part}): the live line "${said}" (the cell was "${cellSaid}"), the focus on ${describe(f)}`);
+  }
+  // 5. A cell's table replaced by a question: the focus goes to the question's form, not the body.
+  {
+    await go("#lesson=the-cat-sat&stage=projections&head=0", () => window.mhaState.stage === "projections" && window.mhaState.quiz === "none");
+    await page.focus("#textbody td[data-row]");
+    let f = null;
+    for (let i = 0; i < 12 && (await page.evaluate(() => window.mhaState.quiz)) === "none"; i++) {
+      const b = await frames();
+      await page.keyboard.press("PageDown");
+      await page.waitForFunction((b) => window.mhaState.frames > b, {}, b);
+      await rafs(5);
+      f = await focus();
+      if (f.body) break;
+    }
+    await page.waitForFunction(() => window.mhaState.quiz === "none" || document.getElementById("quiz-form"));
+    await rafs(10);
+    f = await focus();
+    const q = await page.evaluate(() => window.mhaState.quiz);
+    check(q === "asking" && !f.body && f.shown, `PageDown from a cell up to a question (${q}): the focus on ${describe(f)}`);
+    await page.screenshot({ path: `${shots}/web-keyboard-question.png` });
+    await page.focus("#canvas");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => window.mhaState.quiz === "none");
+  }
+  // 6. A wide table (llama-rope-gqa's Concat, 7 × 16): no number broken over two lines; its box scrolls
+  // sideways, focusable and named by its caption; the text view itself does not scroll sideways.
+  {
+    await go("#lesson=llama-rope-gqa&stage=concat&head=0", () => window.mhaState.lesson === "llama-rope-gqa" && window.mhaState.stage === "concat" &&
+                                                               document.querySelector("#textbody table[data-mat]"));
+    if (await page.evaluate(() => document.getElementById("textview").classList.contains("vh"))) await page.click("#textToggle");
+    await rafs(10);
+    const m = await page.evaluate(() => {
+      let broken = 0, cells = 0, sample = "";
+      for (const td of document.querySelectorAll("#textbody td, #textbody th")) {
+        if (!td.firstChild) continue;
+        const r = document.createRange();
+        r.selectNodeContents(td);
+        const lines = new Set([...r.getClientRects()].map((q) => Math.round(q.top))).size;
+        cells++;
+        if (lines > 1) { broken++; sample = td.textContent; }
+      }
+      const wide = [...document.querySelectorAll("#textbody .st-scroll")].filter((b) => b.scrollWidth > b.clientWidth + 1);
+      const named = wide.filter((b) => b.tabIndex === 0 && b.getAttribute("role") === "region" &&
+                                       b.getAttribute("aria-label") === b.querySelector("caption").textContent);
+      const v = document.getElementById("textview");
+      return { broken, cells, sample, wide: wide.length, named: named.length, sw: v.scrollWidth, cw: v.clientWidth };
+    });
+    await page.screenshot({ path: `${shots}/web-keyboard-concat.png` });
+    check(m.cells > 100 && m.broken === 0 && m.wide >= 1 && m.named === m.wide && m.sw <= m.cw,
+          `Concat of llama-rope-gqa: ${m.broken} of ${m.cells} cells and headers broken over lines${m.sample ? ` ("${m.sample}")` : ""}; ` +
+          `${m.wide} table(s) wider than the view, ${m.named} in a focusable region named by its caption; the text view ${m.sw} px in ${m.cw}`);
+  }
+  await page.close();
 }

@@ -54,6 +54,7 @@ static const char *const WEB_BAR[] = {
     N_("Open lesson\xe2\x80\xa6"),
     N_("Open a lesson file (.json) from this computer; or drop one on the page"),
     N_("H: keys \xc2\xb7 E: download the heatmap \xc2\xb7 Ctrl+S: download your edits"),
+    N_("The arrow keys and letters choose a lesson; Enter opens it"), // 4: the menu's description
 };
 #include "app/gui_web.inc"
 #endif

@@ -87,6 +87,9 @@ bool gui_load_lesson(Gui *g, const char *path)
         return false;
     }
     gui_lesson_loaded(g, first);
+    // Another lesson opened (a drop, the page's menu or picker) starts on its board: a panel of the
+    // last one would not be this lesson's. A reload on save keeps it (gui_poll_watch).
+    g->st.panel = PANEL_NONE;
     return true;
 }
 

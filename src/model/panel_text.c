@@ -551,39 +551,121 @@ static void title_rope(const PanelTextSrc *src, char *buf, size_t cap)
              lesson_title(src->L), t + 1, p->n, src->st->head);
 }
 
+// ---- a step of a panel that steps (→ ←): what changed, for the live line ----------------------
+// Its heading names the lesson too; a step says only where it went, and whether that is the last.
+
+// ", part P of Q" after buf when the step is shown in parts; *last stays true only on the last
+// part.
+static void step_part(char *buf, size_t cap, int part, int parts, bool *last)
+{
+    size_t used = strlen(buf);
+    if (parts < 2 || used >= cap) return;
+    snprintf(buf + used, cap - used, used ? TR(", part %d of %d") : TR("part %d of %d"), part + 1,
+             parts);
+    *last = *last && part == parts - 1;
+}
+
+static void step_last(char *buf, size_t cap, bool last)
+{
+    if (!last || !buf[0]) return;
+    char said[400];
+    snprintf(said, sizeof said, "%s", buf);
+    snprintf(buf, cap, TR("%s \xe2\x80\x94 the last"), said);
+}
+
+static void step_decode(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    const ViewState *st = src->st;
+    int n = src->L->params.n, t = st->decode_t < n ? st->decode_t : n - 1;
+    bool last = t == n - 1;
+    snprintf(buf, cap, TR("token %d of %d"), t + 1, n);
+    step_part(buf, cap, st->decode_part, st->decode_parts, &last);
+    step_last(buf, cap, last);
+}
+
+static void step_rope(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    int n = src->L->params.n, t = src->st->rope_t < n ? src->st->rope_t : n - 1;
+    snprintf(buf, cap, TR("token %d of %d"), t + 1, n);
+    step_last(buf, cap, t == n - 1);
+}
+
+static void step_tiles(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    int64_t computed = 0, skipped = 0;
+    tiles_count(&src->L->params, src->st->tiles_block, &computed, &skipped);
+    int tile = src->st->tile < 1 ? 1 : src->st->tile > computed ? (int)computed : src->st->tile;
+    snprintf(buf, cap, TR("tile %d of %d, blocks of %d"), tile, (int)computed,
+             src->st->tiles_block);
+    step_last(buf, cap, tile == (int)computed);
+}
+
+static void step_pair(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    const ViewState *st = src->st;
+    bool last = true;
+    int part = st->pair_part < st->pair_parts ? st->pair_part : st->pair_parts - 1;
+    step_part(buf, cap, part, st->pair_parts, &last);
+    step_last(buf, cap, last && st->pair_parts > 1);
+}
+
+static void step_compare(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    if (cap) buf[0] = '\0';
+    step_pair(src, buf, cap);
+}
+
+static void step_shuffle(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    char order[300] = "";
+    size_t used = 0;
+    for (int i = 0; src->shuffle && i < src->L->params.n && used < sizeof order; i++)
+        used += (size_t)snprintf(order + used, sizeof order - used, "%s%s", i ? " " : "",
+                                 panel_token(&src->shuffle->lesson, i));
+    if (order[0]) snprintf(buf, cap, TR("the order: %s"), order);
+    else if (cap) buf[0] = '\0';
+    step_pair(src, buf, cap);
+}
+
 static const struct {
     ViewPanel panel;
     void (*title)(const PanelTextSrc *src, char *buf, size_t cap);
     void (*walk)(PanelText *pt, const PanelTextSrc *src);
     const char *footer; // what the panel is for, under it (NULL: none)
+    void (*step)(const PanelTextSrc *src, char *buf, size_t cap); // NULL: it does not step
 } PANELS[] = {
     {PANEL_DECODE, title_decode, panel_walk_decode,
      N_("Generating, a model adds one token at a time; the keys and values before it never change, "
         "so they "
         "are kept (the KV cache): each token costs work in proportion to its position, not its "
-        "square.")},
+        "square."),
+     step_decode},
     {PANEL_TILES, title_tiles, panel_walk_tiles,
      N_("FlashAttention computes exactly this softmax without storing the n\xc3\x97n scores: keys "
         "in blocks, and "
         "per query the largest score m, the sum l and the output O, rescaled when m grows: memory "
-        "n, not n\xc2\xb2.")},
-    {PANEL_COST, title_cost, walk_cost, NULL},
+        "n, not n\xc2\xb2."),
+     step_tiles},
+    {PANEL_COST, title_cost, walk_cost, NULL, NULL},
     {PANEL_CACHE, title_cache, walk_cache,
      N_("Each generated token adds its K and V, d_k numbers per K/V head and layer: sharing K/V "
         "heads (GQA, "
         "MQA) divides the cache, a sliding window stops its growth at W tokens. Bytes, as the "
-        "model stores them.")},
+        "model stores them."),
+     NULL},
     {PANEL_ROPE, title_rope, walk_rope,
      N_("Each pair of a query's numbers turns by its position times the pair's frequency; its "
         "length stays. A key "
         "turns the same way, so a score depends only on how far apart the two are: move both, the "
-        "same score.")},
-    {PANEL_COMPARE, title_compare, walk_compare, NULL},
-    {PANEL_SHUFFLE, title_shuffle, walk_shuffle, NULL},
+        "same score."),
+     step_rope},
+    {PANEL_COMPARE, title_compare, walk_compare, NULL, step_compare},
+    {PANEL_SHUFFLE, title_shuffle, walk_shuffle, NULL, step_shuffle},
     {PANEL_CIRCUIT, panel_title_circuit, panel_walk_circuit,
      N_("A layer-0 head that looks at the previous token writes it into the stream; a layer-1 "
         "head's keys read it and find the position after the earlier copy of the current token: "
-        "an induction head. Switch the previous-token head off and the repeats fall to chance.")},
+        "an induction head. Switch the previous-token head off and the repeats fall to chance."),
+     NULL},
 };
 enum { PANEL_ROWS = sizeof PANELS / sizeof PANELS[0] };
 
@@ -605,6 +687,13 @@ void panel_text_status(const PanelTextSrc *src, char *buf, size_t cap)
     int i = panel_row(src->st->panel);
     if (cap) buf[0] = '\0';
     if (i >= 0 && cap) PANELS[i].title(src, buf, cap);
+}
+
+void panel_text_step(const PanelTextSrc *src, char *buf, size_t cap)
+{
+    int i = panel_row(src->st->panel);
+    if (cap) buf[0] = '\0';
+    if (i >= 0 && cap && PANELS[i].step && src->L) PANELS[i].step(src, buf, cap);
 }
 
 void panel_text_free(PanelText *pt)

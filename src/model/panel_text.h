@@ -70,6 +70,10 @@ void panel_text_free(PanelText *pt);
 // blocks of 2, head 0"), "" when none is open: the page's live line says it when it opens, steps or
 // closes.
 void panel_text_status(const PanelTextSrc *src, char *buf, size_t cap);
+// What a step of the open panel changed, without the lesson's title ("tile 3 of 4, blocks of 2";
+// "token 4 of 4 — the last"), "" for a panel that does not step: the page's live line says it
+// when → ← step the panel (its heading when it opens).
+void panel_text_step(const PanelTextSrc *src, char *buf, size_t cap);
 // The decode panel's sentences for step t (the window's and the text view's): the token entering
 // with its slot (intro; slot alone, "" without a window, for the step's parts), what the cache
 // holds, the work with and without it.

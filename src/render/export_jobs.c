@@ -323,6 +323,49 @@ static bool board_has(const Scene *s, MatId m)
     return false;
 }
 
+// Whether the scene shows matrix m of head h (a transposed one shown by rows counts: K for K^T).
+static bool board_shows_mat(const Scene *s, MatId m, int h)
+{
+    MatId plain = model_mat_untransposed(m);
+    for (size_t i = 0; i < s->box_count; i++)
+        if ((s->boxes[i].mat == m || (plain != MAT_NONE && s->boxes[i].mat == plain))
+            && (!mat_info(m)->per_head || s->boxes[i].head == h))
+            return true;
+    return false;
+}
+
+// Whether the scene shows cell c or everything it is computed from (its arithmetic line cites
+// only what is on the slide).
+static bool board_explains(const Scene *s, const AttnParams *p, CellRef c)
+{
+    if (board_shows_mat(s, c.mat, c.head)) return true;
+    CellRef in[16];
+    int n = model_mat_inputs(p, c, in, 16);
+    for (int k = 0; k < n; k++)
+        if (!board_shows_mat(s, in[k].mat, in[k].head)) return false;
+    return n > 0;
+}
+
+// A part of operands alone (Z₂ | Z₃ of Concat's): the first cell of the pinned cell's matrix made
+// from them, when the pinned cell is made from another part's.
+static bool pin_on_part(ViewState *st, const SlideSource *src, Scene *scene)
+{
+    const AttnParams *p = &src->L->params;
+    CellRef c = st->pinned;
+    if (c.mat == MAT_NONE) return true;
+    if (!export_board_scene(scene, src, st, NULL)) return false;
+    if (board_explains(scene, p, c)) return true;
+    int rows, cols;
+    model_mat_shape(p, c.mat, &rows, &cols);
+    for (c.row = 0; c.row < rows; c.row++)
+        for (c.col = 0; c.col < cols; c.col++)
+            if (!isnan(model_cell_value(p, src->T, c)) && board_explains(scene, p, c)) {
+                st->pinned = c;
+                return true;
+            }
+    return true;
+}
+
 // The cell a slide with no pointer works out: its first result cell in the stage's slide row or
 // below (model_stage_slide_row: at the rotation a position > 0), else its first; `fallback` when it
 // computes none.
@@ -416,6 +459,7 @@ bool export_expand_parts(const Jobs *in, Jobs *out, const SlideSource *src, Scen
             view_set_parts(&o->st, parts, part, map);
             if (!j->pinned_named && view_reveal_total(&o->st) > 0)
                 o->st.pinned = export_slide_cell(&o->st, o->st.pinned);
+            if (!j->pinned_named && !pin_on_part(&o->st, src, scene)) return false;
             size_t n = strlen(o->name);
             snprintf(o->name + n, sizeof o->name - n, "-part%d", part + 1);
             n = strlen(o->title);
