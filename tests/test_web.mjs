@@ -5,7 +5,7 @@
 import puppeteer from "puppeteer-core";
 import fs from "node:fs";
 import path from "node:path";
-import { panels, keyboardOnly } from "./test_web_panels.mjs";
+import { panels, keyboardOnly, servedPage } from "./test_web_panels.mjs";
 
 const [url, shots, rgbText, badLesson, dropLesson, shippedText] = process.argv.slice(2);
 const shipped = Number(shippedText);
@@ -484,13 +484,7 @@ async function handout(browser, url, shots) {
 // table cell of the row headed by its token, under the column headed by its key. The live line follows the
 // keys; with reduced motion a step is one frame; at 320 CSS px the text view does not scroll sideways.
 async function accessibility(browser, url, axePath, a0) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(timeout);
-  await page.setViewport({ width: 1280, height: 720, deviceScaleFactor: 1 });
-  const origin = new URL(url).origin;
-  await page.setRequestInterception(true);
-  page.on("request", (r) => (r.url().startsWith(origin + "/") || /^(data|blob):/.test(r.url()) ? r.continue() : r.abort()));
-  page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  const page = await servedPage(browser, url, timeout);
   const axeSource = fs.readFileSync(axePath, "utf8");
   const frames = () => page.evaluate(() => window.mhaState.frames);
   // A note in the header ("Exported …", "Q quits") redraws once more when it goes: counts of frames wait for it first.

@@ -15,7 +15,9 @@ export function boardNumber(v) {
   return (v < 0 ? "\u2212" : "") + Math.abs(v).toFixed(4);
 }
 
-export async function panels(browser, url, axeSource, dir, check, timeout) {
+// A page of the served build at 1280x720: nothing leaves the server (any other request is refused), its errors
+// printed.
+export async function servedPage(browser, url, timeout) {
   const page = await browser.newPage();
   page.setDefaultTimeout(timeout);
   await page.setViewport({ width: 1280, height: 720, deviceScaleFactor: 1 });
@@ -23,6 +25,11 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
   await page.setRequestInterception(true);
   page.on("request", (r) => (r.url().startsWith(origin + "/") || /^(data|blob):/.test(r.url()) ? r.continue() : r.abort()));
   page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  return page;
+}
+
+export async function panels(browser, url, axeSource, dir, check, timeout) {
+  const page = await servedPage(browser, url, timeout);
   const tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"];
   const results = [];
   async function audit(what) {
@@ -221,13 +228,7 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
 // part (not the cell again); a panel closes when another lesson opens; the focus never falls to the page's body
 // (End G End Tab; a cell's table replaced by a question); a wide table's numbers never break, its box scrolls.
 export async function keyboardOnly(browser, url, check, timeout, shots) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(timeout);
-  await page.setViewport({ width: 1280, height: 720, deviceScaleFactor: 1 });
-  const origin = new URL(url).origin;
-  await page.setRequestInterception(true);
-  page.on("request", (r) => (r.url().startsWith(origin + "/") || /^(data|blob):/.test(r.url()) ? r.continue() : r.abort()));
-  page.on("pageerror", (e) => console.log("pageerror: " + e.message));
+  const page = await servedPage(browser, url, timeout);
   const frames = () => page.evaluate(() => window.mhaState.frames);
   const live = () => page.evaluate(() => document.getElementById("announce").textContent);
   // n animation frames of the browser: time for a key's frame (the program's loop runs on them) to come or not.
