@@ -113,11 +113,13 @@ class Audit:
         walks = [d for d in lines if d.get("walk")]
         lines = [d for d in lines if not d.get("walk")]
         # The tiles' small lessons by what the screens show (random embeddings too: flash-tiles): up to 8 queries
-        # and keys, d_model up to 8; V on every tile screen where V is at most 6 x 2 (beside S' at the floor).
+        # and keys, d_model up to 8; V on every tile screen where V is at most 6 x 2 (beside S' at the floor), and
+        # at blocks of up to 3 (d_k up to 8) or 5 (d_k up to 4): V's rows of the tile under the table at worst.
         shape = {m["key"]: m["shape"] for d in lines if isinstance(d.get("matrices"), list) for m in d["matrices"]}
         n_q, n_k = shape.get("masked", [99, 99])
         small_tiles = n_q <= 8 and n_k <= 8 and shape.get("X", [0, 99])[1] <= 8
         narrow_v = n_k <= 6 and shape.get("V", [0, 99])[1] <= 2
+        d_v = shape.get("V", [0, 99])[1]
         for d in lines:
             if d.get("summary"):
                 continue
@@ -210,9 +212,11 @@ class Audit:
                             (shown[1] != m["shape"][1] or shown[0] > d.get("block", 0)):
                         self.fail(where, "tiles: %s windowed (rows %s of %s), neither whole nor the tile's rows"
                                   % (m["title"], m["rows"], m["shape"]))
-                if narrow_v and not any(m["key"] == "V" for m in d["matrices"]):
-                    self.fail(where, "tiles: no V (the tile's O is built from V's rows) though V is %s"
-                              % shape.get("V"))
+                block = d.get("block", 99)
+                if (narrow_v or block <= 3 or (block <= 5 and d_v <= 4)) and \
+                        not any(m["key"] == "V" for m in d["matrices"]):
+                    self.fail(where, "tiles: no V (the tile's O is built from V's rows) though V is %s, blocks of %s"
+                              % (shape.get("V"), block))
             if d["screen"] == "tiles":  # the update O <- O e^(m-m') + P V[...] written only with V on the screen
                 update = any(t["t"].startswith("O \u2190") for t in d["texts"])
                 if update != any(m["key"] == "V" for m in d["matrices"]):

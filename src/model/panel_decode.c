@@ -258,6 +258,30 @@ static void tile_scores(PanelText *pt, const PanelTextSrc *src, const TilesSheet
     }
 }
 
+// The rows of V the tile reads (its keys): what P·V adds to O, under the update that says so.
+static void tile_values(PanelText *pt, const PanelTextSrc *src, const TilesSheet *k, int head)
+{
+    const AttnParams *p = &src->L->params;
+    char name[64], caption[300], label[96], num[32];
+    tiles_sheet_update(k, caption, sizeof caption);
+    panel_add_text(pt, PANEL_ITEM_TEXT, caption);
+    model_mat_name(p, MAT_V, head, name, sizeof name);
+    snprintf(caption, sizeof caption, "%s: %s, %d" EN_DASH "%d", name, TR(mat_info(MAT_V)->what),
+             k->c0, k->c1 - 1);
+    PanelTable *t = panel_add_table(pt, caption, "", k->c1 - k->c0, p->d_k);
+    for (int j = 0; t && j < t->cols; j++) {
+        snprintf(num, sizeof num, "%d", j);
+        panel_put(pt, &t->col_label[j], num);
+    }
+    for (int i = 0; t && i < t->rows; i++) {
+        model_axis_label(src->L, mat_info(MAT_V)->row_axis, k->c0 + i, label, sizeof label);
+        panel_put(pt, &t->row_label[i], label);
+        for (int j = 0; j < t->cols; j++)
+            panel_put_value(pt, &t->cell[i * t->cols + j],
+                            model_cell_value(p, src->T, (CellRef){MAT_V, head, k->c0 + i, j}));
+    }
+}
+
 void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src)
 {
     const ViewState *st = src->st;
@@ -277,6 +301,7 @@ void panel_walk_tiles(PanelText *pt, const PanelTextSrc *src)
     panel_add_text(pt, PANEL_ITEM_TEXT, line);
     if (k->fits && k->r1 > k->r0 && k->c1 > k->c0) {
         tile_scores(pt, src, k, st->head);
+        tile_values(pt, src, k, st->head);
         tile_table(pt, src->L, k, src->L->params.d_k);
     }
     if (k->fits) panel_add_text(pt, PANEL_ITEM_TEXT, k->last);

@@ -90,10 +90,17 @@ static void tiles_sentences(TilesSheet *sh)
                 "Only this tile's scores exist."),
              sh->want, (int)sh->computed, sh->block, sh->block, (long long)sh->skipped, sh->r0,
              sh->r1 - 1, sh->c0, sh->c1 - 1);
+    // TRANSLATORS: the tiles panel's sentence when the screen has no room for the long one.
+    snprintf(sh->brief, sizeof sh->brief,
+             TR("Tile %d of %d: queries %d\xe2\x80\x93%d, keys %d\xe2\x80\x93%d."), sh->want,
+             (int)sh->computed, sh->r0, sh->r1 - 1, sh->c0, sh->c1 - 1);
     // TRANSLATORS: the tiles panel (B): the keys that step it and change the block size, after
     // its sentence (the window and the text view; a slide or a handout page leaves them out).
     snprintf(sh->keys, sizeof sh->keys, "%s",
              TR("(\xe2\x86\x92 next, \xe2\x86\x91 \xe2\x86\x93 block size)"));
+    // TRANSLATORS: after the tiles panel's last tile, when the screen has no room for the long one.
+    snprintf(sh->verdict, sizeof sh->verdict,
+             TR("Same Z as the softmax stage: the largest difference is %.3g."), sh->diff);
     if (sh->want == sh->computed)
         snprintf(sh->last, sizeof sh->last,
                  TR("Same Z as the softmax stage: the largest difference is %.3g (rounding; the "
@@ -105,6 +112,16 @@ static void tiles_sentences(TilesSheet *sh)
                     "grows, l and O are multiplied by the "
                     "rescale e^(m before \xe2\x88\x92 m) so that every term stays relative to the "
                     "new maximum."));
+}
+
+const char *tiles_sheet_update(const TilesSheet *k, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "O \xe2\x86\x90 O\xc2\xb7"
+             "e^(m\xe2\x88\x92m\xe2\x80\xb2) + P\xc2\xb7V[%d\xe2\x80\x93%d],  "
+             "P = e^(S\xe2\x88\x92m\xe2\x80\xb2)",
+             k->c0, k->c1 - 1);
+    return buf;
 }
 
 bool tiles_sheet_make(TilesSheet *out, const Lesson *L, const Trace *T, int head, int block,

@@ -35,6 +35,9 @@ typedef struct {
     // the note under the table (the legend of m, l and the rescale, or after the last tile the
     // difference from the trace's Z).
     char line[600], last[600];
+    char verdict[200]; // after the last tile, the difference said short (a screen without room)
+    char brief[200]; // the sentence short, for a screen without room: "Tile 2 of 7: queries 2–3,
+                     // keys 0–1."
     char keys[80]; // the keys that step it, "(→ next, ↑ ↓ block size)" ("" without tiles)
 } TilesSheet;
 
@@ -42,6 +45,9 @@ typedef struct {
 // (clamped to 1 .. the count) into *out. False when out of memory (*out then says nothing).
 bool tiles_sheet_make(TilesSheet *out, const Lesson *L, const Trace *T, int head, int block,
                       int tile);
+// The update each tile makes to O, with the rows of V the tile reads: "O ← O·e^(m−m′) +
+// P·V[2–3],  P = e^(S−m′)" (symbols only: the same in every language). Returns buf.
+const char *tiles_sheet_update(const TilesSheet *k, char *buf, size_t cap);
 // Whether *sh was made for these (NULL: no).
 bool tiles_sheet_is_for(const TilesSheet *sh, const Trace *T, int head, int block, int tile);
 

@@ -227,8 +227,12 @@ int box_width(const GridStyle *g, const MatBox *b)
     (void)g;
     return b->label_w + b->nc * b->cell_w + b->side_w;
 }
-// A window's caption: one line per windowed axis ("rows 0–8 of 512", "cols 0–1 of 64").
-static int caption_lines(const MatBox *b) { return (b->nr < b->rows) + (b->nc < b->cols); }
+// A window's caption: one line per windowed axis ("rows 0–8 of 512", "cols 0–1 of 64"); none
+// under a bare box, whose rows its caller names (a tile's rows of V: "P·V[2–3]").
+static int caption_lines(const MatBox *b)
+{
+    return b->bare ? 0 : (b->nr < b->rows) + (b->nc < b->cols);
+}
 int box_height(const GridStyle *g, const MatBox *b)
 {
     int lines = caption_lines(b);
@@ -526,7 +530,7 @@ void draw_matrix(Ctx *c, const GridStyle *g, const MatBox *b, int x, int y)
     if (b->result)
         frame(c, at.gx - 2 * rt, at.gy - 2 * rt, at.gw + 4 * rt, at.gh + 4 * rt, rt, c->th->result);
     if (b->side_w > 0) matrix_entropy(c, g, b, &at);
-    if (box_windowed(b)) matrix_caption(c, g, b, &at, at.gy + at.gh + rt * 3);
+    if (caption_lines(b)) matrix_caption(c, g, b, &at, at.gy + at.gh + rt * 3);
 }
 
 // ---------------------------------------------------------------------------------------------------

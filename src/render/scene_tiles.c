@@ -17,6 +17,7 @@ typedef struct {
     int lh; // the height of its lines
     int rows; // the block's first rows shown (0: all), the others counted in the header
     int *least; // when not NULL, gets the least width: the first column of O and "+N more"
+    int o_w; // the columns of O at least this wide (V's cells under them: v_bare)
 } TableLines;
 static int draw_tile_table(Ctx *c, const TilesSheet *k, TableLines t, int x, int y, int w,
                            bool draw, int *width)
@@ -51,6 +52,7 @@ static int draw_tile_table(Ctx *c, const TilesSheet *k, TableLines t, int x, int
             if (tw > colw[j]) colw[j] = tw;
         }
         colw[j] += f / 2;
+        if (j >= FIXED && colw[j] < t.o_w) colw[j] = t.o_w;
         total += colw[j];
     }
     if (width) *width = total;
@@ -117,6 +119,11 @@ typedef struct {
     bool v_block; // V's rows only the tile's keys (when V whole would window S')
     bool no_v; // no V (nor the update that names it): beside S' even its block rows would window S'
     bool v_under; // V under S', right of the table (too wide beside S', 7 or 8 tokens at 720p)
+    bool v_bare; // V's block rows under the table, its name beside them, without a title row or
+                 // column labels (an 8 x 8 S' at 720p: no room for V's box beside S' or the table)
+    bool brief; // the short sentence (which tile, which queries and keys) on one line
+    bool one_line; // ... and the update right of it, without the keys (v_bare, a block of 4 x 4
+                   // under an 8 x 8 S' at 720p)
     int nr, nc; // the rows and columns of S' shown: all, or at the floor the block's and the tile's
     bool tight; // less air, before any window
     bool dense; // ... and rows as high as the numbers' size (an 8 x 8 S' whole at 720p)
@@ -158,31 +165,26 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     box_init(c, &P->g, &P->v, MAT_V, P->head, false);
     P->v.r0 = P->v_block ? k->c0 : b->c0, P->v.nr = P->v_block ? k->c1 - k->c0 : b->nc;
     P->v_w = v_gap(P) + box_width(&P->g, &P->v);
+    if (P->v_bare) { // the tile's rows, named beside them: "V₀  sat  …"
+        P->v.r0 = k->c0, P->v.nr = k->c1 - k->c0;
+        P->v.bare = true, P->v.bare_shape = BARE_SHAPE_NONE;
+        P->v.label_w = box_bare_label_w(c, &P->g, &P->v);
+        P->v_w = 0;
+    }
 }
 
 // S' and V beside it (S' alone when V is under it): their width and height.
 static int sv_width(const TilesPanel *P)
 {
-    return box_width(&P->g, &P->b) + (P->v_under ? 0 : P->v_w);
+    return box_width(&P->g, &P->b) + (P->v_under || P->v_bare ? 0 : P->v_w);
 }
 static int sv_height(const TilesPanel *P)
 {
-    int hb = box_height(&P->g, &P->b), hv = P->no_v || P->v_under ? 0 : box_height(&P->g, &P->v);
+    int hb = box_height(&P->g, &P->b),
+        hv = P->no_v || P->v_under || P->v_bare ? 0 : box_height(&P->g, &P->v);
     return hb > hv ? hb : hv;
 }
 
-// The update each tile makes to O, written over S' at the number size, with the rows of V the tile
-// reads (those framed in V beside S'); P = e^(S - m'), the tile's weights before the division by l.
-static const char *tiles_update(const TilesSheet *k, char *buf, size_t cap)
-{
-    // (symbols only: the same in every language)
-    snprintf(buf, cap,
-             "O \xe2\x86\x90 O\xc2\xb7"
-             "e^(m\xe2\x88\x92m\xe2\x80\xb2) + P\xc2\xb7V[%d\xe2\x80\x93%d],  "
-             "P = e^(S\xe2\x88\x92m\xe2\x80\xb2)",
-             k->c0, k->c1 - 1);
-    return buf;
-}
 // The air under a line of text at the number size: less once the cells are tight (a 4 x 4 block's
 // table of five lines with V beside S' missed a 720p panel by 11 px).
 static int tiles_air(const Ctx *c, const TilesPanel *P) { return c->num_font / (P->tight ? 8 : 4); }
@@ -201,13 +203,21 @@ static int table_line_h(const Ctx *c, const TilesPanel *P)
 }
 static TableLines table_lines(const Ctx *c, const TilesPanel *P)
 {
-    return (TableLines){table_line_h(c, P), P->table_rows, NULL};
+    return (TableLines){table_line_h(c, P), P->table_rows, NULL, P->v_bare ? P->v.cell_w : 0};
 }
 // The lines of the table: its header and the block's rows it shows.
 static int table_count(const TilesPanel *P)
 {
     int rows = P->k->r1 - P->k->r0;
     return 1 + (P->table_rows > 0 && P->table_rows < rows ? P->table_rows : rows);
+}
+
+// The sentence and the update over S': their lines, or one line (one_line).
+static int head_h(Ctx *c, const TilesPanel *P)
+{
+    if (P->one_line) return line_h(c, FONT_REGULAR, c->num_font) + tiles_air(c, P) + said_gap(c, P);
+    return wrap_text(c, FONT_REGULAR, c->num_font, c->th->ink, P->x, P->y, P->w, 3, P->said, false)
+           + said_gap(c, P) + update_h(c, P);
 }
 
 // When S' over the table over the note does not fit (need: their height): the other arrangements,
@@ -333,6 +343,70 @@ static bool tiles_fit_under(Ctx *c, TilesPanel *P)
     }
 }
 
+// V's block rows under the table (v_bare): the table over V, their right edges level (V's columns
+// under the table's columns of O, both d_k wide), and the note under them or right of them. Sets
+// *stack_w to the width of the table and V, and *note_w to the note's width right of them (0:
+// under them). Returns the height of all three.
+static int bare_stack(Ctx *c, TilesPanel *P, int *stack_w, int *note_w)
+{
+    const GridStyle *g = &P->g;
+    int th = draw_tile_table(c, P->k, table_lines(c, P), 0, 0, 0, false, &P->table_w);
+    int tw = P->table_w < P->w ? P->table_w : P->w, vw = box_width(g, &P->v);
+    int vh = box_height(g, &P->v), sw = tw > vw ? tw : vw, air = tiles_air(c, P);
+    int nf = note_font(c, P->last), room = P->w - sw - 2 * g->gap;
+    *stack_w = sw, *note_w = 0;
+    int under = wrap_text(c, FONT_REGULAR, nf, c->th->ink, P->x, P->y, P->w, 3, P->last, false);
+    if (P->last[0] && room >= 8 * nf) {
+        int beside =
+            wrap_text(c, FONT_REGULAR, nf, c->th->ink, P->x, P->y, room, 8, P->last, false);
+        if (beside <= th + air + vh) {
+            *note_w = room;
+            return th + air + vh;
+        }
+    }
+    return th + air + vh + air + under;
+}
+
+// The sentence over S' as the screen has room for it: the whole one, or the short one; with the
+// keys that step it in the window.
+static void tiles_said(const Ctx *c, TilesPanel *P)
+{
+    const TilesSheet *k = P->k;
+    bool keys = !c->ex->slide && k->keys[0] && !P->one_line; // in the window, not on paper
+    snprintf(P->said, sizeof P->said, "%s%s%s", P->brief ? k->brief : k->line, keys ? "  " : "",
+             keys ? k->keys : "");
+}
+
+// V's block rows under the table (no room for V's box beside S' or beside the table): the largest
+// number size at which it fits, down to the floor, then tight and dense cells, the short sentence,
+// without the legend (the verdict short), the update on the sentence's line, the table's first
+// rows. Returns whether it fits, S' whole.
+static bool tiles_fit_bare(Ctx *c, TilesPanel *P)
+{
+    const TilesSheet *k = P->k;
+    for (;;) {
+        tiles_box(c, P);
+        int sw, nw, need = head_h(c, P) + sv_height(P) + P->g.gap + bare_stack(c, P, &sw, &nw);
+        char update[160];
+        int line_w =
+            math_w(c, FONT_REGULAR, c->num_font, P->said) + 2 * P->g.gap
+            + math_w(c, FONT_REGULAR, c->num_font, tiles_sheet_update(k, update, sizeof update));
+        if (need <= P->h && sv_width(P) <= P->w && box_width(&P->g, &P->v) <= P->w
+            && (!P->one_line || line_w <= P->w))
+            return true;
+        if (c->num_font > P->floor_font) c->num_font--;
+        else if (!P->tight) P->tight = true, c->num_font = P->preferred;
+        else if (!P->dense) P->dense = true, c->num_font = P->preferred;
+        else if (!P->brief) P->brief = true, tiles_said(c, P), c->num_font = P->preferred;
+        else if (P->last[0] && k->want != k->computed) P->last = "", c->num_font = P->preferred;
+        else if (k->want == k->computed && P->last != k->verdict)
+            P->last = k->verdict, c->num_font = P->preferred; // the verdict short
+        else if (!P->one_line) P->one_line = true, tiles_said(c, P);
+        else if (table_count(P) > 2) P->table_rows = table_count(P) - 2; // its first rows
+        else return false;
+    }
+}
+
 // The note at (x, y) in width w, over at most `lines` lines: bold in the result's colour after the
 // last tile, muted before.
 static void tiles_note(Ctx *c, const TilesPanel *P, int x, int y, int w, int lines)
@@ -342,6 +416,23 @@ static void tiles_note(Ctx *c, const TilesPanel *P, int x, int y, int w, int lin
               done ? c->th->result : c->th->muted, x, y, w, lines, P->last, true);
 }
 
+// The table and V's block rows under it, the note right of them or under them (v_bare), from y.
+static void bare_draw(Ctx *c, TilesPanel *P, int y)
+{
+    const GridStyle *g = &P->g;
+    int sw, nw, air = tiles_air(c, P);
+    bare_stack(c, P, &sw, &nw);
+    int x = nw ? P->x : P->x + (P->w - sw) / 2;
+    int tw = P->table_w < P->w ? P->table_w : P->w, vw = box_width(g, &P->v);
+    int th = draw_tile_table(c, P->k, table_lines(c, P), x + sw - tw, y, tw, true, NULL);
+    int vx = x + sw - vw, vy = y + th + air;
+    draw_matrix(c, g, &P->v, vx, vy);
+    frame(c, vx + P->v.label_w, vy, P->v.nc * P->v.cell_w, P->v.nr * P->v.cell_h, result_rule(g),
+          c->th->result);
+    if (nw) tiles_note(c, P, x + sw + 2 * g->gap, y, nw, 8);
+    else tiles_note(c, P, P->x, vy + box_height(g, &P->v) + air, P->w, 3);
+}
+
 // The sentence, S' with the tile read framed, then the table and the note as tiles_fit placed them.
 static void tiles_draw(Ctx *c, TilesPanel *P)
 {
@@ -349,12 +440,13 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
     const MatBox *b = &P->b;
     const TilesSheet *k = P->k;
     int x = P->x, y = P->y, w = P->w, lh = table_line_h(c, P);
-    y += panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, P->said) + said_gap(c, P);
     char update[160];
+    int ux = x, uy = y + panel_say(c, FONT_REGULAR, c->th->ink, x, y, w, P->said) + said_gap(c, P);
+    if (P->one_line) ux += math_w(c, FONT_REGULAR, c->num_font, P->said) + 2 * g->gap, uy = y;
     if (!P->no_v)
-        math_at(c, FONT_REGULAR, c->num_font, c->th->result, x, y,
-                tiles_update(k, update, sizeof update));
-    y += update_h(c, P);
+        math_at(c, FONT_REGULAR, c->num_font, c->th->result, ux, uy,
+                tiles_sheet_update(k, update, sizeof update));
+    y += head_h(c, P);
     // The scaled, masked scores with the tile read framed: the matrix FlashAttention never stores
     // whole.
     int bx =
@@ -370,12 +462,13 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
                         P->table_w, true, NULL);
         tiles_note(c, P, x, vy + row_h + tiles_air(c, P), w, 3);
     }
-    if (!P->no_v) draw_matrix(c, g, v, vx, vy);
+    if (P->v_bare) vx = vy = 0; // drawn under the table (bare_draw)
+    else if (!P->no_v) draw_matrix(c, g, v, vx, vy);
     // The tile's frames, within the windows shown (a tile of 12 x 12 wider than the screen).
     int c0 = k->c0 > b->c0 ? k->c0 : b->c0, c1 = k->c1 < b->c0 + b->nc ? k->c1 : b->c0 + b->nc,
         r0 = k->r0 > b->r0 ? k->r0 : b->r0, r1 = k->r1 < b->r0 + b->nr ? k->r1 : b->r0 + b->nr;
     int v0 = k->c0 > v->r0 ? k->c0 : v->r0, v1 = k->c1 < v->r0 + v->nr ? k->c1 : v->r0 + v->nr;
-    if (!P->no_v && v1 > v0)
+    if (!P->no_v && !P->v_bare && v1 > v0)
         frame(c, vx + v->label_w, vy + g->title_h + g->col_label_h + (v0 - v->r0) * v->cell_h,
               v->nc * v->cell_w, (v1 - v0) * v->cell_h, result_rule(g), c->th->result);
     int cx = bx + b->label_w + (c0 - b->c0) * b->cell_w,
@@ -384,6 +477,10 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
         frame(c, cx, cy, (c1 - c0) * b->cell_w, (r1 - r0) * b->cell_h, result_rule(g),
               c->th->result);
     if (P->v_under) return;
+    if (P->v_bare) {
+        bare_draw(c, P, y + sv_height(P) + g->gap);
+        return;
+    }
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
         int ty = y + g->title_h + g->col_label_h - lh;
         int th = draw_tile_table(c, k, table_lines(c, P), bx + sv_width(P) + 2 * g->gap, ty,
@@ -430,19 +527,20 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     memset(&P, 0, sizeof P);
     P.x = x, P.y = y, P.w = w, P.h = h;
     P.head = st->head, P.k = k, P.last = k->last;
-    bool keys = !c->ex->slide && k->keys[0]; // the keys in the window, not on paper
-    snprintf(P.said, sizeof P.said, "%s%s%s", k->line, keys ? "  " : "", keys ? k->keys : "");
+    tiles_said(c, &P);
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
     // V whole beside S', else its block rows; else under S' right of the table, whole or the
-    // block's rows; else none: never at the cost of a window of S'.
+    // block's rows; else the block's rows under the table; else none: never at the cost of a
+    // window of S'.
     TilesPanel first = P;
-    for (int mode = 0; mode < 5; mode++) {
+    for (int mode = 0; mode < 6; mode++) {
         P = first;
-        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3, P.no_v = mode == 4;
+        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3, P.v_bare = mode == 4;
+        P.no_v = mode == 5;
         c->num_font = P.preferred;
-        if (P.v_under) {
-            if (tiles_fit_under(c, &P)) break;
+        if (P.v_under || P.v_bare) {
+            if (P.v_under ? tiles_fit_under(c, &P) : tiles_fit_bare(c, &P)) break;
             continue;
         }
         if (tiles_fit(c, &P) && P.nr == p->n && P.nc == p->m) break;
