@@ -146,7 +146,16 @@ static void test_tiles(void)
     CHECK(strstr(status, want) != NULL, "tiles: status '%s'", status);
     CHECK(has_text(&pt, "Same Z as the softmax stage"),
           "tiles: the last tile says Z is the softmax stage's");
-    printf("tiles: %d numbers of the last tile's Z equal the trace's (%s)\n", checked, status);
+    // The rows of V the last tile reads (its keys, the last block's), under the update.
+    const PanelTable *v = table_with(&pt, "values");
+    int keys = p->m - 3 * ((p->m - 1) / 3);
+    CHECK(v && v->rows == keys && v->cols == p->d_k && has_text(&pt, "P\xc2\xb7V["),
+          "tiles: the last tile's rows of V (%d of them) and the update", keys);
+    for (int i = 0; v && i < v->rows; i++)
+        for (int j = 0; j < p->d_k; j++, checked++)
+            CHECK(same_number(v->cell[i * v->cols + j], mat_row(&T.head[0].V, p->m - keys + i)[j]),
+                  "tiles: V[%d][%d] '%s'", p->m - keys + i, j, v->cell[i * v->cols + j]);
+    printf("tiles: %d numbers of the last tile's Z and V equal the trace's (%s)\n", checked, status);
     panel_text_free(&pt);
     st.tile = 2; // the second block's first tile (the first block, causal, is one tile)
     CHECK(panel_text_build(&pt, &src) && table_with(&pt, "the running m, l and O")

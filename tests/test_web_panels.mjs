@@ -50,8 +50,9 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
       cols: [...t.querySelectorAll("thead th[scope=col]")].map((e) => e.textContent),
       rows: [...t.querySelectorAll("tbody tr")].map((r) => [...r.cells].map((c) => (c.tagName === "TH" && c.scope === "row" ? "#" : "") + c.textContent)),
     }));
+    const body = document.querySelector("#textbody");
     return { title: h ? h.textContent : "", region: !!(h && h.closest("section[aria-labelledby=pt-title]")), tables,
-             said: window.mhaSaid || "" };
+             said: window.mhaSaid || "", text: body ? body.textContent : "" };
   });
   const frames = () => page.evaluate(() => window.mhaState.frames);
   async function press(k, shift) { // shift: with Shift held (Shift+K, Shift+X)
@@ -115,12 +116,14 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     await open("flash-tiles");
     const tiles = JSON.parse(fs.readFileSync(path.join(dir, "panels-tiles.json"), "utf8")).head[0].tiles;
     let v = await key("b", /FlashAttention: tile 1 of \d+, blocks of 2, head 0/);
-    const run = tableOf(v, /^After tile 1:/), s0 = tiles.steps[0];
+    const run = tableOf(v, /^After tile 1:/), s0 = tiles.steps[0], vrows = tableOf(v, /^V₀: values, 0–1$/);
     const m = run ? run.rows.map((r) => r[1]) : [], l = run ? run.rows.map((r) => r[3]) : [];
     check(headed(run) && run.cols.slice(0, 3).join(" ") === "m rescale l" && run.cols.length === 3 + s0.O[0].length &&
           JSON.stringify(m) === JSON.stringify(s0.m.map(boardNumber)) && JSON.stringify(l) === JSON.stringify(s0.l.map(boardNumber)) &&
-          v.region && headed(tableOf(v, /masked scores/)),
-          `B: "${v.title}": "${run ? run.caption : "?"}" m ${m.join(" ")}, l ${l.join(" ")} as --json --tiles 2's first tile; its scores' table`);
+          v.region && headed(tableOf(v, /masked scores/)) && headed(vrows) && vrows.rows.length === 2 &&
+          vrows.cols.length === s0.O[0].length && v.text.includes("O ← O·e^(m−m′) + P·V[0–1]"),
+          `B: "${v.title}": "${run ? run.caption : "?"}" m ${m.join(" ")}, l ${l.join(" ")} as --json --tiles 2's first tile; its scores' table; ` +
+          `V's rows of the tile "${vrows ? vrows.caption : "?"}" under the update`);
     await audit("B (FlashAttention's tiles)");
     v = await key("ArrowRight", /FlashAttention: tile 2 of/, false, /^tile 2 of/);
     const s1 = tiles.steps[1], run2 = tableOf(v, /^After tile 2:/);
