@@ -155,7 +155,8 @@ static void test_tiles(void)
         for (int j = 0; j < p->d_k; j++, checked++)
             CHECK(same_number(v->cell[i * v->cols + j], mat_row(&T.head[0].V, p->m - keys + i)[j]),
                   "tiles: V[%d][%d] '%s'", p->m - keys + i, j, v->cell[i * v->cols + j]);
-    printf("tiles: %d numbers of the last tile's Z and V equal the trace's (%s)\n", checked, status);
+    printf("tiles: %d numbers of the last tile's Z and V equal the trace's (%s)\n", checked,
+           status);
     panel_text_free(&pt);
     st.tile = 2; // the second block's first tile (the first block, causal, is one tile)
     CHECK(panel_text_build(&pt, &src) && table_with(&pt, "the running m, l and O")
