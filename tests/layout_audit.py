@@ -114,7 +114,8 @@ class Audit:
         lines = [d for d in lines if not d.get("walk")]
         # The tiles' small lessons by what the screens show (random embeddings too: flash-tiles): up to 8 queries
         # and keys, d_model up to 8; V on every tile screen where V is at most 6 x 2 (beside S' at the floor), and
-        # at blocks of up to 3 (d_k up to 8) or 5 (d_k up to 4): V's rows of the tile under the table at worst.
+        # at every block with d_k up to 4 and at blocks of up to 3 with d_k up to 8 (V's rows of the tile under the
+        # table, or V turned under S', at worst).
         shape = {m["key"]: m["shape"] for d in lines if isinstance(d.get("matrices"), list) for m in d["matrices"]}
         n_q, n_k = shape.get("masked", [99, 99])
         small_tiles = n_q <= 8 and n_k <= 8 and shape.get("X", [0, 99])[1] <= 8
@@ -213,7 +214,7 @@ class Audit:
                         self.fail(where, "tiles: %s windowed (rows %s of %s), neither whole nor the tile's rows"
                                   % (m["title"], m["rows"], m["shape"]))
                 block = d.get("block", 99)
-                if (narrow_v or block <= 3 or (block <= 5 and d_v <= 4)) and \
+                if (narrow_v or block <= 3 or d_v <= 4) and \
                         not any(m["key"] == "V" for m in d["matrices"]):
                     self.fail(where, "tiles: no V (the tile's O is built from V's rows) though V is %s, blocks of %s"
                               % (shape.get("V"), block))

@@ -121,6 +121,8 @@ typedef struct {
     bool v_under; // V under S', right of the table (too wide beside S', 7 or 8 tokens at 720p)
     bool v_bare; // V's block rows under the table, its name beside them, without a title row or
                  // column labels (an 8 x 8 S' at 720p: no room for V's box beside S' or the table)
+    bool v_turn; // with v_bare: V turned, whole, right under S', its columns S''s (the keys), the
+                 // tile's framed (a block of 6 or more under an 8 x 8 S' at 720p)
     bool brief; // the short sentence (which tile, which queries and keys) on one line
     bool one_line; // ... and the update right of it, without the keys (v_bare, a block of 4 x 4
                    // under an 8 x 8 S' at 720p)
@@ -167,9 +169,15 @@ static void tiles_box(Ctx *c, TilesPanel *P)
     P->v_w = v_gap(P) + box_width(&P->g, &P->v);
     if (P->v_bare) { // the tile's rows, named beside them: "V₀  sat  …"
         P->v.r0 = k->c0, P->v.nr = k->c1 - k->c0;
+        if (P->v_turn) P->v.r0 = 0, P->v.nr = P->v.rows, box_turn(c, &P->g, &P->v);
         P->v.bare = true, P->v.bare_shape = BARE_SHAPE_NONE;
         P->v.label_w = box_bare_label_w(c, &P->g, &P->v);
         P->v_w = 0;
+    }
+    if (P->v_turn) { // V^T's columns under S''s: the same widths
+        int lw = b->label_w > P->v.label_w ? b->label_w : P->v.label_w;
+        int cw = b->cell_w > P->v.cell_w ? b->cell_w : P->v.cell_w;
+        b->label_w = P->v.label_w = lw, b->cell_w = P->v.cell_w = cw;
     }
 }
 
@@ -180,6 +188,7 @@ static int sv_width(const TilesPanel *P)
 }
 static int sv_height(const TilesPanel *P)
 {
+    if (P->v_turn) return box_height(&P->g, &P->b) + P->g.gap / 2 + box_height(&P->g, &P->v);
     int hb = box_height(&P->g, &P->b),
         hv = P->no_v || P->v_under || P->v_bare ? 0 : box_height(&P->g, &P->v);
     return hb > hv ? hb : hv;
@@ -203,7 +212,8 @@ static int table_line_h(const Ctx *c, const TilesPanel *P)
 }
 static TableLines table_lines(const Ctx *c, const TilesPanel *P)
 {
-    return (TableLines){table_line_h(c, P), P->table_rows, NULL, P->v_bare ? P->v.cell_w : 0};
+    return (TableLines){table_line_h(c, P), P->table_rows, NULL,
+                        P->v_bare && !P->v_turn ? P->v.cell_w : 0};
 }
 // The lines of the table: its header and the block's rows it shows.
 static int table_count(const TilesPanel *P)
@@ -351,9 +361,9 @@ static int bare_stack(Ctx *c, TilesPanel *P, int *stack_w, int *note_w)
 {
     const GridStyle *g = &P->g;
     int th = draw_tile_table(c, P->k, table_lines(c, P), 0, 0, 0, false, &P->table_w);
-    int tw = P->table_w < P->w ? P->table_w : P->w, vw = box_width(g, &P->v);
-    int vh = box_height(g, &P->v), sw = tw > vw ? tw : vw, air = tiles_air(c, P);
-    int nf = note_font(c, P->last), room = P->w - sw - 2 * g->gap;
+    int air = tiles_air(c, P), tw = P->table_w < P->w ? P->table_w : P->w;
+    int vw = P->v_turn ? 0 : box_width(g, &P->v), vh = P->v_turn ? -air : box_height(g, &P->v);
+    int sw = tw > vw ? tw : vw, nf = note_font(c, P->last), room = P->w - sw - 2 * g->gap;
     *stack_w = sw, *note_w = 0;
     int under = wrap_text(c, FONT_REGULAR, nf, c->th->ink, P->x, P->y, P->w, 3, P->last, false);
     if (P->last[0] && room >= 8 * nf) {
@@ -366,6 +376,10 @@ static int bare_stack(Ctx *c, TilesPanel *P, int *stack_w, int *note_w)
     }
     return th + air + vh + air + under;
 }
+
+// The room between S' (and V^T under it) and the table under them: half a gap under V^T, whose
+// rows already part it from S' (an 8 x 8 S' with V^T and the verdict missed a 720p panel by 4 px).
+static int stack_gap(const TilesPanel *P) { return P->v_turn ? P->g.gap / 2 : P->g.gap; }
 
 // The sentence over S' as the screen has room for it: the whole one, or the short one; with the
 // keys that step it in the window.
@@ -386,7 +400,7 @@ static bool tiles_fit_bare(Ctx *c, TilesPanel *P)
     const TilesSheet *k = P->k;
     for (;;) {
         tiles_box(c, P);
-        int sw, nw, need = head_h(c, P) + sv_height(P) + P->g.gap + bare_stack(c, P, &sw, &nw);
+        int sw, nw, need = head_h(c, P) + sv_height(P) + stack_gap(P) + bare_stack(c, P, &sw, &nw);
         char update[160];
         int line_w =
             math_w(c, FONT_REGULAR, c->num_font, P->said) + 2 * P->g.gap
@@ -425,12 +439,14 @@ static void bare_draw(Ctx *c, TilesPanel *P, int y)
     int x = nw ? P->x : P->x + (P->w - sw) / 2;
     int tw = P->table_w < P->w ? P->table_w : P->w, vw = box_width(g, &P->v);
     int th = draw_tile_table(c, P->k, table_lines(c, P), x + sw - tw, y, tw, true, NULL);
-    int vx = x + sw - vw, vy = y + th + air;
-    draw_matrix(c, g, &P->v, vx, vy);
-    frame(c, vx + P->v.label_w, vy, P->v.nc * P->v.cell_w, P->v.nr * P->v.cell_h, result_rule(g),
-          c->th->result);
+    int vx = x + sw - vw, vy = y + th + air, vh = P->v_turn ? -air : box_height(g, &P->v);
+    if (!P->v_turn) {
+        draw_matrix(c, g, &P->v, vx, vy);
+        frame(c, vx + P->v.label_w, vy, P->v.nc * P->v.cell_w, P->v.nr * P->v.cell_h,
+              result_rule(g), c->th->result);
+    }
     if (nw) tiles_note(c, P, x + sw + 2 * g->gap, y, nw, 8);
-    else tiles_note(c, P, P->x, vy + box_height(g, &P->v) + air, P->w, 3);
+    else tiles_note(c, P, P->x, vy + vh + air, P->w, 3);
 }
 
 // The sentence, S' with the tile read framed, then the table and the note as tiles_fit placed them.
@@ -462,7 +478,12 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
                         P->table_w, true, NULL);
         tiles_note(c, P, x, vy + row_h + tiles_air(c, P), w, 3);
     }
-    if (P->v_bare) vx = vy = 0; // drawn under the table (bare_draw)
+    if (P->v_turn) { // V^T right under S', the tile's keys framed as S''s columns above them
+        vx = bx, vy = y + box_height(g, b) + g->gap / 2;
+        draw_matrix(c, g, v, vx, vy);
+        frame(c, bx + b->label_w + (k->c0 - b->c0) * b->cell_w, vy, (k->c1 - k->c0) * v->cell_w,
+              v->nr * v->cell_h, result_rule(g), c->th->result);
+    } else if (P->v_bare) vx = vy = 0; // drawn under the table (bare_draw)
     else if (!P->no_v) draw_matrix(c, g, v, vx, vy);
     // The tile's frames, within the windows shown (a tile of 12 x 12 wider than the screen).
     int c0 = k->c0 > b->c0 ? k->c0 : b->c0, c1 = k->c1 < b->c0 + b->nc ? k->c1 : b->c0 + b->nc,
@@ -478,7 +499,7 @@ static void tiles_draw(Ctx *c, TilesPanel *P)
               c->th->result);
     if (P->v_under) return;
     if (P->v_bare) {
-        bare_draw(c, P, y + sv_height(P) + g->gap);
+        bare_draw(c, P, y + sv_height(P) + stack_gap(P));
         return;
     }
     if (P->beside) { // its header on the line of S''s column labels, its rows from S''s first
@@ -531,13 +552,13 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
     // V whole beside S', else its block rows; else under S' right of the table, whole or the
-    // block's rows; else the block's rows under the table; else none: never at the cost of a
-    // window of S'.
+    // block's rows; else the block's rows under the table; else V turned under S' (a block too
+    // tall for that); else none: never at the cost of a window of S'.
     TilesPanel first = P;
-    for (int mode = 0; mode < 6; mode++) {
+    for (int mode = 0; mode < 7; mode++) {
         P = first;
-        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3, P.v_bare = mode == 4;
-        P.no_v = mode == 5;
+        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3;
+        P.v_bare = mode == 4 || mode == 5, P.v_turn = mode == 5, P.no_v = mode == 6;
         c->num_font = P.preferred;
         if (P.v_under || P.v_bare) {
             if (P.v_under ? tiles_fit_under(c, &P) : tiles_fit_bare(c, &P)) break;
