@@ -123,6 +123,7 @@ typedef struct {
                  // column labels (an 8 x 8 S' at 720p: no room for V's box beside S' or the table)
     bool v_turn; // with v_bare: V turned, whole, right under S', its columns S''s (the keys), the
                  // tile's framed (a block of 6 or more under an 8 x 8 S' at 720p)
+    bool table_cut; // with v_bare: the table may show its first rows only
     bool brief; // the short sentence (which tile, which queries and keys) on one line
     bool one_line; // ... and the update right of it, without the keys (v_bare, a block of 4 x 4
                    // under an 8 x 8 S' at 720p)
@@ -416,7 +417,8 @@ static bool tiles_fit_bare(Ctx *c, TilesPanel *P)
         else if (k->want == k->computed && P->last != k->verdict)
             P->last = k->verdict, c->num_font = P->preferred; // the verdict short
         else if (!P->one_line) P->one_line = true, tiles_said(c, P);
-        else if (table_count(P) > 2) P->table_rows = table_count(P) - 2; // its first rows
+        else if (P->table_cut && table_count(P) > 2) // its first rows
+            P->table_rows = table_count(P) - 2;
         else return false;
     }
 }
@@ -551,14 +553,25 @@ void draw_tiles(Ctx *c, int x, int y, int w, int h)
     tiles_said(c, &P);
     P.preferred = c->num_font, P.floor_font = ctx_number_floor(c);
     P.nr = p->n, P.nc = p->m;
-    // V whole beside S', else its block rows; else under S' right of the table, whole or the
-    // block's rows; else the block's rows under the table; else V turned under S' (a block too
-    // tall for that); else none: never at the cost of a window of S'.
+    // Where V goes, the first that fits, never at the cost of a window of S': V whole before its
+    // tile's rows alone, and the table's every row before its first ones.
+    static const struct {
+        bool block, under, bare, turn, table_cut, none;
+    } PLACES[] = {
+        {.block = false}, // V whole beside S'
+        {.under = true}, // V whole under S', right of the table
+        {.bare = true, .turn = true}, // V turned right under S', the table whole under it
+        {.block = true}, // the tile's rows of V beside S'
+        {.block = true, .under = true}, // ... under S', right of the table
+        {.bare = true, .turn = true, .table_cut = true}, // V turned, the table's first rows
+        {.bare = true, .table_cut = true}, // the tile's rows of V under the table (d_k 8)
+        {.none = true}, // no V
+    };
     TilesPanel first = P;
-    for (int mode = 0; mode < 7; mode++) {
+    for (size_t i = 0; i < sizeof PLACES / sizeof PLACES[0]; i++) {
         P = first;
-        P.v_block = mode % 2 == 1, P.v_under = mode == 2 || mode == 3;
-        P.v_bare = mode == 4 || mode == 5, P.v_turn = mode == 5, P.no_v = mode == 6;
+        P.v_block = PLACES[i].block, P.v_under = PLACES[i].under, P.v_bare = PLACES[i].bare;
+        P.v_turn = PLACES[i].turn, P.table_cut = PLACES[i].table_cut, P.no_v = PLACES[i].none;
         c->num_font = P.preferred;
         if (P.v_under || P.v_bare) {
             if (P.v_under ? tiles_fit_under(c, &P) : tiles_fit_bare(c, &P)) break;
