@@ -121,7 +121,7 @@ export async function panels(browser, url, axeSource, dir, check, timeout) {
     check(headed(run) && run.cols.slice(0, 3).join(" ") === "m rescale l" && run.cols.length === 3 + s0.O[0].length &&
           JSON.stringify(m) === JSON.stringify(s0.m.map(boardNumber)) && JSON.stringify(l) === JSON.stringify(s0.l.map(boardNumber)) &&
           v.region && headed(tableOf(v, /masked scores/)) && headed(vrows) && vrows.rows.length === 2 &&
-          vrows.cols.length === s0.O[0].length && v.text.includes("O ← O·e^(m−m′) + P·V[0–1]"),
+          vrows.cols.length === s0.O[0].length && v.text.includes("P·V[0–1]"),
           `B: "${v.title}": "${run ? run.caption : "?"}" m ${m.join(" ")}, l ${l.join(" ")} as --json --tiles 2's first tile; its scores' table; ` +
           `V's rows of the tile "${vrows ? vrows.caption : "?"}" under the update`);
     await audit("B (FlashAttention's tiles)");
